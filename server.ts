@@ -1,0 +1,41 @@
+import { buildApp } from './src/api/app';
+import { loadConfig } from './src/config';
+import { createDb } from './src/db/client';
+import { runMigrations } from './src/db/migrate';
+import { createTemporalClient } from './src/temporal/client';
+
+// The HTTP service. Migrations run here too, under an advisory lock, so a fresh deployment needs
+// no separate step; several instances can start at once.
+async function main() {
+  const config = loadConfig(process.env);
+  await runMigrations(config.databaseUrl);
+  const db = createDb(config.databaseUrl);
+  const temporal = createTemporalClient(config.temporal);
+  const app = await buildApp({ config, db, temporal: temporal.client });
+  app.addHook('onClose', async () => {
+    await Promise.allSettled([db.close(), temporal.close()]);
+  });
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+
+  await app.listen({ port: config.http.port, host: config.http.host });
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,101 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Client } from '@temporalio/client';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from '../config';
+import type { DbHandle } from '../db/client';
+import { randomBase62 } from '../domain/ids';
+import errors from './plugins/errors';
+import merchantAuth from './plugins/merchant-auth';
+import healthRoutes from './routes/health';
+import notImplementedRoutes from './routes/not-implemented';
+import adminMerchantRoutes from './routes/admin/merchants';
+import adminSettingsRoutes from './routes/admin/settings';
+import { adminAuth } from './plugins/admin-auth';
+
+export interface AppDeps {
+  config: Config;
+  db: DbHandle;
+  temporal: Client;
+  now?: () => Date;
+}
+
+// Incoming request ids are echoed only when they are short and plain, so they cannot forge log lines.
+const SAFE_REQUEST_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  '*.api_key',
+  '*.apiKey',
+  '*.security_code',
+  '*.securityCode',
+  '*.secret',
+  '*.webhook_secret',
+  '*.password',
+];
+
+export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+            ...(typeof options.logger === 'object' ? options.logger : {}),
+          },
+    bodyLimit: config.http.bodyLimitBytes,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(20)}`;
+    },
+    // Behind a reverse proxy the client address comes from X-Forwarded-For (rate limits use it).
+    trustProxy: config.nodeEnv === 'production' ? 'loopback,linklocal,uniquelocal' : false,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  await app.register(errors);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'svc checkout API',
+        version: '1.0.0',
+        description: 'Merchant API v1, simple API and operator admin API. Money amounts are decimal strings.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'Live API key (svc_live_…)' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN of the deployment' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(merchantAuth, { db: deps.db.db, ...(deps.now ? { now: deps.now } : {}) });
+  await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
+  await app.register(notImplementedRoutes, { prefix: '/api/v1' });
+  await app.register(
+    async (admin) => {
+      admin.addHook('preHandler', adminAuth(config.adminToken));
+      await admin.register(adminMerchantRoutes, { db: deps.db.db, ...(deps.now ? { now: deps.now } : {}) });
+      await admin.register(adminSettingsRoutes, { db: deps.db.db });
+    },
+    { prefix: '/admin/v1' },
+  );
+
+  return app;
+}

@@ -1,0 +1,76 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { Database } from '../../db/client';
+import { findKeyByHash, touchKey } from '../../db/queries/api-keys';
+import { classifyApiKey, constantTimeEqual, sha256Hex } from '../../domain/credentials';
+import { AppError } from '../../domain/errors';
+import type { Scope } from '../../domain/scopes';
+
+export interface AuthenticatedMerchant {
+  id: string;
+  name: string;
+  commissionBps: number;
+  keyId: string;
+  scopes: Scope[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    merchant?: AuthenticatedMerchant;
+  }
+  interface FastifyInstance {
+    /** preHandler that authenticates a live key (decisions §2) and requires `scope`. */
+    requireScope(scope: Scope): preHandlerAsyncHookHandler;
+  }
+}
+
+const invalidKey = () => new AppError('Unauthorized', 'The API key is invalid or missing.');
+
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return null;
+  const match = /^Bearer ([^\s]+)$/.exec(header.trim());
+  return match ? match[1]! : null;
+}
+
+export async function authenticateKey(db: Database, presented: string | null, now: Date): Promise<AuthenticatedMerchant> {
+  if (!presented) throw invalidKey();
+  const key = classifyApiKey(presented);
+  if (key.kind === 'retired') {
+    throw new AppError('Unauthorized', 'This API key format is retired; use your live key (svc_live_…).');
+  }
+  if (key.kind === 'malformed') throw invalidKey();
+
+  const hash = sha256Hex(key.key);
+  const found = await findKeyByHash(db, hash);
+  // The lookup is by hash; the constant-time compare guards against a timing side channel in it.
+  if (!found || !constantTimeEqual(found.key.keyHash, hash)) throw invalidKey();
+  if (found.key.revokedAt || (found.key.expiresAt && found.key.expiresAt <= now)) throw invalidKey();
+  if (found.merchant.status !== 'approved') {
+    throw new AppError('AccountNotApproved', 'The merchant account is not approved for live payments.');
+  }
+  await touchKey(db, found.key.id);
+  return {
+    id: found.merchant.id,
+    name: found.merchant.name,
+    commissionBps: found.merchant.commissionBps,
+    keyId: found.key.id,
+    scopes: found.key.scopes as Scope[],
+  };
+}
+
+async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; now?: () => Date }) {
+  const now = opts.now ?? (() => new Date());
+  app.decorateRequest('merchant', undefined);
+  app.decorate('requireScope', (scope: Scope): preHandlerAsyncHookHandler => {
+    return async (request) => {
+      const merchant = await authenticateKey(opts.db, bearerToken(request), now());
+      if (!merchant.scopes.includes(scope)) {
+        throw new AppError('InsufficientScope', `This API key lacks the scope ${scope}.`);
+      }
+      request.merchant = merchant;
+    };
+  });
+}
+
+export default fp(merchantAuthPlugin, { name: 'merchant-auth' });

@@ -1,0 +1,38 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Database } from '../../../db/client';
+import { getPaymentsSetting, setPaymentsEnabled } from '../../../db/queries/platform-settings';
+
+const paymentsView = z.object({ ok: z.literal(true), enabled: z.boolean(), updatedAt: z.string().nullable() });
+
+// The payment kill switch (spec rule 1.2): off blocks every new payment with 403 PaymentsDisabled,
+// without touching payments already under way.
+const adminSettingsRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, { db }) => {
+  const tags = ['admin'];
+  const security = [{ adminToken: [] }];
+
+  app.get('/settings/payments', { schema: { tags, security, summary: 'Read the payment kill switch', response: { 200: paymentsView } } }, async () => {
+    const s = await getPaymentsSetting(db);
+    return { ok: true as const, enabled: s.enabled, updatedAt: s.updatedAt?.toISOString() ?? null };
+  });
+
+  app.put(
+    '/settings/payments',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Turn new payments on or off platform-wide',
+        body: z.strictObject({ enabled: z.boolean() }),
+        response: { 200: paymentsView },
+      },
+    },
+    async (request) => {
+      const s = await setPaymentsEnabled(db, request.body.enabled);
+      request.log.warn({ enabled: s.enabled }, 'payment kill switch changed');
+      return { ok: true as const, enabled: s.enabled, updatedAt: s.updatedAt.toISOString() };
+    },
+  );
+};
+
+export default adminSettingsRoutes;

@@ -1,0 +1,67 @@
+import { eq, sql } from 'drizzle-orm';
+import type { DatabaseOrTransaction } from '../client';
+import { merchants, merchantWallets, type MerchantStatus } from '../schema';
+
+export type MerchantRow = typeof merchants.$inferSelect;
+export type WalletRow = typeof merchantWallets.$inferSelect;
+
+export async function insertMerchant(
+  db: DatabaseOrTransaction,
+  input: { id: string; name: string; commissionBps: number; securityCodeHash: string },
+): Promise<MerchantRow> {
+  const [row] = await db.insert(merchants).values(input).returning();
+  return row!;
+}
+
+export async function findMerchant(db: DatabaseOrTransaction, id: string): Promise<MerchantRow | undefined> {
+  return db.query.merchants.findFirst({ where: eq(merchants.id, id) });
+}
+
+/** Locks the merchant row for the rest of the transaction, so status changes serialise. */
+export async function lockMerchant(db: DatabaseOrTransaction, id: string): Promise<MerchantRow | undefined> {
+  const [row] = await db.select().from(merchants).where(eq(merchants.id, id)).for('update');
+  return row;
+}
+
+export async function setMerchantStatus(
+  db: DatabaseOrTransaction,
+  id: string,
+  status: MerchantStatus,
+): Promise<MerchantRow> {
+  const [row] = await db
+    .update(merchants)
+    .set({
+      status,
+      updatedAt: sql`now()`,
+      ...(status === 'approved' ? { approvedAt: sql`coalesce(${merchants.approvedAt}, now())` } : {}),
+    })
+    .where(eq(merchants.id, id))
+    .returning();
+  return row!;
+}
+
+export async function setSecurityCodeHash(db: DatabaseOrTransaction, id: string, hash: string): Promise<void> {
+  await db
+    .update(merchants)
+    .set({ securityCodeHash: hash, securityCodeRotatedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(eq(merchants.id, id));
+}
+
+export async function listWallets(db: DatabaseOrTransaction, merchantId: string): Promise<WalletRow[]> {
+  return db.select().from(merchantWallets).where(eq(merchantWallets.merchantId, merchantId));
+}
+
+export async function upsertWallet(
+  db: DatabaseOrTransaction,
+  input: { merchantId: string; asset: string; network: string; address: string },
+): Promise<WalletRow> {
+  const [row] = await db
+    .insert(merchantWallets)
+    .values(input)
+    .onConflictDoUpdate({
+      target: [merchantWallets.merchantId, merchantWallets.asset, merchantWallets.network],
+      set: { address: input.address, updatedAt: sql`now()` },
+    })
+    .returning();
+  return row!;
+}

@@ -1,0 +1,24 @@
+import { sql } from 'drizzle-orm';
+import { check, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+export const MERCHANT_STATUSES = ['pending_review', 'approved', 'suspended'] as const;
+export type MerchantStatus = (typeof MERCHANT_STATUSES)[number];
+
+export const merchants = pgTable(
+  'merchants',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    status: text('status', { enum: MERCHANT_STATUSES }).notNull().default('pending_review'),
+    commissionBps: integer('commission_bps').notNull().default(100),
+    securityCodeHash: text('security_code_hash').notNull(),
+    securityCodeRotatedAt: timestamp('security_code_rotated_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    approvedAt: timestamp('approved_at', { withTimezone: true }),
+  },
+  (t) => [
+    check('merchants_status_check', sql`${t.status} in ('pending_review', 'approved', 'suspended')`),
+    check('merchants_commission_check', sql`${t.commissionBps} between 0 and 10000`),
+  ],
+);

@@ -1,0 +1,64 @@
+// Typed errors: routes and plugins throw these, and the one error handler maps them to the
+// envelope of decisions §3. `retryable` tells the client whether the same request may succeed later.
+
+export type ErrorCode =
+  | 'BadRequest'
+  | 'InvalidId'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'AccountNotApproved'
+  | 'InsufficientScope'
+  | 'PaymentsDisabled'
+  | 'NotFound'
+  | 'NotImplemented'
+  | 'Conflict'
+  | 'IdempotencyConflict'
+  | 'PayloadTooLarge'
+  | 'ValidationError'
+  | 'RateLimited'
+  | 'InternalError'
+  | 'Unavailable';
+
+const STATUS: Record<ErrorCode, number> = {
+  BadRequest: 400,
+  InvalidId: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  AccountNotApproved: 403,
+  InsufficientScope: 403,
+  PaymentsDisabled: 403,
+  NotFound: 404,
+  NotImplemented: 404,
+  Conflict: 409,
+  IdempotencyConflict: 409,
+  PayloadTooLarge: 413,
+  ValidationError: 422,
+  RateLimited: 429,
+  InternalError: 500,
+  Unavailable: 503,
+};
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly options: { details?: ErrorDetail[]; retryable?: boolean; retryAfterSeconds?: number } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = STATUS[code];
+  }
+  get retryable(): boolean {
+    return this.options.retryable ?? (this.status === 503 || this.status === 429);
+  }
+}
+
+export const notFound = (what = 'Resource') => new AppError('NotFound', `${what} not found.`);
+export const validationError = (details: ErrorDetail[], message = 'The request body is not valid.') =>
+  new AppError('ValidationError', message, { details });

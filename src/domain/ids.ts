@@ -1,0 +1,26 @@
+import { randomInt } from 'node:crypto';
+
+// Identifier formats of decisions §1. Bodies come from the CSPRNG with rejection-free sampling
+// (randomInt is uniform), so ids are unguessable and carry no modulo bias.
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export function randomBase62(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += BASE62[randomInt(62)];
+  return out;
+}
+
+export const newPaymentId = () => `SV_${randomBase62(24)}`;
+export const newMerchantId = () => `MER_${randomBase62(16)}`;
+export const newEventId = () => `evt_${randomBase62(24)}`;
+export const newDeliveryId = () => `dlv_${randomBase62(24)}`;
+export const newPaymentLinkId = () => `plink_${randomBase62(24)}`;
+export const newSiteId = () => `site_${randomBase62(16)}`;
+
+/** A lookup id must have this shape before any query runs (decisions §1: else 400 InvalidId). */
+export const CANONICAL_PAYMENT_ID = /^SV_[A-Za-z0-9]{1,64}$/;
+export const MERCHANT_ID = /^MER_[A-Za-z0-9]{16}$/;
+
+export const isCanonicalPaymentId = (id: string) => CANONICAL_PAYMENT_ID.test(id);
+export const isMerchantId = (id: string) => MERCHANT_ID.test(id);
