@@ -40,14 +40,14 @@ function toAppError(err: FastifyError | AppError | Error): AppError {
   return new AppError('InternalError', 'An internal error occurred.');
 }
 
-type ZodValidation = { instancePath: string; message?: string; params?: Record<string, unknown> };
+type ZodValidation = { keyword: string; instancePath: string; message?: string; params?: Record<string, unknown> };
 
 function validationDetails(v: ZodValidation, context: string | undefined): ErrorDetail[] {
-  const issue = v.params?.issue as { code?: string; keys?: string[] } | undefined;
   const base = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
   const prefix = context && context !== 'body' ? `${context}.` : '';
-  if (issue?.code === 'unrecognized_keys' && issue.keys) {
-    return issue.keys.map((k) => ({ path: prefix + (base ? `${base}.${k}` : k), message: 'Unknown field.' }));
+  const keys = v.params?.keys;
+  if (v.keyword === 'unrecognized_keys' && Array.isArray(keys)) {
+    return keys.map((k) => ({ path: prefix + (base ? `${base}.${String(k)}` : String(k)), message: 'Unknown field.' }));
   }
   return [{ path: prefix + base, message: v.message ?? 'Invalid value.' }];
 }

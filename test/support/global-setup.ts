@@ -1,0 +1,41 @@
+import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
+import { prepareDatabase } from '../../src/db/migrate';
+import { ensureTemporalBinary } from '../../src/temporal/cli-binary';
+import { startDevServer } from '../../src/temporal/dev-server';
+import { TEMPLATE_DATABASE, adminDatabaseUrl, databaseUrlFor } from './databases';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    temporalAddress: string;
+    templateDatabase: string;
+  }
+}
+
+// One Temporal dev server for the whole run (random free port, in memory), and one migrated
+// template database that each test file clones into a fresh database of its own.
+export default async function setup(project: TestProject) {
+  const binary = ensureTemporalBinary();
+  const [server] = await Promise.all([
+    startDevServer({ binary, namespace: 'default' }),
+    prepareTemplate(),
+  ]);
+  project.provide('temporalAddress', server.address);
+  project.provide('templateDatabase', TEMPLATE_DATABASE);
+  return async () => {
+    await server.stop();
+    const sql = postgres(adminDatabaseUrl(), { max: 1, onnotice: () => {} });
+    await sql.unsafe(`drop database if exists "${TEMPLATE_DATABASE}" with (force)`).finally(() => sql.end());
+  };
+}
+
+async function prepareTemplate() {
+  const sql = postgres(adminDatabaseUrl(), { max: 1, onnotice: () => {} });
+  try {
+    // A template must have no connections while it is cloned; start from a clean one each run.
+    await sql.unsafe(`drop database if exists "${TEMPLATE_DATABASE}" with (force)`);
+  } finally {
+    await sql.end();
+  }
+  await prepareDatabase(databaseUrlFor(TEMPLATE_DATABASE));
+}
