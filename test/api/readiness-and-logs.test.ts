@@ -1,0 +1,84 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app';
+import { createDb } from '../../src/db/client';
+import { createTemporalClient } from '../../src/temporal/client';
+import { ADMIN_TOKEN, adminHeaders, testConfig, useTestApp } from '../support/harness';
+
+const ctx = useTestApp();
+
+async function appWith(overrides: Record<string, string>) {
+  const config = testConfig(ctx.config.databaseUrl, overrides);
+  const db = createDb(config.databaseUrl, { max: 1 });
+  const temporal = createTemporalClient(config.temporal);
+  const app = await buildApp({ config, db, temporal: temporal.client }, { logger: false });
+  return {
+    app,
+    close: async () => {
+      await app.close();
+      await db.close();
+      await temporal.close();
+    },
+  };
+}
+
+describe('/readyz', () => {
+  it('answers 503 naming Temporal when Temporal is unreachable, while /healthz stays up', async () => {
+    const { app, close } = await appWith({ TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/readyz' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({ ok: false, checks: { postgres: 'ok', temporal: 'unavailable' } });
+      expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await close();
+    }
+  });
+
+  it('answers 503 naming Postgres when Postgres is unreachable, and requests that need it answer 503 Unavailable', async () => {
+    const { app, close } = await appWith({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/readyz' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json().checks.postgres).toBe('unavailable');
+      const admin = await app.inject({ method: 'GET', url: '/admin/v1/settings/payments', headers: adminHeaders });
+      expect(admin.statusCode).toBe(503);
+      expect(admin.json()).toMatchObject({ ok: false, error: 'Unavailable' });
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('logs', () => {
+  it('never contain the authorization header, keys or security codes', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const config = testConfig(ctx.config.databaseUrl, { LOG_LEVEL: 'trace' });
+    const db = createDb(config.databaseUrl, { max: 1 });
+    const temporal = createTemporalClient(config.temporal);
+    const app = await buildApp({ config, db, temporal: temporal.client }, { logger: { stream } });
+    try {
+      const created = await app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Log Shop' } });
+      const { merchant, securityCode } = created.json();
+      const approved = await app.inject({ method: 'POST', url: `/admin/v1/merchants/${merchant.id}/approve`, headers: adminHeaders });
+      const apiKey = approved.json().apiKey as string;
+      await app.inject({ method: 'GET', url: '/api/v1/payments', headers: { authorization: `Bearer ${apiKey}` } });
+      app.log.info({ req: { headers: { authorization: `Bearer ${apiKey}` } }, body: { api_key: apiKey, securityCode } }, 'probe');
+
+      const all = lines.join('');
+      expect(lines.length).toBeGreaterThan(4);
+      expect(all).toContain('[redacted]');
+      for (const secret of [apiKey, securityCode, ADMIN_TOKEN]) expect(all).not.toContain(secret);
+    } finally {
+      await app.close();
+      await db.close();
+      await temporal.close();
+    }
+  });
+});
