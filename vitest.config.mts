@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['./test/support/global-setup.ts'],
+    setupFiles: ['./test/support/quiet-temporal.ts'],
     // Each file gets its own database; files run in parallel on two forks (the CI machine has 2 cores).
     pool: 'forks',
     maxWorkers: 2,

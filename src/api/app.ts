@@ -58,6 +58,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     trustProxy: config.nodeEnv === 'production' ? 'loopback,linklocal,uniquelocal' : false,
   }).withTypeProvider<ZodTypeProvider>();
 
+  // JSON only: Fastify's default text/plain parser would hand strings to JSON routes (decisions §3: 400).
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onRequest', async (request, reply) => {

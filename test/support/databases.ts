@@ -14,7 +14,7 @@ export function databaseUrlFor(name: string): string {
 export const adminDatabaseUrl = () => databaseUrlFor('postgres');
 
 /** A fresh, migrated database cloned from the run's template; drop() removes it. */
-export async function createTestDatabase(template: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createTestDatabase(template: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `svc_test_${randomBase62(10).toLowerCase()}`;
   const sql = postgres(adminDatabaseUrl(), { max: 1, onnotice: () => {} });
   try {
@@ -24,7 +24,7 @@ export async function createTestDatabase(template: string): Promise<{ url: strin
   }
   return {
     url: databaseUrlFor(name),
-    async drop() {
+    drop: async () => {
       const admin = postgres(adminDatabaseUrl(), { max: 1, onnotice: () => {} });
       try {
         await admin.unsafe(`drop database if exists "${name}" with (force)`);

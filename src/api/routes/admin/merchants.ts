@@ -12,7 +12,7 @@ import {
   upsertWallet,
   type MerchantRow,
 } from '../../../db/queries/merchants';
-import { ASSETS, isSupportedPair, isWalletAddressFor, NETWORKS, type Network } from '../../../domain/assets';
+import { ASSETS, isSupportedPair, isWalletAddressFor, NETWORKS } from '../../../domain/assets';
 import { issueLiveKey, issueSecurityCode } from '../../../domain/credentials';
 import { AppError, notFound, validationError } from '../../../domain/errors';
 import { MERCHANT_ID, newMerchantId, randomBase62 } from '../../../domain/ids';
@@ -90,7 +90,7 @@ function checkWallets(wallets: WalletInput[]): void {
     if (!isSupportedPair(w.asset, w.network)) {
       return [{ path: `wallets.${i}`, message: `${w.asset} on ${w.network} is not a supported pair.` }];
     }
-    if (!isWalletAddressFor(w.network as Network, w.address)) {
+    if (!isWalletAddressFor(w.network, w.address)) {
       return [{ path: `wallets.${i}.address`, message: `Not a ${w.network} address.` }];
     }
     return [];
