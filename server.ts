@@ -2,6 +2,7 @@ import { buildApp } from './src/api/app';
 import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
 import { runMigrations } from './src/db/migrate';
+import { createProviders } from './src/providers';
 import { createTemporalClient } from './src/temporal/client';
 
 // The HTTP service. Migrations run here too, under an advisory lock, so a fresh deployment needs
@@ -11,7 +12,7 @@ async function main() {
   await runMigrations(config.databaseUrl);
   const db = createDb(config.databaseUrl);
   const temporal = createTemporalClient(config.temporal);
-  const app = await buildApp({ config, db, temporal: temporal.client });
+  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) });
   app.addHook('onClose', async () => {
     await Promise.allSettled([db.close(), temporal.close()]);
   });

@@ -1,6 +1,7 @@
 import { createActivities } from './src/activities';
 import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
+import { createProviders } from './src/providers';
 import { createWorker } from './src/temporal/worker';
 
 // The Temporal worker process: workflows plus activities. Several can run side by side.
@@ -9,7 +10,12 @@ async function main() {
   const db = createDb(config.databaseUrl);
   const worker = await createWorker({
     temporal: config.temporal,
-    activities: createActivities({ db: db.db, now: () => new Date() }),
+    activities: createActivities({
+      db: db.db,
+      providers: createProviders(config),
+      publicBaseUrl: config.http.publicBaseUrl,
+      now: () => new Date(),
+    }),
   });
   const stop = () => void worker.shutdown();
   process.once('SIGINT', stop);

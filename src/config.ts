@@ -31,6 +31,15 @@ const envSchema = z.object({
   ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters'),
   SECRETS_KEY: secretsKey,
   SANDBOX_PORT: port.default(3100),
+  // How the service reaches the sandbox provider's API (default: 127.0.0.1 on SANDBOX_PORT).
+  SANDBOX_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
+  // The sandbox's test credentials: shared by the sandbox and the service like a real provider's
+  // API key and callback signing secret. Not production secrets; a real provider gets its own.
+  SANDBOX_API_KEY: z.string().min(8).default('sbx_sk_local_development'),
+  SANDBOX_CALLBACK_SECRET: z.string().min(16).default('sbx_whsec_local_development'),
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
+  AMOUNT_MIN_MAJOR: z.coerce.number().int().min(1).default(1),
+  AMOUNT_MAX_MAJOR: z.coerce.number().int().min(1).default(1_000_000),
   ALLOW_PRIVATE_URLS: booleanFlag.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
@@ -45,7 +54,8 @@ export interface Config {
   temporal: { address: string; namespace: string; taskQueue: string };
   adminToken: string;
   secretsKey: Buffer;
-  sandboxPort: number;
+  sandbox: { port: number; url: string; apiKey: string; callbackSecret: string };
+  checkout: { sessionTtlSeconds: number; amountMinMajor: number; amountMaxMajor: number };
   allowPrivateUrls: boolean;
   logLevel: string;
 }
@@ -88,7 +98,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     adminToken: e.ADMIN_TOKEN,
     secretsKey: e.SECRETS_KEY,
-    sandboxPort: e.SANDBOX_PORT,
+    sandbox: {
+      port: e.SANDBOX_PORT,
+      url: (e.SANDBOX_URL ?? `http://127.0.0.1:${e.SANDBOX_PORT}`).replace(/\/+$/, ''),
+      apiKey: e.SANDBOX_API_KEY,
+      callbackSecret: e.SANDBOX_CALLBACK_SECRET,
+    },
+    checkout: {
+      sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+      amountMinMajor: e.AMOUNT_MIN_MAJOR,
+      amountMaxMajor: e.AMOUNT_MAX_MAJOR,
+    },
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     logLevel: e.LOG_LEVEL,
   };

@@ -1,16 +1,22 @@
 import type { Database } from '../db/client';
+import type { ProviderRegistry } from '../providers/registry';
+import { createCheckoutActivities } from './checkout-session';
 
 export interface ActivityDeps {
   db: Database;
+  providers: ProviderRegistry;
+  publicBaseUrl: string;
   now: () => Date;
 }
 
 /**
- * Every side effect a workflow needs, built from its dependencies so tests hand in real Postgres.
- * Each activity is idempotent: a retry or a replay writes nothing twice.
+ * Every side effect a workflow needs, built from its dependencies so tests hand in real Postgres
+ * and real HTTP peers. Each activity is idempotent: a retry or a replay writes nothing twice.
  */
-export function createActivities(_deps: ActivityDeps) {
-  return {};
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createCheckoutActivities(deps),
+  };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

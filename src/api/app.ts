@@ -13,11 +13,18 @@ import notImplementedRoutes from './routes/not-implemented';
 import adminMerchantRoutes from './routes/admin/merchants';
 import adminSettingsRoutes from './routes/admin/settings';
 import { adminAuth } from './plugins/admin-auth';
+import idempotency from './plugins/idempotency';
+import checkoutSessionRoutes from './routes/checkout-sessions';
+import paymentLookupRoutes from './routes/payment-lookups';
+import providerCallbackRoutes from './routes/provider-callbacks';
+import hostedCheckoutRoutes from './routes/hosted-checkout';
+import type { ProviderRegistry } from '../providers/registry';
 
 export interface AppDeps {
   config: Config;
   db: DbHandle;
   temporal: Client;
+  providers: ProviderRegistry;
   now?: () => Date;
 }
 
@@ -39,6 +46,8 @@ export const REDACTED_PATHS = [
 
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const { config } = deps;
+  const now = deps.now ?? (() => new Date());
+  const db = deps.db.db;
   const app = Fastify({
     logger:
       options.logger === false
@@ -87,14 +96,26 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(merchantAuth, { db: deps.db.db, ...(deps.now ? { now: deps.now } : {}) });
+  await app.register(merchantAuth, { db, now });
+  await app.register(idempotency, { db });
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
-  await app.register(notImplementedRoutes, { prefix: '/api/v1' });
+
+  const checkoutDeps = { config, db, temporal: deps.temporal, providers: deps.providers, now };
+  await app.register(
+    async (v1) => {
+      await v1.register(checkoutSessionRoutes, checkoutDeps);
+      await v1.register(paymentLookupRoutes, { config, db });
+      await v1.register(notImplementedRoutes);
+    },
+    { prefix: '/api/v1' },
+  );
+  await app.register(providerCallbackRoutes, { db, temporal: deps.temporal, providers: deps.providers, now });
+  await app.register(hostedCheckoutRoutes, { config, db, temporal: deps.temporal, providerOrigins: deps.providers.pageOrigins() });
   await app.register(
     async (admin) => {
       admin.addHook('preHandler', adminAuth(config.adminToken));
-      await admin.register(adminMerchantRoutes, { db: deps.db.db, ...(deps.now ? { now: deps.now } : {}) });
-      await admin.register(adminSettingsRoutes, { db: deps.db.db });
+      await admin.register(adminMerchantRoutes, { db, now });
+      await admin.register(adminSettingsRoutes, { db });
     },
     { prefix: '/admin/v1' },
   );

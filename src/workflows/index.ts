@@ -1,4 +1,4 @@
 // Entry of the workflow bundle: every workflow type the worker runs is exported from here.
 // Workflow code is deterministic: it imports only @temporalio/workflow, pure domain code, and
 // `import type` of activities (eslint enforces this under src/workflows/).
-export {};
+export { checkoutSession } from './checkout-session/workflow';

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app';
 import { createDb } from '../../src/db/client';
+import { createProviders } from '../../src/providers';
 import { createTemporalClient } from '../../src/temporal/client';
 import { ADMIN_TOKEN, adminHeaders, testConfig, useTestApp } from '../support/harness';
 
@@ -11,7 +12,7 @@ async function appWith(overrides: Record<string, string>) {
   const config = testConfig(ctx.config.databaseUrl, overrides);
   const db = createDb(config.databaseUrl, { max: 1 });
   const temporal = createTemporalClient(config.temporal);
-  const app = await buildApp({ config, db, temporal: temporal.client }, { logger: false });
+  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) }, { logger: false });
   return {
     app,
     close: async () => {
@@ -62,7 +63,7 @@ describe('logs', () => {
     const config = testConfig(ctx.config.databaseUrl, { LOG_LEVEL: 'trace' });
     const db = createDb(config.databaseUrl, { max: 1 });
     const temporal = createTemporalClient(config.temporal);
-    const app = await buildApp({ config, db, temporal: temporal.client }, { logger: { stream } });
+    const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) }, { logger: { stream } });
     try {
       const created = await app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Log Shop' } });
       const { merchant, securityCode } = created.json();

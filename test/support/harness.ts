@@ -5,8 +5,14 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp } from '../../src/api/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createDb, type DbHandle } from '../../src/db/client';
+import { createActivities } from '../../src/activities';
+import { createProviders } from '../../src/providers';
+import type { ProviderRegistry } from '../../src/providers/registry';
+import { buildSandboxApp } from '../../src/providers/sandbox/app';
 import { createTemporalClient } from '../../src/temporal/client';
+import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
 import { createTestDatabase } from './databases';
+import { freePort } from './free-port';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -30,38 +36,93 @@ export interface TestContext {
   config: Config;
   db: DbHandle;
   temporal: Client;
+  providers: ProviderRegistry;
+  /** With `listen`: the API's base URL over a real socket. */
+  baseUrl: string;
+  /** With `sandbox`: the sandbox provider, listening on its own port. */
+  sandbox: FastifyInstance | undefined;
+  /** With `worker`: the checkout worker on this file's task queue. */
+  worker: CheckoutWorker | undefined;
+}
+
+export interface StackOptions {
+  extend?: (app: FastifyInstance) => void;
+  /** Serve the API on a real port (PUBLIC_BASE_URL points at it). */
+  listen?: boolean;
+  /** Run the sandbox provider app on its own port. */
+  sandbox?: boolean;
+  /** Run a checkout worker (workflows + activities) in this process. */
+  worker?: boolean;
 }
 
 /**
  * A fresh database and a built app for one test file, against the run's real Temporal dev
- * server; closed and dropped after the file.
+ * server; with options, the whole stack over real sockets. Closed and dropped after the file.
  */
-export function useTestApp(
-  overrides: Record<string, string> = {},
-  options: { extend?: (app: FastifyInstance) => void } = {},
-): TestContext {
-  const ctx = {} as TestContext;
-  let drop: () => Promise<void> = async () => {};
-  let closeTemporal: () => Promise<void> = async () => {};
+export function useTestApp(overrides: Record<string, string> = {}, options: StackOptions = {}): TestContext {
+  const ctx = { sandbox: undefined, worker: undefined } as TestContext;
+  const cleanups: (() => Promise<unknown>)[] = [];
   beforeAll(async () => {
     const database = await createTestDatabase(inject('templateDatabase'));
-    drop = database.drop;
-    ctx.config = testConfig(database.url, overrides);
+    cleanups.push(database.drop);
+    const ports: Record<string, string> = {};
+    if (options.listen || options.sandbox) {
+      const [apiPort, sandboxPort] = await Promise.all([freePort(), freePort()]);
+      Object.assign(ports, { PORT: String(apiPort), PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`, SANDBOX_PORT: String(sandboxPort) });
+    }
+    ctx.config = testConfig(database.url, { ...ports, ...overrides });
     ctx.db = createDb(ctx.config.databaseUrl, { max: 5 });
+    cleanups.push(() => ctx.db.close());
     const temporal = createTemporalClient(ctx.config.temporal);
     ctx.temporal = temporal.client;
-    closeTemporal = temporal.close;
-    ctx.app = await buildApp({ config: ctx.config, db: ctx.db, temporal: ctx.temporal }, { logger: false });
+    cleanups.push(temporal.close);
+    ctx.providers = createProviders(ctx.config);
+
+    if (options.sandbox) {
+      ctx.sandbox = buildSandboxApp({
+        apiKey: ctx.config.sandbox.apiKey,
+        callbackSecret: ctx.config.sandbox.callbackSecret,
+        publicUrl: ctx.config.sandbox.url,
+        serviceUrl: ctx.config.http.publicBaseUrl,
+      });
+      await ctx.sandbox.listen({ port: ctx.config.sandbox.port, host: '127.0.0.1' });
+      cleanups.push(() => ctx.sandbox!.close());
+    }
+
+    ctx.app = await buildApp({ config: ctx.config, db: ctx.db, temporal: ctx.temporal, providers: ctx.providers }, { logger: false });
     options.extend?.(ctx.app);
-    await ctx.app.ready();
+    if (options.listen) {
+      await ctx.app.listen({ port: ctx.config.http.port, host: '127.0.0.1' });
+    } else {
+      await ctx.app.ready();
+    }
+    ctx.baseUrl = ctx.config.http.publicBaseUrl;
+    cleanups.push(() => ctx.app.close());
+
+    if (options.worker) {
+      ctx.worker = await startTestWorker(ctx);
+      cleanups.push(() => ctx.worker!.shutdown());
+    }
   });
   afterAll(async () => {
-    await ctx.app?.close();
-    await ctx.db?.close();
-    await closeTemporal();
-    await drop();
+    for (const cleanup of cleanups.reverse()) await cleanup();
   });
   return ctx;
+}
+
+/** A worker in this process on the file's task queue, with the real activities. */
+export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | 'providers'>): Promise<CheckoutWorker> {
+  const worker = await createWorker({
+    temporal: ctx.config.temporal,
+    activities: createActivities({
+      db: ctx.db.db,
+      providers: ctx.providers,
+      publicBaseUrl: ctx.config.http.publicBaseUrl,
+      now: () => new Date(),
+    }),
+  });
+  void worker.run();
+  return worker;
 }
 
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };

@@ -4,3 +4,6 @@ export * from './merchant-wallets';
 export * from './platform-settings';
 export * from './auth-failures';
 export * from './idempotency-keys';
+export * from './checkout-sessions';
+export * from './transactions';
+export * from './provider-events';

@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
+import type { TransactionRow } from '../../db/queries/transactions';
+import { isFiatCurrency } from '../../domain/currencies';
+import { formatCrypto, formatFiat } from '../../domain/money';
+
+// Response shapes of spec §2.2–2.5, one function each, so every route that returns a session or a
+// transaction returns the same fields. Amounts are decimal strings.
+
+export const checkoutUrlFor = (publicBaseUrl: string, id: string) => `${publicBaseUrl}/pay/${id}`;
+
+function fiatAmount(row: { amountMinor: bigint; currency: string }): string {
+  if (!isFiatCurrency(row.currency)) throw new Error(`unknown currency ${row.currency}`);
+  return formatFiat(row.amountMinor, row.currency);
+}
+
+export const checkoutSessionSchema = z.object({
+  id: z.string(),
+  externalSessionId: z.string(),
+  checkoutUrl: z.string(),
+  status: z.string(),
+  amount: z.string(),
+  currency: z.string(),
+  destinationAsset: z.string(),
+  network: z.string(),
+  mode: z.string(),
+  provider: z.string(),
+  railType: z.string(),
+  orderId: z.string().nullable(),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+});
+
+export function checkoutSessionView(s: CheckoutSessionRow, publicBaseUrl: string): z.infer<typeof checkoutSessionSchema> {
+  return {
+    id: s.id,
+    externalSessionId: s.id,
+    checkoutUrl: checkoutUrlFor(publicBaseUrl, s.id),
+    status: s.status,
+    amount: fiatAmount(s),
+    currency: s.currency,
+    destinationAsset: s.destinationAsset,
+    network: s.network,
+    mode: s.mode,
+    provider: s.provider,
+    railType: s.railType,
+    orderId: s.orderId ?? s.merchantOrderId,
+    createdAt: s.createdAt.toISOString(),
+    expiresAt: s.expiresAt.toISOString(),
+  };
+}
+
+/** What a customer's browser may see: no merchant references, no metadata, no e-mail. */
+export const publicSessionSchema = z.object({
+  id: z.string(),
+  status: z.string(),
+  amount: z.string(),
+  currency: z.string(),
+  destinationAsset: z.string(),
+  network: z.string(),
+  merchantName: z.string(),
+  expiresAt: z.string(),
+});
+
+export function publicSessionView(s: CheckoutSessionRow, merchantName: string): z.infer<typeof publicSessionSchema> {
+  return {
+    id: s.id,
+    status: s.status,
+    amount: fiatAmount(s),
+    currency: s.currency,
+    destinationAsset: s.destinationAsset,
+    network: s.network,
+    merchantName,
+    expiresAt: s.expiresAt.toISOString(),
+  };
+}
+
+export const paymentSessionSchema = z.object({
+  id: z.string(),
+  checkoutUrl: z.string(),
+  status: z.string(),
+  amount: z.string(),
+  currency: z.string(),
+  destinationAsset: z.string(),
+  network: z.string(),
+  orderId: z.string().nullable(),
+  merchantOrderId: z.string().nullable(),
+  provider: z.string(),
+  providerPaymentId: z.string().nullable(),
+  railType: z.string(),
+  mode: z.string(),
+  countryCode: z.string(),
+  customerEmail: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  completedAt: z.string().nullable(),
+});
+
+export function paymentSessionView(s: CheckoutSessionRow, publicBaseUrl: string): z.infer<typeof paymentSessionSchema> {
+  return {
+    id: s.id,
+    checkoutUrl: checkoutUrlFor(publicBaseUrl, s.id),
+    status: s.status,
+    amount: fiatAmount(s),
+    currency: s.currency,
+    destinationAsset: s.destinationAsset,
+    network: s.network,
+    orderId: s.orderId ?? s.merchantOrderId,
+    merchantOrderId: s.merchantOrderId,
+    provider: s.provider,
+    providerPaymentId: s.providerPaymentId,
+    railType: s.railType,
+    mode: s.mode,
+    countryCode: s.countryCode,
+    customerEmail: s.customerEmail,
+    metadata: s.metadata as Record<string, unknown>,
+    createdAt: s.createdAt.toISOString(),
+    expiresAt: s.expiresAt.toISOString(),
+    completedAt: s.completedAt?.toISOString() ?? null,
+  };
+}
+
+export const transactionSchema = z.object({
+  id: z.string(),
+  paymentSessionId: z.string(),
+  status: z.string(),
+  sourceAmount: z.string(),
+  sourceCurrency: z.string(),
+  destinationAsset: z.string(),
+  network: z.string(),
+  walletAddress: z.string(),
+  grossAmount: z.string().nullable(),
+  merchantSettlementAmount: z.string().nullable(),
+  platformCommissionAmount: z.string().nullable(),
+  commissionBps: z.number().int(),
+  provider: z.string(),
+  providerPaymentId: z.string().nullable(),
+  providerEventId: z.string().nullable(),
+  transactionHash: z.string().nullable(),
+  explorerUrl: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  completedAt: z.string().nullable(),
+});
+
+/**
+ * The latest transaction for a payment (spec §2.5). Before the provider has reported an outcome
+ * there is no row yet; the session's own state stands in, with the settlement fields null.
+ */
+export function transactionView(s: CheckoutSessionRow, t: TransactionRow | undefined): z.infer<typeof transactionSchema> {
+  const micro = (v: bigint | null | undefined) => (v === null || v === undefined ? null : formatCrypto(v));
+  return {
+    id: s.id,
+    paymentSessionId: s.id,
+    status: t?.status ?? s.status,
+    sourceAmount: fiatAmount(s),
+    sourceCurrency: s.currency,
+    destinationAsset: s.destinationAsset,
+    network: s.network,
+    walletAddress: s.walletAddress,
+    grossAmount: micro(t?.grossMicro),
+    merchantSettlementAmount: micro(t?.merchantSettlementMicro),
+    platformCommissionAmount: micro(t?.platformCommissionMicro),
+    commissionBps: t?.commissionBps ?? s.commissionBps,
+    provider: s.provider,
+    providerPaymentId: t?.providerPaymentId ?? s.providerPaymentId,
+    providerEventId: t?.providerEventId ?? null,
+    transactionHash: t?.transactionHash ?? null,
+    explorerUrl: t?.explorerUrl ?? null,
+    failureReason: t?.failureReason ?? null,
+    completedAt: t?.completedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,109 @@
+import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
+import { html, type Raw } from './html';
+
+export interface CheckoutPageModel {
+  session: Pick<CheckoutSessionRow, 'id' | 'status' | 'mode' | 'currency' | 'destinationAsset' | 'network' | 'successUrl' | 'cancelUrl' | 'expiresAt' | 'provider'>;
+  amount: string;
+  merchantName: string;
+  paymentsEnabled: boolean;
+  notice?: string | undefined;
+}
+
+const NETWORK_NAMES: Record<string, string> = {
+  polygon: 'Polygon',
+  ethereum: 'Ethereum',
+  base: 'Base',
+  arbitrum: 'Arbitrum',
+  solana: 'Solana',
+  tron: 'Tron',
+};
+
+const STATE_TEXT: Record<string, { title: string; body: string }> = {
+  pending: { title: 'Ready to pay', body: 'You will be taken to our payment partner to pay by card or bank.' },
+  processing: { title: 'Payment in progress', body: 'Your payment is being confirmed. This page updates by itself.' },
+  completed: { title: 'Payment received', body: 'Thank you. The merchant has been notified.' },
+  failed: { title: 'Payment failed', body: 'The payment was declined. No money was taken.' },
+  expired: { title: 'Checkout expired', body: 'This checkout is no longer open. Please return to the merchant to start again.' },
+  canceled: { title: 'Checkout canceled', body: 'You canceled this checkout. No money was taken.' },
+};
+
+/**
+ * The hosted checkout page (spec rule 1.7). Server-rendered and usable without JavaScript; a small
+ * script only refreshes the status. It never marks anything paid: only provider facts do that.
+ */
+export function renderCheckoutPage(m: CheckoutPageModel): string {
+  const { session } = m;
+  const readOnly = session.mode === 'test';
+  const state = readOnly
+    ? { title: 'Test-mode record', body: 'This checkout was created in test mode and is read-only. It cannot be paid.' }
+    : STATE_TEXT[session.status] ?? { title: session.status, body: '' };
+  const payable = !readOnly && session.status === 'pending';
+  const network = NETWORK_NAMES[session.network] ?? session.network;
+
+  let actions: Raw = html``;
+  if (payable && m.paymentsEnabled) {
+    actions = html`
+      <form method="post" action="/pay/${session.id}/start">
+        <button type="submit" class="primary" id="pay-button">Pay ${m.amount} ${session.currency}</button>
+      </form>
+      <form method="post" action="/pay/${session.id}/cancel">
+        <button type="submit" class="secondary" id="cancel-button">Cancel and return to ${m.merchantName}</button>
+      </form>`;
+  } else if (payable) {
+    actions = html`<p class="notice" role="alert">Payments are temporarily unavailable. Please try again later.</p>`;
+  } else if (session.status === 'completed' && session.successUrl) {
+    actions = html`<a class="primary button" id="return-link" href="${session.successUrl}">Return to ${m.merchantName}</a>`;
+  } else if ((session.status === 'canceled' || session.status === 'expired' || session.status === 'failed') && session.cancelUrl) {
+    actions = html`<a class="secondary button" href="${session.cancelUrl}">Back to ${m.merchantName}</a>`;
+  }
+
+  return `<!doctype html>${html`
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="robots" content="noindex">
+  <title>Pay ${m.merchantName}</title>
+  <link rel="stylesheet" href="/pay/assets/checkout.css">
+  <script src="/pay/assets/checkout.js" defer></script>
+</head>
+<body>
+  <main class="card" id="checkout" data-session-id="${session.id}" data-status="${session.status}">
+    <header>
+      <p class="merchant">${m.merchantName}</p>
+      <h1 class="amount"><span id="amount">${m.amount}</span> <span id="currency">${session.currency}</span></h1>
+    </header>
+    <dl class="details">
+      <div><dt>Settles as</dt><dd id="destination">${session.destinationAsset} on ${network}</dd></div>
+      <div><dt>Paid through</dt><dd>${session.provider}</dd></div>
+      <div><dt>Reference</dt><dd class="mono">${session.id}</dd></div>
+    </dl>
+    <section class="state state-${session.status}" aria-live="polite">
+      <h2 id="status-title">${state.title}</h2>
+      <p id="status" data-status="${session.status}">${state.body}</p>
+      ${m.notice ? html`<p class="notice" role="alert">${m.notice}</p>` : ''}
+    </section>
+    <div class="actions">${actions}</div>
+    <footer><p>Secure checkout · expires ${session.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC</p></footer>
+  </main>
+</body>
+</html>`.html}`;
+}
+
+export function renderMessagePage(title: string, body: string, back?: string): string {
+  return `<!doctype html>${html`
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${title}</title>
+  <link rel="stylesheet" href="/pay/assets/checkout.css">
+</head>
+<body>
+  <main class="card">
+    <section class="state"><h1>${title}</h1><p>${body}</p></section>
+    ${back ? html`<div class="actions"><a class="secondary button" href="${back}">Back to checkout</a></div>` : ''}
+  </main>
+</body>
+</html>`.html}`;
+}

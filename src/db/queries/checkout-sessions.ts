@@ -1,0 +1,73 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { DatabaseOrTransaction } from '../client';
+import { checkoutSessions } from '../schema';
+import type { PaymentStatus } from '../../domain/payment-status';
+
+export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
+export type NewCheckoutSession = typeof checkoutSessions.$inferInsert;
+
+export async function insertCheckoutSession(db: DatabaseOrTransaction, row: NewCheckoutSession): Promise<CheckoutSessionRow> {
+  const [inserted] = await db.insert(checkoutSessions).values(row).returning();
+  return inserted!;
+}
+
+/** A session merchants and customers can see: its workflow has started. */
+export async function findVisibleSession(db: DatabaseOrTransaction, id: string): Promise<CheckoutSessionRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(checkoutSessions)
+    .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.workflowStarted, true)));
+  return row;
+}
+
+export async function findSession(db: DatabaseOrTransaction, id: string): Promise<CheckoutSessionRow | undefined> {
+  const [row] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, id));
+  return row;
+}
+
+export async function lockSession(db: DatabaseOrTransaction, id: string): Promise<CheckoutSessionRow | undefined> {
+  const [row] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, id)).for('update');
+  return row;
+}
+
+export async function markWorkflowStarted(db: DatabaseOrTransaction, id: string): Promise<void> {
+  await db
+    .update(checkoutSessions)
+    .set({ workflowStarted: true })
+    .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.workflowStarted, false)));
+}
+
+/** Removes a session whose workflow could not be started, so nothing half-made remains. */
+export async function deleteUnstartedSession(db: DatabaseOrTransaction, id: string): Promise<void> {
+  await db.delete(checkoutSessions).where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.workflowStarted, false)));
+}
+
+/**
+ * Moves a session to `to` only from one of `from`; returns whether this call made the change.
+ * The condition makes retried activities harmless.
+ */
+export async function transitionSession(
+  db: DatabaseOrTransaction,
+  id: string,
+  from: readonly PaymentStatus[],
+  to: PaymentStatus,
+  extra: Partial<Pick<CheckoutSessionRow, 'providerPaymentId' | 'completedAt'>> = {},
+): Promise<boolean> {
+  const rows = await db
+    .update(checkoutSessions)
+    .set({ status: to, updatedAt: sql`now()`, ...extra })
+    .where(and(eq(checkoutSessions.id, id), inArray(checkoutSessions.status, [...from])))
+    .returning({ id: checkoutSessions.id });
+  return rows.length > 0;
+}
+
+export async function setProviderPaymentId(db: DatabaseOrTransaction, id: string, providerPaymentId: string): Promise<void> {
+  await db.update(checkoutSessions).set({ providerPaymentId, updatedAt: sql`now()` }).where(eq(checkoutSessions.id, id));
+}
+
+export async function flagForReview(db: DatabaseOrTransaction, id: string, flag: string, note: string): Promise<void> {
+  await db
+    .update(checkoutSessions)
+    .set({ reviewFlag: flag, reviewNote: note, updatedAt: sql`now()` })
+    .where(eq(checkoutSessions.id, id));
+}

@@ -1,0 +1,19 @@
+import { eq } from 'drizzle-orm';
+import type { DatabaseOrTransaction } from '../client';
+import { transactions } from '../schema';
+
+export type TransactionRow = typeof transactions.$inferSelect;
+
+/** Inserts the payment's transaction once; a second call (retry, replay) returns the first row. */
+export async function insertTransactionOnce(
+  db: DatabaseOrTransaction,
+  row: typeof transactions.$inferInsert,
+): Promise<TransactionRow> {
+  await db.insert(transactions).values(row).onConflictDoNothing({ target: transactions.paymentId });
+  return (await findTransaction(db, row.paymentId))!;
+}
+
+export async function findTransaction(db: DatabaseOrTransaction, paymentId: string): Promise<TransactionRow | undefined> {
+  const [row] = await db.select().from(transactions).where(eq(transactions.paymentId, paymentId));
+  return row;
+}

@@ -1,0 +1,52 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { merchants } from './merchants';
+
+export const checkoutSessions = pgTable(
+  'checkout_sessions',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    status: text('status', { enum: ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'] })
+      .notNull()
+      .default('pending'),
+    mode: text('mode', { enum: ['live', 'test'] }).notNull().default('live'),
+    // Where the session came from: the v1 API, a plugin, a payment link.
+    source: text('source', { enum: ['api', 'plugin', 'payment_link'] }).notNull().default('api'),
+    amountMinor: bigint('amount_minor', { mode: 'bigint' }).notNull(),
+    currency: text('currency').notNull(),
+    countryCode: text('country_code').notNull(),
+    destinationAsset: text('destination_asset').notNull(),
+    network: text('network').notNull(),
+    walletAddress: text('wallet_address').notNull(),
+    // Commission agreed when the session was created, so a later change applies to new sessions only.
+    commissionBps: integer('commission_bps').notNull(),
+    provider: text('provider').notNull(),
+    railType: text('rail_type').notNull(),
+    customerEmail: text('customer_email'),
+    orderId: text('order_id'),
+    merchantOrderId: text('merchant_order_id'),
+    successUrl: text('success_url'),
+    cancelUrl: text('cancel_url'),
+    webhookUrl: text('webhook_url'),
+    metadata: jsonb('metadata').notNull().default({}),
+    providerPaymentId: text('provider_payment_id'),
+    // A row exists before its workflow is started; merchants see it only once the workflow runs
+    // (the API sets this after a successful start, the workflow's first activity sets it too).
+    workflowStarted: boolean('workflow_started').notNull().default(false),
+    // Set for an operator when money arrived that the session could not accept (e.g. after expiry).
+    reviewFlag: text('review_flag'),
+    reviewNote: text('review_note'),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('checkout_sessions_merchant_idx').on(t.merchantId, t.createdAt),
+    index('checkout_sessions_review_idx').on(t.reviewFlag).where(sql`${t.reviewFlag} is not null`),
+    check('checkout_sessions_amount_check', sql`${t.amountMinor} > 0`),
+  ],
+);

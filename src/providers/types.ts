@@ -1,0 +1,73 @@
+// The seam between the checkout engine and an on-ramp. The sandbox implements it; a real
+// provider adapter implements the same interface and nothing else changes.
+
+export interface ProviderPaymentRequest {
+  /** Our canonical payment id (or simple-API transaction code): the provider's idempotency key. */
+  reference: string;
+  /** Fiat the customer pays, as a decimal string with the currency's decimals. */
+  sourceAmount: string;
+  sourceCurrency: string;
+  destinationAsset: string;
+  network: string;
+  walletAddress: string;
+  countryCode: string;
+  customerEmail?: string | undefined;
+  /** Where the provider sends its signed callbacks. */
+  callbackUrl: string;
+  /** Where the provider sends the customer back after its page. */
+  returnUrl: string;
+}
+
+export interface ProviderPayment {
+  providerPaymentId: string;
+  /** The provider's own payment page the customer is sent to. */
+  redirectUrl: string;
+  status: string;
+}
+
+export interface ProviderQuote {
+  /** Stablecoin amount the provider expects to deliver, 6 decimals. */
+  destinationAmount: string;
+  rate: string;
+}
+
+export type ProviderEventType = 'payment.processing' | 'payment.succeeded' | 'payment.failed';
+
+/** A verified provider callback, normalised. */
+export interface ProviderEvent {
+  provider: string;
+  /** The provider's event id: callbacks are deduplicated by it. */
+  eventId: string;
+  type: ProviderEventType;
+  providerPaymentId: string;
+  reference: string;
+  sourceAmount: string;
+  sourceCurrency: string;
+  destinationAsset: string;
+  network: string;
+  walletAddress: string;
+  /** Delivered gross stablecoin amount (succeeded only). */
+  destinationAmount?: string | undefined;
+  transactionHash?: string | undefined;
+  explorerUrl?: string | undefined;
+  failureReason?: string | undefined;
+  occurredAt: string;
+}
+
+export type CallbackVerification =
+  | { ok: true; event: ProviderEvent }
+  | { ok: false; reason: 'missing_signature' | 'bad_signature' | 'stale_timestamp' | 'malformed_body' };
+
+export interface ProviderAdapter {
+  readonly name: string;
+  readonly railType: 'fiat_to_crypto';
+  /** Origin of the provider's payment pages, where the hosted page sends the customer. */
+  readonly pageOrigin: string;
+  servesCountry(countryCode: string): boolean;
+  supportsCurrency(currency: string): boolean;
+  quote(input: { sourceAmount: string; sourceCurrency: string; destinationAsset: string; network: string }): ProviderQuote;
+  /** Idempotent per reference: asking twice returns the same provider payment. */
+  createPayment(request: ProviderPaymentRequest): Promise<ProviderPayment>;
+  /** Checks the signature and timestamp of a callback on its raw body, then parses it. */
+  verifyCallback(rawBody: string, headers: Record<string, string | string[] | undefined>, now: Date): CallbackVerification;
+}

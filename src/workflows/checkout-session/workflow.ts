@@ -1,0 +1,137 @@
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import { isTerminal, type PaymentStatus } from '../../domain/payment-status';
+import type { CheckoutActivities } from '../../activities/checkout-session';
+import { PaymentStatusKey } from '../search-attributes';
+import {
+  cancelUpdate,
+  providerUpdateSignal,
+  startPaymentUpdate,
+  stateQuery,
+  type CheckoutSessionInput,
+  type CheckoutSessionState,
+  type PaymentStart,
+  type ProviderFact,
+} from './messages';
+
+// Database writes retry until Postgres is back: a payment fact must never be dropped.
+const records = proxyActivities<CheckoutActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+// The provider call is bounded: the customer is waiting on the hosted page for its answer.
+const provider = proxyActivities<CheckoutActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 4, nonRetryableErrorTypes: ['ProviderRejected'] },
+});
+
+type Command = { kind: 'fact'; fact: ProviderFact } | { kind: 'cancel' };
+
+/**
+ * One checkout session, from creation to a terminal state (decisions §6). Provider facts arrive as
+ * signals, the customer's actions as updates; every state change is written to Postgres by an
+ * idempotent activity before the workflow moves on, so a crash anywhere replays to the same result.
+ */
+export async function checkoutSession(input: CheckoutSessionInput): Promise<CheckoutSessionState> {
+  let status: PaymentStatus = 'pending';
+  let providerPaymentId: string | null = null;
+  let lateEvents = 0;
+  let starting: Promise<PaymentStart> | null = null;
+  const queue: Command[] = [];
+  const seenEvents = new Set<string>();
+
+  setHandler(stateQuery, () => ({ status, providerPaymentId, lateEvents }));
+
+  setHandler(providerUpdateSignal, (fact) => {
+    // Providers retry callbacks; the API dedupes too, but the workflow must not depend on it.
+    if (seenEvents.has(fact.eventId)) return;
+    seenEvents.add(fact.eventId);
+    queue.push({ kind: 'fact', fact });
+  });
+
+  setHandler(
+    startPaymentUpdate,
+    async () => {
+      starting ??= provider.createProviderPayment(input.paymentId).catch((err: unknown) => {
+        starting = null;
+        throw err;
+      });
+      const started = await starting;
+      providerPaymentId = started.providerPaymentId;
+      return started;
+    },
+    {
+      validator: () => {
+        if (status !== 'pending') throw ApplicationFailure.nonRetryable(`the session is ${status}`, 'NotPayable');
+      },
+    },
+  );
+
+  setHandler(
+    cancelUpdate,
+    async () => {
+      queue.push({ kind: 'cancel' });
+      await condition(() => isTerminal(status));
+      return status;
+    },
+    {
+      validator: () => {
+        if (status !== 'pending') throw ApplicationFailure.nonRetryable(`the session is ${status}`, 'NotCancelable');
+      },
+    },
+  );
+
+  async function moveTo(next: PaymentStatus, write: () => Promise<unknown>) {
+    await write();
+    status = next;
+    upsertSearchAttributes([{ key: PaymentStatusKey, value: next }]);
+  }
+
+  async function apply(command: Command) {
+    if (command.kind === 'cancel') {
+      if (status === 'pending') await moveTo('canceled', () => records.recordStatusChange(input.paymentId, ['pending'], 'canceled'));
+      return;
+    }
+    const { fact } = command;
+    if (isTerminal(status)) {
+      // A success after the session ended is money that arrived: flag it, never drop it.
+      if (fact.type === 'succeeded' && status !== 'completed') {
+        lateEvents++;
+        await records.flagLateSuccess(input.paymentId, fact, status);
+      }
+      return;
+    }
+    if (fact.type === 'processing' && status === 'pending') {
+      await moveTo('processing', () => records.recordProcessing(input.paymentId, fact));
+    } else if (fact.type === 'succeeded') {
+      await moveTo('completed', () => records.recordCompletion(input.paymentId, fact));
+    } else if (fact.type === 'failed') {
+      await moveTo('failed', () => records.recordFailure(input.paymentId, fact));
+    }
+  }
+
+  await records.openSession(input.paymentId);
+  const expiresAtMs = Date.parse(input.expiresAt);
+
+  while (!isTerminal(status)) {
+    const remaining = expiresAtMs - Date.now();
+    const woke = remaining > 0 && (await condition(() => queue.length > 0, remaining));
+    if (!woke) {
+      await moveTo('expired', () => records.recordStatusChange(input.paymentId, ['pending', 'processing'], 'expired'));
+      break;
+    }
+    await apply(queue.shift()!);
+  }
+
+  // Facts that arrived while the last transition was written are handled (flagged) too.
+  while (queue.length > 0) await apply(queue.shift()!);
+  await condition(allHandlersFinished);
+  return { status, providerPaymentId, lateEvents };
+}

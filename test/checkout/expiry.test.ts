@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
+import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
+
+// Sessions that live 3 seconds, so expiry is observed in real time on the dev server.
+const ctx = useTestApp({ SESSION_TTL_SECONDS: '3' }, { worker: true });
+const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+async function openSession() {
+  const m = await createApprovedMerchant(ctx.app);
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/v1/checkout/sessions',
+    headers: { authorization: `Bearer ${m.apiKey}` },
+    payload: { amount: 25, currency: 'USD', countryCode: 'US' },
+  });
+  const id = res.json().checkoutSession.id as string;
+  return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
+}
+
+const row = async (id: string) => (await ctx.db.sql`select status, review_flag, review_note from checkout_sessions where id = ${id}`)[0]!;
+const waitFor = (id: string, wanted: string) => eventually(() => row(id).then((r) => r.status as string), (s) => s === wanted, 15_000, `${id} ${wanted}`);
+
+describe('session expiry', () => {
+  it('expires a pending session at expiresAt, and its page can no longer be paid', async () => {
+    const s = await openSession();
+    await waitFor(s.id, 'expired');
+    expect((await ctx.temporal.workflow.getHandle(s.id).result()).status).toBe('expired');
+    const start = await ctx.app.inject({ method: 'POST', url: `/pay/${s.id}/start` });
+    expect(start.statusCode).toBe(409);
+    const page = await ctx.app.inject({ method: 'GET', url: `/pay/${s.id}` });
+    expect(page.body).toContain('Checkout expired');
+  });
+
+  it('expires a session stuck in processing', async () => {
+    const s = await openSession();
+    await postCallback(ctx.app, sandboxEvent(s, 'payment.processing'), { secret: ctx.config.sandbox.callbackSecret });
+    await waitFor(s.id, 'processing');
+    await waitFor(s.id, 'expired');
+  });
+
+  it('records and flags a success that arrives after expiry, without completing the session', async () => {
+    const s = await openSession();
+    await waitFor(s.id, 'expired');
+    await ctx.temporal.workflow.getHandle(s.id).result();
+    const late = sandboxEvent(s, 'payment.succeeded');
+    const res = await postCallback(ctx.app, late, { secret: ctx.config.sandbox.callbackSecret });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ ok: true, late: true });
+    const r = await row(s.id);
+    expect(r).toMatchObject({ status: 'expired', review_flag: 'late_success' });
+    expect(r.review_note).toContain(late.id);
+    const [event] = await ctx.db.sql`select state from provider_events where event_id = ${late.id}`;
+    expect(event!.state).toBe('late');
+    expect((await ctx.db.sql`select count(*)::int as n from transactions where payment_id = ${s.id}`)[0]!.n).toBe(0);
+  });
+});

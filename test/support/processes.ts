@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { Config } from '../../src/config';
+
+const ROOT = path.resolve(__dirname, '../..');
+const TSX_CLI = require.resolve('tsx/cli');
+
+/** The environment that makes an entry point (worker.ts, server.ts) use this test file's config. */
+export function envFor(config: Config): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'test',
+    DATABASE_URL: config.databaseUrl,
+    TEMPORAL_ADDRESS: config.temporal.address,
+    TEMPORAL_NAMESPACE: config.temporal.namespace,
+    TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
+    ADMIN_TOKEN: config.adminToken,
+    SECRETS_KEY: config.secretsKey.toString('hex'),
+    PORT: String(config.http.port),
+    PUBLIC_BASE_URL: config.http.publicBaseUrl,
+    SANDBOX_PORT: String(config.sandbox.port),
+    SANDBOX_URL: config.sandbox.url,
+    SANDBOX_API_KEY: config.sandbox.apiKey,
+    SANDBOX_CALLBACK_SECRET: config.sandbox.callbackSecret,
+    ALLOW_PRIVATE_URLS: String(config.allowPrivateUrls),
+    SESSION_TTL_SECONDS: String(config.checkout.sessionTtlSeconds),
+    LOG_LEVEL: 'warn',
+  };
+}
+
+/** Runs an entry point as a real process and resolves once it printed `ready`. */
+export async function startEntryPoint(
+  entry: string,
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs = 60_000,
+): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [TSX_CLI, entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} not ready after ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const check = () => {
+      if (ready.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited with ${code}:\n${output}`));
+    });
+  });
+  child.removeAllListeners('exit');
+  return { child, output: () => output };
+}
+
+export function killHard(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
