@@ -14,6 +14,9 @@ async function main() {
       db: db.db,
       providers: createProviders(config),
       publicBaseUrl: config.http.publicBaseUrl,
+      secretsKey: config.secretsKey,
+      allowPrivateUrls: config.allowPrivateUrls,
+      webhooks: config.webhooks,
       now: () => new Date(),
     }),
   });

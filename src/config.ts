@@ -42,6 +42,11 @@ const envSchema = z.object({
   AMOUNT_MAX_MAJOR: z.coerce.number().int().min(1).default(1_000_000),
   ALLOW_PRIVATE_URLS: booleanFlag.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Decisions §8: first retry after 30 s, doubling, at most 1 h apart, for 72 h. Tests shorten them.
+  WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.1).default(30),
+  WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(3600),
+  WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().min(0.001).default(72),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
 });
 
@@ -57,7 +62,15 @@ export interface Config {
   sandbox: { port: number; url: string; apiKey: string; callbackSecret: string };
   checkout: { sessionTtlSeconds: number; amountMinMajor: number; amountMaxMajor: number };
   allowPrivateUrls: boolean;
+  webhooks: WebhookSettings;
   logLevel: string;
+}
+
+export interface WebhookSettings {
+  retryBaseSeconds: number;
+  retryMaxIntervalSeconds: number;
+  retryWindowHours: number;
+  timeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -110,6 +123,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       amountMaxMajor: e.AMOUNT_MAX_MAJOR,
     },
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
+    webhooks: {
+      retryBaseSeconds: e.WEBHOOK_RETRY_BASE_SECONDS,
+      retryMaxIntervalSeconds: e.WEBHOOK_RETRY_MAX_INTERVAL_SECONDS,
+      retryWindowHours: e.WEBHOOK_RETRY_WINDOW_HOURS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -1,11 +1,16 @@
+import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import type { ProviderRegistry } from '../providers/registry';
 import { createCheckoutActivities } from './checkout-session';
+import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
   db: Database;
   providers: ProviderRegistry;
   publicBaseUrl: string;
+  secretsKey: Buffer;
+  allowPrivateUrls: boolean;
+  webhooks: WebhookSettings;
   now: () => Date;
 }
 
@@ -16,6 +21,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createCheckoutActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }
 

@@ -12,6 +12,7 @@ import healthRoutes from './routes/health';
 import notImplementedRoutes from './routes/not-implemented';
 import adminMerchantRoutes from './routes/admin/merchants';
 import adminSettingsRoutes from './routes/admin/settings';
+import adminWebhookRoutes from './routes/admin/webhooks';
 import { adminAuth } from './plugins/admin-auth';
 import idempotency from './plugins/idempotency';
 import checkoutSessionRoutes from './routes/checkout-sessions';
@@ -114,8 +115,9 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(
     async (admin) => {
       admin.addHook('preHandler', adminAuth(config.adminToken));
-      await admin.register(adminMerchantRoutes, { db, now });
+      await admin.register(adminMerchantRoutes, { db, secretsKey: config.secretsKey, now });
       await admin.register(adminSettingsRoutes, { db });
+      await admin.register(adminWebhookRoutes, { config, db, temporal: deps.temporal });
     },
     { prefix: '/admin/v1' },
   );

@@ -67,3 +67,6 @@ export function constantTimeEqual(a: string, b: string): boolean {
   }
   return timingSafeEqual(ab, bb);
 }
+
+/** A webhook signing secret (decisions §1): shown to the merchant, stored encrypted. */
+export const issueWebhookSecret = () => `whsec_${randomBase62(32)}`;

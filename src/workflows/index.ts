@@ -2,3 +2,4 @@
 // Workflow code is deterministic: it imports only @temporalio/workflow, pure domain code, and
 // `import type` of activities (eslint enforces this under src/workflows/).
 export { checkoutSession } from './checkout-session/workflow';
+export { webhookDelivery } from './webhook-delivery/workflow';

@@ -118,6 +118,9 @@ export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | '
       db: ctx.db.db,
       providers: ctx.providers,
       publicBaseUrl: ctx.config.http.publicBaseUrl,
+      secretsKey: ctx.config.secretsKey,
+      allowPrivateUrls: ctx.config.allowPrivateUrls,
+      webhooks: ctx.config.webhooks,
       now: () => new Date(),
     }),
   });

@@ -17,6 +17,7 @@ import { newPaymentId } from '../../domain/ids';
 import { AmountError, fiatDecimals, toUnits } from '../../domain/money';
 import { RAIL_FIAT_TO_CRYPTO } from '../../domain/payment-status';
 import type { ProviderRegistry } from '../../providers/registry';
+import { checkWebhookTarget } from '../../webhooks/target-policy';
 import type { checkoutSession } from '../../workflows/checkout-session/workflow';
 import { CHECKOUT_SESSION_WORKFLOW } from '../../workflows/checkout-session/messages';
 import { MerchantIdKey, OrderIdKey, PaymentStatusKey, ProviderKey } from '../../workflows/search-attributes';
@@ -85,6 +86,10 @@ export async function openCheckoutSession(
   } else {
     walletAddress = (await listWallets(db, merchant.id)).find((w) => w.asset === asset && w.network === network)?.address;
     if (!walletAddress) details.push({ path: 'network', message: `No settlement wallet is set for ${asset} on ${network}.` });
+  }
+  if (request.webhookUrl) {
+    const refusal = await checkWebhookTarget(request.webhookUrl, config.allowPrivateUrls);
+    if (refusal) details.push({ path: 'webhookUrl', message: refusal });
   }
   if (details.length > 0) throw new AppError('ValidationError', 'The checkout session is not valid.', { details });
 

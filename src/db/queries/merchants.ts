@@ -7,7 +7,7 @@ export type WalletRow = typeof merchantWallets.$inferSelect;
 
 export async function insertMerchant(
   db: DatabaseOrTransaction,
-  input: { id: string; name: string; commissionBps: number; securityCodeHash: string },
+  input: { id: string; name: string; commissionBps: number; securityCodeHash: string; webhookSecretEncrypted: string },
 ): Promise<MerchantRow> {
   const [row] = await db.insert(merchants).values(input).returning();
   return row!;

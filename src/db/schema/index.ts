@@ -7,3 +7,6 @@ export * from './idempotency-keys';
 export * from './checkout-sessions';
 export * from './transactions';
 export * from './provider-events';
+export * from './webhook-endpoints';
+export * from './events';
+export * from './webhook-deliveries';

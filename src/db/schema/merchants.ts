@@ -12,6 +12,8 @@ export const merchants = pgTable(
     status: text('status', { enum: MERCHANT_STATUSES }).notNull().default('pending_review'),
     commissionBps: integer('commission_bps').notNull().default(100),
     securityCodeHash: text('security_code_hash').notNull(),
+    // Signs deliveries to a session's own webhookUrl (decisions §8); encrypted with SECRETS_KEY.
+    webhookSecretEncrypted: text('webhook_secret_encrypted'),
     securityCodeRotatedAt: timestamp('security_code_rotated_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

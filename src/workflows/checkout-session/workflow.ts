@@ -2,12 +2,17 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  ParentClosePolicy,
   proxyActivities,
   setHandler,
+  startChild,
   upsertSearchAttributes,
+  WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import { isTerminal, type PaymentStatus } from '../../domain/payment-status';
 import type { CheckoutActivities } from '../../activities/checkout-session';
+import type { WebhookActivities } from '../../activities/webhooks';
+import { webhookDelivery } from '../webhook-delivery/workflow';
 import { PaymentStatusKey } from '../search-attributes';
 import {
   cancelUpdate,
@@ -22,6 +27,11 @@ import {
 
 // Database writes retry until Postgres is back: a payment fact must never be dropped.
 const records = proxyActivities<CheckoutActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+const events = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
@@ -92,6 +102,20 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     await write();
     status = next;
     upsertSearchAttributes([{ key: PaymentStatusKey, value: next }]);
+    await announce(next);
+  }
+
+  /** One event per transition, and a delivery workflow per target that outlives this one. */
+  async function announce(next: PaymentStatus) {
+    const emitted = await events.emitPaymentEvent(input.paymentId, next);
+    for (const deliveryId of emitted.deliveryIds) {
+      await startChild(webhookDelivery, {
+        workflowId: deliveryId,
+        args: [{ deliveryId, retry: emitted.retry }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      });
+    }
   }
 
   async function apply(command: Command) {

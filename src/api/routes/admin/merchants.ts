@@ -13,7 +13,8 @@ import {
   type MerchantRow,
 } from '../../../db/queries/merchants';
 import { ASSETS, isSupportedPair, isWalletAddressFor, NETWORKS } from '../../../domain/assets';
-import { issueLiveKey, issueSecurityCode } from '../../../domain/credentials';
+import { issueLiveKey, issueSecurityCode, issueWebhookSecret } from '../../../domain/credentials';
+import { encryptSecret } from '../../../domain/secretbox';
 import { AppError, notFound, validationError } from '../../../domain/errors';
 import { MERCHANT_ID, newMerchantId, randomBase62 } from '../../../domain/ids';
 import { SCOPES, type Scope } from '../../../domain/scopes';
@@ -121,7 +122,10 @@ async function issueKey(db: DatabaseOrTransaction, merchantId: string, kind: 'li
   return { plaintext: key.plaintext, row };
 }
 
-const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; now?: () => Date }> = async (app, { db, now = () => new Date() }) => {
+const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buffer; now?: () => Date }> = async (
+  app,
+  { db, secretsKey, now = () => new Date() },
+) => {
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
 
@@ -137,19 +141,27 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; now?: () => Dat
           commissionBps: z.number().int().min(0).max(10000).optional(),
           wallets: z.array(walletInput).max(20).optional(),
         }),
-        response: { 201: z.object({ ok, merchant: merchantView, securityCode: z.string() }) },
+        response: { 201: z.object({ ok, merchant: merchantView, securityCode: z.string(), webhookSecret: z.string() }) },
       },
     },
     async (request, reply) => {
       const { name, commissionBps = 100, wallets = [] } = request.body;
       checkWallets(wallets);
       const code = issueSecurityCode();
+      // Signs deliveries to a session's own webhookUrl; shown once, like the security code.
+      const webhookSecret = issueWebhookSecret();
       const merchant = await db.transaction(async (tx) => {
-        const m = await insertMerchant(tx, { id: newMerchantId(), name, commissionBps, securityCodeHash: code.hash });
+        const m = await insertMerchant(tx, {
+          id: newMerchantId(),
+          name,
+          commissionBps,
+          securityCodeHash: code.hash,
+          webhookSecretEncrypted: encryptSecret(secretsKey, webhookSecret),
+        });
         for (const w of wallets) await upsertWallet(tx, { merchantId: m.id, ...w });
         return viewMerchant(tx, m);
       });
-      return reply.status(201).send({ ok: true as const, merchant, securityCode: code.plaintext });
+      return reply.status(201).send({ ok: true as const, merchant, securityCode: code.plaintext, webhookSecret });
     },
   );
 

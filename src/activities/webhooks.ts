@@ -1,0 +1,165 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { WebhookSettings } from '../config';
+import type { Database } from '../db/client';
+import { findSession } from '../db/queries/checkout-sessions';
+import { findTransaction } from '../db/queries/transactions';
+import {
+  findDelivery,
+  findEndpoint,
+  findEvent,
+  insertDeliveriesOnce,
+  insertEventOnce,
+  listEnabledEndpoints,
+  merchantWebhookSecret,
+  recordAttempt,
+  setDeliveryStatus,
+  type DeliveryRow,
+} from '../db/queries/webhooks';
+import { issueWebhookSecret } from '../domain/credentials';
+import { isFiatCurrency } from '../domain/currencies';
+import { newDeliveryId, newEventId } from '../domain/ids';
+import { formatCrypto, formatFiat } from '../domain/money';
+import type { PaymentStatus } from '../domain/payment-status';
+import { decryptSecret, encryptSecret } from '../domain/secretbox';
+import { signatureHeader } from '../domain/signatures';
+import { paymentEventBody } from '../domain/webhook-event';
+import { postWebhook } from '../webhooks/post';
+
+export interface WebhookActivityDeps {
+  db: Database;
+  secretsKey: Buffer;
+  allowPrivateUrls: boolean;
+  webhooks: WebhookSettings;
+  now: () => Date;
+}
+
+export interface EmittedEvent {
+  eventId: string;
+  deliveryIds: string[];
+  /** The retry schedule in force, carried into the delivery workflows (decisions §8). */
+  retry: { baseSeconds: number; maxIntervalSeconds: number; windowHours: number };
+}
+
+export const USER_AGENT = 'svc-webhooks/1.0';
+
+/** Webhook side effects: the event row, its deliveries, and one signed POST per attempt. */
+export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webhooks, now }: WebhookActivityDeps) {
+  async function secretFor(delivery: DeliveryRow): Promise<string> {
+    if (delivery.secretSource === 'endpoint') {
+      const endpoint = await findEndpoint(db, delivery.secretRef);
+      if (!endpoint) throw ApplicationFailure.nonRetryable(`endpoint ${delivery.secretRef} is gone`, 'DeliveryRefused');
+      return decryptSecret(secretsKey, endpoint.secretEncrypted);
+    }
+    const sealed = await merchantWebhookSecret(db, delivery.secretRef, () => encryptSecret(secretsKey, issueWebhookSecret()));
+    if (!sealed) throw ApplicationFailure.nonRetryable(`merchant ${delivery.secretRef} has no webhook secret`, 'DeliveryRefused');
+    return decryptSecret(secretsKey, sealed);
+  }
+
+  return {
+    /**
+     * The event of a status transition (decisions §6), stored once per (payment, type), with one
+     * delivery per distinct target URL. Idempotent: a retry returns the same event and deliveries.
+     */
+    async emitPaymentEvent(paymentId: string, status: PaymentStatus): Promise<EmittedEvent> {
+      const session = await findSession(db, paymentId);
+      if (!session) throw ApplicationFailure.nonRetryable(`no checkout session ${paymentId}`, 'SessionMissing');
+      if (!isFiatCurrency(session.currency)) throw ApplicationFailure.nonRetryable('bad currency', 'SessionMissing');
+      const tx = status === 'completed' ? await findTransaction(db, paymentId) : undefined;
+      const eventId = newEventId();
+      const body = paymentEventBody({
+        eventId,
+        status,
+        merchantId: session.merchantId,
+        paymentId,
+        provider: session.provider,
+        providerPaymentId: tx?.providerPaymentId ?? session.providerPaymentId,
+        railType: session.railType,
+        amount: formatFiat(session.amountMinor, session.currency),
+        currency: session.currency,
+        destinationAsset: session.destinationAsset,
+        network: session.network,
+        walletAddress: session.walletAddress,
+        orderId: session.orderId ?? session.merchantOrderId,
+        createdAt: now(),
+        ...(tx && tx.grossMicro !== null
+          ? {
+              settlement: {
+                grossAmount: formatCrypto(tx.grossMicro),
+                merchantSettlementAmount: formatCrypto(tx.merchantSettlementMicro!),
+                platformCommissionAmount: formatCrypto(tx.platformCommissionMicro!),
+                transactionHash: tx.transactionHash,
+                explorerUrl: tx.explorerUrl,
+              },
+            }
+          : {}),
+      });
+      const event = await insertEventOnce(db, {
+        id: eventId,
+        paymentId,
+        merchantId: session.merchantId,
+        type: `payment.${status}`,
+        body: JSON.stringify(body),
+      });
+
+      // Decisions §8: every enabled endpoint, plus the session's webhookUrl (merchant's default
+      // secret); one delivery per distinct URL, the endpoint's own secret winning a tie.
+      const targets = new Map<string, { secretSource: DeliveryRow['secretSource']; secretRef: string }>();
+      for (const endpoint of await listEnabledEndpoints(db, session.merchantId)) {
+        if (!targets.has(endpoint.url)) targets.set(endpoint.url, { secretSource: 'endpoint', secretRef: endpoint.id });
+      }
+      if (session.webhookUrl && !targets.has(session.webhookUrl)) {
+        targets.set(session.webhookUrl, { secretSource: 'merchant', secretRef: session.merchantId });
+      }
+      const deliveries = await insertDeliveriesOnce(
+        db,
+        [...targets].map(([url, t]) => ({ id: newDeliveryId(), eventId: event.id, paymentId, url, ...t })),
+      );
+      return {
+        eventId: event.id,
+        deliveryIds: deliveries.map((d) => d.id),
+        retry: { baseSeconds: webhooks.retryBaseSeconds, maxIntervalSeconds: webhooks.retryMaxIntervalSeconds, windowHours: webhooks.retryWindowHours },
+      };
+    },
+
+    /**
+     * One attempt: sign `<t>.<body>` with a fresh t, POST, log the attempt. Anything but a 2xx within
+     * the timeout throws, and Temporal's retry policy schedules the next attempt.
+     */
+    async deliverWebhook(deliveryId: string): Promise<void> {
+      const delivery = await findDelivery(db, deliveryId);
+      if (!delivery) throw ApplicationFailure.nonRetryable(`no delivery ${deliveryId}`, 'DeliveryRefused');
+      if (delivery.status === 'succeeded') return;
+      const event = await findEvent(db, delivery.eventId);
+      if (!event) throw ApplicationFailure.nonRetryable(`no event ${delivery.eventId}`, 'DeliveryRefused');
+      const secret = await secretFor(delivery);
+      const t = Math.floor(now().getTime() / 1000);
+      const result = await postWebhook({
+        url: delivery.url,
+        body: event.body,
+        timeoutMs: webhooks.timeoutMs,
+        allowPrivate: allowPrivateUrls,
+        headers: {
+          'user-agent': USER_AGENT,
+          'content-type': 'application/json',
+          'svc-delivery-id': delivery.id,
+          'svc-event-id': event.id,
+          'svc-event-type': event.type,
+          'svc-signature': signatureHeader(secret, t, event.body),
+          'svc-timestamp': String(t),
+        },
+      });
+      const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+      const error = succeeded ? null : (result.error ?? `HTTP ${result.statusCode}`);
+      await recordAttempt(db, { deliveryId, statusCode: result.statusCode, durationMs: result.durationMs, error, succeeded });
+      if (succeeded) return;
+      if (result.refused) throw ApplicationFailure.nonRetryable(error!, 'DeliveryRefused');
+      throw ApplicationFailure.retryable(error!, 'DeliveryFailed');
+    },
+
+    async markDeliveryFailed(deliveryId: string): Promise<void> {
+      await setDeliveryStatus(db, deliveryId, 'failed');
+    },
+  };
+}
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

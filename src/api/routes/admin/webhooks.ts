@@ -1,0 +1,127 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { z } from 'zod';
+import type { Config } from '../../../config';
+import type { Database } from '../../../db/client';
+import { findMerchant } from '../../../db/queries/merchants';
+import { findDelivery, insertEndpoint, listDeliveriesForPayment, setDeliveryStatus } from '../../../db/queries/webhooks';
+import { issueWebhookSecret } from '../../../domain/credentials';
+import { AppError, notFound, validationError } from '../../../domain/errors';
+import { MERCHANT_ID, randomBase62 } from '../../../domain/ids';
+import { encryptSecret } from '../../../domain/secretbox';
+import { checkWebhookTarget } from '../../../webhooks/target-policy';
+import { WEBHOOK_DELIVERY_WORKFLOW, type webhookDelivery } from '../../../workflows/webhook-delivery/workflow';
+import { requireCanonicalId } from '../lookup-id';
+
+const endpointView = z.object({ id: z.string(), url: z.string(), enabled: z.boolean(), createdAt: z.string() });
+const attemptView = z.object({ at: z.string(), statusCode: z.number().nullable(), durationMs: z.number(), error: z.string().nullable() });
+const deliveryView = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  eventType: z.string(),
+  url: z.string(),
+  status: z.enum(['pending', 'succeeded', 'failed']),
+  attempts: z.array(attemptView),
+});
+
+/** Operators: merchant webhook endpoints, the delivery log of a payment, and resending a delivery. */
+const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database; temporal: Client }> = async (app, { config, db, temporal }) => {
+  const tags = ['admin'];
+  const security = [{ adminToken: [] }];
+
+  app.post(
+    '/merchants/:id/webhook-endpoints',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Register a webhook endpoint; its signing secret is shown once',
+        params: z.object({ id: z.string() }),
+        body: z.strictObject({ url: z.string().max(2048) }),
+        response: { 201: z.object({ ok: z.literal(true), endpoint: endpointView, secret: z.string() }) },
+      },
+    },
+    async (request, reply) => {
+      const merchant = MERCHANT_ID.test(request.params.id) ? await findMerchant(db, request.params.id) : undefined;
+      if (!merchant) throw notFound('Merchant');
+      const refusal = await checkWebhookTarget(request.body.url, config.allowPrivateUrls);
+      if (refusal) throw validationError([{ path: 'url', message: refusal }], 'The webhook URL is not allowed.');
+      const secret = issueWebhookSecret();
+      const endpoint = await insertEndpoint(db, {
+        id: `we_${randomBase62(16)}`,
+        merchantId: merchant.id,
+        url: request.body.url,
+        secretEncrypted: encryptSecret(config.secretsKey, secret),
+      });
+      return reply.status(201).send({
+        ok: true as const,
+        endpoint: { id: endpoint.id, url: endpoint.url, enabled: endpoint.enabled, createdAt: endpoint.createdAt.toISOString() },
+        secret,
+      });
+    },
+  );
+
+  app.get(
+    '/webhook-deliveries',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Deliveries of a payment’s events, with every attempt',
+        querystring: z.object({ paymentId: z.string() }),
+        response: { 200: z.object({ ok: z.literal(true), deliveries: z.array(deliveryView) }) },
+      },
+    },
+    async (request) => {
+      const rows = await listDeliveriesForPayment(db, requireCanonicalId(request.query.paymentId));
+      return {
+        ok: true as const,
+        deliveries: rows.map((r) => ({
+          id: r.delivery.id,
+          eventId: r.delivery.eventId,
+          eventType: r.eventType,
+          url: r.delivery.url,
+          status: r.delivery.status,
+          attempts: r.attempts.map((a) => ({ at: a.attemptedAt.toISOString(), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error })),
+        })),
+      };
+    },
+  );
+
+  app.post(
+    '/webhook-deliveries/:id/resend',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Deliver again: same delivery id, same event id and body, fresh signature',
+        params: z.object({ id: z.string() }),
+        response: { 202: z.object({ ok: z.literal(true), deliveryId: z.string(), status: z.literal('pending') }) },
+      },
+    },
+    async (request, reply) => {
+      const delivery = /^dlv_[A-Za-z0-9]{24}$/.test(request.params.id) ? await findDelivery(db, request.params.id) : undefined;
+      if (!delivery) throw notFound('Delivery');
+      if (delivery.status === 'pending') throw new AppError('Conflict', 'This delivery is still being attempted.');
+      await setDeliveryStatus(db, delivery.id, 'pending');
+      await temporal.workflow.start<typeof webhookDelivery>(WEBHOOK_DELIVERY_WORKFLOW, {
+        workflowId: `${delivery.id}-resend-${Date.now()}`,
+        taskQueue: config.temporal.taskQueue,
+        args: [
+          {
+            deliveryId: delivery.id,
+            retry: {
+              baseSeconds: config.webhooks.retryBaseSeconds,
+              maxIntervalSeconds: config.webhooks.retryMaxIntervalSeconds,
+              windowHours: config.webhooks.retryWindowHours,
+            },
+          },
+        ],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      });
+      return reply.status(202).send({ ok: true as const, deliveryId: delivery.id, status: 'pending' as const });
+    },
+  );
+};
+
+export default adminWebhookRoutes;

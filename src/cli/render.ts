@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+// Just the fields the summaries print. Kept apart from the API's own schemas on purpose: the CLI
+// talks to deployments of other versions, so it reads leniently instead of sharing server types.
+
+export const walletView = z.object({ asset: z.string(), network: z.string(), address: z.string() });
+
+export const apiKeyView = z.object({
+  id: z.string(),
+  kind: z.string(),
+  prefix: z.string(),
+  last4: z.string(),
+  scopes: z.array(z.string()),
+  expiresAt: z.string().nullable().optional(),
+  revokedAt: z.string().nullable().optional(),
+  lastUsedAt: z.string().nullable().optional(),
+});
+
+export const merchantView = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.string(),
+  commissionBps: z.number(),
+  createdAt: z.string(),
+  approvedAt: z.string().nullable().optional(),
+  securityCodeRotatedAt: z.string().optional(),
+  wallets: z.array(walletView),
+  apiKeys: z.array(apiKeyView),
+});
+
+export const paymentsView = z.object({ enabled: z.boolean(), updatedAt: z.string().nullable() });
+
+export const SHOWN_ONCE = 'shown once, store it now: it cannot be retrieved again';
+
+const field = (label: string, value: string) => `  ${label.padEnd(14)}${value}`;
+
+export const formatWallet = (w: z.infer<typeof walletView>) => `${w.asset}/${w.network} ${w.address}`;
+
+/** A key as listings show it: display prefix and last four only, never the key itself. */
+export function formatKey(k: z.infer<typeof apiKeyView>): string {
+  const state = [
+    k.revokedAt ? `revoked ${k.revokedAt}` : null,
+    k.expiresAt ? `expires ${k.expiresAt}` : null,
+    k.lastUsedAt ? `last used ${k.lastUsedAt}` : 'never used',
+  ].filter(Boolean);
+  return `${k.id} ${k.kind} ${k.prefix}…${k.last4} [${k.scopes.join(', ')}] ${state.join(', ')}`;
+}
+
+export function formatMerchant(m: z.infer<typeof merchantView>): string[] {
+  return [
+    `merchant ${m.id} "${m.name}"`,
+    field('status', m.status),
+    // approvedAt survives a suspension, so it is shown as history rather than beside the status.
+    ...(m.approvedAt ? [field('approved', m.approvedAt)] : []),
+    field('commission', `${m.commissionBps} bps`),
+    field('created', m.createdAt),
+    ...(m.securityCodeRotatedAt ? [field('security code', `set ${m.securityCodeRotatedAt}`)] : []),
+    ...(m.wallets.length ? m.wallets.map((w, i) => field(i ? '' : 'wallets', formatWallet(w))) : [field('wallets', 'none')]),
+    ...(m.apiKeys.length ? m.apiKeys.map((k, i) => field(i ? '' : 'api keys', formatKey(k))) : [field('api keys', 'none')]),
+  ];
+}
+
+/** A secret the API returns exactly once, with the warning an operator must not miss. */
+export function formatSecret(label: string, value: string): string[] {
+  return [`${label}: ${value}`, `  ${SHOWN_ONCE}`];
+}
+
+export function formatPayments(p: z.infer<typeof paymentsView>): string[] {
+  const since = p.updatedAt ? ` (since ${p.updatedAt})` : '';
+  return p.enabled
+    ? [`payments: enabled${since}`]
+    : [`payments: DISABLED${since}`, '  new payments are refused with 403 PaymentsDisabled; payments under way continue'];
+}

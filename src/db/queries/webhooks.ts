@@ -1,0 +1,116 @@
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { DatabaseOrTransaction } from '../client';
+import { events, merchants, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema';
+
+export type EventRow = typeof events.$inferSelect;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+export type AttemptRow = typeof webhookAttempts.$inferSelect;
+
+/** The event of (payment, type), written by the first caller; later callers get that same row. */
+export async function insertEventOnce(db: DatabaseOrTransaction, row: typeof events.$inferInsert): Promise<EventRow> {
+  await db.insert(events).values(row).onConflictDoNothing({ target: [events.paymentId, events.type] });
+  const [existing] = await db.select().from(events).where(and(eq(events.paymentId, row.paymentId), eq(events.type, row.type)));
+  return existing!;
+}
+
+export async function findEvent(db: DatabaseOrTransaction, id: string): Promise<EventRow | undefined> {
+  const [row] = await db.select().from(events).where(eq(events.id, id));
+  return row;
+}
+
+export async function insertEndpoint(db: DatabaseOrTransaction, row: typeof webhookEndpoints.$inferInsert): Promise<EndpointRow> {
+  const [inserted] = await db.insert(webhookEndpoints).values(row).returning();
+  return inserted!;
+}
+
+export async function listEnabledEndpoints(db: DatabaseOrTransaction, merchantId: string): Promise<EndpointRow[]> {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.merchantId, merchantId), eq(webhookEndpoints.enabled, true)))
+    .orderBy(asc(webhookEndpoints.createdAt));
+}
+
+export async function findEndpoint(db: DatabaseOrTransaction, id: string): Promise<EndpointRow | undefined> {
+  const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+  return row;
+}
+
+export async function insertDeliveriesOnce(db: DatabaseOrTransaction, rows: (typeof webhookDeliveries.$inferInsert)[]): Promise<DeliveryRow[]> {
+  if (rows.length === 0) return [];
+  await db.insert(webhookDeliveries).values(rows).onConflictDoNothing({ target: [webhookDeliveries.eventId, webhookDeliveries.url] });
+  return db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.eventId, rows[0]!.eventId), inArray(webhookDeliveries.url, rows.map((r) => r.url))))
+    .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id));
+}
+
+export async function findDelivery(db: DatabaseOrTransaction, id: string): Promise<DeliveryRow | undefined> {
+  const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
+  return row;
+}
+
+export async function recordAttempt(
+  db: DatabaseOrTransaction,
+  input: { deliveryId: string; statusCode: number | null; durationMs: number; error: string | null; succeeded: boolean },
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.insert(webhookAttempts).values({
+      deliveryId: input.deliveryId,
+      statusCode: input.statusCode,
+      durationMs: input.durationMs,
+      error: input.error,
+    });
+    await tx
+      .update(webhookDeliveries)
+      .set({
+        attemptCount: sql`${webhookDeliveries.attemptCount} + 1`,
+        lastStatusCode: input.statusCode,
+        lastError: input.error,
+        updatedAt: sql`now()`,
+        ...(input.succeeded ? { status: 'succeeded' as const } : {}),
+      })
+      .where(eq(webhookDeliveries.id, input.deliveryId));
+  });
+}
+
+export async function setDeliveryStatus(db: DatabaseOrTransaction, id: string, status: DeliveryRow['status']): Promise<void> {
+  await db.update(webhookDeliveries).set({ status, updatedAt: sql`now()` }).where(eq(webhookDeliveries.id, id));
+}
+
+export async function listDeliveriesForPayment(db: DatabaseOrTransaction, paymentId: string) {
+  const deliveries = await db
+    .select({ delivery: webhookDeliveries, eventType: events.type })
+    .from(webhookDeliveries)
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(eq(webhookDeliveries.paymentId, paymentId))
+    .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id));
+  const attempts = deliveries.length
+    ? await db
+        .select()
+        .from(webhookAttempts)
+        .where(inArray(webhookAttempts.deliveryId, deliveries.map((d) => d.delivery.id)))
+        .orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id))
+    : [];
+  return deliveries.map((d) => ({ ...d, attempts: attempts.filter((a) => a.deliveryId === d.delivery.id) }));
+}
+
+export async function listAttempts(db: DatabaseOrTransaction, deliveryId: string): Promise<AttemptRow[]> {
+  return db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id));
+}
+
+/** The merchant's default webhook secret, created once on first use (the first writer wins). */
+export async function merchantWebhookSecret(
+  db: DatabaseOrTransaction,
+  merchantId: string,
+  create: () => string,
+): Promise<string | null> {
+  await db
+    .update(merchants)
+    .set({ webhookSecretEncrypted: create() })
+    .where(and(eq(merchants.id, merchantId), isNull(merchants.webhookSecretEncrypted)));
+  const [row] = await db.select({ sealed: merchants.webhookSecretEncrypted }).from(merchants).where(eq(merchants.id, merchantId));
+  return row?.sealed ?? null;
+}

@@ -1,0 +1,16 @@
+import { index, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+
+// One row per (payment, event type): an activity retried or a workflow replayed finds the row it
+// wrote before. The body is serialised once, here, and every delivery sends these exact bytes.
+export const events = pgTable(
+  'events',
+  {
+    id: text('id').primaryKey(),
+    paymentId: text('payment_id').notNull(),
+    merchantId: text('merchant_id').notNull(),
+    type: text('type').notNull(),
+    body: text('body').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique('events_payment_type_unique').on(t.paymentId, t.type), index('events_merchant_idx').on(t.merchantId)],
+);

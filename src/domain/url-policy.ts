@@ -1,0 +1,63 @@
+import ipaddr from 'ipaddr.js';
+import { getDomain, getHostname } from 'tldts';
+
+// Where we may send requests (decisions §8): https to hosts whose every address is public. Anything
+// that reaches the service's own network (loopback, private, link-local, CGNAT, cloud metadata,
+// and the IPv6 forms of all of them, IPv4-mapped included) is refused, at registration and again
+// after DNS resolution at delivery time. ALLOW_PRIVATE_URLS lifts both rules for development.
+
+export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string };
+
+/**
+ * Whether an IP literal is a public unicast address. ipaddr.js names every special-purpose range
+ * (loopback, private, linkLocal — where 169.254.169.254 metadata lives —, carrierGradeNat, uniqueLocal,
+ * reserved, …); only `unicast` is the public internet. IPv4-mapped IPv6 is judged as its IPv4.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  return parsed.range() === 'unicast';
+}
+
+/** Shape checks done without DNS: scheme, credentials, literal addresses, local names. */
+export function checkUrlShape(raw: string, options: { allowPrivate: boolean }): UrlVerdict {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'is not an absolute URL' };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: 'must use http or https' };
+  if (url.username || url.password) return { ok: false, reason: 'must not carry credentials' };
+  if (options.allowPrivate) return { ok: true, url };
+  if (url.protocol !== 'https:') return { ok: false, reason: 'must use https' };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (ipaddr.isValid(host)) return isPublicAddress(host) ? { ok: true, url } : { ok: false, reason: 'must not point at a private or local address' };
+  if (!host.includes('.') || /\.(localhost|local|internal|lan|home|corp)$/i.test(host) || host.toLowerCase() === 'localhost') {
+    return { ok: false, reason: 'must use a public host name' };
+  }
+  return { ok: true, url };
+}
+
+/** Every resolved address must be public: one private answer is enough to refuse (DNS rebinding). */
+export function checkResolvedAddresses(addresses: string[], options: { allowPrivate: boolean }): UrlVerdict | null {
+  if (options.allowPrivate) return null;
+  if (addresses.length === 0) return { ok: false, reason: 'does not resolve' };
+  const bad = addresses.find((a) => !isPublicAddress(a));
+  return bad ? { ok: false, reason: `resolves to a non-public address (${bad})` } : null;
+}
+
+/** Decisions §8: a plugin's callback_url must be on the site's host or share its registrable domain. */
+export function isRelatedHost(callbackUrl: string, siteUrl: string): boolean {
+  const a = getHostname(callbackUrl);
+  const b = getHostname(siteUrl);
+  if (!a || !b) return false;
+  if (a === b) return true;
+  // Private suffixes (github.io, herokuapp.com…) count: two tenants of one host are not related.
+  const da = getDomain(callbackUrl, { allowPrivateDomains: true });
+  const db = getDomain(siteUrl, { allowPrivateDomains: true });
+  return da !== null && da === db;
+}

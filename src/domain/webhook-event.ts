@@ -1,0 +1,72 @@
+import type { PaymentStatus } from './payment-status';
+
+// The v1 event body of spec §2.8. Built once per event and stored serialised, so every delivery and
+// every retry sends the same bytes; amounts are decimal strings.
+
+/** Plugin order-status hint: the WooCommerce status a shop should set for each payment status. */
+export const WOO_ORDER_STATUS: Record<PaymentStatus, string> = {
+  pending: 'pending',
+  processing: 'on-hold',
+  completed: 'processing',
+  failed: 'failed',
+  expired: 'cancelled',
+  canceled: 'cancelled',
+};
+
+const EVENT_SOURCE: Record<PaymentStatus, string> = {
+  pending: 'checkout',
+  processing: 'provider_webhook',
+  completed: 'provider_webhook',
+  failed: 'provider_webhook',
+  expired: 'session_expiry',
+  canceled: 'hosted_checkout',
+};
+
+export interface PaymentEventInput {
+  eventId: string;
+  status: PaymentStatus;
+  merchantId: string;
+  paymentId: string;
+  provider: string;
+  providerPaymentId: string | null;
+  railType: string;
+  amount: string;
+  currency: string;
+  destinationAsset: string;
+  network: string;
+  walletAddress: string;
+  orderId: string | null;
+  createdAt: Date;
+  settlement?: {
+    grossAmount: string;
+    merchantSettlementAmount: string;
+    platformCommissionAmount: string;
+    transactionHash: string | null;
+    explorerUrl: string | null;
+  };
+}
+
+export function paymentEventBody(e: PaymentEventInput): Record<string, unknown> {
+  return {
+    event: `payment.${e.status}`,
+    eventId: e.eventId,
+    eventSource: EVENT_SOURCE[e.status],
+    merchantId: e.merchantId,
+    sessionId: e.paymentId,
+    transactionId: e.paymentId,
+    provider: e.provider,
+    externalSessionId: e.paymentId,
+    externalTransactionId: e.providerPaymentId ?? '',
+    railType: e.railType,
+    status: e.status,
+    amount: e.amount,
+    currency: e.currency,
+    destinationAsset: e.destinationAsset,
+    network: e.network,
+    walletAddress: e.walletAddress,
+    orderId: e.orderId ?? '',
+    wooCommerce: { orderStatus: WOO_ORDER_STATUS[e.status] },
+    ...(e.settlement ?? {}),
+    createdAt: e.createdAt.toISOString(),
+  };
+}
