@@ -1,6 +1,19 @@
 import { z } from 'zod';
 import { defineCommand, type Command, type CommandInput } from './command';
-import { apiKeyView, formatKey, formatMerchant, formatPayments, formatSecret, formatWallet, merchantView, paymentsView, walletView } from './render';
+import {
+  apiKeyView,
+  deliveryView,
+  endpointView,
+  formatDelivery,
+  formatKey,
+  formatMerchant,
+  formatPayments,
+  formatSecret,
+  formatWallet,
+  merchantView,
+  paymentsView,
+  walletView,
+} from './render';
 
 // One row per admin API call (decisions §10). Validation of values (asset names, address shapes,
 // scopes, ranges) is left to the API so that the CLI never disagrees with the deployment it calls.
@@ -52,10 +65,11 @@ export const COMMANDS: readonly Command[] = [
         },
       };
     },
-    response: z.object({ merchant: merchantView, securityCode: z.string() }),
+    response: z.object({ merchant: merchantView, securityCode: z.string(), webhookSecret: z.string().optional() }),
     render: (b) => [
       ...formatMerchant(b.merchant),
       ...formatSecret('security code', b.securityCode),
+      ...(b.webhookSecret ? formatSecret('webhook secret (signs deliveries to a session webhookUrl)', b.webhookSecret) : []),
       `next: merchants approve ${b.merchant.id}`,
     ],
   }),
@@ -125,6 +139,32 @@ export const COMMANDS: readonly Command[] = [
     }),
     response: z.object({ wallet: walletView, merchant: merchantView }),
     render: (b) => [`wallet set: ${formatWallet(b.wallet)}`, ...formatMerchant(b.merchant)],
+  }),
+  defineCommand({
+    name: 'webhooks add',
+    args: ['merchantId'],
+    options: { url: { type: 'string' } },
+    synopsis: '--url URL',
+    summary: 'Register a webhook endpoint for a merchant; prints its signing secret once.',
+    request: (input) => ({ method: 'POST', path: merchantPath(input, '/webhook-endpoints'), body: { url: input.required('url') } }),
+    response: z.object({ endpoint: endpointView, secret: z.string() }),
+    render: (b) => [`endpoint ${b.endpoint.id} ${b.endpoint.url}`, ...formatSecret('signing secret', b.secret)],
+  }),
+  defineCommand({
+    name: 'deliveries list',
+    args: ['paymentId'],
+    summary: 'Webhook deliveries of a payment, with every attempt (status code, duration, error).',
+    request: (input) => ({ method: 'GET', path: `/webhook-deliveries?paymentId=${encodeURIComponent(input.arg('paymentId'))}` }),
+    response: z.object({ deliveries: z.array(deliveryView) }),
+    render: (b) => (b.deliveries.length ? b.deliveries.flatMap(formatDelivery) : ['no deliveries']),
+  }),
+  defineCommand({
+    name: 'deliveries resend',
+    args: ['deliveryId'],
+    summary: 'Deliver again: same delivery and event ids, same body, a fresh signature.',
+    request: (input) => ({ method: 'POST', path: `/webhook-deliveries/${encodeURIComponent(input.arg('deliveryId'))}/resend` }),
+    response: z.object({ deliveryId: z.string(), status: z.string() }),
+    render: (b) => [`delivery ${b.deliveryId} queued again (${b.status})`],
   }),
   defineCommand({
     name: 'payments status',

@@ -71,3 +71,21 @@ export function formatPayments(p: z.infer<typeof paymentsView>): string[] {
     ? [`payments: enabled${since}`]
     : [`payments: DISABLED${since}`, '  new payments are refused with 403 PaymentsDisabled; payments under way continue'];
 }
+
+export const endpointView = z.object({ id: z.string(), url: z.string() });
+
+export const deliveryView = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  eventType: z.string(),
+  url: z.string(),
+  status: z.string(),
+  attempts: z.array(z.object({ at: z.string(), statusCode: z.number().nullable(), durationMs: z.number(), error: z.string().nullable() })),
+});
+
+export function formatDelivery(d: z.infer<typeof deliveryView>): string[] {
+  return [
+    `delivery ${d.id} ${d.eventType} (${d.eventId}) → ${d.url}: ${d.status}`,
+    ...d.attempts.map((a) => field('', `${a.at} ${a.statusCode ?? '—'} ${a.durationMs} ms${a.error ? ` ${a.error}` : ''}`)),
+  ];
+}
