@@ -33,6 +33,11 @@ export const checkoutSessions = pgTable(
     webhookUrl: text('webhook_url'),
     metadata: jsonb('metadata').notNull().default({}),
     providerPaymentId: text('provider_payment_id'),
+    // Plugin sessions: the connected site whose endpoint and secret get the deliveries.
+    siteId: text('site_id'),
+    orderKey: text('order_key'),
+    // Payment-link sessions: the link being paid.
+    paymentLinkId: text('payment_link_id'),
     // A row exists before its workflow is started; merchants see it only once the workflow runs
     // (the API sets this after a successful start, the workflow's first activity sets it too).
     workflowStarted: boolean('workflow_started').notNull().default(false),

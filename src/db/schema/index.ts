@@ -10,3 +10,5 @@ export * from './provider-events';
 export * from './webhook-endpoints';
 export * from './events';
 export * from './webhook-deliveries';
+export * from './sites';
+export * from './payment-links';

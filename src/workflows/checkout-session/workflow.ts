@@ -56,6 +56,10 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   let starting: Promise<PaymentStart> | null = null;
   const queue: Command[] = [];
   const seenEvents = new Set<string>();
+  // Each cancel request waits for its own turn in the queue, not for a terminal state: a cancel
+  // that loses the race to a provider fact must still get its answer.
+  let cancelsRequested = 0;
+  let cancelsHandled = 0;
 
   setHandler(stateQuery, () => ({ status, providerPaymentId, lateEvents }));
 
@@ -87,8 +91,9 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   setHandler(
     cancelUpdate,
     async () => {
+      const ticket = ++cancelsRequested;
       queue.push({ kind: 'cancel' });
-      await condition(() => isTerminal(status));
+      await condition(() => cancelsHandled >= ticket);
       return status;
     },
     {
@@ -121,6 +126,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   async function apply(command: Command) {
     if (command.kind === 'cancel') {
       if (status === 'pending') await moveTo('canceled', () => records.recordStatusChange(input.paymentId, ['pending'], 'canceled'));
+      cancelsHandled++;
       return;
     }
     const { fact } = command;
