@@ -74,6 +74,13 @@ export const COMMANDS: readonly Command[] = [
     ],
   }),
   defineCommand({
+    name: 'merchants list',
+    summary: 'List merchants, newest first.',
+    request: () => ({ method: 'GET', path: '/merchants' }),
+    response: z.object({ merchants: z.array(merchantView) }),
+    render: (b) => (b.merchants.length ? b.merchants.map((m) => `${m.id} ${m.status.padEnd(14)} "${m.name}"`) : ['no merchants']),
+  }),
+  defineCommand({
     name: 'merchants get',
     args: ['merchantId'],
     summary: 'Show a merchant: status, wallets, keys (display prefix only).',
@@ -117,6 +124,14 @@ export const COMMANDS: readonly Command[] = [
     request: (input) => ({ method: 'POST', path: merchantPath(input, '/api-keys/rotate') }),
     response: z.object({ apiKey: z.string(), previousKeyExpiresAt: z.string() }),
     render: (b) => [...formatSecret('new live key', b.apiKey), `previous key expires at ${b.previousKeyExpiresAt}`],
+  }),
+  defineCommand({
+    name: 'keys revoke',
+    args: ['merchantId', 'keyId'],
+    summary: 'Revoke one key at once (a leaked key); it answers 401 from now on.',
+    request: (input) => ({ method: 'POST', path: merchantPath(input, `/api-keys/${encodeURIComponent(input.arg('keyId'))}/revoke`) }),
+    response: z.object({ key: apiKeyView }),
+    render: (b) => [`revoked ${formatKey(b.key)}`],
   }),
   defineCommand({
     name: 'security-code rotate',

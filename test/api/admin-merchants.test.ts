@@ -119,6 +119,28 @@ describe('admin API: merchants (decisions §10)', () => {
     expect((await admin('POST', `/admin/v1/merchants/${pending.id}/api-keys/rotate`)).statusCode).toBe(409);
   });
 
+  it('revokes one key at once, leaving the others working', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const restricted = await admin('POST', `/admin/v1/merchants/${m.id}/api-keys`, { scopes: ['transactions:read'] });
+    const keyId = restricted.json().key.id as string;
+    const res = await admin('POST', `/admin/v1/merchants/${m.id}/api-keys/${keyId}/revoke`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().key.revokedAt).not.toBeNull();
+    const read = (key: string) => ctx.app.inject({ method: 'GET', url: '/api/v1/transactions/SV_doesnotexist000000000000', headers: { authorization: `Bearer ${key}` } });
+    expect((await read(restricted.json().apiKey)).statusCode).toBe(401);
+    expect((await read(m.apiKey)).statusCode).toBe(404);
+    const other = await createApprovedMerchant(ctx.app);
+    expect((await admin('POST', `/admin/v1/merchants/${other.id}/api-keys/${keyId}/revoke`)).statusCode).toBe(404);
+  });
+
+  it('lists merchants, newest first', async () => {
+    const a = await createMerchant(ctx.app, { name: 'Older' });
+    const b = await createMerchant(ctx.app, { name: 'Newer' });
+    const res = await admin('GET', '/admin/v1/merchants?limit=2');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().merchants.map((m: { id: string }) => m.id)).toEqual([b.id, a.id]);
+  });
+
   it('rotates the security code: the stored hash changes at once', async () => {
     const m = await createMerchant(ctx.app);
     const [before] = await ctx.db.sql`select security_code_hash from merchants where id = ${m.id}`;

@@ -63,3 +63,13 @@ export async function touchKey(db: DatabaseOrTransaction, id: string): Promise<v
     .set({ lastUsedAt: sql`now()` })
     .where(and(eq(apiKeys.id, id), sql`(${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsedAt} < now() - interval '1 minute')`));
 }
+
+/** Revokes a key of the merchant at once (a leaked key cannot wait for a rotation's grace period). */
+export async function revokeApiKey(db: DatabaseOrTransaction, merchantId: string, keyId: string): Promise<ApiKeyRow | undefined> {
+  const [row] = await db
+    .update(apiKeys)
+    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.merchantId, merchantId)))
+    .returning();
+  return row;
+}

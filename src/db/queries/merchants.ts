@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { merchants, merchantWallets, type MerchantStatus } from '../schema';
 
@@ -64,4 +64,8 @@ export async function upsertWallet(
     })
     .returning();
   return row!;
+}
+
+export async function listMerchants(db: DatabaseOrTransaction, limit: number): Promise<MerchantRow[]> {
+  return db.select().from(merchants).orderBy(desc(merchants.createdAt)).limit(limit);
 }

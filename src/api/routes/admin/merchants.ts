@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database, DatabaseOrTransaction } from '../../../db/client';
-import { findCurrentLiveKey, insertApiKey, listApiKeys, setKeyExpiry, type ApiKeyRow } from '../../../db/queries/api-keys';
+import { findCurrentLiveKey, insertApiKey, listApiKeys, revokeApiKey, setKeyExpiry, type ApiKeyRow } from '../../../db/queries/api-keys';
 import {
   findMerchant,
   insertMerchant,
+  listMerchants,
   listWallets,
   lockMerchant,
   setMerchantStatus,
@@ -162,6 +163,43 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
         return viewMerchant(tx, m);
       });
       return reply.status(201).send({ ok: true as const, merchant, securityCode: code.plaintext, webhookSecret });
+    },
+  );
+
+  app.get(
+    '/merchants',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'List merchants, newest first',
+        querystring: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }),
+        response: { 200: z.object({ ok, merchants: z.array(merchantView) }) },
+      },
+    },
+    async (request) => {
+      const rows = await listMerchants(db, request.query.limit);
+      return { ok: true as const, merchants: await Promise.all(rows.map((m) => viewMerchant(db, m))) };
+    },
+  );
+
+  app.post(
+    '/merchants/:id/api-keys/:keyId/revoke',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Revoke one key at once (a leaked key); other keys are untouched',
+        params: z.object({ id: z.string(), keyId: z.string() }),
+        response: { 200: z.object({ ok, key: apiKeyView }) },
+      },
+    },
+    async (request) => {
+      const m = await requireMerchant(db, request.params.id);
+      const key = await revokeApiKey(db, m.id, request.params.keyId);
+      if (!key) throw notFound('API key');
+      request.log.warn({ merchantId: m.id, keyId: key.id }, 'API key revoked');
+      return { ok: true as const, key: viewKey(key) };
     },
   );
 

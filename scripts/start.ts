@@ -1,0 +1,143 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig, type Config } from '../src/config';
+import { prepareDatabase } from '../src/db/migrate';
+import { generateAdminToken, generateSecretsKey, readOrCreateSecret } from '../src/devtools/local-secrets';
+import { portVariable, secretFileHints, withoutPassword } from '../src/devtools/start-env';
+import { localUrl, portInUse, spawnEntryPoint, waitForHttpOk, type ChildHandle } from '../src/devtools/supervise';
+import { ensureTemporalBinary, PROJECT_ROOT } from '../src/temporal/cli-binary';
+import { startDevServer, type DevServer } from '../src/temporal/dev-server';
+
+// `npm start`: the whole service on one machine with no setup (decisions §10). Being an entry point
+// it reads the environment itself, fills in the local defaults, checks the result with the service's
+// own config parser, and hands it to the child processes, which parse it again.
+
+const READY_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 10_000;
+const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/svc';
+
+const ENTRY_POINTS = [
+  { name: 'server', entry: 'server.ts' },
+  { name: 'worker', entry: 'worker.ts' },
+  { name: 'sandbox', entry: 'sandbox.ts' },
+];
+
+const children: ChildHandle[] = [];
+let devServer: Promise<DevServer> | undefined;
+let stopping = false;
+
+async function main(): Promise<void> {
+  // Empty counts as unset, as in src/config.ts.
+  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => !!e[1]));
+  const dataDir = path.resolve(env.SVC_DATA_DIR ?? path.join(PROJECT_ROOT, '.data'));
+  mkdirSync(dataDir, { recursive: true });
+  const adminToken = env.ADMIN_TOKEN ? null : readOrCreateSecret(path.join(dataDir, 'admin-token'), generateAdminToken);
+  const secretsKey = env.SECRETS_KEY ? null : readOrCreateSecret(path.join(dataDir, 'secrets.key'), generateSecretsKey);
+  for (const s of [adminToken, secretsKey]) {
+    if (s?.created) console.log(`Generated ${s.file} (mode 0600).`);
+    if (s?.warning) console.warn(`warning: ${s.warning}`);
+  }
+
+  let config: Config;
+  let devPorts: { grpc: number; ui: number } | null = null;
+  try {
+    if (!env.TEMPORAL_ADDRESS) {
+      devPorts = { grpc: portVariable(env, 'TEMPORAL_DEV_PORT', 7233), ui: portVariable(env, 'TEMPORAL_UI_PORT', 8233) };
+    }
+    Object.assign(env, {
+      NODE_ENV: 'development',
+      ALLOW_PRIVATE_URLS: 'true',
+      DATABASE_URL: DEFAULT_DATABASE_URL,
+      ...env,
+      ...(adminToken ? { ADMIN_TOKEN: adminToken.value } : {}),
+      ...(secretsKey ? { SECRETS_KEY: secretsKey.value } : {}),
+      // Where the dev server will listen, so that the whole config is checked before anything starts.
+      ...(devPorts ? { TEMPORAL_ADDRESS: `127.0.0.1:${devPorts.grpc}` } : {}),
+    });
+    config = loadConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message + secretFileHints(err, { ADMIN_TOKEN: adminToken, SECRETS_KEY: secretsKey }));
+    process.exit(1);
+  }
+
+  // A Temporal server already on the dev port would be connected to silently, and a taken API port
+  // would only show up later as a server crash.
+  const wanted: [number, string, string][] = [[config.http.port, config.http.host, 'PORT']];
+  if (devPorts) wanted.push([devPorts.grpc, '127.0.0.1', 'TEMPORAL_DEV_PORT'], [devPorts.ui, '127.0.0.1', 'TEMPORAL_UI_PORT']);
+  for (const [port, host, variable] of wanted) {
+    if (!(await portInUse(port, host))) continue;
+    const hint = variable === 'TEMPORAL_DEV_PORT' ? ` To use the Temporal server there, set TEMPORAL_ADDRESS=127.0.0.1:${port}.` : '';
+    throw new Error(`Port ${port} (${variable}) is already in use; is another \`npm start\` running?${hint}`);
+  }
+
+  let temporalUi: string | null = null;
+  if (devPorts) {
+    const dbFilename = path.join(dataDir, 'temporal.sqlite');
+    const binary = ensureTemporalBinary();
+    console.log(`Starting a Temporal dev server on 127.0.0.1:${devPorts.grpc} (state in ${dbFilename})…`);
+    devServer = startDevServer({ binary, namespace: config.temporal.namespace, port: devPorts.grpc, uiPort: devPorts.ui, dbFilename });
+    const started = await devServer;
+    env.TEMPORAL_ADDRESS = started.address;
+    temporalUi = started.uiUrl;
+  } else {
+    console.log(`Using the Temporal server at ${config.temporal.address}; no dev server started.`);
+  }
+
+  console.log(`Preparing the database ${withoutPassword(config.databaseUrl)} (created if missing, then migrated)…`);
+  await prepareDatabase(config.databaseUrl);
+
+  if (stopping) return;
+  for (const { name, entry } of ENTRY_POINTS) {
+    const child = spawnEntryPoint(name, entry, { cwd: PROJECT_ROOT, env });
+    children.push(child);
+    void child.exited.then((status) => {
+      if (stopping) return;
+      console.error(`${name} exited unexpectedly (${status}); stopping everything.`);
+      void shutdown(1);
+    });
+  }
+  const readyz = `${localUrl(config.http.host, config.http.port)}/readyz`;
+  if (!(await waitForHttpOk(readyz, READY_TIMEOUT_MS))) {
+    throw new Error(`${readyz} did not answer 200 within ${READY_TIMEOUT_MS / 1000} s.`);
+  }
+  if (stopping) return;
+  printBanner(config, temporalUi, adminToken?.file ?? null);
+}
+
+function printBanner(config: Config, temporalUi: string | null, adminTokenFile: string | null): void {
+  const base = config.http.publicBaseUrl;
+  const rows = [
+    ['API', `${base}/api/v1`],
+    ['API docs', `${base}/docs`],
+    ['OpenAPI', `${base}/api/v1/openapi.json`],
+    ['Temporal UI', temporalUi ?? `none (the Temporal server at ${config.temporal.address} is not ours)`],
+    ['Sandbox', `${config.sandbox.url} (the simulated provider; test helper: POST ${config.sandbox.url}/test-helpers/pay)`],
+    ['Admin token', adminTokenFile ?? 'from ADMIN_TOKEN'],
+    ['Operators', 'npm run ops -- --help'],
+  ];
+  const lines = rows.map(([label, value]) => `  ${`${label}:`.padEnd(13)} ${value}`);
+  console.log(['', 'svc checkout is running; Ctrl-C stops everything.', ...lines, ''].join('\n'));
+}
+
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  await Promise.all(children.map((c) => c.stop(STOP_GRACE_MS)));
+  // Only after the worker has finished its in-flight tasks, which need the server.
+  const server = await devServer?.catch(() => undefined);
+  await server?.stop().catch((err: unknown) => console.error(`stopping the Temporal dev server: ${String(err)}`));
+  process.exit(code);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    console.log(stopping ? 'Still stopping…' : `\n${signal}: stopping…`);
+    void shutdown(0);
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  void shutdown(1);
+});
