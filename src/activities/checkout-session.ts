@@ -14,6 +14,7 @@ import { commissionSplit, formatFiat, parseCrypto } from '../domain/money';
 import type { PaymentStatus } from '../domain/payment-status';
 import type { ProviderRegistry } from '../providers/registry';
 import type { PaymentStart, ProviderFact } from '../workflows/checkout-session/messages';
+import { announceLinkPaid, recordLinkPayment } from './payment-links';
 
 export interface CheckoutActivityDeps {
   db: Database;
@@ -70,7 +71,7 @@ export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: 
         throw ApplicationFailure.nonRetryable('a success without amount or transaction hash', 'BadProviderFact');
       }
       const gross = parseCrypto(fact.destinationAmount);
-      await db.transaction(async (tx) => {
+      const paidLink = await db.transaction(async (tx) => {
         const session = await lockSession(tx, paymentId);
         if (!session) throw missing(paymentId);
         const split = commissionSplit(gross, session.commissionBps);
@@ -99,7 +100,11 @@ export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: 
           completedAt,
           providerPaymentId: fact.providerPaymentId,
         });
+        // A payment link is paid at most once, decided in the same transaction as the completion.
+        if (session.paymentLinkId && (await recordLinkPayment(tx, session.paymentLinkId, paymentId))) return session.paymentLinkId;
+        return null;
       });
+      if (paidLink) await announceLinkPaid(paidLink, paymentId);
     },
 
     async recordFailure(paymentId: string, fact: ProviderFact): Promise<void> {

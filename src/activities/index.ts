@@ -2,6 +2,7 @@ import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import type { ProviderRegistry } from '../providers/registry';
 import { createCheckoutActivities } from './checkout-session';
+import { createPaymentLinkActivities } from './payment-links';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createCheckoutActivities(deps),
     ...createWebhookActivities(deps),
+    ...createPaymentLinkActivities(deps),
   };
 }
 

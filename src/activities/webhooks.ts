@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import { findSession } from '../db/queries/checkout-sessions';
+import { findSite } from '../db/queries/sites';
 import { findTransaction } from '../db/queries/transactions';
 import {
   findDelivery,
@@ -49,6 +50,11 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
       const endpoint = await findEndpoint(db, delivery.secretRef);
       if (!endpoint) throw ApplicationFailure.nonRetryable(`endpoint ${delivery.secretRef} is gone`, 'DeliveryRefused');
       return decryptSecret(secretsKey, endpoint.secretEncrypted);
+    }
+    if (delivery.secretSource === 'site') {
+      const site = await findSite(db, delivery.secretRef);
+      if (!site) throw ApplicationFailure.nonRetryable(`site ${delivery.secretRef} is gone`, 'DeliveryRefused');
+      return decryptSecret(secretsKey, site.webhookSecretEncrypted);
     }
     const sealed = await merchantWebhookSecret(db, delivery.secretRef, () => encryptSecret(secretsKey, issueWebhookSecret()));
     if (!sealed) throw ApplicationFailure.nonRetryable(`merchant ${delivery.secretRef} has no webhook secret`, 'DeliveryRefused');
@@ -102,13 +108,20 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
       });
 
       // Decisions §8: every enabled endpoint, plus the session's webhookUrl (merchant's default
-      // secret); one delivery per distinct URL, the endpoint's own secret winning a tie.
+      // secret), plus the site endpoint for plugin sessions; one delivery per distinct URL. A plugin
+      // knows only its site's webhook_secret, so that secret signs the site's callback_url (winning
+      // a tie) and any per-order callback URL the plugin sent; otherwise an endpoint's own secret wins.
       const targets = new Map<string, { secretSource: DeliveryRow['secretSource']; secretRef: string }>();
+      const site = session.siteId ? await findSite(db, session.siteId) : undefined;
+      if (site) targets.set(site.callbackUrl, { secretSource: 'site', secretRef: site.id });
       for (const endpoint of await listEnabledEndpoints(db, session.merchantId)) {
         if (!targets.has(endpoint.url)) targets.set(endpoint.url, { secretSource: 'endpoint', secretRef: endpoint.id });
       }
       if (session.webhookUrl && !targets.has(session.webhookUrl)) {
-        targets.set(session.webhookUrl, { secretSource: 'merchant', secretRef: session.merchantId });
+        targets.set(
+          session.webhookUrl,
+          site ? { secretSource: 'site', secretRef: site.id } : { secretSource: 'merchant', secretRef: session.merchantId },
+        );
       }
       const deliveries = await insertDeliveriesOnce(
         db,

@@ -19,6 +19,9 @@ import checkoutSessionRoutes from './routes/checkout-sessions';
 import paymentLookupRoutes from './routes/payment-lookups';
 import providerCallbackRoutes from './routes/provider-callbacks';
 import hostedCheckoutRoutes from './routes/hosted-checkout';
+import pluginRoutes from './routes/plugin';
+import paymentLinkRoutes from './routes/payment-links';
+import hostedLinkRoutes from './routes/hosted-links';
 import type { ProviderRegistry } from '../providers/registry';
 
 export interface AppDeps {
@@ -105,6 +108,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(
     async (v1) => {
       await v1.register(checkoutSessionRoutes, checkoutDeps);
+      await v1.register(pluginRoutes, checkoutDeps);
+      await v1.register(paymentLinkRoutes, checkoutDeps);
       await v1.register(paymentLookupRoutes, { config, db });
       await v1.register(notImplementedRoutes);
     },
@@ -112,6 +117,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   );
   await app.register(providerCallbackRoutes, { db, temporal: deps.temporal, providers: deps.providers, now });
   await app.register(hostedCheckoutRoutes, { config, db, temporal: deps.temporal, providerOrigins: deps.providers.pageOrigins() });
+  await app.register(hostedLinkRoutes, checkoutDeps);
   await app.register(
     async (admin) => {
       admin.addHook('preHandler', adminAuth(config.adminToken));

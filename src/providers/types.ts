@@ -65,7 +65,7 @@ export interface ProviderAdapter {
   readonly pageOrigin: string;
   servesCountry(countryCode: string): boolean;
   supportsCurrency(currency: string): boolean;
-  quote(input: { sourceAmount: string; sourceCurrency: string; destinationAsset: string; network: string }): ProviderQuote;
+  quote(input: { sourceAmount: string; sourceCurrency: string; destinationAsset: string; network: string }): Promise<ProviderQuote>;
   /** Idempotent per reference: asking twice returns the same provider payment. */
   createPayment(request: ProviderPaymentRequest): Promise<ProviderPayment>;
   /** Checks the signature and timestamp of a callback on its raw body, then parses it. */

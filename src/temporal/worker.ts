@@ -1,5 +1,9 @@
+import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../config';
+
+/** The workflow bundle's entry; named as a file so any loader (tsx, vitest) finds it. */
+export const WORKFLOWS_ENTRY = path.join(__dirname, '..', 'workflows', 'index.ts');
 
 export interface CheckoutWorker {
   worker: Worker;
@@ -23,7 +27,7 @@ export async function createWorker(options: {
     connection,
     namespace: options.temporal.namespace,
     taskQueue: options.temporal.taskQueue,
-    workflowsPath: options.workflowsPath ?? require.resolve('../workflows'),
+    workflowsPath: options.workflowsPath ?? WORKFLOWS_ENTRY,
     activities: options.activities,
     ...(options.identity ? { identity: options.identity } : {}),
   });

@@ -3,3 +3,4 @@
 // `import type` of activities (eslint enforces this under src/workflows/).
 export { checkoutSession } from './checkout-session/workflow';
 export { webhookDelivery } from './webhook-delivery/workflow';
+export { paymentLink } from './payment-link/workflow';

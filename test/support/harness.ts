@@ -8,7 +8,6 @@ import { createDb, type DbHandle } from '../../src/db/client';
 import { createActivities } from '../../src/activities';
 import { createProviders } from '../../src/providers';
 import type { ProviderRegistry } from '../../src/providers/registry';
-import { buildSandboxApp } from '../../src/providers/sandbox/app';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
 import { createTestDatabase } from './databases';
@@ -79,14 +78,16 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
     ctx.providers = createProviders(ctx.config);
 
     if (options.sandbox) {
-      ctx.sandbox = buildSandboxApp({
+      const { buildSandboxApp } = await import('../../src/providers/sandbox/app');
+      const sandbox = buildSandboxApp({
         apiKey: ctx.config.sandbox.apiKey,
         callbackSecret: ctx.config.sandbox.callbackSecret,
         publicUrl: ctx.config.sandbox.url,
         serviceUrl: ctx.config.http.publicBaseUrl,
       });
-      await ctx.sandbox.listen({ port: ctx.config.sandbox.port, host: '127.0.0.1' });
-      cleanups.push(() => ctx.sandbox!.close());
+      ctx.sandbox = sandbox;
+      await sandbox.listen({ port: ctx.config.sandbox.port, host: '127.0.0.1' });
+      cleanups.push(() => sandbox.close());
     }
 
     ctx.app = await buildApp({ config: ctx.config, db: ctx.db, temporal: ctx.temporal, providers: ctx.providers }, { logger: false });

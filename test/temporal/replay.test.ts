@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
+import { WORKFLOWS_ENTRY } from '../../src/temporal/worker';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
@@ -10,7 +11,7 @@ import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 // committed ones (test/fixtures/histories) were recorded from an earlier version, so a change that
 // would break running workflows fails here. `npm run histories:record` refreshes them on purpose.
 const HISTORIES = path.resolve(__dirname, '../fixtures/histories');
-const WORKFLOWS = require.resolve('../../src/workflows');
+const WORKFLOWS = WORKFLOWS_ENTRY;
 const RECORD = process.env.RECORD_HISTORIES === '1';
 
 const ctx = useTestApp({ SESSION_TTL_SECONDS: '3' }, { listen: true, sandbox: true, worker: true });

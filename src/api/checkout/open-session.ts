@@ -26,7 +26,8 @@ import { isUnavailable } from '../plugins/errors';
 
 /** A checkout request, already shape-checked, in the v1 API's field names. */
 export interface CheckoutRequest {
-  amount: number;
+  /** A JSON number from an API body, or the decimal string of a stored amount (payment links). */
+  amount: number | string;
   currency: string;
   countryCode: string;
   destinationAsset?: string | undefined;
@@ -38,6 +39,11 @@ export interface CheckoutRequest {
   cancelUrl?: string | undefined;
   webhookUrl?: string | undefined;
   metadata?: Record<string, unknown> | undefined;
+  /** Plugin sessions: the connected site whose endpoint and secret get the deliveries. */
+  siteId?: string | undefined;
+  orderKey?: string | undefined;
+  /** Payment-link sessions: the link this session pays. */
+  paymentLinkId?: string | undefined;
 }
 
 export interface OpenSessionDeps {
@@ -120,6 +126,9 @@ export async function openCheckoutSession(
     cancelUrl: request.cancelUrl ?? null,
     webhookUrl: request.webhookUrl ?? null,
     metadata: request.metadata ?? {},
+    siteId: request.siteId ?? null,
+    orderKey: request.orderKey ?? null,
+    paymentLinkId: request.paymentLinkId ?? null,
     expiresAt,
   });
 
@@ -151,7 +160,7 @@ export async function openCheckoutSession(
   return { ...row, workflowStarted: true };
 }
 
-function parseAmount(amount: number, currency: FiatCurrency, bounds: Config['checkout'], details: ErrorDetail[]): bigint | null {
+export function parseAmount(amount: number | string, currency: FiatCurrency, bounds: Config['checkout'], details: ErrorDetail[]): bigint | null {
   const decimals = fiatDecimals(currency);
   let minor: bigint;
   try {

@@ -82,6 +82,16 @@ const hostedCheckoutRoutes: FastifyPluginAsync<Deps> = async (app, { config, db,
   const notFoundPage = (reply: FastifyReply) =>
     page(reply, 404, renderMessagePage('Checkout not found', 'This checkout link is not valid. Please return to the merchant.'));
 
+  // Form posts from another site could cancel or start a customer's checkout; browsers send Origin
+  // on form posts, so a foreign one is refused. Server-side clients send none.
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST') return;
+    const origin = request.headers.origin;
+    if (origin && origin !== ownOrigin && origin !== 'null') {
+      return page(reply, 403, renderMessagePage('Not allowed', 'This action must come from the checkout page.'));
+    }
+  });
+
   app.get<{ Params: { file: string } }>('/pay/assets/:file', { schema: { hide: true } }, async (request, reply) => {
     const asset = assets[request.params.file as keyof typeof assets];
     if (!asset) return notFoundPage(reply);
@@ -92,16 +102,6 @@ const hostedCheckoutRoutes: FastifyPluginAsync<Deps> = async (app, { config, db,
     const session = await loadSession(request.params.id);
     if (!session) return notFoundPage(reply);
     return renderFor(reply, session);
-  });
-
-  // Form posts from another site could cancel or start a customer's checkout; browsers send Origin
-  // on form posts, so a foreign one is refused. Server-side clients send none.
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST') return;
-    const origin = request.headers.origin;
-    if (origin && origin !== ownOrigin && origin !== 'null') {
-      return page(reply, 403, renderMessagePage('Not allowed', 'This action must come from the checkout page.'));
-    }
   });
 
   app.post<{ Params: { id: string } }>('/pay/:id/start', { schema: { hide: true } }, async (request, reply) => {

@@ -1,0 +1,54 @@
+import type { Database, DatabaseOrTransaction } from '../../db/client';
+import { failureRetryAfter, lockFailureSubjects, recordFailures, type FailureLimit } from '../../db/queries/auth-failures';
+import { AppError } from '../../domain/errors';
+
+// Decisions §2: failed credential attempts on plugin connect are limited to 5 in 15 minutes per
+// merchant_id and 20 per client IP; beyond that, 429 RateLimited with Retry-After. The counts live in
+// Postgres (auth_failures) so every API process enforces the same limit.
+
+export const FAILURE_WINDOW_SECONDS = 15 * 60;
+export const MAX_FAILURES_PER_MERCHANT = 5;
+export const MAX_FAILURES_PER_IP = 20;
+
+// Merchant ids are 20 characters; a longer subject is junk and need not be stored whole.
+const SUBJECT_MAX = 100;
+
+type Outcome<T> = { kind: 'ok'; value: T } | { kind: 'limited'; retryAfter: number } | { kind: 'failed'; error: unknown };
+
+/**
+ * Runs `attempt` (the credential check) under the limits of the merchant id as sent and the client
+ * IP. While either is over its limit nothing is checked at all, so right credentials get the same
+ * 429 as wrong ones and the answer says nothing. An attempt that throws Unauthorized counts as a
+ * failure on both; other outcomes (success, an unapproved account) do not.
+ */
+export async function withCredentialLimits<T>(
+  db: Database,
+  subjects: { merchantId: string; ip: string },
+  attempt: (tx: DatabaseOrTransaction) => Promise<T>,
+): Promise<T> {
+  const limits: FailureLimit[] = [
+    { dimension: 'merchant', subject: subjects.merchantId.slice(0, SUBJECT_MAX), max: MAX_FAILURES_PER_MERCHANT },
+    { dimension: 'ip', subject: subjects.ip.slice(0, SUBJECT_MAX), max: MAX_FAILURES_PER_IP },
+  ];
+  const outcome = await db.transaction(async (tx): Promise<Outcome<T>> => {
+    await lockFailureSubjects(tx, limits);
+    let retryAfter: number | null = null;
+    for (const limit of limits) {
+      const wait = await failureRetryAfter(tx, limit, FAILURE_WINDOW_SECONDS);
+      if (wait !== null) retryAfter = Math.max(retryAfter ?? 0, wait);
+    }
+    if (retryAfter !== null) return { kind: 'limited', retryAfter };
+    try {
+      return { kind: 'ok', value: await attempt(tx) };
+    } catch (error) {
+      // Recorded in this transaction, which commits: the failure must count even though it throws.
+      if (error instanceof AppError && error.code === 'Unauthorized') await recordFailures(tx, limits);
+      return { kind: 'failed', error };
+    }
+  });
+  if (outcome.kind === 'ok') return outcome.value;
+  if (outcome.kind === 'limited') {
+    throw new AppError('RateLimited', 'Too many failed attempts. Try again later.', { retryAfterSeconds: outcome.retryAfter });
+  }
+  throw outcome.error;
+}

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { checkSignature } from '../../domain/signatures';
+import type { CallbackVerification, ProviderAdapter, ProviderPayment, ProviderPaymentRequest, ProviderQuote } from '../types';
+import { sandboxServesCountry, sandboxSupportsCurrency } from './rates';
+
+// Our side of the sandbox provider: its API over HTTP, and the verification of its signed callbacks.
+// A real on-ramp's adapter has this same shape.
+
+export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
+const REQUEST_TIMEOUT_MS = 15_000;
+
+export class ProviderRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
+    super(`sandbox provider answered ${status}: ${body.slice(0, 300)}`);
+    this.name = 'ProviderRequestError';
+  }
+}
+
+const callbackBody = z.object({
+  id: z.string().min(1).max(200),
+  type: z.enum(['payment.processing', 'payment.succeeded', 'payment.failed']),
+  createdAt: z.string(),
+  data: z.object({
+    paymentId: z.string().min(1),
+    reference: z.string().min(1),
+    status: z.string(),
+    sourceAmount: z.string(),
+    sourceCurrency: z.string(),
+    destinationAsset: z.string(),
+    network: z.string(),
+    walletAddress: z.string(),
+    destinationAmount: z.string().optional(),
+    transactionHash: z.string().optional(),
+    explorerUrl: z.string().optional(),
+    failureReason: z.string().optional(),
+  }),
+});
+
+const paymentAnswer = z.object({ id: z.string(), checkoutUrl: z.string(), status: z.string() });
+const quoteAnswer = z.object({ destinationAmount: z.string(), rate: z.string() });
+
+export function createSandboxAdapter(options: {
+  url: string;
+  apiKey: string;
+  callbackSecret: string;
+  fetch?: typeof fetch;
+}): ProviderAdapter {
+  const http = options.fetch ?? fetch;
+
+  async function call(method: string, path: string, body?: unknown): Promise<unknown> {
+    const res = await http(`${options.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${options.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new ProviderRequestError(res.status, text);
+    return JSON.parse(text) as unknown;
+  }
+
+  return {
+    name: 'sandbox',
+    railType: 'fiat_to_crypto',
+    pageOrigin: new URL(options.url).origin,
+    servesCountry: sandboxServesCountry,
+    supportsCurrency: sandboxSupportsCurrency,
+
+    async quote(input): Promise<ProviderQuote> {
+      const query = new URLSearchParams(input).toString();
+      return quoteAnswer.parse(await call('GET', `/v1/quote?${query}`));
+    },
+
+    async createPayment(request: ProviderPaymentRequest): Promise<ProviderPayment> {
+      const payment = paymentAnswer.parse(await call('POST', '/v1/payments', request));
+      return { providerPaymentId: payment.id, redirectUrl: payment.checkoutUrl, status: payment.status };
+    },
+
+    verifyCallback(rawBody, headers, now): CallbackVerification {
+      const header = headers[SANDBOX_SIGNATURE_HEADER];
+      const check = checkSignature(rawBody, Array.isArray(header) ? header[0] : header, options.callbackSecret, { now, toleranceSeconds: 300 });
+      if (check !== 'ok') return { ok: false, reason: check };
+      let parsed: z.infer<typeof callbackBody>;
+      try {
+        parsed = callbackBody.parse(JSON.parse(rawBody));
+      } catch {
+        return { ok: false, reason: 'malformed_body' };
+      }
+      const d = parsed.data;
+      return {
+        ok: true,
+        event: {
+          provider: 'sandbox',
+          eventId: parsed.id,
+          type: parsed.type,
+          providerPaymentId: d.paymentId,
+          reference: d.reference,
+          sourceAmount: d.sourceAmount,
+          sourceCurrency: d.sourceCurrency,
+          destinationAsset: d.destinationAsset,
+          network: d.network,
+          walletAddress: d.walletAddress,
+          destinationAmount: d.destinationAmount,
+          transactionHash: d.transactionHash,
+          explorerUrl: d.explorerUrl,
+          failureReason: d.failureReason,
+          occurredAt: parsed.createdAt,
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import { randomBase62 } from '../../domain/ids';
+import type { CallbackSender } from './callbacks';
+import { explorerUrlFor, transactionHashFor } from './chain';
+import { quoteDestinationAmount } from './rates';
+import type { PaymentRequest } from './requests';
+import type { CallbackAttempt, CallbackEvent, SandboxEventType, SandboxPayment, SandboxStore } from './store';
+
+export type Outcome = 'succeeded' | 'declined';
+
+export interface EmittedCallback {
+  eventId: string;
+  type: SandboxEventType;
+  firstAttempt: Promise<CallbackAttempt>;
+}
+
+export interface OpenResult {
+  kind: 'created' | 'existing' | 'conflict';
+  payment: SandboxPayment;
+}
+
+/**
+ * What happens to a sandbox payment: opened once per reference, confirmed once on the payment page,
+ * each change announced by a signed callback.
+ */
+export function createPaymentLifecycle(deps: { store: SandboxStore; callbacks: CallbackSender; publicUrl: string; now: () => Date }) {
+  const { store, callbacks, publicUrl, now } = deps;
+
+  function emit(payment: SandboxPayment, type: SandboxEventType): EmittedCallback {
+    const createdAt = now().toISOString();
+    const id = `sbx_evt_${randomBase62(24)}`;
+    // The payment's state at this moment, serialised now: later changes must not leak into it.
+    const body = JSON.stringify({
+      id,
+      type,
+      createdAt,
+      data: {
+        paymentId: payment.id,
+        reference: payment.reference,
+        status: payment.status,
+        sourceAmount: payment.sourceAmount,
+        sourceCurrency: payment.sourceCurrency,
+        destinationAsset: payment.destinationAsset,
+        network: payment.network,
+        walletAddress: payment.walletAddress,
+        destinationAmount: payment.destinationAmount,
+        transactionHash: payment.transactionHash,
+        explorerUrl: payment.explorerUrl,
+        failureReason: payment.failureReason,
+      },
+    });
+    const event: CallbackEvent = { id, type, paymentId: payment.id, createdAt, body, state: 'pending', attempts: [] };
+    store.addEvent(event);
+    return { eventId: id, type, firstAttempt: callbacks.send(payment.callbackUrl, event) };
+  }
+
+  function update(payment: SandboxPayment, changes: Partial<SandboxPayment>) {
+    Object.assign(payment, changes, { updatedAt: now().toISOString() });
+  }
+
+  return {
+    /** Idempotent per reference; the same reference with other money terms is a conflict. */
+    open(request: PaymentRequest): OpenResult {
+      const existing = store.paymentByReference(request.reference);
+      if (existing) {
+        const same =
+          existing.sourceAmount === request.sourceAmount &&
+          existing.sourceCurrency === request.sourceCurrency &&
+          existing.destinationAsset === request.destinationAsset &&
+          existing.network === request.network &&
+          existing.walletAddress === request.walletAddress;
+        return { kind: same ? 'existing' : 'conflict', payment: existing };
+      }
+      const at = now().toISOString();
+      const payment: SandboxPayment = {
+        id: `sbx_pay_${randomBase62(24)}`,
+        ...request,
+        status: 'requires_action',
+        quote: quoteDestinationAmount(request.sourceAmount, request.sourceCurrency),
+        createdAt: at,
+        updatedAt: at,
+      };
+      store.addPayment(payment);
+      return { kind: 'created', payment };
+    },
+
+    /**
+     * The customer's answer on the payment page. Only a payment still waiting for it changes;
+     * a second confirmation returns no callbacks.
+     */
+    confirm(payment: SandboxPayment, outcome: Outcome): EmittedCallback[] {
+      if (payment.status !== 'requires_action') return [];
+      if (outcome === 'declined') {
+        update(payment, { status: 'failed', failureReason: 'card_declined' });
+        return [emit(payment, 'payment.failed')];
+      }
+      update(payment, { status: 'processing' });
+      const processing = emit(payment, 'payment.processing');
+      // The card was charged; the stablecoin goes out on chain at once (the simulator has no block time).
+      const hash = transactionHashFor(payment.network);
+      update(payment, {
+        status: 'succeeded',
+        destinationAmount: payment.quote.destinationAmount,
+        transactionHash: hash,
+        explorerUrl: explorerUrlFor(publicUrl, hash),
+      });
+      store.addTransfer({
+        hash,
+        network: payment.network,
+        asset: payment.destinationAsset,
+        amount: payment.quote.destinationAmount,
+        to: payment.walletAddress,
+        paymentId: payment.id,
+        confirmedAt: payment.updatedAt,
+      });
+      return [processing, emit(payment, 'payment.succeeded')];
+    },
+  };
+}
+
+export type PaymentLifecycle = ReturnType<typeof createPaymentLifecycle>;

@@ -1,0 +1,23 @@
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+// Definitions shared by the payment-link workflow and the code that signals it.
+
+export const PAYMENT_LINK_WORKFLOW = 'paymentLink';
+
+export interface PaymentLinkInput {
+  linkId: string;
+  /** ISO timestamp; the link expires then unless a session paid it. */
+  expiresAt: string;
+}
+
+export type PaymentLinkStatus = 'active' | 'paid' | 'expired';
+
+export interface PaymentLinkOutcome {
+  status: PaymentLinkStatus;
+  /** The checkout session that paid the link, when it was paid and said so. */
+  paidSessionId: string | null;
+}
+
+/** Sent once a session of the link completed and the link was marked paid in Postgres. */
+export const linkPaidSignal = defineSignal<[{ sessionId: string }]>('linkPaid');
+export const linkStateQuery = defineQuery<PaymentLinkOutcome>('linkState');
