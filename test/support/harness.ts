@@ -8,6 +8,7 @@ import { createDb, type DbHandle } from '../../src/db/client';
 import { createActivities } from '../../src/activities';
 import { createProviders } from '../../src/providers';
 import type { ProviderRegistry } from '../../src/providers/registry';
+import { buildSandboxApp } from '../../src/providers/sandbox/app';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
 import { createTestDatabase } from './databases';
@@ -78,7 +79,6 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
     ctx.providers = createProviders(ctx.config);
 
     if (options.sandbox) {
-      const { buildSandboxApp } = await import('../../src/providers/sandbox/app');
       const sandbox = buildSandboxApp({
         apiKey: ctx.config.sandbox.apiKey,
         callbackSecret: ctx.config.sandbox.callbackSecret,

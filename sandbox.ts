@@ -1,0 +1,29 @@
+import { loadConfig } from './src/config';
+import { buildSandboxApp } from './src/providers/sandbox/app';
+
+// The sandbox provider as its own process, on its own port, as a real provider would be.
+async function main() {
+  const config = loadConfig(process.env);
+  const app = buildSandboxApp({
+    apiKey: config.sandbox.apiKey,
+    callbackSecret: config.sandbox.callbackSecret,
+    publicUrl: config.sandbox.url,
+    serviceUrl: config.http.publicBaseUrl,
+    logger: config.logLevel !== 'silent',
+  });
+  const stop = () => {
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await app.listen({ port: config.sandbox.port, host: config.http.host });
+  console.log(`sandbox provider: ${config.sandbox.url}`);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,183 @@
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { constantTimeEqual } from '../../domain/credentials';
+import { createCallbackSender, DEFAULT_RETRY_DELAYS_MS } from './callbacks';
+import { createPaymentLifecycle, type Outcome } from './lifecycle';
+import { explorerPage, notFoundPage, paymentPage } from './pages';
+import { quoteDestinationAmount, sandboxServesCountry } from './rates';
+import { PAYMENT_ID, paymentRequest, quoteQuery, REFERENCE, sendError, sendInvalid, testPayRequest } from './requests';
+import { createSandboxStore, type SandboxPayment } from './store';
+
+export interface SandboxOptions {
+  apiKey: string;
+  callbackSecret: string;
+  /** Where customers and the service reach the sandbox (its pages, its API). */
+  publicUrl: string;
+  /** Our service's base URL: the test helper presses Pay on its hosted page like a customer. */
+  serviceUrl: string;
+  now?: () => Date;
+  fetch?: typeof fetch;
+  retryDelaysMs?: readonly number[];
+  logger?: boolean;
+}
+
+/**
+ * The sandbox provider: a separate app, as a real on-ramp is, with an API for the merchant platform,
+ * its own payment page and explorer, signed callbacks, and a test helper that acts as a customer.
+ */
+export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
+  const now = options.now ?? (() => new Date());
+  const http = options.fetch ?? fetch;
+  const app = Fastify({ logger: options.logger ?? false });
+  const store = createSandboxStore();
+  const callbacks = createCallbackSender({
+    secret: options.callbackSecret,
+    fetch: http,
+    now,
+    retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+    onFailedAttempt: (event, attempt) => app.log.warn({ eventId: event.id, attempt }, 'callback attempt failed'),
+  });
+  const lifecycle = createPaymentLifecycle({ store, callbacks, publicUrl: options.publicUrl, now });
+  app.addHook('onClose', () => callbacks.stop());
+
+  // Its payment page posts a plain form.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
+    done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+
+  const authorized = (header: string | undefined) => {
+    const match = /^Bearer (\S+)$/.exec(header ?? '');
+    return match !== null && constantTimeEqual(match[1]!, options.apiKey);
+  };
+
+  const view = (p: SandboxPayment) => ({
+    id: p.id,
+    reference: p.reference,
+    status: p.status,
+    checkoutUrl: `${options.publicUrl}/checkout/${p.id}`,
+    sourceAmount: p.sourceAmount,
+    sourceCurrency: p.sourceCurrency,
+    destinationAsset: p.destinationAsset,
+    network: p.network,
+    walletAddress: p.walletAddress,
+    quote: p.quote,
+    destinationAmount: p.destinationAmount ?? null,
+    transactionHash: p.transactionHash ?? null,
+    explorerUrl: p.explorerUrl ?? null,
+    failureReason: p.failureReason ?? null,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+  });
+
+  async function confirm(payment: SandboxPayment, outcome: Outcome) {
+    const emitted = lifecycle.confirm(payment, outcome);
+    return Promise.all(
+      emitted.map(async (e) => {
+        const first = await e.firstAttempt;
+        return { eventId: e.eventId, type: e.type, delivered: first.ok, statusCode: first.statusCode };
+      }),
+    );
+  }
+
+  // --- API for the merchant platform ------------------------------------------------------------
+
+  app.register(async (api) => {
+    api.addHook('onRequest', async (request, reply) => {
+      if (!authorized(request.headers.authorization)) return sendError(reply, 401, 'unauthorized', 'A valid sandbox API key is required.');
+    });
+
+    api.post('/v1/payments', async (request, reply) => {
+      const parsed = paymentRequest.safeParse(request.body);
+      if (!parsed.success) return sendInvalid(reply, parsed.error.issues);
+      if (!sandboxServesCountry(parsed.data.countryCode)) {
+        return sendError(reply, 422, 'country_not_supported', `The sandbox does not serve ${parsed.data.countryCode}.`);
+      }
+      const opened = lifecycle.open(parsed.data);
+      if (opened.kind === 'conflict') {
+        return sendError(reply, 409, 'reference_conflict', 'This reference was used for a payment with other terms.');
+      }
+      return reply.status(opened.kind === 'created' ? 201 : 200).send(view(opened.payment));
+    });
+
+    api.get<{ Params: { id: string } }>('/v1/payments/:id', async (request, reply) => {
+      const payment = PAYMENT_ID.test(request.params.id) ? store.payment(request.params.id) : undefined;
+      if (!payment) return sendError(reply, 404, 'not_found', 'No such payment.');
+      return view(payment);
+    });
+
+    api.get('/v1/quote', async (request, reply) => {
+      const parsed = quoteQuery.safeParse(request.query);
+      if (!parsed.success) return sendInvalid(reply, parsed.error.issues);
+      const { sourceAmount, sourceCurrency } = parsed.data;
+      return quoteDestinationAmount(sourceAmount, sourceCurrency);
+    });
+  });
+
+  // --- Pages for the customer -------------------------------------------------------------------
+
+  const page = (reply: FastifyReply, status: number, body: string) =>
+    reply.status(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
+
+  app.get<{ Params: { id: string } }>('/checkout/:id', async (request, reply) => {
+    const payment = PAYMENT_ID.test(request.params.id) ? store.payment(request.params.id) : undefined;
+    if (!payment) return page(reply, 404, notFoundPage('Payment'));
+    return page(reply, 200, paymentPage(payment));
+  });
+
+  app.post<{ Params: { id: string }; Body: { outcome?: string } }>('/checkout/:id/confirm', async (request, reply) => {
+    const payment = PAYMENT_ID.test(request.params.id) ? store.payment(request.params.id) : undefined;
+    if (!payment) return page(reply, 404, notFoundPage('Payment'));
+    const outcome = request.body?.outcome;
+    if (outcome !== 'succeeded' && outcome !== 'declined') return page(reply, 400, notFoundPage('Outcome'));
+    // The customer is sent back at once; the callbacks go out behind them, as with a real provider.
+    void confirm(payment, outcome);
+    return reply.redirect(payment.returnUrl, 303);
+  });
+
+  app.get<{ Params: { hash: string } }>('/explorer/tx/:hash', async (request, reply) => {
+    const transfer = store.transfer(request.params.hash);
+    if (!transfer) return page(reply, 404, notFoundPage('Transaction'));
+    return page(reply, 200, explorerPage(transfer));
+  });
+
+  // --- Test helpers -----------------------------------------------------------------------------
+
+  app.post('/test-helpers/pay', async (request, reply) => {
+    const parsed = testPayRequest.safeParse(request.body);
+    if (!parsed.success) return sendInvalid(reply, parsed.error.issues);
+    const { reference, outcome } = parsed.data;
+    let payment = store.paymentByReference(reference);
+    if (!payment) {
+      // What the customer does first: press Pay on the merchant platform's hosted page, which
+      // creates our payment and sends them to our checkout page.
+      let res: Response;
+      try {
+        res = await http(`${options.serviceUrl}/pay/${encodeURIComponent(reference)}/start`, { method: 'POST', redirect: 'manual' });
+      } catch (err) {
+        return sendError(reply, 502, 'service_unreachable', `The service at ${options.serviceUrl} did not answer: ${(err as Error).message}`);
+      }
+      const location = res.headers.get('location') ?? '';
+      const id = /\/checkout\/(sbx_pay_[A-Za-z0-9]{24})$/.exec(location)?.[1];
+      payment = id ? store.payment(id) : undefined;
+      if (res.status !== 303 || !payment) {
+        const status = res.status >= 400 && res.status < 500 ? res.status : 502;
+        return sendError(reply, status, 'service_refused', `The service's Pay button answered ${res.status}.`, {
+          serviceStatus: res.status,
+          serviceBody: (await res.text()).slice(0, 2000),
+        });
+      }
+    }
+    if (payment.status !== 'requires_action') {
+      return sendError(reply, 409, 'payment_not_payable', `The payment is already ${payment.status}.`);
+    }
+    const sent = await confirm(payment, outcome);
+    return { ok: true, paymentId: payment.id, status: payment.status, callbacks: sent };
+  });
+
+  app.get<{ Params: { reference: string } }>('/test-helpers/payments/:reference', async (request, reply) => {
+    const payment = REFERENCE.test(request.params.reference) ? store.paymentByReference(request.params.reference) : undefined;
+    if (!payment) return sendError(reply, 404, 'not_found', 'No payment for this reference.');
+    return { ok: true, payment: view(payment), events: store.events(payment.id) };
+  });
+
+  return app;
+}

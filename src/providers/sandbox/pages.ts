@@ -1,0 +1,57 @@
+import { html, raw } from '../../api/hosted/html';
+import { NETWORK_NAMES } from './chain';
+import type { ChainTransfer, SandboxPayment } from './store';
+
+// The sandbox's own pages, styled apart from ours so a customer (and a test) can tell them apart.
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;background:#fdf6e3;color:#222;margin:0;padding:1rem;display:flex;justify-content:center}
+main{max-width:26rem;width:100%;background:#fff;border:2px solid #b58900;border-radius:10px;padding:1.25rem;margin-top:2rem}
+h1{font-size:1.2rem;margin:0 0 .5rem}.badge{display:inline-block;background:#b58900;color:#fff;border-radius:4px;padding:0 .4rem;font-size:.75rem}
+dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem .75rem}dt{color:#666}dd{margin:0;overflow-wrap:anywhere}
+button{width:100%;min-height:46px;margin-top:.6rem;font:inherit;font-weight:600;border-radius:8px;border:2px solid #b58900;cursor:pointer}
+.pay{background:#b58900;color:#fff}.decline{background:#fff;color:#b58900}.mono{font-family:ui-monospace,monospace;font-size:.85rem}`;
+
+function layout(title: string, body: ReturnType<typeof html>): string {
+  return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title><style>${raw(STYLE)}</style></head><body><main><span class="badge">SANDBOX PROVIDER</span>${body}</main></body></html>`.html}`;
+}
+
+export function paymentPage(p: SandboxPayment): string {
+  const payable = p.status === 'requires_action';
+  return layout(
+    `Pay ${p.sourceAmount} ${p.sourceCurrency}`,
+    html`<h1>Pay ${p.sourceAmount} ${p.sourceCurrency} by card</h1>
+<dl>
+<dt>You pay</dt><dd id="source">${p.sourceAmount} ${p.sourceCurrency}</dd>
+<dt>Rate</dt><dd>${p.quote.rate} ${p.destinationAsset}/${p.sourceCurrency}</dd>
+<dt>Delivered</dt><dd id="destination">${p.quote.destinationAmount} ${p.destinationAsset} on ${NETWORK_NAMES[p.network]}</dd>
+<dt>To wallet</dt><dd class="mono">${p.walletAddress}</dd>
+<dt>Status</dt><dd id="status">${p.status}</dd>
+</dl>
+${
+  payable
+    ? html`<form method="post" action="/checkout/${p.id}/confirm"><input type="hidden" name="outcome" value="succeeded"><button class="pay" type="submit">Pay ${p.sourceAmount} ${p.sourceCurrency}</button></form>
+<form method="post" action="/checkout/${p.id}/confirm"><input type="hidden" name="outcome" value="declined"><button class="decline" type="submit">Decline</button></form>`
+    : html`<p>This payment is ${p.status}.</p><p><a href="${p.returnUrl}">Back to the merchant</a></p>`
+}`,
+  );
+}
+
+export function explorerPage(t: ChainTransfer): string {
+  return layout(
+    `Transaction ${t.hash}`,
+    html`<h1>Sandbox explorer: transaction</h1>
+<dl>
+<dt>Hash</dt><dd class="mono" id="hash">${t.hash}</dd>
+<dt>Network</dt><dd>${NETWORK_NAMES[t.network]}</dd>
+<dt>Transfer</dt><dd>${t.amount} ${t.asset}</dd>
+<dt>To</dt><dd class="mono">${t.to}</dd>
+<dt>Status</dt><dd id="status">confirmed</dd>
+<dt>Confirmed</dt><dd>${t.confirmedAt}</dd>
+</dl>`,
+  );
+}
+
+export function notFoundPage(what: string): string {
+  return layout('Not found', html`<h1>${what} not found</h1>`);
+}
