@@ -116,7 +116,6 @@ describe('connecting a website', () => {
 
 describe('credential failures', () => {
   it('answers every wrong credential with the same 401, no hint which part was wrong', async () => {
-    const m = await createApprovedMerchant(ctx.app);
     const other = await createApprovedMerchant(ctx.app);
     const pending = await createMerchant(ctx.app);
     const cases: Record<string, Record<string, unknown>> = {
@@ -136,6 +135,8 @@ describe('credential failures', () => {
     };
     const bodies = new Set<string>();
     for (const [label, overrides] of Object.entries(cases)) {
+      // A merchant per case: together the cases would pass the per-merchant limit.
+      const m = await createApprovedMerchant(ctx.app);
       const res = await connect(connectBody(m, overrides));
       expect(res.statusCode, label).toBe(401);
       const { requestId, ...rest } = res.json();
@@ -241,13 +242,13 @@ describe('request validation (422)', () => {
       expect(res.statusCode).toBe(422);
       expect(res.json().details.map((d: { path: string }) => d.path)).toContain('callback_url');
     });
+  });
 
-    it('still applies the related-host rule when private URLs are allowed', async () => {
-      const m = await createApprovedMerchant(ctx.app);
-      const res = await connect(connectBody(m, { site_url: 'http://127.0.0.1:8080', callback_url: 'http://127.0.0.2:8080/hooks' }));
-      expect(res.statusCode).toBe(422);
-      expect((await connect(connectBody(m, { site_url: 'http://127.0.0.1:8080', callback_url: 'http://127.0.0.1:9090/hooks' }))).statusCode).toBe(200);
-    });
+  it('still applies the related-host rule when private URLs are allowed', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const res = await connect(connectBody(m, { site_url: 'http://127.0.0.1:8080', callback_url: 'http://127.0.0.2:8080/hooks' }));
+    expect(res.statusCode).toBe(422);
+    expect((await connect(connectBody(m, { site_url: 'http://127.0.0.1:8080', callback_url: 'http://127.0.0.1:9090/hooks' }))).statusCode).toBe(200);
   });
 });
 

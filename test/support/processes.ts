@@ -35,7 +35,8 @@ export async function startEntryPoint(
   ready: RegExp,
   timeoutMs = 60_000,
 ): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [TSX_CLI, entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: tsx runs the entry in a child process, and a kill must reach both.
+  const child = spawn(process.execPath, [TSX_CLI, entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
@@ -61,6 +62,6 @@ export function killHard(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
-    child.kill('SIGKILL');
+    process.kill(-child.pid!, 'SIGKILL');
   });
 }

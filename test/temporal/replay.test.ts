@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { WORKFLOWS_ENTRY } from '../../src/temporal/worker';
@@ -13,6 +14,9 @@ import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 const HISTORIES = path.resolve(__dirname, '../fixtures/histories');
 const WORKFLOWS = WORKFLOWS_ENTRY;
 const RECORD = process.env.RECORD_HISTORIES === '1';
+// protobufjs' own object form (64-bit ints and bytes as strings) round-trips exactly.
+const History = temporal.api.history.v1.History;
+const HISTORY_JSON = { longs: String, enums: String, bytes: String };
 
 const ctx = useTestApp({ SESSION_TTL_SECONDS: '3' }, { listen: true, sandbox: true, worker: true });
 const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -75,7 +79,7 @@ describe('workflow determinism', () => {
     expect(count).toBe(4);
     if (RECORD) {
       mkdirSync(HISTORIES, { recursive: true });
-      for (const h of histories) writeFileSync(path.join(HISTORIES, `checkout-session-${h.name}.json`), JSON.stringify(h.history, null, 1));
+      for (const h of histories) writeFileSync(path.join(HISTORIES, `checkout-session-${h.name}.json`), JSON.stringify(History.toObject(History.fromObject(h.history), HISTORY_JSON), null, 1));
     }
   });
 
@@ -85,7 +89,7 @@ describe('workflow determinism', () => {
     expect(files.length).toBeGreaterThanOrEqual(4);
     const results = Worker.runReplayHistories(
       { workflowsPath: WORKFLOWS },
-      files.map((f) => ({ workflowId: f, history: JSON.parse(readFileSync(path.join(HISTORIES, f), 'utf8')) })),
+      files.map((f) => ({ workflowId: f, history: History.fromObject(JSON.parse(readFileSync(path.join(HISTORIES, f), 'utf8'))) })),
     );
     let count = 0;
     for await (const result of results) {

@@ -64,6 +64,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="robots" content="noindex">
   <title>Pay ${m.merchantName}</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/pay/assets/checkout.css">
   <script src="/pay/assets/checkout.js" defer></script>
 </head>
@@ -97,6 +98,7 @@ export function renderMessagePage(title: string, body: string, back?: string): s
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${title}</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/pay/assets/checkout.css">
 </head>
 <body>

@@ -13,7 +13,7 @@ button{width:100%;min-height:46px;margin-top:.6rem;font:inherit;font-weight:600;
 
 function layout(title: string, body: ReturnType<typeof html>): string {
   return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><style>${raw(STYLE)}</style></head><body><main><span class="badge">SANDBOX PROVIDER</span>${body}</main></body></html>`.html}`;
+<link rel="icon" href="data:,"><title>${title}</title><style>${raw(STYLE)}</style></head><body><main><span class="badge">SANDBOX PROVIDER</span>${body}</main></body></html>`.html}`;
 }
 
 export function paymentPage(p: SandboxPayment): string {

@@ -1,0 +1,187 @@
+import { WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { describe, expect, it } from 'vitest';
+import type { PaymentLinkInput, PaymentLinkOutcome } from '../../src/workflows/payment-link/messages';
+import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
+import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
+
+// A payment link paid through its page: a checkout session per Pay, completed by signed provider
+// callbacks through the workflows on the dev server; paid at most once; expired by its workflow.
+const ctx = useTestApp({}, { worker: true });
+const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+async function createLink(body: Record<string, unknown> = {}) {
+  const m = await createApprovedMerchant(ctx.app, { name: 'Link Studio' });
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/v1/payment-links',
+    headers: { authorization: `Bearer ${m.apiKey}` },
+    payload: { amount: 30, currency: 'USD', description: 'Consulting, March', merchantOrderId: 'INV-9', ...body },
+  });
+  expect(res.statusCode).toBe(201);
+  return { merchant: m, link: res.json().paymentLink as { id: string; url: string } };
+}
+
+const pay = (linkId: string, form = 'country=US', headers: Record<string, string> = {}) =>
+  ctx.app.inject({
+    method: 'POST',
+    url: `/link/${linkId}/pay`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: form,
+  });
+
+function sessionIdFrom(location: string | undefined): string {
+  const match = /\/pay\/(SV_[0-9A-Za-z]{24})$/.exec(location ?? '');
+  expect(match, `redirect to a checkout page, got ${location}`).not.toBeNull();
+  return match![1]!;
+}
+
+const succeed = (id: string) =>
+  postCallback(
+    ctx.app,
+    sandboxEvent({ id, amount: '30.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET }, 'payment.succeeded'),
+    { secret: ctx.config.sandbox.callbackSecret },
+  );
+
+const linkRow = async (id: string) => (await ctx.db.sql`select status, paid_session_id from payment_links where id = ${id}`)[0]!;
+const sessionsOf = async (linkId: string) => ctx.db.sql`select id, status, source, review_flag from checkout_sessions where payment_link_id = ${linkId} order by created_at`;
+const sessionStatus = async (id: string) => (await ctx.db.sql`select status from checkout_sessions where id = ${id}`)[0]!.status as string;
+
+describe('paying a payment link', () => {
+  it('opens a checkout session from the page, becomes paid when it completes, and cannot be paid again', async () => {
+    const { merchant, link } = await createLink();
+    const res = await pay(link.id);
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe(`${ctx.config.http.publicBaseUrl}/pay/${sessionIdFrom(res.headers.location as string)}`);
+    const sessionId = sessionIdFrom(res.headers.location as string);
+
+    const [session] = await ctx.db.sql`
+      select merchant_id, source, payment_link_id, amount_minor, currency, country_code, merchant_order_id, status
+      from checkout_sessions where id = ${sessionId}`;
+    expect(session).toEqual({
+      merchant_id: merchant.id,
+      source: 'payment_link',
+      payment_link_id: link.id,
+      amount_minor: '3000',
+      currency: 'USD',
+      country_code: 'US',
+      merchant_order_id: 'INV-9',
+      status: 'pending',
+    });
+    const page = await ctx.app.inject({ method: 'GET', url: `/pay/${sessionId}` });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Link Studio');
+
+    expect((await succeed(sessionId)).statusCode).toBe(200);
+    await eventually(() => sessionStatus(sessionId), (s) => s === 'completed', 15_000, 'session completed');
+    expect(await linkRow(link.id)).toEqual({ status: 'paid', paid_session_id: sessionId });
+
+    // The completion told the link's workflow, which finished without waiting for expiry.
+    const outcome = (await ctx.temporal.workflow.getHandle(link.id).result()) as PaymentLinkOutcome;
+    expect(outcome).toEqual({ status: 'paid', paidSessionId: sessionId });
+
+    const after = await ctx.app.inject({ method: 'GET', url: `/link/${link.id}` });
+    expect(after.body).toContain('Already paid');
+    expect(after.body).not.toContain('id="pay-button"');
+    const again = await pay(link.id);
+    expect(again.statusCode).toBe(409);
+    expect(again.headers['content-type']).toContain('text/html');
+    expect(again.body).toContain('can no longer be paid');
+    expect(await sessionsOf(link.id)).toHaveLength(1);
+
+    const lookup = await ctx.app.inject({ method: 'GET', url: `/api/v1/payment-sessions/${sessionId}`, headers: { authorization: `Bearer ${merchant.apiKey}` } });
+    expect(lookup.json().paymentSession).toMatchObject({ status: 'completed', orderId: 'INV-9' });
+  });
+
+  it('flags a second session that completes after the link was paid, and keeps the first as the payer', async () => {
+    const { link } = await createLink();
+    // Two customers open the link before either pays.
+    const first = sessionIdFrom((await pay(link.id)).headers.location as string);
+    const second = sessionIdFrom((await pay(link.id, 'country=GB')).headers.location as string);
+    await succeed(first);
+    await eventually(() => linkRow(link.id), (r) => r.status === 'paid', 15_000, 'link paid');
+    await succeed(second);
+    await eventually(() => sessionStatus(second), (s) => s === 'completed', 15_000, 'second completed');
+    expect(await linkRow(link.id)).toEqual({ status: 'paid', paid_session_id: first });
+    const rows = await sessionsOf(link.id);
+    expect(rows.map((r) => [r.id, r.review_flag])).toEqual([
+      [first, null],
+      [second, 'duplicate_link_payment'],
+    ]);
+  });
+
+  it('refuses a missing or unserved country with a 422 page, creating no session', async () => {
+    const { link } = await createLink();
+    for (const form of ['', 'country=', 'country=USA', 'country=KP']) {
+      const res = await pay(link.id, form);
+      expect(res.statusCode, form).toBe(422);
+      expect(res.headers['content-type']).toContain('text/html');
+    }
+    expect(await sessionsOf(link.id)).toHaveLength(0);
+  });
+
+  it('refuses a form post from another origin, and pays nothing while payments are disabled', async () => {
+    const { link } = await createLink();
+    expect((await pay(link.id, 'country=US', { origin: 'https://evil.example' })).statusCode).toBe(403);
+    await ctx.app.inject({ method: 'PUT', url: '/admin/v1/settings/payments', headers: adminHeaders, payload: { enabled: false } });
+    try {
+      expect((await pay(link.id)).statusCode).toBe(403);
+      expect((await ctx.app.inject({ method: 'GET', url: `/link/${link.id}` })).body).toContain('temporarily unavailable');
+    } finally {
+      await ctx.app.inject({ method: 'PUT', url: '/admin/v1/settings/payments', headers: adminHeaders, payload: { enabled: true } });
+    }
+    expect(await sessionsOf(link.id)).toHaveLength(0);
+    expect((await pay(link.id, 'country=US', { origin: ctx.config.http.publicBaseUrl })).statusCode).toBe(303);
+  });
+});
+
+describe('payment link expiry', () => {
+  // The API's shortest lifetime is 5 minutes, so the test runs the link's workflow itself on the
+  // worker's task queue with an expiresAt a moment away, in place of the run the API started.
+  async function runLinkWorkflow(linkId: string, expiresInMs: number): Promise<PaymentLinkOutcome> {
+    await ctx.temporal.workflow
+      .getHandle(linkId)
+      .terminate('test: replaced by a run that expires sooner')
+      .catch((err: unknown) => {
+        // A paid link's run has already finished.
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      });
+    const input: PaymentLinkInput = { linkId, expiresAt: new Date(Date.now() + expiresInMs).toISOString() };
+    const handle = await ctx.temporal.workflow.start('paymentLink', {
+      workflowId: linkId,
+      taskQueue: ctx.config.temporal.taskQueue,
+      args: [input],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    });
+    return (await handle.result()) as PaymentLinkOutcome;
+  }
+
+  it('expires an unpaid link at expiresAt: its page says so and Pay creates no session', async () => {
+    const { link } = await createLink();
+    expect(await runLinkWorkflow(link.id, 1000)).toEqual({ status: 'expired', paidSessionId: null });
+    expect(await linkRow(link.id)).toEqual({ status: 'expired', paid_session_id: null });
+    const page = await ctx.app.inject({ method: 'GET', url: `/link/${link.id}` });
+    expect(page.body).toContain('Link expired');
+    expect(page.body).not.toContain('id="pay-button"');
+    const res = await pay(link.id);
+    expect(res.statusCode).toBe(409);
+    expect(await sessionsOf(link.id)).toHaveLength(0);
+  });
+
+  it('never expires a link that was paid, even if its workflow did not hear of the payment', async () => {
+    const { link } = await createLink();
+    const sessionId = sessionIdFrom((await pay(link.id)).headers.location as string);
+    await succeed(sessionId);
+    await eventually(() => linkRow(link.id), (r) => r.status === 'paid', 15_000, 'link paid');
+    expect(await runLinkWorkflow(link.id, 500)).toEqual({ status: 'paid', paidSessionId: null });
+    expect(await linkRow(link.id)).toEqual({ status: 'paid', paid_session_id: sessionId });
+  });
+
+  it('treats a link past its expiresAt as expired before its workflow has run', async () => {
+    const { link } = await createLink();
+    await ctx.db.sql`update payment_links set expires_at = now() - interval '1 second' where id = ${link.id}`;
+    expect((await ctx.app.inject({ method: 'GET', url: `/link/${link.id}` })).body).toContain('Link expired');
+    expect((await pay(link.id)).statusCode).toBe(409);
+    expect(await sessionsOf(link.id)).toHaveLength(0);
+  });
+});
