@@ -165,8 +165,8 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
       const error = succeeded ? null : (result.error ?? `HTTP ${result.statusCode}`);
       await recordAttempt(db, { deliveryId, statusCode: result.statusCode, durationMs: result.durationMs, error, succeeded });
       if (succeeded) return;
-      if (result.refused) throw ApplicationFailure.nonRetryable(error!, 'DeliveryRefused');
-      throw ApplicationFailure.retryable(error!, 'DeliveryFailed');
+      if (result.refused) throw ApplicationFailure.nonRetryable(error, 'DeliveryRefused');
+      throw ApplicationFailure.retryable(error, 'DeliveryFailed');
     },
 
     async markDeliveryFailed(deliveryId: string): Promise<void> {

@@ -7,7 +7,6 @@ import { MerchantIdKey, OrderIdKey, PaymentStatusKey, ProviderKey } from '../../
 import { adminHeaders, createApprovedMerchant, testConfig, useTestApp } from '../support/harness';
 
 const ctx = useTestApp();
-const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 const create = (apiKey: string, payload: unknown, headers: Record<string, string> = {}) =>
   ctx.app.inject({

@@ -53,7 +53,7 @@ describe('paying a payment link', () => {
     const res = await pay(link.id);
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe(`${ctx.config.http.publicBaseUrl}/pay/${sessionIdFrom(res.headers.location as string)}`);
-    const sessionId = sessionIdFrom(res.headers.location as string);
+    const sessionId = sessionIdFrom(res.headers.location);
 
     const [session] = await ctx.db.sql`
       select merchant_id, source, payment_link_id, amount_minor, currency, country_code, merchant_order_id, status
@@ -96,8 +96,8 @@ describe('paying a payment link', () => {
   it('flags a second session that completes after the link was paid, and keeps the first as the payer', async () => {
     const { link } = await createLink();
     // Two customers open the link before either pays.
-    const first = sessionIdFrom((await pay(link.id)).headers.location as string);
-    const second = sessionIdFrom((await pay(link.id, 'country=GB')).headers.location as string);
+    const first = sessionIdFrom((await pay(link.id)).headers.location);
+    const second = sessionIdFrom((await pay(link.id, 'country=GB')).headers.location);
     await succeed(first);
     await eventually(() => linkRow(link.id), (r) => r.status === 'paid', 15_000, 'link paid');
     await succeed(second);
@@ -170,7 +170,7 @@ describe('payment link expiry', () => {
 
   it('never expires a link that was paid, even if its workflow did not hear of the payment', async () => {
     const { link } = await createLink();
-    const sessionId = sessionIdFrom((await pay(link.id)).headers.location as string);
+    const sessionId = sessionIdFrom((await pay(link.id)).headers.location);
     await succeed(sessionId);
     await eventually(() => linkRow(link.id), (r) => r.status === 'paid', 15_000, 'link paid');
     expect(await runLinkWorkflow(link.id, 500)).toEqual({ status: 'paid', paidSessionId: null });

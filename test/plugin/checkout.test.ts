@@ -34,7 +34,7 @@ async function connectSite(m: Merchant, siteUrl: string, callbackUrl = `${siteUr
     },
   });
   expect(res.statusCode).toBe(200);
-  return res.json() as { site_id: string; webhook_secret: string };
+  return res.json<{ site_id: string; webhook_secret: string }>();
 }
 
 function pluginCheckout(apiKey: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {

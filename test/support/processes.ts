@@ -38,8 +38,8 @@ export async function startEntryPoint(
   // Its own process group: tsx runs the entry in a child process, and a kill must reach both.
   const child = spawn(process.execPath, [TSX_CLI, entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${entry} not ready after ${timeoutMs} ms:\n${output}`)), timeoutMs);
     const check = () => {
@@ -48,7 +48,7 @@ export async function startEntryPoint(
         resolve();
       }
     };
-    child.stdout!.on('data', check);
+    child.stdout.on('data', check);
     child.on('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`${entry} exited with ${code}:\n${output}`));

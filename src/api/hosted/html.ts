@@ -14,17 +14,20 @@ export class Raw {
 }
 export const raw = (html: string) => new Raw(html);
 
-export function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
+/** What a template may interpolate: text, numbers, markup already built, or nothing. */
+export type HtmlValue = string | number | boolean | null | undefined | Raw | readonly (string | number | Raw)[];
+
+function piece(v: HtmlValue): string {
+  if (v instanceof Raw) return v.html;
+  if (v === null || v === undefined || v === false) return '';
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return escapeHtml(String(v));
+  return v.map(piece).join('');
+}
+
+export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Raw {
   let out = strings[0] ?? '';
   values.forEach((v, i) => {
-    const piece = Array.isArray(v)
-      ? v.map((x) => (x instanceof Raw ? x.html : escapeHtml(String(x)))).join('')
-      : v instanceof Raw
-        ? v.html
-        : v === null || v === undefined || v === false
-          ? ''
-          : escapeHtml(String(v));
-    out += piece + (strings[i + 1] ?? '');
+    out += piece(v) + (strings[i + 1] ?? '');
   });
   return new Raw(out);
 }

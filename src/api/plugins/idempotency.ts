@@ -15,7 +15,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /** preHandler, after authentication: replays or claims the request's Idempotency-Key. */
-    idempotent(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+    idempotent: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   }
 }
 

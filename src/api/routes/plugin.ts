@@ -110,6 +110,7 @@ async function verifyPluginCredentials(
   now: Date,
 ): Promise<MerchantRow> {
   const merchant = isMerchantId(body.merchant_id) ? await findMerchant(tx, body.merchant_id) : undefined;
+  // Codes are shown in capitals; one pasted padded or in lower case is still the same code.
   const codeMatches = constantTimeEqual(merchant?.securityCodeHash ?? ABSENT_HASH, sha256Hex(body.security_code.trim().toUpperCase()));
 
   // Test and legacy keys never authenticate (spec §5.2), and are never looked up.

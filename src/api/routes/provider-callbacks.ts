@@ -8,7 +8,7 @@ import { isFiatCurrency } from '../../domain/currencies';
 import { AppError, notFound } from '../../domain/errors';
 import { isCanonicalPaymentId } from '../../domain/ids';
 import { formatFiat } from '../../domain/money';
-import { isTerminal, type PaymentStatus } from '../../domain/payment-status';
+import { isTerminal } from '../../domain/payment-status';
 import type { ProviderRegistry } from '../../providers/registry';
 import type { ProviderEvent } from '../../providers/types';
 import { providerUpdateSignal, type ProviderFact } from '../../workflows/checkout-session/messages';
@@ -77,7 +77,7 @@ const providerCallbackRoutes: FastifyPluginAsync<{ db: Database; temporal: Clien
         occurredAt: event.occurredAt,
       };
 
-      if (isTerminal(session.status as PaymentStatus)) {
+      if (isTerminal(session.status)) {
         await settleLate(session.status, session.id, adapter.name, fact);
         return { ok: true, late: true };
       }
