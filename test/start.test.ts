@@ -98,7 +98,7 @@ describe('npm start', () => {
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('runs the service, worker and a Temporal dev server on a fresh machine, then stops on Ctrl-C', async () => {
+  it('runs the service, worker, sandbox and a Temporal dev server on a fresh machine, takes a payment, then stops on Ctrl-C', async () => {
     const dataDir = tempDir();
     const database = `svc_start_${randomBytes(5).toString('hex')}`;
     databases.push(database);
@@ -153,11 +153,34 @@ describe('npm start', () => {
     await ui.body?.cancel();
     expect(statSync(path.join(dataDir, 'temporal.sqlite')).isFile()).toBe(true);
 
+    // A first payment through everything npm start runs: admin API, merchant API, the worker,
+    // the sandbox provider's test helper and its signed callbacks.
+    const admin = { authorization: `Bearer ${token}` };
+    const merchant = await http('POST', `${base}/admin/v1/merchants`, {
+      headers: admin,
+      body: { name: 'Start Shop', wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }] },
+    });
+    const approved = await http('POST', `${base}/admin/v1/merchants/${merchant.json.merchant.id}/approve`, { headers: admin });
+    const key = { authorization: `Bearer ${approved.json.apiKey}` };
+    const session = await http('POST', `${base}/api/v1/checkout/sessions`, { headers: key, body: { amount: 25, currency: 'USD', countryCode: 'US' } });
+    expect(session.status).toBe(201);
+    const id = session.json.checkoutSession.id as string;
+    const paid = await http('POST', `http://127.0.0.1:${sandboxPort}/test-helpers/pay`, { body: { reference: id, outcome: 'succeeded' } });
+    expect(paid.status).toBe(200);
+    const deadline = Date.now() + 20_000;
+    let status = '';
+    while (Date.now() < deadline && status !== 'completed') {
+      status = (await http('GET', `${base}/api/v1/checkout/sessions/${id}`)).json.status as string;
+      if (status !== 'completed') await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(status).toBe('completed');
+
     const stoppingAt = Date.now();
     run.child.kill('SIGINT');
     expect(await within(run.exited, 20_000, 'exit after SIGINT')).toBe(0);
     const stoppedAfterMs = Date.now() - stoppingAt;
     expect(await accepts(apiPort)).toBe(false);
+    expect(await accepts(sandboxPort)).toBe(false);
     expect(await accepts(temporalPort)).toBe(false);
     console.log(`npm start: ready after ${readyAfterMs} ms, stopped ${stoppedAfterMs} ms after SIGINT`);
   }, 150_000);
