@@ -68,7 +68,7 @@ describe('docker-compose.yml', () => {
 
   it('runs each entry point that exists in the repository', () => {
     for (const service of APP_SERVICES) {
-      const command = [compose.services[service]!.command].flat();
+      const command = [compose.services[service]!.command ?? []].flat();
       const entry = command.find((c) => c.endsWith('.ts'))!;
       expect(() => readFileSync(path.resolve(__dirname, '..', entry))).not.toThrow();
     }

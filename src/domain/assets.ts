@@ -19,6 +19,15 @@ export function isSupportedPair(asset: string, network: string): boolean {
   return networks?.includes(network) ?? false;
 }
 
+export const NETWORK_NAMES: Readonly<Record<Network, string>> = {
+  polygon: 'Polygon',
+  ethereum: 'Ethereum',
+  base: 'Base',
+  arbitrum: 'Arbitrum',
+  solana: 'Solana',
+  tron: 'Tron',
+};
+
 export const EXPLORERS: Readonly<Record<Network, string>> = {
   polygon: 'polygonscan.com',
   ethereum: 'etherscan.io',

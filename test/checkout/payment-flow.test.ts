@@ -101,8 +101,10 @@ describe('a checkout paid end to end', () => {
   it('refuses a form post from another origin', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const session = await openSession(m.apiKey);
-    const res = await http('POST', `${ctx.baseUrl}/pay/${session.id}/cancel`, { headers: { origin: 'https://evil.example' } });
-    expect(res.status).toBe(403);
+    for (const origin of ['https://evil.example', 'null']) {
+      const res = await http('POST', `${ctx.baseUrl}/pay/${session.id}/cancel`, { headers: { origin } });
+      expect(res.status).toBe(403);
+    }
     expect((await lookup(m.apiKey, `payment-sessions/${session.id}`)).json.paymentSession.status).toBe('pending');
   });
 

@@ -1,4 +1,5 @@
 import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
+import { NETWORK_NAMES, type Network } from '../../domain/assets';
 import { html, type Raw } from './html';
 
 export interface CheckoutPageModel {
@@ -8,15 +9,6 @@ export interface CheckoutPageModel {
   paymentsEnabled: boolean;
   notice?: string | undefined;
 }
-
-const NETWORK_NAMES: Record<string, string> = {
-  polygon: 'Polygon',
-  ethereum: 'Ethereum',
-  base: 'Base',
-  arbitrum: 'Arbitrum',
-  solana: 'Solana',
-  tron: 'Tron',
-};
 
 const STATE_TEXT: Record<string, { title: string; body: string }> = {
   pending: { title: 'Ready to pay', body: 'You will be taken to our payment partner to pay by card or bank.' },
@@ -38,7 +30,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
     ? { title: 'Test-mode record', body: 'This checkout was created in test mode and is read-only. It cannot be paid.' }
     : STATE_TEXT[session.status] ?? { title: session.status, body: '' };
   const payable = !readOnly && session.status === 'pending';
-  const network = NETWORK_NAMES[session.network] ?? session.network;
+  const network = NETWORK_NAMES[session.network as Network] ?? session.network;
 
   let actions: Raw = html``;
   if (payable && m.paymentsEnabled) {

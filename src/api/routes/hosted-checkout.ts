@@ -13,6 +13,7 @@ import { formatFiat } from '../../domain/money';
 import { cancelUpdate, startPaymentUpdate } from '../../workflows/checkout-session/messages';
 import { renderCheckoutPage, renderMessagePage } from '../hosted/checkout-page';
 import { isUnavailable } from '../plugins/errors';
+import { isForeignFormPost } from '../hosted/same-origin';
 
 const ASSETS_DIR = path.join(__dirname, '..', 'hosted', 'assets');
 const UPDATE_DEADLINE_MS = 30_000;
@@ -55,7 +56,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<Deps> = async (app, { config, db,
       )
       .header('x-frame-options', 'DENY')
       .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer')
+      .header('referrer-policy', 'same-origin')
       .header('cache-control', 'no-store');
   }
 
@@ -82,12 +83,8 @@ const hostedCheckoutRoutes: FastifyPluginAsync<Deps> = async (app, { config, db,
   const notFoundPage = (reply: FastifyReply) =>
     page(reply, 404, renderMessagePage('Checkout not found', 'This checkout link is not valid. Please return to the merchant.'));
 
-  // Form posts from another site could cancel or start a customer's checkout; browsers send Origin
-  // on form posts, so a foreign one is refused. Server-side clients send none.
   app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST') return;
-    const origin = request.headers.origin;
-    if (origin && origin !== ownOrigin && origin !== 'null') {
+    if (isForeignFormPost(request, ownOrigin)) {
       return page(reply, 403, renderMessagePage('Not allowed', 'This action must come from the checkout page.'));
     }
   });

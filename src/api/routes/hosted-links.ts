@@ -10,6 +10,7 @@ import { checkoutUrlFor } from '../checkout/views';
 import { renderMessagePage } from '../hosted/checkout-page';
 import { renderLinkPage } from '../hosted/link-page';
 import type { AuthenticatedMerchant } from '../plugins/merchant-auth';
+import { isForeignFormPost } from '../hosted/same-origin';
 
 const COUNTRY = /^[A-Za-z]{2}$/;
 
@@ -58,7 +59,7 @@ const hostedLinkRoutes: FastifyPluginAsync<OpenSessionDeps> = async (app, deps) 
       )
       .header('x-frame-options', 'DENY')
       .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer')
+      .header('referrer-policy', 'same-origin')
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
       .send(body);
@@ -91,12 +92,8 @@ const hostedLinkRoutes: FastifyPluginAsync<OpenSessionDeps> = async (app, deps) 
     );
   }
 
-  // A form post from another site could start payments on a customer's behalf; browsers send Origin
-  // on form posts, so a foreign one is refused. Server-side clients send none.
   app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST') return;
-    const origin = request.headers.origin;
-    if (origin && origin !== ownOrigin && origin !== 'null') {
+    if (isForeignFormPost(request, ownOrigin)) {
       return page(reply, 403, renderMessagePage('Not allowed', 'This action must come from the payment link page.'));
     }
   });

@@ -22,12 +22,3 @@ export function transactionHashFor(network: Network): string {
 }
 
 export const explorerUrlFor = (publicUrl: string, hash: string) => `${publicUrl}/explorer/tx/${hash}`;
-
-export const NETWORK_NAMES: Readonly<Record<Network, string>> = {
-  polygon: 'Polygon',
-  ethereum: 'Ethereum',
-  base: 'Base',
-  arbitrum: 'Arbitrum',
-  solana: 'Solana',
-  tron: 'Tron',
-};

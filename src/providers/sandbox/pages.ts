@@ -1,5 +1,5 @@
 import { html, raw } from '../../api/hosted/html';
-import { NETWORK_NAMES } from './chain';
+import { NETWORK_NAMES } from '../../domain/assets';
 import type { ChainTransfer, SandboxPayment } from './store';
 
 // The sandbox's own pages, styled apart from ours so a customer (and a test) can tell them apart.
