@@ -1,6 +1,6 @@
 import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
 import { NETWORK_NAMES, type Network } from '../../domain/assets';
-import { html, type Raw } from './html';
+import { html, type Raw } from '../../domain/html';
 
 export interface CheckoutPageModel {
   session: Pick<CheckoutSessionRow, 'id' | 'status' | 'mode' | 'currency' | 'destinationAsset' | 'network' | 'successUrl' | 'cancelUrl' | 'expiresAt' | 'provider'>;

@@ -1,4 +1,4 @@
-import { html, type Raw } from './html';
+import { html, type Raw } from '../../domain/html';
 
 export interface LinkPageModel {
   link: { id: string; currency: string; description: string | null; expiresAt: Date; destinationAsset: string; network: string };

@@ -9,15 +9,25 @@ import { sandboxServesCountry, sandboxSupportsCurrency } from './rates';
 export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
 const REQUEST_TIMEOUT_MS = 15_000;
 
+/** The provider answered non-2xx; as is, a retry may succeed (5xx, 408, 429). */
 export class ProviderRequestError extends Error {
   constructor(
     readonly status: number,
     readonly body: string,
   ) {
     super(`sandbox provider answered ${status}: ${body.slice(0, 300)}`);
-    this.name = 'ProviderRequestError';
+    this.name = new.target.name;
   }
 }
+
+/**
+ * A refusal the same request will meet again (other 4xx). Named so on purpose: Temporal takes an
+ * activity error's class name as its failure type, and the checkout workflow lists `ProviderRejected`
+ * as non-retryable, so the customer is told at once instead of after the retries.
+ */
+export class ProviderRejected extends ProviderRequestError {}
+
+const retryable = (status: number) => status >= 500 || status === 408 || status === 429;
 
 const callbackBody = z.object({
   id: z.string().min(1).max(200),
@@ -58,7 +68,7 @@ export function createSandboxAdapter(options: {
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     const text = await res.text();
-    if (!res.ok) throw new ProviderRequestError(res.status, text);
+    if (!res.ok) throw retryable(res.status) ? new ProviderRequestError(res.status, text) : new ProviderRejected(res.status, text);
     return JSON.parse(text) as unknown;
   }
 

@@ -7,6 +7,8 @@ import { quoteDestinationAmount, sandboxServesCountry } from './rates';
 import { PAYMENT_ID, paymentRequest, quoteQuery, REFERENCE, sendError, sendInvalid, testPayRequest } from './requests';
 import { createSandboxStore, type SandboxPayment } from './store';
 
+const START_TIMEOUT_MS = 45_000;
+
 export interface SandboxOptions {
   apiKey: string;
   callbackSecret: string;
@@ -115,7 +117,14 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
   // --- Pages for the customer -------------------------------------------------------------------
 
   const page = (reply: FastifyReply, status: number, body: string) =>
-    reply.status(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
+    reply
+      .status(status)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      // Its pages carry their own inline style and post forms only to themselves.
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'")
+      .header('x-frame-options', 'DENY')
+      .send(body);
 
   app.get<{ Params: { id: string } }>('/checkout/:id', async (request, reply) => {
     const payment = PAYMENT_ID.test(request.params.id) ? store.payment(request.params.id) : undefined;
@@ -151,7 +160,12 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
       // creates our payment and sends them to our checkout page.
       let res: Response;
       try {
-        res = await http(`${options.serviceUrl}/pay/${encodeURIComponent(reference)}/start`, { method: 'POST', redirect: 'manual' });
+        res = await http(`${options.serviceUrl}/pay/${encodeURIComponent(reference)}/start`, {
+          method: 'POST',
+          redirect: 'manual',
+          // Longer than the service's own wait for its workflow, so its answer is the one we pass on.
+          signal: AbortSignal.timeout(START_TIMEOUT_MS),
+        });
       } catch (err) {
         return sendError(reply, 502, 'service_unreachable', `The service at ${options.serviceUrl} did not answer: ${(err as Error).message}`);
       }

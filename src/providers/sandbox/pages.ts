@@ -1,4 +1,4 @@
-import { html, raw } from '../../api/hosted/html';
+import { html, raw } from '../../domain/html';
 import { NETWORK_NAMES } from '../../domain/assets';
 import type { ChainTransfer, SandboxPayment } from './store';
 

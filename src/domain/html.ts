@@ -1,3 +1,4 @@
+// Escaping for server-rendered pages: pure string code, shared by our hosted pages and the sandbox provider's.
 /** Escapes text for HTML element content and double-quoted attributes. */
 export function escapeHtml(value: string): string {
   return value
