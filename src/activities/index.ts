@@ -3,6 +3,7 @@ import type { Database } from '../db/client';
 import type { ProviderRegistry } from '../providers/registry';
 import { createCheckoutActivities } from './checkout-session';
 import { createPaymentLinkActivities } from './payment-links';
+import { createSimpleOrderActivities } from './simple-orders';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCheckoutActivities(deps),
     ...createWebhookActivities(deps),
     ...createPaymentLinkActivities(deps),
+    ...createSimpleOrderActivities(deps),
   };
 }
 

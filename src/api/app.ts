@@ -13,6 +13,7 @@ import notImplementedRoutes from './routes/not-implemented';
 import adminMerchantRoutes from './routes/admin/merchants';
 import adminSettingsRoutes from './routes/admin/settings';
 import adminWebhookRoutes from './routes/admin/webhooks';
+import adminSimpleOrderRoutes from './routes/admin/simple-orders';
 import { adminAuth } from './plugins/admin-auth';
 import idempotency from './plugins/idempotency';
 import checkoutSessionRoutes from './routes/checkout-sessions';
@@ -22,6 +23,8 @@ import hostedCheckoutRoutes from './routes/hosted-checkout';
 import pluginRoutes from './routes/plugin';
 import paymentLinkRoutes from './routes/payment-links';
 import hostedLinkRoutes from './routes/hosted-links';
+import simpleApiRoutes from './routes/simple-api';
+import simpleHostedRoutes from './routes/simple-hosted';
 import type { ProviderRegistry } from '../providers/registry';
 
 export interface AppDeps {
@@ -118,12 +121,16 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(providerCallbackRoutes, { db, temporal: deps.temporal, providers: deps.providers, now });
   await app.register(hostedCheckoutRoutes, { config, db, temporal: deps.temporal, providerOrigins: deps.providers.pageOrigins() });
   await app.register(hostedLinkRoutes, checkoutDeps);
+  // The simple API (spec 4.9): no key, no rate limit, the { status } envelope; its hosted page.
+  await app.register(simpleApiRoutes, { ...checkoutDeps, prefix: '/api' });
+  await app.register(simpleHostedRoutes, { ...checkoutDeps, providerOrigins: deps.providers.pageOrigins() });
   await app.register(
     async (admin) => {
       admin.addHook('preHandler', adminAuth(config.adminToken));
       await admin.register(adminMerchantRoutes, { db, secretsKey: config.secretsKey, now });
       await admin.register(adminSettingsRoutes, { db });
       await admin.register(adminWebhookRoutes, { config, db, temporal: deps.temporal });
+      await admin.register(adminSimpleOrderRoutes, { db });
     },
     { prefix: '/admin/v1' },
   );

@@ -25,6 +25,30 @@ export interface ProviderPayment {
   status: string;
 }
 
+/** A crypto rail (simple API): where the customer sends `amount` of `asset` on `network`. */
+export interface ProviderDepositRequest {
+  /** The simple-API transaction code: one open deposit per reference. */
+  reference: string;
+  asset: string;
+  network: string;
+  /** 6 decimals. */
+  amount: string;
+  /** What is forwarded to the customer's own wallet. */
+  destinationAsset: string;
+  destinationNetwork: string;
+  walletAddress: string;
+  callbackUrl: string;
+}
+
+export interface ProviderDeposit {
+  depositId: string;
+  address: string;
+  asset: string;
+  network: string;
+  amount: string;
+  expiresAt: string;
+}
+
 export interface ProviderQuote {
   /** Stablecoin amount the provider expects to deliver, 6 decimals. */
   destinationAmount: string;
@@ -68,6 +92,8 @@ export interface ProviderAdapter {
   quote(input: { sourceAmount: string; sourceCurrency: string; destinationAsset: string; network: string }): Promise<ProviderQuote>;
   /** Idempotent per reference: asking twice returns the same provider payment. */
   createPayment(request: ProviderPaymentRequest): Promise<ProviderPayment>;
+  /** Crypto rails, where the provider offers them: a deposit address, idempotent per reference and terms. */
+  createDeposit?(request: ProviderDepositRequest): Promise<ProviderDeposit>;
   /** Checks the signature and timestamp of a callback on its raw body, then parses it. */
   verifyCallback(rawBody: string, headers: Record<string, string | string[] | undefined>, now: Date): CallbackVerification;
 }

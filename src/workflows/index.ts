@@ -4,3 +4,4 @@
 export { checkoutSession } from './checkout-session/workflow';
 export { webhookDelivery } from './webhook-delivery/workflow';
 export { paymentLink } from './payment-link/workflow';
+export { simpleOrder } from './simple-order/workflow';

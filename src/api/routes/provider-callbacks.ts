@@ -13,6 +13,8 @@ import type { ProviderRegistry } from '../../providers/registry';
 import type { ProviderEvent } from '../../providers/types';
 import { providerUpdateSignal, type ProviderFact } from '../../workflows/checkout-session/messages';
 import { isUnavailable } from '../plugins/errors';
+import { handleSimpleOrderCallback } from '../simple/callbacks';
+import { isTransactionCode } from '../simple/open-order';
 
 const SIGNAL_DEADLINE_MS = 5000;
 
@@ -47,6 +49,8 @@ const providerCallbackRoutes: FastifyPluginAsync<{ db: Database; temporal: Clien
         throw new AppError('Unauthorized', `The callback signature is not valid (${verified.reason}).`);
       }
       const event = verified.event;
+      // Simple-API orders are referenced by their transaction code (a UUID).
+      if (isTransactionCode(event.reference)) return handleSimpleOrderCallback({ db, temporal }, adapter.name, event);
       const session = isCanonicalPaymentId(event.reference) ? await findSession(db, event.reference) : undefined;
       if (!session || session.provider !== adapter.name) throw notFound('Payment');
 

@@ -12,3 +12,4 @@ export * from './events';
 export * from './webhook-deliveries';
 export * from './sites';
 export * from './payment-links';
+export * from './simple-orders';

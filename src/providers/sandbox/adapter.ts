@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { checkSignature } from '../../domain/signatures';
-import type { CallbackVerification, ProviderAdapter, ProviderPayment, ProviderPaymentRequest, ProviderQuote } from '../types';
+import type {
+  CallbackVerification,
+  ProviderAdapter,
+  ProviderDeposit,
+  ProviderDepositRequest,
+  ProviderPayment,
+  ProviderPaymentRequest,
+  ProviderQuote,
+} from '../types';
 import { sandboxServesCountry, sandboxSupportsCurrency } from './rates';
 
 // Our side of the sandbox provider: its API over HTTP, and the verification of its signed callbacks.
@@ -50,6 +58,7 @@ const callbackBody = z.object({
 });
 
 const paymentAnswer = z.object({ id: z.string(), checkoutUrl: z.string(), status: z.string() });
+const depositAnswer = z.object({ id: z.string(), address: z.string(), asset: z.string(), network: z.string(), amount: z.string(), expiresAt: z.string() });
 const quoteAnswer = z.object({ destinationAmount: z.string(), rate: z.string() });
 
 export function createSandboxAdapter(options: {
@@ -87,6 +96,11 @@ export function createSandboxAdapter(options: {
     async createPayment(request: ProviderPaymentRequest): Promise<ProviderPayment> {
       const payment = paymentAnswer.parse(await call('POST', '/v1/payments', request));
       return { providerPaymentId: payment.id, redirectUrl: payment.checkoutUrl, status: payment.status };
+    },
+
+    async createDeposit(request: ProviderDepositRequest): Promise<ProviderDeposit> {
+      const d = depositAnswer.parse(await call('POST', '/v1/deposits', request));
+      return { depositId: d.id, address: d.address, asset: d.asset, network: d.network, amount: d.amount, expiresAt: d.expiresAt };
     },
 
     verifyCallback(rawBody, headers, now): CallbackVerification {

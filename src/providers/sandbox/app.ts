@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { constantTimeEqual } from '../../domain/credentials';
 import { createCallbackSender, DEFAULT_RETRY_DELAYS_MS } from './callbacks';
+import { createDeposits, depositRequest } from './deposits';
 import { createPaymentLifecycle, type Outcome } from './lifecycle';
 import { explorerPage, notFoundPage, paymentPage } from './pages';
 import { quoteDestinationAmount, sandboxServesCountry } from './rates';
@@ -39,6 +40,7 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     onFailedAttempt: (event, attempt) => app.log.warn({ eventId: event.id, attempt }, 'callback attempt failed'),
   });
   const lifecycle = createPaymentLifecycle({ store, callbacks, publicUrl: options.publicUrl, now });
+  const deposits = createDeposits({ store, callbacks, publicUrl: options.publicUrl, now });
   app.addHook('onClose', () => callbacks.stop());
 
   // Its payment page posts a plain form.
@@ -106,6 +108,25 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
       return view(payment);
     });
 
+    // Crypto rails (simple API): a deposit address per reference, forwarded to the customer's wallet.
+    api.post('/v1/deposits', async (request, reply) => {
+      const parsed = depositRequest.safeParse(request.body);
+      if (!parsed.success) return sendInvalid(reply, parsed.error.issues);
+      const opened = deposits.open(parsed.data);
+      if (opened.kind === 'conflict') return sendError(reply, 409, 'reference_conflict', 'This reference has a funded deposit with other terms.');
+      const d = opened.deposit;
+      return reply.status(opened.kind === 'created' ? 201 : 200).send({
+        id: d.id,
+        reference: d.reference,
+        address: d.address,
+        asset: d.asset,
+        network: d.network,
+        amount: d.amount,
+        status: d.status,
+        expiresAt: d.expiresAt,
+      });
+    });
+
     api.get('/v1/quote', async (request, reply) => {
       const parsed = quoteQuery.safeParse(request.query);
       if (!parsed.success) return sendInvalid(reply, parsed.error.issues);
@@ -155,6 +176,18 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     if (!parsed.success) return sendInvalid(reply, parsed.error.issues);
     const { reference, outcome } = parsed.data;
     let payment = store.paymentByReference(reference);
+    // A reference whose latest choice is a crypto deposit: the customer sends the crypto.
+    const deposit = deposits.byReference(reference);
+    if (deposit && (!payment || deposit.createdAt >= payment.createdAt)) {
+      if (deposit.status !== 'awaiting_funds') return sendError(reply, 409, 'payment_not_payable', `The deposit is already ${deposit.status}.`);
+      const emitted = await Promise.all(
+        deposits.pay(deposit, outcome).map(async (e) => {
+          const first = await e.firstAttempt;
+          return { eventId: e.eventId, type: e.type, delivered: first.ok, statusCode: first.statusCode };
+        }),
+      );
+      return { ok: true, depositId: deposit.id, status: deposit.status, callbacks: emitted };
+    }
     if (!payment) {
       // What the customer does first: press Pay on the merchant platform's hosted page, which
       // creates our payment and sends them to our checkout page.

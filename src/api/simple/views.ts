@@ -1,0 +1,92 @@
+import type { SimpleOrderRow } from '../../db/queries/simple-orders';
+import { isFiatCurrency } from '../../domain/currencies';
+import { formatCrypto, formatFiat } from '../../domain/money';
+
+// Shapes of the simple API. Amounts are exact decimal strings inside; the spec's numeric fields
+// (fiat_amount, amount_in_usd, received_usd) are Number()-ed from those strings here, at the edge.
+
+export const fiatText = (o: Pick<SimpleOrderRow, 'fiatAmountMinor' | 'fiatCurrency'>) =>
+  isFiatCurrency(o.fiatCurrency) ? formatFiat(o.fiatAmountMinor, o.fiatCurrency) : o.fiatAmountMinor.toString();
+
+/** GET /api/transaction: live status and amounts for reconciliation. */
+export function transactionView(o: SimpleOrderRow) {
+  return {
+    transaction_code: o.transactionCode,
+    status: o.status,
+    external_reference: o.externalReference,
+    fiat_amount: Number(fiatText(o)),
+    fiat_currency: o.fiatCurrency,
+    amount_in_usd: Number(formatCrypto(o.amountUsdMicro)),
+    received_usd: o.receivedMicro === null ? null : Number(formatCrypto(o.receivedMicro)),
+    wallet_address: o.walletAddress,
+    wallet_currency: o.walletCurrency,
+    wallet_network: o.walletNetwork.toUpperCase(),
+    payment_method: o.paymentMethod,
+    payout_dispatched: o.payoutDispatched,
+    transaction_hash: o.transactionHash,
+    explorer_url: o.explorerUrl,
+    success_url: o.successUrl,
+    cancel_url: o.cancelUrl,
+    created_at: o.createdAt.toISOString(),
+    updated_at: o.updatedAt.toISOString(),
+    expires_at: o.expiresAt.toISOString(),
+    settled_at: o.settledAt?.toISOString() ?? null,
+  };
+}
+
+/** Spec 6.4, field for field and type for type. */
+export function settledWebhookBody(o: SimpleOrderRow, at: Date) {
+  return {
+    event: 'transaction.settled' as const,
+    transaction_code: o.transactionCode,
+    // A string per spec 6.4: empty when the checkout named none.
+    external_reference: o.externalReference ?? '',
+    fiat_amount: Number(fiatText(o)),
+    fiat_currency: o.fiatCurrency,
+    received_usd: Number(formatCrypto(o.receivedMicro ?? 0n)),
+    wallet_address: o.walletAddress,
+    wallet_currency: o.walletCurrency,
+    wallet_network: o.walletNetwork.toUpperCase(),
+    payout_dispatched: o.payoutDispatched,
+    timestamp: Math.floor(at.getTime() / 1000),
+  };
+}
+
+/** The operator's view: everything, with decimal strings, and the webhook's one attempt. */
+export function adminOrderView(o: SimpleOrderRow) {
+  return {
+    transactionCode: o.transactionCode,
+    status: o.status,
+    externalReference: o.externalReference,
+    fiatAmount: fiatText(o),
+    fiatCurrency: o.fiatCurrency,
+    amountUsd: formatCrypto(o.amountUsdMicro),
+    receivedUsd: o.receivedMicro === null ? null : formatCrypto(o.receivedMicro),
+    walletAddress: o.walletAddress,
+    walletCurrency: o.walletCurrency,
+    walletNetwork: o.walletNetwork,
+    paymentMethod: o.paymentMethod,
+    provider: o.provider,
+    providerPaymentId: o.providerPaymentId,
+    deposit: o.depositAddress
+      ? { address: o.depositAddress, asset: o.depositAsset, network: o.depositNetwork, amount: o.depositAmountMicro === null ? null : formatCrypto(o.depositAmountMicro) }
+      : null,
+    transactionHash: o.transactionHash,
+    explorerUrl: o.explorerUrl,
+    payoutDispatched: o.payoutDispatched,
+    failureReason: o.failureReason,
+    webhookUrl: o.webhookUrl,
+    webhook: {
+      status: o.webhookStatus,
+      attempts: o.webhookAttemptedAt
+        ? [{ at: o.webhookAttemptedAt.toISOString(), statusCode: o.webhookStatusCode, durationMs: o.webhookDurationMs, error: o.webhookError }]
+        : [],
+    },
+    successUrl: o.successUrl,
+    cancelUrl: o.cancelUrl,
+    createdAt: o.createdAt.toISOString(),
+    updatedAt: o.updatedAt.toISOString(),
+    expiresAt: o.expiresAt.toISOString(),
+    settledAt: o.settledAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,59 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { DatabaseOrTransaction } from '../client';
+import { simpleOrders } from '../schema';
+
+export type SimpleOrderRow = typeof simpleOrders.$inferSelect;
+export type NewSimpleOrder = typeof simpleOrders.$inferInsert;
+export type SimpleOrderStatus = SimpleOrderRow['status'];
+
+export async function insertSimpleOrder(db: DatabaseOrTransaction, row: NewSimpleOrder): Promise<SimpleOrderRow> {
+  const [inserted] = await db.insert(simpleOrders).values(row).returning();
+  return inserted!;
+}
+
+export async function findSimpleOrder(db: DatabaseOrTransaction, code: string): Promise<SimpleOrderRow | undefined> {
+  const [row] = await db.select().from(simpleOrders).where(eq(simpleOrders.transactionCode, code));
+  return row;
+}
+
+/** An order customers and integrators can see: its workflow has started. */
+export async function findVisibleSimpleOrder(db: DatabaseOrTransaction, code: string): Promise<SimpleOrderRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(simpleOrders)
+    .where(and(eq(simpleOrders.transactionCode, code), eq(simpleOrders.workflowStarted, true)));
+  return row;
+}
+
+export async function markSimpleOrderStarted(db: DatabaseOrTransaction, code: string): Promise<void> {
+  await db.update(simpleOrders).set({ workflowStarted: true }).where(eq(simpleOrders.transactionCode, code));
+}
+
+export async function deleteUnstartedSimpleOrder(db: DatabaseOrTransaction, code: string): Promise<void> {
+  await db.delete(simpleOrders).where(and(eq(simpleOrders.transactionCode, code), eq(simpleOrders.workflowStarted, false)));
+}
+
+type Updatable = Partial<Omit<SimpleOrderRow, 'transactionCode' | 'createdAt' | 'updatedAt' | 'status'>>;
+
+export async function updateSimpleOrder(db: DatabaseOrTransaction, code: string, changes: Updatable): Promise<void> {
+  await db
+    .update(simpleOrders)
+    .set({ ...changes, updatedAt: sql`now()` })
+    .where(eq(simpleOrders.transactionCode, code));
+}
+
+/** Moves an order to `to` only from one of `from`; returns whether this call made the change (idempotent on retry). */
+export async function transitionSimpleOrder(
+  db: DatabaseOrTransaction,
+  code: string,
+  from: readonly SimpleOrderStatus[],
+  to: SimpleOrderStatus,
+  extra: Updatable = {},
+): Promise<boolean> {
+  const rows = await db
+    .update(simpleOrders)
+    .set({ status: to, updatedAt: sql`now()`, ...extra })
+    .where(and(eq(simpleOrders.transactionCode, code), inArray(simpleOrders.status, [...from])))
+    .returning({ code: simpleOrders.transactionCode });
+  return rows.length > 0;
+}

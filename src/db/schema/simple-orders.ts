@@ -1,0 +1,56 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+// Orders of the simple API (spec 4.9): no merchant, no API key; the customer's own wallet is the
+// destination. Money is bigint: fiat in minor units, stablecoin/USD in micro-units.
+export const simpleOrders = pgTable(
+  'simple_orders',
+  {
+    transactionCode: text('transaction_code').primaryKey(),
+    status: text('status', { enum: ['pending', 'processing', 'settled', 'failed', 'expired'] })
+      .notNull()
+      .default('pending'),
+    fiatAmountMinor: bigint('fiat_amount_minor', { mode: 'bigint' }).notNull(),
+    fiatCurrency: text('fiat_currency').notNull(),
+    // The fiat's USD value at creation (sandbox rates), 6 decimals.
+    amountUsdMicro: bigint('amount_usd_micro', { mode: 'bigint' }).notNull(),
+    walletAddress: text('wallet_address').notNull(),
+    walletCurrency: text('wallet_currency').notNull(),
+    // Lowercase internally (decisions §4); the simple API shows it uppercase.
+    walletNetwork: text('wallet_network').notNull(),
+    externalReference: text('external_reference'),
+    webhookUrl: text('webhook_url'),
+    successUrl: text('success_url'),
+    cancelUrl: text('cancel_url'),
+    // The rail the customer chose last (a payment_options slug).
+    paymentMethod: text('payment_method'),
+    provider: text('provider'),
+    providerPaymentId: text('provider_payment_id'),
+    depositAddress: text('deposit_address'),
+    depositAsset: text('deposit_asset'),
+    depositNetwork: text('deposit_network'),
+    depositAmountMicro: bigint('deposit_amount_micro', { mode: 'bigint' }),
+    receivedMicro: bigint('received_micro', { mode: 'bigint' }),
+    transactionHash: text('transaction_hash'),
+    explorerUrl: text('explorer_url'),
+    payoutDispatched: boolean('payout_dispatched').notNull().default(false),
+    failureReason: text('failure_reason'),
+    workflowStarted: boolean('workflow_started').notNull().default(false),
+    // The one transaction.settled delivery (decisions §8: one attempt, 8 s, no retry, logged).
+    webhookStatus: text('webhook_status', { enum: ['none', 'pending', 'delivered', 'failed'] })
+      .notNull()
+      .default('none'),
+    webhookAttemptedAt: timestamp('webhook_attempted_at', { withTimezone: true }),
+    webhookStatusCode: integer('webhook_status_code'),
+    webhookDurationMs: integer('webhook_duration_ms'),
+    webhookError: text('webhook_error'),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    settledAt: timestamp('settled_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('simple_orders_created_idx').on(t.createdAt),
+    check('simple_orders_amount_check', sql`${t.fiatAmountMinor} > 0`),
+  ],
+);

@@ -1,0 +1,32 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ProviderFact } from '../checkout-session/messages';
+
+// Signal, update and query definitions of the simple API's order workflow (decisions §6).
+
+export const SIMPLE_ORDER_WORKFLOW = 'simpleOrder';
+
+export type SimpleOrderStatus = 'pending' | 'processing' | 'settled' | 'failed' | 'expired';
+
+export interface SimpleOrderInput {
+  transactionCode: string;
+  /** ISO timestamp; a still-pending order expires then. */
+  expiresAt: string;
+  /** Whether a transaction.settled webhook is to be sent. */
+  hasWebhook: boolean;
+}
+
+export type PaymentInstructions =
+  | { type: 'fiat'; slug: string; providerPaymentId: string; redirectUrl: string }
+  | { type: 'crypto'; slug: string; address: string; amount: string; asset: string; network: string; expiresAt: string };
+
+export interface SimpleOrderState {
+  status: SimpleOrderStatus;
+  paymentMethod: string | null;
+}
+
+export type { ProviderFact };
+
+export const simpleProviderSignal = defineSignal<[ProviderFact]>('simpleProviderUpdate');
+/** A rail chosen by the customer: creates (idempotently) the provider payment or the deposit address. */
+export const choosePaymentUpdate = defineUpdate<PaymentInstructions, [string]>('choosePayment');
+export const simpleStateQuery = defineQuery<SimpleOrderState>('state');
