@@ -1,76 +1,365 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { configVariables, loadConfig } from '../src/config';
+import { ConfigError, configVariables, loadConfig } from '../src/config';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/workflows/search-attributes';
 
-// No Docker engine runs here, so the production topology is checked by reading it: every variable
-// the processes need is set, and named as src/config.ts names it.
-const compose = parse(readFileSync(path.resolve(__dirname, '../docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<string, { environment?: Record<string, string>; command?: string[] | string; depends_on?: unknown; image?: string; build?: string }>;
-};
-const APP_SERVICES = ['service', 'worker', 'sandbox'];
+// No Docker engine runs here, so the production topology is checked by reading it as compose would:
+// YAML with merge keys, then variable interpolation, then the same loadConfig the processes call.
 
-/** Compose's own interpolation, for the forms this file uses: ${X}, ${X:-default}, ${X:?message}. */
-function interpolate(value: string, env: Record<string, string>): string {
-  return value.replace(/\$\{([A-Z_]+)(?::([-?])([^}]*))?\}/g, (_m, name: string, op?: string, arg?: string) => {
-    if (env[name]) return env[name];
-    if (op === '-') return arg ?? '';
-    if (op === '?') throw new Error(`compose would refuse to start: ${name} ${arg ?? ''}`);
-    return '';
+const ROOT = path.resolve(__dirname, '..');
+const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+
+type Env = Record<string, string>;
+type DependsOn = string[] | Record<string, { condition?: string }>;
+interface Service {
+  image?: string;
+  build?: string | { context?: string; dockerfile?: string };
+  command?: string | string[];
+  entrypoint?: string | string[];
+  environment?: Record<string, unknown> | string[];
+  depends_on?: DependsOn;
+  healthcheck?: { test?: string | string[] };
+  ports?: (string | { target?: number; published?: number | string })[];
+  volumes?: (string | { source?: string; target?: string })[];
+  deploy?: { replicas?: number };
+}
+interface ComposeFile {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+  'x-app-env'?: Record<string, unknown>;
+}
+
+/** What the operator's .env would hold: plausible values for the variables compose requires. */
+const OPERATOR_ENV: Env = {
+  ADMIN_TOKEN: 'x'.repeat(32),
+  SECRETS_KEY: 'ab'.repeat(32),
+  PUBLIC_BASE_URL: 'https://pay.example.com',
+  POSTGRES_PASSWORD: 'pg-secret',
+};
+
+// Everything a compose file can write after `$`: `$$`, `$NAME`, `${...}`; a lone `$` is an error.
+const REFERENCE = /\$(?:(\$)|\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*))?/g;
+
+/**
+ * Compose's interpolation of one string: `$$`, `$NAME`, `${NAME}`, `${NAME-default}`,
+ * `${NAME:-default}`, `${NAME?message}`, `${NAME:?message}`, `${NAME+alt}`, `${NAME:+alt}`.
+ * With the colon an empty value counts as unset. Anything else throws, as compose refuses it.
+ */
+function interpolate(value: string, env: Env, seen?: Set<string>): string {
+  return value.replace(REFERENCE, (whole, escaped?: string, braced?: string, bare?: string) => {
+    if (escaped) return '$';
+    if (bare !== undefined) {
+      seen?.add(bare);
+      return env[bare] ?? '';
+    }
+    const m = braced === undefined ? null : /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?+])([^$]*))?$/.exec(braced);
+    if (!m) throw new Error(`invalid interpolation ${whole} in ${JSON.stringify(value)}`);
+    const [, name = '', colon, op, arg = ''] = m;
+    seen?.add(name);
+    const current = env[name];
+    const unset = current === undefined || (colon === ':' && current === '');
+    if (op === '-') return unset ? arg : (current ?? '');
+    if (op === '+') return unset ? '' : arg;
+    if (op === '?' && unset) throw new Error(`compose would refuse to start: ${name}: ${arg}`);
+    return current ?? '';
   });
 }
 
-const operatorEnv = { ADMIN_TOKEN: 'x'.repeat(32), SECRETS_KEY: 'ab'.repeat(32), PUBLIC_BASE_URL: 'https://pay.example.com' };
-
-function envOf(service: string, env: Record<string, string> = operatorEnv): Record<string, string> {
-  const raw = compose.services[service]!.environment ?? {};
-  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, interpolate(String(v), env)]));
+function interpolateAll(node: unknown, env: Env, seen?: Set<string>): unknown {
+  if (typeof node === 'string') return interpolate(node, env, seen);
+  if (Array.isArray(node)) return node.map((n) => interpolateAll(n, env, seen));
+  if (node !== null && typeof node === 'object') {
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, interpolateAll(v, env, seen)]));
+  }
+  return node;
 }
+
+const COMPOSE_TEXT = read('docker-compose.yml');
+const parseYaml = (text: string) => parse(text, { merge: true }) as unknown;
+
+function loadCompose(text = COMPOSE_TEXT, env: Env = OPERATOR_ENV): ComposeFile {
+  return interpolateAll(parseYaml(text), env) as ComposeFile;
+}
+
+function serviceOf(compose: ComposeFile, name: string): Service {
+  const service = compose.services[name];
+  if (!service) throw new Error(`docker-compose.yml has no service "${name}"`);
+  return service;
+}
+
+/** A service's environment as the process sees it, from either the map or the list form. */
+function envOf(service: Service): Env {
+  const raw = service.environment ?? {};
+  if (Array.isArray(raw)) {
+    return Object.fromEntries(raw.map((entry) => {
+      const i = entry.indexOf('=');
+      return i < 0 ? [entry, ''] : [entry.slice(0, i), entry.slice(i + 1)];
+    }));
+  }
+  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]));
+}
+
+function dependencies(service: Service): Record<string, string> {
+  const d = service.depends_on ?? [];
+  if (Array.isArray(d)) return Object.fromEntries(d.map((name) => [name, 'service_started']));
+  return Object.fromEntries(Object.entries(d).map(([name, v]) => [name, v.condition ?? 'service_started']));
+}
+
+const commandOf = (service: Service) => [service.entrypoint ?? [], service.command ?? []].flat().join(' ');
+
+/** The variables loadConfig cannot do without: it names them "is required" when they are absent. */
+function requiredByConfig(): string[] {
+  try {
+    loadConfig({});
+    return [];
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return err.issues.filter((i) => i.message === 'is required').map((i) => i.variable);
+  }
+}
+
+/** Every reason an app process's environment would not do; empty when it is right. */
+function envProblems(env: Env): string[] {
+  const problems: string[] = [];
+  for (const name of Object.keys(env)) {
+    if (!configVariables.includes(name)) problems.push(`${name} is not a variable src/config.ts reads`);
+  }
+  for (const name of [...requiredByConfig(), 'DATABASE_URL', 'TEMPORAL_ADDRESS']) {
+    if (!env[name]) problems.push(`${name} is not set`);
+  }
+  return problems;
+}
+
+const hostOf = (address: string) => address.replace(/:\d+$/, '');
+const EXPECTED_SERVICES = ['postgres', 'temporal', 'temporal-setup', 'temporal-ui', 'service', 'worker'];
+// Built from our Dockerfile and run with our config; the sandbox provider shares the image.
+const APP_SERVICES = ['service', 'worker', 'sandbox'];
+const ENTRY_POINTS: Record<string, string> = { service: 'server.ts', worker: 'worker.ts', sandbox: 'sandbox.ts' };
+
+describe('compose interpolation as the test does it', () => {
+  it('follows compose for defaults, required values and escapes', () => {
+    expect(interpolate('${A:-d} ${A-d}', { A: '' })).toBe('d ');
+    expect(interpolate('${B:-d}|${B-d}|$B|${B}', {})).toBe('d|d||');
+    expect(interpolate('${A:+alt}${C+alt}', { A: '', C: '' })).toBe('alt');
+    expect(interpolate('$$name $${X}', { name: 'no' })).toBe('$name ${X}');
+    expect(() => interpolate('${A:?set A}', { A: '' })).toThrow(/A: set A/);
+    expect(interpolate('${A?set A}', { A: '' })).toBe('');
+    expect(() => interpolate('${A:-${B}}', {})).toThrow(/invalid interpolation/);
+    expect(() => interpolate('cost: 5$', {})).toThrow(/invalid interpolation/);
+  });
+});
 
 describe('docker-compose.yml', () => {
+  const compose = loadCompose();
+
   it('has the production topology', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['postgres', 'sandbox', 'service', 'temporal', 'temporal-setup', 'temporal-ui', 'worker'].sort());
-    expect(compose.services.temporal!.image).toMatch(/^temporalio\/auto-setup:/);
-    expect(compose.services.temporal!.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
-    expect((compose.services.worker as { deploy?: { replicas?: number } }).deploy?.replicas).toBeGreaterThan(1);
-    expect(compose.services['temporal-ui']!.environment).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233' });
+    // The sandbox provider is part of it until a real provider's adapter replaces it.
+    expect(Object.keys(compose.services).sort()).toEqual([...EXPECTED_SERVICES, 'sandbox'].sort());
+    expect(serviceOf(compose, 'worker').deploy?.replicas).toBeGreaterThanOrEqual(2);
+    for (const name of APP_SERVICES) {
+      const service = serviceOf(compose, name);
+      const context = typeof service.build === 'string' ? service.build : service.build?.context;
+      expect(context, `${name} is built from the Dockerfile`).toBe('.');
+      expect(service.command, name).toEqual(['npx', 'tsx', ENTRY_POINTS[name]]);
+      expect(existsSync(path.join(ROOT, ENTRY_POINTS[name] ?? '')), `${name}: ${ENTRY_POINTS[name]}`).toBe(true);
+    }
   });
 
-  it.each(APP_SERVICES)('%s sets only variables the config reads, and every one it requires', (service) => {
-    const env = envOf(service);
-    for (const name of Object.keys(env)) expect(configVariables, `${service}: ${name}`).toContain(name);
-    for (const name of ['ADMIN_TOKEN', 'SECRETS_KEY', 'DATABASE_URL', 'TEMPORAL_ADDRESS']) expect(env[name], `${service}: ${name}`).toBeTruthy();
-    expect(new URL(env.DATABASE_URL!).hostname).toBe('postgres');
-    expect(env.TEMPORAL_ADDRESS!.split(':')[0]).toBe('temporal');
+  it('keeps Postgres on a named volume and reports its health', () => {
+    const postgres = serviceOf(compose, 'postgres');
+    expect(postgres.image).toMatch(/^postgres:16(\.|$|-)/);
+    expect(postgres.healthcheck?.test).toBeDefined();
+    const mount = postgres.volumes?.find((v) => (typeof v === 'string' ? v.endsWith(':/var/lib/postgresql/data') : v.target === '/var/lib/postgresql/data'));
+    const source = typeof mount === 'string' ? mount.split(':')[0] : mount?.source;
+    expect(Object.keys(compose.volumes ?? {})).toContain(source);
+  });
+
+  it('persists Temporal in that Postgres, with the credentials Postgres is given', () => {
+    const temporal = serviceOf(compose, 'temporal');
+    const pg = envOf(serviceOf(compose, 'postgres'));
+    const env = envOf(temporal);
+    expect(temporal.image).toMatch(/^temporalio\/auto-setup:/);
+    expect(env).toMatchObject({
+      DB: 'postgres12',
+      DB_PORT: '5432',
+      POSTGRES_SEEDS: 'postgres',
+      POSTGRES_USER: pg.POSTGRES_USER,
+      POSTGRES_PWD: pg.POSTGRES_PASSWORD,
+    });
+    expect(pg.POSTGRES_PASSWORD).toBe(OPERATOR_ENV.POSTGRES_PASSWORD);
+    expect(dependencies(temporal)).toMatchObject({ postgres: 'service_healthy' });
+  });
+
+  it('starts each service after what it needs, and every dependency can be waited for', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const [target, condition] of Object.entries(dependencies(service))) {
+        const dep = serviceOf(compose, target);
+        if (condition === 'service_healthy') expect(dep.healthcheck?.test, `${name} waits for ${target}'s health`).toBeDefined();
+      }
+    }
+    const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
+      Object.keys(dependencies(serviceOf(compose, from))).some((d) => {
+        if (d === to) return true;
+        if (seen.has(d)) return false;
+        seen.add(d);
+        return reaches(d, to, seen);
+      });
+    for (const name of ['service', 'worker']) {
+      expect(dependencies(serviceOf(compose, name)), name).toMatchObject({ postgres: 'service_healthy' });
+      expect(reaches(name, 'temporal'), `${name} starts after Temporal`).toBe(true);
+      // A one-shot's "started" is no promise that it finished: wait for its success.
+      expect(dependencies(serviceOf(compose, name))['temporal-setup'], `${name} starts after the search attributes exist`).toBe(
+        'service_completed_successfully',
+      );
+    }
+    expect(dependencies(serviceOf(compose, 'temporal-setup'))).toMatchObject({ temporal: 'service_healthy' });
+  });
+
+  it('gives the config every variable it requires, as names it reads', () => {
+    const required = requiredByConfig();
+    expect(required).toEqual(expect.arrayContaining(['ADMIN_TOKEN', 'SECRETS_KEY']));
+    for (const name of ['service', 'worker']) {
+      for (const variable of required) expect(envOf(serviceOf(compose, name))[variable], `${name}: ${variable}`).toBeTruthy();
+    }
+  });
+
+  it.each(APP_SERVICES)('%s: its environment is one loadConfig accepts, pointing at the compose services', (name) => {
+    const env = envOf(serviceOf(compose, name));
+    expect(envProblems(env)).toEqual([]);
+
+    const db = new URL(env.DATABASE_URL ?? '');
+    const pg = envOf(serviceOf(compose, 'postgres'));
+    expect(db.hostname).toBe('postgres');
+    expect(db.port || '5432').toBe('5432');
+    expect(decodeURIComponent(db.username)).toBe(pg.POSTGRES_USER);
+    expect(decodeURIComponent(db.password)).toBe(pg.POSTGRES_PASSWORD);
+    expect(db.pathname).toBe(`/${pg.POSTGRES_DB}`);
+    expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
+    expect(compose.services[hostOf(env.TEMPORAL_ADDRESS ?? '')]).toBeDefined();
+
     const config = loadConfig(env);
-    expect(config.allowPrivateUrls).toBe(false);
     expect(config.nodeEnv).toBe('production');
+    expect(config.allowPrivateUrls).toBe(false);
+    expect(config.http.publicBaseUrl).toBe(OPERATOR_ENV.PUBLIC_BASE_URL);
+    expect(config.temporal.namespace).toBe(envOf(serviceOf(compose, 'temporal')).DEFAULT_NAMESPACE);
+  });
+
+  it('shares one environment between the service and the workers', () => {
+    const shared = envOf({ environment: compose['x-app-env'] });
+    expect(Object.keys(shared)).toEqual(expect.arrayContaining(['ADMIN_TOKEN', 'SECRETS_KEY', 'DATABASE_URL', 'TEMPORAL_ADDRESS']));
+    for (const name of APP_SERVICES) expect(envOf(serviceOf(compose, name)), name).toMatchObject(shared);
+  });
+
+  it('serves HTTP on all interfaces, on the port it publishes, with /healthz as its health', () => {
+    const service = serviceOf(compose, 'service');
+    const config = loadConfig(envOf(service));
+    expect(config.http.host).toBe('0.0.0.0');
+    expect(service.ports).toContain(`${config.http.port}:${config.http.port}`);
+    const probe = [service.healthcheck?.test ?? []].flat().join(' ');
+    expect(probe).toContain(`:${config.http.port}/healthz`);
   });
 
   it('refuses to start without the operator’s secrets', () => {
-    expect(() => envOf('service', {})).toThrow(/ADMIN_TOKEN/);
-    expect(() => envOf('worker', { ADMIN_TOKEN: 'x'.repeat(32) })).toThrow(/SECRETS_KEY/);
+    expect(() => loadCompose(COMPOSE_TEXT, {})).toThrow(/ADMIN_TOKEN/);
+    expect(() => loadCompose(COMPOSE_TEXT, { ADMIN_TOKEN: 'x'.repeat(32) })).toThrow(/SECRETS_KEY/);
+    // An .env line `SECRETS_KEY=` is no value either.
+    expect(() => loadCompose(COMPOSE_TEXT, { ...OPERATOR_ENV, SECRETS_KEY: '' })).toThrow(/SECRETS_KEY/);
   });
 
-  it('would catch a misspelled variable', () => {
-    const misspelled = { ...envOf('service'), TEMPORAL_ADRESS: 'temporal:7233' };
-    expect(Object.keys(misspelled).filter((k) => !configVariables.includes(k))).toEqual(['TEMPORAL_ADRESS']);
+  it('would catch a misspelled or a missing variable', () => {
+    const misspelled = COMPOSE_TEXT.replace(/^(\s+)SECRETS_KEY:/m, '$1SECRET_KEY:');
+    expect(misspelled).not.toBe(COMPOSE_TEXT);
+    expect(envProblems(envOf(serviceOf(loadCompose(misspelled), 'worker')))).toEqual([
+      'SECRET_KEY is not a variable src/config.ts reads',
+      'SECRETS_KEY is not set',
+    ]);
+    const withoutTemporal = COMPOSE_TEXT.replace(/^\s+TEMPORAL_ADDRESS: temporal:7233\n/m, '');
+    expect(withoutTemporal).not.toBe(COMPOSE_TEXT);
+    expect(envProblems(envOf(serviceOf(loadCompose(withoutTemporal), 'service')))).toEqual(['TEMPORAL_ADDRESS is not set']);
   });
 
-  it('registers exactly the search attributes the workflows use', () => {
-    const command = [compose.services['temporal-setup']!.command].flat().join(' ');
-    const names = /for name in ([A-Za-z ]+); do/.exec(command)?.[1]?.trim().split(/\s+/);
-    expect(names?.sort()).toEqual(SEARCH_ATTRIBUTE_KEYS.map((k) => k.name).sort());
-    expect(command).toContain('--type Keyword');
-  });
+  it('registers exactly the search attributes the workflows set, as Keywords, where the workers run', () => {
+    const setup = serviceOf(compose, 'temporal-setup');
+    expect(setup.image).toMatch(/^temporalio\/admin-tools:/);
+    const script = commandOf(setup);
+    const names = /for name in ([^;\n]+?)\s*;\s*do/.exec(script)?.[1]?.trim().split(/\s+/) ?? [];
+    expect(names.sort()).toEqual(SEARCH_ATTRIBUTE_KEYS.map((k) => k.name).sort());
+    expect(script).toMatch(/search-attribute create [^\n]*--name "?\$name"? --type Keyword/);
 
-  it('runs each entry point that exists in the repository', () => {
-    for (const service of APP_SERVICES) {
-      const command = [compose.services[service]!.command ?? []].flat();
-      const entry = command.find((c) => c.endsWith('.ts'))!;
-      expect(() => readFileSync(path.resolve(__dirname, '..', entry))).not.toThrow();
+    const app = loadConfig(envOf(serviceOf(compose, 'worker')));
+    const invocations = script.match(/temporal operator [^\n|]*/g) ?? [];
+    expect(invocations.length).toBeGreaterThan(0);
+    for (const call of invocations) {
+      expect(call).toContain(`--address ${app.temporal.address}`);
+      expect(call).toContain(`--namespace ${app.temporal.namespace}`);
     }
+  });
+
+  it('points the Temporal UI at the Temporal service', () => {
+    const ui = serviceOf(compose, 'temporal-ui');
+    const address = envOf(ui).TEMPORAL_ADDRESS ?? '';
+    expect(ui.image).toMatch(/^temporalio\/ui:/);
+    expect(address).toBe('temporal:7233');
+    expect(compose.services[hostOf(address)]?.image).toMatch(/^temporalio\/auto-setup:/);
+    expect(ui.ports?.some((p) => typeof p === 'string' && /(^|:)8233:8080$/.test(p))).toBe(true);
+  });
+});
+
+describe('.env.example', () => {
+  const lines = read('.env.example').split('\n');
+  const entries = lines
+    .map((l) => /^#?\s*([A-Z_][A-Z0-9_]*)=(.*)$/.exec(l.trim()))
+    .filter((m): m is RegExpExecArray => m !== null);
+  const listed = new Map(entries.map((m) => [m[1] ?? '', m[2] ?? '']));
+  const active: Env = Object.fromEntries(entries.filter((m) => !m[0].startsWith('#')).map((m) => [m[1] ?? '', m[2] ?? '']));
+
+  it('lists every variable docker-compose.yml takes from the operator', () => {
+    const seen = new Set<string>();
+    interpolateAll(parseYaml(COMPOSE_TEXT), OPERATOR_ENV, seen);
+    expect(seen.size).toBeGreaterThan(0);
+    expect([...seen].filter((name) => !listed.has(name))).toEqual([]);
+  });
+
+  it('holds no secret: copied unchanged, compose refuses to start until they are filled in', () => {
+    expect(active.ADMIN_TOKEN).toBe('');
+    expect(active.SECRETS_KEY).toBe('');
+    expect(() => loadCompose(COMPOSE_TEXT, active)).toThrow(/ADMIN_TOKEN/);
+  });
+});
+
+describe('Dockerfile', () => {
+  // Instructions with their continuation lines joined, comments dropped.
+  const instructions = read('Dockerfile')
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => {
+      const [keyword = '', ...rest] = l.split(/\s+/);
+      return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
+    });
+  const all = (keyword: string) => instructions.filter((i) => i.keyword === keyword).map((i) => i.args);
+
+  it('installs the locked dependencies on Node 20 and runs the TypeScript through tsx as a non-root user', () => {
+    expect(all('FROM')).toEqual(['node:20-bookworm-slim']);
+    const install = all('RUN').find((r) => /\bnpm ci\b/.test(r));
+    expect(install).toBeDefined();
+    if (install?.includes('--omit=dev')) {
+      // tsx runs the processes, so a production install must still have it.
+      const pkg = JSON.parse(read('package.json')) as { dependencies?: Record<string, string> };
+      expect(Object.keys(pkg.dependencies ?? {})).toContain('tsx');
+    }
+    expect(all('RUN').join(' ')).not.toMatch(/\b(tsc|npm run build)\b/);
+    const user = all('USER').at(-1);
+    expect(user).toBeDefined();
+    expect(user).not.toMatch(/^(root|0)(:|$)/);
+    expect(JSON.parse(all('CMD').at(-1) ?? 'null')).toEqual(['npx', 'tsx', 'server.ts']);
+  });
+
+  it('keeps the operator’s .env, local state and node_modules out of the image', () => {
+    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    for (const entry of ['.env', '.data', 'node_modules', '.git']) expect(ignored, entry).toContain(entry);
   });
 });

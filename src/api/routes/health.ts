@@ -38,7 +38,8 @@ const healthRoutes: FastifyPluginAsyncZod<{ db: DbHandle; temporal: Client }> = 
   app.get('/readyz', { schema: { tags: ['ops'], response: { 200: readiness, 503: readiness } } }, async (_request, reply) => {
     const [postgres, temporalState] = await Promise.all([
       check(() => db.sql`select 1`),
-      check(() => temporal.workflowService.getSystemInfo({})),
+      // The deadline ends the client's own retries too, so nothing keeps calling after we answered.
+      check(() => temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => temporal.workflowService.getSystemInfo({}))),
     ]);
     const ok = postgres === 'ok' && temporalState === 'ok';
     return reply.status(ok ? 200 : 503).send({ ok, checks: { postgres, temporal: temporalState } });
