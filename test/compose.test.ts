@@ -98,7 +98,14 @@ function envOf(service: Service): Env {
       return i < 0 ? [entry, ''] : [entry.slice(0, i), entry.slice(i + 1)];
     }));
   }
-  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]));
+  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, scalar(k, v)]));
+}
+
+/** Compose takes strings, numbers and booleans as values and null as "empty"; nothing else. */
+function scalar(name: string, v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw new Error(`${name}: not a scalar value`);
 }
 
 function dependencies(service: Service): Record<string, string> {

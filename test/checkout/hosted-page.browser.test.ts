@@ -1,26 +1,13 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, findChromium } from '../../src/devtools/chromium';
+import { describe, expect, it } from 'vitest';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { ARTIFACTS, useBrowser } from '../support/browser';
 import { http } from '../support/http';
 
 // A customer in real headless Chromium: our hosted page → the sandbox's payment page → back to our
 // page, which updates itself to "Payment received" from the provider's signed callbacks.
 const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
-const ARTIFACTS = path.resolve(__dirname, '../.artifacts');
-let browser: Browser;
-
-beforeAll(async () => {
-  const executablePath = findChromium();
-  if (!executablePath) throw new Error('Chromium is missing: `npm test` installs it in its pretest step (scripts/prepare-tests.ts).');
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-  mkdirSync(ARTIFACTS, { recursive: true });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const chrome = useBrowser();
 
 async function openSession(body: Record<string, unknown> = {}) {
   const m = await createApprovedMerchant(ctx.app, { name: 'Browser Shop' });
@@ -34,7 +21,7 @@ async function openSession(body: Record<string, unknown> = {}) {
 describe('the hosted checkout page in Chromium', () => {
   it('pays through the sandbox and shows the completed payment with the way back to the shop', async () => {
     const session = await openSession();
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const page = await chrome.browser.newPage({ viewport: { width: 390, height: 844 } });
     const problems: string[] = [];
     page.on('console', (msg) => {
       if (msg.type() === 'error') problems.push(msg.text());
@@ -63,7 +50,7 @@ describe('the hosted checkout page in Chromium', () => {
 
   it('cannot be framed and sends the customer back on cancel', async () => {
     const session = await openSession();
-    const page = await browser.newPage();
+    const page = await chrome.browser.newPage();
     const response = await page.goto(session.checkoutUrl);
     expect(response!.headers()['x-frame-options']).toBe('DENY');
     expect(response!.headers()['content-security-policy']).toContain("frame-ancestors 'none'");

@@ -1,26 +1,13 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, findChromium } from '../../src/devtools/chromium';
+import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/harness';
+import { ARTIFACTS, useBrowser } from '../support/browser';
 import { http } from '../support/http';
 
 // A customer in headless Chromium on the simple API's hosted page: picks a crypto rail, sees the QR
 // code and address, pays (the sandbox's test helper sends the crypto), and the page follows the status.
 const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
-const ARTIFACTS = path.resolve(__dirname, '../.artifacts');
-let browser: Browser;
-
-beforeAll(async () => {
-  const executablePath = findChromium();
-  if (!executablePath) throw new Error('Chromium is missing: `npm test` installs it in its pretest step (scripts/prepare-tests.ts).');
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-  mkdirSync(ARTIFACTS, { recursive: true });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const chrome = useBrowser();
 
 async function checkout() {
   const res = await http('POST', `${ctx.baseUrl}/api/checkout`, {
@@ -38,7 +25,7 @@ async function checkout() {
 describe('the simple hosted page in Chromium', () => {
   it('shows a QR code and address for a crypto rail and follows the order to settled', async () => {
     const order = await checkout();
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const page = await chrome.browser.newPage({ viewport: { width: 390, height: 844 } });
     const problems: string[] = [];
     page.on('console', (msg) => {
       if (msg.type() === 'error') problems.push(msg.text());
@@ -82,7 +69,7 @@ describe('the simple hosted page in Chromium', () => {
 
   it('sends a fiat rail to the provider page', async () => {
     const order = await checkout();
-    const page = await browser.newPage();
+    const page = await chrome.browser.newPage();
     await page.goto(order.checkout_url);
     await page.click('#rail-card');
     await page.waitForURL((url) => url.toString().startsWith(`${ctx.config.sandbox.url}/checkout/sbx_pay_`));
