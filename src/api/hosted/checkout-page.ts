@@ -1,6 +1,7 @@
 import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
 import { NETWORK_NAMES, type Network } from '../../domain/assets';
 import { html, type Raw } from '../../domain/html';
+import { hostedDocument } from './document';
 
 export interface CheckoutPageModel {
   session: Pick<CheckoutSessionRow, 'id' | 'status' | 'mode' | 'currency' | 'destinationAsset' | 'network' | 'successUrl' | 'cancelUrl' | 'expiresAt' | 'provider'>;
@@ -49,18 +50,9 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
     actions = html`<a class="secondary button" href="${session.cancelUrl}">Back to ${m.merchantName}</a>`;
   }
 
-  return `<!doctype html>${html`
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="robots" content="noindex">
-  <title>Pay ${m.merchantName}</title>
-  <link rel="icon" href="data:,">
-  <link rel="stylesheet" href="/pay/assets/checkout.css">
-  <script src="/pay/assets/checkout.js" defer></script>
-</head>
-<body>
+  return hostedDocument(
+    { title: `Pay ${m.merchantName}`, scripts: ['/pay/assets/checkout.js'] },
+    html`
   <main class="card" id="checkout" data-session-id="${session.id}" data-status="${session.status}">
     <header>
       <p class="merchant">${m.merchantName}</p>
@@ -78,26 +70,17 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
     </section>
     <div class="actions">${actions}</div>
     <footer><p>Secure checkout · expires ${session.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC</p></footer>
-  </main>
-</body>
-</html>`.html}`;
+  </main>`,
+  );
 }
 
 export function renderMessagePage(title: string, body: string, back?: string): string {
-  return `<!doctype html>${html`
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>${title}</title>
-  <link rel="icon" href="data:,">
-  <link rel="stylesheet" href="/pay/assets/checkout.css">
-</head>
-<body>
+  return hostedDocument(
+    { title },
+    html`
   <main class="card">
     <section class="state"><h1>${title}</h1><p>${body}</p></section>
     ${back ? html`<div class="actions"><a class="secondary button" href="${back}">Back to checkout</a></div>` : ''}
-  </main>
-</body>
-</html>`.html}`;
+  </main>`,
+  );
 }

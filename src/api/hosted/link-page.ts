@@ -1,4 +1,5 @@
 import { html, type Raw } from '../../domain/html';
+import { hostedDocument } from './document';
 
 export interface LinkPageModel {
   link: { id: string; currency: string; description: string | null; expiresAt: Date; destinationAsset: string; network: string };
@@ -45,16 +46,9 @@ export function renderLinkPage(m: LinkPageModel): string {
       </form>`;
   }
 
-  return `<!doctype html>${html`
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="robots" content="noindex">
-  <title>Pay ${m.merchantName}</title>
-  <link rel="stylesheet" href="/pay/assets/checkout.css">
-</head>
-<body>
+  return hostedDocument(
+    { title: `Pay ${m.merchantName}` },
+    html`
   <main class="card" id="payment-link" data-link-id="${m.link.id}" data-status="${m.status}">
     <header>
       <p class="merchant" id="merchant">${m.merchantName}</p>
@@ -68,7 +62,6 @@ export function renderLinkPage(m: LinkPageModel): string {
     </section>
     <div class="actions">${actions}</div>
     <footer><p>Secure payment link · ${m.status === 'active' ? `open until ${m.link.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC` : 'closed'}</p></footer>
-  </main>
-</body>
-</html>`.html}`;
+  </main>`,
+  );
 }

@@ -2,6 +2,7 @@ import type { SimpleOrderRow } from '../../db/queries/simple-orders';
 import { html, raw, type Raw } from '../../domain/html';
 import type { PaymentInstructions } from '../../workflows/simple-order/messages';
 import type { PaymentOption } from '../simple/rails';
+import { hostedDocument } from './document';
 
 // The simple API's hosted page, /pay/<transaction_code>: the customer picks a rail, sees how to pay
 // (a QR code and address for crypto rails, the provider's page for fiat rails) and follows the status.
@@ -68,19 +69,9 @@ export function renderSimplePage(m: SimplePageModel): string {
         </section>`
       : '';
 
-  return `<!doctype html>${html`
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="robots" content="noindex">
-  <title>Pay ${m.fiatAmount} ${order.fiatCurrency}</title>
-  <link rel="icon" href="data:,">
-  <link rel="stylesheet" href="/pay/assets/checkout.css">
-  <link rel="stylesheet" href="/pay/simple-assets/simple-order.css">
-  <script src="/pay/simple-assets/simple-order.js" defer></script>
-</head>
-<body>
+  return hostedDocument(
+    { title: `Pay ${m.fiatAmount} ${order.fiatCurrency}`, stylesheets: ['/pay/simple-assets/simple-order.css'], scripts: ['/pay/simple-assets/simple-order.js'] },
+    html`
   <main class="card" id="simple-checkout" data-transaction-code="${order.transactionCode}" data-status="${order.status}">
     <header>
       <h1 class="amount"><span id="amount">${m.fiatAmount}</span> <span id="currency">${order.fiatCurrency}</span></h1>
@@ -99,9 +90,8 @@ export function renderSimplePage(m: SimplePageModel): string {
     ${instructions}
     <div class="actions">${actions}</div>
     <footer><p>Secure checkout · expires ${order.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC</p></footer>
-  </main>
-</body>
-</html>`.html}`;
+  </main>`,
+  );
 }
 
 export const SIMPLE_PAGE_CSS = `.rails { list-style: none; padding: 0; margin: 0 0 1rem; display: grid; gap: .5rem; }

@@ -15,14 +15,7 @@ import { providerUpdateSignal, type ProviderFact } from '../../workflows/checkou
 import { isUnavailable } from '../plugins/errors';
 import { handleSimpleOrderCallback } from '../simple/callbacks';
 import { isTransactionCode } from '../simple/open-order';
-
-const SIGNAL_DEADLINE_MS = 5000;
-
-const FACT_TYPE: Record<ProviderEvent['type'], ProviderFact['type']> = {
-  'payment.processing': 'processing',
-  'payment.succeeded': 'succeeded',
-  'payment.failed': 'failed',
-};
+import { providerFact, SIGNAL_DEADLINE_MS } from '../provider-facts';
 
 /**
  * Provider callbacks: verify the provider's signature on the raw body, dedupe by provider event id,
@@ -70,16 +63,7 @@ const providerCallbackRoutes: FastifyPluginAsync<{ db: Database; temporal: Clien
       }
       if (row.state !== 'received') return { ok: true, duplicate: true };
 
-      const fact: ProviderFact = {
-        eventId: event.eventId,
-        type: FACT_TYPE[event.type],
-        providerPaymentId: event.providerPaymentId,
-        destinationAmount: event.destinationAmount,
-        transactionHash: event.transactionHash,
-        explorerUrl: event.explorerUrl,
-        failureReason: event.failureReason,
-        occurredAt: event.occurredAt,
-      };
+      const fact = providerFact(event);
 
       if (isTerminal(session.status)) {
         await settleLate(session.status, session.id, adapter.name, fact);

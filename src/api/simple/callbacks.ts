@@ -5,17 +5,10 @@ import { findSimpleOrder, type SimpleOrderRow } from '../../db/queries/simple-or
 import { AppError, notFound } from '../../domain/errors';
 import { formatCrypto } from '../../domain/money';
 import type { ProviderEvent } from '../../providers/types';
-import { simpleProviderSignal, type ProviderFact } from '../../workflows/simple-order/messages';
+import { simpleProviderSignal } from '../../workflows/simple-order/messages';
 import { isUnavailable } from '../plugins/errors';
 import { fiatText } from './views';
-
-const SIGNAL_DEADLINE_MS = 5000;
-
-const FACT_TYPE: Record<ProviderEvent['type'], ProviderFact['type']> = {
-  'payment.processing': 'processing',
-  'payment.succeeded': 'succeeded',
-  'payment.failed': 'failed',
-};
+import { providerFact, SIGNAL_DEADLINE_MS } from '../provider-facts';
 
 /**
  * A verified provider callback whose reference is a simple-API transaction code: the same dedupe
@@ -39,16 +32,7 @@ export async function handleSimpleOrderCallback(deps: { db: Database; temporal: 
   if (mismatch) throw new AppError('ValidationError', `The callback does not match the order: ${mismatch}.`);
   if (row.state !== 'received') return { ok: true, duplicate: true };
 
-  const fact: ProviderFact = {
-    eventId: event.eventId,
-    type: FACT_TYPE[event.type],
-    providerPaymentId: event.providerPaymentId,
-    destinationAmount: event.destinationAmount,
-    transactionHash: event.transactionHash,
-    explorerUrl: event.explorerUrl,
-    failureReason: event.failureReason,
-    occurredAt: event.occurredAt,
-  };
+  const fact = providerFact(event);
   const terminal = order.status !== 'pending' && order.status !== 'processing';
   if (terminal) {
     await setProviderEventState(db, { provider, eventId: event.eventId }, 'late', `order was ${order.status}`);
