@@ -1,5 +1,5 @@
 import { loadConfig } from './src/config';
-import { buildSandboxApp } from './src/providers/sandbox/app';
+import { buildSandboxApp } from './sandbox/app';
 
 // The sandbox provider as its own process, on its own port, as a real provider would be.
 async function main() {

@@ -7,8 +7,8 @@ import {
   SANDBOX_COUNTRIES,
   SANDBOX_RATES,
   sandboxServesCountry,
-  sandboxSupportsCurrency,
-} from '../../src/providers/sandbox/rates';
+} from '../../sandbox/rates';
+import { sandboxSupportsCurrency } from '../../src/providers/sandbox/coverage';
 
 describe('sandbox quotes', () => {
   it.each([

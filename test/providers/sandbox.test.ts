@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureHeader } from '../../src/domain/signatures';
 import { createSandboxAdapter, ProviderRejected } from '../../src/providers/sandbox/adapter';
-import { buildSandboxApp } from '../../src/providers/sandbox/app';
+import { buildSandboxApp } from '../../sandbox/app';
 import type { ProviderAdapter, ProviderPaymentRequest } from '../../src/providers/types';
 import { freePort } from '../support/free-port';
 import { eventually, http } from '../support/http';

@@ -8,7 +8,7 @@ import { createDb, type DbHandle } from '../../src/db/client';
 import { createActivities } from '../../src/activities';
 import { createProviders } from '../../src/providers';
 import type { ProviderRegistry } from '../../src/providers/registry';
-import { buildSandboxApp } from '../../src/providers/sandbox/app';
+import { buildSandboxApp } from '../../sandbox/app';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
 import { createTestDatabase } from './databases';

@@ -3,7 +3,7 @@ import type { FiatCurrency } from '../../domain/currencies';
 import { formatCrypto, formatFiat, parseCrypto } from '../../domain/money';
 import type { ProviderAdapter } from '../../providers/types';
 import type { ProviderRegistry } from '../../providers/registry';
-import { quoteDestinationAmount } from '../../providers/sandbox/rates';
+import { quoteDestinationAmount } from '../../../sandbox/rates';
 
 // The simple API's payment rails: fiat rails go through the on-ramp provider (its page), crypto
 // rails through a deposit address for each supported asset-network pair.

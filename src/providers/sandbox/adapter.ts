@@ -9,7 +9,7 @@ import type {
   ProviderPaymentRequest,
   ProviderQuote,
 } from '../types';
-import { sandboxServesCountry, sandboxSupportsCurrency } from './rates';
+import { sandboxServesCountry, sandboxSupportsCurrency } from './coverage';
 
 // Our side of the sandbox provider: its API over HTTP, and the verification of its signed callbacks.
 // A real on-ramp's adapter has this same shape.

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import { constantTimeEqual } from '../../domain/credentials';
+import { constantTimeEqual } from '../src/domain/credentials';
 import { createCallbackSender, DEFAULT_RETRY_DELAYS_MS } from './callbacks';
 import { createDeposits, depositRequest } from './deposits';
 import { createPaymentLifecycle, type Outcome } from './lifecycle';

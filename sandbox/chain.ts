@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import type { Network } from '../../domain/assets';
+import type { Network } from '../src/domain/assets';
 
 // Simulated on-chain delivery: transaction hashes shaped like the real network's, so whatever
 // stores or links them (our transaction row, explorer links) sees realistic values.

@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { ASSETS, NETWORKS, isSupportedPair, isWalletAddressFor } from '../../domain/assets';
-import { FIAT_CURRENCIES, FIAT_DECIMALS } from '../../domain/currencies';
-import { AmountError, formatUnits, toUnits } from '../../domain/money';
+import { ASSETS, NETWORKS, isSupportedPair, isWalletAddressFor } from '../src/domain/assets';
+import { FIAT_CURRENCIES, FIAT_DECIMALS } from '../src/domain/currencies';
+import { AmountError, formatUnits, toUnits } from '../src/domain/money';
 
 // What the sandbox's API accepts. Like a real provider's, it normalises case, checks amounts
 // against the currency's decimals and refuses pairs and wallet addresses that cannot settle.

@@ -1,5 +1,5 @@
-import { html, raw } from '../../domain/html';
-import { NETWORK_NAMES } from '../../domain/assets';
+import { html, raw } from '../src/domain/html';
+import { NETWORK_NAMES } from '../src/domain/assets';
 import type { ChainTransfer, SandboxPayment } from './store';
 
 // The sandbox's own pages, styled apart from ours so a customer (and a test) can tell them apart.

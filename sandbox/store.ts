@@ -1,5 +1,5 @@
-import type { Asset, Network } from '../../domain/assets';
-import type { FiatCurrency } from '../../domain/currencies';
+import type { Asset, Network } from '../src/domain/assets';
+import type { FiatCurrency } from '../src/domain/currencies';
 import type { SandboxQuote } from './rates';
 
 // The sandbox keeps everything in memory: it is a simulator, and a restart forgets its payments,

@@ -1,4 +1,4 @@
-import { randomBase62 } from '../../domain/ids';
+import { randomBase62 } from '../src/domain/ids';
 import type { CallbackSender } from './callbacks';
 import { explorerUrlFor, transactionHashFor } from './chain';
 import { quoteDestinationAmount } from './rates';

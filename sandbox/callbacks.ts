@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { signatureHeader } from '../../domain/signatures';
+import { signatureHeader } from '../src/domain/signatures';
 import type { CallbackAttempt, CallbackEvent } from './store';
 
 // Signed callbacks to the merchant platform (our service). A real provider keeps these in a durable

@@ -1,8 +1,8 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { z } from 'zod';
-import { ASSETS, NETWORKS, isSupportedPair, isWalletAddressFor, type Network } from '../../domain/assets';
-import { randomBase62 } from '../../domain/ids';
-import { formatCrypto, parseCrypto } from '../../domain/money';
+import { ASSETS, NETWORKS, isSupportedPair, isWalletAddressFor, type Network } from '../src/domain/assets';
+import { randomBase62 } from '../src/domain/ids';
+import { formatCrypto, parseCrypto } from '../src/domain/money';
 import type { CallbackSender } from './callbacks';
 import { explorerUrlFor, transactionHashFor } from './chain';
 import type { Outcome } from './lifecycle';

@@ -1,5 +1,5 @@
-import { FIAT_DECIMALS, isFiatCurrency, type FiatCurrency } from '../../domain/currencies';
-import { AmountError, formatCrypto, toUnits } from '../../domain/money';
+import { FIAT_DECIMALS, type FiatCurrency } from '../src/domain/currencies';
+import { AmountError, formatCrypto, toUnits } from '../src/domain/money';
 
 // The sandbox's price list. Rates are fixed on purpose: tests and demos must see the same amounts
 // every run, as they would never be with a live market. Both stablecoins are taken at 1 USD.
@@ -24,17 +24,8 @@ export const SANDBOX_RATES: Readonly<Record<FiatCurrency, string>> = {
 /** The sandbox's own fee, taken from the delivered amount. Zero, so a quote is exactly amount × rate. */
 export const SANDBOX_FEE_BPS = 0;
 
-// Where the simulated on-ramp is licensed. Sanctioned or unserved jurisdictions (KP, IR, CU, SY,
-// RU, …) are absent, so routing and the 422 for an unserved country can be exercised.
-export const SANDBOX_COUNTRIES: ReadonlySet<string> = new Set([
-  'US', 'CA', 'MX', 'BR', 'AR', 'CL', 'CO', 'PE',
-  'GB', 'IE', 'FR', 'DE', 'ES', 'IT', 'PT', 'NL', 'BE', 'LU', 'AT', 'CH',
-  'SE', 'NO', 'DK', 'FI', 'IS', 'PL', 'CZ', 'SK', 'HU', 'RO', 'BG', 'HR', 'SI', 'EE', 'LV', 'LT', 'GR', 'CY', 'MT',
-  'AU', 'NZ', 'JP', 'SG', 'HK', 'KR', 'ZA', 'IL', 'AE',
-]);
-
-export const sandboxServesCountry = (countryCode: string) => SANDBOX_COUNTRIES.has(countryCode.toUpperCase());
-export const sandboxSupportsCurrency = (currency: string) => isFiatCurrency(currency.toUpperCase());
+// The simulator serves exactly the coverage its adapter documents.
+export { SANDBOX_COUNTRIES, sandboxServesCountry } from '../src/providers/sandbox/coverage';
 
 export interface SandboxQuote {
   /** Stablecoin delivered, 6 decimals. */
