@@ -1,0 +1,49 @@
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import { describe, expect, it } from 'vitest';
+import type { PaymentLinkInput } from '../../src/workflows/payment-link/messages';
+import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
+import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
+import { replayRuns } from './histories';
+
+// Runs of the paymentLink workflow: paid through one of its sessions, and expired unpaid.
+const ctx = useTestApp({}, { worker: true });
+const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+describe('paymentLink histories', () => {
+  it('replays the current code’s own runs: paid, expired', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const create = async () => {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/payment-links',
+        headers: { authorization: `Bearer ${m.apiKey}` },
+        payload: { amount: 30, currency: 'USD', description: 'replay' },
+      });
+      expect(res.statusCode).toBe(201);
+      return res.json().paymentLink.id as string;
+    };
+
+    const paid = await create();
+    const started = await ctx.app.inject({ method: 'POST', url: `/link/${paid}/pay`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'country=US' });
+    const sessionId = /\/pay\/(SV_\w+)$/.exec(String(started.headers.location))![1]!;
+    const session = { id: sessionId, amount: '30.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
+    expect((await postCallback(ctx.app, sandboxEvent(session, 'payment.succeeded'), { secret: ctx.config.sandbox.callbackSecret })).statusCode).toBe(200);
+    expect(await ctx.temporal.workflow.getHandle(paid).result()).toEqual({ status: 'paid', paidSessionId: sessionId });
+
+    // The API's shortest lifetime is 5 minutes: run the link's workflow again with a close expiresAt.
+    const expired = await create();
+    await ctx.temporal.workflow.getHandle(expired).terminate('replaced by a run that expires sooner');
+    const input: PaymentLinkInput = { linkId: expired, expiresAt: new Date(Date.now() + 1000).toISOString() };
+    const handle = await ctx.temporal.workflow.start('paymentLink', {
+      workflowId: expired,
+      taskQueue: ctx.config.temporal.taskQueue,
+      args: [input],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    });
+    expect(await handle.result()).toEqual({ status: 'expired', paidSessionId: null });
+    await eventually(() => ctx.db.sql`select status from payment_links where id = ${expired}`.then((r) => r[0]!.status), (s) => s === 'expired');
+
+    await replayRuns(ctx.temporal, 'payment-link', { paid, expired });
+  });
+});

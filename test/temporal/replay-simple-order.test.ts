@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app';
+import { useTestApp } from '../support/harness';
+import { http } from '../support/http';
+import { startReceiver } from '../support/receiver';
+import { replayRuns } from './histories';
+
+// Runs of the simpleOrder workflow on its main paths (fiat rail settled with its webhook, declined,
+// crypto rail settled, expired), replayed and recorded on demand.
+const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
+const customer = { wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7', crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' };
+
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(() => receiver?.close());
+
+async function checkout(body: Record<string, unknown> = {}) {
+  const res = await http('POST', `${ctx.baseUrl}/api/checkout`, { body: { fiat_amount: 25, fiat_currency: 'EUR', customer, ...body } });
+  expect(res.status).toBe(201);
+  return res.json.data.transaction_code as string;
+}
+const pay = async (code: string, outcome: 'succeeded' | 'declined') =>
+  expect((await http('POST', `${ctx.config.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome } })).status).toBe(200);
+
+describe('simpleOrder histories', () => {
+  it('replays the current code’s own runs: settled (fiat, crypto), failed, expired', async () => {
+    const runs: Record<string, string> = {};
+    runs.settledFiat = await checkout({ webhook_url: `${receiver.url}/hooks` });
+    await pay(runs.settledFiat, 'succeeded');
+    runs.failed = await checkout();
+    await pay(runs.failed, 'declined');
+    runs.settledCrypto = await checkout();
+    expect((await http('GET', `${ctx.baseUrl}/api/payment_link?transaction_code=${runs.settledCrypto}&payment_method=usdc_polygon`)).status).toBe(200);
+    await pay(runs.settledCrypto, 'succeeded');
+
+    // An order that expires needs a short lifetime: an app of its own on the same database and queue.
+    const shortLived = await buildApp(
+      { config: { ...ctx.config, checkout: { ...ctx.config.checkout, sessionTtlSeconds: 2 } }, db: ctx.db, temporal: ctx.temporal, providers: ctx.providers },
+      { logger: false },
+    );
+    const res = await shortLived.inject({ method: 'POST', url: '/api/checkout', payload: { fiat_amount: 10, fiat_currency: 'USD', customer } });
+    expect(res.statusCode).toBe(201);
+    runs.expired = res.json().data.transaction_code as string;
+    await shortLived.close();
+
+    const outcomes = await Promise.all(Object.values(runs).map((id) => ctx.temporal.workflow.getHandle(id).result()));
+    expect(outcomes.map((o) => (o as { status: string }).status)).toEqual(['settled', 'failed', 'settled', 'expired']);
+    await replayRuns(ctx.temporal, 'simple-order', runs);
+  });
+});

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
+import { startReceiver } from '../support/receiver';
+import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
+import { replayRuns } from './histories';
+
+// Runs of the webhookDelivery workflow: delivered after one failed attempt, and given up after its
+// (here very short) retry window.
+const ctx = useTestApp({ WEBHOOK_RETRY_BASE_SECONDS: '0.2', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '0.5', WEBHOOK_RETRY_WINDOW_HOURS: '0.001' }, { worker: true });
+const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+let flaky: Awaited<ReturnType<typeof startReceiver>>;
+let down: Awaited<ReturnType<typeof startReceiver>>;
+beforeAll(async () => {
+  flaky = await startReceiver((_d, i) => ({ status: i === 0 ? 500 : 200 }));
+  down = await startReceiver(() => ({ status: 503 }));
+});
+afterAll(async () => {
+  await flaky?.close();
+  await down?.close();
+});
+
+describe('webhookDelivery histories', () => {
+  it('replays the current code’s own runs: succeeded after a retry, failed after the window', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const endpoint = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/webhook-endpoints`, headers: adminHeaders, payload: { url: `${flaky.url}/hooks` } });
+    expect(endpoint.statusCode).toBe(201);
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/checkout/sessions',
+      headers: { authorization: `Bearer ${m.apiKey}` },
+      payload: { amount: 25, currency: 'USD', countryCode: 'US', webhookUrl: `${down.url}/hooks` },
+    });
+    const id = res.json().checkoutSession.id as string;
+    const session = { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
+    expect((await postCallback(ctx.app, sandboxEvent(session, 'payment.failed'), { secret: ctx.config.sandbox.callbackSecret })).statusCode).toBe(200);
+
+    const deliveries = await eventually(
+      () => ctx.db.sql`select id, url, status from webhook_deliveries where payment_id = ${id}`,
+      (rows) => rows.length === 2 && rows.every((r) => r.status !== 'pending'),
+      30_000,
+      'both deliveries to finish',
+    );
+    const byUrl = Object.fromEntries(deliveries.map((d) => [String(d.url).startsWith(flaky.url) ? 'succeeded' : 'failed', d]));
+    expect(byUrl.succeeded!.status).toBe('succeeded');
+    expect(byUrl.failed!.status).toBe('failed');
+    for (const d of deliveries) await ctx.temporal.workflow.getHandle(d.id as string).result();
+    await replayRuns(ctx.temporal, 'webhook-delivery', { succeeded: byUrl.succeeded!.id as string, failed: byUrl.failed!.id as string });
+  });
+});
