@@ -2,6 +2,23 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Folders of our own code, as import patterns, and the modules that do I/O.
+const OURS = ['**/api/**', '**/payments/**', '**/payments', '**/db/**', '**/providers/**', '**/chains/**', '**/activities/**', '**/activities', '**/workflows/**', '**/webhooks/**', '**/temporal/**', '**/config'];
+const IO = ['postgres', 'drizzle-orm', 'drizzle-orm/*', 'fastify', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
+const without = (list, ...allowed) => list.filter((p) => !allowed.includes(p));
+const layer = (files, message, group) => [
+  {
+    files: [files],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        // The sandbox provider is another service: our code talks to it over HTTP only.
+        { patterns: [{ group, message }, { regex: '^(\\.\\./)+sandbox/', message: 'The sandbox is a separate service; reach it over HTTP.' }] },
+      ],
+    },
+  },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', '.tools/', 'dist/', 'coverage/', 'src/db/migrations/'] },
   js.configs.recommended,
@@ -41,6 +58,15 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  // Layers of ../shared/design/architecture.md: a file imports its own layer and the layers below it.
+  ...layer('src/domain/**/*.ts', 'Domain code is pure and imports nothing of ours.', [...OURS, ...IO]),
+  ...layer('src/db/**/*.ts', 'The data layer uses domain types only.', without(OURS, '**/db/**')),
+  ...layer('src/providers/**/*.ts', 'Provider adapters use domain code only.', without(OURS, '**/providers/**', '**/config')),
+  ...layer('src/chains/**/*.ts', 'The chain layer uses domain code and viem only.', without(OURS, '**/chains/**', '**/config')),
+  ...layer('src/webhooks/**/*.ts', 'Webhook posting uses domain code only.', without(OURS, '**/webhooks/**')),
+  ...layer('src/activities/**/*.ts', 'Activities never reach up into the API or the use cases.', ['**/api/**', '**/payments/**', '**/payments']),
+  ...layer('src/payments/**/*.ts', 'Use cases are called by the API, never the other way round.', ['**/api/**', '**/activities/**', '**/activities']),
+  ...layer('src/api/**/*.ts', 'Routes call use cases; workflows and activities are not theirs to touch.', ['**/activities/**', '**/activities', '**/workflows/*/workflow', '**/temporal/**']),
   {
     // Workflow code must be deterministic and bundle on its own: no Node built-ins, no I/O modules,
     // and activities only as types (Temporal replays workflow code against recorded histories).
@@ -56,7 +82,7 @@ export default tseslint.config(
               message: 'Workflow code cannot use Node built-ins.',
             },
             {
-              group: ['postgres', 'drizzle-orm', 'drizzle-orm/*', 'fastify', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '**/db/**', '**/api/**', '**/providers/**', '**/config'],
+              group: [...IO, '**/db/**', '**/api/**', '**/providers/**', '**/payments/**', '**/chains/**', '**/webhooks/**', '**/temporal/**', '**/config'],
               message: 'Workflow code does no I/O: call an activity.',
             },
             { group: ['**/activities', '**/activities/**'], message: 'Import activities with `import type` only.', allowTypeImports: true },

@@ -2,6 +2,7 @@ import { buildApp } from './src/api/app';
 import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
 import { runMigrations } from './src/db/migrate';
+import { startSweeper, UNSTARTED_AFTER_SECONDS } from './src/payments/sweep';
 import { createProviders } from './src/providers';
 import { createTemporalClient } from './src/temporal/client';
 
@@ -13,7 +14,10 @@ async function main() {
   const db = createDb(config.databaseUrl);
   const temporal = createTemporalClient(config.temporal);
   const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) });
+  // Payments whose opening a crashed process cut short are resolved within one interval.
+  const stopSweeper = startSweeper(app.payments.context, (UNSTARTED_AFTER_SECONDS * 1000) / 2, (err) => app.log.error({ err }, 'sweep of unstarted payments failed'));
   app.addHook('onClose', async () => {
+    stopSweeper();
     await Promise.allSettled([db.close(), temporal.close()]);
   });
 

@@ -7,14 +7,17 @@ import {
   setProviderPaymentId,
   transitionSession,
 } from '../db/queries/checkout-sessions';
-import { recordLateSuccess } from '../db/queries/late-payments';
+import { recordLateFact } from '../db/queries/late-payments';
 import { insertTransactionOnce } from '../db/queries/transactions';
 import { isFiatCurrency } from '../domain/currencies';
-import { commissionSplit, formatFiat, parseCrypto } from '../domain/money';
+import { commissionSplit, parseCrypto } from '../domain/money';
 import type { PaymentStatus } from '../domain/payment-status';
+import type { ProviderFact } from '../domain/provider-fact';
 import type { ProviderRegistry } from '../providers/registry';
-import type { PaymentStart, ProviderFact } from '../workflows/checkout-session/messages';
-import { announceLinkPaid, recordLinkPayment } from './payment-links';
+import { sessionPaymentRequest } from '../providers/requests';
+import type { PaymentStart } from '../workflows/checkout-session/messages';
+import { recordLinkPayment } from './payment-links';
+import { asActivityFailure, PROVIDER_REJECTED } from './provider-failure';
 
 export interface CheckoutActivityDeps {
   db: Database;
@@ -35,38 +38,36 @@ export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: 
       await markWorkflowStarted(db, paymentId);
     },
 
+    /**
+     * Pay for runs of the previous version, whose hosted page asked the workflow (an update); Pay now
+     * goes from the API to the provider directly. Idempotent per session at the provider.
+     */
     async createProviderPayment(paymentId: string): Promise<PaymentStart> {
       const session = await findSession(db, paymentId);
       if (!session) throw missing(paymentId);
       const adapter = providers.get(session.provider);
-      if (!adapter) throw ApplicationFailure.nonRetryable(`provider ${session.provider} is not configured`, 'ProviderRejected');
-      if (!isFiatCurrency(session.currency)) throw ApplicationFailure.nonRetryable('bad currency', 'ProviderRejected');
-      const payment = await adapter.createPayment({
-        reference: session.id,
-        sourceAmount: formatFiat(session.amountMinor, session.currency),
-        sourceCurrency: session.currency,
-        destinationAsset: session.destinationAsset,
-        network: session.network,
-        walletAddress: session.walletAddress,
-        countryCode: session.countryCode,
-        customerEmail: session.customerEmail ?? undefined,
-        callbackUrl: providers.callbackUrl(publicBaseUrl, adapter.name),
-        returnUrl: `${publicBaseUrl}/pay/${session.id}`,
-      });
+      const currency = session.currency;
+      if (!adapter || !isFiatCurrency(currency)) throw ApplicationFailure.nonRetryable(`session ${paymentId} has no usable provider`, PROVIDER_REJECTED);
+      const urls = { callbackUrl: providers.callbackUrl(publicBaseUrl, adapter.name), returnUrl: `${publicBaseUrl}/pay/${session.id}` };
+      const payment = await adapter.createPayment(sessionPaymentRequest({ ...session, currency }, urls)).catch(asActivityFailure);
       await setProviderPaymentId(db, paymentId, payment.providerPaymentId);
       return { providerPaymentId: payment.providerPaymentId, redirectUrl: payment.redirectUrl };
     },
 
-    async recordStatusChange(paymentId: string, from: PaymentStatus[], to: PaymentStatus): Promise<boolean> {
-      return transitionSession(db, paymentId, from, to);
+    /** A move decided by the workflow alone (cancel, expiry); the domain's table says which statuses it may leave (`_from` echoes it). */
+    async recordStatusChange(paymentId: string, _from: readonly PaymentStatus[], to: PaymentStatus): Promise<boolean> {
+      return transitionSession(db, paymentId, to);
     },
 
     async recordProcessing(paymentId: string, fact: ProviderFact): Promise<boolean> {
-      return transitionSession(db, paymentId, ['pending'], 'processing', { providerPaymentId: fact.providerPaymentId });
+      return transitionSession(db, paymentId, 'processing', { providerPaymentId: fact.providerPaymentId });
     },
 
-    /** Commission split, transaction row and session status in one database transaction (decisions §7). */
-    async recordCompletion(paymentId: string, fact: ProviderFact): Promise<void> {
+    /**
+     * Commission split, transaction row and session status in one database transaction (decisions §7).
+     * Returns the payment link this completion paid, for the workflow to tell.
+     */
+    async recordCompletion(paymentId: string, fact: ProviderFact): Promise<{ paidLinkId: string | null }> {
       if (!fact.destinationAmount || !fact.transactionHash) {
         throw ApplicationFailure.nonRetryable('a success without amount or transaction hash', 'BadProviderFact');
       }
@@ -96,7 +97,7 @@ export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: 
           explorerUrl: fact.explorerUrl ?? null,
           completedAt,
         });
-        await transitionSession(tx, paymentId, ['pending', 'processing'], 'completed', {
+        await transitionSession(tx, paymentId, 'completed', {
           completedAt,
           providerPaymentId: fact.providerPaymentId,
         });
@@ -104,7 +105,7 @@ export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: 
         if (session.paymentLinkId && (await recordLinkPayment(tx, session.paymentLinkId, paymentId))) return session.paymentLinkId;
         return null;
       });
-      if (paidLink) await announceLinkPaid(paidLink, paymentId);
+      return { paidLinkId: paidLink };
     },
 
     async recordFailure(paymentId: string, fact: ProviderFact): Promise<void> {
@@ -126,17 +127,20 @@ export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: 
           providerEventId: fact.eventId,
           failureReason: fact.failureReason ?? 'declined',
         });
-        await transitionSession(tx, paymentId, ['pending', 'processing'], 'failed');
+        await transitionSession(tx, paymentId, 'failed');
       });
     },
 
+    /** Money after the session ended: the late-money policy (flag a success for an operator). */
     async flagLateSuccess(paymentId: string, fact: ProviderFact, status: PaymentStatus): Promise<void> {
       const session = await findSession(db, paymentId);
       if (!session) throw missing(paymentId);
-      await recordLateSuccess(db, {
+      await recordLateFact(db, {
+        kind: 'checkout_session',
         paymentId,
         provider: session.provider,
         eventId: fact.eventId,
+        succeeded: fact.type === 'succeeded',
         status,
         summary: `${fact.destinationAmount ?? '?'} ${session.destinationAsset}, tx ${fact.transactionHash ?? '?'}`,
         at: now(),

@@ -1,9 +1,8 @@
-import { ApplicationFailure, getClient } from '@temporalio/activity';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/activity';
 import type { Database, DatabaseOrTransaction } from '../db/client';
-import { flagForReview } from '../db/queries/checkout-sessions';
+import { flagPaymentForReview } from '../db/queries/late-payments';
 import { expirePaymentLink, markLinkPaid } from '../db/queries/payment-links';
-import { linkPaidSignal, type PaymentLinkStatus } from '../workflows/payment-link/messages';
+import type { PaymentLinkStatus } from '../workflows/payment-link/messages';
 
 export interface PaymentLinkActivityDeps {
   db: Database;
@@ -30,28 +29,7 @@ export type PaymentLinkActivities = ReturnType<typeof createPaymentLinkActivitie
 export async function recordLinkPayment(tx: DatabaseOrTransaction, linkId: string, sessionId: string): Promise<boolean> {
   const outcome = await markLinkPaid(tx, linkId, sessionId);
   if (outcome === 'duplicate') {
-    await flagForReview(tx, sessionId, 'duplicate_link_payment', `Payment link ${linkId} was already paid by another session.`);
+    await flagPaymentForReview(tx, 'checkout_session', sessionId, 'duplicate_link_payment', `Payment link ${linkId} was already paid by another session.`);
   }
   return outcome === 'paid';
-}
-
-/**
- * Ends the link's workflow now rather than at expiresAt. Postgres already says paid, so this only
- * saves a long-lived run: a closed workflow is fine, another error retries the (idempotent)
- * completion activity, and outside a worker (an activity called directly) there is nothing to tell;
- * a run that never hears of the payment finds the link paid at expiresAt and leaves it so.
- */
-export async function announceLinkPaid(linkId: string, sessionId: string): Promise<void> {
-  let client: Client;
-  try {
-    client = getClient();
-  } catch {
-    return;
-  }
-  try {
-    await client.workflow.getHandle(linkId).signal(linkPaidSignal, { sessionId });
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return;
-    throw err;
-  }
 }

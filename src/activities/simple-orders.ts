@@ -1,13 +1,17 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { CURRENCY_COUNTRY, fiatProvider, findRail } from '../api/simple/rails';
-import { settledWebhookBody } from '../api/simple/views';
 import type { Database } from '../db/client';
+import { recordLateFact } from '../db/queries/late-payments';
 import { findSimpleOrder, transitionSimpleOrder, updateSimpleOrder, markSimpleOrderStarted } from '../db/queries/simple-orders';
 import { isFiatCurrency } from '../domain/currencies';
-import { formatCrypto, formatFiat, parseCrypto } from '../domain/money';
+import { parseCrypto } from '../domain/money';
+import type { ProviderFact } from '../domain/provider-fact';
+import { CURRENCY_COUNTRY, findRail } from '../domain/rails';
+import { settledWebhookBody } from '../domain/webhook-event';
 import type { ProviderRegistry } from '../providers/registry';
+import { orderDepositRequest, orderPaymentRequest } from '../providers/requests';
 import { postWebhook } from '../webhooks/post';
-import type { PaymentInstructions, ProviderFact } from '../workflows/simple-order/messages';
+import type { PaymentInstructions } from '../workflows/simple-order/messages';
+import { asActivityFailure, PROVIDER_REJECTED } from './provider-failure';
 import { USER_AGENT } from './webhooks';
 
 export interface SimpleOrderActivityDeps {
@@ -30,65 +34,48 @@ export function createSimpleOrderActivities({ db, providers, publicBaseUrl, allo
       await markSimpleOrderStarted(db, code);
     },
 
-    /** The customer's rail: the provider's payment page (fiat) or a deposit address (crypto). */
+    /**
+     * The rail choice for runs of the previous version, whose hosted page asked the workflow (an
+     * update); the API now prepares it directly. Idempotent per order at the provider.
+     */
     async preparePayment(code: string, slug: string): Promise<PaymentInstructions> {
       const order = await findSimpleOrder(db, code);
       if (!order) throw missing(code);
       const rail = findRail(slug);
       if (!rail) throw ApplicationFailure.nonRetryable(`unknown payment method ${slug}`, 'UnknownRail');
-      if (!isFiatCurrency(order.fiatCurrency)) throw ApplicationFailure.nonRetryable('bad currency', 'ProviderRejected');
-      const adapter = fiatProvider(providers, order.fiatCurrency);
-      if (!adapter) throw ApplicationFailure.nonRetryable(`no provider takes ${order.fiatCurrency}`, 'ProviderRejected');
+      const fiatCurrency = order.fiatCurrency;
+      const adapter = isFiatCurrency(fiatCurrency) ? providers.route(CURRENCY_COUNTRY[fiatCurrency], fiatCurrency) : undefined;
+      if (!adapter || !isFiatCurrency(fiatCurrency)) throw ApplicationFailure.nonRetryable(`no provider takes ${fiatCurrency}`, PROVIDER_REJECTED);
       const callbackUrl = providers.callbackUrl(publicBaseUrl, adapter.name);
-
+      const terms = { ...order, fiatCurrency };
       if (rail.type === 'fiat') {
-        const payment = await adapter.createPayment({
-          reference: code,
-          sourceAmount: formatFiat(order.fiatAmountMinor, order.fiatCurrency),
-          sourceCurrency: order.fiatCurrency,
-          destinationAsset: order.walletCurrency,
-          network: order.walletNetwork,
-          walletAddress: order.walletAddress,
-          countryCode: CURRENCY_COUNTRY[order.fiatCurrency],
-          callbackUrl,
-          returnUrl: `${publicBaseUrl}/pay/${code}`,
-        });
+        const payment = await adapter.createPayment(orderPaymentRequest(terms, { callbackUrl, returnUrl: `${publicBaseUrl}/pay/${code}` })).catch(asActivityFailure);
         await updateSimpleOrder(db, code, { paymentMethod: slug, provider: adapter.name, providerPaymentId: payment.providerPaymentId });
         return { type: 'fiat', slug, providerPaymentId: payment.providerPaymentId, redirectUrl: payment.redirectUrl };
       }
-
-      if (!adapter.createDeposit) throw ApplicationFailure.nonRetryable(`${adapter.name} offers no crypto rails`, 'ProviderRejected');
-      const deposit = await adapter.createDeposit({
-        reference: code,
-        asset: rail.asset,
-        network: rail.network,
-        amount: formatCrypto(order.amountUsdMicro),
-        destinationAsset: order.walletCurrency,
-        destinationNetwork: order.walletNetwork,
-        walletAddress: order.walletAddress,
-        callbackUrl,
-      });
+      if (!adapter.createDeposit) throw ApplicationFailure.nonRetryable(`${adapter.name} offers no crypto rails`, PROVIDER_REJECTED);
+      const d = await adapter.createDeposit(orderDepositRequest(terms, rail, callbackUrl)).catch(asActivityFailure);
       await updateSimpleOrder(db, code, {
         paymentMethod: slug,
         provider: adapter.name,
-        providerPaymentId: deposit.depositId,
-        depositAddress: deposit.address,
-        depositAsset: deposit.asset,
-        depositNetwork: deposit.network,
-        depositAmountMicro: parseCrypto(deposit.amount),
+        providerPaymentId: d.depositId,
+        depositAddress: d.address,
+        depositAsset: d.asset,
+        depositNetwork: d.network,
+        depositAmountMicro: parseCrypto(d.amount),
       });
-      const expiresAt = new Date(Math.min(Date.parse(deposit.expiresAt), order.expiresAt.getTime())).toISOString();
-      return { type: 'crypto', slug, address: deposit.address, amount: deposit.amount, asset: deposit.asset, network: deposit.network.toUpperCase(), expiresAt };
+      const expiresAt = new Date(Math.min(Date.parse(d.expiresAt), order.expiresAt.getTime())).toISOString();
+      return { type: 'crypto', slug, address: d.address, amount: d.amount, asset: d.asset, network: d.network.toUpperCase(), expiresAt };
     },
 
     async recordSimpleProcessing(code: string, fact: ProviderFact): Promise<boolean> {
-      return transitionSimpleOrder(db, code, ['pending'], 'processing', { providerPaymentId: fact.providerPaymentId });
+      return transitionSimpleOrder(db, code, 'processing', { providerPaymentId: fact.providerPaymentId });
     },
 
     /** The stablecoin reached the customer's wallet: payout dispatched once a transaction hash exists. */
     async recordSimpleSettlement(code: string, fact: ProviderFact): Promise<boolean> {
       if (!fact.destinationAmount) throw ApplicationFailure.nonRetryable('a success without an amount', 'BadProviderFact');
-      return transitionSimpleOrder(db, code, ['pending', 'processing'], 'settled', {
+      return transitionSimpleOrder(db, code, 'settled', {
         providerPaymentId: fact.providerPaymentId,
         receivedMicro: parseCrypto(fact.destinationAmount),
         transactionHash: fact.transactionHash ?? null,
@@ -99,11 +86,27 @@ export function createSimpleOrderActivities({ db, providers, publicBaseUrl, allo
     },
 
     async recordSimpleFailure(code: string, fact: ProviderFact): Promise<boolean> {
-      return transitionSimpleOrder(db, code, ['pending', 'processing'], 'failed', { failureReason: fact.failureReason ?? 'declined' });
+      return transitionSimpleOrder(db, code, 'failed', { failureReason: fact.failureReason ?? 'declined' });
     },
 
     async recordSimpleExpiry(code: string): Promise<boolean> {
-      return transitionSimpleOrder(db, code, ['pending'], 'expired');
+      return transitionSimpleOrder(db, code, 'expired');
+    },
+
+    /** Money after the order ended: the same late-money policy as a checkout session's. */
+    async flagLateOrderFact(code: string, fact: ProviderFact, status: string): Promise<void> {
+      const order = await findSimpleOrder(db, code);
+      if (!order) throw missing(code);
+      await recordLateFact(db, {
+        kind: 'simple_order',
+        paymentId: code,
+        provider: order.provider ?? 'unknown',
+        eventId: fact.eventId,
+        succeeded: fact.type === 'succeeded' && status !== 'settled',
+        status,
+        summary: `${fact.destinationAmount ?? '?'} for ${order.walletCurrency}, tx ${fact.transactionHash ?? '?'}`,
+        at: now(),
+      });
     },
 
     /**

@@ -19,13 +19,19 @@ import idempotency from './plugins/idempotency';
 import checkoutSessionRoutes from './routes/checkout-sessions';
 import paymentLookupRoutes from './routes/payment-lookups';
 import providerCallbackRoutes from './routes/provider-callbacks';
-import hostedCheckoutRoutes from './routes/hosted-checkout';
+import hostedPages from './hosted/plugin';
 import pluginRoutes from './routes/plugin';
 import paymentLinkRoutes from './routes/payment-links';
-import hostedLinkRoutes from './routes/hosted-links';
 import simpleApiRoutes from './routes/simple-api';
-import simpleHostedRoutes from './routes/simple-hosted';
 import type { ProviderRegistry } from '../providers/registry';
+import { createPaymentService, type PaymentService } from '../payments';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The payment engine's use cases: what every payment route calls. */
+    payments: PaymentService;
+  }
+}
 
 export interface AppDeps {
   config: Config;
@@ -108,6 +114,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
 
   const checkoutDeps = { config, db, temporal: deps.temporal, providers: deps.providers, now };
+  app.decorate('payments', createPaymentService(checkoutDeps));
   await app.register(
     async (v1) => {
       await v1.register(checkoutSessionRoutes, checkoutDeps);
@@ -118,18 +125,16 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     },
     { prefix: '/api/v1' },
   );
-  await app.register(providerCallbackRoutes, { db, temporal: deps.temporal, providers: deps.providers, now });
-  await app.register(hostedCheckoutRoutes, { config, db, temporal: deps.temporal, providerOrigins: deps.providers.pageOrigins() });
-  await app.register(hostedLinkRoutes, checkoutDeps);
-  // The simple API (spec 4.9): no key, no rate limit, the { status } envelope; its hosted page.
+  await app.register(providerCallbackRoutes);
+  await app.register(hostedPages, { ...checkoutDeps, providerOrigins: deps.providers.pageOrigins() });
+  // The simple API (spec 4.9): no key, no rate limit, the { status } envelope.
   await app.register(simpleApiRoutes, { ...checkoutDeps, prefix: '/api' });
-  await app.register(simpleHostedRoutes, { ...checkoutDeps, providerOrigins: deps.providers.pageOrigins() });
   await app.register(
     async (admin) => {
       admin.addHook('preHandler', adminAuth(config.adminToken));
       await admin.register(adminMerchantRoutes, { db, secretsKey: config.secretsKey, now });
       await admin.register(adminSettingsRoutes, { db });
-      await admin.register(adminWebhookRoutes, { config, db, temporal: deps.temporal });
+      await admin.register(adminWebhookRoutes, { config, db });
       await admin.register(adminSimpleOrderRoutes, { db });
     },
     { prefix: '/admin/v1' },

@@ -62,3 +62,16 @@ export class AppError extends Error {
 export const notFound = (what = 'Resource') => new AppError('NotFound', `${what} not found.`);
 export const validationError = (details: ErrorDetail[], message = 'The request body is not valid.') =>
   new AppError('ValidationError', message, { details });
+
+/** Connection failures of Postgres or Temporal: nothing was done, a retry may succeed. */
+export function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; name?: string; cause?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P03'].includes(code)) {
+    return true;
+  }
+  if (e?.name === 'ServiceError' || e?.name === 'ConnectionError') return true;
+  // gRPC UNAVAILABLE (14) and DEADLINE_EXCEEDED (4) from the Temporal client.
+  if (typeof e?.code === 'number' && (e.code === 14 || e.code === 4)) return true;
+  return e?.cause !== undefined && e.cause !== err && isUnavailable(e.cause);
+}

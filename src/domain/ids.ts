@@ -22,5 +22,11 @@ export const newSiteId = () => `site_${randomBase62(16)}`;
 export const CANONICAL_PAYMENT_ID = /^SV_[A-Za-z0-9]{1,64}$/;
 export const MERCHANT_ID = /^MER_[A-Za-z0-9]{16}$/;
 
+export const PAYMENT_LINK_ID = /^plink_[A-Za-z0-9]{24}$/;
+/** A simple-API transaction code: a UUID v4 (decisions §1). */
+export const TRANSACTION_CODE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
 export const isCanonicalPaymentId = (id: string) => CANONICAL_PAYMENT_ID.test(id);
+export const isPaymentLinkId = (id: string) => PAYMENT_LINK_ID.test(id);
+export const isTransactionCode = (id: string) => TRANSACTION_CODE.test(id);
 export const isMerchantId = (id: string) => MERCHANT_ID.test(id);

@@ -1,4 +1,4 @@
-import { CRYPTO_DECIMALS, FIAT_DECIMALS, type FiatCurrency } from './currencies';
+import { CRYPTO_DECIMALS, FIAT_DECIMALS, isFiatCurrency, type FiatCurrency } from './currencies';
 
 // No arithmetic on floats: JSON numbers are read through their shortest decimal text
 // (what JSON.parse produced), turned into integer minor units, and computed as bigint.
@@ -48,6 +48,8 @@ export function formatUnits(units: bigint, decimals: number): string {
 
 export const fiatDecimals = (currency: FiatCurrency) => FIAT_DECIMALS[currency];
 export const formatFiat = (minor: bigint, currency: FiatCurrency) => formatUnits(minor, FIAT_DECIMALS[currency]);
+/** A stored amount in its currency's decimals; a currency this build does not know shows its minor units. */
+export const formatFiatText = (minor: bigint, currency: string) => (isFiatCurrency(currency) ? formatFiat(minor, currency) : minor.toString());
 export const formatCrypto = (micro: bigint) => formatUnits(micro, CRYPTO_DECIMALS);
 export const parseCrypto = (value: string) => toUnits(value, CRYPTO_DECIMALS);
 

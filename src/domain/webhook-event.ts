@@ -1,3 +1,4 @@
+import { formatCrypto, formatFiatText } from './money';
 import type { PaymentStatus } from './payment-status';
 
 // The v1 event body of spec §2.8. Built once per event and stored serialised, so every delivery and
@@ -68,5 +69,36 @@ export function paymentEventBody(e: PaymentEventInput): Record<string, unknown> 
     wooCommerce: { orderStatus: WOO_ORDER_STATUS[e.status] },
     ...(e.settlement ?? {}),
     createdAt: e.createdAt.toISOString(),
+  };
+}
+
+/** What the simple API's webhook tells about a settled order. */
+export interface SettledOrder {
+  transactionCode: string;
+  externalReference: string | null;
+  fiatAmountMinor: bigint;
+  fiatCurrency: string;
+  receivedMicro: bigint | null;
+  walletAddress: string;
+  walletCurrency: string;
+  walletNetwork: string;
+  payoutDispatched: boolean;
+}
+
+/** Spec 6.4, field for field and type for type: the spec's numbers come from exact decimal text. */
+export function settledWebhookBody(o: SettledOrder, at: Date) {
+  return {
+    event: 'transaction.settled' as const,
+    transaction_code: o.transactionCode,
+    // A string per spec 6.4: empty when the checkout named none.
+    external_reference: o.externalReference ?? '',
+    fiat_amount: Number(formatFiatText(o.fiatAmountMinor, o.fiatCurrency)),
+    fiat_currency: o.fiatCurrency,
+    received_usd: Number(formatCrypto(o.receivedMicro ?? 0n)),
+    wallet_address: o.walletAddress,
+    wallet_currency: o.walletCurrency,
+    wallet_network: o.walletNetwork.toUpperCase(),
+    payout_dispatched: o.payoutDispatched,
+    timestamp: Math.floor(at.getTime() / 1000),
   };
 }

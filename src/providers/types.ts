@@ -1,3 +1,5 @@
+import type { ProviderEvent } from '../domain/provider-fact';
+
 // The seam between the checkout engine and an on-ramp. The sandbox implements it; a real
 // provider adapter implements the same interface and nothing else changes.
 
@@ -55,27 +57,22 @@ export interface ProviderQuote {
   rate: string;
 }
 
-export type ProviderEventType = 'payment.processing' | 'payment.succeeded' | 'payment.failed';
+export type { ProviderEvent, ProviderEventType } from '../domain/provider-fact';
 
-/** A verified provider callback, normalised. */
-export interface ProviderEvent {
-  provider: string;
-  /** The provider's event id: callbacks are deduplicated by it. */
-  eventId: string;
-  type: ProviderEventType;
-  providerPaymentId: string;
-  reference: string;
-  sourceAmount: string;
-  sourceCurrency: string;
-  destinationAsset: string;
-  network: string;
-  walletAddress: string;
-  /** Delivered gross stablecoin amount (succeeded only). */
-  destinationAmount?: string | undefined;
-  transactionHash?: string | undefined;
-  explorerUrl?: string | undefined;
-  failureReason?: string | undefined;
-  occurredAt: string;
+/**
+ * The one way an adapter reports a failed call, so the engine never knows a provider's own error
+ * classes: `retryable` says whether the same request may succeed later (timeouts, 5xx, 429), and
+ * the activities and the API turn it into a Temporal failure or an error answer.
+ */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
 }
 
 export type CallbackVerification =
@@ -90,7 +87,7 @@ export interface ProviderAdapter {
   servesCountry(countryCode: string): boolean;
   supportsCurrency(currency: string): boolean;
   quote(input: { sourceAmount: string; sourceCurrency: string; destinationAsset: string; network: string }): Promise<ProviderQuote>;
-  /** Idempotent per reference: asking twice returns the same provider payment. */
+  /** Idempotent per reference: asking twice returns the same provider payment. Throws ProviderError. */
   createPayment(request: ProviderPaymentRequest): Promise<ProviderPayment>;
   /** Crypto rails, where the provider offers them: a deposit address, idempotent per reference and terms. */
   createDeposit?(request: ProviderDepositRequest): Promise<ProviderDeposit>;

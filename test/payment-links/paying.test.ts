@@ -173,6 +173,9 @@ describe('payment link expiry', () => {
     const sessionId = sessionIdFrom((await pay(link.id)).headers.location);
     await succeed(sessionId);
     await eventually(() => linkRow(link.id), (r) => r.status === 'paid', 15_000, 'link paid');
+    // The session's workflow told the link's run, which ended at once; a run that hears nothing
+    // (started here in its place) finds the link paid in Postgres at expiry and leaves it so.
+    expect(await ctx.temporal.workflow.getHandle(link.id).result()).toEqual({ status: 'paid', paidSessionId: sessionId });
     expect(await runLinkWorkflow(link.id, 500)).toEqual({ status: 'paid', paidSessionId: null });
     expect(await linkRow(link.id)).toEqual({ status: 'paid', paid_session_id: sessionId });
   });

@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureHeader } from '../../src/domain/signatures';
-import { createSandboxAdapter, ProviderRejected } from '../../src/providers/sandbox/adapter';
+import { createSandboxAdapter } from '../../src/providers/sandbox/adapter';
+import { ProviderError } from '../../src/providers/types';
 import { buildSandboxApp } from '../../sandbox/app';
 import type { ProviderAdapter, ProviderPaymentRequest } from '../../src/providers/types';
 import { freePort } from '../support/free-port';
@@ -171,14 +172,19 @@ describe('sandbox API', () => {
     expect(res.json.details.map((d: { path: string }) => d.path)).toContain(path);
   });
 
-  it('refuses a country it does not serve, and the adapter throws ProviderRejected for it', async () => {
+  it('refuses a country it does not serve, and the adapter reports it as a ProviderError that no retry fixes', async () => {
     const res = await http('POST', `${sandboxUrl}/v1/payments`, { headers: auth, body: request(newReference(), { countryCode: 'KP' }) });
     expect(res.status).toBe(422);
     expect(res.json.error).toBe('country_not_supported');
     const refused = await adapter.createPayment(request(newReference(), { countryCode: 'IR' })).catch((err: unknown) => err);
-    expect(refused).toBeInstanceOf(ProviderRejected);
-    expect((refused as ProviderRejected).status).toBe(422);
-    expect((refused as Error).constructor.name).toBe('ProviderRejected');
+    expect(refused).toBeInstanceOf(ProviderError);
+    expect((refused as ProviderError).status).toBe(422);
+    expect((refused as ProviderError).retryable).toBe(false);
+    // Unreachable is worth another try.
+    const down = createSandboxAdapter({ url: 'http://127.0.0.1:1', apiKey: 'k'.repeat(16), callbackSecret: 's'.repeat(16) });
+    const unreachable = await down.createPayment(request(newReference())).catch((err: unknown) => err);
+    expect(unreachable).toBeInstanceOf(ProviderError);
+    expect((unreachable as ProviderError).retryable).toBe(true);
   });
 });
 

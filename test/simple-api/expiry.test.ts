@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 
-// pending → expired when nobody pays (decisions §6), with a 3-second order lifetime.
-const ctx = useTestApp({ SESSION_TTL_SECONDS: '3' }, { worker: true });
+// pending → expired when nobody pays (decisions §6), with a 3-second order lifetime. The sandbox
+// provider runs because an order is valued by the provider's quote when it is created.
+const ctx = useTestApp({ SESSION_TTL_SECONDS: '3' }, { worker: true, sandbox: true });
 
 const customer = { wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7', crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' };
 

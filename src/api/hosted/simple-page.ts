@@ -1,7 +1,7 @@
 import type { SimpleOrderRow } from '../../db/queries/simple-orders';
 import { html, raw, type Raw } from '../../domain/html';
 import type { PaymentInstructions } from '../../workflows/simple-order/messages';
-import type { PaymentOption } from '../simple/rails';
+import type { PaymentOption } from '../../payments';
 import { hostedDocument } from './document';
 
 // The simple API's hosted page, /pay/<transaction_code>: the customer picks a rail, sees how to pay
@@ -70,7 +70,7 @@ export function renderSimplePage(m: SimplePageModel): string {
       : '';
 
   return hostedDocument(
-    { title: `Pay ${m.fiatAmount} ${order.fiatCurrency}`, stylesheets: ['/pay/simple-assets/simple-order.css'], scripts: ['/pay/simple-assets/simple-order.js'] },
+    { title: `Pay ${m.fiatAmount} ${order.fiatCurrency}`, stylesheets: ['/pay/assets/simple-order.css'], scripts: ['/pay/assets/simple-order.js'] },
     html`
   <main class="card" id="simple-checkout" data-transaction-code="${order.transactionCode}" data-status="${order.status}">
     <header>
@@ -93,33 +93,3 @@ export function renderSimplePage(m: SimplePageModel): string {
   </main>`,
   );
 }
-
-export const SIMPLE_PAGE_CSS = `.rails { list-style: none; padding: 0; margin: 0 0 1rem; display: grid; gap: .5rem; }
-.rails form { margin: 0; }
-.rails .chosen { outline: 2px solid currentColor; }
-.instructions { text-align: center; margin: 1rem 0; }
-.qr svg { width: 220px; height: 220px; }
-#deposit-address { word-break: break-all; }
-.small { font-size: .85rem; opacity: .8; }
-`;
-
-// Reloads the page when the order's status changes, from GET /api/transaction.
-export const SIMPLE_PAGE_JS = `(function () {
-  var root = document.getElementById('simple-checkout');
-  if (!root) return;
-  var code = root.getAttribute('data-transaction-code');
-  var shown = root.getAttribute('data-status');
-  if (shown !== 'pending' && shown !== 'processing') return;
-  function poll() {
-    fetch('/api/transaction?transaction_code=' + encodeURIComponent(code), { headers: { accept: 'application/json' }, cache: 'no-store' })
-      .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (body) {
-        var status = body && body.data && body.data.status;
-        if (status && status !== shown) { window.location.reload(); return; }
-        setTimeout(poll, 2000);
-      })
-      .catch(function () { setTimeout(poll, 5000); });
-  }
-  setTimeout(poll, 2000);
-})();
-`;

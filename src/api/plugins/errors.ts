@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { AppError, type ErrorDetail } from '../../domain/errors';
+import { AppError, isUnavailable, type ErrorDetail } from '../../domain/errors';
 import { errorBody } from '../envelope';
 
 // The one place that turns errors into HTTP responses. Everything a client sees is an AppError;
@@ -50,19 +50,6 @@ function validationDetails(v: ZodValidation, context: string | undefined): Error
     return keys.map((k) => ({ path: prefix + (base ? `${base}.${String(k)}` : String(k)), message: 'Unknown field.' }));
   }
   return [{ path: prefix + base, message: v.message ?? 'Invalid value.' }];
-}
-
-/** Connection failures of Postgres or Temporal: nothing was done, a retry may succeed. */
-export function isUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; name?: string; cause?: unknown };
-  const code = typeof e?.code === 'string' ? e.code : '';
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P03'].includes(code)) {
-    return true;
-  }
-  if (e?.name === 'ServiceError' || e?.name === 'ConnectionError') return true;
-  // gRPC UNAVAILABLE (14) and DEADLINE_EXCEEDED (4) from the Temporal client.
-  if (typeof e?.code === 'number' && (e.code === 14 || e.code === 4)) return true;
-  return e?.cause !== undefined && e.cause !== err && isUnavailable(e.cause);
 }
 
 async function errorsPlugin(app: FastifyInstance) {

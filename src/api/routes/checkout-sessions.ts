@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { findMerchant } from '../../db/queries/merchants';
 import { findVisibleSession } from '../../db/queries/checkout-sessions';
 import { notFound } from '../../domain/errors';
-import { openCheckoutSession, type OpenSessionDeps } from '../checkout/open-session';
+import type { PaymentContext } from '../../payments';
 import { checkoutSessionSchema, checkoutSessionView, publicSessionSchema, publicSessionView } from '../checkout/views';
 import { requireCanonicalId } from './lookup-id';
 
@@ -40,7 +40,7 @@ export const createCheckoutSessionBody = z.strictObject({
     .optional(),
 });
 
-const checkoutSessionRoutes: FastifyPluginAsyncZod<OpenSessionDeps> = async (app, deps) => {
+const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) => {
   app.post(
     '/checkout/sessions',
     {
@@ -56,7 +56,7 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<OpenSessionDeps> = async (app
       },
     },
     async (request, reply) => {
-      const session = await openCheckoutSession(deps, request.merchant!, request.body);
+      const session = await app.payments.openCheckoutSession(request.merchant!, request.body);
       return reply.status(201).send({ ok: true as const, checkoutSession: checkoutSessionView(session, deps.config.http.publicBaseUrl) });
     },
   );

@@ -1,22 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import { z } from 'zod';
-import { listWallets } from '../../db/queries/merchants';
-import { deletePaymentLink, insertPaymentLink, type PaymentLinkRow } from '../../db/queries/payment-links';
-import { getPaymentsSetting } from '../../db/queries/platform-settings';
-import { DEFAULT_ASSET, DEFAULT_NETWORK, isSupportedPair } from '../../domain/assets';
+import type { PaymentLinkRow } from '../../db/queries/payment-links';
 import { isFiatCurrency } from '../../domain/currencies';
-import { AppError, validationError, type ErrorDetail } from '../../domain/errors';
-import { newPaymentLinkId } from '../../domain/ids';
 import { formatFiat } from '../../domain/money';
-import { PAYMENT_LINK_WORKFLOW, type PaymentLinkInput } from '../../workflows/payment-link/messages';
-import type { paymentLink } from '../../workflows/payment-link/workflow';
-import { MerchantIdKey, OrderIdKey } from '../../workflows/search-attributes';
-import { parseAmount, type OpenSessionDeps } from '../checkout/open-session';
-import { isUnavailable } from '../plugins/errors';
+import type { PaymentContext } from '../../payments';
 import { createCheckoutSessionBody } from './checkout-sessions';
 
-const TEMPORAL_START_DEADLINE_MS = 5000;
 const v1 = createCheckoutSessionBody.shape;
 
 // Decisions §5: required amount and currency; expiresInMinutes 5..43,200, default 7 days.
@@ -64,7 +53,7 @@ export function paymentLinkView(link: PaymentLinkRow, publicBaseUrl: string): z.
 }
 
 /** Shareable payment links (spec §4.4): a row, and the workflow that expires it. */
-const paymentLinkRoutes: FastifyPluginAsyncZod<OpenSessionDeps> = async (app, { config, db, temporal, now }) => {
+const paymentLinkRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, { config }) => {
   app.post(
     '/payment-links',
     {
@@ -80,63 +69,7 @@ const paymentLinkRoutes: FastifyPluginAsyncZod<OpenSessionDeps> = async (app, { 
       },
     },
     async (request, reply) => {
-      const body = request.body;
-      const merchant = request.merchant!;
-      const details: ErrorDetail[] = [];
-
-      // The same rules a checkout session of the link will meet, so a link that is created can be paid.
-      const currency = body.currency.toUpperCase();
-      let amountMinor: bigint | null = null;
-      if (!isFiatCurrency(currency)) details.push({ path: 'currency', message: `Unsupported currency ${body.currency}.` });
-      else amountMinor = parseAmount(body.amount, currency, config.checkout, details);
-      const asset = (body.destinationAsset ?? DEFAULT_ASSET).toUpperCase();
-      const network = (body.network ?? DEFAULT_NETWORK).toLowerCase();
-      if (!isSupportedPair(asset, network)) {
-        details.push({ path: 'network', message: `${asset} on ${network} is not supported.` });
-      } else if (!(await listWallets(db, merchant.id)).some((w) => w.asset === asset && w.network === network)) {
-        details.push({ path: 'network', message: `No settlement wallet is set for ${asset} on ${network}.` });
-      }
-      if (details.length > 0) throw validationError(details, 'The payment link is not valid.');
-      if (!(await getPaymentsSetting(db)).enabled) {
-        throw new AppError('PaymentsDisabled', 'New payments are disabled on this platform for now.');
-      }
-
-      const id = newPaymentLinkId();
-      const expiresAt = new Date(now().getTime() + body.expiresInMinutes * 60_000);
-      const link = await insertPaymentLink(db, {
-        id,
-        merchantId: merchant.id,
-        amountMinor: amountMinor!,
-        currency,
-        destinationAsset: asset,
-        network,
-        description: body.description ?? null,
-        merchantOrderId: body.merchantOrderId ?? null,
-        expiresAt,
-      });
-      const input: PaymentLinkInput = { linkId: id, expiresAt: expiresAt.toISOString() };
-      try {
-        await temporal.connection.withDeadline(Date.now() + TEMPORAL_START_DEADLINE_MS, () =>
-          temporal.workflow.start<typeof paymentLink>(PAYMENT_LINK_WORKFLOW, {
-            workflowId: id,
-            taskQueue: config.temporal.taskQueue,
-            args: [input],
-            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-            workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-            typedSearchAttributes: [
-              { key: MerchantIdKey, value: merchant.id },
-              ...(link.merchantOrderId ? [{ key: OrderIdKey, value: link.merchantOrderId }] : []),
-            ],
-          }),
-        );
-      } catch (err) {
-        // Nothing may remain that no workflow would ever expire.
-        await deletePaymentLink(db, id);
-        if (isUnavailable(err)) {
-          throw new AppError('Unavailable', 'The payment engine is unavailable; nothing was created. Retry with the same Idempotency-Key.');
-        }
-        throw err;
-      }
+      const link = await app.payments.openPaymentLink(request.merchant!, request.body);
       const view = paymentLinkView(link, config.http.publicBaseUrl);
       return reply.status(201).send({ ok: true as const, paymentLink: view, checkoutUrl: view.url });
     },

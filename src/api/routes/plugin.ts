@@ -11,7 +11,7 @@ import { decryptSecret, encryptSecret } from '../../domain/secretbox';
 import { isAtLeastVersion } from '../../domain/semver';
 import { checkUrlShape, isRelatedHost } from '../../domain/url-policy';
 import { checkWebhookTarget } from '../../webhooks/target-policy';
-import { openCheckoutSession, type CheckoutRequest, type OpenSessionDeps } from '../checkout/open-session';
+import type { CheckoutRequest, PaymentContext } from '../../payments';
 import { checkoutUrlFor } from '../checkout/views';
 import { withCredentialLimits } from '../plugins/rate-limit';
 import { createCheckoutSessionBody } from './checkout-sessions';
@@ -133,7 +133,7 @@ async function verifyPluginCredentials(
   return merchant;
 }
 
-const pluginRoutes: FastifyPluginAsyncZod<OpenSessionDeps> = async (app, deps) => {
+const pluginRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) => {
   const { config, db, now } = deps;
 
   app.post(
@@ -249,7 +249,7 @@ const pluginRoutes: FastifyPluginAsyncZod<OpenSessionDeps> = async (app, deps) =
       };
       let session;
       try {
-        session = await openCheckoutSession(deps, merchant, checkout, 'plugin');
+        session = await app.payments.openCheckoutSession(merchant, checkout, 'plugin');
       } catch (err) {
         if (err instanceof AppError && err.options.details) {
           const details = err.options.details.map((d) => ({ ...d, path: SNAKE_PATHS[d.path] ?? d.path }));

@@ -1,12 +1,10 @@
 import type { SimpleOrderRow } from '../../db/queries/simple-orders';
-import { isFiatCurrency } from '../../domain/currencies';
-import { formatCrypto, formatFiat } from '../../domain/money';
+import { formatCrypto, formatFiatText } from '../../domain/money';
 
 // Shapes of the simple API. Amounts are exact decimal strings inside; the spec's numeric fields
 // (fiat_amount, amount_in_usd, received_usd) are Number()-ed from those strings here, at the edge.
 
-export const fiatText = (o: Pick<SimpleOrderRow, 'fiatAmountMinor' | 'fiatCurrency'>) =>
-  isFiatCurrency(o.fiatCurrency) ? formatFiat(o.fiatAmountMinor, o.fiatCurrency) : o.fiatAmountMinor.toString();
+const fiatText = (o: Pick<SimpleOrderRow, 'fiatAmountMinor' | 'fiatCurrency'>) => formatFiatText(o.fiatAmountMinor, o.fiatCurrency);
 
 /** GET /api/transaction: live status and amounts for reconciliation. */
 export function transactionView(o: SimpleOrderRow) {
@@ -31,24 +29,6 @@ export function transactionView(o: SimpleOrderRow) {
     updated_at: o.updatedAt.toISOString(),
     expires_at: o.expiresAt.toISOString(),
     settled_at: o.settledAt?.toISOString() ?? null,
-  };
-}
-
-/** Spec 6.4, field for field and type for type. */
-export function settledWebhookBody(o: SimpleOrderRow, at: Date) {
-  return {
-    event: 'transaction.settled' as const,
-    transaction_code: o.transactionCode,
-    // A string per spec 6.4: empty when the checkout named none.
-    external_reference: o.externalReference ?? '',
-    fiat_amount: Number(fiatText(o)),
-    fiat_currency: o.fiatCurrency,
-    received_usd: Number(formatCrypto(o.receivedMicro ?? 0n)),
-    wallet_address: o.walletAddress,
-    wallet_currency: o.walletCurrency,
-    wallet_network: o.walletNetwork.toUpperCase(),
-    payout_dispatched: o.payoutDispatched,
-    timestamp: Math.floor(at.getTime() / 1000),
   };
 }
 

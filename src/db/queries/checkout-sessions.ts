@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { checkoutSessions } from '../schema';
-import type { PaymentStatus } from '../../domain/payment-status';
+import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-status';
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 export type NewCheckoutSession = typeof checkoutSessions.$inferInsert;
@@ -43,20 +43,19 @@ export async function deleteUnstartedSession(db: DatabaseOrTransaction, id: stri
 }
 
 /**
- * Moves a session to `to` only from one of `from`; returns whether this call made the change.
- * The condition makes retried activities harmless.
+ * Moves a session to `to` only from a status the domain's table allows it from; returns whether this
+ * call made the change. The condition makes retried activities harmless.
  */
 export async function transitionSession(
   db: DatabaseOrTransaction,
   id: string,
-  from: readonly PaymentStatus[],
   to: PaymentStatus,
   extra: Partial<Pick<CheckoutSessionRow, 'providerPaymentId' | 'completedAt'>> = {},
 ): Promise<boolean> {
   const rows = await db
     .update(checkoutSessions)
     .set({ status: to, updatedAt: sql`now()`, ...extra })
-    .where(and(eq(checkoutSessions.id, id), inArray(checkoutSessions.status, [...from])))
+    .where(and(eq(checkoutSessions.id, id), inArray(checkoutSessions.status, checkoutSourcesOf(to))))
     .returning({ id: checkoutSessions.id });
   return rows.length > 0;
 }
@@ -65,9 +64,12 @@ export async function setProviderPaymentId(db: DatabaseOrTransaction, id: string
   await db.update(checkoutSessions).set({ providerPaymentId, updatedAt: sql`now()` }).where(eq(checkoutSessions.id, id));
 }
 
-export async function flagForReview(db: DatabaseOrTransaction, id: string, flag: string, note: string): Promise<void> {
-  await db
-    .update(checkoutSessions)
-    .set({ reviewFlag: flag, reviewNote: note, updatedAt: sql`now()` })
-    .where(eq(checkoutSessions.id, id));
+/** Sessions left invisible longer than `seconds`: their opening process died between row and workflow. */
+export async function listUnstartedSessions(db: DatabaseOrTransaction, seconds: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: checkoutSessions.id })
+    .from(checkoutSessions)
+    .where(and(eq(checkoutSessions.workflowStarted, false), sql`${checkoutSessions.createdAt} < now() - make_interval(secs => ${seconds})`))
+    .limit(100);
+  return rows.map((r) => r.id);
 }

@@ -5,8 +5,9 @@ import { idempotencyKeys } from '../schema';
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 
 const RETENTION = sql`interval '24 hours'`;
-// A request that has held its key this long without finishing died with its process.
-const ABANDONED_AFTER = sql`interval '2 minutes'`;
+// A request that has held its key this long without finishing died with its process: every call a
+// request makes to Temporal or a provider is bounded well below it (payments/temporal-call.ts).
+const ABANDONED_AFTER = sql`interval '30 seconds'`;
 
 /**
  * Claims (merchant, key) for this request. Returns null when claimed, or the existing row:

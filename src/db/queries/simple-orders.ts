@@ -1,10 +1,10 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { simpleOrders } from '../schema';
+import { orderSourcesOf, type SimpleOrderStatus } from '../../domain/payment-status';
 
 export type SimpleOrderRow = typeof simpleOrders.$inferSelect;
 export type NewSimpleOrder = typeof simpleOrders.$inferInsert;
-export type SimpleOrderStatus = SimpleOrderRow['status'];
 
 export async function insertSimpleOrder(db: DatabaseOrTransaction, row: NewSimpleOrder): Promise<SimpleOrderRow> {
   const [inserted] = await db.insert(simpleOrders).values(row).returning();
@@ -42,18 +42,27 @@ export async function updateSimpleOrder(db: DatabaseOrTransaction, code: string,
     .where(eq(simpleOrders.transactionCode, code));
 }
 
-/** Moves an order to `to` only from one of `from`; returns whether this call made the change (idempotent on retry). */
+/** Moves an order to `to` only from a status the domain's table allows; returns whether this call made the change (idempotent on retry). */
 export async function transitionSimpleOrder(
   db: DatabaseOrTransaction,
   code: string,
-  from: readonly SimpleOrderStatus[],
   to: SimpleOrderStatus,
   extra: Updatable = {},
 ): Promise<boolean> {
   const rows = await db
     .update(simpleOrders)
     .set({ status: to, updatedAt: sql`now()`, ...extra })
-    .where(and(eq(simpleOrders.transactionCode, code), inArray(simpleOrders.status, [...from])))
+    .where(and(eq(simpleOrders.transactionCode, code), inArray(simpleOrders.status, orderSourcesOf(to))))
     .returning({ code: simpleOrders.transactionCode });
   return rows.length > 0;
+}
+
+/** Orders left invisible longer than `seconds`: their opening process died between row and workflow. */
+export async function listUnstartedSimpleOrders(db: DatabaseOrTransaction, seconds: number): Promise<string[]> {
+  const rows = await db
+    .select({ code: simpleOrders.transactionCode })
+    .from(simpleOrders)
+    .where(and(eq(simpleOrders.workflowStarted, false), sql`${simpleOrders.createdAt} < now() - make_interval(secs => ${seconds})`))
+    .limit(100);
+  return rows.map((r) => r.code);
 }

@@ -36,6 +36,9 @@ export const simpleOrders = pgTable(
     payoutDispatched: boolean('payout_dispatched').notNull().default(false),
     failureReason: text('failure_reason'),
     workflowStarted: boolean('workflow_started').notNull().default(false),
+    // Set for an operator when money arrived that the order could not accept (e.g. after it ended).
+    reviewFlag: text('review_flag'),
+    reviewNote: text('review_note'),
     // The one transaction.settled delivery (decisions §8: one attempt, 8 s, no retry, logged).
     webhookStatus: text('webhook_status', { enum: ['none', 'pending', 'delivered', 'failed'] })
       .notNull()
@@ -51,6 +54,7 @@ export const simpleOrders = pgTable(
   },
   (t) => [
     index('simple_orders_created_idx').on(t.createdAt),
+    index('simple_orders_review_idx').on(t.reviewFlag).where(sql`${t.reviewFlag} is not null`),
     check('simple_orders_amount_check', sql`${t.fiatAmountMinor} > 0`),
   ],
 );

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { checkSignature } from '../../domain/signatures';
-import type {
-  CallbackVerification,
-  ProviderAdapter,
-  ProviderDeposit,
-  ProviderDepositRequest,
-  ProviderPayment,
-  ProviderPaymentRequest,
-  ProviderQuote,
+import {
+  ProviderError,
+  type CallbackVerification,
+  type ProviderAdapter,
+  type ProviderDeposit,
+  type ProviderDepositRequest,
+  type ProviderPayment,
+  type ProviderPaymentRequest,
+  type ProviderQuote,
 } from '../types';
 import { sandboxServesCountry, sandboxSupportsCurrency } from './coverage';
 
@@ -16,24 +17,6 @@ import { sandboxServesCountry, sandboxSupportsCurrency } from './coverage';
 
 export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
 const REQUEST_TIMEOUT_MS = 15_000;
-
-/** The provider answered non-2xx; as is, a retry may succeed (5xx, 408, 429). */
-export class ProviderRequestError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-  ) {
-    super(`sandbox provider answered ${status}: ${body.slice(0, 300)}`);
-    this.name = new.target.name;
-  }
-}
-
-/**
- * A refusal the same request will meet again (other 4xx). Named so on purpose: Temporal takes an
- * activity error's class name as its failure type, and the checkout workflow lists `ProviderRejected`
- * as non-retryable, so the customer is told at once instead of after the retries.
- */
-export class ProviderRejected extends ProviderRequestError {}
 
 const retryable = (status: number) => status >= 500 || status === 408 || status === 429;
 
@@ -65,19 +48,28 @@ export function createSandboxAdapter(options: {
   url: string;
   apiKey: string;
   callbackSecret: string;
+  /** Per request; the API passes a short one, as a customer is waiting. */
+  timeoutMs?: number;
   fetch?: typeof fetch;
 }): ProviderAdapter {
   const http = options.fetch ?? fetch;
 
   async function call(method: string, path: string, body?: unknown): Promise<unknown> {
-    const res = await http(`${options.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${options.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-    const text = await res.text();
-    if (!res.ok) throw retryable(res.status) ? new ProviderRequestError(res.status, text) : new ProviderRejected(res.status, text);
+    let res: Response;
+    let text: string;
+    try {
+      res = await http(`${options.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${options.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(options.timeoutMs ?? REQUEST_TIMEOUT_MS),
+      });
+      text = await res.text();
+    } catch (err) {
+      // Unreachable or too slow: the same request may well succeed in a moment.
+      throw new ProviderError(`sandbox provider unreachable: ${err instanceof Error ? err.message : String(err)}`, true);
+    }
+    if (!res.ok) throw new ProviderError(`sandbox provider answered ${res.status}: ${text.slice(0, 300)}`, retryable(res.status), res.status);
     return JSON.parse(text) as unknown;
   }
 

@@ -1,5 +1,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PaymentStatus } from '../../domain/payment-status';
+import type { ProviderFact } from '../../domain/provider-fact';
+
+export type { ProviderFact };
 
 // Signal, update and query definitions shared by the API (which sends them) and the workflow.
 
@@ -11,18 +14,6 @@ export interface CheckoutSessionInput {
   provider: string;
   /** ISO timestamp; the session expires then unless it reached a terminal state. */
   expiresAt: string;
-}
-
-/** A verified provider callback, reduced to what the state machine needs. */
-export interface ProviderFact {
-  eventId: string;
-  type: 'processing' | 'succeeded' | 'failed';
-  providerPaymentId: string;
-  destinationAmount?: string | undefined;
-  transactionHash?: string | undefined;
-  explorerUrl?: string | undefined;
-  failureReason?: string | undefined;
-  occurredAt: string;
 }
 
 export interface PaymentStart {
@@ -37,7 +28,7 @@ export interface CheckoutSessionState {
 }
 
 export const providerUpdateSignal = defineSignal<[ProviderFact]>('providerUpdate');
-/** The hosted page's Pay button: creates (once) the provider payment and returns where to send the customer. */
+/** The hosted page's Pay of the previous version (Pay now goes from the API to the provider); kept for its runs. */
 export const startPaymentUpdate = defineUpdate<PaymentStart>('startPayment');
 /** The hosted page's Cancel button; answers the status the session ended in. */
 export const cancelUpdate = defineUpdate<PaymentStatus>('cancel');

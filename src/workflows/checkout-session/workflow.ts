@@ -2,16 +2,20 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  getExternalWorkflowHandle,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
   upsertSearchAttributes,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
-import { isTerminal, type PaymentStatus } from '../../domain/payment-status';
+import { canTransition, checkoutSourcesOf, isTerminal, type PaymentStatus } from '../../domain/payment-status';
 import type { CheckoutActivities } from '../../activities/checkout-session';
 import type { WebhookActivities } from '../../activities/webhooks';
+import { DATABASE_ACTIVITY } from '../activity-options';
+import { linkPaidSignal } from '../payment-link/messages';
 import { webhookDelivery } from '../webhook-delivery/workflow';
 import { PaymentStatusKey } from '../search-attributes';
 import {
@@ -25,18 +29,11 @@ import {
   type ProviderFact,
 } from './messages';
 
-// Database writes retry until Postgres is back: a payment fact must never be dropped.
-const records = proxyActivities<CheckoutActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const records = proxyActivities<CheckoutActivities>(DATABASE_ACTIVITY);
+const events = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
 
-const events = proxyActivities<WebhookActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
-
-// The provider call is bounded: the customer is waiting on the hosted page for its answer.
+// Only for runs of the previous version, whose Pay was this workflow's update; bounded, as the
+// customer waited on it.
 const provider = proxyActivities<CheckoutActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 4, nonRetryableErrorTypes: ['ProviderRejected'] },
@@ -70,6 +67,8 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     queue.push({ kind: 'fact', fact });
   });
 
+  // Pay now goes from the API to the provider; the handler stays for updates sent to runs of the
+  // previous version (and so that their histories replay).
   setHandler(
     startPaymentUpdate,
     async () => {
@@ -125,7 +124,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   async function apply(command: Command) {
     if (command.kind === 'cancel') {
-      if (status === 'pending') await moveTo('canceled', () => records.recordStatusChange(input.paymentId, ['pending'], 'canceled'));
+      if (canTransition(status, 'canceled')) await moveTo('canceled', () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('canceled'), 'canceled'));
       cancelsHandled++;
       return;
     }
@@ -138,12 +137,23 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       }
       return;
     }
-    if (fact.type === 'processing' && status === 'pending') {
+    if (fact.type === 'processing' && canTransition(status, 'processing')) {
       await moveTo('processing', () => records.recordProcessing(input.paymentId, fact));
     } else if (fact.type === 'succeeded') {
-      await moveTo('completed', () => records.recordCompletion(input.paymentId, fact));
+      let paidLinkId: string | null = null;
+      await moveTo('completed', async () => ({ paidLinkId } = (await records.recordCompletion(input.paymentId, fact)) ?? { paidLinkId: null }));
+      if (paidLinkId && patched('link-told-from-workflow')) await tellLinkPaid(paidLinkId);
     } else if (fact.type === 'failed') {
       await moveTo('failed', () => records.recordFailure(input.paymentId, fact));
+    }
+  }
+
+  /** Ends the link's run now rather than at its expiry; Postgres already says paid, so a closed run is fine. */
+  async function tellLinkPaid(linkId: string) {
+    try {
+      await getExternalWorkflowHandle(linkId).signal(linkPaidSignal, { sessionId: input.paymentId });
+    } catch {
+      // The link's run has ended (expired or replaced); it finds the link paid in Postgres.
     }
   }
 
@@ -154,7 +164,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     const remaining = expiresAtMs - Date.now();
     const woke = remaining > 0 && (await condition(() => queue.length > 0, remaining));
     if (!woke) {
-      await moveTo('expired', () => records.recordStatusChange(input.paymentId, ['pending', 'processing'], 'expired'));
+      await moveTo('expired', () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('expired'), 'expired'));
       break;
     }
     await apply(queue.shift()!);

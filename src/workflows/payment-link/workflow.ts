@@ -1,12 +1,9 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { DATABASE_ACTIVITY } from '../activity-options';
 import type { PaymentLinkActivities } from '../../activities/payment-links';
 import { linkPaidSignal, linkStateQuery, type PaymentLinkInput, type PaymentLinkOutcome, type PaymentLinkStatus } from './messages';
 
-// The write retries until Postgres is back: a link must not stay open past its expiry for good.
-const records = proxyActivities<PaymentLinkActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const records = proxyActivities<PaymentLinkActivities>(DATABASE_ACTIVITY);
 
 /**
  * One payment link (decisions §5), workflow id = link id: open until a session pays it (the

@@ -1,11 +1,12 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ProviderFact } from '../checkout-session/messages';
+import type { SimpleOrderStatus } from '../../domain/payment-status';
+import type { ProviderFact } from '../../domain/provider-fact';
 
 // Signal, update and query definitions of the simple API's order workflow (decisions §6).
 
 export const SIMPLE_ORDER_WORKFLOW = 'simpleOrder';
 
-export type SimpleOrderStatus = 'pending' | 'processing' | 'settled' | 'failed' | 'expired';
+export type { SimpleOrderStatus };
 
 export interface SimpleOrderInput {
   transactionCode: string;
@@ -27,6 +28,6 @@ export interface SimpleOrderState {
 export type { ProviderFact };
 
 export const simpleProviderSignal = defineSignal<[ProviderFact]>('simpleProviderUpdate');
-/** A rail chosen by the customer: creates (idempotently) the provider payment or the deposit address. */
+/** A rail chosen through the previous version's workflow update (the API now prepares it directly); kept for its runs. */
 export const choosePaymentUpdate = defineUpdate<PaymentInstructions, [string]>('choosePayment');
 export const simpleStateQuery = defineQuery<SimpleOrderState>('state');

@@ -1,5 +1,8 @@
-import { allHandlersFinished, ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { SimpleOrderActivities } from '../../activities/simple-orders';
+import { canTransitionOrder, isOrderOpen } from '../../domain/payment-status';
+import { DATABASE_ACTIVITY } from '../activity-options';
+import { PaymentStatusKey } from '../search-attributes';
 import {
   choosePaymentUpdate,
   simpleProviderSignal,
@@ -11,13 +14,10 @@ import {
   type SimpleOrderStatus,
 } from './messages';
 
-// Database writes retry until Postgres is back: a payment fact must never be dropped.
-const records = proxyActivities<SimpleOrderActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const records = proxyActivities<SimpleOrderActivities>(DATABASE_ACTIVITY);
 
-// The customer waits for the provider's answer: bounded.
+// Only for runs of the previous version, whose rail choice was this workflow's update; bounded,
+// as the customer waited on it.
 const provider = proxyActivities<SimpleOrderActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 4, nonRetryableErrorTypes: ['ProviderRejected', 'UnknownRail'] },
@@ -29,12 +29,14 @@ const webhook = proxyActivities<SimpleOrderActivities>({
   retry: { maximumAttempts: 1 },
 });
 
-const isOpen = (s: SimpleOrderStatus) => s === 'pending' || s === 'processing';
+/** A provider that said `processing` and then nothing for this long has failed the order. */
+export const PROCESSING_TIMEOUT_MS = 24 * 3_600_000;
 
 /**
- * One simple-API order: pending → processing → settled | failed; pending → expired. Provider facts
- * arrive as signals, the customer's rail choice as an update; each change is written by an
- * idempotent activity before the workflow moves on.
+ * One simple-API order: pending → processing → settled | failed; pending → expired (the domain's
+ * table). Provider facts arrive as signals; each change is written by an idempotent activity
+ * before the workflow moves on. Changes of behaviour since the first version sit behind patched(),
+ * so runs begun before them replay as they ran.
  */
 export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderState> {
   const code = input.transactionCode;
@@ -52,10 +54,11 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
     queue.push(fact);
   });
 
+  // The rail choice now goes from the API to the provider; the handler stays for updates sent to
+  // runs of the previous version.
   setHandler(
     choosePaymentUpdate,
     async (slug: string): Promise<PaymentInstructions> => {
-      // The same rail asked again (a reload, the test helper's Pay) shares the one provider call.
       if (!preparing || preparing.slug !== slug) {
         const attempt = {
           slug,
@@ -77,14 +80,22 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
     },
   );
 
+  async function moveTo(next: SimpleOrderStatus, write: () => Promise<unknown>) {
+    await write();
+    status = next;
+    if (patched('simple-order-search-attributes')) upsertSearchAttributes([{ key: PaymentStatusKey, value: next }]);
+  }
+
   async function apply(fact: ProviderFact) {
-    if (!isOpen(status)) return;
-    if (fact.type === 'processing' && status === 'pending') {
-      await records.recordSimpleProcessing(code, fact);
-      status = 'processing';
+    if (!isOrderOpen(status)) {
+      // Money after the order ended is flagged for an operator, as for a checkout session.
+      if (patched('simple-order-late-money')) await records.flagLateOrderFact(code, fact, status);
+      return;
+    }
+    if (fact.type === 'processing' && canTransitionOrder(status, 'processing')) {
+      await moveTo('processing', () => records.recordSimpleProcessing(code, fact));
     } else if (fact.type === 'succeeded') {
-      await records.recordSimpleSettlement(code, fact);
-      status = 'settled';
+      await moveTo('settled', () => records.recordSimpleSettlement(code, fact));
       if (input.hasWebhook) {
         try {
           await webhook.sendSettledWebhook(code);
@@ -93,29 +104,36 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
         }
       }
     } else if (fact.type === 'failed') {
-      await records.recordSimpleFailure(code, fact);
-      status = 'failed';
+      await moveTo('failed', () => records.recordSimpleFailure(code, fact));
     }
+  }
+
+  /** The provider went quiet after `processing`: the order fails, and anything later is late money. */
+  function providerTimedOut(): ProviderFact {
+    return { eventId: `timeout:${code}`, type: 'failed', providerPaymentId: '', failureReason: 'provider_timeout', occurredAt: new Date(Date.now()).toISOString() };
   }
 
   await records.openSimpleOrder(code);
   const expiresAtMs = Date.parse(input.expiresAt);
 
-  while (isOpen(status)) {
+  while (isOrderOpen(status)) {
     if (status === 'pending') {
       const remaining = expiresAtMs - Date.now();
       const woke = remaining > 0 && (await condition(() => queue.length > 0, remaining));
       if (!woke) {
-        await records.recordSimpleExpiry(code);
-        status = 'expired';
+        await moveTo('expired', () => records.recordSimpleExpiry(code));
         break;
       }
+    } else if (patched('simple-order-processing-timeout')) {
+      if (!(await condition(() => queue.length > 0, PROCESSING_TIMEOUT_MS))) queue.push(providerTimedOut());
     } else {
       await condition(() => queue.length > 0);
     }
     await apply(queue.shift()!);
   }
 
+  // Facts that arrived while the last transition was written are late money too.
+  if (patched('simple-order-late-money')) while (queue.length > 0) await apply(queue.shift()!);
   await condition(allHandlersFinished);
   return { status, paymentMethod };
 }

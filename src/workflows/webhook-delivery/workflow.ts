@@ -1,17 +1,10 @@
 import { proxyActivities } from '@temporalio/workflow';
+import { DATABASE_ACTIVITY } from '../activity-options';
 import type { WebhookActivities } from '../../activities/webhooks';
 
-export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDelivery';
+import type { WebhookDeliveryInput } from './messages';
 
-export interface WebhookDeliveryInput {
-  deliveryId: string;
-  retry: { baseSeconds: number; maxIntervalSeconds: number; windowHours: number };
-}
-
-const records = proxyActivities<WebhookActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const records = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
 
 /**
  * One webhook delivery: a single activity whose Temporal retry policy is the retry schedule of

@@ -3,7 +3,7 @@ import type { Database } from '../../../db/client';
 import { listProviderEvents } from '../../../db/queries/provider-events';
 import { findSimpleOrder } from '../../../db/queries/simple-orders';
 import { AppError, notFound } from '../../../domain/errors';
-import { isTransactionCode } from '../../simple/open-order';
+import { isTransactionCode } from '../../../domain/ids';
 import { adminOrderView } from '../../simple/views';
 
 /** Operators' view of a simple-API order, with its provider events and its one webhook attempt. */

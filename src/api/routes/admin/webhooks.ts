@@ -1,16 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import type { Config } from '../../../config';
 import type { Database } from '../../../db/client';
 import { findMerchant } from '../../../db/queries/merchants';
-import { findDelivery, insertEndpoint, listDeliveriesForPayment, setDeliveryStatus } from '../../../db/queries/webhooks';
+import { findDelivery, insertEndpoint, listDeliveriesForPayment } from '../../../db/queries/webhooks';
 import { issueWebhookSecret } from '../../../domain/credentials';
 import { AppError, notFound, validationError } from '../../../domain/errors';
 import { MERCHANT_ID, randomBase62 } from '../../../domain/ids';
 import { encryptSecret } from '../../../domain/secretbox';
 import { checkWebhookTarget } from '../../../webhooks/target-policy';
-import { WEBHOOK_DELIVERY_WORKFLOW, type webhookDelivery } from '../../../workflows/webhook-delivery/workflow';
 import { requireCanonicalId } from '../lookup-id';
 
 const endpointView = z.object({ id: z.string(), url: z.string(), enabled: z.boolean(), createdAt: z.string() });
@@ -25,7 +23,7 @@ const deliveryView = z.object({
 });
 
 /** Operators: merchant webhook endpoints, the delivery log of a payment, and resending a delivery. */
-const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database; temporal: Client }> = async (app, { config, db, temporal }) => {
+const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }> = async (app, { config, db }) => {
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
 
@@ -103,22 +101,7 @@ const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database; 
       const delivery = /^dlv_[A-Za-z0-9]{24}$/.test(request.params.id) ? await findDelivery(db, request.params.id) : undefined;
       if (!delivery) throw notFound('Delivery');
       if (delivery.status === 'pending') throw new AppError('Conflict', 'This delivery is still being attempted.');
-      await setDeliveryStatus(db, delivery.id, 'pending');
-      await temporal.workflow.start<typeof webhookDelivery>(WEBHOOK_DELIVERY_WORKFLOW, {
-        workflowId: `${delivery.id}-resend-${Date.now()}`,
-        taskQueue: config.temporal.taskQueue,
-        args: [
-          {
-            deliveryId: delivery.id,
-            retry: {
-              baseSeconds: config.webhooks.retryBaseSeconds,
-              maxIntervalSeconds: config.webhooks.retryMaxIntervalSeconds,
-              windowHours: config.webhooks.retryWindowHours,
-            },
-          },
-        ],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      });
+      await app.payments.resendDelivery(delivery.id);
       return reply.status(202).send({ ok: true as const, deliveryId: delivery.id, status: 'pending' as const });
     },
   );

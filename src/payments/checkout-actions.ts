@@ -1,0 +1,51 @@
+import { findVisibleSession, setProviderPaymentId, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { AppError, notFound } from '../domain/errors';
+import { isCanonicalPaymentId } from '../domain/ids';
+import { cancelUpdate } from '../workflows/checkout-session/messages';
+import type { PaymentContext } from './context';
+import { ensurePaymentsEnabled } from './kill-switch';
+import { createSessionPayment } from './provider-payments';
+import { callTemporal, WorkflowClosedError } from './temporal-call';
+
+// The two things a customer does on the hosted checkout page.
+
+export async function findCheckoutSession(ctx: PaymentContext, id: string): Promise<CheckoutSessionRow | undefined> {
+  return isCanonicalPaymentId(id) ? findVisibleSession(ctx.db, id) : undefined;
+}
+
+const payable = (session: CheckoutSessionRow) => session.mode !== 'test' && session.status === 'pending';
+
+/**
+ * Pay: the provider payment for this session (idempotent per session id at the provider), its id
+ * kept on the row, and where to send the customer. Postgres says whether the session may still be
+ * paid; no workflow task is waited for, so the answer comes within the provider's bound whatever
+ * the workers do. The workflow learns of the payment from the provider's callbacks.
+ */
+export async function startCheckoutPayment(ctx: PaymentContext, id: string): Promise<{ redirectUrl: string }> {
+  const session = await findCheckoutSession(ctx, id);
+  if (!session) throw notFound('Checkout session');
+  if (!payable(session)) throw new AppError('Conflict', 'This checkout can no longer be paid.');
+  await ensurePaymentsEnabled(ctx.db);
+  const payment = await createSessionPayment(ctx, session);
+  await setProviderPaymentId(ctx.db, session.id, payment.providerPaymentId);
+  return { redirectUrl: payment.redirectUrl };
+}
+
+/** Cancel, decided by the session's workflow (a provider fact may win the race); answers the status it ended in. */
+export async function cancelCheckoutSession(ctx: PaymentContext, id: string): Promise<{ status: string; session: CheckoutSessionRow }> {
+  const session = await findCheckoutSession(ctx, id);
+  if (!session) throw notFound('Checkout session');
+  if (!payable(session)) throw new AppError('Conflict', 'This checkout can no longer be canceled.');
+  try {
+    const status = await callTemporal(
+      ctx.temporal,
+      id,
+      () => ctx.temporal.workflow.getHandle(id).executeUpdate(cancelUpdate),
+      'This checkout can no longer be canceled.',
+    );
+    return { status, session };
+  } catch (err) {
+    if (err instanceof WorkflowClosedError) throw new AppError('Conflict', 'This checkout can no longer be canceled.');
+    throw err;
+  }
+}

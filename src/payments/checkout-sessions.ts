@@ -1,0 +1,130 @@
+import { deleteUnstartedSession, insertCheckoutSession, markWorkflowStarted, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { listWallets } from '../db/queries/merchants';
+import { DEFAULT_ASSET, DEFAULT_NETWORK, isSupportedPair } from '../domain/assets';
+import { isFiatCurrency } from '../domain/currencies';
+import { AppError, type ErrorDetail } from '../domain/errors';
+import { newPaymentId } from '../domain/ids';
+import { RAIL_FIAT_TO_CRYPTO } from '../domain/payment-status';
+import { checkWebhookTarget } from '../webhooks/target-policy';
+import { CHECKOUT_SESSION_WORKFLOW, type CheckoutSessionInput } from '../workflows/checkout-session/messages';
+import { MerchantIdKey, OrderIdKey, PaymentStatusKey, ProviderKey } from '../workflows/search-attributes';
+import { parseFiat } from './amounts';
+import type { PaymentContext } from './context';
+import { ensurePaymentsEnabled } from './kill-switch';
+import { openPayment } from './open-payment';
+
+/** Who a payment is made for: the merchant behind a key, a plugin site or a payment link. */
+export interface PayingMerchant {
+  id: string;
+  commissionBps: number;
+}
+
+/** A checkout request, already shape-checked, in the v1 API's field names. */
+export interface CheckoutRequest {
+  /** A JSON number from an API body, or the decimal string of a stored amount (payment links). */
+  amount: number | string;
+  currency: string;
+  countryCode: string;
+  destinationAsset?: string | undefined;
+  network?: string | undefined;
+  customerEmail?: string | undefined;
+  orderId?: string | undefined;
+  merchantOrderId?: string | undefined;
+  successUrl?: string | undefined;
+  cancelUrl?: string | undefined;
+  webhookUrl?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  /** Plugin sessions: the connected site whose endpoint and secret get the deliveries. */
+  siteId?: string | undefined;
+  orderKey?: string | undefined;
+  /** Payment-link sessions: the link this session pays. */
+  paymentLinkId?: string | undefined;
+}
+
+/** The settlement wallet of a merchant for an asset on a network, or a detail saying what is wrong. */
+export async function settlementWallet(ctx: PaymentContext, merchantId: string, assetInput: string | undefined, networkInput: string | undefined, details: ErrorDetail[]) {
+  const asset = (assetInput ?? DEFAULT_ASSET).toUpperCase();
+  const network = (networkInput ?? DEFAULT_NETWORK).toLowerCase();
+  if (!isSupportedPair(asset, network)) {
+    details.push({ path: 'network', message: `${asset} on ${network} is not supported.` });
+    return { asset, network, address: undefined };
+  }
+  const address = (await listWallets(ctx.db, merchantId)).find((w) => w.asset === asset && w.network === network)?.address;
+  if (!address) details.push({ path: 'network', message: `No settlement wallet is set for ${asset} on ${network}.` });
+  return { asset, network, address };
+}
+
+/**
+ * The one way a checkout session comes to exist (v1 create, plugin create and payment links all call
+ * it): rules of decisions §4–§5, the kill switch, provider routing, the settlement wallet, then the
+ * session row and its workflow together or not at all.
+ */
+export async function openCheckoutSession(
+  ctx: PaymentContext,
+  merchant: PayingMerchant,
+  request: CheckoutRequest,
+  source: CheckoutSessionRow['source'] = 'api',
+): Promise<CheckoutSessionRow> {
+  const { config, db, providers, now } = ctx;
+  const details: ErrorDetail[] = [];
+  const fiat = parseFiat(config.checkout, request.amount, request.currency, details);
+  const countryCode = request.countryCode.toUpperCase();
+  const currency = request.currency.toUpperCase();
+  const provider = isFiatCurrency(currency) ? providers.route(countryCode, currency) : undefined;
+  if (isFiatCurrency(currency) && !provider) {
+    details.push({ path: 'countryCode', message: `No payment provider serves ${countryCode} in ${currency}.` });
+  }
+  const wallet = await settlementWallet(ctx, merchant.id, request.destinationAsset, request.network, details);
+  if (request.webhookUrl) {
+    const refusal = await checkWebhookTarget(request.webhookUrl, config.allowPrivateUrls);
+    if (refusal) details.push({ path: 'webhookUrl', message: refusal });
+  }
+  if (details.length > 0 || !fiat || !provider || !wallet.address) throw new AppError('ValidationError', 'The checkout session is not valid.', { details });
+  // Checked after validation, so a malformed request is told what is wrong with it either way.
+  await ensurePaymentsEnabled(db);
+
+  const id = newPaymentId();
+  const expiresAt = new Date(now().getTime() + config.checkout.sessionTtlSeconds * 1000);
+  const orderRef = request.orderId ?? request.merchantOrderId;
+  const input: CheckoutSessionInput = { paymentId: id, merchantId: merchant.id, provider: provider.name, expiresAt: expiresAt.toISOString() };
+  const row = await openPayment(ctx, {
+    workflowType: CHECKOUT_SESSION_WORKFLOW,
+    workflowId: id,
+    args: [input],
+    searchAttributes: [
+      { key: MerchantIdKey, value: merchant.id },
+      { key: PaymentStatusKey, value: 'pending' },
+      { key: ProviderKey, value: provider.name },
+      ...(orderRef ? [{ key: OrderIdKey, value: orderRef }] : []),
+    ],
+    insert: () =>
+      insertCheckoutSession(db, {
+        id,
+        merchantId: merchant.id,
+        source,
+        amountMinor: fiat.minor,
+        currency: fiat.currency,
+        countryCode,
+        destinationAsset: wallet.asset,
+        network: wallet.network,
+        walletAddress: wallet.address!,
+        commissionBps: merchant.commissionBps,
+        provider: provider.name,
+        railType: RAIL_FIAT_TO_CRYPTO,
+        customerEmail: request.customerEmail ?? null,
+        orderId: request.orderId ?? null,
+        merchantOrderId: request.merchantOrderId ?? null,
+        successUrl: request.successUrl ?? null,
+        cancelUrl: request.cancelUrl ?? null,
+        webhookUrl: request.webhookUrl ?? null,
+        metadata: request.metadata ?? {},
+        siteId: request.siteId ?? null,
+        orderKey: request.orderKey ?? null,
+        paymentLinkId: request.paymentLinkId ?? null,
+        expiresAt,
+      }),
+    markStarted: () => markWorkflowStarted(db, id),
+    discard: () => deleteUnstartedSession(db, id),
+  });
+  return { ...row, workflowStarted: true };
+}

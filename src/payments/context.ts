@@ -1,0 +1,13 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config';
+import type { Database } from '../db/client';
+import type { ProviderRegistry } from '../providers/registry';
+
+/** What every use case of the payment engine is built from; the faces (v1, plugin, links, simple API) share one. */
+export interface PaymentContext {
+  config: Config;
+  db: Database;
+  temporal: Client;
+  providers: ProviderRegistry;
+  now: () => Date;
+}

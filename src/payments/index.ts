@@ -1,0 +1,49 @@
+import type { PaymentContext } from './context';
+import { cancelCheckoutSession, findCheckoutSession, startCheckoutPayment } from './checkout-actions';
+import { openCheckoutSession, type CheckoutRequest, type PayingMerchant } from './checkout-sessions';
+import { ensurePaymentsEnabled } from './kill-switch';
+import { findLink, linkStatus, openPaymentLink, payLink, type PaymentLinkRequest } from './payment-links';
+import { ingestProviderEvent } from './provider-events';
+import { paymentOptions } from './rails';
+import { chooseRail, loadSimpleOrder, openSimpleOrder, type SimpleCheckoutBody } from './simple-orders';
+import { sweepUnstartedPayments } from './sweep';
+import { resendDelivery } from './webhook-deliveries';
+import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import type { PaymentLinkRow } from '../db/queries/payment-links';
+import type { SimpleOrderRow } from '../db/queries/simple-orders';
+
+export type { PaymentContext } from './context';
+export type { CheckoutRequest, PayingMerchant } from './checkout-sessions';
+export type { PaymentOption } from './rails';
+export { CallbackRefused } from './provider-events';
+
+/**
+ * The payment engine's use cases, built once from their dependencies and handed to every face
+ * (merchant API v1, plugin, payment links, simple API, hosted pages, provider callbacks), so a rule
+ * of money is written once.
+ */
+export function createPaymentService(ctx: PaymentContext) {
+  return {
+    context: ctx,
+    ensurePaymentsEnabled: () => ensurePaymentsEnabled(ctx.db),
+    openCheckoutSession: (merchant: PayingMerchant, request: CheckoutRequest, source?: CheckoutSessionRow['source']) =>
+      openCheckoutSession(ctx, merchant, request, source),
+    findCheckoutSession: (id: string) => findCheckoutSession(ctx, id),
+    startCheckoutPayment: (id: string) => startCheckoutPayment(ctx, id),
+    cancelCheckoutSession: (id: string) => cancelCheckoutSession(ctx, id),
+    openPaymentLink: (merchant: PayingMerchant, request: PaymentLinkRequest) => openPaymentLink(ctx, merchant, request),
+    findLink: (id: string) => findLink(ctx, id),
+    linkStatus: (link: PaymentLinkRow) => linkStatus(link, ctx.now()),
+    payLink: (link: PaymentLinkRow, countryCode: string) => payLink(ctx, link, countryCode),
+    openSimpleOrder: (body: SimpleCheckoutBody) => openSimpleOrder(ctx, body),
+    loadSimpleOrder: (code: string) => loadSimpleOrder(ctx, code),
+    chooseRail: (order: SimpleOrderRow, slug: string) => chooseRail(ctx, order, slug),
+    paymentOptions: (...args: Parameters<typeof paymentOptions> extends [unknown, ...infer Rest] ? Rest : never) => paymentOptions(ctx.providers, ...args),
+    ingestProviderEvent: (provider: string, rawBody: string, headers: Record<string, string | string[] | undefined>) =>
+      ingestProviderEvent(ctx, provider, rawBody, headers),
+    sweepUnstartedPayments: () => sweepUnstartedPayments(ctx),
+    resendDelivery: (deliveryId: string) => resendDelivery(ctx, deliveryId),
+  };
+}
+
+export type PaymentService = ReturnType<typeof createPaymentService>;

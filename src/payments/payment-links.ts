@@ -1,0 +1,91 @@
+import { findMerchant } from '../db/queries/merchants';
+import { deletePaymentLink, findPaymentLink, insertPaymentLink, type PaymentLinkRow } from '../db/queries/payment-links';
+import { isFiatCurrency } from '../domain/currencies';
+import { AppError, type ErrorDetail } from '../domain/errors';
+import { isPaymentLinkId, newPaymentLinkId } from '../domain/ids';
+import { formatFiat } from '../domain/money';
+import { PAYMENT_LINK_WORKFLOW, type PaymentLinkInput } from '../workflows/payment-link/messages';
+import { MerchantIdKey, OrderIdKey } from '../workflows/search-attributes';
+import { parseFiat } from './amounts';
+import { openCheckoutSession, settlementWallet, type PayingMerchant } from './checkout-sessions';
+import type { PaymentContext } from './context';
+import { ensurePaymentsEnabled } from './kill-switch';
+import { openPayment } from './open-payment';
+import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
+
+export interface PaymentLinkRequest {
+  amount: number;
+  currency: string;
+  destinationAsset?: string | undefined;
+  network?: string | undefined;
+  description?: string | undefined;
+  merchantOrderId?: string | undefined;
+  expiresInMinutes: number;
+}
+
+/** A shareable link (spec §4.4): the same rules its sessions will meet, so a link that exists can be paid. */
+export async function openPaymentLink(ctx: PaymentContext, merchant: PayingMerchant, request: PaymentLinkRequest): Promise<PaymentLinkRow> {
+  const details: ErrorDetail[] = [];
+  const fiat = parseFiat(ctx.config.checkout, request.amount, request.currency, details);
+  const wallet = await settlementWallet(ctx, merchant.id, request.destinationAsset, request.network, details);
+  if (details.length > 0 || !fiat) throw new AppError('ValidationError', 'The payment link is not valid.', { details });
+  await ensurePaymentsEnabled(ctx.db);
+
+  const id = newPaymentLinkId();
+  const expiresAt = new Date(ctx.now().getTime() + request.expiresInMinutes * 60_000);
+  const input: PaymentLinkInput = { linkId: id, expiresAt: expiresAt.toISOString() };
+  return openPayment(ctx, {
+    workflowType: PAYMENT_LINK_WORKFLOW,
+    workflowId: id,
+    args: [input],
+    searchAttributes: [{ key: MerchantIdKey, value: merchant.id }, ...(request.merchantOrderId ? [{ key: OrderIdKey, value: request.merchantOrderId }] : [])],
+    insert: () =>
+      insertPaymentLink(ctx.db, {
+        id,
+        merchantId: merchant.id,
+        amountMinor: fiat.minor,
+        currency: fiat.currency,
+        destinationAsset: wallet.asset,
+        network: wallet.network,
+        description: request.description ?? null,
+        merchantOrderId: request.merchantOrderId ?? null,
+        expiresAt,
+      }),
+    // A link is visible from its insert; only its expiry depends on the workflow.
+    markStarted: async () => {},
+    discard: () => deletePaymentLink(ctx.db, id),
+  });
+}
+
+export async function findLink(ctx: PaymentContext, id: string): Promise<PaymentLinkRow | undefined> {
+  return isPaymentLinkId(id) ? findPaymentLink(ctx.db, id) : undefined;
+}
+
+/** Its workflow expires the link at expiresAt; until that has run, the clock already says so. */
+export const linkStatus = (link: PaymentLinkRow, now: Date) => (link.status === 'active' && link.expiresAt <= now ? 'expired' : link.status);
+
+/**
+ * The link page's Pay: a checkout session for the link's merchant and terms in the customer's
+ * country. Paid at most once and never after expiry: no session is opened for a closed link.
+ */
+export async function payLink(ctx: PaymentContext, link: PaymentLinkRow, countryCode: string): Promise<CheckoutSessionRow> {
+  if (linkStatus(link, ctx.now()) !== 'active') throw new AppError('Conflict', 'This payment link can no longer be paid.');
+  const owner = await findMerchant(ctx.db, link.merchantId);
+  if (!owner || owner.status !== 'approved') throw new AppError('Forbidden', 'This merchant is not accepting payments right now.');
+  if (!isFiatCurrency(link.currency)) throw new Error(`unknown currency ${link.currency}`);
+  return openCheckoutSession(
+    ctx,
+    owner,
+    {
+      // The stored amount as the decimal text checkout parses back to the same minor units: no float in between.
+      amount: formatFiat(link.amountMinor, link.currency),
+      currency: link.currency,
+      countryCode,
+      destinationAsset: link.destinationAsset,
+      network: link.network,
+      merchantOrderId: link.merchantOrderId ?? undefined,
+      paymentLinkId: link.id,
+    },
+    'payment_link',
+  );
+}

@@ -1,0 +1,67 @@
+import type { SignalDefinition } from '@temporalio/client';
+import { findSession } from '../db/queries/checkout-sessions';
+import type { PaymentKind } from '../db/queries/late-payments';
+import { findSimpleOrder } from '../db/queries/simple-orders';
+import { isFiatCurrency } from '../domain/currencies';
+import { formatCrypto, formatFiat } from '../domain/money';
+import { isOrderOpen, isTerminal } from '../domain/payment-status';
+import type { ExpectedTerms, ProviderEvent, ProviderFact } from '../domain/provider-fact';
+import { providerUpdateSignal } from '../workflows/checkout-session/messages';
+import { simpleProviderSignal } from '../workflows/simple-order/messages';
+import type { PaymentContext } from './context';
+
+/** Whatever owns a provider payment, reduced to what ingesting its events needs. */
+export interface PaymentOwner {
+  kind: PaymentKind;
+  /** The payment's id, which is also its workflow's id. */
+  id: string;
+  status: string;
+  /** No state change can follow: a fact now is late money. */
+  ended: boolean;
+  signal: SignalDefinition<[ProviderFact]>;
+  /** The terms the provider must be paying for this owner (for the rail the event names). */
+  expectedTerms(event: ProviderEvent): ExpectedTerms;
+}
+
+const fiatText = (minor: bigint, currency: string) => (isFiatCurrency(currency) ? formatFiat(minor, currency) : minor.toString());
+
+/**
+ * The payment a provider's reference belongs to, found by provider and reference in every kind of
+ * payment, never guessed from the reference's shape. References are unique across kinds (SV_ ids
+ * and UUIDs), so at most one matches.
+ */
+export async function findPaymentOwner(ctx: PaymentContext, provider: string, reference: string): Promise<PaymentOwner | undefined> {
+  const [session, order] = await Promise.all([findSession(ctx.db, reference), findSimpleOrder(ctx.db, reference.toLowerCase())]);
+  if (session && session.provider === provider) {
+    return {
+      kind: 'checkout_session',
+      id: session.id,
+      status: session.status,
+      ended: isTerminal(session.status),
+      signal: providerUpdateSignal,
+      expectedTerms: () => ({
+        sourceAmount: fiatText(session.amountMinor, session.currency),
+        sourceCurrency: session.currency,
+        destinationAsset: session.destinationAsset,
+        network: session.network,
+        walletAddress: session.walletAddress,
+      }),
+    };
+  }
+  if (order && (order.provider === null || order.provider === provider)) {
+    const destination = { destinationAsset: order.walletCurrency, network: order.walletNetwork, walletAddress: order.walletAddress };
+    return {
+      kind: 'simple_order',
+      id: order.transactionCode,
+      status: order.status,
+      ended: !isOrderOpen(order.status),
+      signal: simpleProviderSignal,
+      // Fiat currencies and stablecoin assets never share a code, so the source currency names the rail.
+      expectedTerms: (event) =>
+        order.depositAsset !== null && event.sourceCurrency === order.depositAsset
+          ? { sourceAmount: order.depositAmountMicro === null ? '?' : formatCrypto(order.depositAmountMicro), sourceCurrency: order.depositAsset, ...destination }
+          : { sourceAmount: fiatText(order.fiatAmountMinor, order.fiatCurrency), sourceCurrency: order.fiatCurrency, ...destination },
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import {
+  deleteUnstartedSimpleOrder,
+  findVisibleSimpleOrder,
+  insertSimpleOrder,
+  markSimpleOrderStarted,
+  updateSimpleOrder,
+  type SimpleOrderRow,
+} from '../db/queries/simple-orders';
+import { isSupportedPair, isWalletAddressFor, type Network } from '../domain/assets';
+import { AppError, notFound, type ErrorDetail } from '../domain/errors';
+import { isTransactionCode } from '../domain/ids';
+import { parseCrypto } from '../domain/money';
+import { findRail } from '../domain/rails';
+import { checkWebhookTarget } from '../webhooks/target-policy';
+import { SIMPLE_ORDER_WORKFLOW, type PaymentInstructions, type SimpleOrderInput } from '../workflows/simple-order/messages';
+import { OrderIdKey, PaymentStatusKey, ProviderKey } from '../workflows/search-attributes';
+import { parseFiat } from './amounts';
+import type { PaymentContext } from './context';
+import { ensurePaymentsEnabled } from './kill-switch';
+import { openPayment } from './open-payment';
+import { createOrderPayment } from './provider-payments';
+import { fiatProvider, usdValue } from './rails';
+
+export interface SimpleCheckoutBody {
+  fiat_amount: number;
+  fiat_currency: string;
+  external_reference?: string | undefined;
+  webhook_url?: string | undefined;
+  success_url?: string | undefined;
+  cancel_url?: string | undefined;
+  customer: { wallet_address: string; crypto_currency: string; crypto_currency_network: string };
+}
+
+const invalid = (details: ErrorDetail[]) => {
+  const first = details[0];
+  return new AppError('ValidationError', first ? `${first.path}: ${first.message}` : 'The checkout is not valid.', { details });
+};
+
+/** POST /api/checkout: a pending order row and its workflow, together or not at all. */
+export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutBody): Promise<SimpleOrderRow> {
+  const { config, db, now } = ctx;
+  const details: ErrorDetail[] = [];
+  const fiat = parseFiat(config.checkout, body.fiat_amount, body.fiat_currency, details, { amount: 'fiat_amount', currency: 'fiat_currency' });
+  const provider = fiat ? fiatProvider(ctx.providers, fiat.currency) : undefined;
+  if (fiat && !provider) details.push({ path: 'fiat_currency', message: `No payment provider takes ${fiat.currency}.` });
+
+  const asset = body.customer.crypto_currency.toUpperCase();
+  const network = body.customer.crypto_currency_network.toLowerCase();
+  if (!isSupportedPair(asset, network)) {
+    details.push({ path: 'customer.crypto_currency_network', message: `${asset} on ${network.toUpperCase()} is not supported.` });
+  } else if (!isWalletAddressFor(network as Network, body.customer.wallet_address)) {
+    details.push({ path: 'customer.wallet_address', message: `Not a ${network.toUpperCase()} address.` });
+  }
+  if (body.webhook_url) {
+    const refusal = await checkWebhookTarget(body.webhook_url, config.allowPrivateUrls);
+    if (refusal) details.push({ path: 'webhook_url', message: refusal });
+  }
+  if (details.length > 0 || !fiat || !provider) throw invalid(details);
+  await ensurePaymentsEnabled(db);
+  const amountUsdMicro = await usdValue(provider, fiat.minor, fiat.currency);
+
+  const code = randomUUID();
+  const expiresAt = new Date(now().getTime() + config.checkout.sessionTtlSeconds * 1000);
+  const input: SimpleOrderInput = { transactionCode: code, expiresAt: expiresAt.toISOString(), hasWebhook: Boolean(body.webhook_url) };
+  const row = await openPayment(ctx, {
+    workflowType: SIMPLE_ORDER_WORKFLOW,
+    workflowId: code,
+    args: [input],
+    // No merchant stands behind a simple order; the external reference is its order id.
+    searchAttributes: [
+      { key: PaymentStatusKey, value: 'pending' },
+      { key: ProviderKey, value: provider.name },
+      ...(body.external_reference ? [{ key: OrderIdKey, value: body.external_reference }] : []),
+    ],
+    insert: () =>
+      insertSimpleOrder(db, {
+        transactionCode: code,
+        fiatAmountMinor: fiat.minor,
+        fiatCurrency: fiat.currency,
+        amountUsdMicro,
+        walletAddress: body.customer.wallet_address,
+        walletCurrency: asset,
+        walletNetwork: network,
+        externalReference: body.external_reference ?? null,
+        webhookUrl: body.webhook_url ?? null,
+        successUrl: body.success_url ?? null,
+        cancelUrl: body.cancel_url ?? null,
+        expiresAt,
+      }),
+    markStarted: () => markSimpleOrderStarted(db, code),
+    discard: () => deleteUnstartedSimpleOrder(db, code),
+  });
+  return { ...row, workflowStarted: true };
+}
+
+/** An order by its transaction code as a client sent it: 400 for a malformed code, 404 when unknown. */
+export async function loadSimpleOrder(ctx: PaymentContext, code: string): Promise<SimpleOrderRow> {
+  if (!isTransactionCode(code)) throw new AppError('InvalidId', 'transaction_code must be a UUID.');
+  const order = await findVisibleSimpleOrder(ctx.db, code.toLowerCase());
+  if (!order) throw notFound('Transaction');
+  return order;
+}
+
+/**
+ * The customer's rail: the provider's page (fiat) or a deposit address (crypto), created from the API
+ * idempotently per transaction code, so a choice never waits on a workflow task.
+ */
+export async function chooseRail(ctx: PaymentContext, order: SimpleOrderRow, slug: string): Promise<PaymentInstructions> {
+  const rail = findRail(slug);
+  if (!rail) throw new AppError('ValidationError', `payment_method: unknown rail ${slug}.`, { details: [{ path: 'payment_method', message: 'Unknown payment method.' }] });
+  if (order.status !== 'pending') throw new AppError('Conflict', `The order is ${order.status} and can no longer be paid.`);
+  await ensurePaymentsEnabled(ctx.db);
+  const made = await createOrderPayment(ctx, order, rail);
+  if (made.kind === 'fiat') {
+    await updateSimpleOrder(ctx.db, order.transactionCode, { paymentMethod: rail.slug, provider: made.provider, providerPaymentId: made.payment.providerPaymentId });
+    return { type: 'fiat', slug: rail.slug, providerPaymentId: made.payment.providerPaymentId, redirectUrl: made.payment.redirectUrl };
+  }
+  const d = made.deposit;
+  await updateSimpleOrder(ctx.db, order.transactionCode, {
+    paymentMethod: rail.slug,
+    provider: made.provider,
+    providerPaymentId: d.depositId,
+    depositAddress: d.address,
+    depositAsset: d.asset,
+    depositNetwork: d.network,
+    depositAmountMicro: parseCrypto(d.amount),
+  });
+  const expiresAt = new Date(Math.min(Date.parse(d.expiresAt), order.expiresAt.getTime())).toISOString();
+  return { type: 'crypto', slug: rail.slug, address: d.address, amount: d.amount, asset: d.asset, network: d.network.toUpperCase(), expiresAt };
+}

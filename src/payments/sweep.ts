@@ -1,0 +1,55 @@
+import { deleteUnstartedSession, listUnstartedSessions, markWorkflowStarted } from '../db/queries/checkout-sessions';
+import { deleteUnstartedSimpleOrder, listUnstartedSimpleOrders, markSimpleOrderStarted } from '../db/queries/simple-orders';
+import { AppError, isUnavailable } from '../domain/errors';
+import type { PaymentContext } from './context';
+import { callTemporal, WorkflowClosedError } from './temporal-call';
+
+/** A row still invisible after this was left by a process that died between its insert and its workflow's start. */
+export const UNSTARTED_AFTER_SECONDS = 30;
+
+const KINDS = [
+  { list: listUnstartedSessions, started: markWorkflowStarted, discard: deleteUnstartedSession },
+  { list: listUnstartedSimpleOrders, started: markSimpleOrderStarted, discard: deleteUnstartedSimpleOrder },
+];
+
+/**
+ * Resolves payments whose opening was cut short: a row whose workflow exists becomes visible, a row
+ * with no workflow is removed (the client got no 201, and its Idempotency-Key retry opens it afresh).
+ * Both writes are conditional on the row still being invisible, so several API processes may sweep.
+ */
+export async function sweepUnstartedPayments(ctx: PaymentContext, olderThanSeconds = UNSTARTED_AFTER_SECONDS): Promise<{ started: number; removed: number }> {
+  const result = { started: 0, removed: 0 };
+  for (const kind of KINDS) {
+    for (const id of await kind.list(ctx.db, olderThanSeconds)) {
+      try {
+        await callTemporal(ctx.temporal, id, () => ctx.temporal.workflow.getHandle(id).describe());
+        await kind.started(ctx.db, id);
+        result.started++;
+      } catch (err) {
+        if (!(err instanceof WorkflowClosedError)) throw err;
+        await kind.discard(ctx.db, id);
+        result.removed++;
+      }
+    }
+  }
+  return result;
+}
+
+/** Runs the sweep every `intervalMs` until stopped; a round that cannot reach Temporal or Postgres waits for the next. */
+export function startSweeper(ctx: PaymentContext, intervalMs: number, log: (err: unknown) => void): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    sweepUnstartedPayments(ctx)
+      .catch((err: unknown) => {
+        const down = isUnavailable(err) || (err instanceof AppError && err.code === 'Unavailable');
+        if (!down) log(err);
+      })
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
