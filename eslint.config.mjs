@@ -5,7 +5,9 @@ import tseslint from 'typescript-eslint';
 // Folders of our own code, as import patterns, and the modules that do I/O.
 const OURS = ['**/api/**', '**/payments/**', '**/payments', '**/db/**', '**/providers/**', '**/chains/**', '**/activities/**', '**/activities', '**/workflows/**', '**/webhooks/**', '**/temporal/**', '**/config'];
 const IO = ['postgres', 'drizzle-orm', 'drizzle-orm/*', 'fastify', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
+/** @type {(list: string[], ...allowed: string[]) => string[]} */
 const without = (list, ...allowed) => list.filter((p) => !allowed.includes(p));
+/** @type {(files: string, message: string, group: string[]) => import('eslint').Linter.Config[]} */
 const layer = (files, message, group) => [
   {
     files: [files],

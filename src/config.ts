@@ -38,6 +38,8 @@ const envSchema = z.object({
   SANDBOX_API_KEY: z.string().min(8).default('sbx_sk_local_development'),
   SANDBOX_CALLBACK_SECRET: z.string().min(16).default('sbx_whsec_local_development'),
   SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
+  // A simple order the provider left in `processing` this long has failed (its late money is flagged).
+  PROCESSING_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
   AMOUNT_MIN_MAJOR: z.coerce.number().int().min(1).default(1),
   AMOUNT_MAX_MAJOR: z.coerce.number().int().min(1).default(1_000_000),
   ALLOW_PRIVATE_URLS: booleanFlag.default(false),
@@ -60,7 +62,7 @@ export interface Config {
   adminToken: string;
   secretsKey: Buffer;
   sandbox: { port: number; url: string; apiKey: string; callbackSecret: string };
-  checkout: { sessionTtlSeconds: number; amountMinMajor: number; amountMaxMajor: number };
+  checkout: { sessionTtlSeconds: number; processingTimeoutSeconds: number; amountMinMajor: number; amountMaxMajor: number };
   allowPrivateUrls: boolean;
   webhooks: WebhookSettings;
   logLevel: string;
@@ -119,6 +121,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     checkout: {
       sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+      processingTimeoutSeconds: e.PROCESSING_TIMEOUT_SECONDS,
       amountMinMajor: e.AMOUNT_MIN_MAJOR,
       amountMaxMajor: e.AMOUNT_MAX_MAJOR,
     },

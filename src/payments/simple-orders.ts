@@ -62,7 +62,12 @@ export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutB
 
   const code = randomUUID();
   const expiresAt = new Date(now().getTime() + config.checkout.sessionTtlSeconds * 1000);
-  const input: SimpleOrderInput = { transactionCode: code, expiresAt: expiresAt.toISOString(), hasWebhook: Boolean(body.webhook_url) };
+  const input: SimpleOrderInput = {
+    transactionCode: code,
+    expiresAt: expiresAt.toISOString(),
+    hasWebhook: Boolean(body.webhook_url),
+    processingTimeoutMs: config.checkout.processingTimeoutSeconds * 1000,
+  };
   const row = await openPayment(ctx, {
     workflowType: SIMPLE_ORDER_WORKFLOW,
     workflowId: code,

@@ -45,5 +45,7 @@ describe('paymentLink histories', () => {
     await eventually(() => ctx.db.sql`select status from payment_links where id = ${expired}`.then((r) => r[0]!.status), (s) => s === 'expired');
 
     await replayRuns(ctx.temporal, 'payment-link', { paid, expired });
+    // The session that paid the link told the link's run from workflow code.
+    await replayRuns(ctx.temporal, 'checkout-session', { paidLink: sessionId });
   });
 });

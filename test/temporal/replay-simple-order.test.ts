@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app';
 import { useTestApp } from '../support/harness';
 import { http } from '../support/http';
+import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 import { startReceiver } from '../support/receiver';
 import { replayRuns } from './histories';
 
 // Runs of the simpleOrder workflow on its main paths (fiat rail settled with its webhook, declined,
 // crypto rail settled, expired), replayed and recorded on demand.
-const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
+const ctx = useTestApp({ PROCESSING_TIMEOUT_SECONDS: '3' }, { listen: true, sandbox: true, worker: true });
 const customer = { wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7', crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' };
 
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -25,7 +26,7 @@ const pay = async (code: string, outcome: 'succeeded' | 'declined') =>
   expect((await http('POST', `${ctx.config.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome } })).status).toBe(200);
 
 describe('simpleOrder histories', () => {
-  it('replays the current code’s own runs: settled (fiat, crypto), failed, expired', async () => {
+  it('replays the current code’s own runs: settled (fiat, crypto), failed, timed out in processing, expired', async () => {
     const runs: Record<string, string> = {};
     runs.settledFiat = await checkout({ webhook_url: `${receiver.url}/hooks` });
     await pay(runs.settledFiat, 'succeeded');
@@ -34,6 +35,10 @@ describe('simpleOrder histories', () => {
     runs.settledCrypto = await checkout();
     expect((await http('GET', `${ctx.baseUrl}/api/payment_link?transaction_code=${runs.settledCrypto}&payment_method=usdc_polygon`)).status).toBe(200);
     await pay(runs.settledCrypto, 'succeeded');
+
+    runs.processingTimedOut = await checkout({ fiat_amount: 10, fiat_currency: 'USD' });
+    const terms = { id: runs.processingTimedOut, amount: '10.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: customer.wallet_address };
+    expect((await postCallback(ctx.app, sandboxEvent(terms, 'payment.processing'), { secret: ctx.config.sandbox.callbackSecret })).statusCode).toBe(200);
 
     // An order that expires needs a short lifetime: an app of its own on the same database and queue.
     const shortLived = await buildApp(
@@ -46,7 +51,7 @@ describe('simpleOrder histories', () => {
     await shortLived.close();
 
     const outcomes = await Promise.all(Object.values(runs).map((id) => ctx.temporal.workflow.getHandle(id).result()));
-    expect(outcomes.map((o) => (o as { status: string }).status)).toEqual(['settled', 'failed', 'settled', 'expired']);
+    expect(outcomes.map((o) => (o as { status: string }).status)).toEqual(['settled', 'failed', 'settled', 'failed', 'expired']);
     await replayRuns(ctx.temporal, 'simple-order', runs);
   });
 });

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { canTransition, eventTypeFor, isTerminal, PAYMENT_STATUSES, TERMINAL_STATUSES } from '../../src/domain/payment-status';
+import {
+  canTransition,
+  canTransitionOrder,
+  checkoutSourcesOf,
+  eventTypeFor,
+  isOrderOpen,
+  isTerminal,
+  orderSourcesOf,
+  PAYMENT_STATUSES,
+  SIMPLE_ORDER_STATUSES,
+  TERMINAL_STATUSES,
+} from '../../src/domain/payment-status';
 import { checkSignature, parseSignatureHeader, signatureHeader } from '../../src/domain/signatures';
 import fc from 'fast-check';
 
@@ -19,10 +30,30 @@ describe('payment states (decisions §6)', () => {
     expect(isTerminal('pending')).toBe(false);
   });
 
+  it('gives the conditional SQL exactly the statuses each move may start from', () => {
+    expect(checkoutSourcesOf('completed')).toEqual(['pending', 'processing']);
+    expect(checkoutSourcesOf('canceled')).toEqual(['pending']);
+    expect(checkoutSourcesOf('expired')).toEqual(['pending', 'processing']);
+    expect(checkoutSourcesOf('pending')).toEqual([]);
+    for (const to of PAYMENT_STATUSES) for (const from of checkoutSourcesOf(to)) expect(canTransition(from, to)).toBe(true);
+  });
+
   it('names the v1 event of each transition', () => {
     expect(eventTypeFor('completed')).toBe('payment.completed');
     expect(eventTypeFor('canceled')).toBe('payment.canceled');
     expect(eventTypeFor('pending')).toBeNull();
+  });
+});
+
+describe('simple order states (decisions §6)', () => {
+  it('pending → processing → settled | failed; pending → expired; nothing leaves an end', () => {
+    expect(SIMPLE_ORDER_STATUSES.filter((s) => !isOrderOpen(s)).sort()).toEqual(['expired', 'failed', 'settled']);
+    expect(canTransitionOrder('pending', 'expired')).toBe(true);
+    expect(canTransitionOrder('processing', 'expired')).toBe(false);
+    expect(canTransitionOrder('processing', 'failed')).toBe(true);
+    expect(orderSourcesOf('settled')).toEqual(['pending', 'processing']);
+    expect(orderSourcesOf('expired')).toEqual(['pending']);
+    for (const from of SIMPLE_ORDER_STATUSES.filter((s) => !isOrderOpen(s))) for (const to of SIMPLE_ORDER_STATUSES) expect(canTransitionOrder(from, to)).toBe(false);
   });
 });
 

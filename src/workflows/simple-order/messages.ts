@@ -14,6 +14,8 @@ export interface SimpleOrderInput {
   expiresAt: string;
   /** Whether a transaction.settled webhook is to be sent. */
   hasWebhook: boolean;
+  /** How long a `processing` order waits for the provider's outcome before it fails (absent in runs of the first version). */
+  processingTimeoutMs?: number;
 }
 
 export type PaymentInstructions =

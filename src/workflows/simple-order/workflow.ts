@@ -29,7 +29,7 @@ const webhook = proxyActivities<SimpleOrderActivities>({
   retry: { maximumAttempts: 1 },
 });
 
-/** A provider that said `processing` and then nothing for this long has failed the order. */
+/** A provider that said `processing` and then nothing for this long has failed the order (unless the input says otherwise). */
 export const PROCESSING_TIMEOUT_MS = 24 * 3_600_000;
 
 /**
@@ -125,7 +125,7 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
         break;
       }
     } else if (patched('simple-order-processing-timeout')) {
-      if (!(await condition(() => queue.length > 0, PROCESSING_TIMEOUT_MS))) queue.push(providerTimedOut());
+      if (!(await condition(() => queue.length > 0, input.processingTimeoutMs ?? PROCESSING_TIMEOUT_MS))) queue.push(providerTimedOut());
     } else {
       await condition(() => queue.length > 0);
     }

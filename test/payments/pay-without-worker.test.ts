@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { http } from '../support/http';
+
+// No worker runs in this file: a customer's Pay must not wait on one (it used to be a workflow
+// update, answered only by a live worker). The provider payment is made from the API, idempotently.
+const ctx = useTestApp({}, { listen: true, sandbox: true });
+const customer = { wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7', crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' };
+
+describe('Pay with every worker down', () => {
+  it('sends the customer to the provider within 5 s, the same provider payment each time', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const created = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, {
+      headers: { authorization: `Bearer ${m.apiKey}` },
+      body: { amount: 25, currency: 'USD', countryCode: 'US' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.json.checkoutSession.id as string;
+
+    const locations: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const startedAt = Date.now();
+      const res = await http('POST', `${ctx.baseUrl}/pay/${id}/start`);
+      expect(Date.now() - startedAt).toBeLessThan(5000);
+      expect(res.status).toBe(303);
+      locations.push(res.headers.get('location')!);
+    }
+    expect(locations[0]).toMatch(new RegExp(`^${ctx.config.sandbox.url}/`));
+    expect(locations[1]).toBe(locations[0]);
+    const [row] = await ctx.db.sql`select provider_payment_id, status from checkout_sessions where id = ${id}`;
+    expect(row).toEqual({ provider_payment_id: expect.stringMatching(/^sbx_pay_/), status: 'pending' });
+  });
+
+  it('refuses Pay on a session that can no longer be paid, from Postgres alone', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const created = await ctx.app.inject({ method: 'POST', url: '/api/v1/checkout/sessions', headers: { authorization: `Bearer ${m.apiKey}` }, payload: { amount: 25, currency: 'USD', countryCode: 'US' } });
+    const id = created.json().checkoutSession.id as string;
+    await ctx.db.sql`update checkout_sessions set status = 'expired' where id = ${id}`;
+    const res = await ctx.app.inject({ method: 'POST', url: `/pay/${id}/start` });
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain('can no longer be paid');
+  });
+
+  it('prepares a simple order’s rail (provider page or deposit address) without a worker', async () => {
+    const order = await http('POST', `${ctx.baseUrl}/api/checkout`, { body: { fiat_amount: 25, fiat_currency: 'EUR', customer } });
+    expect(order.status).toBe(201);
+    const code = order.json.data.transaction_code as string;
+    const fiat = await http('GET', `${ctx.baseUrl}/api/payment_link?transaction_code=${code}&payment_method=card`);
+    expect(fiat.status).toBe(200);
+    expect(fiat.json.data.redirect_url).toMatch(new RegExp(`^${ctx.config.sandbox.url}/`));
+    const crypto = await http('GET', `${ctx.baseUrl}/api/payment_link?transaction_code=${code}&payment_method=usdc_base`);
+    expect(crypto.status).toBe(200);
+    expect(crypto.json.data).toMatchObject({ type: 'crypto', asset: 'USDC', network: 'BASE', amount: '27.000000' });
+  });
+
+  it('tells the customer plainly to try again when the provider does not answer', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const created = await ctx.app.inject({ method: 'POST', url: '/api/v1/checkout/sessions', headers: { authorization: `Bearer ${m.apiKey}` }, payload: { amount: 25, currency: 'USD', countryCode: 'US' } });
+    const id = created.json().checkoutSession.id as string;
+    await ctx.sandbox!.close();
+    const res = await ctx.app.inject({ method: 'POST', url: `/pay/${id}/start` });
+    expect(res.statusCode).toBe(503);
+    expect(res.body).toContain('try again in a moment');
+  });
+});
