@@ -12,7 +12,7 @@ const admin = (method: Method, url: string, payload?: object, headers: Record<st
 async function addEndpoint(merchantId: string, url: string) {
   const res = await admin('POST', `/admin/v1/merchants/${merchantId}/webhook-endpoints`, { url });
   expect(res.statusCode).toBe(201);
-  return res.json() as { endpoint: { id: string; url: string; enabled: boolean }; secret: string };
+  return res.json<{ endpoint: { id: string; url: string; enabled: boolean }; secret: string }>();
 }
 
 describe('admin API: webhook endpoints', () => {
