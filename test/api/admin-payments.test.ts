@@ -1,53 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { insertCheckoutSession } from '../../src/db/queries/checkout-sessions';
-import { insertTransactionOnce } from '../../src/db/queries/transactions';
-import { newPaymentId } from '../../src/domain/ids';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
+import { seedPayment } from '../support/seed-payment';
 
-// Admin API: GET /admin/v1/payments/{id}, what `ops payments wait` polls. Rows are written directly:
-// this is a read route, and the workflow that writes them for real is tested elsewhere.
+// Admin API: GET /admin/v1/payments/{id}, what `ops payments wait` polls.
 const ctx = useTestApp();
-const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
 
-async function seedSession(merchantId: string, status: 'pending' | 'completed' | 'failed') {
-  const id = newPaymentId();
-  await insertCheckoutSession(ctx.db.db, {
-    id,
-    merchantId,
-    status,
-    amountMinor: 2500n,
-    currency: 'USD',
-    countryCode: 'US',
-    destinationAsset: 'USDC',
-    network: 'polygon',
-    walletAddress: EVM,
-    commissionBps: 150,
-    provider: 'sandbox',
-    railType: 'fiat_to_crypto',
-    workflowStarted: true,
-    expiresAt: new Date(Date.now() + 3600_000),
-    ...(status === 'completed' ? { completedAt: new Date() } : {}),
-  });
-  if (status !== 'pending') {
-    await insertTransactionOnce(ctx.db.db, {
-      paymentId: id,
-      merchantId,
-      status,
-      sourceAmountMinor: 2500n,
-      sourceCurrency: 'USD',
-      destinationAsset: 'USDC',
-      network: 'polygon',
-      walletAddress: EVM,
-      commissionBps: 150,
-      provider: 'sandbox',
-      providerEventId: `pe_${id}`,
-      ...(status === 'completed'
-        ? { grossMicro: 25_000_000n, merchantSettlementMicro: 24_625_000n, platformCommissionMicro: 375_000n, transactionHash: `0x${'ab'.repeat(32)}`, completedAt: new Date() }
-        : { failureReason: 'declined' }),
-    });
-  }
-  return id;
-}
+const seedSession = (merchantId: string, status: 'pending' | 'completed' | 'failed') => seedPayment(ctx.db.db, merchantId, status);
 
 const get = (id: string, headers: Record<string, string> = adminHeaders) => ctx.app.inject({ method: 'GET', url: `/admin/v1/payments/${id}`, headers });
 
@@ -102,7 +60,7 @@ describe('admin API: a payment’s status, errors and security', () => {
   it('refuses a missing or wrong token and a merchant key with 401', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const id = await seedSession(m.id, 'pending');
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789abcdef' }, { authorization: `Bearer ${m.apiKey}` }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-token-0123456789abcdef' }, { authorization: `Bearer ${m.apiKey}` }]) {
       const res = await get(id, headers);
       expect(res.statusCode).toBe(401);
       expect(res.body).not.toContain(id);

@@ -114,7 +114,7 @@ describe('admin API: webhook endpoints, security', () => {
       ['POST', `${base}/${endpoint.id}/enable`],
       ['DELETE', `${base}/${endpoint.id}`],
     ];
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789abcdef' }, { authorization: `Bearer ${m.apiKey}` }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-token-0123456789abcdef' }, { authorization: `Bearer ${m.apiKey}` }]) {
       for (const [method, url] of calls) {
         const res = await admin(method, url, undefined, headers);
         expect(res.statusCode, `${method} ${url}`).toBe(401);
