@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', '.tools/', 'dist/', 'coverage/', 'src/db/migrations/'] },
+  { ignores: ['node_modules/', '.data/', '.tools/', 'dist/', 'coverage/', 'src/db/migrations/', 'packages/*/index.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
