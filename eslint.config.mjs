@@ -22,7 +22,7 @@ const layer = (files, message, group) => [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', '.tools/', 'dist/', 'coverage/', 'src/db/migrations/'] },
+  { ignores: ['node_modules/', '.data/', '.tools/', 'dist/', 'coverage/', 'src/db/migrations/', 'packages/*/index.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -22,7 +22,7 @@ import { newDeliveryId, newEventId } from '../domain/ids';
 import { formatCrypto, formatFiat } from '../domain/money';
 import type { PaymentStatus } from '../domain/payment-status';
 import { decryptSecret, encryptSecret } from '../domain/secretbox';
-import { signatureHeader } from '../domain/signatures';
+import { deliverySignatureHeaders } from '../domain/signatures';
 import { paymentEventBody } from '../domain/webhook-event';
 import { postWebhook } from '../webhooks/post';
 
@@ -157,8 +157,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
           'svc-delivery-id': delivery.id,
           'svc-event-id': event.id,
           'svc-event-type': event.type,
-          'svc-signature': signatureHeader(secret, t, event.body),
-          'svc-timestamp': String(t),
+          ...deliverySignatureHeaders(secret, event.id, t, event.body),
         },
       });
       const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;

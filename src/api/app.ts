@@ -13,6 +13,8 @@ import notImplementedRoutes from './routes/not-implemented';
 import adminMerchantRoutes from './routes/admin/merchants';
 import adminSettingsRoutes from './routes/admin/settings';
 import adminWebhookRoutes from './routes/admin/webhooks';
+import adminWebhookEndpointRoutes from './routes/admin/webhook-endpoints';
+import adminPaymentRoutes from './routes/admin/payments';
 import adminSimpleOrderRoutes from './routes/admin/simple-orders';
 import { adminAuth } from './plugins/admin-auth';
 import idempotency from './plugins/idempotency';
@@ -134,7 +136,9 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       admin.addHook('preHandler', adminAuth(config.adminToken));
       await admin.register(adminMerchantRoutes, { db, secretsKey: config.secretsKey, now });
       await admin.register(adminSettingsRoutes, { db });
+      await admin.register(adminWebhookEndpointRoutes, { config, db });
       await admin.register(adminWebhookRoutes, { config, db });
+      await admin.register(adminPaymentRoutes, { db });
       await admin.register(adminSimpleOrderRoutes, { db });
     },
     { prefix: '/admin/v1' },

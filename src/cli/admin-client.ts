@@ -35,7 +35,7 @@ export class ConnectionError extends Error {
     readonly url: string,
     readonly reason: string,
   ) {
-    super(`cannot reach the admin API at ${url} (${reason}); is the service running there? Set --url or SVC_URL.`);
+    super(`cannot reach the admin API at ${url} (${reason}); is the service running there? Set --api-url or SVC_URL.`);
     this.name = 'ConnectionError';
   }
 }
@@ -78,7 +78,7 @@ export function createAdminClient(options: AdminClientOptions) {
     const body = parseJson(text);
     if (res.status >= 300 && res.status < 400) {
       const location = res.headers.get('location') ?? 'elsewhere';
-      throw new AdminApiError(res.status, 'Redirect', `the service redirects to ${location}; use that as --url`, undefined, []);
+      throw new AdminApiError(res.status, 'Redirect', `the service redirects to ${location}; use that as --api-url`, undefined, []);
     }
     if (!res.ok) throw toApiError(res, body, text);
     if (body === undefined) {

@@ -1,102 +1,76 @@
 import type { z } from 'zod';
-import type { ApiRequest } from './admin-client';
+import type { AdminClient, ApiRequest } from './admin-client';
 
-// What one ops command is: a row of the table in commands.ts. Adding a command is adding a row;
-// argument parsing, help, HTTP, errors and --json are shared.
+// What one ops command is: a row of the tables under commands/. Adding a command is adding a row;
+// parsing, help, suggestions and exit codes come from commander (program.ts), HTTP and errors from
+// admin-client.ts, --json from ops.ts.
 
-/** Bad invocation (unknown command, missing argument, malformed value): usage help and exit 2. */
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    /** The command whose usage line helps, if the command was recognised. */
-    readonly command?: Command,
-  ) {
-    super(message);
-    this.name = 'UsageError';
-  }
+export interface OptionDef {
+  /** Commander's flags, e.g. `--name <name>`; the value is read back camel-cased (`--commission-bps` → commissionBps). */
+  flags: string;
+  description: string;
+  required?: boolean;
+  /**
+   * Turns the text into the value request() reads, or throws commander's InvalidArgumentError so the
+   * mistake is a usage error (exit 2) naming the option. `previous` lets an option repeat.
+   */
+  parse?: (value: string, previous: unknown) => unknown;
+  defaultValue?: unknown;
 }
 
-export interface OptionSpec {
-  type: 'string' | 'boolean';
-  multiple?: boolean;
+export interface ArgDef {
+  name: string;
+  description: string;
 }
 
-type Value = string | boolean | (string | boolean)[] | undefined;
-
-/** A command's positionals and options after parsing, with accessors that throw UsageError. */
-export class CommandInput {
-  constructor(
-    readonly command: Command,
-    private readonly positionals: Record<string, string>,
-    private readonly values: Record<string, Value>,
-  ) {}
-
-  arg(name: string): string {
-    const v = this.positionals[name];
-    if (v === undefined) throw new UsageError(`missing <${name}>`, this.command);
-    return v;
-  }
-
-  option(name: string): string | undefined {
-    const v = this.values[name];
-    return typeof v === 'string' ? v : undefined;
-  }
-
-  required(name: string): string {
-    const v = this.option(name);
-    if (v === undefined || v === '') throw new UsageError(`--${name} is required`, this.command);
-    return v;
-  }
-
-  list(name: string): string[] {
-    const v = this.values[name];
-    if (v === undefined) return [];
-    return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
-  }
-
-  flag(name: string): boolean {
-    return this.values[name] === true;
-  }
-
-  fail(message: string): never {
-    throw new UsageError(message, this.command);
-  }
+/** A command's parsed positionals (by name) and options (camel-cased), already validated by their parsers. */
+export interface CommandInput {
+  args: Record<string, string>;
+  options: Record<string, unknown>;
 }
 
-export interface Command {
+/** What a command may use besides its input; passed in so that tests control time. */
+export interface RunContext {
+  call: AdminClient;
+  sleep: (ms: number) => Promise<void>;
+  now: () => number;
+}
+
+export interface OpsCommand {
   /** The words that select it, e.g. `merchants create`. */
   name: string;
-  /** Positional arguments after the name, in order. */
-  args: string[];
-  options: Record<string, OptionSpec>;
-  /** Option synopsis for help, e.g. `--name NAME [--commission-bps BPS]`. */
-  synopsis: string;
+  args: ArgDef[];
+  options: OptionDef[];
   summary: string;
-  request: (input: CommandInput) => ApiRequest;
+  execute: (input: CommandInput, ctx: RunContext) => Promise<unknown>;
   /** Human-readable lines for a successful answer. */
   render: (body: unknown) => string[];
 }
 
-export interface CommandSpec<S extends z.ZodType> {
+interface CommonSpec<S extends z.ZodType> {
   name: string;
-  args?: string[];
-  options?: Record<string, OptionSpec>;
-  synopsis?: string;
+  args?: ArgDef[];
+  options?: OptionDef[];
   summary: string;
-  request: (input: CommandInput) => ApiRequest;
   /** The fields of the answer that render reads; the rest passes through untouched. */
   response: S;
   render: (body: z.output<S>) => string[];
 }
 
-export function defineCommand<S extends z.ZodType>(spec: CommandSpec<S>): Command {
+export type CommandSpec<S extends z.ZodType> = CommonSpec<S> &
+  (
+    | { /** One admin API call. */ request: (input: CommandInput) => ApiRequest }
+    | { /** Several calls (polling); returns the answer to render. */ execute: (input: CommandInput, ctx: RunContext) => Promise<unknown> }
+  );
+
+export function defineCommand<S extends z.ZodType>(spec: CommandSpec<S>): OpsCommand {
+  const execute = 'request' in spec ? (input: CommandInput, ctx: RunContext) => ctx.call(spec.request(input)) : spec.execute;
   return {
     name: spec.name,
     args: spec.args ?? [],
-    options: spec.options ?? {},
-    synopsis: spec.synopsis ?? '',
+    options: spec.options ?? [],
     summary: spec.summary,
-    request: spec.request,
+    execute,
     render: (body) => {
       const parsed = spec.response.safeParse(body);
       // An answer of a newer or older API shape is still shown in full rather than lost.
@@ -105,6 +79,16 @@ export function defineCommand<S extends z.ZodType>(spec: CommandSpec<S>): Comman
   };
 }
 
-export function usageLine(command: Command): string {
-  return [command.name, ...command.args.map((a) => `<${a}>`), command.synopsis].filter(Boolean).join(' ');
+/** `merchants create --name <name> [--commission-bps <bps>]`, for the command list in the main help. */
+export function synopsis(command: OpsCommand): string {
+  const options = command.options.map((o) => (o.required ? o.flags : `[${o.flags}]`));
+  return [command.name, ...command.args.map((a) => `<${a.name}>`), ...options].join(' ');
 }
+
+// Typed reads of parsed input: the parsers above guarantee the shapes, these only narrow the types.
+export const arg = (input: CommandInput, name: string): string => input.args[name]!;
+export const text = (input: CommandInput, key: string): string | undefined => {
+  const v = input.options[key];
+  return typeof v === 'string' ? v : undefined;
+};
+export const value = <T>(input: CommandInput, key: string): T | undefined => input.options[key] as T | undefined;

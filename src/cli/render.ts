@@ -72,7 +72,12 @@ export function formatPayments(p: z.infer<typeof paymentsView>): string[] {
     : [`payments: DISABLED${since}`, '  new payments are refused with 403 PaymentsDisabled; payments under way continue'];
 }
 
-export const endpointView = z.object({ id: z.string(), url: z.string() });
+export const endpointView = z.object({ id: z.string(), url: z.string(), enabled: z.boolean().optional() });
+
+export function formatEndpoint(e: z.infer<typeof endpointView>): string {
+  const state = e.enabled === undefined ? '' : e.enabled ? ' (enabled)' : ' (disabled)';
+  return `${e.id} ${e.url}${state}`;
+}
 
 export const deliveryView = z.object({
   id: z.string(),
@@ -87,5 +92,35 @@ export function formatDelivery(d: z.infer<typeof deliveryView>): string[] {
   return [
     `delivery ${d.id} ${d.eventType} (${d.eventId}) → ${d.url}: ${d.status}`,
     ...d.attempts.map((a) => field('', `${a.at} ${a.statusCode ?? '—'} ${a.durationMs} ms${a.error ? ` ${a.error}` : ''}`)),
+  ];
+}
+
+export const paymentAnswer = z.object({
+  payment: z.object({ id: z.string(), status: z.string(), terminal: z.boolean(), amount: z.string(), currency: z.string() }),
+  transaction: z
+    .object({
+      status: z.string(),
+      grossAmount: z.string().nullable(),
+      merchantSettlementAmount: z.string().nullable(),
+      platformCommissionAmount: z.string().nullable(),
+      asset: z.string(),
+      network: z.string(),
+      transactionHash: z.string().nullable(),
+      failureReason: z.string().nullable(),
+    })
+    .nullable(),
+});
+
+/** `payment SV_… completed`, first, so that scripts can read the status from the first line. */
+export function formatPayment(b: z.infer<typeof paymentAnswer>): string[] {
+  const t = b.transaction;
+  return [
+    `payment ${b.payment.id} ${b.payment.status}`,
+    field('amount', `${b.payment.amount} ${b.payment.currency}`),
+    ...(t?.grossAmount ? [field('settled', `${t.grossAmount} ${t.asset} on ${t.network}`)] : []),
+    ...(t?.merchantSettlementAmount ? [field('merchant', t.merchantSettlementAmount)] : []),
+    ...(t?.platformCommissionAmount ? [field('commission', t.platformCommissionAmount)] : []),
+    ...(t?.transactionHash ? [field('tx hash', t.transactionHash)] : []),
+    ...(t?.failureReason ? [field('reason', t.failureReason)] : []),
   ];
 }

@@ -48,3 +48,30 @@ export function checkSignature(
   if (Math.abs(nowSeconds - parsed.t) > (options.toleranceSeconds ?? 300)) return 'stale_timestamp';
   return 'ok';
 }
+
+// Standard Webhooks (standardwebhooks.com), sent alongside our own headers so that its published
+// verifiers work unchanged: `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, keyed
+// with the base64 part of the `whsec_…` secret, decoded. Our secrets are `whsec_` + 32 base62
+// characters, which is valid base64 (24 bytes), so the same secret serves both schemes.
+const STANDARD_SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
+
+export function standardWebhookSignature(secret: string, messageId: string, timestamp: number, rawBody: string): string | null {
+  const match = STANDARD_SECRET.exec(secret);
+  if (!match) return null;
+  const key = Buffer.from(match[1]!, 'base64');
+  return `v1,${createHmac('sha256', key).update(`${messageId}.${timestamp}.${rawBody}`, 'utf8').digest('base64')}`;
+}
+
+/**
+ * Every signature header of one delivery attempt, signed at `timestamp`: ours (spec §6.1) and, when
+ * the secret has the standard shape, the Standard Webhooks trio with the event id as `webhook-id`
+ * (the same across retries and resends, as that standard asks, and what receivers deduplicate on).
+ */
+export function deliverySignatureHeaders(secret: string, eventId: string, timestamp: number, rawBody: string): Record<string, string> {
+  const standard = standardWebhookSignature(secret, eventId, timestamp, rawBody);
+  return {
+    'svc-signature': signatureHeader(secret, timestamp, rawBody),
+    'svc-timestamp': String(timestamp),
+    ...(standard ? { 'webhook-id': eventId, 'webhook-timestamp': String(timestamp), 'webhook-signature': standard } : {}),
+  };
+}

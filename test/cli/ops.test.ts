@@ -1,63 +1,31 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../src/cli/commands';
-import { freePort } from '../support/free-port';
 import { ADMIN_TOKEN, adminHeaders, useTestApp } from '../support/harness';
+import { seedPayment } from '../support/seed-payment';
+import { expectOk, spawnOps, type Env } from './run-ops';
 
 // The ops CLI as operators run it: a real process speaking HTTP to a real listening service.
 
-const ROOT = path.resolve(__dirname, '../..');
-const TSX_CLI = require.resolve('tsx/cli');
 const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TRON = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf';
 const LIVE_KEY = /svc_live_[A-Za-z0-9]{32}/;
 const SECURITY_CODE = /[A-HJ-NP-Z2-9]{6}(-[A-HJ-NP-Z2-9]{6}){3}/;
 const SHOWN_ONCE = 'shown once, store it now';
 
-const ctx = useTestApp();
-let serviceUrl: string;
+const ctx = useTestApp({}, { listen: true });
 // An empty data dir, so that no developer's .data/admin-token can leak into a run.
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ops-cli-'));
-
-beforeAll(async () => {
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  serviceUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+let dataDir = '';
+beforeAll(() => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'ops-cli-'));
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-// Asynchronous on purpose: a synchronous spawn would block the very event loop that serves the CLI.
-function ops(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const fullEnv = { PATH: process.env.PATH ?? '', SVC_URL: serviceUrl, ADMIN_TOKEN, SVC_DATA_DIR: dataDir, ...env };
-  const definedEnv = Object.fromEntries(Object.entries(fullEnv).filter(([, v]) => v !== undefined)) as Record<string, string>;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX_CLI, 'src/cli/ops.ts', ...args], { cwd: ROOT, env: definedEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const ops = (args: string[], env: Env = {}) => spawnOps(args, { SVC_URL: ctx.baseUrl, ADMIN_TOKEN, SVC_DATA_DIR: dataDir, ...env });
 
 const admin = async (method: 'GET' | 'PUT', url: string) => (await ctx.app.inject({ method, url, headers: adminHeaders })).json();
 const getMerchant = async (id: string) => (await admin('GET', `/admin/v1/merchants/${id}`)).merchant;
-
-function expectOk(run: Run): Run {
-  expect(run.stderr, run.stdout).toBe('');
-  expect(run.code).toBe(0);
-  return run;
-}
 
 describe('ops CLI: an operator story against the admin API', () => {
   let merchantId = '';
@@ -186,96 +154,83 @@ describe('ops CLI: an operator story against the admin API', () => {
   });
 });
 
-describe('ops CLI: failures', () => {
-  it('a wrong token is refused: the error envelope on stderr, exit 1', async () => {
-    const run = await ops(['merchants', 'get', 'MER_0000000000000000', '--token', 'wrong-token-0123456789abcdef']);
-    expect(run.code).toBe(1);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^error 401 Unauthorized: The admin token is invalid or missing\. \(request req_[A-Za-z0-9]+\)\n$/);
+describe('ops CLI: webhook endpoints', () => {
+  it('adds an endpoint with --url (the service address is --api-url), lists, disables, enables and deletes it', async () => {
+    const merchantId = (await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Hooks' } })).json()
+      .merchant.id as string;
+    // --api-url given explicitly, with SVC_URL pointing nowhere: the flag wins, and --url is the endpoint's.
+    const added = expectOk(
+      await ops(['webhooks', 'add', merchantId, '--url', 'http://127.0.0.1:9/hook', '--api-url', ctx.baseUrl], { SVC_URL: 'http://127.0.0.1:1' }),
+    );
+    const [, endpointId, secret] = /^endpoint (we_\w+) http:\/\/127\.0\.0\.1:9\/hook \(enabled\)\nsigning secret: (whsec_\w+)\n/.exec(added.stdout) ?? [];
+    expect(endpointId).toBeDefined();
+    expect(added.stdout).toContain(SHOWN_ONCE);
+    const second = JSON.parse(expectOk(await ops(['webhooks', 'add', merchantId, '--url', 'http://127.0.0.1:9/other', '--json'])).stdout);
+
+    const list = expectOk(await ops(['webhooks', 'list', merchantId]));
+    expect(list.stdout).toBe(`${endpointId} http://127.0.0.1:9/hook (enabled)\n${second.endpoint.id} http://127.0.0.1:9/other (enabled)\n`);
+    expect(list.stdout).not.toContain(secret);
+
+    expect(expectOk(await ops(['webhooks', 'disable', merchantId, endpointId!])).stdout).toBe(`disabled ${endpointId} http://127.0.0.1:9/hook (disabled)\n`);
+    expect(await ctx.db.sql`select enabled from webhook_endpoints where id = ${endpointId!}`).toEqual([{ enabled: false }]);
+    expect(expectOk(await ops(['webhooks', 'list', merchantId])).stdout).toContain(`${endpointId} http://127.0.0.1:9/hook (disabled)`);
+    expect(expectOk(await ops(['webhooks', 'enable', merchantId, endpointId!])).stdout).toContain('(enabled)');
+
+    expect(expectOk(await ops(['webhooks', 'delete', merchantId, endpointId!])).stdout).toBe(`deleted endpoint ${endpointId} http://127.0.0.1:9/hook\n`);
+    expect(expectOk(await ops(['webhooks', 'list', merchantId, '--json'])).stdout).not.toContain(endpointId);
+    const again = await ops(['webhooks', 'delete', merchantId, endpointId!]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^error 404 NotFound: Webhook endpoint not found\./);
   });
 
-  it('a refused request prints the validation details, exit 1', async () => {
-    const run = await ops(['merchants', 'create', '--name', 'Bad Wallet', '--wallet', 'USDC:polygon:not-an-address']);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^error 422 ValidationError: .+ \(request req_\w+\)\n {2}wallets\.0\.address: Not a polygon address\.\n$/);
-  });
-
-  it('an unknown merchant is a 404', async () => {
-    const run = await ops(['merchants', 'get', 'MER_0000000000000000']);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^error 404 NotFound: Merchant not found\./);
-  });
-
-  it('no service at the URL: a message naming it, exit 1', async () => {
-    const url = `http://127.0.0.1:${await freePort()}`;
-    const run = await ops(['payments', 'status'], { SVC_URL: url });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`cannot reach the admin API at ${url} (ECONNREFUSED)`);
-  });
-
-  it('reads the token from SVC_DATA_DIR/admin-token when neither flag nor env gives one', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'ops-cli-token-'));
-    try {
-      const missing = await ops(['payments', 'status'], { ADMIN_TOKEN: undefined, SVC_DATA_DIR: dir });
-      expect(missing.code).toBe(2);
-      expect(missing.stderr).toContain(`no admin token: pass --token, set ADMIN_TOKEN, or run \`npm start\` once so that it writes ${path.join(dir, 'admin-token')}`);
-
-      writeFileSync(path.join(dir, 'admin-token'), `${ADMIN_TOKEN}\n`, { mode: 0o600 });
-      const run = expectOk(await ops(['payments', 'status'], { ADMIN_TOKEN: undefined, SVC_DATA_DIR: dir }));
-      expect(run.stdout).toContain('payments: enabled');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  it.each([
-    [['merchants', 'frobnicate'], /unknown command: merchants frobnicate/],
-    [['merchants', 'get'], /merchants get: missing <merchantId>/],
-    [['merchants', 'get', 'MER_1', 'extra'], /unexpected argument: extra/],
-    [['merchants', 'get', 'MER_1', '--bogus'], /Unknown option '--bogus'/],
-    [['merchants', 'create'], /--name is required/],
-    [['merchants', 'create', '--name', 'X', '--commission-bps', '1.5'], /--commission-bps must be a whole number/],
-    [['merchants', 'create', '--name', 'X', '--wallet', 'USDC-polygon'], /--wallet must be ASSET:NETWORK:ADDRESS/],
-    [['keys', 'create', 'MER_1', '--scopes', ' , '], /--scopes needs at least one scope/],
-    [['payments', 'status', '--url', 'ftp://example.com'], /--url\/SVC_URL must be an http\(s\) URL/],
-    [[], /no command given/],
-  ])('usage error %j: exit 2', async (args, message) => {
-    const run = await ops(args);
-    expect(run.code).toBe(2);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(message);
-  });
-
-  it('an unknown command prints the usage', async () => {
-    const run = await ops(['refunds', 'create']);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('unknown command: refunds create');
-    expect(run.stderr).toContain('Usage: npm run ops -- <command> [options]');
+  it('a merchant without endpoints lists none', async () => {
+    const merchantId = (await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Quiet' } })).json()
+      .merchant.id as string;
+    expect(expectOk(await ops(['webhooks', 'list', merchantId])).stdout).toBe('no webhook endpoints\n');
   });
 });
 
-describe('ops CLI: help', () => {
-  it('--help and help list every command, exit 0', async () => {
-    const runs = await Promise.all([ops(['--help']), ops(['help']), ops(['merchants', 'create', '-h'])]);
-    for (const run of runs) {
-      expectOk(run);
-      for (const c of COMMANDS) expect(run.stdout).toContain(`  ${c.name}`);
-      expect(run.stdout).toContain(path.join(dataDir, 'admin-token'));
-    }
-    expect(runs[0].stdout).toContain('merchants create --name NAME [--commission-bps BPS] [--wallet ASSET:NETWORK:ADDRESS ...]');
+describe('ops CLI: payments wait', () => {
+  const merchant = async () =>
+    (await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Waits' } })).json().merchant.id as string;
+
+  it('prints a finished payment’s status and settlement at once', async () => {
+    const id = await seedPayment(ctx.db.db, await merchant(), 'completed');
+    const run = expectOk(await ops(['payments', 'wait', id]));
+    expect(run.stdout.split('\n')[0]).toBe(`payment ${id} completed`);
+    expect(run.stdout).toMatch(/amount\s+25\.00 USD/);
+    expect(run.stdout).toMatch(/settled\s+25\.000000 USDC on polygon/);
+    expect(run.stdout).toMatch(/commission\s+0\.375000/);
   });
 
-  it('the command table is well formed: unique names, each option one type across commands', () => {
-    const names = COMMANDS.map((c) => c.name);
-    expect(new Set(names).size).toBe(names.length);
-    // The first parsing pass merges every command's options to find the command words.
-    const types = new Map<string, string>();
-    for (const c of COMMANDS) {
-      for (const [name, spec] of Object.entries(c.options)) {
-        const key = `${spec.type}${spec.multiple ? '[]' : ''}`;
-        expect(types.get(name) ?? key, `--${name} in ${c.name}`).toBe(key);
-        types.set(name, key);
-      }
-    }
+  it('a failed payment is final too: exit 0, with the reason', async () => {
+    const id = await seedPayment(ctx.db.db, await merchant(), 'failed');
+    const run = expectOk(await ops(['payments', 'wait', id, '--json']));
+    expect(JSON.parse(run.stdout)).toMatchObject({ payment: { id, status: 'failed', terminal: true }, transaction: { failureReason: 'declined' } });
+  });
+
+  it('waits while the payment is pending and returns when it completes', async () => {
+    const id = await seedPayment(ctx.db.db, await merchant(), 'pending');
+    const waiting = ops(['payments', 'wait', id, '--timeout', '30']);
+    await new Promise((r) => setTimeout(r, 1500));
+    await ctx.db.sql`update checkout_sessions set status = 'canceled' where id = ${id}`;
+    const run = expectOk(await waiting);
+    expect(run.stdout.split('\n')[0]).toBe(`payment ${id} canceled`);
+  });
+
+  it('gives up after --timeout with exit 1, naming the status', async () => {
+    const id = await seedPayment(ctx.db.db, await merchant(), 'pending');
+    const started = Date.now();
+    const run = await ops(['payments', 'wait', id, '--timeout', '1']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(`error: ${id} is still pending after 1 s\n`);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('an unknown payment is a 404 at once, exit 1', async () => {
+    const run = await ops(['payments', 'wait', 'SV_doesnotexist']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error 404 NotFound: Payment not found\./);
   });
 });

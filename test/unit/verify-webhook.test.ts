@@ -15,7 +15,7 @@ describe('verifyWebhook (the merchants’ helper)', () => {
     expect(verifyWebhook(Buffer.from(body), [header], 'whsec_test', { now })).toEqual({ ok: true });
   });
 
-  it('rejects missing parts, bad signatures and stale timestamps', () => {
+  it('rejects missing parts, bad signatures, stale and future timestamps', () => {
     const body = '{}';
     const header = signatureHeader('s', t, body);
     expect(verifyWebhook(body, undefined, 's', { now })).toEqual({ ok: false, reason: 'missing_signature' });
@@ -23,6 +23,9 @@ describe('verifyWebhook (the merchants’ helper)', () => {
     expect(verifyWebhook(body, header.split(',')[1], 's', { now })).toEqual({ ok: false, reason: 'missing_signature' });
     expect(verifyWebhook(body, header.replace(/v1=./, 'v1=0'), 's', { now })).toMatchObject({ ok: false });
     expect(verifyWebhook(body, header, 's', { now: new Date(now.getTime() + 301_000) })).toEqual({ ok: false, reason: 'stale_timestamp' });
+    // A t ahead of the receiver's clock is refused as well: |now - t| <= 300 either way.
+    expect(verifyWebhook(body, header, 's', { now: new Date(now.getTime() - 301_000) })).toEqual({ ok: false, reason: 'future_timestamp' });
+    expect(verifyWebhook(body, header, 's', { now: new Date(now.getTime() - 299_000) })).toEqual({ ok: true });
     expect(verifyWebhook(body, header, 's', { now: new Date(now.getTime() + 3_600_000), toleranceSeconds: 7200 })).toEqual({ ok: true });
   });
 

@@ -37,6 +37,40 @@ export async function findEndpoint(db: DatabaseOrTransaction, id: string): Promi
   return row;
 }
 
+/** Every endpoint of a merchant, enabled or not, oldest first (the operators' listing). */
+export async function listEndpoints(db: DatabaseOrTransaction, merchantId: string): Promise<EndpointRow[]> {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.merchantId, merchantId))
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+}
+
+/** Scoped by merchant too, so an endpoint id of another merchant matches nothing. */
+export async function setEndpointEnabled(
+  db: DatabaseOrTransaction,
+  input: { merchantId: string; endpointId: string; enabled: boolean },
+): Promise<EndpointRow | undefined> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ enabled: input.enabled })
+    .where(and(eq(webhookEndpoints.id, input.endpointId), eq(webhookEndpoints.merchantId, input.merchantId)))
+    .returning();
+  return row;
+}
+
+/**
+ * Removes the endpoint and its secret. Deliveries already logged keep their URL and attempts; one
+ * still being retried to it stops at its next attempt, since its secret is gone.
+ */
+export async function deleteEndpoint(db: DatabaseOrTransaction, input: { merchantId: string; endpointId: string }): Promise<EndpointRow | undefined> {
+  const [row] = await db
+    .delete(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, input.endpointId), eq(webhookEndpoints.merchantId, input.merchantId)))
+    .returning();
+  return row;
+}
+
 export async function insertDeliveriesOnce(db: DatabaseOrTransaction, rows: (typeof webhookDeliveries.$inferInsert)[]): Promise<DeliveryRow[]> {
   if (rows.length === 0) return [];
   await db.insert(webhookDeliveries).values(rows).onConflictDoNothing({ target: [webhookDeliveries.eventId, webhookDeliveries.url] });

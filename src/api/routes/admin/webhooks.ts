@@ -2,16 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../../config';
 import type { Database } from '../../../db/client';
-import { findMerchant } from '../../../db/queries/merchants';
-import { findDelivery, insertEndpoint, listDeliveriesForPayment } from '../../../db/queries/webhooks';
-import { issueWebhookSecret } from '../../../domain/credentials';
-import { AppError, notFound, validationError } from '../../../domain/errors';
-import { MERCHANT_ID, randomBase62 } from '../../../domain/ids';
-import { encryptSecret } from '../../../domain/secretbox';
-import { checkWebhookTarget } from '../../../webhooks/target-policy';
+import { findDelivery, listDeliveriesForPayment } from '../../../db/queries/webhooks';
+import { AppError, notFound } from '../../../domain/errors';
 import { requireCanonicalId } from '../lookup-id';
 
-const endpointView = z.object({ id: z.string(), url: z.string(), enabled: z.boolean(), createdAt: z.string() });
 const attemptView = z.object({ at: z.string(), statusCode: z.number().nullable(), durationMs: z.number(), error: z.string().nullable() });
 const deliveryView = z.object({
   id: z.string(),
@@ -22,42 +16,10 @@ const deliveryView = z.object({
   attempts: z.array(attemptView),
 });
 
-/** Operators: merchant webhook endpoints, the delivery log of a payment, and resending a delivery. */
-const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }> = async (app, { config, db }) => {
+/** Operators: the delivery log of a payment, and resending a delivery (endpoints: webhook-endpoints.ts). */
+const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }> = async (app, { db }) => {
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
-
-  app.post(
-    '/merchants/:id/webhook-endpoints',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Register a webhook endpoint; its signing secret is shown once',
-        params: z.object({ id: z.string() }),
-        body: z.strictObject({ url: z.string().max(2048) }),
-        response: { 201: z.object({ ok: z.literal(true), endpoint: endpointView, secret: z.string() }) },
-      },
-    },
-    async (request, reply) => {
-      const merchant = MERCHANT_ID.test(request.params.id) ? await findMerchant(db, request.params.id) : undefined;
-      if (!merchant) throw notFound('Merchant');
-      const refusal = await checkWebhookTarget(request.body.url, config.allowPrivateUrls);
-      if (refusal) throw validationError([{ path: 'url', message: refusal }], 'The webhook URL is not allowed.');
-      const secret = issueWebhookSecret();
-      const endpoint = await insertEndpoint(db, {
-        id: `we_${randomBase62(16)}`,
-        merchantId: merchant.id,
-        url: request.body.url,
-        secretEncrypted: encryptSecret(config.secretsKey, secret),
-      });
-      return reply.status(201).send({
-        ok: true as const,
-        endpoint: { id: endpoint.id, url: endpoint.url, enabled: endpoint.enabled, createdAt: endpoint.createdAt.toISOString() },
-        secret,
-      });
-    },
-  );
 
   app.get(
     '/webhook-deliveries',

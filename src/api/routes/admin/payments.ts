@@ -1,0 +1,94 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Database } from '../../../db/client';
+import { findSession, type CheckoutSessionRow } from '../../../db/queries/checkout-sessions';
+import { findTransaction, type TransactionRow } from '../../../db/queries/transactions';
+import { isFiatCurrency } from '../../../domain/currencies';
+import { notFound } from '../../../domain/errors';
+import { formatCrypto, formatFiat } from '../../../domain/money';
+import { isTerminal, PAYMENT_STATUSES } from '../../../domain/payment-status';
+import { requireCanonicalId } from '../lookup-id';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const crypto = (micro: bigint | null) => (micro === null ? null : formatCrypto(micro));
+
+const paymentView = z.object({
+  id: z.string(),
+  merchantId: z.string(),
+  status: z.enum(PAYMENT_STATUSES),
+  /** No further status change can happen: what `ops payments wait` polls for. */
+  terminal: z.boolean(),
+  amount: z.string(),
+  currency: z.string(),
+  source: z.string(),
+  reviewFlag: z.string().nullable(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  completedAt: z.string().nullable(),
+});
+const transactionSummary = z.object({
+  status: z.enum(['completed', 'failed']),
+  grossAmount: z.string().nullable(),
+  merchantSettlementAmount: z.string().nullable(),
+  platformCommissionAmount: z.string().nullable(),
+  asset: z.string(),
+  network: z.string(),
+  transactionHash: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  completedAt: z.string().nullable(),
+});
+
+function viewPayment(s: CheckoutSessionRow): z.infer<typeof paymentView> {
+  return {
+    id: s.id,
+    merchantId: s.merchantId,
+    status: s.status,
+    terminal: isTerminal(s.status),
+    // A currency the domain does not know would be a corrupt row; show the minor units rather than fail.
+    amount: isFiatCurrency(s.currency) ? formatFiat(s.amountMinor, s.currency) : `${s.amountMinor} minor units`,
+    currency: s.currency,
+    source: s.source,
+    reviewFlag: s.reviewFlag,
+    createdAt: s.createdAt.toISOString(),
+    expiresAt: s.expiresAt.toISOString(),
+    completedAt: iso(s.completedAt),
+  };
+}
+
+function viewTransaction(t: TransactionRow): z.infer<typeof transactionSummary> {
+  return {
+    status: t.status,
+    grossAmount: crypto(t.grossMicro),
+    merchantSettlementAmount: crypto(t.merchantSettlementMicro),
+    platformCommissionAmount: crypto(t.platformCommissionMicro),
+    asset: t.destinationAsset,
+    network: t.network,
+    transactionHash: t.transactionHash,
+    failureReason: t.failureReason,
+    completedAt: iso(t.completedAt),
+  };
+}
+
+/** Operators: one payment's status and transaction summary, whichever merchant it belongs to. */
+const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, { db }) => {
+  app.get(
+    '/payments/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        security: [{ adminToken: [] }],
+        summary: 'A payment’s status and its transaction summary, read from Postgres',
+        params: z.object({ id: z.string() }),
+        response: { 200: z.object({ ok: z.literal(true), payment: paymentView, transaction: transactionSummary.nullable() }) },
+      },
+    },
+    async (request) => {
+      const session = await findSession(db, requireCanonicalId(request.params.id));
+      if (!session) throw notFound('Payment');
+      const tx = await findTransaction(db, session.id);
+      return { ok: true as const, payment: viewPayment(session), transaction: tx ? viewTransaction(tx) : null };
+    },
+  );
+};
+
+export default adminPaymentRoutes;

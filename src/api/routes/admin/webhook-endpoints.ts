@@ -1,0 +1,122 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Config } from '../../../config';
+import type { Database } from '../../../db/client';
+import { findMerchant } from '../../../db/queries/merchants';
+import { deleteEndpoint, insertEndpoint, listEndpoints, setEndpointEnabled, type EndpointRow } from '../../../db/queries/webhooks';
+import { issueWebhookSecret } from '../../../domain/credentials';
+import { notFound, validationError } from '../../../domain/errors';
+import { MERCHANT_ID, randomBase62 } from '../../../domain/ids';
+import { encryptSecret } from '../../../domain/secretbox';
+import { checkWebhookTarget } from '../../../webhooks/target-policy';
+
+const ENDPOINT_ID = /^we_[A-Za-z0-9]{16}$/;
+
+// The secret is shown once, at registration; no other answer carries it, in any form.
+const endpointView = z.object({ id: z.string(), url: z.string(), enabled: z.boolean(), createdAt: z.string() });
+const endpointAnswer = z.object({ ok: z.literal(true), endpoint: endpointView });
+const merchantParams = z.object({ id: z.string() });
+const endpointParams = z.object({ id: z.string(), endpointId: z.string() });
+
+const view = (e: EndpointRow): z.infer<typeof endpointView> => ({ id: e.id, url: e.url, enabled: e.enabled, createdAt: e.createdAt.toISOString() });
+
+/** Operators: a merchant's webhook endpoints (decisions §8, §10): register, list, enable/disable, delete. */
+const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }> = async (app, { config, db }) => {
+  const tags = ['admin'];
+  const security = [{ adminToken: [] }];
+
+  async function requireMerchant(id: string) {
+    const merchant = MERCHANT_ID.test(id) ? await findMerchant(db, id) : undefined;
+    if (!merchant) throw notFound('Merchant');
+    return merchant;
+  }
+
+  /** An endpoint of this merchant: a malformed id, or one of another merchant, is simply not found. */
+  async function changeEndpoint(params: { id: string; endpointId: string }, change: (input: { merchantId: string; endpointId: string }) => Promise<EndpointRow | undefined>) {
+    const merchant = await requireMerchant(params.id);
+    const row = ENDPOINT_ID.test(params.endpointId) ? await change({ merchantId: merchant.id, endpointId: params.endpointId }) : undefined;
+    if (!row) throw notFound('Webhook endpoint');
+    return { ok: true as const, endpoint: view(row) };
+  }
+
+  app.post(
+    '/merchants/:id/webhook-endpoints',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Register a webhook endpoint; its signing secret is shown once',
+        params: merchantParams,
+        body: z.strictObject({ url: z.string().max(2048) }),
+        response: { 201: z.object({ ok: z.literal(true), endpoint: endpointView, secret: z.string() }) },
+      },
+    },
+    async (request, reply) => {
+      const merchant = await requireMerchant(request.params.id);
+      const refusal = await checkWebhookTarget(request.body.url, config.allowPrivateUrls);
+      if (refusal) throw validationError([{ path: 'url', message: refusal }], 'The webhook URL is not allowed.');
+      const secret = issueWebhookSecret();
+      const endpoint = await insertEndpoint(db, {
+        id: `we_${randomBase62(16)}`,
+        merchantId: merchant.id,
+        url: request.body.url,
+        secretEncrypted: encryptSecret(config.secretsKey, secret),
+      });
+      return reply.status(201).send({ ok: true as const, endpoint: view(endpoint), secret });
+    },
+  );
+
+  app.get(
+    '/merchants/:id/webhook-endpoints',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'List a merchant’s webhook endpoints, enabled or not (never their secrets)',
+        params: merchantParams,
+        response: { 200: z.object({ ok: z.literal(true), endpoints: z.array(endpointView) }) },
+      },
+    },
+    async (request) => {
+      const merchant = await requireMerchant(request.params.id);
+      return { ok: true as const, endpoints: (await listEndpoints(db, merchant.id)).map(view) };
+    },
+  );
+
+  for (const [action, enabled] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
+    app.post(
+      `/merchants/:id/webhook-endpoints/:endpointId/${action}`,
+      {
+        schema: {
+          tags,
+          security,
+          summary: enabled
+            ? 'Enable a webhook endpoint again: new events are delivered to it'
+            : 'Disable a webhook endpoint: new events skip it; deliveries already under way continue',
+          params: endpointParams,
+          response: { 200: endpointAnswer },
+        },
+      },
+      async (request) => changeEndpoint(request.params, (input) => setEndpointEnabled(db, { ...input, enabled })),
+    );
+  }
+
+  app.delete(
+    '/merchants/:id/webhook-endpoints/:endpointId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Delete a webhook endpoint and its secret; its delivery log stays',
+        params: endpointParams,
+        response: { 200: endpointAnswer },
+      },
+    },
+    async (request) => changeEndpoint(request.params, (input) => deleteEndpoint(db, input)),
+  );
+};
+
+export default adminWebhookEndpointRoutes;

@@ -1,0 +1,70 @@
+import { arg, defineCommand, value, type CommandInput, type OpsCommand, type RunContext } from '../command';
+import { formatPayment, formatPayments, paymentAnswer, paymentsView } from '../render';
+import { positiveSeconds } from '../values';
+
+// Payments: the platform-wide kill switch (spec rule 1.2), and waiting for one payment to finish.
+
+const POLL_INTERVAL_MS = 1000;
+const DEFAULT_WAIT_SECONDS = 60;
+
+/** The payment did not reach a final status in time: exit 1, naming where it stands. */
+export class WaitTimeoutError extends Error {
+  constructor(
+    readonly paymentId: string,
+    readonly status: string,
+    readonly seconds: number,
+  ) {
+    super(`${paymentId} is still ${status} after ${seconds} s`);
+    this.name = 'WaitTimeoutError';
+  }
+}
+
+/** Polls the admin API until the payment is terminal; the answer that says so is what gets printed. */
+async function waitUntilTerminal(input: CommandInput, ctx: RunContext): Promise<unknown> {
+  const id = arg(input, 'paymentId');
+  const seconds = value<number>(input, 'timeout') ?? DEFAULT_WAIT_SECONDS;
+  const deadline = ctx.now() + seconds * 1000;
+  for (;;) {
+    const body = await ctx.call({ method: 'GET', path: `/payments/${encodeURIComponent(id)}` });
+    const parsed = paymentAnswer.safeParse(body);
+    // Without the `terminal` field there is nothing to wait for: an older service, reported as such.
+    if (!parsed.success) throw new Error(`unexpected answer from GET /admin/v1/payments/${id}: ${JSON.stringify(body)}`);
+    if (parsed.data.payment.terminal) return body;
+    const left = deadline - ctx.now();
+    if (left <= 0) throw new WaitTimeoutError(id, parsed.data.payment.status, seconds);
+    await ctx.sleep(Math.min(POLL_INTERVAL_MS, left));
+  }
+}
+
+export const PAYMENT_COMMANDS: readonly OpsCommand[] = [
+  defineCommand({
+    name: 'payments status',
+    summary: 'Show whether new payments are accepted (the kill switch).',
+    request: () => ({ method: 'GET', path: '/settings/payments' }),
+    response: paymentsView,
+    render: formatPayments,
+  }),
+  defineCommand({
+    name: 'payments disable',
+    summary: 'Refuse every new payment platform-wide; payments under way continue.',
+    request: () => ({ method: 'PUT', path: '/settings/payments', body: { enabled: false } }),
+    response: paymentsView,
+    render: formatPayments,
+  }),
+  defineCommand({
+    name: 'payments enable',
+    summary: 'Accept new payments again.',
+    request: () => ({ method: 'PUT', path: '/settings/payments', body: { enabled: true } }),
+    response: paymentsView,
+    render: formatPayments,
+  }),
+  defineCommand({
+    name: 'payments wait',
+    args: [{ name: 'paymentId', description: 'the payment, SV_…' }],
+    options: [{ flags: '--timeout <seconds>', description: 'give up after this many seconds (exit 1)', parse: positiveSeconds, defaultValue: DEFAULT_WAIT_SECONDS }],
+    summary: 'Wait until a payment is completed, failed, expired or canceled; print its status and transaction.',
+    execute: waitUntilTerminal,
+    response: paymentAnswer,
+    render: formatPayment,
+  }),
+];

@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { ADMIN_TOKEN, useTestApp } from '../support/harness';
+import { eventually, http } from '../support/http';
+import { startReceiver } from '../support/receiver';
+import { verifyWithCopiedFile, verifyWithPackage, verifyWithShellRecipe } from '../support/verifier-copies';
+import { readmeOpsLines, readmeText, shellBlocks, type OpsLine } from './readme-lines';
+import { expectOk, spawnOps, type Run } from './run-ops';
+
+// Every `npm run ops -- …` line of the README, run as written (`tsx src/cli/ops.ts`, which is what
+// `npm run ops` runs) against the whole stack on real sockets: API, sandbox provider, worker. Only
+// the README's placeholders are filled in (MER_…, SV_…, key_…, we_…, dlv_…, and the example webhook
+// URL, which becomes a local receiver). A README line with no step below fails the test.
+
+const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(() => receiver.close());
+
+const EXAMPLE_WEBHOOK_URL = 'https://shop.example/webhooks/svc';
+const state: Partial<Record<'merchantId' | 'liveKey' | 'keyId' | 'endpointId' | 'secret' | 'paymentId' | 'deliveryId', string>> = {};
+
+function fill(args: string[]): string[] {
+  const need = (key: keyof typeof state) => state[key] ?? expect.fail(`no earlier step provided ${key}`);
+  const placeholders: Record<string, () => string> = {
+    'MER_…': () => need('merchantId'),
+    'SV_…': () => need('paymentId'),
+    'key_…': () => need('keyId'),
+    'we_…': () => need('endpointId'),
+    'dlv_…': () => need('deliveryId'),
+    [EXAMPLE_WEBHOOK_URL]: () => `${receiver.url}/webhooks/svc`,
+  };
+  const filled = args.map((a) => placeholders[a]?.() ?? a);
+  for (const a of filled) expect(a, 'an unknown README placeholder').not.toContain('…');
+  return filled;
+}
+
+const ops = (args: string[]) => spawnOps(args, { SVC_URL: ctx.baseUrl, ADMIN_TOKEN, SVC_DATA_DIR: '/nonexistent' });
+const capture = (run: Run, pattern: RegExp) => pattern.exec(run.stdout)?.[1] ?? expect.fail(`${pattern} not in:\n${run.stdout}`);
+const api = (method: 'GET' | 'POST', path: string, body?: unknown) =>
+  http(method, `${ctx.baseUrl}/api/v1/${path}`, { headers: { authorization: `Bearer ${state.liveKey}` }, ...(body === undefined ? {} : { body }) });
+
+/** The README's checkout request body and the sandbox's pay helper, as the first payment does them. */
+async function payAsTheReadmeDoes(): Promise<void> {
+  const body = /checkout\/sessions[\s\S]*?-d '([^']+)'/.exec(readmeText())![1]!;
+  const created = await api('POST', 'checkout/sessions', JSON.parse(body));
+  expect(created.status).toBe(201);
+  state.paymentId = created.json.checkoutSession.id;
+  const paid = await http('POST', `${ctx.config.sandbox.url}/test-helpers/pay`, { body: { reference: state.paymentId, outcome: 'succeeded' } });
+  expect(paid.status).toBe(200);
+}
+
+const completedDeliveries = () => receiver.received.filter((d) => d.headers['svc-event-type'] === 'payment.completed');
+
+// In running order; each checks what the line printed and keeps what later lines need.
+const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, line: OpsLine) => void | Promise<void> }> = {
+  'merchants create': {
+    check: (run, line) => {
+      expect(run.stdout).toMatch(/status\s+pending_review/);
+      expect(run.stdout).toContain(`"${line.args[line.args.indexOf('--name') + 1]}"`);
+      state.merchantId ??= capture(run, /^merchant (MER_\w+)/);
+    },
+  },
+  'merchants approve': { check: (run) => void (state.liveKey = capture(run, /live key: (svc_live_\w+)/)) },
+  'merchants list': { check: (run) => expect(run.stdout).toMatch(new RegExp(`^${state.merchantId} approved +"Corner Shop"$`, 'm')) },
+  'merchants get': { check: (run) => expect(run.stdout).toContain(`merchant ${state.merchantId} "Corner Shop"`) },
+  'keys create': { check: (run) => void (state.keyId = capture(run, /^restricted key (key_\w+) /)) },
+  'keys rotate': { check: (run) => void (state.liveKey = capture(run, /new live key: (svc_live_\w+)/)) },
+  'keys revoke': { check: (run) => expect(run.stdout).toMatch(new RegExp(`^revoked ${state.keyId} .*revoked `)) },
+  'security-code rotate': { check: (run) => expect(run.stdout).toMatch(/^new security code: [A-Z2-9-]{27}\n/) },
+  'wallets set': { check: (run) => expect(run.stdout).toContain('wallet set: USDC/polygon 0x52908400098527886E0F7030069857D2E4169EE7') },
+  'webhooks add': {
+    check: (run) => {
+      state.endpointId = capture(run, new RegExp(`^endpoint (we_\\w+) ${receiver.url}/webhooks/svc \\(enabled\\)`));
+      state.secret = capture(run, /signing secret: (whsec_\w+)/);
+    },
+  },
+  'webhooks list': { check: (run) => expect(run.stdout).toBe(`${state.endpointId} ${receiver.url}/webhooks/svc (enabled)\n`) },
+  'payments wait': {
+    before: async () => {
+      if (!state.paymentId) await payAsTheReadmeDoes();
+    },
+    check: async (run) => {
+      expect(run.stdout.split('\n')[0]).toBe(`payment ${state.paymentId} completed`);
+      // The README's next line reads the transaction: once the wait returns, it is there.
+      const tx = await api('GET', `transactions/${state.paymentId}`);
+      expect(tx.json.transaction).toMatchObject({ id: state.paymentId, status: 'completed', sourceAmount: '25.00' });
+      expect(run.stdout).toContain(`settled       ${tx.json.transaction.grossAmount} USDC on polygon`);
+    },
+  },
+  'deliveries list': {
+    before: async () => {
+      await eventually(async () => completedDeliveries().length, (n) => n > 0, 20_000, 'the payment.completed delivery');
+    },
+    check: (run) => {
+      state.deliveryId = capture(run, new RegExp(`^delivery (dlv_\\w+) payment\\.completed \\(evt_\\w+\\) → ${receiver.url}/webhooks/svc: succeeded$`, 'm'));
+      expect(run.stdout).toMatch(/^\s+\S+Z 200 \d+ ms$/m);
+    },
+  },
+  'deliveries resend': {
+    check: async (run) => {
+      expect(run.stdout).toBe(`delivery ${state.deliveryId} queued again (pending)\n`);
+      await eventually(async () => completedDeliveries().length, (n) => n > 1, 20_000, 'the resent delivery');
+      expect(new Set(completedDeliveries().map((d) => d.headers['svc-delivery-id']))).toEqual(new Set([state.deliveryId]));
+    },
+  },
+  'webhooks disable': { check: (run) => expect(run.stdout).toBe(`disabled ${state.endpointId} ${receiver.url}/webhooks/svc (disabled)\n`) },
+  'webhooks enable': { check: (run) => expect(run.stdout).toBe(`enabled ${state.endpointId} ${receiver.url}/webhooks/svc (enabled)\n`) },
+  'webhooks delete': { check: (run) => expect(run.stdout).toBe(`deleted endpoint ${state.endpointId} ${receiver.url}/webhooks/svc\n`) },
+  'payments status': { check: (run) => expect(run.stdout).toMatch(/^payments: enabled/) },
+  'payments disable': { check: (run) => expect(run.stdout).toMatch(/^payments: DISABLED/) },
+  'payments enable': { check: (run) => expect(run.stdout).toMatch(/^payments: enabled/) },
+  'merchants suspend': { check: (run) => expect(run.stdout).toMatch(/status\s+suspended/) },
+};
+
+const lines = readmeOpsLines();
+const order = Object.keys(steps);
+const ordered = [...lines].sort((a, b) => order.indexOf(a.command) - order.indexOf(b.command));
+
+describe('README: every ops command, as written', () => {
+  it('the README has ops lines, and each has a step here', () => {
+    expect(lines.length).toBeGreaterThan(15);
+    for (const l of lines) expect(order, `no step for the README line: ${l.line}`).toContain(l.command);
+  });
+
+  for (const l of ordered.filter((x) => order.includes(x.command))) {
+    it(l.line, { timeout: 60_000 }, async () => {
+      await steps[l.command]!.before?.();
+      const run = expectOk(await ops(fill(l.args)));
+      await steps[l.command]!.check(run, l);
+    });
+  }
+});
+
+describe('README: a first payment by hand', () => {
+  it('waits for completion between paying and reading the transaction', () => {
+    const block = shellBlocks().find((b) => b.includes('test-helpers/pay'))!;
+    const pay = block.indexOf('test-helpers/pay');
+    const wait = block.indexOf('npm run ops -- payments wait SV_…');
+    const read = block.indexOf('/api/v1/transactions/SV_…');
+    expect(pay).toBeGreaterThan(0);
+    expect(wait).toBeGreaterThan(pay);
+    expect(read).toBeGreaterThan(wait);
+  });
+});
+
+describe('README: the real payment.completed delivery, verified as merchants are told to', () => {
+  const delivery = () => completedDeliveries()[0] ?? expect.fail('no payment.completed delivery was received');
+
+  it('by the copied file and the installed package; tampered or re-keyed, refused', async () => {
+    const d = delivery();
+    const base = { body: d.rawBody, header: d.headers['svc-signature'], secret: state.secret!, nowMs: d.at };
+    const cases = [
+      { name: 'real', ...base },
+      { name: 'tampered', ...base, body: d.rawBody.replace('"payment.completed"', '"payment.failed"') },
+      { name: 'other secret', ...base, secret: 'whsec_someoneElse' },
+      { name: 'replayed an hour later', ...base, nowMs: d.at + 3600_000 },
+    ];
+    const expected = {
+      real: { ok: true },
+      tampered: { ok: false, reason: 'bad_signature' },
+      'other secret': { ok: false, reason: 'bad_signature' },
+      'replayed an hour later': { ok: false, reason: 'stale_timestamp' },
+    };
+    expect(await verifyWithCopiedFile(cases)).toEqual(expected);
+    expect(await verifyWithPackage(cases)).toEqual({ cjs: expected, esm: expected });
+  });
+
+  it('by the shell recipe, within 300 s of the signature', async () => {
+    const d = delivery();
+    expect((await verifyWithShellRecipe(d.rawBody, d.headers['svc-signature']!, state.secret!)).verdict).toBe('valid');
+    expect((await verifyWithShellRecipe(`${d.rawBody}\n`, d.headers['svc-signature']!, state.secret!)).verdict).toBe('invalid');
+  });
+
+  it('by the Standard Webhooks library, from the same delivery and secret', () => {
+    const d = delivery();
+    expect(d.headers['webhook-id']).toBe(d.headers['svc-event-id']);
+    expect(new Webhook(state.secret!).verify(d.rawBody, d.headers)).toMatchObject({ event: 'payment.completed', eventId: d.headers['svc-event-id'] });
+  });
+});
