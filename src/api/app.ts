@@ -11,6 +11,7 @@ import merchantAuth from './plugins/merchant-auth';
 import healthRoutes from './routes/health';
 import notImplementedRoutes from './routes/not-implemented';
 import adminMerchantRoutes from './routes/admin/merchants';
+import adminMerchantCredentialRoutes from './routes/admin/merchant-credentials';
 import adminSettingsRoutes from './routes/admin/settings';
 import adminWebhookRoutes from './routes/admin/webhooks';
 import adminWebhookEndpointRoutes from './routes/admin/webhook-endpoints';
@@ -134,7 +135,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(
     async (admin) => {
       admin.addHook('preHandler', adminAuth(config.adminToken));
-      await admin.register(adminMerchantRoutes, { db, secretsKey: config.secretsKey, now });
+      await admin.register(adminMerchantRoutes, { db, secretsKey: config.secretsKey });
+      await admin.register(adminMerchantCredentialRoutes, { db, now });
       await admin.register(adminSettingsRoutes, { db });
       await admin.register(adminWebhookEndpointRoutes, { config, db });
       await admin.register(adminWebhookRoutes, { config, db });

@@ -1,12 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands';
 import { synopsis } from '../../src/cli/command';
 import { freePort } from '../support/free-port';
 import { ADMIN_TOKEN, useTestApp } from '../support/harness';
 import { expectOk, expectUsageError, spawnOps, type Env } from './run-ops';
+
+// Each command runs as its own tsx process (a second or two each, more on a loaded 2-core machine).
+vi.setConfig({ testTimeout: 120_000 });
 
 // The ops CLI when things go wrong: refused requests (exit 1), bad command lines (exit 2, with
 // commander's "did you mean"), and the help an operator finds on the way.

@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_TOKEN, adminHeaders, useTestApp } from '../support/harness';
 import { seedPayment } from '../support/seed-payment';
 import { expectOk, spawnOps, type Env } from './run-ops';
+
+// Each command runs as its own tsx process (a second or two each, more on a loaded 2-core machine).
+vi.setConfig({ testTimeout: 120_000 });
 
 // The ops CLI as operators run it: a real process speaking HTTP to a real listening service.
 

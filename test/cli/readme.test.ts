@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { ADMIN_TOKEN, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
@@ -6,6 +6,9 @@ import { startReceiver } from '../support/receiver';
 import { verifyWithCopiedFile, verifyWithPackage, verifyWithShellRecipe } from '../support/verifier-copies';
 import { readmeOpsLines, readmeText, shellBlocks, type OpsLine } from './readme-lines';
 import { expectOk, spawnOps, type Run } from './run-ops';
+
+// Each command runs as its own tsx process (a second or two each, more on a loaded 2-core machine).
+vi.setConfig({ testTimeout: 120_000 });
 
 // Every `npm run ops -- …` line of the README, run as written (`tsx src/cli/ops.ts`, which is what
 // `npm run ops` runs) against the whole stack on real sockets: API, sandbox provider, worker. Only

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import type { DatabaseOrTransaction } from '../../../db/client';
+import { insertApiKey, listApiKeys, type ApiKeyRow } from '../../../db/queries/api-keys';
+import { findMerchant, listWallets, lockMerchant, type MerchantRow } from '../../../db/queries/merchants';
+import { ASSETS, isSupportedPair, isWalletAddressFor, NETWORKS } from '../../../domain/assets';
+import { issueLiveKey } from '../../../domain/credentials';
+import { notFound, validationError } from '../../../domain/errors';
+import { MERCHANT_ID, randomBase62 } from '../../../domain/ids';
+import type { Scope } from '../../../domain/scopes';
+
+export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+// What the merchant admin routes share: the views an operator sees (never a key, hash or secret),
+// and the lookups and key issuance both route modules use.
+
+export const walletInput = z.strictObject({
+  asset: z.string().transform((s) => s.toUpperCase()).pipe(z.enum(ASSETS)),
+  network: z.string().transform((s) => s.toLowerCase()).pipe(z.enum(NETWORKS)),
+  address: z.string().trim().min(1).max(128),
+});
+export type WalletInput = z.output<typeof walletInput>;
+
+export const walletView = z.object({ asset: z.string(), network: z.string(), address: z.string(), updatedAt: z.string() });
+export const apiKeyView = z.object({
+  id: z.string(),
+  kind: z.enum(['live', 'restricted']),
+  prefix: z.string(),
+  last4: z.string(),
+  scopes: z.array(z.string()),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+});
+export const merchantView = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(['pending_review', 'approved', 'suspended']),
+  commissionBps: z.number().int(),
+  createdAt: z.string(),
+  approvedAt: z.string().nullable(),
+  securityCodeRotatedAt: z.string(),
+  wallets: z.array(walletView),
+  apiKeys: z.array(apiKeyView),
+});
+
+export const merchantParams = z.object({ id: z.string() });
+export const ok = z.literal(true);
+
+export const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function viewKey(k: ApiKeyRow): z.infer<typeof apiKeyView> {
+  return {
+    id: k.id,
+    kind: k.kind,
+    prefix: k.displayPrefix,
+    last4: k.last4,
+    scopes: k.scopes,
+    createdAt: k.createdAt.toISOString(),
+    expiresAt: iso(k.expiresAt),
+    revokedAt: iso(k.revokedAt),
+    lastUsedAt: iso(k.lastUsedAt),
+  };
+}
+
+export async function viewMerchant(db: DatabaseOrTransaction, m: MerchantRow): Promise<z.infer<typeof merchantView>> {
+  const [wallets, keys] = await Promise.all([listWallets(db, m.id), listApiKeys(db, m.id)]);
+  return {
+    id: m.id,
+    name: m.name,
+    status: m.status,
+    commissionBps: m.commissionBps,
+    createdAt: m.createdAt.toISOString(),
+    approvedAt: iso(m.approvedAt),
+    securityCodeRotatedAt: m.securityCodeRotatedAt.toISOString(),
+    wallets: wallets.map((w) => ({ asset: w.asset, network: w.network, address: w.address, updatedAt: w.updatedAt.toISOString() })),
+    apiKeys: keys.map(viewKey),
+  };
+}
+
+export function checkWallets(wallets: WalletInput[]): void {
+  const details = wallets.flatMap((w, i) => {
+    if (!isSupportedPair(w.asset, w.network)) {
+      return [{ path: `wallets.${i}`, message: `${w.asset} on ${w.network} is not a supported pair.` }];
+    }
+    if (!isWalletAddressFor(w.network, w.address)) {
+      return [{ path: `wallets.${i}.address`, message: `Not a ${w.network} address.` }];
+    }
+    return [];
+  });
+  if (details.length) throw validationError(details, 'A wallet is not valid.');
+}
+
+export async function requireMerchant(db: DatabaseOrTransaction, id: string, lock = false): Promise<MerchantRow> {
+  if (!MERCHANT_ID.test(id)) throw notFound('Merchant');
+  const m = lock ? await lockMerchant(db, id) : await findMerchant(db, id);
+  if (!m) throw notFound('Merchant');
+  return m;
+}
+
+const newKeyId = () => `key_${randomBase62(16)}`;
+
+export async function issueKey(db: DatabaseOrTransaction, merchantId: string, kind: 'live' | 'restricted', scopes: Scope[]) {
+  const key = issueLiveKey();
+  const row = await insertApiKey(db, {
+    id: newKeyId(),
+    merchantId,
+    kind,
+    keyHash: key.hash,
+    displayPrefix: key.displayPrefix,
+    last4: key.last4,
+    scopes,
+  });
+  return { plaintext: key.plaintext, row };
+}
+
