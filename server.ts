@@ -1,4 +1,5 @@
 import { buildApp } from './src/api/app';
+import { settlementKeys } from './src/chains/derivation';
 import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
 import { runMigrations } from './src/db/migrate';
@@ -12,7 +13,8 @@ async function main() {
   await runMigrations(config.databaseUrl);
   const db = createDb(config.databaseUrl);
   const temporal = createTemporalClient(config.temporal);
-  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) });
+  const treasuryAddress = config.chains.settlementMnemonic ? settlementKeys(config.chains.settlementMnemonic).treasury.address : null;
+  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config), treasuryAddress });
   app.addHook('onClose', async () => {
     await Promise.allSettled([db.close(), temporal.close()]);
   });

@@ -14,6 +14,7 @@ import adminMerchantRoutes from './routes/admin/merchants';
 import adminSettingsRoutes from './routes/admin/settings';
 import adminWebhookRoutes from './routes/admin/webhooks';
 import adminSimpleOrderRoutes from './routes/admin/simple-orders';
+import adminChainRoutes from './routes/admin/chains';
 import { adminAuth } from './plugins/admin-auth';
 import idempotency from './plugins/idempotency';
 import checkoutSessionRoutes from './routes/checkout-sessions';
@@ -32,6 +33,8 @@ export interface AppDeps {
   db: DbHandle;
   temporal: Client;
   providers: ProviderRegistry;
+  /** Derived from SETTLEMENT_MNEMONIC by the entry point (the API never holds the keys); null without one. */
+  treasuryAddress?: string | null;
   now?: () => Date;
 }
 
@@ -131,6 +134,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await admin.register(adminSettingsRoutes, { db });
       await admin.register(adminWebhookRoutes, { config, db, temporal: deps.temporal });
       await admin.register(adminSimpleOrderRoutes, { db });
+      await admin.register(adminChainRoutes, { chains: config.chains, treasuryAddress: deps.treasuryAddress ?? null });
     },
     { prefix: '/admin/v1' },
   );
