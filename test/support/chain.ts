@@ -1,4 +1,4 @@
-import { createPublicClient, createTestClient, createWalletClient, http, parseEther, type Address, type Hash, type PublicClient } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, http, parseEther, type Address, type Hash, type PublicClient, type Transport } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { inject } from 'vitest';
 import { ensureAnvilBinary } from '../../src/chains/anvil-binary';
@@ -43,8 +43,8 @@ function testChain(rpcUrl: string, tokens: TestTokenAddresses): TestChain {
 
 const publicClientFor = (rpcUrl: string) => createPublicClient({ chain: devChain(rpcUrl), transport: http(rpcUrl) }) as PublicClient;
 
-export function clientFor(chain: TestChain, network: EvmNetwork, confirmations = 1): ChainClient {
-  return createChainClient({ network, rpcUrl: chain.rpcUrl, chainId: DEV_CHAIN_ID, confirmations, tokens: chain.tokens[network] });
+export function clientFor(chain: TestChain, network: EvmNetwork, confirmations = 1, transport?: Transport): ChainClient {
+  return createChainClient({ network, rpcUrl: chain.rpcUrl, chainId: DEV_CHAIN_ID, confirmations, tokens: chain.tokens[network] }, { transport });
 }
 
 /** A fresh account of the test's own, with ether for gas: its nonces are nobody else's. */
