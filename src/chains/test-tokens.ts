@@ -1,4 +1,4 @@
-import type { Account, Address, Chain, Hash, PublicClient, Transport, WalletClient } from 'viem';
+import { getAddress, type Account, type Address, type Chain, type Hash, type PublicClient, type Transport, type WalletClient } from 'viem';
 import { ASSETS, EVM_NETWORKS, type Asset, type EvmNetwork } from '../domain/assets';
 import { testTokenAbi, testTokenBytecode } from './test-token-artifact';
 
@@ -33,7 +33,8 @@ export async function deployTestTokens(deployer: Deployer, publicClient: PublicC
   receipts.forEach((receipt, i) => {
     const { network, asset } = pairs[i]!;
     if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deploying ${asset} for ${network} failed`);
-    addresses[network][asset] = receipt.contractAddress;
+    // Checksummed, as the config requires of token addresses (the receipt's is lowercase).
+    addresses[network][asset] = getAddress(receipt.contractAddress);
   });
   return addresses;
 }

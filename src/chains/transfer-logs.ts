@@ -54,7 +54,7 @@ export async function readTransfers(
 ): Promise<TokenTransfer[]> {
   const limits = input.limits ?? DEFAULT_LOG_LIMITS;
   if (input.tokens.length === 0 || input.recipients.length === 0 || input.fromBlock > input.toBlock) return [];
-  const assetOf = new Map(input.tokens.map((t) => [t.address.toLowerCase(), t.asset]));
+  const tokenOf = new Map(input.tokens.map((t) => [t.address.toLowerCase(), t]));
   const recipientChunks = chunk([...new Set(input.recipients)], limits.addressesPerCall);
   const calls: Promise<TokenTransfer[]>[] = [];
   for (let from = input.fromBlock; from <= input.toBlock; from += limits.blocksPerCall) {
@@ -68,8 +68,9 @@ export async function readTransfers(
               .filter((log) => !log.removed)
               .map((log) => ({
                 network: input.network,
-                asset: assetOf.get(log.address.toLowerCase())!,
-                token: log.address,
+                asset: tokenOf.get(log.address.toLowerCase())!.asset,
+                // The configured (checksummed) address; nodes answer in lowercase.
+                token: tokenOf.get(log.address.toLowerCase())!.address,
                 transactionHash: log.transactionHash,
                 logIndex: log.logIndex,
                 blockNumber: log.blockNumber,
