@@ -1,7 +1,9 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { constantTimeEqual } from '../src/domain/credentials';
 import { createCallbackSender, DEFAULT_RETRY_DELAYS_MS } from './callbacks';
+import type { ChainEndpoint } from '../src/chains/clients';
 import { createDeposits, depositRequest } from './deposits';
+import { createFaucet, faucetRequest, FaucetUnavailable } from './faucet';
 import { createPaymentLifecycle, type Outcome } from './lifecycle';
 import { explorerPage, notFoundPage, paymentPage } from './pages';
 import { quoteDestinationAmount, sandboxServesCountry } from './rates';
@@ -21,6 +23,8 @@ export interface SandboxOptions {
   fetch?: typeof fetch;
   retryDelaysMs?: readonly number[];
   logger?: boolean;
+  /** The EVM networks the faucet mints on (the service's own chain config); none: the faucet refuses. */
+  chains?: readonly ChainEndpoint[];
 }
 
 /**
@@ -218,6 +222,19 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     }
     const sent = await confirm(payment, outcome);
     return { ok: true, paymentId: payment.id, status: payment.status, callbacks: sent };
+  });
+
+  const faucet = createFaucet(options.chains ?? []);
+  app.post('/test-helpers/faucet', async (request, reply) => {
+    const parsed = faucetRequest.safeParse(request.body);
+    if (!parsed.success) return sendInvalid(reply, parsed.error.issues);
+    try {
+      return { ok: true, ...(await faucet.mint(parsed.data)) };
+    } catch (err) {
+      if (err instanceof FaucetUnavailable) return sendError(reply, 422, 'network_not_configured', err.message);
+      request.log.error({ err }, 'faucet mint failed');
+      return sendError(reply, 502, 'chain_unavailable', 'The chain did not accept the mint.');
+    }
   });
 
   app.get<{ Params: { reference: string } }>('/test-helpers/payments/:reference', async (request, reply) => {

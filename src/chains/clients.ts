@@ -47,7 +47,7 @@ export function createChainClient(endpoint: ChainEndpoint, options: { transport?
     confirmations: endpoint.confirmations,
     tokens,
     chain,
-    publicClient: createPublicClient({ chain, transport }) as PublicClient,
+    publicClient: createPublicClient({ chain, transport }),
   };
 }
 

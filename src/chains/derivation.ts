@@ -20,8 +20,8 @@ export const depositPath = (index: number) => `${DEPOSIT_BRANCH}/${checkedIndex(
 export interface SettlementKeys {
   treasury: HDAccount;
   /** The signing account of deposit address `index` (payouts move the money on from it). */
-  depositAccount(index: number): HDAccount;
-  depositAddress(index: number): Address;
+  depositAccount: (index: number) => HDAccount;
+  depositAddress: (index: number) => Address;
 }
 
 export function settlementKeys(mnemonic: string): SettlementKeys {

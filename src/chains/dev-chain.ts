@@ -7,7 +7,7 @@ export const DEV_CHAIN_ID = 31337;
 export interface DevChain {
   rpcUrl: string;
   chainId: number;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 const START_TIMEOUT_MS = 30_000;

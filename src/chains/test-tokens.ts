@@ -43,7 +43,7 @@ export async function deployTestTokens(deployer: Deployer, publicClient: PublicC
 export async function testTokensDeployed(publicClient: PublicClient, addresses: TestTokenAddresses): Promise<boolean> {
   const all = EVM_NETWORKS.flatMap((n) => ASSETS.map((a) => addresses[n]?.[a]));
   if (all.some((a) => !a)) return false;
-  const codes = await Promise.all(all.map((address) => publicClient.getCode({ address: address! })));
+  const codes = await Promise.all(all.map((address) => publicClient.getCode({ address: address })));
   return codes.every((code) => code !== undefined && code !== '0x');
 }
 

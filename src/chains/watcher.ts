@@ -1,4 +1,4 @@
-import type { Address, Hash } from 'viem';
+import type { Address } from 'viem';
 import type { ChainClient } from './clients';
 import { confirmationsOf, readTransfers, transferKey, type LogReadLimits, type TokenTransfer } from './transfer-logs';
 
@@ -114,6 +114,6 @@ export function cursorFromJson(json: unknown): WatchCursor {
   const c = json as { confirmedThrough: string; pending: (Omit<TokenTransfer, 'blockNumber' | 'amount'> & { blockNumber: string; amount: string })[] };
   return {
     confirmedThrough: BigInt(c.confirmedThrough),
-    pending: c.pending.map((p) => ({ ...p, blockNumber: BigInt(p.blockNumber), amount: BigInt(p.amount), transactionHash: p.transactionHash as Hash })),
+    pending: c.pending.map((p) => ({ ...p, blockNumber: BigInt(p.blockNumber), amount: BigInt(p.amount), transactionHash: p.transactionHash })),
   };
 }

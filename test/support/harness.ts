@@ -91,6 +91,7 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
         callbackSecret: ctx.config.sandbox.callbackSecret,
         publicUrl: ctx.config.sandbox.url,
         serviceUrl: ctx.config.http.publicBaseUrl,
+        chains: ctx.config.chains.networks,
       });
       ctx.sandbox = sandbox;
       await sandbox.listen({ port: ctx.config.sandbox.port, host: '127.0.0.1' });
