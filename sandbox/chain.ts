@@ -1,8 +1,8 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { getAddress } from 'viem';
+import { encodeFunctionData, getAddress } from 'viem';
 import { parseEvmAddress } from '../src/chains/addresses';
 import { createChainClient, type ChainEndpoint } from '../src/chains/clients';
-import { DEV_MINTER_ADDRESS, nodeAccountWallet } from '../src/chains/dev-accounts';
+import { DEV_MINTER_ADDRESS, nodeAccountSender } from '../src/chains/dev-accounts';
 import { testTokenAbi } from '../src/chains/test-token-artifact';
 import { mintTestTokens } from '../src/chains/test-tokens';
 import { isEvmNetwork, type Asset, type Network } from '../src/domain/assets';
@@ -37,6 +37,7 @@ export type Deliver = (input: { network: Network; asset: Asset; to: string; amou
 
 export function createDelivery(networks: readonly ChainEndpoint[]): Deliver {
   const clients = new Map(networks.map((n) => [n.network, createChainClient(n)]));
+  const senders = new Map(networks.map((n) => [n.network, nodeAccountSender(n.rpcUrl, DEV_MINTER_ADDRESS, n.chainId)]));
   return async ({ network, asset, to, amount }) => {
     const client = isEvmNetwork(network) ? clients.get(network) : undefined;
     const token = client?.tokens.find((t) => t.asset === asset);
@@ -46,9 +47,10 @@ export function createDelivery(networks: readonly ChainEndpoint[]): Deliver {
     const micro = parseCrypto(amount);
     // The sandbox's account is the dev chain's minter: it mints what it is about to send, so it never
     // runs dry, and the customer's transfer is a plain Transfer from it to the wallet.
-    const wallet = nodeAccountWallet(client.chain.rpcUrls.default.http[0]!, DEV_MINTER_ADDRESS, client.chainId);
-    await mintTestTokens(wallet, client.publicClient, { token: token.address, to: DEV_MINTER_ADDRESS, amount: micro });
-    const hash = await wallet.writeContract({ address: token.address, abi: testTokenAbi, functionName: 'transfer', args: [recipient, micro] });
+    const sender = senders.get(client.network)!;
+    await mintTestTokens(client.publicClient, { minter: sender, token: token.address, to: DEV_MINTER_ADDRESS, amount: micro });
+    const data = encodeFunctionData({ abi: testTokenAbi, functionName: 'transfer', args: [recipient, micro] });
+    const hash = await sender.send({ to: token.address, data });
     const receipt = await client.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 100 });
     if (receipt.status !== 'success') throw new Error(`delivery of ${amount} ${asset} to ${to} on ${network} reverted`);
     return hash;

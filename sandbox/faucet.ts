@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseEvmAddress } from '../src/chains/addresses';
-import { DEV_MINTER_ADDRESS, nodeAccountWallet } from '../src/chains/dev-accounts';
+import { DEV_MINTER_ADDRESS, nodeAccountSender } from '../src/chains/dev-accounts';
 import { createChainClient, type ChainEndpoint } from '../src/chains/clients';
 import { mintTestTokens } from '../src/chains/test-tokens';
 import { ASSETS, EVM_NETWORKS, type Asset, type EvmNetwork } from '../src/domain/assets';
@@ -47,14 +47,13 @@ export class FaucetUnavailable extends Error {}
 
 export function createFaucet(networks: readonly ChainEndpoint[]) {
   const clients = new Map(networks.map((n) => [n.network, createChainClient(n)]));
+  const minters = new Map(networks.map((n) => [n.network, nodeAccountSender(n.rpcUrl, DEV_MINTER_ADDRESS, n.chainId)]));
   return {
     async mint(request: FaucetRequest): Promise<Minted> {
       const client = clients.get(request.network);
       const token = client?.tokens.find((t) => t.asset === request.asset);
       if (!client || !token) throw new FaucetUnavailable(`${request.asset} on ${request.network} is not configured on this sandbox`);
-      const rpcUrl = client.chain.rpcUrls.default.http[0]!;
-      const minter = nodeAccountWallet(rpcUrl, DEV_MINTER_ADDRESS, client.chainId);
-      const transactionHash = await mintTestTokens(minter, client.publicClient, { token: token.address, to: request.address, amount: request.amount });
+      const transactionHash = await mintTestTokens(client.publicClient, { minter: minters.get(request.network)!, token: token.address, to: request.address, amount: request.amount });
       return {
         network: request.network,
         asset: request.asset,

@@ -1,5 +1,6 @@
-import { getAddress, type Account, type Address, type Chain, type Hash, type PublicClient, type Transport, type WalletClient } from 'viem';
+import { encodeFunctionData, getAddress, type Account, type Address, type Chain, type Hash, type PublicClient, type Transport, type WalletClient } from 'viem';
 import { ASSETS, EVM_NETWORKS, type Asset, type EvmNetwork } from '../domain/assets';
+import type { NodeAccountSender } from './dev-accounts';
 import { testTokenAbi, testTokenBytecode } from './test-token-artifact';
 
 // The project's own stablecoins for the dev chain (contracts/TestToken.sol): one USDC-like and one
@@ -47,13 +48,10 @@ export async function testTokensDeployed(publicClient: PublicClient, addresses: 
   return codes.every((code) => code !== undefined && code !== '0x');
 }
 
-/** Mints `amount` token units (micro units for these 6-decimal tokens) to `to`; the minter signs. */
-export async function mintTestTokens(
-  minter: Deployer,
-  publicClient: PublicClient,
-  input: { token: Address; to: Address; amount: bigint },
-): Promise<Hash> {
-  const hash = await minter.writeContract({ address: input.token, abi: testTokenAbi, functionName: 'mint', args: [input.to, input.amount] });
+/** Mints `amount` token units (micro units for these 6-decimal tokens) to `to`, sent by the node-held minter. */
+export async function mintTestTokens(publicClient: PublicClient, input: { minter: NodeAccountSender; token: Address; to: Address; amount: bigint }): Promise<Hash> {
+  const data = encodeFunctionData({ abi: testTokenAbi, functionName: 'mint', args: [input.to, input.amount] });
+  const hash = await input.minter.send({ to: input.token, data });
   const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 100 });
   if (receipt.status !== 'success') throw new Error(`mint to ${input.to} reverted`);
   return hash;

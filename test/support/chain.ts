@@ -3,7 +3,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { inject } from 'vitest';
 import { ensureAnvilBinary } from '../../src/chains/anvil-binary';
 import { createChainClient, type ChainClient } from '../../src/chains/clients';
-import { DEV_MINTER_ADDRESS, devChain, nodeAccountWallet } from '../../src/chains/dev-accounts';
+import { DEV_MINTER_ADDRESS, devChain, nodeAccountSender, nodeAccountWallet, type NodeAccountSender } from '../../src/chains/dev-accounts';
 import { DEV_CHAIN_ID, startDevChain, type DevChain } from '../../src/chains/dev-chain';
 import { testTokenAbi } from '../../src/chains/test-token-artifact';
 import { deployTestTokens, mintTestTokens, type TestTokenAddresses } from '../../src/chains/test-tokens';
@@ -16,6 +16,8 @@ export interface TestChain {
   rpcUrl: string;
   tokens: TestTokenAddresses;
   publicClient: PublicClient;
+  /** The dev minter, sending through the node (one per chain, so this file's mints queue). */
+  minter: NodeAccountSender;
   /** anvil_* and evm_* methods: mine, snapshot, revert, set balances. */
   control: ReturnType<typeof createTestClient>;
 }
@@ -37,6 +39,7 @@ function testChain(rpcUrl: string, tokens: TestTokenAddresses): TestChain {
     rpcUrl,
     tokens,
     publicClient: publicClientFor(rpcUrl),
+    minter: nodeAccountSender(rpcUrl, DEV_MINTER_ADDRESS),
     control: createTestClient({ mode: 'anvil', chain: devChain(rpcUrl), transport: http(rpcUrl) }),
   };
 }
@@ -57,7 +60,7 @@ export async function newPayer(chain: TestChain): Promise<PrivateKeyAccount> {
 export const randomAddress = (): Address => privateKeyToAccount(generatePrivateKey()).address;
 
 export function mint(chain: TestChain, token: Address, to: Address, amount: bigint): Promise<Hash> {
-  return mintTestTokens(nodeAccountWallet(chain.rpcUrl, DEV_MINTER_ADDRESS), chain.publicClient, { token, to, amount });
+  return mintTestTokens(chain.publicClient, { minter: chain.minter, token, to, amount });
 }
 
 /** `from` pays `amount` of `token` to `to` and waits for the receipt. */
