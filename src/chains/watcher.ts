@@ -77,8 +77,9 @@ export class TransferWatcher {
     const confirmedThrough = max(cursor.confirmedThrough, min(to, finalThrough));
     const stillThere = new Set(read.map(blockKey));
     const before = new Set(cursor.pending.map(blockKey));
-    const removed = cursor.pending.filter((p) => p.blockNumber <= to && !stillThere.has(blockKey(p)));
-    const beyond = cursor.pending.filter((p) => p.blockNumber > to);
+    // A block above the head no longer exists: the chain was replaced by a shorter one.
+    const removed = cursor.pending.filter((p) => p.blockNumber > head || (p.blockNumber <= to && !stillThere.has(blockKey(p))));
+    const beyond = cursor.pending.filter((p) => p.blockNumber > to && p.blockNumber <= head);
 
     const seen: ObservedTransfer[] = [];
     const confirmed: ObservedTransfer[] = [];

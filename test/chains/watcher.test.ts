@@ -121,6 +121,24 @@ describe('TransferWatcher', () => {
     expect(scan.confirmed).toEqual([expect.objectContaining({ transactionHash: hash, blockHash: again.blockHash, confirmations: 3n })]);
   });
 
+  it('reports a transfer removed when the chain is replaced by a shorter one', async () => {
+    const client = clientFor(chain, 'arbitrum', 4);
+    const deposit = randomAddress();
+    const watcher = new TransferWatcher({ client, addresses: () => [deposit] });
+    const payer = await newPayer(chain);
+    await mint(chain, chain.tokens.arbitrum.USDT, payer.address, 9n);
+    const start = await watcher.startCursor();
+    const snapshot = await chain.control.snapshot();
+    const receipt = await pay(chain, payer, chain.tokens.arbitrum.USDT, deposit, 9n);
+    let scan = await watcher.scan(start);
+    expect(scan.seen).toHaveLength(1);
+    await chain.control.revert({ id: snapshot });
+    scan = await watcher.scan(scan.cursor);
+    expect(scan.head).toBeLessThan(receipt.blockNumber);
+    expect(scan.removed).toEqual([expect.objectContaining({ transactionHash: receipt.transactionHash })]);
+    expect(scan.cursor.pending).toEqual([]);
+  });
+
   it('reports a transfer that appears in a replacement block below the cursor', async () => {
     const client = clientFor(chain, 'base', 5);
     const deposit = randomAddress();
