@@ -1,9 +1,14 @@
+import { parseEther } from 'viem';
+import { english, generateMnemonic } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { parseMicro } from '../../src/chains/amounts';
+import { assertChainId, ChainMismatchError, createChainClient, walletClientFor } from '../../src/chains/clients';
+import { settlementKeys } from '../../src/chains/derivation';
 import { DEV_MINTER_ADDRESS } from '../../src/chains/dev-accounts';
 import { testTokenAbi } from '../../src/chains/test-token-artifact';
 import { readTransfers } from '../../src/chains/transfer-logs';
 import { EVM_NETWORKS } from '../../src/domain/assets';
+import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
 import { balanceOf, clientFor, mint, newPayer, pay, randomAddress, sharedChain } from '../support/chain';
 
 // Against the run's dev chain (global setup deployed the tokens). Every test uses fresh addresses,
@@ -72,5 +77,27 @@ describe('test tokens on the dev chain', () => {
     const base = clientFor(chain, 'base');
     expect(await readTransfers(polygon.publicClient, { network: 'polygon', tokens: polygon.tokens, ...range })).toEqual([]);
     expect(await readTransfers(base.publicClient, { network: 'base', tokens: base.tokens, ...range })).toHaveLength(1);
+  });
+
+  it('lets a derived deposit account sign: its money can be paid out (gas from elsewhere)', async () => {
+    const keys = settlementKeys(generateMnemonic(english));
+    const deposit = keys.depositAccount(5);
+    const merchant = randomAddress();
+    const token = chain.tokens.ethereum.USDC;
+    await mint(chain, token, deposit.address, 30_000_000n);
+    await chain.control.setBalance({ address: deposit.address, value: parseEther('0.1') });
+    const client = clientFor(chain, 'ethereum');
+    const wallet = walletClientFor(client, deposit);
+    const hash = await wallet.writeContract({ account: deposit, chain: client.chain, address: token, abi: testTokenAbi, functionName: 'transfer', args: [merchant, 29_000_000n] });
+    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    expect(receipt.from).toBe(deposit.address.toLowerCase());
+    expect(await balanceOf(chain, token, merchant)).toBe(29_000_000n);
+    expect(await balanceOf(chain, token, deposit.address)).toBe(1_000_000n);
+  });
+
+  it('checks that the RPC answers the configured chain id', async () => {
+    const endpoint = { network: 'base' as const, rpcUrl: chain.rpcUrl, confirmations: 1, tokens: chain.tokens.base };
+    await expect(assertChainId(createChainClient({ ...endpoint, chainId: DEV_CHAIN_ID }))).resolves.toBeUndefined();
+    await expect(assertChainId(createChainClient({ ...endpoint, chainId: 8453 }))).rejects.toThrow(ChainMismatchError);
   });
 });
