@@ -52,6 +52,8 @@ export const REDACTED_PATHS = [
   '*.secret',
   '*.webhook_secret',
   '*.password',
+  '*.settlementMnemonic',
+  '*.mnemonic',
 ];
 
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
