@@ -26,6 +26,8 @@ export interface ScanResult {
   seen: ObservedTransfer[];
   /** Confirmed now, each reported once across scans: the transfers to credit. */
   confirmed: ObservedTransfer[];
+  /** Every transfer still waiting for confirmation, with its count at this head (for "confirming 3 of 12"). */
+  unconfirmed: ObservedTransfer[];
   /** Reported as seen earlier; their block left the canonical chain before confirmation. Apply before `seen`/`confirmed`: the same transfer may come back in another block. */
   removed: TokenTransfer[];
   /** False when the scan stopped at `maxBlocksPerScan` short of the head: scan again at once. */
@@ -93,7 +95,8 @@ export class TransferWatcher {
         if (!before.has(blockKey(transfer))) seen.push(observed);
       }
     }
-    return { cursor: { confirmedThrough, pending }, head, seen, confirmed, removed, caughtUp: to >= head };
+    const unconfirmed = pending.map((p) => ({ ...p, confirmations: confirmationsOf(head, p.blockNumber) }));
+    return { cursor: { confirmedThrough, pending }, head, seen, confirmed, unconfirmed, removed, caughtUp: to >= head };
   }
 }
 

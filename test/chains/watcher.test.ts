@@ -35,12 +35,13 @@ describe('TransferWatcher', () => {
     await chain.control.mine({ blocks: 1 });
     scan = await watcher.scan(scan.cursor);
     expect(scan.confirmed).toEqual([]);
-    expect(scan.cursor.pending).toHaveLength(1);
+    expect(scan.unconfirmed).toEqual([expect.objectContaining({ transactionHash: receipt.transactionHash, confirmations: 2n })]);
 
     await chain.control.mine({ blocks: 1 });
     scan = await watcher.scan(scan.cursor);
     expect(scan.confirmed).toEqual([expect.objectContaining({ transactionHash: receipt.transactionHash, asset: 'USDC', confirmations: 3n })]);
     expect(scan.cursor.pending).toEqual([]);
+    expect(scan.unconfirmed).toEqual([]);
     expect(scan.cursor.confirmedThrough).toBe(receipt.blockNumber);
 
     await chain.control.mine({ blocks: 5 });
