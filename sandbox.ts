@@ -10,6 +10,7 @@ async function main() {
     publicUrl: config.sandbox.url,
     serviceUrl: config.http.publicBaseUrl,
     logger: config.logLevel !== 'silent',
+    chains: config.chains.networks,
   });
   const stop = () => {
     app.close().then(

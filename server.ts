@@ -1,4 +1,5 @@
 import { buildApp } from './src/api/app';
+import { settlementKeys } from './src/chains/derivation';
 import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
 import { runMigrations } from './src/db/migrate';
@@ -13,7 +14,8 @@ async function main() {
   await runMigrations(config.databaseUrl);
   const db = createDb(config.databaseUrl);
   const temporal = createTemporalClient(config.temporal);
-  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) });
+  const treasuryAddress = config.chains.settlementMnemonic ? settlementKeys(config.chains.settlementMnemonic).treasury.address : null;
+  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config), treasuryAddress });
   // Payments whose opening a crashed process cut short are resolved within one interval.
   const stopSweeper = startSweeper(app.payments.context, (UNSTARTED_AFTER_SECONDS * 1000) / 2, (err) => app.log.error({ err }, 'sweep of unstarted payments failed'));
   app.addHook('onClose', async () => {

@@ -1,7 +1,10 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { constantTimeEqual } from '../src/domain/credentials';
 import { createCallbackSender, DEFAULT_RETRY_DELAYS_MS } from './callbacks';
+import type { ChainEndpoint } from '../src/chains/clients';
+import { createDelivery } from './chain';
 import { createDeposits, depositRequest } from './deposits';
+import { createFaucet, faucetRequest, FaucetUnavailable } from './faucet';
 import { createPaymentLifecycle, type Outcome } from './lifecycle';
 import { explorerPage, notFoundPage, paymentPage } from './pages';
 import { quoteDestinationAmount, sandboxServesCountry } from './rates';
@@ -21,6 +24,8 @@ export interface SandboxOptions {
   fetch?: typeof fetch;
   retryDelaysMs?: readonly number[];
   logger?: boolean;
+  /** The EVM networks the faucet mints on (the service's own chain config); none: the faucet refuses. */
+  chains?: readonly ChainEndpoint[];
 }
 
 /**
@@ -39,8 +44,9 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     onFailedAttempt: (event, attempt) => app.log.warn({ eventId: event.id, attempt }, 'callback attempt failed'),
   });
-  const lifecycle = createPaymentLifecycle({ store, callbacks, publicUrl: options.publicUrl, now });
-  const deposits = createDeposits({ store, callbacks, publicUrl: options.publicUrl, now });
+  const deliver = createDelivery(options.chains ?? []);
+  const lifecycle = createPaymentLifecycle({ store, callbacks, publicUrl: options.publicUrl, now, deliver });
+  const deposits = createDeposits({ store, callbacks, publicUrl: options.publicUrl, now, deliver });
   app.addHook('onClose', () => callbacks.stop());
 
   // Its payment page posts a plain form.
@@ -73,7 +79,7 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
   });
 
   async function confirm(payment: SandboxPayment, outcome: Outcome) {
-    const emitted = lifecycle.confirm(payment, outcome);
+    const emitted = await lifecycle.confirm(payment, outcome);
     return Promise.all(
       emitted.map(async (e) => {
         const first = await e.firstAttempt;
@@ -181,7 +187,7 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     if (deposit && (!payment || deposit.createdAt >= payment.createdAt)) {
       if (deposit.status !== 'awaiting_funds') return sendError(reply, 409, 'payment_not_payable', `The deposit is already ${deposit.status}.`);
       const emitted = await Promise.all(
-        deposits.pay(deposit, outcome).map(async (e) => {
+        (await deposits.pay(deposit, outcome)).map(async (e) => {
           const first = await e.firstAttempt;
           return { eventId: e.eventId, type: e.type, delivered: first.ok, statusCode: first.statusCode };
         }),
@@ -218,6 +224,19 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     }
     const sent = await confirm(payment, outcome);
     return { ok: true, paymentId: payment.id, status: payment.status, callbacks: sent };
+  });
+
+  const faucet = createFaucet(options.chains ?? []);
+  app.post('/test-helpers/faucet', async (request, reply) => {
+    const parsed = faucetRequest.safeParse(request.body);
+    if (!parsed.success) return sendInvalid(reply, parsed.error.issues);
+    try {
+      return { ok: true, ...(await faucet.mint(parsed.data)) };
+    } catch (err) {
+      if (err instanceof FaucetUnavailable) return sendError(reply, 422, 'network_not_configured', err.message);
+      request.log.error({ err }, 'faucet mint failed');
+      return sendError(reply, 502, 'chain_unavailable', 'The chain did not accept the mint.');
+    }
   });
 
   app.get<{ Params: { reference: string } }>('/test-helpers/payments/:reference', async (request, reply) => {

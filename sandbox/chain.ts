@@ -1,8 +1,17 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import type { Network } from '../src/domain/assets';
+import { encodeFunctionData, getAddress } from 'viem';
+import { parseEvmAddress } from '../src/chains/addresses';
+import { createChainClient, type ChainEndpoint } from '../src/chains/clients';
+import { DEV_MINTER_ADDRESS, nodeAccountSender } from '../src/chains/dev-accounts';
+import { testTokenAbi } from '../src/chains/test-token-artifact';
+import { mintTestTokens } from '../src/chains/test-tokens';
+import { isEvmNetwork, type Asset, type Network } from '../src/domain/assets';
+import { parseCrypto } from '../src/domain/money';
 
-// Simulated on-chain delivery: transaction hashes shaped like the real network's, so whatever
-// stores or links them (our transaction row, explorer links) sees realistic values.
+// On-chain delivery of the stablecoin the customer bought. On a network the sandbox has a chain for
+// (the dev chain's test tokens), it is a real ERC-20 transfer from the sandbox's own account, as a
+// real on-ramp pays from its hot wallet, so the service can verify it on chain. Elsewhere (solana,
+// tron, or no chain configured) it stays simulated: a hash shaped like the network's own.
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -22,3 +31,28 @@ export function transactionHashFor(network: Network): string {
 }
 
 export const explorerUrlFor = (publicUrl: string, hash: string) => `${publicUrl}/explorer/tx/${hash}`;
+
+/** Sends `amount` (a 6-decimal string) of `asset` to `to`; resolves with the transaction hash once mined. */
+export type Deliver = (input: { network: Network; asset: Asset; to: string; amount: string }) => Promise<string>;
+
+export function createDelivery(networks: readonly ChainEndpoint[]): Deliver {
+  const clients = new Map(networks.map((n) => [n.network, createChainClient(n)]));
+  const senders = new Map(networks.map((n) => [n.network, nodeAccountSender(n.rpcUrl, DEV_MINTER_ADDRESS, n.chainId)]));
+  return async ({ network, asset, to, amount }) => {
+    const client = isEvmNetwork(network) ? clients.get(network) : undefined;
+    const token = client?.tokens.find((t) => t.asset === asset);
+    if (!client || !token) return transactionHashFor(network);
+    // The wallet was checked for its shape when the payment was opened; its case is not ours to judge.
+    const recipient = parseEvmAddress(to) ?? getAddress(to.toLowerCase());
+    const micro = parseCrypto(amount);
+    // The sandbox's account is the dev chain's minter: it mints what it is about to send, so it never
+    // runs dry, and the customer's transfer is a plain Transfer from it to the wallet.
+    const sender = senders.get(client.network)!;
+    await mintTestTokens(client.publicClient, { minter: sender, token: token.address, to: DEV_MINTER_ADDRESS, amount: micro });
+    const data = encodeFunctionData({ abi: testTokenAbi, functionName: 'transfer', args: [recipient, micro] });
+    const hash = await sender.send({ to: token.address, data });
+    const receipt = await client.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+    if (receipt.status !== 'success') throw new Error(`delivery of ${amount} ${asset} to ${to} on ${network} reverted`);
+    return hash;
+  };
+}

@@ -4,7 +4,7 @@ import { ASSETS, NETWORKS, isSupportedPair, isWalletAddressFor, type Network } f
 import { randomBase62 } from '../src/domain/ids';
 import { formatCrypto, parseCrypto } from '../src/domain/money';
 import type { CallbackSender } from './callbacks';
-import { explorerUrlFor, transactionHashFor } from './chain';
+import { explorerUrlFor, type Deliver } from './chain';
 import type { Outcome } from './lifecycle';
 import { REFERENCE } from './requests';
 import type { CallbackAttempt, CallbackEvent, SandboxEventType, SandboxStore } from './store';
@@ -57,8 +57,8 @@ export function depositAddressFor(network: Network): string {
   return `0x${randomBytes(20).toString('hex')}`;
 }
 
-export function createDeposits(deps: { store: SandboxStore; callbacks: CallbackSender; publicUrl: string; now: () => Date }) {
-  const { store, callbacks, publicUrl, now } = deps;
+export function createDeposits(deps: { store: SandboxStore; callbacks: CallbackSender; publicUrl: string; now: () => Date; deliver: Deliver }) {
+  const { store, callbacks, publicUrl, now, deliver } = deps;
   const byReference = new Map<string, SandboxDeposit>();
 
   function emit(d: SandboxDeposit, type: SandboxEventType, failureReason?: string) {
@@ -120,7 +120,7 @@ export function createDeposits(deps: { store: SandboxStore; callbacks: CallbackS
     },
 
     /** The customer sends the crypto: processing, then the forward to their wallet (succeeded, with its hash). */
-    pay(d: SandboxDeposit, outcome: Outcome): { eventId: string; type: SandboxEventType; firstAttempt: Promise<CallbackAttempt> }[] {
+    async pay(d: SandboxDeposit, outcome: Outcome): Promise<{ eventId: string; type: SandboxEventType; firstAttempt: Promise<CallbackAttempt> }[]> {
       if (d.status !== 'awaiting_funds') return [];
       if (outcome === 'declined') {
         d.status = 'failed';
@@ -128,7 +128,13 @@ export function createDeposits(deps: { store: SandboxStore; callbacks: CallbackS
       }
       d.status = 'processing';
       const processing = emit(d, 'payment.processing');
-      const hash = transactionHashFor(d.destinationNetwork);
+      let hash: string;
+      try {
+        hash = await deliver({ network: d.destinationNetwork, asset: d.destinationAsset, to: d.walletAddress, amount: formatCrypto(parseCrypto(d.amount)) });
+      } catch {
+        d.status = 'failed';
+        return [processing, emit(d, 'payment.failed', 'delivery_failed')];
+      }
       Object.assign(d, { status: 'succeeded', transactionHash: hash, explorerUrl: explorerUrlFor(publicUrl, hash) });
       store.addTransfer({
         hash,

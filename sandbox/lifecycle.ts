@@ -1,6 +1,6 @@
 import { randomBase62 } from '../src/domain/ids';
 import type { CallbackSender } from './callbacks';
-import { explorerUrlFor, transactionHashFor } from './chain';
+import { explorerUrlFor, type Deliver } from './chain';
 import { quoteDestinationAmount } from './rates';
 import type { PaymentRequest } from './requests';
 import type { CallbackAttempt, CallbackEvent, SandboxEventType, SandboxPayment, SandboxStore } from './store';
@@ -22,8 +22,8 @@ export interface OpenResult {
  * What happens to a sandbox payment: opened once per reference, confirmed once on the payment page,
  * each change announced by a signed callback.
  */
-export function createPaymentLifecycle(deps: { store: SandboxStore; callbacks: CallbackSender; publicUrl: string; now: () => Date }) {
-  const { store, callbacks, publicUrl, now } = deps;
+export function createPaymentLifecycle(deps: { store: SandboxStore; callbacks: CallbackSender; publicUrl: string; now: () => Date; deliver: Deliver }) {
+  const { store, callbacks, publicUrl, now, deliver } = deps;
 
   function emit(payment: SandboxPayment, type: SandboxEventType): EmittedCallback {
     const createdAt = now().toISOString();
@@ -85,9 +85,10 @@ export function createPaymentLifecycle(deps: { store: SandboxStore; callbacks: C
 
     /**
      * The customer's answer on the payment page. Only a payment still waiting for it changes;
-     * a second confirmation returns no callbacks.
+     * a second confirmation returns no callbacks. Its status changes before the delivery is awaited,
+     * so a confirmation racing it finds the payment no longer waiting.
      */
-    confirm(payment: SandboxPayment, outcome: Outcome): EmittedCallback[] {
+    async confirm(payment: SandboxPayment, outcome: Outcome): Promise<EmittedCallback[]> {
       if (payment.status !== 'requires_action') return [];
       if (outcome === 'declined') {
         update(payment, { status: 'failed', failureReason: 'card_declined' });
@@ -95,8 +96,15 @@ export function createPaymentLifecycle(deps: { store: SandboxStore; callbacks: C
       }
       update(payment, { status: 'processing' });
       const processing = emit(payment, 'payment.processing');
-      // The card was charged; the stablecoin goes out on chain at once (the simulator has no block time).
-      const hash = transactionHashFor(payment.network);
+      // The card was charged; the stablecoin goes out on chain at once.
+      let hash: string;
+      try {
+        hash = await deliver({ network: payment.network, asset: payment.destinationAsset, to: payment.walletAddress, amount: payment.quote.destinationAmount });
+      } catch {
+        // Never a success without its transfer: the service would wait for proof that cannot come.
+        update(payment, { status: 'failed', failureReason: 'delivery_failed' });
+        return [processing, emit(payment, 'payment.failed')];
+      }
       update(payment, {
         status: 'succeeded',
         destinationAmount: payment.quote.destinationAmount,

@@ -71,6 +71,8 @@ export type SandboxErrorCode =
   | 'country_not_supported'
   | 'service_refused'
   | 'service_unreachable'
+  | 'network_not_configured'
+  | 'chain_unavailable'
   | 'internal_error';
 
 /** The sandbox's one error shape: `{ ok: false, error, message, details? }`. */

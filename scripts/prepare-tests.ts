@@ -1,9 +1,12 @@
+import { ensureAnvilBinary } from '../src/chains/anvil-binary';
 import { ensureChromium } from '../src/devtools/chromium';
 import { ensureTemporalBinary, MissingToolError } from '../src/temporal/cli-binary';
 
-// Runs before `npm test` (pretest): a bare machine gets the pinned Temporal CLI and Chromium.
+// Runs before `npm test` (pretest): a bare machine gets the pinned Temporal CLI and Chromium; anvil
+// comes with `npm install` and is only checked.
 try {
   console.log(`temporal CLI: ${ensureTemporalBinary()}`);
+  console.log(`anvil: ${ensureAnvilBinary()}`);
   console.log(`chromium: ${ensureChromium()}`);
 } catch (err) {
   console.error(err instanceof MissingToolError || err instanceof Error ? err.message : err);

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../src/config';
 import { prepareDatabase } from '../src/db/migrate';
 import { generateAdminToken, generateSecretsKey, readOrCreateSecret } from '../src/devtools/local-secrets';
+import { startLocalChain, type LocalChain } from '../src/devtools/local-chain';
+import { DEV_SETTLEMENT_MNEMONIC } from '../src/domain/mnemonic';
 import { portVariable, secretFileHints, withoutPassword } from '../src/devtools/start-env';
 import { localUrl, portInUse, spawnEntryPoint, waitForHttpOk, type ChildHandle } from '../src/devtools/supervise';
 import { ensureTemporalBinary, PROJECT_ROOT } from '../src/temporal/cli-binary';
@@ -24,6 +26,7 @@ const ENTRY_POINTS = [
 
 const children: ChildHandle[] = [];
 let devServer: Promise<DevServer> | undefined;
+let localChain: Promise<LocalChain> | undefined;
 let stopping = false;
 
 async function main(): Promise<void> {
@@ -40,14 +43,19 @@ async function main(): Promise<void> {
 
   let config: Config;
   let devPorts: { grpc: number; ui: number } | null = null;
+  let chainPort: number | null = null;
   try {
+    // Any network pointed at a node of the user's own means no local chain, as TEMPORAL_ADDRESS does.
+    if (!Object.keys(env).some((k) => /^CHAIN_[A-Z]+_RPC_URL$/.test(k))) chainPort = portVariable(env, 'CHAIN_DEV_PORT', 8545);
     if (!env.TEMPORAL_ADDRESS) {
       devPorts = { grpc: portVariable(env, 'TEMPORAL_DEV_PORT', 7233), ui: portVariable(env, 'TEMPORAL_UI_PORT', 8233) };
     }
     Object.assign(env, {
       NODE_ENV: 'development',
       ALLOW_PRIVATE_URLS: 'true',
+      ALLOW_UNVERIFIED_NETWORKS: 'true',
       DATABASE_URL: DEFAULT_DATABASE_URL,
+      SETTLEMENT_MNEMONIC: DEV_SETTLEMENT_MNEMONIC,
       ...env,
       ...(adminToken ? { ADMIN_TOKEN: adminToken.value } : {}),
       ...(secretsKey ? { SECRETS_KEY: secretsKey.value } : {}),
@@ -64,6 +72,7 @@ async function main(): Promise<void> {
   // A Temporal server already on the dev port would be connected to silently, and a taken API port
   // would only show up later as a server crash.
   const wanted: [number, string, string][] = [[config.http.port, config.http.host, 'PORT']];
+  if (chainPort) wanted.push([chainPort, '127.0.0.1', 'CHAIN_DEV_PORT']);
   if (devPorts) wanted.push([devPorts.grpc, '127.0.0.1', 'TEMPORAL_DEV_PORT'], [devPorts.ui, '127.0.0.1', 'TEMPORAL_UI_PORT']);
   for (const [port, host, variable] of wanted) {
     if (!(await portInUse(port, host))) continue;
@@ -84,6 +93,15 @@ async function main(): Promise<void> {
     console.log(`Using the Temporal server at ${config.temporal.address}; no dev server started.`);
   }
 
+  if (chainPort) {
+    localChain = startLocalChain({ dataDir, port: chainPort, log: (line) => console.log(line) });
+    const started = await localChain;
+    Object.assign(env, started.variables);
+    config = loadConfig(env);
+  } else {
+    console.log(`Using the chain RPC endpoints of CHAIN_<NETWORK>_RPC_URL; no local chain started.`);
+  }
+
   console.log(`Preparing the database ${withoutPassword(config.databaseUrl)} (created if missing, then migrated)…`);
   await prepareDatabase(config.databaseUrl);
 
@@ -102,17 +120,18 @@ async function main(): Promise<void> {
     throw new Error(`${readyz} did not answer 200 within ${READY_TIMEOUT_MS / 1000} s.`);
   }
   if (stopping) return;
-  printBanner(config, temporalUi, adminToken?.file ?? null);
+  printBanner(config, temporalUi, adminToken?.file ?? null, chainPort ? (await localChain)!.chain.rpcUrl : null);
 }
 
-function printBanner(config: Config, temporalUi: string | null, adminTokenFile: string | null): void {
+function printBanner(config: Config, temporalUi: string | null, adminTokenFile: string | null, localChainUrl: string | null): void {
   const base = config.http.publicBaseUrl;
   const rows = [
     ['API', `${base}/api/v1`],
     ['API docs', `${base}/docs`],
     ['OpenAPI', `${base}/api/v1/openapi.json`],
     ['Temporal UI', temporalUi ?? `none (the Temporal server at ${config.temporal.address} is not ours)`],
-    ['Sandbox', `${config.sandbox.url} (the simulated provider; test helper: POST ${config.sandbox.url}/test-helpers/pay)`],
+    ['Sandbox', `${config.sandbox.url} (the simulated provider; test helpers: POST ${config.sandbox.url}/test-helpers/pay, …/faucet)`],
+    ['Chain', localChainUrl ? `${localChainUrl} (anvil, chain id 31337; networks and tokens: GET /admin/v1/chains)` : 'the nodes of CHAIN_<NETWORK>_RPC_URL'],
     ['Admin token', adminTokenFile ?? 'from ADMIN_TOKEN'],
     ['Operators', 'npm run ops -- --help'],
   ];
@@ -126,7 +145,11 @@ async function shutdown(code: number): Promise<void> {
   await Promise.all(children.map((c) => c.stop(STOP_GRACE_MS)));
   // Only after the worker has finished its in-flight tasks, which need the server.
   const server = await devServer?.catch(() => undefined);
-  await server?.stop().catch((err: unknown) => console.error(`stopping the Temporal dev server: ${String(err)}`));
+  const chain = await localChain?.catch(() => undefined);
+  await Promise.all([
+    server?.stop().catch((err: unknown) => console.error(`stopping the Temporal dev server: ${String(err)}`)),
+    chain?.chain.stop().catch((err: unknown) => console.error(`stopping the local chain: ${String(err)}`)),
+  ]);
   process.exit(code);
 }
 

@@ -1,4 +1,7 @@
+import { getAddress, type Address } from 'viem';
 import { z } from 'zod';
+import { EVM_NETWORKS, type EvmNetwork } from './domain/assets';
+import { DEV_SETTLEMENT_MNEMONIC, isValidMnemonic } from './domain/mnemonic';
 
 // The only module that reads environment variables: everything else receives the parsed Config.
 // Names are the runtime contract of decisions §10; docker-compose.yml and the README use them verbatim.
@@ -50,7 +53,40 @@ const envSchema = z.object({
   WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().min(0.001).default(72),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
+  // Decisions §11: the platform's keys (treasury, deposit addresses). Never logged.
+  SETTLEMENT_MNEMONIC: z
+    .string()
+    .transform((v) => v.normalize('NFKD').trim().split(/\s+/).join(' '))
+    .refine(isValidMnemonic, { message: 'must be a BIP-39 English mnemonic (12 to 24 words, valid checksum)' })
+    .optional(),
+  // Only `npm start` reads it (its local anvil); listed so that it is documented and checked like the rest.
+  CHAIN_DEV_PORT: port.default(8545),
+  ALLOW_UNVERIFIED_NETWORKS: booleanFlag.default(false),
+  PROVIDER_PROOF_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(3600),
 });
+
+// Each EVM network is configured on its own through CHAIN_<NETWORK>_*; one without an RPC URL has no
+// chain verifier. Token addresses must carry their EIP-55 checksum: a mistyped contract address would
+// make the watcher wait for transfers that can never come.
+const evmAddress = z
+  .string()
+  .refine((v) => /^0x[0-9a-fA-F]{40}$/.test(v) && getAddress(v) === v, { message: 'must be an EIP-55 checksummed address' })
+  .transform((v) => v as Address);
+
+const chainSchema = z.object({
+  RPC_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
+  CHAIN_ID: z.coerce.number().int().min(1).optional(),
+  USDC: evmAddress.optional(),
+  USDT: evmAddress.optional(),
+  CONFIRMATIONS: z.coerce.number().int().min(1).max(10_000).optional(),
+});
+const CHAIN_SUFFIXES = Object.keys(chainSchema.shape);
+const chainPrefix = (network: EvmNetwork) => `CHAIN_${network.toUpperCase()}_`;
+
+/** Chain ids of the public networks; the dev chain (anvil) is 31337 and needs one confirmation. */
+const MAINNET_CHAIN_IDS: Readonly<Record<EvmNetwork, number>> = { ethereum: 1, polygon: 137, base: 8453, arbitrum: 42161 };
+const DEFAULT_CONFIRMATIONS: Readonly<Record<EvmNetwork, number>> = { ethereum: 12, polygon: 30, base: 10, arbitrum: 10 };
+const DEV_CHAIN_ID = 31337;
 
 export type Env = z.input<typeof envSchema>;
 
@@ -65,7 +101,25 @@ export interface Config {
   checkout: { sessionTtlSeconds: number; processingTimeoutSeconds: number; amountMinMajor: number; amountMaxMajor: number };
   allowPrivateUrls: boolean;
   webhooks: WebhookSettings;
+  chains: ChainSettings;
   logLevel: string;
+}
+
+export interface ChainSettings {
+  /** Only the networks with an RPC URL: each has a chain verifier. */
+  networks: ChainNetworkConfig[];
+  settlementMnemonic: string | null;
+  devPort: number;
+  allowUnverifiedNetworks: boolean;
+  providerProofTimeoutSeconds: number;
+}
+
+export interface ChainNetworkConfig {
+  network: EvmNetwork;
+  rpcUrl: string;
+  chainId: number;
+  confirmations: number;
+  tokens: { USDC: Address | null; USDT: Address | null };
 }
 
 export interface WebhookSettings {
@@ -88,15 +142,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   // Empty strings count as unset, as compose files and shells often pass VAR= for "no value".
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(present);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => ({
-        variable: String(i.path[0] ?? '(env)'),
-        message: i.code === 'invalid_type' && i.input === undefined ? 'is required' : i.message,
-      })),
-    );
-  }
+  const chainNetworks = parseChainNetworks(present);
+  const issues = [...(parsed.success ? [] : issuesOf(parsed.error.issues)), ...chainNetworks.issues];
+  if (!parsed.success || issues.length > 0) throw new ConfigError(issues);
   const e = parsed.data;
+  const mnemonic = e.SETTLEMENT_MNEMONIC ?? null;
+  if (chainNetworks.networks.length > 0 && !mnemonic) {
+    throw new ConfigError([{ variable: 'SETTLEMENT_MNEMONIC', message: 'is required when a CHAIN_<NETWORK>_RPC_URL is set' }]);
+  }
+  // Decisions §13: the dev phrase is public; its keys would hold real money in production.
+  if (e.NODE_ENV === 'production' && mnemonic === DEV_SETTLEMENT_MNEMONIC) {
+    throw new ConfigError([{ variable: 'SETTLEMENT_MNEMONIC', message: 'is the public development mnemonic; production needs its own' }]);
+  }
   return {
     nodeEnv: e.NODE_ENV,
     http: {
@@ -132,12 +189,60 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       retryWindowHours: e.WEBHOOK_RETRY_WINDOW_HOURS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
+    chains: {
+      networks: chainNetworks.networks,
+      settlementMnemonic: mnemonic,
+      devPort: e.CHAIN_DEV_PORT,
+      allowUnverifiedNetworks: e.ALLOW_UNVERIFIED_NETWORKS,
+      providerProofTimeoutSeconds: e.PROVIDER_PROOF_TIMEOUT_SECONDS,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }
 
 /** Names of every variable the config reads; the compose test checks services against it. */
-export const configVariables = Object.keys(envSchema.shape);
+export const configVariables = [
+  ...Object.keys(envSchema.shape),
+  ...EVM_NETWORKS.flatMap((n) => CHAIN_SUFFIXES.map((suffix) => chainPrefix(n) + suffix)),
+];
+
+type Issue = { variable: string; message: string };
+
+function issuesOf(issues: z.core.$ZodIssue[], prefix = ''): Issue[] {
+  return issues.map((i) => ({
+    variable: prefix + String(i.path[0] ?? '(env)'),
+    message: i.code === 'invalid_type' && i.input === undefined ? 'is required' : i.message,
+  }));
+}
+
+function parseChainNetworks(env: Record<string, string | undefined>): { networks: ChainNetworkConfig[]; issues: Issue[] } {
+  const networks: ChainNetworkConfig[] = [];
+  const issues: Issue[] = [];
+  for (const network of EVM_NETWORKS) {
+    const prefix = chainPrefix(network);
+    const own = Object.fromEntries(CHAIN_SUFFIXES.map((suffix) => [suffix, env[prefix + suffix]]));
+    const parsed = chainSchema.safeParse(own);
+    if (!parsed.success) {
+      issues.push(...issuesOf(parsed.error.issues, prefix));
+      continue;
+    }
+    const c = parsed.data;
+    if (!c.RPC_URL) continue;
+    if (!c.USDC && !c.USDT) {
+      issues.push({ variable: `${prefix}RPC_URL`, message: `is set, but neither ${prefix}USDC nor ${prefix}USDT is` });
+      continue;
+    }
+    const chainId = c.CHAIN_ID ?? MAINNET_CHAIN_IDS[network];
+    networks.push({
+      network,
+      rpcUrl: c.RPC_URL,
+      chainId,
+      confirmations: c.CONFIRMATIONS ?? (chainId === DEV_CHAIN_ID ? 1 : DEFAULT_CONFIRMATIONS[network]),
+      tokens: { USDC: c.USDC ?? null, USDT: c.USDT ?? null },
+    });
+  }
+  return { networks, issues };
+}
 
 function decodeKey(value: string): Buffer | null {
   if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');

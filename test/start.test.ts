@@ -102,13 +102,14 @@ describe('npm start', () => {
     const dataDir = tempDir();
     const database = `svc_start_${randomBytes(5).toString('hex')}`;
     databases.push(database);
-    const [apiPort, sandboxPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const [apiPort, sandboxPort, temporalPort, uiPort, chainPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     const startedAt = Date.now();
     const run = runStart({
       PORT: String(apiPort),
       SANDBOX_PORT: String(sandboxPort),
       TEMPORAL_DEV_PORT: String(temporalPort),
       TEMPORAL_UI_PORT: String(uiPort),
+      CHAIN_DEV_PORT: String(chainPort),
       SVC_DATA_DIR: dataDir,
       DATABASE_URL: databaseUrlFor(database),
     });
@@ -153,6 +154,19 @@ describe('npm start', () => {
     await ui.body?.cancel();
     expect(statSync(path.join(dataDir, 'temporal.sqlite')).isFile()).toBe(true);
 
+    // The local chain: four EVM networks on one anvil, their tokens remembered in the data directory,
+    // and the faucet minting on it.
+    const chains = await http('GET', `${base}/admin/v1/chains`, { headers: { authorization: `Bearer ${token}` } });
+    expect(chains.status).toBe(200);
+    expect(chains.json.chains.map((c: { network: string }) => c.network)).toEqual(['ethereum', 'polygon', 'base', 'arbitrum']);
+    const remembered = JSON.parse(readFileSync(path.join(dataDir, 'chain-tokens.json'), 'utf8'));
+    expect(chains.json.chains[1]).toMatchObject({ rpcUrl: `http://127.0.0.1:${chainPort}`, chainId: 31337, tokens: remembered.polygon });
+    expect(banner).toContain(`http://127.0.0.1:${chainPort}`);
+    const minted = await http('POST', `http://127.0.0.1:${sandboxPort}/test-helpers/faucet`, {
+      body: { network: 'polygon', asset: 'USDC', address: '0x52908400098527886E0F7030069857D2E4169EE7', amount: 5 },
+    });
+    expect(minted.status).toBe(200);
+
     // A first payment through everything npm start runs: admin API, merchant API, the worker,
     // the sandbox provider's test helper and its signed callbacks.
     const admin = { authorization: `Bearer ${token}` };
@@ -182,6 +196,9 @@ describe('npm start', () => {
     expect(await accepts(apiPort)).toBe(false);
     expect(await accepts(sandboxPort)).toBe(false);
     expect(await accepts(temporalPort)).toBe(false);
+    expect(await accepts(chainPort)).toBe(false);
+    // anvil wrote its state on the way out, so the tokens survive a restart.
+    expect(statSync(path.join(dataDir, 'anvil-state.json')).size).toBeGreaterThan(1000);
     console.log(`npm start: ready after ${readyAfterMs} ms, stopped ${stoppedAfterMs} ms after SIGINT`);
   }, 150_000);
 

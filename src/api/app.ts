@@ -17,6 +17,7 @@ import adminWebhookRoutes from './routes/admin/webhooks';
 import adminWebhookEndpointRoutes from './routes/admin/webhook-endpoints';
 import adminPaymentRoutes from './routes/admin/payments';
 import adminSimpleOrderRoutes from './routes/admin/simple-orders';
+import adminChainRoutes from './routes/admin/chains';
 import { adminAuth } from './plugins/admin-auth';
 import idempotency from './plugins/idempotency';
 import checkoutSessionRoutes from './routes/checkout-sessions';
@@ -41,6 +42,8 @@ export interface AppDeps {
   db: DbHandle;
   temporal: Client;
   providers: ProviderRegistry;
+  /** Derived from SETTLEMENT_MNEMONIC by the entry point (the API never holds the keys); null without one. */
+  treasuryAddress?: string | null;
   now?: () => Date;
 }
 
@@ -58,6 +61,8 @@ export const REDACTED_PATHS = [
   '*.secret',
   '*.webhook_secret',
   '*.password',
+  '*.settlementMnemonic',
+  '*.mnemonic',
 ];
 
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
@@ -142,6 +147,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await admin.register(adminWebhookRoutes, { config, db });
       await admin.register(adminPaymentRoutes, { db });
       await admin.register(adminSimpleOrderRoutes, { db });
+      await admin.register(adminChainRoutes, { chains: config.chains, treasuryAddress: deps.treasuryAddress ?? null });
     },
     { prefix: '/admin/v1' },
   );

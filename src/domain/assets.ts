@@ -48,3 +48,11 @@ export function isWalletAddressFor(network: Network, address: string): boolean {
   if (network === 'tron') return TRON_ADDRESS.test(address);
   return EVM_ADDRESS.test(address);
 }
+
+/** The networks whose settlement is verified on chain (decisions §11): EVM chains, read through viem. */
+export const EVM_NETWORKS = ['ethereum', 'polygon', 'base', 'arbitrum'] as const satisfies readonly Network[];
+export type EvmNetwork = (typeof EVM_NETWORKS)[number];
+
+export function isEvmNetwork(network: string): network is EvmNetwork {
+  return (EVM_NETWORKS as readonly string[]).includes(network);
+}

@@ -1,5 +1,10 @@
 import postgres from 'postgres';
+import { createPublicClient, http, type PublicClient } from 'viem';
 import type { TestProject } from 'vitest/node';
+import { ensureAnvilBinary } from '../../src/chains/anvil-binary';
+import { DEV_MINTER_ADDRESS, devChain, nodeAccountWallet } from '../../src/chains/dev-accounts';
+import { startDevChain } from '../../src/chains/dev-chain';
+import { deployTestTokens, type TestTokenAddresses } from '../../src/chains/test-tokens';
 import { prepareDatabase } from '../../src/db/migrate';
 import { ensureTemporalBinary } from '../../src/temporal/cli-binary';
 import { startDevServer } from '../../src/temporal/dev-server';
@@ -9,24 +14,42 @@ declare module 'vitest' {
   export interface ProvidedContext {
     temporalAddress: string;
     templateDatabase: string;
+    /** The run's dev chain (anvil, in memory) and the test tokens deployed on it for every EVM network. */
+    chainRpcUrl: string;
+    chainTokens: TestTokenAddresses;
   }
 }
 
-// One Temporal dev server for the whole run (random free port, in memory), and one migrated
-// template database that each test file clones into a fresh database of its own.
+// One Temporal dev server and one dev chain for the whole run (random free ports, in memory), and
+// one migrated template database that each test file clones into a fresh database of its own.
 export default async function setup(project: TestProject) {
   const binary = ensureTemporalBinary();
-  const [server] = await Promise.all([
+  const [server, chain] = await Promise.all([
     startDevServer({ binary, namespace: 'default' }),
+    startChainWithTokens(),
     prepareTemplate(),
   ]);
   project.provide('temporalAddress', server.address);
   project.provide('templateDatabase', TEMPLATE_DATABASE);
+  project.provide('chainRpcUrl', chain.rpcUrl);
+  project.provide('chainTokens', chain.tokens);
   return async () => {
-    await server.stop();
+    await Promise.all([server.stop(), chain.stop()]);
     const sql = postgres(adminDatabaseUrl(), { max: 1, onnotice: () => {} });
     await sql.unsafe(`drop database if exists "${TEMPLATE_DATABASE}" with (force)`).finally(() => sql.end());
   };
+}
+
+async function startChainWithTokens() {
+  const chain = await startDevChain({ binary: ensureAnvilBinary() });
+  try {
+    const publicClient = createPublicClient({ chain: devChain(chain.rpcUrl), transport: http(chain.rpcUrl) }) as PublicClient;
+    const tokens = await deployTestTokens(nodeAccountWallet(chain.rpcUrl, DEV_MINTER_ADDRESS), publicClient);
+    return { ...chain, tokens };
+  } catch (err) {
+    await chain.stop();
+    throw err;
+  }
 }
 
 async function prepareTemplate() {

@@ -9,6 +9,10 @@ import { createActivities } from '../../src/activities';
 import { createProviders } from '../../src/providers';
 import type { ProviderRegistry } from '../../src/providers/registry';
 import { buildSandboxApp } from '../../sandbox/app';
+import { settlementKeys } from '../../src/chains/derivation';
+import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
+import { devChainVariables } from '../../src/chains/test-tokens';
+import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
 import { createTestDatabase } from './databases';
@@ -27,6 +31,9 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
     SECRETS_KEY: randomBytes(32).toString('hex'),
     ALLOW_PRIVATE_URLS: 'true',
     LOG_LEVEL: 'silent',
+    // The run's dev chain: the four EVM networks share it, each with its own token contracts.
+    ...devChainVariables(inject('chainRpcUrl'), DEV_CHAIN_ID, inject('chainTokens')),
+    SETTLEMENT_MNEMONIC: DEV_SETTLEMENT_MNEMONIC,
     ...overrides,
   });
 }
@@ -84,13 +91,15 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
         callbackSecret: ctx.config.sandbox.callbackSecret,
         publicUrl: ctx.config.sandbox.url,
         serviceUrl: ctx.config.http.publicBaseUrl,
+        chains: ctx.config.chains.networks,
       });
       ctx.sandbox = sandbox;
       await sandbox.listen({ port: ctx.config.sandbox.port, host: '127.0.0.1' });
       cleanups.push(() => sandbox.close());
     }
 
-    ctx.app = await buildApp({ config: ctx.config, db: ctx.db, temporal: ctx.temporal, providers: ctx.providers }, { logger: false });
+    const treasuryAddress = ctx.config.chains.settlementMnemonic ? settlementKeys(ctx.config.chains.settlementMnemonic).treasury.address : null;
+    ctx.app = await buildApp({ config: ctx.config, db: ctx.db, temporal: ctx.temporal, providers: ctx.providers, treasuryAddress }, { logger: false });
     options.extend?.(ctx.app);
     if (options.listen) {
       await ctx.app.listen({ port: ctx.config.http.port, host: '127.0.0.1' });

@@ -68,4 +68,88 @@ describe('config (decisions §10)', () => {
   it('lists every variable it reads', () => {
     expect(configVariables).toEqual(expect.arrayContaining(['PORT', 'HOST', 'PUBLIC_BASE_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'ADMIN_TOKEN', 'SECRETS_KEY', 'SANDBOX_PORT', 'ALLOW_PRIVATE_URLS']));
   });
+
+  it('lists the chain variables of every EVM network', () => {
+    expect(configVariables).toEqual(
+      expect.arrayContaining(['SETTLEMENT_MNEMONIC', 'CHAIN_DEV_PORT', 'ALLOW_UNVERIFIED_NETWORKS', 'PROVIDER_PROOF_TIMEOUT_SECONDS']),
+    );
+    for (const n of ['ETHEREUM', 'POLYGON', 'BASE', 'ARBITRUM']) {
+      for (const suffix of ['RPC_URL', 'CHAIN_ID', 'USDC', 'USDT', 'CONFIRMATIONS']) expect(configVariables).toContain(`CHAIN_${n}_${suffix}`);
+    }
+  });
 });
+
+describe('config: chains (decisions §11)', () => {
+  const USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
+  const USDT = '0xc2132D05D31c914a87C6611C10748AEb04B58e8F';
+  const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+  const withMnemonic = { ...base, SETTLEMENT_MNEMONIC: MNEMONIC };
+
+  it('has no chain verifier by default, and the documented defaults', () => {
+    expect(loadConfig(base).chains).toEqual({
+      networks: [],
+      settlementMnemonic: null,
+      devPort: 8545,
+      allowUnverifiedNetworks: false,
+      providerProofTimeoutSeconds: 3600,
+    });
+  });
+
+  it('configures a network from its RPC URL, with its mainnet chain id and confirmations by default', () => {
+    const c = loadConfig({ ...withMnemonic, CHAIN_POLYGON_RPC_URL: 'https://polygon.example.com', CHAIN_POLYGON_USDC: USDC, CHAIN_POLYGON_USDT: USDT });
+    expect(c.chains.networks).toEqual([
+      { network: 'polygon', rpcUrl: 'https://polygon.example.com', chainId: 137, confirmations: 30, tokens: { USDC, USDT } },
+    ]);
+    expect(c.chains.settlementMnemonic).toBe(MNEMONIC);
+  });
+
+  it.each([
+    ['ETHEREUM', 1, 12],
+    ['BASE', 8453, 10],
+    ['ARBITRUM', 42161, 10],
+  ])('defaults %s to chain id %i and %i confirmations', (n, chainId, confirmations) => {
+    const c = loadConfig({ ...withMnemonic, [`CHAIN_${n}_RPC_URL`]: 'https://rpc.example.com', [`CHAIN_${n}_USDC`]: USDC });
+    expect(c.chains.networks[0]).toMatchObject({ chainId, confirmations, tokens: { USDC, USDT: null } });
+  });
+
+  it('needs one confirmation on the dev chain (31337) unless told otherwise', () => {
+    const dev = { ...withMnemonic, CHAIN_BASE_RPC_URL: 'http://127.0.0.1:8545', CHAIN_BASE_CHAIN_ID: '31337', CHAIN_BASE_USDC: USDC };
+    expect(loadConfig(dev).chains.networks[0]!.confirmations).toBe(1);
+    expect(loadConfig({ ...dev, CHAIN_BASE_CONFIRMATIONS: '4' }).chains.networks[0]!.confirmations).toBe(4);
+  });
+
+  it.each([
+    [{ CHAIN_POLYGON_RPC_URL: 'https://p.example.com', CHAIN_POLYGON_USDC: USDC.toLowerCase() }, 'CHAIN_POLYGON_USDC'],
+    [{ CHAIN_POLYGON_RPC_URL: 'https://p.example.com', CHAIN_POLYGON_USDC: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3358' }, 'CHAIN_POLYGON_USDC'],
+    [{ CHAIN_POLYGON_RPC_URL: 'https://p.example.com', CHAIN_POLYGON_USDC: USDC, CHAIN_POLYGON_USDT: USDT.replace('c2', 'C2') }, 'CHAIN_POLYGON_USDT'],
+    [{ CHAIN_ETHEREUM_RPC_URL: 'ftp://e.example.com', CHAIN_ETHEREUM_USDC: USDC }, 'CHAIN_ETHEREUM_RPC_URL'],
+    [{ CHAIN_ETHEREUM_RPC_URL: 'https://e.example.com' }, 'CHAIN_ETHEREUM_RPC_URL'],
+    [{ CHAIN_BASE_RPC_URL: 'https://b.example.com', CHAIN_BASE_USDC: USDC, CHAIN_BASE_CHAIN_ID: 'eight' }, 'CHAIN_BASE_CHAIN_ID'],
+    [{ CHAIN_BASE_RPC_URL: 'https://b.example.com', CHAIN_BASE_USDC: USDC, CHAIN_BASE_CONFIRMATIONS: '0' }, 'CHAIN_BASE_CONFIRMATIONS'],
+    [{ SETTLEMENT_MNEMONIC: MNEMONIC.replace(/about$/, 'abandon') }, 'SETTLEMENT_MNEMONIC'],
+    [{ ALLOW_UNVERIFIED_NETWORKS: 'yes' }, 'ALLOW_UNVERIFIED_NETWORKS'],
+    [{ PROVIDER_PROOF_TIMEOUT_SECONDS: '0' }, 'PROVIDER_PROOF_TIMEOUT_SECONDS'],
+  ])('stops on a bad chain value and names the variable: %o', (env, variable) => {
+    const err = configError({ ...withMnemonic, ...env });
+    expect(err.issues.map((i) => i.variable)).toContain(variable);
+  });
+
+  it('needs SETTLEMENT_MNEMONIC once a network is configured', () => {
+    const err = configError({ ...base, CHAIN_POLYGON_RPC_URL: 'https://p.example.com', CHAIN_POLYGON_USDC: USDC });
+    expect(err.issues).toEqual([{ variable: 'SETTLEMENT_MNEMONIC', message: expect.stringContaining('required') }]);
+  });
+
+  it('refuses the public development mnemonic in production only, without printing it', () => {
+    const dev = 'test test test test test test test test test test test junk';
+    const err = configError({ ...base, NODE_ENV: 'production', SETTLEMENT_MNEMONIC: dev });
+    expect(err.issues.map((i) => i.variable)).toEqual(['SETTLEMENT_MNEMONIC']);
+    expect(err.message).not.toContain('test test');
+    expect(loadConfig({ ...base, NODE_ENV: 'development', SETTLEMENT_MNEMONIC: dev }).chains.settlementMnemonic).toBe(dev);
+  });
+
+  it('never echoes a bad mnemonic in its error', () => {
+    const err = configError({ ...base, SETTLEMENT_MNEMONIC: 'correct horse battery staple' });
+    expect(err.message).not.toContain('horse');
+  });
+});
+

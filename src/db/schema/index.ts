@@ -13,3 +13,4 @@ export * from './webhook-deliveries';
 export * from './sites';
 export * from './payment-links';
 export * from './simple-orders';
+export * from './deposit-addresses';

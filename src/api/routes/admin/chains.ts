@@ -1,0 +1,43 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ChainSettings } from '../../../config';
+import { redactRpcUrl } from '../../../domain/rpc-url';
+
+const chainView = z.object({
+  network: z.string(),
+  chainId: z.number().int(),
+  rpcUrl: z.string(),
+  confirmations: z.number().int(),
+  tokens: z.object({ USDC: z.string().nullable(), USDT: z.string().nullable() }),
+  treasury: z.string().nullable(),
+});
+
+// Decisions §11: what the chain verifiers watch, for an operator checking a deployment. The RPC URL of
+// a hosted node carries its API key, so only its host and shape are shown; the mnemonic never is,
+// only the treasury address derived from it (the entry point derives it and hands it in).
+const adminChainRoutes: FastifyPluginAsyncZod<{ chains: ChainSettings; treasuryAddress: string | null }> = async (app, { chains, treasuryAddress }) => {
+  app.get(
+    '/chains',
+    {
+      schema: {
+        tags: ['admin'],
+        security: [{ adminToken: [] }],
+        summary: 'The EVM networks with a chain verifier: chain id, RPC host, confirmations, token contracts, treasury',
+        response: { 200: z.object({ ok: z.literal(true), chains: z.array(chainView) }) },
+      },
+    },
+    async () => ({
+      ok: true as const,
+      chains: chains.networks.map((c) => ({
+        network: c.network,
+        chainId: c.chainId,
+        rpcUrl: redactRpcUrl(c.rpcUrl),
+        confirmations: c.confirmations,
+        tokens: { USDC: c.tokens.USDC, USDT: c.tokens.USDT },
+        treasury: treasuryAddress,
+      })),
+    }),
+  );
+};
+
+export default adminChainRoutes;

@@ -1,0 +1,123 @@
+import type { Address } from 'viem';
+import type { ChainClient } from './clients';
+import { confirmationsOf, readTransfers, transferKey, type LogReadLimits, type TokenTransfer } from './transfer-logs';
+
+// The chain watcher's core (decisions §11), one per network: no Temporal, no database. The caller
+// owns the cursor (it can live in Postgres), calls `scan` on a timer, and turns the result into
+// signals: credit `confirmed`, forget `removed`. Every scan re-reads the blocks that are not yet
+// confirmed, so a reorg within the confirmation depth is seen whether it removes, moves or adds a
+// transfer; blocks at or below `confirmedThrough` are final and never read again.
+
+export interface WatchCursor {
+  /** Every block up to this one has been read and its transfers reported as confirmed. */
+  confirmedThrough: bigint;
+  /** Transfers read in later blocks, not yet confirmed, with the block hash they were read in. */
+  pending: TokenTransfer[];
+}
+
+export interface ObservedTransfer extends TokenTransfer {
+  confirmations: bigint;
+}
+
+export interface ScanResult {
+  cursor: WatchCursor;
+  head: bigint;
+  /** Read for the first time (in this block), not yet confirmed: worth showing, not crediting. */
+  seen: ObservedTransfer[];
+  /** Confirmed now, each reported once across scans: the transfers to credit. */
+  confirmed: ObservedTransfer[];
+  /** Every transfer still waiting for confirmation, with its count at this head (for "confirming 3 of 12"). */
+  unconfirmed: ObservedTransfer[];
+  /** Reported as seen earlier; their block left the canonical chain before confirmation. Apply before `seen`/`confirmed`: the same transfer may come back in another block. */
+  removed: TokenTransfer[];
+  /** False when the scan stopped at `maxBlocksPerScan` short of the head: scan again at once. */
+  caughtUp: boolean;
+}
+
+export interface TransferWatcherDeps {
+  client: ChainClient;
+  /** The open deposit addresses of this network, asked on every scan. */
+  addresses: () => readonly Address[] | Promise<readonly Address[]>;
+  limits?: LogReadLimits;
+  /** Bounds one scan's work when catching up after downtime. */
+  maxBlocksPerScan?: bigint;
+}
+
+export class TransferWatcher {
+  private readonly maxBlocksPerScan: bigint;
+
+  constructor(private readonly deps: TransferWatcherDeps) {
+    this.maxBlocksPerScan = deps.maxBlocksPerScan ?? 10_000n;
+    if (this.maxBlocksPerScan < BigInt(deps.client.confirmations)) {
+      throw new RangeError('maxBlocksPerScan must cover at least the confirmation depth');
+    }
+  }
+
+  /** A cursor that starts reading at `fromBlock` (default: the current head). */
+  async startCursor(fromBlock?: bigint): Promise<WatchCursor> {
+    const start = fromBlock ?? (await this.deps.client.publicClient.getBlockNumber({ cacheTime: 0 }));
+    return { confirmedThrough: start - 1n, pending: [] };
+  }
+
+  async scan(cursor: WatchCursor): Promise<ScanResult> {
+    const { client } = this.deps;
+    const [head, open] = await Promise.all([client.publicClient.getBlockNumber({ cacheTime: 0 }), this.deps.addresses()]);
+    const from = cursor.confirmedThrough + 1n;
+    const to = min(head, from + this.maxBlocksPerScan - 1n);
+    // A pending transfer's address stays watched until it settles, even if the payment closed meanwhile.
+    const recipients = [...new Set([...open, ...cursor.pending.map((p) => p.to)].map((a) => a.toLowerCase() as Address))];
+    const read = await readTransfers(client.publicClient, {
+      network: client.network,
+      tokens: client.tokens,
+      recipients,
+      fromBlock: from,
+      toBlock: to,
+      limits: this.deps.limits,
+    });
+
+    const finalThrough = head - BigInt(client.confirmations) + 1n;
+    const confirmedThrough = max(cursor.confirmedThrough, min(to, finalThrough));
+    const stillThere = new Set(read.map(blockKey));
+    const before = new Set(cursor.pending.map(blockKey));
+    // A block above the head no longer exists: the chain was replaced by a shorter one.
+    const removed = cursor.pending.filter((p) => p.blockNumber > head || (p.blockNumber <= to && !stillThere.has(blockKey(p))));
+    const beyond = cursor.pending.filter((p) => p.blockNumber > to && p.blockNumber <= head);
+
+    const seen: ObservedTransfer[] = [];
+    const confirmed: ObservedTransfer[] = [];
+    const pending: TokenTransfer[] = [...beyond];
+    for (const transfer of read) {
+      const observed = { ...transfer, confirmations: confirmationsOf(head, transfer.blockNumber) };
+      if (transfer.blockNumber <= confirmedThrough) {
+        confirmed.push(observed);
+      } else {
+        pending.push(transfer);
+        if (!before.has(blockKey(transfer))) seen.push(observed);
+      }
+    }
+    const unconfirmed = pending.map((p) => ({ ...p, confirmations: confirmationsOf(head, p.blockNumber) }));
+    return { cursor: { confirmedThrough, pending }, head, seen, confirmed, unconfirmed, removed, caughtUp: to >= head };
+  }
+}
+
+/** The same log in another block is another observation: a reorg moved it. */
+const blockKey = (t: TokenTransfer) => `${transferKey(t)}@${t.blockHash.toLowerCase()}`;
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
+/** The cursor as JSON (bigints as decimal strings), for a jsonb column or a workflow payload. */
+export function cursorToJson(cursor: WatchCursor): unknown {
+  return {
+    confirmedThrough: cursor.confirmedThrough.toString(),
+    pending: cursor.pending.map((p) => ({ ...p, blockNumber: p.blockNumber.toString(), amount: p.amount.toString() })),
+  };
+}
+
+export function cursorFromJson(json: unknown): WatchCursor {
+  const c = json as { confirmedThrough: string; pending: (Omit<TokenTransfer, 'blockNumber' | 'amount'> & { blockNumber: string; amount: string })[] };
+  return {
+    confirmedThrough: BigInt(c.confirmedThrough),
+    pending: c.pending.map((p) => ({ ...p, blockNumber: BigInt(p.blockNumber), amount: BigInt(p.amount), transactionHash: p.transactionHash })),
+  };
+}

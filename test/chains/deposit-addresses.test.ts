@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { isEvmAddress } from '../../src/chains/addresses';
+import { settlementKeys } from '../../src/chains/derivation';
+import { createDb, type DbHandle } from '../../src/db/client';
+import { allocateDepositAddress, findDepositAddresses, findDepositAddressForPayment } from '../../src/db/queries/deposit-addresses';
+import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
+import { createTestDatabase } from '../support/databases';
+
+describe('deposit address allocation (Postgres sequence)', () => {
+  const keys = settlementKeys(DEV_SETTLEMENT_MNEMONIC);
+  let handle: DbHandle;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const database = await createTestDatabase(inject('templateDatabase'));
+    drop = database.drop;
+    handle = createDb(database.url, { max: 10 });
+  });
+  afterAll(async () => {
+    await handle?.close();
+    await drop?.();
+  });
+
+  const allocate = (paymentReference: string, network = 'polygon') =>
+    allocateDepositAddress(handle.db, { paymentReference, network, derive: keys.depositAddress });
+
+  it('gives the first payment index 0 and its derived, checksummed address', async () => {
+    const { row, created } = await allocate('SV_first');
+    expect(created).toBe(true);
+    expect(row).toMatchObject({ derivationIndex: 0, address: keys.depositAddress(0), network: 'polygon', paymentReference: 'SV_first' });
+    expect(isEvmAddress(row.address)).toBe(true);
+  });
+
+  it('is idempotent per payment: a retry gets the same address', async () => {
+    const first = await allocate('SV_retry', 'base');
+    const again = await allocate('SV_retry', 'ethereum');
+    expect(again.created).toBe(false);
+    expect(again.row).toEqual(first.row);
+    expect(await findDepositAddressForPayment(handle.db, 'SV_retry')).toEqual(first.row);
+  });
+
+  it('never hands two payments the same index, even when they race', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => allocate(`SV_race_${i}`)));
+    const indices = results.map((r) => r.row.derivationIndex);
+    expect(new Set(indices).size).toBe(20);
+    expect(new Set(results.map((r) => r.row.address)).size).toBe(20);
+    for (const { row } of results) expect(row.address).toBe(keys.depositAddress(row.derivationIndex));
+  });
+
+  it('gives one address when the same payment races itself', async () => {
+    const results = await Promise.all(Array.from({ length: 8 }, () => allocate('SV_same')));
+    expect(new Set(results.map((r) => r.row.address)).size).toBe(1);
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+  });
+
+  it('finds the rows of the addresses a watcher reports', async () => {
+    const a = await allocate('SV_find_a');
+    const b = await allocate('SV_find_b');
+    const rows = await findDepositAddresses(handle.db, [a.row.address, b.row.address, keys.treasury.address]);
+    expect(rows.map((r) => r.paymentReference).sort()).toEqual(['SV_find_a', 'SV_find_b']);
+  });
+});

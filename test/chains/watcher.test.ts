@@ -1,0 +1,183 @@
+import { createWalletClient, custom, encodeFunctionData, http, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devChain } from '../../src/chains/dev-accounts';
+import { testTokenAbi } from '../../src/chains/test-token-artifact';
+import { cursorFromJson, cursorToJson, TransferWatcher, type WatchCursor } from '../../src/chains/watcher';
+import { clientFor, mint, newPayer, pay, privateChain, randomAddress, type TestChain } from '../support/chain';
+
+// On a private anvil: these tests mine, rewind and replace blocks, which must not reach the files
+// sharing the run's chain.
+describe('TransferWatcher', () => {
+  let chain: TestChain & { stop(): Promise<void> };
+  beforeAll(async () => {
+    chain = await privateChain();
+  });
+  afterAll(() => chain?.stop());
+
+  it('counts confirmations as blocks are mined and reports a transfer confirmed exactly once', async () => {
+    const client = clientFor(chain, 'arbitrum', 3);
+    const deposit = randomAddress();
+    const watcher = new TransferWatcher({ client, addresses: () => [deposit] });
+    let cursor = await watcher.startCursor();
+    const payer = await newPayer(chain);
+    await mint(chain, chain.tokens.arbitrum.USDC, payer.address, 10_000_000n);
+    const receipt = await pay(chain, payer, chain.tokens.arbitrum.USDC, deposit, 10_000_000n);
+
+    let scan = await watcher.scan(cursor);
+    expect(scan.seen).toEqual([expect.objectContaining({ transactionHash: receipt.transactionHash, amount: 10_000_000n, confirmations: 1n })]);
+    expect(scan.confirmed).toEqual([]);
+    cursor = scan.cursor;
+
+    // Scanning again with nothing new reports nothing new.
+    scan = await watcher.scan(cursor);
+    expect([scan.seen, scan.confirmed, scan.removed]).toEqual([[], [], []]);
+
+    await chain.control.mine({ blocks: 1 });
+    scan = await watcher.scan(scan.cursor);
+    expect(scan.confirmed).toEqual([]);
+    expect(scan.unconfirmed).toEqual([expect.objectContaining({ transactionHash: receipt.transactionHash, confirmations: 2n })]);
+
+    await chain.control.mine({ blocks: 1 });
+    scan = await watcher.scan(scan.cursor);
+    expect(scan.confirmed).toEqual([expect.objectContaining({ transactionHash: receipt.transactionHash, asset: 'USDC', confirmations: 3n })]);
+    expect(scan.cursor.pending).toEqual([]);
+    expect(scan.unconfirmed).toEqual([]);
+    expect(scan.cursor.confirmedThrough).toBe(receipt.blockNumber);
+
+    await chain.control.mine({ blocks: 5 });
+    scan = await watcher.scan(scan.cursor);
+    expect([scan.seen, scan.confirmed, scan.removed]).toEqual([[], [], []]);
+  });
+
+  it('reads transfers to many addresses in batched calls, not one call per address', async () => {
+    const calls: string[] = [];
+    const inner = http(chain.rpcUrl)({});
+    const counting = custom({
+      request: ({ method, params }: { method: string; params?: unknown }) => {
+        calls.push(method);
+        return inner.request({ method, params } as never);
+      },
+    });
+    const client = clientFor(chain, 'ethereum', 1, counting);
+    const deposits = Array.from({ length: 25 }, randomAddress);
+    const payer = await newPayer(chain);
+    await mint(chain, chain.tokens.ethereum.USDT, payer.address, 1_000_000_000n);
+    const watcher = new TransferWatcher({ client, addresses: () => deposits, limits: { addressesPerCall: 10, blocksPerCall: 2000n } });
+    const cursor = await watcher.startCursor();
+    const paid = [deposits[0]!, deposits[9]!, deposits[10]!, deposits[24]!];
+    for (const [i, to] of paid.entries()) await pay(chain, payer, chain.tokens.ethereum.USDT, to, BigInt(i + 1) * 1_000_000n);
+    // A transfer to an address nobody watches is not ours.
+    await pay(chain, payer, chain.tokens.ethereum.USDT, randomAddress(), 7n);
+
+    calls.length = 0;
+    const scan = await watcher.scan(cursor);
+    expect(scan.confirmed.map((t) => [t.to, t.amount, t.asset])).toEqual(paid.map((to, i) => [to, BigInt(i + 1) * 1_000_000n, 'USDT']));
+    // 25 addresses in chunks of 10: three eth_getLogs, whatever the number of addresses in a chunk.
+    expect(calls.filter((m) => m === 'eth_getLogs')).toHaveLength(3);
+  });
+
+  it('reports a transfer whose block is reorganised away before confirmation as removed, and finds it again when re-mined', async () => {
+    const client = clientFor(chain, 'polygon', 3);
+    const deposit = randomAddress();
+    const watcher = new TransferWatcher({ client, addresses: () => [deposit] });
+    const payer = await newPayer(chain);
+    await mint(chain, chain.tokens.polygon.USDC, payer.address, 50_000_000n);
+    let cursor: WatchCursor = await watcher.startCursor();
+    const snapshot = await chain.control.snapshot();
+
+    // The customer's signed transaction, kept so that it can be mined again after the reorg.
+    const wallet = createWalletClient({ account: payer, chain: devChain(chain.rpcUrl), transport: http(chain.rpcUrl) });
+    const request = await wallet.prepareTransactionRequest({
+      to: chain.tokens.polygon.USDC,
+      data: encodeTransfer(deposit, 50_000_000n),
+      gas: 100_000n,
+    });
+    const signed = await wallet.signTransaction(request);
+    const hash = await wallet.sendRawTransaction({ serializedTransaction: signed });
+    const first = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+
+    let scan = await watcher.scan(cursor);
+    expect(scan.seen).toEqual([expect.objectContaining({ transactionHash: hash, blockHash: first.blockHash, confirmations: 1n })]);
+    cursor = scan.cursor;
+
+    // The block leaves the canonical chain: another chain of the same height and more takes its place.
+    await chain.control.revert({ id: snapshot });
+    await chain.control.mine({ blocks: 2 });
+    scan = await watcher.scan(cursor);
+    expect(scan.removed).toEqual([expect.objectContaining({ transactionHash: hash, blockHash: first.blockHash })]);
+    expect(scan.confirmed).toEqual([]);
+    expect(scan.cursor.pending).toEqual([]);
+    cursor = scan.cursor;
+
+    // The same transaction is mined again, in another block.
+    await chain.publicClient.request({ method: 'eth_sendRawTransaction', params: [signed] });
+    const again = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    expect(again.blockHash).not.toBe(first.blockHash);
+    scan = await watcher.scan(cursor);
+    expect(scan.removed).toEqual([]);
+    expect(scan.seen).toEqual([expect.objectContaining({ transactionHash: hash, blockHash: again.blockHash, amount: 50_000_000n })]);
+
+    await chain.control.mine({ blocks: 2 });
+    scan = await watcher.scan(scan.cursor);
+    expect(scan.confirmed).toEqual([expect.objectContaining({ transactionHash: hash, blockHash: again.blockHash, confirmations: 3n })]);
+  });
+
+  it('reports a transfer removed when the chain is replaced by a shorter one', async () => {
+    const client = clientFor(chain, 'arbitrum', 4);
+    const deposit = randomAddress();
+    const watcher = new TransferWatcher({ client, addresses: () => [deposit] });
+    const payer = await newPayer(chain);
+    await mint(chain, chain.tokens.arbitrum.USDT, payer.address, 9n);
+    const start = await watcher.startCursor();
+    const snapshot = await chain.control.snapshot();
+    const receipt = await pay(chain, payer, chain.tokens.arbitrum.USDT, deposit, 9n);
+    let scan = await watcher.scan(start);
+    expect(scan.seen).toHaveLength(1);
+    await chain.control.revert({ id: snapshot });
+    scan = await watcher.scan(scan.cursor);
+    expect(scan.head).toBeLessThan(receipt.blockNumber);
+    expect(scan.removed).toEqual([expect.objectContaining({ transactionHash: receipt.transactionHash })]);
+    expect(scan.cursor.pending).toEqual([]);
+  });
+
+  it('reports a transfer that appears in a replacement block below the cursor', async () => {
+    const client = clientFor(chain, 'base', 5);
+    const deposit = randomAddress();
+    const watcher = new TransferWatcher({ client, addresses: () => [deposit] });
+    const payer = await newPayer(chain);
+    await mint(chain, chain.tokens.base.USDC, payer.address, 3_000_000n);
+    const start = await watcher.startCursor();
+    const snapshot = await chain.control.snapshot();
+    await chain.control.mine({ blocks: 2 });
+    let scan = await watcher.scan(start);
+    expect(scan.seen).toEqual([]);
+    const cursor = scan.cursor;
+    // The scanned empty blocks are replaced by blocks carrying a payment.
+    await chain.control.revert({ id: snapshot });
+    const receipt = await pay(chain, payer, chain.tokens.base.USDC, deposit, 3_000_000n);
+    await chain.control.mine({ blocks: 1 });
+    scan = await watcher.scan(cursor);
+    expect(scan.seen).toEqual([expect.objectContaining({ transactionHash: receipt.transactionHash, amount: 3_000_000n })]);
+  });
+
+  it('keeps its cursor serialisable for the caller to store', async () => {
+    const client = clientFor(chain, 'polygon', 3);
+    const deposit = randomAddress();
+    const watcher = new TransferWatcher({ client, addresses: () => [deposit] });
+    const cursor = await watcher.startCursor();
+    const payer = await newPayer(chain);
+    await mint(chain, chain.tokens.polygon.USDT, payer.address, 2n);
+    await pay(chain, payer, chain.tokens.polygon.USDT, deposit, 2n);
+    const scan = await watcher.scan(cursor);
+    const restored = cursorFromJson(JSON.parse(JSON.stringify(cursorToJson(scan.cursor))));
+    expect(restored).toEqual(scan.cursor);
+    // A restored cursor behaves as the original: the pending transfer is not seen twice.
+    const next = await watcher.scan(restored);
+    expect(next.seen).toEqual([]);
+    expect(next.cursor.pending).toHaveLength(1);
+  });
+});
+
+function encodeTransfer(to: `0x${string}`, amount: bigint): Hex {
+  return encodeFunctionData({ abi: testTokenAbi, functionName: 'transfer', args: [to, amount] });
+}

@@ -1,0 +1,75 @@
+import { createPublicClient, createTestClient, createWalletClient, http, parseEther, type Address, type Hash, type PublicClient, type Transport } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { inject } from 'vitest';
+import { ensureAnvilBinary } from '../../src/chains/anvil-binary';
+import { createChainClient, type ChainClient } from '../../src/chains/clients';
+import { DEV_MINTER_ADDRESS, devChain, nodeAccountSender, nodeAccountWallet, type NodeAccountSender } from '../../src/chains/dev-accounts';
+import { DEV_CHAIN_ID, startDevChain, type DevChain } from '../../src/chains/dev-chain';
+import { testTokenAbi } from '../../src/chains/test-token-artifact';
+import { deployTestTokens, mintTestTokens, type TestTokenAddresses } from '../../src/chains/test-tokens';
+import type { EvmNetwork } from '../../src/domain/assets';
+
+// Helpers for tests against a real anvil: the run's shared chain (global setup) or a private one
+// for a test that rewinds or reorganises the chain, which would disturb every other file.
+
+export interface TestChain {
+  rpcUrl: string;
+  tokens: TestTokenAddresses;
+  publicClient: PublicClient;
+  /** The dev minter, sending through the node (one per chain, so this file's mints queue). */
+  minter: NodeAccountSender;
+  /** anvil_* and evm_* methods: mine, snapshot, revert, set balances. */
+  control: ReturnType<typeof createTestClient>;
+}
+
+export function sharedChain(): TestChain {
+  return testChain(inject('chainRpcUrl'), inject('chainTokens'));
+}
+
+/** A private anvil with its own tokens; stop it in afterAll. */
+export async function privateChain(): Promise<TestChain & { stop: DevChain['stop'] }> {
+  const chain = await startDevChain({ binary: ensureAnvilBinary() });
+  const publicClient = publicClientFor(chain.rpcUrl);
+  const tokens = await deployTestTokens(nodeAccountWallet(chain.rpcUrl, DEV_MINTER_ADDRESS), publicClient);
+  return { ...testChain(chain.rpcUrl, tokens), stop: chain.stop };
+}
+
+function testChain(rpcUrl: string, tokens: TestTokenAddresses): TestChain {
+  return {
+    rpcUrl,
+    tokens,
+    publicClient: publicClientFor(rpcUrl),
+    minter: nodeAccountSender(rpcUrl, DEV_MINTER_ADDRESS),
+    control: createTestClient({ mode: 'anvil', chain: devChain(rpcUrl), transport: http(rpcUrl) }),
+  };
+}
+
+const publicClientFor = (rpcUrl: string) => createPublicClient({ chain: devChain(rpcUrl), transport: http(rpcUrl) }) as PublicClient;
+
+export function clientFor(chain: TestChain, network: EvmNetwork, confirmations = 1, transport?: Transport): ChainClient {
+  return createChainClient({ network, rpcUrl: chain.rpcUrl, chainId: DEV_CHAIN_ID, confirmations, tokens: chain.tokens[network] }, { transport });
+}
+
+/** A fresh account of the test's own, with ether for gas: its nonces are nobody else's. */
+export async function newPayer(chain: TestChain): Promise<PrivateKeyAccount> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await chain.control.setBalance({ address: account.address, value: parseEther('10') });
+  return account;
+}
+
+export const randomAddress = (): Address => privateKeyToAccount(generatePrivateKey()).address;
+
+export function mint(chain: TestChain, token: Address, to: Address, amount: bigint): Promise<Hash> {
+  return mintTestTokens(chain.publicClient, { minter: chain.minter, token, to, amount });
+}
+
+/** `from` pays `amount` of `token` to `to` and waits for the receipt. */
+export async function pay(chain: TestChain, from: PrivateKeyAccount, token: Address, to: Address, amount: bigint) {
+  const wallet = createWalletClient({ account: from, chain: devChain(chain.rpcUrl), transport: http(chain.rpcUrl) });
+  const hash = await wallet.writeContract({ address: token, abi: testTokenAbi, functionName: 'transfer', args: [to, amount] });
+  return chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+}
+
+export function balanceOf(chain: TestChain, token: Address, owner: Address): Promise<bigint> {
+  return chain.publicClient.readContract({ address: token, abi: testTokenAbi, functionName: 'balanceOf', args: [owner] });
+}
