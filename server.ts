@@ -4,7 +4,7 @@ import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
 import { runMigrations } from './src/db/migrate';
 import { startSweeper, UNSTARTED_AFTER_SECONDS } from './src/payments/sweep';
-import { createProviders } from './src/providers';
+import { API_PROVIDER_TIMEOUT_MS, createProviders } from './src/providers';
 import { createTemporalClient } from './src/temporal/client';
 
 // The HTTP service. Migrations run here too, under an advisory lock, so a fresh deployment needs
@@ -15,7 +15,7 @@ async function main() {
   const db = createDb(config.databaseUrl);
   const temporal = createTemporalClient(config.temporal);
   const treasuryAddress = config.chains.settlementMnemonic ? settlementKeys(config.chains.settlementMnemonic).treasury.address : null;
-  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config), treasuryAddress });
+  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }), treasuryAddress });
   // Payments whose opening a crashed process cut short are resolved within one interval.
   const stopSweeper = startSweeper(app.payments.context, (UNSTARTED_AFTER_SECONDS * 1000) / 2, (err) => app.log.error({ err }, 'sweep of unstarted payments failed'));
   app.addHook('onClose', async () => {

@@ -2,9 +2,15 @@ import type { Config } from '../config';
 import { createProviderRegistry, type ProviderRegistry } from './registry';
 import { createSandboxAdapter } from './sandbox/adapter';
 
-/** The providers this deployment routes payments to. A real on-ramp's adapter is added here. */
-export function createProviders(config: Config): ProviderRegistry {
+/** How long the API lets a provider call take: a customer is waiting, and Pay must answer within 5 s. */
+export const API_PROVIDER_TIMEOUT_MS = 3000;
+
+/**
+ * The providers this deployment routes payments to. A real on-ramp's adapter is added here. The API
+ * passes a short per-request timeout (a customer waits on it); the worker keeps the adapters' own.
+ */
+export function createProviders(config: Config, options: { timeoutMs?: number } = {}): ProviderRegistry {
   return createProviderRegistry([
-    createSandboxAdapter({ url: config.sandbox.url, apiKey: config.sandbox.apiKey, callbackSecret: config.sandbox.callbackSecret }),
+    createSandboxAdapter({ url: config.sandbox.url, apiKey: config.sandbox.apiKey, callbackSecret: config.sandbox.callbackSecret, ...options }),
   ]);
 }

@@ -1,4 +1,7 @@
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app';
+import { API_PROVIDER_TIMEOUT_MS, createProviders } from '../../src/providers';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { http } from '../support/http';
 
@@ -51,6 +54,27 @@ describe('Pay with every worker down', () => {
     const crypto = await http('GET', `${ctx.baseUrl}/api/payment_link?transaction_code=${code}&payment_method=usdc_base`);
     expect(crypto.status).toBe(200);
     expect(crypto.json.data).toMatchObject({ type: 'crypto', asset: 'USDC', network: 'BASE', amount: '27.000000' });
+  });
+
+  it('answers within 5 s when the provider takes the connection and never replies', async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    const config = { ...ctx.config, sandbox: { ...ctx.config.sandbox, url } };
+    // The API's own wiring (server.ts): the providers with the API's short timeout.
+    const app = await buildApp({ config, db: ctx.db, temporal: ctx.temporal, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }) }, { logger: false });
+    try {
+      const m = await createApprovedMerchant(app);
+      const created = await app.inject({ method: 'POST', url: '/api/v1/checkout/sessions', headers: { authorization: `Bearer ${m.apiKey}` }, payload: { amount: 25, currency: 'USD', countryCode: 'US' } });
+      const startedAt = Date.now();
+      const res = await app.inject({ method: 'POST', url: `/pay/${created.json().checkoutSession.id}/start` });
+      expect(Date.now() - startedAt).toBeLessThan(5000);
+      expect(res.statusCode).toBe(503);
+      expect(res.body).toContain('try again in a moment');
+    } finally {
+      await app.close();
+      silent.close();
+    }
   });
 
   it('tells the customer plainly to try again when the provider does not answer', async () => {
