@@ -5,7 +5,7 @@ import { findSimpleOrder, transitionSimpleOrder, updateSimpleOrder, markSimpleOr
 import { isFiatCurrency } from '../domain/currencies';
 import { parseCrypto } from '../domain/money';
 import type { ProviderFact } from '../domain/provider-fact';
-import { CURRENCY_COUNTRY, findRail } from '../domain/rails';
+import { CURRENCY_COUNTRY, depositChoice, findRail } from '../domain/rails';
 import { settledWebhookBody } from '../domain/webhook-event';
 import type { ProviderRegistry } from '../providers/registry';
 import { orderDepositRequest, orderPaymentRequest } from '../providers/requests';
@@ -54,18 +54,10 @@ export function createSimpleOrderActivities({ db, providers, publicBaseUrl, allo
         return { type: 'fiat', slug, providerPaymentId: payment.providerPaymentId, redirectUrl: payment.redirectUrl };
       }
       if (!adapter.createDeposit) throw ApplicationFailure.nonRetryable(`${adapter.name} offers no crypto rails`, PROVIDER_REJECTED);
-      const d = await adapter.createDeposit(orderDepositRequest(terms, rail, callbackUrl)).catch(asActivityFailure);
-      await updateSimpleOrder(db, code, {
-        paymentMethod: slug,
-        provider: adapter.name,
-        providerPaymentId: d.depositId,
-        depositAddress: d.address,
-        depositAsset: d.asset,
-        depositNetwork: d.network,
-        depositAmountMicro: parseCrypto(d.amount),
-      });
-      const expiresAt = new Date(Math.min(Date.parse(d.expiresAt), order.expiresAt.getTime())).toISOString();
-      return { type: 'crypto', slug, address: d.address, amount: d.amount, asset: d.asset, network: d.network.toUpperCase(), expiresAt };
+      const deposit = await adapter.createDeposit(orderDepositRequest(terms, rail, callbackUrl)).catch(asActivityFailure);
+      const chosen = depositChoice(slug, deposit, order.expiresAt);
+      await updateSimpleOrder(db, code, { paymentMethod: slug, provider: adapter.name, ...chosen.columns });
+      return chosen.instructions;
     },
 
     async recordSimpleProcessing(code: string, fact: ProviderFact): Promise<boolean> {

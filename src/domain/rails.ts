@@ -1,5 +1,6 @@
 import { NETWORK_NAMES, SUPPORTED_PAIRS, type Asset, type Network } from './assets';
 import type { FiatCurrency } from './currencies';
+import { parseCrypto } from './money';
 
 // The simple API's payment rails: fiat rails go through the on-ramp provider (its page), crypto
 // rails through a deposit address for each supported asset-network pair.
@@ -38,3 +39,33 @@ export const CURRENCY_COUNTRY: Readonly<Record<FiatCurrency, string>> = {
   MXN: 'MX',
   JPY: 'JP',
 };
+
+/** What the customer is shown for a chosen rail: the provider's page, or where to send how much. */
+export type PaymentInstructions =
+  | { type: 'fiat'; slug: string; providerPaymentId: string; redirectUrl: string }
+  | { type: 'crypto'; slug: string; address: string; amount: string; asset: string; network: string; expiresAt: string };
+
+interface Deposit {
+  depositId: string;
+  address: string;
+  asset: string;
+  network: string;
+  amount: string;
+  expiresAt: string;
+}
+
+/** A provider deposit as the order's columns and the customer's instructions (valid until the earlier of the two expiries). */
+export function depositChoice(slug: string, d: Deposit, orderExpiresAt: Date) {
+  return {
+    columns: { providerPaymentId: d.depositId, depositAddress: d.address, depositAsset: d.asset, depositNetwork: d.network, depositAmountMicro: parseCrypto(d.amount) },
+    instructions: {
+      type: 'crypto',
+      slug,
+      address: d.address,
+      amount: d.amount,
+      asset: d.asset,
+      network: d.network.toUpperCase(),
+      expiresAt: new Date(Math.min(Date.parse(d.expiresAt), orderExpiresAt.getTime())).toISOString(),
+    } satisfies PaymentInstructions,
+  };
+}

@@ -10,8 +10,7 @@ import {
 import { isSupportedPair, isWalletAddressFor, type Network } from '../domain/assets';
 import { AppError, notFound, type ErrorDetail } from '../domain/errors';
 import { isTransactionCode } from '../domain/ids';
-import { parseCrypto } from '../domain/money';
-import { findRail } from '../domain/rails';
+import { depositChoice, findRail } from '../domain/rails';
 import { checkWebhookTarget } from '../webhooks/target-policy';
 import { SIMPLE_ORDER_WORKFLOW, type PaymentInstructions, type SimpleOrderInput } from '../workflows/simple-order/messages';
 import { OrderIdKey, PaymentStatusKey, ProviderKey } from '../workflows/search-attributes';
@@ -121,16 +120,7 @@ export async function chooseRail(ctx: PaymentContext, order: SimpleOrderRow, slu
     await updateSimpleOrder(ctx.db, order.transactionCode, { paymentMethod: rail.slug, provider: made.provider, providerPaymentId: made.payment.providerPaymentId });
     return { type: 'fiat', slug: rail.slug, providerPaymentId: made.payment.providerPaymentId, redirectUrl: made.payment.redirectUrl };
   }
-  const d = made.deposit;
-  await updateSimpleOrder(ctx.db, order.transactionCode, {
-    paymentMethod: rail.slug,
-    provider: made.provider,
-    providerPaymentId: d.depositId,
-    depositAddress: d.address,
-    depositAsset: d.asset,
-    depositNetwork: d.network,
-    depositAmountMicro: parseCrypto(d.amount),
-  });
-  const expiresAt = new Date(Math.min(Date.parse(d.expiresAt), order.expiresAt.getTime())).toISOString();
-  return { type: 'crypto', slug: rail.slug, address: d.address, amount: d.amount, asset: d.asset, network: d.network.toUpperCase(), expiresAt };
+  const chosen = depositChoice(rail.slug, made.deposit, order.expiresAt);
+  await updateSimpleOrder(ctx.db, order.transactionCode, { paymentMethod: rail.slug, provider: made.provider, ...chosen.columns });
+  return chosen.instructions;
 }

@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { SimpleOrderStatus } from '../../domain/payment-status';
 import type { ProviderFact } from '../../domain/provider-fact';
+import type { PaymentInstructions } from '../../domain/rails';
 
 // Signal, update and query definitions of the simple API's order workflow (decisions §6).
 
@@ -18,9 +19,7 @@ export interface SimpleOrderInput {
   processingTimeoutMs?: number;
 }
 
-export type PaymentInstructions =
-  | { type: 'fiat'; slug: string; providerPaymentId: string; redirectUrl: string }
-  | { type: 'crypto'; slug: string; address: string; amount: string; asset: string; network: string; expiresAt: string };
+export type { PaymentInstructions };
 
 export interface SimpleOrderState {
   status: SimpleOrderStatus;
