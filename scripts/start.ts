@@ -47,6 +47,8 @@ async function main(): Promise<void> {
     Object.assign(env, {
       NODE_ENV: 'development',
       ALLOW_PRIVATE_URLS: 'true',
+      // The local stack pays through the sandbox provider (decisions §13: only when asked for).
+      SANDBOX_ENABLED: 'true',
       DATABASE_URL: DEFAULT_DATABASE_URL,
       ...env,
       ...(adminToken ? { ADMIN_TOKEN: adminToken.value } : {}),

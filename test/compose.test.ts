@@ -37,6 +37,8 @@ const OPERATOR_ENV: Env = {
   SECRETS_KEY: 'ab'.repeat(32),
   PUBLIC_BASE_URL: 'https://pay.example.com',
   POSTGRES_PASSWORD: 'pg-secret',
+  SANDBOX_API_KEY: 'sbx-operator-key-0123456789',
+  SANDBOX_CALLBACK_SECRET: 'sbx-operator-callback-secret-0123456789',
 };
 
 // Everything a compose file can write after `$`: `$$`, `$NAME`, `${...}`; a lone `$` is an error.
@@ -272,7 +274,31 @@ describe('docker-compose.yml', () => {
     expect(() => loadCompose(COMPOSE_TEXT, {})).toThrow(/ADMIN_TOKEN/);
     expect(() => loadCompose(COMPOSE_TEXT, { ADMIN_TOKEN: 'x'.repeat(32) })).toThrow(/SECRETS_KEY/);
     // An .env line `SECRETS_KEY=` is no value either.
-    expect(() => loadCompose(COMPOSE_TEXT, { ...OPERATOR_ENV, SECRETS_KEY: '' })).toThrow(/SECRETS_KEY/);
+    for (const name of ['SECRETS_KEY', 'SANDBOX_API_KEY', 'SANDBOX_CALLBACK_SECRET']) {
+      expect(() => loadCompose(COMPOSE_TEXT, { ...OPERATOR_ENV, [name]: '' }), name).toThrow(new RegExp(name));
+    }
+  });
+
+  it('refuses, through the config, the sandbox’s published development values (decisions §13)', () => {
+    for (const [name, value] of [['SANDBOX_API_KEY', 'sbx_sk_local_development'], ['SANDBOX_CALLBACK_SECRET', 'sbx_whsec_local_development']]) {
+      const env = envOf(serviceOf(loadCompose(COMPOSE_TEXT, { ...OPERATOR_ENV, [name!]: value! }), 'service'));
+      expect(() => loadConfig(env), name).toThrow(new RegExp(`${name}: is a published development value`));
+    }
+  });
+
+  it('runs the sandbox provider unpublished, enabled for the service that calls it over the compose network', () => {
+    const sandbox = serviceOf(compose, 'sandbox');
+    expect(sandbox.ports ?? []).toEqual([]);
+    // Nothing but the Temporal UI (loopback) and the service itself is published.
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (name !== 'service' && name !== 'temporal-ui') expect(service.ports ?? [], name).toEqual([]);
+    }
+    const sandboxConfig = loadConfig(envOf(sandbox));
+    const serviceConfig = loadConfig(envOf(serviceOf(compose, 'service')));
+    expect(sandboxConfig.sandbox.enabled).toBe(true);
+    expect(serviceConfig.sandbox).toMatchObject({ enabled: true, url: `http://sandbox:${sandboxConfig.sandbox.port}` });
+    expect(serviceConfig.sandbox.apiKey).toBe(OPERATOR_ENV.SANDBOX_API_KEY);
+    expect(serviceConfig.http.trustProxy).toEqual([]);
   });
 
   it('would catch a misspelled or a missing variable', () => {
@@ -332,6 +358,8 @@ describe('.env.example', () => {
   it('holds no secret: copied unchanged, compose refuses to start until they are filled in', () => {
     expect(active.ADMIN_TOKEN).toBe('');
     expect(active.SECRETS_KEY).toBe('');
+    expect(active.SANDBOX_API_KEY).toBe('');
+    expect(active.SANDBOX_CALLBACK_SECRET).toBe('');
     expect(() => loadCompose(COMPOSE_TEXT, active)).toThrow(/ADMIN_TOKEN/);
   });
 });

@@ -70,8 +70,9 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(20)}`;
     },
-    // Behind a reverse proxy the client address comes from X-Forwarded-For (rate limits use it).
-    trustProxy: config.nodeEnv === 'production' ? 'loopback,linklocal,uniquelocal' : false,
+    // Decisions §13: X-Forwarded-For is believed only from the proxies named in TRUST_PROXY; from
+    // anyone else it is a header the client wrote, and the per-IP limits would key on a lie.
+    trustProxy: config.http.trustProxy.length > 0 ? config.http.trustProxy : false,
   }).withTypeProvider<ZodTypeProvider>();
 
   // JSON only: Fastify's default text/plain parser would hand strings to JSON routes (decisions §3: 400).

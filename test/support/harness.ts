@@ -26,6 +26,7 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
     ADMIN_TOKEN,
     SECRETS_KEY: randomBytes(32).toString('hex'),
     ALLOW_PRIVATE_URLS: 'true',
+    SANDBOX_ENABLED: 'true',
     LOG_LEVEL: 'silent',
     ...overrides,
   });
