@@ -6,7 +6,8 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import type { Config } from '../config';
 import type { DbHandle } from '../db/client';
 import { randomBase62 } from '../domain/ids';
-import errors from './plugins/errors';
+import errors, { clientErrorHandler, frameworkErrorHandler } from './plugins/errors';
+import inputHygiene from './plugins/input-hygiene';
 import merchantAuth from './plugins/merchant-auth';
 import healthRoutes from './routes/health';
 import notImplementedRoutes from './routes/not-implemented';
@@ -65,6 +66,9 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
     bodyLimit: config.http.bodyLimitBytes,
+    // Errors Fastify answers itself (before routing, or before a request exists) use our envelope too.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -84,6 +88,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   });
 
   await app.register(errors);
+  await app.register(inputHygiene);
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',

@@ -36,10 +36,12 @@ const originOf = (url: string | null | undefined) => {
 
 /** The hosted checkout page and the two actions a customer takes on it: pay and cancel. */
 const hostedCheckoutRoutes: FastifyPluginAsync<Deps> = async (app, { config, db, temporal, providerOrigins }) => {
-  const assets = {
-    'checkout.css': { body: readFileSync(path.join(ASSETS_DIR, 'checkout.css')), type: 'text/css; charset=utf-8' },
-    'checkout.js': { body: readFileSync(path.join(ASSETS_DIR, 'checkout.js')), type: 'text/javascript; charset=utf-8' },
-  };
+  // A Map, not an object literal: a file named __proto__ or constructor must be a 404, not a lookup
+  // into Object.prototype.
+  const assets = new Map([
+    ['checkout.css', { body: readFileSync(path.join(ASSETS_DIR, 'checkout.css')), type: 'text/css; charset=utf-8' }],
+    ['checkout.js', { body: readFileSync(path.join(ASSETS_DIR, 'checkout.js')), type: 'text/javascript; charset=utf-8' }],
+  ]);
   const ownOrigin = new URL(config.http.publicBaseUrl).origin;
 
   // The page's forms post url-encoded bodies with nothing we read; accept and ignore them.
@@ -90,7 +92,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<Deps> = async (app, { config, db,
   });
 
   app.get<{ Params: { file: string } }>('/pay/assets/:file', { schema: { hide: true } }, async (request, reply) => {
-    const asset = assets[request.params.file as keyof typeof assets];
+    const asset = assets.get(request.params.file);
     if (!asset) return notFoundPage(reply);
     return reply.type(asset.type).header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff').send(asset.body);
   });

@@ -27,6 +27,7 @@ const providerCallbackRoutes: FastifyPluginAsync<{ db: Database; temporal: Clien
   { db, temporal, providers, now },
 ) => {
   // The signature covers the exact bytes sent: keep the body as a string, parse after verifying.
+  app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   app.post<{ Params: { provider: string } }>(

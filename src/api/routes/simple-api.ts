@@ -9,10 +9,11 @@ import { AppError, notFound } from '../../domain/errors';
 import { formatCrypto } from '../../domain/money';
 import { choosePayment, isTransactionCode, openSimpleOrder, parseFiat, type SimpleDeps } from '../simple/open-order';
 import { findRail, paymentOptions } from '../simple/rails';
+import { simpleErrorHandler } from '../plugins/errors';
 import { transactionView } from '../simple/views';
 
 // The simple API (spec 4.9), under /api: no API key, no rate limit, the { status } envelope of
-// decisions §3 (errors through the shared error handler, which picks the envelope by path).
+// decisions §3 (its own error handler, set on this plugin: every route here answers in that envelope).
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }).max(2048);
 
@@ -41,6 +42,7 @@ const ok = <T>(data: T) => ({ status: 'success' as const, data });
 
 const simpleApiRoutes: FastifyPluginAsync<SimpleDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
+  app.setErrorHandler(simpleErrorHandler);
   const { db, temporal, providers, config } = deps;
 
   async function loadOrder(code: string) {
