@@ -59,7 +59,7 @@ async function inputHygienePlugin(app: FastifyInstance) {
       done(new AppError('BadRequest', 'The body is not valid UTF-8.'), undefined);
       return;
     }
-    parseJson(request, bytes.toString('utf8'), done);
+    void parseJson(request, bytes.toString('utf8'), done);
   });
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
