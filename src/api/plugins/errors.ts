@@ -95,8 +95,8 @@ export function simpleErrorHandler(err: FastifyError, request: FastifyRequest, r
  * Fastify's own errors before routing (FST_ERR_BAD_URL, FST_ERR_MAX_PARAM_LENGTH): no route, so
  * the URL picks the envelope. Passed to Fastify as its `frameworkErrors` option.
  */
-export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  return sendError(request, reply, err, faceOfUrl(request.url));
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void sendError(request, reply, err, faceOfUrl(request.url));
 }
 
 /**
