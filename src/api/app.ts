@@ -132,7 +132,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(simpleHostedRoutes, { ...checkoutDeps, providerOrigins: deps.providers.pageOrigins() });
   await app.register(
     async (admin) => {
-      admin.addHook('preHandler', adminAuth(config.adminToken));
+      admin.addHook('preHandler', adminAuth(db, config.adminToken));
       await admin.register(adminMerchantRoutes, { db, secretsKey: config.secretsKey, now });
       await admin.register(adminSettingsRoutes, { db });
       await admin.register(adminWebhookRoutes, { config, db, temporal: deps.temporal });
