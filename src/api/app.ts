@@ -6,6 +6,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import type { Config } from '../config';
 import type { DbHandle } from '../db/client';
 import { randomBase62 } from '../domain/ids';
+import { serializeError, serializeRequest } from './log-serializers';
 import errors, { clientErrorHandler, frameworkErrorHandler } from './plugins/errors';
 import inputHygiene from './plugins/input-hygiene';
 import merchantAuth from './plugins/merchant-auth';
@@ -63,6 +64,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
         : {
             level: config.logLevel,
             redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+            serializers: { req: serializeRequest, err: serializeError },
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
     bodyLimit: config.http.bodyLimitBytes,
