@@ -9,6 +9,8 @@ import type { FastifyRequest } from 'fastify';
  * no query string is logged at all, credentialed route or not.
  */
 export function serializeRequest(request: FastifyRequest) {
+  // Something logged under `req` that is not a request is left to the redaction rules.
+  if (typeof request?.url !== 'string') return request as unknown as Record<string, unknown>;
   return {
     method: request.method,
     url: withoutQuery(request.url),
