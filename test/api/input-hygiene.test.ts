@@ -79,6 +79,9 @@ describe('invalid UTF-8 and NUL outside the body', () => {
     ['/api/transaction?transaction_code=100%', 'simple'],
     ['/api/v1/checkout/sessions/SV_abc?q=%C3%28', 'v1'],
     ['/pay/%00', 'v1'],
+    // No route matches: the URL alone picks the envelope.
+    ['/api/no-such-route?x=%00', 'simple'],
+    ['/api/v1/no-such-route?x=%FF', 'v1'],
   ])('answers %s with 400 BadRequest in its envelope', async (url, face) => {
     const res = await ctx.app.inject({ method: 'GET', url });
     if (face === 'simple') expectSimple(res, 400, 'BadRequest');
