@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { withoutSqlParams } from '../domain/sql-errors';
 
 // Decisions §13: logs never carry query strings of credentialed routes, nor the values of a failed
 // SQL query. Both reach the log through pino's serializers, so both are cut there, once.
@@ -31,12 +32,6 @@ export function withoutQuery(url: string): string {
 const VALUE_FIELDS = new Set(['params', 'parameters', 'args', 'types', 'detail', 'where']);
 const MAX_CAUSES = 5;
 
-/** drizzle's DrizzleQueryError puts the parameters into its message ("Failed query: …\nparams: …"). */
-function scrubMessage(message: string): string {
-  const at = message.indexOf('\nparams:');
-  return at < 0 ? message : `${message.slice(0, at)}\nparams: [not logged]`;
-}
-
 export interface SerializedError {
   [key: string]: unknown;
   type: string;
@@ -51,7 +46,7 @@ export function serializeError(err: unknown): SerializedError {
 
 function serializeOne(err: unknown, depth: number): SerializedError {
   if (!(err instanceof Error)) return { type: typeof err, message: String(err), stack: '' };
-  const message = scrubMessage(err.message);
+  const message = withoutSqlParams(err.message);
   const out: SerializedError = {
     type: err.constructor?.name ?? err.name,
     message,

@@ -5,6 +5,9 @@ import { buildApp } from '../../src/api/app';
 import { createDb, type DbHandle } from '../../src/db/client';
 import { createProviders } from '../../src/providers';
 import { createTemporalClient } from '../../src/temporal/client';
+import { sqlValuesOutOfFailures } from '../../src/temporal/worker';
+import { ApplicationFailure } from '@temporalio/common';
+import { sql } from 'drizzle-orm';
 import { adminHeaders, ADMIN_TOKEN, createApprovedMerchant, testConfig, useTestApp } from '../support/harness';
 
 // Decisions §13: a run with planted secrets, its whole log captured and searched. Query strings of
@@ -83,5 +86,41 @@ describe('log hygiene', () => {
     for (const secret of [plantedKey, plantedEmail, plantedMeta, ADMIN_TOKEN, plantedToken, webhookSecret, merchant.apiKey, merchant.securityCode]) {
       expect(log, secret).not.toContain(secret);
     }
+  });
+});
+
+describe('activity failures (worker log and workflow history)', () => {
+  type Execute = NonNullable<typeof sqlValuesOutOfFailures.execute>;
+  const input: Parameters<Execute>[0] = { args: [], headers: {} };
+  const execute = async (thrown: unknown): Promise<unknown> => {
+    const interceptor = sqlValuesOutOfFailures.execute;
+    if (!interceptor) throw new Error('the interceptor has no execute');
+    return interceptor(input, () => Promise.reject(thrown instanceof Error ? thrown : new Error(String(thrown))));
+  };
+
+  it("cut a failed statement's values before Temporal logs or stores them", async () => {
+    const planted = 'planted.activity@secret-mail.example';
+    let failure: unknown;
+    try {
+      await ctx.db.db.execute(sql`insert into merchants (id, name) values (${planted}, ${planted})`);
+    } catch (err) {
+      failure = err;
+    }
+    // The real error carries the value, in its message or its cause.
+    expect(JSON.stringify(failure, Object.getOwnPropertyNames(failure)) + String((failure as Error).message)).toContain(planted);
+    const thrown = (await execute(failure).catch((e: unknown) => e)) as Error;
+    expect(thrown).toBeInstanceOf(Error);
+    expect(thrown.name).toBe((failure as Error).name);
+    expect(thrown.message).toContain('Failed query');
+    expect(thrown.message).toMatch(/postgres 23502/);
+    expect(thrown.cause).toBeUndefined();
+    expect(`${thrown.message}\n${thrown.stack}`).not.toContain(planted);
+  });
+
+  it('leave every other failure as it was', async () => {
+    const permanent = ApplicationFailure.nonRetryable('the provider refused', 'ProviderRejected');
+    expect(await execute(permanent).catch((e: unknown) => e)).toBe(permanent);
+    const plain = new Error('connection refused');
+    expect(await execute(plain).catch((e: unknown) => e)).toBe(plain);
   });
 });
