@@ -1,45 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app';
-import { randomBase62 } from '../../src/domain/ids';
 import { adminHeaders, createApprovedMerchant, createMerchant, testConfig, useTestApp } from '../support/harness';
-import { markSiteVerified } from '../support/plugin-sites';
+import { randomBase62 } from '../../src/domain/ids';
+import { connectBody, freshSite, markSiteVerified, pluginConnect } from '../support/plugin-sites';
 
 // POST /api/v1/plugin/connect (spec §4.5, decisions §2): every outcome of the handshake. Private URLs
 // are allowed here (the harness default), so sites need no DNS; a strict app covers the URL policy.
+// Rate limits: connect-limits.test.ts; proof of site control: site-proof.test.ts.
 const ctx = useTestApp();
 
-type Merchant = Awaited<ReturnType<typeof createApprovedMerchant>>;
-
-// Each test speaks from its own address, so the per-IP limit of one test never touches another.
-let lastOctet = 0;
-const freshIp = () => `198.51.100.${++lastOctet}`;
-
-const freshSite = () => `https://shop-${randomBase62(8).toLowerCase()}.example`;
-
-function connectBody(m: Merchant, overrides: Record<string, unknown> = {}) {
-  const site = (overrides.site_url as string | undefined) ?? freshSite();
-  return {
-    merchant_id: m.id,
-    api_key: m.apiKey,
-    security_code: m.securityCode,
-    platform: 'woocommerce',
-    site_url: site,
-    callback_url: `${site}/?wc-api=svc_webhook`,
-    plugin_version: '1.1.0',
-    ...overrides,
-  };
-}
-
-function connect(body: unknown, options: { ip?: string; headers?: Record<string, string>; app?: FastifyInstance } = {}) {
-  return (options.app ?? ctx.app).inject({
-    method: 'POST',
-    url: '/api/v1/plugin/connect',
-    payload: body as object,
-    remoteAddress: options.ip ?? freshIp(),
-    ...(options.headers ? { headers: options.headers } : {}),
-  });
-}
+const connect = (body: unknown, options: { ip?: string; headers?: Record<string, string>; app?: FastifyInstance } = {}) =>
+  pluginConnect(options.app ?? ctx.app, body, options);
 
 const siteCount = async () => (await ctx.db.sql`select count(*)::int as n from sites`)[0]!.n as number;
 
@@ -264,73 +236,6 @@ describe('request validation (422)', () => {
   });
 });
 
-describe('rate limiting of failed attempts (decisions §2)', () => {
-  it('refuses a merchant id after 5 failures, right credentials included, with 429 and Retry-After, across two API processes', async () => {
-    const m = await createApprovedMerchant(ctx.app);
-    const other = await createApprovedMerchant(ctx.app);
-    // A second API process on the same database: the limit is shared through Postgres.
-    const second = await buildApp({ config: ctx.config, db: ctx.db, temporal: ctx.temporal, providers: ctx.providers }, { logger: false });
-    try {
-      const apps = [ctx.app, second, second, ctx.app, second];
-      for (const [i, app] of apps.entries()) {
-        const res = await connect(connectBody(m, { security_code: other.securityCode }), { app, ip: freshIp() });
-        expect(res.statusCode, `failure ${i + 1}`).toBe(401);
-      }
-      for (const app of [ctx.app, second]) {
-        const res = await connect(connectBody(m), { app, ip: freshIp() });
-        expect(res.statusCode).toBe(429);
-        expect(res.json()).toMatchObject({ ok: false, error: 'RateLimited' });
-        const retryAfter = Number(res.headers['retry-after']);
-        expect(retryAfter).toBeGreaterThan(800);
-        expect(retryAfter).toBeLessThanOrEqual(900);
-      }
-      // Another merchant from the same addresses is not affected.
-      expect((await connect(connectBody(other))).statusCode).toBe(202);
-      expect(await ctx.db.sql`select id from sites where merchant_id = ${m.id}`).toHaveLength(0);
-
-      // Once the oldest failures leave the 15-minute window, attempts are allowed again.
-      await ctx.db.sql`update auth_failures set occurred_at = occurred_at - interval '16 minutes' where dimension = 'merchant' and subject = ${m.id}`;
-      expect((await connect(connectBody(m), { app: second })).statusCode).toBe(202);
-    } finally {
-      await second.close();
-    }
-  });
-
-  it('counts concurrent failures exactly: of 8 simultaneous wrong attempts, 5 are checked and 3 refused', async () => {
-    const m = await createApprovedMerchant(ctx.app);
-    const results = await Promise.all(Array.from({ length: 8 }, () => connect(connectBody(m, { security_code: 'WRONG' }))));
-    const statuses = results.map((r) => r.statusCode).sort();
-    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
-  });
-
-  it('refuses a client IP after 20 failures, whatever merchant id it tries next', async () => {
-    const ip = freshIp();
-    for (let i = 0; i < 20; i++) {
-      // Four guesses on each of five merchant ids: no single merchant id reaches its own limit.
-      const res = await connect(
-        { ...connectBody(await cachedMerchant()), merchant_id: `MER_guess${String(Math.floor(i / 4)).padStart(12, '0')}` },
-        { ip },
-      );
-      expect(res.statusCode, `failure ${i + 1}`).toBe(401);
-    }
-    const m = await createApprovedMerchant(ctx.app);
-    const blocked = await connect(connectBody(m), { ip });
-    expect(blocked.statusCode).toBe(429);
-    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
-    expect((await connect(connectBody(m), { ip: freshIp() })).statusCode).toBe(202);
-  });
-
-  it('does not count requests refused before any credential was checked', async () => {
-    const m = await createApprovedMerchant(ctx.app);
-    const ip = freshIp();
-    for (let i = 0; i < 8; i++) {
-      expect((await connect(connectBody(m, { platform: 'wix' }), { ip })).statusCode).toBe(422);
-      expect((await connect(connectBody(m), { ip, headers: { authorization: 'Bearer x' } })).statusCode).toBe(401);
-    }
-    expect((await connect(connectBody(m), { ip })).statusCode).toBe(202);
-  });
-});
-
 describe('security code rotation (spec §5.7)', () => {
   it('invalidates the old code at once, while connected sites and their sessions keep working', async () => {
     const m = await createApprovedMerchant(ctx.app);
@@ -373,9 +278,3 @@ describe('security code rotation (spec §5.7)', () => {
     expect(reconnect.json()).toMatchObject({ site_id: connected.site_id, webhook_secret: connected.webhook_secret });
   });
 });
-
-let sharedMerchant: Merchant | undefined;
-async function cachedMerchant(): Promise<Merchant> {
-  sharedMerchant ??= await createApprovedMerchant(ctx.app);
-  return sharedMerchant;
-}
