@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { constantTimeEqual } from '../src/domain/credentials';
-import { createCallbackSender, DEFAULT_RETRY_DELAYS_MS } from './callbacks';
+import { callbackTargetRefusal, createCallbackSender, DEFAULT_RETRY_DELAYS_MS } from './callbacks';
 import type { ChainEndpoint } from '../src/chains/clients';
 import { createDelivery } from './chain';
 import { createDeposits, depositRequest } from './deposits';
@@ -37,8 +37,10 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
   const http = options.fetch ?? fetch;
   const app = Fastify({ logger: options.logger ?? false });
   const store = createSandboxStore();
+  const serviceOrigin = new URL(options.serviceUrl).origin;
   const callbacks = createCallbackSender({
     secret: options.callbackSecret,
+    allowedOrigin: serviceOrigin,
     fetch: http,
     now,
     retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
@@ -98,6 +100,8 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     api.post('/v1/payments', async (request, reply) => {
       const parsed = paymentRequest.safeParse(request.body);
       if (!parsed.success) return sendInvalid(reply, parsed.error.issues);
+      const refusal = callbackTargetRefusal(parsed.data.callbackUrl, serviceOrigin);
+      if (refusal) return sendError(reply, 422, 'callback_not_allowed', refusal);
       if (!sandboxServesCountry(parsed.data.countryCode)) {
         return sendError(reply, 422, 'country_not_supported', `The sandbox does not serve ${parsed.data.countryCode}.`);
       }
@@ -118,6 +122,8 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     api.post('/v1/deposits', async (request, reply) => {
       const parsed = depositRequest.safeParse(request.body);
       if (!parsed.success) return sendInvalid(reply, parsed.error.issues);
+      const refusal = callbackTargetRefusal(parsed.data.callbackUrl, serviceOrigin);
+      if (refusal) return sendError(reply, 422, 'callback_not_allowed', refusal);
       const opened = deposits.open(parsed.data);
       if (opened.kind === 'conflict') return sendError(reply, 409, 'reference_conflict', 'This reference has a funded deposit with other terms.');
       const d = opened.deposit;

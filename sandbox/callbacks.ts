@@ -11,13 +11,30 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
 
 export interface CallbackSenderDeps {
   secret: string;
+  /** The merchant platform's origin: the only place callbacks go (see callbackTargetRefusal). */
+  allowedOrigin: string;
   fetch: typeof fetch;
   now: () => Date;
   retryDelaysMs: readonly number[];
   onFailedAttempt?: (event: CallbackEvent, attempt: CallbackAttempt) => void;
 }
 
-export function createCallbackSender({ secret, fetch, now, retryDelaysMs, onFailedAttempt }: CallbackSenderDeps) {
+/**
+ * Why the sandbox will not post callbacks to `url`, or null when it will. A provider account has one
+ * callback destination, the platform it belongs to; posting wherever a request says would make the
+ * sandbox a way to send signed requests into any network it can reach, private ones included.
+ */
+export function callbackTargetRefusal(url: string, allowedOrigin: string): string | null {
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    return 'callbackUrl is not an absolute URL';
+  }
+  return origin === allowedOrigin ? null : `callbackUrl must be on the merchant platform's service URL (${allowedOrigin}); the sandbox posts callbacks nowhere else`;
+}
+
+export function createCallbackSender({ secret, allowedOrigin, fetch, now, retryDelaysMs, onFailedAttempt }: CallbackSenderDeps) {
   // One chain per payment: its callbacks go out strictly in order, so a receiver never sees
   // "succeeded" before "processing" (the next waits until the previous is delivered or abandoned).
   const chains = new Map<string, Promise<void>>();
@@ -26,6 +43,9 @@ export function createCallbackSender({ secret, fetch, now, retryDelaysMs, onFail
   async function attempt(url: string, event: CallbackEvent): Promise<CallbackAttempt> {
     const started = Date.now();
     const at = now();
+    // Checked at creation already; checked again here so that no code path can post elsewhere.
+    const refusal = callbackTargetRefusal(url, allowedOrigin);
+    if (refusal) return { at: at.toISOString(), statusCode: null, error: refusal, durationMs: 0, ok: false };
     // A fresh timestamp per attempt: receivers refuse old ones, and a retry may come minutes later.
     const signature = signatureHeader(secret, Math.floor(at.getTime() / 1000), event.body);
     try {

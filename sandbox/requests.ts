@@ -68,6 +68,7 @@ export type SandboxErrorCode =
   | 'reference_conflict'
   | 'payment_not_payable'
   | 'validation_error'
+  | 'callback_not_allowed'
   | 'country_not_supported'
   | 'service_refused'
   | 'service_unreachable'

@@ -54,6 +54,8 @@ async function main(): Promise<void> {
       NODE_ENV: 'development',
       ALLOW_PRIVATE_URLS: 'true',
       ALLOW_UNVERIFIED_NETWORKS: 'true',
+      // The local stack pays through the sandbox provider (decisions §13: only when asked for).
+      SANDBOX_ENABLED: 'true',
       DATABASE_URL: DEFAULT_DATABASE_URL,
       SETTLEMENT_MNEMONIC: DEV_SETTLEMENT_MNEMONIC,
       ...env,

@@ -1,4 +1,5 @@
 import { getAddress, type Address } from 'viem';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { EVM_NETWORKS, type EvmNetwork } from './domain/assets';
 import { DEV_SETTLEMENT_MNEMONIC, isValidMnemonic } from './domain/mnemonic';
@@ -19,6 +20,31 @@ const secretsKey = z
   })
   .transform((v) => decodeKey(v) as Buffer);
 
+/**
+ * Values published in this repository (defaults, examples): fine on a laptop, no secret anywhere
+ * else. Decisions §13: NODE_ENV=production refuses to start with any of them. A new development
+ * default (a dev mnemonic, a test key) is one more entry here.
+ */
+export const DEVELOPMENT_VALUES: Readonly<Record<string, readonly string[]>> = {
+  SANDBOX_API_KEY: ['sbx_sk_local_development'],
+  SANDBOX_CALLBACK_SECRET: ['sbx_whsec_local_development'],
+  // The dev chain's public phrase: its keys would hold real money in production.
+  SETTLEMENT_MNEMONIC: [DEV_SETTLEMENT_MNEMONIC],
+};
+
+/** Variables whose development value is filled in outside production, and only there. */
+const DEVELOPMENT_DEFAULTS: Readonly<Record<string, string>> = {
+  SANDBOX_API_KEY: 'sbx_sk_local_development',
+  SANDBOX_CALLBACK_SECRET: 'sbx_whsec_local_development',
+};
+
+// TRUST_PROXY: addresses or CIDRs of our own reverse proxies, comma-separated. Only a peer in this
+// list may say, through X-Forwarded-For, who the client is (the per-IP limits key on that answer).
+const trustProxy = z
+  .string()
+  .transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''))
+  .refine((list) => list.every(isAddressOrCidr), { message: 'must be a comma-separated list of IP addresses or CIDRs' });
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
   PORT: port.default(3000),
@@ -37,9 +63,12 @@ const envSchema = z.object({
   // How the service reaches the sandbox provider's API (default: 127.0.0.1 on SANDBOX_PORT).
   SANDBOX_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
   // The sandbox's test credentials: shared by the sandbox and the service like a real provider's
-  // API key and callback signing secret. Not production secrets; a real provider gets its own.
-  SANDBOX_API_KEY: z.string().min(8).default('sbx_sk_local_development'),
-  SANDBOX_CALLBACK_SECRET: z.string().min(16).default('sbx_whsec_local_development'),
+  // API key and callback signing secret. Outside production they default to published values.
+  SANDBOX_API_KEY: z.string().min(8).optional(),
+  SANDBOX_CALLBACK_SECRET: z.string().min(16).optional(),
+  // The sandbox provider (its adapter here, its process, its test helpers) runs only when this is true.
+  SANDBOX_ENABLED: booleanFlag.default(false),
+  TRUST_PROXY: trustProxy.default([]),
   SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
   // A simple order the provider left in `processing` this long has failed (its late money is flagged).
   PROCESSING_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
@@ -92,12 +121,13 @@ export type Env = z.input<typeof envSchema>;
 
 export interface Config {
   nodeEnv: 'development' | 'production' | 'test';
-  http: { port: number; host: string; publicBaseUrl: string; bodyLimitBytes: number };
+  http: { port: number; host: string; publicBaseUrl: string; bodyLimitBytes: number; trustProxy: string[] };
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   adminToken: string;
   secretsKey: Buffer;
-  sandbox: { port: number; url: string; apiKey: string; callbackSecret: string };
+  /** apiKey and callbackSecret are empty only when the sandbox is disabled in production. */
+  sandbox: { enabled: boolean; port: number; url: string; apiKey: string; callbackSecret: string };
   checkout: { sessionTtlSeconds: number; processingTimeoutSeconds: number; amountMinMajor: number; amountMaxMajor: number };
   allowPrivateUrls: boolean;
   webhooks: WebhookSettings;
@@ -150,10 +180,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (chainNetworks.networks.length > 0 && !mnemonic) {
     throw new ConfigError([{ variable: 'SETTLEMENT_MNEMONIC', message: 'is required when a CHAIN_<NETWORK>_RPC_URL is set' }]);
   }
-  // Decisions §13: the dev phrase is public; its keys would hold real money in production.
-  if (e.NODE_ENV === 'production' && mnemonic === DEV_SETTLEMENT_MNEMONIC) {
-    throw new ConfigError([{ variable: 'SETTLEMENT_MNEMONIC', message: 'is the public development mnemonic; production needs its own' }]);
-  }
+  // The mnemonic is compared as parsed (normalised words), so spacing cannot smuggle the dev phrase in.
+  const refusals = productionIssues(e.NODE_ENV, { ...present, SETTLEMENT_MNEMONIC: mnemonic ?? undefined }, e.SANDBOX_ENABLED);
+  if (refusals.length > 0) throw new ConfigError(refusals);
+  const devDefault = (name: string) => (e.NODE_ENV === 'production' ? '' : (DEVELOPMENT_DEFAULTS[name] ?? ''));
   return {
     nodeEnv: e.NODE_ENV,
     http: {
@@ -161,6 +191,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       host: e.HOST,
       publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, ''),
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
+      trustProxy: e.TRUST_PROXY,
     },
     databaseUrl: e.DATABASE_URL,
     temporal: {
@@ -171,10 +202,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     adminToken: e.ADMIN_TOKEN,
     secretsKey: e.SECRETS_KEY,
     sandbox: {
+      enabled: e.SANDBOX_ENABLED,
       port: e.SANDBOX_PORT,
       url: (e.SANDBOX_URL ?? `http://127.0.0.1:${e.SANDBOX_PORT}`).replace(/\/+$/, ''),
-      apiKey: e.SANDBOX_API_KEY,
-      callbackSecret: e.SANDBOX_CALLBACK_SECRET,
+      apiKey: e.SANDBOX_API_KEY ?? devDefault('SANDBOX_API_KEY'),
+      callbackSecret: e.SANDBOX_CALLBACK_SECRET ?? devDefault('SANDBOX_CALLBACK_SECRET'),
     },
     checkout: {
       sessionTtlSeconds: e.SESSION_TTL_SECONDS,
@@ -242,6 +274,32 @@ function parseChainNetworks(env: Record<string, string | undefined>): { networks
     });
   }
   return { networks, issues };
+}
+
+/**
+ * Decisions §13: production never runs on a published value. The sandbox's credentials have no
+ * default there, so an enabled sandbox needs its own; lengths of ADMIN_TOKEN and SECRETS_KEY are
+ * checked by the schema in every mode.
+ */
+function productionIssues(nodeEnv: string, present: Record<string, string | undefined>, sandboxEnabled: boolean) {
+  if (nodeEnv !== 'production') return [];
+  const issues: { variable: string; message: string }[] = [];
+  for (const [variable, values] of Object.entries(DEVELOPMENT_VALUES)) {
+    const value = present[variable];
+    if (value !== undefined && values.includes(value)) {
+      issues.push({ variable, message: 'is a published development value; NODE_ENV=production needs a secret of your own' });
+    }
+  }
+  if (sandboxEnabled) {
+    for (const variable of ['SANDBOX_API_KEY', 'SANDBOX_CALLBACK_SECRET']) {
+      if (present[variable] === undefined) issues.push({ variable, message: 'is required with SANDBOX_ENABLED=true in production' });
+    }
+  }
+  return issues;
+}
+
+function isAddressOrCidr(value: string): boolean {
+  return ipaddr.isValid(value) || ipaddr.isValidCIDR(value);
 }
 
 function decodeKey(value: string): Buffer | null {

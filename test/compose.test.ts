@@ -1,143 +1,28 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
-import { ConfigError, configVariables, loadConfig } from '../src/config';
+import { loadConfig } from '../src/config';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/workflows/search-attributes';
+import {
+  COMPOSE_TEXT,
+  commandOf,
+  dependencies,
+  envOf,
+  envProblems,
+  interpolate,
+  interpolateAll,
+  loadCompose,
+  OPERATOR_ENV,
+  parseYaml,
+  read,
+  requiredByConfig,
+  ROOT,
+  serviceOf,
+  type Env,
+} from './support/compose-file';
 
 // No Docker engine runs here, so the production topology is checked by reading it as compose would:
 // YAML with merge keys, then variable interpolation, then the same loadConfig the processes call.
-
-const ROOT = path.resolve(__dirname, '..');
-const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
-
-type Env = Record<string, string>;
-type DependsOn = string[] | Record<string, { condition?: string }>;
-interface Service {
-  image?: string;
-  build?: string | { context?: string; dockerfile?: string };
-  command?: string | string[];
-  entrypoint?: string | string[];
-  environment?: Record<string, unknown> | string[];
-  depends_on?: DependsOn;
-  healthcheck?: { test?: string | string[] };
-  ports?: (string | { target?: number; published?: number | string })[];
-  volumes?: (string | { source?: string; target?: string })[];
-  deploy?: { replicas?: number };
-}
-interface ComposeFile {
-  services: Record<string, Service>;
-  volumes?: Record<string, unknown>;
-  'x-app-env'?: Record<string, unknown>;
-}
-
-/** What the operator's .env would hold: plausible values for the variables compose requires. */
-const OPERATOR_ENV: Env = {
-  ADMIN_TOKEN: 'x'.repeat(32),
-  SECRETS_KEY: 'ab'.repeat(32),
-  PUBLIC_BASE_URL: 'https://pay.example.com',
-  POSTGRES_PASSWORD: 'pg-secret',
-};
-
-// Everything a compose file can write after `$`: `$$`, `$NAME`, `${...}`; a lone `$` is an error.
-const REFERENCE = /\$(?:(\$)|\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*))?/g;
-
-/**
- * Compose's interpolation of one string: `$$`, `$NAME`, `${NAME}`, `${NAME-default}`,
- * `${NAME:-default}`, `${NAME?message}`, `${NAME:?message}`, `${NAME+alt}`, `${NAME:+alt}`.
- * With the colon an empty value counts as unset. Anything else throws, as compose refuses it.
- */
-function interpolate(value: string, env: Env, seen?: Set<string>): string {
-  return value.replace(REFERENCE, (whole, escaped?: string, braced?: string, bare?: string) => {
-    if (escaped) return '$';
-    if (bare !== undefined) {
-      seen?.add(bare);
-      return env[bare] ?? '';
-    }
-    const m = braced === undefined ? null : /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?+])([^$]*))?$/.exec(braced);
-    if (!m) throw new Error(`invalid interpolation ${whole} in ${JSON.stringify(value)}`);
-    const [, name = '', colon, op, arg = ''] = m;
-    seen?.add(name);
-    const current = env[name];
-    const unset = current === undefined || (colon === ':' && current === '');
-    if (op === '-') return unset ? arg : (current ?? '');
-    if (op === '+') return unset ? '' : arg;
-    if (op === '?' && unset) throw new Error(`compose would refuse to start: ${name}: ${arg}`);
-    return current ?? '';
-  });
-}
-
-function interpolateAll(node: unknown, env: Env, seen?: Set<string>): unknown {
-  if (typeof node === 'string') return interpolate(node, env, seen);
-  if (Array.isArray(node)) return node.map((n) => interpolateAll(n, env, seen));
-  if (node !== null && typeof node === 'object') {
-    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, interpolateAll(v, env, seen)]));
-  }
-  return node;
-}
-
-const COMPOSE_TEXT = read('docker-compose.yml');
-const parseYaml = (text: string) => parse(text, { merge: true }) as unknown;
-
-function loadCompose(text = COMPOSE_TEXT, env: Env = OPERATOR_ENV): ComposeFile {
-  return interpolateAll(parseYaml(text), env) as ComposeFile;
-}
-
-function serviceOf(compose: ComposeFile, name: string): Service {
-  const service = compose.services[name];
-  if (!service) throw new Error(`docker-compose.yml has no service "${name}"`);
-  return service;
-}
-
-/** A service's environment as the process sees it, from either the map or the list form. */
-function envOf(service: Service): Env {
-  const raw = service.environment ?? {};
-  if (Array.isArray(raw)) {
-    return Object.fromEntries(raw.map((entry) => {
-      const i = entry.indexOf('=');
-      return i < 0 ? [entry, ''] : [entry.slice(0, i), entry.slice(i + 1)];
-    }));
-  }
-  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, scalar(k, v)]));
-}
-
-/** Compose takes strings, numbers and booleans as values and null as "empty"; nothing else. */
-function scalar(name: string, v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v);
-  throw new Error(`${name}: not a scalar value`);
-}
-
-function dependencies(service: Service): Record<string, string> {
-  const d = service.depends_on ?? [];
-  if (Array.isArray(d)) return Object.fromEntries(d.map((name) => [name, 'service_started']));
-  return Object.fromEntries(Object.entries(d).map(([name, v]) => [name, v.condition ?? 'service_started']));
-}
-
-const commandOf = (service: Service) => [service.entrypoint ?? [], service.command ?? []].flat().join(' ');
-
-/** The variables loadConfig cannot do without: it names them "is required" when they are absent. */
-function requiredByConfig(): string[] {
-  try {
-    loadConfig({});
-    return [];
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    return err.issues.filter((i) => i.message === 'is required').map((i) => i.variable);
-  }
-}
-
-/** Every reason an app process's environment would not do; empty when it is right. */
-function envProblems(env: Env): string[] {
-  const problems: string[] = [];
-  for (const name of Object.keys(env)) {
-    if (!configVariables.includes(name)) problems.push(`${name} is not a variable src/config.ts reads`);
-  }
-  for (const name of [...requiredByConfig(), 'DATABASE_URL', 'TEMPORAL_ADDRESS']) {
-    if (!env[name]) problems.push(`${name} is not set`);
-  }
-  return problems;
-}
 
 const hostOf = (address: string) => address.replace(/:\d+$/, '');
 const EXPECTED_SERVICES = ['postgres', 'temporal', 'temporal-setup', 'temporal-ui', 'service', 'worker'];
@@ -272,7 +157,31 @@ describe('docker-compose.yml', () => {
     expect(() => loadCompose(COMPOSE_TEXT, {})).toThrow(/ADMIN_TOKEN/);
     expect(() => loadCompose(COMPOSE_TEXT, { ADMIN_TOKEN: 'x'.repeat(32) })).toThrow(/SECRETS_KEY/);
     // An .env line `SECRETS_KEY=` is no value either.
-    expect(() => loadCompose(COMPOSE_TEXT, { ...OPERATOR_ENV, SECRETS_KEY: '' })).toThrow(/SECRETS_KEY/);
+    for (const name of ['SECRETS_KEY', 'SANDBOX_API_KEY', 'SANDBOX_CALLBACK_SECRET']) {
+      expect(() => loadCompose(COMPOSE_TEXT, { ...OPERATOR_ENV, [name]: '' }), name).toThrow(new RegExp(name));
+    }
+  });
+
+  it('refuses, through the config, the sandbox’s published development values (decisions §13)', () => {
+    for (const [name, value] of [['SANDBOX_API_KEY', 'sbx_sk_local_development'], ['SANDBOX_CALLBACK_SECRET', 'sbx_whsec_local_development']]) {
+      const env = envOf(serviceOf(loadCompose(COMPOSE_TEXT, { ...OPERATOR_ENV, [name!]: value! }), 'service'));
+      expect(() => loadConfig(env), name).toThrow(new RegExp(`${name}: is a published development value`));
+    }
+  });
+
+  it('runs the sandbox provider unpublished, enabled for the service that calls it over the compose network', () => {
+    const sandbox = serviceOf(compose, 'sandbox');
+    expect(sandbox.ports ?? []).toEqual([]);
+    // Nothing but the Temporal UI (loopback) and the service itself is published.
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (name !== 'service' && name !== 'temporal-ui') expect(service.ports ?? [], name).toEqual([]);
+    }
+    const sandboxConfig = loadConfig(envOf(sandbox));
+    const serviceConfig = loadConfig(envOf(serviceOf(compose, 'service')));
+    expect(sandboxConfig.sandbox.enabled).toBe(true);
+    expect(serviceConfig.sandbox).toMatchObject({ enabled: true, url: `http://sandbox:${sandboxConfig.sandbox.port}` });
+    expect(serviceConfig.sandbox.apiKey).toBe(OPERATOR_ENV.SANDBOX_API_KEY);
+    expect(serviceConfig.http.trustProxy).toEqual([]);
   });
 
   it('would catch a misspelled or a missing variable', () => {
@@ -332,6 +241,8 @@ describe('.env.example', () => {
   it('holds no secret: copied unchanged, compose refuses to start until they are filled in', () => {
     expect(active.ADMIN_TOKEN).toBe('');
     expect(active.SECRETS_KEY).toBe('');
+    expect(active.SANDBOX_API_KEY).toBe('');
+    expect(active.SANDBOX_CALLBACK_SECRET).toBe('');
     expect(() => loadCompose(COMPOSE_TEXT, active)).toThrow(/ADMIN_TOKEN/);
   });
 });

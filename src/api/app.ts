@@ -6,7 +6,9 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import type { Config } from '../config';
 import type { DbHandle } from '../db/client';
 import { randomBase62 } from '../domain/ids';
-import errors from './plugins/errors';
+import { serializeError, serializeRequest } from './log-serializers';
+import errors, { clientErrorHandler, frameworkErrorHandler } from './plugins/errors';
+import inputHygiene from './plugins/input-hygiene';
 import merchantAuth from './plugins/merchant-auth';
 import healthRoutes from './routes/health';
 import notImplementedRoutes from './routes/not-implemented';
@@ -76,16 +78,21 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
         : {
             level: config.logLevel,
             redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+            serializers: { req: serializeRequest, err: serializeError },
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
     bodyLimit: config.http.bodyLimitBytes,
+    // Errors Fastify answers itself (before routing, or before a request exists) use our envelope too.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(20)}`;
     },
-    // Behind a reverse proxy the client address comes from X-Forwarded-For (rate limits use it).
-    trustProxy: config.nodeEnv === 'production' ? 'loopback,linklocal,uniquelocal' : false,
+    // Decisions §13: X-Forwarded-For is believed only from the proxies named in TRUST_PROXY; from
+    // anyone else it is a header the client wrote, and the per-IP limits would key on a lie.
+    trustProxy: config.http.trustProxy.length > 0 ? config.http.trustProxy : false,
   }).withTypeProvider<ZodTypeProvider>();
 
   // JSON only: Fastify's default text/plain parser would hand strings to JSON routes (decisions §3: 400).
@@ -97,6 +104,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   });
 
   await app.register(errors);
+  await app.register(inputHygiene);
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -139,7 +147,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(simpleApiRoutes, { ...checkoutDeps, prefix: '/api' });
   await app.register(
     async (admin) => {
-      admin.addHook('preHandler', adminAuth(config.adminToken));
+      admin.addHook('preHandler', adminAuth(db, config.adminToken));
       await admin.register(adminMerchantRoutes, { db, secretsKey: config.secretsKey });
       await admin.register(adminMerchantCredentialRoutes, { db, now });
       await admin.register(adminSettingsRoutes, { db });

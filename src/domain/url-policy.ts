@@ -3,23 +3,31 @@ import { getDomain, getHostname } from 'tldts';
 
 // Where we may send requests (decisions §8): https to hosts whose every address is public. Anything
 // that reaches the service's own network (loopback, private, link-local, CGNAT, cloud metadata,
-// and the IPv6 forms of all of them, IPv4-mapped included) is refused, at registration and again
+// and the IPv6 forms of all of them, every IPv4-embedding form included) is refused, at registration and again
 // after DNS resolution at delivery time. ALLOW_PRIVATE_URLS lifts both rules for development.
 
 export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string };
 
+// IANA's global unicast space. ipaddr.js calls every IPv6 address outside its named special ranges
+// "unicast", including the deprecated IPv4-compatible ::/96 (::7f00:1 is 127.0.0.1 to some stacks),
+// so an IPv6 address must also lie in 2000::/3 to count as public.
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+
 /**
  * Whether an IP literal is a public unicast address. ipaddr.js names every special-purpose range
  * (loopback, private, linkLocal — where 169.254.169.254 metadata lives —, carrierGradeNat, uniqueLocal,
- * reserved, …); only `unicast` is the public internet. IPv4-mapped IPv6 is judged as its IPv4.
+ * reserved, and for IPv6 the forms that embed an IPv4 address: rfc6052 NAT64 64:ff9b::/96 and
+ * 64:ff9b:1::/48, rfc6145, 6to4, teredo); only `unicast` is the public internet. IPv4-mapped IPv6
+ * (::ffff:a.b.c.d) is judged as its IPv4, which is where the connection goes; the other embedded
+ * forms are refused whole, as their IPv4 is reached through a translator we cannot see.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  return parsed.range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
+  return v6.range() === 'unicast' && v6.match(GLOBAL_UNICAST_V6);
 }
 
 /** Shape checks done without DNS: scheme, credentials, literal addresses, local names. */

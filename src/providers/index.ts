@@ -10,7 +10,10 @@ export const API_PROVIDER_TIMEOUT_MS = 3000;
  * passes a short per-request timeout (a customer waits on it); the worker keeps the adapters' own.
  */
 export function createProviders(config: Config, options: { timeoutMs?: number } = {}): ProviderRegistry {
-  return createProviderRegistry([
-    createSandboxAdapter({ url: config.sandbox.url, apiKey: config.sandbox.apiKey, callbackSecret: config.sandbox.callbackSecret, ...options }),
-  ]);
+  // Decisions §13: the sandbox settles nothing real, so it is a provider only where it is asked for.
+  return createProviderRegistry(
+    config.sandbox.enabled
+      ? [createSandboxAdapter({ url: config.sandbox.url, apiKey: config.sandbox.apiKey, callbackSecret: config.sandbox.callbackSecret, ...options })]
+      : [],
+  );
 }

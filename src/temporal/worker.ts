@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type ActivityInboundCallsInterceptor } from '@temporalio/worker';
 import type { Config } from '../config';
+import { carriesSqlValues, withoutSqlValues } from '../domain/sql-errors';
 
 /** The workflow bundle's entry; named as a file so any loader (tsx, vitest) finds it. */
 export const WORKFLOWS_ENTRY = path.join(__dirname, '..', 'workflows', 'index.ts');
@@ -11,6 +12,20 @@ export interface CheckoutWorker {
   run(): Promise<void>;
   shutdown(): Promise<void>;
 }
+
+/**
+ * Decisions §13: an activity's failure is logged by the worker and stored in the workflow history
+ * (the Temporal UI shows it), so a failed statement's values are cut before either sees them.
+ */
+export const sqlValuesOutOfFailures: ActivityInboundCallsInterceptor = {
+  async execute(input, next) {
+    try {
+      return await next(input);
+    } catch (err) {
+      throw carriesSqlValues(err) ? withoutSqlValues(err as Error) : err;
+    }
+  },
+};
 
 /**
  * The worker that runs our workflows and activities. `workflowsPath` defaults to the bundle entry
@@ -29,6 +44,7 @@ export async function createWorker(options: {
     taskQueue: options.temporal.taskQueue,
     workflowsPath: options.workflowsPath ?? WORKFLOWS_ENTRY,
     activities: options.activities,
+    interceptors: { activity: [() => ({ inbound: sqlValuesOutOfFailures })] },
     ...(options.identity ? { identity: options.identity } : {}),
   });
   let running: Promise<void> | null = null;

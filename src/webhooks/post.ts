@@ -1,8 +1,6 @@
-import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { checkResolvedAddresses, checkUrlShape } from '../domain/url-policy';
+import { resolveTarget } from './pinned-target';
 
 export interface PostResult {
   statusCode: number | null;
@@ -27,27 +25,9 @@ export async function postWebhook(input: {
   const started = Date.now();
   const done = (r: Omit<PostResult, 'durationMs'>): PostResult => ({ ...r, durationMs: Date.now() - started });
 
-  const shape = checkUrlShape(input.url, { allowPrivate: input.allowPrivate });
-  if (!shape.ok) return done({ statusCode: null, error: `refused: URL ${shape.reason}`, refused: true });
-  const url = shape.url;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-
-  let addresses: { address: string; family: number }[];
-  try {
-    addresses = await lookup(host, { all: true, verbatim: true });
-  } catch (err) {
-    return done({ statusCode: null, error: `DNS lookup failed: ${(err as Error).message}`, refused: false });
-  }
-  const verdict = checkResolvedAddresses(addresses.map((a) => a.address), { allowPrivate: input.allowPrivate });
-  if (verdict && !verdict.ok) return done({ statusCode: null, error: `refused: host ${verdict.reason}`, refused: true });
-  const pinned = addresses[0]!;
-  const pinnedLookup: LookupFunction = (_hostname, options, callback) => {
-    if ((options as { all?: boolean }).all) {
-      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
-    } else {
-      callback(null, pinned.address, pinned.family);
-    }
-  };
+  const target = await resolveTarget(input.url, input.allowPrivate);
+  if (!target.ok) return done({ statusCode: null, error: target.error, refused: target.refused });
+  const { url, lookup: pinnedLookup } = target;
 
   return new Promise<PostResult>((resolve) => {
     const client = url.protocol === 'https:' ? https : http;

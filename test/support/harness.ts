@@ -30,6 +30,7 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
     ADMIN_TOKEN,
     SECRETS_KEY: randomBytes(32).toString('hex'),
     ALLOW_PRIVATE_URLS: 'true',
+    SANDBOX_ENABLED: 'true',
     LOG_LEVEL: 'silent',
     // The run's dev chain: the four EVM networks share it, each with its own token contracts.
     ...devChainVariables(inject('chainRpcUrl'), DEV_CHAIN_ID, inject('chainTokens')),

@@ -18,6 +18,7 @@ export function envFor(config: Config): Record<string, string> {
     SECRETS_KEY: config.secretsKey.toString('hex'),
     PORT: String(config.http.port),
     PUBLIC_BASE_URL: config.http.publicBaseUrl,
+    SANDBOX_ENABLED: String(config.sandbox.enabled),
     SANDBOX_PORT: String(config.sandbox.port),
     SANDBOX_URL: config.sandbox.url,
     SANDBOX_API_KEY: config.sandbox.apiKey,

@@ -1,13 +1,16 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError, isUnavailable, type ErrorDetail } from '../../domain/errors';
-import { errorBody } from '../envelope';
+import { randomBase62 } from '../../domain/ids';
+import { errorBody, faceOfUrl, type Face } from '../envelope';
 
 // The one place that turns errors into HTTP responses. Everything a client sees is an AppError;
 // anything else becomes 500 InternalError with no stack trace or database message.
 
-function toAppError(err: FastifyError | AppError | Error): AppError {
+export function toAppError(err: FastifyError | AppError | Error): AppError {
   if (err instanceof AppError) return err;
 
   if (hasZodFastifySchemaValidationErrors(err)) {
@@ -26,6 +29,10 @@ function toAppError(err: FastifyError | AppError | Error): AppError {
       return new AppError('BadRequest', 'The body is empty but Content-Type is application/json.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('BadRequest', 'The body is not valid JSON.');
+    case 'FST_ERR_BAD_URL':
+      return new AppError('BadRequest', 'The URL is not valid: bad percent-encoding or invalid UTF-8.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('BadRequest', 'A path segment of the URL is too long.');
   }
   // Fastify's JSON parser reports malformed bodies as a SyntaxError with status 400.
   if (fe.statusCode === 400 && (err instanceof SyntaxError || fe.code === undefined)) {
@@ -52,21 +59,67 @@ function validationDetails(v: ZodValidation, context: string | undefined): Error
   return [{ path: prefix + base, message: v.message ?? 'Invalid value.' }];
 }
 
+/** Answers one failed request in the envelope of `face`, with x-request-id, whatever failed. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: FastifyError | AppError | Error, face: Face) {
+  const appError = toAppError(err);
+  if (appError.status >= 500) {
+    request.log.error({ err: isResponseSerializationError(err) ? err.cause : err }, 'request failed');
+  }
+  if (appError.options.retryAfterSeconds !== undefined) {
+    void reply.header('retry-after', String(appError.options.retryAfterSeconds));
+  }
+  // Framework errors are answered before the onRequest hook that sets it.
+  void reply.header('x-request-id', request.id);
+  return reply.status(appError.status).send(errorBody(request, appError, face));
+}
+
+/** The simple API's error handler, set in its own plugin: its routes answer in its envelope. */
+export function simpleErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  return sendError(request, reply, err, 'simple');
+}
+
+/**
+ * Fastify's own errors before routing (FST_ERR_BAD_URL, FST_ERR_MAX_PARAM_LENGTH): no route, so
+ * the URL picks the envelope. Passed to Fastify as its `frameworkErrors` option.
+ */
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void sendError(request, reply, err, faceOfUrl(request.url));
+}
+
+/**
+ * The HTTP parser's refusals (malformed request, headers over the limit, a request too slow): no
+ * request exists yet, so the answer is written to the socket by hand, still in the v1 envelope and
+ * with an x-request-id. Passed to Fastify as its `clientErrorHandler` option.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Duplex): void {
+  // A reset connection has nobody left to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'The request headers are too large.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request took too long to arrive.']
+        : [400, 'The request is not valid HTTP.'];
+  const requestId = `req_${randomBase62(20)}`;
+  const body = JSON.stringify({ ok: false, error: 'BadRequest', message, requestId });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 async function errorsPlugin(app: FastifyInstance) {
-  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(err);
-    if (appError.status >= 500) {
-      request.log.error({ err: isResponseSerializationError(err) ? err.cause : err }, 'request failed');
-    }
-    if (appError.options.retryAfterSeconds !== undefined) {
-      void reply.header('retry-after', String(appError.options.retryAfterSeconds));
-    }
-    return reply.status(appError.status).send(errorBody(request, appError));
-  });
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+    // A request that matched no route failed in a root hook: only its URL says which face it was for.
+    sendError(request, reply, err, request.is404 ? faceOfUrl(request.url) : 'v1'),
+  );
 
   app.setNotFoundHandler((request, reply) => {
     const err = new AppError('NotFound', `No route for ${request.method} ${request.url.split('?')[0]}.`);
-    return reply.status(404).send(errorBody(request, err));
+    return sendError(request, reply, err, faceOfUrl(request.url));
   });
 }
 

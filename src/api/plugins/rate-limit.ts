@@ -3,12 +3,16 @@ import { failureRetryAfter, lockFailureSubjects, recordFailures, type FailureLim
 import { AppError } from '../../domain/errors';
 
 // Decisions §2: failed credential attempts on plugin connect are limited to 5 in 15 minutes per
-// merchant_id and 20 per client IP; beyond that, 429 RateLimited with Retry-After. The counts live in
-// Postgres (auth_failures) so every API process enforces the same limit.
+// merchant_id and 20 per client IP; decisions §13: failed admin tokens to 20 a minute per client
+// address. Beyond that, 429 RateLimited with Retry-After. The counts live in Postgres
+// (auth_failures) so every API process enforces the same limit. The client address is request.ip,
+// which believes X-Forwarded-For only from the proxies in TRUST_PROXY.
 
 export const FAILURE_WINDOW_SECONDS = 15 * 60;
 export const MAX_FAILURES_PER_MERCHANT = 5;
 export const MAX_FAILURES_PER_IP = 20;
+export const ADMIN_FAILURE_WINDOW_SECONDS = 60;
+export const MAX_ADMIN_FAILURES_PER_IP = 20;
 
 // Merchant ids are 20 characters; a longer subject is junk and need not be stored whole.
 const SUBJECT_MAX = 100;
@@ -30,11 +34,26 @@ export async function withCredentialLimits<T>(
     { dimension: 'merchant', subject: subjects.merchantId.slice(0, SUBJECT_MAX), max: MAX_FAILURES_PER_MERCHANT },
     { dimension: 'ip', subject: subjects.ip.slice(0, SUBJECT_MAX), max: MAX_FAILURES_PER_IP },
   ];
+  return withFailureLimits(db, limits, FAILURE_WINDOW_SECONDS, attempt);
+}
+
+/** The admin token's limit: per client address, a one-minute window. */
+export function withAdminTokenLimit<T>(db: Database, ip: string, attempt: (tx: DatabaseOrTransaction) => Promise<T>): Promise<T> {
+  const limits: FailureLimit[] = [{ dimension: 'admin_ip', subject: ip.slice(0, SUBJECT_MAX), max: MAX_ADMIN_FAILURES_PER_IP }];
+  return withFailureLimits(db, limits, ADMIN_FAILURE_WINDOW_SECONDS, attempt);
+}
+
+async function withFailureLimits<T>(
+  db: Database,
+  limits: FailureLimit[],
+  windowSeconds: number,
+  attempt: (tx: DatabaseOrTransaction) => Promise<T>,
+): Promise<T> {
   const outcome = await db.transaction(async (tx): Promise<Outcome<T>> => {
     await lockFailureSubjects(tx, limits);
     let retryAfter: number | null = null;
     for (const limit of limits) {
-      const wait = await failureRetryAfter(tx, limit, FAILURE_WINDOW_SECONDS);
+      const wait = await failureRetryAfter(tx, limit, windowSeconds);
       if (wait !== null) retryAfter = Math.max(retryAfter ?? 0, wait);
     }
     if (retryAfter !== null) return { kind: 'limited', retryAfter };

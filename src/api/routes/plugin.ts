@@ -3,13 +3,15 @@ import { z } from 'zod';
 import type { DatabaseOrTransaction } from '../../db/client';
 import { findKeyByHash, touchKey } from '../../db/queries/api-keys';
 import { findMerchant, type MerchantRow } from '../../db/queries/merchants';
-import { connectSite, findSiteByOrigin, siteOrigin, type SitePlatform } from '../../db/queries/sites';
-import { classifyApiKey, constantTimeEqual, issueWebhookSecret, sha256Hex } from '../../domain/credentials';
+import { findMerchantSite, siteOrigin, type SitePlatform } from '../../db/queries/sites';
+import { classifyApiKey, constantTimeEqual, sha256Hex } from '../../domain/credentials';
 import { AppError, validationError, type ErrorDetail } from '../../domain/errors';
-import { isMerchantId, newSiteId } from '../../domain/ids';
-import { decryptSecret, encryptSecret } from '../../domain/secretbox';
+import { isMerchantId } from '../../domain/ids';
 import { isAtLeastVersion } from '../../domain/semver';
+import { siteProofUrl } from '../../domain/site-proof';
 import { checkUrlShape, isRelatedHost } from '../../domain/url-policy';
+import { connectPluginSite } from '../../payments/site-connection';
+import { fetchSiteProof } from '../../webhooks/site-proof';
 import { checkWebhookTarget } from '../../webhooks/target-policy';
 import type { CheckoutRequest, PaymentContext } from '../../payments';
 import { checkoutUrlFor } from '../checkout/views';
@@ -52,6 +54,19 @@ const connectResponse = z.object({
   webhook_secret: z.string(),
   message: z.string(),
 });
+
+// Before proof of control: the same fields, status pending_verification, and what to serve where.
+const pendingResponse = connectResponse.extend({
+  status: z.literal('pending_verification'),
+  verification: z.object({
+    method: z.literal('well_known_file'),
+    url: z.string(),
+    token: z.string(),
+    last_check: z.string().nullable(),
+  }),
+});
+
+const PROOF_TIMEOUT_MS = 5_000;
 
 const v1 = createCheckoutSessionBody.shape;
 
@@ -149,12 +164,12 @@ const pluginRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) =>
         tags: ['plugin'],
         summary: 'Connect (or reconnect) a website plugin',
         description:
-          'Credentials travel in the body, never in an Authorization header. Reconnecting the same website returns the same site_id and webhook_secret. Failed attempts are rate limited (429 with Retry-After).',
+          'Credentials travel in the body, never in an Authorization header. A new website is answered 202 with status pending_verification and a token: serve it as the body of https://<site>/.well-known/svc-checkout.txt and connect again, which answers 200 with status connected. Reconnecting the same website returns the same site_id and webhook_secret. Failed attempts are rate limited (429 with Retry-After).',
         body: connectBody,
-        response: { 200: connectResponse },
+        response: { 200: connectResponse, 202: pendingResponse },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = request.body;
       const details: ErrorDetail[] = [];
       const origin = checkUrlShape(body.site_url, { allowPrivate: true }).ok ? siteOrigin(body.site_url) : null;
@@ -174,35 +189,42 @@ const pluginRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) =>
       const refusal = await checkWebhookTarget(body.callback_url, config.allowPrivateUrls);
       if (refusal) throw validationError([{ path: 'callback_url', message: refusal }], 'The plugin connection is not valid.');
 
-      const freshSecret = issueWebhookSecret();
-      const { site, created } = await connectSite(db, {
-        id: newSiteId(),
-        merchantId: merchant.id,
-        origin: origin!,
-        siteUrl: body.site_url,
-        callbackUrl: body.callback_url,
-        platform: body.platform,
-        pluginVersion: body.plugin_version,
-        webhookSecretEncrypted: encryptSecret(config.secretsKey, freshSecret),
-      });
-      if (site.merchantId !== merchant.id) {
-        throw new AppError('Conflict', 'This website is already connected to another merchant account.');
+      const result = await connectPluginSite(
+        { db, secretsKey: config.secretsKey, fetchProof: (url) => fetchSiteProof(url, { allowPrivate: config.allowPrivateUrls, timeoutMs: PROOF_TIMEOUT_MS }) },
+        { merchantId: merchant.id, origin: origin!, siteUrl: body.site_url, callbackUrl: body.callback_url, platform: body.platform, pluginVersion: body.plugin_version },
+      );
+      // Said only to a caller who has just proved control of the site: it may know the site is held.
+      if (result.kind === 'held_elsewhere') {
+        throw new AppError('Conflict', 'This website is connected to another account. You have proved control of it: ask the operator to move the connection.');
       }
-      request.log.info({ merchantId: merchant.id, siteId: site.id, created }, 'plugin site connected');
-      return {
+      const { site, webhookSecret, created } = result;
+      request.log.info({ merchantId: merchant.id, siteId: site.id, created, status: site.status }, 'plugin site connect');
+      const fields = {
         ok: true as const,
-        status: 'connected' as const,
         merchant_id: merchant.id,
         site_id: site.id,
         environment: 'live' as const,
         platform: site.platform,
         site_url: site.siteUrl,
         callback_url: site.callbackUrl,
-        webhook_secret: created ? freshSecret : decryptSecret(config.secretsKey, site.webhookSecretEncrypted),
+        webhook_secret: webhookSecret,
+      };
+      if (result.kind === 'pending') {
+        const url = siteProofUrl(site.origin);
+        return reply.status(202).send({
+          ...fields,
+          status: 'pending_verification' as const,
+          message: `Serve the verification token as the body of ${url}, then connect again with the same request to activate the connection.${result.lastCheck ? ` Last check: ${result.lastCheck}.` : ''}`,
+          verification: { method: 'well_known_file' as const, url, token: site.verificationToken, last_check: result.lastCheck },
+        });
+      }
+      return reply.status(200).send({
+        ...fields,
+        status: 'connected' as const,
         message: created
           ? 'The website is connected. Store webhook_secret to verify webhook signatures.'
-          : 'The website is reconnected; its site_id and webhook_secret are unchanged.',
-      };
+          : 'The website is connected; its site_id and webhook_secret are unchanged.',
+      });
     },
   );
 
@@ -224,10 +246,13 @@ const pluginRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) =>
       const body = request.body;
       const merchant = request.merchant!;
       const origin = siteOrigin(body.store_url);
-      const site = origin ? await findSiteByOrigin(db, origin) : undefined;
-      // Another merchant's site is answered like an unknown one: its owner is not revealed.
-      if (!site || site.merchantId !== merchant.id) {
+      // Only the merchant's own claim is looked at: another merchant's site is answered like an unknown one.
+      const site = origin ? await findMerchantSite(db, origin, merchant.id) : undefined;
+      if (!site) {
         throw validationError([{ path: 'store_url', message: 'is not a website connected to this merchant; connect it with the plugin first' }]);
+      }
+      if (site.status !== 'connected') {
+        throw new AppError('Conflict', `The website ${site.origin} is not verified yet: serve its verification token at ${siteProofUrl(site.origin)} and connect again with the plugin.`);
       }
       if (body.callback_url && !isRelatedHost(body.callback_url, site.siteUrl)) {
         throw validationError([{ path: 'callback_url', message: "must be on the site's host or share its registrable domain" }]);

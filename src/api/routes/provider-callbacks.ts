@@ -8,6 +8,7 @@ import { CallbackRefused } from '../../payments';
  */
 const providerCallbackRoutes: FastifyPluginAsync = async (app) => {
   // The signature covers the exact bytes sent: keep the body as a string, parse after verifying.
+  app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   app.post<{ Params: { provider: string } }>('/providers/:provider/callbacks', { schema: { hide: true } }, async (request) => {

@@ -7,10 +7,11 @@ import { AppError } from '../../domain/errors';
 import { formatCrypto } from '../../domain/money';
 import type { PaymentContext } from '../../payments';
 import { parseFiat } from '../../payments/amounts';
+import { simpleErrorHandler } from '../plugins/errors';
 import { transactionView } from '../simple/views';
 
 // The simple API (spec 4.9), under /api: no API key, no rate limit, the { status } envelope of
-// decisions §3 (errors through the shared error handler, which picks the envelope by path).
+// decisions §3 (its own error handler, set on this plugin: every route here answers in that envelope).
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }).max(2048);
 
@@ -39,6 +40,7 @@ const ok = <T>(data: T) => ({ status: 'success' as const, data });
 
 const simpleApiRoutes: FastifyPluginAsync<PaymentContext> = async (plain, { config }) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
+  app.setErrorHandler(simpleErrorHandler);
   const payments = app.payments;
   const quoteError = (err: unknown) => app.log.warn({ err }, 'provider quote failed; the rails that need it are left out');
 

@@ -24,18 +24,19 @@ export async function findSite(db: DatabaseOrTransaction, id: string): Promise<S
   return row;
 }
 
-export async function findSiteByOrigin(db: DatabaseOrTransaction, origin: string): Promise<SiteRow | undefined> {
-  const [row] = await db.select().from(sites).where(eq(sites.origin, origin));
+/** A merchant's own claim on a website (pending or connected); another merchant's is never returned. */
+export async function findMerchantSite(db: DatabaseOrTransaction, origin: string, merchantId: string): Promise<SiteRow | undefined> {
+  const [row] = await db.select().from(sites).where(and(eq(sites.origin, origin), eq(sites.merchantId, merchantId)));
   return row;
 }
 
 /**
- * Connects a website, or reconnects it: the first writer of an origin creates the row; a later
- * connect by the same merchant updates URLs, platform and version and keeps id and secret. Returns
- * the row as it now stands; a row owned by another merchant is returned untouched for the caller to
- * refuse. The insert-or-nothing makes two concurrent first connects agree on one row.
+ * A merchant's claim on a website: the first connect creates it (pending proof of control); a later
+ * connect by the same merchant updates URLs, platform and version and keeps id, secret and token.
+ * Claims of other merchants on the same origin are neither read nor touched. The insert-or-nothing
+ * makes two concurrent first connects of one merchant agree on one row.
  */
-export async function connectSite(
+export async function claimSite(
   db: DatabaseOrTransaction,
   input: {
     id: string;
@@ -46,9 +47,14 @@ export async function connectSite(
     platform: SitePlatform;
     pluginVersion: string;
     webhookSecretEncrypted: string;
+    verificationToken: string;
   },
 ): Promise<{ site: SiteRow; created: boolean }> {
-  const inserted = await db.insert(sites).values(input).onConflictDoNothing({ target: sites.origin }).returning();
+  const inserted = await db
+    .insert(sites)
+    .values({ ...input, status: 'pending_verification' })
+    .onConflictDoNothing({ target: [sites.origin, sites.merchantId] })
+    .returning();
   if (inserted[0]) return { site: inserted[0], created: true };
   const [updated] = await db
     .update(sites)
@@ -61,6 +67,28 @@ export async function connectSite(
     })
     .where(and(eq(sites.origin, input.origin), eq(sites.merchantId, input.merchantId)))
     .returning();
-  if (updated) return { site: updated, created: false };
-  return { site: (await findSiteByOrigin(db, input.origin))!, created: false };
+  return { site: updated!, created: false };
+}
+
+/**
+ * Marks a claim connected once its site has served the token. Null when another merchant's claim on
+ * the origin is connected already (the partial unique index allows one connected row per origin).
+ */
+export async function markSiteVerified(db: DatabaseOrTransaction, id: string): Promise<SiteRow | null> {
+  try {
+    const [row] = await db
+      .update(sites)
+      .set({ status: 'connected', verifiedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(eq(sites.id, id))
+      .returning();
+    return row ?? null;
+  } catch (err) {
+    if (isUniqueViolation(err)) return null;
+    throw err;
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: unknown; cause?: unknown };
+  return e?.code === '23505' || (e?.cause !== undefined && e.cause !== err && isUniqueViolation(e.cause));
 }

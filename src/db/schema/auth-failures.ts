@@ -5,8 +5,9 @@ export const authFailures = pgTable(
   'auth_failures',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    // 'merchant' (subject = merchant id as sent) or 'ip' (subject = client address).
-    dimension: text('dimension', { enum: ['merchant', 'ip'] }).notNull(),
+    // 'merchant' (subject = merchant id as sent), 'ip' (plugin connect; subject = client address) or
+    // 'admin_ip' (admin token; subject = client address).
+    dimension: text('dimension', { enum: ['merchant', 'ip', 'admin_ip'] }).notNull(),
     subject: text('subject').notNull(),
     occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
   },
