@@ -5,13 +5,13 @@ import { buildSandboxApp } from './sandbox/app';
 async function main() {
   const config = loadConfig(process.env);
   // Decisions §13: its test helper pays any payment, so it never starts by accident.
-  if (!config.sandbox.enabled) {
+  if (!config.providers.sandbox.enabled) {
     throw new Error('The sandbox provider runs only with SANDBOX_ENABLED=true (it simulates payments; never expose it).');
   }
   const app = buildSandboxApp({
-    apiKey: config.sandbox.apiKey,
-    callbackSecret: config.sandbox.callbackSecret,
-    publicUrl: config.sandbox.url,
+    apiKey: config.providers.sandbox.apiKey,
+    callbackSecret: config.providers.sandbox.callbackSecret,
+    publicUrl: config.providers.sandbox.url,
     serviceUrl: config.http.publicBaseUrl,
     logger: config.logLevel !== 'silent',
     chains: config.chains.networks,
@@ -24,8 +24,8 @@ async function main() {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  await app.listen({ port: config.sandbox.port, host: config.http.host });
-  console.log(`sandbox provider: ${config.sandbox.url}`);
+  await app.listen({ port: config.providers.sandbox.port, host: config.http.host });
+  console.log(`sandbox provider: ${config.providers.sandbox.url}`);
 }
 
 main().catch((err) => {

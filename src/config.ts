@@ -126,8 +126,11 @@ export interface Config {
   temporal: { address: string; namespace: string; taskQueue: string };
   adminToken: string;
   secretsKey: Buffer;
-  /** apiKey and callbackSecret are empty only when the sandbox is disabled in production. */
-  sandbox: { enabled: boolean; port: number; url: string; apiKey: string; callbackSecret: string };
+  /** The payment providers this deployment may route to, each with its own settings. */
+  providers: {
+    /** apiKey and callbackSecret are empty only when the sandbox is disabled in production. */
+    sandbox: { enabled: boolean; port: number; url: string; apiKey: string; callbackSecret: string };
+  };
   checkout: { sessionTtlSeconds: number; processingTimeoutSeconds: number; amountMinMajor: number; amountMaxMajor: number };
   allowPrivateUrls: boolean;
   webhooks: WebhookSettings;
@@ -201,12 +204,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     adminToken: e.ADMIN_TOKEN,
     secretsKey: e.SECRETS_KEY,
-    sandbox: {
-      enabled: e.SANDBOX_ENABLED,
-      port: e.SANDBOX_PORT,
-      url: (e.SANDBOX_URL ?? `http://127.0.0.1:${e.SANDBOX_PORT}`).replace(/\/+$/, ''),
-      apiKey: e.SANDBOX_API_KEY ?? devDefault('SANDBOX_API_KEY'),
-      callbackSecret: e.SANDBOX_CALLBACK_SECRET ?? devDefault('SANDBOX_CALLBACK_SECRET'),
+    providers: {
+      sandbox: {
+        enabled: e.SANDBOX_ENABLED,
+        port: e.SANDBOX_PORT,
+        url: (e.SANDBOX_URL ?? `http://127.0.0.1:${e.SANDBOX_PORT}`).replace(/\/+$/, ''),
+        apiKey: e.SANDBOX_API_KEY ?? devDefault('SANDBOX_API_KEY'),
+        callbackSecret: e.SANDBOX_CALLBACK_SECRET ?? devDefault('SANDBOX_CALLBACK_SECRET'),
+      },
     },
     checkout: {
       sessionTtlSeconds: e.SESSION_TTL_SECONDS,

@@ -178,9 +178,9 @@ describe('docker-compose.yml', () => {
     }
     const sandboxConfig = loadConfig(envOf(sandbox));
     const serviceConfig = loadConfig(envOf(serviceOf(compose, 'service')));
-    expect(sandboxConfig.sandbox.enabled).toBe(true);
-    expect(serviceConfig.sandbox).toMatchObject({ enabled: true, url: `http://sandbox:${sandboxConfig.sandbox.port}` });
-    expect(serviceConfig.sandbox.apiKey).toBe(OPERATOR_ENV.SANDBOX_API_KEY);
+    expect(sandboxConfig.providers.sandbox.enabled).toBe(true);
+    expect(serviceConfig.providers.sandbox).toMatchObject({ enabled: true, url: `http://sandbox:${sandboxConfig.providers.sandbox.port}` });
+    expect(serviceConfig.providers.sandbox.apiKey).toBe(OPERATOR_ENV.SANDBOX_API_KEY);
     expect(serviceConfig.http.trustProxy).toEqual([]);
   });
 

@@ -12,8 +12,8 @@ export const API_PROVIDER_TIMEOUT_MS = 3000;
 export function createProviders(config: Config, options: { timeoutMs?: number } = {}): ProviderRegistry {
   // Decisions §13: the sandbox settles nothing real, so it is a provider only where it is asked for.
   return createProviderRegistry(
-    config.sandbox.enabled
-      ? [createSandboxAdapter({ url: config.sandbox.url, apiKey: config.sandbox.apiKey, callbackSecret: config.sandbox.callbackSecret, ...options })]
+    config.providers.sandbox.enabled
+      ? [createSandboxAdapter({ url: config.providers.sandbox.url, apiKey: config.providers.sandbox.apiKey, callbackSecret: config.providers.sandbox.callbackSecret, ...options })]
       : [],
   );
 }

@@ -10,9 +10,9 @@ describe('sandbox faucet: POST /test-helpers/faucet', () => {
   beforeAll(async () => {
     const config = testConfig('postgres://unused@127.0.0.1/unused');
     sandbox = buildSandboxApp({
-      apiKey: config.sandbox.apiKey,
-      callbackSecret: config.sandbox.callbackSecret,
-      publicUrl: config.sandbox.url,
+      apiKey: config.providers.sandbox.apiKey,
+      callbackSecret: config.providers.sandbox.callbackSecret,
+      publicUrl: config.providers.sandbox.url,
       serviceUrl: config.http.publicBaseUrl,
       chains: config.chains.networks,
     });

@@ -16,7 +16,7 @@ describe('sandbox delivery on the dev chain', () => {
     const config = testConfig('postgres://unused@127.0.0.1/unused');
     sandbox = buildSandboxApp({
       apiKey,
-      callbackSecret: config.sandbox.callbackSecret,
+      callbackSecret: config.providers.sandbox.callbackSecret,
       publicUrl: 'http://127.0.0.1:9',
       serviceUrl: 'http://127.0.0.1:9',
       chains: config.chains.networks,

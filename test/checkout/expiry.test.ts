@@ -35,7 +35,7 @@ describe('session expiry', () => {
 
   it('expires a session stuck in processing', async () => {
     const s = await openSession();
-    await postCallback(ctx.app, sandboxEvent(s, 'payment.processing'), { secret: ctx.config.sandbox.callbackSecret });
+    await postCallback(ctx.app, sandboxEvent(s, 'payment.processing'), { secret: ctx.config.providers.sandbox.callbackSecret });
     await waitFor(s.id, 'processing');
     await waitFor(s.id, 'expired');
   });
@@ -45,7 +45,7 @@ describe('session expiry', () => {
     await waitFor(s.id, 'expired');
     await ctx.temporal.workflow.getHandle(s.id).result();
     const late = sandboxEvent(s, 'payment.succeeded');
-    const res = await postCallback(ctx.app, late, { secret: ctx.config.sandbox.callbackSecret });
+    const res = await postCallback(ctx.app, late, { secret: ctx.config.providers.sandbox.callbackSecret });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ ok: true, late: true });
     const r = await row(s.id);

@@ -35,7 +35,7 @@ describe('the hosted checkout page in Chromium', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-page-pending.png'), fullPage: true });
 
     await page.click('#pay-button');
-    await page.waitForURL((url) => url.toString().startsWith(ctx.config.sandbox.url));
+    await page.waitForURL((url) => url.toString().startsWith(ctx.config.providers.sandbox.url));
     await page.getByRole('button', { name: /^Pay / }).click();
 
     await page.waitForURL((url) => url.toString().startsWith(session.checkoutUrl));

@@ -28,7 +28,7 @@ const waitForStatus = (apiKey: string, id: string, status: string) =>
   );
 
 const payInSandbox = (reference: string, outcome: 'succeeded' | 'declined') =>
-  http('POST', `${ctx.config.sandbox.url}/test-helpers/pay`, { body: { reference, outcome } });
+  http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference, outcome } });
 
 describe('a checkout paid end to end', () => {
   it('completes through the hosted page, the sandbox and its signed callbacks, with a split that adds up', async () => {
@@ -54,7 +54,7 @@ describe('a checkout paid end to end', () => {
     // 1.5 % of 25.000000, rounded half up.
     expect(tx.platformCommissionAmount).toBe('0.375000');
     expect(tx.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(tx.explorerUrl).toBe(`${ctx.config.sandbox.url}/explorer/tx/${tx.transactionHash}`);
+    expect(tx.explorerUrl).toBe(`${ctx.config.providers.sandbox.url}/explorer/tx/${tx.transactionHash}`);
     expect(tx.completedAt).not.toBeNull();
     expect((await http('GET', tx.explorerUrl)).status).toBe(200);
 

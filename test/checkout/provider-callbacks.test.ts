@@ -21,7 +21,7 @@ async function openSession(): Promise<CallbackSession & { apiKey: string }> {
   return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET, apiKey: m.apiKey };
 }
 
-const secret = () => ctx.config.sandbox.callbackSecret;
+const secret = () => ctx.config.providers.sandbox.callbackSecret;
 const status = async (id: string) => (await ctx.db.sql`select status, review_flag from checkout_sessions where id = ${id}`)[0]!;
 const waitFor = (id: string, wanted: string) =>
   eventually(() => status(id).then((s) => s.status as string), (s) => s === wanted, 15_000, `${id} ${wanted}`);

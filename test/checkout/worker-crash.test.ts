@@ -32,7 +32,7 @@ describe('a worker killed mid-payment', () => {
     const start = await http('POST', `${ctx.baseUrl}/pay/${id}/start`);
     expect(start.status).toBe(303);
     const providerPage = start.headers.get('location')!;
-    expect(providerPage.startsWith(ctx.config.sandbox.url)).toBe(true);
+    expect(providerPage.startsWith(ctx.config.providers.sandbox.url)).toBe(true);
 
     await killHard(first);
 

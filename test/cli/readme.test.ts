@@ -51,7 +51,7 @@ async function payAsTheReadmeDoes(): Promise<void> {
   const created = await api('POST', 'checkout/sessions', JSON.parse(body));
   expect(created.status).toBe(201);
   state.paymentId = created.json.checkoutSession.id;
-  const paid = await http('POST', `${ctx.config.sandbox.url}/test-helpers/pay`, { body: { reference: state.paymentId, outcome: 'succeeded' } });
+  const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: state.paymentId, outcome: 'succeeded' } });
   expect(paid.status).toBe(200);
 }
 

@@ -40,7 +40,7 @@ const succeed = (id: string) =>
   postCallback(
     ctx.app,
     sandboxEvent({ id, amount: '30.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET }, 'payment.succeeded'),
-    { secret: ctx.config.sandbox.callbackSecret },
+    { secret: ctx.config.providers.sandbox.callbackSecret },
   );
 
 const linkRow = async (id: string) => (await ctx.db.sql`select status, paid_session_id from payment_links where id = ${id}`)[0]!;

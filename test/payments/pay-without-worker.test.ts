@@ -28,7 +28,7 @@ describe('Pay with every worker down', () => {
       expect(res.status).toBe(303);
       locations.push(res.headers.get('location')!);
     }
-    expect(locations[0]).toMatch(new RegExp(`^${ctx.config.sandbox.url}/`));
+    expect(locations[0]).toMatch(new RegExp(`^${ctx.config.providers.sandbox.url}/`));
     expect(locations[1]).toBe(locations[0]);
     const [row] = await ctx.db.sql`select provider_payment_id, status from checkout_sessions where id = ${id}`;
     expect(row).toEqual({ provider_payment_id: expect.stringMatching(/^sbx_pay_/), status: 'pending' });
@@ -50,7 +50,7 @@ describe('Pay with every worker down', () => {
     const code = order.json.data.transaction_code as string;
     const fiat = await http('GET', `${ctx.baseUrl}/api/payment_link?transaction_code=${code}&payment_method=card`);
     expect(fiat.status).toBe(200);
-    expect(fiat.json.data.redirect_url).toMatch(new RegExp(`^${ctx.config.sandbox.url}/`));
+    expect(fiat.json.data.redirect_url).toMatch(new RegExp(`^${ctx.config.providers.sandbox.url}/`));
     const crypto = await http('GET', `${ctx.baseUrl}/api/payment_link?transaction_code=${code}&payment_method=usdc_base`);
     expect(crypto.status).toBe(200);
     expect(crypto.json.data).toMatchObject({ type: 'crypto', asset: 'USDC', network: 'BASE', amount: '27.000000' });
@@ -60,7 +60,7 @@ describe('Pay with every worker down', () => {
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
-    const config = { ...ctx.config, sandbox: { ...ctx.config.sandbox, url } };
+    const config = { ...ctx.config, sandbox: { ...ctx.config.providers.sandbox, url } };
     // The API's own wiring (server.ts): the providers with the API's short timeout.
     const app = await buildApp({ config, db: ctx.db, temporal: ctx.temporal, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }) }, { logger: false });
     try {

@@ -17,7 +17,7 @@ async function order(externalReference: string) {
 }
 const terms = (code: string) => ({ id: code, amount: '10.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET });
 const row = async (code: string) => (await ctx.db.sql`select status, failure_reason, review_flag from simple_orders where transaction_code = ${code}`)[0]!;
-const secret = () => ({ secret: ctx.config.sandbox.callbackSecret });
+const secret = () => ({ secret: ctx.config.providers.sandbox.callbackSecret });
 
 describe('a simple order on the payment engine', () => {
   it('carries the search attributes an operator filters by, upserted on each transition', async () => {

@@ -111,7 +111,7 @@ describe('plugin checkout end to end', () => {
 
     const session = { id: body.session_id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
     for (const type of ['payment.processing', 'payment.succeeded'] as const) {
-      const res = await postCallback(ctx.app, sandboxEvent(session, type), { secret: ctx.config.sandbox.callbackSecret });
+      const res = await postCallback(ctx.app, sandboxEvent(session, type), { secret: ctx.config.providers.sandbox.callbackSecret });
       expect(res.statusCode).toBe(200);
     }
     const toSite = () => r.received.filter((d) => d.path === '/wc-api/svc');
@@ -157,7 +157,7 @@ describe('plugin checkout end to end', () => {
     expect(v1.statusCode).toBe(201);
     for (const id of [plugin.json().session_id, v1.json().checkoutSession.id]) {
       const s = { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
-      await postCallback(ctx.app, sandboxEvent(s, 'payment.failed'), { secret: ctx.config.sandbox.callbackSecret });
+      await postCallback(ctx.app, sandboxEvent(s, 'payment.failed'), { secret: ctx.config.providers.sandbox.callbackSecret });
     }
     await eventually(async () => r.received.length, (n) => n >= 2, 15_000, 'two deliveries');
     await new Promise((res) => setTimeout(res, 800));

@@ -145,7 +145,7 @@ describe('GET /api/payment_link', () => {
     const code = (await checkout()).json.data.transaction_code;
     const first = await http('GET', api(`/payment_link?transaction_code=${code}&payment_method=card`));
     expect(first.status).toBe(200);
-    expect(first.json.data.redirect_url).toMatch(new RegExp(`^${ctx.config.sandbox.url}/checkout/sbx_pay_[A-Za-z0-9]{24}$`));
+    expect(first.json.data.redirect_url).toMatch(new RegExp(`^${ctx.config.providers.sandbox.url}/checkout/sbx_pay_[A-Za-z0-9]{24}$`));
     const again = await http('GET', api(`/payment_link?transaction_code=${code}&payment_method=bank_transfer`));
     expect(again.json.data.redirect_url).toBe(first.json.data.redirect_url);
   });
@@ -190,7 +190,7 @@ describe('provider callbacks for simple orders', () => {
     const code = (await checkout()).json.data.transaction_code;
     await http('GET', api(`/payment_link?transaction_code=${code}&payment_method=card`));
     const order = { id: code, amount: '25.00', currency: 'EUR', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
-    const secret = ctx.config.sandbox.callbackSecret;
+    const secret = ctx.config.providers.sandbox.callbackSecret;
 
     const wrong = await postCallback(ctx.app, sandboxEvent({ ...order, amount: '26.00' }, 'payment.processing'), { secret });
     expect(wrong.statusCode).toBe(422);

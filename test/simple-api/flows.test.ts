@@ -34,7 +34,7 @@ const transaction = async (code: string) => (await http('GET', api(`/transaction
 const waitFor = (code: string, status: string) =>
   eventually(() => transaction(code), (t) => t.status === status, 20_000, `${code} to be ${status}`);
 const pay = (reference: string, outcome: 'succeeded' | 'declined') =>
-  http('POST', `${ctx.config.sandbox.url}/test-helpers/pay`, { body: { reference, outcome } });
+  http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference, outcome } });
 const adminOrder = async (code: string) =>
   (await ctx.app.inject({ method: 'GET', url: `/admin/v1/simple-orders/${code}`, headers: adminHeaders })).json().order;
 

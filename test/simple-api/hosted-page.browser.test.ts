@@ -57,7 +57,7 @@ describe('the simple hosted page in Chromium', () => {
     const link = await http('GET', `${ctx.baseUrl}/api/payment_link?transaction_code=${order.transaction_code}&payment_method=usdt_tron`);
     expect(link.json.data.address).toBe(address);
 
-    const paid = await http('POST', `${ctx.config.sandbox.url}/test-helpers/pay`, { body: { reference: order.transaction_code, outcome: 'succeeded' } });
+    const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: order.transaction_code, outcome: 'succeeded' } });
     expect(paid.status).toBe(200);
     await page.locator('#status-title', { hasText: 'Payment received' }).waitFor({ timeout: 20_000 });
     expect(await page.locator('#return-link').getAttribute('href')).toBe('https://shop.example/thanks');
@@ -72,7 +72,7 @@ describe('the simple hosted page in Chromium', () => {
     const page = await chrome.browser.newPage();
     await page.goto(order.checkout_url);
     await page.click('#rail-card');
-    await page.waitForURL((url) => url.toString().startsWith(`${ctx.config.sandbox.url}/checkout/sbx_pay_`));
+    await page.waitForURL((url) => url.toString().startsWith(`${ctx.config.providers.sandbox.url}/checkout/sbx_pay_`));
     await page.close();
   });
 

@@ -88,14 +88,14 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
 
     if (options.sandbox) {
       const sandbox = buildSandboxApp({
-        apiKey: ctx.config.sandbox.apiKey,
-        callbackSecret: ctx.config.sandbox.callbackSecret,
-        publicUrl: ctx.config.sandbox.url,
+        apiKey: ctx.config.providers.sandbox.apiKey,
+        callbackSecret: ctx.config.providers.sandbox.callbackSecret,
+        publicUrl: ctx.config.providers.sandbox.url,
         serviceUrl: ctx.config.http.publicBaseUrl,
         chains: ctx.config.chains.networks,
       });
       ctx.sandbox = sandbox;
-      await sandbox.listen({ port: ctx.config.sandbox.port, host: '127.0.0.1' });
+      await sandbox.listen({ port: ctx.config.providers.sandbox.port, host: '127.0.0.1' });
       cleanups.push(() => sandbox.close());
     }
 

@@ -18,11 +18,11 @@ async function runScenarios(): Promise<Record<string, string>> {
     const id = res.json.checkoutSession.id as string;
     return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
   };
-  const secret = ctx.config.sandbox.callbackSecret;
+  const secret = ctx.config.providers.sandbox.callbackSecret;
   const ids: Record<string, string> = {};
 
   const paid = await open();
-  expect((await http('POST', `${ctx.config.sandbox.url}/test-helpers/pay`, { body: { reference: paid.id, outcome: 'succeeded' } })).status).toBe(200);
+  expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: paid.id, outcome: 'succeeded' } })).status).toBe(200);
   ids.completed = paid.id;
 
   const failed = await open();

@@ -28,7 +28,7 @@ describe('paymentLink histories', () => {
     const started = await ctx.app.inject({ method: 'POST', url: `/link/${paid}/pay`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'country=US' });
     const sessionId = /\/pay\/(SV_\w+)$/.exec(String(started.headers.location))![1]!;
     const session = { id: sessionId, amount: '30.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
-    expect((await postCallback(ctx.app, sandboxEvent(session, 'payment.succeeded'), { secret: ctx.config.sandbox.callbackSecret })).statusCode).toBe(200);
+    expect((await postCallback(ctx.app, sandboxEvent(session, 'payment.succeeded'), { secret: ctx.config.providers.sandbox.callbackSecret })).statusCode).toBe(200);
     expect(await ctx.temporal.workflow.getHandle(paid).result()).toEqual({ status: 'paid', paidSessionId: sessionId });
 
     // The API's shortest lifetime is 5 minutes: run the link's workflow again with a close expiresAt.

@@ -23,7 +23,7 @@ async function checkout(body: Record<string, unknown> = {}) {
   return res.json.data.transaction_code as string;
 }
 const pay = async (code: string, outcome: 'succeeded' | 'declined') =>
-  expect((await http('POST', `${ctx.config.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome } })).status).toBe(200);
+  expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome } })).status).toBe(200);
 
 describe('simpleOrder histories', () => {
   it('replays the current code’s own runs: settled (fiat, crypto), failed, timed out in processing, expired', async () => {
@@ -38,7 +38,7 @@ describe('simpleOrder histories', () => {
 
     runs.processingTimedOut = await checkout({ fiat_amount: 10, fiat_currency: 'USD' });
     const terms = { id: runs.processingTimedOut, amount: '10.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: customer.wallet_address };
-    expect((await postCallback(ctx.app, sandboxEvent(terms, 'payment.processing'), { secret: ctx.config.sandbox.callbackSecret })).statusCode).toBe(200);
+    expect((await postCallback(ctx.app, sandboxEvent(terms, 'payment.processing'), { secret: ctx.config.providers.sandbox.callbackSecret })).statusCode).toBe(200);
 
     // An order that expires needs a short lifetime: an app of its own on the same database and queue.
     const shortLived = await buildApp(

@@ -34,7 +34,7 @@ describe('webhookDelivery histories', () => {
     });
     const id = res.json().checkoutSession.id as string;
     const session = { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
-    expect((await postCallback(ctx.app, sandboxEvent(session, 'payment.failed'), { secret: ctx.config.sandbox.callbackSecret })).statusCode).toBe(200);
+    expect((await postCallback(ctx.app, sandboxEvent(session, 'payment.failed'), { secret: ctx.config.providers.sandbox.callbackSecret })).statusCode).toBe(200);
 
     const deliveries = await eventually(
       () => ctx.db.sql`select id, url, status from webhook_deliveries where payment_id = ${id}`,

@@ -20,9 +20,9 @@ function issuesOf(env: Record<string, string>): { variable: string; message: str
 describe('production refuses development defaults', () => {
   it('starts with operator-chosen values, the sandbox off by default and no proxy trusted', () => {
     const c = loadConfig(production);
-    expect(c.sandbox.enabled).toBe(false);
+    expect(c.providers.sandbox.enabled).toBe(false);
     expect(c.http.trustProxy).toEqual([]);
-    expect(loadConfig({ ...production, SANDBOX_ENABLED: 'true', ...sandboxSecrets }).sandbox).toMatchObject({ enabled: true, ...{ apiKey: sandboxSecrets.SANDBOX_API_KEY, callbackSecret: sandboxSecrets.SANDBOX_CALLBACK_SECRET } });
+    expect(loadConfig({ ...production, SANDBOX_ENABLED: 'true', ...sandboxSecrets }).providers.sandbox).toMatchObject({ enabled: true, ...{ apiKey: sandboxSecrets.SANDBOX_API_KEY, callbackSecret: sandboxSecrets.SANDBOX_CALLBACK_SECRET } });
   });
 
   it.each(Object.entries(DEVELOPMENT_VALUES).flatMap(([variable, values]) => values.map((value) => [variable, value] as const)))(
@@ -42,7 +42,7 @@ describe('production refuses development defaults', () => {
     delete env[variable];
     expect(issuesOf(env)).toEqual([{ variable, message: 'is required with SANDBOX_ENABLED=true in production' }]);
     // Development still gets the published default.
-    expect(loadConfig({ ...env, NODE_ENV: 'development' }).sandbox.apiKey).toBeTruthy();
+    expect(loadConfig({ ...env, NODE_ENV: 'development' }).providers.sandbox.apiKey).toBeTruthy();
   });
 
   it('refuses an admin token shorter than 24 characters', () => {

@@ -46,7 +46,7 @@ async function openSession(apiKey: string, body: Record<string, unknown> = {}) {
 }
 
 const pay = (s: Awaited<ReturnType<typeof openSession>>, type: 'payment.processing' | 'payment.succeeded' | 'payment.failed') =>
-  postCallback(ctx.app, sandboxEvent(s, type), { secret: ctx.config.sandbox.callbackSecret });
+  postCallback(ctx.app, sandboxEvent(s, type), { secret: ctx.config.providers.sandbox.callbackSecret });
 
 const deliveriesOf = async (paymentId: string) =>
   (await ctx.app.inject({ method: 'GET', url: `/admin/v1/webhook-deliveries?paymentId=${paymentId}`, headers: adminHeaders })).json().deliveries as any[];
