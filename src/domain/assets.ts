@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import { base58, createBase58check } from '@scure/base';
+import { getAddress } from 'viem';
+
 // Destination assets and networks that settle (decisions §4). A pair outside this table is 422.
 
 export const NETWORKS = ['polygon', 'ethereum', 'base', 'arbitrum', 'solana', 'tron'] as const;
@@ -37,16 +41,32 @@ export const EXPLORERS: Readonly<Record<Network, string>> = {
   tron: 'tronscan.org',
 };
 
-// Address shapes per chain family: a typo in a settlement wallet sends money nowhere, so the
-// operator surface refuses what cannot be an address on that network.
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
-const TRON_ADDRESS = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
+// A typo in a settlement or customer wallet sends money nowhere, so an address is checked with
+// its network's own encoding, checksum included: EIP-55 for EVM (a mixed-case address must carry
+// the right checksum; one in a single case carries none and is checksummed here), base58check with
+// the 0x41 version byte for Tron, a base58 32-byte public key for Solana.
+const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const tronBase58check = createBase58check((data) => new Uint8Array(createHash('sha256').update(data).digest()));
 
-export function isWalletAddressFor(network: Network, address: string): boolean {
-  if (network === 'solana') return SOLANA_ADDRESS.test(address);
-  if (network === 'tron') return TRON_ADDRESS.test(address);
-  return EVM_ADDRESS.test(address);
+/** The address in its canonical form for the network (EIP-55 for EVM), or null when it cannot be one. */
+export function normalizeWalletAddress(network: Network, address: string): string | null {
+  if (network === 'solana') return decodesTo(() => base58.decode(address), 32) ? address : null;
+  if (network === 'tron') return address.startsWith('T') && decodesTo(() => tronBase58check.decode(address), 21, 0x41) ? address : null;
+  if (!HEX_ADDRESS.test(address)) return null;
+  const checksummed = getAddress(address);
+  const hex = address.slice(2);
+  return hex === hex.toLowerCase() || hex === hex.toUpperCase() || checksummed === address ? checksummed : null;
+}
+
+export const isWalletAddressFor = (network: Network, address: string) => normalizeWalletAddress(network, address) !== null;
+
+function decodesTo(decode: () => Uint8Array, length: number, version?: number): boolean {
+  try {
+    const bytes = decode();
+    return bytes.length === length && (version === undefined || bytes[0] === version);
+  } catch {
+    return false;
+  }
 }
 
 /** The networks whose settlement is verified on chain (decisions §11): EVM chains, read through viem. */

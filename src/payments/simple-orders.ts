@@ -7,7 +7,7 @@ import {
   updateSimpleOrder,
   type SimpleOrderRow,
 } from '../db/queries/simple-orders';
-import { isSupportedPair, isWalletAddressFor, type Network } from '../domain/assets';
+import { isSupportedPair, normalizeWalletAddress, type Network } from '../domain/assets';
 import { AppError, notFound, type ErrorDetail } from '../domain/errors';
 import { isTransactionCode } from '../domain/ids';
 import { depositChoice, findRail } from '../domain/rails';
@@ -46,16 +46,18 @@ export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutB
 
   const asset = body.customer.crypto_currency.toUpperCase();
   const network = body.customer.crypto_currency_network.toLowerCase();
+  let walletAddress: string | null = null;
   if (!isSupportedPair(asset, network)) {
     details.push({ path: 'customer.crypto_currency_network', message: `${asset} on ${network.toUpperCase()} is not supported.` });
-  } else if (!isWalletAddressFor(network as Network, body.customer.wallet_address)) {
-    details.push({ path: 'customer.wallet_address', message: `Not a ${network.toUpperCase()} address.` });
+  } else {
+    walletAddress = normalizeWalletAddress(network as Network, body.customer.wallet_address);
+    if (!walletAddress) details.push({ path: 'customer.wallet_address', message: `Not a ${network.toUpperCase()} address (checksum included).` });
   }
   if (body.webhook_url) {
     const refusal = await checkWebhookTarget(body.webhook_url, config.allowPrivateUrls);
     if (refusal) details.push({ path: 'webhook_url', message: refusal });
   }
-  if (details.length > 0 || !fiat || !provider) throw invalid(details);
+  if (details.length > 0 || !fiat || !provider || !walletAddress) throw invalid(details);
   await ensurePaymentsEnabled(db);
   const amountUsdMicro = await usdValue(provider, fiat.minor, fiat.currency);
 
@@ -83,7 +85,7 @@ export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutB
         fiatAmountMinor: fiat.minor,
         fiatCurrency: fiat.currency,
         amountUsdMicro,
-        walletAddress: body.customer.wallet_address,
+        walletAddress,
         walletCurrency: asset,
         walletNetwork: network,
         externalReference: body.external_reference ?? null,

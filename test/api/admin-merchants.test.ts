@@ -203,3 +203,18 @@ describe('admin API: payment kill switch', () => {
     expect((await admin('PUT', '/admin/v1/settings/payments', { enabled: 'no' })).statusCode).toBe(422);
   });
 });
+
+describe('settlement wallets are checked with their network’s checksum', () => {
+  it('refuses a mistyped EVM checksum and stores a lowercase one checksummed', async () => {
+    const created = await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Checksum Shop' } });
+    const id = created.json().merchant.id as string;
+    const put = (address: string) =>
+      ctx.app.inject({ method: 'PUT', url: `/admin/v1/merchants/${id}/wallets`, headers: adminHeaders, payload: { asset: 'USDC', network: 'polygon', address } });
+    const mistyped = await put('0x52908400098527886E0F7030069857D2E4169ee7');
+    expect(mistyped.statusCode).toBe(422);
+    expect(mistyped.json().details).toEqual([{ path: 'wallets.0.address', message: expect.stringContaining('checksum') }]);
+    expect((await put('0x52908400098527886e0f7030069857d2e4169ee7')).statusCode).toBe(200);
+    const merchant = (await ctx.app.inject({ method: 'GET', url: `/admin/v1/merchants/${id}`, headers: adminHeaders })).json().merchant;
+    expect(merchant.wallets).toEqual([expect.objectContaining({ address: '0x52908400098527886E0F7030069857D2E4169EE7' })]);
+  });
+});

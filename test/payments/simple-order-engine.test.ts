@@ -55,3 +55,17 @@ describe('a simple order on the payment engine', () => {
     expect((await row(code)).review_flag).toBe('late_success');
   });
 });
+
+describe('a simple order’s customer wallet', () => {
+  it('is refused with a wrong EIP-55 checksum, and stored checksummed when given in one case', async () => {
+    const send = (wallet_address: string) =>
+      ctx.app.inject({ method: 'POST', url: '/api/checkout', payload: { fiat_amount: 10, fiat_currency: 'USD', customer: { ...customer, wallet_address } } });
+    const mistyped = await send(WALLET.replace('E7', 'e7'));
+    expect(mistyped.statusCode).toBe(422);
+    expect(mistyped.json()).toMatchObject({ status: 'error', error: 'ValidationError', message: expect.stringContaining('customer.wallet_address') });
+    const lower = await send(WALLET.toLowerCase());
+    expect(lower.statusCode).toBe(201);
+    const [stored] = await ctx.db.sql`select wallet_address from simple_orders where transaction_code = ${lower.json().data.transaction_code}`;
+    expect(stored!.wallet_address).toBe(WALLET);
+  });
+});

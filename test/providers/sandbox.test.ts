@@ -161,7 +161,7 @@ describe('sandbox API', () => {
     ['a zero amount', { sourceAmount: '0.00' }, 'sourceAmount'],
     ['an unknown currency', { sourceCurrency: 'XYZ' }, 'sourceCurrency'],
     ['a pair that does not settle', { destinationAsset: 'USDT', network: 'solana', walletAddress: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV' }, 'network'],
-    ['a wallet of another network', { walletAddress: 'TJYeasTPa6gpEEfYdNsHHx8j8CHCq5Jx2F' }, 'walletAddress'],
+    ['a wallet of another network', { walletAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' }, 'walletAddress'],
     ['a relative callback URL', { callbackUrl: '/callbacks' }, 'callbackUrl'],
     ['a bad e-mail', { customerEmail: 'not-an-email' }, 'customerEmail'],
     ['a reference with a slash', { reference: 'SV_a/b' }, 'reference'],
@@ -308,7 +308,7 @@ describe('sandbox test helper', () => {
 
   it('pays a payment the customer already started, and declines too', async () => {
     const reference = newReference();
-    await adapter.createPayment(request(reference, { destinationAsset: 'USDT', network: 'tron', walletAddress: 'TJYeasTPa6gpEEfYdNsHHx8j8CHCq5Jx2F' }));
+    await adapter.createPayment(request(reference, { destinationAsset: 'USDT', network: 'tron', walletAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' }));
     const res = await http('POST', `${sandboxUrl}/test-helpers/pay`, { body: { reference, outcome: 'declined' } });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ status: 'failed', callbacks: [{ type: 'payment.failed', delivered: true, statusCode: 200 }] });
@@ -317,7 +317,7 @@ describe('sandbox test helper', () => {
 
   it('gives a tron payment a 64-hex hash without 0x', async () => {
     const reference = newReference();
-    termsFor.set(reference, { destinationAsset: 'USDT', network: 'tron', walletAddress: 'TJYeasTPa6gpEEfYdNsHHx8j8CHCq5Jx2F', sourceAmount: '1500', sourceCurrency: 'JPY', countryCode: 'JP' });
+    termsFor.set(reference, { destinationAsset: 'USDT', network: 'tron', walletAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', sourceAmount: '1500', sourceCurrency: 'JPY', countryCode: 'JP' });
     expect((await http('POST', `${sandboxUrl}/test-helpers/pay`, { body: { reference, outcome: 'succeeded' } })).status).toBe(200);
     const success = callbacksFor(reference).find((c) => c.body.type === 'payment.succeeded')!;
     expect(success.body.data).toMatchObject({ destinationAmount: '10.050000', sourceAmount: '1500', sourceCurrency: 'JPY' });

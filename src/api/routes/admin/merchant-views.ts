@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DatabaseOrTransaction } from '../../../db/client';
 import { insertApiKey, listApiKeys, type ApiKeyRow } from '../../../db/queries/api-keys';
 import { findMerchant, listWallets, lockMerchant, type MerchantRow } from '../../../db/queries/merchants';
-import { ASSETS, isSupportedPair, isWalletAddressFor, NETWORKS } from '../../../domain/assets';
+import { ASSETS, isSupportedPair, NETWORKS, normalizeWalletAddress } from '../../../domain/assets';
 import { issueLiveKey } from '../../../domain/credentials';
 import { notFound, validationError } from '../../../domain/errors';
 import { MERCHANT_ID, randomBase62 } from '../../../domain/ids';
@@ -78,17 +78,20 @@ export async function viewMerchant(db: DatabaseOrTransaction, m: MerchantRow): P
   };
 }
 
-export function checkWallets(wallets: WalletInput[]): void {
-  const details = wallets.flatMap((w, i) => {
+/** The wallets with each address in its network's canonical form (EIP-55 for EVM), or a 422 naming the bad one. */
+export function checkWallets(wallets: WalletInput[]): WalletInput[] {
+  const details: { path: string; message: string }[] = [];
+  const checked = wallets.map((w, i) => {
     if (!isSupportedPair(w.asset, w.network)) {
-      return [{ path: `wallets.${i}`, message: `${w.asset} on ${w.network} is not a supported pair.` }];
+      details.push({ path: `wallets.${i}`, message: `${w.asset} on ${w.network} is not a supported pair.` });
+      return w;
     }
-    if (!isWalletAddressFor(w.network, w.address)) {
-      return [{ path: `wallets.${i}.address`, message: `Not a ${w.network} address.` }];
-    }
-    return [];
+    const address = normalizeWalletAddress(w.network, w.address);
+    if (!address) details.push({ path: `wallets.${i}.address`, message: `Not a ${w.network} address (checksum included).` });
+    return { ...w, address: address ?? w.address };
   });
   if (details.length) throw validationError(details, 'A wallet is not valid.');
+  return checked;
 }
 
 export async function requireMerchant(db: DatabaseOrTransaction, id: string, lock = false): Promise<MerchantRow> {

@@ -30,8 +30,8 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
       },
     },
     async (request, reply) => {
-      const { name, commissionBps = 100, wallets = [] } = request.body;
-      checkWallets(wallets);
+      const { name, commissionBps = 100 } = request.body;
+      const wallets = checkWallets(request.body.wallets ?? []);
       const code = issueSecurityCode();
       // Signs deliveries to a session's own webhookUrl; shown once, like the security code.
       const webhookSecret = issueWebhookSecret();
@@ -152,10 +152,10 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
       },
     },
     async (request) => {
-      checkWallets([request.body]);
+      const [wallet] = checkWallets([request.body]);
       return db.transaction(async (tx) => {
         const m = await requireMerchant(tx, request.params.id, true);
-        const w = await upsertWallet(tx, { merchantId: m.id, ...request.body });
+        const w = await upsertWallet(tx, { merchantId: m.id, ...wallet! });
         return {
           ok: true as const,
           wallet: { asset: w.asset, network: w.network, address: w.address, updatedAt: w.updatedAt.toISOString() },
