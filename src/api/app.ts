@@ -8,6 +8,8 @@ import type { DbHandle } from '../db/client';
 import { randomBase62 } from '../domain/ids';
 import { serializeError, serializeRequest } from './log-serializers';
 import errors, { clientErrorHandler, frameworkErrorHandler } from './plugins/errors';
+import { completeDocument, type OpenApiDocument } from './openapi';
+import { WEBHOOK_SCHEMAS } from './webhook-schemas';
 import inputHygiene from './plugins/input-hygiene';
 import merchantAuth from './plugins/merchant-auth';
 import healthRoutes from './routes/health';
@@ -107,7 +109,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(inputHygiene);
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'svc checkout API',
         version: '1.0.0',
@@ -121,6 +123,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       },
     },
     transform: jsonSchemaTransform,
+    // What every route shares (operationIds, error answers, admin security, webhook payloads): openapi.ts.
+    transformObject: (document) => ('openapiObject' in document ? completeDocument(document.openapiObject as OpenApiDocument, WEBHOOK_SCHEMAS) : document.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -19,7 +19,7 @@ export type ErrorCode =
   | 'InternalError'
   | 'Unavailable';
 
-const STATUS: Record<ErrorCode, number> = {
+export const ERROR_STATUS: Record<ErrorCode, number> = {
   BadRequest: 400,
   InvalidId: 400,
   Unauthorized: 401,
@@ -52,7 +52,7 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = 'AppError';
-    this.status = STATUS[code];
+    this.status = ERROR_STATUS[code];
   }
   get retryable(): boolean {
     return this.options.retryable ?? (this.status === 503 || this.status === 429);

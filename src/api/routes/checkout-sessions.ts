@@ -46,6 +46,7 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app,
     {
       preHandler: [app.requireScope('checkout_sessions:create'), app.idempotent],
       schema: {
+        operationId: 'createCheckoutSession',
         tags: ['checkout'],
         summary: 'Create a hosted checkout session',
         description: 'Send an Idempotency-Key header to make retries safe. Redirect the customer to checkoutSession.checkoutUrl.',
@@ -66,6 +67,7 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app,
     '/checkout/sessions/:id',
     {
       schema: {
+        operationId: 'getPublicCheckoutSession',
         tags: ['checkout'],
         summary: 'Public status of a checkout session (no authentication)',
         params: z.object({ id: z.string() }),

@@ -59,6 +59,7 @@ const paymentLinkRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, { c
     {
       preHandler: [app.requireScope('payment_links:create'), (request, reply) => app.idempotent(request, reply)],
       schema: {
+        operationId: 'createPaymentLink',
         tags: ['payment links'],
         summary: 'Create a shareable payment link',
         description: 'The link can be paid once, until it expires. Send an Idempotency-Key header to make retries safe.',

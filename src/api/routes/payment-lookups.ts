@@ -24,6 +24,7 @@ const paymentLookupRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database 
     {
       preHandler: app.requireScope('transactions:read'),
       schema: {
+        operationId: 'getPaymentSession',
         tags: ['payments'],
         summary: 'Look up one of your payment sessions',
         security: [{ apiKey: [] }],
@@ -42,6 +43,7 @@ const paymentLookupRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database 
     {
       preHandler: app.requireScope('transactions:read'),
       schema: {
+        operationId: 'getTransaction',
         tags: ['payments'],
         summary: 'The latest transaction of a payment, with its settlement split',
         description: 'merchantSettlementAmount + platformCommissionAmount = grossAmount exactly, for completed transactions.',

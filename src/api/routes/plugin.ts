@@ -161,6 +161,7 @@ const pluginRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) =>
         }
       },
       schema: {
+        operationId: 'connectPlugin',
         tags: ['plugin'],
         summary: 'Connect (or reconnect) a website plugin',
         description:
@@ -233,6 +234,7 @@ const pluginRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) =>
     {
       preHandler: [app.requireScope('checkout_sessions:create'), (request, reply) => app.idempotent(request, reply)],
       schema: {
+        operationId: 'createPluginCheckoutSession',
         tags: ['plugin'],
         summary: 'Create a hosted checkout session for a connected website (plugin-compatible)',
         description: 'store_url must be a website connected with POST /plugin/connect. Send an Idempotency-Key header to make retries safe.',

@@ -38,6 +38,17 @@ const linkQuery = codeQuery.extend({ payment_method: z.string().min(1).max(50) }
 
 const ok = <T>(data: T) => ({ status: 'success' as const, data });
 
+// Spec 2.9: what POST /checkout answers (201). Loose objects: documented fields, nothing stripped.
+const checkoutAnswer = z.looseObject({
+  status: z.literal('success'),
+  data: z.looseObject({
+    transaction_code: z.string(),
+    amount_in_usd: z.number(),
+    checkout_url: z.string(),
+    payment_options: z.array(z.object({ slug: z.string(), type: z.enum(['fiat', 'crypto']), name: z.string(), amount: z.string(), currency: z.string(), network: z.string().optional(), receive_amount: z.string().optional(), receive_currency: z.string().optional() })),
+  }),
+});
+
 const simpleApiRoutes: FastifyPluginAsync<PaymentContext> = async (plain, { config }) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   app.setErrorHandler(simpleErrorHandler);
@@ -52,7 +63,7 @@ const simpleApiRoutes: FastifyPluginAsync<PaymentContext> = async (plain, { conf
     return ok({ fiat_amount: request.query.fiat_amount, fiat_currency: fiat.currency, payment_options: options });
   });
 
-  app.post('/checkout', { schema: { tags: ['simple'], body: checkoutBody } }, async (request, reply) => {
+  app.post('/checkout', { schema: { tags: ['simple'], summary: 'Create a pending order', body: checkoutBody, response: { 201: checkoutAnswer } } }, async (request, reply) => {
     const order = await payments.openSimpleOrder(request.body);
     const currency = order.fiatCurrency;
     const options = isFiatCurrency(currency)

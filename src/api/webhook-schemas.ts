@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+// The bodies we POST to merchants, as documented in the OpenAPI `webhooks` section (spec §2.8 and
+// §6.4). Built by src/domain/webhook-event.ts; a test checks a real delivery against these.
+
+const decimal = z.string().regex(/^\d+(\.\d+)?$/).describe('A decimal string');
+
+export const paymentEventSchema = z.object({
+  event: z.enum(['payment.processing', 'payment.completed', 'payment.failed', 'payment.expired', 'payment.canceled']),
+  eventId: z.string().describe('evt_…; process each event once'),
+  eventSource: z.string(),
+  merchantId: z.string(),
+  sessionId: z.string().describe('The canonical payment id (SV_…)'),
+  transactionId: z.string(),
+  provider: z.string(),
+  externalSessionId: z.string(),
+  externalTransactionId: z.string().describe('The provider’s transaction reference, empty before it has one'),
+  railType: z.string(),
+  status: z.string(),
+  amount: decimal,
+  currency: z.string(),
+  destinationAsset: z.string(),
+  network: z.string(),
+  walletAddress: z.string(),
+  orderId: z.string(),
+  wooCommerce: z.object({ orderStatus: z.string() }).describe('Plugin order-status hint'),
+  grossAmount: decimal.optional(),
+  merchantSettlementAmount: decimal.optional(),
+  platformCommissionAmount: decimal.optional(),
+  transactionHash: z.string().nullable().optional(),
+  explorerUrl: z.string().nullable().optional(),
+  createdAt: z.string().describe('ISO 8601 UTC'),
+});
+
+export const transactionSettledSchema = z.object({
+  event: z.literal('transaction.settled'),
+  transaction_code: z.string().describe('UUID of the simple-API order'),
+  external_reference: z.string(),
+  fiat_amount: z.number(),
+  fiat_currency: z.string(),
+  received_usd: z.number(),
+  wallet_address: z.string(),
+  wallet_currency: z.string(),
+  wallet_network: z.string(),
+  payout_dispatched: z.boolean(),
+  timestamp: z.number().int().describe('Unix seconds'),
+});
+
+export const WEBHOOK_SCHEMAS = { 'payment.event': paymentEventSchema, 'transaction.settled': transactionSettledSchema };
