@@ -61,7 +61,7 @@ function errorStatuses(path: string, method: string, op: Operation): string[] {
   return [...statuses].filter((s) => !op.responses?.[s]).sort();
 }
 
-const camel = (words: string[]) => words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('');
+const camel = (words: string[]) => words.filter(Boolean).map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('');
 
 /** A stable, readable operationId from the method and path: GET /api/v1/transactions/{id} → getTransactionsById. */
 function operationIdFor(method: string, path: string): string {

@@ -33,7 +33,7 @@ describe('the OpenAPI document', () => {
       const simple = path.startsWith('/api/') && !path.startsWith('/api/v1/');
       for (const [status, response] of errors) {
         if (response.content?.['application/json']?.schema.$ref === undefined) continue;
-        expect(response.content['application/json']!.schema.$ref, `${path} ${status}`).toBe(`#/components/schemas/${simple ? 'SimpleError' : 'Error'}`);
+        expect(response.content['application/json'].schema.$ref, `${path} ${status}`).toBe(`#/components/schemas/${simple ? 'SimpleError' : 'Error'}`);
       }
     }
     expect(doc.paths['/api/v1/transactions/{id}']!.get!.operationId).toBe('getTransaction');
