@@ -34,7 +34,7 @@ describe('ops CLI: the API refuses (exit 1)', () => {
   it('a refused request prints the validation details', async () => {
     const run = await ops(['merchants', 'create', '--name', 'Bad Wallet', '--wallet', 'USDC:polygon:not-an-address']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^error 422 ValidationError: .+ \(request req_\w+\)\n {2}wallets\.0\.address: Not a polygon address\.\n$/);
+    expect(run.stderr).toMatch(/^error 422 ValidationError: .+ \(request req_\w+\)\n {2}wallets\.0\.address: Not a polygon address \(checksum included\)\.\n$/);
   });
 
   it('an unknown merchant is a 404', async () => {

@@ -60,7 +60,7 @@ describe('Pay with every worker down', () => {
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
-    const config = { ...ctx.config, sandbox: { ...ctx.config.providers.sandbox, url } };
+    const config = { ...ctx.config, providers: { sandbox: { ...ctx.config.providers.sandbox, url } } };
     // The API's own wiring (server.ts): the providers with the API's short timeout.
     const app = await buildApp({ config, db: ctx.db, temporal: ctx.temporal, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }) }, { logger: false });
     try {
