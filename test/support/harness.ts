@@ -14,6 +14,7 @@ import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
 import { devChainVariables } from '../../src/chains/test-tokens';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { createTemporalClient } from '../../src/temporal/client';
+import { startChainWatchers } from '../../src/temporal/chain-watch';
 import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
 import { createTestDatabase } from './databases';
 import { freePort } from './free-port';
@@ -121,7 +122,7 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
 }
 
 /** A worker in this process on the file's task queue, with the real activities. */
-export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | 'providers'>): Promise<CheckoutWorker> {
+export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | 'providers' | 'temporal'>): Promise<CheckoutWorker> {
   const worker = await createWorker({
     temporal: ctx.config.temporal,
     activities: createActivities({
@@ -135,7 +136,15 @@ export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | '
     }),
   });
   void worker.run();
-  return worker;
+  // As worker.ts does: the chain watchers live beside the worker and stop with it.
+  const watchers = startChainWatchers({ db: ctx.db.db, temporal: ctx.temporal, networks: ctx.config.chains.networks, pollIntervalMs: 200 });
+  return {
+    ...worker,
+    async shutdown() {
+      await watchers.stop();
+      await worker.shutdown();
+    },
+  };
 }
 
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
