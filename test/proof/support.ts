@@ -2,7 +2,7 @@ import type { Address } from 'viem';
 import { expect } from 'vitest';
 import { createApprovedMerchant, type TestContext } from '../support/harness';
 import { eventually, http } from '../support/http';
-import { mint, newPayer, pay, type TestChain } from '../support/chain';
+export { payFromWallet } from '../support/chain';
 
 // Shared steps of the proof-of-payment tests: a merchant with a wallet on every EVM network, a
 // session, its deposit address and expected gross as stored, a customer paying from a wallet.
@@ -42,13 +42,6 @@ export async function pressPay(ctx: TestContext, id: string): Promise<bigint> {
   const start = await http('POST', `${ctx.baseUrl}/pay/${id}/start`);
   expect(start.status).toBe(303);
   return (await sessionRow(ctx, id)).expectedGross!;
-}
-
-/** A fresh customer wallet with tokens, paying `amount` into `to`. */
-export async function payFromWallet(chain: TestChain, token: Address, to: Address, amount: bigint) {
-  const payer = await newPayer(chain);
-  await mint(chain, token, payer.address, amount);
-  return pay(chain, payer, token, to, amount);
 }
 
 export const waitForStatus = (ctx: TestContext, id: string, status: string, timeoutMs = 20_000) =>

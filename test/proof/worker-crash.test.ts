@@ -36,6 +36,8 @@ describe('a worker killed between detection and completion', () => {
 
     await startWorker();
     await waitForStatus(ctx, id, 'completed', 45_000);
+    // The run ends after its completion event is written.
+    expect((await ctx.temporal.workflow.getHandle(id).result()).status).toBe('completed');
     const [counts] = await ctx.db.sql`select
       (select count(*)::int from transactions where payment_id = ${id}) as transactions,
       (select count(*)::int from events where payment_id = ${id} and type = 'payment.completed') as completed,
