@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, inject } from 'vitest';
@@ -81,6 +81,10 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
     ctx.config = testConfig(database.url, { ...ports, ...overrides });
     ctx.db = createDb(ctx.config.databaseUrl, { max: 5 });
     cleanups.push(() => ctx.db.close());
+    // Every file shares the run's anvil and the dev mnemonic, but has a database of its own: from
+    // the same start its sequence would hand out the same deposit addresses as every other file's,
+    // and one file's transfers would credit another's sessions. A random start keeps them apart.
+    await ctx.db.sql.unsafe(`alter sequence deposit_address_index restart with ${randomInt(0, 2 ** 31 - 2 ** 24)}`);
     const temporal = createTemporalClient(ctx.config.temporal);
     ctx.temporal = temporal.client;
     cleanups.push(temporal.close);
