@@ -191,15 +191,13 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     // Money after the end is credited (recorded) but changes nothing here; the exceptions issue owns it.
     if (isTerminal(status) || !credit.held || credit.expectedMicro === null) return;
     if (BigInt(credit.creditedMicro) < BigInt(credit.expectedMicro)) return;
-    let completion: { paidLinkId: string | null } | null = null;
-    const write = async () => (completion = await proof.recordChainCompletion(input.paymentId, providerPaymentId ?? claim?.providerPaymentId ?? null));
-    await write();
+    // Not moveTo: the activity re-checks the credits under the session's lock and may decline.
+    const completion = await proof.recordChainCompletion(input.paymentId, providerPaymentId ?? claim?.providerPaymentId ?? null);
     if (!completion) return;
     status = 'completed';
     upsertSearchAttributes([{ key: PaymentStatusKey, value: 'completed' }]);
     await announce('completed');
-    const paidLinkId = (completion as { paidLinkId: string | null }).paidLinkId;
-    if (paidLinkId) await tellLinkPaid(paidLinkId);
+    if (completion.paidLinkId) await tellLinkPaid(completion.paidLinkId);
   }
 
   /** Ends the link's run now rather than at its expiry; Postgres already says paid, so a closed run is fine. */
