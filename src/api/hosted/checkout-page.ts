@@ -25,7 +25,8 @@ const STATE_TEXT: Record<string, { title: string; body: string }> = {
 
 /**
  * The hosted checkout page (spec rule 1.7). Server-rendered and usable without JavaScript; a small
- * script only refreshes the status. It never marks anything paid: only provider facts do that.
+ * script only refreshes the status. It never marks anything paid: only the workflow does, from a
+ * confirmed transfer into the deposit address (or the provider's word on networks without a verifier).
  */
 export function renderCheckoutPage(m: CheckoutPageModel): string {
   const { session } = m;
