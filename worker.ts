@@ -2,6 +2,8 @@ import { createActivities } from './src/activities';
 import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
 import { createProviders } from './src/providers';
+import { startChainWatchers } from './src/temporal/chain-watch';
+import { createTemporalClient } from './src/temporal/client';
 import { createWorker } from './src/temporal/worker';
 
 // The Temporal worker process: workflows plus activities. Several can run side by side.
@@ -20,6 +22,9 @@ async function main() {
       now: () => new Date(),
     }),
   });
+  // The chain watchers (one per configured network) signal workflows through this worker's client.
+  const temporal = createTemporalClient(config.temporal);
+  const watchers = startChainWatchers({ db: db.db, temporal: temporal.client, networks: config.chains.networks });
   const stop = () => void worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -27,6 +32,8 @@ async function main() {
   try {
     await worker.run();
   } finally {
+    await watchers.stop();
+    await temporal.close();
     await db.close();
   }
 }

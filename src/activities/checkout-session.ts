@@ -49,7 +49,7 @@ export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: 
       const currency = session.currency;
       if (!adapter || !isFiatCurrency(currency)) throw ApplicationFailure.nonRetryable(`session ${paymentId} has no usable provider`, PROVIDER_REJECTED);
       const urls = { callbackUrl: providers.callbackUrl(publicBaseUrl, adapter.name), returnUrl: `${publicBaseUrl}/pay/${session.id}` };
-      const payment = await adapter.createPayment(sessionPaymentRequest({ ...session, currency }, urls)).catch(asActivityFailure);
+      const payment = await adapter.createPayment(sessionPaymentRequest({ ...session, currency, walletAddress: session.depositAddress ?? session.walletAddress }, urls)).catch(asActivityFailure);
       await setProviderPaymentId(db, paymentId, payment.providerPaymentId);
       return { providerPaymentId: payment.providerPaymentId, redirectUrl: payment.redirectUrl };
     },

@@ -1,6 +1,7 @@
 import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import type { ProviderRegistry } from '../providers/registry';
+import { createChainProofActivities } from './chain-proof';
 import { createCheckoutActivities } from './checkout-session';
 import { createPaymentLinkActivities } from './payment-links';
 import { createSimpleOrderActivities } from './simple-orders';
@@ -23,6 +24,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createCheckoutActivities(deps),
+    ...createChainProofActivities(deps),
     ...createWebhookActivities(deps),
     ...createPaymentLinkActivities(deps),
     ...createSimpleOrderActivities(deps),

@@ -16,6 +16,7 @@ export const newMerchantId = () => `MER_${randomBase62(16)}`;
 export const newEventId = () => `evt_${randomBase62(24)}`;
 export const newDeliveryId = () => `dlv_${randomBase62(24)}`;
 export const newPaymentLinkId = () => `plink_${randomBase62(24)}`;
+export const newExceptionId = () => `exc_${randomBase62(24)}`;
 export const newSiteId = () => `site_${randomBase62(16)}`;
 
 /** A lookup id must have this shape before any query runs (decisions §1: else 400 InvalidId). */

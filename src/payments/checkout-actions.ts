@@ -3,6 +3,7 @@ import { AppError, notFound } from '../domain/errors';
 import { isCanonicalPaymentId } from '../domain/ids';
 import { cancelUpdate } from '../workflows/checkout-session/messages';
 import type { PaymentContext } from './context';
+import { fixExpectedGross } from './deposits';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { createSessionPayment } from './provider-payments';
 import { callTemporal, WorkflowClosedError } from './temporal-call';
@@ -26,6 +27,8 @@ export async function startCheckoutPayment(ctx: PaymentContext, id: string): Pro
   if (!session) throw notFound('Checkout session');
   if (!payable(session)) throw new AppError('Conflict', 'This checkout can no longer be paid.');
   await ensurePaymentsEnabled(ctx.db);
+  // G is the quote at the moment the customer pressed Pay (decisions §11).
+  await fixExpectedGross(ctx, session);
   const payment = await createSessionPayment(ctx, session);
   await setProviderPaymentId(ctx.db, session.id, payment.providerPaymentId);
   return { redirectUrl: payment.redirectUrl };

@@ -10,6 +10,7 @@ import { CHECKOUT_SESSION_WORKFLOW, type CheckoutSessionInput } from '../workflo
 import { MerchantIdKey, OrderIdKey, PaymentStatusKey, ProviderKey } from '../workflows/search-attributes';
 import { parseFiat } from './amounts';
 import type { PaymentContext } from './context';
+import { depositAddressFor, verificationOf } from './deposits';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { openPayment } from './open-payment';
 
@@ -75,6 +76,7 @@ export async function openCheckoutSession(
     details.push({ path: 'countryCode', message: `No payment provider serves ${countryCode} in ${currency}.` });
   }
   const wallet = await settlementWallet(ctx, merchant.id, request.destinationAsset, request.network, details);
+  const verification = verificationOf(config, wallet.network, wallet.asset, details);
   if (request.webhookUrl) {
     const refusal = await checkWebhookTarget(request.webhookUrl, config.allowPrivateUrls);
     if (refusal) details.push({ path: 'webhookUrl', message: refusal });
@@ -86,7 +88,10 @@ export async function openCheckoutSession(
   const id = newPaymentId();
   const expiresAt = new Date(now().getTime() + config.checkout.sessionTtlSeconds * 1000);
   const orderRef = request.orderId ?? request.merchantOrderId;
-  const input: CheckoutSessionInput = { paymentId: id, merchantId: merchant.id, provider: provider.name, expiresAt: expiresAt.toISOString() };
+  const input: CheckoutSessionInput = { paymentId: id, merchantId: merchant.id, provider: provider.name, expiresAt: expiresAt.toISOString(),
+    verification,
+    providerProofTimeoutMs: config.chains.providerProofTimeoutSeconds * 1000,
+  };
   const row = await openPayment(ctx, {
     workflowType: CHECKOUT_SESSION_WORKFLOW,
     workflowId: id,
@@ -97,9 +102,12 @@ export async function openCheckoutSession(
       { key: ProviderKey, value: provider.name },
       ...(orderRef ? [{ key: OrderIdKey, value: orderRef }] : []),
     ],
-    insert: () =>
+    insert: async () =>
       insertCheckoutSession(db, {
         id,
+        verification,
+        // Allocated before the row exists, so a visible chain-verified session always has one.
+        depositAddress: verification === 'chain' ? await depositAddressFor(ctx, id, wallet.network) : null,
         merchantId: merchant.id,
         source,
         amountMinor: fiat.minor,

@@ -1,6 +1,7 @@
 import type { PaymentContext } from './context';
 import { cancelCheckoutSession, findCheckoutSession, startCheckoutPayment } from './checkout-actions';
 import { openCheckoutSession, type CheckoutRequest, type PayingMerchant } from './checkout-sessions';
+import { openDirectDeposit } from './direct-deposit';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { findLink, linkStatus, openPaymentLink, payLink, type PaymentLinkRequest } from './payment-links';
 import { ingestProviderEvent } from './provider-events';
@@ -15,6 +16,7 @@ import type { SimpleOrderRow } from '../db/queries/simple-orders';
 export type { PaymentContext } from './context';
 export type { CheckoutRequest, PayingMerchant } from './checkout-sessions';
 export type { PaymentOption } from './rails';
+export type { DirectDeposit } from './direct-deposit';
 export { CallbackRefused } from './provider-events';
 
 /**
@@ -31,6 +33,7 @@ export function createPaymentService(ctx: PaymentContext) {
     findCheckoutSession: (id: string) => findCheckoutSession(ctx, id),
     startCheckoutPayment: (id: string) => startCheckoutPayment(ctx, id),
     cancelCheckoutSession: (id: string) => cancelCheckoutSession(ctx, id),
+    openDirectDeposit: (id: string) => openDirectDeposit(ctx, id),
     openPaymentLink: (merchant: PayingMerchant, request: PaymentLinkRequest) => openPaymentLink(ctx, merchant, request),
     findLink: (id: string) => findLink(ctx, id),
     linkStatus: (link: PaymentLinkRow) => linkStatus(link, ctx.now()),

@@ -44,7 +44,8 @@ export async function findPaymentOwner(ctx: PaymentContext, provider: string, re
         sourceCurrency: session.currency,
         destinationAsset: session.destinationAsset,
         network: session.network,
-        walletAddress: session.walletAddress,
+        // The provider delivers to the session's deposit address when it has one.
+        walletAddress: session.depositAddress ?? session.walletAddress,
       }),
     };
   }

@@ -6,6 +6,7 @@ import type { Rail } from '../domain/rails';
 import { orderDepositRequest, orderPaymentRequest, sessionPaymentRequest } from '../providers/requests';
 import { ProviderError, type ProviderDeposit, type ProviderPayment } from '../providers/types';
 import type { PaymentContext } from './context';
+import { deliveryAddress } from './deposits';
 import { fiatProvider } from './rails';
 
 // The provider side of a customer's Pay: created from the API, idempotently per reference, so the
@@ -25,7 +26,7 @@ export async function createSessionPayment(ctx: PaymentContext, session: Checkou
   const currency = session.currency;
   if (!adapter || !isFiatCurrency(currency)) throw new AppError('Conflict', 'This checkout cannot be paid through its provider.');
   const base = ctx.config.http.publicBaseUrl;
-  const request = sessionPaymentRequest({ ...session, currency }, { callbackUrl: ctx.providers.callbackUrl(base, adapter.name), returnUrl: `${base}/pay/${session.id}` });
+  const request = sessionPaymentRequest({ ...session, currency, walletAddress: deliveryAddress(session) }, { callbackUrl: ctx.providers.callbackUrl(base, adapter.name), returnUrl: `${base}/pay/${session.id}` });
   return adapter.createPayment(request).catch(providerFailure);
 }
 

@@ -91,6 +91,8 @@ export interface ProviderAdapter {
   createPayment(request: ProviderPaymentRequest): Promise<ProviderPayment>;
   /** Crypto rails, where the provider offers them: a deposit address, idempotent per reference and terms. */
   createDeposit?(request: ProviderDepositRequest): Promise<ProviderDeposit>;
+  /** Decisions §4: a sandbox's explorer links point at its own transaction page; real providers leave this out. */
+  explorerUrl?(hash: string): string;
   /** Checks the signature and timestamp of a callback on its raw body, then parses it. */
   verifyCallback(rawBody: string, headers: Record<string, string | string[] | undefined>, now: Date): CallbackVerification;
 }

@@ -5,7 +5,6 @@ import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 
 // Sessions that live 3 seconds, so expiry is observed in real time on the dev server.
 const ctx = useTestApp({ SESSION_TTL_SECONDS: '3' }, { worker: true });
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 async function openSession() {
   const m = await createApprovedMerchant(ctx.app);
@@ -16,7 +15,9 @@ async function openSession() {
     payload: { amount: 25, currency: 'USD', countryCode: 'US' },
   });
   const id = res.json().checkoutSession.id as string;
-  return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
+  // The provider delivers to the session's deposit address, so its callbacks name that wallet.
+  const [{ deposit_address: walletAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: string }];
+  return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress };
 }
 
 const row = async (id: string) => (await ctx.db.sql`select status, review_flag, review_note from checkout_sessions where id = ${id}`)[0]!;

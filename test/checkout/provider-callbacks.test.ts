@@ -4,21 +4,23 @@ import { eventually } from '../support/http';
 import { postCallback, sandboxEvent, type CallbackSession } from '../support/sandbox-callbacks';
 
 // Callbacks are posted as the sandbox would post them, to prove what the service accepts and what
-// it refuses. The workflow runs on the dev server through an in-process worker.
+// it refuses. The workflow runs on the dev server through an in-process worker. The sessions settle
+// on solana, a network without a chain verifier, where the provider's word still completes a payment
+// (decisions §11); on verified networks a success is only a hint (test/proof).
 const ctx = useTestApp({}, { worker: true });
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+const WALLET = '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV';
 
 async function openSession(): Promise<CallbackSession & { apiKey: string }> {
-  const m = await createApprovedMerchant(ctx.app);
+  const m = await createApprovedMerchant(ctx.app, { wallets: [{ asset: 'USDC', network: 'solana', address: WALLET }] });
   const res = await ctx.app.inject({
     method: 'POST',
     url: '/api/v1/checkout/sessions',
     headers: { authorization: `Bearer ${m.apiKey}` },
-    payload: { amount: 25, currency: 'USD', countryCode: 'US' },
+    payload: { amount: 25, currency: 'USD', countryCode: 'US', network: 'solana' },
   });
   expect(res.statusCode).toBe(201);
   const id = res.json().checkoutSession.id as string;
-  return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET, apiKey: m.apiKey };
+  return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'solana', walletAddress: WALLET, apiKey: m.apiKey };
 }
 
 const secret = () => ctx.config.providers.sandbox.callbackSecret;
@@ -60,7 +62,7 @@ describe('provider callbacks', () => {
   it('answers 404 for a payment it does not know', async () => {
     const res = await postCallback(
       ctx.app,
-      sandboxEvent({ id: 'SV_unknown00000000000000000', amount: '1.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET }, 'payment.processing'),
+      sandboxEvent({ id: 'SV_unknown00000000000000000', amount: '1.00', currency: 'USD', destinationAsset: 'USDC', network: 'solana', walletAddress: WALLET }, 'payment.processing'),
       { secret: secret() },
     );
     expect(res.statusCode).toBe(404);

@@ -3,12 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { PaymentLinkInput, PaymentLinkOutcome } from '../../src/workflows/payment-link/messages';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
-import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
+import { parseCrypto } from '../../src/domain/money';
+import { payFromWallet, sharedChain } from '../support/chain';
 
-// A payment link paid through its page: a checkout session per Pay, completed by signed provider
-// callbacks through the workflows on the dev server; paid at most once; expired by its workflow.
-const ctx = useTestApp({}, { worker: true });
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+// A payment link paid through its page: a checkout session per Pay, completed by confirmed
+// transfers into its deposit address through the workflows on the dev server; paid at most once;
+// expired by its workflow. The sandbox runs as the price source of the direct rail.
+const ctx = useTestApp({}, { sandbox: true, worker: true });
+const chain = sharedChain();
 
 async function createLink(body: Record<string, unknown> = {}) {
   const m = await createApprovedMerchant(ctx.app, { name: 'Link Studio' });
@@ -36,12 +38,14 @@ function sessionIdFrom(location: string | undefined): string {
   return match![1]!;
 }
 
-const succeed = (id: string) =>
-  postCallback(
-    ctx.app,
-    sandboxEvent({ id, amount: '30.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET }, 'payment.succeeded'),
-    { secret: ctx.config.providers.sandbox.callbackSecret },
-  );
+/** The customer pays the session from a wallet (the direct rail): the chain alone completes it. */
+async function succeed(id: string) {
+  const res = await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${id}/deposit` });
+  expect(res.statusCode).toBe(200);
+  const { address, amount } = res.json().deposit;
+  await payFromWallet(chain, chain.tokens.polygon.USDC, address, parseCrypto(amount));
+  return res;
+}
 
 const linkRow = async (id: string) => (await ctx.db.sql`select status, paid_session_id from payment_links where id = ${id}`)[0]!;
 const sessionsOf = async (linkId: string) => ctx.db.sql`select id, status, source, review_flag from checkout_sessions where payment_link_id = ${linkId} order by created_at`;
@@ -72,7 +76,7 @@ describe('paying a payment link', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Link Studio');
 
-    expect((await succeed(sessionId)).statusCode).toBe(200);
+    await succeed(sessionId);
     await eventually(() => sessionStatus(sessionId), (s) => s === 'completed', 15_000, 'session completed');
     expect(await linkRow(link.id)).toEqual({ status: 'paid', paid_session_id: sessionId });
 

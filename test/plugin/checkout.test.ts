@@ -1,18 +1,18 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhooks/verify';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
-import { markSiteVerified } from '../support/plugin-sites';
 import { eventually } from '../support/http';
 import { startReceiver } from '../support/receiver';
+import { depositAddressOf, payDirect } from '../support/proof';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 
 // POST /api/v1/checkout-sessions (spec §4.3): the plugin's create, through the one checkout
 // implementation, with deliveries to the connected site's endpoint signed with its secret.
+// The sandbox runs as the price source of the direct rail, through which a session is paid on chain.
 const ctx = useTestApp(
   { WEBHOOK_RETRY_BASE_SECONDS: '0.5', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_WINDOW_HOURS: '1' },
-  { worker: true },
+  { sandbox: true, worker: true },
 );
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
 const receivers: { close: () => Promise<void> }[] = [];
 afterAll(async () => {
   for (const r of receivers) await r.close();
@@ -34,11 +34,8 @@ async function connectSite(m: Merchant, siteUrl: string, callbackUrl = `${siteUr
       plugin_version: '1.2.0',
     },
   });
-  expect(res.statusCode).toBe(202);
-  const site = res.json<{ site_id: string; webhook_secret: string }>();
-  // Checkouts are for verified sites; the proof itself is tested in site-proof.test.ts.
-  await markSiteVerified(ctx.db, site.site_id);
-  return site;
+  expect(res.statusCode).toBe(200);
+  return res.json<{ site_id: string; webhook_secret: string }>();
 }
 
 function pluginCheckout(apiKey: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
@@ -109,11 +106,10 @@ describe('plugin checkout end to end', () => {
     });
     expect((await ctx.temporal.workflow.getHandle(body.session_id).describe()).type).toBe('checkoutSession');
 
-    const session = { id: body.session_id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
-    for (const type of ['payment.processing', 'payment.succeeded'] as const) {
-      const res = await postCallback(ctx.app, sandboxEvent(session, type), { secret: ctx.config.providers.sandbox.callbackSecret });
-      expect(res.statusCode).toBe(200);
-    }
+    const session = { id: body.session_id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: await depositAddressOf(ctx, body.session_id) };
+    const res = await postCallback(ctx.app, sandboxEvent(session, 'payment.processing'), { secret: ctx.config.providers.sandbox.callbackSecret });
+    expect(res.statusCode).toBe(200);
+    await payDirect(ctx, body.session_id);
     const toSite = () => r.received.filter((d) => d.path === '/wc-api/svc');
     await eventually(async () => toSite().length, (n) => n >= 2, 15_000, 'two deliveries to the site');
 
@@ -156,7 +152,7 @@ describe('plugin checkout end to end', () => {
     });
     expect(v1.statusCode).toBe(201);
     for (const id of [plugin.json().session_id, v1.json().checkoutSession.id]) {
-      const s = { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
+      const s = { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: await depositAddressOf(ctx, id) };
       await postCallback(ctx.app, sandboxEvent(s, 'payment.failed'), { secret: ctx.config.providers.sandbox.callbackSecret });
     }
     await eventually(async () => r.received.length, (n) => n >= 2, 15_000, 'two deliveries');

@@ -73,3 +73,10 @@ export async function pay(chain: TestChain, from: PrivateKeyAccount, token: Addr
 export function balanceOf(chain: TestChain, token: Address, owner: Address): Promise<bigint> {
   return chain.publicClient.readContract({ address: token, abi: testTokenAbi, functionName: 'balanceOf', args: [owner] });
 }
+
+/** A fresh customer wallet with `amount` of `token`, paying all of it into `to` (a customer paying from their own wallet). */
+export async function payFromWallet(chain: TestChain, token: Address, to: Address, amount: bigint) {
+  const payer = await newPayer(chain);
+  await mint(chain, token, payer.address, amount);
+  return pay(chain, payer, token, to, amount);
+}

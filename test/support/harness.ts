@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, inject } from 'vitest';
@@ -14,6 +14,7 @@ import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
 import { devChainVariables } from '../../src/chains/test-tokens';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { createTemporalClient } from '../../src/temporal/client';
+import { startChainWatchers } from '../../src/temporal/chain-watch';
 import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
 import { createTestDatabase } from './databases';
 import { freePort } from './free-port';
@@ -81,6 +82,10 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
     ctx.config = testConfig(database.url, { ...ports, ...overrides });
     ctx.db = createDb(ctx.config.databaseUrl, { max: 5 });
     cleanups.push(() => ctx.db.close());
+    // Every file shares the run's anvil and the dev mnemonic, but has a database of its own: from
+    // the same start its sequence would hand out the same deposit addresses as every other file's,
+    // and one file's transfers would credit another's sessions. A random start keeps them apart.
+    await ctx.db.sql.unsafe(`alter sequence deposit_address_index restart with ${randomInt(0, 2 ** 31 - 2 ** 24)}`);
     const temporal = createTemporalClient(ctx.config.temporal);
     ctx.temporal = temporal.client;
     cleanups.push(temporal.close);
@@ -122,7 +127,7 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
 }
 
 /** A worker in this process on the file's task queue, with the real activities. */
-export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | 'providers'>): Promise<CheckoutWorker> {
+export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | 'providers' | 'temporal'>): Promise<CheckoutWorker> {
   const worker = await createWorker({
     temporal: ctx.config.temporal,
     activities: createActivities({
@@ -136,7 +141,15 @@ export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | '
     }),
   });
   void worker.run();
-  return worker;
+  // As worker.ts does: the chain watchers live beside the worker and stop with it.
+  const watchers = startChainWatchers({ db: ctx.db.db, temporal: ctx.temporal, networks: ctx.config.chains.networks, pollIntervalMs: 200 });
+  return {
+    ...worker,
+    async shutdown() {
+      await watchers.stop();
+      await worker.shutdown();
+    },
+  };
 }
 
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };

@@ -26,6 +26,20 @@ export function envFor(config: Config): Record<string, string> {
     ALLOW_PRIVATE_URLS: String(config.allowPrivateUrls),
     SESSION_TTL_SECONDS: String(config.checkout.sessionTtlSeconds),
     LOG_LEVEL: 'warn',
+    // The run's dev chain, so a worker process runs the same chain watchers as the test's config.
+    ...Object.fromEntries(
+      config.chains.networks.flatMap((n) => {
+        const p = `CHAIN_${n.network.toUpperCase()}_`;
+        return [
+          [`${p}RPC_URL`, n.rpcUrl],
+          [`${p}CHAIN_ID`, String(n.chainId)],
+          [`${p}CONFIRMATIONS`, String(n.confirmations)],
+          ...(n.tokens.USDC ? [[`${p}USDC`, n.tokens.USDC]] : []),
+          ...(n.tokens.USDT ? [[`${p}USDT`, n.tokens.USDT]] : []),
+        ];
+      }),
+    ),
+    ...(config.chains.settlementMnemonic ? { SETTLEMENT_MNEMONIC: config.chains.settlementMnemonic } : {}),
   };
 }
 

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
+import { payFromWallet, sharedChain } from '../support/chain';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 import { replayRuns } from './histories';
 
 // Runs of the checkoutSession workflow on its main paths, replayed (and recorded on demand).
 const ctx = useTestApp({ SESSION_TTL_SECONDS: '3' }, { listen: true, sandbox: true, worker: true });
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+const chain = sharedChain();
 
 async function runScenarios(): Promise<Record<string, string>> {
   const m = await createApprovedMerchant(ctx.app);
@@ -16,7 +17,14 @@ async function runScenarios(): Promise<Record<string, string>> {
       body: { amount: 25, currency: 'USD', countryCode: 'US', orderId: 'replay', cancelUrl: 'https://shop.example/cart' },
     });
     const id = res.json.checkoutSession.id as string;
-    return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
+    // The provider delivers to the session's deposit address, so its callbacks name that wallet.
+    const [{ deposit_address: walletAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: `0x${string}` }];
+    return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress };
+  };
+  /** Pay pressed (G = 25.000000), then `micro` sent straight from a wallet. */
+  const payOnChain = async (s: { id: string; walletAddress: `0x${string}` }, micro: bigint) => {
+    expect((await http('POST', `${ctx.baseUrl}/pay/${s.id}/start`)).status).toBe(303);
+    await payFromWallet(chain, chain.tokens.polygon.USDC, s.walletAddress, micro);
   };
   const secret = ctx.config.providers.sandbox.callbackSecret;
   const ids: Record<string, string> = {};
@@ -32,6 +40,21 @@ async function runScenarios(): Promise<Record<string, string>> {
   const canceled = await open();
   expect((await http('POST', `${ctx.baseUrl}/pay/${canceled.id}/cancel`)).status).toBe(303);
   ids.canceled = canceled.id;
+
+  // Chain-verified paths (decisions §11): over-delivery completes, under-delivery and an unproven
+  // provider success expire with their records.
+  const overpaid = await open();
+  await payOnChain(overpaid, 26_000_000n);
+  ids.overpaid = overpaid.id;
+
+  const underpaid = await open();
+  await payOnChain(underpaid, 10_000_000n);
+  ids.underpaidExpired = underpaid.id;
+
+  const unverified = await open();
+  expect((await http('POST', `${ctx.baseUrl}/pay/${unverified.id}/start`)).status).toBe(303);
+  await postCallback(ctx.app, sandboxEvent(unverified, 'payment.succeeded', { destinationAmount: '25.000000' }), { secret });
+  ids.unverifiedExpired = unverified.id;
 
   const late = await open();
   await postCallback(ctx.app, sandboxEvent(late, 'payment.processing'), { secret });
@@ -49,7 +72,14 @@ async function runScenarios(): Promise<Record<string, string>> {
 }
 
 describe('checkoutSession histories', () => {
-  it('replays the current code’s own runs: completed, failed, canceled, expired then late', async () => {
-    await replayRuns(ctx.temporal, 'checkout-session', await runScenarios());
+  it('replays the current code’s own runs: completed, failed, canceled, overpaid, underpaid, unverified, expired then late', async () => {
+    const ids = await runScenarios();
+    const kinds = await ctx.db.sql`select payment_id, kind from payment_exceptions`;
+    expect(Object.fromEntries(kinds.map((k) => [k.payment_id, k.kind]))).toEqual({
+      [ids.overpaid!]: 'overpaid',
+      [ids.underpaidExpired!]: 'underpaid',
+      [ids.unverifiedExpired!]: 'unverified',
+    });
+    await replayRuns(ctx.temporal, 'checkout-session', ids);
   });
 });

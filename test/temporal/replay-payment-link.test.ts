@@ -3,12 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { PaymentLinkInput } from '../../src/workflows/payment-link/messages';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
-import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
+import { parseCrypto } from '../../src/domain/money';
+import { payFromWallet, sharedChain } from '../support/chain';
 import { replayRuns } from './histories';
 
 // Runs of the paymentLink workflow: paid through one of its sessions, and expired unpaid.
-const ctx = useTestApp({}, { worker: true });
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+// The sandbox runs as the price source of the direct rail, through which the session is paid.
+const ctx = useTestApp({}, { sandbox: true, worker: true });
+const chain = sharedChain();
 
 describe('paymentLink histories', () => {
   it('replays the current code’s own runs: paid, expired', async () => {
@@ -27,8 +29,9 @@ describe('paymentLink histories', () => {
     const paid = await create();
     const started = await ctx.app.inject({ method: 'POST', url: `/link/${paid}/pay`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'country=US' });
     const sessionId = /\/pay\/(SV_\w+)$/.exec(String(started.headers.location))![1]!;
-    const session = { id: sessionId, amount: '30.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
-    expect((await postCallback(ctx.app, sandboxEvent(session, 'payment.succeeded'), { secret: ctx.config.providers.sandbox.callbackSecret })).statusCode).toBe(200);
+    const deposit = await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${sessionId}/deposit` });
+    expect(deposit.statusCode).toBe(200);
+    await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.json().deposit.address, parseCrypto(deposit.json().deposit.amount));
     expect(await ctx.temporal.workflow.getHandle(paid).result()).toEqual({ status: 'paid', paidSessionId: sessionId });
 
     // The API's shortest lifetime is 5 minutes: run the link's workflow again with a close expiresAt.

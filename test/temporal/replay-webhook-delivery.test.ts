@@ -8,7 +8,6 @@ import { replayRuns } from './histories';
 // Runs of the webhookDelivery workflow: delivered after one failed attempt, and given up after its
 // (here very short) retry window.
 const ctx = useTestApp({ WEBHOOK_RETRY_BASE_SECONDS: '0.2', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '0.5', WEBHOOK_RETRY_WINDOW_HOURS: '0.001' }, { worker: true });
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 let flaky: Awaited<ReturnType<typeof startReceiver>>;
 let down: Awaited<ReturnType<typeof startReceiver>>;
@@ -33,7 +32,9 @@ describe('webhookDelivery histories', () => {
       payload: { amount: 25, currency: 'USD', countryCode: 'US', webhookUrl: `${down.url}/hooks` },
     });
     const id = res.json().checkoutSession.id as string;
-    const session = { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
+    // The provider delivers to the session's deposit address, so its callbacks name that wallet.
+    const [{ deposit_address: walletAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: string }];
+    const session = { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress };
     expect((await postCallback(ctx.app, sandboxEvent(session, 'payment.failed'), { secret: ctx.config.providers.sandbox.callbackSecret })).statusCode).toBe(200);
 
     const deliveries = await eventually(

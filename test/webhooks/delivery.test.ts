@@ -5,13 +5,15 @@ import { verifyWebhook } from '../../src/webhooks/verify';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { startReceiver, type ReceivedDelivery } from '../support/receiver';
+import { depositAddressOf, payDirect } from '../support/proof';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 
-// Deliveries to real local receivers, driven by signed provider callbacks, through the workflows on
-// the dev server. Retries are shortened (0.5 s base, 1 s cap) and the timeout is 1 s.
+// Deliveries to real local receivers, driven by signed provider callbacks (and, for completion, a
+// transfer into the deposit address) through the workflows on the dev server. Retries are shortened
+// (0.5 s base, 1 s cap) and the timeout is 1 s. The sandbox runs as the direct rail's price source.
 const ctx = useTestApp(
   { WEBHOOK_RETRY_BASE_SECONDS: '0.5', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_WINDOW_HOURS: '1' },
-  { worker: true },
+  { sandbox: true, worker: true },
 );
 const receivers: { close: () => Promise<void> }[] = [];
 afterAll(async () => {
@@ -42,11 +44,14 @@ async function openSession(apiKey: string, body: Record<string, unknown> = {}) {
   });
   expect(res.statusCode).toBe(201);
   const id = res.json().checkoutSession.id as string;
-  return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
+  return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: await depositAddressOf(ctx, id) };
 }
 
-const pay = (s: Awaited<ReturnType<typeof openSession>>, type: 'payment.processing' | 'payment.succeeded' | 'payment.failed') =>
-  postCallback(ctx.app, sandboxEvent(s, type), { secret: ctx.config.providers.sandbox.callbackSecret });
+/** A provider fact as its signed callback; a success is only proven by the transfer into the deposit address. */
+const pay = async (s: Awaited<ReturnType<typeof openSession>>, type: 'payment.processing' | 'payment.succeeded' | 'payment.failed') => {
+  if (type === 'payment.succeeded') return payDirect(ctx, s.id);
+  return postCallback(ctx.app, sandboxEvent(s, type), { secret: ctx.config.providers.sandbox.callbackSecret });
+};
 
 const deliveriesOf = async (paymentId: string) =>
   (await ctx.app.inject({ method: 'GET', url: `/admin/v1/webhook-deliveries?paymentId=${paymentId}`, headers: adminHeaders })).json().deliveries as any[];
@@ -93,8 +98,9 @@ describe('signed webhook deliveries', () => {
       walletAddress: WALLET,
       orderId: 'wc-1001',
       wooCommerce: { orderStatus: 'processing' },
-      merchantSettlementAmount: '24.255000',
-      platformCommissionAmount: '0.245000',
+      // 1 % of the 25.000000 credited on chain.
+      merchantSettlementAmount: '24.750000',
+      platformCommissionAmount: '0.250000',
     });
     expect(done.body.eventId).toMatch(/^evt_[0-9A-Za-z]{24}$/);
     expect(typeof done.body.externalTransactionId).toBe('string');

@@ -141,6 +141,8 @@ export const transactionSchema = z.object({
   explorerUrl: z.string().nullable(),
   failureReason: z.string().nullable(),
   completedAt: z.string().nullable(),
+  /** Decisions §11: 'chain' when completion is proven on chain, 'provider' on networks without a verifier. */
+  verification: z.enum(['chain', 'provider']),
 });
 
 /**
@@ -169,5 +171,6 @@ export function transactionView(s: CheckoutSessionRow, t: TransactionRow | undef
     explorerUrl: t?.explorerUrl ?? null,
     failureReason: t?.failureReason ?? null,
     completedAt: t?.completedAt?.toISOString() ?? null,
+    verification: s.verification,
   };
 }

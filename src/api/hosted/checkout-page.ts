@@ -1,14 +1,17 @@
 import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
 import { NETWORK_NAMES, type Network } from '../../domain/assets';
-import { html, type Raw } from '../../domain/html';
+import { html, raw, type Raw } from '../../domain/html';
+import type { DirectDeposit } from '../../payments';
 import { hostedDocument } from './document';
 
 export interface CheckoutPageModel {
-  session: Pick<CheckoutSessionRow, 'id' | 'status' | 'mode' | 'currency' | 'destinationAsset' | 'network' | 'successUrl' | 'cancelUrl' | 'expiresAt' | 'provider'>;
+  session: Pick<CheckoutSessionRow, 'id' | 'status' | 'mode' | 'currency' | 'destinationAsset' | 'network' | 'successUrl' | 'cancelUrl' | 'expiresAt' | 'provider' | 'verification'>;
   amount: string;
   merchantName: string;
   paymentsEnabled: boolean;
   notice?: string | undefined;
+  /** The direct rail's instructions once the customer chose "pay from your wallet", with the QR of its EIP-681 URI. */
+  wallet?: { deposit: DirectDeposit; qrSvg: string } | undefined;
 }
 
 const STATE_TEXT: Record<string, { title: string; body: string }> = {
@@ -22,7 +25,8 @@ const STATE_TEXT: Record<string, { title: string; body: string }> = {
 
 /**
  * The hosted checkout page (spec rule 1.7). Server-rendered and usable without JavaScript; a small
- * script only refreshes the status. It never marks anything paid: only provider facts do that.
+ * script only refreshes the status. It never marks anything paid: only the workflow does, from a
+ * confirmed transfer into the deposit address (or the provider's word on networks without a verifier).
  */
 export function renderCheckoutPage(m: CheckoutPageModel): string {
   const { session } = m;
@@ -39,6 +43,11 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
       <form method="post" action="/pay/${session.id}/start">
         <button type="submit" class="primary" id="pay-button">Pay ${m.amount} ${session.currency}</button>
       </form>
+      ${session.verification === 'chain' && !m.wallet
+        ? html`<form method="post" action="/pay/${session.id}/wallet">
+        <button type="submit" class="secondary" id="wallet-button">Pay from your wallet (${session.destinationAsset} on ${network})</button>
+      </form>`
+        : ''}
       <form method="post" action="/pay/${session.id}/cancel">
         <button type="submit" class="secondary" id="cancel-button">Cancel and return to ${m.merchantName}</button>
       </form>`;
@@ -68,10 +77,23 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
       <p id="status" data-status="${session.status}">${state.body}</p>
       ${m.notice ? html`<p class="notice" role="alert">${m.notice}</p>` : ''}
     </section>
+    ${m.wallet && (session.status === 'pending' || session.status === 'processing') ? walletInstructions(m.wallet, network) : ''}
     <div class="actions">${actions}</div>
     <footer><p>Secure checkout · expires ${session.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC</p></footer>
   </main>`,
   );
+}
+
+/** Where and what to send; the fields are read-only inputs so a customer can select and copy them. */
+function walletInstructions(w: NonNullable<CheckoutPageModel['wallet']>, network: string): Raw {
+  const d = w.deposit;
+  return html`<section class="instructions" id="wallet-instructions" aria-label="Pay from your wallet">
+      <h3>Send exactly <span id="deposit-amount">${d.amount}</span> <span id="deposit-asset">${d.asset}</span> on ${network}</h3>
+      <div class="qr" id="deposit-qr" role="img" aria-label="QR code of the transfer">${raw(w.qrSvg)}</div>
+      <label>Deposit address <input class="mono" id="deposit-address" readonly value="${d.address}"></label>
+      <label>Amount <input class="mono" id="deposit-amount-copy" readonly value="${d.amount}"></label>
+      <p class="small">Send only ${d.asset} on ${network} (chain id ${d.chainId}), before ${d.expiresAt.replace('T', ' ').slice(0, 16)} UTC. This page updates once the transfer is confirmed.</p>
+    </section>`;
 }
 
 export function renderMessagePage(title: string, body: string, back?: string): string {

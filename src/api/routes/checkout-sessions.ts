@@ -83,6 +83,37 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app,
       return { ok: true as const, ...publicSessionView(session, merchant?.name ?? '') };
     },
   );
+
+  // Public like the lookup above (decisions §11): the hosted page's "pay from your wallet" as JSON.
+  app.post(
+    '/checkout/sessions/:id/deposit',
+    {
+      schema: {
+        tags: ['checkout'],
+        summary: 'Deposit instructions for paying a checkout session from a wallet (no authentication, idempotent)',
+        params: z.object({ id: z.string() }),
+        response: {
+          200: z.object({
+            ok: z.literal(true),
+            deposit: z.object({
+              address: z.string(),
+              asset: z.string(),
+              network: z.string(),
+              chainId: z.number().int(),
+              amount: z.string(),
+              uri: z.string(),
+              expiresAt: z.string(),
+            }),
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const deposit = await app.payments.openDirectDeposit(requireCanonicalId(request.params.id));
+      void reply.header('cache-control', 'no-store');
+      return { ok: true as const, deposit };
+    },
+  );
 };
 
 export default checkoutSessionRoutes;

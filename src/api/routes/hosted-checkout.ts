@@ -1,11 +1,12 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import QRCode from 'qrcode';
 import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
 import { findMerchant } from '../../db/queries/merchants';
 import { getPaymentsSetting } from '../../db/queries/platform-settings';
 import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
 import { formatFiat } from '../../domain/money';
-import type { PaymentContext } from '../../payments';
+import type { DirectDeposit, PaymentContext } from '../../payments';
 import { renderCheckoutPage, renderMessagePage } from '../hosted/checkout-page';
 import { originOf } from '../hosted/plugin';
 
@@ -13,10 +14,11 @@ import { originOf } from '../hosted/plugin';
 const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { db, providerOrigins }) => {
   const payments = app.payments;
 
-  async function renderFor(reply: FastifyReply, session: CheckoutSessionRow, status = 200, notice?: string) {
+  async function renderFor(reply: FastifyReply, session: CheckoutSessionRow, status = 200, notice?: string, deposit?: DirectDeposit) {
     const [merchant, setting] = await Promise.all([findMerchant(db, session.merchantId), getPaymentsSetting(db)]);
     const amount = isFiatCurrency(session.currency) ? formatFiat(session.amountMinor, session.currency) : String(session.amountMinor);
-    const page = renderCheckoutPage({ session, amount, merchantName: merchant?.name ?? 'the merchant', paymentsEnabled: setting.enabled, notice });
+    const wallet = deposit ? { deposit, qrSvg: await QRCode.toString(deposit.uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) } : undefined;
+    const page = renderCheckoutPage({ session, amount, merchantName: merchant?.name ?? 'the merchant', paymentsEnabled: setting.enabled, notice, wallet });
     return reply.page(status, page, { formTargets: [...providerOrigins, originOf(session.cancelUrl)] });
   }
 
@@ -45,6 +47,19 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     } catch (err) {
       if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(reply);
       return actionFailed(reply, request.params.id, err, err instanceof AppError && err.code === 'Conflict' ? err.message : 'The payment could not be started.');
+    }
+  });
+
+  // "Pay from your wallet": the same page with the deposit address, the exact amount and its QR code.
+  app.post<{ Params: { id: string } }>('/pay/:id/wallet', { schema: { hide: true } }, async (request, reply) => {
+    try {
+      const deposit = await payments.openDirectDeposit(request.params.id);
+      const session = await payments.findCheckoutSession(request.params.id);
+      if (!session) return notFoundPage(reply);
+      return renderFor(reply, session, 200, undefined, deposit);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(reply);
+      return actionFailed(reply, request.params.id, err, err instanceof AppError && err.code === 'Conflict' ? err.message : 'The wallet payment could not be prepared.');
     }
   });
 

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { checkoutSessions } from '../schema';
 import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-status';
@@ -72,4 +72,14 @@ export async function listUnstartedSessions(db: DatabaseOrTransaction, seconds: 
     .where(and(eq(checkoutSessions.workflowStarted, false), sql`${checkoutSessions.createdAt} < now() - make_interval(secs => ${seconds})`))
     .limit(100);
   return rows.map((r) => r.id);
+}
+
+/** Sets the expected gross G once: the first quote taken (Pay or the direct rail) stands. Returns the stored G. */
+export async function setExpectedGross(db: DatabaseOrTransaction, id: string, micro: bigint): Promise<bigint> {
+  await db
+    .update(checkoutSessions)
+    .set({ expectedGrossMicro: micro, updatedAt: sql`now()` })
+    .where(and(eq(checkoutSessions.id, id), isNull(checkoutSessions.expectedGrossMicro)));
+  const [row] = await db.select({ g: checkoutSessions.expectedGrossMicro }).from(checkoutSessions).where(eq(checkoutSessions.id, id));
+  return row!.g!;
 }

@@ -20,7 +20,15 @@ export const checkoutSessions = pgTable(
     countryCode: text('country_code').notNull(),
     destinationAsset: text('destination_asset').notNull(),
     network: text('network').notNull(),
+    // The merchant's settlement wallet (payouts go there later); the customer's money arrives at depositAddress.
     walletAddress: text('wallet_address').notNull(),
+    // Decisions §11: 'chain' when the network has a verifier (completion needs a confirmed credit of
+    // depositAddress), 'provider' when only the provider's word is available (solana, tron, no RPC).
+    verification: text('verification', { enum: ['chain', 'provider'] }).notNull().default('provider'),
+    depositAddress: text('deposit_address'),
+    // The expected gross G in micro units: the provider's quote when the customer pressed Pay, or the
+    // amount shown on the direct rail; the first one taken stands.
+    expectedGrossMicro: bigint('expected_gross_micro', { mode: 'bigint' }),
     // Commission agreed when the session was created, so a later change applies to new sessions only.
     commissionBps: integer('commission_bps').notNull(),
     provider: text('provider').notNull(),

@@ -14,3 +14,5 @@ export * from './sites';
 export * from './payment-links';
 export * from './simple-orders';
 export * from './deposit-addresses';
+export * from './chain-credits';
+export * from './payment-exceptions';

@@ -29,6 +29,8 @@ export const transactions = pgTable(
     providerEventId: text('provider_event_id').notNull(),
     transactionHash: text('transaction_hash'),
     explorerUrl: text('explorer_url'),
+    // The inbound transfer into the deposit address that proved the payment (chain-verified payments).
+    depositTransactionHash: text('deposit_transaction_hash'),
     failureReason: text('failure_reason'),
     completedAt: timestamp('completed_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

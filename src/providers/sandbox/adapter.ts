@@ -77,6 +77,7 @@ export function createSandboxAdapter(options: {
     name: 'sandbox',
     railType: 'fiat_to_crypto',
     pageOrigin: new URL(options.url).origin,
+    explorerUrl: (hash) => `${options.url.replace(/\/+$/, '')}/explorer/tx/${hash}`,
     servesCountry: sandboxServesCountry,
     supportsCurrency: sandboxSupportsCurrency,
 

@@ -1,8 +1,9 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PaymentStatus } from '../../domain/payment-status';
+import type { DepositFact } from '../../domain/deposit-fact';
 import type { ProviderFact } from '../../domain/provider-fact';
 
-export type { ProviderFact };
+export type { DepositFact, ProviderFact };
 
 // Signal, update and query definitions shared by the API (which sends them) and the workflow.
 
@@ -14,6 +15,10 @@ export interface CheckoutSessionInput {
   provider: string;
   /** ISO timestamp; the session expires then unless it reached a terminal state. */
   expiresAt: string;
+  /** Absent in runs started before proof of payment: those complete on the provider's word. */
+  verification?: 'chain' | 'provider';
+  /** Chain-verified runs: how long a provider's success may wait for its transfer before it is `unverified`. */
+  providerProofTimeoutMs?: number;
 }
 
 export interface PaymentStart {
@@ -32,4 +37,6 @@ export const providerUpdateSignal = defineSignal<[ProviderFact]>('providerUpdate
 export const startPaymentUpdate = defineUpdate<PaymentStart>('startPayment');
 /** The hosted page's Cancel button; answers the status the session ended in. */
 export const cancelUpdate = defineUpdate<PaymentStatus>('cancel');
+/** A chain watcher's word about the session's deposit address (chain-verified runs only). */
+export const depositSignal = defineSignal<[DepositFact]>('deposit');
 export const stateQuery = defineQuery<CheckoutSessionState>('state');

@@ -12,6 +12,7 @@ import {
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import { canTransition, checkoutSourcesOf, isTerminal, type PaymentStatus } from '../../domain/payment-status';
+import type { ChainProofActivities, ProviderClaim } from '../../activities/chain-proof';
 import type { CheckoutActivities } from '../../activities/checkout-session';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { DATABASE_ACTIVITY } from '../activity-options';
@@ -20,17 +21,20 @@ import { webhookDelivery } from '../webhook-delivery/workflow';
 import { PaymentStatusKey } from '../search-attributes';
 import {
   cancelUpdate,
+  depositSignal,
   providerUpdateSignal,
   startPaymentUpdate,
   stateQuery,
   type CheckoutSessionInput,
   type CheckoutSessionState,
+  type DepositFact,
   type PaymentStart,
   type ProviderFact,
 } from './messages';
 
 const records = proxyActivities<CheckoutActivities>(DATABASE_ACTIVITY);
 const events = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
+const proof = proxyActivities<ChainProofActivities>(DATABASE_ACTIVITY);
 
 // Only for runs of the previous version, whose Pay was this workflow's update; bounded, as the
 // customer waited on it.
@@ -39,7 +43,7 @@ const provider = proxyActivities<CheckoutActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 4, nonRetryableErrorTypes: ['ProviderRejected'] },
 });
 
-type Command = { kind: 'fact'; fact: ProviderFact } | { kind: 'cancel' };
+type Command = { kind: 'fact'; fact: ProviderFact } | { kind: 'deposit'; fact: DepositFact } | { kind: 'cancel' };
 
 /**
  * One checkout session, from creation to a terminal state (decisions §6). Provider facts arrive as
@@ -57,8 +61,26 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   // that loses the race to a provider fact must still get its answer.
   let cancelsRequested = 0;
   let cancelsHandled = 0;
+  // Decisions §11: on a network with a verifier only a confirmed credit of the deposit address
+  // completes; the provider's word moves to processing. Runs started before this carry no
+  // `verification` and never reach patched(), so their histories replay unchanged.
+  const chainVerified = input.verification === 'chain' && patched('chain-proof');
+  const seenLogs = new Set<string>();
+  // A provider success waiting for its transfer, and when it becomes `unverified`.
+  let claim: ProviderClaim | null = null;
+  let claimDueMs: number | null = null;
 
   setHandler(stateQuery, () => ({ status, providerPaymentId, lateEvents }));
+
+  setHandler(depositSignal, (fact) => {
+    // Watchers re-send after a crash (at least once); a log in the same block is the same news.
+    const key = `${fact.kind}:${fact.network}:${fact.transactionHash.toLowerCase()}:${fact.logIndex}@${fact.blockHash.toLowerCase()}`;
+    if (seenLogs.has(key)) return;
+    seenLogs.add(key);
+    // A removal followed by the same log in the same block again (re-mined) must credit again.
+    if (fact.kind === 'removed') seenLogs.delete(key.replace(/^removed:/, 'credited:'));
+    queue.push({ kind: 'deposit', fact });
+  });
 
   setHandler(providerUpdateSignal, (fact) => {
     // Providers retry callbacks; the API dedupes too, but the workflow must not depend on it.
@@ -128,7 +150,17 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       cancelsHandled++;
       return;
     }
+    if (command.kind === 'deposit') return applyDeposit(command.fact);
     const { fact } = command;
+    if (chainVerified && fact.type === 'succeeded' && !isTerminal(status)) {
+      // A hint, never a completion: processing, and a deadline for the transfer it announces.
+      if (canTransition(status, 'processing')) await moveTo('processing', () => records.recordProcessing(input.paymentId, fact));
+      if (!claim) {
+        claim = { eventId: fact.eventId, providerPaymentId: fact.providerPaymentId, destinationAmount: fact.destinationAmount, transactionHash: fact.transactionHash };
+        claimDueMs = Date.now() + (input.providerProofTimeoutMs ?? 3_600_000);
+      }
+      return;
+    }
     if (isTerminal(status)) {
       // A success after the session ended is money that arrived: flag it, never drop it.
       if (fact.type === 'succeeded' && status !== 'completed') {
@@ -148,6 +180,26 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     }
   }
 
+  /** A credit (or its removal) of the deposit address; completes once the credits cover G. */
+  async function applyDeposit(fact: DepositFact) {
+    if (!chainVerified) return;
+    if (fact.kind === 'removed') {
+      await proof.uncreditDeposit(input.paymentId, fact);
+      return;
+    }
+    const credit = await proof.creditDeposit(input.paymentId, fact);
+    // Money after the end is credited (recorded) but changes nothing here; the exceptions issue owns it.
+    if (isTerminal(status) || !credit.held || credit.expectedMicro === null) return;
+    if (BigInt(credit.creditedMicro) < BigInt(credit.expectedMicro)) return;
+    // Not moveTo: the activity re-checks the credits under the session's lock and may decline.
+    const completion = await proof.recordChainCompletion(input.paymentId, providerPaymentId ?? claim?.providerPaymentId ?? null);
+    if (!completion) return;
+    status = 'completed';
+    upsertSearchAttributes([{ key: PaymentStatusKey, value: 'completed' }]);
+    await announce('completed');
+    if (completion.paidLinkId) await tellLinkPaid(completion.paidLinkId);
+  }
+
   /** Ends the link's run now rather than at its expiry; Postgres already says paid, so a closed run is fine. */
   async function tellLinkPaid(linkId: string) {
     try {
@@ -161,9 +213,18 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   const expiresAtMs = Date.parse(input.expiresAt);
 
   while (!isTerminal(status)) {
-    const remaining = expiresAtMs - Date.now();
+    const deadline = claimDueMs === null ? expiresAtMs : Math.min(expiresAtMs, claimDueMs);
+    const remaining = deadline - Date.now();
     const woke = remaining > 0 && (await condition(() => queue.length > 0, remaining));
+    if (!woke && claimDueMs !== null && Date.now() < expiresAtMs) {
+      // The provider's success was not credited in time: recorded once, never completed.
+      await proof.recordShortfall(input.paymentId, claim, 'claim');
+      claimDueMs = null;
+      continue;
+    }
     if (!woke) {
+      // Short credits at expiry are underpaid money, recorded before the session ends.
+      if (chainVerified) await proof.recordShortfall(input.paymentId, claim, 'expiry');
       await moveTo('expired', () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('expired'), 'expired'));
       break;
     }

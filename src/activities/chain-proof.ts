@@ -1,0 +1,162 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Database } from '../db/client';
+import type { ProviderRegistry } from '../providers/registry';
+import { creditLog, listCredits, totalOf, uncreditLog } from '../db/queries/chain-credits';
+import { findSession, lockSession, transitionSession } from '../db/queries/checkout-sessions';
+import { recordPaymentException } from '../db/queries/payment-exceptions';
+import { insertTransactionOnce } from '../db/queries/transactions';
+import { depositLogKey, explorerUrlFor, type DepositFact } from '../domain/deposit-fact';
+import { newExceptionId } from '../domain/ids';
+import { commissionSplit, parseCrypto } from '../domain/money';
+import { recordLinkPayment } from './payment-links';
+
+// The chain-verified side of a checkout session (decisions §11): credits from confirmed logs, the
+// completion they prove, and the exceptions recorded when they do not. Each is idempotent: the log
+// key is a primary key, the transaction is unique per payment, exceptions are unique per kind.
+
+export interface CreditState {
+  /** This payment holds the log (false: another payment was credited with it first). */
+  held: boolean;
+  creditedMicro: string;
+  /** G, or null while no quote has been taken (nobody pressed Pay or asked for the direct rail). */
+  expectedMicro: string | null;
+}
+
+/** What the provider claimed, kept by the workflow for the `unverified` record. */
+export interface ProviderClaim {
+  eventId: string;
+  providerPaymentId: string;
+  destinationAmount?: string | undefined;
+  transactionHash?: string | undefined;
+}
+
+const missing = (paymentId: string) => ApplicationFailure.nonRetryable(`no checkout session ${paymentId}`, 'SessionMissing');
+const micro = (s: string) => BigInt(s);
+
+export function createChainProofActivities({ db, providers }: { db: Database; providers: ProviderRegistry }) {
+  async function state(paymentId: string, held: boolean): Promise<CreditState> {
+    const session = await findSession(db, paymentId);
+    if (!session) throw missing(paymentId);
+    const credited = totalOf(await listCredits(db, paymentId));
+    return { held, creditedMicro: credited.toString(), expectedMicro: session.expectedGrossMicro?.toString() ?? null };
+  }
+
+  return {
+    async creditDeposit(paymentId: string, fact: DepositFact): Promise<CreditState> {
+      const held = await creditLog(db, paymentId, {
+        ...fact,
+        amountMicro: micro(fact.amountMicro),
+        blockNumber: micro(fact.blockNumber),
+      });
+      return state(paymentId, held);
+    },
+
+    async uncreditDeposit(paymentId: string, fact: DepositFact): Promise<CreditState> {
+      await uncreditLog(db, paymentId, fact);
+      return state(paymentId, false);
+    },
+
+    /**
+     * Completion proven on chain: gross = everything credited, commission split, the transaction row
+     * and the status in one database transaction; any excess over G is an `overpaid` record. Returns
+     * null (and changes nothing) when the credits do not cover G, so a replayed call cannot complete
+     * a payment whose log was uncredited meanwhile.
+     */
+    async recordChainCompletion(paymentId: string, providerPaymentId: string | null): Promise<{ paidLinkId: string | null } | null> {
+      return db.transaction(async (tx) => {
+        const session = await lockSession(tx, paymentId);
+        if (!session) throw missing(paymentId);
+        const credits = await listCredits(tx, paymentId);
+        const gross = totalOf(credits);
+        const expected = session.expectedGrossMicro;
+        if (expected === null || credits.length === 0 || gross < expected) return null;
+        const last = credits[credits.length - 1]!;
+        const split = commissionSplit(gross, session.commissionBps);
+        const completedAt = new Date();
+        await insertTransactionOnce(tx, {
+          paymentId,
+          merchantId: session.merchantId,
+          status: 'completed',
+          sourceAmountMinor: session.amountMinor,
+          sourceCurrency: session.currency,
+          destinationAsset: session.destinationAsset,
+          network: session.network,
+          walletAddress: session.walletAddress,
+          grossMicro: gross,
+          merchantSettlementMicro: split.merchant,
+          platformCommissionMicro: split.commission,
+          commissionBps: session.commissionBps,
+          provider: session.provider,
+          providerPaymentId: providerPaymentId ?? session.providerPaymentId,
+          // The proof is the log, not a provider event.
+          providerEventId: `chain:${depositLogKey(last)}`,
+          // Until payouts exist the transaction's hash is the inbound transfer's (the payout issue changes it).
+          transactionHash: last.transactionHash,
+          depositTransactionHash: last.transactionHash,
+          explorerUrl: providers.get(session.provider)?.explorerUrl?.(last.transactionHash) ?? explorerUrlFor(session.network, last.transactionHash),
+          completedAt,
+        });
+        if (gross > expected) {
+          await recordPaymentException(tx, {
+            id: newExceptionId(),
+            paymentKind: 'checkout_session',
+            paymentId,
+            kind: 'overpaid',
+            amountMicro: gross - expected,
+            references: { expectedMicro: expected.toString(), creditedMicro: gross.toString(), logs: credits.map(depositLogKey) },
+          });
+        }
+        await transitionSession(tx, paymentId, 'completed', { completedAt });
+        if (session.paymentLinkId && (await recordLinkPayment(tx, session.paymentLinkId, paymentId))) return { paidLinkId: session.paymentLinkId };
+        return { paidLinkId: null };
+      });
+    },
+
+    /**
+     * Money that did not prove the payment, recorded once and never completed: credits short of G
+     * at expiry (`underpaid`), or a provider success with nothing credited by its deadline or by
+     * expiry (`unverified`).
+     */
+    async recordShortfall(paymentId: string, claim: ProviderClaim | null, at: 'claim' | 'expiry'): Promise<'underpaid' | 'unverified' | null> {
+      const session = await findSession(db, paymentId);
+      if (!session) throw missing(paymentId);
+      const credits = await listCredits(db, paymentId);
+      const credited = totalOf(credits);
+      const expected = session.expectedGrossMicro;
+      if (at === 'expiry' && credited > 0n && (expected === null || credited < expected)) {
+        await recordPaymentException(db, {
+          id: newExceptionId(),
+          paymentKind: 'checkout_session',
+          paymentId,
+          kind: 'underpaid',
+          amountMicro: credited,
+          references: { expectedMicro: expected?.toString() ?? null, creditedMicro: credited.toString(), logs: credits.map(depositLogKey) },
+        });
+        return 'underpaid';
+      }
+      if (credited === 0n && claim) {
+        await recordPaymentException(db, {
+          id: newExceptionId(),
+          paymentKind: 'checkout_session',
+          paymentId,
+          kind: 'unverified',
+          amountMicro: claim.destinationAmount ? parseMicroText(claim.destinationAmount) : 0n,
+          references: { ...claim, depositAddress: session.depositAddress },
+        });
+        return 'unverified';
+      }
+      return null;
+    },
+  };
+}
+
+/** A provider's malformed amount records as 0 rather than failing the record. */
+function parseMicroText(text: string): bigint {
+  try {
+    return parseCrypto(text);
+  } catch {
+    return 0n;
+  }
+}
+
+export type ChainProofActivities = ReturnType<typeof createChainProofActivities>;

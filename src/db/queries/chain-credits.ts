@@ -1,0 +1,117 @@
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import type { DatabaseOrTransaction } from '../client';
+import { chainCredits, chainCursors, checkoutSessions } from '../schema';
+
+export type ChainCreditRow = typeof chainCredits.$inferSelect;
+
+/** A confirmed Transfer into a deposit address, as the watcher read it (amounts in micro units). */
+export interface CreditInput {
+  network: string;
+  transactionHash: string;
+  logIndex: number;
+  asset: string;
+  token: string;
+  from: string;
+  to: string;
+  amountMicro: bigint;
+  blockNumber: bigint;
+  blockHash: string;
+}
+
+/**
+ * Credits `log` to `paymentId` unless another payment holds it; answers whether this payment holds it
+ * now. A log seen again after a reorg (same key, maybe another block) is re-credited to its payment;
+ * a log already held by another payment is never moved (the primary key and the WHERE decide).
+ */
+export async function creditLog(db: DatabaseOrTransaction, paymentId: string, log: CreditInput): Promise<boolean> {
+  const values = {
+    network: log.network,
+    transactionHash: log.transactionHash.toLowerCase(),
+    logIndex: log.logIndex,
+    paymentId,
+    asset: log.asset,
+    token: log.token,
+    fromAddress: log.from,
+    toAddress: log.to,
+    amountMicro: log.amountMicro,
+    blockNumber: log.blockNumber,
+    blockHash: log.blockHash,
+  };
+  const rows = await db
+    .insert(chainCredits)
+    .values(values)
+    .onConflictDoUpdate({
+      target: [chainCredits.network, chainCredits.transactionHash, chainCredits.logIndex],
+      set: { state: 'credited', blockNumber: values.blockNumber, blockHash: values.blockHash, updatedAt: sql`now()` },
+      setWhere: eq(chainCredits.paymentId, paymentId),
+    })
+    .returning({ paymentId: chainCredits.paymentId });
+  return rows.length > 0;
+}
+
+/** The log's block left the canonical chain: it no longer counts for its payment. */
+export async function uncreditLog(db: DatabaseOrTransaction, paymentId: string, key: { network: string; transactionHash: string; logIndex: number }): Promise<boolean> {
+  const rows = await db
+    .update(chainCredits)
+    .set({ state: 'removed', updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(chainCredits.network, key.network),
+        eq(chainCredits.transactionHash, key.transactionHash.toLowerCase()),
+        eq(chainCredits.logIndex, key.logIndex),
+        eq(chainCredits.paymentId, paymentId),
+        eq(chainCredits.state, 'credited'),
+      ),
+    )
+    .returning({ paymentId: chainCredits.paymentId });
+  return rows.length > 0;
+}
+
+/** The payment's credited logs, oldest block first. */
+export async function listCredits(db: DatabaseOrTransaction, paymentId: string): Promise<ChainCreditRow[]> {
+  return db
+    .select()
+    .from(chainCredits)
+    .where(and(eq(chainCredits.paymentId, paymentId), eq(chainCredits.state, 'credited')))
+    .orderBy(chainCredits.blockNumber, chainCredits.logIndex);
+}
+
+export const totalOf = (credits: readonly ChainCreditRow[]) => credits.reduce((sum, c) => sum + c.amountMicro, 0n);
+
+/** Deposit addresses of the network's open chain-verified sessions, with the session each belongs to. */
+export async function listOpenDepositAddresses(db: DatabaseOrTransaction, network: string): Promise<{ paymentId: string; address: string }[]> {
+  const rows = await db
+    .select({ paymentId: checkoutSessions.id, address: checkoutSessions.depositAddress })
+    .from(checkoutSessions)
+    .where(
+      and(
+        eq(checkoutSessions.network, network),
+        eq(checkoutSessions.verification, 'chain'),
+        isNotNull(checkoutSessions.depositAddress),
+        inArray(checkoutSessions.status, ['pending', 'processing']),
+      ),
+    );
+  return rows.map((r) => ({ paymentId: r.paymentId, address: r.address! }));
+}
+
+/** The session a deposit address belongs to, whatever its status (a transfer may confirm after the session ended). */
+export async function findSessionsByDepositAddress(db: DatabaseOrTransaction, addresses: readonly string[]): Promise<{ paymentId: string; address: string }[]> {
+  if (addresses.length === 0) return [];
+  const rows = await db
+    .select({ paymentId: checkoutSessions.id, address: checkoutSessions.depositAddress })
+    .from(checkoutSessions)
+    .where(inArray(checkoutSessions.depositAddress, [...addresses]));
+  return rows.map((r) => ({ paymentId: r.paymentId, address: r.address! }));
+}
+
+export async function loadCursor(db: DatabaseOrTransaction, network: string): Promise<string | undefined> {
+  const [row] = await db.select().from(chainCursors).where(eq(chainCursors.network, network));
+  return row?.cursor;
+}
+
+export async function saveCursor(db: DatabaseOrTransaction, network: string, cursor: string): Promise<void> {
+  await db
+    .insert(chainCursors)
+    .values({ network, cursor })
+    .onConflictDoUpdate({ target: chainCursors.network, set: { cursor, updatedAt: sql`now()` } });
+}

@@ -1,0 +1,36 @@
+import { bigint, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+// Decisions §11: a confirmed ERC-20 Transfer log into a deposit address credits one payment only.
+// The key (network, transaction hash, log index) is the primary key, so a log offered to a second
+// payment (or twice to the same one) is refused by Postgres whatever the callers do. A log whose
+// block leaves the canonical chain is marked `removed`, never deleted; mined again it is re-credited
+// to the same payment.
+export const chainCredits = pgTable(
+  'chain_credits',
+  {
+    network: text('network').notNull(),
+    // Lowercase 0x hash.
+    transactionHash: text('transaction_hash').notNull(),
+    logIndex: integer('log_index').notNull(),
+    paymentId: text('payment_id').notNull(),
+    asset: text('asset').notNull(),
+    token: text('token').notNull(),
+    fromAddress: text('from_address').notNull(),
+    toAddress: text('to_address').notNull(),
+    amountMicro: bigint('amount_micro', { mode: 'bigint' }).notNull(),
+    blockNumber: bigint('block_number', { mode: 'bigint' }).notNull(),
+    blockHash: text('block_hash').notNull(),
+    state: text('state', { enum: ['credited', 'removed'] }).notNull().default('credited'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.transactionHash, t.logIndex] })],
+);
+
+// Where each network's watcher has read up to (its WatchCursor as JSON), so a restarted worker
+// resumes where the last one stopped instead of missing the blocks mined meanwhile.
+export const chainCursors = pgTable('chain_cursors', {
+  network: text('network').primaryKey(),
+  cursor: text('cursor').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

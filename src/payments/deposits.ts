@@ -1,0 +1,76 @@
+import { settlementKeys, type SettlementKeys } from '../chains/derivation';
+import type { ChainNetworkConfig, Config } from '../config';
+import { allocateDepositAddress } from '../db/queries/deposit-addresses';
+import { setExpectedGross, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { isFiatCurrency } from '../domain/currencies';
+import { AppError } from '../domain/errors';
+import { formatFiat, parseCrypto } from '../domain/money';
+import type { ErrorDetail } from '../domain/errors';
+import type { PaymentContext } from './context';
+
+// Decisions §11: where a payment's money must arrive and how much of it, for the networks that have
+// a chain verifier. Networks without one keep the provider's word, and production refuses them
+// unless the operator allowed it.
+
+export type Verification = 'chain' | 'provider';
+
+/** The configured chain that can verify `asset` on `network`, if any. */
+export function verifierFor(config: Config, network: string, asset: string): ChainNetworkConfig | undefined {
+  const chain = config.chains.networks.find((n) => n.network === network);
+  if (!chain || !config.chains.settlementMnemonic) return undefined;
+  return chain.tokens[asset as keyof ChainNetworkConfig['tokens']] ? chain : undefined;
+}
+
+/** How a payment on this network will be proven, or a detail saying it may not be taken here. */
+export function verificationOf(config: Config, network: string, asset: string, details: ErrorDetail[], path = 'network'): Verification {
+  if (verifierFor(config, network, asset)) return 'chain';
+  if (config.nodeEnv === 'production' && !config.chains.allowUnverifiedNetworks) {
+    details.push({ path, message: `${asset} on ${network} cannot be verified on chain here (ALLOW_UNVERIFIED_NETWORKS is off).` });
+  }
+  return 'provider';
+}
+
+// Deriving the seed costs 2048 PBKDF2 rounds: once per process, not once per payment.
+const keysByMnemonic = new Map<string, SettlementKeys>();
+function keysFor(mnemonic: string): SettlementKeys {
+  let keys = keysByMnemonic.get(mnemonic);
+  if (!keys) keysByMnemonic.set(mnemonic, (keys = settlementKeys(mnemonic)));
+  return keys;
+}
+
+/** The payment's own deposit address (idempotent per payment id), for a chain-verified payment. */
+export async function depositAddressFor(ctx: PaymentContext, paymentId: string, network: string): Promise<string> {
+  const mnemonic = ctx.config.chains.settlementMnemonic;
+  if (!mnemonic) throw new Error('deposit addresses need SETTLEMENT_MNEMONIC');
+  const keys = keysFor(mnemonic);
+  const { row } = await allocateDepositAddress(ctx.db, { paymentReference: paymentId, network, derive: keys.depositAddress });
+  return row.address;
+}
+
+/** Where the provider delivers: the deposit address when the payment has one, else the merchant's wallet. */
+export const deliveryAddress = (s: Pick<CheckoutSessionRow, 'depositAddress' | 'walletAddress'>) => s.depositAddress ?? s.walletAddress;
+
+/**
+ * G for a chain-verified session: the provider's quote for the session's terms, taken now (the
+ * customer pressed Pay or asked for the direct rail) and kept; a later quote never replaces it.
+ */
+export async function fixExpectedGross(ctx: PaymentContext, session: CheckoutSessionRow): Promise<bigint | null> {
+  if (session.verification !== 'chain') return null;
+  if (session.expectedGrossMicro !== null) return session.expectedGrossMicro;
+  const adapter = ctx.providers.get(session.provider);
+  const currency = session.currency;
+  if (!adapter || !isFiatCurrency(currency)) throw new AppError('Conflict', 'This checkout cannot be priced.');
+  let micro: bigint;
+  try {
+    const quote = await adapter.quote({
+      sourceAmount: formatFiat(session.amountMinor, currency),
+      sourceCurrency: currency,
+      destinationAsset: session.destinationAsset,
+      network: session.network,
+    });
+    micro = parseCrypto(quote.destinationAmount);
+  } catch {
+    throw new AppError('Unavailable', 'The payment provider cannot price this amount right now; please retry in a moment.');
+  }
+  return setExpectedGross(ctx.db, session.id, micro);
+}

@@ -1,0 +1,52 @@
+import { AppError, notFound } from '../domain/errors';
+import { formatCrypto } from '../domain/money';
+import { findCheckoutSession } from './checkout-actions';
+import type { PaymentContext } from './context';
+import { fixExpectedGross, verifierFor } from './deposits';
+import { ensurePaymentsEnabled } from './kill-switch';
+
+/** The direct stablecoin rail's instructions (decisions §11): where to send exactly how much. */
+export interface DirectDeposit {
+  address: string;
+  asset: string;
+  network: string;
+  chainId: number;
+  /** 6 decimals. */
+  amount: string;
+  /** EIP-681: a wallet that scans it prepares the token transfer itself. */
+  uri: string;
+  expiresAt: string;
+}
+
+/** `ethereum:<token>@<chainId>/transfer?address=<to>&uint256=<units>` (EIP-681, ERC-20 transfer). */
+export const eip681TransferUri = (token: string, chainId: number, to: string, units: bigint) =>
+  `ethereum:${token}@${chainId}/transfer?address=${to}&uint256=${units.toString()}`;
+
+/**
+ * "Pay from your wallet": the session's deposit address and the exact amount, G, fixed now from the
+ * provider's quote unless the customer's Pay already fixed it. No provider takes part; the chain
+ * watcher completes the session. Idempotent: every call answers the same instructions.
+ */
+export async function openDirectDeposit(ctx: PaymentContext, id: string): Promise<DirectDeposit> {
+  const session = await findCheckoutSession(ctx, id);
+  if (!session) throw notFound('Checkout session');
+  const chain = verifierFor(ctx.config, session.network, session.destinationAsset);
+  if (session.verification !== 'chain' || !session.depositAddress || !chain) {
+    throw new AppError('Conflict', `${session.destinationAsset} on ${session.network} cannot be paid from a wallet here.`);
+  }
+  if (session.mode === 'test' || (session.status !== 'pending' && session.status !== 'processing')) {
+    throw new AppError('Conflict', 'This checkout can no longer be paid.');
+  }
+  await ensurePaymentsEnabled(ctx.db);
+  const expected = await fixExpectedGross(ctx, session);
+  const token = chain.tokens[session.destinationAsset as 'USDC' | 'USDT']!;
+  return {
+    address: session.depositAddress,
+    asset: session.destinationAsset,
+    network: session.network,
+    chainId: chain.chainId,
+    amount: formatCrypto(expected!),
+    uri: eip681TransferUri(token, chain.chainId, session.depositAddress, expected!),
+    expiresAt: session.expiresAt.toISOString(),
+  };
+}

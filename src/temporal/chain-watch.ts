@@ -1,0 +1,119 @@
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Address } from 'viem';
+import { assertChainId, createChainClient } from '../chains/clients';
+import type { TokenTransfer } from '../chains/transfer-logs';
+import { cursorFromJson, cursorToJson, TransferWatcher, type WatchCursor } from '../chains/watcher';
+import type { ChainNetworkConfig } from '../config';
+import type { Database } from '../db/client';
+import { findSessionsByDepositAddress, listOpenDepositAddresses, loadCursor, saveCursor } from '../db/queries/chain-credits';
+import type { DepositFact } from '../domain/deposit-fact';
+import { depositSignal } from '../workflows/checkout-session/messages';
+
+// Decisions §11 and the architecture: one watcher per configured network, in the worker process. Each
+// scan reads the Transfer logs to every open deposit address of the network in a few batched RPC calls
+// (TransferWatcher), signals the owning workflow of each confirmed log (credit) and of each log whose
+// block left the chain (uncredit), and only then stores the cursor in Postgres. A crash between the
+// signals and the save sends them again after restart: the workflow and the chain_credits key make
+// that harmless, and nothing is lost.
+
+export interface ChainWatchDeps {
+  db: Database;
+  temporal: Client;
+  networks: readonly ChainNetworkConfig[];
+  pollIntervalMs?: number;
+  log?: (message: string) => void;
+}
+
+export interface ChainWatchers {
+  stop(): Promise<void>;
+}
+
+export function startChainWatchers(deps: ChainWatchDeps): ChainWatchers {
+  const controller = new AbortController();
+  const loops = deps.networks.map((n) => watchNetwork(deps, n, controller.signal));
+  return {
+    async stop() {
+      controller.abort();
+      await Promise.allSettled(loops);
+    },
+  };
+}
+
+const toFact = (kind: DepositFact['kind'], t: TokenTransfer): DepositFact => ({
+  kind,
+  network: t.network,
+  transactionHash: t.transactionHash.toLowerCase(),
+  logIndex: t.logIndex,
+  asset: t.asset,
+  token: t.token,
+  from: t.from,
+  to: t.to,
+  amountMicro: t.amount.toString(),
+  blockNumber: t.blockNumber.toString(),
+  blockHash: t.blockHash.toLowerCase(),
+});
+
+async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, signal: AbortSignal): Promise<void> {
+  const { db, temporal } = deps;
+  const log = deps.log ?? ((m: string) => console.error(m));
+  const interval = deps.pollIntervalMs ?? 1000;
+  const client = createChainClient(endpoint);
+  const watcher = new TransferWatcher({
+    client,
+    addresses: async () => (await listOpenDepositAddresses(db, endpoint.network)).map((r) => r.address as Address),
+  });
+
+  let cursor: WatchCursor | null = null;
+  while (!signal.aborted) {
+    let caughtUp = true;
+    try {
+      if (!cursor) {
+        await assertChainId(client);
+        const stored = await loadCursor(db, endpoint.network);
+        cursor = stored ? cursorFromJson(JSON.parse(stored)) : await watcher.startCursor();
+        // Saved at once: payments opened from now on are watched from here, even across a crash.
+        if (!stored) await saveCursor(db, endpoint.network, JSON.stringify(cursorToJson(cursor)));
+      }
+      const result = await watcher.scan(cursor);
+      // Removals first: the same log may come back in another block in this very scan.
+      await signalAll(db, temporal, [...result.removed.map((t) => toFact('removed', t)), ...result.confirmed.map((t) => toFact('credited', t))], log);
+      cursor = result.cursor;
+      await saveCursor(db, endpoint.network, JSON.stringify(cursorToJson(cursor)));
+      caughtUp = result.caughtUp;
+    } catch (err) {
+      log(`chain watcher ${endpoint.network}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (caughtUp) await sleep(interval, signal);
+  }
+}
+
+async function signalAll(db: Database, temporal: Client, facts: DepositFact[], log: (m: string) => void): Promise<void> {
+  if (facts.length === 0) return;
+  const owners = new Map((await findSessionsByDepositAddress(db, [...new Set(facts.map((f) => f.to))])).map((o) => [o.address.toLowerCase(), o.paymentId]));
+  for (const fact of facts) {
+    const paymentId = owners.get(fact.to.toLowerCase());
+    if (!paymentId) continue;
+    try {
+      await temporal.workflow.getHandle(paymentId).signal(depositSignal, fact);
+    } catch (err) {
+      // The session's run has ended: money after the end belongs to the exceptions machinery.
+      if (err instanceof WorkflowNotFoundError) {
+        log(`chain watcher: ${fact.network} log ${fact.transactionHash}:${fact.logIndex} to ${paymentId}, whose workflow has closed`);
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
