@@ -8,7 +8,9 @@ import { ADMIN_TOKEN, createApprovedMerchant, useTestApp } from '../support/harn
 // document (with their body, query and path parameters) plus the hidden hosted and callback routes.
 // Hosted pages answer browsers in HTML; they must still carry x-request-id and never fail with a 5xx.
 
-const ctx = useTestApp();
+// The sandbox provider runs: a valid simple checkout is priced by its quote, and a provider that is
+// not there is an honest 503, not what this test looks for.
+const ctx = useTestApp({}, { sandbox: true });
 
 const RUNS_PER_ROUTE = 90;
 const TIME_PER_ROUTE_MS = 5_000;

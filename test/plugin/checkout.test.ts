@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhooks/verify';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
+import { markSiteVerified } from '../support/plugin-sites';
 import { eventually } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { depositAddressOf, payDirect } from '../support/proof';
@@ -34,8 +35,11 @@ async function connectSite(m: Merchant, siteUrl: string, callbackUrl = `${siteUr
       plugin_version: '1.2.0',
     },
   });
-  expect(res.statusCode).toBe(200);
-  return res.json<{ site_id: string; webhook_secret: string }>();
+  expect(res.statusCode).toBe(202);
+  const site = res.json<{ site_id: string; webhook_secret: string }>();
+  // Checkouts are for verified sites; the proof itself is tested in site-proof.test.ts.
+  await markSiteVerified(ctx.db, site.site_id);
+  return site;
 }
 
 function pluginCheckout(apiKey: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
