@@ -1,7 +1,7 @@
 import { buildApp } from './src/api/app';
 import { settlementKeys } from './src/chains/derivation';
 import { loadConfig } from './src/config';
-import { createDb } from './src/db/client';
+import { API_QUERY_DEADLINE_MS, createDb } from './src/db/client';
 import { runMigrations } from './src/db/migrate';
 import { startSweeper, UNSTARTED_AFTER_SECONDS } from './src/payments/sweep';
 import { API_PROVIDER_TIMEOUT_MS, createProviders } from './src/providers';
@@ -12,7 +12,7 @@ import { createTemporalClient } from './src/temporal/client';
 async function main() {
   const config = loadConfig(process.env);
   await runMigrations(config.databaseUrl);
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { queryDeadlineMs: API_QUERY_DEADLINE_MS });
   const temporal = createTemporalClient(config.temporal);
   const treasuryAddress = config.chains.settlementMnemonic ? settlementKeys(config.chains.settlementMnemonic).treasury.address : null;
   const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }), treasuryAddress });
