@@ -56,7 +56,7 @@ export function withQueryDeadline(sql: postgres.Sql, ms: number): postgres.Sql {
         return (...args: unknown[]) => {
           const callback = args.at(-1) as (tx: postgres.Sql) => unknown;
           const rest = args.slice(0, -1);
-          const begin = target.begin as unknown as (...a: unknown[]) => Promise<unknown>;
+          const begin = value as (...a: unknown[]) => Promise<unknown>;
           return race(begin.apply(target, [...rest, (tx: postgres.Sql) => callback(withQueryDeadline(tx, ms))]), ms);
         };
       }
