@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { ensureTemporalBinary } from '../cli-binary';
 import { ensureServerBinaries } from './binaries';
 import { registerNamespace, serverLogFile, spawnServer, waitForServing, type RunningServer } from './run';
@@ -35,7 +35,7 @@ export async function startProductionServer(options: ProductionServerOptions): P
   try {
     await Promise.race([
       waitForServing(cli, address),
-      server.exited.then((status) => Promise.reject(new Error(`temporal-server exited (${status}); see ${logFile}`))),
+      server.exited.then((status) => Promise.reject(new Error(`temporal-server exited (${status}):\n${lastLines(logFile, 15)}`))),
     ]);
     await registerNamespace({ cli, address, namespace: options.namespace });
   } catch (err) {
@@ -43,4 +43,12 @@ export async function startProductionServer(options: ProductionServerOptions): P
     throw err;
   }
   return { ...server, address, logFile };
+}
+
+function lastLines(file: string, count: number): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).map((l) => l.slice(0, 400)).join('\n');
+  } catch {
+    return `(no log at ${file})`;
+  }
 }

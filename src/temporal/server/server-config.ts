@@ -15,7 +15,10 @@ export interface ServerPorts {
   workerMembership: number;
 }
 
-/** The ports of a single-host server: the frontend's gRPC port (7233 by default) and the next ones. */
+/**
+ * The ports of a single-host server: the frontend's gRPC port (7233 by default) and the next ones, as
+ * Temporal numbers them. Membership ports must stay below 32768: the server stores them in a smallint.
+ */
 export function portsFrom(frontend: number): ServerPorts {
   return {
     frontend,
