@@ -11,8 +11,9 @@ async function main() {
   const app = buildSandboxApp({
     apiKey: config.providers.sandbox.apiKey,
     callbackSecret: config.providers.sandbox.callbackSecret,
-    publicUrl: config.providers.sandbox.url,
-    serviceUrl: config.http.publicBaseUrl,
+    publicUrl: config.providers.sandbox.publicUrl,
+    serviceUrl: config.http.serviceUrl,
+    servicePublicUrl: config.http.publicBaseUrl,
     logger: config.logLevel !== 'silent',
     chains: config.chains.networks,
   });
