@@ -49,7 +49,7 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     allowedOrigin: serviceOrigin,
     // Checked against the public origin first (callbackTargetRefusal), then sent to the internal one.
     fetch: (url, init) => {
-      const target = new URL(String(url));
+      const target = new URL(url instanceof Request ? url.url : url);
       return http(internalOrigin + target.pathname + target.search, init);
     },
     now,

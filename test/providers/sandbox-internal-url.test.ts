@@ -19,7 +19,7 @@ const sandbox = buildSandboxApp({
   servicePublicUrl: PUBLIC,
   retryDelaysMs: [],
   fetch: async (url) => {
-    posted.push(String(url));
+    posted.push(url instanceof Request ? url.url : url.toString());
     return new Response('{}', { status: 200 });
   },
 });
