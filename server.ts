@@ -1,6 +1,7 @@
 import { buildApp } from './src/api/app';
 import { settlementKeys } from './src/chains/derivation';
 import { loadConfig } from './src/config';
+import { pinoOptions } from './src/logging';
 import { API_QUERY_DEADLINE_MS, createDb } from './src/db/client';
 import { runMigrations } from './src/db/migrate';
 import { startSweeper, UNSTARTED_AFTER_SECONDS } from './src/payments/sweep';
@@ -15,7 +16,8 @@ async function main() {
   const db = createDb(config.databaseUrl, { queryDeadlineMs: API_QUERY_DEADLINE_MS });
   const temporal = createTemporalClient(config.temporal);
   const treasuryAddress = config.chains.settlementMnemonic ? settlementKeys(config.chains.settlementMnemonic).treasury.address : null;
-  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }), treasuryAddress });
+  const logger = pinoOptions({ level: config.logLevel, pretty: config.logPretty }, { name: 'server' });
+  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }), treasuryAddress }, { logger });
   // Payments whose opening a crashed process cut short are resolved within one interval.
   const stopSweeper = startSweeper(app.payments.context, (UNSTARTED_AFTER_SECONDS * 1000) / 2, (err) => app.log.error({ err }, 'sweep of unstarted payments failed'));
   app.addHook('onClose', async () => {

@@ -28,7 +28,8 @@ export interface SandboxOptions {
   now?: () => Date;
   fetch?: typeof fetch;
   retryDelaysMs?: readonly number[];
-  logger?: boolean;
+  /** pino options (the service's format, src/logging.ts), or false for none. */
+  logger?: boolean | object;
   /** The EVM networks the faucet mints on (the service's own chain config); none: the faucet refuses. */
   chains?: readonly ChainEndpoint[];
 }

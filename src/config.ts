@@ -84,6 +84,8 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   // The worker serves the Temporal SDK's Prometheus metrics on this port (off when unset).
   WORKER_METRICS_PORT: port.optional(),
+  // pretty: pino-pretty's lines for a terminal (`npm start` sets it); json: one JSON object a line.
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Decisions §8: first retry after 30 s, doubling, at most 1 h apart, for 72 h. Tests shorten them.
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.1).default(30),
@@ -157,6 +159,7 @@ export interface Config {
   webhooks: WebhookSettings;
   chains: ChainSettings;
   logLevel: string;
+  logPretty: boolean;
 }
 
 export interface ChainSettings {
@@ -260,6 +263,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       providerProofTimeoutSeconds: e.PROVIDER_PROOF_TIMEOUT_SECONDS,
     },
     logLevel: e.LOG_LEVEL,
+    logPretty: e.LOG_FORMAT === 'pretty',
   };
 }
 
