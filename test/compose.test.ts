@@ -210,6 +210,16 @@ describe('docker-compose.yml', () => {
     );
   });
 
+  it('exposes metrics only on the compose network, /metrics behind the operator’s METRICS_TOKEN', () => {
+    const worker = loadConfig(envOf(serviceOf(compose, 'worker')));
+    expect(worker.metrics.workerPort).toBeGreaterThan(0);
+    expect(worker.http.host).toBe('0.0.0.0');
+    expect(serviceOf(compose, 'worker').ports ?? []).toEqual([]);
+    expect(loadConfig(envOf(serviceOf(compose, 'service'))).metrics.token).toBeNull();
+    const token = 'm'.repeat(32);
+    expect(loadConfig(envOf(serviceOf(loadCompose(COMPOSE_TEXT, { ...OPERATOR_ENV, METRICS_TOKEN: token }), 'service'))).metrics.token).toBe(token);
+  });
+
   it('pins every Temporal image to the server version `npm run temporal:server` builds', () => {
     const version = TEMPORAL_SERVER_VERSION.replace(/^v/, '');
     expect(serviceOf(compose, 'temporal').image).toBe(`temporalio/auto-setup:${version}`);
