@@ -2,7 +2,7 @@ import { buildApp } from './src/api/app';
 import { settlementKeys } from './src/chains/derivation';
 import { loadConfig } from './src/config';
 import { pinoOptions } from './src/logging';
-import { API_QUERY_DEADLINE_MS, createDb } from './src/db/client';
+import { API_QUERY_DEADLINE_MS, API_STATEMENT_TIMEOUT_MS, createDb } from './src/db/client';
 import { runMigrations } from './src/db/migrate';
 import { startSweeper, UNSTARTED_AFTER_SECONDS } from './src/payments/sweep';
 import { API_PROVIDER_TIMEOUT_MS, createProviders } from './src/providers';
@@ -13,7 +13,7 @@ import { createTemporalClient } from './src/temporal/client';
 async function main() {
   const config = loadConfig(process.env);
   await runMigrations(config.databaseUrl);
-  const db = createDb(config.databaseUrl, { queryDeadlineMs: API_QUERY_DEADLINE_MS });
+  const db = createDb(config.databaseUrl, { queryDeadlineMs: API_QUERY_DEADLINE_MS, statementTimeoutMs: API_STATEMENT_TIMEOUT_MS });
   const temporal = createTemporalClient(config.temporal);
   const treasuryAddress = config.chains.settlementMnemonic ? settlementKeys(config.chains.settlementMnemonic).treasury.address : null;
   const logger = pinoOptions({ level: config.logLevel, pretty: config.logPretty }, { name: 'server' });

@@ -15,10 +15,12 @@ export interface DbHandle {
 
 /** The API's bound on one query (issue 14: a request answers 503 within ~5 s when Postgres hangs). */
 export const API_QUERY_DEADLINE_MS = 4000;
+/** The API's statement_timeout: a customer or a merchant's server is waiting. */
+export const API_STATEMENT_TIMEOUT_MS = 5000;
 
 export interface DbOptions {
   max?: number;
-  /** Server-side cap on one statement, so a slow query frees its connection (default 5 s). */
+  /** Server-side cap on one statement (lock waits included), so a slow query frees its connection (default 30 s; the API 5 s). */
   statementTimeoutMs?: number;
   /** Client-side cap on one query or transaction; the API sets it, the worker relies on Temporal's activity timeouts. */
   queryDeadlineMs?: number;
@@ -33,7 +35,7 @@ export function createDb(url: string, options: DbOptions = {}): DbHandle {
     connect_timeout: 3,
     // Idle connections are dropped, so a pool does not keep sockets to a Postgres that went away.
     idle_timeout: 30,
-    connection: { statement_timeout: options.statementTimeoutMs ?? 5000 },
+    connection: { statement_timeout: options.statementTimeoutMs ?? 30_000 },
   });
   const sql = options.queryDeadlineMs ? withQueryDeadline(raw, options.queryDeadlineMs) : raw;
   const db = drizzle(sql, { schema });

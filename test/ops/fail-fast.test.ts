@@ -1,7 +1,8 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app';
-import { API_QUERY_DEADLINE_MS, createDb } from '../../src/db/client';
+import { API_QUERY_DEADLINE_MS, API_STATEMENT_TIMEOUT_MS, createDb } from '../../src/db/client';
+import { isUnavailable } from '../../src/domain/errors';
 import { createProviders } from '../../src/providers';
 import { createTemporalClient } from '../../src/temporal/client';
 import { adminHeaders, testConfig, useTestApp } from '../support/harness';
@@ -76,6 +77,20 @@ describe('a hung Postgres', () => {
     } finally {
       await close();
       await proxy.close();
+    }
+  });
+
+  it('a slow statement on a live Postgres is cancelled by the server, and counts as Unavailable', async () => {
+    const api = createDb(ctx.config.databaseUrl, { max: 1, statementTimeoutMs: API_STATEMENT_TIMEOUT_MS });
+    const short = createDb(ctx.config.databaseUrl, { max: 1, statementTimeoutMs: 300 });
+    try {
+      const [row] = await api.sql`show statement_timeout`;
+      expect(row?.statement_timeout).toBe('5s');
+      const err = await short.sql`select pg_sleep(3)`.then(() => null, (e: unknown) => e);
+      expect((err as { code?: string }).code).toBe('57014');
+      expect(isUnavailable(err)).toBe(true);
+    } finally {
+      await Promise.all([api.close(), short.close()]);
     }
   });
 });
