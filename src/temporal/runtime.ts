@@ -1,13 +1,16 @@
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 import type { Logger as Pino } from 'pino';
+import { isCanonicalPaymentId, isPaymentLinkId, isTransactionCode } from '../domain/ids';
 
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
 
 /**
  * The Temporal SDK's logger, written through pino: the worker's lines, its activities' and its
- * workflows' (which carry workflowId, activityType, attempt…) have the service's format. A payment's
- * workflow id is its id (SV_…, plink_…, a transaction code), so it is repeated as paymentId. A failed
+ * workflows' (which carry workflowId, activityType, attempt…) have the service's format. Workflow ids
+ * are business ids, so the line also names what it is about: paymentId (SV_…, a simple order's
+ * transaction code), paymentLinkId (plink_…) or deliveryId (dlv_…, a webhook delivery's child
+ * workflow; webhook_deliveries.payment_id leads to its payment). A failed
  * attempt is one line with the error's type and message: its stack is the same on every retry, and
  * the workflow history keeps the full failure.
  */
@@ -19,7 +22,7 @@ export class PinoTemporalLogger implements Logger {
     for (const [key, value] of Object.entries(meta)) {
       fields[key] = value instanceof Error ? { type: value.name, message: value.message } : value;
     }
-    if (typeof meta.workflowId === 'string') fields.paymentId = meta.workflowId;
+    if (typeof meta.workflowId === 'string') Object.assign(fields, subjectOf(meta.workflowId));
     this.pino[LEVELS[level]](fields, message);
   }
 
@@ -38,6 +41,13 @@ export class PinoTemporalLogger implements Logger {
   error(message: string, meta?: LogMetadata): void {
     this.log('ERROR', message, meta);
   }
+}
+
+function subjectOf(workflowId: string): Record<string, string> {
+  if (isCanonicalPaymentId(workflowId) || isTransactionCode(workflowId)) return { paymentId: workflowId };
+  if (isPaymentLinkId(workflowId)) return { paymentLinkId: workflowId };
+  if (workflowId.startsWith('dlv_')) return { deliveryId: workflowId };
+  return {};
 }
 
 /**

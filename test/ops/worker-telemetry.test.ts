@@ -43,14 +43,18 @@ describe('the Temporal SDK logger in pino', () => {
     expect(JSON.stringify(lines[0])).not.toContain('at ');
   });
 
-  it('maps every SDK level and keeps lines about no payment free of a paymentId', () => {
+  it('maps every SDK level and names the subject of a line by its workflow id', () => {
     const { lines, logger } = capture();
     logger.log('TRACE', 'dropped below debug');
-    logger.debug('d');
-    logger.info('i');
+    logger.debug('d', { workflowId: 'dlv_abc' });
+    logger.info('i', { workflowId: `plink_${'b'.repeat(24)}` });
+    logger.warn('w', { workflowId: '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01' });
     logger.error('e', { sdkComponent: 'worker' });
-    expect(lines.map((l) => l.level)).toEqual([20, 30, 50]);
-    expect(lines.every((l) => !('paymentId' in l))).toBe(true);
+    expect(lines.map((l) => l.level)).toEqual([20, 30, 40, 50]);
+    expect(lines[0]).toMatchObject({ deliveryId: 'dlv_abc' });
+    expect(lines[1]).toMatchObject({ paymentLinkId: `plink_${'b'.repeat(24)}` });
+    expect(lines[2]).toMatchObject({ paymentId: '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01' });
+    expect(lines.filter((l) => 'paymentId' in l)).toHaveLength(1);
   });
 });
 
