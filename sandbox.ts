@@ -1,4 +1,5 @@
 import { loadConfig } from './src/config';
+import { pinoOptions } from './src/logging';
 import { buildSandboxApp } from './sandbox/app';
 
 // The sandbox provider as its own process, on its own port, as a real provider would be.
@@ -11,9 +12,10 @@ async function main() {
   const app = buildSandboxApp({
     apiKey: config.providers.sandbox.apiKey,
     callbackSecret: config.providers.sandbox.callbackSecret,
-    publicUrl: config.providers.sandbox.url,
-    serviceUrl: config.http.publicBaseUrl,
-    logger: config.logLevel !== 'silent',
+    publicUrl: config.providers.sandbox.publicUrl,
+    serviceUrl: config.http.serviceUrl,
+    servicePublicUrl: config.http.publicBaseUrl,
+    logger: pinoOptions({ level: config.logLevel, pretty: config.logPretty }, { name: 'sandbox' }),
     chains: config.chains.networks,
   });
   const stop = () => {
@@ -25,7 +27,7 @@ async function main() {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await app.listen({ port: config.providers.sandbox.port, host: config.http.host });
-  console.log(`sandbox provider: ${config.providers.sandbox.url}`);
+  app.log.info({ url: config.providers.sandbox.publicUrl }, 'sandbox provider listening');
 }
 
 main().catch((err) => {

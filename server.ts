@@ -1,7 +1,8 @@
 import { buildApp } from './src/api/app';
 import { settlementKeys } from './src/chains/derivation';
 import { loadConfig } from './src/config';
-import { createDb } from './src/db/client';
+import { pinoOptions } from './src/logging';
+import { API_QUERY_DEADLINE_MS, API_STATEMENT_TIMEOUT_MS, createDb } from './src/db/client';
 import { runMigrations } from './src/db/migrate';
 import { startSweeper, UNSTARTED_AFTER_SECONDS } from './src/payments/sweep';
 import { API_PROVIDER_TIMEOUT_MS, createProviders } from './src/providers';
@@ -12,10 +13,11 @@ import { createTemporalClient } from './src/temporal/client';
 async function main() {
   const config = loadConfig(process.env);
   await runMigrations(config.databaseUrl);
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { queryDeadlineMs: API_QUERY_DEADLINE_MS, statementTimeoutMs: API_STATEMENT_TIMEOUT_MS });
   const temporal = createTemporalClient(config.temporal);
   const treasuryAddress = config.chains.settlementMnemonic ? settlementKeys(config.chains.settlementMnemonic).treasury.address : null;
-  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }), treasuryAddress });
+  const logger = pinoOptions({ level: config.logLevel, pretty: config.logPretty }, { name: 'server' });
+  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }), treasuryAddress }, { logger });
   // Payments whose opening a crashed process cut short are resolved within one interval.
   const stopSweeper = startSweeper(app.payments.context, (UNSTARTED_AFTER_SECONDS * 1000) / 2, (err) => app.log.error({ err }, 'sweep of unstarted payments failed'));
   app.addHook('onClose', async () => {

@@ -1,14 +1,20 @@
 import { createActivities } from './src/activities';
+import { REDACTED_PATHS } from './src/api/app';
 import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
+import { createLogger } from './src/logging';
 import { createProviders } from './src/providers';
 import { startChainWatchers } from './src/temporal/chain-watch';
 import { createTemporalClient } from './src/temporal/client';
+import { installWorkerRuntime } from './src/temporal/runtime';
 import { createWorker } from './src/temporal/worker';
 
 // The Temporal worker process: workflows plus activities. Several can run side by side.
 async function main() {
   const config = loadConfig(process.env);
+  const logger = createLogger({ level: config.logLevel, pretty: config.logPretty }, { name: 'worker', redact: REDACTED_PATHS });
+  const metricsPort = config.metrics.workerPort;
+  installWorkerRuntime({ logger, metrics: metricsPort ? { host: config.http.host, port: metricsPort } : null });
   const db = createDb(config.databaseUrl);
   const worker = await createWorker({
     temporal: config.temporal,
@@ -28,7 +34,12 @@ async function main() {
   const stop = () => void worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  console.log(`worker: polling task queue "${config.temporal.taskQueue}" on ${config.temporal.address}`);
+  // The start-up line shows at any level but silent: supervisors and tests wait for it.
+  const startup = config.logLevel === 'silent' ? logger : logger.child({}, { level: 'info' });
+  startup.info(
+    { taskQueue: config.temporal.taskQueue, address: config.temporal.address, metrics: metricsPort ? `http://${config.http.host}:${metricsPort}/metrics` : null },
+    `worker: polling task queue "${config.temporal.taskQueue}"`,
+  );
   try {
     await worker.run();
   } finally {

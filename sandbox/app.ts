@@ -16,14 +16,20 @@ const START_TIMEOUT_MS = 45_000;
 export interface SandboxOptions {
   apiKey: string;
   callbackSecret: string;
-  /** Where customers and the service reach the sandbox (its pages, its API). */
+  /** Where customers' browsers reach the sandbox (its checkout page and explorer links). */
   publicUrl: string;
-  /** Our service's base URL: the test helper presses Pay on its hosted page like a customer. */
+  /** How the sandbox reaches our service: callbacks are posted here, and the test helper presses Pay here. */
   serviceUrl: string;
+  /**
+   * The service's public base URL, which callback URLs are written on (default: serviceUrl). A
+   * callback for it is posted to serviceUrl instead, so inside compose it never leaves the network.
+   */
+  servicePublicUrl?: string;
   now?: () => Date;
   fetch?: typeof fetch;
   retryDelaysMs?: readonly number[];
-  logger?: boolean;
+  /** pino options (the service's format, src/logging.ts), or false for none. */
+  logger?: boolean | object;
   /** The EVM networks the faucet mints on (the service's own chain config); none: the faucet refuses. */
   chains?: readonly ChainEndpoint[];
 }
@@ -37,11 +43,16 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
   const http = options.fetch ?? fetch;
   const app = Fastify({ logger: options.logger ?? false });
   const store = createSandboxStore();
-  const serviceOrigin = new URL(options.serviceUrl).origin;
+  const serviceOrigin = new URL(options.servicePublicUrl ?? options.serviceUrl).origin;
+  const internalOrigin = new URL(options.serviceUrl).origin;
   const callbacks = createCallbackSender({
     secret: options.callbackSecret,
     allowedOrigin: serviceOrigin,
-    fetch: http,
+    // Checked against the public origin first (callbackTargetRefusal), then sent to the internal one.
+    fetch: (url, init) => {
+      const target = new URL(url instanceof Request ? url.url : url);
+      return http(internalOrigin + target.pathname + target.search, init);
+    },
     now,
     retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     onFailedAttempt: (event, attempt) => app.log.warn({ eventId: event.id, attempt }, 'callback attempt failed'),

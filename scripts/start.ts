@@ -58,6 +58,8 @@ async function main(): Promise<void> {
       SANDBOX_ENABLED: 'true',
       DATABASE_URL: DEFAULT_DATABASE_URL,
       SETTLEMENT_MNEMONIC: DEV_SETTLEMENT_MNEMONIC,
+      // A person reads these lines: pino-pretty here, JSON lines everywhere else.
+      LOG_FORMAT: 'pretty',
       ...env,
       ...(adminToken ? { ADMIN_TOKEN: adminToken.value } : {}),
       ...(secretsKey ? { SECRETS_KEY: secretsKey.value } : {}),

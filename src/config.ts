@@ -50,6 +50,9 @@ const envSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
+  // How other processes of the deployment reach the service (the sandbox posts its callbacks and
+  // presses Pay there); customers never see it. Default: PUBLIC_BASE_URL.
+  SERVICE_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
@@ -62,6 +65,8 @@ const envSchema = z.object({
   SANDBOX_PORT: port.default(3100),
   // How the service reaches the sandbox provider's API (default: 127.0.0.1 on SANDBOX_PORT).
   SANDBOX_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
+  // Where customers' browsers reach the sandbox's payment pages (default: SANDBOX_URL).
+  SANDBOX_PUBLIC_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
   // The sandbox's test credentials: shared by the sandbox and the service like a real provider's
   // API key and callback signing secret. Outside production they default to published values.
   SANDBOX_API_KEY: z.string().min(8).optional(),
@@ -75,6 +80,12 @@ const envSchema = z.object({
   AMOUNT_MIN_MAJOR: z.coerce.number().int().min(1).default(1),
   AMOUNT_MAX_MAJOR: z.coerce.number().int().min(1).default(1_000_000),
   ALLOW_PRIVATE_URLS: booleanFlag.default(false),
+  // Bearer token for GET /metrics; without it /metrics answers 404 in production (open elsewhere).
+  METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+  // The worker serves the Temporal SDK's Prometheus metrics on this port (off when unset).
+  WORKER_METRICS_PORT: port.optional(),
+  // pretty: pino-pretty's lines for a terminal (`npm start` sets it); json: one JSON object a line.
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Decisions §8: first retry after 30 s, doubling, at most 1 h apart, for 72 h. Tests shorten them.
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.1).default(30),
@@ -121,7 +132,18 @@ export type Env = z.input<typeof envSchema>;
 
 export interface Config {
   nodeEnv: 'development' | 'production' | 'test';
-  http: { port: number; host: string; publicBaseUrl: string; bodyLimitBytes: number; trustProxy: string[] };
+  http: {
+    port: number;
+    host: string;
+    /** What customers and merchants see: checkout URLs, redirects, callback URLs given to providers. */
+    publicBaseUrl: string;
+    /** How the deployment's own processes reach the service (default: publicBaseUrl). */
+    serviceUrl: string;
+    bodyLimitBytes: number;
+    trustProxy: string[];
+  };
+  /** token: null means /metrics is open outside production and absent in production. */
+  metrics: { token: string | null; workerPort: number | null };
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   adminToken: string;
@@ -129,13 +151,15 @@ export interface Config {
   /** The payment providers this deployment may route to, each with its own settings. */
   providers: {
     /** apiKey and callbackSecret are empty only when the sandbox is disabled in production. */
-    sandbox: { enabled: boolean; port: number; url: string; apiKey: string; callbackSecret: string };
+    /** url: how the service reaches its API; publicUrl: what customers' browsers are sent to. */
+    sandbox: { enabled: boolean; port: number; url: string; publicUrl: string; apiKey: string; callbackSecret: string };
   };
   checkout: { sessionTtlSeconds: number; processingTimeoutSeconds: number; amountMinMajor: number; amountMaxMajor: number };
   allowPrivateUrls: boolean;
   webhooks: WebhookSettings;
   chains: ChainSettings;
   logLevel: string;
+  logPretty: boolean;
 }
 
 export interface ChainSettings {
@@ -186,13 +210,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   // The mnemonic is compared as parsed (normalised words), so spacing cannot smuggle the dev phrase in.
   const refusals = productionIssues(e.NODE_ENV, { ...present, SETTLEMENT_MNEMONIC: mnemonic ?? undefined }, e.SANDBOX_ENABLED);
   if (refusals.length > 0) throw new ConfigError(refusals);
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, '');
+  const sandboxUrl = (e.SANDBOX_URL ?? `http://127.0.0.1:${e.SANDBOX_PORT}`).replace(/\/+$/, '');
   const devDefault = (name: string) => (e.NODE_ENV === 'production' ? '' : (DEVELOPMENT_DEFAULTS[name] ?? ''));
   return {
     nodeEnv: e.NODE_ENV,
     http: {
       port: e.PORT,
       host: e.HOST,
-      publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, ''),
+      publicBaseUrl,
+      serviceUrl: (e.SERVICE_URL ?? publicBaseUrl).replace(/\/+$/, ''),
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       trustProxy: e.TRUST_PROXY,
     },
@@ -202,13 +229,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
     },
+    metrics: { token: e.METRICS_TOKEN ?? null, workerPort: e.WORKER_METRICS_PORT ?? null },
     adminToken: e.ADMIN_TOKEN,
     secretsKey: e.SECRETS_KEY,
     providers: {
       sandbox: {
         enabled: e.SANDBOX_ENABLED,
         port: e.SANDBOX_PORT,
-        url: (e.SANDBOX_URL ?? `http://127.0.0.1:${e.SANDBOX_PORT}`).replace(/\/+$/, ''),
+        url: sandboxUrl,
+        publicUrl: (e.SANDBOX_PUBLIC_URL ?? sandboxUrl).replace(/\/+$/, ''),
         apiKey: e.SANDBOX_API_KEY ?? devDefault('SANDBOX_API_KEY'),
         callbackSecret: e.SANDBOX_CALLBACK_SECRET ?? devDefault('SANDBOX_CALLBACK_SECRET'),
       },
@@ -234,6 +263,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       providerProofTimeoutSeconds: e.PROVIDER_PROOF_TIMEOUT_SECONDS,
     },
     logLevel: e.LOG_LEVEL,
+    logPretty: e.LOG_FORMAT === 'pretty',
   };
 }
 
@@ -311,4 +341,40 @@ function decodeKey(value: string): Buffer | null {
   if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');
   const b = Buffer.from(value, 'base64');
   return b.length === 32 ? b : null;
+}
+
+// `npm run temporal:server` (scripts/temporal-server.ts): the production Temporal server on this
+// host's Postgres. Its own small schema: it needs none of the service's secrets.
+const temporalServerSchema = z.object({
+  TEMPORAL_SERVER_POSTGRES_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .default('postgres://postgres@127.0.0.1:5432'),
+  TEMPORAL_SERVER_DATABASE: z.string().regex(/^[a-z_][a-z0-9_]*$/, 'must be a lowercase SQL name').default('temporal'),
+  TEMPORAL_SERVER_PORT: port.default(7233),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  SVC_DATA_DIR: z.string().min(1).optional(),
+});
+
+export interface TemporalServerConfig {
+  /** Role, host and port; the databases are `database` and `database`_visibility. */
+  postgresUrl: string;
+  database: string;
+  port: number;
+  namespace: string;
+  dataDir: string | null;
+}
+
+export function loadTemporalServerConfig(env: Record<string, string | undefined>): TemporalServerConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = temporalServerSchema.safeParse(present);
+  if (!parsed.success) throw new ConfigError(issuesOf(parsed.error.issues));
+  const e = parsed.data;
+  return {
+    postgresUrl: e.TEMPORAL_SERVER_POSTGRES_URL,
+    database: e.TEMPORAL_SERVER_DATABASE,
+    port: e.TEMPORAL_SERVER_PORT,
+    namespace: e.TEMPORAL_NAMESPACE,
+    dataDir: e.SVC_DATA_DIR ?? null,
+  };
 }

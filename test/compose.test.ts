@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
+import { TEMPORAL_SERVER_VERSION } from '../src/temporal/server/binaries';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/workflows/search-attributes';
 import {
   COMPOSE_TEXT,
@@ -169,19 +170,63 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('runs the sandbox provider unpublished, enabled for the service that calls it over the compose network', () => {
+  it('runs the sandbox provider on loopback only, enabled for the service that calls it over the compose network', () => {
     const sandbox = serviceOf(compose, 'sandbox');
-    expect(sandbox.ports ?? []).toEqual([]);
-    // Nothing but the Temporal UI (loopback) and the service itself is published.
-    for (const [name, service] of Object.entries(compose.services)) {
-      if (name !== 'service' && name !== 'temporal-ui') expect(service.ports ?? [], name).toEqual([]);
-    }
     const sandboxConfig = loadConfig(envOf(sandbox));
+    // Customers reach its payment page through the operator's proxy; its test helper pays payments.
+    expect(sandbox.ports).toEqual([`127.0.0.1:${sandboxConfig.providers.sandbox.port}:${sandboxConfig.providers.sandbox.port}`]);
+    // Nothing else but the Temporal UI (loopback) and the service itself is published.
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (!['service', 'temporal-ui', 'sandbox'].includes(name)) expect(service.ports ?? [], name).toEqual([]);
+    }
     const serviceConfig = loadConfig(envOf(serviceOf(compose, 'service')));
     expect(sandboxConfig.providers.sandbox.enabled).toBe(true);
     expect(serviceConfig.providers.sandbox).toMatchObject({ enabled: true, url: `http://sandbox:${sandboxConfig.providers.sandbox.port}` });
     expect(serviceConfig.providers.sandbox.apiKey).toBe(OPERATOR_ENV.SANDBOX_API_KEY);
     expect(serviceConfig.http.trustProxy).toEqual([]);
+  });
+
+  it('separates the URLs customers use from the ones the processes use on the compose network (issue 14 item 7)', () => {
+    const service = loadConfig(envOf(serviceOf(compose, 'service')));
+    const sandbox = loadConfig(envOf(serviceOf(compose, 'sandbox')));
+    // Public: what the operator sets, for browsers and merchants.
+    expect(service.http.publicBaseUrl).toBe(OPERATOR_ENV.PUBLIC_BASE_URL);
+    expect(sandbox.providers.sandbox.publicUrl).toBe(OPERATOR_ENV.SANDBOX_PUBLIC_URL);
+    // Internal: compose service names on the ports those services listen on.
+    const internal = new URL(sandbox.http.serviceUrl);
+    expect(compose.services[internal.hostname], 'SERVICE_URL names a compose service').toBeDefined();
+    expect(Number(internal.port)).toBe(service.http.port);
+    expect(internal.hostname).toBe('service');
+    const sandboxApi = new URL(service.providers.sandbox.url);
+    expect(sandboxApi.hostname).toBe('sandbox');
+    expect(Number(sandboxApi.port)).toBe(sandbox.providers.sandbox.port);
+    for (const url of [service.http.publicBaseUrl, sandbox.providers.sandbox.publicUrl]) {
+      expect(compose.services[new URL(url).hostname], `${url} is not a compose-internal name`).toBeUndefined();
+    }
+    // Without the operator's SANDBOX_PUBLIC_URL, customers are sent to the loopback port it publishes.
+    const { SANDBOX_PUBLIC_URL: _omitted, ...withoutSandboxUrl } = OPERATOR_ENV;
+    expect(loadConfig(envOf(serviceOf(loadCompose(COMPOSE_TEXT, withoutSandboxUrl), 'service'))).providers.sandbox.publicUrl).toBe(
+      `http://localhost:${sandbox.providers.sandbox.port}`,
+    );
+  });
+
+  it('exposes metrics only on the compose network, /metrics behind the operator’s METRICS_TOKEN', () => {
+    const worker = loadConfig(envOf(serviceOf(compose, 'worker')));
+    expect(worker.metrics.workerPort).toBeGreaterThan(0);
+    expect(worker.http.host).toBe('0.0.0.0');
+    expect(serviceOf(compose, 'worker').ports ?? []).toEqual([]);
+    expect(loadConfig(envOf(serviceOf(compose, 'service'))).metrics.token).toBeNull();
+    const token = 'm'.repeat(32);
+    expect(loadConfig(envOf(serviceOf(loadCompose(COMPOSE_TEXT, { ...OPERATOR_ENV, METRICS_TOKEN: token }), 'service'))).metrics.token).toBe(token);
+  });
+
+  it('pins every Temporal image to the server version `npm run temporal:server` builds', () => {
+    const version = TEMPORAL_SERVER_VERSION.replace(/^v/, '');
+    expect(serviceOf(compose, 'temporal').image).toBe(`temporalio/auto-setup:${version}`);
+    expect(serviceOf(compose, 'temporal-setup').image).toMatch(new RegExp(`^temporalio/admin-tools:${version.replace(/\./g, '\\.')}-`));
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (service.image?.startsWith('temporalio/')) expect(service.image, `${name} is pinned`).not.toMatch(/:latest$|^[^:]+$/);
+    }
   });
 
   it('would catch a misspelled or a missing variable', () => {

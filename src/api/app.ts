@@ -12,6 +12,7 @@ import { completeDocument, type OpenApiDocument } from './openapi';
 import { WEBHOOK_SCHEMAS } from './webhook-schemas';
 import inputHygiene from './plugins/input-hygiene';
 import merchantAuth from './plugins/merchant-auth';
+import metrics from './plugins/metrics';
 import healthRoutes from './routes/health';
 import notImplementedRoutes from './routes/not-implemented';
 import adminMerchantRoutes from './routes/admin/merchants';
@@ -106,6 +107,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   });
 
   await app.register(errors);
+  // Before every route, so its latency hook sees them all.
+  await app.register(metrics, { db, token: config.metrics.token, production: config.nodeEnv === 'production' });
   await app.register(inputHygiene);
   await app.register(swagger, {
     openapi: {

@@ -1,5 +1,6 @@
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { withQueryDeadline } from './query-deadline';
 import * as schema from './schema';
 
 export type Database = PostgresJsDatabase<typeof schema>;
@@ -12,13 +13,31 @@ export interface DbHandle {
   close(): Promise<void>;
 }
 
-export function createDb(url: string, options: { max?: number } = {}): DbHandle {
-  const sql = postgres(url, {
+/** The API's bound on one query (issue 14: a request answers 503 within ~5 s when Postgres hangs). */
+export const API_QUERY_DEADLINE_MS = 4000;
+/** The API's statement_timeout: a customer or a merchant's server is waiting. */
+export const API_STATEMENT_TIMEOUT_MS = 5000;
+
+export interface DbOptions {
+  max?: number;
+  /** Server-side cap on one statement (lock waits included), so a slow query frees its connection (default 30 s; the API 5 s). */
+  statementTimeoutMs?: number;
+  /** Client-side cap on one query or transaction; the API sets it, the worker relies on Temporal's activity timeouts. */
+  queryDeadlineMs?: number;
+}
+
+export function createDb(url: string, options: DbOptions = {}): DbHandle {
+  const raw = postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
-    // Without this a dead Postgres makes a request hang until the client gives up.
-    connect_timeout: 5,
+    // Without this a dead Postgres makes a request hang until the client gives up; 3 s leaves room
+    // under the 5 s a request may take.
+    connect_timeout: 3,
+    // Idle connections are dropped, so a pool does not keep sockets to a Postgres that went away.
+    idle_timeout: 30,
+    connection: { statement_timeout: options.statementTimeoutMs ?? 30_000 },
   });
+  const sql = options.queryDeadlineMs ? withQueryDeadline(raw, options.queryDeadlineMs) : raw;
   const db = drizzle(sql, { schema });
-  return { db, sql, close: () => sql.end({ timeout: 5 }) };
+  return { db, sql, close: () => raw.end({ timeout: 5 }) };
 }

@@ -63,11 +63,14 @@ export const notFound = (what = 'Resource') => new AppError('NotFound', `${what}
 export const validationError = (details: ErrorDetail[], message = 'The request body is not valid.') =>
   new AppError('ValidationError', message, { details });
 
-/** Connection failures of Postgres or Temporal: nothing was done, a retry may succeed. */
+/**
+ * Connection failures of Postgres or Temporal, and queries cut by a deadline (ours, QUERY_DEADLINE, or
+ * the server's statement_timeout, 57014): a retry may succeed.
+ */
 export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; name?: string; cause?: unknown };
   const code = typeof e?.code === 'string' ? e.code : '';
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P03'].includes(code)) {
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'QUERY_DEADLINE', '57P01', '57P03', '57014'].includes(code)) {
     return true;
   }
   if (e?.name === 'ServiceError' || e?.name === 'ConnectionError') return true;

@@ -34,6 +34,7 @@ export const OPERATOR_ENV: Env = {
   ADMIN_TOKEN: 'x'.repeat(32),
   SECRETS_KEY: 'ab'.repeat(32),
   PUBLIC_BASE_URL: 'https://pay.example.com',
+  SANDBOX_PUBLIC_URL: 'https://sandbox.pay.example.com',
   POSTGRES_PASSWORD: 'pg-secret',
   SANDBOX_API_KEY: 'sbx-operator-key-0123456789',
   SANDBOX_CALLBACK_SECRET: 'sbx-operator-callback-secret-0123456789',

@@ -12,3 +12,21 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * A free port in [from, to): for servers that store their port in a narrow column (Temporal keeps
+ * membership ports in a smallint, so they must stay below 32768, under Linux's ephemeral range).
+ */
+export async function freePortIn(from: number, to: number): Promise<number> {
+  for (let tries = 0; tries < 100; tries++) {
+    const port = from + Math.floor(Math.random() * (to - from));
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.unref();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`no free port in [${from}, ${to})`);
+}

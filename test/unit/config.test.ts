@@ -17,10 +17,12 @@ describe('config (decisions §10)', () => {
   it('applies the documented defaults', () => {
     const c = loadConfig({ ...base, NODE_ENV: 'development' });
     expect(c.nodeEnv).toBe('development');
-    expect(c.http).toEqual({ port: 3000, host: '127.0.0.1', publicBaseUrl: 'http://127.0.0.1:3000', bodyLimitBytes: 65536, trustProxy: [] });
+    expect(c.http).toEqual({ port: 3000, host: '127.0.0.1', publicBaseUrl: 'http://127.0.0.1:3000', serviceUrl: 'http://127.0.0.1:3000', bodyLimitBytes: 65536, trustProxy: [] });
+    expect(c.metrics).toEqual({ token: null, workerPort: null });
+    expect(c.logPretty).toBe(false);
     expect(c.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/svc');
     expect(c.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'checkout' });
-    expect(c.providers.sandbox).toEqual({ enabled: false, port: 3100, url: 'http://127.0.0.1:3100', apiKey: 'sbx_sk_local_development', callbackSecret: 'sbx_whsec_local_development' });
+    expect(c.providers.sandbox).toEqual({ enabled: false, port: 3100, url: 'http://127.0.0.1:3100', publicUrl: 'http://127.0.0.1:3100', apiKey: 'sbx_sk_local_development', callbackSecret: 'sbx_whsec_local_development' });
     expect(c.checkout).toEqual({ sessionTtlSeconds: 86400, processingTimeoutSeconds: 86400, amountMinMajor: 1, amountMaxMajor: 1_000_000 });
     expect(c.allowPrivateUrls).toBe(false);
     expect(c.secretsKey).toHaveLength(32);

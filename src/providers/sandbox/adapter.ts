@@ -45,7 +45,10 @@ const depositAnswer = z.object({ id: z.string(), address: z.string(), asset: z.s
 const quoteAnswer = z.object({ destinationAmount: z.string(), rate: z.string() });
 
 export function createSandboxAdapter(options: {
+  /** How this process reaches the sandbox's API. */
   url: string;
+  /** Where customers' browsers reach its pages (default: url); the hosted page's CSP allows it. */
+  publicUrl?: string;
   apiKey: string;
   callbackSecret: string;
   /** Per request; the API passes a short one, as a customer is waiting. */
@@ -76,8 +79,8 @@ export function createSandboxAdapter(options: {
   return {
     name: 'sandbox',
     railType: 'fiat_to_crypto',
-    pageOrigin: new URL(options.url).origin,
-    explorerUrl: (hash) => `${options.url.replace(/\/+$/, '')}/explorer/tx/${hash}`,
+    pageOrigin: new URL(options.publicUrl ?? options.url).origin,
+    explorerUrl: (hash) => `${(options.publicUrl ?? options.url).replace(/\/+$/, '')}/explorer/tx/${hash}`,
     servesCountry: sandboxServesCountry,
     supportsCurrency: sandboxSupportsCurrency,
 

@@ -1,0 +1,77 @@
+import fp from 'fastify-plugin';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database } from '../../db/client';
+import { paymentCountsByStatus, webhookAttemptCounts, webhookDeliveryCountsByStatus } from '../../db/queries/metrics';
+import { constantTimeEqual } from '../../domain/credentials';
+import { AppError } from '../../domain/errors';
+import { bearerToken } from './merchant-auth';
+
+export interface MetricsOptions {
+  db: Database;
+  /** METRICS_TOKEN: required as a Bearer token when set. */
+  token: string | null;
+  /** Without a token, /metrics is served outside production only: it tells who pays how much, and when. */
+  production: boolean;
+  /** One registry per app (tests build several apps in one process). */
+  registry?: Registry;
+}
+
+/**
+ * GET /metrics in Prometheus text format: request latency per route pattern (never the raw URL, so
+ * ids do not become labels), payments by status and webhook delivery outcomes read from Postgres at
+ * scrape time (every API process reports the same totals: aggregate them with max, not sum), and the
+ * process's own metrics.
+ */
+export default fp<MetricsOptions>(
+  async (app, options) => {
+    const registry = options.registry ?? new Registry();
+    collectDefaultMetrics({ register: registry });
+    const duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route pattern',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
+    const db = options.db;
+    gaugeFromRows(registry, 'svc_payments', 'Checkout sessions by status (read from Postgres at scrape time)', 'status', () => paymentCountsByStatus(db));
+    gaugeFromRows(registry, 'svc_webhook_deliveries', 'Webhook deliveries by status (read from Postgres at scrape time)', 'status', () =>
+      webhookDeliveryCountsByStatus(db),
+    );
+    gaugeFromRows(registry, 'svc_webhook_attempts', 'Webhook delivery attempts by outcome (read from Postgres at scrape time)', 'outcome', () =>
+      webhookAttemptCounts(db).then((rows) => rows.map((r) => ({ status: r.outcome, count: r.count }))),
+    );
+
+    app.addHook('onResponse', async (request, reply) => {
+      // Unmatched URLs (404s) share one label, so a scanner cannot grow the series without bound.
+      const route = request.routeOptions.url ?? 'unmatched';
+      duration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    });
+
+    app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+      if (options.token === null && options.production) throw new AppError('NotFound', 'Not found.');
+      if (options.token !== null) {
+        const presented = bearerToken(request);
+        if (!presented || !constantTimeEqual(presented, options.token)) throw new AppError('Unauthorized', 'The metrics token is invalid or missing.');
+      }
+      const body = await registry.metrics();
+      return reply.type(registry.contentType).send(body);
+    });
+  },
+  { name: 'metrics' },
+);
+
+function gaugeFromRows(registry: Registry, name: string, help: string, label: string, read: () => Promise<{ status: string; count: number }[]>) {
+  return new Gauge({
+    name,
+    help,
+    labelNames: [label],
+    registers: [registry],
+    async collect() {
+      // A scrape while Postgres is down fails the scrape (the deadline applies): Prometheus shows the gap.
+      const rows = await read();
+      this.reset();
+      for (const row of rows) this.set({ [label]: row.status }, Number(row.count));
+    },
+  });
+}

@@ -1,0 +1,71 @@
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import errors from '../../src/api/plugins/errors';
+import metrics from '../../src/api/plugins/metrics';
+import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { seedPayment } from '../support/seed-payment';
+
+// Issue 14 item 5: /metrics in Prometheus format, behind METRICS_TOKEN.
+const METRICS_TOKEN = 'metrics-token-0123456789abcdefghij';
+const ctx = useTestApp({ METRICS_TOKEN });
+
+const scrape = (token?: string) =>
+  ctx.app.inject({ method: 'GET', url: '/metrics', headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+describe('/metrics', () => {
+  it('refuses a scrape without the metrics token, or with the admin token', async () => {
+    for (const token of [undefined, 'wrong-token-0123456789abcdefghij', ctx.config.adminToken]) {
+      const res = await scrape(token);
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({ ok: false, error: 'Unauthorized' });
+    }
+  });
+
+  it('reports request latency per route pattern, payments by status and webhook outcomes', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const completed = await seedPayment(ctx.db.db, m.id, 'completed');
+    await seedPayment(ctx.db.db, m.id, 'pending');
+    await seedPayment(ctx.db.db, m.id, 'pending');
+    const lookup = await ctx.app.inject({ method: 'GET', url: `/api/v1/payment-sessions/${completed}`, headers: { authorization: `Bearer ${m.apiKey}` } });
+    expect(lookup.statusCode).toBe(200);
+    await ctx.app.inject({ method: 'GET', url: '/no/such/page' });
+
+    const res = await scrape(METRICS_TOKEN);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    const text = res.body;
+    expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/payment-sessions\/:id",status_code="200"\} 1\n/);
+    // Ids and unmatched paths never become labels.
+    expect(text).not.toContain(completed);
+    expect(text).not.toContain('/no/such/page');
+    expect(text).toMatch(/route="unmatched",status_code="404"/);
+    expect(text).toContain('svc_payments{status="pending"} 2');
+    expect(text).toContain('svc_payments{status="completed"} 1');
+    expect(text).toContain('# TYPE svc_webhook_deliveries gauge');
+    expect(text).toContain('# TYPE svc_webhook_attempts gauge');
+    expect(text).toContain('process_cpu_seconds_total');
+  });
+});
+
+describe('/metrics without METRICS_TOKEN', () => {
+  const appWith = async (production: boolean) => {
+    const app = Fastify();
+    await app.register(errors);
+    await app.register(metrics, { db: ctx.db.db, token: null, production });
+    return app;
+  };
+
+  it('is not served in production', async () => {
+    const app = await appWith(true);
+    expect((await app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404);
+    await app.close();
+  });
+
+  it('is open elsewhere (a laptop, a test run)', async () => {
+    const app = await appWith(false);
+    const res = await app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('svc_payments');
+    await app.close();
+  });
+});

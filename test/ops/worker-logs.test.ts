@@ -1,0 +1,52 @@
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { eventually, http } from '../support/http';
+import { envFor, killHard, startEntryPoint } from '../support/processes';
+import { startReceiver } from '../support/receiver';
+
+// Issue 14 item 6, end to end: worker.ts as a real process, a merchant endpoint that answers 500
+// twice. Every line the worker writes is pino JSON; each failed delivery attempt is one line that
+// names the delivery (whose row names the payment), without a stack.
+const ctx = useTestApp({}, { listen: true, sandbox: true });
+const children: ChildProcess[] = [];
+const closers: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const c of children) await killHard(c);
+  for (const close of closers) await close();
+});
+
+describe('the worker’s log', () => {
+  it('has one JSON line per failed webhook delivery attempt, naming the delivery, without a stack', async () => {
+    const receiver = await startReceiver((_d, i) => ({ status: i < 2 ? 500 : 200 }));
+    closers.push(receiver.close);
+    const env = { ...envFor(ctx.config), WEBHOOK_RETRY_BASE_SECONDS: '0.5', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1', WEBHOOK_RETRY_WINDOW_HOURS: '1', WEBHOOK_TIMEOUT_MS: '2000' };
+    const { child, output } = await startEntryPoint('worker.ts', env, /worker: polling/);
+    children.push(child);
+
+    const m = await createApprovedMerchant(ctx.app);
+    const created = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, {
+      headers: { authorization: `Bearer ${m.apiKey}` },
+      body: { amount: 15, currency: 'USD', countryCode: 'US', webhookUrl: `${receiver.url}/hook` },
+    });
+    expect(created.status).toBe(201);
+    const id = created.json.checkoutSession.id as string;
+    expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: id, outcome: 'succeeded' } })).status).toBe(200);
+    await eventually(async () => receiver.received.length, (n) => n >= 3, 30_000, 'a delivery after two failed attempts');
+    // The SDK's log lines are forwarded with a short buffer.
+    await new Promise((r) => setTimeout(r, 500));
+
+    const lines = output().split('\n').filter((l) => l.trim() !== '');
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(parsed.every((l) => typeof l.level === 'number' && typeof l.msg === 'string')).toBe(true);
+    const deliveries = await ctx.db.sql`select id from webhook_deliveries where payment_id = ${id}`;
+    const deliveryIds = new Set(deliveries.map((d) => d.id as string));
+    const failures = parsed.filter((l) => l.msg === 'Activity failed' && deliveryIds.has(l.deliveryId as string));
+    expect(failures).toHaveLength(2);
+    for (const line of failures) {
+      expect(line).toMatchObject({ level: 40, activityType: 'deliverWebhook', error: { type: 'ApplicationFailure', message: 'HTTP 500' } });
+      expect(JSON.stringify(line)).not.toMatch(/\\n\s+at /);
+    }
+    expect(output()).not.toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,84 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PinoTemporalLogger } from '../../src/temporal/runtime';
+import { freePort } from '../support/free-port';
+import { useTestApp } from '../support/harness';
+import { envFor, killHard, startEntryPoint } from '../support/processes';
+
+// Issue 14 items 5 and 6: the worker process serves the Temporal SDK's Prometheus metrics on its own
+// port, and writes the SDK's lines through pino, one JSON object a line.
+const ctx = useTestApp();
+const stops: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const stop of stops) await stop();
+});
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, logger: new PinoTemporalLogger(pino({ level: 'debug' }, stream)) };
+}
+
+describe('the Temporal SDK logger in pino', () => {
+  it('writes a failed attempt as one line with the payment id and the error, without a stack', () => {
+    const { lines, logger } = capture();
+    const error = new Error('the receiver answered 500');
+    logger.warn('Activity failed', { workflowId: 'SV_abc123', activityType: 'deliverWebhook', attempt: 3, error });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      msg: 'Activity failed',
+      workflowId: 'SV_abc123',
+      paymentId: 'SV_abc123',
+      activityType: 'deliverWebhook',
+      attempt: 3,
+      error: { type: 'Error', message: 'the receiver answered 500' },
+    });
+    expect(JSON.stringify(lines[0])).not.toContain('at ');
+  });
+
+  it('maps every SDK level and names the subject of a line by its workflow id', () => {
+    const { lines, logger } = capture();
+    logger.log('TRACE', 'dropped below debug');
+    logger.debug('d', { workflowId: 'dlv_abc' });
+    logger.info('i', { workflowId: `plink_${'b'.repeat(24)}` });
+    logger.warn('w', { workflowId: '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01' });
+    logger.error('e', { sdkComponent: 'worker' });
+    expect(lines.map((l) => l.level)).toEqual([20, 30, 40, 50]);
+    expect(lines[0]).toMatchObject({ deliveryId: 'dlv_abc' });
+    expect(lines[1]).toMatchObject({ paymentLinkId: `plink_${'b'.repeat(24)}` });
+    expect(lines[2]).toMatchObject({ paymentId: '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01' });
+    expect(lines.filter((l) => 'paymentId' in l)).toHaveLength(1);
+  });
+});
+
+describe('worker.ts', () => {
+  it('serves the SDK metrics on WORKER_METRICS_PORT and logs its start as JSON', async () => {
+    const port = await freePort();
+    const { child, output } = await startEntryPoint('worker.ts', { ...envFor(ctx.config), WORKER_METRICS_PORT: String(port), LOG_LEVEL: 'warn' }, /worker: polling/);
+    stops.push(() => killHard(child));
+    const line = output().split('\n').find((l) => l.includes('worker: polling')) ?? '';
+    expect(JSON.parse(line)).toMatchObject({ name: 'worker', level: 30, taskQueue: ctx.config.temporal.taskQueue, metrics: `http://127.0.0.1:${port}/metrics` });
+    let body = '';
+    // The exporter reports a metric once the worker has recorded it (its first polls).
+    for (let i = 0; i < 40 && !/temporal_/.test(body); i++) {
+      body = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
+      if (!/temporal_/.test(body)) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(body).toMatch(/^temporal_\w+/m);
+    expect(body).toContain(`task_queue="${ctx.config.temporal.taskQueue}"`);
+  });
+
+  it('serves no metrics without WORKER_METRICS_PORT', async () => {
+    const port = await freePort();
+    const { child } = await startEntryPoint('worker.ts', { ...envFor(ctx.config), LOG_LEVEL: 'warn' }, /worker: polling/);
+    stops.push(() => killHard(child));
+    await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,32 @@
+import net from 'node:net';
+
+/**
+ * A TCP proxy to a real server that can be frozen: while frozen it keeps every connection open and
+ * forwards nothing either way, as a hung host or a silent network partition does.
+ */
+export async function startFreezableProxy(target: { host: string; port: number }) {
+  let frozen = false;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target.port, target.host);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {});
+    }
+    client.on('data', (d) => void (frozen || upstream.write(d)));
+    upstream.on('data', (d) => void (frozen || client.write(d)));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    freeze: () => void (frozen = true),
+    thaw: () => void (frozen = false),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
