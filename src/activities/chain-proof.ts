@@ -2,13 +2,12 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
 import type { ProviderRegistry } from '../providers/registry';
 import { creditLog, listCredits, totalOf, uncreditLog } from '../db/queries/chain-credits';
-import { findSession, lockSession, transitionSession } from '../db/queries/checkout-sessions';
+import { findSession, lockSession } from '../db/queries/checkout-sessions';
 import { recordPaymentException } from '../db/queries/payment-exceptions';
-import { insertTransactionOnce } from '../db/queries/transactions';
 import { depositLogKey, explorerUrlFor, type DepositFact } from '../domain/deposit-fact';
 import { newExceptionId } from '../domain/ids';
-import { commissionSplit, parseCrypto } from '../domain/money';
-import { recordLinkPayment } from './payment-links';
+import { parseCrypto } from '../domain/money';
+import { completeSession } from './session-completion';
 
 // The chain-verified side of a checkout session (decisions §11): credits from confirmed logs, the
 // completion they prove, and the exceptions recorded when they do not. Each is idempotent: the log
@@ -71,22 +70,8 @@ export function createChainProofActivities({ db, providers }: { db: Database; pr
         const expected = session.expectedGrossMicro;
         if (expected === null || credits.length === 0 || gross < expected) return null;
         const last = credits[credits.length - 1]!;
-        const split = commissionSplit(gross, session.commissionBps);
-        const completedAt = new Date();
-        await insertTransactionOnce(tx, {
-          paymentId,
-          merchantId: session.merchantId,
-          status: 'completed',
-          sourceAmountMinor: session.amountMinor,
-          sourceCurrency: session.currency,
-          destinationAsset: session.destinationAsset,
-          network: session.network,
-          walletAddress: session.walletAddress,
+        const paidLinkId = await completeSession(tx, session, {
           grossMicro: gross,
-          merchantSettlementMicro: split.merchant,
-          platformCommissionMicro: split.commission,
-          commissionBps: session.commissionBps,
-          provider: session.provider,
           providerPaymentId: providerPaymentId ?? session.providerPaymentId,
           // The proof is the log, not a provider event.
           providerEventId: `chain:${depositLogKey(last)}`,
@@ -94,7 +79,7 @@ export function createChainProofActivities({ db, providers }: { db: Database; pr
           transactionHash: last.transactionHash,
           depositTransactionHash: last.transactionHash,
           explorerUrl: providers.get(session.provider)?.explorerUrl?.(last.transactionHash) ?? explorerUrlFor(session.network, last.transactionHash),
-          completedAt,
+          completedAt: new Date(),
         });
         if (gross > expected) {
           await recordPaymentException(tx, {
@@ -106,9 +91,7 @@ export function createChainProofActivities({ db, providers }: { db: Database; pr
             references: { expectedMicro: expected.toString(), creditedMicro: gross.toString(), logs: credits.map(depositLogKey) },
           });
         }
-        await transitionSession(tx, paymentId, 'completed', { completedAt });
-        if (session.paymentLinkId && (await recordLinkPayment(tx, session.paymentLinkId, paymentId))) return { paidLinkId: session.paymentLinkId };
-        return { paidLinkId: null };
+        return { paidLinkId };
       });
     },
 

@@ -10,13 +10,13 @@ import {
 import { recordLateFact } from '../db/queries/late-payments';
 import { insertTransactionOnce } from '../db/queries/transactions';
 import { isFiatCurrency } from '../domain/currencies';
-import { commissionSplit, parseCrypto } from '../domain/money';
+import { parseCrypto } from '../domain/money';
 import type { PaymentStatus } from '../domain/payment-status';
 import type { ProviderFact } from '../domain/provider-fact';
 import type { ProviderRegistry } from '../providers/registry';
 import { sessionPaymentRequest } from '../providers/requests';
 import type { PaymentStart } from '../workflows/checkout-session/messages';
-import { recordLinkPayment } from './payment-links';
+import { completeSession } from './session-completion';
 import { asActivityFailure, PROVIDER_REJECTED } from './provider-failure';
 
 export interface CheckoutActivityDeps {
@@ -72,38 +72,18 @@ export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: 
         throw ApplicationFailure.nonRetryable('a success without amount or transaction hash', 'BadProviderFact');
       }
       const gross = parseCrypto(fact.destinationAmount);
+      const transactionHash = fact.transactionHash;
       const paidLink = await db.transaction(async (tx) => {
         const session = await lockSession(tx, paymentId);
         if (!session) throw missing(paymentId);
-        const split = commissionSplit(gross, session.commissionBps);
-        const completedAt = new Date(fact.occurredAt);
-        await insertTransactionOnce(tx, {
-          paymentId,
-          merchantId: session.merchantId,
-          status: 'completed',
-          sourceAmountMinor: session.amountMinor,
-          sourceCurrency: session.currency,
-          destinationAsset: session.destinationAsset,
-          network: session.network,
-          walletAddress: session.walletAddress,
+        return completeSession(tx, session, {
           grossMicro: gross,
-          merchantSettlementMicro: split.merchant,
-          platformCommissionMicro: split.commission,
-          commissionBps: session.commissionBps,
-          provider: session.provider,
           providerPaymentId: fact.providerPaymentId,
           providerEventId: fact.eventId,
-          transactionHash: fact.transactionHash,
+          transactionHash,
           explorerUrl: fact.explorerUrl ?? null,
-          completedAt,
+          completedAt: new Date(fact.occurredAt),
         });
-        await transitionSession(tx, paymentId, 'completed', {
-          completedAt,
-          providerPaymentId: fact.providerPaymentId,
-        });
-        // A payment link is paid at most once, decided in the same transaction as the completion.
-        if (session.paymentLinkId && (await recordLinkPayment(tx, session.paymentLinkId, paymentId))) return session.paymentLinkId;
-        return null;
       });
       return { paidLinkId: paidLink };
     },

@@ -1,0 +1,50 @@
+import type { DatabaseOrTransaction } from '../db/client';
+import { transitionSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { insertTransactionOnce } from '../db/queries/transactions';
+import { commissionSplit } from '../domain/money';
+import { recordLinkPayment } from './payment-links';
+
+/** What proves a completion, and the references that go on the transaction row. */
+export interface CompletionProof {
+  grossMicro: bigint;
+  providerPaymentId: string | null;
+  /** The provider event, or the chain log (`chain:<key>`), that proved it. */
+  providerEventId: string;
+  transactionHash: string;
+  depositTransactionHash?: string | null;
+  explorerUrl: string | null;
+  completedAt: Date;
+}
+
+/**
+ * A session's completion, inside the caller's database transaction with the session locked
+ * (decisions §7): the commission split, the transaction row (once per payment), the status, and the
+ * payment link paid at most once. Returns the link this completion paid, for the workflow to tell.
+ */
+export async function completeSession(tx: DatabaseOrTransaction, session: CheckoutSessionRow, proof: CompletionProof): Promise<string | null> {
+  const split = commissionSplit(proof.grossMicro, session.commissionBps);
+  await insertTransactionOnce(tx, {
+    paymentId: session.id,
+    merchantId: session.merchantId,
+    status: 'completed',
+    sourceAmountMinor: session.amountMinor,
+    sourceCurrency: session.currency,
+    destinationAsset: session.destinationAsset,
+    network: session.network,
+    walletAddress: session.walletAddress,
+    grossMicro: proof.grossMicro,
+    merchantSettlementMicro: split.merchant,
+    platformCommissionMicro: split.commission,
+    commissionBps: session.commissionBps,
+    provider: session.provider,
+    providerPaymentId: proof.providerPaymentId,
+    providerEventId: proof.providerEventId,
+    transactionHash: proof.transactionHash,
+    depositTransactionHash: proof.depositTransactionHash ?? null,
+    explorerUrl: proof.explorerUrl,
+    completedAt: proof.completedAt,
+  });
+  await transitionSession(tx, session.id, 'completed', { completedAt: proof.completedAt, ...(proof.providerPaymentId ? { providerPaymentId: proof.providerPaymentId } : {}) });
+  if (session.paymentLinkId && (await recordLinkPayment(tx, session.paymentLinkId, session.id))) return session.paymentLinkId;
+  return null;
+}
