@@ -1,3 +1,5 @@
+import { EXPLORERS } from './assets';
+
 // What a chain watcher tells a payment's workflow about its deposit address (decisions §11): a
 // confirmed Transfer to credit, or one whose block left the canonical chain. JSON-safe (amounts and
 // block numbers as decimal strings) because it travels as a Temporal signal.
@@ -21,14 +23,8 @@ export interface DepositFact {
 export const depositLogKey = (f: Pick<DepositFact, 'network' | 'transactionHash' | 'logIndex'>) =>
   `${f.network}:${f.transactionHash.toLowerCase()}:${f.logIndex}`;
 
-const EXPLORERS: Readonly<Record<string, string>> = {
-  polygon: 'polygonscan.com',
-  ethereum: 'etherscan.io',
-  base: 'basescan.org',
-  arbitrum: 'arbiscan.io',
-  solana: 'solscan.io',
-  tron: 'tronscan.org',
-};
-
 /** Decisions §4: `https://<explorer>/tx/<hash>`. */
-export const explorerUrlFor = (network: string, hash: string): string | null => (EXPLORERS[network] ? `https://${EXPLORERS[network]}/tx/${hash}` : null);
+export const explorerUrlFor = (network: string, hash: string): string | null => {
+  const explorer = (EXPLORERS as Readonly<Record<string, string>>)[network];
+  return explorer ? `https://${explorer}/tx/${hash}` : null;
+};
