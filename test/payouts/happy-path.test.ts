@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
 import { commissionSplit } from '../../src/domain/money';
 import { balanceOf, payFromWallet } from '../support/chain';
-import { useTestApp } from '../support/harness';
+import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
@@ -54,6 +54,15 @@ describe('payout of a chain-verified checkout session', () => {
     expect(tx.transactionHash).toBe(merchantPayout.txHash);
     expect(tx.explorerUrl).toBe(`https://polygonscan.com/tx/${merchantPayout.txHash}`);
     expect(tx.depositTransactionHash).toBe(deposit.transactionHash);
+
+    // Operators see the payouts, never the signed bytes.
+    const admin = await ctx.app.inject({ method: 'GET', url: `/admin/v1/payments/${id}`, headers: adminHeaders });
+    expect(admin.json().payouts.map((p: { kind: string; status: string; txHash: string; amount: string }) => [p.kind, p.status, p.txHash])).toEqual(
+      payouts.map((p) => [p.kind, 'confirmed', p.txHash]),
+    );
+    expect(admin.json().payouts[1].amount).toBe(tx.merchantSettlementAmount);
+    expect(admin.json().transaction.depositTransactionHash).toBe(deposit.transactionHash);
+    expect(admin.body).not.toContain('signed');
 
     // payment.settled, once, after payment.completed; its settlement fields name the payout.
     const settled = await eventually(
