@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mint, payFromWallet } from '../support/chain';
-import { adminHeaders, useTestApp } from '../support/harness';
+import { ADMIN_TOKEN, adminHeaders, useTestApp } from '../support/harness';
+import { spawnOps } from '../cli/run-ops';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { merchantWithFreshWallet, openSession, ownTreasury, waitForPayouts } from './support';
 
@@ -34,6 +35,9 @@ describe('reconciliation', () => {
       await ctx.temporal.workflow.getHandle(id).result();
     }
     expect(await differences()).toEqual([]);
+    const env = { SVC_URL: ctx.baseUrl, ADMIN_TOKEN };
+    const clean = await spawnOps(['reconcile'], env);
+    expect(clean).toMatchObject({ code: 0, stdout: '0 differences\n', stderr: '' });
 
     const { depositAddress } = await sessionRow(ctx, ids[0]!);
     await mint(chain, token, depositAddress, 1_234_567n);
@@ -43,5 +47,11 @@ describe('reconciliation', () => {
       { account: `deposit:${depositAddress}`, expected: '0', actual: '1234567', note: 'USDC on polygon: the ledger and the chain disagree' },
       { account: `transaction:${ids[1]}`, expected: expect.stringMatching(/^0x[0-9a-f]{64}$/), actual: '0x' + 'ee'.repeat(32), note: 'transactionHash is not the confirmed merchant payout’s' },
     ]);
+    // The ops CLI prints each difference and exits 1.
+    const dirty = await spawnOps(['reconcile'], env);
+    expect(dirty.code).toBe(1);
+    expect(dirty.stdout).toContain(`deposit:${depositAddress}: expected 0, actual 1234567 (USDC on polygon: the ledger and the chain disagree)`);
+    expect(dirty.stdout).toContain(`transaction:${ids[1]}: expected 0x`);
+    expect(dirty.stdout).toMatch(/2 differences\n$/);
   }, 180_000);
 });
