@@ -25,6 +25,7 @@ async function main() {
       secretsKey: config.secretsKey,
       allowPrivateUrls: config.allowPrivateUrls,
       webhooks: config.webhooks,
+      chains: config.chains,
       now: () => new Date(),
     }),
   });

@@ -1,12 +1,13 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
-import type { ProviderRegistry } from '../providers/registry';
 import { creditLog, listCredits, totalOf, uncreditLog } from '../db/queries/chain-credits';
 import { findSession, lockSession } from '../db/queries/checkout-sessions';
 import { recordPaymentException } from '../db/queries/payment-exceptions';
-import { depositLogKey, explorerUrlFor, type DepositFact } from '../domain/deposit-fact';
+import { writePosting } from '../db/queries/ledger';
+import { depositLogKey, type DepositFact } from '../domain/deposit-fact';
+import { depositCredited } from '../domain/ledger';
 import { newExceptionId } from '../domain/ids';
-import { parseCrypto } from '../domain/money';
+import { commissionSplit, parseCrypto } from '../domain/money';
 import { completeSession } from './session-completion';
 
 // The chain-verified side of a checkout session (decisions §11): credits from confirmed logs, the
@@ -32,7 +33,7 @@ export interface ProviderClaim {
 const missing = (paymentId: string) => ApplicationFailure.nonRetryable(`no checkout session ${paymentId}`, 'SessionMissing');
 const micro = (s: string) => BigInt(s);
 
-export function createChainProofActivities({ db, providers }: { db: Database; providers: ProviderRegistry }) {
+export function createChainProofActivities({ db }: { db: Database }) {
   async function state(paymentId: string, held: boolean): Promise<CreditState> {
     const session = await findSession(db, paymentId);
     if (!session) throw missing(paymentId);
@@ -75,12 +76,28 @@ export function createChainProofActivities({ db, providers }: { db: Database; pr
           providerPaymentId: providerPaymentId ?? session.providerPaymentId,
           // The proof is the log, not a provider event.
           providerEventId: `chain:${depositLogKey(last)}`,
-          // Until payouts exist the transaction's hash is the inbound transfer's (the payout issue changes it).
-          transactionHash: last.transactionHash,
+          // Decisions §11: the transaction's hash and link are the merchant payout's, null until it
+          // is confirmed; the inbound transfer is the deposit's.
+          transactionHash: null,
           depositTransactionHash: last.transactionHash,
-          explorerUrl: providers.get(session.provider)?.explorerUrl?.(last.transactionHash) ?? explorerUrlFor(session.network, last.transactionHash),
+          explorerUrl: null,
           completedAt: new Date(),
         });
+        const split = commissionSplit(gross, session.commissionBps);
+        await writePosting(
+          tx,
+          depositCredited({
+            paymentId,
+            merchantId: session.merchantId,
+            depositAddress: session.depositAddress ?? last.toAddress,
+            asset: session.destinationAsset,
+            network: session.network,
+            txHash: last.transactionHash,
+            grossMicro: gross,
+            merchantMicro: split.merchant,
+            commissionMicro: split.commission,
+          }),
+        );
         if (gross > expected) {
           await recordPaymentException(tx, {
             id: newExceptionId(),

@@ -1,9 +1,10 @@
-import type { WebhookSettings } from '../config';
+import type { ChainSettings, WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import type { ProviderRegistry } from '../providers/registry';
 import { createChainProofActivities } from './chain-proof';
 import { createCheckoutActivities } from './checkout-session';
 import { createPaymentLinkActivities } from './payment-links';
+import { createPayoutActivities } from './payouts';
 import { createSimpleOrderActivities } from './simple-orders';
 import { createWebhookActivities } from './webhooks';
 
@@ -14,6 +15,8 @@ export interface ActivityDeps {
   secretsKey: Buffer;
   allowPrivateUrls: boolean;
   webhooks: WebhookSettings;
+  /** Networks and keys the payouts sign and send with. */
+  chains: ChainSettings;
   now: () => Date;
 }
 
@@ -28,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createPaymentLinkActivities(deps),
     ...createSimpleOrderActivities(deps),
+    ...createPayoutActivities(deps),
   };
 }
 

@@ -10,7 +10,8 @@ export interface CompletionProof {
   providerPaymentId: string | null;
   /** The provider event, or the chain log (`chain:<key>`), that proved it. */
   providerEventId: string;
-  transactionHash: string;
+  /** The provider's reference, or null on the chain path until the merchant's payout is confirmed. */
+  transactionHash: string | null;
   depositTransactionHash?: string | null;
   explorerUrl: string | null;
   completedAt: Date;

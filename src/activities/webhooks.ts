@@ -67,14 +67,16 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
      * The event of a status transition (decisions §6), stored once per (payment, type), with one
      * delivery per distinct target URL. Idempotent: a retry returns the same event and deliveries.
      */
-    async emitPaymentEvent(paymentId: string, status: PaymentStatus): Promise<EmittedEvent> {
+    async emitPaymentEvent(paymentId: string, status: PaymentStatus, type?: 'payment.settled'): Promise<EmittedEvent> {
       const session = await findSession(db, paymentId);
       if (!session) throw ApplicationFailure.nonRetryable(`no checkout session ${paymentId}`, 'SessionMissing');
       if (!isFiatCurrency(session.currency)) throw ApplicationFailure.nonRetryable('bad currency', 'SessionMissing');
+      // payment.settled (decisions §11): the completed payment's body, sent when its payout is confirmed.
       const tx = status === 'completed' ? await findTransaction(db, paymentId) : undefined;
       const eventId = newEventId();
       const body = paymentEventBody({
         eventId,
+        ...(type ? { event: type } : {}),
         status,
         merchantId: session.merchantId,
         paymentId,
@@ -104,7 +106,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         id: eventId,
         paymentId,
         merchantId: session.merchantId,
-        type: `payment.${status}`,
+        type: type ?? `payment.${status}`,
         body: JSON.stringify(body),
       });
 

@@ -23,6 +23,8 @@ import adminWebhookEndpointRoutes from './routes/admin/webhook-endpoints';
 import adminPaymentRoutes from './routes/admin/payments';
 import adminSimpleOrderRoutes from './routes/admin/simple-orders';
 import adminChainRoutes from './routes/admin/chains';
+import adminReconciliationRoutes from './routes/admin/reconciliation';
+import adminSettlementRoutes from './routes/admin/settlements';
 import { adminAuth } from './plugins/admin-auth';
 import idempotency from './plugins/idempotency';
 import checkoutSessionRoutes from './routes/checkout-sessions';
@@ -163,6 +165,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await admin.register(adminPaymentRoutes, { db });
       await admin.register(adminSimpleOrderRoutes, { db });
       await admin.register(adminChainRoutes, { chains: config.chains, treasuryAddress: deps.treasuryAddress ?? null });
+      await admin.register(adminReconciliationRoutes, { db, chains: config.chains });
+      await admin.register(adminSettlementRoutes, { db, now });
     },
     { prefix: '/admin/v1' },
   );

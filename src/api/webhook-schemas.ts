@@ -6,7 +6,7 @@ import { z } from 'zod';
 const decimal = z.string().regex(/^\d+(\.\d+)?$/).describe('A decimal string');
 
 export const paymentEventSchema = z.object({
-  event: z.enum(['payment.processing', 'payment.completed', 'payment.failed', 'payment.expired', 'payment.canceled']),
+  event: z.enum(['payment.processing', 'payment.completed', 'payment.failed', 'payment.expired', 'payment.canceled', 'payment.settled']),
   eventId: z.string().describe('evt_…; process each event once'),
   eventSource: z.string(),
   merchantId: z.string(),

@@ -45,6 +45,8 @@ export interface OpsCommand {
   execute: (input: CommandInput, ctx: RunContext) => Promise<unknown>;
   /** Human-readable lines for a successful answer. */
   render: (body: unknown) => string[];
+  /** The exit status an answer means (default 0): `reconcile` exits 1 when it found differences. */
+  exitCode?: (body: unknown) => number;
 }
 
 interface CommonSpec<S extends z.ZodType> {
@@ -55,6 +57,7 @@ interface CommonSpec<S extends z.ZodType> {
   /** The fields of the answer that render reads; the rest passes through untouched. */
   response: S;
   render: (body: z.output<S>) => string[];
+  exitCode?: (body: z.output<S>) => number;
 }
 
 export type CommandSpec<S extends z.ZodType> = CommonSpec<S> &
@@ -76,6 +79,14 @@ export function defineCommand<S extends z.ZodType>(spec: CommandSpec<S>): OpsCom
       // An answer of a newer or older API shape is still shown in full rather than lost.
       return parsed.success ? spec.render(parsed.data) : [JSON.stringify(body, null, 2)];
     },
+    ...(spec.exitCode
+      ? {
+          exitCode: (body: unknown) => {
+            const parsed = spec.response.safeParse(body);
+            return parsed.success ? spec.exitCode!(parsed.data) : 1;
+          },
+        }
+      : {}),
   };
 }
 

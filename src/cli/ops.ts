@@ -29,6 +29,7 @@ function epilogue(env: Env): string {
 export async function run(argv: string[], io: Io): Promise<number> {
   const out = (text: string) => io.stdout(`${text}\n`);
   const err = (text: string) => io.stderr(`${text}\n`);
+  let answered = EXIT_OK;
   const program = buildProgram(COMMANDS, GROUPS, { stdout: io.stdout, stderr: io.stderr, epilogue: epilogue(io.env) }, async (command, input, globals) => {
     const settings = resolveSettings(globals, io.env);
     const warning = clearTextWarning(settings.apiUrl);
@@ -37,11 +38,12 @@ export async function run(argv: string[], io: Io): Promise<number> {
     const sleep = io.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
     const body = await command.execute(input, { call, sleep, now: Date.now });
     out(globals.json ? JSON.stringify(body, null, 2) : command.render(body).join('\n'));
+    answered = command.exitCode?.(body) ?? EXIT_OK;
   });
 
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return EXIT_OK;
+    return answered;
   } catch (e) {
     // Commander has printed its message (with a suggestion where it has one); help exits 0.
     if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT_OK : EXIT_USAGE;

@@ -47,14 +47,14 @@ export function buildProgram(commands: readonly OpsCommand[], groups: Record<str
 
   const groupCommands = new Map<string, Command>();
   for (const command of commands) {
-    const [groupName, verb] = command.name.split(' ') as [string, string];
+    const [groupName, verb] = command.name.split(' ') as [string, string | undefined];
     let group = groupCommands.get(groupName);
-    if (!group) {
+    if (!group && verb !== undefined) {
       group = program.command(groupName).description(groups[groupName] ?? '');
       groupCommands.set(groupName, group);
     }
-    const leaf = group
-      .command(verb)
+    // A one-word command (`reconcile`) is its own leaf.
+    const leaf = (verb === undefined ? program.command(groupName) : group!.command(verb))
       .summary(command.summary)
       .description(command.summary)
       .usage(synopsis(command).slice(command.name.length + 1) || '[options]');

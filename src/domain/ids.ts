@@ -31,3 +31,4 @@ export const isCanonicalPaymentId = (id: string) => CANONICAL_PAYMENT_ID.test(id
 export const isPaymentLinkId = (id: string) => PAYMENT_LINK_ID.test(id);
 export const isTransactionCode = (id: string) => TRANSACTION_CODE.test(id);
 export const isMerchantId = (id: string) => MERCHANT_ID.test(id);
+export const newPayoutId = () => `po_${randomBase62(24)}`;

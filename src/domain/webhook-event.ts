@@ -25,6 +25,8 @@ const EVENT_SOURCE: Record<PaymentStatus, string> = {
 
 export interface PaymentEventInput {
   eventId: string;
+  /** Another event than the status's own (`payment.settled`, which carries the completed status). */
+  event?: 'payment.settled';
   status: PaymentStatus;
   merchantId: string;
   paymentId: string;
@@ -49,9 +51,9 @@ export interface PaymentEventInput {
 
 export function paymentEventBody(e: PaymentEventInput): Record<string, unknown> {
   return {
-    event: `payment.${e.status}`,
+    event: e.event ?? `payment.${e.status}`,
     eventId: e.eventId,
-    eventSource: EVENT_SOURCE[e.status],
+    eventSource: e.event === 'payment.settled' ? 'payout' : EVENT_SOURCE[e.status],
     merchantId: e.merchantId,
     sessionId: e.paymentId,
     transactionId: e.paymentId,

@@ -19,6 +19,7 @@ describe('admin API: a payment’s status', () => {
       ok: true,
       payment: { id, merchantId: m.id, status: 'pending', terminal: false, amount: '25.00', currency: 'USD', completedAt: null },
       transaction: null,
+      payouts: [],
     });
   });
 

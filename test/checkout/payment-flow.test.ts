@@ -53,10 +53,18 @@ describe('a checkout paid end to end', () => {
     expect(parseCrypto(tx.merchantSettlementAmount) + parseCrypto(tx.platformCommissionAmount)).toBe(gross);
     // 1.5 % of 25.000000, rounded half up.
     expect(tx.platformCommissionAmount).toBe('0.375000');
-    expect(tx.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(tx.explorerUrl).toBe(`${ctx.config.providers.sandbox.url}/explorer/tx/${tx.transactionHash}`);
+    expect(tx.depositTransactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(tx.completedAt).not.toBeNull();
-    expect((await http('GET', tx.explorerUrl)).status).toBe(200);
+    // Decisions §11: the transaction's hash and link become the merchant payout's once it is confirmed.
+    const paidOut = await eventually(
+      async () => (await lookup(m.apiKey, `transactions/${session.id}`)).json.transaction,
+      (t) => t.transactionHash !== null,
+      60_000,
+      'the merchant payout to be confirmed',
+    );
+    expect(paidOut.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(paidOut.transactionHash).not.toBe(tx.depositTransactionHash);
+    expect(paidOut.explorerUrl).toBe(`https://polygonscan.com/tx/${paidOut.transactionHash}`);
 
     const handle = ctx.temporal.workflow.getHandle(session.id);
     expect(await handle.result()).toMatchObject({ status: 'completed' });

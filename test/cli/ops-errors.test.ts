@@ -121,11 +121,14 @@ describe('ops CLI: help (exit 0)', () => {
     for (const verb of ['add', 'list', 'disable', 'enable', 'delete']) expect(group.stdout).toMatch(new RegExp(`\\n\\s+${verb} `));
   });
 
-  it('the command table is well formed: unique names of two words, options unique per command', () => {
+  it('the command table is well formed: unique names of two words (a group and a verb, or `reconcile` alone), options unique per command', () => {
     const names = COMMANDS.map((c) => c.name);
     expect(new Set(names).size).toBe(names.length);
+    // A one-word command must not share its word with a group (commander would shadow one of them).
+    const groups = new Set(names.filter((n) => n.includes(' ')).map((n) => n.split(' ')[0]));
     for (const c of COMMANDS) {
-      expect(c.name.split(' ')).toHaveLength(2);
+      if (c.name.includes(' ')) expect(c.name.split(' ')).toHaveLength(2);
+      else expect(groups.has(c.name), c.name).toBe(false);
       const flags = c.options.map((o) => o.flags.split(' ')[0]);
       expect(new Set(flags).size, c.name).toBe(flags.length);
       // Global options are parsed anywhere on the line, so no command may reuse their names.

@@ -28,15 +28,15 @@ describe('completion proven on chain', () => {
       await waitForStatus(ctx, id, 'completed');
 
       const tx = (await http('GET', `${ctx.baseUrl}/api/v1/transactions/${id}`, { headers: { authorization: `Bearer ${m.apiKey}` } })).json.transaction;
-      const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx.transactionHash });
+      const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx.depositTransactionHash });
       expect(receipt.status).toBe('success');
       const token = chain.tokens[network].USDC;
       expect(await balanceOf(chain, token, opened.depositAddress)).toBe(25_000_000n);
       expect(tx.grossAmount).toBe('25.000000');
       const credits = await creditsOf(ctx, id);
-      expect(credits).toEqual([{ network, hash: tx.transactionHash, logIndex: expect.any(Number), amount: 25_000_000n, state: 'credited' }]);
+      expect(credits).toEqual([{ network, hash: tx.depositTransactionHash, logIndex: expect.any(Number), amount: 25_000_000n, state: 'credited' }]);
       const [row] = await ctx.db.sql`select deposit_transaction_hash from transactions where payment_id = ${id}`;
-      expect(row!.deposit_transaction_hash).toBe(tx.transactionHash);
+      expect(row!.deposit_transaction_hash).toBe(tx.depositTransactionHash);
     });
   }
 

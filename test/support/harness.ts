@@ -137,6 +137,7 @@ export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | '
       secretsKey: ctx.config.secretsKey,
       allowPrivateUrls: ctx.config.allowPrivateUrls,
       webhooks: ctx.config.webhooks,
+      chains: ctx.config.chains,
       now: () => new Date(),
     }),
   });

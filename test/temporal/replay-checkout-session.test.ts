@@ -47,6 +47,11 @@ async function runScenarios(): Promise<Record<string, string>> {
   await payOnChain(overpaid, 26_000_000n);
   ids.overpaid = overpaid.id;
 
+  // Paid exactly from a wallet: completed, then paid out (gas, merchant, commission) and settled.
+  const settled = await open();
+  await payOnChain(settled, 25_000_000n);
+  ids.settled = settled.id;
+
   const underpaid = await open();
   await payOnChain(underpaid, 10_000_000n);
   ids.underpaidExpired = underpaid.id;
@@ -72,7 +77,7 @@ async function runScenarios(): Promise<Record<string, string>> {
 }
 
 describe('checkoutSession histories', () => {
-  it('replays the current code’s own runs: completed, failed, canceled, overpaid, underpaid, unverified, expired then late', async () => {
+  it('replays the current code’s own runs: completed, failed, canceled, overpaid, settled, underpaid, unverified, expired then late', async () => {
     const ids = await runScenarios();
     const kinds = await ctx.db.sql`select payment_id, kind from payment_exceptions`;
     expect(Object.fromEntries(kinds.map((k) => [k.payment_id, k.kind]))).toEqual({
@@ -80,6 +85,10 @@ describe('checkoutSession histories', () => {
       [ids.underpaidExpired!]: 'underpaid',
       [ids.unverifiedExpired!]: 'unverified',
     });
+    const [settled] = await ctx.db.sql`select
+      (select count(*)::int from events where payment_id = ${ids.settled!} and type = 'payment.settled') as events,
+      (select count(*)::int from payouts where payment_id = ${ids.settled!} and status = 'confirmed') as payouts`;
+    expect(settled).toEqual({ events: 1, payouts: 3 });
     await replayRuns(ctx.temporal, 'checkout-session', ids);
   });
 });

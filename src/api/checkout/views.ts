@@ -137,8 +137,11 @@ export const transactionSchema = z.object({
   provider: z.string(),
   providerPaymentId: z.string().nullable(),
   providerEventId: z.string().nullable(),
+  /** Decisions §11: the merchant payout's hash and explorer link, null until that payout is confirmed. */
   transactionHash: z.string().nullable(),
   explorerUrl: z.string().nullable(),
+  /** The inbound transfer into the deposit address that proved the payment (chain-verified payments). */
+  depositTransactionHash: z.string().nullable(),
   failureReason: z.string().nullable(),
   completedAt: z.string().nullable(),
   /** Decisions §11: 'chain' when completion is proven on chain, 'provider' on networks without a verifier. */
@@ -169,6 +172,7 @@ export function transactionView(s: CheckoutSessionRow, t: TransactionRow | undef
     providerEventId: t?.providerEventId ?? null,
     transactionHash: t?.transactionHash ?? null,
     explorerUrl: t?.explorerUrl ?? null,
+    depositTransactionHash: t?.depositTransactionHash ?? null,
     failureReason: t?.failureReason ?? null,
     completedAt: t?.completedAt?.toISOString() ?? null,
     verification: s.verification,

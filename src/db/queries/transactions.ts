@@ -17,3 +17,8 @@ export async function findTransaction(db: DatabaseOrTransaction, paymentId: stri
   const [row] = await db.select().from(transactions).where(eq(transactions.paymentId, paymentId));
   return row;
 }
+
+/** Decisions §11: the transaction's hash and explorer link become the merchant payout's once it is confirmed. */
+export async function setPayoutReference(db: DatabaseOrTransaction, paymentId: string, ref: { transactionHash: string; explorerUrl: string | null }): Promise<void> {
+  await db.update(transactions).set(ref).where(eq(transactions.paymentId, paymentId));
+}

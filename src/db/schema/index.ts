@@ -16,3 +16,5 @@ export * from './simple-orders';
 export * from './deposit-addresses';
 export * from './chain-credits';
 export * from './payment-exceptions';
+export * from './payouts';
+export * from './ledger-entries';

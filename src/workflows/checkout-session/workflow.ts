@@ -17,6 +17,7 @@ import type { CheckoutActivities } from '../../activities/checkout-session';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { DATABASE_ACTIVITY } from '../activity-options';
 import { linkPaidSignal } from '../payment-link/messages';
+import { payOutSession } from './payout';
 import { webhookDelivery } from '../webhook-delivery/workflow';
 import { PaymentStatusKey } from '../search-attributes';
 import {
@@ -233,6 +234,12 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   // Facts that arrived while the last transition was written are handled (flagged) too.
   while (queue.length > 0) await apply(queue.shift()!);
+  // Decisions §11: the money a chain-verified completion proved is paid out from this run. Runs
+  // recorded before payouts never reach patched('payout'), so their histories replay unchanged.
+  if ((status as PaymentStatus) === 'completed' && chainVerified && patched('payout')) {
+    await payOutSession(input.paymentId);
+    while (queue.length > 0) await apply(queue.shift()!);
+  }
   await condition(allHandlersFinished);
   return { status, providerPaymentId, lateEvents };
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database } from '../../../db/client';
 import { findSession, type CheckoutSessionRow } from '../../../db/queries/checkout-sessions';
+import { listPayouts, type PayoutRow } from '../../../db/queries/payouts';
 import { findTransaction, type TransactionRow } from '../../../db/queries/transactions';
 import { isFiatCurrency } from '../../../domain/currencies';
 import { notFound } from '../../../domain/errors';
@@ -34,9 +35,52 @@ const transactionSummary = z.object({
   asset: z.string(),
   network: z.string(),
   transactionHash: z.string().nullable(),
+  depositTransactionHash: z.string().nullable(),
   failureReason: z.string().nullable(),
   completedAt: z.string().nullable(),
 });
+// Decisions §11: what operators need to follow a payout to the chain (never the signed bytes).
+const payoutView = z.object({
+  id: z.string(),
+  kind: z.enum(['merchant', 'commission', 'gas']),
+  status: z.enum(['planned', 'signed', 'broadcast', 'confirmed', 'failed']),
+  network: z.string(),
+  asset: z.string(),
+  from: z.string(),
+  to: z.string(),
+  amount: z.string().describe('Token micro units as a decimal (6 places), or wei for gas'),
+  nonce: z.number().int().nullable(),
+  txHash: z.string().nullable(),
+  replacedHashes: z.array(z.string()),
+  blockNumber: z.string().nullable(),
+  feeWei: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  createdAt: z.string(),
+  broadcastAt: z.string().nullable(),
+  confirmedAt: z.string().nullable(),
+});
+
+function viewPayout(p: PayoutRow): z.infer<typeof payoutView> {
+  return {
+    id: p.id,
+    kind: p.kind,
+    status: p.status,
+    network: p.network,
+    asset: p.asset,
+    from: p.fromAddress,
+    to: p.toAddress,
+    amount: p.kind === 'gas' ? p.amount : formatCrypto(BigInt(p.amount)),
+    nonce: p.nonce,
+    txHash: p.txHash,
+    replacedHashes: p.replacedHashes,
+    blockNumber: p.blockNumber,
+    feeWei: p.feeWei,
+    failureReason: p.failureReason,
+    createdAt: p.createdAt.toISOString(),
+    broadcastAt: iso(p.broadcastAt),
+    confirmedAt: iso(p.confirmedAt),
+  };
+}
 
 function viewPayment(s: CheckoutSessionRow): z.infer<typeof paymentView> {
   return {
@@ -64,6 +108,7 @@ function viewTransaction(t: TransactionRow): z.infer<typeof transactionSummary> 
     asset: t.destinationAsset,
     network: t.network,
     transactionHash: t.transactionHash,
+    depositTransactionHash: t.depositTransactionHash,
     failureReason: t.failureReason,
     completedAt: iso(t.completedAt),
   };
@@ -77,16 +122,16 @@ const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
       schema: {
         tags: ['admin'],
         security: [{ adminToken: [] }],
-        summary: 'A payment’s status and its transaction summary, read from Postgres',
+        summary: 'A payment’s status, its transaction summary and its payouts, read from Postgres',
         params: z.object({ id: z.string() }),
-        response: { 200: z.object({ ok: z.literal(true), payment: paymentView, transaction: transactionSummary.nullable() }) },
+        response: { 200: z.object({ ok: z.literal(true), payment: paymentView, transaction: transactionSummary.nullable(), payouts: z.array(payoutView) }) },
       },
     },
     async (request) => {
       const session = await findSession(db, requireCanonicalId(request.params.id));
       if (!session) throw notFound('Payment');
-      const tx = await findTransaction(db, session.id);
-      return { ok: true as const, payment: viewPayment(session), transaction: tx ? viewTransaction(tx) : null };
+      const [tx, payouts] = await Promise.all([findTransaction(db, session.id), listPayouts(db, session.id)]);
+      return { ok: true as const, payment: viewPayment(session), transaction: tx ? viewTransaction(tx) : null, payouts: payouts.map(viewPayout) };
     },
   );
 };

@@ -1,0 +1,30 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ChainSettings } from '../../../config';
+import type { Database } from '../../../db/client';
+import { reconcile } from '../../../payments/reconciliation';
+
+const difference = z.object({
+  account: z.string().describe('`deposit:<address>`, `treasury:<address>` or `transaction:<payment id>`'),
+  expected: z.string().describe('What the ledger (or the payouts) say: micro units, wei for the native coin, or a hash'),
+  actual: z.string().describe('What the chain (or the transactions table) says'),
+  note: z.string(),
+});
+
+/** Operators: the ledger against the chain and the transactions table (decisions §11); no differences is healthy. */
+const adminReconciliationRoutes: FastifyPluginAsyncZod<{ db: Database; chains: ChainSettings }> = async (app, { db, chains }) => {
+  app.get(
+    '/reconciliation',
+    {
+      schema: {
+        tags: ['admin'],
+        security: [{ adminToken: [] }],
+        summary: 'Differences between the ledger, on-chain balances and the transactions table',
+        response: { 200: z.object({ ok: z.literal(true), differences: z.array(difference) }) },
+      },
+    },
+    async () => ({ ok: true as const, differences: await reconcile(db, chains) }),
+  );
+};
+
+export default adminReconciliationRoutes;

@@ -1,0 +1,74 @@
+import { and, asc, eq, like, sql } from 'drizzle-orm';
+import type { Posting } from '../../domain/ledger';
+import type { DatabaseOrTransaction } from '../client';
+import { ledgerEntries } from '../schema';
+
+/**
+ * Writes a posting once, inside the caller's transaction (the state change that caused it). A posting
+ * id already written is left as it is, so a retried activity posts nothing twice.
+ */
+export async function writePosting(tx: DatabaseOrTransaction, posting: Posting): Promise<void> {
+  if (posting.lines.length === 0) return;
+  await tx
+    .insert(ledgerEntries)
+    .values(
+      posting.lines.map((l, i) => ({
+        postingId: posting.postingId,
+        line: i + 1,
+        account: l.account,
+        asset: posting.asset,
+        network: posting.network,
+        amount: l.amount.toString(),
+        paymentId: posting.paymentId,
+        txHash: posting.txHash,
+      })),
+    )
+    .onConflictDoNothing({ target: [ledgerEntries.postingId, ledgerEntries.line] });
+}
+
+export interface AccountBalance {
+  account: string;
+  asset: string;
+  network: string;
+  /** Debits minus credits: positive for what the platform holds, negative for what it owes or earned. */
+  balance: bigint;
+}
+
+const balanceColumns = {
+  account: ledgerEntries.account,
+  asset: ledgerEntries.asset,
+  network: ledgerEntries.network,
+  balance: sql<string>`sum(${ledgerEntries.amount})`.as('balance'),
+};
+
+const toBalances = (rows: { account: string; asset: string; network: string; balance: string }[]): AccountBalance[] =>
+  rows.map((r) => ({ ...r, balance: BigInt(r.balance) }));
+
+/** Every account's balance per asset and network; `prefix` narrows to one kind (`deposit:`, `treasury:`, `merchant_payable:`). */
+export async function ledgerBalances(db: DatabaseOrTransaction, prefix?: string): Promise<AccountBalance[]> {
+  const rows = await db
+    .select(balanceColumns)
+    .from(ledgerEntries)
+    .where(prefix ? like(ledgerEntries.account, `${prefix.replace(/[%_\\]/g, '\\$&')}%`) : undefined)
+    .groupBy(ledgerEntries.account, ledgerEntries.asset, ledgerEntries.network)
+    .orderBy(asc(ledgerEntries.account), asc(ledgerEntries.asset), asc(ledgerEntries.network));
+  return toBalances(rows);
+}
+
+/** One account's balance of one asset on one network (0 when it has no lines). */
+export async function accountBalance(db: DatabaseOrTransaction, input: { account: string; asset: string; network: string }): Promise<bigint> {
+  const [row] = await db
+    .select({ balance: sql<string | null>`sum(${ledgerEntries.amount})` })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.account, input.account), eq(ledgerEntries.asset, input.asset), eq(ledgerEntries.network, input.network)));
+  return BigInt(row?.balance ?? '0');
+}
+
+export const treasuryBalances = (db: DatabaseOrTransaction) => ledgerBalances(db, 'treasury:');
+export const depositAddressBalances = (db: DatabaseOrTransaction) => ledgerBalances(db, 'deposit:');
+export const merchantPayables = (db: DatabaseOrTransaction) => ledgerBalances(db, 'merchant_payable:');
+
+/** The lines of one payment's postings, in order (operators and tests read them). */
+export async function ledgerEntriesOfPayment(db: DatabaseOrTransaction, paymentId: string) {
+  return db.select().from(ledgerEntries).where(eq(ledgerEntries.paymentId, paymentId)).orderBy(asc(ledgerEntries.id));
+}

@@ -1,0 +1,47 @@
+import { sql } from 'drizzle-orm';
+import type { DatabaseOrTransaction } from '../client';
+
+// Timestamps as ISO 8601 text with milliseconds, as JavaScript dates hold them, whatever the driver's type parsing.
+const ISO_MS = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
+
+export interface SettlementRow {
+  paymentId: string;
+  asset: string;
+  network: string;
+  grossMicro: bigint;
+  commissionMicro: bigint;
+  netMicro: bigint;
+  depositTransactionHash: string | null;
+  payoutTransactionHash: string;
+  completedAt: Date | null;
+  settledAt: Date;
+}
+
+/**
+ * A merchant's settled transactions (decisions §11: the merchant payout confirmed) whose payout was
+ * confirmed in [from, to), oldest first.
+ */
+export async function settledTransactions(db: DatabaseOrTransaction, input: { merchantId: string; from: Date; to: Date }): Promise<SettlementRow[]> {
+  const rows = await db.execute<Record<string, string | null>>(sql`
+    select t.payment_id, t.destination_asset, t.network, t.gross_micro::text, t.platform_commission_micro::text,
+      t.merchant_settlement_micro::text, t.deposit_transaction_hash, p.tx_hash,
+      to_char(t.completed_at at time zone 'UTC', ${ISO_MS}) as completed_at, to_char(p.confirmed_at at time zone 'UTC', ${ISO_MS}) as confirmed_at
+    from transactions t
+    join payouts p on p.payment_id = t.payment_id and p.kind = 'merchant' and p.status = 'confirmed'
+    where t.merchant_id = ${input.merchantId} and t.status = 'completed'
+      and p.confirmed_at >= ${input.from.toISOString()} and p.confirmed_at < ${input.to.toISOString()}
+    order by p.confirmed_at, t.payment_id`);
+  const date = (v: string | null | undefined) => (v === null || v === undefined ? null : new Date(v));
+  return rows.map((r) => ({
+    paymentId: r.payment_id as string,
+    asset: r.destination_asset as string,
+    network: r.network as string,
+    grossMicro: BigInt(r.gross_micro as string),
+    commissionMicro: BigInt(r.platform_commission_micro as string),
+    netMicro: BigInt(r.merchant_settlement_micro as string),
+    depositTransactionHash: r.deposit_transaction_hash as string | null,
+    payoutTransactionHash: r.tx_hash as string,
+    completedAt: date(r.completed_at),
+    settledAt: date(r.confirmed_at)!,
+  }));
+}

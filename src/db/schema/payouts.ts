@@ -1,0 +1,67 @@
+import { index, integer, numeric, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+
+// Decisions §11: a payout is recorded before it is signed, and its signed transaction (nonce, raw
+// bytes, hash) before it is broadcast, so a worker that crashes anywhere finds the same transaction
+// and sends it again rather than a second one. One row per (payment, kind): a retried plan writes
+// nothing twice. The receipt decides the status; nothing is assumed from a broadcast.
+export const payouts = pgTable(
+  'payouts',
+  {
+    // po_ + 24 base62.
+    id: text('id').primaryKey(),
+    paymentId: text('payment_id').notNull(),
+    // merchant: net to the merchant's wallet; commission: to the treasury; gas: native coin from the
+    // treasury to the deposit address for the two token transfers.
+    kind: text('kind', { enum: ['merchant', 'commission', 'gas'] }).notNull(),
+    network: text('network').notNull(),
+    // USDC | USDT, or the network's native coin for gas.
+    asset: text('asset').notNull(),
+    // The token contract (checksummed); null for a native transfer.
+    token: text('token'),
+    fromAddress: text('from_address').notNull(),
+    toAddress: text('to_address').notNull(),
+    // Token micro units, or wei for gas: numeric, as wei outgrows bigint.
+    amount: numeric('amount', { precision: 78, scale: 0 }).notNull(),
+    // Fixed when planned for the deposit address's transfers (the gas funding is sized from them).
+    gasLimit: numeric('gas_limit', { precision: 78, scale: 0 }),
+    maxFeePerGas: numeric('max_fee_per_gas', { precision: 78, scale: 0 }),
+    maxPriorityFeePerGas: numeric('max_priority_fee_per_gas', { precision: 78, scale: 0 }),
+    nonce: integer('nonce'),
+    signedTx: text('signed_tx'),
+    // Lowercase 0x hash of signedTx.
+    txHash: text('tx_hash'),
+    // Hashes of earlier signatures whose nonce another transaction of the sender took (never minable).
+    replacedHashes: text('replaced_hashes').array().notNull().default([]),
+    status: text('status', { enum: ['planned', 'signed', 'broadcast', 'confirmed', 'failed'] })
+      .notNull()
+      .default('planned'),
+    blockNumber: numeric('block_number', { precision: 78, scale: 0 }),
+    // Wei the transaction cost its sender (receipt's gasUsed × effectiveGasPrice).
+    feeWei: numeric('fee_wei', { precision: 78, scale: 0 }),
+    failureReason: text('failure_reason'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    signedAt: timestamp('signed_at', { withTimezone: true }),
+    broadcastAt: timestamp('broadcast_at', { withTimezone: true }),
+    confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
+  },
+  (t) => [
+    unique('payouts_payment_kind_unique').on(t.paymentId, t.kind),
+    // Two signed transactions of one sender never share a nonce.
+    unique('payouts_sender_nonce_unique').on(t.network, t.fromAddress, t.nonce),
+    index('payouts_status_idx').on(t.status),
+  ],
+);
+
+// The nonce allocator (decisions §11): the next nonce of each sender on each network, taken under a
+// row lock in the same database transaction that stores the signed payout, so concurrent payouts of
+// one treasury (several workers) never sign two transactions with the same nonce.
+export const payoutNonces = pgTable(
+  'payout_nonces',
+  {
+    network: text('network').notNull(),
+    sender: text('sender').notNull(),
+    nextNonce: integer('next_nonce').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique('payout_nonces_sender_unique').on(t.network, t.sender)],
+);

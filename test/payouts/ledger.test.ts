@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { accountBalance, depositAddressBalances, ledgerBalances, merchantPayables, treasuryBalances, writePosting } from '../../src/db/queries/ledger';
+import { balanced, depositCredited, payoutConfirmed, UnbalancedPostingError, type Posting } from '../../src/domain/ledger';
+import { useTestApp } from '../support/harness';
+
+// Decisions §11 "Ledger": every posting balances, refused by the database otherwise (a deferred
+// constraint trigger checked at commit), lines are append-only, and the balance queries that the
+// reconciliation reads add up per account, asset and network.
+const ctx = useTestApp();
+
+const DEPOSIT = '0x1111111111111111111111111111111111111111';
+const TREASURY = '0x2222222222222222222222222222222222222222';
+const MERCHANT_WALLET = '0x3333333333333333333333333333333333333333';
+
+const unbalanced = (postingId: string): Posting => ({
+  postingId,
+  asset: 'USDC',
+  network: 'polygon',
+  paymentId: 'SV_unbalanced',
+  txHash: null,
+  lines: [
+    { account: `deposit:${DEPOSIT}`, amount: 25_000_000n },
+    { account: 'merchant_payable:MER_x', amount: -24_000_000n },
+  ],
+});
+
+describe('the ledger', () => {
+  it('refuses an unbalanced posting at commit, and writes none of its lines', async () => {
+    const attempt = ctx.db.db.transaction(async (tx) => writePosting(tx, unbalanced('test:unbalanced')));
+    await expect(attempt).rejects.toThrow(/does not balance: USDC on polygon sums to 1000000/);
+    const [row] = await ctx.db.sql`select count(*)::int as n from ledger_entries where posting_id = 'test:unbalanced'`;
+    expect(row!.n).toBe(0);
+    // Balanced per asset is not enough across assets: each (asset, network) must sum to zero.
+    const crossAsset = ctx.db.sql.begin(async (sql) => {
+      await sql`insert into ledger_entries (posting_id, line, account, asset, network, amount) values
+        ('test:cross', 1, 'a', 'USDC', 'polygon', 5), ('test:cross', 2, 'b', 'USDT', 'polygon', -5)`;
+    });
+    await expect(crossAsset).rejects.toThrow(/does not balance/);
+    expect(() => balanced(unbalanced('test:domain'))).toThrow(UnbalancedPostingError);
+  });
+
+  it('keeps lines append-only', async () => {
+    await ctx.db.db.transaction(async (tx) =>
+      writePosting(tx, { ...unbalanced('test:fixed'), lines: [{ account: 'a', amount: 7n }, { account: 'b', amount: -7n }] }),
+    );
+    await expect(ctx.db.sql`update ledger_entries set amount = 8 where posting_id = 'test:fixed'`).rejects.toThrow(/append-only/);
+    await expect(ctx.db.sql`delete from ledger_entries where posting_id = 'test:fixed'`).rejects.toThrow(/append-only/);
+  });
+
+  it('posts a completion and its payouts once, with balances per account', async () => {
+    const completion = depositCredited({
+      paymentId: 'SV_ledger1',
+      merchantId: 'MER_ledger',
+      depositAddress: DEPOSIT,
+      asset: 'USDC',
+      network: 'polygon',
+      txHash: '0xaa',
+      grossMicro: 25_000_000n,
+      merchantMicro: 24_625_000n,
+      commissionMicro: 375_000n,
+    });
+    const common = { paymentId: 'SV_ledger1', merchantId: 'MER_ledger', asset: 'USDC', network: 'polygon', fromAddress: DEPOSIT, feeWei: 50_000n };
+    const postings = [
+      completion,
+      ...payoutConfirmed({ ...common, id: 'po_gas', kind: 'gas', asset: 'native', fromAddress: TREASURY, toAddress: DEPOSIT, amount: 200_000n, txHash: '0xg', feeWei: 21_000n }, TREASURY),
+      ...payoutConfirmed({ ...common, id: 'po_m', kind: 'merchant', toAddress: MERCHANT_WALLET, amount: 24_625_000n, txHash: '0xm' }, TREASURY),
+      ...payoutConfirmed({ ...common, id: 'po_c', kind: 'commission', toAddress: TREASURY, amount: 375_000n, txHash: '0xc' }, TREASURY),
+    ];
+    // Written twice (a retried activity): the second time changes nothing.
+    for (let i = 0; i < 2; i++) await ctx.db.db.transaction(async (tx) => Promise.all(postings.map((p) => writePosting(tx, p))));
+
+    const byAsset = (rows: { asset: string }[]) => [...rows].sort((a, b) => (a.asset < b.asset ? -1 : 1));
+    const deposit = (await depositAddressBalances(ctx.db.db)).filter((b) => b.account === `deposit:${DEPOSIT}`);
+    expect(byAsset(deposit)).toEqual([
+      { account: `deposit:${DEPOSIT}`, asset: 'USDC', network: 'polygon', balance: 0n },
+      { account: `deposit:${DEPOSIT}`, asset: 'native', network: 'polygon', balance: 200_000n - 100_000n },
+    ]);
+    expect(byAsset(await treasuryBalances(ctx.db.db))).toEqual([
+      { account: `treasury:${TREASURY}`, asset: 'USDC', network: 'polygon', balance: 375_000n },
+      { account: `treasury:${TREASURY}`, asset: 'native', network: 'polygon', balance: -221_000n },
+    ]);
+    expect(await merchantPayables(ctx.db.db)).toEqual([{ account: 'merchant_payable:MER_ledger', asset: 'USDC', network: 'polygon', balance: 0n }]);
+    expect(await accountBalance(ctx.db.db, { account: 'commission_revenue', asset: 'USDC', network: 'polygon' })).toBe(-375_000n);
+    expect(await accountBalance(ctx.db.db, { account: 'gas_expense', asset: 'native', network: 'polygon' })).toBe(121_000n);
+    // Every account together: the whole ledger sums to zero per asset and network.
+    const totals = new Map<string, bigint>();
+    for (const b of await ledgerBalances(ctx.db.db)) totals.set(`${b.asset}/${b.network}`, (totals.get(`${b.asset}/${b.network}`) ?? 0n) + b.balance);
+    expect([...totals.values()].every((t) => t === 0n)).toBe(true);
+  });
+});

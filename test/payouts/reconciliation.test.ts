@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { mint, payFromWallet } from '../support/chain';
+import { ADMIN_TOKEN, adminHeaders, useTestApp } from '../support/harness';
+import { spawnOps } from '../cli/run-ops';
+import { pressPay, sessionRow, waitForStatus } from '../proof/support';
+import { merchantWithFreshWallet, openSession, ownTreasury, waitForPayouts } from './support';
+
+// Decisions §11: GET /admin/v1/reconciliation compares the ledger with the chain and with the
+// transactions table. After real payouts it finds nothing; tokens moved behind the ledger's back and
+// a transaction row edited by hand are each named.
+const own = ownTreasury();
+const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
+const chain = own.chain;
+const token = chain.tokens.polygon.USDC;
+
+const differences = async () => {
+  const res = await ctx.app.inject({ method: 'GET', url: '/admin/v1/reconciliation', headers: adminHeaders });
+  expect(res.statusCode).toBe(200);
+  return res.json().differences as { account: string; expected: string; actual: string; note: string }[];
+};
+
+describe('reconciliation', () => {
+  it('finds no difference after payouts, and names each one made behind the ledger’s back', async () => {
+    const m = await merchantWithFreshWallet(ctx);
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const id = await openSession(ctx, m.apiKey);
+      const g = await pressPay(ctx, id);
+      await payFromWallet(chain, token, (await sessionRow(ctx, id)).depositAddress, g);
+      ids.push(id);
+    }
+    for (const id of ids) {
+      await waitForStatus(ctx, id, 'completed');
+      await waitForPayouts(ctx, id);
+      await ctx.temporal.workflow.getHandle(id).result();
+    }
+    expect(await differences()).toEqual([]);
+    const env = { SVC_URL: ctx.baseUrl, ADMIN_TOKEN };
+    const clean = await spawnOps(['reconcile'], env);
+    expect(clean).toMatchObject({ code: 0, stdout: '0 differences\n', stderr: '' });
+
+    const { depositAddress } = await sessionRow(ctx, ids[0]!);
+    await mint(chain, token, depositAddress, 1_234_567n);
+    await ctx.db.sql`update transactions set transaction_hash = ${'0x' + 'ee'.repeat(32)} where payment_id = ${ids[1]!}`;
+    const found = await differences();
+    expect(found).toEqual([
+      { account: `deposit:${depositAddress}`, expected: '0', actual: '1234567', note: 'USDC on polygon: the ledger and the chain disagree' },
+      { account: `transaction:${ids[1]}`, expected: expect.stringMatching(/^0x[0-9a-f]{64}$/), actual: '0x' + 'ee'.repeat(32), note: 'transactionHash is not the confirmed merchant payout’s' },
+    ]);
+    // The ops CLI prints each difference and exits 1.
+    const dirty = await spawnOps(['reconcile'], env);
+    expect(dirty.code).toBe(1);
+    expect(dirty.stdout).toContain(`deposit:${depositAddress}: expected 0, actual 1234567 (USDC on polygon: the ledger and the chain disagree)`);
+    expect(dirty.stdout).toContain(`transaction:${ids[1]}: expected 0x`);
+    expect(dirty.stdout).toMatch(/2 differences\n$/);
+  }, 180_000);
+});

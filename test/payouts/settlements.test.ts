@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { commissionSplit, formatCrypto } from '../../src/domain/money';
+import { findPayout } from '../../src/db/queries/payouts';
+import { findTransaction } from '../../src/db/queries/transactions';
+import { settlementsCsv } from '../../src/domain/settlements-csv';
+import { payFromWallet } from '../support/chain';
+import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
+import { pressPay, sessionRow, waitForStatus } from '../proof/support';
+import { merchantWithFreshWallet, openSession, ownTreasury, waitForPayouts } from './support';
+
+// Decisions §11: GET /admin/v1/merchants/{id}/settlements.csv?from&to, a merchant's settled
+// transactions (merchant payout confirmed) with gross, commission, net and both transactions.
+const own = ownTreasury();
+const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
+const chain = own.chain;
+
+const csvOf = (merchantId: string, query = '') =>
+  ctx.app.inject({ method: 'GET', url: `/admin/v1/merchants/${merchantId}/settlements.csv${query}`, headers: adminHeaders });
+
+describe('settlements CSV', () => {
+  it('lists a settled payment with its amounts and both transactions, within the range only', async () => {
+    const m = await merchantWithFreshWallet(ctx, 150);
+    const id = await openSession(ctx, m.apiKey);
+    const g = await pressPay(ctx, id);
+    const deposit = await payFromWallet(chain, chain.tokens.polygon.USDC, (await sessionRow(ctx, id)).depositAddress, g);
+    await waitForStatus(ctx, id, 'completed');
+    const payout = (await waitForPayouts(ctx, id)).find((p) => p.kind === 'merchant')!;
+    const [tx, confirmed] = await Promise.all([findTransaction(ctx.db.db, id), findPayout(ctx.db.db, payout.id)]);
+    const split = commissionSplit(g, 150);
+
+    const res = await csvOf(m.id, `?from=2020-01-01&to=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.body.split('\r\n')).toEqual([
+      'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at',
+      [id, 'USDC', 'polygon', formatCrypto(g), formatCrypto(split.commission), formatCrypto(split.merchant), deposit.transactionHash, payout.txHash, tx!.completedAt!.toISOString(), confirmed!.confirmedAt!.toISOString()].join(','),
+      '',
+    ]);
+    // A range that ends before the payout, and another merchant: only the header.
+    expect((await csvOf(m.id, '?from=2020-01-01&to=2020-02-01')).body).toBe('payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at\r\n');
+    const other = await createApprovedMerchant(ctx.app);
+    expect((await csvOf(other.id)).body.split('\r\n')).toHaveLength(2);
+  }, 120_000);
+
+  it('refuses an unknown merchant, an empty or malformed range, and a missing token', async () => {
+    expect((await csvOf('MER_0000000000000000')).statusCode).toBe(404);
+    const m = await createApprovedMerchant(ctx.app);
+    expect((await csvOf(m.id, '?from=2026-02-01&to=2026-01-01')).json()).toMatchObject({ ok: false, error: 'ValidationError' });
+    expect((await csvOf(m.id, '?from=yesterday')).json()).toMatchObject({ ok: false, error: 'ValidationError' });
+    const anonymous = await ctx.app.inject({ method: 'GET', url: `/admin/v1/merchants/${m.id}/settlements.csv` });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('quotes cells with commas and defuses formula-like cells', () => {
+    const csv = settlementsCsv([
+      { paymentId: '=HYPERLINK("x")', asset: 'USDC', network: 'a,b', grossMicro: 1n, commissionMicro: 0n, netMicro: 1n, depositTransactionHash: null, payoutTransactionHash: '0x1', completedAt: null, settledAt: new Date(0) },
+    ]);
+    expect(csv.split('\r\n')[1]).toBe(`"'=HYPERLINK(""x"")",USDC,"a,b",0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z`);
+  });
+});

@@ -1,0 +1,89 @@
+import { parseEther, type Address } from 'viem';
+import { english, generateMnemonic } from 'viem/accounts';
+import { beforeAll, expect } from 'vitest';
+import { settlementKeys } from '../../src/chains/derivation';
+import { sharedChain, randomAddress, type TestChain } from '../support/chain';
+import { createApprovedMerchant, type TestContext } from '../support/harness';
+import { eventually, http } from '../support/http';
+
+// Payout tests run against the run's shared anvil with a mnemonic of their own: their treasury's
+// nonces and balances are theirs alone, so exact balance checks hold while other files pay out too.
+
+export function ownTreasury() {
+  const mnemonic = generateMnemonic(english);
+  const treasury = settlementKeys(mnemonic).treasury.address;
+  const chain = sharedChain();
+  beforeAll(async () => {
+    await chain.control.setBalance({ address: treasury, value: parseEther('100') });
+  });
+  return { mnemonic, treasury, chain, overrides: { SETTLEMENT_MNEMONIC: mnemonic } };
+}
+
+/** A merchant whose settlement wallet is a fresh address (its balance is what the payouts sent). */
+export async function merchantWithFreshWallet(ctx: TestContext, commissionBps = 150) {
+  const wallet = randomAddress();
+  const m = await createApprovedMerchant(ctx.app, { name: 'Payout Shop', commissionBps, wallets: [{ asset: 'USDC', network: 'polygon', address: wallet }] });
+  return { ...m, wallet };
+}
+
+export async function openSession(ctx: TestContext, apiKey: string, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+    body: { amount: 25, currency: 'USD', countryCode: 'US', ...body },
+  });
+  expect(res.status).toBe(201);
+  return res.json.checkoutSession.id as string;
+}
+
+export interface PayoutView {
+  id: string;
+  kind: string;
+  status: string;
+  from: Address;
+  to: Address;
+  amount: bigint;
+  nonce: number | null;
+  txHash: string | null;
+  replaced: string[];
+  feeWei: bigint | null;
+}
+
+export async function payoutsOf(ctx: TestContext, paymentId: string): Promise<PayoutView[]> {
+  const rows = await ctx.db.sql`select * from payouts where payment_id = ${paymentId}
+    order by case kind when 'gas' then 0 when 'merchant' then 1 else 2 end`;
+  return rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    status: r.status,
+    from: r.from_address,
+    to: r.to_address,
+    amount: BigInt(r.amount),
+    nonce: r.nonce,
+    txHash: r.tx_hash,
+    replaced: r.replaced_hashes,
+    feeWei: r.fee_wei === null ? null : BigInt(r.fee_wei),
+  }));
+}
+
+export async function waitForPayouts(ctx: TestContext, paymentId: string, timeoutMs = 60_000): Promise<PayoutView[]> {
+  await eventually(
+    async () => (await payoutsOf(ctx, paymentId)).map((p) => `${p.kind}:${p.status}`),
+    (ps) => ps.length >= 2 && ps.every((p) => p.endsWith(':confirmed')),
+    timeoutMs,
+    `the payouts of ${paymentId} to be confirmed`,
+  );
+  return payoutsOf(ctx, paymentId);
+}
+
+/** Postings whose lines do not sum to zero per asset and network (the database refuses them: expected empty). */
+export async function unbalancedPostings(ctx: TestContext) {
+  return ctx.db.sql`select posting_id, asset, network, sum(amount)::text as total from ledger_entries
+    group by posting_id, asset, network having sum(amount) <> 0`;
+}
+
+export async function ledgerBalance(ctx: TestContext, account: string, asset: string, network = 'polygon'): Promise<bigint> {
+  const [row] = await ctx.db.sql`select coalesce(sum(amount), 0)::text as b from ledger_entries where account = ${account} and asset = ${asset} and network = ${network}`;
+  return BigInt(row!.b as string);
+}
+
+export type { TestChain };

@@ -1,0 +1,80 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RpcTrap {
+  method: string;
+  /** Further narrows the match on the call's params (as JSON text, lowercase). */
+  matches?: (params: string) => boolean;
+  /** before: the call is never forwarded; after: forwarded, its answer never returned. */
+  when: 'before' | 'after';
+  /** Runs when the trap springs (kill the caller), before the connection is dropped. */
+  spring: () => Promise<void>;
+}
+
+/**
+ * A JSON-RPC proxy in front of a node that springs a trap on one chosen call: the way a test kills
+ * a worker process at an exact step of a payout without hooks in production code. One trap at a
+ * time, sprung once; every other call (batched or not) is forwarded unchanged.
+ */
+export async function startRpcTrapProxy(target: string) {
+  let trap: RpcTrap | null = null;
+  // Until the trap's spring has run (the caller is dead), it still counts as armed.
+  let springing = false;
+  const sprung: string[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const body = Buffer.concat(chunks).toString();
+        const calls = parseCalls(body);
+        const armed = trap && calls.some((c) => c.method === trap!.method && (trap!.matches?.(c.params) ?? true)) ? trap : null;
+        if (armed) {
+          trap = null;
+          springing = true;
+        }
+        if (armed?.when === 'before') {
+          await armed.spring();
+          sprung.push(`${armed.method}:before`);
+          springing = false;
+          return res.destroy();
+        }
+        try {
+          const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+          const text = await upstream.text();
+          if (armed) {
+            await armed.spring();
+            sprung.push(`${armed.method}:after`);
+            springing = false;
+            return res.destroy();
+          }
+          res.writeHead(upstream.status, { 'content-type': 'application/json' });
+          res.end(text);
+        } catch {
+          res.destroy();
+        }
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    arm: (t: RpcTrap) => void (trap = t),
+    armed: () => trap !== null || springing,
+    sprung: () => [...sprung],
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function parseCalls(body: string): { method: string; params: string }[] {
+  try {
+    const parsed = JSON.parse(body) as { method?: string; params?: unknown } | { method?: string; params?: unknown }[];
+    return (Array.isArray(parsed) ? parsed : [parsed]).map((c) => ({ method: String(c.method), params: JSON.stringify(c.params ?? null).toLowerCase() }));
+  } catch {
+    return [];
+  }
+}
