@@ -23,6 +23,7 @@ import adminWebhookEndpointRoutes from './routes/admin/webhook-endpoints';
 import adminPaymentRoutes from './routes/admin/payments';
 import adminSimpleOrderRoutes from './routes/admin/simple-orders';
 import adminChainRoutes from './routes/admin/chains';
+import adminExceptionRoutes from './routes/admin/exceptions';
 import { adminAuth } from './plugins/admin-auth';
 import idempotency from './plugins/idempotency';
 import checkoutSessionRoutes from './routes/checkout-sessions';
@@ -162,6 +163,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await admin.register(adminWebhookRoutes, { config, db });
       await admin.register(adminPaymentRoutes, { db });
       await admin.register(adminSimpleOrderRoutes, { db });
+      await admin.register(adminExceptionRoutes);
       await admin.register(adminChainRoutes, { chains: config.chains, treasuryAddress: deps.treasuryAddress ?? null });
     },
     { prefix: '/admin/v1' },
