@@ -52,7 +52,7 @@ export async function acceptException(ctx: PaymentContext, id: string): Promise<
 /**
  * Refund sends the credited amount back on chain (decisions §12); it needs the on-chain payout
  * machinery, which is not in this build. The route exists so the contract is visible and answers
- * 501 NotImplemented until the refund update of the exception workflow is wired to payouts.
+ * 404 NotImplemented (decisions §3, like every route not built yet) until the refund update of the exception workflow is wired to payouts.
  */
 export async function refundException(ctx: PaymentContext, id: string, _address: string): Promise<never> {
   await loadException(ctx, id);

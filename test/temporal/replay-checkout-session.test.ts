@@ -37,7 +37,9 @@ async function runScenarios(): Promise<Record<string, string>> {
   await postCallback(ctx.app, sandboxEvent(failed, 'payment.failed'), { secret });
   ids.failed = failed.id;
 
+  // Pay pressed, then canceled: the workflow closes the provider payment (decisions §12).
   const canceled = await open();
+  expect((await http('POST', `${ctx.baseUrl}/pay/${canceled.id}/start`)).status).toBe(303);
   expect((await http('POST', `${ctx.baseUrl}/pay/${canceled.id}/cancel`)).status).toBe(303);
   ids.canceled = canceled.id;
 
@@ -79,7 +81,10 @@ describe('checkoutSession histories', () => {
       [ids.overpaid!]: 'overpaid',
       [ids.underpaidExpired!]: 'underpaid',
       [ids.unverifiedExpired!]: 'unverified',
+      [ids.expiredThenLate!]: 'late',
     });
+    const closed = await http('GET', `${ctx.config.providers.sandbox.url}/test-helpers/payments/${ids.canceled}`);
+    expect(closed.json.payment.status).toBe('canceled');
     await replayRuns(ctx.temporal, 'checkout-session', ids);
   });
 });

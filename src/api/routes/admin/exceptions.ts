@@ -57,7 +57,7 @@ const adminExceptionRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         security,
-        summary: 'Send the credited amount back on chain to `address` (needs on-chain payouts: 501 NotImplemented until then)',
+        summary: 'Send the credited amount back on chain to `address` (needs on-chain payouts: 404 NotImplemented, the envelope of every route not built yet, until then)',
         params,
         body: z.object({ address: z.string().min(1).max(128) }),
       },
