@@ -63,6 +63,8 @@ describe('paid after expiry', () => {
     expect(a.json()).toMatchObject({ paymentStatus: 'completed', exception: { status: 'accepted' } });
     expect((await accept()).json()).toMatchObject({ paymentStatus: 'completed', exception: { status: 'accepted' } });
     expect((await sessionRow(ctx, id)).status).toBe('completed');
+    // Resolved: the customer's page now says what the status says.
+    expect((await http('GET', `${ctx.baseUrl}/pay/${id}`)).text).toContain('Payment received');
     const [tx] = await ctx.db.sql`select gross_micro, merchant_settlement_micro + platform_commission_micro as total from transactions where payment_id = ${id}`;
     expect(tx).toEqual({ gross_micro: expected.toString(), total: expected.toString() });
     await eventually(() => Promise.resolve(eventsFor(id, 'payment.completed').length), (n) => n === 1, 20_000, 'payment.completed delivered');

@@ -26,7 +26,8 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       paymentsEnabled: setting.enabled,
       notice,
       wallet,
-      exceptions: exceptions.map((e) => ({ kind: e.kind, amount: formatCrypto(e.amountMicro) })),
+      // Resolved ones are told by the status itself (an accepted payment is completed).
+      exceptions: exceptions.filter((e) => e.status === 'open').map((e) => ({ kind: e.kind, amount: formatCrypto(e.amountMicro) })),
     });
     return reply.page(status, page, { formTargets: [...providerOrigins, originOf(session.cancelUrl)] });
   }
