@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paymentExceptionEventSchema } from '../../src/api/webhook-schemas';
 import { sharedChain } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
@@ -45,6 +46,7 @@ describe('paid after expiry', () => {
     // The merchant hears of it once, through the normal delivery machinery.
     await eventually(() => Promise.resolve(eventsFor(id, 'payment.exception').length), (n) => n === 1, 20_000, 'payment.exception delivered');
     const event = eventsFor(id, 'payment.exception')[0]!.body;
+    expect(paymentExceptionEventSchema.strict().safeParse(event).success).toBe(true);
     expect(event).toMatchObject({ kind: 'late', amount: (Number(expected) / 1e6).toFixed(6), sessionId: id, references: { transactionHash: expect.any(String) } });
 
     const lookup = await http('GET', `${ctx.baseUrl}/api/v1/payment-sessions/${id}`, { headers: { authorization: `Bearer ${m.apiKey}` } });
