@@ -31,7 +31,12 @@ async function main() {
   });
   // The chain watchers (one per configured network) signal workflows through this worker's client.
   const temporal = createTemporalClient(config.temporal);
-  const watchers = startChainWatchers({ db: db.db, temporal: temporal.client, networks: config.chains.networks });
+  const watchers = startChainWatchers({
+    db: db.db,
+    temporal: temporal.client,
+    networks: config.chains.networks,
+    lateDeposits: { watchHours: config.chains.lateDepositWatchHours, taskQueue: config.temporal.taskQueue },
+  });
   const stop = () => void worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -150,6 +150,14 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
       });
     });
 
+    // The merchant platform closes a payment whose session ended; idempotent, 409 once it was charged.
+    api.post<{ Params: { id: string } }>('/v1/payments/:id/cancel', async (request, reply) => {
+      const payment = PAYMENT_ID.test(request.params.id) ? store.payment(request.params.id) : undefined;
+      if (!payment) return sendError(reply, 404, 'not_found', 'No such payment.');
+      if (!lifecycle.cancel(payment).closed) return sendError(reply, 409, 'payment_not_cancelable', `The payment is already ${payment.status}.`, { status: payment.status });
+      return view(payment);
+    });
+
     api.get('/v1/quote', async (request, reply) => {
       const parsed = quoteQuery.safeParse(request.query);
       if (!parsed.success) return sendInvalid(reply, parsed.error.issues);
@@ -181,6 +189,8 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     if (!payment) return page(reply, 404, notFoundPage('Payment'));
     const outcome = request.body?.outcome;
     if (outcome !== 'succeeded' && outcome !== 'declined') return page(reply, 400, notFoundPage('Outcome'));
+    // A closed payment is refused here too, so a page opened before the close cannot charge the customer.
+    if (payment.status === 'canceled') return page(reply, 409, paymentPage(payment));
     // The customer is sent back at once; the callbacks go out behind them, as with a real provider.
     void confirm(payment, outcome);
     return reply.redirect(payment.returnUrl, 303);
@@ -235,6 +245,9 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
           serviceBody: (await res.text()).slice(0, 2000),
         });
       }
+    }
+    if (payment.status === 'canceled') {
+      return sendError(reply, 409, 'payment_closed', 'The merchant closed this payment (its checkout ended); it can no longer be paid.');
     }
     if (payment.status !== 'requires_action') {
       return sendError(reply, 409, 'payment_not_payable', `The payment is already ${payment.status}.`);

@@ -58,6 +58,18 @@ export function createPaymentLifecycle(deps: { store: SandboxStore; callbacks: C
   }
 
   return {
+    /**
+     * The merchant platform closes a payment its customer can no longer pay for (decisions §12). Only a
+     * payment still waiting for the customer closes; one already charged answers with its status, as
+     * the money is on its way and the platform must treat it as arrived.
+     */
+    cancel(payment: SandboxPayment): { closed: boolean } {
+      if (payment.status === 'canceled') return { closed: true };
+      if (payment.status !== 'requires_action') return { closed: false };
+      update(payment, { status: 'canceled' });
+      return { closed: true };
+    },
+
     /** Idempotent per reference; the same reference with other money terms is a conflict. */
     open(request: PaymentRequest): OpenResult {
       const existing = store.paymentByReference(request.reference);
@@ -68,6 +80,9 @@ export function createPaymentLifecycle(deps: { store: SandboxStore; callbacks: C
           existing.destinationAsset === request.destinationAsset &&
           existing.network === request.network &&
           existing.walletAddress === request.walletAddress;
+        // The platform asks again for a payment it closed (a simple order's customer came back to this
+        // rail): it may be paid again, as the platform's own state says it is wanted.
+        if (same && existing.status === 'canceled') update(existing, { status: 'requires_action' });
         return { kind: same ? 'existing' : 'conflict', payment: existing };
       }
       const at = now().toISOString();

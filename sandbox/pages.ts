@@ -32,7 +32,9 @@ ${
   payable
     ? html`<form method="post" action="/checkout/${p.id}/confirm"><input type="hidden" name="outcome" value="succeeded"><button class="pay" type="submit">Pay ${p.sourceAmount} ${p.sourceCurrency}</button></form>
 <form method="post" action="/checkout/${p.id}/confirm"><input type="hidden" name="outcome" value="declined"><button class="decline" type="submit">Decline</button></form>`
-    : html`<p>This payment is ${p.status}.</p><p><a href="${p.returnUrl}">Back to the merchant</a></p>`
+    : p.status === 'canceled'
+      ? html`<p id="closed">The merchant closed this payment: it can no longer be paid, and nothing was charged.</p><p><a href="${p.returnUrl}">Back to the merchant</a></p>`
+      : html`<p>This payment is ${p.status}.</p><p><a href="${p.returnUrl}">Back to the merchant</a></p>`
 }`,
   );
 }

@@ -67,6 +67,8 @@ export type SandboxErrorCode =
   | 'not_found'
   | 'reference_conflict'
   | 'payment_not_payable'
+  | 'payment_closed'
+  | 'payment_not_cancelable'
   | 'validation_error'
   | 'callback_not_allowed'
   | 'country_not_supported'

@@ -5,7 +5,8 @@ import type { SandboxQuote } from './rates';
 // The sandbox keeps everything in memory: it is a simulator, and a restart forgets its payments,
 // events and transactions (a payment begun before a restart must be started again from our page).
 
-export type SandboxPaymentStatus = 'requires_action' | 'processing' | 'succeeded' | 'failed';
+// `canceled`: the merchant platform closed the payment (its session ended); it can no longer be paid.
+export type SandboxPaymentStatus = 'requires_action' | 'processing' | 'succeeded' | 'failed' | 'canceled';
 export type SandboxEventType = 'payment.processing' | 'payment.succeeded' | 'payment.failed';
 
 export interface SandboxPayment {

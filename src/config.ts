@@ -103,6 +103,10 @@ const envSchema = z.object({
   CHAIN_DEV_PORT: port.default(8545),
   ALLOW_UNVERIFIED_NETWORKS: booleanFlag.default(false),
   PROVIDER_PROOF_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(3600),
+  // Decisions §12: how long the deposit address of an ended session stays watched, so money that
+  // still arrives becomes a late (or duplicate) exception. 7 days: longer than a slow bank transfer
+  // behind an on-ramp or a customer's retry from their wallet history.
+  LATE_DEPOSIT_WATCH_HOURS: z.coerce.number().min(0).max(24 * 365).default(168),
 });
 
 // Each EVM network is configured on its own through CHAIN_<NETWORK>_*; one without an RPC URL has no
@@ -169,6 +173,7 @@ export interface ChainSettings {
   devPort: number;
   allowUnverifiedNetworks: boolean;
   providerProofTimeoutSeconds: number;
+  lateDepositWatchHours: number;
 }
 
 export interface ChainNetworkConfig {
@@ -261,6 +266,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       devPort: e.CHAIN_DEV_PORT,
       allowUnverifiedNetworks: e.ALLOW_UNVERIFIED_NETWORKS,
       providerProofTimeoutSeconds: e.PROVIDER_PROOF_TIMEOUT_SECONDS,
+      lateDepositWatchHours: e.LATE_DEPOSIT_WATCH_HOURS,
     },
     logLevel: e.LOG_LEVEL,
     logPretty: e.LOG_FORMAT === 'pretty',

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
 import { creditLog, listCredits, totalOf, uncreditLog } from '../db/queries/chain-credits';
 import { findSession, lockSession } from '../db/queries/checkout-sessions';
+import { recordLateDeposit } from '../db/queries/late-deposits';
 import { recordPaymentException } from '../db/queries/payment-exceptions';
 import { writePosting } from '../db/queries/ledger';
 import { depositLogKey, type DepositFact } from '../domain/deposit-fact';
@@ -51,6 +52,11 @@ export function createChainProofActivities({ db }: { db: Database }) {
       return state(paymentId, held);
     },
 
+    /** A credit after the session ended: a `late` or `duplicate` exception (decisions §12); its id, or null. */
+    async recordLateDeposit(paymentId: string, fact: DepositFact): Promise<string | null> {
+      return (await recordLateDeposit(db, paymentId, fact))?.id ?? null;
+    },
+
     async uncreditDeposit(paymentId: string, fact: DepositFact): Promise<CreditState> {
       await uncreditLog(db, paymentId, fact);
       return state(paymentId, false);
@@ -62,7 +68,10 @@ export function createChainProofActivities({ db }: { db: Database }) {
      * null (and changes nothing) when the credits do not cover G, so a replayed call cannot complete
      * a payment whose log was uncredited meanwhile.
      */
-    async recordChainCompletion(paymentId: string, providerPaymentId: string | null): Promise<{ paidLinkId: string | null } | null> {
+    async recordChainCompletion(
+      paymentId: string,
+      providerPaymentId: string | null,
+    ): Promise<{ paidLinkId: string | null; overpaidExceptionId?: string; duplicateExceptionId?: string } | null> {
       return db.transaction(async (tx) => {
         const session = await lockSession(tx, paymentId);
         if (!session) throw missing(paymentId);
@@ -71,7 +80,7 @@ export function createChainProofActivities({ db }: { db: Database }) {
         const expected = session.expectedGrossMicro;
         if (expected === null || credits.length === 0 || gross < expected) return null;
         const last = credits[credits.length - 1]!;
-        const paidLinkId = await completeSession(tx, session, {
+        const outcome = await completeSession(tx, session, {
           grossMicro: gross,
           providerPaymentId: providerPaymentId ?? session.providerPaymentId,
           // The proof is the log, not a provider event.
@@ -83,6 +92,7 @@ export function createChainProofActivities({ db }: { db: Database }) {
           explorerUrl: null,
           completedAt: new Date(),
         });
+        if (!outcome.completed) return { paidLinkId: null, duplicateExceptionId: outcome.duplicateExceptionId };
         const split = commissionSplit(gross, session.commissionBps);
         await writePosting(
           tx,
@@ -99,16 +109,19 @@ export function createChainProofActivities({ db }: { db: Database }) {
           }),
         );
         if (gross > expected) {
-          await recordPaymentException(tx, {
+          const overpaid = await recordPaymentException(tx, {
             id: newExceptionId(),
             paymentKind: 'checkout_session',
             paymentId,
             kind: 'overpaid',
+            // One completion per payment, so one excess: keyed by the completion.
+            arrivalKey: 'completion',
             amountMicro: gross - expected,
             references: { expectedMicro: expected.toString(), creditedMicro: gross.toString(), logs: credits.map(depositLogKey) },
           });
+          return { paidLinkId: outcome.paidLinkId, overpaidExceptionId: overpaid.id };
         }
-        return { paidLinkId };
+        return { paidLinkId: outcome.paidLinkId };
       });
     },
 
@@ -117,33 +130,35 @@ export function createChainProofActivities({ db }: { db: Database }) {
      * at expiry (`underpaid`), or a provider success with nothing credited by its deadline or by
      * expiry (`unverified`).
      */
-    async recordShortfall(paymentId: string, claim: ProviderClaim | null, at: 'claim' | 'expiry'): Promise<'underpaid' | 'unverified' | null> {
+    async recordShortfall(paymentId: string, claim: ProviderClaim | null, at: 'claim' | 'expiry'): Promise<{ kind: 'underpaid' | 'unverified'; exceptionId: string } | null> {
       const session = await findSession(db, paymentId);
       if (!session) throw missing(paymentId);
       const credits = await listCredits(db, paymentId);
       const credited = totalOf(credits);
       const expected = session.expectedGrossMicro;
       if (at === 'expiry' && credited > 0n && (expected === null || credited < expected)) {
-        await recordPaymentException(db, {
+        const underpaid = await recordPaymentException(db, {
           id: newExceptionId(),
           paymentKind: 'checkout_session',
           paymentId,
           kind: 'underpaid',
+          arrivalKey: 'expiry',
           amountMicro: credited,
           references: { expectedMicro: expected?.toString() ?? null, creditedMicro: credited.toString(), logs: credits.map(depositLogKey) },
         });
-        return 'underpaid';
+        return { kind: 'underpaid', exceptionId: underpaid.id };
       }
       if (credited === 0n && claim) {
-        await recordPaymentException(db, {
+        const unverified = await recordPaymentException(db, {
           id: newExceptionId(),
           paymentKind: 'checkout_session',
           paymentId,
           kind: 'unverified',
+          arrivalKey: `provider:${claim.eventId}`,
           amountMicro: claim.destinationAmount ? parseMicroText(claim.destinationAmount) : 0n,
           references: { ...claim, depositAddress: session.depositAddress },
         });
-        return 'unverified';
+        return { kind: 'unverified', exceptionId: unverified.id };
       }
       return null;
     },

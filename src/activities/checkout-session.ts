@@ -65,15 +65,16 @@ export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: 
 
     /**
      * Commission split, transaction row and session status in one database transaction (decisions §7).
-     * Returns the payment link this completion paid, for the workflow to tell.
+     * Returns the payment link this completion paid, for the workflow to tell, or the `duplicate`
+     * exception when another session of the link paid it first (the session then does not complete).
      */
-    async recordCompletion(paymentId: string, fact: ProviderFact): Promise<{ paidLinkId: string | null }> {
+    async recordCompletion(paymentId: string, fact: ProviderFact): Promise<{ paidLinkId: string | null; duplicateExceptionId?: string }> {
       if (!fact.destinationAmount || !fact.transactionHash) {
         throw ApplicationFailure.nonRetryable('a success without amount or transaction hash', 'BadProviderFact');
       }
       const gross = parseCrypto(fact.destinationAmount);
       const transactionHash = fact.transactionHash;
-      const paidLink = await db.transaction(async (tx) => {
+      const outcome = await db.transaction(async (tx) => {
         const session = await lockSession(tx, paymentId);
         if (!session) throw missing(paymentId);
         return completeSession(tx, session, {
@@ -85,7 +86,7 @@ export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: 
           completedAt: new Date(fact.occurredAt),
         });
       });
-      return { paidLinkId: paidLink };
+      return outcome.completed ? { paidLinkId: outcome.paidLinkId } : { paidLinkId: null, duplicateExceptionId: outcome.duplicateExceptionId };
     },
 
     async recordFailure(paymentId: string, fact: ProviderFact): Promise<void> {
@@ -111,20 +112,27 @@ export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: 
       });
     },
 
-    /** Money after the session ended: the late-money policy (flag a success for an operator). */
-    async flagLateSuccess(paymentId: string, fact: ProviderFact, status: PaymentStatus): Promise<void> {
+    /**
+     * Money after the session ended (decisions §12): a `late` exception, one per arrival. Returns the
+     * exception's id for the workflow to announce, or null when the fact was no money (not a success).
+     */
+    async flagLateSuccess(paymentId: string, fact: ProviderFact, status: PaymentStatus): Promise<string | null> {
       const session = await findSession(db, paymentId);
       if (!session) throw missing(paymentId);
-      await recordLateFact(db, {
+      const exception = await recordLateFact(db, {
         kind: 'checkout_session',
         paymentId,
         provider: session.provider,
+        network: session.network,
         eventId: fact.eventId,
         succeeded: fact.type === 'succeeded',
         status,
-        summary: `${fact.destinationAmount ?? '?'} ${session.destinationAsset}, tx ${fact.transactionHash ?? '?'}`,
+        destinationAmount: fact.destinationAmount,
+        transactionHash: fact.transactionHash,
+        providerPaymentId: fact.providerPaymentId,
         at: now(),
       });
+      return exception?.id ?? null;
     },
   };
 }

@@ -3,8 +3,10 @@ import type { Database } from '../db/client';
 import type { ProviderRegistry } from '../providers/registry';
 import { createChainProofActivities } from './chain-proof';
 import { createCheckoutActivities } from './checkout-session';
+import { createExceptionActivities } from './exceptions';
 import { createPaymentLinkActivities } from './payment-links';
 import { createPayoutActivities } from './payouts';
+import { createProviderClosingActivities } from './provider-closing';
 import { createSimpleOrderActivities } from './simple-orders';
 import { createWebhookActivities } from './webhooks';
 
@@ -30,6 +32,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createChainProofActivities(deps),
     ...createWebhookActivities(deps),
     ...createPaymentLinkActivities(deps),
+    ...createProviderClosingActivities(deps),
+    ...createExceptionActivities(deps),
     ...createSimpleOrderActivities(deps),
     ...createPayoutActivities(deps),
   };

@@ -1,6 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Database, DatabaseOrTransaction } from '../db/client';
-import { flagPaymentForReview } from '../db/queries/late-payments';
 import { expirePaymentLink, markLinkPaid } from '../db/queries/payment-links';
 import type { PaymentLinkStatus } from '../workflows/payment-link/messages';
 
@@ -22,14 +21,11 @@ export function createPaymentLinkActivities({ db }: PaymentLinkActivityDeps) {
 export type PaymentLinkActivities = ReturnType<typeof createPaymentLinkActivities>;
 
 /**
- * Inside the completion's transaction: the link becomes paid by this session, or, when another
- * session paid it first, this session is flagged for an operator (the customer paid twice).
- * Returns whether the link workflow should be told.
+ * Inside the completion's transaction, before anything is written: the link becomes paid by this
+ * session, or, when another session paid it first, 'duplicate' (the customer paid twice, and the
+ * caller records that money as an exception instead of completing). 'paid' says the link workflow
+ * should be told.
  */
-export async function recordLinkPayment(tx: DatabaseOrTransaction, linkId: string, sessionId: string): Promise<boolean> {
-  const outcome = await markLinkPaid(tx, linkId, sessionId);
-  if (outcome === 'duplicate') {
-    await flagPaymentForReview(tx, 'checkout_session', sessionId, 'duplicate_link_payment', `Payment link ${linkId} was already paid by another session.`);
-  }
-  return outcome === 'paid';
+export async function recordLinkPayment(tx: DatabaseOrTransaction, linkId: string, sessionId: string): Promise<'paid' | 'duplicate' | 'missing'> {
+  return markLinkPaid(tx, linkId, sessionId);
 }

@@ -1,6 +1,9 @@
 import type { DatabaseOrTransaction } from '../db/client';
 import { transitionSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { insertTransactionOnce } from '../db/queries/transactions';
+import { recordPaymentException } from '../db/queries/payment-exceptions';
+import { arrivalKeyOf } from '../domain/exceptions';
+import { newExceptionId } from '../domain/ids';
 import { commissionSplit } from '../domain/money';
 import { recordLinkPayment } from './payment-links';
 
@@ -17,12 +20,34 @@ export interface CompletionProof {
   completedAt: Date;
 }
 
+/** What a completion did: completed (and maybe paid a link), or found the link paid by another session. */
+export type CompletionOutcome = { completed: true; paidLinkId: string | null } | { completed: false; duplicateExceptionId: string };
+
 /**
  * A session's completion, inside the caller's database transaction with the session locked
  * (decisions §7): the commission split, the transaction row (once per payment), the status, and the
- * payment link paid at most once. Returns the link this completion paid, for the workflow to tell.
+ * payment link paid at most once. A link another session paid first is not paid twice: this money
+ * is a `duplicate` exception (decisions §12) and the session does not complete.
  */
-export async function completeSession(tx: DatabaseOrTransaction, session: CheckoutSessionRow, proof: CompletionProof): Promise<string | null> {
+export async function completeSession(tx: DatabaseOrTransaction, session: CheckoutSessionRow, proof: CompletionProof): Promise<CompletionOutcome> {
+  const link = session.paymentLinkId ? await recordLinkPayment(tx, session.paymentLinkId, session.id) : 'missing';
+  if (link === 'duplicate') {
+    const exception = await recordPaymentException(tx, {
+      id: newExceptionId(),
+      paymentKind: 'checkout_session',
+      paymentId: session.id,
+      kind: 'duplicate',
+      arrivalKey: arrivalKeyOf({ network: session.network, transactionHash: proof.depositTransactionHash ?? proof.transactionHash, eventId: proof.providerEventId }),
+      amountMicro: proof.grossMicro,
+      references: {
+        paymentLinkId: session.paymentLinkId,
+        providerPaymentId: proof.providerPaymentId,
+        proof: proof.providerEventId,
+        transactionHash: proof.depositTransactionHash ?? proof.transactionHash,
+      },
+    });
+    return { completed: false, duplicateExceptionId: exception.id };
+  }
   const split = commissionSplit(proof.grossMicro, session.commissionBps);
   await insertTransactionOnce(tx, {
     paymentId: session.id,
@@ -46,6 +71,5 @@ export async function completeSession(tx: DatabaseOrTransaction, session: Checko
     completedAt: proof.completedAt,
   });
   await transitionSession(tx, session.id, 'completed', { completedAt: proof.completedAt, ...(proof.providerPaymentId ? { providerPaymentId: proof.providerPaymentId } : {}) });
-  if (session.paymentLinkId && (await recordLinkPayment(tx, session.paymentLinkId, session.id))) return session.paymentLinkId;
-  return null;
+  return { completed: true, paidLinkId: link === 'paid' ? session.paymentLinkId : null };
 }

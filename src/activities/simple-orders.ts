@@ -85,18 +85,27 @@ export function createSimpleOrderActivities({ db, providers, publicBaseUrl, allo
       return transitionSimpleOrder(db, code, 'expired');
     },
 
-    /** Money after the order ended: the same late-money policy as a checkout session's. */
+    /**
+     * Money after the order ended: the same late-money policy as a checkout session's. A success of
+     * another provider payment than the one that settled the order is the customer paying on a
+     * second rail: a `duplicate` exception.
+     */
     async flagLateOrderFact(code: string, fact: ProviderFact, status: string): Promise<void> {
       const order = await findSimpleOrder(db, code);
       if (!order) throw missing(code);
+      const paidTwice = fact.type === 'succeeded' && status === 'settled' && order.providerPaymentId !== null && fact.providerPaymentId !== order.providerPaymentId;
       await recordLateFact(db, {
+        exceptionKind: paidTwice ? 'duplicate' : 'late',
         kind: 'simple_order',
         paymentId: code,
         provider: order.provider ?? 'unknown',
+        network: order.walletNetwork,
         eventId: fact.eventId,
-        succeeded: fact.type === 'succeeded' && status !== 'settled',
+        succeeded: fact.type === 'succeeded' && (status !== 'settled' || paidTwice),
         status,
-        summary: `${fact.destinationAmount ?? '?'} for ${order.walletCurrency}, tx ${fact.transactionHash ?? '?'}`,
+        destinationAmount: fact.destinationAmount,
+        transactionHash: fact.transactionHash,
+        providerPaymentId: fact.providerPaymentId,
         at: now(),
       });
     },

@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
-import { findSession } from '../db/queries/checkout-sessions';
+import { findSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { findPaymentException } from '../db/queries/payment-exceptions';
 import { findSite } from '../db/queries/sites';
 import { findTransaction } from '../db/queries/transactions';
 import {
@@ -25,6 +26,7 @@ import type { PaymentStatus } from '../domain/payment-status';
 import { decryptSecret, encryptSecret } from '../domain/secretbox';
 import { deliverySignatureHeaders } from '../domain/signatures';
 import { paymentEventBody } from '../domain/webhook-event';
+import { exceptionEventBody, exceptionView } from '../domain/exceptions';
 import { postWebhook } from '../webhooks/post';
 
 export interface WebhookActivityDeps {
@@ -61,6 +63,31 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
     if (!sealed) throw ApplicationFailure.nonRetryable(`merchant ${delivery.secretRef} has no webhook secret`, 'DeliveryRefused');
     return decryptSecret(secretsKey, sealed);
   }
+
+
+  /**
+   * Decisions §8: every enabled endpoint, plus the session's webhookUrl (merchant's default secret),
+   * plus the site endpoint for plugin sessions; one delivery per distinct URL. A plugin knows only its
+   * site's webhook_secret, so that secret signs the site's callback_url (winning a tie) and any
+   * per-order callback URL the plugin sent; otherwise an endpoint's own secret wins.
+   */
+  async function deliveriesFor(session: CheckoutSessionRow, eventId: string): Promise<DeliveryRow[]> {
+    const targets = new Map<string, { secretSource: DeliveryRow['secretSource']; secretRef: string }>();
+    const site = session.siteId ? await findSite(db, session.siteId) : undefined;
+    if (site) targets.set(site.callbackUrl, { secretSource: 'site', secretRef: site.id });
+    for (const endpoint of await listEnabledEndpoints(db, session.merchantId)) {
+      if (!targets.has(endpoint.url)) targets.set(endpoint.url, { secretSource: 'endpoint', secretRef: endpoint.id });
+    }
+    if (session.webhookUrl && !targets.has(session.webhookUrl)) {
+      targets.set(session.webhookUrl, site ? { secretSource: 'site', secretRef: site.id } : { secretSource: 'merchant', secretRef: session.merchantId });
+    }
+    return insertDeliveriesOnce(
+      db,
+      [...targets].map(([url, t]) => ({ id: newDeliveryId(), eventId, paymentId: session.id, url, ...t })),
+    );
+  }
+
+  const retrySchedule = () => ({ baseSeconds: webhooks.retryBaseSeconds, maxIntervalSeconds: webhooks.retryMaxIntervalSeconds, windowHours: webhooks.retryWindowHours });
 
   return {
     /**
@@ -110,31 +137,45 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         body: JSON.stringify(body),
       });
 
-      // Decisions §8: every enabled endpoint, plus the session's webhookUrl (merchant's default
-      // secret), plus the site endpoint for plugin sessions; one delivery per distinct URL. A plugin
-      // knows only its site's webhook_secret, so that secret signs the site's callback_url (winning
-      // a tie) and any per-order callback URL the plugin sent; otherwise an endpoint's own secret wins.
-      const targets = new Map<string, { secretSource: DeliveryRow['secretSource']; secretRef: string }>();
-      const site = session.siteId ? await findSite(db, session.siteId) : undefined;
-      if (site) targets.set(site.callbackUrl, { secretSource: 'site', secretRef: site.id });
-      for (const endpoint of await listEnabledEndpoints(db, session.merchantId)) {
-        if (!targets.has(endpoint.url)) targets.set(endpoint.url, { secretSource: 'endpoint', secretRef: endpoint.id });
-      }
-      if (session.webhookUrl && !targets.has(session.webhookUrl)) {
-        targets.set(
-          session.webhookUrl,
-          site ? { secretSource: 'site', secretRef: site.id } : { secretSource: 'merchant', secretRef: session.merchantId },
-        );
-      }
-      const deliveries = await insertDeliveriesOnce(
-        db,
-        [...targets].map(([url, t]) => ({ id: newDeliveryId(), eventId: event.id, paymentId, url, ...t })),
-      );
+      const deliveries = await deliveriesFor(session, event.id);
       return {
         eventId: event.id,
         deliveryIds: deliveries.map((d) => d.id),
-        retry: { baseSeconds: webhooks.retryBaseSeconds, maxIntervalSeconds: webhooks.retryMaxIntervalSeconds, windowHours: webhooks.retryWindowHours },
+        retry: retrySchedule(),
       };
+    },
+
+    /**
+     * Decisions §12: the merchant's `payment.exception` event, one per exception (its id is the
+     * event's subject), delivered like every other event. Idempotent like emitPaymentEvent.
+     */
+    async emitExceptionEvent(exceptionId: string): Promise<EmittedEvent> {
+      const exception = await findPaymentException(db, exceptionId);
+      if (!exception) throw ApplicationFailure.nonRetryable(`no exception ${exceptionId}`, 'ExceptionMissing');
+      const session = await findSession(db, exception.paymentId);
+      // Simple-API orders have no merchant and no v1 webhooks: their exceptions are for operators only.
+      if (!session) return { eventId: '', deliveryIds: [], retry: retrySchedule() };
+      const eventId = newEventId();
+      const body = exceptionEventBody({
+        eventId,
+        merchantId: session.merchantId,
+        paymentId: session.id,
+        orderId: session.orderId ?? session.merchantOrderId,
+        destinationAsset: session.destinationAsset,
+        network: session.network,
+        exception: exceptionView(exception),
+        createdAt: now(),
+      });
+      const event = await insertEventOnce(db, {
+        id: eventId,
+        paymentId: session.id,
+        merchantId: session.merchantId,
+        type: 'payment.exception',
+        subject: exception.id,
+        body: JSON.stringify(body),
+      });
+      const deliveries = await deliveriesFor(session, event.id);
+      return { eventId: event.id, deliveryIds: deliveries.map((d) => d.id), retry: retrySchedule() };
     },
 
     /**

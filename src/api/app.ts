@@ -25,6 +25,7 @@ import adminSimpleOrderRoutes from './routes/admin/simple-orders';
 import adminChainRoutes from './routes/admin/chains';
 import adminReconciliationRoutes from './routes/admin/reconciliation';
 import adminSettlementRoutes from './routes/admin/settlements';
+import adminExceptionRoutes from './routes/admin/exceptions';
 import { adminAuth } from './plugins/admin-auth';
 import idempotency from './plugins/idempotency';
 import checkoutSessionRoutes from './routes/checkout-sessions';
@@ -164,6 +165,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await admin.register(adminWebhookRoutes, { config, db });
       await admin.register(adminPaymentRoutes, { db });
       await admin.register(adminSimpleOrderRoutes, { db });
+      await admin.register(adminExceptionRoutes);
       await admin.register(adminChainRoutes, { chains: config.chains, treasuryAddress: deps.treasuryAddress ?? null });
       await admin.register(adminReconciliationRoutes, { db, chains: config.chains });
       await admin.register(adminSettlementRoutes, { db, now });

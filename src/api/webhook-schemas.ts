@@ -32,6 +32,25 @@ export const paymentEventSchema = z.object({
   createdAt: z.string().describe('ISO 8601 UTC'),
 });
 
+/** Decisions §12: one per exception (money that arrived late or wrong), delivered like the events above. */
+export const paymentExceptionEventSchema = z.object({
+  event: z.literal('payment.exception'),
+  eventId: z.string().describe('evt_…; process each event once'),
+  eventSource: z.literal('exception'),
+  merchantId: z.string(),
+  sessionId: z.string().describe('The canonical payment id (SV_…) the money was meant for'),
+  transactionId: z.string(),
+  orderId: z.string(),
+  exceptionId: z.string().describe('exc_…; the operator resolves it (accept or refund)'),
+  kind: z.enum(['late', 'duplicate', 'overpaid', 'underpaid', 'unverified']),
+  status: z.enum(['open', 'accepted', 'refunded']),
+  amount: decimal.describe('Stablecoin amount, 6 decimals'),
+  destinationAsset: z.string(),
+  network: z.string(),
+  references: z.record(z.string(), z.unknown()).describe('Transaction hash, provider ids, log keys: where the money is'),
+  createdAt: z.string().describe('ISO 8601 UTC'),
+});
+
 export const transactionSettledSchema = z.object({
   event: z.literal('transaction.settled'),
   transaction_code: z.string().describe('UUID of the simple-API order'),
@@ -46,4 +65,4 @@ export const transactionSettledSchema = z.object({
   timestamp: z.number().int().describe('Unix seconds'),
 });
 
-export const WEBHOOK_SCHEMAS = { 'payment.event': paymentEventSchema, 'transaction.settled': transactionSettledSchema };
+export const WEBHOOK_SCHEMAS = { 'payment.event': paymentEventSchema, 'payment.exception': paymentExceptionEventSchema, 'transaction.settled': transactionSettledSchema };

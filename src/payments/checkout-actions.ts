@@ -1,11 +1,13 @@
-import { findVisibleSession, setProviderPaymentId, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { findSession, findVisibleSession, setProviderPaymentId, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { isTerminal } from '../domain/payment-status';
 import { AppError, notFound } from '../domain/errors';
 import { isCanonicalPaymentId } from '../domain/ids';
 import { cancelUpdate } from '../workflows/checkout-session/messages';
 import type { PaymentContext } from './context';
 import { fixExpectedGross } from './deposits';
 import { ensurePaymentsEnabled } from './kill-switch';
-import { createSessionPayment } from './provider-payments';
+import { ensureLinkNotInProgress } from './link-tabs';
+import { closeSessionPayment, createSessionPayment } from './provider-payments';
 import { callTemporal, WorkflowClosedError } from './temporal-call';
 
 // The two things a customer does on the hosted checkout page.
@@ -27,10 +29,19 @@ export async function startCheckoutPayment(ctx: PaymentContext, id: string): Pro
   if (!session) throw notFound('Checkout session');
   if (!payable(session)) throw new AppError('Conflict', 'This checkout can no longer be paid.');
   await ensurePaymentsEnabled(ctx.db);
+  if (session.paymentLinkId) await ensureLinkNotInProgress(ctx, session.paymentLinkId, session.id);
   // G is the quote at the moment the customer pressed Pay (decisions §11).
   await fixExpectedGross(ctx, session);
   const payment = await createSessionPayment(ctx, session);
   await setProviderPaymentId(ctx.db, session.id, payment.providerPaymentId);
+  // Decisions §12: the session may have ended while the provider answered. Its workflow closes the
+  // provider payment it finds on the row after ending; this re-read covers the payment written after
+  // that, so one of the two always closes it.
+  const now = await findSession(ctx.db, session.id);
+  if (now && isTerminal(now.status)) {
+    await closeSessionPayment(ctx, now.provider, payment.providerPaymentId);
+    throw new AppError('Conflict', 'This checkout can no longer be paid.');
+  }
   return { redirectUrl: payment.redirectUrl };
 }
 

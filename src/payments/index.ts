@@ -9,6 +9,8 @@ import { paymentOptions } from './rails';
 import { chooseRail, loadSimpleOrder, openSimpleOrder, type SimpleCheckoutBody } from './simple-orders';
 import { sweepUnstartedPayments } from './sweep';
 import { resendDelivery } from './webhook-deliveries';
+import { acceptException, listExceptions, refundException } from './exception-actions';
+import type { ExceptionStatus } from '../domain/exceptions';
 import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import type { PaymentLinkRow } from '../db/queries/payment-links';
 import type { SimpleOrderRow } from '../db/queries/simple-orders';
@@ -46,6 +48,9 @@ export function createPaymentService(ctx: PaymentContext) {
       ingestProviderEvent(ctx, provider, rawBody, headers),
     sweepUnstartedPayments: () => sweepUnstartedPayments(ctx),
     resendDelivery: (deliveryId: string) => resendDelivery(ctx, deliveryId),
+    listExceptions: (status: ExceptionStatus | undefined, limit: number) => listExceptions(ctx, status, limit),
+    acceptException: (id: string) => acceptException(ctx, id),
+    refundException: (id: string, address: string) => refundException(ctx, id, address),
   };
 }
 

@@ -10,6 +10,7 @@ import { parseFiat } from './amounts';
 import { openCheckoutSession, settlementWallet, type PayingMerchant } from './checkout-sessions';
 import type { PaymentContext } from './context';
 import { ensurePaymentsEnabled } from './kill-switch';
+import { ensureLinkNotInProgress } from './link-tabs';
 import { openPayment } from './open-payment';
 import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
 
@@ -73,6 +74,7 @@ export async function payLink(ctx: PaymentContext, link: PaymentLinkRow, country
   const owner = await findMerchant(ctx.db, link.merchantId);
   if (!owner || owner.status !== 'approved') throw new AppError('Forbidden', 'This merchant is not accepting payments right now.');
   if (!isFiatCurrency(link.currency)) throw new Error(`unknown currency ${link.currency}`);
+  await ensureLinkNotInProgress(ctx, link.id, null);
   return openCheckoutSession(
     ctx,
     owner,

@@ -18,6 +18,10 @@ export interface PaymentOwner {
   status: string;
   /** No state change can follow: a fact now is late money. */
   ended: boolean;
+  /** The provider payment that is (or paid) the payment; another one's success is a second payment. */
+  providerPaymentId: string | null;
+  /** Where its money arrives (an arrival's key names it). */
+  network: string;
   signal: SignalDefinition<[ProviderFact]>;
   /** The terms the provider must be paying for this owner (for the rail the event names). */
   expectedTerms(event: ProviderEvent): ExpectedTerms;
@@ -38,6 +42,8 @@ export async function findPaymentOwner(ctx: PaymentContext, provider: string, re
       id: session.id,
       status: session.status,
       ended: isTerminal(session.status),
+      providerPaymentId: session.providerPaymentId,
+      network: session.network,
       signal: providerUpdateSignal,
       expectedTerms: () => ({
         sourceAmount: fiatText(session.amountMinor, session.currency),
@@ -56,6 +62,8 @@ export async function findPaymentOwner(ctx: PaymentContext, provider: string, re
       id: order.transactionCode,
       status: order.status,
       ended: !isOrderOpen(order.status),
+      providerPaymentId: order.providerPaymentId,
+      network: order.walletNetwork,
       signal: simpleProviderSignal,
       // Fiat currencies and stablecoin assets never share a code, so the source currency names the rail.
       expectedTerms: (event) =>

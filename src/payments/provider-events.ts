@@ -1,8 +1,11 @@
-import { recordLateFact, flagPaymentForReview } from '../db/queries/late-payments';
+import { markFactLate, microOrZero, recordLateFact } from '../db/queries/late-payments';
+import { recordPaymentException } from '../db/queries/payment-exceptions';
+import { newExceptionId } from '../domain/ids';
 import { recordProviderEvent, setProviderEventState } from '../db/queries/provider-events';
 import { AppError, notFound } from '../domain/errors';
 import { providerFact, termsMismatch, type ProviderFact } from '../domain/provider-fact';
 import type { PaymentContext } from './context';
+import { startExceptionRun } from './exception-runs';
 import { findPaymentOwner, type PaymentOwner } from './payment-owners';
 import { callTemporal, WorkflowClosedError } from './temporal-call';
 
@@ -47,7 +50,20 @@ export async function ingestProviderEvent(
     ...(mismatch ? { note: mismatch } : {}),
   });
   if (mismatch) {
-    if (inserted) await flagPaymentForReview(ctx.db, owner.kind, owner.id, 'provider_mismatch', `Event ${event.eventId}: ${mismatch}`);
+    // A success for other terms than the payment's may still be money that moved: an `unverified`
+    // exception an operator can look at (decisions §12), never the payment's completion.
+    if (inserted && event.type === 'payment.succeeded') {
+      const exception = await recordPaymentException(ctx.db, {
+        id: newExceptionId(),
+        paymentKind: owner.kind,
+        paymentId: owner.id,
+        kind: 'unverified',
+        arrivalKey: `provider:${event.eventId}`,
+        amountMicro: microOrZero(event.destinationAmount),
+        references: { provider: adapter.name, providerEventId: event.eventId, providerPaymentId: event.providerPaymentId, transactionHash: event.transactionHash ?? null, mismatch },
+      });
+      if (owner.kind === 'checkout_session') await startExceptionRun(ctx, { exceptionId: exception.id, paymentId: owner.id });
+    }
     throw new AppError('ValidationError', `The callback does not match the payment: ${mismatch}.`);
   }
   if (row.state !== 'received') return { ok: true, duplicate: true };
@@ -66,17 +82,32 @@ export async function ingestProviderEvent(
   return { ok: true };
 }
 
+/**
+ * A fact for a payment whose run has ended (decisions §12): a success is a `late` exception, or a
+ * `duplicate` when another provider payment already paid it (a second rail or tab); the
+ * exception's own workflow tells the merchant. The provider event is marked late last, so a crash
+ * before that leaves it `received` and the provider's retry records (idempotently) again.
+ */
 async function lateFact(ctx: PaymentContext, owner: PaymentOwner, provider: string, fact: ProviderFact): Promise<IngestOutcome> {
-  await recordLateFact(ctx.db, {
+  const paid = owner.status === 'completed' || owner.status === 'settled';
+  // A success of the provider payment that paid it is the provider repeating itself, not new money.
+  const paidTwice = paid && fact.type === 'succeeded' && owner.providerPaymentId !== null && fact.providerPaymentId !== owner.providerPaymentId;
+  const exception = await recordLateFact(ctx.db, {
     kind: owner.kind,
     paymentId: owner.id,
     provider,
+    network: owner.network,
     eventId: fact.eventId,
-    // A success for a payment that was itself paid is the provider repeating itself, not new money.
-    succeeded: fact.type === 'succeeded' && owner.status !== 'completed' && owner.status !== 'settled',
+    succeeded: fact.type === 'succeeded' && (!paid || paidTwice),
+    exceptionKind: paidTwice ? 'duplicate' : 'late',
     status: owner.status,
-    summary: `${fact.destinationAmount ?? '?'}, tx ${fact.transactionHash ?? '?'}`,
+    destinationAmount: fact.destinationAmount,
+    transactionHash: fact.transactionHash,
+    providerPaymentId: fact.providerPaymentId,
     at: ctx.now(),
+    markLate: false,
   });
+  if (exception && owner.kind === 'checkout_session') await startExceptionRun(ctx, { exceptionId: exception.id, paymentId: owner.id });
+  await markFactLate(ctx.db, { provider, eventId: fact.eventId, status: owner.status });
   return { ok: true, late: true };
 }

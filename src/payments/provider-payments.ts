@@ -30,6 +30,13 @@ export async function createSessionPayment(ctx: PaymentContext, session: Checkou
   return adapter.createPayment(request).catch(providerFailure);
 }
 
+/** Closes a provider payment the customer may no longer pay (decisions §12); a provider that already took it says so. */
+export async function closeSessionPayment(ctx: PaymentContext, provider: string, providerPaymentId: string): Promise<{ closed: boolean }> {
+  const adapter = ctx.providers.get(provider);
+  if (!adapter) return { closed: false };
+  return adapter.cancelPayment(providerPaymentId).catch(providerFailure);
+}
+
 export type OrderPayment = { provider: string } & ({ kind: 'fiat'; payment: ProviderPayment } | { kind: 'crypto'; deposit: ProviderDeposit });
 
 export async function createOrderPayment(ctx: PaymentContext, order: SimpleOrderRow, rail: Rail): Promise<OrderPayment> {

@@ -18,7 +18,7 @@ import { parseFiat } from './amounts';
 import type { PaymentContext } from './context';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { openPayment } from './open-payment';
-import { createOrderPayment } from './provider-payments';
+import { closeSessionPayment, createOrderPayment } from './provider-payments';
 import { fiatProvider, usdValue } from './rails';
 
 export interface SimpleCheckoutBody {
@@ -120,9 +120,21 @@ export async function chooseRail(ctx: PaymentContext, order: SimpleOrderRow, slu
   const made = await createOrderPayment(ctx, order, rail);
   if (made.kind === 'fiat') {
     await updateSimpleOrder(ctx.db, order.transactionCode, { paymentMethod: rail.slug, provider: made.provider, providerPaymentId: made.payment.providerPaymentId });
+    await closeAbandonedRail(ctx, order, made.payment.providerPaymentId);
     return { type: 'fiat', slug: rail.slug, providerPaymentId: made.payment.providerPaymentId, redirectUrl: made.payment.redirectUrl };
   }
   const chosen = depositChoice(rail.slug, made.deposit, order.expiresAt);
   await updateSimpleOrder(ctx.db, order.transactionCode, { paymentMethod: rail.slug, provider: made.provider, ...chosen.columns });
+  await closeAbandonedRail(ctx, order, made.deposit.depositId);
   return chosen.instructions;
+}
+
+/**
+ * Decisions §12: the customer switched rail, so the previous rail's provider payment is closed and
+ * cannot be paid too. Best effort: a provider that cannot be asked (or already took the money) lets
+ * that payment through, and its success becomes a `duplicate` exception of the order.
+ */
+async function closeAbandonedRail(ctx: PaymentContext, order: SimpleOrderRow, current: string): Promise<void> {
+  if (!order.provider || !order.providerPaymentId || order.providerPaymentId === current) return;
+  await closeSessionPayment(ctx, order.provider, order.providerPaymentId).catch(() => undefined);
 }

@@ -89,6 +89,13 @@ export interface ProviderAdapter {
   quote(input: { sourceAmount: string; sourceCurrency: string; destinationAsset: string; network: string }): Promise<ProviderQuote>;
   /** Idempotent per reference: asking twice returns the same provider payment. Throws ProviderError. */
   createPayment(request: ProviderPaymentRequest): Promise<ProviderPayment>;
+  /**
+   * Decisions §12: closes a payment the customer may no longer pay (its session ended). Idempotent.
+   * `closed: false` when the provider had already taken the money (the payment is processing or
+   * succeeded): its success still comes, and the engine records it as an exception. Throws
+   * ProviderError (retryable or not) when the provider could not be asked.
+   */
+  cancelPayment(providerPaymentId: string): Promise<{ closed: boolean; status: string }>;
   /** Crypto rails, where the provider offers them: a deposit address, idempotent per reference and terms. */
   createDeposit?(request: ProviderDepositRequest): Promise<ProviderDeposit>;
   /** Decisions §4: a sandbox's explorer links point at its own transaction page; real providers leave this out. */

@@ -5,7 +5,8 @@ import type { TokenTransfer } from '../chains/transfer-logs';
 import { cursorFromJson, cursorToJson, TransferWatcher, type WatchCursor } from '../chains/watcher';
 import type { ChainNetworkConfig } from '../config';
 import type { Database } from '../db/client';
-import { findSessionsByDepositAddress, listOpenDepositAddresses, loadCursor, saveCursor } from '../db/queries/chain-credits';
+import { findSessionsByDepositAddress, listOpenDepositAddresses, listRecentlyEndedDepositAddresses, loadCursor, saveCursor } from '../db/queries/chain-credits';
+import { recordClosedRunDeposit, type LateDepositSettings } from './late-deposits';
 import type { DepositFact } from '../domain/deposit-fact';
 import { depositSignal } from '../workflows/checkout-session/messages';
 
@@ -22,6 +23,8 @@ export interface ChainWatchDeps {
   networks: readonly ChainNetworkConfig[];
   pollIntervalMs?: number;
   log?: (message: string) => void;
+  /** Decisions §12: ended sessions' addresses stay watched this long; without it only open ones are. */
+  lateDeposits?: LateDepositSettings;
 }
 
 export interface ChainWatchers {
@@ -54,13 +57,13 @@ const toFact = (kind: DepositFact['kind'], t: TokenTransfer): DepositFact => ({
 });
 
 async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, signal: AbortSignal): Promise<void> {
-  const { db, temporal } = deps;
+  const { db } = deps;
   const log = deps.log ?? ((m: string) => console.error(m));
   const interval = deps.pollIntervalMs ?? 1000;
   const client = createChainClient(endpoint);
   const watcher = new TransferWatcher({
     client,
-    addresses: async () => (await listOpenDepositAddresses(db, endpoint.network)).map((r) => r.address as Address),
+    addresses: async () => (await watchedAddresses(deps, endpoint.network)).map((r) => r.address as Address),
   });
 
   let cursor: WatchCursor | null = null;
@@ -76,7 +79,7 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
       }
       const result = await watcher.scan(cursor);
       // Removals first: the same log may come back in another block in this very scan.
-      await signalAll(db, temporal, [...result.removed.map((t) => toFact('removed', t)), ...result.confirmed.map((t) => toFact('credited', t))], log);
+      await signalAll(deps, [...result.removed.map((t) => toFact('removed', t)), ...result.confirmed.map((t) => toFact('credited', t))], log);
       cursor = result.cursor;
       await saveCursor(db, endpoint.network, JSON.stringify(cursorToJson(cursor)));
       caughtUp = result.caughtUp;
@@ -87,7 +90,14 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
   }
 }
 
-async function signalAll(db: Database, temporal: Client, facts: DepositFact[], log: (m: string) => void): Promise<void> {
+/** Open sessions' addresses, and those of sessions ended within the late-deposit window. */
+async function watchedAddresses(deps: ChainWatchDeps, network: string) {
+  const open = await listOpenDepositAddresses(deps.db, network);
+  return deps.lateDeposits ? [...open, ...(await listRecentlyEndedDepositAddresses(deps.db, network, deps.lateDeposits.watchHours))] : open;
+}
+
+async function signalAll(deps: ChainWatchDeps, facts: DepositFact[], log: (m: string) => void): Promise<void> {
+  const { db, temporal } = deps;
   if (facts.length === 0) return;
   const owners = new Map((await findSessionsByDepositAddress(db, [...new Set(facts.map((f) => f.to))])).map((o) => [o.address.toLowerCase(), o.paymentId]));
   for (const fact of facts) {
@@ -98,7 +108,8 @@ async function signalAll(db: Database, temporal: Client, facts: DepositFact[], l
     } catch (err) {
       // The session's run has ended: money after the end belongs to the exceptions machinery.
       if (err instanceof WorkflowNotFoundError) {
-        log(`chain watcher: ${fact.network} log ${fact.transactionHash}:${fact.logIndex} to ${paymentId}, whose workflow has closed`);
+        if (deps.lateDeposits) await recordClosedRunDeposit(db, temporal, deps.lateDeposits, paymentId, fact);
+        else log(`chain watcher: ${fact.network} log ${fact.transactionHash}:${fact.logIndex} to ${paymentId}, whose workflow has closed`);
         continue;
       }
       throw err;

@@ -5,3 +5,4 @@ export { checkoutSession } from './checkout-session/workflow';
 export { webhookDelivery } from './webhook-delivery/workflow';
 export { paymentLink } from './payment-link/workflow';
 export { simpleOrder } from './simple-order/workflow';
+export { paymentException } from './payment-exception/workflow';

@@ -41,7 +41,7 @@ describe('session expiry', () => {
     await waitFor(s.id, 'expired');
   });
 
-  it('records and flags a success that arrives after expiry, without completing the session', async () => {
+  it('records a success that arrives after expiry as a late exception, without completing the session', async () => {
     const s = await openSession();
     await waitFor(s.id, 'expired');
     await ctx.temporal.workflow.getHandle(s.id).result();
@@ -49,9 +49,13 @@ describe('session expiry', () => {
     const res = await postCallback(ctx.app, late, { secret: ctx.config.providers.sandbox.callbackSecret });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ ok: true, late: true });
-    const r = await row(s.id);
-    expect(r).toMatchObject({ status: 'expired', review_flag: 'late_success' });
-    expect(r.review_note).toContain(late.id);
+    expect((await row(s.id)).status).toBe('expired');
+    const exceptions = await ctx.db.sql`select kind, status, "references" from payment_exceptions where payment_id = ${s.id}`;
+    expect(exceptions).toHaveLength(1);
+    expect(exceptions[0]).toMatchObject({ kind: 'late', status: 'open', references: { providerEventId: late.id, paymentStatus: 'expired' } });
+    // The same callback again (a provider's retry) records nothing more.
+    await postCallback(ctx.app, late, { secret: ctx.config.providers.sandbox.callbackSecret });
+    expect(await ctx.db.sql`select id from payment_exceptions where payment_id = ${s.id}`).toHaveLength(1);
     const [event] = await ctx.db.sql`select state from provider_events where event_id = ${late.id}`;
     expect(event!.state).toBe('late');
     expect((await ctx.db.sql`select count(*)::int as n from transactions where payment_id = ${s.id}`)[0]!.n).toBe(0);

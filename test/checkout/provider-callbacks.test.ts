@@ -48,14 +48,16 @@ describe('provider callbacks', () => {
     expect((await ctx.db.sql`select count(*)::int as n from provider_events where payment_id = ${s.id}`)[0]!.n).toBe(0);
   });
 
-  it('refuses a callback whose amount, currency or wallet differs from the session, and flags it', async () => {
+  it('refuses a callback whose amount, currency or wallet differs from the session, and records each such success as an unverified exception', async () => {
     const s = await openSession();
     for (const overrides of [{ sourceAmount: '2.50' }, { sourceCurrency: 'EUR' }, { walletAddress: '0x000000000000000000000000000000000000dEaD' }]) {
       const res = await postCallback(ctx.app, sandboxEvent(s, 'payment.succeeded', overrides), { secret: secret() });
       expect(res.statusCode).toBe(422);
     }
-    const row = await status(s.id);
-    expect(row).toMatchObject({ status: 'pending', review_flag: 'provider_mismatch' });
+    expect((await status(s.id)).status).toBe('pending');
+    const exceptions = await ctx.db.sql`select kind, status, "references"->>'mismatch' as mismatch from payment_exceptions where payment_id = ${s.id}`;
+    expect(exceptions).toHaveLength(3);
+    expect(exceptions.every((e) => e.kind === 'unverified' && e.status === 'open' && typeof e.mismatch === 'string')).toBe(true);
     expect(await txCount(s.id)).toBe(0);
   });
 

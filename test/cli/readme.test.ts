@@ -5,6 +5,7 @@ import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { verifyWithCopiedFile, verifyWithPackage, verifyWithShellRecipe } from '../support/verifier-copies';
 import { readmeOpsLines, readmeText, shellBlocks, type OpsLine } from './readme-lines';
+import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 import { expectOk, spawnOps, type Run } from './run-ops';
 
 // Each command runs as its own tsx process (a second or two each, more on a loaded 2-core machine).
@@ -23,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 const EXAMPLE_WEBHOOK_URL = 'https://shop.example/webhooks/svc';
-const state: Partial<Record<'merchantId' | 'liveKey' | 'keyId' | 'endpointId' | 'secret' | 'paymentId' | 'deliveryId', string>> = {};
+const state: Partial<Record<'merchantId' | 'liveKey' | 'keyId' | 'endpointId' | 'secret' | 'paymentId' | 'deliveryId' | 'exceptionId' | 'latePaymentId', string>> = {};
 
 function fill(args: string[]): string[] {
   const need = (key: keyof typeof state) => state[key] ?? expect.fail(`no earlier step provided ${key}`);
@@ -33,6 +34,7 @@ function fill(args: string[]): string[] {
     'key_…': () => need('keyId'),
     'we_…': () => need('endpointId'),
     'dlv_…': () => need('deliveryId'),
+    'exc_…': () => need('exceptionId'),
     [EXAMPLE_WEBHOOK_URL]: () => `${receiver.url}/webhooks/svc`,
   };
   const filled = args.map((a) => placeholders[a]?.() ?? a);
@@ -115,6 +117,30 @@ const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, li
   'payments status': { check: (run) => expect(run.stdout).toMatch(/^payments: enabled/) },
   'payments disable': { check: (run) => expect(run.stdout).toMatch(/^payments: DISABLED/) },
   'payments enable': { check: (run) => expect(run.stdout).toMatch(/^payments: enabled/) },
+  'exceptions list': {
+    // Money after a checkout was canceled: the provider reports a success the customer paid anyway.
+    before: async () => {
+      const created = await api('POST', 'checkout/sessions', { amount: 12, currency: 'USD', countryCode: 'US' });
+      const id = created.json.checkoutSession.id as string;
+      expect((await http('POST', `${ctx.baseUrl}/pay/${id}/cancel`)).status).toBe(303);
+      await ctx.temporal.workflow.getHandle(id).result();
+      const [{ deposit_address: walletAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: string }];
+      const late = sandboxEvent({ id, amount: '12.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress }, 'payment.succeeded', { destinationAmount: '12.000000' });
+      expect((await postCallback(ctx.app, late, { secret: ctx.config.providers.sandbox.callbackSecret })).statusCode).toBe(200);
+      state.latePaymentId = id;
+    },
+    check: (run) => {
+      state.exceptionId = capture(run, new RegExp(`^(exc_\\w+) +open +late +12\\.000000  ${state.latePaymentId} `, 'm'));
+    },
+  },
+  'exceptions accept': {
+    check: async (run) => {
+      expect(run.stdout).toMatch(new RegExp(`^accepted ${state.exceptionId} +accepted +late `));
+      expect(run.stdout).toContain(`payment ${state.latePaymentId} is completed`);
+      const session = await api('GET', `payment-sessions/${state.latePaymentId}`);
+      expect(session.json.paymentSession).toMatchObject({ status: 'completed', exceptions: [{ id: state.exceptionId, kind: 'late', status: 'accepted' }] });
+    },
+  },
   'merchants suspend': { check: (run) => expect(run.stdout).toMatch(/status\s+suspended/) },
 };
 

@@ -48,7 +48,7 @@ async function succeed(id: string) {
 }
 
 const linkRow = async (id: string) => (await ctx.db.sql`select status, paid_session_id from payment_links where id = ${id}`)[0]!;
-const sessionsOf = async (linkId: string) => ctx.db.sql`select id, status, source, review_flag from checkout_sessions where payment_link_id = ${linkId} order by created_at`;
+const sessionsOf = async (linkId: string) => ctx.db.sql`select id, status, source from checkout_sessions where payment_link_id = ${linkId} order by created_at`;
 const sessionStatus = async (id: string) => (await ctx.db.sql`select status from checkout_sessions where id = ${id}`)[0]!.status as string;
 
 describe('paying a payment link', () => {
@@ -97,7 +97,7 @@ describe('paying a payment link', () => {
     expect(lookup.json().paymentSession).toMatchObject({ status: 'completed', orderId: 'INV-9' });
   });
 
-  it('flags a second session that completes after the link was paid, and keeps the first as the payer', async () => {
+  it('records money of a second session after the link was paid as a duplicate exception, and keeps the first as the payer', async () => {
     const { link } = await createLink();
     // Two customers open the link before either pays.
     const first = sessionIdFrom((await pay(link.id)).headers.location);
@@ -105,13 +105,17 @@ describe('paying a payment link', () => {
     await succeed(first);
     await eventually(() => linkRow(link.id), (r) => r.status === 'paid', 15_000, 'link paid');
     await succeed(second);
-    await eventually(() => sessionStatus(second), (s) => s === 'completed', 15_000, 'second completed');
+    const exceptions = await eventually(
+      () => ctx.db.sql`select kind, status, amount_micro from payment_exceptions where payment_id = ${second}`,
+      (rows) => rows.length > 0,
+      15_000,
+      'duplicate recorded',
+    );
+    expect(exceptions).toEqual([{ kind: 'duplicate', status: 'open', amount_micro: expect.any(String) }]);
+    // Paid at most once: the second session does not complete, the link stays the first's.
+    expect(await sessionStatus(second)).toBe('pending');
     expect(await linkRow(link.id)).toEqual({ status: 'paid', paid_session_id: first });
-    const rows = await sessionsOf(link.id);
-    expect(rows.map((r) => [r.id, r.review_flag])).toEqual([
-      [first, null],
-      [second, 'duplicate_link_payment'],
-    ]);
+    expect((await ctx.db.sql`select count(*)::int as n from transactions where payment_id = ${second}`)[0]!.n).toBe(0);
   });
 
   it('refuses a missing or unserved country with a 422 page, creating no session', async () => {

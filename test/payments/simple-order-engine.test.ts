@@ -16,7 +16,8 @@ async function order(externalReference: string) {
   return res.json().data.transaction_code as string;
 }
 const terms = (code: string) => ({ id: code, amount: '10.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET });
-const row = async (code: string) => (await ctx.db.sql`select status, failure_reason, review_flag from simple_orders where transaction_code = ${code}`)[0]!;
+const row = async (code: string) => (await ctx.db.sql`select status, failure_reason from simple_orders where transaction_code = ${code}`)[0]!;
+const exceptionKinds = async (code: string) => (await ctx.db.sql`select kind from payment_exceptions where payment_id = ${code} order by created_at`).map((r) => r.kind as string);
 const secret = () => ({ secret: ctx.config.providers.sandbox.callbackSecret });
 
 describe('a simple order on the payment engine', () => {
@@ -32,27 +33,29 @@ describe('a simple order on the payment engine', () => {
     expect(attributes.get(MerchantIdKey)).toBeUndefined();
   });
 
-  it('flags a success that arrives after the order expired, and records the event as late', async () => {
+  it('records a success that arrives after the order expired as a late exception, and the event as late', async () => {
     const code = await order('late-1');
     await eventually(() => row(code), (r) => r.status === 'expired', 15_000, 'expiry');
     const event = sandboxEvent(terms(code), 'payment.succeeded');
     const res = await postCallback(ctx.app, event, secret());
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true, late: true });
-    expect(await row(code)).toEqual({ status: 'expired', failure_reason: null, review_flag: 'late_success' });
+    expect(await row(code)).toEqual({ status: 'expired', failure_reason: null });
+    expect(await exceptionKinds(code)).toEqual(['late']);
     const [stored] = await ctx.db.sql`select state from provider_events where event_id = ${event.id}`;
     expect(stored!.state).toBe('late');
   });
 
-  it('fails an order the provider left in processing, and flags money that comes after', async () => {
+  it('fails an order the provider left in processing, and records money that comes after as an exception', async () => {
     const code = await order('stuck-1');
     expect((await postCallback(ctx.app, sandboxEvent(terms(code), 'payment.processing'), secret())).statusCode).toBe(200);
     await eventually(() => row(code), (r) => r.status === 'failed', 20_000, 'the processing timeout');
-    expect(await row(code)).toEqual({ status: 'failed', failure_reason: 'provider_timeout', review_flag: null });
+    expect(await row(code)).toEqual({ status: 'failed', failure_reason: 'provider_timeout' });
+    expect(await exceptionKinds(code)).toEqual([]);
     expect((await ctx.temporal.workflow.getHandle(code).result()).status).toBe('failed');
 
     expect((await postCallback(ctx.app, sandboxEvent(terms(code), 'payment.succeeded'), secret())).json()).toEqual({ ok: true, late: true });
-    expect((await row(code)).review_flag).toBe('late_success');
+    expect(await exceptionKinds(code)).toEqual(['late']);
   });
 });
 

@@ -143,7 +143,13 @@ export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | '
   });
   void worker.run();
   // As worker.ts does: the chain watchers live beside the worker and stop with it.
-  const watchers = startChainWatchers({ db: ctx.db.db, temporal: ctx.temporal, networks: ctx.config.chains.networks, pollIntervalMs: 200 });
+  const watchers = startChainWatchers({
+    db: ctx.db.db,
+    temporal: ctx.temporal,
+    networks: ctx.config.chains.networks,
+    pollIntervalMs: 200,
+    lateDeposits: { watchHours: ctx.config.chains.lateDepositWatchHours, taskQueue: ctx.config.temporal.taskQueue },
+  });
   return {
     ...worker,
     async shutdown() {

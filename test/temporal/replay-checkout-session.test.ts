@@ -37,7 +37,9 @@ async function runScenarios(): Promise<Record<string, string>> {
   await postCallback(ctx.app, sandboxEvent(failed, 'payment.failed'), { secret });
   ids.failed = failed.id;
 
+  // Pay pressed, then canceled: the workflow closes the provider payment (decisions §12).
   const canceled = await open();
+  expect((await http('POST', `${ctx.baseUrl}/pay/${canceled.id}/start`)).status).toBe(303);
   expect((await http('POST', `${ctx.baseUrl}/pay/${canceled.id}/cancel`)).status).toBe(303);
   ids.canceled = canceled.id;
 
@@ -84,11 +86,14 @@ describe('checkoutSession histories', () => {
       [ids.overpaid!]: 'overpaid',
       [ids.underpaidExpired!]: 'underpaid',
       [ids.unverifiedExpired!]: 'unverified',
+      [ids.expiredThenLate!]: 'late',
     });
     const [settled] = await ctx.db.sql`select
       (select count(*)::int from events where payment_id = ${ids.settled!} and type = 'payment.settled') as events,
       (select count(*)::int from payouts where payment_id = ${ids.settled!} and status = 'confirmed') as payouts`;
     expect(settled).toEqual({ events: 1, payouts: 3 });
+    const closed = await http('GET', `${ctx.config.providers.sandbox.url}/test-helpers/payments/${ids.canceled}`);
+    expect(closed.json.payment.status).toBe('canceled');
     await replayRuns(ctx.temporal, 'checkout-session', ids);
   });
 });

@@ -95,6 +95,7 @@ describe('config: chains (decisions §11)', () => {
       devPort: 8545,
       allowUnverifiedNetworks: false,
       providerProofTimeoutSeconds: 3600,
+      lateDepositWatchHours: 168,
     });
   });
 

@@ -10,6 +10,8 @@ export interface CheckoutPageModel {
   merchantName: string;
   paymentsEnabled: boolean;
   notice?: string | undefined;
+  /** Money that arrived off the happy path (decisions §12), oldest first. */
+  exceptions?: readonly { kind: string; amount: string }[] | undefined;
   /** The direct rail's instructions once the customer chose "pay from your wallet", with the QR of its EIP-681 URI. */
   wallet?: { deposit: DirectDeposit; qrSvg: string } | undefined;
 }
@@ -24,6 +26,29 @@ const STATE_TEXT: Record<string, { title: string; body: string }> = {
 };
 
 /**
+ * Decisions §12: money that arrived but could not pay the checkout as it stood. The customer is told
+ * plainly that it arrived and that the merchant was told, never to start again (they would pay twice).
+ */
+function exceptionText(kinds: readonly { kind: string; amount: string }[], asset: string): { title: string; body: string } | null {
+  const money = kinds.filter((e) => e.kind !== 'overpaid');
+  const last = money[money.length - 1];
+  if (!last) {
+    const extra = kinds[kinds.length - 1];
+    return extra ? { title: 'Payment received', body: `Thank you. You sent ${extra.amount} ${asset} more than the amount due; the merchant has been told about it and will contact you about the difference.` } : null;
+  }
+  const lead: Record<string, string> = {
+    late: 'Your payment arrived after this checkout had ended.',
+    duplicate: 'This was already paid: your payment arrived as a second payment.',
+    underpaid: 'Your payment arrived, but it was less than the amount due.',
+    unverified: 'Your payment provider reported a payment that we could not match to this checkout yet.',
+  };
+  return {
+    title: 'We received your payment',
+    body: `${lead[last.kind] ?? 'Your payment arrived.'} The ${last.amount} ${asset} are safe, and the merchant has been told: they will complete your order or refund you. Please do not pay again.`,
+  };
+}
+
+/**
  * The hosted checkout page (spec rule 1.7). Server-rendered and usable without JavaScript; a small
  * script only refreshes the status. It never marks anything paid: only the workflow does, from a
  * confirmed transfer into the deposit address (or the provider's word on networks without a verifier).
@@ -33,7 +58,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const readOnly = session.mode === 'test';
   const state = readOnly
     ? { title: 'Test-mode record', body: 'This checkout was created in test mode and is read-only. It cannot be paid.' }
-    : STATE_TEXT[session.status] ?? { title: session.status, body: '' };
+    : (exceptionText(m.exceptions ?? [], session.destinationAsset) ?? STATE_TEXT[session.status] ?? { title: session.status, body: '' });
   const payable = !readOnly && session.status === 'pending';
   const network = NETWORK_NAMES[session.network as Network] ?? session.network;
 
@@ -74,7 +99,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
     </dl>
     <section class="state state-${session.status}" aria-live="polite">
       <h2 id="status-title">${state.title}</h2>
-      <p id="status" data-status="${session.status}">${state.body}</p>
+      <p id="status" data-status="${session.status}"${m.exceptions && m.exceptions.length > 0 ? html` data-exception="${m.exceptions[m.exceptions.length - 1]!.kind}"` : ''}>${state.body}</p>
       ${m.notice ? html`<p class="notice" role="alert">${m.notice}</p>` : ''}
     </section>
     ${m.wallet && (session.status === 'pending' || session.status === 'processing') ? walletInstructions(m.wallet, network) : ''}

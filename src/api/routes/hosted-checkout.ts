@@ -5,7 +5,8 @@ import { findMerchant } from '../../db/queries/merchants';
 import { getPaymentsSetting } from '../../db/queries/platform-settings';
 import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
-import { formatFiat } from '../../domain/money';
+import { formatCrypto, formatFiat } from '../../domain/money';
+import { listPaymentExceptions } from '../../db/queries/payment-exceptions';
 import type { DirectDeposit, PaymentContext } from '../../payments';
 import { renderCheckoutPage, renderMessagePage } from '../hosted/checkout-page';
 import { originOf } from '../hosted/plugin';
@@ -15,10 +16,19 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
   const payments = app.payments;
 
   async function renderFor(reply: FastifyReply, session: CheckoutSessionRow, status = 200, notice?: string, deposit?: DirectDeposit) {
-    const [merchant, setting] = await Promise.all([findMerchant(db, session.merchantId), getPaymentsSetting(db)]);
+    const [merchant, setting, exceptions] = await Promise.all([findMerchant(db, session.merchantId), getPaymentsSetting(db), listPaymentExceptions(db, session.id)]);
     const amount = isFiatCurrency(session.currency) ? formatFiat(session.amountMinor, session.currency) : String(session.amountMinor);
     const wallet = deposit ? { deposit, qrSvg: await QRCode.toString(deposit.uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) } : undefined;
-    const page = renderCheckoutPage({ session, amount, merchantName: merchant?.name ?? 'the merchant', paymentsEnabled: setting.enabled, notice, wallet });
+    const page = renderCheckoutPage({
+      session,
+      amount,
+      merchantName: merchant?.name ?? 'the merchant',
+      paymentsEnabled: setting.enabled,
+      notice,
+      wallet,
+      // Resolved ones are told by the status itself (an accepted payment is completed).
+      exceptions: exceptions.filter((e) => e.status === 'open').map((e) => ({ kind: e.kind, amount: formatCrypto(e.amountMicro) })),
+    });
     return reply.page(status, page, { formTargets: [...providerOrigins, originOf(session.cancelUrl)] });
   }
 

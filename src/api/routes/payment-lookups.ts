@@ -3,7 +3,10 @@ import { z } from 'zod';
 import type { Config } from '../../config';
 import type { Database } from '../../db/client';
 import { findVisibleSession } from '../../db/queries/checkout-sessions';
+import { listPaymentExceptions } from '../../db/queries/payment-exceptions';
 import { findTransaction } from '../../db/queries/transactions';
+import { exceptionView } from '../../domain/exceptions';
+import { exceptionSchema } from '../exceptions/views';
 import { notFound } from '../../domain/errors';
 import { paymentSessionSchema, paymentSessionView, transactionSchema, transactionView } from '../checkout/views';
 import { requireCanonicalId } from './lookup-id';
@@ -29,12 +32,14 @@ const paymentLookupRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database 
         summary: 'Look up one of your payment sessions',
         security: [{ apiKey: [] }],
         params,
-        response: { 200: z.object({ ok: z.literal(true), paymentSession: paymentSessionSchema }) },
+        description: 'exceptions: money that arrived off the happy path (late, duplicate, overpaid, underpaid, unverified), one per arrival, oldest first.',
+        response: { 200: z.object({ ok: z.literal(true), paymentSession: paymentSessionSchema.extend({ exceptions: z.array(exceptionSchema) }) }) },
       },
     },
     async (request) => {
       const session = await ownSession(request.merchant!.id, request.params.id);
-      return { ok: true as const, paymentSession: paymentSessionView(session, config.http.publicBaseUrl) };
+      const exceptions = (await listPaymentExceptions(db, session.id)).map(exceptionView);
+      return { ok: true as const, paymentSession: { ...paymentSessionView(session, config.http.publicBaseUrl), exceptions } };
     },
   );
 

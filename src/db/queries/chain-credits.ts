@@ -94,6 +94,27 @@ export async function listOpenDepositAddresses(db: DatabaseOrTransaction, networ
   return rows.map((r) => ({ paymentId: r.paymentId, address: r.address! }));
 }
 
+/**
+ * Decisions §12: deposit addresses of the network's chain-verified sessions that ended within the
+ * last `hours` (their last change is their end), so money that still arrives is seen and owned.
+ */
+export async function listRecentlyEndedDepositAddresses(db: DatabaseOrTransaction, network: string, hours: number): Promise<{ paymentId: string; address: string }[]> {
+  if (hours <= 0) return [];
+  const rows = await db
+    .select({ paymentId: checkoutSessions.id, address: checkoutSessions.depositAddress })
+    .from(checkoutSessions)
+    .where(
+      and(
+        eq(checkoutSessions.network, network),
+        eq(checkoutSessions.verification, 'chain'),
+        isNotNull(checkoutSessions.depositAddress),
+        inArray(checkoutSessions.status, ['completed', 'failed', 'expired', 'canceled']),
+        sql`${checkoutSessions.updatedAt} > now() - make_interval(secs => ${hours * 3600})`,
+      ),
+    );
+  return rows.map((r) => ({ paymentId: r.paymentId, address: r.address! }));
+}
+
 /** The session a deposit address belongs to, whatever its status (a transfer may confirm after the session ended). */
 export async function findSessionsByDepositAddress(db: DatabaseOrTransaction, addresses: readonly string[]): Promise<{ paymentId: string; address: string }[]> {
   if (addresses.length === 0) return [];

@@ -1,42 +1,71 @@
-import { sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { checkoutSessions, simpleOrders } from '../schema';
+import { arrivalKeyOf } from '../../domain/exceptions';
+import { newExceptionId } from '../../domain/ids';
+import { parseCrypto } from '../../domain/money';
+import { recordPaymentException, type PaymentExceptionRow } from './payment-exceptions';
 import { setProviderEventState } from './provider-events';
 
 export type PaymentKind = 'checkout_session' | 'simple_order';
 
-/** Flags a payment for an operator; the first flag stays (a later event never overwrites an earlier one). */
-export async function flagPaymentForReview(db: DatabaseOrTransaction, kind: PaymentKind, id: string, flag: string, note: string): Promise<void> {
-  if (kind === 'checkout_session') {
-    await db
-      .update(checkoutSessions)
-      .set({ reviewFlag: flag, reviewNote: note, updatedAt: sql`now()` })
-      .where(sql`${checkoutSessions.id} = ${id} and ${checkoutSessions.reviewFlag} is null`);
-  } else {
-    await db
-      .update(simpleOrders)
-      .set({ reviewFlag: flag, reviewNote: note, updatedAt: sql`now()` })
-      .where(sql`${simpleOrders.transactionCode} = ${id} and ${simpleOrders.reviewFlag} is null`);
+/** A provider's malformed amount records as 0 rather than failing the record; the references keep its text. */
+export function microOrZero(text: string | undefined | null): bigint {
+  if (!text) return 0n;
+  try {
+    return parseCrypto(text);
+  } catch {
+    return 0n;
   }
 }
 
+export interface LateFact {
+  kind: PaymentKind;
+  paymentId: string;
+  provider: string;
+  network: string;
+  eventId: string;
+  succeeded: boolean;
+  /** `duplicate` when the payment was already paid by another provider payment (another rail or tab). */
+  exceptionKind?: 'late' | 'duplicate';
+  status: string;
+  destinationAmount?: string | undefined;
+  transactionHash?: string | undefined;
+  providerPaymentId?: string | undefined;
+  at: Date;
+  /** false: the caller marks the provider event late itself, once what follows the record is done. */
+  markLate?: boolean;
+}
+
 /**
- * Money reported after the payment ended (decisions §6): a success is flagged for an operator,
- * never lost; any late event is marked late on its provider event. One policy for both engines,
- * written by the workflows' activities and, when the workflow has closed, by the callback path.
+ * Money reported after the payment ended (decisions §6, §12): a success is a `late` exception, one
+ * per arrival, never overwriting an earlier one; any late event is marked late on its provider
+ * event. One policy for both engines, written by the workflows' activities and, when the workflow
+ * has closed, by the callback path. Returns the exception, with `inserted` true the first time.
  */
-export async function recordLateFact(
-  db: DatabaseOrTransaction,
-  input: { kind: PaymentKind; paymentId: string; provider: string; eventId: string; succeeded: boolean; status: string; summary: string; at: Date },
-): Promise<void> {
+export async function recordLateFact(db: DatabaseOrTransaction, input: LateFact): Promise<(PaymentExceptionRow & { inserted: boolean }) | null> {
+  let exception: (PaymentExceptionRow & { inserted: boolean }) | null = null;
   if (input.succeeded) {
-    await flagPaymentForReview(
-      db,
-      input.kind,
-      input.paymentId,
-      'late_success',
-      `Provider reported success (event ${input.eventId}: ${input.summary}) at ${input.at.toISOString()} after the payment was ${input.status}.`,
-    );
+    exception = await recordPaymentException(db, {
+      id: newExceptionId(),
+      paymentKind: input.kind,
+      paymentId: input.paymentId,
+      kind: input.exceptionKind ?? 'late',
+      arrivalKey: arrivalKeyOf(input),
+      amountMicro: microOrZero(input.destinationAmount),
+      references: {
+        provider: input.provider,
+        providerEventId: input.eventId,
+        providerPaymentId: input.providerPaymentId ?? null,
+        transactionHash: input.transactionHash ?? null,
+        destinationAmount: input.destinationAmount ?? null,
+        paymentStatus: input.status,
+        reportedAt: input.at.toISOString(),
+      },
+    });
   }
+  if (input.markLate !== false) await markFactLate(db, input);
+  return exception;
+}
+
+export async function markFactLate(db: DatabaseOrTransaction, input: Pick<LateFact, 'provider' | 'eventId' | 'status'>): Promise<void> {
   await setProviderEventState(db, { provider: input.provider, eventId: input.eventId }, 'late', `payment was ${input.status}`);
 }

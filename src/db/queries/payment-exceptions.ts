@@ -1,20 +1,72 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { paymentExceptions } from '../schema';
 
 export type PaymentExceptionRow = typeof paymentExceptions.$inferSelect;
-export type NewPaymentException = Omit<typeof paymentExceptions.$inferInsert, 'status' | 'createdAt'>;
+export type NewPaymentException = Omit<typeof paymentExceptions.$inferInsert, 'status' | 'createdAt' | 'resolvedAt'>;
+export type ExceptionStatus = PaymentExceptionRow['status'];
 
-/** Records the exception once per payment and kind; a later call never overwrites the first record. */
-export async function recordPaymentException(db: DatabaseOrTransaction, row: NewPaymentException): Promise<PaymentExceptionRow> {
-  await db.insert(paymentExceptions).values(row).onConflictDoNothing({ target: [paymentExceptions.paymentId, paymentExceptions.kind] });
+/**
+ * Records an arrival of money once (decisions §12): the first record of (payment, kind, arrival)
+ * stands, and a retry or a second report of the same arrival finds it; `inserted` says whether
+ * this call wrote it (so its event is announced once).
+ */
+export async function recordPaymentException(db: DatabaseOrTransaction, row: NewPaymentException): Promise<PaymentExceptionRow & { inserted: boolean }> {
+  const arrivalKey = row.arrivalKey ?? 'payment';
+  const written = await db
+    .insert(paymentExceptions)
+    .values({ ...row, arrivalKey })
+    .onConflictDoNothing({ target: [paymentExceptions.paymentId, paymentExceptions.kind, paymentExceptions.arrivalKey] })
+    .returning();
+  if (written[0]) return { ...written[0], inserted: true };
   const [stored] = await db
     .select()
     .from(paymentExceptions)
-    .where(and(eq(paymentExceptions.paymentId, row.paymentId), eq(paymentExceptions.kind, row.kind)));
-  return stored!;
+    .where(and(eq(paymentExceptions.paymentId, row.paymentId), eq(paymentExceptions.kind, row.kind), eq(paymentExceptions.arrivalKey, arrivalKey)));
+  return { ...stored!, inserted: false };
+}
+
+/** A payment's exceptions whatever their kind, for an arrival key: did this money already get a record? */
+export async function findExceptionByArrival(db: DatabaseOrTransaction, paymentId: string, arrivalKey: string): Promise<PaymentExceptionRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(paymentExceptions)
+    .where(and(eq(paymentExceptions.paymentId, paymentId), eq(paymentExceptions.arrivalKey, arrivalKey)))
+    .limit(1);
+  return row;
 }
 
 export async function listPaymentExceptions(db: DatabaseOrTransaction, paymentId: string): Promise<PaymentExceptionRow[]> {
-  return db.select().from(paymentExceptions).where(eq(paymentExceptions.paymentId, paymentId)).orderBy(paymentExceptions.createdAt);
+  return db.select().from(paymentExceptions).where(eq(paymentExceptions.paymentId, paymentId)).orderBy(asc(paymentExceptions.createdAt), asc(paymentExceptions.id));
+}
+
+export async function findPaymentException(db: DatabaseOrTransaction, id: string): Promise<PaymentExceptionRow | undefined> {
+  const [row] = await db.select().from(paymentExceptions).where(eq(paymentExceptions.id, id));
+  return row;
+}
+
+/** The operators' queue: oldest first, at most `limit`. */
+export async function listExceptionsByStatus(db: DatabaseOrTransaction, status: ExceptionStatus | undefined, limit: number): Promise<PaymentExceptionRow[]> {
+  return db
+    .select()
+    .from(paymentExceptions)
+    .where(status ? eq(paymentExceptions.status, status) : undefined)
+    .orderBy(asc(paymentExceptions.createdAt), asc(paymentExceptions.id))
+    .limit(limit);
+}
+
+/** An open exception resolved once; a second resolution changes nothing (false). */
+export async function resolvePaymentException(db: DatabaseOrTransaction, id: string, status: Exclude<ExceptionStatus, 'open'>): Promise<boolean> {
+  const rows = await db
+    .update(paymentExceptions)
+    .set({ status, resolvedAt: sql`now()` })
+    .where(and(eq(paymentExceptions.id, id), eq(paymentExceptions.status, 'open')))
+    .returning({ id: paymentExceptions.id });
+  return rows.length > 0;
+}
+
+/** The exception, locked for the acceptance that reads and resolves it in one transaction. */
+export async function lockPaymentException(db: DatabaseOrTransaction, id: string): Promise<PaymentExceptionRow | undefined> {
+  const [row] = await db.select().from(paymentExceptions).where(eq(paymentExceptions.id, id)).for('update');
+  return row;
 }

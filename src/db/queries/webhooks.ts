@@ -7,10 +7,14 @@ export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
 
-/** The event of (payment, type), written by the first caller; later callers get that same row. */
+/** The event of (payment, type, subject), written by the first caller; later callers get that same row. */
 export async function insertEventOnce(db: DatabaseOrTransaction, row: typeof events.$inferInsert): Promise<EventRow> {
-  await db.insert(events).values(row).onConflictDoNothing({ target: [events.paymentId, events.type] });
-  const [existing] = await db.select().from(events).where(and(eq(events.paymentId, row.paymentId), eq(events.type, row.type)));
+  const subject = row.subject ?? '';
+  await db.insert(events).values({ ...row, subject }).onConflictDoNothing({ target: [events.paymentId, events.type, events.subject] });
+  const [existing] = await db
+    .select()
+    .from(events)
+    .where(and(eq(events.paymentId, row.paymentId), eq(events.type, row.type), eq(events.subject, subject)));
   return existing!;
 }
 

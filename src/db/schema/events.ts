@@ -1,7 +1,8 @@
 import { index, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
-// One row per (payment, event type): an activity retried or a workflow replayed finds the row it
-// wrote before. The body is serialised once, here, and every delivery sends these exact bytes.
+// One row per (payment, event type, subject): an activity retried or a workflow replayed finds the
+// row it wrote before. The subject is '' for status events and the exception id for
+// `payment.exception`, of which a payment may have several (decisions §12). The body is serialised once, here, and every delivery sends these exact bytes.
 export const events = pgTable(
   'events',
   {
@@ -9,8 +10,9 @@ export const events = pgTable(
     paymentId: text('payment_id').notNull(),
     merchantId: text('merchant_id').notNull(),
     type: text('type').notNull(),
+    subject: text('subject').notNull().default(''),
     body: text('body').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [unique('events_payment_type_unique').on(t.paymentId, t.type), index('events_merchant_idx').on(t.merchantId)],
+  (t) => [unique('events_payment_type_subject_unique').on(t.paymentId, t.type, t.subject), index('events_merchant_idx').on(t.merchantId)],
 );

@@ -1,8 +1,7 @@
 import { bigint, index, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
-// Decisions §12, minimally: money off the happy path recorded once and never overwritten. Only the
-// proof-of-payment kinds are written so far (overpaid, underpaid, unverified); the exception
-// machinery (events, operator actions, the other kinds) builds on these rows.
+// Decisions §12: money off the happy path has an owner. One row per arrival of money, never
+// overwritten: a later arrival is another row, and an operator's resolution changes only the status.
 export const paymentExceptions = pgTable(
   'payment_exceptions',
   {
@@ -11,14 +10,24 @@ export const paymentExceptions = pgTable(
     paymentKind: text('payment_kind', { enum: ['checkout_session', 'simple_order'] }).notNull(),
     paymentId: text('payment_id').notNull(),
     kind: text('kind', { enum: ['late', 'duplicate', 'overpaid', 'underpaid', 'unverified'] }).notNull(),
-    // Micro units of the stablecoin: the excess (overpaid), the credited amount (underpaid), the
-    // amount the provider claimed (unverified).
+    // What arrived, so a retried activity or a second report of the same money finds the first row:
+    // `tx:<network>:<hash>` for money seen on chain or announced with its transfer by a provider (the
+    // provider's callback and the chain log of one transfer are one arrival), `provider:<eventId>`
+    // for a provider's word without a transfer, `expiry` / `claim` for what the session's end decides.
+    // 'payment': rows recorded before arrivals were keyed (one per payment and kind).
+    arrivalKey: text('arrival_key').notNull().default('payment'),
+    // Micro units of the stablecoin: the amount that arrived (late, duplicate), the excess (overpaid),
+    // the credited amount (underpaid), the amount the provider claimed (unverified).
     amountMicro: bigint('amount_micro', { mode: 'bigint' }).notNull(),
     // Transaction hashes, log keys, provider ids: whatever an operator needs to find the money.
     references: jsonb('references').notNull().default({}),
     status: text('status', { enum: ['open', 'accepted', 'refunded'] }).notNull().default('open'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true }),
   },
-  // One record of each proof kind per payment: a retried activity finds the first and writes nothing.
-  (t) => [unique('payment_exceptions_payment_kind_unique').on(t.paymentId, t.kind), index('payment_exceptions_status_idx').on(t.status)],
+  (t) => [
+    unique('payment_exceptions_arrival_unique').on(t.paymentId, t.kind, t.arrivalKey),
+    index('payment_exceptions_status_idx').on(t.status, t.createdAt),
+    index('payment_exceptions_payment_idx').on(t.paymentId),
+  ],
 );

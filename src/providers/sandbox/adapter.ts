@@ -94,6 +94,17 @@ export function createSandboxAdapter(options: {
       return { providerPaymentId: payment.id, redirectUrl: payment.checkoutUrl, status: payment.status };
     },
 
+    async cancelPayment(providerPaymentId: string): Promise<{ closed: boolean; status: string }> {
+      try {
+        const payment = paymentAnswer.parse(await call('POST', `/v1/payments/${encodeURIComponent(providerPaymentId)}/cancel`));
+        return { closed: true, status: payment.status };
+      } catch (err) {
+        // 409: the customer was charged first; the answer carries the status the payment has.
+        if (err instanceof ProviderError && err.status === 409) return { closed: false, status: /already (\w+)/.exec(err.message)?.[1] ?? 'processing' };
+        throw err;
+      }
+    },
+
     async createDeposit(request: ProviderDepositRequest): Promise<ProviderDeposit> {
       const d = depositAnswer.parse(await call('POST', '/v1/deposits', request));
       return { depositId: d.id, address: d.address, asset: d.asset, network: d.network, amount: d.amount, expiresAt: d.expiresAt };

@@ -1,6 +1,7 @@
 import {
   allHandlersFinished,
   ApplicationFailure,
+  log,
   condition,
   getExternalWorkflowHandle,
   ParentClosePolicy,
@@ -11,13 +12,16 @@ import {
   upsertSearchAttributes,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { canTransition, checkoutSourcesOf, isTerminal, type PaymentStatus } from '../../domain/payment-status';
 import type { ChainProofActivities, ProviderClaim } from '../../activities/chain-proof';
 import type { CheckoutActivities } from '../../activities/checkout-session';
+import type { ProviderClosingActivities } from '../../activities/provider-closing';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { DATABASE_ACTIVITY } from '../activity-options';
 import { linkPaidSignal } from '../payment-link/messages';
 import { payOutSession } from './payout';
+import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../payment-exception/messages';
 import { webhookDelivery } from '../webhook-delivery/workflow';
 import { PaymentStatusKey } from '../search-attributes';
 import {
@@ -42,6 +46,13 @@ const proof = proxyActivities<ChainProofActivities>(DATABASE_ACTIVITY);
 const provider = proxyActivities<CheckoutActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 4, nonRetryableErrorTypes: ['ProviderRejected'] },
+});
+
+// Closing a provider payment (decisions §12) is worth retrying for a while, never worth failing the
+// session for: a payment the provider still takes arrives as money and becomes an exception.
+const closing = proxyActivities<ProviderClosingActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 12, nonRetryableErrorTypes: ['ProviderRejected'] },
 });
 
 type Command = { kind: 'fact'; fact: ProviderFact } | { kind: 'deposit'; fact: DepositFact } | { kind: 'cancel' };
@@ -166,7 +177,8 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       // A success after the session ended is money that arrived: flag it, never drop it.
       if (fact.type === 'succeeded' && status !== 'completed') {
         lateEvents++;
-        await records.flagLateSuccess(input.paymentId, fact, status);
+        const exceptionId = await records.flagLateSuccess(input.paymentId, fact, status);
+        if (exceptionId) await announceException(exceptionId);
       }
       return;
     }
@@ -174,7 +186,16 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       await moveTo('processing', () => records.recordProcessing(input.paymentId, fact));
     } else if (fact.type === 'succeeded') {
       let paidLinkId: string | null = null;
-      await moveTo('completed', async () => ({ paidLinkId } = (await records.recordCompletion(input.paymentId, fact)) ?? { paidLinkId: null }));
+      let duplicateExceptionId: string | undefined;
+      const complete = async () => ({ paidLinkId, duplicateExceptionId } = (await records.recordCompletion(input.paymentId, fact)) ?? { paidLinkId: null });
+      // Runs before exceptions never see a duplicate (their activity reported none), so they move as they did.
+      if (patched('exception-events')) {
+        await complete();
+        if (duplicateExceptionId) return announceException(duplicateExceptionId);
+        await moveTo('completed', async () => {});
+      } else {
+        await moveTo('completed', complete);
+      }
       if (paidLinkId && patched('link-told-from-workflow')) await tellLinkPaid(paidLinkId);
     } else if (fact.type === 'failed') {
       await moveTo('failed', () => records.recordFailure(input.paymentId, fact));
@@ -188,21 +209,58 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       await proof.uncreditDeposit(input.paymentId, fact);
       return;
     }
+    if (isTerminal(status) && patched('exception-events')) {
+      // Money after the end: credited to this session and recorded as an exception (late or duplicate).
+      const exceptionId = await proof.recordLateDeposit(input.paymentId, fact);
+      if (exceptionId) await announceException(exceptionId);
+      return;
+    }
     const credit = await proof.creditDeposit(input.paymentId, fact);
-    // Money after the end is credited (recorded) but changes nothing here; the exceptions issue owns it.
     if (isTerminal(status) || !credit.held || credit.expectedMicro === null) return;
     if (BigInt(credit.creditedMicro) < BigInt(credit.expectedMicro)) return;
     // Not moveTo: the activity re-checks the credits under the session's lock and may decline.
     const completion = await proof.recordChainCompletion(input.paymentId, providerPaymentId ?? claim?.providerPaymentId ?? null);
     if (!completion) return;
+    if (completion.duplicateExceptionId) return announceException(completion.duplicateExceptionId);
     status = 'completed';
     upsertSearchAttributes([{ key: PaymentStatusKey, value: 'completed' }]);
     await announce('completed');
+    if (completion.overpaidExceptionId) await announceException(completion.overpaidExceptionId);
     if (completion.paidLinkId) await tellLinkPaid(completion.paidLinkId);
+  }
+
+  /**
+   * Decisions §12: the exception's own workflow tells the merchant and waits for an operator; it
+   * outlives this run (money may be resolved long after the session ended). Records made before
+   * this version carry no id and are not announced, so their histories replay unchanged.
+   */
+  async function announceException(exceptionId: string) {
+    if (!patched('exception-events')) return;
+    const args: [PaymentExceptionInput] = [{ exceptionId, paymentId: input.paymentId }];
+    await startChild(PAYMENT_EXCEPTION_WORKFLOW, {
+      workflowId: exceptionId,
+      args,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    }).catch((err: unknown) => {
+      // The same exception announced again (a second report of one arrival): its run already exists.
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    });
+  }
+
+  /** Decisions §12: once the session ended unpaid, or its link was paid, nobody may pay what it opened. */
+  async function closeProviderPayments(linkId: string | null) {
+    try {
+      if (linkId) await closing.closeLinkSiblings(linkId, input.paymentId);
+      else await closing.closeSessionProviderPayment(input.paymentId);
+    } catch (err) {
+      log.warn('provider payment not closed', { paymentId: input.paymentId, error: err instanceof Error ? err.message : String(err) });
+    }
   }
 
   /** Ends the link's run now rather than at its expiry; Postgres already says paid, so a closed run is fine. */
   async function tellLinkPaid(linkId: string) {
+    if (patched('close-provider-payments')) await closeProviderPayments(linkId);
     try {
       await getExternalWorkflowHandle(linkId).signal(linkPaidSignal, { sessionId: input.paymentId });
     } catch {
@@ -219,19 +277,23 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     const woke = remaining > 0 && (await condition(() => queue.length > 0, remaining));
     if (!woke && claimDueMs !== null && Date.now() < expiresAtMs) {
       // The provider's success was not credited in time: recorded once, never completed.
-      await proof.recordShortfall(input.paymentId, claim, 'claim');
+      const shortfall = await proof.recordShortfall(input.paymentId, claim, 'claim');
+      if (shortfall?.exceptionId) await announceException(shortfall.exceptionId);
       claimDueMs = null;
       continue;
     }
     if (!woke) {
       // Short credits at expiry are underpaid money, recorded before the session ends.
-      if (chainVerified) await proof.recordShortfall(input.paymentId, claim, 'expiry');
+      const shortfall = chainVerified ? await proof.recordShortfall(input.paymentId, claim, 'expiry') : null;
+      if (shortfall?.exceptionId) await announceException(shortfall.exceptionId);
       await moveTo('expired', () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('expired'), 'expired'));
       break;
     }
     await apply(queue.shift()!);
   }
 
+  const ended = status as PaymentStatus;
+  if ((ended === 'canceled' || ended === 'expired') && patched('close-provider-payments')) await closeProviderPayments(null);
   // Facts that arrived while the last transition was written are handled (flagged) too.
   while (queue.length > 0) await apply(queue.shift()!);
   // Decisions §11: the money a chain-verified completion proved is paid out from this run. Runs

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { arg, defineCommand, text, type ArgDef, type OpsCommand } from '../command';
+
+// Decisions §12: the exception queue, money off the happy path that an operator resolves.
+
+const exceptionView = z.object({
+  id: z.string(),
+  kind: z.string(),
+  status: z.string(),
+  amount: z.string(),
+  paymentKind: z.string(),
+  paymentId: z.string(),
+  createdAt: z.string(),
+  resolvedAt: z.string().nullable(),
+  references: z.record(z.string(), z.unknown()),
+});
+
+const formatException = (e: z.infer<typeof exceptionView>) =>
+  `${e.id}  ${e.status.padEnd(8)} ${e.kind.padEnd(10)} ${e.amount.padStart(14)}  ${e.paymentId}  ${e.createdAt}`;
+
+const exceptionId: ArgDef = { name: 'exceptionId', description: 'the exception, exc_… (see exceptions list)' };
+const exceptionPath = (id: string, action: string) => `/exceptions/${encodeURIComponent(id)}/${action}`;
+
+export const EXCEPTION_COMMANDS: readonly OpsCommand[] = [
+  defineCommand({
+    name: 'exceptions list',
+    args: [],
+    options: [{ flags: '--status <status>', description: 'open (default), accepted, refunded or all', defaultValue: 'open' }],
+    summary: 'Money off the happy path, oldest first: late, duplicate, overpaid, underpaid, unverified.',
+    request: (input) => {
+      const status = text(input, 'status') ?? 'open';
+      return { method: 'GET', path: status === 'all' ? '/exceptions' : `/exceptions?status=${encodeURIComponent(status)}` };
+    },
+    response: z.object({ exceptions: z.array(exceptionView) }),
+    render: (b) => (b.exceptions.length ? b.exceptions.map(formatException) : ['no exceptions']),
+  }),
+  defineCommand({
+    name: 'exceptions accept',
+    args: [exceptionId],
+    summary: 'Accept a late or underpaid payment as the payment: it completes and payment.completed fires (idempotent).',
+    request: (input) => ({ method: 'POST', path: exceptionPath(arg(input, 'exceptionId'), 'accept') }),
+    response: z.object({ exception: exceptionView, paymentStatus: z.string() }),
+    render: (b) => [`accepted ${formatException(b.exception)}`, `payment ${b.exception.paymentId} is ${b.paymentStatus}`],
+  }),
+  defineCommand({
+    name: 'exceptions refund',
+    args: [exceptionId],
+    options: [{ flags: '--address <address>', description: 'where the credited amount goes back on chain', required: true }],
+    summary: 'Send the credited amount back on chain (answers NotImplemented until on-chain payouts exist).',
+    request: (input) => ({ method: 'POST', path: exceptionPath(arg(input, 'exceptionId'), 'refund'), body: { address: text(input, 'address') } }),
+    response: z.object({ exception: exceptionView }),
+    render: (b) => [`refunded ${formatException(b.exception)}`],
+  }),
+];

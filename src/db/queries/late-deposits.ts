@@ -1,0 +1,41 @@
+import type { DatabaseOrTransaction } from '../client';
+import { arrivalKeyOf } from '../../domain/exceptions';
+import { newExceptionId } from '../../domain/ids';
+import { depositLogKey, type DepositFact } from '../../domain/deposit-fact';
+import { creditLog } from './chain-credits';
+import { findSession } from './checkout-sessions';
+import { recordPaymentException, type PaymentExceptionRow } from './payment-exceptions';
+
+/**
+ * A confirmed transfer to the deposit address of a session that has ended (decisions §12): credited
+ * to the session (the log is its money, never another payment's), and recorded as an exception,
+ * `duplicate` when the session was paid, else `late`. Keyed by the transfer, so the provider's
+ * callback for the same transfer and a watcher's re-sent log find this one record. Null when the log
+ * belongs to another payment or the session is still open (its workflow decides then).
+ */
+export async function recordLateDeposit(
+  db: DatabaseOrTransaction,
+  paymentId: string,
+  fact: DepositFact,
+): Promise<(PaymentExceptionRow & { inserted: boolean }) | null> {
+  const session = await findSession(db, paymentId);
+  if (!session) return null;
+  const held = await creditLog(db, paymentId, { ...fact, amountMicro: BigInt(fact.amountMicro), blockNumber: BigInt(fact.blockNumber) });
+  if (!held || session.status === 'pending' || session.status === 'processing') return null;
+  return recordPaymentException(db, {
+    id: newExceptionId(),
+    paymentKind: 'checkout_session',
+    paymentId,
+    kind: session.status === 'completed' ? 'duplicate' : 'late',
+    arrivalKey: arrivalKeyOf({ network: fact.network, transactionHash: fact.transactionHash }),
+    amountMicro: BigInt(fact.amountMicro),
+    references: {
+      transactionHash: fact.transactionHash,
+      log: depositLogKey(fact),
+      from: fact.from,
+      depositAddress: fact.to,
+      asset: fact.asset,
+      paymentStatus: session.status,
+    },
+  });
+}

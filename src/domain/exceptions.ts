@@ -1,0 +1,85 @@
+import { formatCrypto } from './money';
+
+// Decisions §12: money off the happy path, as the merchant and the operator see it. Pure.
+
+export const EXCEPTION_KINDS = ['late', 'duplicate', 'overpaid', 'underpaid', 'unverified'] as const;
+export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
+export const EXCEPTION_STATUSES = ['open', 'accepted', 'refunded'] as const;
+export type ExceptionStatus = (typeof EXCEPTION_STATUSES)[number];
+
+/** exc_ + 24 base62 (decisions §1). */
+export const EXCEPTION_ID = /^exc_[A-Za-z0-9]{24}$/;
+export const isExceptionId = (id: string) => EXCEPTION_ID.test(id);
+
+/**
+ * What identifies one arrival of money: its transfer when one is known, so a provider's callback
+ * and the chain log of the same transfer are one arrival (one exception), else the provider's event.
+ */
+export function arrivalKeyOf(input: { network: string; transactionHash?: string | null | undefined; eventId?: string | undefined }): string {
+  if (input.transactionHash) return `tx:${input.network.toLowerCase()}:${input.transactionHash.toLowerCase()}`;
+  return `provider:${input.eventId ?? 'unknown'}`;
+}
+
+/** Only money that arrived after the end, or short, can be accepted as the payment (decisions §12). */
+export const isAcceptable = (kind: ExceptionKind) => kind === 'late' || kind === 'underpaid';
+
+export interface ExceptionView {
+  id: string;
+  kind: ExceptionKind;
+  status: ExceptionStatus;
+  /** 6 decimals, in the session's asset. */
+  amount: string;
+  references: Record<string, unknown>;
+  createdAt: string;
+  resolvedAt: string | null;
+}
+
+export function exceptionView(row: {
+  id: string;
+  kind: ExceptionKind;
+  status: ExceptionStatus;
+  amountMicro: bigint;
+  references: unknown;
+  createdAt: Date;
+  resolvedAt: Date | null;
+}): ExceptionView {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status,
+    amount: formatCrypto(row.amountMicro),
+    references: (row.references ?? {}) as Record<string, unknown>,
+    createdAt: row.createdAt.toISOString(),
+    resolvedAt: row.resolvedAt ? row.resolvedAt.toISOString() : null,
+  };
+}
+
+/** The `payment.exception` event body: the session it concerns, the kind, amount and references. */
+export function exceptionEventBody(e: {
+  eventId: string;
+  merchantId: string;
+  paymentId: string;
+  orderId: string | null;
+  destinationAsset: string;
+  network: string;
+  exception: ExceptionView;
+  createdAt: Date;
+}): Record<string, unknown> {
+  return {
+    event: 'payment.exception',
+    eventId: e.eventId,
+    eventSource: 'exception',
+    merchantId: e.merchantId,
+    sessionId: e.paymentId,
+    transactionId: e.paymentId,
+    orderId: e.orderId ?? '',
+    exceptionId: e.exception.id,
+    kind: e.exception.kind,
+    status: e.exception.status,
+    amount: e.exception.amount,
+    destinationAsset: e.destinationAsset,
+    network: e.network,
+    references: e.exception.references,
+    createdAt: e.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,30 @@
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+
+// Definitions shared by the exception workflow, the payment workflows that start it, and the
+// operators' routes that send it updates (decisions §12).
+
+export const PAYMENT_EXCEPTION_WORKFLOW = 'paymentException';
+
+export interface PaymentExceptionInput {
+  /** Also the workflow id: one run per exception. */
+  exceptionId: string;
+  paymentId: string;
+}
+
+export type ExceptionOutcome = 'open' | 'accepted' | 'refunded';
+
+export interface AcceptResult {
+  exceptionId: string;
+  paymentId: string;
+  /** The payment's status after the acceptance. */
+  paymentStatus: string;
+}
+
+/** An operator accepts a late or underpaid payment as the payment (decisions §12). */
+export const acceptUpdate = defineUpdate<AcceptResult>('accept');
+/** An operator sends the money back on chain; waits for on-chain payouts (another issue). */
+export const refundUpdate = defineUpdate<AcceptResult, [{ address: string }]>('refund');
+export const exceptionStateQuery = defineQuery<ExceptionOutcome>('exceptionState');
+
+/** Failure type the refund update answers until on-chain payouts exist. */
+export const REFUND_UNAVAILABLE = 'RefundUnavailable';
