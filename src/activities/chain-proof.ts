@@ -4,12 +4,10 @@ import { creditLog, listCredits, totalOf, uncreditLog } from '../db/queries/chai
 import { findSession, lockSession } from '../db/queries/checkout-sessions';
 import { recordLateDeposit } from '../db/queries/late-deposits';
 import { recordPaymentException } from '../db/queries/payment-exceptions';
-import { writePosting } from '../db/queries/ledger';
 import { depositLogKey, type DepositFact } from '../domain/deposit-fact';
-import { depositCredited } from '../domain/ledger';
 import { newExceptionId } from '../domain/ids';
-import { commissionSplit, parseCrypto } from '../domain/money';
-import { completeSession } from './session-completion';
+import { parseCrypto } from '../domain/money';
+import { completeSession, postCompletion } from './session-completion';
 
 // The chain-verified side of a checkout session (decisions §11): credits from confirmed logs, the
 // completion they prove, and the exceptions recorded when they do not. Each is idempotent: the log
@@ -93,21 +91,7 @@ export function createChainProofActivities({ db }: { db: Database }) {
           completedAt: new Date(),
         });
         if (!outcome.completed) return { paidLinkId: null, duplicateExceptionId: outcome.duplicateExceptionId };
-        const split = commissionSplit(gross, session.commissionBps);
-        await writePosting(
-          tx,
-          depositCredited({
-            paymentId,
-            merchantId: session.merchantId,
-            depositAddress: session.depositAddress ?? last.toAddress,
-            asset: session.destinationAsset,
-            network: session.network,
-            txHash: last.transactionHash,
-            grossMicro: gross,
-            merchantMicro: split.merchant,
-            commissionMicro: split.commission,
-          }),
-        );
+        await postCompletion(tx, session, { grossMicro: gross, depositAddress: session.depositAddress ?? last.toAddress, txHash: last.transactionHash });
         if (gross > expected) {
           const overpaid = await recordPaymentException(tx, {
             id: newExceptionId(),

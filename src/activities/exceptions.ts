@@ -3,9 +3,9 @@ import type { Database } from '../db/client';
 import { ACCEPTABLE_FROM, completeAcceptedSession } from '../db/queries/accepted-sessions';
 import { lockSession } from '../db/queries/checkout-sessions';
 import { findPaymentException, lockPaymentException, resolvePaymentException } from '../db/queries/payment-exceptions';
-import { insertTransactionOnce } from '../db/queries/transactions';
+import { listCredits, totalOf } from '../db/queries/chain-credits';
 import { isAcceptable, type ExceptionStatus } from '../domain/exceptions';
-import { commissionSplit } from '../domain/money';
+import { insertCompletedTransaction, postCompletion } from './session-completion';
 
 // The exception workflow's side effects (decisions §12), each idempotent.
 
@@ -16,6 +16,8 @@ export interface Acceptance {
   paymentStatus: string;
   /** This call completed the session (false on a retry that finds it done). */
   completedNow: boolean;
+  /** The accepted money is on chain at the deposit address: the exception's run pays it out. */
+  payout: boolean;
 }
 
 export function createExceptionActivities({ db, now }: { db: Database; now: () => Date }) {
@@ -37,39 +39,35 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
         if (!exception) throw ApplicationFailure.nonRetryable(`no exception ${exceptionId}`, 'ExceptionMissing');
         const session = exception.paymentKind === 'checkout_session' ? await lockSession(tx, exception.paymentId) : undefined;
         if (!session) throw ApplicationFailure.nonRetryable('only a checkout session’s exception can be accepted', NOT_ACCEPTABLE);
-        if (exception.status === 'accepted') return { paymentId: session.id, paymentStatus: session.status, completedNow: false };
+        if (exception.status === 'accepted') return { paymentId: session.id, paymentStatus: session.status, completedNow: false, payout: session.verification === 'chain' };
         if (exception.status !== 'open' || !isAcceptable(exception.kind) || !(ACCEPTABLE_FROM as readonly string[]).includes(session.status)) {
           throw ApplicationFailure.nonRetryable(`a ${exception.status} ${exception.kind} exception of a ${session.status} session cannot be accepted`, NOT_ACCEPTABLE);
         }
-        const split = commissionSplit(exception.amountMicro, session.commissionBps);
         const refs = (exception.references ?? {}) as Record<string, unknown>;
         const hash = typeof refs.transactionHash === 'string' ? refs.transactionHash : null;
+        // Decisions §11: a chain-verified payment is never paid without its money on chain. The
+        // accepted amount must be credited to the deposit address; it is then paid out as usual.
+        const onChain = session.verification === 'chain' && session.depositAddress !== null;
+        if (onChain && totalOf(await listCredits(tx, session.id)) < exception.amountMicro) {
+          throw ApplicationFailure.nonRetryable(`the ${exception.kind} money of ${session.id} is not credited on chain`, NOT_ACCEPTABLE);
+        }
         const completedAt = now();
-        await insertTransactionOnce(tx, {
-          paymentId: session.id,
-          merchantId: session.merchantId,
-          status: 'completed',
-          sourceAmountMinor: session.amountMinor,
-          sourceCurrency: session.currency,
-          destinationAsset: session.destinationAsset,
-          network: session.network,
-          walletAddress: session.walletAddress,
+        const proof = {
           grossMicro: exception.amountMicro,
-          merchantSettlementMicro: split.merchant,
-          platformCommissionMicro: split.commission,
-          commissionBps: session.commissionBps,
-          provider: session.provider,
           providerPaymentId: session.providerPaymentId,
           // The proof is the operator's acceptance of this exception.
           providerEventId: `exception:${exception.id}`,
-          transactionHash: hash,
+          // On chain, the transaction's hash is the merchant payout's, set when it is confirmed.
+          transactionHash: onChain ? null : hash,
           depositTransactionHash: hash,
           explorerUrl: null,
           completedAt,
-        });
+        };
+        await insertCompletedTransaction(tx, session, proof);
+        if (onChain) await postCompletion(tx, session, { grossMicro: exception.amountMicro, depositAddress: session.depositAddress!, txHash: hash });
         await completeAcceptedSession(tx, session.id, completedAt);
         await resolvePaymentException(tx, exception.id, 'accepted');
-        return { paymentId: session.id, paymentStatus: 'completed', completedNow: true };
+        return { paymentId: session.id, paymentStatus: 'completed', completedNow: true, payout: onChain };
       });
     },
   };

@@ -1,6 +1,8 @@
 import type { DatabaseOrTransaction } from '../db/client';
 import { transitionSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { writePosting } from '../db/queries/ledger';
 import { insertTransactionOnce } from '../db/queries/transactions';
+import { depositCredited } from '../domain/ledger';
 import { recordPaymentException } from '../db/queries/payment-exceptions';
 import { arrivalKeyOf } from '../domain/exceptions';
 import { newExceptionId } from '../domain/ids';
@@ -48,6 +50,13 @@ export async function completeSession(tx: DatabaseOrTransaction, session: Checko
     });
     return { completed: false, duplicateExceptionId: exception.id };
   }
+  await insertCompletedTransaction(tx, session, proof);
+  await transitionSession(tx, session.id, 'completed', { completedAt: proof.completedAt, ...(proof.providerPaymentId ? { providerPaymentId: proof.providerPaymentId } : {}) });
+  return { completed: true, paidLinkId: link === 'paid' ? session.paymentLinkId : null };
+}
+
+/** The transaction row of a completion (decisions §7): the commission split of the gross and its proof, once per payment. */
+export async function insertCompletedTransaction(tx: DatabaseOrTransaction, session: CheckoutSessionRow, proof: CompletionProof): Promise<void> {
   const split = commissionSplit(proof.grossMicro, session.commissionBps);
   await insertTransactionOnce(tx, {
     paymentId: session.id,
@@ -70,6 +79,27 @@ export async function completeSession(tx: DatabaseOrTransaction, session: Checko
     explorerUrl: proof.explorerUrl,
     completedAt: proof.completedAt,
   });
-  await transitionSession(tx, session.id, 'completed', { completedAt: proof.completedAt, ...(proof.providerPaymentId ? { providerPaymentId: proof.providerPaymentId } : {}) });
-  return { completed: true, paidLinkId: link === 'paid' ? session.paymentLinkId : null };
+}
+
+/**
+ * Decisions §11 "Ledger": the money a completion proved on chain, in the completion's database
+ * transaction: the deposit address holds the gross, the merchant is owed its share, the commission
+ * is earned. What the payouts later move is posted against these balances.
+ */
+export async function postCompletion(tx: DatabaseOrTransaction, session: CheckoutSessionRow, input: { grossMicro: bigint; depositAddress: string; txHash: string | null }): Promise<void> {
+  const split = commissionSplit(input.grossMicro, session.commissionBps);
+  await writePosting(
+    tx,
+    depositCredited({
+      paymentId: session.id,
+      merchantId: session.merchantId,
+      depositAddress: input.depositAddress,
+      asset: session.destinationAsset,
+      network: session.network,
+      txHash: input.txHash,
+      grossMicro: input.grossMicro,
+      merchantMicro: split.merchant,
+      commissionMicro: split.commission,
+    }),
+  );
 }

@@ -38,7 +38,7 @@ export function balanced(posting: Posting): Posting {
 }
 
 /** A completion proven on chain: the deposit address holds G, of which net is owed to the merchant and C is earned. */
-export function depositCredited(input: { paymentId: string; merchantId: string; depositAddress: string; asset: string; network: string; txHash: string; grossMicro: bigint; merchantMicro: bigint; commissionMicro: bigint }): Posting {
+export function depositCredited(input: { paymentId: string; merchantId: string; depositAddress: string; asset: string; network: string; txHash: string | null; grossMicro: bigint; merchantMicro: bigint; commissionMicro: bigint }): Posting {
   return balanced({
     postingId: `completion:${input.paymentId}`,
     asset: input.asset,

@@ -70,6 +70,18 @@ describe('paid after expiry', () => {
     const [tx] = await ctx.db.sql`select gross_micro, merchant_settlement_micro + platform_commission_micro as total from transactions where payment_id = ${id}`;
     expect(tx).toEqual({ gross_micro: expected.toString(), total: expected.toString() });
     await eventually(() => Promise.resolve(eventsFor(id, 'payment.completed').length), (n) => n === 1, 20_000, 'payment.completed delivered');
+    // Paid out as usual: the merchant's share and the commission leave the deposit address once, the
+    // transaction's hash becomes the merchant payout's, and payment.settled fires once.
+    const payouts = await eventually(
+      () => ctx.db.sql`select kind, status, amount::text as amount, tx_hash from payouts where payment_id = ${id} order by kind`,
+      (rows) => rows.length === 3 && rows.every((r) => r.status === 'confirmed'),
+      60_000,
+      'the accepted payment paid out',
+    );
+    const [split] = await ctx.db.sql`select merchant_settlement_micro::text as merchant, platform_commission_micro::text as commission, transaction_hash from transactions where payment_id = ${id}`;
+    expect(payouts.find((p) => p.kind === 'merchant')).toMatchObject({ amount: split!.merchant, tx_hash: split!.transaction_hash });
+    expect(payouts.find((p) => p.kind === 'commission')).toMatchObject({ amount: split!.commission });
+    await eventually(() => Promise.resolve(eventsFor(id, 'payment.settled').length), (n) => n === 1, 20_000, 'payment.settled delivered');
     const reopened = await ctx.app.inject({ method: 'GET', url: '/admin/v1/exceptions?status=open', headers: adminHeaders });
     expect(reopened.json().exceptions.map((e: { id: string }) => e.id)).not.toContain(event.exceptionId);
     // Refund needs on-chain payouts: a clear documented error, nothing changes.

@@ -1,14 +1,17 @@
+import type { Address } from 'viem';
 import { describe, expect, it } from 'vitest';
+import { payFromWallet, sharedChain } from '../support/chain';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
-import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 import { replayRuns } from './histories';
 
-// Runs of the paymentException workflow: one accepted by an operator (an update), one still open.
+// Runs of the paymentException workflow: one accepted by an operator (an update) and paid out, one
+// still open. The money of both arrives on chain after the session expired.
 const ctx = useTestApp({ SESSION_TTL_SECONDS: '2' }, { sandbox: true, worker: true });
+const chain = sharedChain();
 
 describe('paymentException histories', () => {
-  it('replays the current code’s own runs: accepted, open', async () => {
+  it('replays the current code’s own runs: accepted (and paid out), open', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const res = await ctx.app.inject({
       method: 'POST',
@@ -17,18 +20,21 @@ describe('paymentException histories', () => {
       payload: { amount: 25, currency: 'USD', countryCode: 'US' },
     });
     const id = res.json().checkoutSession.id as string;
-    const [{ deposit_address: walletAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: string }];
-    const session = { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress };
+    const [{ deposit_address: depositAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: Address }];
     expect((await ctx.temporal.workflow.getHandle(id).result()) as { status: string }).toMatchObject({ status: 'expired' });
-    const secret = ctx.config.providers.sandbox.callbackSecret;
-    // Two late successes of two transfers: two arrivals, two exceptions, each with its own run.
-    for (let i = 0; i < 2; i++) expect((await postCallback(ctx.app, sandboxEvent(session, 'payment.succeeded'), { secret })).statusCode).toBe(200);
-    const rows = await eventually(() => ctx.db.sql`select id from payment_exceptions where payment_id = ${id} order by created_at`, (r) => r.length === 2, 10_000, 'two exceptions');
-    const [accepted, open] = rows.map((r) => r.id as string) as [string, string];
+    // Two late transfers: two arrivals, two exceptions, each with its own run.
+    await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, 25_000_000n);
+    await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, 1_000_000n);
+    const rows = await eventually(() => ctx.db.sql`select id, amount_micro from payment_exceptions where payment_id = ${id} order by created_at`, (r) => r.length === 2, 20_000, 'two exceptions');
+    const accepted = rows.find((r) => r.amount_micro === '25000000')!.id as string;
+    const open = rows.find((r) => r.amount_micro === '1000000')!.id as string;
     const answer = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${accepted}/accept`, headers: adminHeaders });
     expect(answer.statusCode).toBe(200);
+    // The run ends once the accepted money is paid out.
     expect(await ctx.temporal.workflow.getHandle(accepted).result()).toBe('accepted');
+    const [paid] = await ctx.db.sql`select count(*)::int as n from payouts where payment_id = ${id} and status = 'confirmed'`;
+    expect(paid!.n).toBe(3);
     await eventually(() => ctx.db.sql`select count(*)::int as n from events where payment_id = ${id} and type = 'payment.exception'`.then((r) => r[0]!.n as number), (n) => n === 2, 10_000, 'events');
     await replayRuns(ctx.temporal, 'payment-exception', { accepted, open });
-  }, 60_000);
+  }, 90_000);
 });

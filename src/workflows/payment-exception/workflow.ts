@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   condition,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -12,6 +13,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { ExceptionActivities } from '../../activities/exceptions';
 import type { EmittedEvent, WebhookActivities } from '../../activities/webhooks';
 import { DATABASE_ACTIVITY } from '../activity-options';
+import { payOutSession } from '../checkout-session/payout';
 import { webhookDelivery } from '../webhook-delivery/workflow';
 import {
   acceptUpdate,
@@ -40,6 +42,9 @@ const OPERATOR_WINDOW = '90 days';
 export async function paymentException(input: PaymentExceptionInput): Promise<ExceptionOutcome> {
   let outcome: ExceptionOutcome = 'open';
   let accepting: Promise<AcceptResult> | null = null;
+  // Set by an acceptance whose money is on chain: paid out by this run, not inside the update, so the
+  // operator's call answers at once and the payout (minutes of confirmations) survives crashes here.
+  let payoutDue = false;
 
   setHandler(exceptionStateQuery, () => outcome);
 
@@ -47,6 +52,7 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
     accepting ??= (async () => {
       const accepted = await records.acceptException(input.exceptionId);
       outcome = 'accepted';
+      payoutDue = accepted.payout;
       if (accepted.completedNow || accepted.paymentStatus === 'completed') await deliver(await events.emitPaymentEvent(accepted.paymentId, 'completed'));
       return { exceptionId: input.exceptionId, paymentId: accepted.paymentId, paymentStatus: accepted.paymentStatus };
     })();
@@ -71,6 +77,9 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
   if (status !== 'open') outcome = status;
   await condition(() => outcome !== 'open', OPERATOR_WINDOW);
   await condition(allHandlersFinished);
+  // Decisions §12: an accepted payment is paid out as usual (and payment.settled fires). Runs recorded
+  // before this version never reach patched(), so their histories replay unchanged.
+  if (payoutDue && patched('payout-after-accept')) await payOutSession(input.paymentId);
   return outcome;
 }
 
