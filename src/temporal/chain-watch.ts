@@ -5,7 +5,7 @@ import type { TokenTransfer } from '../chains/transfer-logs';
 import { cursorFromJson, cursorToJson, TransferWatcher, type WatchCursor } from '../chains/watcher';
 import type { ChainNetworkConfig } from '../config';
 import type { Database } from '../db/client';
-import { findSessionsByDepositAddress, listOpenDepositAddresses, loadCursor, saveCursor } from '../db/queries/chain-credits';
+import { findDepositOwners, listOpenDepositAddresses, loadCursor, saveCursor } from '../db/queries/chain-credits';
 import type { DepositFact } from '../domain/deposit-fact';
 import { depositSignal } from '../workflows/checkout-session/messages';
 
@@ -89,14 +89,15 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
 
 async function signalAll(db: Database, temporal: Client, facts: DepositFact[], log: (m: string) => void): Promise<void> {
   if (facts.length === 0) return;
-  const owners = new Map((await findSessionsByDepositAddress(db, [...new Set(facts.map((f) => f.to))])).map((o) => [o.address.toLowerCase(), o.paymentId]));
+  // Checkout sessions and simple orders alike: the address's payment reference is its workflow's id.
+  const owners = new Map((await findDepositOwners(db, [...new Set(facts.map((f) => f.to))])).map((o) => [o.address.toLowerCase(), o.paymentId]));
   for (const fact of facts) {
     const paymentId = owners.get(fact.to.toLowerCase());
     if (!paymentId) continue;
     try {
       await temporal.workflow.getHandle(paymentId).signal(depositSignal, fact);
     } catch (err) {
-      // The session's run has ended: money after the end belongs to the exceptions machinery.
+      // The payment's run has ended: money after the end belongs to the exceptions machinery.
       if (err instanceof WorkflowNotFoundError) {
         log(`chain watcher: ${fact.network} log ${fact.transactionHash}:${fact.logIndex} to ${paymentId}, whose workflow has closed`);
         continue;
