@@ -30,7 +30,14 @@ async function main() {
   });
   // The chain watchers (one per configured network) signal workflows through this worker's client.
   const temporal = createTemporalClient(config.temporal);
-  const watchers = startChainWatchers({ db: db.db, temporal: temporal.client, networks: config.chains.networks });
+  // One process at a time watches each network (an advisory lease); the other workers stand by.
+  const watchers = startChainWatchers({
+    db: db.db,
+    databaseUrl: config.databaseUrl,
+    temporal: temporal.client,
+    networks: config.chains.networks,
+    log: (message) => logger.warn(message),
+  });
   const stop = () => void worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

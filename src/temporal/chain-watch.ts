@@ -6,6 +6,7 @@ import { cursorFromJson, cursorToJson, TransferWatcher, type WatchCursor } from 
 import type { ChainNetworkConfig } from '../config';
 import type { Database } from '../db/client';
 import { findDepositOwners, listOpenDepositAddresses, loadCursor, saveCursor } from '../db/queries/chain-credits';
+import { holdAdvisoryLease } from '../db/advisory-lease';
 import type { DepositFact } from '../domain/deposit-fact';
 import { depositSignal } from '../workflows/checkout-session/messages';
 
@@ -14,14 +15,23 @@ import { depositSignal } from '../workflows/checkout-session/messages';
 // (TransferWatcher), signals the owning workflow of each confirmed log (credit) and of each log whose
 // block left the chain (uncredit), and only then stores the cursor in Postgres. A crash between the
 // signals and the save sends them again after restart: the workflow and the chain_credits key make
-// that harmless, and nothing is lost.
+// that harmless, and nothing is lost. One process at a time watches a network, whatever the number of
+// workers: the one holding the network's advisory lease (db/advisory-lease.ts); the others stand by
+// and take over when it stops, dies or loses its connection.
 
 export interface ChainWatchDeps {
   db: Database;
+  /** For the leases' own connections (one per network, held while watching or standing by). */
+  databaseUrl: string;
   temporal: Client;
   networks: readonly ChainNetworkConfig[];
   pollIntervalMs?: number;
+  /** How often a stand-by tries to take a network's lease, and how often the holder checks it (default 5 s each). */
+  lease?: { retryMs?: number; heartbeatMs?: number };
   log?: (message: string) => void;
+  /** After each scan: where the network's head and the watcher's confirmed cursor stand (watcher lag = head − confirmedThrough). */
+  onScan?: (network: string, position: { head: bigint; confirmedThrough: bigint }) => void;
+  onLease?: (network: string, event: 'acquired' | 'lost' | 'released') => void;
 }
 
 export interface ChainWatchers {
@@ -30,7 +40,22 @@ export interface ChainWatchers {
 
 export function startChainWatchers(deps: ChainWatchDeps): ChainWatchers {
   const controller = new AbortController();
-  const loops = deps.networks.map((n) => watchNetwork(deps, n, controller.signal));
+  const log = deps.log ?? ((m: string) => console.error(m));
+  const loops = deps.networks.map((n) =>
+    holdAdvisoryLease(
+      {
+        databaseUrl: deps.databaseUrl,
+        name: `svc:chain-watch:${n.network}`,
+        signal: controller.signal,
+        ...deps.lease,
+        onChange: (event, detail) => {
+          if (event !== 'acquired') log(`chain watcher ${n.network}: lease ${event}${detail ? ` (${detail})` : ''}`);
+          deps.onLease?.(n.network, event);
+        },
+      },
+      (held) => watchNetwork(deps, n, held),
+    ),
+  );
   return {
     async stop() {
       controller.abort();
@@ -79,6 +104,7 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
       await signalAll(db, temporal, [...result.removed.map((t) => toFact('removed', t)), ...result.confirmed.map((t) => toFact('credited', t))], log);
       cursor = result.cursor;
       await saveCursor(db, endpoint.network, JSON.stringify(cursorToJson(cursor)));
+      deps.onScan?.(endpoint.network, { head: result.head, confirmedThrough: cursor.confirmedThrough });
       caughtUp = result.caughtUp;
     } catch (err) {
       log(`chain watcher ${endpoint.network}: ${err instanceof Error ? err.message : String(err)}`);
