@@ -5,6 +5,7 @@ import { openDirectDeposit } from './direct-deposit';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { findLink, linkStatus, openPaymentLink, payLink, type PaymentLinkRequest } from './payment-links';
 import { ingestProviderEvent } from './provider-events';
+import { paymentProof } from './payment-proof';
 import { paymentOptions } from './rails';
 import { chooseRail, loadSimpleOrder, openSimpleOrder, type SimpleCheckoutBody } from './simple-orders';
 import { sweepUnstartedPayments } from './sweep';
@@ -17,6 +18,7 @@ export type { PaymentContext } from './context';
 export type { CheckoutRequest, PayingMerchant } from './checkout-sessions';
 export type { PaymentOption } from './rails';
 export type { DirectDeposit } from './direct-deposit';
+export type { PaymentProof } from './payment-proof';
 export { CallbackRefused } from './provider-events';
 
 /**
@@ -46,6 +48,7 @@ export function createPaymentService(ctx: PaymentContext) {
       ingestProviderEvent(ctx, provider, rawBody, headers),
     sweepUnstartedPayments: () => sweepUnstartedPayments(ctx),
     resendDelivery: (deliveryId: string) => resendDelivery(ctx, deliveryId),
+    paymentProof: (id: string) => paymentProof(ctx, id),
   };
 }
 

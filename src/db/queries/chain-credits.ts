@@ -77,6 +77,11 @@ export async function listCredits(db: DatabaseOrTransaction, paymentId: string):
     .orderBy(chainCredits.blockNumber, chainCredits.logIndex);
 }
 
+/** Every log ever credited to the payment, removed ones included (an operator's view of the proof). */
+export async function listCreditHistory(db: DatabaseOrTransaction, paymentId: string): Promise<ChainCreditRow[]> {
+  return db.select().from(chainCredits).where(eq(chainCredits.paymentId, paymentId)).orderBy(chainCredits.blockNumber, chainCredits.logIndex);
+}
+
 export const totalOf = (credits: readonly ChainCreditRow[]) => credits.reduce((sum, c) => sum + c.amountMicro, 0n);
 
 /**
