@@ -103,8 +103,9 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
       // Removals first: the same log may come back in another block in this very scan.
       await signalAll(db, temporal, [...result.removed.map((t) => toFact('removed', t)), ...result.confirmed.map((t) => toFact('credited', t))], log);
       cursor = result.cursor;
-      await saveCursor(db, endpoint.network, JSON.stringify(cursorToJson(cursor)));
-      deps.onScan?.(endpoint.network, { head: result.head, confirmedThrough: cursor.confirmedThrough });
+      const position = { head: result.head, confirmedThrough: cursor.confirmedThrough };
+      await saveCursor(db, endpoint.network, JSON.stringify(cursorToJson(cursor)), position);
+      deps.onScan?.(endpoint.network, position);
       caughtUp = result.caughtUp;
     } catch (err) {
       log(`chain watcher ${endpoint.network}: ${err instanceof Error ? err.message : String(err)}`);

@@ -128,9 +128,11 @@ export async function loadCursor(db: DatabaseOrTransaction, network: string): Pr
   return row?.cursor;
 }
 
-export async function saveCursor(db: DatabaseOrTransaction, network: string, cursor: string): Promise<void> {
+/** Stores the cursor, and with `position` where the scan that made it stood (for the lag metric). */
+export async function saveCursor(db: DatabaseOrTransaction, network: string, cursor: string, position?: { head: bigint; confirmedThrough: bigint }): Promise<void> {
+  const values = { cursor, ...(position ?? {}) };
   await db
     .insert(chainCursors)
-    .values({ network, cursor })
-    .onConflictDoUpdate({ target: chainCursors.network, set: { cursor, updatedAt: sql`now()` } });
+    .values({ network, ...values })
+    .onConflictDoUpdate({ target: chainCursors.network, set: { ...values, updatedAt: sql`now()` } });
 }
