@@ -36,6 +36,10 @@ describe('simple orders proven on chain', () => {
 
       const view = (await http('GET', `${ctx.baseUrl}/api/transaction?transaction_code=${code}`)).json.data;
       expect(view).toMatchObject({ status: 'settled', received_usd: 25, payout_dispatched: false, verification: 'chain' });
+      // The customer is not told the money reached their wallet before a payout sent it there.
+      const page = await http('GET', `${ctx.baseUrl}/pay/${code}`);
+      expect(page.text).toContain('confirmed on chain');
+      expect(page.text).not.toContain('were sent to your wallet');
     });
   }
 
