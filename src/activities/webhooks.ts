@@ -12,7 +12,8 @@ import {
   insertEventOnce,
   listEnabledEndpoints,
   merchantWebhookSecret,
-  recordAttempt,
+  beginAttempt,
+  finishAttempt,
   setDeliveryStatus,
   type DeliveryRow,
 } from '../db/queries/webhooks';
@@ -135,7 +136,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
     },
 
     /**
-     * One attempt: sign `<t>.<body>` with a fresh t, POST, log the attempt. Anything but a 2xx within
+     * One attempt: sign `<t>.<body>` with a fresh t, log the attempt, POST, write its outcome. Anything but a 2xx within
      * the timeout throws, and Temporal's retry policy schedules the next attempt.
      */
     async deliverWebhook(deliveryId: string): Promise<void> {
@@ -146,6 +147,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
       if (!event) throw ApplicationFailure.nonRetryable(`no event ${delivery.eventId}`, 'DeliveryRefused');
       const secret = await secretFor(delivery);
       const t = Math.floor(now().getTime() / 1000);
+      const attemptId = await beginAttempt(db, deliveryId);
       const result = await postWebhook({
         url: delivery.url,
         body: event.body,
@@ -162,7 +164,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
       });
       const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
       const error = succeeded ? null : (result.error ?? `HTTP ${result.statusCode}`);
-      await recordAttempt(db, { deliveryId, statusCode: result.statusCode, durationMs: result.durationMs, error, succeeded });
+      await finishAttempt(db, { attemptId, deliveryId, statusCode: result.statusCode, durationMs: result.durationMs, error, succeeded });
       if (succeeded) return;
       if (result.refused) throw ApplicationFailure.nonRetryable(error, 'DeliveryRefused');
       throw ApplicationFailure.retryable(error, 'DeliveryFailed');

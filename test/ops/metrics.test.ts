@@ -47,6 +47,31 @@ describe('/metrics', () => {
   });
 });
 
+describe('/metrics about the payment engine', () => {
+  it('reports transitions, simple orders, exceptions by kind and status, and webhook attempt latency', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const id = await seedPayment(ctx.db.db, m.id, 'completed');
+    const sql = ctx.db.sql;
+    for (const type of ['payment.processing', 'payment.completed']) {
+      await sql`insert into events (id, payment_id, merchant_id, type, body) values (${`evt_${type}_${id}`}, ${id}, ${m.id}, ${type}, '{}')`;
+    }
+    await sql`insert into webhook_deliveries (id, event_id, payment_id, url, secret_source, secret_ref) values (${`dlv_${id}`}, ${`evt_payment.completed_${id}`}, ${id}, 'https://shop.example/hooks', 'merchant', ${m.id})`;
+    for (const [statusCode, durationMs] of [[500, 100], [200, 300], [200, 300]] as const) {
+      await sql`insert into webhook_attempts (delivery_id, status_code, duration_ms) values (${`dlv_${id}`}, ${statusCode}, ${durationMs})`;
+    }
+    await sql`insert into payment_exceptions (id, payment_kind, payment_id, kind, amount_micro) values (${`exc_${id}`}, 'checkout_session', ${id}, 'overpaid', 1000000)`;
+
+    const text = (await scrape(METRICS_TOKEN)).body;
+    expect(text).toMatch(/svc_payment_transitions\{event="payment.processing"\} \d+/);
+    expect(text).toMatch(/svc_payment_transitions\{event="payment.completed"\} \d+/);
+    expect(text).toMatch(/svc_payment_exceptions\{kind="overpaid",status="open"\} 1\n/);
+    expect(text).toContain('# TYPE svc_simple_orders gauge');
+    // The median of 100, 300, 300 ms is 0.3 s; the 99th percentile lies just under 0.3 s as well.
+    expect(text).toMatch(/svc_webhook_attempt_duration_seconds\{quantile="0.5"\} 0.3\n/);
+    expect(text).toMatch(/svc_webhook_attempt_duration_seconds\{quantile="0.99"\} 0.\d+\n/);
+  });
+});
+
 describe('/metrics without METRICS_TOKEN', () => {
   const appWith = async (production: boolean) => {
     const app = Fastify();

@@ -25,6 +25,10 @@ export function envFor(config: Config): Record<string, string> {
     SANDBOX_CALLBACK_SECRET: config.providers.sandbox.callbackSecret,
     ALLOW_PRIVATE_URLS: String(config.allowPrivateUrls),
     SESSION_TTL_SECONDS: String(config.checkout.sessionTtlSeconds),
+    WEBHOOK_RETRY_BASE_SECONDS: String(config.webhooks.retryBaseSeconds),
+    WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: String(config.webhooks.retryMaxIntervalSeconds),
+    WEBHOOK_RETRY_WINDOW_HOURS: String(config.webhooks.retryWindowHours),
+    WEBHOOK_TIMEOUT_MS: String(config.webhooks.timeoutMs),
     LOG_LEVEL: 'warn',
     // The run's dev chain, so a worker process runs the same chain watchers as the test's config.
     ...Object.fromEntries(

@@ -1,7 +1,16 @@
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../../db/client';
-import { chainWatcherPositions, paymentCountsByStatus, webhookAttemptCounts, webhookDeliveryCountsByStatus } from '../../db/queries/metrics';
+import {
+  chainWatcherPositions,
+  paymentCountsByStatus,
+  paymentExceptionCounts,
+  paymentTransitionCounts,
+  simpleOrderCountsByStatus,
+  webhookAttemptCounts,
+  webhookAttemptLatency,
+  webhookDeliveryCountsByStatus,
+} from '../../db/queries/metrics';
 import { constantTimeEqual } from '../../domain/credentials';
 import { AppError } from '../../domain/errors';
 import { bearerToken } from './merchant-auth';
@@ -34,22 +43,28 @@ export default fp<MetricsOptions>(
       registers: [registry],
     });
     const db = options.db;
-    gaugeFromRows(registry, 'svc_payments', 'Checkout sessions by status (read from Postgres at scrape time)', 'status', () => paymentCountsByStatus(db));
-    gaugeFromRows(registry, 'svc_webhook_deliveries', 'Webhook deliveries by status (read from Postgres at scrape time)', 'status', () =>
+    gaugeFromRows(registry, 'svc_payments', 'Checkout sessions by status (read from Postgres at scrape time)', ['status'], () => paymentCountsByStatus(db));
+    gaugeFromRows(registry, 'svc_payment_transitions', 'Checkout session transitions, by the event each wrote', ['event'], () => paymentTransitionCounts(db));
+    gaugeFromRows(registry, 'svc_simple_orders', 'Simple-API orders by status', ['status'], () => simpleOrderCountsByStatus(db));
+    gaugeFromRows(registry, 'svc_payment_exceptions', 'Money off the happy path, by kind and status (open: waiting for an operator)', ['kind', 'status'], () =>
+      paymentExceptionCounts(db),
+    );
+    gaugeFromRows(registry, 'svc_webhook_deliveries', 'Webhook deliveries by status (read from Postgres at scrape time)', ['status'], () =>
       webhookDeliveryCountsByStatus(db),
     );
-    gaugeFromRows(registry, 'svc_webhook_attempts', 'Webhook delivery attempts by outcome (read from Postgres at scrape time)', 'outcome', () =>
-      webhookAttemptCounts(db).then((rows) => rows.map((r) => ({ status: r.outcome, count: r.count }))),
+    gaugeFromRows(registry, 'svc_webhook_attempts', 'Webhook delivery attempts by outcome (read from Postgres at scrape time)', ['outcome'], () => webhookAttemptCounts(db));
+    gaugeFromRows(registry, 'svc_webhook_attempt_duration_seconds', 'Webhook attempt latency over the last hour, by quantile', ['quantile'], () =>
+      webhookAttemptLatency(db).then((rows) => rows.map((r) => ({ quantile: r.quantile, count: r.seconds }))),
     );
 
     // Issue 14: a watcher falling behind (lag) or stopped (the last scan's age grows) delays every
     // chain-proven payment of its network. Written by whichever worker holds the network's lease.
     const positions = () => chainWatcherPositions(db);
-    gaugeFromRows(registry, 'svc_chain_watcher_lag_blocks', 'Blocks between the head and the confirmed cursor at the last scan, per network', 'network', () =>
-      positions().then((rows) => rows.map((r) => ({ status: r.network, count: r.lag }))),
+    gaugeFromRows(registry, 'svc_chain_watcher_lag_blocks', 'Blocks between the head and the confirmed cursor at the last scan, per network', ['network'], () =>
+      positions().then((rows) => rows.map((r) => ({ network: r.network, count: r.lag }))),
     );
-    gaugeFromRows(registry, 'svc_chain_watcher_scan_age_seconds', 'Seconds since the network was last scanned', 'network', () =>
-      positions().then((rows) => rows.map((r) => ({ status: r.network, count: r.age }))),
+    gaugeFromRows(registry, 'svc_chain_watcher_scan_age_seconds', 'Seconds since the network was last scanned', ['network'], () =>
+      positions().then((rows) => rows.map((r) => ({ network: r.network, count: r.age }))),
     );
 
     app.addHook('onResponse', async (request, reply) => {
@@ -71,17 +86,22 @@ export default fp<MetricsOptions>(
   { name: 'metrics' },
 );
 
-function gaugeFromRows(registry: Registry, name: string, help: string, label: string, read: () => Promise<{ status: string; count: number }[]>) {
+/** A gauge whose series are rows of a query: each row's label columns name the series, `count` is its value. */
+function gaugeFromRows<L extends string>(registry: Registry, name: string, help: string, labels: L[], read: () => Promise<(Record<L, string> & { count: number })[]>) {
   return new Gauge({
     name,
     help,
-    labelNames: [label],
+    labelNames: labels,
     registers: [registry],
     async collect() {
       // A scrape while Postgres is down fails the scrape (the deadline applies): Prometheus shows the gap.
       const rows = await read();
       this.reset();
-      for (const row of rows) this.set({ [label]: row.status }, Number(row.count));
+      for (const row of rows) {
+        const series = {} as Record<L, string>;
+        for (const l of labels) series[l] = row[l];
+        this.set(series, Number(row.count));
+      }
     },
   });
 }

@@ -27,3 +27,35 @@ export async function chainWatcherPositions(db: DatabaseOrTransaction): Promise<
         from chain_cursors where head is not null`,
   );
 }
+
+/** Transitions of checkout sessions: each writes exactly one event row of its type. */
+export async function paymentTransitionCounts(db: DatabaseOrTransaction): Promise<{ event: string; count: number }[]> {
+  return db.execute<{ event: string; count: number }>(sql`select type as event, count(*)::int as count from events group by type`);
+}
+
+export async function simpleOrderCountsByStatus(db: DatabaseOrTransaction): Promise<{ status: string; count: number }[]> {
+  return db.execute<{ status: string; count: number }>(sql`select status, count(*)::int as count from simple_orders group by status`);
+}
+
+/** Money off the happy path by kind and status: open ones are an operator's queue. */
+export async function paymentExceptionCounts(db: DatabaseOrTransaction): Promise<{ kind: string; status: string; count: number }[]> {
+  return db.execute<{ kind: string; status: string; count: number }>(sql`select kind, status, count(*)::int as count from payment_exceptions group by kind, status`);
+}
+
+/**
+ * Webhook attempt latency over the last hour, as quantiles: computed in Postgres at scrape time, so
+ * every API process reports the same figures (a histogram would count only one process's share).
+ */
+export async function webhookAttemptLatency(db: DatabaseOrTransaction): Promise<{ quantile: string; seconds: number }[]> {
+  const rows = await db.execute<{ p50: number | null; p99: number | null }>(
+    sql`select percentile_cont(0.5) within group (order by duration_ms) / 1000.0 as p50,
+               percentile_cont(0.99) within group (order by duration_ms) / 1000.0 as p99
+        from webhook_attempts where attempted_at > now() - interval '1 hour'`,
+  );
+  const row = rows[0];
+  if (!row || row.p50 === null || row.p99 === null) return [];
+  return [
+    { quantile: '0.5', seconds: Number(row.p50) },
+    { quantile: '0.99', seconds: Number(row.p99) },
+  ];
+}

@@ -86,21 +86,39 @@ export async function findDelivery(db: DatabaseOrTransaction, id: string): Promi
   return row;
 }
 
-export async function recordAttempt(
+/** What an attempt row says until its outcome is written: a worker that dies mid-POST leaves it so. */
+export const INTERRUPTED_ATTEMPT = 'interrupted: the attempt was started, no outcome was recorded';
+
+/**
+ * Logs an attempt before its POST is sent, so every request a receiver sees is in the delivery log,
+ * also when the worker dies before the answer (the row then keeps INTERRUPTED_ATTEMPT).
+ */
+export async function beginAttempt(db: DatabaseOrTransaction, deliveryId: string): Promise<number> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(webhookAttempts)
+      .values({ deliveryId, statusCode: null, durationMs: 0, error: INTERRUPTED_ATTEMPT })
+      .returning({ id: webhookAttempts.id });
+    await tx
+      .update(webhookDeliveries)
+      .set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1`, updatedAt: sql`now()` })
+      .where(eq(webhookDeliveries.id, deliveryId));
+    return row!.id;
+  });
+}
+
+export async function finishAttempt(
   db: DatabaseOrTransaction,
-  input: { deliveryId: string; statusCode: number | null; durationMs: number; error: string | null; succeeded: boolean },
+  input: { attemptId: number; deliveryId: string; statusCode: number | null; durationMs: number; error: string | null; succeeded: boolean },
 ): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.insert(webhookAttempts).values({
-      deliveryId: input.deliveryId,
-      statusCode: input.statusCode,
-      durationMs: input.durationMs,
-      error: input.error,
-    });
+    await tx
+      .update(webhookAttempts)
+      .set({ statusCode: input.statusCode, durationMs: input.durationMs, error: input.error })
+      .where(eq(webhookAttempts.id, input.attemptId));
     await tx
       .update(webhookDeliveries)
       .set({
-        attemptCount: sql`${webhookDeliveries.attemptCount} + 1`,
         lastStatusCode: input.statusCode,
         lastError: input.error,
         updatedAt: sql`now()`,
