@@ -31,10 +31,13 @@ async function main() {
   });
   // The chain watchers (one per configured network) signal workflows through this worker's client.
   const temporal = createTemporalClient(config.temporal);
+  // One process at a time watches each network (an advisory lease); the other workers stand by.
   const watchers = startChainWatchers({
     db: db.db,
+    databaseUrl: config.databaseUrl,
     temporal: temporal.client,
     networks: config.chains.networks,
+    log: (message) => logger.warn(message),
     lateDeposits: { watchHours: config.chains.lateDepositWatchHours, taskQueue: config.temporal.taskQueue },
   });
   const stop = () => void worker.shutdown();

@@ -21,6 +21,7 @@ import adminSettingsRoutes from './routes/admin/settings';
 import adminWebhookRoutes from './routes/admin/webhooks';
 import adminWebhookEndpointRoutes from './routes/admin/webhook-endpoints';
 import adminPaymentRoutes from './routes/admin/payments';
+import adminPaymentProofRoutes from './routes/admin/payment-proof';
 import adminSimpleOrderRoutes from './routes/admin/simple-orders';
 import adminChainRoutes from './routes/admin/chains';
 import adminReconciliationRoutes from './routes/admin/reconciliation';
@@ -164,6 +165,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await admin.register(adminWebhookEndpointRoutes, { config, db });
       await admin.register(adminWebhookRoutes, { config, db });
       await admin.register(adminPaymentRoutes, { db });
+      await admin.register(adminPaymentProofRoutes);
       await admin.register(adminSimpleOrderRoutes, { db });
       await admin.register(adminExceptionRoutes);
       await admin.register(adminChainRoutes, { chains: config.chains, treasuryAddress: deps.treasuryAddress ?? null });

@@ -1,4 +1,4 @@
-import { createPublicClient, createWalletClient, defineChain, http, type Address, type Chain, type LocalAccount, type PublicClient, type Transport, type WalletClient } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, type Address, type Chain, type LocalAccount, type PublicClient, type Transport, type WalletClient } from 'viem';
 import type { Asset, EvmNetwork } from '../domain/assets';
 
 /** One configured network, as config.chains.networks lists them (the shape is all this layer needs). */
@@ -69,4 +69,9 @@ export async function assertChainId(client: ChainClient): Promise<void> {
   if (actual !== client.chainId) {
     throw new ChainMismatchError(`${client.network}: the RPC answers chain id ${actual}, configured ${client.chainId}`);
   }
+}
+
+/** `owner`'s balance of an ERC-20 `token`, in the token's units (micro for the 6-decimal stablecoins). */
+export function tokenBalance(client: ChainClient, token: Address, owner: Address): Promise<bigint> {
+  return client.publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 }

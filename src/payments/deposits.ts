@@ -2,6 +2,9 @@ import { settlementKeys, type SettlementKeys } from '../chains/derivation';
 import type { ChainNetworkConfig, Config } from '../config';
 import { allocateDepositAddress } from '../db/queries/deposit-addresses';
 import { setExpectedGross, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { setOrderExpectedGross, type SimpleOrderRow } from '../db/queries/simple-orders';
+import type { Rail } from '../domain/rails';
+import { fiatProvider } from './rails';
 import { isFiatCurrency } from '../domain/currencies';
 import { AppError } from '../domain/errors';
 import { formatFiat, parseCrypto } from '../domain/money';
@@ -50,6 +53,22 @@ export async function depositAddressFor(ctx: PaymentContext, paymentId: string, 
 /** Where the provider delivers: the deposit address when the payment has one, else the merchant's wallet. */
 export const deliveryAddress = (s: Pick<CheckoutSessionRow, 'depositAddress' | 'walletAddress'>) => s.depositAddress ?? s.walletAddress;
 
+/** Where the provider delivers for a simple order: its own deposit address when it has one, else the customer's wallet. */
+export const orderDeliveryAddress = (o: Pick<SimpleOrderRow, 'chainDepositAddress' | 'walletAddress'>) => o.chainDepositAddress ?? o.walletAddress;
+
+/** The stablecoin the provider quotes to deliver for a fiat amount: the G of a fiat rail. */
+async function quotedGross(ctx: PaymentContext, provider: string, terms: { fiatMinor: bigint; currency: string; asset: string; network: string }): Promise<bigint> {
+  const adapter = ctx.providers.get(provider);
+  const currency = terms.currency;
+  if (!adapter || !isFiatCurrency(currency)) throw new AppError('Conflict', 'This payment cannot be priced.');
+  try {
+    const quote = await adapter.quote({ sourceAmount: formatFiat(terms.fiatMinor, currency), sourceCurrency: currency, destinationAsset: terms.asset, network: terms.network });
+    return parseCrypto(quote.destinationAmount);
+  } catch {
+    throw new AppError('Unavailable', 'The payment provider cannot price this amount right now; please retry in a moment.');
+  }
+}
+
 /**
  * G for a chain-verified session: the provider's quote for the session's terms, taken now (the
  * customer pressed Pay or asked for the direct rail) and kept; a later quote never replaces it.
@@ -57,20 +76,22 @@ export const deliveryAddress = (s: Pick<CheckoutSessionRow, 'depositAddress' | '
 export async function fixExpectedGross(ctx: PaymentContext, session: CheckoutSessionRow): Promise<bigint | null> {
   if (session.verification !== 'chain') return null;
   if (session.expectedGrossMicro !== null) return session.expectedGrossMicro;
-  const adapter = ctx.providers.get(session.provider);
-  const currency = session.currency;
-  if (!adapter || !isFiatCurrency(currency)) throw new AppError('Conflict', 'This checkout cannot be priced.');
-  let micro: bigint;
-  try {
-    const quote = await adapter.quote({
-      sourceAmount: formatFiat(session.amountMinor, currency),
-      sourceCurrency: currency,
-      destinationAsset: session.destinationAsset,
-      network: session.network,
-    });
-    micro = parseCrypto(quote.destinationAmount);
-  } catch {
-    throw new AppError('Unavailable', 'The payment provider cannot price this amount right now; please retry in a moment.');
-  }
+  const micro = await quotedGross(ctx, session.provider, { fiatMinor: session.amountMinor, currency: session.currency, asset: session.destinationAsset, network: session.network });
   return setExpectedGross(ctx.db, session.id, micro);
+}
+
+/**
+ * G for a chain-verified simple order, fixed when the customer chooses a rail, as for a session:
+ * the provider's quote on a fiat rail, or on a crypto rail the amount it is asked to forward (the
+ * order's USD value). The first one taken stands.
+ */
+export async function fixOrderExpectedGross(ctx: PaymentContext, order: SimpleOrderRow, rail: Rail): Promise<bigint | null> {
+  if (order.verification !== 'chain') return null;
+  if (order.expectedGrossMicro !== null) return order.expectedGrossMicro;
+  const provider = isFiatCurrency(order.fiatCurrency) ? fiatProvider(ctx.providers, order.fiatCurrency)?.name : undefined;
+  const micro =
+    rail.type === 'crypto'
+      ? order.amountUsdMicro
+      : await quotedGross(ctx, provider ?? '', { fiatMinor: order.fiatAmountMinor, currency: order.fiatCurrency, asset: order.walletCurrency, network: order.walletNetwork });
+  return setOrderExpectedGross(ctx.db, order.transactionCode, micro);
 }

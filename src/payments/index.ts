@@ -5,6 +5,7 @@ import { openDirectDeposit } from './direct-deposit';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { findLink, linkStatus, openPaymentLink, payLink, type PaymentLinkRequest } from './payment-links';
 import { ingestProviderEvent } from './provider-events';
+import { paymentProof } from './payment-proof';
 import { paymentOptions } from './rails';
 import { chooseRail, loadSimpleOrder, openSimpleOrder, type SimpleCheckoutBody } from './simple-orders';
 import { sweepUnstartedPayments } from './sweep';
@@ -19,6 +20,7 @@ export type { PaymentContext } from './context';
 export type { CheckoutRequest, PayingMerchant } from './checkout-sessions';
 export type { PaymentOption } from './rails';
 export type { DirectDeposit } from './direct-deposit';
+export type { PaymentProof } from './payment-proof';
 export { CallbackRefused } from './provider-events';
 
 /**
@@ -51,6 +53,7 @@ export function createPaymentService(ctx: PaymentContext) {
     listExceptions: (status: ExceptionStatus | undefined, limit: number) => listExceptions(ctx, status, limit),
     acceptException: (id: string) => acceptException(ctx, id),
     refundException: (id: string, address: string) => refundException(ctx, id, address),
+    paymentProof: (id: string) => paymentProof(ctx, id),
   };
 }
 

@@ -9,6 +9,7 @@ import type { ExpectedTerms, ProviderEvent, ProviderFact } from '../domain/provi
 import { providerUpdateSignal } from '../workflows/checkout-session/messages';
 import { simpleProviderSignal } from '../workflows/simple-order/messages';
 import type { PaymentContext } from './context';
+import { orderDeliveryAddress } from './deposits';
 
 /** Whatever owns a provider payment, reduced to what ingesting its events needs. */
 export interface PaymentOwner {
@@ -56,7 +57,8 @@ export async function findPaymentOwner(ctx: PaymentContext, provider: string, re
     };
   }
   if (order && (order.provider === null || order.provider === provider)) {
-    const destination = { destinationAsset: order.walletCurrency, network: order.walletNetwork, walletAddress: order.walletAddress };
+    // The provider delivers to the order's deposit address when it has one.
+    const destination = { destinationAsset: order.walletCurrency, network: order.walletNetwork, walletAddress: orderDeliveryAddress(order) };
     return {
       kind: 'simple_order',
       id: order.transactionCode,

@@ -6,7 +6,7 @@ import type { Rail } from '../domain/rails';
 import { orderDepositRequest, orderPaymentRequest, sessionPaymentRequest } from '../providers/requests';
 import { ProviderError, type ProviderDeposit, type ProviderPayment } from '../providers/types';
 import type { PaymentContext } from './context';
-import { deliveryAddress } from './deposits';
+import { deliveryAddress, orderDeliveryAddress } from './deposits';
 import { fiatProvider } from './rails';
 
 // The provider side of a customer's Pay: created from the API, idempotently per reference, so the
@@ -46,7 +46,8 @@ export async function createOrderPayment(ctx: PaymentContext, order: SimpleOrder
   if (!adapter) throw new AppError('Conflict', `No payment provider takes ${fiatCurrency}.`);
   const base = ctx.config.http.publicBaseUrl;
   const callbackUrl = ctx.providers.callbackUrl(base, adapter.name);
-  const terms = { ...order, fiatCurrency };
+  // The provider delivers to the order's own deposit address when it has one (decisions §11).
+  const terms = { ...order, fiatCurrency, walletAddress: orderDeliveryAddress(order) };
   if (rail.type === 'fiat') {
     const payment = await adapter.createPayment(orderPaymentRequest(terms, { callbackUrl, returnUrl: `${base}/pay/${order.transactionCode}` })).catch(providerFailure);
     return { provider: adapter.name, kind: 'fiat', payment };

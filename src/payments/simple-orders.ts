@@ -18,6 +18,7 @@ import { parseFiat } from './amounts';
 import type { PaymentContext } from './context';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { openPayment } from './open-payment';
+import { depositAddressFor, fixOrderExpectedGross, verificationOf } from './deposits';
 import { closeSessionPayment, createOrderPayment } from './provider-payments';
 import { fiatProvider, usdValue } from './rails';
 
@@ -53,6 +54,7 @@ export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutB
     walletAddress = normalizeWalletAddress(network as Network, body.customer.wallet_address);
     if (!walletAddress) details.push({ path: 'customer.wallet_address', message: `Not a ${network.toUpperCase()} address (checksum included).` });
   }
+  const verification = walletAddress ? verificationOf(config, network, asset, details, 'customer.crypto_currency_network') : 'provider';
   if (body.webhook_url) {
     const refusal = await checkWebhookTarget(body.webhook_url, config.allowPrivateUrls);
     if (refusal) details.push({ path: 'webhook_url', message: refusal });
@@ -68,6 +70,8 @@ export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutB
     expiresAt: expiresAt.toISOString(),
     hasWebhook: Boolean(body.webhook_url),
     processingTimeoutMs: config.checkout.processingTimeoutSeconds * 1000,
+    verification,
+    providerProofTimeoutMs: config.chains.providerProofTimeoutSeconds * 1000,
   };
   const row = await openPayment(ctx, {
     workflowType: SIMPLE_ORDER_WORKFLOW,
@@ -79,9 +83,12 @@ export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutB
       { key: ProviderKey, value: provider.name },
       ...(body.external_reference ? [{ key: OrderIdKey, value: body.external_reference }] : []),
     ],
-    insert: () =>
+    insert: async () =>
       insertSimpleOrder(db, {
         transactionCode: code,
+        verification,
+        // Allocated before the row exists, so a visible chain-verified order always has one.
+        chainDepositAddress: verification === 'chain' ? await depositAddressFor(ctx, code, network) : null,
         fiatAmountMinor: fiat.minor,
         fiatCurrency: fiat.currency,
         amountUsdMicro,
@@ -117,6 +124,7 @@ export async function chooseRail(ctx: PaymentContext, order: SimpleOrderRow, slu
   if (!rail) throw new AppError('ValidationError', `payment_method: unknown rail ${slug}.`, { details: [{ path: 'payment_method', message: 'Unknown payment method.' }] });
   if (order.status !== 'pending') throw new AppError('Conflict', `The order is ${order.status} and can no longer be paid.`);
   await ensurePaymentsEnabled(ctx.db);
+  await fixOrderExpectedGross(ctx, order, rail);
   const made = await createOrderPayment(ctx, order, rail);
   if (made.kind === 'fiat') {
     await updateSimpleOrder(ctx.db, order.transactionCode, { paymentMethod: rail.slug, provider: made.provider, providerPaymentId: made.payment.providerPaymentId });

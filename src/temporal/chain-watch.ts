@@ -5,7 +5,8 @@ import type { TokenTransfer } from '../chains/transfer-logs';
 import { cursorFromJson, cursorToJson, TransferWatcher, type WatchCursor } from '../chains/watcher';
 import type { ChainNetworkConfig } from '../config';
 import type { Database } from '../db/client';
-import { findSessionsByDepositAddress, listOpenDepositAddresses, listRecentlyEndedDepositAddresses, loadCursor, saveCursor } from '../db/queries/chain-credits';
+import { findDepositOwners, listOpenDepositAddresses, listRecentlyEndedDepositAddresses, loadCursor, saveCursor } from '../db/queries/chain-credits';
+import { holdAdvisoryLease } from '../db/advisory-lease';
 import { recordClosedRunDeposit, type LateDepositSettings } from './late-deposits';
 import type { DepositFact } from '../domain/deposit-fact';
 import { depositSignal } from '../workflows/checkout-session/messages';
@@ -15,16 +16,25 @@ import { depositSignal } from '../workflows/checkout-session/messages';
 // (TransferWatcher), signals the owning workflow of each confirmed log (credit) and of each log whose
 // block left the chain (uncredit), and only then stores the cursor in Postgres. A crash between the
 // signals and the save sends them again after restart: the workflow and the chain_credits key make
-// that harmless, and nothing is lost.
+// that harmless, and nothing is lost. One process at a time watches a network, whatever the number of
+// workers: the one holding the network's advisory lease (db/advisory-lease.ts); the others stand by
+// and take over when it stops, dies or loses its connection.
 
 export interface ChainWatchDeps {
   db: Database;
+  /** For the leases' own connections (one per network, held while watching or standing by). */
+  databaseUrl: string;
   temporal: Client;
   networks: readonly ChainNetworkConfig[];
   pollIntervalMs?: number;
+  /** How often a stand-by tries to take a network's lease, and how often the holder checks it (default 5 s each). */
+  lease?: { retryMs?: number; heartbeatMs?: number };
   log?: (message: string) => void;
   /** Decisions §12: ended sessions' addresses stay watched this long; without it only open ones are. */
   lateDeposits?: LateDepositSettings;
+  /** After each scan: where the network's head and the watcher's confirmed cursor stand (watcher lag = head − confirmedThrough). */
+  onScan?: (network: string, position: { head: bigint; confirmedThrough: bigint }) => void;
+  onLease?: (network: string, event: 'acquired' | 'lost' | 'released') => void;
 }
 
 export interface ChainWatchers {
@@ -33,7 +43,22 @@ export interface ChainWatchers {
 
 export function startChainWatchers(deps: ChainWatchDeps): ChainWatchers {
   const controller = new AbortController();
-  const loops = deps.networks.map((n) => watchNetwork(deps, n, controller.signal));
+  const log = deps.log ?? ((m: string) => console.error(m));
+  const loops = deps.networks.map((n) =>
+    holdAdvisoryLease(
+      {
+        databaseUrl: deps.databaseUrl,
+        name: `svc:chain-watch:${n.network}`,
+        signal: controller.signal,
+        ...deps.lease,
+        onChange: (event, detail) => {
+          if (event !== 'acquired') log(`chain watcher ${n.network}: lease ${event}${detail ? ` (${detail})` : ''}`);
+          deps.onLease?.(n.network, event);
+        },
+      },
+      (held) => watchNetwork(deps, n, held),
+    ),
+  );
   return {
     async stop() {
       controller.abort();
@@ -81,7 +106,9 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
       // Removals first: the same log may come back in another block in this very scan.
       await signalAll(deps, [...result.removed.map((t) => toFact('removed', t)), ...result.confirmed.map((t) => toFact('credited', t))], log);
       cursor = result.cursor;
-      await saveCursor(db, endpoint.network, JSON.stringify(cursorToJson(cursor)));
+      const position = { head: result.head, confirmedThrough: cursor.confirmedThrough };
+      await saveCursor(db, endpoint.network, JSON.stringify(cursorToJson(cursor)), position);
+      deps.onScan?.(endpoint.network, position);
       caughtUp = result.caughtUp;
     } catch (err) {
       log(`chain watcher ${endpoint.network}: ${err instanceof Error ? err.message : String(err)}`);
@@ -99,14 +126,15 @@ async function watchedAddresses(deps: ChainWatchDeps, network: string) {
 async function signalAll(deps: ChainWatchDeps, facts: DepositFact[], log: (m: string) => void): Promise<void> {
   const { db, temporal } = deps;
   if (facts.length === 0) return;
-  const owners = new Map((await findSessionsByDepositAddress(db, [...new Set(facts.map((f) => f.to))])).map((o) => [o.address.toLowerCase(), o.paymentId]));
+  // Checkout sessions and simple orders alike: the address's payment reference is its workflow's id.
+  const owners = new Map((await findDepositOwners(db, [...new Set(facts.map((f) => f.to))])).map((o) => [o.address.toLowerCase(), o.paymentId]));
   for (const fact of facts) {
     const paymentId = owners.get(fact.to.toLowerCase());
     if (!paymentId) continue;
     try {
       await temporal.workflow.getHandle(paymentId).signal(depositSignal, fact);
     } catch (err) {
-      // The session's run has ended: money after the end belongs to the exceptions machinery.
+      // The payment's run has ended: money after the end belongs to the exceptions machinery.
       if (err instanceof WorkflowNotFoundError) {
         if (deps.lateDeposits) await recordClosedRunDeposit(db, temporal, deps.lateDeposits, paymentId, fact);
         else log(`chain watcher: ${fact.network} log ${fact.transactionHash}:${fact.logIndex} to ${paymentId}, whose workflow has closed`);

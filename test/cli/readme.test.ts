@@ -95,6 +95,14 @@ const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, li
       expect(run.stdout).toContain(`settled       ${tx.json.transaction.grossAmount} USDC on polygon`);
     },
   },
+  'payments proof': {
+    check: async (run) => {
+      expect(run.stdout.split('\n')[0]).toBe(`proof ${state.paymentId} completed (checkout_session, verification chain)`);
+      const tx = (await api('GET', `transactions/${state.paymentId}`)).json.transaction;
+      expect(run.stdout).toMatch(new RegExp(`on chain\\s+${tx.grossAmount.replace('.', '\\.')} USDC at the deposit address now`));
+      expect(run.stdout).toMatch(new RegExp(`logs\\s+${tx.depositTransactionHash ?? tx.transactionHash}:\\d+ ${tx.grossAmount.replace('.', '\\.')} block \\d+, \\d+ confirmations, credited`));
+    },
+  },
   'deliveries list': {
     before: async () => {
       await eventually(async () => completedDeliveries().length, (n) => n > 0, 20_000, 'the payment.completed delivery');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MerchantIdKey, OrderIdKey, PaymentStatusKey, ProviderKey } from '../../src/workflows/search-attributes';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
+import { orderDepositAddressOf } from '../support/proof';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 
 // The simple API's orders on the one engine: the same search attributes as a checkout session, a
@@ -15,7 +16,8 @@ async function order(externalReference: string) {
   expect(res.statusCode).toBe(201);
   return res.json().data.transaction_code as string;
 }
-const terms = (code: string) => ({ id: code, amount: '10.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET });
+// Polygon has a chain verifier here: the provider delivers to the order's own deposit address.
+const terms = async (code: string) => ({ id: code, amount: '10.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: await orderDepositAddressOf(ctx, code) });
 const row = async (code: string) => (await ctx.db.sql`select status, failure_reason from simple_orders where transaction_code = ${code}`)[0]!;
 const exceptionKinds = async (code: string) => (await ctx.db.sql`select kind from payment_exceptions where payment_id = ${code} order by created_at`).map((r) => r.kind as string);
 const secret = () => ({ secret: ctx.config.providers.sandbox.callbackSecret });
@@ -36,7 +38,7 @@ describe('a simple order on the payment engine', () => {
   it('records a success that arrives after the order expired as a late exception, and the event as late', async () => {
     const code = await order('late-1');
     await eventually(() => row(code), (r) => r.status === 'expired', 15_000, 'expiry');
-    const event = sandboxEvent(terms(code), 'payment.succeeded');
+    const event = sandboxEvent(await terms(code), 'payment.succeeded');
     const res = await postCallback(ctx.app, event, secret());
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true, late: true });
@@ -48,13 +50,13 @@ describe('a simple order on the payment engine', () => {
 
   it('fails an order the provider left in processing, and records money that comes after as an exception', async () => {
     const code = await order('stuck-1');
-    expect((await postCallback(ctx.app, sandboxEvent(terms(code), 'payment.processing'), secret())).statusCode).toBe(200);
+    expect((await postCallback(ctx.app, sandboxEvent(await terms(code), 'payment.processing'), secret())).statusCode).toBe(200);
     await eventually(() => row(code), (r) => r.status === 'failed', 20_000, 'the processing timeout');
     expect(await row(code)).toEqual({ status: 'failed', failure_reason: 'provider_timeout' });
     expect(await exceptionKinds(code)).toEqual([]);
     expect((await ctx.temporal.workflow.getHandle(code).result()).status).toBe('failed');
 
-    expect((await postCallback(ctx.app, sandboxEvent(terms(code), 'payment.succeeded'), secret())).json()).toEqual({ ok: true, late: true });
+    expect((await postCallback(ctx.app, sandboxEvent(await terms(code), 'payment.succeeded'), secret())).json()).toEqual({ ok: true, late: true });
     expect(await exceptionKinds(code)).toEqual(['late']);
   });
 });

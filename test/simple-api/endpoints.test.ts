@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { http } from '../support/http';
+import { orderDepositAddressOf } from '../support/proof';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 
 // The simple API's endpoints, success and error paths, all in the { status } envelope.
@@ -189,7 +190,8 @@ describe('provider callbacks for simple orders', () => {
   it('checks amounts, dedupes, and refuses bad signatures', async () => {
     const code = (await checkout()).json.data.transaction_code;
     await http('GET', api(`/payment_link?transaction_code=${code}&payment_method=card`));
-    const order = { id: code, amount: '25.00', currency: 'EUR', destinationAsset: 'USDC', network: 'polygon', walletAddress: WALLET };
+    // Polygon has a chain verifier here: the provider delivers to the order's own deposit address.
+    const order = { id: code, amount: '25.00', currency: 'EUR', destinationAsset: 'USDC', network: 'polygon', walletAddress: await orderDepositAddressOf(ctx, code) };
     const secret = ctx.config.providers.sandbox.callbackSecret;
 
     const wrong = await postCallback(ctx.app, sandboxEvent({ ...order, amount: '26.00' }, 'payment.processing'), { secret });

@@ -14,7 +14,7 @@ import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
 import { devChainVariables } from '../../src/chains/test-tokens';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { createTemporalClient } from '../../src/temporal/client';
-import { startChainWatchers } from '../../src/temporal/chain-watch';
+import { startChainWatchers, type ChainWatchDeps, type ChainWatchers } from '../../src/temporal/chain-watch';
 import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
 import { createTestDatabase } from './databases';
 import { freePort } from './free-port';
@@ -126,8 +126,8 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
   return ctx;
 }
 
-/** A worker in this process on the file's task queue, with the real activities. */
-export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | 'providers' | 'temporal'>): Promise<CheckoutWorker> {
+/** A worker in this process on the file's task queue, with the real activities (and, unless told not to, the chain watchers). */
+export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | 'providers' | 'temporal'>, options: { watch?: boolean } = {}): Promise<CheckoutWorker> {
   const worker = await createWorker({
     temporal: ctx.config.temporal,
     activities: createActivities({
@@ -142,14 +142,9 @@ export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | '
     }),
   });
   void worker.run();
+  if (options.watch === false) return worker;
   // As worker.ts does: the chain watchers live beside the worker and stop with it.
-  const watchers = startChainWatchers({
-    db: ctx.db.db,
-    temporal: ctx.temporal,
-    networks: ctx.config.chains.networks,
-    pollIntervalMs: 200,
-    lateDeposits: { watchHours: ctx.config.chains.lateDepositWatchHours, taskQueue: ctx.config.temporal.taskQueue },
-  });
+  const watchers = startTestWatchers(ctx);
   return {
     ...worker,
     async shutdown() {
@@ -157,6 +152,20 @@ export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | '
       await worker.shutdown();
     },
   };
+}
+
+/** A set of chain watchers as a worker process runs them, on the file's database (fast timers for tests). */
+export function startTestWatchers(ctx: Pick<TestContext, 'config' | 'db' | 'temporal'>, overrides: Partial<ChainWatchDeps> = {}): ChainWatchers {
+  return startChainWatchers({
+    db: ctx.db.db,
+    databaseUrl: ctx.config.databaseUrl,
+    temporal: ctx.temporal,
+    networks: ctx.config.chains.networks,
+    pollIntervalMs: 200,
+    lease: { retryMs: 300, heartbeatMs: 500 },
+    lateDeposits: { watchHours: ctx.config.chains.lateDepositWatchHours, taskQueue: ctx.config.temporal.taskQueue },
+    ...overrides,
+  });
 }
 
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };

@@ -13,6 +13,12 @@ export async function depositAddressOf(ctx: Pick<TestContext, 'db'>, id: string)
   return row!.deposit_address as Address;
 }
 
+/** A simple order's deposit address: what a provider's callback names as the wallet it delivers to. */
+export async function orderDepositAddressOf(ctx: Pick<TestContext, 'db'>, code: string): Promise<Address> {
+  const [row] = await ctx.db.sql`select chain_deposit_address from simple_orders where transaction_code = ${code}`;
+  return row!.chain_deposit_address as Address;
+}
+
 /** The customer pays the session from a wallet (the direct rail; the sandbox must run, its quote is G). */
 export async function payDirect(ctx: Pick<TestContext, 'app'>, id: string, chain = sharedChain()) {
   const res = await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${id}/deposit` });

@@ -29,7 +29,11 @@ const STATE_TEXT: Record<SimpleOrderRow['status'], { title: string; body: string
 
 export function renderSimplePage(m: SimplePageModel): string {
   const { order } = m;
-  const state = STATE_TEXT[order.status];
+  // A chain-proven order is settled once the money is ours; its payout to the wallet is a later step.
+  const state =
+    order.status === 'settled' && !order.payoutDispatched
+      ? { title: 'Payment received', body: 'Thank you. Your payment is confirmed on chain; the funds are on their way to your wallet.' }
+      : STATE_TEXT[order.status];
   const network = order.walletNetwork.toUpperCase();
 
   let actions: Raw = html``;

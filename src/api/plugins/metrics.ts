@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../../db/client';
 import {
+  chainWatcherPositions,
   paymentCountsByStatus,
   paymentExceptionCounts,
   paymentTransitionCounts,
@@ -54,6 +55,16 @@ export default fp<MetricsOptions>(
     gaugeFromRows(registry, 'svc_webhook_attempts', 'Webhook delivery attempts by outcome (read from Postgres at scrape time)', ['outcome'], () => webhookAttemptCounts(db));
     gaugeFromRows(registry, 'svc_webhook_attempt_duration_seconds', 'Webhook attempt latency over the last hour, by quantile', ['quantile'], () =>
       webhookAttemptLatency(db).then((rows) => rows.map((r) => ({ quantile: r.quantile, count: r.seconds }))),
+    );
+
+    // Issue 14: a watcher falling behind (lag) or stopped (the last scan's age grows) delays every
+    // chain-proven payment of its network. Written by whichever worker holds the network's lease.
+    const positions = () => chainWatcherPositions(db);
+    gaugeFromRows(registry, 'svc_chain_watcher_lag_blocks', 'Blocks between the head and the confirmed cursor at the last scan, per network', ['network'], () =>
+      positions().then((rows) => rows.map((r) => ({ network: r.network, count: r.lag }))),
+    );
+    gaugeFromRows(registry, 'svc_chain_watcher_scan_age_seconds', 'Seconds since the network was last scanned', ['network'], () =>
+      positions().then((rows) => rows.map((r) => ({ network: r.network, count: r.age }))),
     );
 
     app.addHook('onResponse', async (request, reply) => {

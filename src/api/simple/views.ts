@@ -21,6 +21,8 @@ export function transactionView(o: SimpleOrderRow) {
     wallet_network: o.walletNetwork.toUpperCase(),
     payment_method: o.paymentMethod,
     payout_dispatched: o.payoutDispatched,
+    // Decisions §11: "chain" when the order settles only from a confirmed transfer to its own deposit address.
+    verification: o.verification,
     transaction_hash: o.transactionHash,
     explorer_url: o.explorerUrl,
     success_url: o.successUrl,
@@ -51,6 +53,10 @@ export function adminOrderView(o: SimpleOrderRow) {
     deposit: o.depositAddress
       ? { address: o.depositAddress, asset: o.depositAsset, network: o.depositNetwork, amount: o.depositAmountMicro === null ? null : formatCrypto(o.depositAmountMicro) }
       : null,
+    verification: o.verification,
+    chainDepositAddress: o.chainDepositAddress,
+    expectedGross: o.expectedGrossMicro === null ? null : formatCrypto(o.expectedGrossMicro),
+    depositTransactionHash: o.depositTransactionHash,
     transactionHash: o.transactionHash,
     explorerUrl: o.explorerUrl,
     payoutDispatched: o.payoutDispatched,

@@ -1,8 +1,8 @@
 import { arg, defineCommand, value, type CommandInput, type OpsCommand, type RunContext } from '../command';
-import { formatPayment, formatPayments, paymentAnswer, paymentsView } from '../render';
+import { formatPayment, formatPayments, formatProof, paymentAnswer, paymentsView, proofAnswer } from '../render';
 import { positiveSeconds } from '../values';
 
-// Payments: the platform-wide kill switch (spec rule 1.2), and waiting for one payment to finish.
+// Payments: the platform-wide kill switch (spec rule 1.2), waiting for one payment to finish, and its proof on chain.
 
 const POLL_INTERVAL_MS = 1000;
 const DEFAULT_WAIT_SECONDS = 60;
@@ -66,5 +66,13 @@ export const PAYMENT_COMMANDS: readonly OpsCommand[] = [
     execute: waitUntilTerminal,
     response: paymentAnswer,
     render: formatPayment,
+  }),
+  defineCommand({
+    name: 'payments proof',
+    args: [{ name: 'paymentId', description: 'the payment: SV_… or a simple order\'s transaction code' }],
+    summary: 'Show what proves a payment on chain: its deposit address, the token balance there, the credited logs with tx hashes and confirmations.',
+    request: (input) => ({ method: 'GET', path: `/payments/${encodeURIComponent(arg(input, 'paymentId'))}/proof` }),
+    response: proofAnswer,
+    render: formatProof,
   }),
 ];

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { chainCredits, chainCursors, checkoutSessions } from '../schema';
+import { chainCredits, chainCursors, checkoutSessions, simpleOrders } from '../schema';
+import { findDepositAddresses } from './deposit-addresses';
 
 export type ChainCreditRow = typeof chainCredits.$inferSelect;
 
@@ -76,12 +77,20 @@ export async function listCredits(db: DatabaseOrTransaction, paymentId: string):
     .orderBy(chainCredits.blockNumber, chainCredits.logIndex);
 }
 
+/** Every log ever credited to the payment, removed ones included (an operator's view of the proof). */
+export async function listCreditHistory(db: DatabaseOrTransaction, paymentId: string): Promise<ChainCreditRow[]> {
+  return db.select().from(chainCredits).where(eq(chainCredits.paymentId, paymentId)).orderBy(chainCredits.blockNumber, chainCredits.logIndex);
+}
+
 export const totalOf = (credits: readonly ChainCreditRow[]) => credits.reduce((sum, c) => sum + c.amountMicro, 0n);
 
-/** Deposit addresses of the network's open chain-verified sessions, with the session each belongs to. */
+/**
+ * Deposit addresses of the network's open chain-verified payments (checkout sessions and simple
+ * orders), with the payment each belongs to: what the network's watcher reads transfers to.
+ */
 export async function listOpenDepositAddresses(db: DatabaseOrTransaction, network: string): Promise<{ paymentId: string; address: string }[]> {
-  const rows = await db
-    .select({ paymentId: checkoutSessions.id, address: checkoutSessions.depositAddress })
+  const sessions = db
+    .select({ paymentId: checkoutSessions.id, address: sql<string>`${checkoutSessions.depositAddress}` })
     .from(checkoutSessions)
     .where(
       and(
@@ -91,7 +100,18 @@ export async function listOpenDepositAddresses(db: DatabaseOrTransaction, networ
         inArray(checkoutSessions.status, ['pending', 'processing']),
       ),
     );
-  return rows.map((r) => ({ paymentId: r.paymentId, address: r.address! }));
+  const orders = db
+    .select({ paymentId: simpleOrders.transactionCode, address: sql<string>`${simpleOrders.chainDepositAddress}` })
+    .from(simpleOrders)
+    .where(
+      and(
+        eq(simpleOrders.walletNetwork, network),
+        eq(simpleOrders.verification, 'chain'),
+        isNotNull(simpleOrders.chainDepositAddress),
+        inArray(simpleOrders.status, ['pending', 'processing']),
+      ),
+    );
+  return sessions.unionAll(orders);
 }
 
 /**
@@ -115,14 +135,13 @@ export async function listRecentlyEndedDepositAddresses(db: DatabaseOrTransactio
   return rows.map((r) => ({ paymentId: r.paymentId, address: r.address! }));
 }
 
-/** The session a deposit address belongs to, whatever its status (a transfer may confirm after the session ended). */
-export async function findSessionsByDepositAddress(db: DatabaseOrTransaction, addresses: readonly string[]): Promise<{ paymentId: string; address: string }[]> {
-  if (addresses.length === 0) return [];
-  const rows = await db
-    .select({ paymentId: checkoutSessions.id, address: checkoutSessions.depositAddress })
-    .from(checkoutSessions)
-    .where(inArray(checkoutSessions.depositAddress, [...addresses]));
-  return rows.map((r) => ({ paymentId: r.paymentId, address: r.address! }));
+/**
+ * The payment each deposit address belongs to, whatever its kind or status (a transfer may confirm
+ * after the payment ended). The payment reference is also its workflow's id.
+ */
+export async function findDepositOwners(db: DatabaseOrTransaction, addresses: readonly string[]): Promise<{ paymentId: string; address: string }[]> {
+  const rows = await findDepositAddresses(db, addresses);
+  return rows.map((r) => ({ paymentId: r.paymentReference, address: r.address }));
 }
 
 export async function loadCursor(db: DatabaseOrTransaction, network: string): Promise<string | undefined> {
@@ -130,9 +149,11 @@ export async function loadCursor(db: DatabaseOrTransaction, network: string): Pr
   return row?.cursor;
 }
 
-export async function saveCursor(db: DatabaseOrTransaction, network: string, cursor: string): Promise<void> {
+/** Stores the cursor, and with `position` where the scan that made it stood (for the lag metric). */
+export async function saveCursor(db: DatabaseOrTransaction, network: string, cursor: string, position?: { head: bigint; confirmedThrough: bigint }): Promise<void> {
+  const values = { cursor, ...(position ?? {}) };
   await db
     .insert(chainCursors)
-    .values({ network, cursor })
-    .onConflictDoUpdate({ target: chainCursors.network, set: { cursor, updatedAt: sql`now()` } });
+    .values({ network, ...values })
+    .onConflictDoUpdate({ target: chainCursors.network, set: { ...values, updatedAt: sql`now()` } });
 }

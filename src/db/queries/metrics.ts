@@ -20,6 +20,14 @@ export async function webhookAttemptCounts(db: DatabaseOrTransaction): Promise<{
   );
 }
 
+/** Each watched network: blocks between the head and the watcher's confirmed cursor at its last scan, and that scan's age. */
+export async function chainWatcherPositions(db: DatabaseOrTransaction): Promise<{ network: string; lag: number; age: number }[]> {
+  return db.execute<{ network: string; lag: number; age: number }>(
+    sql`select network, greatest(head - confirmed_through, 0)::float8 as lag, extract(epoch from now() - updated_at)::float8 as age
+        from chain_cursors where head is not null`,
+  );
+}
+
 /** Transitions of checkout sessions: each writes exactly one event row of its type. */
 export async function paymentTransitionCounts(db: DatabaseOrTransaction): Promise<{ event: string; count: number }[]> {
   return db.execute<{ event: string; count: number }>(sql`select type as event, count(*)::int as count from events group by type`);

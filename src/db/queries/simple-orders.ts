@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { simpleOrders } from '../schema';
 import { orderSourcesOf, type SimpleOrderStatus } from '../../domain/payment-status';
@@ -14,6 +14,21 @@ export async function insertSimpleOrder(db: DatabaseOrTransaction, row: NewSimpl
 export async function findSimpleOrder(db: DatabaseOrTransaction, code: string): Promise<SimpleOrderRow | undefined> {
   const [row] = await db.select().from(simpleOrders).where(eq(simpleOrders.transactionCode, code));
   return row;
+}
+
+export async function lockSimpleOrder(db: DatabaseOrTransaction, code: string): Promise<SimpleOrderRow | undefined> {
+  const [row] = await db.select().from(simpleOrders).where(eq(simpleOrders.transactionCode, code)).for('update');
+  return row;
+}
+
+/** Fixes G for a chain-verified order unless it is fixed already (the first one stands); answers the stored G. */
+export async function setOrderExpectedGross(db: DatabaseOrTransaction, code: string, micro: bigint): Promise<bigint> {
+  await db
+    .update(simpleOrders)
+    .set({ expectedGrossMicro: micro, updatedAt: sql`now()` })
+    .where(and(eq(simpleOrders.transactionCode, code), isNull(simpleOrders.expectedGrossMicro)));
+  const [row] = await db.select({ g: simpleOrders.expectedGrossMicro }).from(simpleOrders).where(eq(simpleOrders.transactionCode, code));
+  return row!.g!;
 }
 
 /** An order customers and integrators can see: its workflow has started. */

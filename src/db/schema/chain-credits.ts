@@ -32,5 +32,9 @@ export const chainCredits = pgTable(
 export const chainCursors = pgTable('chain_cursors', {
   network: text('network').primaryKey(),
   cursor: text('cursor').notNull(),
+  // Where the last scan stood (head − confirmedThrough is the watcher's lag, read by /metrics); null
+  // until the first scan.
+  head: bigint('head', { mode: 'bigint' }),
+  confirmedThrough: bigint('confirmed_through', { mode: 'bigint' }),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });

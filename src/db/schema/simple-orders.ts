@@ -26,6 +26,17 @@ export const simpleOrders = pgTable(
     paymentMethod: text('payment_method'),
     provider: text('provider'),
     providerPaymentId: text('provider_payment_id'),
+    // Decisions §11: 'chain' when the customer's network has a verifier. The provider then delivers
+    // to the order's own address (chainDepositAddress), and the order settles only from confirmed
+    // credits of it of at least expectedGrossMicro; the customer's wallet gets the payout (issue 12).
+    verification: text('verification', { enum: ['chain', 'provider'] }).notNull().default('provider'),
+    chainDepositAddress: text('chain_deposit_address'),
+    // G: the provider's quote (fiat rail) or the amount it forwards (crypto rail) when the customer
+    // chose the rail; the first one taken stands.
+    expectedGrossMicro: bigint('expected_gross_micro', { mode: 'bigint' }),
+    // The inbound transfer that settled a chain-verified order (its gross is receivedMicro).
+    depositTransactionHash: text('deposit_transaction_hash'),
+    // A crypto rail's provider address, where the customer sends (not ours: the provider forwards).
     depositAddress: text('deposit_address'),
     depositAsset: text('deposit_asset'),
     depositNetwork: text('deposit_network'),

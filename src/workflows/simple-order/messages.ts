@@ -17,6 +17,10 @@ export interface SimpleOrderInput {
   hasWebhook: boolean;
   /** How long a `processing` order waits for the provider's outcome before it fails (absent in runs of the first version). */
   processingTimeoutMs?: number;
+  /** Absent in runs started before proof of payment: those settle on the provider's word. */
+  verification?: 'chain' | 'provider';
+  /** Chain-verified runs: how long a provider's success may wait for its transfer before it is `unverified`. */
+  providerProofTimeoutMs?: number;
 }
 
 export type { PaymentInstructions };
@@ -27,6 +31,9 @@ export interface SimpleOrderState {
 }
 
 export type { ProviderFact };
+export type { DepositFact } from '../../domain/deposit-fact';
+/** The chain watcher's word about the order's deposit address: the same signal a checkout session gets. */
+export { depositSignal } from '../checkout-session/messages';
 
 export const simpleProviderSignal = defineSignal<[ProviderFact]>('simpleProviderUpdate');
 /** A rail chosen through the previous version's workflow update (the API now prepares it directly); kept for its runs. */

@@ -1,12 +1,15 @@
 import { allHandlersFinished, ApplicationFailure, condition, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { ChainProofActivities, ProviderClaim } from '../../activities/chain-proof';
 import type { SimpleOrderActivities } from '../../activities/simple-orders';
 import { canTransitionOrder, isOrderOpen } from '../../domain/payment-status';
 import { DATABASE_ACTIVITY } from '../activity-options';
 import { PaymentStatusKey } from '../search-attributes';
 import {
   choosePaymentUpdate,
+  depositSignal,
   simpleProviderSignal,
   simpleStateQuery,
+  type DepositFact,
   type PaymentInstructions,
   type ProviderFact,
   type SimpleOrderInput,
@@ -15,6 +18,7 @@ import {
 } from './messages';
 
 const records = proxyActivities<SimpleOrderActivities>(DATABASE_ACTIVITY);
+const proof = proxyActivities<ChainProofActivities>(DATABASE_ACTIVITY);
 
 // Only for runs of the previous version, whose rail choice was this workflow's update; bounded,
 // as the customer waited on it.
@@ -29,6 +33,8 @@ const webhook = proxyActivities<SimpleOrderActivities>({
   retry: { maximumAttempts: 1 },
 });
 
+type Command = { kind: 'fact'; fact: ProviderFact } | { kind: 'deposit'; fact: DepositFact };
+
 /** A provider that said `processing` and then nothing for this long has failed the order (unless the input says otherwise). */
 export const PROCESSING_TIMEOUT_MS = 24 * 3_600_000;
 
@@ -42,16 +48,35 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
   const code = input.transactionCode;
   let status: SimpleOrderStatus = 'pending';
   let paymentMethod: string | null = null;
-  const queue: ProviderFact[] = [];
+  const queue: Command[] = [];
   const seenEvents = new Set<string>();
   let preparing: { slug: string; result: Promise<PaymentInstructions> } | null = null;
+  // Decisions §11, as for a checkout session: on a network with a verifier only confirmed credits of
+  // the order's deposit address settle it; the provider's success moves it to processing. Runs
+  // started before this carry no `verification` and never reach patched(), so they replay unchanged.
+  const chainVerified = input.verification === 'chain' && patched('simple-order-chain-proof');
+  const seenLogs = new Set<string>();
+  // A provider success waiting for its transfer, and when it becomes `unverified`.
+  let claim: ProviderClaim | null = null;
+  let claimDueMs: number | null = null;
 
   setHandler(simpleStateQuery, () => ({ status, paymentMethod }));
 
   setHandler(simpleProviderSignal, (fact) => {
     if (seenEvents.has(fact.eventId)) return;
     seenEvents.add(fact.eventId);
-    queue.push(fact);
+    queue.push({ kind: 'fact', fact });
+  });
+
+  setHandler(depositSignal, (fact) => {
+    if (!chainVerified) return;
+    // Watchers re-send after a crash (at least once); a log in the same block is the same news.
+    const key = `${fact.kind}:${fact.network}:${fact.transactionHash.toLowerCase()}:${fact.logIndex}@${fact.blockHash.toLowerCase()}`;
+    if (seenLogs.has(key)) return;
+    seenLogs.add(key);
+    // A removal followed by the same log in the same block again (re-mined) must credit again.
+    if (fact.kind === 'removed') seenLogs.delete(key.replace(/^removed:/, 'credited:'));
+    queue.push({ kind: 'deposit', fact });
   });
 
   // The rail choice now goes from the API to the provider; the handler stays for updates sent to
@@ -86,7 +111,18 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
     if (patched('simple-order-search-attributes')) upsertSearchAttributes([{ key: PaymentStatusKey, value: next }]);
   }
 
-  async function apply(fact: ProviderFact) {
+  async function apply(command: Command) {
+    if (command.kind === 'deposit') return applyDeposit(command.fact);
+    const { fact } = command;
+    if (chainVerified && fact.type === 'succeeded' && isOrderOpen(status)) {
+      // A hint, never a settlement: processing, and a deadline for the transfer it announces.
+      if (canTransitionOrder(status, 'processing')) await moveTo('processing', () => records.recordSimpleProcessing(code, fact));
+      if (!claim) {
+        claim = { eventId: fact.eventId, providerPaymentId: fact.providerPaymentId, destinationAmount: fact.destinationAmount, transactionHash: fact.transactionHash };
+        claimDueMs = Date.now() + (input.providerProofTimeoutMs ?? 3_600_000);
+      }
+      return;
+    }
     if (!isOrderOpen(status)) {
       // Money after the order ended is flagged for an operator, as for a checkout session.
       if (patched('simple-order-late-money')) await records.flagLateOrderFact(code, fact, status);
@@ -96,21 +132,42 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
       await moveTo('processing', () => records.recordSimpleProcessing(code, fact));
     } else if (fact.type === 'succeeded') {
       await moveTo('settled', () => records.recordSimpleSettlement(code, fact));
-      if (input.hasWebhook) {
-        try {
-          await webhook.sendSettledWebhook(code);
-        } catch {
-          // Recorded on the order by the activity when it ran at all; never retried (spec 6.4).
-        }
-      }
+      await announceSettled();
     } else if (fact.type === 'failed') {
       await moveTo('failed', () => records.recordSimpleFailure(code, fact));
     }
   }
 
-  /** The provider went quiet after `processing`: the order fails, and anything later is late money. */
-  function providerTimedOut(): ProviderFact {
-    return { eventId: `timeout:${code}`, type: 'failed', providerPaymentId: '', failureReason: 'provider_timeout', occurredAt: new Date(Date.now()).toISOString() };
+  async function announceSettled() {
+    if (!input.hasWebhook) return;
+    try {
+      await webhook.sendSettledWebhook(code);
+    } catch {
+      // Recorded on the order by the activity when it ran at all; never retried (spec 6.4).
+    }
+  }
+
+  /** A credit (or its removal) of the deposit address; settles once the credits cover G. */
+  async function applyDeposit(fact: DepositFact) {
+    if (fact.kind === 'removed') {
+      await proof.uncreditOrderDeposit(code, fact);
+      return;
+    }
+    const credit = await proof.creditOrderDeposit(code, fact);
+    // Money after the end is credited (recorded) but changes nothing here; the exceptions issue owns it.
+    if (!isOrderOpen(status) || !credit.held || credit.expectedMicro === null) return;
+    if (BigInt(credit.creditedMicro) < BigInt(credit.expectedMicro)) return;
+    // Not moveTo: the activity re-checks the credits under the order's lock and may decline.
+    if (!(await proof.recordOrderChainSettlement(code, claim?.providerPaymentId ?? null))) return;
+    status = 'settled';
+    upsertSearchAttributes([{ key: PaymentStatusKey, value: 'settled' }]);
+    await announceSettled();
+  }
+
+  /** The provider went quiet after `processing` (or its success was never proven): the order fails, and anything later is late money. */
+  function providerTimedOut(): Command {
+    const failureReason = claim ? 'unverified' : 'provider_timeout';
+    return { kind: 'fact', fact: { eventId: `timeout:${code}`, type: 'failed', providerPaymentId: '', failureReason, occurredAt: new Date(Date.now()).toISOString() } };
   }
 
   await records.openSimpleOrder(code);
@@ -121,11 +178,24 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
       const remaining = expiresAtMs - Date.now();
       const woke = remaining > 0 && (await condition(() => queue.length > 0, remaining));
       if (!woke) {
+        // Short credits at expiry are underpaid money, recorded before the order ends.
+        if (chainVerified) await proof.recordOrderShortfall(code, claim, 'expiry');
         await moveTo('expired', () => records.recordSimpleExpiry(code));
         break;
       }
     } else if (patched('simple-order-processing-timeout')) {
-      if (!(await condition(() => queue.length > 0, input.processingTimeoutMs ?? PROCESSING_TIMEOUT_MS))) queue.push(providerTimedOut());
+      const timeoutMs = input.processingTimeoutMs ?? PROCESSING_TIMEOUT_MS;
+      const wait = claimDueMs === null ? timeoutMs : Math.max(1, Math.min(timeoutMs, claimDueMs - Date.now()));
+      if (!(await condition(() => queue.length > 0, wait))) {
+        if (claimDueMs !== null && Date.now() >= claimDueMs) {
+          // The provider's success was not credited in time: recorded once, never settled.
+          await proof.recordOrderShortfall(code, claim, 'claim');
+          claimDueMs = null;
+          continue;
+        }
+        if (chainVerified) await proof.recordOrderShortfall(code, claim, 'expiry');
+        queue.push(providerTimedOut());
+      }
     } else {
       await condition(() => queue.length > 0);
     }

@@ -1,0 +1,38 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+
+const proofView = z.object({
+  paymentId: z.string(),
+  kind: z.enum(['checkout_session', 'simple_order']),
+  status: z.string(),
+  verification: z.enum(['chain', 'provider']),
+  network: z.string(),
+  asset: z.string(),
+  depositAddress: z.string().nullable(),
+  expectedGross: z.string().nullable(),
+  credited: z.string(),
+  chain: z.object({ chainId: z.number(), token: z.string(), head: z.string(), confirmationsRequired: z.number(), balance: z.string() }).nullable(),
+  chainError: z.string().nullable(),
+  credits: z.array(
+    z.object({ transactionHash: z.string(), logIndex: z.number(), amount: z.string(), blockNumber: z.string(), confirmations: z.string().nullable(), state: z.string() }),
+  ),
+});
+
+/** Operators: what proves a payment on chain (decisions §11), for a checkout session or a simple order. */
+const adminPaymentProofRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/payments/:id/proof',
+    {
+      schema: {
+        tags: ['admin'],
+        security: [{ adminToken: [] }],
+        summary: 'A payment’s proof on chain: deposit address, token balance there now, credited logs with their confirmations',
+        params: z.object({ id: z.string() }),
+        response: { 200: z.object({ ok: z.literal(true), proof: proofView }) },
+      },
+    },
+    async (request) => ({ ok: true as const, proof: await app.payments.paymentProof(request.params.id) }),
+  );
+};
+
+export default adminPaymentProofRoutes;
