@@ -62,6 +62,30 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app,
     },
   );
 
+  // As Stripe's expire: the same scope as create. Repeating it answers the expired session again.
+  app.post(
+    '/checkout/sessions/:id/expire',
+    {
+      preHandler: [app.requireScope('checkout_sessions:create'), app.idempotent],
+      schema: {
+        operationId: 'expireCheckoutSession',
+        tags: ['checkout'],
+        summary: 'Expire a pending checkout session now',
+        description:
+          'The session becomes `expired` at once and `payment.expired` is sent, as when its expiresAt passes; its page can no longer be paid. ' +
+          'Expiring an expired session answers it again (nothing is sent twice). A session that is processing, completed, failed or canceled answers 409 Conflict.',
+        security: [{ apiKey: [] }],
+        headers: z.object({ 'idempotency-key': z.string().max(255).optional() }),
+        params: z.object({ id: z.string().meta({ description: 'The checkout session id (SV_…).', example: 'SV_4f9a1c2b7d8e6f5a4b3c2d1e' }) }),
+        response: { 200: z.object({ ok: z.literal(true), checkoutSession: checkoutSessionSchema }) },
+      },
+    },
+    async (request) => {
+      const session = await app.payments.expireCheckoutSession(request.merchant!.id, requireCanonicalId(request.params.id));
+      return { ok: true as const, checkoutSession: checkoutSessionView(session, deps.config.http.publicBaseUrl) };
+    },
+  );
+
   // Public (spec §4.2): the hosted page and status pages poll it. Customer-facing fields only.
   app.get(
     '/checkout/sessions/:id',
