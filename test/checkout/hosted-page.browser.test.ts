@@ -163,6 +163,10 @@ describe('the hosted checkout page in Chromium', () => {
     expect(link.status).toBe(201);
     await page.goto(link.json.paymentLink.url as string);
     await expectAccessible(page, 'payment link');
+    const german = await http('GET', link.json.paymentLink.url as string, { headers: { 'accept-language': 'de-CH, de;q=0.9' } });
+    expect(german.text).toContain('<html lang="de">');
+    expect(german.text).toContain('<label for="country">Ihr Land</label>');
+    expect(german.text).toContain('>Vereinigte Staaten</option>');
     await page.close();
   });
 

@@ -56,6 +56,27 @@ export const en = {
       sendOnly: 'Send only {{asset}} on {{network}} (chain id {{chainId}}), before {{date}}. This page updates once the transfer is confirmed.',
     },
   },
+  link: {
+    title: 'Pay {{merchant}}',
+    country: 'Your country',
+    choose: 'Choose…',
+    pay: 'Pay {{amount}}',
+    currencyUnavailable: 'Payments in {{currency}} are not available right now.',
+    secure: 'Secure payment link',
+    closed: 'closed',
+    chooseCountry: 'Please choose your country.',
+    countryUnavailable: 'Payments from this country in {{currency}} are not available.',
+    cannotPay: 'This payment link can no longer be paid.',
+    cannotPayNow: 'This payment link cannot be paid right now.',
+    couldNotStart: 'The payment could not be started. Please try again in a moment.',
+    notFoundTitle: 'Payment link not found',
+    notFoundBody: 'This payment link is not valid. Please check it with the merchant.',
+    states: {
+      active: { title: 'Ready to pay', body: 'Choose your country, then pay by card or bank with our payment partner.' },
+      paid: { title: 'Already paid', body: 'This payment link has been paid. No further payment is needed.' },
+      expired: { title: 'Link expired', body: 'This payment link has expired. Please ask the merchant for a new one.' },
+    },
+  },
 };
 
 /** Every catalogue has exactly the English keys, each a string. */
