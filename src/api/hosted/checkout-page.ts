@@ -18,6 +18,8 @@ export interface CheckoutPageModel {
   text: PageText;
   now: Date;
   notice?: string | undefined;
+  /** After a decline the provider lets the customer retry: where a fresh attempt starts (the payment link's page). */
+  retryUrl?: string | null | undefined;
   /** The direct rail's instructions once the customer chose "pay from your wallet", with the QR of its EIP-681 URI. */
   wallet?: { deposit: DirectDeposit; qrSvg: string } | undefined;
 }
@@ -45,7 +47,8 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   // Back from the provider's page before its callback: the payment is with the provider, so the
   // first render says so rather than offering Pay again.
   const awaiting = session.status === 'pending' && session.providerPaymentId !== null;
-  const stateKey = readOnly ? 'test' : awaiting ? 'awaiting' : session.status;
+  const retry = session.status === 'failed' && m.retryUrl ? m.retryUrl : null;
+  const stateKey = readOnly ? 'test' : awaiting ? 'awaiting' : retry ? 'failedRetry' : session.status;
   const open = !readOnly && (session.status === 'pending' || session.status === 'processing');
   const payable = !readOnly && session.status === 'pending';
   const network = NETWORK_NAMES[session.network as Network] ?? session.network;
@@ -71,6 +74,9 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   } else if (successUrl) {
     actions = html`<p id="redirecting">${t('checkout.redirecting', { merchant })}</p>
       <a class="primary button" id="return-link" href="${successUrl}">${t('checkout.returnTo', { merchant })}</a>`;
+  } else if (retry) {
+    actions = html`<a class="primary button" id="retry-link" href="${retry}">${t('checkout.tryAgain')}</a>
+      ${session.cancelUrl ? html`<a class="secondary button" id="back-link" href="${withSessionId(session.cancelUrl, session.id)}">${t('checkout.backTo', { merchant })}</a>` : ''}`;
   } else if ((session.status === 'canceled' || session.status === 'expired' || session.status === 'failed') && session.cancelUrl) {
     actions = html`<a class="secondary button" id="back-link" href="${withSessionId(session.cancelUrl, session.id)}">${t('checkout.backTo', { merchant })}</a>`;
   }

@@ -3,6 +3,7 @@ import QRCode from 'qrcode';
 import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
 import { findMerchant } from '../../db/queries/merchants';
 import { getPaymentsSetting } from '../../db/queries/platform-settings';
+import { findTransaction } from '../../db/queries/transactions';
 import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
 import { negotiateLocale } from '../../domain/locales';
@@ -12,6 +13,9 @@ import { renderCheckoutPage, renderMessagePage, withSessionId } from '../hosted/
 import { pageText, type PageText } from '../hosted/i18n';
 import { originOf } from '../hosted/plugin';
 
+/** Provider failure reasons that are a decision about this attempt, not about the customer or the money. */
+const RETRYABLE_FAILURES = new Set(['card_declined', 'declined']);
+
 /** The hosted checkout page and the two actions a customer takes on it: pay and cancel. */
 const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { db, providerOrigins, now }) => {
   const payments = app.payments;
@@ -19,12 +23,26 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
   /** The merchant's choice for the session, else the customer's browser. */
   const textFor = (request: FastifyRequest, session?: CheckoutSessionRow): PageText => pageText(session?.locale ?? negotiateLocale(request.headers['accept-language']));
 
+  /**
+   * A declined card may be tried again, where the attempt can start afresh: a payment link's session
+   * ends as failed, and the still-open link makes a new session (the provider keys payments by
+   * session). A failed delivery or a session made by the merchant's API is final here.
+   */
+  async function retryUrlFor(session: CheckoutSessionRow): Promise<string | null> {
+    if (session.status !== 'failed' || !session.paymentLinkId) return null;
+    const failure = (await findTransaction(db, session.id))?.failureReason;
+    if (!failure || !RETRYABLE_FAILURES.has(failure)) return null;
+    const link = await payments.findLink(session.paymentLinkId);
+    return link && payments.linkStatus(link) === 'active' ? `/link/${link.id}` : null;
+  }
+
   async function renderFor(request: FastifyRequest, reply: FastifyReply, session: CheckoutSessionRow, status = 200, notice?: string, deposit?: DirectDeposit) {
     const [merchant, setting] = await Promise.all([findMerchant(db, session.merchantId), getPaymentsSetting(db)]);
     const amount = isFiatCurrency(session.currency) ? formatFiat(session.amountMinor, session.currency) : String(session.amountMinor);
     const wallet = deposit ? { deposit, qrSvg: await QRCode.toString(deposit.uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) } : undefined;
     const text = textFor(request, session);
-    const page = renderCheckoutPage({ session, amount, merchantName: merchant?.name ?? null, paymentsEnabled: setting.enabled, notice, wallet, text, now: now() });
+    const retryUrl = await retryUrlFor(session);
+    const page = renderCheckoutPage({ session, amount, merchantName: merchant?.name ?? null, paymentsEnabled: setting.enabled, notice, wallet, text, now: now(), retryUrl });
     return reply.header('vary', 'accept-language').page(status, page, { formTargets: [...providerOrigins, originOf(session.cancelUrl)] });
   }
 
