@@ -45,7 +45,7 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       parserOptions: { project: false, projectService: false, program: null },
-      globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', setTimeout: 'readonly' },
+      globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', setTimeout: 'readonly', navigator: 'readonly' },
     },
   },
   {

@@ -83,7 +83,8 @@ export function chainProofRules<Row, Done>(deps: { db: Database; providers: Prov
      * credits do not cover G, so a replayed call cannot complete a payment whose log was uncredited.
      */
     async complete(id: string, providerPaymentId: string | null): Promise<(Done & { overpaidExceptionId?: string }) | null> {
-      return db.transaction(async (tx) => {
+      type Completion = Done & { overpaidExceptionId?: string };
+      return db.transaction(async (tx): Promise<Completion | null> => {
         const row = await subject.lock(tx, id);
         if (!row) throw missing(id);
         const payment = subject.view(row);
@@ -100,7 +101,7 @@ export function chainProofRules<Row, Done>(deps: { db: Database; providers: Prov
           providerPaymentId: providerPaymentId ?? payment.providerPaymentId,
           completedAt: new Date(),
         });
-        if (!outcome.completed) return outcome.result;
+        if (!outcome.completed) return outcome.result as Completion;
         if (gross > expected) {
           const overpaid = await recordPaymentException(tx, {
             id: newExceptionId(),
@@ -114,7 +115,7 @@ export function chainProofRules<Row, Done>(deps: { db: Database; providers: Prov
           });
           return { ...outcome.result, overpaidExceptionId: overpaid.id };
         }
-        return outcome.result;
+        return outcome.result as Completion;
       });
     },
 

@@ -2,7 +2,7 @@ import { findSession, findVisibleSession, setProviderPaymentId, type CheckoutSes
 import { isTerminal } from '../domain/payment-status';
 import { AppError, notFound } from '../domain/errors';
 import { isCanonicalPaymentId } from '../domain/ids';
-import { cancelUpdate } from '../workflows/checkout-session/messages';
+import { cancelUpdate, expireUpdate } from '../workflows/checkout-session/messages';
 import type { PaymentContext } from './context';
 import { fixExpectedGross } from './deposits';
 import { ensurePaymentsEnabled } from './kill-switch';
@@ -10,7 +10,7 @@ import { ensureLinkNotInProgress } from './link-tabs';
 import { closeSessionPayment, createSessionPayment } from './provider-payments';
 import { callTemporal, WorkflowClosedError } from './temporal-call';
 
-// The two things a customer does on the hosted checkout page.
+// What a customer does on the hosted checkout page (pay, cancel) and the merchant's expire.
 
 export async function findCheckoutSession(ctx: PaymentContext, id: string): Promise<CheckoutSessionRow | undefined> {
   return isCanonicalPaymentId(id) ? findVisibleSession(ctx.db, id) : undefined;
@@ -62,4 +62,32 @@ export async function cancelCheckoutSession(ctx: PaymentContext, id: string): Pr
     if (err instanceof WorkflowClosedError) throw new AppError('Conflict', 'This checkout can no longer be canceled.');
     throw err;
   }
+}
+
+const notExpirable = (status: string) => new AppError('Conflict', `This checkout session is ${status} and can no longer be expired.`);
+
+/**
+ * The merchant's expire (as Stripe's): a pending session becomes `expired` now, through its
+ * workflow, which fires `payment.expired`. Repeating it answers the expired session again, nothing
+ * twice; any other status is a Conflict. Another merchant's session is 404, never 403.
+ */
+export async function expireCheckoutSession(ctx: PaymentContext, merchantId: string, id: string): Promise<CheckoutSessionRow> {
+  const session = await findCheckoutSession(ctx, id);
+  if (!session || session.merchantId !== merchantId) throw notFound('Checkout session');
+  if (session.status === 'expired') return session;
+  if (session.status !== 'pending') throw notExpirable(session.status);
+  let unreached = false;
+  try {
+    await callTemporal(ctx.temporal, id, () => ctx.temporal.workflow.getHandle(id).executeUpdate(expireUpdate), 'This checkout session can no longer be expired.');
+  } catch (err) {
+    // The workflow ended or moved on first (a provider fact, the expiry timer): Postgres says how.
+    if (!(err instanceof WorkflowClosedError) && !(err instanceof AppError && err.code === 'Conflict')) throw err;
+    unreached = err instanceof WorkflowClosedError;
+  }
+  // The workflow writes the row before it answers, so the row is the outcome.
+  const fresh = await findCheckoutSession(ctx, id);
+  if (fresh?.status === 'expired') return fresh;
+  // A pending row without its run yet (the sweep starts it): nothing changed, a retry can succeed.
+  if (unreached && fresh?.status === 'pending') throw new AppError('Unavailable', 'The checkout session is not ready to be expired yet; nothing was changed. Please retry in a moment.');
+  throw notExpirable(fresh?.status ?? session.status);
 }

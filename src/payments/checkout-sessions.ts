@@ -32,6 +32,8 @@ export interface CheckoutRequest {
   orderId?: string | undefined;
   merchantOrderId?: string | undefined;
   successUrl?: string | undefined;
+  /** The hosted page's language (one of PAGE_LOCALES); without it the customer's browser decides. */
+  locale?: 'en' | 'de' | 'fr' | 'es' | 'pt' | undefined;
   cancelUrl?: string | undefined;
   webhookUrl?: string | undefined;
   metadata?: Record<string, unknown> | undefined;
@@ -123,6 +125,7 @@ export async function openCheckoutSession(
         orderId: request.orderId ?? null,
         merchantOrderId: request.merchantOrderId ?? null,
         successUrl: request.successUrl ?? null,
+        locale: request.locale ?? null,
         cancelUrl: request.cancelUrl ?? null,
         webhookUrl: request.webhookUrl ?? null,
         metadata: request.metadata ?? {},

@@ -1,5 +1,6 @@
 import { AppError, notFound } from '../domain/errors';
 import { formatCrypto } from '../domain/money';
+import { eip681TransferUri } from '../domain/payment-uri';
 import { findCheckoutSession } from './checkout-actions';
 import type { PaymentContext } from './context';
 import { fixExpectedGross, verifierFor } from './deposits';
@@ -18,9 +19,6 @@ export interface DirectDeposit {
   expiresAt: string;
 }
 
-/** `ethereum:<token>@<chainId>/transfer?address=<to>&uint256=<units>` (EIP-681, ERC-20 transfer). */
-export const eip681TransferUri = (token: string, chainId: number, to: string, units: bigint) =>
-  `ethereum:${token}@${chainId}/transfer?address=${to}&uint256=${units.toString()}`;
 
 /**
  * "Pay from your wallet": the session's deposit address and the exact amount, G, fixed now from the

@@ -1,5 +1,5 @@
 import type { PaymentContext } from './context';
-import { cancelCheckoutSession, findCheckoutSession, startCheckoutPayment } from './checkout-actions';
+import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, startCheckoutPayment } from './checkout-actions';
 import { openCheckoutSession, type CheckoutRequest, type PayingMerchant } from './checkout-sessions';
 import { openDirectDeposit } from './direct-deposit';
 import { ensurePaymentsEnabled } from './kill-switch';
@@ -37,6 +37,7 @@ export function createPaymentService(ctx: PaymentContext) {
     findCheckoutSession: (id: string) => findCheckoutSession(ctx, id),
     startCheckoutPayment: (id: string) => startCheckoutPayment(ctx, id),
     cancelCheckoutSession: (id: string) => cancelCheckoutSession(ctx, id),
+    expireCheckoutSession: (merchantId: string, id: string) => expireCheckoutSession(ctx, merchantId, id),
     openDirectDeposit: (id: string) => openDirectDeposit(ctx, id),
     openPaymentLink: (merchant: PayingMerchant, request: PaymentLinkRequest) => openPaymentLink(ctx, merchant, request),
     findLink: (id: string) => findLink(ctx, id),

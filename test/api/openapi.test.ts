@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { paymentEventSchema, paymentExceptionEventSchema, transactionSettledSchema } from '../../src/api/webhook-schemas';
 import { exceptionEventBody } from '../../src/domain/exceptions';
 import { paymentEventBody, settledWebhookBody } from '../../src/domain/webhook-event';
-import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 
 // The document merchants and client generators read: valid OpenAPI 3.1, every operation named and
 // with its error answers in the envelope, statuses the routes really answer, the webhook payloads.
@@ -75,5 +75,59 @@ describe('the OpenAPI document', () => {
       new Date(),
     );
     expect(transactionSettledSchema.strict().safeParse(settled).success).toBe(true);
+  });
+});
+
+// Every operation, probed three ways: without credentials, with credentials and a body the API
+// must refuse, and (where documented) with a body over the limit. Whatever it answers must be a
+// status the document lists for it; the documented 401, 413 and 422 are each seen for real.
+describe('the documented statuses, against what the routes answer', () => {
+  it('lists every status each operation answers to probes, and each probe-able documented error is answered', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const undocumented: string[] = [];
+    const seen = { 401: 0, 413: 0, 422: 0 };
+    for (const { path, method, op } of operations()) {
+      const url = path.replace(/\{[^}]+\}/g, 'probe0000000000000000');
+      const documented = Object.keys(op.responses);
+      const credentials = path.startsWith('/admin/') ? adminHeaders : op.security?.length ? { authorization: `Bearer ${m.apiKey}` } : {};
+      const hasBody = method !== 'get' && method !== 'delete';
+      const probes: { name: string; headers: Record<string, string>; payload?: string }[] = [
+        { name: 'anonymous', headers: hasBody ? { 'content-type': 'application/json' } : {}, ...(hasBody ? { payload: '{}' } : {}) },
+        { name: 'refused body', headers: { ...credentials, ...(hasBody ? { 'content-type': 'application/json' } : {}) }, ...(hasBody ? { payload: '{"probeUnknownField":true}' } : {}) },
+      ];
+      if (documented.includes('413')) probes.push({ name: 'oversized', headers: { ...credentials, 'content-type': 'application/json' }, payload: JSON.stringify({ pad: 'x'.repeat(70 * 1024) }) });
+      for (const probe of probes) {
+        const res = await ctx.app.inject({ method: method.toUpperCase() as 'GET', url, headers: probe.headers, ...(probe.payload !== undefined ? { payload: probe.payload } : {}) });
+        if (!documented.includes(String(res.statusCode))) undocumented.push(`${method.toUpperCase()} ${path} (${probe.name}) answered ${res.statusCode}, documented ${documented.join(',')}`);
+        if (res.statusCode in seen && documented.includes(String(res.statusCode))) seen[res.statusCode as keyof typeof seen]++;
+      }
+    }
+    expect(undocumented).toEqual([]);
+    expect(seen[401]).toBeGreaterThan(10);
+    expect(seen[413]).toBeGreaterThan(3);
+    expect(seen[422]).toBeGreaterThan(3);
+  }, 120_000);
+
+  it('describes the fields of the checkout session, with examples, for client generators', () => {
+    type Schema = { properties?: Record<string, { description?: string; examples?: unknown[] }>; examples?: unknown[] };
+    const create = doc.paths['/api/v1/checkout/sessions']!.post! as unknown as {
+      requestBody: { content: { 'application/json': { schema: Schema; examples?: Record<string, unknown>; example?: unknown } } };
+      responses: Record<string, { content: { 'application/json': { schema: { properties: { checkoutSession: Schema } } } } }>;
+    };
+    const body = create.requestBody.content['application/json'].schema;
+    // @fastify/swagger moves a body's examples up to its media type.
+    const media = create.requestBody.content['application/json'];
+    expect(body.examples?.length ?? Object.keys(media.examples ?? {}).length + (media.example ? 1 : 0)).toBeGreaterThan(0);
+    for (const [field, schema] of Object.entries(body.properties!)) {
+      expect(schema.description, `${field} is described`).toBeTruthy();
+      expect(schema.examples?.length, `${field} has an example`).toBeGreaterThan(0);
+    }
+    expect(Object.keys(body.properties!)).toContain('locale');
+    const session = create.responses['201']!.content['application/json'].schema.properties.checkoutSession;
+    for (const field of ['id', 'checkoutUrl', 'status', 'amount', 'expiresAt']) expect(session.properties![field]!.description, field).toBeTruthy();
+    const expire = doc.paths['/api/v1/checkout/sessions/{id}/expire']!.post!;
+    expect(expire.operationId).toBe('expireCheckoutSession');
+    expect(expire.security).toEqual([{ apiKey: [] }]);
+    expect(Object.keys(expire.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '409']));
   });
 });

@@ -5,6 +5,7 @@ import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/har
 import { eventually } from '../support/http';
 import { parseCrypto } from '../../src/domain/money';
 import { payFromWallet, sharedChain } from '../support/chain';
+import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 
 // A payment link paid through its page: a checkout session per Pay, completed by confirmed
 // transfers into its deposit address through the workflows on the dev server; paid at most once;
@@ -95,6 +96,29 @@ describe('paying a payment link', () => {
 
     const lookup = await ctx.app.inject({ method: 'GET', url: `/api/v1/payment-sessions/${sessionId}`, headers: { authorization: `Bearer ${merchant.apiKey}` } });
     expect(lookup.json().paymentSession).toMatchObject({ status: 'completed', orderId: 'INV-9' });
+  });
+
+  it('offers a retry through the still-open link after a card decline, and none after a failed delivery', async () => {
+    const { link } = await createLink();
+    const failWith = async (failureReason: string) => {
+      const sessionId = sessionIdFrom((await pay(link.id)).headers.location);
+      const [{ deposit_address: walletAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${sessionId}`) as unknown as [{ deposit_address: string }];
+      const s = { id: sessionId, amount: '30.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress };
+      await postCallback(ctx.app, sandboxEvent(s, 'payment.failed', { failureReason }), { secret: ctx.config.providers.sandbox.callbackSecret });
+      await eventually(() => sessionStatus(sessionId), (st) => st === 'failed', 15_000, 'session failed');
+      return (await ctx.app.inject({ method: 'GET', url: `/pay/${sessionId}` })).body;
+    };
+    const declined = await failWith('card_declined');
+    expect(declined).toContain('Payment declined');
+    expect(declined).toContain(`<a class="primary button" id="retry-link" href="/link/${link.id}">Try again</a>`);
+    // The retry is a new session from the link, as the first attempt was.
+    const second = await pay(link.id);
+    expect(second.statusCode).toBe(303);
+    expect(await sessionsOf(link.id)).toHaveLength(2);
+
+    const undelivered = await failWith('delivery_failed');
+    expect(undelivered).toContain('Payment failed');
+    expect(undelivered).not.toContain('retry-link');
   });
 
   it('records money of a second session after the link was paid as a duplicate exception, and keeps the first as the payer', async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/harness';
 import { ARTIFACTS, useBrowser } from '../support/browser';
 import { http } from '../support/http';
+import { expectAccessible } from '../support/axe';
 
 // A customer in headless Chromium on the simple API's hosted page: picks a crypto rail, sees the QR
 // code and address, pays (the sandbox's test helper sends the crypto), and the page follows the status.
@@ -39,6 +40,7 @@ describe('the simple hosted page in Chromium', () => {
     expect(await page.locator('#amount-usd').textContent()).toBe('27.000000');
     expect(await page.locator('#status-title').textContent()).toBe('Choose how to pay');
     expect(await page.locator('#rail-card').count()).toBe(1);
+    await expectAccessible(page, 'simple page, choosing');
 
     await page.click('#rail-usdt_tron');
     await page.locator('#crypto-instructions').waitFor();
@@ -51,6 +53,9 @@ describe('the simple hosted page in Chromium', () => {
     expect(await qr.count()).toBe(1);
     const box = await qr.boundingBox();
     expect(box!.width).toBeGreaterThan(100);
+    // The QR code carries the whole transfer for a Tron wallet: recipient, amount and the USDT contract.
+    expect(await page.locator('#deposit-qr').getAttribute('data-uri')).toBe(`tron:${address}?amount=27&token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t`);
+    await expectAccessible(page, 'simple page, crypto instructions');
     await page.screenshot({ path: path.join(ARTIFACTS, 'simple-page-crypto.png'), fullPage: true });
 
     // The same address from the API: one deposit per order and rail.
@@ -62,6 +67,7 @@ describe('the simple hosted page in Chromium', () => {
     await page.locator('#status-title', { hasText: 'Payment received' }).waitFor({ timeout: 20_000 });
     expect(await page.locator('#return-link').getAttribute('href')).toBe('https://shop.example/thanks');
     expect(await page.locator('#crypto-instructions').count()).toBe(0);
+    await expectAccessible(page, 'simple page, settled');
     await page.screenshot({ path: path.join(ARTIFACTS, 'simple-page-settled.png'), fullPage: true });
     expect(problems).toEqual([]);
     await page.close();

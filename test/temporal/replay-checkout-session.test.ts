@@ -43,6 +43,12 @@ async function runScenarios(): Promise<Record<string, string>> {
   expect((await http('POST', `${ctx.baseUrl}/pay/${canceled.id}/cancel`)).status).toBe(303);
   ids.canceled = canceled.id;
 
+  // The merchant's expire (POST …/expire), before the 3 s timer.
+  const expiredNow = await open();
+  const expired = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${expiredNow.id}/expire`, { headers: { authorization: `Bearer ${m.apiKey}` } });
+  expect(expired.status).toBe(200);
+  ids.expiredOnDemand = expiredNow.id;
+
   // Chain-verified paths (decisions §11): over-delivery completes, under-delivery and an unproven
   // provider success expire with their records.
   const overpaid = await open();
@@ -79,7 +85,7 @@ async function runScenarios(): Promise<Record<string, string>> {
 }
 
 describe('checkoutSession histories', () => {
-  it('replays the current code’s own runs: completed, failed, canceled, overpaid, settled, underpaid, unverified, expired then late', async () => {
+  it('replays the current code’s own runs: completed, failed, canceled, expired on demand, overpaid, settled, underpaid, unverified, expired then late', async () => {
     const ids = await runScenarios();
     const kinds = await ctx.db.sql`select payment_id, kind from payment_exceptions`;
     expect(Object.fromEntries(kinds.map((k) => [k.payment_id, k.kind]))).toEqual({
@@ -94,6 +100,9 @@ describe('checkoutSession histories', () => {
     expect(settled).toEqual({ events: 1, payouts: 3 });
     const closed = await http('GET', `${ctx.config.providers.sandbox.url}/test-helpers/payments/${ids.canceled}`);
     expect(closed.json.payment.status).toBe('canceled');
+    // The expire scenario is the update's path, not the timer's.
+    const history = await ctx.temporal.workflow.getHandle(ids.expiredOnDemand!).fetchHistory();
+    expect(history.events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'expire')).toBe(true);
     await replayRuns(ctx.temporal, 'checkout-session', ids);
   });
 });

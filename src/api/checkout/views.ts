@@ -14,22 +14,25 @@ function fiatAmount(row: { amountMinor: bigint; currency: string }): string {
   return formatFiat(row.amountMinor, row.currency);
 }
 
-export const checkoutSessionSchema = z.object({
-  id: z.string(),
-  externalSessionId: z.string(),
-  checkoutUrl: z.string(),
-  status: z.string(),
-  amount: z.string(),
-  currency: z.string(),
-  destinationAsset: z.string(),
-  network: z.string(),
-  mode: z.string(),
-  provider: z.string(),
-  railType: z.string(),
-  orderId: z.string().nullable(),
-  createdAt: z.string(),
-  expiresAt: z.string().nullable(),
-});
+export const checkoutSessionSchema = z
+  .object({
+    id: z.string().meta({ description: 'The session id (SV_ and 24 base62 characters).', examples: ['SV_4f9a1c2b7d8e6f5a4b3c2d1e'] }),
+    externalSessionId: z.string().meta({ description: 'The same id, under the name older integrations read.' }),
+    checkoutUrl: z.string().meta({ description: 'The hosted page: send the customer here.', examples: ['https://pay.example.com/pay/SV_4f9a1c2b7d8e6f5a4b3c2d1e'] }),
+    status: z.string().meta({ description: 'pending, processing, completed, failed, expired or canceled.', examples: ['pending'] }),
+    amount: z.string().meta({ description: 'Decimal string with the currency’s decimals.', examples: ['25.00'] }),
+    currency: z.string().meta({ examples: ['USD'] }),
+    destinationAsset: z.string().meta({ description: 'The stablecoin you are settled in.', examples: ['USDC'] }),
+    network: z.string().meta({ examples: ['polygon'] }),
+    mode: z.string().meta({ description: 'live or test.', examples: ['live'] }),
+    provider: z.string().meta({ description: 'The on-ramp the customer pays through.', examples: ['sandbox'] }),
+    railType: z.string().meta({ examples: ['fiat_to_crypto'] }),
+    orderId: z.string().nullable().meta({ description: 'Your orderId (or merchantOrderId).', examples: ['order-1042'] }),
+    locale: z.string().nullable().meta({ description: 'The hosted page’s language when you set one.', examples: ['en'] }),
+    createdAt: z.string().meta({ description: 'ISO 8601, UTC.' }),
+    expiresAt: z.string().nullable().meta({ description: 'ISO 8601, UTC: the session expires then unless it has finished.' }),
+  })
+  .meta({ description: 'A hosted checkout session.' });
 
 export function checkoutSessionView(s: CheckoutSessionRow, publicBaseUrl: string): z.infer<typeof checkoutSessionSchema> {
   return {
@@ -45,6 +48,7 @@ export function checkoutSessionView(s: CheckoutSessionRow, publicBaseUrl: string
     provider: s.provider,
     railType: s.railType,
     orderId: s.orderId ?? s.merchantOrderId,
+    locale: s.locale,
     createdAt: s.createdAt.toISOString(),
     expiresAt: s.expiresAt.toISOString(),
   };

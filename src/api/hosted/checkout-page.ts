@@ -3,127 +3,161 @@ import { NETWORK_NAMES, type Network } from '../../domain/assets';
 import { html, raw, type Raw } from '../../domain/html';
 import type { DirectDeposit } from '../../payments';
 import { hostedDocument } from './document';
+import type { PageText } from './i18n';
+import { countdown } from './countdown';
 
 export interface CheckoutPageModel {
-  session: Pick<CheckoutSessionRow, 'id' | 'status' | 'mode' | 'currency' | 'destinationAsset' | 'network' | 'successUrl' | 'cancelUrl' | 'expiresAt' | 'provider' | 'verification'>;
+  session: Pick<
+    CheckoutSessionRow,
+    'id' | 'status' | 'mode' | 'currency' | 'destinationAsset' | 'network' | 'successUrl' | 'cancelUrl' | 'expiresAt' | 'provider' | 'verification' | 'providerPaymentId'
+  >;
+  /** The amount as a decimal string with the currency's decimals ("25.00"). */
   amount: string;
-  merchantName: string;
+  merchantName: string | null;
   paymentsEnabled: boolean;
+  text: PageText;
+  now: Date;
   notice?: string | undefined;
   /** Money that arrived off the happy path (decisions §12), oldest first. */
   exceptions?: readonly { kind: string; amount: string }[] | undefined;
+  /** After a decline the provider lets the customer retry: where a fresh attempt starts (the payment link's page). */
+  retryUrl?: string | null | undefined;
   /** The direct rail's instructions once the customer chose "pay from your wallet", with the QR of its EIP-681 URI. */
   wallet?: { deposit: DirectDeposit; qrSvg: string } | undefined;
 }
 
-const STATE_TEXT: Record<string, { title: string; body: string }> = {
-  pending: { title: 'Ready to pay', body: 'You will be taken to our payment partner to pay by card or bank.' },
-  processing: { title: 'Payment in progress', body: 'Your payment is being confirmed. This page updates by itself.' },
-  completed: { title: 'Payment received', body: 'Thank you. The merchant has been notified.' },
-  failed: { title: 'Payment failed', body: 'The payment was declined. No money was taken.' },
-  expired: { title: 'Checkout expired', body: 'This checkout is no longer open. Please return to the merchant to start again.' },
-  canceled: { title: 'Checkout canceled', body: 'You canceled this checkout. No money was taken.' },
-};
+/** Stripe's placeholder: a success URL may carry the session id back to the merchant's page. */
+export const withSessionId = (url: string, id: string) => url.replaceAll('{CHECKOUT_SESSION_ID}', id);
+
+// Seconds between reloads for browsers without JavaScript: quick while a payment is being confirmed,
+// slow while the customer reads the page (the countdown and expiry still show up to date).
+const WAITING_REFRESH_S = 5;
+const READING_REFRESH_S = 60;
+const SUCCESS_REDIRECT_S = 3;
 
 /**
  * Decisions §12: money that arrived but could not pay the checkout as it stood. The customer is told
  * plainly that it arrived and that the merchant was told, never to start again (they would pay twice).
  */
-function exceptionText(kinds: readonly { kind: string; amount: string }[], asset: string): { title: string; body: string } | null {
-  const money = kinds.filter((e) => e.kind !== 'overpaid');
+function exceptionText(t: PageText['t'], exceptions: readonly { kind: string; amount: string }[], asset: string): { title: string; body: string } | null {
+  const money = exceptions.filter((e) => e.kind !== 'overpaid');
   const last = money[money.length - 1];
   if (!last) {
-    const extra = kinds[kinds.length - 1];
-    return extra ? { title: 'Payment received', body: `Thank you. You sent ${extra.amount} ${asset} more than the amount due; the merchant has been told about it and will contact you about the difference.` } : null;
+    const extra = exceptions[exceptions.length - 1];
+    return extra ? { title: t('checkout.exceptions.overpaidTitle'), body: t('checkout.exceptions.overpaid', { amount: extra.amount, asset }) } : null;
   }
-  const lead: Record<string, string> = {
-    late: 'Your payment arrived after this checkout had ended.',
-    duplicate: 'This was already paid: your payment arrived as a second payment.',
-    underpaid: 'Your payment arrived, but it was less than the amount due.',
-    unverified: 'Your payment provider reported a payment that we could not match to this checkout yet.',
-  };
-  return {
-    title: 'We received your payment',
-    body: `${lead[last.kind] ?? 'Your payment arrived.'} The ${last.amount} ${asset} are safe, and the merchant has been told: they will complete your order or refund you. Please do not pay again.`,
-  };
+  const lead = ['late', 'duplicate', 'underpaid', 'unverified'].includes(last.kind) ? `checkout.exceptions.${last.kind}` : 'checkout.exceptions.arrived';
+  return { title: t('checkout.exceptions.title'), body: `${t(lead)} ${t('checkout.exceptions.safe', { amount: last.amount, asset })}` };
 }
 
 /**
- * The hosted checkout page (spec rule 1.7). Server-rendered and usable without JavaScript; a small
- * script only refreshes the status. It never marks anything paid: only the workflow does, from a
- * confirmed transfer into the deposit address (or the provider's word on networks without a verifier).
+ * The hosted checkout page (spec rule 1.7). Server-rendered and complete without JavaScript (it
+ * reloads itself while the session is open); a small script polls, counts down, copies and
+ * redirects. It never marks anything paid: only the workflow does, from a confirmed transfer into
+ * the deposit address (or the provider's word on networks without a verifier).
  */
 export function renderCheckoutPage(m: CheckoutPageModel): string {
-  const { session } = m;
+  const { session, text } = m;
+  const { t } = text;
+  const merchant = m.merchantName ?? t('common.theMerchant');
   const readOnly = session.mode === 'test';
-  const state = readOnly
-    ? { title: 'Test-mode record', body: 'This checkout was created in test mode and is read-only. It cannot be paid.' }
-    : (exceptionText(m.exceptions ?? [], session.destinationAsset) ?? STATE_TEXT[session.status] ?? { title: session.status, body: '' });
+  // Back from the provider's page before its callback: the payment is with the provider, so the
+  // first render says so rather than offering Pay again.
+  const awaiting = session.status === 'pending' && session.providerPaymentId !== null;
+  const retry = session.status === 'failed' && m.retryUrl ? m.retryUrl : null;
+  const stateKey = readOnly ? 'test' : awaiting ? 'awaiting' : retry ? 'failedRetry' : session.status;
+  const open = !readOnly && (session.status === 'pending' || session.status === 'processing');
+  const exception = readOnly ? null : exceptionText(t, m.exceptions ?? [], session.destinationAsset);
   const payable = !readOnly && session.status === 'pending';
   const network = NETWORK_NAMES[session.network as Network] ?? session.network;
+  const price = text.money(m.amount, session.currency);
+  const successUrl = session.status === 'completed' && session.successUrl ? withSessionId(session.successUrl, session.id) : null;
 
   let actions: Raw = html``;
   if (payable && m.paymentsEnabled) {
     actions = html`
       <form method="post" action="/pay/${session.id}/start">
-        <button type="submit" class="primary" id="pay-button">Pay ${m.amount} ${session.currency}</button>
+        <button type="submit" class="${awaiting ? 'secondary' : 'primary'}" id="pay-button">${awaiting ? t('checkout.continueWithPartner') : t('checkout.pay', { amount: price })}</button>
       </form>
-      ${session.verification === 'chain' && !m.wallet
+      ${session.verification === 'chain' && !m.wallet && !awaiting
         ? html`<form method="post" action="/pay/${session.id}/wallet">
-        <button type="submit" class="secondary" id="wallet-button">Pay from your wallet (${session.destinationAsset} on ${network})</button>
+        <button type="submit" class="secondary" id="wallet-button">${t('checkout.payFromWallet', { asset: session.destinationAsset, network })}</button>
       </form>`
         : ''}
       <form method="post" action="/pay/${session.id}/cancel">
-        <button type="submit" class="secondary" id="cancel-button">Cancel and return to ${m.merchantName}</button>
+        <button type="submit" class="secondary" id="cancel-button">${t('checkout.cancel', { merchant })}</button>
       </form>`;
   } else if (payable) {
-    actions = html`<p class="notice" role="alert">Payments are temporarily unavailable. Please try again later.</p>`;
-  } else if (session.status === 'completed' && session.successUrl) {
-    actions = html`<a class="primary button" id="return-link" href="${session.successUrl}">Return to ${m.merchantName}</a>`;
+    actions = html`<p class="notice" role="alert">${t('common.paymentsUnavailable')}</p>`;
+  } else if (successUrl) {
+    actions = html`<p id="redirecting">${t('checkout.redirecting', { merchant })}</p>
+      <a class="primary button" id="return-link" href="${successUrl}">${t('checkout.returnTo', { merchant })}</a>`;
+  } else if (retry) {
+    actions = html`<a class="primary button" id="retry-link" href="${retry}">${t('checkout.tryAgain')}</a>
+      ${session.cancelUrl ? html`<a class="secondary button" id="back-link" href="${withSessionId(session.cancelUrl, session.id)}">${t('checkout.backTo', { merchant })}</a>` : ''}`;
   } else if ((session.status === 'canceled' || session.status === 'expired' || session.status === 'failed') && session.cancelUrl) {
-    actions = html`<a class="secondary button" href="${session.cancelUrl}">Back to ${m.merchantName}</a>`;
+    actions = html`<a class="secondary button" id="back-link" href="${withSessionId(session.cancelUrl, session.id)}">${t('checkout.backTo', { merchant })}</a>`;
   }
 
+  const refresh = successUrl
+    ? { seconds: SUCCESS_REDIRECT_S, url: successUrl }
+    : open
+      ? { seconds: awaiting || session.status === 'processing' ? WAITING_REFRESH_S : READING_REFRESH_S }
+      : undefined;
+
   return hostedDocument(
-    { title: `Pay ${m.merchantName}`, scripts: ['/pay/assets/checkout.js'] },
+    { title: t('checkout.title', { merchant }), scripts: ['/pay/assets/checkout.js'], lang: text.locale, refresh },
     html`
-  <main class="card" id="checkout" data-session-id="${session.id}" data-status="${session.status}">
+  <main class="card" id="checkout" data-session-id="${session.id}" data-status="${session.status}"${successUrl ? html` data-redirect-url="${successUrl}" data-redirect-after="${SUCCESS_REDIRECT_S}"` : ''}>
     <header>
-      <p class="merchant">${m.merchantName}</p>
-      <h1 class="amount"><span id="amount">${m.amount}</span> <span id="currency">${session.currency}</span></h1>
+      <p class="merchant">${merchant}</p>
+      <h1 class="amount"><span id="amount">${text.amount(m.amount, session.currency)}</span> <span id="currency">${session.currency}</span></h1>
     </header>
     <dl class="details">
-      <div><dt>Settles as</dt><dd id="destination">${session.destinationAsset} on ${network}</dd></div>
-      <div><dt>Paid through</dt><dd>${session.provider}</dd></div>
-      <div><dt>Reference</dt><dd class="mono">${session.id}</dd></div>
+      <div><dt>${t('checkout.settlesAs')}</dt><dd id="destination">${t('checkout.settlesAsValue', { asset: session.destinationAsset, network })}</dd></div>
+      <div><dt>${t('checkout.paidThrough')}</dt><dd>${session.provider}</dd></div>
+      <div><dt>${t('checkout.reference')}</dt><dd class="mono">${session.id}</dd></div>
     </dl>
     <section class="state state-${session.status}" aria-live="polite">
-      <h2 id="status-title">${state.title}</h2>
-      <p id="status" data-status="${session.status}"${m.exceptions && m.exceptions.length > 0 ? html` data-exception="${m.exceptions[m.exceptions.length - 1]!.kind}"` : ''}>${state.body}</p>
+      <h2 id="status-title">${exception?.title ?? t(`checkout.states.${stateKey}.title`)}</h2>
+      <p id="status" data-status="${session.status}"${m.exceptions && m.exceptions.length > 0 ? html` data-exception="${m.exceptions[m.exceptions.length - 1]!.kind}"` : ''}>${exception?.body ?? t(`checkout.states.${stateKey}.body`)}</p>
       ${m.notice ? html`<p class="notice" role="alert">${m.notice}</p>` : ''}
     </section>
-    ${m.wallet && (session.status === 'pending' || session.status === 'processing') ? walletInstructions(m.wallet, network) : ''}
+    ${m.wallet && open ? walletInstructions(m.wallet, network, text) : ''}
     <div class="actions">${actions}</div>
-    <footer><p>Secure checkout · expires ${session.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC</p></footer>
+    <footer><p>${t('common.secureCheckout')}${open ? html` · ${countdown(session.expiresAt, m.now, text)}` : ''}</p></footer>
   </main>`,
   );
 }
 
-/** Where and what to send; the fields are read-only inputs so a customer can select and copy them. */
-function walletInstructions(w: NonNullable<CheckoutPageModel['wallet']>, network: string): Raw {
+/** Where and what to send; read-only fields a customer can select, with copy buttons for script-enabled browsers. */
+function walletInstructions(w: NonNullable<CheckoutPageModel['wallet']>, network: string, text: PageText): Raw {
+  const { t } = text;
   const d = w.deposit;
-  return html`<section class="instructions" id="wallet-instructions" aria-label="Pay from your wallet">
-      <h3>Send exactly <span id="deposit-amount">${d.amount}</span> <span id="deposit-asset">${d.asset}</span> on ${network}</h3>
-      <div class="qr" id="deposit-qr" role="img" aria-label="QR code of the transfer">${raw(w.qrSvg)}</div>
-      <label>Deposit address <input class="mono" id="deposit-address" readonly value="${d.address}"></label>
-      <label>Amount <input class="mono" id="deposit-amount-copy" readonly value="${d.amount}"></label>
-      <p class="small">Send only ${d.asset} on ${network} (chain id ${d.chainId}), before ${d.expiresAt.replace('T', ' ').slice(0, 16)} UTC. This page updates once the transfer is confirmed.</p>
+  const amount = text.amount(d.amount);
+  return html`<section class="instructions" id="wallet-instructions" aria-labelledby="wallet-heading">
+      <h3 id="wallet-heading">${t('checkout.wallet.sendExactly', { amount, asset: d.asset, network })}</h3>
+      <div class="qr" id="deposit-qr" role="img" aria-label="${t('checkout.wallet.qr', { amount, asset: d.asset })}" data-uri="${d.uri}">${raw(w.qrSvg)}</div>
+      ${copyField('deposit-address', t('checkout.wallet.address'), d.address, t('checkout.wallet.copyAddress'), text)}
+      ${copyField('deposit-amount-copy', t('checkout.wallet.amount'), d.amount, t('checkout.wallet.copyAmount'), text)}
+      <p class="small">${t('checkout.wallet.sendOnly', { asset: d.asset, network, chainId: d.chainId, date: text.dateTime(new Date(d.expiresAt)) })}</p>
     </section>`;
 }
 
-export function renderMessagePage(title: string, body: string, back?: string): string {
+/** A read-only field and its copy button; the button is hidden until the script can make it work. */
+export function copyField(id: string, label: string, value: string, copyLabel: string, text: PageText): Raw {
+  return html`<div class="copy-field">
+        <label for="${id}" id="${id}-label">${label}</label>
+        <div class="copy-row">
+          <input class="mono" id="${id}" readonly value="${value}">
+          <button type="button" class="copy" data-copy="${id}" data-copied="${text.t('common.copied')}" title="${copyLabel}" aria-describedby="${id}-label" hidden>${text.t('common.copy')}</button>
+        </div>
+      </div>`;
+}
+
+export function renderMessagePage(title: string, body: string, back?: string, lang?: string): string {
   return hostedDocument(
-    { title },
+    { title, lang },
     html`
   <main class="card">
     <section class="state"><h1>${title}</h1><p>${body}</p></section>

@@ -15,7 +15,7 @@ export interface SimplePageModel {
   options: PaymentOption[];
   paymentsEnabled: boolean;
   /** A chosen crypto rail's instructions, with its QR code as an SVG string (rendered by the server). */
-  crypto?: { instructions: Extract<PaymentInstructions, { type: 'crypto' }>; qrSvg: string } | undefined;
+  crypto?: { instructions: Extract<PaymentInstructions, { type: 'crypto' }>; qrSvg: string; uri: string | null } | undefined;
   notice?: string | undefined;
 }
 
@@ -66,15 +66,21 @@ export function renderSimplePage(m: SimplePageModel): string {
     m.crypto && order.status === 'pending'
       ? html`<section class="instructions" id="crypto-instructions" aria-label="Payment instructions">
           <h3>Send exactly <span id="deposit-amount">${m.crypto.instructions.amount}</span> <span id="deposit-asset">${m.crypto.instructions.asset}</span> on <span id="deposit-network">${m.crypto.instructions.network}</span></h3>
-          <div class="qr" id="deposit-qr" role="img" aria-label="QR code of the deposit address">${raw(m.crypto.qrSvg)}</div>
+          <div class="qr" id="deposit-qr" role="img" aria-label="QR code of the transfer: ${m.crypto.instructions.amount} ${m.crypto.instructions.asset} to the deposit address" data-uri="${m.crypto.uri ?? m.crypto.instructions.address}">${raw(m.crypto.qrSvg)}</div>
           <p>To this address:</p>
           <p class="mono" id="deposit-address">${m.crypto.instructions.address}</p>
+          <button type="button" class="copy" data-copy-text="${m.crypto.instructions.address}" data-copied="Copied" hidden>Copy address</button>
           <p class="small">Valid until ${m.crypto.instructions.expiresAt.replace('T', ' ').slice(0, 16)} UTC. Send only ${m.crypto.instructions.asset} on ${m.crypto.instructions.network}.</p>
         </section>`
       : '';
 
   return hostedDocument(
-    { title: `Pay ${m.fiatAmount} ${order.fiatCurrency}`, stylesheets: ['/pay/assets/simple-order.css'], scripts: ['/pay/assets/simple-order.js'] },
+    {
+      title: `Pay ${m.fiatAmount} ${order.fiatCurrency}`,
+      stylesheets: ['/pay/assets/simple-order.css'],
+      scripts: ['/pay/assets/simple-order.js'],
+      refresh: order.status === 'processing' ? { seconds: 5 } : order.status === 'pending' ? { seconds: 60 } : undefined,
+    },
     html`
   <main class="card" id="simple-checkout" data-transaction-code="${order.transactionCode}" data-status="${order.status}">
     <header>

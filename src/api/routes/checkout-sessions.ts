@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { findMerchant } from '../../db/queries/merchants';
 import { findVisibleSession } from '../../db/queries/checkout-sessions';
 import { notFound } from '../../domain/errors';
+import { PAGE_LOCALES } from '../../domain/locales';
 import type { PaymentContext } from '../../payments';
 import { checkoutSessionSchema, checkoutSessionView, publicSessionSchema, publicSessionView } from '../checkout/views';
 import { requireCanonicalId } from './lookup-id';
@@ -21,24 +22,49 @@ const httpUrl = z
 
 const metadataValue = z.union([z.string().max(500), z.number(), z.boolean(), z.null()]);
 
-// Decisions §5: required amount, currency, countryCode; unknown fields are 422.
-export const createCheckoutSessionBody = z.strictObject({
-  amount: z.number().positive(),
-  currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code'),
-  countryCode: z.string().regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code'),
-  destinationAsset: z.string().min(1).max(16).optional(),
-  network: z.string().min(1).max(32).optional(),
-  customerEmail: z.email().max(254).optional(),
-  orderId: z.string().min(1).max(200).optional(),
-  merchantOrderId: z.string().min(1).max(200).optional(),
-  successUrl: httpUrl.optional(),
-  cancelUrl: httpUrl.optional(),
-  webhookUrl: httpUrl.optional(),
-  metadata: z
-    .record(z.string().min(1).max(40), metadataValue)
-    .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys')
-    .optional(),
-});
+// Decisions §5: required amount, currency, countryCode; unknown fields are 422. Descriptions and
+// examples go into the OpenAPI document (and so into generated clients).
+export const createCheckoutSessionBody = z
+  .strictObject({
+    amount: z.number().positive().meta({ description: 'What the customer pays, in major units of `currency` (at most its decimals).', examples: [25] }),
+    currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code').meta({ description: 'ISO 4217 code of the fiat the customer pays in.', examples: ['USD'] }),
+    countryCode: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
+      .meta({ description: 'ISO 3166-1 alpha-2 country of the customer; it routes the payment to a provider that serves it.', examples: ['US'] }),
+    destinationAsset: z.string().min(1).max(16).optional().meta({ description: 'Stablecoin you are settled in (default USDC).', examples: ['USDC'] }),
+    network: z.string().min(1).max(32).optional().meta({ description: 'Network you are settled on (default polygon); you need a settlement wallet for the pair.', examples: ['polygon'] }),
+    customerEmail: z.email().max(254).optional().meta({ description: 'Passed to the provider to prefill its page.', examples: ['customer@example.com'] }),
+    orderId: z.string().min(1).max(200).optional().meta({ description: 'Your order reference, echoed in lookups and webhooks.', examples: ['order-1042'] }),
+    merchantOrderId: z.string().min(1).max(200).optional().meta({ description: 'A second reference of yours (plugins use it for the shop order).', examples: ['wc-1042'] }),
+    successUrl: httpUrl
+      .optional()
+      .meta({ description: 'Where the customer goes after paying; `{CHECKOUT_SESSION_ID}` is replaced by the session id.', examples: ['https://shop.example/thanks?session={CHECKOUT_SESSION_ID}'] }),
+    cancelUrl: httpUrl.optional().meta({ description: 'Where the customer goes after canceling, or from an expired or failed checkout.', examples: ['https://shop.example/cart'] }),
+    webhookUrl: httpUrl.optional().meta({ description: 'Deliveries for this session go here instead of your webhook endpoints.', examples: ['https://shop.example/webhooks/payments'] }),
+    locale: z
+      .enum(PAGE_LOCALES)
+      .optional()
+      .meta({ description: 'Language of the hosted page; without it the customer’s browser (Accept-Language) decides.', examples: ['de'] }),
+    metadata: z
+      .record(z.string().min(1).max(40), metadataValue)
+      .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys')
+      .optional()
+      .meta({ description: 'Up to 50 keys of your own (strings up to 500 characters, numbers, booleans, null), echoed in lookups and webhooks.', examples: [{ cartId: 'c_77' }] }),
+  })
+  .meta({
+    examples: [
+      {
+        amount: 25,
+        currency: 'USD',
+        countryCode: 'US',
+        orderId: 'order-1042',
+        successUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}',
+        cancelUrl: 'https://shop.example/cart',
+        locale: 'en',
+      },
+    ],
+  });
 
 const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) => {
   app.post(
@@ -59,6 +85,30 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app,
     async (request, reply) => {
       const session = await app.payments.openCheckoutSession(request.merchant!, request.body);
       return reply.status(201).send({ ok: true as const, checkoutSession: checkoutSessionView(session, deps.config.http.publicBaseUrl) });
+    },
+  );
+
+  // As Stripe's expire: the same scope as create. Repeating it answers the expired session again.
+  app.post(
+    '/checkout/sessions/:id/expire',
+    {
+      preHandler: [app.requireScope('checkout_sessions:create'), app.idempotent],
+      schema: {
+        operationId: 'expireCheckoutSession',
+        tags: ['checkout'],
+        summary: 'Expire a pending checkout session now',
+        description:
+          'The session becomes `expired` at once and `payment.expired` is sent, as when its expiresAt passes; its page can no longer be paid. ' +
+          'Expiring an expired session answers it again (nothing is sent twice). A session that is processing, completed, failed or canceled answers 409 Conflict.',
+        security: [{ apiKey: [] }],
+        headers: z.object({ 'idempotency-key': z.string().max(255).optional() }),
+        params: z.object({ id: z.string().meta({ description: 'The checkout session id (SV_…).', example: 'SV_4f9a1c2b7d8e6f5a4b3c2d1e' }) }),
+        response: { 200: z.object({ ok: z.literal(true), checkoutSession: checkoutSessionSchema }) },
+      },
+    },
+    async (request) => {
+      const session = await app.payments.expireCheckoutSession(request.merchant!.id, requireCanonicalId(request.params.id));
+      return { ok: true as const, checkoutSession: checkoutSessionView(session, deps.config.http.publicBaseUrl) };
     },
   );
 

@@ -1,53 +1,83 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
 import { findMerchant } from '../../db/queries/merchants';
 import { getPaymentsSetting } from '../../db/queries/platform-settings';
+import { findTransaction } from '../../db/queries/transactions';
 import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
-import { formatCrypto, formatFiat } from '../../domain/money';
 import { listPaymentExceptions } from '../../db/queries/payment-exceptions';
+import { negotiateLocale } from '../../domain/locales';
+import { formatCrypto, formatFiat } from '../../domain/money';
 import type { DirectDeposit, PaymentContext } from '../../payments';
-import { renderCheckoutPage, renderMessagePage } from '../hosted/checkout-page';
+import { renderCheckoutPage, renderMessagePage, withSessionId } from '../hosted/checkout-page';
+import { pageText, type PageText } from '../hosted/i18n';
 import { originOf } from '../hosted/plugin';
 
+/** Provider failure reasons that are a decision about this attempt, not about the customer or the money. */
+const RETRYABLE_FAILURES = new Set(['card_declined', 'declined']);
+
 /** The hosted checkout page and the two actions a customer takes on it: pay and cancel. */
-const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { db, providerOrigins }) => {
+const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { db, providerOrigins, now }) => {
   const payments = app.payments;
 
-  async function renderFor(reply: FastifyReply, session: CheckoutSessionRow, status = 200, notice?: string, deposit?: DirectDeposit) {
+  /** The merchant's choice for the session, else the customer's browser. */
+  const textFor = (request: FastifyRequest, session?: CheckoutSessionRow): PageText => pageText(session?.locale ?? negotiateLocale(request.headers['accept-language']));
+
+  /**
+   * A declined card may be tried again, where the attempt can start afresh: a payment link's session
+   * ends as failed, and the still-open link makes a new session (the provider keys payments by
+   * session). A failed delivery or a session made by the merchant's API is final here.
+   */
+  async function retryUrlFor(session: CheckoutSessionRow): Promise<string | null> {
+    if (session.status !== 'failed' || !session.paymentLinkId) return null;
+    const failure = (await findTransaction(db, session.id))?.failureReason;
+    if (!failure || !RETRYABLE_FAILURES.has(failure)) return null;
+    const link = await payments.findLink(session.paymentLinkId);
+    return link && payments.linkStatus(link) === 'active' ? `/link/${link.id}` : null;
+  }
+
+  async function renderFor(request: FastifyRequest, reply: FastifyReply, session: CheckoutSessionRow, status = 200, notice?: string, deposit?: DirectDeposit) {
     const [merchant, setting, exceptions] = await Promise.all([findMerchant(db, session.merchantId), getPaymentsSetting(db), listPaymentExceptions(db, session.id)]);
     const amount = isFiatCurrency(session.currency) ? formatFiat(session.amountMinor, session.currency) : String(session.amountMinor);
     const wallet = deposit ? { deposit, qrSvg: await QRCode.toString(deposit.uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) } : undefined;
+    const text = textFor(request, session);
+    const retryUrl = await retryUrlFor(session);
     const page = renderCheckoutPage({
       session,
       amount,
-      merchantName: merchant?.name ?? 'the merchant',
+      merchantName: merchant?.name ?? null,
       paymentsEnabled: setting.enabled,
       notice,
       wallet,
+      text,
+      now: now(),
+      retryUrl,
       // Resolved ones are told by the status itself (an accepted payment is completed).
       exceptions: exceptions.filter((e) => e.status === 'open').map((e) => ({ kind: e.kind, amount: formatCrypto(e.amountMicro) })),
     });
-    return reply.page(status, page, { formTargets: [...providerOrigins, originOf(session.cancelUrl)] });
+    return reply.header('vary', 'accept-language').page(status, page, { formTargets: [...providerOrigins, originOf(session.cancelUrl)] });
   }
 
-  const notFoundPage = (reply: FastifyReply) =>
-    reply.page(404, renderMessagePage('Checkout not found', 'This checkout link is not valid. Please return to the merchant.'));
+  const notFoundPage = (request: FastifyRequest, reply: FastifyReply) => {
+    const { t, locale } = textFor(request);
+    return reply.page(404, renderMessagePage(t('common.notFoundTitle'), t('common.notFoundBody'), undefined, locale));
+  };
 
   /** An action that could not be done: the page as it now stands, with what happened in words. */
-  async function actionFailed(reply: FastifyReply, id: string, err: unknown, message: string) {
+  async function actionFailed(request: FastifyRequest, reply: FastifyReply, id: string, err: unknown, messageKey: string) {
     if (!(err instanceof AppError)) throw err;
     const fresh = await payments.findCheckoutSession(id);
-    if (!fresh) return notFoundPage(reply);
-    const advice = err.code === 'Unavailable' ? ' Please try again in a moment.' : err.code === 'PaymentsDisabled' ? ' Payments are temporarily unavailable.' : '';
-    return renderFor(reply, fresh, err.status, `${message}${advice}`);
+    if (!fresh) return notFoundPage(request, reply);
+    const { t } = textFor(request, fresh);
+    const advice = err.code === 'Unavailable' ? ` ${t('common.tryAgainSoon')}` : err.code === 'PaymentsDisabled' ? ` ${t('common.paymentsUnavailable')}` : '';
+    return renderFor(request, reply, fresh, err.status, `${t(messageKey)}${advice}`);
   }
 
   app.get<{ Params: { id: string } }>('/pay/:id', { schema: { hide: true } }, async (request, reply) => {
     const session = await payments.findCheckoutSession(request.params.id);
-    if (!session) return notFoundPage(reply);
-    return renderFor(reply, session);
+    if (!session) return notFoundPage(request, reply);
+    return renderFor(request, reply, session);
   });
 
   app.post<{ Params: { id: string } }>('/pay/:id/start', { schema: { hide: true } }, async (request, reply) => {
@@ -55,8 +85,8 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       const started = await payments.startCheckoutPayment(request.params.id);
       return reply.redirect(started.redirectUrl, 303);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(reply);
-      return actionFailed(reply, request.params.id, err, err instanceof AppError && err.code === 'Conflict' ? err.message : 'The payment could not be started.');
+      if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(request, reply);
+      return actionFailed(request, reply, request.params.id, err, err instanceof AppError && err.code === 'Conflict' ? 'checkout.cannotPay' : 'checkout.couldNotStart');
     }
   });
 
@@ -65,22 +95,22 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     try {
       const deposit = await payments.openDirectDeposit(request.params.id);
       const session = await payments.findCheckoutSession(request.params.id);
-      if (!session) return notFoundPage(reply);
-      return renderFor(reply, session, 200, undefined, deposit);
+      if (!session) return notFoundPage(request, reply);
+      return renderFor(request, reply, session, 200, undefined, deposit);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(reply);
-      return actionFailed(reply, request.params.id, err, err instanceof AppError && err.code === 'Conflict' ? err.message : 'The wallet payment could not be prepared.');
+      if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(request, reply);
+      return actionFailed(request, reply, request.params.id, err, err instanceof AppError && err.code === 'Conflict' ? 'checkout.cannotPay' : 'checkout.couldNotPrepareWallet');
     }
   });
 
   app.post<{ Params: { id: string } }>('/pay/:id/cancel', { schema: { hide: true } }, async (request, reply) => {
     try {
       const { status, session } = await payments.cancelCheckoutSession(request.params.id);
-      if (status === 'canceled' && session.cancelUrl) return reply.redirect(session.cancelUrl, 303);
+      if (status === 'canceled' && session.cancelUrl) return reply.redirect(withSessionId(session.cancelUrl, session.id), 303);
       return reply.redirect(`/pay/${session.id}`, 303);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(reply);
-      return actionFailed(reply, request.params.id, err, err instanceof AppError && err.code === 'Conflict' ? err.message : 'The checkout could not be canceled.');
+      if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(request, reply);
+      return actionFailed(request, reply, request.params.id, err, err instanceof AppError && err.code === 'Conflict' ? 'checkout.cannotCancel' : 'checkout.couldNotCancel');
     }
   });
 };

@@ -1,20 +1,22 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { findMerchant } from '../../db/queries/merchants';
 import type { PaymentLinkRow } from '../../db/queries/payment-links';
 import { getPaymentsSetting } from '../../db/queries/platform-settings';
 import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
+import { negotiateLocale, type PageLocale } from '../../domain/locales';
 import { formatFiat } from '../../domain/money';
 import type { PaymentContext } from '../../payments';
 import { checkoutUrlFor } from '../checkout/views';
 import { renderMessagePage } from '../hosted/checkout-page';
+import { pageText } from '../hosted/i18n';
 import { renderLinkPage } from '../hosted/link-page';
 
 const COUNTRY = /^[A-Za-z]{2}$/;
 
 /** Every ISO 3166-1 alpha-2 code the runtime can name; the providers decide which of them are offered. */
-function namedRegions(): { code: string; name: string }[] {
-  const names = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+function namedRegions(locale: PageLocale): { code: string; name: string }[] {
+  const names = new Intl.DisplayNames([locale], { type: 'region', fallback: 'none' });
   const out: { code: string; name: string }[] = [];
   for (let a = 65; a <= 90; a++) {
     for (let b = 65; b <= 90; b++) {
@@ -23,56 +25,66 @@ function namedRegions(): { code: string; name: string }[] {
       if (name) out.push({ code, name });
     }
   }
-  return out.sort((x, y) => x.name.localeCompare(y.name, 'en'));
+  return out.sort((x, y) => x.name.localeCompare(y.name, locale));
 }
 
 /** The payment link page (GET /link/:id) and its one action, Pay (POST /link/:id/pay). */
 const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { config, db, providers }) => {
   const payments = app.payments;
   const ownOrigin = new URL(config.http.publicBaseUrl).origin;
-  const regions = namedRegions();
+  const regionsByLocale = new Map<PageLocale, { code: string; name: string }[]>();
   const countriesByCurrency = new Map<string, { code: string; name: string }[]>();
-  const countriesFor = (currency: string) => {
-    let list = countriesByCurrency.get(currency);
+  // Country names in the customer's language, sorted as that language sorts them.
+  const countriesFor = (currency: string, locale: PageLocale) => {
+    const key = `${locale}:${currency}`;
+    let list = countriesByCurrency.get(key);
     if (!list) {
+      let regions = regionsByLocale.get(locale);
+      if (!regions) regionsByLocale.set(locale, (regions = namedRegions(locale)));
       list = regions.filter((r) => providers.route(r.code, currency) !== undefined);
-      countriesByCurrency.set(currency, list);
+      countriesByCurrency.set(key, list);
     }
     return list;
   };
+  const textFor = (request: FastifyRequest) => pageText(negotiateLocale(request.headers['accept-language']));
 
-  const notFoundPage = (reply: FastifyReply) =>
-    reply.page(404, renderMessagePage('Payment link not found', 'This payment link is not valid. Please check it with the merchant.'));
+  const notFoundPage = (request: FastifyRequest, reply: FastifyReply) => {
+    const { t, locale } = textFor(request);
+    return reply.page(404, renderMessagePage(t('link.notFoundTitle'), t('link.notFoundBody'), undefined, locale));
+  };
 
-  async function renderFor(reply: FastifyReply, link: PaymentLinkRow, status = 200, notice?: string, selectedCountry?: string) {
+  async function renderFor(request: FastifyRequest, reply: FastifyReply, link: PaymentLinkRow, status = 200, noticeKey?: string, selectedCountry?: string) {
+    const text = textFor(request);
+    const notice = noticeKey ? text.t(noticeKey, { currency: link.currency }) : undefined;
     const [merchant, setting] = await Promise.all([findMerchant(db, link.merchantId), getPaymentsSetting(db)]);
     const amount = isFiatCurrency(link.currency) ? formatFiat(link.amountMinor, link.currency) : String(link.amountMinor);
     const page = renderLinkPage({
       link,
       status: payments.linkStatus(link),
       amount,
-      merchantName: merchant?.name ?? 'the merchant',
+      merchantName: merchant?.name ?? text.t('common.theMerchant'),
       paymentsEnabled: setting.enabled,
-      countries: countriesFor(link.currency),
+      countries: countriesFor(link.currency, text.locale),
       selectedCountry,
       notice,
+      text,
     });
     // No script at all; the form may lead only here and to the checkout page it redirects to.
-    return reply.page(status, page, { formTargets: [ownOrigin], scripts: false });
+    return reply.header('vary', 'accept-language').page(status, page, { formTargets: [ownOrigin], scripts: false });
   }
 
   app.get<{ Params: { id: string } }>('/link/:id', { schema: { hide: true } }, async (request, reply) => {
     const link = await payments.findLink(request.params.id);
-    if (!link) return notFoundPage(reply);
-    return renderFor(reply, link);
+    if (!link) return notFoundPage(request, reply);
+    return renderFor(request, reply, link);
   });
 
   app.post<{ Params: { id: string }; Body: { country?: unknown } | undefined }>('/link/:id/pay', { schema: { hide: true } }, async (request, reply) => {
     const link = await payments.findLink(request.params.id);
-    if (!link) return notFoundPage(reply);
-    if (payments.linkStatus(link) !== 'active') return renderFor(reply, link, 409, 'This payment link can no longer be paid.');
+    if (!link) return notFoundPage(request, reply);
+    if (payments.linkStatus(link) !== 'active') return renderFor(request, reply, link, 409, 'link.cannotPay');
     const country = typeof request.body?.country === 'string' ? request.body.country.trim() : '';
-    if (!COUNTRY.test(country)) return renderFor(reply, link, 422, 'Please choose your country.');
+    if (!COUNTRY.test(country)) return renderFor(request, reply, link, 422, 'link.chooseCountry');
     try {
       const session = await payments.payLink(link, country);
       return reply.redirect(checkoutUrlFor(config.http.publicBaseUrl, session.id), 303);
@@ -81,11 +93,11 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
       const selected = country.toUpperCase();
       if (err.code === 'ValidationError') {
         const byCountry = err.options.details?.some((d) => d.path === 'countryCode');
-        return renderFor(reply, link, 422, byCountry ? `Payments from this country in ${link.currency} are not available.` : 'This payment link cannot be paid right now.', selected);
+        return renderFor(request, reply, link, 422, byCountry ? 'link.countryUnavailable' : 'link.cannotPayNow', selected);
       }
-      if (err.code === 'PaymentsDisabled') return renderFor(reply, link, 403, 'Payments are temporarily unavailable.', selected);
-      if (err.code === 'Unavailable') return renderFor(reply, link, 503, 'The payment could not be started. Please try again in a moment.', selected);
-      return renderFor(reply, link, err.status, err.message, selected);
+      if (err.code === 'PaymentsDisabled') return renderFor(request, reply, link, 403, 'common.paymentsUnavailable', selected);
+      if (err.code === 'Unavailable') return renderFor(request, reply, link, 503, 'link.couldNotStart', selected);
+      return renderFor(request, reply, link, err.status, 'link.cannotPayNow', selected);
     }
   });
 };

@@ -7,7 +7,9 @@ import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
 import { formatCrypto, formatFiatText } from '../../domain/money';
 import { DEFAULT_FIAT_RAIL, findRail } from '../../domain/rails';
+import { transferUri } from '../../domain/payment-uri';
 import type { PaymentContext } from '../../payments';
+import { verifierFor } from '../../payments/deposits';
 import { renderMessagePage } from '../hosted/checkout-page';
 import { originOf } from '../hosted/plugin';
 import { renderSimplePage, type SimplePageModel } from '../hosted/simple-page';
@@ -17,7 +19,7 @@ import { renderSimplePage, type SimplePageModel } from '../hosted/simple-page';
 const CODE = ':code([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})';
 
 /** The simple API's hosted page and its Pay action (also what the sandbox's test helper presses). */
-const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { db, providerOrigins }) => {
+const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { config, db, providerOrigins }) => {
   const payments = app.payments;
   const load = (code: string) => findVisibleSimpleOrder(db, code.toLowerCase());
   const notFoundPage = (reply: FastifyReply) => reply.page(404, renderMessagePage('Checkout not found', 'This checkout link is not valid. Please return to the shop.'));
@@ -57,8 +59,11 @@ const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins:
     try {
       const instructions = await payments.chooseRail(order, rail.slug);
       if (instructions.type !== 'crypto') return render(reply, order);
-      const qrSvg = await QRCode.toString(instructions.address, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
-      return render(reply, (await load(order.transactionCode)) ?? order, 200, { crypto: { instructions, qrSvg } });
+      // The wallet URI (token, amount, recipient) when the token is known here; the bare address otherwise.
+      const chain = verifierFor(config, instructions.network.toLowerCase(), instructions.asset);
+      const uri = transferUri({ ...instructions, evm: chain ? { token: chain.tokens[instructions.asset as 'USDC' | 'USDT']!, chainId: chain.chainId } : undefined });
+      const qrSvg = await QRCode.toString(uri ?? instructions.address, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+      return render(reply, (await load(order.transactionCode)) ?? order, 200, { crypto: { instructions, qrSvg, uri } });
     } catch (err) {
       return failed(reply, order, err);
     }

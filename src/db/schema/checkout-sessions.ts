@@ -38,6 +38,8 @@ export const checkoutSessions = pgTable(
     merchantOrderId: text('merchant_order_id'),
     successUrl: text('success_url'),
     cancelUrl: text('cancel_url'),
+    // The hosted page's language when the merchant chose one; otherwise the browser's Accept-Language decides.
+    locale: text('locale', { enum: ['en', 'de', 'fr', 'es', 'pt'] }),
     webhookUrl: text('webhook_url'),
     metadata: jsonb('metadata').notNull().default({}),
     providerPaymentId: text('provider_payment_id'),

@@ -37,6 +37,8 @@ export const providerUpdateSignal = defineSignal<[ProviderFact]>('providerUpdate
 export const startPaymentUpdate = defineUpdate<PaymentStart>('startPayment');
 /** The hosted page's Cancel button; answers the status the session ended in. */
 export const cancelUpdate = defineUpdate<PaymentStatus>('cancel');
+/** The merchant's expire (POST …/expire, as Stripe's); answers the status the session ended in. */
+export const expireUpdate = defineUpdate<PaymentStatus>('expire');
 /** A chain watcher's word about the session's deposit address (chain-verified runs only). */
 export const depositSignal = defineSignal<[DepositFact]>('deposit');
 export const stateQuery = defineQuery<CheckoutSessionState>('state');

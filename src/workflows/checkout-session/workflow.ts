@@ -27,6 +27,7 @@ import { PaymentStatusKey } from '../search-attributes';
 import {
   cancelUpdate,
   depositSignal,
+  expireUpdate,
   providerUpdateSignal,
   startPaymentUpdate,
   stateQuery,
@@ -55,7 +56,7 @@ const closing = proxyActivities<ProviderClosingActivities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 12, nonRetryableErrorTypes: ['ProviderRejected'] },
 });
 
-type Command = { kind: 'fact'; fact: ProviderFact } | { kind: 'deposit'; fact: DepositFact } | { kind: 'cancel' };
+type Command = { kind: 'fact'; fact: ProviderFact } | { kind: 'deposit'; fact: DepositFact } | { kind: 'cancel' } | { kind: 'expire' };
 
 /**
  * One checkout session, from creation to a terminal state (decisions §6). Provider facts arrive as
@@ -136,6 +137,25 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     },
   );
 
+  // The merchant's expire: the expiry timer's transition, now, for a pending session only (as Stripe's).
+  // Queued like cancel, so a provider fact already waiting wins and the answer says so.
+  let expiresRequested = 0;
+  let expiresHandled = 0;
+  setHandler(
+    expireUpdate,
+    async () => {
+      const ticket = ++expiresRequested;
+      queue.push({ kind: 'expire' });
+      await condition(() => expiresHandled >= ticket);
+      return status;
+    },
+    {
+      validator: () => {
+        if (status !== 'pending') throw ApplicationFailure.nonRetryable(`the session is ${status}`, 'NotExpirable');
+      },
+    },
+  );
+
   async function moveTo(next: PaymentStatus, write: () => Promise<unknown>) {
     await write();
     status = next;
@@ -160,6 +180,17 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     if (command.kind === 'cancel') {
       if (canTransition(status, 'canceled')) await moveTo('canceled', () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('canceled'), 'canceled'));
       cancelsHandled++;
+      return;
+    }
+    if (command.kind === 'expire') {
+      // New commands behind a patch; no recorded run before this one received the update.
+      if (status === 'pending' && patched('expire-on-demand')) {
+        // As at the timer: short credits are underpaid money, recorded and announced before the end.
+        const shortfall = chainVerified ? await proof.recordShortfall(input.paymentId, claim, 'expiry') : null;
+        if (shortfall?.exceptionId) await announceException(shortfall.exceptionId);
+        await moveTo('expired', () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('expired'), 'expired'));
+      }
+      expiresHandled++;
       return;
     }
     if (command.kind === 'deposit') return applyDeposit(command.fact);

@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+// axe-core run inside the page as the customer's browser sees it. The source goes in through the
+// DevTools protocol (page.evaluate), which the pages' strict CSP does not govern, so the pages keep
+// their real headers under test.
+const AXE_SOURCE = readFileSync(createRequire(__filename).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** The serious and critical findings on the page as it is now, in the colour scheme asked for. */
+export async function seriousFindings(page: Page, colorScheme: 'light' | 'dark'): Promise<string[]> {
+  await page.emulateMedia({ colorScheme });
+  // The callbacks run in the page, where axe is a global; this file is compiled without the DOM's types.
+  type PageGlobals = { axe?: { run: (ctx: unknown, options: object) => Promise<{ violations: AxeViolation[] }> }; document: unknown };
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const g = globalThis as unknown as PageGlobals;
+    return (await g.axe!.run(g.document, { resultTypes: ['violations'] })).violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${colorScheme} ${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+/** 0 serious or critical findings in light and in dark mode. */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  const findings = [...(await seriousFindings(page, 'light')), ...(await seriousFindings(page, 'dark'))];
+  expect(findings, `${what}: axe-core findings`).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'light' });
+}
