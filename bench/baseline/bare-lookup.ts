@@ -6,7 +6,7 @@ import type { CheckoutSessionRow } from '../../src/db/queries/checkout-sessions'
 
 // The lookup baseline of issue 14: a bare Fastify + postgres.js endpoint running the same key and
 // session queries as ours (the key joined to its merchant by hash, the visible session by id; the
-// public lookup: the session, then its merchant), with postgres.js's prepared statements and the
+// public lookup: the session, then its merchant's name), with postgres.js's prepared statements and the
 // same rendering function, and nothing else: no hooks, no logging, no schema validation.
 const sql = postgres(process.env.DATABASE_URL!, {
   max: 10,
@@ -40,7 +40,7 @@ app.get<{ Params: { id: string } }>('/api/v1/payment-sessions/:id', async (reque
 app.get<{ Params: { id: string } }>('/api/v1/checkout/sessions/:id', async (request, reply) => {
   const [session] = await sql<CheckoutSessionRow[]>`select * from checkout_sessions where id = ${request.params.id} and workflow_started = true`;
   if (!session) return reply.status(404).send(fail(404, 'NotFound').body);
-  const [merchant] = await sql<{ name: string }[]>`select * from merchants where id = ${session.merchantId} limit 1`;
+  const [merchant] = await sql<{ name: string }[]>`select name from merchants where id = ${session.merchantId}`;
   void reply.header('cache-control', 'no-store');
   return { ok: true, ...publicSessionView(session, merchant?.name ?? '') };
 });

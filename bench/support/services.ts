@@ -28,8 +28,7 @@ export async function startBareLookup(stack: Stack): Promise<Service> {
 }
 
 /** The sandbox provider (sandbox.ts); `serviceUrl` is where it posts callbacks and presses Pay. */
-export async function startSandbox(stack: Stack, serviceUrl: string): Promise<Service> {
-  const port = await freePort();
+export async function startSandbox(stack: Stack, serviceUrl: string, port: number): Promise<Service> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const env = { ...stack.env, SANDBOX_PORT: String(port), SANDBOX_URL: baseUrl, PUBLIC_BASE_URL: serviceUrl };
   return { ...(await startEntry('sandbox', 'sandbox.ts', env, answers(baseUrl))), baseUrl };
@@ -63,4 +62,10 @@ export async function createMerchant(baseUrl: string, webhookUrl?: string): Prom
     await call(`${baseUrl}/admin/v1/merchants/${id}/webhook-endpoints`, { method: 'POST', headers: adminHeaders, body: JSON.stringify({ url: webhookUrl }) });
   }
   return { id, apiKey: approved.apiKey as string };
+}
+
+/** The minimal implementation's worker (bench/minimal/worker.ts). */
+export async function startMinimalWorker(stack: Stack, input: { taskQueue: string; webhookSecret: string }): Promise<Child> {
+  const env = { DATABASE_URL: stack.databaseUrl, TEMPORAL_ADDRESS: stack.temporalAddress, TASK_QUEUE: input.taskQueue, WEBHOOK_SECRET: input.webhookSecret, RPC_URL: stack.rpcUrl, USDC: stack.tokens.polygon.USDC };
+  return startEntry('minimal-worker', 'bench/minimal/worker.ts', env, /polling task queue/);
 }
