@@ -17,6 +17,8 @@ export interface BenchOptions {
   payments: number;
   /** Payments per round at 10 % load (latency figure). */
   latencyPayments: number;
+  /** At 10 % load a round is slow (a payment every few seconds): fewer rounds. */
+  latencyRounds: number;
   deliveries: number;
   /** Open deposit addresses per chain-watch case. */
   watchSizes: number[];
@@ -48,11 +50,12 @@ export function parseOptions(argv: string[]): BenchOptions {
     out: values.out ?? null,
     groups: groups as FigureGroup[],
     rounds: quick ? 1 : 3,
-    lookupSeconds: quick ? 2 : 8,
+    lookupSeconds: quick ? 2 : 6,
     lookupConnections: 10,
     creations: quick ? 20 : 150,
     payments: quick ? 6 : 60,
-    latencyPayments: quick ? 3 : 15,
+    latencyPayments: quick ? 3 : 8,
+    latencyRounds: quick ? 1 : 2,
     deliveries: quick ? 10 : 100,
     watchSizes: [10, 100, 1000],
     watchScans: quick ? 3 : 10,

@@ -88,7 +88,7 @@ export async function paymentFigures(input: {
   // 10 % load: a tenth of the lower throughput, offered to both.
   const rate = Math.max(0.2, Math.min(tput.ours, tput.baseline) / 10);
   const lat = await interleaved(
-    options.rounds,
+    options.latencyRounds,
     async () => latency(ours, receiver, options.latencyPayments, rate, ids.ours),
     async () => latency(minimal, receiver, options.latencyPayments, rate, ids.minimal),
   );
