@@ -2,6 +2,7 @@ import postgres from 'postgres';
 import { newPaymentId } from '../../src/domain/ids';
 import { figureFrom, type Figure } from '../support/figures';
 import { drive } from '../support/load';
+import { groupCpuMs } from '../support/processes';
 import type { Service } from '../support/services';
 import { interleaved } from '../support/stats';
 import type { BenchOptions } from '../options';
@@ -39,7 +40,13 @@ export async function lookupFigures(input: { options: BenchOptions; databaseUrl:
     // Warm both (JIT, pools, prepared statements) before anything counts.
     await load(ours);
     await load(bare);
-    const full = await interleaved(options.rounds, async () => ({ rps: (await load(ours)).rps }), async () => ({ rps: (await load(bare)).rps }));
+    // Full speed, with the server's CPU per answered request (its process group, from /proc).
+    const measured = async (target: Service) => {
+      const cpu0 = groupCpuMs(target.child.pid!);
+      const result = await load(target);
+      return { rps: result.rps, cpuUs: ((groupCpuMs(target.child.pid!) - cpu0) * 1000) / result.requests };
+    };
+    const full = await interleaved(options.rounds, () => measured(ours), () => measured(bare));
     const half = full.ours.map((o, i) => Math.min(o.rps!, full.baseline[i]!.rps!) / 2);
     const atHalf = await interleaved(
       options.rounds,
@@ -49,6 +56,16 @@ export async function lookupFigures(input: { options: BenchOptions; databaseUrl:
     const what = `GET ${face.path('SV_…')}, ${options.lookupConnections} connections (autocannon in the bench process), server.ts as its own process with its pool of 10 and the run's LOG_LEVEL.`;
     const baselineIs = 'a bare Fastify + postgres.js process (prepared statements, no hooks, no logging) running the same key and session queries and the same rendering.';
     figures.push(figureFrom(full, 'rps', { id: `${face.id}_rps`, title: `${face.title} req/s`, unit: 'req/s', better: 'higher', includes: `${what} Full speed, ${options.lookupSeconds} s a round.`, baselineIs }));
+    figures.push(
+      figureFrom(full, 'cpuUs', {
+        id: `${face.id}_cpu_us`,
+        title: `${face.title} server CPU/request`,
+        unit: 'µs',
+        better: 'lower',
+        includes: `${what} CPU (user + system) of the server's processes during the full-speed rounds, over the requests answered: steadier than req/s on a loaded machine.`,
+        baselineIs,
+      }),
+    );
     figures.push(
       figureFrom(atHalf, 'p99', { id: `${face.id}_p99_half_load`, title: `${face.title} p99 at half load`, unit: 'ms', better: 'lower', includes: `${what} Both offered the same rate: half the lower full-speed req/s of the round.`, baselineIs }),
     );

@@ -3,6 +3,8 @@ import autocannon from 'autocannon';
 export interface LoadResult {
   /** Completed 2xx requests per second over the run. */
   rps: number;
+  /** 2xx answers. */
+  requests: number;
   p50: number;
   p99: number;
   errors: number;
@@ -25,5 +27,5 @@ export async function drive(input: { baseUrl: string; paths: string[]; headers?:
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${input.baseUrl}${input.paths[0]}: ${result.non2xx} non-2xx answers and ${result.errors} errors in ${result.requests.total} requests`);
   }
-  return { rps: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors };
+  return { rps: result['2xx'] / result.duration, requests: result['2xx'], p50: result.latency.p50, p99: result.latency.p99, errors: result.errors };
 }

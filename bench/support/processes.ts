@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -74,3 +75,27 @@ export const answers = (url: string) => async () => {
   await fetch(url, { signal: AbortSignal.timeout(1000) });
   return true;
 };
+
+/**
+ * CPU time (user + system, ms) used so far by every process of a process group (our children run
+ * in their own group: tsx and the node process it starts). Linux /proc; what a server burns per
+ * request holds up on a loaded machine where its req/s does not.
+ */
+export function groupCpuMs(pgid: number): number {
+  const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // Fields after the command (which may hold spaces) start at its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) !== pgid) continue;
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / ticksPerMs;
+}

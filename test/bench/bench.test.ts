@@ -13,8 +13,10 @@ const TSX_CLI = require.resolve('tsx/cli');
 // checks the report's shape, never the numbers: speed targets live in the bench, not in unit tests.
 const EXPECTED = [
   'merchant_lookup_rps',
+  'merchant_lookup_cpu_us',
   'merchant_lookup_p99_half_load',
   'public_lookup_rps',
+  'public_lookup_cpu_us',
   'public_lookup_p99_half_load',
   'session_creation_per_second',
   'payments_per_second',
