@@ -53,7 +53,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     lookupSeconds: quick ? 2 : 6,
     lookupConnections: 10,
     creations: quick ? 20 : 150,
-    payments: quick ? 6 : 60,
+    payments: quick ? 6 : 40,
     latencyPayments: quick ? 3 : 8,
     latencyRounds: quick ? 1 : 2,
     deliveries: quick ? 10 : 100,

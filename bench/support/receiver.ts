@@ -38,6 +38,8 @@ export async function startReceiver() {
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const completedAt = (sessionId: string) => arrivals.find((a) => a.sessionId === sessionId && a.event === 'payment.completed')?.at;
+  // A payment that failed (e.g. the dev chain reverted the sandbox's transfer) is over too: counted apart.
+  const finishedAt = (sessionId: string) => arrivals.find((a) => a.sessionId === sessionId && (a.event === 'payment.completed' || a.event === 'payment.failed'))?.at;
   function until(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
     if (done()) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -49,8 +51,9 @@ export async function startReceiver() {
     url: `http://127.0.0.1:${port}/webhooks`,
     arrivals,
     completedAt,
-    /** Resolves once every session's payment.completed has arrived. */
-    completions: (ids: readonly string[], timeoutMs: number) => until(() => ids.every((id) => completedAt(id) !== undefined), timeoutMs, `payment.completed of ${ids.length} payments`),
+    finishedAt,
+    /** Resolves once every session's payment.completed (or payment.failed) has arrived. */
+    completions: (ids: readonly string[], timeoutMs: number) => until(() => ids.every((id) => finishedAt(id) !== undefined), timeoutMs, `payment.completed of ${ids.length} payments`),
     /** Resolves once `count` POSTs arrived after index `from`. */
     posts: (from: number, count: number, timeoutMs: number) => until(() => arrivals.length - from >= count, timeoutMs, `${count} POSTs`),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
