@@ -69,7 +69,8 @@ export async function lookupFigures(input: { options: BenchOptions; databaseUrl:
     figures.push(
       figureFrom(atHalf, 'p99', { id: `${face.id}_p99_half_load`, title: `${face.title} p99 at half load`, unit: 'ms', better: 'lower', includes: `${what} Both offered the same rate: half the lower full-speed req/s of the round.`, baselineIs }),
     );
-    input.log(`${face.title}: ours ${figures.at(-2)!.ours.toFixed(0)} req/s vs ${figures.at(-2)!.baseline.toFixed(0)}; p99 ${figures.at(-1)!.ours} ms vs ${figures.at(-1)!.baseline} ms`);
+    const [rps, cpu, p99] = figures.slice(-3) as [Figure, Figure, Figure];
+    input.log(`${face.title}: ours ${rps.ours.toFixed(0)} req/s vs ${rps.baseline.toFixed(0)}; ${cpu.ours.toFixed(0)} vs ${cpu.baseline.toFixed(0)} µs CPU/request; p99 at half load ${p99.ours} ms vs ${p99.baseline} ms`);
   }
   return figures;
 }
