@@ -4,6 +4,7 @@ import type { Database } from '../../db/client';
 import { findKeyByHash, touchKey } from '../../db/queries/api-keys';
 import { classifyApiKey, constantTimeEqual, sha256Hex } from '../../domain/credentials';
 import { AppError } from '../../domain/errors';
+import { keyUsageRecorder } from './key-usage';
 import type { Scope } from '../../domain/scopes';
 
 export interface AuthenticatedMerchant {
@@ -33,7 +34,8 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
-export async function authenticateKey(db: Database, presented: string | null, now: Date): Promise<AuthenticatedMerchant> {
+/** Authenticates a live key (decisions §2); `used` records its use, which the caller need not await. */
+export async function authenticateKey(db: Database, presented: string | null, now: Date, used: (keyId: string) => void): Promise<AuthenticatedMerchant> {
   if (!presented) throw invalidKey();
   const key = classifyApiKey(presented);
   if (key.kind === 'retired') {
@@ -49,7 +51,7 @@ export async function authenticateKey(db: Database, presented: string | null, no
   if (found.merchant.status !== 'approved') {
     throw new AppError('AccountNotApproved', 'The merchant account is not approved for live payments.');
   }
-  await touchKey(db, found.key.id);
+  used(found.key.id);
   return {
     id: found.merchant.id,
     name: found.merchant.name,
@@ -61,10 +63,14 @@ export async function authenticateKey(db: Database, presented: string | null, no
 
 async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; now?: () => Date }) {
   const now = opts.now ?? (() => new Date());
+  const used = keyUsageRecorder(
+    (keyId) => touchKey(opts.db, keyId),
+    (err) => app.log.warn({ err }, 'recording an API key\'s last use failed'),
+  );
   app.decorateRequest('merchant', undefined);
   app.decorate('requireScope', (scope: Scope): preHandlerAsyncHookHandler => {
     return async (request) => {
-      const merchant = await authenticateKey(opts.db, bearerToken(request), now());
+      const merchant = await authenticateKey(opts.db, bearerToken(request), now(), used);
       if (!merchant.scopes.includes(scope)) {
         throw new AppError('InsufficientScope', `This API key lacks the scope ${scope}.`);
       }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findMerchant } from '../../db/queries/merchants';
+import { findMerchantName } from '../../db/queries/merchants';
 import { findVisibleSession } from '../../db/queries/checkout-sessions';
 import { notFound } from '../../domain/errors';
 import { PAGE_LOCALES } from '../../domain/locales';
@@ -128,9 +128,9 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app,
       const id = requireCanonicalId(request.params.id);
       const session = await findVisibleSession(deps.db, id);
       if (!session) throw notFound('Checkout session');
-      const merchant = await findMerchant(deps.db, session.merchantId);
+      const merchantName = await findMerchantName(deps.db, session.merchantId);
       void reply.header('cache-control', 'no-store');
-      return { ok: true as const, ...publicSessionView(session, merchant?.name ?? '') };
+      return { ok: true as const, ...publicSessionView(session, merchantName ?? '') };
     },
   );
 

@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { apiKeys, merchants } from '../schema';
+import { preparedFor } from './prepared';
 import type { Scope } from '../../domain/scopes';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -46,18 +47,22 @@ export async function setKeyExpiry(db: DatabaseOrTransaction, id: string, expire
   await db.update(apiKeys).set({ expiresAt }).where(eq(apiKeys.id, id));
 }
 
-/** Key and owning merchant by key hash, for authentication. */
+/** Key and owning merchant by key hash, for authentication (every authenticated request: prepared). */
 export async function findKeyByHash(db: DatabaseOrTransaction, keyHash: string) {
-  const [row] = await db
-    .select({ key: apiKeys, merchant: merchants })
-    .from(apiKeys)
-    .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
-    .where(eq(apiKeys.keyHash, keyHash));
+  const query = preparedFor(db, 'find_key_by_hash', () =>
+    db
+      .select({ key: apiKeys, merchant: merchants })
+      .from(apiKeys)
+      .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
+      .where(eq(apiKeys.keyHash, sql.placeholder('keyHash')))
+      .prepare('find_key_by_hash'),
+  );
+  const [row] = await query.execute({ keyHash });
   return row;
 }
 
+/** Records a key's last use; coarse on purpose: a minute's precision is all an operator needs. */
 export async function touchKey(db: DatabaseOrTransaction, id: string): Promise<void> {
-  // Coarse on purpose: at most one write per key per minute on the hot path.
   await db
     .update(apiKeys)
     .set({ lastUsedAt: sql`now()` })

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { checkoutSessions } from '../schema';
+import { preparedFor } from './prepared';
 import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-status';
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
@@ -11,12 +12,16 @@ export async function insertCheckoutSession(db: DatabaseOrTransaction, row: NewC
   return inserted!;
 }
 
-/** A session merchants and customers can see: its workflow has started. */
+/** A session merchants and customers can see: its workflow has started. Every lookup runs it: prepared. */
 export async function findVisibleSession(db: DatabaseOrTransaction, id: string): Promise<CheckoutSessionRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(checkoutSessions)
-    .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.workflowStarted, true)));
+  const query = preparedFor(db, 'find_visible_session', () =>
+    db
+      .select()
+      .from(checkoutSessions)
+      .where(and(eq(checkoutSessions.id, sql.placeholder('id')), eq(checkoutSessions.workflowStarted, true)))
+      .prepare('find_visible_session'),
+  );
+  const [row] = await query.execute({ id });
   return row;
 }
 

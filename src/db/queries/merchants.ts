@@ -1,6 +1,7 @@
 import { desc, eq, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { merchants, merchantWallets, type MerchantStatus } from '../schema';
+import { preparedFor } from './prepared';
 
 export type MerchantRow = typeof merchants.$inferSelect;
 export type WalletRow = typeof merchantWallets.$inferSelect;
@@ -15,6 +16,15 @@ export async function insertMerchant(
 
 export async function findMerchant(db: DatabaseOrTransaction, id: string): Promise<MerchantRow | undefined> {
   return db.query.merchants.findFirst({ where: eq(merchants.id, id) });
+}
+
+/** The name a customer sees on the public lookup (prepared: the hosted page polls it). */
+export async function findMerchantName(db: DatabaseOrTransaction, id: string): Promise<string | undefined> {
+  const query = preparedFor(db, 'find_merchant_name', () =>
+    db.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, sql.placeholder('id'))).prepare('find_merchant_name'),
+  );
+  const [row] = await query.execute({ id });
+  return row?.name;
 }
 
 /** Locks the merchant row for the rest of the transaction, so status changes serialise. */

@@ -1,0 +1,125 @@
+import type { Client } from '@temporalio/client';
+import type { BenchOptions } from '../options';
+import { figureFrom, type Figure } from '../support/figures';
+import type { Receiver } from '../support/receiver';
+import { pool, type PaymentSide } from '../support/sides';
+import { interleaved, quantile } from '../support/stats';
+
+// A loaded 2-core machine completes about one payment a second: wait in proportion to the batch.
+const completionTimeoutMs = (count: number) => Number(process.env.BENCH_COMPLETION_TIMEOUT_MS ?? 60_000 + 5_000 * count);
+const E2E = 'Each payment: opened, then paid by the customer: the provider hint, the token transfer on anvil (mint + transfer, 1 confirmation), the watcher credit at its 1 s poll, the completion, the signed payment.completed POST at the bench receiver.';
+
+/** Opens and pays `count` payments, `concurrency` at a time; completions per second until the last payment.completed arrived. */
+async function throughput(side: PaymentSide, receiver: Receiver, count: number, concurrency: number, ids: string[]): Promise<number> {
+  const start = performance.now();
+  const mine: string[] = [];
+  await pool(count, concurrency, async () => {
+    const id = await side.open();
+    mine.push(id);
+    await side.pay(id);
+  });
+  await receiver.completions(mine, completionTimeoutMs(count));
+  ids.push(...mine);
+  const completed = mine.filter((id) => receiver.completedAt(id) !== undefined);
+  if (completed.length < count) console.error(`[bench] ${side.name}: ${count - completed.length} of ${count} payments failed (not counted)`);
+  const last = Math.max(...mine.map((id) => receiver.finishedAt(id)!));
+  return completed.length / ((last - start) / 1000);
+}
+
+/** Payments started one at a time at `rate` per second; each one's time from the customer paying to payment.completed at the merchant. */
+async function latency(side: PaymentSide, receiver: Receiver, count: number, rate: number, ids: string[]): Promise<{ p50: number; p99: number }> {
+  const samples: number[] = [];
+  const gap = 1000 / rate;
+  const runs: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const began = performance.now();
+    runs.push(
+      (async () => {
+        const id = await side.open();
+        ids.push(id);
+        const t0 = performance.now();
+        await side.pay(id);
+        await receiver.completions([id], completionTimeoutMs(1));
+        const at = receiver.completedAt(id);
+        if (at !== undefined) samples.push(at - t0);
+      })(),
+    );
+    await new Promise((r) => setTimeout(r, Math.max(0, gap - (performance.now() - began))));
+  }
+  await Promise.all(runs);
+  return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) };
+}
+
+/** Temporal history events per payment: every workflow the side ran on its task queue (children and delivery workflows included), over its payments. */
+async function historyEventsPerPayment(temporal: Client, taskQueue: string, payments: number): Promise<number> {
+  let events = 0;
+  for await (const run of temporal.workflow.list({ query: `TaskQueue = "${taskQueue}"` })) {
+    const history = await temporal.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+    events += history.events?.length ?? 0;
+  }
+  return events / payments;
+}
+
+export async function paymentFigures(input: {
+  options: BenchOptions;
+  receiver: Receiver;
+  temporal: Client;
+  ours: PaymentSide & { taskQueue: string };
+  minimal: PaymentSide & { taskQueue: string };
+  log: (line: string) => void;
+}): Promise<{ figures: Figure[]; oursIds: string[] }> {
+  const { options, receiver, ours, minimal } = input;
+  const concurrency = 8;
+  const ids = { ours: [] as string[], minimal: [] as string[] };
+  // Warm-up: one payment each (worker caches, bundles, pools), not counted.
+  await throughput(ours, receiver, 1, 1, []);
+  await throughput(minimal, receiver, 1, 1, []);
+  const rates = await interleaved(
+    options.rounds,
+    async () => ({ perSecond: await throughput(ours, receiver, options.payments, concurrency, ids.ours) }),
+    async () => ({ perSecond: await throughput(minimal, receiver, options.payments, concurrency, ids.minimal) }),
+  );
+  const tput = figureFrom(rates, 'perSecond', {
+    id: 'payments_per_second',
+    title: 'completed payments/s end to end',
+    unit: 'payments/s',
+    better: 'higher',
+    includes: `${options.payments} payments a round, ${concurrency} customers at once, from the first open to the last payment.completed. ${E2E} Ours: POST /api/v1/checkout/sessions, the sandbox's /test-helpers/pay (Pay on our hosted page, the provider payment, its signed callbacks), worker.ts with its 4 network watchers.`,
+    baselineIs: 'the minimal Temporal implementation in bench/minimal: a row + workflow.start, the provider hint as a signal, the same transfer, one watcher signalling the credit, one local activity per transition writing the state and its event, one activity posting the signed webhook.',
+  });
+  input.log(`payments/s: ours ${tput.ours.toFixed(2)} vs minimal ${tput.baseline.toFixed(2)}`);
+
+  // 10 % load: a tenth of the lower throughput, offered to both.
+  const rate = Math.max(0.2, Math.min(tput.ours, tput.baseline) / 10);
+  const lat = await interleaved(
+    options.latencyRounds,
+    async () => latency(ours, receiver, options.latencyPayments, rate, ids.ours),
+    async () => latency(minimal, receiver, options.latencyPayments, rate, ids.minimal),
+  );
+  const latencyMeta = {
+    unit: 'ms',
+    better: 'lower' as const,
+    includes: `${options.latencyPayments} payments a round at ${rate.toFixed(2)}/s (10 % of the lower throughput), from the moment the customer pays (ours: /test-helpers/pay, which presses Pay, transfers and sends the provider callbacks) to payment.completed at the merchant. ${E2E} With few payments a round, p99 is the slowest.`,
+    baselineIs: tput.baselineIs,
+  };
+  const p50 = figureFrom(lat, 'p50', { id: 'pay_to_webhook_p50', title: 'pay -> signed webhook p50 at 10% load', ...latencyMeta });
+  const p99 = figureFrom(lat, 'p99', { id: 'pay_to_webhook_p99', title: 'pay -> signed webhook p99 at 10% load', ...latencyMeta });
+  input.log(`latency p50 ${p50.ours.toFixed(0)} vs ${p50.baseline.toFixed(0)} ms, p99 ${p99.ours.toFixed(0)} vs ${p99.baseline.toFixed(0)} ms`);
+
+  const oursEvents = await historyEventsPerPayment(input.temporal, ours.taskQueue, ids.ours.length + 1);
+  const minimalEvents = await historyEventsPerPayment(input.temporal, minimal.taskQueue, ids.minimal.length + 1);
+  const events: Figure = {
+    id: 'history_events_per_payment',
+    title: 'Temporal history events per payment',
+    unit: 'events',
+    better: 'lower',
+    ours: oursEvents,
+    baseline: minimalEvents,
+    ratio: oursEvents / minimalEvents,
+    rounds: { ours: [oursEvents], baseline: [minimalEvents] },
+    includes: `Every workflow on the side's task queue after the payment figures (the payment's own workflow and its webhook delivery workflows), history length when counted (payments completed, their sessions' runs still open for later events), over the ${ids.ours.length + 1} payments.`,
+    baselineIs: tput.baselineIs,
+  };
+  input.log(`history events per payment: ours ${oursEvents.toFixed(1)} vs minimal ${minimalEvents.toFixed(1)}`);
+  return { figures: [tput, p50, p99, events], oursIds: ids.ours };
+}

@@ -1,0 +1,25 @@
+import { defineSignal } from '@temporalio/workflow';
+
+// The minimal implementation of issue 14: the same business (a payment that completes from a
+// confirmed on-chain credit and tells the merchant with a signed webhook) in the fewest Temporal
+// actions we can think of. Its numbers are the floor ours is measured against.
+
+export const MINIMAL_PAYMENT_WORKFLOW = 'minimalPayment';
+export const RAW_DELIVERY_WORKFLOW = 'rawDelivery';
+
+export interface MinimalPaymentInput {
+  paymentId: string;
+  expectedMicro: string;
+  webhookUrl: string;
+}
+
+/** The provider's word: a hint that moves the payment to processing. */
+export const providerFact = defineSignal<[{ kind: 'processing' | 'succeeded'; reference: string }]>('providerFact');
+/** A confirmed Transfer to the payment's deposit address (the watcher's fact); keyed by log. */
+export const depositCredit = defineSignal<[{ key: string; amountMicro: string }]>('depositCredit');
+
+export interface WebhookPost {
+  url: string;
+  eventId: string;
+  body: string;
+}

@@ -1,0 +1,64 @@
+import { parseArgs } from 'node:util';
+
+export const FIGURE_GROUPS = ['lookups', 'creation', 'payments', 'deliveries', 'chain-watch'] as const;
+export type FigureGroup = (typeof FIGURE_GROUPS)[number];
+
+export interface BenchOptions {
+  quick: boolean;
+  out: string | null;
+  groups: FigureGroup[];
+  /** Rounds of ours-then-baseline per figure; the figure is the median. */
+  rounds: number;
+  lookupSeconds: number;
+  lookupConnections: number;
+  /** Sessions created per round (creation figure). */
+  creations: number;
+  /** Payments per round (throughput figure). */
+  payments: number;
+  /** Payments per round at 10 % load (latency figure). */
+  latencyPayments: number;
+  /** At 10 % load a round is slow (a payment every few seconds): fewer rounds. */
+  latencyRounds: number;
+  deliveries: number;
+  /** Open deposit addresses per chain-watch case. */
+  watchSizes: number[];
+  /** Scans measured per chain-watch case and round. */
+  watchScans: number;
+  logLevel: string;
+}
+
+const USAGE = `npm run bench -- [--quick] [--out FILE] [--only lookups,creation,payments,deliveries,chain-watch] [--log-level warn]`;
+
+/**
+ * The default run takes about 10 minutes on a 2-core machine; --quick is a smoke test (about 2
+ * minutes) whose numbers are too short to trust, only their presence.
+ */
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' }, 'log-level': { type: 'string', default: 'warn' }, help: { type: 'boolean', default: false } },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const groups = values.only ? values.only.split(',').map((g) => g.trim()) : [...FIGURE_GROUPS];
+  for (const g of groups) if (!(FIGURE_GROUPS as readonly string[]).includes(g)) throw new Error(`unknown figure group ${g}: ${USAGE}`);
+  const quick = values.quick;
+  return {
+    quick,
+    out: values.out ?? null,
+    groups: groups as FigureGroup[],
+    rounds: quick ? 1 : 3,
+    lookupSeconds: quick ? 2 : 6,
+    lookupConnections: 10,
+    creations: quick ? 20 : 150,
+    payments: quick ? 6 : 40,
+    latencyPayments: quick ? 3 : 8,
+    latencyRounds: quick ? 1 : 2,
+    deliveries: quick ? 10 : 100,
+    watchSizes: [10, 100, 1000],
+    watchScans: quick ? 3 : 10,
+    logLevel: values['log-level'],
+  };
+}

@@ -1,0 +1,123 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import postgres from 'postgres';
+import { chainWatchFigures } from './figures/chain-watch';
+import { creationFigures } from './figures/creation';
+import { deliveryFigures } from './figures/deliveries';
+import { lookupFigures } from './figures/lookups';
+import { paymentFigures } from './figures/payments';
+import { createMinimalTables } from './minimal/activities';
+import { parseOptions } from './options';
+import { renderTable, type Figure } from './support/figures';
+import { freePort, ROOT } from './support/processes';
+import { startReceiver } from './support/receiver';
+import { createMerchant, startBareLookup, startMinimalWorker, startOurServer, startOurWorker, startSandbox } from './support/services';
+import { minimalSide, oursSide } from './support/sides';
+import { startStack } from './support/stack';
+
+// `npm run bench`: issue 14's figures, each against a baseline measured in the same run.
+
+const log = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
+const QUEUES = { idle: 'bench-idle', idleMinimal: 'bench-idle-minimal', pay: 'bench-pay', minimal: 'bench-minimal' };
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2));
+  const has = (g: (typeof options.groups)[number]) => options.groups.includes(g);
+  if (has('deliveries') && !has('payments')) throw new Error('the deliveries figure resends the payment figures\' deliveries: add payments to --only');
+  const started = Date.now();
+  const needsTemporal = has('creation') || has('payments');
+  const stack = await startStack(log, { temporal: needsTemporal });
+  const stops: (() => Promise<unknown>)[] = [];
+  const children: { name: string; output: () => string }[] = [];
+  const figures: Figure[] = [];
+  const sql = postgres(stack.databaseUrl, { max: 10, onnotice: () => {} });
+  stops.push(() => sql.end({ timeout: 2 }));
+  try {
+    await createMinimalTables(sql);
+    const temporal = needsTemporal ? new Client({ connection: await Connection.connect({ address: stack.temporalAddress }), namespace: 'default' }) : null;
+    if (temporal) stops.push(() => temporal.connection.close());
+    const receiver = await startReceiver();
+    stops.push(() => receiver.close());
+
+    if (has('lookups') || has('creation')) {
+      const idle = await startOurServer(stack, { taskQueue: QUEUES.idle, logLevel: options.logLevel });
+      stops.push(() => idle.stop());
+      const merchant = await createMerchant(idle.baseUrl);
+      if (has('lookups')) {
+        const bare = await startBareLookup(stack);
+        stops.push(() => bare.stop());
+        figures.push(...(await lookupFigures({ options, databaseUrl: stack.databaseUrl, ours: idle, bare, merchantId: merchant.id, apiKey: merchant.apiKey, log })));
+        await bare.stop();
+      }
+      if (has('creation')) {
+        const ours = oursSide({ apiUrl: idle.baseUrl, sandboxUrl: '', apiKey: merchant.apiKey });
+        figures.push(...(await creationFigures({ options, ours, sql, temporal: temporal!, merchantId: merchant.id, idleQueue: QUEUES.idleMinimal, webhookUrl: receiver.url })));
+        log(`creation: ours ${figures.at(-1)!.ours.toFixed(1)}/s vs raw ${figures.at(-1)!.baseline.toFixed(1)}/s`);
+      }
+      await idle.stop();
+    }
+
+    if (has('payments')) {
+      const sandboxPort = await freePort();
+      const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+      const server = await startOurServer(stack, { taskQueue: QUEUES.pay, sandboxUrl, logLevel: options.logLevel });
+      stops.push(() => server.stop());
+      const sandbox = await startSandbox(stack, server.baseUrl, sandboxPort);
+      stops.push(() => sandbox.stop());
+      const worker = await startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl });
+      stops.push(() => worker.stop());
+      const minimalWorker = await startMinimalWorker(stack, { taskQueue: QUEUES.minimal, webhookSecret: 'whsec_bench' });
+      stops.push(() => minimalWorker.stop());
+      const merchant = await createMerchant(server.baseUrl, receiver.url);
+      children.push(server, sandbox, worker, minimalWorker);
+      const minimal = minimalSide({ stack, temporal: temporal!, taskQueue: QUEUES.minimal, webhookUrl: receiver.url });
+      stops.push(() => minimal.close());
+      const result = await paymentFigures({
+        options,
+        receiver,
+        temporal: temporal!,
+        ours: { ...oursSide({ apiUrl: server.baseUrl, sandboxUrl, apiKey: merchant.apiKey }), taskQueue: QUEUES.pay },
+        minimal: { ...minimal.side, taskQueue: QUEUES.minimal },
+        log,
+      });
+      figures.push(...result.figures);
+      if (has('deliveries')) {
+        figures.push(...(await deliveryFigures({ options, sql, temporal: temporal!, receiver, oursQueue: QUEUES.pay, minimalQueue: QUEUES.minimal })));
+        log(`deliveries: ours ${figures.at(-1)!.ours.toFixed(1)}/s vs raw ${figures.at(-1)!.baseline.toFixed(1)}/s`);
+      }
+    }
+
+    if (has('chain-watch')) figures.push(...(await chainWatchFigures({ options, stack, log })));
+  } catch (err) {
+    // What the processes said last is what explains a figure that never finished.
+    for (const c of children) console.error(`--- ${c.name} (last output)\n${c.output().slice(-3000)}`);
+    const states = await sql`select status, verification, count(*)::int as n from checkout_sessions group by 1, 2`.catch(() => []);
+    const deliveries = await sql`select status, count(*)::int as n from webhook_deliveries group by 1`.catch(() => []);
+    console.error(`--- sessions ${JSON.stringify(states)}; deliveries ${JSON.stringify(deliveries)}`);
+    throw err;
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    await stack.stop();
+  }
+
+  const report = {
+    startedAt: new Date(started).toISOString(),
+    seconds: Math.round((Date.now() - started) / 1000),
+    quick: options.quick,
+    machine: { cpus: os.cpus().length, loadAverage: os.loadavg(), node: process.version },
+    options,
+    figures,
+  };
+  const out = options.out ?? path.join(ROOT, '.data', 'bench', `${report.startedAt.replace(/[:.]/g, '-')}.json`);
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(renderTable(figures));
+  console.log(`\n${figures.length} figures in ${report.seconds} s (load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}); JSON: ${out}`);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.exit(1);
+});

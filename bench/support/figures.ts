@@ -1,0 +1,43 @@
+import { medianOf, type Rounds } from './stats';
+
+/** One line of the bench's table: a figure of ours against the baseline measured in the same run. */
+export interface Figure {
+  id: string;
+  title: string;
+  unit: string;
+  /** Which way is better: the ratio reads as ours/baseline either way. */
+  better: 'higher' | 'lower';
+  ours: number;
+  baseline: number;
+  ratio: number;
+  /** Each round's value, ours and baseline, in the order they ran. */
+  rounds: { ours: number[]; baseline: number[] };
+  /** What the figure includes: which processes, which work, which load. */
+  includes: string;
+  /** What the baseline is. */
+  baselineIs: string;
+}
+
+export function figureFrom(rounds: Rounds, key: string, meta: Omit<Figure, 'ours' | 'baseline' | 'ratio' | 'rounds'>): Figure {
+  const ours = medianOf(rounds.ours, key);
+  const baseline = medianOf(rounds.baseline, key);
+  return {
+    ...meta,
+    ours,
+    baseline,
+    ratio: baseline === 0 ? Number.NaN : ours / baseline,
+    rounds: { ours: rounds.ours.map((m) => m[key] ?? Number.NaN), baseline: rounds.baseline.map((m) => m[key] ?? Number.NaN) },
+  };
+}
+
+const fmt = (n: number) => (Number.isNaN(n) ? 'n/a' : Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 10 ? n.toFixed(1) : n.toFixed(2));
+
+/** The table printed at the end of a run. */
+export function renderTable(figures: readonly Figure[]): string {
+  const rows = figures.map((f) => [f.title, f.unit, fmt(f.ours), fmt(f.baseline), `${fmt(f.ratio)}x`, f.better === 'higher' ? 'higher' : 'lower']);
+  const head = ['figure', 'unit', 'ours', 'baseline', 'ours/base', 'better'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const notes = figures.map((f) => `- ${f.title}: ${f.includes} Baseline: ${f.baselineIs}`);
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), '', ...notes].join('\n');
+}

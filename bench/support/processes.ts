@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../..');
+const TSX_CLI = require.resolve('tsx/cli');
+
+export interface Child {
+  name: string;
+  child: ChildProcess;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+/** A port that was free a moment ago on 127.0.0.1 (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Runs a TypeScript entry point (server.ts, worker.ts, a bench endpoint) as its own process, as it
+ * runs in production: the load generator and the measured process must not share an event loop.
+ * Resolves once `ready` answers true or the output matches it.
+ */
+export async function startEntry(name: string, entry: string, env: Record<string, string>, ready: RegExp | (() => Promise<boolean>), timeoutMs = 90_000): Promise<Child> {
+  // Its own process group: tsx runs the entry in a child process, and a stop must reach both.
+  const child = spawn(process.execPath, [TSX_CLI, entry], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  const keep = (d: Buffer) => {
+    output = (output + d.toString()).slice(-20_000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exited) throw new Error(`${name} exited before it was ready:\n${output}`);
+    const ok = ready instanceof RegExp ? ready.test(output) : await ready().catch(() => false);
+    if (ok) break;
+    if (Date.now() > deadline) {
+      process.kill(-child.pid!, 'SIGKILL');
+      throw new Error(`${name} not ready after ${timeoutMs} ms:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    name,
+    child,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 5000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        process.kill(-child.pid!, 'SIGTERM');
+      }),
+  };
+}
+
+/** Ready when anything answers HTTP at `url`. */
+export const answers = (url: string) => async () => {
+  await fetch(url, { signal: AbortSignal.timeout(1000) });
+  return true;
+};
+
+/**
+ * CPU time (user + system, ms) used so far by every process of a process group (our children run
+ * in their own group: tsx and the node process it starts). Linux /proc; what a server burns per
+ * request holds up on a loaded machine where its req/s does not.
+ */
+export function groupCpuMs(pgid: number): number {
+  const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // Fields after the command (which may hold spaces) start at its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) !== pgid) continue;
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / ticksPerMs;
+}

@@ -1,0 +1,71 @@
+import type { Stack } from './stack';
+import { BENCH_ADMIN_TOKEN } from './stack';
+import { answers, freePort, startEntry, type Child } from './processes';
+
+export interface Service extends Child {
+  baseUrl: string;
+}
+
+/** Our HTTP service (server.ts) as deployed: its own process, its own pool, LOG_LEVEL of the run. */
+export async function startOurServer(stack: Stack, input: { taskQueue: string; sandboxUrl?: string; logLevel: string }): Promise<Service> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = {
+    ...stack.env,
+    PORT: String(port),
+    PUBLIC_BASE_URL: baseUrl,
+    TEMPORAL_TASK_QUEUE: input.taskQueue,
+    LOG_LEVEL: input.logLevel,
+    ...(input.sandboxUrl ? { SANDBOX_URL: input.sandboxUrl, SANDBOX_PORT: new URL(input.sandboxUrl).port } : {}),
+  };
+  return { ...(await startEntry('server', 'server.ts', env, answers(`${baseUrl}/healthz`))), baseUrl };
+}
+
+export async function startBareLookup(stack: Stack): Promise<Service> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return { ...(await startEntry('bare-lookup', 'bench/baseline/bare-lookup.ts', { DATABASE_URL: stack.databaseUrl, PORT: String(port), PUBLIC_BASE_URL: baseUrl }, answers(`${baseUrl}/healthz`))), baseUrl };
+}
+
+/** The sandbox provider (sandbox.ts); `serviceUrl` is where it posts callbacks and presses Pay. */
+export async function startSandbox(stack: Stack, serviceUrl: string, port: number): Promise<Service> {
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = { ...stack.env, SANDBOX_PORT: String(port), SANDBOX_URL: baseUrl, PUBLIC_BASE_URL: serviceUrl };
+  return { ...(await startEntry('sandbox', 'sandbox.ts', env, answers(baseUrl))), baseUrl };
+}
+
+/** Our worker (worker.ts): workflows, activities and the chain watchers, on `taskQueue`. */
+export async function startOurWorker(stack: Stack, input: { taskQueue: string; publicBaseUrl: string; sandboxUrl: string }): Promise<Child> {
+  const env = { ...stack.env, TEMPORAL_TASK_QUEUE: input.taskQueue, PUBLIC_BASE_URL: input.publicBaseUrl, SANDBOX_URL: input.sandboxUrl, SANDBOX_PORT: new URL(input.sandboxUrl).port };
+  return startEntry('worker', 'worker.ts', env, /polling task queue/);
+}
+
+export const adminHeaders = { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+
+async function call(url: string, init: RequestInit): Promise<Record<string, unknown>> {
+  const res = await fetch(url, init);
+  const body = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** An approved merchant with a USDC/polygon wallet and its live key, made through the admin API; with `webhookUrl`, an endpoint there. */
+export async function createMerchant(baseUrl: string, webhookUrl?: string): Promise<{ id: string; apiKey: string }> {
+  const created = await call(`${baseUrl}/admin/v1/merchants`, {
+    method: 'POST',
+    headers: adminHeaders,
+    body: JSON.stringify({ name: 'Bench Shop', wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }] }),
+  });
+  const id = (created.merchant as { id: string }).id;
+  const approved = await call(`${baseUrl}/admin/v1/merchants/${id}/approve`, { method: 'POST', headers: { authorization: adminHeaders.authorization } });
+  if (webhookUrl) {
+    await call(`${baseUrl}/admin/v1/merchants/${id}/webhook-endpoints`, { method: 'POST', headers: adminHeaders, body: JSON.stringify({ url: webhookUrl }) });
+  }
+  return { id, apiKey: approved.apiKey as string };
+}
+
+/** The minimal implementation's worker (bench/minimal/worker.ts). */
+export async function startMinimalWorker(stack: Stack, input: { taskQueue: string; webhookSecret: string }): Promise<Child> {
+  const env = { DATABASE_URL: stack.databaseUrl, TEMPORAL_ADDRESS: stack.temporalAddress, TASK_QUEUE: input.taskQueue, WEBHOOK_SECRET: input.webhookSecret, RPC_URL: stack.rpcUrl, USDC: stack.tokens.polygon.USDC };
+  return startEntry('minimal-worker', 'bench/minimal/worker.ts', env, /polling task queue/);
+}

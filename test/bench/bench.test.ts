@@ -1,0 +1,54 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(__dirname, '../..');
+const TSX_CLI = require.resolve('tsx/cli');
+
+// Issue 14: every figure of `npm run bench` comes with a baseline measured in the same run. This runs
+// the bench's smoke mode end to end (its own Temporal dev server, anvil, database, processes) and
+// checks the report's shape, never the numbers: speed targets live in the bench, not in unit tests.
+const EXPECTED = [
+  'merchant_lookup_rps',
+  'merchant_lookup_cpu_us',
+  'merchant_lookup_p99_half_load',
+  'public_lookup_rps',
+  'public_lookup_cpu_us',
+  'public_lookup_p99_half_load',
+  'session_creation_per_second',
+  'payments_per_second',
+  'pay_to_webhook_p50',
+  'pay_to_webhook_p99',
+  'history_events_per_payment',
+  'webhook_deliveries_per_second',
+  ...[10, 100, 1000].flatMap((n) => [`chain_watch_ms_${n}`, `chain_watch_rpc_calls_${n}`]),
+];
+
+describe('npm run bench --quick', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reports every figure against its baseline, with each round, as JSON and as a table', async () => {
+    const out = path.join(dir, 'report.json');
+    const { stdout } = await promisify(execFile)(process.execPath, [TSX_CLI, 'bench/run.ts', '--quick', '--out', out], {
+      cwd: ROOT,
+      env: { ...process.env, NODE_ENV: 'test' },
+      maxBuffer: 16 * 1024 * 1024,
+      timeout: 540_000,
+    });
+    const report = JSON.parse(readFileSync(out, 'utf8'));
+    expect(report.quick).toBe(true);
+    expect(report.figures.map((f: { id: string }) => f.id).sort()).toEqual([...EXPECTED].sort());
+    for (const figure of report.figures) {
+      expect(figure, figure.id).toMatchObject({ unit: expect.any(String), includes: expect.any(String), baselineIs: expect.any(String) });
+      expect(['higher', 'lower']).toContain(figure.better);
+      for (const value of [figure.ours, figure.baseline, figure.ratio]) expect(Number.isFinite(value) && value > 0, `${figure.id}: ${value}`).toBe(true);
+      expect(figure.rounds.ours.length).toBeGreaterThan(0);
+      expect(figure.rounds.ours.length).toBe(figure.rounds.baseline.length);
+      expect(stdout).toContain(figure.title);
+    }
+  }, 600_000);
+});
