@@ -22,6 +22,7 @@ export type { PaymentOption } from './rails';
 export type { DirectDeposit } from './direct-deposit';
 export type { PaymentProof } from './payment-proof';
 export { CallbackRefused } from './provider-events';
+export { LinkPaymentInProgress } from './link-tabs';
 
 /**
  * The payment engine's use cases, built once from their dependencies and handed to every face

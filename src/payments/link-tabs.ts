@@ -9,10 +9,12 @@ import type { PaymentContext } from './context';
  * the second payment as a `duplicate` exception, so the money is never lost.
  */
 export async function ensureLinkNotInProgress(ctx: PaymentContext, linkId: string, sessionId: string | null): Promise<void> {
-  if (await findLinkPaymentInProgress(ctx.db, linkId, sessionId)) {
-    throw new AppError(
-      'Conflict',
-      'A payment for this link is already in progress in another tab or window. Please finish it there, or wait until it ends before trying again.',
-    );
+  if (await findLinkPaymentInProgress(ctx.db, linkId, sessionId)) throw new LinkPaymentInProgress();
+}
+
+/** A Conflict the hosted pages tell in the customer's language (the API's envelope carries the English). */
+export class LinkPaymentInProgress extends AppError {
+  constructor() {
+    super('Conflict', 'A payment for this link is already in progress in another tab or window. Please finish it there, or wait until it ends before trying again.');
   }
 }

@@ -9,7 +9,7 @@ import { AppError } from '../../domain/errors';
 import { listPaymentExceptions } from '../../db/queries/payment-exceptions';
 import { negotiateLocale } from '../../domain/locales';
 import { formatCrypto, formatFiat } from '../../domain/money';
-import type { DirectDeposit, PaymentContext } from '../../payments';
+import { LinkPaymentInProgress, type DirectDeposit, type PaymentContext } from '../../payments';
 import { renderCheckoutPage, renderMessagePage, withSessionId } from '../hosted/checkout-page';
 import { pageText, type PageText } from '../hosted/i18n';
 import { originOf } from '../hosted/plugin';
@@ -86,7 +86,8 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       return reply.redirect(started.redirectUrl, 303);
     } catch (err) {
       if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(request, reply);
-      return actionFailed(request, reply, request.params.id, err, err instanceof AppError && err.code === 'Conflict' ? 'checkout.cannotPay' : 'checkout.couldNotStart');
+      const key = err instanceof LinkPaymentInProgress ? 'common.linkInProgress' : err instanceof AppError && err.code === 'Conflict' ? 'checkout.cannotPay' : 'checkout.couldNotStart';
+      return actionFailed(request, reply, request.params.id, err, key);
     }
   });
 

@@ -6,7 +6,7 @@ import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
 import { negotiateLocale, type PageLocale } from '../../domain/locales';
 import { formatFiat } from '../../domain/money';
-import type { PaymentContext } from '../../payments';
+import { LinkPaymentInProgress, type PaymentContext } from '../../payments';
 import { checkoutUrlFor } from '../checkout/views';
 import { renderMessagePage } from '../hosted/checkout-page';
 import { pageText } from '../hosted/i18n';
@@ -97,6 +97,7 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
       }
       if (err.code === 'PaymentsDisabled') return renderFor(request, reply, link, 403, 'common.paymentsUnavailable', selected);
       if (err.code === 'Unavailable') return renderFor(request, reply, link, 503, 'link.couldNotStart', selected);
+      if (err instanceof LinkPaymentInProgress) return renderFor(request, reply, link, 409, 'common.linkInProgress', selected);
       return renderFor(request, reply, link, err.status, 'link.cannotPayNow', selected);
     }
   });

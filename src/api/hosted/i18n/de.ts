@@ -2,6 +2,7 @@ import type { Catalogue } from './en';
 
 export const de: Catalogue = {
   common: {
+    linkInProgress: 'Eine Zahlung für diesen Link läuft bereits in einem anderen Tab oder Fenster. Bitte schließen Sie sie dort ab oder warten Sie, bis sie beendet ist, bevor Sie es erneut versuchen.',
     theMerchant: 'dem Händler',
     secureCheckout: 'Sicherer Bezahlvorgang',
     expiresIn: 'Läuft ab in',

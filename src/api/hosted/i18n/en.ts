@@ -2,6 +2,7 @@
 // checks it). Other helpers' page text (exceptions, payouts) belongs here too, under its own key.
 export const en = {
   common: {
+    linkInProgress: 'A payment for this link is already in progress in another tab or window. Please finish it there, or wait until it ends before trying again.',
     theMerchant: 'the merchant',
     secureCheckout: 'Secure checkout',
     expiresIn: 'Expires in',

@@ -2,6 +2,7 @@ import type { Catalogue } from './en';
 
 export const es: Catalogue = {
   common: {
+    linkInProgress: 'Ya hay un pago de este enlace en curso en otra pestaña o ventana. Termínelo allí, o espere a que finalice antes de volver a intentarlo.',
     theMerchant: 'el comercio',
     secureCheckout: 'Pago seguro',
     expiresIn: 'Caduca en',

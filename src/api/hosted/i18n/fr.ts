@@ -2,6 +2,7 @@ import type { Catalogue } from './en';
 
 export const fr: Catalogue = {
   common: {
+    linkInProgress: 'Un paiement pour ce lien est déjà en cours dans un autre onglet ou une autre fenêtre. Veuillez le terminer là-bas, ou attendre qu’il se termine avant de réessayer.',
     theMerchant: 'le marchand',
     secureCheckout: 'Paiement sécurisé',
     expiresIn: 'Expire dans',

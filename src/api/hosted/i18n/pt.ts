@@ -2,6 +2,7 @@ import type { Catalogue } from './en';
 
 export const pt: Catalogue = {
   common: {
+    linkInProgress: 'Já está em curso um pagamento deste link noutro separador ou janela. Conclua-o lá, ou aguarde que termine antes de tentar novamente.',
     theMerchant: 'o comerciante',
     secureCheckout: 'Pagamento seguro',
     expiresIn: 'Expira em',
