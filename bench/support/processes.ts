@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../..');
@@ -13,18 +12,7 @@ export interface Child {
   stop: () => Promise<void>;
 }
 
-/** A port that was free a moment ago on 127.0.0.1 (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/devtools/free-port';
 
 /**
  * Runs a TypeScript entry point (server.ts, worker.ts, a bench endpoint) as its own process, as it

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { startDevChainWithTokens } from '../../src/chains/dev-chain-with-tokens';
 import postgres from 'postgres';
-import { createPublicClient, http, type PublicClient } from 'viem';
-import { ensureAnvilBinary } from '../../src/chains/anvil-binary';
-import { DEV_MINTER_ADDRESS, devChain, nodeAccountWallet } from '../../src/chains/dev-accounts';
-import { DEV_CHAIN_ID, startDevChain } from '../../src/chains/dev-chain';
-import { deployTestTokens, devChainVariables, type TestTokenAddresses } from '../../src/chains/test-tokens';
+import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
+import { devChainVariables, type TestTokenAddresses } from '../../src/chains/test-tokens';
 import { prepareDatabase } from '../../src/db/migrate';
 import { randomBase62 } from '../../src/domain/ids';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
@@ -47,7 +45,7 @@ export async function startStack(log: (line: string) => void, options: { tempora
     const [server, chain] = await Promise.all([
       // Without Temporal (figures that need none): the API's client is lazy and never connects.
       binary ? startDevServer({ binary, namespace: 'default' }).then((s) => (stops.push(() => s.stop()), s)) : { address: '127.0.0.1:1' },
-      startChainWithTokens().then((c) => (stops.push(() => c.stop()), c)),
+      startDevChainWithTokens().then((c) => (stops.push(() => c.stop()), c)),
       prepareDatabase(databaseUrl).then(() => stops.push(() => dropDatabase(database))),
     ]);
     log(`stack: temporal ${server.address}, anvil ${chain.rpcUrl}, database ${database}`);
@@ -68,18 +66,6 @@ export async function startStack(log: (line: string) => void, options: { tempora
     return { databaseUrl, temporalAddress: server.address, rpcUrl: chain.rpcUrl, tokens: chain.tokens, env, stop };
   } catch (err) {
     await stop();
-    throw err;
-  }
-}
-
-async function startChainWithTokens() {
-  const chain = await startDevChain({ binary: ensureAnvilBinary() });
-  try {
-    const publicClient = createPublicClient({ chain: devChain(chain.rpcUrl), transport: http(chain.rpcUrl) }) as PublicClient;
-    const tokens = await deployTestTokens(nodeAccountWallet(chain.rpcUrl, DEV_MINTER_ADDRESS), publicClient);
-    return { ...chain, tokens };
-  } catch (err) {
-    await chain.stop();
     throw err;
   }
 }

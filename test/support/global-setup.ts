@@ -1,10 +1,7 @@
 import postgres from 'postgres';
-import { createPublicClient, http, type PublicClient } from 'viem';
+import { startDevChainWithTokens } from '../../src/chains/dev-chain-with-tokens';
 import type { TestProject } from 'vitest/node';
-import { ensureAnvilBinary } from '../../src/chains/anvil-binary';
-import { DEV_MINTER_ADDRESS, devChain, nodeAccountWallet } from '../../src/chains/dev-accounts';
-import { startDevChain } from '../../src/chains/dev-chain';
-import { deployTestTokens, type TestTokenAddresses } from '../../src/chains/test-tokens';
+import type { TestTokenAddresses } from '../../src/chains/test-tokens';
 import { prepareDatabase } from '../../src/db/migrate';
 import { ensureTemporalBinary } from '../../src/temporal/cli-binary';
 import { startDevServer } from '../../src/temporal/dev-server';
@@ -26,7 +23,7 @@ export default async function setup(project: TestProject) {
   const binary = ensureTemporalBinary();
   const [server, chain] = await Promise.all([
     startDevServer({ binary, namespace: 'default' }),
-    startChainWithTokens(),
+    startDevChainWithTokens(),
     prepareTemplate(),
   ]);
   project.provide('temporalAddress', server.address);
@@ -38,18 +35,6 @@ export default async function setup(project: TestProject) {
     const sql = postgres(adminDatabaseUrl(), { max: 1, onnotice: () => {} });
     await sql.unsafe(`drop database if exists "${TEMPLATE_DATABASE}" with (force)`).finally(() => sql.end());
   };
-}
-
-async function startChainWithTokens() {
-  const chain = await startDevChain({ binary: ensureAnvilBinary() });
-  try {
-    const publicClient = createPublicClient({ chain: devChain(chain.rpcUrl), transport: http(chain.rpcUrl) }) as PublicClient;
-    const tokens = await deployTestTokens(nodeAccountWallet(chain.rpcUrl, DEV_MINTER_ADDRESS), publicClient);
-    return { ...chain, tokens };
-  } catch (err) {
-    await chain.stop();
-    throw err;
-  }
 }
 
 async function prepareTemplate() {

@@ -1,21 +1,12 @@
 import { sql } from 'drizzle-orm';
+import type { SettlementLine } from '../../domain/settlements-csv';
 import type { DatabaseOrTransaction } from '../client';
 
 // Timestamps as ISO 8601 text with milliseconds, as JavaScript dates hold them, whatever the driver's type parsing.
 const ISO_MS = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
 
-export interface SettlementRow {
-  paymentId: string;
-  asset: string;
-  network: string;
-  grossMicro: bigint;
-  commissionMicro: bigint;
-  netMicro: bigint;
-  depositTransactionHash: string | null;
-  payoutTransactionHash: string;
-  completedAt: Date | null;
-  settledAt: Date;
-}
+/** A settled transaction, as the CSV writes it. */
+export type SettlementRow = SettlementLine;
 
 /**
  * A merchant's settled transactions (decisions §11: the merchant payout confirmed) whose payout was

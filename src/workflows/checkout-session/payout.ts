@@ -1,8 +1,8 @@
-import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { PayoutActivities } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { DATABASE_ACTIVITY } from '../activity-options';
-import { webhookDelivery } from '../webhook-delivery/workflow';
+import { startDeliveries } from '../webhook-delivery/start';
 
 // Decisions §11 "Payout", the orchestration: after a chain-verified completion, each payout planned,
 // signed, broadcast and confirmed by its own activity, in order (the deposit address needs its gas
@@ -33,14 +33,6 @@ export async function payOutSession(paymentId: string): Promise<PayoutOutcome> {
     if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return { settled: false, reason: err.cause.message };
     throw err;
   }
-  const emitted = await events.emitPaymentEvent(paymentId, 'completed', 'payment.settled');
-  for (const deliveryId of emitted.deliveryIds) {
-    await startChild(webhookDelivery, {
-      workflowId: deliveryId,
-      args: [{ deliveryId, retry: emitted.retry }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    });
-  }
+  await startDeliveries(await events.emitPaymentEvent(paymentId, 'completed', 'payment.settled'));
   return { settled: true };
 }

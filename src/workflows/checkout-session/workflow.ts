@@ -22,7 +22,7 @@ import { DATABASE_ACTIVITY } from '../activity-options';
 import { linkPaidSignal } from '../payment-link/messages';
 import { payOutSession } from './payout';
 import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../payment-exception/messages';
-import { webhookDelivery } from '../webhook-delivery/workflow';
+import { startDeliveries } from '../webhook-delivery/start';
 import { PaymentStatusKey } from '../search-attributes';
 import {
   cancelUpdate,
@@ -165,15 +165,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   /** One event per transition, and a delivery workflow per target that outlives this one. */
   async function announce(next: PaymentStatus) {
-    const emitted = await events.emitPaymentEvent(input.paymentId, next);
-    for (const deliveryId of emitted.deliveryIds) {
-      await startChild(webhookDelivery, {
-        workflowId: deliveryId,
-        args: [{ deliveryId, retry: emitted.retry }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      });
-    }
+    await startDeliveries(await events.emitPaymentEvent(input.paymentId, next));
   }
 
   async function apply(command: Command) {

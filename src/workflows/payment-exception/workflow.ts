@@ -2,19 +2,15 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
-  ParentClosePolicy,
   patched,
   proxyActivities,
   setHandler,
-  startChild,
-  WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { ExceptionActivities } from '../../activities/exceptions';
-import type { EmittedEvent, WebhookActivities } from '../../activities/webhooks';
+import type { WebhookActivities } from '../../activities/webhooks';
 import { DATABASE_ACTIVITY } from '../activity-options';
 import { payOutSession } from '../checkout-session/payout';
-import { webhookDelivery } from '../webhook-delivery/workflow';
+import { startDeliveries } from '../webhook-delivery/start';
 import {
   acceptUpdate,
   exceptionStateQuery,
@@ -53,7 +49,7 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
       const accepted = await records.acceptException(input.exceptionId);
       outcome = 'accepted';
       payoutDue = accepted.payout;
-      if (accepted.completedNow || accepted.paymentStatus === 'completed') await deliver(await events.emitPaymentEvent(accepted.paymentId, 'completed'));
+      if (accepted.completedNow || accepted.paymentStatus === 'completed') await startDeliveries(await events.emitPaymentEvent(accepted.paymentId, 'completed'));
       return { exceptionId: input.exceptionId, paymentId: accepted.paymentId, paymentStatus: accepted.paymentStatus };
     })();
     return accepting;
@@ -72,7 +68,7 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
     },
   );
 
-  await deliver(await events.emitExceptionEvent(input.exceptionId));
+  await startDeliveries(await events.emitExceptionEvent(input.exceptionId));
   const status = await records.exceptionStatus(input.exceptionId);
   if (status !== 'open') outcome = status;
   await condition(() => outcome !== 'open', OPERATOR_WINDOW);
@@ -81,20 +77,4 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
   // before this version never reach patched(), so their histories replay unchanged.
   if (payoutDue && patched('payout-after-accept')) await payOutSession(input.paymentId);
   return outcome;
-}
-
-/** A delivery workflow per target that outlives this one; one already started (a second run) is left alone. */
-async function deliver(emitted: EmittedEvent): Promise<void> {
-  for (const deliveryId of emitted.deliveryIds) {
-    try {
-      await startChild(webhookDelivery, {
-        workflowId: deliveryId,
-        args: [{ deliveryId, retry: emitted.retry }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-  }
 }
