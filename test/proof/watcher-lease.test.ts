@@ -85,10 +85,14 @@ describe('one chain watcher per network', () => {
     await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, g);
     await eventually(async () => b.seen.scans, (n) => n > 0, TAKEOVER_BOUND_MS, 'the stand-by to take over');
     expect(Date.now() - cutAt).toBeLessThan(TAKEOVER_BOUND_MS);
-    expect(a.seen.lost).toBe(1);
+    // The stand-by may win the freed lock before the old holder's next check (500 ms here) notices
+    // the loss: an overlap of less than one check, which the idempotent signals make harmless.
+    await eventually(async () => a.seen.lost, (n) => n === 1, 5_000, 'the old holder to notice its lost lease');
     await waitForStatus(ctx, id, 'completed');
 
-    // The old holder stands by now: it no longer scans while the new one does.
+    // The old holder stands by now: it no longer scans while the new one does. A scan it had in
+    // flight when the loss was noticed may still finish: let it, then watch.
+    await settle(1000);
     const scansOfA = a.seen.scans;
     const scansOfB = b.seen.scans;
     await settle(1500);
