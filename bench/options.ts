@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 
-export const FIGURE_GROUPS = ['lookups', 'creation', 'payments', 'deliveries', 'chain-watch'] as const;
+export const FIGURE_GROUPS = ['lookups', 'creation', 'payments', 'deliveries', 'backlog', 'chain-watch'] as const;
+export const TEMPORAL_SERVERS = ['dev', 'production'] as const;
 export type FigureGroup = (typeof FIGURE_GROUPS)[number];
 
 export interface BenchOptions {
@@ -25,9 +26,14 @@ export interface BenchOptions {
   /** Scans measured per chain-watch case and round. */
   watchScans: number;
   logLevel: string;
+  /** Which Temporal server the run starts: the CLI's dev server (in memory) or the production server on Postgres. */
+  temporal: (typeof TEMPORAL_SERVERS)[number];
+  /** Payments in the backlog figure, and its rounds (a round is minutes). */
+  backlog: number;
+  backlogRounds: number;
 }
 
-const USAGE = `npm run bench -- [--quick] [--out FILE] [--only lookups,creation,payments,deliveries,chain-watch] [--log-level warn]`;
+const USAGE = `npm run bench -- [--quick] [--out FILE] [--only ${FIGURE_GROUPS.join(',')}] [--temporal dev|production] [--log-level warn]`;
 
 /**
  * The default run takes about 10 minutes on a 2-core machine; --quick is a smoke test (about 2
@@ -36,7 +42,7 @@ const USAGE = `npm run bench -- [--quick] [--out FILE] [--only lookups,creation,
 export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
     args: argv,
-    options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' }, 'log-level': { type: 'string', default: 'warn' }, help: { type: 'boolean', default: false } },
+    options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' }, 'log-level': { type: 'string', default: 'warn' }, temporal: { type: 'string', default: 'dev' }, help: { type: 'boolean', default: false } },
   });
   if (values.help) {
     console.log(USAGE);
@@ -44,6 +50,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   }
   const groups = values.only ? values.only.split(',').map((g) => g.trim()) : [...FIGURE_GROUPS];
   for (const g of groups) if (!(FIGURE_GROUPS as readonly string[]).includes(g)) throw new Error(`unknown figure group ${g}: ${USAGE}`);
+  const temporal = values.temporal;
+  if (!(TEMPORAL_SERVERS as readonly string[]).includes(temporal)) throw new Error(`unknown Temporal server ${temporal}: ${USAGE}`);
   const quick = values.quick;
   return {
     quick,
@@ -60,5 +68,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     watchSizes: [10, 100, 1000],
     watchScans: quick ? 3 : 10,
     logLevel: values['log-level'],
+    temporal: temporal as BenchOptions['temporal'],
+    backlog: quick ? 20 : 200,
+    backlogRounds: 1,
   };
 }

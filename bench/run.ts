@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import postgres from 'postgres';
+import { backlogFigures, type BacklogSide } from './figures/backlog';
 import { chainWatchFigures } from './figures/chain-watch';
 import { creationFigures } from './figures/creation';
 import { deliveryFigures } from './figures/deliveries';
@@ -27,8 +28,8 @@ async function main() {
   const has = (g: (typeof options.groups)[number]) => options.groups.includes(g);
   if (has('deliveries') && !has('payments')) throw new Error('the deliveries figure resends the payment figures\' deliveries: add payments to --only');
   const started = Date.now();
-  const needsTemporal = has('creation') || has('payments');
-  const stack = await startStack(log, { temporal: needsTemporal });
+  const needsTemporal = has('creation') || has('payments') || has('backlog');
+  const stack = await startStack(log, { temporal: needsTemporal ? options.temporal : null });
   const stops: (() => Promise<unknown>)[] = [];
   const children: { name: string; output: () => string }[] = [];
   const figures: Figure[] = [];
@@ -59,33 +60,45 @@ async function main() {
       await idle.stop();
     }
 
-    if (has('payments')) {
+    if (has('payments') || has('backlog')) {
       const sandboxPort = await freePort();
       const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
       const server = await startOurServer(stack, { taskQueue: QUEUES.pay, sandboxUrl, logLevel: options.logLevel });
       stops.push(() => server.stop());
       const sandbox = await startSandbox(stack, server.baseUrl, sandboxPort);
       stops.push(() => sandbox.stop());
-      const worker = await startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl });
-      stops.push(() => worker.stop());
-      const minimalWorker = await startMinimalWorker(stack, { taskQueue: QUEUES.minimal, webhookSecret: 'whsec_bench' });
-      stops.push(() => minimalWorker.stop());
+      // Workers come and go (the backlog figure stops and restarts them): stops reach the current one.
+      const workers = {
+        ours: await startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl }),
+        minimal: await startMinimalWorker(stack, { taskQueue: QUEUES.minimal, webhookSecret: 'whsec_bench' }),
+      };
+      stops.push(() => workers.ours.stop(), () => workers.minimal.stop());
       const merchant = await createMerchant(server.baseUrl, receiver.url);
-      children.push(server, sandbox, worker, minimalWorker);
+      children.push(server, sandbox, { name: 'worker', output: () => workers.ours.output() }, { name: 'minimal-worker', output: () => workers.minimal.output() });
       const minimal = minimalSide({ stack, temporal: temporal!, taskQueue: QUEUES.minimal, webhookUrl: receiver.url });
       stops.push(() => minimal.close());
-      const result = await paymentFigures({
-        options,
-        receiver,
-        temporal: temporal!,
-        ours: { ...oursSide({ apiUrl: server.baseUrl, sandboxUrl, apiKey: merchant.apiKey }), taskQueue: QUEUES.pay },
-        minimal: { ...minimal.side, taskQueue: QUEUES.minimal },
-        log,
-      });
-      figures.push(...result.figures);
-      if (has('deliveries')) {
-        figures.push(...(await deliveryFigures({ options, sql, temporal: temporal!, receiver, oursQueue: QUEUES.pay, minimalQueue: QUEUES.minimal })));
-        log(`deliveries: ours ${figures.at(-1)!.ours.toFixed(1)}/s vs raw ${figures.at(-1)!.baseline.toFixed(1)}/s`);
+      const oursPayments = { ...oursSide({ apiUrl: server.baseUrl, sandboxUrl, apiKey: merchant.apiKey }), taskQueue: QUEUES.pay };
+      const minimalPayments = { ...minimal.side, taskQueue: QUEUES.minimal };
+      if (has('payments')) {
+        const result = await paymentFigures({ options, receiver, temporal: temporal!, ours: oursPayments, minimal: minimalPayments, log });
+        figures.push(...result.figures);
+        if (has('deliveries')) {
+          figures.push(...(await deliveryFigures({ options, sql, temporal: temporal!, receiver, oursQueue: QUEUES.pay, minimalQueue: QUEUES.minimal })));
+          log(`deliveries: ours ${figures.at(-1)!.ours.toFixed(1)}/s vs raw ${figures.at(-1)!.baseline.toFixed(1)}/s`);
+        }
+      }
+      if (has('backlog')) {
+        const oursBacklog: BacklogSide = {
+          ...oursPayments,
+          stopWorker: () => workers.ours.stop(),
+          startWorker: async () => void (workers.ours = await startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl })),
+        };
+        const minimalBacklog: BacklogSide = {
+          ...minimalPayments,
+          stopWorker: () => workers.minimal.stop(),
+          startWorker: async () => void (workers.minimal = await startMinimalWorker(stack, { taskQueue: QUEUES.minimal, webhookSecret: 'whsec_bench' })),
+        };
+        figures.push(...(await backlogFigures({ options, receiver, ours: oursBacklog, minimal: minimalBacklog, temporalServer: options.temporal, log })));
       }
     }
 
@@ -107,6 +120,7 @@ async function main() {
     seconds: Math.round((Date.now() - started) / 1000),
     quick: options.quick,
     machine: { cpus: os.cpus().length, loadAverage: os.loadavg(), node: process.version },
+    temporalServer: options.temporal,
     options,
     figures,
   };
@@ -114,7 +128,7 @@ async function main() {
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   console.log(renderTable(figures));
-  console.log(`\n${figures.length} figures in ${report.seconds} s (load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}); JSON: ${out}`);
+  console.log(`\n${figures.length} figures in ${report.seconds} s on the ${options.temporal} Temporal server (load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}); JSON: ${out}`);
 }
 
 main().catch((err) => {

@@ -12,6 +12,8 @@ export async function createMinimalTables(sql: postgres.Sql): Promise<void> {
   await sql`create table if not exists bench_min_events (
     id text primary key, payment_id text not null references bench_min_payments(id), type text not null, body jsonb not null,
     created_at timestamptz not null default now(), unique (payment_id, type))`;
+  // The watcher's cursor: a worker that comes back (the backlog figure) scans from where it stopped.
+  await sql`create table if not exists bench_min_cursor (id int primary key, confirmed_through bigint not null)`;
 }
 
 /** Signs like ours (`t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`) and posts; anything but a 2xx is retried. */

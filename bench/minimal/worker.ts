@@ -32,7 +32,8 @@ async function main() {
   });
   let stopped = false;
   const watch = (async () => {
-    let cursor = await watcher.startCursor();
+    const [saved] = await sql<{ n: string }[]>`select confirmed_through::text as n from bench_min_cursor where id = 1`;
+    let cursor = await watcher.startCursor(saved ? BigInt(saved.n) + 1n : undefined);
     while (!stopped) {
       try {
         const scan = await watcher.scan(cursor);
@@ -43,6 +44,9 @@ async function main() {
             const id = byAddress.get(t.to.toLowerCase());
             if (id) await client.workflow.getHandle(id).signal(depositCredit, { key: transferKey(t), amountMicro: t.amount.toString() });
           }
+        }
+        if (scan.cursor.confirmedThrough !== cursor.confirmedThrough) {
+          await sql`insert into bench_min_cursor (id, confirmed_through) values (1, ${scan.cursor.confirmedThrough.toString()}) on conflict (id) do update set confirmed_through = excluded.confirmed_through`;
         }
         cursor = scan.cursor;
       } catch (err) {

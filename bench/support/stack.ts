@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startDevChainWithTokens } from '../../src/chains/dev-chain-with-tokens';
 import postgres from 'postgres';
 import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
@@ -8,6 +11,7 @@ import { randomBase62 } from '../../src/domain/ids';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { findTemporalBinary } from '../../src/temporal/cli-binary';
 import { startDevServer } from '../../src/temporal/dev-server';
+import { freeServerPorts, startProductionServer } from '../../src/temporal/server';
 
 export const BENCH_ADMIN_TOKEN = `bench-admin-${randomBase62(24)}`;
 
@@ -28,11 +32,13 @@ function databaseUrlFor(name: string): string {
 }
 
 /**
- * What the test harness starts (test/support/global-setup.ts), for one bench run: a Temporal dev
- * server (in memory), an anvil with the project's test tokens, a fresh migrated database. Never
- * builds the Temporal CLI (that is `npm run temporal:install`'s job, minutes of CPU).
+ * What the test harness starts (test/support/global-setup.ts), for one bench run: a Temporal server,
+ * an anvil with the project's test tokens, a fresh migrated database. The dev server (in memory) by
+ * default, never built here (that is `npm run temporal:install`'s job, minutes of CPU); with
+ * `production`, the production server on this host's Postgres (`npm run temporal:server`'s, fresh
+ * databases dropped at the end), which builds its binaries first if they are missing.
  */
-export async function startStack(log: (line: string) => void, options: { temporal: boolean }): Promise<Stack> {
+export async function startStack(log: (line: string) => void, options: { temporal: 'dev' | 'production' | null }): Promise<Stack> {
   const binary = options.temporal ? findTemporalBinary() : null;
   if (options.temporal && !binary) throw new Error('No Temporal CLI in .tools/bin or on PATH: run `npm run temporal:install` first.');
   const database = `svc_bench_${randomBase62(10).toLowerCase()}`;
@@ -44,7 +50,11 @@ export async function startStack(log: (line: string) => void, options: { tempora
   try {
     const [server, chain] = await Promise.all([
       // Without Temporal (figures that need none): the API's client is lazy and never connects.
-      binary ? startDevServer({ binary, namespace: 'default' }).then((s) => (stops.push(() => s.stop()), s)) : { address: '127.0.0.1:1' },
+      options.temporal === 'production'
+        ? startProductionTemporal(database, stops)
+        : binary
+          ? startDevServer({ binary, namespace: 'default' }).then((s) => (stops.push(() => s.stop()), s))
+          : { address: '127.0.0.1:1' },
       startDevChainWithTokens().then((c) => (stops.push(() => c.stop()), c)),
       prepareDatabase(databaseUrl).then(() => stops.push(() => dropDatabase(database))),
     ]);
@@ -68,6 +78,18 @@ export async function startStack(log: (line: string) => void, options: { tempora
     await stop();
     throw err;
   }
+}
+
+async function startProductionTemporal(database: string, stops: (() => Promise<unknown>)[]): Promise<{ address: string }> {
+  const databases = { postgresUrl: databaseUrlFor('postgres').replace(/\/postgres$/, ''), main: `${database}_temporal`, visibility: `${database}_temporal_visibility` };
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-temporal-'));
+  stops.push(async () => {
+    for (const name of [databases.main, databases.visibility]) await dropDatabase(name);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const server = await startProductionServer({ dir, databases, namespace: 'default', ports: await freeServerPorts(), log: () => {} });
+  stops.push(() => server.stop());
+  return server;
 }
 
 async function dropDatabase(name: string) {

@@ -24,6 +24,7 @@ const EXPECTED = [
   'pay_to_webhook_p99',
   'history_events_per_payment',
   'webhook_deliveries_per_second',
+  'backlog_drain_per_second',
   ...[10, 100, 1000].flatMap((n) => [`chain_watch_ms_${n}`, `chain_watch_rpc_calls_${n}`]),
 ];
 

@@ -4,9 +4,8 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll } from 'vitest';
 import { randomBase62 } from '../../src/domain/ids';
-import { startProductionServer } from '../../src/temporal/server';
+import { freeServerPorts, startProductionServer } from '../../src/temporal/server';
 import { adminDatabaseUrl } from './databases';
-import { freePort, freePortIn } from './free-port';
 
 export interface ProductionTemporal {
   /** Set once the server is up: `host:port` of its frontend. */
@@ -30,15 +29,12 @@ export function useProductionTemporal(overrides: Record<string, string>): Produc
   let server: Awaited<ReturnType<typeof startProductionServer>> | undefined;
 
   beforeAll(async () => {
-    const [frontend, frontendHttp, history, matching, worker] = (await Promise.all(Array.from({ length: 5 }, () => freePort()))) as [number, ...number[]];
-    // Membership ports are stored in a smallint column.
-    const [frontendMembership, historyMembership, matchingMembership, workerMembership] = await Promise.all(Array.from({ length: 4 }, () => freePortIn(20_000, 32_000)));
     const started = performance.now();
     server = await startProductionServer({
       dir,
       databases,
       namespace: 'default',
-      ports: { frontend, frontendHttp: frontendHttp!, frontendMembership: frontendMembership!, history: history!, historyMembership: historyMembership!, matching: matching!, matchingMembership: matchingMembership!, worker: worker!, workerMembership: workerMembership! },
+      ports: await freeServerPorts(),
       log: () => {},
     });
     state.startedInSeconds = (performance.now() - started) / 1000;

@@ -5,7 +5,7 @@ import { registerNamespace, serverLogFile, spawnServer, waitForServing, type Run
 import { setupSchemas, type ServerDatabases } from './schema';
 import { writeServerConfig, type ServerPorts } from './server-config';
 
-export { portsFrom, type ServerPorts } from './server-config';
+export { freeServerPorts, portsFrom, type ServerPorts } from './server-config';
 export type { ServerDatabases } from './schema';
 
 export interface ProductionServerOptions {

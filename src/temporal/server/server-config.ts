@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
+import { freePort, freePortIn } from '../../devtools/free-port';
 import type { ServerDatabases } from './schema';
 
 export interface ServerPorts {
@@ -98,4 +99,14 @@ export function writeServerConfig(options: { dir: string; databases: ServerDatab
   };
   writeFileSync(path.join(configDir, 'svc.yaml'), stringify(config), { mode: 0o600 });
   return configDir;
+}
+
+/**
+ * Ports of a throwaway server (tests, the bench): each one free a moment ago, membership ports
+ * below 32768 (smallint) and below Linux's ephemeral range, so a client's port cannot take them.
+ */
+export async function freeServerPorts(): Promise<ServerPorts> {
+  const [frontend, frontendHttp, history, matching, worker] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
+  const [frontendMembership, historyMembership, matchingMembership, workerMembership] = await Promise.all(Array.from({ length: 4 }, () => freePortIn(20_000, 32_000)));
+  return { frontend: frontend!, frontendHttp: frontendHttp!, history: history!, matching: matching!, worker: worker!, frontendMembership: frontendMembership!, historyMembership: historyMembership!, matchingMembership: matchingMembership!, workerMembership: workerMembership! };
 }

@@ -1,0 +1,57 @@
+import type { BenchOptions } from '../options';
+import { figureFrom, type Figure } from '../support/figures';
+import type { Receiver } from '../support/receiver';
+import { pool, type PaymentSide } from '../support/sides';
+import { interleaved } from '../support/stats';
+
+/** A side whose worker the figure can take away and bring back. */
+export interface BacklogSide extends PaymentSide {
+  stopWorker(): Promise<void>;
+  startWorker(): Promise<void>;
+}
+
+// Draining is where a backlog's size shows: give each payment its share of a slow machine.
+const drainTimeoutMs = (count: number) => Number(process.env.BENCH_COMPLETION_TIMEOUT_MS ?? 120_000 + 2_000 * count);
+
+/**
+ * Issue 14's backlog: the worker is gone while `count` customers open and pay (the provider's
+ * callbacks and the token transfers land, the signals wait in Temporal), then it comes back.
+ * Payments completed per second from the worker's start to the last payment.completed.
+ */
+async function drain(side: BacklogSide, receiver: Receiver, count: number, ids: string[]): Promise<number> {
+  await side.stopWorker();
+  const mine: string[] = [];
+  await pool(count, 8, async () => {
+    const id = await side.open();
+    mine.push(id);
+    await side.pay(id);
+  });
+  const start = performance.now();
+  await side.startWorker();
+  await receiver.completions(mine, drainTimeoutMs(count));
+  ids.push(...mine);
+  const completed = mine.filter((id) => receiver.completedAt(id) !== undefined);
+  if (completed.length < count) console.error(`[bench] ${side.name}: ${count - completed.length} of ${count} backlog payments not completed (not counted)`);
+  const last = Math.max(...mine.map((id) => receiver.finishedAt(id)!));
+  return completed.length / ((last - start) / 1000);
+}
+
+export async function backlogFigures(input: { options: BenchOptions; receiver: Receiver; ours: BacklogSide; minimal: BacklogSide; temporalServer: string; log: (line: string) => void }): Promise<Figure[]> {
+  const { options, receiver, ours, minimal } = input;
+  const ids = { ours: [] as string[], minimal: [] as string[] };
+  const rounds = await interleaved(
+    options.backlogRounds,
+    async () => ({ perSecond: await drain(ours, receiver, options.backlog, ids.ours) }),
+    async () => ({ perSecond: await drain(minimal, receiver, options.backlog, ids.minimal) }),
+  );
+  const figure = figureFrom(rounds, 'perSecond', {
+    id: 'backlog_drain_per_second',
+    title: `${options.backlog}-payment backlog drained/s`,
+    unit: 'payments/s',
+    better: 'higher',
+    includes: `The worker stopped; ${options.backlog} payments opened and paid (the provider's callbacks and the token transfers land while no worker runs); then the worker starts: payments completed per second from its start to the last payment.completed at the merchant. Ours: worker.ts (its watchers catch up from their cursors; payouts of the completed payments run alongside). Temporal: the ${input.temporalServer} server.`,
+    baselineIs: 'the minimal Temporal implementation in bench/minimal, its worker stopped and started the same way, the same backlog.',
+  });
+  input.log(`backlog drain: ours ${figure.ours.toFixed(2)}/s vs minimal ${figure.baseline.toFixed(2)}/s`);
+  return [figure];
+}
