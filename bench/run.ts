@@ -77,8 +77,8 @@ async function main() {
       children.push(server, sandbox, { name: 'worker', output: () => workers.ours.output() }, { name: 'minimal-worker', output: () => workers.minimal.output() });
       const minimal = minimalSide({ stack, temporal: temporal!, taskQueue: QUEUES.minimal, webhookUrl: receiver.url });
       stops.push(() => minimal.close());
-      const oursPayments = { ...oursSide({ apiUrl: server.baseUrl, sandboxUrl, apiKey: merchant.apiKey }), taskQueue: QUEUES.pay };
-      const minimalPayments = { ...minimal.side, taskQueue: QUEUES.minimal };
+      const oursPayments = { ...oursSide({ apiUrl: server.baseUrl, sandboxUrl, apiKey: merchant.apiKey }), taskQueue: QUEUES.pay, workerPid: () => workers.ours.child.pid! };
+      const minimalPayments = { ...minimal.side, taskQueue: QUEUES.minimal, workerPid: () => workers.minimal.child.pid! };
       if (has('payments')) {
         const result = await paymentFigures({ options, receiver, temporal: temporal!, ours: oursPayments, minimal: minimalPayments, log });
         figures.push(...result.figures);

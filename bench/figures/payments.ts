@@ -3,6 +3,7 @@ import type { BenchOptions } from '../options';
 import { figureFrom, type Figure } from '../support/figures';
 import type { Receiver } from '../support/receiver';
 import { pool, type PaymentSide } from '../support/sides';
+import { groupPeakProcessRss, sampleMax } from '../support/processes';
 import { interleaved, quantile } from '../support/stats';
 
 // A loaded 2-core machine completes about one payment a second: wait in proportion to the batch.
@@ -64,8 +65,8 @@ export async function paymentFigures(input: {
   options: BenchOptions;
   receiver: Receiver;
   temporal: Client;
-  ours: PaymentSide & { taskQueue: string };
-  minimal: PaymentSide & { taskQueue: string };
+  ours: PaymentSide & { taskQueue: string; workerPid: () => number };
+  minimal: PaymentSide & { taskQueue: string; workerPid: () => number };
   log: (line: string) => void;
 }): Promise<{ figures: Figure[]; oursIds: string[] }> {
   const { options, receiver, ours, minimal } = input;
@@ -74,10 +75,16 @@ export async function paymentFigures(input: {
   // Warm-up: one payment each (worker caches, bundles, pools), not counted.
   await throughput(ours, receiver, 1, 1, []);
   await throughput(minimal, receiver, 1, 1, []);
+  // Each round also samples its worker's resident memory: the peak under this load.
+  const measured = async (side: typeof ours, sideIds: string[]) => {
+    const rss = sampleMax(() => groupPeakProcessRss(side.workerPid()));
+    const perSecond = await throughput(side, receiver, options.payments, concurrency, sideIds);
+    return { perSecond, rssMiB: rss.stop() / 2 ** 20 };
+  };
   const rates = await interleaved(
     options.rounds,
-    async () => ({ perSecond: await throughput(ours, receiver, options.payments, concurrency, ids.ours) }),
-    async () => ({ perSecond: await throughput(minimal, receiver, options.payments, concurrency, ids.minimal) }),
+    () => measured(ours, ids.ours),
+    () => measured(minimal, ids.minimal),
   );
   const tput = figureFrom(rates, 'perSecond', {
     id: 'payments_per_second',
@@ -88,6 +95,15 @@ export async function paymentFigures(input: {
     baselineIs: 'the minimal Temporal implementation in bench/minimal: a row + workflow.start, the provider hint as a signal, the same transfer, one watcher signalling the credit, one local activity per transition writing the state and its event, one activity posting the signed webhook.',
   });
   input.log(`payments/s: ours ${tput.ours.toFixed(2)} vs minimal ${tput.baseline.toFixed(2)}`);
+  const rss = figureFrom(rates, 'rssMiB', {
+    id: 'worker_rss_mib',
+    title: 'worker RSS at load (peak)',
+    unit: 'MiB',
+    better: 'lower',
+    includes: `The worker process's resident memory (VmRSS of the node process, not its tsx launcher), highest of samples every 500 ms during a throughput round. Ours: worker.ts with its workflow cache, activities and 4 network watchers.`,
+    baselineIs: 'the minimal implementation\'s worker process (bench/minimal/worker.ts: its workflows, activities and one watcher), same round shape.',
+  });
+  input.log(`worker RSS: ours ${rss.ours.toFixed(0)} MiB vs minimal ${rss.baseline.toFixed(0)} MiB`);
 
   // 10 % load: a tenth of the lower throughput, offered to both.
   const rate = Math.max(0.2, Math.min(tput.ours, tput.baseline) / 10);
@@ -121,5 +137,5 @@ export async function paymentFigures(input: {
     baselineIs: tput.baselineIs,
   };
   input.log(`history events per payment: ours ${oursEvents.toFixed(1)} vs minimal ${minimalEvents.toFixed(1)}`);
-  return { figures: [tput, p50, p99, events], oursIds: ids.ours };
+  return { figures: [tput, rss, p50, p99, events], oursIds: ids.ours };
 }

@@ -87,3 +87,38 @@ export function groupCpuMs(pgid: number): number {
   }
   return ticks / ticksPerMs;
 }
+
+/**
+ * Resident memory (bytes) of the largest process of a process group: the measured node process,
+ * not the tsx launcher in front of it. Linux /proc (VmRSS).
+ */
+export function groupPeakProcessRss(pgid: number): number {
+  let largest = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    let status: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      status = readFileSync(`/proc/${entry}/status`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) continue;
+    const kib = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
+    largest = Math.max(largest, kib * 1024);
+  }
+  return largest;
+}
+
+/** Samples `read` every `everyMs` until stopped; stop() answers the highest value seen. */
+export function sampleMax(read: () => number, everyMs = 500): { stop: () => number } {
+  let max = read();
+  const timer = setInterval(() => (max = Math.max(max, read())), everyMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(max, read());
+    },
+  };
+}

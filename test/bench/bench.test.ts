@@ -20,6 +20,7 @@ const EXPECTED = [
   'public_lookup_p99_half_load',
   'session_creation_per_second',
   'payments_per_second',
+  'worker_rss_mib',
   'pay_to_webhook_p50',
   'pay_to_webhook_p99',
   'history_events_per_payment',
