@@ -8,6 +8,8 @@ export interface ApiRequest {
   /** Path under the admin prefix, with any query string, e.g. `/merchants/MER_…`. */
   path: string;
   body?: unknown;
+  /** A text answer (e.g. a CSV export) rather than JSON: returned as the string it is. */
+  text?: 'text/csv';
 }
 
 export interface ErrorDetail {
@@ -56,7 +58,7 @@ export function createAdminClient(options: AdminClientOptions) {
 
   return async function request(req: ApiRequest): Promise<unknown> {
     const url = `${options.baseUrl}${ADMIN_PREFIX}${req.path}`;
-    const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: 'application/json' };
+    const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: req.text ?? 'application/json' };
     // The API refuses a JSON content type with an empty body, so bodyless calls send neither.
     if (req.body !== undefined) headers['content-type'] = 'application/json';
 
@@ -81,6 +83,7 @@ export function createAdminClient(options: AdminClientOptions) {
       throw new AdminApiError(res.status, 'Redirect', `the service redirects to ${location}; use that as --api-url`, undefined, []);
     }
     if (!res.ok) throw toApiError(res, body, text);
+    if (req.text) return text;
     if (body === undefined) {
       throw new AdminApiError(res.status, 'BadResponse', `expected JSON, got: ${snippet(text)}`, res.headers.get('x-request-id') ?? undefined, []);
     }

@@ -4,7 +4,8 @@ import { findPayout } from '../../src/db/queries/payouts';
 import { findTransaction } from '../../src/db/queries/transactions';
 import { settlementsCsv } from '../../src/domain/settlements-csv';
 import { payFromWallet } from '../support/chain';
-import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
+import { spawnOps } from '../cli/run-ops';
+import { ADMIN_TOKEN, adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { merchantWithFreshWallet, openSession, ownTreasury, waitForPayouts } from './support';
 
@@ -36,6 +37,14 @@ describe('settlements CSV', () => {
       [id, 'USDC', 'polygon', formatCrypto(g), formatCrypto(split.commission), formatCrypto(split.merchant), deposit.transactionHash, payout.txHash, tx!.completedAt!.toISOString(), confirmed!.confirmedAt!.toISOString()].join(','),
       '',
     ]);
+    // The ops CLI prints the same CSV for the same range.
+    const env = { SVC_URL: ctx.baseUrl, ADMIN_TOKEN };
+    const cli = await spawnOps(['merchants', 'settlements', m.id, '--from', '2020-01-01', '--to', new Date(Date.now() + 60_000).toISOString()], env);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout.split(/\r?\n/)).toEqual(res.body.split('\r\n'));
+    const refused = await spawnOps(['merchants', 'settlements', m.id, '--from', '2026-02-01', '--to', '2026-01-01'], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('ValidationError');
     // A range that ends before the payout, and another merchant: only the header.
     expect((await csvOf(m.id, '?from=2020-01-01&to=2020-02-01')).body).toBe('payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at\r\n');
     const other = await createApprovedMerchant(ctx.app);

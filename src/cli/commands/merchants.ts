@@ -116,4 +116,25 @@ export const MERCHANT_COMMANDS: readonly OpsCommand[] = [
     response: z.object({ wallet: walletView, merchant: merchantView }),
     render: (b) => [`wallet set: ${formatWallet(b.wallet)}`, ...formatMerchant(b.merchant)],
   }),
+  defineCommand({
+    name: 'merchants settlements',
+    args: [merchantId],
+    options: [
+      { flags: '--from <date>', description: 'first day or instant (ISO 8601), by payout confirmation; default: the beginning' },
+      { flags: '--to <date>', description: 'end, exclusive (ISO 8601); default: now' },
+    ],
+    summary: 'Settled transactions as CSV (gross, commission, net, deposit and payout transactions, timestamps): redirect to a file.',
+    request: (input) => {
+      const query = new URLSearchParams();
+      for (const key of ['from', 'to'] as const) {
+        const v = text(input, key);
+        if (v) query.set(key, v);
+      }
+      const qs = query.toString();
+      return { method: 'GET', path: merchantPath(input, `/settlements.csv${qs ? `?${qs}` : ''}`), text: 'text/csv' };
+    },
+    response: z.string(),
+    // The CSV exactly as the API wrote it: one line per settled transaction after the header.
+    render: (csv) => [csv.replace(/\r?\n$/, '')],
+  }),
 ];
