@@ -1,39 +1,61 @@
 import type { SimpleOrderRow } from '../../db/queries/simple-orders';
-import { html, raw, type Raw } from '../../domain/html';
+import { escapeHtml, html, raw, type Raw } from '../../domain/html';
+import { findRail } from '../../domain/rails';
+import { NETWORK_NAMES } from '../../domain/assets';
 import type { PaymentInstructions } from '../../workflows/simple-order/messages';
 import type { PaymentOption } from '../../payments';
 import { hostedDocument } from './document';
+import type { PageText } from './i18n';
 
 // The simple API's hosted page, /pay/<transaction_code>: the customer picks a rail, sees how to pay
 // (a QR code and address for crypto rails, the provider's page for fiat rails) and follows the status.
 // Server-rendered, usable without JavaScript; the small script only reloads it on a status change.
+// Words from the hosted pages' catalogues (the `simple` section), numbers and dates by Intl.
 
 export interface SimplePageModel {
   order: SimpleOrderRow;
+  /** The order's amount as a decimal string with the currency's decimals ("25.00"). */
   fiatAmount: string;
+  /** Its USD value with 6 decimals ("27.000000"). */
   usdAmount: string;
   options: PaymentOption[];
   paymentsEnabled: boolean;
+  text: PageText;
   /** A chosen crypto rail's instructions, with its QR code as an SVG string (rendered by the server). */
   crypto?: { instructions: Extract<PaymentInstructions, { type: 'crypto' }>; qrSvg: string; uri: string | null } | undefined;
+  /** Already in the page's language. */
   notice?: string | undefined;
 }
 
-const STATE_TEXT: Record<SimpleOrderRow['status'], { title: string; body: string }> = {
-  pending: { title: 'Choose how to pay', body: 'Pick a payment method below.' },
-  processing: { title: 'Payment in progress', body: 'Your payment is being confirmed. This page updates by itself.' },
-  settled: { title: 'Payment received', body: 'Thank you. The funds were sent to your wallet.' },
-  failed: { title: 'Payment failed', body: 'The payment did not go through. No money was taken.' },
-  expired: { title: 'Checkout expired', body: 'This checkout is no longer open. Please start again.' },
-};
+/** A rail's name in the customer's language; the API's English name for a rail the catalogues do not know. */
+function railName(o: PaymentOption, t: PageText['t']): string {
+  const rail = findRail(o.slug);
+  if (rail?.type === 'crypto') return t('simple.cryptoRail', { asset: rail.asset, network: NETWORK_NAMES[rail.network] });
+  if (rail?.slug === 'card') return t('simple.card');
+  if (rail?.slug === 'bank_transfer') return t('simple.bankTransfer');
+  return o.name;
+}
+
+/**
+ * A translation whose placeholders are markup (elements with ids the script and tests read): the
+ * translation's own text is escaped, each {{name}} becomes parts[name], in whatever order the language puts them.
+ */
+function withMarkup(t: PageText['t'], key: string, parts: Record<string, Raw>): Raw {
+  const marks = Object.fromEntries(Object.keys(parts).map((name) => [name, `\u0000${name}\u0000`]));
+  const text: string = t(key, marks);
+  return raw(
+    text
+      .split('\u0000')
+      .map((piece, i) => (i % 2 === 1 ? (parts[piece]?.html ?? '') : escapeHtml(piece)))
+      .join(''),
+  );
+}
 
 export function renderSimplePage(m: SimplePageModel): string {
-  const { order } = m;
+  const { order, text } = m;
+  const { t } = text;
   // A chain-proven order is settled once the money is ours; its payout to the wallet is a later step.
-  const state =
-    order.status === 'settled' && !order.payoutDispatched
-      ? { title: 'Payment received', body: 'Thank you. Your payment is confirmed on chain; the funds are on their way to your wallet.' }
-      : STATE_TEXT[order.status];
+  const stateKey = order.status === 'settled' && !order.payoutDispatched ? 'settledOnChain' : order.status;
   const network = order.walletNetwork.toUpperCase();
 
   let actions: Raw = html``;
@@ -42,41 +64,48 @@ export function renderSimplePage(m: SimplePageModel): string {
     const crypto = m.options.filter((o) => o.type === 'crypto');
     actions = html`
       ${fiat.length > 0
-        ? html`<h3>Card or bank</h3>
+        ? html`<h3>${t('simple.cardOrBank')}</h3>
           <div class="rails">${fiat.map(
             (o) => html`<form method="post" action="/pay/${order.transactionCode}/start">
               <input type="hidden" name="payment_method" value="${o.slug}">
-              <button type="submit" class="primary" id="rail-${o.slug}">${o.name}: pay ${o.amount} ${o.currency}</button>
+              <button type="submit" class="primary" id="rail-${o.slug}">${t('simple.payWith', { rail: railName(o, t), amount: text.money(o.amount, o.currency) })}</button>
             </form>`,
           )}</div>`
         : ''}
-      <h3>Crypto</h3>
+      <h3>${t('simple.crypto')}</h3>
       <ul class="rails" id="crypto-rails">${crypto.map(
-        (o) => html`<li><a class="secondary button${m.crypto?.instructions.slug === o.slug ? ' chosen' : ''}" id="rail-${o.slug}" href="/pay/${order.transactionCode}?method=${o.slug}">${o.name}: ${o.amount} ${o.currency}</a></li>`,
+        (o) => html`<li><a class="secondary button${m.crypto?.instructions.slug === o.slug ? ' chosen' : ''}" id="rail-${o.slug}" href="/pay/${order.transactionCode}?method=${o.slug}">${t('simple.railAmount', { rail: railName(o, t), amount: text.amount(o.amount), asset: o.currency })}</a></li>`,
       )}</ul>`;
   } else if (order.status === 'pending') {
-    actions = html`<p class="notice" role="alert">Payments are temporarily unavailable. Please try again later.</p>`;
+    actions = html`<p class="notice" role="alert">${t('common.paymentsUnavailable')}</p>`;
   } else if (order.status === 'settled' && order.successUrl) {
-    actions = html`<a class="primary button" id="return-link" href="${order.successUrl}">Return to the shop</a>`;
+    actions = html`<a class="primary button" id="return-link" href="${order.successUrl}">${t('simple.returnToShop')}</a>`;
   } else if (order.status !== 'processing' && order.cancelUrl) {
-    actions = html`<a class="secondary button" href="${order.cancelUrl}">Back to the shop</a>`;
+    actions = html`<a class="secondary button" href="${order.cancelUrl}">${t('simple.backToShop')}</a>`;
   }
 
-  const instructions =
-    m.crypto && order.status === 'pending'
-      ? html`<section class="instructions" id="crypto-instructions" aria-label="Payment instructions">
-          <h3>Send exactly <span id="deposit-amount">${m.crypto.instructions.amount}</span> <span id="deposit-asset">${m.crypto.instructions.asset}</span> on <span id="deposit-network">${m.crypto.instructions.network}</span></h3>
-          <div class="qr" id="deposit-qr" role="img" aria-label="QR code of the transfer: ${m.crypto.instructions.amount} ${m.crypto.instructions.asset} to the deposit address" data-uri="${m.crypto.uri ?? m.crypto.instructions.address}">${raw(m.crypto.qrSvg)}</div>
-          <p>To this address:</p>
-          <p class="mono" id="deposit-address">${m.crypto.instructions.address}</p>
-          <button type="button" class="copy" data-copy-text="${m.crypto.instructions.address}" data-copied="Copied" hidden>Copy address</button>
-          <p class="small">Valid until ${m.crypto.instructions.expiresAt.replace('T', ' ').slice(0, 16)} UTC. Send only ${m.crypto.instructions.asset} on ${m.crypto.instructions.network}.</p>
-        </section>`
-      : '';
+  let instructions: Raw | '' = '';
+  if (m.crypto && order.status === 'pending') {
+    const d = m.crypto.instructions;
+    const amount = text.amount(d.amount);
+    instructions = html`<section class="instructions" id="crypto-instructions" aria-label="${t('simple.instructions')}">
+          <h3>${withMarkup(t, 'simple.sendExactly', {
+            amount: html`<span id="deposit-amount">${amount}</span>`,
+            asset: html`<span id="deposit-asset">${d.asset}</span>`,
+            network: html`<span id="deposit-network">${d.network}</span>`,
+          })}</h3>
+          <div class="qr" id="deposit-qr" role="img" aria-label="${t('simple.qr', { amount, asset: d.asset })}" data-uri="${m.crypto.uri ?? d.address}">${raw(m.crypto.qrSvg)}</div>
+          <p>${t('simple.toAddress')}</p>
+          <p class="mono" id="deposit-address">${d.address}</p>
+          <button type="button" class="copy" data-copy-text="${d.address}" data-copied="${t('common.copied')}" hidden>${t('simple.copyAddress')}</button>
+          <p class="small">${t('simple.validUntil', { date: text.dateTime(new Date(d.expiresAt)), asset: d.asset, network: d.network })}</p>
+        </section>`;
+  }
 
   return hostedDocument(
     {
-      title: `Pay ${m.fiatAmount} ${order.fiatCurrency}`,
+      title: t('simple.title', { amount: text.money(m.fiatAmount, order.fiatCurrency) }),
+      lang: text.locale,
       stylesheets: ['/pay/assets/simple-order.css'],
       scripts: ['/pay/assets/simple-order.js'],
       refresh: order.status === 'processing' ? { seconds: 5 } : order.status === 'pending' ? { seconds: 60 } : undefined,
@@ -84,22 +113,22 @@ export function renderSimplePage(m: SimplePageModel): string {
     html`
   <main class="card" id="simple-checkout" data-transaction-code="${order.transactionCode}" data-status="${order.status}">
     <header>
-      <h1 class="amount"><span id="amount">${m.fiatAmount}</span> <span id="currency">${order.fiatCurrency}</span></h1>
-      <p>≈ <span id="amount-usd">${m.usdAmount}</span> USD</p>
+      <h1 class="amount"><span id="amount">${text.amount(m.fiatAmount, order.fiatCurrency)}</span> <span id="currency">${order.fiatCurrency}</span></h1>
+      <p>≈ <span id="amount-usd">${text.amount(m.usdAmount)}</span> USD</p>
     </header>
     <dl class="details">
-      <div><dt>Delivered to</dt><dd class="mono" id="wallet">${order.walletAddress}</dd></div>
-      <div><dt>As</dt><dd id="destination">${order.walletCurrency} on ${network}</dd></div>
-      <div><dt>Reference</dt><dd class="mono">${order.transactionCode}</dd></div>
+      <div><dt>${t('simple.deliveredTo')}</dt><dd class="mono" id="wallet">${order.walletAddress}</dd></div>
+      <div><dt>${t('simple.as')}</dt><dd id="destination">${t('simple.destination', { asset: order.walletCurrency, network })}</dd></div>
+      <div><dt>${t('simple.reference')}</dt><dd class="mono">${order.transactionCode}</dd></div>
     </dl>
     <section class="state state-${order.status}" aria-live="polite">
-      <h2 id="status-title">${state.title}</h2>
-      <p id="status" data-status="${order.status}">${state.body}</p>
+      <h2 id="status-title">${t(`simple.states.${stateKey}.title`)}</h2>
+      <p id="status" data-status="${order.status}">${t(`simple.states.${stateKey}.body`)}</p>
       ${m.notice ? html`<p class="notice" role="alert">${m.notice}</p>` : ''}
     </section>
     ${instructions}
     <div class="actions">${actions}</div>
-    <footer><p>Secure checkout · expires ${order.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC</p></footer>
+    <footer><p>${t('common.secureCheckout')} · ${t('simple.expires', { date: text.dateTime(order.expiresAt) })}</p></footer>
   </main>`,
   );
 }

@@ -1,16 +1,18 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { findVisibleSimpleOrder, type SimpleOrderRow } from '../../db/queries/simple-orders';
 import { getPaymentsSetting } from '../../db/queries/platform-settings';
 import type { Asset, Network } from '../../domain/assets';
 import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
+import { negotiateLocale } from '../../domain/locales';
 import { formatCrypto, formatFiatText } from '../../domain/money';
 import { DEFAULT_FIAT_RAIL, findRail } from '../../domain/rails';
 import { transferUri } from '../../domain/payment-uri';
 import type { PaymentContext } from '../../payments';
 import { verifierFor } from '../../payments/deposits';
 import { renderMessagePage } from '../hosted/checkout-page';
+import { pageText, type PageText } from '../hosted/i18n';
 import { originOf } from '../hosted/plugin';
 import { renderSimplePage, type SimplePageModel } from '../hosted/simple-page';
 
@@ -22,9 +24,14 @@ const CODE = ':code([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-
 const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { config, db, providerOrigins }) => {
   const payments = app.payments;
   const load = (code: string) => findVisibleSimpleOrder(db, code.toLowerCase());
-  const notFoundPage = (reply: FastifyReply) => reply.page(404, renderMessagePage('Checkout not found', 'This checkout link is not valid. Please return to the shop.'));
+  // The customer's browser decides the language: a simple order carries no locale of its own.
+  const textFor = (request: FastifyRequest): PageText => pageText(negotiateLocale(request.headers['accept-language']));
+  const notFoundPage = (request: FastifyRequest, reply: FastifyReply) => {
+    const { t, locale } = textFor(request);
+    return reply.header('vary', 'accept-language').page(404, renderMessagePage(t('common.notFoundTitle'), t('simple.notFoundBody'), undefined, locale));
+  };
 
-  async function render(reply: FastifyReply, order: SimpleOrderRow, status = 200, extra: Partial<SimplePageModel> = {}) {
+  async function render(request: FastifyRequest, reply: FastifyReply, order: SimpleOrderRow, status = 200, extra: Partial<SimplePageModel> = {}) {
     const setting = await getPaymentsSetting(db);
     const options =
       order.status === 'pending' && isFiatCurrency(order.fiatCurrency)
@@ -40,47 +47,52 @@ const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins:
       usdAmount: formatCrypto(order.amountUsdMicro),
       options,
       paymentsEnabled: setting.enabled,
+      text: textFor(request),
       ...extra,
     };
-    return reply.page(status, renderSimplePage(model), { formTargets: [...providerOrigins, originOf(order.cancelUrl)] });
+    return reply.header('vary', 'accept-language').page(status, renderSimplePage(model), { formTargets: [...providerOrigins, originOf(order.cancelUrl)] });
   }
 
-  /** What went wrong, on the page as the order now stands. */
-  async function failed(reply: FastifyReply, order: SimpleOrderRow, err: unknown) {
+  /** What went wrong, in the customer's words, on the page as the order now stands. */
+  async function failed(request: FastifyRequest, reply: FastifyReply, order: SimpleOrderRow, err: unknown) {
     if (!(err instanceof AppError)) throw err;
-    return render(reply, (await load(order.transactionCode)) ?? order, err.status, { notice: err.message });
+    const fresh = (await load(order.transactionCode)) ?? order;
+    const { t } = textFor(request);
+    const what = fresh.status === 'pending' ? t('simple.couldNotStart') : t('simple.cannotPay');
+    const advice = err.code === 'Unavailable' ? ` ${t('common.tryAgainSoon')}` : err.code === 'PaymentsDisabled' ? ` ${t('common.paymentsUnavailable')}` : '';
+    return render(request, reply, fresh, err.status, { notice: `${what}${advice}` });
   }
 
   app.get<{ Params: { code: string }; Querystring: { method?: string } }>(`/pay/${CODE}`, { schema: { hide: true } }, async (request, reply) => {
     const order = await load(request.params.code);
-    if (!order) return notFoundPage(reply);
+    if (!order) return notFoundPage(request, reply);
     const rail = typeof request.query.method === 'string' ? findRail(request.query.method) : undefined;
-    if (!rail || rail.type !== 'crypto' || order.status !== 'pending') return render(reply, order);
+    if (!rail || rail.type !== 'crypto' || order.status !== 'pending') return render(request, reply, order);
     try {
       const instructions = await payments.chooseRail(order, rail.slug);
-      if (instructions.type !== 'crypto') return render(reply, order);
+      if (instructions.type !== 'crypto') return render(request, reply, order);
       // The wallet URI (token, amount, recipient) when the token is known here; the bare address otherwise.
       const chain = verifierFor(config, instructions.network.toLowerCase(), instructions.asset);
       const uri = transferUri({ ...instructions, evm: chain ? { token: chain.tokens[instructions.asset as 'USDC' | 'USDT']!, chainId: chain.chainId } : undefined });
       const qrSvg = await QRCode.toString(uri ?? instructions.address, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
-      return render(reply, (await load(order.transactionCode)) ?? order, 200, { crypto: { instructions, qrSvg, uri } });
+      return render(request, reply, (await load(order.transactionCode)) ?? order, 200, { crypto: { instructions, qrSvg, uri } });
     } catch (err) {
-      return failed(reply, order, err);
+      return failed(request, reply, order, err);
     }
   });
 
   app.post<{ Params: { code: string }; Body: { payment_method?: string } | undefined }>(`/pay/${CODE}/start`, { schema: { hide: true } }, async (request, reply) => {
     const order = await load(request.params.code);
-    if (!order) return notFoundPage(reply);
+    if (!order) return notFoundPage(request, reply);
     const rail = findRail(request.body?.payment_method ?? DEFAULT_FIAT_RAIL);
-    if (!rail) return render(reply, order, 422, { notice: 'Unknown payment method.' });
+    if (!rail) return render(request, reply, order, 422, { notice: textFor(request).t('simple.unknownMethod') });
     if (rail.type === 'crypto') return reply.redirect(`/pay/${order.transactionCode}?method=${rail.slug}`, 303);
     try {
       const instructions = await payments.chooseRail(order, rail.slug);
-      if (instructions.type !== 'fiat') return render(reply, order, 409);
+      if (instructions.type !== 'fiat') return render(request, reply, order, 409);
       return reply.redirect(instructions.redirectUrl, 303);
     } catch (err) {
-      return failed(reply, order, err);
+      return failed(request, reply, order, err);
     }
   });
 };
