@@ -7,6 +7,8 @@ import type { DepositFact } from '../domain/deposit-fact';
 import type { ProviderRegistry } from '../providers/registry';
 import { chainProofRules, type ProvenKind, type ProviderClaim } from './chain-proof-rules';
 import { completeSession, postCompletion } from './session-completion';
+import { writePosting } from '../db/queries/ledger';
+import { orderCredited } from '../domain/ledger';
 
 export type { CreditState, ProviderClaim } from './chain-proof-rules';
 
@@ -55,12 +57,15 @@ const orders: ProvenKind<SimpleOrderRow, { settled: true }> = {
       ...(proof.providerPaymentId ? { providerPaymentId: proof.providerPaymentId } : {}),
       receivedMicro: proof.grossMicro,
       depositTransactionHash: hash,
-      // Until simple orders pay out, the order's transaction hash is the inbound transfer's.
+      // The inbound transfer's until the payout to the customer is broadcast, then the payout's.
       transactionHash: hash,
       explorerUrl: proof.explorerUrl,
       payoutDispatched: false,
       settledAt: proof.completedAt,
     });
+    // The deposit address holds G, all of it owed to the customer (the simple API takes no commission).
+    const depositAddress = order.chainDepositAddress ?? proof.last.toAddress;
+    await writePosting(tx, orderCredited({ transactionCode: order.transactionCode, depositAddress, asset: order.walletCurrency, network: order.walletNetwork, txHash: hash, grossMicro: proof.grossMicro }));
     return { completed: true, result: { settled: true } };
   },
 };

@@ -4,6 +4,7 @@ import { ACCEPTABLE_FROM, completeAcceptedSession } from '../db/queries/accepted
 import { lockSession } from '../db/queries/checkout-sessions';
 import { findPaymentException, lockPaymentException, resolvePaymentException } from '../db/queries/payment-exceptions';
 import { listCredits, totalOf } from '../db/queries/chain-credits';
+import { listRefundPayouts } from '../db/queries/payouts';
 import { isAcceptable, type ExceptionStatus } from '../domain/exceptions';
 import { insertCompletedTransaction, postCompletion } from './session-completion';
 
@@ -40,6 +41,8 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
         const session = exception.paymentKind === 'checkout_session' ? await lockSession(tx, exception.paymentId) : undefined;
         if (!session) throw ApplicationFailure.nonRetryable('only a checkout session’s exception can be accepted', NOT_ACCEPTABLE);
         if (exception.status === 'accepted') return { paymentId: session.id, paymentStatus: session.status, completedNow: false, payout: session.verification === 'chain' };
+        // A refund planned under this same lock owns the money: it is on its way back to the customer.
+        if ((await listRefundPayouts(tx, exceptionId)).length > 0) throw ApplicationFailure.nonRetryable('a refund of this money is under way', NOT_ACCEPTABLE);
         if (exception.status !== 'open' || !isAcceptable(exception.kind) || !(ACCEPTABLE_FROM as readonly string[]).includes(session.status)) {
           throw ApplicationFailure.nonRetryable(`a ${exception.status} ${exception.kind} exception of a ${session.status} session cannot be accepted`, NOT_ACCEPTABLE);
         }

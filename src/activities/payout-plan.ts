@@ -1,7 +1,9 @@
 import type { Address } from 'viem';
 import { gasTermsFor, maxCostOf, type GasTerms, type TransferOrder } from '../chains/payouts';
 import type { Database } from '../db/client';
+import { parseEvmAddress } from '../chains/addresses';
 import { findSession } from '../db/queries/checkout-sessions';
+import { findSimpleOrder } from '../db/queries/simple-orders';
 import { insertPayoutsOnce, listPayouts, type NewPayout } from '../db/queries/payouts';
 import { findTransaction } from '../db/queries/transactions';
 import { newPayoutId } from '../domain/ids';
@@ -51,5 +53,45 @@ export async function planSessionPayouts(db: Database, chains: PayoutChains, pay
   if (needed > 0n && rows.length > 0) {
     rows.unshift({ ...base, id: newPayoutId(), kind: 'gas', asset: NATIVE_ASSET, token: null, fromAddress: treasury, toAddress: deposit, amount: needed.toString() });
   }
+  return (await insertPayoutsOnce(db, rows)).map((p) => p.id);
+}
+
+/**
+ * Decisions §11 for the simple API: a settled chain-verified order pays everything it received to
+ * the customer's wallet (the simple API takes no commission), with the gas for that transfer from
+ * the treasury when the deposit address lacks it. Planned once, like a session's; ids gas first.
+ */
+export async function planOrderPayouts(db: Database, chains: PayoutChains, code: string): Promise<string[]> {
+  const planned = await listPayouts(db, code);
+  if (planned.length > 0) return planned.map((p) => p.id);
+  const order = await findSimpleOrder(db, code);
+  if (!order || order.status !== 'settled' || order.verification !== 'chain' || order.receivedMicro === null) throw payoutImpossible(`${code} is not a settled chain-verified order`);
+  if (!order.chainDepositAddress) throw payoutImpossible(`${code} has no deposit address`);
+  const client = chains.client(order.walletNetwork);
+  const token = client.tokens.find((t) => t.asset === order.walletCurrency)?.address;
+  if (!token) throw payoutImpossible(`${order.walletCurrency} is not configured on ${order.walletNetwork}`);
+  const to = parseEvmAddress(order.walletAddress);
+  if (!to) throw payoutImpossible(`${order.walletAddress} is not an EVM address`);
+  const deposit = order.chainDepositAddress as Address;
+  const transfer = { token, to, amount: order.receivedMicro };
+  const terms = await gasTermsFor(client, deposit, transfer);
+  const needed = maxCostOf(terms) - (await client.publicClient.getBalance({ address: deposit }));
+  const base = { paymentId: code, network: order.walletNetwork };
+  const rows: NewPayout[] = [
+    {
+      ...base,
+      id: newPayoutId(),
+      kind: 'customer',
+      asset: order.walletCurrency,
+      token,
+      fromAddress: deposit,
+      toAddress: to,
+      amount: transfer.amount.toString(),
+      gasLimit: terms.gasLimit.toString(),
+      maxFeePerGas: terms.maxFeePerGas.toString(),
+      maxPriorityFeePerGas: terms.maxPriorityFeePerGas.toString(),
+    },
+  ];
+  if (needed > 0n) rows.unshift({ ...base, id: newPayoutId(), kind: 'gas', asset: NATIVE_ASSET, token: null, fromAddress: chains.treasury(), toAddress: deposit, amount: needed.toString() });
   return (await insertPayoutsOnce(db, rows)).map((p) => p.id);
 }

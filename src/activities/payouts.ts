@@ -5,12 +5,16 @@ import type { ChainSettings } from '../config';
 import type { Database } from '../db/client';
 import { findSession } from '../db/queries/checkout-sessions';
 import { writePosting } from '../db/queries/ledger';
+import { resolvePaymentException } from '../db/queries/payment-exceptions';
+import { updateSimpleOrder } from '../db/queries/simple-orders';
 import { allocateNonce, findPayout, lockPayout, updatePayout, type PayoutRow } from '../db/queries/payouts';
 import { setPayoutReference } from '../db/queries/transactions';
 import { explorerUrlFor } from '../domain/deposit-fact';
 import { payoutConfirmed } from '../domain/ledger';
+import { parseEvmAddress } from '../chains/addresses';
 import { payoutChains, payoutImpossible } from './payout-chains';
-import { planSessionPayouts } from './payout-plan';
+import { planOrderPayouts, planSessionPayouts } from './payout-plan';
+import { planExceptionRefund, type RefundPlan } from './refund-plan';
 
 // Decisions §11 "Payout": each step one idempotent activity, its outcome in Postgres before the next.
 // plan (rows) -> sign (nonce + raw tx stored in one database transaction) -> broadcast (the stored
@@ -84,6 +88,11 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
       await updatePayout(db, current.id, { status: 'broadcast', broadcastAt: new Date() });
       current = { ...current, status: 'broadcast' };
     }
+    // Decisions §11: a simple order's payout is dispatched once its transfer is broadcast; the order
+    // then names the payout's transaction (a retry after a re-signing names the new one).
+    if (current.kind === 'customer') {
+      await updateSimpleOrder(db, current.paymentId, { payoutDispatched: true, transactionHash: current.txHash, explorerUrl: explorerUrlFor(current.network, current.txHash!) });
+    }
     return current;
   }
 
@@ -96,12 +105,26 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
       const confirmed = { ...locked, merchantId: session?.merchantId ?? '', amount: BigInt(locked.amount), txHash: locked.txHash!, feeWei: receipt.feeWei };
       for (const posting of payoutConfirmed(confirmed, chains.treasury())) await writePosting(tx, posting);
       if (row.kind === 'merchant') await setPayoutReference(tx, row.paymentId, { transactionHash: locked.txHash!, explorerUrl: explorerUrlFor(row.network, locked.txHash!) });
+      // The money is back with the customer: the exception is resolved with the transfer that did it.
+      if (row.kind === 'refund' && locked.exceptionId) await resolvePaymentException(tx, locked.exceptionId, 'refunded');
     });
   }
 
   return {
     async planPayouts(paymentId: string): Promise<string[]> {
       return planSessionPayouts(db, chains, paymentId);
+    },
+
+    /** A settled chain-verified simple order's payout to the customer's wallet, planned once. */
+    async planOrderPayouts(code: string): Promise<string[]> {
+      return planOrderPayouts(db, chains, code);
+    },
+
+    /** An exception's money back to `address` (EIP-55, checked by the caller and again here), planned once. */
+    async planRefund(exceptionId: string, address: string): Promise<RefundPlan> {
+      const to = parseEvmAddress(address);
+      if (!to) throw payoutImpossible(`${address} is not an EVM address`);
+      return planExceptionRefund(db, chains, exceptionId, to);
     },
 
     async signPayout(id: string): Promise<void> {

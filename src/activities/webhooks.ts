@@ -3,6 +3,7 @@ import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import { findSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { findPaymentException } from '../db/queries/payment-exceptions';
+import { listRefundPayouts } from '../db/queries/payouts';
 import { findSite } from '../db/queries/sites';
 import { findTransaction } from '../db/queries/transactions';
 import {
@@ -26,7 +27,8 @@ import type { PaymentStatus } from '../domain/payment-status';
 import { decryptSecret, encryptSecret } from '../domain/secretbox';
 import { deliverySignatureHeaders } from '../domain/signatures';
 import { paymentEventBody } from '../domain/webhook-event';
-import { exceptionEventBody, exceptionView } from '../domain/exceptions';
+import { explorerUrlFor } from '../domain/deposit-fact';
+import { exceptionEventBody, exceptionView, refundEventBody } from '../domain/exceptions';
 import { postWebhook } from '../webhooks/post';
 
 export interface WebhookActivityDeps {
@@ -147,16 +149,17 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
 
     /**
      * Decisions §12: the merchant's `payment.exception` event, one per exception (its id is the
-     * event's subject), delivered like every other event. Idempotent like emitPaymentEvent.
+     * event's subject), delivered like every other event; `payment.refunded` once its refund is
+     * confirmed, with the transfer. Idempotent like emitPaymentEvent.
      */
-    async emitExceptionEvent(exceptionId: string): Promise<EmittedEvent> {
+    async emitExceptionEvent(exceptionId: string, type: 'payment.exception' | 'payment.refunded' = 'payment.exception'): Promise<EmittedEvent> {
       const exception = await findPaymentException(db, exceptionId);
       if (!exception) throw ApplicationFailure.nonRetryable(`no exception ${exceptionId}`, 'ExceptionMissing');
       const session = await findSession(db, exception.paymentId);
       // Simple-API orders have no merchant and no v1 webhooks: their exceptions are for operators only.
       if (!session) return { eventId: '', deliveryIds: [], retry: retrySchedule() };
       const eventId = newEventId();
-      const body = exceptionEventBody({
+      const input = {
         eventId,
         merchantId: session.merchantId,
         paymentId: session.id,
@@ -165,12 +168,19 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         network: session.network,
         exception: exceptionView(exception),
         createdAt: now(),
-      });
+      };
+      let body = exceptionEventBody(input);
+      if (type === 'payment.refunded') {
+        const sent = (await listRefundPayouts(db, exceptionId)).find((p) => p.kind === 'refund' && p.status === 'confirmed');
+        if (!sent?.txHash) throw ApplicationFailure.nonRetryable(`exception ${exceptionId} has no confirmed refund`, 'RefundMissing');
+        const refund = { address: sent.toAddress, amount: formatCrypto(BigInt(sent.amount)), transactionHash: sent.txHash, explorerUrl: explorerUrlFor(sent.network, sent.txHash) };
+        body = refundEventBody({ ...input, refund });
+      }
       const event = await insertEventOnce(db, {
         id: eventId,
         paymentId: session.id,
         merchantId: session.merchantId,
-        type: 'payment.exception',
+        type,
         subject: exception.id,
         body: JSON.stringify(body),
       });

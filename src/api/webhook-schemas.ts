@@ -51,6 +51,18 @@ export const paymentExceptionEventSchema = z.object({
   createdAt: z.string().describe('ISO 8601 UTC'),
 });
 
+/** Decisions §12: an exception's money sent back on chain; once per exception, when the transfer is confirmed. */
+export const paymentRefundedEventSchema = paymentExceptionEventSchema.extend({
+  event: z.literal('payment.refunded'),
+  status: z.literal('refunded'),
+  refund: z.object({
+    address: z.string().describe('Where the money went (EIP-55)'),
+    amount: decimal.describe('Stablecoin amount, 6 decimals'),
+    transactionHash: z.string().describe('The refund transfer, confirmed'),
+    explorerUrl: z.string().nullable(),
+  }),
+});
+
 export const transactionSettledSchema = z.object({
   event: z.literal('transaction.settled'),
   transaction_code: z.string().describe('UUID of the simple-API order'),
@@ -65,4 +77,4 @@ export const transactionSettledSchema = z.object({
   timestamp: z.number().int().describe('Unix seconds'),
 });
 
-export const WEBHOOK_SCHEMAS = { 'payment.event': paymentEventSchema, 'payment.exception': paymentExceptionEventSchema, 'transaction.settled': transactionSettledSchema };
+export const WEBHOOK_SCHEMAS = { 'payment.event': paymentEventSchema, 'payment.exception': paymentExceptionEventSchema, 'payment.refunded': paymentRefundedEventSchema, 'transaction.settled': transactionSettledSchema };

@@ -23,6 +23,13 @@ export function arrivalKeyOf(input: { network: string; transactionHash?: string 
 /** Only money that arrived after the end, or short, can be accepted as the payment (decisions §12). */
 export const isAcceptable = (kind: ExceptionKind) => kind === 'late' || kind === 'underpaid';
 
+/**
+ * Money a refund can send back from the deposit address: what arrived and was never paid out. Not
+ * `overpaid` (the excess is part of the gross, already the merchant's), nor `unverified` (no money
+ * arrived).
+ */
+export const isRefundable = (kind: ExceptionKind) => kind === 'late' || kind === 'duplicate' || kind === 'underpaid';
+
 export interface ExceptionView {
   id: string;
   kind: ExceptionKind;
@@ -54,8 +61,7 @@ export function exceptionView(row: {
   };
 }
 
-/** The `payment.exception` event body: the session it concerns, the kind, amount and references. */
-export function exceptionEventBody(e: {
+export interface ExceptionEventInput {
   eventId: string;
   merchantId: string;
   paymentId: string;
@@ -64,7 +70,10 @@ export function exceptionEventBody(e: {
   network: string;
   exception: ExceptionView;
   createdAt: Date;
-}): Record<string, unknown> {
+}
+
+/** The `payment.exception` event body: the session it concerns, the kind, amount and references. */
+export function exceptionEventBody(e: ExceptionEventInput): Record<string, unknown> {
   return {
     event: 'payment.exception',
     eventId: e.eventId,
@@ -82,4 +91,18 @@ export function exceptionEventBody(e: {
     references: e.exception.references,
     createdAt: e.createdAt.toISOString(),
   };
+}
+
+/** Where a refund sent an exception's money: the confirmed transfer back to the customer. */
+export interface RefundView {
+  address: string;
+  /** 6 decimals. */
+  amount: string;
+  transactionHash: string;
+  explorerUrl: string | null;
+}
+
+/** `payment.refunded` (decisions §12): the exception's body, refunded, with the transfer that returned the money. */
+export function refundEventBody(e: ExceptionEventInput & { refund: RefundView }): Record<string, unknown> {
+  return { ...exceptionEventBody(e), event: 'payment.refunded', refund: e.refund };
 }

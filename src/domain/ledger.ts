@@ -9,6 +9,10 @@ export const ledgerAccount = {
   deposit: (address: string) => `deposit:${address}`,
   treasury: (address: string) => `treasury:${address}`,
   merchantPayable: (merchantId: string) => `merchant_payable:${merchantId}`,
+  // A simple order's customer (decisions §11): the stablecoin bought is owed to their wallet.
+  customerPayable: (transactionCode: string) => `customer_payable:${transactionCode}`,
+  // Money of an exception (decisions §12) while the platform holds it for the customer: owed back.
+  exceptionHeld: (exceptionId: string) => `exception:${exceptionId}`,
   commissionRevenue: 'commission_revenue',
   gasExpense: 'gas_expense',
 } as const;
@@ -53,11 +57,28 @@ export function depositCredited(input: { paymentId: string; merchantId: string; 
   });
 }
 
+/** A simple order proven on chain: the deposit address holds G, all of it owed to the customer's wallet. */
+export function orderCredited(input: { transactionCode: string; depositAddress: string; asset: string; network: string; txHash: string | null; grossMicro: bigint }): Posting {
+  return balanced({
+    postingId: `completion:${input.transactionCode}`,
+    asset: input.asset,
+    network: input.network,
+    paymentId: input.transactionCode,
+    txHash: input.txHash,
+    lines: [
+      { account: ledgerAccount.deposit(input.depositAddress), amount: input.grossMicro },
+      { account: ledgerAccount.customerPayable(input.transactionCode), amount: -input.grossMicro },
+    ],
+  });
+}
+
 export interface ConfirmedPayout {
   id: string;
   paymentId: string;
   merchantId: string;
-  kind: 'merchant' | 'commission' | 'gas';
+  kind: 'merchant' | 'commission' | 'gas' | 'refund' | 'customer';
+  /** The refunded exception (kind refund). */
+  exceptionId?: string | null;
   asset: string;
   network: string;
   fromAddress: string;
@@ -67,12 +88,45 @@ export interface ConfirmedPayout {
   feeWei: bigint;
 }
 
-/** A confirmed payout: the money it moved, and the gas its sender paid (in the native coin). */
+function debitOf(p: ConfirmedPayout, treasury: string): string {
+  switch (p.kind) {
+    case 'merchant':
+      return ledgerAccount.merchantPayable(p.merchantId);
+    case 'commission':
+      return ledgerAccount.treasury(treasury);
+    case 'gas':
+      return ledgerAccount.deposit(p.toAddress);
+    case 'customer':
+      return ledgerAccount.customerPayable(p.paymentId);
+    case 'refund':
+      if (!p.exceptionId) throw new Error(`refund payout ${p.id} names no exception`);
+      return ledgerAccount.exceptionHeld(p.exceptionId);
+  }
+}
+
+/**
+ * A confirmed payout: the money it moved, and the gas its sender paid (in the native coin). A refund
+ * first brings its exception's money onto the ledger (it arrived outside any completion, so nothing
+ * posted it): the deposit address held it for the customer; the refund then pays that back.
+ */
 export function payoutConfirmed(p: ConfirmedPayout, treasury: string): Posting[] {
-  const debit =
-    p.kind === 'merchant' ? ledgerAccount.merchantPayable(p.merchantId) : p.kind === 'commission' ? ledgerAccount.treasury(treasury) : ledgerAccount.deposit(p.toAddress);
+  const debit = debitOf(p, treasury);
   const credit = p.kind === 'gas' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
   const base = { network: p.network, paymentId: p.paymentId, txHash: p.txHash };
+  const held =
+    p.kind === 'refund'
+      ? [
+          balanced({
+            ...base,
+            postingId: `exception:${p.exceptionId}`,
+            asset: p.asset,
+            lines: [
+              { account: ledgerAccount.deposit(p.fromAddress), amount: p.amount },
+              { account: debit, amount: -p.amount },
+            ],
+          }),
+        ]
+      : [];
   const moved = balanced({ ...base, postingId: `payout:${p.id}`, asset: p.asset, lines: [{ account: debit, amount: p.amount }, { account: credit, amount: -p.amount }] });
   const fee = balanced({
     ...base,
@@ -83,5 +137,5 @@ export function payoutConfirmed(p: ConfirmedPayout, treasury: string): Posting[]
       { account: credit, amount: -p.feeWei },
     ],
   });
-  return [moved, fee].filter((posting) => posting.lines.length > 0);
+  return [...held, moved, fee].filter((posting) => posting.lines.length > 0);
 }

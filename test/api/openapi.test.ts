@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { paymentEventSchema, paymentExceptionEventSchema, transactionSettledSchema } from '../../src/api/webhook-schemas';
-import { exceptionEventBody } from '../../src/domain/exceptions';
+import { paymentEventSchema, paymentExceptionEventSchema, paymentRefundedEventSchema, transactionSettledSchema } from '../../src/api/webhook-schemas';
+import { exceptionEventBody, refundEventBody } from '../../src/domain/exceptions';
 import { paymentEventBody, settledWebhookBody } from '../../src/domain/webhook-event';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 
@@ -57,12 +57,18 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes the webhook payloads, and what we send matches them', () => {
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['payment.event', 'payment.exception', 'transaction.settled']);
-    const exception = exceptionEventBody({
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['payment.event', 'payment.exception', 'payment.refunded', 'transaction.settled']);
+    const input = {
       eventId: 'evt_2', merchantId: 'MER_1', paymentId: 'SV_1', orderId: null, destinationAsset: 'USDC', network: 'polygon', createdAt: new Date(),
-      exception: { id: 'exc_1', kind: 'late', status: 'open', amount: '25.000000', references: { transactionHash: '0xab' }, createdAt: new Date().toISOString(), resolvedAt: null },
+      exception: { id: 'exc_1', kind: 'late' as const, status: 'open' as const, amount: '25.000000', references: { transactionHash: '0xab' }, createdAt: new Date().toISOString(), resolvedAt: null },
+    };
+    expect(paymentExceptionEventSchema.strict().safeParse(exceptionEventBody(input)).success).toBe(true);
+    const refunded = refundEventBody({
+      ...input,
+      exception: { ...input.exception, status: 'refunded' as const, resolvedAt: new Date().toISOString() },
+      refund: { address: '0x52908400098527886E0F7030069857D2E4169EE7', amount: '25.000000', transactionHash: '0xcd', explorerUrl: null },
     });
-    expect(paymentExceptionEventSchema.strict().safeParse(exception).success).toBe(true);
+    expect(paymentRefundedEventSchema.strict().safeParse(refunded).success).toBe(true);
     const body = paymentEventBody({
       eventId: 'evt_1', status: 'completed', merchantId: 'MER_1', paymentId: 'SV_1', provider: 'sandbox', providerPaymentId: 'p1', railType: 'fiat_to_crypto',
       amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7', orderId: null,

@@ -6,7 +6,7 @@ import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { verifyWithCopiedFile, verifyWithPackage, verifyWithShellRecipe } from '../support/verifier-copies';
 import { readmeOpsLines, readmeText, shellBlocks, type OpsLine } from './readme-lines';
-import { payFromWallet, sharedChain } from '../support/chain';
+import { balanceOf, payFromWallet, randomAddress, sharedChain } from '../support/chain';
 import { expectOk, spawnOps, type Run } from './run-ops';
 
 // Each command runs as its own tsx process (a second or two each, more on a loaded 2-core machine).
@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 const EXAMPLE_WEBHOOK_URL = 'https://shop.example/webhooks/svc';
-const state: Partial<Record<'merchantId' | 'liveKey' | 'keyId' | 'endpointId' | 'secret' | 'paymentId' | 'deliveryId' | 'exceptionId' | 'latePaymentId', string>> = {};
+const state: Partial<Record<'merchantId' | 'liveKey' | 'keyId' | 'endpointId' | 'secret' | 'paymentId' | 'deliveryId' | 'exceptionId' | 'latePaymentId' | 'refundAddress', string>> = {};
 
 function fill(args: string[]): string[] {
   const need = (key: keyof typeof state) => state[key] ?? expect.fail(`no earlier step provided ${key}`);
@@ -37,6 +37,7 @@ function fill(args: string[]): string[] {
     'we_…': () => need('endpointId'),
     'dlv_…': () => need('deliveryId'),
     'exc_…': () => need('exceptionId'),
+    '0x…': () => need('refundAddress'),
     [EXAMPLE_WEBHOOK_URL]: () => `${receiver.url}/webhooks/svc`,
   };
   const filled = args.map((a) => placeholders[a]?.() ?? a);
@@ -48,6 +49,18 @@ const ops = (args: string[]) => spawnOps(args, { SVC_URL: ctx.baseUrl, ADMIN_TOK
 const capture = (run: Run, pattern: RegExp) => pattern.exec(run.stdout)?.[1] ?? expect.fail(`${pattern} not in:\n${run.stdout}`);
 const api = (method: 'GET' | 'POST', path: string, body?: unknown) =>
   http(method, `${ctx.baseUrl}/api/v1/${path}`, { headers: { authorization: `Bearer ${state.liveKey}` }, ...(body === undefined ? {} : { body }) });
+
+/** Money after a checkout was canceled: the customer sends it from a wallet anyway, and it arrives on chain. */
+async function lateTransfer(micro: bigint): Promise<string> {
+  const created = await api('POST', 'checkout/sessions', { amount: Number(micro) / 1e6, currency: 'USD', countryCode: 'US' });
+  const id = created.json.checkoutSession.id as string;
+  expect((await http('POST', `${ctx.baseUrl}/pay/${id}/cancel`)).status).toBe(303);
+  await ctx.temporal.workflow.getHandle(id).result();
+  const [{ deposit_address: depositAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: Address }];
+  await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, micro);
+  await eventually(() => ctx.db.sql`select count(*)::int as n from payment_exceptions where payment_id = ${id}`.then((r) => r[0]!.n as number), (n) => n === 1, 20_000, 'the late exception');
+  return id;
+}
 
 /** The README's checkout request body and the sandbox's pay helper, as the first payment does them. */
 async function payAsTheReadmeDoes(): Promise<void> {
@@ -130,16 +143,8 @@ const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, li
   'payments disable': { check: (run) => expect(run.stdout).toMatch(/^payments: DISABLED/) },
   'payments enable': { check: (run) => expect(run.stdout).toMatch(/^payments: enabled/) },
   'exceptions list': {
-    // Money after a checkout was canceled: the customer sends it from a wallet anyway, and it arrives on chain.
     before: async () => {
-      const created = await api('POST', 'checkout/sessions', { amount: 12, currency: 'USD', countryCode: 'US' });
-      const id = created.json.checkoutSession.id as string;
-      expect((await http('POST', `${ctx.baseUrl}/pay/${id}/cancel`)).status).toBe(303);
-      await ctx.temporal.workflow.getHandle(id).result();
-      const [{ deposit_address: depositAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: Address }];
-      await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, 12_000_000n);
-      await eventually(() => ctx.db.sql`select count(*)::int as n from payment_exceptions where payment_id = ${id}`.then((r) => r[0]!.n as number), (n) => n === 1, 20_000, 'the late exception');
-      state.latePaymentId = id;
+      state.latePaymentId = await lateTransfer(12_000_000n);
     },
     check: (run) => {
       state.exceptionId = capture(run, new RegExp(`^(exc_\\w+) +open +late +12\\.000000  ${state.latePaymentId} `, 'm'));
@@ -151,6 +156,34 @@ const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, li
       expect(run.stdout).toContain(`payment ${state.latePaymentId} is completed`);
       const session = await api('GET', `payment-sessions/${state.latePaymentId}`);
       expect(session.json.paymentSession).toMatchObject({ status: 'completed', exceptions: [{ id: state.exceptionId, kind: 'late', status: 'accepted' }] });
+    },
+  },
+  'exceptions refund': {
+    // Another late transfer to a canceled checkout, sent back to the customer's wallet.
+    before: async () => {
+      state.latePaymentId = await lateTransfer(7_000_000n);
+      const [row] = await ctx.db.sql`select id from payment_exceptions where payment_id = ${state.latePaymentId}`;
+      state.exceptionId = row!.id as string;
+      state.refundAddress = randomAddress();
+    },
+    check: async (run) => {
+      expect(run.stdout).toMatch(new RegExp(`^refund (planned|signed|broadcast|confirmed): 7\\.000000 to ${state.refundAddress}`));
+      const to = state.refundAddress as Address;
+      await eventually(() => balanceOf(chain, chain.tokens.polygon.USDC, to), (b) => b === 7_000_000n, 30_000, 'the refund to arrive');
+      const session = await eventually(
+        () => api('GET', `payment-sessions/${state.latePaymentId}`),
+        (r) => r.json.paymentSession.exceptions[0]?.status === 'refunded',
+        20_000,
+        'the exception refunded',
+      );
+      expect(session.json.paymentSession).toMatchObject({ status: 'canceled', exceptions: [{ id: state.exceptionId, kind: 'late', status: 'refunded' }] });
+    },
+  },
+  'merchants settlements': {
+    check: (run) => {
+      const [header, ...rows] = run.stdout.trimEnd().split(/\r?\n/);
+      expect(header).toBe('payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at');
+      for (const row of rows) expect(row).toMatch(/^SV_\w+,USDC,polygon,\d+\.\d{6},/);
     },
   },
   'merchants suspend': { check: (run) => expect(run.stdout).toMatch(/status\s+suspended/) },

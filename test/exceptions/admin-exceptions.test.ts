@@ -48,17 +48,23 @@ describe('GET /admin/v1/exceptions', () => {
 });
 
 describe('accept and refund refusals', () => {
-  it('answers 404 for an unknown or malformed id, 409 for a kind that cannot be accepted, and 404 NotImplemented for refund; nothing changes', async () => {
+  it('answers 404 for an unknown or malformed id, 409 for a kind that cannot be accepted or refunded, 422 for a bad address; nothing changes', async () => {
     expect((await post('/admin/v1/exceptions/exc_000000000000000000000000/accept')).json()).toMatchObject({ ok: false, error: 'NotFound' });
     expect((await post('/admin/v1/exceptions/nope/accept')).statusCode).toBe(404);
     const { row } = await seedException('overpaid', 'completion');
     const accept = await post(`/admin/v1/exceptions/${row.id}/accept`);
     expect(accept.statusCode).toBe(409);
     expect(accept.json().message).toContain('only late or underpaid');
+    // Overpaid money is part of the merchant's gross (paid out with it): not ours to send back.
     const refund = await post(`/admin/v1/exceptions/${row.id}/refund`, { address: '0x52908400098527886E0F7030069857D2E4169EE7' });
-    expect(refund.statusCode).toBe(404);
-    expect(refund.json()).toMatchObject({ ok: false, error: 'NotImplemented' });
+    expect(refund.statusCode).toBe(409);
+    expect(refund.json()).toMatchObject({ ok: false, error: 'Conflict', message: expect.stringContaining('cannot be refunded') });
     expect((await post(`/admin/v1/exceptions/${row.id}/refund`, {})).statusCode).toBe(422);
+    // A mixed-case address whose EIP-55 checksum is wrong (last letter's case flipped).
+    const badChecksum = await post(`/admin/v1/exceptions/${row.id}/refund`, { address: '0x52908400098527886E0F7030069857D2E4169Ee7' });
+    expect(badChecksum.json()).toMatchObject({ ok: false, error: 'ValidationError' });
+    expect((await post('/admin/v1/exceptions/exc_000000000000000000000000/refund', { address: '0x52908400098527886E0F7030069857D2E4169EE7' })).statusCode).toBe(404);
+    expect((await ctx.db.sql`select count(*)::int as n from payouts where exception_id = ${row.id}`)[0]!.n).toBe(0);
     const [stored] = await ctx.db.sql`select status, resolved_at from payment_exceptions where id = ${row.id}`;
     expect(stored).toEqual({ status: 'open', resolved_at: null });
   });

@@ -84,10 +84,10 @@ describe('paid after expiry', () => {
     await eventually(() => Promise.resolve(eventsFor(id, 'payment.settled').length), (n) => n === 1, 20_000, 'payment.settled delivered');
     const reopened = await ctx.app.inject({ method: 'GET', url: '/admin/v1/exceptions?status=open', headers: adminHeaders });
     expect(reopened.json().exceptions.map((e: { id: string }) => e.id)).not.toContain(event.exceptionId);
-    // Refund needs on-chain payouts: a clear documented error, nothing changes.
-    const refund = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${event.exceptionId}/refund`, headers: adminHeaders, payload: { address: depositAddress } });
-    expect(refund.statusCode).toBe(404);
-    expect(refund.json()).toMatchObject({ ok: false, error: 'NotImplemented' });
+    // Accepted money was paid out: refunding it too is refused, and nothing changes.
+    const refund = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${event.exceptionId}/refund`, headers: adminHeaders, payload: { address: '0x52908400098527886E0F7030069857D2E4169EE7' } });
+    expect(refund.statusCode).toBe(409);
+    expect(refund.json()).toMatchObject({ ok: false, error: 'Conflict', message: expect.stringContaining('accepted') });
     await new Promise((r) => setTimeout(r, 1500));
     expect(eventsFor(id, 'payment.exception')).toHaveLength(1);
     expect(eventsFor(id, 'payment.completed')).toHaveLength(1);

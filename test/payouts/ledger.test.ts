@@ -87,4 +87,19 @@ describe('the ledger', () => {
     for (const b of await ledgerBalances(ctx.db.db)) totals.set(`${b.asset}/${b.network}`, (totals.get(`${b.asset}/${b.network}`) ?? 0n) + b.balance);
     expect([...totals.values()].every((t) => t === 0n)).toBe(true);
   });
+
+  it('posts a refund as money held for the customer and paid back: the exception account and the deposit net to zero', async () => {
+    const DEP = '0x00000000000000000000000000000000000000d2';
+    const refund = payoutConfirmed(
+      { id: 'po_r', paymentId: 'SV_ledger2', merchantId: 'MER_ledger', kind: 'refund', exceptionId: 'exc_r', asset: 'USDC', network: 'polygon', fromAddress: DEP, toAddress: MERCHANT_WALLET, amount: 2_000_000n, txHash: '0xr', feeWei: 30_000n },
+      TREASURY,
+    );
+    expect(refund.map((p) => p.postingId)).toEqual(['exception:exc_r', 'payout:po_r', 'fee:po_r']);
+    await ctx.db.db.transaction(async (tx) => Promise.all(refund.map((p) => writePosting(tx, p))));
+    expect(await accountBalance(ctx.db.db, { account: 'exception:exc_r', asset: 'USDC', network: 'polygon' })).toBe(0n);
+    expect(await accountBalance(ctx.db.db, { account: `deposit:${DEP}`, asset: 'USDC', network: 'polygon' })).toBe(0n);
+    expect(await accountBalance(ctx.db.db, { account: `deposit:${DEP}`, asset: 'native', network: 'polygon' })).toBe(-30_000n);
+    // A refund that names no exception has no account to pay from: refused before any write.
+    expect(() => payoutConfirmed({ id: 'po_x', paymentId: 'SV_x', merchantId: 'M', kind: 'refund', asset: 'USDC', network: 'polygon', fromAddress: DEP, toAddress: DEP, amount: 1n, txHash: '0x', feeWei: 0n }, TREASURY)).toThrow(/names no exception/);
+  });
 });

@@ -3,7 +3,9 @@ import { english, generateMnemonic } from 'viem/accounts';
 import { beforeAll, expect } from 'vitest';
 import { settlementKeys } from '../../src/chains/derivation';
 import { sharedChain, randomAddress, type TestChain } from '../support/chain';
+import type { ChildProcess } from 'node:child_process';
 import { createApprovedMerchant, type TestContext } from '../support/harness';
+import { envFor, startEntryPoint } from '../support/processes';
 import { eventually, http } from '../support/http';
 
 // Payout tests run against the run's shared anvil with a mnemonic of their own: their treasury's
@@ -84,6 +86,14 @@ export async function unbalancedPostings(ctx: TestContext) {
 export async function ledgerBalance(ctx: TestContext, account: string, asset: string, network = 'polygon'): Promise<bigint> {
   const [row] = await ctx.db.sql`select coalesce(sum(amount), 0)::text as b from ledger_entries where account = ${account} and asset = ${asset} and network = ${network}`;
   return BigInt(row!.b as string);
+}
+
+/** A worker process (worker.ts) that reaches every EVM network through `rpcUrl` (a trap proxy that may kill it). */
+export async function startWorkerVia(ctx: Pick<TestContext, 'config'>, rpcUrl: string): Promise<ChildProcess> {
+  const env = envFor(ctx.config);
+  for (const key of Object.keys(env)) if (/^CHAIN_[A-Z]+_RPC_URL$/.test(key)) env[key] = rpcUrl;
+  const { child } = await startEntryPoint('worker.ts', env, /worker: polling/);
+  return child;
 }
 
 export type { TestChain };

@@ -4,10 +4,10 @@ import { commissionSplit } from '../../src/domain/money';
 import { balanceOf, payFromWallet } from '../support/chain';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
-import { envFor, killHard, startEntryPoint } from '../support/processes';
+import { killHard } from '../support/processes';
 import { startRpcTrapProxy } from '../support/rpc-trap-proxy';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
-import { merchantWithFreshWallet, openSession, ownTreasury, payoutsOf, unbalancedPostings, waitForPayouts } from './support';
+import { merchantWithFreshWallet, openSession, ownTreasury, payoutsOf, startWorkerVia, unbalancedPostings, waitForPayouts } from './support';
 
 // Decisions §11, exactly once whatever crashes: a worker process (worker.ts) reaches the chain through
 // a JSON-RPC proxy that SIGKILLs it at one step of the merchant's payout; the next worker finishes
@@ -29,9 +29,7 @@ afterEach(async () => {
 afterAll(() => proxy.close());
 
 async function startWorker(): Promise<ChildProcess> {
-  const env = envFor(ctx.config);
-  for (const key of Object.keys(env)) if (/^CHAIN_[A-Z]+_RPC_URL$/.test(key)) env[key] = proxy.url;
-  const { child } = await startEntryPoint('worker.ts', env, /worker: polling/);
+  const child = await startWorkerVia(ctx, proxy.url);
   children.push(child);
   return child;
 }

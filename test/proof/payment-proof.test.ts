@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { expectOk, spawnOps } from '../cli/run-ops';
 import { sharedChain } from '../support/chain';
 import { adminHeaders, ADMIN_TOKEN, useTestApp } from '../support/harness';
-import { http } from '../support/http';
+import { eventually, http } from '../support/http';
 import { openOrder, orderRow, waitForOrder } from './order-support';
 import { merchantOnEveryNetwork, openSession, payFromWallet, pressPay, sessionRow, waitForStatus } from './support';
 
@@ -56,12 +56,15 @@ describe('a payment’s proof', () => {
     const code = await openOrder(ctx);
     expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome: 'succeeded' } })).status).toBe(200);
     await waitForOrder(ctx, code, 'settled');
+    // Read once the order's payout to the customer has run: the deposit address is empty again.
+    await eventually(() => orderRow(ctx, code), (r) => r.payoutDispatched, 30_000, 'the payout dispatched');
+    await eventually(() => ctx.db.sql`select status from payouts where payment_id = ${code} and kind = 'customer'`, (r) => r[0]?.status === 'confirmed', 30_000, 'the payout confirmed');
     const { depositAddress, depositTransactionHash } = await orderRow(ctx, code);
     const run = expectOk(await spawnOps(['payments', 'proof', code], { SVC_URL: ctx.baseUrl, ADMIN_TOKEN, SVC_DATA_DIR: '/nonexistent' }));
     const lines = run.stdout.split('\n');
     expect(lines[0]).toBe(`proof ${code} settled (simple_order, verification chain)`);
     expect(run.stdout).toMatch(new RegExp(`deposit\\s+${depositAddress}`));
-    expect(run.stdout).toMatch(/on chain\s+25\.000000 USDC at the deposit address now/);
+    expect(run.stdout).toMatch(/on chain\s+0\.000000 USDC at the deposit address now/);
     expect(run.stdout).toMatch(new RegExp(`logs\\s+${depositTransactionHash}:\\d+ 25\\.000000 block \\d+, \\d+ confirmations, credited`));
   }, 60_000);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { balanceOf, sharedChain } from '../support/chain';
+import { balanceOf, randomAddress, sharedChain } from '../support/chain';
 import { useTestApp } from '../support/harness';
-import { http } from '../support/http';
+import { eventually, http } from '../support/http';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 import { chooseRail, CUSTOMER_WALLET, exceptionRows, openOrder, orderRow, waitForOrder } from './order-support';
 import { creditsOf, payFromWallet, settle } from './support';
@@ -14,32 +14,45 @@ const payAtSandbox = (reference: string) => http('POST', `${ctx.config.providers
 
 describe('simple orders proven on chain', () => {
   for (const network of ['polygon', 'ethereum', 'base', 'arbitrum'] as const) {
-    it(`settles a fiat-rail order on ${network} from the provider's transfer into its own deposit address`, async () => {
-      const code = await openOrder(ctx, {}, network.toUpperCase());
+    it(`settles a fiat-rail order on ${network} from the provider's transfer into its own deposit address, then pays it out to the customer's wallet`, async () => {
+      const wallet = randomAddress();
+      const code = await openOrder(ctx, { customer: { wallet_address: wallet, crypto_currency: 'USDC', crypto_currency_network: network.toUpperCase() } });
       const opened = await orderRow(ctx, code);
       expect(opened.verification).toBe('chain');
       expect(opened.depositAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
       // The customer's wallet stays the payout destination; the provider delivers to our address.
-      expect(opened.depositAddress).not.toBe(CUSTOMER_WALLET);
-      expect(opened.walletAddress).toBe(CUSTOMER_WALLET);
+      expect(opened.depositAddress).not.toBe(wallet);
+      expect(opened.walletAddress).toBe(wallet);
 
       expect((await payAtSandbox(code)).status).toBe(200);
       await waitForOrder(ctx, code, 'settled');
       const settled = await orderRow(ctx, code);
       expect(settled.expectedGross).toBe(25_000_000n);
       expect(settled.received).toBe(25_000_000n);
-      expect(settled.payoutDispatched).toBe(false);
       const receipt = await chain.publicClient.getTransactionReceipt({ hash: settled.depositTransactionHash as `0x${string}` });
       expect(receipt.status).toBe('success');
-      expect(await balanceOf(chain, chain.tokens[network].USDC, opened.depositAddress)).toBe(25_000_000n);
       expect(await creditsOf(ctx, code)).toEqual([{ network, hash: settled.depositTransactionHash, logIndex: expect.any(Number), amount: 25_000_000n, state: 'credited' }]);
 
+      // Decisions §11: everything received goes on to the customer's wallet, once; payout_dispatched
+      // once it is broadcast, and the order's transaction is then the payout's.
+      await eventually(() => balanceOf(chain, chain.tokens[network].USDC, wallet), (b) => b === 25_000_000n, 60_000, 'the payout to the customer');
+      const [payout] = await eventually(
+        () => ctx.db.sql`select status, tx_hash, amount::text as amount from payouts where payment_id = ${code} and kind = 'customer'`,
+        (rows) => rows[0]?.status === 'confirmed',
+        30_000,
+        'the customer payout confirmed',
+      );
+      expect(payout!.amount).toBe('25000000');
+      const paid = await orderRow(ctx, code);
+      expect(paid).toMatchObject({ status: 'settled', payoutDispatched: true, transactionHash: payout!.tx_hash, depositTransactionHash: settled.depositTransactionHash });
+      expect(await balanceOf(chain, chain.tokens[network].USDC, opened.depositAddress)).toBe(0n);
+      const [ledger] = await ctx.db.sql`select coalesce(sum(amount), 0)::text as owed from ledger_entries where account = ${`customer_payable:${code}`}`;
+      expect(ledger!.owed).toBe('0');
+
       const view = (await http('GET', `${ctx.baseUrl}/api/transaction?transaction_code=${code}`)).json.data;
-      expect(view).toMatchObject({ status: 'settled', received_usd: 25, payout_dispatched: false, verification: 'chain' });
-      // The customer is not told the money reached their wallet before a payout sent it there.
+      expect(view).toMatchObject({ status: 'settled', received_usd: 25, payout_dispatched: true, verification: 'chain' });
       const page = await http('GET', `${ctx.baseUrl}/pay/${code}`);
-      expect(page.text).toContain('confirmed on chain');
-      expect(page.text).not.toContain('were sent to your wallet');
+      expect(page.text).toContain('were sent to your wallet');
     });
   }
 
@@ -52,7 +65,10 @@ describe('simple orders proven on chain', () => {
     await waitForOrder(ctx, code, 'settled');
     const { depositAddress, received } = await orderRow(ctx, code);
     expect(received).toBe(40_000_000n);
-    expect(await balanceOf(chain, chain.tokens.polygon.USDC, depositAddress)).toBe(40_000_000n);
+    // Paid on to the customer's wallet in full; the deposit address ends empty.
+    await eventually(() => ctx.db.sql`select status, amount::text as amount from payouts where payment_id = ${code} and kind = 'customer'`, (r) => r[0]?.status === 'confirmed', 60_000, 'the payout');
+    expect((await ctx.db.sql`select amount::text as amount from payouts where payment_id = ${code} and kind = 'customer'`)[0]!.amount).toBe('40000000');
+    expect(await balanceOf(chain, chain.tokens.polygon.USDC, depositAddress)).toBe(0n);
   });
 
   it('moves to processing only on a forged success with a valid signature and no transfer', async () => {

@@ -81,7 +81,8 @@ describe('the fiat rail', () => {
       wallet_address: WALLET,
       wallet_currency: 'USDC',
       wallet_network: 'POLYGON',
-      payout_dispatched: false,
+      // Decisions §11: sent once the payout to the customer's wallet is broadcast.
+      payout_dispatched: true,
     });
     expect(delivery.rawBody).toContain('"fiat_amount":25,');
     expect(delivery.rawBody).toContain('"received_usd":27,');

@@ -1,17 +1,18 @@
 import type { Address } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { payFromWallet, sharedChain } from '../support/chain';
+import { payFromWallet, randomAddress, sharedChain } from '../support/chain';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { replayRuns } from './histories';
 
 // Runs of the paymentException workflow: one accepted by an operator (an update) and paid out, one
-// still open. The money of both arrives on chain after the session expired.
+// refunded on chain (an update, then the transfer), one still open. The money of each arrives on
+// chain after the session expired.
 const ctx = useTestApp({ SESSION_TTL_SECONDS: '2' }, { sandbox: true, worker: true });
 const chain = sharedChain();
 
 describe('paymentException histories', () => {
-  it('replays the current code’s own runs: accepted (and paid out), open', async () => {
+  it('replays the current code’s own runs: accepted (and paid out), refunded, open', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const res = await ctx.app.inject({
       method: 'POST',
@@ -22,19 +23,24 @@ describe('paymentException histories', () => {
     const id = res.json().checkoutSession.id as string;
     const [{ deposit_address: depositAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: Address }];
     expect((await ctx.temporal.workflow.getHandle(id).result()) as { status: string }).toMatchObject({ status: 'expired' });
-    // Two late transfers: two arrivals, two exceptions, each with its own run.
+    // Three late transfers: three arrivals, three exceptions, each with its own run.
     await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, 25_000_000n);
     await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, 1_000_000n);
-    const rows = await eventually(() => ctx.db.sql`select id, amount_micro from payment_exceptions where payment_id = ${id} order by created_at`, (r) => r.length === 2, 20_000, 'two exceptions');
+    await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, 2_000_000n);
+    const rows = await eventually(() => ctx.db.sql`select id, amount_micro from payment_exceptions where payment_id = ${id} order by created_at`, (r) => r.length === 3, 20_000, 'three exceptions');
     const accepted = rows.find((r) => r.amount_micro === '25000000')!.id as string;
     const open = rows.find((r) => r.amount_micro === '1000000')!.id as string;
+    const refunded = rows.find((r) => r.amount_micro === '2000000')!.id as string;
     const answer = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${accepted}/accept`, headers: adminHeaders });
     expect(answer.statusCode).toBe(200);
     // The run ends once the accepted money is paid out.
     expect(await ctx.temporal.workflow.getHandle(accepted).result()).toBe('accepted');
     const [paid] = await ctx.db.sql`select count(*)::int as n from payouts where payment_id = ${id} and status = 'confirmed'`;
     expect(paid!.n).toBe(3);
-    await eventually(() => ctx.db.sql`select count(*)::int as n from events where payment_id = ${id} and type = 'payment.exception'`.then((r) => r[0]!.n as number), (n) => n === 2, 10_000, 'events');
-    await replayRuns(ctx.temporal, 'payment-exception', { accepted, open });
+    const back = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${refunded}/refund`, headers: adminHeaders, payload: { address: randomAddress() } });
+    expect(back.statusCode).toBe(200);
+    expect(await ctx.temporal.workflow.getHandle(refunded).result()).toBe('refunded');
+    await eventually(() => ctx.db.sql`select count(*)::int as n from events where payment_id = ${id} and type = 'payment.exception'`.then((r) => r[0]!.n as number), (n) => n === 3, 10_000, 'events');
+    await replayRuns(ctx.temporal, 'payment-exception', { accepted, refunded, open });
   }, 90_000);
 });

@@ -19,7 +19,7 @@ export interface CheckoutPageModel {
   now: Date;
   notice?: string | undefined;
   /** Money that arrived off the happy path (decisions §12), oldest first. */
-  exceptions?: readonly { kind: string; amount: string }[] | undefined;
+  exceptions?: readonly { kind: string; amount: string; status?: string }[] | undefined;
   /** After a decline the provider lets the customer retry: where a fresh attempt starts (the payment link's page). */
   retryUrl?: string | null | undefined;
   /** The direct rail's instructions once the customer chose "pay from your wallet", with the QR of its EIP-681 URI. */
@@ -39,7 +39,7 @@ const SUCCESS_REDIRECT_S = 3;
  * Decisions §12: money that arrived but could not pay the checkout as it stood. The customer is told
  * plainly that it arrived and that the merchant was told, never to start again (they would pay twice).
  */
-function exceptionText(t: PageText['t'], exceptions: readonly { kind: string; amount: string }[], asset: string): { title: string; body: string } | null {
+function exceptionText(t: PageText['t'], exceptions: readonly { kind: string; amount: string; status?: string }[], asset: string): { title: string; body: string } | null {
   const money = exceptions.filter((e) => e.kind !== 'overpaid');
   const last = money[money.length - 1];
   if (!last) {
@@ -47,7 +47,9 @@ function exceptionText(t: PageText['t'], exceptions: readonly { kind: string; am
     return extra ? { title: t('checkout.exceptions.overpaidTitle'), body: t('checkout.exceptions.overpaid', { amount: extra.amount, asset }) } : null;
   }
   const lead = ['late', 'duplicate', 'underpaid', 'unverified'].includes(last.kind) ? `checkout.exceptions.${last.kind}` : 'checkout.exceptions.arrived';
-  return { title: t('checkout.exceptions.title'), body: `${t(lead)} ${t('checkout.exceptions.safe', { amount: last.amount, asset })}` };
+  // Sent back on chain by an operator: the customer learns where the money went.
+  const next = last.status === 'refunded' ? 'checkout.exceptions.refunded' : 'checkout.exceptions.safe';
+  return { title: t('checkout.exceptions.title'), body: `${t(lead)} ${t(next, { amount: last.amount, asset })}` };
 }
 
 /**

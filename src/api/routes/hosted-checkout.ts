@@ -54,7 +54,8 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       now: now(),
       retryUrl,
       // Resolved ones are told by the status itself (an accepted payment is completed).
-      exceptions: exceptions.filter((e) => e.status === 'open').map((e) => ({ kind: e.kind, amount: formatCrypto(e.amountMicro) })),
+      // Accepted money is the payment (the status says so); open and refunded money is told as such.
+      exceptions: exceptions.filter((e) => e.status !== 'accepted').map((e) => ({ kind: e.kind, amount: formatCrypto(e.amountMicro), status: e.status })),
     });
     return reply.header('vary', 'accept-language').page(status, page, { formTargets: [...providerOrigins, originOf(session.cancelUrl)] });
   }

@@ -46,9 +46,12 @@ export const EXCEPTION_COMMANDS: readonly OpsCommand[] = [
     name: 'exceptions refund',
     args: [exceptionId],
     options: [{ flags: '--address <address>', description: 'where the credited amount goes back on chain', required: true }],
-    summary: 'Send the credited amount back on chain (answers NotImplemented until on-chain payouts exist).',
+    summary: 'Send late, duplicate or underpaid money back on chain to --address (idempotent); refunded once the transfer is confirmed.',
     request: (input) => ({ method: 'POST', path: exceptionPath(arg(input, 'exceptionId'), 'refund'), body: { address: text(input, 'address') } }),
-    response: z.object({ exception: exceptionView }),
-    render: (b) => [`refunded ${formatException(b.exception)}`],
+    response: z.object({ exception: exceptionView, refund: z.object({ address: z.string(), amount: z.string(), status: z.string(), transactionHash: z.string().nullable() }) }),
+    render: (b) => [
+      `refund ${b.refund.status}: ${b.refund.amount} to ${b.refund.address}${b.refund.transactionHash ? ` in ${b.refund.transactionHash}` : ''}`,
+      formatException(b.exception),
+    ],
   }),
 ];

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { payoutNonces, payouts } from '../schema';
 
@@ -6,16 +6,32 @@ export type PayoutRow = typeof payouts.$inferSelect;
 export type NewPayout = typeof payouts.$inferInsert;
 
 // Kinds in the order a payment's payouts are sent: gas first, then the deposit address's transfers.
-const KIND_ORDER = sql`case ${payouts.kind} when 'gas' then 0 when 'merchant' then 1 else 2 end`;
+const KIND_ORDER = sql`case ${payouts.kind} when 'gas' then 0 when 'merchant' then 1 when 'customer' then 1 else 2 end`;
 
-/** A payment's payouts, planned once: rows already there win (a retried plan returns them unchanged). */
+/**
+ * One plan's payouts (the payment's settlement, or one exception's refund), planned once: rows already
+ * there win, so a retried plan returns them unchanged. All rows share the payment and the exception.
+ */
 export async function insertPayoutsOnce(db: DatabaseOrTransaction, rows: NewPayout[]): Promise<PayoutRow[]> {
-  if (rows.length > 0) await db.insert(payouts).values(rows).onConflictDoNothing({ target: [payouts.paymentId, payouts.kind] });
-  return rows.length > 0 ? listPayouts(db, rows[0]!.paymentId) : [];
+  if (rows.length === 0) return [];
+  await db.insert(payouts).values(rows).onConflictDoNothing({ target: [payouts.paymentId, payouts.kind, payouts.exceptionId] });
+  const exceptionId = rows[0]!.exceptionId ?? null;
+  return exceptionId ? listRefundPayouts(db, exceptionId) : listPayouts(db, rows[0]!.paymentId);
 }
 
+/** The payment's own payouts (its settlement), without the refunds of its exceptions. */
 export async function listPayouts(db: DatabaseOrTransaction, paymentId: string): Promise<PayoutRow[]> {
-  return db.select().from(payouts).where(eq(payouts.paymentId, paymentId)).orderBy(KIND_ORDER);
+  return db.select().from(payouts).where(and(eq(payouts.paymentId, paymentId), isNull(payouts.exceptionId))).orderBy(KIND_ORDER);
+}
+
+/** Every payout of a payment: its settlement, then the refunds of its exceptions (operators' view). */
+export async function listAllPayouts(db: DatabaseOrTransaction, paymentId: string): Promise<PayoutRow[]> {
+  return db.select().from(payouts).where(eq(payouts.paymentId, paymentId)).orderBy(sql`${payouts.exceptionId} asc nulls first`, KIND_ORDER);
+}
+
+/** An exception's refund: its gas (when the deposit address needed some), then the transfer back. */
+export async function listRefundPayouts(db: DatabaseOrTransaction, exceptionId: string): Promise<PayoutRow[]> {
+  return db.select().from(payouts).where(eq(payouts.exceptionId, exceptionId)).orderBy(KIND_ORDER);
 }
 
 export async function findPayout(db: DatabaseOrTransaction, id: string): Promise<PayoutRow | undefined> {
@@ -59,4 +75,13 @@ export async function allocateNonce(tx: DatabaseOrTransaction, input: { network:
 /** Payouts in a status, oldest first (operators, reconciliation). */
 export async function payoutsInStatus(db: DatabaseOrTransaction, status: PayoutRow['status']): Promise<PayoutRow[]> {
   return db.select().from(payouts).where(eq(payouts.status, status)).orderBy(asc(payouts.createdAt));
+}
+
+/** Token units a sender's planned payouts have yet to move: a new plan must leave them covered. */
+export async function outgoingUnconfirmed(db: DatabaseOrTransaction, network: string, sender: string, token: string): Promise<bigint> {
+  const [row] = await db
+    .select({ total: sql<string | null>`sum(${payouts.amount})::text` })
+    .from(payouts)
+    .where(and(eq(payouts.network, network), eq(payouts.fromAddress, sender), eq(payouts.token, token), inArray(payouts.status, ['planned', 'signed', 'broadcast'])));
+  return BigInt(row?.total ?? 0);
 }

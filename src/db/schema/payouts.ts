@@ -11,8 +11,13 @@ export const payouts = pgTable(
     id: text('id').primaryKey(),
     paymentId: text('payment_id').notNull(),
     // merchant: net to the merchant's wallet; commission: to the treasury; gas: native coin from the
-    // treasury to the deposit address for the two token transfers.
-    kind: text('kind', { enum: ['merchant', 'commission', 'gas'] }).notNull(),
+    // treasury to the deposit address for the token transfers; refund: an exception's money back to
+    // the address an operator gave (decisions §12); customer: a simple order's stablecoin to the
+    // customer's wallet (payment_id is then its transaction code).
+    kind: text('kind', { enum: ['merchant', 'commission', 'gas', 'refund', 'customer'] }).notNull(),
+    // Set on a refund and on the gas for it: the exception whose money moves. Null for the payment's
+    // own payouts, so a payment's settlement and each of its refunds are planned once each.
+    exceptionId: text('exception_id'),
     network: text('network').notNull(),
     // USDC | USDT, or the network's native coin for gas.
     asset: text('asset').notNull(),
@@ -45,7 +50,7 @@ export const payouts = pgTable(
     confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
   },
   (t) => [
-    unique('payouts_payment_kind_unique').on(t.paymentId, t.kind),
+    unique('payouts_payment_kind_exception_unique').on(t.paymentId, t.kind, t.exceptionId).nullsNotDistinct(),
     // Two signed transactions of one sender never share a nonce.
     unique('payouts_sender_nonce_unique').on(t.network, t.fromAddress, t.nonce),
     index('payouts_status_idx').on(t.status),

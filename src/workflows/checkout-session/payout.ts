@@ -18,21 +18,54 @@ const events = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
 
 export type PayoutOutcome = { settled: true } | { settled: false; reason: string };
 
-/** Pays out a completed session; `payment.settled` once the merchant's payout is confirmed. */
-export async function payOutSession(paymentId: string): Promise<PayoutOutcome> {
+/**
+ * Sends planned payouts in order, each signed, broadcast and confirmed. A reverted or impossible
+ * payout is for an operator (the admin view shows the row): the outcome says so rather than retrying
+ * a transfer that cannot work.
+ */
+export async function sendPayouts(plan: () => Promise<string[]>, afterLastBroadcast?: () => Promise<void>): Promise<PayoutOutcome> {
   try {
-    const ids = await payouts.planPayouts(paymentId);
-    for (const id of ids) {
+    const ids = await plan();
+    for (const [i, id] of ids.entries()) {
       await payouts.signPayout(id);
       await payouts.broadcastPayout(id);
+      if (i === ids.length - 1) await afterLastBroadcast?.();
       await payouts.confirmPayout(id);
     }
   } catch (err) {
-    // A reverted or impossible payout is for an operator (the admin view shows the row): the run
-    // ends with the payment completed and unsettled rather than retrying a transfer that cannot work.
     if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return { settled: false, reason: err.cause.message };
     throw err;
   }
-  await startDeliveries(await events.emitPaymentEvent(paymentId, 'completed', 'payment.settled'));
   return { settled: true };
+}
+
+/** Pays out a completed session; `payment.settled` once the merchant's payout is confirmed. */
+export async function payOutSession(paymentId: string): Promise<PayoutOutcome> {
+  const outcome = await sendPayouts(() => payouts.planPayouts(paymentId));
+  if (outcome.settled) await startDeliveries(await events.emitPaymentEvent(paymentId, 'completed', 'payment.settled'));
+  return outcome;
+}
+
+/** An exception's planned refund sent back on chain; `payment.refunded` once it is confirmed. */
+export async function refundOnChain(exceptionId: string, payoutIds: string[]): Promise<PayoutOutcome> {
+  const outcome = await sendPayouts(async () => payoutIds);
+  if (outcome.settled) await startDeliveries(await events.emitExceptionEvent(exceptionId, 'payment.refunded'));
+  return outcome;
+}
+
+/**
+ * A settled chain-verified simple order's payout to the customer's wallet (decisions §11).
+ * `dispatched` runs once the transfer is broadcast (the order says payout_dispatched then), or once
+ * the payout turned out impossible, so transaction.settled is sent exactly once either way.
+ */
+export async function payOutOrder(code: string, dispatched: () => Promise<void>): Promise<PayoutOutcome> {
+  let told = false;
+  const tell = async () => {
+    if (told) return;
+    told = true;
+    await dispatched();
+  };
+  const outcome = await sendPayouts(() => payouts.planOrderPayouts(code), tell);
+  await tell();
+  return outcome;
 }

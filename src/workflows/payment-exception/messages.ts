@@ -22,9 +22,15 @@ export interface AcceptResult {
 
 /** An operator accepts a late or underpaid payment as the payment (decisions §12). */
 export const acceptUpdate = defineUpdate<AcceptResult>('accept');
-/** An operator sends the money back on chain; waits for on-chain payouts (another issue). */
-export const refundUpdate = defineUpdate<AcceptResult, [{ address: string }]>('refund');
-export const exceptionStateQuery = defineQuery<ExceptionOutcome>('exceptionState');
+/** The refund an operator asked for: planned (payout rows written), sent by the exception's run. */
+export interface RefundResult {
+  exceptionId: string;
+  paymentId: string;
+  /** Where the money goes: the first request's address (a repeated request answers the same plan). */
+  address: string;
+  amountMicro: string;
+}
 
-/** Failure type the refund update answers until on-chain payouts exist. */
-export const REFUND_UNAVAILABLE = 'RefundUnavailable';
+/** An operator sends the money back on chain to `address` (decisions §12). */
+export const refundUpdate = defineUpdate<RefundResult, [{ address: string }]>('refund');
+export const exceptionStateQuery = defineQuery<ExceptionOutcome>('exceptionState');

@@ -1,28 +1,29 @@
-import {
-  allHandlersFinished,
-  ApplicationFailure,
-  condition,
-  patched,
-  proxyActivities,
-  setHandler,
-} from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ExceptionActivities } from '../../activities/exceptions';
+import type { PayoutActivities } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { DATABASE_ACTIVITY } from '../activity-options';
-import { payOutSession } from '../checkout-session/payout';
+import { payOutSession, refundOnChain } from '../checkout-session/payout';
 import { startDeliveries } from '../webhook-delivery/start';
 import {
   acceptUpdate,
   exceptionStateQuery,
   refundUpdate,
-  REFUND_UNAVAILABLE,
   type AcceptResult,
   type ExceptionOutcome,
   type PaymentExceptionInput,
+  type RefundResult,
 } from './messages';
 
 const records = proxyActivities<ExceptionActivities>(DATABASE_ACTIVITY);
 const events = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
+// Planning reads the chain (balance, gas): the payouts' short attempts, retried until it answers.
+const refunds = proxyActivities<PayoutActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: ['NotRefundable', 'PayoutImpossible'] },
+});
+
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** How long an exception's run waits for an operator; a later action starts a new run (update-with-start). */
 const OPERATOR_WINDOW = '90 days';
@@ -41,6 +42,9 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
   // Set by an acceptance whose money is on chain: paid out by this run, not inside the update, so the
   // operator's call answers at once and the payout (minutes of confirmations) survives crashes here.
   let payoutDue = false;
+  let refunding: Promise<RefundResult> | null = null;
+  // Set by a refund's plan: the payout ids this run sends.
+  let refundDue: string[] | null = null;
 
   setHandler(exceptionStateQuery, () => outcome);
 
@@ -55,15 +59,23 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
     return accepting;
   });
 
+  // Decisions §12: the money back on chain. The update plans it (payout rows written under the
+  // exception's lock, so an acceptance can no longer take the same money) and answers; this run then
+  // sends it, so the operator's call returns at once and the transfer survives crashes here. The
+  // exception becomes `refunded` with the confirmed transfer, then `payment.refunded` fires.
   setHandler(
     refundUpdate,
-    async (_request: { address: string }): Promise<AcceptResult> => {
-      throw ApplicationFailure.nonRetryable('refunds need on-chain payouts', REFUND_UNAVAILABLE);
+    async (request: { address: string }): Promise<RefundResult> => {
+      refunding ??= (async () => {
+        const plan = await refunds.planRefund(input.exceptionId, request.address);
+        refundDue = plan.payoutIds;
+        return { exceptionId: plan.exceptionId, paymentId: plan.paymentId, address: plan.address, amountMicro: plan.amountMicro };
+      })();
+      return refunding;
     },
     {
-      validator: (_request: { address: string }) => {
-        // Refunds send the credited amount back on chain: they wait for the payout machinery.
-        throw ApplicationFailure.nonRetryable('Refunds are not available yet: they need on-chain payouts.', REFUND_UNAVAILABLE);
+      validator: (request: { address: string }) => {
+        if (typeof request?.address !== 'string' || !EVM_ADDRESS.test(request.address)) throw ApplicationFailure.nonRetryable('address must be an EVM address', 'NotRefundable');
       },
     },
   );
@@ -71,10 +83,15 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
   await startDeliveries(await events.emitExceptionEvent(input.exceptionId));
   const status = await records.exceptionStatus(input.exceptionId);
   if (status !== 'open') outcome = status;
-  await condition(() => outcome !== 'open', OPERATOR_WINDOW);
+  await condition(() => outcome !== 'open' || refundDue !== null, OPERATOR_WINDOW);
   await condition(allHandlersFinished);
   // Decisions §12: an accepted payment is paid out as usual (and payment.settled fires). Runs recorded
   // before this version never reach patched(), so their histories replay unchanged.
   if (payoutDue && patched('payout-after-accept')) await payOutSession(input.paymentId);
+  // No recorded run took a refund (the update was refused by its validator until now): no patch.
+  if (refundDue !== null) {
+    const sent = await refundOnChain(input.exceptionId, refundDue);
+    if (sent.settled) outcome = 'refunded';
+  }
   return outcome;
 }

@@ -3,6 +3,7 @@ import type { ChainProofActivities, ProviderClaim } from '../../activities/chain
 import type { SimpleOrderActivities } from '../../activities/simple-orders';
 import { canTransitionOrder, isOrderOpen } from '../../domain/payment-status';
 import { DATABASE_ACTIVITY } from '../activity-options';
+import { payOutOrder } from '../checkout-session/payout';
 import { PaymentStatusKey } from '../search-attributes';
 import {
   choosePaymentUpdate,
@@ -161,7 +162,10 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
     if (!(await proof.recordOrderChainSettlement(code, claim?.providerPaymentId ?? null))) return;
     status = 'settled';
     upsertSearchAttributes([{ key: PaymentStatusKey, value: 'settled' }]);
-    await announceSettled();
+    // Decisions §11: the money goes on to the customer's wallet; transaction.settled follows its
+    // broadcast (payout_dispatched true). Runs settled before this version announced at once.
+    if (patched('simple-order-payout')) await payOutOrder(code, announceSettled);
+    else await announceSettled();
   }
 
   /** The provider went quiet after `processing` (or its success was never proven): the order fails, and anything later is late money. */

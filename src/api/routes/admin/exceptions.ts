@@ -4,6 +4,14 @@ import { EXCEPTION_STATUSES, exceptionView } from '../../../domain/exceptions';
 import type { PaymentExceptionRow } from '../../../db/queries/payment-exceptions';
 import { adminExceptionSchema } from '../../exceptions/views';
 
+const refundSchema = z.object({
+  address: z.string(),
+  amount: z.string().describe('Stablecoin amount, 6 decimals'),
+  status: z.enum(['planned', 'signed', 'broadcast', 'confirmed', 'failed']).describe('The transfer back, as the payout machinery sends it'),
+  transactionHash: z.string().nullable().describe('Null until the transfer is confirmed'),
+  explorerUrl: z.string().nullable(),
+});
+
 const view = (row: PaymentExceptionRow): z.infer<typeof adminExceptionSchema> => ({
   ...exceptionView(row),
   paymentKind: row.paymentKind,
@@ -57,12 +65,17 @@ const adminExceptionRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         security,
-        summary: 'Send the credited amount back on chain to `address` (needs on-chain payouts: 404 NotImplemented, the envelope of every route not built yet, until then)',
+        summary:
+          'Send late, duplicate or underpaid money back on chain from the deposit address to `address` (idempotent; another address is 409). Answers once the transfer is planned; the exception becomes refunded and payment.refunded fires when it is confirmed',
         params,
-        body: z.object({ address: z.string().min(1).max(128) }),
+        body: z.object({ address: z.string().min(1).max(128).describe('EVM address (EIP-55 when mixed case)') }),
+        response: { 200: z.object({ ok: z.literal(true), exception: adminExceptionSchema, refund: refundSchema }) },
       },
     },
-    async (request) => app.payments.refundException(request.params.id, request.body.address),
+    async (request) => {
+      const { exception, refund } = await app.payments.refundException(request.params.id, request.body.address);
+      return { ok: true as const, exception: view(exception), refund };
+    },
   );
 };
 

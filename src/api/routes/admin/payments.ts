@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database } from '../../../db/client';
 import { findSession, type CheckoutSessionRow } from '../../../db/queries/checkout-sessions';
-import { listPayouts, type PayoutRow } from '../../../db/queries/payouts';
+import { listAllPayouts, type PayoutRow } from '../../../db/queries/payouts';
 import { findTransaction, type TransactionRow } from '../../../db/queries/transactions';
 import { isFiatCurrency } from '../../../domain/currencies';
 import { notFound } from '../../../domain/errors';
@@ -42,7 +42,8 @@ const transactionSummary = z.object({
 // Decisions §11: what operators need to follow a payout to the chain (never the signed bytes).
 const payoutView = z.object({
   id: z.string(),
-  kind: z.enum(['merchant', 'commission', 'gas']),
+  kind: z.enum(['merchant', 'commission', 'gas', 'refund', 'customer']),
+  exceptionId: z.string().nullable().describe('The refunded exception (a refund and its gas); null for the settlement'),
   status: z.enum(['planned', 'signed', 'broadcast', 'confirmed', 'failed']),
   network: z.string(),
   asset: z.string(),
@@ -64,6 +65,7 @@ function viewPayout(p: PayoutRow): z.infer<typeof payoutView> {
   return {
     id: p.id,
     kind: p.kind,
+    exceptionId: p.exceptionId,
     status: p.status,
     network: p.network,
     asset: p.asset,
@@ -122,7 +124,7 @@ const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
       schema: {
         tags: ['admin'],
         security: [{ adminToken: [] }],
-        summary: 'A payment’s status, its transaction summary and its payouts, read from Postgres',
+        summary: 'A payment’s status, its transaction summary and its payouts (the settlement, then refunds of its exceptions), read from Postgres',
         params: z.object({ id: z.string() }),
         response: { 200: z.object({ ok: z.literal(true), payment: paymentView, transaction: transactionSummary.nullable(), payouts: z.array(payoutView) }) },
       },
@@ -130,7 +132,7 @@ const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
     async (request) => {
       const session = await findSession(db, requireCanonicalId(request.params.id));
       if (!session) throw notFound('Payment');
-      const [tx, payouts] = await Promise.all([findTransaction(db, session.id), listPayouts(db, session.id)]);
+      const [tx, payouts] = await Promise.all([findTransaction(db, session.id), listAllPayouts(db, session.id)]);
       return { ok: true as const, payment: viewPayment(session), transaction: tx ? viewTransaction(tx) : null, payouts: payouts.map(viewPayout) };
     },
   );

@@ -1,0 +1,87 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Address } from 'viem';
+import { onChainBalance } from '../chains/balances';
+import { gasTermsFor, maxCostOf } from '../chains/payouts';
+import type { Database } from '../db/client';
+import { findSession } from '../db/queries/checkout-sessions';
+import { findPaymentException, lockPaymentException } from '../db/queries/payment-exceptions';
+import { insertPayoutsOnce, listRefundPayouts, outgoingUnconfirmed, type NewPayout } from '../db/queries/payouts';
+import { isRefundable } from '../domain/exceptions';
+import { newPayoutId } from '../domain/ids';
+import { NATIVE_ASSET } from '../domain/ledger';
+import type { PayoutChains } from './payout-chains';
+
+// Decisions §12 "refund": an exception's money sent back on chain from the deposit address it
+// arrived at, through the payout machinery (rows before signing, the signed bytes before broadcast,
+// the receipt decides). Planned once per exception, under the exception's row lock, so an
+// acceptance and a refund of the same money can never both go ahead.
+
+export const NOT_REFUNDABLE = 'NotRefundable';
+
+const refused = (message: string) => ApplicationFailure.nonRetryable(message, NOT_REFUNDABLE);
+
+export interface RefundPlan {
+  exceptionId: string;
+  paymentId: string;
+  /** Where the money goes; a retried or repeated refund answers the first plan's. */
+  address: string;
+  amountMicro: string;
+  /** In sending order: the gas for the deposit address (when it lacks it), then the refund. */
+  payoutIds: string[];
+}
+
+const planOf = (exceptionId: string, paymentId: string, rows: { id: string; kind: string; toAddress: string; amount: string }[]): RefundPlan => {
+  const refund = rows.find((r) => r.kind === 'refund')!;
+  return { exceptionId, paymentId, address: refund.toAddress, amountMicro: refund.amount, payoutIds: rows.map((r) => r.id) };
+};
+
+export async function planExceptionRefund(db: Database, chains: PayoutChains, exceptionId: string, to: Address): Promise<RefundPlan> {
+  const exception = await findPaymentException(db, exceptionId);
+  if (!exception) throw refused(`no exception ${exceptionId}`);
+  const planned = await listRefundPayouts(db, exceptionId);
+  if (planned.length > 0) return planOf(exceptionId, exception.paymentId, planned);
+  if (exception.status !== 'open') throw refused(`the exception is ${exception.status}`);
+  if (!isRefundable(exception.kind)) throw refused(`${exception.kind} money is not held at the deposit address`);
+  const session = exception.paymentKind === 'checkout_session' ? await findSession(db, exception.paymentId) : undefined;
+  if (!session?.depositAddress || session.verification !== 'chain') throw refused('only money that arrived on chain at a checkout session’s deposit address can be refunded');
+
+  const client = chains.client(session.network);
+  const token = client.tokens.find((t) => t.asset === session.destinationAsset)?.address;
+  if (!token) throw refused(`${session.destinationAsset} is not configured on ${session.network}`);
+  const deposit = session.depositAddress as Address;
+  // The money must still be there, beyond what planned payouts of this address are about to send.
+  const held = (await onChainBalance(client, deposit, session.destinationAsset)) ?? 0n;
+  const leaving = await outgoingUnconfirmed(db, session.network, deposit, token);
+  if (held - leaving < exception.amountMicro) throw refused(`${deposit} holds ${held - leaving} of the ${exception.amountMicro} to refund`);
+
+  const order = { token, to, amount: exception.amountMicro };
+  const terms = await gasTermsFor(client, deposit, order);
+  const needed = maxCostOf(terms) - (await client.publicClient.getBalance({ address: deposit }));
+  const base = { paymentId: session.id, network: session.network, exceptionId };
+  const rows: NewPayout[] = [
+    {
+      ...base,
+      id: newPayoutId(),
+      kind: 'refund',
+      asset: session.destinationAsset,
+      token,
+      fromAddress: deposit,
+      toAddress: to,
+      amount: exception.amountMicro.toString(),
+      gasLimit: terms.gasLimit.toString(),
+      maxFeePerGas: terms.maxFeePerGas.toString(),
+      maxPriorityFeePerGas: terms.maxPriorityFeePerGas.toString(),
+    },
+  ];
+  if (needed > 0n) rows.unshift({ ...base, id: newPayoutId(), kind: 'gas', asset: NATIVE_ASSET, token: null, fromAddress: chains.treasury(), toAddress: deposit, amount: needed.toString() });
+
+  return db.transaction(async (tx) => {
+    // Under the exception's lock: an acceptance holding it first leaves the status accepted.
+    const locked = await lockPaymentException(tx, exceptionId);
+    if (!locked) throw refused(`no exception ${exceptionId}`);
+    const existing = await listRefundPayouts(tx, exceptionId);
+    if (existing.length > 0) return planOf(exceptionId, locked.paymentId, existing);
+    if (locked.status !== 'open') throw refused(`the exception is ${locked.status}`);
+    return planOf(exceptionId, locked.paymentId, await insertPayoutsOnce(tx, rows));
+  });
+}
