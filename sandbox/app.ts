@@ -58,7 +58,14 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     onFailedAttempt: (event, attempt) => app.log.warn({ eventId: event.id, attempt }, 'callback attempt failed'),
   });
   const deliver = createDelivery(options.chains ?? []);
-  const lifecycle = createPaymentLifecycle({ store, callbacks, publicUrl: options.publicUrl, now, deliver });
+  const lifecycle = createPaymentLifecycle({
+    store,
+    callbacks,
+    publicUrl: options.publicUrl,
+    now,
+    deliver,
+    onDeliveryFailed: (payment, err) => app.log.error({ paymentId: payment.id, err }, 'delivery on chain failed: the payment fails'),
+  });
   const deposits = createDeposits({ store, callbacks, publicUrl: options.publicUrl, now, deliver });
   app.addHook('onClose', () => callbacks.stop());
 

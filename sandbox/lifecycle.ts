@@ -22,7 +22,15 @@ export interface OpenResult {
  * What happens to a sandbox payment: opened once per reference, confirmed once on the payment page,
  * each change announced by a signed callback.
  */
-export function createPaymentLifecycle(deps: { store: SandboxStore; callbacks: CallbackSender; publicUrl: string; now: () => Date; deliver: Deliver }) {
+export function createPaymentLifecycle(deps: {
+  store: SandboxStore;
+  callbacks: CallbackSender;
+  publicUrl: string;
+  now: () => Date;
+  deliver: Deliver;
+  /** Why a charged payment's transfer did not go out (the payment then fails): for the sandbox's log. */
+  onDeliveryFailed?: (payment: SandboxPayment, err: unknown) => void;
+}) {
   const { store, callbacks, publicUrl, now, deliver } = deps;
 
   function emit(payment: SandboxPayment, type: SandboxEventType): EmittedCallback {
@@ -115,7 +123,8 @@ export function createPaymentLifecycle(deps: { store: SandboxStore; callbacks: C
       let hash: string;
       try {
         hash = await deliver({ network: payment.network, asset: payment.destinationAsset, to: payment.walletAddress, amount: payment.quote.destinationAmount });
-      } catch {
+      } catch (err) {
+        deps.onDeliveryFailed?.(payment, err);
         // Never a success without its transfer: the service would wait for proof that cannot come.
         update(payment, { status: 'failed', failureReason: 'delivery_failed' });
         return [processing, emit(payment, 'payment.failed')];

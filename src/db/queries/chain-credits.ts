@@ -85,10 +85,18 @@ export async function listCreditHistory(db: DatabaseOrTransaction, paymentId: st
 export const totalOf = (credits: readonly ChainCreditRow[]) => credits.reduce((sum, c) => sum + c.amountMicro, 0n);
 
 /**
- * Deposit addresses of the network's open chain-verified payments (checkout sessions and simple
- * orders), with the payment each belongs to: what the network's watcher reads transfers to.
+ * Deposit addresses of the network's chain-verified checkout sessions and simple orders in the given
+ * statuses (and, with `hours`, whose last change, their end, lies within that many hours), with the
+ * payment each belongs to.
  */
-export async function listOpenDepositAddresses(db: DatabaseOrTransaction, network: string): Promise<{ paymentId: string; address: string }[]> {
+function depositAddressesOf(
+  db: DatabaseOrTransaction,
+  network: string,
+  statuses: { sessions: (typeof checkoutSessions.status.enumValues)[number][]; orders: (typeof simpleOrders.status.enumValues)[number][] },
+  hours?: number,
+): Promise<{ paymentId: string; address: string }[]> {
+  const within = (updatedAt: typeof checkoutSessions.updatedAt | typeof simpleOrders.updatedAt) =>
+    hours === undefined ? undefined : sql`${updatedAt} > now() - make_interval(secs => ${hours * 3600})`;
   const sessions = db
     .select({ paymentId: checkoutSessions.id, address: sql<string>`${checkoutSessions.depositAddress}` })
     .from(checkoutSessions)
@@ -97,7 +105,8 @@ export async function listOpenDepositAddresses(db: DatabaseOrTransaction, networ
         eq(checkoutSessions.network, network),
         eq(checkoutSessions.verification, 'chain'),
         isNotNull(checkoutSessions.depositAddress),
-        inArray(checkoutSessions.status, ['pending', 'processing']),
+        inArray(checkoutSessions.status, statuses.sessions),
+        within(checkoutSessions.updatedAt),
       ),
     );
   const orders = db
@@ -108,31 +117,25 @@ export async function listOpenDepositAddresses(db: DatabaseOrTransaction, networ
         eq(simpleOrders.walletNetwork, network),
         eq(simpleOrders.verification, 'chain'),
         isNotNull(simpleOrders.chainDepositAddress),
-        inArray(simpleOrders.status, ['pending', 'processing']),
+        inArray(simpleOrders.status, statuses.orders),
+        within(simpleOrders.updatedAt),
       ),
     );
   return sessions.unionAll(orders);
 }
 
+/** Deposit addresses of the network's open payments: what the network's watcher reads transfers to. */
+export function listOpenDepositAddresses(db: DatabaseOrTransaction, network: string): Promise<{ paymentId: string; address: string }[]> {
+  return depositAddressesOf(db, network, { sessions: ['pending', 'processing'], orders: ['pending', 'processing'] });
+}
+
 /**
- * Decisions §12: deposit addresses of the network's chain-verified sessions that ended within the
- * last `hours` (their last change is their end), so money that still arrives is seen and owned.
+ * Decisions §12: deposit addresses of the network's payments that ended within the last `hours`, so
+ * money that still arrives is seen and owned.
  */
 export async function listRecentlyEndedDepositAddresses(db: DatabaseOrTransaction, network: string, hours: number): Promise<{ paymentId: string; address: string }[]> {
   if (hours <= 0) return [];
-  const rows = await db
-    .select({ paymentId: checkoutSessions.id, address: checkoutSessions.depositAddress })
-    .from(checkoutSessions)
-    .where(
-      and(
-        eq(checkoutSessions.network, network),
-        eq(checkoutSessions.verification, 'chain'),
-        isNotNull(checkoutSessions.depositAddress),
-        inArray(checkoutSessions.status, ['completed', 'failed', 'expired', 'canceled']),
-        sql`${checkoutSessions.updatedAt} > now() - make_interval(secs => ${hours * 3600})`,
-      ),
-    );
-  return rows.map((r) => ({ paymentId: r.paymentId, address: r.address! }));
+  return depositAddressesOf(db, network, { sessions: ['completed', 'failed', 'expired', 'canceled'], orders: ['settled', 'failed', 'expired'] }, hours);
 }
 
 /**

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { payFromWallet, sharedChain } from '../support/chain';
+import { adminHeaders, useTestApp } from '../support/harness';
+import { eventually, http } from '../support/http';
+import { exceptionRows, openOrder, orderRow, waitForOrder } from '../proof/order-support';
+
+// Decisions §12 for the simple API: an order's deposit address stays watched after the order ended
+// (LATE_DEPOSIT_WATCH_HOURS), so money sent there later is credited to it and becomes an exception
+// an operator sees, `late` after expiry and `duplicate` after it was paid, instead of nothing.
+const ctx = useTestApp({ SESSION_TTL_SECONDS: '5' }, { listen: true, sandbox: true, worker: true });
+const chain = sharedChain();
+const usdc = chain.tokens.polygon.USDC;
+
+const openExceptions = async (code: string) => {
+  const res = await ctx.app.inject({ method: 'GET', url: '/admin/v1/exceptions?status=open', headers: adminHeaders });
+  return (res.json().exceptions as { paymentId: string; paymentKind: string; kind: string; amount: string }[]).filter((e) => e.paymentId === code);
+};
+
+describe('money to a simple order that has ended', () => {
+  it('is a late exception after expiry, credited to the order, once', async () => {
+    const code = await openOrder(ctx);
+    await waitForOrder(ctx, code, 'expired', 30_000);
+    await ctx.temporal.workflow.getHandle(code).result();
+    const { depositAddress } = await orderRow(ctx, code);
+    await payFromWallet(chain, usdc, depositAddress, 3_000_000n);
+    const rows = await eventually(() => exceptionRows(ctx, code), (r) => r.length > 0, 30_000, 'the late exception');
+    expect(rows).toEqual([expect.objectContaining({ paymentKind: 'simple_order', kind: 'late', amount: 3_000_000n })]);
+    const [credit] = await ctx.db.sql`select amount_micro::text as amount, state from chain_credits where payment_id = ${code}`;
+    expect(credit).toEqual({ amount: '3000000', state: 'credited' });
+    expect(await openExceptions(code)).toEqual([expect.objectContaining({ paymentKind: 'simple_order', kind: 'late', amount: '3.000000' })]);
+    // The order stays as it ended.
+    expect((await orderRow(ctx, code)).status).toBe('expired');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await exceptionRows(ctx, code)).toHaveLength(1);
+  }, 60_000);
+
+  it('is a duplicate exception after the order was paid and paid out', async () => {
+    const code = await openOrder(ctx);
+    expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome: 'succeeded' } })).status).toBe(200);
+    await waitForOrder(ctx, code, 'settled');
+    await ctx.temporal.workflow.getHandle(code).result();
+    const { depositAddress } = await orderRow(ctx, code);
+    await payFromWallet(chain, usdc, depositAddress, 25_000_000n);
+    const rows = await eventually(() => exceptionRows(ctx, code), (r) => r.length > 0, 30_000, 'the duplicate exception');
+    expect(rows).toEqual([expect.objectContaining({ paymentKind: 'simple_order', kind: 'duplicate', amount: 25_000_000n })]);
+    expect((await orderRow(ctx, code)).status).toBe('settled');
+  }, 90_000);
+});
