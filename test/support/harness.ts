@@ -98,6 +98,8 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
         publicUrl: ctx.config.providers.sandbox.url,
         serviceUrl: ctx.config.http.publicBaseUrl,
         chains: ctx.config.chains.networks,
+        // Its errors only (a delivery on chain that failed): what a failed test needs to explain itself.
+        logger: { level: 'error' },
       });
       ctx.sandbox = sandbox;
       await sandbox.listen({ port: ctx.config.providers.sandbox.port, host: '127.0.0.1' });

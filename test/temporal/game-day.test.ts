@@ -13,9 +13,9 @@ import { merchantWithFreshWallet, openSession, ownTreasury, unbalancedPostings }
 // payout's plan, signature, broadcast or confirmation, a delivery.
 // Afterwards every payment is completed once, every merchant share and commission was paid exactly
 // once (the wallets' balances are the exact sums), payment.settled was written once per payment,
-// the ledger balances, and reconciliation finds nothing. A payment the sandbox could not deliver
-// (its own transfer failed under this load: it then reports payment.failed, as a provider would) must
-// end failed with nothing credited and nothing paid out; the run is only meaningful if those are few.
+// the ledger balances, and reconciliation finds nothing. None may fail: the sandbox's transfers
+// failed under this load once (its sender lost nonce races to another file's sandbox, now retried);
+// should one fail again, the run first checks it moved nothing, then says so.
 
 const PAYMENTS = 200;
 const KILLS = 20;
@@ -101,7 +101,7 @@ describe('game day: payments and payouts while workers die', () => {
       expect(seen, f.id).toEqual({ credits: 0, payouts: 0, provider_failed: 1 });
       expect(await balanceOf(chain, token, f.deposit)).toBe(0n);
     }
-    expect(failed.length).toBeLessThanOrEqual(PAYMENTS / 20);
+    expect(failed.map((f) => f.id), 'payments the provider failed').toEqual([]);
     const completedIds = ids.filter((id) => !failed.some((f) => f.id === id));
     const done = completedIds.length;
     const inIds = ctx.db.sql(completedIds);

@@ -119,7 +119,12 @@ describe('two API processes and two workers on the production Temporal server', 
       (n) => n === PAYMENTS,
       240_000,
       `all ${PAYMENTS} payments to complete`,
-    );
+    ).catch(async (err) => {
+      // What a red run needs to explain itself: where each unfinished payment stands.
+      const open = await ctx.db.sql`select id, status, provider_payment_id, workflow_started, updated_at, (select count(*)::int from chain_credits c where c.payment_id = checkout_sessions.id) as credits from checkout_sessions where id in ${ctx.db.sql(ids)} and status <> 'completed'`;
+      console.error('topology: unfinished payments', JSON.stringify(open));
+      throw err;
+    });
     const seconds = (performance.now() - started) / 1000;
     console.log(`topology: ${completed} payments completed in ${seconds.toFixed(1)} s (${(completed / seconds).toFixed(2)}/s), ${retries} client retries`);
 
