@@ -4,7 +4,8 @@ import { onChainBalance } from '../chains/balances';
 import { gasTermsFor, maxCostOf } from '../chains/payouts';
 import type { Database } from '../db/client';
 import { findSession } from '../db/queries/checkout-sessions';
-import { findPaymentException, lockPaymentException } from '../db/queries/payment-exceptions';
+import { findPaymentException, lockPaymentException, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
+import { findSimpleOrder } from '../db/queries/simple-orders';
 import { insertPayoutsOnce, listRefundPayouts, outgoingUnconfirmed, type NewPayout } from '../db/queries/payouts';
 import { isRefundable } from '../domain/exceptions';
 import { newPayoutId } from '../domain/ids';
@@ -35,6 +36,16 @@ const planOf = (exceptionId: string, paymentId: string, rows: { id: string; kind
   return { exceptionId, paymentId, address: refund.toAddress, amountMicro: refund.amount, payoutIds: rows.map((r) => r.id) };
 };
 
+/** Where an exception's money lies: the chain-verified checkout session's or simple order's deposit address. */
+async function heldAt(db: Database, exception: PaymentExceptionRow): Promise<{ network: string; asset: string; depositAddress: string } | null> {
+  if (exception.paymentKind === 'checkout_session') {
+    const s = await findSession(db, exception.paymentId);
+    return s?.depositAddress && s.verification === 'chain' ? { network: s.network, asset: s.destinationAsset, depositAddress: s.depositAddress } : null;
+  }
+  const o = await findSimpleOrder(db, exception.paymentId);
+  return o?.chainDepositAddress && o.verification === 'chain' ? { network: o.walletNetwork, asset: o.walletCurrency, depositAddress: o.chainDepositAddress } : null;
+}
+
 export async function planExceptionRefund(db: Database, chains: PayoutChains, exceptionId: string, to: Address): Promise<RefundPlan> {
   const exception = await findPaymentException(db, exceptionId);
   if (!exception) throw refused(`no exception ${exceptionId}`);
@@ -42,28 +53,28 @@ export async function planExceptionRefund(db: Database, chains: PayoutChains, ex
   if (planned.length > 0) return planOf(exceptionId, exception.paymentId, planned);
   if (exception.status !== 'open') throw refused(`the exception is ${exception.status}`);
   if (!isRefundable(exception.kind)) throw refused(`${exception.kind} money is not held at the deposit address`);
-  const session = exception.paymentKind === 'checkout_session' ? await findSession(db, exception.paymentId) : undefined;
-  if (!session?.depositAddress || session.verification !== 'chain') throw refused('only money that arrived on chain at a checkout session’s deposit address can be refunded');
+  const payment = await heldAt(db, exception);
+  if (!payment) throw refused('only money that arrived on chain at a payment’s deposit address can be refunded');
 
-  const client = chains.client(session.network);
-  const token = client.tokens.find((t) => t.asset === session.destinationAsset)?.address;
-  if (!token) throw refused(`${session.destinationAsset} is not configured on ${session.network}`);
-  const deposit = session.depositAddress as Address;
+  const client = chains.client(payment.network);
+  const token = client.tokens.find((t) => t.asset === payment.asset)?.address;
+  if (!token) throw refused(`${payment.asset} is not configured on ${payment.network}`);
+  const deposit = payment.depositAddress as Address;
   // The money must still be there, beyond what planned payouts of this address are about to send.
-  const held = (await onChainBalance(client, deposit, session.destinationAsset)) ?? 0n;
-  const leaving = await outgoingUnconfirmed(db, session.network, deposit, token);
+  const held = (await onChainBalance(client, deposit, payment.asset)) ?? 0n;
+  const leaving = await outgoingUnconfirmed(db, payment.network, deposit, token);
   if (held - leaving < exception.amountMicro) throw refused(`${deposit} holds ${held - leaving} of the ${exception.amountMicro} to refund`);
 
   const order = { token, to, amount: exception.amountMicro };
   const terms = await gasTermsFor(client, deposit, order);
   const needed = maxCostOf(terms) - (await client.publicClient.getBalance({ address: deposit }));
-  const base = { paymentId: session.id, network: session.network, exceptionId };
+  const base = { paymentId: exception.paymentId, network: payment.network, exceptionId };
   const rows: NewPayout[] = [
     {
       ...base,
       id: newPayoutId(),
       kind: 'refund',
-      asset: session.destinationAsset,
+      asset: payment.asset,
       token,
       fromAddress: deposit,
       toAddress: to,

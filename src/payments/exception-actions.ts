@@ -94,7 +94,7 @@ export async function findRefund(ctx: PaymentContext, exceptionId: string): Prom
 
 /**
  * Send an exception's money back on chain to `address` (decisions §12): late, duplicate or
- * underpaid money that arrived at a checkout session's deposit address. Runs in the exception's
+ * underpaid money that arrived at a checkout session's or simple order's deposit address. Runs in the exception's
  * workflow as an update that plans the transfer (payout rows, once) and answers; the run sends it,
  * and the exception becomes `refunded` with `payment.refunded` once the transfer is confirmed.
  * Idempotent: asking again answers the same refund; another address is a conflict.

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { payFromWallet, sharedChain } from '../support/chain';
+import { ledgerAccount } from '../../src/domain/ledger';
+import { ledgerBalance, unbalancedPostings } from '../payouts/support';
+import { balanceOf, payFromWallet, randomAddress, sharedChain } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { exceptionRows, openOrder, orderRow, waitForOrder } from '../proof/order-support';
 
 // Decisions §12 for the simple API: an order's deposit address stays watched after the order ended
 // (LATE_DEPOSIT_WATCH_HOURS), so money sent there later is credited to it and becomes an exception
-// an operator sees, `late` after expiry and `duplicate` after it was paid, instead of nothing.
+// an operator sees, `late` after expiry and `duplicate` after it was paid, instead of nothing, and
+// that an operator can send back on chain like a checkout session's.
 const ctx = useTestApp({ SESSION_TTL_SECONDS: '5' }, { listen: true, sandbox: true, worker: true });
 const chain = sharedChain();
 const usdc = chain.tokens.polygon.USDC;
@@ -32,7 +35,24 @@ describe('money to a simple order that has ended', () => {
     expect((await orderRow(ctx, code)).status).toBe('expired');
     await new Promise((r) => setTimeout(r, 1500));
     expect(await exceptionRows(ctx, code)).toHaveLength(1);
-  }, 60_000);
+
+    // An operator sends it back on chain: the customer's wallet gets exactly the late amount, once.
+    const [exception] = await exceptionRows(ctx, code);
+    const customer = randomAddress();
+    const refund = () => ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${exception!.id}/refund`, headers: adminHeaders, payload: { address: customer } });
+    const asked = await refund();
+    expect(asked.statusCode, asked.body).toBe(200);
+    expect(asked.json()).toMatchObject({ ok: true, exception: { id: exception!.id, paymentKind: 'simple_order' }, refund: { address: customer, amount: '3.000000' } });
+    await eventually(() => balanceOf(chain, usdc, customer), (b) => b === 3_000_000n, 60_000, 'the refund to arrive');
+    await eventually(() => exceptionRows(ctx, code), (r) => r[0]?.status === 'refunded', 20_000, 'the exception refunded');
+    expect(await balanceOf(chain, usdc, depositAddress)).toBe(0n);
+    expect((await refund()).json()).toMatchObject({ exception: { status: 'refunded' }, refund: { status: 'confirmed' } });
+    expect(await ledgerBalance(ctx, ledgerAccount.exceptionHeld(exception!.id), 'USDC')).toBe(0n);
+    expect(await ledgerBalance(ctx, ledgerAccount.deposit(depositAddress), 'USDC')).toBe(0n);
+    expect(await unbalancedPostings(ctx)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await balanceOf(chain, usdc, customer)).toBe(3_000_000n);
+  }, 120_000);
 
   it('is a duplicate exception after the order was paid and paid out', async () => {
     const code = await openOrder(ctx);

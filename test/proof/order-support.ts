@@ -45,6 +45,13 @@ export const waitForOrder = (ctx: TestContext, code: string, status: string, tim
   eventually(() => orderRow(ctx, code).then((r) => r.status), (s) => s === status, timeoutMs, `${code} to be ${status}`);
 
 export async function exceptionRows(ctx: Pick<TestContext, 'db'>, code: string) {
-  const rows = await ctx.db.sql`select payment_kind, kind, amount_micro, "references" from payment_exceptions where payment_id = ${code} order by created_at`;
-  return rows.map((r) => ({ paymentKind: r.payment_kind as string, kind: r.kind as string, amount: BigInt(r.amount_micro as string), references: r.references as Record<string, unknown> }));
+  const rows = await ctx.db.sql`select id, payment_kind, kind, status, amount_micro, "references" from payment_exceptions where payment_id = ${code} order by created_at`;
+  return rows.map((r) => ({
+    id: r.id as string,
+    paymentKind: r.payment_kind as string,
+    kind: r.kind as string,
+    status: r.status as string,
+    amount: BigInt(r.amount_micro as string),
+    references: r.references as Record<string, unknown>,
+  }));
 }
