@@ -3,7 +3,7 @@ import { constantTimeEqual } from '../src/domain/credentials';
 import { callbackTargetRefusal, createCallbackSender, DEFAULT_RETRY_DELAYS_MS } from './callbacks';
 import type { ChainEndpoint } from '../src/chains/clients';
 import { createDelivery } from './chain';
-import { createDeposits, depositRequest } from './deposits';
+import { createDeposits, depositRequest, type SandboxDeposit } from './deposits';
 import { createFaucet, faucetRequest, FaucetUnavailable } from './faucet';
 import { createPaymentLifecycle, type Outcome } from './lifecycle';
 import { explorerPage, notFoundPage, paymentPage } from './pages';
@@ -97,6 +97,16 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
   });
+  const depositView = (d: SandboxDeposit) => ({
+    id: d.id,
+    reference: d.reference,
+    address: d.address,
+    asset: d.asset,
+    network: d.network,
+    amount: d.amount,
+    status: d.status,
+    expiresAt: d.expiresAt,
+  });
 
   async function confirm(payment: SandboxPayment, outcome: Outcome) {
     const emitted = await lifecycle.confirm(payment, outcome);
@@ -144,17 +154,15 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
       if (refusal) return sendError(reply, 422, 'callback_not_allowed', refusal);
       const opened = deposits.open(parsed.data);
       if (opened.kind === 'conflict') return sendError(reply, 409, 'reference_conflict', 'This reference has a funded deposit with other terms.');
-      const d = opened.deposit;
-      return reply.status(opened.kind === 'created' ? 201 : 200).send({
-        id: d.id,
-        reference: d.reference,
-        address: d.address,
-        asset: d.asset,
-        network: d.network,
-        amount: d.amount,
-        status: d.status,
-        expiresAt: d.expiresAt,
-      });
+      return reply.status(opened.kind === 'created' ? 201 : 200).send(depositView(opened.deposit));
+    });
+
+    // The merchant platform closes a deposit the customer abandoned for another rail; idempotent, 409 once funded.
+    api.post<{ Params: { id: string } }>('/v1/deposits/:id/cancel', async (request, reply) => {
+      const d = deposits.byId(request.params.id);
+      if (!d) return sendError(reply, 404, 'not_found', 'No such deposit.');
+      if (!deposits.cancel(d).closed) return sendError(reply, 409, 'payment_not_cancelable', `The deposit is already ${d.status}.`, { status: d.status });
+      return depositView(d);
     });
 
     // The merchant platform closes a payment whose session ended; idempotent, 409 once it was charged.
@@ -214,11 +222,13 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
   app.post('/test-helpers/pay', async (request, reply) => {
     const parsed = testPayRequest.safeParse(request.body);
     if (!parsed.success) return sendInvalid(reply, parsed.error.issues);
-    const { reference, outcome } = parsed.data;
+    const { reference, outcome, depositId } = parsed.data;
     let payment = store.paymentByReference(reference);
-    // A reference whose latest choice is a crypto deposit: the customer sends the crypto.
-    const deposit = deposits.byReference(reference);
-    if (deposit && (!payment || deposit.createdAt >= payment.createdAt)) {
+    // A reference whose latest choice is a crypto deposit (or the deposit named): the customer sends the crypto.
+    const deposit = depositId ? deposits.byId(depositId) : deposits.byReference(reference);
+    if (depositId && deposit?.reference !== reference) return sendError(reply, 404, 'not_found', 'No such deposit for this reference.');
+    if (deposit && (depositId || !payment || deposit.createdAt >= payment.createdAt)) {
+      if (deposit.status === 'canceled') return sendError(reply, 409, 'payment_closed', 'This deposit address was closed: the customer chose another way to pay. Nothing was sent.');
       if (deposit.status !== 'awaiting_funds') return sendError(reply, 409, 'payment_not_payable', `The deposit is already ${deposit.status}.`);
       const emitted = await Promise.all(
         (await deposits.pay(deposit, outcome)).map(async (e) => {
@@ -278,8 +288,9 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
 
   app.get<{ Params: { reference: string } }>('/test-helpers/payments/:reference', async (request, reply) => {
     const payment = REFERENCE.test(request.params.reference) ? store.paymentByReference(request.params.reference) : undefined;
-    if (!payment) return sendError(reply, 404, 'not_found', 'No payment for this reference.');
-    return { ok: true, payment: view(payment), events: store.events(payment.id) };
+    const deposit = REFERENCE.test(request.params.reference) ? deposits.byReference(request.params.reference) : undefined;
+    if (!payment && !deposit) return sendError(reply, 404, 'not_found', 'No payment for this reference.');
+    return { ok: true, payment: payment ? view(payment) : null, events: payment ? store.events(payment.id) : [], deposit: deposit ? depositView(deposit) : null };
   });
 
   return app;

@@ -43,7 +43,8 @@ export type DepositRequest = z.infer<typeof depositRequest>;
 export interface SandboxDeposit extends DepositRequest {
   id: string;
   address: string;
-  status: 'awaiting_funds' | 'processing' | 'succeeded' | 'failed';
+  /** canceled: the merchant platform closed it (the customer chose another way to pay); it takes no funds. */
+  status: 'awaiting_funds' | 'processing' | 'succeeded' | 'failed' | 'canceled';
   createdAt: string;
   expiresAt: string;
   transactionHash?: string;
@@ -60,6 +61,7 @@ export function depositAddressFor(network: Network): string {
 export function createDeposits(deps: { store: SandboxStore; callbacks: CallbackSender; publicUrl: string; now: () => Date; deliver: Deliver }) {
   const { store, callbacks, publicUrl, now, deliver } = deps;
   const byReference = new Map<string, SandboxDeposit>();
+  const byId = new Map<string, SandboxDeposit>();
 
   function emit(d: SandboxDeposit, type: SandboxEventType, failureReason?: string) {
     const createdAt = now().toISOString();
@@ -103,8 +105,12 @@ export function createDeposits(deps: { store: SandboxStore; callbacks: CallbackS
           existing.walletAddress === request.walletAddress &&
           existing.destinationAsset === request.destinationAsset &&
           existing.destinationNetwork === request.destinationNetwork;
-        if (same && Date.parse(existing.expiresAt) > now().getTime()) return { kind: 'existing', deposit: existing };
-        if (existing.status !== 'awaiting_funds') return { kind: 'conflict', deposit: existing };
+        if (same && Date.parse(existing.expiresAt) > now().getTime()) {
+          // The customer came back to this rail: a deposit closed for another choice takes funds again.
+          if (existing.status === 'canceled') existing.status = 'awaiting_funds';
+          return { kind: 'existing', deposit: existing };
+        }
+        if (existing.status !== 'awaiting_funds' && existing.status !== 'canceled') return { kind: 'conflict', deposit: existing };
       }
       const at = now();
       const deposit: SandboxDeposit = {
@@ -116,7 +122,16 @@ export function createDeposits(deps: { store: SandboxStore; callbacks: CallbackS
         expiresAt: new Date(at.getTime() + DEPOSIT_TTL_MS).toISOString(),
       };
       byReference.set(request.reference, deposit);
+      byId.set(deposit.id, deposit);
       return { kind: 'created', deposit };
+    },
+
+    byId: (id: string) => byId.get(id),
+
+    /** Closed by the merchant platform; idempotent, refused once funds arrived. */
+    cancel(d: SandboxDeposit): { closed: boolean } {
+      if (d.status === 'awaiting_funds') d.status = 'canceled';
+      return { closed: d.status === 'canceled' };
     },
 
     /** The customer sends the crypto: processing, then the forward to their wallet (succeeded, with its hash). */

@@ -59,6 +59,8 @@ export type PaymentRequest = z.infer<typeof paymentRequest>;
 export const testPayRequest = z.object({
   reference: z.string().regex(REFERENCE, 'must be 1-100 letters, digits, "_" or "-"'),
   outcome: z.enum(['succeeded', 'declined']),
+  /** Funds sent to this deposit's address, as a customer who kept it would (else: the reference's latest choice). */
+  depositId: z.string().optional(),
 });
 
 export type SandboxErrorCode =

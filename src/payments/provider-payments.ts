@@ -37,6 +37,13 @@ export async function closeSessionPayment(ctx: PaymentContext, provider: string,
   return adapter.cancelPayment(providerPaymentId).catch(providerFailure);
 }
 
+/** Closes a provider deposit the customer abandoned for another rail (decisions §12); like closeSessionPayment. */
+export async function closeOrderDeposit(ctx: PaymentContext, provider: string, depositId: string): Promise<{ closed: boolean }> {
+  const adapter = ctx.providers.get(provider);
+  if (!adapter?.cancelDeposit) return { closed: false };
+  return adapter.cancelDeposit(depositId).catch(providerFailure);
+}
+
 export type OrderPayment = { provider: string } & ({ kind: 'fiat'; payment: ProviderPayment } | { kind: 'crypto'; deposit: ProviderDeposit });
 
 export async function createOrderPayment(ctx: PaymentContext, order: SimpleOrderRow, rail: Rail): Promise<OrderPayment> {

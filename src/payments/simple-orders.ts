@@ -19,7 +19,7 @@ import type { PaymentContext } from './context';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { openPayment } from './open-payment';
 import { depositAddressFor, fixOrderExpectedGross, verificationOf } from './deposits';
-import { closeSessionPayment, createOrderPayment } from './provider-payments';
+import { closeOrderDeposit, closeSessionPayment, createOrderPayment } from './provider-payments';
 import { fiatProvider, usdValue } from './rails';
 
 export interface SimpleCheckoutBody {
@@ -144,5 +144,7 @@ export async function chooseRail(ctx: PaymentContext, order: SimpleOrderRow, slu
  */
 async function closeAbandonedRail(ctx: PaymentContext, order: SimpleOrderRow, current: string): Promise<void> {
   if (!order.provider || !order.providerPaymentId || order.providerPaymentId === current) return;
-  await closeSessionPayment(ctx, order.provider, order.providerPaymentId).catch(() => undefined);
+  // The previous choice's id is a deposit's on a crypto rail, a payment's on a fiat one.
+  const close = findRail(order.paymentMethod ?? '')?.type === 'crypto' ? closeOrderDeposit : closeSessionPayment;
+  await close(ctx, order.provider, order.providerPaymentId).catch(() => undefined);
 }

@@ -98,6 +98,8 @@ export interface ProviderAdapter {
   cancelPayment(providerPaymentId: string): Promise<{ closed: boolean; status: string }>;
   /** Crypto rails, where the provider offers them: a deposit address, idempotent per reference and terms. */
   createDeposit?(request: ProviderDepositRequest): Promise<ProviderDeposit>;
+  /** Decisions §12: closes a deposit the customer abandoned for another rail; like cancelPayment. */
+  cancelDeposit?(depositId: string): Promise<{ closed: boolean; status: string }>;
   /** Decisions §4: a sandbox's explorer links point at its own transaction page; real providers leave this out. */
   explorerUrl?(hash: string): string;
   /** Checks the signature and timestamp of a callback on its raw body, then parses it. */

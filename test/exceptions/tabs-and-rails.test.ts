@@ -101,4 +101,30 @@ describe('a simple order paid on two rails', () => {
     const accept = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${id}/accept`, headers: adminHeaders });
     expect(accept.statusCode).toBe(409);
   }, 60_000);
+
+  it('closes the crypto rail’s deposit when the customer switches to card: funds sent to the old address are refused, the card pays once', async () => {
+    const created = await http('POST', api('/checkout'), {
+      body: { fiat_amount: 20, fiat_currency: 'EUR', customer: { wallet_address: WALLET, crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' } },
+    });
+    const code = created.json.data.transaction_code as string;
+    const crypto = await http('GET', api(`/payment_link?transaction_code=${code}&payment_method=usdc_polygon`));
+    expect(crypto.json.data.type).toBe('crypto');
+    const helper = `${ctx.config.providers.sandbox.url}/test-helpers/payments/${code}`;
+    const opened = (await http('GET', helper)).json.deposit;
+    expect(opened).toMatchObject({ status: 'awaiting_funds', address: crypto.json.data.address });
+
+    // The customer switches to card: the deposit is closed at the provider.
+    expect((await http('GET', api(`/payment_link?transaction_code=${code}&payment_method=card`))).json.data.type).toBe('fiat');
+    expect((await http('GET', helper)).json.deposit).toMatchObject({ id: opened.id, status: 'canceled' });
+    const toOld = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome: 'succeeded', depositId: opened.id } });
+    expect(toOld.status).toBe(409);
+    expect(toOld.json).toMatchObject({ error: 'payment_closed', message: expect.stringContaining('chose another way to pay') });
+
+    // The card settles the order, and nothing else arrives.
+    expect((await sandboxPay(code)).status).toBe(200);
+    await eventually(() => http('GET', api(`/transaction?transaction_code=${code}`)).then((r) => r.json.data.status as string), (st) => st === 'settled', 20_000, 'settled');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await exceptionsOf(ctx, code)).toEqual([]);
+    expect((await creditsOf(ctx, code)).length).toBe(1);
+  }, 60_000);
 });

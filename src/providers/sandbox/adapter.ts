@@ -76,6 +76,17 @@ export function createSandboxAdapter(options: {
     return JSON.parse(text) as unknown;
   }
 
+  /** A payment's or deposit's closing; 409: the customer paid first, and the answer names its status. */
+  async function cancel(path: string): Promise<{ closed: boolean; status: string }> {
+    try {
+      const answer = z.object({ status: z.string() }).parse(await call('POST', path));
+      return { closed: true, status: answer.status };
+    } catch (err) {
+      if (err instanceof ProviderError && err.status === 409) return { closed: false, status: /already (\w+)/.exec(err.message)?.[1] ?? 'processing' };
+      throw err;
+    }
+  }
+
   return {
     name: 'sandbox',
     railType: 'fiat_to_crypto',
@@ -95,14 +106,11 @@ export function createSandboxAdapter(options: {
     },
 
     async cancelPayment(providerPaymentId: string): Promise<{ closed: boolean; status: string }> {
-      try {
-        const payment = paymentAnswer.parse(await call('POST', `/v1/payments/${encodeURIComponent(providerPaymentId)}/cancel`));
-        return { closed: true, status: payment.status };
-      } catch (err) {
-        // 409: the customer was charged first; the answer carries the status the payment has.
-        if (err instanceof ProviderError && err.status === 409) return { closed: false, status: /already (\w+)/.exec(err.message)?.[1] ?? 'processing' };
-        throw err;
-      }
+      return cancel(`/v1/payments/${encodeURIComponent(providerPaymentId)}/cancel`);
+    },
+
+    async cancelDeposit(depositId: string): Promise<{ closed: boolean; status: string }> {
+      return cancel(`/v1/deposits/${encodeURIComponent(depositId)}/cancel`);
     },
 
     async createDeposit(request: ProviderDepositRequest): Promise<ProviderDeposit> {
