@@ -154,8 +154,13 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
       await proof.uncreditOrderDeposit(code, fact);
       return;
     }
+    if (!isOrderOpen(status) && patched('simple-order-late-deposit')) {
+      // Money after the end (a second payment while the payout runs, a transfer as the order
+      // expires): credited to the order and recorded as an exception, as the watcher does once the run is closed.
+      await proof.recordLateDeposit(code, fact);
+      return;
+    }
     const credit = await proof.creditOrderDeposit(code, fact);
-    // Money after the end is credited (recorded) but changes nothing here; the exceptions issue owns it.
     if (!isOrderOpen(status) || !credit.held || credit.expectedMicro === null) return;
     if (BigInt(credit.creditedMicro) < BigInt(credit.expectedMicro)) return;
     // Not moveTo: the activity re-checks the credits under the order's lock and may decline.
