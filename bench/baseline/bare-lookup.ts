@@ -3,10 +3,12 @@ import Fastify from 'fastify';
 import postgres from 'postgres';
 import { paymentSessionView, publicSessionView } from '../../src/api/checkout/views';
 import type { CheckoutSessionRow } from '../../src/db/queries/checkout-sessions';
+import type { PaymentExceptionRow } from '../../src/db/queries/payment-exceptions';
+import { exceptionView } from '../../src/domain/exceptions';
 
 // The lookup baseline of issue 14: a bare Fastify + postgres.js endpoint running the same key and
-// session queries as ours (the key joined to its merchant by hash, the visible session by id; the
-// public lookup: the session, then its merchant's name), with postgres.js's prepared statements and the
+// session queries as ours (the key joined to its merchant by hash, the visible session by id with
+// whether it has exceptions, their list only then; the public lookup: the session, then its merchant's name), with postgres.js's prepared statements and the
 // same rendering function, and nothing else: no hooks, no logging, no schema validation.
 const sql = postgres(process.env.DATABASE_URL!, {
   max: 10,
@@ -32,9 +34,14 @@ app.get<{ Params: { id: string } }>('/api/v1/payment-sessions/:id', async (reque
   if (!key || key.revokedAt || (key.expiresAt && (key.expiresAt as Date) <= new Date())) return reply.status(401).send(fail(401, 'Unauthorized').body);
   if (key.mStatus !== 'approved') return reply.status(403).send(fail(403, 'AccountNotApproved').body);
   if (!(key.scopes as string[]).includes('transactions:read')) return reply.status(403).send(fail(403, 'InsufficientScope').body);
-  const [session] = await sql<CheckoutSessionRow[]>`select * from checkout_sessions where id = ${request.params.id} and workflow_started = true`;
+  const [session] = await sql<(CheckoutSessionRow & { hasExceptions: boolean })[]>`
+    select s.*, exists (select 1 from payment_exceptions e where e.payment_id = s.id) as has_exceptions
+    from checkout_sessions s where s.id = ${request.params.id} and s.workflow_started = true`;
   if (!session || session.merchantId !== key.mId) return reply.status(404).send(fail(404, 'NotFound').body);
-  return { ok: true, paymentSession: paymentSessionView(session, publicBaseUrl) };
+  const exceptions = session.hasExceptions
+    ? (await sql<PaymentExceptionRow[]>`select * from payment_exceptions where payment_id = ${session.id} order by created_at, id`).map(exceptionView)
+    : [];
+  return { ok: true, paymentSession: { ...paymentSessionView(session, publicBaseUrl), exceptions } };
 });
 
 app.get<{ Params: { id: string } }>('/api/v1/checkout/sessions/:id', async (request, reply) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../config';
 import type { Database } from '../../db/client';
-import { findVisibleSession } from '../../db/queries/checkout-sessions';
+import { findVisibleSession, findVisibleSessionForLookup } from '../../db/queries/checkout-sessions';
 import { listPaymentExceptions } from '../../db/queries/payment-exceptions';
 import { findTransaction } from '../../db/queries/transactions';
 import { exceptionView } from '../../domain/exceptions';
@@ -37,8 +37,10 @@ const paymentLookupRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database 
       },
     },
     async (request) => {
-      const session = await ownSession(request.merchant!.id, request.params.id);
-      const exceptions = (await listPaymentExceptions(db, session.id)).map(exceptionView);
+      const found = await findVisibleSessionForLookup(db, requireCanonicalId(request.params.id));
+      if (!found || found.session.merchantId !== request.merchant!.id) throw notFound('Payment');
+      const { session } = found;
+      const exceptions = found.hasExceptions ? (await listPaymentExceptions(db, session.id)).map(exceptionView) : [];
       return { ok: true as const, paymentSession: { ...paymentSessionView(session, config.http.publicBaseUrl), exceptions } };
     },
   );

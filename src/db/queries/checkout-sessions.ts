@@ -25,6 +25,24 @@ export async function findVisibleSession(db: DatabaseOrTransaction, id: string):
   return row;
 }
 
+/**
+ * The merchant lookup's session, and whether money off the happy path was recorded for it: the
+ * exceptions are rare, so their list is read only when this says there is one (one round trip
+ * otherwise). Prepared, like findVisibleSession. The subquery is written out: drizzle renders a
+ * column there unqualified, and `id` would then be the exception's own.
+ */
+export async function findVisibleSessionForLookup(db: DatabaseOrTransaction, id: string): Promise<{ session: CheckoutSessionRow; hasExceptions: boolean } | undefined> {
+  const query = preparedFor(db, 'find_visible_session_for_lookup', () =>
+    db
+      .select({ session: checkoutSessions, hasExceptions: sql<boolean>`exists (select 1 from payment_exceptions e where e.payment_id = checkout_sessions.id)` })
+      .from(checkoutSessions)
+      .where(and(eq(checkoutSessions.id, sql.placeholder('id')), eq(checkoutSessions.workflowStarted, true)))
+      .prepare('find_visible_session_for_lookup'),
+  );
+  const [row] = await query.execute({ id });
+  return row;
+}
+
 export async function findSession(db: DatabaseOrTransaction, id: string): Promise<CheckoutSessionRow | undefined> {
   const [row] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, id));
   return row;
