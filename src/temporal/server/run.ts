@@ -20,8 +20,11 @@ export function spawnServer(options: { server: string; dir: string; logFile: str
   const child = spawn(options.server, ['--root', options.dir, '--config', 'config', '--env', 'svc', '--allow-no-auth', 'start'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
+  // Two sources, one file: neither may end it (the other's last lines would be written after its
+  // end, an uncaught error); it ends once both are closed.
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
+  child.once('close', () => log.end());
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 1)));
   return {
     address: '',
