@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { DOCS_THEME_CSS } from './docs-theme';
 import type { Client } from '@temporalio/client';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config';
@@ -133,7 +134,13 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     // What every route shares (operationIds, error answers, admin security, webhook payloads): openapi.ts.
     transformObject: (document) => ('openapiObject' in document ? completeDocument(document.openapiObject as OpenApiDocument, WEBHOOK_SCHEMAS) : document.swaggerObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // The base layout (no top bar: its logo, URL box and toggle had no accessible names) and no deep
+    // links (their anchors sat inside each operation's button); contrast fixes in docs-theme.ts.
+    uiConfig: { layout: 'BaseLayout', deepLinking: false },
+    theme: { css: [{ filename: 'contrast.css', content: DOCS_THEME_CSS }] },
+  });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(merchantAuth, { db, now });
