@@ -7,7 +7,8 @@ import { createProviders } from './src/providers';
 import { startChainWatchers } from './src/temporal/chain-watch';
 import { createTemporalClient } from './src/temporal/client';
 import { installWorkerRuntime } from './src/temporal/runtime';
-import { createWorker } from './src/temporal/worker';
+import { createWorker, WORKFLOWS_ENTRY } from './src/temporal/worker';
+import { bundleWorkflowsInChild } from './src/temporal/workflow-bundle';
 
 // The Temporal worker process: workflows plus activities. Several can run side by side.
 async function main() {
@@ -15,9 +16,12 @@ async function main() {
   const logger = createLogger({ level: config.logLevel, pretty: config.logPretty }, { name: 'worker', redact: REDACTED_PATHS });
   const metricsPort = config.metrics.workerPort;
   installWorkerRuntime({ logger, metrics: metricsPort ? { host: config.http.host, port: metricsPort } : null });
+  // Bundled before anything else is opened, in a child process: see workflow-bundle.ts.
+  const workflowBundle = await bundleWorkflowsInChild(WORKFLOWS_ENTRY);
   const db = createDb(config.databaseUrl);
   const worker = await createWorker({
     temporal: config.temporal,
+    workflowBundle,
     activities: createActivities({
       db: db.db,
       providers: createProviders(config),

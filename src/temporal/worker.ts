@@ -35,6 +35,8 @@ export async function createWorker(options: {
   temporal: Config['temporal'];
   activities: object;
   workflowsPath?: string;
+  /** Code bundled beforehand (bundleWorkflowsInChild, as worker.ts does); otherwise Worker.create bundles workflowsPath itself. */
+  workflowBundle?: { code: string };
   identity?: string;
 }): Promise<CheckoutWorker> {
   const connection = await NativeConnection.connect({ address: options.temporal.address });
@@ -42,7 +44,7 @@ export async function createWorker(options: {
     connection,
     namespace: options.temporal.namespace,
     taskQueue: options.temporal.taskQueue,
-    workflowsPath: options.workflowsPath ?? WORKFLOWS_ENTRY,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: options.workflowsPath ?? WORKFLOWS_ENTRY }),
     activities: options.activities,
     interceptors: { activity: [() => ({ inbound: sqlValuesOutOfFailures })] },
     ...(options.identity ? { identity: options.identity } : {}),
