@@ -7,9 +7,8 @@ import { listRefundPayouts } from '../db/queries/payouts';
 import { findSite } from '../db/queries/sites';
 import { findTransaction } from '../db/queries/transactions';
 import {
-  findDelivery,
+  findDeliveryWithEvent,
   findEndpoint,
-  findEvent,
   insertDeliveriesOnce,
   insertEventOnce,
   listEnabledEndpoints,
@@ -193,10 +192,10 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
      * the timeout throws, and Temporal's retry policy schedules the next attempt.
      */
     async deliverWebhook(deliveryId: string): Promise<void> {
-      const delivery = await findDelivery(db, deliveryId);
-      if (!delivery) throw ApplicationFailure.nonRetryable(`no delivery ${deliveryId}`, 'DeliveryRefused');
+      const found = await findDeliveryWithEvent(db, deliveryId);
+      if (!found) throw ApplicationFailure.nonRetryable(`no delivery ${deliveryId}`, 'DeliveryRefused');
+      const { delivery, event } = found;
       if (delivery.status === 'succeeded') return;
-      const event = await findEvent(db, delivery.eventId);
       if (!event) throw ApplicationFailure.nonRetryable(`no event ${delivery.eventId}`, 'DeliveryRefused');
       const secret = await secretFor(delivery);
       const t = Math.floor(now().getTime() / 1000);

@@ -18,11 +18,6 @@ export async function insertEventOnce(db: DatabaseOrTransaction, row: typeof eve
   return existing!;
 }
 
-export async function findEvent(db: DatabaseOrTransaction, id: string): Promise<EventRow | undefined> {
-  const [row] = await db.select().from(events).where(eq(events.id, id));
-  return row;
-}
-
 export async function insertEndpoint(db: DatabaseOrTransaction, row: typeof webhookEndpoints.$inferInsert): Promise<EndpointRow> {
   const [inserted] = await db.insert(webhookEndpoints).values(row).returning();
   return inserted!;
@@ -90,6 +85,12 @@ export async function findDelivery(db: DatabaseOrTransaction, id: string): Promi
   return row;
 }
 
+/** A delivery with its event, in one round trip: what every attempt reads before it signs. */
+export async function findDeliveryWithEvent(db: DatabaseOrTransaction, id: string): Promise<{ delivery: DeliveryRow; event: EventRow | null } | undefined> {
+  const [row] = await db.select({ delivery: webhookDeliveries, event: events }).from(webhookDeliveries).leftJoin(events, eq(events.id, webhookDeliveries.eventId)).where(eq(webhookDeliveries.id, id));
+  return row;
+}
+
 /** What an attempt row says until its outcome is written: a worker that dies mid-POST leaves it so. */
 export const INTERRUPTED_ATTEMPT = 'interrupted: the attempt was started, no outcome was recorded';
 
@@ -98,38 +99,41 @@ export const INTERRUPTED_ATTEMPT = 'interrupted: the attempt was started, no out
  * also when the worker dies before the answer (the row then keeps INTERRUPTED_ATTEMPT).
  */
 export async function beginAttempt(db: DatabaseOrTransaction, deliveryId: string): Promise<number> {
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(webhookAttempts)
-      .values({ deliveryId, statusCode: null, durationMs: 0, error: INTERRUPTED_ATTEMPT })
-      .returning({ id: webhookAttempts.id });
-    await tx
-      .update(webhookDeliveries)
-      .set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1`, updatedAt: sql`now()` })
-      .where(eq(webhookDeliveries.id, deliveryId));
-    return row!.id;
-  });
+  // One statement (the count in a data-modifying CTE): as atomic as a transaction, one round trip
+  // instead of four, and no pooled connection held between them while deliveries queue (issue 14).
+  const counted = db.$with('counted').as(
+    db.update(webhookDeliveries).set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1`, updatedAt: sql`now()` }).where(eq(webhookDeliveries.id, deliveryId)).returning({ id: webhookDeliveries.id }),
+  );
+  const [row] = await db
+    .with(counted)
+    .insert(webhookAttempts)
+    .values({ deliveryId, statusCode: null, durationMs: 0, error: INTERRUPTED_ATTEMPT })
+    .returning({ id: webhookAttempts.id });
+  return row!.id;
 }
 
 export async function finishAttempt(
   db: DatabaseOrTransaction,
   input: { attemptId: number; deliveryId: string; statusCode: number | null; durationMs: number; error: string | null; succeeded: boolean },
 ): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx
+  // The attempt's outcome and the delivery's status in one statement, like beginAttempt.
+  const finished = db.$with('finished').as(
+    db
       .update(webhookAttempts)
       .set({ statusCode: input.statusCode, durationMs: input.durationMs, error: input.error })
-      .where(eq(webhookAttempts.id, input.attemptId));
-    await tx
-      .update(webhookDeliveries)
-      .set({
-        lastStatusCode: input.statusCode,
-        lastError: input.error,
-        updatedAt: sql`now()`,
-        ...(input.succeeded ? { status: 'succeeded' as const } : {}),
-      })
-      .where(eq(webhookDeliveries.id, input.deliveryId));
-  });
+      .where(eq(webhookAttempts.id, input.attemptId))
+      .returning({ id: webhookAttempts.id }),
+  );
+  await db
+    .with(finished)
+    .update(webhookDeliveries)
+    .set({
+      lastStatusCode: input.statusCode,
+      lastError: input.error,
+      updatedAt: sql`now()`,
+      ...(input.succeeded ? { status: 'succeeded' as const } : {}),
+    })
+    .where(eq(webhookDeliveries.id, input.deliveryId));
 }
 
 export async function setDeliveryStatus(db: DatabaseOrTransaction, id: string, status: DeliveryRow['status']): Promise<void> {
