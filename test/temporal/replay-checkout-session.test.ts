@@ -3,6 +3,7 @@ import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { payFromWallet, sharedChain } from '../support/chain';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
+import { startReceiver } from '../support/receiver';
 import { replayRuns } from './histories';
 
 // Runs of the checkoutSession workflow on its main paths, replayed (and recorded on demand).
@@ -11,10 +12,12 @@ const chain = sharedChain();
 
 async function runScenarios(): Promise<Record<string, string>> {
   const m = await createApprovedMerchant(ctx.app);
+  // Every run announces its transitions to a receiver, so the histories carry the delivery starts.
+  const receiver = await startReceiver();
   const open = async () => {
     const res = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, {
       headers: { authorization: `Bearer ${m.apiKey}` },
-      body: { amount: 25, currency: 'USD', countryCode: 'US', orderId: 'replay', cancelUrl: 'https://shop.example/cart' },
+      body: { amount: 25, currency: 'USD', countryCode: 'US', orderId: 'replay', cancelUrl: 'https://shop.example/cart', webhookUrl: `${receiver.url}/replay` },
     });
     const id = res.json.checkoutSession.id as string;
     // The provider delivers to the session's deposit address, so its callbacks name that wallet.
@@ -81,6 +84,7 @@ async function runScenarios(): Promise<Record<string, string>> {
   // Sent while the workflow may still be draining: either it flags the success or the API does.
   await postCallback(ctx.app, sandboxEvent(late, 'payment.succeeded'), { secret });
   await ctx.temporal.workflow.getHandle(late.id).result();
+  await receiver.close();
   return ids;
 }
 
