@@ -6,6 +6,7 @@ import { createLogger } from './src/logging';
 import { createProviders } from './src/providers';
 import { startChainWatchers } from './src/temporal/chain-watch';
 import { createTemporalClient } from './src/temporal/client';
+import { createDeliveryStarter } from './src/temporal/delivery-start';
 import { installWorkerRuntime } from './src/temporal/runtime';
 import { createWorker, WORKFLOWS_ENTRY } from './src/temporal/worker';
 import { bundleWorkflowsInChild } from './src/temporal/workflow-bundle';
@@ -19,6 +20,8 @@ async function main() {
   // Bundled before anything else is opened, in a child process: see workflow-bundle.ts.
   const workflowBundle = await bundleWorkflowsInChild(WORKFLOWS_ENTRY);
   const db = createDb(config.databaseUrl);
+  // The chain watchers signal workflows, and the event activities start delivery workflows, through this client.
+  const temporal = createTemporalClient(config.temporal);
   const worker = await createWorker({
     temporal: config.temporal,
     workflowBundle,
@@ -30,11 +33,10 @@ async function main() {
       allowPrivateUrls: config.allowPrivateUrls,
       webhooks: config.webhooks,
       chains: config.chains,
+      startDelivery: createDeliveryStarter(temporal.client, config.temporal.taskQueue),
       now: () => new Date(),
     }),
   });
-  // The chain watchers (one per configured network) signal workflows through this worker's client.
-  const temporal = createTemporalClient(config.temporal);
   // One process at a time watches each network (an advisory lease); the other workers stand by.
   const watchers = startChainWatchers({
     db: db.db,

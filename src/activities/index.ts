@@ -1,6 +1,7 @@
 import type { ChainSettings, WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import type { ProviderRegistry } from '../providers/registry';
+import type { DeliveryStarter } from '../temporal/delivery-start';
 import { createChainProofActivities } from './chain-proof';
 import { createCheckoutActivities } from './checkout-session';
 import { createExceptionActivities } from './exceptions';
@@ -19,6 +20,8 @@ export interface ActivityDeps {
   webhooks: WebhookSettings;
   /** Networks and keys the payouts sign and send with. */
   chains: ChainSettings;
+  /** Starts a delivery's workflow through the worker's client (event activities asked to deliver). */
+  startDelivery: DeliveryStarter;
   now: () => Date;
 }
 

@@ -14,6 +14,7 @@ import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
 import { devChainVariables } from '../../src/chains/test-tokens';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { createTemporalClient } from '../../src/temporal/client';
+import { createDeliveryStarter } from '../../src/temporal/delivery-start';
 import { startChainWatchers, type ChainWatchDeps, type ChainWatchers } from '../../src/temporal/chain-watch';
 import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
 import { createTestDatabase } from './databases';
@@ -140,6 +141,7 @@ export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | '
       allowPrivateUrls: ctx.config.allowPrivateUrls,
       webhooks: ctx.config.webhooks,
       chains: ctx.config.chains,
+      startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue),
       now: () => new Date(),
     }),
   });

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWebhookActivities } from '../../src/activities/webhooks';
+import { createDeliveryStarter } from '../../src/temporal/delivery-start';
 import { checkWebhookTarget } from '../../src/webhooks/target-policy';
 import { verifyWebhook } from '../../src/webhooks/verify';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
@@ -199,6 +200,7 @@ describe('signed webhook deliveries', () => {
       secretsKey: ctx.config.secretsKey,
       allowPrivateUrls: true,
       webhooks: ctx.config.webhooks,
+      startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue),
       now: () => new Date(),
     });
     const again = await activities.emitPaymentEvent(s.id, 'failed');
@@ -207,6 +209,14 @@ describe('signed webhook deliveries', () => {
     expect((await deliveriesOf(s.id)).map((d) => d.id)).toEqual(again.deliveryIds);
     const [counted] = await ctx.db.sql`select count(*)::int as n from events where payment_id = ${s.id} and type = 'payment.failed'`;
     expect(counted!.n).toBe(1);
+    // Asked to deliver as well (a retry after a crash between the rows and the starts): the
+    // delivery's workflow already ran, so it is not started again and the receiver sees one POST.
+    const before = r.received.length;
+    expect(await activities.emitPaymentEvent(s.id, 'failed', null, { deliver: true })).toEqual(again);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(r.received.length).toBe(before);
+    const [attempts] = await ctx.db.sql`select count(*)::int as n from webhook_attempts where delivery_id = ${again.deliveryIds[0]!}`;
+    expect(attempts!.n).toBe(1);
   });
 });
 
@@ -244,6 +254,7 @@ describe('the URL policy (ALLOW_PRIVATE_URLS=false)', () => {
       secretsKey: ctx.config.secretsKey,
       allowPrivateUrls: false,
       webhooks: ctx.config.webhooks,
+      startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue),
       now: () => new Date(),
     });
     await ctx.db.sql`update webhook_deliveries set status = 'pending' where id = ${delivery.id}`;

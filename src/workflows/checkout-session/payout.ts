@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporali
 import type { PayoutActivities } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { DATABASE_ACTIVITY } from '../activity-options';
-import { startDeliveries } from '../webhook-delivery/start';
+import { emitAndDeliver } from '../webhook-delivery/start';
 
 // Decisions §11 "Payout", the orchestration: after a chain-verified completion, each payout planned,
 // signed, broadcast and confirmed by its own activity, in order (the deposit address needs its gas
@@ -42,14 +42,14 @@ export async function sendPayouts(plan: () => Promise<string[]>, afterLastBroadc
 /** Pays out a completed session; `payment.settled` once the merchant's payout is confirmed. */
 export async function payOutSession(paymentId: string): Promise<PayoutOutcome> {
   const outcome = await sendPayouts(() => payouts.planPayouts(paymentId));
-  if (outcome.settled) await startDeliveries(await events.emitPaymentEvent(paymentId, 'completed', 'payment.settled'));
+  if (outcome.settled) await emitAndDeliver((options) => events.emitPaymentEvent(paymentId, 'completed', 'payment.settled', options));
   return outcome;
 }
 
 /** An exception's planned refund sent back on chain; `payment.refunded` once it is confirmed. */
 export async function refundOnChain(exceptionId: string, payoutIds: string[]): Promise<PayoutOutcome> {
   const outcome = await sendPayouts(async () => payoutIds);
-  if (outcome.settled) await startDeliveries(await events.emitExceptionEvent(exceptionId, 'payment.refunded'));
+  if (outcome.settled) await emitAndDeliver((options) => events.emitExceptionEvent(exceptionId, 'payment.refunded', options));
   return outcome;
 }
 

@@ -22,7 +22,7 @@ import { DATABASE_ACTIVITY } from '../activity-options';
 import { linkPaidSignal } from '../payment-link/messages';
 import { payOutSession } from './payout';
 import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../payment-exception/messages';
-import { startDeliveries } from '../webhook-delivery/start';
+import { emitAndDeliver } from '../webhook-delivery/start';
 import { PaymentStatusKey } from '../search-attributes';
 import {
   cancelUpdate,
@@ -165,7 +165,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   /** One event per transition, and a delivery workflow per target that outlives this one. */
   async function announce(next: PaymentStatus) {
-    await startDeliveries(await events.emitPaymentEvent(input.paymentId, next));
+    await emitAndDeliver((options) => events.emitPaymentEvent(input.paymentId, next, null, options));
   }
 
   async function apply(command: Command) {

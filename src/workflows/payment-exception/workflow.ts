@@ -4,7 +4,7 @@ import type { PayoutActivities } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { DATABASE_ACTIVITY } from '../activity-options';
 import { payOutSession, refundOnChain } from '../checkout-session/payout';
-import { startDeliveries } from '../webhook-delivery/start';
+import { emitAndDeliver } from '../webhook-delivery/start';
 import {
   acceptUpdate,
   exceptionStateQuery,
@@ -53,7 +53,7 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
       const accepted = await records.acceptException(input.exceptionId);
       outcome = 'accepted';
       payoutDue = accepted.payout;
-      if (accepted.completedNow || accepted.paymentStatus === 'completed') await startDeliveries(await events.emitPaymentEvent(accepted.paymentId, 'completed'));
+      if (accepted.completedNow || accepted.paymentStatus === 'completed') await emitAndDeliver((options) => events.emitPaymentEvent(accepted.paymentId, 'completed', null, options));
       return { exceptionId: input.exceptionId, paymentId: accepted.paymentId, paymentStatus: accepted.paymentStatus };
     })();
     return accepting;
@@ -80,7 +80,7 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
     },
   );
 
-  await startDeliveries(await events.emitExceptionEvent(input.exceptionId));
+  await emitAndDeliver((options) => events.emitExceptionEvent(input.exceptionId, 'payment.exception', options));
   const status = await records.exceptionStatus(input.exceptionId);
   if (status !== 'open') outcome = status;
   await condition(() => outcome !== 'open' || refundDue !== null, OPERATOR_WINDOW);

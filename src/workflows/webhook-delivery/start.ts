@@ -1,4 +1,4 @@
-import { ParentClosePolicy, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import { ParentClosePolicy, patched, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { EmittedEvent } from '../../activities/webhooks';
 import { webhookDelivery } from './workflow';
@@ -21,4 +21,18 @@ export async function startDeliveries(emitted: EmittedEvent): Promise<void> {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
   }
+}
+
+/**
+ * An event and its deliveries. Runs past patch deliveries-from-activity ask the event activity to
+ * start the delivery workflows itself (src/temporal/delivery-start.ts): the same workflow ids, none
+ * of the child-workflow events in this history, and one workflow task less before the first POST.
+ * Runs recorded before it start them as children, as they did.
+ */
+export async function emitAndDeliver(emit: (options: { deliver: boolean }) => Promise<EmittedEvent>): Promise<void> {
+  if (patched('deliveries-from-activity')) {
+    await emit({ deliver: true });
+    return;
+  }
+  await startDeliveries(await emit({ deliver: false }));
 }
