@@ -93,6 +93,8 @@ const envSchema = z.object({
   WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().min(0.001).default(72),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
+  // How long an API process trusts a key it authenticated (key-cache.ts); 0 reads it on every request.
+  API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
   // Decisions §11: the platform's keys (treasury, deposit addresses). Never logged.
   SETTLEMENT_MNEMONIC: z
     .string()
@@ -145,6 +147,8 @@ export interface Config {
     serviceUrl: string;
     bodyLimitBytes: number;
     trustProxy: string[];
+    /** Authenticated keys are kept this long per process (0: off); admin writes empty the cache at once. */
+    apiKeyCacheMs: number;
   };
   /** token: null means /metrics is open outside production and absent in production. */
   metrics: { token: string | null; workerPort: number | null };
@@ -227,6 +231,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       serviceUrl: (e.SERVICE_URL ?? publicBaseUrl).replace(/\/+$/, ''),
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       trustProxy: e.TRUST_PROXY,
+      apiKeyCacheMs: e.API_KEY_CACHE_SECONDS * 1000,
     },
     databaseUrl: e.DATABASE_URL,
     temporal: {

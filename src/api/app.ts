@@ -12,7 +12,8 @@ import errors, { clientErrorHandler, frameworkErrorHandler } from './plugins/err
 import { completeDocument, type OpenApiDocument } from './openapi';
 import { WEBHOOK_SCHEMAS } from './webhook-schemas';
 import inputHygiene from './plugins/input-hygiene';
-import merchantAuth from './plugins/merchant-auth';
+import merchantAuth, { type FoundKey } from './plugins/merchant-auth';
+import { createKeyCache } from './plugins/key-cache';
 import metrics from './plugins/metrics';
 import healthRoutes from './routes/health';
 import notImplementedRoutes from './routes/not-implemented';
@@ -143,7 +144,13 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(merchantAuth, { db, now });
+  // Keys authenticated in the last few seconds (key-cache.ts). Every admin write empties the cache
+  // before its answer leaves, so a revocation or a suspension holds here at once.
+  const keyCache = createKeyCache<FoundKey>({ ttlMs: config.http.apiKeyCacheMs, maxEntries: 10_000 });
+  app.addHook('onSend', async (request) => {
+    if (request.url.startsWith('/admin/') && request.method !== 'GET' && request.method !== 'HEAD') keyCache.clear();
+  });
+  await app.register(merchantAuth, { db, now, keyCache });
   await app.register(idempotency, { db });
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
 

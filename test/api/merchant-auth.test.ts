@@ -3,11 +3,13 @@ import { eq } from 'drizzle-orm';
 import { apiKeys } from '../../src/db/schema';
 import { sha256Hex } from '../../src/domain/credentials';
 import { adminHeaders, createApprovedMerchant, createMerchant, useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
 
 // A probe route behind the real auth plugin: the merchant routes of later issues use the same
 // preHandler, so every outcome of decisions §2 is proven here once.
+// Keys are cached for 1 s here (5 s by default), so a change made behind the API's back shows quickly.
 const ctx = useTestApp(
-  {},
+  { API_KEY_CACHE_SECONDS: '1' },
   {
     extend: (app) => {
       app.get('/api/v1/_probe', { preHandler: app.requireScope('transactions:read') }, async (request) => ({
@@ -60,6 +62,8 @@ describe('bearer-key authentication (decisions §2)', () => {
 
   it('refuses a key whose merchant is suspended, with 403 AccountNotApproved, and accepts it again after re-approval', async () => {
     const m = await createApprovedMerchant(ctx.app);
+    // Used (and so cached) first: the suspension, an admin write, holds at once all the same.
+    expect((await probe(`Bearer ${m.apiKey}`)).statusCode).toBe(200);
     await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/suspend`, headers: adminHeaders });
     expectError(await probe(`Bearer ${m.apiKey}`), 403, 'AccountNotApproved');
     const again = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/approve`, headers: adminHeaders });
@@ -101,11 +105,13 @@ describe('bearer-key authentication (decisions §2)', () => {
     expect((await probe(`Bearer ${m.apiKey}`)).statusCode).toBe(200);
     expect((await probe(`Bearer ${apiKey}`)).statusCode).toBe(200);
 
-    // The grace period ends: move the old key's expiry into the past, as 24 hours would.
+    // The grace period ends: move the old key's expiry into the past, as 24 hours would (in SQL,
+    // so this process learns of it when its cached copy of the key lapses, within 1 s here).
     await ctx.db.db
       .update(apiKeys)
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(apiKeys.keyHash, sha256Hex(m.apiKey)));
+    await eventually(() => probe(`Bearer ${m.apiKey}`), (res) => res.statusCode === 401, 3_000);
     expectError(await probe(`Bearer ${m.apiKey}`), 401, 'Unauthorized');
     expect((await probe(`Bearer ${apiKey}`)).statusCode).toBe(200);
   });
@@ -114,6 +120,26 @@ describe('bearer-key authentication (decisions §2)', () => {
     const m = await createApprovedMerchant(ctx.app);
     await ctx.db.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.keyHash, sha256Hex(m.apiKey)));
     expectError(await probe(`Bearer ${m.apiKey}`), 401, 'Unauthorized');
+  });
+
+  it('refuses a key revoked through the admin API at once, though this process had just authenticated it', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    expect((await probe(`Bearer ${m.apiKey}`)).statusCode).toBe(200);
+    const [key] = await ctx.db.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.keyHash, sha256Hex(m.apiKey)));
+    const revoked = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/api-keys/${key!.id}/revoke`, headers: adminHeaders });
+    expect(revoked.statusCode).toBe(200);
+    expectError(await probe(`Bearer ${m.apiKey}`), 401, 'Unauthorized');
+  });
+
+  it('trusts a key it authenticated for API_KEY_CACHE_SECONDS: a revocation written elsewhere holds within that bound', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    expect((await probe(`Bearer ${m.apiKey}`)).statusCode).toBe(200);
+    // As another API process's revocation would look from here: a row changed in Postgres.
+    const revokedAt = Date.now();
+    await ctx.db.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.keyHash, sha256Hex(m.apiKey)));
+    expect((await probe(`Bearer ${m.apiKey}`)).statusCode).toBe(200);
+    await eventually(() => probe(`Bearer ${m.apiKey}`), (res) => res.statusCode === 401, 3_000);
+    expect(Date.now() - revokedAt).toBeLessThan(2_500);
   });
 
   it('never lets a merchant key reach the admin API', async () => {

@@ -5,6 +5,7 @@ import { findKeyByHash, touchKey } from '../../db/queries/api-keys';
 import { classifyApiKey, constantTimeEqual, sha256Hex } from '../../domain/credentials';
 import { AppError } from '../../domain/errors';
 import { keyUsageRecorder } from './key-usage';
+import type { KeyCache } from './key-cache';
 import type { Scope } from '../../domain/scopes';
 
 export interface AuthenticatedMerchant {
@@ -34,8 +35,11 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
+/** A key's row with its merchant's, as authentication reads them. */
+export type FoundKey = NonNullable<Awaited<ReturnType<typeof findKeyByHash>>>;
+
 /** Authenticates a live key (decisions §2); `used` records its use, which the caller need not await. */
-export async function authenticateKey(db: Database, presented: string | null, now: Date, used: (keyId: string) => void): Promise<AuthenticatedMerchant> {
+export async function authenticateKey(find: (hash: string) => Promise<FoundKey | undefined>, presented: string | null, now: Date, used: (keyId: string) => void): Promise<AuthenticatedMerchant> {
   if (!presented) throw invalidKey();
   const key = classifyApiKey(presented);
   if (key.kind === 'retired') {
@@ -44,7 +48,7 @@ export async function authenticateKey(db: Database, presented: string | null, no
   if (key.kind === 'malformed') throw invalidKey();
 
   const hash = sha256Hex(key.key);
-  const found = await findKeyByHash(db, hash);
+  const found = await find(hash);
   // The lookup is by hash; the constant-time compare guards against a timing side channel in it.
   if (!found || !constantTimeEqual(found.key.keyHash, hash)) throw invalidKey();
   if (found.key.revokedAt || (found.key.expiresAt && found.key.expiresAt <= now)) throw invalidKey();
@@ -61,8 +65,22 @@ export async function authenticateKey(db: Database, presented: string | null, no
   };
 }
 
-async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; now?: () => Date }) {
+/** The key by hash through the cache: a hit decides without Postgres; revocation and expiry are still checked on every use. */
+function cachedFinder(db: Database, cache: KeyCache<FoundKey> | undefined) {
+  if (!cache) return (hash: string) => findKeyByHash(db, hash);
+  return async (hash: string): Promise<FoundKey | undefined> => {
+    const hit = cache.get(hash);
+    if (hit) return hit;
+    const generation = cache.generation();
+    const found = await findKeyByHash(db, hash);
+    if (found) cache.set(hash, found, generation);
+    return found;
+  };
+}
+
+async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; now?: () => Date; keyCache?: KeyCache<FoundKey> }) {
   const now = opts.now ?? (() => new Date());
+  const find = cachedFinder(opts.db, opts.keyCache);
   const used = keyUsageRecorder(
     (keyId) => touchKey(opts.db, keyId),
     (err) => app.log.warn({ err }, 'recording an API key\'s last use failed'),
@@ -70,7 +88,7 @@ async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; no
   app.decorateRequest('merchant', undefined);
   app.decorate('requireScope', (scope: Scope): preHandlerAsyncHookHandler => {
     return async (request) => {
-      const merchant = await authenticateKey(opts.db, bearerToken(request), now(), used);
+      const merchant = await authenticateKey(find, bearerToken(request), now(), used);
       if (!merchant.scopes.includes(scope)) {
         throw new AppError('InsufficientScope', `This API key lacks the scope ${scope}.`);
       }
