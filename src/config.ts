@@ -93,7 +93,7 @@ const envSchema = z.object({
   WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().min(0.001).default(72),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
-  // How long an API process trusts a key it authenticated (key-cache.ts); 0 reads it on every request.
+  // How long an API process trusts a key it authenticated (ttl-cache.ts); 0 reads it on every request.
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
   // Decisions §11: the platform's keys (treasury, deposit addresses). Never logged.
   SETTLEMENT_MNEMONIC: z

@@ -13,7 +13,7 @@ import { completeDocument, type OpenApiDocument } from './openapi';
 import { WEBHOOK_SCHEMAS } from './webhook-schemas';
 import inputHygiene from './plugins/input-hygiene';
 import merchantAuth, { type FoundKey } from './plugins/merchant-auth';
-import { createKeyCache } from './plugins/key-cache';
+import { createTtlCache } from './plugins/ttl-cache';
 import metrics from './plugins/metrics';
 import healthRoutes from './routes/health';
 import notImplementedRoutes from './routes/not-implemented';
@@ -144,11 +144,15 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  // Keys authenticated in the last few seconds (key-cache.ts). Every admin write empties the cache
-  // before its answer leaves, so a revocation or a suspension holds here at once.
-  const keyCache = createKeyCache<FoundKey>({ ttlMs: config.http.apiKeyCacheMs, maxEntries: 10_000 });
+  // Keys authenticated and merchants' names read in the last few seconds (ttl-cache.ts). Every admin
+  // write empties both before its answer leaves, so a revocation or a suspension holds here at once.
+  const keyCache = createTtlCache<FoundKey>({ ttlMs: config.http.apiKeyCacheMs, maxEntries: 10_000 });
+  const merchantNames = createTtlCache<string>({ ttlMs: config.http.apiKeyCacheMs, maxEntries: 10_000 });
   app.addHook('onSend', async (request) => {
-    if (request.url.startsWith('/admin/') && request.method !== 'GET' && request.method !== 'HEAD') keyCache.clear();
+    if (request.url.startsWith('/admin/') && request.method !== 'GET' && request.method !== 'HEAD') {
+      keyCache.clear();
+      merchantNames.clear();
+    }
   });
   await app.register(merchantAuth, { db, now, keyCache });
   await app.register(idempotency, { db });
@@ -158,7 +162,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   app.decorate('payments', createPaymentService(checkoutDeps));
   await app.register(
     async (v1) => {
-      await v1.register(checkoutSessionRoutes, checkoutDeps);
+      await v1.register(checkoutSessionRoutes, { ...checkoutDeps, merchantNames });
       await v1.register(pluginRoutes, checkoutDeps);
       await v1.register(paymentLinkRoutes, checkoutDeps);
       await v1.register(paymentLookupRoutes, { config, db });

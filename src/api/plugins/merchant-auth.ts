@@ -5,7 +5,7 @@ import { findKeyByHash, touchKey } from '../../db/queries/api-keys';
 import { classifyApiKey, constantTimeEqual, sha256Hex } from '../../domain/credentials';
 import { AppError } from '../../domain/errors';
 import { keyUsageRecorder } from './key-usage';
-import type { KeyCache } from './key-cache';
+import type { TtlCache } from './ttl-cache';
 import type { Scope } from '../../domain/scopes';
 
 export interface AuthenticatedMerchant {
@@ -66,19 +66,12 @@ export async function authenticateKey(find: (hash: string) => Promise<FoundKey |
 }
 
 /** The key by hash through the cache: a hit decides without Postgres; revocation and expiry are still checked on every use. */
-function cachedFinder(db: Database, cache: KeyCache<FoundKey> | undefined) {
+function cachedFinder(db: Database, cache: TtlCache<FoundKey> | undefined) {
   if (!cache) return (hash: string) => findKeyByHash(db, hash);
-  return async (hash: string): Promise<FoundKey | undefined> => {
-    const hit = cache.get(hash);
-    if (hit) return hit;
-    const generation = cache.generation();
-    const found = await findKeyByHash(db, hash);
-    if (found) cache.set(hash, found, generation);
-    return found;
-  };
+  return (hash: string) => cache.through(hash, () => findKeyByHash(db, hash));
 }
 
-async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; now?: () => Date; keyCache?: KeyCache<FoundKey> }) {
+async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; now?: () => Date; keyCache?: TtlCache<FoundKey> }) {
   const now = opts.now ?? (() => new Date());
   const find = cachedFinder(opts.db, opts.keyCache);
   const used = keyUsageRecorder(

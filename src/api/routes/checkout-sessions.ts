@@ -7,6 +7,7 @@ import { PAGE_LOCALES } from '../../domain/locales';
 import type { PaymentContext } from '../../payments';
 import { checkoutSessionSchema, checkoutSessionView, publicSessionSchema, publicSessionView } from '../checkout/views';
 import { requireCanonicalId } from './lookup-id';
+import type { TtlCache } from '../plugins/ttl-cache';
 
 const httpUrl = z
   .string()
@@ -66,7 +67,11 @@ export const createCheckoutSessionBody = z
     ],
   });
 
-const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) => {
+const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNames?: TtlCache<string> }> = async (app, deps) => {
+  // The public lookup shows the merchant's name: kept a few seconds (ttl-cache.ts), as it changes only by an admin write.
+  const merchantNameOf = (merchantId: string) =>
+    deps.merchantNames ? deps.merchantNames.through(merchantId, () => findMerchantName(deps.db, merchantId)) : findMerchantName(deps.db, merchantId);
+
   app.post(
     '/checkout/sessions',
     {
@@ -128,7 +133,7 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app,
       const id = requireCanonicalId(request.params.id);
       const session = await findVisibleSession(deps.db, id);
       if (!session) throw notFound('Checkout session');
-      const merchantName = await findMerchantName(deps.db, session.merchantId);
+      const merchantName = await merchantNameOf(session.merchantId);
       void reply.header('cache-control', 'no-store');
       return { ok: true as const, ...publicSessionView(session, merchantName ?? '') };
     },
