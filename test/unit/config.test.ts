@@ -17,7 +17,7 @@ describe('config (decisions §10)', () => {
   it('applies the documented defaults', () => {
     const c = loadConfig({ ...base, NODE_ENV: 'development' });
     expect(c.nodeEnv).toBe('development');
-    expect(c.http).toEqual({ port: 3000, host: '127.0.0.1', publicBaseUrl: 'http://127.0.0.1:3000', serviceUrl: 'http://127.0.0.1:3000', bodyLimitBytes: 65536, trustProxy: [] });
+    expect(c.http).toEqual({ port: 3000, host: '127.0.0.1', publicBaseUrl: 'http://127.0.0.1:3000', serviceUrl: 'http://127.0.0.1:3000', bodyLimitBytes: 65536, trustProxy: [], apiKeyCacheMs: 5000 });
     expect(c.metrics).toEqual({ token: null, workerPort: null });
     expect(c.logPretty).toBe(false);
     expect(c.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/svc');
@@ -31,6 +31,10 @@ describe('config (decisions §10)', () => {
   it('derives PUBLIC_BASE_URL from PORT and strips a trailing slash from an explicit one', () => {
     expect(loadConfig({ ...base, PORT: '4000' }).http.publicBaseUrl).toBe('http://127.0.0.1:4000');
     expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://pay.example.com/' }).http.publicBaseUrl).toBe('https://pay.example.com');
+  });
+
+  it('turns the key cache off with API_KEY_CACHE_SECONDS=0', () => {
+    expect(loadConfig({ ...base, API_KEY_CACHE_SECONDS: '0' }).http.apiKeyCacheMs).toBe(0);
   });
 
   it('accepts a base64 secrets key and boolean spellings', () => {
@@ -52,6 +56,8 @@ describe('config (decisions §10)', () => {
     [{ ALLOW_PRIVATE_URLS: 'yes' }, 'ALLOW_PRIVATE_URLS'],
     [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+    [{ API_KEY_CACHE_SECONDS: '61' }, 'API_KEY_CACHE_SECONDS'],
+    [{ API_KEY_CACHE_SECONDS: '-1' }, 'API_KEY_CACHE_SECONDS'],
   ])('stops on a bad value and names the variable: %o', (env, variable) => {
     const err = configError({ ...base, ...env });
     expect(err.issues.map((i) => i.variable)).toContain(variable);
