@@ -16,13 +16,20 @@ import { payoutChains, payoutImpossible } from './payout-chains';
 import { planOrderPayouts, planSessionPayouts } from './payout-plan';
 import { planExceptionRefund, type RefundPlan } from './refund-plan';
 
-// Decisions §11 "Payout": each step one idempotent activity, its outcome in Postgres before the next.
-// plan (rows) -> sign (nonce + raw tx stored in one database transaction) -> broadcast (the stored
-// bytes, again on every retry) -> confirm (the receipt decides; ledger and lookup in one transaction).
+// Decisions §11 "Payout": plan (rows) -> sign (nonce + raw tx stored in one database transaction) ->
+// broadcast (the stored bytes, again on every retry) -> confirm (the receipt decides; ledger and
+// lookup in one transaction). Each step stores its outcome in Postgres before the next, so any step
+// can be retried from what is stored: sendPayouts runs them all in one activity (each attempt resumes
+// where the rows say), the step-per-activity entry points stay for runs recorded before it.
 
 /** How long one confirm attempt watches for the receipt before it lets Temporal retry it. */
 const CONFIRM_WATCH_MS = 8_000;
 const POLL_MS = 250;
+
+/** Which payouts a sendPayouts call sends: a session's or an order's (planned on first use), or rows already planned (a refund). */
+export type PayoutBatch = { session: string } | { order: string } | { planned: string[] };
+/** How far the batch's last payout is taken; every earlier one is confirmed first (the gas before the transfer that spends it). */
+export type PayoutGoal = 'broadcast' | 'confirmed';
 
 export interface PayoutResult {
   kind: PayoutRow['kind'];
@@ -110,6 +117,46 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
     });
   }
 
+  /**
+   * The receipt decides: confirmed once it has the network's confirmations (ledger postings and,
+   * for the merchant's payout, the transaction's hash in the same database transaction); reverted
+   * is a failure surfaced to the workflow, never retried. No receipt yet: the stored bytes are sent
+   * again (a node may have dropped them; not when `justSent`) and, past the deadline, Temporal
+   * retries the watch.
+   */
+  async function watchConfirmation(start: PayoutRow, deadline: number, justSent: boolean): Promise<PayoutResult> {
+    let row = start;
+    if (!row.txHash) throw missing(row.id);
+    if (row.status === 'failed') throw ApplicationFailure.nonRetryable(`payout ${row.id} failed: ${row.failureReason}`, 'PayoutReverted');
+    const client = chains.client(row.network);
+    let resent = justSent;
+    while (row.status !== 'confirmed') {
+      const receipt = await receiptOf(client, row.txHash as Hash);
+      if (receipt?.status === 'reverted') {
+        await updatePayout(db, row.id, { status: 'failed', failureReason: `reverted in block ${receipt.blockNumber}`, blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString() });
+        throw ApplicationFailure.nonRetryable(`payout ${row.id} (${row.txHash}) reverted`, 'PayoutReverted');
+      }
+      if (receipt && receipt.confirmations >= BigInt(client.confirmations)) {
+        await confirm(row, receipt);
+        row = (await findPayout(db, row.id))!;
+        break;
+      }
+      if (!receipt && !resent) {
+        row = await broadcast(row);
+        resent = true;
+      }
+      if (Date.now() > deadline) throw ApplicationFailure.retryable(`payout ${row.id} not confirmed yet`, 'PayoutPending');
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+    return { kind: row.kind, status: 'confirmed', txHash: row.txHash! };
+  }
+
+  function planBatch(batch: PayoutBatch): Promise<string[]> {
+    if ('session' in batch) return planSessionPayouts(db, chains, batch.session);
+    if ('order' in batch) return planOrderPayouts(db, chains, batch.order);
+    return Promise.resolve(batch.planned);
+  }
+
   return {
     async planPayouts(paymentId: string): Promise<string[]> {
       return planSessionPayouts(db, chains, paymentId);
@@ -127,6 +174,7 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
       return planExceptionRefund(db, chains, exceptionId, to);
     },
 
+    /** Runs recorded before sendPayouts sign, broadcast and confirm in three activities. */
     async signPayout(id: string): Promise<void> {
       await sign(id, null);
     },
@@ -137,38 +185,29 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
       if (row.status === 'signed' || row.status === 'broadcast') await broadcast(row);
     },
 
-    /**
-     * The receipt decides: confirmed once it has the network's confirmations (ledger postings and,
-     * for the merchant's payout, the transaction's hash in the same database transaction); reverted
-     * is a failure surfaced to the workflow, never retried. No receipt yet: the stored bytes are sent
-     * again (a node may have dropped them) and Temporal retries the watch.
-     */
+    /** One payout's confirmation watch (see watchConfirmation); runs recorded before sendPayouts call it. */
     async confirmPayout(id: string): Promise<PayoutResult> {
-      let row = await findPayout(db, id);
-      if (!row || !row.txHash) throw missing(id);
-      if (row.status === 'failed') throw ApplicationFailure.nonRetryable(`payout ${id} failed: ${row.failureReason}`, 'PayoutReverted');
-      const client = chains.client(row.network);
+      const row = await findPayout(db, id);
+      if (!row) throw missing(id);
+      return watchConfirmation(row, Date.now() + CONFIRM_WATCH_MS, false);
+    },
+
+    /**
+     * The whole payout of a batch in one activity: planned (once), then each payout signed,
+     * broadcast and confirmed in order, every step skipped when its row says it is done. An attempt
+     * watches for receipts until its deadline, then lets Temporal retry; the retry resumes from the
+     * rows, so a worker killed anywhere re-sends the same signed bytes and never pays twice.
+     */
+    async sendPayouts(batch: PayoutBatch, goal: PayoutGoal): Promise<void> {
       const deadline = Date.now() + CONFIRM_WATCH_MS;
-      let resent = false;
-      while (row.status !== 'confirmed') {
-        const receipt = await receiptOf(client, row.txHash as Hash);
-        if (receipt?.status === 'reverted') {
-          await updatePayout(db, id, { status: 'failed', failureReason: `reverted in block ${receipt.blockNumber}`, blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString() });
-          throw ApplicationFailure.nonRetryable(`payout ${id} (${row.txHash}) reverted`, 'PayoutReverted');
-        }
-        if (receipt && receipt.confirmations >= BigInt(client.confirmations)) {
-          await confirm(row, receipt);
-          row = (await findPayout(db, id))!;
-          break;
-        }
-        if (!receipt && !resent) {
-          row = await broadcast(row);
-          resent = true;
-        }
-        if (Date.now() > deadline) throw ApplicationFailure.retryable(`payout ${id} not confirmed yet`, 'PayoutPending');
-        await new Promise((r) => setTimeout(r, POLL_MS));
+      const ids = await planBatch(batch);
+      for (const [i, id] of ids.entries()) {
+        const signed = await sign(id, null);
+        const fresh = signed.status === 'signed';
+        const sent = fresh ? await broadcast(signed) : signed;
+        if (goal === 'broadcast' && i === ids.length - 1) return;
+        await watchConfirmation(sent, deadline, fresh);
       }
-      return { kind: row.kind, status: 'confirmed', txHash: row.txHash! };
     },
   };
 }

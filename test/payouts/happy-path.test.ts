@@ -77,6 +77,11 @@ describe('payout of a chain-verified checkout session', () => {
     const completed = receiver.received.find((d) => d.body.event === 'payment.completed')!;
     expect(completed.body.transactionHash).toBeNull();
 
+    // The three transfers went through one activity (patch payouts-in-one-activity), not one per step.
+    const history = await ctx.temporal.workflow.getHandle(id).fetchHistory();
+    const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
+    expect(scheduled.filter((name) => /payout/i.test(name ?? ''))).toEqual(['sendPayouts']);
+
     // The ledger: balanced postings, and balances that agree with the chain.
     expect(await unbalancedPostings(ctx)).toEqual([]);
     expect(await ledgerBalance(ctx, `deposit:${depositAddress}`, 'USDC')).toBe(0n);

@@ -1,13 +1,15 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { PayoutActivities } from '../../activities/payouts';
+import { ActivityFailure, ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
+import type { PayoutActivities, PayoutBatch } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { DATABASE_ACTIVITY } from '../activity-options';
 import { emitAndDeliver } from '../webhook-delivery/start';
 
-// Decisions §11 "Payout", the orchestration: after a chain-verified completion, each payout planned,
-// signed, broadcast and confirmed by its own activity, in order (the deposit address needs its gas
-// before it can send). Every step stores its outcome before the next, so a worker killed anywhere
-// resumes from Postgres and the same signed transaction, and never pays twice.
+// Decisions §11 "Payout", the orchestration: after a chain-verified completion, the payouts planned,
+// then each signed, broadcast and confirmed in order (the deposit address needs its gas before it can
+// send). Every step stores its outcome before the next, so a worker killed anywhere resumes from
+// Postgres and the same signed transaction, and never pays twice. Since patch payouts-in-one-activity
+// one activity takes the whole batch through those steps (a settled run 108 -> 56 history events);
+// runs recorded before it replay the activity-per-step loop.
 
 const payouts = proxyActivities<PayoutActivities>({
   // Short attempts: a worker that dies holding one is replaced within seconds, not minutes.
@@ -19,18 +21,20 @@ const events = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
 export type PayoutOutcome = { settled: true } | { settled: false; reason: string };
 
 /**
- * Sends planned payouts in order, each signed, broadcast and confirmed. A reverted or impossible
+ * Sends a batch's payouts in order, each signed, broadcast and confirmed. A reverted or impossible
  * payout is for an operator (the admin view shows the row): the outcome says so rather than retrying
- * a transfer that cannot work.
+ * a transfer that cannot work. `afterLastBroadcast` runs once the last transfer is broadcast.
  */
-export async function sendPayouts(plan: () => Promise<string[]>, afterLastBroadcast?: () => Promise<void>): Promise<PayoutOutcome> {
+export async function sendPayouts(batch: PayoutBatch, afterLastBroadcast?: () => Promise<void>): Promise<PayoutOutcome> {
   try {
-    const ids = await plan();
-    for (const [i, id] of ids.entries()) {
-      await payouts.signPayout(id);
-      await payouts.broadcastPayout(id);
-      if (i === ids.length - 1) await afterLastBroadcast?.();
-      await payouts.confirmPayout(id);
+    if (patched('payouts-in-one-activity')) {
+      if (afterLastBroadcast) {
+        await payouts.sendPayouts(batch, 'broadcast');
+        await afterLastBroadcast();
+      }
+      await payouts.sendPayouts(batch, 'confirmed');
+    } else {
+      await sendStepByStep(batch, afterLastBroadcast);
     }
   } catch (err) {
     if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return { settled: false, reason: err.cause.message };
@@ -39,16 +43,27 @@ export async function sendPayouts(plan: () => Promise<string[]>, afterLastBroadc
   return { settled: true };
 }
 
+/** The commands of runs recorded before payouts-in-one-activity: one activity per plan and per step. */
+async function sendStepByStep(batch: PayoutBatch, afterLastBroadcast?: () => Promise<void>): Promise<void> {
+  const ids = 'session' in batch ? await payouts.planPayouts(batch.session) : 'order' in batch ? await payouts.planOrderPayouts(batch.order) : batch.planned;
+  for (const [i, id] of ids.entries()) {
+    await payouts.signPayout(id);
+    await payouts.broadcastPayout(id);
+    if (i === ids.length - 1) await afterLastBroadcast?.();
+    await payouts.confirmPayout(id);
+  }
+}
+
 /** Pays out a completed session; `payment.settled` once the merchant's payout is confirmed. */
 export async function payOutSession(paymentId: string): Promise<PayoutOutcome> {
-  const outcome = await sendPayouts(() => payouts.planPayouts(paymentId));
+  const outcome = await sendPayouts({ session: paymentId });
   if (outcome.settled) await emitAndDeliver((options) => events.emitPaymentEvent(paymentId, 'completed', 'payment.settled', options));
   return outcome;
 }
 
 /** An exception's planned refund sent back on chain; `payment.refunded` once it is confirmed. */
 export async function refundOnChain(exceptionId: string, payoutIds: string[]): Promise<PayoutOutcome> {
-  const outcome = await sendPayouts(async () => payoutIds);
+  const outcome = await sendPayouts({ planned: payoutIds });
   if (outcome.settled) await emitAndDeliver((options) => events.emitExceptionEvent(exceptionId, 'payment.refunded', options));
   return outcome;
 }
@@ -65,7 +80,7 @@ export async function payOutOrder(code: string, dispatched: () => Promise<void>)
     told = true;
     await dispatched();
   };
-  const outcome = await sendPayouts(() => payouts.planOrderPayouts(code), tell);
+  const outcome = await sendPayouts({ order: code }, tell);
   await tell();
   return outcome;
 }
