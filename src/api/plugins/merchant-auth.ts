@@ -65,15 +65,10 @@ export async function authenticateKey(find: (hash: string) => Promise<FoundKey |
   };
 }
 
-/** The key by hash through the cache: a hit decides without Postgres; revocation and expiry are still checked on every use. */
-function cachedFinder(db: Database, cache: TtlCache<FoundKey> | undefined) {
-  if (!cache) return (hash: string) => findKeyByHash(db, hash);
-  return (hash: string) => cache.through(hash, () => findKeyByHash(db, hash));
-}
-
-async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; now?: () => Date; keyCache?: TtlCache<FoundKey> }) {
+async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; now?: () => Date; keyCache: TtlCache<FoundKey> }) {
   const now = opts.now ?? (() => new Date());
-  const find = cachedFinder(opts.db, opts.keyCache);
+  // The key by hash through the cache: a hit decides without Postgres; revocation and expiry are still checked on every use.
+  const find = (hash: string) => opts.keyCache.through(hash, () => findKeyByHash(opts.db, hash));
   const used = keyUsageRecorder(
     (keyId) => touchKey(opts.db, keyId),
     (err) => app.log.warn({ err }, 'recording an API key\'s last use failed'),

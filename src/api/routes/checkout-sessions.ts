@@ -67,10 +67,9 @@ export const createCheckoutSessionBody = z
     ],
   });
 
-const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNames?: TtlCache<string> }> = async (app, deps) => {
+const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNames: TtlCache<string> }> = async (app, deps) => {
   // The public lookup shows the merchant's name: kept a few seconds (ttl-cache.ts), as it changes only by an admin write.
-  const merchantNameOf = (merchantId: string) =>
-    deps.merchantNames ? deps.merchantNames.through(merchantId, () => findMerchantName(deps.db, merchantId)) : findMerchantName(deps.db, merchantId);
+  const merchantNameOf = (merchantId: string) => deps.merchantNames.through(merchantId, () => findMerchantName(deps.db, merchantId));
 
   app.post(
     '/checkout/sessions',
