@@ -194,7 +194,10 @@ describe('signed webhook deliveries', () => {
     const m = await merchantWithEndpoint(`${r.url}/once`);
     const s = await openSession(m.apiKey);
     await pay(s, 'payment.failed');
-    await eventually(() => deliveriesOf(s.id), (ds) => ds.length === 1, 15_000);
+    // Wait for the first delivery to have landed, not only for its row: counting the receiver's
+    // POSTs before it arrives would take the original delivery for a second one.
+    await eventually(() => deliveriesOf(s.id), (ds) => ds.length === 1 && ds[0]?.status === 'succeeded', 15_000);
+    expect(r.received).toHaveLength(1);
     const activities = createWebhookActivities({
       db: ctx.db.db,
       secretsKey: ctx.config.secretsKey,
