@@ -60,6 +60,8 @@ const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('checkout'),
+  // Payouts a worker process sends at once, on their own task queue (domain/task-queues.ts).
+  PAYOUT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters'),
   SECRETS_KEY: secretsKey,
   SANDBOX_PORT: port.default(3100),
@@ -153,7 +155,8 @@ export interface Config {
   /** token: null means /metrics is open outside production and absent in production. */
   metrics: { token: string | null; workerPort: number | null };
   databaseUrl: string;
-  temporal: { address: string; namespace: string; taskQueue: string };
+  /** payoutConcurrency: payouts one worker process sends at once, on the payouts' own task queue. */
+  temporal: { address: string; namespace: string; taskQueue: string; payoutConcurrency: number };
   adminToken: string;
   secretsKey: Buffer;
   /** The payment providers this deployment may route to, each with its own settings. */
@@ -238,6 +241,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
+      payoutConcurrency: e.PAYOUT_CONCURRENCY,
     },
     metrics: { token: e.METRICS_TOKEN ?? null, workerPort: e.WORKER_METRICS_PORT ?? null },
     adminToken: e.ADMIN_TOKEN,

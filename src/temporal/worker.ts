@@ -1,14 +1,14 @@
 import path from 'node:path';
 import { NativeConnection, Worker, type ActivityInboundCallsInterceptor } from '@temporalio/worker';
 import type { Config } from '../config';
+import { payoutTaskQueue } from '../domain/task-queues';
 import { carriesSqlValues, withoutSqlValues } from '../domain/sql-errors';
 
 /** The workflow bundle's entry; named as a file so any loader (tsx, vitest) finds it. */
 export const WORKFLOWS_ENTRY = path.join(__dirname, '..', 'workflows', 'index.ts');
 
 export interface CheckoutWorker {
-  worker: Worker;
-  /** Runs until shutdown() is called or the worker fails. */
+  /** Runs until shutdown() is called or either poller fails. */
   run(): Promise<void>;
   shutdown(): Promise<void>;
 }
@@ -28,8 +28,10 @@ export const sqlValuesOutOfFailures: ActivityInboundCallsInterceptor = {
 };
 
 /**
- * The worker that runs our workflows and activities. `workflowsPath` defaults to the bundle entry
- * src/workflows/index.ts, which must import nothing that does I/O.
+ * The worker that runs our workflows and activities: two pollers on one connection, the workflows'
+ * task queue, and the payouts' own queue (domain/task-queues.ts) with `payoutConcurrency` payouts at
+ * once. `workflowsPath` defaults to the bundle entry src/workflows/index.ts, which must import
+ * nothing that does I/O.
  */
 export async function createWorker(options: {
   temporal: Config['temporal'];
@@ -40,24 +42,47 @@ export async function createWorker(options: {
   identity?: string;
 }): Promise<CheckoutWorker> {
   const connection = await NativeConnection.connect({ address: options.temporal.address });
-  const worker = await Worker.create({
+  const common = {
     connection,
     namespace: options.temporal.namespace,
-    taskQueue: options.temporal.taskQueue,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: options.workflowsPath ?? WORKFLOWS_ENTRY }),
     activities: options.activities,
     interceptors: { activity: [() => ({ inbound: sqlValuesOutOfFailures })] },
     ...(options.identity ? { identity: options.identity } : {}),
-  });
+  };
+  const workers = [
+    await Worker.create({
+      ...common,
+      taskQueue: options.temporal.taskQueue,
+      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: options.workflowsPath ?? WORKFLOWS_ENTRY }),
+    }),
+    // Activities only: no workflow runs here, so no second workflow cache or sandbox.
+    await Worker.create({
+      ...common,
+      taskQueue: payoutTaskQueue(options.temporal.taskQueue),
+      maxConcurrentActivityTaskExecutions: options.temporal.payoutConcurrency,
+    }),
+  ];
+  const shutdown = () => {
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+  };
   let running: Promise<void> | null = null;
   return {
-    worker,
     run() {
-      running ??= worker.run().finally(() => connection.close());
+      // One poller failing stops the other, so a supervisor sees the process end rather than half a worker.
+      const stopOthersOnFailure = (worker: Worker) =>
+        worker.run().catch((err: unknown) => {
+          shutdown();
+          throw err;
+        });
+      running ??= Promise.allSettled(workers.map(stopOthersOnFailure)).then(async (ended) => {
+        await connection.close();
+        const failed = ended.find((e) => e.status === 'rejected');
+        if (failed) throw failed.reason;
+      });
       return running;
     },
     async shutdown() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      shutdown();
       await running;
     },
   };

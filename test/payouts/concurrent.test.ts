@@ -10,10 +10,11 @@ import { merchantWithFreshWallet, openSession, ownTreasury, unbalancedPostings }
 // treasury: the Postgres nonce allocator hands out 50 distinct, gap-free nonces, every payout is
 // confirmed, and the chain saw exactly 50 transactions from the treasury.
 const own = ownTreasury();
-const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
+const N = 50;
+// All 50 sent at once (the worker's payout slots, PAYOUT_CONCURRENCY, as many as the payments).
+const ctx = useTestApp({ ...own.overrides, PAYOUT_CONCURRENCY: String(N) }, { listen: true, sandbox: true, worker: true });
 const chain = own.chain;
 const token = chain.tokens.polygon.USDC;
-const N = 50;
 
 describe('concurrent payouts from one treasury', () => {
   it(`pays out ${N} sessions at once with no nonce collision`, async () => {

@@ -79,8 +79,13 @@ describe('payout of a chain-verified checkout session', () => {
 
     // The three transfers went through one activity (patch payouts-in-one-activity), not one per step.
     const history = await ctx.temporal.workflow.getHandle(id).fetchHistory();
-    const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
-    expect(scheduled.filter((name) => /payout/i.test(name ?? ''))).toEqual(['sendPayouts']);
+    const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
+    const payoutSteps = scheduled.filter((a) => /payout/i.test(a.activityType?.name ?? ''));
+    expect(payoutSteps.map((a) => a.activityType?.name)).toEqual(['sendPayouts']);
+    // On the payouts' own task queue, where the worker sends PAYOUT_CONCURRENCY at a time; the rest stays on the workflows' queue.
+    expect(payoutSteps.map((a) => a.taskQueue?.name)).toEqual([`${ctx.config.temporal.taskQueue}-payouts`]);
+    expect(scheduled.filter((a) => a.taskQueue?.name !== `${ctx.config.temporal.taskQueue}-payouts`).length).toBeGreaterThan(0);
+    expect(scheduled.every((a) => a === payoutSteps[0] || a.taskQueue?.name === ctx.config.temporal.taskQueue)).toBe(true);
 
     // The ledger: balanced postings, and balances that agree with the chain.
     expect(await unbalancedPostings(ctx)).toEqual([]);

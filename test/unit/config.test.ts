@@ -21,7 +21,7 @@ describe('config (decisions §10)', () => {
     expect(c.metrics).toEqual({ token: null, workerPort: null });
     expect(c.logPretty).toBe(false);
     expect(c.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/svc');
-    expect(c.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'checkout' });
+    expect(c.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'checkout', payoutConcurrency: 4 });
     expect(c.providers.sandbox).toEqual({ enabled: false, port: 3100, url: 'http://127.0.0.1:3100', publicUrl: 'http://127.0.0.1:3100', apiKey: 'sbx_sk_local_development', callbackSecret: 'sbx_whsec_local_development' });
     expect(c.checkout).toEqual({ sessionTtlSeconds: 86400, processingTimeoutSeconds: 86400, amountMinMajor: 1, amountMaxMajor: 1_000_000 });
     expect(c.allowPrivateUrls).toBe(false);
@@ -58,6 +58,7 @@ describe('config (decisions §10)', () => {
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
     [{ API_KEY_CACHE_SECONDS: '61' }, 'API_KEY_CACHE_SECONDS'],
     [{ API_KEY_CACHE_SECONDS: '-1' }, 'API_KEY_CACHE_SECONDS'],
+    [{ PAYOUT_CONCURRENCY: '0' }, 'PAYOUT_CONCURRENCY'],
   ])('stops on a bad value and names the variable: %o', (env, variable) => {
     const err = configError({ ...base, ...env });
     expect(err.issues.map((i) => i.variable)).toContain(variable);

@@ -1,6 +1,7 @@
-import { ActivityFailure, ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { PayoutActivities, PayoutBatch } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
+import { payoutTaskQueue } from '../../domain/task-queues';
 import { DATABASE_ACTIVITY } from '../activity-options';
 import { emitAndDeliver } from '../webhook-delivery/start';
 
@@ -11,11 +12,12 @@ import { emitAndDeliver } from '../webhook-delivery/start';
 // one activity takes the whole batch through those steps (a settled run 108 -> 56 history events);
 // runs recorded before it replay the activity-per-step loop.
 
-const payouts = proxyActivities<PayoutActivities>({
+const PAYOUT_ACTIVITY: ActivityOptions = {
   // Short attempts: a worker that dies holding one is replaced within seconds, not minutes.
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: ['PayoutReverted', 'PayoutImpossible'] },
-});
+};
+const payouts = proxyActivities<PayoutActivities>(PAYOUT_ACTIVITY);
 const events = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
 
 export type PayoutOutcome = { settled: true } | { settled: false; reason: string };
@@ -28,11 +30,14 @@ export type PayoutOutcome = { settled: true } | { settled: false; reason: string
 export async function sendPayouts(batch: PayoutBatch, afterLastBroadcast?: () => Promise<void>): Promise<PayoutOutcome> {
   try {
     if (patched('payouts-in-one-activity')) {
+      // On the payouts' own queue (domain/task-queues.ts). The queue is not part of the command a
+      // replay compares, so runs recorded on the workflows' queue replay unchanged.
+      const sender = proxyActivities<PayoutActivities>({ ...PAYOUT_ACTIVITY, taskQueue: payoutTaskQueue(workflowInfo().taskQueue) });
       if (afterLastBroadcast) {
-        await payouts.sendPayouts(batch, 'broadcast');
+        await sender.sendPayouts(batch, 'broadcast');
         await afterLastBroadcast();
       }
-      await payouts.sendPayouts(batch, 'confirmed');
+      await sender.sendPayouts(batch, 'confirmed');
     } else {
       await sendStepByStep(batch, afterLastBroadcast);
     }
