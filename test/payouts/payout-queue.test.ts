@@ -1,3 +1,4 @@
+import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { mint } from '../support/chain';
 import { useTestApp } from '../support/harness';
@@ -21,9 +22,8 @@ async function payoutActivities(ids: string[]): Promise<{ started: number; waiti
     const { raw } = await ctx.temporal.workflow.getHandle(id).describe();
     for (const a of raw.pendingActivities ?? []) {
       if (a.activityType?.name !== 'sendPayouts') continue;
-      // PENDING_ACTIVITY_STATE_SCHEDULED = 1, STARTED = 2.
-      if (a.state === 2) started++;
-      else if (a.state === 1) waiting++;
+      if (a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED) started++;
+      else if (a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED) waiting++;
     }
   }
   return { started, waiting };
