@@ -70,8 +70,9 @@ export async function pay(chain: TestChain, from: PrivateKeyAccount, token: Addr
   return chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
 }
 
-export function balanceOf(chain: TestChain, token: Address, owner: Address): Promise<bigint> {
-  return chain.publicClient.readContract({ address: token, abi: testTokenAbi, functionName: 'balanceOf', args: [owner] });
+/** The token balance now, or as of `blockNumber` (a deposit's block: before the payouts that follow it moved the money on). */
+export function balanceOf(chain: TestChain, token: Address, owner: Address, blockNumber?: bigint): Promise<bigint> {
+  return chain.publicClient.readContract({ address: token, abi: testTokenAbi, functionName: 'balanceOf', args: [owner], ...(blockNumber === undefined ? {} : { blockNumber }) });
 }
 
 /** A fresh customer wallet with `amount` of `token`, paying all of it into `to` (a customer paying from their own wallet). */

@@ -1,8 +1,8 @@
-import { ActivityFailure, ApplicationFailure, patched, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, proxyActivities, proxyLocalActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { PayoutActivities, PayoutBatch } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { payoutTaskQueue } from '../../domain/task-queues';
-import { DATABASE_ACTIVITY } from '../activity-options';
+import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { emitAndDeliver } from '../webhook-delivery/start';
 
 // Decisions §11 "Payout", the orchestration: after a chain-verified completion, the payouts planned,
@@ -18,7 +18,10 @@ const PAYOUT_ACTIVITY: ActivityOptions = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: ['PayoutReverted', 'PayoutImpossible'] },
 };
 const payouts = proxyActivities<PayoutActivities>(PAYOUT_ACTIVITY);
-const events = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
+const eventsAsActivity = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
+const eventsAsLocalActivity = proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY);
+/** The event write as the calling run does its other database writes (patch local-database-writes). */
+const events = () => (patched('local-database-writes') ? eventsAsLocalActivity : eventsAsActivity);
 
 export type PayoutOutcome = { settled: true } | { settled: false; reason: string };
 
@@ -62,14 +65,14 @@ async function sendStepByStep(batch: PayoutBatch, afterLastBroadcast?: () => Pro
 /** Pays out a completed session; `payment.settled` once the merchant's payout is confirmed. */
 export async function payOutSession(paymentId: string): Promise<PayoutOutcome> {
   const outcome = await sendPayouts({ session: paymentId });
-  if (outcome.settled) await emitAndDeliver((options) => events.emitPaymentEvent(paymentId, 'completed', 'payment.settled', options));
+  if (outcome.settled) await emitAndDeliver((options) => events().emitPaymentEvent(paymentId, 'completed', 'payment.settled', options));
   return outcome;
 }
 
 /** An exception's planned refund sent back on chain; `payment.refunded` once it is confirmed. */
 export async function refundOnChain(exceptionId: string, payoutIds: string[]): Promise<PayoutOutcome> {
   const outcome = await sendPayouts({ planned: payoutIds });
-  if (outcome.settled) await emitAndDeliver((options) => events.emitExceptionEvent(exceptionId, 'payment.refunded', options));
+  if (outcome.settled) await emitAndDeliver((options) => events().emitExceptionEvent(exceptionId, 'payment.refunded', options));
   return outcome;
 }
 

@@ -7,6 +7,7 @@ import {
   ParentClosePolicy,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -18,7 +19,7 @@ import type { ChainProofActivities, ProviderClaim } from '../../activities/chain
 import type { CheckoutActivities } from '../../activities/checkout-session';
 import type { ProviderClosingActivities } from '../../activities/provider-closing';
 import type { WebhookActivities } from '../../activities/webhooks';
-import { DATABASE_ACTIVITY } from '../activity-options';
+import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { linkPaidSignal } from '../payment-link/messages';
 import { payOutSession } from './payout';
 import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../payment-exception/messages';
@@ -38,9 +39,18 @@ import {
   type ProviderFact,
 } from './messages';
 
-const records = proxyActivities<CheckoutActivities>(DATABASE_ACTIVITY);
-const events = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
-const proof = proxyActivities<ChainProofActivities>(DATABASE_ACTIVITY);
+// The session's database writes: activities for runs recorded before patch local-database-writes,
+// local activities since (activity-options.ts; a completed payment's run 72 -> fewer history events).
+const asActivities = {
+  records: proxyActivities<CheckoutActivities>(DATABASE_ACTIVITY),
+  events: proxyActivities<WebhookActivities>(DATABASE_ACTIVITY),
+  proof: proxyActivities<ChainProofActivities>(DATABASE_ACTIVITY),
+};
+const asLocalActivities = {
+  records: proxyLocalActivities<CheckoutActivities>(LOCAL_DATABASE_ACTIVITY),
+  events: proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY),
+  proof: proxyLocalActivities<ChainProofActivities>(LOCAL_DATABASE_ACTIVITY),
+};
 
 // Only for runs of the previous version, whose Pay was this workflow's update; bounded, as the
 // customer waited on it.
@@ -64,6 +74,7 @@ type Command = { kind: 'fact'; fact: ProviderFact } | { kind: 'deposit'; fact: D
  * idempotent activity before the workflow moves on, so a crash anywhere replays to the same result.
  */
 export async function checkoutSession(input: CheckoutSessionInput): Promise<CheckoutSessionState> {
+  const { records, events, proof } = patched('local-database-writes') ? asLocalActivities : asActivities;
   let status: PaymentStatus = 'pending';
   let providerPaymentId: string | null = null;
   let lateEvents = 0;
