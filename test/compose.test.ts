@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
+import { entryCommandArgs } from '../src/devtools/entry-command';
 import { TEMPORAL_SERVER_VERSION } from '../src/temporal/server/binaries';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/workflows/search-attributes';
 import {
@@ -55,7 +56,8 @@ describe('docker-compose.yml', () => {
       const service = serviceOf(compose, name);
       const context = typeof service.build === 'string' ? service.build : service.build?.context;
       expect(context, `${name} is built from the Dockerfile`).toBe('.');
-      expect(service.command, name).toEqual(['npx', 'tsx', ENTRY_POINTS[name]]);
+      // As every launcher here runs it: the worker with its Node flags (src/devtools/entry-command.ts).
+      expect(service.command, name).toEqual(['npx', 'tsx', ...entryCommandArgs(ENTRY_POINTS[name]!).slice(1)]);
       expect(existsSync(path.join(ROOT, ENTRY_POINTS[name] ?? '')), `${name}: ${ENTRY_POINTS[name]}`).toBe(true);
     }
   });

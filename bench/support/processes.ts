@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { entryCommandArgs } from '../../src/devtools/entry-command';
 
 export const ROOT = path.resolve(__dirname, '../..');
-const TSX_CLI = require.resolve('tsx/cli');
 
 export interface Child {
   name: string;
@@ -21,7 +21,7 @@ export { freePort } from '../../src/devtools/free-port';
  */
 export async function startEntry(name: string, entry: string, env: Record<string, string>, ready: RegExp | (() => Promise<boolean>), timeoutMs = 90_000): Promise<Child> {
   // Its own process group: tsx runs the entry in a child process, and a stop must reach both.
-  const child = spawn(process.execPath, [TSX_CLI, entry], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, entryCommandArgs(entry), { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-20_000);

@@ -2,10 +2,9 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import { entryCommandArgs } from './entry-command';
 
 // Helpers for `npm start` (scripts/start.ts), which runs the entry points as child processes.
-
-const TSX_CLI = require.resolve('tsx/cli');
 
 export interface ChildHandle {
   name: string;
@@ -19,7 +18,7 @@ export interface ChildHandle {
 export function spawnEntryPoint(name: string, entry: string, options: { cwd: string; env: Record<string, string> }): ChildHandle {
   // A process group of its own: a terminal's Ctrl-C then reaches only the supervisor, which stops
   // the children itself and in order, and a hard kill also takes the node process tsx runs.
-  const child = spawn(process.execPath, [TSX_CLI, entry], {
+  const child = spawn(process.execPath, entryCommandArgs(entry), {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],

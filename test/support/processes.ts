@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Config } from '../../src/config';
+import { entryCommandArgs } from '../../src/devtools/entry-command';
 
 const ROOT = path.resolve(__dirname, '../..');
-const TSX_CLI = require.resolve('tsx/cli');
 
 /** The environment that makes an entry point (worker.ts, server.ts) use this test file's config. */
 export function envFor(config: Config): Record<string, string> {
@@ -55,7 +55,7 @@ export async function startEntryPoint(
   timeoutMs = 60_000,
 ): Promise<{ child: ChildProcess; output: () => string }> {
   // Its own process group: tsx runs the entry in a child process, and a kill must reach both.
-  const child = spawn(process.execPath, [TSX_CLI, entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, entryCommandArgs(entry), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
