@@ -88,6 +88,8 @@ describe('payout of a chain-verified checkout session', () => {
     expect(scheduled).toEqual(payoutSteps);
     const markers = (history.events ?? []).flatMap((e) => (e.markerRecordedEventAttributes?.markerName === 'core_local_activity' ? [e] : []));
     expect(markers.length).toBeGreaterThanOrEqual(5);
+    // Started at the current engine version: no patch markers, and so no TemporalChangeVersion upserts.
+    expect((history.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toEqual([]);
 
     // The ledger: balanced postings, and balances that agree with the chain.
     expect(await unbalancedPostings(ctx)).toEqual([]);

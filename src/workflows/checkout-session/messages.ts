@@ -19,6 +19,8 @@ export interface CheckoutSessionInput {
   verification?: 'chain' | 'provider';
   /** Chain-verified runs: how long a provider's success may wait for its transfer before it is `unverified`. */
   providerProofTimeoutMs?: number;
+  /** The engine version the run was started with (engine-version.ts); absent in runs started before it. */
+  engine?: number;
 }
 
 export interface PaymentStart {

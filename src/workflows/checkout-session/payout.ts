@@ -3,6 +3,7 @@ import type { PayoutActivities, PayoutBatch } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { payoutTaskQueue } from '../../domain/task-queues';
 import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
+import type { Feature } from '../engine-version';
 import { emitAndDeliver } from '../webhook-delivery/start';
 
 // Decisions §11 "Payout", the orchestration: after a chain-verified completion, the payouts planned,
@@ -21,7 +22,7 @@ const payouts = proxyActivities<PayoutActivities>(PAYOUT_ACTIVITY);
 const eventsAsActivity = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
 const eventsAsLocalActivity = proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY);
 /** The event write as the calling run does its other database writes (patch local-database-writes). */
-const events = () => (patched('local-database-writes') ? eventsAsLocalActivity : eventsAsActivity);
+const events = (feature: Feature) => (feature('local-database-writes') ? eventsAsLocalActivity : eventsAsActivity);
 
 export type PayoutOutcome = { settled: true } | { settled: false; reason: string };
 
@@ -30,9 +31,9 @@ export type PayoutOutcome = { settled: true } | { settled: false; reason: string
  * payout is for an operator (the admin view shows the row): the outcome says so rather than retrying
  * a transfer that cannot work. `afterLastBroadcast` runs once the last transfer is broadcast.
  */
-export async function sendPayouts(batch: PayoutBatch, afterLastBroadcast?: () => Promise<void>): Promise<PayoutOutcome> {
+export async function sendPayouts(batch: PayoutBatch, afterLastBroadcast?: () => Promise<void>, feature: Feature = patched): Promise<PayoutOutcome> {
   try {
-    if (patched('payouts-in-one-activity')) {
+    if (feature('payouts-in-one-activity')) {
       // On the payouts' own queue (domain/task-queues.ts). The queue is not part of the command a
       // replay compares, so runs recorded on the workflows' queue replay unchanged.
       const sender = proxyActivities<PayoutActivities>({ ...PAYOUT_ACTIVITY, taskQueue: payoutTaskQueue(workflowInfo().taskQueue) });
@@ -63,16 +64,16 @@ async function sendStepByStep(batch: PayoutBatch, afterLastBroadcast?: () => Pro
 }
 
 /** Pays out a completed session; `payment.settled` once the merchant's payout is confirmed. */
-export async function payOutSession(paymentId: string): Promise<PayoutOutcome> {
-  const outcome = await sendPayouts({ session: paymentId });
-  if (outcome.settled) await emitAndDeliver((options) => events().emitPaymentEvent(paymentId, 'completed', 'payment.settled', options));
+export async function payOutSession(paymentId: string, feature: Feature = patched): Promise<PayoutOutcome> {
+  const outcome = await sendPayouts({ session: paymentId }, undefined, feature);
+  if (outcome.settled) await emitAndDeliver((options) => events(feature).emitPaymentEvent(paymentId, 'completed', 'payment.settled', options), feature);
   return outcome;
 }
 
 /** An exception's planned refund sent back on chain; `payment.refunded` once it is confirmed. */
 export async function refundOnChain(exceptionId: string, payoutIds: string[]): Promise<PayoutOutcome> {
   const outcome = await sendPayouts({ planned: payoutIds });
-  if (outcome.settled) await emitAndDeliver((options) => events().emitExceptionEvent(exceptionId, 'payment.refunded', options));
+  if (outcome.settled) await emitAndDeliver((options) => events(patched).emitExceptionEvent(exceptionId, 'payment.refunded', options));
   return outcome;
 }
 

@@ -5,7 +5,6 @@ import {
   condition,
   getExternalWorkflowHandle,
   ParentClosePolicy,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -22,6 +21,7 @@ import type { WebhookActivities } from '../../activities/webhooks';
 import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { linkPaidSignal } from '../payment-link/messages';
 import { payOutSession } from './payout';
+import { featuresOf } from '../engine-version';
 import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../payment-exception/messages';
 import { emitAndDeliver } from '../webhook-delivery/start';
 import { PaymentStatusKey } from '../search-attributes';
@@ -74,7 +74,9 @@ type Command = { kind: 'fact'; fact: ProviderFact } | { kind: 'deposit'; fact: D
  * idempotent activity before the workflow moves on, so a crash anywhere replays to the same result.
  */
 export async function checkoutSession(input: CheckoutSessionInput): Promise<CheckoutSessionState> {
-  const { records, events, proof } = patched('local-database-writes') ? asLocalActivities : asActivities;
+  // Each patch's new branch: by the run's engine version, else by patched() (engine-version.ts).
+  const feature = featuresOf(input.engine);
+  const { records, events, proof } = feature('local-database-writes') ? asLocalActivities : asActivities;
   let status: PaymentStatus = 'pending';
   let providerPaymentId: string | null = null;
   let lateEvents = 0;
@@ -88,7 +90,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   // Decisions §11: on a network with a verifier only a confirmed credit of the deposit address
   // completes; the provider's word moves to processing. Runs started before this carry no
   // `verification` and never reach patched(), so their histories replay unchanged.
-  const chainVerified = input.verification === 'chain' && patched('chain-proof');
+  const chainVerified = input.verification === 'chain' && feature('chain-proof');
   const seenLogs = new Set<string>();
   // A provider success waiting for its transfer, and when it becomes `unverified`.
   let claim: ProviderClaim | null = null;
@@ -176,7 +178,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   /** One event per transition, and a delivery workflow per target that outlives this one. */
   async function announce(next: PaymentStatus) {
-    await emitAndDeliver((options) => events.emitPaymentEvent(input.paymentId, next, null, options));
+    await emitAndDeliver((options) => events.emitPaymentEvent(input.paymentId, next, null, options), feature);
   }
 
   async function apply(command: Command) {
@@ -187,7 +189,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     }
     if (command.kind === 'expire') {
       // New commands behind a patch; no recorded run before this one received the update.
-      if (status === 'pending' && patched('expire-on-demand')) {
+      if (status === 'pending' && feature('expire-on-demand')) {
         // As at the timer: short credits are underpaid money, recorded and announced before the end.
         const shortfall = chainVerified ? await proof.recordShortfall(input.paymentId, claim, 'expiry') : null;
         if (shortfall?.exceptionId) await announceException(shortfall.exceptionId);
@@ -223,14 +225,14 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       let duplicateExceptionId: string | undefined;
       const complete = async () => ({ paidLinkId, duplicateExceptionId } = (await records.recordCompletion(input.paymentId, fact)) ?? { paidLinkId: null });
       // Runs before exceptions never see a duplicate (their activity reported none), so they move as they did.
-      if (patched('exception-events')) {
+      if (feature('exception-events')) {
         await complete();
         if (duplicateExceptionId) return announceException(duplicateExceptionId);
         await moveTo('completed', async () => {});
       } else {
         await moveTo('completed', complete);
       }
-      if (paidLinkId && patched('link-told-from-workflow')) await tellLinkPaid(paidLinkId);
+      if (paidLinkId && feature('link-told-from-workflow')) await tellLinkPaid(paidLinkId);
     } else if (fact.type === 'failed') {
       await moveTo('failed', () => records.recordFailure(input.paymentId, fact));
     }
@@ -243,7 +245,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       await proof.uncreditDeposit(input.paymentId, fact);
       return;
     }
-    if (isTerminal(status) && patched('exception-events')) {
+    if (isTerminal(status) && feature('exception-events')) {
       // Money after the end: credited to this session and recorded as an exception (late or duplicate).
       const exceptionId = await proof.recordLateDeposit(input.paymentId, fact);
       if (exceptionId) await announceException(exceptionId);
@@ -269,7 +271,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
    * this version carry no id and are not announced, so their histories replay unchanged.
    */
   async function announceException(exceptionId: string) {
-    if (!patched('exception-events')) return;
+    if (!feature('exception-events')) return;
     const args: [PaymentExceptionInput] = [{ exceptionId, paymentId: input.paymentId }];
     await startChild(PAYMENT_EXCEPTION_WORKFLOW, {
       workflowId: exceptionId,
@@ -294,7 +296,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   /** Ends the link's run now rather than at its expiry; Postgres already says paid, so a closed run is fine. */
   async function tellLinkPaid(linkId: string) {
-    if (patched('close-provider-payments')) await closeProviderPayments(linkId);
+    if (feature('close-provider-payments')) await closeProviderPayments(linkId);
     try {
       await getExternalWorkflowHandle(linkId).signal(linkPaidSignal, { sessionId: input.paymentId });
     } catch {
@@ -327,13 +329,13 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   }
 
   const ended = status as PaymentStatus;
-  if ((ended === 'canceled' || ended === 'expired') && patched('close-provider-payments')) await closeProviderPayments(null);
+  if ((ended === 'canceled' || ended === 'expired') && feature('close-provider-payments')) await closeProviderPayments(null);
   // Facts that arrived while the last transition was written are handled (flagged) too.
   while (queue.length > 0) await apply(queue.shift()!);
   // Decisions §11: the money a chain-verified completion proved is paid out from this run. Runs
-  // recorded before payouts never reach patched('payout'), so their histories replay unchanged.
-  if ((status as PaymentStatus) === 'completed' && chainVerified && patched('payout')) {
-    await payOutSession(input.paymentId);
+  // recorded before payouts never take the 'payout' patch, so their histories replay unchanged.
+  if ((status as PaymentStatus) === 'completed' && chainVerified && feature('payout')) {
+    await payOutSession(input.paymentId, feature);
     while (queue.length > 0) await apply(queue.shift()!);
   }
   await condition(allHandlersFinished);

@@ -1,6 +1,7 @@
 import { ParentClosePolicy, patched, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { EmittedEvent } from '../../activities/webhooks';
+import type { Feature } from '../engine-version';
 import { webhookDelivery } from './workflow';
 
 /**
@@ -29,8 +30,8 @@ export async function startDeliveries(emitted: EmittedEvent): Promise<void> {
  * of the child-workflow events in this history, and one workflow task less before the first POST.
  * Runs recorded before it start them as children, as they did.
  */
-export async function emitAndDeliver(emit: (options: { deliver: boolean }) => Promise<EmittedEvent>): Promise<void> {
-  if (patched('deliveries-from-activity')) {
+export async function emitAndDeliver(emit: (options: { deliver: boolean }) => Promise<EmittedEvent>, feature: Feature = patched): Promise<void> {
+  if (feature('deliveries-from-activity')) {
     await emit({ deliver: true });
     return;
   }
