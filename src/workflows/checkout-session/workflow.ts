@@ -40,7 +40,7 @@ import {
 } from './messages';
 
 // The session's database writes: activities for runs recorded before patch local-database-writes,
-// local activities since (activity-options.ts; a completed payment's run 72 -> fewer history events).
+// local activities since (activity-options.ts; a completed payment's run 72 -> 43 history events).
 const asActivities = {
   records: proxyActivities<CheckoutActivities>(DATABASE_ACTIVITY),
   events: proxyActivities<WebhookActivities>(DATABASE_ACTIVITY),
