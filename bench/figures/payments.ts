@@ -3,12 +3,21 @@ import type { BenchOptions } from '../options';
 import { figureFrom, type Figure } from '../support/figures';
 import type { Receiver } from '../support/receiver';
 import { pool, type PaymentSide } from '../support/sides';
-import { groupPeakProcessRss, sampleMax } from '../support/processes';
+import { commandCpuMs, groupCpuMs, groupPeakProcessRss, machineBusyMs, sampleMax } from '../support/processes';
 import { interleaved, quantile } from '../support/stats';
 
 // A loaded 2-core machine completes about one payment a second: wait in proportion to the batch.
 const completionTimeoutMs = (count: number) => Number(process.env.BENCH_COMPLETION_TIMEOUT_MS ?? 60_000 + 5_000 * count);
 const E2E = 'Each payment: opened, then paid by the customer: the provider hint, the token transfer on anvil (mint + transfer, 1 confirmation), the watcher credit at its 1 s poll, the completion, the signed payment.completed POST at the bench receiver.';
+
+// The Temporal server's process: the CLI's dev server, or the production server's binary.
+const TEMPORAL_COMMANDS = ['temporal', 'temporal-server'];
+const CPU_PARTS = [
+  { key: 'machineCpuMs', id: 'cpu_ms_per_payment_machine', title: 'machine CPU per payment', includes: 'Every process on the machine (both cores: the Temporal server, Postgres, anvil, our API, sandbox and worker or the minimal worker, and the bench\'s own load and receiver):' },
+  { key: 'temporalCpuMs', id: 'cpu_ms_per_payment_temporal', title: 'Temporal server CPU per payment', includes: 'The Temporal server process:' },
+  { key: 'postgresCpuMs', id: 'cpu_ms_per_payment_postgres', title: 'Postgres CPU per payment', includes: 'Every postgres process (the production Temporal server\'s databases too, when it runs):' },
+  { key: 'workerCpuMs', id: 'cpu_ms_per_payment_worker', title: 'worker CPU per payment', includes: 'The worker\'s process group (its workflow and activity threads, watchers; the minimal worker\'s for the baseline):' },
+] as const;
 
 /** Opens and pays `count` payments, `concurrency` at a time; completions per second until the last payment.completed arrived. */
 async function throughput(side: PaymentSide, receiver: Receiver, count: number, concurrency: number, ids: string[]): Promise<number> {
@@ -76,10 +85,29 @@ export async function paymentFigures(input: {
   await throughput(ours, receiver, 1, 1, []);
   await throughput(minimal, receiver, 1, 1, []);
   // Each round also samples its worker's resident memory: the peak under this load.
+  // ... and the CPU each part of the machine spent per payment: steadier than payments/s on a loaded
+  // machine, and it says where the difference goes. The sides take turns, so the shared Temporal
+  // server, Postgres and machine served one side at a time.
+  const cpu = (side: typeof ours) => ({
+    temporal: commandCpuMs(TEMPORAL_COMMANDS),
+    postgres: commandCpuMs(['postgres']),
+    worker: groupCpuMs(side.workerPid()),
+    machine: machineBusyMs(),
+  });
   const measured = async (side: typeof ours, sideIds: string[]) => {
     const rss = sampleMax(() => groupPeakProcessRss(side.workerPid()));
+    const before = cpu(side);
     const perSecond = await throughput(side, receiver, options.payments, concurrency, sideIds);
-    return { perSecond, rssMiB: rss.stop() / 2 ** 20 };
+    const after = cpu(side);
+    const perPayment = (key: keyof typeof before) => (after[key] - before[key]) / options.payments;
+    return {
+      perSecond,
+      rssMiB: rss.stop() / 2 ** 20,
+      temporalCpuMs: perPayment('temporal'),
+      postgresCpuMs: perPayment('postgres'),
+      workerCpuMs: perPayment('worker'),
+      machineCpuMs: perPayment('machine'),
+    };
   };
   const rates = await interleaved(
     options.rounds,
@@ -104,6 +132,10 @@ export async function paymentFigures(input: {
     baselineIs: 'the minimal implementation\'s worker process (bench/minimal/worker.ts: its workflows, activities and one watcher), same round shape.',
   });
   input.log(`worker RSS: ours ${rss.ours.toFixed(0)} MiB vs minimal ${rss.baseline.toFixed(0)} MiB`);
+  const cpuFigures = CPU_PARTS.map(({ key, id, title, includes }) =>
+    figureFrom(rates, key, { id, title, unit: 'ms', better: 'lower', includes: `${includes} CPU (user + system) during the throughput rounds, over the payments of the round.`, baselineIs: tput.baselineIs }),
+  );
+  input.log(`CPU per payment: ${cpuFigures.map((f) => `${f.id.replace(/^cpu_ms_per_payment_/, '')} ${f.ours.toFixed(0)} vs ${f.baseline.toFixed(0)} ms`).join(', ')}`);
 
   // 10 % load: a tenth of the lower throughput, offered to both.
   const rate = Math.max(0.2, Math.min(tput.ours, tput.baseline) / 10);
@@ -137,5 +169,5 @@ export async function paymentFigures(input: {
     baselineIs: tput.baselineIs,
   };
   input.log(`history events per payment: ours ${oursEvents.toFixed(1)} vs minimal ${minimalEvents.toFixed(1)}`);
-  return { figures: [tput, rss, p50, p99, events], oursIds: ids.ours };
+  return { figures: [tput, rss, ...cpuFigures, p50, p99, events], oursIds: ids.ours };
 }

@@ -70,8 +70,30 @@ export const answers = (url: string) => async () => {
  * request holds up on a loaded machine where its req/s does not.
  */
 export function groupCpuMs(pgid: number): number {
-  const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
-  let ticks = 0;
+  let ms = 0;
+  for (const p of processCpu()) if (p.pgid === pgid) ms += p.cpuMs;
+  return ms;
+}
+
+/** CPU time (ms) used so far by every process whose command (/proc's 15-character comm) is one of `commands`. */
+export function commandCpuMs(commands: readonly string[]): number {
+  let ms = 0;
+  for (const p of processCpu()) if (commands.includes(p.command)) ms += p.cpuMs;
+  return ms;
+}
+
+/** CPU time (ms) the whole machine spent busy so far: every core, everything but idle and iowait (/proc/stat). */
+export function machineBusyMs(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = ticks;
+  return (user! + nice! + system! + irq! + softirq! + steal!) / TICKS_PER_MS;
+}
+
+const TICKS_PER_MS = 100 / 1000; // USER_HZ is 100 on Linux
+
+/** Every live process's command, process group and CPU time (user + system) so far. */
+function processCpu(): { command: string; pgid: number; cpuMs: number }[] {
+  const found = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -82,10 +104,9 @@ export function groupCpuMs(pgid: number): number {
     }
     // Fields after the command (which may hold spaces) start at its closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) !== pgid) continue;
-    ticks += Number(fields[11]) + Number(fields[12]);
+    found.push({ command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), pgid: Number(fields[2]), cpuMs: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_MS });
   }
-  return ticks / ticksPerMs;
+  return found;
 }
 
 /**

@@ -21,6 +21,7 @@ const EXPECTED = [
   'session_creation_per_second',
   'payments_per_second',
   'worker_rss_mib',
+  ...['machine', 'temporal', 'postgres', 'worker'].map((part) => `cpu_ms_per_payment_${part}`),
   'pay_to_webhook_p50',
   'pay_to_webhook_p99',
   'history_events_per_payment',
