@@ -24,10 +24,11 @@ const FOLDED_PATCHES: Record<number, readonly string[]> = {
     'payouts-in-one-activity',
     'deliveries-from-activity',
   ],
+  2: ['deliveries-in-run'],
 };
 
 /** The engine version new checkout sessions start with. */
-export const CHECKOUT_SESSION_ENGINE = 1;
+export const CHECKOUT_SESSION_ENGINE = 2;
 
 export function featuresOf(engine: number | undefined): Feature {
   const folded = new Set(Object.entries(FOLDED_PATCHES).flatMap(([version, ids]) => (Number(version) <= (engine ?? 0) ? ids : [])));

@@ -44,7 +44,8 @@ describe('the worker’s log', () => {
     const failures = parsed.filter((l) => l.msg === 'Activity failed' && deliveryIds.has(l.deliveryId as string));
     expect(failures).toHaveLength(2);
     for (const line of failures) {
-      expect(line).toMatchObject({ level: 40, activityType: 'deliverWebhook', error: { type: 'ApplicationFailure', message: 'HTTP 500' } });
+      // The payment's run makes the attempt (its workflow id names the payment; the activity id, the delivery).
+      expect(line).toMatchObject({ level: 40, activityType: 'deliverWebhook', paymentId: id, error: { type: 'ApplicationFailure', message: 'HTTP 500' } });
       expect(JSON.stringify(line)).not.toMatch(/\\n\s+at /);
     }
     expect(output()).not.toMatch(/\n\s+at /);

@@ -56,6 +56,15 @@ describe('the Temporal SDK logger in pino', () => {
     expect(lines[2]).toMatchObject({ paymentId: '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01' });
     expect(lines.filter((l) => 'paymentId' in l)).toHaveLength(1);
   });
+
+  it('names the delivery of an attempt a payment’s run makes by its activity id, and the payment by its workflow id', () => {
+    const { lines, logger } = capture();
+    logger.warn('Activity failed', { workflowId: '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01', activityId: 'dlv_abc', activityType: 'deliverWebhook' });
+    logger.warn('Activity failed', { workflowId: '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01', activityId: '7', activityType: 'sendPayouts' });
+    expect(lines[0]).toMatchObject({ paymentId: '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01', deliveryId: 'dlv_abc' });
+    expect(lines[1]).toMatchObject({ paymentId: '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01' });
+    expect(lines[1]).not.toHaveProperty('deliveryId');
+  });
 });
 
 describe('worker.ts', () => {

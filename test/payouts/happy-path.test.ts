@@ -82,10 +82,16 @@ describe('payout of a chain-verified checkout session', () => {
     const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
     const payoutSteps = scheduled.filter((a) => /payout/i.test(a.activityType?.name ?? ''));
     expect(payoutSteps.map((a) => a.activityType?.name)).toEqual(['sendPayouts']);
-    // On the payouts' own task queue, where the worker sends PAYOUT_CONCURRENCY at a time. It is the
-    // run's only activity task: the database writes are local activities (patch local-database-writes).
+    // On the payouts' own task queue, where the worker sends PAYOUT_CONCURRENCY at a time. Beside it
+    // the run schedules only its webhook deliveries, one per event and target, each with the delivery
+    // as its activity id (patch deliveries-in-run): the database writes are local activities (patch
+    // local-database-writes).
     expect(payoutSteps.map((a) => a.taskQueue?.name)).toEqual([`${ctx.config.temporal.taskQueue}-payouts`]);
-    expect(scheduled).toEqual(payoutSteps);
+    const deliveries = await ctx.db.sql`select id from webhook_deliveries where payment_id = ${id} order by id`;
+    const deliverySteps = scheduled.filter((a) => a !== payoutSteps[0]);
+    expect(deliverySteps.map((a) => a.activityType?.name)).toEqual(deliveries.map(() => 'deliverWebhook'));
+    expect(deliverySteps.map((a) => a.activityId).sort()).toEqual(deliveries.map((d) => d.id as string).sort());
+    expect(deliverySteps.map((a) => a.taskQueue?.name)).toEqual(deliveries.map(() => ctx.config.temporal.taskQueue));
     const markers = (history.events ?? []).flatMap((e) => (e.markerRecordedEventAttributes?.markerName === 'core_local_activity' ? [e] : []));
     expect(markers.length).toBeGreaterThanOrEqual(5);
     // Started at the current engine version: no patch markers, and so no TemporalChangeVersion upserts.

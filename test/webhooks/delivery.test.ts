@@ -156,6 +156,26 @@ describe('signed webhook deliveries', () => {
     for (const a of deliveries[0].attempts) expect(a.durationMs).toBeGreaterThanOrEqual(0);
   });
 
+  it('delivers from the payment’s own run, which ends only once its deliveries are done', async () => {
+    const r = await receiver((_d, i) => ({ status: i < 2 ? 500 : 200 }));
+    const m = await merchantWithEndpoint(`${r.url}/in-run`);
+    const s = await openSession(m.apiKey);
+    await pay(s, 'payment.failed');
+    const handle = ctx.temporal.workflow.getHandle(s.id);
+    // Failed is terminal, but the first attempt failed: the run is still open, retrying.
+    await eventually(async () => r.received.length, (n) => n >= 1, 10_000, 'the first attempt');
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    expect((await handle.result()).status).toBe('failed');
+    expect(r.received).toHaveLength(3);
+    const [delivery] = await deliveriesOf(s.id);
+    expect(delivery).toMatchObject({ status: 'succeeded' });
+    // No workflow of its own: the attempts were one activity of the session's run, named by the delivery.
+    await expect(ctx.temporal.workflow.getHandle(delivery.id).describe()).rejects.toThrow(/not found/i);
+    const history = await handle.fetchHistory();
+    const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
+    expect(scheduled.map((a) => [a.activityType?.name, a.activityId])).toEqual([['deliverWebhook', delivery.id]]);
+  });
+
   it('treats a reply slower than the timeout, and a redirect, as failures', async () => {
     const r = await receiver((_d, i) => (i === 0 ? { status: 200, delayMs: 1500 } : i === 1 ? { status: 302, location: 'http://127.0.0.1:1/' } : { status: 204 }));
     const m = await merchantWithEndpoint(`${r.url}/slow`);

@@ -4,7 +4,7 @@ import type { WebhookActivities } from '../../activities/webhooks';
 import { payoutTaskQueue } from '../../domain/task-queues';
 import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import type { Feature } from '../engine-version';
-import { emitAndDeliver } from '../webhook-delivery/start';
+import { emitAndDeliver, type InRunDeliveries } from '../webhook-delivery/start';
 
 // Decisions §11 "Payout", the orchestration: after a chain-verified completion, the payouts planned,
 // then each signed, broadcast and confirmed in order (the deposit address needs its gas before it can
@@ -64,9 +64,9 @@ async function sendStepByStep(batch: PayoutBatch, afterLastBroadcast?: () => Pro
 }
 
 /** Pays out a completed session; `payment.settled` once the merchant's payout is confirmed. */
-export async function payOutSession(paymentId: string, feature: Feature = patched): Promise<PayoutOutcome> {
+export async function payOutSession(paymentId: string, feature: Feature = patched, inRun?: InRunDeliveries): Promise<PayoutOutcome> {
   const outcome = await sendPayouts({ session: paymentId }, undefined, feature);
-  if (outcome.settled) await emitAndDeliver((options) => events(feature).emitPaymentEvent(paymentId, 'completed', 'payment.settled', options), feature);
+  if (outcome.settled) await emitAndDeliver((options) => events(feature).emitPaymentEvent(paymentId, 'completed', 'payment.settled', options), feature, inRun);
   return outcome;
 }
 

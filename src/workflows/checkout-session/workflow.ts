@@ -23,7 +23,7 @@ import { linkPaidSignal } from '../payment-link/messages';
 import { payOutSession } from './payout';
 import { featuresOf } from '../engine-version';
 import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../payment-exception/messages';
-import { emitAndDeliver } from '../webhook-delivery/start';
+import { emitAndDeliver, inRunDeliveries } from '../webhook-delivery/start';
 import { PaymentStatusKey } from '../search-attributes';
 import {
   cancelUpdate,
@@ -77,6 +77,8 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   // Each patch's new branch: by the run's engine version, else by patched() (engine-version.ts).
   const feature = featuresOf(input.engine);
   const { records, events, proof } = feature('local-database-writes') ? asLocalActivities : asActivities;
+  // Deliveries this run posts itself (patch deliveries-in-run); it ends once they are done.
+  const deliveries = inRunDeliveries(events.markDeliveryFailed);
   let status: PaymentStatus = 'pending';
   let providerPaymentId: string | null = null;
   let lateEvents = 0;
@@ -176,9 +178,9 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     await announce(next);
   }
 
-  /** One event per transition, and a delivery workflow per target that outlives this one. */
+  /** One event per transition, and a delivery per target (webhook-delivery/start.ts). */
   async function announce(next: PaymentStatus) {
-    await emitAndDeliver((options) => events.emitPaymentEvent(input.paymentId, next, null, options), feature);
+    await emitAndDeliver((options) => events.emitPaymentEvent(input.paymentId, next, null, options), feature, deliveries);
   }
 
   async function apply(command: Command) {
@@ -335,7 +337,13 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   // Decisions §11: the money a chain-verified completion proved is paid out from this run. Runs
   // recorded before payouts never take the 'payout' patch, so their histories replay unchanged.
   if ((status as PaymentStatus) === 'completed' && chainVerified && feature('payout')) {
-    await payOutSession(input.paymentId, feature);
+    await payOutSession(input.paymentId, feature, deliveries);
+    while (queue.length > 0) await apply(queue.shift()!);
+  }
+  // The run ends once its deliveries are done; facts arriving meanwhile (a late success is money)
+  // are handled as above. Runs without in-run deliveries skip this without a command.
+  while (!deliveries.done() || queue.length > 0) {
+    await condition(() => deliveries.done() || queue.length > 0);
     while (queue.length > 0) await apply(queue.shift()!);
   }
   await condition(allHandlersFinished);

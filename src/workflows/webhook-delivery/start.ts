@@ -2,7 +2,7 @@ import { ParentClosePolicy, patched, startChild, WorkflowIdReusePolicy } from '@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { EmittedEvent } from '../../activities/webhooks';
 import type { Feature } from '../engine-version';
-import { webhookDelivery } from './workflow';
+import { deliverWithRetries, webhookDelivery } from './workflow';
 
 /**
  * A delivery workflow per target of an emitted event (workflow id = delivery id), abandoned by its
@@ -25,12 +25,54 @@ export async function startDeliveries(emitted: EmittedEvent): Promise<void> {
 }
 
 /**
- * An event and its deliveries. Runs past patch deliveries-from-activity ask the event activity to
- * start the delivery workflows itself (src/temporal/delivery-start.ts): the same workflow ids, none
- * of the child-workflow events in this history, and one workflow task less before the first POST.
- * Runs recorded before it start them as children, as they did.
+ * Deliveries run by the calling workflow itself (patch deliveries-in-run, issue 14): one durable
+ * deliverWebhook activity per target, started without waiting, so the run moves on while the POST
+ * goes out. Temporal's retries leave no history,
+ * so a failing receiver costs the run nothing but staying open for the retry window; a succeeding
+ * one costs an activity's three events instead of a workflow of its own (start, two workflow tasks,
+ * the activity, completion, and their visibility records). The run must not end before `done()`.
  */
-export async function emitAndDeliver(emit: (options: { deliver: boolean }) => Promise<EmittedEvent>, feature: Feature = patched): Promise<void> {
+export interface InRunDeliveries {
+  start(emitted: EmittedEvent): void;
+  done(): boolean;
+}
+
+export function inRunDeliveries(markFailed: (deliveryId: string) => Promise<void>): InRunDeliveries {
+  let open = 0;
+  // An event announced again returns the same delivery ids; one activity per delivery (its id) in a run.
+  const started = new Set<string>();
+  return {
+    start(emitted) {
+      for (const deliveryId of emitted.deliveryIds) {
+        if (started.has(deliveryId)) continue;
+        started.add(deliveryId);
+        open++;
+        // deliverWithRetries settles every outcome of the POSTs itself; markFailed is retried until
+        // the database is back, so a rejection here is the run being torn down, not a lost delivery.
+        void deliverWithRetries({ deliveryId, retry: emitted.retry }, { markFailed, activityIdIsDelivery: true })
+          .catch(() => 'failed')
+          .finally(() => open--);
+      }
+    },
+    done: () => open === 0,
+  };
+}
+
+/**
+ * An event and its deliveries. With `inRun` and patch deliveries-in-run, the run's own activities
+ * deliver (above). Otherwise, runs past patch deliveries-from-activity ask the event activity to
+ * start the delivery workflows itself (src/temporal/delivery-start.ts): the same workflow ids, none
+ * of the child-workflow events in this history. Runs recorded before both start them as children.
+ */
+export async function emitAndDeliver(
+  emit: (options: { deliver: boolean }) => Promise<EmittedEvent>,
+  feature: Feature = patched,
+  inRun?: InRunDeliveries,
+): Promise<void> {
+  if (inRun && feature('deliveries-in-run')) {
+    inRun.start(await emit({ deliver: false }));
+    return;
+  }
   if (feature('deliveries-from-activity')) {
     await emit({ deliver: true });
     return;

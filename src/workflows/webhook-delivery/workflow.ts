@@ -7,12 +7,19 @@ import type { WebhookDeliveryInput } from './messages';
 const records = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
 
 /**
- * One webhook delivery: a single activity whose Temporal retry policy is the retry schedule of
- * decisions §8, so attempts survive worker restarts and keep their delivery and event ids. Its own
- * workflow (id = delivery id) keeps up to 72 h of retries out of the checkout session's history.
+ * One delivery's attempts: a single activity whose Temporal retry policy is the retry schedule of
+ * decisions §8, so attempts survive worker restarts and keep their delivery and event ids, and
+ * retries add nothing to the calling run's history. Past the window the delivery is marked failed
+ * by `markFailed` (the caller's kind of database write). With `activityIdIsDelivery` the activity's
+ * id is the delivery id (in a payment's run, where its logs and the Temporal UI then name the delivery);
+ * the delivery workflow keeps the SDK's ids, which its recorded histories carry.
  */
-export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'succeeded' | 'failed'> {
+export async function deliverWithRetries(
+  input: WebhookDeliveryInput,
+  { markFailed, activityIdIsDelivery = false }: { markFailed: (deliveryId: string) => Promise<void>; activityIdIsDelivery?: boolean },
+): Promise<'succeeded' | 'failed'> {
   const { deliverWebhook } = proxyActivities<WebhookActivities>({
+    ...(activityIdIsDelivery ? { activityId: input.deliveryId } : {}),
     // The POST itself is bounded by WEBHOOK_TIMEOUT_MS (10 s); this covers the database around it.
     startToCloseTimeout: '30 seconds',
     scheduleToCloseTimeout: Math.round(input.retry.windowHours * 3_600_000),
@@ -27,7 +34,16 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'suc
     await deliverWebhook(input.deliveryId);
     return 'succeeded';
   } catch {
-    await records.markDeliveryFailed(input.deliveryId);
+    await markFailed(input.deliveryId);
     return 'failed';
   }
+}
+
+/**
+ * One webhook delivery in a workflow of its own (id = delivery id): what an operator's resend
+ * starts, and how runs recorded before patch deliveries-in-run deliver, keeping up to 72 h of
+ * retries out of the checkout session's history.
+ */
+export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'succeeded' | 'failed'> {
+  return deliverWithRetries(input, { markFailed: records.markDeliveryFailed });
 }
