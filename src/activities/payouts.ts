@@ -43,8 +43,21 @@ const termsOf = (p: PayoutRow): GasTerms | null =>
     ? { gasLimit: BigInt(p.gasLimit), maxFeePerGas: BigInt(p.maxFeePerGas), maxPriorityFeePerGas: BigInt(p.maxPriorityFeePerGas) }
     : null;
 
+/** The merchant a payout's posting names (none for a simple order's); looked up once per payment. */
+type MerchantOf = (paymentId: string) => Promise<string>;
+
 export function createPayoutActivities({ db, chains: settings }: { db: Database; chains: ChainSettings }) {
   const chains = payoutChains(settings);
+
+  /** A batch's payouts share their payment: one session lookup for all their confirmations. */
+  function merchantOfPayment(): MerchantOf {
+    const known = new Map<string, Promise<string>>();
+    return (paymentId) => {
+      let found = known.get(paymentId);
+      if (!found) known.set(paymentId, (found = findSession(db, paymentId).then((session) => session?.merchantId ?? '')));
+      return found;
+    };
+  }
 
   /** Signs (or, with `replacing`, signs anew after another transaction took the nonce) and stores it. */
   async function sign(id: string, replacing: string | null): Promise<PayoutRow> {
@@ -103,17 +116,21 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
     return current;
   }
 
-  async function confirm(row: PayoutRow, receipt: { blockNumber: bigint; feeWei: bigint }): Promise<void> {
-    const session = await findSession(db, row.paymentId);
-    await db.transaction(async (tx) => {
+  /** Records the confirmation once; returns the row as it now stands (another attempt may have confirmed it, or replaced its transaction). */
+  async function confirm(row: PayoutRow, receipt: { blockNumber: bigint; feeWei: bigint }, merchantOf: MerchantOf): Promise<PayoutRow> {
+    const merchantId = await merchantOf(row.paymentId);
+    return db.transaction(async (tx) => {
       const locked = await lockPayout(tx, row.id);
-      if (!locked || locked.status === 'confirmed' || locked.txHash !== row.txHash) return;
-      await updatePayout(tx, row.id, { status: 'confirmed', blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() });
-      const confirmed = { ...locked, merchantId: session?.merchantId ?? '', amount: BigInt(locked.amount), txHash: locked.txHash!, feeWei: receipt.feeWei };
+      if (!locked) throw missing(row.id);
+      if (locked.status === 'confirmed' || locked.txHash !== row.txHash) return locked;
+      const changes = { status: 'confirmed' as const, blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() };
+      await updatePayout(tx, row.id, changes);
+      const confirmed = { ...locked, merchantId, amount: BigInt(locked.amount), txHash: locked.txHash!, feeWei: receipt.feeWei };
       for (const posting of payoutConfirmed(confirmed, chains.treasury())) await writePosting(tx, posting);
       if (row.kind === 'merchant') await setPayoutReference(tx, row.paymentId, { transactionHash: locked.txHash!, explorerUrl: explorerUrlFor(row.network, locked.txHash!) });
       // The money is back with the customer: the exception is resolved with the transfer that did it.
       if (row.kind === 'refund' && locked.exceptionId) await resolvePaymentException(tx, locked.exceptionId, 'refunded');
+      return { ...locked, ...changes };
     });
   }
 
@@ -124,7 +141,7 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
    * again (a node may have dropped them; not when `justSent`) and, past the deadline, Temporal
    * retries the watch.
    */
-  async function watchConfirmation(start: PayoutRow, deadline: number, justSent: boolean): Promise<PayoutResult> {
+  async function watchConfirmation(start: PayoutRow, deadline: number, justSent: boolean, merchantOf: MerchantOf = merchantOfPayment()): Promise<PayoutResult> {
     let row = start;
     if (!row.txHash) throw missing(row.id);
     if (row.status === 'failed') throw ApplicationFailure.nonRetryable(`payout ${row.id} failed: ${row.failureReason}`, 'PayoutReverted');
@@ -137,8 +154,7 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
         throw ApplicationFailure.nonRetryable(`payout ${row.id} (${row.txHash}) reverted`, 'PayoutReverted');
       }
       if (receipt && receipt.confirmations >= BigInt(client.confirmations)) {
-        await confirm(row, receipt);
-        row = (await findPayout(db, row.id))!;
+        row = await confirm(row, receipt, merchantOf);
         break;
       }
       if (!receipt && !resent) {
@@ -200,13 +216,14 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
      */
     async sendPayouts(batch: PayoutBatch, goal: PayoutGoal): Promise<void> {
       const deadline = Date.now() + CONFIRM_WATCH_MS;
+      const merchantOf = merchantOfPayment();
       const ids = await planBatch(batch);
       for (const [i, id] of ids.entries()) {
         const signed = await sign(id, null);
         const fresh = signed.status === 'signed';
         const sent = fresh ? await broadcast(signed) : signed;
         if (goal === 'broadcast' && i === ids.length - 1) return;
-        await watchConfirmation(sent, deadline, fresh);
+        await watchConfirmation(sent, deadline, fresh, merchantOf);
       }
     },
   };

@@ -52,24 +52,19 @@ export async function updatePayout(db: DatabaseOrTransaction, id: string, change
 /**
  * The sender's next nonce, taken under the allocator row's lock (held until the caller's transaction
  * commits, with the signed payout stored in it). `chainNext` is the chain's pending count: a nonce
- * the chain has already used (another wallet sending from the same key) is never handed out.
+ * the chain has already used (another wallet sending from the same key) is never handed out. One
+ * statement: the upsert locks the row, takes max(stored, chainNext) and stores the one after it.
  */
 export async function allocateNonce(tx: DatabaseOrTransaction, input: { network: string; sender: string; chainNext: number }): Promise<number> {
-  await tx
-    .insert(payoutNonces)
-    .values({ network: input.network, sender: input.sender, nextNonce: input.chainNext })
-    .onConflictDoNothing({ target: [payoutNonces.network, payoutNonces.sender] });
   const [row] = await tx
-    .select()
-    .from(payoutNonces)
-    .where(and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender)))
-    .for('update');
-  const nonce = Math.max(row!.nextNonce, input.chainNext);
-  await tx
-    .update(payoutNonces)
-    .set({ nextNonce: nonce + 1, updatedAt: new Date() })
-    .where(and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender)));
-  return nonce;
+    .insert(payoutNonces)
+    .values({ network: input.network, sender: input.sender, nextNonce: input.chainNext + 1 })
+    .onConflictDoUpdate({
+      target: [payoutNonces.network, payoutNonces.sender],
+      set: { nextNonce: sql`greatest(${payoutNonces.nextNonce}, ${input.chainNext}) + 1`, updatedAt: new Date() },
+    })
+    .returning({ next: payoutNonces.nextNonce });
+  return row!.next - 1;
 }
 
 /** Payouts in a status, oldest first (operators, reconciliation). */

@@ -10,7 +10,9 @@ export type AttemptRow = typeof webhookAttempts.$inferSelect;
 /** The event of (payment, type, subject), written by the first caller; later callers get that same row. */
 export async function insertEventOnce(db: DatabaseOrTransaction, row: typeof events.$inferInsert): Promise<EventRow> {
   const subject = row.subject ?? '';
-  await db.insert(events).values({ ...row, subject }).onConflictDoNothing({ target: [events.paymentId, events.type, events.subject] });
+  const [inserted] = await db.insert(events).values({ ...row, subject }).onConflictDoNothing({ target: [events.paymentId, events.type, events.subject] }).returning();
+  // The first write is the common case: one round trip. A repeat finds the row the first one wrote.
+  if (inserted) return inserted;
   const [existing] = await db
     .select()
     .from(events)
@@ -72,7 +74,9 @@ export async function deleteEndpoint(db: DatabaseOrTransaction, input: { merchan
 
 export async function insertDeliveriesOnce(db: DatabaseOrTransaction, rows: (typeof webhookDeliveries.$inferInsert)[]): Promise<DeliveryRow[]> {
   if (rows.length === 0) return [];
-  await db.insert(webhookDeliveries).values(rows).onConflictDoNothing({ target: [webhookDeliveries.eventId, webhookDeliveries.url] });
+  const inserted = await db.insert(webhookDeliveries).values(rows).onConflictDoNothing({ target: [webhookDeliveries.eventId, webhookDeliveries.url] }).returning();
+  // All new (the common case): one round trip, in the order the select below gives.
+  if (inserted.length === rows.length) return inserted.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return db
     .select()
     .from(webhookDeliveries)
