@@ -8,6 +8,7 @@ import { createExceptionActivities } from './exceptions';
 import { createPaymentLinkActivities } from './payment-links';
 import { createPayoutActivities } from './payouts';
 import { createProviderClosingActivities } from './provider-closing';
+import { createSessionTransitionActivities } from './session-transitions';
 import { createSimpleOrderActivities } from './simple-orders';
 import { createWebhookActivities } from './webhooks';
 
@@ -30,10 +31,14 @@ export interface ActivityDeps {
  * and real HTTP peers. Each activity is idempotent: a retry or a replay writes nothing twice.
  */
 export function createActivities(deps: ActivityDeps) {
+  const checkout = createCheckoutActivities(deps);
+  const proof = createChainProofActivities(deps);
+  const webhooks = createWebhookActivities(deps);
   return {
-    ...createCheckoutActivities(deps),
-    ...createChainProofActivities(deps),
-    ...createWebhookActivities(deps),
+    ...checkout,
+    ...proof,
+    ...webhooks,
+    ...createSessionTransitionActivities({ checkout, proof, webhooks }),
     ...createPaymentLinkActivities(deps),
     ...createProviderClosingActivities(deps),
     ...createExceptionActivities(deps),

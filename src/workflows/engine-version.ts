@@ -24,7 +24,7 @@ const FOLDED_PATCHES: Record<number, readonly string[]> = {
     'payouts-in-one-activity',
     'deliveries-from-activity',
   ],
-  2: ['deliveries-in-run'],
+  2: ['deliveries-in-run', 'transitions-with-events'],
 };
 
 /** The engine version new checkout sessions start with. */

@@ -17,6 +17,7 @@ import { canTransition, checkoutSourcesOf, isTerminal, type PaymentStatus } from
 import type { ChainProofActivities, ProviderClaim } from '../../activities/chain-proof';
 import type { CheckoutActivities } from '../../activities/checkout-session';
 import type { ProviderClosingActivities } from '../../activities/provider-closing';
+import type { ChainCompletion, SessionMove, SessionTransitionActivities } from '../../activities/session-transitions';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { linkPaidSignal } from '../payment-link/messages';
@@ -46,6 +47,8 @@ const asActivities = {
   events: proxyActivities<WebhookActivities>(DATABASE_ACTIVITY),
   proof: proxyActivities<ChainProofActivities>(DATABASE_ACTIVITY),
 };
+// Since patch transitions-with-events, a transition's write and its event are one local activity.
+const steps = proxyLocalActivities<SessionTransitionActivities>(LOCAL_DATABASE_ACTIVITY);
 const asLocalActivities = {
   records: proxyLocalActivities<CheckoutActivities>(LOCAL_DATABASE_ACTIVITY),
   events: proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY),
@@ -65,6 +68,8 @@ const closing = proxyActivities<ProviderClosingActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 12, nonRetryableErrorTypes: ['ProviderRejected'] },
 });
+
+const EXPIRE: SessionMove = { kind: 'status', to: 'expired', from: checkoutSourcesOf('expired') };
 
 type Command = { kind: 'fact'; fact: ProviderFact } | { kind: 'deposit'; fact: DepositFact } | { kind: 'cancel' } | { kind: 'expire' };
 
@@ -171,7 +176,18 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     },
   );
 
-  async function moveTo(next: PaymentStatus, write: () => Promise<unknown>) {
+  /**
+   * A transition: since patch transitions-with-events its write (`move`) and its event are one local
+   * activity (activities/session-transitions.ts); runs before it, and moves the workflow cannot
+   * describe (null), write and announce in two.
+   */
+  async function moveTo(next: PaymentStatus, move: SessionMove | null, write: () => Promise<unknown>) {
+    if (move && feature('transitions-with-events')) {
+      await emitAndDeliver((options) => steps.moveSession(input.paymentId, move, options), feature, deliveries);
+      status = next;
+      upsertSearchAttributes([{ key: PaymentStatusKey, value: next }]);
+      return;
+    }
     await write();
     status = next;
     upsertSearchAttributes([{ key: PaymentStatusKey, value: next }]);
@@ -185,7 +201,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   async function apply(command: Command) {
     if (command.kind === 'cancel') {
-      if (canTransition(status, 'canceled')) await moveTo('canceled', () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('canceled'), 'canceled'));
+      if (canTransition(status, 'canceled')) await moveTo('canceled', { kind: 'status', to: 'canceled', from: checkoutSourcesOf('canceled') }, () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('canceled'), 'canceled'));
       cancelsHandled++;
       return;
     }
@@ -195,7 +211,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
         // As at the timer: short credits are underpaid money, recorded and announced before the end.
         const shortfall = chainVerified ? await proof.recordShortfall(input.paymentId, claim, 'expiry') : null;
         if (shortfall?.exceptionId) await announceException(shortfall.exceptionId);
-        await moveTo('expired', () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('expired'), 'expired'));
+        await moveTo('expired', EXPIRE, () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('expired'), 'expired'));
       }
       expiresHandled++;
       return;
@@ -204,7 +220,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     const { fact } = command;
     if (chainVerified && fact.type === 'succeeded' && !isTerminal(status)) {
       // A hint, never a completion: processing, and a deadline for the transfer it announces.
-      if (canTransition(status, 'processing')) await moveTo('processing', () => records.recordProcessing(input.paymentId, fact));
+      if (canTransition(status, 'processing')) await moveTo('processing', { kind: 'processing', fact }, () => records.recordProcessing(input.paymentId, fact));
       if (!claim) {
         claim = { eventId: fact.eventId, providerPaymentId: fact.providerPaymentId, destinationAmount: fact.destinationAmount, transactionHash: fact.transactionHash };
         claimDueMs = Date.now() + (input.providerProofTimeoutMs ?? 3_600_000);
@@ -221,7 +237,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       return;
     }
     if (fact.type === 'processing' && canTransition(status, 'processing')) {
-      await moveTo('processing', () => records.recordProcessing(input.paymentId, fact));
+      await moveTo('processing', { kind: 'processing', fact }, () => records.recordProcessing(input.paymentId, fact));
     } else if (fact.type === 'succeeded') {
       let paidLinkId: string | null = null;
       let duplicateExceptionId: string | undefined;
@@ -230,13 +246,13 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       if (feature('exception-events')) {
         await complete();
         if (duplicateExceptionId) return announceException(duplicateExceptionId);
-        await moveTo('completed', async () => {});
+        await moveTo('completed', { kind: 'announce', status: 'completed' }, async () => {});
       } else {
-        await moveTo('completed', complete);
+        await moveTo('completed', null, complete);
       }
       if (paidLinkId && feature('link-told-from-workflow')) await tellLinkPaid(paidLinkId);
     } else if (fact.type === 'failed') {
-      await moveTo('failed', () => records.recordFailure(input.paymentId, fact));
+      await moveTo('failed', { kind: 'failed', fact }, () => records.recordFailure(input.paymentId, fact));
     }
   }
 
@@ -257,12 +273,24 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     if (isTerminal(status) || !credit.held || credit.expectedMicro === null) return;
     if (BigInt(credit.creditedMicro) < BigInt(credit.expectedMicro)) return;
     // Not moveTo: the activity re-checks the credits under the session's lock and may decline.
-    const completion = await proof.recordChainCompletion(input.paymentId, providerPaymentId ?? claim?.providerPaymentId ?? null);
+    const paidBy = providerPaymentId ?? claim?.providerPaymentId ?? null;
+    let completion: ChainCompletion | null = null;
+    const withEvent = feature('transitions-with-events');
+    if (withEvent) {
+      // The completion and its payment.completed in one local activity (activities/session-transitions.ts).
+      await emitAndDeliver(async (options) => {
+        const done = await steps.completeSessionFromChain(input.paymentId, paidBy, options);
+        completion = done;
+        return done?.emitted ?? null;
+      }, feature, deliveries);
+    } else {
+      completion = await proof.recordChainCompletion(input.paymentId, paidBy);
+    }
     if (!completion) return;
     if (completion.duplicateExceptionId) return announceException(completion.duplicateExceptionId);
     status = 'completed';
     upsertSearchAttributes([{ key: PaymentStatusKey, value: 'completed' }]);
-    await announce('completed');
+    if (!withEvent) await announce('completed');
     if (completion.overpaidExceptionId) await announceException(completion.overpaidExceptionId);
     if (completion.paidLinkId) await tellLinkPaid(completion.paidLinkId);
   }
@@ -324,7 +352,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       // Short credits at expiry are underpaid money, recorded before the session ends.
       const shortfall = chainVerified ? await proof.recordShortfall(input.paymentId, claim, 'expiry') : null;
       if (shortfall?.exceptionId) await announceException(shortfall.exceptionId);
-      await moveTo('expired', () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('expired'), 'expired'));
+      await moveTo('expired', EXPIRE, () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('expired'), 'expired'));
       break;
     }
     await apply(queue.shift()!);

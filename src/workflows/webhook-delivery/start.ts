@@ -65,17 +65,20 @@ export function inRunDeliveries(markFailed: (deliveryId: string) => Promise<void
  * of the child-workflow events in this history. Runs recorded before both start them as children.
  */
 export async function emitAndDeliver(
-  emit: (options: { deliver: boolean }) => Promise<EmittedEvent>,
+  emit: (options: { deliver: boolean }) => Promise<EmittedEvent | null>,
   feature: Feature = patched,
   inRun?: InRunDeliveries,
 ): Promise<void> {
+  // null: the activity wrote no event after all (a completion it declined), so nothing to deliver.
   if (inRun && feature('deliveries-in-run')) {
-    inRun.start(await emit({ deliver: false }));
+    const emitted = await emit({ deliver: false });
+    if (emitted) inRun.start(emitted);
     return;
   }
   if (feature('deliveries-from-activity')) {
     await emit({ deliver: true });
     return;
   }
-  await startDeliveries(await emit({ deliver: false }));
+  const emitted = await emit({ deliver: false });
+  if (emitted) await startDeliveries(emitted);
 }
