@@ -27,6 +27,7 @@ const EXPECTED = [
   'history_events_per_payment',
   'webhook_deliveries_per_second',
   'backlog_drain_per_second',
+  'backlog_first_webhook_seconds',
   ...[10, 100, 1000].flatMap((n) => [`chain_watch_ms_${n}`, `chain_watch_rpc_calls_${n}`]),
 ];
 

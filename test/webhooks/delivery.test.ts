@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { createActivities } from '../../src/activities';
 import { createWebhookActivities } from '../../src/activities/webhooks';
 import { createDeliveryStarter } from '../../src/temporal/delivery-start';
 import { checkWebhookTarget } from '../../src/webhooks/target-policy';
@@ -233,13 +234,21 @@ describe('signed webhook deliveries', () => {
     const [counted] = await ctx.db.sql`select count(*)::int as n from events where payment_id = ${s.id} and type = 'payment.failed'`;
     expect(counted!.n).toBe(1);
     // Asked to deliver as well (a retry after a crash between the rows and the starts): the
-    // delivery's workflow already ran, so it is not started again and the receiver sees one POST.
+    // delivery already succeeded in the session's run, so the workflow started for it posts nothing.
     const before = r.received.length;
     expect(await activities.emitPaymentEvent(s.id, 'failed', null, { deliver: true })).toEqual(again);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(r.received.length).toBe(before);
     const [attempts] = await ctx.db.sql`select count(*)::int as n from webhook_attempts where delivery_id = ${again.deliveryIds[0]!}`;
     expect(attempts!.n).toBe(1);
+
+    // The transition's write and its event in one activity (session-transitions.ts): run again, as a
+    // retry would, it writes neither twice and hands back the same event and deliveries.
+    const all = createActivities({ ...ctx.config, db: ctx.db.db, providers: ctx.providers, publicBaseUrl: ctx.config.http.publicBaseUrl, chains: ctx.config.chains, startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue), now: () => new Date() });
+    const fact = { eventId: 'evt_retry', type: 'failed' as const, providerPaymentId: 'sbx_pay_retry', occurredAt: new Date().toISOString(), failureReason: 'declined' };
+    expect(await all.moveSession(s.id, { kind: 'failed', fact })).toEqual(again);
+    const [rows] = await ctx.db.sql`select (select count(*)::int from transactions where payment_id = ${s.id}) as transactions, (select count(*)::int from events where payment_id = ${s.id}) as events, (select status from checkout_sessions where id = ${s.id}) as status`;
+    expect(rows).toEqual({ transactions: 1, events: 1, status: 'failed' });
   });
 });
 
