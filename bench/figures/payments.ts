@@ -60,7 +60,7 @@ async function latency(side: PaymentSide, receiver: Receiver, count: number, rat
   return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) };
 }
 
-/** Temporal history events per payment: every workflow the side ran on its task queue (children and delivery workflows included), over its payments. */
+/** Temporal history events per payment: every workflow the side ran on its task queue (children and any delivery workflows included), over its payments. */
 async function historyEventsPerPayment(temporal: Client, taskQueue: string, payments: number): Promise<number> {
   let events = 0;
   for await (const run of temporal.workflow.list({ query: `TaskQueue = "${taskQueue}"` })) {
@@ -165,7 +165,7 @@ export async function paymentFigures(input: {
     baseline: minimalEvents,
     ratio: oursEvents / minimalEvents,
     rounds: { ours: [oursEvents], baseline: [minimalEvents] },
-    includes: `Every workflow on the side's task queue after the payment figures (the payment's own workflow and its webhook delivery workflows), history length when counted (payments completed, their sessions' runs still open for later events), over the ${ids.ours.length + 1} payments.`,
+    includes: `Every workflow on the side's task queue after the payment figures (the payment's own workflow; webhook delivery workflows where a payment has any), history length when counted (payments completed, their sessions' runs still open for later events), over the ${ids.ours.length + 1} payments.`,
     baselineIs: tput.baselineIs,
   };
   input.log(`history events per payment: ours ${oursEvents.toFixed(1)} vs minimal ${minimalEvents.toFixed(1)}`);
