@@ -1,20 +1,9 @@
-import type { PaymentStatus } from '../domain/payment-status';
-import type { ProviderFact } from '../domain/provider-fact';
+import { statusAfter, type SessionMove } from '../domain/session-move';
 import type { ChainProofActivities } from './chain-proof';
 import type { CheckoutActivities } from './checkout-session';
 import type { DeliverOption, EmittedEvent, WebhookActivities } from './webhooks';
 
-/** A checkout session's transition whose write the workflow decides: the write, then its event. */
-export type SessionMove =
-  | { kind: 'status'; to: 'canceled' | 'expired'; from: readonly PaymentStatus[] }
-  | { kind: 'processing'; fact: ProviderFact }
-  | { kind: 'failed'; fact: ProviderFact }
-  /** Written already (a provider completion, whose activity may decline): the event only. */
-  | { kind: 'announce'; status: PaymentStatus };
-
 export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivities['recordChainCompletion']>>>;
-
-const statusOf = (move: SessionMove): PaymentStatus => (move.kind === 'status' ? move.to : move.kind === 'announce' ? move.status : move.kind);
 
 /**
  * Issue 14: a transition's write and its event in one activity, so a session's run records one local
@@ -29,7 +18,7 @@ export function createSessionTransitionActivities(parts: { checkout: CheckoutAct
       if (move.kind === 'status') await checkout.recordStatusChange(paymentId, move.from, move.to);
       else if (move.kind === 'processing') await checkout.recordProcessing(paymentId, move.fact);
       else if (move.kind === 'failed') await checkout.recordFailure(paymentId, move.fact);
-      return webhooks.emitPaymentEvent(paymentId, statusOf(move), null, options);
+      return webhooks.emitPaymentEvent(paymentId, statusAfter(move), null, options);
     },
 
     /**

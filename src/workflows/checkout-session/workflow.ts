@@ -14,10 +14,11 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { canTransition, checkoutSourcesOf, isTerminal, type PaymentStatus } from '../../domain/payment-status';
+import { statusAfter, type SessionMove } from '../../domain/session-move';
 import type { ChainProofActivities, ProviderClaim } from '../../activities/chain-proof';
 import type { CheckoutActivities } from '../../activities/checkout-session';
 import type { ProviderClosingActivities } from '../../activities/provider-closing';
-import type { ChainCompletion, SessionMove, SessionTransitionActivities } from '../../activities/session-transitions';
+import type { ChainCompletion, SessionTransitionActivities } from '../../activities/session-transitions';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { linkPaidSignal } from '../payment-link/messages';
@@ -69,6 +70,7 @@ const closing = proxyActivities<ProviderClosingActivities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 12, nonRetryableErrorTypes: ['ProviderRejected'] },
 });
 
+const CANCEL: SessionMove = { kind: 'status', to: 'canceled', from: checkoutSourcesOf('canceled') };
 const EXPIRE: SessionMove = { kind: 'status', to: 'expired', from: checkoutSourcesOf('expired') };
 
 type Command = { kind: 'fact'; fact: ProviderFact } | { kind: 'deposit'; fact: DepositFact } | { kind: 'cancel' } | { kind: 'expire' };
@@ -177,17 +179,26 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   );
 
   /**
-   * A transition: since patch transitions-with-events its write (`move`) and its event are one local
-   * activity (activities/session-transitions.ts); runs before it, and moves the workflow cannot
-   * describe (null), write and announce in two.
+   * A transition: since patch transitions-with-events its write and its event are one local activity
+   * (activities/session-transitions.ts); runs before it write and announce in two.
    */
-  async function moveTo(next: PaymentStatus, move: SessionMove | null, write: () => Promise<unknown>) {
-    if (move && feature('transitions-with-events')) {
-      await emitAndDeliver((options) => steps.moveSession(input.paymentId, move, options), feature, deliveries);
-      status = next;
-      upsertSearchAttributes([{ key: PaymentStatusKey, value: next }]);
-      return;
-    }
+  async function moveTo(move: SessionMove) {
+    const next = statusAfter(move);
+    if (!feature('transitions-with-events')) return writeThenAnnounce(next, () => writeOf(move));
+    await emitAndDeliver((options) => steps.moveSession(input.paymentId, move, options), feature, deliveries);
+    status = next;
+    upsertSearchAttributes([{ key: PaymentStatusKey, value: next }]);
+  }
+
+  /** A move's write as its own activity (runs before transitions-with-events). */
+  function writeOf(move: SessionMove): Promise<unknown> {
+    if (move.kind === 'status') return records.recordStatusChange(input.paymentId, move.from, move.to);
+    if (move.kind === 'processing') return records.recordProcessing(input.paymentId, move.fact);
+    if (move.kind === 'failed') return records.recordFailure(input.paymentId, move.fact);
+    return Promise.resolve();
+  }
+
+  async function writeThenAnnounce(next: PaymentStatus, write: () => Promise<unknown>) {
     await write();
     status = next;
     upsertSearchAttributes([{ key: PaymentStatusKey, value: next }]);
@@ -201,7 +212,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   async function apply(command: Command) {
     if (command.kind === 'cancel') {
-      if (canTransition(status, 'canceled')) await moveTo('canceled', { kind: 'status', to: 'canceled', from: checkoutSourcesOf('canceled') }, () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('canceled'), 'canceled'));
+      if (canTransition(status, 'canceled')) await moveTo(CANCEL);
       cancelsHandled++;
       return;
     }
@@ -211,7 +222,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
         // As at the timer: short credits are underpaid money, recorded and announced before the end.
         const shortfall = chainVerified ? await proof.recordShortfall(input.paymentId, claim, 'expiry') : null;
         if (shortfall?.exceptionId) await announceException(shortfall.exceptionId);
-        await moveTo('expired', EXPIRE, () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('expired'), 'expired'));
+        await moveTo(EXPIRE);
       }
       expiresHandled++;
       return;
@@ -220,7 +231,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     const { fact } = command;
     if (chainVerified && fact.type === 'succeeded' && !isTerminal(status)) {
       // A hint, never a completion: processing, and a deadline for the transfer it announces.
-      if (canTransition(status, 'processing')) await moveTo('processing', { kind: 'processing', fact }, () => records.recordProcessing(input.paymentId, fact));
+      if (canTransition(status, 'processing')) await moveTo({ kind: 'processing', fact });
       if (!claim) {
         claim = { eventId: fact.eventId, providerPaymentId: fact.providerPaymentId, destinationAmount: fact.destinationAmount, transactionHash: fact.transactionHash };
         claimDueMs = Date.now() + (input.providerProofTimeoutMs ?? 3_600_000);
@@ -237,7 +248,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       return;
     }
     if (fact.type === 'processing' && canTransition(status, 'processing')) {
-      await moveTo('processing', { kind: 'processing', fact }, () => records.recordProcessing(input.paymentId, fact));
+      await moveTo({ kind: 'processing', fact });
     } else if (fact.type === 'succeeded') {
       let paidLinkId: string | null = null;
       let duplicateExceptionId: string | undefined;
@@ -246,13 +257,13 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       if (feature('exception-events')) {
         await complete();
         if (duplicateExceptionId) return announceException(duplicateExceptionId);
-        await moveTo('completed', { kind: 'announce', status: 'completed' }, async () => {});
+        await moveTo({ kind: 'announce', status: 'completed' });
       } else {
-        await moveTo('completed', null, complete);
+        await writeThenAnnounce('completed', complete);
       }
       if (paidLinkId && feature('link-told-from-workflow')) await tellLinkPaid(paidLinkId);
     } else if (fact.type === 'failed') {
-      await moveTo('failed', { kind: 'failed', fact }, () => records.recordFailure(input.paymentId, fact));
+      await moveTo({ kind: 'failed', fact });
     }
   }
 
@@ -352,7 +363,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       // Short credits at expiry are underpaid money, recorded before the session ends.
       const shortfall = chainVerified ? await proof.recordShortfall(input.paymentId, claim, 'expiry') : null;
       if (shortfall?.exceptionId) await announceException(shortfall.exceptionId);
-      await moveTo('expired', EXPIRE, () => records.recordStatusChange(input.paymentId, checkoutSourcesOf('expired'), 'expired'));
+      await moveTo(EXPIRE);
       break;
     }
     await apply(queue.shift()!);

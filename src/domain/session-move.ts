@@ -1,0 +1,13 @@
+import type { PaymentStatus } from './payment-status';
+import type { ProviderFact } from './provider-fact';
+
+/** A checkout session's transition as the workflow decides it: what to write, and so which event follows. */
+export type SessionMove =
+  | { kind: 'status'; to: 'canceled' | 'expired'; from: readonly PaymentStatus[] }
+  | { kind: 'processing'; fact: ProviderFact }
+  | { kind: 'failed'; fact: ProviderFact }
+  /** Written already (a provider completion, whose activity may decline): the event only. */
+  | { kind: 'announce'; status: PaymentStatus };
+
+/** The status a move leads to, and the event's. */
+export const statusAfter = (move: SessionMove): PaymentStatus => (move.kind === 'status' ? move.to : move.kind === 'announce' ? move.status : move.kind);
