@@ -7,17 +7,22 @@ import { startReceiver } from '../support/receiver';
 import { replayRuns } from './histories';
 
 // Runs of the checkoutSession workflow on its main paths, replayed (and recorded on demand).
-const ctx = useTestApp({ SESSION_TTL_SECONDS: '3' }, { listen: true, sandbox: true, worker: true });
+// Retries are short so that a delivery to a receiver that is down gives up within seconds.
+const ctx = useTestApp(
+  { SESSION_TTL_SECONDS: '3', WEBHOOK_RETRY_BASE_SECONDS: '0.2', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '0.5', WEBHOOK_RETRY_WINDOW_HOURS: '0.001' },
+  { listen: true, sandbox: true, worker: true },
+);
 const chain = sharedChain();
 
 async function runScenarios(): Promise<Record<string, string>> {
   const m = await createApprovedMerchant(ctx.app);
   // Every run announces its transitions to a receiver, so the histories carry the delivery starts.
   const receiver = await startReceiver();
-  const open = async () => {
+  const down = await startReceiver(() => ({ status: 503 }));
+  const open = async (webhookUrl = `${receiver.url}/replay`) => {
     const res = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, {
       headers: { authorization: `Bearer ${m.apiKey}` },
-      body: { amount: 25, currency: 'USD', countryCode: 'US', orderId: 'replay', cancelUrl: 'https://shop.example/cart', webhookUrl: `${receiver.url}/replay` },
+      body: { amount: 25, currency: 'USD', countryCode: 'US', orderId: 'replay', cancelUrl: 'https://shop.example/cart', webhookUrl },
     });
     const id = res.json.checkoutSession.id as string;
     // The provider delivers to the session's deposit address, so its callbacks name that wallet.
@@ -39,6 +44,12 @@ async function runScenarios(): Promise<Record<string, string>> {
   const failed = await open();
   await postCallback(ctx.app, sandboxEvent(failed, 'payment.failed'), { secret });
   ids.failed = failed.id;
+
+  // A receiver that is down: the run's own delivery retries until its window ends, is marked failed,
+  // and only then does the run end (patch deliveries-in-run).
+  const undelivered = await open(`${down.url}/replay`);
+  await postCallback(ctx.app, sandboxEvent(undelivered, 'payment.failed'), { secret });
+  ids.failedUndelivered = undelivered.id;
 
   // Pay pressed, then canceled: the workflow closes the provider payment (decisions §12).
   const canceled = await open();
@@ -85,11 +96,12 @@ async function runScenarios(): Promise<Record<string, string>> {
   await postCallback(ctx.app, sandboxEvent(late, 'payment.succeeded'), { secret });
   await ctx.temporal.workflow.getHandle(late.id).result();
   await receiver.close();
+  await down.close();
   return ids;
 }
 
 describe('checkoutSession histories', () => {
-  it('replays the current code’s own runs: completed, failed, canceled, expired on demand, overpaid, settled, underpaid, unverified, expired then late', async () => {
+  it('replays the current code’s own runs: completed, failed, failed with its delivery given up, canceled, expired on demand, overpaid, settled, underpaid, unverified, expired then late', async () => {
     const ids = await runScenarios();
     const kinds = await ctx.db.sql`select payment_id, kind from payment_exceptions`;
     expect(Object.fromEntries(kinds.map((k) => [k.payment_id, k.kind]))).toEqual({
@@ -104,6 +116,8 @@ describe('checkoutSession histories', () => {
     expect(settled).toEqual({ events: 1, payouts: 3 });
     const closed = await http('GET', `${ctx.config.providers.sandbox.url}/test-helpers/payments/${ids.canceled}`);
     expect(closed.json.payment.status).toBe('canceled');
+    const [undelivered] = await ctx.db.sql`select status from webhook_deliveries where payment_id = ${ids.failedUndelivered!}`;
+    expect(undelivered).toEqual({ status: 'failed' });
     // The expire scenario is the update's path, not the timer's.
     const history = await ctx.temporal.workflow.getHandle(ids.expiredOnDemand!).fetchHistory();
     expect(history.events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'expire')).toBe(true);

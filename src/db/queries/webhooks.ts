@@ -75,13 +75,16 @@ export async function deleteEndpoint(db: DatabaseOrTransaction, input: { merchan
 export async function insertDeliveriesOnce(db: DatabaseOrTransaction, rows: (typeof webhookDeliveries.$inferInsert)[]): Promise<DeliveryRow[]> {
   if (rows.length === 0) return [];
   const inserted = await db.insert(webhookDeliveries).values(rows).onConflictDoNothing({ target: [webhookDeliveries.eventId, webhookDeliveries.url] }).returning();
-  // All new (the common case): one round trip, in the order the select below gives.
-  if (inserted.length === rows.length) return inserted.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return db
-    .select()
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.eventId, rows[0]!.eventId), inArray(webhookDeliveries.url, rows.map((r) => r.url))))
-    .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id));
+  // All new (the common case): one round trip. A repeat reads what the first call wrote.
+  const found =
+    inserted.length === rows.length
+      ? inserted
+      : await db
+          .select()
+          .from(webhookDeliveries)
+          .where(and(eq(webhookDeliveries.eventId, rows[0]!.eventId), inArray(webhookDeliveries.url, rows.map((r) => r.url))));
+  // One order on both paths, whatever the database's collation: oldest first, then by id.
+  return found.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 export async function findDelivery(db: DatabaseOrTransaction, id: string): Promise<DeliveryRow | undefined> {

@@ -27,10 +27,10 @@ export async function startDeliveries(emitted: EmittedEvent): Promise<void> {
 /**
  * Deliveries run by the calling workflow itself (patch deliveries-in-run, issue 14): one durable
  * deliverWebhook activity per target, started without waiting, so the run moves on while the POST
- * goes out. Temporal's retries leave no history,
- * so a failing receiver costs the run nothing but staying open for the retry window; a succeeding
- * one costs an activity's three events instead of a workflow of its own (start, two workflow tasks,
- * the activity, completion, and their visibility records). The run must not end before `done()`.
+ * goes out. Temporal's retries leave no history, so a failing receiver costs the run nothing but
+ * staying open for the retry window; a succeeding one costs an activity's three events instead of a
+ * workflow of its own (start, two workflow tasks, the activity, completion, and their visibility
+ * records). The run must not end before `done()`.
  */
 export interface InRunDeliveries {
   start(emitted: EmittedEvent): void;
