@@ -1,5 +1,6 @@
 import type { Address } from 'viem';
-import { gasTermsFor, maxCostOf, type GasTerms, type TransferOrder } from '../chains/payouts';
+import { feeQuote, gasLimitFor, maxCostOf, nativeTransferTerms, termsUnder, type FeeQuote, type GasTerms, type TransferOrder } from '../chains/payouts';
+import type { ChainClient } from '../chains/clients';
 import type { Database } from '../db/client';
 import { parseEvmAddress } from '../chains/addresses';
 import { findSession } from '../db/queries/checkout-sessions';
@@ -32,9 +33,7 @@ export async function planSessionPayouts(db: Database, chains: PayoutChains, pay
     { kind: 'merchant' as const, order: { token, to: session.walletAddress as Address, amount: tx.merchantSettlementMicro ?? 0n } },
     { kind: 'commission' as const, order: { token, to: treasury, amount: tx.platformCommissionMicro ?? 0n } },
   ].filter((t) => t.order.amount > 0n);
-  const terms: GasTerms[] = [];
-  for (const t of transfers) terms.push(await gasTermsFor(client, deposit, t.order));
-  const needed = terms.reduce((sum, t) => sum + maxCostOf(t), 0n) - (await client.publicClient.getBalance({ address: deposit }));
+  const funding = await fundingOf(client, deposit, transfers.map((t) => t.order));
 
   const base = { paymentId, network: session.network };
   const rows: NewPayout[] = transfers.map((t, i) => ({
@@ -46,13 +45,9 @@ export async function planSessionPayouts(db: Database, chains: PayoutChains, pay
     fromAddress: deposit,
     toAddress: t.order.to,
     amount: t.order.amount.toString(),
-    gasLimit: terms[i]!.gasLimit.toString(),
-    maxFeePerGas: terms[i]!.maxFeePerGas.toString(),
-    maxPriorityFeePerGas: terms[i]!.maxPriorityFeePerGas.toString(),
+    ...termsColumns(funding.terms[i]!),
   }));
-  if (needed > 0n && rows.length > 0) {
-    rows.unshift({ ...base, id: newPayoutId(), kind: 'gas', asset: NATIVE_ASSET, token: null, fromAddress: treasury, toAddress: deposit, amount: needed.toString() });
-  }
+  if (funding.shortfall > 0n && rows.length > 0) rows.unshift(gasPayout(base, treasury, deposit, funding));
   return (await insertPayoutsOnce(db, rows)).map((p) => p.id);
 }
 
@@ -74,8 +69,7 @@ export async function planOrderPayouts(db: Database, chains: PayoutChains, code:
   if (!to) throw payoutImpossible(`${order.walletAddress} is not an EVM address`);
   const deposit = order.chainDepositAddress as Address;
   const transfer = { token, to, amount: order.receivedMicro };
-  const terms = await gasTermsFor(client, deposit, transfer);
-  const needed = maxCostOf(terms) - (await client.publicClient.getBalance({ address: deposit }));
+  const funding = await fundingOf(client, deposit, [transfer]);
   const base = { paymentId: code, network: order.walletNetwork };
   const rows: NewPayout[] = [
     {
@@ -87,11 +81,53 @@ export async function planOrderPayouts(db: Database, chains: PayoutChains, code:
       fromAddress: deposit,
       toAddress: to,
       amount: transfer.amount.toString(),
-      gasLimit: terms.gasLimit.toString(),
-      maxFeePerGas: terms.maxFeePerGas.toString(),
-      maxPriorityFeePerGas: terms.maxPriorityFeePerGas.toString(),
+      ...termsColumns(funding.terms[0]!),
     },
   ];
-  if (needed > 0n) rows.unshift({ ...base, id: newPayoutId(), kind: 'gas', asset: NATIVE_ASSET, token: null, fromAddress: chains.treasury(), toAddress: deposit, amount: needed.toString() });
+  if (funding.shortfall > 0n) rows.unshift(gasPayout(base, chains.treasury(), deposit, funding));
   return (await insertPayoutsOnce(db, rows)).map((p) => p.id);
+}
+
+/** What a plan's transfers out of a deposit address need: each one's terms, and the native coin the address lacks to pay their gas. */
+export interface Funding {
+  quote: FeeQuote;
+  terms: GasTerms[];
+  /** Wei to send to the deposit address first; 0 or less when it holds enough. */
+  shortfall: bigint;
+}
+
+/**
+ * One fee quote for every transfer of the plan, their gas estimates and the address's balance, all
+ * asked at once (one batched HTTP request) instead of a quote per transfer.
+ */
+export async function fundingOf(client: ChainClient, deposit: Address, orders: TransferOrder[]): Promise<Funding> {
+  const [quote, limits, balance] = await Promise.all([
+    feeQuote(client),
+    Promise.all(orders.map((order) => gasLimitFor(client, deposit, order))),
+    client.publicClient.getBalance({ address: deposit }),
+  ]);
+  const terms = limits.map((gasLimit) => termsUnder(quote, gasLimit));
+  return { quote, terms, shortfall: terms.reduce((sum, t) => sum + maxCostOf(t), 0n) - balance };
+}
+
+/** A payout row's stored terms: the signer uses exactly these, on every retry. */
+export const termsColumns = (terms: GasTerms) => ({
+  gasLimit: terms.gasLimit.toString(),
+  maxFeePerGas: terms.maxFeePerGas.toString(),
+  maxPriorityFeePerGas: terms.maxPriorityFeePerGas.toString(),
+});
+
+/** The treasury's native coin for the shortfall, planned with terms from the plan's quote (nothing to ask the node when it is signed). */
+export function gasPayout(base: Pick<NewPayout, 'paymentId' | 'network' | 'exceptionId'>, treasury: Address, deposit: Address, funding: Funding): NewPayout {
+  return {
+    ...base,
+    id: newPayoutId(),
+    kind: 'gas',
+    asset: NATIVE_ASSET,
+    token: null,
+    fromAddress: treasury,
+    toAddress: deposit,
+    amount: funding.shortfall.toString(),
+    ...termsColumns(nativeTransferTerms(funding.quote)),
+  };
 }

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Address, Hash, Hex } from 'viem';
+import type { Address, Hash, Hex, LocalAccount } from 'viem';
 import { broadcastSigned, gasTermsFor, minedNonce, pendingNonce, receiptOf, signTransfer, type GasTerms } from '../chains/payouts';
 import type { ChainSettings } from '../config';
 import type { Database } from '../db/client';
@@ -43,29 +43,40 @@ const termsOf = (p: PayoutRow): GasTerms | null =>
     ? { gasLimit: BigInt(p.gasLimit), maxFeePerGas: BigInt(p.maxFeePerGas), maxPriorityFeePerGas: BigInt(p.maxPriorityFeePerGas) }
     : null;
 
-/** The merchant a payout's posting names (none for a simple order's); looked up once per payment. */
-type MerchantOf = (paymentId: string) => Promise<string>;
+/**
+ * What a batch's payouts share, looked up once per batch: the merchant their postings name (none
+ * for a simple order's), and the signer of their sender (the merchant's and the commission's
+ * transfers leave the same deposit address).
+ */
+interface BatchLookups {
+  merchantOf(paymentId: string): Promise<string>;
+  signerOf(payout: PayoutRow): Promise<LocalAccount>;
+}
 
 export function createPayoutActivities({ db, chains: settings }: { db: Database; chains: ChainSettings }) {
   const chains = payoutChains(settings);
 
-  /** A batch's payouts share their payment: one session lookup for all their confirmations. */
-  function merchantOfPayment(): MerchantOf {
-    const known = new Map<string, Promise<string>>();
-    return (paymentId) => {
-      let found = known.get(paymentId);
-      if (!found) known.set(paymentId, (found = findSession(db, paymentId).then((session) => session?.merchantId ?? '')));
+  function batchLookups(): BatchLookups {
+    const merchants = new Map<string, Promise<string>>();
+    const signers = new Map<string, Promise<LocalAccount>>();
+    const once = <T>(known: Map<string, Promise<T>>, key: string, find: () => Promise<T>) => {
+      let found = known.get(key);
+      if (!found) known.set(key, (found = find()));
       return found;
+    };
+    return {
+      merchantOf: (paymentId) => once(merchants, paymentId, () => findSession(db, paymentId).then((session) => session?.merchantId ?? '')),
+      signerOf: (payout) => once(signers, payout.fromAddress, () => chains.signerOf(db, payout)),
     };
   }
 
   /** Signs (or, with `replacing`, signs anew after another transaction took the nonce) and stores it. */
-  async function sign(id: string, replacing: string | null): Promise<PayoutRow> {
+  async function sign(id: string, replacing: string | null, lookups: BatchLookups): Promise<PayoutRow> {
     const before = await findPayout(db, id);
     if (!before) throw missing(id);
     if (before.signedTx && before.txHash !== replacing) return before;
     const client = chains.client(before.network);
-    const account = await chains.signerOf(db, before);
+    const account = await lookups.signerOf(before);
     const order = { token: (before.token as Address | null) ?? null, to: before.toAddress as Address, amount: BigInt(before.amount) };
     const terms = termsOf(before) ?? (await gasTermsFor(client, account.address, order));
     const chainNext = await pendingNonce(client, account.address);
@@ -92,7 +103,7 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
   }
 
   /** Sends the stored bytes; a used nonce is ours (mined) or, once the chain has passed it without us, someone else's. */
-  async function broadcast(row: PayoutRow): Promise<PayoutRow> {
+  async function broadcast(row: PayoutRow, lookups: BatchLookups): Promise<PayoutRow> {
     const client = chains.client(row.network);
     let current = row;
     for (;;) {
@@ -102,7 +113,7 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
       if ((await minedNonce(client, current.fromAddress as Address)) <= current.nonce!) {
         throw ApplicationFailure.retryable(`nonce ${current.nonce} of ${current.fromAddress} is taken by a pending transaction`, 'PayoutNonceBusy');
       }
-      current = await sign(current.id, current.txHash);
+      current = await sign(current.id, current.txHash, lookups);
     }
     if (current.status === 'signed') {
       await updatePayout(db, current.id, { status: 'broadcast', broadcastAt: new Date() });
@@ -117,8 +128,8 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
   }
 
   /** Records the confirmation once; returns the row as it now stands (another attempt may have confirmed it, or replaced its transaction). */
-  async function confirm(row: PayoutRow, receipt: { blockNumber: bigint; feeWei: bigint }, merchantOf: MerchantOf): Promise<PayoutRow> {
-    const merchantId = await merchantOf(row.paymentId);
+  async function confirm(row: PayoutRow, receipt: { blockNumber: bigint; feeWei: bigint }, lookups: BatchLookups): Promise<PayoutRow> {
+    const merchantId = await lookups.merchantOf(row.paymentId);
     return db.transaction(async (tx) => {
       const locked = await lockPayout(tx, row.id);
       if (!locked) throw missing(row.id);
@@ -141,7 +152,7 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
    * again (a node may have dropped them; not when `justSent`) and, past the deadline, Temporal
    * retries the watch.
    */
-  async function watchConfirmation(start: PayoutRow, deadline: number, justSent: boolean, merchantOf: MerchantOf = merchantOfPayment()): Promise<PayoutResult> {
+  async function watchConfirmation(start: PayoutRow, deadline: number, justSent: boolean, lookups: BatchLookups = batchLookups()): Promise<PayoutResult> {
     let row = start;
     if (!row.txHash) throw missing(row.id);
     if (row.status === 'failed') throw ApplicationFailure.nonRetryable(`payout ${row.id} failed: ${row.failureReason}`, 'PayoutReverted');
@@ -154,11 +165,11 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
         throw ApplicationFailure.nonRetryable(`payout ${row.id} (${row.txHash}) reverted`, 'PayoutReverted');
       }
       if (receipt && receipt.confirmations >= BigInt(client.confirmations)) {
-        row = await confirm(row, receipt, merchantOf);
+        row = await confirm(row, receipt, lookups);
         break;
       }
       if (!receipt && !resent) {
-        row = await broadcast(row);
+        row = await broadcast(row, lookups);
         resent = true;
       }
       if (Date.now() > deadline) throw ApplicationFailure.retryable(`payout ${row.id} not confirmed yet`, 'PayoutPending');
@@ -192,13 +203,13 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
 
     /** Runs recorded before sendPayouts sign, broadcast and confirm in three activities. */
     async signPayout(id: string): Promise<void> {
-      await sign(id, null);
+      await sign(id, null, batchLookups());
     },
 
     async broadcastPayout(id: string): Promise<void> {
       const row = await findPayout(db, id);
       if (!row) throw missing(id);
-      if (row.status === 'signed' || row.status === 'broadcast') await broadcast(row);
+      if (row.status === 'signed' || row.status === 'broadcast') await broadcast(row, batchLookups());
     },
 
     /** One payout's confirmation watch (see watchConfirmation); runs recorded before sendPayouts call it. */
@@ -216,14 +227,14 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
      */
     async sendPayouts(batch: PayoutBatch, goal: PayoutGoal): Promise<void> {
       const deadline = Date.now() + CONFIRM_WATCH_MS;
-      const merchantOf = merchantOfPayment();
+      const lookups = batchLookups();
       const ids = await planBatch(batch);
       for (const [i, id] of ids.entries()) {
-        const signed = await sign(id, null);
+        const signed = await sign(id, null, lookups);
         const fresh = signed.status === 'signed';
-        const sent = fresh ? await broadcast(signed) : signed;
+        const sent = fresh ? await broadcast(signed, lookups) : signed;
         if (goal === 'broadcast' && i === ids.length - 1) return;
-        await watchConfirmation(sent, deadline, fresh, merchantOf);
+        await watchConfirmation(sent, deadline, fresh, lookups);
       }
     },
   };

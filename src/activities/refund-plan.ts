@@ -1,7 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Address } from 'viem';
 import { onChainBalance } from '../chains/balances';
-import { gasTermsFor, maxCostOf } from '../chains/payouts';
 import type { Database } from '../db/client';
 import { findSession } from '../db/queries/checkout-sessions';
 import { findPaymentException, lockPaymentException, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
@@ -9,8 +8,8 @@ import { findSimpleOrder } from '../db/queries/simple-orders';
 import { insertPayoutsOnce, listRefundPayouts, outgoingUnconfirmed, type NewPayout } from '../db/queries/payouts';
 import { isRefundable } from '../domain/exceptions';
 import { newPayoutId } from '../domain/ids';
-import { NATIVE_ASSET } from '../domain/ledger';
 import type { PayoutChains } from './payout-chains';
+import { fundingOf, gasPayout, termsColumns } from './payout-plan';
 
 // Decisions §12 "refund": an exception's money sent back on chain from the deposit address it
 // arrived at, through the payout machinery (rows before signing, the signed bytes before broadcast,
@@ -66,8 +65,7 @@ export async function planExceptionRefund(db: Database, chains: PayoutChains, ex
   if (held - leaving < exception.amountMicro) throw refused(`${deposit} holds ${held - leaving} of the ${exception.amountMicro} to refund`);
 
   const order = { token, to, amount: exception.amountMicro };
-  const terms = await gasTermsFor(client, deposit, order);
-  const needed = maxCostOf(terms) - (await client.publicClient.getBalance({ address: deposit }));
+  const funding = await fundingOf(client, deposit, [order]);
   const base = { paymentId: exception.paymentId, network: payment.network, exceptionId };
   const rows: NewPayout[] = [
     {
@@ -79,12 +77,10 @@ export async function planExceptionRefund(db: Database, chains: PayoutChains, ex
       fromAddress: deposit,
       toAddress: to,
       amount: exception.amountMicro.toString(),
-      gasLimit: terms.gasLimit.toString(),
-      maxFeePerGas: terms.maxFeePerGas.toString(),
-      maxPriorityFeePerGas: terms.maxPriorityFeePerGas.toString(),
+      ...termsColumns(funding.terms[0]!),
     },
   ];
-  if (needed > 0n) rows.unshift({ ...base, id: newPayoutId(), kind: 'gas', asset: NATIVE_ASSET, token: null, fromAddress: chains.treasury(), toAddress: deposit, amount: needed.toString() });
+  if (funding.shortfall > 0n) rows.unshift(gasPayout(base, chains.treasury(), deposit, funding));
 
   return db.transaction(async (tx) => {
     // Under the exception's lock: an acceptance holding it first leaves the status accepted.

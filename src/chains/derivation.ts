@@ -1,6 +1,6 @@
 import { pbkdf2Sync } from 'node:crypto';
-import type { Address } from 'viem';
-import { HDKey, hdKeyToAccount, type HDAccount } from 'viem/accounts';
+import { toHex, type Address } from 'viem';
+import { HDKey, hdKeyToAccount, privateKeyToAccount, type HDAccount, type PrivateKeyAccount } from 'viem/accounts';
 
 // Every key of the platform comes from SETTLEMENT_MNEMONIC (BIP-39 seed, BIP-32/44 paths, coin type
 // 60 as every EVM wallet uses, so an operator can recover the funds with any standard wallet):
@@ -20,7 +20,7 @@ export const depositPath = (index: number) => `${DEPOSIT_BRANCH}/${checkedIndex(
 export interface SettlementKeys {
   treasury: HDAccount;
   /** The signing account of deposit address `index` (payouts move the money on from it). */
-  depositAccount: (index: number) => HDAccount;
+  depositAccount: (index: number) => PrivateKeyAccount;
   depositAddress: (index: number) => Address;
 }
 
@@ -29,7 +29,11 @@ export function settlementKeys(mnemonic: string): SettlementKeys {
   // for every address, and a watcher asks for many.
   const normalized = mnemonic.normalize('NFKD').trim().split(/\s+/).join(' ');
   const master = HDKey.fromMasterSeed(pbkdf2Sync(normalized, 'mnemonic', 2048, 64, 'sha512'));
-  const depositAccount = (index: number) => hdKeyToAccount(master, { path: depositPath(index) });
+  // The deposit branch is derived once: each address is then one child step instead of five, and each
+  // step computes a public key (an elliptic-curve multiplication). Payout signers and new deposit
+  // addresses are derived per payment.
+  const branch = master.derive(DEPOSIT_BRANCH);
+  const depositAccount = (index: number) => privateKeyToAccount(toHex(branch.deriveChild(checkedIndex(index)).privateKey!));
   return {
     treasury: hdKeyToAccount(master, { path: TREASURY_PATH }),
     depositAccount,

@@ -36,24 +36,41 @@ const callOf = (order: TransferOrder) =>
     ? { to: order.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [order.to, order.amount] }), value: 0n }
     : { to: order.to, data: undefined, value: order.amount };
 
-/**
- * Gas and fees for a transfer: the node's gas estimate with a margin, and fees that survive a base
- * fee doubling (a stored transaction may be sent again minutes later).
- */
-export async function gasTermsFor(client: ChainClient, from: Address, order: TransferOrder): Promise<GasTerms> {
+/** The chain's fees at one moment, shared by every transfer a plan signs. */
+export interface FeeQuote {
+  baseFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/** The latest base fee and the node's priority fee: concurrent calls, so one batched HTTP request. */
+export async function feeQuote(client: ChainClient): Promise<FeeQuote> {
+  const [block, maxPriorityFeePerGas] = await Promise.all([client.publicClient.getBlock({ blockTag: 'latest' }), client.publicClient.estimateMaxPriorityFeePerGas()]);
+  // A chain without EIP-1559 has no base fee: its gas price stands in.
+  return { baseFeePerGas: block.baseFeePerGas ?? (await client.publicClient.getGasPrice()), maxPriorityFeePerGas };
+}
+
+/** Fees that survive a base fee doubling: a stored transaction may be sent again minutes later. */
+export const termsUnder = (quote: FeeQuote, gasLimit: bigint): GasTerms => ({
+  gasLimit,
+  maxFeePerGas: quote.baseFeePerGas * 2n + quote.maxPriorityFeePerGas,
+  maxPriorityFeePerGas: quote.maxPriorityFeePerGas,
+});
+
+/** A native coin transfer's terms (its gas is fixed). */
+export const nativeTransferTerms = (quote: FeeQuote) => termsUnder(quote, NATIVE_TRANSFER_GAS);
+
+/** The node's gas estimate for a token transfer, with a margin; a native transfer's fixed gas. */
+export async function gasLimitFor(client: ChainClient, from: Address, order: TransferOrder): Promise<bigint> {
+  if (!order.token) return NATIVE_TRANSFER_GAS;
   const call = callOf(order);
-  const [estimate, fees] = await Promise.all([
-    order.token ? client.publicClient.estimateGas({ account: from, to: call.to, data: call.data, value: call.value }) : Promise.resolve(NATIVE_TRANSFER_GAS),
-    client.publicClient.estimateFeesPerGas(),
-  ]);
-  const block = await client.publicClient.getBlock({ blockTag: 'latest' });
-  const base = block.baseFeePerGas ?? fees.maxFeePerGas;
-  const priority = fees.maxPriorityFeePerGas;
-  return {
-    gasLimit: order.token ? (estimate * GAS_MARGIN_PERCENT) / 100n : NATIVE_TRANSFER_GAS,
-    maxFeePerGas: base * 2n + priority,
-    maxPriorityFeePerGas: priority,
-  };
+  const estimate = await client.publicClient.estimateGas({ account: from, to: call.to, data: call.data, value: call.value });
+  return (estimate * GAS_MARGIN_PERCENT) / 100n;
+}
+
+/** Gas and fees for one transfer on its own (a plan with several takes one quote for all). */
+export async function gasTermsFor(client: ChainClient, from: Address, order: TransferOrder): Promise<GasTerms> {
+  const [gasLimit, quote] = await Promise.all([gasLimitFor(client, from, order), feeQuote(client)]);
+  return termsUnder(quote, gasLimit);
 }
 
 /** The most a transfer with these terms can cost its sender, in wei. */
@@ -114,8 +131,8 @@ export interface PayoutReceipt {
 /** The receipt of a hash with its confirmations (1 = in the latest block), or null while none exists. */
 export async function receiptOf(client: ChainClient, hash: Hash): Promise<PayoutReceipt | null> {
   try {
-    const receipt = await client.publicClient.getTransactionReceipt({ hash });
-    const head = await client.publicClient.getBlockNumber({ cacheTime: 0 });
+    // Asked together, so one batched HTTP request.
+    const [receipt, head] = await Promise.all([client.publicClient.getTransactionReceipt({ hash }), client.publicClient.getBlockNumber({ cacheTime: 0 })]);
     return {
       status: receipt.status,
       blockNumber: receipt.blockNumber,

@@ -40,6 +40,12 @@ describe('payout of a chain-verified checkout session', () => {
       ['merchant', depositAddress, m.wallet, split.merchant],
       ['commission', depositAddress, own.treasury, split.commission],
     ]);
+    // One fee quote for the plan: all three rows carry terms from it, and the gas sent is exactly
+    // what the two token transfers can cost at most (the fresh deposit address held none).
+    const [gas, ...transfers] = payouts;
+    expect(gas!.gasLimit).toBe(21_000n);
+    expect(new Set(payouts.map((p) => p.maxFeePerGas)).size).toBe(1);
+    expect(gas!.amount).toBe(transfers.reduce((sum, p) => sum + p.gasLimit! * p.maxFeePerGas!, 0n));
     expect(await balanceOf(chain, token, m.wallet)).toBe(split.merchant);
     expect((await balanceOf(chain, token, own.treasury)) - treasuryTokensBefore).toBe(split.commission);
     expect(await balanceOf(chain, token, depositAddress)).toBe(0n);

@@ -48,6 +48,9 @@ export interface PayoutView {
   txHash: string | null;
   replaced: string[];
   feeWei: bigint | null;
+  /** The stored terms the transfer is signed with. */
+  gasLimit: bigint | null;
+  maxFeePerGas: bigint | null;
 }
 
 export async function payoutsOf(ctx: TestContext, paymentId: string): Promise<PayoutView[]> {
@@ -64,6 +67,8 @@ export async function payoutsOf(ctx: TestContext, paymentId: string): Promise<Pa
     txHash: r.tx_hash,
     replaced: r.replaced_hashes,
     feeWei: r.fee_wei === null ? null : BigInt(r.fee_wei),
+    gasLimit: r.gas_limit === null ? null : BigInt(r.gas_limit),
+    maxFeePerGas: r.max_fee_per_gas === null ? null : BigInt(r.max_fee_per_gas),
   }));
 }
 
