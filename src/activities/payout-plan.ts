@@ -5,7 +5,7 @@ import type { Database } from '../db/client';
 import { parseEvmAddress } from '../chains/addresses';
 import { findSession } from '../db/queries/checkout-sessions';
 import { findSimpleOrder } from '../db/queries/simple-orders';
-import { insertPayoutsOnce, listPayouts, type NewPayout } from '../db/queries/payouts';
+import { insertPayoutsOnce, listPayouts, type NewPayout, type PayoutRow } from '../db/queries/payouts';
 import { findTransaction } from '../db/queries/transactions';
 import { newPayoutId } from '../domain/ids';
 import { NATIVE_ASSET } from '../domain/ledger';
@@ -15,11 +15,11 @@ import { payoutImpossible, type PayoutChains } from './payout-chains';
  * Decisions §11: a completed chain-verified session's payouts, written before anything is signed:
  * the merchant's net to its wallet, the commission to the treasury, and (when the deposit address
  * lacks it) the native coin for those two transfers' gas, from the treasury. Planned once: a retry
- * returns the rows already written. Returns their ids in sending order (gas first).
+ * returns the rows already written. Returns them in sending order (gas first).
  */
-export async function planSessionPayouts(db: Database, chains: PayoutChains, paymentId: string): Promise<string[]> {
+export async function planSessionPayouts(db: Database, chains: PayoutChains, paymentId: string): Promise<PayoutRow[]> {
   const planned = await listPayouts(db, paymentId);
-  if (planned.length > 0) return planned.map((p) => p.id);
+  if (planned.length > 0) return planned;
   const [session, tx] = await Promise.all([findSession(db, paymentId), findTransaction(db, paymentId)]);
   if (!session || !tx || tx.status !== 'completed') throw payoutImpossible(`${paymentId} has no completed transaction`);
   if (!session.depositAddress) throw payoutImpossible(`${paymentId} has no deposit address`);
@@ -48,17 +48,17 @@ export async function planSessionPayouts(db: Database, chains: PayoutChains, pay
     ...termsColumns(funding.terms[i]!),
   }));
   if (funding.shortfall > 0n && rows.length > 0) rows.unshift(gasPayout(base, treasury, deposit, funding));
-  return (await insertPayoutsOnce(db, rows)).map((p) => p.id);
+  return insertPayoutsOnce(db, rows);
 }
 
 /**
  * Decisions §11 for the simple API: a settled chain-verified order pays everything it received to
  * the customer's wallet (the simple API takes no commission), with the gas for that transfer from
- * the treasury when the deposit address lacks it. Planned once, like a session's; ids gas first.
+ * the treasury when the deposit address lacks it. Planned once, like a session's; gas first.
  */
-export async function planOrderPayouts(db: Database, chains: PayoutChains, code: string): Promise<string[]> {
+export async function planOrderPayouts(db: Database, chains: PayoutChains, code: string): Promise<PayoutRow[]> {
   const planned = await listPayouts(db, code);
-  if (planned.length > 0) return planned.map((p) => p.id);
+  if (planned.length > 0) return planned;
   const order = await findSimpleOrder(db, code);
   if (!order || order.status !== 'settled' || order.verification !== 'chain' || order.receivedMicro === null) throw payoutImpossible(`${code} is not a settled chain-verified order`);
   if (!order.chainDepositAddress) throw payoutImpossible(`${code} has no deposit address`);
@@ -85,7 +85,7 @@ export async function planOrderPayouts(db: Database, chains: PayoutChains, code:
     },
   ];
   if (funding.shortfall > 0n) rows.unshift(gasPayout(base, chains.treasury(), deposit, funding));
-  return (await insertPayoutsOnce(db, rows)).map((p) => p.id);
+  return insertPayoutsOnce(db, rows);
 }
 
 /** What a plan's transfers out of a deposit address need: each one's terms, and the native coin the address lacks to pay their gas. */

@@ -4,10 +4,10 @@ import { broadcastSigned, gasTermsFor, minedNonce, pendingNonce, receiptOf, sign
 import type { ChainSettings } from '../config';
 import type { Database } from '../db/client';
 import { findSession } from '../db/queries/checkout-sessions';
-import { writePosting } from '../db/queries/ledger';
+import { writePostings } from '../db/queries/ledger';
 import { resolvePaymentException } from '../db/queries/payment-exceptions';
 import { updateSimpleOrder } from '../db/queries/simple-orders';
-import { allocateNonce, findPayout, lockPayout, updatePayout, type PayoutRow } from '../db/queries/payouts';
+import { allocateNonce, confirmPayoutOnce, findPayout, findPayouts, lockPayout, updatePayout, type PayoutRow } from '../db/queries/payouts';
 import { setPayoutReference } from '../db/queries/transactions';
 import { explorerUrlFor } from '../domain/deposit-fact';
 import { payoutConfirmed } from '../domain/ledger';
@@ -38,6 +38,7 @@ export interface PayoutResult {
 }
 
 const missing = (id: string) => payoutImpossible(`no payout ${id}`);
+const idsOf = (rows: PayoutRow[]) => rows.map((p) => p.id);
 const termsOf = (p: PayoutRow): GasTerms | null =>
   p.gasLimit && p.maxFeePerGas && p.maxPriorityFeePerGas
     ? { gasLimit: BigInt(p.gasLimit), maxFeePerGas: BigInt(p.maxFeePerGas), maxPriorityFeePerGas: BigInt(p.maxPriorityFeePerGas) }
@@ -70,9 +71,13 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
     };
   }
 
-  /** Signs (or, with `replacing`, signs anew after another transaction took the nonce) and stores it. */
-  async function sign(id: string, replacing: string | null, lookups: BatchLookups): Promise<PayoutRow> {
-    const before = await findPayout(db, id);
+  /**
+   * Signs (or, with `replacing`, signs anew after another transaction took the nonce) and stores it.
+   * `known` is the row as this attempt read it (its terms, sender and amount never change); whether
+   * it still needs a signature is decided under the row's lock.
+   */
+  async function sign(id: string, replacing: string | null, lookups: BatchLookups, known?: PayoutRow): Promise<PayoutRow> {
+    const before = known ?? (await findPayout(db, id));
     if (!before) throw missing(id);
     if (before.signedTx && before.txHash !== replacing) return before;
     const client = chains.client(before.network);
@@ -131,17 +136,20 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
   async function confirm(row: PayoutRow, receipt: { blockNumber: bigint; feeWei: bigint }, lookups: BatchLookups): Promise<PayoutRow> {
     const merchantId = await lookups.merchantOf(row.paymentId);
     return db.transaction(async (tx) => {
-      const locked = await lockPayout(tx, row.id);
-      if (!locked) throw missing(row.id);
-      if (locked.status === 'confirmed' || locked.txHash !== row.txHash) return locked;
-      const changes = { status: 'confirmed' as const, blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() };
-      await updatePayout(tx, row.id, changes);
-      const confirmed = { ...locked, merchantId, amount: BigInt(locked.amount), txHash: locked.txHash!, feeWei: receipt.feeWei };
-      for (const posting of payoutConfirmed(confirmed, chains.treasury())) await writePosting(tx, posting);
-      if (row.kind === 'merchant') await setPayoutReference(tx, row.paymentId, { transactionHash: locked.txHash!, explorerUrl: explorerUrlFor(row.network, locked.txHash!) });
+      const changes = { blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() };
+      const updated = await confirmPayoutOnce(tx, row.id, row.txHash!, changes);
+      if (!updated) {
+        // Confirmed by another attempt, or its transaction replaced: the row as it stands.
+        const current = await findPayout(tx, row.id);
+        if (!current) throw missing(row.id);
+        return current;
+      }
+      const confirmed = { ...updated, merchantId, amount: BigInt(updated.amount), txHash: updated.txHash!, feeWei: receipt.feeWei };
+      await writePostings(tx, payoutConfirmed(confirmed, chains.treasury()));
+      if (row.kind === 'merchant') await setPayoutReference(tx, row.paymentId, { transactionHash: updated.txHash!, explorerUrl: explorerUrlFor(row.network, updated.txHash!) });
       // The money is back with the customer: the exception is resolved with the transfer that did it.
-      if (row.kind === 'refund' && locked.exceptionId) await resolvePaymentException(tx, locked.exceptionId, 'refunded');
-      return { ...locked, ...changes };
+      if (row.kind === 'refund' && updated.exceptionId) await resolvePaymentException(tx, updated.exceptionId, 'refunded');
+      return updated;
     });
   }
 
@@ -178,20 +186,23 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
     return { kind: row.kind, status: 'confirmed', txHash: row.txHash! };
   }
 
-  function planBatch(batch: PayoutBatch): Promise<string[]> {
+  async function planBatch(batch: PayoutBatch): Promise<PayoutRow[]> {
     if ('session' in batch) return planSessionPayouts(db, chains, batch.session);
     if ('order' in batch) return planOrderPayouts(db, chains, batch.order);
-    return Promise.resolve(batch.planned);
+    const rows = await findPayouts(db, batch.planned);
+    const absent = batch.planned.find((id) => !rows.some((r) => r.id === id));
+    if (absent) throw missing(absent);
+    return rows;
   }
 
   return {
     async planPayouts(paymentId: string): Promise<string[]> {
-      return planSessionPayouts(db, chains, paymentId);
+      return idsOf(await planSessionPayouts(db, chains, paymentId));
     },
 
     /** A settled chain-verified simple order's payout to the customer's wallet, planned once. */
     async planOrderPayouts(code: string): Promise<string[]> {
-      return planOrderPayouts(db, chains, code);
+      return idsOf(await planOrderPayouts(db, chains, code));
     },
 
     /** An exception's money back to `address` (EIP-55, checked by the caller and again here), planned once. */
@@ -228,12 +239,12 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
     async sendPayouts(batch: PayoutBatch, goal: PayoutGoal): Promise<void> {
       const deadline = Date.now() + CONFIRM_WATCH_MS;
       const lookups = batchLookups();
-      const ids = await planBatch(batch);
-      for (const [i, id] of ids.entries()) {
-        const signed = await sign(id, null, lookups);
+      const rows = await planBatch(batch);
+      for (const [i, row] of rows.entries()) {
+        const signed = await sign(row.id, null, lookups, row);
         const fresh = signed.status === 'signed';
         const sent = fresh ? await broadcast(signed, lookups) : signed;
-        if (goal === 'broadcast' && i === ids.length - 1) return;
+        if (goal === 'broadcast' && i === rows.length - 1) return;
         await watchConfirmation(sent, deadline, fresh, lookups);
       }
     },

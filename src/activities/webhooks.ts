@@ -8,7 +8,6 @@ import { findSite } from '../db/queries/sites';
 import { findTransaction } from '../db/queries/transactions';
 import {
   findDeliveryWithEvent,
-  findEndpoint,
   insertDeliveriesOnce,
   insertEventOnce,
   listEnabledEndpoints,
@@ -17,6 +16,7 @@ import {
   finishAttempt,
   setDeliveryStatus,
   type DeliveryRow,
+  type EndpointRow,
 } from '../db/queries/webhooks';
 import { issueWebhookSecret } from '../domain/credentials';
 import { isFiatCurrency } from '../domain/currencies';
@@ -56,9 +56,9 @@ export const USER_AGENT = 'svc-webhooks/1.0';
 
 /** Webhook side effects: the event row, its deliveries, and one signed POST per attempt. */
 export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webhooks, startDelivery, now }: WebhookActivityDeps) {
-  async function secretFor(delivery: DeliveryRow): Promise<string> {
+  /** `endpoint` is the delivery's endpoint as its attempt read it (null when deleted, or when another secret signs). */
+  async function secretFor(delivery: DeliveryRow, endpoint: EndpointRow | null): Promise<string> {
     if (delivery.secretSource === 'endpoint') {
-      const endpoint = await findEndpoint(db, delivery.secretRef);
       if (!endpoint) throw ApplicationFailure.nonRetryable(`endpoint ${delivery.secretRef} is gone`, 'DeliveryRefused');
       return decryptSecret(secretsKey, endpoint.secretEncrypted);
     }
@@ -204,10 +204,10 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
     async deliverWebhook(deliveryId: string): Promise<void> {
       const found = await findDeliveryWithEvent(db, deliveryId);
       if (!found) throw ApplicationFailure.nonRetryable(`no delivery ${deliveryId}`, 'DeliveryRefused');
-      const { delivery, event } = found;
+      const { delivery, event, endpoint } = found;
       if (delivery.status === 'succeeded') return;
       if (!event) throw ApplicationFailure.nonRetryable(`no event ${delivery.eventId}`, 'DeliveryRefused');
-      const secret = await secretFor(delivery);
+      const secret = await secretFor(delivery, endpoint);
       const t = Math.floor(now().getTime() / 1000);
       const attemptId = await beginAttempt(db, deliveryId);
       const result = await postWebhook({

@@ -177,6 +177,22 @@ describe('signed webhook deliveries', () => {
     expect(scheduled.map((a) => [a.activityType?.name, a.activityId])).toEqual([['deliverWebhook', delivery.id]]);
   });
 
+  it('stops a delivery at its next attempt once its endpoint is deleted: the secret is gone, nothing more is sent', async () => {
+    const r = await receiver(() => ({ status: 500 }));
+    const m = await merchantWithEndpoint(`${r.url}/deleted`);
+    const s = await openSession(m.apiKey);
+    await pay(s, 'payment.failed');
+    await eventually(async () => r.received.length, (n) => n >= 1, 10_000, 'the first attempt');
+    const [endpoint] = (await ctx.app.inject({ method: 'GET', url: `/admin/v1/merchants/${m.id}/webhook-endpoints`, headers: adminHeaders })).json().endpoints;
+    expect((await ctx.app.inject({ method: 'DELETE', url: `/admin/v1/merchants/${m.id}/webhook-endpoints/${endpoint.id}`, headers: adminHeaders })).statusCode).toBe(200);
+    const [delivery] = await eventually(() => deliveriesOf(s.id), (ds) => ds[0]?.status === 'failed', 20_000, 'the delivery given up');
+    const sent = r.received.length;
+    // The attempt after the delete read no endpoint: refused before signing, logged as no attempt.
+    expect(delivery.attempts).toHaveLength(sent);
+    await new Promise((done) => setTimeout(done, 2_000));
+    expect(r.received).toHaveLength(sent);
+  });
+
   it('treats a reply slower than the timeout, and a redirect, as failures', async () => {
     const r = await receiver((_d, i) => (i === 0 ? { status: 200, delayMs: 1500 } : i === 1 ? { status: 302, location: 'http://127.0.0.1:1/' } : { status: 204 }));
     const m = await merchantWithEndpoint(`${r.url}/slow`);

@@ -4,27 +4,27 @@ import type { DatabaseOrTransaction } from '../client';
 import { ledgerEntries } from '../schema';
 
 /**
- * Writes a posting once, inside the caller's transaction (the state change that caused it). A posting
- * id already written is left as it is, so a retried activity posts nothing twice.
+ * Writes postings once, inside the caller's transaction (the state change that caused them), in one
+ * statement. A posting id already written is left as it is, so a retried activity posts nothing twice.
  */
-export async function writePosting(tx: DatabaseOrTransaction, posting: Posting): Promise<void> {
-  if (posting.lines.length === 0) return;
-  await tx
-    .insert(ledgerEntries)
-    .values(
-      posting.lines.map((l, i) => ({
-        postingId: posting.postingId,
-        line: i + 1,
-        account: l.account,
-        asset: posting.asset,
-        network: posting.network,
-        amount: l.amount.toString(),
-        paymentId: posting.paymentId,
-        txHash: posting.txHash,
-      })),
-    )
-    .onConflictDoNothing({ target: [ledgerEntries.postingId, ledgerEntries.line] });
+export async function writePostings(tx: DatabaseOrTransaction, postings: Posting[]): Promise<void> {
+  const rows = postings.flatMap((posting) =>
+    posting.lines.map((l, i) => ({
+      postingId: posting.postingId,
+      line: i + 1,
+      account: l.account,
+      asset: posting.asset,
+      network: posting.network,
+      amount: l.amount.toString(),
+      paymentId: posting.paymentId,
+      txHash: posting.txHash,
+    })),
+  );
+  if (rows.length === 0) return;
+  await tx.insert(ledgerEntries).values(rows).onConflictDoNothing({ target: [ledgerEntries.postingId, ledgerEntries.line] });
 }
+
+export const writePosting = (tx: DatabaseOrTransaction, posting: Posting) => writePostings(tx, [posting]);
 
 export interface AccountBalance {
   account: string;

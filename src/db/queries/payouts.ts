@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { payoutNonces, payouts } from '../schema';
 
@@ -14,10 +14,15 @@ const KIND_ORDER = sql`case ${payouts.kind} when 'gas' then 0 when 'merchant' th
  */
 export async function insertPayoutsOnce(db: DatabaseOrTransaction, rows: NewPayout[]): Promise<PayoutRow[]> {
   if (rows.length === 0) return [];
-  await db.insert(payouts).values(rows).onConflictDoNothing({ target: [payouts.paymentId, payouts.kind, payouts.exceptionId] });
+  const inserted = await db.insert(payouts).values(rows).onConflictDoNothing({ target: [payouts.paymentId, payouts.kind, payouts.exceptionId] }).returning();
+  // All new (the common case): one round trip, in sending order. A repeat reads what the first plan wrote.
+  if (inserted.length === rows.length) return inserted.sort((a, b) => kindRank(a.kind) - kindRank(b.kind));
   const exceptionId = rows[0]!.exceptionId ?? null;
   return exceptionId ? listRefundPayouts(db, exceptionId) : listPayouts(db, rows[0]!.paymentId);
 }
+
+/** KIND_ORDER, for rows already read. */
+const kindRank = (kind: PayoutRow['kind']) => (kind === 'gas' ? 0 : kind === 'merchant' || kind === 'customer' ? 1 : 2);
 
 /** The payment's own payouts (its settlement), without the refunds of its exceptions. */
 export async function listPayouts(db: DatabaseOrTransaction, paymentId: string): Promise<PayoutRow[]> {
@@ -36,6 +41,27 @@ export async function listRefundPayouts(db: DatabaseOrTransaction, exceptionId: 
 
 export async function findPayout(db: DatabaseOrTransaction, id: string): Promise<PayoutRow | undefined> {
   const [row] = await db.select().from(payouts).where(eq(payouts.id, id));
+  return row;
+}
+
+/** Planned rows by id, in the order of `ids`. */
+export async function findPayouts(db: DatabaseOrTransaction, ids: string[]): Promise<PayoutRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select().from(payouts).where(inArray(payouts.id, ids));
+  return ids.flatMap((id) => rows.filter((r) => r.id === id));
+}
+
+/**
+ * The confirmation, written only if the row is not confirmed yet and still carries `txHash`: the
+ * update takes the row's lock and re-checks both after any writer before it, so one caller confirms
+ * (and posts) and the others get nothing back.
+ */
+export async function confirmPayoutOnce(tx: DatabaseOrTransaction, id: string, txHash: string, changes: Partial<NewPayout>): Promise<PayoutRow | undefined> {
+  const [row] = await tx
+    .update(payouts)
+    .set({ ...changes, status: 'confirmed' })
+    .where(and(eq(payouts.id, id), eq(payouts.txHash, txHash), ne(payouts.status, 'confirmed')))
+    .returning();
   return row;
 }
 

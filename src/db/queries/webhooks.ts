@@ -33,11 +33,6 @@ export async function listEnabledEndpoints(db: DatabaseOrTransaction, merchantId
     .orderBy(asc(webhookEndpoints.createdAt));
 }
 
-export async function findEndpoint(db: DatabaseOrTransaction, id: string): Promise<EndpointRow | undefined> {
-  const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
-  return row;
-}
-
 /** Every endpoint of a merchant, enabled or not, oldest first (the operators' listing). */
 export async function listEndpoints(db: DatabaseOrTransaction, merchantId: string): Promise<EndpointRow[]> {
   return db
@@ -92,9 +87,20 @@ export async function findDelivery(db: DatabaseOrTransaction, id: string): Promi
   return row;
 }
 
-/** A delivery with its event, in one round trip: what every attempt reads before it signs. */
-export async function findDeliveryWithEvent(db: DatabaseOrTransaction, id: string): Promise<{ delivery: DeliveryRow; event: EventRow | null } | undefined> {
-  const [row] = await db.select({ delivery: webhookDeliveries, event: events }).from(webhookDeliveries).leftJoin(events, eq(events.id, webhookDeliveries.eventId)).where(eq(webhookDeliveries.id, id));
+/**
+ * A delivery with its event and, when an endpoint's secret signs it, that endpoint: what every
+ * attempt reads before it signs, in one round trip.
+ */
+export async function findDeliveryWithEvent(
+  db: DatabaseOrTransaction,
+  id: string,
+): Promise<{ delivery: DeliveryRow; event: EventRow | null; endpoint: EndpointRow | null } | undefined> {
+  const [row] = await db
+    .select({ delivery: webhookDeliveries, event: events, endpoint: webhookEndpoints })
+    .from(webhookDeliveries)
+    .leftJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .leftJoin(webhookEndpoints, and(eq(webhookDeliveries.secretSource, 'endpoint'), eq(webhookEndpoints.id, webhookDeliveries.secretRef)))
+    .where(eq(webhookDeliveries.id, id));
   return row;
 }
 
