@@ -6,7 +6,14 @@ export type PayoutRow = typeof payouts.$inferSelect;
 export type NewPayout = typeof payouts.$inferInsert;
 
 // Kinds in the order a payment's payouts are sent: gas first, then the deposit address's transfers.
-const KIND_ORDER = sql`case ${payouts.kind} when 'gas' then 0 when 'merchant' then 1 when 'customer' then 1 else 2 end`;
+// One table for both the queries' ORDER BY and rows already in hand (a plan's insert).
+const SENDING_RANK: Record<PayoutRow['kind'], number> = { gas: 0, merchant: 1, customer: 1, commission: 2, refund: 2 };
+const KIND_ORDER = sql.join([
+  sql`case ${payouts.kind}`,
+  ...Object.entries(SENDING_RANK).map(([kind, rank]) => sql`when ${kind} then ${sql.raw(String(rank))}`),
+  sql`end`,
+], sql` `);
+const bySendingOrder = (a: PayoutRow, b: PayoutRow) => SENDING_RANK[a.kind] - SENDING_RANK[b.kind];
 
 /**
  * One plan's payouts (the payment's settlement, or one exception's refund), planned once: rows already
@@ -16,13 +23,10 @@ export async function insertPayoutsOnce(db: DatabaseOrTransaction, rows: NewPayo
   if (rows.length === 0) return [];
   const inserted = await db.insert(payouts).values(rows).onConflictDoNothing({ target: [payouts.paymentId, payouts.kind, payouts.exceptionId] }).returning();
   // All new (the common case): one round trip, in sending order. A repeat reads what the first plan wrote.
-  if (inserted.length === rows.length) return inserted.sort((a, b) => kindRank(a.kind) - kindRank(b.kind));
+  if (inserted.length === rows.length) return inserted.sort(bySendingOrder);
   const exceptionId = rows[0]!.exceptionId ?? null;
   return exceptionId ? listRefundPayouts(db, exceptionId) : listPayouts(db, rows[0]!.paymentId);
 }
-
-/** KIND_ORDER, for rows already read. */
-const kindRank = (kind: PayoutRow['kind']) => (kind === 'gas' ? 0 : kind === 'merchant' || kind === 'customer' ? 1 : 2);
 
 /** The payment's own payouts (its settlement), without the refunds of its exceptions. */
 export async function listPayouts(db: DatabaseOrTransaction, paymentId: string): Promise<PayoutRow[]> {
