@@ -1,5 +1,6 @@
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { withPreparedStatements } from './prepared-statements';
 import { withQueryDeadline } from './query-deadline';
 import * as schema from './schema';
 
@@ -38,6 +39,6 @@ export function createDb(url: string, options: DbOptions = {}): DbHandle {
     connection: { statement_timeout: options.statementTimeoutMs ?? 30_000 },
   });
   const sql = options.queryDeadlineMs ? withQueryDeadline(raw, options.queryDeadlineMs) : raw;
-  const db = drizzle(sql, { schema });
+  const db = drizzle(withPreparedStatements(sql), { schema });
   return { db, sql, close: () => raw.end({ timeout: 5 }) };
 }
