@@ -25,10 +25,11 @@ const FOLDED_PATCHES: Record<number, readonly string[]> = {
     'deliveries-from-activity',
   ],
   2: ['deliveries-in-run', 'transitions-with-events'],
+  3: ['delivery-first-attempt-local'],
 };
 
 /** The engine version new checkout sessions start with. */
-export const CHECKOUT_SESSION_ENGINE = 2;
+export const CHECKOUT_SESSION_ENGINE = 3;
 
 export function featuresOf(engine: number | undefined): Feature {
   const folded = new Set(Object.entries(FOLDED_PATCHES).flatMap(([version, ids]) => (Number(version) <= (engine ?? 0) ? ids : [])));

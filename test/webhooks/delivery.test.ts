@@ -175,6 +175,12 @@ describe('signed webhook deliveries', () => {
     const history = await handle.fetchHistory();
     const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
     expect(scheduled.map((a) => [a.activityType?.name, a.activityId])).toEqual([['deliverWebhook', delivery.id]]);
+    // Its first attempt was a local activity (patch delivery-first-attempt-local), the retries that
+    // activity, after the schedule's first interval (a timer).
+    const markers = (history.events ?? []).flatMap((e) => (e.markerRecordedEventAttributes?.markerName === 'core_local_activity' ? [Buffer.from(e.markerRecordedEventAttributes.details!.data!.payloads![0]!.data!).toString('utf8')] : []));
+    expect(markers.filter((m) => m.includes('"deliverWebhook"'))).toHaveLength(1);
+    const timers = (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes?.startToFireTimeout ? [e.timerStartedEventAttributes.startToFireTimeout] : []));
+    expect(timers.filter((t) => Number(t.seconds ?? 0) === 0 && t.nanos === 500_000_000)).toHaveLength(1);
   });
 
   it('stops a delivery at its next attempt once its endpoint is deleted: the secret is gone, nothing more is sent', async () => {

@@ -85,7 +85,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   const feature = featuresOf(input.engine);
   const { records, events, proof } = feature('local-database-writes') ? asLocalActivities : asActivities;
   // Deliveries this run posts itself (patch deliveries-in-run); it ends once they are done.
-  const deliveries = inRunDeliveries(events.markDeliveryFailed);
+  const deliveries = inRunDeliveries(events.markDeliveryFailed, feature);
   let status: PaymentStatus = 'pending';
   let providerPaymentId: string | null = null;
   let lateEvents = 0;

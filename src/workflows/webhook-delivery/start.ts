@@ -2,7 +2,7 @@ import { ParentClosePolicy, patched, startChild, WorkflowIdReusePolicy } from '@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { EmittedEvent } from '../../activities/webhooks';
 import type { Feature } from '../engine-version';
-import { deliverWithRetries, webhookDelivery } from './workflow';
+import { deliverFirstLocally, deliverWithRetries, webhookDelivery } from './workflow';
 
 /**
  * A delivery workflow per target of an emitted event (workflow id = delivery id), abandoned by its
@@ -30,14 +30,16 @@ export async function startDeliveries(emitted: EmittedEvent): Promise<void> {
  * goes out. Temporal's retries leave no history, so a failing receiver costs the run nothing but
  * staying open for the retry window; a succeeding one costs an activity's three events instead of a
  * workflow of its own (start, two workflow tasks, the activity, completion, and their visibility
- * records). The run must not end before `done()`.
+ * records). Since patch delivery-first-attempt-local a receiver that answers the first attempt costs
+ * one local activity's marker, and the durable activity only carries the retries. The run must not
+ * end before `done()`.
  */
 export interface InRunDeliveries {
   start(emitted: EmittedEvent): void;
   done(): boolean;
 }
 
-export function inRunDeliveries(markFailed: (deliveryId: string) => Promise<void>): InRunDeliveries {
+export function inRunDeliveries(markFailed: (deliveryId: string) => Promise<void>, feature: Feature = patched): InRunDeliveries {
   let open = 0;
   // An event announced again returns the same delivery ids; one activity per delivery (its id) in a run.
   const started = new Set<string>();
@@ -49,7 +51,10 @@ export function inRunDeliveries(markFailed: (deliveryId: string) => Promise<void
         open++;
         // deliverWithRetries settles every outcome of the POSTs itself; markFailed is retried until
         // the database is back, so a rejection here is the run being torn down, not a lost delivery.
-        void deliverWithRetries({ deliveryId, retry: emitted.retry }, { markFailed, activityIdIsDelivery: true })
+        const input = { deliveryId, retry: emitted.retry };
+        // Since patch delivery-first-attempt-local the first attempt is a local activity (workflow.ts).
+        const delivered = feature('delivery-first-attempt-local') ? deliverFirstLocally(input, { markFailed }) : deliverWithRetries(input, { markFailed, activityIdIsDelivery: true });
+        void delivered
           .catch(() => 'failed')
           .finally(() => open--);
       }

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import { DATABASE_ACTIVITY } from '../activity-options';
 import type { WebhookActivities } from '../../activities/webhooks';
 
@@ -12,21 +12,25 @@ const records = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
  * retries add nothing to the calling run's history. Past the window the delivery is marked failed
  * by `markFailed` (the caller's kind of database write). With `activityIdIsDelivery` the activity's
  * id is the delivery id (in a payment's run, where its logs and the Temporal UI then name the delivery);
- * the delivery workflow keeps the SDK's ids, which its recorded histories carry.
+ * the delivery workflow keeps the SDK's ids, which its recorded histories carry. With
+ * `afterFirstAttempt` the first attempt was made elsewhere (deliverFirstLocally) and the first
+ * retry interval already waited: the schedule goes on from its second interval.
  */
 export async function deliverWithRetries(
   input: WebhookDeliveryInput,
-  { markFailed, activityIdIsDelivery = false }: { markFailed: (deliveryId: string) => Promise<void>; activityIdIsDelivery?: boolean },
+  { markFailed, activityIdIsDelivery = false, afterFirstAttempt = false }: { markFailed: (deliveryId: string) => Promise<void>; activityIdIsDelivery?: boolean; afterFirstAttempt?: boolean },
 ): Promise<'succeeded' | 'failed'> {
+  const baseMs = Math.round(input.retry.baseSeconds * 1000);
+  const maxMs = Math.round(input.retry.maxIntervalSeconds * 1000);
   const { deliverWebhook } = proxyActivities<WebhookActivities>({
     ...(activityIdIsDelivery ? { activityId: input.deliveryId } : {}),
     // The POST itself is bounded by WEBHOOK_TIMEOUT_MS (10 s); this covers the database around it.
     startToCloseTimeout: '30 seconds',
-    scheduleToCloseTimeout: Math.round(input.retry.windowHours * 3_600_000),
+    scheduleToCloseTimeout: Math.round(input.retry.windowHours * 3_600_000) - (afterFirstAttempt ? baseMs : 0),
     retry: {
-      initialInterval: Math.round(input.retry.baseSeconds * 1000),
+      initialInterval: afterFirstAttempt ? Math.min(2 * baseMs, maxMs) : baseMs,
       backoffCoefficient: 2,
-      maximumInterval: Math.round(input.retry.maxIntervalSeconds * 1000),
+      maximumInterval: maxMs,
       nonRetryableErrorTypes: ['DeliveryRefused'],
     },
   });
@@ -37,6 +41,34 @@ export async function deliverWithRetries(
     await markFailed(input.deliveryId);
     return 'failed';
   }
+}
+
+// A first attempt inside the workflow task (the run's own worker, no activity task): bounded like the
+// durable activity's attempts, never retried here.
+const firstAttempt = proxyLocalActivities<WebhookActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
+
+/**
+ * A delivery whose first attempt is a local activity (patch delivery-first-attempt-local, issue 14):
+ * a receiver that answers 2xx costs the run one marker instead of an activity's three events and the
+ * workflow task that carries its result back. The attempt is logged like any other (beginAttempt
+ * before the POST), so a worker dying mid-POST leaves it in the delivery log and the next worker's
+ * replay makes it again. Any other outcome is the durable activity's job after the schedule's first
+ * interval, as if the activity had made the first attempt itself; a refused target is given up at once.
+ * The local activity holds the workflow task for the POST (10 s at most): commands of the same task,
+ * such as the payout's activity, go to the server once it has answered.
+ */
+export async function deliverFirstLocally(input: WebhookDeliveryInput, options: { markFailed: (deliveryId: string) => Promise<void> }): Promise<'succeeded' | 'failed'> {
+  try {
+    await firstAttempt.deliverWebhook(input.deliveryId);
+    return 'succeeded';
+  } catch (err) {
+    if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'DeliveryRefused') {
+      await options.markFailed(input.deliveryId);
+      return 'failed';
+    }
+  }
+  await sleep(Math.round(input.retry.baseSeconds * 1000));
+  return deliverWithRetries(input, { ...options, activityIdIsDelivery: true, afterFirstAttempt: true });
 }
 
 /**
