@@ -25,7 +25,7 @@ const FOLDED_PATCHES: Record<number, readonly string[]> = {
     'deliveries-from-activity',
   ],
   2: ['deliveries-in-run', 'transitions-with-events'],
-  3: ['delivery-first-attempt-local'],
+  3: ['delivery-first-attempt-local', 'deadline-timers'],
 };
 
 /** The engine version new checkout sessions start with. */

@@ -106,6 +106,10 @@ describe('payout of a chain-verified checkout session', () => {
     });
     expect(localActivities.filter((a) => a !== 'deliverWebhook')).toEqual(['openSession', 'creditDeposit', 'completeSessionFromChain', 'emitPaymentEvent']);
     expect(localActivities.filter((a) => a === 'deliverWebhook')).toHaveLength(deliveries.length);
+    // One timer for the session's expiry, left to lapse, where each wake used to start and cancel
+    // one (patch deadline-timers).
+    expect((history.events ?? []).filter((e) => e.timerStartedEventAttributes)).toHaveLength(1);
+    expect((history.events ?? []).filter((e) => e.timerCanceledEventAttributes)).toEqual([]);
     // Started at the current engine version: no patch markers, and so no TemporalChangeVersion upserts.
     expect((history.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toEqual([]);
 

@@ -8,6 +8,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
   startChild,
   upsertSearchAttributes,
   WorkflowIdReusePolicy,
@@ -345,13 +346,27 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     }
   }
 
+  // Since patch deadline-timers a deadline is one timer for the whole run; before, every wait with a
+  // timeout started a timer and canceled it when a fact woke the run (two history events a wake).
+  const deadlineTimers = new Map<number, Promise<void>>();
+  /** Whether a command arrived before `deadline` (false once it has passed). */
+  async function commandBefore(deadline: number): Promise<boolean> {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return false;
+    if (!feature('deadline-timers')) return condition(() => queue.length > 0, remaining);
+    let timer = deadlineTimers.get(deadline);
+    if (!timer) deadlineTimers.set(deadline, (timer = sleep(remaining)));
+    // A wait the timer ended leaves its condition pending; the next command resolves it, harmlessly.
+    await Promise.race([condition(() => queue.length > 0), timer]);
+    return queue.length > 0;
+  }
+
   await records.openSession(input.paymentId);
   const expiresAtMs = Date.parse(input.expiresAt);
 
   while (!isTerminal(status)) {
     const deadline = claimDueMs === null ? expiresAtMs : Math.min(expiresAtMs, claimDueMs);
-    const remaining = deadline - Date.now();
-    const woke = remaining > 0 && (await condition(() => queue.length > 0, remaining));
+    const woke = await commandBefore(deadline);
     if (!woke && claimDueMs !== null && Date.now() < expiresAtMs) {
       // The provider's success was not credited in time: recorded once, never completed.
       const shortfall = await proof.recordShortfall(input.paymentId, claim, 'claim');
