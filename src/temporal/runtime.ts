@@ -9,9 +9,9 @@ const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = 
  * The Temporal SDK's logger, written through pino: the worker's lines, its activities' and its
  * workflows' (which carry workflowId, activityType, attempt…) have the service's format. Workflow ids
  * are business ids, so the line also names what it is about: paymentId (SV_…, a simple order's
- * transaction code), paymentLinkId (plink_…) or deliveryId (dlv_…, a webhook delivery's own workflow,
- * or the activity id of a delivery a payment's run makes; webhook_deliveries.payment_id leads to its
- * payment). A failed
+ * transaction code), paymentLinkId (plink_…) or deliveryId (dlv_…, a webhook delivery's own workflow;
+ * a delivery a payment's run makes is named by the worker's deliveryInLogs interceptor, and
+ * webhook_deliveries.payment_id leads to its payment). A failed
  * attempt is one line with the error's type and message: its stack is the same on every retry, and
  * the workflow history keeps the full failure.
  */
@@ -24,8 +24,6 @@ export class PinoTemporalLogger implements Logger {
       fields[key] = value instanceof Error ? { type: value.name, message: value.message } : value;
     }
     if (typeof meta.workflowId === 'string') Object.assign(fields, subjectOf(meta.workflowId));
-    // A payment's run delivers its webhooks as activities whose id is the delivery's (dlv_…).
-    if (typeof meta.activityId === 'string' && meta.activityId.startsWith('dlv_')) fields.deliveryId = meta.activityId;
     this.pino[LEVELS[level]](fields, message);
   }
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { NativeConnection, Worker, type ActivityInboundCallsInterceptor } from '@temporalio/worker';
+import { NativeConnection, Worker, type ActivityInboundCallsInterceptor, type ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Config } from '../config';
 import { payoutTaskQueue } from '../domain/task-queues';
 import { carriesSqlValues, withoutSqlValues } from '../domain/sql-errors';
@@ -28,6 +28,27 @@ export const sqlValuesOutOfFailures: ActivityInboundCallsInterceptor = {
 };
 
 /**
+ * A delivery attempt's log lines name the delivery (`deliveryId`, issue 14: one line per failed
+ * attempt, naming the delivery), however it runs: the durable activity's id is the delivery's, but a
+ * first attempt made as a local activity has the SDK's sequence number for an id, so the name comes
+ * from the activity's argument.
+ */
+export const deliveryInLogs: ActivityInterceptorsFactory = (ctx) => {
+  let deliveryId: string | undefined;
+  return {
+    inbound: {
+      execute(input, next) {
+        if (ctx.info.activityType === 'deliverWebhook' && typeof input.args[0] === 'string') deliveryId = input.args[0];
+        return next(input);
+      },
+    },
+    outbound: {
+      getLogAttributes: (attributes, next) => next(deliveryId ? { ...attributes, deliveryId } : attributes),
+    },
+  };
+};
+
+/**
  * The worker that runs our workflows and activities: two pollers on one connection, the workflows'
  * task queue, and the payouts' own queue (domain/task-queues.ts) with `payoutConcurrency` payouts at
  * once. `workflowsPath` defaults to the bundle entry src/workflows/index.ts, which must import
@@ -46,7 +67,7 @@ export async function createWorker(options: {
     connection,
     namespace: options.temporal.namespace,
     activities: options.activities,
-    interceptors: { activity: [() => ({ inbound: sqlValuesOutOfFailures })] },
+    interceptors: { activity: [() => ({ inbound: sqlValuesOutOfFailures }), deliveryInLogs] },
     ...(options.identity ? { identity: options.identity } : {}),
   };
   const workers = [

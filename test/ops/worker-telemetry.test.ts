@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PinoTemporalLogger } from '../../src/temporal/runtime';
+import { deliveryInLogs } from '../../src/temporal/worker';
 import { freePort } from '../support/free-port';
 import { useTestApp } from '../support/harness';
 import { envFor, killHard, startEntryPoint } from '../support/processes';
@@ -57,13 +58,15 @@ describe('the Temporal SDK logger in pino', () => {
     expect(lines.filter((l) => 'paymentId' in l)).toHaveLength(1);
   });
 
-  it('names the delivery of an attempt a payment’s run makes by its activity id, and the payment by its workflow id', () => {
-    const { lines, logger } = capture();
-    logger.warn('Activity failed', { workflowId: '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01', activityId: 'dlv_abc', activityType: 'deliverWebhook' });
-    logger.warn('Activity failed', { workflowId: '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01', activityId: '7', activityType: 'sendPayouts' });
-    expect(lines[0]).toMatchObject({ paymentId: '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01', deliveryId: 'dlv_abc' });
-    expect(lines[1]).toMatchObject({ paymentId: '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01' });
-    expect(lines[1]).not.toHaveProperty('deliveryId');
+  it('names the delivery of an attempt by the activity’s argument, local or durable, and nothing else', async () => {
+    const attributesOf = async (activityType: string, isLocal: boolean, args: unknown[]) => {
+      const { inbound, outbound } = deliveryInLogs({ info: { activityType, isLocal } } as unknown as Parameters<typeof deliveryInLogs>[0]);
+      await inbound!.execute!({ args, headers: {} }, async () => undefined);
+      return outbound!.getLogAttributes!({ activityId: '7' }, (a) => a);
+    };
+    expect(await attributesOf('deliverWebhook', true, ['dlv_abc'])).toEqual({ activityId: '7', deliveryId: 'dlv_abc' });
+    expect(await attributesOf('deliverWebhook', false, ['dlv_def'])).toEqual({ activityId: '7', deliveryId: 'dlv_def' });
+    expect(await attributesOf('sendPayouts', false, ['dlv_looks_like_one'])).toEqual({ activityId: '7' });
   });
 });
 
