@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import { feeQuote, gasLimitFor, maxCostOf, nativeTransferTerms, termsUnder, type FeeQuote, type GasTerms, type TransferOrder } from '../chains/payouts';
+import { feeQuote, gasLimitFor, maxCostOf, nativeTransferTerms, termsUnder, type GasTerms, type TransferOrder } from '../chains/payouts';
 import type { ChainClient } from '../chains/clients';
 import type { Database } from '../db/client';
 import { parseEvmAddress } from '../chains/addresses';
@@ -33,21 +33,7 @@ export async function planSessionPayouts(db: Database, chains: PayoutChains, pay
     { kind: 'merchant' as const, order: { token, to: session.walletAddress as Address, amount: tx.merchantSettlementMicro ?? 0n } },
     { kind: 'commission' as const, order: { token, to: treasury, amount: tx.platformCommissionMicro ?? 0n } },
   ].filter((t) => t.order.amount > 0n);
-  const funding = await fundingOf(client, deposit, transfers.map((t) => t.order));
-
-  const base = { paymentId, network: session.network };
-  const rows: NewPayout[] = transfers.map((t, i) => ({
-    ...base,
-    id: newPayoutId(),
-    kind: t.kind,
-    asset: session.destinationAsset,
-    token,
-    fromAddress: deposit,
-    toAddress: t.order.to,
-    amount: t.order.amount.toString(),
-    ...termsColumns(funding.terms[i]!),
-  }));
-  if (funding.shortfall > 0n && rows.length > 0) rows.unshift(gasPayout(base, treasury, deposit, funding));
+  const rows = await rowsFromDeposit(client, { paymentId, network: session.network }, { deposit, treasury, asset: session.destinationAsset }, transfers);
   return insertPayoutsOnce(db, rows);
 }
 
@@ -68,66 +54,44 @@ export async function planOrderPayouts(db: Database, chains: PayoutChains, code:
   const to = parseEvmAddress(order.walletAddress);
   if (!to) throw payoutImpossible(`${order.walletAddress} is not an EVM address`);
   const deposit = order.chainDepositAddress as Address;
-  const transfer = { token, to, amount: order.receivedMicro };
-  const funding = await fundingOf(client, deposit, [transfer]);
-  const base = { paymentId: code, network: order.walletNetwork };
-  const rows: NewPayout[] = [
-    {
-      ...base,
-      id: newPayoutId(),
-      kind: 'customer',
-      asset: order.walletCurrency,
-      token,
-      fromAddress: deposit,
-      toAddress: to,
-      amount: transfer.amount.toString(),
-      ...termsColumns(funding.terms[0]!),
-    },
-  ];
-  if (funding.shortfall > 0n) rows.unshift(gasPayout(base, chains.treasury(), deposit, funding));
+  const transfers = [{ kind: 'customer' as const, order: { token, to, amount: order.receivedMicro } }];
+  const rows = await rowsFromDeposit(client, { paymentId: code, network: order.walletNetwork }, { deposit, treasury: chains.treasury(), asset: order.walletCurrency }, transfers);
   return insertPayoutsOnce(db, rows);
 }
 
-/** What a plan's transfers out of a deposit address need: each one's terms, and the native coin the address lacks to pay their gas. */
-export interface Funding {
-  quote: FeeQuote;
-  terms: GasTerms[];
-  /** Wei to send to the deposit address first; 0 or less when it holds enough. */
-  shortfall: bigint;
-}
-
 /**
- * One fee quote for every transfer of the plan, their gas estimates and the address's balance, all
- * asked at once (one batched HTTP request) instead of a quote per transfer.
+ * A plan's rows in sending order, written before anything is signed: each transfer out of the
+ * deposit address with its stored terms (the signer uses exactly these, on every retry) and, first,
+ * the treasury's native coin for their gas when the address lacks it. One fee quote serves every row:
+ * the quote, the gas estimates and the address's balance are asked at once (one batched HTTP request).
  */
-export async function fundingOf(client: ChainClient, deposit: Address, orders: TransferOrder[]): Promise<Funding> {
+export async function rowsFromDeposit(
+  client: ChainClient,
+  base: Pick<NewPayout, 'paymentId' | 'network' | 'exceptionId'>,
+  from: { deposit: Address; treasury: Address; asset: string },
+  transfers: { kind: PayoutRow['kind']; order: TransferOrder }[],
+): Promise<NewPayout[]> {
+  if (transfers.length === 0) return [];
   const [quote, limits, balance] = await Promise.all([
     feeQuote(client),
-    Promise.all(orders.map((order) => gasLimitFor(client, deposit, order))),
-    client.publicClient.getBalance({ address: deposit }),
+    Promise.all(transfers.map((t) => gasLimitFor(client, from.deposit, t.order))),
+    client.publicClient.getBalance({ address: from.deposit }),
   ]);
-  const terms = limits.map((gasLimit) => termsUnder(quote, gasLimit));
-  return { quote, terms, shortfall: terms.reduce((sum, t) => sum + maxCostOf(t), 0n) - balance };
-}
-
-/** A payout row's stored terms: the signer uses exactly these, on every retry. */
-export const termsColumns = (terms: GasTerms) => ({
-  gasLimit: terms.gasLimit.toString(),
-  maxFeePerGas: terms.maxFeePerGas.toString(),
-  maxPriorityFeePerGas: terms.maxPriorityFeePerGas.toString(),
-});
-
-/** The treasury's native coin for the shortfall, planned with terms from the plan's quote (nothing to ask the node when it is signed). */
-export function gasPayout(base: Pick<NewPayout, 'paymentId' | 'network' | 'exceptionId'>, treasury: Address, deposit: Address, funding: Funding): NewPayout {
-  return {
+  type Transfer = Pick<NewPayout, 'kind' | 'asset' | 'token' | 'fromAddress' | 'toAddress'> & { amount: bigint };
+  const row = ({ amount, ...transfer }: Transfer, terms: GasTerms): NewPayout => ({
     ...base,
+    ...transfer,
     id: newPayoutId(),
-    kind: 'gas',
-    asset: NATIVE_ASSET,
-    token: null,
-    fromAddress: treasury,
-    toAddress: deposit,
-    amount: funding.shortfall.toString(),
-    ...termsColumns(nativeTransferTerms(funding.quote)),
-  };
+    amount: amount.toString(),
+    gasLimit: terms.gasLimit.toString(),
+    maxFeePerGas: terms.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: terms.maxPriorityFeePerGas.toString(),
+  });
+  const terms = limits.map((gasLimit) => termsUnder(quote, gasLimit));
+  const rows = transfers.map(({ kind, order }, i) =>
+    row({ kind, asset: from.asset, token: order.token, fromAddress: from.deposit, toAddress: order.to, amount: order.amount }, terms[i]!),
+  );
+  const shortfall = terms.reduce((sum, t) => sum + maxCostOf(t), 0n) - balance;
+  if (shortfall > 0n) rows.unshift(row({ kind: 'gas', asset: NATIVE_ASSET, token: null, fromAddress: from.treasury, toAddress: from.deposit, amount: shortfall }, nativeTransferTerms(quote)));
+  return rows;
 }

@@ -5,11 +5,10 @@ import type { Database } from '../db/client';
 import { findSession } from '../db/queries/checkout-sessions';
 import { findPaymentException, lockPaymentException, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
 import { findSimpleOrder } from '../db/queries/simple-orders';
-import { insertPayoutsOnce, listRefundPayouts, outgoingUnconfirmed, type NewPayout } from '../db/queries/payouts';
+import { insertPayoutsOnce, listRefundPayouts, outgoingUnconfirmed } from '../db/queries/payouts';
 import { isRefundable } from '../domain/exceptions';
-import { newPayoutId } from '../domain/ids';
 import type { PayoutChains } from './payout-chains';
-import { fundingOf, gasPayout, termsColumns } from './payout-plan';
+import { rowsFromDeposit } from './payout-plan';
 
 // Decisions §12 "refund": an exception's money sent back on chain from the deposit address it
 // arrived at, through the payout machinery (rows before signing, the signed bytes before broadcast,
@@ -64,23 +63,8 @@ export async function planExceptionRefund(db: Database, chains: PayoutChains, ex
   const leaving = await outgoingUnconfirmed(db, payment.network, deposit, token);
   if (held - leaving < exception.amountMicro) throw refused(`${deposit} holds ${held - leaving} of the ${exception.amountMicro} to refund`);
 
-  const order = { token, to, amount: exception.amountMicro };
-  const funding = await fundingOf(client, deposit, [order]);
   const base = { paymentId: exception.paymentId, network: payment.network, exceptionId };
-  const rows: NewPayout[] = [
-    {
-      ...base,
-      id: newPayoutId(),
-      kind: 'refund',
-      asset: payment.asset,
-      token,
-      fromAddress: deposit,
-      toAddress: to,
-      amount: exception.amountMicro.toString(),
-      ...termsColumns(funding.terms[0]!),
-    },
-  ];
-  if (funding.shortfall > 0n) rows.unshift(gasPayout(base, chains.treasury(), deposit, funding));
+  const rows = await rowsFromDeposit(client, base, { deposit, treasury: chains.treasury(), asset: payment.asset }, [{ kind: 'refund', order: { token, to, amount: exception.amountMicro } }]);
 
   return db.transaction(async (tx) => {
     // Under the exception's lock: an acceptance holding it first leaves the status accepted.
