@@ -91,7 +91,13 @@ export function machineBusyMs(): number {
 
 const TICKS_PER_MS = 100 / 1000; // USER_HZ is 100 on Linux
 
-/** Every live process's command, process group and CPU time (user + system) so far. */
+/**
+ * Every live process's command, process group and CPU time so far: its own user + system time and
+ * that of its children it has reaped (cutime, cstime). Without the reaped children a total could
+ * shrink: a Postgres backend whose connection closed during a round took its CPU with it (and a
+ * figure came out 0 when another test file's connections closed at the same time); the postmaster
+ * reaps every backend, so with them the totals only grow.
+ */
 function processCpu(): { command: string; pgid: number; cpuMs: number }[] {
   const found = [];
   for (const entry of readdirSync('/proc')) {
@@ -104,7 +110,7 @@ function processCpu(): { command: string; pgid: number; cpuMs: number }[] {
     }
     // Fields after the command (which may hold spaces) start at its closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    found.push({ command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), pgid: Number(fields[2]), cpuMs: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_MS });
+    found.push({ command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), pgid: Number(fields[2]), cpuMs: (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_MS });
   }
   return found;
 }
