@@ -9,7 +9,7 @@ import { createTemporalClient } from './src/temporal/client';
 import { createDeliveryStarter } from './src/temporal/delivery-start';
 import { installWorkerRuntime } from './src/temporal/runtime';
 import { createWorker, WORKFLOWS_ENTRY } from './src/temporal/worker';
-import { bundleWorkflowsInChild } from './src/temporal/workflow-bundle';
+import { cachedWorkflowBundle, WORKER_BUNDLE_CACHE } from './src/temporal/workflow-bundle';
 
 // The Temporal worker process: workflows plus activities. Several can run side by side.
 async function main() {
@@ -17,8 +17,12 @@ async function main() {
   const logger = createLogger({ level: config.logLevel, pretty: config.logPretty }, { name: 'worker', redact: REDACTED_PATHS });
   const metricsPort = config.metrics.workerPort;
   installWorkerRuntime({ logger, metrics: metricsPort ? { host: config.http.host, port: metricsPort } : null });
-  // Bundled before anything else is opened, in a child process: see workflow-bundle.ts.
-  const workflowBundle = await bundleWorkflowsInChild(WORKFLOWS_ENTRY);
+  // Bundled before anything else is opened, in a child process, or taken from the cache when the
+  // sources are what it was made from: see workflow-bundle.ts.
+  const { cached: bundleCached, ...workflowBundle } = await cachedWorkflowBundle(WORKFLOWS_ENTRY, {
+    ...WORKER_BUNDLE_CACHE,
+    onWriteError: (err) => logger.warn({ err, dir: WORKER_BUNDLE_CACHE.dir }, 'worker: the workflow bundle could not be cached; the next start bundles again'),
+  });
   const db = createDb(config.databaseUrl);
   // The chain watchers signal workflows, and the event activities start delivery workflows, through this client.
   const temporal = createTemporalClient(config.temporal);
@@ -52,7 +56,7 @@ async function main() {
   // The start-up line shows at any level but silent: supervisors and tests wait for it.
   const startup = config.logLevel === 'silent' ? logger : logger.child({}, { level: 'info' });
   startup.info(
-    { taskQueue: config.temporal.taskQueue, address: config.temporal.address, metrics: metricsPort ? `http://${config.http.host}:${metricsPort}/metrics` : null },
+    { taskQueue: config.temporal.taskQueue, address: config.temporal.address, workflowBundle: bundleCached ? 'cached' : 'bundled', metrics: metricsPort ? `http://${config.http.host}:${metricsPort}/metrics` : null },
     `worker: polling task queue "${config.temporal.taskQueue}"`,
   );
   try {

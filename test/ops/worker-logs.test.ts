@@ -1,5 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WORKER_BUNDLE_CACHE } from '../../src/temporal/workflow-bundle';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { envFor, killHard, startEntryPoint } from '../support/processes';
@@ -39,6 +41,10 @@ describe('the worker’s log', () => {
     const lines = output().split('\n').filter((l) => l.trim() !== '');
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(parsed.every((l) => typeof l.level === 'number' && typeof l.msg === 'string')).toBe(true);
+    // The start-up line says where the workflow code came from; either way the cache holds it now.
+    const startup = parsed.find((l) => /worker: polling/.test(l.msg as string));
+    expect(['cached', 'bundled']).toContain(startup?.workflowBundle);
+    expect((await readdir(WORKER_BUNDLE_CACHE.dir)).filter((name) => name.endsWith('.js')).length).toBeGreaterThan(0);
     const deliveries = await ctx.db.sql`select id from webhook_deliveries where payment_id = ${id}`;
     const deliveryIds = new Set(deliveries.map((d) => d.id as string));
     const failures = parsed.filter((l) => l.msg === 'Activity failed' && deliveryIds.has(l.deliveryId as string));
