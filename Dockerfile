@@ -14,6 +14,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 
 COPY . .
+# The workers' workflow bundle, made once here: the node user cannot write the cache at run time.
+RUN npx tsx scripts/bundle-workflows.ts
 
 USER node
 EXPOSE 3000

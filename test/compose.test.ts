@@ -323,6 +323,13 @@ describe('Dockerfile', () => {
     expect(JSON.parse(all('CMD').at(-1) ?? 'null')).toEqual(['npx', 'tsx', 'server.ts']);
   });
 
+  it('bundles the workflow code into the cache at build time, after the sources are copied and before it drops root', () => {
+    const at = (pred: (i: { keyword: string; args: string }) => boolean) => instructions.findIndex(pred);
+    const bundle = at((i) => i.keyword === 'RUN' && /\bscripts\/bundle-workflows\.ts\b/.test(i.args));
+    expect(bundle).toBeGreaterThan(at((i) => i.keyword === 'COPY' && /^\.\s+\./.test(i.args)));
+    expect(bundle).toBeLessThan(at((i) => i.keyword === 'USER'));
+  });
+
   it('keeps the operator’s .env, local state and node_modules out of the image', () => {
     const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
     for (const entry of ['.env', '.data', 'node_modules', '.git']) expect(ignored, entry).toContain(entry);

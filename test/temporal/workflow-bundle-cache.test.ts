@@ -1,11 +1,14 @@
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WORKFLOWS_ENTRY } from '../../src/temporal/worker';
 import { bundleWorkflowsInChild, cachedWorkflowBundle, WORKER_BUNDLE_CACHE } from '../../src/temporal/workflow-bundle';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+const TSX_CLI = require.resolve('tsx/cli');
 
 describe('the workflow bundle cache', () => {
   let dir: string;
@@ -92,5 +95,13 @@ describe('the workflow bundle cache', () => {
     // What comes from node_modules is pinned by the lock file.
     expect(modules.some((m) => m.startsWith('node_modules/@temporalio/workflow/'))).toBe(true);
     expect(inputs).toContain('package-lock.json');
+  });
+
+  it('is filled ahead of the first start by scripts/bundle-workflows.ts (the Dockerfile runs it)', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [TSX_CLI, 'scripts/bundle-workflows.ts'], { cwd: ROOT });
+    expect(stdout).toMatch(/workflow bundle (already cached|bundled and cached) in /);
+    const started = await cachedWorkflowBundle(WORKFLOWS_ENTRY, { ...WORKER_BUNDLE_CACHE, bundle });
+    expect(started.cached).toBe(true);
+    expect(bundles).toEqual([]);
   });
 });
