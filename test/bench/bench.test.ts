@@ -28,6 +28,8 @@ const EXPECTED = [
   'webhook_deliveries_per_second',
   'backlog_drain_per_second',
   'backlog_first_webhook_seconds',
+  'backlog_cpu_ms_per_payment_machine',
+  'backlog_machine_busy_share',
   ...[10, 100, 1000].flatMap((n) => [`chain_watch_ms_${n}`, `chain_watch_rpc_calls_${n}`]),
 ];
 
