@@ -3,6 +3,7 @@ import type { Address } from 'viem';
 import { commissionSplit } from '../../src/domain/money';
 import { balanceOf, payFromWallet } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';
+import { localActivityTypes } from '../support/history-events';
 import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
@@ -98,12 +99,7 @@ describe('payout of a chain-verified checkout session', () => {
     expect(deliveries.map((d) => d.status)).toEqual(deliveries.map(() => 'succeeded'));
     // Each local activity is a marker; since engine 2 a transition's write and its event are one
     // (activities/session-transitions.ts).
-    const localActivities = (history.events ?? []).flatMap((e) => {
-      const marker = e.markerRecordedEventAttributes;
-      if (marker?.markerName !== 'core_local_activity') return [];
-      const data = marker.details?.data?.payloads?.[0]?.data;
-      return [(JSON.parse(Buffer.from(data!).toString('utf8')) as { activity_type: string }).activity_type];
-    });
+    const localActivities = localActivityTypes(history.events);
     expect(localActivities.filter((a) => a !== 'deliverWebhook')).toEqual(['openSession', 'creditDeposit', 'completeSessionFromChain', 'emitPaymentEvent']);
     expect(localActivities.filter((a) => a === 'deliverWebhook')).toHaveLength(deliveries.length);
     // One timer for the session's expiry, left to lapse, where each wake used to start and cancel

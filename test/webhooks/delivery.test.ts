@@ -5,6 +5,7 @@ import { createDeliveryStarter } from '../../src/temporal/delivery-start';
 import { checkWebhookTarget } from '../../src/webhooks/target-policy';
 import { verifyWebhook } from '../../src/webhooks/verify';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
+import { localActivityTypes } from '../support/history-events';
 import { eventually } from '../support/http';
 import { startReceiver, type ReceivedDelivery } from '../support/receiver';
 import { depositAddressOf, payDirect } from '../support/proof';
@@ -177,8 +178,7 @@ describe('signed webhook deliveries', () => {
     expect(scheduled.map((a) => [a.activityType?.name, a.activityId])).toEqual([['deliverWebhook', delivery.id]]);
     // Its first attempt was a local activity (patch delivery-first-attempt-local), the retries that
     // activity, after the schedule's first interval (a timer).
-    const markers = (history.events ?? []).flatMap((e) => (e.markerRecordedEventAttributes?.markerName === 'core_local_activity' ? [Buffer.from(e.markerRecordedEventAttributes.details!.data!.payloads![0]!.data!).toString('utf8')] : []));
-    expect(markers.filter((m) => m.includes('"deliverWebhook"'))).toHaveLength(1);
+    expect(localActivityTypes(history.events).filter((a) => a === 'deliverWebhook')).toHaveLength(1);
     const timers = (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes?.startToFireTimeout ? [e.timerStartedEventAttributes.startToFireTimeout] : []));
     expect(timers.filter((t) => Number(t.seconds ?? 0) === 0 && t.nanos === 500_000_000)).toHaveLength(1);
   });
