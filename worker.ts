@@ -48,7 +48,7 @@ async function main() {
     temporal: temporal.client,
     networks: config.chains.networks,
     log: (message) => logger.warn(message),
-    lateDeposits: { watchHours: config.chains.lateDepositWatchHours, taskQueue: config.temporal.taskQueue },
+    lateDeposits: { watchHours: config.chains.lateDepositWatchHours, taskQueue: config.temporal.taskQueue, dustThresholdMicro: config.chains.dustThresholdMicro },
   });
   const stop = () => void worker.shutdown();
   process.once('SIGINT', stop);

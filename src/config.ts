@@ -111,6 +111,11 @@ const envSchema = z.object({
   // still arrives becomes a late (or duplicate) exception. 7 days: longer than a slow bank transfer
   // behind an on-ramp or a customer's retry from their wallet history.
   LATE_DEPOSIT_WATCH_HOURS: z.coerce.number().min(0).max(24 * 365).default(168),
+  // Decisions §14: below this (micro units of the token that arrived) a transfer to an ended
+  // payment, or of a token other than the payment's, is recorded and nothing more. 10,000 = 0.01 of a
+  // 6-decimal stablecoin: less than any supported network charges in gas to send it back, and the
+  // size of the address-poisoning transfers anyone can send to any address for free.
+  DUST_THRESHOLD_MICRO: z.coerce.bigint().min(0n).default(10_000n),
 });
 
 // Each EVM network is configured on its own through CHAIN_<NETWORK>_*; one without an RPC URL has no
@@ -181,6 +186,8 @@ export interface ChainSettings {
   allowUnverifiedNetworks: boolean;
   providerProofTimeoutSeconds: number;
   lateDepositWatchHours: number;
+  /** DUST_THRESHOLD_MICRO (zero-value transfers are dust whatever it says). */
+  dustThresholdMicro: bigint;
 }
 
 export interface ChainNetworkConfig {
@@ -276,6 +283,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       allowUnverifiedNetworks: e.ALLOW_UNVERIFIED_NETWORKS,
       providerProofTimeoutSeconds: e.PROVIDER_PROOF_TIMEOUT_SECONDS,
       lateDepositWatchHours: e.LATE_DEPOSIT_WATCH_HOURS,
+      dustThresholdMicro: e.DUST_THRESHOLD_MICRO,
     },
     logLevel: e.LOG_LEVEL,
     logPretty: e.LOG_FORMAT === 'pretty',

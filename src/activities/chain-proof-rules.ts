@@ -2,8 +2,11 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Database, DatabaseOrTransaction } from '../db/client';
 import { creditLog, listCredits, totalOf, uncreditLog, type ChainCreditRow } from '../db/queries/chain-credits';
 import type { PaymentKind } from '../db/queries/late-payments';
-import { recordPaymentException } from '../db/queries/payment-exceptions';
+import { findExceptionByArrival, recordPaymentException } from '../db/queries/payment-exceptions';
+import type { ChainSettings } from '../config';
+import { classifyArrival, settlementOf, type PaymentPhase } from '../domain/arrivals';
 import { depositLogKey, explorerUrlFor, type DepositFact } from '../domain/deposit-fact';
+import { arrivalKeyOf, logArrivalKey } from '../domain/exceptions';
 import { newExceptionId } from '../domain/ids';
 import { parseCrypto } from '../domain/money';
 import type { ProviderRegistry } from '../providers/registry';
@@ -17,9 +20,12 @@ import type { ProviderRegistry } from '../providers/registry';
 export interface CreditState {
   /** This payment holds the log (false: another payment was credited with it first). */
   held: boolean;
+  /** Its own token's credits only: what counts towards G. */
   creditedMicro: string;
   /** G, or null while no quote has been taken (nobody chose how to pay yet). */
   expectedMicro: string | null;
+  /** The exception this log is (wrong asset, late, duplicate), to announce; null when it is the payment's money or dust. */
+  exceptionId: string | null;
 }
 
 /** What the provider claimed, kept by the workflow for the `unverified` record. */
@@ -44,7 +50,16 @@ export interface ProvenKind<Row, Done> {
   kind: PaymentKind;
   find(db: DatabaseOrTransaction, id: string): Promise<Row | undefined>;
   lock(db: DatabaseOrTransaction, id: string): Promise<Row | undefined>;
-  view(row: Row): { expectedMicro: bigint | null; depositAddress: string | null; network: string; provider: string | null; providerPaymentId: string | null };
+  view(row: Row): {
+    expectedMicro: bigint | null;
+    depositAddress: string | null;
+    network: string;
+    /** The payment's own token: only its transfers credit the payment. */
+    asset: string;
+    phase: PaymentPhase;
+    provider: string | null;
+    providerPaymentId: string | null;
+  };
   /**
    * Records the completion inside `tx`, the row locked; the caller has checked the credits cover G.
    * `completed: false` when the kind declined it (a link another session paid: a duplicate).
@@ -52,7 +67,10 @@ export interface ProvenKind<Row, Done> {
   complete(tx: DatabaseOrTransaction, row: Row, proof: ChainProof): Promise<{ completed: boolean; result: Done }>;
 }
 
-export function chainProofRules<Row, Done>(deps: { db: Database; providers: ProviderRegistry }, subject: ProvenKind<Row, Done>) {
+/** The closed-run path (the watcher) only records arrivals, so it needs no providers. */
+export type ChainProofDeps = { db: Database; providers?: ProviderRegistry; chains: Pick<ChainSettings, 'dustThresholdMicro'> };
+
+export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: ProvenKind<Row, Done>) {
   const { db, providers } = deps;
   const missing = (id: string) => ApplicationFailure.nonRetryable(`no ${subject.kind} ${id}`, 'PaymentMissing');
   async function load(id: string) {
@@ -60,16 +78,54 @@ export function chainProofRules<Row, Done>(deps: { db: Database; providers: Prov
     if (!row) throw missing(id);
     return subject.view(row);
   }
-  async function state(id: string, held: boolean): Promise<CreditState> {
+  async function state(id: string, held: boolean, exceptionId: string | null = null): Promise<CreditState> {
     const { expectedMicro } = await load(id);
     const credited = totalOf(await listCredits(db, id));
-    return { held, creditedMicro: credited.toString(), expectedMicro: expectedMicro?.toString() ?? null };
+    return { held, creditedMicro: credited.toString(), expectedMicro: expectedMicro?.toString() ?? null, exceptionId };
   }
 
   return {
+    /**
+     * A confirmed log to the payment's deposit address, decided by domain/arrivals.ts: its own token
+     * while open is credited; anything else is recorded with the log and becomes an exception (or
+     * stays dust), in one database transaction so a retry finds both or neither. A log already
+     * recorded is not news: its first decision stands, and its exception (if any) is answered again.
+     */
     async credit(id: string, fact: DepositFact): Promise<CreditState> {
-      const held = await creditLog(db, id, { ...fact, amountMicro: BigInt(fact.amountMicro), blockNumber: BigInt(fact.blockNumber) });
-      return state(id, held);
+      const arrival = await db.transaction(async (tx) => {
+        const row = await subject.lock(tx, id);
+        if (!row) throw missing(id);
+        const payment = subject.view(row);
+        const amountMicro = BigInt(fact.amountMicro);
+        const decision = classifyArrival(payment, { network: fact.network, asset: fact.asset, amountMicro }, deps.chains.dustThresholdMicro);
+        const recorded = await creditLog(tx, id, { ...fact, amountMicro, blockNumber: BigInt(fact.blockNumber) }, decision.credit);
+        if (!recorded.held) return { held: false, exceptionId: null };
+        const arrivalKey = logArrivalKey(fact);
+        if (!recorded.fresh) return { held: true, exceptionId: (await findExceptionByArrival(tx, id, arrivalKey))?.id ?? null };
+        if (!decision.exception) return { held: true, exceptionId: null };
+        const own = decision.exception !== 'wrong_asset';
+        const exception = await recordPaymentException(tx, {
+          id: newExceptionId(),
+          paymentKind: subject.kind,
+          paymentId: id,
+          kind: decision.exception,
+          arrivalKey,
+          amountMicro,
+          ...(own ? {} : { token: fact.token, asset: fact.asset }),
+          references: {
+            transactionHash: fact.transactionHash,
+            log: depositLogKey(fact),
+            from: fact.from,
+            depositAddress: fact.to,
+            token: fact.token,
+            asset: fact.asset,
+            paymentAsset: payment.asset,
+            paymentPhase: payment.phase,
+          },
+        });
+        return { held: true, exceptionId: exception.id };
+      });
+      return state(id, arrival.held, arrival.exceptionId);
     },
 
     async uncredit(id: string, fact: DepositFact): Promise<CreditState> {
@@ -89,20 +145,20 @@ export function chainProofRules<Row, Done>(deps: { db: Database; providers: Prov
         if (!row) throw missing(id);
         const payment = subject.view(row);
         const credits = await listCredits(tx, id);
-        const gross = totalOf(credits);
-        const expected = payment.expectedMicro;
-        if (expected === null || credits.length === 0 || gross < expected) return null;
-        const last = credits[credits.length - 1]!;
+        const settlement = settlementOf(payment.expectedMicro, totalOf(credits));
+        const last = credits[credits.length - 1];
+        if (settlement.kind !== 'covered' || !last) return null;
+        const { grossMicro: gross, excessMicro: excess } = settlement;
         const hash = last.transactionHash;
         const outcome = await subject.complete(tx, row, {
           grossMicro: gross,
           last,
-          explorerUrl: (payment.provider ? providers.get(payment.provider)?.explorerUrl?.(hash) : undefined) ?? explorerUrlFor(payment.network, hash),
+          explorerUrl: (payment.provider ? providers?.get(payment.provider)?.explorerUrl?.(hash) : undefined) ?? explorerUrlFor(payment.network, hash),
           providerPaymentId: providerPaymentId ?? payment.providerPaymentId,
           completedAt: new Date(),
         });
         if (!outcome.completed) return outcome.result as Completion;
-        if (gross > expected) {
+        if (excess > 0n) {
           const overpaid = await recordPaymentException(tx, {
             id: newExceptionId(),
             paymentKind: subject.kind,
@@ -110,8 +166,8 @@ export function chainProofRules<Row, Done>(deps: { db: Database; providers: Prov
             kind: 'overpaid',
             // One completion per payment, so one excess: keyed by the completion.
             arrivalKey: 'completion',
-            amountMicro: gross - expected,
-            references: { expectedMicro: expected.toString(), creditedMicro: gross.toString(), logs: credits.map(depositLogKey) },
+            amountMicro: excess,
+            references: { expectedMicro: (gross - excess).toString(), creditedMicro: gross.toString(), logs: credits.map(depositLogKey) },
           });
           return { ...outcome.result, overpaidExceptionId: overpaid.id };
         }
@@ -138,7 +194,9 @@ export function chainProofRules<Row, Done>(deps: { db: Database; providers: Prov
       if (credited === 0n && claim) {
         const amountMicro = claim.destinationAmount ? parseMicroText(claim.destinationAmount) : 0n;
         const references = { ...claim, depositAddress: payment.depositAddress };
-        const unverified = await recordPaymentException(db, { ...base, kind: 'unverified', arrivalKey: `provider:${claim.eventId}`, amountMicro, references });
+        // Keyed by the transfer the provider named, if any: when it does arrive, its log takes this record over.
+        const arrivalKey = arrivalKeyOf({ network: payment.network, transactionHash: claim.transactionHash, eventId: claim.eventId });
+        const unverified = await recordPaymentException(db, { ...base, kind: 'unverified', arrivalKey, amountMicro, references });
         return { kind: 'unverified', exceptionId: unverified.id };
       }
       return null;

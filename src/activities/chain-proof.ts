@@ -1,11 +1,11 @@
+import type { ChainSettings } from '../config';
 import type { Database } from '../db/client';
 import { findSession, lockSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
-import { recordLateDeposit } from '../db/queries/late-deposits';
 import { findSimpleOrder, lockSimpleOrder, transitionSimpleOrder, type SimpleOrderRow } from '../db/queries/simple-orders';
 import { depositLogKey } from '../domain/deposit-fact';
 import type { DepositFact } from '../domain/deposit-fact';
 import type { ProviderRegistry } from '../providers/registry';
-import { chainProofRules, type ProvenKind, type ProviderClaim } from './chain-proof-rules';
+import { chainProofRules, type ChainProofDeps, type ProvenKind, type ProviderClaim } from './chain-proof-rules';
 import { completeSession, postCompletion } from './session-completion';
 import { writePosting } from '../db/queries/ledger';
 import { orderCredited } from '../domain/ledger';
@@ -22,7 +22,15 @@ const sessions: ProvenKind<CheckoutSessionRow, SessionCompletion> = {
   kind: 'checkout_session',
   find: findSession,
   lock: lockSession,
-  view: (s) => ({ expectedMicro: s.expectedGrossMicro, depositAddress: s.depositAddress, network: s.network, provider: s.provider, providerPaymentId: s.providerPaymentId }),
+  view: (s) => ({
+    expectedMicro: s.expectedGrossMicro,
+    depositAddress: s.depositAddress,
+    network: s.network,
+    asset: s.destinationAsset,
+    phase: s.status === 'completed' ? 'paid' : s.status === 'pending' || s.status === 'processing' ? 'open' : 'ended',
+    provider: s.provider,
+    providerPaymentId: s.providerPaymentId,
+  }),
   async complete(tx, session, proof) {
     const hash = proof.last.transactionHash;
     const outcome = await completeSession(tx, session, {
@@ -47,7 +55,15 @@ const orders: ProvenKind<SimpleOrderRow, { settled: true }> = {
   kind: 'simple_order',
   find: findSimpleOrder,
   lock: lockSimpleOrder,
-  view: (o) => ({ expectedMicro: o.expectedGrossMicro, depositAddress: o.chainDepositAddress, network: o.walletNetwork, provider: o.provider, providerPaymentId: o.providerPaymentId }),
+  view: (o) => ({
+    expectedMicro: o.expectedGrossMicro,
+    depositAddress: o.chainDepositAddress,
+    network: o.walletNetwork,
+    asset: o.walletCurrency,
+    phase: o.status === 'settled' ? 'paid' : o.status === 'pending' || o.status === 'processing' ? 'open' : 'ended',
+    provider: o.provider,
+    providerPaymentId: o.providerPaymentId,
+  }),
   async complete(tx, order, proof) {
     const hash = proof.last.transactionHash;
     // Settled = the money is ours, proven; the payout to the customer's wallet is a step of its own
@@ -70,7 +86,23 @@ const orders: ProvenKind<SimpleOrderRow, { settled: true }> = {
   },
 };
 
-export function createChainProofActivities(deps: { db: Database; providers: ProviderRegistry }) {
+/**
+ * A confirmed log (or its removal) for a payment whose run has closed, whichever kind it is: the same
+ * rules as in the run (chainProofRules' credit), so a transfer is decided alike before and after the
+ * end. Returns the exception it is, if any (its own run then tells the merchant).
+ */
+export async function recordClosedRunArrival(deps: ChainProofDeps, paymentId: string, fact: DepositFact): Promise<string | null> {
+  const rules = (await findSession(deps.db, paymentId)) ? chainProofRules(deps, sessions) : (await findSimpleOrder(deps.db, paymentId)) ? chainProofRules(deps, orders) : null;
+  if (!rules) return null;
+  if (fact.kind === 'removed') {
+    // An exception stays (it was money an operator was told of); the log no longer counts.
+    await rules.uncredit(paymentId, fact);
+    return null;
+  }
+  return (await rules.credit(paymentId, fact)).exceptionId;
+}
+
+export function createChainProofActivities(deps: ChainProofDeps) {
   const session = chainProofRules(deps, sessions);
   const order = chainProofRules(deps, orders);
   return {
@@ -78,8 +110,8 @@ export function createChainProofActivities(deps: { db: Database; providers: Prov
     uncreditDeposit: (paymentId: string, fact: DepositFact) => session.uncredit(paymentId, fact),
     recordChainCompletion: (paymentId: string, providerPaymentId: string | null) => session.complete(paymentId, providerPaymentId),
     recordShortfall: (paymentId: string, claim: ProviderClaim | null, at: 'claim' | 'expiry') => session.shortfall(paymentId, claim, at),
-    /** A credit after the session ended: a `late` or `duplicate` exception (decisions §12); its id, or null. */
-    recordLateDeposit: async (paymentId: string, fact: DepositFact): Promise<string | null> => (await recordLateDeposit(deps.db, paymentId, fact))?.id ?? null,
+    /** A credit after the session ended: a `late`, `duplicate` or `wrong_asset` exception (decisions §12, §14); its id, or null (dust, or already the payment's). */
+    recordLateDeposit: async (paymentId: string, fact: DepositFact): Promise<string | null> => (await session.credit(paymentId, fact)).exceptionId,
 
     creditOrderDeposit: (code: string, fact: DepositFact) => order.credit(code, fact),
     uncreditOrderDeposit: (code: string, fact: DepositFact) => order.uncredit(code, fact),

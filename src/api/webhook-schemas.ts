@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EXCEPTION_KINDS } from '../domain/exceptions';
 
 // The bodies we POST to merchants, as documented in the OpenAPI `webhooks` section (spec §2.8 and
 // §6.4). Built by src/domain/webhook-event.ts; a test checks a real delivery against these.
@@ -42,7 +43,7 @@ export const paymentExceptionEventSchema = z.object({
   transactionId: z.string(),
   orderId: z.string(),
   exceptionId: z.string().describe('exc_…; the operator resolves it (accept or refund)'),
-  kind: z.enum(['late', 'duplicate', 'overpaid', 'underpaid', 'unverified']),
+  kind: z.enum(EXCEPTION_KINDS),
   status: z.enum(['open', 'accepted', 'refunded']),
   amount: decimal.describe('Stablecoin amount, 6 decimals'),
   destinationAsset: z.string(),

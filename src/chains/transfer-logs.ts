@@ -1,13 +1,14 @@
-import { parseAbiItem, type Address, type Hash, type PublicClient } from 'viem';
+import { getAddress, parseAbiItem, type Address, type Hash, type PublicClient } from 'viem';
 import type { Asset, EvmNetwork } from '../domain/assets';
 import type { WatchedToken } from './clients';
 
 export const transferEvent = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
-/** One ERC-20 Transfer of a watched token: (network, transactionHash, logIndex) identifies it. */
+/** One ERC-20 Transfer to a watched address: (network, transactionHash, logIndex) identifies it. */
 export interface TokenTransfer {
   network: EvmNetwork;
-  asset: Asset;
+  /** The configured asset of the token contract; null for a contract this deployment does not configure. */
+  asset: Asset | null;
   token: Address;
   transactionHash: Hash;
   logIndex: number;
@@ -37,9 +38,13 @@ export function confirmationsOf(head: bigint, blockNumber: bigint): bigint {
 }
 
 /**
- * Transfers of the network's tokens to any of `recipients` in [fromBlock, toBlock]. One eth_getLogs
- * covers every token contract and a whole chunk of recipients (the `to` topic as an array, ORed by
- * the node), so the cost grows with the number of chunks, never with the number of addresses.
+ * Transfers of any token contract to any of `recipients` in [fromBlock, toBlock]. Every contract, not
+ * only the configured ones: money of another token reaching a deposit address must be seen to be owned
+ * (decisions §14, `wrong_asset`); which token credits which payment is decided by the payment's rules
+ * (domain/arrivals.ts), never here. One eth_getLogs covers a whole chunk of recipients (the `to` topic
+ * as an array, ORed by the node), so the cost grows with the number of chunks, never with the number
+ * of addresses. `strict` drops logs that do not decode as an ERC-20 Transfer (ERC-721's has its value
+ * indexed).
  */
 export async function readTransfers(
   client: PublicClient,
@@ -53,7 +58,7 @@ export async function readTransfers(
   },
 ): Promise<TokenTransfer[]> {
   const limits = input.limits ?? DEFAULT_LOG_LIMITS;
-  if (input.tokens.length === 0 || input.recipients.length === 0 || input.fromBlock > input.toBlock) return [];
+  if (input.recipients.length === 0 || input.fromBlock > input.toBlock) return [];
   const tokenOf = new Map(input.tokens.map((t) => [t.address.toLowerCase(), t]));
   const recipientChunks = chunk([...new Set(input.recipients)], limits.addressesPerCall);
   const calls: Promise<TokenTransfer[]>[] = [];
@@ -62,15 +67,15 @@ export async function readTransfers(
     for (const recipients of recipientChunks) {
       calls.push(
         client
-          .getLogs({ address: input.tokens.map((t) => t.address), event: transferEvent, args: { to: recipients }, fromBlock: from, toBlock: to, strict: true })
+          .getLogs({ event: transferEvent, args: { to: recipients }, fromBlock: from, toBlock: to, strict: true })
           .then((logs) =>
             logs
               .filter((log) => !log.removed)
               .map((log) => ({
                 network: input.network,
-                asset: tokenOf.get(log.address.toLowerCase())!.asset,
+                asset: tokenOf.get(log.address.toLowerCase())?.asset ?? null,
                 // The configured (checksummed) address; nodes answer in lowercase.
-                token: tokenOf.get(log.address.toLowerCase())!.address,
+                token: tokenOf.get(log.address.toLowerCase())?.address ?? getAddress(log.address),
                 transactionHash: log.transactionHash,
                 logIndex: log.logIndex,
                 blockNumber: log.blockNumber,

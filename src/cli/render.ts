@@ -138,7 +138,7 @@ export const proofAnswer = z.object({
     credited: z.string(),
     chain: z.object({ chainId: z.number(), token: z.string(), head: z.string(), confirmationsRequired: z.number(), balance: z.string() }).nullable(),
     chainError: z.string().nullable(),
-    credits: z.array(z.object({ transactionHash: z.string(), logIndex: z.number(), amount: z.string(), blockNumber: z.string(), confirmations: z.string().nullable(), state: z.string() })),
+    credits: z.array(z.object({ transactionHash: z.string(), logIndex: z.number(), token: z.string(), asset: z.string().nullable(), amount: z.string(), blockNumber: z.string(), confirmations: z.string().nullable(), state: z.string() })),
   }),
 });
 
@@ -155,7 +155,7 @@ export function formatProof({ proof: p }: z.infer<typeof proofAnswer>): string[]
     field('credited', `${p.credited} ${p.asset}`),
     ...(p.credits.length
       ? p.credits.map((l, i) =>
-          field(i ? '' : 'logs', `${l.transactionHash}:${l.logIndex} ${l.amount} block ${l.blockNumber}${l.confirmations === null ? '' : `, ${l.confirmations} confirmations`}, ${l.state}`),
+          field(i ? '' : 'logs', `${l.transactionHash}:${l.logIndex} ${l.amount} ${l.asset ?? `of token ${l.token}`} block ${l.blockNumber}${l.confirmations === null ? '' : `, ${l.confirmations} confirmations`}, ${l.state}`),
         )
       : [field('logs', 'none')]),
   ];

@@ -9,7 +9,8 @@ export interface DepositFact {
   network: string;
   transactionHash: string;
   logIndex: number;
-  asset: string;
+  /** The configured asset of the token contract, null for one this deployment does not configure. */
+  asset: string | null;
   token: string;
   from: string;
   to: string;

@@ -2,7 +2,9 @@ import { formatCrypto } from './money';
 
 // Decisions §12: money off the happy path, as the merchant and the operator see it. Pure.
 
-export const EXCEPTION_KINDS = ['late', 'duplicate', 'overpaid', 'underpaid', 'unverified'] as const;
+// wrong_asset: a token other than the payment's own reached its deposit address (decisions §14).
+// reorged: a credited log whose block left the chain after the payment completed on it.
+export const EXCEPTION_KINDS = ['late', 'duplicate', 'overpaid', 'underpaid', 'unverified', 'wrong_asset', 'reorged'] as const;
 export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
 export const EXCEPTION_STATUSES = ['open', 'accepted', 'refunded'] as const;
 export type ExceptionStatus = (typeof EXCEPTION_STATUSES)[number];
@@ -12,23 +14,38 @@ export const EXCEPTION_ID = /^exc_[A-Za-z0-9]{24}$/;
 export const isExceptionId = (id: string) => EXCEPTION_ID.test(id);
 
 /**
- * What identifies one arrival of money: its transfer when one is known, so a provider's callback
- * and the chain log of the same transfer are one arrival (one exception), else the provider's event.
+ * What identifies one arrival of money announced by a provider: its transfer when the provider names
+ * one (`tx:<network>:<hash>`), so the provider's word and the chain log of that transfer are one
+ * arrival (one exception), else the provider's event.
  */
 export function arrivalKeyOf(input: { network: string; transactionHash?: string | null | undefined; eventId?: string | undefined }): string {
   if (input.transactionHash) return `tx:${input.network.toLowerCase()}:${input.transactionHash.toLowerCase()}`;
   return `provider:${input.eventId ?? 'unknown'}`;
 }
 
+/**
+ * A log seen on chain: `tx:<network>:<hash>:<logIndex>`, one arrival per log (two transfers in one
+ * transaction are two arrivals), under its transaction's key so a provider's word for the same
+ * transfer finds it.
+ */
+export const logArrivalKey = (log: { network: string; transactionHash: string; logIndex: number }) =>
+  `${arrivalKeyOf({ network: log.network, transactionHash: log.transactionHash })}:${log.logIndex}`;
+
+/** The transaction key a log's or a provider's arrival key falls under, or null when it names no transfer. */
+export function transferKeyOf(arrivalKey: string): string | null {
+  const parts = arrivalKey.split(':');
+  return parts[0] === 'tx' && parts.length >= 3 ? parts.slice(0, 3).join(':') : null;
+}
+
 /** Only money that arrived after the end, or short, can be accepted as the payment (decisions §12). */
 export const isAcceptable = (kind: ExceptionKind) => kind === 'late' || kind === 'underpaid';
 
 /**
- * Money a refund can send back from the deposit address: what arrived and was never paid out. Not
- * `overpaid` (the excess is part of the gross, already the merchant's), nor `unverified` (no money
- * arrived).
+ * Money a refund can send back from the deposit address: what arrived and was never paid out (a
+ * wrong asset in the token that arrived). Not `overpaid` (the excess is part of the gross, already the
+ * merchant's), nor `unverified` (no money arrived), nor `reorged` (the money left with its block).
  */
-export const isRefundable = (kind: ExceptionKind) => kind === 'late' || kind === 'duplicate' || kind === 'underpaid';
+export const isRefundable = (kind: ExceptionKind) => kind === 'late' || kind === 'duplicate' || kind === 'underpaid' || kind === 'wrong_asset';
 
 export interface ExceptionView {
   id: string;

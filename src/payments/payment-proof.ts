@@ -30,7 +30,8 @@ export interface PaymentProof {
   chain: { chainId: number; token: string; head: string; confirmationsRequired: number; balance: string } | null;
   /** Why `chain` is null for a chain-verified payment (the RPC did not answer). */
   chainError: string | null;
-  credits: { transactionHash: string; logIndex: number; amount: string; blockNumber: string; confirmations: string | null; state: string }[];
+  /** Every log recorded at the address; `state` says whether it counts (`credited`) or is a wrong asset, dust or removed. `token` is the contract that sent it. */
+  credits: { transactionHash: string; logIndex: number; token: string; asset: string | null; amount: string; blockNumber: string; confirmations: string | null; state: string }[];
 }
 
 const clients = new Map<string, ChainClient>();
@@ -86,6 +87,8 @@ export async function paymentProof(ctx: PaymentContext, id: string): Promise<Pay
     credits: history.map((c) => ({
       transactionHash: c.transactionHash,
       logIndex: c.logIndex,
+      token: c.token,
+      asset: c.asset,
       amount: formatCrypto(c.amountMicro),
       blockNumber: c.blockNumber.toString(),
       confirmations: chain ? confirmationsOf(BigInt(chain.head), c.blockNumber).toString() : null,

@@ -1,7 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Database } from '../db/client';
-import { uncreditLog } from '../db/queries/chain-credits';
-import { recordLateDeposit } from '../db/queries/late-deposits';
+import { recordClosedRunArrival } from '../activities/chain-proof';
 import type { DepositFact } from '../domain/deposit-fact';
 import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../workflows/payment-exception/messages';
 
@@ -9,6 +8,8 @@ export interface LateDepositSettings {
   /** How long an ended session's deposit address stays watched (LATE_DEPOSIT_WATCH_HOURS). */
   watchHours: number;
   taskQueue: string;
+  /** DUST_THRESHOLD_MICRO: smaller transfers to an ended payment are recorded, never an exception. */
+  dustThresholdMicro: bigint;
 }
 
 /**
@@ -19,13 +20,9 @@ export interface LateDepositSettings {
  * operator. Both steps are idempotent, and the watcher re-sends after a crash before its cursor moves.
  */
 export async function recordClosedRunDeposit(db: Database, temporal: Client, settings: LateDepositSettings, paymentId: string, fact: DepositFact): Promise<void> {
-  if (fact.kind === 'removed') {
-    // The exception stays (it was money an operator was told of); the credit no longer counts.
-    await uncreditLog(db, paymentId, fact);
-    return;
-  }
-  const exception = await recordLateDeposit(db, paymentId, fact);
-  if (!exception) return;
+  const exceptionId = await recordClosedRunArrival({ db, chains: settings }, paymentId, fact);
+  if (!exceptionId) return;
+  const exception = { id: exceptionId };
   const input: PaymentExceptionInput = { exceptionId: exception.id, paymentId };
   try {
     await temporal.workflow.start(PAYMENT_EXCEPTION_WORKFLOW, {

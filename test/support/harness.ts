@@ -167,7 +167,7 @@ export function startTestWatchers(ctx: Pick<TestContext, 'config' | 'db' | 'temp
     networks: ctx.config.chains.networks,
     pollIntervalMs: 200,
     lease: { retryMs: 300, heartbeatMs: 500 },
-    lateDeposits: { watchHours: ctx.config.chains.lateDepositWatchHours, taskQueue: ctx.config.temporal.taskQueue },
+    lateDeposits: { watchHours: ctx.config.chains.lateDepositWatchHours, taskQueue: ctx.config.temporal.taskQueue, dustThresholdMicro: ctx.config.chains.dustThresholdMicro },
     ...overrides,
   });
 }

@@ -103,7 +103,15 @@ describe('config: chains (decisions §11)', () => {
       allowUnverifiedNetworks: false,
       providerProofTimeoutSeconds: 3600,
       lateDepositWatchHours: 168,
+      dustThresholdMicro: 10_000n,
     });
+  });
+
+  it('reads the dust threshold in micro units, and refuses a negative or fractional one', () => {
+    expect(loadConfig({ ...base, DUST_THRESHOLD_MICRO: '0' }).chains.dustThresholdMicro).toBe(0n);
+    expect(loadConfig({ ...base, DUST_THRESHOLD_MICRO: '250000' }).chains.dustThresholdMicro).toBe(250_000n);
+    expect(() => loadConfig({ ...base, DUST_THRESHOLD_MICRO: '-1' })).toThrow(/DUST_THRESHOLD_MICRO/);
+    expect(() => loadConfig({ ...base, DUST_THRESHOLD_MICRO: '0.5' })).toThrow(/DUST_THRESHOLD_MICRO/);
   });
 
   it('configures a network from its RPC URL, with its mainnet chain id and confirmations by default', () => {

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { chainCredits, chainCursors, checkoutSessions, simpleOrders } from '../schema';
 import { findDepositAddresses } from './deposit-addresses';
@@ -10,7 +10,8 @@ export interface CreditInput {
   network: string;
   transactionHash: string;
   logIndex: number;
-  asset: string;
+  /** Null: a token contract this deployment does not configure. */
+  asset: string | null;
   token: string;
   from: string;
   to: string;
@@ -19,35 +20,57 @@ export interface CreditInput {
   blockHash: string;
 }
 
+export type CreditRowState = ChainCreditRow['state'];
+
+/** What recording a log did: whether this payment holds it, and whether this is news (a log never recorded, or back after a reorg removed it). */
+export interface CreditOutcome {
+  held: boolean;
+  fresh: boolean;
+  state: CreditRowState;
+}
+
 /**
- * Credits `log` to `paymentId` unless another payment holds it; answers whether this payment holds it
- * now. A log seen again after a reorg (same key, maybe another block) is re-credited to its payment;
- * a log already held by another payment is never moved (the primary key and the WHERE decide).
+ * Records `log` for `paymentId` as `state` unless another payment holds it. A log seen again in the
+ * same block is the same news (a watcher re-sends after a crash): its first record stands. A log
+ * back after a reorg removed it is news again, recorded as `state`; one that moved to another block
+ * keeps its state with the new block. A log held by another payment is never moved (the primary key
+ * and the WHERE decide).
  */
-export async function creditLog(db: DatabaseOrTransaction, paymentId: string, log: CreditInput): Promise<boolean> {
-  const values = {
-    network: log.network,
-    transactionHash: log.transactionHash.toLowerCase(),
-    logIndex: log.logIndex,
-    paymentId,
-    asset: log.asset,
-    token: log.token,
-    fromAddress: log.from,
-    toAddress: log.to,
-    amountMicro: log.amountMicro,
-    blockNumber: log.blockNumber,
-    blockHash: log.blockHash,
-  };
+export async function creditLog(db: DatabaseOrTransaction, paymentId: string, log: CreditInput, state: Exclude<CreditRowState, 'removed'> = 'credited'): Promise<CreditOutcome> {
+  const key = and(eq(chainCredits.network, log.network), eq(chainCredits.transactionHash, log.transactionHash.toLowerCase()), eq(chainCredits.logIndex, log.logIndex));
+  const [existing] = await db.select({ paymentId: chainCredits.paymentId, state: chainCredits.state, blockHash: chainCredits.blockHash }).from(chainCredits).where(key);
+  if (existing) {
+    if (existing.paymentId !== paymentId) return { held: false, fresh: false, state: existing.state };
+    if (existing.state !== 'removed' && existing.blockHash === log.blockHash) return { held: true, fresh: false, state: existing.state };
+    const next = existing.state === 'removed' ? state : existing.state;
+    await db
+      .update(chainCredits)
+      .set({ state: next, blockNumber: log.blockNumber, blockHash: log.blockHash, updatedAt: sql`now()` })
+      .where(and(key, eq(chainCredits.paymentId, paymentId)));
+    return { held: true, fresh: existing.state === 'removed', state: next };
+  }
   const rows = await db
     .insert(chainCredits)
-    .values(values)
-    .onConflictDoUpdate({
-      target: [chainCredits.network, chainCredits.transactionHash, chainCredits.logIndex],
-      set: { state: 'credited', blockNumber: values.blockNumber, blockHash: values.blockHash, updatedAt: sql`now()` },
-      setWhere: eq(chainCredits.paymentId, paymentId),
+    .values({
+      network: log.network,
+      transactionHash: log.transactionHash.toLowerCase(),
+      logIndex: log.logIndex,
+      paymentId,
+      asset: log.asset,
+      token: log.token,
+      fromAddress: log.from,
+      toAddress: log.to,
+      amountMicro: log.amountMicro,
+      blockNumber: log.blockNumber,
+      blockHash: log.blockHash,
+      state,
     })
+    .onConflictDoNothing()
     .returning({ paymentId: chainCredits.paymentId });
-  return rows.length > 0;
+  if (rows.length > 0) return { held: true, fresh: true, state };
+  // Recorded meanwhile by a concurrent call: its record stands.
+  const [raced] = await db.select({ paymentId: chainCredits.paymentId, state: chainCredits.state }).from(chainCredits).where(key);
+  return { held: raced?.paymentId === paymentId, fresh: false, state: raced?.state ?? state };
 }
 
 /** The log's block left the canonical chain: it no longer counts for its payment. */
@@ -61,14 +84,14 @@ export async function uncreditLog(db: DatabaseOrTransaction, paymentId: string, 
         eq(chainCredits.transactionHash, key.transactionHash.toLowerCase()),
         eq(chainCredits.logIndex, key.logIndex),
         eq(chainCredits.paymentId, paymentId),
-        eq(chainCredits.state, 'credited'),
+        ne(chainCredits.state, 'removed'),
       ),
     )
     .returning({ paymentId: chainCredits.paymentId });
   return rows.length > 0;
 }
 
-/** The payment's credited logs, oldest block first. */
+/** The payment's credited logs (its own token's money; never a wrong asset or dust), oldest block first. */
 export async function listCredits(db: DatabaseOrTransaction, paymentId: string): Promise<ChainCreditRow[]> {
   return db
     .select()

@@ -1,4 +1,5 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, like, or, sql } from 'drizzle-orm';
+import { transferKeyOf } from '../../domain/exceptions';
 import type { DatabaseOrTransaction } from '../client';
 import { paymentExceptions } from '../schema';
 
@@ -9,10 +10,34 @@ export type ExceptionStatus = PaymentExceptionRow['status'];
 /**
  * Records an arrival of money once (decisions §12): the first record of (payment, kind, arrival)
  * stands, and a retry or a second report of the same arrival finds it; `inserted` says whether
- * this call wrote it (so its event is announced once).
+ * this call wrote it (so its event is announced once). One arrival, one exception: a provider's word
+ * for a transfer (`tx:<network>:<hash>`) and the chain's log of it (`tx:<network>:<hash>:<index>`)
+ * are one record. The word finds the log's record; the log, proof of what arrived, takes over the
+ * word's open record (its kind and amount become the log's: a claimed success is now money seen).
  */
 export async function recordPaymentException(db: DatabaseOrTransaction, row: NewPaymentException): Promise<PaymentExceptionRow & { inserted: boolean }> {
   const arrivalKey = row.arrivalKey ?? 'payment';
+  const transfer = transferKeyOf(arrivalKey);
+  if (transfer) {
+    const same = await db
+      .select()
+      .from(paymentExceptions)
+      .where(and(eq(paymentExceptions.paymentId, row.paymentId), or(eq(paymentExceptions.arrivalKey, transfer), like(paymentExceptions.arrivalKey, `${transfer}:%`))))
+      .orderBy(asc(paymentExceptions.createdAt));
+    const exact = same.find((e) => e.arrivalKey === arrivalKey);
+    if (exact) return { ...exact, inserted: false };
+    if (arrivalKey === transfer && same[0]) return { ...same[0], inserted: false };
+    const word = same.find((e) => e.arrivalKey === transfer && e.status === 'open');
+    if (word && arrivalKey !== transfer) {
+      const references = { ...(word.references as Record<string, unknown>), ...(row.references as Record<string, unknown>), reportedAs: word.kind };
+      const [adopted] = await db
+        .update(paymentExceptions)
+        .set({ kind: row.kind, arrivalKey, amountMicro: row.amountMicro, token: row.token ?? null, asset: row.asset ?? null, references })
+        .where(and(eq(paymentExceptions.id, word.id), eq(paymentExceptions.status, 'open')))
+        .returning();
+      if (adopted) return { ...adopted, inserted: false };
+    }
+  }
   const written = await db
     .insert(paymentExceptions)
     .values({ ...row, arrivalKey })

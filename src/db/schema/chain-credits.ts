@@ -13,14 +13,17 @@ export const chainCredits = pgTable(
     transactionHash: text('transaction_hash').notNull(),
     logIndex: integer('log_index').notNull(),
     paymentId: text('payment_id').notNull(),
-    asset: text('asset').notNull(),
+    // Null: a token contract this deployment does not configure.
+    asset: text('asset'),
     token: text('token').notNull(),
     fromAddress: text('from_address').notNull(),
     toAddress: text('to_address').notNull(),
     amountMicro: bigint('amount_micro', { mode: 'bigint' }).notNull(),
     blockNumber: bigint('block_number', { mode: 'bigint' }).notNull(),
     blockHash: text('block_hash').notNull(),
-    state: text('state', { enum: ['credited', 'removed'] }).notNull().default('credited'),
+    // credited: counts for its payment; wrong_asset and dust: recorded at the address, never part of
+    // any payment's money (decisions §14); removed: its block left the canonical chain.
+    state: text('state', { enum: ['credited', 'wrong_asset', 'dust', 'removed'] }).notNull().default('credited'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -1,4 +1,5 @@
 import { bigint, index, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { EXCEPTION_KINDS } from '../../domain/exceptions';
 
 // Decisions §12: money off the happy path has an owner. One row per arrival of money, never
 // overwritten: a later arrival is another row, and an operator's resolution changes only the status.
@@ -9,7 +10,7 @@ export const paymentExceptions = pgTable(
     id: text('id').primaryKey(),
     paymentKind: text('payment_kind', { enum: ['checkout_session', 'simple_order'] }).notNull(),
     paymentId: text('payment_id').notNull(),
-    kind: text('kind', { enum: ['late', 'duplicate', 'overpaid', 'underpaid', 'unverified'] }).notNull(),
+    kind: text('kind', { enum: EXCEPTION_KINDS }).notNull(),
     // What arrived, so a retried activity or a second report of the same money finds the first row:
     // `tx:<network>:<hash>` for money seen on chain or announced with its transfer by a provider (the
     // provider's callback and the chain log of one transfer are one arrival), `provider:<eventId>`
@@ -19,6 +20,10 @@ export const paymentExceptions = pgTable(
     // Micro units of the stablecoin: the amount that arrived (late, duplicate), the excess (overpaid),
     // the credited amount (underpaid), the amount the provider claimed (unverified).
     amountMicro: bigint('amount_micro', { mode: 'bigint' }).notNull(),
+    // The token that arrived when it is not the payment's own (wrong_asset): its contract and, when
+    // this deployment configures it, its asset name. Null: the payment's own token.
+    token: text('token'),
+    asset: text('asset'),
     // Transaction hashes, log keys, provider ids: whatever an operator needs to find the money.
     references: jsonb('references').notNull().default({}),
     status: text('status', { enum: ['open', 'accepted', 'refunded'] }).notNull().default('open'),

@@ -282,6 +282,8 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       return;
     }
     const credit = await proof.creditDeposit(input.paymentId, fact);
+    // Not this payment's money (another token, decisions §14): the merchant is told, nothing credits.
+    if (credit.exceptionId) await announceException(credit.exceptionId);
     if (isTerminal(status) || !credit.held || credit.expectedMicro === null) return;
     if (BigInt(credit.creditedMicro) < BigInt(credit.expectedMicro)) return;
     // Not moveTo: the activity re-checks the credits under the session's lock and may decline.

@@ -14,7 +14,7 @@ const proofView = z.object({
   chain: z.object({ chainId: z.number(), token: z.string(), head: z.string(), confirmationsRequired: z.number(), balance: z.string() }).nullable(),
   chainError: z.string().nullable(),
   credits: z.array(
-    z.object({ transactionHash: z.string(), logIndex: z.number(), amount: z.string(), blockNumber: z.string(), confirmations: z.string().nullable(), state: z.string() }),
+    z.object({ transactionHash: z.string(), logIndex: z.number(), token: z.string(), asset: z.string().nullable(), amount: z.string(), blockNumber: z.string(), confirmations: z.string().nullable(), state: z.string() }),
   ),
 });
 

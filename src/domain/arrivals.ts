@@ -1,0 +1,63 @@
+// Decisions §11, §12 and §14: what a confirmed transfer to a payment's deposit address is. Written
+// once, pure, and called by every path that records one (the payment's own run, and the watcher once
+// the run has closed), so no path can credit what another would refuse.
+
+/** Where a payment stands for money that arrives: open (it may still be paid), paid, or ended unpaid. */
+export type PaymentPhase = 'open' | 'paid' | 'ended';
+
+/** The payment's own money: its token (by asset, as the network's configuration names it) on its network. */
+export interface PaymentTerms {
+  network: string;
+  asset: string;
+  phase: PaymentPhase;
+}
+
+/** One confirmed transfer. `asset` is null for a token contract this deployment does not configure. */
+export interface Arrival {
+  network: string;
+  asset: string | null;
+  amountMicro: bigint;
+}
+
+/** How a `chain_credits` row counts: only `credited` rows of the payment's own token make up its money. */
+export type CreditState = 'credited' | 'wrong_asset' | 'dust';
+
+export type ArrivalDecision =
+  /** Counts towards G (open payment, its own token). */
+  | { credit: 'credited'; exception: null }
+  /** Money for an operator: recorded with the transfer as an exception the merchant is told of. */
+  | { credit: 'credited' | 'wrong_asset'; exception: 'late' | 'duplicate' | 'wrong_asset' }
+  /** Recorded for reconciliation; no exception, no event, no workflow. */
+  | { credit: 'dust'; exception: null };
+
+/**
+ * Only the payment's own token on its own network credits it; anything else is `wrong_asset`, never
+ * part of G, refundable in the token that arrived. Money of the right token after the payment ended is
+ * `duplicate` (it was paid) or `late`. A zero-value transfer is always dust (anyone can send one, for
+ * free, to any address); below `dustThresholdMicro` so is any transfer to a payment that has ended.
+ */
+export function classifyArrival(payment: PaymentTerms, arrival: Arrival, dustThresholdMicro: bigint): ArrivalDecision {
+  if (arrival.amountMicro <= 0n) return { credit: 'dust', exception: null };
+  const own = arrival.network === payment.network && arrival.asset !== null && arrival.asset === payment.asset;
+  if (own && payment.phase === 'open') return { credit: 'credited', exception: null };
+  // Only once the payment has ended: while it is open, every unit of another token is news to its merchant.
+  if (payment.phase !== 'open' && arrival.amountMicro < dustThresholdMicro) return { credit: 'dust', exception: null };
+  if (!own) return { credit: 'wrong_asset', exception: 'wrong_asset' };
+  return { credit: 'credited', exception: payment.phase === 'paid' ? 'duplicate' : 'late' };
+}
+
+/** What the payment's credits (its own token only) prove against G. */
+export type Settlement =
+  | { kind: 'unpriced' }
+  | { kind: 'short'; creditedMicro: bigint; remainingMicro: bigint }
+  | { kind: 'covered'; grossMicro: bigint; excessMicro: bigint };
+
+/**
+ * Credits ≥ G completes with gross = everything credited; the excess over G is an `overpaid`
+ * exception (decisions §11). Without G (nobody has chosen how to pay yet) nothing completes.
+ */
+export function settlementOf(expectedMicro: bigint | null, creditedMicro: bigint): Settlement {
+  if (expectedMicro === null) return { kind: 'unpriced' };
+  if (creditedMicro <= 0n || creditedMicro < expectedMicro) return { kind: 'short', creditedMicro, remainingMicro: expectedMicro - creditedMicro };
+  return { kind: 'covered', grossMicro: creditedMicro, excessMicro: creditedMicro - expectedMicro };
+}
