@@ -1,10 +1,7 @@
-import type { ChainSettings } from '../config';
-import type { Database } from '../db/client';
 import { findSession, lockSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { findSimpleOrder, lockSimpleOrder, transitionSimpleOrder, type SimpleOrderRow } from '../db/queries/simple-orders';
 import { depositLogKey } from '../domain/deposit-fact';
 import type { DepositFact } from '../domain/deposit-fact';
-import type { ProviderRegistry } from '../providers/registry';
 import { chainProofRules, type ChainProofDeps, type ProvenKind, type ProviderClaim } from './chain-proof-rules';
 import { completeSession, postCompletion } from './session-completion';
 import { writePosting } from '../db/queries/ledger';
