@@ -51,6 +51,8 @@ describe('a payment’s proof', () => {
       {
         transactionHash: receipt.transactionHash,
         logIndex: expect.any(Number),
+        token: chain.tokens.polygon.USDC,
+        asset: 'USDC',
         amount: '25.000000',
         blockNumber: receipt.blockNumber.toString(),
         confirmations: (BigInt(proof.chain.head) - receipt.blockNumber + 1n).toString(),
@@ -72,7 +74,7 @@ describe('a payment’s proof', () => {
     expect(lines[0]).toBe(`proof ${code} settled (simple_order, verification chain)`);
     expect(run.stdout).toMatch(new RegExp(`deposit\\s+${depositAddress}`));
     expect(run.stdout).toMatch(/on chain\s+0\.000000 USDC at the deposit address now/);
-    expect(run.stdout).toMatch(new RegExp(`logs\\s+${depositTransactionHash}:\\d+ 25\\.000000 block \\d+, \\d+ confirmations, credited`));
+    expect(run.stdout).toMatch(new RegExp(`logs\\s+${depositTransactionHash}:\\d+ 25\\.000000 USDC block \\d+, \\d+ confirmations, credited`));
   }, 60_000);
 
   it('says the provider’s word is all there is on a network without a verifier', async () => {

@@ -105,6 +105,8 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   // A provider success waiting for its transfer, and when it becomes `unverified`.
   let claim: ProviderClaim | null = null;
   let claimDueMs: number | null = null;
+  // The own token's credits as the last credit activity reported them.
+  let creditedMicro = 0n;
 
   setHandler(stateQuery, () => ({ status, providerPaymentId, lateEvents }));
 
@@ -213,7 +215,15 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   async function apply(command: Command) {
     if (command.kind === 'cancel') {
-      if (canTransition(status, 'canceled')) await moveTo(CANCEL);
+      if (canTransition(status, 'canceled')) {
+        // Part of G already credited is the customer's money: underpaid, owned before the end, as at
+        // expiry. Only when something was credited, so runs without credits keep their commands.
+        if (chainVerified && creditedMicro > 0n) {
+          const shortfall = await proof.recordShortfall(input.paymentId, claim, 'expiry');
+          if (shortfall?.exceptionId) await announceException(shortfall.exceptionId);
+        }
+        await moveTo(CANCEL);
+      }
       cancelsHandled++;
       return;
     }
@@ -272,7 +282,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   async function applyDeposit(fact: DepositFact) {
     if (!chainVerified) return;
     if (fact.kind === 'removed') {
-      await proof.uncreditDeposit(input.paymentId, fact);
+      creditedMicro = BigInt((await proof.uncreditDeposit(input.paymentId, fact)).creditedMicro);
       return;
     }
     if (isTerminal(status) && feature('exception-events')) {
@@ -282,6 +292,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       return;
     }
     const credit = await proof.creditDeposit(input.paymentId, fact);
+    creditedMicro = BigInt(credit.creditedMicro);
     // Not this payment's money (another token, decisions §14): the merchant is told, nothing credits.
     if (credit.exceptionId) await announceException(credit.exceptionId);
     if (isTerminal(status) || !credit.held || credit.expectedMicro === null) return;

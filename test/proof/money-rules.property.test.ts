@@ -1,0 +1,229 @@
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createActivities } from '../../src/activities';
+import { classifyArrival, settlementOf, type PaymentPhase } from '../../src/domain/arrivals';
+import type { DepositFact } from '../../src/domain/deposit-fact';
+import { newPaymentId } from '../../src/domain/ids';
+import { insertCheckoutSession } from '../../src/db/queries/checkout-sessions';
+import { createDeliveryStarter } from '../../src/temporal/delivery-start';
+import { randomAddress } from '../support/chain';
+import { createApprovedMerchant, useTestApp } from '../support/harness';
+
+// Issue 26, item 14: the money rules under random sequences of events against one payment, with the
+// invariants checked after each step. Two levels: the pure rules (thousands of cases a second), and
+// the same rules as the worker runs them — its activities over real Postgres, in the order the
+// session's run calls them — with the invariants read back from the rows merchants and operators see.
+// Failing seeds found by fast-check are kept below as regular cases.
+
+const G = 25_000_000n;
+const DUST = 10_000n;
+const ASSETS = ['USDC', 'USDT', null] as const;
+
+describe('the pure rules', () => {
+  const phase = fc.constantFrom<PaymentPhase>('open', 'paid', 'ended');
+  const arrival = fc.record({ network: fc.constantFrom('polygon', 'base'), asset: fc.constantFrom(...ASSETS), amountMicro: fc.bigInt({ min: 0n, max: 3n * G }) });
+
+  it('credit only the payment’s own token while it is open; every other unit above dust is an exception', () => {
+    fc.assert(
+      fc.property(phase, arrival, fc.bigInt({ min: 0n, max: G }), (p, a, dust) => {
+        const d = classifyArrival({ network: 'polygon', asset: 'USDC', phase: p }, a, dust);
+        const own = a.network === 'polygon' && a.asset === 'USDC';
+        if (d.credit === 'credited' && d.exception === null) expect(own && p === 'open' && a.amountMicro > 0n).toBe(true);
+        if (!own && a.amountMicro > 0n && (p === 'open' || a.amountMicro >= dust)) expect(d).toEqual({ credit: 'wrong_asset', exception: 'wrong_asset' });
+        if (a.amountMicro === 0n) expect(d.credit).toBe('dust');
+        if (d.credit === 'dust') expect(a.amountMicro === 0n || (p !== 'open' && a.amountMicro < dust)).toBe(true);
+        if (own && p !== 'open' && a.amountMicro >= dust) expect(d.exception).toBe(p === 'paid' ? 'duplicate' : 'late');
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('complete exactly when the own credits cover G, with gross = credits and the excess owned', () => {
+    fc.assert(
+      fc.property(fc.option(fc.bigInt({ min: 1n, max: 3n * G }), { nil: null }), fc.bigInt({ min: 0n, max: 4n * G }), (expected, credited) => {
+        const s = settlementOf(expected, credited);
+        if (expected === null) {
+          expect(s.kind).toBe('unpriced');
+        } else {
+          expect(s.kind === 'covered').toBe(credited >= expected && credited > 0n);
+          if (s.kind === 'covered') expect([s.grossMicro, s.grossMicro - s.excessMicro]).toEqual([credited, expected]);
+          else expect(s).toEqual({ kind: 'short', creditedMicro: credited, remainingMicro: expected - credited });
+        }
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
+
+/** One event against the payment, as the chain watcher, the provider or the clock sends it. */
+type Step =
+  | { kind: 'deposit'; asset: (typeof ASSETS)[number]; amountMicro: bigint }
+  /** The same log re-sent (a watcher restarted before saving its cursor). */
+  | { kind: 'resend'; index: number }
+  /** A credited log's block left the chain before the payment completed. */
+  | { kind: 'remove'; index: number }
+  | { kind: 'expire' }
+  | { kind: 'cancel' };
+
+const amounts = fc.oneof(
+  fc.constantFrom(G, G - 1n, G + 1n, 1n, 0n, DUST - 1n, DUST),
+  fc.bigInt({ min: 1n, max: G }).map((part) => part),
+  fc.bigInt({ min: 1n, max: 2n * G }),
+);
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('deposit' as const), asset: fc.constantFrom(...ASSETS), amountMicro: amounts }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('resend' as const), index: fc.nat(20) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), index: fc.nat(20) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'expire' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'cancel' as const }) },
+);
+
+const ctx = useTestApp({ DUST_THRESHOLD_MICRO: DUST.toString() });
+
+// Sequences fast-check found failing, kept as regular cases.
+const KEPT: { name: string; steps: Step[] }[] = [
+  // Credits short of G were in no exception after a cancel (the run recorded the shortfall only at expiry).
+  { name: 'one micro credited, then canceled', steps: [{ kind: 'deposit', asset: 'USDC', amountMicro: 1n }, { kind: 'cancel' }] },
+  { name: 'an unknown token removed by a reorg, then the own token', steps: [{ kind: 'deposit', asset: null, amountMicro: 1n }, { kind: 'remove', index: 0 }, { kind: 'deposit', asset: 'USDC', amountMicro: 1n }] },
+  { name: 'G − 1 of the own token and 1 of another', steps: [{ kind: 'deposit', asset: 'USDC', amountMicro: G - 1n }, { kind: 'deposit', asset: 'USDT', amountMicro: 1n }, { kind: 'expire' }] },
+];
+
+describe('the rules as the worker runs them, over Postgres', () => {
+  let runSequence: (steps: Step[]) => Promise<void>;
+
+  it('keeps every unit that arrives owned, never completes on another token, and balances the ledger', async () => {
+    const activities = createActivities({
+      ...ctx.config,
+      db: ctx.db.db,
+      providers: ctx.providers,
+      publicBaseUrl: ctx.config.http.publicBaseUrl,
+      chains: ctx.config.chains,
+      startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue),
+      now: () => new Date(),
+    });
+    const merchant = await createApprovedMerchant(ctx.app, { wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }] });
+    const tokens = ctx.config.chains.networks.find((n) => n.network === 'polygon')!.tokens;
+    const stranger = randomAddress();
+
+    runSequence = async (steps) => {
+        const id = newPaymentId();
+        const depositAddress = randomAddress();
+        await insertCheckoutSession(ctx.db.db, {
+          id,
+          merchantId: merchant.id,
+          status: 'pending',
+          amountMinor: 2500n,
+          currency: 'USD',
+          countryCode: 'US',
+          destinationAsset: 'USDC',
+          network: 'polygon',
+          walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
+          commissionBps: 100,
+          provider: 'sandbox',
+          railType: 'crypto_transfer',
+          verification: 'chain',
+          depositAddress,
+          expectedGrossMicro: G,
+          workflowStarted: true,
+          expiresAt: new Date(Date.now() + 3600_000),
+        });
+        const sent: DepositFact[] = [];
+        let status = 'pending';
+        for (const [n, s] of steps.entries()) {
+          if (s.kind === 'deposit') {
+            const fact: DepositFact = {
+              kind: 'credited',
+              network: 'polygon',
+              transactionHash: `0x${randomBytes(32).toString('hex')}`,
+              logIndex: n,
+              asset: s.asset,
+              token: s.asset === null ? stranger : tokens[s.asset]!,
+              from: stranger,
+              to: depositAddress,
+              amountMicro: s.amountMicro.toString(),
+              blockNumber: String(100 + n),
+              blockHash: `0x${n.toString(16).padStart(64, '0')}`,
+            };
+            sent.push(fact);
+            status = await deliver(fact, status);
+          } else if (s.kind === 'resend' && sent.length > 0) {
+            status = await deliver(sent[s.index % sent.length]!, status);
+          } else if (s.kind === 'remove' && sent.length > 0 && (status === 'pending' || status === 'processing')) {
+            await activities.uncreditDeposit(id, { ...sent[s.index % sent.length]!, kind: 'removed' });
+          } else if (s.kind === 'expire' && (status === 'pending' || status === 'processing')) {
+            await activities.recordShortfall(id, null, 'expiry');
+            await activities.recordStatusChange(id, ['pending', 'processing'], 'expired');
+            status = 'expired';
+          } else if (s.kind === 'cancel' && status === 'pending') {
+            // As the run does when something was credited (found by this test: credits short of G were nowhere after a cancel).
+            await activities.recordShortfall(id, null, 'expiry');
+            await activities.recordStatusChange(id, ['pending'], 'canceled');
+            status = 'canceled';
+          }
+          await checkInvariants(id, status);
+        }
+    };
+    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), runSequence), { numRuns: 60 });
+
+    /** As the session's run does: credit, announce, complete once the credits cover G; after the end, the late path. */
+    async function deliver(fact: DepositFact, status: string): Promise<string> {
+      if (status !== 'pending' && status !== 'processing') {
+        await activities.recordLateDeposit(await sessionOf(fact.to), fact);
+        return status;
+      }
+      const session = await sessionOf(fact.to);
+      const credit = await activities.creditDeposit(session, fact);
+      if (!credit.held || credit.expectedMicro === null || BigInt(credit.creditedMicro) < BigInt(credit.expectedMicro)) return status;
+      const done = await activities.recordChainCompletion(session, null);
+      return done && !done.duplicateExceptionId ? 'completed' : status;
+    }
+
+    async function sessionOf(depositAddress: string): Promise<string> {
+      const [row] = await ctx.db.sql`select id from checkout_sessions where deposit_address = ${depositAddress}`;
+      return row!.id as string;
+    }
+
+    async function checkInvariants(id: string, status: string) {
+      const [session] = await ctx.db.sql`select status from checkout_sessions where id = ${id}`;
+      expect(session!.status).toBe(status);
+      const credits = await ctx.db.sql`select transaction_hash, log_index, asset, amount_micro::text as amount, state from chain_credits where payment_id = ${id}`;
+      const exceptions = await ctx.db.sql`select kind, amount_micro::text as amount, arrival_key from payment_exceptions where payment_id = ${id}`;
+      const [tx] = await ctx.db.sql`select gross_micro::text as gross, merchant_settlement_micro::text as net, platform_commission_micro::text as fee, deposit_transaction_hash from transactions where payment_id = ${id}`;
+      const sum = (rows: readonly Record<string, unknown>[]) => rows.reduce((t, r) => t + BigInt(r.amount as string), 0n);
+      const own = credits.filter((c) => c.asset === 'USDC');
+      const kinds = (...k: string[]) => exceptions.filter((e) => k.includes(e.kind as string));
+
+      // No exception for nothing.
+      for (const e of exceptions) expect(BigInt(e.amount as string)).toBeGreaterThan(0n);
+      // Nothing completes on another token: the gross is own-token credits only, and the deposit transaction is one of them.
+      if (tx) {
+        expect(status).toBe('completed');
+        const gross = BigInt(tx.gross as string);
+        expect(gross).toBeGreaterThanOrEqual(G);
+        expect(BigInt(tx.net as string) + BigInt(tx.fee as string)).toBe(gross);
+        expect(own.map((c) => c.transaction_hash)).toContain(tx.deposit_transaction_hash);
+        // The excess over G is one overpaid exception.
+        expect(sum(kinds('overpaid'))).toBe(gross - G);
+      }
+      // Every unit of another token is a wrong_asset exception of the same log and amount, or dust; an
+      // exception stays when its log's block is removed (an operator was told of that money).
+      const foreign = credits.filter((c) => c.asset !== 'USDC' && BigInt(c.amount as string) > 0n);
+      expect(foreign.every((c) => c.state === 'wrong_asset' || c.state === 'dust' || c.state === 'removed')).toBe(true);
+      const exceptionOf = new Map(kinds('wrong_asset').map((e) => [e.arrival_key as string, BigInt(e.amount as string)]));
+      for (const c of foreign.filter((f) => f.state === 'wrong_asset')) expect(exceptionOf.get(`tx:polygon:${c.transaction_hash as string}:${c.log_index as number}`)).toBe(BigInt(c.amount as string));
+      expect(exceptionOf.size).toBeLessThanOrEqual(foreign.filter((c) => c.state !== 'dust').length);
+      // Every unit of the own token is in exactly one place: the completed gross, a late or duplicate
+      // exception, the underpaid record at expiry, dust, or still counting towards G while open.
+      const ownLive = own.filter((c) => c.state === 'credited');
+      const owned = (tx ? BigInt(tx.gross as string) : 0n) + sum(kinds('late', 'duplicate', 'underpaid'));
+      if (status === 'pending' || status === 'processing') expect(sum(kinds('late', 'duplicate', 'underpaid'))).toBe(0n);
+      else expect(owned).toBe(sum(ownLive));
+      // The ledger balances, posting by posting.
+      const unbalanced = await ctx.db.sql`select posting_id from ledger_entries where payment_id = ${id} group by posting_id, asset having sum(amount) <> 0`;
+      expect(unbalanced).toEqual([]);
+    }
+  }, 240_000);
+
+  for (const kept of KEPT) it(`keeps the money owned: ${kept.name}`, () => runSequence(kept.steps));
+});
