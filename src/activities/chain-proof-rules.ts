@@ -137,6 +137,8 @@ export function chainProofRules<Row, Done>(deps: { db: Database; providers: Prov
       }
       if (credited === 0n && claim) {
         const amountMicro = claim.destinationAmount ? parseMicroText(claim.destinationAmount) : 0n;
+        // A claim of no money is nothing to verify (callbacks claiming it are refused at ingestion).
+        if (amountMicro <= 0n) return null;
         const references = { ...claim, depositAddress: payment.depositAddress };
         const unverified = await recordPaymentException(db, { ...base, kind: 'unverified', arrivalKey: `provider:${claim.eventId}`, amountMicro, references });
         return { kind: 'unverified', exceptionId: unverified.id };

@@ -29,6 +29,9 @@ export async function recordLateDeposit(
   if (!payment) return null;
   const held = await creditLog(db, paymentId, { ...fact, amountMicro: BigInt(fact.amountMicro), blockNumber: BigInt(fact.blockNumber) });
   if (!held || payment.status === 'pending' || payment.status === 'processing') return null;
+  // A zero-value Transfer (anyone can send one to any address) is recorded as its credit above,
+  // never an exception: it is no money (decisions §14, dust).
+  if (BigInt(fact.amountMicro) <= 0n) return null;
   return recordPaymentException(db, {
     id: newExceptionId(),
     paymentKind: payment.kind,

@@ -1,4 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { requirePositiveExceptionAmount } from '../../domain/exceptions';
 import type { DatabaseOrTransaction } from '../client';
 import { paymentExceptions } from '../schema';
 
@@ -9,9 +10,11 @@ export type ExceptionStatus = PaymentExceptionRow['status'];
 /**
  * Records an arrival of money once (decisions §12): the first record of (payment, kind, arrival)
  * stands, and a retry or a second report of the same arrival finds it; `inserted` says whether
- * this call wrote it (so its event is announced once).
+ * this call wrote it (so its event is announced once). An amount that is not positive is refused
+ * (ExceptionAmountNotPositive) before anything is written: callers decide first that money moved.
  */
 export async function recordPaymentException(db: DatabaseOrTransaction, row: NewPaymentException): Promise<PaymentExceptionRow & { inserted: boolean }> {
+  requirePositiveExceptionAmount(row.amountMicro);
   const arrivalKey = row.arrivalKey ?? 'payment';
   const written = await db
     .insert(paymentExceptions)
