@@ -6,9 +6,9 @@ import { AppError } from '../../domain/errors';
 // Decisions §2: failed credential attempts on plugin connect are limited to 5 in 15 minutes per
 // merchant_id and 20 per client IP; decisions §13: failed admin tokens to 20 a minute per client
 // address, and failed metrics tokens the same, counted apart. Beyond that, 429 RateLimited with
-// Retry-After. The counts live in Postgres
-// (auth_failures) so every API process enforces the same limit. The client address is request.ip,
-// which believes X-Forwarded-For only from the proxies in TRUST_PROXY.
+// Retry-After. The counts live in Postgres (auth_failures) so every API process enforces the same
+// limit. The client address is request.ip, which believes X-Forwarded-For only from the proxies in
+// TRUST_PROXY.
 
 export const FAILURE_WINDOW_SECONDS = 15 * 60;
 export const MAX_FAILURES_PER_MERCHANT = 5;
