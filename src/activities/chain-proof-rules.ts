@@ -193,6 +193,8 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
       }
       if (credited === 0n && claim) {
         const amountMicro = claim.destinationAmount ? parseMicroText(claim.destinationAmount) : 0n;
+        // A claim of no money is nothing to verify (callbacks claiming it are refused at ingestion).
+        if (amountMicro <= 0n) return null;
         const references = { ...claim, depositAddress: payment.depositAddress };
         // Keyed by the transfer the provider named, if any: when it does arrive, its log takes this record over.
         const arrivalKey = arrivalKeyOf({ network: payment.network, transactionHash: claim.transactionHash, eventId: claim.eventId });

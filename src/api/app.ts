@@ -176,7 +176,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(simpleApiRoutes, { ...checkoutDeps, prefix: '/api' });
   await app.register(
     async (admin) => {
-      admin.addHook('preHandler', adminAuth(db, config.adminToken));
+      // onRequest, not preHandler: authentication comes before body parsing and validation.
+      admin.addHook('onRequest', adminAuth(db, config.adminToken));
       await admin.register(adminMerchantRoutes, { db, secretsKey: config.secretsKey });
       await admin.register(adminMerchantCredentialRoutes, { db, now });
       await admin.register(adminSettingsRoutes, { db });

@@ -40,7 +40,7 @@ const DESCRIPTIONS: Record<string, string> = {
   '404': 'Not found (or another merchant’s), or not implemented.',
   '409': 'The state does not allow it, or an Idempotency-Key conflict.',
   '413': 'Body over the limit (64 KiB).',
-  '422': 'A field is not valid; `details` names it.',
+  '422': 'A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id.',
   '429': 'Too many failed attempts; see Retry-After.',
   '503': 'Postgres or Temporal unreachable: nothing was done, retry.',
 };

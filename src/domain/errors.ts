@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'NotImplemented'
   | 'Conflict'
   | 'IdempotencyConflict'
+  | 'IdempotencyKeyReused'
   | 'PayloadTooLarge'
   | 'ValidationError'
   | 'RateLimited'
@@ -33,6 +34,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   IdempotencyConflict: 409,
   PayloadTooLarge: 413,
   ValidationError: 422,
+  IdempotencyKeyReused: 422,
   RateLimited: 429,
   InternalError: 500,
   Unavailable: 503,

@@ -37,6 +37,24 @@ export function transferKeyOf(arrivalKey: string): string | null {
   return parts[0] === 'tx' && parts.length >= 3 ? parts.slice(0, 3).join(':') : null;
 }
 
+/**
+ * An exception is an amount of money that arrived, or that a provider says it sent (decisions §12).
+ * Nothing, or less than nothing, is no money: an operator could accept or refund it, and a merchant
+ * would be told of it. Whatever writes an exception asks this first; Postgres holds the same rule
+ * (payment_exceptions_amount_check).
+ */
+export class ExceptionAmountNotPositive extends Error {
+  constructor(readonly amountMicro: bigint) {
+    super(`An exception's amount must be positive (got ${amountMicro} micro units).`);
+    this.name = 'ExceptionAmountNotPositive';
+  }
+}
+
+export function requirePositiveExceptionAmount(amountMicro: bigint): bigint {
+  if (amountMicro <= 0n) throw new ExceptionAmountNotPositive(amountMicro);
+  return amountMicro;
+}
+
 /** Only money that arrived after the end, or short, can be accepted as the payment (decisions §12). */
 export const isAcceptable = (kind: ExceptionKind) => kind === 'late' || kind === 'underpaid';
 

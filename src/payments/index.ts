@@ -21,7 +21,7 @@ export type { CheckoutRequest, PayingMerchant } from './checkout-sessions';
 export type { PaymentOption } from './rails';
 export type { DirectDeposit } from './direct-deposit';
 export type { PaymentProof } from './payment-proof';
-export { CallbackRefused } from './provider-events';
+export { CallbackRefused, CallbackTermsMismatch } from './provider-events';
 export { LinkPaymentInProgress } from './link-tabs';
 
 /**

@@ -1,6 +1,4 @@
-import { markFactLate, microOrZero, recordLateFact } from '../db/queries/late-payments';
-import { recordPaymentException } from '../db/queries/payment-exceptions';
-import { newExceptionId } from '../domain/ids';
+import { markFactLate, recordLateFact } from '../db/queries/late-payments';
 import { recordProviderEvent, setProviderEventState } from '../db/queries/provider-events';
 import { AppError, notFound } from '../domain/errors';
 import { providerFact, termsMismatch, type ProviderFact } from '../domain/provider-fact';
@@ -18,12 +16,19 @@ export class CallbackRefused extends AppError {
   }
 }
 
+/** A signed callback whose terms are not the payment's; the route logs the reason, as nothing else records it. */
+export class CallbackTermsMismatch extends AppError {
+  constructor(readonly reason: string) {
+    super('ValidationError', `The callback does not match the payment: ${reason}.`);
+  }
+}
+
 /**
  * The one path from a provider's callback to the payment it concerns, whatever owns it: verify the
  * signature on the raw body, find the owner by provider and reference, check the terms, record the
  * event once (the dedupe of retried callbacks), then hand the fact to the owner's workflow, or to
- * the late-money policy when the payment has ended. Any non-2xx leaves state as it was, so the
- * provider's retry is safe.
+ * the late-money policy when the payment has ended. A refusal (401, 404, 422) writes nothing; any
+ * other non-2xx leaves the event `received`, so the provider's retry is safe.
  */
 export async function ingestProviderEvent(
   ctx: PaymentContext,
@@ -39,33 +44,21 @@ export async function ingestProviderEvent(
   const owner = await findPaymentOwner(ctx, adapter.name, event.reference);
   if (!owner) throw notFound('Payment');
 
+  // Every refusal comes before anything is written: a refused callback records no event, no
+  // exception and signals nothing (its provider retries, and is refused the same). A success for
+  // other terms is a provider's word, not money: money that does reach the deposit address is seen
+  // on chain and has its own record there (decisions §11, §12).
   const mismatch = termsMismatch(event, owner.expectedTerms(event));
-  const { row, inserted } = await recordProviderEvent(ctx.db, {
+  if (mismatch) throw new CallbackTermsMismatch(mismatch);
+
+  const { row } = await recordProviderEvent(ctx.db, {
     provider: adapter.name,
     eventId: event.eventId,
     paymentId: owner.id,
     type: event.type,
     payload: event,
-    state: mismatch ? 'rejected' : 'received',
-    ...(mismatch ? { note: mismatch } : {}),
+    state: 'received',
   });
-  if (mismatch) {
-    // A success for other terms than the payment's may still be money that moved: an `unverified`
-    // exception an operator can look at (decisions §12), never the payment's completion.
-    if (inserted && event.type === 'payment.succeeded') {
-      const exception = await recordPaymentException(ctx.db, {
-        id: newExceptionId(),
-        paymentKind: owner.kind,
-        paymentId: owner.id,
-        kind: 'unverified',
-        arrivalKey: `provider:${event.eventId}`,
-        amountMicro: microOrZero(event.destinationAmount),
-        references: { provider: adapter.name, providerEventId: event.eventId, providerPaymentId: event.providerPaymentId, transactionHash: event.transactionHash ?? null, mismatch },
-      });
-      if (owner.kind === 'checkout_session') await startExceptionRun(ctx, { exceptionId: exception.id, paymentId: owner.id });
-    }
-    throw new AppError('ValidationError', `The callback does not match the payment: ${mismatch}.`);
-  }
   if (row.state !== 'received') return { ok: true, duplicate: true };
 
   const fact = providerFact(event);

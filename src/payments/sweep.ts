@@ -1,4 +1,5 @@
 import { deleteUnstartedSession, listUnstartedSessions, markWorkflowStarted } from '../db/queries/checkout-sessions';
+import { purgeExpiredIdempotencyKeys } from '../db/queries/idempotency-keys';
 import { deleteUnstartedSimpleOrder, listUnstartedSimpleOrders, markSimpleOrderStarted } from '../db/queries/simple-orders';
 import { AppError, isUnavailable } from '../domain/errors';
 import type { PaymentContext } from './context';
@@ -35,20 +36,30 @@ export async function sweepUnstartedPayments(ctx: PaymentContext, olderThanSecon
   return result;
 }
 
-/** Runs the sweep every `intervalMs` until stopped; a round that cannot reach Temporal or Postgres waits for the next. */
-export function startSweeper(ctx: PaymentContext, intervalMs: number, log: (err: unknown) => void): () => void {
+export type SweepTask = 'unstarted payments' | 'expired idempotency keys';
+
+/**
+ * The API's periodic sweep, every `intervalMs` until stopped: payments whose opening was cut short,
+ * then Idempotency-Keys past their 24 h (decisions §9), which nothing else removes (a claim takes an
+ * expired row over only when its own key comes back). The two are independent, so a Temporal outage
+ * does not stop the purge; a task that cannot reach Temporal or Postgres waits for the next round.
+ */
+export function startSweeper(ctx: PaymentContext, intervalMs: number, log: (err: unknown, task: SweepTask) => void): () => void {
   let running = false;
+  const report = (task: SweepTask) => (err: unknown) => {
+    const down = isUnavailable(err) || (err instanceof AppError && err.code === 'Unavailable');
+    if (!down) log(err, task);
+  };
+  const round = async () => {
+    await sweepUnstartedPayments(ctx).catch(report('unstarted payments'));
+    await purgeExpiredIdempotencyKeys(ctx.db).catch(report('expired idempotency keys'));
+  };
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    sweepUnstartedPayments(ctx)
-      .catch((err: unknown) => {
-        const down = isUnavailable(err) || (err instanceof AppError && err.code === 'Unavailable');
-        if (!down) log(err);
-      })
-      .finally(() => {
-        running = false;
-      });
+    void round().finally(() => {
+      running = false;
+    });
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);

@@ -14,7 +14,7 @@ const ctx = useTestApp({}, { sandbox: true });
 
 const RUNS_PER_ROUTE = 90;
 const TIME_PER_ROUTE_MS = 5_000;
-const ERROR_CODES = new Set(['BadRequest', 'InvalidId', 'Unauthorized', 'Forbidden', 'AccountNotApproved', 'InsufficientScope', 'PaymentsDisabled', 'NotFound', 'NotImplemented', 'Conflict', 'IdempotencyConflict', 'PayloadTooLarge', 'ValidationError', 'RateLimited', 'Unavailable']);
+const ERROR_CODES = new Set(['BadRequest', 'InvalidId', 'Unauthorized', 'Forbidden', 'AccountNotApproved', 'InsufficientScope', 'PaymentsDisabled', 'NotFound', 'NotImplemented', 'Conflict', 'IdempotencyConflict', 'IdempotencyKeyReused', 'PayloadTooLarge', 'ValidationError', 'RateLimited', 'Unavailable']);
 
 interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';

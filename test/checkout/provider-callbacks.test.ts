@@ -28,6 +28,23 @@ const status = async (id: string) => (await ctx.db.sql`select status, review_fla
 const waitFor = (id: string, wanted: string) =>
   eventually(() => status(id).then((s) => s.status as string), (s) => s === wanted, 15_000, `${id} ${wanted}`);
 const txCount = async (id: string) => (await ctx.db.sql`select count(*)::int as n from transactions where payment_id = ${id}`)[0]!.n;
+const rowsOf = async (table: 'provider_events' | 'payment_exceptions' | 'events', id: string) =>
+  (await ctx.db.sql`select count(*)::int as n from ${ctx.db.sql(table)} where payment_id = ${id}`)[0]!.n as number;
+/** Signals the session's run has received (the provider facts the API handed it). */
+const signalsOf = async (id: string) =>
+  ((await ctx.temporal.workflow.getHandle(id).fetchHistory()).events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length;
+
+/** A refused callback changed nothing: no provider event, no exception, no transaction; for an open session no signal and no event. */
+async function expectUntouched(id: string, wanted: string) {
+  expect((await status(id)).status).toBe(wanted);
+  expect(await rowsOf('provider_events', id)).toBe(0);
+  expect(await rowsOf('payment_exceptions', id)).toBe(0);
+  expect(await txCount(id)).toBe(0);
+  if (wanted === 'pending') {
+    expect(await signalsOf(id)).toBe(0);
+    expect(await rowsOf('events', id)).toBe(0);
+  }
+}
 
 describe('provider callbacks', () => {
   it.each([
@@ -48,17 +65,29 @@ describe('provider callbacks', () => {
     expect((await ctx.db.sql`select count(*)::int as n from provider_events where payment_id = ${s.id}`)[0]!.n).toBe(0);
   });
 
-  it('refuses a callback whose amount, currency or wallet differs from the session, and records each such success as an unverified exception', async () => {
+  it.each([
+    ['amount', { sourceAmount: '2.50' }],
+    ['currency', { sourceCurrency: 'EUR' }],
+    ['wallet', { walletAddress: '0x000000000000000000000000000000000000dEaD' }],
+    ['destination amount (negative)', { destinationAmount: '-24.750000' }],
+    ['destination amount (zero)', { destinationAmount: '0.000000' }],
+    ['destination amount (missing)', { destinationAmount: undefined }],
+  ])('refuses a success whose %s does not fit the session with 422, and records nothing and signals nothing', async (_name, overrides) => {
     const s = await openSession();
-    for (const overrides of [{ sourceAmount: '2.50' }, { sourceCurrency: 'EUR' }, { walletAddress: '0x000000000000000000000000000000000000dEaD' }]) {
-      const res = await postCallback(ctx.app, sandboxEvent(s, 'payment.succeeded', overrides), { secret: secret() });
-      expect(res.statusCode).toBe(422);
+    const res = await postCallback(ctx.app, sandboxEvent(s, 'payment.succeeded', overrides), { secret: secret() });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ ok: false, error: 'ValidationError', message: expect.stringContaining('does not match the payment') });
+    await expectUntouched(s.id, 'pending');
+  });
+
+  it('refuses a mismatched success for a session that has ended before the late-money path records anything', async () => {
+    const s = await openSession();
+    expect((await ctx.app.inject({ method: 'POST', url: `/pay/${s.id}/cancel` })).statusCode).toBe(303);
+    await eventually(() => ctx.temporal.workflow.getHandle(s.id).describe().then((d) => d.status.name), (st) => st !== 'RUNNING', 15_000, 'the run closed');
+    for (const overrides of [{ destinationAmount: '-24.750000' }, { sourceAmount: '2.50' }]) {
+      expect((await postCallback(ctx.app, sandboxEvent(s, 'payment.succeeded', overrides), { secret: secret() })).statusCode).toBe(422);
     }
-    expect((await status(s.id)).status).toBe('pending');
-    const exceptions = await ctx.db.sql`select kind, status, "references"->>'mismatch' as mismatch from payment_exceptions where payment_id = ${s.id}`;
-    expect(exceptions).toHaveLength(3);
-    expect(exceptions.every((e) => e.kind === 'unverified' && e.status === 'open' && typeof e.mismatch === 'string')).toBe(true);
-    expect(await txCount(s.id)).toBe(0);
+    await expectUntouched(s.id, 'canceled');
   });
 
   it('answers 404 for a payment it does not know', async () => {

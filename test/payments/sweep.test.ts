@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { sweepUnstartedPayments } from '../../src/payments/sweep';
+import { startSweeper, sweepUnstartedPayments, type SweepTask } from '../../src/payments/sweep';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
 
 // An API process killed between a payment's row insert and its workflow start leaves an invisible
 // row; the sweep resolves it within one interval (decisions §9: retries open it afresh).
@@ -58,5 +59,41 @@ describe('the sweep of payments whose opening was cut short', () => {
     expect((await send()).statusCode).toBe(409);
     await ctx.db.sql`update idempotency_keys set created_at = now() - interval '31 seconds' where key = 'crashed-once'`;
     expect((await send()).statusCode).toBe(201);
+  });
+});
+
+describe('the purge of expired Idempotency-Keys (issue 27)', () => {
+  const keys = async (merchantId: string) =>
+    (await ctx.db.sql`select key from idempotency_keys where merchant_id = ${merchantId} order by key`).map((r) => r.key as string);
+
+  it('runs in the API’s sweep: a key past its 24 h is deleted, a fresh one and one still running are kept', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const create = (key: string) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/checkout/sessions',
+        headers: { authorization: `Bearer ${m.apiKey}`, 'idempotency-key': key },
+        payload: { amount: 12, currency: 'USD', countryCode: 'US' },
+      });
+    for (const key of ['expired', 'fresh']) expect((await create(key)).statusCode).toBe(201);
+    // Postgres's clock decides expiry: move the one key's 24 h into the past rather than wait.
+    await ctx.db.sql`update idempotency_keys set created_at = now() - interval '25 hours', expires_at = now() - interval '1 hour' where merchant_id = ${m.id} and key = 'expired'`;
+    await ctx.db.sql`insert into idempotency_keys (merchant_id, key, route, request_hash, state, expires_at)
+      values (${m.id}, 'running', 'POST /api/v1/checkout/sessions', 'hash', 'in_progress', now() + interval '24 hours')`;
+    expect(await keys(m.id)).toEqual(['expired', 'fresh', 'running']);
+
+    const failures: { err: unknown; task: SweepTask }[] = [];
+    const stop = startSweeper(ctx.app.payments.context, 50, (err, task) => failures.push({ err, task }));
+    try {
+      await eventually(() => keys(m.id), (left) => !left.includes('expired'), 10_000, 'the expired key purged');
+    } finally {
+      stop();
+    }
+    expect(await keys(m.id)).toEqual(['fresh', 'running']);
+    expect(failures).toEqual([]);
+    // The fresh key still replays its first answer.
+    const replay = await create('fresh');
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
   });
 });

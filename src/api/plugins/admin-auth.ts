@@ -1,23 +1,19 @@
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../../db/client';
-import { constantTimeEqual } from '../../domain/credentials';
 import { AppError } from '../../domain/errors';
 import { bearerToken } from './merchant-auth';
-import { withAdminTokenLimit } from './rate-limit';
+import { checkOperatorToken } from './rate-limit';
 
 const denied = () => new AppError('Unauthorized', 'The admin token is invalid or missing.');
 
 /**
- * preHandler for /admin/v1: the operator's ADMIN_TOKEN, never a merchant key. A presented token is
- * checked under the per-address limit of decisions §13, so it cannot be guessed at speed; a request
- * with no token guesses nothing and is refused without counting.
+ * onRequest hook of /admin/v1: the operator's ADMIN_TOKEN, never a merchant key. It runs before the
+ * body is parsed and before any route's validation, so a request without the right token is 401
+ * whatever it carries: an unauthenticated caller learns nothing about a route's schema. Wrong
+ * tokens are limited per client address (decisions §13); the right one always passes.
  */
 export function adminAuth(db: Database, adminToken: string) {
   return async (request: FastifyRequest) => {
-    const token = bearerToken(request);
-    if (!token) throw denied();
-    await withAdminTokenLimit(db, request.ip, async () => {
-      if (!constantTimeEqual(token, adminToken)) throw denied();
-    });
+    await checkOperatorToken(db, 'admin', { ip: request.ip, presented: bearerToken(request) }, adminToken, denied);
   };
 }

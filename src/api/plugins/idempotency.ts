@@ -5,9 +5,11 @@ import type { Database } from '../../db/client';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../db/queries/idempotency-keys';
 import { AppError } from '../../domain/errors';
 
-// Decisions §9: the same Idempotency-Key from the same merchant with the same body returns the first
-// response for 24 h; another body is 409 IdempotencyConflict; a request still running is 409 Conflict.
-// State lives in Postgres so every API process agrees.
+// Decisions §9 and §14: a key binds to the whole request, its method, its path with the ids in it,
+// and its body. The same Idempotency-Key from the same merchant on the same request returns the
+// first response for 24 h; on another method, path or id it is 422 IdempotencyKeyReused (replaying
+// would answer for another resource); with another body, 409 IdempotencyConflict; while the first
+// request is still running, 409 Conflict. State lives in Postgres so every API process agrees.
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,6 +31,20 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * The method and the path as the route read it: the route's pattern with its parameters as decoded,
+ * so `SV%5FA` and `SV_A` are one path and two ids are never one. The query string takes no part:
+ * no idempotent route reads one.
+ */
+function requestTarget(request: FastifyRequest): string {
+  const pattern = request.routeOptions.url;
+  const params = (request.params ?? {}) as Record<string, string | undefined>;
+  const path = pattern
+    ? pattern.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => encodeURIComponent(params[name] ?? ''))
+    : request.url.split('?')[0]!;
+  return `${request.method} ${path}`;
+}
+
 async function idempotencyPlugin(app: FastifyInstance, { db }: { db: Database }) {
   app.decorateRequest('idempotency', undefined);
 
@@ -42,13 +58,16 @@ async function idempotencyPlugin(app: FastifyInstance, { db }: { db: Database })
       });
     }
     const merchantId = request.merchant!.id;
-    const route = `${request.method} ${request.routeOptions.url ?? request.url}`;
+    const route = requestTarget(request);
     const requestHash = createHash('sha256').update(`${route}\n${canonicalJson(request.body ?? null)}`).digest('hex');
 
     const existing = await claimIdempotencyKey(db, { merchantId, key, route, requestHash });
     if (!existing) {
       request.idempotency = { merchantId, key };
       return;
+    }
+    if (existing.route !== route) {
+      throw new AppError('IdempotencyKeyReused', 'This Idempotency-Key was already used for another request (another method, path or id); use a new key for each request.');
     }
     if (existing.requestHash !== requestHash) {
       throw new AppError('IdempotencyConflict', 'This Idempotency-Key was used with a different request.');

@@ -11,9 +11,9 @@ import {
   webhookAttemptLatency,
   webhookDeliveryCountsByStatus,
 } from '../../db/queries/metrics';
-import { constantTimeEqual } from '../../domain/credentials';
 import { AppError } from '../../domain/errors';
 import { bearerToken } from './merchant-auth';
+import { checkOperatorToken } from './rate-limit';
 
 export interface MetricsOptions {
   db: Database;
@@ -76,8 +76,8 @@ export default fp<MetricsOptions>(
     app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
       if (options.token === null && options.production) throw new AppError('NotFound', 'Not found.');
       if (options.token !== null) {
-        const presented = bearerToken(request);
-        if (!presented || !constantTimeEqual(presented, options.token)) throw new AppError('Unauthorized', 'The metrics token is invalid or missing.');
+        // Limited as the admin token is (decisions §13), on a count of its own.
+        await checkOperatorToken(db, 'metrics', { ip: request.ip, presented: bearerToken(request) }, options.token, () => new AppError('Unauthorized', 'The metrics token is invalid or missing.'));
       }
       const body = await registry.metrics();
       return reply.type(registry.contentType).send(body);

@@ -1,12 +1,14 @@
 import type { Database, DatabaseOrTransaction } from '../../db/client';
 import { failureRetryAfter, lockFailureSubjects, recordFailures, type FailureLimit } from '../../db/queries/auth-failures';
+import { constantTimeEqual } from '../../domain/credentials';
 import { AppError } from '../../domain/errors';
 
 // Decisions §2: failed credential attempts on plugin connect are limited to 5 in 15 minutes per
 // merchant_id and 20 per client IP; decisions §13: failed admin tokens to 20 a minute per client
-// address. Beyond that, 429 RateLimited with Retry-After. The counts live in Postgres
-// (auth_failures) so every API process enforces the same limit. The client address is request.ip,
-// which believes X-Forwarded-For only from the proxies in TRUST_PROXY.
+// address, and failed metrics tokens the same, counted apart. Beyond that, 429 RateLimited with
+// Retry-After. The counts live in Postgres (auth_failures) so every API process enforces the same
+// limit. The client address is request.ip, which believes X-Forwarded-For only from the proxies in
+// TRUST_PROXY.
 
 export const FAILURE_WINDOW_SECONDS = 15 * 60;
 export const MAX_FAILURES_PER_MERCHANT = 5;
@@ -37,10 +39,29 @@ export async function withCredentialLimits<T>(
   return withFailureLimits(db, limits, FAILURE_WINDOW_SECONDS, attempt);
 }
 
-/** The admin token's limit: per client address, a one-minute window. */
-export function withAdminTokenLimit<T>(db: Database, ip: string, attempt: (tx: DatabaseOrTransaction) => Promise<T>): Promise<T> {
-  const limits: FailureLimit[] = [{ dimension: 'admin_ip', subject: ip.slice(0, SUBJECT_MAX), max: MAX_ADMIN_FAILURES_PER_IP }];
-  return withFailureLimits(db, limits, ADMIN_FAILURE_WINDOW_SECONDS, attempt);
+/** The operator's bearer tokens, each limited on its own count of failures per client address. */
+export type OperatorToken = 'admin' | 'metrics';
+const OPERATOR_DIMENSION = { admin: 'admin_ip', metrics: 'metrics_ip' } as const satisfies Record<OperatorToken, FailureLimit['dimension']>;
+
+/**
+ * Checks an operator token (ADMIN_TOKEN, METRICS_TOKEN) under the per-address limit of decisions §13.
+ * The right token is checked first and always passes, without touching Postgres: a client address
+ * can be shared (a NAT, an office, a proxy not in TRUST_PROXY), and someone else's wrong guesses
+ * there must not lock the operator out. Only a wrong token counts, and only a wrong token is refused
+ * with 429 while the address is over its limit. A request with no token guesses nothing: 401,
+ * uncounted.
+ */
+export async function checkOperatorToken(
+  db: Database,
+  token: OperatorToken,
+  request: { ip: string; presented: string | null },
+  expected: string,
+  denied: () => AppError,
+): Promise<void> {
+  if (!request.presented) throw denied();
+  if (constantTimeEqual(request.presented, expected)) return;
+  const limits: FailureLimit[] = [{ dimension: OPERATOR_DIMENSION[token], subject: request.ip.slice(0, SUBJECT_MAX), max: MAX_ADMIN_FAILURES_PER_IP }];
+  await withFailureLimits(db, limits, ADMIN_FAILURE_WINDOW_SECONDS, () => Promise.reject(denied()));
 }
 
 async function withFailureLimits<T>(

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { CallbackRefused } from '../../payments';
+import { CallbackRefused, CallbackTermsMismatch } from '../../payments';
 
 /**
  * Provider callbacks: the raw body and headers go to the payment engine's one ingestion path, which
@@ -16,7 +16,10 @@ const providerCallbackRoutes: FastifyPluginAsync = async (app) => {
     try {
       return await app.payments.ingestProviderEvent(request.params.provider, raw, request.headers);
     } catch (err) {
-      if (err instanceof CallbackRefused) request.log.warn({ provider: request.params.provider, reason: err.reason }, 'provider callback refused');
+      // A refused callback leaves no row behind: this line is its only trace for an operator.
+      if (err instanceof CallbackRefused || err instanceof CallbackTermsMismatch) {
+        request.log.warn({ provider: request.params.provider, reason: err.reason }, 'provider callback refused');
+      }
       throw err;
     }
   });

@@ -7,13 +7,14 @@ import { setProviderEventState } from './provider-events';
 
 export type PaymentKind = 'checkout_session' | 'simple_order';
 
-/** A provider's malformed amount records as 0 rather than failing the record; the references keep its text. */
-export function microOrZero(text: string | undefined | null): bigint {
-  if (!text) return 0n;
+/** A provider's amount in micro units when it is a positive amount; anything else is no money to record. */
+export function positiveMicro(text: string | undefined | null): bigint | null {
+  if (!text) return null;
   try {
-    return parseCrypto(text);
+    const micro = parseCrypto(text);
+    return micro > 0n ? micro : null;
   } catch {
-    return 0n;
+    return null;
   }
 }
 
@@ -43,14 +44,17 @@ export interface LateFact {
  */
 export async function recordLateFact(db: DatabaseOrTransaction, input: LateFact): Promise<(PaymentExceptionRow & { inserted: boolean }) | null> {
   let exception: (PaymentExceptionRow & { inserted: boolean }) | null = null;
-  if (input.succeeded) {
+  // A success without a positive amount says no money moved (the callback path refuses such a
+  // success; a fact signalled before it did is still marked late below, with nothing to resolve).
+  const amountMicro = input.succeeded ? positiveMicro(input.destinationAmount) : null;
+  if (amountMicro !== null) {
     exception = await recordPaymentException(db, {
       id: newExceptionId(),
       paymentKind: input.kind,
       paymentId: input.paymentId,
       kind: input.exceptionKind ?? 'late',
       arrivalKey: arrivalKeyOf(input),
-      amountMicro: microOrZero(input.destinationAmount),
+      amountMicro,
       references: {
         provider: input.provider,
         providerEventId: input.eventId,

@@ -1,5 +1,5 @@
 import { and, asc, eq, like, or, sql } from 'drizzle-orm';
-import { transferKeyOf } from '../../domain/exceptions';
+import { requirePositiveExceptionAmount, transferKeyOf } from '../../domain/exceptions';
 import type { DatabaseOrTransaction } from '../client';
 import { paymentExceptions } from '../schema';
 
@@ -14,8 +14,11 @@ export type ExceptionStatus = PaymentExceptionRow['status'];
  * for a transfer (`tx:<network>:<hash>`) and the chain's log of it (`tx:<network>:<hash>:<index>`)
  * are one record. The word finds the log's record; the log, proof of what arrived, takes over the
  * word's open record (its kind and amount become the log's: a claimed success is now money seen).
+ * An amount that is not positive is refused (ExceptionAmountNotPositive) before anything is written:
+ * callers decide first that money moved.
  */
 export async function recordPaymentException(db: DatabaseOrTransaction, row: NewPaymentException): Promise<PaymentExceptionRow & { inserted: boolean }> {
+  requirePositiveExceptionAmount(row.amountMicro);
   const arrivalKey = row.arrivalKey ?? 'payment';
   const transfer = transferKeyOf(arrivalKey);
   if (transfer) {

@@ -5,9 +5,9 @@ export const authFailures = pgTable(
   'auth_failures',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    // 'merchant' (subject = merchant id as sent), 'ip' (plugin connect; subject = client address) or
-    // 'admin_ip' (admin token; subject = client address).
-    dimension: text('dimension', { enum: ['merchant', 'ip', 'admin_ip'] }).notNull(),
+    // 'merchant' (subject = merchant id as sent), 'ip' (plugin connect; subject = client address),
+    // 'admin_ip' (admin token) or 'metrics_ip' (metrics token; subject = client address).
+    dimension: text('dimension', { enum: ['merchant', 'ip', 'admin_ip', 'metrics_ip'] }).notNull(),
     subject: text('subject').notNull(),
     occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
   },

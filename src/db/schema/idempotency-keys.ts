@@ -6,6 +6,8 @@ export const idempotencyKeys = pgTable(
   {
     merchantId: text('merchant_id').notNull(),
     key: text('key').notNull(),
+    // The method and path with its ids (`POST /api/v1/checkout/sessions/SV_…/expire`): a key used
+    // here is refused elsewhere (decisions §14).
     route: text('route').notNull(),
     requestHash: text('request_hash').notNull(),
     state: text('state', { enum: ['in_progress', 'completed'] }).notNull(),

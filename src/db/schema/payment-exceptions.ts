@@ -1,4 +1,5 @@
-import { bigint, index, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { EXCEPTION_KINDS } from '../../domain/exceptions';
 
 // Decisions §12: money off the happy path has an owner. One row per arrival of money, never
@@ -34,5 +35,7 @@ export const paymentExceptions = pgTable(
     unique('payment_exceptions_arrival_unique').on(t.paymentId, t.kind, t.arrivalKey),
     index('payment_exceptions_status_idx').on(t.status, t.createdAt),
     index('payment_exceptions_payment_idx').on(t.paymentId),
+    // An exception is money: never nothing, never less (domain/exceptions.ts asks the same first).
+    check('payment_exceptions_amount_check', sql`${t.amountMicro} > 0`),
   ],
 );
