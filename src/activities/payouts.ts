@@ -11,7 +11,7 @@ import { allocateNonce, confirmPayoutOnce, findPayout, findPayouts, lockPayout, 
 import { setPayoutReference } from '../db/queries/transactions';
 import { explorerUrlFor } from '../domain/deposit-fact';
 import { payoutConfirmed } from '../domain/ledger';
-import { parseEvmAddress } from '../chains/addresses';
+import { parseEvmAddress } from '../domain/evm-address';
 import { payoutChains, payoutImpossible } from './payout-chains';
 import { planOrderPayouts, planSessionPayouts } from './payout-plan';
 import { planExceptionRefund, type RefundPlan } from './refund-plan';

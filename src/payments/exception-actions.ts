@@ -1,7 +1,7 @@
 import { WithStartWorkflowOperation, WorkflowIdConflictPolicy, WorkflowUpdateFailedError } from '@temporalio/client';
 import { findPaymentException, listExceptionsByStatus, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
 import { listRefundPayouts, type PayoutRow } from '../db/queries/payouts';
-import { parseEvmAddress } from '../chains/addresses';
+import { parseEvmAddress } from '../domain/evm-address';
 import { explorerUrlFor } from '../domain/deposit-fact';
 import { isAcceptable, isExceptionId, isRefundable, type ExceptionStatus } from '../domain/exceptions';
 import { AppError, notFound } from '../domain/errors';

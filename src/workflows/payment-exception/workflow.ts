@@ -2,6 +2,7 @@ import { allHandlersFinished, ApplicationFailure, condition, patched, proxyActiv
 import type { ExceptionActivities } from '../../activities/exceptions';
 import type { PayoutActivities } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
+import { parseEvmAddress } from '../../domain/evm-address';
 import { DATABASE_ACTIVITY } from '../activity-options';
 import { payOutSession, refundOnChain } from '../checkout-session/payout';
 import { emitAndDeliver } from '../webhook-delivery/start';
@@ -22,8 +23,6 @@ const refunds = proxyActivities<PayoutActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: ['NotRefundable', 'PayoutImpossible'] },
 });
-
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** How long an exception's run waits for an operator; a later action starts a new run (update-with-start). */
 const OPERATOR_WINDOW = '90 days';
@@ -75,7 +74,7 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
     },
     {
       validator: (request: { address: string }) => {
-        if (typeof request?.address !== 'string' || !EVM_ADDRESS.test(request.address)) throw ApplicationFailure.nonRetryable('address must be an EVM address', 'NotRefundable');
+        if (typeof request?.address !== 'string' || !parseEvmAddress(request.address)) throw ApplicationFailure.nonRetryable('address must be an EVM address', 'NotRefundable');
       },
     },
   );
