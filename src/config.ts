@@ -191,6 +191,10 @@ export interface ChainNetworkConfig {
   tokens: { USDC: Address | null; USDT: Address | null };
 }
 
+/** Every configured token contract, on every network (money sent to one is lost). */
+export const tokenContractsOf = (chains: Pick<ChainSettings, 'networks'>): Address[] =>
+  chains.networks.flatMap((n) => [n.tokens.USDC, n.tokens.USDT]).filter((t): t is Address => t !== null);
+
 export interface WebhookSettings {
   retryBaseSeconds: number;
   retryMaxIntervalSeconds: number;

@@ -67,7 +67,7 @@ export async function planOrderPayouts(db: Database, chains: PayoutChains, code:
  */
 export async function rowsFromDeposit(
   client: ChainClient,
-  base: Pick<NewPayout, 'paymentId' | 'network' | 'exceptionId'>,
+  base: Pick<NewPayout, 'paymentId' | 'network' | 'exceptionId' | 'attempt'>,
   from: { deposit: Address; treasury: Address; asset: string },
   transfers: { kind: PayoutRow['kind']; order: TransferOrder }[],
 ): Promise<NewPayout[]> {
