@@ -58,7 +58,7 @@ export async function acceptException(ctx: PaymentContext, id: string): Promise<
     ctx.temporal,
     exception.id,
     () => ctx.temporal.workflow.executeUpdateWithStart(acceptUpdate, { startWorkflowOperation: runOf(ctx, exception) }),
-    'This exception cannot be accepted: its payment is no longer in a state that can be completed.',
+    'This exception cannot be accepted.',
   );
   return { exception: (await findPaymentException(ctx.db, exception.id))!, result };
 }
