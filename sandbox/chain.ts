@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { encodeFunctionData, getAddress } from 'viem';
-import { parseEvmAddress } from '../src/chains/addresses';
+import { parseEvmAddress } from '../src/domain/evm-address';
 import { createChainClient, type ChainEndpoint } from '../src/chains/clients';
 import { DEV_MINTER_ADDRESS, nodeAccountSender } from '../src/chains/dev-accounts';
 import { testTokenAbi } from '../src/chains/test-token-artifact';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseEvmAddress } from '../src/chains/addresses';
+import { parseEvmAddress } from '../src/domain/evm-address';
 import { DEV_MINTER_ADDRESS, nodeAccountSender } from '../src/chains/dev-accounts';
 import { createChainClient, type ChainEndpoint } from '../src/chains/clients';
 import { mintTestTokens } from '../src/chains/test-tokens';

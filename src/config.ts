@@ -1,7 +1,8 @@
-import { getAddress, type Address } from 'viem';
+import type { Address } from 'viem';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { EVM_NETWORKS, type EvmNetwork } from './domain/assets';
+import { isEvmAddress } from './domain/evm-address';
 import { DEV_SETTLEMENT_MNEMONIC, isValidMnemonic } from './domain/mnemonic';
 
 // The only module that reads environment variables: everything else receives the parsed Config.
@@ -123,8 +124,7 @@ const envSchema = z.object({
 // make the watcher wait for transfers that can never come.
 const evmAddress = z
   .string()
-  .refine((v) => /^0x[0-9a-fA-F]{40}$/.test(v) && getAddress(v) === v, { message: 'must be an EIP-55 checksummed address' })
-  .transform((v) => v as Address);
+  .refine(isEvmAddress, { message: 'must be an EIP-55 checksummed address' });
 
 const chainSchema = z.object({
   RPC_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
@@ -197,6 +197,10 @@ export interface ChainNetworkConfig {
   confirmations: number;
   tokens: { USDC: Address | null; USDT: Address | null };
 }
+
+/** Every configured token contract, on every network (money sent to one is lost). */
+export const tokenContractsOf = (chains: Pick<ChainSettings, 'networks'>): Address[] =>
+  chains.networks.flatMap((n) => [n.tokens.USDC, n.tokens.USDT]).filter((t): t is Address => t !== null);
 
 export interface WebhookSettings {
   retryBaseSeconds: number;

@@ -4,7 +4,7 @@ import { ACCEPTABLE_FROM, completeAcceptedSession } from '../db/queries/accepted
 import { lockSession } from '../db/queries/checkout-sessions';
 import { findPaymentException, lockPaymentException, resolvePaymentException } from '../db/queries/payment-exceptions';
 import { listCredits, totalOf } from '../db/queries/chain-credits';
-import { listRefundPayouts } from '../db/queries/payouts';
+import { failUnsentPayouts, listRefundPayouts } from '../db/queries/payouts';
 import { isAcceptable, type ExceptionStatus } from '../domain/exceptions';
 import { insertCompletedTransaction, postCompletion } from './session-completion';
 
@@ -41,8 +41,10 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
         const session = exception.paymentKind === 'checkout_session' ? await lockSession(tx, exception.paymentId) : undefined;
         if (!session) throw ApplicationFailure.nonRetryable('only a checkout session’s exception can be accepted', NOT_ACCEPTABLE);
         if (exception.status === 'accepted') return { paymentId: session.id, paymentStatus: session.status, completedNow: false, payout: session.verification === 'chain' };
-        // A refund planned under this same lock owns the money: it is on its way back to the customer.
-        if ((await listRefundPayouts(tx, exceptionId)).length > 0) throw ApplicationFailure.nonRetryable('a refund of this money is under way', NOT_ACCEPTABLE);
+        // A refund planned under this same lock owns the money: it is on its way back to the customer
+        // (unless its transfer failed: the money is still at the deposit address).
+        const refund = (await listRefundPayouts(tx, exceptionId)).find((p) => p.kind === 'refund');
+        if (refund && refund.status !== 'failed') throw ApplicationFailure.nonRetryable('a refund of this money is under way', NOT_ACCEPTABLE);
         if (exception.status !== 'open' || !isAcceptable(exception.kind) || !(ACCEPTABLE_FROM as readonly string[]).includes(session.status)) {
           throw ApplicationFailure.nonRetryable(`a ${exception.status} ${exception.kind} exception of a ${session.status} session cannot be accepted`, NOT_ACCEPTABLE);
         }
@@ -72,6 +74,15 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
         await resolvePaymentException(tx, exception.id, 'accepted');
         return { paymentId: session.id, paymentStatus: 'completed', completedNow: true, payout: onChain };
       });
+    },
+
+    /**
+     * A refund whose sending stopped for a reason a retry cannot fix (a reverted or impossible
+     * payout): its transfers never signed become `failed` with the reason, so the exception is open
+     * and refundable again, and an operator sees why in the payment's payouts.
+     */
+    async refundNotSent(payoutIds: string[], reason: string): Promise<void> {
+      await failUnsentPayouts(db, payoutIds, `not sent: ${reason}`);
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Address } from 'viem';
 import { feeQuote, gasLimitFor, maxCostOf, nativeTransferTerms, termsUnder, type GasTerms, type TransferOrder } from '../chains/payouts';
 import type { ChainClient } from '../chains/clients';
 import type { Database } from '../db/client';
-import { parseEvmAddress } from '../chains/addresses';
+import { parseEvmAddress } from '../domain/evm-address';
 import { findSession } from '../db/queries/checkout-sessions';
 import { findSimpleOrder } from '../db/queries/simple-orders';
 import { insertPayoutsOnce, listPayouts, type NewPayout, type PayoutRow } from '../db/queries/payouts';
@@ -67,7 +67,7 @@ export async function planOrderPayouts(db: Database, chains: PayoutChains, code:
  */
 export async function rowsFromDeposit(
   client: ChainClient,
-  base: Pick<NewPayout, 'paymentId' | 'network' | 'exceptionId'>,
+  base: Pick<NewPayout, 'paymentId' | 'network' | 'exceptionId' | 'attempt'>,
   from: { deposit: Address; treasury: Address; asset: string },
   transfers: { kind: PayoutRow['kind']; order: TransferOrder }[],
 ): Promise<NewPayout[]> {

@@ -11,7 +11,6 @@ import { allocateNonce, confirmPayoutOnce, findPayout, findPayouts, lockPayout, 
 import { setPayoutReference } from '../db/queries/transactions';
 import { explorerUrlFor } from '../domain/deposit-fact';
 import { payoutConfirmed } from '../domain/ledger';
-import { parseEvmAddress } from '../chains/addresses';
 import { payoutChains, payoutImpossible } from './payout-chains';
 import { planOrderPayouts, planSessionPayouts } from './payout-plan';
 import { planExceptionRefund, type RefundPlan } from './refund-plan';
@@ -205,11 +204,9 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
       return idsOf(await planOrderPayouts(db, chains, code));
     },
 
-    /** An exception's money back to `address` (EIP-55, checked by the caller and again here), planned once. */
+    /** An exception's money back to `address` (checked by the caller and again here), planned once per attempt. */
     async planRefund(exceptionId: string, address: string): Promise<RefundPlan> {
-      const to = parseEvmAddress(address);
-      if (!to) throw payoutImpossible(`${address} is not an EVM address`);
-      return planExceptionRefund(db, chains, exceptionId, to);
+      return planExceptionRefund(db, chains, settings, exceptionId, address);
     },
 
     /** Runs recorded before sendPayouts sign, broadcast and confirm in three activities. */

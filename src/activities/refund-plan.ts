@@ -1,21 +1,35 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Address } from 'viem';
 import { onChainBalance } from '../chains/balances';
+import { revertReason } from '../chains/reverts';
+import { tokenContractsOf, type ChainSettings } from '../config';
 import type { Database } from '../db/client';
 import { findSession } from '../db/queries/checkout-sessions';
+import { findDepositAddresses } from '../db/queries/deposit-addresses';
 import { findPaymentException, lockPaymentException, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
 import { findSimpleOrder } from '../db/queries/simple-orders';
-import { insertPayoutsOnce, listRefundPayouts, outgoingUnconfirmed } from '../db/queries/payouts';
+import { insertPayoutsOnce, listRefundPayouts, outgoingUnconfirmed, type PayoutRow } from '../db/queries/payouts';
 import { isRefundable } from '../domain/exceptions';
+import { formatCrypto } from '../domain/money';
+import { sameAddress } from '../domain/evm-address';
+import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../domain/refund-address';
 import type { PayoutChains } from './payout-chains';
 import { rowsFromDeposit } from './payout-plan';
 
 // Decisions §12 "refund": an exception's money sent back on chain from the deposit address it
 // arrived at, through the payout machinery (rows before signing, the signed bytes before broadcast,
 // the receipt decides). Planned once per exception, under the exception's row lock, so an
-// acceptance and a refund of the same money can never both go ahead.
+// acceptance and a refund of the same money can never both go ahead. A refund whose transfer
+// failed leaves its rows as they are (failed, with the reason) and the next one is a new attempt.
+//
+// Every reason a retry cannot fix is a non-retryable failure with its own type (the API maps the
+// type to the envelope): the exception cannot be refunded (NotRefundable: its status, its kind, the
+// money no longer at the deposit address), the address is refused (RefundAddressRefused), the token
+// would revert the transfer (TransferWouldRevert). Anything else (the node or Postgres unreachable)
+// is retried, a bounded number of times, by the workflow.
 
 export const NOT_REFUNDABLE = 'NotRefundable';
+export const TRANSFER_WOULD_REVERT = 'TransferWouldRevert';
 
 const refused = (message: string) => ApplicationFailure.nonRetryable(message, NOT_REFUNDABLE);
 
@@ -28,6 +42,9 @@ export interface RefundPlan {
   /** In sending order: the gas for the deposit address (when it lacks it), then the refund. */
   payoutIds: string[];
 }
+
+/** A refund whose transfer back failed (reverted, or could not be sent): the money is still at the deposit address. */
+const failed = (rows: PayoutRow[]) => rows.some((r) => r.kind === 'refund' && r.status === 'failed');
 
 const planOf = (exceptionId: string, paymentId: string, rows: { id: string; kind: string; toAddress: string; amount: string }[]): RefundPlan => {
   const refund = rows.find((r) => r.kind === 'refund')!;
@@ -44,15 +61,30 @@ async function heldAt(db: Database, exception: PaymentExceptionRow): Promise<{ n
   return o?.chainDepositAddress && o.verification === 'chain' ? { network: o.walletNetwork, asset: o.walletCurrency, depositAddress: o.chainDepositAddress } : null;
 }
 
-export async function planExceptionRefund(db: Database, chains: PayoutChains, exceptionId: string, to: Address): Promise<RefundPlan> {
+/** The refund's destination, checked against everything the platform owns (the service checked it too; a workflow may be sent one directly). */
+async function refundDestination(db: Database, chains: PayoutChains, settings: ChainSettings, address: string, deposit: string): Promise<Address> {
+  const alone = checkRefundAddress(address);
+  if (!alone.ok) throw ApplicationFailure.nonRetryable(alone.message, REFUND_ADDRESS_REFUSED);
+  const ours = await findDepositAddresses(db, [alone.address]);
+  const checked = checkRefundAddress(alone.address, {
+    treasury: settings.settlementMnemonic ? chains.treasury() : null,
+    tokenContracts: tokenContractsOf(settings),
+    isDepositAddress: ours.length > 0 || sameAddress(alone.address, deposit),
+  });
+  if (!checked.ok) throw ApplicationFailure.nonRetryable(checked.message, REFUND_ADDRESS_REFUSED);
+  return checked.address;
+}
+
+export async function planExceptionRefund(db: Database, chains: PayoutChains, settings: ChainSettings, exceptionId: string, address: string): Promise<RefundPlan> {
   const exception = await findPaymentException(db, exceptionId);
   if (!exception) throw refused(`no exception ${exceptionId}`);
   const planned = await listRefundPayouts(db, exceptionId);
-  if (planned.length > 0) return planOf(exceptionId, exception.paymentId, planned);
+  if (planned.length > 0 && !failed(planned)) return planOf(exceptionId, exception.paymentId, planned);
   if (exception.status !== 'open') throw refused(`the exception is ${exception.status}`);
   if (!isRefundable(exception.kind)) throw refused(`${exception.kind} money is not held at the deposit address`);
   const payment = await heldAt(db, exception);
   if (!payment) throw refused('only money that arrived on chain at a payment’s deposit address can be refunded');
+  const to = await refundDestination(db, chains, settings, address, payment.depositAddress);
 
   const client = chains.client(payment.network);
   const token = client.tokens.find((t) => t.asset === payment.asset)?.address;
@@ -61,17 +93,28 @@ export async function planExceptionRefund(db: Database, chains: PayoutChains, ex
   // The money must still be there, beyond what planned payouts of this address are about to send.
   const held = (await onChainBalance(client, deposit, payment.asset)) ?? 0n;
   const leaving = await outgoingUnconfirmed(db, payment.network, deposit, token);
-  if (held - leaving < exception.amountMicro) throw refused(`${deposit} holds ${held - leaving} of the ${exception.amountMicro} to refund`);
+  if (held - leaving < exception.amountMicro) {
+    throw refused(`the deposit address ${deposit} holds ${formatCrypto(held - leaving)} of the ${formatCrypto(exception.amountMicro)} ${payment.asset} to refund`);
+  }
 
-  const base = { paymentId: exception.paymentId, network: payment.network, exceptionId };
-  const rows = await rowsFromDeposit(client, base, { deposit, treasury: chains.treasury(), asset: payment.asset }, [{ kind: 'refund', order: { token, to, amount: exception.amountMicro } }]);
+  // A later attempt after a failed one: its rows are the next attempt's (the failed ones stay for operators).
+  const attempt = (planned[0]?.attempt ?? 0) + 1;
+  const base = { paymentId: exception.paymentId, network: payment.network, exceptionId, attempt };
+  const rows = await rowsFromDeposit(client, base, { deposit, treasury: chains.treasury(), asset: payment.asset }, [{ kind: 'refund', order: { token, to, amount: exception.amountMicro } }]).catch(
+    (err: unknown) => {
+      // The gas estimate ran the transfer and the token refused it: no retry changes that.
+      const reason = revertReason(err);
+      throw reason === null ? err : ApplicationFailure.nonRetryable(`the token would revert this transfer (${reason}); nothing was sent`, TRANSFER_WOULD_REVERT);
+    },
+  );
 
   return db.transaction(async (tx) => {
-    // Under the exception's lock: an acceptance holding it first leaves the status accepted.
+    // Under the exception's lock: an acceptance holding it first leaves the status accepted, and of
+    // two plans racing, the second finds the first's rows.
     const locked = await lockPaymentException(tx, exceptionId);
     if (!locked) throw refused(`no exception ${exceptionId}`);
     const existing = await listRefundPayouts(tx, exceptionId);
-    if (existing.length > 0) return planOf(exceptionId, locked.paymentId, existing);
+    if (existing.length > 0 && (!failed(existing) || existing[0]!.attempt >= attempt)) return planOf(exceptionId, locked.paymentId, existing);
     if (locked.status !== 'open') throw refused(`the exception is ${locked.status}`);
     return planOf(exceptionId, locked.paymentId, await insertPayoutsOnce(tx, rows));
   });

@@ -159,7 +159,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
 
   const checkoutDeps = { config, db, temporal: deps.temporal, providers: deps.providers, now };
-  app.decorate('payments', createPaymentService(checkoutDeps));
+  app.decorate('payments', createPaymentService({ ...checkoutDeps, treasuryAddress: deps.treasuryAddress ?? null }));
   await app.register(
     async (v1) => {
       await v1.register(checkoutSessionRoutes, { ...checkoutDeps, merchantNames });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { base58, createBase58check } from '@scure/base';
-import { getAddress } from 'viem';
+import { parseEvmAddress } from './evm-address';
 
 // Destination assets and networks that settle (decisions §4). A pair outside this table is 422.
 
@@ -45,17 +45,13 @@ export const EXPLORERS: Readonly<Record<Network, string>> = {
 // its network's own encoding, checksum included: EIP-55 for EVM (a mixed-case address must carry
 // the right checksum; one in a single case carries none and is checksummed here), base58check with
 // the 0x41 version byte for Tron, a base58 32-byte public key for Solana.
-const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const tronBase58check = createBase58check((data) => new Uint8Array(createHash('sha256').update(data).digest()));
 
 /** The address in its canonical form for the network (EIP-55 for EVM), or null when it cannot be one. */
 export function normalizeWalletAddress(network: Network, address: string): string | null {
   if (network === 'solana') return decodesTo(() => base58.decode(address), 32) ? address : null;
   if (network === 'tron') return address.startsWith('T') && decodesTo(() => tronBase58check.decode(address), 21, 0x41) ? address : null;
-  if (!HEX_ADDRESS.test(address)) return null;
-  const checksummed = getAddress(address);
-  const hex = address.slice(2);
-  return hex === hex.toLowerCase() || hex === hex.toUpperCase() || checksummed === address ? checksummed : null;
+  return parseEvmAddress(address);
 }
 
 export const isWalletAddressFor = (network: Network, address: string) => normalizeWalletAddress(network, address) !== null;

@@ -40,6 +40,25 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   Unavailable: 503,
 };
 
+/**
+ * The typed failures (an ApplicationFailure's `type`, thrown by an activity or an update's validator)
+ * that reach a route through a Temporal call, and the envelope code each becomes, with its message.
+ * One table for every route; a type not listed is the caller's Conflict. Each is a reason a retry of
+ * the same request cannot get past.
+ */
+export const FAILURE_CODES: Readonly<Record<string, ErrorCode>> = {
+  // The refund's address: the zero address, ours, a token contract, malformed (decisions §12).
+  RefundAddressRefused: 'ValidationError',
+  // The exception's state: not open, not refundable, its money no longer at the deposit address.
+  NotRefundable: 'Conflict',
+  // The token would revert the transfer (its gas estimate reverted): nothing was sent.
+  TransferWouldRevert: 'Conflict',
+  PayoutImpossible: 'Conflict',
+  NotAcceptable: 'Conflict',
+  NotPayable: 'Conflict',
+  ExceptionMissing: 'Conflict',
+};
+
 export interface ErrorDetail {
   path: string;
   message: string;

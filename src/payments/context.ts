@@ -10,4 +10,6 @@ export interface PaymentContext {
   temporal: Client;
   providers: ProviderRegistry;
   now: () => Date;
+  /** Derived from SETTLEMENT_MNEMONIC by the entry point (the API never holds the keys); null or absent without one. */
+  treasuryAddress?: string | null;
 }

@@ -1,7 +1,9 @@
-import { WithStartWorkflowOperation, WorkflowIdConflictPolicy, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowIdConflictPolicy } from '@temporalio/client';
+import { tokenContractsOf } from '../config';
+import { findDepositAddresses } from '../db/queries/deposit-addresses';
 import { findPaymentException, listExceptionsByStatus, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
 import { listRefundPayouts, type PayoutRow } from '../db/queries/payouts';
-import { parseEvmAddress } from '../chains/addresses';
+import { checkRefundAddress } from '../domain/refund-address';
 import { explorerUrlFor } from '../domain/deposit-fact';
 import { isAcceptable, isExceptionId, isRefundable, type ExceptionStatus } from '../domain/exceptions';
 import { AppError, notFound } from '../domain/errors';
@@ -52,15 +54,13 @@ export async function acceptException(ctx: PaymentContext, id: string): Promise<
     throw new AppError('Conflict', `A ${exception.kind} exception cannot be accepted as the payment; only late or underpaid checkout payments can.`);
   }
   if (exception.status === 'refunded') throw new AppError('Conflict', 'This exception was refunded.');
-  try {
-    const result = await callTemporal(ctx.temporal, exception.id, () => ctx.temporal.workflow.executeUpdateWithStart(acceptUpdate, { startWorkflowOperation: runOf(ctx, exception) }));
-    return { exception: (await findPaymentException(ctx.db, exception.id))!, result };
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError || (err instanceof AppError && err.code === 'Conflict')) {
-      throw new AppError('Conflict', 'This exception cannot be accepted: its payment is no longer in a state that can be completed.');
-    }
-    throw err;
-  }
+  const result = await callTemporal(
+    ctx.temporal,
+    exception.id,
+    () => ctx.temporal.workflow.executeUpdateWithStart(acceptUpdate, { startWorkflowOperation: runOf(ctx, exception) }),
+    'This exception cannot be accepted.',
+  );
+  return { exception: (await findPaymentException(ctx.db, exception.id))!, result };
 }
 
 /** Where a refund stands: planned, signed, broadcast, confirmed (the transfer's hash then), or failed. */
@@ -68,6 +68,8 @@ export interface RefundState {
   address: string;
   amount: string;
   status: PayoutRow['status'];
+  /** Why the transfer back failed (status `failed`): the exception is open, and a new refund may be asked for. */
+  failureReason: string | null;
   /** The transfer back, once confirmed (like a payout's transactionHash). */
   transactionHash: string | null;
   explorerUrl: string | null;
@@ -82,6 +84,7 @@ function refundState(rows: PayoutRow[]): RefundState | null {
     amount: formatCrypto(BigInt(refund.amount)),
     // The gas for the deposit address comes first: until it is confirmed, the refund waits for it.
     status: refund.status,
+    failureReason: refund.status === 'failed' ? refund.failureReason : null,
     transactionHash: hash,
     explorerUrl: hash ? explorerUrlFor(refund.network, hash) : null,
   };
@@ -93,40 +96,54 @@ export async function findRefund(ctx: PaymentContext, exceptionId: string): Prom
 }
 
 /**
+ * Where the money may go (decisions §12): checked before any workflow is touched, so a refused
+ * address changes nothing (422). The zero address, a malformed or mistyped one, the treasury, a
+ * token contract, any of our deposit addresses. The workflow's validator and the planning
+ * activity check again.
+ */
+async function refundAddress(ctx: PaymentContext, address: string) {
+  const refused = (message: string) => new AppError('ValidationError', message, { details: [{ path: 'address', message }] });
+  const alone = checkRefundAddress(address);
+  if (!alone.ok) throw refused(alone.message);
+  const ours = await findDepositAddresses(ctx.db, [alone.address]);
+  const checked = checkRefundAddress(alone.address, {
+    treasury: ctx.treasuryAddress ?? null,
+    tokenContracts: tokenContractsOf(ctx.config.chains),
+    // Every deposit address has its row (this payment's among them).
+    isDepositAddress: ours.length > 0,
+  });
+  if (!checked.ok) throw refused(checked.message);
+  return checked.address;
+}
+
+/**
  * Send an exception's money back on chain to `address` (decisions §12): late, duplicate or
  * underpaid money that arrived at a checkout session's or simple order's deposit address. Runs in the exception's
  * workflow as an update that plans the transfer (payout rows, once) and answers; the run sends it,
  * and the exception becomes `refunded` with `payment.refunded` once the transfer is confirmed.
- * Idempotent: asking again answers the same refund; another address is a conflict.
+ * Idempotent: asking again answers the same refund; another address is a conflict while it is under
+ * way. A refund whose transfer failed leaves the exception open: the next request plans a new one.
  */
 export async function refundException(ctx: PaymentContext, id: string, address: string): Promise<{ exception: PaymentExceptionRow; refund: RefundState }> {
   const exception = await loadException(ctx, id);
-  const to = parseEvmAddress(address);
-  if (!to) throw new AppError('ValidationError', 'address must be an EVM address (0x and 40 hex digits; a mixed-case one must carry its EIP-55 checksum)', { details: [{ path: 'address', message: 'not an EVM address' }] });
-  const existing = refundState(await listRefundPayouts(ctx.db, exception.id));
-  if (existing && existing.address !== to) throw new AppError('Conflict', `This exception is already being refunded to ${existing.address}.`);
-  if (!existing) {
+  const to = await refundAddress(ctx, address);
+  const current = refundState(await listRefundPayouts(ctx.db, exception.id));
+  const live = current && current.status !== 'failed' ? current : null;
+  if (live && live.address !== to) throw new AppError('Conflict', `This exception is already being refunded to ${live.address}.`);
+  if (!live) {
     if (!isRefundable(exception.kind)) {
       throw new AppError('Conflict', `A ${exception.kind} exception cannot be refunded: only late, duplicate or underpaid money is held at the deposit address (overpaid money is part of the merchant's gross; unverified money never arrived).`);
     }
     if (exception.status !== 'open') throw new AppError('Conflict', `This exception was ${exception.status}.`);
   }
-  try {
-    await callTemporal(ctx.temporal, exception.id, () =>
-      ctx.temporal.workflow.executeUpdateWithStart(refundUpdate, { args: [{ address: to }], startWorkflowOperation: runOf(ctx, exception) }),
-    );
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) throw new AppError('Conflict', `This exception cannot be refunded: ${causeOf(err)}.`);
-    throw err;
-  }
+  await callTemporal(
+    ctx.temporal,
+    exception.id,
+    () => ctx.temporal.workflow.executeUpdateWithStart(refundUpdate, { args: [{ address: to }], startWorkflowOperation: runOf(ctx, exception) }),
+    'This exception cannot be refunded.',
+  );
   const refund = await findRefund(ctx, exception.id);
-  if (refund && refund.address !== to) throw new AppError('Conflict', `This exception is already being refunded to ${refund.address}.`);
-  return { exception: (await findPaymentException(ctx.db, exception.id))!, refund: refund! };
-}
-
-/** The innermost failure's message: what the activity or the validator refused. */
-function causeOf(err: Error): string {
-  let e: unknown = err;
-  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
-  return e instanceof Error ? e.message : 'refused';
+  if (!refund) throw new AppError('Conflict', 'This exception cannot be refunded.');
+  if (refund.address !== to) throw new AppError('Conflict', `This exception is already being refunded to ${refund.address}.`);
+  return { exception: (await findPaymentException(ctx.db, exception.id))!, refund };
 }

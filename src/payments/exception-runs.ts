@@ -1,7 +1,7 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../workflows/payment-exception/messages';
 import type { PaymentContext } from './context';
-import { callTemporal } from './temporal-call';
+import { callTemporal, WorkflowAlreadyStartedError } from './temporal-call';
 
 /**
  * Starts an exception's workflow (id = exception id), which tells the merchant and waits for an
@@ -18,6 +18,6 @@ export async function startExceptionRun(ctx: Pick<PaymentContext, 'temporal' | '
       }),
     );
   } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    if (!(err instanceof WorkflowAlreadyStartedError)) throw err;
   }
 }

@@ -1,33 +1,91 @@
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import type { SearchAttributePair } from '@temporalio/common';
-import { AppError, isUnavailable } from '../domain/errors';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
+import { RetryState, type SearchAttributePair } from '@temporalio/common';
+import { AppError, FAILURE_CODES, isUnavailable } from '../domain/errors';
 import type { PaymentContext } from './context';
 
 /** Every call from the API to Temporal gives up after this, so no request waits on Temporal for longer. */
 export const TEMPORAL_CALL_DEADLINE_MS = 5000;
 
-/** The workflow has closed (or never ran): a signal or update has no one to reach. */
-export class WorkflowClosedError extends Error {
-  constructor(readonly workflowId: string) {
-    super(`workflow ${workflowId} is closed`);
+/**
+ * The workflow has closed (or never ran): a signal or update has no one to reach. A Conflict for a
+ * caller that does not decide otherwise.
+ */
+export class WorkflowClosedError extends AppError {
+  constructor(
+    readonly workflowId: string,
+    refused: string,
+  ) {
+    super('Conflict', refused);
     this.name = 'WorkflowClosedError';
   }
 }
 
+/** A start under a business id that already has a run: never a second run. A Conflict for a caller that does not decide otherwise. */
+export class WorkflowAlreadyStartedError extends AppError {
+  constructor(readonly workflowId: string) {
+    super('Conflict', 'This payment is already under way.');
+    this.name = 'WorkflowAlreadyStartedError';
+  }
+}
+
 /**
- * The one way the API calls Temporal: one deadline and one mapping of what can go wrong. Unreachable
- * or too slow is `Unavailable` (nothing happened, retry); a closed workflow is WorkflowClosedError for
- * the caller to decide; an update the workflow refused is `Conflict` with the caller's message.
+ * The one way the API calls Temporal (start, signal, update, describe): one deadline and one mapping
+ * of everything that can go wrong into the envelope (decisions §3), so no Temporal error reaches a
+ * route as a 500. Unreachable or too slow is `Unavailable` (retry); an update the workflow refused
+ * with a typed failure is that failure's code (FAILURE_CODES) and message; any other refusal is
+ * `Conflict` with the caller's `refused` sentence; a closed workflow or a duplicate start are typed
+ * Conflicts the caller may decide on.
  */
 export async function callTemporal<T>(temporal: Client, workflowId: string, call: () => Promise<T>, refused = 'The payment can no longer do that.'): Promise<T> {
   try {
     return await temporal.connection.withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, call);
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new WorkflowClosedError(workflowId);
-    if (err instanceof WorkflowUpdateFailedError) throw new AppError('Conflict', refused);
-    if (isUnavailable(err)) throw new AppError('Unavailable', 'The payment engine is unavailable right now; nothing was changed. Please retry in a moment.');
-    throw err;
+    throw temporalCallError(err, workflowId, refused);
   }
+}
+
+export function temporalCallError(err: unknown, workflowId: string, refused: string): unknown {
+  if (err instanceof AppError) return err;
+  if (err instanceof WorkflowNotFoundError) return new WorkflowClosedError(workflowId, refused);
+  if (err instanceof WorkflowExecutionAlreadyStartedError) return new WorkflowAlreadyStartedError(workflowId);
+  // The update was sent but its answer did not come within the deadline: it may still complete in
+  // the workflow, and every update of ours is idempotent, so asking again is safe.
+  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+    return new AppError('Unavailable', 'The payment engine did not answer in time; the action may still complete. Repeating the same request is safe.');
+  }
+  if (err instanceof WorkflowUpdateFailedError) return refusal(err, refused);
+  if (isUnavailable(err)) return new AppError('Unavailable', 'The payment engine is unavailable right now; nothing was changed. Please retry in a moment.');
+  return err;
+}
+
+/** What the workflow refused, as the envelope says it: the typed failure's code and message, or the caller's Conflict. */
+function refusal(err: WorkflowUpdateFailedError, refused: string): AppError {
+  const chain: Error[] = [];
+  for (let e: unknown = err.cause; e instanceof Error && chain.length < 10; e = e.cause) chain.push(e);
+  const typed = chain.find((e): e is ApplicationFailure => e instanceof ApplicationFailure && typeof e.type === 'string' && e.type in FAILURE_CODES);
+  if (typed) {
+    const code = FAILURE_CODES[typed.type!]!;
+    // A validation failure names the input in a sentence of its own; a conflict says what refused it.
+    return new AppError(code, code === 'ValidationError' ? typed.message : `${refused.replace(/\.$/, '')}: ${typed.message.replace(/\.$/, '')}.`);
+  }
+  // An activity that ran out of its bounded attempts on a reason a retry may get past (a node or a
+  // database unreachable): nothing was done, and the same request may succeed later.
+  const activity = chain.find((e): e is ActivityFailure => e instanceof ActivityFailure);
+  if (activity && (activity.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED || activity.retryState === RetryState.TIMEOUT)) {
+    const last = activity.cause?.message ?? activity.message;
+    return new AppError('Unavailable', `${refused.replace(/\.$/, '')} right now: ${last.replace(/\.$/, '')} (after every retry). Please retry in a moment.`);
+  }
+  return new AppError('Conflict', refused);
 }
 
 /** Starts a payment's workflow under its business id, which must be new (a second start is an error, never a second run). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { isEvmAddress } from '../../src/chains/addresses';
+import { isEvmAddress } from '../../src/domain/evm-address';
 import { settlementKeys } from '../../src/chains/derivation';
 import { createDb, type DbHandle } from '../../src/db/client';
 import { allocateDepositAddress, findDepositAddresses, findDepositAddressForPayment } from '../../src/db/queries/deposit-addresses';

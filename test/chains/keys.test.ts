@@ -1,6 +1,6 @@
 import { mnemonicToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { isEvmAddress, parseEvmAddress } from '../../src/chains/addresses';
+import { isEvmAddress, parseEvmAddress } from '../../src/domain/evm-address';
 import { microToTokenUnits, parseMicro, formatMicro, tokenUnitsToMicro } from '../../src/chains/amounts';
 import { DEV_MINTER_ADDRESS } from '../../src/chains/dev-accounts';
 import { depositPath, settlementKeys, TREASURY_PATH } from '../../src/chains/derivation';

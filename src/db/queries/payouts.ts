@@ -21,7 +21,7 @@ const bySendingOrder = (a: PayoutRow, b: PayoutRow) => SENDING_RANK[a.kind] - SE
  */
 export async function insertPayoutsOnce(db: DatabaseOrTransaction, rows: NewPayout[]): Promise<PayoutRow[]> {
   if (rows.length === 0) return [];
-  const inserted = await db.insert(payouts).values(rows).onConflictDoNothing({ target: [payouts.paymentId, payouts.kind, payouts.exceptionId] }).returning();
+  const inserted = await db.insert(payouts).values(rows).onConflictDoNothing({ target: [payouts.paymentId, payouts.kind, payouts.exceptionId, payouts.attempt] }).returning();
   // All new (the common case): one round trip, in sending order. A repeat reads what the first plan wrote.
   if (inserted.length === rows.length) return inserted.sort(bySendingOrder);
   const exceptionId = rows[0]!.exceptionId ?? null;
@@ -35,12 +35,30 @@ export async function listPayouts(db: DatabaseOrTransaction, paymentId: string):
 
 /** Every payout of a payment: its settlement, then the refunds of its exceptions (operators' view). */
 export async function listAllPayouts(db: DatabaseOrTransaction, paymentId: string): Promise<PayoutRow[]> {
-  return db.select().from(payouts).where(eq(payouts.paymentId, paymentId)).orderBy(sql`${payouts.exceptionId} asc nulls first`, KIND_ORDER);
+  return db.select().from(payouts).where(eq(payouts.paymentId, paymentId)).orderBy(sql`${payouts.exceptionId} asc nulls first`, asc(payouts.attempt), KIND_ORDER);
 }
 
-/** An exception's refund: its gas (when the deposit address needed some), then the transfer back. */
+/**
+ * An exception's refund: the latest attempt's rows, its gas (when the deposit address needed some),
+ * then the transfer back. Earlier attempts failed; they stay in listAllPayouts for operators.
+ */
 export async function listRefundPayouts(db: DatabaseOrTransaction, exceptionId: string): Promise<PayoutRow[]> {
-  return db.select().from(payouts).where(eq(payouts.exceptionId, exceptionId)).orderBy(KIND_ORDER);
+  const latest = db.select({ attempt: sql`max(${payouts.attempt})` }).from(payouts).where(eq(payouts.exceptionId, exceptionId));
+  return db
+    .select()
+    .from(payouts)
+    .where(and(eq(payouts.exceptionId, exceptionId), eq(payouts.attempt, sql`(${latest})`)))
+    .orderBy(KIND_ORDER);
+}
+
+/**
+ * A refund's transfer that can never be sent now: its row is still `planned` (never signed, so no
+ * transaction of it can exist) and becomes `failed` with the reason. Rows already signed are left
+ * as they are: their bytes may be on their way to the chain, and only a receipt may fail them.
+ */
+export async function failUnsentPayouts(db: DatabaseOrTransaction, ids: string[], reason: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.update(payouts).set({ status: 'failed', failureReason: reason }).where(and(inArray(payouts.id, ids), eq(payouts.status, 'planned')));
 }
 
 export async function findPayout(db: DatabaseOrTransaction, id: string): Promise<PayoutRow | undefined> {

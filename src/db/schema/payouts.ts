@@ -2,8 +2,8 @@ import { index, integer, numeric, pgTable, text, timestamp, unique } from 'drizz
 
 // Decisions §11: a payout is recorded before it is signed, and its signed transaction (nonce, raw
 // bytes, hash) before it is broadcast, so a worker that crashes anywhere finds the same transaction
-// and sends it again rather than a second one. One row per (payment, kind): a retried plan writes
-// nothing twice. The receipt decides the status; nothing is assumed from a broadcast.
+// and sends it again rather than a second one. One row per (payment, kind, exception, attempt): a
+// retried plan writes nothing twice. The receipt decides the status; nothing is assumed from a broadcast.
 export const payouts = pgTable(
   'payouts',
   {
@@ -18,6 +18,10 @@ export const payouts = pgTable(
     // Set on a refund and on the gas for it: the exception whose money moves. Null for the payment's
     // own payouts, so a payment's settlement and each of its refunds are planned once each.
     exceptionId: text('exception_id'),
+    // Which of an exception's refunds the row belongs to (1 for a payment's own payouts). A refund
+    // whose transfer failed stays as it was sent (failed, with its reason, for an operator) and the
+    // next refund of the same money is planned as attempt + 1: only the latest attempt is live.
+    attempt: integer('attempt').notNull().default(1),
     network: text('network').notNull(),
     // USDC | USDT, or the network's native coin for gas.
     asset: text('asset').notNull(),
@@ -50,7 +54,7 @@ export const payouts = pgTable(
     confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
   },
   (t) => [
-    unique('payouts_payment_kind_exception_unique').on(t.paymentId, t.kind, t.exceptionId).nullsNotDistinct(),
+    unique('payouts_payment_kind_exception_attempt_unique').on(t.paymentId, t.kind, t.exceptionId, t.attempt).nullsNotDistinct(),
     // Two signed transactions of one sender never share a nonce.
     unique('payouts_sender_nonce_unique').on(t.network, t.fromAddress, t.nonce),
     index('payouts_status_idx').on(t.status),

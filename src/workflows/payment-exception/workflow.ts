@@ -2,6 +2,7 @@ import { allHandlersFinished, ApplicationFailure, condition, patched, proxyActiv
 import type { ExceptionActivities } from '../../activities/exceptions';
 import type { PayoutActivities } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
+import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../../domain/refund-address';
 import { DATABASE_ACTIVITY } from '../activity-options';
 import { payOutSession, refundOnChain } from '../checkout-session/payout';
 import { emitAndDeliver } from '../webhook-delivery/start';
@@ -17,13 +18,19 @@ import {
 
 const records = proxyActivities<ExceptionActivities>(DATABASE_ACTIVITY);
 const events = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
-// Planning reads the chain (balance, gas): the payouts' short attempts, retried until it answers.
+// Planning reads the chain (balance, gas estimate): short attempts, a bounded number of them. A
+// reason no retry can fix fails at once (typed, for the operator's answer); a node that stays
+// unreachable fails the update after the last attempt, and the operator asks again later.
 const refunds = proxyActivities<PayoutActivities>({
   startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: ['NotRefundable', 'PayoutImpossible'] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['NotRefundable', 'PayoutImpossible', REFUND_ADDRESS_REFUSED, 'TransferWouldRevert'],
+  },
 });
-
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** How long an exception's run waits for an operator; a later action starts a new run (update-with-start). */
 const OPERATOR_WINDOW = '90 days';
@@ -42,6 +49,8 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
   // Set by an acceptance whose money is on chain: paid out by this run, not inside the update, so the
   // operator's call answers at once and the payout (minutes of confirmations) survives crashes here.
   let payoutDue = false;
+  // The refund plan under way or made: every request joins it. A failed plan is forgotten at once,
+  // and a plan whose transfer then failed once that is recorded, so neither blocks a later refund.
   let refunding: Promise<RefundResult> | null = null;
   // Set by a refund's plan: the payout ids this run sends.
   let refundDue: string[] | null = null;
@@ -66,16 +75,33 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
   setHandler(
     refundUpdate,
     async (request: { address: string }): Promise<RefundResult> => {
-      refunding ??= (async () => {
+      // Requests are taken one at a time: a second one waits for the plan under way and gets it
+      // (the caller compares its address); if that plan failed, it plans anew with its own.
+      for (let pending = refunding; pending; pending = refunding) {
+        try {
+          return await pending;
+        } catch {
+          if (refunding === pending) refunding = null;
+        }
+      }
+      const planning = (async () => {
         const plan = await refunds.planRefund(input.exceptionId, request.address);
         refundDue = plan.payoutIds;
         return { exceptionId: plan.exceptionId, paymentId: plan.paymentId, address: plan.address, amountMicro: plan.amountMicro };
       })();
-      return refunding;
+      refunding = planning;
+      try {
+        return await planning;
+      } catch (err) {
+        if (refunding === planning) refunding = null;
+        throw err;
+      }
     },
     {
+      // What the address itself says (the planning activity checks the rest, with the database and the chain).
       validator: (request: { address: string }) => {
-        if (typeof request?.address !== 'string' || !EVM_ADDRESS.test(request.address)) throw ApplicationFailure.nonRetryable('address must be an EVM address', 'NotRefundable');
+        const checked = checkRefundAddress(request?.address);
+        if (!checked.ok) throw ApplicationFailure.nonRetryable(checked.message, REFUND_ADDRESS_REFUSED);
       },
     },
   );
@@ -83,15 +109,21 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
   await emitAndDeliver((options) => events.emitExceptionEvent(input.exceptionId, 'payment.exception', options));
   const status = await records.exceptionStatus(input.exceptionId);
   if (status !== 'open') outcome = status;
-  await condition(() => outcome !== 'open' || refundDue !== null, OPERATOR_WINDOW);
-  await condition(allHandlersFinished);
-  // Decisions §12: an accepted payment is paid out as usual (and payment.settled fires). Runs recorded
-  // before this version never reach patched(), so their histories replay unchanged.
-  if (payoutDue && patched('payout-after-accept')) await payOutSession(input.paymentId);
-  // No recorded run took a refund (the update was refused by its validator until now): no patch.
-  if (refundDue !== null) {
+  for (;;) {
+    await condition(() => outcome !== 'open' || refundDue !== null, OPERATOR_WINDOW);
+    await condition(allHandlersFinished);
+    // Decisions §12: an accepted payment is paid out as usual (and payment.settled fires). Runs recorded
+    // before this version never reach patched(), so their histories replay unchanged.
+    if (payoutDue && patched('payout-after-accept')) await payOutSession(input.paymentId);
+    // No recorded run took a refund (the update was refused by its validator until now): no patch.
+    if (refundDue === null) return outcome;
     const sent = await refundOnChain(input.exceptionId, refundDue);
-    if (sent.settled) outcome = 'refunded';
+    if (sent.settled) return (outcome = 'refunded');
+    // The transfer back failed (reverted, or impossible): recorded on its payouts, the exception
+    // stays open and this run waits for the operator again; a new refund is a new plan. Only a run
+    // whose refund failed gets here, and none was recorded.
+    await records.refundNotSent(refundDue, sent.reason);
+    refundDue = null;
+    refunding = null;
   }
-  return outcome;
 }

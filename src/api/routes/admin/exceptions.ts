@@ -8,6 +8,7 @@ const refundSchema = z.object({
   address: z.string(),
   amount: z.string().describe('Stablecoin amount, 6 decimals'),
   status: z.enum(['planned', 'signed', 'broadcast', 'confirmed', 'failed']).describe('The transfer back, as the payout machinery sends it'),
+  failureReason: z.string().nullable().describe('Why the transfer back failed (status failed): the exception stays open and may be refunded again'),
   transactionHash: z.string().nullable().describe('Null until the transfer is confirmed'),
   explorerUrl: z.string().nullable(),
 });
@@ -66,9 +67,9 @@ const adminExceptionRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         security,
         summary:
-          'Send late, duplicate or underpaid money back on chain from the deposit address to `address` (idempotent; another address is 409). Answers once the transfer is planned; the exception becomes refunded and payment.refunded fires when it is confirmed',
+          'Send late, duplicate or underpaid money back on chain from the deposit address to `address` (idempotent; another address is 409 while it is under way). Answers once the transfer is planned; the exception becomes refunded and payment.refunded fires when it is confirmed. A refused address (zero, malformed or mistyped, the treasury, a token contract, a deposit address of ours) is 422 and changes nothing; a refund whose transfer failed leaves the exception open for another one',
         params,
-        body: z.object({ address: z.string().min(1).max(128).describe('EVM address (EIP-55 when mixed case)') }),
+        body: z.object({ address: z.string().min(1).max(128).describe('The customer’s EVM address (EIP-55 checksum when mixed case; all lowercase carries none and is accepted)') }),
         response: { 200: z.object({ ok: z.literal(true), exception: adminExceptionSchema, refund: refundSchema }) },
       },
     },
