@@ -54,7 +54,7 @@ export async function cancelCheckoutSession(ctx: PaymentContext, id: string): Pr
     const status = await callTemporal(
       ctx.temporal,
       id,
-      () => ctx.temporal.workflow.getHandle(id).executeUpdate(cancelUpdate),
+      () => ctx.temporal.workflow.getHandle(id).executeUpdate(cancelUpdate, { args: [{ reason: 'customer' }] }),
       'This checkout can no longer be canceled.',
     );
     return { status, session };

@@ -1,0 +1,2 @@
+ALTER TABLE "checkout_sessions" ADD COLUMN "cancel_reason" text;--> statement-breakpoint
+ALTER TABLE "checkout_sessions" ADD CONSTRAINT "checkout_sessions_cancel_reason_check" CHECK ("checkout_sessions"."cancel_reason" is null or ("checkout_sessions"."status" = 'canceled' and "checkout_sessions"."cancel_reason" in ('customer', 'link_paid')));
