@@ -7,6 +7,7 @@ import type { PaymentContext } from './context';
 import { fixExpectedGross } from './deposits';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { ensureLinkNotInProgress } from './link-tabs';
+import { ensureSessionTakesMoney } from './session-standing';
 import { closeSessionPayment, createSessionPayment } from './provider-payments';
 import { callTemporal, WorkflowClosedError } from './temporal-call';
 
@@ -28,6 +29,7 @@ export async function startCheckoutPayment(ctx: PaymentContext, id: string): Pro
   const session = await findCheckoutSession(ctx, id);
   if (!session) throw notFound('Checkout session');
   if (!payable(session)) throw new AppError('Conflict', 'This checkout can no longer be paid.');
+  await ensureSessionTakesMoney(ctx, session);
   await ensurePaymentsEnabled(ctx.db);
   if (session.paymentLinkId) await ensureLinkNotInProgress(ctx, session.paymentLinkId, session.id);
   // G is the quote at the moment the customer pressed Pay (decisions §11).
