@@ -6,6 +6,7 @@ import { createLogger } from './src/logging';
 import { createProviders } from './src/providers';
 import { startChainWatchers } from './src/temporal/chain-watch';
 import { createTemporalClient } from './src/temporal/client';
+import { createSessionCanceller } from './src/temporal/session-cancel';
 import { createDeliveryStarter } from './src/temporal/delivery-start';
 import { installWorkerRuntime } from './src/temporal/runtime';
 import { createWorker, WORKFLOWS_ENTRY } from './src/temporal/worker';
@@ -38,6 +39,7 @@ async function main() {
       webhooks: config.webhooks,
       chains: config.chains,
       startDelivery: createDeliveryStarter(temporal.client, config.temporal.taskQueue),
+      cancelSession: createSessionCanceller(temporal.client),
       now: () => new Date(),
     }),
   });

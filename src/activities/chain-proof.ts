@@ -24,7 +24,8 @@ const sessions: ProvenKind<CheckoutSessionRow, SessionCompletion> = {
     depositAddress: s.depositAddress,
     network: s.network,
     asset: s.destinationAsset,
-    phase: s.status === 'completed' ? 'paid' : s.status === 'pending' || s.status === 'processing' ? 'open' : 'ended',
+    // A session its link's payment ended was paid, through its sibling: money after it is a duplicate (decisions §12).
+    phase: s.status === 'completed' || s.cancelReason === 'link_paid' ? 'paid' : s.status === 'pending' || s.status === 'processing' ? 'open' : 'ended',
     provider: s.provider,
     providerPaymentId: s.providerPaymentId,
   }),

@@ -11,7 +11,7 @@ import { recordLateFact } from '../db/queries/late-payments';
 import { insertTransactionOnce } from '../db/queries/transactions';
 import { isFiatCurrency } from '../domain/currencies';
 import { parseCrypto } from '../domain/money';
-import type { PaymentStatus } from '../domain/payment-status';
+import type { CancelReason, PaymentStatus } from '../domain/payment-status';
 import type { ProviderFact } from '../domain/provider-fact';
 import type { ProviderRegistry } from '../providers/registry';
 import { sessionPaymentRequest } from '../providers/requests';
@@ -54,9 +54,13 @@ export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: 
       return { providerPaymentId: payment.providerPaymentId, redirectUrl: payment.redirectUrl };
     },
 
-    /** A move decided by the workflow alone (cancel, expiry); the domain's table says which statuses it may leave (`_from` echoes it). */
-    async recordStatusChange(paymentId: string, _from: readonly PaymentStatus[], to: PaymentStatus): Promise<boolean> {
-      return transitionSession(db, paymentId, to);
+    /**
+     * A move decided by the workflow alone (cancel, expiry); the domain's table says which statuses it
+     * may leave (`_from` echoes it). A cancel keeps its reason; one without is the customer's Cancel,
+     * the only other way a session is canceled.
+     */
+    async recordStatusChange(paymentId: string, _from: readonly PaymentStatus[], to: PaymentStatus, reason?: CancelReason): Promise<boolean> {
+      return transitionSession(db, paymentId, to, to === 'canceled' ? { cancelReason: reason ?? 'customer' } : {});
     },
 
     async recordProcessing(paymentId: string, fact: ProviderFact): Promise<boolean> {

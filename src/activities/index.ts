@@ -2,6 +2,7 @@ import type { ChainSettings, WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import type { ProviderRegistry } from '../providers/registry';
 import type { DeliveryStarter } from '../temporal/delivery-start';
+import type { SessionCanceller } from '../temporal/session-cancel';
 import { createChainProofActivities } from './chain-proof';
 import { createCheckoutActivities } from './checkout-session';
 import { createExceptionActivities } from './exceptions';
@@ -23,6 +24,8 @@ export interface ActivityDeps {
   chains: ChainSettings;
   /** Starts a delivery's workflow through the worker's client (event activities asked to deliver). */
   startDelivery: DeliveryStarter;
+  /** Cancels a checkout session through its run's Cancel, with a reason (a paid link's other sessions). */
+  cancelSession: SessionCanceller;
   now: () => Date;
 }
 

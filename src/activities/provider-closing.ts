@@ -1,7 +1,8 @@
 import type { Database } from '../db/client';
 import { findSession } from '../db/queries/checkout-sessions';
-import { listLinkSiblingPayments } from '../db/queries/link-sessions';
+import { listLinkSiblingPayments, listOpenLinkSiblings } from '../db/queries/link-sessions';
 import type { ProviderRegistry } from '../providers/registry';
+import type { SessionCanceller } from '../temporal/session-cancel';
 import { asActivityFailure } from './provider-failure';
 
 // Decisions §12: when a session ends, its open provider payment is closed so the customer can no
@@ -15,7 +16,7 @@ export interface ClosedPayment {
   status: string;
 }
 
-export function createProviderClosingActivities({ db, providers }: { db: Database; providers: ProviderRegistry }) {
+export function createProviderClosingActivities({ db, providers, cancelSession }: { db: Database; providers: ProviderRegistry; cancelSession: SessionCanceller }) {
   async function close(paymentId: string, provider: string, providerPaymentId: string): Promise<ClosedPayment> {
     const adapter = providers.get(provider);
     // A provider no longer configured cannot be asked; there is nothing to close through us.
@@ -32,8 +33,15 @@ export function createProviderClosingActivities({ db, providers }: { db: Databas
       return close(paymentId, session.provider, session.providerPaymentId);
     },
 
-    /** A link paid through one session: the provider payments of its other sessions are closed. */
+    /**
+     * A link paid through one session (decisions §14): its other open sessions end now, canceled with
+     * reason `link_paid` through their runs' Cancel (which announces payment.canceled and closes
+     * their provider payments too), and the provider payments of all its other sessions are closed.
+     * Run by the paying session's workflow, so it happens whether or not the link's own run is still
+     * there to hear of the payment. Idempotent: a session already ended refuses the cancel.
+     */
     async closeLinkSiblings(linkId: string, paidSessionId: string): Promise<ClosedPayment[]> {
+      for (const id of await listOpenLinkSiblings(db, linkId, paidSessionId)) await cancelSession(id, 'link_paid');
       const closed: ClosedPayment[] = [];
       for (const s of await listLinkSiblingPayments(db, linkId, paidSessionId)) closed.push(await close(s.id, s.provider, s.providerPaymentId));
       return closed;

@@ -15,7 +15,7 @@ export function createSessionTransitionActivities(parts: { checkout: CheckoutAct
   const { checkout, proof, webhooks } = parts;
   return {
     async moveSession(paymentId: string, move: SessionMove, options?: DeliverOption): Promise<EmittedEvent> {
-      if (move.kind === 'status') await checkout.recordStatusChange(paymentId, move.from, move.to);
+      if (move.kind === 'status') await checkout.recordStatusChange(paymentId, move.from, move.to, move.reason);
       else if (move.kind === 'processing') await checkout.recordProcessing(paymentId, move.fact);
       else if (move.kind === 'failed') await checkout.recordFailure(paymentId, move.fact);
       return webhooks.emitPaymentEvent(paymentId, statusAfter(move), null, options);

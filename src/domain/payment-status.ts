@@ -4,6 +4,10 @@
 export const PAYMENT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
+/** Why a checkout session was canceled: the customer's Cancel, or another session paid its payment link (decisions §14). */
+export const CANCEL_REASONS = ['customer', 'link_paid'] as const;
+export type CancelReason = (typeof CANCEL_REASONS)[number];
+
 export const SIMPLE_ORDER_STATUSES = ['pending', 'processing', 'settled', 'failed', 'expired'] as const;
 export type SimpleOrderStatus = (typeof SIMPLE_ORDER_STATUSES)[number];
 

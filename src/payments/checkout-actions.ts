@@ -7,6 +7,7 @@ import type { PaymentContext } from './context';
 import { fixExpectedGross } from './deposits';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { ensureLinkNotInProgress } from './link-tabs';
+import { ensureSessionTakesMoney } from './session-standing';
 import { closeSessionPayment, createSessionPayment } from './provider-payments';
 import { callTemporal, WorkflowClosedError } from './temporal-call';
 
@@ -28,6 +29,7 @@ export async function startCheckoutPayment(ctx: PaymentContext, id: string): Pro
   const session = await findCheckoutSession(ctx, id);
   if (!session) throw notFound('Checkout session');
   if (!payable(session)) throw new AppError('Conflict', 'This checkout can no longer be paid.');
+  await ensureSessionTakesMoney(ctx, session);
   await ensurePaymentsEnabled(ctx.db);
   if (session.paymentLinkId) await ensureLinkNotInProgress(ctx, session.paymentLinkId, session.id);
   // G is the quote at the moment the customer pressed Pay (decisions §11).
@@ -54,7 +56,7 @@ export async function cancelCheckoutSession(ctx: PaymentContext, id: string): Pr
     const status = await callTemporal(
       ctx.temporal,
       id,
-      () => ctx.temporal.workflow.getHandle(id).executeUpdate(cancelUpdate),
+      () => ctx.temporal.workflow.getHandle(id).executeUpdate(cancelUpdate, { args: [{ reason: 'customer' }] }),
       'This checkout can no longer be canceled.',
     );
     return { status, session };

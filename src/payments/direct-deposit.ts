@@ -5,6 +5,7 @@ import { findCheckoutSession } from './checkout-actions';
 import type { PaymentContext } from './context';
 import { fixExpectedGross, verifierFor } from './deposits';
 import { ensurePaymentsEnabled } from './kill-switch';
+import { ensureSessionTakesMoney } from './session-standing';
 
 /** The direct stablecoin rail's instructions (decisions §11): where to send exactly how much. */
 export interface DirectDeposit {
@@ -35,6 +36,7 @@ export async function openDirectDeposit(ctx: PaymentContext, id: string): Promis
   if (session.mode === 'test' || (session.status !== 'pending' && session.status !== 'processing')) {
     throw new AppError('Conflict', 'This checkout can no longer be paid.');
   }
+  await ensureSessionTakesMoney(ctx, session);
   await ensurePaymentsEnabled(ctx.db);
   const expected = await fixExpectedGross(ctx, session);
   const token = chain.tokens[session.destinationAsset as 'USDC' | 'USDT']!;

@@ -3,12 +3,13 @@ import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, star
 import { openCheckoutSession, type CheckoutRequest, type PayingMerchant } from './checkout-sessions';
 import { openDirectDeposit } from './direct-deposit';
 import { ensurePaymentsEnabled } from './kill-switch';
-import { findLink, linkStatus, openPaymentLink, payLink, type PaymentLinkRequest } from './payment-links';
+import { findLink, linkStatus, openPaymentLink, payLink, type LinkVisitor, type PaymentLinkRequest } from './payment-links';
 import { ingestProviderEvent } from './provider-events';
 import { paymentProof } from './payment-proof';
 import { paymentOptions } from './rails';
 import { chooseRail, loadSimpleOrder, openSimpleOrder, type SimpleCheckoutBody } from './simple-orders';
 import { sweepUnstartedPayments } from './sweep';
+import { merchantTakesPayments, sessionStanding } from './session-standing';
 import { resendDelivery } from './webhook-deliveries';
 import { acceptException, listExceptions, refundException } from './exception-actions';
 import type { ExceptionStatus } from '../domain/exceptions';
@@ -23,6 +24,7 @@ export type { DirectDeposit } from './direct-deposit';
 export type { PaymentProof } from './payment-proof';
 export { CallbackRefused, CallbackTermsMismatch } from './provider-events';
 export { LinkPaymentInProgress } from './link-tabs';
+export { LinkAlreadyPaid, MerchantNotAccepting, type SessionStanding } from './session-standing';
 
 /**
  * The payment engine's use cases, built once from their dependencies and handed to every face
@@ -37,13 +39,15 @@ export function createPaymentService(ctx: PaymentContext) {
       openCheckoutSession(ctx, merchant, request, source),
     findCheckoutSession: (id: string) => findCheckoutSession(ctx, id),
     startCheckoutPayment: (id: string) => startCheckoutPayment(ctx, id),
+    sessionStanding: (session: CheckoutSessionRow) => sessionStanding(ctx, session),
+    merchantTakesPayments: (merchantId: string) => merchantTakesPayments(ctx, merchantId),
     cancelCheckoutSession: (id: string) => cancelCheckoutSession(ctx, id),
     expireCheckoutSession: (merchantId: string, id: string) => expireCheckoutSession(ctx, merchantId, id),
     openDirectDeposit: (id: string) => openDirectDeposit(ctx, id),
     openPaymentLink: (merchant: PayingMerchant, request: PaymentLinkRequest) => openPaymentLink(ctx, merchant, request),
     findLink: (id: string) => findLink(ctx, id),
     linkStatus: (link: PaymentLinkRow) => linkStatus(link, ctx.now()),
-    payLink: (link: PaymentLinkRow, countryCode: string) => payLink(ctx, link, countryCode),
+    payLink: (link: PaymentLinkRow, countryCode: string, visitor: LinkVisitor) => payLink(ctx, link, countryCode, visitor),
     openSimpleOrder: (body: SimpleCheckoutBody) => openSimpleOrder(ctx, body),
     loadSimpleOrder: (code: string) => loadSimpleOrder(ctx, code),
     chooseRail: (order: SimpleOrderRow, slug: string) => chooseRail(ctx, order, slug),

@@ -11,6 +11,9 @@ import { openCheckoutSession, settlementWallet, type PayingMerchant } from './ch
 import type { PaymentContext } from './context';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { ensureLinkNotInProgress } from './link-tabs';
+import { MerchantNotAccepting } from './session-standing';
+import { countLinkSession } from './link-session-limits';
+import { findCheckoutSession } from './checkout-actions';
 import { openPayment } from './open-payment';
 import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
 
@@ -65,17 +68,41 @@ export async function findLink(ctx: PaymentContext, id: string): Promise<Payment
 /** Its workflow expires the link at expiresAt; until that has run, the clock already says so. */
 export const linkStatus = (link: PaymentLinkRow, now: Date) => (link.status === 'active' && link.expiresAt <= now ? 'expired' : link.status);
 
+/** Who pressed Pay: the client address the limits count, and the session this browser opened before, if it says so. */
+export interface LinkVisitor {
+  clientAddress: string;
+  previousSessionId?: string | undefined;
+}
+
+/**
+ * The visitor's own open session of this link in the same country, if any: pressing Pay again from
+ * the same browser goes back to it rather than opening another. Another country is a new session
+ * (the country chooses the provider); the old one ends with the link as any other.
+ */
+async function visitorsOpenSession(ctx: PaymentContext, link: PaymentLinkRow, countryCode: string, sessionId: string | undefined): Promise<CheckoutSessionRow | undefined> {
+  const session = sessionId ? await findCheckoutSession(ctx, sessionId) : undefined;
+  if (!session || session.paymentLinkId !== link.id || session.countryCode !== countryCode.toUpperCase()) return undefined;
+  const open = (session.status === 'pending' || session.status === 'processing') && session.expiresAt > ctx.now();
+  return open ? session : undefined;
+}
+
 /**
  * The link page's Pay: a checkout session for the link's merchant and terms in the customer's
- * country. Paid at most once and never after expiry: no session is opened for a closed link.
+ * country. Paid at most once and never after expiry: no session is opened for a closed link, nor
+ * for a merchant that is not approved. The visitor's own open session is reused; new sessions are
+ * rate limited per link and per client address (link-session-limits.ts).
  */
-export async function payLink(ctx: PaymentContext, link: PaymentLinkRow, countryCode: string): Promise<CheckoutSessionRow> {
+export async function payLink(ctx: PaymentContext, link: PaymentLinkRow, countryCode: string, visitor: LinkVisitor): Promise<{ session: CheckoutSessionRow; reused: boolean }> {
   if (linkStatus(link, ctx.now()) !== 'active') throw new AppError('Conflict', 'This payment link can no longer be paid.');
   const owner = await findMerchant(ctx.db, link.merchantId);
-  if (!owner || owner.status !== 'approved') throw new AppError('Forbidden', 'This merchant is not accepting payments right now.');
+  if (!owner || owner.status !== 'approved') throw new MerchantNotAccepting();
   if (!isFiatCurrency(link.currency)) throw new Error(`unknown currency ${link.currency}`);
+  const own = await visitorsOpenSession(ctx, link, countryCode, visitor.previousSessionId);
+  if (own) return { session: own, reused: true };
   await ensureLinkNotInProgress(ctx, link.id, null);
-  return openCheckoutSession(
+  await ensurePaymentsEnabled(ctx.db);
+  await countLinkSession(ctx, link.id, visitor.clientAddress);
+  const session = await openCheckoutSession(
     ctx,
     owner,
     {
@@ -90,4 +117,5 @@ export async function payLink(ctx: PaymentContext, link: PaymentLinkRow, country
     },
     'payment_link',
   );
+  return { session, reused: false };
 }

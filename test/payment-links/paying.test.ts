@@ -121,23 +121,30 @@ describe('paying a payment link', () => {
     expect(undelivered).not.toContain('retry-link');
   });
 
-  it('records money of a second session after the link was paid as a duplicate exception, and keeps the first as the payer', async () => {
+  it('ends a second session when the link is paid, and records money still sent to it as an exception, keeping the first as the payer', async () => {
     const { link } = await createLink();
-    // Two customers open the link before either pays.
+    // Two customers open the link and take the deposit instructions before either pays.
     const first = sessionIdFrom((await pay(link.id)).headers.location);
     const second = sessionIdFrom((await pay(link.id, 'country=GB')).headers.location);
+    const secondDeposit = (await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${second}/deposit` })).json().deposit;
     await succeed(first);
     await eventually(() => linkRow(link.id), (r) => r.status === 'paid', 15_000, 'link paid');
-    await succeed(second);
+    // Decisions §14: the link's other session ends, and hands out no instructions any more.
+    await eventually(() => sessionStatus(second), (s) => s === 'canceled', 15_000, 'second canceled');
+    expect((await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${second}/deposit` })).statusCode).toBe(409);
+    // The second customer's wallet sends anyway, from the instructions taken before.
+    await payFromWallet(chain, chain.tokens.polygon.USDC, secondDeposit.address, parseCrypto(secondDeposit.amount));
     const exceptions = await eventually(
       () => ctx.db.sql`select kind, status, amount_micro from payment_exceptions where payment_id = ${second}`,
       (rows) => rows.length > 0,
       15_000,
-      'duplicate recorded',
+      'exception recorded',
     );
-    expect(exceptions).toEqual([{ kind: 'duplicate', status: 'open', amount_micro: expect.any(String) }]);
+    // Arriving after the link was paid through the other session, the money is a duplicate
+    // (decisions §12): the merchant's to resolve and refund, never lost.
+    expect(exceptions).toEqual([{ kind: 'duplicate', status: 'open', amount_micro: String(parseCrypto(secondDeposit.amount)) }]);
     // Paid at most once: the second session does not complete, the link stays the first's.
-    expect(await sessionStatus(second)).toBe('pending');
+    expect(await sessionStatus(second)).toBe('canceled');
     expect(await linkRow(link.id)).toEqual({ status: 'paid', paid_session_id: first });
     expect((await ctx.db.sql`select count(*)::int as n from transactions where payment_id = ${second}`)[0]!.n).toBe(0);
   });

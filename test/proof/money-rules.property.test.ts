@@ -7,6 +7,7 @@ import type { DepositFact } from '../../src/domain/deposit-fact';
 import { newPaymentId } from '../../src/domain/ids';
 import { insertCheckoutSession } from '../../src/db/queries/checkout-sessions';
 import { createDeliveryStarter } from '../../src/temporal/delivery-start';
+import { createSessionCanceller } from '../../src/temporal/session-cancel';
 import { randomAddress } from '../support/chain';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 
@@ -100,6 +101,7 @@ describe('the rules as the worker runs them, over Postgres', () => {
       publicBaseUrl: ctx.config.http.publicBaseUrl,
       chains: ctx.config.chains,
       startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue),
+      cancelSession: createSessionCanceller(ctx.temporal),
       now: () => new Date(),
     });
     const merchant = await createApprovedMerchant(ctx.app, { wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }] });

@@ -15,6 +15,7 @@ import { devChainVariables } from '../../src/chains/test-tokens';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createDeliveryStarter } from '../../src/temporal/delivery-start';
+import { createSessionCanceller } from '../../src/temporal/session-cancel';
 import { startChainWatchers, type ChainWatchDeps, type ChainWatchers } from '../../src/temporal/chain-watch';
 import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
 import { createTestDatabase } from './databases';
@@ -142,6 +143,7 @@ export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | '
       webhooks: ctx.config.webhooks,
       chains: ctx.config.chains,
       startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue),
+      cancelSession: createSessionCanceller(ctx.temporal),
       now: () => new Date(),
     }),
   });

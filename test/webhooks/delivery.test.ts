@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities';
 import { createWebhookActivities } from '../../src/activities/webhooks';
 import { createDeliveryStarter } from '../../src/temporal/delivery-start';
+import { createSessionCanceller } from '../../src/temporal/session-cancel';
 import { checkWebhookTarget } from '../../src/webhooks/target-policy';
 import { verifyWebhook } from '../../src/webhooks/verify';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
@@ -266,7 +267,7 @@ describe('signed webhook deliveries', () => {
 
     // The transition's write and its event in one activity (session-transitions.ts): run again, as a
     // retry would, it writes neither twice and hands back the same event and deliveries.
-    const all = createActivities({ ...ctx.config, db: ctx.db.db, providers: ctx.providers, publicBaseUrl: ctx.config.http.publicBaseUrl, chains: ctx.config.chains, startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue), now: () => new Date() });
+    const all = createActivities({ ...ctx.config, db: ctx.db.db, providers: ctx.providers, publicBaseUrl: ctx.config.http.publicBaseUrl, chains: ctx.config.chains, startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue), cancelSession: createSessionCanceller(ctx.temporal), now: () => new Date() });
     const fact = { eventId: 'evt_retry', type: 'failed' as const, providerPaymentId: 'sbx_pay_retry', occurredAt: new Date().toISOString(), failureReason: 'declined' };
     expect(await all.moveSession(s.id, { kind: 'failed', fact })).toEqual(again);
     const [rows] = await ctx.db.sql`select (select count(*)::int from transactions where payment_id = ${s.id}) as transactions, (select count(*)::int from events where payment_id = ${s.id}) as events, (select status from checkout_sessions where id = ${s.id}) as status`;

@@ -3,6 +3,7 @@ import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
 import type { TransactionRow } from '../../db/queries/transactions';
 import { isFiatCurrency } from '../../domain/currencies';
 import { formatCrypto, formatFiat } from '../../domain/money';
+import { CANCEL_REASONS } from '../../domain/payment-status';
 
 // Response shapes of spec §2.2–2.5, one function each, so every route that returns a session or a
 // transaction returns the same fields. Amounts are decimal strings.
@@ -83,6 +84,8 @@ export const paymentSessionSchema = z.object({
   id: z.string(),
   checkoutUrl: z.string(),
   status: z.string(),
+  /** Why a canceled session was canceled: `customer`, or `link_paid` when another session paid its payment link. */
+  cancelReason: z.enum(CANCEL_REASONS).nullable(),
   amount: z.string(),
   currency: z.string(),
   destinationAsset: z.string(),
@@ -106,6 +109,8 @@ export function paymentSessionView(s: CheckoutSessionRow, publicBaseUrl: string)
     id: s.id,
     checkoutUrl: checkoutUrlFor(publicBaseUrl, s.id),
     status: s.status,
+    // Sessions canceled before reasons were kept were all canceled by their customer.
+    cancelReason: s.status === 'canceled' ? (s.cancelReason ?? 'customer') : null,
     amount: fiatAmount(s),
     currency: s.currency,
     destinationAsset: s.destinationAsset,

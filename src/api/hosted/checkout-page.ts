@@ -1,7 +1,7 @@
 import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
 import { NETWORK_NAMES, type Network } from '../../domain/assets';
 import { html, raw, type Raw } from '../../domain/html';
-import type { DirectDeposit } from '../../payments';
+import type { DirectDeposit, SessionStanding } from '../../payments';
 import { hostedDocument } from './document';
 import type { PageText } from './i18n';
 import { countdown } from './countdown';
@@ -9,12 +9,14 @@ import { countdown } from './countdown';
 export interface CheckoutPageModel {
   session: Pick<
     CheckoutSessionRow,
-    'id' | 'status' | 'mode' | 'currency' | 'destinationAsset' | 'network' | 'successUrl' | 'cancelUrl' | 'expiresAt' | 'provider' | 'verification' | 'providerPaymentId'
+    'id' | 'status' | 'mode' | 'currency' | 'destinationAsset' | 'network' | 'successUrl' | 'cancelUrl' | 'expiresAt' | 'provider' | 'verification' | 'providerPaymentId' | 'cancelReason'
   >;
   /** The amount as a decimal string with the currency's decimals ("25.00"). */
   amount: string;
   merchantName: string | null;
   paymentsEnabled: boolean;
+  /** What Postgres says of the session's standing (payments/session-standing.ts); absent: nothing stands in the way. */
+  standing?: SessionStanding | undefined;
   text: PageText;
   now: Date;
   notice?: string | undefined;
@@ -67,10 +69,15 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   // first render says so rather than offering Pay again.
   const awaiting = session.status === 'pending' && session.providerPaymentId !== null;
   const retry = session.status === 'failed' && m.retryUrl ? m.retryUrl : null;
-  const stateKey = readOnly ? 'test' : awaiting ? 'awaiting' : retry ? 'failedRetry' : session.status;
-  const open = !readOnly && (session.status === 'pending' || session.status === 'processing');
+  // Decisions §14: another session paid the link. Said at once from Postgres, before (and after) this
+  // session's run has ended it, so a second tab is never offered a second payment.
+  const linkPaid = (session.status === 'pending' && m.standing?.linkPaid === true) || (session.status === 'canceled' && session.cancelReason === 'link_paid');
+  // A merchant pending review or suspended takes no new money (spec §5 rule 3).
+  const merchantPaused = session.status === 'pending' && !linkPaid && m.standing?.merchantApproved === false;
+  const stateKey = readOnly ? 'test' : linkPaid ? 'linkPaid' : merchantPaused ? 'merchantUnavailable' : awaiting ? 'awaiting' : retry ? 'failedRetry' : session.status;
+  const open = !readOnly && !linkPaid && (session.status === 'pending' || session.status === 'processing');
   const exception = readOnly ? null : exceptionText(t, m.exceptions ?? [], session.destinationAsset);
-  const payable = !readOnly && session.status === 'pending';
+  const payable = !readOnly && session.status === 'pending' && !linkPaid && !merchantPaused;
   const network = NETWORK_NAMES[session.network as Network] ?? session.network;
   const price = text.money(m.amount, session.currency);
   const successUrl = session.status === 'completed' && session.successUrl ? withSessionId(session.successUrl, session.id) : null;
@@ -97,7 +104,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   } else if (retry) {
     actions = html`<a class="primary button" id="retry-link" href="${retry}">${t('checkout.tryAgain')}</a>
       ${session.cancelUrl ? html`<a class="secondary button" id="back-link" href="${withSessionId(session.cancelUrl, session.id)}">${t('checkout.backTo', { merchant })}</a>` : ''}`;
-  } else if ((session.status === 'canceled' || session.status === 'expired' || session.status === 'failed') && session.cancelUrl) {
+  } else if ((session.status === 'canceled' || session.status === 'expired' || session.status === 'failed' || linkPaid || merchantPaused) && session.cancelUrl) {
     actions = html`<a class="secondary button" id="back-link" href="${withSessionId(session.cancelUrl, session.id)}">${t('checkout.backTo', { merchant })}</a>`;
   }
 

@@ -9,6 +9,8 @@ export interface LinkPageModel {
   amount: string;
   merchantName: string;
   paymentsEnabled: boolean;
+  /** The merchant is approved; otherwise the link starts no payment (spec §5 rule 3). */
+  merchantAccepting: boolean;
   /** Countries a provider serves for the link's currency, sorted by name. */
   countries: { code: string; name: string }[];
   selectedCountry?: string | undefined;
@@ -24,7 +26,9 @@ export function renderLinkPage(m: LinkPageModel): string {
   const { t } = m.text;
   const price = m.text.money(m.amount, m.link.currency);
   let actions: Raw = html``;
-  if (m.status === 'active' && !m.paymentsEnabled) {
+  if (m.status === 'active' && !m.merchantAccepting) {
+    actions = html`<p class="notice" role="alert">${t('link.merchantUnavailable')}</p>`;
+  } else if (m.status === 'active' && !m.paymentsEnabled) {
     actions = html`<p class="notice" role="alert">${t('common.paymentsUnavailable')}</p>`;
   } else if (m.status === 'active' && m.countries.length === 0) {
     actions = html`<p class="notice" role="alert">${t('link.currencyUnavailable', { currency: m.link.currency })}</p>`;

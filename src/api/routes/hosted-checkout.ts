@@ -9,7 +9,7 @@ import { AppError } from '../../domain/errors';
 import { listPaymentExceptions } from '../../db/queries/payment-exceptions';
 import { negotiateLocale } from '../../domain/locales';
 import { formatCrypto, formatFiat } from '../../domain/money';
-import { LinkPaymentInProgress, type DirectDeposit, type PaymentContext } from '../../payments';
+import { LinkAlreadyPaid, LinkPaymentInProgress, MerchantNotAccepting, type DirectDeposit, type PaymentContext } from '../../payments';
 import { renderCheckoutPage, renderMessagePage, withSessionId } from '../hosted/checkout-page';
 import { pageText, type PageText } from '../hosted/i18n';
 import { originOf } from '../hosted/plugin';
@@ -38,7 +38,12 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
   }
 
   async function renderFor(request: FastifyRequest, reply: FastifyReply, session: CheckoutSessionRow, status = 200, notice?: string, deposit?: DirectDeposit) {
-    const [merchant, setting, exceptions] = await Promise.all([findMerchant(db, session.merchantId), getPaymentsSetting(db), listPaymentExceptions(db, session.id)]);
+    const [merchant, setting, exceptions, standing] = await Promise.all([
+      findMerchant(db, session.merchantId),
+      getPaymentsSetting(db),
+      listPaymentExceptions(db, session.id),
+      payments.sessionStanding(session),
+    ]);
     const amount = isFiatCurrency(session.currency) ? formatFiat(session.amountMinor, session.currency) : String(session.amountMinor);
     const wallet = deposit ? { deposit, qrSvg: await QRCode.toString(deposit.uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) } : undefined;
     const text = textFor(request, session);
@@ -48,6 +53,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       amount,
       merchantName: merchant?.name ?? null,
       paymentsEnabled: setting.enabled,
+      standing,
       notice,
       wallet,
       text,
@@ -70,6 +76,8 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     if (!(err instanceof AppError)) throw err;
     const fresh = await payments.findCheckoutSession(id);
     if (!fresh) return notFoundPage(request, reply);
+    // The page itself says it: the link was paid (the paid page), or the merchant takes no payments now.
+    if (err instanceof LinkAlreadyPaid || err instanceof MerchantNotAccepting) return renderFor(request, reply, fresh, err.status);
     const { t } = textFor(request, fresh);
     const advice = err.code === 'Unavailable' ? ` ${t('common.tryAgainSoon')}` : err.code === 'PaymentsDisabled' ? ` ${t('common.paymentsUnavailable')}` : '';
     return renderFor(request, reply, fresh, err.status, `${t(messageKey)}${advice}`);

@@ -6,13 +6,28 @@ import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
 import { negotiateLocale, type PageLocale } from '../../domain/locales';
 import { formatFiat } from '../../domain/money';
-import { LinkPaymentInProgress, type PaymentContext } from '../../payments';
+import { LinkPaymentInProgress, MerchantNotAccepting, type PaymentContext } from '../../payments';
 import { checkoutUrlFor } from '../checkout/views';
 import { renderMessagePage } from '../hosted/checkout-page';
 import { pageText } from '../hosted/i18n';
 import { renderLinkPage } from '../hosted/link-page';
 
 const COUNTRY = /^[A-Za-z]{2}$/;
+
+/**
+ * Names the checkout session this browser opened from a link, so pressing Pay again goes back to it
+ * (payments/payment-links.ts checks it belongs to the link and is still open). Scoped to the link's
+ * path, so each link has its own; HttpOnly, and SameSite=Lax: sent by the page's own form only.
+ */
+const SESSION_COOKIE = 'svc_link_session';
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
 
 /** Every ISO 3166-1 alpha-2 code the runtime can name; the providers decide which of them are offered. */
 function namedRegions(locale: PageLocale): { code: string; name: string }[] {
@@ -56,7 +71,7 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
   async function renderFor(request: FastifyRequest, reply: FastifyReply, link: PaymentLinkRow, status = 200, noticeKey?: string, selectedCountry?: string) {
     const text = textFor(request);
     const notice = noticeKey ? text.t(noticeKey, { currency: link.currency }) : undefined;
-    const [merchant, setting] = await Promise.all([findMerchant(db, link.merchantId), getPaymentsSetting(db)]);
+    const [merchant, setting, merchantAccepting] = await Promise.all([findMerchant(db, link.merchantId), getPaymentsSetting(db), payments.merchantTakesPayments(link.merchantId)]);
     const amount = isFiatCurrency(link.currency) ? formatFiat(link.amountMinor, link.currency) : String(link.amountMinor);
     const page = renderLinkPage({
       link,
@@ -64,6 +79,7 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
       amount,
       merchantName: merchant?.name ?? text.t('common.theMerchant'),
       paymentsEnabled: setting.enabled,
+      merchantAccepting,
       countries: countriesFor(link.currency, text.locale),
       selectedCountry,
       notice,
@@ -86,11 +102,23 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
     const country = typeof request.body?.country === 'string' ? request.body.country.trim() : '';
     if (!COUNTRY.test(country)) return renderFor(request, reply, link, 422, 'link.chooseCountry');
     try {
-      const session = await payments.payLink(link, country);
+      const previousSessionId = cookieValue(request.headers.cookie, SESSION_COOKIE);
+      const { session, reused } = await payments.payLink(link, country, { clientAddress: request.ip, previousSessionId });
+      if (!reused) {
+        const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
+        const secure = config.http.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
+        void reply.header('set-cookie', `${SESSION_COOKIE}=${session.id}; Path=/link/${link.id}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`);
+      }
       return reply.redirect(checkoutUrlFor(config.http.publicBaseUrl, session.id), 303);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       const selected = country.toUpperCase();
+      if (err.code === 'RateLimited') {
+        void reply.header('retry-after', String(err.options.retryAfterSeconds ?? 60));
+        return renderFor(request, reply, link, 429, 'link.tooMany', selected);
+      }
+      // The page says it in place of the form.
+      if (err instanceof MerchantNotAccepting) return renderFor(request, reply, link, 403, undefined, selected);
       if (err.code === 'ValidationError') {
         const byCountry = err.options.details?.some((d) => d.path === 'countryCode');
         return renderFor(request, reply, link, 422, byCountry ? 'link.countryUnavailable' : 'link.cannotPayNow', selected);

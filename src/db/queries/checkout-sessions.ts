@@ -73,7 +73,7 @@ export async function transitionSession(
   db: DatabaseOrTransaction,
   id: string,
   to: PaymentStatus,
-  extra: Partial<Pick<CheckoutSessionRow, 'providerPaymentId' | 'completedAt'>> = {},
+  extra: Partial<Pick<CheckoutSessionRow, 'providerPaymentId' | 'completedAt' | 'cancelReason'>> = {},
 ): Promise<boolean> {
   const rows = await db
     .update(checkoutSessions)

@@ -1,6 +1,6 @@
-import { and, eq, inArray, isNotNull, ne, or } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, ne, notExists, or } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { checkoutSessions } from '../schema';
+import { chainCredits, checkoutSessions } from '../schema';
 
 /** The link's other sessions whose customer pressed Pay: their provider payments are closed once the link is paid. */
 export async function listLinkSiblingPayments(
@@ -13,6 +13,27 @@ export async function listLinkSiblingPayments(
     .from(checkoutSessions)
     .where(and(eq(checkoutSessions.paymentLinkId, linkId), ne(checkoutSessions.id, paidSessionId), isNotNull(checkoutSessions.providerPaymentId)));
   return rows.map((r) => ({ ...r, providerPaymentId: r.providerPaymentId! }));
+}
+
+/**
+ * The link's other sessions still open to a payment (decisions §14: they end once the link is paid).
+ * Not those already processing, nor a pending one holding credits of its deposit address: money is
+ * on its way there, and its own run records it (completion becomes a `duplicate`, a shortfall
+ * `underpaid`), which a cancel now would skip.
+ */
+export async function listOpenLinkSiblings(db: DatabaseOrTransaction, linkId: string, paidSessionId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: checkoutSessions.id })
+    .from(checkoutSessions)
+    .where(
+      and(
+        eq(checkoutSessions.paymentLinkId, linkId),
+        ne(checkoutSessions.id, paidSessionId),
+        eq(checkoutSessions.status, 'pending'),
+        notExists(db.select({ one: chainCredits.paymentId }).from(chainCredits).where(eq(chainCredits.paymentId, checkoutSessions.id))),
+      ),
+    );
+  return rows.map((r) => r.id);
 }
 
 /**

@@ -1,13 +1,15 @@
 import { bigserial, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-// Failed credential attempts, kept in Postgres so that every API process counts the same window.
+// Attempts counted for rate limits, kept in Postgres so that every API process counts the same
+// window: failed credential attempts, and new checkout sessions opened from payment links.
 export const authFailures = pgTable(
   'auth_failures',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     // 'merchant' (subject = merchant id as sent), 'ip' (plugin connect; subject = client address),
-    // 'admin_ip' (admin token) or 'metrics_ip' (metrics token; subject = client address).
-    dimension: text('dimension', { enum: ['merchant', 'ip', 'admin_ip', 'metrics_ip'] }).notNull(),
+    // 'admin_ip' (admin token) or 'metrics_ip' (metrics token; subject = client address), 'link' (a
+    // session opened from a payment link; subject = link id) or 'link_ip' (the same; subject = client address).
+    dimension: text('dimension', { enum: ['merchant', 'ip', 'admin_ip', 'metrics_ip', 'link', 'link_ip'] }).notNull(),
     subject: text('subject').notNull(),
     occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
   },

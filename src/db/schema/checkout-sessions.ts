@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { CANCEL_REASONS } from '../../domain/payment-status';
 import { merchants } from './merchants';
 
 export const checkoutSessions = pgTable(
@@ -43,6 +44,9 @@ export const checkoutSessions = pgTable(
     webhookUrl: text('webhook_url'),
     metadata: jsonb('metadata').notNull().default({}),
     providerPaymentId: text('provider_payment_id'),
+    // Why a canceled session ended (decisions §14): the customer's Cancel, or another session of its
+    // payment link paid the link. Null for every other status, and for sessions canceled before it existed.
+    cancelReason: text('cancel_reason', { enum: CANCEL_REASONS }),
     // Plugin sessions: the connected site whose endpoint and secret get the deliveries.
     siteId: text('site_id'),
     orderKey: text('order_key'),
@@ -63,5 +67,6 @@ export const checkoutSessions = pgTable(
     index('checkout_sessions_merchant_idx').on(t.merchantId, t.createdAt),
     index('checkout_sessions_review_idx').on(t.reviewFlag).where(sql`${t.reviewFlag} is not null`),
     check('checkout_sessions_amount_check', sql`${t.amountMinor} > 0`),
+    check('checkout_sessions_cancel_reason_check', sql`${t.cancelReason} is null or (${t.status} = 'canceled' and ${t.cancelReason} in ('customer', 'link_paid'))`),
   ],
 );

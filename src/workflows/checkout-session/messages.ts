@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { PaymentStatus } from '../../domain/payment-status';
+import type { CancelReason, PaymentStatus } from '../../domain/payment-status';
 import type { DepositFact } from '../../domain/deposit-fact';
 import type { ProviderFact } from '../../domain/provider-fact';
 
@@ -37,8 +37,15 @@ export interface CheckoutSessionState {
 export const providerUpdateSignal = defineSignal<[ProviderFact]>('providerUpdate');
 /** The hosted page's Pay of the previous version (Pay now goes from the API to the provider); kept for its runs. */
 export const startPaymentUpdate = defineUpdate<PaymentStart>('startPayment');
-/** The hosted page's Cancel button; answers the status the session ended in. */
-export const cancelUpdate = defineUpdate<PaymentStatus>('cancel');
+/** Why a cancel is asked for. Updates sent before reasons carry none: those were the customer's. */
+export interface CancelRequest {
+  reason: CancelReason;
+}
+/**
+ * The hosted page's Cancel button, and a paid link ending its other open sessions (reason
+ * `link_paid`, decisions §14); answers the status the session ended in.
+ */
+export const cancelUpdate = defineUpdate<PaymentStatus, [CancelRequest]>('cancel');
 /** The merchant's expire (POST …/expire, as Stripe's); answers the status the session ended in. */
 export const expireUpdate = defineUpdate<PaymentStatus>('expire');
 /** A chain watcher's word about the session's deposit address (chain-verified runs only). */

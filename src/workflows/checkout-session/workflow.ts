@@ -14,7 +14,7 @@ import {
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { canTransition, checkoutSourcesOf, isTerminal, type PaymentStatus } from '../../domain/payment-status';
+import { CANCEL_REASONS, canTransition, checkoutSourcesOf, isTerminal, type CancelReason, type PaymentStatus } from '../../domain/payment-status';
 import { statusAfter, type SessionMove } from '../../domain/session-move';
 import type { ChainProofActivities, ProviderClaim } from '../../activities/chain-proof';
 import type { CheckoutActivities } from '../../activities/checkout-session';
@@ -36,6 +36,7 @@ import {
   startPaymentUpdate,
   stateQuery,
   type CheckoutSessionInput,
+  type CancelRequest,
   type CheckoutSessionState,
   type DepositFact,
   type PaymentStart,
@@ -71,10 +72,10 @@ const closing = proxyActivities<ProviderClosingActivities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 12, nonRetryableErrorTypes: ['ProviderRejected'] },
 });
 
-const CANCEL: SessionMove = { kind: 'status', to: 'canceled', from: checkoutSourcesOf('canceled') };
+const CANCEL = { kind: 'status', to: 'canceled', from: checkoutSourcesOf('canceled') } satisfies SessionMove;
 const EXPIRE: SessionMove = { kind: 'status', to: 'expired', from: checkoutSourcesOf('expired') };
 
-type Command = { kind: 'fact'; fact: ProviderFact } | { kind: 'deposit'; fact: DepositFact } | { kind: 'cancel' } | { kind: 'expire' };
+type Command = { kind: 'fact'; fact: ProviderFact } | { kind: 'deposit'; fact: DepositFact } | { kind: 'cancel'; reason?: CancelReason } | { kind: 'expire' };
 
 /**
  * One checkout session, from creation to a terminal state (decisions §6). Provider facts arrive as
@@ -149,15 +150,16 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   setHandler(
     cancelUpdate,
-    async () => {
+    async (request?: CancelRequest) => {
       const ticket = ++cancelsRequested;
-      queue.push({ kind: 'cancel' });
+      queue.push(request ? { kind: 'cancel', reason: request.reason } : { kind: 'cancel' });
       await condition(() => cancelsHandled >= ticket);
       return status;
     },
     {
-      validator: () => {
+      validator: (request?: CancelRequest) => {
         if (status !== 'pending') throw ApplicationFailure.nonRetryable(`the session is ${status}`, 'NotCancelable');
+        if (request && !CANCEL_REASONS.includes(request.reason)) throw ApplicationFailure.nonRetryable('unknown cancel reason', 'NotCancelable');
       },
     },
   );
@@ -222,7 +224,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
           const shortfall = await proof.recordShortfall(input.paymentId, claim, 'expiry');
           if (shortfall?.exceptionId) await announceException(shortfall.exceptionId);
         }
-        await moveTo(CANCEL);
+        await moveTo(command.reason ? { kind: 'status', to: 'canceled', from: CANCEL.from, reason: command.reason } : CANCEL);
       }
       cancelsHandled++;
       return;

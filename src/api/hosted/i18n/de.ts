@@ -44,6 +44,8 @@ export const de: Catalogue = {
       failedRetry: { title: 'Zahlung abgelehnt', body: 'Die Zahlung wurde abgelehnt. Es wurde kein Geld abgebucht. Sie können es erneut versuchen.' },
       expired: { title: 'Bezahlvorgang abgelaufen', body: 'Dieser Bezahlvorgang ist nicht mehr offen. Bitte kehren Sie zum Händler zurück und beginnen Sie erneut.' },
       canceled: { title: 'Bezahlvorgang abgebrochen', body: 'Sie haben diesen Bezahlvorgang abgebrochen. Es wurde kein Geld abgebucht.' },
+      linkPaid: { title: 'Bereits bezahlt', body: 'Dieser Zahlungslink wurde bereits in einem anderen Tab oder Fenster bezahlt. Es ist keine weitere Zahlung nötig, und hier wurde nichts abgebucht.' },
+      merchantUnavailable: { title: 'Zahlungen nicht möglich', body: 'Dieser Händler kann gerade keine Zahlungen annehmen. Es wurde nichts abgebucht. Bitte wenden Sie sich an den Händler.' },
       test: { title: 'Testmodus-Eintrag', body: 'Dieser Bezahlvorgang wurde im Testmodus erstellt und kann nicht bezahlt werden.' },
     },
     exceptions: {
@@ -81,6 +83,8 @@ export const de: Catalogue = {
     countryUnavailable: 'Zahlungen aus diesem Land in {{currency}} sind nicht möglich.',
     cannotPay: 'Dieser Zahlungslink kann nicht mehr bezahlt werden.',
     cannotPayNow: 'Dieser Zahlungslink kann gerade nicht bezahlt werden.',
+    merchantUnavailable: 'Dieser Händler kann gerade keine Zahlungen annehmen.',
+    tooMany: 'Hier wurden in kurzer Zeit zu viele Zahlungen gestartet. Bitte versuchen Sie es in einigen Minuten erneut.',
     couldNotStart: 'Die Zahlung konnte nicht gestartet werden. Bitte versuchen Sie es gleich noch einmal.',
     notFoundTitle: 'Zahlungslink nicht gefunden',
     notFoundBody: 'Dieser Zahlungslink ist ungültig. Bitte prüfen Sie ihn mit dem Händler.',

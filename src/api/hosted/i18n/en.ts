@@ -44,6 +44,8 @@ export const en = {
       failedRetry: { title: 'Payment declined', body: 'The payment was declined. No money was taken. You can try again.' },
       expired: { title: 'Checkout expired', body: 'This checkout is no longer open. Please return to the merchant to start again.' },
       canceled: { title: 'Checkout canceled', body: 'You canceled this checkout. No money was taken.' },
+      linkPaid: { title: 'Already paid', body: 'This payment link has already been paid in another tab or window. No further payment is needed, and nothing was taken here.' },
+      merchantUnavailable: { title: 'Payments unavailable', body: 'This merchant cannot take payments right now. Nothing was taken. Please contact the merchant.' },
       test: { title: 'Test-mode record', body: 'This checkout was created in test mode and is read-only. It cannot be paid.' },
     },
     // Decisions §12: money that arrived but could not pay the checkout as it stood; never "start again".
@@ -82,6 +84,8 @@ export const en = {
     countryUnavailable: 'Payments from this country in {{currency}} are not available.',
     cannotPay: 'This payment link can no longer be paid.',
     cannotPayNow: 'This payment link cannot be paid right now.',
+    merchantUnavailable: 'This merchant cannot take payments right now.',
+    tooMany: 'Too many payments were started here in a short time. Please try again in a few minutes.',
     couldNotStart: 'The payment could not be started. Please try again in a moment.',
     notFoundTitle: 'Payment link not found',
     notFoundBody: 'This payment link is not valid. Please check it with the merchant.',

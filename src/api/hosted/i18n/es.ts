@@ -44,6 +44,8 @@ export const es: Catalogue = {
       failedRetry: { title: 'Pago rechazado', body: 'El pago fue rechazado. No se ha cobrado nada. Puede intentarlo de nuevo.' },
       expired: { title: 'Pago caducado', body: 'Este pago ya no está abierto. Vuelva al comercio para empezar de nuevo.' },
       canceled: { title: 'Pago cancelado', body: 'Ha cancelado este pago. No se ha cobrado nada.' },
+      linkPaid: { title: 'Ya pagado', body: 'Este enlace de pago ya se ha pagado en otra pestaña o ventana. No hace falta ningún otro pago y aquí no se ha cobrado nada.' },
+      merchantUnavailable: { title: 'Pagos no disponibles', body: 'Este comercio no puede aceptar pagos en este momento. No se ha cobrado nada. Póngase en contacto con el comercio.' },
       test: { title: 'Registro de prueba', body: 'Este pago se creó en modo de prueba y no se puede pagar.' },
     },
     exceptions: {
@@ -81,6 +83,8 @@ export const es: Catalogue = {
     countryUnavailable: 'Los pagos desde este país en {{currency}} no están disponibles.',
     cannotPay: 'Este enlace de pago ya no se puede pagar.',
     cannotPayNow: 'Este enlace de pago no se puede pagar ahora.',
+    merchantUnavailable: 'Este comercio no puede aceptar pagos en este momento.',
+    tooMany: 'Se han iniciado demasiados pagos desde aquí en poco tiempo. Inténtelo de nuevo en unos minutos.',
     couldNotStart: 'No se pudo iniciar el pago. Inténtelo de nuevo en un momento.',
     notFoundTitle: 'Enlace de pago no encontrado',
     notFoundBody: 'Este enlace de pago no es válido. Compruébelo con el comercio.',

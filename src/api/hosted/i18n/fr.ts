@@ -44,6 +44,8 @@ export const fr: Catalogue = {
       failedRetry: { title: 'Paiement refusé', body: 'Le paiement a été refusé. Aucun montant n’a été prélevé. Vous pouvez réessayer.' },
       expired: { title: 'Paiement expiré', body: 'Ce paiement n’est plus ouvert. Veuillez retourner chez le marchand pour recommencer.' },
       canceled: { title: 'Paiement annulé', body: 'Vous avez annulé ce paiement. Aucun montant n’a été prélevé.' },
+      linkPaid: { title: 'Déjà payé', body: 'Ce lien de paiement a déjà été payé dans un autre onglet ou une autre fenêtre. Aucun autre paiement n’est nécessaire, et rien n’a été prélevé ici.' },
+      merchantUnavailable: { title: 'Paiements indisponibles', body: 'Ce marchand ne peut pas accepter de paiements pour le moment. Rien n’a été prélevé. Veuillez contacter le marchand.' },
       test: { title: 'Enregistrement de test', body: 'Ce paiement a été créé en mode test et ne peut pas être payé.' },
     },
     exceptions: {
@@ -81,6 +83,8 @@ export const fr: Catalogue = {
     countryUnavailable: 'Les paiements depuis ce pays en {{currency}} ne sont pas disponibles.',
     cannotPay: 'Ce lien de paiement ne peut plus être payé.',
     cannotPayNow: 'Ce lien de paiement ne peut pas être payé pour le moment.',
+    merchantUnavailable: 'Ce marchand ne peut pas accepter de paiements pour le moment.',
+    tooMany: 'Trop de paiements ont été lancés ici en peu de temps. Veuillez réessayer dans quelques minutes.',
     couldNotStart: 'Le paiement n’a pas pu être lancé. Veuillez réessayer dans un instant.',
     notFoundTitle: 'Lien de paiement introuvable',
     notFoundBody: 'Ce lien de paiement n’est pas valide. Veuillez le vérifier auprès du marchand.',

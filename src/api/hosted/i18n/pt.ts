@@ -44,6 +44,8 @@ export const pt: Catalogue = {
       failedRetry: { title: 'Pagamento recusado', body: 'O pagamento foi recusado. Nenhum valor foi cobrado. Pode tentar novamente.' },
       expired: { title: 'Pagamento expirado', body: 'Este pagamento já não está aberto. Volte ao comerciante para começar de novo.' },
       canceled: { title: 'Pagamento cancelado', body: 'Cancelou este pagamento. Nenhum valor foi cobrado.' },
+      linkPaid: { title: 'Já pago', body: 'Este link de pagamento já foi pago noutro separador ou janela. Não é necessário outro pagamento e nada foi cobrado aqui.' },
+      merchantUnavailable: { title: 'Pagamentos indisponíveis', body: 'Este comerciante não pode aceitar pagamentos de momento. Nada foi cobrado. Contacte o comerciante.' },
       test: { title: 'Registo de teste', body: 'Este pagamento foi criado em modo de teste e não pode ser pago.' },
     },
     exceptions: {
@@ -81,6 +83,8 @@ export const pt: Catalogue = {
     countryUnavailable: 'Os pagamentos deste país em {{currency}} não estão disponíveis.',
     cannotPay: 'Este link de pagamento já não pode ser pago.',
     cannotPayNow: 'Este link de pagamento não pode ser pago de momento.',
+    merchantUnavailable: 'Este comerciante não pode aceitar pagamentos de momento.',
+    tooMany: 'Foram iniciados demasiados pagamentos a partir daqui em pouco tempo. Tente novamente dentro de alguns minutos.',
     couldNotStart: 'Não foi possível iniciar o pagamento. Tente novamente daqui a pouco.',
     notFoundTitle: 'Link de pagamento não encontrado',
     notFoundBody: 'Este link de pagamento não é válido. Confirme-o com o comerciante.',
