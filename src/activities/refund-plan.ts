@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Address } from 'viem';
-import { onChainBalance } from '../chains/balances';
+import { onChainBalance, unlistedTokenAsset } from '../chains/balances';
+import { tokenBalance } from '../chains/clients';
 import { revertReason } from '../chains/reverts';
 import { tokenContractsOf, type ChainSettings } from '../config';
 import type { Database } from '../db/client';
@@ -87,20 +88,22 @@ export async function planExceptionRefund(db: Database, chains: PayoutChains, se
   const to = await refundDestination(db, chains, settings, address, payment.depositAddress);
 
   const client = chains.client(payment.network);
-  const token = client.tokens.find((t) => t.asset === payment.asset)?.address;
+  // Decisions §14: a wrong asset goes back in the token that arrived, the payment's own otherwise.
+  const asset = exception.token ? (exception.asset ?? unlistedTokenAsset(exception.token)) : payment.asset;
+  const token = (exception.token as Address | null) ?? client.tokens.find((t) => t.asset === payment.asset)?.address;
   if (!token) throw refused(`${payment.asset} is not configured on ${payment.network}`);
   const deposit = payment.depositAddress as Address;
   // The money must still be there, beyond what planned payouts of this address are about to send.
-  const held = (await onChainBalance(client, deposit, payment.asset)) ?? 0n;
+  const held = exception.token ? await tokenBalance(client, token, deposit) : ((await onChainBalance(client, deposit, payment.asset)) ?? 0n);
   const leaving = await outgoingUnconfirmed(db, payment.network, deposit, token);
   if (held - leaving < exception.amountMicro) {
-    throw refused(`the deposit address ${deposit} holds ${formatCrypto(held - leaving)} of the ${formatCrypto(exception.amountMicro)} ${payment.asset} to refund`);
+    throw refused(`the deposit address ${deposit} holds ${formatCrypto(held - leaving)} of the ${formatCrypto(exception.amountMicro)} ${asset} to refund`);
   }
 
   // A later attempt after a failed one: its rows are the next attempt's (the failed ones stay for operators).
   const attempt = (planned[0]?.attempt ?? 0) + 1;
   const base = { paymentId: exception.paymentId, network: payment.network, exceptionId, attempt };
-  const rows = await rowsFromDeposit(client, base, { deposit, treasury: chains.treasury(), asset: payment.asset }, [{ kind: 'refund', order: { token, to, amount: exception.amountMicro } }]).catch(
+  const rows = await rowsFromDeposit(client, base, { deposit, treasury: chains.treasury(), asset }, [{ kind: 'refund', order: { token, to, amount: exception.amountMicro } }]).catch(
     (err: unknown) => {
       // The gas estimate ran the transfer and the token refused it: no retry changes that.
       const reason = revertReason(err);

@@ -1,4 +1,4 @@
-import { erc20Abi, type Address } from 'viem';
+import { erc20Abi, getAddress, isAddress, type Address } from 'viem';
 import type { ChainClient } from './clients';
 
 /**
@@ -8,7 +8,19 @@ import type { ChainClient } from './clients';
  */
 export async function onChainBalance(client: ChainClient, address: Address, asset: string): Promise<bigint | null> {
   if (asset === 'native') return client.publicClient.getBalance({ address });
+  const unlisted = unlistedTokenOf(asset);
+  if (unlisted) return client.publicClient.readContract({ address: unlisted, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
   const token = client.tokens.find((t) => t.asset === asset);
   if (!token) return null;
   return client.publicClient.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+}
+
+/**
+ * The ledger's asset name of a token contract this deployment does not configure (a wrong asset
+ * refunded in the token that arrived): `erc20:<contract>`, so reconciliation reads that contract.
+ */
+export const unlistedTokenAsset = (token: string) => `erc20:${getAddress(token)}`;
+
+export function unlistedTokenOf(asset: string): Address | null {
+  return asset.startsWith('erc20:') && isAddress(asset.slice(6)) ? getAddress(asset.slice(6)) : null;
 }
