@@ -38,7 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...checkout,
     ...proof,
     ...webhooks,
-    ...createSessionTransitionActivities({ checkout, proof, webhooks }),
+    ...createSessionTransitionActivities({ checkout, proof, webhooks, db: deps.db }),
     ...createPaymentLinkActivities(deps),
     ...createProviderClosingActivities(deps),
     ...createExceptionActivities(deps),

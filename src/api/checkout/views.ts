@@ -3,6 +3,7 @@ import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
 import type { TransactionRow } from '../../db/queries/transactions';
 import { isFiatCurrency } from '../../domain/currencies';
 import { formatCrypto, formatFiat } from '../../domain/money';
+import { paymentLabels } from '../../domain/payment-labels';
 
 // Response shapes of spec §2.2–2.5, one function each, so every route that returns a session or a
 // transaction returns the same fields. Amounts are decimal strings.
@@ -25,8 +26,8 @@ export const checkoutSessionSchema = z
     destinationAsset: z.string().meta({ description: 'The stablecoin you are settled in.', examples: ['USDC'] }),
     network: z.string().meta({ examples: ['polygon'] }),
     mode: z.string().meta({ description: 'live or test.', examples: ['live'] }),
-    provider: z.string().meta({ description: 'The on-ramp the customer pays through.', examples: ['sandbox'] }),
-    railType: z.string().meta({ examples: ['fiat_to_crypto'] }),
+    provider: z.string().nullable().meta({ description: 'The on-ramp the customer pays through; null once the customer paid from their own wallet.', examples: ['sandbox'] }),
+    railType: z.string().meta({ description: 'fiat_to_crypto (through the provider) or crypto_transfer (paid from the customer’s wallet).', examples: ['fiat_to_crypto'] }),
     orderId: z.string().nullable().meta({ description: 'Your orderId (or merchantOrderId).', examples: ['order-1042'] }),
     locale: z.string().nullable().meta({ description: 'The hosted page’s language when you set one.', examples: ['en'] }),
     createdAt: z.string().meta({ description: 'ISO 8601, UTC.' }),
@@ -45,8 +46,7 @@ export function checkoutSessionView(s: CheckoutSessionRow, publicBaseUrl: string
     destinationAsset: s.destinationAsset,
     network: s.network,
     mode: s.mode,
-    provider: s.provider,
-    railType: s.railType,
+    ...paymentLabels(s),
     orderId: s.orderId ?? s.merchantOrderId,
     locale: s.locale,
     createdAt: s.createdAt.toISOString(),
@@ -89,7 +89,7 @@ export const paymentSessionSchema = z.object({
   network: z.string(),
   orderId: z.string().nullable(),
   merchantOrderId: z.string().nullable(),
-  provider: z.string(),
+  provider: z.string().nullable(),
   providerPaymentId: z.string().nullable(),
   railType: z.string(),
   mode: z.string(),
@@ -112,9 +112,8 @@ export function paymentSessionView(s: CheckoutSessionRow, publicBaseUrl: string)
     network: s.network,
     orderId: s.orderId ?? s.merchantOrderId,
     merchantOrderId: s.merchantOrderId,
-    provider: s.provider,
+    ...paymentLabels(s),
     providerPaymentId: s.providerPaymentId,
-    railType: s.railType,
     mode: s.mode,
     countryCode: s.countryCode,
     customerEmail: s.customerEmail,
@@ -138,7 +137,8 @@ export const transactionSchema = z.object({
   merchantSettlementAmount: z.string().nullable(),
   platformCommissionAmount: z.string().nullable(),
   commissionBps: z.number().int(),
-  provider: z.string(),
+  provider: z.string().nullable(),
+  railType: z.string(),
   providerPaymentId: z.string().nullable(),
   providerEventId: z.string().nullable(),
   /** Decisions §11: the merchant payout's hash and explorer link, null until that payout is confirmed. */
@@ -171,7 +171,7 @@ export function transactionView(s: CheckoutSessionRow, t: TransactionRow | undef
     merchantSettlementAmount: micro(t?.merchantSettlementMicro),
     platformCommissionAmount: micro(t?.platformCommissionMicro),
     commissionBps: t?.commissionBps ?? s.commissionBps,
-    provider: s.provider,
+    ...paymentLabels(s),
     providerPaymentId: t?.providerPaymentId ?? s.providerPaymentId,
     providerEventId: t?.providerEventId ?? null,
     transactionHash: t?.transactionHash ?? null,

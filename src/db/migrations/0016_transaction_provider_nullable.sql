@@ -1,0 +1,1 @@
+ALTER TABLE "transactions" ALTER COLUMN "provider" DROP NOT NULL;
