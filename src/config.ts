@@ -189,6 +189,12 @@ export interface ChainNetworkConfig {
   chainId: number;
   confirmations: number;
   tokens: { USDC: Address | null; USDT: Address | null };
+  /**
+   * Decisions §4: where this network's transaction pages are (`<base>/<hash>`) when it is not the
+   * public explorer: on the local dev chain (chain id 31337) the sandbox's own page, or null (no
+   * explorer) without the sandbox. Unset: the network's public explorer.
+   */
+  explorerTxBase?: string | null;
 }
 
 export interface WebhookSettings {
@@ -224,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (refusals.length > 0) throw new ConfigError(refusals);
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, '');
   const sandboxUrl = (e.SANDBOX_URL ?? `http://127.0.0.1:${e.SANDBOX_PORT}`).replace(/\/+$/, '');
+  const sandboxPublicUrl = (e.SANDBOX_PUBLIC_URL ?? sandboxUrl).replace(/\/+$/, '');
   const devDefault = (name: string) => (e.NODE_ENV === 'production' ? '' : (DEVELOPMENT_DEFAULTS[name] ?? ''));
   return {
     nodeEnv: e.NODE_ENV,
@@ -251,7 +258,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         enabled: e.SANDBOX_ENABLED,
         port: e.SANDBOX_PORT,
         url: sandboxUrl,
-        publicUrl: (e.SANDBOX_PUBLIC_URL ?? sandboxUrl).replace(/\/+$/, ''),
+        publicUrl: sandboxPublicUrl,
         apiKey: e.SANDBOX_API_KEY ?? devDefault('SANDBOX_API_KEY'),
         callbackSecret: e.SANDBOX_CALLBACK_SECRET ?? devDefault('SANDBOX_CALLBACK_SECRET'),
       },
@@ -270,7 +277,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
     chains: {
-      networks: chainNetworks.networks,
+      networks: chainNetworks.networks.map((n) => (n.chainId === DEV_CHAIN_ID ? { ...n, explorerTxBase: e.SANDBOX_ENABLED ? `${sandboxPublicUrl}/explorer/tx` : null } : n)),
       settlementMnemonic: mnemonic,
       devPort: e.CHAIN_DEV_PORT,
       allowUnverifiedNetworks: e.ALLOW_UNVERIFIED_NETWORKS,

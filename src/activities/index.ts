@@ -2,6 +2,7 @@ import type { ChainSettings, WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import type { ProviderRegistry } from '../providers/registry';
 import type { DeliveryStarter } from '../temporal/delivery-start';
+import { registerExplorers } from '../domain/deposit-fact';
 import { createChainProofActivities } from './chain-proof';
 import { createCheckoutActivities } from './checkout-session';
 import { createExceptionActivities } from './exceptions';
@@ -31,6 +32,7 @@ export interface ActivityDeps {
  * and real HTTP peers. Each activity is idempotent: a retry or a replay writes nothing twice.
  */
 export function createActivities(deps: ActivityDeps) {
+  registerExplorers(deps.chains.networks);
   const checkout = createCheckoutActivities(deps);
   const proof = createChainProofActivities(deps);
   const webhooks = createWebhookActivities(deps);
