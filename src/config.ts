@@ -3,6 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { EVM_NETWORKS, type EvmNetwork } from './domain/assets';
 import { DEV_SETTLEMENT_MNEMONIC, isValidMnemonic } from './domain/mnemonic';
+import { parseCrypto } from './domain/money';
 
 // The only module that reads environment variables: everything else receives the parsed Config.
 // Names are the runtime contract of decisions §10; docker-compose.yml and the README use them verbatim.
@@ -44,6 +45,29 @@ const trustProxy = z
   .string()
   .transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''))
   .refine((list) => list.every(isAddressOrCidr), { message: 'must be a comma-separated list of IP addresses or CIDRs' });
+
+// A stablecoin or USD amount as decimal text (at most 6 decimals), held in micro units: never a float.
+const microAmount = z
+  .string()
+  .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a decimal amount with at most 6 decimals')
+  .transform((v) => parseCrypto(v));
+
+const DEFAULT_NETWORK_FEES = 'ethereum:5.00,polygon:0.05,base:0.05,arbitrum:0.05';
+// SIMPLE_ORDER_NETWORK_FEES: `network:amount` pairs, comma-separated; a network left out keeps its default.
+const networkFees = z
+  .string()
+  .transform((v, ctx) => {
+    const fees = Object.fromEntries(DEFAULT_NETWORK_FEES.split(',').map((pair) => pair.split(':') as [EvmNetwork, string]).map(([n, a]) => [n, parseCrypto(a)])) as Record<EvmNetwork, bigint>;
+    for (const pair of v.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+      const match = /^([a-z]+):(\d{1,12}(?:\.\d{1,6})?)$/.exec(pair);
+      if (!match || !(EVM_NETWORKS as readonly string[]).includes(match[1]!)) {
+        ctx.addIssue({ code: 'custom', message: `"${pair}" is not <network>:<amount> with one of ${EVM_NETWORKS.join(', ')} and at most 6 decimals` });
+        return z.NEVER;
+      }
+      fees[match[1] as EvmNetwork] = parseCrypto(match[2]!);
+    }
+    return fees;
+  });
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
@@ -111,6 +135,14 @@ const envSchema = z.object({
   // still arrives becomes a late (or duplicate) exception. 7 days: longer than a slow bank transfer
   // behind an on-ramp or a customer's retry from their wallet history.
   LATE_DEPOSIT_WATCH_HOURS: z.coerce.number().min(0).max(24 * 365).default(168),
+  // Issue 26 item 12: a simple order's payout to the customer's wallet is the treasury's gas (a top-up
+  // of the deposit address and two token transfers, about 130k gas); the order pays it back as a flat
+  // fee per network, in the stablecoin, deducted from the payout and sent to the treasury. Defaults
+  // cover that gas with room for a tenfold fee spike: cents on the L2s and Polygon, dollars on Ethereum.
+  SIMPLE_ORDER_NETWORK_FEES: networkFees.prefault(DEFAULT_NETWORK_FEES),
+  // The smallest simple order taken, in USD; an order must also be worth twice its network's fee, so
+  // the fee never takes more than half of what the customer bought.
+  SIMPLE_ORDER_MIN_USD: microAmount.prefault('1.00'),
 });
 
 // Each EVM network is configured on its own through CHAIN_<NETWORK>_*; one without an RPC URL has no
@@ -166,11 +198,18 @@ export interface Config {
     sandbox: { enabled: boolean; port: number; url: string; publicUrl: string; apiKey: string; callbackSecret: string };
   };
   checkout: { sessionTtlSeconds: number; processingTimeoutSeconds: number; amountMinMajor: number; amountMaxMajor: number };
+  simpleOrders: SimpleOrderSettings;
   allowPrivateUrls: boolean;
   webhooks: WebhookSettings;
   chains: ChainSettings;
   logLevel: string;
   logPretty: boolean;
+}
+
+/** What a simple order's payout costs the customer (micro units of the stablecoin / of USD). */
+export interface SimpleOrderSettings {
+  networkFeeMicro: Readonly<Record<EvmNetwork, bigint>>;
+  minUsdMicro: bigint;
 }
 
 export interface ChainSettings {
@@ -269,6 +308,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       amountMinMajor: e.AMOUNT_MIN_MAJOR,
       amountMaxMajor: e.AMOUNT_MAX_MAJOR,
     },
+    simpleOrders: { networkFeeMicro: e.SIMPLE_ORDER_NETWORK_FEES, minUsdMicro: e.SIMPLE_ORDER_MIN_USD },
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     webhooks: {
       retryBaseSeconds: e.WEBHOOK_RETRY_BASE_SECONDS,

@@ -1,0 +1,1 @@
+ALTER TABLE "simple_orders" ADD COLUMN "network_fee_micro" bigint DEFAULT 0 NOT NULL;
