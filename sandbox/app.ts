@@ -6,7 +6,8 @@ import { createDelivery } from './chain';
 import { createDeposits, depositRequest, type SandboxDeposit } from './deposits';
 import { createFaucet, faucetRequest, FaucetUnavailable } from './faucet';
 import { createPaymentLifecycle, type Outcome } from './lifecycle';
-import { explorerPage, notFoundPage, paymentPage } from './pages';
+import { createChainExplorer } from './explorer';
+import { explorerPage, notFoundPage, paymentPage, receiptPage } from './pages';
 import { quoteDestinationAmount, sandboxServesCountry } from './rates';
 import { PAYMENT_ID, paymentRequest, quoteQuery, REFERENCE, sendError, sendInvalid, testPayRequest } from './requests';
 import { createSandboxStore, type SandboxPayment } from './store';
@@ -58,6 +59,7 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     onFailedAttempt: (event, attempt) => app.log.warn({ eventId: event.id, attempt }, 'callback attempt failed'),
   });
   const deliver = createDelivery(options.chains ?? []);
+  const explorer = createChainExplorer(options.chains ?? []);
   const lifecycle = createPaymentLifecycle({
     store,
     callbacks,
@@ -213,8 +215,11 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
 
   app.get<{ Params: { hash: string } }>('/explorer/tx/:hash', async (request, reply) => {
     const transfer = store.transfer(request.params.hash);
-    if (!transfer) return page(reply, 404, notFoundPage('Transaction'));
-    return page(reply, 200, explorerPage(transfer));
+    if (transfer) return page(reply, 200, explorerPage(transfer));
+    // Any other transaction of the local chain (a payout, a wallet payment): its receipt, read now.
+    const receipt = await explorer.lookup(request.params.hash);
+    if (!receipt) return page(reply, 404, notFoundPage('Transaction'));
+    return page(reply, 200, receiptPage(receipt));
   });
 
   // --- Test helpers -----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import { html, raw } from '../src/domain/html';
 import { NETWORK_NAMES } from '../src/domain/assets';
+import type { ChainReceipt } from './explorer';
 import type { ChainTransfer, SandboxPayment } from './store';
 
 // The sandbox's own pages, styled apart from ours so a customer (and a test) can tell them apart.
@@ -51,6 +52,26 @@ export function explorerPage(t: ChainTransfer): string {
 <dt>Status</dt><dd id="status">confirmed</dd>
 <dt>Confirmed</dt><dd>${t.confirmedAt}</dd>
 </dl>`,
+  );
+}
+
+/** Any transaction of the local chain, as its receipt says (explorer.ts). */
+export function receiptPage(r: ChainReceipt): string {
+  return layout(
+    `Transaction ${r.hash}`,
+    html`<h1>Sandbox explorer: transaction</h1>
+<dl>
+<dt>Hash</dt><dd class="mono" id="hash">${r.hash}</dd>
+<dt>Chain</dt><dd>${r.chainId} (${r.networks.map((n) => NETWORK_NAMES[n]).join(', ')})</dd>
+<dt>Status</dt><dd id="status">${r.status}</dd>
+<dt>Block</dt><dd id="block">${r.blockNumber.toString()}</dd>
+<dt>Confirmations</dt><dd id="confirmations">${r.confirmations.toString()}</dd>
+<dt>From</dt><dd class="mono">${r.from}</dd>
+<dt>To</dt><dd class="mono">${r.to ?? 'contract creation'}</dd>
+</dl>
+${r.transfers.length > 0
+  ? html`<h2>Token transfers</h2><ul id="transfers">${r.transfers.map((t) => html`<li class="mono">${t.amount} ${t.asset} from ${t.from} to ${t.to}</li>`)}</ul>`
+  : ''}`,
   );
 }
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { EVM_NETWORKS, type EvmNetwork } from './domain/assets';
 import { isEvmAddress } from './domain/evm-address';
 import { DEV_SETTLEMENT_MNEMONIC, isValidMnemonic } from './domain/mnemonic';
+import { parseCrypto } from './domain/money';
 
 // The only module that reads environment variables: everything else receives the parsed Config.
 // Names are the runtime contract of decisions §10; docker-compose.yml and the README use them verbatim.
@@ -45,6 +46,29 @@ const trustProxy = z
   .string()
   .transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''))
   .refine((list) => list.every(isAddressOrCidr), { message: 'must be a comma-separated list of IP addresses or CIDRs' });
+
+// A stablecoin or USD amount as decimal text (at most 6 decimals), held in micro units: never a float.
+const microAmount = z
+  .string()
+  .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a decimal amount with at most 6 decimals')
+  .transform((v) => parseCrypto(v));
+
+const DEFAULT_NETWORK_FEES = 'ethereum:5.00,polygon:0.05,base:0.05,arbitrum:0.05';
+// SIMPLE_ORDER_NETWORK_FEES: `network:amount` pairs, comma-separated; a network left out keeps its default.
+const networkFees = z
+  .string()
+  .transform((v, ctx) => {
+    const fees = Object.fromEntries(DEFAULT_NETWORK_FEES.split(',').map((pair) => pair.split(':') as [EvmNetwork, string]).map(([n, a]) => [n, parseCrypto(a)])) as Record<EvmNetwork, bigint>;
+    for (const pair of v.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+      const match = /^([a-z]+):(\d{1,12}(?:\.\d{1,6})?)$/.exec(pair);
+      if (!match || !(EVM_NETWORKS as readonly string[]).includes(match[1]!)) {
+        ctx.addIssue({ code: 'custom', message: `"${pair}" is not <network>:<amount> with one of ${EVM_NETWORKS.join(', ')} and at most 6 decimals` });
+        return z.NEVER;
+      }
+      fees[match[1] as EvmNetwork] = parseCrypto(match[2]!);
+    }
+    return fees;
+  });
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
@@ -117,6 +141,14 @@ const envSchema = z.object({
   // 6-decimal stablecoin: less than any supported network charges in gas to send it back, and the
   // size of the address-poisoning transfers anyone can send to any address for free.
   DUST_THRESHOLD_MICRO: z.coerce.bigint().min(0n).default(10_000n),
+  // Issue 26 item 12: a simple order's payout to the customer's wallet is the treasury's gas (a top-up
+  // of the deposit address and two token transfers, about 130k gas); the order pays it back as a flat
+  // fee per network, in the stablecoin, deducted from the payout and sent to the treasury. Defaults
+  // cover that gas with room for a tenfold fee spike: cents on the L2s and Polygon, dollars on Ethereum.
+  SIMPLE_ORDER_NETWORK_FEES: networkFees.prefault(DEFAULT_NETWORK_FEES),
+  // The smallest simple order taken, in USD; an order must also be worth twice its network's fee, so
+  // the fee never takes more than half of what the customer bought.
+  SIMPLE_ORDER_MIN_USD: microAmount.prefault('1.00'),
 });
 
 // Each EVM network is configured on its own through CHAIN_<NETWORK>_*; one without an RPC URL has no
@@ -171,11 +203,18 @@ export interface Config {
     sandbox: { enabled: boolean; port: number; url: string; publicUrl: string; apiKey: string; callbackSecret: string };
   };
   checkout: { sessionTtlSeconds: number; processingTimeoutSeconds: number; amountMinMajor: number; amountMaxMajor: number };
+  simpleOrders: SimpleOrderSettings;
   allowPrivateUrls: boolean;
   webhooks: WebhookSettings;
   chains: ChainSettings;
   logLevel: string;
   logPretty: boolean;
+}
+
+/** What a simple order's payout costs the customer (micro units of the stablecoin / of USD). */
+export interface SimpleOrderSettings {
+  networkFeeMicro: Readonly<Record<EvmNetwork, bigint>>;
+  minUsdMicro: bigint;
 }
 
 export interface ChainSettings {
@@ -196,6 +235,12 @@ export interface ChainNetworkConfig {
   chainId: number;
   confirmations: number;
   tokens: { USDC: Address | null; USDT: Address | null };
+  /**
+   * Decisions §4: where this network's transaction pages are (`<base>/<hash>`) when it is not the
+   * public explorer: on the local dev chain (chain id 31337) the sandbox's own page, or null (no
+   * explorer) without the sandbox. Unset: the network's public explorer.
+   */
+  explorerTxBase?: string | null;
 }
 
 /** Every configured token contract, on every network (money sent to one is lost). */
@@ -235,6 +280,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (refusals.length > 0) throw new ConfigError(refusals);
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, '');
   const sandboxUrl = (e.SANDBOX_URL ?? `http://127.0.0.1:${e.SANDBOX_PORT}`).replace(/\/+$/, '');
+  const sandboxPublicUrl = (e.SANDBOX_PUBLIC_URL ?? sandboxUrl).replace(/\/+$/, '');
   const devDefault = (name: string) => (e.NODE_ENV === 'production' ? '' : (DEVELOPMENT_DEFAULTS[name] ?? ''));
   return {
     nodeEnv: e.NODE_ENV,
@@ -262,7 +308,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         enabled: e.SANDBOX_ENABLED,
         port: e.SANDBOX_PORT,
         url: sandboxUrl,
-        publicUrl: (e.SANDBOX_PUBLIC_URL ?? sandboxUrl).replace(/\/+$/, ''),
+        publicUrl: sandboxPublicUrl,
         apiKey: e.SANDBOX_API_KEY ?? devDefault('SANDBOX_API_KEY'),
         callbackSecret: e.SANDBOX_CALLBACK_SECRET ?? devDefault('SANDBOX_CALLBACK_SECRET'),
       },
@@ -273,6 +319,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       amountMinMajor: e.AMOUNT_MIN_MAJOR,
       amountMaxMajor: e.AMOUNT_MAX_MAJOR,
     },
+    simpleOrders: { networkFeeMicro: e.SIMPLE_ORDER_NETWORK_FEES, minUsdMicro: e.SIMPLE_ORDER_MIN_USD },
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     webhooks: {
       retryBaseSeconds: e.WEBHOOK_RETRY_BASE_SECONDS,
@@ -281,7 +328,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
     chains: {
-      networks: chainNetworks.networks,
+      networks: chainNetworks.networks.map((n) => (n.chainId === DEV_CHAIN_ID ? { ...n, explorerTxBase: e.SANDBOX_ENABLED ? `${sandboxPublicUrl}/explorer/tx` : null } : n)),
       settlementMnemonic: mnemonic,
       devPort: e.CHAIN_DEV_PORT,
       allowUnverifiedNetworks: e.ALLOW_UNVERIFIED_NETWORKS,

@@ -3,6 +3,7 @@ import type { Database } from '../db/client';
 import type { ProviderRegistry } from '../providers/registry';
 import type { DeliveryStarter } from '../temporal/delivery-start';
 import type { SessionCanceller } from '../temporal/session-cancel';
+import { registerExplorers } from '../domain/deposit-fact';
 import { createChainProofActivities } from './chain-proof';
 import { createCheckoutActivities } from './checkout-session';
 import { createExceptionActivities } from './exceptions';
@@ -34,6 +35,7 @@ export interface ActivityDeps {
  * and real HTTP peers. Each activity is idempotent: a retry or a replay writes nothing twice.
  */
 export function createActivities(deps: ActivityDeps) {
+  registerExplorers(deps.chains.networks);
   const checkout = createCheckoutActivities(deps);
   const proof = createChainProofActivities(deps);
   const webhooks = createWebhookActivities(deps);
@@ -41,7 +43,7 @@ export function createActivities(deps: ActivityDeps) {
     ...checkout,
     ...proof,
     ...webhooks,
-    ...createSessionTransitionActivities({ checkout, proof, webhooks }),
+    ...createSessionTransitionActivities({ checkout, proof, webhooks, db: deps.db }),
     ...createPaymentLinkActivities(deps),
     ...createProviderClosingActivities(deps),
     ...createExceptionActivities(deps),

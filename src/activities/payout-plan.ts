@@ -8,7 +8,9 @@ import { findSimpleOrder } from '../db/queries/simple-orders';
 import { insertPayoutsOnce, listPayouts, type NewPayout, type PayoutRow } from '../db/queries/payouts';
 import { findTransaction } from '../db/queries/transactions';
 import { newPayoutId } from '../domain/ids';
-import { NATIVE_ASSET } from '../domain/ledger';
+import { NATIVE_ASSET, orderFeeCharged } from '../domain/ledger';
+import { orderPayoutSplit } from '../domain/order-fees';
+import { writePosting } from '../db/queries/ledger';
 import { payoutImpossible, type PayoutChains } from './payout-chains';
 
 /**
@@ -38,9 +40,10 @@ export async function planSessionPayouts(db: Database, chains: PayoutChains, pay
 }
 
 /**
- * Decisions §11 for the simple API: a settled chain-verified order pays everything it received to
- * the customer's wallet (the simple API takes no commission), with the gas for that transfer from
- * the treasury when the deposit address lacks it. Planned once, like a session's; gas first.
+ * Decisions §11 for the simple API: a settled chain-verified order pays what it received to the
+ * customer's wallet less its network fee (the simple API takes no commission; the fee pays the
+ * treasury back for the gas), with the gas for those transfers from the treasury when the deposit
+ * address lacks it. Planned once, like a session's; gas first.
  */
 export async function planOrderPayouts(db: Database, chains: PayoutChains, code: string): Promise<PayoutRow[]> {
   const planned = await listPayouts(db, code);
@@ -54,9 +57,21 @@ export async function planOrderPayouts(db: Database, chains: PayoutChains, code:
   const to = parseEvmAddress(order.walletAddress);
   if (!to) throw payoutImpossible(`${order.walletAddress} is not an EVM address`);
   const deposit = order.chainDepositAddress as Address;
-  const transfers = [{ kind: 'customer' as const, order: { token, to, amount: order.receivedMicro } }];
-  const rows = await rowsFromDeposit(client, { paymentId: code, network: order.walletNetwork }, { deposit, treasury: chains.treasury(), asset: order.walletCurrency }, transfers);
-  return insertPayoutsOnce(db, rows);
+  const treasury = chains.treasury();
+  // Issue 26 item 12: the order's network fee, fixed when it was opened, goes to the treasury that
+  // pays this plan's gas; the customer gets the rest.
+  const split = orderPayoutSplit(order.receivedMicro, order.networkFeeMicro);
+  const transfers = [
+    { kind: 'customer' as const, order: { token, to, amount: split.customerMicro } },
+    { kind: 'network_fee' as const, order: { token, to: treasury, amount: split.feeMicro } },
+  ].filter((t) => t.order.amount > 0n);
+  const rows = await rowsFromDeposit(client, { paymentId: code, network: order.walletNetwork }, { deposit, treasury, asset: order.walletCurrency }, transfers);
+  // The fee becomes revenue in the plan's own transaction: planned once, posted once.
+  return db.transaction(async (tx) => {
+    const planned = await insertPayoutsOnce(tx, rows);
+    if (split.feeMicro > 0n) await writePosting(tx, orderFeeCharged({ transactionCode: code, asset: order.walletCurrency, network: order.walletNetwork, feeMicro: split.feeMicro }));
+    return planned;
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { DatabaseOrTransaction } from '../db/client';
-import { transitionSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { setSessionRail, transitionSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { writePosting } from '../db/queries/ledger';
 import { insertTransactionOnce } from '../db/queries/transactions';
 import { depositCredited } from '../domain/ledger';
@@ -7,6 +7,7 @@ import { recordPaymentException } from '../db/queries/payment-exceptions';
 import { arrivalKeyOf } from '../domain/exceptions';
 import { newExceptionId } from '../domain/ids';
 import { commissionSplit } from '../domain/money';
+import { paymentLabels, railOfCompletion } from '../domain/payment-labels';
 import { recordLinkPayment } from './payment-links';
 
 /** What proves a completion, and the references that go on the transaction row. */
@@ -55,9 +56,15 @@ export async function completeSession(tx: DatabaseOrTransaction, session: Checko
   return { completed: true, paidLinkId: link === 'paid' ? session.paymentLinkId : null };
 }
 
-/** The transaction row of a completion (decisions §7): the commission split of the gross and its proof, once per payment. */
+/**
+ * The transaction row of a completion (decisions §7): the commission split of the gross and its proof,
+ * once per payment; and the rail the completion proved (decisions §14), stored on the session, which
+ * every surface reads its labels from. Every completion (provider, chain, an accepted exception) comes here.
+ */
 export async function insertCompletedTransaction(tx: DatabaseOrTransaction, session: CheckoutSessionRow, proof: CompletionProof): Promise<void> {
   const split = commissionSplit(proof.grossMicro, session.commissionBps);
+  const labels = paymentLabels({ railType: railOfCompletion(proof.providerPaymentId), provider: session.provider });
+  if (labels.railType !== session.railType) await setSessionRail(tx, session.id, labels.railType);
   await insertTransactionOnce(tx, {
     paymentId: session.id,
     merchantId: session.merchantId,
@@ -71,7 +78,7 @@ export async function insertCompletedTransaction(tx: DatabaseOrTransaction, sess
     merchantSettlementMicro: split.merchant,
     platformCommissionMicro: split.commission,
     commissionBps: session.commissionBps,
-    provider: session.provider,
+    provider: labels.provider,
     providerPaymentId: proof.providerPaymentId,
     providerEventId: proof.providerEventId,
     transactionHash: proof.transactionHash,

@@ -1,9 +1,16 @@
+import type { Database } from '../db/client';
+import { findSession } from '../db/queries/checkout-sessions';
+import { paymentLabels } from '../domain/payment-labels';
 import { statusAfter, type SessionMove } from '../domain/session-move';
 import type { ChainProofActivities } from './chain-proof';
 import type { CheckoutActivities } from './checkout-session';
 import type { DeliverOption, EmittedEvent, WebhookActivities } from './webhooks';
 
-export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivities['recordChainCompletion']>>>;
+/**
+ * `provider`: the completed session's provider label (decisions §14), null for a wallet payment, for
+ * the run's `Provider` search attribute; absent from results recorded before it was returned.
+ */
+export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivities['recordChainCompletion']>>> & { provider?: string | null };
 
 /**
  * Issue 14: a transition's write and its event in one activity, so a session's run records one local
@@ -11,8 +18,8 @@ export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivitie
  * worker's core less each). Not one database transaction: both halves are idempotent, so a retry
  * after the write finds it done and writes the event (the same one, if it got that far).
  */
-export function createSessionTransitionActivities(parts: { checkout: CheckoutActivities; proof: ChainProofActivities; webhooks: WebhookActivities }) {
-  const { checkout, proof, webhooks } = parts;
+export function createSessionTransitionActivities(parts: { checkout: CheckoutActivities; proof: ChainProofActivities; webhooks: WebhookActivities; db: Database }) {
+  const { checkout, proof, webhooks, db } = parts;
   return {
     async moveSession(paymentId: string, move: SessionMove, options?: DeliverOption): Promise<EmittedEvent> {
       if (move.kind === 'status') await checkout.recordStatusChange(paymentId, move.from, move.to, move.reason);
@@ -28,7 +35,9 @@ export function createSessionTransitionActivities(parts: { checkout: CheckoutAct
     async completeSessionFromChain(paymentId: string, providerPaymentId: string | null, options?: DeliverOption): Promise<(ChainCompletion & { emitted?: EmittedEvent }) | null> {
       const completion = await proof.recordChainCompletion(paymentId, providerPaymentId);
       if (!completion || completion.duplicateExceptionId) return completion;
-      return { ...completion, emitted: await webhooks.emitPaymentEvent(paymentId, 'completed', null, options) };
+      const emitted = await webhooks.emitPaymentEvent(paymentId, 'completed', null, options);
+      const session = await findSession(db, paymentId);
+      return { ...completion, emitted, ...(session ? { provider: paymentLabels(session).provider } : {}) };
     },
   };
 }

@@ -25,6 +25,7 @@ import { formatCrypto, formatFiat } from '../domain/money';
 import type { PaymentStatus } from '../domain/payment-status';
 import { decryptSecret, encryptSecret } from '../domain/secretbox';
 import { deliverySignatureHeaders } from '../domain/signatures';
+import { paymentLabels } from '../domain/payment-labels';
 import { paymentEventBody } from '../domain/webhook-event';
 import { explorerUrlFor } from '../domain/deposit-fact';
 import { exceptionEventBody, exceptionView, refundEventBody } from '../domain/exceptions';
@@ -122,9 +123,8 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         status,
         merchantId: session.merchantId,
         paymentId,
-        provider: session.provider,
+        ...paymentLabels(session),
         providerPaymentId: tx?.providerPaymentId ?? session.providerPaymentId,
-        railType: session.railType,
         amount: formatFiat(session.amountMinor, session.currency),
         currency: session.currency,
         destinationAsset: session.destinationAsset,

@@ -40,6 +40,7 @@ import paymentLinkRoutes from './routes/payment-links';
 import simpleApiRoutes from './routes/simple-api';
 import type { ProviderRegistry } from '../providers/registry';
 import { createPaymentService, type PaymentService } from '../payments';
+import { registerExplorers } from '../domain/deposit-fact';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -78,6 +79,7 @@ export const REDACTED_PATHS = [
 
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const { config } = deps;
+  registerExplorers(config.chains.networks);
   const now = deps.now ?? (() => new Date());
   const db = deps.db.db;
   const app = Fastify({

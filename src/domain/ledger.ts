@@ -14,6 +14,9 @@ export const ledgerAccount = {
   // Money of an exception (decisions §12) while the platform holds it for the customer: owed back.
   exceptionHeld: (exceptionId: string) => `exception:${exceptionId}`,
   commissionRevenue: 'commission_revenue',
+  // Simple orders' network fees (issue 26 item 12): what pays the treasury's gas for their payouts,
+  // apart from merchants' commission so that neither pays for the other.
+  networkFeeRevenue: 'network_fee_revenue',
   gasExpense: 'gas_expense',
 } as const;
 
@@ -72,11 +75,30 @@ export function orderCredited(input: { transactionCode: string; depositAddress: 
   });
 }
 
+/**
+ * A simple order's network fee, charged when its payout is planned: of what the deposit address
+ * holds for the customer, `feeMicro` is the platform's revenue instead (the fee's own payout then
+ * moves it to the treasury, as a commission's does).
+ */
+export function orderFeeCharged(input: { transactionCode: string; asset: string; network: string; feeMicro: bigint }): Posting {
+  return balanced({
+    postingId: `network_fee:${input.transactionCode}`,
+    asset: input.asset,
+    network: input.network,
+    paymentId: input.transactionCode,
+    txHash: null,
+    lines: [
+      { account: ledgerAccount.customerPayable(input.transactionCode), amount: input.feeMicro },
+      { account: ledgerAccount.networkFeeRevenue, amount: -input.feeMicro },
+    ],
+  });
+}
+
 export interface ConfirmedPayout {
   id: string;
   paymentId: string;
   merchantId: string;
-  kind: 'merchant' | 'commission' | 'gas' | 'refund' | 'customer';
+  kind: 'merchant' | 'commission' | 'gas' | 'refund' | 'customer' | 'network_fee';
   /** The refunded exception (kind refund). */
   exceptionId?: string | null;
   asset: string;
@@ -93,6 +115,7 @@ function debitOf(p: ConfirmedPayout, treasury: string): string {
     case 'merchant':
       return ledgerAccount.merchantPayable(p.merchantId);
     case 'commission':
+    case 'network_fee':
       return ledgerAccount.treasury(treasury);
     case 'gas':
       return ledgerAccount.deposit(p.toAddress);

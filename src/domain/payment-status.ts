@@ -50,4 +50,3 @@ export function eventTypeFor(status: PaymentStatus): string | null {
   return status === 'pending' ? null : `payment.${status}`;
 }
 
-export const RAIL_FIAT_TO_CRYPTO = 'fiat_to_crypto';

@@ -15,6 +15,9 @@ export interface SettlementLine {
   payoutTransactionHash: string;
   completedAt: Date | null;
   settledAt: Date;
+  /** Decisions §14: fiat_to_crypto or crypto_transfer, and the provider (empty for a wallet payment). */
+  railType: string;
+  provider: string | null;
 }
 
 export const SETTLEMENT_COLUMNS = [
@@ -28,6 +31,9 @@ export const SETTLEMENT_COLUMNS = [
   'payout_tx',
   'completed_at',
   'settled_at',
+  // Added last, so that a reader of the earlier columns by position is not broken.
+  'rail_type',
+  'provider',
 ] as const;
 
 function cell(value: string): string {
@@ -47,6 +53,8 @@ export function settlementsCsv(lines: readonly SettlementLine[]): string {
     l.payoutTransactionHash,
     l.completedAt?.toISOString() ?? '',
     l.settledAt.toISOString(),
+    l.railType,
+    l.provider ?? '',
   ]);
   return [[...SETTLEMENT_COLUMNS], ...rows].map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n';
 }

@@ -1,4 +1,5 @@
 import { formatCrypto, formatFiatText } from './money';
+import { eventSourceOf } from './payment-labels';
 import type { PaymentStatus } from './payment-status';
 
 // The v1 event body of spec §2.8. Built once per event and stored serialised, so every delivery and
@@ -14,15 +15,6 @@ export const WOO_ORDER_STATUS: Record<PaymentStatus, string> = {
   canceled: 'cancelled',
 };
 
-const EVENT_SOURCE: Record<PaymentStatus, string> = {
-  pending: 'checkout',
-  processing: 'provider_webhook',
-  completed: 'provider_webhook',
-  failed: 'provider_webhook',
-  expired: 'session_expiry',
-  canceled: 'hosted_checkout',
-};
-
 export interface PaymentEventInput {
   eventId: string;
   /** Another event than the status's own (`payment.settled`, which carries the completed status). */
@@ -30,7 +22,8 @@ export interface PaymentEventInput {
   status: PaymentStatus;
   merchantId: string;
   paymentId: string;
-  provider: string;
+  /** The session's labels (payment-labels.ts): null and crypto_transfer for a wallet payment. */
+  provider: string | null;
   providerPaymentId: string | null;
   railType: string;
   amount: string;
@@ -53,7 +46,7 @@ export function paymentEventBody(e: PaymentEventInput): Record<string, unknown> 
   return {
     event: e.event ?? `payment.${e.status}`,
     eventId: e.eventId,
-    eventSource: e.event === 'payment.settled' ? 'payout' : EVENT_SOURCE[e.status],
+    eventSource: eventSourceOf(e.status, e.railType, e.event),
     merchantId: e.merchantId,
     sessionId: e.paymentId,
     transactionId: e.paymentId,

@@ -4,7 +4,7 @@ import { DEFAULT_ASSET, DEFAULT_NETWORK, isSupportedPair } from '../domain/asset
 import { isFiatCurrency } from '../domain/currencies';
 import { AppError, type ErrorDetail } from '../domain/errors';
 import { newPaymentId } from '../domain/ids';
-import { RAIL_FIAT_TO_CRYPTO } from '../domain/payment-status';
+import { RAIL_FIAT_TO_CRYPTO } from '../domain/payment-labels';
 import { checkWebhookTarget } from '../webhooks/target-policy';
 import { CHECKOUT_SESSION_WORKFLOW, type CheckoutSessionInput } from '../workflows/checkout-session/messages';
 import { CHECKOUT_SESSION_ENGINE } from '../workflows/engine-version';

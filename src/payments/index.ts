@@ -7,7 +7,7 @@ import { findLink, linkStatus, openPaymentLink, payLink, type LinkVisitor, type 
 import { ingestProviderEvent } from './provider-events';
 import { paymentProof } from './payment-proof';
 import { paymentOptions } from './rails';
-import { chooseRail, loadSimpleOrder, openSimpleOrder, type SimpleCheckoutBody } from './simple-orders';
+import { chooseRail, loadSimpleOrder, openSimpleOrder, payoutFees, type SimpleCheckoutBody } from './simple-orders';
 import { sweepUnstartedPayments } from './sweep';
 import { merchantTakesPayments, sessionStanding } from './session-standing';
 import { resendDelivery } from './webhook-deliveries';
@@ -51,6 +51,7 @@ export function createPaymentService(ctx: PaymentContext) {
     openSimpleOrder: (body: SimpleCheckoutBody) => openSimpleOrder(ctx, body),
     loadSimpleOrder: (code: string) => loadSimpleOrder(ctx, code),
     chooseRail: (order: SimpleOrderRow, slug: string) => chooseRail(ctx, order, slug),
+    payoutFees: () => payoutFees(ctx),
     paymentOptions: (...args: Parameters<typeof paymentOptions> extends [unknown, ...infer Rest] ? Rest : never) => paymentOptions(ctx.providers, ...args),
     ingestProviderEvent: (provider: string, rawBody: string, headers: Record<string, string | string[] | undefined>) =>
       ingestProviderEvent(ctx, provider, rawBody, headers),

@@ -7,9 +7,11 @@ import {
   updateSimpleOrder,
   type SimpleOrderRow,
 } from '../db/queries/simple-orders';
-import { isSupportedPair, normalizeWalletAddress, type Network } from '../domain/assets';
+import { isSupportedPair, normalizeWalletAddress, SUPPORTED_PAIRS, type Network } from '../domain/assets';
 import { AppError, notFound, type ErrorDetail } from '../domain/errors';
 import { isTransactionCode } from '../domain/ids';
+import { formatCrypto } from '../domain/money';
+import { orderPayoutTerms, type OrderPayoutTerms } from '../domain/order-fees';
 import { depositChoice, findRail } from '../domain/rails';
 import { checkWebhookTarget } from '../webhooks/target-policy';
 import { SIMPLE_ORDER_WORKFLOW, type PaymentInstructions, type SimpleOrderInput } from '../workflows/simple-order/messages';
@@ -18,7 +20,7 @@ import { parseFiat } from './amounts';
 import type { PaymentContext } from './context';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { openPayment } from './open-payment';
-import { depositAddressFor, fixOrderExpectedGross, verificationOf } from './deposits';
+import { depositAddressFor, fixOrderExpectedGross, verificationOf, verifierFor } from './deposits';
 import { closeOrderDeposit, closeSessionPayment, createOrderPayment } from './provider-payments';
 import { fiatProvider, usdValue } from './rails';
 
@@ -36,6 +38,30 @@ const invalid = (details: ErrorDetail[]) => {
   const first = details[0];
   return new AppError('ValidationError', first ? `${first.path}: ${first.message}` : 'The checkout is not valid.', { details });
 };
+
+function belowMinimum(usdMicro: bigint, terms: OrderPayoutTerms, asset: string, network: string): AppError {
+  const fee = terms.feeMicro > 0n ? ` (its payout to ${asset} on ${network.toUpperCase()} carries a network fee of ${formatCrypto(terms.feeMicro)} ${asset})` : '';
+  const message = `fiat_amount: the order is worth ${formatCrypto(usdMicro)} USD, below the minimum of ${formatCrypto(terms.minimumUsdMicro)} USD${fee}.`;
+  return new AppError('ValidationError', message, { details: [{ path: 'fiat_amount', message }] });
+}
+
+/** What the payout to a wallet costs, for each asset and network a customer may be paid on (GET /api/payment_options). */
+export interface PayoutFee {
+  currency: string;
+  network: string;
+  /** Deducted from the payout, 6 decimals; 0.000000 where nothing is paid out by us. */
+  network_fee: string;
+  minimum_amount_usd: string;
+}
+
+export function payoutFees(ctx: Pick<PaymentContext, 'config'>): PayoutFee[] {
+  return (Object.entries(SUPPORTED_PAIRS) as [string, readonly string[]][]).flatMap(([asset, networks]) =>
+    networks.map((network) => {
+      const terms = orderPayoutTerms(ctx.config.simpleOrders, network, verifierFor(ctx.config, network, asset) ? 'chain' : 'provider');
+      return { currency: asset, network: network.toUpperCase(), network_fee: formatCrypto(terms.feeMicro), minimum_amount_usd: formatCrypto(terms.minimumUsdMicro) };
+    }),
+  );
+}
 
 /** POST /api/checkout: a pending order row and its workflow, together or not at all. */
 export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutBody): Promise<SimpleOrderRow> {
@@ -62,6 +88,9 @@ export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutB
   if (details.length > 0 || !fiat || !provider || !walletAddress) throw invalid(details);
   await ensurePaymentsEnabled(db);
   const amountUsdMicro = await usdValue(provider, fiat.minor, fiat.currency);
+  // Issue 26 item 12: the payout's network fee is fixed now; an order too small to carry it is refused.
+  const terms = orderPayoutTerms(config.simpleOrders, network, verification);
+  if (amountUsdMicro < terms.minimumUsdMicro) throw belowMinimum(amountUsdMicro, terms, asset, network);
 
   const code = randomUUID();
   const expiresAt = new Date(now().getTime() + config.checkout.sessionTtlSeconds * 1000);
@@ -92,6 +121,7 @@ export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutB
         fiatAmountMinor: fiat.minor,
         fiatCurrency: fiat.currency,
         amountUsdMicro,
+        networkFeeMicro: terms.feeMicro,
         walletAddress,
         walletCurrency: asset,
         walletNetwork: network,

@@ -64,7 +64,11 @@ describe('a checkout paid end to end', () => {
     );
     expect(paidOut.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(paidOut.transactionHash).not.toBe(tx.depositTransactionHash);
-    expect(paidOut.explorerUrl).toBe(`https://polygonscan.com/tx/${paidOut.transactionHash}`);
+    // Decisions §4: on the dev chain the link is the sandbox's own transaction page, which exists.
+    expect(paidOut.explorerUrl).toBe(`${ctx.config.providers.sandbox.publicUrl}/explorer/tx/${paidOut.transactionHash}`);
+    const explorer = await http('GET', paidOut.explorerUrl);
+    expect(explorer.status).toBe(200);
+    expect(explorer.text).toContain(paidOut.transactionHash);
 
     const handle = ctx.temporal.workflow.getHandle(session.id);
     expect(await handle.result()).toMatchObject({ status: 'completed' });

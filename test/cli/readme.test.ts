@@ -182,7 +182,7 @@ const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, li
   'merchants settlements': {
     check: (run) => {
       const [header, ...rows] = run.stdout.trimEnd().split(/\r?\n/);
-      expect(header).toBe('payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at');
+      expect(header).toBe('payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider');
       for (const row of rows) expect(row).toMatch(/^SV_\w+,USDC,polygon,\d+\.\d{6},/);
     },
   },

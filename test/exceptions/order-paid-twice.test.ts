@@ -56,9 +56,11 @@ describe('a simple order paid twice while its payout runs', () => {
     const [credits] = await ctx.db.sql`select count(*)::int as n, sum(amount_micro)::text as total from chain_credits where payment_id = ${code} and state = 'credited'`;
     expect(credits).toEqual({ n: 2, total: (expectedGross! + 5_000_000n).toString() });
 
-    // The payout goes on: the customer's wallet gets the order's amount, the second payment stays held.
+    // The payout goes on: the customer's wallet gets the order's amount less its network fee, the
+    // second payment stays held.
     release();
-    await eventually(() => balanceOf(chain, usdc, wallet), (b) => b === expectedGross, 60_000, 'the payout to the customer');
+    const fee = ctx.config.simpleOrders.networkFeeMicro.polygon;
+    await eventually(() => balanceOf(chain, usdc, wallet), (b) => b === expectedGross! - fee, 60_000, 'the payout to the customer');
     await eventually(() => orderRow(ctx, code), (o) => o.payoutDispatched, 20_000, 'payout_dispatched');
     await ctx.temporal.workflow.getHandle(code).result();
     expect(await balanceOf(chain, usdc, depositAddress)).toBe(5_000_000n);

@@ -59,7 +59,7 @@ describe('payout of a chain-verified checkout session', () => {
     const merchantPayout = payouts.find((p) => p.kind === 'merchant')!;
     const tx = (await http('GET', `${ctx.baseUrl}/api/v1/transactions/${id}`, { headers: { authorization: `Bearer ${m.apiKey}` } })).json.transaction;
     expect(tx.transactionHash).toBe(merchantPayout.txHash);
-    expect(tx.explorerUrl).toBe(`https://polygonscan.com/tx/${merchantPayout.txHash}`);
+    expect(tx.explorerUrl).toBe(`${ctx.config.providers.sandbox.publicUrl}/explorer/tx/${merchantPayout.txHash}`);
     expect(tx.depositTransactionHash).toBe(deposit.transactionHash);
 
     // Operators see the payouts, never the signed bytes.

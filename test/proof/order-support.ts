@@ -55,3 +55,14 @@ export async function exceptionRows(ctx: Pick<TestContext, 'db'>, code: string) 
     references: r.references as Record<string, unknown>,
   }));
 }
+
+/** Once every payout of a settled order is confirmed (the customer's, then its network fee to the treasury): its rows. */
+export async function waitForOrderPayouts(ctx: Pick<TestContext, 'db'>, code: string, timeoutMs = 60_000) {
+  const rows = await eventually(
+    () => ctx.db.sql`select kind, status, amount::text as amount, tx_hash, to_address from payouts where payment_id = ${code} and kind <> 'gas' order by kind`,
+    (r) => r.length > 0 && r.every((p) => p.status === 'confirmed') && r.some((p) => p.kind === 'customer'),
+    timeoutMs,
+    `the payouts of ${code} confirmed`,
+  );
+  return rows.map((r) => ({ kind: r.kind as string, amount: BigInt(r.amount as string), txHash: r.tx_hash as string, to: r.to_address as string }));
+}

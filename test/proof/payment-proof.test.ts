@@ -3,7 +3,7 @@ import { expectOk, spawnOps } from '../cli/run-ops';
 import { sharedChain } from '../support/chain';
 import { adminHeaders, ADMIN_TOKEN, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
-import { openOrder, orderRow, waitForOrder } from './order-support';
+import { openOrder, orderRow, waitForOrder, waitForOrderPayouts } from './order-support';
 import { merchantOnEveryNetwork, openSession, payFromWallet, pressPay, sessionRow, waitForStatus } from './support';
 
 // The operator's view of a payment's proof (GET /admin/v1/payments/{id}/proof and `ops payments
@@ -67,7 +67,7 @@ describe('a payment’s proof', () => {
     await waitForOrder(ctx, code, 'settled');
     // Read once the order's payout to the customer has run: the deposit address is empty again.
     await eventually(() => orderRow(ctx, code), (r) => r.payoutDispatched, 30_000, 'the payout dispatched');
-    await eventually(() => ctx.db.sql`select status from payouts where payment_id = ${code} and kind = 'customer'`, (r) => r[0]?.status === 'confirmed', 30_000, 'the payout confirmed');
+    await waitForOrderPayouts(ctx, code, 30_000);
     const { depositAddress, depositTransactionHash } = await orderRow(ctx, code);
     const run = expectOk(await spawnOps(['payments', 'proof', code], { SVC_URL: ctx.baseUrl, ADMIN_TOKEN, SVC_DATA_DIR: '/nonexistent' }));
     const lines = run.stdout.split('\n');

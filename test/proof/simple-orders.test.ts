@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { balanceOf, randomAddress, sharedChain } from '../support/chain';
 import { useTestApp } from '../support/harness';
-import { eventually, http } from '../support/http';
+import { http } from '../support/http';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
-import { chooseRail, CUSTOMER_WALLET, exceptionRows, openOrder, orderRow, waitForOrder } from './order-support';
+import { chooseRail, CUSTOMER_WALLET, exceptionRows, openOrder, orderRow, waitForOrder, waitForOrderPayouts } from './order-support';
 import { creditsOf, payFromWallet, settle } from './support';
 
 // Decisions §11 for the simple API: an order on a network with a verifier gets its own deposit
@@ -33,18 +33,17 @@ describe('simple orders proven on chain', () => {
       expect(receipt.status).toBe('success');
       expect(await creditsOf(ctx, code)).toEqual([{ network, hash: settled.depositTransactionHash, logIndex: expect.any(Number), amount: 25_000_000n, state: 'credited' }]);
 
-      // Decisions §11: everything received goes on to the customer's wallet, once; payout_dispatched
-      // once it is broadcast, and the order's transaction is then the payout's.
-      await eventually(() => balanceOf(chain, chain.tokens[network].USDC, wallet), (b) => b === 25_000_000n, 60_000, 'the payout to the customer');
-      const [payout] = await eventually(
-        () => ctx.db.sql`select status, tx_hash, amount::text as amount from payouts where payment_id = ${code} and kind = 'customer'`,
-        (rows) => rows[0]?.status === 'confirmed',
-        30_000,
-        'the customer payout confirmed',
-      );
-      expect(payout!.amount).toBe('25000000');
+      // Decisions §11: what was received goes on to the customer's wallet, once, less the network's fee
+      // (issue 26 item 12), which goes to the treasury; payout_dispatched once it is broadcast, and
+      // the order's transaction is then the payout's.
+      const fee = ctx.config.simpleOrders.networkFeeMicro[network];
+      expect(fee).toBeGreaterThan(0n);
+      const payouts = await waitForOrderPayouts(ctx, code);
+      expect(payouts.map((p) => [p.kind, p.amount])).toEqual([['customer', 25_000_000n - fee], ['network_fee', fee]]);
+      expect(await balanceOf(chain, chain.tokens[network].USDC, wallet)).toBe(25_000_000n - fee);
+      const payout = payouts.find((p) => p.kind === 'customer')!;
       const paid = await orderRow(ctx, code);
-      expect(paid).toMatchObject({ status: 'settled', payoutDispatched: true, transactionHash: payout!.tx_hash, depositTransactionHash: settled.depositTransactionHash });
+      expect(paid).toMatchObject({ status: 'settled', payoutDispatched: true, transactionHash: payout.txHash, depositTransactionHash: settled.depositTransactionHash });
       expect(await balanceOf(chain, chain.tokens[network].USDC, opened.depositAddress)).toBe(0n);
       const [ledger] = await ctx.db.sql`select coalesce(sum(amount), 0)::text as owed from ledger_entries where account = ${`customer_payable:${code}`}`;
       expect(ledger!.owed).toBe('0');
@@ -65,9 +64,9 @@ describe('simple orders proven on chain', () => {
     await waitForOrder(ctx, code, 'settled');
     const { depositAddress, received } = await orderRow(ctx, code);
     expect(received).toBe(40_000_000n);
-    // Paid on to the customer's wallet in full; the deposit address ends empty.
-    await eventually(() => ctx.db.sql`select status, amount::text as amount from payouts where payment_id = ${code} and kind = 'customer'`, (r) => r[0]?.status === 'confirmed', 60_000, 'the payout');
-    expect((await ctx.db.sql`select amount::text as amount from payouts where payment_id = ${code} and kind = 'customer'`)[0]!.amount).toBe('40000000');
+    // Paid on to the customer's wallet less the network fee, which goes to the treasury; the deposit address ends empty.
+    const fee = ctx.config.simpleOrders.networkFeeMicro.polygon;
+    expect((await waitForOrderPayouts(ctx, code)).map((p) => [p.kind, p.amount])).toEqual([['customer', 40_000_000n - fee], ['network_fee', fee]]);
     expect(await balanceOf(chain, chain.tokens.polygon.USDC, depositAddress)).toBe(0n);
   });
 

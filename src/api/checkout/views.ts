@@ -4,6 +4,7 @@ import type { TransactionRow } from '../../db/queries/transactions';
 import { isFiatCurrency } from '../../domain/currencies';
 import { formatCrypto, formatFiat } from '../../domain/money';
 import { CANCEL_REASONS } from '../../domain/payment-status';
+import { paymentLabels } from '../../domain/payment-labels';
 
 // Response shapes of spec §2.2–2.5, one function each, so every route that returns a session or a
 // transaction returns the same fields. Amounts are decimal strings.
@@ -26,8 +27,8 @@ export const checkoutSessionSchema = z
     destinationAsset: z.string().meta({ description: 'The stablecoin you are settled in.', examples: ['USDC'] }),
     network: z.string().meta({ examples: ['polygon'] }),
     mode: z.string().meta({ description: 'live or test.', examples: ['live'] }),
-    provider: z.string().meta({ description: 'The on-ramp the customer pays through.', examples: ['sandbox'] }),
-    railType: z.string().meta({ examples: ['fiat_to_crypto'] }),
+    provider: z.string().nullable().meta({ description: 'The on-ramp the customer pays through; null once the customer paid from their own wallet.', examples: ['sandbox'] }),
+    railType: z.string().meta({ description: 'fiat_to_crypto (through the provider) or crypto_transfer (paid from the customer’s wallet).', examples: ['fiat_to_crypto'] }),
     orderId: z.string().nullable().meta({ description: 'Your orderId (or merchantOrderId).', examples: ['order-1042'] }),
     locale: z.string().nullable().meta({ description: 'The hosted page’s language when you set one.', examples: ['en'] }),
     createdAt: z.string().meta({ description: 'ISO 8601, UTC.' }),
@@ -46,8 +47,7 @@ export function checkoutSessionView(s: CheckoutSessionRow, publicBaseUrl: string
     destinationAsset: s.destinationAsset,
     network: s.network,
     mode: s.mode,
-    provider: s.provider,
-    railType: s.railType,
+    ...paymentLabels(s),
     orderId: s.orderId ?? s.merchantOrderId,
     locale: s.locale,
     createdAt: s.createdAt.toISOString(),
@@ -92,7 +92,7 @@ export const paymentSessionSchema = z.object({
   network: z.string(),
   orderId: z.string().nullable(),
   merchantOrderId: z.string().nullable(),
-  provider: z.string(),
+  provider: z.string().nullable(),
   providerPaymentId: z.string().nullable(),
   railType: z.string(),
   mode: z.string(),
@@ -117,9 +117,8 @@ export function paymentSessionView(s: CheckoutSessionRow, publicBaseUrl: string)
     network: s.network,
     orderId: s.orderId ?? s.merchantOrderId,
     merchantOrderId: s.merchantOrderId,
-    provider: s.provider,
+    ...paymentLabels(s),
     providerPaymentId: s.providerPaymentId,
-    railType: s.railType,
     mode: s.mode,
     countryCode: s.countryCode,
     customerEmail: s.customerEmail,
@@ -143,7 +142,8 @@ export const transactionSchema = z.object({
   merchantSettlementAmount: z.string().nullable(),
   platformCommissionAmount: z.string().nullable(),
   commissionBps: z.number().int(),
-  provider: z.string(),
+  provider: z.string().nullable(),
+  railType: z.string(),
   providerPaymentId: z.string().nullable(),
   providerEventId: z.string().nullable(),
   /** Decisions §11: the merchant payout's hash and explorer link, null until that payout is confirmed. */
@@ -176,7 +176,7 @@ export function transactionView(s: CheckoutSessionRow, t: TransactionRow | undef
     merchantSettlementAmount: micro(t?.merchantSettlementMicro),
     platformCommissionAmount: micro(t?.platformCommissionMicro),
     commissionBps: t?.commissionBps ?? s.commissionBps,
-    provider: s.provider,
+    ...paymentLabels(s),
     providerPaymentId: t?.providerPaymentId ?? s.providerPaymentId,
     providerEventId: t?.providerEventId ?? null,
     transactionHash: t?.transactionHash ?? null,

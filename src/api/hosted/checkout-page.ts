@@ -1,6 +1,7 @@
 import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
 import { NETWORK_NAMES, type Network } from '../../domain/assets';
 import { html, raw, type Raw } from '../../domain/html';
+import { paymentLabels } from '../../domain/payment-labels';
 import type { DirectDeposit, SessionStanding } from '../../payments';
 import { hostedDocument } from './document';
 import type { PageText } from './i18n';
@@ -9,7 +10,7 @@ import { countdown } from './countdown';
 export interface CheckoutPageModel {
   session: Pick<
     CheckoutSessionRow,
-    'id' | 'status' | 'mode' | 'currency' | 'destinationAsset' | 'network' | 'successUrl' | 'cancelUrl' | 'expiresAt' | 'provider' | 'verification' | 'providerPaymentId' | 'cancelReason'
+    'id' | 'status' | 'mode' | 'currency' | 'destinationAsset' | 'network' | 'successUrl' | 'cancelUrl' | 'expiresAt' | 'provider' | 'verification' | 'providerPaymentId' | 'cancelReason' | 'railType'
   >;
   /** The amount as a decimal string with the currency's decimals ("25.00"). */
   amount: string;
@@ -80,6 +81,8 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const payable = !readOnly && session.status === 'pending' && !linkPaid && !merchantPaused;
   const network = NETWORK_NAMES[session.network as Network] ?? session.network;
   const price = text.money(m.amount, session.currency);
+  // Decisions §14: a wallet payment names no provider.
+  const labels = paymentLabels(session);
   const successUrl = session.status === 'completed' && session.successUrl ? withSessionId(session.successUrl, session.id) : null;
 
   let actions: Raw = html``;
@@ -124,7 +127,9 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
     </header>
     <dl class="details">
       <div><dt>${t('checkout.settlesAs')}</dt><dd id="destination">${t('checkout.settlesAsValue', { asset: session.destinationAsset, network })}</dd></div>
-      <div><dt>${t('checkout.paidThrough')}</dt><dd>${session.provider}</dd></div>
+      ${labels.provider === null
+        ? html`<div><dt>${t('checkout.paidFrom')}</dt><dd id="paid-through" data-rail="${labels.railType}">${t('checkout.ownWallet')}</dd></div>`
+        : html`<div><dt>${t('checkout.paidThrough')}</dt><dd id="paid-through" data-rail="${labels.railType}">${labels.provider}</dd></div>`}
       <div><dt>${t('checkout.reference')}</dt><dd class="mono">${session.id}</dd></div>
     </dl>
     <section class="state state-${session.status}" aria-live="polite">

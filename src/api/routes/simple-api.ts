@@ -60,7 +60,8 @@ const simpleApiRoutes: FastifyPluginAsync<PaymentContext> = async (plain, { conf
     const fiat = parseFiat(config.checkout, request.query.fiat_amount, request.query.fiat_currency, details, { amount: 'fiat_amount', currency: 'fiat_currency' });
     if (!fiat) throw new AppError('ValidationError', details[0] ? `${details[0].path}: ${details[0].message}` : 'Invalid amount.', { details });
     const options = await payments.paymentOptions(fiat, { asset: DEFAULT_ASSET, network: DEFAULT_NETWORK }, quoteError);
-    return ok({ fiat_amount: request.query.fiat_amount, fiat_currency: fiat.currency, payment_options: options });
+    // Issue 26 item 12: what the payout to the customer's wallet costs, and the smallest order taken.
+    return ok({ fiat_amount: request.query.fiat_amount, fiat_currency: fiat.currency, payment_options: options, payout_fees: payments.payoutFees() });
   });
 
   app.post('/checkout', { schema: { tags: ['simple'], summary: 'Create a pending order', body: checkoutBody, response: { 201: checkoutAnswer } } }, async (request, reply) => {
@@ -79,6 +80,8 @@ const simpleApiRoutes: FastifyPluginAsync<PaymentContext> = async (plain, { conf
         amount_in_usd: Number(formatCrypto(order.amountUsdMicro)),
         checkout_url: `${config.http.publicBaseUrl}/pay/${order.transactionCode}`,
         payment_options: options,
+        // Deducted from the payout to the customer's wallet (issue 26 item 12).
+        network_fee: formatCrypto(order.networkFeeMicro),
       }),
     );
   });

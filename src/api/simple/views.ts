@@ -16,6 +16,8 @@ export function transactionView(o: SimpleOrderRow) {
     fiat_currency: o.fiatCurrency,
     amount_in_usd: Number(formatCrypto(o.amountUsdMicro)),
     received_usd: o.receivedMicro === null ? null : Number(formatCrypto(o.receivedMicro)),
+    // Issue 26 item 12: deducted from the payout to wallet_address, for the gas it costs.
+    network_fee: Number(formatCrypto(o.networkFeeMicro)),
     wallet_address: o.walletAddress,
     wallet_currency: o.walletCurrency,
     wallet_network: o.walletNetwork.toUpperCase(),
@@ -44,6 +46,7 @@ export function adminOrderView(o: SimpleOrderRow) {
     fiatCurrency: o.fiatCurrency,
     amountUsd: formatCrypto(o.amountUsdMicro),
     receivedUsd: o.receivedMicro === null ? null : formatCrypto(o.receivedMicro),
+    networkFee: formatCrypto(o.networkFeeMicro),
     walletAddress: o.walletAddress,
     walletCurrency: o.walletCurrency,
     walletNetwork: o.walletNetwork,

@@ -83,6 +83,11 @@ export async function transitionSession(
   return rows.length > 0;
 }
 
+/** Decisions §14: the rail a completion proved (payment-labels.ts), written in the completion's transaction. */
+export async function setSessionRail(db: DatabaseOrTransaction, id: string, railType: string): Promise<void> {
+  await db.update(checkoutSessions).set({ railType, updatedAt: sql`now()` }).where(eq(checkoutSessions.id, id));
+}
+
 export async function setProviderPaymentId(db: DatabaseOrTransaction, id: string, providerPaymentId: string): Promise<void> {
   await db.update(checkoutSessions).set({ providerPaymentId, updatedAt: sql`now()` }).where(eq(checkoutSessions.id, id));
 }

@@ -7,7 +7,7 @@ export type NewPayout = typeof payouts.$inferInsert;
 
 // Kinds in the order a payment's payouts are sent: gas first, then the deposit address's transfers.
 // One table for both the queries' ORDER BY and rows already in hand (a plan's insert).
-const SENDING_RANK: Record<PayoutRow['kind'], number> = { gas: 0, merchant: 1, customer: 1, commission: 2, refund: 2 };
+const SENDING_RANK: Record<PayoutRow['kind'], number> = { gas: 0, merchant: 1, customer: 1, commission: 2, refund: 2, network_fee: 2 };
 const KIND_ORDER = sql.join([
   sql`case ${payouts.kind}`,
   ...Object.entries(SENDING_RANK).map(([kind, rank]) => sql`when ${kind} then ${sql.raw(String(rank))}`),

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { paymentLabels } from '../../domain/payment-labels';
 import type { SettlementLine } from '../../domain/settlements-csv';
 import type { DatabaseOrTransaction } from '../client';
 
@@ -16,8 +17,10 @@ export async function settledTransactions(db: DatabaseOrTransaction, input: { me
   const rows = await db.execute<Record<string, string | null>>(sql`
     select t.payment_id, t.destination_asset, t.network, t.gross_micro::text, t.platform_commission_micro::text,
       t.merchant_settlement_micro::text, t.deposit_transaction_hash, p.tx_hash,
-      to_char(t.completed_at at time zone 'UTC', ${ISO_MS}) as completed_at, to_char(p.confirmed_at at time zone 'UTC', ${ISO_MS}) as confirmed_at
+      to_char(t.completed_at at time zone 'UTC', ${ISO_MS}) as completed_at, to_char(p.confirmed_at at time zone 'UTC', ${ISO_MS}) as confirmed_at,
+      s.rail_type, s.provider
     from transactions t
+    join checkout_sessions s on s.id = t.payment_id
     join payouts p on p.payment_id = t.payment_id and p.kind = 'merchant' and p.status = 'confirmed'
     where t.merchant_id = ${input.merchantId} and t.status = 'completed'
       and p.confirmed_at >= ${input.from.toISOString()} and p.confirmed_at < ${input.to.toISOString()}
@@ -34,5 +37,6 @@ export async function settledTransactions(db: DatabaseOrTransaction, input: { me
     payoutTransactionHash: r.tx_hash as string,
     completedAt: date(r.completed_at),
     settledAt: date(r.confirmed_at)!,
+    ...paymentLabels({ railType: r.rail_type as string, provider: r.provider as string }),
   }));
 }

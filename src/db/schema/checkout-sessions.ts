@@ -32,7 +32,10 @@ export const checkoutSessions = pgTable(
     expectedGrossMicro: bigint('expected_gross_micro', { mode: 'bigint' }),
     // Commission agreed when the session was created, so a later change applies to new sessions only.
     commissionBps: integer('commission_bps').notNull(),
+    // The on-ramp the session is routed to (its quotes, its Pay button, whose callbacks it owns).
     provider: text('provider').notNull(),
+    // Decisions §14: fiat_to_crypto until a completion proves otherwise; crypto_transfer once money
+    // from the customer's own wallet completed it. Labels everywhere derive from it (payment-labels.ts).
     railType: text('rail_type').notNull(),
     customerEmail: text('customer_email'),
     orderId: text('order_id'),

@@ -14,7 +14,7 @@ export const payouts = pgTable(
     // treasury to the deposit address for the token transfers; refund: an exception's money back to
     // the address an operator gave (decisions §12); customer: a simple order's stablecoin to the
     // customer's wallet (payment_id is then its transaction code).
-    kind: text('kind', { enum: ['merchant', 'commission', 'gas', 'refund', 'customer'] }).notNull(),
+    kind: text('kind', { enum: ['merchant', 'commission', 'gas', 'refund', 'customer', 'network_fee'] }).notNull(),
     // Set on a refund and on the gas for it: the exception whose money moves. Null for the payment's
     // own payouts, so a payment's settlement and each of its refunds are planned once each.
     exceptionId: text('exception_id'),

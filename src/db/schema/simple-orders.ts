@@ -34,6 +34,9 @@ export const simpleOrders = pgTable(
     // G: the provider's quote (fiat rail) or the amount it forwards (crypto rail) when the customer
     // chose the rail; the first one taken stands.
     expectedGrossMicro: bigint('expected_gross_micro', { mode: 'bigint' }),
+    // Issue 26 item 12: the network fee this order's payout is charged (SIMPLE_ORDER_NETWORK_FEES when
+    // it was opened; 0 when nothing is paid out by us), deducted from the payout and sent to the treasury.
+    networkFeeMicro: bigint('network_fee_micro', { mode: 'bigint' }).notNull().default(sql`0`),
     // The inbound transfer that settled a chain-verified order (its gross is receivedMicro).
     depositTransactionHash: text('deposit_transaction_hash'),
     // A crypto rail's provider address, where the customer sends (not ours: the provider forwards).

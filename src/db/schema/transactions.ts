@@ -24,7 +24,8 @@ export const transactions = pgTable(
     merchantSettlementMicro: bigint('merchant_settlement_micro', { mode: 'bigint' }),
     platformCommissionMicro: bigint('platform_commission_micro', { mode: 'bigint' }),
     commissionBps: integer('commission_bps').notNull(),
-    provider: text('provider').notNull(),
+    // The on-ramp that took the payment; null for a wallet payment (decisions §14, payment-labels.ts).
+    provider: text('provider'),
     providerPaymentId: text('provider_payment_id'),
     providerEventId: text('provider_event_id').notNull(),
     transactionHash: text('transaction_hash'),

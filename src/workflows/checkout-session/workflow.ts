@@ -27,7 +27,7 @@ import { payOutSession } from './payout';
 import { featuresOf } from '../engine-version';
 import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../payment-exception/messages';
 import { emitAndDeliver, inRunDeliveries } from '../webhook-delivery/start';
-import { PaymentStatusKey } from '../search-attributes';
+import { completedAttributes, PaymentStatusKey } from '../search-attributes';
 import {
   cancelUpdate,
   depositSignal,
@@ -316,7 +316,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     if (!completion) return;
     if (completion.duplicateExceptionId) return announceException(completion.duplicateExceptionId);
     status = 'completed';
-    upsertSearchAttributes([{ key: PaymentStatusKey, value: 'completed' }]);
+    upsertSearchAttributes(completedAttributes(completion));
     if (!withEvent) await announce('completed');
     if (completion.overpaidExceptionId) await announceException(completion.overpaidExceptionId);
     if (completion.paidLinkId) await tellLinkPaid(completion.paidLinkId);

@@ -21,6 +21,8 @@ export const de: Catalogue = {
     settlesAs: 'Auszahlung als',
     settlesAsValue: '{{asset}} auf {{network}}',
     paidThrough: 'Bezahlt über',
+    paidFrom: 'Bezahlt von',
+    ownWallet: 'Ihrer eigenen Wallet',
     reference: 'Referenz',
     pay: '{{amount}} bezahlen',
     payFromWallet: 'Aus Ihrer Wallet bezahlen ({{asset}} auf {{network}})',

@@ -21,6 +21,8 @@ export const en = {
     settlesAs: 'Settles as',
     settlesAsValue: '{{asset}} on {{network}}',
     paidThrough: 'Paid through',
+    paidFrom: 'Paid from',
+    ownWallet: 'your own wallet',
     reference: 'Reference',
     pay: 'Pay {{amount}}',
     payFromWallet: 'Pay from your wallet ({{asset}} on {{network}})',

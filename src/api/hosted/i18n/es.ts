@@ -21,6 +21,8 @@ export const es: Catalogue = {
     settlesAs: 'Se liquida en',
     settlesAsValue: '{{asset}} en {{network}}',
     paidThrough: 'Pagado a través de',
+    paidFrom: 'Pagado desde',
+    ownWallet: 'su propia billetera',
     reference: 'Referencia',
     pay: 'Pagar {{amount}}',
     payFromWallet: 'Pagar desde su monedero ({{asset}} en {{network}})',

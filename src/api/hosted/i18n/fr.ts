@@ -21,6 +21,8 @@ export const fr: Catalogue = {
     settlesAs: 'Réglé en',
     settlesAsValue: '{{asset}} sur {{network}}',
     paidThrough: 'Payé via',
+    paidFrom: 'Payé depuis',
+    ownWallet: 'votre propre portefeuille',
     reference: 'Référence',
     pay: 'Payer {{amount}}',
     payFromWallet: 'Payer depuis votre portefeuille ({{asset}} sur {{network}})',

@@ -21,6 +21,8 @@ export const pt: Catalogue = {
     settlesAs: 'Liquidado em',
     settlesAsValue: '{{asset}} na {{network}}',
     paidThrough: 'Pago através de',
+    paidFrom: 'Pago a partir de',
+    ownWallet: 'sua própria carteira',
     reference: 'Referência',
     pay: 'Pagar {{amount}}',
     payFromWallet: 'Pagar com a sua carteira ({{asset}} na {{network}})',

@@ -42,7 +42,7 @@ const transactionSummary = z.object({
 // Decisions §11: what operators need to follow a payout to the chain (never the signed bytes).
 const payoutView = z.object({
   id: z.string(),
-  kind: z.enum(['merchant', 'commission', 'gas', 'refund', 'customer']),
+  kind: z.enum(['merchant', 'commission', 'gas', 'refund', 'customer', 'network_fee']),
   exceptionId: z.string().nullable().describe('The refunded exception (a refund and its gas); null for the settlement'),
   status: z.enum(['planned', 'signed', 'broadcast', 'confirmed', 'failed']),
   network: z.string(),
