@@ -85,9 +85,10 @@ const orders: ProvenKind<SimpleOrderRow, { settled: true }> = {
 };
 
 /**
- * A confirmed log (or its removal) for a payment whose run has closed, whichever kind it is: the same
- * rules as in the run (chainProofRules' credit), so a transfer is decided alike before and after the
- * end. Returns the exception it is, if any (its own run then tells the merchant).
+ * A confirmed log (or its removal) for a payment that has ended, whichever kind it is, from its run
+ * or, once the run has closed, from the watcher: the same rules as in the run (chainProofRules'
+ * credit), so a transfer is decided alike before and after the end. Returns the exception it is, if
+ * any (its own run then tells the merchant).
  */
 export async function recordClosedRunArrival(deps: ChainProofDeps, paymentId: string, fact: DepositFact): Promise<string | null> {
   const rules = (await findSession(deps.db, paymentId)) ? chainProofRules(deps, sessions) : (await findSimpleOrder(deps.db, paymentId)) ? chainProofRules(deps, orders) : null;
@@ -108,8 +109,11 @@ export function createChainProofActivities(deps: ChainProofDeps) {
     uncreditDeposit: (paymentId: string, fact: DepositFact) => session.uncredit(paymentId, fact),
     recordChainCompletion: (paymentId: string, providerPaymentId: string | null) => session.complete(paymentId, providerPaymentId),
     recordShortfall: (paymentId: string, claim: ProviderClaim | null, at: 'claim' | 'expiry') => session.shortfall(paymentId, claim, at),
-    /** A credit after the session ended: a `late`, `duplicate` or `wrong_asset` exception (decisions §12, §14); its id, or null (dust, or already the payment's). */
-    recordLateDeposit: async (paymentId: string, fact: DepositFact): Promise<string | null> => (await session.credit(paymentId, fact)).exceptionId,
+    /**
+     * A credit after the payment (a session or a simple order) ended: a `late`, `duplicate` or
+     * `wrong_asset` exception (decisions §12, §14); its id, or null (dust, or already the payment's).
+     */
+    recordLateDeposit: (paymentId: string, fact: DepositFact): Promise<string | null> => recordClosedRunArrival(deps, paymentId, fact),
 
     creditOrderDeposit: (code: string, fact: DepositFact) => order.credit(code, fact),
     uncreditOrderDeposit: (code: string, fact: DepositFact) => order.uncredit(code, fact),
