@@ -10,7 +10,7 @@ import { paymentOptions } from './rails';
 import { chooseRail, loadSimpleOrder, openSimpleOrder, payoutFees, type SimpleCheckoutBody } from './simple-orders';
 import { sweepUnstartedPayments } from './sweep';
 import { merchantTakesPayments, sessionStanding } from './session-standing';
-import { resendDelivery } from './webhook-deliveries';
+import { resendDelivery, sweepOrphanedDeliveries } from './webhook-deliveries';
 import { acceptException, listExceptions, refundException } from './exception-actions';
 import type { ExceptionStatus } from '../domain/exceptions';
 import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
@@ -56,6 +56,7 @@ export function createPaymentService(ctx: PaymentContext) {
     ingestProviderEvent: (provider: string, rawBody: string, headers: Record<string, string | string[] | undefined>) =>
       ingestProviderEvent(ctx, provider, rawBody, headers),
     sweepUnstartedPayments: () => sweepUnstartedPayments(ctx),
+    sweepOrphanedDeliveries: (olderThanSeconds?: number) => sweepOrphanedDeliveries(ctx, olderThanSeconds),
     resendDelivery: (deliveryId: string) => resendDelivery(ctx, deliveryId),
     listExceptions: (status: ExceptionStatus | undefined, limit: number) => listExceptions(ctx, status, limit),
     acceptException: (id: string) => acceptException(ctx, id),

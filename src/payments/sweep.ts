@@ -4,6 +4,7 @@ import { deleteUnstartedSimpleOrder, listUnstartedSimpleOrders, markSimpleOrderS
 import { AppError, isUnavailable } from '../domain/errors';
 import type { PaymentContext } from './context';
 import { callTemporal, WorkflowClosedError } from './temporal-call';
+import { sweepOrphanedDeliveries } from './webhook-deliveries';
 
 /** A row still invisible after this was left by a process that died between its insert and its workflow's start. */
 export const UNSTARTED_AFTER_SECONDS = 30;
@@ -36,11 +37,11 @@ export async function sweepUnstartedPayments(ctx: PaymentContext, olderThanSecon
   return result;
 }
 
-export type SweepTask = 'unstarted payments' | 'expired idempotency keys';
+export type SweepTask = 'unstarted payments' | 'expired idempotency keys' | 'orphaned deliveries';
 
 /**
  * The API's periodic sweep, every `intervalMs` until stopped: payments whose opening was cut short,
- * then Idempotency-Keys past their 24 h (decisions §9), which nothing else removes (a claim takes an
+ * deliveries no attempt reached (webhook-deliveries.ts), Idempotency-Keys past their 24 h (decisions §9), which nothing else removes (a claim takes an
  * expired row over only when its own key comes back). The two are independent, so a Temporal outage
  * does not stop the purge; a task that cannot reach Temporal or Postgres waits for the next round.
  */
@@ -53,6 +54,7 @@ export function startSweeper(ctx: PaymentContext, intervalMs: number, log: (err:
   const round = async () => {
     await sweepUnstartedPayments(ctx).catch(report('unstarted payments'));
     await purgeExpiredIdempotencyKeys(ctx.db).catch(report('expired idempotency keys'));
+    await sweepOrphanedDeliveries(ctx).catch(report('orphaned deliveries'));
   };
   const timer = setInterval(() => {
     if (running) return;

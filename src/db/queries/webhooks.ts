@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { events, merchants, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema';
 
@@ -147,6 +147,21 @@ export async function finishAttempt(
       ...(input.succeeded ? { status: 'succeeded' as const } : {}),
     })
     .where(eq(webhookDeliveries.id, input.deliveryId));
+}
+
+/**
+ * Deliveries written as pending that no attempt has reached for `olderThanSeconds`: whatever was to
+ * post them (the payment's run, a delivery workflow) died between writing them and the first attempt,
+ * whose every path is immediate. Oldest first.
+ */
+export async function listOrphanedDeliveries(db: DatabaseOrTransaction, olderThanSeconds: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.attemptCount, 0), lt(webhookDeliveries.createdAt, sql`now() - make_interval(secs => ${olderThanSeconds})`)))
+    .orderBy(asc(webhookDeliveries.createdAt))
+    .limit(limit);
+  return rows.map((r) => r.id);
 }
 
 export async function setDeliveryStatus(db: DatabaseOrTransaction, id: string, status: DeliveryRow['status']): Promise<void> {
