@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createActivities } from '../../src/activities';
 import { classifyArrival, settlementOf, type PaymentPhase } from '../../src/domain/arrivals';
 import type { DepositFact } from '../../src/domain/deposit-fact';
 import { newPaymentId } from '../../src/domain/ids';
 import { insertCheckoutSession } from '../../src/db/queries/checkout-sessions';
-import { createDeliveryStarter } from '../../src/temporal/delivery-start';
-import { createSessionCanceller } from '../../src/temporal/session-cancel';
 import { randomAddress } from '../support/chain';
-import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { activitiesFor, createApprovedMerchant, useTestApp } from '../support/harness';
 
 // Issue 26, item 14: the money rules under random sequences of events against one payment, with the
 // invariants checked after each step. Two levels: the pure rules (thousands of cases a second), and
@@ -94,16 +91,7 @@ describe('the rules as the worker runs them, over Postgres', () => {
   let runSequence: (steps: Step[]) => Promise<void>;
 
   it('keeps every unit that arrives owned, never completes on another token, and balances the ledger', async () => {
-    const activities = createActivities({
-      ...ctx.config,
-      db: ctx.db.db,
-      providers: ctx.providers,
-      publicBaseUrl: ctx.config.http.publicBaseUrl,
-      chains: ctx.config.chains,
-      startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue),
-      cancelSession: createSessionCanceller(ctx.temporal),
-      now: () => new Date(),
-    });
+    const activities = activitiesFor(ctx);
     const merchant = await createApprovedMerchant(ctx.app, { wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }] });
     const tokens = ctx.config.chains.networks.find((n) => n.network === 'polygon')!.tokens;
     const stranger = randomAddress();
@@ -228,4 +216,62 @@ describe('the rules as the worker runs them, over Postgres', () => {
   }, 240_000);
 
   for (const kept of KEPT) it(`keeps the money owned: ${kept.name}`, () => runSequence(kept.steps));
+
+  // The game day's finding: one late transfer made two exceptions, `unverified` from the provider's
+  // word and `late` from the log. One arrival, one exception, whichever comes first.
+  for (const order of ['the provider’s word first', 'the log first'] as const) {
+    it(`records one exception for a transfer the provider announced and the chain showed late: ${order}`, async () => {
+      const activities = activitiesFor(ctx);
+      const merchant = await createApprovedMerchant(ctx.app, { wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }] });
+      const id = newPaymentId();
+      const depositAddress = randomAddress();
+      await insertCheckoutSession(ctx.db.db, {
+        id,
+        merchantId: merchant.id,
+        status: 'pending',
+        amountMinor: 2500n,
+        currency: 'USD',
+        countryCode: 'US',
+        destinationAsset: 'USDC',
+        network: 'polygon',
+        walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
+        commissionBps: 100,
+        provider: 'sandbox',
+        railType: 'fiat_to_crypto',
+        verification: 'chain',
+        depositAddress,
+        expectedGrossMicro: G,
+        workflowStarted: true,
+        expiresAt: new Date(Date.now() + 3600_000),
+      });
+      const hash = `0x${randomBytes(32).toString('hex')}`;
+      const claim = { eventId: `evt_${randomBytes(8).toString('hex')}`, providerPaymentId: 'pp_1', destinationAmount: '25.000000', transactionHash: hash };
+      const log: DepositFact = {
+        kind: 'credited',
+        network: 'polygon',
+        transactionHash: hash,
+        logIndex: 3,
+        asset: 'USDC',
+        token: ctx.config.chains.networks.find((n) => n.network === 'polygon')!.tokens.USDC!,
+        from: randomAddress(),
+        to: depositAddress,
+        amountMicro: G.toString(),
+        blockNumber: '100',
+        blockHash: `0x${'1'.repeat(64)}`,
+      };
+      if (order === 'the provider’s word first') {
+        // The session expires with the provider's success uncredited: unverified, keyed by its transfer.
+        expect((await activities.recordShortfall(id, claim, 'expiry'))?.kind).toBe('unverified');
+        await activities.recordStatusChange(id, ['pending', 'processing'], 'expired');
+        await activities.recordLateDeposit(id, log);
+      } else {
+        await activities.recordStatusChange(id, ['pending', 'processing'], 'expired');
+        await activities.recordLateDeposit(id, log);
+        await activities.recordShortfall(id, claim, 'claim');
+      }
+      const rows = await ctx.db.sql`select kind, amount_micro::text as amount, status from payment_exceptions where payment_id = ${id}`;
+      // The money seen on chain decides: late, the log's amount, once.
+      expect(rows).toEqual([{ kind: 'late', amount: G.toString(), status: 'open' }]);
+    });
+  }
 });

@@ -134,18 +134,7 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
 export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | 'providers' | 'temporal'>, options: { watch?: boolean } = {}): Promise<CheckoutWorker> {
   const worker = await createWorker({
     temporal: ctx.config.temporal,
-    activities: createActivities({
-      db: ctx.db.db,
-      providers: ctx.providers,
-      publicBaseUrl: ctx.config.http.publicBaseUrl,
-      secretsKey: ctx.config.secretsKey,
-      allowPrivateUrls: ctx.config.allowPrivateUrls,
-      webhooks: ctx.config.webhooks,
-      chains: ctx.config.chains,
-      startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue),
-      cancelSession: createSessionCanceller(ctx.temporal),
-      now: () => new Date(),
-    }),
+    activities: activitiesFor(ctx),
   });
   void worker.run();
   if (options.watch === false) return worker;
@@ -158,6 +147,22 @@ export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | '
       await worker.shutdown();
     },
   };
+}
+
+/** The worker's activities on the file's database and Temporal, to call outside a workflow (tests of the rules they hold). */
+export function activitiesFor(ctx: Pick<TestContext, 'config' | 'db' | 'temporal' | 'providers'>) {
+  return createActivities({
+    db: ctx.db.db,
+    providers: ctx.providers,
+    publicBaseUrl: ctx.config.http.publicBaseUrl,
+    secretsKey: ctx.config.secretsKey,
+    allowPrivateUrls: ctx.config.allowPrivateUrls,
+    webhooks: ctx.config.webhooks,
+    chains: ctx.config.chains,
+    startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue),
+    cancelSession: createSessionCanceller(ctx.temporal),
+    now: () => new Date(),
+  });
 }
 
 /** A set of chain watchers as a worker process runs them, on the file's database (fast timers for tests). */

@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../src/activities';
-import { createDeliveryStarter } from '../../src/temporal/delivery-start';
-import { createSessionCanceller } from '../../src/temporal/session-cancel';
-import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { activitiesFor, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
 
@@ -25,16 +22,7 @@ describe('deliveries no attempt reached', () => {
       body: { amount: 25, currency: 'USD', countryCode: 'US', webhookUrl: `${receiver.url}/hooks` },
     });
     const id = created.json.checkoutSession.id as string;
-    const activities = createActivities({
-      ...ctx.config,
-      db: ctx.db.db,
-      providers: ctx.providers,
-      publicBaseUrl: ctx.config.http.publicBaseUrl,
-      chains: ctx.config.chains,
-      startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue),
-      cancelSession: createSessionCanceller(ctx.temporal),
-      now: () => new Date(),
-    });
+    const activities = activitiesFor(ctx);
     // Written, not delivered: what a killed worker leaves behind.
     const orphan = await activities.emitPaymentEvent(id, 'processing');
     const young = await activities.emitPaymentEvent(id, 'failed');
