@@ -11,6 +11,8 @@ import { chooseRail, loadSimpleOrder, openSimpleOrder, type SimpleCheckoutBody }
 import { sweepUnstartedPayments } from './sweep';
 import { resendDelivery } from './webhook-deliveries';
 import { acceptException, listExceptions, refundException } from './exception-actions';
+import { listPayouts, retryPayout } from './payout-actions';
+import type { PayoutRow } from '../db/queries/payouts';
 import type { ExceptionStatus } from '../domain/exceptions';
 import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import type { PaymentLinkRow } from '../db/queries/payment-links';
@@ -56,6 +58,8 @@ export function createPaymentService(ctx: PaymentContext) {
     acceptException: (id: string) => acceptException(ctx, id),
     refundException: (id: string, address: string) => refundException(ctx, id, address),
     paymentProof: (id: string) => paymentProof(ctx, id),
+    listPayouts: (status: PayoutRow['status'] | undefined, limit: number) => listPayouts(ctx, status, limit),
+    retryPayout: (id: string) => retryPayout(ctx, id),
   };
 }
 
