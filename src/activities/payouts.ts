@@ -258,12 +258,20 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
 
   return {
     async planPayouts(paymentId: string): Promise<string[]> {
-      return idsOf(await planSessionPayouts(db, chains, paymentId));
+      try {
+        return idsOf(await planSessionPayouts(db, chains, paymentId));
+      } catch (err) {
+        throw await settleFailure({ session: paymentId }, err, null);
+      }
     },
 
     /** A settled chain-verified simple order's payout to the customer's wallet, planned once. */
     async planOrderPayouts(code: string): Promise<string[]> {
-      return idsOf(await planOrderPayouts(db, chains, code));
+      try {
+        return idsOf(await planOrderPayouts(db, chains, code));
+      } catch (err) {
+        throw await settleFailure({ order: code }, err, null);
+      }
     },
 
     /** An exception's money back to `address` (EIP-55, checked by the caller and again here), planned once. */
