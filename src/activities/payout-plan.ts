@@ -1,42 +1,44 @@
-import type { Address } from 'viem';
+import { erc20Abi, type Address } from 'viem';
 import { feeQuote, gasLimitFor, maxCostOf, nativeTransferTerms, termsUnder, type GasTerms, type TransferOrder } from '../chains/payouts';
 import type { ChainClient } from '../chains/clients';
 import type { Database } from '../db/client';
 import { parseEvmAddress } from '../domain/evm-address';
 import { findSession } from '../db/queries/checkout-sessions';
 import { findSimpleOrder } from '../db/queries/simple-orders';
-import { insertPayoutsOnce, listPayouts, type NewPayout, type PayoutRow } from '../db/queries/payouts';
+import { creditsAgainstPayouts, insertPayoutsOnce, listPayouts, lockPayouts, outgoingUnconfirmed, updatePayout, type NewPayout, type PayoutRow } from '../db/queries/payouts';
+import { formatCrypto } from '../domain/money';
 import { findTransaction } from '../db/queries/transactions';
 import { newPayoutId } from '../domain/ids';
 import { NATIVE_ASSET, orderFeeCharged } from '../domain/ledger';
 import { orderPayoutSplit } from '../domain/order-fees';
 import { writePosting } from '../db/queries/ledger';
 import { payoutImpossible, type PayoutChains } from './payout-chains';
+import { PayoutRefusal } from './payout-failures';
 
 /**
  * Decisions §11: a completed chain-verified session's payouts, written before anything is signed:
  * the merchant's net to its wallet, the commission to the treasury, and (when the deposit address
- * lacks it) the native coin for those two transfers' gas, from the treasury. Planned once: a retry
- * returns the rows already written. Returns them in sending order (gas first).
+ * lacks it) the native coin for those two transfers' gas, from the treasury. The transfers are
+ * written first, from Postgres alone, so a payout the chain refuses is a visible row from the start;
+ * then they are checked and priced (readyToSign). Planned once: a retry returns the rows already
+ * written. Returns them in sending order (gas first).
  */
 export async function planSessionPayouts(db: Database, chains: PayoutChains, paymentId: string): Promise<PayoutRow[]> {
   const planned = await listPayouts(db, paymentId);
-  if (planned.length > 0) return planned;
+  return readyToSign(db, chains, paymentId, planned.length > 0 ? planned : await writeSessionTransfers(db, chains, paymentId));
+}
+
+async function writeSessionTransfers(db: Database, chains: PayoutChains, paymentId: string): Promise<PayoutRow[]> {
   const [session, tx] = await Promise.all([findSession(db, paymentId), findTransaction(db, paymentId)]);
   if (!session || !tx || tx.status !== 'completed') throw payoutImpossible(`${paymentId} has no completed transaction`);
   if (!session.depositAddress) throw payoutImpossible(`${paymentId} has no deposit address`);
-  const client = chains.client(session.network);
-  const token = client.tokens.find((t) => t.asset === session.destinationAsset)?.address;
-  if (!token) throw payoutImpossible(`${session.destinationAsset} is not configured on ${session.network}`);
-  const deposit = session.depositAddress as Address;
-  const treasury = chains.treasury();
-
-  const transfers: { kind: 'merchant' | 'commission'; order: TransferOrder }[] = [
-    { kind: 'merchant' as const, order: { token, to: session.walletAddress as Address, amount: tx.merchantSettlementMicro ?? 0n } },
-    { kind: 'commission' as const, order: { token, to: treasury, amount: tx.platformCommissionMicro ?? 0n } },
-  ].filter((t) => t.order.amount > 0n);
-  const rows = await rowsFromDeposit(client, { paymentId, network: session.network }, { deposit, treasury, asset: session.destinationAsset }, transfers);
-  return insertPayoutsOnce(db, rows);
+  const token = tokenOf(chains, session.network, session.destinationAsset);
+  const base = { paymentId, network: session.network, asset: session.destinationAsset, token, fromAddress: session.depositAddress };
+  const transfers: NewPayout[] = [
+    { ...base, id: newPayoutId(), kind: 'merchant' as const, toAddress: session.walletAddress, amount: String(tx.merchantSettlementMicro ?? 0n) },
+    { ...base, id: newPayoutId(), kind: 'commission' as const, toAddress: chains.treasury(), amount: String(tx.platformCommissionMicro ?? 0n) },
+  ].filter((t) => BigInt(t.amount) > 0n);
+  return insertPayoutsOnce(db, transfers);
 }
 
 /**
@@ -47,30 +49,86 @@ export async function planSessionPayouts(db: Database, chains: PayoutChains, pay
  */
 export async function planOrderPayouts(db: Database, chains: PayoutChains, code: string): Promise<PayoutRow[]> {
   const planned = await listPayouts(db, code);
-  if (planned.length > 0) return planned;
+  return readyToSign(db, chains, code, planned.length > 0 ? planned : await writeOrderTransfer(db, chains, code));
+}
+
+async function writeOrderTransfer(db: Database, chains: PayoutChains, code: string): Promise<PayoutRow[]> {
   const order = await findSimpleOrder(db, code);
   if (!order || order.status !== 'settled' || order.verification !== 'chain' || order.receivedMicro === null) throw payoutImpossible(`${code} is not a settled chain-verified order`);
   if (!order.chainDepositAddress) throw payoutImpossible(`${code} has no deposit address`);
-  const client = chains.client(order.walletNetwork);
-  const token = client.tokens.find((t) => t.asset === order.walletCurrency)?.address;
-  if (!token) throw payoutImpossible(`${order.walletCurrency} is not configured on ${order.walletNetwork}`);
+  const token = tokenOf(chains, order.walletNetwork, order.walletCurrency);
   const to = parseEvmAddress(order.walletAddress);
   if (!to) throw payoutImpossible(`${order.walletAddress} is not an EVM address`);
-  const deposit = order.chainDepositAddress as Address;
-  const treasury = chains.treasury();
   // Issue 26 item 12: the order's network fee, fixed when it was opened, goes to the treasury that
   // pays this plan's gas; the customer gets the rest.
   const split = orderPayoutSplit(order.receivedMicro, order.networkFeeMicro);
-  const transfers = [
-    { kind: 'customer' as const, order: { token, to, amount: split.customerMicro } },
-    { kind: 'network_fee' as const, order: { token, to: treasury, amount: split.feeMicro } },
-  ].filter((t) => t.order.amount > 0n);
-  const rows = await rowsFromDeposit(client, { paymentId: code, network: order.walletNetwork }, { deposit, treasury, asset: order.walletCurrency }, transfers);
+  const base = { paymentId: code, network: order.walletNetwork, asset: order.walletCurrency, token, fromAddress: order.chainDepositAddress };
+  const transfers: NewPayout[] = [
+    { ...base, id: newPayoutId(), kind: 'customer' as const, toAddress: to, amount: String(split.customerMicro) },
+    { ...base, id: newPayoutId(), kind: 'network_fee' as const, toAddress: chains.treasury(), amount: String(split.feeMicro) },
+  ].filter((t) => BigInt(t.amount) > 0n);
   // The fee becomes revenue in the plan's own transaction: planned once, posted once.
   return db.transaction(async (tx) => {
-    const planned = await insertPayoutsOnce(tx, rows);
+    const planned = await insertPayoutsOnce(tx, transfers);
     if (split.feeMicro > 0n) await writePosting(tx, orderFeeCharged({ transactionCode: code, asset: order.walletCurrency, network: order.walletNetwork, feeMicro: split.feeMicro }));
     return planned;
+  });
+}
+
+function tokenOf(chains: PayoutChains, network: string, asset: string): Address {
+  const token = chains.client(network).tokens.find((t) => t.asset === asset)?.address;
+  if (!token) throw payoutImpossible(`${asset} is not configured on ${network}`);
+  return token;
+}
+
+/**
+ * Before any transfer of a settlement leaves its deposit address (decisions §14): the address must
+ * hold the token for every transfer of the plan not yet signed, beyond what other payouts from it
+ * (an exception's refund) are about to send, and the payment's own confirmed credits of the token
+ * must cover everything its payouts send: a deposit address never pays out another payment's money.
+ * Then the transfers still without terms are priced under one fee quote, with the gas row for them
+ * when the address lacks the native coin, in one database transaction under the rows' locks (a
+ * concurrent attempt that priced them first wins). Refusals here are PayoutRefusal (bounded, not
+ * retried forever).
+ */
+async function readyToSign(db: Database, chains: PayoutChains, paymentId: string, rows: PayoutRow[]): Promise<PayoutRow[]> {
+  const unsigned = rows.filter((r) => r.kind !== 'gas' && r.status === 'planned' && !r.signedTx);
+  const first = unsigned[0];
+  if (!first?.token) return rows;
+  const client = chains.client(first.network);
+  const [deposit, token] = [first.fromAddress as Address, first.token as Address];
+  const [held, others, books] = await Promise.all([
+    client.publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [deposit] }),
+    outgoingUnconfirmed(db, first.network, first.fromAddress, first.token, paymentId),
+    creditsAgainstPayouts(db, paymentId, first.network, first.token),
+  ]);
+  const sending = unsigned.reduce((sum, r) => sum + BigInt(r.amount), 0n);
+  const asset = `${first.asset} on ${first.network}`;
+  if (held < sending + others) {
+    throw new PayoutRefusal(`deposit address ${deposit} holds ${formatCrypto(held)} ${asset}; this payout sends ${formatCrypto(sending)} and other payouts from it ${formatCrypto(others)}`);
+  }
+  if (books.credited < books.paidOut) {
+    throw new PayoutRefusal(`${paymentId} has ${formatCrypto(books.credited)} ${asset} of confirmed credits; its payouts send ${formatCrypto(books.paidOut)}`);
+  }
+
+  const unpriced = unsigned.filter((r) => r.gasLimit === null);
+  if (unpriced.length === 0) return rows;
+  const priced = await rowsFromDeposit(
+    client,
+    { paymentId, network: first.network },
+    { deposit, treasury: chains.treasury(), asset: first.asset },
+    unpriced.map((r) => ({ kind: r.kind, order: { token, to: r.toAddress as Address, amount: BigInt(r.amount) } })),
+  );
+  return db.transaction(async (tx) => {
+    const locked = await lockPayouts(tx, unpriced.map((r) => r.id));
+    if (locked.length !== unpriced.length || locked.some((r) => r.gasLimit !== null || r.status !== 'planned')) return listPayouts(tx, paymentId);
+    for (const row of unpriced) {
+      const terms = priced.find((p) => p.kind === row.kind)!;
+      await updatePayout(tx, row.id, { gasLimit: terms.gasLimit, maxFeePerGas: terms.maxFeePerGas, maxPriorityFeePerGas: terms.maxPriorityFeePerGas });
+    }
+    // A gas row already there (sent before a failure and a retry) stays as it is: the address keeps that gas.
+    await insertPayoutsOnce(tx, priced.filter((p) => p.kind === 'gas'));
+    return listPayouts(tx, paymentId);
   });
 }
 

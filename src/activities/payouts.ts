@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Address, Hash, Hex, LocalAccount } from 'viem';
 import { broadcastSigned, gasTermsFor, minedNonce, pendingNonce, receiptOf, signTransfer, type GasTerms } from '../chains/payouts';
 import type { ChainSettings } from '../config';
@@ -7,11 +7,12 @@ import { findSession } from '../db/queries/checkout-sessions';
 import { writePostings } from '../db/queries/ledger';
 import { resolvePaymentException } from '../db/queries/payment-exceptions';
 import { updateSimpleOrder } from '../db/queries/simple-orders';
-import { allocateNonce, confirmPayoutOnce, findPayout, findPayouts, lockPayout, updatePayout, type PayoutRow } from '../db/queries/payouts';
+import { allocateNonce, confirmPayoutOnce, failPayouts, findPayout, findPayouts, listPayouts, lockPayout, reopenFailedSettlement, updatePayout, type PayoutRow } from '../db/queries/payouts';
 import { setPayoutReference } from '../db/queries/transactions';
 import { explorerUrlFor } from '../domain/deposit-fact';
-import { payoutConfirmed } from '../domain/ledger';
+import { payoutConfirmed, payoutRevertedFee } from '../domain/ledger';
 import { payoutChains, payoutImpossible } from './payout-chains';
+import { givenUp, PAYOUT_FAILED, refusalBoundReached, refusalOf, refusedForNow } from './payout-failures';
 import { planOrderPayouts, planSessionPayouts } from './payout-plan';
 import { planExceptionRefund, type RefundPlan } from './refund-plan';
 
@@ -37,6 +38,19 @@ export interface PayoutResult {
 }
 
 const missing = (id: string) => payoutImpossible(`no payout ${id}`);
+
+/** A payout whose transaction reverted on chain: final at once (the receipt is the chain's word). */
+class RevertedPayout extends Error {
+  constructor(
+    readonly payoutId: string,
+    readonly reason: string,
+    /** Whether this attempt marked it failed (another attempt may have first). */
+    readonly marked: boolean,
+  ) {
+    super(reason);
+  }
+}
+const revertedFailure = (e: RevertedPayout) => ApplicationFailure.nonRetryable(`payout ${e.payoutId} failed: ${e.reason}`, 'PayoutReverted');
 const idsOf = (rows: PayoutRow[]) => rows.map((p) => p.id);
 const termsOf = (p: PayoutRow): GasTerms | null =>
   p.gasLimit && p.maxFeePerGas && p.maxPriorityFeePerGas
@@ -87,6 +101,8 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
     return db.transaction(async (tx) => {
       const row = await lockPayout(tx, id);
       if (!row) throw missing(id);
+      // A failed payout is signed again only after an operator's retry reopened it (reopenFailedSettlement).
+      if (row.status === 'failed') throw givenUp(`${id} is failed: ${row.failureReason}`);
       if (row.signedTx && row.txHash !== replacing) return row;
       const nonce = await allocateNonce(tx, { network: row.network, sender: row.fromAddress, chainNext });
       const signed = await signTransfer(client, account, order, terms, nonce);
@@ -153,6 +169,22 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
   }
 
   /**
+   * A reverted transaction moved nothing but cost its sender the gas: the row is failed with its block
+   * and fee (so a retry may sign it anew: its nonce is used up), and the fee posted, once.
+   */
+  async function markReverted(row: PayoutRow, receipt: { blockNumber: bigint; feeWei: bigint }): Promise<RevertedPayout> {
+    const reason = `its transaction ${row.txHash} reverted in block ${receipt.blockNumber}`;
+    const marked = await db.transaction(async (tx) => {
+      const locked = await lockPayout(tx, row.id);
+      if (!locked || locked.txHash !== row.txHash || locked.status === 'failed' || locked.status === 'confirmed') return false;
+      await updatePayout(tx, row.id, { status: 'failed', failureReason: reason, blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString() });
+      await writePostings(tx, [payoutRevertedFee({ ...locked, txHash: locked.txHash!, feeWei: receipt.feeWei })]);
+      return true;
+    });
+    return new RevertedPayout(row.id, reason, marked);
+  }
+
+  /**
    * The receipt decides: confirmed once it has the network's confirmations (ledger postings and,
    * for the merchant's payout, the transaction's hash in the same database transaction); reverted
    * is a failure surfaced to the workflow, never retried. No receipt yet: the stored bytes are sent
@@ -167,10 +199,7 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
     let resent = justSent;
     while (row.status !== 'confirmed') {
       const receipt = await receiptOf(client, row.txHash as Hash);
-      if (receipt?.status === 'reverted') {
-        await updatePayout(db, row.id, { status: 'failed', failureReason: `reverted in block ${receipt.blockNumber}`, blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString() });
-        throw ApplicationFailure.nonRetryable(`payout ${row.id} (${row.txHash}) reverted`, 'PayoutReverted');
-      }
+      if (receipt?.status === 'reverted') throw await markReverted(row, receipt);
       if (receipt && receipt.confirmations >= BigInt(client.confirmations)) {
         row = await confirm(row, receipt, lookups);
         break;
@@ -185,6 +214,38 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
     return { kind: row.kind, status: 'confirmed', txHash: row.txHash! };
   }
 
+  /** The batch's rows as they stand (none when its plan failed before writing any). */
+  async function batchRows(batch: PayoutBatch): Promise<PayoutRow[]> {
+    if ('session' in batch) return listPayouts(db, batch.session);
+    if ('order' in batch) return listPayouts(db, batch.order);
+    return findPayouts(db, batch.planned);
+  }
+
+  /**
+   * What a failed attempt of sendPayouts tells Temporal (payout-failures.ts): anything a retry may fix
+   * goes back as it is; a refusal is retried until the bound; a refusal past it, an impossible payout
+   * or a reverted transaction fails the batch's unsent rows with the reason (planned ones, and the
+   * signed one whose broadcast was refused; never one that may be on its way) and is logged once, at
+   * error level, by the attempt that failed them.
+   */
+  async function settleFailure(batch: PayoutBatch, err: unknown, broadcasting: string | null): Promise<unknown> {
+    if (err instanceof ApplicationFailure && err.type === PAYOUT_FAILED) return err;
+    const reverted = err instanceof RevertedPayout ? err : null;
+    const impossible = err instanceof ApplicationFailure && err.nonRetryable ? err : null;
+    const refusal = reverted || impossible ? null : refusalOf(err);
+    if (!reverted && !impossible && refusal === null) return err;
+    if (refusal !== null && !refusalBoundReached()) return refusedForNow(refusal);
+    const reason = reverted?.reason ?? impossible?.message ?? refusal!;
+    const rows = await batchRows(batch);
+    const failed = await failPayouts(db, rows.map((r) => r.id), reason, broadcasting);
+    if (reverted?.marked || failed.length > 0 || rows.length === 0) {
+      const paymentId = 'session' in batch ? batch.session : 'order' in batch ? batch.order : (rows[0]?.paymentId ?? null);
+      log.error('payout failed', { payoutId: reverted?.payoutId ?? rows.find((r) => failed.includes(r.id))?.id ?? null, failedPayoutIds: failed, paymentId, network: rows[0]?.network ?? null, reason });
+    }
+    if (reverted) return revertedFailure(reverted);
+    return impossible ?? givenUp(reason);
+  }
+
   async function planBatch(batch: PayoutBatch): Promise<PayoutRow[]> {
     if ('session' in batch) return planSessionPayouts(db, chains, batch.session);
     if ('order' in batch) return planOrderPayouts(db, chains, batch.order);
@@ -196,12 +257,20 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
 
   return {
     async planPayouts(paymentId: string): Promise<string[]> {
-      return idsOf(await planSessionPayouts(db, chains, paymentId));
+      try {
+        return idsOf(await planSessionPayouts(db, chains, paymentId));
+      } catch (err) {
+        throw await settleFailure({ session: paymentId }, err, null);
+      }
     },
 
     /** A settled chain-verified simple order's payout to the customer's wallet, planned once. */
     async planOrderPayouts(code: string): Promise<string[]> {
-      return idsOf(await planOrderPayouts(db, chains, code));
+      try {
+        return idsOf(await planOrderPayouts(db, chains, code));
+      } catch (err) {
+        throw await settleFailure({ order: code }, err, null);
+      }
     },
 
     /** An exception's money back to `address` (checked by the caller and again here), planned once per attempt. */
@@ -224,7 +293,18 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
     async confirmPayout(id: string): Promise<PayoutResult> {
       const row = await findPayout(db, id);
       if (!row) throw missing(id);
-      return watchConfirmation(row, Date.now() + CONFIRM_WATCH_MS, false);
+      return watchConfirmation(row, Date.now() + CONFIRM_WATCH_MS, false).catch((err: unknown) => {
+        throw err instanceof RevertedPayout ? revertedFailure(err) : err;
+      });
+    },
+
+    /**
+     * An operator's retry (POST /admin/v1/payouts/{id}/retry), run by the workflow that owns the
+     * settlement before it sends the batch again: the failed rows reopened (reopenFailedSettlement says
+     * which may be signed anew). Returns how many it reopened.
+     */
+    async reopenPayouts(paymentId: string): Promise<number> {
+      return (await reopenFailedSettlement(db, paymentId)).length;
     },
 
     /**
@@ -236,13 +316,22 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
     async sendPayouts(batch: PayoutBatch, goal: PayoutGoal): Promise<void> {
       const deadline = Date.now() + CONFIRM_WATCH_MS;
       const lookups = batchLookups();
-      const rows = await planBatch(batch);
-      for (const [i, row] of rows.entries()) {
-        const signed = await sign(row.id, null, lookups, row);
-        const fresh = signed.status === 'signed';
-        const sent = fresh ? await broadcast(signed, lookups) : signed;
-        if (goal === 'broadcast' && i === rows.length - 1) return;
-        await watchConfirmation(sent, deadline, fresh, lookups);
+      // The signed row whose broadcast is under way: a refusal of that broadcast fails it too.
+      let broadcasting: string | null = null;
+      try {
+        const rows = await planBatch(batch);
+        for (const [i, row] of rows.entries()) {
+          if (row.status === 'failed') throw givenUp(`${row.id} is failed: ${row.failureReason}`);
+          const signed = await sign(row.id, null, lookups, row);
+          const fresh = signed.status === 'signed';
+          broadcasting = signed.id;
+          const sent = fresh ? await broadcast(signed, lookups) : signed;
+          broadcasting = null;
+          if (goal === 'broadcast' && i === rows.length - 1) return;
+          await watchConfirmation(sent, deadline, fresh, lookups);
+        }
+      } catch (err) {
+        throw await settleFailure(batch, err, broadcasting);
       }
     },
   };

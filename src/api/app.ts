@@ -29,6 +29,7 @@ import adminChainRoutes from './routes/admin/chains';
 import adminReconciliationRoutes from './routes/admin/reconciliation';
 import adminSettlementRoutes from './routes/admin/settlements';
 import adminExceptionRoutes from './routes/admin/exceptions';
+import adminPayoutRoutes from './routes/admin/payouts';
 import { adminAuth } from './plugins/admin-auth';
 import idempotency from './plugins/idempotency';
 import checkoutSessionRoutes from './routes/checkout-sessions';
@@ -189,6 +190,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await admin.register(adminPaymentProofRoutes);
       await admin.register(adminSimpleOrderRoutes, { db });
       await admin.register(adminExceptionRoutes);
+      await admin.register(adminPayoutRoutes);
       await admin.register(adminChainRoutes, { chains: config.chains, treasuryAddress: deps.treasuryAddress ?? null });
       await admin.register(adminReconciliationRoutes, { db, chains: config.chains });
       await admin.register(adminSettlementRoutes, { db, now });

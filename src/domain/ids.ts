@@ -32,3 +32,5 @@ export const isPaymentLinkId = (id: string) => PAYMENT_LINK_ID.test(id);
 export const isTransactionCode = (id: string) => TRANSACTION_CODE.test(id);
 export const isMerchantId = (id: string) => MERCHANT_ID.test(id);
 export const newPayoutId = () => `po_${randomBase62(24)}`;
+export const PAYOUT_ID = /^po_[A-Za-z0-9]{24}$/;
+export const isPayoutId = (id: string) => PAYOUT_ID.test(id);

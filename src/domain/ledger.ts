@@ -162,3 +162,23 @@ export function payoutConfirmed(p: ConfirmedPayout, treasury: string): Posting[]
   });
   return [...held, moved, fee].filter((posting) => posting.lines.length > 0);
 }
+
+/**
+ * A payout whose transaction reverted: it moved nothing, but its sender paid the gas (in the native
+ * coin). Posted under the transaction's hash, so a later re-signed transfer of the same payout posts
+ * its own fee beside it.
+ */
+export function payoutRevertedFee(p: { id: string; paymentId: string; kind: ConfirmedPayout['kind']; network: string; fromAddress: string; txHash: string; feeWei: bigint }): Posting {
+  const payer = p.kind === 'gas' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
+  return balanced({
+    postingId: `fee:${p.id}:${p.txHash}`,
+    asset: NATIVE_ASSET,
+    network: p.network,
+    paymentId: p.paymentId,
+    txHash: p.txHash,
+    lines: [
+      { account: ledgerAccount.gasExpense, amount: p.feeWei },
+      { account: payer, amount: -p.feeWei },
+    ],
+  });
+}

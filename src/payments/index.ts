@@ -12,6 +12,8 @@ import { sweepUnstartedPayments } from './sweep';
 import { merchantTakesPayments, sessionStanding } from './session-standing';
 import { resendDelivery, sweepOrphanedDeliveries } from './webhook-deliveries';
 import { acceptException, listExceptions, refundException } from './exception-actions';
+import { listPayouts, retryPayout } from './payout-actions';
+import type { PayoutRow } from '../db/queries/payouts';
 import type { ExceptionStatus } from '../domain/exceptions';
 import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import type { PaymentLinkRow } from '../db/queries/payment-links';
@@ -62,6 +64,8 @@ export function createPaymentService(ctx: PaymentContext) {
     acceptException: (id: string) => acceptException(ctx, id),
     refundException: (id: string, address: string) => refundException(ctx, id, address),
     paymentProof: (id: string) => paymentProof(ctx, id),
+    listPayouts: (status: PayoutRow['status'] | undefined, limit: number) => listPayouts(ctx, status, limit),
+    retryPayout: (id: string) => retryPayout(ctx, id),
   };
 }
 

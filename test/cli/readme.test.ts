@@ -8,6 +8,7 @@ import { verifyWithCopiedFile, verifyWithPackage, verifyWithShellRecipe } from '
 import { readmeOpsLines, readmeText, shellBlocks, type OpsLine } from './readme-lines';
 import { balanceOf, payFromWallet, randomAddress, sharedChain } from '../support/chain';
 import { expectOk, spawnOps, type Run } from './run-ops';
+import { ownTreasury } from '../payouts/support';
 
 // Each command runs as its own tsx process (a second or two each, more on a loaded 2-core machine).
 vi.setConfig({ testTimeout: 120_000 });
@@ -17,7 +18,9 @@ vi.setConfig({ testTimeout: 120_000 });
 // the README's placeholders are filled in (MER_…, SV_…, key_…, we_…, dlv_…, and the example webhook
 // URL, which becomes a local receiver). A README line with no step below fails the test.
 
-const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
+// A treasury of this file's own: the payouts step takes its native coin away for a while.
+const own = ownTreasury();
+const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
 const chain = sharedChain();
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
@@ -26,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 const EXAMPLE_WEBHOOK_URL = 'https://shop.example/webhooks/svc';
-const state: Partial<Record<'merchantId' | 'liveKey' | 'keyId' | 'endpointId' | 'secret' | 'paymentId' | 'deliveryId' | 'exceptionId' | 'latePaymentId' | 'refundAddress', string>> = {};
+const state: Partial<Record<'merchantId' | 'liveKey' | 'keyId' | 'endpointId' | 'secret' | 'paymentId' | 'deliveryId' | 'exceptionId' | 'latePaymentId' | 'refundAddress' | 'failedPaymentId' | 'payoutId', string>> = {};
 
 function fill(args: string[]): string[] {
   const need = (key: keyof typeof state) => state[key] ?? expect.fail(`no earlier step provided ${key}`);
@@ -37,6 +40,7 @@ function fill(args: string[]): string[] {
     'we_…': () => need('endpointId'),
     'dlv_…': () => need('deliveryId'),
     'exc_…': () => need('exceptionId'),
+    'po_…': () => need('payoutId'),
     '0x…': () => need('refundAddress'),
     [EXAMPLE_WEBHOOK_URL]: () => `${receiver.url}/webhooks/svc`,
   };
@@ -75,7 +79,7 @@ async function payAsTheReadmeDoes(): Promise<void> {
 const completedDeliveries = () => receiver.received.filter((d) => d.headers['svc-event-type'] === 'payment.completed');
 
 // In running order; each checks what the line printed and keeps what later lines need.
-const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, line: OpsLine) => void | Promise<void> }> = {
+const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, line: OpsLine) => void | Promise<void>; timeoutMs?: number }> = {
   'merchants create': {
     check: (run, line) => {
       expect(run.stdout).toMatch(/status\s+pending_review/);
@@ -179,6 +183,34 @@ const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, li
       expect(session.json.paymentSession).toMatchObject({ status: 'canceled', exceptions: [{ id: state.exceptionId, kind: 'late', status: 'refunded' }] });
     },
   },
+  'payouts list': {
+    // A payout the chain refuses: the treasury has no native coin left to send the deposit address
+    // its gas, so the payout is given up after its bounded attempts (a minute and more).
+    timeoutMs: 240_000,
+    before: async () => {
+      await own.chain.control.setBalance({ address: own.treasury, value: 0n });
+      const created = await api('POST', 'checkout/sessions', { amount: 9, currency: 'USD', countryCode: 'US' });
+      const id = (state.failedPaymentId = created.json.checkoutSession.id as string);
+      const { deposit } = (await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${id}/deposit`)).json;
+      await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.address, BigInt(Math.round(Number(deposit.amount) * 1e6)));
+      const statuses = () => ctx.db.sql`select status from payouts where payment_id = ${id}`.then((rows) => rows.map((r) => r.status as string));
+      await eventually(statuses, (s) => s.length === 3 && s.every((x) => x === 'failed'), 180_000, 'the refused payout to fail');
+    },
+    check: (run) => {
+      state.payoutId = capture(run, new RegExp(`^(po_\\w+) +failed +merchant .* ${state.failedPaymentId} `, 'm'));
+      expect(run.stdout).toContain('the sender lacks the native coin for the transfer and its gas');
+    },
+  },
+  'payouts retry': {
+    before: async () => {
+      await own.chain.control.setBalance({ address: own.treasury, value: 10n ** 20n });
+    },
+    check: async (run) => {
+      expect(run.stdout).toMatch(new RegExp(`^retrying ${state.payoutId} +planned +merchant `));
+      const statuses = () => ctx.db.sql`select status from payouts where payment_id = ${state.failedPaymentId!}`.then((rows) => rows.map((r) => r.status as string));
+      await eventually(statuses, (s) => s.length === 3 && s.every((x) => x === 'confirmed'), 60_000, 'the retried payout to be confirmed');
+    },
+  },
   'merchants settlements': {
     check: (run) => {
       const [header, ...rows] = run.stdout.trimEnd().split(/\r?\n/);
@@ -200,7 +232,7 @@ describe('README: every ops command, as written', () => {
   });
 
   for (const l of ordered.filter((x) => order.includes(x.command))) {
-    it(l.line, { timeout: 60_000 }, async () => {
+    it(l.line, { timeout: steps[l.command]?.timeoutMs ?? 60_000 }, async () => {
       await steps[l.command]!.before?.();
       const run = expectOk(await ops(fill(l.args)));
       await steps[l.command]!.check(run, l);

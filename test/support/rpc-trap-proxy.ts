@@ -14,10 +14,13 @@ export interface RpcTrap {
 /**
  * A JSON-RPC proxy in front of a node that springs a trap on one chosen call: the way a test kills
  * a worker process at an exact step of a payout without hooks in production code. One trap at a
- * time, sprung once; every other call (batched or not) is forwarded unchanged.
+ * time, sprung once; every other call (batched or not) is forwarded unchanged, unless the proxy is
+ * set down (an outage: every call dropped until it is up again).
  */
 export async function startRpcTrapProxy(target: string) {
   let trap: RpcTrap | null = null;
+  // An outage: while down, every call is dropped unanswered (the node unreachable for a while).
+  let down = false;
   // Until the trap's spring has run (the caller is dead), it still counts as armed.
   let springing = false;
   const sprung: string[] = [];
@@ -27,6 +30,7 @@ export async function startRpcTrapProxy(target: string) {
     req.on('end', () => {
       void (async () => {
         const body = Buffer.concat(chunks).toString();
+        if (down) return res.destroy();
         const calls = parseCalls(body);
         const armed = trap && calls.some((c) => c.method === trap!.method && (trap!.matches?.(c.params) ?? true)) ? trap : null;
         if (armed) {
@@ -60,6 +64,8 @@ export async function startRpcTrapProxy(target: string) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     arm: (t: RpcTrap) => void (trap = t),
+    /** Drops every call from now until `setDown(false)` (an RPC outage). */
+    setDown: (value: boolean) => void (down = value),
     armed: () => trap !== null || springing,
     sprung: () => [...sprung],
     close: () =>

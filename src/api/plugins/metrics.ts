@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../../db/client';
 import {
   chainWatcherPositions,
+  failedPayoutCounts,
   paymentCountsByStatus,
   paymentExceptionCounts,
   paymentTransitionCounts,
@@ -56,6 +57,10 @@ export default fp<MetricsOptions>(
     gaugeFromRows(registry, 'svc_webhook_attempt_duration_seconds', 'Webhook attempt latency over the last hour, by quantile', ['quantile'], () =>
       webhookAttemptLatency(db).then((rows) => rows.map((r) => ({ quantile: r.quantile, count: r.seconds }))),
     );
+
+    // Decisions §14: a payout that failed for a reason a retry cannot fix waits for an operator
+    // (POST /admin/v1/payouts/{id}/retry); any series above 0 is worth an alert.
+    gaugeFromRows(registry, 'svc_payouts_failed', 'Payouts given up and waiting for an operator’s retry, by network and kind', ['network', 'kind'], () => failedPayoutCounts(db));
 
     // Issue 14: a watcher falling behind (lag) or stopped (the last scan's age grows) delays every
     // chain-proven payment of its network. Written by whichever worker holds the network's lease.

@@ -59,3 +59,8 @@ export async function webhookAttemptLatency(db: DatabaseOrTransaction): Promise<
     { quantile: '0.99', seconds: Number(row.p99) },
   ];
 }
+
+/** Decisions §14: payouts given up and waiting for an operator's retry, by network and kind (alert on any). */
+export async function failedPayoutCounts(db: DatabaseOrTransaction): Promise<{ network: string; kind: string; count: number }[]> {
+  return db.execute<{ network: string; kind: string; count: number }>(sql`select network, kind, count(*)::int as count from payouts where status = 'failed' group by network, kind`);
+}

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { payoutNonces, payouts } from '../schema';
+import { chainCredits, payoutNonces, payouts } from '../schema';
 
 export type PayoutRow = typeof payouts.$inferSelect;
 export type NewPayout = typeof payouts.$inferInsert;
@@ -120,11 +120,89 @@ export async function payoutsInStatus(db: DatabaseOrTransaction, status: PayoutR
   return db.select().from(payouts).where(eq(payouts.status, status)).orderBy(asc(payouts.createdAt));
 }
 
-/** Token units a sender's planned payouts have yet to move: a new plan must leave them covered. */
-export async function outgoingUnconfirmed(db: DatabaseOrTransaction, network: string, sender: string, token: string): Promise<bigint> {
+/**
+ * Token units a sender's planned payouts have yet to move: a new plan must leave them covered.
+ * `excludingSettlementOf` leaves out a payment's own settlement (the plan being checked).
+ */
+export async function outgoingUnconfirmed(db: DatabaseOrTransaction, network: string, sender: string, token: string, excludingSettlementOf?: string): Promise<bigint> {
   const [row] = await db
     .select({ total: sql<string | null>`sum(${payouts.amount})::text` })
     .from(payouts)
-    .where(and(eq(payouts.network, network), eq(payouts.fromAddress, sender), eq(payouts.token, token), inArray(payouts.status, ['planned', 'signed', 'broadcast'])));
+    .where(
+      and(
+        eq(payouts.network, network),
+        eq(payouts.fromAddress, sender),
+        eq(payouts.token, token),
+        inArray(payouts.status, ['planned', 'signed', 'broadcast']),
+        excludingSettlementOf === undefined ? undefined : sql`not (${payouts.paymentId} = ${excludingSettlementOf} and ${payouts.exceptionId} is null)`,
+      ),
+    );
   return BigInt(row?.total ?? 0);
+}
+
+/**
+ * What a payment's confirmed credits of a token hold (chain_credits, state credited) against what its
+ * payouts of that token send or sent (its settlement and its refunds, every row but a reverted one,
+ * whose transaction moved nothing): a deposit address pays out only what its own credits owe.
+ */
+export async function creditsAgainstPayouts(db: DatabaseOrTransaction, paymentId: string, network: string, token: string): Promise<{ credited: bigint; paidOut: bigint }> {
+  const [row] = await db.execute<{ credited: string; paid_out: string }>(sql`select
+    (select coalesce(sum(${chainCredits.amountMicro}), 0)::text from ${chainCredits}
+      where ${chainCredits.paymentId} = ${paymentId} and ${chainCredits.network} = ${network}
+        and lower(${chainCredits.token}) = lower(${token}) and ${chainCredits.state} = 'credited') as credited,
+    (select coalesce(sum(${payouts.amount}), 0)::text from ${payouts}
+      where ${payouts.paymentId} = ${paymentId} and ${payouts.network} = ${network} and lower(${payouts.token}) = lower(${token})
+        and not (${payouts.status} = 'failed' and ${payouts.blockNumber} is not null)) as paid_out`);
+  return { credited: BigInt(row?.credited ?? 0), paidOut: BigInt(row?.paid_out ?? 0) };
+}
+
+/** Rows under lock, for a writer that must see them unchanged while it decides (a plan's pricing). */
+export async function lockPayouts(tx: DatabaseOrTransaction, ids: string[]): Promise<PayoutRow[]> {
+  if (ids.length === 0) return [];
+  return tx.select().from(payouts).where(inArray(payouts.id, ids)).for('update');
+}
+
+/**
+ * Marks payouts failed with a reason, but only those no transaction of which can be under way: a
+ * planned row (nothing signed), and `refusedSigned` if it is still signed (its broadcast was refused
+ * just now). A broadcast row is left alone: only its receipt decides. Returns the rows it changed.
+ */
+export async function failPayouts(db: DatabaseOrTransaction, ids: string[], reason: string, refusedSigned: string | null = null): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const failable = refusedSigned ? sql`(${payouts.status} = 'planned' or (${payouts.id} = ${refusedSigned} and ${payouts.status} = 'signed'))` : sql`${payouts.status} = 'planned'`;
+  const rows = await db.update(payouts).set({ status: 'failed', failureReason: reason }).where(and(inArray(payouts.id, ids), failable)).returning({ id: payouts.id });
+  return rows.map((r) => r.id);
+}
+
+/** Payouts in a status (or all), oldest first, at most `limit` (operators). */
+export async function listPayoutsByStatus(db: DatabaseOrTransaction, status: PayoutRow['status'] | undefined, limit: number): Promise<PayoutRow[]> {
+  return db.select().from(payouts).where(status ? eq(payouts.status, status) : undefined).orderBy(asc(payouts.createdAt), asc(payouts.id)).limit(limit);
+}
+
+/**
+ * An operator's retry of a payment's failed settlement: its failed rows go back to where sending
+ * resumes. Exactly once holds because only a transaction that cannot be mined is ever replaced: a
+ * row never signed is planned again (nothing of it can be on chain); a reverted row (its block
+ * recorded) is planned again without its transaction, whose nonce the revert used up (the hash kept
+ * in replaced_hashes); a row signed but not known to be reverted keeps its exact bytes and is sent
+ * again as they are (one nonce: at most one of its sends is ever mined).
+ */
+export async function reopenFailedSettlement(db: DatabaseOrTransaction, paymentId: string): Promise<PayoutRow[]> {
+  const reverted = sql`${payouts.signedTx} is not null and ${payouts.blockNumber} is not null`;
+  return db
+    .update(payouts)
+    .set({
+      status: sql`case when ${payouts.signedTx} is null or (${reverted}) then 'planned' else 'signed' end`,
+      failureReason: null,
+      signedTx: sql`case when ${reverted} then null else ${payouts.signedTx} end`,
+      txHash: sql`case when ${reverted} then null else ${payouts.txHash} end`,
+      nonce: sql`case when ${reverted} then null else ${payouts.nonce} end`,
+      replacedHashes: sql`case when ${reverted} then array_append(${payouts.replacedHashes}, ${payouts.txHash}) else ${payouts.replacedHashes} end`,
+      feeWei: sql`case when ${reverted} then null else ${payouts.feeWei} end`,
+      blockNumber: sql`case when ${reverted} then null else ${payouts.blockNumber} end`,
+      signedAt: sql`case when ${reverted} then null else ${payouts.signedAt} end`,
+      broadcastAt: sql`case when ${reverted} then null else ${payouts.broadcastAt} end`,
+    })
+    .where(and(eq(payouts.paymentId, paymentId), isNull(payouts.exceptionId), eq(payouts.status, 'failed')))
+    .returning();
 }

@@ -51,3 +51,9 @@ export const expireUpdate = defineUpdate<PaymentStatus>('expire');
 /** A chain watcher's word about the session's deposit address (chain-verified runs only). */
 export const depositSignal = defineSignal<[DepositFact]>('deposit');
 export const stateQuery = defineQuery<CheckoutSessionState>('state');
+/**
+ * Decisions §14: an operator's retry of a failed payout (POST /admin/v1/payouts/{id}/retry), sent to
+ * the run that owns the payment's settlement (the session's, the simple order's, or the exception's
+ * that accepted it). Only a run waiting after a failed payout has a handler; any other refuses it.
+ */
+export const retryPayoutUpdate = defineUpdate<void>('retryPayout');

@@ -1,10 +1,11 @@
-import { ActivityFailure, ApplicationFailure, patched, proxyActivities, proxyLocalActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { PayoutActivities, PayoutBatch } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { payoutTaskQueue } from '../../domain/task-queues';
 import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import type { Feature } from '../engine-version';
 import { emitAndDeliver, type InRunDeliveries } from '../webhook-delivery/start';
+import { retryPayoutUpdate } from './messages';
 
 // Decisions §11 "Payout", the orchestration: after a chain-verified completion, the payouts planned,
 // then each signed, broadcast and confirmed in order (the deposit address needs its gas before it can
@@ -19,6 +20,7 @@ const PAYOUT_ACTIVITY: ActivityOptions = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: ['PayoutReverted', 'PayoutImpossible'] },
 };
 const payouts = proxyActivities<PayoutActivities>(PAYOUT_ACTIVITY);
+const reopening = proxyLocalActivities<PayoutActivities>(LOCAL_DATABASE_ACTIVITY);
 const eventsAsActivity = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
 const eventsAsLocalActivity = proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY);
 /** The event write as the calling run does its other database writes (patch local-database-writes). */
@@ -63,11 +65,64 @@ async function sendStepByStep(batch: PayoutBatch, afterLastBroadcast?: () => Pro
   }
 }
 
-/** Pays out a completed session; `payment.settled` once the merchant's payout is confirmed. */
-export async function payOutSession(paymentId: string, feature: Feature = patched, inRun?: InRunDeliveries): Promise<PayoutOutcome> {
-  const outcome = await sendPayouts({ session: paymentId }, undefined, feature);
-  if (outcome.settled) await emitAndDeliver((options) => events(feature).emitPaymentEvent(paymentId, 'completed', 'payment.settled', options), feature, inRun);
-  return outcome;
+/**
+ * Decisions §14: how long a run whose payout failed waits for an operator's retry. Long, as fixing
+ * the cause (funding an address, a token's freeze lifted) may take days; bounded, so a run nobody
+ * attends to ends. The failed rows stay failed and listed after it (GET /admin/v1/payouts?status=failed).
+ */
+const RETRY_WINDOW_MS = 30 * 24 * 3600 * 1000;
+
+/** What the run does while it waits for a retry: the facts it receives meanwhile (late money) are handled. */
+export interface WhileWaiting {
+  pending(): boolean;
+  handle(): Promise<void>;
+}
+
+/**
+ * After a failed payout: waits, within the window, for POST /admin/v1/payouts/{id}/retry. The retry is
+ * an update this run accepts only while it waits; its handler reopens the failed rows (a local
+ * activity) before it answers, so the operator's call returns once the run has taken the retry on.
+ * Returns whether a retry came. A run that is not waiting has no handler: the update is refused.
+ */
+async function retryRequested(paymentId: string, whileWaiting?: WhileWaiting): Promise<boolean> {
+  let retried = false;
+  let lapsed = false;
+  setHandler(retryPayoutUpdate, async () => {
+    if (!retried) await reopening.reopenPayouts(paymentId);
+    retried = true;
+  });
+  const window = new CancellationScope();
+  void window
+    .run(() => sleep(RETRY_WINDOW_MS))
+    .then(
+      () => void (lapsed = true),
+      (err: unknown) => {
+        if (!isCancellation(err)) throw err;
+      },
+    );
+  while (!retried && !lapsed) {
+    await condition(() => retried || lapsed || (whileWaiting?.pending() ?? false));
+    if (!retried && !lapsed && whileWaiting?.pending()) await whileWaiting.handle();
+  }
+  setHandler(retryPayoutUpdate, undefined);
+  if (!lapsed) window.cancel();
+  return retried;
+}
+
+/**
+ * Pays out a completed session; `payment.settled` once the merchant's payout is confirmed. A failed
+ * payout waits for an operator's retry (retryRequested) instead of ending the run or retrying
+ * forever; the payment's other money is untouched meanwhile.
+ */
+export async function payOutSession(paymentId: string, feature: Feature = patched, inRun?: InRunDeliveries, whileWaiting?: WhileWaiting): Promise<PayoutOutcome> {
+  for (;;) {
+    const outcome = await sendPayouts({ session: paymentId }, undefined, feature);
+    if (outcome.settled) {
+      await emitAndDeliver((options) => events(feature).emitPaymentEvent(paymentId, 'completed', 'payment.settled', options), feature, inRun);
+      return outcome;
+    }
+    if (!(await retryRequested(paymentId, whileWaiting))) return outcome;
+  }
 }
 
 /** An exception's planned refund sent back on chain; `payment.refunded` once it is confirmed. */
@@ -80,7 +135,8 @@ export async function refundOnChain(exceptionId: string, payoutIds: string[]): P
 /**
  * A settled chain-verified simple order's payout to the customer's wallet (decisions §11).
  * `dispatched` runs once the transfer is broadcast (the order says payout_dispatched then), or once
- * the payout turned out impossible, so transaction.settled is sent exactly once either way.
+ * the payout failed, so transaction.settled is sent exactly once either way. A failed payout waits
+ * for an operator's retry, as a session's does.
  */
 export async function payOutOrder(code: string, dispatched: () => Promise<void>): Promise<PayoutOutcome> {
   let told = false;
@@ -89,7 +145,9 @@ export async function payOutOrder(code: string, dispatched: () => Promise<void>)
     told = true;
     await dispatched();
   };
-  const outcome = await sendPayouts({ order: code }, tell);
-  await tell();
-  return outcome;
+  for (;;) {
+    const outcome = await sendPayouts({ order: code }, tell);
+    await tell();
+    if (outcome.settled || !(await retryRequested(code))) return outcome;
+  }
 }

@@ -406,8 +406,12 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   // Decisions §11: the money a chain-verified completion proved is paid out from this run. Runs
   // recorded before payouts never take the 'payout' patch, so their histories replay unchanged.
   if ((status as PaymentStatus) === 'completed' && chainVerified && feature('payout')) {
-    await payOutSession(input.paymentId, feature, deliveries);
-    while (queue.length > 0) await apply(queue.shift()!);
+    // A failed payout waits for an operator's retry; facts arriving meanwhile are handled as they come.
+    const handleQueue = async () => {
+      while (queue.length > 0) await apply(queue.shift()!);
+    };
+    await payOutSession(input.paymentId, feature, deliveries, { pending: () => queue.length > 0, handle: handleQueue });
+    await handleQueue();
   }
   // The run ends once its deliveries are done; facts arriving meanwhile (a late success is money)
   // are handled as above. Runs without in-run deliveries skip this without a command.

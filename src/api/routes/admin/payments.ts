@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database } from '../../../db/client';
 import { findSession, type CheckoutSessionRow } from '../../../db/queries/checkout-sessions';
-import { listAllPayouts, type PayoutRow } from '../../../db/queries/payouts';
+import { listAllPayouts } from '../../../db/queries/payouts';
+import { payoutView, viewPayout } from '../../payouts/views';
 import { findTransaction, type TransactionRow } from '../../../db/queries/transactions';
 import { isFiatCurrency } from '../../../domain/currencies';
 import { notFound } from '../../../domain/errors';
@@ -39,51 +40,6 @@ const transactionSummary = z.object({
   failureReason: z.string().nullable(),
   completedAt: z.string().nullable(),
 });
-// Decisions §11: what operators need to follow a payout to the chain (never the signed bytes).
-const payoutView = z.object({
-  id: z.string(),
-  kind: z.enum(['merchant', 'commission', 'gas', 'refund', 'customer', 'network_fee']),
-  exceptionId: z.string().nullable().describe('The refunded exception (a refund and its gas); null for the settlement'),
-  status: z.enum(['planned', 'signed', 'broadcast', 'confirmed', 'failed']),
-  network: z.string(),
-  asset: z.string(),
-  from: z.string(),
-  to: z.string(),
-  amount: z.string().describe('Token micro units as a decimal (6 places), or wei for gas'),
-  nonce: z.number().int().nullable(),
-  txHash: z.string().nullable(),
-  replacedHashes: z.array(z.string()),
-  blockNumber: z.string().nullable(),
-  feeWei: z.string().nullable(),
-  failureReason: z.string().nullable(),
-  createdAt: z.string(),
-  broadcastAt: z.string().nullable(),
-  confirmedAt: z.string().nullable(),
-});
-
-function viewPayout(p: PayoutRow): z.infer<typeof payoutView> {
-  return {
-    id: p.id,
-    kind: p.kind,
-    exceptionId: p.exceptionId,
-    status: p.status,
-    network: p.network,
-    asset: p.asset,
-    from: p.fromAddress,
-    to: p.toAddress,
-    amount: p.kind === 'gas' ? p.amount : formatCrypto(BigInt(p.amount)),
-    nonce: p.nonce,
-    txHash: p.txHash,
-    replacedHashes: p.replacedHashes,
-    blockNumber: p.blockNumber,
-    feeWei: p.feeWei,
-    failureReason: p.failureReason,
-    createdAt: p.createdAt.toISOString(),
-    broadcastAt: iso(p.broadcastAt),
-    confirmedAt: iso(p.confirmedAt),
-  };
-}
-
 function viewPayment(s: CheckoutSessionRow): z.infer<typeof paymentView> {
   return {
     id: s.id,

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import type { PayoutRow } from '../../db/queries/payouts';
+import { formatCrypto } from '../../domain/money';
+
+// Decisions §11 and §14: a payout as operators see it (the admin payment view, the failed-payouts
+// queue): what they need to follow it to the chain, and why it failed. Never the signed bytes.
+
+export const PAYOUT_STATUSES = ['planned', 'signed', 'broadcast', 'confirmed', 'failed'] as const;
+
+export const payoutView = z.object({
+  id: z.string(),
+  paymentId: z.string().describe('The checkout session (SV_…) or simple order (transaction code) whose money it moves'),
+  kind: z.enum(['merchant', 'commission', 'gas', 'refund', 'customer', 'network_fee']),
+  exceptionId: z.string().nullable().describe('The refunded exception (a refund and its gas); null for the settlement'),
+  status: z.enum(PAYOUT_STATUSES),
+  network: z.string(),
+  asset: z.string(),
+  from: z.string(),
+  to: z.string(),
+  amount: z.string().describe('Token micro units as a decimal (6 places), or wei for gas'),
+  nonce: z.number().int().nullable(),
+  txHash: z.string().nullable(),
+  replacedHashes: z.array(z.string()),
+  blockNumber: z.string().nullable(),
+  feeWei: z.string().nullable(),
+  failureReason: z.string().nullable().describe('Why it failed (status failed): what the chain or the planner refused'),
+  createdAt: z.string(),
+  broadcastAt: z.string().nullable(),
+  confirmedAt: z.string().nullable(),
+});
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function viewPayout(p: PayoutRow): z.infer<typeof payoutView> {
+  return {
+    id: p.id,
+    paymentId: p.paymentId,
+    kind: p.kind,
+    exceptionId: p.exceptionId,
+    status: p.status,
+    network: p.network,
+    asset: p.asset,
+    from: p.fromAddress,
+    to: p.toAddress,
+    amount: p.kind === 'gas' ? p.amount : formatCrypto(BigInt(p.amount)),
+    nonce: p.nonce,
+    txHash: p.txHash,
+    replacedHashes: p.replacedHashes,
+    blockNumber: p.blockNumber,
+    feeWei: p.feeWei,
+    failureReason: p.failureReason,
+    createdAt: p.createdAt.toISOString(),
+    broadcastAt: iso(p.broadcastAt),
+    confirmedAt: iso(p.confirmedAt),
+  };
+}

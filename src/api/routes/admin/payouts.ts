@@ -1,0 +1,46 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { PAYOUT_STATUSES, payoutView, viewPayout } from '../../payouts/views';
+
+/** Operators (decisions §14): payouts across payments, failed ones first of all, and their retry. */
+const adminPayoutRoutes: FastifyPluginAsyncZod = async (app) => {
+  const tags = ['admin'];
+  const security = [{ adminToken: [] }];
+
+  app.get(
+    '/payouts',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Payouts across payments, oldest first; `status=failed` is the queue of payouts waiting for an operator (each with its reason)',
+        querystring: z.object({ status: z.enum(PAYOUT_STATUSES).optional(), limit: z.coerce.number().int().min(1).max(500).default(100) }),
+        response: { 200: z.object({ ok: z.literal(true), payouts: z.array(payoutView) }) },
+      },
+    },
+    async (request) => {
+      const rows = await app.payments.listPayouts(request.query.status, request.query.limit);
+      return { ok: true as const, payouts: rows.map(viewPayout) };
+    },
+  );
+
+  app.post(
+    '/payouts/:id/retry',
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          'Try a failed payout again once its cause is fixed: the payment’s workflow reopens it (a transfer that may be on chain is sent again as signed, never signed anew) and sends it. 409 unless it is failed',
+        params: z.object({ id: z.string() }),
+        response: { 200: z.object({ ok: z.literal(true), payout: payoutView }) },
+      },
+    },
+    async (request) => {
+      const payout = await app.payments.retryPayout(request.params.id);
+      return { ok: true as const, payout: viewPayout(payout) };
+    },
+  );
+};
+
+export default adminPayoutRoutes;

@@ -1,0 +1,48 @@
+import { findPayout, listPayoutsByStatus, type PayoutRow } from '../db/queries/payouts';
+import { listPaymentExceptions } from '../db/queries/payment-exceptions';
+import { AppError, notFound } from '../domain/errors';
+import { isPayoutId } from '../domain/ids';
+import { retryPayoutUpdate } from '../workflows/checkout-session/messages';
+import type { PaymentContext } from './context';
+import { callTemporal, WorkflowClosedError } from './temporal-call';
+
+// Decisions §14 "Payout failures": the operators' side. A failed payout is retried by the workflow
+// that owns the payment's settlement, never signed from here: the API only asks that run to try again.
+
+export async function listPayouts(ctx: PaymentContext, status: PayoutRow['status'] | undefined, limit: number): Promise<PayoutRow[]> {
+  return listPayoutsByStatus(ctx.db, status, limit);
+}
+
+/**
+ * The runs that may own a payment's settlement, in the order they are asked: the payment's own (a
+ * checkout session or simple order, id = payment id), then the runs of exceptions that accepted it
+ * (an accepted late or underpaid payment is paid out from the exception's run).
+ */
+async function settlementRuns(ctx: PaymentContext, paymentId: string): Promise<string[]> {
+  const accepted = (await listPaymentExceptions(ctx.db, paymentId)).filter((e) => e.status === 'accepted').map((e) => e.id);
+  return [paymentId, ...accepted];
+}
+
+/**
+ * Tries a failed payout again (POST /admin/v1/payouts/{id}/retry): the owning run, waiting after the
+ * failure, takes the retryPayout update, reopens the failed rows and sends them once more. 404 for an
+ * unknown payout; 409 unless it is failed, for an exception's refund (retried through its exception),
+ * or when no run waits any more (its retry window has passed).
+ */
+export async function retryPayout(ctx: PaymentContext, id: string): Promise<PayoutRow> {
+  const payout = isPayoutId(id) ? await findPayout(ctx.db, id) : undefined;
+  if (!payout) throw notFound('Payout');
+  if (payout.status !== 'failed') throw new AppError('Conflict', `This payout is ${payout.status}; only a failed payout can be retried.`);
+  if (payout.exceptionId) throw new AppError('Conflict', `This payout refunds exception ${payout.exceptionId}; a refund is retried through its exception.`);
+  for (const workflowId of await settlementRuns(ctx, payout.paymentId)) {
+    try {
+      await callTemporal(ctx.temporal, workflowId, () => ctx.temporal.workflow.getHandle(workflowId).executeUpdate(retryPayoutUpdate));
+      return (await findPayout(ctx.db, payout.id))!;
+    } catch (err) {
+      // Closed, or not waiting for a retry (no handler: the update is refused): the next candidate.
+      if (err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'Conflict')) continue;
+      throw err;
+    }
+  }
+  throw new AppError('Conflict', 'No run of this payment waits to retry its payout (its retry window has passed).');
+}
