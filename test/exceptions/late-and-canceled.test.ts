@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentExceptionEventSchema } from '../../src/api/webhook-schemas';
+import { PaymentStatusKey } from '../../src/workflows/search-attributes';
 import { sharedChain } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
@@ -65,6 +66,9 @@ describe('paid after expiry', () => {
     expect(a.json()).toMatchObject({ paymentStatus: 'completed', exception: { status: 'accepted' } });
     expect((await accept()).json()).toMatchObject({ paymentStatus: 'completed', exception: { status: 'accepted' } });
     expect((await sessionRow(ctx, id)).status).toBe('completed');
+    // The session's run closed at expiry; an operator searching for completed payments finds the exception's run.
+    const exceptionRun = await ctx.temporal.workflow.getHandle(event.exceptionId).describe();
+    expect(exceptionRun.typedSearchAttributes.get(PaymentStatusKey)).toBe('completed');
     // Resolved: the customer's page now says what the status says.
     expect((await http('GET', `${ctx.baseUrl}/pay/${id}`)).text).toContain('Payment received');
     const [tx] = await ctx.db.sql`select gross_micro, merchant_settlement_micro + platform_commission_micro as total from transactions where payment_id = ${id}`;

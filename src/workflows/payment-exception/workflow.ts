@@ -1,10 +1,11 @@
-import { allHandlersFinished, ApplicationFailure, condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ExceptionActivities } from '../../activities/exceptions';
 import type { PayoutActivities } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../../domain/refund-address';
 import { DATABASE_ACTIVITY } from '../activity-options';
 import { payOutSession, refundOnChain } from '../checkout-session/payout';
+import { PaymentStatusKey } from '../search-attributes';
 import { emitAndDeliver } from '../webhook-delivery/start';
 import {
   acceptUpdate,
@@ -62,6 +63,9 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
       const accepted = await records.acceptException(input.exceptionId);
       outcome = 'accepted';
       payoutDue = accepted.payout;
+      // The payment's own run has usually closed (accepted after expiry), and a closed run's
+      // attributes cannot change: this run carries the status an operator searches for.
+      if (accepted.completedNow && patched('payment-status-on-accept')) upsertSearchAttributes([{ key: PaymentStatusKey, value: accepted.paymentStatus }]);
       if (accepted.completedNow || accepted.paymentStatus === 'completed') await emitAndDeliver((options) => events.emitPaymentEvent(accepted.paymentId, 'completed', null, options));
       return { exceptionId: input.exceptionId, paymentId: accepted.paymentId, paymentStatus: accepted.paymentStatus };
     })();
