@@ -67,7 +67,7 @@ describe('test tokens on the dev chain', () => {
     ).rejects.toThrow(/NotMinter/);
   });
 
-  it("sees only its own network's tokens: a payment on base is not a polygon transfer", async () => {
+  it("names only its own network's tokens: on the shared dev chain, base's USDC is a contract polygon does not configure", async () => {
     const payer = await newPayer(chain);
     const deposit = randomAddress();
     await mint(chain, chain.tokens.base.USDC, payer.address, 5_000_000n);
@@ -75,8 +75,13 @@ describe('test tokens on the dev chain', () => {
     const range = { recipients: [deposit], fromBlock: receipt.blockNumber, toBlock: receipt.blockNumber };
     const polygon = clientFor(chain, 'polygon');
     const base = clientFor(chain, 'base');
-    expect(await readTransfers(polygon.publicClient, { network: 'polygon', tokens: polygon.tokens, ...range })).toEqual([]);
-    expect(await readTransfers(base.publicClient, { network: 'base', tokens: base.tokens, ...range })).toHaveLength(1);
+    // Every contract's transfers to the address are read (decisions §14: a wrong asset must be seen to be owned).
+    expect(await readTransfers(polygon.publicClient, { network: 'polygon', tokens: polygon.tokens, ...range })).toEqual([
+      expect.objectContaining({ network: 'polygon', asset: null, token: chain.tokens.base.USDC, amount: 5_000_000n }),
+    ]);
+    expect(await readTransfers(base.publicClient, { network: 'base', tokens: base.tokens, ...range })).toEqual([
+      expect.objectContaining({ network: 'base', asset: 'USDC', token: chain.tokens.base.USDC, amount: 5_000_000n }),
+    ]);
   });
 
   it('lets a derived deposit account sign: its money can be paid out (gas from elsewhere)', async () => {

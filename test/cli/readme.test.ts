@@ -121,7 +121,7 @@ const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, li
       // The payout empties the deposit address moments after completion: before it the gross is there, after it nothing.
       const balance = /on chain\s+(\d+\.\d{6}) USDC at the deposit address now/.exec(run.stdout)?.[1];
       expect([tx.grossAmount, '0.000000']).toContain(balance);
-      expect(run.stdout).toMatch(new RegExp(`logs\\s+${tx.depositTransactionHash ?? tx.transactionHash}:\\d+ ${tx.grossAmount.replace('.', '\\.')} block \\d+, \\d+ confirmations, credited`));
+      expect(run.stdout).toMatch(new RegExp(`logs\\s+${tx.depositTransactionHash ?? tx.transactionHash}:\\d+ ${tx.grossAmount.replace('.', '\\.')} USDC block \\d+, \\d+ confirmations, credited`));
     },
   },
   'deliveries list': {

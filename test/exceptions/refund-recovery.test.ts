@@ -1,61 +1,38 @@
-import type { ChildProcess } from 'node:child_process';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { encodeAbiParameters, keccak256, numberToHex, type Address } from 'viem';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ZERO_ADDRESS } from '../../src/domain/evm-address';
 import { temporalCallError } from '../../src/payments/temporal-call';
 import { refundUpdate } from '../../src/workflows/payment-exception/messages';
 import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
-import { adminHeaders, useTestApp } from '../support/harness';
+import { adminHeaders } from '../support/harness';
 import { eventually } from '../support/http';
 import { killHard } from '../support/processes';
-import { startReceiver } from '../support/receiver';
-import { startRpcTrapProxy } from '../support/rpc-trap-proxy';
+import { useRefundStack } from './refund-stack';
 import { exceptionsOf, pressPay, sessionRow, waitForStatus } from '../proof/support';
-import { merchantWithFreshWallet, openSession, ownTreasury, startWorkerVia } from '../payouts/support';
+import { merchantWithFreshWallet, openSession } from '../payouts/support';
 
 // Issue 26 (items 6 and 8): a refused or failed refund never blocks a later valid one, and every
 // answer is in the envelope (never a 500). Real chain (the run's anvil), real Temporal, a worker
 // process (worker.ts) reaching the chain through a JSON-RPC proxy that can act at an exact call.
-const own = ownTreasury();
-const ctx = useTestApp({ ...own.overrides, SESSION_TTL_SECONDS: '6', WEBHOOK_RETRY_BASE_SECONDS: '0.5' }, { listen: true, sandbox: true });
-const chain = own.chain;
-const token = chain.tokens.polygon.USDC;
-let proxy: Awaited<ReturnType<typeof startRpcTrapProxy>>;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const children: ChildProcess[] = [];
-beforeAll(async () => {
-  proxy = await startRpcTrapProxy(chain.rpcUrl);
-  receiver = await startReceiver();
-});
-afterEach(async () => {
-  for (const c of children.splice(0)) await killHard(c);
-});
-afterAll(async () => {
-  await proxy.close();
-  await receiver.close();
-});
-
-async function startWorker(): Promise<ChildProcess> {
-  const child = await startWorkerVia(ctx, proxy.url);
-  children.push(child);
-  return child;
-}
-
-const refund = (id: string, address: unknown) => ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${id}/refund`, headers: adminHeaders, payload: { address } });
-const refundedEvents = (id: string) => receiver.received.filter((d) => d.body.sessionId === id && d.body.event === 'payment.refunded');
+const stack = useRefundStack();
+const { ctx, chain, token, startWorker, refund } = stack;
+const refundedEvents = (id: string) => stack.receiver.received.filter((d) => d.body.sessionId === id && d.body.event === 'payment.refunded');
 
 /** A session that expired unpaid, then a customer's transfer to its deposit address: an open late exception. */
 async function lateException() {
   const m = await merchantWithFreshWallet(ctx);
-  const id = await openSession(ctx, m.apiKey, { webhookUrl: `${receiver.url}/hooks` });
+  const id = await openSession(ctx, m.apiKey, { webhookUrl: `${stack.receiver.url}/hooks` });
   const g = await pressPay(ctx, id);
   await waitForStatus(ctx, id, 'expired', 30_000);
   const { depositAddress } = await sessionRow(ctx, id);
   await payFromWallet(chain, token, depositAddress, g);
   await eventually(() => exceptionsOf(ctx, id), (rows) => rows.length === 1, 30_000, 'the late exception');
   const [row] = await ctx.db.sql`select id from payment_exceptions where payment_id = ${id}`;
-  return { id, g, depositAddress, exceptionId: row!.id as string };
+  const exceptionId = row!.id as string;
+  // The row is written first, its run started right after (by the session's run or the watcher).
+  await eventually(() => ctx.temporal.workflow.getHandle(exceptionId).describe().then(() => true, () => false), (started) => started, 20_000, 'the exception’s run');
+  return { id, g, depositAddress, exceptionId };
 }
 
 async function refundRows(exceptionId: string) {
@@ -138,7 +115,7 @@ describe('refused refund addresses', () => {
       ['another payment’s deposit address', other.depositAddress, 'deposit addresses'],
       ['the token contract', token, 'token contract'],
       ['another configured token contract', chain.tokens.ethereum.USDT, 'token contract'],
-      ['the treasury', own.treasury, 'treasury'],
+      ['the treasury', stack.treasury, 'treasury'],
     ];
     for (const [what, address, message] of refused) {
       const res = await refund(late.exceptionId, address);
@@ -156,7 +133,7 @@ describe('refused refund addresses', () => {
     for (const [address, message] of [
       [ZERO_ADDRESS, 'zero address'],
       ['0x52908400098527886E0F7030069857D2E4169Ee7', 'EIP-55 checksum'],
-      [own.treasury, 'treasury'],
+      [stack.treasury, 'treasury'],
       [late.depositAddress, 'deposit addresses'],
       [token, 'token contract'],
     ] as const) {
@@ -203,7 +180,7 @@ describe('refunds that cannot be made now', () => {
     const first = randomAddress();
     // The money leaves the deposit address just before the refund's signed transfer reaches the
     // node: it was planned (the estimate passed) and is mined, reverted.
-    proxy.arm({ method: 'eth_sendRawTransaction', matches: (p) => p.includes(first.slice(2).toLowerCase()), when: 'before', spring: () => setTokenBalance(late.depositAddress, 0n) });
+    stack.proxy.arm({ method: 'eth_sendRawTransaction', matches: (p) => p.includes(first.slice(2).toLowerCase()), when: 'before', spring: () => setTokenBalance(late.depositAddress, 0n) });
     expect((await refund(late.exceptionId, first)).statusCode).toBe(200);
     const failed = await eventually(() => refundRows(late.exceptionId), (rows) => rows.some((r) => r.kind === 'refund' && r.status === 'failed'), 60_000, 'the refund to fail');
     expect(failed.find((r) => r.kind === 'refund')).toMatchObject({ attempt: 1, to_address: first, failure_reason: expect.stringContaining('reverted') });

@@ -1,53 +1,27 @@
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { paymentRefundedEventSchema } from '../../src/api/webhook-schemas';
 import { ledgerAccount } from '../../src/domain/ledger';
 import { spawnOps } from '../cli/run-ops';
 import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
-import { ADMIN_TOKEN, adminHeaders, useTestApp } from '../support/harness';
+import { ADMIN_TOKEN, adminHeaders } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { killHard } from '../support/processes';
-import { startReceiver } from '../support/receiver';
-import { startRpcTrapProxy } from '../support/rpc-trap-proxy';
+import { useRefundStack } from './refund-stack';
 import { exceptionsOf, pressPay, sessionRow, waitForStatus } from '../proof/support';
-import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, startWorkerVia, unbalancedPostings } from '../payouts/support';
+import { ledgerBalance, merchantWithFreshWallet, openSession, unbalancedPostings } from '../payouts/support';
 
 // Decisions §12, refund: money that arrived after the checkout ended goes back on chain to the
 // address an operator gives, exactly once, through the payout machinery; the exception becomes
 // `refunded`, `payment.refunded` fires once, the ledger posts it and reconciles. A worker (worker.ts)
 // reaches the chain through a JSON-RPC proxy that can SIGKILL it in the middle of the refund.
-const own = ownTreasury();
-const ctx = useTestApp({ ...own.overrides, SESSION_TTL_SECONDS: '6', WEBHOOK_RETRY_BASE_SECONDS: '0.5' }, { listen: true, sandbox: true });
-const chain = own.chain;
-const token = chain.tokens.polygon.USDC;
-let proxy: Awaited<ReturnType<typeof startRpcTrapProxy>>;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const children: ChildProcess[] = [];
-beforeAll(async () => {
-  proxy = await startRpcTrapProxy(chain.rpcUrl);
-  receiver = await startReceiver();
-});
-afterEach(async () => {
-  for (const c of children.splice(0)) await killHard(c);
-});
-afterAll(async () => {
-  await proxy.close();
-  await receiver.close();
-});
-
-async function startWorker(): Promise<ChildProcess> {
-  const child = await startWorkerVia(ctx, proxy.url);
-  children.push(child);
-  return child;
-}
-
-const refund = (id: string, address: unknown) => ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${id}/refund`, headers: adminHeaders, payload: { address } });
-const eventsFor = (id: string, type: string) => receiver.received.filter((d) => d.body.sessionId === id && d.body.event === type);
+const stack = useRefundStack();
+const { ctx, chain, token, startWorker, refund } = stack;
+const eventsFor = (id: string, type: string) => stack.receiver.received.filter((d) => d.body.sessionId === id && d.body.event === type);
 
 /** A session that expired unpaid, then a customer's transfer to its deposit address: an open late exception. */
 async function lateException() {
   const m = await merchantWithFreshWallet(ctx);
-  const id = await openSession(ctx, m.apiKey, { webhookUrl: `${receiver.url}/hooks` });
+  const id = await openSession(ctx, m.apiKey, { webhookUrl: `${stack.receiver.url}/hooks` });
   const g = await pressPay(ctx, id);
   await waitForStatus(ctx, id, 'expired', 30_000);
   const { depositAddress } = await sessionRow(ctx, id);
@@ -136,9 +110,9 @@ describe('refunding an exception on chain', () => {
     let worker = await startWorker();
     const late = await lateException();
     const customer = randomAddress();
-    proxy.arm({ method: 'eth_sendRawTransaction', matches: (p) => p.includes(customer.slice(2).toLowerCase()), when: 'after', spring: () => killHard(worker) });
+    stack.proxy.arm({ method: 'eth_sendRawTransaction', matches: (p) => p.includes(customer.slice(2).toLowerCase()), when: 'after', spring: () => killHard(worker) });
     expect((await refund(late.exceptionId, customer)).statusCode).toBe(200);
-    await eventually(async () => proxy.armed(), (armed) => !armed, 60_000, 'the trap to spring');
+    await eventually(async () => stack.proxy.armed(), (armed) => !armed, 60_000, 'the trap to spring');
     expect(worker.exitCode !== null || worker.signalCode !== null).toBe(true);
     const [atKill] = (await refundRows(late.exceptionId)).filter((r) => r.kind === 'refund');
     expect(atKill!.status).not.toBe('confirmed');

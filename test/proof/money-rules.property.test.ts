@@ -79,6 +79,29 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 const ctx = useTestApp({ DUST_THRESHOLD_MICRO: DUST.toString() });
 
+/** A chain-verified USDC session on polygon whose G is fixed, as the direct rail leaves it. */
+function seedChainSession(id: string, merchantId: string, depositAddress: string) {
+  return insertCheckoutSession(ctx.db.db, {
+    id,
+    merchantId,
+    status: 'pending',
+    amountMinor: 2500n,
+    currency: 'USD',
+    countryCode: 'US',
+    destinationAsset: 'USDC',
+    network: 'polygon',
+    walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
+    commissionBps: 100,
+    provider: 'sandbox',
+    railType: 'crypto_transfer',
+    verification: 'chain',
+    depositAddress,
+    expectedGrossMicro: G,
+    workflowStarted: true,
+    expiresAt: new Date(Date.now() + 3600_000),
+  });
+}
+
 // Sequences fast-check found failing, kept as regular cases.
 const KEPT: { name: string; steps: Step[] }[] = [
   // Credits short of G were in no exception after a cancel (the run recorded the shortfall only at expiry).
@@ -99,25 +122,7 @@ describe('the rules as the worker runs them, over Postgres', () => {
     runSequence = async (steps) => {
         const id = newPaymentId();
         const depositAddress = randomAddress();
-        await insertCheckoutSession(ctx.db.db, {
-          id,
-          merchantId: merchant.id,
-          status: 'pending',
-          amountMinor: 2500n,
-          currency: 'USD',
-          countryCode: 'US',
-          destinationAsset: 'USDC',
-          network: 'polygon',
-          walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
-          commissionBps: 100,
-          provider: 'sandbox',
-          railType: 'crypto_transfer',
-          verification: 'chain',
-          depositAddress,
-          expectedGrossMicro: G,
-          workflowStarted: true,
-          expiresAt: new Date(Date.now() + 3600_000),
-        });
+        await seedChainSession(id, merchant.id, depositAddress);
         const sent: DepositFact[] = [];
         let status = 'pending';
         for (const [n, s] of steps.entries()) {
@@ -225,25 +230,7 @@ describe('the rules as the worker runs them, over Postgres', () => {
       const merchant = await createApprovedMerchant(ctx.app, { wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }] });
       const id = newPaymentId();
       const depositAddress = randomAddress();
-      await insertCheckoutSession(ctx.db.db, {
-        id,
-        merchantId: merchant.id,
-        status: 'pending',
-        amountMinor: 2500n,
-        currency: 'USD',
-        countryCode: 'US',
-        destinationAsset: 'USDC',
-        network: 'polygon',
-        walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
-        commissionBps: 100,
-        provider: 'sandbox',
-        railType: 'fiat_to_crypto',
-        verification: 'chain',
-        depositAddress,
-        expectedGrossMicro: G,
-        workflowStarted: true,
-        expiresAt: new Date(Date.now() + 3600_000),
-      });
+      await seedChainSession(id, merchant.id, depositAddress);
       const hash = `0x${randomBytes(32).toString('hex')}`;
       const claim = { eventId: `evt_${randomBytes(8).toString('hex')}`, providerPaymentId: 'pp_1', destinationAmount: '25.000000', transactionHash: hash };
       const log: DepositFact = {
