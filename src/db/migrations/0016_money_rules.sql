@@ -10,5 +10,5 @@ ALTER TABLE "payment_exceptions" ADD COLUMN "token" text;--> statement-breakpoin
 ALTER TABLE "payment_exceptions" ADD COLUMN "asset" text;--> statement-breakpoint
 ALTER TABLE "payouts" ADD COLUMN "attempt" integer DEFAULT 1 NOT NULL;--> statement-breakpoint
 ALTER TABLE "payouts" ADD CONSTRAINT "payouts_payment_kind_exception_attempt_unique" UNIQUE NULLS NOT DISTINCT("payment_id","kind","exception_id","attempt");--> statement-breakpoint
-ALTER TABLE "checkout_sessions" ADD CONSTRAINT "checkout_sessions_cancel_reason_check" CHECK ("checkout_sessions"."cancel_reason" is null or ("checkout_sessions"."status" = 'canceled' and "checkout_sessions"."cancel_reason" in ('customer', 'link_paid')));--> statement-breakpoint
+ALTER TABLE "checkout_sessions" ADD CONSTRAINT "checkout_sessions_cancel_reason_check" CHECK ("checkout_sessions"."cancel_reason" is null or "checkout_sessions"."cancel_reason" in ('customer', 'link_paid'));--> statement-breakpoint
 ALTER TABLE "payment_exceptions" ADD CONSTRAINT "payment_exceptions_amount_check" CHECK ("payment_exceptions"."amount_micro" > 0);

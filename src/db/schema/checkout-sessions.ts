@@ -48,7 +48,7 @@ export const checkoutSessions = pgTable(
     metadata: jsonb('metadata').notNull().default({}),
     providerPaymentId: text('provider_payment_id'),
     // Why a canceled session ended (decisions §14): the customer's Cancel, or another session of its
-    // payment link paid the link. Null for every other status, and for sessions canceled before it existed.
+    // payment link paid the link. Null for a session never canceled; kept if late money of a canceled one is accepted.
     cancelReason: text('cancel_reason', { enum: CANCEL_REASONS }),
     // Plugin sessions: the connected site whose endpoint and secret get the deliveries.
     siteId: text('site_id'),
@@ -70,6 +70,8 @@ export const checkoutSessions = pgTable(
     index('checkout_sessions_merchant_idx').on(t.merchantId, t.createdAt),
     index('checkout_sessions_review_idx').on(t.reviewFlag).where(sql`${t.reviewFlag} is not null`),
     check('checkout_sessions_amount_check', sql`${t.amountMinor} > 0`),
-    check('checkout_sessions_cancel_reason_check', sql`${t.cancelReason} is null or (${t.status} = 'canceled' and ${t.cancelReason} in ('customer', 'link_paid'))`),
+    // Not tied to the status: a canceled session whose late money an operator accepts becomes
+    // completed, and why it was canceled stays part of its story (the lookup shows it while canceled).
+    check('checkout_sessions_cancel_reason_check', sql`${t.cancelReason} is null or ${t.cancelReason} in ('customer', 'link_paid')`),
   ],
 );
