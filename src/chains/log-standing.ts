@@ -73,3 +73,15 @@ export function logStanding(stored: StoredLog, node: NodeView): LogStanding {
   if (node.blockHashAtHeight === null) return { kind: 'unknown' };
   return same(node.blockHashAtHeight, stored.blockHash) ? { kind: 'unknown' } : { kind: 'gone' };
 }
+
+/**
+ * A transaction of ours (a payout) recorded as mined at `blockNumber`: whether the node still has it.
+ * Gone needs the same proof as a log: no receipt anywhere, and the node's block at that height is
+ * there without it. A node behind that height, or one holding the transaction without its receipt,
+ * says nothing: a payout is never sent on a node's silence alone.
+ */
+export function transactionStanding(hash: string, node: { hasReceipt: boolean; transactionsAtHeight: readonly string[] | null }): 'mined' | 'gone' | 'unknown' {
+  if (node.hasReceipt) return 'mined';
+  if (node.transactionsAtHeight === null) return 'unknown';
+  return node.transactionsAtHeight.some((t) => same(t, hash)) ? 'unknown' : 'gone';
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { logStanding, receiptHolds, type ReceiptLog, type StoredLog } from '../../src/chains/log-standing';
+import { logStanding, receiptHolds, transactionStanding, type ReceiptLog, type StoredLog } from '../../src/chains/log-standing';
 
 // Issue 26 item 10: where a credited log stands after the chain changed under it (pure).
 
@@ -45,5 +45,15 @@ describe('logStanding', () => {
     expect(receiptHolds([transferLog()], stored)).toBe(true);
     expect(receiptHolds([transferLog({ topics: ['0x01', word(to), word(to)] })], stored)).toBe(false);
     expect(receiptHolds([transferLog({ data: '0x' })], stored)).toBe(false);
+  });
+});
+
+describe('transactionStanding', () => {
+  it('is mined with a receipt, gone when its old height holds a block without it, unknown otherwise', () => {
+    expect(transactionStanding('0xAA', { hasReceipt: true, transactionsAtHeight: null })).toBe('mined');
+    expect(transactionStanding('0xAA', { hasReceipt: false, transactionsAtHeight: ['0xbb'] })).toBe('gone');
+    expect(transactionStanding('0xAA', { hasReceipt: false, transactionsAtHeight: [] })).toBe('gone');
+    expect(transactionStanding('0xAA', { hasReceipt: false, transactionsAtHeight: ['0xaa'] })).toBe('unknown');
+    expect(transactionStanding('0xAA', { hasReceipt: false, transactionsAtHeight: null })).toBe('unknown');
   });
 });
