@@ -51,6 +51,7 @@ async function main() {
     networks: config.chains.networks,
     log: (message) => logger.warn(message),
     lateDeposits: { watchHours: config.chains.lateDepositWatchHours, taskQueue: config.temporal.taskQueue, dustThresholdMicro: config.chains.dustThresholdMicro },
+    reorgs: { windowHours: config.chains.reorgWatchHours, chains: config.chains, taskQueue: config.temporal.taskQueue },
   });
   const stop = () => void worker.shutdown();
   process.once('SIGINT', stop);

@@ -136,6 +136,13 @@ const envSchema = z.object({
   // still arrives becomes a late (or duplicate) exception. 7 days: longer than a slow bank transfer
   // behind an on-ramp or a customer's retry from their wallet history.
   LATE_DEPOSIT_WATCH_HOURS: z.coerce.number().min(0).max(24 * 365).default(168),
+  // Issue 26 item 10: how long after it was credited a log (and after it was confirmed a payout) is
+  // re-checked against the chain, for a reorg deeper than the confirmations. By time, not blocks, so
+  // one value fits every network. 24 hours: far past the deepest reorgs seen on the supported
+  // networks (minutes on Polygon, Ethereum final after about 13 minutes) and past the hours an L2's
+  // batch may wait for L1 before it is final; each pass reads at most a few hundred receipts per
+  // network in batched requests. 0 turns the re-check off.
+  REORG_WATCH_HOURS: z.coerce.number().min(0).max(24 * 30).default(24),
   // Decisions §14: below this (micro units of the token that arrived) a transfer to an ended
   // payment, or of a token other than the payment's, is recorded and nothing more. 10,000 = 0.01 of a
   // 6-decimal stablecoin: less than any supported network charges in gas to send it back, and the
@@ -225,6 +232,8 @@ export interface ChainSettings {
   allowUnverifiedNetworks: boolean;
   providerProofTimeoutSeconds: number;
   lateDepositWatchHours: number;
+  /** REORG_WATCH_HOURS: credits and payouts re-checked this long after confirmation (0: never). */
+  reorgWatchHours: number;
   /** DUST_THRESHOLD_MICRO (zero-value transfers are dust whatever it says). */
   dustThresholdMicro: bigint;
 }
@@ -334,6 +343,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       allowUnverifiedNetworks: e.ALLOW_UNVERIFIED_NETWORKS,
       providerProofTimeoutSeconds: e.PROVIDER_PROOF_TIMEOUT_SECONDS,
       lateDepositWatchHours: e.LATE_DEPOSIT_WATCH_HOURS,
+      reorgWatchHours: e.REORG_WATCH_HOURS,
       dustThresholdMicro: e.DUST_THRESHOLD_MICRO,
     },
     logLevel: e.LOG_LEVEL,

@@ -67,7 +67,12 @@ interface BatchLookups {
   signerOf(payout: PayoutRow): Promise<LocalAccount>;
 }
 
-export function createPayoutActivities({ db, chains: settings }: { db: Database; chains: ChainSettings }) {
+/**
+ * The steps of a payout (sign, broadcast, confirm, mark reverted), each deciding from the stored row:
+ * the activities below run them for a workflow, and the watcher's reorg re-check (payout-reorgs.ts)
+ * runs the same broadcast for a payout whose block left the chain.
+ */
+export function payoutSteps({ db, chains: settings }: { db: Database; chains: ChainSettings }) {
   const chains = payoutChains(settings);
 
   function batchLookups(): BatchLookups {
@@ -183,6 +188,12 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
     });
     return new RevertedPayout(row.id, reason, marked);
   }
+
+  return { chains, batchLookups, sign, broadcast, confirm, markReverted };
+}
+
+export function createPayoutActivities({ db, chains: settings }: { db: Database; chains: ChainSettings }) {
+  const { chains, batchLookups, sign, broadcast, confirm, markReverted } = payoutSteps({ db, chains: settings });
 
   /**
    * The receipt decides: confirmed once it has the network's confirmations (ledger postings and,

@@ -124,6 +124,7 @@ export async function broadcastSigned(client: ChainClient, signedTx: Hex): Promi
 export interface PayoutReceipt {
   status: 'success' | 'reverted';
   blockNumber: bigint;
+  blockHash: Hash;
   confirmations: bigint;
   feeWei: bigint;
 }
@@ -136,6 +137,7 @@ export async function receiptOf(client: ChainClient, hash: Hash): Promise<Payout
     return {
       status: receipt.status,
       blockNumber: receipt.blockNumber,
+      blockHash: receipt.blockHash,
       confirmations: head - receipt.blockNumber + 1n,
       feeWei: receipt.gasUsed * receipt.effectiveGasPrice,
     };

@@ -182,3 +182,40 @@ export function payoutRevertedFee(p: { id: string; paymentId: string; kind: Conf
     ],
   });
 }
+
+/**
+ * Issue 26 item 10: a confirmed payout whose block left the chain (a reorg deeper than the
+ * confirmations) keeps its postings, as the same signed transaction is sent again; once that
+ * transaction is mined again, what differs is posted beside them. Its fee may differ (the new block's
+ * base fee): the difference, under the new block's hash. Reverted in its new block, it moved nothing
+ * after all: the transfer's posting is undone (its sender still holds the money), and the fee is what
+ * the reverted transaction cost.
+ */
+export function payoutMinedAgain(
+  p: ConfirmedPayout & { postedFeeWei: bigint; blockHash: string; status: 'success' | 'reverted' },
+  treasury: string,
+): Posting[] {
+  const base = { network: p.network, paymentId: p.paymentId, txHash: p.txHash };
+  const payer = p.kind === 'gas' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
+  const postings: Posting[] = [];
+  if (p.status === 'reverted') {
+    const debit = debitOf(p, treasury);
+    const credit = p.kind === 'gas' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
+    postings.push(balanced({ ...base, postingId: `payout:${p.id}:undone`, asset: p.asset, lines: [{ account: credit, amount: p.amount }, { account: debit, amount: -p.amount }] }));
+  }
+  const delta = p.feeWei - p.postedFeeWei;
+  if (delta !== 0n) {
+    postings.push(
+      balanced({
+        ...base,
+        postingId: `fee:${p.id}:${p.blockHash.toLowerCase()}`,
+        asset: NATIVE_ASSET,
+        lines: [
+          { account: ledgerAccount.gasExpense, amount: delta },
+          { account: payer, amount: -delta },
+        ],
+      }),
+    );
+  }
+  return postings;
+}

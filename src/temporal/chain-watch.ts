@@ -8,6 +8,7 @@ import type { Database } from '../db/client';
 import { findDepositOwners, listOpenDepositAddresses, listRecentlyEndedDepositAddresses, loadCursor, saveCursor } from '../db/queries/chain-credits';
 import { holdAdvisoryLease } from '../db/advisory-lease';
 import { recordClosedRunDeposit, type LateDepositSettings } from './late-deposits';
+import { createReorgCheck, type ReorgWatchSettings } from './reorg-watch';
 import type { DepositFact } from '../domain/deposit-fact';
 import { depositSignal } from '../workflows/checkout-session/messages';
 
@@ -32,6 +33,8 @@ export interface ChainWatchDeps {
   log?: (message: string) => void;
   /** Decisions §12: ended sessions' addresses stay watched this long; without it only open ones are. */
   lateDeposits?: LateDepositSettings;
+  /** Issue 26 item 10: credits and payouts re-checked after confirmation (reorg-watch.ts); without it they never are. */
+  reorgs?: ReorgWatchSettings;
   /** After each scan: where the network's head and the watcher's confirmed cursor stand (watcher lag = head − confirmedThrough). */
   onScan?: (network: string, position: { head: bigint; confirmedThrough: bigint }) => void;
   onLease?: (network: string, event: 'acquired' | 'lost' | 'released') => void;
@@ -91,6 +94,10 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
     addresses: async () => (await watchedAddresses(deps, endpoint.network)).map((r) => r.address as Address),
   });
 
+  const reorgs = deps.reorgs && deps.reorgs.windowHours > 0 ? deps.reorgs : null;
+  const checkReorgs = reorgs ? createReorgCheck({ db, temporal: deps.temporal, settings: reorgs, client, log }) : null;
+  let lastReorgCheck = 0;
+
   let cursor: WatchCursor | null = null;
   while (!signal.aborted) {
     let caughtUp = true;
@@ -112,6 +119,22 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
       caughtUp = result.caughtUp;
     } catch (err) {
       log(`chain watcher ${endpoint.network}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (checkReorgs && cursor && Date.now() - lastReorgCheck >= (reorgs?.intervalMs ?? 30_000)) {
+      lastReorgCheck = Date.now();
+      try {
+        const { lowestChanged } = await checkReorgs();
+        // Blocks at or below the cursor are never read again: after a reorg deeper than the
+        // confirmations, the watcher reads again from the lowest height where a credited log's block
+        // was replaced, so a transfer mined again (or for the first time) at those heights is seen.
+        if (lowestChanged !== null && lowestChanged <= cursor.confirmedThrough) {
+          cursor = { confirmedThrough: lowestChanged - 1n, pending: cursor.pending };
+          await saveCursor(db, endpoint.network, JSON.stringify(cursorToJson(cursor)));
+          caughtUp = false;
+        }
+      } catch (err) {
+        log(`chain watcher ${endpoint.network}: reorg check: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
     if (caughtUp) await sleep(interval, signal);
   }

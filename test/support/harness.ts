@@ -175,6 +175,7 @@ export function startTestWatchers(ctx: Pick<TestContext, 'config' | 'db' | 'temp
     pollIntervalMs: 200,
     lease: { retryMs: 300, heartbeatMs: 500 },
     lateDeposits: { watchHours: ctx.config.chains.lateDepositWatchHours, taskQueue: ctx.config.temporal.taskQueue, dustThresholdMicro: ctx.config.chains.dustThresholdMicro },
+    reorgs: { windowHours: ctx.config.chains.reorgWatchHours, chains: ctx.config.chains, taskQueue: ctx.config.temporal.taskQueue, intervalMs: 500 },
     ...overrides,
   });
 }

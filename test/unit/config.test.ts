@@ -103,6 +103,7 @@ describe('config: chains (decisions §11)', () => {
       allowUnverifiedNetworks: false,
       providerProofTimeoutSeconds: 3600,
       lateDepositWatchHours: 168,
+      reorgWatchHours: 24,
       dustThresholdMicro: 10_000n,
     });
   });

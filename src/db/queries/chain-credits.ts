@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { chainCredits, chainCursors, checkoutSessions, simpleOrders } from '../schema';
 import { findDepositAddresses } from './deposit-addresses';
@@ -182,4 +182,29 @@ export async function saveCursor(db: DatabaseOrTransaction, network: string, cur
     .insert(chainCursors)
     .values({ network, ...values })
     .onConflictDoUpdate({ target: chainCursors.network, set: { ...values, updatedAt: sql`now()` } });
+}
+
+/**
+ * Issue 26 item 10: the network's logs that count (credited, or an exception's wrong asset) recorded
+ * within the last `hours`, highest block first (the freshest are the likeliest to be taken back), at
+ * most `limit`: what the watcher re-checks against the chain after their confirmation.
+ */
+export async function listRecentCredits(db: DatabaseOrTransaction, network: string, hours: number, limit: number): Promise<ChainCreditRow[]> {
+  if (hours <= 0) return [];
+  return db
+    .select()
+    .from(chainCredits)
+    .where(and(eq(chainCredits.network, network), inArray(chainCredits.state, ['credited', 'wrong_asset']), sql`${chainCredits.createdAt} > now() - make_interval(secs => ${hours * 3600})`))
+    .orderBy(desc(chainCredits.blockNumber), chainCredits.logIndex)
+    .limit(limit);
+}
+
+/** The same log, mined again in another block after a reorg: it keeps its state with the new block. */
+export async function moveCredit(db: DatabaseOrTransaction, key: { network: string; transactionHash: string; logIndex: number }, block: { blockNumber: bigint; blockHash: string }): Promise<void> {
+  await db
+    .update(chainCredits)
+    .set({ blockNumber: block.blockNumber, blockHash: block.blockHash, updatedAt: sql`now()` })
+    .where(
+      and(eq(chainCredits.network, key.network), eq(chainCredits.transactionHash, key.transactionHash.toLowerCase()), eq(chainCredits.logIndex, key.logIndex), ne(chainCredits.state, 'removed')),
+    );
 }

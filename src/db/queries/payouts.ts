@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { chainCredits, payoutNonces, payouts } from '../schema';
 
@@ -100,19 +100,34 @@ export async function updatePayout(db: DatabaseOrTransaction, id: string, change
 /**
  * The sender's next nonce, taken under the allocator row's lock (held until the caller's transaction
  * commits, with the signed payout stored in it). `chainNext` is the chain's pending count: a nonce
- * the chain has already used (another wallet sending from the same key) is never handed out. One
- * statement: the upsert locks the row, takes max(stored, chainNext) and stores the one after it.
+ * the chain has already used (another wallet sending from the same key) is never handed out.
+ *
+ * The stored counter may run ahead of the chain: a reorg deeper than the confirmations took mined
+ * payouts back (issue 26 item 10). A nonce at or above `chainNext` is still held only by a signed
+ * payout of ours (mined nowhere yet, to be sent or re-sent with its bytes); above the highest such
+ * one, the nonces are nobody's, and a new payout signed there would wait behind the gap forever. So
+ * the next nonce is the chain's count, or one past the highest nonce our rows still hold above it.
  */
 export async function allocateNonce(tx: DatabaseOrTransaction, input: { network: string; sender: string; chainNext: number }): Promise<number> {
-  const [row] = await tx
-    .insert(payoutNonces)
-    .values({ network: input.network, sender: input.sender, nextNonce: input.chainNext + 1 })
-    .onConflictDoUpdate({
-      target: [payoutNonces.network, payoutNonces.sender],
-      set: { nextNonce: sql`greatest(${payoutNonces.nextNonce}, ${input.chainNext}) + 1`, updatedAt: new Date() },
-    })
-    .returning({ next: payoutNonces.nextNonce });
-  return row!.next - 1;
+  await tx.insert(payoutNonces).values({ network: input.network, sender: input.sender, nextNonce: input.chainNext }).onConflictDoNothing();
+  const [locked] = await tx
+    .select({ next: payoutNonces.nextNonce })
+    .from(payoutNonces)
+    .where(and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender)))
+    .for('update');
+  let nonce = Math.max(locked!.next, input.chainNext);
+  if (locked!.next > input.chainNext) {
+    const [held] = await tx
+      .select({ highest: sql<number | null>`max(${payouts.nonce})` })
+      .from(payouts)
+      .where(and(eq(payouts.network, input.network), eq(payouts.fromAddress, input.sender), gte(payouts.nonce, input.chainNext)));
+    nonce = held?.highest === null || held?.highest === undefined ? input.chainNext : Number(held.highest) + 1;
+  }
+  await tx
+    .update(payoutNonces)
+    .set({ nextNonce: nonce + 1, updatedAt: new Date() })
+    .where(and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender)));
+  return nonce;
 }
 
 /** Payouts in a status, oldest first (operators, reconciliation). */
@@ -205,4 +220,52 @@ export async function reopenFailedSettlement(db: DatabaseOrTransaction, paymentI
     })
     .where(and(eq(payouts.paymentId, paymentId), isNull(payouts.exceptionId), eq(payouts.status, 'failed')))
     .returning();
+}
+
+/**
+ * Issue 26 item 10: the network's payouts confirmed within the last `hours` (still `confirmed`, or
+ * set back to `broadcast` after their block left the chain: `confirmed_at` stays set, as their ledger
+ * postings do), in sending order per sender (gas first, then by nonce), at most `limit`.
+ */
+export async function listRecentlyConfirmedPayouts(db: DatabaseOrTransaction, network: string, hours: number, limit: number): Promise<PayoutRow[]> {
+  if (hours <= 0) return [];
+  return db
+    .select()
+    .from(payouts)
+    .where(
+      and(
+        eq(payouts.network, network),
+        inArray(payouts.status, ['confirmed', 'broadcast']),
+        isNotNull(payouts.signedTx),
+        isNotNull(payouts.confirmedAt),
+        sql`${payouts.confirmedAt} > now() - make_interval(secs => ${hours * 3600})`,
+      ),
+    )
+    .orderBy(KIND_ORDER, asc(payouts.nonce))
+    .limit(limit);
+}
+
+/**
+ * A confirmed payout whose transaction left the chain with its block: `broadcast` again, with the same
+ * signed bytes (one nonce, one hash: it can be mined once at most). `confirmed_at` and the ledger
+ * postings of its confirmation stay: the same transaction is what goes out. Only from `confirmed` with
+ * this hash, so one caller reopens it.
+ */
+export async function reopenReorgedPayout(db: DatabaseOrTransaction, id: string, txHash: string): Promise<PayoutRow | undefined> {
+  const [row] = await db
+    .update(payouts)
+    .set({ status: 'broadcast' })
+    .where(and(eq(payouts.id, id), eq(payouts.txHash, txHash), eq(payouts.status, 'confirmed')))
+    .returning();
+  return row;
+}
+
+/** A reopened payout (broadcast, confirmed before) still carrying `txHash`, under lock: one caller settles its transaction mined again. */
+export async function lockReopenedPayout(tx: DatabaseOrTransaction, id: string, txHash: string): Promise<PayoutRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(payouts)
+    .where(and(eq(payouts.id, id), eq(payouts.txHash, txHash), eq(payouts.status, 'broadcast'), isNotNull(payouts.confirmedAt)))
+    .for('update');
+  return row;
 }

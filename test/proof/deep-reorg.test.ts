@@ -1,0 +1,193 @@
+import { createWalletClient, encodeFunctionData, http as viemHttp, parseEther, type Hash, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settlementKeys } from '../../src/chains/derivation';
+import { devChain } from '../../src/chains/dev-accounts';
+import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
+import { testTokenAbi } from '../../src/chains/test-token-artifact';
+import { devChainVariables } from '../../src/chains/test-tokens';
+import { allocateNonce } from '../../src/db/queries/payouts';
+import { payouts as payoutsTable } from '../../src/db/schema';
+import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
+import { balanceOf, mint, newPayer, pay, privateChain, randomAddress, type TestChain } from '../support/chain';
+import { useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
+import { startReceiver } from '../support/receiver';
+import { merchantWithFreshWallet, openSession, payoutsOf, unbalancedPostings, waitForPayouts } from '../payouts/support';
+import { creditsOf, exceptionsOf, pressPay, sessionRow, settle, waitForStatus } from './support';
+
+// Issue 26 item 10: a reorg deeper than the confirmations (1 on the dev chain), on a private anvil
+// rewound with snapshot and revert. The watcher's re-check takes the credit back (a `reorged`
+// exception, announced), pays nothing twice (the payouts' same signed bytes are sent again), and
+// a sender's nonce gap is filled without anyone's help.
+const overrides: Record<string, string> = {};
+let chain: TestChain & { stop(): Promise<void> };
+const treasury = settlementKeys(DEV_SETTLEMENT_MNEMONIC).treasury.address;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+beforeAll(async () => {
+  chain = await privateChain();
+  Object.assign(overrides, devChainVariables(chain.rpcUrl, DEV_CHAIN_ID, chain.tokens));
+  await chain.control.setBalance({ address: treasury, value: parseEther('100') });
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver?.close();
+  await chain?.stop();
+});
+const ctx = useTestApp(overrides, { listen: true, sandbox: true, worker: true });
+
+const statusesOf = async (id: string) => (await payoutsOf(ctx, id)).map((p) => `${p.kind}:${p.status}`);
+
+/** A deposit from a fresh wallet, signed first so that the very same transaction can be mined again after the revert. */
+async function signedDeposit(to: Hex, amount: bigint) {
+  const payer = await newPayer(chain);
+  await mint(chain, chain.tokens.polygon.USDC, payer.address, amount);
+  const wallet = createWalletClient({ account: payer, chain: devChain(chain.rpcUrl), transport: viemHttp(chain.rpcUrl) });
+  const data = encodeFunctionData({ abi: testTokenAbi, functionName: 'transfer', args: [to, amount] });
+  return wallet.signTransaction(await wallet.prepareTransactionRequest({ to: chain.tokens.polygon.USDC, data, gas: 100_000n }));
+}
+
+describe('a reorg deeper than the confirmations', () => {
+  it('takes a completed payment’s credit back as one reorged exception, announced, and pays nothing twice', async () => {
+    const token = chain.tokens.polygon.USDC;
+    const m = await merchantWithFreshWallet(ctx, 150);
+    const id = await openSession(ctx, m.apiKey, { webhookUrl: `${receiver.url}/hooks` });
+    const g = await pressPay(ctx, id);
+    const { depositAddress } = await sessionRow(ctx, id);
+    const payer = await newPayer(chain);
+    await mint(chain, token, payer.address, g);
+    const snapshot = await chain.control.snapshot();
+
+    const deposit = await pay(chain, payer, token, depositAddress, g);
+    await waitForStatus(ctx, id, 'completed');
+    const paid = await waitForPayouts(ctx, id);
+    expect(paid.map((p) => p.kind)).toEqual(['gas', 'merchant', 'commission']);
+    expect(await balanceOf(chain, token, m.wallet)).toBeGreaterThan(0n);
+    const headBefore = await chain.publicClient.getBlockNumber();
+
+    // Every block from the deposit on leaves the chain; the new chain grows past the old one.
+    await chain.control.revert({ id: snapshot });
+    await chain.control.mine({ blocks: Number(headBefore - (await chain.publicClient.getBlockNumber())) + 2 });
+
+    await eventually(() => creditsOf(ctx, id), (c) => c.length === 1 && c[0]!.state === 'removed', 20_000, 'the credit to be removed');
+    const [exception, ...others] = await eventually(() => exceptionsOf(ctx, id), (e) => e.some((x) => x.kind === 'reorged'), 20_000, 'a reorged exception');
+    expect(others).toEqual([]);
+    expect(exception).toMatchObject({ kind: 'reorged', amount: g, status: 'open' });
+    expect(exception!.references).toMatchObject({ transactionHash: deposit.transactionHash.toLowerCase(), blockHash: deposit.blockHash.toLowerCase(), blockNumber: deposit.blockNumber.toString(), paymentStatus: 'completed' });
+    const announced = await eventually(
+      async () => receiver.received.filter((d) => d.body.event === 'payment.exception'),
+      (d) => d.length >= 1,
+      20_000,
+      'payment.exception',
+    );
+    expect(announced[0]!.body).toMatchObject({ kind: 'reorged', amount: expect.any(String), sessionId: id });
+
+    // The payouts' own transactions are sent again, as they were signed. The treasury's gas goes out
+    // again; the deposit address's transfers are mined reverted: the deposit left with the reorg, so
+    // there is nothing to send. Nothing is planned or signed anew.
+    const after = await eventually(
+      () => payoutsOf(ctx, id),
+      (ps) => ps.every((p) => p.status === 'confirmed' || p.status === 'failed') && ps.some((p) => p.status === 'failed'),
+      30_000,
+      'the payouts sent again to settle',
+    );
+    expect(after.map((p) => [p.kind, p.txHash, p.nonce])).toEqual(paid.map((p) => [p.kind, p.txHash, p.nonce]));
+    expect(after.map((p) => `${p.kind}:${p.status}`)).toEqual(['gas:confirmed', 'merchant:failed', 'commission:failed']);
+    for (const p of after) {
+      const receipt = await chain.publicClient.getTransactionReceipt({ hash: p.txHash as Hash });
+      expect(receipt.status).toBe(p.kind === 'gas' ? 'success' : 'reverted');
+    }
+    expect(await balanceOf(chain, token, m.wallet)).toBe(0n);
+    expect((await sessionRow(ctx, id)).status).toBe('completed');
+    const undone = await ctx.db.sql`select posting_id from ledger_entries where payment_id = ${id} and posting_id like '%:undone' group by posting_id order by posting_id`;
+    expect(undone.map((r) => r.posting_id)).toEqual([`payout:${after[1]!.id}:undone`, `payout:${after[2]!.id}:undone`].sort());
+    expect(await unbalancedPostings(ctx)).toEqual([]);
+
+    // Later passes change nothing: one exception, one event.
+    await settle(1500);
+    expect((await exceptionsOf(ctx, id)).length).toBe(1);
+    expect(receiver.received.filter((d) => d.body.event === 'payment.exception').length).toBe(1);
+    expect(await statusesOf(id)).toEqual(['gas:confirmed', 'merchant:failed', 'commission:failed']);
+  }, 120_000);
+
+  it('sends the same payouts again when their blocks leave the chain, and a later payout of the treasury goes out behind the gap', async () => {
+    const token = chain.tokens.polygon.USDC;
+    const m = await merchantWithFreshWallet(ctx, 150);
+    const a = await openSession(ctx, m.apiKey);
+    const g = await pressPay(ctx, a);
+    const signed = await signedDeposit((await sessionRow(ctx, a)).depositAddress, g);
+    const snapshot = await chain.control.snapshot();
+    const first = await chain.publicClient.waitForTransactionReceipt({ hash: await chain.publicClient.sendRawTransaction({ serializedTransaction: signed }), pollingInterval: 50 });
+    await waitForStatus(ctx, a, 'completed');
+    const paid = await waitForPayouts(ctx, a);
+    const headBefore = await chain.publicClient.getBlockNumber();
+    const treasuryNonce = await chain.publicClient.getTransactionCount({ address: treasury });
+
+    // The chain goes back below A's payouts (and its deposit). In one block: a plain transfer, then
+    // the same deposit: same transaction and log, another block. The treasury's nonce on chain is now
+    // below what Postgres has handed out.
+    await chain.control.revert({ id: snapshot });
+    await chain.control.setAutomine(false);
+    const filler = await newPayer(chain);
+    const fillerWallet = createWalletClient({ account: filler, chain: devChain(chain.rpcUrl), transport: viemHttp(chain.rpcUrl) });
+    await fillerWallet.sendTransaction({ to: randomAddress(), value: 1n });
+    await chain.publicClient.sendRawTransaction({ serializedTransaction: signed });
+    await chain.control.mine({ blocks: 1 });
+    await chain.control.setAutomine(true);
+    const again = await chain.publicClient.getTransactionReceipt({ hash: first.transactionHash });
+    expect(again.blockHash).not.toBe(first.blockHash);
+    expect(await chain.publicClient.getTransactionCount({ address: treasury })).toBeLessThan(treasuryNonce);
+
+    // B is paid now: its gas comes from the treasury, behind A's gas whose block left the chain.
+    const b = await openSession(ctx, m.apiKey);
+    const gb = await pressPay(ctx, b);
+    const { depositAddress: bAddress } = await sessionRow(ctx, b);
+    const bPayer = await newPayer(chain);
+    await mint(chain, token, bPayer.address, gb);
+    await pay(chain, bPayer, token, bAddress, gb);
+    if ((await chain.publicClient.getBlockNumber()) <= headBefore) await chain.control.mine({ blocks: Number(headBefore - (await chain.publicClient.getBlockNumber())) + 1 });
+    await waitForStatus(ctx, b, 'completed');
+    const bPaid = await waitForPayouts(ctx, b);
+
+    // A: the credit followed its transaction to the new block, no exception; its payouts were sent
+    // again, the same transactions, and are confirmed in new blocks.
+    const [credit] = await ctx.db.sql`select state, block_hash from chain_credits where payment_id = ${a}`;
+    expect(credit).toMatchObject({ state: 'credited', block_hash: again.blockHash.toLowerCase() });
+    expect(await exceptionsOf(ctx, a)).toEqual([]);
+    const aAfter = await eventually(() => payoutsOf(ctx, a), (ps) => ps.every((p) => p.status === 'confirmed'), 30_000, 'A’s payouts confirmed again');
+    expect(aAfter.map((p) => [p.kind, p.txHash, p.nonce])).toEqual(paid.map((p) => [p.kind, p.txHash, p.nonce]));
+    for (const p of aAfter) expect((await chain.publicClient.getTransactionReceipt({ hash: p.txHash as Hash })).status).toBe('success');
+    expect(await balanceOf(chain, token, m.wallet)).toBe(aAfter[1]!.amount + bPaid[1]!.amount);
+    // B's gas took the nonce after A's: nobody re-signed anything.
+    const [aGas, bGas] = [aAfter[0]!, bPaid[0]!];
+    expect(bGas.nonce).toBe(aGas.nonce! + 1);
+    expect([...aAfter, ...bPaid].every((p) => p.replaced.length === 0)).toBe(true);
+    expect(await unbalancedPostings(ctx)).toEqual([]);
+  }, 120_000);
+});
+
+describe('the nonce allocator after a reorg', () => {
+  it('takes the chain’s count when no payout of ours holds the nonces above it, else one past the highest held', async () => {
+    const sender = randomAddress();
+    const db = ctx.db.db;
+    await db.transaction((tx) => allocateNonce(tx, { network: 'polygon', sender, chainNext: 0 }));
+    for (let i = 0; i < 9; i++) await db.transaction((tx) => allocateNonce(tx, { network: 'polygon', sender, chainNext: 0 }));
+    // Postgres handed out 0..9; the chain (after a reorg) counts 3, and no row holds a nonce: 3.
+    expect(await db.transaction((tx) => allocateNonce(tx, { network: 'polygon', sender, chainNext: 3 }))).toBe(3);
+    // Signed payouts of ours hold nonces above the chain's count of 3 (mined nowhere now, to be sent
+    // again): the next is past the highest of them, never in between.
+    const signedAt = (id: string, nonce: number) =>
+      db.insert(payoutsTable).values({ id, paymentId: 'SV_nonce', kind: 'gas', network: 'polygon', asset: 'native', fromAddress: sender, toAddress: randomAddress(), amount: '1', nonce, status: 'confirmed' });
+    await signedAt('po_reorgnoncetest000000005', 5);
+    expect(await db.transaction((tx) => allocateNonce(tx, { network: 'polygon', sender, chainNext: 3 }))).toBe(6);
+    // As signing does: the nonce taken and the payout stored in one transaction.
+    const seventh = await db.transaction(async (tx) => {
+      const nonce = await allocateNonce(tx, { network: 'polygon', sender, chainNext: 3 });
+      await tx.insert(payoutsTable).values({ id: 'po_reorgnoncetest000000006', paymentId: 'SV_nonce', kind: 'merchant', network: 'polygon', asset: 'USDC', fromAddress: sender, toAddress: randomAddress(), amount: '1', nonce, status: 'signed' });
+      return nonce;
+    });
+    expect(seventh).toBe(6);
+    expect(await db.transaction((tx) => allocateNonce(tx, { network: 'polygon', sender, chainNext: 3 }))).toBe(7);
+    // The chain ahead of us (another wallet with the same key): the chain's count.
+    expect(await db.transaction((tx) => allocateNonce(tx, { network: 'polygon', sender, chainNext: 20 }))).toBe(20);
+  });
+});
