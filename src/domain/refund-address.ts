@@ -7,11 +7,11 @@ import { readEvmAddress, sameAddress, ZERO_ADDRESS } from './evm-address';
 // workflow is touched), again by the refund update's validator (what it can know without I/O) and
 // again by the planning activity (everything, non-retryable). Pure.
 //
-// Refused: not an address; a mixed-case address whose EIP-55 checksum is wrong (a typo); the zero
-// address; the treasury; any configured token contract (on any network); any of our deposit
-// addresses. Accepted: an all-lowercase (or all-uppercase) address, which carries no checksum to
-// check, as explorers, logs and many wallets print it; and any other contract, because the
-// customer's wallet may well be one (a Safe, a 4337 account, an EIP-7702 account all have code).
+// Refused: not an address; an address without its EIP-55 checksum (all lowercase or all uppercase:
+// nothing could catch a typo in it, and a typo sends the money where nobody can give it back) or with
+// a wrong one; the zero address; the treasury; any configured token contract (on any network); any
+// of our deposit addresses. Accepted: any other contract, because the customer's wallet may well be
+// one (a Safe, a 4337 account, an EIP-7702 account all have code).
 
 /** The failure type a refused refund address carries from a validator or an activity (422 in the envelope). */
 export const REFUND_ADDRESS_REFUSED = 'RefundAddressRefused';
@@ -43,6 +43,7 @@ export function checkRefundAddress(value: unknown, platform?: PlatformAddresses)
     );
   }
   const { address } = read;
+  if (address !== value) return refused(`The refund address must carry its EIP-55 checksum (mixed case, as wallets show it: ${address}); an address without one cannot be checked for typos.`);
   if (address === ZERO_ADDRESS) return refused('The refund address is the zero address: tokens sent there are burnt.');
   if (!platform) return { ok: true, address };
   if (platform.treasury && sameAddress(platform.treasury, address)) return refused('The refund address is the platform’s treasury, not the customer’s wallet.');

@@ -80,7 +80,7 @@ describe('refused refund addresses', () => {
 
     // Two operators at once, then a third: one refund, every answer the same.
     const customer = randomAddress();
-    const answers = await Promise.all([refund(late.exceptionId, customer), refund(late.exceptionId, customer.toLowerCase())]);
+    const answers = await Promise.all([refund(late.exceptionId, customer), refund(late.exceptionId, customer)]);
     answers.push(await refund(late.exceptionId, customer));
     for (const a of answers) {
       expect(a.statusCode).toBe(200);
@@ -111,7 +111,7 @@ describe('refused refund addresses', () => {
       ['a wrong EIP-55 checksum', '0x52908400098527886E0F7030069857D2E4169Ee7', 'EIP-55 checksum'],
       ['the zero address', ZERO_ADDRESS.toUpperCase().replace('0X', '0x'), 'zero address'],
       ['its own deposit address', late.depositAddress, 'deposit addresses'],
-      ['its own deposit address, lowercase', late.depositAddress.toLowerCase(), 'deposit addresses'],
+      ['an address without its checksum', randomAddress().toLowerCase(), 'EIP-55 checksum'],
       ['another payment’s deposit address', other.depositAddress, 'deposit addresses'],
       ['the token contract', token, 'token contract'],
       ['another configured token contract', chain.tokens.ethereum.USDT, 'token contract'],

@@ -50,7 +50,7 @@ describe('refunding an exception on chain', () => {
     expect(await refundRows(late.exceptionId)).toEqual([]);
 
     // Two operators at once: one refund, both answered with it.
-    const [a, b] = await Promise.all([refund(late.exceptionId, customer), refund(late.exceptionId, customer.toLowerCase())]);
+    const [a, b] = await Promise.all([refund(late.exceptionId, customer), refund(late.exceptionId, customer)]);
     expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
     expect(a.json()).toMatchObject({ ok: true, exception: { id: late.exceptionId, kind: 'late' }, refund: { address: customer, amount: (Number(late.g) / 1e6).toFixed(6) } });
     // Another address while it is under way is a conflict; so is accepting the same money.
