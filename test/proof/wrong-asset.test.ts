@@ -3,7 +3,8 @@ import type { Address } from 'viem';
 import { paymentExceptionEventSchema } from '../../src/api/webhook-schemas';
 import { DEV_MINTER_ADDRESS, nodeAccountWallet } from '../../src/chains/dev-accounts';
 import { deployTestTokens } from '../../src/chains/test-tokens';
-import { newPayer, pay, payFromWallet, sharedChain } from '../support/chain';
+import { balanceOf, newPayer, pay, payFromWallet, randomAddress } from '../support/chain';
+import { ownTreasury } from '../payouts/support';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
@@ -13,8 +14,10 @@ import { creditsOf, exceptionsOf, merchantOnEveryNetwork, openSession, sessionRo
 // Issue 26, item 1 (decisions §14): only the payment's own token contract on its own network credits
 // it. Another listed stablecoin, or a token contract this deployment does not know, reaching a
 // deposit address is a `wrong_asset` exception (contract, amount, transaction), never part of G.
-const ctx = useTestApp({ WEBHOOK_RETRY_BASE_SECONDS: '0.5' }, { listen: true, sandbox: true, worker: true });
-const chain = sharedChain();
+// A treasury of the file's own: the refund below pays gas from it, and its nonces are nobody else's.
+const own = ownTreasury();
+const ctx = useTestApp({ ...own.overrides, WEBHOOK_RETRY_BASE_SECONDS: '0.5' }, { listen: true, sandbox: true, worker: true });
+const chain = own.chain;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
@@ -56,6 +59,24 @@ describe('money of the wrong token', () => {
     const tx = (await http('GET', `${ctx.baseUrl}/api/v1/transactions/${id}`, { headers: { authorization: `Bearer ${apiKey}` } })).json.transaction;
     expect(tx).toMatchObject({ grossAmount: (Number(expected) / 1e6).toFixed(6), depositTransactionHash: usdc.transactionHash });
     expect((await exceptionsOf(ctx, id)).map((e) => e.kind)).toEqual(['wrong_asset']);
+  });
+
+  it('refunds a wrong asset in the token that arrived, once, and the address reconciles', async () => {
+    const { id, address } = await directSession(false);
+    await payFromWallet(chain, chain.tokens.polygon.USDT, address, 7_000_000n);
+    const [wrong] = await eventually(() => ctx.db.sql`select id from payment_exceptions where payment_id = ${id} and kind = 'wrong_asset'`, (rows) => rows.length === 1, 20_000, 'the wrong_asset exception');
+    const customer = randomAddress();
+    const refund = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${wrong!.id as string}/refund`, headers: adminHeaders, payload: { address: customer } });
+    expect(refund.statusCode, refund.body).toBe(200);
+    await eventually(() => balanceOf(chain, chain.tokens.polygon.USDT, customer), (b) => b === 7_000_000n, 60_000, 'the USDT back with the customer');
+    await eventually(() => ctx.db.sql`select status from payment_exceptions where id = ${wrong!.id as string}`.then((r) => r[0]!.status as string), (s) => s === 'refunded', 20_000, 'the exception refunded');
+    expect(await balanceOf(chain, chain.tokens.polygon.USDT, address)).toBe(0n);
+    expect(await balanceOf(chain, chain.tokens.polygon.USDC, customer)).toBe(0n);
+    const [refundRow] = await ctx.db.sql`select asset, token, amount::text as amount from payouts where exception_id = ${wrong!.id as string} and kind = 'refund'`;
+    expect(refundRow).toEqual({ asset: 'USDT', token: chain.tokens.polygon.USDT, amount: '7000000' });
+    const reconciled = await ctx.app.inject({ method: 'GET', url: '/admin/v1/reconciliation', headers: adminHeaders });
+    expect(reconciled.json().differences.filter((d: { account: string }) => d.account.includes(address))).toEqual([]);
+    expect((await sessionRow(ctx, id)).status).toBe('pending');
   });
 
   it('does not complete on G − 1 micro of USDC plus 1 micro of USDT', async () => {
