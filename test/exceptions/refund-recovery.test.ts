@@ -4,36 +4,18 @@ import { describe, expect, it } from 'vitest';
 import { ZERO_ADDRESS } from '../../src/domain/evm-address';
 import { temporalCallError } from '../../src/payments/temporal-call';
 import { refundUpdate } from '../../src/workflows/payment-exception/messages';
-import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
+import { balanceOf, randomAddress } from '../support/chain';
 import { adminHeaders } from '../support/harness';
 import { eventually } from '../support/http';
 import { killHard } from '../support/processes';
 import { useRefundStack } from './refund-stack';
-import { exceptionsOf, pressPay, sessionRow, waitForStatus } from '../proof/support';
-import { merchantWithFreshWallet, openSession } from '../payouts/support';
 
 // Issue 26 (items 6 and 8): a refused or failed refund never blocks a later valid one, and every
 // answer is in the envelope (never a 500). Real chain (the run's anvil), real Temporal, a worker
 // process (worker.ts) reaching the chain through a JSON-RPC proxy that can act at an exact call.
 const stack = useRefundStack();
-const { ctx, chain, token, startWorker, refund } = stack;
+const { ctx, chain, token, startWorker, refund, lateException } = stack;
 const refundedEvents = (id: string) => stack.receiver.received.filter((d) => d.body.sessionId === id && d.body.event === 'payment.refunded');
-
-/** A session that expired unpaid, then a customer's transfer to its deposit address: an open late exception. */
-async function lateException() {
-  const m = await merchantWithFreshWallet(ctx);
-  const id = await openSession(ctx, m.apiKey, { webhookUrl: `${stack.receiver.url}/hooks` });
-  const g = await pressPay(ctx, id);
-  await waitForStatus(ctx, id, 'expired', 30_000);
-  const { depositAddress } = await sessionRow(ctx, id);
-  await payFromWallet(chain, token, depositAddress, g);
-  await eventually(() => exceptionsOf(ctx, id), (rows) => rows.length === 1, 30_000, 'the late exception');
-  const [row] = await ctx.db.sql`select id from payment_exceptions where payment_id = ${id}`;
-  const exceptionId = row!.id as string;
-  // The row is written first, its run started right after (by the session's run or the watcher).
-  await eventually(() => ctx.temporal.workflow.getHandle(exceptionId).describe().then(() => true, () => false), (started) => started, 20_000, 'the exception’s run');
-  return { id, g, depositAddress, exceptionId };
-}
 
 async function refundRows(exceptionId: string) {
   return ctx.db.sql`select attempt, kind, status, to_address, tx_hash, failure_reason from payouts where exception_id = ${exceptionId} order by attempt, kind`;

@@ -4,7 +4,10 @@ import { adminHeaders, useTestApp } from '../support/harness';
 import { killHard } from '../support/processes';
 import { startReceiver } from '../support/receiver';
 import { startRpcTrapProxy } from '../support/rpc-trap-proxy';
-import { ownTreasury, startWorkerVia } from '../payouts/support';
+import { exceptionsOf, pressPay, sessionRow, waitForStatus } from '../proof/support';
+import { payFromWallet } from '../support/chain';
+import { eventually } from '../support/http';
+import { merchantWithFreshWallet, openSession, ownTreasury, startWorkerVia } from '../payouts/support';
 
 /**
  * The stack the refund tests share: the app on a treasury of the file's own (its nonces are nobody
@@ -28,6 +31,21 @@ export function useRefundStack() {
       return child;
     },
     refund: (id: string, address: unknown) => ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${id}/refund`, headers: adminHeaders, payload: { address } }),
+    /** A session that expired unpaid, then a customer's transfer to its deposit address: an open late exception, its run started. */
+    lateException: async () => {
+      const m = await merchantWithFreshWallet(ctx);
+      const id = await openSession(ctx, m.apiKey, { webhookUrl: `${stack.receiver.url}/hooks` });
+      const g = await pressPay(ctx, id);
+      await waitForStatus(ctx, id, 'expired', 30_000);
+      const { depositAddress } = await sessionRow(ctx, id);
+      await payFromWallet(own.chain, own.chain.tokens.polygon.USDC, depositAddress, g);
+      await eventually(() => exceptionsOf(ctx, id), (rows) => rows.length === 1, 30_000, 'the late exception');
+      const [row] = await ctx.db.sql`select id from payment_exceptions where payment_id = ${id}`;
+      const exceptionId = row!.id as string;
+      // The row is written first, its run started right after (by the session's run or the watcher).
+      await eventually(() => ctx.temporal.workflow.getHandle(exceptionId).describe().then(() => true, () => false), (started) => started, 20_000, 'the exception’s run');
+      return { m, id, g, depositAddress, exceptionId };
+    },
   };
   const children: ChildProcess[] = [];
   beforeAll(async () => {

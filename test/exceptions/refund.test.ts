@@ -2,34 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { paymentRefundedEventSchema } from '../../src/api/webhook-schemas';
 import { ledgerAccount } from '../../src/domain/ledger';
 import { spawnOps } from '../cli/run-ops';
-import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
+import { balanceOf, randomAddress } from '../support/chain';
 import { ADMIN_TOKEN, adminHeaders } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { killHard } from '../support/processes';
 import { useRefundStack } from './refund-stack';
-import { exceptionsOf, pressPay, sessionRow, waitForStatus } from '../proof/support';
-import { ledgerBalance, merchantWithFreshWallet, openSession, unbalancedPostings } from '../payouts/support';
+import { sessionRow } from '../proof/support';
+import { ledgerBalance, unbalancedPostings } from '../payouts/support';
 
 // Decisions §12, refund: money that arrived after the checkout ended goes back on chain to the
 // address an operator gives, exactly once, through the payout machinery; the exception becomes
 // `refunded`, `payment.refunded` fires once, the ledger posts it and reconciles. A worker (worker.ts)
 // reaches the chain through a JSON-RPC proxy that can SIGKILL it in the middle of the refund.
 const stack = useRefundStack();
-const { ctx, chain, token, startWorker, refund } = stack;
+const { ctx, chain, token, startWorker, refund, lateException } = stack;
 const eventsFor = (id: string, type: string) => stack.receiver.received.filter((d) => d.body.sessionId === id && d.body.event === type);
-
-/** A session that expired unpaid, then a customer's transfer to its deposit address: an open late exception. */
-async function lateException() {
-  const m = await merchantWithFreshWallet(ctx);
-  const id = await openSession(ctx, m.apiKey, { webhookUrl: `${stack.receiver.url}/hooks` });
-  const g = await pressPay(ctx, id);
-  await waitForStatus(ctx, id, 'expired', 30_000);
-  const { depositAddress } = await sessionRow(ctx, id);
-  await payFromWallet(chain, token, depositAddress, g);
-  await eventually(() => exceptionsOf(ctx, id), (rows) => rows.length === 1, 30_000, 'the late exception');
-  const [row] = await ctx.db.sql`select id from payment_exceptions where payment_id = ${id}`;
-  return { m, id, g, depositAddress, exceptionId: row!.id as string };
-}
 
 async function refundRows(exceptionId: string) {
   return ctx.db.sql`select kind, status, amount::text as amount, to_address, tx_hash from payouts where exception_id = ${exceptionId} order by kind`;
