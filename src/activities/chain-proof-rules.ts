@@ -4,6 +4,9 @@ import { creditLog, listCredits, totalOf, uncreditLog, type ChainCreditRow } fro
 import type { PaymentKind } from '../db/queries/late-payments';
 import { findExceptionByArrival, recordPaymentException } from '../db/queries/payment-exceptions';
 import type { ChainSettings } from '../config';
+import { unlistedTokenAsset } from '../chains/balances';
+import { writePosting } from '../db/queries/ledger';
+import { dustArrived, exceptionArrived } from '../domain/ledger';
 import { classifyArrival, settlementOf, type PaymentPhase } from '../domain/arrivals';
 import { depositLogKey, explorerUrlFor, type DepositFact } from '../domain/deposit-fact';
 import { arrivalKeyOf, logArrivalKey } from '../domain/exceptions';
@@ -102,6 +105,10 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
         if (!recorded.held) return { held: false, exceptionId: null };
         const arrivalKey = logArrivalKey(fact);
         if (!recorded.fresh) return { held: true, exceptionId: (await findExceptionByArrival(tx, id, arrivalKey))?.id ?? null };
+        // What is not the payment's money stays at its deposit address: the ledger holds it there
+        // for its owner (the customer, through the exception) or for nobody (dust).
+        const arrived = { paymentId: id, depositAddress: payment.depositAddress ?? fact.to, asset: fact.asset ?? unlistedTokenAsset(fact.token), network: fact.network, txHash: fact.transactionHash, amountMicro };
+        if (decision.credit === 'dust') await writePosting(tx, dustArrived({ ...arrived, logKey: depositLogKey(fact) }));
         if (!decision.exception) return { held: true, exceptionId: null };
         const own = decision.exception !== 'wrong_asset';
         const exception = await recordPaymentException(tx, {
@@ -123,6 +130,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
             paymentPhase: payment.phase,
           },
         });
+        await writePosting(tx, exceptionArrived({ ...arrived, exceptionId: exception.id }));
         return { held: true, exceptionId: exception.id };
       });
       return state(id, arrival.held, arrival.exceptionId);
@@ -188,7 +196,14 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
       const base = { id: newExceptionId(), paymentKind: subject.kind, paymentId: id };
       if (at === 'expiry' && credited > 0n && (expected === null || credited < expected)) {
         const references = { expectedMicro: expected?.toString() ?? null, creditedMicro: credited.toString(), logs: credits.map(depositLogKey) };
-        const underpaid = await recordPaymentException(db, { ...base, kind: 'underpaid', arrivalKey: 'expiry', amountMicro: credited, references });
+        const underpaid = await db.transaction(async (tx) => {
+          const exception = await recordPaymentException(tx, { ...base, kind: 'underpaid', arrivalKey: 'expiry', amountMicro: credited, references });
+          // The credits were the payment's while it was open; now they are held for the customer.
+          if (payment.depositAddress) {
+            await writePosting(tx, exceptionArrived({ exceptionId: exception.id, paymentId: id, depositAddress: payment.depositAddress, asset: payment.asset, network: payment.network, txHash: null, amountMicro: credited }));
+          }
+          return exception;
+        });
         return { kind: 'underpaid', exceptionId: underpaid.id };
       }
       if (credited === 0n && claim) {

@@ -1,11 +1,14 @@
+import type { DatabaseOrTransaction } from '../db/client';
+import { holdCredits } from '../db/queries/chain-credits';
 import { findSession, lockSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { findMerchant } from '../db/queries/merchants';
 import { findSimpleOrder, lockSimpleOrder, transitionSimpleOrder, type SimpleOrderRow } from '../db/queries/simple-orders';
 import { depositLogKey } from '../domain/deposit-fact';
 import type { DepositFact } from '../domain/deposit-fact';
 import { chainProofRules, type ChainProofDeps, type ProvenKind, type ProviderClaim } from './chain-proof-rules';
 import { completeSession, postCompletion } from './session-completion';
 import { writePosting } from '../db/queries/ledger';
-import { orderCredited } from '../domain/ledger';
+import { exceptionArrived, orderCredited } from '../domain/ledger';
 
 export type { CreditState, ProviderClaim } from './chain-proof-rules';
 
@@ -14,18 +17,30 @@ export type { CreditState, ProviderClaim } from './chain-proof-rules';
 // Activity names are part of workflow histories: the session's stay as they were.
 
 type SessionCompletion = { paidLinkId: string | null; duplicateExceptionId?: string };
+/** A session with whether its merchant takes money (approved): a suspended merchant's open session takes none (issue 26 item 4). */
+type ProvenSession = CheckoutSessionRow & { merchantTakesMoney: boolean };
 
-const sessions: ProvenKind<CheckoutSessionRow, SessionCompletion> = {
+const withMerchant = async (db: DatabaseOrTransaction, session: CheckoutSessionRow | undefined): Promise<ProvenSession | undefined> =>
+  session && { ...session, merchantTakesMoney: (await findMerchant(db, session.merchantId))?.status === 'approved' };
+
+const sessions: ProvenKind<ProvenSession, SessionCompletion> = {
   kind: 'checkout_session',
-  find: findSession,
-  lock: lockSession,
+  find: async (db, id) => withMerchant(db, await findSession(db, id)),
+  lock: async (db, id) => withMerchant(db, await lockSession(db, id)),
   view: (s) => ({
     expectedMicro: s.expectedGrossMicro,
     depositAddress: s.depositAddress,
     network: s.network,
     asset: s.destinationAsset,
-    // A session its link's payment ended was paid, through its sibling: money after it is a duplicate (decisions §12).
-    phase: s.status === 'completed' || s.cancelReason === 'link_paid' ? 'paid' : s.status === 'pending' || s.status === 'processing' ? 'open' : 'ended',
+    // A session its link's payment ended was paid, through its sibling: money after it is a duplicate
+    // (decisions §12). An open session whose merchant takes no money is, for what arrives, ended:
+    // that money is an exception (late), never the payment's.
+    phase:
+      s.status === 'completed' || s.cancelReason === 'link_paid'
+        ? 'paid'
+        : (s.status === 'pending' || s.status === 'processing') && s.merchantTakesMoney
+          ? 'open'
+          : 'ended',
     provider: s.provider,
     providerPaymentId: s.providerPaymentId,
   }),
@@ -43,8 +58,16 @@ const sessions: ProvenKind<CheckoutSessionRow, SessionCompletion> = {
       explorerUrl: null,
       completedAt: proof.completedAt,
     });
-    if (!outcome.completed) return { completed: false, result: { paidLinkId: null, duplicateExceptionId: outcome.duplicateExceptionId } };
-    await postCompletion(tx, session, { grossMicro: proof.grossMicro, depositAddress: session.depositAddress ?? proof.last.toAddress, txHash: hash });
+    const depositAddress = session.depositAddress ?? proof.last.toAddress;
+    if (!outcome.completed) {
+      // The credits were this session's money; its link was paid by another, so they are held for
+      // the customer, and no longer count towards this session's G.
+      await holdCredits(tx, session.id);
+      const held = { paymentId: session.id, depositAddress, asset: session.destinationAsset, network: session.network, txHash: hash, amountMicro: proof.grossMicro };
+      await writePosting(tx, exceptionArrived({ ...held, exceptionId: outcome.duplicateExceptionId }));
+      return { completed: false, result: { paidLinkId: null, duplicateExceptionId: outcome.duplicateExceptionId } };
+    }
+    await postCompletion(tx, session, { grossMicro: proof.grossMicro, depositAddress, txHash: hash });
     return { completed: true, result: { paidLinkId: outcome.paidLinkId } };
   },
 };

@@ -3,9 +3,10 @@ import type { Database } from '../db/client';
 import { ACCEPTABLE_FROM, completeAcceptedSession } from '../db/queries/accepted-sessions';
 import { lockSession } from '../db/queries/checkout-sessions';
 import { findPaymentException, lockPaymentException, resolvePaymentException } from '../db/queries/payment-exceptions';
-import { listCredits, totalOf } from '../db/queries/chain-credits';
 import { failUnsentPayouts, listRefundPayouts } from '../db/queries/payouts';
 import { isAcceptable, type ExceptionStatus } from '../domain/exceptions';
+import { exceptionAccepted, ledgerAccount } from '../domain/ledger';
+import { accountBalance, writePosting } from '../db/queries/ledger';
 import { insertCompletedTransaction, postCompletion } from './session-completion';
 
 // The exception workflow's side effects (decisions §12), each idempotent.
@@ -51,9 +52,11 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
         const refs = (exception.references ?? {}) as Record<string, unknown>;
         const hash = typeof refs.transactionHash === 'string' ? refs.transactionHash : null;
         // Decisions §11: a chain-verified payment is never paid without its money on chain. The
-        // accepted amount must be credited to the deposit address; it is then paid out as usual.
+        // accepted amount must be what the ledger holds for this exception, posted when its logs
+        // were confirmed at the deposit address; it is then paid out as usual.
         const onChain = session.verification === 'chain' && session.depositAddress !== null;
-        if (onChain && totalOf(await listCredits(tx, session.id)) < exception.amountMicro) {
+        const held = () => accountBalance(tx, { account: ledgerAccount.exceptionHeld(exception.id), asset: session.destinationAsset, network: session.network });
+        if (onChain && -(await held()) < exception.amountMicro) {
           throw ApplicationFailure.nonRetryable(`the ${exception.kind} money of ${session.id} is not credited on chain`, NOT_ACCEPTABLE);
         }
         const completedAt = now();
@@ -69,7 +72,12 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
           completedAt,
         };
         await insertCompletedTransaction(tx, session, proof);
-        if (onChain) await postCompletion(tx, session, { grossMicro: exception.amountMicro, depositAddress: session.depositAddress!, txHash: hash });
+        if (onChain) {
+          const depositAddress = session.depositAddress!;
+          const release = { exceptionId: exception.id, paymentId: session.id, depositAddress, asset: session.destinationAsset, network: session.network, amountMicro: exception.amountMicro };
+          await writePosting(tx, exceptionAccepted(release));
+          await postCompletion(tx, session, { grossMicro: exception.amountMicro, depositAddress, txHash: hash });
+        }
         await completeAcceptedSession(tx, session.id, completedAt);
         await resolvePaymentException(tx, exception.id, 'accepted');
         return { paymentId: session.id, paymentStatus: 'completed', completedNow: true, payout: onChain };

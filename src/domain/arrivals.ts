@@ -2,7 +2,10 @@
 // once, pure, and called by every path that records one (the payment's own run, and the watcher once
 // the run has closed), so no path can credit what another would refuse.
 
-/** Where a payment stands for money that arrives: open (it may still be paid), paid, or ended unpaid. */
+/**
+ * Where a payment stands for money that arrives: open (it may still be paid), paid, or ended unpaid
+ * (or unable to take money: its merchant is suspended or not yet approved).
+ */
 export type PaymentPhase = 'open' | 'paid' | 'ended';
 
 /** The payment's own money: its token (by asset, as the network's configuration names it) on its network. */
@@ -19,14 +22,18 @@ export interface Arrival {
   amountMicro: bigint;
 }
 
-/** How a `chain_credits` row counts: only `credited` rows of the payment's own token make up its money. */
-export type CreditState = 'credited' | 'wrong_asset' | 'dust';
+/**
+ * How a `chain_credits` row counts: only `credited` rows (the payment's own token while it is open)
+ * make up its money. `held`: its own token, arrived when it could not be paid (an exception's money,
+ * held for the customer); `wrong_asset`: another token's; `dust`: nobody's.
+ */
+export type CreditState = 'credited' | 'held' | 'wrong_asset' | 'dust';
 
 export type ArrivalDecision =
   /** Counts towards G (open payment, its own token). */
   | { credit: 'credited'; exception: null }
   /** Money for an operator: recorded with the transfer as an exception the merchant is told of. */
-  | { credit: 'credited' | 'wrong_asset'; exception: 'late' | 'duplicate' | 'wrong_asset' }
+  | { credit: 'held' | 'wrong_asset'; exception: 'late' | 'duplicate' | 'wrong_asset' }
   /** Recorded for reconciliation; no exception, no event, no workflow. */
   | { credit: 'dust'; exception: null };
 
@@ -43,7 +50,7 @@ export function classifyArrival(payment: PaymentTerms, arrival: Arrival, dustThr
   // Only once the payment has ended: while it is open, every unit of another token is news to its merchant.
   if (payment.phase !== 'open' && arrival.amountMicro < dustThresholdMicro) return { credit: 'dust', exception: null };
   if (!own) return { credit: 'wrong_asset', exception: 'wrong_asset' };
-  return { credit: 'credited', exception: payment.phase === 'paid' ? 'duplicate' : 'late' };
+  return { credit: 'held', exception: payment.phase === 'paid' ? 'duplicate' : 'late' };
 }
 
 /** What the payment's credits (its own token only) prove against G. */

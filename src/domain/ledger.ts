@@ -13,6 +13,9 @@ export const ledgerAccount = {
   customerPayable: (transactionCode: string) => `customer_payable:${transactionCode}`,
   // Money of an exception (decisions §12) while the platform holds it for the customer: owed back.
   exceptionHeld: (exceptionId: string) => `exception:${exceptionId}`,
+  // Transfers below the dust threshold to an ended payment (decisions §14): at the deposit address,
+  // owed to nobody, never an exception. Posted so that reconciliation expects them there.
+  unclaimedDust: 'unclaimed_dust',
   commissionRevenue: 'commission_revenue',
   // Simple orders' network fees (issue 26 item 12): what pays the treasury's gas for their payouts,
   // apart from merchants' commission so that neither pays for the other.
@@ -75,6 +78,70 @@ export function orderCredited(input: { transactionCode: string; depositAddress: 
   });
 }
 
+/** Money of an arrival at a deposit address that is not the payment's money (decisions §12, §14). */
+export interface HeldArrival {
+  paymentId: string;
+  depositAddress: string;
+  /** The token that arrived: a configured asset name, or `erc20:<contract>` for any other contract. */
+  asset: string;
+  network: string;
+  txHash: string | null;
+  amountMicro: bigint;
+}
+
+/**
+ * An exception's money, when it arrives (late, duplicate, wrong asset, or the credits of an
+ * underpaid payment at its end): the deposit address holds it for the customer until an operator
+ * refunds it or accepts it as the payment. Its refund and its acceptance post against this account.
+ */
+export function exceptionArrived(input: HeldArrival & { exceptionId: string }): Posting {
+  return balanced({
+    postingId: `exception:${input.exceptionId}`,
+    asset: input.asset,
+    network: input.network,
+    paymentId: input.paymentId,
+    txHash: input.txHash,
+    lines: [
+      { account: ledgerAccount.deposit(input.depositAddress), amount: input.amountMicro },
+      { account: ledgerAccount.exceptionHeld(input.exceptionId), amount: -input.amountMicro },
+    ],
+  });
+}
+
+/** Dust, keyed by its log: it stays at the deposit address, owed to nobody. */
+export function dustArrived(input: HeldArrival & { logKey: string }): Posting {
+  return balanced({
+    postingId: `dust:${input.logKey}`,
+    asset: input.asset,
+    network: input.network,
+    paymentId: input.paymentId,
+    txHash: input.txHash,
+    lines: [
+      { account: ledgerAccount.deposit(input.depositAddress), amount: input.amountMicro },
+      { account: ledgerAccount.unclaimedDust, amount: -input.amountMicro },
+    ],
+  });
+}
+
+/**
+ * An exception accepted as the payment: the money held for the customer is the payment's after all.
+ * It goes back to the deposit address's own account, from which the completion posting (posted
+ * beside this, as for any completion) splits it between the merchant and the commission.
+ */
+export function exceptionAccepted(input: { exceptionId: string; paymentId: string; depositAddress: string; asset: string; network: string; amountMicro: bigint }): Posting {
+  return balanced({
+    postingId: `accepted:${input.exceptionId}`,
+    asset: input.asset,
+    network: input.network,
+    paymentId: input.paymentId,
+    txHash: null,
+    lines: [
+      { account: ledgerAccount.exceptionHeld(input.exceptionId), amount: input.amountMicro },
+      { account: ledgerAccount.deposit(input.depositAddress), amount: -input.amountMicro },
+    ],
+  });
+}
+
 /**
  * A simple order's network fee, charged when its payout is planned: of what the deposit address
  * holds for the customer, `feeMicro` is the platform's revenue instead (the fee's own payout then
@@ -129,8 +196,10 @@ function debitOf(p: ConfirmedPayout, treasury: string): string {
 
 /**
  * A confirmed payout: the money it moved, and the gas its sender paid (in the native coin). A refund
- * first brings its exception's money onto the ledger (it arrived outside any completion, so nothing
- * posted it): the deposit address held it for the customer; the refund then pays that back.
+ * pays back what its exception holds. That money was posted when it arrived (exceptionArrived); the
+ * refund writes the same posting again, under the same id, so that an exception the ledger has not
+ * seen arrive (a provider's word whose transfer never reached the log) still nets to zero, and one it
+ * has seen is posted once.
  */
 export function payoutConfirmed(p: ConfirmedPayout, treasury: string): Posting[] {
   const debit = debitOf(p, treasury);
@@ -138,17 +207,7 @@ export function payoutConfirmed(p: ConfirmedPayout, treasury: string): Posting[]
   const base = { network: p.network, paymentId: p.paymentId, txHash: p.txHash };
   const held =
     p.kind === 'refund'
-      ? [
-          balanced({
-            ...base,
-            postingId: `exception:${p.exceptionId}`,
-            asset: p.asset,
-            lines: [
-              { account: ledgerAccount.deposit(p.fromAddress), amount: p.amount },
-              { account: debit, amount: -p.amount },
-            ],
-          }),
-        ]
+      ? [exceptionArrived({ exceptionId: p.exceptionId!, paymentId: p.paymentId, depositAddress: p.fromAddress, asset: p.asset, network: p.network, txHash: p.txHash, amountMicro: p.amount })]
       : [];
   const moved = balanced({ ...base, postingId: `payout:${p.id}`, asset: p.asset, lines: [{ account: debit, amount: p.amount }, { account: credit, amount: -p.amount }] });
   const fee = balanced({

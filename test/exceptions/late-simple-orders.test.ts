@@ -20,7 +20,7 @@ const openExceptions = async (code: string) => {
 };
 
 describe('money to a simple order that has ended', () => {
-  it('is a late exception after expiry, credited to the order, once', async () => {
+  it('is a late exception after expiry, held at the order’s address for the customer, once', async () => {
     const code = await openOrder(ctx);
     await waitForOrder(ctx, code, 'expired', 30_000);
     await ctx.temporal.workflow.getHandle(code).result();
@@ -29,7 +29,8 @@ describe('money to a simple order that has ended', () => {
     const rows = await eventually(() => exceptionRows(ctx, code), (r) => r.length > 0, 30_000, 'the late exception');
     expect(rows).toEqual([expect.objectContaining({ paymentKind: 'simple_order', kind: 'late', amount: 3_000_000n })]);
     const [credit] = await ctx.db.sql`select amount_micro::text as amount, state from chain_credits where payment_id = ${code}`;
-    expect(credit).toEqual({ amount: '3000000', state: 'credited' });
+    // Recorded for the order, but as an exception's money: it never counts towards the order's G.
+    expect(credit).toEqual({ amount: '3000000', state: 'held' });
     expect(await openExceptions(code)).toEqual([expect.objectContaining({ paymentKind: 'simple_order', kind: 'late', amount: '3.000000' })]);
     // The order stays as it ended.
     expect((await orderRow(ctx, code)).status).toBe('expired');

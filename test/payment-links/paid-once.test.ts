@@ -172,4 +172,28 @@ describe('a merchant that is not approved takes no new money', () => {
     expect((await http('POST', `${ctx.baseUrl}/admin/v1/merchants/${merchant.id}/approve`, { headers: adminHeaders })).status).toBe(200);
     expect((await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${direct}/deposit`)).status).toBe(200);
   });
+
+  it('makes money that still reaches a suspended merchant’s open session an exception, never the payment', async () => {
+    const { merchant } = await merchantWithLink();
+    const api = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, { headers: { authorization: `Bearer ${merchant.apiKey}` }, body: { amount: 12, currency: 'USD', countryCode: 'US' } });
+    const id = api.json.checkoutSession.id as string;
+    // The customer took the deposit instructions while the merchant was approved, and pays after its suspension.
+    const { deposit } = (await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${id}/deposit`)).json;
+    expect((await http('POST', `${ctx.baseUrl}/admin/v1/merchants/${merchant.id}/suspend`, { headers: adminHeaders })).status).toBe(200);
+    const g = parseCrypto(deposit.amount as string);
+    await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.address, g);
+    const exceptions = () => ctx.db.sql`select kind, amount_micro::text as amount, status from payment_exceptions where payment_id = ${id}`;
+    expect(await eventually(exceptions, (rows) => rows.length === 1, 20_000, 'the exception')).toEqual([{ kind: 'late', amount: g.toString(), status: 'open' }]);
+    await eventually(deliveredTo.bind(null, merchant.id), (events) => events.some((e) => e.event === 'payment.exception' && e.sessionId === id), 20_000, 'payment.exception');
+    expect((await sessionRow(ctx, id)).status).toBe('pending');
+    expect((await ctx.db.sql`select state from chain_credits where payment_id = ${id}`).map((r) => r.state)).toEqual(['held']);
+
+    // Approved again, the session is paid by what arrives from then on; the held money stays the exception's.
+    expect((await http('POST', `${ctx.baseUrl}/admin/v1/merchants/${merchant.id}/approve`, { headers: adminHeaders })).status).toBe(200);
+    await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.address, g);
+    await eventually(async () => (await sessionRow(ctx, id)).status, (s) => s === 'completed', 20_000, 'completed');
+    const [tx] = await ctx.db.sql`select gross_micro::text as gross from transactions where payment_id = ${id}`;
+    expect(tx!.gross).toBe(g.toString());
+    expect(await exceptions()).toEqual([{ kind: 'late', amount: g.toString(), status: 'open' }]);
+  });
 });

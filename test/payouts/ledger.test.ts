@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { accountBalance, depositAddressBalances, ledgerBalances, merchantPayables, treasuryBalances, writePosting } from '../../src/db/queries/ledger';
-import { balanced, depositCredited, payoutConfirmed, UnbalancedPostingError, type Posting } from '../../src/domain/ledger';
+import { balanced, depositCredited, exceptionAccepted, exceptionArrived, payoutConfirmed, UnbalancedPostingError, type Posting } from '../../src/domain/ledger';
 import { useTestApp } from '../support/harness';
 
 // Decisions §11 "Ledger": every posting balances, refused by the database otherwise (a deferred
@@ -101,5 +101,28 @@ describe('the ledger', () => {
     expect(await accountBalance(ctx.db.db, { account: `deposit:${DEP}`, asset: 'native', network: 'polygon' })).toBe(-30_000n);
     // A refund that names no exception has no account to pay from: refused before any write.
     expect(() => payoutConfirmed({ id: 'po_x', paymentId: 'SV_x', merchantId: 'M', kind: 'refund', asset: 'USDC', network: 'polygon', fromAddress: DEP, toAddress: DEP, amount: 1n, txHash: '0x', feeWei: 0n }, TREASURY)).toThrow(/names no exception/);
+  });
+
+  it('holds an exception’s money from its arrival: a refund pays it back once, an acceptance hands it to the completion', async () => {
+    const balance = (account: string) => accountBalance(ctx.db.db, { account, asset: 'USDC', network: 'polygon' });
+    const write = (postings: Posting[]) => ctx.db.db.transaction(async (tx) => Promise.all(postings.map((p) => writePosting(tx, p))));
+    const DEP = '0x00000000000000000000000000000000000000d3';
+    const arrival = { paymentId: 'SV_ledger3', depositAddress: DEP, asset: 'USDC', network: 'polygon', txHash: '0xa', amountMicro: 2_000_000n };
+    await write([exceptionArrived({ ...arrival, exceptionId: 'exc_refunded' })]);
+    expect(await balance(`deposit:${DEP}`)).toBe(2_000_000n);
+    expect(await balance('exception:exc_refunded')).toBe(-2_000_000n);
+    // The refund's own copy of the arrival has the same posting id: written once.
+    await write(payoutConfirmed({ id: 'po_r3', paymentId: 'SV_ledger3', merchantId: 'MER_ledger', kind: 'refund', exceptionId: 'exc_refunded', asset: 'USDC', network: 'polygon', fromAddress: DEP, toAddress: MERCHANT_WALLET, amount: 2_000_000n, txHash: '0xr3', feeWei: 0n }, TREASURY));
+    expect(await balance(`deposit:${DEP}`)).toBe(0n);
+    expect(await balance('exception:exc_refunded')).toBe(0n);
+
+    await write([exceptionArrived({ ...arrival, exceptionId: 'exc_accepted', amountMicro: 24_000_000n })]);
+    await write([
+      exceptionAccepted({ exceptionId: 'exc_accepted', paymentId: 'SV_ledger3', depositAddress: DEP, asset: 'USDC', network: 'polygon', amountMicro: 24_000_000n }),
+      depositCredited({ paymentId: 'SV_ledger3', merchantId: 'MER_ledger3', depositAddress: DEP, asset: 'USDC', network: 'polygon', txHash: '0xa', grossMicro: 24_000_000n, merchantMicro: 23_640_000n, commissionMicro: 360_000n }),
+    ]);
+    expect(await balance('exception:exc_accepted')).toBe(0n);
+    expect(await balance(`deposit:${DEP}`)).toBe(24_000_000n);
+    expect(await balance('merchant_payable:MER_ledger3')).toBe(-23_640_000n);
   });
 });

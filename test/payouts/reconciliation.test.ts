@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { mint, payFromWallet } from '../support/chain';
 import { ADMIN_TOKEN, adminHeaders, useTestApp } from '../support/harness';
 import { spawnOps } from '../cli/run-ops';
-import { pressPay, sessionRow, waitForStatus } from '../proof/support';
-import { merchantWithFreshWallet, openSession, ownTreasury, waitForPayouts } from './support';
+import { exceptionsOf, pressPay, sessionRow, waitForStatus } from '../proof/support';
+import { eventually } from '../support/http';
+import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, waitForPayouts } from './support';
 
 // Decisions §11: GET /admin/v1/reconciliation compares the ledger with the chain and with the
-// transactions table. After real payouts it finds nothing; tokens moved behind the ledger's back and
-// a transaction row edited by hand are each named.
+// transactions table. After real payouts it finds nothing; a balance changed behind the ledger's back
+// and a transaction row edited by hand are each named.
 const own = ownTreasury();
 const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
 const chain = own.chain;
@@ -39,18 +40,25 @@ describe('reconciliation', () => {
     const clean = await spawnOps(['reconcile'], env);
     expect(clean).toMatchObject({ code: 0, stdout: '0 differences\n', stderr: '' });
 
+    // Tokens that reach a paid address are a duplicate exception, on the ledger from their arrival:
+    // still no difference. The native coin set behind the ledger's back, and a transaction row
+    // edited by hand, are each named.
     const { depositAddress } = await sessionRow(ctx, ids[0]!);
     await mint(chain, token, depositAddress, 1_234_567n);
+    await eventually(() => exceptionsOf(ctx, ids[0]!), (rows) => rows.length === 1, 20_000, 'the duplicate exception');
+    expect(await differences()).toEqual([]);
+    const gasLeft = await ledgerBalance(ctx, `deposit:${depositAddress}`, 'native');
+    await chain.control.setBalance({ address: depositAddress, value: gasLeft + 1_234_567n });
     await ctx.db.sql`update transactions set transaction_hash = ${'0x' + 'ee'.repeat(32)} where payment_id = ${ids[1]!}`;
     const found = await differences();
     expect(found).toEqual([
-      { account: `deposit:${depositAddress}`, expected: '0', actual: '1234567', note: 'USDC on polygon: the ledger and the chain disagree' },
+      { account: `deposit:${depositAddress}`, expected: gasLeft.toString(), actual: (gasLeft + 1_234_567n).toString(), note: 'native on polygon: the ledger and the chain disagree' },
       { account: `transaction:${ids[1]}`, expected: expect.stringMatching(/^0x[0-9a-f]{64}$/), actual: '0x' + 'ee'.repeat(32), note: 'transactionHash is not the confirmed merchant payout’s' },
     ]);
     // The ops CLI prints each difference and exits 1.
     const dirty = await spawnOps(['reconcile'], env);
     expect(dirty.code).toBe(1);
-    expect(dirty.stdout).toContain(`deposit:${depositAddress}: expected 0, actual 1234567 (USDC on polygon: the ledger and the chain disagree)`);
+    expect(dirty.stdout).toContain(`deposit:${depositAddress}: expected ${gasLeft}, actual ${gasLeft + 1_234_567n} (native on polygon: the ledger and the chain disagree)`);
     expect(dirty.stdout).toContain(`transaction:${ids[1]}: expected 0x`);
     expect(dirty.stdout).toMatch(/2 differences\n$/);
   }, 180_000);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { unlistedTokenAsset } from '../../src/chains/balances';
 import { classifyArrival, settlementOf, type PaymentPhase } from '../../src/domain/arrivals';
 import type { DepositFact } from '../../src/domain/deposit-fact';
 import { newPaymentId } from '../../src/domain/ids';
@@ -62,7 +63,10 @@ type Step =
   /** A credited log's block left the chain before the payment completed. */
   | { kind: 'remove'; index: number }
   | { kind: 'expire' }
-  | { kind: 'cancel' };
+  | { kind: 'cancel' }
+  /** An operator suspends the merchant, or approves it again (issue 26 item 4). */
+  | { kind: 'suspend' }
+  | { kind: 'approve' };
 
 const amounts = fc.oneof(
   fc.constantFrom(G, G - 1n, G + 1n, 1n, 0n, DUST - 1n, DUST),
@@ -75,6 +79,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), index: fc.nat(20) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'expire' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'cancel' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'suspend' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'approve' as const }) },
 );
 
 const ctx = useTestApp({ DUST_THRESHOLD_MICRO: DUST.toString() });
@@ -108,6 +114,14 @@ const KEPT: { name: string; steps: Step[] }[] = [
   { name: 'one micro credited, then canceled', steps: [{ kind: 'deposit', asset: 'USDC', amountMicro: 1n }, { kind: 'cancel' }] },
   { name: 'an unknown token removed by a reorg, then the own token', steps: [{ kind: 'deposit', asset: null, amountMicro: 1n }, { kind: 'remove', index: 0 }, { kind: 'deposit', asset: 'USDC', amountMicro: 1n }] },
   { name: 'G − 1 of the own token and 1 of another', steps: [{ kind: 'deposit', asset: 'USDC', amountMicro: G - 1n }, { kind: 'deposit', asset: 'USDT', amountMicro: 1n }, { kind: 'expire' }] },
+  // Money after completion was counted among the payment's credits (state credited) as well as in its duplicate exception.
+  { name: 'below the dust threshold while the merchant is suspended, then G', steps: [{ kind: 'suspend' }, { kind: 'deposit', asset: 'USDC', amountMicro: DUST - 1n }, { kind: 'deposit', asset: 'USDC', amountMicro: G }] },
+  { name: 'G, then the threshold of dust again', steps: [{ kind: 'deposit', asset: 'USDC', amountMicro: G }, { kind: 'deposit', asset: 'USDC', amountMicro: DUST }] },
+  // A suspended merchant's open session took money as its own (issue 26 item 4); approved again, only later money counts.
+  {
+    name: 'G while the merchant is suspended, then G once approved again',
+    steps: [{ kind: 'suspend' }, { kind: 'deposit', asset: 'USDC', amountMicro: G }, { kind: 'approve' }, { kind: 'deposit', asset: 'USDC', amountMicro: G }, { kind: 'expire' }],
+  },
 ];
 
 describe('the rules as the worker runs them, over Postgres', () => {
@@ -115,11 +129,12 @@ describe('the rules as the worker runs them, over Postgres', () => {
 
   it('keeps every unit that arrives owned, never completes on another token, and balances the ledger', async () => {
     const activities = activitiesFor(ctx);
-    const merchant = await createApprovedMerchant(ctx.app, { wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }] });
     const tokens = ctx.config.chains.networks.find((n) => n.network === 'polygon')!.tokens;
     const stranger = randomAddress();
 
     runSequence = async (steps) => {
+        // A merchant of its own: a sequence may suspend it.
+        const merchant = await createApprovedMerchant(ctx.app, { wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }] });
         const id = newPaymentId();
         const depositAddress = randomAddress();
         await seedChainSession(id, merchant.id, depositAddress);
@@ -150,6 +165,8 @@ describe('the rules as the worker runs them, over Postgres', () => {
             await activities.recordShortfall(id, null, 'expiry');
             await activities.recordStatusChange(id, ['pending', 'processing'], 'expired');
             status = 'expired';
+          } else if (s.kind === 'suspend' || s.kind === 'approve') {
+            await ctx.db.sql`update merchants set status = ${s.kind === 'suspend' ? 'suspended' : 'approved'} where id = ${merchant.id}`;
           } else if (s.kind === 'cancel' && status === 'pending') {
             // As the run does when something was credited (found by this test: credits short of G were nowhere after a cancel).
             await activities.recordShortfall(id, null, 'expiry');
@@ -180,7 +197,7 @@ describe('the rules as the worker runs them, over Postgres', () => {
     }
 
     async function checkInvariants(id: string, status: string) {
-      const [session] = await ctx.db.sql`select status from checkout_sessions where id = ${id}`;
+      const [session] = await ctx.db.sql`select status, deposit_address from checkout_sessions where id = ${id}`;
       expect(session!.status).toBe(status);
       const credits = await ctx.db.sql`select transaction_hash, log_index, asset, amount_micro::text as amount, state from chain_credits where payment_id = ${id}`;
       const exceptions = await ctx.db.sql`select kind, amount_micro::text as amount, arrival_key from payment_exceptions where payment_id = ${id}`;
@@ -209,11 +226,22 @@ describe('the rules as the worker runs them, over Postgres', () => {
       for (const c of foreign.filter((f) => f.state === 'wrong_asset')) expect(exceptionOf.get(`tx:polygon:${c.transaction_hash as string}:${c.log_index as number}`)).toBe(BigInt(c.amount as string));
       expect(exceptionOf.size).toBeLessThanOrEqual(foreign.filter((c) => c.state !== 'dust').length);
       // Every unit of the own token is in exactly one place: the completed gross, a late or duplicate
-      // exception, the underpaid record at expiry, dust, or still counting towards G while open.
-      const ownLive = own.filter((c) => c.state === 'credited');
-      const owned = (tx ? BigInt(tx.gross as string) : 0n) + sum(kinds('late', 'duplicate', 'underpaid'));
-      if (status === 'pending' || status === 'processing') expect(sum(kinds('late', 'duplicate', 'underpaid'))).toBe(0n);
-      else expect(owned).toBe(sum(ownLive));
+      // exception (held), the underpaid record at the end, dust, or still counting towards G while open.
+      const ownIn = (state: string) => sum(own.filter((c) => c.state === state));
+      const open = status === 'pending' || status === 'processing';
+      expect(ownIn('held')).toBe(sum(kinds('late', 'duplicate')));
+      if (open) expect(sum(kinds('underpaid'))).toBe(0n);
+      else expect((tx ? BigInt(tx.gross as string) : 0n) + sum(kinds('underpaid'))).toBe(ownIn('credited'));
+      // The ledger's deposit address holds, per token, what is owed from it: the payment's money once
+      // it ended (completed or underpaid, not before), every exception's, and the dust.
+      const ledger = await ctx.db.sql`select asset, sum(amount)::text as amount from ledger_entries where account = ${`deposit:${session!.deposit_address as string}`} group by asset`;
+      const onLedger = (asset: string) => BigInt((ledger.find((l) => l.asset === asset)?.amount as string | undefined) ?? '0');
+      expect(onLedger('USDC')).toBe(ownIn('held') + ownIn('dust') + (open ? 0n : ownIn('credited')));
+      const wrongAssets = await ctx.db.sql`select coalesce(asset, 'erc20:' || token) as asset, amount_micro::text as amount from payment_exceptions where payment_id = ${id} and kind = 'wrong_asset'`;
+      for (const asset of ['USDT', unlistedTokenAsset(stranger)]) {
+        const dust = foreign.filter((c) => c.state === 'dust' && (c.asset ?? unlistedTokenAsset(stranger)) === asset);
+        expect(onLedger(asset)).toBe(sum(wrongAssets.filter((e) => e.asset === asset)) + sum(dust));
+      }
       // The ledger balances, posting by posting.
       const unbalanced = await ctx.db.sql`select posting_id from ledger_entries where payment_id = ${id} group by posting_id, asset having sum(amount) <> 0`;
       expect(unbalanced).toEqual([]);

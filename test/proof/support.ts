@@ -48,8 +48,8 @@ export const waitForStatus = (ctx: TestContext, id: string, status: string, time
   eventually(() => sessionRow(ctx, id).then((r) => r.status), (s) => s === status, timeoutMs, `${id} to be ${status}`);
 
 export async function exceptionsOf(ctx: TestContext, id: string) {
-  const rows = await ctx.db.sql`select kind, amount_micro, "references", status from payment_exceptions where payment_id = ${id} order by created_at`;
-  return rows.map((r) => ({ kind: r.kind as string, amount: BigInt(r.amount_micro as string), references: r.references as Record<string, unknown>, status: r.status as string }));
+  const rows = await ctx.db.sql`select id, kind, amount_micro, "references", status from payment_exceptions where payment_id = ${id} order by created_at`;
+  return rows.map((r) => ({ id: r.id as string, kind: r.kind as string, amount: BigInt(r.amount_micro as string), references: r.references as Record<string, unknown>, status: r.status as string }));
 }
 
 export async function creditsOf(ctx: TestContext, id: string) {

@@ -91,6 +91,14 @@ export async function uncreditLog(db: DatabaseOrTransaction, paymentId: string, 
   return rows.length > 0;
 }
 
+/** The payment's credited logs become an exception's money (held): they no longer count towards its G. */
+export async function holdCredits(db: DatabaseOrTransaction, paymentId: string): Promise<void> {
+  await db
+    .update(chainCredits)
+    .set({ state: 'held', updatedAt: sql`now()` })
+    .where(and(eq(chainCredits.paymentId, paymentId), eq(chainCredits.state, 'credited')));
+}
+
 /** The payment's credited logs (its own token's money; never a wrong asset or dust), oldest block first. */
 export async function listCredits(db: DatabaseOrTransaction, paymentId: string): Promise<ChainCreditRow[]> {
   return db
@@ -194,7 +202,7 @@ export async function listRecentCredits(db: DatabaseOrTransaction, network: stri
   return db
     .select()
     .from(chainCredits)
-    .where(and(eq(chainCredits.network, network), inArray(chainCredits.state, ['credited', 'wrong_asset']), sql`${chainCredits.createdAt} > now() - make_interval(secs => ${hours * 3600})`))
+    .where(and(eq(chainCredits.network, network), inArray(chainCredits.state, ['credited', 'held', 'wrong_asset']), sql`${chainCredits.createdAt} > now() - make_interval(secs => ${hours * 3600})`))
     .orderBy(desc(chainCredits.blockNumber), chainCredits.logIndex)
     .limit(limit);
 }

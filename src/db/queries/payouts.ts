@@ -156,7 +156,8 @@ export async function outgoingUnconfirmed(db: DatabaseOrTransaction, network: st
 }
 
 /**
- * What a payment's confirmed credits of a token hold (chain_credits, state credited) against what its
+ * What a payment's confirmed credits of a token hold (chain_credits, state credited or held: its
+ * money and its exceptions') against what its
  * payouts of that token send or sent (its settlement and its refunds, every row but a reverted one,
  * whose transaction moved nothing): a deposit address pays out only what its own credits owe.
  */
@@ -164,7 +165,7 @@ export async function creditsAgainstPayouts(db: DatabaseOrTransaction, paymentId
   const [row] = await db.execute<{ credited: string; paid_out: string }>(sql`select
     (select coalesce(sum(${chainCredits.amountMicro}), 0)::text from ${chainCredits}
       where ${chainCredits.paymentId} = ${paymentId} and ${chainCredits.network} = ${network}
-        and lower(${chainCredits.token}) = lower(${token}) and ${chainCredits.state} = 'credited') as credited,
+        and lower(${chainCredits.token}) = lower(${token}) and ${chainCredits.state} in ('credited', 'held')) as credited,
     (select coalesce(sum(${payouts.amount}), 0)::text from ${payouts}
       where ${payouts.paymentId} = ${paymentId} and ${payouts.network} = ${network} and lower(${payouts.token}) = lower(${token})
         and not (${payouts.status} = 'failed' and ${payouts.blockNumber} is not null)) as paid_out`);

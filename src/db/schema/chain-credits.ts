@@ -21,9 +21,10 @@ export const chainCredits = pgTable(
     amountMicro: bigint('amount_micro', { mode: 'bigint' }).notNull(),
     blockNumber: bigint('block_number', { mode: 'bigint' }).notNull(),
     blockHash: text('block_hash').notNull(),
-    // credited: counts for its payment; wrong_asset and dust: recorded at the address, never part of
-    // any payment's money (decisions §14); removed: its block left the canonical chain.
-    state: text('state', { enum: ['credited', 'wrong_asset', 'dust', 'removed'] }).notNull().default('credited'),
+    // credited: counts for its payment; held: the payment's token, but an exception's money (late,
+    // duplicate); wrong_asset and dust: recorded at the address, never part of any payment's money
+    // (decisions §14, domain/arrivals.ts); removed: its block left the canonical chain.
+    state: text('state', { enum: ['credited', 'held', 'wrong_asset', 'dust', 'removed'] }).notNull().default('credited'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
