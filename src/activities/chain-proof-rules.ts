@@ -5,8 +5,8 @@ import type { PaymentKind } from '../db/queries/late-payments';
 import { findExceptionByArrival, recordPaymentException } from '../db/queries/payment-exceptions';
 import type { ChainSettings } from '../config';
 import { unlistedTokenAsset } from '../chains/balances';
-import { writePosting } from '../db/queries/ledger';
-import { dustArrived, exceptionArrived } from '../domain/ledger';
+import { nextArrivalPostingId, writePosting } from '../db/queries/ledger';
+import { arrivalPostingPrefix, dustArrived, exceptionArrived } from '../domain/ledger';
 import { classifyArrival, settlementOf, type PaymentPhase } from '../domain/arrivals';
 import { depositLogKey, explorerUrlFor, type DepositFact } from '../domain/deposit-fact';
 import { arrivalKeyOf, logArrivalKey } from '../domain/exceptions';
@@ -107,8 +107,16 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
         if (!recorded.fresh) return { held: true, exceptionId: (await findExceptionByArrival(tx, id, arrivalKey))?.id ?? null };
         // What is not the payment's money stays at its deposit address: the ledger holds it there
         // for its owner (the customer, through the exception) or for nobody (dust).
-        const arrived = { paymentId: id, depositAddress: payment.depositAddress ?? fact.to, asset: fact.asset ?? unlistedTokenAsset(fact.token), network: fact.network, txHash: fact.transactionHash, amountMicro };
-        if (decision.credit === 'dust') await writePosting(tx, dustArrived({ ...arrived, logKey: depositLogKey(fact) }));
+        const arrived = {
+          postingId: await nextArrivalPostingId(tx, id, arrivalPostingPrefix(fact)),
+          paymentId: id,
+          depositAddress: payment.depositAddress ?? fact.to,
+          asset: fact.asset ?? unlistedTokenAsset(fact.token),
+          network: fact.network,
+          txHash: fact.transactionHash,
+          amountMicro,
+        };
+        if (decision.credit === 'dust') await writePosting(tx, dustArrived(arrived));
         if (!decision.exception) return { held: true, exceptionId: null };
         const own = decision.exception !== 'wrong_asset';
         const exception = await recordPaymentException(tx, {
@@ -200,7 +208,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
           const exception = await recordPaymentException(tx, { ...base, kind: 'underpaid', arrivalKey: 'expiry', amountMicro: credited, references });
           // The credits were the payment's while it was open; now they are held for the customer.
           if (payment.depositAddress) {
-            await writePosting(tx, exceptionArrived({ exceptionId: exception.id, paymentId: id, depositAddress: payment.depositAddress, asset: payment.asset, network: payment.network, txHash: null, amountMicro: credited }));
+            await writePosting(tx, exceptionArrived({ postingId: `exception:${exception.id}`, exceptionId: exception.id, paymentId: id, depositAddress: payment.depositAddress, asset: payment.asset, network: payment.network, txHash: null, amountMicro: credited }));
           }
           return exception;
         });

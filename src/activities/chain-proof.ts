@@ -63,7 +63,7 @@ const sessions: ProvenKind<ProvenSession, SessionCompletion> = {
       // The credits were this session's money; its link was paid by another, so they are held for
       // the customer, and no longer count towards this session's G.
       await holdCredits(tx, session.id);
-      const held = { paymentId: session.id, depositAddress, asset: session.destinationAsset, network: session.network, txHash: hash, amountMicro: proof.grossMicro };
+      const held = { postingId: `exception:${outcome.duplicateExceptionId}`, paymentId: session.id, depositAddress, asset: session.destinationAsset, network: session.network, txHash: hash, amountMicro: proof.grossMicro };
       await writePosting(tx, exceptionArrived({ ...held, exceptionId: outcome.duplicateExceptionId }));
       return { completed: false, result: { paidLinkId: null, duplicateExceptionId: outcome.duplicateExceptionId } };
     }

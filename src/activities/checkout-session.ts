@@ -128,6 +128,7 @@ export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: 
         paymentId,
         provider: session.provider,
         network: session.network,
+        verification: session.verification,
         eventId: fact.eventId,
         succeeded: fact.type === 'succeeded',
         status,

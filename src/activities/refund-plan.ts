@@ -10,7 +10,9 @@ import { findDepositAddresses } from '../db/queries/deposit-addresses';
 import { findPaymentException, lockPaymentException, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
 import { findSimpleOrder } from '../db/queries/simple-orders';
 import { insertPayoutsOnce, listRefundPayouts, outgoingUnconfirmed, type PayoutRow } from '../db/queries/payouts';
+import { accountBalance } from '../db/queries/ledger';
 import { isRefundable } from '../domain/exceptions';
+import { ledgerAccount } from '../domain/ledger';
 import { formatCrypto } from '../domain/money';
 import { sameAddress } from '../domain/evm-address';
 import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../domain/refund-address';
@@ -93,6 +95,10 @@ export async function planExceptionRefund(db: Database, chains: PayoutChains, se
   const token = (exception.token as Address | null) ?? client.tokens.find((t) => t.asset === payment.asset)?.address;
   if (!token) throw refused(`${payment.asset} is not configured on ${payment.network}`);
   const deposit = payment.depositAddress as Address;
+  // The ledger holds the exception's money from its confirmed arrival until it leaves: nothing there,
+  // nothing to send back (a block that took the transfer away reversed it).
+  const booked = -(await accountBalance(db, { account: ledgerAccount.exceptionHeld(exceptionId), asset, network: payment.network }));
+  if (booked < exception.amountMicro) throw refused(`the ledger holds ${formatCrypto(booked)} of the ${formatCrypto(exception.amountMicro)} ${asset} of this exception: its transfer is no longer on chain`);
   // The money must still be there, beyond what planned payouts of this address are about to send.
   const held = exception.token ? await tokenBalance(client, token, deposit) : ((await onChainBalance(client, deposit, payment.asset)) ?? 0n);
   const leaving = await outgoingUnconfirmed(db, payment.network, deposit, token);

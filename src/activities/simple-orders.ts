@@ -100,6 +100,7 @@ export function createSimpleOrderActivities({ db, providers, publicBaseUrl, allo
         paymentId: code,
         provider: order.provider ?? 'unknown',
         network: order.walletNetwork,
+        verification: order.verification,
         eventId: fact.eventId,
         succeeded: fact.type === 'succeeded' && (status !== 'settled' || paidTwice),
         status,

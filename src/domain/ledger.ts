@@ -78,8 +78,23 @@ export function orderCredited(input: { transactionCode: string; depositAddress: 
   });
 }
 
+/**
+ * The posting of one confirmed log's arrival (an exception's money, or dust): `arrival:<log>#<n>`, the
+ * n-th time it arrived. If its block leaves the chain the posting is reversed (`…:left`), and the log
+ * mined again is its next arrival, posted anew.
+ */
+export const arrivalPostingPrefix = (log: { network: string; transactionHash: string; logIndex: number }) =>
+  `arrival:${log.network}:${log.transactionHash.toLowerCase()}:${log.logIndex}#`;
+
+/** The posting that undoes `posting` (its block left the chain): every line negated. */
+export function postingLeft(posting: Posting): Posting {
+  return balanced({ ...posting, postingId: `${posting.postingId}:left`, lines: posting.lines.map((l) => ({ account: l.account, amount: -l.amount })) });
+}
+
 /** Money of an arrival at a deposit address that is not the payment's money (decisions §12, §14). */
 export interface HeldArrival {
+  /** Its log's arrival posting (`arrivalPostingPrefix` and its count), or, for money that is not one log's (an underpaid payment's credits), `exception:<id>`. */
+  postingId: string;
   paymentId: string;
   depositAddress: string;
   /** The token that arrived: a configured asset name, or `erc20:<contract>` for any other contract. */
@@ -96,7 +111,7 @@ export interface HeldArrival {
  */
 export function exceptionArrived(input: HeldArrival & { exceptionId: string }): Posting {
   return balanced({
-    postingId: `exception:${input.exceptionId}`,
+    postingId: input.postingId,
     asset: input.asset,
     network: input.network,
     paymentId: input.paymentId,
@@ -108,10 +123,10 @@ export function exceptionArrived(input: HeldArrival & { exceptionId: string }): 
   });
 }
 
-/** Dust, keyed by its log: it stays at the deposit address, owed to nobody. */
-export function dustArrived(input: HeldArrival & { logKey: string }): Posting {
+/** Dust: it stays at the deposit address, owed to nobody. */
+export function dustArrived(input: HeldArrival): Posting {
   return balanced({
-    postingId: `dust:${input.logKey}`,
+    postingId: input.postingId,
     asset: input.asset,
     network: input.network,
     paymentId: input.paymentId,
@@ -196,19 +211,12 @@ function debitOf(p: ConfirmedPayout, treasury: string): string {
 
 /**
  * A confirmed payout: the money it moved, and the gas its sender paid (in the native coin). A refund
- * pays back what its exception holds. That money was posted when it arrived (exceptionArrived); the
- * refund writes the same posting again, under the same id, so that an exception the ledger has not
- * seen arrive (a provider's word whose transfer never reached the log) still nets to zero, and one it
- * has seen is posted once.
+ * pays back what its exception holds, posted when the money arrived (exceptionArrived).
  */
 export function payoutConfirmed(p: ConfirmedPayout, treasury: string): Posting[] {
   const debit = debitOf(p, treasury);
   const credit = p.kind === 'gas' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
   const base = { network: p.network, paymentId: p.paymentId, txHash: p.txHash };
-  const held =
-    p.kind === 'refund'
-      ? [exceptionArrived({ exceptionId: p.exceptionId!, paymentId: p.paymentId, depositAddress: p.fromAddress, asset: p.asset, network: p.network, txHash: p.txHash, amountMicro: p.amount })]
-      : [];
   const moved = balanced({ ...base, postingId: `payout:${p.id}`, asset: p.asset, lines: [{ account: debit, amount: p.amount }, { account: credit, amount: -p.amount }] });
   const fee = balanced({
     ...base,
@@ -219,7 +227,7 @@ export function payoutConfirmed(p: ConfirmedPayout, treasury: string): Posting[]
       { account: credit, amount: -p.feeWei },
     ],
   });
-  return [...held, moved, fee].filter((posting) => posting.lines.length > 0);
+  return [moved, fee].filter((posting) => posting.lines.length > 0);
 }
 
 /**

@@ -23,6 +23,8 @@ export interface PaymentOwner {
   providerPaymentId: string | null;
   /** Where its money arrives (an arrival's key names it). */
   network: string;
+  /** Whether only the chain proves its money (decisions §11): the provider's word is then a claim. */
+  verification: 'chain' | 'provider';
   signal: SignalDefinition<[ProviderFact]>;
   /** The terms the provider must be paying for this owner (for the rail the event names). */
   expectedTerms(event: ProviderEvent): ExpectedTerms;
@@ -45,6 +47,7 @@ export async function findPaymentOwner(ctx: PaymentContext, provider: string, re
       ended: isTerminal(session.status),
       providerPaymentId: session.providerPaymentId,
       network: session.network,
+      verification: session.verification,
       signal: providerUpdateSignal,
       expectedTerms: () => ({
         sourceAmount: fiatText(session.amountMinor, session.currency),
@@ -66,6 +69,7 @@ export async function findPaymentOwner(ctx: PaymentContext, provider: string, re
       ended: !isOrderOpen(order.status),
       providerPaymentId: order.providerPaymentId,
       network: order.walletNetwork,
+      verification: order.verification,
       signal: simpleProviderSignal,
       // Fiat currencies and stablecoin assets never share a code, so the source currency names the rail.
       expectedTerms: (event) =>

@@ -90,6 +90,7 @@ async function lateFact(ctx: PaymentContext, owner: PaymentOwner, provider: stri
     paymentId: owner.id,
     provider,
     network: owner.network,
+    verification: owner.verification,
     eventId: fact.eventId,
     succeeded: fact.type === 'succeeded' && (!paid || paidTwice),
     exceptionKind: paidTwice ? 'duplicate' : 'late',

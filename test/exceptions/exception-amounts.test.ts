@@ -50,12 +50,13 @@ describe('an exception’s amount is positive', () => {
 
   it('makes a late success without a positive amount no exception, while a positive one is recorded', async () => {
     const paymentId = await endedPayment();
-    const fact = (eventId: string, destinationAmount: string | undefined) =>
+    const fact = (eventId: string, destinationAmount: string | undefined, verification: 'chain' | 'provider' = 'provider') =>
       recordLateFact(ctx.db.db, {
         kind: 'checkout_session',
         paymentId,
         provider: 'sandbox',
         network: 'polygon',
+        verification,
         eventId,
         succeeded: true,
         status: 'expired',
@@ -68,5 +69,7 @@ describe('an exception’s amount is positive', () => {
     expect(await exceptionsOf(paymentId)).toEqual([]);
     expect(await fact('positive', '24.750000')).toMatchObject({ kind: 'late', amountMicro: 24_750_000n, inserted: true });
     expect(await exceptionsOf(paymentId)).toEqual([{ kind: 'late', amount: '24750000' }]);
+    // Where only the chain proves money (decisions §11), the provider's word is a claim, not money seen.
+    expect(await fact('claimed', '5.000000', 'chain')).toMatchObject({ kind: 'unverified', amountMicro: 5_000_000n, inserted: true });
   });
 });

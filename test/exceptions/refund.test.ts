@@ -86,7 +86,8 @@ describe('refunding an exception on chain', () => {
     // Ledger: the money held for the customer came in and went out; the chain agrees.
     expect(await ledgerBalance(ctx, ledgerAccount.exceptionHeld(late.exceptionId), 'USDC')).toBe(0n);
     expect(await ledgerBalance(ctx, ledgerAccount.deposit(late.depositAddress), 'USDC')).toBe(0n);
-    const [posted] = await ctx.db.sql`select count(*)::int as n from ledger_entries where posting_id = ${`exception:${late.exceptionId}`}`;
+    // Two lines on the exception's account: its arrival, and the refund.
+    const [posted] = await ctx.db.sql`select count(*)::int as n from ledger_entries where account = ${ledgerAccount.exceptionHeld(late.exceptionId)}`;
     expect(posted!.n).toBe(2);
     expect(await unbalancedPostings(ctx)).toEqual([]);
     const reconciled = await ctx.app.inject({ method: 'GET', url: '/admin/v1/reconciliation', headers: adminHeaders });

@@ -64,7 +64,7 @@ describe('a simple order paid on two rails', () => {
   const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
   const api = (path: string) => `${ctx.baseUrl}/api${path}`;
 
-  it('closes the first rail’s provider payment when the customer switches, and records a success of it as a duplicate exception', async () => {
+  it('closes the first rail’s provider payment when the customer switches, and records its success, with no transfer seen, as one unverified exception', async () => {
     const created = await http('POST', api('/checkout'), {
       body: { fiat_amount: 25, fiat_currency: 'EUR', customer: { wallet_address: WALLET, crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' } },
     });
@@ -86,16 +86,17 @@ describe('a simple order paid on two rails', () => {
     expect((await sandboxPay(code)).status).toBe(200);
     await eventually(() => http('GET', api(`/transaction?transaction_code=${code}`)).then((r) => r.json.data.status as string), (s) => s === 'settled', 20_000, 'settled');
 
-    // A provider that could not close in time reports the card payment's success too: the second
-    // payment is a duplicate exception of the order, recorded once however often it is reported.
-    // The provider delivers to the order's own deposit address (polygon has a verifier), so its callbacks name it.
+    // A provider that could not close in time reports the card payment's success too: recorded once
+    // however often it is reported. The provider delivers to the order's own deposit address (polygon
+    // has a verifier), so its word is a claim until the transfer is seen there: `unverified`, never
+    // refundable or acceptable as money (its log, if it comes, makes it a duplicate: proof/money-rules).
     const session = { id: code, amount: '25.00', currency: 'EUR', destinationAsset: 'USDC', network: 'polygon', walletAddress: await orderDepositAddressOf(ctx, code) };
     const second = sandboxEvent(session, 'payment.succeeded', { paymentId: first.id, destinationAmount: '27.000000' });
     for (let i = 0; i < 2; i++) expect((await postCallback(ctx.app, second, { secret: ctx.config.providers.sandbox.callbackSecret })).statusCode).toBe(200);
     const rows = await exceptionsOf(ctx, code);
-    expect(rows).toEqual([expect.objectContaining({ kind: 'duplicate', status: 'open', amount: 27_000_000n })]);
+    expect(rows).toEqual([expect.objectContaining({ kind: 'unverified', status: 'open', amount: 27_000_000n })]);
     const queue = await ctx.app.inject({ method: 'GET', url: '/admin/v1/exceptions?status=open', headers: adminHeaders });
-    expect(queue.json().exceptions).toEqual(expect.arrayContaining([expect.objectContaining({ paymentKind: 'simple_order', paymentId: code, kind: 'duplicate' })]));
+    expect(queue.json().exceptions).toEqual(expect.arrayContaining([expect.objectContaining({ paymentKind: 'simple_order', paymentId: code, kind: 'unverified' })]));
     // A simple order cannot be accepted as something else: the operator is told so.
     const id = queue.json().exceptions.find((e: { paymentId: string }) => e.paymentId === code).id;
     const accept = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${id}/accept`, headers: adminHeaders });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { accountBalance, depositAddressBalances, ledgerBalances, merchantPayables, treasuryBalances, writePosting } from '../../src/db/queries/ledger';
-import { balanced, depositCredited, exceptionAccepted, exceptionArrived, payoutConfirmed, UnbalancedPostingError, type Posting } from '../../src/domain/ledger';
+import { accountBalance, depositAddressBalances, ledgerBalances, merchantPayables, readPosting, treasuryBalances, writePosting } from '../../src/db/queries/ledger';
+import { balanced, depositCredited, exceptionAccepted, exceptionArrived, payoutConfirmed, postingLeft, UnbalancedPostingError, type Posting } from '../../src/domain/ledger';
 import { useTestApp } from '../support/harness';
 
 // Decisions §11 "Ledger": every posting balances, refused by the database otherwise (a deferred
@@ -94,8 +94,9 @@ describe('the ledger', () => {
       { id: 'po_r', paymentId: 'SV_ledger2', merchantId: 'MER_ledger', kind: 'refund', exceptionId: 'exc_r', asset: 'USDC', network: 'polygon', fromAddress: DEP, toAddress: MERCHANT_WALLET, amount: 2_000_000n, txHash: '0xr', feeWei: 30_000n },
       TREASURY,
     );
-    expect(refund.map((p) => p.postingId)).toEqual(['exception:exc_r', 'payout:po_r', 'fee:po_r']);
-    await ctx.db.db.transaction(async (tx) => Promise.all(refund.map((p) => writePosting(tx, p))));
+    expect(refund.map((p) => p.postingId)).toEqual(['payout:po_r', 'fee:po_r']);
+    const arrival = exceptionArrived({ postingId: 'arrival:polygon:0xa:0@0xb', exceptionId: 'exc_r', paymentId: 'SV_ledger2', depositAddress: DEP, asset: 'USDC', network: 'polygon', txHash: '0xa', amountMicro: 2_000_000n });
+    await ctx.db.db.transaction(async (tx) => Promise.all([arrival, ...refund].map((p) => writePosting(tx, p))));
     expect(await accountBalance(ctx.db.db, { account: 'exception:exc_r', asset: 'USDC', network: 'polygon' })).toBe(0n);
     expect(await accountBalance(ctx.db.db, { account: `deposit:${DEP}`, asset: 'USDC', network: 'polygon' })).toBe(0n);
     expect(await accountBalance(ctx.db.db, { account: `deposit:${DEP}`, asset: 'native', network: 'polygon' })).toBe(-30_000n);
@@ -103,20 +104,19 @@ describe('the ledger', () => {
     expect(() => payoutConfirmed({ id: 'po_x', paymentId: 'SV_x', merchantId: 'M', kind: 'refund', asset: 'USDC', network: 'polygon', fromAddress: DEP, toAddress: DEP, amount: 1n, txHash: '0x', feeWei: 0n }, TREASURY)).toThrow(/names no exception/);
   });
 
-  it('holds an exception’s money from its arrival: a refund pays it back once, an acceptance hands it to the completion', async () => {
+  it('holds an exception’s money from its arrival: a refund pays it back, an acceptance hands it to the completion, a block that leaves undoes it', async () => {
     const balance = (account: string) => accountBalance(ctx.db.db, { account, asset: 'USDC', network: 'polygon' });
     const write = (postings: Posting[]) => ctx.db.db.transaction(async (tx) => Promise.all(postings.map((p) => writePosting(tx, p))));
     const DEP = '0x00000000000000000000000000000000000000d3';
-    const arrival = { paymentId: 'SV_ledger3', depositAddress: DEP, asset: 'USDC', network: 'polygon', txHash: '0xa', amountMicro: 2_000_000n };
+    const arrival = { postingId: 'arrival:polygon:0xc:0@0xd', paymentId: 'SV_ledger3', depositAddress: DEP, asset: 'USDC', network: 'polygon', txHash: '0xa', amountMicro: 2_000_000n };
     await write([exceptionArrived({ ...arrival, exceptionId: 'exc_refunded' })]);
     expect(await balance(`deposit:${DEP}`)).toBe(2_000_000n);
     expect(await balance('exception:exc_refunded')).toBe(-2_000_000n);
-    // The refund's own copy of the arrival has the same posting id: written once.
     await write(payoutConfirmed({ id: 'po_r3', paymentId: 'SV_ledger3', merchantId: 'MER_ledger', kind: 'refund', exceptionId: 'exc_refunded', asset: 'USDC', network: 'polygon', fromAddress: DEP, toAddress: MERCHANT_WALLET, amount: 2_000_000n, txHash: '0xr3', feeWei: 0n }, TREASURY));
     expect(await balance(`deposit:${DEP}`)).toBe(0n);
     expect(await balance('exception:exc_refunded')).toBe(0n);
 
-    await write([exceptionArrived({ ...arrival, exceptionId: 'exc_accepted', amountMicro: 24_000_000n })]);
+    await write([exceptionArrived({ ...arrival, postingId: 'exception:exc_accepted', exceptionId: 'exc_accepted', amountMicro: 24_000_000n })]);
     await write([
       exceptionAccepted({ exceptionId: 'exc_accepted', paymentId: 'SV_ledger3', depositAddress: DEP, asset: 'USDC', network: 'polygon', amountMicro: 24_000_000n }),
       depositCredited({ paymentId: 'SV_ledger3', merchantId: 'MER_ledger3', depositAddress: DEP, asset: 'USDC', network: 'polygon', txHash: '0xa', grossMicro: 24_000_000n, merchantMicro: 23_640_000n, commissionMicro: 360_000n }),
@@ -124,5 +124,14 @@ describe('the ledger', () => {
     expect(await balance('exception:exc_accepted')).toBe(0n);
     expect(await balance(`deposit:${DEP}`)).toBe(24_000_000n);
     expect(await balance('merchant_payable:MER_ledger3')).toBe(-23_640_000n);
+  
+    // A block that leaves the chain takes its arrival with it: the posting reversed, nothing held.
+    const gone = exceptionArrived({ ...arrival, postingId: 'arrival:polygon:0xe:1@0xf', exceptionId: 'exc_gone', amountMicro: 7_000_000n });
+    await write([gone]);
+    const read = await readPosting(ctx.db.db, gone.postingId);
+    expect(read).toEqual(gone);
+    await write([postingLeft(read!)]);
+    expect(await balance('exception:exc_gone')).toBe(0n);
+    expect(await balance(`deposit:${DEP}`)).toBe(24_000_000n);
   });
 });

@@ -2,6 +2,10 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { unlistedTokenAsset } from '../../src/chains/balances';
+import type { ProviderClaim } from '../../src/activities/chain-proof';
+import { formatCrypto } from '../../src/domain/money';
+import { canTransition, isTerminal, type PaymentStatus } from '../../src/domain/payment-status';
+import type { ProviderFact } from '../../src/domain/provider-fact';
 import { classifyArrival, settlementOf, type PaymentPhase } from '../../src/domain/arrivals';
 import type { DepositFact } from '../../src/domain/deposit-fact';
 import { newPaymentId } from '../../src/domain/ids';
@@ -32,7 +36,7 @@ describe('the pure rules', () => {
         if (!own && a.amountMicro > 0n && (p === 'open' || a.amountMicro >= dust)) expect(d).toEqual({ credit: 'wrong_asset', exception: 'wrong_asset' });
         if (a.amountMicro === 0n) expect(d.credit).toBe('dust');
         if (d.credit === 'dust') expect(a.amountMicro === 0n || (p !== 'open' && a.amountMicro < dust)).toBe(true);
-        if (own && p !== 'open' && a.amountMicro >= dust) expect(d.exception).toBe(p === 'paid' ? 'duplicate' : 'late');
+        if (own && p !== 'open' && a.amountMicro > 0n && a.amountMicro >= dust) expect(d).toEqual({ credit: 'held', exception: p === 'paid' ? 'duplicate' : 'late' });
       }),
       { numRuns: 5000 },
     );
@@ -66,7 +70,14 @@ type Step =
   | { kind: 'cancel' }
   /** An operator suspends the merchant, or approves it again (issue 26 item 4). */
   | { kind: 'suspend' }
-  | { kind: 'approve' };
+  | { kind: 'approve' }
+  /**
+   * A provider's callback: its word on a payment, naming one of the transfers sent (or none), with an
+   * amount. `resendOf`: a provider's retry of an earlier callback (the same event id).
+   */
+  | { kind: 'provider'; type: 'processing' | 'succeeded' | 'failed'; transfer: number | null; amountMicro: bigint; resendOf: number | null }
+  /** The deadline for a provider's success to be credited on chain passes. */
+  | { kind: 'claimDue' };
 
 const amounts = fc.oneof(
   fc.constantFrom(G, G - 1n, G + 1n, 1n, 0n, DUST - 1n, DUST),
@@ -81,6 +92,17 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'cancel' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'suspend' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'approve' as const }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('provider' as const),
+      type: fc.constantFrom('processing' as const, 'succeeded' as const, 'failed' as const),
+      transfer: fc.option(fc.nat(20), { nil: null }),
+      amountMicro: amounts,
+      resendOf: fc.option(fc.nat(20), { nil: null }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'claimDue' as const }) },
 );
 
 const ctx = useTestApp({ DUST_THRESHOLD_MICRO: DUST.toString() });
@@ -117,6 +139,15 @@ const KEPT: { name: string; steps: Step[] }[] = [
   // Money after completion was counted among the payment's credits (state credited) as well as in its duplicate exception.
   { name: 'below the dust threshold while the merchant is suspended, then G', steps: [{ kind: 'suspend' }, { kind: 'deposit', asset: 'USDC', amountMicro: DUST - 1n }, { kind: 'deposit', asset: 'USDC', amountMicro: G }] },
   { name: 'G, then the threshold of dust again', steps: [{ kind: 'deposit', asset: 'USDC', amountMicro: G }, { kind: 'deposit', asset: 'USDC', amountMicro: DUST }] },
+  // An exception's money whose block left the chain stayed refundable (the ledger still held it).
+  { name: 'G while the merchant is suspended, its block removed', steps: [{ kind: 'suspend' }, { kind: 'deposit', asset: 'USDC', amountMicro: G }, { kind: 'remove', index: 0 }] },
+  // Another token's arrival, its block removed, back as dust once the merchant was suspended: the dust holds it, the exception nothing.
+  { name: 'one micro of USDT, removed, suspended, sent again', steps: [{ kind: 'deposit', asset: 'USDT', amountMicro: 1n }, { kind: 'remove', index: 0 }, { kind: 'suspend' }, { kind: 'resend', index: 0 }] },
+  // Credits short of G were nowhere after the provider said its payment failed.
+  {
+    name: 'one micro credited, then the provider’s failure',
+    steps: [{ kind: 'deposit', asset: 'USDC', amountMicro: 1n }, { kind: 'provider', type: 'failed', transfer: null, amountMicro: 1n, resendOf: null }],
+  },
   // A suspended merchant's open session took money as its own (issue 26 item 4); approved again, only later money counts.
   {
     name: 'G while the merchant is suspended, then G once approved again',
@@ -139,7 +170,41 @@ describe('the rules as the worker runs them, over Postgres', () => {
         const depositAddress = randomAddress();
         await seedChainSession(id, merchant.id, depositAddress);
         const sent: DepositFact[] = [];
+        const callbacks: ProviderFact[] = [];
+        const seenEvents = new Set<string>();
+        let claim: ProviderClaim | null = null;
         let status = 'pending';
+
+        /** As the session's run handles a provider's fact on a chain-verified session (checkout-session/workflow.ts). */
+        const tell = async (paymentId: string, fact: ProviderFact, now: string): Promise<string> => {
+          // Providers retry callbacks: the run takes each event once.
+          if (seenEvents.has(fact.eventId)) return now;
+          seenEvents.add(fact.eventId);
+          const terminal = isTerminal(now as PaymentStatus);
+          if (fact.type === 'succeeded' && !terminal) {
+            // A hint, never a completion: processing, and a deadline for the transfer it announces.
+            if (canTransition(now as PaymentStatus, 'processing')) {
+              await activities.moveSession(paymentId, { kind: 'processing', fact });
+              now = 'processing';
+            }
+            claim ??= { eventId: fact.eventId, providerPaymentId: fact.providerPaymentId, destinationAmount: fact.destinationAmount, transactionHash: fact.transactionHash };
+            return now;
+          }
+          if (terminal) {
+            if (fact.type === 'succeeded' && now !== 'completed') await activities.flagLateSuccess(paymentId, fact, now as PaymentStatus);
+            return now;
+          }
+          if (fact.type === 'processing' && canTransition(now as PaymentStatus, 'processing')) {
+            await activities.moveSession(paymentId, { kind: 'processing', fact });
+            return 'processing';
+          }
+          if (fact.type === 'failed') {
+            if (await creditedLogs(paymentId)) await activities.recordShortfall(paymentId, claim, 'expiry');
+            await activities.moveSession(paymentId, { kind: 'failed', fact });
+            return 'failed';
+          }
+          return now;
+        };
         for (const [n, s] of steps.entries()) {
           if (s.kind === 'deposit') {
             const fact: DepositFact = {
@@ -162,14 +227,31 @@ describe('the rules as the worker runs them, over Postgres', () => {
           } else if (s.kind === 'remove' && sent.length > 0 && (status === 'pending' || status === 'processing')) {
             await activities.uncreditDeposit(id, { ...sent[s.index % sent.length]!, kind: 'removed' });
           } else if (s.kind === 'expire' && (status === 'pending' || status === 'processing')) {
-            await activities.recordShortfall(id, null, 'expiry');
+            await activities.recordShortfall(id, claim, 'expiry');
             await activities.recordStatusChange(id, ['pending', 'processing'], 'expired');
             status = 'expired';
+          } else if (s.kind === 'provider') {
+            const earlier = s.resendOf !== null && callbacks.length > 0 ? callbacks[s.resendOf % callbacks.length]! : null;
+            const named = s.transfer !== null && sent.length > 0 ? sent[s.transfer % sent.length]! : null;
+            const fact: ProviderFact = earlier ?? {
+              eventId: `evt_${randomBytes(8).toString('hex')}`,
+              type: s.type,
+              providerPaymentId: `pp_${id}`,
+              destinationAmount: formatCrypto(s.amountMicro),
+              transactionHash: named?.transactionHash,
+              occurredAt: new Date().toISOString(),
+            };
+            if (!earlier) callbacks.push(fact);
+            status = await tell(id, fact, status);
+          } else if (s.kind === 'claimDue' && claim && (status === 'pending' || status === 'processing')) {
+            // As the run does when the claim's deadline passes before expiry: recorded once, never completed.
+            await activities.recordShortfall(id, claim, 'claim');
+            claim = null;
           } else if (s.kind === 'suspend' || s.kind === 'approve') {
             await ctx.db.sql`update merchants set status = ${s.kind === 'suspend' ? 'suspended' : 'approved'} where id = ${merchant.id}`;
           } else if (s.kind === 'cancel' && status === 'pending') {
             // As the run does when something was credited (found by this test: credits short of G were nowhere after a cancel).
-            await activities.recordShortfall(id, null, 'expiry');
+            if (await creditedLogs(id)) await activities.recordShortfall(id, claim, 'expiry');
             await activities.recordStatusChange(id, ['pending'], 'canceled');
             status = 'canceled';
           }
@@ -191,6 +273,12 @@ describe('the rules as the worker runs them, over Postgres', () => {
       return done && !done.duplicateExceptionId ? 'completed' : status;
     }
 
+    /** Whether the payment holds credits (the run knows it from its last credit). */
+    async function creditedLogs(id: string): Promise<boolean> {
+      const rows = await ctx.db.sql`select 1 from chain_credits where payment_id = ${id} and state = 'credited' limit 1`;
+      return rows.length > 0;
+    }
+
     async function sessionOf(depositAddress: string): Promise<string> {
       const [row] = await ctx.db.sql`select id from checkout_sessions where deposit_address = ${depositAddress}`;
       return row!.id as string;
@@ -200,8 +288,8 @@ describe('the rules as the worker runs them, over Postgres', () => {
       const [session] = await ctx.db.sql`select status, deposit_address from checkout_sessions where id = ${id}`;
       expect(session!.status).toBe(status);
       const credits = await ctx.db.sql`select transaction_hash, log_index, asset, amount_micro::text as amount, state from chain_credits where payment_id = ${id}`;
-      const exceptions = await ctx.db.sql`select kind, amount_micro::text as amount, arrival_key from payment_exceptions where payment_id = ${id}`;
-      const [tx] = await ctx.db.sql`select gross_micro::text as gross, merchant_settlement_micro::text as net, platform_commission_micro::text as fee, deposit_transaction_hash from transactions where payment_id = ${id}`;
+      const exceptions = await ctx.db.sql`select id, kind, amount_micro::text as amount, arrival_key from payment_exceptions where payment_id = ${id}`;
+      const [tx] = await ctx.db.sql`select gross_micro::text as gross, merchant_settlement_micro::text as net, platform_commission_micro::text as fee, deposit_transaction_hash from transactions where payment_id = ${id} and status = 'completed'`;
       const sum = (rows: readonly Record<string, unknown>[]) => rows.reduce((t, r) => t + BigInt(r.amount as string), 0n);
       const own = credits.filter((c) => c.asset === 'USDC');
       const kinds = (...k: string[]) => exceptions.filter((e) => k.includes(e.kind as string));
@@ -219,28 +307,40 @@ describe('the rules as the worker runs them, over Postgres', () => {
         expect(sum(kinds('overpaid'))).toBe(gross - G);
       }
       // Every unit of another token is a wrong_asset exception of the same log and amount, or dust; an
-      // exception stays when its log's block is removed (an operator was told of that money).
+      // exception stays when its log's block is removed (an operator was told of that money), holding
+      // nothing (below).
       const foreign = credits.filter((c) => c.asset !== 'USDC' && BigInt(c.amount as string) > 0n);
       expect(foreign.every((c) => c.state === 'wrong_asset' || c.state === 'dust' || c.state === 'removed')).toBe(true);
       const exceptionOf = new Map(kinds('wrong_asset').map((e) => [e.arrival_key as string, BigInt(e.amount as string)]));
       for (const c of foreign.filter((f) => f.state === 'wrong_asset')) expect(exceptionOf.get(`tx:polygon:${c.transaction_hash as string}:${c.log_index as number}`)).toBe(BigInt(c.amount as string));
-      expect(exceptionOf.size).toBeLessThanOrEqual(foreign.filter((c) => c.state !== 'dust').length);
       // Every unit of the own token is in exactly one place: the completed gross, a late or duplicate
-      // exception (held), the underpaid record at the end, dust, or still counting towards G while open.
+      // exception (its log `held`), the underpaid record at the end, dust, or still counting towards G
+      // while open. What an exception holds is what the ledger holds for it: money whose block left
+      // the chain is held by nobody (the exception stays, so an operator was told of it).
       const ownIn = (state: string) => sum(own.filter((c) => c.state === state));
       const open = status === 'pending' || status === 'processing';
-      expect(ownIn('held')).toBe(sum(kinds('late', 'duplicate')));
+      const gross = tx ? BigInt(tx.gross as string) : 0n;
+      const heldFor = async (asset: string, ...k: string[]) => {
+        const ids = kinds(...k).map((e) => `exception:${e.id as string}`);
+        const [row] = await ctx.db.sql`select coalesce(-sum(amount), 0)::text as held from ledger_entries where account in ${ctx.db.sql(ids.length ? ids : [''])} and asset = ${asset}`;
+        return BigInt(row!.held as string);
+      };
+      expect(ownIn('held')).toBe(await heldFor('USDC', 'late', 'duplicate'));
       if (open) expect(sum(kinds('underpaid'))).toBe(0n);
-      else expect((tx ? BigInt(tx.gross as string) : 0n) + sum(kinds('underpaid'))).toBe(ownIn('credited'));
-      // The ledger's deposit address holds, per token, what is owed from it: the payment's money once
-      // it ended (completed or underpaid, not before), every exception's, and the dust.
+      else expect(gross + (await heldFor('USDC', 'underpaid'))).toBe(ownIn('credited'));
+      // What may leave the deposit address (the merchant's and commission's payouts of the gross, and
+      // the refunds of what exceptions hold) never exceeds what arrived there of the token.
+      expect(gross + (await heldFor('USDC', 'late', 'duplicate', 'underpaid'))).toBeLessThanOrEqual(ownIn('credited') + ownIn('held'));
+      // The ledger's deposit address holds, per token, what is at the address and owed from it: the
+      // payment's money once it ended (completed or underpaid, not before), every exception's, and
+      // the dust; nothing of a log whose block left the chain.
       const ledger = await ctx.db.sql`select asset, sum(amount)::text as amount from ledger_entries where account = ${`deposit:${session!.deposit_address as string}`} group by asset`;
       const onLedger = (asset: string) => BigInt((ledger.find((l) => l.asset === asset)?.amount as string | undefined) ?? '0');
       expect(onLedger('USDC')).toBe(ownIn('held') + ownIn('dust') + (open ? 0n : ownIn('credited')));
-      const wrongAssets = await ctx.db.sql`select coalesce(asset, 'erc20:' || token) as asset, amount_micro::text as amount from payment_exceptions where payment_id = ${id} and kind = 'wrong_asset'`;
       for (const asset of ['USDT', unlistedTokenAsset(stranger)]) {
-        const dust = foreign.filter((c) => c.state === 'dust' && (c.asset ?? unlistedTokenAsset(stranger)) === asset);
-        expect(onLedger(asset)).toBe(sum(wrongAssets.filter((e) => e.asset === asset)) + sum(dust));
+        const of = (state: string) => foreign.filter((c) => c.state === state && (c.asset ?? unlistedTokenAsset(stranger)) === asset);
+        expect(onLedger(asset)).toBe(sum(of('wrong_asset')) + sum(of('dust')));
+        expect(await heldFor(asset, 'wrong_asset')).toBe(sum(of('wrong_asset')));
       }
       // The ledger balances, posting by posting.
       const unbalanced = await ctx.db.sql`select posting_id from ledger_entries where payment_id = ${id} group by posting_id, asset having sum(amount) <> 0`;

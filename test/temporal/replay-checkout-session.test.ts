@@ -108,7 +108,8 @@ describe('checkoutSession histories', () => {
       [ids.overpaid!]: 'overpaid',
       [ids.underpaidExpired!]: 'underpaid',
       [ids.unverifiedExpired!]: 'unverified',
-      [ids.expiredThenLate!]: 'late',
+      // A provider's success after the end, with no transfer seen: a claim (decisions §11).
+      [ids.expiredThenLate!]: 'unverified',
     });
     const [settled] = await ctx.db.sql`select
       (select count(*)::int from events where payment_id = ${ids.settled!} and type = 'payment.settled') as events,

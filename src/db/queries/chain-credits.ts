@@ -1,7 +1,9 @@
 import { and, desc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { chainCredits, chainCursors, checkoutSessions, simpleOrders } from '../schema';
+import { arrivalPostingPrefix } from '../../domain/ledger';
 import { findDepositAddresses } from './deposit-addresses';
+import { reverseArrivals } from './ledger';
 
 export type ChainCreditRow = typeof chainCredits.$inferSelect;
 
@@ -73,22 +75,31 @@ export async function creditLog(db: DatabaseOrTransaction, paymentId: string, lo
   return { held: raced?.paymentId === paymentId, fresh: false, state: raced?.state ?? state };
 }
 
-/** The log's block left the canonical chain: it no longer counts for its payment. */
+/**
+ * The log's block left the canonical chain: it no longer counts for its payment. If its arrival was
+ * posted (an exception's money, or dust), that posting is reversed in the same transaction: the
+ * deposit address no longer holds it, and an exception whose money left can be neither refunded nor
+ * accepted (both ask the ledger what it holds).
+ */
 export async function uncreditLog(db: DatabaseOrTransaction, paymentId: string, key: { network: string; transactionHash: string; logIndex: number }): Promise<boolean> {
-  const rows = await db
-    .update(chainCredits)
-    .set({ state: 'removed', updatedAt: sql`now()` })
-    .where(
-      and(
-        eq(chainCredits.network, key.network),
-        eq(chainCredits.transactionHash, key.transactionHash.toLowerCase()),
-        eq(chainCredits.logIndex, key.logIndex),
-        eq(chainCredits.paymentId, paymentId),
-        ne(chainCredits.state, 'removed'),
-      ),
-    )
-    .returning({ paymentId: chainCredits.paymentId });
-  return rows.length > 0;
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(chainCredits)
+      .set({ state: 'removed', updatedAt: sql`now()` })
+      .where(
+        and(
+          eq(chainCredits.network, key.network),
+          eq(chainCredits.transactionHash, key.transactionHash.toLowerCase()),
+          eq(chainCredits.logIndex, key.logIndex),
+          eq(chainCredits.paymentId, paymentId),
+          ne(chainCredits.state, 'removed'),
+        ),
+      )
+      .returning({ paymentId: chainCredits.paymentId });
+    if (rows.length === 0) return false;
+    await reverseArrivals(tx, paymentId, arrivalPostingPrefix(key));
+    return true;
+  });
 }
 
 /** The payment's credited logs become an exception's money (held): they no longer count towards its G. */

@@ -27,6 +27,12 @@ export interface LateFact {
   succeeded: boolean;
   /** `duplicate` when the payment was already paid by another provider payment (another rail or tab). */
   exceptionKind?: 'late' | 'duplicate';
+  /**
+   * How the payment is proven (decisions §11). On chain, a provider's word is never money seen: it is
+   * recorded `unverified`, and the transfer's log, if it arrives, takes the record over as late or
+   * duplicate with the amount that arrived (payment-exceptions.ts).
+   */
+  verification: 'chain' | 'provider';
   status: string;
   destinationAmount?: string | undefined;
   transactionHash?: string | undefined;
@@ -52,7 +58,7 @@ export async function recordLateFact(db: DatabaseOrTransaction, input: LateFact)
       id: newExceptionId(),
       paymentKind: input.kind,
       paymentId: input.paymentId,
-      kind: input.exceptionKind ?? 'late',
+      kind: input.verification === 'chain' ? 'unverified' : (input.exceptionKind ?? 'late'),
       arrivalKey: arrivalKeyOf(input),
       amountMicro,
       references: {

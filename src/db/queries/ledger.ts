@@ -1,7 +1,10 @@
 import { and, asc, eq, like, sql } from 'drizzle-orm';
-import type { Posting } from '../../domain/ledger';
+import { postingLeft, type Posting } from '../../domain/ledger';
 import type { DatabaseOrTransaction } from '../client';
 import { ledgerEntries } from '../schema';
+
+/** `text` matched literally inside a LIKE pattern. */
+const escapeLike = (text: string) => text.replace(/[%_\\]/g, '\\$&');
 
 /**
  * Writes postings once, inside the caller's transaction (the state change that caused them), in one
@@ -26,6 +29,45 @@ export async function writePostings(tx: DatabaseOrTransaction, postings: Posting
 
 export const writePosting = (tx: DatabaseOrTransaction, posting: Posting) => writePostings(tx, [posting]);
 
+/** A payment's postings whose id starts with `prefix` (found through the payment's index). */
+const postingsOf = (paymentId: string, prefix: string) => and(eq(ledgerEntries.paymentId, paymentId), like(ledgerEntries.postingId, `${escapeLike(prefix)}%`));
+
+/** The id of a log's next arrival posting (for `paymentId`): one more than those it has (reversed or not). */
+export async function nextArrivalPostingId(db: DatabaseOrTransaction, paymentId: string, prefix: string): Promise<string> {
+  const [row] = await db
+    .select({ n: sql<number>`count(distinct ${ledgerEntries.postingId})::int` })
+    .from(ledgerEntries)
+    .where(and(postingsOf(paymentId, prefix), sql`${ledgerEntries.postingId} not like '%:left'`));
+  return `${prefix}${(row?.n ?? 0) + 1}`;
+}
+
+/** A log's block left the chain: its arrival postings not yet reversed are reversed (`…:left`). */
+export async function reverseArrivals(db: DatabaseOrTransaction, paymentId: string, prefix: string): Promise<void> {
+  const ids = await db.selectDistinct({ id: ledgerEntries.postingId }).from(ledgerEntries).where(postingsOf(paymentId, prefix));
+  const all = new Set(ids.map((r) => r.id));
+  for (const id of all) {
+    if (id.endsWith(':left') || all.has(`${id}:left`)) continue;
+    const posting = await readPosting(db, id);
+    if (posting) await writePosting(db, postingLeft(posting));
+  }
+}
+
+
+/** A posting as it was written, or undefined when none has that id. */
+export async function readPosting(db: DatabaseOrTransaction, postingId: string): Promise<Posting | undefined> {
+  const lines = await db.select().from(ledgerEntries).where(eq(ledgerEntries.postingId, postingId)).orderBy(asc(ledgerEntries.line));
+  const first = lines[0];
+  if (!first) return undefined;
+  return {
+    postingId,
+    asset: first.asset,
+    network: first.network,
+    paymentId: first.paymentId,
+    txHash: first.txHash,
+    lines: lines.map((l) => ({ account: l.account, amount: BigInt(l.amount) })),
+  };
+}
+
 export interface AccountBalance {
   account: string;
   asset: string;
@@ -49,7 +91,7 @@ export async function ledgerBalances(db: DatabaseOrTransaction, prefix?: string)
   const rows = await db
     .select(balanceColumns)
     .from(ledgerEntries)
-    .where(prefix ? like(ledgerEntries.account, `${prefix.replace(/[%_\\]/g, '\\$&')}%`) : undefined)
+    .where(prefix ? like(ledgerEntries.account, `${escapeLike(prefix)}%`) : undefined)
     .groupBy(ledgerEntries.account, ledgerEntries.asset, ledgerEntries.network)
     .orderBy(asc(ledgerEntries.account), asc(ledgerEntries.asset), asc(ledgerEntries.network));
   return toBalances(rows);

@@ -276,6 +276,12 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
       }
       if (paidLinkId && feature('link-told-from-workflow')) await tellLinkPaid(paidLinkId);
     } else if (fact.type === 'failed') {
+      // The provider's payment failed, but what the chain already credited is the customer's money:
+      // underpaid, owned before the end, as at cancel and expiry (found by the money-rules property test).
+      if (chainVerified && creditedMicro > 0n) {
+        const shortfall = await proof.recordShortfall(input.paymentId, claim, 'expiry');
+        if (shortfall?.exceptionId) await announceException(shortfall.exceptionId);
+      }
       await moveTo({ kind: 'failed', fact });
     }
   }
