@@ -7,7 +7,6 @@ import { createProviders } from './src/providers';
 import { startChainWatchers } from './src/temporal/chain-watch';
 import { createTemporalClient } from './src/temporal/client';
 import { createSessionCanceller } from './src/temporal/session-cancel';
-import { createDeliveryStarter } from './src/temporal/delivery-start';
 import { installWorkerRuntime } from './src/temporal/runtime';
 import { createWorker, WORKFLOWS_ENTRY } from './src/temporal/worker';
 import { cachedWorkflowBundle, WORKER_BUNDLE_CACHE } from './src/temporal/workflow-bundle';
@@ -38,7 +37,6 @@ async function main() {
       allowPrivateUrls: config.allowPrivateUrls,
       webhooks: config.webhooks,
       chains: config.chains,
-      startDelivery: createDeliveryStarter(temporal.client, config.temporal.taskQueue),
       cancelSession: createSessionCanceller(temporal.client),
       now: () => new Date(),
     }),

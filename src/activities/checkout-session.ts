@@ -4,25 +4,17 @@ import {
   findSession,
   lockSession,
   markWorkflowStarted,
-  setProviderPaymentId,
   transitionSession,
 } from '../db/queries/checkout-sessions';
 import { recordLateFact } from '../db/queries/late-payments';
 import { insertTransactionOnce } from '../db/queries/transactions';
-import { isFiatCurrency } from '../domain/currencies';
 import { parseCrypto } from '../domain/money';
 import type { CancelReason, PaymentStatus } from '../domain/payment-status';
 import type { ProviderFact } from '../domain/provider-fact';
-import type { ProviderRegistry } from '../providers/registry';
-import { sessionPaymentRequest } from '../providers/requests';
-import type { PaymentStart } from '../workflows/checkout-session/messages';
 import { completeSession } from './session-completion';
-import { asActivityFailure, PROVIDER_REJECTED } from './provider-failure';
 
 export interface CheckoutActivityDeps {
   db: Database;
-  providers: ProviderRegistry;
-  publicBaseUrl: string;
   now: () => Date;
 }
 
@@ -32,26 +24,10 @@ const missing = (paymentId: string) => ApplicationFailure.nonRetryable(`no check
  * The checkout workflow's side effects. Each is idempotent: status changes are conditional on the
  * current status, the transaction is unique per payment, so a retry or replay changes nothing.
  */
-export function createCheckoutActivities({ db, providers, publicBaseUrl, now }: CheckoutActivityDeps) {
+export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
   return {
     async openSession(paymentId: string): Promise<void> {
       await markWorkflowStarted(db, paymentId);
-    },
-
-    /**
-     * Pay for runs of the previous version, whose hosted page asked the workflow (an update); Pay now
-     * goes from the API to the provider directly. Idempotent per session at the provider.
-     */
-    async createProviderPayment(paymentId: string): Promise<PaymentStart> {
-      const session = await findSession(db, paymentId);
-      if (!session) throw missing(paymentId);
-      const adapter = providers.get(session.provider);
-      const currency = session.currency;
-      if (!adapter || !isFiatCurrency(currency)) throw ApplicationFailure.nonRetryable(`session ${paymentId} has no usable provider`, PROVIDER_REJECTED);
-      const urls = { callbackUrl: providers.callbackUrl(publicBaseUrl, adapter.name), returnUrl: `${publicBaseUrl}/pay/${session.id}` };
-      const payment = await adapter.createPayment(sessionPaymentRequest({ ...session, currency, walletAddress: session.depositAddress ?? session.walletAddress }, urls)).catch(asActivityFailure);
-      await setProviderPaymentId(db, paymentId, payment.providerPaymentId);
-      return { providerPaymentId: payment.providerPaymentId, redirectUrl: payment.redirectUrl };
     },
 
     /**

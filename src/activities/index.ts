@@ -1,7 +1,6 @@
 import type { ChainSettings, WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import type { ProviderRegistry } from '../providers/registry';
-import type { DeliveryStarter } from '../temporal/delivery-start';
 import type { SessionCanceller } from '../temporal/session-cancel';
 import { registerExplorers } from '../domain/deposit-fact';
 import { createChainProofActivities } from './chain-proof';
@@ -23,8 +22,6 @@ export interface ActivityDeps {
   webhooks: WebhookSettings;
   /** Networks and keys the payouts sign and send with. */
   chains: ChainSettings;
-  /** Starts a delivery's workflow through the worker's client (event activities asked to deliver). */
-  startDelivery: DeliveryStarter;
   /** Cancels a checkout session through its run's Cancel, with a reason (a paid link's other sessions). */
   cancelSession: SessionCanceller;
   now: () => Date;

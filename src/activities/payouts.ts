@@ -51,7 +51,6 @@ class RevertedPayout extends Error {
   }
 }
 const revertedFailure = (e: RevertedPayout) => ApplicationFailure.nonRetryable(`payout ${e.payoutId} failed: ${e.reason}`, 'PayoutReverted');
-const idsOf = (rows: PayoutRow[]) => rows.map((p) => p.id);
 const termsOf = (p: PayoutRow): GasTerms | null =>
   p.gasLimit && p.maxFeePerGas && p.maxPriorityFeePerGas
     ? { gasLimit: BigInt(p.gasLimit), maxFeePerGas: BigInt(p.maxFeePerGas), maxPriorityFeePerGas: BigInt(p.maxPriorityFeePerGas) }
@@ -267,46 +266,9 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
   }
 
   return {
-    async planPayouts(paymentId: string): Promise<string[]> {
-      try {
-        return idsOf(await planSessionPayouts(db, chains, paymentId));
-      } catch (err) {
-        throw await settleFailure({ session: paymentId }, err, null);
-      }
-    },
-
-    /** A settled chain-verified simple order's payout to the customer's wallet, planned once. */
-    async planOrderPayouts(code: string): Promise<string[]> {
-      try {
-        return idsOf(await planOrderPayouts(db, chains, code));
-      } catch (err) {
-        throw await settleFailure({ order: code }, err, null);
-      }
-    },
-
     /** An exception's money back to `address` (checked by the caller and again here), planned once per attempt. */
     async planRefund(exceptionId: string, address: string): Promise<RefundPlan> {
       return planExceptionRefund(db, chains, settings, exceptionId, address);
-    },
-
-    /** Runs recorded before sendPayouts sign, broadcast and confirm in three activities. */
-    async signPayout(id: string): Promise<void> {
-      await sign(id, null, batchLookups());
-    },
-
-    async broadcastPayout(id: string): Promise<void> {
-      const row = await findPayout(db, id);
-      if (!row) throw missing(id);
-      if (row.status === 'signed' || row.status === 'broadcast') await broadcast(row, batchLookups());
-    },
-
-    /** One payout's confirmation watch (see watchConfirmation); runs recorded before sendPayouts call it. */
-    async confirmPayout(id: string): Promise<PayoutResult> {
-      const row = await findPayout(db, id);
-      if (!row) throw missing(id);
-      return watchConfirmation(row, Date.now() + CONFIRM_WATCH_MS, false).catch((err: unknown) => {
-        throw err instanceof RevertedPayout ? revertedFailure(err) : err;
-      });
     },
 
     /**

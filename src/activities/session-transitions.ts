@@ -4,7 +4,7 @@ import { paymentLabels } from '../domain/payment-labels';
 import { statusAfter, type SessionMove } from '../domain/session-move';
 import type { ChainProofActivities } from './chain-proof';
 import type { CheckoutActivities } from './checkout-session';
-import type { DeliverOption, EmittedEvent, WebhookActivities } from './webhooks';
+import type { EmittedEvent, WebhookActivities } from './webhooks';
 
 /**
  * `provider`: the completed session's provider label (decisions §14), null for a wallet payment, for
@@ -21,21 +21,21 @@ export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivitie
 export function createSessionTransitionActivities(parts: { checkout: CheckoutActivities; proof: ChainProofActivities; webhooks: WebhookActivities; db: Database }) {
   const { checkout, proof, webhooks, db } = parts;
   return {
-    async moveSession(paymentId: string, move: SessionMove, options?: DeliverOption): Promise<EmittedEvent> {
+    async moveSession(paymentId: string, move: SessionMove): Promise<EmittedEvent> {
       if (move.kind === 'status') await checkout.recordStatusChange(paymentId, move.from, move.to, move.reason);
       else if (move.kind === 'processing') await checkout.recordProcessing(paymentId, move.fact);
       else if (move.kind === 'failed') await checkout.recordFailure(paymentId, move.fact);
-      return webhooks.emitPaymentEvent(paymentId, statusAfter(move), null, options);
+      return webhooks.emitPaymentEvent(paymentId, statusAfter(move), null);
     },
 
     /**
      * recordChainCompletion, and `payment.completed` when it completed the session (not when it
      * declined, nor for a duplicate, which is an exception's to announce).
      */
-    async completeSessionFromChain(paymentId: string, providerPaymentId: string | null, options?: DeliverOption): Promise<(ChainCompletion & { emitted?: EmittedEvent }) | null> {
+    async completeSessionFromChain(paymentId: string, providerPaymentId: string | null): Promise<(ChainCompletion & { emitted?: EmittedEvent }) | null> {
       const completion = await proof.recordChainCompletion(paymentId, providerPaymentId);
       if (!completion || completion.duplicateExceptionId) return completion;
-      const emitted = await webhooks.emitPaymentEvent(paymentId, 'completed', null, options);
+      const emitted = await webhooks.emitPaymentEvent(paymentId, 'completed', null);
       const session = await findSession(db, paymentId);
       return { ...completion, emitted, ...(session ? { provider: paymentLabels(session).provider } : {}) };
     },

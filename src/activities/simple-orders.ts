@@ -2,22 +2,14 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
 import { recordLateFact } from '../db/queries/late-payments';
 import { findSimpleOrder, transitionSimpleOrder, updateSimpleOrder, markSimpleOrderStarted } from '../db/queries/simple-orders';
-import { isFiatCurrency } from '../domain/currencies';
 import { parseCrypto } from '../domain/money';
 import type { ProviderFact } from '../domain/provider-fact';
-import { CURRENCY_COUNTRY, depositChoice, findRail } from '../domain/rails';
 import { settledWebhookBody } from '../domain/webhook-event';
-import type { ProviderRegistry } from '../providers/registry';
-import { orderDepositRequest, orderPaymentRequest } from '../providers/requests';
 import { postWebhook } from '../webhooks/post';
-import type { PaymentInstructions } from '../workflows/simple-order/messages';
-import { asActivityFailure, PROVIDER_REJECTED } from './provider-failure';
 import { USER_AGENT } from './webhooks';
 
 export interface SimpleOrderActivityDeps {
   db: Database;
-  providers: ProviderRegistry;
-  publicBaseUrl: string;
   allowPrivateUrls: boolean;
   now: () => Date;
 }
@@ -28,36 +20,10 @@ export const SIMPLE_WEBHOOK_TIMEOUT_MS = 8000;
 const missing = (code: string) => ApplicationFailure.nonRetryable(`no simple order ${code}`, 'OrderMissing');
 
 /** Side effects of the simpleOrder workflow; each is idempotent (conditional writes, provider idempotency per reference). */
-export function createSimpleOrderActivities({ db, providers, publicBaseUrl, allowPrivateUrls, now }: SimpleOrderActivityDeps) {
+export function createSimpleOrderActivities({ db, allowPrivateUrls, now }: SimpleOrderActivityDeps) {
   return {
     async openSimpleOrder(code: string): Promise<void> {
       await markSimpleOrderStarted(db, code);
-    },
-
-    /**
-     * The rail choice for runs of the previous version, whose hosted page asked the workflow (an
-     * update); the API now prepares it directly. Idempotent per order at the provider.
-     */
-    async preparePayment(code: string, slug: string): Promise<PaymentInstructions> {
-      const order = await findSimpleOrder(db, code);
-      if (!order) throw missing(code);
-      const rail = findRail(slug);
-      if (!rail) throw ApplicationFailure.nonRetryable(`unknown payment method ${slug}`, 'UnknownRail');
-      const fiatCurrency = order.fiatCurrency;
-      const adapter = isFiatCurrency(fiatCurrency) ? providers.route(CURRENCY_COUNTRY[fiatCurrency], fiatCurrency) : undefined;
-      if (!adapter || !isFiatCurrency(fiatCurrency)) throw ApplicationFailure.nonRetryable(`no provider takes ${fiatCurrency}`, PROVIDER_REJECTED);
-      const callbackUrl = providers.callbackUrl(publicBaseUrl, adapter.name);
-      const terms = { ...order, fiatCurrency };
-      if (rail.type === 'fiat') {
-        const payment = await adapter.createPayment(orderPaymentRequest(terms, { callbackUrl, returnUrl: `${publicBaseUrl}/pay/${code}` })).catch(asActivityFailure);
-        await updateSimpleOrder(db, code, { paymentMethod: slug, provider: adapter.name, providerPaymentId: payment.providerPaymentId });
-        return { type: 'fiat', slug, providerPaymentId: payment.providerPaymentId, redirectUrl: payment.redirectUrl };
-      }
-      if (!adapter.createDeposit) throw ApplicationFailure.nonRetryable(`${adapter.name} offers no crypto rails`, PROVIDER_REJECTED);
-      const deposit = await adapter.createDeposit(orderDepositRequest(terms, rail, callbackUrl)).catch(asActivityFailure);
-      const chosen = depositChoice(slug, deposit, order.expiresAt);
-      await updateSimpleOrder(db, code, { paymentMethod: slug, provider: adapter.name, ...chosen.columns });
-      return chosen.instructions;
     },
 
     async recordSimpleProcessing(code: string, fact: ProviderFact): Promise<boolean> {

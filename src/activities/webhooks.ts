@@ -30,14 +30,12 @@ import { paymentEventBody } from '../domain/webhook-event';
 import { explorerUrlFor } from '../domain/deposit-fact';
 import { exceptionEventBody, exceptionView, refundEventBody } from '../domain/exceptions';
 import { postWebhook } from '../webhooks/post';
-import type { DeliveryStarter } from '../temporal/delivery-start';
 
 export interface WebhookActivityDeps {
   db: Database;
   secretsKey: Buffer;
   allowPrivateUrls: boolean;
   webhooks: WebhookSettings;
-  startDelivery: DeliveryStarter;
   now: () => Date;
 }
 
@@ -48,15 +46,10 @@ export interface EmittedEvent {
   retry: { baseSeconds: number; maxIntervalSeconds: number; windowHours: number };
 }
 
-/** Workflows past patch deliveries-from-activity ask the event activity to start the deliveries too. */
-export interface DeliverOption {
-  deliver?: boolean;
-}
-
 export const USER_AGENT = 'svc-webhooks/1.0';
 
 /** Webhook side effects: the event row, its deliveries, and one signed POST per attempt. */
-export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webhooks, startDelivery, now }: WebhookActivityDeps) {
+export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webhooks, now }: WebhookActivityDeps) {
   /** `endpoint` is the delivery's endpoint as its attempt read it (null when deleted, or when another secret signs). */
   async function secretFor(delivery: DeliveryRow, endpoint: EndpointRow | null): Promise<string> {
     if (delivery.secretSource === 'endpoint') {
@@ -73,13 +66,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
     return decryptSecret(secretsKey, sealed);
   }
 
-  /** The emitted event; with `deliver`, its delivery workflows started here (see delivery-start.ts). */
-  async function delivered(deliveries: DeliveryRow[], eventId: string, options: DeliverOption | undefined): Promise<EmittedEvent> {
-    const emitted: EmittedEvent = { eventId, deliveryIds: deliveries.map((d) => d.id), retry: retrySchedule() };
-    if (options?.deliver) await Promise.all(emitted.deliveryIds.map((deliveryId) => startDelivery({ deliveryId, retry: emitted.retry })));
-    return emitted;
-  }
-
+  const emittedOf = (deliveries: DeliveryRow[], eventId: string): EmittedEvent => ({ eventId, deliveryIds: deliveries.map((d) => d.id), retry: retrySchedule() });
 
   /**
    * Decisions §8: every enabled endpoint, plus the session's webhookUrl (merchant's default secret),
@@ -110,7 +97,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
      * The event of a status transition (decisions §6), stored once per (payment, type), with one
      * delivery per distinct target URL. Idempotent: a retry returns the same event and deliveries.
      */
-    async emitPaymentEvent(paymentId: string, status: PaymentStatus, type?: 'payment.settled' | null, options?: DeliverOption): Promise<EmittedEvent> {
+    async emitPaymentEvent(paymentId: string, status: PaymentStatus, type?: 'payment.settled' | null): Promise<EmittedEvent> {
       const session = await findSession(db, paymentId);
       if (!session) throw ApplicationFailure.nonRetryable(`no checkout session ${paymentId}`, 'SessionMissing');
       if (!isFiatCurrency(session.currency)) throw ApplicationFailure.nonRetryable('bad currency', 'SessionMissing');
@@ -152,7 +139,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         body: JSON.stringify(body),
       });
 
-      return delivered(await deliveriesFor(session, event.id), event.id, options);
+      return emittedOf(await deliveriesFor(session, event.id), event.id);
     },
 
     /**
@@ -160,8 +147,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
      * event's subject), delivered like every other event; `payment.refunded` once its refund is
      * confirmed, with the transfer. Idempotent like emitPaymentEvent.
      */
-    async emitExceptionEvent(exceptionId: string, kind?: 'payment.exception' | 'payment.refunded' | null, options?: DeliverOption): Promise<EmittedEvent> {
-      // A workflow passing options only sends null here (JSON has no undefined in an argument list).
+    async emitExceptionEvent(exceptionId: string, kind?: 'payment.exception' | 'payment.refunded' | null): Promise<EmittedEvent> {
       const type = kind ?? 'payment.exception';
       const exception = await findPaymentException(db, exceptionId);
       if (!exception) throw ApplicationFailure.nonRetryable(`no exception ${exceptionId}`, 'ExceptionMissing');
@@ -194,7 +180,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         subject: exception.id,
         body: JSON.stringify(body),
       });
-      return delivered(await deliveriesFor(session, event.id), event.id, options);
+      return emittedOf(await deliveriesFor(session, event.id), event.id);
     },
 
     /**

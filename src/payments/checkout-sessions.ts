@@ -7,7 +7,6 @@ import { newPaymentId } from '../domain/ids';
 import { RAIL_FIAT_TO_CRYPTO } from '../domain/payment-labels';
 import { checkWebhookTarget } from '../webhooks/target-policy';
 import { CHECKOUT_SESSION_WORKFLOW, type CheckoutSessionInput } from '../workflows/checkout-session/messages';
-import { CHECKOUT_SESSION_ENGINE } from '../workflows/engine-version';
 import { MerchantIdKey, OrderIdKey, PaymentStatusKey, ProviderKey } from '../workflows/search-attributes';
 import { parseFiat } from './amounts';
 import type { PaymentContext } from './context';
@@ -94,7 +93,6 @@ export async function openCheckoutSession(
   const input: CheckoutSessionInput = { paymentId: id, merchantId: merchant.id, provider: provider.name, expiresAt: expiresAt.toISOString(),
     verification,
     providerProofTimeoutMs: config.chains.providerProofTimeoutSeconds * 1000,
-    engine: CHECKOUT_SESSION_ENGINE,
   };
   const row = await openPayment(ctx, {
     workflowType: CHECKOUT_SESSION_WORKFLOW,

@@ -41,7 +41,7 @@ describe('session expiry', () => {
     await waitFor(s.id, 'expired');
   });
 
-  it('records a success that arrives after expiry as a late exception, without completing the session', async () => {
+  it('records a success that arrives after expiry, with no transfer seen, as an unverified exception, without completing the session', async () => {
     const s = await openSession();
     await waitFor(s.id, 'expired');
     await ctx.temporal.workflow.getHandle(s.id).result();
@@ -52,7 +52,9 @@ describe('session expiry', () => {
     expect((await row(s.id)).status).toBe('expired');
     const exceptions = await ctx.db.sql`select kind, status, "references" from payment_exceptions where payment_id = ${s.id}`;
     expect(exceptions).toHaveLength(1);
-    expect(exceptions[0]).toMatchObject({ kind: 'late', status: 'open', references: { providerEventId: late.id, paymentStatus: 'expired' } });
+    // Only the chain proves money (decisions §11): the provider's word is a claim until its transfer's
+    // log takes the record over as late (test/proof/money-rules.property.test.ts).
+    expect(exceptions[0]).toMatchObject({ kind: 'unverified', status: 'open', references: { providerEventId: late.id, paymentStatus: 'expired' } });
     // The same callback again (a provider's retry) records nothing more.
     await postCallback(ctx.app, late, { secret: ctx.config.providers.sandbox.callbackSecret });
     expect(await ctx.db.sql`select id from payment_exceptions where payment_id = ${s.id}`).toHaveLength(1);

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { unlistedTokenAsset } from '../../src/chains/balances';
-import type { ProviderClaim } from '../../src/activities/chain-proof';
 import { formatCrypto } from '../../src/domain/money';
-import { canTransition, isTerminal, type PaymentStatus } from '../../src/domain/payment-status';
 import type { ProviderFact } from '../../src/domain/provider-fact';
+import { initialSession, type SessionEvent } from '../../src/domain/checkout-session';
+import { handleSessionEvent, type SessionPorts } from '../../src/workflows/checkout-session/session-loop';
 import { classifyArrival, settlementOf, type PaymentPhase } from '../../src/domain/arrivals';
 import type { DepositFact } from '../../src/domain/deposit-fact';
 import { newPaymentId } from '../../src/domain/ids';
@@ -171,40 +171,15 @@ describe('the rules as the worker runs them, over Postgres', () => {
         await seedChainSession(id, merchant.id, depositAddress);
         const sent: DepositFact[] = [];
         const callbacks: ProviderFact[] = [];
+        // The run's own handler takes each provider event once (checkout-session/workflow.ts).
         const seenEvents = new Set<string>();
-        let claim: ProviderClaim | null = null;
-        let status = 'pending';
-
-        /** As the session's run handles a provider's fact on a chain-verified session (checkout-session/workflow.ts). */
-        const tell = async (paymentId: string, fact: ProviderFact, now: string): Promise<string> => {
-          // Providers retry callbacks: the run takes each event once.
-          if (seenEvents.has(fact.eventId)) return now;
-          seenEvents.add(fact.eventId);
-          const terminal = isTerminal(now as PaymentStatus);
-          if (fact.type === 'succeeded' && !terminal) {
-            // A hint, never a completion: processing, and a deadline for the transfer it announces.
-            if (canTransition(now as PaymentStatus, 'processing')) {
-              await activities.moveSession(paymentId, { kind: 'processing', fact });
-              now = 'processing';
-            }
-            claim ??= { eventId: fact.eventId, providerPaymentId: fact.providerPaymentId, destinationAmount: fact.destinationAmount, transactionHash: fact.transactionHash };
-            return now;
-          }
-          if (terminal) {
-            if (fact.type === 'succeeded' && now !== 'completed') await activities.flagLateSuccess(paymentId, fact, now as PaymentStatus);
-            return now;
-          }
-          if (fact.type === 'processing' && canTransition(now as PaymentStatus, 'processing')) {
-            await activities.moveSession(paymentId, { kind: 'processing', fact });
-            return 'processing';
-          }
-          if (fact.type === 'failed') {
-            if (await creditedLogs(paymentId)) await activities.recordShortfall(paymentId, claim, 'expiry');
-            await activities.moveSession(paymentId, { kind: 'failed', fact });
-            return 'failed';
-          }
-          return now;
+        // The session's run, as the worker runs it: its decisions (domain/checkout-session.ts) and the
+        // same loop over its effects, with the activities called directly.
+        let session = initialSession({ chainVerified: true, expiresAtMs: Date.now() + 3_600_000, proofTimeoutMs: 3_600_000 });
+        const handle = async (event: SessionEvent) => {
+          session = await handleSessionEvent(session, event, portsFor(id));
         };
+        const open = () => session.status === 'pending' || session.status === 'processing';
         for (const [n, s] of steps.entries()) {
           if (s.kind === 'deposit') {
             const fact: DepositFact = {
@@ -221,15 +196,13 @@ describe('the rules as the worker runs them, over Postgres', () => {
               blockHash: `0x${n.toString(16).padStart(64, '0')}`,
             };
             sent.push(fact);
-            status = await deliver(fact, status);
+            await handle({ kind: 'deposit', fact });
           } else if (s.kind === 'resend' && sent.length > 0) {
-            status = await deliver(sent[s.index % sent.length]!, status);
-          } else if (s.kind === 'remove' && sent.length > 0 && (status === 'pending' || status === 'processing')) {
-            await activities.uncreditDeposit(id, { ...sent[s.index % sent.length]!, kind: 'removed' });
-          } else if (s.kind === 'expire' && (status === 'pending' || status === 'processing')) {
-            await activities.recordShortfall(id, claim, 'expiry');
-            await activities.recordStatusChange(id, ['pending', 'processing'], 'expired');
-            status = 'expired';
+            await handle({ kind: 'deposit', fact: sent[s.index % sent.length]! });
+          } else if (s.kind === 'remove' && sent.length > 0 && open()) {
+            await handle({ kind: 'deposit', fact: { ...sent[s.index % sent.length]!, kind: 'removed' } });
+          } else if (s.kind === 'expire') {
+            await handle({ kind: 'deadline', nowMs: session.expiresAtMs });
           } else if (s.kind === 'provider') {
             const earlier = s.resendOf !== null && callbacks.length > 0 ? callbacks[s.resendOf % callbacks.length]! : null;
             const named = s.transfer !== null && sent.length > 0 ? sent[s.transfer % sent.length]! : null;
@@ -242,46 +215,36 @@ describe('the rules as the worker runs them, over Postgres', () => {
               occurredAt: new Date().toISOString(),
             };
             if (!earlier) callbacks.push(fact);
-            status = await tell(id, fact, status);
-          } else if (s.kind === 'claimDue' && claim && (status === 'pending' || status === 'processing')) {
-            // As the run does when the claim's deadline passes before expiry: recorded once, never completed.
-            await activities.recordShortfall(id, claim, 'claim');
-            claim = null;
+            if (!seenEvents.has(fact.eventId)) await handle({ kind: 'provider', fact, nowMs: Date.now() });
+            seenEvents.add(fact.eventId);
+          } else if (s.kind === 'claimDue' && session.claimDueMs !== null) {
+            // The claim's deadline passes before expiry.
+            await handle({ kind: 'deadline', nowMs: Math.min(session.claimDueMs, session.expiresAtMs - 1) });
           } else if (s.kind === 'suspend' || s.kind === 'approve') {
             await ctx.db.sql`update merchants set status = ${s.kind === 'suspend' ? 'suspended' : 'approved'} where id = ${merchant.id}`;
-          } else if (s.kind === 'cancel' && status === 'pending') {
-            // As the run does when something was credited (found by this test: credits short of G were nowhere after a cancel).
-            if (await creditedLogs(id)) await activities.recordShortfall(id, claim, 'expiry');
-            await activities.recordStatusChange(id, ['pending'], 'canceled');
-            status = 'canceled';
+          } else if (s.kind === 'cancel') {
+            await handle({ kind: 'cancel' });
           }
-          await checkInvariants(id, status);
+          await checkInvariants(id, session.status);
         }
     };
     await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), runSequence), { numRuns: 60 });
 
-    /** As the session's run does: credit, announce, complete once the credits cover G; after the end, the late path. */
-    async function deliver(fact: DepositFact, status: string): Promise<string> {
-      if (status !== 'pending' && status !== 'processing') {
-        await activities.recordLateDeposit(await sessionOf(fact.to), fact);
-        return status;
-      }
-      const session = await sessionOf(fact.to);
-      const credit = await activities.creditDeposit(session, fact);
-      if (!credit.held || credit.expectedMicro === null || BigInt(credit.creditedMicro) < BigInt(credit.expectedMicro)) return status;
-      const done = await activities.recordChainCompletion(session, null);
-      return done && !done.duplicateExceptionId ? 'completed' : status;
-    }
-
-    /** Whether the payment holds credits (the run knows it from its last credit). */
-    async function creditedLogs(id: string): Promise<boolean> {
-      const rows = await ctx.db.sql`select 1 from chain_credits where payment_id = ${id} and state = 'credited' limit 1`;
-      return rows.length > 0;
-    }
-
-    async function sessionOf(depositAddress: string): Promise<string> {
-      const [row] = await ctx.db.sql`select id from checkout_sessions where deposit_address = ${depositAddress}`;
-      return row!.id as string;
+    /** The workflow's ports (checkout-session/workflow.ts) with the activities called directly; Temporal's own commands do nothing here. */
+    function portsFor(id: string): SessionPorts {
+      return {
+        move: async ({ move }) => void (await activities.moveSession(id, move)),
+        recordShortfall: async ({ claim, at }) => (await activities.recordShortfall(id, claim, at))?.exceptionId ?? null,
+        credit: ({ fact }) => activities.creditDeposit(id, fact),
+        uncredit: async ({ fact }) => (await activities.uncreditDeposit(id, fact)).creditedMicro,
+        recordLateDeposit: ({ fact }) => activities.recordLateDeposit(id, fact),
+        recordLateSuccess: ({ fact, status }) => activities.flagLateSuccess(id, fact, status),
+        completeFromChain: ({ providerPaymentId }) => activities.completeSessionFromChain(id, providerPaymentId),
+        completeFromProvider: ({ fact }) => activities.recordCompletion(id, fact),
+        announceException: async () => undefined,
+        markCompleted: async () => undefined,
+        linkPaid: async () => undefined,
+      };
     }
 
     async function checkInvariants(id: string, status: string) {

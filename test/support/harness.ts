@@ -14,7 +14,6 @@ import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
 import { devChainVariables } from '../../src/chains/test-tokens';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { createTemporalClient } from '../../src/temporal/client';
-import { createDeliveryStarter } from '../../src/temporal/delivery-start';
 import { createSessionCanceller } from '../../src/temporal/session-cancel';
 import { startChainWatchers, type ChainWatchDeps, type ChainWatchers } from '../../src/temporal/chain-watch';
 import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
@@ -159,7 +158,6 @@ export function activitiesFor(ctx: Pick<TestContext, 'config' | 'db' | 'temporal
     allowPrivateUrls: ctx.config.allowPrivateUrls,
     webhooks: ctx.config.webhooks,
     chains: ctx.config.chains,
-    startDelivery: createDeliveryStarter(ctx.temporal, ctx.config.temporal.taskQueue),
     cancelSession: createSessionCanceller(ctx.temporal),
     now: () => new Date(),
   });

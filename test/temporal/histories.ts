@@ -6,10 +6,11 @@ import { Worker } from '@temporalio/worker';
 import { expect } from 'vitest';
 import { WORKFLOWS_ENTRY } from '../../src/temporal/worker';
 
-// Determinism guard: histories of real runs are replayed against the current workflow code. The
-// committed ones (test/fixtures/histories) were recorded from earlier code, so a change that would
-// break running workflows fails CI. `npm run histories:record` adds the current code's runs under
-// a label (the day), next to those of earlier versions, which stay: runs of every version must replay.
+// Determinism guard: histories of real runs are replayed against the current workflow code, one
+// committed history per scenario of each workflow type (test/fixtures/histories), so a change that
+// would break running workflows fails CI. `npm run histories:record` records them again from the
+// current code. Before the first release there is one version of each workflow, and a change that
+// alters the commands re-records them; after it, see the versioning policy in the README.
 export const HISTORIES_DIR = path.resolve(__dirname, '../fixtures/histories');
 const RECORD = process.env.RECORD_HISTORIES;
 // protobufjs' own object form (64-bit ints and bytes as strings) round-trips exactly.
@@ -30,7 +31,7 @@ async function replay(histories: { workflowId: string; history: History }[]): Pr
 
 /**
  * Replays the histories of runs this test just made (so the current code replays its own runs), and
- * under RECORD_HISTORIES=<label> writes them as `<prefix>-<scenario>@<label>.json`.
+ * under RECORD_HISTORIES=1 writes them as `<prefix>-<scenario>.json`.
  */
 export async function replayRuns(client: Client, prefix: string, runs: Record<string, string>): Promise<void> {
   const histories = await Promise.all(
@@ -41,7 +42,7 @@ export async function replayRuns(client: Client, prefix: string, runs: Record<st
   mkdirSync(HISTORIES_DIR, { recursive: true });
   for (const h of histories) {
     const json = History.toObject(History.fromObject(h.history), HISTORY_JSON);
-    writeFileSync(path.join(HISTORIES_DIR, `${prefix}-${h.name}@${RECORD}.json`), JSON.stringify(json, null, 1));
+    writeFileSync(path.join(HISTORIES_DIR, `${prefix}-${h.name}.json`), JSON.stringify(json, null, 1));
   }
 }
 

@@ -2,7 +2,7 @@ import type { SimpleOrderRow } from '../../db/queries/simple-orders';
 import { escapeHtml, html, raw, type Raw } from '../../domain/html';
 import { findRail } from '../../domain/rails';
 import { NETWORK_NAMES } from '../../domain/assets';
-import type { PaymentInstructions } from '../../workflows/simple-order/messages';
+import type { PaymentInstructions } from '../../domain/rails';
 import type { PaymentOption } from '../../payments';
 import { hostedDocument } from './document';
 import type { PageText } from './i18n';

@@ -15,12 +15,10 @@ export interface CheckoutSessionInput {
   provider: string;
   /** ISO timestamp; the session expires then unless it reached a terminal state. */
   expiresAt: string;
-  /** Absent in runs started before proof of payment: those complete on the provider's word. */
-  verification?: 'chain' | 'provider';
+  /** `chain`: only a confirmed credit of the deposit address completes it (decisions §11). */
+  verification: 'chain' | 'provider';
   /** Chain-verified runs: how long a provider's success may wait for its transfer before it is `unverified`. */
-  providerProofTimeoutMs?: number;
-  /** The engine version the run was started with (engine-version.ts); absent in runs started before it. */
-  engine?: number;
+  providerProofTimeoutMs: number;
 }
 
 export interface PaymentStart {
@@ -35,9 +33,7 @@ export interface CheckoutSessionState {
 }
 
 export const providerUpdateSignal = defineSignal<[ProviderFact]>('providerUpdate');
-/** The hosted page's Pay of the previous version (Pay now goes from the API to the provider); kept for its runs. */
-export const startPaymentUpdate = defineUpdate<PaymentStart>('startPayment');
-/** Why a cancel is asked for. Updates sent before reasons carry none: those were the customer's. */
+/** Why a cancel is asked for (none: the customer's). */
 export interface CancelRequest {
   reason: CancelReason;
 }

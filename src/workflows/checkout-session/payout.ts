@@ -1,30 +1,24 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { PayoutActivities, PayoutBatch } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { payoutTaskQueue } from '../../domain/task-queues';
-import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
-import type { Feature } from '../engine-version';
+import { LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { emitAndDeliver, type InRunDeliveries } from '../webhook-delivery/start';
 import { retryPayoutUpdate } from './messages';
 
-// Decisions §11 "Payout", the orchestration: after a chain-verified completion, the payouts planned,
-// then each signed, broadcast and confirmed in order (the deposit address needs its gas before it can
-// send). Every step stores its outcome before the next, so a worker killed anywhere resumes from
-// Postgres and the same signed transaction, and never pays twice. Since patch payouts-in-one-activity
-// one activity takes the whole batch through those steps (a settled run 108 -> 56 history events);
-// runs recorded before it replay the activity-per-step loop.
+// Decisions §11 "Payout", the orchestration: after a chain-verified completion, one activity takes
+// the batch's payouts through their steps (planned, then each signed, broadcast and confirmed in
+// order: the deposit address needs its gas before it can send). Every step stores its outcome before
+// the next, so a worker killed anywhere resumes from Postgres and the same signed transaction, and
+// never pays twice.
 
 const PAYOUT_ACTIVITY: ActivityOptions = {
   // Short attempts: a worker that dies holding one is replaced within seconds, not minutes.
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: ['PayoutReverted', 'PayoutImpossible'] },
 };
-const payouts = proxyActivities<PayoutActivities>(PAYOUT_ACTIVITY);
 const reopening = proxyLocalActivities<PayoutActivities>(LOCAL_DATABASE_ACTIVITY);
-const eventsAsActivity = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
-const eventsAsLocalActivity = proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY);
-/** The event write as the calling run does its other database writes (patch local-database-writes). */
-const events = (feature: Feature) => (feature('local-database-writes') ? eventsAsLocalActivity : eventsAsActivity);
+const events = proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY);
 
 export type PayoutOutcome = { settled: true } | { settled: false; reason: string };
 
@@ -33,36 +27,20 @@ export type PayoutOutcome = { settled: true } | { settled: false; reason: string
  * payout is for an operator (the admin view shows the row): the outcome says so rather than retrying
  * a transfer that cannot work. `afterLastBroadcast` runs once the last transfer is broadcast.
  */
-export async function sendPayouts(batch: PayoutBatch, afterLastBroadcast?: () => Promise<void>, feature: Feature = patched): Promise<PayoutOutcome> {
+export async function sendPayouts(batch: PayoutBatch, afterLastBroadcast?: () => Promise<void>): Promise<PayoutOutcome> {
+  // On the payouts' own queue (domain/task-queues.ts).
+  const sender = proxyActivities<PayoutActivities>({ ...PAYOUT_ACTIVITY, taskQueue: payoutTaskQueue(workflowInfo().taskQueue) });
   try {
-    if (feature('payouts-in-one-activity')) {
-      // On the payouts' own queue (domain/task-queues.ts). The queue is not part of the command a
-      // replay compares, so runs recorded on the workflows' queue replay unchanged.
-      const sender = proxyActivities<PayoutActivities>({ ...PAYOUT_ACTIVITY, taskQueue: payoutTaskQueue(workflowInfo().taskQueue) });
-      if (afterLastBroadcast) {
-        await sender.sendPayouts(batch, 'broadcast');
-        await afterLastBroadcast();
-      }
-      await sender.sendPayouts(batch, 'confirmed');
-    } else {
-      await sendStepByStep(batch, afterLastBroadcast);
+    if (afterLastBroadcast) {
+      await sender.sendPayouts(batch, 'broadcast');
+      await afterLastBroadcast();
     }
+    await sender.sendPayouts(batch, 'confirmed');
   } catch (err) {
     if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return { settled: false, reason: err.cause.message };
     throw err;
   }
   return { settled: true };
-}
-
-/** The commands of runs recorded before payouts-in-one-activity: one activity per plan and per step. */
-async function sendStepByStep(batch: PayoutBatch, afterLastBroadcast?: () => Promise<void>): Promise<void> {
-  const ids = 'session' in batch ? await payouts.planPayouts(batch.session) : 'order' in batch ? await payouts.planOrderPayouts(batch.order) : batch.planned;
-  for (const [i, id] of ids.entries()) {
-    await payouts.signPayout(id);
-    await payouts.broadcastPayout(id);
-    if (i === ids.length - 1) await afterLastBroadcast?.();
-    await payouts.confirmPayout(id);
-  }
 }
 
 /**
@@ -114,11 +92,11 @@ async function retryRequested(paymentId: string, whileWaiting?: WhileWaiting): P
  * payout waits for an operator's retry (retryRequested) instead of ending the run or retrying
  * forever; the payment's other money is untouched meanwhile.
  */
-export async function payOutSession(paymentId: string, feature: Feature = patched, inRun?: InRunDeliveries, whileWaiting?: WhileWaiting): Promise<PayoutOutcome> {
+export async function payOutSession(paymentId: string, deliveries: InRunDeliveries, whileWaiting?: WhileWaiting): Promise<PayoutOutcome> {
   for (;;) {
-    const outcome = await sendPayouts({ session: paymentId }, undefined, feature);
+    const outcome = await sendPayouts({ session: paymentId });
     if (outcome.settled) {
-      await emitAndDeliver((options) => events(feature).emitPaymentEvent(paymentId, 'completed', 'payment.settled', options), feature, inRun);
+      await emitAndDeliver(() => events.emitPaymentEvent(paymentId, 'completed', 'payment.settled'), deliveries);
       return outcome;
     }
     if (!(await retryRequested(paymentId, whileWaiting))) return outcome;
@@ -126,9 +104,9 @@ export async function payOutSession(paymentId: string, feature: Feature = patche
 }
 
 /** An exception's planned refund sent back on chain; `payment.refunded` once it is confirmed. */
-export async function refundOnChain(exceptionId: string, payoutIds: string[]): Promise<PayoutOutcome> {
+export async function refundOnChain(exceptionId: string, payoutIds: string[], deliveries: InRunDeliveries): Promise<PayoutOutcome> {
   const outcome = await sendPayouts({ planned: payoutIds });
-  if (outcome.settled) await emitAndDeliver((options) => events(patched).emitExceptionEvent(exceptionId, 'payment.refunded', options));
+  if (outcome.settled) await emitAndDeliver(() => events.emitExceptionEvent(exceptionId, 'payment.refunded'), deliveries);
   return outcome;
 }
 

@@ -1,12 +1,12 @@
-import { allHandlersFinished, ApplicationFailure, condition, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ExceptionActivities } from '../../activities/exceptions';
 import type { PayoutActivities } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../../domain/refund-address';
-import { DATABASE_ACTIVITY } from '../activity-options';
+import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { payOutSession, refundOnChain } from '../checkout-session/payout';
 import { PaymentStatusKey } from '../search-attributes';
-import { emitAndDeliver } from '../webhook-delivery/start';
+import { emitAndDeliver, inRunDeliveries } from '../webhook-delivery/start';
 import {
   acceptUpdate,
   exceptionStateQuery,
@@ -18,7 +18,7 @@ import {
 } from './messages';
 
 const records = proxyActivities<ExceptionActivities>(DATABASE_ACTIVITY);
-const events = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
+const events = proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY);
 // Planning reads the chain (balance, gas estimate): short attempts, a bounded number of them. A
 // reason no retry can fix fails at once (typed, for the operator's answer); a node that stays
 // unreachable fails the update after the last attempt, and the operator asks again later.
@@ -46,6 +46,8 @@ const OPERATOR_WINDOW = '90 days';
  */
 export async function paymentException(input: PaymentExceptionInput): Promise<ExceptionOutcome> {
   let outcome: ExceptionOutcome = 'open';
+  // The merchant's events of this money are delivered by this run (webhook-delivery/start.ts).
+  const deliveries = inRunDeliveries(events.markDeliveryFailed);
   let accepting: Promise<AcceptResult> | null = null;
   // Set by an acceptance whose money is on chain: paid out by this run, not inside the update, so the
   // operator's call answers at once and the payout (minutes of confirmations) survives crashes here.
@@ -65,8 +67,8 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
       payoutDue = accepted.payout;
       // The payment's own run has usually closed (accepted after expiry), and a closed run's
       // attributes cannot change: this run carries the status an operator searches for.
-      if (accepted.completedNow && patched('payment-status-on-accept')) upsertSearchAttributes([{ key: PaymentStatusKey, value: accepted.paymentStatus }]);
-      if (accepted.completedNow || accepted.paymentStatus === 'completed') await emitAndDeliver((options) => events.emitPaymentEvent(accepted.paymentId, 'completed', null, options));
+      if (accepted.completedNow) upsertSearchAttributes([{ key: PaymentStatusKey, value: accepted.paymentStatus }]);
+      if (accepted.completedNow || accepted.paymentStatus === 'completed') await emitAndDeliver(() => events.emitPaymentEvent(accepted.paymentId, 'completed', null), deliveries);
       return { exceptionId: input.exceptionId, paymentId: accepted.paymentId, paymentStatus: accepted.paymentStatus };
     })();
     return accepting;
@@ -110,24 +112,29 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
     },
   );
 
-  await emitAndDeliver((options) => events.emitExceptionEvent(input.exceptionId, 'payment.exception', options));
+  await emitAndDeliver(() => events.emitExceptionEvent(input.exceptionId, 'payment.exception'), deliveries);
   const status = await records.exceptionStatus(input.exceptionId);
   if (status !== 'open') outcome = status;
-  for (;;) {
-    await condition(() => outcome !== 'open' || refundDue !== null, OPERATOR_WINDOW);
-    await condition(allHandlersFinished);
-    // Decisions §12: an accepted payment is paid out as usual (and payment.settled fires). Runs recorded
-    // before this version never reach patched(), so their histories replay unchanged.
-    if (payoutDue && patched('payout-after-accept')) await payOutSession(input.paymentId);
-    // No recorded run took a refund (the update was refused by its validator until now): no patch.
-    if (refundDue === null) return outcome;
-    const sent = await refundOnChain(input.exceptionId, refundDue);
-    if (sent.settled) return (outcome = 'refunded');
-    // The transfer back failed (reverted, or impossible): recorded on its payouts, the exception
-    // stays open and this run waits for the operator again; a new refund is a new plan. Only a run
-    // whose refund failed gets here, and none was recorded.
-    await records.refundNotSent(refundDue, sent.reason);
-    refundDue = null;
-    refunding = null;
+  outcome = await resolution();
+  // The run ends once its deliveries are done.
+  await condition(() => deliveries.done());
+  return outcome;
+
+  /** Waits for the operator, then pays out an acceptance or sends a refund back. */
+  async function resolution(): Promise<ExceptionOutcome> {
+    for (;;) {
+      await condition(() => outcome !== 'open' || refundDue !== null, OPERATOR_WINDOW);
+      await condition(allHandlersFinished);
+      // Decisions §12: an accepted payment is paid out as usual (and payment.settled fires).
+      if (payoutDue) await payOutSession(input.paymentId, deliveries);
+      if (refundDue === null) return outcome;
+      const sent = await refundOnChain(input.exceptionId, refundDue, deliveries);
+      if (sent.settled) return 'refunded';
+      // The transfer back failed (reverted, or impossible): recorded on its payouts, the exception
+      // stays open and this run waits for the operator again; a new refund is a new plan.
+      await records.refundNotSent(refundDue, sent.reason);
+      refundDue = null;
+      refunding = null;
+    }
   }
 }

@@ -1,7 +1,6 @@
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { SimpleOrderStatus } from '../../domain/payment-status';
 import type { ProviderFact } from '../../domain/provider-fact';
-import type { PaymentInstructions } from '../../domain/rails';
 
 // Signal, update and query definitions of the simple API's order workflow (decisions §6).
 
@@ -15,19 +14,17 @@ export interface SimpleOrderInput {
   expiresAt: string;
   /** Whether a transaction.settled webhook is to be sent. */
   hasWebhook: boolean;
-  /** How long a `processing` order waits for the provider's outcome before it fails (absent in runs of the first version). */
+  /** How long a `processing` order waits for the provider's outcome before it fails (default PROCESSING_TIMEOUT_MS). */
   processingTimeoutMs?: number;
-  /** Absent in runs started before proof of payment: those settle on the provider's word. */
-  verification?: 'chain' | 'provider';
+  /** `chain`: only confirmed credits of its deposit address settle it (decisions §11). */
+  verification: 'chain' | 'provider';
   /** Chain-verified runs: how long a provider's success may wait for its transfer before it is `unverified`. */
-  providerProofTimeoutMs?: number;
+  providerProofTimeoutMs: number;
 }
 
-export type { PaymentInstructions };
 
 export interface SimpleOrderState {
   status: SimpleOrderStatus;
-  paymentMethod: string | null;
 }
 
 export type { ProviderFact };
@@ -36,6 +33,4 @@ export type { DepositFact } from '../../domain/deposit-fact';
 export { depositSignal } from '../checkout-session/messages';
 
 export const simpleProviderSignal = defineSignal<[ProviderFact]>('simpleProviderUpdate');
-/** A rail chosen through the previous version's workflow update (the API now prepares it directly); kept for its runs. */
-export const choosePaymentUpdate = defineUpdate<PaymentInstructions, [string]>('choosePayment');
 export const simpleStateQuery = defineQuery<SimpleOrderState>('state');

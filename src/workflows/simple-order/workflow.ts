@@ -1,17 +1,16 @@
-import { allHandlersFinished, ApplicationFailure, condition, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { ChainProofActivities, ProviderClaim } from '../../activities/chain-proof';
+import { allHandlersFinished, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { ChainProofActivities } from '../../activities/chain-proof';
+import type { ProviderClaim } from '../../domain/checkout-session';
 import type { SimpleOrderActivities } from '../../activities/simple-orders';
 import { canTransitionOrder, isOrderOpen } from '../../domain/payment-status';
 import { DATABASE_ACTIVITY } from '../activity-options';
 import { payOutOrder } from '../checkout-session/payout';
 import { PaymentStatusKey } from '../search-attributes';
 import {
-  choosePaymentUpdate,
   depositSignal,
   simpleProviderSignal,
   simpleStateQuery,
   type DepositFact,
-  type PaymentInstructions,
   type ProviderFact,
   type SimpleOrderInput,
   type SimpleOrderState,
@@ -20,13 +19,6 @@ import {
 
 const records = proxyActivities<SimpleOrderActivities>(DATABASE_ACTIVITY);
 const proof = proxyActivities<ChainProofActivities>(DATABASE_ACTIVITY);
-
-// Only for runs of the previous version, whose rail choice was this workflow's update; bounded,
-// as the customer waited on it.
-const provider = proxyActivities<SimpleOrderActivities>({
-  startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 4, nonRetryableErrorTypes: ['ProviderRejected', 'UnknownRail'] },
-});
 
 // Spec 6.4 / decisions §8: one attempt, no retry (the activity itself times the POST out at 8 s).
 const webhook = proxyActivities<SimpleOrderActivities>({
@@ -42,26 +34,22 @@ export const PROCESSING_TIMEOUT_MS = 24 * 3_600_000;
 /**
  * One simple-API order: pending → processing → settled | failed; pending → expired (the domain's
  * table). Provider facts arrive as signals; each change is written by an idempotent activity
- * before the workflow moves on. Changes of behaviour since the first version sit behind patched(),
- * so runs begun before them replay as they ran.
+ * before the workflow moves on.
  */
 export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderState> {
   const code = input.transactionCode;
   let status: SimpleOrderStatus = 'pending';
-  let paymentMethod: string | null = null;
   const queue: Command[] = [];
   const seenEvents = new Set<string>();
-  let preparing: { slug: string; result: Promise<PaymentInstructions> } | null = null;
   // Decisions §11, as for a checkout session: on a network with a verifier only confirmed credits of
-  // the order's deposit address settle it; the provider's success moves it to processing. Runs
-  // started before this carry no `verification` and never reach patched(), so they replay unchanged.
-  const chainVerified = input.verification === 'chain' && patched('simple-order-chain-proof');
+  // the order's deposit address settle it; the provider's success moves it to processing.
+  const chainVerified = input.verification === 'chain';
   const seenLogs = new Set<string>();
   // A provider success waiting for its transfer, and when it becomes `unverified`.
   let claim: ProviderClaim | null = null;
   let claimDueMs: number | null = null;
 
-  setHandler(simpleStateQuery, () => ({ status, paymentMethod }));
+  setHandler(simpleStateQuery, () => ({ status }));
 
   setHandler(simpleProviderSignal, (fact) => {
     if (seenEvents.has(fact.eventId)) return;
@@ -80,36 +68,10 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
     queue.push({ kind: 'deposit', fact });
   });
 
-  // The rail choice now goes from the API to the provider; the handler stays for updates sent to
-  // runs of the previous version.
-  setHandler(
-    choosePaymentUpdate,
-    async (slug: string): Promise<PaymentInstructions> => {
-      if (!preparing || preparing.slug !== slug) {
-        const attempt = {
-          slug,
-          result: provider.preparePayment(code, slug).catch((err: unknown) => {
-            if (preparing === attempt) preparing = null;
-            throw err;
-          }),
-        };
-        preparing = attempt;
-      }
-      const instructions = await preparing.result;
-      paymentMethod = slug;
-      return instructions;
-    },
-    {
-      validator: (_slug: string) => {
-        if (status !== 'pending') throw ApplicationFailure.nonRetryable(`the order is ${status}`, 'NotPayable');
-      },
-    },
-  );
-
   async function moveTo(next: SimpleOrderStatus, write: () => Promise<unknown>) {
     await write();
     status = next;
-    if (patched('simple-order-search-attributes')) upsertSearchAttributes([{ key: PaymentStatusKey, value: next }]);
+    upsertSearchAttributes([{ key: PaymentStatusKey, value: next }]);
   }
 
   async function apply(command: Command) {
@@ -120,13 +82,13 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
       if (canTransitionOrder(status, 'processing')) await moveTo('processing', () => records.recordSimpleProcessing(code, fact));
       if (!claim) {
         claim = { eventId: fact.eventId, providerPaymentId: fact.providerPaymentId, destinationAmount: fact.destinationAmount, transactionHash: fact.transactionHash };
-        claimDueMs = Date.now() + (input.providerProofTimeoutMs ?? 3_600_000);
+        claimDueMs = Date.now() + input.providerProofTimeoutMs;
       }
       return;
     }
     if (!isOrderOpen(status)) {
       // Money after the order ended is flagged for an operator, as for a checkout session.
-      if (patched('simple-order-late-money')) await records.flagLateOrderFact(code, fact, status);
+      await records.flagLateOrderFact(code, fact, status);
       return;
     }
     if (fact.type === 'processing' && canTransitionOrder(status, 'processing')) {
@@ -154,7 +116,7 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
       await proof.uncreditOrderDeposit(code, fact);
       return;
     }
-    if (!isOrderOpen(status) && patched('simple-order-late-deposit')) {
+    if (!isOrderOpen(status)) {
       // Money after the end (a second payment while the payout runs, a transfer as the order
       // expires): credited to the order and recorded as an exception, as the watcher does once the run is closed.
       await proof.recordLateDeposit(code, fact);
@@ -168,9 +130,8 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
     status = 'settled';
     upsertSearchAttributes([{ key: PaymentStatusKey, value: 'settled' }]);
     // Decisions §11: the money goes on to the customer's wallet; transaction.settled follows its
-    // broadcast (payout_dispatched true). Runs settled before this version announced at once.
-    if (patched('simple-order-payout')) await payOutOrder(code, announceSettled);
-    else await announceSettled();
+    // broadcast (payout_dispatched true).
+    await payOutOrder(code, announceSettled);
   }
 
   /** The provider went quiet after `processing` (or its success was never proven): the order fails, and anything later is late money. */
@@ -192,7 +153,7 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
         await moveTo('expired', () => records.recordSimpleExpiry(code));
         break;
       }
-    } else if (patched('simple-order-processing-timeout')) {
+    } else {
       const timeoutMs = input.processingTimeoutMs ?? PROCESSING_TIMEOUT_MS;
       const wait = claimDueMs === null ? timeoutMs : Math.max(1, Math.min(timeoutMs, claimDueMs - Date.now()));
       if (!(await condition(() => queue.length > 0, wait))) {
@@ -205,14 +166,12 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
         if (chainVerified) await proof.recordOrderShortfall(code, claim, 'expiry');
         queue.push(providerTimedOut());
       }
-    } else {
-      await condition(() => queue.length > 0);
     }
     await apply(queue.shift()!);
   }
 
   // Facts that arrived while the last transition was written are late money too.
-  if (patched('simple-order-late-money')) while (queue.length > 0) await apply(queue.shift()!);
+  while (queue.length > 0) await apply(queue.shift()!);
   await condition(allHandlersFinished);
-  return { status, paymentMethod };
+  return { status };
 }

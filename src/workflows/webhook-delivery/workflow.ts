@@ -9,21 +9,20 @@ const records = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
 /**
  * One delivery's attempts: a single activity whose Temporal retry policy is the retry schedule of
  * decisions §8, so attempts survive worker restarts and keep their delivery and event ids, and
- * retries add nothing to the calling run's history. Past the window the delivery is marked failed
- * by `markFailed` (the caller's kind of database write). With `activityIdIsDelivery` the activity's
- * id is the delivery id (in a payment's run, where its logs and the Temporal UI then name the delivery);
- * the delivery workflow keeps the SDK's ids, which its recorded histories carry. With
- * `afterFirstAttempt` the first attempt was made elsewhere (deliverFirstLocally) and the first
- * retry interval already waited: the schedule goes on from its second interval.
+ * retries add nothing to the calling run's history. Its activity id is the delivery id (logs and the
+ * Temporal UI name the delivery). Past the window the delivery is marked failed by `markFailed` (the
+ * caller's kind of database write). With `afterFirstAttempt` the first attempt was made elsewhere
+ * (deliverFirstLocally) and the first retry interval already waited: the schedule goes on from its
+ * second interval.
  */
 export async function deliverWithRetries(
   input: WebhookDeliveryInput,
-  { markFailed, activityIdIsDelivery = false, afterFirstAttempt = false }: { markFailed: (deliveryId: string) => Promise<void>; activityIdIsDelivery?: boolean; afterFirstAttempt?: boolean },
+  { markFailed, afterFirstAttempt = false }: { markFailed: (deliveryId: string) => Promise<void>; afterFirstAttempt?: boolean },
 ): Promise<'succeeded' | 'failed'> {
   const baseMs = Math.round(input.retry.baseSeconds * 1000);
   const maxMs = Math.round(input.retry.maxIntervalSeconds * 1000);
   const { deliverWebhook } = proxyActivities<WebhookActivities>({
-    ...(activityIdIsDelivery ? { activityId: input.deliveryId } : {}),
+    activityId: input.deliveryId,
     // The POST itself is bounded by WEBHOOK_TIMEOUT_MS (10 s); this covers the database around it.
     startToCloseTimeout: '30 seconds',
     scheduleToCloseTimeout: Math.round(input.retry.windowHours * 3_600_000) - (afterFirstAttempt ? baseMs : 0),
@@ -48,7 +47,7 @@ export async function deliverWithRetries(
 const firstAttempt = proxyLocalActivities<WebhookActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
 
 /**
- * A delivery whose first attempt is a local activity (patch delivery-first-attempt-local, issue 14):
+ * A delivery whose first attempt is a local activity (issue 14):
  * a receiver that answers 2xx costs the run one marker instead of an activity's three events and the
  * workflow task that carries its result back. The attempt is logged like any other (beginAttempt
  * before the POST), so a worker dying mid-POST leaves it in the delivery log and the next worker's
@@ -68,13 +67,12 @@ export async function deliverFirstLocally(input: WebhookDeliveryInput, options: 
     }
   }
   await sleep(Math.round(input.retry.baseSeconds * 1000));
-  return deliverWithRetries(input, { ...options, activityIdIsDelivery: true, afterFirstAttempt: true });
+  return deliverWithRetries(input, { ...options, afterFirstAttempt: true });
 }
 
 /**
- * One webhook delivery in a workflow of its own (id = delivery id): what an operator's resend
- * starts, and how runs recorded before patch deliveries-in-run deliver, keeping up to 72 h of
- * retries out of the checkout session's history.
+ * One webhook delivery in a workflow of its own (id = delivery id): what an operator's resend and the
+ * sweep of orphaned deliveries start.
  */
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'succeeded' | 'failed'> {
   return deliverWithRetries(input, { markFailed: records.markDeliveryFailed });

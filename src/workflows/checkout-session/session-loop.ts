@@ -1,0 +1,69 @@
+import { decide, type SessionEffect, type SessionEvent, type SessionState } from '../../domain/checkout-session';
+
+/**
+ * What running a session's effects needs: the workflow passes its activities and Temporal's
+ * commands, a test passes the activities themselves (test/proof/money-rules.property.test.ts), so
+ * both run the same decisions in the same order. Each returns what the effect reports, if anything.
+ */
+export interface SessionPorts {
+  move(effect: Extract<SessionEffect, { kind: 'move' }>): Promise<void>;
+  recordShortfall(effect: Extract<SessionEffect, { kind: 'recordShortfall' }>): Promise<string | null>;
+  credit(effect: Extract<SessionEffect, { kind: 'credit' }>): Promise<Extract<SessionEvent, { kind: 'credited' }>['credit']>;
+  uncredit(effect: Extract<SessionEffect, { kind: 'uncredit' }>): Promise<string>;
+  recordLateDeposit(effect: Extract<SessionEffect, { kind: 'recordLateDeposit' }>): Promise<string | null>;
+  recordLateSuccess(effect: Extract<SessionEffect, { kind: 'recordLateSuccess' }>): Promise<string | null>;
+  completeFromChain(effect: Extract<SessionEffect, { kind: 'completeFromChain' }>): Promise<Extract<SessionEvent, { kind: 'chainCompleted' }>['completion']>;
+  completeFromProvider(effect: Extract<SessionEffect, { kind: 'completeFromProvider' }>): Promise<Extract<SessionEvent, { kind: 'providerCompleted' }>['completion']>;
+  announceException(exceptionId: string): Promise<void>;
+  markCompleted(effect: Extract<SessionEffect, { kind: 'markCompleted' }>): Promise<void>;
+  linkPaid(linkId: string): Promise<void>;
+}
+
+/** Runs one effect; what it learned is the next event, if anything. An exception it recorded is announced. */
+async function perform(effect: SessionEffect, ports: SessionPorts): Promise<SessionEvent | null> {
+  const announce = async (exceptionId: string | null) => {
+    if (exceptionId) await ports.announceException(exceptionId);
+    return null;
+  };
+  switch (effect.kind) {
+    case 'move':
+      await ports.move(effect);
+      return null;
+    case 'recordShortfall':
+      return announce(await ports.recordShortfall(effect));
+    case 'credit':
+      return { kind: 'credited', credit: await ports.credit(effect) };
+    case 'uncredit':
+      return { kind: 'uncredited', creditedMicro: await ports.uncredit(effect) };
+    case 'recordLateDeposit':
+      return announce(await ports.recordLateDeposit(effect));
+    case 'recordLateSuccess':
+      return announce(await ports.recordLateSuccess(effect));
+    case 'completeFromChain':
+      return { kind: 'chainCompleted', completion: await ports.completeFromChain(effect) };
+    case 'completeFromProvider':
+      return { kind: 'providerCompleted', completion: await ports.completeFromProvider(effect) };
+    case 'announceException':
+      return announce(effect.exceptionId);
+    case 'markCompleted':
+      await ports.markCompleted(effect);
+      return null;
+    case 'linkPaid':
+      await ports.linkPaid(effect.linkId);
+      return null;
+  }
+}
+
+/**
+ * One event through the session's rules: decide, then run the effects in order, each report decided
+ * in turn before the next effect. Returns the state after all of it.
+ */
+export async function handleSessionEvent(state: SessionState, event: SessionEvent, ports: SessionPorts): Promise<SessionState> {
+  const decision = decide(state, event);
+  let current = decision.state;
+  for (const effect of decision.effects) {
+    const report = await perform(effect, ports);
+    if (report) current = await handleSessionEvent(current, report, ports);
+  }
+  return current;
+}

@@ -1,0 +1,181 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decide, initialSession, nextDeadline, type SessionEffect, type SessionEvent, type SessionState } from '../../src/domain/checkout-session';
+import type { DepositFact } from '../../src/domain/deposit-fact';
+import { isTerminal } from '../../src/domain/payment-status';
+import type { ProviderFact } from '../../src/domain/provider-fact';
+
+// Decisions §6, §11 and §12 for one checkout session, read from its pure decisions
+// (src/domain/checkout-session.ts): no database, no Temporal.
+
+const HOUR = 3_600_000;
+const T0 = 1_000_000;
+const chainSession = (): SessionState => initialSession({ chainVerified: true, expiresAtMs: T0 + HOUR, proofTimeoutMs: HOUR / 2 });
+const providerSession = (): SessionState => initialSession({ chainVerified: false, expiresAtMs: T0 + HOUR, proofTimeoutMs: HOUR / 2 });
+
+const fact = (type: ProviderFact['type'], eventId = `evt_${type}`): ProviderFact => ({ eventId, type, providerPaymentId: 'pp_1', destinationAmount: '25.000000', occurredAt: '2026-11-26T00:00:00Z' });
+const log = (n: number, kind: DepositFact['kind'] = 'credited'): DepositFact => ({
+  kind,
+  network: 'polygon',
+  transactionHash: `0x${n.toString(16).padStart(64, '0')}`,
+  logIndex: 0,
+  asset: 'USDC',
+  token: '0x0000000000000000000000000000000000000001',
+  from: '0x0000000000000000000000000000000000000002',
+  to: '0x0000000000000000000000000000000000000003',
+  amountMicro: '25000000',
+  blockNumber: '1',
+  blockHash: `0x${'1'.repeat(64)}`,
+});
+const credited = (creditedMicro: bigint, exceptionId: string | null = null): SessionEvent => ({
+  kind: 'credited',
+  credit: { held: true, creditedMicro: creditedMicro.toString(), expectedMicro: '25000000', exceptionId },
+});
+const kinds = (effects: SessionEffect[]) => effects.map((e) => e.kind);
+
+/** Runs events in order, as the workflow's loop does (reports given by the test). */
+function run(state: SessionState, ...events: SessionEvent[]) {
+  const effects: SessionEffect[] = [];
+  for (const event of events) {
+    const d = decide(state, event);
+    state = d.state;
+    effects.push(...d.effects);
+  }
+  return { state, effects };
+}
+
+describe('a chain-verified checkout session (decisions §11)', () => {
+  it('takes a provider success as a claim: processing, and a window for its transfer, never a completion', () => {
+    const { state, effects } = run(chainSession(), { kind: 'provider', fact: fact('succeeded'), nowMs: T0 });
+    expect(state.status).toBe('processing');
+    expect(kinds(effects)).toEqual(['move']);
+    expect(state.claim).toMatchObject({ eventId: 'evt_succeeded', providerPaymentId: 'pp_1' });
+    expect(nextDeadline(state)).toBe(T0 + HOUR / 2);
+  });
+
+  it('credits a log, asks for the completion once the credits cover G, and completes only on the completion’s report', () => {
+    const s = run(chainSession(), { kind: 'deposit', fact: log(1) });
+    expect(s.effects).toEqual([{ kind: 'credit', fact: log(1) }]);
+    const short = decide(s.state, credited(24_999_999n));
+    expect(short.effects).toEqual([]);
+    const covered = decide(short.state, credited(25_000_000n));
+    expect(covered.effects).toEqual([{ kind: 'completeFromChain', providerPaymentId: null }]);
+    expect(covered.state.status).toBe('pending');
+    const done = decide(covered.state, { kind: 'chainCompleted', completion: { paidLinkId: 'plink_1', overpaidExceptionId: 'exc_over', provider: null } });
+    expect(done.state.status).toBe('completed');
+    expect(done.effects).toEqual([
+      { kind: 'markCompleted', provider: null },
+      { kind: 'announceException', exceptionId: 'exc_over' },
+      { kind: 'linkPaid', linkId: 'plink_1' },
+    ]);
+  });
+
+  it('stays open when the database declined the completion (a removal won) or the link was paid by another session (a duplicate)', () => {
+    const covered = run(chainSession(), credited(25_000_000n)).state;
+    expect(decide(covered, { kind: 'chainCompleted', completion: null })).toEqual({ state: covered, effects: [] });
+    const duplicate = decide(covered, { kind: 'chainCompleted', completion: { paidLinkId: null, duplicateExceptionId: 'exc_dup' } });
+    expect(duplicate.state.status).toBe('pending');
+    expect(duplicate.effects).toEqual([{ kind: 'announceException', exceptionId: 'exc_dup' }]);
+  });
+
+  it('announces another token’s arrival and credits nothing towards G', () => {
+    const { effects, state } = run(chainSession(), credited(0n, 'exc_wrong'));
+    expect(effects).toEqual([{ kind: 'announceException', exceptionId: 'exc_wrong' }]);
+    expect(state.creditedMicro).toBe(0n);
+  });
+
+  it('records credits short of G as underpaid before a cancel, a provider failure or the expiry ends the session', () => {
+    const partial = run(chainSession(), credited(10_000_000n)).state;
+    for (const [event, status] of [
+      [{ kind: 'cancel' }, 'canceled'],
+      [{ kind: 'provider', fact: fact('failed'), nowMs: T0 }, 'failed'],
+      [{ kind: 'deadline', nowMs: T0 + HOUR }, 'expired'],
+    ] as const) {
+      const ended = decide(partial, event);
+      expect(ended.state.status).toBe(status);
+      expect(kinds(ended.effects)).toEqual(['recordShortfall', 'move']);
+      expect(ended.effects[0]).toEqual({ kind: 'recordShortfall', claim: null, at: 'expiry' });
+    }
+    // Nothing credited: a cancel is only a cancel.
+    expect(kinds(decide(chainSession(), { kind: 'cancel' }).effects)).toEqual(['move']);
+  });
+
+  it('records a claim nothing proved when its window ends, once, and expires the session at its end', () => {
+    const claimed = run(chainSession(), { kind: 'provider', fact: fact('succeeded'), nowMs: T0 }).state;
+    const due = decide(claimed, { kind: 'deadline', nowMs: T0 + HOUR / 2 });
+    expect(due.effects).toEqual([{ kind: 'recordShortfall', claim: claimed.claim, at: 'claim' }]);
+    expect(due.state.status).toBe('processing');
+    expect(nextDeadline(due.state)).toBe(T0 + HOUR);
+    const expired = decide(due.state, { kind: 'deadline', nowMs: T0 + HOUR });
+    expect(expired.state.status).toBe('expired');
+    expect(kinds(expired.effects)).toEqual(['recordShortfall', 'move']);
+  });
+
+  it('makes money after the end an exception: a log is recorded late, a provider success is counted and recorded', () => {
+    const ended = run(chainSession(), { kind: 'cancel' }).state;
+    expect(decide(ended, { kind: 'deposit', fact: log(2) }).effects).toEqual([{ kind: 'recordLateDeposit', fact: log(2) }]);
+    const late = decide(ended, { kind: 'provider', fact: fact('succeeded'), nowMs: T0 });
+    expect(late.effects).toEqual([{ kind: 'recordLateSuccess', fact: fact('succeeded'), status: 'canceled' }]);
+    expect(late.state.lateEvents).toBe(1);
+    // A cancel or an expire after the end changes nothing.
+    expect(decide(ended, { kind: 'cancel' }).effects).toEqual([]);
+    expect(decide(ended, { kind: 'expire' }).effects).toEqual([]);
+  });
+});
+
+describe('a provider-verified session (a network without a verifier)', () => {
+  it('completes on the provider’s word, and announces a duplicate of a paid link instead', () => {
+    const asked = run(providerSession(), { kind: 'provider', fact: fact('succeeded'), nowMs: T0 });
+    expect(asked.effects).toEqual([{ kind: 'completeFromProvider', fact: fact('succeeded') }]);
+    const done = decide(asked.state, { kind: 'providerCompleted', completion: { paidLinkId: 'plink_1' } });
+    expect(done.state.status).toBe('completed');
+    expect(done.effects).toEqual([{ kind: 'move', move: { kind: 'announce', status: 'completed' } }, { kind: 'linkPaid', linkId: 'plink_1' }]);
+    const duplicate = decide(asked.state, { kind: 'providerCompleted', completion: { paidLinkId: null, duplicateExceptionId: 'exc_dup' } });
+    expect(duplicate.state.status).toBe('pending');
+    // Deposit logs are not its proof.
+    expect(decide(providerSession(), { kind: 'deposit', fact: log(1) }).effects).toEqual([]);
+  });
+});
+
+describe('the decisions under random events', () => {
+  const event: fc.Arbitrary<SessionEvent> = fc.oneof(
+    fc.record({ kind: fc.constant('provider' as const), fact: fc.constantFrom('processing', 'succeeded', 'failed').map((t) => fact(t as ProviderFact['type'])), nowMs: fc.integer({ min: T0, max: T0 + 2 * HOUR }) }),
+    fc.nat(5).map((n): SessionEvent => ({ kind: 'deposit', fact: log(n) })),
+    fc.nat(5).map((n): SessionEvent => ({ kind: 'deposit', fact: log(n, 'removed') })),
+    fc.constant<SessionEvent>({ kind: 'cancel' }),
+    fc.constant<SessionEvent>({ kind: 'expire' }),
+    fc.integer({ min: T0, max: T0 + 2 * HOUR }).map((nowMs): SessionEvent => ({ kind: 'deadline', nowMs })),
+    fc.bigInt({ min: 0n, max: 50_000_000n }).map((c) => credited(c)),
+    fc.constantFrom<SessionEvent>(
+      { kind: 'chainCompleted', completion: null },
+      { kind: 'chainCompleted', completion: { paidLinkId: null } },
+      { kind: 'chainCompleted', completion: { paidLinkId: null, duplicateExceptionId: 'exc_dup' } },
+      { kind: 'providerCompleted', completion: { paidLinkId: null } },
+    ),
+  );
+
+  it('never leaves a terminal status, completes a chain-verified session only on the chain’s report, and never ends one with credits unrecorded', () => {
+    fc.assert(
+      fc.property(fc.boolean(), fc.array(event, { maxLength: 30 }), (chain, events) => {
+        let state = chain ? chainSession() : providerSession();
+        for (const e of events) {
+          const { state: next, effects } = decide(state, e);
+          if (isTerminal(state.status)) expect(next.status).toBe(state.status);
+          if (chain && next.status === 'completed' && state.status !== 'completed') {
+            expect(e.kind).toBe('chainCompleted');
+          }
+          // Ended unpaid with credits counted: the shortfall is recorded in the same decision, before the move.
+          if (chain && !isTerminal(state.status) && ['canceled', 'failed', 'expired'].includes(next.status) && state.creditedMicro > 0n) {
+            expect(kinds(effects).slice(0, 2)).toEqual(['recordShortfall', 'move']);
+          }
+          // Money events after the end are recorded as exceptions, nothing else.
+          if (isTerminal(state.status) && (e.kind === 'deposit' || e.kind === 'provider')) {
+            expect(kinds(effects).every((k) => k === 'recordLateDeposit' || k === 'recordLateSuccess' || k === 'uncredit')).toBe(true);
+          }
+          state = next;
+        }
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+});
