@@ -139,7 +139,7 @@ describe('a provider-verified session (a network without a verifier)', () => {
 
 describe('the decisions under random events', () => {
   const event: fc.Arbitrary<SessionEvent> = fc.oneof(
-    fc.record({ kind: fc.constant('provider' as const), fact: fc.constantFrom('processing', 'succeeded', 'failed').map((t) => fact(t as ProviderFact['type'])), nowMs: fc.integer({ min: T0, max: T0 + 2 * HOUR }) }),
+    fc.record({ kind: fc.constant('provider' as const), fact: fc.constantFrom('processing', 'succeeded', 'failed').map((t) => fact(t)), nowMs: fc.integer({ min: T0, max: T0 + 2 * HOUR }) }),
     fc.nat(5).map((n): SessionEvent => ({ kind: 'deposit', fact: log(n) })),
     fc.nat(5).map((n): SessionEvent => ({ kind: 'deposit', fact: log(n, 'removed') })),
     fc.constant<SessionEvent>({ kind: 'cancel' }),
