@@ -104,39 +104,29 @@ export interface HeldArrival {
   amountMicro: bigint;
 }
 
+/** An arrival held at its deposit address for `owner`: the address holds it, `owner` is owed it. */
+const heldFor = (input: HeldArrival, owner: string): Posting =>
+  balanced({
+    postingId: input.postingId,
+    asset: input.asset,
+    network: input.network,
+    paymentId: input.paymentId,
+    txHash: input.txHash,
+    lines: [
+      { account: ledgerAccount.deposit(input.depositAddress), amount: input.amountMicro },
+      { account: owner, amount: -input.amountMicro },
+    ],
+  });
+
 /**
  * An exception's money, when it arrives (late, duplicate, wrong asset, or the credits of an
  * underpaid payment at its end): the deposit address holds it for the customer until an operator
  * refunds it or accepts it as the payment. Its refund and its acceptance post against this account.
  */
-export function exceptionArrived(input: HeldArrival & { exceptionId: string }): Posting {
-  return balanced({
-    postingId: input.postingId,
-    asset: input.asset,
-    network: input.network,
-    paymentId: input.paymentId,
-    txHash: input.txHash,
-    lines: [
-      { account: ledgerAccount.deposit(input.depositAddress), amount: input.amountMicro },
-      { account: ledgerAccount.exceptionHeld(input.exceptionId), amount: -input.amountMicro },
-    ],
-  });
-}
+export const exceptionArrived = (input: HeldArrival & { exceptionId: string }): Posting => heldFor(input, ledgerAccount.exceptionHeld(input.exceptionId));
 
 /** Dust: it stays at the deposit address, owed to nobody. */
-export function dustArrived(input: HeldArrival): Posting {
-  return balanced({
-    postingId: input.postingId,
-    asset: input.asset,
-    network: input.network,
-    paymentId: input.paymentId,
-    txHash: input.txHash,
-    lines: [
-      { account: ledgerAccount.deposit(input.depositAddress), amount: input.amountMicro },
-      { account: ledgerAccount.unclaimedDust, amount: -input.amountMicro },
-    ],
-  });
-}
+export const dustArrived = (input: HeldArrival): Posting => heldFor(input, ledgerAccount.unclaimedDust);
 
 /**
  * An exception accepted as the payment: the money held for the customer is the payment's after all.

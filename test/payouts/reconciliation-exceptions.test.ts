@@ -6,7 +6,7 @@ import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { creditsOf, exceptionsOf, pressPay, sessionRow, waitForStatus } from '../proof/support';
-import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, unbalancedPostings, waitForPayouts } from './support';
+import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, reconciliationDifferences, unbalancedPostings, waitForPayouts } from './support';
 
 // Issue 26's bar: reconciliation finds 0 differences after money arrives wrong. Whatever reaches a
 // deposit address and is not the payment's money (a duplicate, another token, a token nobody
@@ -17,11 +17,7 @@ const ctx = useTestApp({ ...own.overrides, SESSION_TTL_SECONDS: '8' }, { listen:
 const chain = own.chain;
 const usdc = chain.tokens.polygon.USDC;
 
-const differences = async () => {
-  const res = await ctx.app.inject({ method: 'GET', url: '/admin/v1/reconciliation', headers: adminHeaders });
-  expect(res.statusCode).toBe(200);
-  return res.json().differences as { account: string; expected: string; actual: string; note: string }[];
-};
+const differences = () => reconciliationDifferences(ctx);
 const adminPost = (url: string, payload?: object) => ctx.app.inject({ method: 'POST', url, headers: adminHeaders, ...(payload ? { payload } : {}) });
 const exceptionStatus = async (id: string) => (await ctx.db.sql`select status from payment_exceptions where id = ${id}`)[0]!.status as string;
 

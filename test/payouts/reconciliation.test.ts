@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { mint, payFromWallet } from '../support/chain';
-import { ADMIN_TOKEN, adminHeaders, useTestApp } from '../support/harness';
+import { ADMIN_TOKEN, useTestApp } from '../support/harness';
 import { spawnOps } from '../cli/run-ops';
 import { exceptionsOf, pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { eventually } from '../support/http';
-import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, waitForPayouts } from './support';
+import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, reconciliationDifferences, waitForPayouts } from './support';
 
 // Decisions §11: GET /admin/v1/reconciliation compares the ledger with the chain and with the
 // transactions table. After real payouts it finds nothing; a balance changed behind the ledger's back
@@ -14,11 +14,7 @@ const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: tru
 const chain = own.chain;
 const token = chain.tokens.polygon.USDC;
 
-const differences = async () => {
-  const res = await ctx.app.inject({ method: 'GET', url: '/admin/v1/reconciliation', headers: adminHeaders });
-  expect(res.statusCode).toBe(200);
-  return res.json().differences as { account: string; expected: string; actual: string; note: string }[];
-};
+const differences = () => reconciliationDifferences(ctx);
 
 describe('reconciliation', () => {
   it('finds no difference after payouts, and names each one made behind the ledger’s back', async () => {

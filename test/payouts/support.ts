@@ -4,7 +4,7 @@ import { beforeAll, expect } from 'vitest';
 import { settlementKeys } from '../../src/chains/derivation';
 import { sharedChain, randomAddress, type TestChain } from '../support/chain';
 import type { ChildProcess } from 'node:child_process';
-import { createApprovedMerchant, type TestContext } from '../support/harness';
+import { adminHeaders, createApprovedMerchant, type TestContext } from '../support/harness';
 import { envFor, startEntryPoint } from '../support/processes';
 import { eventually, http } from '../support/http';
 
@@ -80,6 +80,13 @@ export async function waitForPayouts(ctx: TestContext, paymentId: string, timeou
     `the payouts of ${paymentId} to be confirmed`,
   );
   return payoutsOf(ctx, paymentId);
+}
+
+/** GET /admin/v1/reconciliation's differences (0 is the healthy answer). */
+export async function reconciliationDifferences(ctx: TestContext): Promise<{ account: string; expected: string; actual: string; note: string }[]> {
+  const res = await ctx.app.inject({ method: 'GET', url: '/admin/v1/reconciliation', headers: adminHeaders });
+  expect(res.statusCode).toBe(200);
+  return res.json().differences as { account: string; expected: string; actual: string; note: string }[];
 }
 
 /** Postings whose lines do not sum to zero per asset and network (the database refuses them: expected empty). */
