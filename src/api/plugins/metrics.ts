@@ -174,7 +174,7 @@ class DatabaseHistogram extends Histogram<string> {
     ]);
     // The name, help and type as prom-client writes them for a histogram (its own text-format reader,
     // not typed in its declarations; its get() would call back into ours); the values are Postgres's.
-    const own = (Histogram.prototype as unknown as { getForPromString(this: Histogram<string>): Promise<MetricObjectWithValues<MetricValueWithName<string>>> }).getForPromString;
+    const own = (Histogram.prototype as unknown as { getForPromString: (this: Histogram<string>) => Promise<MetricObjectWithValues<MetricValueWithName<string>>> }).getForPromString;
     return { ...(await own.call(this)), values };
   }
 
