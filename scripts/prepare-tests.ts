@@ -1,16 +1,19 @@
 import { ensureAnvilBinary } from '../src/chains/anvil-binary';
 import { ensureChromium } from '../src/devtools/chromium';
+import { ensurePromtool } from '../src/devtools/promtool';
 import { ensureTemporalBinary, MissingToolError } from '../src/temporal/cli-binary';
 import { ensureServerBinaries } from '../src/temporal/server/binaries';
 
 // Runs before `npm test` (pretest): a bare machine gets the pinned Temporal CLI, the production
-// Temporal server (built once, ~9 min of CPU here; cached after) and Chromium; anvil comes with
+// Temporal server (built once, ~9 min of CPU here; cached after), Chromium and promtool (the metrics
+// and alert rules' checks); anvil comes with
 // `npm install` and is only checked.
 try {
   console.log(`temporal CLI: ${ensureTemporalBinary()}`);
   console.log(`temporal-server: ${ensureServerBinaries().server}`);
   console.log(`anvil: ${ensureAnvilBinary()}`);
   console.log(`chromium: ${ensureChromium()}`);
+  console.log(`promtool: ${ensurePromtool()}`);
 } catch (err) {
   console.error(err instanceof MissingToolError || err instanceof Error ? err.message : err);
   process.exit(1);

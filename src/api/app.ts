@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { DOCS_THEME_CSS } from './docs-theme';
+import { DOCS_THEME_CSS, DOCS_THEME_JS } from './docs-theme';
 import type { Client } from '@temporalio/client';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config';
@@ -125,8 +125,14 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       info: {
         title: 'svc checkout API',
         version: '1.0.0',
-        description: 'Merchant API v1, simple API and operator admin API. Money amounts are decimal strings.',
+        description:
+          'Merchant API v1, simple API and operator admin API. Money amounts are decimal strings. ' +
+          'GET /api/v1/payments and GET /api/v1/settlements/{id} are not implemented (404 NotImplemented): look up each payment with GET /api/v1/transactions/{id}.',
+        // The service is self-hosted under the project's own terms (package.json: UNLICENSED).
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+        contact: { name: 'The operator of this deployment', url: config.http.publicBaseUrl },
       },
+      servers: [{ url: config.http.publicBaseUrl, description: 'This deployment (PUBLIC_BASE_URL)' }],
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'Live API key (svc_live_…)' },
@@ -143,7 +149,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     // The base layout (no top bar: its logo, URL box and toggle had no accessible names) and no deep
     // links (their anchors sat inside each operation's button); contrast fixes in docs-theme.ts.
     uiConfig: { layout: 'BaseLayout', deepLinking: false },
-    theme: { css: [{ filename: 'contrast.css', content: DOCS_THEME_CSS }] },
+    theme: { css: [{ filename: 'contrast.css', content: DOCS_THEME_CSS }], js: [{ filename: 'example-names.js', content: DOCS_THEME_JS }] },
   });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

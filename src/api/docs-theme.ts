@@ -11,6 +11,24 @@ export const DOCS_THEME_CSS = `
 .swagger-ui .btn.authorize svg { fill: #17613f; }
 .swagger-ui .json-schema-2020-12-expand-deep-button { color: #4d4d4d; }
 .swagger-ui .parameter__in { color: #555; }
+/* The servers picker is a <select> inside an empty <label> (axe: critical). The document names one server,
+   this deployment, so there is nothing to pick: it is not shown. */
+.swagger-ui .servers-title, .swagger-ui .servers { display: none; }
 /* Examples wrap instead of scrolling: a scrollable <pre> would need a tabindex Swagger UI does not give it. */
 .swagger-ui .highlight-code > .microlight { overflow: visible; max-height: none; white-space: pre-wrap; word-break: break-word; }
+`;
+
+// Swagger UI renders a <select> to pick among a response's named examples (each error status has one
+// per `error` value) with no accessible name (axe: critical); its visible title is a <small> that is not
+// its label. This names each such select as it appears.
+export const DOCS_THEME_JS = `
+(function () {
+  function name() {
+    document.querySelectorAll('select.examples-select-element:not([aria-label])').forEach(function (select) {
+      select.setAttribute('aria-label', 'Example');
+    });
+  }
+  new MutationObserver(name).observe(document.documentElement, { childList: true, subtree: true });
+  name();
+})();
 `;

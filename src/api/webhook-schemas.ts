@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EXCEPTION_KINDS } from '../domain/exceptions';
+import { assetName, networkName, paymentStatus, railType } from './closed-values';
 
 // The bodies we POST to merchants, as documented in the OpenAPI `webhooks` section (spec §2.8 and
 // §6.4). Built by src/domain/webhook-event.ts; a test checks a real delivery against these.
@@ -16,12 +17,12 @@ export const paymentEventSchema = z.object({
   provider: z.string().nullable().describe('The on-ramp that took the payment; null when the customer paid from their own wallet'),
   externalSessionId: z.string(),
   externalTransactionId: z.string().describe('The provider’s transaction reference, empty before it has one'),
-  railType: z.string().describe('fiat_to_crypto (through the provider) or crypto_transfer (from the customer’s wallet)'),
-  status: z.string(),
+  railType,
+  status: paymentStatus.meta({ description: 'The session’s status after the event (payment.settled: completed).' }),
   amount: decimal,
   currency: z.string(),
-  destinationAsset: z.string(),
-  network: z.string(),
+  destinationAsset: assetName,
+  network: networkName,
   walletAddress: z.string(),
   orderId: z.string(),
   wooCommerce: z.object({ orderStatus: z.string() }).describe('Plugin order-status hint'),
@@ -46,8 +47,8 @@ export const paymentExceptionEventSchema = z.object({
   kind: z.enum(EXCEPTION_KINDS),
   status: z.enum(['open', 'accepted', 'refunded']),
   amount: decimal.describe('Stablecoin amount, 6 decimals'),
-  destinationAsset: z.string(),
-  network: z.string(),
+  destinationAsset: assetName,
+  network: networkName,
   references: z.record(z.string(), z.unknown()).describe('Transaction hash, provider ids, log keys: where the money is'),
   createdAt: z.string().describe('ISO 8601 UTC'),
 });

@@ -105,7 +105,7 @@ describe('the HTTP frame (decisions §3)', () => {
     const doc = res.json();
     expect(doc.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/admin/v1/merchants', '/admin/v1/merchants/{id}/approve', '/admin/v1/settings/payments', '/api/v1/payments', '/healthz']),
+      expect.arrayContaining(['/admin/v1/merchants', '/admin/v1/merchants/{id}/approve', '/admin/v1/settings/payments', '/api/v1/transactions/{id}', '/healthz']),
     );
     const create = doc.paths['/admin/v1/merchants'].post;
     expect(create.requestBody.content['application/json'].schema.required).toContain('name');

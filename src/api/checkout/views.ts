@@ -5,6 +5,7 @@ import { isFiatCurrency } from '../../domain/currencies';
 import { formatCrypto, formatFiat } from '../../domain/money';
 import { CANCEL_REASONS } from '../../domain/payment-status';
 import { paymentLabels } from '../../domain/payment-labels';
+import { assetName, mode, networkName, paymentStatus, railType } from '../closed-values';
 
 // Response shapes of spec §2.2–2.5, one function each, so every route that returns a session or a
 // transaction returns the same fields. Amounts are decimal strings.
@@ -19,16 +20,16 @@ function fiatAmount(row: { amountMinor: bigint; currency: string }): string {
 export const checkoutSessionSchema = z
   .object({
     id: z.string().meta({ description: 'The session id (SV_ and 24 base62 characters).', examples: ['SV_4f9a1c2b7d8e6f5a4b3c2d1e'] }),
-    externalSessionId: z.string().meta({ description: 'The same id, under the name older integrations read.' }),
+    externalSessionId: z.string().meta({ description: 'The same id, under the name older integrations read.', examples: ['SV_4f9a1c2b7d8e6f5a4b3c2d1e'] }),
     checkoutUrl: z.string().meta({ description: 'The hosted page: send the customer here.', examples: ['https://pay.example.com/pay/SV_4f9a1c2b7d8e6f5a4b3c2d1e'] }),
-    status: z.string().meta({ description: 'pending, processing, completed, failed, expired or canceled.', examples: ['pending'] }),
+    status: paymentStatus.meta({ examples: ['pending'] }),
     amount: z.string().meta({ description: 'Decimal string with the currency’s decimals.', examples: ['25.00'] }),
     currency: z.string().meta({ examples: ['USD'] }),
-    destinationAsset: z.string().meta({ description: 'The stablecoin you are settled in.', examples: ['USDC'] }),
-    network: z.string().meta({ examples: ['polygon'] }),
-    mode: z.string().meta({ description: 'live or test.', examples: ['live'] }),
+    destinationAsset: assetName.meta({ description: 'The stablecoin you are settled in.' }),
+    network: networkName,
+    mode,
     provider: z.string().nullable().meta({ description: 'The on-ramp the customer pays through; null once the customer paid from their own wallet.', examples: ['sandbox'] }),
-    railType: z.string().meta({ description: 'fiat_to_crypto (through the provider) or crypto_transfer (paid from the customer’s wallet).', examples: ['fiat_to_crypto'] }),
+    railType,
     orderId: z.string().nullable().meta({ description: 'Your orderId (or merchantOrderId).', examples: ['order-1042'] }),
     locale: z.string().nullable().meta({ description: 'The hosted page’s language when you set one.', examples: ['en'] }),
     createdAt: z.string().meta({ description: 'ISO 8601, UTC.' }),
@@ -58,11 +59,11 @@ export function checkoutSessionView(s: CheckoutSessionRow, publicBaseUrl: string
 /** What a customer's browser may see: no merchant references, no metadata, no e-mail. */
 export const publicSessionSchema = z.object({
   id: z.string(),
-  status: z.string(),
+  status: paymentStatus,
   amount: z.string(),
   currency: z.string(),
-  destinationAsset: z.string(),
-  network: z.string(),
+  destinationAsset: assetName,
+  network: networkName,
   merchantName: z.string(),
   expiresAt: z.string(),
 });
@@ -83,19 +84,19 @@ export function publicSessionView(s: CheckoutSessionRow, merchantName: string): 
 export const paymentSessionSchema = z.object({
   id: z.string(),
   checkoutUrl: z.string(),
-  status: z.string(),
+  status: paymentStatus,
   /** Why a canceled session was canceled: `customer`, or `link_paid` when another session paid its payment link. */
   cancelReason: z.enum(CANCEL_REASONS).nullable(),
   amount: z.string(),
   currency: z.string(),
-  destinationAsset: z.string(),
-  network: z.string(),
+  destinationAsset: assetName,
+  network: networkName,
   orderId: z.string().nullable(),
   merchantOrderId: z.string().nullable(),
   provider: z.string().nullable(),
   providerPaymentId: z.string().nullable(),
-  railType: z.string(),
-  mode: z.string(),
+  railType,
+  mode,
   countryCode: z.string(),
   customerEmail: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()),
@@ -132,18 +133,18 @@ export function paymentSessionView(s: CheckoutSessionRow, publicBaseUrl: string)
 export const transactionSchema = z.object({
   id: z.string(),
   paymentSessionId: z.string(),
-  status: z.string(),
+  status: paymentStatus,
   sourceAmount: z.string(),
   sourceCurrency: z.string(),
-  destinationAsset: z.string(),
-  network: z.string(),
+  destinationAsset: assetName,
+  network: networkName,
   walletAddress: z.string(),
   grossAmount: z.string().nullable(),
   merchantSettlementAmount: z.string().nullable(),
   platformCommissionAmount: z.string().nullable(),
   commissionBps: z.number().int(),
   provider: z.string().nullable(),
-  railType: z.string(),
+  railType,
   providerPaymentId: z.string().nullable(),
   providerEventId: z.string().nullable(),
   /** Decisions §11: the merchant payout's hash and explorer link, null until that payout is confirmed. */

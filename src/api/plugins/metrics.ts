@@ -1,17 +1,24 @@
 import fp from 'fastify-plugin';
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValueWithName } from 'prom-client';
 import type { Database } from '../../db/client';
 import {
   chainWatcherPositions,
   failedPayoutCounts,
+  oldestPendingDeliveryAge,
+  openPayoutAges,
+  paymentCompletionHistogram,
   paymentCountsByStatus,
+  paymentOutcomeCounts,
   paymentExceptionCounts,
   paymentTransitionCounts,
   simpleOrderCountsByStatus,
+  payoutConfirmationHistogram,
   webhookAttemptCounts,
-  webhookAttemptLatency,
+  webhookAttemptHistogram,
   webhookDeliveryCountsByStatus,
+  type BucketCounts,
 } from '../../db/queries/metrics';
+import { getPaymentsSetting } from '../../db/queries/platform-settings';
 import { AppError } from '../../domain/errors';
 import { bearerToken } from './merchant-auth';
 import { checkOperatorToken } from './rate-limit';
@@ -36,6 +43,9 @@ export default fp<MetricsOptions>(
   async (app, options) => {
     const registry = options.registry ?? new Registry();
     collectDefaultMetrics({ register: registry });
+    // prom-client's process counts are gauges named *_total, which the exposition format reserves for
+    // counters (promtool check metrics refuses them); the same counts by type stay, without the suffix.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
     const duration = new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request latency by route pattern',
@@ -54,9 +64,25 @@ export default fp<MetricsOptions>(
       webhookDeliveryCountsByStatus(db),
     );
     gaugeFromRows(registry, 'svc_webhook_attempts', 'Webhook delivery attempts by outcome (read from Postgres at scrape time)', ['outcome'], () => webhookAttemptCounts(db));
-    gaugeFromRows(registry, 'svc_webhook_attempt_duration_seconds', 'Webhook attempt latency over the last hour, by quantile', ['quantile'], () =>
-      webhookAttemptLatency(db).then((rows) => rows.map((r) => ({ quantile: r.quantile, count: r.seconds }))),
+    new DatabaseHistogram(registry, 'svc_webhook_attempt_duration_seconds', 'Webhook attempts by outcome and how long each took', 'outcome', LATENCY_BUCKETS, () =>
+      webhookAttemptHistogram(db, LATENCY_BUCKETS),
     );
+    gaugeFromRows(registry, 'svc_payment_outcomes', 'Checkout sessions by status, rail and network', ['status', 'rail_type', 'network'], () => paymentOutcomeCounts(db));
+    new DatabaseHistogram(registry, 'svc_payment_completion_seconds', 'Completed checkout sessions by rail: time from creation to completion', 'rail_type', PAYMENT_BUCKETS, () =>
+      paymentCompletionHistogram(db, PAYMENT_BUCKETS),
+    );
+    new DatabaseHistogram(registry, 'svc_payout_confirmation_seconds', 'Confirmed payouts by kind: time from planning to confirmation on chain', 'kind', PAYMENT_BUCKETS, () =>
+      payoutConfirmationHistogram(db, PAYMENT_BUCKETS),
+    );
+    // A payout neither confirmed nor failed: the age of the oldest per network (alert when it grows).
+    gaugeFromRows(registry, 'svc_payout_oldest_open_age_seconds', 'Age of the oldest payout neither confirmed nor failed, per network', ['network'], () => openPayoutAges(db));
+    gaugeFromRows(registry, 'svc_webhook_oldest_pending_delivery_age_seconds', 'Age of the oldest webhook delivery still being attempted (0 with none)', [], async () => [
+      { count: await oldestPendingDeliveryAge(db) },
+    ]);
+    // Spec rule 1.2: the platform-wide kill switch (1: new payments accepted, 0: refused).
+    gaugeFromRows(registry, 'svc_payments_enabled', 'Whether new payments are accepted (the operator’s kill switch): 1 or 0', [], async () => [
+      { count: (await getPaymentsSetting(db)).enabled ? 1 : 0 },
+    ]);
 
     // Decisions §14: a payout that failed for a reason a retry cannot fix waits for an operator
     // (POST /admin/v1/payouts/{id}/retry); any series above 0 is worth an alert.
@@ -74,7 +100,7 @@ export default fp<MetricsOptions>(
 
     app.addHook('onResponse', async (request, reply) => {
       // Unmatched URLs (404s) share one label, so a scanner cannot grow the series without bound.
-      const route = request.routeOptions.url ?? 'unmatched';
+      const route = request.routeOptions.url ? routeLabel(request.routeOptions.url) : 'unmatched';
       duration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
     });
 
@@ -109,4 +135,51 @@ function gaugeFromRows<L extends string>(registry: Registry, name: string, help:
       }
     },
   });
+}
+
+/** Seconds: webhook attempts (10 s is the delivery timeout). */
+const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+/** Seconds: a payment or a payout, from a minute to a day. */
+const PAYMENT_BUCKETS = [30, 60, 120, 300, 600, 1800, 3600, 21600, 86400] as const;
+
+/** The route pattern without its parameters' regular expressions: `/pay/:code(<uuid regex>)` → `/pay/:code`. */
+export function routeLabel(url: string): string {
+  return url.replace(/:(\w+)\((?:[^()]|\([^()]*\))*\)/g, ':$1');
+}
+
+/**
+ * A Prometheus histogram whose buckets are counted in Postgres at scrape time (every API process
+ * reports the same figures; aggregate with max, not sum). Exposed with the histogram type, so
+ * histogram_quantile() reads it as any other.
+ */
+class DatabaseHistogram extends Histogram<string> {
+  constructor(
+    registry: Registry,
+    private readonly metricName: string,
+    help: string,
+    private readonly label: string,
+    private readonly bounds: readonly number[],
+    private readonly read: () => Promise<(BucketCounts & { label: string })[]>,
+  ) {
+    super({ name: metricName, help, labelNames: [label], buckets: [...bounds], registers: [registry] });
+  }
+
+  override async get(): Promise<MetricObjectWithValues<MetricValueWithName<string>>> {
+    const rows = await this.read();
+    const values: MetricValueWithName<string>[] = rows.flatMap((row) => [
+      ...this.bounds.map((le, i) => ({ metricName: `${this.metricName}_bucket`, labels: { [this.label]: row.label, le }, value: row.buckets[i]! })),
+      { metricName: `${this.metricName}_bucket`, labels: { [this.label]: row.label, le: '+Inf' }, value: row.count },
+      { metricName: `${this.metricName}_sum`, labels: { [this.label]: row.label }, value: row.sum },
+      { metricName: `${this.metricName}_count`, labels: { [this.label]: row.label }, value: row.count },
+    ]);
+    // The name, help and type as prom-client writes them for a histogram (its own text-format reader,
+    // not typed in its declarations; its get() would call back into ours); the values are Postgres's.
+    const own = (Histogram.prototype as unknown as { getForPromString: (this: Histogram<string>) => Promise<MetricObjectWithValues<MetricValueWithName<string>>> }).getForPromString;
+    return { ...(await own.call(this)), values };
+  }
+
+  /** What the registry reads for the text format (prom-client's own histogram reads its hash map there). */
+  getForPromString(): Promise<MetricObjectWithValues<MetricValueWithName<string>>> {
+    return this.get();
+  }
 }

@@ -4,6 +4,8 @@ import { findMerchantName } from '../../db/queries/merchants';
 import { findVisibleSession } from '../../db/queries/checkout-sessions';
 import { notFound } from '../../domain/errors';
 import { PAGE_LOCALES } from '../../domain/locales';
+import { ASSETS, NETWORKS } from '../../domain/assets';
+import { assetName, networkName } from '../closed-values';
 import type { PaymentContext } from '../../payments';
 import { checkoutSessionSchema, checkoutSessionView, publicSessionSchema, publicSessionView } from '../checkout/views';
 import { requireCanonicalId } from './lookup-id';
@@ -33,8 +35,13 @@ export const createCheckoutSessionBody = z
       .string()
       .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
       .meta({ description: 'ISO 3166-1 alpha-2 country of the customer; it routes the payment to a provider that serves it.', examples: ['US'] }),
-    destinationAsset: z.string().min(1).max(16).optional().meta({ description: 'Stablecoin you are settled in (default USDC).', examples: ['USDC'] }),
-    network: z.string().min(1).max(32).optional().meta({ description: 'Network you are settled on (default polygon); you need a settlement wallet for the pair.', examples: ['polygon'] }),
+    destinationAsset: z.string().min(1).max(16).optional().meta({ description: 'Stablecoin you are settled in (default USDC; any case).', enum: [...ASSETS], examples: ['USDC'] }),
+    network: z
+      .string()
+      .min(1)
+      .max(32)
+      .optional()
+      .meta({ description: 'Network you are settled on (default polygon; any case); you need a settlement wallet for the pair.', enum: [...NETWORKS], examples: ['polygon'] }),
     customerEmail: z.email().max(254).optional().meta({ description: 'Passed to the provider to prefill its page.', examples: ['customer@example.com'] }),
     orderId: z.string().min(1).max(200).optional().meta({ description: 'Your order reference, echoed in lookups and webhooks.', examples: ['order-1042'] }),
     merchantOrderId: z.string().min(1).max(200).optional().meta({ description: 'A second reference of yours (plugins use it for the shop order).', examples: ['wc-1042'] }),
@@ -42,7 +49,11 @@ export const createCheckoutSessionBody = z
       .optional()
       .meta({ description: 'Where the customer goes after paying; `{CHECKOUT_SESSION_ID}` is replaced by the session id.', examples: ['https://shop.example/thanks?session={CHECKOUT_SESSION_ID}'] }),
     cancelUrl: httpUrl.optional().meta({ description: 'Where the customer goes after canceling, or from an expired or failed checkout.', examples: ['https://shop.example/cart'] }),
-    webhookUrl: httpUrl.optional().meta({ description: 'Deliveries for this session go here instead of your webhook endpoints.', examples: ['https://shop.example/webhooks/payments'] }),
+    webhookUrl: httpUrl.optional().meta({
+      description:
+        'This session’s events are also delivered here, besides every enabled webhook endpoint of yours (one delivery per distinct URL), signed with your merchant default secret.',
+      examples: ['https://shop.example/webhooks/payments'],
+    }),
     locale: z
       .enum(PAGE_LOCALES)
       .optional()
@@ -124,7 +135,8 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNa
         operationId: 'getPublicCheckoutSession',
         tags: ['checkout'],
         summary: 'Public status of a checkout session (no authentication)',
-        params: z.object({ id: z.string() }),
+        description: 'Customer-facing fields only: no merchant references, metadata or e-mail. The hosted page and status pages poll it (cache-control: no-store).',
+        params: z.object({ id: z.string().meta({ description: 'The checkout session id (SV_…).', example: 'SV_4f9a1c2b7d8e6f5a4b3c2d1e' }) }),
         response: { 200: publicSessionSchema.extend({ ok: z.literal(true) }) },
       },
     },
@@ -143,16 +155,20 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNa
     '/checkout/sessions/:id/deposit',
     {
       schema: {
+        operationId: 'openCheckoutDeposit',
         tags: ['checkout'],
         summary: 'Deposit instructions for paying a checkout session from a wallet (no authentication, idempotent)',
-        params: z.object({ id: z.string() }),
+        description:
+          'The hosted page’s “pay from your wallet” as JSON: the session’s deposit address, the token and network, the amount to send and a wallet URI ' +
+          '(EIP-681, Solana Pay or TRON) for a QR code. Asking again answers the same address.',
+        params: z.object({ id: z.string().meta({ description: 'The checkout session id (SV_…).', example: 'SV_4f9a1c2b7d8e6f5a4b3c2d1e' }) }),
         response: {
           200: z.object({
             ok: z.literal(true),
             deposit: z.object({
               address: z.string(),
-              asset: z.string(),
-              network: z.string(),
+              asset: assetName,
+              network: networkName,
               chainId: z.number().int(),
               amount: z.string(),
               uri: z.string(),

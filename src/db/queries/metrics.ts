@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 
 // What /metrics reads from Postgres on each scrape: small aggregates, one statement each. They scan
@@ -42,25 +42,77 @@ export async function paymentExceptionCounts(db: DatabaseOrTransaction): Promise
   return db.execute<{ kind: string; status: string; count: number }>(sql`select kind, status, count(*)::int as count from payment_exceptions group by kind, status`);
 }
 
-/**
- * Webhook attempt latency over the last hour, as quantiles: computed in Postgres at scrape time, so
- * every API process reports the same figures (a histogram would count only one process's share).
- */
-export async function webhookAttemptLatency(db: DatabaseOrTransaction): Promise<{ quantile: string; seconds: number }[]> {
-  const rows = await db.execute<{ p50: number | null; p99: number | null }>(
-    sql`select percentile_cont(0.5) within group (order by duration_ms) / 1000.0 as p50,
-               percentile_cont(0.99) within group (order by duration_ms) / 1000.0 as p99
-        from webhook_attempts where attempted_at > now() - interval '1 hour'`,
-  );
-  const row = rows[0];
-  if (!row || row.p50 === null || row.p99 === null) return [];
-  return [
-    { quantile: '0.5', seconds: Number(row.p50) },
-    { quantile: '0.99', seconds: Number(row.p99) },
-  ];
-}
-
 /** Decisions §14: payouts given up and waiting for an operator's retry, by network and kind (alert on any). */
 export async function failedPayoutCounts(db: DatabaseOrTransaction): Promise<{ network: string; kind: string; count: number }[]> {
   return db.execute<{ network: string; kind: string; count: number }>(sql`select network, kind, count(*)::int as count from payouts where status = 'failed' group by network, kind`);
+}
+
+/** Histogram buckets in seconds, shared by the histograms read from Postgres. */
+export interface BucketCounts {
+  /** Count of rows at or under each bound, in the order of the bounds asked for (cumulative). */
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
+/**
+ * A histogram of `seconds` over rows, grouped by `label`, as cumulative bucket counts: what a
+ * Prometheus histogram exposes, computed in Postgres so every API process reports the same figures.
+ */
+async function histogramRows(db: DatabaseOrTransaction, rows: SQL, bounds: readonly number[]): Promise<(BucketCounts & { label: string })[]> {
+  const columns = sql.join(
+    bounds.map((b, i) => sql`count(*) filter (where seconds <= ${sql.raw(String(b))})::float8 as ${sql.raw(`b${i}`)}`),
+    sql`, `,
+  );
+  const result = await db.execute<Record<string, number | string>>(
+    sql`select label, ${columns}, coalesce(sum(seconds), 0)::float8 as sum, count(*)::float8 as count from (${rows}) r group by label`,
+  );
+  return result.map((r) => ({ label: String(r.label), buckets: bounds.map((_b, i) => Number(r[`b${i}`])), sum: Number(r.sum), count: Number(r.count) }));
+}
+
+/** Webhook attempts by outcome: how long each took (a 2xx answer is `succeeded`). */
+export function webhookAttemptHistogram(db: DatabaseOrTransaction, bounds: readonly number[]) {
+  return histogramRows(
+    db,
+    sql`select case when status_code between 200 and 299 then 'succeeded' else 'failed' end as label, duration_ms / 1000.0 as seconds from webhook_attempts`,
+    bounds,
+  );
+}
+
+/** Completed checkout sessions by rail: from creation to completion. */
+export function paymentCompletionHistogram(db: DatabaseOrTransaction, bounds: readonly number[]) {
+  return histogramRows(
+    db,
+    sql`select rail_type as label, extract(epoch from completed_at - created_at) as seconds from checkout_sessions where status = 'completed' and completed_at is not null`,
+    bounds,
+  );
+}
+
+/** Confirmed payouts by kind: from planning to confirmation on chain. */
+export function payoutConfirmationHistogram(db: DatabaseOrTransaction, bounds: readonly number[]) {
+  return histogramRows(
+    db,
+    sql`select kind as label, extract(epoch from confirmed_at - created_at) as seconds from payouts where status = 'confirmed' and confirmed_at is not null`,
+    bounds,
+  );
+}
+
+/** Checkout sessions by status, rail and network: the outcomes of payments. */
+export async function paymentOutcomeCounts(db: DatabaseOrTransaction): Promise<{ status: string; rail_type: string; network: string; count: number }[]> {
+  return db.execute<{ status: string; rail_type: string; network: string; count: number }>(
+    sql`select status, rail_type, network, count(*)::int as count from checkout_sessions group by status, rail_type, network`,
+  );
+}
+
+/** Payouts not yet confirmed nor failed, per network: the oldest one's age (a stuck payout grows it). */
+export async function openPayoutAges(db: DatabaseOrTransaction): Promise<{ network: string; count: number }[]> {
+  return db.execute<{ network: string; count: number }>(
+    sql`select network, extract(epoch from now() - min(created_at))::float8 as count from payouts where status not in ('confirmed', 'failed') group by network`,
+  );
+}
+
+/** Deliveries still being attempted: the oldest one's age, in seconds (0 with none). */
+export async function oldestPendingDeliveryAge(db: DatabaseOrTransaction): Promise<number> {
+  const rows = await db.execute<{ age: number | null }>(sql`select extract(epoch from now() - min(created_at))::float8 as age from webhook_deliveries where status = 'pending'`);
+  return Number(rows[0]?.age ?? 0);
 }

@@ -23,6 +23,7 @@ const adminChainRoutes: FastifyPluginAsyncZod<{ chains: ChainSettings; treasuryA
         tags: ['admin'],
         security: [{ adminToken: [] }],
         summary: 'The EVM networks with a chain verifier: chain id, RPC host, confirmations, token contracts, treasury',
+        description: 'Read from the configuration. The RPC URL keeps its host; an API key in its user info, query or a key-like path segment is shown as ***.',
         response: { 200: z.object({ ok: z.literal(true), chains: z.array(chainView) }) },
       },
     },

@@ -21,6 +21,7 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
         tags,
         security,
         summary: 'Create a merchant (pending review)',
+        description: 'Answers the merchant with its security code and default webhook secret (which signs deliveries to a session’s webhookUrl), each shown once. No live key until the merchant is approved.',
         body: z.strictObject({
           name: z.string().trim().min(1).max(200),
           commissionBps: z.number().int().min(0).max(10000).optional(),
@@ -57,6 +58,7 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
         tags,
         security,
         summary: 'List merchants, newest first',
+        description: 'Each merchant with its status, settlement wallets and keys (never a secret).',
         querystring: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }),
         response: { 200: z.object({ ok, merchants: z.array(merchantView) }) },
       },
@@ -74,6 +76,7 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
         tags,
         security,
         summary: 'Revoke one key at once (a leaked key); other keys are untouched',
+        description: 'The key answers 401 from the next request on (the key cache is emptied before this answer leaves).',
         params: z.object({ id: z.string(), keyId: z.string() }),
         response: { 200: z.object({ ok, key: apiKeyView }) },
       },
@@ -89,7 +92,8 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
 
   app.get(
     '/merchants/:id',
-    { schema: { tags, security, summary: 'Get a merchant', params: merchantParams, response: { 200: z.object({ ok, merchant: merchantView }) } } },
+    { schema: { tags, security, summary: 'Get a merchant',
+        description: 'Its status, settlement wallets and keys (never a secret).', params: merchantParams, response: { 200: z.object({ ok, merchant: merchantView }) } } },
     async (request) => ({ ok: true as const, merchant: await viewMerchant(db, await requireMerchant(db, request.params.id)) }),
   );
 
@@ -126,6 +130,7 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
         tags,
         security,
         summary: 'Suspend a merchant: its keys answer 403 AccountNotApproved until re-approved',
+        description: 'Money arriving for its open sessions becomes a late exception, for an operator to resolve.',
         params: merchantParams,
         response: { 200: z.object({ ok, merchant: merchantView }) },
       },
@@ -146,6 +151,7 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
         tags,
         security,
         summary: 'Set the settlement wallet for one (asset, network) pair',
+        description: 'The address is checked for the network (EIP-55 checksum on EVM networks). New sessions for the pair settle there.',
         params: merchantParams,
         body: walletInput,
         response: { 200: z.object({ ok, wallet: walletView, merchant: merchantView }) },

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { PAYMENT_STATUSES, SIMPLE_ORDER_STATUSES } from '../../../domain/payment-status';
 
 const proofView = z.object({
   paymentId: z.string(),
   kind: z.enum(['checkout_session', 'simple_order']),
-  status: z.string(),
+  status: z.string().meta({ description: 'The checkout session’s or the simple order’s status.', enum: [...new Set([...PAYMENT_STATUSES, ...SIMPLE_ORDER_STATUSES])], examples: ['completed'] }),
   verification: z.enum(['chain', 'provider']),
   network: z.string(),
   asset: z.string(),
@@ -27,6 +28,7 @@ const adminPaymentProofRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['admin'],
         security: [{ adminToken: [] }],
         summary: 'A payment’s proof on chain: deposit address, token balance there now, credited logs with their confirmations',
+        description: 'For a checkout session (SV_…) or a simple order (its transaction code). The balance and confirmations are read from the chain now; chainError says why they could not be.',
         params: z.object({ id: z.string() }),
         response: { 200: z.object({ ok: z.literal(true), proof: proofView }) },
       },

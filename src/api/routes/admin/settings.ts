@@ -11,7 +11,8 @@ const adminSettingsRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app,
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
 
-  app.get('/settings/payments', { schema: { tags, security, summary: 'Read the payment kill switch', response: { 200: paymentsView } } }, async () => {
+  app.get('/settings/payments', { schema: { tags, security, summary: 'Read the payment kill switch',
+        description: 'While payments are disabled, new payments answer 403 PaymentsDisabled; payments already open go on.', response: { 200: paymentsView } } }, async () => {
     const s = await getPaymentsSetting(db);
     return { ok: true as const, enabled: s.enabled, updatedAt: s.updatedAt?.toISOString() ?? null };
   });
@@ -23,6 +24,7 @@ const adminSettingsRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app,
         tags,
         security,
         summary: 'Turn new payments on or off platform-wide',
+        description: 'Takes effect at once for every API process; payments already open go on.',
         body: z.strictObject({ enabled: z.boolean() }),
         response: { 200: paymentsView },
       },

@@ -46,6 +46,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
         tags,
         security,
         summary: 'Register a webhook endpoint; its signing secret is shown once',
+        description: 'The URL must be https on a public address (checked now and again at each delivery). Every enabled endpoint receives every event of the merchant.',
         params: merchantParams,
         body: z.strictObject({ url: z.string().max(2048) }),
         response: { 201: z.object({ ok: z.literal(true), endpoint: endpointView, secret: z.string() }) },
@@ -73,6 +74,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
         tags,
         security,
         summary: 'List a merchant’s webhook endpoints, enabled or not (never their secrets)',
+        description: 'Oldest first, each with its URL and whether it is enabled.',
         params: merchantParams,
         response: { 200: z.object({ ok: z.literal(true), endpoints: z.array(endpointView) }) },
       },
@@ -96,6 +98,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
           summary: enabled
             ? 'Enable a webhook endpoint again: new events are delivered to it'
             : 'Disable a webhook endpoint: new events skip it; deliveries already under way continue',
+        description: 'Enabling and disabling are idempotent: asking again answers the endpoint as it is.',
           params: endpointParams,
           response: { 200: endpointAnswer },
         },
@@ -111,6 +114,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
         tags,
         security,
         summary: 'Delete a webhook endpoint and its secret; its delivery log stays',
+        description: 'Deliveries already under way to it continue with the secret they were signed with.',
         params: endpointParams,
         response: { 200: endpointAnswer },
       },
