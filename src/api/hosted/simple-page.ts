@@ -1,5 +1,6 @@
 import type { SimpleOrderRow } from '../../db/queries/simple-orders';
-import { escapeHtml, html, raw, type Raw } from '../../domain/html';
+import { html, raw, type Raw } from '../../domain/html';
+import { withMarkup } from './checkout-page';
 import { findRail } from '../../domain/rails';
 import { NETWORK_NAMES } from '../../domain/assets';
 import type { PaymentInstructions } from '../../workflows/simple-order/messages';
@@ -34,21 +35,6 @@ function railName(o: PaymentOption, t: PageText['t']): string {
   if (rail?.slug === 'card') return t('simple.card');
   if (rail?.slug === 'bank_transfer') return t('simple.bankTransfer');
   return o.name;
-}
-
-/**
- * A translation whose placeholders are markup (elements with ids the script and tests read): the
- * translation's own text is escaped, each {{name}} becomes parts[name], in whatever order the language puts them.
- */
-function withMarkup(t: PageText['t'], key: string, parts: Record<string, Raw>): Raw {
-  const marks = Object.fromEntries(Object.keys(parts).map((name) => [name, `\u0000${name}\u0000`]));
-  const text: string = t(key, marks);
-  return raw(
-    text
-      .split('\u0000')
-      .map((piece, i) => (i % 2 === 1 ? (parts[piece]?.html ?? '') : escapeHtml(piece)))
-      .join(''),
-  );
 }
 
 export function renderSimplePage(m: SimplePageModel): string {

@@ -8,7 +8,10 @@ import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
 import { listPaymentExceptions } from '../../db/queries/payment-exceptions';
 import { negotiateLocale } from '../../domain/locales';
-import { formatCrypto, formatFiat } from '../../domain/money';
+import { formatCrypto, formatFiat, parseCrypto } from '../../domain/money';
+import { eip681TransferUri } from '../../domain/payment-uri';
+import { customerStatus } from '../../payments/customer-status';
+import { verifierFor } from '../../payments/deposits';
 import { LinkAlreadyPaid, LinkPaymentInProgress, MerchantNotAccepting, type DirectDeposit, type PaymentContext } from '../../payments';
 import { renderCheckoutPage, renderMessagePage, withSessionId } from '../hosted/checkout-page';
 import { pageText, type PageText } from '../hosted/i18n';
@@ -19,7 +22,7 @@ import { navigates, redirectToPage, takeNotice } from '../hosted/after-post';
 const RETRYABLE_FAILURES = new Set(['card_declined', 'declined']);
 
 /** The hosted checkout page and the two actions a customer takes on it: pay and cancel. */
-const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { db, providerOrigins, now }) => {
+const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { config, db, providerOrigins, now }) => {
   const payments = app.payments;
 
   /** The merchant's choice for the session, else the customer's browser. */
@@ -39,14 +42,21 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
   }
 
   async function renderFor(request: FastifyRequest, reply: FastifyReply, session: CheckoutSessionRow, status = 200, notice?: string, deposit?: DirectDeposit) {
-    const [merchant, setting, exceptions, standing] = await Promise.all([
+    const [merchant, setting, exceptions, standing, live] = await Promise.all([
       findMerchant(db, session.merchantId),
       getPaymentsSetting(db),
       listPaymentExceptions(db, session.id),
       payments.sessionStanding(session),
+      customerStatus({ db, config }, session.id),
     ]);
     const amount = isFiatCurrency(session.currency) ? formatFiat(session.amountMinor, session.currency) : String(session.amountMinor);
-    const wallet = deposit ? { deposit, qrSvg: await QRCode.toString(deposit.uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) } : undefined;
+    let wallet: { deposit: DirectDeposit; qrSvg: string; uri: string } | undefined;
+    if (deposit) {
+      // Partly paid: the QR carries what remains, to the same address.
+      const token = verifierFor(config, deposit.network, deposit.asset)?.tokens[deposit.asset as 'USDC' | 'USDT'];
+      const uri = live?.remaining && token ? eip681TransferUri(token, deposit.chainId, deposit.address, parseCrypto(live.remaining)) : deposit.uri;
+      wallet = { deposit, uri, qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) };
+    }
     const text = textFor(request, session);
     const retryUrl = await retryUrlFor(session);
     // What a redirected form post could not do, said once on the page it landed on.
@@ -59,6 +69,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       standing,
       notice: notice ?? (flashed.length > 0 ? flashed.join(' ') : undefined),
       wallet,
+      live,
       text,
       now: now(),
       retryUrl,

@@ -40,6 +40,9 @@ export const de: Catalogue = {
     states: {
       pending: { title: 'Bereit zum Bezahlen', body: 'Sie werden zu unserem Zahlungspartner weitergeleitet, um per Karte oder Überweisung zu bezahlen.' },
       awaiting: { title: 'Ihre Zahlung wird bestätigt', body: 'Wir warten auf die Bestätigung des Zahlungspartners. Diese Seite aktualisiert sich von selbst.' },
+      confirming: { title: 'Ihre Überweisung wird bestätigt', body: 'Ihre Überweisung ist auf der Blockchain: {{n}} von {{required}} Bestätigungen. Diese Seite aktualisiert sich von selbst.' },
+      partlyPaid: { title: 'Teilweise bezahlt', body: 'Wir haben {{received}} {{asset}} erhalten. Bitte senden Sie die restlichen {{remaining}} {{asset}} an dieselbe Adresse.' },
+      walletOpen: { title: 'Aus Ihrer Wallet bezahlen', body: 'Senden Sie die unten stehende Überweisung aus Ihrer Wallet. Diese Seite aktualisiert sich, sobald sie auf der Blockchain ist.' },
       processing: { title: 'Zahlung in Bearbeitung', body: 'Ihre Zahlung wird bestätigt. Diese Seite aktualisiert sich von selbst.' },
       completed: { title: 'Zahlung erhalten', body: 'Vielen Dank. Der Händler wurde benachrichtigt.' },
       failed: { title: 'Zahlung fehlgeschlagen', body: 'Die Zahlung wurde abgelehnt. Es wurde kein Geld abgebucht.' },

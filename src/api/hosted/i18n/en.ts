@@ -40,6 +40,9 @@ export const en = {
     states: {
       pending: { title: 'Ready to pay', body: 'You will be taken to our payment partner to pay by card or bank.' },
       awaiting: { title: 'Confirming your payment', body: 'We are waiting for the payment partner to confirm your payment. This page updates by itself.' },
+      confirming: { title: 'Confirming your transfer', body: 'Your transfer is on the chain: {{n}} of {{required}} confirmations. This page updates by itself.' },
+      partlyPaid: { title: 'Partly paid', body: 'We received {{received}} {{asset}}. Please send the remaining {{remaining}} {{asset}} to the same address.' },
+      walletOpen: { title: 'Pay from your wallet', body: 'Send the transfer below from your wallet. This page updates by itself once it is on the chain.' },
       processing: { title: 'Payment in progress', body: 'Your payment is being confirmed. This page updates by itself.' },
       completed: { title: 'Payment received', body: 'Thank you. The merchant has been notified.' },
       failed: { title: 'Payment failed', body: 'The payment was declined. No money was taken.' },

@@ -40,6 +40,9 @@ export const es: Catalogue = {
     states: {
       pending: { title: 'Listo para pagar', body: 'Le llevaremos a nuestro socio de pago para pagar con tarjeta o transferencia.' },
       awaiting: { title: 'Confirmando su pago', body: 'Estamos esperando la confirmación del socio de pago. Esta página se actualiza sola.' },
+      confirming: { title: 'Confirmando su transferencia', body: 'Su transferencia está en la cadena: {{n}} de {{required}} confirmaciones. Esta página se actualiza sola.' },
+      partlyPaid: { title: 'Pago parcial', body: 'Hemos recibido {{received}} {{asset}}. Envíe los {{remaining}} {{asset}} restantes a la misma dirección.' },
+      walletOpen: { title: 'Pagar desde su monedero', body: 'Envíe la transferencia de abajo desde su monedero. Esta página se actualiza sola en cuanto esté en la cadena.' },
       processing: { title: 'Pago en curso', body: 'Su pago se está confirmando. Esta página se actualiza sola.' },
       completed: { title: 'Pago recibido', body: 'Gracias. Se ha avisado al comercio.' },
       failed: { title: 'Pago fallido', body: 'El pago fue rechazado. No se ha cobrado nada.' },

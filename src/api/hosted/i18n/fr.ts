@@ -40,6 +40,9 @@ export const fr: Catalogue = {
     states: {
       pending: { title: 'Prêt à payer', body: 'Vous allez être redirigé vers notre partenaire de paiement pour payer par carte ou virement.' },
       awaiting: { title: 'Confirmation de votre paiement', body: 'Nous attendons la confirmation du partenaire de paiement. Cette page se met à jour toute seule.' },
+      confirming: { title: 'Confirmation de votre virement', body: 'Votre virement est sur la blockchain. Confirmations : {{n}} sur {{required}}. Cette page se met à jour toute seule.' },
+      partlyPaid: { title: 'Paiement partiel', body: 'Nous avons reçu {{received}} {{asset}}. Veuillez envoyer les {{remaining}} {{asset}} restants à la même adresse.' },
+      walletOpen: { title: 'Payer depuis votre portefeuille', body: 'Envoyez le virement ci-dessous depuis votre portefeuille. Cette page se met à jour toute seule dès qu’il est sur la blockchain.' },
       processing: { title: 'Paiement en cours', body: 'Votre paiement est en cours de confirmation. Cette page se met à jour toute seule.' },
       completed: { title: 'Paiement reçu', body: 'Merci. Le marchand a été informé.' },
       failed: { title: 'Échec du paiement', body: 'Le paiement a été refusé. Aucun montant n’a été prélevé.' },

@@ -40,6 +40,9 @@ export const pt: Catalogue = {
     states: {
       pending: { title: 'Pronto para pagar', body: 'Será levado ao nosso parceiro de pagamento para pagar com cartão ou transferência.' },
       awaiting: { title: 'A confirmar o seu pagamento', body: 'Estamos à espera da confirmação do parceiro de pagamento. Esta página atualiza-se sozinha.' },
+      confirming: { title: 'A confirmar a sua transferência', body: 'A sua transferência está na blockchain: {{n}} de {{required}} confirmações. Esta página atualiza-se sozinha.' },
+      partlyPaid: { title: 'Pago em parte', body: 'Recebemos {{received}} {{asset}}. Envie os {{remaining}} {{asset}} restantes para o mesmo endereço.' },
+      walletOpen: { title: 'Pagar com a sua carteira', body: 'Envie a transferência abaixo a partir da sua carteira. Esta página atualiza-se sozinha assim que estiver na blockchain.' },
       processing: { title: 'Pagamento em curso', body: 'O seu pagamento está a ser confirmado. Esta página atualiza-se sozinha.' },
       completed: { title: 'Pagamento recebido', body: 'Obrigado. O comerciante foi avisado.' },
       failed: { title: 'Pagamento falhou', body: 'O pagamento foi recusado. Nenhum valor foi cobrado.' },
