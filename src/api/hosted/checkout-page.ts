@@ -48,17 +48,18 @@ const SUCCESS_REDIRECT_S = 3;
  * Decisions §12: money that arrived but could not pay the checkout as it stood. The customer is told
  * plainly that it arrived and that the merchant was told, never to start again (they would pay twice).
  */
-function exceptionText(t: PageText['t'], exceptions: readonly { kind: string; amount: string; status?: string }[], asset: string): { title: string; body: string } | null {
+function exceptionText(text: PageText, exceptions: readonly { kind: string; amount: string; status?: string }[], asset: string): { title: string; body: string } | null {
+  const { t } = text;
   const money = exceptions.filter((e) => e.kind !== 'overpaid');
   const last = money[money.length - 1];
   if (!last) {
     const extra = exceptions[exceptions.length - 1];
-    return extra ? { title: t('checkout.exceptions.overpaidTitle'), body: t('checkout.exceptions.overpaid', { amount: extra.amount, asset }) } : null;
+    return extra ? { title: t('checkout.exceptions.overpaidTitle'), body: t('checkout.exceptions.overpaid', { amount: text.crypto(extra.amount), asset }) } : null;
   }
   const lead = ['late', 'duplicate', 'underpaid', 'unverified'].includes(last.kind) ? `checkout.exceptions.${last.kind}` : 'checkout.exceptions.arrived';
   // Sent back on chain by an operator: the customer learns where the money went.
   const next = last.status === 'refunded' ? 'checkout.exceptions.refunded' : 'checkout.exceptions.safe';
-  return { title: t('checkout.exceptions.title'), body: `${t(lead)} ${t(next, { amount: last.amount, asset })}` };
+  return { title: t('checkout.exceptions.title'), body: `${t(lead)} ${t(next, { amount: text.crypto(last.amount), asset })}` };
 }
 
 /**
@@ -82,6 +83,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   // A merchant pending review or suspended takes no new money (spec §5 rule 3).
   const merchantPaused = session.status === 'pending' && !linkPaid && m.standing?.merchantApproved === false;
   const open = !readOnly && !linkPaid && (session.status === 'pending' || session.status === 'processing');
+  const payable = !readOnly && session.status === 'pending' && !linkPaid && !merchantPaused;
   const live = m.live;
   // Seen on chain, not yet confirmed: the customer sees it counted, block by block.
   const confirming = open && live?.confirmations != null;
@@ -95,6 +97,8 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
         ? 'merchantUnavailable'
         : confirming
           ? 'confirming'
+          : payable && !m.paymentsEnabled
+          ? 'paymentsPaused'
           : partly
             ? 'partlyPaid'
             : awaiting
@@ -104,8 +108,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
                 : session.status === 'pending' && m.wallet
                   ? 'walletOpen'
                   : session.status;
-  const exception = readOnly ? null : exceptionText(t, m.exceptions ?? [], session.destinationAsset);
-  const payable = !readOnly && session.status === 'pending' && !linkPaid && !merchantPaused;
+  const exception = readOnly ? null : exceptionText(text, m.exceptions ?? [], session.destinationAsset);
   const network = NETWORK_NAMES[session.network as Network] ?? session.network;
   const price = text.money(m.amount, session.currency);
   // Decisions §14: a wallet payment names no provider.
@@ -126,8 +129,6 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
       <form method="post" action="/pay/${session.id}/cancel">
         <button type="submit" class="secondary" id="cancel-button">${t('checkout.cancel', { merchant })}</button>
       </form>`;
-  } else if (payable) {
-    actions = html`<p class="notice" role="alert">${t('common.paymentsUnavailable')}</p>`;
   } else if (successUrl) {
     actions = html`<p id="redirecting">${t('checkout.redirecting', { merchant })}</p>
       <a class="primary button" id="return-link" href="${successUrl}">${t('checkout.returnTo', { merchant })}</a>`;
@@ -153,6 +154,9 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
     remaining: live?.remaining ? text.crypto(live.remaining) : '',
     asset: session.destinationAsset,
   };
+  // The clock runs only while it means something: money can still be sent, or is on its way. Not on a
+  // page that says no payment is taken (kill switch, merchant paused, link paid elsewhere).
+  const counting = open && !merchantPaused && (m.paymentsEnabled || waiting);
   const lastException = live?.exception ? `${live.exception.kind}:${live.exception.status}` : '';
 
   return hostedDocument(
@@ -164,7 +168,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
       <h1 class="amount"><span id="amount">${text.amount(m.amount, session.currency)}</span> <span id="currency">${session.currency}</span></h1>
     </header>
     <dl class="details">
-      <div><dt>${t('checkout.settlesAs')}</dt><dd id="destination">${t('checkout.settlesAsValue', { asset: session.destinationAsset, network })}</dd></div>
+      <div><dt>${t('checkout.paidIn')}</dt><dd id="destination">${t('checkout.paidInValue', { asset: session.destinationAsset, network })}</dd></div>
       ${labels.provider === null
         ? html`<div><dt>${t('checkout.paidFrom')}</dt><dd id="paid-through" data-rail="${labels.railType}">${t('checkout.ownWallet')}</dd></div>`
         : html`<div><dt>${t('checkout.paidThrough')}</dt><dd id="paid-through" data-rail="${labels.railType}">${labels.provider}</dd></div>`}
@@ -177,7 +181,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
     </section>
     ${m.wallet && open ? walletInstructions(m.wallet, network, text, partly ? live.remaining! : undefined) : ''}
     <div class="actions">${actions}</div>
-    <footer><p>${t('common.secureCheckout')}${open ? html` · ${countdown(session.expiresAt, m.now, text)}` : ''}</p></footer>
+    <footer><p>${t('common.secureCheckout')}${counting ? html` · ${countdown(session.expiresAt, m.now, text)}` : ''}</p></footer>
   </main>`,
   );
 }
@@ -198,7 +202,7 @@ function walletInstructions(w: NonNullable<CheckoutPageModel['wallet']>, network
   const { t } = text;
   const d = w.deposit;
   const due = remaining ?? d.amount;
-  const amount = text.amount(due);
+  const amount = text.crypto(due);
   return html`<section class="instructions" id="wallet-instructions" aria-labelledby="wallet-heading">
       <h3 id="wallet-heading">${t('checkout.wallet.sendExactly', { amount, asset: d.asset, network })}</h3>
       <div class="qr" id="deposit-qr" role="img" aria-label="${t('checkout.wallet.qr', { amount, asset: d.asset })}" data-uri="${w.uri}">${raw(w.qrSvg)}</div>

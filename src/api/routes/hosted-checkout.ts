@@ -93,9 +93,10 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     if (!(err instanceof AppError)) throw err;
     const fresh = await payments.findCheckoutSession(id);
     if (!fresh) return notFoundPage(request, reply);
-    // The page itself says it: the link was paid (the paid page), or the merchant takes no payments now.
-    const saidByPage = err instanceof LinkAlreadyPaid || err instanceof MerchantNotAccepting;
-    const advice = err.code === 'Unavailable' ? ['common.tryAgainSoon'] : err.code === 'PaymentsDisabled' ? ['common.paymentsUnavailable'] : [];
+    // The page itself says it: the link was paid (the paid page), the merchant takes no payments now,
+    // or payments are paused (the kill switch's page).
+    const saidByPage = err instanceof LinkAlreadyPaid || err instanceof MerchantNotAccepting || err.code === 'PaymentsDisabled';
+    const advice = err.code === 'Unavailable' ? ['common.tryAgainSoon'] : [];
     const keys = saidByPage ? [] : [messageKey, ...advice];
     if (navigates(request)) return redirectToPage(reply, `/pay/${fresh.id}`, `/pay/${fresh.id}`, keys);
     const { t } = textFor(request, fresh);

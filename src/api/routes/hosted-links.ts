@@ -129,7 +129,8 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
         const byCountry = err.options.details?.some((d) => d.path === 'countryCode');
         return refuse(422, byCountry ? 'link.countryUnavailable' : 'link.cannotPayNow', selected);
       }
-      if (err.code === 'PaymentsDisabled') return refuse(403, 'common.paymentsUnavailable', selected);
+      // The page says it (payments paused).
+      if (err.code === 'PaymentsDisabled') return refuse(403, undefined, selected);
       if (err.code === 'Unavailable') return refuse(503, 'link.couldNotStart', selected);
       if (err instanceof LinkPaymentInProgress) return refuse(409, 'common.linkInProgress', selected);
       return refuse(err.status, 'link.cannotPayNow', selected);

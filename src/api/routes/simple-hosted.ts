@@ -65,12 +65,12 @@ const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins:
   async function failed(request: FastifyRequest, reply: FastifyReply, order: SimpleOrderRow, err: unknown) {
     if (!(err instanceof AppError)) throw err;
     const fresh = (await load(order.transactionCode)) ?? order;
-    const keys = [fresh.status === 'pending' ? 'simple.couldNotStart' : 'simple.cannotPay'];
+    // Payments paused: the page's own state says it, once.
+    const keys = err.code === 'PaymentsDisabled' ? [] : [fresh.status === 'pending' ? 'simple.couldNotStart' : 'simple.cannotPay'];
     if (err.code === 'Unavailable') keys.push('common.tryAgainSoon');
-    if (err.code === 'PaymentsDisabled') keys.push('common.paymentsUnavailable');
     if (request.method === 'POST' && navigates(request)) return redirectToPage(reply, `/pay/${fresh.transactionCode}`, `/pay/${fresh.transactionCode}`, keys);
     const { t } = textFor(request);
-    return render(request, reply, fresh, err.status, { notice: keys.map((k) => t(k)).join(' ') });
+    return render(request, reply, fresh, err.status, keys.length > 0 ? { notice: keys.map((k) => t(k)).join(' ') } : {});
   }
 
   app.get<{ Params: { code: string }; Querystring: { method?: string } }>(`/pay/${CODE}`, { schema: { hide: true } }, async (request, reply) => {
