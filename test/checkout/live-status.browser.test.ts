@@ -5,11 +5,11 @@ import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
 import { devChainVariables } from '../../src/chains/test-tokens';
 import { parseCrypto } from '../../src/domain/money';
 import { expectAccessible } from '../support/axe';
-import { ARTIFACTS, useBrowser } from '../support/browser';
-import { mint, newPayer, pay, privateChain, type TestChain } from '../support/chain';
+import { ARTIFACTS, screenshotsOnFailure, useBrowser } from '../support/browser';
+import { mint, newPayer, pay, privateChain, randomAddress, type TestChain } from '../support/chain';
 import { openEventStream } from '../support/event-stream';
 import { buildApp } from '../../src/api/app';
-import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 
 // Issue 30 item 2: every state change reaches an open tab within about 2 s, through the server-sent
@@ -157,7 +157,7 @@ describe('an open tab in Chromium follows the payment without reload', () => {
   it('shows the same states without JavaScript, refreshing itself quickly while money is on its way', async () => {
     const session = await openSession({ locale: 'fr' });
     const deposit = await depositOf(session.id);
-    const context = await chrome.browser.newContext({ viewport: PHONE, javaScriptEnabled: false });
+    const context = screenshotsOnFailure(await chrome.browser.newContext({ viewport: PHONE, javaScriptEnabled: false }), 'live');
     const page = await context.newPage();
     const wallet = await walletWith(parseCrypto(deposit.amount));
     const first = await wallet.send(deposit.address, 5_000_000n);
@@ -179,27 +179,9 @@ describe('an open tab in Chromium follows the payment without reload', () => {
     await context.close();
   }, 60_000);
 
-  it('tells a tab left open on an expired checkout that late money arrived (English, JavaScript, phone)', async () => {
-    const session = await openSession();
-    const deposit = await depositOf(session.id);
-    const page = await chrome.browser.newPage({ viewport: PHONE });
-    await page.goto(session.checkoutUrl);
-    expect((await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${session.id}/expire`, { headers: { authorization: `Bearer ${session.apiKey}` } })).status).toBe(200);
-    await expect.poll(() => text(page, '#status-title'), { timeout: 10_000 }).toBe('Checkout expired');
-
-    const wallet = await walletWith(parseCrypto(deposit.amount));
-    await wallet.send(deposit.address, parseCrypto(deposit.amount));
-    await chain.control.mine({ blocks: 2 });
-    await eventually(() => ctx.db.sql`select kind from payment_exceptions where payment_id = ${session.id}`.then((r) => r.length), (n) => n > 0, 20_000, 'the late exception');
-    await expect.poll(() => text(page, '#status-title'), { timeout: REACHES_TAB_MS }).toBe('We received your payment');
-    expect(await text(page, '#status')).toContain('Your payment arrived after this checkout had ended.');
-    await expectAccessible(page, 'late money');
-    await page.close();
-  }, 60_000);
-
   it('counts confirmations, asks for the rest with its QR code, then says it was paid (German, JavaScript, phone)', async () => {
     const session = await openSession({ locale: 'de' });
-    const context = await chrome.browser.newContext({ viewport: PHONE });
+    const context = screenshotsOnFailure(await chrome.browser.newContext({ viewport: PHONE }), 'live');
     const page = await context.newPage();
     await page.goto(session.checkoutUrl);
     await page.click('#wallet-button');
@@ -235,4 +217,49 @@ describe('an open tab in Chromium follows the payment without reload', () => {
     await expectAccessible(page, 'completed (de)');
     await context.close();
   }, 90_000);
+  it('tells a tab left open on an expired checkout that late money arrived, then that it was sent back (English with JavaScript, German without, phone)', async () => {
+    const session = await openSession();
+    const deposit = await depositOf(session.id);
+    const page = await screenshotsOnFailure(await chrome.browser.newContext({ viewport: PHONE }), 'live-late').newPage();
+    await page.goto(session.checkoutUrl);
+    expect((await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${session.id}/expire`, { headers: { authorization: `Bearer ${session.apiKey}` } })).status).toBe(200);
+    await expect.poll(() => text(page, '#status-title'), { timeout: 10_000 }).toBe('Checkout expired');
+
+    const wallet = await walletWith(parseCrypto(deposit.amount));
+    await wallet.send(deposit.address, parseCrypto(deposit.amount));
+    await chain.control.mine({ blocks: 2 });
+    await eventually(() => ctx.db.sql`select kind from payment_exceptions where payment_id = ${session.id}`.then((r) => r.length), (n) => n > 0, 20_000, 'the late exception');
+    await expect.poll(() => text(page, '#status-title'), { timeout: REACHES_TAB_MS }).toBe('We received your payment');
+    expect(await text(page, '#status')).toContain('Your payment arrived after this checkout had ended.');
+    await expectAccessible(page, 'late money');
+    // Without JavaScript, in German: what the page's refresh loads.
+    const plain = screenshotsOnFailure(await chrome.browser.newContext({ viewport: PHONE, javaScriptEnabled: false, locale: 'de-DE' }), 'live');
+    const german = await plain.newPage();
+    await german.goto(session.checkoutUrl);
+    expect(await text(german, '#status-title')).toBe('Wir haben Ihre Zahlung erhalten');
+    const inGerman = new Intl.NumberFormat('de', { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(Number(deposit.amount));
+    expect(await text(german, '#status')).toContain(`Die ${inGerman} USDC sind sicher`);
+
+    // The operator sends it back; the open tab hears of it.
+    const [exception] = await ctx.db.sql`select id from payment_exceptions where payment_id = ${session.id}`;
+    const refund = await http('POST', `${ctx.baseUrl}/admin/v1/exceptions/${exception!.id}/refund`, { headers: adminHeaders, body: { address: randomAddress() } });
+    expect(refund.status).toBe(200);
+    // Its payouts need 3 confirmations here: blocks are mined until the exception is refunded.
+    await eventually(
+      async () => {
+        await chain.control.mine({ blocks: 1 });
+        return (await ctx.db.sql`select status from payment_exceptions where id = ${exception!.id}`)[0]!.status as string;
+      },
+      (status) => status === 'refunded',
+      60_000,
+      'the refund confirmed',
+    );
+    await expect.poll(() => text(page, '#status'), { timeout: REACHES_TAB_MS }).toContain('were sent back to your wallet');
+    await expectAccessible(page, 'refunded');
+    await german.reload();
+    expect(await text(german, '#status')).toContain('wurden an Ihre Wallet zurückgesendet');
+    await plain.close();
+    await page.context().close();
+  }, 120_000);
+
 });

@@ -1,12 +1,11 @@
-import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { getAddress } from 'viem';
-import { describe, expect, it, onTestFailed } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderCheckoutPage, type CheckoutPageModel } from '../../src/api/hosted/checkout-page';
 import { CATALOGUES, pageText } from '../../src/api/hosted/i18n';
 import { PAGE_LOCALES } from '../../src/domain/locales';
 import { expectAccessible } from '../support/axe';
-import { ARTIFACTS, useBrowser } from '../support/browser';
+import { screenshotsOnFailure, useBrowser } from '../support/browser';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 
@@ -30,10 +29,7 @@ const text = (page: Page, selector: string) => page.locator(selector).textConten
 /** A phone in the given language, with or without JavaScript; a screenshot of every page it holds if the test fails. */
 async function phone(locale: string, javaScriptEnabled: boolean, name: string): Promise<BrowserContext> {
   const context = await chrome.browser.newContext({ viewport: PHONE, locale, javaScriptEnabled, isMobile: true, hasTouch: true });
-  onTestFailed(async () => {
-    for (const [i, p] of context.pages().entries()) await p.screenshot({ path: path.join(ARTIFACTS, `failed-${name}-${locale}-${javaScriptEnabled ? 'js' : 'nojs'}-${i}.png`), fullPage: true }).catch(() => {});
-  });
-  return context;
+  return screenshotsOnFailure(context, `${name}-${locale}-${javaScriptEnabled ? 'js' : 'nojs'}`);
 }
 
 interface Expectation {
