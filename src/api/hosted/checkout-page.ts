@@ -28,7 +28,7 @@ export interface CheckoutPageModel {
   retryUrl?: string | null | undefined;
   /**
    * The direct rail's instructions once the customer chose "pay from your wallet", with the QR of its
-   * EIP-681 URI: of the whole amount, or of what remains once part of it arrived (`remainingUri`).
+   * EIP-681 URI (`uri`): of the whole amount, or of what remains once part of it arrived.
    */
   wallet?: { deposit: DirectDeposit; qrSvg: string; uri: string } | undefined;
   /** What the live status stream says now (payments/customer-status.ts): the page and its events agree. */
@@ -98,16 +98,16 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
         : confirming
           ? 'confirming'
           : payable && !m.paymentsEnabled
-          ? 'paymentsPaused'
-          : partly
-            ? 'partlyPaid'
-            : awaiting
-              ? 'awaiting'
-              : retry
-                ? 'failedRetry'
-                : session.status === 'pending' && m.wallet
-                  ? 'walletOpen'
-                  : session.status;
+            ? 'paymentsPaused'
+            : partly
+              ? 'partlyPaid'
+              : awaiting
+                ? 'awaiting'
+                : retry
+                  ? 'failedRetry'
+                  : session.status === 'pending' && m.wallet
+                    ? 'walletOpen'
+                    : session.status;
   const exception = readOnly ? null : exceptionText(text, m.exceptions ?? [], session.destinationAsset);
   const network = NETWORK_NAMES[session.network as Network] ?? session.network;
   const price = text.money(m.amount, session.currency);
