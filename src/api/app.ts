@@ -33,6 +33,7 @@ import adminPayoutRoutes from './routes/admin/payouts';
 import { adminAuth } from './plugins/admin-auth';
 import idempotency from './plugins/idempotency';
 import checkoutSessionRoutes from './routes/checkout-sessions';
+import checkoutEventRoutes, { type LiveStatusSettings } from './routes/checkout-events';
 import paymentLookupRoutes from './routes/payment-lookups';
 import providerCallbackRoutes from './routes/provider-callbacks';
 import hostedPages from './hosted/plugin';
@@ -58,6 +59,8 @@ export interface AppDeps {
   /** Derived from SETTLEMENT_MNEMONIC by the entry point (the API never holds the keys); null without one. */
   treasuryAddress?: string | null;
   now?: () => Date;
+  /** The customer pages' live status streams (routes/checkout-events.ts); defaults suit production. */
+  liveStatus?: LiveStatusSettings;
 }
 
 // Incoming request ids are echoed only when they are short and plain, so they cannot forge log lines.
@@ -172,6 +175,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(
     async (v1) => {
       await v1.register(checkoutSessionRoutes, { ...checkoutDeps, merchantNames });
+      await v1.register(checkoutEventRoutes, { config, db, live: deps.liveStatus });
       await v1.register(pluginRoutes, checkoutDeps);
       await v1.register(paymentLinkRoutes, checkoutDeps);
       await v1.register(paymentLookupRoutes, { config, db });

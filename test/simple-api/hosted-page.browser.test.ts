@@ -37,7 +37,9 @@ describe('the simple hosted page in Chromium', () => {
     expect(response!.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(response!.headers()['x-frame-options']).toBe('DENY');
     expect(await page.locator('#amount').textContent()).toBe('25.00');
-    expect(await page.locator('#amount-usd').textContent()).toBe('27.000000');
+    expect(await page.locator('#amount-usd').textContent()).toBe('$27.00');
+    // The shop the customer pays, by the site it returns to (a simple order has no merchant account).
+    expect(await page.locator('#merchant').textContent()).toBe('shop.example');
     expect(await page.locator('#status-title').textContent()).toBe('Choose how to pay');
     expect(await page.locator('#rail-card').count()).toBe(1);
     await expectAccessible(page, 'simple page, choosing');
@@ -46,9 +48,9 @@ describe('the simple hosted page in Chromium', () => {
     await page.locator('#crypto-instructions').waitFor();
     const address = (await page.locator('#deposit-address').textContent())!;
     expect(address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
-    expect(await page.locator('#deposit-amount').textContent()).toBe('27.000000');
+    expect(await page.locator('#deposit-amount').textContent()).toBe('27.00');
     expect(await page.locator('#deposit-asset').textContent()).toBe('USDT');
-    expect(await page.locator('#deposit-network').textContent()).toBe('TRON');
+    expect(await page.locator('#deposit-network').textContent()).toBe('Tron');
     const qr = page.locator('#deposit-qr svg');
     expect(await qr.count()).toBe(1);
     const box = await qr.boundingBox();

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, onTestFailed } from 'vitest';
 import { CHROMIUM_ARGS, findChromium } from '../../src/devtools/chromium';
 
 /** Where browser tests leave their screenshots (git-ignored), to be looked at after a run. */
@@ -20,4 +20,14 @@ export function useBrowser(): { browser: Browser } {
     await ctx.browser?.close();
   });
   return ctx;
+}
+
+/** If the running test fails, a full-page screenshot of every page `context` holds then, in ARTIFACTS. */
+export function screenshotsOnFailure(context: BrowserContext, name: string): BrowserContext {
+  onTestFailed(async () => {
+    for (const [i, page] of context.pages().entries()) {
+      await page.screenshot({ path: path.join(ARTIFACTS, `failed-${name}-${i}.png`), fullPage: true }).catch(() => {});
+    }
+  });
+  return context;
 }

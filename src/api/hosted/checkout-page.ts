@@ -1,8 +1,9 @@
 import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
 import { NETWORK_NAMES, type Network } from '../../domain/assets';
-import { html, raw, type Raw } from '../../domain/html';
+import { escapeHtml, html, raw, type Raw } from '../../domain/html';
 import { paymentLabels } from '../../domain/payment-labels';
 import type { DirectDeposit, SessionStanding } from '../../payments';
+import type { CustomerStatus } from '../../payments/customer-status';
 import { hostedDocument } from './document';
 import type { PageText } from './i18n';
 import { countdown } from './countdown';
@@ -25,8 +26,13 @@ export interface CheckoutPageModel {
   exceptions?: readonly { kind: string; amount: string; status?: string }[] | undefined;
   /** After a decline the provider lets the customer retry: where a fresh attempt starts (the payment link's page). */
   retryUrl?: string | null | undefined;
-  /** The direct rail's instructions once the customer chose "pay from your wallet", with the QR of its EIP-681 URI. */
-  wallet?: { deposit: DirectDeposit; qrSvg: string } | undefined;
+  /**
+   * The direct rail's instructions once the customer chose "pay from your wallet", with the QR of its
+   * EIP-681 URI (`uri`): of the whole amount, or of what remains once part of it arrived.
+   */
+  wallet?: { deposit: DirectDeposit; qrSvg: string; uri: string } | undefined;
+  /** What the live status stream says now (payments/customer-status.ts): the page and its events agree. */
+  live?: CustomerStatus | undefined;
 }
 
 /** Stripe's placeholder: a success URL may carry the session id back to the merchant's page. */
@@ -42,17 +48,18 @@ const SUCCESS_REDIRECT_S = 3;
  * Decisions §12: money that arrived but could not pay the checkout as it stood. The customer is told
  * plainly that it arrived and that the merchant was told, never to start again (they would pay twice).
  */
-function exceptionText(t: PageText['t'], exceptions: readonly { kind: string; amount: string; status?: string }[], asset: string): { title: string; body: string } | null {
+function exceptionText(text: PageText, exceptions: readonly { kind: string; amount: string; status?: string }[], asset: string): { title: string; body: string } | null {
+  const { t } = text;
   const money = exceptions.filter((e) => e.kind !== 'overpaid');
   const last = money[money.length - 1];
   if (!last) {
     const extra = exceptions[exceptions.length - 1];
-    return extra ? { title: t('checkout.exceptions.overpaidTitle'), body: t('checkout.exceptions.overpaid', { amount: extra.amount, asset }) } : null;
+    return extra ? { title: t('checkout.exceptions.overpaidTitle'), body: t('checkout.exceptions.overpaid', { amount: text.crypto(extra.amount), asset }) } : null;
   }
   const lead = ['late', 'duplicate', 'underpaid', 'unverified'].includes(last.kind) ? `checkout.exceptions.${last.kind}` : 'checkout.exceptions.arrived';
   // Sent back on chain by an operator: the customer learns where the money went.
   const next = last.status === 'refunded' ? 'checkout.exceptions.refunded' : 'checkout.exceptions.safe';
-  return { title: t('checkout.exceptions.title'), body: `${t(lead)} ${t(next, { amount: last.amount, asset })}` };
+  return { title: t('checkout.exceptions.title'), body: `${t(lead)} ${t(next, { amount: text.crypto(last.amount), asset })}` };
 }
 
 /**
@@ -75,10 +82,33 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const linkPaid = (session.status === 'pending' && m.standing?.linkPaid === true) || (session.status === 'canceled' && session.cancelReason === 'link_paid');
   // A merchant pending review or suspended takes no new money (spec §5 rule 3).
   const merchantPaused = session.status === 'pending' && !linkPaid && m.standing?.merchantApproved === false;
-  const stateKey = readOnly ? 'test' : linkPaid ? 'linkPaid' : merchantPaused ? 'merchantUnavailable' : awaiting ? 'awaiting' : retry ? 'failedRetry' : session.status;
   const open = !readOnly && !linkPaid && (session.status === 'pending' || session.status === 'processing');
-  const exception = readOnly ? null : exceptionText(t, m.exceptions ?? [], session.destinationAsset);
   const payable = !readOnly && session.status === 'pending' && !linkPaid && !merchantPaused;
+  const live = m.live;
+  // Seen on chain, not yet confirmed: the customer sees it counted, block by block.
+  const confirming = open && live?.confirmations != null;
+  // Part of the amount arrived: what is left goes to the same address (never "send exactly" the whole again).
+  const partly = open && !confirming && live?.remaining != null && live.received !== null;
+  const stateKey = readOnly
+    ? 'test'
+    : linkPaid
+      ? 'linkPaid'
+      : merchantPaused
+        ? 'merchantUnavailable'
+        : confirming
+          ? 'confirming'
+          : payable && !m.paymentsEnabled
+            ? 'paymentsPaused'
+            : partly
+              ? 'partlyPaid'
+              : awaiting
+                ? 'awaiting'
+                : retry
+                  ? 'failedRetry'
+                  : session.status === 'pending' && m.wallet
+                    ? 'walletOpen'
+                    : session.status;
+  const exception = readOnly ? null : exceptionText(text, m.exceptions ?? [], session.destinationAsset);
   const network = NETWORK_NAMES[session.network as Network] ?? session.network;
   const price = text.money(m.amount, session.currency);
   // Decisions §14: a wallet payment names no provider.
@@ -99,8 +129,6 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
       <form method="post" action="/pay/${session.id}/cancel">
         <button type="submit" class="secondary" id="cancel-button">${t('checkout.cancel', { merchant })}</button>
       </form>`;
-  } else if (payable) {
-    actions = html`<p class="notice" role="alert">${t('common.paymentsUnavailable')}</p>`;
   } else if (successUrl) {
     actions = html`<p id="redirecting">${t('checkout.redirecting', { merchant })}</p>
       <a class="primary button" id="return-link" href="${successUrl}">${t('checkout.returnTo', { merchant })}</a>`;
@@ -111,22 +139,36 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
     actions = html`<a class="secondary button" id="back-link" href="${withSessionId(session.cancelUrl, session.id)}">${t('checkout.backTo', { merchant })}</a>`;
   }
 
+  // Without JavaScript: quick while money is on its way, slow while the customer reads, and slow still
+  // once the session ended (late money and its refund are news too); never on a paid page.
+  const waiting = awaiting || confirming || partly || session.status === 'processing';
   const refresh = successUrl
     ? { seconds: SUCCESS_REDIRECT_S, url: successUrl }
     : open
-      ? { seconds: awaiting || session.status === 'processing' ? WAITING_REFRESH_S : READING_REFRESH_S }
-      : undefined;
+      ? { seconds: waiting ? WAITING_REFRESH_S : READING_REFRESH_S }
+      : readOnly || session.status === 'completed'
+        ? undefined
+        : { seconds: READING_REFRESH_S };
+  const stateVars = {
+    received: live?.received ? text.crypto(live.received) : '',
+    remaining: live?.remaining ? text.crypto(live.remaining) : '',
+    asset: session.destinationAsset,
+  };
+  // The clock runs only while it means something: money can still be sent, or is on its way. Not on a
+  // page that says no payment is taken (kill switch, merchant paused, link paid elsewhere).
+  const counting = open && !merchantPaused && (m.paymentsEnabled || waiting);
+  const lastException = live?.exception ? `${live.exception.kind}:${live.exception.status}` : '';
 
   return hostedDocument(
     { title: t('checkout.title', { merchant }), scripts: ['/pay/assets/checkout.js'], lang: text.locale, refresh },
     html`
-  <main class="card" id="checkout" data-session-id="${session.id}" data-status="${session.status}"${successUrl ? html` data-redirect-url="${successUrl}" data-redirect-after="${SUCCESS_REDIRECT_S}"` : ''}>
+  <main class="card" id="checkout" data-session-id="${session.id}" data-status="${session.status}" data-received="${live?.received ?? ''}" data-remaining="${live?.remaining ?? ''}" data-confirming="${live?.confirmations != null ? '1' : '0'}" data-exception="${lastException}"${successUrl ? html` data-redirect-url="${successUrl}" data-redirect-after="${SUCCESS_REDIRECT_S}"` : ''}${readOnly ? '' : html` data-events="/api/v1/checkout/sessions/${session.id}/events"`}>
     <header>
       <p class="merchant">${merchant}</p>
       <h1 class="amount"><span id="amount">${text.amount(m.amount, session.currency)}</span> <span id="currency">${session.currency}</span></h1>
     </header>
     <dl class="details">
-      <div><dt>${t('checkout.settlesAs')}</dt><dd id="destination">${t('checkout.settlesAsValue', { asset: session.destinationAsset, network })}</dd></div>
+      <div><dt>${t('checkout.paidIn')}</dt><dd id="destination">${t('checkout.paidInValue', { asset: session.destinationAsset, network })}</dd></div>
       ${labels.provider === null
         ? html`<div><dt>${t('checkout.paidFrom')}</dt><dd id="paid-through" data-rail="${labels.railType}">${t('checkout.ownWallet')}</dd></div>`
         : html`<div><dt>${t('checkout.paidThrough')}</dt><dd id="paid-through" data-rail="${labels.railType}">${labels.provider}</dd></div>`}
@@ -134,26 +176,38 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
     </dl>
     <section class="state state-${session.status}" aria-live="polite">
       <h2 id="status-title">${exception?.title ?? t(`checkout.states.${stateKey}.title`)}</h2>
-      <p id="status" data-status="${session.status}"${m.exceptions && m.exceptions.length > 0 ? html` data-exception="${m.exceptions[m.exceptions.length - 1]!.kind}"` : ''}>${exception?.body ?? t(`checkout.states.${stateKey}.body`)}</p>
+      <p id="status" data-status="${session.status}"${m.exceptions && m.exceptions.length > 0 ? html` data-exception="${m.exceptions[m.exceptions.length - 1]!.kind}"` : ''}>${exception?.body ?? (confirming ? confirmingText(text, live) : t(`checkout.states.${stateKey}.body`, stateVars))}</p>
       ${m.notice ? html`<p class="notice" role="alert">${m.notice}</p>` : ''}
     </section>
-    ${m.wallet && open ? walletInstructions(m.wallet, network, text) : ''}
+    ${m.wallet && open ? walletInstructions(m.wallet, network, text, partly ? live.remaining! : undefined) : ''}
     <div class="actions">${actions}</div>
-    <footer><p>${t('common.secureCheckout')}${open ? html` · ${countdown(session.expiresAt, m.now, text)}` : ''}</p></footer>
+    <footer><p>${t('common.secureCheckout')}${counting ? html` · ${countdown(session.expiresAt, m.now, text)}` : ''}</p></footer>
   </main>`,
   );
 }
 
-/** Where and what to send; read-only fields a customer can select, with copy buttons for script-enabled browsers. */
-function walletInstructions(w: NonNullable<CheckoutPageModel['wallet']>, network: string, text: PageText): Raw {
+/** "n of N confirmations", the numbers in elements the page's script updates in place between reloads. */
+function confirmingText(text: PageText, live: CustomerStatus): Raw {
+  return withMarkup(text.t, 'checkout.states.confirming.body', {
+    n: html`<span id="confirmations">${text.amount(String(live.confirmations))}</span>`,
+    required: html`<span id="required-confirmations">${text.amount(String(live.requiredConfirmations))}</span>`,
+  });
+}
+
+/**
+ * Where and what to send; read-only fields a customer can select, with copy buttons for
+ * script-enabled browsers. Partly paid: the same address, the QR and the amount of what remains.
+ */
+function walletInstructions(w: NonNullable<CheckoutPageModel['wallet']>, network: string, text: PageText, remaining?: string): Raw {
   const { t } = text;
   const d = w.deposit;
-  const amount = text.amount(d.amount);
+  const due = remaining ?? d.amount;
+  const amount = text.crypto(due);
   return html`<section class="instructions" id="wallet-instructions" aria-labelledby="wallet-heading">
       <h3 id="wallet-heading">${t('checkout.wallet.sendExactly', { amount, asset: d.asset, network })}</h3>
-      <div class="qr" id="deposit-qr" role="img" aria-label="${t('checkout.wallet.qr', { amount, asset: d.asset })}" data-uri="${d.uri}">${raw(w.qrSvg)}</div>
+      <div class="qr" id="deposit-qr" role="img" aria-label="${t('checkout.wallet.qr', { amount, asset: d.asset })}" data-uri="${w.uri}">${raw(w.qrSvg)}</div>
       ${copyField('deposit-address', t('checkout.wallet.address'), d.address, t('checkout.wallet.copyAddress'), text)}
-      ${copyField('deposit-amount-copy', t('checkout.wallet.amount'), d.amount, t('checkout.wallet.copyAmount'), text)}
+      ${copyField('deposit-amount-copy', t('checkout.wallet.amount'), due, t('checkout.wallet.copyAmount'), text)}
       <p class="small">${t('checkout.wallet.sendOnly', { asset: d.asset, network, chainId: d.chainId, date: text.dateTime(new Date(d.expiresAt)) })}</p>
     </section>`;
 }
@@ -167,6 +221,21 @@ export function copyField(id: string, label: string, value: string, copyLabel: s
           <button type="button" class="copy" data-copy="${id}" data-copied="${text.t('common.copied')}" title="${copyLabel}" aria-describedby="${id}-label" hidden>${text.t('common.copy')}</button>
         </div>
       </div>`;
+}
+
+/**
+ * A translation whose placeholders are markup (elements with ids the script and tests read): the
+ * translation's own text is escaped, each {{name}} becomes parts[name], in whatever order the language puts them.
+ */
+export function withMarkup(t: PageText['t'], key: string, parts: Record<string, Raw>): Raw {
+  const marks = Object.fromEntries(Object.keys(parts).map((name) => [name, `\u0000${name}\u0000`]));
+  const translated: string = t(key, marks);
+  return raw(
+    translated
+      .split('\u0000')
+      .map((piece, i) => (i % 2 === 1 ? (parts[piece]?.html ?? '') : escapeHtml(piece)))
+      .join(''),
+  );
 }
 
 export function renderMessagePage(title: string, body: string, back?: string, lang?: string): string {

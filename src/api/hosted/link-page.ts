@@ -28,11 +28,9 @@ export function renderLinkPage(m: LinkPageModel): string {
   let actions: Raw = html``;
   if (m.status === 'active' && !m.merchantAccepting) {
     actions = html`<p class="notice" role="alert">${t('link.merchantUnavailable')}</p>`;
-  } else if (m.status === 'active' && !m.paymentsEnabled) {
-    actions = html`<p class="notice" role="alert">${t('common.paymentsUnavailable')}</p>`;
   } else if (m.status === 'active' && m.countries.length === 0) {
     actions = html`<p class="notice" role="alert">${t('link.currencyUnavailable', { currency: m.link.currency })}</p>`;
-  } else if (m.status === 'active') {
+  } else if (m.status === 'active' && m.paymentsEnabled) {
     const options = m.countries.map(
       (c) => html`<option value="${c.code}"${c.code === m.selectedCountry ? html` selected` : ''}>${c.name}</option>`,
     );
@@ -47,6 +45,8 @@ export function renderLinkPage(m: LinkPageModel): string {
       </form>`;
   }
 
+  // The kill switch has a state of its own, said once: never "Ready to pay" above "unavailable".
+  const stateKey = m.status === 'active' && m.merchantAccepting && !m.paymentsEnabled ? 'paused' : m.status;
   return hostedDocument(
     { title: t('link.title', { merchant: m.merchantName }), lang: m.text.locale },
     html`
@@ -57,8 +57,8 @@ export function renderLinkPage(m: LinkPageModel): string {
       ${m.link.description ? html`<p class="description" id="description">${m.link.description}</p>` : ''}
     </header>
     <section class="state state-${m.status}" aria-live="polite">
-      <h2 id="status-title">${t(`link.states.${m.status}.title`)}</h2>
-      <p id="status" data-status="${m.status}">${t(`link.states.${m.status}.body`)}</p>
+      <h2 id="status-title">${t(`link.states.${stateKey}.title`)}</h2>
+      <p id="status" data-status="${m.status}">${t(`link.states.${stateKey}.body`)}</p>
       ${m.notice ? html`<p class="notice" role="alert">${m.notice}</p>` : ''}
     </section>
     <div class="actions">${actions}</div>

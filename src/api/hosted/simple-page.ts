@@ -1,7 +1,9 @@
 import type { SimpleOrderRow } from '../../db/queries/simple-orders';
-import { escapeHtml, html, raw, type Raw } from '../../domain/html';
+import { html, raw, type Raw } from '../../domain/html';
+import { withMarkup } from './checkout-page';
 import { findRail } from '../../domain/rails';
-import { NETWORK_NAMES } from '../../domain/assets';
+import { NETWORK_NAMES, type Network } from '../../domain/assets';
+import { parseEvmAddress } from '../../domain/evm-address';
 import type { PaymentInstructions } from '../../domain/rails';
 import type { PaymentOption } from '../../payments';
 import { hostedDocument } from './document';
@@ -36,27 +38,38 @@ function railName(o: PaymentOption, t: PageText['t']): string {
   return o.name;
 }
 
+/** A network as people write it ("Polygon", "Tron"), whatever case the API was given. */
+const networkName = (network: string) => NETWORK_NAMES[network.toLowerCase() as Network] ?? network;
+
+/** An EVM address in its EIP-55 checksummed form (the case is its checksum); other networks' as they are. */
+const shownAddress = (address: string) => parseEvmAddress(address) ?? address;
+
 /**
- * A translation whose placeholders are markup (elements with ids the script and tests read): the
- * translation's own text is escaped, each {{name}} becomes parts[name], in whatever order the language puts them.
+ * Who the customer is paying: a simple order has no merchant account, so the shop is named by the
+ * site it came from and returns to (its success or cancel URL's host).
  */
-function withMarkup(t: PageText['t'], key: string, parts: Record<string, Raw>): Raw {
-  const marks = Object.fromEntries(Object.keys(parts).map((name) => [name, `\u0000${name}\u0000`]));
-  const text: string = t(key, marks);
-  return raw(
-    text
-      .split('\u0000')
-      .map((piece, i) => (i % 2 === 1 ? (parts[piece]?.html ?? '') : escapeHtml(piece)))
-      .join(''),
-  );
+function shopOf(order: SimpleOrderRow): string | null {
+  for (const url of [order.successUrl, order.cancelUrl]) {
+    try {
+      if (url) return new URL(url).hostname;
+    } catch {
+      // Stored URLs were checked on the way in; an unreadable one names nobody.
+    }
+  }
+  return null;
 }
 
 export function renderSimplePage(m: SimplePageModel): string {
   const { order, text } = m;
   const { t } = text;
   // A chain-proven order is settled once the money is ours; its payout to the wallet is a later step.
-  const stateKey = order.status === 'settled' && !order.payoutDispatched ? 'settledOnChain' : order.status;
-  const network = order.walletNetwork.toUpperCase();
+  // The kill switch has a state of its own, said once: never "Choose how to pay" above "unavailable".
+  const stateKey = order.status === 'settled' && !order.payoutDispatched ? 'settledOnChain' : order.status === 'pending' && !m.paymentsEnabled ? 'paused' : order.status;
+  const network = networkName(order.walletNetwork);
+  const shop = shopOf(order);
+  // One expiry: the earlier of the order's and the chosen rail's.
+  const railExpiry = m.crypto && order.status === 'pending' ? new Date(m.crypto.instructions.expiresAt) : null;
+  const expiresAt = railExpiry && railExpiry < order.expiresAt ? railExpiry : order.expiresAt;
 
   let actions: Raw = html``;
   if (order.status === 'pending' && m.paymentsEnabled) {
@@ -74,10 +87,8 @@ export function renderSimplePage(m: SimplePageModel): string {
         : ''}
       <h3>${t('simple.crypto')}</h3>
       <ul class="rails" id="crypto-rails">${crypto.map(
-        (o) => html`<li><a class="secondary button${m.crypto?.instructions.slug === o.slug ? ' chosen' : ''}" id="rail-${o.slug}" href="/pay/${order.transactionCode}?method=${o.slug}">${t('simple.railAmount', { rail: railName(o, t), amount: text.amount(o.amount), asset: o.currency })}</a></li>`,
+        (o) => html`<li><a class="secondary button${m.crypto?.instructions.slug === o.slug ? ' chosen' : ''}" id="rail-${o.slug}" href="/pay/${order.transactionCode}?method=${o.slug}">${t('simple.railAmount', { rail: railName(o, t), amount: text.crypto(o.amount), asset: o.currency })}</a></li>`,
       )}</ul>`;
-  } else if (order.status === 'pending') {
-    actions = html`<p class="notice" role="alert">${t('common.paymentsUnavailable')}</p>`;
   } else if (order.status === 'settled' && order.successUrl) {
     actions = html`<a class="primary button" id="return-link" href="${order.successUrl}">${t('simple.returnToShop')}</a>`;
   } else if (order.status !== 'processing' && order.cancelUrl) {
@@ -87,18 +98,20 @@ export function renderSimplePage(m: SimplePageModel): string {
   let instructions: Raw | '' = '';
   if (m.crypto && order.status === 'pending') {
     const d = m.crypto.instructions;
-    const amount = text.amount(d.amount);
+    const amount = text.crypto(d.amount);
+    const address = shownAddress(d.address);
+    const depositNetwork = networkName(d.network);
     instructions = html`<section class="instructions" id="crypto-instructions" aria-label="${t('simple.instructions')}">
           <h3>${withMarkup(t, 'simple.sendExactly', {
             amount: html`<span id="deposit-amount">${amount}</span>`,
             asset: html`<span id="deposit-asset">${d.asset}</span>`,
-            network: html`<span id="deposit-network">${d.network}</span>`,
+            network: html`<span id="deposit-network">${depositNetwork}</span>`,
           })}</h3>
           <div class="qr" id="deposit-qr" role="img" aria-label="${t('simple.qr', { amount, asset: d.asset })}" data-uri="${m.crypto.uri ?? d.address}">${raw(m.crypto.qrSvg)}</div>
           <p>${t('simple.toAddress')}</p>
-          <p class="mono" id="deposit-address">${d.address}</p>
-          <button type="button" class="copy" data-copy-text="${d.address}" data-copied="${t('common.copied')}" hidden>${t('simple.copyAddress')}</button>
-          <p class="small">${t('simple.validUntil', { date: text.dateTime(new Date(d.expiresAt)), asset: d.asset, network: d.network })}</p>
+          <p class="mono" id="deposit-address">${address}</p>
+          <button type="button" class="copy" data-copy-text="${address}" data-copied="${t('common.copied')}" hidden>${t('simple.copyAddress')}</button>
+          <p class="small">${t('simple.sendOnly', { asset: d.asset, network: depositNetwork })}</p>
         </section>`;
   }
 
@@ -113,11 +126,12 @@ export function renderSimplePage(m: SimplePageModel): string {
     html`
   <main class="card" id="simple-checkout" data-transaction-code="${order.transactionCode}" data-status="${order.status}">
     <header>
+      ${shop ? html`<p class="merchant" id="merchant">${shop}</p>` : ''}
       <h1 class="amount"><span id="amount">${text.amount(m.fiatAmount, order.fiatCurrency)}</span> <span id="currency">${order.fiatCurrency}</span></h1>
-      <p>≈ <span id="amount-usd">${text.amount(m.usdAmount)}</span> USD</p>
+      ${order.fiatCurrency === 'USD' ? '' : html`<p>≈ <span id="amount-usd">${text.money(m.usdAmount, 'USD')}</span></p>`}
     </header>
     <dl class="details">
-      <div><dt>${t('simple.deliveredTo')}</dt><dd class="mono" id="wallet">${order.walletAddress}</dd></div>
+      <div><dt>${t('simple.deliveredTo')}</dt><dd class="mono" id="wallet">${shownAddress(order.walletAddress)}</dd></div>
       <div><dt>${t('simple.as')}</dt><dd id="destination">${t('simple.destination', { asset: order.walletCurrency, network })}</dd></div>
       <div><dt>${t('simple.reference')}</dt><dd class="mono">${order.transactionCode}</dd></div>
     </dl>
@@ -128,7 +142,7 @@ export function renderSimplePage(m: SimplePageModel): string {
     </section>
     ${instructions}
     <div class="actions">${actions}</div>
-    <footer><p>${t('common.secureCheckout')} · ${t('simple.expires', { date: text.dateTime(order.expiresAt) })}</p></footer>
+    <footer><p>${t('common.secureCheckout')}${order.status === 'pending' ? html` · ${t('simple.expires', { date: text.dateTime(expiresAt) })}` : ''}</p></footer>
   </main>`,
   );
 }

@@ -8,17 +8,21 @@ import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
 import { listPaymentExceptions } from '../../db/queries/payment-exceptions';
 import { negotiateLocale } from '../../domain/locales';
-import { formatCrypto, formatFiat } from '../../domain/money';
+import { formatCrypto, formatFiat, parseCrypto } from '../../domain/money';
+import { eip681TransferUri } from '../../domain/payment-uri';
+import { customerStatus } from '../../payments/customer-status';
+import { verifierFor } from '../../payments/deposits';
 import { LinkAlreadyPaid, LinkPaymentInProgress, MerchantNotAccepting, type DirectDeposit, type PaymentContext } from '../../payments';
 import { renderCheckoutPage, renderMessagePage, withSessionId } from '../hosted/checkout-page';
 import { pageText, type PageText } from '../hosted/i18n';
 import { originOf } from '../hosted/plugin';
+import { navigates, redirectToPage, takeNotice } from '../hosted/after-post';
 
 /** Provider failure reasons that are a decision about this attempt, not about the customer or the money. */
 const RETRYABLE_FAILURES = new Set(['card_declined', 'declined']);
 
 /** The hosted checkout page and the two actions a customer takes on it: pay and cancel. */
-const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { db, providerOrigins, now }) => {
+const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { config, db, providerOrigins, now }) => {
   const payments = app.payments;
 
   /** The merchant's choice for the session, else the customer's browser. */
@@ -38,24 +42,34 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
   }
 
   async function renderFor(request: FastifyRequest, reply: FastifyReply, session: CheckoutSessionRow, status = 200, notice?: string, deposit?: DirectDeposit) {
-    const [merchant, setting, exceptions, standing] = await Promise.all([
+    const [merchant, setting, exceptions, standing, live] = await Promise.all([
       findMerchant(db, session.merchantId),
       getPaymentsSetting(db),
       listPaymentExceptions(db, session.id),
       payments.sessionStanding(session),
+      customerStatus({ db, config }, session.id),
     ]);
     const amount = isFiatCurrency(session.currency) ? formatFiat(session.amountMinor, session.currency) : String(session.amountMinor);
-    const wallet = deposit ? { deposit, qrSvg: await QRCode.toString(deposit.uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) } : undefined;
+    let wallet: { deposit: DirectDeposit; qrSvg: string; uri: string } | undefined;
+    if (deposit) {
+      // Partly paid: the QR carries what remains, to the same address.
+      const token = verifierFor(config, deposit.network, deposit.asset)?.tokens[deposit.asset as 'USDC' | 'USDT'];
+      const uri = live?.remaining && token ? eip681TransferUri(token, deposit.chainId, deposit.address, parseCrypto(live.remaining)) : deposit.uri;
+      wallet = { deposit, uri, qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) };
+    }
     const text = textFor(request, session);
     const retryUrl = await retryUrlFor(session);
+    // What a redirected form post could not do, said once on the page it landed on.
+    const flashed = takeNotice(request, reply, `/pay/${session.id}`).map((k) => text.t(k));
     const page = renderCheckoutPage({
       session,
       amount,
       merchantName: merchant?.name ?? null,
       paymentsEnabled: setting.enabled,
       standing,
-      notice,
+      notice: notice ?? (flashed.length > 0 ? flashed.join(' ') : undefined),
       wallet,
+      live,
       text,
       now: now(),
       retryUrl,
@@ -71,16 +85,22 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     return reply.page(404, renderMessagePage(t('common.notFoundTitle'), t('common.notFoundBody'), undefined, locale));
   };
 
-  /** An action that could not be done: the page as it now stands, with what happened in words. */
+  /**
+   * An action that could not be done. A browser goes back to the page's GET URL (post/redirect/get),
+   * told what happened there; another client gets the page as it now stands with the refusal's status.
+   */
   async function actionFailed(request: FastifyRequest, reply: FastifyReply, id: string, err: unknown, messageKey: string) {
     if (!(err instanceof AppError)) throw err;
     const fresh = await payments.findCheckoutSession(id);
     if (!fresh) return notFoundPage(request, reply);
-    // The page itself says it: the link was paid (the paid page), or the merchant takes no payments now.
-    if (err instanceof LinkAlreadyPaid || err instanceof MerchantNotAccepting) return renderFor(request, reply, fresh, err.status);
+    // The page itself says it: the link was paid (the paid page), the merchant takes no payments now,
+    // or payments are paused (the kill switch's page).
+    const saidByPage = err instanceof LinkAlreadyPaid || err instanceof MerchantNotAccepting || err.code === 'PaymentsDisabled';
+    const advice = err.code === 'Unavailable' ? ['common.tryAgainSoon'] : [];
+    const keys = saidByPage ? [] : [messageKey, ...advice];
+    if (navigates(request)) return redirectToPage(reply, `/pay/${fresh.id}`, `/pay/${fresh.id}`, keys);
     const { t } = textFor(request, fresh);
-    const advice = err.code === 'Unavailable' ? ` ${t('common.tryAgainSoon')}` : err.code === 'PaymentsDisabled' ? ` ${t('common.paymentsUnavailable')}` : '';
-    return renderFor(request, reply, fresh, err.status, `${t(messageKey)}${advice}`);
+    return renderFor(request, reply, fresh, err.status, saidByPage ? undefined : keys.map((k) => t(k)).join(' '));
   }
 
   app.get<{ Params: { id: string } }>('/pay/:id', { schema: { hide: true } }, async (request, reply) => {
@@ -88,6 +108,29 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     if (!session) return notFoundPage(request, reply);
     return renderFor(request, reply, session);
   });
+
+  // "Pay from your wallet" as a page of its own: the deposit address, the exact amount and its QR code,
+  // read again on every load. Before the customer asked for it (the amount is not fixed yet), or once
+  // the session can no longer take money, it is the checkout page as it stands.
+  app.get<{ Params: { id: string } }>('/pay/:id/wallet', { schema: { hide: true } }, async (request, reply) => {
+    const session = await payments.findCheckoutSession(request.params.id);
+    if (!session) return notFoundPage(request, reply);
+    const open = session.status === 'pending' || session.status === 'processing';
+    if (!open || session.expectedGrossMicro === null || session.verification !== 'chain') return renderFor(request, reply, session);
+    let deposit: DirectDeposit | undefined;
+    try {
+      deposit = await payments.openDirectDeposit(session.id);
+    } catch (err) {
+      // Refused for a reason the page states (link paid, merchant paused, payments off, ended meanwhile).
+      if (!(err instanceof AppError)) throw err;
+    }
+    return renderFor(request, reply, (await payments.findCheckoutSession(session.id)) ?? session, 200, undefined, deposit);
+  });
+
+  // The actions' URLs as a restored tab or an old history entry may GET them: the page they belong to.
+  for (const action of ['start', 'cancel'] as const) {
+    app.get<{ Params: { id: string } }>(`/pay/:id/${action}`, { schema: { hide: true } }, async (request, reply) => reply.redirect(`/pay/${encodeURIComponent(request.params.id)}`, 303));
+  }
 
   app.post<{ Params: { id: string } }>('/pay/:id/start', { schema: { hide: true } }, async (request, reply) => {
     try {
@@ -100,10 +143,11 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     }
   });
 
-  // "Pay from your wallet": the same page with the deposit address, the exact amount and its QR code.
+  // Fixes the amount and opens the deposit; a browser then reads it at its own GET URL.
   app.post<{ Params: { id: string } }>('/pay/:id/wallet', { schema: { hide: true } }, async (request, reply) => {
     try {
       const deposit = await payments.openDirectDeposit(request.params.id);
+      if (navigates(request)) return reply.redirect(`/pay/${encodeURIComponent(request.params.id)}/wallet`, 303);
       const session = await payments.findCheckoutSession(request.params.id);
       if (!session) return notFoundPage(request, reply);
       return renderFor(request, reply, session, 200, undefined, deposit);

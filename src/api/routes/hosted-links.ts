@@ -11,6 +11,7 @@ import { checkoutUrlFor } from '../checkout/views';
 import { renderMessagePage } from '../hosted/checkout-page';
 import { pageText } from '../hosted/i18n';
 import { renderLinkPage } from '../hosted/link-page';
+import { cookieValue, navigates, redirectToPage, takeNotice } from '../hosted/after-post';
 
 const COUNTRY = /^[A-Za-z]{2}$/;
 
@@ -20,14 +21,6 @@ const COUNTRY = /^[A-Za-z]{2}$/;
  * path, so each link has its own; HttpOnly, and SameSite=Lax: sent by the page's own form only.
  */
 const SESSION_COOKIE = 'svc_link_session';
-
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
 
 /** Every ISO 3166-1 alpha-2 code the runtime can name; the providers decide which of them are offered. */
 function namedRegions(locale: PageLocale): { code: string; name: string }[] {
@@ -70,7 +63,9 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
 
   async function renderFor(request: FastifyRequest, reply: FastifyReply, link: PaymentLinkRow, status = 200, noticeKey?: string, selectedCountry?: string) {
     const text = textFor(request);
-    const notice = noticeKey ? text.t(noticeKey, { currency: link.currency }) : undefined;
+    // What a redirected form post could not do, said once on the page it landed on.
+    const keys = noticeKey ? [noticeKey] : takeNotice(request, reply, `/link/${link.id}`);
+    const notice = keys.length > 0 ? keys.map((k) => text.t(k, { currency: link.currency })).join(' ') : undefined;
     const [merchant, setting, merchantAccepting] = await Promise.all([findMerchant(db, link.merchantId), getPaymentsSetting(db), payments.merchantTakesPayments(link.merchantId)]);
     const amount = isFiatCurrency(link.currency) ? formatFiat(link.amountMinor, link.currency) : String(link.amountMinor);
     const page = renderLinkPage({
@@ -89,18 +84,29 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
     return reply.header('vary', 'accept-language').page(status, page, { formTargets: [ownOrigin], scripts: false });
   }
 
-  app.get<{ Params: { id: string } }>('/link/:id', { schema: { hide: true } }, async (request, reply) => {
+  // ?country=XX: the country chosen before, kept when a refused Pay comes back here (post/redirect/get).
+  app.get<{ Params: { id: string }; Querystring: { country?: unknown } }>('/link/:id', { schema: { hide: true } }, async (request, reply) => {
     const link = await payments.findLink(request.params.id);
     if (!link) return notFoundPage(request, reply);
-    return renderFor(request, reply, link);
+    const country = typeof request.query.country === 'string' && COUNTRY.test(request.query.country) ? request.query.country.toUpperCase() : undefined;
+    return renderFor(request, reply, link, 200, undefined, country);
   });
+
+  // The form's URL as a restored tab or an old history entry may GET it: the link's page.
+  app.get<{ Params: { id: string } }>('/link/:id/pay', { schema: { hide: true } }, async (request, reply) => reply.redirect(`/link/${encodeURIComponent(request.params.id)}`, 303));
 
   app.post<{ Params: { id: string }; Body: { country?: unknown } | undefined }>('/link/:id/pay', { schema: { hide: true } }, async (request, reply) => {
     const link = await payments.findLink(request.params.id);
     if (!link) return notFoundPage(request, reply);
-    if (payments.linkStatus(link) !== 'active') return renderFor(request, reply, link, 409, 'link.cannotPay');
     const country = typeof request.body?.country === 'string' ? request.body.country.trim() : '';
-    if (!COUNTRY.test(country)) return renderFor(request, reply, link, 422, 'link.chooseCountry');
+    // A browser goes back to the link's GET URL with what happened (post/redirect/get); another client
+    // gets the page with the refusal's status.
+    const refuse = (status: number, noticeKey?: string, selected?: string) =>
+      navigates(request)
+        ? redirectToPage(reply, `/link/${link.id}${selected ? `?country=${selected}` : ''}`, `/link/${link.id}`, noticeKey ? [noticeKey] : [])
+        : renderFor(request, reply, link, status, noticeKey, selected);
+    if (payments.linkStatus(link) !== 'active') return refuse(409, 'link.cannotPay');
+    if (!COUNTRY.test(country)) return refuse(422, 'link.chooseCountry');
     try {
       const previousSessionId = cookieValue(request.headers.cookie, SESSION_COOKIE);
       const { session, reused } = await payments.payLink(link, country, { clientAddress: request.ip, previousSessionId });
@@ -115,18 +121,19 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
       const selected = country.toUpperCase();
       if (err.code === 'RateLimited') {
         void reply.header('retry-after', String(err.options.retryAfterSeconds ?? 60));
-        return renderFor(request, reply, link, 429, 'link.tooMany', selected);
+        return refuse(429, 'link.tooMany', selected);
       }
       // The page says it in place of the form.
-      if (err instanceof MerchantNotAccepting) return renderFor(request, reply, link, 403, undefined, selected);
+      if (err instanceof MerchantNotAccepting) return refuse(403, undefined, selected);
       if (err.code === 'ValidationError') {
         const byCountry = err.options.details?.some((d) => d.path === 'countryCode');
-        return renderFor(request, reply, link, 422, byCountry ? 'link.countryUnavailable' : 'link.cannotPayNow', selected);
+        return refuse(422, byCountry ? 'link.countryUnavailable' : 'link.cannotPayNow', selected);
       }
-      if (err.code === 'PaymentsDisabled') return renderFor(request, reply, link, 403, 'common.paymentsUnavailable', selected);
-      if (err.code === 'Unavailable') return renderFor(request, reply, link, 503, 'link.couldNotStart', selected);
-      if (err instanceof LinkPaymentInProgress) return renderFor(request, reply, link, 409, 'common.linkInProgress', selected);
-      return renderFor(request, reply, link, err.status, 'link.cannotPayNow', selected);
+      // The page says it (payments paused).
+      if (err.code === 'PaymentsDisabled') return refuse(403, undefined, selected);
+      if (err.code === 'Unavailable') return refuse(503, 'link.couldNotStart', selected);
+      if (err instanceof LinkPaymentInProgress) return refuse(409, 'common.linkInProgress', selected);
+      return refuse(err.status, 'link.cannotPayNow', selected);
     }
   });
 };

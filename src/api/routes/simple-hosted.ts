@@ -15,6 +15,7 @@ import { renderMessagePage } from '../hosted/checkout-page';
 import { pageText, type PageText } from '../hosted/i18n';
 import { originOf } from '../hosted/plugin';
 import { renderSimplePage, type SimplePageModel } from '../hosted/simple-page';
+import { navigates, redirectToPage, takeNotice } from '../hosted/after-post';
 
 // Only UUIDs reach these routes: find-my-way tries the regex parameter before hosted-checkout.ts's
 // plain /pay/:id, so canonical SV_ ids keep going there.
@@ -41,26 +42,35 @@ const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins:
             (err) => reply.log.warn({ err }, 'provider quote failed'),
           )
         : [];
+    // What a redirected form post could not do, said once on the page it landed on.
+    const text = textFor(request);
+    const flashed = takeNotice(request, reply, `/pay/${order.transactionCode}`).map((k) => text.t(k));
     const model: SimplePageModel = {
+      ...(flashed.length > 0 ? { notice: flashed.join(' ') } : {}),
       order,
       fiatAmount: formatFiatText(order.fiatAmountMinor, order.fiatCurrency),
       usdAmount: formatCrypto(order.amountUsdMicro),
       options,
       paymentsEnabled: setting.enabled,
-      text: textFor(request),
+      text,
       ...extra,
     };
     return reply.header('vary', 'accept-language').page(status, renderSimplePage(model), { formTargets: [...providerOrigins, originOf(order.cancelUrl)] });
   }
 
-  /** What went wrong, in the customer's words, on the page as the order now stands. */
+  /**
+   * What went wrong, in the customer's words, on the page as the order now stands. A form post from a
+   * browser goes back to the page's GET URL with it (post/redirect/get); a GET says it in place.
+   */
   async function failed(request: FastifyRequest, reply: FastifyReply, order: SimpleOrderRow, err: unknown) {
     if (!(err instanceof AppError)) throw err;
     const fresh = (await load(order.transactionCode)) ?? order;
+    // Payments paused: the page's own state says it, once.
+    const keys = err.code === 'PaymentsDisabled' ? [] : [fresh.status === 'pending' ? 'simple.couldNotStart' : 'simple.cannotPay'];
+    if (err.code === 'Unavailable') keys.push('common.tryAgainSoon');
+    if (request.method === 'POST' && navigates(request)) return redirectToPage(reply, `/pay/${fresh.transactionCode}`, `/pay/${fresh.transactionCode}`, keys);
     const { t } = textFor(request);
-    const what = fresh.status === 'pending' ? t('simple.couldNotStart') : t('simple.cannotPay');
-    const advice = err.code === 'Unavailable' ? ` ${t('common.tryAgainSoon')}` : err.code === 'PaymentsDisabled' ? ` ${t('common.paymentsUnavailable')}` : '';
-    return render(request, reply, fresh, err.status, { notice: `${what}${advice}` });
+    return render(request, reply, fresh, err.status, keys.length > 0 ? { notice: keys.map((k) => t(k)).join(' ') } : {});
   }
 
   app.get<{ Params: { code: string }; Querystring: { method?: string } }>(`/pay/${CODE}`, { schema: { hide: true } }, async (request, reply) => {
@@ -81,15 +91,19 @@ const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins:
     }
   });
 
+  // The form's URL as a restored tab or an old history entry may GET it: the order's page.
+  app.get<{ Params: { code: string } }>(`/pay/${CODE}/start`, { schema: { hide: true } }, async (request, reply) => reply.redirect(`/pay/${request.params.code.toLowerCase()}`, 303));
+
   app.post<{ Params: { code: string }; Body: { payment_method?: string } | undefined }>(`/pay/${CODE}/start`, { schema: { hide: true } }, async (request, reply) => {
     const order = await load(request.params.code);
     if (!order) return notFoundPage(request, reply);
     const rail = findRail(request.body?.payment_method ?? DEFAULT_FIAT_RAIL);
+    if (!rail && navigates(request)) return redirectToPage(reply, `/pay/${order.transactionCode}`, `/pay/${order.transactionCode}`, ['simple.unknownMethod']);
     if (!rail) return render(request, reply, order, 422, { notice: textFor(request).t('simple.unknownMethod') });
     if (rail.type === 'crypto') return reply.redirect(`/pay/${order.transactionCode}?method=${rail.slug}`, 303);
     try {
       const instructions = await payments.chooseRail(order, rail.slug);
-      if (instructions.type !== 'fiat') return render(request, reply, order, 409);
+      if (instructions.type !== 'fiat') return navigates(request) ? reply.redirect(`/pay/${order.transactionCode}`, 303) : render(request, reply, order, 409);
       return reply.redirect(instructions.redirectUrl, 303);
     } catch (err) {
       return failed(request, reply, order, err);

@@ -1,6 +1,8 @@
 // The page is complete without this script (it reloads itself through <noscript> meta refresh).
-// With it: the status is polled from the public lookup instead, the countdown ticks, copy buttons
-// work, and a completed payment goes back to the merchant's success URL after a few seconds.
+// With it: the status arrives as server-sent events (GET /api/v1/checkout/sessions/{id}/events) and
+// the page is read again (a GET: every page is one) when what it says changed; confirmations are
+// counted in place. The countdown ticks, copy buttons work, and a completed payment goes back to the
+// merchant's success URL after a few seconds.
 (function () {
   var root = document.getElementById('checkout');
   if (!root) return;
@@ -45,12 +47,49 @@
     });
   });
 
+  var events = root.getAttribute('data-events');
+  if (!events || redirect) return;
+  var rendered = {
+    status: shown,
+    received: root.getAttribute('data-received') || null,
+    remaining: root.getAttribute('data-remaining') || null,
+    confirming: root.getAttribute('data-confirming') === '1',
+    exception: root.getAttribute('data-exception') || null
+  };
+  var numbers = new Intl.NumberFormat(document.documentElement.lang || undefined);
+  var reloading = false;
+  function reload() {
+    if (reloading) return;
+    reloading = true;
+    window.location.replace(window.location.href);
+  }
+  function onStatus(s) {
+    var exception = s.exception ? s.exception.kind + ':' + s.exception.status : null;
+    var confirming = s.confirmations !== null;
+    if (s.status !== rendered.status || s.received !== rendered.received || s.remaining !== rendered.remaining || confirming !== rendered.confirming || exception !== rendered.exception) {
+      reload();
+      return;
+    }
+    var n = document.getElementById('confirmations');
+    if (n && s.confirmations !== null) n.textContent = numbers.format(s.confirmations);
+  }
+  if (window.EventSource) {
+    var source = new window.EventSource(events);
+    source.addEventListener('status', function (e) {
+      try { onStatus(JSON.parse(e.data)); } catch { /* a malformed event changes nothing */ }
+    });
+    // EventSource reconnects by itself (the server's retry: 2 s); a page left for the back-forward cache closes it.
+    window.addEventListener('pagehide', function () { source.close(); });
+    window.addEventListener('pageshow', function (e) { if (e.persisted) reload(); });
+    return;
+  }
+  // Without EventSource: the public lookup, every 2 seconds.
   if (shown !== 'pending' && shown !== 'processing') return;
   function poll() {
     fetch('/api/v1/checkout/sessions/' + encodeURIComponent(id), { headers: { accept: 'application/json' }, cache: 'no-store' })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (body) {
-        if (body && body.status && body.status !== shown) { window.location.reload(); return; }
+        if (body && body.status && body.status !== shown) { reload(); return; }
         setTimeout(poll, 2000);
       })
       .catch(function () { setTimeout(poll, 5000); });

@@ -18,8 +18,8 @@ export const de: Catalogue = {
   },
   checkout: {
     title: '{{merchant}} bezahlen',
-    settlesAs: 'Auszahlung als',
-    settlesAsValue: '{{asset}} auf {{network}}',
+    paidIn: 'Bezahlt in',
+    paidInValue: '{{asset}} auf {{network}}',
     paidThrough: 'Bezahlt über',
     paidFrom: 'Bezahlt von',
     ownWallet: 'Ihrer eigenen Wallet',
@@ -40,6 +40,10 @@ export const de: Catalogue = {
     states: {
       pending: { title: 'Bereit zum Bezahlen', body: 'Sie werden zu unserem Zahlungspartner weitergeleitet, um per Karte oder Überweisung zu bezahlen.' },
       awaiting: { title: 'Ihre Zahlung wird bestätigt', body: 'Wir warten auf die Bestätigung des Zahlungspartners. Diese Seite aktualisiert sich von selbst.' },
+      confirming: { title: 'Ihre Überweisung wird bestätigt', body: 'Ihre Überweisung ist auf der Blockchain: {{n}} von {{required}} Bestätigungen. Diese Seite aktualisiert sich von selbst.' },
+      partlyPaid: { title: 'Teilweise bezahlt', body: 'Wir haben {{received}} {{asset}} erhalten. Bitte senden Sie die restlichen {{remaining}} {{asset}} an dieselbe Adresse.' },
+      walletOpen: { title: 'Aus Ihrer Wallet bezahlen', body: 'Senden Sie die unten stehende Überweisung aus Ihrer Wallet. Diese Seite aktualisiert sich, sobald sie auf der Blockchain ist.' },
+      paymentsPaused: { title: 'Zahlungen pausiert', body: 'Zahlungen sind vorübergehend nicht möglich, daher kann hier gerade nichts bezahlt werden. Es wurde nichts abgebucht. Bitte versuchen Sie es später erneut.' },
       processing: { title: 'Zahlung in Bearbeitung', body: 'Ihre Zahlung wird bestätigt. Diese Seite aktualisiert sich von selbst.' },
       completed: { title: 'Zahlung erhalten', body: 'Vielen Dank. Der Händler wurde benachrichtigt.' },
       failed: { title: 'Zahlung fehlgeschlagen', body: 'Die Zahlung wurde abgelehnt. Es wurde kein Geld abgebucht.' },
@@ -92,6 +96,7 @@ export const de: Catalogue = {
     notFoundBody: 'Dieser Zahlungslink ist ungültig. Bitte prüfen Sie ihn mit dem Händler.',
     states: {
       active: { title: 'Bereit zum Bezahlen', body: 'Wählen Sie Ihr Land und bezahlen Sie dann per Karte oder Überweisung bei unserem Zahlungspartner.' },
+      paused: { title: 'Zahlungen pausiert', body: 'Zahlungen sind vorübergehend nicht möglich, daher kann hier gerade nichts bezahlt werden. Bitte versuchen Sie es später erneut.' },
       paid: { title: 'Bereits bezahlt', body: 'Dieser Zahlungslink wurde bezahlt. Es ist keine weitere Zahlung nötig.' },
       expired: { title: 'Link abgelaufen', body: 'Dieser Zahlungslink ist abgelaufen. Bitte fragen Sie den Händler nach einem neuen.' },
     },
@@ -114,7 +119,7 @@ export const de: Catalogue = {
     qr: 'QR-Code der Überweisung: {{amount}} {{asset}} an die Einzahlungsadresse',
     toAddress: 'An diese Adresse:',
     copyAddress: 'Adresse kopieren',
-    validUntil: 'Gültig bis {{date}}. Senden Sie nur {{asset}} auf {{network}}.',
+    sendOnly: 'Senden Sie nur {{asset}} auf {{network}}.',
     expires: 'läuft ab am {{date}}',
     returnToShop: 'Zurück zum Shop',
     backToShop: 'Zurück zum Shop',
@@ -124,6 +129,7 @@ export const de: Catalogue = {
     notFoundBody: 'Dieser Bezahllink ist ungültig. Bitte kehren Sie zum Shop zurück.',
     states: {
       pending: { title: 'Wählen Sie, wie Sie bezahlen möchten', body: 'Wählen Sie unten eine Zahlungsart.' },
+      paused: { title: 'Zahlungen pausiert', body: 'Zahlungen sind vorübergehend nicht möglich, daher kann hier gerade nichts bezahlt werden. Bitte versuchen Sie es später erneut.' },
       processing: { title: 'Zahlung in Bearbeitung', body: 'Ihre Zahlung wird bestätigt. Diese Seite aktualisiert sich von selbst.' },
       settled: { title: 'Zahlung erhalten', body: 'Vielen Dank. Der Betrag wurde an Ihre Wallet gesendet.' },
       settledOnChain: { title: 'Zahlung erhalten', body: 'Vielen Dank. Ihre Zahlung ist auf der Blockchain bestätigt; der Betrag ist auf dem Weg zu Ihrer Wallet.' },

@@ -18,8 +18,8 @@ export const en = {
   },
   checkout: {
     title: 'Pay {{merchant}}',
-    settlesAs: 'Settles as',
-    settlesAsValue: '{{asset}} on {{network}}',
+    paidIn: 'Paid in',
+    paidInValue: '{{asset}} on {{network}}',
     paidThrough: 'Paid through',
     paidFrom: 'Paid from',
     ownWallet: 'your own wallet',
@@ -40,6 +40,10 @@ export const en = {
     states: {
       pending: { title: 'Ready to pay', body: 'You will be taken to our payment partner to pay by card or bank.' },
       awaiting: { title: 'Confirming your payment', body: 'We are waiting for the payment partner to confirm your payment. This page updates by itself.' },
+      confirming: { title: 'Confirming your transfer', body: 'Your transfer is on the chain: {{n}} of {{required}} confirmations. This page updates by itself.' },
+      partlyPaid: { title: 'Partly paid', body: 'We received {{received}} {{asset}}. Please send the remaining {{remaining}} {{asset}} to the same address.' },
+      walletOpen: { title: 'Pay from your wallet', body: 'Send the transfer below from your wallet. This page updates by itself once it is on the chain.' },
+      paymentsPaused: { title: 'Payments paused', body: 'Payments are temporarily unavailable, so nothing can be paid here right now. Nothing was taken. Please try again later.' },
       processing: { title: 'Payment in progress', body: 'Your payment is being confirmed. This page updates by itself.' },
       completed: { title: 'Payment received', body: 'Thank you. The merchant has been notified.' },
       failed: { title: 'Payment failed', body: 'The payment was declined. No money was taken.' },
@@ -93,6 +97,7 @@ export const en = {
     notFoundBody: 'This payment link is not valid. Please check it with the merchant.',
     states: {
       active: { title: 'Ready to pay', body: 'Choose your country, then pay by card or bank with our payment partner.' },
+      paused: { title: 'Payments paused', body: 'Payments are temporarily unavailable, so nothing can be paid here right now. Please try again later.' },
       paid: { title: 'Already paid', body: 'This payment link has been paid. No further payment is needed.' },
       expired: { title: 'Link expired', body: 'This payment link has expired. Please ask the merchant for a new one.' },
     },
@@ -116,7 +121,7 @@ export const en = {
     qr: 'QR code of the transfer: {{amount}} {{asset}} to the deposit address',
     toAddress: 'To this address:',
     copyAddress: 'Copy address',
-    validUntil: 'Valid until {{date}}. Send only {{asset}} on {{network}}.',
+    sendOnly: 'Send only {{asset}} on {{network}}.',
     expires: 'expires {{date}}',
     returnToShop: 'Return to the shop',
     backToShop: 'Back to the shop',
@@ -126,6 +131,7 @@ export const en = {
     notFoundBody: 'This checkout link is not valid. Please return to the shop.',
     states: {
       pending: { title: 'Choose how to pay', body: 'Pick a payment method below.' },
+      paused: { title: 'Payments paused', body: 'Payments are temporarily unavailable, so nothing can be paid here right now. Please try again later.' },
       processing: { title: 'Payment in progress', body: 'Your payment is being confirmed. This page updates by itself.' },
       settled: { title: 'Payment received', body: 'Thank you. The funds were sent to your wallet.' },
       // Proven on chain, so the money is ours; the payout to the customer's wallet is a later step.

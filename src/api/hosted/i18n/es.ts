@@ -18,8 +18,8 @@ export const es: Catalogue = {
   },
   checkout: {
     title: 'Pagar a {{merchant}}',
-    settlesAs: 'Se liquida en',
-    settlesAsValue: '{{asset}} en {{network}}',
+    paidIn: 'Pagado en',
+    paidInValue: '{{asset}} en {{network}}',
     paidThrough: 'Pagado a través de',
     paidFrom: 'Pagado desde',
     ownWallet: 'su propia billetera',
@@ -40,6 +40,10 @@ export const es: Catalogue = {
     states: {
       pending: { title: 'Listo para pagar', body: 'Le llevaremos a nuestro socio de pago para pagar con tarjeta o transferencia.' },
       awaiting: { title: 'Confirmando su pago', body: 'Estamos esperando la confirmación del socio de pago. Esta página se actualiza sola.' },
+      confirming: { title: 'Confirmando su transferencia', body: 'Su transferencia está en la cadena: {{n}} de {{required}} confirmaciones. Esta página se actualiza sola.' },
+      partlyPaid: { title: 'Pago parcial', body: 'Hemos recibido {{received}} {{asset}}. Envíe los {{remaining}} {{asset}} restantes a la misma dirección.' },
+      walletOpen: { title: 'Pagar desde su monedero', body: 'Envíe la transferencia de abajo desde su monedero. Esta página se actualiza sola en cuanto esté en la cadena.' },
+      paymentsPaused: { title: 'Pagos en pausa', body: 'Los pagos no están disponibles temporalmente, así que ahora no se puede pagar aquí. No se ha cobrado nada. Inténtelo de nuevo más tarde.' },
       processing: { title: 'Pago en curso', body: 'Su pago se está confirmando. Esta página se actualiza sola.' },
       completed: { title: 'Pago recibido', body: 'Gracias. Se ha avisado al comercio.' },
       failed: { title: 'Pago fallido', body: 'El pago fue rechazado. No se ha cobrado nada.' },
@@ -92,6 +96,7 @@ export const es: Catalogue = {
     notFoundBody: 'Este enlace de pago no es válido. Compruébelo con el comercio.',
     states: {
       active: { title: 'Listo para pagar', body: 'Elija su país y pague con tarjeta o transferencia con nuestro socio de pago.' },
+      paused: { title: 'Pagos en pausa', body: 'Los pagos no están disponibles temporalmente, así que ahora no se puede pagar aquí. Inténtelo de nuevo más tarde.' },
       paid: { title: 'Ya pagado', body: 'Este enlace de pago ya se ha pagado. No hace falta ningún otro pago.' },
       expired: { title: 'Enlace caducado', body: 'Este enlace de pago ha caducado. Pida uno nuevo al comercio.' },
     },
@@ -114,7 +119,7 @@ export const es: Catalogue = {
     qr: 'Código QR de la transferencia: {{amount}} {{asset}} a la dirección de depósito',
     toAddress: 'A esta dirección:',
     copyAddress: 'Copiar la dirección',
-    validUntil: 'Válido hasta el {{date}}. Envíe solo {{asset}} en {{network}}.',
+    sendOnly: 'Envíe solo {{asset}} en {{network}}.',
     expires: 'caduca el {{date}}',
     returnToShop: 'Volver a la tienda',
     backToShop: 'Volver a la tienda',
@@ -124,6 +129,7 @@ export const es: Catalogue = {
     notFoundBody: 'Este enlace de pago no es válido. Vuelva a la tienda.',
     states: {
       pending: { title: 'Elija cómo pagar', body: 'Elija un método de pago a continuación.' },
+      paused: { title: 'Pagos en pausa', body: 'Los pagos no están disponibles temporalmente, así que ahora no se puede pagar aquí. Inténtelo de nuevo más tarde.' },
       processing: { title: 'Pago en curso', body: 'Su pago se está confirmando. Esta página se actualiza sola.' },
       settled: { title: 'Pago recibido', body: 'Gracias. Los fondos se han enviado a su monedero.' },
       settledOnChain: { title: 'Pago recibido', body: 'Gracias. Su pago está confirmado en la blockchain; los fondos van de camino a su monedero.' },

@@ -18,8 +18,8 @@ export const fr: Catalogue = {
   },
   checkout: {
     title: 'Payer {{merchant}}',
-    settlesAs: 'Réglé en',
-    settlesAsValue: '{{asset}} sur {{network}}',
+    paidIn: 'Payé en',
+    paidInValue: '{{asset}} sur {{network}}',
     paidThrough: 'Payé via',
     paidFrom: 'Payé depuis',
     ownWallet: 'votre propre portefeuille',
@@ -40,6 +40,10 @@ export const fr: Catalogue = {
     states: {
       pending: { title: 'Prêt à payer', body: 'Vous allez être redirigé vers notre partenaire de paiement pour payer par carte ou virement.' },
       awaiting: { title: 'Confirmation de votre paiement', body: 'Nous attendons la confirmation du partenaire de paiement. Cette page se met à jour toute seule.' },
+      confirming: { title: 'Confirmation de votre virement', body: 'Votre virement est sur la blockchain. Confirmations : {{n}} sur {{required}}. Cette page se met à jour toute seule.' },
+      partlyPaid: { title: 'Paiement partiel', body: 'Nous avons reçu {{received}} {{asset}}. Veuillez envoyer les {{remaining}} {{asset}} restants à la même adresse.' },
+      walletOpen: { title: 'Payer depuis votre portefeuille', body: 'Envoyez le virement ci-dessous depuis votre portefeuille. Cette page se met à jour toute seule dès qu’il est sur la blockchain.' },
+      paymentsPaused: { title: 'Paiements suspendus', body: 'Les paiements sont temporairement indisponibles : rien ne peut être payé ici pour le moment. Rien n’a été débité. Veuillez réessayer plus tard.' },
       processing: { title: 'Paiement en cours', body: 'Votre paiement est en cours de confirmation. Cette page se met à jour toute seule.' },
       completed: { title: 'Paiement reçu', body: 'Merci. Le marchand a été informé.' },
       failed: { title: 'Échec du paiement', body: 'Le paiement a été refusé. Aucun montant n’a été prélevé.' },
@@ -92,6 +96,7 @@ export const fr: Catalogue = {
     notFoundBody: 'Ce lien de paiement n’est pas valide. Veuillez le vérifier auprès du marchand.',
     states: {
       active: { title: 'Prêt à payer', body: 'Choisissez votre pays, puis payez par carte ou virement chez notre partenaire de paiement.' },
+      paused: { title: 'Paiements suspendus', body: 'Les paiements sont temporairement indisponibles : rien ne peut être payé ici pour le moment. Veuillez réessayer plus tard.' },
       paid: { title: 'Déjà payé', body: 'Ce lien de paiement a été payé. Aucun autre paiement n’est nécessaire.' },
       expired: { title: 'Lien expiré', body: 'Ce lien de paiement a expiré. Veuillez en demander un nouveau au marchand.' },
     },
@@ -114,7 +119,7 @@ export const fr: Catalogue = {
     qr: 'Code QR du virement : {{amount}} {{asset}} vers l’adresse de dépôt',
     toAddress: 'À cette adresse :',
     copyAddress: 'Copier l’adresse',
-    validUntil: 'Valable jusqu’au {{date}}. Envoyez uniquement des {{asset}} sur {{network}}.',
+    sendOnly: 'Envoyez uniquement des {{asset}} sur {{network}}.',
     expires: 'expire le {{date}}',
     returnToShop: 'Retourner à la boutique',
     backToShop: 'Retour à la boutique',
@@ -124,6 +129,7 @@ export const fr: Catalogue = {
     notFoundBody: 'Ce lien de paiement n’est pas valide. Veuillez retourner sur la boutique.',
     states: {
       pending: { title: 'Choisissez comment payer', body: 'Choisissez un moyen de paiement ci-dessous.' },
+      paused: { title: 'Paiements suspendus', body: 'Les paiements sont temporairement indisponibles : rien ne peut être payé ici pour le moment. Veuillez réessayer plus tard.' },
       processing: { title: 'Paiement en cours', body: 'Votre paiement est en cours de confirmation. Cette page se met à jour toute seule.' },
       settled: { title: 'Paiement reçu', body: 'Merci. Les fonds ont été envoyés sur votre portefeuille.' },
       settledOnChain: { title: 'Paiement reçu', body: 'Merci. Votre paiement est confirmé sur la blockchain ; les fonds sont en route vers votre portefeuille.' },

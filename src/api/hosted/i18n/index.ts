@@ -27,6 +27,11 @@ export interface PageText {
   t: TFunction;
   /** A decimal amount (e.g. "1234.50") in the locale's digits and separators, with the currency's decimals. */
   amount(decimal: string, currency?: string): string;
+  /**
+   * A stablecoin amount (a 6-decimal string) in the locale's digits: at least two decimals, as money
+   * is read, and no zeros past the token's significant ones ("81,00", "24,75", "0,123456").
+   */
+  crypto(decimal: string): string;
   /** An amount with its currency as the locale writes it (symbol or code), e.g. "25,00 $" or "US$ 25,00". */
   money(decimal: string, currency: string): string;
   /** A moment as date and time in UTC, named as such. */
@@ -44,6 +49,7 @@ export function pageText(locale: PageLocale): PageText {
       // Intl formats a decimal string exactly (no float rounding) in Node 20 and later.
       return new Intl.NumberFormat(locale, { minimumFractionDigits: fractions, maximumFractionDigits: Math.max(fractions, digits) }).format(decimal as unknown as number);
     },
+    crypto: (decimal) => new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(decimal as unknown as number),
     money: (decimal, currency) => new Intl.NumberFormat(locale, { style: 'currency', currency }).format(decimal as unknown as number),
     dateTime: (at) => new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' }).format(at),
   };

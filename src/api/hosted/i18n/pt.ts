@@ -18,8 +18,8 @@ export const pt: Catalogue = {
   },
   checkout: {
     title: 'Pagar a {{merchant}}',
-    settlesAs: 'Liquidado em',
-    settlesAsValue: '{{asset}} na {{network}}',
+    paidIn: 'Pago em',
+    paidInValue: '{{asset}} na {{network}}',
     paidThrough: 'Pago através de',
     paidFrom: 'Pago a partir de',
     ownWallet: 'sua própria carteira',
@@ -40,6 +40,10 @@ export const pt: Catalogue = {
     states: {
       pending: { title: 'Pronto para pagar', body: 'Será levado ao nosso parceiro de pagamento para pagar com cartão ou transferência.' },
       awaiting: { title: 'A confirmar o seu pagamento', body: 'Estamos à espera da confirmação do parceiro de pagamento. Esta página atualiza-se sozinha.' },
+      confirming: { title: 'A confirmar a sua transferência', body: 'A sua transferência está na blockchain: {{n}} de {{required}} confirmações. Esta página atualiza-se sozinha.' },
+      partlyPaid: { title: 'Pago em parte', body: 'Recebemos {{received}} {{asset}}. Envie os {{remaining}} {{asset}} restantes para o mesmo endereço.' },
+      walletOpen: { title: 'Pagar com a sua carteira', body: 'Envie a transferência abaixo a partir da sua carteira. Esta página atualiza-se sozinha assim que estiver na blockchain.' },
+      paymentsPaused: { title: 'Pagamentos em pausa', body: 'Os pagamentos estão temporariamente indisponíveis, por isso não é possível pagar aqui neste momento. Nada foi cobrado. Tente novamente mais tarde.' },
       processing: { title: 'Pagamento em curso', body: 'O seu pagamento está a ser confirmado. Esta página atualiza-se sozinha.' },
       completed: { title: 'Pagamento recebido', body: 'Obrigado. O comerciante foi avisado.' },
       failed: { title: 'Pagamento falhou', body: 'O pagamento foi recusado. Nenhum valor foi cobrado.' },
@@ -92,6 +96,7 @@ export const pt: Catalogue = {
     notFoundBody: 'Este link de pagamento não é válido. Confirme-o com o comerciante.',
     states: {
       active: { title: 'Pronto para pagar', body: 'Escolha o seu país e pague com cartão ou transferência com o nosso parceiro de pagamento.' },
+      paused: { title: 'Pagamentos em pausa', body: 'Os pagamentos estão temporariamente indisponíveis, por isso não é possível pagar aqui neste momento. Tente novamente mais tarde.' },
       paid: { title: 'Já pago', body: 'Este link de pagamento já foi pago. Não é necessário outro pagamento.' },
       expired: { title: 'Link expirado', body: 'Este link de pagamento expirou. Peça um novo ao comerciante.' },
     },
@@ -114,7 +119,7 @@ export const pt: Catalogue = {
     qr: 'Código QR da transferência: {{amount}} {{asset}} para o endereço de depósito',
     toAddress: 'Para este endereço:',
     copyAddress: 'Copiar o endereço',
-    validUntil: 'Válido até {{date}}. Envie apenas {{asset}} na {{network}}.',
+    sendOnly: 'Envie apenas {{asset}} na {{network}}.',
     expires: 'válido até {{date}}',
     returnToShop: 'Voltar à loja',
     backToShop: 'Voltar à loja',
@@ -124,6 +129,7 @@ export const pt: Catalogue = {
     notFoundBody: 'Este link de pagamento não é válido. Volte à loja.',
     states: {
       pending: { title: 'Escolha como pagar', body: 'Escolha um método de pagamento abaixo.' },
+      paused: { title: 'Pagamentos em pausa', body: 'Os pagamentos estão temporariamente indisponíveis, por isso não é possível pagar aqui neste momento. Tente novamente mais tarde.' },
       processing: { title: 'Pagamento em curso', body: 'O seu pagamento está a ser confirmado. Esta página atualiza-se sozinha.' },
       settled: { title: 'Pagamento recebido', body: 'Obrigado. Os fundos foram enviados para a sua carteira.' },
       settledOnChain: { title: 'Pagamento recebido', body: 'Obrigado. O seu pagamento está confirmado na blockchain; os fundos estão a caminho da sua carteira.' },
