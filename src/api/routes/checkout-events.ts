@@ -20,6 +20,16 @@ export interface LiveStatusSettings {
   maxStreamMs?: number;
 }
 
+// What a stream looks like, for the API's document: its reconnect delay, then a status event.
+const STREAM_EXAMPLE = [
+  'retry: 2000',
+  '',
+  'event: status',
+  'data: {"id":"SV_8mQ2vX4kT9pL3nR7wY1cZ5bH","status":"pending","received":"10.00","remaining":"15.00","confirmations":1,"requiredConfirmations":3,"exception":null}',
+  '',
+  '',
+].join('\n');
+
 // Sent once per stream: how long a browser waits before it reconnects after the stream ends.
 const RECONNECT_MS = 2000;
 
@@ -60,17 +70,11 @@ const checkoutEventRoutes: FastifyPluginAsyncZod<Pick<PaymentContext, 'db' | 'co
           'text/event-stream: a `status` event now and at every change, its data the JSON of { id, status, received, remaining, confirmations, requiredConfirmations, exception }; a comment line every 15 s. At most 8 open streams per client address (429 beyond).',
         params: z.object({ id: z.string() }),
         response: {
-          200: z
-            .object({
-              id: z.string(),
-              status: z.string(),
-              received: z.string().nullable(),
-              remaining: z.string().nullable(),
-              confirmations: z.number().int().nullable(),
-              requiredConfirmations: z.number().int().nullable(),
-              exception: z.object({ kind: z.string(), status: z.string(), amount: z.string() }).nullable(),
-            })
-            .meta({ description: 'The data of each `status` event (the response itself is text/event-stream).' }),
+          200: z.string().meta({
+            description: 'The stream: `status` events whose data is the JSON of { id, status, received, remaining, confirmations, requiredConfirmations, exception }, and a comment line every 15 s.',
+            contentMediaType: 'text/event-stream',
+            examples: [STREAM_EXAMPLE],
+          }),
         },
       },
     },
