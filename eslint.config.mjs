@@ -3,7 +3,20 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 // Folders of our own code, as import patterns, and the modules that do I/O.
-const OURS = ['**/api/**', '**/payments/**', '**/payments', '**/db/**', '**/providers/**', '**/chains/**', '**/activities/**', '**/activities', '**/workflows/**', '**/webhooks/**', '**/temporal/**', '**/config'];
+const OURS = [
+  '**/api/**',
+  '**/payments/**',
+  '**/payments',
+  '**/db/**',
+  '**/providers/**',
+  '**/chains/**',
+  '**/activities/**',
+  '**/activities',
+  '**/workflows/**',
+  '**/webhooks/**',
+  '**/temporal/**',
+  '**/config',
+];
 const IO = ['postgres', 'drizzle-orm', 'drizzle-orm/*', 'fastify', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
 /** @type {(list: string[], ...allowed: string[]) => string[]} */
 const without = (list, ...allowed) => list.filter((p) => !allowed.includes(p));
@@ -15,7 +28,12 @@ const layer = (files, message, group) => [
       'no-restricted-imports': [
         'error',
         // The sandbox provider is another service: our code talks to it over HTTP only.
-        { patterns: [{ group, message }, { regex: '^(\\.\\./)+sandbox/', message: 'The sandbox is a separate service; reach it over HTTP.' }] },
+        {
+          patterns: [
+            { group, message },
+            { regex: '^(\\.\\./)+sandbox/', message: 'The sandbox is a separate service; reach it over HTTP.' },
+          ],
+        },
       ],
     },
   },
@@ -66,9 +84,22 @@ export default tseslint.config(
   ...layer('src/providers/**/*.ts', 'Provider adapters use domain code only.', without(OURS, '**/providers/**', '**/config')),
   ...layer('src/chains/**/*.ts', 'The chain layer uses domain code and viem only.', without(OURS, '**/chains/**', '**/config')),
   ...layer('src/webhooks/**/*.ts', 'Webhook posting uses domain code only.', without(OURS, '**/webhooks/**')),
-  ...layer('src/activities/**/*.ts', 'Activities never reach up into the API or the use cases.', ['**/api/**', '**/payments/**', '**/payments']),
-  ...layer('src/payments/**/*.ts', 'Use cases are called by the API, never the other way round.', ['**/api/**', '**/activities/**', '**/activities']),
-  ...layer('src/api/**/*.ts', 'Routes call use cases; workflows and activities are not theirs to touch.', ['**/activities/**', '**/activities', '**/workflows/*/workflow', '**/temporal/**']),
+  ...layer('src/activities/**/*.ts', 'Activities never reach up into the API or the use cases.', [
+    '**/api/**',
+    '**/payments/**',
+    '**/payments',
+  ]),
+  ...layer('src/payments/**/*.ts', 'Use cases are called by the API, never the other way round.', [
+    '**/api/**',
+    '**/activities/**',
+    '**/activities',
+  ]),
+  ...layer('src/api/**/*.ts', 'Routes call use cases; workflows and activities are not theirs to touch.', [
+    '**/activities/**',
+    '**/activities',
+    '**/workflows/*/workflow',
+    '**/temporal/**',
+  ]),
   {
     // Workflow code must be deterministic and bundle on its own: no Node built-ins, no I/O modules,
     // and activities only as types (Temporal replays workflow code against recorded histories).
@@ -80,11 +111,36 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*'], message: 'Workflow code cannot use Node built-ins.' },
             {
-              group: ['fs', 'path', 'crypto', 'http', 'https', 'net', 'dns', 'child_process', 'os', 'timers', 'util', 'stream', 'events', 'worker_threads'],
+              group: [
+                'fs',
+                'path',
+                'crypto',
+                'http',
+                'https',
+                'net',
+                'dns',
+                'child_process',
+                'os',
+                'timers',
+                'util',
+                'stream',
+                'events',
+                'worker_threads',
+              ],
               message: 'Workflow code cannot use Node built-ins.',
             },
             {
-              group: [...IO, '**/db/**', '**/api/**', '**/providers/**', '**/payments/**', '**/chains/**', '**/webhooks/**', '**/temporal/**', '**/config'],
+              group: [
+                ...IO,
+                '**/db/**',
+                '**/api/**',
+                '**/providers/**',
+                '**/payments/**',
+                '**/chains/**',
+                '**/webhooks/**',
+                '**/temporal/**',
+                '**/config',
+              ],
               message: 'Workflow code does no I/O: call an activity.',
             },
             { group: ['**/activities', '**/activities/**'], message: 'Import activities with `import type` only.', allowTypeImports: true },

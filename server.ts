@@ -17,10 +17,15 @@ async function main() {
   const temporal = createTemporalClient(config.temporal);
   const treasuryAddress = config.chains.settlementMnemonic ? settlementKeys(config.chains.settlementMnemonic).treasury.address : null;
   const logger = pinoOptions({ level: config.logLevel, pretty: config.logPretty }, { name: 'server' });
-  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }), treasuryAddress }, { logger });
+  const app = await buildApp(
+    { config, db, temporal: temporal.client, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }), treasuryAddress },
+    { logger },
+  );
   // Payments whose opening a crashed process cut short are resolved within one interval; expired
   // Idempotency-Keys are purged in the same rounds.
-  const stopSweeper = startSweeper(app.payments.context, (UNSTARTED_AFTER_SECONDS * 1000) / 2, (err, task) => app.log.error({ err, task }, 'periodic sweep failed'));
+  const stopSweeper = startSweeper(app.payments.context, (UNSTARTED_AFTER_SECONDS * 1000) / 2, (err, task) =>
+    app.log.error({ err, task }, 'periodic sweep failed'),
+  );
   app.addHook('onClose', async () => {
     stopSweeper();
     await Promise.allSettled([db.close(), temporal.close()]);

@@ -21,7 +21,8 @@ async function main() {
   // sources are what it was made from: see workflow-bundle.ts.
   const { cached: bundleCached, ...workflowBundle } = await cachedWorkflowBundle(WORKFLOWS_ENTRY, {
     ...WORKER_BUNDLE_CACHE,
-    onWriteError: (err) => logger.warn({ err, dir: WORKER_BUNDLE_CACHE.dir }, 'worker: the workflow bundle could not be cached; the next start bundles again'),
+    onWriteError: (err) =>
+      logger.warn({ err, dir: WORKER_BUNDLE_CACHE.dir }, 'worker: the workflow bundle could not be cached; the next start bundles again'),
   });
   const db = createDb(config.databaseUrl);
   // The chain watchers signal workflows, and the event activities start delivery workflows, through this client.
@@ -48,7 +49,11 @@ async function main() {
     temporal: temporal.client,
     networks: config.chains.networks,
     log: (message) => logger.warn(message),
-    lateDeposits: { watchHours: config.chains.lateDepositWatchHours, taskQueue: config.temporal.taskQueue, dustThresholdMicro: config.chains.dustThresholdMicro },
+    lateDeposits: {
+      watchHours: config.chains.lateDepositWatchHours,
+      taskQueue: config.temporal.taskQueue,
+      dustThresholdMicro: config.chains.dustThresholdMicro,
+    },
     reorgs: { windowHours: config.chains.reorgWatchHours, chains: config.chains, taskQueue: config.temporal.taskQueue },
   });
   const stop = () => void worker.shutdown();
@@ -57,7 +62,12 @@ async function main() {
   // The start-up line shows at any level but silent: supervisors and tests wait for it.
   const startup = config.logLevel === 'silent' ? logger : logger.child({}, { level: 'info' });
   startup.info(
-    { taskQueue: config.temporal.taskQueue, address: config.temporal.address, workflowBundle: bundleCached ? 'cached' : 'bundled', metrics: metricsPort ? `http://${config.http.host}:${metricsPort}/metrics` : null },
+    {
+      taskQueue: config.temporal.taskQueue,
+      address: config.temporal.address,
+      workflowBundle: bundleCached ? 'cached' : 'bundled',
+      metrics: metricsPort ? `http://${config.http.host}:${metricsPort}/metrics` : null,
+    },
     `worker: polling task queue "${config.temporal.taskQueue}"`,
   );
   try {

@@ -42,7 +42,14 @@ const USAGE = `npm run bench -- [--quick] [--out FILE] [--only ${FIGURE_GROUPS.j
 export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
     args: argv,
-    options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' }, 'log-level': { type: 'string', default: 'warn' }, temporal: { type: 'string', default: 'dev' }, help: { type: 'boolean', default: false } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      only: { type: 'string' },
+      'log-level': { type: 'string', default: 'warn' },
+      temporal: { type: 'string', default: 'dev' },
+      help: { type: 'boolean', default: false },
+    },
   });
   if (values.help) {
     console.log(USAGE);

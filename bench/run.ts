@@ -26,7 +26,8 @@ const QUEUES = { idle: 'bench-idle', idleMinimal: 'bench-idle-minimal', pay: 'be
 async function main() {
   const options = parseOptions(process.argv.slice(2));
   const has = (g: (typeof options.groups)[number]) => options.groups.includes(g);
-  if (has('deliveries') && !has('payments')) throw new Error('the deliveries figure resends the payment figures\' deliveries: add payments to --only');
+  if (has('deliveries') && !has('payments'))
+    throw new Error("the deliveries figure resends the payment figures' deliveries: add payments to --only");
   const started = Date.now();
   const needsTemporal = has('creation') || has('payments') || has('backlog');
   const stack = await startStack(log, { temporal: needsTemporal ? options.temporal : null });
@@ -37,7 +38,9 @@ async function main() {
   stops.push(() => sql.end({ timeout: 2 }));
   try {
     await createMinimalTables(sql);
-    const temporal = needsTemporal ? new Client({ connection: await Connection.connect({ address: stack.temporalAddress }), namespace: 'default' }) : null;
+    const temporal = needsTemporal
+      ? new Client({ connection: await Connection.connect({ address: stack.temporalAddress }), namespace: 'default' })
+      : null;
     if (temporal) stops.push(() => temporal.connection.close());
     const receiver = await startReceiver();
     stops.push(() => receiver.close());
@@ -49,12 +52,32 @@ async function main() {
       if (has('lookups')) {
         const bare = await startBareLookup(stack);
         stops.push(() => bare.stop());
-        figures.push(...(await lookupFigures({ options, databaseUrl: stack.databaseUrl, ours: idle, bare, merchantId: merchant.id, apiKey: merchant.apiKey, log })));
+        figures.push(
+          ...(await lookupFigures({
+            options,
+            databaseUrl: stack.databaseUrl,
+            ours: idle,
+            bare,
+            merchantId: merchant.id,
+            apiKey: merchant.apiKey,
+            log,
+          })),
+        );
         await bare.stop();
       }
       if (has('creation')) {
         const ours = oursSide({ apiUrl: idle.baseUrl, sandboxUrl: '', apiKey: merchant.apiKey });
-        figures.push(...(await creationFigures({ options, ours, sql, temporal: temporal!, merchantId: merchant.id, idleQueue: QUEUES.idleMinimal, webhookUrl: receiver.url })));
+        figures.push(
+          ...(await creationFigures({
+            options,
+            ours,
+            sql,
+            temporal: temporal!,
+            merchantId: merchant.id,
+            idleQueue: QUEUES.idleMinimal,
+            webhookUrl: receiver.url,
+          })),
+        );
         log(`creation: ours ${figures.at(-1)!.ours.toFixed(1)}/s vs raw ${figures.at(-1)!.baseline.toFixed(1)}/s`);
       }
       await idle.stop();
@@ -72,18 +95,39 @@ async function main() {
         ours: await startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl }),
         minimal: await startMinimalWorker(stack, { taskQueue: QUEUES.minimal, webhookSecret: 'whsec_bench' }),
       };
-      stops.push(() => workers.ours.stop(), () => workers.minimal.stop());
+      stops.push(
+        () => workers.ours.stop(),
+        () => workers.minimal.stop(),
+      );
       const merchant = await createMerchant(server.baseUrl, receiver.url);
-      children.push(server, sandbox, { name: 'worker', output: () => workers.ours.output() }, { name: 'minimal-worker', output: () => workers.minimal.output() });
+      children.push(
+        server,
+        sandbox,
+        { name: 'worker', output: () => workers.ours.output() },
+        { name: 'minimal-worker', output: () => workers.minimal.output() },
+      );
       const minimal = minimalSide({ stack, temporal: temporal!, taskQueue: QUEUES.minimal, webhookUrl: receiver.url });
       stops.push(() => minimal.close());
-      const oursPayments = { ...oursSide({ apiUrl: server.baseUrl, sandboxUrl, apiKey: merchant.apiKey }), taskQueue: QUEUES.pay, workerPid: () => workers.ours.child.pid! };
+      const oursPayments = {
+        ...oursSide({ apiUrl: server.baseUrl, sandboxUrl, apiKey: merchant.apiKey }),
+        taskQueue: QUEUES.pay,
+        workerPid: () => workers.ours.child.pid!,
+      };
       const minimalPayments = { ...minimal.side, taskQueue: QUEUES.minimal, workerPid: () => workers.minimal.child.pid! };
       if (has('payments')) {
         const result = await paymentFigures({ options, receiver, temporal: temporal!, ours: oursPayments, minimal: minimalPayments, log });
         figures.push(...result.figures);
         if (has('deliveries')) {
-          figures.push(...(await deliveryFigures({ options, sql, temporal: temporal!, receiver, oursQueue: QUEUES.pay, minimalQueue: QUEUES.minimal })));
+          figures.push(
+            ...(await deliveryFigures({
+              options,
+              sql,
+              temporal: temporal!,
+              receiver,
+              oursQueue: QUEUES.pay,
+              minimalQueue: QUEUES.minimal,
+            })),
+          );
           log(`deliveries: ours ${figures.at(-1)!.ours.toFixed(1)}/s vs raw ${figures.at(-1)!.baseline.toFixed(1)}/s`);
         }
       }
@@ -91,14 +135,25 @@ async function main() {
         const oursBacklog: BacklogSide = {
           ...oursPayments,
           stopWorker: () => workers.ours.stop(),
-          startWorker: async () => void (workers.ours = await startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl })),
+          startWorker: async () =>
+            void (workers.ours = await startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl })),
         };
         const minimalBacklog: BacklogSide = {
           ...minimalPayments,
           stopWorker: () => workers.minimal.stop(),
-          startWorker: async () => void (workers.minimal = await startMinimalWorker(stack, { taskQueue: QUEUES.minimal, webhookSecret: 'whsec_bench' })),
+          startWorker: async () =>
+            void (workers.minimal = await startMinimalWorker(stack, { taskQueue: QUEUES.minimal, webhookSecret: 'whsec_bench' })),
         };
-        figures.push(...(await backlogFigures({ options, receiver, ours: oursBacklog, minimal: minimalBacklog, temporalServer: options.temporal, log })));
+        figures.push(
+          ...(await backlogFigures({
+            options,
+            receiver,
+            ours: oursBacklog,
+            minimal: minimalBacklog,
+            temporalServer: options.temporal,
+            log,
+          })),
+        );
       }
     }
 
@@ -128,7 +183,12 @@ async function main() {
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   console.log(renderTable(figures));
-  console.log(`\n${figures.length} figures in ${report.seconds} s on the ${options.temporal} Temporal server (load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}); JSON: ${out}`);
+  console.log(
+    `\n${figures.length} figures in ${report.seconds} s on the ${options.temporal} Temporal server (load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}); JSON: ${out}`,
+  );
 }
 
 main().catch((err) => {

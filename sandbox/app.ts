@@ -155,7 +155,8 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
       const refusal = callbackTargetRefusal(parsed.data.callbackUrl, serviceOrigin);
       if (refusal) return sendError(reply, 422, 'callback_not_allowed', refusal);
       const opened = deposits.open(parsed.data);
-      if (opened.kind === 'conflict') return sendError(reply, 409, 'reference_conflict', 'This reference has a funded deposit with other terms.');
+      if (opened.kind === 'conflict')
+        return sendError(reply, 409, 'reference_conflict', 'This reference has a funded deposit with other terms.');
       return reply.status(opened.kind === 'created' ? 201 : 200).send(depositView(opened.deposit));
     });
 
@@ -163,7 +164,8 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     api.post<{ Params: { id: string } }>('/v1/deposits/:id/cancel', async (request, reply) => {
       const d = deposits.byId(request.params.id);
       if (!d) return sendError(reply, 404, 'not_found', 'No such deposit.');
-      if (!deposits.cancel(d).closed) return sendError(reply, 409, 'payment_not_cancelable', `The deposit is already ${d.status}.`, { status: d.status });
+      if (!deposits.cancel(d).closed)
+        return sendError(reply, 409, 'payment_not_cancelable', `The deposit is already ${d.status}.`, { status: d.status });
       return depositView(d);
     });
 
@@ -171,7 +173,8 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     api.post<{ Params: { id: string } }>('/v1/payments/:id/cancel', async (request, reply) => {
       const payment = PAYMENT_ID.test(request.params.id) ? store.payment(request.params.id) : undefined;
       if (!payment) return sendError(reply, 404, 'not_found', 'No such payment.');
-      if (!lifecycle.cancel(payment).closed) return sendError(reply, 409, 'payment_not_cancelable', `The payment is already ${payment.status}.`, { status: payment.status });
+      if (!lifecycle.cancel(payment).closed)
+        return sendError(reply, 409, 'payment_not_cancelable', `The payment is already ${payment.status}.`, { status: payment.status });
       return view(payment);
     });
 
@@ -191,7 +194,10 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
       // Its pages carry their own inline style and post forms only to themselves.
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'")
+      .header(
+        'content-security-policy',
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'",
+      )
       .header('x-frame-options', 'DENY')
       .send(body);
 
@@ -233,8 +239,15 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     const deposit = depositId ? deposits.byId(depositId) : deposits.byReference(reference);
     if (depositId && deposit?.reference !== reference) return sendError(reply, 404, 'not_found', 'No such deposit for this reference.');
     if (deposit && (depositId || !payment || deposit.createdAt >= payment.createdAt)) {
-      if (deposit.status === 'canceled') return sendError(reply, 409, 'payment_closed', 'This deposit address was closed: the customer chose another way to pay. Nothing was sent.');
-      if (deposit.status !== 'awaiting_funds') return sendError(reply, 409, 'payment_not_payable', `The deposit is already ${deposit.status}.`);
+      if (deposit.status === 'canceled')
+        return sendError(
+          reply,
+          409,
+          'payment_closed',
+          'This deposit address was closed: the customer chose another way to pay. Nothing was sent.',
+        );
+      if (deposit.status !== 'awaiting_funds')
+        return sendError(reply, 409, 'payment_not_payable', `The deposit is already ${deposit.status}.`);
       const emitted = await Promise.all(
         (await deposits.pay(deposit, outcome)).map(async (e) => {
           const first = await e.firstAttempt;
@@ -255,7 +268,12 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
           signal: AbortSignal.timeout(START_TIMEOUT_MS),
         });
       } catch (err) {
-        return sendError(reply, 502, 'service_unreachable', `The service at ${options.serviceUrl} did not answer: ${(err as Error).message}`);
+        return sendError(
+          reply,
+          502,
+          'service_unreachable',
+          `The service at ${options.serviceUrl} did not answer: ${(err as Error).message}`,
+        );
       }
       const location = res.headers.get('location') ?? '';
       const id = /\/checkout\/(sbx_pay_[A-Za-z0-9]{24})$/.exec(location)?.[1];
@@ -295,7 +313,12 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     const payment = REFERENCE.test(request.params.reference) ? store.paymentByReference(request.params.reference) : undefined;
     const deposit = REFERENCE.test(request.params.reference) ? deposits.byReference(request.params.reference) : undefined;
     if (!payment && !deposit) return sendError(reply, 404, 'not_found', 'No payment for this reference.');
-    return { ok: true, payment: payment ? view(payment) : null, events: payment ? store.events(payment.id) : [], deposit: deposit ? depositView(deposit) : null };
+    return {
+      ok: true,
+      payment: payment ? view(payment) : null,
+      events: payment ? store.events(payment.id) : [],
+      deposit: deposit ? depositView(deposit) : null,
+    };
   });
 
   return app;

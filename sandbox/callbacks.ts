@@ -31,7 +31,9 @@ export function callbackTargetRefusal(url: string, allowedOrigin: string): strin
   } catch {
     return 'callbackUrl is not an absolute URL';
   }
-  return origin === allowedOrigin ? null : `callbackUrl must be on the merchant platform's service URL (${allowedOrigin}); the sandbox posts callbacks nowhere else`;
+  return origin === allowedOrigin
+    ? null
+    : `callbackUrl must be on the merchant platform's service URL (${allowedOrigin}); the sandbox posts callbacks nowhere else`;
 }
 
 export function createCallbackSender({ secret, allowedOrigin, fetch, now, retryDelaysMs, onFailedAttempt }: CallbackSenderDeps) {
@@ -58,7 +60,13 @@ export function createCallbackSender({ secret, allowedOrigin, fetch, now, retryD
       });
       await res.arrayBuffer().catch(() => undefined);
       const ok = res.status >= 200 && res.status < 300;
-      return { at: at.toISOString(), statusCode: res.status, error: ok ? null : `HTTP ${res.status}`, durationMs: Date.now() - started, ok };
+      return {
+        at: at.toISOString(),
+        statusCode: res.status,
+        error: ok ? null : `HTTP ${res.status}`,
+        durationMs: Date.now() - started,
+        ok,
+      };
     } catch (err) {
       const error = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
       return { at: at.toISOString(), statusCode: null, error, durationMs: Date.now() - started, ok: false };

@@ -28,9 +28,14 @@ export const depositRequest = z
     callbackUrl: z.url({ protocol: /^https?$/ }).max(2048),
   })
   .superRefine((v, ctx) => {
-    if (!isSupportedPair(v.asset, v.network)) ctx.addIssue({ code: 'custom', path: ['network'], message: `${v.asset} is not taken on ${v.network}` });
+    if (!isSupportedPair(v.asset, v.network))
+      ctx.addIssue({ code: 'custom', path: ['network'], message: `${v.asset} is not taken on ${v.network}` });
     if (!isSupportedPair(v.destinationAsset, v.destinationNetwork)) {
-      ctx.addIssue({ code: 'custom', path: ['destinationNetwork'], message: `${v.destinationAsset} is not delivered on ${v.destinationNetwork}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['destinationNetwork'],
+        message: `${v.destinationAsset} is not delivered on ${v.destinationNetwork}`,
+      });
     }
     if (!isWalletAddressFor(v.destinationNetwork, v.walletAddress)) {
       ctx.addIssue({ code: 'custom', path: ['walletAddress'], message: `is not a ${v.destinationNetwork} address` });
@@ -58,7 +63,13 @@ export function depositAddressFor(network: Network): string {
   return `0x${randomBytes(20).toString('hex')}`;
 }
 
-export function createDeposits(deps: { store: SandboxStore; callbacks: CallbackSender; publicUrl: string; now: () => Date; deliver: Deliver }) {
+export function createDeposits(deps: {
+  store: SandboxStore;
+  callbacks: CallbackSender;
+  publicUrl: string;
+  now: () => Date;
+  deliver: Deliver;
+}) {
   const { store, callbacks, publicUrl, now, deliver } = deps;
   const byReference = new Map<string, SandboxDeposit>();
   const byId = new Map<string, SandboxDeposit>();
@@ -79,7 +90,9 @@ export function createDeposits(deps: { store: SandboxStore; callbacks: CallbackS
         destinationAsset: d.destinationAsset,
         network: d.destinationNetwork,
         walletAddress: d.walletAddress,
-        ...(d.status === 'succeeded' ? { destinationAmount: d.amount, transactionHash: d.transactionHash, explorerUrl: d.explorerUrl } : {}),
+        ...(d.status === 'succeeded'
+          ? { destinationAmount: d.amount, transactionHash: d.transactionHash, explorerUrl: d.explorerUrl }
+          : {}),
         ...(failureReason ? { failureReason } : {}),
       },
     });
@@ -135,7 +148,10 @@ export function createDeposits(deps: { store: SandboxStore; callbacks: CallbackS
     },
 
     /** The customer sends the crypto: processing, then the forward to their wallet (succeeded, with its hash). */
-    async pay(d: SandboxDeposit, outcome: Outcome): Promise<{ eventId: string; type: SandboxEventType; firstAttempt: Promise<CallbackAttempt> }[]> {
+    async pay(
+      d: SandboxDeposit,
+      outcome: Outcome,
+    ): Promise<{ eventId: string; type: SandboxEventType; firstAttempt: Promise<CallbackAttempt> }[]> {
       if (d.status !== 'awaiting_funds') return [];
       if (outcome === 'declined') {
         d.status = 'failed';
@@ -145,7 +161,12 @@ export function createDeposits(deps: { store: SandboxStore; callbacks: CallbackS
       const processing = emit(d, 'payment.processing');
       let hash: string;
       try {
-        hash = await deliver({ network: d.destinationNetwork, asset: d.destinationAsset, to: d.walletAddress, amount: formatCrypto(parseCrypto(d.amount)) });
+        hash = await deliver({
+          network: d.destinationNetwork,
+          asset: d.destinationAsset,
+          to: d.walletAddress,
+          amount: formatCrypto(parseCrypto(d.amount)),
+        });
       } catch {
         d.status = 'failed';
         return [processing, emit(d, 'payment.failed', 'delivery_failed')];

@@ -53,7 +53,14 @@ export function createChainExplorer(endpoints: readonly ChainEndpoint[]) {
         try {
           const event = decodeEventLog({ abi: erc20Abi, data: log.data, topics: log.topics });
           if (event.eventName !== 'Transfer') continue;
-          transfers.push({ asset: token.asset, network: token.network, token: log.address, from: event.args.from, to: event.args.to, amount: formatCrypto(event.args.value) });
+          transfers.push({
+            asset: token.asset,
+            network: token.network,
+            token: log.address,
+            from: event.args.from,
+            to: event.args.to,
+            amount: formatCrypto(event.args.value),
+          });
         } catch {
           // Another event of the token contract (an Approval): not a transfer.
         }

@@ -17,7 +17,13 @@ export const faucetRequest = z
   .object({
     network: z.string().toLowerCase().pipe(z.enum(EVM_NETWORKS)),
     asset: z.string().toUpperCase().pipe(z.enum(ASSETS)),
-    address: z.string().transform((v, ctx) => parseEvmAddress(v) ?? (ctx.addIssue({ code: 'custom', message: 'must be an EVM address (EIP-55 checksum when mixed case)' }), z.NEVER)),
+    address: z
+      .string()
+      .transform(
+        (v, ctx) =>
+          parseEvmAddress(v) ??
+          (ctx.addIssue({ code: 'custom', message: 'must be an EVM address (EIP-55 checksum when mixed case)' }), z.NEVER),
+      ),
     amount: z.union([z.number(), z.string()]).transform((v, ctx) => {
       try {
         const micro = parseCrypto(String(v));
@@ -53,7 +59,12 @@ export function createFaucet(networks: readonly ChainEndpoint[]) {
       const client = clients.get(request.network);
       const token = client?.tokens.find((t) => t.asset === request.asset);
       if (!client || !token) throw new FaucetUnavailable(`${request.asset} on ${request.network} is not configured on this sandbox`);
-      const transactionHash = await mintTestTokens(client.publicClient, { minter: minters.get(request.network)!, token: token.address, to: request.address, amount: request.amount });
+      const transactionHash = await mintTestTokens(client.publicClient, {
+        minter: minters.get(request.network)!,
+        token: token.address,
+        to: request.address,
+        amount: request.amount,
+      });
       return {
         network: request.network,
         asset: request.asset,

@@ -122,7 +122,12 @@ export function createPaymentLifecycle(deps: {
       // The card was charged; the stablecoin goes out on chain at once.
       let hash: string;
       try {
-        hash = await deliver({ network: payment.network, asset: payment.destinationAsset, to: payment.walletAddress, amount: payment.quote.destinationAmount });
+        hash = await deliver({
+          network: payment.network,
+          asset: payment.destinationAsset,
+          to: payment.walletAddress,
+          amount: payment.quote.destinationAmount,
+        });
       } catch (err) {
         deps.onDeliveryFailed?.(payment, err);
         // Never a success without its transfer: the service would wait for proof that cannot come.

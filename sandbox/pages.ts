@@ -13,8 +13,11 @@ button{width:100%;min-height:46px;margin-top:.6rem;font:inherit;font-weight:600;
 .pay{background:#b58900;color:#fff}.decline{background:#fff;color:#b58900}.mono{font-family:ui-monospace,monospace;font-size:.85rem}`;
 
 function layout(title: string, body: ReturnType<typeof html>): string {
-  return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,"><title>${title}</title><style>${raw(STYLE)}</style></head><body><main><span class="badge">SANDBOX PROVIDER</span>${body}</main></body></html>`.html}`;
+  return `<!doctype html>${
+    html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,"><title>${title}</title><style>${raw(STYLE)}</style></head><body><main><span class="badge">SANDBOX PROVIDER</span>${body}</main></body></html>`
+      .html
+  }`;
 }
 
 export function paymentPage(p: SandboxPayment): string {
@@ -69,9 +72,11 @@ export function receiptPage(r: ChainReceipt): string {
 <dt>From</dt><dd class="mono">${r.from}</dd>
 <dt>To</dt><dd class="mono">${r.to ?? 'contract creation'}</dd>
 </dl>
-${r.transfers.length > 0
-  ? html`<h2>Token transfers</h2><ul id="transfers">${r.transfers.map((t) => html`<li class="mono">${t.amount} ${t.asset} from ${t.from} to ${t.to}</li>`)}</ul>`
-  : ''}`,
+${
+  r.transfers.length > 0
+    ? html`<h2>Token transfers</h2><ul id="transfers">${r.transfers.map((t) => html`<li class="mono">${t.amount} ${t.asset} from ${t.from} to ${t.to}</li>`)}</ul>`
+    : ''
+}`,
   );
 }
 

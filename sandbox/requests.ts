@@ -42,7 +42,10 @@ export const paymentRequest = priced
   .extend({
     reference: z.string().regex(REFERENCE, 'must be 1-100 letters, digits, "_" or "-"'),
     walletAddress: z.string().min(1).max(128),
-    countryCode: z.string().regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code').toUpperCase(),
+    countryCode: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code')
+      .toUpperCase(),
     customerEmail: z.email().max(254).optional(),
     callbackUrl: httpUrl,
     returnUrl: httpUrl,
@@ -81,7 +84,13 @@ export type SandboxErrorCode =
   | 'internal_error';
 
 /** The sandbox's one error shape: `{ ok: false, error, message, details? }`. */
-export function sendError(reply: FastifyReply, status: number, error: SandboxErrorCode, message: string, extra: Record<string, unknown> = {}) {
+export function sendError(
+  reply: FastifyReply,
+  status: number,
+  error: SandboxErrorCode,
+  message: string,
+  extra: Record<string, unknown> = {},
+) {
   return reply.status(status).send({ ok: false, error, message, ...extra });
 }
 

@@ -134,8 +134,16 @@ function printBanner(config: Config, temporalUi: string | null, adminTokenFile: 
     ['API docs', `${base}/docs`],
     ['OpenAPI', `${base}/api/v1/openapi.json`],
     ['Temporal UI', temporalUi ?? `none (the Temporal server at ${config.temporal.address} is not ours)`],
-    ['Sandbox', `${config.providers.sandbox.url} (the simulated provider; test helpers: POST ${config.providers.sandbox.url}/test-helpers/pay, …/faucet)`],
-    ['Chain', localChainUrl ? `${localChainUrl} (anvil, chain id 31337; networks and tokens: GET /admin/v1/chains)` : 'the nodes of CHAIN_<NETWORK>_RPC_URL'],
+    [
+      'Sandbox',
+      `${config.providers.sandbox.url} (the simulated provider; test helpers: POST ${config.providers.sandbox.url}/test-helpers/pay, …/faucet)`,
+    ],
+    [
+      'Chain',
+      localChainUrl
+        ? `${localChainUrl} (anvil, chain id 31337; networks and tokens: GET /admin/v1/chains)`
+        : 'the nodes of CHAIN_<NETWORK>_RPC_URL',
+    ],
     ['Admin token', adminTokenFile ?? 'from ADMIN_TOKEN'],
     ['Operators', 'npm run ops -- --help'],
   ];

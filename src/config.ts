@@ -9,9 +9,7 @@ import { parseCrypto } from './domain/money';
 // The only module that reads environment variables: everything else receives the parsed Config.
 // Names are the runtime contract of decisions §10; docker-compose.yml and the README use them verbatim.
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
-  .transform((v) => v === 'true' || v === '1');
+const booleanFlag = z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' }).transform((v) => v === 'true' || v === '1');
 
 const port = z.coerce.number().int().min(1).max(65535);
 
@@ -44,7 +42,12 @@ const DEVELOPMENT_DEFAULTS: Readonly<Record<string, string>> = {
 // list may say, through X-Forwarded-For, who the client is (the per-IP limits key on that answer).
 const trustProxy = z
   .string()
-  .transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  )
   .refine((list) => list.every(isAddressOrCidr), { message: 'must be a comma-separated list of IP addresses or CIDRs' });
 
 // A stablecoin or USD amount as decimal text (at most 6 decimals), held in micro units: never a float.
@@ -55,20 +58,28 @@ const microAmount = z
 
 const DEFAULT_NETWORK_FEES = 'ethereum:5.00,polygon:0.05,base:0.05,arbitrum:0.05';
 // SIMPLE_ORDER_NETWORK_FEES: `network:amount` pairs, comma-separated; a network left out keeps its default.
-const networkFees = z
-  .string()
-  .transform((v, ctx) => {
-    const fees = Object.fromEntries(DEFAULT_NETWORK_FEES.split(',').map((pair) => pair.split(':') as [EvmNetwork, string]).map(([n, a]) => [n, parseCrypto(a)])) as Record<EvmNetwork, bigint>;
-    for (const pair of v.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
-      const match = /^([a-z]+):(\d{1,12}(?:\.\d{1,6})?)$/.exec(pair);
-      if (!match || !(EVM_NETWORKS as readonly string[]).includes(match[1]!)) {
-        ctx.addIssue({ code: 'custom', message: `"${pair}" is not <network>:<amount> with one of ${EVM_NETWORKS.join(', ')} and at most 6 decimals` });
-        return z.NEVER;
-      }
-      fees[match[1] as EvmNetwork] = parseCrypto(match[2]!);
+const networkFees = z.string().transform((v, ctx) => {
+  const fees = Object.fromEntries(
+    DEFAULT_NETWORK_FEES.split(',')
+      .map((pair) => pair.split(':') as [EvmNetwork, string])
+      .map(([n, a]) => [n, parseCrypto(a)]),
+  ) as Record<EvmNetwork, bigint>;
+  for (const pair of v
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
+    const match = /^([a-z]+):(\d{1,12}(?:\.\d{1,6})?)$/.exec(pair);
+    if (!match || !(EVM_NETWORKS as readonly string[]).includes(match[1]!)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${pair}" is not <network>:<amount> with one of ${EVM_NETWORKS.join(', ')} and at most 6 decimals`,
+      });
+      return z.NEVER;
     }
-    return fees;
-  });
+    fees[match[1] as EvmNetwork] = parseCrypto(match[2]!);
+  }
+  return fees;
+});
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
@@ -82,7 +93,10 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .default('postgres://postgres@127.0.0.1:5432/svc'),
-  TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').default('127.0.0.1:7233'),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[^\s:]+:\d+$/, 'must be host:port')
+    .default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('checkout'),
   // Payouts a worker process sends at once, on their own task queue (domain/task-queues.ts).
@@ -101,9 +115,19 @@ const envSchema = z.object({
   // The sandbox provider (its adapter here, its process, its test helpers) runs only when this is true.
   SANDBOX_ENABLED: booleanFlag.default(false),
   TRUST_PROXY: trustProxy.default([]),
-  SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
+  SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24 * 3600)
+    .default(24 * 3600),
   // A simple order the provider left in `processing` this long has failed (its late money is flagged).
-  PROCESSING_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
+  PROCESSING_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24 * 3600)
+    .default(24 * 3600),
   AMOUNT_MIN_MAJOR: z.coerce.number().int().min(1).default(1),
   AMOUNT_MAX_MAJOR: z.coerce.number().int().min(1).default(1_000_000),
   ALLOW_PRIVATE_URLS: booleanFlag.default(false),
@@ -119,7 +143,11 @@ const envSchema = z.object({
   WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(3600),
   WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().min(0.001).default(72),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024),
   // How long an API process trusts a key it authenticated (ttl-cache.ts); 0 reads it on every request.
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
   // Decisions §11: the platform's keys (treasury, deposit addresses). Never logged.
@@ -135,14 +163,22 @@ const envSchema = z.object({
   // Decisions §12: how long the deposit address of an ended session stays watched, so money that
   // still arrives becomes a late (or duplicate) exception. 7 days: longer than a slow bank transfer
   // behind an on-ramp or a customer's retry from their wallet history.
-  LATE_DEPOSIT_WATCH_HOURS: z.coerce.number().min(0).max(24 * 365).default(168),
+  LATE_DEPOSIT_WATCH_HOURS: z.coerce
+    .number()
+    .min(0)
+    .max(24 * 365)
+    .default(168),
   // Issue 26 item 10: how long after it was credited a log (and after it was confirmed a payout) is
   // re-checked against the chain, for a reorg deeper than the confirmations. By time, not blocks, so
   // one value fits every network. 24 hours: far past the deepest reorgs seen on the supported
   // networks (minutes on Polygon, Ethereum final after about 13 minutes) and past the hours an L2's
   // batch may wait for L1 before it is final; each pass reads at most a few hundred receipts per
   // network in batched requests. 0 turns the re-check off.
-  REORG_WATCH_HOURS: z.coerce.number().min(0).max(24 * 30).default(24),
+  REORG_WATCH_HOURS: z.coerce
+    .number()
+    .min(0)
+    .max(24 * 30)
+    .default(24),
   // Decisions §14: below this (micro units of the token that arrived) a transfer to an ended
   // payment, or of a token other than the payment's, is recorded and nothing more. 10,000 = 0.01 of a
   // 6-decimal stablecoin: less than any supported network charges in gas to send it back, and the
@@ -161,9 +197,7 @@ const envSchema = z.object({
 // Each EVM network is configured on its own through CHAIN_<NETWORK>_*; one without an RPC URL has no
 // chain verifier. Token addresses must carry their EIP-55 checksum: a mistyped contract address would
 // make the watcher wait for transfers that can never come.
-const evmAddress = z
-  .string()
-  .refine(isEvmAddress, { message: 'must be an EIP-55 checksummed address' });
+const evmAddress = z.string().refine(isEvmAddress, { message: 'must be an EIP-55 checksummed address' });
 
 const chainSchema = z.object({
   RPC_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
@@ -265,9 +299,7 @@ export interface WebhookSettings {
 
 export class ConfigError extends Error {
   constructor(readonly issues: { variable: string; message: string }[]) {
-    super(
-      'Invalid configuration:\n' + issues.map((i) => `  ${i.variable}: ${i.message}`).join('\n'),
-    );
+    super('Invalid configuration:\n' + issues.map((i) => `  ${i.variable}: ${i.message}`).join('\n'));
     this.name = 'ConfigError';
   }
 }
@@ -337,7 +369,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
     chains: {
-      networks: chainNetworks.networks.map((n) => (n.chainId === DEV_CHAIN_ID ? { ...n, explorerTxBase: e.SANDBOX_ENABLED ? `${sandboxPublicUrl}/explorer/tx` : null } : n)),
+      networks: chainNetworks.networks.map((n) =>
+        n.chainId === DEV_CHAIN_ID ? { ...n, explorerTxBase: e.SANDBOX_ENABLED ? `${sandboxPublicUrl}/explorer/tx` : null } : n,
+      ),
       settlementMnemonic: mnemonic,
       devPort: e.CHAIN_DEV_PORT,
       allowUnverifiedNetworks: e.ALLOW_UNVERIFIED_NETWORKS,
@@ -434,7 +468,10 @@ const temporalServerSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .default('postgres://postgres@127.0.0.1:5432'),
-  TEMPORAL_SERVER_DATABASE: z.string().regex(/^[a-z_][a-z0-9_]*$/, 'must be a lowercase SQL name').default('temporal'),
+  TEMPORAL_SERVER_DATABASE: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lowercase SQL name')
+    .default('temporal'),
   TEMPORAL_SERVER_PORT: port.default(7233),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   SVC_DATA_DIR: z.string().min(1).optional(),

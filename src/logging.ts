@@ -15,7 +15,9 @@ export function pinoOptions(settings: LogSettings, extra: { name: string; redact
     name: extra.name,
     level: settings.level,
     ...(extra.redact ? { redact: { paths: extra.redact, censor: '[redacted]' } } : {}),
-    ...(settings.pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
+    ...(settings.pretty
+      ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }
+      : {}),
   };
 }
 

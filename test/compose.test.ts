@@ -66,7 +66,9 @@ describe('docker-compose.yml', () => {
     const postgres = serviceOf(compose, 'postgres');
     expect(postgres.image).toMatch(/^postgres:16(\.|$|-)/);
     expect(postgres.healthcheck?.test).toBeDefined();
-    const mount = postgres.volumes?.find((v) => (typeof v === 'string' ? v.endsWith(':/var/lib/postgresql/data') : v.target === '/var/lib/postgresql/data'));
+    const mount = postgres.volumes?.find((v) =>
+      typeof v === 'string' ? v.endsWith(':/var/lib/postgresql/data') : v.target === '/var/lib/postgresql/data',
+    );
     const source = typeof mount === 'string' ? mount.split(':')[0] : mount?.source;
     expect(Object.keys(compose.volumes ?? {})).toContain(source);
   });
@@ -166,7 +168,10 @@ describe('docker-compose.yml', () => {
   });
 
   it('refuses, through the config, the sandbox’s published development values (decisions §13)', () => {
-    for (const [name, value] of [['SANDBOX_API_KEY', 'sbx_sk_local_development'], ['SANDBOX_CALLBACK_SECRET', 'sbx_whsec_local_development']]) {
+    for (const [name, value] of [
+      ['SANDBOX_API_KEY', 'sbx_sk_local_development'],
+      ['SANDBOX_CALLBACK_SECRET', 'sbx_whsec_local_development'],
+    ]) {
       const env = envOf(serviceOf(loadCompose(COMPOSE_TEXT, { ...OPERATOR_ENV, [name!]: value! }), 'service'));
       expect(() => loadConfig(env), name).toThrow(new RegExp(`${name}: is a published development value`));
     }
@@ -219,7 +224,9 @@ describe('docker-compose.yml', () => {
     expect(serviceOf(compose, 'worker').ports ?? []).toEqual([]);
     expect(loadConfig(envOf(serviceOf(compose, 'service'))).metrics.token).toBeNull();
     const token = 'm'.repeat(32);
-    expect(loadConfig(envOf(serviceOf(loadCompose(COMPOSE_TEXT, { ...OPERATOR_ENV, METRICS_TOKEN: token }), 'service'))).metrics.token).toBe(token);
+    expect(
+      loadConfig(envOf(serviceOf(loadCompose(COMPOSE_TEXT, { ...OPERATOR_ENV, METRICS_TOKEN: token }), 'service'))).metrics.token,
+    ).toBe(token);
   });
 
   it('pins every Temporal image to the server version `npm run temporal:server` builds', () => {
@@ -272,9 +279,7 @@ describe('docker-compose.yml', () => {
 
 describe('.env.example', () => {
   const lines = read('.env.example').split('\n');
-  const entries = lines
-    .map((l) => /^#?\s*([A-Z_][A-Z0-9_]*)=(.*)$/.exec(l.trim()))
-    .filter((m): m is RegExpExecArray => m !== null);
+  const entries = lines.map((l) => /^#?\s*([A-Z_][A-Z0-9_]*)=(.*)$/.exec(l.trim())).filter((m): m is RegExpExecArray => m !== null);
   const listed = new Map(entries.map((m) => [m[1] ?? '', m[2] ?? '']));
   const active: Env = Object.fromEntries(entries.filter((m) => !m[0].startsWith('#')).map((m) => [m[1] ?? '', m[2] ?? '']));
 
@@ -331,7 +336,9 @@ describe('Dockerfile', () => {
   });
 
   it('keeps the operator’s .env, local state and node_modules out of the image', () => {
-    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim());
     for (const entry of ['.env', '.data', 'node_modules', '.git']) expect(ignored, entry).toContain(entry);
   });
 });

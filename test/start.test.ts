@@ -55,7 +55,10 @@ function waitForOutput(run: Started, pattern: RegExp, timeoutMs: number): Promis
 }
 
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms))]);
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)),
+  ]);
 }
 
 function accepts(port: number): Promise<boolean> {
@@ -102,7 +105,13 @@ describe('npm start', () => {
     const dataDir = tempDir();
     const database = `svc_start_${randomBytes(5).toString('hex')}`;
     databases.push(database);
-    const [apiPort, sandboxPort, temporalPort, uiPort, chainPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [apiPort, sandboxPort, temporalPort, uiPort, chainPort] = await Promise.all([
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+    ]);
     const startedAt = Date.now();
     const run = runStart({
       PORT: String(apiPort),
@@ -176,7 +185,10 @@ describe('npm start', () => {
     });
     const approved = await http('POST', `${base}/admin/v1/merchants/${merchant.json.merchant.id}/approve`, { headers: admin });
     const key = { authorization: `Bearer ${approved.json.apiKey}` };
-    const session = await http('POST', `${base}/api/v1/checkout/sessions`, { headers: key, body: { amount: 25, currency: 'USD', countryCode: 'US' } });
+    const session = await http('POST', `${base}/api/v1/checkout/sessions`, {
+      headers: key,
+      body: { amount: 25, currency: 'USD', countryCode: 'US' },
+    });
     expect(session.status).toBe(201);
     const id = session.json.checkoutSession.id as string;
     const paid = await http('POST', `http://127.0.0.1:${sandboxPort}/test-helpers/pay`, { body: { reference: id, outcome: 'succeeded' } });

@@ -31,7 +31,8 @@ app.get<{ Params: { id: string } }>('/api/v1/payment-sessions/:id', async (reque
            m.webhook_secret_encrypted as m_webhook_secret_encrypted, m.security_code_rotated_at as m_security_code_rotated_at,
            m.created_at as m_created_at, m.updated_at as m_updated_at, m.approved_at as m_approved_at
     from api_keys k inner join merchants m on m.id = k.merchant_id where k.key_hash = ${hash}`;
-  if (!key || key.revokedAt || (key.expiresAt && (key.expiresAt as Date) <= new Date())) return reply.status(401).send(fail(401, 'Unauthorized').body);
+  if (!key || key.revokedAt || (key.expiresAt && (key.expiresAt as Date) <= new Date()))
+    return reply.status(401).send(fail(401, 'Unauthorized').body);
   if (key.mStatus !== 'approved') return reply.status(403).send(fail(403, 'AccountNotApproved').body);
   if (!(key.scopes as string[]).includes('transactions:read')) return reply.status(403).send(fail(403, 'InsufficientScope').body);
   const [session] = await sql<(CheckoutSessionRow & { hasExceptions: boolean })[]>`
@@ -39,13 +40,17 @@ app.get<{ Params: { id: string } }>('/api/v1/payment-sessions/:id', async (reque
     from checkout_sessions s where s.id = ${request.params.id} and s.workflow_started = true`;
   if (!session || session.merchantId !== key.mId) return reply.status(404).send(fail(404, 'NotFound').body);
   const exceptions = session.hasExceptions
-    ? (await sql<PaymentExceptionRow[]>`select * from payment_exceptions where payment_id = ${session.id} order by created_at, id`).map(exceptionView)
+    ? (await sql<PaymentExceptionRow[]>`select * from payment_exceptions where payment_id = ${session.id} order by created_at, id`).map(
+        exceptionView,
+      )
     : [];
   return { ok: true, paymentSession: { ...paymentSessionView(session, publicBaseUrl), exceptions } };
 });
 
 app.get<{ Params: { id: string } }>('/api/v1/checkout/sessions/:id', async (request, reply) => {
-  const [session] = await sql<CheckoutSessionRow[]>`select * from checkout_sessions where id = ${request.params.id} and workflow_started = true`;
+  const [session] = await sql<
+    CheckoutSessionRow[]
+  >`select * from checkout_sessions where id = ${request.params.id} and workflow_started = true`;
   if (!session) return reply.status(404).send(fail(404, 'NotFound').body);
   const [merchant] = await sql<{ name: string }[]>`select name from merchants where id = ${session.merchantId}`;
   void reply.header('cache-control', 'no-store');
@@ -54,7 +59,11 @@ app.get<{ Params: { id: string } }>('/api/v1/checkout/sessions/:id', async (requ
 
 app.get('/healthz', async () => ({ ok: true }));
 
-const stop = () => void app.close().then(() => sql.end({ timeout: 2 })).then(() => process.exit(0));
+const stop = () =>
+  void app
+    .close()
+    .then(() => sql.end({ timeout: 2 }))
+    .then(() => process.exit(0));
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
 void app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

@@ -20,7 +20,12 @@ const drainTimeoutMs = (count: number) => Number(process.env.BENCH_COMPLETION_TI
  * callbacks and the token transfers land, the signals wait in Temporal), then it comes back.
  * Payments completed per second from the worker's start to the last payment.completed.
  */
-async function drain(side: BacklogSide, receiver: Receiver, count: number, ids: string[]): Promise<{ perSecond: number; firstSeconds: number; machineCpuMs: number; busyShare: number }> {
+async function drain(
+  side: BacklogSide,
+  receiver: Receiver,
+  count: number,
+  ids: string[],
+): Promise<{ perSecond: number; firstSeconds: number; machineCpuMs: number; busyShare: number }> {
   await side.stopWorker();
   const mine: string[] = [];
   await pool(count, 8, async () => {
@@ -36,7 +41,8 @@ async function drain(side: BacklogSide, receiver: Receiver, count: number, ids: 
   const elapsed = performance.now() - start;
   ids.push(...mine);
   const completed = mine.filter((id) => receiver.completedAt(id) !== undefined);
-  if (completed.length < count) console.error(`[bench] ${side.name}: ${count - completed.length} of ${count} backlog payments not completed (not counted)`);
+  if (completed.length < count)
+    console.error(`[bench] ${side.name}: ${count - completed.length} of ${count} backlog payments not completed (not counted)`);
   const last = Math.max(...mine.map((id) => receiver.finishedAt(id)!));
   const first = Math.min(...completed.map((id) => receiver.completedAt(id)!));
   return {
@@ -48,7 +54,14 @@ async function drain(side: BacklogSide, receiver: Receiver, count: number, ids: 
   };
 }
 
-export async function backlogFigures(input: { options: BenchOptions; receiver: Receiver; ours: BacklogSide; minimal: BacklogSide; temporalServer: string; log: (line: string) => void }): Promise<Figure[]> {
+export async function backlogFigures(input: {
+  options: BenchOptions;
+  receiver: Receiver;
+  ours: BacklogSide;
+  minimal: BacklogSide;
+  temporalServer: string;
+  log: (line: string) => void;
+}): Promise<Figure[]> {
   const { options, receiver, ours, minimal } = input;
   const ids = { ours: [] as string[], minimal: [] as string[] };
   const rounds = await interleaved(

@@ -49,7 +49,12 @@ export async function chainWatchFigures(input: { options: BenchOptions; stack: S
     const floor = async () => {
       const before = calls;
       const t0 = performance.now();
-      const logs = await client.publicClient.getLogs({ address: [tokens.USDC, tokens.USDT], event: TRANSFER, fromBlock: from, toBlock: head });
+      const logs = await client.publicClient.getLogs({
+        address: [tokens.USDC, tokens.USDT],
+        event: TRANSFER,
+        fromBlock: from,
+        toBlock: head,
+      });
       const mine = logs.filter((l) => watched.has((l.args.to ?? '').toLowerCase()));
       if (mine.length < 3) throw new Error('chain watch: the floor missed a paid address');
       return { ms: performance.now() - t0, calls: calls - before };
@@ -58,10 +63,30 @@ export async function chainWatchFigures(input: { options: BenchOptions; stack: S
     await floor();
     const rounds = await interleaved(options.watchScans, scan, floor);
     const includes = `One scan of ${BLOCKS} blocks (both test tokens, 3 paid addresses) with ${size} open deposit addresses, the watcher core against anvil; per open payment: divide by ${size}.`;
-    const baselineIs = 'one eth_getLogs of both tokens\' Transfer events over the same range, filtered in memory (the floor).';
-    figures.push(figureFrom(rounds, 'ms', { id: `chain_watch_ms_${size}`, title: `chain-watch scan ms (${size} open)`, unit: 'ms', better: 'lower', includes, baselineIs }));
-    figures.push(figureFrom(rounds, 'calls', { id: `chain_watch_rpc_calls_${size}`, title: `chain-watch RPC calls/scan (${size} open)`, unit: 'calls', better: 'lower', includes, baselineIs }));
-    input.log(`chain watch ${size}: ${figures.at(-2)!.ours.toFixed(1)} ms, ${figures.at(-1)!.ours} calls vs floor ${figures.at(-2)!.baseline.toFixed(1)} ms`);
+    const baselineIs = "one eth_getLogs of both tokens' Transfer events over the same range, filtered in memory (the floor).";
+    figures.push(
+      figureFrom(rounds, 'ms', {
+        id: `chain_watch_ms_${size}`,
+        title: `chain-watch scan ms (${size} open)`,
+        unit: 'ms',
+        better: 'lower',
+        includes,
+        baselineIs,
+      }),
+    );
+    figures.push(
+      figureFrom(rounds, 'calls', {
+        id: `chain_watch_rpc_calls_${size}`,
+        title: `chain-watch RPC calls/scan (${size} open)`,
+        unit: 'calls',
+        better: 'lower',
+        includes,
+        baselineIs,
+      }),
+    );
+    input.log(
+      `chain watch ${size}: ${figures.at(-2)!.ours.toFixed(1)} ms, ${figures.at(-1)!.ours} calls vs floor ${figures.at(-2)!.baseline.toFixed(1)} ms`,
+    );
   }
   return figures;
 }

@@ -15,13 +15,25 @@ const CONCURRENCY = 8;
  * row inserted with postgres.js, then workflow.start. No worker polls either task queue, so the
  * workflows only start.
  */
-export async function creationFigures(input: { options: BenchOptions; ours: PaymentSide; sql: postgres.Sql; temporal: Client; merchantId: string; idleQueue: string; webhookUrl: string }): Promise<Figure[]> {
+export async function creationFigures(input: {
+  options: BenchOptions;
+  ours: PaymentSide;
+  sql: postgres.Sql;
+  temporal: Client;
+  merchantId: string;
+  idleQueue: string;
+  webhookUrl: string;
+}): Promise<Figure[]> {
   const { options, sql, temporal } = input;
   const raw = async () => {
     const id = newPaymentId();
     await sql`insert into checkout_sessions (id, merchant_id, status, amount_minor, currency, country_code, destination_asset, network, wallet_address, commission_bps, provider, rail_type, workflow_started, expires_at)
       values (${id}, ${input.merchantId}, 'pending', 2500, 'USD', 'US', 'USDC', 'polygon', '0x52908400098527886E0F7030069857D2E4169EE7', 100, 'sandbox', 'fiat_to_crypto', true, now() + interval '1 day')`;
-    await temporal.workflow.start(MINIMAL_PAYMENT_WORKFLOW, { taskQueue: input.idleQueue, workflowId: id, args: [{ paymentId: id, expectedMicro: '25000000', webhookUrl: input.webhookUrl }] });
+    await temporal.workflow.start(MINIMAL_PAYMENT_WORKFLOW, {
+      taskQueue: input.idleQueue,
+      workflowId: id,
+      args: [{ paymentId: id, expectedMicro: '25000000', webhookUrl: input.webhookUrl }],
+    });
   };
   const rate = async (create: () => Promise<unknown>) => {
     const start = performance.now();
@@ -30,7 +42,11 @@ export async function creationFigures(input: { options: BenchOptions; ours: Paym
   };
   await rate(() => input.ours.open());
   await rate(raw);
-  const rounds = await interleaved(options.rounds, () => rate(() => input.ours.open()), () => rate(raw));
+  const rounds = await interleaved(
+    options.rounds,
+    () => rate(() => input.ours.open()),
+    () => rate(raw),
+  );
   return [
     figureFrom(rounds, 'perSecond', {
       id: 'session_creation_per_second',

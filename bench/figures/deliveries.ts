@@ -15,11 +15,19 @@ const RETRY = { baseSeconds: 30, maxIntervalSeconds: 3600, windowHours: 72 };
  * figures wrote, on worker.ts: row and secret read, signed, posted, attempt logged. Baseline: a
  * workflow around one raw signed POST activity, with the same body.
  */
-export async function deliveryFigures(input: { options: BenchOptions; sql: postgres.Sql; temporal: Client; receiver: Receiver; oursQueue: string; minimalQueue: string }): Promise<Figure[]> {
+export async function deliveryFigures(input: {
+  options: BenchOptions;
+  sql: postgres.Sql;
+  temporal: Client;
+  receiver: Receiver;
+  oursQueue: string;
+  minimalQueue: string;
+}): Promise<Figure[]> {
   const { options, temporal, receiver } = input;
   const rows = await input.sql<{ id: string; eventId: string; body: string }[]>`
     select d.id, d.event_id as "eventId", e.body from webhook_deliveries d join events e on e.id = d.event_id where d.status = 'succeeded' order by d.id limit ${options.deliveries}`;
-  if (rows.length < options.deliveries) throw new Error(`deliveries: only ${rows.length} delivery rows to resend (run the payment figures first)`);
+  if (rows.length < options.deliveries)
+    throw new Error(`deliveries: only ${rows.length} delivery rows to resend (run the payment figures first)`);
   let run = 0;
   const measure = async (start: (i: number) => Promise<unknown>) => {
     const from = receiver.arrivals.length;
@@ -35,14 +43,22 @@ export async function deliveryFigures(input: { options: BenchOptions; sql: postg
     await input.sql`update webhook_deliveries set status = 'pending' where id in ${input.sql(rows.map((r) => r.id))}`;
     return measure((i) => {
       const args: [WebhookDeliveryInput] = [{ deliveryId: rows[i]!.id, retry: RETRY }];
-      return temporal.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, { taskQueue: input.oursQueue, workflowId: `${rows[i]!.id}-bench-${tag}`, args });
+      return temporal.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
+        taskQueue: input.oursQueue,
+        workflowId: `${rows[i]!.id}-bench-${tag}`,
+        args,
+      });
     });
   };
   const raw = () => {
     const tag = run++;
     return measure((i) => {
       const args: [WebhookPost] = [{ url: receiver.url, eventId: rows[i]!.eventId, body: rows[i]!.body }];
-      return temporal.workflow.start(RAW_DELIVERY_WORKFLOW, { taskQueue: input.minimalQueue, workflowId: `${rows[i]!.id}-raw-${tag}`, args });
+      return temporal.workflow.start(RAW_DELIVERY_WORKFLOW, {
+        taskQueue: input.minimalQueue,
+        workflowId: `${rows[i]!.id}-raw-${tag}`,
+        args,
+      });
     });
   };
   const rounds = await interleaved(options.rounds, ours, raw);

@@ -8,15 +8,37 @@ import { interleaved, quantile } from '../support/stats';
 
 // A loaded 2-core machine completes about one payment a second: wait in proportion to the batch.
 const completionTimeoutMs = (count: number) => Number(process.env.BENCH_COMPLETION_TIMEOUT_MS ?? 60_000 + 5_000 * count);
-const E2E = 'Each payment: opened, then paid by the customer: the provider hint, the token transfer on anvil (mint + transfer, 1 confirmation), the watcher credit at its 1 s poll, the completion, the signed payment.completed POST at the bench receiver.';
+const E2E =
+  'Each payment: opened, then paid by the customer: the provider hint, the token transfer on anvil (mint + transfer, 1 confirmation), the watcher credit at its 1 s poll, the completion, the signed payment.completed POST at the bench receiver.';
 
 // The Temporal server's process: the CLI's dev server, or the production server's binary.
 const TEMPORAL_COMMANDS = ['temporal', 'temporal-server'];
 const CPU_PARTS = [
-  { key: 'machineCpuMs', id: 'cpu_ms_per_payment_machine', title: 'machine CPU per payment', includes: 'Every process on the machine (both cores: the Temporal server, Postgres, anvil, our API, sandbox and worker or the minimal worker, and the bench\'s own load and receiver):' },
-  { key: 'temporalCpuMs', id: 'cpu_ms_per_payment_temporal', title: 'Temporal server CPU per payment', includes: 'The Temporal server process:' },
-  { key: 'postgresCpuMs', id: 'cpu_ms_per_payment_postgres', title: 'Postgres CPU per payment', includes: 'Every postgres process (the production Temporal server\'s databases too, when it runs):' },
-  { key: 'workerCpuMs', id: 'cpu_ms_per_payment_worker', title: 'worker CPU per payment', includes: 'The worker\'s process group (its workflow and activity threads, watchers; the minimal worker\'s for the baseline):' },
+  {
+    key: 'machineCpuMs',
+    id: 'cpu_ms_per_payment_machine',
+    title: 'machine CPU per payment',
+    includes:
+      "Every process on the machine (both cores: the Temporal server, Postgres, anvil, our API, sandbox and worker or the minimal worker, and the bench's own load and receiver):",
+  },
+  {
+    key: 'temporalCpuMs',
+    id: 'cpu_ms_per_payment_temporal',
+    title: 'Temporal server CPU per payment',
+    includes: 'The Temporal server process:',
+  },
+  {
+    key: 'postgresCpuMs',
+    id: 'cpu_ms_per_payment_postgres',
+    title: 'Postgres CPU per payment',
+    includes: "Every postgres process (the production Temporal server's databases too, when it runs):",
+  },
+  {
+    key: 'workerCpuMs',
+    id: 'cpu_ms_per_payment_worker',
+    title: 'worker CPU per payment',
+    includes: "The worker's process group (its workflow and activity threads, watchers; the minimal worker's for the baseline):",
+  },
 ] as const;
 
 /** Opens and pays `count` payments, `concurrency` at a time; completions per second until the last payment.completed arrived. */
@@ -31,13 +53,20 @@ async function throughput(side: PaymentSide, receiver: Receiver, count: number, 
   await receiver.completions(mine, completionTimeoutMs(count));
   ids.push(...mine);
   const completed = mine.filter((id) => receiver.completedAt(id) !== undefined);
-  if (completed.length < count) console.error(`[bench] ${side.name}: ${count - completed.length} of ${count} payments failed (not counted)`);
+  if (completed.length < count)
+    console.error(`[bench] ${side.name}: ${count - completed.length} of ${count} payments failed (not counted)`);
   const last = Math.max(...mine.map((id) => receiver.finishedAt(id)!));
   return completed.length / ((last - start) / 1000);
 }
 
 /** Payments started one at a time at `rate` per second; each one's time from the customer paying to payment.completed at the merchant. */
-async function latency(side: PaymentSide, receiver: Receiver, count: number, rate: number, ids: string[]): Promise<{ p50: number; p99: number }> {
+async function latency(
+  side: PaymentSide,
+  receiver: Receiver,
+  count: number,
+  rate: number,
+  ids: string[],
+): Promise<{ p50: number; p99: number }> {
   const samples: number[] = [];
   const gap = 1000 / rate;
   const runs: Promise<void>[] = [];
@@ -120,7 +149,8 @@ export async function paymentFigures(input: {
     unit: 'payments/s',
     better: 'higher',
     includes: `${options.payments} payments a round, ${concurrency} customers at once, from the first open to the last payment.completed. ${E2E} Ours: POST /api/v1/checkout/sessions, the sandbox's /test-helpers/pay (Pay on our hosted page, the provider payment, its signed callbacks), worker.ts with its 4 network watchers.`,
-    baselineIs: 'the minimal Temporal implementation in bench/minimal: a row + workflow.start, the provider hint as a signal, the same transfer, one watcher signalling the credit, one local activity per transition writing the state and its event, one activity posting the signed webhook.',
+    baselineIs:
+      'the minimal Temporal implementation in bench/minimal: a row + workflow.start, the provider hint as a signal, the same transfer, one watcher signalling the credit, one local activity per transition writing the state and its event, one activity posting the signed webhook.',
   });
   input.log(`payments/s: ours ${tput.ours.toFixed(2)} vs minimal ${tput.baseline.toFixed(2)}`);
   const rss = figureFrom(rates, 'rssMiB', {
@@ -129,13 +159,23 @@ export async function paymentFigures(input: {
     unit: 'MiB',
     better: 'lower',
     includes: `The worker process's resident memory (VmRSS of the node process, not its tsx launcher), highest of samples every 500 ms during a throughput round. Ours: worker.ts with its workflow cache, activities and 4 network watchers.`,
-    baselineIs: 'the minimal implementation\'s worker process (bench/minimal/worker.ts: its workflows, activities and one watcher), same round shape.',
+    baselineIs:
+      "the minimal implementation's worker process (bench/minimal/worker.ts: its workflows, activities and one watcher), same round shape.",
   });
   input.log(`worker RSS: ours ${rss.ours.toFixed(0)} MiB vs minimal ${rss.baseline.toFixed(0)} MiB`);
   const cpuFigures = CPU_PARTS.map(({ key, id, title, includes }) =>
-    figureFrom(rates, key, { id, title, unit: 'ms', better: 'lower', includes: `${includes} CPU (user + system) during the throughput rounds, over the payments of the round.`, baselineIs: tput.baselineIs }),
+    figureFrom(rates, key, {
+      id,
+      title,
+      unit: 'ms',
+      better: 'lower',
+      includes: `${includes} CPU (user + system) during the throughput rounds, over the payments of the round.`,
+      baselineIs: tput.baselineIs,
+    }),
   );
-  input.log(`CPU per payment: ${cpuFigures.map((f) => `${f.id.replace(/^cpu_ms_per_payment_/, '')} ${f.ours.toFixed(0)} vs ${f.baseline.toFixed(0)} ms`).join(', ')}`);
+  input.log(
+    `CPU per payment: ${cpuFigures.map((f) => `${f.id.replace(/^cpu_ms_per_payment_/, '')} ${f.ours.toFixed(0)} vs ${f.baseline.toFixed(0)} ms`).join(', ')}`,
+  );
 
   // 10 % load: a tenth of the lower throughput, offered to both.
   const rate = Math.max(0.2, Math.min(tput.ours, tput.baseline) / 10);
@@ -152,7 +192,9 @@ export async function paymentFigures(input: {
   };
   const p50 = figureFrom(lat, 'p50', { id: 'pay_to_webhook_p50', title: 'pay -> signed webhook p50 at 10% load', ...latencyMeta });
   const p99 = figureFrom(lat, 'p99', { id: 'pay_to_webhook_p99', title: 'pay -> signed webhook p99 at 10% load', ...latencyMeta });
-  input.log(`latency p50 ${p50.ours.toFixed(0)} vs ${p50.baseline.toFixed(0)} ms, p99 ${p99.ours.toFixed(0)} vs ${p99.baseline.toFixed(0)} ms`);
+  input.log(
+    `latency p50 ${p50.ours.toFixed(0)} vs ${p50.baseline.toFixed(0)} ms, p99 ${p99.ours.toFixed(0)} vs ${p99.baseline.toFixed(0)} ms`,
+  );
 
   const oursEvents = await historyEventsPerPayment(input.temporal, ours.taskQueue, ids.ours.length + 1);
   const minimalEvents = await historyEventsPerPayment(input.temporal, minimal.taskQueue, ids.minimal.length + 1);

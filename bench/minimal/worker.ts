@@ -25,10 +25,19 @@ async function main() {
     activities: createMinimalActivities(sql, env.WEBHOOK_SECRET!),
   });
   const client = new Client({ connection: await Connection.connect({ address: env.TEMPORAL_ADDRESS! }), namespace: 'default' });
-  const chain = createChainClient({ network: 'polygon', rpcUrl: env.RPC_URL!, chainId: 31337, confirmations: 1, tokens: { USDC: env.USDC as Address, USDT: null } });
+  const chain = createChainClient({
+    network: 'polygon',
+    rpcUrl: env.RPC_URL!,
+    chainId: 31337,
+    confirmations: 1,
+    tokens: { USDC: env.USDC as Address, USDT: null },
+  });
   const watcher = new TransferWatcher({
     client: chain,
-    addresses: async () => (await sql<{ a: string }[]>`select deposit_address as a from bench_min_payments where status in ('pending', 'processing')`).map((r) => r.a as Address),
+    addresses: async () =>
+      (await sql<{ a: string }[]>`select deposit_address as a from bench_min_payments where status in ('pending', 'processing')`).map(
+        (r) => r.a as Address,
+      ),
   });
   let stopped = false;
   const watch = (async () => {
@@ -38,7 +47,9 @@ async function main() {
       try {
         const scan = await watcher.scan(cursor);
         if (scan.confirmed.length) {
-          const owners = await sql<{ id: string; a: string }[]>`select id, lower(deposit_address) as a from bench_min_payments where lower(deposit_address) in ${sql(scan.confirmed.map((t) => t.to.toLowerCase()))}`;
+          const owners = await sql<
+            { id: string; a: string }[]
+          >`select id, lower(deposit_address) as a from bench_min_payments where lower(deposit_address) in ${sql(scan.confirmed.map((t) => t.to.toLowerCase()))}`;
           const byAddress = new Map(owners.map((o) => [o.a, o.id]));
           for (const t of scan.confirmed) {
             const id = byAddress.get(t.to.toLowerCase());

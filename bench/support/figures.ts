@@ -34,7 +34,14 @@ const fmt = (n: number) => (Number.isNaN(n) ? 'n/a' : Math.abs(n) >= 100 ? n.toF
 
 /** The table printed at the end of a run. */
 export function renderTable(figures: readonly Figure[]): string {
-  const rows = figures.map((f) => [f.title, f.unit, fmt(f.ours), fmt(f.baseline), `${fmt(f.ratio)}x`, f.better === 'higher' ? 'higher' : 'lower']);
+  const rows = figures.map((f) => [
+    f.title,
+    f.unit,
+    fmt(f.ours),
+    fmt(f.baseline),
+    `${fmt(f.ratio)}x`,
+    f.better === 'higher' ? 'higher' : 'lower',
+  ]);
   const head = ['figure', 'unit', 'ours', 'baseline', 'ours/base', 'better'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');

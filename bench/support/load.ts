@@ -15,7 +15,14 @@ export interface LoadResult {
  * second in total (the "half load" of issue 14). A run with non-2xx answers or errors is not a
  * measurement of the lookup, so it throws.
  */
-export async function drive(input: { baseUrl: string; paths: string[]; headers?: Record<string, string>; connections: number; seconds: number; rate?: number }): Promise<LoadResult> {
+export async function drive(input: {
+  baseUrl: string;
+  paths: string[];
+  headers?: Record<string, string>;
+  connections: number;
+  seconds: number;
+  rate?: number;
+}): Promise<LoadResult> {
   const result = await autocannon({
     url: input.baseUrl,
     connections: input.connections,
@@ -25,7 +32,15 @@ export async function drive(input: { baseUrl: string; paths: string[]; headers?:
     ...(input.rate ? { overallRate: Math.max(1, Math.round(input.rate)) } : {}),
   });
   if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${input.baseUrl}${input.paths[0]}: ${result.non2xx} non-2xx answers and ${result.errors} errors in ${result.requests.total} requests`);
+    throw new Error(
+      `${input.baseUrl}${input.paths[0]}: ${result.non2xx} non-2xx answers and ${result.errors} errors in ${result.requests.total} requests`,
+    );
   }
-  return { rps: result['2xx'] / result.duration, requests: result['2xx'], p50: result.latency.p50, p99: result.latency.p99, errors: result.errors };
+  return {
+    rps: result['2xx'] / result.duration,
+    requests: result['2xx'],
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+  };
 }

@@ -19,9 +19,20 @@ export { freePort } from '../../src/devtools/free-port';
  * runs in production: the load generator and the measured process must not share an event loop.
  * Resolves once `ready` answers true or the output matches it.
  */
-export async function startEntry(name: string, entry: string, env: Record<string, string>, ready: RegExp | (() => Promise<boolean>), timeoutMs = 90_000): Promise<Child> {
+export async function startEntry(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  ready: RegExp | (() => Promise<boolean>),
+  timeoutMs = 90_000,
+): Promise<Child> {
   // Its own process group: tsx runs the entry in a child process, and a stop must reach both.
-  const child = spawn(process.execPath, entryCommandArgs(entry), { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, entryCommandArgs(entry), {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-20_000);
@@ -110,7 +121,11 @@ function processCpu(): { command: string; pgid: number; cpuMs: number }[] {
     }
     // Fields after the command (which may hold spaces) start at its closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    found.push({ command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), pgid: Number(fields[2]), cpuMs: (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_MS });
+    found.push({
+      command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      pgid: Number(fields[2]),
+      cpuMs: (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_MS,
+    });
   }
   return found;
 }

@@ -23,7 +23,12 @@ export async function startReceiver() {
       try {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event?: string; sessionId?: string };
         const delivery = req.headers['svc-delivery-id'];
-        arrivals.push({ at: performance.now(), event: body.event ?? '', sessionId: body.sessionId ?? '', deliveryId: typeof delivery === 'string' ? delivery : null });
+        arrivals.push({
+          at: performance.now(),
+          event: body.event ?? '',
+          sessionId: body.sessionId ?? '',
+          deliveryId: typeof delivery === 'string' ? delivery : null,
+        });
       } catch {
         arrivals.push({ at: performance.now(), event: 'unparsed', sessionId: '', deliveryId: null });
       }
@@ -39,11 +44,15 @@ export async function startReceiver() {
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const completedAt = (sessionId: string) => arrivals.find((a) => a.sessionId === sessionId && a.event === 'payment.completed')?.at;
   // A payment that failed (e.g. the dev chain reverted the sandbox's transfer) is over too: counted apart.
-  const finishedAt = (sessionId: string) => arrivals.find((a) => a.sessionId === sessionId && (a.event === 'payment.completed' || a.event === 'payment.failed'))?.at;
+  const finishedAt = (sessionId: string) =>
+    arrivals.find((a) => a.sessionId === sessionId && (a.event === 'payment.completed' || a.event === 'payment.failed'))?.at;
   function until(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
     if (done()) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`receiver: ${what} not seen within ${timeoutMs} ms (last arrivals: ${JSON.stringify(arrivals.slice(-3))})`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`receiver: ${what} not seen within ${timeoutMs} ms (last arrivals: ${JSON.stringify(arrivals.slice(-3))})`)),
+        timeoutMs,
+      );
       waiters.push({ done, resolve: () => (clearTimeout(timer), resolve()) });
     });
   }
@@ -53,7 +62,8 @@ export async function startReceiver() {
     completedAt,
     finishedAt,
     /** Resolves once every session's payment.completed (or payment.failed) has arrived. */
-    completions: (ids: readonly string[], timeoutMs: number) => until(() => ids.every((id) => finishedAt(id) !== undefined), timeoutMs, `payment.completed of ${ids.length} payments`),
+    completions: (ids: readonly string[], timeoutMs: number) =>
+      until(() => ids.every((id) => finishedAt(id) !== undefined), timeoutMs, `payment.completed of ${ids.length} payments`),
     /** Resolves once `count` POSTs arrived after index `from`. */
     posts: (from: number, count: number, timeoutMs: number) => until(() => arrivals.length - from >= count, timeoutMs, `${count} POSTs`),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

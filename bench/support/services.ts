@@ -24,7 +24,15 @@ export async function startOurServer(stack: Stack, input: { taskQueue: string; s
 export async function startBareLookup(stack: Stack): Promise<Service> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  return { ...(await startEntry('bare-lookup', 'bench/baseline/bare-lookup.ts', { DATABASE_URL: stack.databaseUrl, PORT: String(port), PUBLIC_BASE_URL: baseUrl }, answers(`${baseUrl}/healthz`))), baseUrl };
+  return {
+    ...(await startEntry(
+      'bare-lookup',
+      'bench/baseline/bare-lookup.ts',
+      { DATABASE_URL: stack.databaseUrl, PORT: String(port), PUBLIC_BASE_URL: baseUrl },
+      answers(`${baseUrl}/healthz`),
+    )),
+    baseUrl,
+  };
 }
 
 /** The sandbox provider (sandbox.ts); `serviceUrl` is where it posts callbacks and presses Pay. */
@@ -35,8 +43,17 @@ export async function startSandbox(stack: Stack, serviceUrl: string, port: numbe
 }
 
 /** Our worker (worker.ts): workflows, activities and the chain watchers, on `taskQueue`. */
-export async function startOurWorker(stack: Stack, input: { taskQueue: string; publicBaseUrl: string; sandboxUrl: string }): Promise<Child> {
-  const env = { ...stack.env, TEMPORAL_TASK_QUEUE: input.taskQueue, PUBLIC_BASE_URL: input.publicBaseUrl, SANDBOX_URL: input.sandboxUrl, SANDBOX_PORT: new URL(input.sandboxUrl).port };
+export async function startOurWorker(
+  stack: Stack,
+  input: { taskQueue: string; publicBaseUrl: string; sandboxUrl: string },
+): Promise<Child> {
+  const env = {
+    ...stack.env,
+    TEMPORAL_TASK_QUEUE: input.taskQueue,
+    PUBLIC_BASE_URL: input.publicBaseUrl,
+    SANDBOX_URL: input.sandboxUrl,
+    SANDBOX_PORT: new URL(input.sandboxUrl).port,
+  };
   return startEntry('worker', 'worker.ts', env, /polling task queue/);
 }
 
@@ -54,18 +71,35 @@ export async function createMerchant(baseUrl: string, webhookUrl?: string): Prom
   const created = await call(`${baseUrl}/admin/v1/merchants`, {
     method: 'POST',
     headers: adminHeaders,
-    body: JSON.stringify({ name: 'Bench Shop', wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }] }),
+    body: JSON.stringify({
+      name: 'Bench Shop',
+      wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }],
+    }),
   });
   const id = (created.merchant as { id: string }).id;
-  const approved = await call(`${baseUrl}/admin/v1/merchants/${id}/approve`, { method: 'POST', headers: { authorization: adminHeaders.authorization } });
+  const approved = await call(`${baseUrl}/admin/v1/merchants/${id}/approve`, {
+    method: 'POST',
+    headers: { authorization: adminHeaders.authorization },
+  });
   if (webhookUrl) {
-    await call(`${baseUrl}/admin/v1/merchants/${id}/webhook-endpoints`, { method: 'POST', headers: adminHeaders, body: JSON.stringify({ url: webhookUrl }) });
+    await call(`${baseUrl}/admin/v1/merchants/${id}/webhook-endpoints`, {
+      method: 'POST',
+      headers: adminHeaders,
+      body: JSON.stringify({ url: webhookUrl }),
+    });
   }
   return { id, apiKey: approved.apiKey as string };
 }
 
 /** The minimal implementation's worker (bench/minimal/worker.ts). */
 export async function startMinimalWorker(stack: Stack, input: { taskQueue: string; webhookSecret: string }): Promise<Child> {
-  const env = { DATABASE_URL: stack.databaseUrl, TEMPORAL_ADDRESS: stack.temporalAddress, TASK_QUEUE: input.taskQueue, WEBHOOK_SECRET: input.webhookSecret, RPC_URL: stack.rpcUrl, USDC: stack.tokens.polygon.USDC };
+  const env = {
+    DATABASE_URL: stack.databaseUrl,
+    TEMPORAL_ADDRESS: stack.temporalAddress,
+    TASK_QUEUE: input.taskQueue,
+    WEBHOOK_SECRET: input.webhookSecret,
+    RPC_URL: stack.rpcUrl,
+    USDC: stack.tokens.polygon.USDC,
+  };
   return startEntry('minimal-worker', 'bench/minimal/worker.ts', env, /polling task queue/);
 }

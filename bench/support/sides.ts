@@ -31,7 +31,11 @@ export function oursSide(input: { apiUrl: string; sandboxUrl: string; apiKey: st
       return body.checkoutSession.id;
     },
     async pay(id) {
-      const res = await fetch(`${input.sandboxUrl}/test-helpers/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reference: id, outcome: 'succeeded' }) });
+      const res = await fetch(`${input.sandboxUrl}/test-helpers/pay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ reference: id, outcome: 'succeeded' }),
+      });
       if (!res.ok) throw new Error(`sandbox pay ${id}: ${res.status} ${await res.text()}`);
     },
   };
@@ -44,7 +48,9 @@ export function oursSide(input: { apiUrl: string; sandboxUrl: string; apiKey: st
  */
 export function minimalSide(input: { stack: Stack; temporal: Client; taskQueue: string; webhookUrl: string }) {
   const sql = postgres(input.stack.databaseUrl, { max: 10, onnotice: () => {} });
-  const deliver = createDelivery([{ network: 'polygon', rpcUrl: input.stack.rpcUrl, chainId: 31337, confirmations: 1, tokens: input.stack.tokens.polygon }]);
+  const deliver = createDelivery([
+    { network: 'polygon', rpcUrl: input.stack.rpcUrl, chainId: 31337, confirmations: 1, tokens: input.stack.tokens.polygon },
+  ]);
   const deposits = new Map<string, string>();
   const side: PaymentSide = {
     name: 'minimal',

@@ -81,7 +81,11 @@ export async function startStack(log: (line: string) => void, options: { tempora
 }
 
 async function startProductionTemporal(database: string, stops: (() => Promise<unknown>)[]): Promise<{ address: string }> {
-  const databases = { postgresUrl: databaseUrlFor('postgres').replace(/\/postgres$/, ''), main: `${database}_temporal`, visibility: `${database}_temporal_visibility` };
+  const databases = {
+    postgresUrl: databaseUrlFor('postgres').replace(/\/postgres$/, ''),
+    main: `${database}_temporal`,
+    visibility: `${database}_temporal_visibility`,
+  };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-temporal-'));
   stops.push(async () => {
     for (const name of [databases.main, databases.visibility]) await dropDatabase(name);

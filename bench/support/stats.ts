@@ -24,7 +24,11 @@ export interface Rounds {
  * Ours, baseline, ours, baseline…: a machine whose load drifts (other processes, a warm cache)
  * shifts both sides alike, so the ratio of medians holds where absolute numbers do not.
  */
-export async function interleaved(rounds: number, ours: (round: number) => Promise<Metrics>, baseline: (round: number) => Promise<Metrics>): Promise<Rounds> {
+export async function interleaved(
+  rounds: number,
+  ours: (round: number) => Promise<Metrics>,
+  baseline: (round: number) => Promise<Metrics>,
+): Promise<Rounds> {
   const out: Rounds = { ours: [], baseline: [] };
   for (let round = 0; round < rounds; round++) {
     out.ours.push(await ours(round));

@@ -100,7 +100,11 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
         if (!row) throw missing(id);
         const payment = subject.view(row);
         const amountMicro = BigInt(fact.amountMicro);
-        const decision = classifyArrival(payment, { network: fact.network, asset: fact.asset, amountMicro }, deps.chains.dustThresholdMicro);
+        const decision = classifyArrival(
+          payment,
+          { network: fact.network, asset: fact.asset, amountMicro },
+          deps.chains.dustThresholdMicro,
+        );
         const recorded = await creditLog(tx, id, { ...fact, amountMicro, blockNumber: BigInt(fact.blockNumber) }, decision.credit);
         if (!recorded.held) return { held: false, exceptionId: null };
         const arrivalKey = logArrivalKey(fact);
@@ -169,7 +173,8 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
         const outcome = await subject.complete(tx, row, {
           grossMicro: gross,
           last,
-          explorerUrl: (payment.provider ? providers?.get(payment.provider)?.explorerUrl?.(hash) : undefined) ?? explorerUrlFor(payment.network, hash),
+          explorerUrl:
+            (payment.provider ? providers?.get(payment.provider)?.explorerUrl?.(hash) : undefined) ?? explorerUrlFor(payment.network, hash),
           providerPaymentId: providerPaymentId ?? payment.providerPaymentId,
           completedAt: new Date(),
         });
@@ -196,19 +201,45 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
      * when the payment ends (`underpaid`), or a provider success with nothing credited by its
      * deadline or by the end (`unverified`).
      */
-    async shortfall(id: string, claim: ProviderClaim | null, at: 'claim' | 'expiry'): Promise<{ kind: 'underpaid' | 'unverified'; exceptionId: string } | null> {
+    async shortfall(
+      id: string,
+      claim: ProviderClaim | null,
+      at: 'claim' | 'expiry',
+    ): Promise<{ kind: 'underpaid' | 'unverified'; exceptionId: string } | null> {
       const payment = await load(id);
       const credits = await listCredits(db, id);
       const credited = totalOf(credits);
       const expected = payment.expectedMicro;
       const base = { id: newExceptionId(), paymentKind: subject.kind, paymentId: id };
       if (at === 'expiry' && credited > 0n && (expected === null || credited < expected)) {
-        const references = { expectedMicro: expected?.toString() ?? null, creditedMicro: credited.toString(), logs: credits.map(depositLogKey) };
+        const references = {
+          expectedMicro: expected?.toString() ?? null,
+          creditedMicro: credited.toString(),
+          logs: credits.map(depositLogKey),
+        };
         const underpaid = await db.transaction(async (tx) => {
-          const exception = await recordPaymentException(tx, { ...base, kind: 'underpaid', arrivalKey: 'expiry', amountMicro: credited, references });
+          const exception = await recordPaymentException(tx, {
+            ...base,
+            kind: 'underpaid',
+            arrivalKey: 'expiry',
+            amountMicro: credited,
+            references,
+          });
           // The credits were the payment's while it was open; now they are held for the customer.
           if (payment.depositAddress) {
-            await writePosting(tx, exceptionArrived({ postingId: `exception:${exception.id}`, exceptionId: exception.id, paymentId: id, depositAddress: payment.depositAddress, asset: payment.asset, network: payment.network, txHash: null, amountMicro: credited }));
+            await writePosting(
+              tx,
+              exceptionArrived({
+                postingId: `exception:${exception.id}`,
+                exceptionId: exception.id,
+                paymentId: id,
+                depositAddress: payment.depositAddress,
+                asset: payment.asset,
+                network: payment.network,
+                txHash: null,
+                amountMicro: credited,
+              }),
+            );
           }
           return exception;
         });

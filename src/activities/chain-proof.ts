@@ -63,7 +63,15 @@ const sessions: ProvenKind<ProvenSession, SessionCompletion> = {
       // The credits were this session's money; its link was paid by another, so they are held for
       // the customer, and no longer count towards this session's G.
       await holdCredits(tx, session.id);
-      const held = { postingId: `exception:${outcome.duplicateExceptionId}`, paymentId: session.id, depositAddress, asset: session.destinationAsset, network: session.network, txHash: hash, amountMicro: proof.grossMicro };
+      const held = {
+        postingId: `exception:${outcome.duplicateExceptionId}`,
+        paymentId: session.id,
+        depositAddress,
+        asset: session.destinationAsset,
+        network: session.network,
+        txHash: hash,
+        amountMicro: proof.grossMicro,
+      };
       await writePosting(tx, exceptionArrived({ ...held, exceptionId: outcome.duplicateExceptionId }));
       return { completed: false, result: { paidLinkId: null, duplicateExceptionId: outcome.duplicateExceptionId } };
     }
@@ -102,7 +110,17 @@ const orders: ProvenKind<SimpleOrderRow, { settled: true }> = {
     });
     // The deposit address holds G, all of it owed to the customer (the simple API takes no commission).
     const depositAddress = order.chainDepositAddress ?? proof.last.toAddress;
-    await writePosting(tx, orderCredited({ transactionCode: order.transactionCode, depositAddress, asset: order.walletCurrency, network: order.walletNetwork, txHash: hash, grossMicro: proof.grossMicro }));
+    await writePosting(
+      tx,
+      orderCredited({
+        transactionCode: order.transactionCode,
+        depositAddress,
+        asset: order.walletCurrency,
+        network: order.walletNetwork,
+        txHash: hash,
+        grossMicro: proof.grossMicro,
+      }),
+    );
     return { completed: true, result: { settled: true } };
   },
 };
@@ -114,7 +132,11 @@ const orders: ProvenKind<SimpleOrderRow, { settled: true }> = {
  * any (its own run then tells the merchant).
  */
 export async function recordClosedRunArrival(deps: ChainProofDeps, paymentId: string, fact: DepositFact): Promise<string | null> {
-  const rules = (await findSession(deps.db, paymentId)) ? chainProofRules(deps, sessions) : (await findSimpleOrder(deps.db, paymentId)) ? chainProofRules(deps, orders) : null;
+  const rules = (await findSession(deps.db, paymentId))
+    ? chainProofRules(deps, sessions)
+    : (await findSimpleOrder(deps.db, paymentId))
+      ? chainProofRules(deps, orders)
+      : null;
   if (!rules) return null;
   if (fact.kind === 'removed') {
     // An exception stays (it was money an operator was told of); the log no longer counts.

@@ -1,11 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
-import {
-  findSession,
-  lockSession,
-  markWorkflowStarted,
-  transitionSession,
-} from '../db/queries/checkout-sessions';
+import { findSession, lockSession, markWorkflowStarted, transitionSession } from '../db/queries/checkout-sessions';
 import { recordLateFact } from '../db/queries/late-payments';
 import { insertTransactionOnce } from '../db/queries/transactions';
 import { parseCrypto } from '../domain/money';
@@ -35,7 +30,12 @@ export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
      * may leave (`_from` echoes it). A cancel keeps its reason; one without is the customer's Cancel,
      * the only other way a session is canceled.
      */
-    async recordStatusChange(paymentId: string, _from: readonly PaymentStatus[], to: PaymentStatus, reason?: CancelReason): Promise<boolean> {
+    async recordStatusChange(
+      paymentId: string,
+      _from: readonly PaymentStatus[],
+      to: PaymentStatus,
+      reason?: CancelReason,
+    ): Promise<boolean> {
       return transitionSession(db, paymentId, to, to === 'canceled' ? { cancelReason: reason ?? 'customer' } : {});
     },
 
@@ -66,7 +66,9 @@ export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
           completedAt: new Date(fact.occurredAt),
         });
       });
-      return outcome.completed ? { paidLinkId: outcome.paidLinkId } : { paidLinkId: null, duplicateExceptionId: outcome.duplicateExceptionId };
+      return outcome.completed
+        ? { paidLinkId: outcome.paidLinkId }
+        : { paidLinkId: null, duplicateExceptionId: outcome.duplicateExceptionId };
     },
 
     async recordFailure(paymentId: string, fact: ProviderFact): Promise<void> {

@@ -41,13 +41,22 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
         if (!exception) throw ApplicationFailure.nonRetryable(`no exception ${exceptionId}`, 'ExceptionMissing');
         const session = exception.paymentKind === 'checkout_session' ? await lockSession(tx, exception.paymentId) : undefined;
         if (!session) throw ApplicationFailure.nonRetryable('only a checkout session’s exception can be accepted', NOT_ACCEPTABLE);
-        if (exception.status === 'accepted') return { paymentId: session.id, paymentStatus: session.status, completedNow: false, payout: session.verification === 'chain' };
+        if (exception.status === 'accepted')
+          return { paymentId: session.id, paymentStatus: session.status, completedNow: false, payout: session.verification === 'chain' };
         // A refund planned under this same lock owns the money: it is on its way back to the customer
         // (unless its transfer failed: the money is still at the deposit address).
         const refund = (await listRefundPayouts(tx, exceptionId)).find((p) => p.kind === 'refund');
-        if (refund && refund.status !== 'failed') throw ApplicationFailure.nonRetryable('a refund of this money is under way', NOT_ACCEPTABLE);
-        if (exception.status !== 'open' || !isAcceptable(exception.kind) || !(ACCEPTABLE_FROM as readonly string[]).includes(session.status)) {
-          throw ApplicationFailure.nonRetryable(`a ${exception.status} ${exception.kind} exception of a ${session.status} session cannot be accepted`, NOT_ACCEPTABLE);
+        if (refund && refund.status !== 'failed')
+          throw ApplicationFailure.nonRetryable('a refund of this money is under way', NOT_ACCEPTABLE);
+        if (
+          exception.status !== 'open' ||
+          !isAcceptable(exception.kind) ||
+          !(ACCEPTABLE_FROM as readonly string[]).includes(session.status)
+        ) {
+          throw ApplicationFailure.nonRetryable(
+            `a ${exception.status} ${exception.kind} exception of a ${session.status} session cannot be accepted`,
+            NOT_ACCEPTABLE,
+          );
         }
         const refs = (exception.references ?? {}) as Record<string, unknown>;
         const hash = typeof refs.transactionHash === 'string' ? refs.transactionHash : null;
@@ -55,7 +64,12 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
         // accepted amount must be what the ledger holds for this exception, posted when its logs
         // were confirmed at the deposit address; it is then paid out as usual.
         const onChain = session.verification === 'chain' && session.depositAddress !== null;
-        const held = () => accountBalance(tx, { account: ledgerAccount.exceptionHeld(exception.id), asset: session.destinationAsset, network: session.network });
+        const held = () =>
+          accountBalance(tx, {
+            account: ledgerAccount.exceptionHeld(exception.id),
+            asset: session.destinationAsset,
+            network: session.network,
+          });
         if (onChain && -(await held()) < exception.amountMicro) {
           throw ApplicationFailure.nonRetryable(`the ${exception.kind} money of ${session.id} is not credited on chain`, NOT_ACCEPTABLE);
         }
@@ -74,7 +88,14 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
         await insertCompletedTransaction(tx, session, proof);
         if (onChain) {
           const depositAddress = session.depositAddress!;
-          const release = { exceptionId: exception.id, paymentId: session.id, depositAddress, asset: session.destinationAsset, network: session.network, amountMicro: exception.amountMicro };
+          const release = {
+            exceptionId: exception.id,
+            paymentId: session.id,
+            depositAddress,
+            asset: session.destinationAsset,
+            network: session.network,
+            amountMicro: exception.amountMicro,
+          };
           await writePosting(tx, exceptionAccepted(release));
           await postCompletion(tx, session, { grossMicro: exception.amountMicro, depositAddress, txHash: hash });
         }

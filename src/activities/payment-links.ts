@@ -26,6 +26,10 @@ export type PaymentLinkActivities = ReturnType<typeof createPaymentLinkActivitie
  * caller records that money as an exception instead of completing). 'paid' says the link workflow
  * should be told.
  */
-export async function recordLinkPayment(tx: DatabaseOrTransaction, linkId: string, sessionId: string): Promise<'paid' | 'duplicate' | 'missing'> {
+export async function recordLinkPayment(
+  tx: DatabaseOrTransaction,
+  linkId: string,
+  sessionId: string,
+): Promise<'paid' | 'duplicate' | 'missing'> {
   return markLinkPaid(tx, linkId, sessionId);
 }

@@ -44,7 +44,8 @@ export function payoutChains(settings: ChainSettings): PayoutChains {
       if (!row) throw payoutImpossible(`${payout.fromAddress} is not one of our deposit addresses`);
       const account = k.depositAccount(row.derivationIndex);
       // The stored index must still derive the stored address (a changed mnemonic would sign for another).
-      if (account.address !== payout.fromAddress) throw payoutImpossible(`deposit index ${row.derivationIndex} does not derive ${payout.fromAddress}`);
+      if (account.address !== payout.fromAddress)
+        throw payoutImpossible(`deposit index ${row.derivationIndex} does not derive ${payout.fromAddress}`);
       return account;
     },
   };

@@ -39,9 +39,18 @@ export function refusalOf(err: unknown): string | null {
   if (err instanceof PayoutRefusal) return err.reason;
   if (!(err instanceof BaseError)) return null;
   // viem wraps whatever estimateGas met (an HTTP error too) in EstimateGasExecutionError: the cause decides.
-  const refused = err.walk((e) => e instanceof ExecutionRevertedError || e instanceof ContractFunctionRevertedError || e instanceof InsufficientFundsError || e instanceof IntrinsicGasTooLowError);
+  const refused = err.walk(
+    (e) =>
+      e instanceof ExecutionRevertedError ||
+      e instanceof ContractFunctionRevertedError ||
+      e instanceof InsufficientFundsError ||
+      e instanceof IntrinsicGasTooLowError,
+  );
   // A raw transaction's refusal comes back as the node's words, not as a typed error.
-  if (!(refused instanceof BaseError)) return err.walk((e) => e instanceof BaseError && /insufficient funds/i.test(e.details)) ? 'the sender lacks the native coin for the transfer and its gas' : null;
+  if (!(refused instanceof BaseError))
+    return err.walk((e) => e instanceof BaseError && /insufficient funds/i.test(e.details))
+      ? 'the sender lacks the native coin for the transfer and its gas'
+      : null;
   if (refused instanceof InsufficientFundsError) return 'the sender lacks the native coin for the transfer and its gas';
   if (refused instanceof IntrinsicGasTooLowError) return 'the stored gas limit is below what the transfer needs';
   return `the transfer reverts: ${refused.shortMessage}`;

@@ -5,7 +5,16 @@ import type { Database } from '../db/client';
 import { parseEvmAddress } from '../domain/evm-address';
 import { findSession } from '../db/queries/checkout-sessions';
 import { findSimpleOrder } from '../db/queries/simple-orders';
-import { creditsAgainstPayouts, insertPayoutsOnce, listPayouts, lockPayouts, outgoingUnconfirmed, updatePayout, type NewPayout, type PayoutRow } from '../db/queries/payouts';
+import {
+  creditsAgainstPayouts,
+  insertPayoutsOnce,
+  listPayouts,
+  lockPayouts,
+  outgoingUnconfirmed,
+  updatePayout,
+  type NewPayout,
+  type PayoutRow,
+} from '../db/queries/payouts';
 import { formatCrypto } from '../domain/money';
 import { findTransaction } from '../db/queries/transactions';
 import { newPayoutId } from '../domain/ids';
@@ -35,8 +44,20 @@ async function writeSessionTransfers(db: Database, chains: PayoutChains, payment
   const token = tokenOf(chains, session.network, session.destinationAsset);
   const base = { paymentId, network: session.network, asset: session.destinationAsset, token, fromAddress: session.depositAddress };
   const transfers: NewPayout[] = [
-    { ...base, id: newPayoutId(), kind: 'merchant' as const, toAddress: session.walletAddress, amount: String(tx.merchantSettlementMicro ?? 0n) },
-    { ...base, id: newPayoutId(), kind: 'commission' as const, toAddress: chains.treasury(), amount: String(tx.platformCommissionMicro ?? 0n) },
+    {
+      ...base,
+      id: newPayoutId(),
+      kind: 'merchant' as const,
+      toAddress: session.walletAddress,
+      amount: String(tx.merchantSettlementMicro ?? 0n),
+    },
+    {
+      ...base,
+      id: newPayoutId(),
+      kind: 'commission' as const,
+      toAddress: chains.treasury(),
+      amount: String(tx.platformCommissionMicro ?? 0n),
+    },
   ].filter((t) => BigInt(t.amount) > 0n);
   return insertPayoutsOnce(db, transfers);
 }
@@ -54,7 +75,8 @@ export async function planOrderPayouts(db: Database, chains: PayoutChains, code:
 
 async function writeOrderTransfer(db: Database, chains: PayoutChains, code: string): Promise<PayoutRow[]> {
   const order = await findSimpleOrder(db, code);
-  if (!order || order.status !== 'settled' || order.verification !== 'chain' || order.receivedMicro === null) throw payoutImpossible(`${code} is not a settled chain-verified order`);
+  if (!order || order.status !== 'settled' || order.verification !== 'chain' || order.receivedMicro === null)
+    throw payoutImpossible(`${code} is not a settled chain-verified order`);
   if (!order.chainDepositAddress) throw payoutImpossible(`${code} has no deposit address`);
   const token = tokenOf(chains, order.walletNetwork, order.walletCurrency);
   const to = parseEvmAddress(order.walletAddress);
@@ -62,7 +84,13 @@ async function writeOrderTransfer(db: Database, chains: PayoutChains, code: stri
   // Issue 26 item 12: the order's network fee, fixed when it was opened, goes to the treasury that
   // pays this plan's gas; the customer gets the rest.
   const split = orderPayoutSplit(order.receivedMicro, order.networkFeeMicro);
-  const base = { paymentId: code, network: order.walletNetwork, asset: order.walletCurrency, token, fromAddress: order.chainDepositAddress };
+  const base = {
+    paymentId: code,
+    network: order.walletNetwork,
+    asset: order.walletCurrency,
+    token,
+    fromAddress: order.chainDepositAddress,
+  };
   const transfers: NewPayout[] = [
     { ...base, id: newPayoutId(), kind: 'customer' as const, toAddress: to, amount: String(split.customerMicro) },
     { ...base, id: newPayoutId(), kind: 'network_fee' as const, toAddress: chains.treasury(), amount: String(split.feeMicro) },
@@ -70,7 +98,11 @@ async function writeOrderTransfer(db: Database, chains: PayoutChains, code: stri
   // The fee becomes revenue in the plan's own transaction: planned once, posted once.
   return db.transaction(async (tx) => {
     const planned = await insertPayoutsOnce(tx, transfers);
-    if (split.feeMicro > 0n) await writePosting(tx, orderFeeCharged({ transactionCode: code, asset: order.walletCurrency, network: order.walletNetwork, feeMicro: split.feeMicro }));
+    if (split.feeMicro > 0n)
+      await writePosting(
+        tx,
+        orderFeeCharged({ transactionCode: code, asset: order.walletCurrency, network: order.walletNetwork, feeMicro: split.feeMicro }),
+      );
     return planned;
   });
 }
@@ -105,10 +137,14 @@ async function readyToSign(db: Database, chains: PayoutChains, paymentId: string
   const sending = unsigned.reduce((sum, r) => sum + BigInt(r.amount), 0n);
   const asset = `${first.asset} on ${first.network}`;
   if (held < sending + others) {
-    throw new PayoutRefusal(`deposit address ${deposit} holds ${formatCrypto(held)} ${asset}; this payout sends ${formatCrypto(sending)} and other payouts from it ${formatCrypto(others)}`);
+    throw new PayoutRefusal(
+      `deposit address ${deposit} holds ${formatCrypto(held)} ${asset}; this payout sends ${formatCrypto(sending)} and other payouts from it ${formatCrypto(others)}`,
+    );
   }
   if (books.credited < books.paidOut) {
-    throw new PayoutRefusal(`${paymentId} has ${formatCrypto(books.credited)} ${asset} of confirmed credits; its payouts send ${formatCrypto(books.paidOut)}`);
+    throw new PayoutRefusal(
+      `${paymentId} has ${formatCrypto(books.credited)} ${asset} of confirmed credits; its payouts send ${formatCrypto(books.paidOut)}`,
+    );
   }
 
   const unpriced = unsigned.filter((r) => r.gasLimit === null);
@@ -120,14 +156,25 @@ async function readyToSign(db: Database, chains: PayoutChains, paymentId: string
     unpriced.map((r) => ({ kind: r.kind, order: { token, to: r.toAddress as Address, amount: BigInt(r.amount) } })),
   );
   return db.transaction(async (tx) => {
-    const locked = await lockPayouts(tx, unpriced.map((r) => r.id));
-    if (locked.length !== unpriced.length || locked.some((r) => r.gasLimit !== null || r.status !== 'planned')) return listPayouts(tx, paymentId);
+    const locked = await lockPayouts(
+      tx,
+      unpriced.map((r) => r.id),
+    );
+    if (locked.length !== unpriced.length || locked.some((r) => r.gasLimit !== null || r.status !== 'planned'))
+      return listPayouts(tx, paymentId);
     for (const row of unpriced) {
       const terms = priced.find((p) => p.kind === row.kind)!;
-      await updatePayout(tx, row.id, { gasLimit: terms.gasLimit, maxFeePerGas: terms.maxFeePerGas, maxPriorityFeePerGas: terms.maxPriorityFeePerGas });
+      await updatePayout(tx, row.id, {
+        gasLimit: terms.gasLimit,
+        maxFeePerGas: terms.maxFeePerGas,
+        maxPriorityFeePerGas: terms.maxPriorityFeePerGas,
+      });
     }
     // A gas row already there (sent before a failure and a retry) stays as it is: the address keeps that gas.
-    await insertPayoutsOnce(tx, priced.filter((p) => p.kind === 'gas'));
+    await insertPayoutsOnce(
+      tx,
+      priced.filter((p) => p.kind === 'gas'),
+    );
     return listPayouts(tx, paymentId);
   });
 }
@@ -165,6 +212,12 @@ export async function rowsFromDeposit(
     row({ kind, asset: from.asset, token: order.token, fromAddress: from.deposit, toAddress: order.to, amount: order.amount }, terms[i]!),
   );
   const shortfall = terms.reduce((sum, t) => sum + maxCostOf(t), 0n) - balance;
-  if (shortfall > 0n) rows.unshift(row({ kind: 'gas', asset: NATIVE_ASSET, token: null, fromAddress: from.treasury, toAddress: from.deposit, amount: shortfall }, nativeTransferTerms(quote)));
+  if (shortfall > 0n)
+    rows.unshift(
+      row(
+        { kind: 'gas', asset: NATIVE_ASSET, token: null, fromAddress: from.treasury, toAddress: from.deposit, amount: shortfall },
+        nativeTransferTerms(quote),
+      ),
+    );
   return rows;
 }

@@ -7,7 +7,18 @@ import { findSession } from '../db/queries/checkout-sessions';
 import { writePostings } from '../db/queries/ledger';
 import { resolvePaymentException } from '../db/queries/payment-exceptions';
 import { updateSimpleOrder } from '../db/queries/simple-orders';
-import { allocateNonce, confirmPayoutOnce, failPayouts, findPayout, findPayouts, listPayouts, lockPayout, reopenFailedSettlement, updatePayout, type PayoutRow } from '../db/queries/payouts';
+import {
+  allocateNonce,
+  confirmPayoutOnce,
+  failPayouts,
+  findPayout,
+  findPayouts,
+  listPayouts,
+  lockPayout,
+  reopenFailedSettlement,
+  updatePayout,
+  type PayoutRow,
+} from '../db/queries/payouts';
 import { setPayoutReference } from '../db/queries/transactions';
 import { explorerUrlFor } from '../domain/deposit-fact';
 import { payoutConfirmed, payoutRevertedFee } from '../domain/ledger';
@@ -50,7 +61,8 @@ class RevertedPayout extends Error {
     super(reason);
   }
 }
-const revertedFailure = (e: RevertedPayout) => ApplicationFailure.nonRetryable(`payout ${e.payoutId} failed: ${e.reason}`, 'PayoutReverted');
+const revertedFailure = (e: RevertedPayout) =>
+  ApplicationFailure.nonRetryable(`payout ${e.payoutId} failed: ${e.reason}`, 'PayoutReverted');
 const termsOf = (p: PayoutRow): GasTerms | null =>
   p.gasLimit && p.maxFeePerGas && p.maxPriorityFeePerGas
     ? { gasLimit: BigInt(p.gasLimit), maxFeePerGas: BigInt(p.maxFeePerGas), maxPriorityFeePerGas: BigInt(p.maxPriorityFeePerGas) }
@@ -135,7 +147,10 @@ export function payoutSteps({ db, chains: settings }: { db: Database; chains: Ch
       if (outcome !== 'nonce-used' || (await receiptOf(client, current.txHash as Hash))) break;
       // No receipt, and the mined count is past our nonce: ours can never be mined. Sign anew.
       if ((await minedNonce(client, current.fromAddress as Address)) <= current.nonce!) {
-        throw ApplicationFailure.retryable(`nonce ${current.nonce} of ${current.fromAddress} is taken by a pending transaction`, 'PayoutNonceBusy');
+        throw ApplicationFailure.retryable(
+          `nonce ${current.nonce} of ${current.fromAddress} is taken by a pending transaction`,
+          'PayoutNonceBusy',
+        );
       }
       current = await sign(current.id, current.txHash, lookups);
     }
@@ -146,7 +161,11 @@ export function payoutSteps({ db, chains: settings }: { db: Database; chains: Ch
     // Decisions §11: a simple order's payout is dispatched once its transfer is broadcast; the order
     // then names the payout's transaction (a retry after a re-signing names the new one).
     if (current.kind === 'customer') {
-      await updateSimpleOrder(db, current.paymentId, { payoutDispatched: true, transactionHash: current.txHash, explorerUrl: explorerUrlFor(current.network, current.txHash!) });
+      await updateSimpleOrder(db, current.paymentId, {
+        payoutDispatched: true,
+        transactionHash: current.txHash,
+        explorerUrl: explorerUrlFor(current.network, current.txHash!),
+      });
     }
     return current;
   }
@@ -165,7 +184,11 @@ export function payoutSteps({ db, chains: settings }: { db: Database; chains: Ch
       }
       const confirmed = { ...updated, merchantId, amount: BigInt(updated.amount), txHash: updated.txHash!, feeWei: receipt.feeWei };
       await writePostings(tx, payoutConfirmed(confirmed, chains.treasury()));
-      if (row.kind === 'merchant') await setPayoutReference(tx, row.paymentId, { transactionHash: updated.txHash!, explorerUrl: explorerUrlFor(row.network, updated.txHash!) });
+      if (row.kind === 'merchant')
+        await setPayoutReference(tx, row.paymentId, {
+          transactionHash: updated.txHash!,
+          explorerUrl: explorerUrlFor(row.network, updated.txHash!),
+        });
       // The money is back with the customer: the exception is resolved with the transfer that did it.
       if (row.kind === 'refund' && updated.exceptionId) await resolvePaymentException(tx, updated.exceptionId, 'refunded');
       return updated;
@@ -181,7 +204,12 @@ export function payoutSteps({ db, chains: settings }: { db: Database; chains: Ch
     const marked = await db.transaction(async (tx) => {
       const locked = await lockPayout(tx, row.id);
       if (!locked || locked.txHash !== row.txHash || locked.status === 'failed' || locked.status === 'confirmed') return false;
-      await updatePayout(tx, row.id, { status: 'failed', failureReason: reason, blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString() });
+      await updatePayout(tx, row.id, {
+        status: 'failed',
+        failureReason: reason,
+        blockNumber: receipt.blockNumber.toString(),
+        feeWei: receipt.feeWei.toString(),
+      });
       await writePostings(tx, [payoutRevertedFee({ ...locked, txHash: locked.txHash!, feeWei: receipt.feeWei })]);
       return true;
     });
@@ -201,7 +229,12 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
    * again (a node may have dropped them; not when `justSent`) and, past the deadline, Temporal
    * retries the watch.
    */
-  async function watchConfirmation(start: PayoutRow, deadline: number, justSent: boolean, lookups: BatchLookups = batchLookups()): Promise<PayoutResult> {
+  async function watchConfirmation(
+    start: PayoutRow,
+    deadline: number,
+    justSent: boolean,
+    lookups: BatchLookups = batchLookups(),
+  ): Promise<PayoutResult> {
     let row = start;
     if (!row.txHash) throw missing(row.id);
     if (row.status === 'failed') throw ApplicationFailure.nonRetryable(`payout ${row.id} failed: ${row.failureReason}`, 'PayoutReverted');
@@ -247,10 +280,21 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
     if (refusal !== null && !refusalBoundReached()) return refusedForNow(refusal);
     const reason = reverted?.reason ?? impossible?.message ?? refusal!;
     const rows = await batchRows(batch);
-    const failed = await failPayouts(db, rows.map((r) => r.id), reason, broadcasting);
+    const failed = await failPayouts(
+      db,
+      rows.map((r) => r.id),
+      reason,
+      broadcasting,
+    );
     if (reverted?.marked || failed.length > 0 || rows.length === 0) {
       const paymentId = 'session' in batch ? batch.session : 'order' in batch ? batch.order : (rows[0]?.paymentId ?? null);
-      log.error('payout failed', { payoutId: reverted?.payoutId ?? rows.find((r) => failed.includes(r.id))?.id ?? null, failedPayoutIds: failed, paymentId, network: rows[0]?.network ?? null, reason });
+      log.error('payout failed', {
+        payoutId: reverted?.payoutId ?? rows.find((r) => failed.includes(r.id))?.id ?? null,
+        failedPayoutIds: failed,
+        paymentId,
+        network: rows[0]?.network ?? null,
+        reason,
+      });
     }
     if (reverted) return revertedFailure(reverted);
     return impossible ?? givenUp(reason);

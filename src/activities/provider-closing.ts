@@ -16,7 +16,15 @@ export interface ClosedPayment {
   status: string;
 }
 
-export function createProviderClosingActivities({ db, providers, cancelSession }: { db: Database; providers: ProviderRegistry; cancelSession: SessionCanceller }) {
+export function createProviderClosingActivities({
+  db,
+  providers,
+  cancelSession,
+}: {
+  db: Database;
+  providers: ProviderRegistry;
+  cancelSession: SessionCanceller;
+}) {
   async function close(paymentId: string, provider: string, providerPaymentId: string): Promise<ClosedPayment> {
     const adapter = providers.get(provider);
     // A provider no longer configured cannot be asked; there is nothing to close through us.
@@ -43,7 +51,8 @@ export function createProviderClosingActivities({ db, providers, cancelSession }
     async closeLinkSiblings(linkId: string, paidSessionId: string): Promise<ClosedPayment[]> {
       for (const id of await listOpenLinkSiblings(db, linkId, paidSessionId)) await cancelSession(id, 'link_paid');
       const closed: ClosedPayment[] = [];
-      for (const s of await listLinkSiblingPayments(db, linkId, paidSessionId)) closed.push(await close(s.id, s.provider, s.providerPaymentId));
+      for (const s of await listLinkSiblingPayments(db, linkId, paidSessionId))
+        closed.push(await close(s.id, s.provider, s.providerPaymentId));
       return closed;
     },
   };

@@ -49,23 +49,40 @@ export interface RefundPlan {
 /** A refund whose transfer back failed (reverted, or could not be sent): the money is still at the deposit address. */
 const failed = (rows: PayoutRow[]) => rows.some((r) => r.kind === 'refund' && r.status === 'failed');
 
-const planOf = (exceptionId: string, paymentId: string, rows: { id: string; kind: string; toAddress: string; amount: string }[]): RefundPlan => {
+const planOf = (
+  exceptionId: string,
+  paymentId: string,
+  rows: { id: string; kind: string; toAddress: string; amount: string }[],
+): RefundPlan => {
   const refund = rows.find((r) => r.kind === 'refund')!;
   return { exceptionId, paymentId, address: refund.toAddress, amountMicro: refund.amount, payoutIds: rows.map((r) => r.id) };
 };
 
 /** Where an exception's money lies: the chain-verified checkout session's or simple order's deposit address. */
-async function heldAt(db: Database, exception: PaymentExceptionRow): Promise<{ network: string; asset: string; depositAddress: string } | null> {
+async function heldAt(
+  db: Database,
+  exception: PaymentExceptionRow,
+): Promise<{ network: string; asset: string; depositAddress: string } | null> {
   if (exception.paymentKind === 'checkout_session') {
     const s = await findSession(db, exception.paymentId);
-    return s?.depositAddress && s.verification === 'chain' ? { network: s.network, asset: s.destinationAsset, depositAddress: s.depositAddress } : null;
+    return s?.depositAddress && s.verification === 'chain'
+      ? { network: s.network, asset: s.destinationAsset, depositAddress: s.depositAddress }
+      : null;
   }
   const o = await findSimpleOrder(db, exception.paymentId);
-  return o?.chainDepositAddress && o.verification === 'chain' ? { network: o.walletNetwork, asset: o.walletCurrency, depositAddress: o.chainDepositAddress } : null;
+  return o?.chainDepositAddress && o.verification === 'chain'
+    ? { network: o.walletNetwork, asset: o.walletCurrency, depositAddress: o.chainDepositAddress }
+    : null;
 }
 
 /** The refund's destination, checked against everything the platform owns (the service checked it too; a workflow may be sent one directly). */
-async function refundDestination(db: Database, chains: PayoutChains, settings: ChainSettings, address: string, deposit: string): Promise<Address> {
+async function refundDestination(
+  db: Database,
+  chains: PayoutChains,
+  settings: ChainSettings,
+  address: string,
+  deposit: string,
+): Promise<Address> {
   const alone = checkRefundAddress(address);
   if (!alone.ok) throw ApplicationFailure.nonRetryable(alone.message, REFUND_ADDRESS_REFUSED);
   const ours = await findDepositAddresses(db, [alone.address]);
@@ -78,7 +95,13 @@ async function refundDestination(db: Database, chains: PayoutChains, settings: C
   return checked.address;
 }
 
-export async function planExceptionRefund(db: Database, chains: PayoutChains, settings: ChainSettings, exceptionId: string, address: string): Promise<RefundPlan> {
+export async function planExceptionRefund(
+  db: Database,
+  chains: PayoutChains,
+  settings: ChainSettings,
+  exceptionId: string,
+  address: string,
+): Promise<RefundPlan> {
   const exception = await findPaymentException(db, exceptionId);
   if (!exception) throw refused(`no exception ${exceptionId}`);
   const planned = await listRefundPayouts(db, exceptionId);
@@ -98,24 +121,33 @@ export async function planExceptionRefund(db: Database, chains: PayoutChains, se
   // The ledger holds the exception's money from its confirmed arrival until it leaves: nothing there,
   // nothing to send back (a block that took the transfer away reversed it).
   const booked = -(await accountBalance(db, { account: ledgerAccount.exceptionHeld(exceptionId), asset, network: payment.network }));
-  if (booked < exception.amountMicro) throw refused(`the ledger holds ${formatCrypto(booked)} of the ${formatCrypto(exception.amountMicro)} ${asset} of this exception: its transfer is no longer on chain`);
+  if (booked < exception.amountMicro)
+    throw refused(
+      `the ledger holds ${formatCrypto(booked)} of the ${formatCrypto(exception.amountMicro)} ${asset} of this exception: its transfer is no longer on chain`,
+    );
   // The money must still be there, beyond what planned payouts of this address are about to send.
-  const held = exception.token ? await tokenBalance(client, token, deposit) : ((await onChainBalance(client, deposit, payment.asset)) ?? 0n);
+  const held = exception.token
+    ? await tokenBalance(client, token, deposit)
+    : ((await onChainBalance(client, deposit, payment.asset)) ?? 0n);
   const leaving = await outgoingUnconfirmed(db, payment.network, deposit, token);
   if (held - leaving < exception.amountMicro) {
-    throw refused(`the deposit address ${deposit} holds ${formatCrypto(held - leaving)} of the ${formatCrypto(exception.amountMicro)} ${asset} to refund`);
+    throw refused(
+      `the deposit address ${deposit} holds ${formatCrypto(held - leaving)} of the ${formatCrypto(exception.amountMicro)} ${asset} to refund`,
+    );
   }
 
   // A later attempt after a failed one: its rows are the next attempt's (the failed ones stay for operators).
   const attempt = (planned[0]?.attempt ?? 0) + 1;
   const base = { paymentId: exception.paymentId, network: payment.network, exceptionId, attempt };
-  const rows = await rowsFromDeposit(client, base, { deposit, treasury: chains.treasury(), asset }, [{ kind: 'refund', order: { token, to, amount: exception.amountMicro } }]).catch(
-    (err: unknown) => {
-      // The gas estimate ran the transfer and the token refused it: no retry changes that.
-      const reason = revertReason(err);
-      throw reason === null ? err : ApplicationFailure.nonRetryable(`the token would revert this transfer (${reason}); nothing was sent`, TRANSFER_WOULD_REVERT);
-    },
-  );
+  const rows = await rowsFromDeposit(client, base, { deposit, treasury: chains.treasury(), asset }, [
+    { kind: 'refund', order: { token, to, amount: exception.amountMicro } },
+  ]).catch((err: unknown) => {
+    // The gas estimate ran the transfer and the token refused it: no retry changes that.
+    const reason = revertReason(err);
+    throw reason === null
+      ? err
+      : ApplicationFailure.nonRetryable(`the token would revert this transfer (${reason}); nothing was sent`, TRANSFER_WOULD_REVERT);
+  });
 
   return db.transaction(async (tx) => {
     // Under the exception's lock: an acceptance holding it first leaves the status accepted, and of
@@ -123,7 +155,8 @@ export async function planExceptionRefund(db: Database, chains: PayoutChains, se
     const locked = await lockPaymentException(tx, exceptionId);
     if (!locked) throw refused(`no exception ${exceptionId}`);
     const existing = await listRefundPayouts(tx, exceptionId);
-    if (existing.length > 0 && (!failed(existing) || existing[0]!.attempt >= attempt)) return planOf(exceptionId, locked.paymentId, existing);
+    if (existing.length > 0 && (!failed(existing) || existing[0]!.attempt >= attempt))
+      return planOf(exceptionId, locked.paymentId, existing);
     if (locked.status !== 'open') throw refused(`the exception is ${locked.status}`);
     return planOf(exceptionId, locked.paymentId, await insertPayoutsOnce(tx, rows));
   });

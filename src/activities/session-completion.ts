@@ -32,7 +32,11 @@ export type CompletionOutcome = { completed: true; paidLinkId: string | null } |
  * payment link paid at most once. A link another session paid first is not paid twice: this money
  * is a `duplicate` exception (decisions §12) and the session does not complete.
  */
-export async function completeSession(tx: DatabaseOrTransaction, session: CheckoutSessionRow, proof: CompletionProof): Promise<CompletionOutcome> {
+export async function completeSession(
+  tx: DatabaseOrTransaction,
+  session: CheckoutSessionRow,
+  proof: CompletionProof,
+): Promise<CompletionOutcome> {
   const link = session.paymentLinkId ? await recordLinkPayment(tx, session.paymentLinkId, session.id) : 'missing';
   if (link === 'duplicate') {
     const exception = await recordPaymentException(tx, {
@@ -40,7 +44,11 @@ export async function completeSession(tx: DatabaseOrTransaction, session: Checko
       paymentKind: 'checkout_session',
       paymentId: session.id,
       kind: 'duplicate',
-      arrivalKey: arrivalKeyOf({ network: session.network, transactionHash: proof.depositTransactionHash ?? proof.transactionHash, eventId: proof.providerEventId }),
+      arrivalKey: arrivalKeyOf({
+        network: session.network,
+        transactionHash: proof.depositTransactionHash ?? proof.transactionHash,
+        eventId: proof.providerEventId,
+      }),
       amountMicro: proof.grossMicro,
       references: {
         paymentLinkId: session.paymentLinkId,
@@ -52,7 +60,10 @@ export async function completeSession(tx: DatabaseOrTransaction, session: Checko
     return { completed: false, duplicateExceptionId: exception.id };
   }
   await insertCompletedTransaction(tx, session, proof);
-  await transitionSession(tx, session.id, 'completed', { completedAt: proof.completedAt, ...(proof.providerPaymentId ? { providerPaymentId: proof.providerPaymentId } : {}) });
+  await transitionSession(tx, session.id, 'completed', {
+    completedAt: proof.completedAt,
+    ...(proof.providerPaymentId ? { providerPaymentId: proof.providerPaymentId } : {}),
+  });
   return { completed: true, paidLinkId: link === 'paid' ? session.paymentLinkId : null };
 }
 
@@ -61,7 +72,11 @@ export async function completeSession(tx: DatabaseOrTransaction, session: Checko
  * once per payment; and the rail the completion proved (decisions §14), stored on the session, which
  * every surface reads its labels from. Every completion (provider, chain, an accepted exception) comes here.
  */
-export async function insertCompletedTransaction(tx: DatabaseOrTransaction, session: CheckoutSessionRow, proof: CompletionProof): Promise<void> {
+export async function insertCompletedTransaction(
+  tx: DatabaseOrTransaction,
+  session: CheckoutSessionRow,
+  proof: CompletionProof,
+): Promise<void> {
   const split = commissionSplit(proof.grossMicro, session.commissionBps);
   const labels = paymentLabels({ railType: railOfCompletion(proof.providerPaymentId), provider: session.provider });
   if (labels.railType !== session.railType) await setSessionRail(tx, session.id, labels.railType);
@@ -93,7 +108,11 @@ export async function insertCompletedTransaction(tx: DatabaseOrTransaction, sess
  * transaction: the deposit address holds the gross, the merchant is owed its share, the commission
  * is earned. What the payouts later move is posted against these balances.
  */
-export async function postCompletion(tx: DatabaseOrTransaction, session: CheckoutSessionRow, input: { grossMicro: bigint; depositAddress: string; txHash: string | null }): Promise<void> {
+export async function postCompletion(
+  tx: DatabaseOrTransaction,
+  session: CheckoutSessionRow,
+  input: { grossMicro: bigint; depositAddress: string; txHash: string | null },
+): Promise<void> {
   const split = commissionSplit(input.grossMicro, session.commissionBps);
   await writePosting(
     tx,

@@ -10,7 +10,9 @@ import type { EmittedEvent, WebhookActivities } from './webhooks';
  * `provider`: the completed session's provider label (decisions §14), null for a wallet payment, for
  * the run's `Provider` search attribute; absent from results recorded before it was returned.
  */
-export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivities['recordChainCompletion']>>> & { provider?: string | null };
+export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivities['recordChainCompletion']>>> & {
+  provider?: string | null;
+};
 
 /**
  * Issue 14: a transition's write and its event in one activity, so a session's run records one local
@@ -18,7 +20,12 @@ export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivitie
  * worker's core less each). Not one database transaction: both halves are idempotent, so a retry
  * after the write finds it done and writes the event (the same one, if it got that far).
  */
-export function createSessionTransitionActivities(parts: { checkout: CheckoutActivities; proof: ChainProofActivities; webhooks: WebhookActivities; db: Database }) {
+export function createSessionTransitionActivities(parts: {
+  checkout: CheckoutActivities;
+  proof: ChainProofActivities;
+  webhooks: WebhookActivities;
+  db: Database;
+}) {
   const { checkout, proof, webhooks, db } = parts;
   return {
     async moveSession(paymentId: string, move: SessionMove): Promise<EmittedEvent> {
@@ -32,7 +39,10 @@ export function createSessionTransitionActivities(parts: { checkout: CheckoutAct
      * recordChainCompletion, and `payment.completed` when it completed the session (not when it
      * declined, nor for a duplicate, which is an exception's to announce).
      */
-    async completeSessionFromChain(paymentId: string, providerPaymentId: string | null): Promise<(ChainCompletion & { emitted?: EmittedEvent }) | null> {
+    async completeSessionFromChain(
+      paymentId: string,
+      providerPaymentId: string | null,
+    ): Promise<(ChainCompletion & { emitted?: EmittedEvent }) | null> {
       const completion = await proof.recordChainCompletion(paymentId, providerPaymentId);
       if (!completion || completion.duplicateExceptionId) return completion;
       const emitted = await webhooks.emitPaymentEvent(paymentId, 'completed', null);

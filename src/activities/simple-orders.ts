@@ -59,7 +59,11 @@ export function createSimpleOrderActivities({ db, allowPrivateUrls, now }: Simpl
     async flagLateOrderFact(code: string, fact: ProviderFact, status: string): Promise<void> {
       const order = await findSimpleOrder(db, code);
       if (!order) throw missing(code);
-      const paidTwice = fact.type === 'succeeded' && status === 'settled' && order.providerPaymentId !== null && fact.providerPaymentId !== order.providerPaymentId;
+      const paidTwice =
+        fact.type === 'succeeded' &&
+        status === 'settled' &&
+        order.providerPaymentId !== null &&
+        fact.providerPaymentId !== order.providerPaymentId;
       await recordLateFact(db, {
         exceptionKind: paidTwice ? 'duplicate' : 'late',
         kind: 'simple_order',

@@ -66,7 +66,11 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
     return decryptSecret(secretsKey, sealed);
   }
 
-  const emittedOf = (deliveries: DeliveryRow[], eventId: string): EmittedEvent => ({ eventId, deliveryIds: deliveries.map((d) => d.id), retry: retrySchedule() });
+  const emittedOf = (deliveries: DeliveryRow[], eventId: string): EmittedEvent => ({
+    eventId,
+    deliveryIds: deliveries.map((d) => d.id),
+    retry: retrySchedule(),
+  });
 
   /**
    * Decisions §8: every enabled endpoint, plus the session's webhookUrl (merchant's default secret),
@@ -82,7 +86,10 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
       if (!targets.has(endpoint.url)) targets.set(endpoint.url, { secretSource: 'endpoint', secretRef: endpoint.id });
     }
     if (session.webhookUrl && !targets.has(session.webhookUrl)) {
-      targets.set(session.webhookUrl, site ? { secretSource: 'site', secretRef: site.id } : { secretSource: 'merchant', secretRef: session.merchantId });
+      targets.set(
+        session.webhookUrl,
+        site ? { secretSource: 'site', secretRef: site.id } : { secretSource: 'merchant', secretRef: session.merchantId },
+      );
     }
     return insertDeliveriesOnce(
       db,
@@ -90,7 +97,11 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
     );
   }
 
-  const retrySchedule = () => ({ baseSeconds: webhooks.retryBaseSeconds, maxIntervalSeconds: webhooks.retryMaxIntervalSeconds, windowHours: webhooks.retryWindowHours });
+  const retrySchedule = () => ({
+    baseSeconds: webhooks.retryBaseSeconds,
+    maxIntervalSeconds: webhooks.retryMaxIntervalSeconds,
+    windowHours: webhooks.retryWindowHours,
+  });
 
   return {
     /**
@@ -169,7 +180,12 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
       if (type === 'payment.refunded') {
         const sent = (await listRefundPayouts(db, exceptionId)).find((p) => p.kind === 'refund' && p.status === 'confirmed');
         if (!sent?.txHash) throw ApplicationFailure.nonRetryable(`exception ${exceptionId} has no confirmed refund`, 'RefundMissing');
-        const refund = { address: sent.toAddress, amount: formatCrypto(BigInt(sent.amount)), transactionHash: sent.txHash, explorerUrl: explorerUrlFor(sent.network, sent.txHash) };
+        const refund = {
+          address: sent.toAddress,
+          amount: formatCrypto(BigInt(sent.amount)),
+          transactionHash: sent.txHash,
+          explorerUrl: explorerUrlFor(sent.network, sent.txHash),
+        };
         body = refundEventBody({ ...input, refund });
       }
       const event = await insertEventOnce(db, {

@@ -145,7 +145,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     },
     transform: jsonSchemaTransform,
     // What every route shares (operationIds, error answers, admin security, webhook payloads): openapi.ts.
-    transformObject: (document) => ('openapiObject' in document ? completeDocument(document.openapiObject as OpenApiDocument, WEBHOOK_SCHEMAS) : document.swaggerObject),
+    transformObject: (document) =>
+      'openapiObject' in document ? completeDocument(document.openapiObject as OpenApiDocument, WEBHOOK_SCHEMAS) : document.swaggerObject,
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',

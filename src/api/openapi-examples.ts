@@ -270,8 +270,12 @@ function samplesFor(status: string, c: ErrorContext): Sample[] {
   switch (status) {
     case '400':
       return [
-        c.hasBody ? { code: 'BadRequest', message: 'The body is not valid JSON.' } : { code: 'BadRequest', message: 'The URL is not valid: bad percent-encoding or invalid UTF-8.' },
-        ...(c.hasPathId && !c.admin && !c.simple ? [{ code: 'InvalidId' as const, message: 'The id must be a canonical payment id (SV_…); internal row ids are not accepted.' }] : []),
+        c.hasBody
+          ? { code: 'BadRequest', message: 'The body is not valid JSON.' }
+          : { code: 'BadRequest', message: 'The URL is not valid: bad percent-encoding or invalid UTF-8.' },
+        ...(c.hasPathId && !c.admin && !c.simple
+          ? [{ code: 'InvalidId' as const, message: 'The id must be a canonical payment id (SV_…); internal row ids are not accepted.' }]
+          : []),
         ...(c.transactionCode ? [{ code: 'InvalidId' as const, message: 'transaction_code must be a UUID.' }] : []),
       ];
     case '401':
@@ -288,16 +292,33 @@ function samplesFor(status: string, c: ErrorContext): Sample[] {
       return [{ code: 'NotFound', message: c.admin ? 'Merchant not found.' : 'Payment not found.' }];
     case '409':
       return [
-        { code: 'Conflict', message: c.admin ? 'The merchant is already approved; rotate the key to get a new one.' : 'The state of this resource does not allow it.' },
-        ...(c.idempotent ? [{ code: 'IdempotencyConflict' as const, message: 'This Idempotency-Key was used with a different request.' }] : []),
+        {
+          code: 'Conflict',
+          message: c.admin
+            ? 'The merchant is already approved; rotate the key to get a new one.'
+            : 'The state of this resource does not allow it.',
+        },
+        ...(c.idempotent
+          ? [{ code: 'IdempotencyConflict' as const, message: 'This Idempotency-Key was used with a different request.' }]
+          : []),
       ];
     case '413':
       return [{ code: 'PayloadTooLarge', message: 'The request body is larger than the limit of 64 KiB.' }];
     case '422':
       return [
-        { code: 'ValidationError', message: 'The request is not valid.', details: [{ path: c.simple ? 'fiat_amount' : 'amount', message: 'Too small: expected number to be >0' }] },
+        {
+          code: 'ValidationError',
+          message: 'The request is not valid.',
+          details: [{ path: c.simple ? 'fiat_amount' : 'amount', message: 'Too small: expected number to be >0' }],
+        },
         ...(c.idempotent
-          ? [{ code: 'IdempotencyKeyReused' as const, message: 'This Idempotency-Key was already used for another request (another method, path or id); use a new key for each request.' }]
+          ? [
+              {
+                code: 'IdempotencyKeyReused' as const,
+                message:
+                  'This Idempotency-Key was already used for another request (another method, path or id); use a new key for each request.',
+              },
+            ]
           : []),
       ];
     case '429':
@@ -319,7 +340,13 @@ export function errorExamples(status: string, c: ErrorContext): Record<string, {
         summary: s.code,
         value: c.simple
           ? { status: 'error', error: s.code, message: s.message }
-          : { ok: false, error: s.code, message: s.message, requestId: 'req_8fK2mQ7xV1cL9pZ4rT6w', ...(s.details ? { details: s.details } : {}) },
+          : {
+              ok: false,
+              error: s.code,
+              message: s.message,
+              requestId: 'req_8fK2mQ7xV1cL9pZ4rT6w',
+              ...(s.details ? { details: s.details } : {}),
+            },
       },
     ]),
   );

@@ -50,7 +50,10 @@ const v1Error = {
     error: code(Object.keys(ERROR_STATUS) as ErrorCode[]),
     message: { type: 'string' },
     requestId: { type: 'string', description: 'Equal to the x-request-id header.' },
-    details: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+    details: {
+      type: 'array',
+      items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+    },
   },
 };
 const simpleError = {
@@ -89,7 +92,11 @@ function errorStatuses(path: string, method: string, op: Operation): string[] {
   return [...statuses].filter((s) => !op.responses?.[s]).sort();
 }
 
-const camel = (words: string[]) => words.filter(Boolean).map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('');
+const camel = (words: string[]) =>
+  words
+    .filter(Boolean)
+    .map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1)))
+    .join('');
 
 /** A stable, readable operationId from the method and path: GET /api/v1/transactions/{id} → getTransactionsById. */
 function operationIdFor(method: string, path: string): string {
@@ -102,16 +109,20 @@ function operationIdFor(method: string, path: string): string {
   return camel([method, ...words]);
 }
 
-
 /** The headers of every v1 delivery (spec §6.1), as the receiver reads them. */
 const DELIVERY_HEADERS = [
   { name: 'svc-delivery-id', description: 'The delivery (dlv_…): the same on every retry of it.', example: 'dlv_2Wd5Fg8Hj1Kl4Zx7Cv0Bn3Mq' },
-  { name: 'svc-event-id', description: 'The event (evt_…), equal to the body’s eventId: process each once.', example: 'evt_9Lk2Jh5Gf8Ds1Az4Xc7Vb0Nm' },
+  {
+    name: 'svc-event-id',
+    description: 'The event (evt_…), equal to the body’s eventId: process each once.',
+    example: 'evt_9Lk2Jh5Gf8Ds1Az4Xc7Vb0Nm',
+  },
   { name: 'svc-event-type', description: 'The event name, equal to the body’s event.', example: 'payment.completed' },
   { name: 'svc-timestamp', description: 'Unix seconds of this attempt; reject one more than 300 s away.', example: '1768473252' },
   {
     name: 'svc-signature',
-    description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret of the endpoint (or your default secret for a session’s webhookUrl).',
+    description:
+      '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret of the endpoint (or your default secret for a session’s webhookUrl).',
     example: 't=1768473252,v1=5d2f8c1e9a7b3d4f6e8a0c2b4d6f8e0a1c3e5f7b9d1f3a5c7e9b1d3f5a7c9e1b',
   },
 ];
@@ -140,7 +151,8 @@ const WEBHOOK_TEXT: Record<string, { operationId: string; summary: string; descr
   'transaction.settled': {
     operationId: 'transactionSettledWebhook',
     summary: 'A simple-API order settled',
-    description: 'POSTed once to the order’s webhook_url, unsigned; answer a 2xx within 8 s. No retry: reconcile with GET /api/transaction.',
+    description:
+      'POSTed once to the order’s webhook_url, unsigned; answer a 2xx within 8 s. No retry: reconcile with GET /api/transaction.',
     headers: false,
   },
 };
@@ -173,7 +185,11 @@ export function completeDocument(doc: OpenApiDocument, webhooks: Record<string, 
         transactionCode: (op.parameters ?? []).some((p) => p.name === 'transaction_code'),
         idempotent: (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'idempotency-key'),
         creates: method === 'post' && Boolean(op.requestBody) && Boolean(op.security?.length),
-        scope: path.includes('/payment-links') ? 'payment_links:create' : method === 'get' ? 'transactions:read' : 'checkout_sessions:create',
+        scope: path.includes('/payment-links')
+          ? 'payment_links:create'
+          : method === 'get'
+            ? 'transactions:read'
+            : 'checkout_sessions:create',
       };
       for (const [status, response] of Object.entries(op.responses)) {
         // A body that is not JSON (the settlements CSV) says its media type in its schema.
@@ -189,7 +205,12 @@ export function completeDocument(doc: OpenApiDocument, webhooks: Record<string, 
   }
   doc.webhooks = Object.fromEntries(
     Object.entries(webhooks).map(([event, schema]) => {
-      const text = WEBHOOK_TEXT[event] ?? { operationId: `${event.replace(/\W+(\w)/g, (_m, c: string) => c.toUpperCase())}Webhook`, summary: `The ${event} event`, description: `The ${event} event.`, headers: true };
+      const text = WEBHOOK_TEXT[event] ?? {
+        operationId: `${event.replace(/\W+(\w)/g, (_m, c: string) => c.toUpperCase())}Webhook`,
+        summary: `The ${event} event`,
+        description: `The ${event} event.`,
+        headers: true,
+      };
       const body: Media = { schema: z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any' }) };
       addExample(body);
       return [
@@ -202,12 +223,21 @@ export function completeDocument(doc: OpenApiDocument, webhooks: Record<string, 
             tags: ['webhooks'],
             security: [],
             parameters: text.headers
-              ? DELIVERY_HEADERS.map((h) => ({ in: 'header', name: h.name, required: true, description: h.description, schema: { type: 'string' }, example: h.example }))
+              ? DELIVERY_HEADERS.map((h) => ({
+                  in: 'header',
+                  name: h.name,
+                  required: true,
+                  description: h.description,
+                  schema: { type: 'string' },
+                  example: h.example,
+                }))
               : [],
             requestBody: { required: true, content: { 'application/json': body } },
             responses: {
               '200': { description: 'Any 2xx within the timeout acknowledges the delivery.' },
-              '400': { description: 'Any other answer (or none) is a failed attempt; v1 deliveries are retried, transaction.settled is not.' },
+              '400': {
+                description: 'Any other answer (or none) is a failed attempt; v1 deliveries are retried, transaction.settled is not.',
+              },
             },
           },
         },

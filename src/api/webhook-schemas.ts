@@ -5,12 +5,17 @@ import { assetName, networkName, paymentStatus, railType } from './closed-values
 // The bodies we POST to merchants, as documented in the OpenAPI `webhooks` section (spec §2.8 and
 // §6.4). Built by src/domain/webhook-event.ts; a test checks a real delivery against these.
 
-const decimal = z.string().regex(/^\d+(\.\d+)?$/).describe('A decimal string');
+const decimal = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/)
+  .describe('A decimal string');
 
 export const paymentEventSchema = z.object({
   event: z.enum(['payment.processing', 'payment.completed', 'payment.failed', 'payment.expired', 'payment.canceled', 'payment.settled']),
   eventId: z.string().describe('evt_…; process each event once'),
-  eventSource: z.string().describe('provider_webhook, chain (a wallet payment completed), payout, checkout, session_expiry or hosted_checkout'),
+  eventSource: z
+    .string()
+    .describe('provider_webhook, chain (a wallet payment completed), payout, checkout, session_expiry or hosted_checkout'),
   merchantId: z.string(),
   sessionId: z.string().describe('The canonical payment id (SV_…)'),
   transactionId: z.string(),
@@ -79,4 +84,9 @@ export const transactionSettledSchema = z.object({
   timestamp: z.number().int().describe('Unix seconds'),
 });
 
-export const WEBHOOK_SCHEMAS = { 'payment.event': paymentEventSchema, 'payment.exception': paymentExceptionEventSchema, 'payment.refunded': paymentRefundedEventSchema, 'transaction.settled': transactionSettledSchema };
+export const WEBHOOK_SCHEMAS = {
+  'payment.event': paymentEventSchema,
+  'payment.exception': paymentExceptionEventSchema,
+  'payment.refunded': paymentRefundedEventSchema,
+  'transaction.settled': transactionSettledSchema,
+};

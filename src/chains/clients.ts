@@ -1,4 +1,16 @@
-import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, type Address, type Chain, type LocalAccount, type PublicClient, type Transport, type WalletClient } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  erc20Abi,
+  http,
+  type Address,
+  type Chain,
+  type LocalAccount,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from 'viem';
 import type { Asset, EvmNetwork } from '../domain/assets';
 
 /** One configured network, as config.chains.networks lists them (the shape is all this layer needs). */

@@ -1,4 +1,15 @@
-import { createWalletClient, http, toHex, type Account, type Address, type Chain, type Hash, type Hex, type Transport, type WalletClient } from 'viem';
+import {
+  createWalletClient,
+  http,
+  toHex,
+  type Account,
+  type Address,
+  type Chain,
+  type Hash,
+  type Hex,
+  type Transport,
+  type WalletClient,
+} from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { DEV_SETTLEMENT_MNEMONIC } from '../domain/mnemonic';
 import { DEV_CHAIN_ID } from './dev-chain';

@@ -67,7 +67,8 @@ export function logStanding(stored: StoredLog, node: NodeView): LogStanding {
   const { receipt } = node;
   if (receipt) {
     if (same(receipt.blockHash, stored.blockHash)) return { kind: 'kept' };
-    if (receipt.status === 'success' && receiptHolds(receipt.logs, stored)) return { kind: 'moved', blockNumber: receipt.blockNumber, blockHash: receipt.blockHash.toLowerCase() };
+    if (receipt.status === 'success' && receiptHolds(receipt.logs, stored))
+      return { kind: 'moved', blockNumber: receipt.blockNumber, blockHash: receipt.blockHash.toLowerCase() };
     return { kind: 'gone' };
   }
   if (node.blockHashAtHeight === null) return { kind: 'unknown' };
@@ -80,7 +81,10 @@ export function logStanding(stored: StoredLog, node: NodeView): LogStanding {
  * there without it. A node behind that height, or one holding the transaction without its receipt,
  * says nothing: a payout is never sent on a node's silence alone.
  */
-export function transactionStanding(hash: string, node: { hasReceipt: boolean; transactionsAtHeight: readonly string[] | null }): 'mined' | 'gone' | 'unknown' {
+export function transactionStanding(
+  hash: string,
+  node: { hasReceipt: boolean; transactionsAtHeight: readonly string[] | null },
+): 'mined' | 'gone' | 'unknown' {
   if (node.hasReceipt) return 'mined';
   if (node.transactionsAtHeight === null) return 'unknown';
   return node.transactionsAtHeight.some((t) => same(t, hash)) ? 'unknown' : 'gone';

@@ -1,4 +1,13 @@
-import { encodeFunctionData, erc20Abi, keccak256, TransactionReceiptNotFoundError, type Address, type Hash, type Hex, type LocalAccount } from 'viem';
+import {
+  encodeFunctionData,
+  erc20Abi,
+  keccak256,
+  TransactionReceiptNotFoundError,
+  type Address,
+  type Hash,
+  type Hex,
+  type LocalAccount,
+} from 'viem';
 import type { ChainClient } from './clients';
 
 // Decisions §11 "Payout", the chain side (no database): a transfer is signed locally with fixed
@@ -44,7 +53,10 @@ export interface FeeQuote {
 
 /** The latest base fee and the node's priority fee: concurrent calls, so one batched HTTP request. */
 export async function feeQuote(client: ChainClient): Promise<FeeQuote> {
-  const [block, maxPriorityFeePerGas] = await Promise.all([client.publicClient.getBlock({ blockTag: 'latest' }), client.publicClient.estimateMaxPriorityFeePerGas()]);
+  const [block, maxPriorityFeePerGas] = await Promise.all([
+    client.publicClient.getBlock({ blockTag: 'latest' }),
+    client.publicClient.estimateMaxPriorityFeePerGas(),
+  ]);
   // A chain without EIP-1559 has no base fee: its gas price stands in.
   return { baseFeePerGas: block.baseFeePerGas ?? (await client.publicClient.getGasPrice()), maxPriorityFeePerGas };
 }
@@ -77,13 +89,21 @@ export async function gasTermsFor(client: ChainClient, from: Address, order: Tra
 export const maxCostOf = (terms: GasTerms) => terms.gasLimit * terms.maxFeePerGas;
 
 /** The count of the sender's transactions the node knows, mined or pending: the next free nonce. */
-export const pendingNonce = (client: ChainClient, sender: Address) => client.publicClient.getTransactionCount({ address: sender, blockTag: 'pending' });
+export const pendingNonce = (client: ChainClient, sender: Address) =>
+  client.publicClient.getTransactionCount({ address: sender, blockTag: 'pending' });
 
 /** The count of the sender's mined transactions: every nonce below it is used for good. */
-export const minedNonce = (client: ChainClient, sender: Address) => client.publicClient.getTransactionCount({ address: sender, blockTag: 'latest' });
+export const minedNonce = (client: ChainClient, sender: Address) =>
+  client.publicClient.getTransactionCount({ address: sender, blockTag: 'latest' });
 
 /** Signs locally; nothing is sent. */
-export async function signTransfer(client: ChainClient, account: LocalAccount, order: TransferOrder, terms: GasTerms, nonce: number): Promise<SignedTransfer> {
+export async function signTransfer(
+  client: ChainClient,
+  account: LocalAccount,
+  order: TransferOrder,
+  terms: GasTerms,
+  nonce: number,
+): Promise<SignedTransfer> {
   const call = callOf(order);
   const signedTx = await account.signTransaction({
     type: 'eip1559',
@@ -102,7 +122,8 @@ export async function signTransfer(client: ChainClient, account: LocalAccount, o
 export type BroadcastOutcome = 'sent' | 'known' | 'nonce-used';
 
 const ALREADY_KNOWN = /already known|already imported|known transaction|already exists|transaction already in/i;
-const NONCE_USED = /nonce too low|nonce has already been used|lower than the current nonce|replacement transaction underpriced|already used/i;
+const NONCE_USED =
+  /nonce too low|nonce has already been used|lower than the current nonce|replacement transaction underpriced|already used/i;
 
 /**
  * Sends stored bytes. "Already known" is success (an earlier send got there); a used nonce is
@@ -133,7 +154,10 @@ export interface PayoutReceipt {
 export async function receiptOf(client: ChainClient, hash: Hash): Promise<PayoutReceipt | null> {
   try {
     // Asked together, so one batched HTTP request.
-    const [receipt, head] = await Promise.all([client.publicClient.getTransactionReceipt({ hash }), client.publicClient.getBlockNumber({ cacheTime: 0 })]);
+    const [receipt, head] = await Promise.all([
+      client.publicClient.getTransactionReceipt({ hash }),
+      client.publicClient.getBlockNumber({ cacheTime: 0 }),
+    ]);
     return {
       status: receipt.status,
       blockNumber: receipt.blockNumber,

@@ -2,294 +2,295 @@
 
 export const testTokenAbi = [
   {
-    "inputs": [
+    inputs: [
       {
-        "internalType": "string",
-        "name": "name_",
-        "type": "string"
+        internalType: 'string',
+        name: 'name_',
+        type: 'string',
       },
       {
-        "internalType": "string",
-        "name": "symbol_",
-        "type": "string"
-      }
+        internalType: 'string',
+        name: 'symbol_',
+        type: 'string',
+      },
     ],
-    "stateMutability": "nonpayable",
-    "type": "constructor"
+    stateMutability: 'nonpayable',
+    type: 'constructor',
   },
   {
-    "inputs": [],
-    "name": "InsufficientAllowance",
-    "type": "error"
+    inputs: [],
+    name: 'InsufficientAllowance',
+    type: 'error',
   },
   {
-    "inputs": [],
-    "name": "InsufficientBalance",
-    "type": "error"
+    inputs: [],
+    name: 'InsufficientBalance',
+    type: 'error',
   },
   {
-    "inputs": [],
-    "name": "NotMinter",
-    "type": "error"
+    inputs: [],
+    name: 'NotMinter',
+    type: 'error',
   },
   {
-    "inputs": [],
-    "name": "ZeroAddress",
-    "type": "error"
+    inputs: [],
+    name: 'ZeroAddress',
+    type: 'error',
   },
   {
-    "anonymous": false,
-    "inputs": [
+    anonymous: false,
+    inputs: [
       {
-        "indexed": true,
-        "internalType": "address",
-        "name": "owner",
-        "type": "address"
+        indexed: true,
+        internalType: 'address',
+        name: 'owner',
+        type: 'address',
       },
       {
-        "indexed": true,
-        "internalType": "address",
-        "name": "spender",
-        "type": "address"
+        indexed: true,
+        internalType: 'address',
+        name: 'spender',
+        type: 'address',
       },
       {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "value",
-        "type": "uint256"
-      }
+        indexed: false,
+        internalType: 'uint256',
+        name: 'value',
+        type: 'uint256',
+      },
     ],
-    "name": "Approval",
-    "type": "event"
+    name: 'Approval',
+    type: 'event',
   },
   {
-    "anonymous": false,
-    "inputs": [
+    anonymous: false,
+    inputs: [
       {
-        "indexed": true,
-        "internalType": "address",
-        "name": "from",
-        "type": "address"
+        indexed: true,
+        internalType: 'address',
+        name: 'from',
+        type: 'address',
       },
       {
-        "indexed": true,
-        "internalType": "address",
-        "name": "to",
-        "type": "address"
+        indexed: true,
+        internalType: 'address',
+        name: 'to',
+        type: 'address',
       },
       {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "value",
-        "type": "uint256"
-      }
+        indexed: false,
+        internalType: 'uint256',
+        name: 'value',
+        type: 'uint256',
+      },
     ],
-    "name": "Transfer",
-    "type": "event"
+    name: 'Transfer',
+    type: 'event',
   },
   {
-    "inputs": [
+    inputs: [
       {
-        "internalType": "address",
-        "name": "",
-        "type": "address"
+        internalType: 'address',
+        name: '',
+        type: 'address',
       },
       {
-        "internalType": "address",
-        "name": "",
-        "type": "address"
-      }
+        internalType: 'address',
+        name: '',
+        type: 'address',
+      },
     ],
-    "name": "allowance",
-    "outputs": [
+    name: 'allowance',
+    outputs: [
       {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
-      }
+        internalType: 'uint256',
+        name: '',
+        type: 'uint256',
+      },
     ],
-    "stateMutability": "view",
-    "type": "function"
+    stateMutability: 'view',
+    type: 'function',
   },
   {
-    "inputs": [
+    inputs: [
       {
-        "internalType": "address",
-        "name": "spender",
-        "type": "address"
+        internalType: 'address',
+        name: 'spender',
+        type: 'address',
       },
       {
-        "internalType": "uint256",
-        "name": "value",
-        "type": "uint256"
-      }
+        internalType: 'uint256',
+        name: 'value',
+        type: 'uint256',
+      },
     ],
-    "name": "approve",
-    "outputs": [
+    name: 'approve',
+    outputs: [
       {
-        "internalType": "bool",
-        "name": "",
-        "type": "bool"
-      }
+        internalType: 'bool',
+        name: '',
+        type: 'bool',
+      },
     ],
-    "stateMutability": "nonpayable",
-    "type": "function"
+    stateMutability: 'nonpayable',
+    type: 'function',
   },
   {
-    "inputs": [
+    inputs: [
       {
-        "internalType": "address",
-        "name": "",
-        "type": "address"
-      }
+        internalType: 'address',
+        name: '',
+        type: 'address',
+      },
     ],
-    "name": "balanceOf",
-    "outputs": [
+    name: 'balanceOf',
+    outputs: [
       {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
-      }
+        internalType: 'uint256',
+        name: '',
+        type: 'uint256',
+      },
     ],
-    "stateMutability": "view",
-    "type": "function"
+    stateMutability: 'view',
+    type: 'function',
   },
   {
-    "inputs": [],
-    "name": "decimals",
-    "outputs": [
+    inputs: [],
+    name: 'decimals',
+    outputs: [
       {
-        "internalType": "uint8",
-        "name": "",
-        "type": "uint8"
-      }
+        internalType: 'uint8',
+        name: '',
+        type: 'uint8',
+      },
     ],
-    "stateMutability": "view",
-    "type": "function"
+    stateMutability: 'view',
+    type: 'function',
   },
   {
-    "inputs": [
+    inputs: [
       {
-        "internalType": "address",
-        "name": "to",
-        "type": "address"
+        internalType: 'address',
+        name: 'to',
+        type: 'address',
       },
       {
-        "internalType": "uint256",
-        "name": "value",
-        "type": "uint256"
-      }
+        internalType: 'uint256',
+        name: 'value',
+        type: 'uint256',
+      },
     ],
-    "name": "mint",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
+    name: 'mint',
+    outputs: [],
+    stateMutability: 'nonpayable',
+    type: 'function',
   },
   {
-    "inputs": [],
-    "name": "minter",
-    "outputs": [
+    inputs: [],
+    name: 'minter',
+    outputs: [
       {
-        "internalType": "address",
-        "name": "",
-        "type": "address"
-      }
+        internalType: 'address',
+        name: '',
+        type: 'address',
+      },
     ],
-    "stateMutability": "view",
-    "type": "function"
+    stateMutability: 'view',
+    type: 'function',
   },
   {
-    "inputs": [],
-    "name": "name",
-    "outputs": [
+    inputs: [],
+    name: 'name',
+    outputs: [
       {
-        "internalType": "string",
-        "name": "",
-        "type": "string"
-      }
+        internalType: 'string',
+        name: '',
+        type: 'string',
+      },
     ],
-    "stateMutability": "view",
-    "type": "function"
+    stateMutability: 'view',
+    type: 'function',
   },
   {
-    "inputs": [],
-    "name": "symbol",
-    "outputs": [
+    inputs: [],
+    name: 'symbol',
+    outputs: [
       {
-        "internalType": "string",
-        "name": "",
-        "type": "string"
-      }
+        internalType: 'string',
+        name: '',
+        type: 'string',
+      },
     ],
-    "stateMutability": "view",
-    "type": "function"
+    stateMutability: 'view',
+    type: 'function',
   },
   {
-    "inputs": [],
-    "name": "totalSupply",
-    "outputs": [
+    inputs: [],
+    name: 'totalSupply',
+    outputs: [
       {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
-      }
+        internalType: 'uint256',
+        name: '',
+        type: 'uint256',
+      },
     ],
-    "stateMutability": "view",
-    "type": "function"
+    stateMutability: 'view',
+    type: 'function',
   },
   {
-    "inputs": [
+    inputs: [
       {
-        "internalType": "address",
-        "name": "to",
-        "type": "address"
+        internalType: 'address',
+        name: 'to',
+        type: 'address',
       },
       {
-        "internalType": "uint256",
-        "name": "value",
-        "type": "uint256"
-      }
+        internalType: 'uint256',
+        name: 'value',
+        type: 'uint256',
+      },
     ],
-    "name": "transfer",
-    "outputs": [
+    name: 'transfer',
+    outputs: [
       {
-        "internalType": "bool",
-        "name": "",
-        "type": "bool"
-      }
+        internalType: 'bool',
+        name: '',
+        type: 'bool',
+      },
     ],
-    "stateMutability": "nonpayable",
-    "type": "function"
+    stateMutability: 'nonpayable',
+    type: 'function',
   },
   {
-    "inputs": [
+    inputs: [
       {
-        "internalType": "address",
-        "name": "from",
-        "type": "address"
+        internalType: 'address',
+        name: 'from',
+        type: 'address',
       },
       {
-        "internalType": "address",
-        "name": "to",
-        "type": "address"
+        internalType: 'address',
+        name: 'to',
+        type: 'address',
       },
       {
-        "internalType": "uint256",
-        "name": "value",
-        "type": "uint256"
-      }
+        internalType: 'uint256',
+        name: 'value',
+        type: 'uint256',
+      },
     ],
-    "name": "transferFrom",
-    "outputs": [
+    name: 'transferFrom',
+    outputs: [
       {
-        "internalType": "bool",
-        "name": "",
-        "type": "bool"
-      }
+        internalType: 'bool',
+        name: '',
+        type: 'bool',
+      },
     ],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  }
+    stateMutability: 'nonpayable',
+    type: 'function',
+  },
 ] as const;
 
-export const testTokenBytecode = '0x60a060405234801561000f575f5ffd5b506040516109b33803806109b383398101604081905261002e916100ef565b5f61003983826101e3565b50600161004682826101e3565b505033608052506102a1565b634e487b7160e01b5f52604160045260245ffd5b5f82601f830112610075575f5ffd5b81516001600160401b0381111561008e5761008e610052565b604051601f8201601f19908116603f011681016001600160401b03811182821017156100bc576100bc610052565b6040528181528382016020018510156100d3575f5ffd5b8160208501602083015e5f918101602001919091529392505050565b5f5f60408385031215610100575f5ffd5b82516001600160401b03811115610115575f5ffd5b61012185828601610066565b602085015190935090506001600160401b0381111561013e575f5ffd5b61014a85828601610066565b9150509250929050565b600181811c9082168061016857607f821691505b60208210810361018657634e487b7160e01b5f52602260045260245ffd5b50919050565b601f8211156101de57828211156101de57805f5260205f20601f840160051c60208510156101b757505f5b90810190601f840160051c035f5b818110156101da575f838201556001016101c5565b5050505b505050565b81516001600160401b038111156101fc576101fc610052565b6102108161020a8454610154565b8461018c565b6020601f821160018114610242575f831561022b5750848201515b5f19600385901b1c1916600184901b17845561029a565b5f84815260208120601f198516915b828110156102715787850151825560209485019460019092019101610251565b508482101561028e57868401515f19600387901b60f8161c191681555b505060018360011b0184555b5050505050565b6080516106f46102bf5f395f818160cd015261037901526106f45ff3fe608060405234801561000f575f5ffd5b50600436106100a6575f3560e01c8063313ce5671161006e578063313ce5671461015457806340c10f191461016e57806370a082311461018357806395d89b41146101a2578063a9059cbb146101aa578063dd62ed3e146101bd575f5ffd5b806306fdde03146100aa57806307546172146100c8578063095ea7b31461010757806318160ddd1461012a57806323b872dd14610141575b5f5ffd5b6100b26101e7565b6040516100bf919061057f565b60405180910390f35b6100ef7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016100bf565b61011a6101153660046105cf565b610272565b60405190151581526020016100bf565b61013360025481565b6040519081526020016100bf565b61011a61014f3660046105f7565b6102de565b61015c600681565b60405160ff90911681526020016100bf565b61018161017c3660046105cf565b61036e565b005b610133610191366004610631565b60036020525f908152604090205481565b6100b2610464565b61011a6101b83660046105cf565b610471565b6101336101cb366004610651565b600460209081525f928352604080842090915290825290205481565b5f80546101f390610682565b80601f016020809104026020016040519081016040528092919081815260200182805461021f90610682565b801561026a5780601f106102415761010080835404028352916020019161026a565b820191905f5260205f20905b81548152906001019060200180831161024d57829003601f168201915b505050505081565b335f8181526004602090815260408083206001600160a01b038716808552925280832085905551919290917f8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925906102cc9086815260200190565b60405180910390a35060015b92915050565b6001600160a01b0383165f9081526004602090815260408083203384529091528120545f198114610358578281101561032a576040516313be252b60e01b815260040160405180910390fd5b61033483826106ce565b6001600160a01b0386165f9081526004602090815260408083203384529091529020555b610363858585610486565b506001949350505050565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146103b757604051633e34a41b60e21b815260040160405180910390fd5b6001600160a01b0382166103de5760405163d92e233d60e01b815260040160405180910390fd5b8060025f8282546103ef91906106e1565b90915550506001600160a01b0382165f908152600360205260408120805483929061041b9084906106e1565b90915550506040518181526001600160a01b038316905f907fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef9060200160405180910390a35050565b600180546101f390610682565b5f61047d338484610486565b50600192915050565b6001600160a01b0382166104ad5760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b0383165f90815260036020526040902054818110156104e657604051631e9acf1760e31b815260040160405180910390fd5b6104f082826106ce565b6001600160a01b038086165f9081526003602052604080822093909355908516815290812080548492906105259084906106e1565b92505081905550826001600160a01b0316846001600160a01b03167fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef8460405161057191815260200190565b60405180910390a350505050565b602081525f82518060208401528060208501604085015e5f604082850101526040601f19601f83011684010191505092915050565b80356001600160a01b03811681146105ca575f5ffd5b919050565b5f5f604083850312156105e0575f5ffd5b6105e9836105b4565b946020939093013593505050565b5f5f5f60608486031215610609575f5ffd5b610612846105b4565b9250610620602085016105b4565b929592945050506040919091013590565b5f60208284031215610641575f5ffd5b61064a826105b4565b9392505050565b5f5f60408385031215610662575f5ffd5b61066b836105b4565b9150610679602084016105b4565b90509250929050565b600181811c9082168061069657607f821691505b6020821081036106b457634e487b7160e01b5f52602260045260245ffd5b50919050565b634e487b7160e01b5f52601160045260245ffd5b818103818111156102d8576102d86106ba565b808201808211156102d8576102d86106ba56' as const;
+export const testTokenBytecode =
+  '0x60a060405234801561000f575f5ffd5b506040516109b33803806109b383398101604081905261002e916100ef565b5f61003983826101e3565b50600161004682826101e3565b505033608052506102a1565b634e487b7160e01b5f52604160045260245ffd5b5f82601f830112610075575f5ffd5b81516001600160401b0381111561008e5761008e610052565b604051601f8201601f19908116603f011681016001600160401b03811182821017156100bc576100bc610052565b6040528181528382016020018510156100d3575f5ffd5b8160208501602083015e5f918101602001919091529392505050565b5f5f60408385031215610100575f5ffd5b82516001600160401b03811115610115575f5ffd5b61012185828601610066565b602085015190935090506001600160401b0381111561013e575f5ffd5b61014a85828601610066565b9150509250929050565b600181811c9082168061016857607f821691505b60208210810361018657634e487b7160e01b5f52602260045260245ffd5b50919050565b601f8211156101de57828211156101de57805f5260205f20601f840160051c60208510156101b757505f5b90810190601f840160051c035f5b818110156101da575f838201556001016101c5565b5050505b505050565b81516001600160401b038111156101fc576101fc610052565b6102108161020a8454610154565b8461018c565b6020601f821160018114610242575f831561022b5750848201515b5f19600385901b1c1916600184901b17845561029a565b5f84815260208120601f198516915b828110156102715787850151825560209485019460019092019101610251565b508482101561028e57868401515f19600387901b60f8161c191681555b505060018360011b0184555b5050505050565b6080516106f46102bf5f395f818160cd015261037901526106f45ff3fe608060405234801561000f575f5ffd5b50600436106100a6575f3560e01c8063313ce5671161006e578063313ce5671461015457806340c10f191461016e57806370a082311461018357806395d89b41146101a2578063a9059cbb146101aa578063dd62ed3e146101bd575f5ffd5b806306fdde03146100aa57806307546172146100c8578063095ea7b31461010757806318160ddd1461012a57806323b872dd14610141575b5f5ffd5b6100b26101e7565b6040516100bf919061057f565b60405180910390f35b6100ef7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016100bf565b61011a6101153660046105cf565b610272565b60405190151581526020016100bf565b61013360025481565b6040519081526020016100bf565b61011a61014f3660046105f7565b6102de565b61015c600681565b60405160ff90911681526020016100bf565b61018161017c3660046105cf565b61036e565b005b610133610191366004610631565b60036020525f908152604090205481565b6100b2610464565b61011a6101b83660046105cf565b610471565b6101336101cb366004610651565b600460209081525f928352604080842090915290825290205481565b5f80546101f390610682565b80601f016020809104026020016040519081016040528092919081815260200182805461021f90610682565b801561026a5780601f106102415761010080835404028352916020019161026a565b820191905f5260205f20905b81548152906001019060200180831161024d57829003601f168201915b505050505081565b335f8181526004602090815260408083206001600160a01b038716808552925280832085905551919290917f8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925906102cc9086815260200190565b60405180910390a35060015b92915050565b6001600160a01b0383165f9081526004602090815260408083203384529091528120545f198114610358578281101561032a576040516313be252b60e01b815260040160405180910390fd5b61033483826106ce565b6001600160a01b0386165f9081526004602090815260408083203384529091529020555b610363858585610486565b506001949350505050565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146103b757604051633e34a41b60e21b815260040160405180910390fd5b6001600160a01b0382166103de5760405163d92e233d60e01b815260040160405180910390fd5b8060025f8282546103ef91906106e1565b90915550506001600160a01b0382165f908152600360205260408120805483929061041b9084906106e1565b90915550506040518181526001600160a01b038316905f907fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef9060200160405180910390a35050565b600180546101f390610682565b5f61047d338484610486565b50600192915050565b6001600160a01b0382166104ad5760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b0383165f90815260036020526040902054818110156104e657604051631e9acf1760e31b815260040160405180910390fd5b6104f082826106ce565b6001600160a01b038086165f9081526003602052604080822093909355908516815290812080548492906105259084906106e1565b92505081905550826001600160a01b0316846001600160a01b03167fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef8460405161057191815260200190565b60405180910390a350505050565b602081525f82518060208401528060208501604085015e5f604082850101526040601f19601f83011684010191505092915050565b80356001600160a01b03811681146105ca575f5ffd5b919050565b5f5f604083850312156105e0575f5ffd5b6105e9836105b4565b946020939093013593505050565b5f5f5f60608486031215610609575f5ffd5b610612846105b4565b9250610620602085016105b4565b929592945050506040919091013590565b5f60208284031215610641575f5ffd5b61064a826105b4565b9392505050565b5f5f60408385031215610662575f5ffd5b61066b836105b4565b9150610679602084016105b4565b90509250929050565b600181811c9082168061069657607f821691505b6020821081036106b457634e487b7160e01b5f52602260045260245ffd5b50919050565b634e487b7160e01b5f52601160045260245ffd5b818103818111156102d8576102d86106ba565b808201808211156102d8576102d86106ba56' as const;

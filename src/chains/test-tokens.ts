@@ -1,4 +1,14 @@
-import { encodeFunctionData, getAddress, type Account, type Address, type Chain, type Hash, type PublicClient, type Transport, type WalletClient } from 'viem';
+import {
+  encodeFunctionData,
+  getAddress,
+  type Account,
+  type Address,
+  type Chain,
+  type Hash,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from 'viem';
 import { ASSETS, EVM_NETWORKS, type Asset, type EvmNetwork } from '../domain/assets';
 import type { NodeAccountSender } from './dev-accounts';
 import { testTokenAbi, testTokenBytecode } from './test-token-artifact';
@@ -49,7 +59,10 @@ export async function testTokensDeployed(publicClient: PublicClient, addresses: 
 }
 
 /** Mints `amount` token units (micro units for these 6-decimal tokens) to `to`, sent by the node-held minter. */
-export async function mintTestTokens(publicClient: PublicClient, input: { minter: NodeAccountSender; token: Address; to: Address; amount: bigint }): Promise<Hash> {
+export async function mintTestTokens(
+  publicClient: PublicClient,
+  input: { minter: NodeAccountSender; token: Address; to: Address; amount: bigint },
+): Promise<Hash> {
   const data = encodeFunctionData({ abi: testTokenAbi, functionName: 'mint', args: [input.to, input.amount] });
   const hash = await input.minter.send({ to: input.token, data });
   const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 100 });

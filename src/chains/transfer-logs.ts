@@ -66,25 +66,23 @@ export async function readTransfers(
     const to = min(from + limits.blocksPerCall - 1n, input.toBlock);
     for (const recipients of recipientChunks) {
       calls.push(
-        client
-          .getLogs({ event: transferEvent, args: { to: recipients }, fromBlock: from, toBlock: to, strict: true })
-          .then((logs) =>
-            logs
-              .filter((log) => !log.removed)
-              .map((log) => ({
-                network: input.network,
-                asset: tokenOf.get(log.address.toLowerCase())?.asset ?? null,
-                // The configured (checksummed) address; nodes answer in lowercase.
-                token: tokenOf.get(log.address.toLowerCase())?.address ?? getAddress(log.address),
-                transactionHash: log.transactionHash,
-                logIndex: log.logIndex,
-                blockNumber: log.blockNumber,
-                blockHash: log.blockHash,
-                from: log.args.from,
-                to: log.args.to,
-                amount: log.args.value,
-              })),
-          ),
+        client.getLogs({ event: transferEvent, args: { to: recipients }, fromBlock: from, toBlock: to, strict: true }).then((logs) =>
+          logs
+            .filter((log) => !log.removed)
+            .map((log) => ({
+              network: input.network,
+              asset: tokenOf.get(log.address.toLowerCase())?.asset ?? null,
+              // The configured (checksummed) address; nodes answer in lowercase.
+              token: tokenOf.get(log.address.toLowerCase())?.address ?? getAddress(log.address),
+              transactionHash: log.transactionHash,
+              logIndex: log.logIndex,
+              blockNumber: log.blockNumber,
+              blockHash: log.blockHash,
+              from: log.args.from,
+              to: log.args.to,
+              amount: log.args.value,
+            })),
+        ),
       );
     }
   }

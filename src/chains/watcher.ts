@@ -115,9 +115,17 @@ export function cursorToJson(cursor: WatchCursor): unknown {
 }
 
 export function cursorFromJson(json: unknown): WatchCursor {
-  const c = json as { confirmedThrough: string; pending: (Omit<TokenTransfer, 'blockNumber' | 'amount'> & { blockNumber: string; amount: string })[] };
+  const c = json as {
+    confirmedThrough: string;
+    pending: (Omit<TokenTransfer, 'blockNumber' | 'amount'> & { blockNumber: string; amount: string })[];
+  };
   return {
     confirmedThrough: BigInt(c.confirmedThrough),
-    pending: c.pending.map((p) => ({ ...p, blockNumber: BigInt(p.blockNumber), amount: BigInt(p.amount), transactionHash: p.transactionHash })),
+    pending: c.pending.map((p) => ({
+      ...p,
+      blockNumber: BigInt(p.blockNumber),
+      amount: BigInt(p.amount),
+      transactionHash: p.transactionHash,
+    })),
   };
 }

@@ -85,7 +85,13 @@ export function createAdminClient(options: AdminClientOptions) {
     if (!res.ok) throw toApiError(res, body, text);
     if (req.text) return text;
     if (body === undefined) {
-      throw new AdminApiError(res.status, 'BadResponse', `expected JSON, got: ${snippet(text)}`, res.headers.get('x-request-id') ?? undefined, []);
+      throw new AdminApiError(
+        res.status,
+        'BadResponse',
+        `expected JSON, got: ${snippet(text)}`,
+        res.headers.get('x-request-id') ?? undefined,
+        [],
+      );
     }
     return body;
   };

@@ -30,16 +30,21 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const out = (text: string) => io.stdout(`${text}\n`);
   const err = (text: string) => io.stderr(`${text}\n`);
   let answered = EXIT_OK;
-  const program = buildProgram(COMMANDS, GROUPS, { stdout: io.stdout, stderr: io.stderr, epilogue: epilogue(io.env) }, async (command, input, globals) => {
-    const settings = resolveSettings(globals, io.env);
-    const warning = clearTextWarning(settings.apiUrl);
-    if (warning) err(warning);
-    const call = createAdminClient({ baseUrl: settings.apiUrl, token: settings.token });
-    const sleep = io.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-    const body = await command.execute(input, { call, sleep, now: Date.now });
-    out(globals.json ? JSON.stringify(body, null, 2) : command.render(body).join('\n'));
-    answered = command.exitCode?.(body) ?? EXIT_OK;
-  });
+  const program = buildProgram(
+    COMMANDS,
+    GROUPS,
+    { stdout: io.stdout, stderr: io.stderr, epilogue: epilogue(io.env) },
+    async (command, input, globals) => {
+      const settings = resolveSettings(globals, io.env);
+      const warning = clearTextWarning(settings.apiUrl);
+      if (warning) err(warning);
+      const call = createAdminClient({ baseUrl: settings.apiUrl, token: settings.token });
+      const sleep = io.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+      const body = await command.execute(input, { call, sleep, now: Date.now });
+      out(globals.json ? JSON.stringify(body, null, 2) : command.render(body).join('\n'));
+      answered = command.exitCode?.(body) ?? EXIT_OK;
+    },
+  );
 
   try {
     await program.parseAsync(argv, { from: 'user' });

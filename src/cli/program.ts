@@ -42,7 +42,12 @@ export function buildProgram(commands: readonly OpsCommand[], groups: Record<str
     .showSuggestionAfterError(true)
     .showHelpAfterError('(add --help for usage)')
     .addOption(new Option('--api-url <url>', 'service base URL (env SVC_URL; default http://127.0.0.1:$PORT, PORT defaults to 3000)'))
-    .addOption(new Option('--token <token>', 'admin token (env ADMIN_TOKEN, else the file $SVC_DATA_DIR/admin-token, default .data/); a flag shows in the process list'))
+    .addOption(
+      new Option(
+        '--token <token>',
+        'admin token (env ADMIN_TOKEN, else the file $SVC_DATA_DIR/admin-token, default .data/); a flag shows in the process list',
+      ),
+    )
     .option('--json', 'print the raw JSON answer instead of the summary');
 
   const groupCommands = new Map<string, Command>();
@@ -72,16 +77,21 @@ export function buildProgram(commands: readonly OpsCommand[], groups: Record<str
       // Checked here rather than with makeOptionMandatory(): commander checks those before unknown
       // options, and `--scope` must get "did you mean --scopes?" rather than "--scopes is missing".
       const missing = required.find((o) => self.getOptionValue(o.attributeName()) === undefined);
-      if (missing) self.error(`error: required option '${missing.flags}' not specified`, { exitCode: 2, code: 'ops.missingMandatoryOption' });
+      if (missing)
+        self.error(`error: required option '${missing.flags}' not specified`, { exitCode: 2, code: 'ops.missingMandatoryOption' });
       const args = Object.fromEntries(command.args.map((a, i) => [a.name, String(self.processedArgs[i])]));
       await dispatch(command, { args, options: self.opts() }, self.optsWithGlobals<GlobalOptions>());
     });
   }
 
   program.addHelpText('after', () =>
-    ['', 'Every command (each is one call of the admin API, or a few for `payments wait`):', ...commands.map((c) => `  ${synopsis(c)}`), '', io.epilogue].join(
-      '\n',
-    ),
+    [
+      '',
+      'Every command (each is one call of the admin API, or a few for `payments wait`):',
+      ...commands.map((c) => `  ${synopsis(c)}`),
+      '',
+      io.epilogue,
+    ].join('\n'),
   );
   return program;
 }

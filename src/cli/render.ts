@@ -136,9 +136,22 @@ export const proofAnswer = z.object({
     depositAddress: z.string().nullable(),
     expectedGross: z.string().nullable(),
     credited: z.string(),
-    chain: z.object({ chainId: z.number(), token: z.string(), head: z.string(), confirmationsRequired: z.number(), balance: z.string() }).nullable(),
+    chain: z
+      .object({ chainId: z.number(), token: z.string(), head: z.string(), confirmationsRequired: z.number(), balance: z.string() })
+      .nullable(),
     chainError: z.string().nullable(),
-    credits: z.array(z.object({ transactionHash: z.string(), logIndex: z.number(), token: z.string(), asset: z.string().nullable(), amount: z.string(), blockNumber: z.string(), confirmations: z.string().nullable(), state: z.string() })),
+    credits: z.array(
+      z.object({
+        transactionHash: z.string(),
+        logIndex: z.number(),
+        token: z.string(),
+        asset: z.string().nullable(),
+        amount: z.string(),
+        blockNumber: z.string(),
+        confirmations: z.string().nullable(),
+        state: z.string(),
+      }),
+    ),
   }),
 });
 
@@ -147,15 +160,21 @@ export function formatProof({ proof: p }: z.infer<typeof proofAnswer>): string[]
   const c = p.chain;
   return [
     `proof ${p.paymentId} ${p.status} (${p.kind}, verification ${p.verification})`,
-    field('network', `${p.network}${c ? ` (chain id ${c.chainId}, head ${c.head}, ${c.confirmationsRequired} confirmations required)` : ''}`),
-    ...(p.depositAddress ? [field('deposit', p.depositAddress)] : [field('deposit', 'none: the provider\'s word is the proof')]),
+    field(
+      'network',
+      `${p.network}${c ? ` (chain id ${c.chainId}, head ${c.head}, ${c.confirmationsRequired} confirmations required)` : ''}`,
+    ),
+    ...(p.depositAddress ? [field('deposit', p.depositAddress)] : [field('deposit', "none: the provider's word is the proof")]),
     ...(c ? [field('token', `${p.asset} ${c.token}`), field('on chain', `${c.balance} ${p.asset} at the deposit address now`)] : []),
     ...(p.chainError ? [field('on chain', `unknown: ${p.chainError}`)] : []),
     field('expected', p.expectedGross === null ? 'not fixed yet' : `${p.expectedGross} ${p.asset}`),
     field('credited', `${p.credited} ${p.asset}`),
     ...(p.credits.length
       ? p.credits.map((l, i) =>
-          field(i ? '' : 'logs', `${l.transactionHash}:${l.logIndex} ${l.amount} ${l.asset ?? `of token ${l.token}`} block ${l.blockNumber}${l.confirmations === null ? '' : `, ${l.confirmations} confirmations`}, ${l.state}`),
+          field(
+            i ? '' : 'logs',
+            `${l.transactionHash}:${l.logIndex} ${l.amount} ${l.asset ?? `of token ${l.token}`} block ${l.blockNumber}${l.confirmations === null ? '' : `, ${l.confirmations} confirmations`}, ${l.state}`,
+          ),
         )
       : [field('logs', 'none')]),
   ];

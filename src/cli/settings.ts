@@ -10,9 +10,7 @@ export type Env = Record<string, string | undefined>;
 const PROJECT_ROOT = path.resolve(__dirname, '../..');
 
 const settingsSchema = z.object({
-  apiUrl: z
-    .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
-    .transform((u) => u.replace(/\/+$/, '')),
+  apiUrl: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')),
   // Whitespace would corrupt the Authorization header; length rules are the server's business.
   token: z.string().regex(/^\S+$/, 'must be a single word with no spaces'),
 });
@@ -61,5 +59,7 @@ export function resolveSettings(flags: { apiUrl?: string | undefined; token?: st
 export function clearTextWarning(apiUrl: string): string | null {
   const { protocol, hostname } = new URL(apiUrl);
   const loopback = hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname);
-  return protocol === 'http:' && !loopback ? `warning: sending the admin token over plain http to ${hostname}; use https outside a trusted network` : null;
+  return protocol === 'http:' && !loopback
+    ? `warning: sending the admin token over plain http to ${hostname}; use https outside a trusted network`
+    : null;
 }

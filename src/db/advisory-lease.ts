@@ -31,7 +31,13 @@ export async function holdAdvisoryLease(options: LeaseOptions, job: (held: Abort
   const { signal } = options;
   while (!signal.aborted) {
     // max 1, never idle-closed: the lock lives exactly as long as this one connection.
-    const sql = postgres(options.databaseUrl, { max: 1, idle_timeout: 0, connect_timeout: 3, onnotice: () => {}, connection: { application_name: `svc-lease:${options.name}` } });
+    const sql = postgres(options.databaseUrl, {
+      max: 1,
+      idle_timeout: 0,
+      connect_timeout: 3,
+      onnotice: () => {},
+      connection: { application_name: `svc-lease:${options.name}` },
+    });
     try {
       let pid: number | null = null;
       while (!signal.aborted && (pid = await tryLock(sql, options.name)) === null) await sleep(retryMs, signal);
@@ -69,7 +75,9 @@ export async function holdAdvisoryLease(options: LeaseOptions, job: (held: Abort
 
 /** The backend holding the lock now, or null when another session holds it. */
 async function tryLock(sql: postgres.Sql, name: string): Promise<number | null> {
-  const [row] = await sql<{ locked: boolean; pid: number }[]>`select pg_try_advisory_lock(hashtextextended(${name}, 0)) as locked, pg_backend_pid() as pid`;
+  const [row] = await sql<
+    { locked: boolean; pid: number }[]
+  >`select pg_try_advisory_lock(hashtextextended(${name}, 0)) as locked, pg_backend_pid() as pid`;
   return row!.locked ? row!.pid : null;
 }
 
@@ -77,7 +85,13 @@ async function tryLock(sql: postgres.Sql, name: string): Promise<number | null> 
  * Pings the lease's connection until `held` aborts; a failed or slow ping aborts it, and so does an
  * answer from another backend (the client reconnected by itself: the lock went with the old one).
  */
-async function heartbeat(sql: postgres.Sql, pid: number, everyMs: number, held: AbortController, lost: (reason: string) => void): Promise<void> {
+async function heartbeat(
+  sql: postgres.Sql,
+  pid: number,
+  everyMs: number,
+  held: AbortController,
+  lost: (reason: string) => void,
+): Promise<void> {
   while (!held.signal.aborted) {
     await sleep(everyMs, held.signal);
     if (held.signal.aborted) return;

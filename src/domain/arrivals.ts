@@ -65,6 +65,7 @@ export type Settlement =
  */
 export function settlementOf(expectedMicro: bigint | null, creditedMicro: bigint): Settlement {
   if (expectedMicro === null) return { kind: 'unpriced' };
-  if (creditedMicro <= 0n || creditedMicro < expectedMicro) return { kind: 'short', creditedMicro, remainingMicro: expectedMicro - creditedMicro };
+  if (creditedMicro <= 0n || creditedMicro < expectedMicro)
+    return { kind: 'short', creditedMicro, remainingMicro: expectedMicro - creditedMicro };
   return { kind: 'covered', grossMicro: creditedMicro, excessMicro: creditedMicro - expectedMicro };
 }

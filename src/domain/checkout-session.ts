@@ -120,7 +120,8 @@ const moving = (state: SessionState, move: SessionMove): SessionEffect => {
 };
 
 /** Part of G already credited is the customer's money when the session ends unpaid: underpaid, recorded before the end. */
-const shortfallAtEnd = (s: SessionState): SessionEffect[] => (s.chainVerified && s.creditedMicro > 0n ? [{ kind: 'recordShortfall', claim: s.claim, at: 'expiry' }] : []);
+const shortfallAtEnd = (s: SessionState): SessionEffect[] =>
+  s.chainVerified && s.creditedMicro > 0n ? [{ kind: 'recordShortfall', claim: s.claim, at: 'expiry' }] : [];
 
 export function decide(current: SessionState, event: SessionEvent): Decision {
   const state: SessionState = { ...current };
@@ -133,7 +134,10 @@ function decideInto(s: SessionState, event: SessionEvent): SessionEffect[] {
     case 'cancel': {
       if (!canTransition(s.status, 'canceled')) return [];
       const shortfall = shortfallAtEnd(s);
-      return [...shortfall, moving(s, { kind: 'status', to: 'canceled', from: CANCEL_FROM, ...(event.reason ? { reason: event.reason } : {}) })];
+      return [
+        ...shortfall,
+        moving(s, { kind: 'status', to: 'canceled', from: CANCEL_FROM, ...(event.reason ? { reason: event.reason } : {}) }),
+      ];
     }
     case 'expire':
       if (s.status !== 'pending') return [];
@@ -159,7 +163,8 @@ function decideInto(s: SessionState, event: SessionEvent): SessionEffect[] {
       s.creditedMicro = BigInt(credit.creditedMicro);
       // Not this payment's money (another token, decisions §14): the merchant is told, nothing credits.
       const told: SessionEffect[] = credit.exceptionId ? [{ kind: 'announceException', exceptionId: credit.exceptionId }] : [];
-      if (isTerminal(s.status) || !credit.held || credit.expectedMicro === null || s.creditedMicro < BigInt(credit.expectedMicro)) return told;
+      if (isTerminal(s.status) || !credit.held || credit.expectedMicro === null || s.creditedMicro < BigInt(credit.expectedMicro))
+        return told;
       // The activity re-checks the credits under the session's lock and may decline.
       return [...told, { kind: 'completeFromChain', providerPaymentId: s.claim?.providerPaymentId ?? s.providerPaymentId }];
     }
@@ -183,7 +188,10 @@ function decideInto(s: SessionState, event: SessionEvent): SessionEffect[] {
       // Never on a chain-verified session: only the chain completes it (decisions §11).
       if (s.chainVerified || isTerminal(s.status)) return [];
       if (completion.duplicateExceptionId) return [{ kind: 'announceException', exceptionId: completion.duplicateExceptionId }];
-      return [moving(s, { kind: 'announce', status: 'completed' }), ...(completion.paidLinkId ? [{ kind: 'linkPaid', linkId: completion.paidLinkId } as const] : [])];
+      return [
+        moving(s, { kind: 'announce', status: 'completed' }),
+        ...(completion.paidLinkId ? [{ kind: 'linkPaid', linkId: completion.paidLinkId } as const] : []),
+      ];
     }
   }
 }
@@ -194,7 +202,12 @@ function onProviderFact(s: SessionState, fact: ProviderFact, nowMs: number): Ses
     // A hint, never a completion: processing, and a deadline for the transfer it announces.
     const effects: SessionEffect[] = canTransition(s.status, 'processing') ? [moving(s, { kind: 'processing', fact })] : [];
     if (!s.claim) {
-      s.claim = { eventId: fact.eventId, providerPaymentId: fact.providerPaymentId, destinationAmount: fact.destinationAmount, transactionHash: fact.transactionHash };
+      s.claim = {
+        eventId: fact.eventId,
+        providerPaymentId: fact.providerPaymentId,
+        destinationAmount: fact.destinationAmount,
+        transactionHash: fact.transactionHash,
+      };
       s.claimDueMs = nowMs + s.proofTimeoutMs;
     }
     return effects;

@@ -10,10 +10,7 @@ const LIVE_KEY = /^svc_live_[A-Za-z0-9]{32}$/;
 // Checked before the live prefix: svc_live_sk_… starts with svc_live_ but is retired.
 const RETIRED_PREFIXES = ['svc_test_sk_', 'svc_live_sk_', 'svc_test_', 'pk_'];
 
-export type PresentedKey =
-  | { kind: 'live'; key: string }
-  | { kind: 'retired' }
-  | { kind: 'malformed' };
+export type PresentedKey = { kind: 'live'; key: string } | { kind: 'retired' } | { kind: 'malformed' };
 
 export function classifyApiKey(key: string): PresentedKey {
   if (RETIRED_PREFIXES.some((p) => key.startsWith(p))) return { kind: 'retired' };
@@ -44,9 +41,7 @@ const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const SECURITY_CODE = /^[A-HJ-NP-Z2-9]{6}(-[A-HJ-NP-Z2-9]{6}){3}$/;
 
 export function issueSecurityCode(): { plaintext: string; hash: string } {
-  const groups = Array.from({ length: 4 }, () =>
-    Array.from({ length: 6 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join(''),
-  );
+  const groups = Array.from({ length: 4 }, () => Array.from({ length: 6 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join(''));
   const plaintext = groups.join('-');
   return { plaintext, hash: sha256Hex(plaintext) };
 }

@@ -91,7 +91,21 @@ export const validationError = (details: ErrorDetail[], message = 'The request b
 export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; name?: string; cause?: unknown };
   const code = typeof e?.code === 'string' ? e.code : '';
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'QUERY_DEADLINE', '57P01', '57P03', '57014'].includes(code)) {
+  if (
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'CONNECT_TIMEOUT',
+      'CONNECTION_CLOSED',
+      'CONNECTION_ENDED',
+      'CONNECTION_DESTROYED',
+      'QUERY_DEADLINE',
+      '57P01',
+      '57P03',
+      '57014',
+    ].includes(code)
+  ) {
     return true;
   }
   if (e?.name === 'ServiceError' || e?.name === 'ConnectionError') return true;

@@ -18,7 +18,11 @@ export const isExceptionId = (id: string) => EXCEPTION_ID.test(id);
  * one (`tx:<network>:<hash>`), so the provider's word and the chain log of that transfer are one
  * arrival (one exception), else the provider's event.
  */
-export function arrivalKeyOf(input: { network: string; transactionHash?: string | null | undefined; eventId?: string | undefined }): string {
+export function arrivalKeyOf(input: {
+  network: string;
+  transactionHash?: string | null | undefined;
+  eventId?: string | undefined;
+}): string {
   if (input.transactionHash) return `tx:${input.network.toLowerCase()}:${input.transactionHash.toLowerCase()}`;
   return `provider:${input.eventId ?? 'unknown'}`;
 }
@@ -63,7 +67,8 @@ export const isAcceptable = (kind: ExceptionKind) => kind === 'late' || kind ===
  * wrong asset in the token that arrived). Not `overpaid` (the excess is part of the gross, already the
  * merchant's), nor `unverified` (no money arrived), nor `reorged` (the money left with its block).
  */
-export const isRefundable = (kind: ExceptionKind) => kind === 'late' || kind === 'duplicate' || kind === 'underpaid' || kind === 'wrong_asset';
+export const isRefundable = (kind: ExceptionKind) =>
+  kind === 'late' || kind === 'duplicate' || kind === 'underpaid' || kind === 'wrong_asset';
 
 export interface ExceptionView {
   id: string;

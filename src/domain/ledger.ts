@@ -48,7 +48,17 @@ export function balanced(posting: Posting): Posting {
 }
 
 /** A completion proven on chain: the deposit address holds G, of which net is owed to the merchant and C is earned. */
-export function depositCredited(input: { paymentId: string; merchantId: string; depositAddress: string; asset: string; network: string; txHash: string | null; grossMicro: bigint; merchantMicro: bigint; commissionMicro: bigint }): Posting {
+export function depositCredited(input: {
+  paymentId: string;
+  merchantId: string;
+  depositAddress: string;
+  asset: string;
+  network: string;
+  txHash: string | null;
+  grossMicro: bigint;
+  merchantMicro: bigint;
+  commissionMicro: bigint;
+}): Posting {
   return balanced({
     postingId: `completion:${input.paymentId}`,
     asset: input.asset,
@@ -64,7 +74,14 @@ export function depositCredited(input: { paymentId: string; merchantId: string; 
 }
 
 /** A simple order proven on chain: the deposit address holds G, all of it owed to the customer's wallet. */
-export function orderCredited(input: { transactionCode: string; depositAddress: string; asset: string; network: string; txHash: string | null; grossMicro: bigint }): Posting {
+export function orderCredited(input: {
+  transactionCode: string;
+  depositAddress: string;
+  asset: string;
+  network: string;
+  txHash: string | null;
+  grossMicro: bigint;
+}): Posting {
   return balanced({
     postingId: `completion:${input.transactionCode}`,
     asset: input.asset,
@@ -88,7 +105,11 @@ export const arrivalPostingPrefix = (log: { network: string; transactionHash: st
 
 /** The posting that undoes `posting` (its block left the chain): every line negated. */
 export function postingLeft(posting: Posting): Posting {
-  return balanced({ ...posting, postingId: `${posting.postingId}:left`, lines: posting.lines.map((l) => ({ account: l.account, amount: -l.amount })) });
+  return balanced({
+    ...posting,
+    postingId: `${posting.postingId}:left`,
+    lines: posting.lines.map((l) => ({ account: l.account, amount: -l.amount })),
+  });
 }
 
 /** Money of an arrival at a deposit address that is not the payment's money (decisions §12, §14). */
@@ -123,7 +144,8 @@ const heldFor = (input: HeldArrival, owner: string): Posting =>
  * underpaid payment at its end): the deposit address holds it for the customer until an operator
  * refunds it or accepts it as the payment. Its refund and its acceptance post against this account.
  */
-export const exceptionArrived = (input: HeldArrival & { exceptionId: string }): Posting => heldFor(input, ledgerAccount.exceptionHeld(input.exceptionId));
+export const exceptionArrived = (input: HeldArrival & { exceptionId: string }): Posting =>
+  heldFor(input, ledgerAccount.exceptionHeld(input.exceptionId));
 
 /** Dust: it stays at the deposit address, owed to nobody. */
 export const dustArrived = (input: HeldArrival): Posting => heldFor(input, ledgerAccount.unclaimedDust);
@@ -133,7 +155,14 @@ export const dustArrived = (input: HeldArrival): Posting => heldFor(input, ledge
  * It goes back to the deposit address's own account, from which the completion posting (posted
  * beside this, as for any completion) splits it between the merchant and the commission.
  */
-export function exceptionAccepted(input: { exceptionId: string; paymentId: string; depositAddress: string; asset: string; network: string; amountMicro: bigint }): Posting {
+export function exceptionAccepted(input: {
+  exceptionId: string;
+  paymentId: string;
+  depositAddress: string;
+  asset: string;
+  network: string;
+  amountMicro: bigint;
+}): Posting {
   return balanced({
     postingId: `accepted:${input.exceptionId}`,
     asset: input.asset,
@@ -207,7 +236,15 @@ export function payoutConfirmed(p: ConfirmedPayout, treasury: string): Posting[]
   const debit = debitOf(p, treasury);
   const credit = p.kind === 'gas' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
   const base = { network: p.network, paymentId: p.paymentId, txHash: p.txHash };
-  const moved = balanced({ ...base, postingId: `payout:${p.id}`, asset: p.asset, lines: [{ account: debit, amount: p.amount }, { account: credit, amount: -p.amount }] });
+  const moved = balanced({
+    ...base,
+    postingId: `payout:${p.id}`,
+    asset: p.asset,
+    lines: [
+      { account: debit, amount: p.amount },
+      { account: credit, amount: -p.amount },
+    ],
+  });
   const fee = balanced({
     ...base,
     postingId: `fee:${p.id}`,
@@ -225,7 +262,15 @@ export function payoutConfirmed(p: ConfirmedPayout, treasury: string): Posting[]
  * coin). Posted under the transaction's hash, so a later re-signed transfer of the same payout posts
  * its own fee beside it.
  */
-export function payoutRevertedFee(p: { id: string; paymentId: string; kind: ConfirmedPayout['kind']; network: string; fromAddress: string; txHash: string; feeWei: bigint }): Posting {
+export function payoutRevertedFee(p: {
+  id: string;
+  paymentId: string;
+  kind: ConfirmedPayout['kind'];
+  network: string;
+  fromAddress: string;
+  txHash: string;
+  feeWei: bigint;
+}): Posting {
   const payer = p.kind === 'gas' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
   return balanced({
     postingId: `fee:${p.id}:${p.txHash}`,
@@ -258,7 +303,17 @@ export function payoutMinedAgain(
   if (p.status === 'reverted') {
     const debit = debitOf(p, treasury);
     const credit = p.kind === 'gas' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
-    postings.push(balanced({ ...base, postingId: `payout:${p.id}:undone`, asset: p.asset, lines: [{ account: credit, amount: p.amount }, { account: debit, amount: -p.amount }] }));
+    postings.push(
+      balanced({
+        ...base,
+        postingId: `payout:${p.id}:undone`,
+        asset: p.asset,
+        lines: [
+          { account: credit, amount: p.amount },
+          { account: debit, amount: -p.amount },
+        ],
+      }),
+    );
   }
   const delta = p.feeWei - p.postedFeeWei;
   if (delta !== 0n) {

@@ -22,6 +22,9 @@ export function isValidMnemonic(phrase: string): boolean {
   const entropyBits = bits.slice(0, bits.length - checksumBits);
   const entropy = Buffer.from(entropyBits.match(/.{8}/g)!.map((byte) => parseInt(byte, 2)));
   const hash = createHash('sha256').update(entropy).digest();
-  const expected = [...hash].map((b) => b.toString(2).padStart(8, '0')).join('').slice(0, checksumBits);
+  const expected = [...hash]
+    .map((b) => b.toString(2).padStart(8, '0'))
+    .join('')
+    .slice(0, checksumBits);
   return bits.slice(-checksumBits) === expected;
 }

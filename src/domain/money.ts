@@ -21,7 +21,11 @@ function decimalText(value: number): string {
   const digits = intPart + fracPart;
   const point = intPart.length + exp;
   const expanded =
-    point <= 0 ? `0.${'0'.repeat(-point)}${digits}` : point >= digits.length ? digits + '0'.repeat(point - digits.length) : `${digits.slice(0, point)}.${digits.slice(point)}`;
+    point <= 0
+      ? `0.${'0'.repeat(-point)}${digits}`
+      : point >= digits.length
+        ? digits + '0'.repeat(point - digits.length)
+        : `${digits.slice(0, point)}.${digits.slice(point)}`;
   return (negative ? '-' : '') + expanded;
 }
 
@@ -49,7 +53,8 @@ export function formatUnits(units: bigint, decimals: number): string {
 export const fiatDecimals = (currency: FiatCurrency) => FIAT_DECIMALS[currency];
 export const formatFiat = (minor: bigint, currency: FiatCurrency) => formatUnits(minor, FIAT_DECIMALS[currency]);
 /** A stored amount in its currency's decimals; a currency this build does not know shows its minor units. */
-export const formatFiatText = (minor: bigint, currency: string) => (isFiatCurrency(currency) ? formatFiat(minor, currency) : minor.toString());
+export const formatFiatText = (minor: bigint, currency: string) =>
+  isFiatCurrency(currency) ? formatFiat(minor, currency) : minor.toString();
 export const formatCrypto = (micro: bigint) => formatUnits(micro, CRYPTO_DECIMALS);
 export const parseCrypto = (value: string) => toUnits(value, CRYPTO_DECIMALS);
 

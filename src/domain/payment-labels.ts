@@ -29,7 +29,9 @@ export interface PaymentLabels {
 
 /** A session's labels from its row: `provider` there is the on-ramp it is routed to (quotes, Pay). */
 export function paymentLabels(session: { railType: string; provider: string }): PaymentLabels {
-  return session.railType === RAIL_CRYPTO_TRANSFER ? { railType: RAIL_CRYPTO_TRANSFER, provider: null } : { railType: RAIL_FIAT_TO_CRYPTO, provider: session.provider };
+  return session.railType === RAIL_CRYPTO_TRANSFER
+    ? { railType: RAIL_CRYPTO_TRANSFER, provider: null }
+    : { railType: RAIL_FIAT_TO_CRYPTO, provider: session.provider };
 }
 
 const EVENT_SOURCE: Record<PaymentStatus, string> = {

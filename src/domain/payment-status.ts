@@ -49,4 +49,3 @@ export const isOrderOpen = (s: SimpleOrderStatus) => SIMPLE_ORDER_TRANSITIONS[s]
 export function eventTypeFor(status: PaymentStatus): string | null {
   return status === 'pending' ? null : `payment.${status}`;
 }
-

@@ -41,7 +41,9 @@ export function transferUri(t: TransferRequest): string | null {
     const token = NON_EVM_TOKENS[network][asset];
     if (!token) return null;
     const amount = encodeURIComponent(plainDecimal(t.amount));
-    return network === 'solana' ? `solana:${t.address}?amount=${amount}&spl-token=${token}` : `tron:${t.address}?amount=${amount}&token=${token}`;
+    return network === 'solana'
+      ? `solana:${t.address}?amount=${amount}&spl-token=${token}`
+      : `tron:${t.address}?amount=${amount}&token=${token}`;
   }
   return null;
 }

@@ -74,7 +74,10 @@ export function termsMismatch(event: ProviderEvent, expected: ExpectedTerms): st
   }
   if (event.walletAddress !== expected.walletAddress) return 'wallet address differs';
   // A success is a claim that money moved: zero is no money, and a negative amount is nonsense.
-  if (event.type === 'payment.succeeded' && (!event.destinationAmount || !/^(?=.*[1-9])\d+\.\d{6}$/.test(event.destinationAmount) || !event.transactionHash)) {
+  if (
+    event.type === 'payment.succeeded' &&
+    (!event.destinationAmount || !/^(?=.*[1-9])\d+\.\d{6}$/.test(event.destinationAmount) || !event.transactionHash)
+  ) {
     return 'a success needs a positive 6-decimal destination amount and a transaction hash';
   }
   return null;

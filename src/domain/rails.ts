@@ -6,16 +6,23 @@ import { parseCrypto } from './money';
 // rails through a deposit address for each supported asset-network pair.
 
 export type Rail =
-  | { slug: string; type: 'fiat'; name: string }
-  | { slug: string; type: 'crypto'; name: string; asset: Asset; network: Network };
+  { slug: string; type: 'fiat'; name: string } | { slug: string; type: 'crypto'; name: string; asset: Asset; network: Network };
 
 export const FIAT_RAILS: readonly Rail[] = [
   { slug: 'card', type: 'fiat', name: 'Card' },
   { slug: 'bank_transfer', type: 'fiat', name: 'Bank transfer' },
 ];
 
-export const CRYPTO_RAILS: readonly Extract<Rail, { type: 'crypto' }>[] = (Object.entries(SUPPORTED_PAIRS) as [Asset, readonly Network[]][]).flatMap(
-  ([asset, networks]) => networks.map((network) => ({ slug: `${asset.toLowerCase()}_${network}`, type: 'crypto' as const, name: `${asset} on ${NETWORK_NAMES[network]}`, asset, network })),
+export const CRYPTO_RAILS: readonly Extract<Rail, { type: 'crypto' }>[] = (
+  Object.entries(SUPPORTED_PAIRS) as [Asset, readonly Network[]][]
+).flatMap(([asset, networks]) =>
+  networks.map((network) => ({
+    slug: `${asset.toLowerCase()}_${network}`,
+    type: 'crypto' as const,
+    name: `${asset} on ${NETWORK_NAMES[network]}`,
+    asset,
+    network,
+  })),
 );
 
 export const findRail = (slug: string): Rail | undefined => [...FIAT_RAILS, ...CRYPTO_RAILS].find((r) => r.slug === slug);
@@ -57,7 +64,13 @@ interface Deposit {
 /** A provider deposit as the order's columns and the customer's instructions (valid until the earlier of the two expiries). */
 export function depositChoice(slug: string, d: Deposit, orderExpiresAt: Date) {
   return {
-    columns: { providerPaymentId: d.depositId, depositAddress: d.address, depositAsset: d.asset, depositNetwork: d.network, depositAmountMicro: parseCrypto(d.amount) },
+    columns: {
+      providerPaymentId: d.depositId,
+      depositAddress: d.address,
+      depositAsset: d.asset,
+      depositNetwork: d.network,
+      depositAmountMicro: parseCrypto(d.amount),
+    },
     instructions: {
       type: 'crypto',
       slug,

@@ -43,11 +43,17 @@ export function checkRefundAddress(value: unknown, platform?: PlatformAddresses)
     );
   }
   const { address } = read;
-  if (address !== value) return refused(`The refund address must carry its EIP-55 checksum (mixed case, as wallets show it: ${address}); an address without one cannot be checked for typos.`);
+  if (address !== value)
+    return refused(
+      `The refund address must carry its EIP-55 checksum (mixed case, as wallets show it: ${address}); an address without one cannot be checked for typos.`,
+    );
   if (address === ZERO_ADDRESS) return refused('The refund address is the zero address: tokens sent there are burnt.');
   if (!platform) return { ok: true, address };
-  if (platform.treasury && sameAddress(platform.treasury, address)) return refused('The refund address is the platform’s treasury, not the customer’s wallet.');
-  if (platform.tokenContracts.some((token) => sameAddress(token, address))) return refused('The refund address is a token contract: tokens sent there are lost.');
-  if (platform.isDepositAddress) return refused('The refund address is one of the platform’s deposit addresses, not the customer’s wallet.');
+  if (platform.treasury && sameAddress(platform.treasury, address))
+    return refused('The refund address is the platform’s treasury, not the customer’s wallet.');
+  if (platform.tokenContracts.some((token) => sameAddress(token, address)))
+    return refused('The refund address is a token contract: tokens sent there are lost.');
+  if (platform.isDepositAddress)
+    return refused('The refund address is one of the platform’s deposit addresses, not the customer’s wallet.');
   return { ok: true, address };
 }

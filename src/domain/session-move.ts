@@ -11,4 +11,5 @@ export type SessionMove =
   | { kind: 'announce'; status: PaymentStatus };
 
 /** The status a move leads to, and the event's. */
-export const statusAfter = (move: SessionMove): PaymentStatus => (move.kind === 'status' ? move.to : move.kind === 'announce' ? move.status : move.kind);
+export const statusAfter = (move: SessionMove): PaymentStatus =>
+  move.kind === 'status' ? move.to : move.kind === 'announce' ? move.status : move.kind;

@@ -28,7 +28,10 @@ export function withoutSqlValues(err: Error): Error {
   const suffix = pg ? ` (postgres ${[pg.code, pg.constraint_name].filter(Boolean).join(' ')})` : '';
   const clean = new Error(withoutSqlParams(err.message) + suffix);
   clean.name = err.name;
-  clean.stack = `${err.name}: ${clean.message}\n${(err.stack ?? '').split('\n').filter((l) => l.trimStart().startsWith('at ')).join('\n')}`;
+  clean.stack = `${err.name}: ${clean.message}\n${(err.stack ?? '')
+    .split('\n')
+    .filter((l) => l.trimStart().startsWith('at '))
+    .join('\n')}`;
   return clean;
 }
 

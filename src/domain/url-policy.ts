@@ -43,7 +43,8 @@ export function checkUrlShape(raw: string, options: { allowPrivate: boolean }): 
   if (options.allowPrivate) return { ok: true, url };
   if (url.protocol !== 'https:') return { ok: false, reason: 'must use https' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (ipaddr.isValid(host)) return isPublicAddress(host) ? { ok: true, url } : { ok: false, reason: 'must not point at a private or local address' };
+  if (ipaddr.isValid(host))
+    return isPublicAddress(host) ? { ok: true, url } : { ok: false, reason: 'must not point at a private or local address' };
   if (!host.includes('.') || /\.(localhost|local|internal|lan|home|corp)$/i.test(host) || host.toLowerCase() === 'localhost') {
     return { ok: false, reason: 'must use a public host name' };
   }

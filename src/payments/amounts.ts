@@ -4,7 +4,13 @@ import type { ErrorDetail } from '../domain/errors';
 import { AmountError, fiatDecimals, toUnits } from '../domain/money';
 
 /** A fiat amount in minor units within the configured bounds (decisions §4), or a detail saying why not. */
-export function parseAmount(amount: number | string, currency: FiatCurrency, bounds: Config['checkout'], details: ErrorDetail[], path = 'amount'): bigint | null {
+export function parseAmount(
+  amount: number | string,
+  currency: FiatCurrency,
+  bounds: Config['checkout'],
+  details: ErrorDetail[],
+  path = 'amount',
+): bigint | null {
   const decimals = fiatDecimals(currency);
   let minor: bigint;
   try {

@@ -80,7 +80,12 @@ export async function expireCheckoutSession(ctx: PaymentContext, merchantId: str
   if (session.status !== 'pending') throw notExpirable(session.status);
   let unreached = false;
   try {
-    await callTemporal(ctx.temporal, id, () => ctx.temporal.workflow.getHandle(id).executeUpdate(expireUpdate), 'This checkout session can no longer be expired.');
+    await callTemporal(
+      ctx.temporal,
+      id,
+      () => ctx.temporal.workflow.getHandle(id).executeUpdate(expireUpdate),
+      'This checkout session can no longer be expired.',
+    );
   } catch (err) {
     // The workflow ended or moved on first (a provider fact, the expiry timer): Postgres says how.
     if (!(err instanceof WorkflowClosedError) && !(err instanceof AppError && err.code === 'Conflict')) throw err;
@@ -90,6 +95,10 @@ export async function expireCheckoutSession(ctx: PaymentContext, merchantId: str
   const fresh = await findCheckoutSession(ctx, id);
   if (fresh?.status === 'expired') return fresh;
   // A pending row without its run yet (the sweep starts it): nothing changed, a retry can succeed.
-  if (unreached && fresh?.status === 'pending') throw new AppError('Unavailable', 'The checkout session is not ready to be expired yet; nothing was changed. Please retry in a moment.');
+  if (unreached && fresh?.status === 'pending')
+    throw new AppError(
+      'Unavailable',
+      'The checkout session is not ready to be expired yet; nothing was changed. Please retry in a moment.',
+    );
   throw notExpirable(fresh?.status ?? session.status);
 }

@@ -1,4 +1,9 @@
-import { deleteUnstartedSession, insertCheckoutSession, markWorkflowStarted, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import {
+  deleteUnstartedSession,
+  insertCheckoutSession,
+  markWorkflowStarted,
+  type CheckoutSessionRow,
+} from '../db/queries/checkout-sessions';
 import { listWallets } from '../db/queries/merchants';
 import { DEFAULT_ASSET, DEFAULT_NETWORK, isSupportedPair } from '../domain/assets';
 import { isFiatCurrency } from '../domain/currencies';
@@ -45,7 +50,13 @@ export interface CheckoutRequest {
 }
 
 /** The settlement wallet of a merchant for an asset on a network, or a detail saying what is wrong. */
-export async function settlementWallet(ctx: PaymentContext, merchantId: string, assetInput: string | undefined, networkInput: string | undefined, details: ErrorDetail[]) {
+export async function settlementWallet(
+  ctx: PaymentContext,
+  merchantId: string,
+  assetInput: string | undefined,
+  networkInput: string | undefined,
+  details: ErrorDetail[],
+) {
   const asset = (assetInput ?? DEFAULT_ASSET).toUpperCase();
   const network = (networkInput ?? DEFAULT_NETWORK).toLowerCase();
   if (!isSupportedPair(asset, network)) {
@@ -83,14 +94,19 @@ export async function openCheckoutSession(
     const refusal = await checkWebhookTarget(request.webhookUrl, config.allowPrivateUrls);
     if (refusal) details.push({ path: 'webhookUrl', message: refusal });
   }
-  if (details.length > 0 || !fiat || !provider || !wallet.address) throw new AppError('ValidationError', 'The checkout session is not valid.', { details });
+  if (details.length > 0 || !fiat || !provider || !wallet.address)
+    throw new AppError('ValidationError', 'The checkout session is not valid.', { details });
   // Checked after validation, so a malformed request is told what is wrong with it either way.
   await ensurePaymentsEnabled(db);
 
   const id = newPaymentId();
   const expiresAt = new Date(now().getTime() + config.checkout.sessionTtlSeconds * 1000);
   const orderRef = request.orderId ?? request.merchantOrderId;
-  const input: CheckoutSessionInput = { paymentId: id, merchantId: merchant.id, provider: provider.name, expiresAt: expiresAt.toISOString(),
+  const input: CheckoutSessionInput = {
+    paymentId: id,
+    merchantId: merchant.id,
+    provider: provider.name,
+    expiresAt: expiresAt.toISOString(),
     verification,
     providerProofTimeoutMs: config.chains.providerProofTimeoutSeconds * 1000,
   };

@@ -28,7 +28,10 @@ interface PendingTransfer {
 }
 
 /** The statuses of the sessions that exist and are visible; a missing id is absent from the map. */
-export async function customerStatuses(ctx: Pick<PaymentContext, 'db' | 'config'>, ids: readonly string[]): Promise<Map<string, CustomerStatus>> {
+export async function customerStatuses(
+  ctx: Pick<PaymentContext, 'db' | 'config'>,
+  ids: readonly string[],
+): Promise<Map<string, CustomerStatus>> {
   const rows = await readCustomerStatusRows(ctx.db, ids);
   const pendingByNetwork = new Map<string, { head: bigint; pending: PendingTransfer[] }>();
   for (const [network, { cursor, head }] of rows.cursors) {

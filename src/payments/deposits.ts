@@ -54,15 +54,25 @@ export async function depositAddressFor(ctx: PaymentContext, paymentId: string, 
 export const deliveryAddress = (s: Pick<CheckoutSessionRow, 'depositAddress' | 'walletAddress'>) => s.depositAddress ?? s.walletAddress;
 
 /** Where the provider delivers for a simple order: its own deposit address when it has one, else the customer's wallet. */
-export const orderDeliveryAddress = (o: Pick<SimpleOrderRow, 'chainDepositAddress' | 'walletAddress'>) => o.chainDepositAddress ?? o.walletAddress;
+export const orderDeliveryAddress = (o: Pick<SimpleOrderRow, 'chainDepositAddress' | 'walletAddress'>) =>
+  o.chainDepositAddress ?? o.walletAddress;
 
 /** The stablecoin the provider quotes to deliver for a fiat amount: the G of a fiat rail. */
-async function quotedGross(ctx: PaymentContext, provider: string, terms: { fiatMinor: bigint; currency: string; asset: string; network: string }): Promise<bigint> {
+async function quotedGross(
+  ctx: PaymentContext,
+  provider: string,
+  terms: { fiatMinor: bigint; currency: string; asset: string; network: string },
+): Promise<bigint> {
   const adapter = ctx.providers.get(provider);
   const currency = terms.currency;
   if (!adapter || !isFiatCurrency(currency)) throw new AppError('Conflict', 'This payment cannot be priced.');
   try {
-    const quote = await adapter.quote({ sourceAmount: formatFiat(terms.fiatMinor, currency), sourceCurrency: currency, destinationAsset: terms.asset, network: terms.network });
+    const quote = await adapter.quote({
+      sourceAmount: formatFiat(terms.fiatMinor, currency),
+      sourceCurrency: currency,
+      destinationAsset: terms.asset,
+      network: terms.network,
+    });
     return parseCrypto(quote.destinationAmount);
   } catch {
     throw new AppError('Unavailable', 'The payment provider cannot price this amount right now; please retry in a moment.');
@@ -76,7 +86,12 @@ async function quotedGross(ctx: PaymentContext, provider: string, terms: { fiatM
 export async function fixExpectedGross(ctx: PaymentContext, session: CheckoutSessionRow): Promise<bigint | null> {
   if (session.verification !== 'chain') return null;
   if (session.expectedGrossMicro !== null) return session.expectedGrossMicro;
-  const micro = await quotedGross(ctx, session.provider, { fiatMinor: session.amountMinor, currency: session.currency, asset: session.destinationAsset, network: session.network });
+  const micro = await quotedGross(ctx, session.provider, {
+    fiatMinor: session.amountMinor,
+    currency: session.currency,
+    asset: session.destinationAsset,
+    network: session.network,
+  });
   return setExpectedGross(ctx.db, session.id, micro);
 }
 
@@ -92,6 +107,11 @@ export async function fixOrderExpectedGross(ctx: PaymentContext, order: SimpleOr
   const micro =
     rail.type === 'crypto'
       ? order.amountUsdMicro
-      : await quotedGross(ctx, provider ?? '', { fiatMinor: order.fiatAmountMinor, currency: order.fiatCurrency, asset: order.walletCurrency, network: order.walletNetwork });
+      : await quotedGross(ctx, provider ?? '', {
+          fiatMinor: order.fiatAmountMinor,
+          currency: order.fiatCurrency,
+          asset: order.walletCurrency,
+          network: order.walletNetwork,
+        });
   return setOrderExpectedGross(ctx.db, order.transactionCode, micro);
 }

@@ -20,7 +20,6 @@ export interface DirectDeposit {
   expiresAt: string;
 }
 
-
 /**
  * "Pay from your wallet": the session's deposit address and the exact amount, G, fixed now from the
  * provider's quote unless the customer's Pay already fixed it. No provider takes part; the chain

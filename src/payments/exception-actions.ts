@@ -21,7 +21,11 @@ import { callTemporal } from './temporal-call';
 // Decisions §12: the operators' side of exceptions. Every action runs in the exception's workflow
 // (id = exception id) as an update, so it survives a worker crash like the rest of the payment.
 
-export async function listExceptions(ctx: PaymentContext, status: ExceptionStatus | undefined, limit: number): Promise<PaymentExceptionRow[]> {
+export async function listExceptions(
+  ctx: PaymentContext,
+  status: ExceptionStatus | undefined,
+  limit: number,
+): Promise<PaymentExceptionRow[]> {
   return listExceptionsByStatus(ctx.db, status, limit);
 }
 
@@ -51,7 +55,10 @@ function runOf(ctx: PaymentContext, exception: PaymentExceptionRow) {
 export async function acceptException(ctx: PaymentContext, id: string): Promise<{ exception: PaymentExceptionRow; result: AcceptResult }> {
   const exception = await loadException(ctx, id);
   if (exception.paymentKind !== 'checkout_session' || !isAcceptable(exception.kind)) {
-    throw new AppError('Conflict', `A ${exception.kind} exception cannot be accepted as the payment; only late or underpaid checkout payments can.`);
+    throw new AppError(
+      'Conflict',
+      `A ${exception.kind} exception cannot be accepted as the payment; only late or underpaid checkout payments can.`,
+    );
   }
   if (exception.status === 'refunded') throw new AppError('Conflict', 'This exception was refunded.');
   const result = await callTemporal(
@@ -124,7 +131,11 @@ async function refundAddress(ctx: PaymentContext, address: string) {
  * Idempotent: asking again answers the same refund; another address is a conflict while it is under
  * way. A refund whose transfer failed leaves the exception open: the next request plans a new one.
  */
-export async function refundException(ctx: PaymentContext, id: string, address: string): Promise<{ exception: PaymentExceptionRow; refund: RefundState }> {
+export async function refundException(
+  ctx: PaymentContext,
+  id: string,
+  address: string,
+): Promise<{ exception: PaymentExceptionRow; refund: RefundState }> {
   const exception = await loadException(ctx, id);
   const to = await refundAddress(ctx, address);
   const current = refundState(await listRefundPayouts(ctx.db, exception.id));
@@ -132,14 +143,21 @@ export async function refundException(ctx: PaymentContext, id: string, address: 
   if (live && live.address !== to) throw new AppError('Conflict', `This exception is already being refunded to ${live.address}.`);
   if (!live) {
     if (!isRefundable(exception.kind)) {
-      throw new AppError('Conflict', `A ${exception.kind} exception cannot be refunded: only late, duplicate or underpaid money is held at the deposit address (overpaid money is part of the merchant's gross; unverified money never arrived).`);
+      throw new AppError(
+        'Conflict',
+        `A ${exception.kind} exception cannot be refunded: only late, duplicate or underpaid money is held at the deposit address (overpaid money is part of the merchant's gross; unverified money never arrived).`,
+      );
     }
     if (exception.status !== 'open') throw new AppError('Conflict', `This exception was ${exception.status}.`);
   }
   await callTemporal(
     ctx.temporal,
     exception.id,
-    () => ctx.temporal.workflow.executeUpdateWithStart(refundUpdate, { args: [{ address: to }], startWorkflowOperation: runOf(ctx, exception) }),
+    () =>
+      ctx.temporal.workflow.executeUpdateWithStart(refundUpdate, {
+        args: [{ address: to }],
+        startWorkflowOperation: runOf(ctx, exception),
+      }),
     'This exception cannot be refunded.',
   );
   const refund = await findRefund(ctx, exception.id);

@@ -54,7 +54,8 @@ export function createPaymentService(ctx: PaymentContext) {
     loadSimpleOrder: (code: string) => loadSimpleOrder(ctx, code),
     chooseRail: (order: SimpleOrderRow, slug: string) => chooseRail(ctx, order, slug),
     payoutFees: () => payoutFees(ctx),
-    paymentOptions: (...args: Parameters<typeof paymentOptions> extends [unknown, ...infer Rest] ? Rest : never) => paymentOptions(ctx.providers, ...args),
+    paymentOptions: (...args: Parameters<typeof paymentOptions> extends [unknown, ...infer Rest] ? Rest : never) =>
+      paymentOptions(ctx.providers, ...args),
     ingestProviderEvent: (provider: string, rawBody: string, headers: Record<string, string | string[] | undefined>) =>
       ingestProviderEvent(ctx, provider, rawBody, headers),
     sweepUnstartedPayments: () => sweepUnstartedPayments(ctx),

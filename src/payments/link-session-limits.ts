@@ -41,6 +41,8 @@ export async function countLinkSession(ctx: PaymentContext, linkId: string, clie
     return wait;
   });
   if (retryAfter !== null) {
-    throw new AppError('RateLimited', 'Too many payments were started from this link or this address. Try again later.', { retryAfterSeconds: retryAfter });
+    throw new AppError('RateLimited', 'Too many payments were started from this link or this address. Try again later.', {
+      retryAfterSeconds: retryAfter,
+    });
   }
 }

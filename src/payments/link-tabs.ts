@@ -15,6 +15,9 @@ export async function ensureLinkNotInProgress(ctx: PaymentContext, linkId: strin
 /** A Conflict the hosted pages tell in the customer's language (the API's envelope carries the English). */
 export class LinkPaymentInProgress extends AppError {
   constructor() {
-    super('Conflict', 'A payment for this link is already in progress in another tab or window. Please finish it there, or wait until it ends before trying again.');
+    super(
+      'Conflict',
+      'A payment for this link is already in progress in another tab or window. Please finish it there, or wait until it ends before trying again.',
+    );
   }
 }

@@ -42,7 +42,10 @@ export async function openPaymentLink(ctx: PaymentContext, merchant: PayingMerch
     workflowType: PAYMENT_LINK_WORKFLOW,
     workflowId: id,
     args: [input],
-    searchAttributes: [{ key: MerchantIdKey, value: merchant.id }, ...(request.merchantOrderId ? [{ key: OrderIdKey, value: request.merchantOrderId }] : [])],
+    searchAttributes: [
+      { key: MerchantIdKey, value: merchant.id },
+      ...(request.merchantOrderId ? [{ key: OrderIdKey, value: request.merchantOrderId }] : []),
+    ],
     insert: () =>
       insertPaymentLink(ctx.db, {
         id,
@@ -66,7 +69,8 @@ export async function findLink(ctx: PaymentContext, id: string): Promise<Payment
 }
 
 /** Its workflow expires the link at expiresAt; until that has run, the clock already says so. */
-export const linkStatus = (link: PaymentLinkRow, now: Date) => (link.status === 'active' && link.expiresAt <= now ? 'expired' : link.status);
+export const linkStatus = (link: PaymentLinkRow, now: Date) =>
+  link.status === 'active' && link.expiresAt <= now ? 'expired' : link.status;
 
 /** Who pressed Pay: the client address the limits count, and the session this browser opened before, if it says so. */
 export interface LinkVisitor {
@@ -79,7 +83,12 @@ export interface LinkVisitor {
  * the same browser goes back to it rather than opening another. Another country is a new session
  * (the country chooses the provider); the old one ends with the link as any other.
  */
-async function visitorsOpenSession(ctx: PaymentContext, link: PaymentLinkRow, countryCode: string, sessionId: string | undefined): Promise<CheckoutSessionRow | undefined> {
+async function visitorsOpenSession(
+  ctx: PaymentContext,
+  link: PaymentLinkRow,
+  countryCode: string,
+  sessionId: string | undefined,
+): Promise<CheckoutSessionRow | undefined> {
   const session = sessionId ? await findCheckoutSession(ctx, sessionId) : undefined;
   if (!session || session.paymentLinkId !== link.id || session.countryCode !== countryCode.toUpperCase()) return undefined;
   const open = (session.status === 'pending' || session.status === 'processing') && session.expiresAt > ctx.now();
@@ -92,7 +101,12 @@ async function visitorsOpenSession(ctx: PaymentContext, link: PaymentLinkRow, co
  * for a merchant that is not approved. The visitor's own open session is reused; new sessions are
  * rate limited per link and per client address (link-session-limits.ts).
  */
-export async function payLink(ctx: PaymentContext, link: PaymentLinkRow, countryCode: string, visitor: LinkVisitor): Promise<{ session: CheckoutSessionRow; reused: boolean }> {
+export async function payLink(
+  ctx: PaymentContext,
+  link: PaymentLinkRow,
+  countryCode: string,
+  visitor: LinkVisitor,
+): Promise<{ session: CheckoutSessionRow; reused: boolean }> {
   if (linkStatus(link, ctx.now()) !== 'active') throw new AppError('Conflict', 'This payment link can no longer be paid.');
   const owner = await findMerchant(ctx.db, link.merchantId);
   if (!owner || owner.status !== 'approved') throw new MerchantNotAccepting();

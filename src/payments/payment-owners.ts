@@ -61,7 +61,11 @@ export async function findPaymentOwner(ctx: PaymentContext, provider: string, re
   }
   if (order && (order.provider === null || order.provider === provider)) {
     // The provider delivers to the order's deposit address when it has one.
-    const destination = { destinationAsset: order.walletCurrency, network: order.walletNetwork, walletAddress: orderDeliveryAddress(order) };
+    const destination = {
+      destinationAsset: order.walletCurrency,
+      network: order.walletNetwork,
+      walletAddress: orderDeliveryAddress(order),
+    };
     return {
       kind: 'simple_order',
       id: order.transactionCode,
@@ -74,7 +78,11 @@ export async function findPaymentOwner(ctx: PaymentContext, provider: string, re
       // Fiat currencies and stablecoin assets never share a code, so the source currency names the rail.
       expectedTerms: (event) =>
         order.depositAsset !== null && event.sourceCurrency === order.depositAsset
-          ? { sourceAmount: order.depositAmountMicro === null ? '?' : formatCrypto(order.depositAmountMicro), sourceCurrency: order.depositAsset, ...destination }
+          ? {
+              sourceAmount: order.depositAmountMicro === null ? '?' : formatCrypto(order.depositAmountMicro),
+              sourceCurrency: order.depositAsset,
+              ...destination,
+            }
           : { sourceAmount: fiatText(order.fiatAmountMinor, order.fiatCurrency), sourceCurrency: order.fiatCurrency, ...destination },
     };
   }

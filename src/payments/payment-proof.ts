@@ -31,7 +31,16 @@ export interface PaymentProof {
   /** Why `chain` is null for a chain-verified payment (the RPC did not answer). */
   chainError: string | null;
   /** Every log recorded at the address; `state` says whether it counts (`credited`) or is a wrong asset, dust or removed. `token` is the contract that sent it. */
-  credits: { transactionHash: string; logIndex: number; token: string; asset: string | null; amount: string; blockNumber: string; confirmations: string | null; state: string }[];
+  credits: {
+    transactionHash: string;
+    logIndex: number;
+    token: string;
+    asset: string | null;
+    amount: string;
+    blockNumber: string;
+    confirmations: string | null;
+    state: string;
+  }[];
 }
 
 const clients = new Map<string, ChainClient>();
@@ -45,11 +54,34 @@ function clientFor(endpoint: ChainNetworkConfig): ChainClient {
 async function findProvable(ctx: PaymentContext, id: string) {
   if (isTransactionCode(id)) {
     const o = await findSimpleOrder(ctx.db, id.toLowerCase());
-    return o && { kind: 'simple_order' as const, id: o.transactionCode, status: o.status, verification: o.verification, network: o.walletNetwork, asset: o.walletCurrency, depositAddress: o.chainDepositAddress, expected: o.expectedGrossMicro };
+    return (
+      o && {
+        kind: 'simple_order' as const,
+        id: o.transactionCode,
+        status: o.status,
+        verification: o.verification,
+        network: o.walletNetwork,
+        asset: o.walletCurrency,
+        depositAddress: o.chainDepositAddress,
+        expected: o.expectedGrossMicro,
+      }
+    );
   }
-  if (!isCanonicalPaymentId(id)) throw new AppError('InvalidId', 'The id must be a checkout session id (SV_…) or a simple order\'s transaction code.');
+  if (!isCanonicalPaymentId(id))
+    throw new AppError('InvalidId', "The id must be a checkout session id (SV_…) or a simple order's transaction code.");
   const s = await findSession(ctx.db, id);
-  return s && { kind: 'checkout_session' as const, id: s.id, status: s.status, verification: s.verification, network: s.network, asset: s.destinationAsset, depositAddress: s.depositAddress, expected: s.expectedGrossMicro };
+  return (
+    s && {
+      kind: 'checkout_session' as const,
+      id: s.id,
+      status: s.status,
+      verification: s.verification,
+      network: s.network,
+      asset: s.destinationAsset,
+      depositAddress: s.depositAddress,
+      expected: s.expectedGrossMicro,
+    }
+  );
 }
 
 export async function paymentProof(ctx: PaymentContext, id: string): Promise<PaymentProof> {
@@ -67,7 +99,13 @@ export async function paymentProof(ctx: PaymentContext, id: string): Promise<Pay
         client.publicClient.getBlockNumber({ cacheTime: 0 }),
         tokenBalance(client, token, payment.depositAddress as Address),
       ]);
-      chain = { chainId: endpoint.chainId, token, head: head.toString(), confirmationsRequired: endpoint.confirmations, balance: formatCrypto(balance) };
+      chain = {
+        chainId: endpoint.chainId,
+        token,
+        head: head.toString(),
+        confirmationsRequired: endpoint.confirmations,
+        balance: formatCrypto(balance),
+      };
     } catch (err) {
       chainError = err instanceof Error ? err.message.split('\n')[0]! : String(err);
     }

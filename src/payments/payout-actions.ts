@@ -33,7 +33,8 @@ export async function retryPayout(ctx: PaymentContext, id: string): Promise<Payo
   const payout = isPayoutId(id) ? await findPayout(ctx.db, id) : undefined;
   if (!payout) throw notFound('Payout');
   if (payout.status !== 'failed') throw new AppError('Conflict', `This payout is ${payout.status}; only a failed payout can be retried.`);
-  if (payout.exceptionId) throw new AppError('Conflict', `This payout refunds exception ${payout.exceptionId}; a refund is retried through its exception.`);
+  if (payout.exceptionId)
+    throw new AppError('Conflict', `This payout refunds exception ${payout.exceptionId}; a refund is retried through its exception.`);
   for (const workflowId of await settlementRuns(ctx, payout.paymentId)) {
     try {
       await callTemporal(ctx.temporal, workflowId, () => ctx.temporal.workflow.getHandle(workflowId).executeUpdate(retryPayoutUpdate));

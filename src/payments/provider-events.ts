@@ -84,7 +84,8 @@ export async function ingestProviderEvent(
 async function lateFact(ctx: PaymentContext, owner: PaymentOwner, provider: string, fact: ProviderFact): Promise<IngestOutcome> {
   const paid = owner.status === 'completed' || owner.status === 'settled';
   // A success of the provider payment that paid it is the provider repeating itself, not new money.
-  const paidTwice = paid && fact.type === 'succeeded' && owner.providerPaymentId !== null && fact.providerPaymentId !== owner.providerPaymentId;
+  const paidTwice =
+    paid && fact.type === 'succeeded' && owner.providerPaymentId !== null && fact.providerPaymentId !== owner.providerPaymentId;
   const exception = await recordLateFact(ctx.db, {
     kind: owner.kind,
     paymentId: owner.id,

@@ -26,7 +26,10 @@ export async function createSessionPayment(ctx: PaymentContext, session: Checkou
   const currency = session.currency;
   if (!adapter || !isFiatCurrency(currency)) throw new AppError('Conflict', 'This checkout cannot be paid through its provider.');
   const base = ctx.config.http.publicBaseUrl;
-  const request = sessionPaymentRequest({ ...session, currency, walletAddress: deliveryAddress(session) }, { callbackUrl: ctx.providers.callbackUrl(base, adapter.name), returnUrl: `${base}/pay/${session.id}` });
+  const request = sessionPaymentRequest(
+    { ...session, currency, walletAddress: deliveryAddress(session) },
+    { callbackUrl: ctx.providers.callbackUrl(base, adapter.name), returnUrl: `${base}/pay/${session.id}` },
+  );
   return adapter.createPayment(request).catch(providerFailure);
 }
 
@@ -44,7 +47,9 @@ export async function closeOrderDeposit(ctx: PaymentContext, provider: string, d
   return adapter.cancelDeposit(depositId).catch(providerFailure);
 }
 
-export type OrderPayment = { provider: string } & ({ kind: 'fiat'; payment: ProviderPayment } | { kind: 'crypto'; deposit: ProviderDeposit });
+export type OrderPayment = { provider: string } & (
+  { kind: 'fiat'; payment: ProviderPayment } | { kind: 'crypto'; deposit: ProviderDeposit }
+);
 
 export async function createOrderPayment(ctx: PaymentContext, order: SimpleOrderRow, rail: Rail): Promise<OrderPayment> {
   const fiatCurrency = order.fiatCurrency;
@@ -56,7 +61,9 @@ export async function createOrderPayment(ctx: PaymentContext, order: SimpleOrder
   // The provider delivers to the order's own deposit address when it has one (decisions §11).
   const terms = { ...order, fiatCurrency, walletAddress: orderDeliveryAddress(order) };
   if (rail.type === 'fiat') {
-    const payment = await adapter.createPayment(orderPaymentRequest(terms, { callbackUrl, returnUrl: `${base}/pay/${order.transactionCode}` })).catch(providerFailure);
+    const payment = await adapter
+      .createPayment(orderPaymentRequest(terms, { callbackUrl, returnUrl: `${base}/pay/${order.transactionCode}` }))
+      .catch(providerFailure);
     return { provider: adapter.name, kind: 'fiat', payment };
   }
   if (!adapter.createDeposit) throw new AppError('Conflict', `${adapter.name} offers no crypto rails.`);

@@ -16,7 +16,12 @@ export function fiatProvider(providers: ProviderRegistry, currency: FiatCurrency
  */
 export async function usdValue(adapter: ProviderAdapter, fiatMinor: bigint, currency: FiatCurrency): Promise<bigint> {
   try {
-    const quote = await adapter.quote({ sourceAmount: formatFiat(fiatMinor, currency), sourceCurrency: currency, destinationAsset: 'USDC', network: 'polygon' });
+    const quote = await adapter.quote({
+      sourceAmount: formatFiat(fiatMinor, currency),
+      sourceCurrency: currency,
+      destinationAsset: 'USDC',
+      network: 'polygon',
+    });
     return parseCrypto(quote.destinationAmount);
   } catch {
     throw new AppError('Unavailable', 'The payment provider cannot price this amount right now; please retry in a moment.');
@@ -53,17 +58,38 @@ export async function paymentOptions(
   const options: PaymentOption[] = [];
   let usdMicro = fiat.usdMicro;
   try {
-    const quote = await provider.quote({ sourceAmount: fiatAmount, sourceCurrency: fiat.currency, destinationAsset: receive.asset, network: receive.network });
+    const quote = await provider.quote({
+      sourceAmount: fiatAmount,
+      sourceCurrency: fiat.currency,
+      destinationAsset: receive.asset,
+      network: receive.network,
+    });
     usdMicro ??= parseCrypto(quote.destinationAmount);
     for (const rail of FIAT_RAILS) {
-      options.push({ slug: rail.slug, type: 'fiat', name: rail.name, amount: fiatAmount, currency: fiat.currency, receive_amount: quote.destinationAmount, receive_currency: receive.asset });
+      options.push({
+        slug: rail.slug,
+        type: 'fiat',
+        name: rail.name,
+        amount: fiatAmount,
+        currency: fiat.currency,
+        receive_amount: quote.destinationAmount,
+        receive_currency: receive.asset,
+      });
     }
   } catch (err) {
     onQuoteError(err);
   }
   if (provider.createDeposit && usdMicro !== undefined) {
     const usd = formatCrypto(usdMicro);
-    for (const rail of CRYPTO_RAILS) options.push({ slug: rail.slug, type: 'crypto', name: rail.name, amount: usd, currency: rail.asset, network: rail.network.toUpperCase() });
+    for (const rail of CRYPTO_RAILS)
+      options.push({
+        slug: rail.slug,
+        type: 'crypto',
+        name: rail.name,
+        amount: usd,
+        currency: rail.asset,
+        network: rail.network.toUpperCase(),
+      });
   }
   return options;
 }

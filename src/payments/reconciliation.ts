@@ -29,20 +29,45 @@ export async function reconcile(db: DatabaseOrTransaction, chains: ChainSettings
     const client = clients.get(b.network);
     const actual = client ? await onChainBalance(client, address, b.asset) : null;
     if (actual === null) {
-      differences.push({ account: b.account, expected: b.balance.toString(), actual: 'unknown', note: `${b.asset} on ${b.network} is not configured` });
+      differences.push({
+        account: b.account,
+        expected: b.balance.toString(),
+        actual: 'unknown',
+        note: `${b.asset} on ${b.network} is not configured`,
+      });
     } else if (actual !== b.balance) {
-      differences.push({ account: b.account, expected: b.balance.toString(), actual: actual.toString(), note: `${b.asset} on ${b.network}: the ledger and the chain disagree` });
+      differences.push({
+        account: b.account,
+        expected: b.balance.toString(),
+        actual: actual.toString(),
+        note: `${b.asset} on ${b.network}: the ledger and the chain disagree`,
+      });
     }
   }
   for (const t of await transactionsBesideLedger(db)) {
     const account = `transaction:${t.paymentId}`;
     if (t.postedMicro === null) {
-      differences.push({ account, expected: t.grossMicro ?? 'null', actual: 'none', note: 'a completed transaction without its completion posting' });
+      differences.push({
+        account,
+        expected: t.grossMicro ?? 'null',
+        actual: 'none',
+        note: 'a completed transaction without its completion posting',
+      });
     } else if (t.postedMicro !== t.grossMicro) {
-      differences.push({ account, expected: t.grossMicro ?? 'null', actual: t.postedMicro, note: 'the gross differs from the completion posting' });
+      differences.push({
+        account,
+        expected: t.grossMicro ?? 'null',
+        actual: t.postedMicro,
+        note: 'the gross differs from the completion posting',
+      });
     }
     if (t.transactionHash !== t.payoutHash) {
-      differences.push({ account, expected: t.payoutHash ?? 'null', actual: t.transactionHash ?? 'null', note: 'transactionHash is not the confirmed merchant payout’s' });
+      differences.push({
+        account,
+        expected: t.payoutHash ?? 'null',
+        actual: t.transactionHash ?? 'null',
+        note: 'transactionHash is not the confirmed merchant payout’s',
+      });
     }
   }
   return differences;

@@ -19,7 +19,10 @@ export async function merchantTakesPayments(ctx: PaymentContext, merchantId: str
   return (await findMerchant(ctx.db, merchantId))?.status === 'approved';
 }
 
-export async function sessionStanding(ctx: PaymentContext, session: Pick<CheckoutSessionRow, 'id' | 'merchantId' | 'paymentLinkId'>): Promise<SessionStanding> {
+export async function sessionStanding(
+  ctx: PaymentContext,
+  session: Pick<CheckoutSessionRow, 'id' | 'merchantId' | 'paymentLinkId'>,
+): Promise<SessionStanding> {
   const [merchantApproved, link] = await Promise.all([
     merchantTakesPayments(ctx, session.merchantId),
     session.paymentLinkId ? findPaymentLink(ctx.db, session.paymentLinkId) : undefined,
@@ -28,7 +31,10 @@ export async function sessionStanding(ctx: PaymentContext, session: Pick<Checkou
 }
 
 /** Before Pay or the deposit instructions: a paid link is 409 (the page says it was paid), an unapproved merchant 403. */
-export async function ensureSessionTakesMoney(ctx: PaymentContext, session: Pick<CheckoutSessionRow, 'id' | 'merchantId' | 'paymentLinkId'>): Promise<void> {
+export async function ensureSessionTakesMoney(
+  ctx: PaymentContext,
+  session: Pick<CheckoutSessionRow, 'id' | 'merchantId' | 'paymentLinkId'>,
+): Promise<void> {
   const standing = await sessionStanding(ctx, session);
   if (standing.linkPaid) throw new LinkAlreadyPaid();
   if (!standing.merchantApproved) throw new MerchantNotAccepting();

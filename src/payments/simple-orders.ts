@@ -41,7 +41,10 @@ const invalid = (details: ErrorDetail[]) => {
 };
 
 function belowMinimum(usdMicro: bigint, terms: OrderPayoutTerms, asset: string, network: string): AppError {
-  const fee = terms.feeMicro > 0n ? ` (its payout to ${asset} on ${network.toUpperCase()} carries a network fee of ${formatCrypto(terms.feeMicro)} ${asset})` : '';
+  const fee =
+    terms.feeMicro > 0n
+      ? ` (its payout to ${asset} on ${network.toUpperCase()} carries a network fee of ${formatCrypto(terms.feeMicro)} ${asset})`
+      : '';
   const message = `fiat_amount: the order is worth ${formatCrypto(usdMicro)} USD, below the minimum of ${formatCrypto(terms.minimumUsdMicro)} USD${fee}.`;
   return new AppError('ValidationError', message, { details: [{ path: 'fiat_amount', message }] });
 }
@@ -59,7 +62,12 @@ export function payoutFees(ctx: Pick<PaymentContext, 'config'>): PayoutFee[] {
   return (Object.entries(SUPPORTED_PAIRS) as [string, readonly string[]][]).flatMap(([asset, networks]) =>
     networks.map((network) => {
       const terms = orderPayoutTerms(ctx.config.simpleOrders, network, verifierFor(ctx.config, network, asset) ? 'chain' : 'provider');
-      return { currency: asset, network: network.toUpperCase(), network_fee: formatCrypto(terms.feeMicro), minimum_amount_usd: formatCrypto(terms.minimumUsdMicro) };
+      return {
+        currency: asset,
+        network: network.toUpperCase(),
+        network_fee: formatCrypto(terms.feeMicro),
+        minimum_amount_usd: formatCrypto(terms.minimumUsdMicro),
+      };
     }),
   );
 }
@@ -68,7 +76,10 @@ export function payoutFees(ctx: Pick<PaymentContext, 'config'>): PayoutFee[] {
 export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutBody): Promise<SimpleOrderRow> {
   const { config, db, now } = ctx;
   const details: ErrorDetail[] = [];
-  const fiat = parseFiat(config.checkout, body.fiat_amount, body.fiat_currency, details, { amount: 'fiat_amount', currency: 'fiat_currency' });
+  const fiat = parseFiat(config.checkout, body.fiat_amount, body.fiat_currency, details, {
+    amount: 'fiat_amount',
+    currency: 'fiat_currency',
+  });
   const provider = fiat ? fiatProvider(ctx.providers, fiat.currency) : undefined;
   if (fiat && !provider) details.push({ path: 'fiat_currency', message: `No payment provider takes ${fiat.currency}.` });
 
@@ -79,7 +90,8 @@ export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutB
     details.push({ path: 'customer.crypto_currency_network', message: `${asset} on ${network.toUpperCase()} is not supported.` });
   } else {
     walletAddress = normalizeWalletAddress(network as Network, body.customer.wallet_address);
-    if (!walletAddress) details.push({ path: 'customer.wallet_address', message: `Not a ${network.toUpperCase()} address (checksum included).` });
+    if (!walletAddress)
+      details.push({ path: 'customer.wallet_address', message: `Not a ${network.toUpperCase()} address (checksum included).` });
   }
   const verification = walletAddress ? verificationOf(config, network, asset, details, 'customer.crypto_currency_network') : 'provider';
   if (body.webhook_url) {
@@ -152,13 +164,20 @@ export async function loadSimpleOrder(ctx: PaymentContext, code: string): Promis
  */
 export async function chooseRail(ctx: PaymentContext, order: SimpleOrderRow, slug: string): Promise<PaymentInstructions> {
   const rail = findRail(slug);
-  if (!rail) throw new AppError('ValidationError', `payment_method: unknown rail ${slug}.`, { details: [{ path: 'payment_method', message: 'Unknown payment method.' }] });
+  if (!rail)
+    throw new AppError('ValidationError', `payment_method: unknown rail ${slug}.`, {
+      details: [{ path: 'payment_method', message: 'Unknown payment method.' }],
+    });
   if (order.status !== 'pending') throw new AppError('Conflict', `The order is ${order.status} and can no longer be paid.`);
   await ensurePaymentsEnabled(ctx.db);
   await fixOrderExpectedGross(ctx, order, rail);
   const made = await createOrderPayment(ctx, order, rail);
   if (made.kind === 'fiat') {
-    await updateSimpleOrder(ctx.db, order.transactionCode, { paymentMethod: rail.slug, provider: made.provider, providerPaymentId: made.payment.providerPaymentId });
+    await updateSimpleOrder(ctx.db, order.transactionCode, {
+      paymentMethod: rail.slug,
+      provider: made.provider,
+      providerPaymentId: made.payment.providerPaymentId,
+    });
     await closeAbandonedRail(ctx, order, made.payment.providerPaymentId);
     return { type: 'fiat', slug: rail.slug, providerPaymentId: made.payment.providerPaymentId, redirectUrl: made.payment.redirectUrl };
   }

@@ -19,7 +19,10 @@ const KINDS = [
  * with no workflow is removed (the client got no 201, and its Idempotency-Key retry opens it afresh).
  * Both writes are conditional on the row still being invisible, so several API processes may sweep.
  */
-export async function sweepUnstartedPayments(ctx: PaymentContext, olderThanSeconds = UNSTARTED_AFTER_SECONDS): Promise<{ started: number; removed: number }> {
+export async function sweepUnstartedPayments(
+  ctx: PaymentContext,
+  olderThanSeconds = UNSTARTED_AFTER_SECONDS,
+): Promise<{ started: number; removed: number }> {
   const result = { started: 0, removed: 0 };
   for (const kind of KINDS) {
     for (const id of await kind.list(ctx.db, olderThanSeconds)) {

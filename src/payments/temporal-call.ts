@@ -46,7 +46,12 @@ export class WorkflowAlreadyStartedError extends AppError {
  * `Conflict` with the caller's `refused` sentence; a closed workflow or a duplicate start are typed
  * Conflicts the caller may decide on.
  */
-export async function callTemporal<T>(temporal: Client, workflowId: string, call: () => Promise<T>, refused = 'The payment can no longer do that.'): Promise<T> {
+export async function callTemporal<T>(
+  temporal: Client,
+  workflowId: string,
+  call: () => Promise<T>,
+  refused = 'The payment can no longer do that.',
+): Promise<T> {
   try {
     return await temporal.connection.withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, call);
   } catch (err) {
@@ -61,10 +66,14 @@ export function temporalCallError(err: unknown, workflowId: string, refused: str
   // The update was sent but its answer did not come within the deadline: it may still complete in
   // the workflow, and every update of ours is idempotent, so asking again is safe.
   if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
-    return new AppError('Unavailable', 'The payment engine did not answer in time; the action may still complete. Repeating the same request is safe.');
+    return new AppError(
+      'Unavailable',
+      'The payment engine did not answer in time; the action may still complete. Repeating the same request is safe.',
+    );
   }
   if (err instanceof WorkflowUpdateFailedError) return refusal(err, refused);
-  if (isUnavailable(err)) return new AppError('Unavailable', 'The payment engine is unavailable right now; nothing was changed. Please retry in a moment.');
+  if (isUnavailable(err))
+    return new AppError('Unavailable', 'The payment engine is unavailable right now; nothing was changed. Please retry in a moment.');
   return err;
 }
 
@@ -72,18 +81,26 @@ export function temporalCallError(err: unknown, workflowId: string, refused: str
 function refusal(err: WorkflowUpdateFailedError, refused: string): AppError {
   const chain: Error[] = [];
   for (let e: unknown = err.cause; e instanceof Error && chain.length < 10; e = e.cause) chain.push(e);
-  const typed = chain.find((e): e is ApplicationFailure => e instanceof ApplicationFailure && typeof e.type === 'string' && e.type in FAILURE_CODES);
+  const typed = chain.find(
+    (e): e is ApplicationFailure => e instanceof ApplicationFailure && typeof e.type === 'string' && e.type in FAILURE_CODES,
+  );
   if (typed) {
     const code = FAILURE_CODES[typed.type!]!;
     // A validation failure names the input in a sentence of its own; a conflict says what refused it.
-    return new AppError(code, code === 'ValidationError' ? typed.message : `${refused.replace(/\.$/, '')}: ${typed.message.replace(/\.$/, '')}.`);
+    return new AppError(
+      code,
+      code === 'ValidationError' ? typed.message : `${refused.replace(/\.$/, '')}: ${typed.message.replace(/\.$/, '')}.`,
+    );
   }
   // An activity that ran out of its bounded attempts on a reason a retry may get past (a node or a
   // database unreachable): nothing was done, and the same request may succeed later.
   const activity = chain.find((e): e is ActivityFailure => e instanceof ActivityFailure);
   if (activity && (activity.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED || activity.retryState === RetryState.TIMEOUT)) {
     const last = activity.cause?.message ?? activity.message;
-    return new AppError('Unavailable', `${refused.replace(/\.$/, '')} right now: ${last.replace(/\.$/, '')} (after every retry). Please retry in a moment.`);
+    return new AppError(
+      'Unavailable',
+      `${refused.replace(/\.$/, '')} right now: ${last.replace(/\.$/, '')} (after every retry). Please retry in a moment.`,
+    );
   }
   return new AppError('Conflict', refused);
 }

@@ -5,7 +5,14 @@ import { startPaymentWorkflow, WorkflowAlreadyStartedError } from './temporal-ca
 
 const deliveryInput = (ctx: PaymentContext, deliveryId: string): WebhookDeliveryInput => {
   const { webhooks } = ctx.config;
-  return { deliveryId, retry: { baseSeconds: webhooks.retryBaseSeconds, maxIntervalSeconds: webhooks.retryMaxIntervalSeconds, windowHours: webhooks.retryWindowHours } };
+  return {
+    deliveryId,
+    retry: {
+      baseSeconds: webhooks.retryBaseSeconds,
+      maxIntervalSeconds: webhooks.retryMaxIntervalSeconds,
+      windowHours: webhooks.retryWindowHours,
+    },
+  };
 };
 
 /** An operator's resend: the same delivery (id, event, body) on a fresh run of the retry schedule. */
@@ -32,11 +39,19 @@ export const ORPHANED_AFTER_SECONDS = 300;
  * own run of the retry schedule (workflow id `<delivery id>-orphan`, so several API processes sweeping
  * at once start it once); the schedule ends it `succeeded` or `failed`.
  */
-export async function sweepOrphanedDeliveries(ctx: PaymentContext, olderThanSeconds = ORPHANED_AFTER_SECONDS): Promise<{ started: number }> {
+export async function sweepOrphanedDeliveries(
+  ctx: PaymentContext,
+  olderThanSeconds = ORPHANED_AFTER_SECONDS,
+): Promise<{ started: number }> {
   let started = 0;
   for (const deliveryId of await listOrphanedDeliveries(ctx.db, olderThanSeconds, 100)) {
     try {
-      await startPaymentWorkflow(ctx, { workflowType: WEBHOOK_DELIVERY_WORKFLOW, workflowId: `${deliveryId}-orphan`, args: [deliveryInput(ctx, deliveryId)], searchAttributes: [] });
+      await startPaymentWorkflow(ctx, {
+        workflowType: WEBHOOK_DELIVERY_WORKFLOW,
+        workflowId: `${deliveryId}-orphan`,
+        args: [deliveryInput(ctx, deliveryId)],
+        searchAttributes: [],
+      });
       started++;
     } catch (err) {
       // Started by an earlier sweep whose run has not attempted yet.

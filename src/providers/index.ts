@@ -13,7 +13,15 @@ export function createProviders(config: Config, options: { timeoutMs?: number } 
   // Decisions §13: the sandbox settles nothing real, so it is a provider only where it is asked for.
   return createProviderRegistry(
     config.providers.sandbox.enabled
-      ? [createSandboxAdapter({ url: config.providers.sandbox.url, publicUrl: config.providers.sandbox.publicUrl, apiKey: config.providers.sandbox.apiKey, callbackSecret: config.providers.sandbox.callbackSecret, ...options })]
+      ? [
+          createSandboxAdapter({
+            url: config.providers.sandbox.url,
+            publicUrl: config.providers.sandbox.publicUrl,
+            apiKey: config.providers.sandbox.apiKey,
+            callbackSecret: config.providers.sandbox.callbackSecret,
+            ...options,
+          }),
+        ]
       : [],
   );
 }

@@ -12,7 +12,16 @@ export interface Addresses {
 }
 
 export function sessionPaymentRequest(
-  s: { id: string; amountMinor: bigint; currency: FiatCurrency; destinationAsset: string; network: string; walletAddress: string; countryCode: string; customerEmail: string | null },
+  s: {
+    id: string;
+    amountMinor: bigint;
+    currency: FiatCurrency;
+    destinationAsset: string;
+    network: string;
+    walletAddress: string;
+    countryCode: string;
+    customerEmail: string | null;
+  },
   urls: Addresses,
 ): ProviderPaymentRequest {
   return {

@@ -76,8 +76,7 @@ export class ProviderError extends Error {
 }
 
 export type CallbackVerification =
-  | { ok: true; event: ProviderEvent }
-  | { ok: false; reason: 'missing_signature' | 'bad_signature' | 'stale_timestamp' | 'malformed_body' };
+  { ok: true; event: ProviderEvent } | { ok: false; reason: 'missing_signature' | 'bad_signature' | 'stale_timestamp' | 'malformed_body' };
 
 export interface ProviderAdapter {
   readonly name: string;

@@ -5,7 +5,13 @@ import type { TokenTransfer } from '../chains/transfer-logs';
 import { cursorFromJson, cursorToJson, TransferWatcher, type WatchCursor } from '../chains/watcher';
 import type { ChainNetworkConfig } from '../config';
 import type { Database } from '../db/client';
-import { findDepositOwners, listOpenDepositAddresses, listRecentlyEndedDepositAddresses, loadCursor, saveCursor } from '../db/queries/chain-credits';
+import {
+  findDepositOwners,
+  listOpenDepositAddresses,
+  listRecentlyEndedDepositAddresses,
+  loadCursor,
+  saveCursor,
+} from '../db/queries/chain-credits';
 import { holdAdvisoryLease } from '../db/advisory-lease';
 import { recordClosedRunDeposit, type LateDepositSettings } from './late-deposits';
 import { createReorgCheck, type ReorgWatchSettings } from './reorg-watch';
@@ -111,7 +117,11 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
       }
       const result = await watcher.scan(cursor);
       // Removals first: the same log may come back in another block in this very scan.
-      await signalAll(deps, [...result.removed.map((t) => toFact('removed', t)), ...result.confirmed.map((t) => toFact('credited', t))], log);
+      await signalAll(
+        deps,
+        [...result.removed.map((t) => toFact('removed', t)), ...result.confirmed.map((t) => toFact('credited', t))],
+        log,
+      );
       cursor = result.cursor;
       const position = { head: result.head, confirmedThrough: cursor.confirmedThrough };
       await saveCursor(db, endpoint.network, JSON.stringify(cursorToJson(cursor)), position);
@@ -150,7 +160,9 @@ async function signalAll(deps: ChainWatchDeps, facts: DepositFact[], log: (m: st
   const { db, temporal } = deps;
   if (facts.length === 0) return;
   // Checkout sessions and simple orders alike: the address's payment reference is its workflow's id.
-  const owners = new Map((await findDepositOwners(db, [...new Set(facts.map((f) => f.to))])).map((o) => [o.address.toLowerCase(), o.paymentId]));
+  const owners = new Map(
+    (await findDepositOwners(db, [...new Set(facts.map((f) => f.to))])).map((o) => [o.address.toLowerCase(), o.paymentId]),
+  );
   for (const fact of facts) {
     const paymentId = owners.get(fact.to.toLowerCase());
     if (!paymentId) continue;

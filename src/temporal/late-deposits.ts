@@ -19,7 +19,13 @@ export interface LateDepositSettings {
  * same transfer finds it) and its workflow, id = exception id, tells the merchant and waits for an
  * operator. Both steps are idempotent, and the watcher re-sends after a crash before its cursor moves.
  */
-export async function recordClosedRunDeposit(db: Database, temporal: Client, settings: LateDepositSettings, paymentId: string, fact: DepositFact): Promise<void> {
+export async function recordClosedRunDeposit(
+  db: Database,
+  temporal: Client,
+  settings: LateDepositSettings,
+  paymentId: string,
+  fact: DepositFact,
+): Promise<void> {
   const exceptionId = await recordClosedRunArrival({ db, chains: settings }, paymentId, fact);
   if (!exceptionId) return;
   const exception = { id: exceptionId };

@@ -53,7 +53,13 @@ export interface ReorgCheckResult {
   lowestChanged: bigint | null;
 }
 
-export function createReorgCheck(deps: { db: Database; temporal: Client; settings: ReorgWatchSettings; client: ChainClient; log: (m: string) => void }) {
+export function createReorgCheck(deps: {
+  db: Database;
+  temporal: Client;
+  settings: ReorgWatchSettings;
+  client: ChainClient;
+  log: (m: string) => void;
+}) {
   const { db, temporal, settings, client, log } = deps;
   const steps = payoutSteps({ db, chains: settings.chains });
   const network = client.network;
@@ -78,7 +84,12 @@ export function createReorgCheck(deps: { db: Database; temporal: Client; setting
   async function startExceptionRun(exceptionId: string, paymentId: string) {
     const input: PaymentExceptionInput = { exceptionId, paymentId };
     try {
-      await temporal.workflow.start(PAYMENT_EXCEPTION_WORKFLOW, { workflowId: exceptionId, taskQueue: settings.taskQueue, args: [input], workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY });
+      await temporal.workflow.start(PAYMENT_EXCEPTION_WORKFLOW, {
+        workflowId: exceptionId,
+        taskQueue: settings.taskQueue,
+        args: [input],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+      });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
@@ -118,7 +129,10 @@ export function createReorgCheck(deps: { db: Database; temporal: Client; setting
         },
       });
       await startExceptionRun(exception.id, row.paymentId);
-      if (exception.inserted) log(`chain watcher ${network}: log ${depositLogKey(row)} of ${row.paymentId} (${paymentStatus}) left the chain with block ${row.blockNumber}: exception ${exception.id} (reorged)`);
+      if (exception.inserted)
+        log(
+          `chain watcher ${network}: log ${depositLogKey(row)} of ${row.paymentId} (${paymentStatus}) left the chain with block ${row.blockNumber}: exception ${exception.id} (reorged)`,
+        );
     }
     await uncreditLog(db, row.paymentId, row);
     // A run still open keeps its own count of the credits: told as the watcher tells a removal within the confirmations.
@@ -157,10 +171,18 @@ export function createReorgCheck(deps: { db: Database; temporal: Client; setting
     };
     for (const row of credits) {
       const receipt = receiptOf.get(row.transactionHash) ?? null;
-      const standing = logStanding({ ...row, to: row.toAddress }, {
-        receipt: receipt && { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status, logs: receipt.logs.map((l) => ({ logIndex: l.logIndex, address: l.address, topics: l.topics, data: l.data })) },
-        blockHashAtHeight: blockOf.get(row.blockNumber)?.hash ?? null,
-      });
+      const standing = logStanding(
+        { ...row, to: row.toAddress },
+        {
+          receipt: receipt && {
+            blockNumber: receipt.blockNumber,
+            blockHash: receipt.blockHash,
+            status: receipt.status,
+            logs: receipt.logs.map((l) => ({ logIndex: l.logIndex, address: l.address, topics: l.topics, data: l.data })),
+          },
+          blockHashAtHeight: blockOf.get(row.blockNumber)?.hash ?? null,
+        },
+      );
       if (standing.kind === 'moved') {
         await moveCredit(db, row, standing);
         changed(standing.blockNumber < row.blockNumber ? standing.blockNumber : row.blockNumber);
@@ -173,7 +195,11 @@ export function createReorgCheck(deps: { db: Database; temporal: Client; setting
   }
 
   /** A reopened payout's transaction mined again: confirmed again, or failed if it reverted; what differs posted (payoutMinedAgain). */
-  async function settleMinedAgain(row: PayoutRow, receipt: { status: 'success' | 'reverted'; blockNumber: bigint; blockHash: string; feeWei: bigint }, merchantId: string) {
+  async function settleMinedAgain(
+    row: PayoutRow,
+    receipt: { status: 'success' | 'reverted'; blockNumber: bigint; blockHash: string; feeWei: bigint },
+    merchantId: string,
+  ) {
     await db.transaction(async (tx) => {
       const before = await lockReopenedPayout(tx, row.id, row.txHash!);
       if (!before) return;
@@ -182,13 +208,26 @@ export function createReorgCheck(deps: { db: Database; temporal: Client; setting
         status: reverted ? 'failed' : 'confirmed',
         blockNumber: receipt.blockNumber.toString(),
         feeWei: receipt.feeWei.toString(),
-        ...(reverted ? { failureReason: `its transaction ${row.txHash} reverted in block ${receipt.blockNumber}, sent again after a reorg took its first block` } : { confirmedAt: new Date() }),
+        ...(reverted
+          ? {
+              failureReason: `its transaction ${row.txHash} reverted in block ${receipt.blockNumber}, sent again after a reorg took its first block`,
+            }
+          : { confirmedAt: new Date() }),
       });
       const postedFeeWei = BigInt(before.feeWei ?? 0);
       await writePostings(
         tx,
         payoutMinedAgain(
-          { ...before, merchantId, amount: BigInt(before.amount), txHash: before.txHash!, feeWei: receipt.feeWei, postedFeeWei, blockHash: receipt.blockHash, status: receipt.status },
+          {
+            ...before,
+            merchantId,
+            amount: BigInt(before.amount),
+            txHash: before.txHash!,
+            feeWei: receipt.feeWei,
+            postedFeeWei,
+            blockHash: receipt.blockHash,
+            status: receipt.status,
+          },
           steps.chains.treasury(),
         ),
       );
@@ -200,7 +239,10 @@ export function createReorgCheck(deps: { db: Database; temporal: Client; setting
     const sent = await listRecentlyConfirmedPayouts(db, network, settings.windowHours, ROWS_PER_PASS);
     if (sent.length === 0) return;
     const heights = [...new Set(sent.filter((p) => p.status === 'confirmed' && p.blockNumber !== null).map((p) => BigInt(p.blockNumber!)))];
-    const [receipts, blocks] = await Promise.all([Promise.all(sent.map((p) => receiptOf(client, p.txHash as Hash))), Promise.all(heights.map(blockAt))]);
+    const [receipts, blocks] = await Promise.all([
+      Promise.all(sent.map((p) => receiptOf(client, p.txHash as Hash))),
+      Promise.all(heights.map(blockAt)),
+    ]);
     const blockOf = new Map(heights.map((n, i) => [n, blocks[i] ?? null]));
     const lookups = steps.batchLookups();
     // In sending order (gas before the deposit address's transfers, then by nonce): each send may need the one before it mined.
@@ -209,11 +251,16 @@ export function createReorgCheck(deps: { db: Database; temporal: Client; setting
       try {
         if (row.status === 'confirmed') {
           const block = row.blockNumber === null ? null : blockOf.get(BigInt(row.blockNumber));
-          const standing = transactionStanding(row.txHash!, { hasReceipt: receipt !== null, transactionsAtHeight: block ? (block.transactions) : null });
+          const standing = transactionStanding(row.txHash!, {
+            hasReceipt: receipt !== null,
+            transactionsAtHeight: block ? block.transactions : null,
+          });
           if (standing !== 'gone') continue;
           const reopened = await reopenReorgedPayout(db, row.id, row.txHash!);
           if (!reopened) continue;
-          log(`chain watcher ${network}: payout ${row.id} (${row.kind}) left the chain with block ${row.blockNumber}: its transaction ${row.txHash} is sent again`);
+          log(
+            `chain watcher ${network}: payout ${row.id} (${row.kind}) left the chain with block ${row.blockNumber}: its transaction ${row.txHash} is sent again`,
+          );
           await steps.broadcast(reopened, lookups);
         } else if (!receipt) {
           await steps.broadcast(row, lookups);

@@ -3,7 +3,13 @@ import { Runtime } from '@temporalio/worker';
 import type { Logger as Pino } from 'pino';
 import { isCanonicalPaymentId, isPaymentLinkId, isTransactionCode } from '../domain/ids';
 
-const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
 
 /**
  * The Temporal SDK's logger, written through pino: the worker's lines, its activities' and its

@@ -74,7 +74,9 @@ export async function createWorker(options: {
     await Worker.create({
       ...common,
       taskQueue: options.temporal.taskQueue,
-      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: options.workflowsPath ?? WORKFLOWS_ENTRY }),
+      ...(options.workflowBundle
+        ? { workflowBundle: options.workflowBundle }
+        : { workflowsPath: options.workflowsPath ?? WORKFLOWS_ENTRY }),
     }),
     // Activities only: no workflow runs here, so no second workflow cache or sandbox.
     await Worker.create({

@@ -79,7 +79,9 @@ async function keep(dir: string, file: string, code: string): Promise<void> {
   await writeFile(partial, code);
   await rename(partial, file);
   const bundles = await Promise.all(
-    (await readdir(dir)).filter((name) => name.endsWith('.js')).map(async (name) => ({ name, mtime: (await stat(path.join(dir, name))).mtimeMs })),
+    (await readdir(dir))
+      .filter((name) => name.endsWith('.js'))
+      .map(async (name) => ({ name, mtime: (await stat(path.join(dir, name))).mtimeMs })),
   );
   bundles.sort((a, b) => b.mtime - a.mtime);
   await Promise.all(bundles.slice(KEPT_BUNDLES).map(({ name }) => rm(path.join(dir, name), { force: true })));
@@ -88,7 +90,11 @@ async function keep(dir: string, file: string, code: string): Promise<void> {
 async function bundleKey(workflowsPath: string, inputs: readonly string[]): Promise<string> {
   const hash = createHash('sha256').update(`workflow-bundle 1\0${process.version}\0${path.resolve(workflowsPath)}\0`);
   for (const input of inputs) {
-    for (const file of await filesOf(path.resolve(input))) hash.update(`${file}\0`).update(await readFile(file)).update('\0');
+    for (const file of await filesOf(path.resolve(input)))
+      hash
+        .update(`${file}\0`)
+        .update(await readFile(file))
+        .update('\0');
   }
   return hash.digest('hex').slice(0, 32);
 }

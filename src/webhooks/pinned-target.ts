@@ -23,7 +23,10 @@ export async function resolveTarget(rawUrl: string, allowPrivate: boolean): Prom
   } catch (err) {
     return { ok: false, error: `DNS lookup failed: ${(err as Error).message}`, refused: false };
   }
-  const verdict = checkResolvedAddresses(addresses.map((a) => a.address), { allowPrivate });
+  const verdict = checkResolvedAddresses(
+    addresses.map((a) => a.address),
+    { allowPrivate },
+  );
   if (verdict && !verdict.ok) return { ok: false, error: `refused: host ${verdict.reason}`, refused: true };
   const pinned = addresses[0]!;
   const pinnedLookup: LookupFunction = (_hostname, options, callback) => {

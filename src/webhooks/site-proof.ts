@@ -20,7 +20,13 @@ export async function fetchSiteProof(rawUrl: string, options: { allowPrivate: bo
     const client = target.url.protocol === 'https:' ? https : http;
     const request = client.request(
       target.url,
-      { method: 'GET', headers: { 'user-agent': 'svc-site-verification/1.0' }, lookup: target.lookup, timeout: options.timeoutMs, agent: false },
+      {
+        method: 'GET',
+        headers: { 'user-agent': 'svc-site-verification/1.0' },
+        lookup: target.lookup,
+        timeout: options.timeoutMs,
+        agent: false,
+      },
       (response) => {
         if (response.statusCode !== 200) {
           response.resume();

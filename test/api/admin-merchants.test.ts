@@ -126,7 +126,12 @@ describe('admin API: merchants (decisions §10)', () => {
     const res = await admin('POST', `/admin/v1/merchants/${m.id}/api-keys/${keyId}/revoke`);
     expect(res.statusCode).toBe(200);
     expect(res.json().key.revokedAt).not.toBeNull();
-    const read = (key: string) => ctx.app.inject({ method: 'GET', url: '/api/v1/transactions/SV_doesnotexist000000000000', headers: { authorization: `Bearer ${key}` } });
+    const read = (key: string) =>
+      ctx.app.inject({
+        method: 'GET',
+        url: '/api/v1/transactions/SV_doesnotexist000000000000',
+        headers: { authorization: `Bearer ${key}` },
+      });
     expect((await read(restricted.json().apiKey)).statusCode).toBe(401);
     expect((await read(m.apiKey)).statusCode).toBe(404);
     const other = await createApprovedMerchant(ctx.app);
@@ -206,10 +211,20 @@ describe('admin API: payment kill switch', () => {
 
 describe('settlement wallets are checked with their network’s checksum', () => {
   it('refuses a mistyped EVM checksum and stores a lowercase one checksummed', async () => {
-    const created = await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Checksum Shop' } });
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/v1/merchants',
+      headers: adminHeaders,
+      payload: { name: 'Checksum Shop' },
+    });
     const id = created.json().merchant.id as string;
     const put = (address: string) =>
-      ctx.app.inject({ method: 'PUT', url: `/admin/v1/merchants/${id}/wallets`, headers: adminHeaders, payload: { asset: 'USDC', network: 'polygon', address } });
+      ctx.app.inject({
+        method: 'PUT',
+        url: `/admin/v1/merchants/${id}/wallets`,
+        headers: adminHeaders,
+        payload: { asset: 'USDC', network: 'polygon', address },
+      });
     const mistyped = await put('0x52908400098527886E0F7030069857D2E4169ee7');
     expect(mistyped.statusCode).toBe(422);
     expect(mistyped.json().details).toEqual([{ path: 'wallets.0.address', message: expect.stringContaining('checksum') }]);

@@ -7,7 +7,8 @@ const ctx = useTestApp();
 
 const seedSession = (merchantId: string, status: 'pending' | 'completed' | 'failed') => seedPayment(ctx.db.db, merchantId, status);
 
-const get = (id: string, headers: Record<string, string> = adminHeaders) => ctx.app.inject({ method: 'GET', url: `/admin/v1/payments/${id}`, headers });
+const get = (id: string, headers: Record<string, string> = adminHeaders) =>
+  ctx.app.inject({ method: 'GET', url: `/admin/v1/payments/${id}`, headers });
 
 describe('admin API: a payment’s status', () => {
   it('a pending payment: not terminal, no transaction', async () => {
@@ -61,7 +62,11 @@ describe('admin API: a payment’s status, errors and security', () => {
   it('refuses a missing or wrong token and a merchant key with 401', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const id = await seedSession(m.id, 'pending');
-    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-token-0123456789abcdef' }, { authorization: `Bearer ${m.apiKey}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer wrong-token-0123456789abcdef' },
+      { authorization: `Bearer ${m.apiKey}` },
+    ]) {
       const res = await get(id, headers);
       expect(res.statusCode).toBe(401);
       expect(res.body).not.toContain(id);

@@ -68,9 +68,9 @@ describe('admin API: webhook endpoints', () => {
     expect(res.json()).toMatchObject({ ok: true, endpoint: { id: gone.endpoint.id, url: 'http://127.0.0.1:9/gone' } });
     expect(res.body).not.toContain(gone.secret);
     expect(await ctx.db.sql`select id from webhook_endpoints where id = ${gone.endpoint.id}`).toHaveLength(0);
-    expect((await admin('GET', `/admin/v1/merchants/${m.id}/webhook-endpoints`)).json().endpoints.map((e: { id: string }) => e.id)).toEqual([
-      keep.endpoint.id,
-    ]);
+    expect((await admin('GET', `/admin/v1/merchants/${m.id}/webhook-endpoints`)).json().endpoints.map((e: { id: string }) => e.id)).toEqual(
+      [keep.endpoint.id],
+    );
     expect((await admin('DELETE', url)).json()).toMatchObject({ ok: false, error: 'NotFound' });
   });
 });
@@ -92,7 +92,11 @@ describe('admin API: webhook endpoints, errors', () => {
     const other = await createMerchant(ctx.app);
     const foreign = await addEndpoint(other.id, 'http://127.0.0.1:9/foreign');
     for (const id of ['we_0000000000000000', 'nope', foreign.endpoint.id]) {
-      for (const [method, suffix] of [['POST', '/disable'], ['POST', '/enable'], ['DELETE', '']] as const) {
+      for (const [method, suffix] of [
+        ['POST', '/disable'],
+        ['POST', '/enable'],
+        ['DELETE', ''],
+      ] as const) {
         const res = await admin(method, `/admin/v1/merchants/${m.id}/webhook-endpoints/${id}${suffix}`);
         expect(res.statusCode, `${method} ${id}${suffix}`).toBe(404);
         expect(res.json()).toMatchObject({ error: 'NotFound', message: 'Webhook endpoint not found.' });
@@ -114,7 +118,11 @@ describe('admin API: webhook endpoints, security', () => {
       ['POST', `${base}/${endpoint.id}/enable`],
       ['DELETE', `${base}/${endpoint.id}`],
     ];
-    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-token-0123456789abcdef' }, { authorization: `Bearer ${m.apiKey}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer wrong-token-0123456789abcdef' },
+      { authorization: `Bearer ${m.apiKey}` },
+    ]) {
       for (const [method, url] of calls) {
         const res = await admin(method, url, undefined, headers);
         expect(res.statusCode, `${method} ${url}`).toBe(401);

@@ -58,7 +58,9 @@ const failedConnect = (base: string, forwardedFor?: string) =>
   });
 
 const admin = (base: string, token: string, forwardedFor?: string) =>
-  http('GET', `${base}/admin/v1/settings/payments`, { headers: { authorization: `Bearer ${token}`, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) } });
+  http('GET', `${base}/admin/v1/settings/payments`, {
+    headers: { authorization: `Bearer ${token}`, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+  });
 
 describe('plugin connect per-address limit and X-Forwarded-For', () => {
   it('ignores X-Forwarded-For from an untrusted peer: 60 attempts with 60 different headers hit the limit after 20', async () => {
@@ -94,7 +96,12 @@ describe('the admin token limit (20 a minute per client address)', () => {
     for (const base of [ctx.baseUrl, proxiedUrl]) {
       const res = await admin(base, 'wrong-again-0123456789abcdef', '127.0.0.1');
       expect(res.status).toBe(429);
-      expect(res.json).toEqual({ ok: false, error: 'RateLimited', message: expect.any(String), requestId: res.headers.get('x-request-id') });
+      expect(res.json).toEqual({
+        ok: false,
+        error: 'RateLimited',
+        message: expect.any(String),
+        requestId: res.headers.get('x-request-id'),
+      });
       const retryAfter = Number(res.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(60);

@@ -14,7 +14,24 @@ const ctx = useTestApp({}, { sandbox: true });
 
 const RUNS_PER_ROUTE = 90;
 const TIME_PER_ROUTE_MS = 5_000;
-const ERROR_CODES = new Set(['BadRequest', 'InvalidId', 'Unauthorized', 'Forbidden', 'AccountNotApproved', 'InsufficientScope', 'PaymentsDisabled', 'NotFound', 'NotImplemented', 'Conflict', 'IdempotencyConflict', 'IdempotencyKeyReused', 'PayloadTooLarge', 'ValidationError', 'RateLimited', 'Unavailable']);
+const ERROR_CODES = new Set([
+  'BadRequest',
+  'InvalidId',
+  'Unauthorized',
+  'Forbidden',
+  'AccountNotApproved',
+  'InsufficientScope',
+  'PaymentsDisabled',
+  'NotFound',
+  'NotImplemented',
+  'Conflict',
+  'IdempotencyConflict',
+  'IdempotencyKeyReused',
+  'PayloadTooLarge',
+  'ValidationError',
+  'RateLimited',
+  'Unavailable',
+]);
 
 interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -32,9 +49,26 @@ const HIDDEN: Route[] = [
   ['GET', '/link/{id}'],
   ['POST', '/link/{id}/pay'],
   ['POST', '/providers/{provider}/callbacks'],
-].map(([method, path]) => ({ method: method as Route['method'], path: path!, pathParams: [...path!.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!), query: [], body: ['country', 'countryCode', 'payment_method', 'outcome', 'id', 'type'] }));
+].map(([method, path]) => ({
+  method: method as Route['method'],
+  path: path!,
+  pathParams: [...path!.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!),
+  query: [],
+  body: ['country', 'countryCode', 'payment_method', 'outcome', 'id', 'type'],
+}));
 
-type OpenApi = { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } }>> };
+type OpenApi = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { in: string; name: string }[];
+        requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
+      }
+    >
+  >;
+};
 
 function routesOf(doc: OpenApi): Route[] {
   const routes: Route[] = [];
@@ -63,19 +97,76 @@ const EXAMPLES: Record<string, Record<string, unknown>> = {
   'POST /admin/v1/merchants/{id}/webhook-endpoints': { url: 'https://hooks.example/x' },
   'POST /admin/v1/merchants/{id}/api-keys': { scopes: ['transactions:read'] },
   'PUT /admin/v1/settings/payments': { enabled: true },
-  'POST /api/v1/checkout/sessions': { amount: 25, currency: 'USD', countryCode: 'US', orderId: 'o-1', customerEmail: 'a@b.example', metadata: { k: 'v' } },
+  'POST /api/v1/checkout/sessions': {
+    amount: 25,
+    currency: 'USD',
+    countryCode: 'US',
+    orderId: 'o-1',
+    customerEmail: 'a@b.example',
+    metadata: { k: 'v' },
+  },
   'POST /api/v1/payment-links': { amount: 10, currency: 'USD', description: 'A thing', merchantOrderId: 'm-1' },
-  'POST /api/v1/plugin/connect': { merchant_id: 'MER_0000000000000000', api_key: 'svc_live_x', security_code: 'AAAAAA-BBBBBB-CCCCCC-DDDDDD', platform: 'custom', site_url: SITE, callback_url: `${SITE}/cb`, plugin_version: '1.1.0' },
-  'POST /api/v1/checkout-sessions': { order_id: 'o-1', store_url: SITE, amount: 5, currency: 'USD', country_code: 'US', customer_email: 'a@b.example' },
-  'POST /api/checkout': { fiat_amount: 25, fiat_currency: 'EUR', external_reference: 'r-1', customer: { wallet_address: WALLET, crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' } },
+  'POST /api/v1/plugin/connect': {
+    merchant_id: 'MER_0000000000000000',
+    api_key: 'svc_live_x',
+    security_code: 'AAAAAA-BBBBBB-CCCCCC-DDDDDD',
+    platform: 'custom',
+    site_url: SITE,
+    callback_url: `${SITE}/cb`,
+    plugin_version: '1.1.0',
+  },
+  'POST /api/v1/checkout-sessions': {
+    order_id: 'o-1',
+    store_url: SITE,
+    amount: 5,
+    currency: 'USD',
+    country_code: 'US',
+    customer_email: 'a@b.example',
+  },
+  'POST /api/checkout': {
+    fiat_amount: 25,
+    fiat_currency: 'EUR',
+    external_reference: 'r-1',
+    customer: { wallet_address: WALLET, crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' },
+  },
 };
 
 // --- arbitraries --------------------------------------------------------------------------------
 
 const codeUnits = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 24 }).map((a) => String.fromCharCode(...a));
-const plausible = fc.constantFrom('USD', 'usd', 'EUR', 'US', 'DE', 'USDC', 'polygon', 'POLYGON', 'card', 'crypto', 'custom', 'succeeded', '1.1.0', '25', '0', '-1', '1e309', 'NaN',
-  'https://shop.example/cb', 'http://127.0.0.1:1/x', 'https://[::7f00:1]/', 'a@b.example', '0x52908400098527886E0F7030069857D2E4169EE7',
-  `SV_${'a'.repeat(24)}`, `plink_${'b'.repeat(24)}`, 'MER_0000000000000000', '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01', '__proto__', 'constructor', 'toString', '');
+const plausible = fc.constantFrom(
+  'USD',
+  'usd',
+  'EUR',
+  'US',
+  'DE',
+  'USDC',
+  'polygon',
+  'POLYGON',
+  'card',
+  'crypto',
+  'custom',
+  'succeeded',
+  '1.1.0',
+  '25',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  'https://shop.example/cb',
+  'http://127.0.0.1:1/x',
+  'https://[::7f00:1]/',
+  'a@b.example',
+  '0x52908400098527886E0F7030069857D2E4169EE7',
+  `SV_${'a'.repeat(24)}`,
+  `plink_${'b'.repeat(24)}`,
+  'MER_0000000000000000',
+  '6f1c2a58-0d8e-4f0e-9f55-3c2f3b7a1e01',
+  '__proto__',
+  'constructor',
+  'toString',
+  '',
+);
 const text = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 30 }) },
   { weight: 3, arbitrary: plausible },
@@ -101,7 +192,11 @@ function encode(s: string): string {
 }
 const rawBad = fc.constantFrom('%FF', '%E0%A4%A', '%', '%00', '%C3%28', '..%2F..', '%ED%A0%80');
 const segment = (knownIds: string[]) =>
-  fc.oneof({ weight: 3, arbitrary: text.map(encode) }, { weight: 1, arbitrary: rawBad }, { weight: 3, arbitrary: fc.constantFrom(...knownIds) });
+  fc.oneof(
+    { weight: 3, arbitrary: text.map(encode) },
+    { weight: 1, arbitrary: rawBad },
+    { weight: 3, arbitrary: fc.constantFrom(...knownIds) },
+  );
 
 const bodyOf = (keys: string[], example: Record<string, unknown> = {}) =>
   fc.oneof(
@@ -111,9 +206,17 @@ const bodyOf = (keys: string[], example: Record<string, unknown> = {}) =>
         .tuple(fc.constantFrom(...new Set([...Object.keys(example), ...keys, 'unknown_field'])), value)
         .map(([key, v]) => JSON.stringify({ ...example, [key]: v })),
     },
-    { weight: 3, arbitrary: fc.record(Object.fromEntries(keys.map((k) => [k, value])), { requiredKeys: [] }).map((b) => JSON.stringify(b)) },
+    {
+      weight: 3,
+      arbitrary: fc.record(Object.fromEntries(keys.map((k) => [k, value])), { requiredKeys: [] }).map((b) => JSON.stringify(b)),
+    },
     { weight: 1, arbitrary: value.map((v) => JSON.stringify(v)) },
-    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.concat([Buffer.from('{"a":"'), Buffer.from(bytes), Buffer.from('"}')])) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .uint8Array({ maxLength: 64 })
+        .map((bytes) => Buffer.concat([Buffer.from('{"a":"'), Buffer.from(bytes), Buffer.from('"}')])),
+    },
     { weight: 1, arbitrary: fc.constantFrom('{"a":', '', 'null', '[]', '{"__proto__":{"x":1}}', `{"a":"${'x'.repeat(70_000)}"}`) },
   );
 
@@ -123,13 +226,20 @@ function requestOf(route: Route, auth: { apiKey: string; merchantId: string }) {
   return fc.record({
     params: fc.tuple(...route.pathParams.map(() => segment([auth.merchantId, 'sandbox', 'checkout.css']))),
     query: fc.oneof(
-      fc.dictionary(fc.constantFrom(...route.query, 'x'), text, { maxKeys: 3 }).map((q) => Object.entries(q).map(([k, v]) => `${k}=${encode(v)}`).join('&')),
+      fc.dictionary(fc.constantFrom(...route.query, 'x'), text, { maxKeys: 3 }).map((q) =>
+        Object.entries(q)
+          .map(([k, v]) => `${k}=${encode(v)}`)
+          .join('&'),
+      ),
       rawBad.map((b) => `${route.query[0] ?? 'x'}=${b}`),
     ),
     body: bodyOf(route.body, EXAMPLES[`${route.method} ${route.path}`]),
     contentType: fc.oneof(
       { weight: 8, arbitrary: fc.constant('application/json') },
-      { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', undefined) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', undefined),
+      },
     ),
     // Mostly the credential the route takes, so that the fuzzed input reaches the code behind it.
     authorization: fc.oneof(

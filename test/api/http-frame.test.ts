@@ -68,7 +68,12 @@ describe('the HTTP frame (decisions §3)', () => {
   });
 
   it('gives validation errors details with a path per problem', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { commissionBps: 'x', nope: 1 } });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/v1/merchants',
+      headers: adminHeaders,
+      payload: { commissionBps: 'x', nope: 1 },
+    });
     const body = expectEnvelope(res, 422, 'ValidationError');
     expect(body.details).toEqual(
       expect.arrayContaining([
@@ -87,10 +92,13 @@ describe('the HTTP frame (decisions §3)', () => {
     expect(body).not.toHaveProperty('stack');
   });
 
-  it.each(['/api/v1/payments', '/api/v1/settlements/SV_abc'])('answers %s with 404 NotImplemented pointing to /transactions/{id}', async (url) => {
-    const body = expectEnvelope(await ctx.app.inject({ method: 'GET', url }), 404, 'NotImplemented');
-    expect(body.message).toContain('/transactions/{id}');
-  });
+  it.each(['/api/v1/payments', '/api/v1/settlements/SV_abc'])(
+    'answers %s with 404 NotImplemented pointing to /transactions/{id}',
+    async (url) => {
+      const body = expectEnvelope(await ctx.app.inject({ method: 'GET', url }), 404, 'NotImplemented');
+      expect(body.message).toContain('/transactions/{id}');
+    },
+  );
 
   it('serves /healthz and /readyz with both dependencies up', async () => {
     expect((await ctx.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ ok: true });
@@ -105,7 +113,13 @@ describe('the HTTP frame (decisions §3)', () => {
     const doc = res.json();
     expect(doc.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/admin/v1/merchants', '/admin/v1/merchants/{id}/approve', '/admin/v1/settings/payments', '/api/v1/transactions/{id}', '/healthz']),
+      expect.arrayContaining([
+        '/admin/v1/merchants',
+        '/admin/v1/merchants/{id}/approve',
+        '/admin/v1/settings/payments',
+        '/api/v1/transactions/{id}',
+        '/healthz',
+      ]),
     );
     const create = doc.paths['/admin/v1/merchants'].post;
     expect(create.requestBody.content['application/json'].schema.required).toContain('name');

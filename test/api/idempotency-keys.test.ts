@@ -21,7 +21,9 @@ async function openSession(m: Merchant): Promise<string> {
 
 const post = (m: Merchant, url: string, key: string, payload?: Record<string, unknown>) => {
   const headers = { authorization: `Bearer ${m.apiKey}`, 'idempotency-key': key };
-  return payload === undefined ? ctx.app.inject({ method: 'POST', url, headers }) : ctx.app.inject({ method: 'POST', url, headers, payload });
+  return payload === undefined
+    ? ctx.app.inject({ method: 'POST', url, headers })
+    : ctx.app.inject({ method: 'POST', url, headers, payload });
 };
 const expire = (m: Merchant, id: string, key: string) => post(m, `/api/v1/checkout/sessions/${id}/expire`, key);
 const statusOf = async (id: string) => (await ctx.db.sql`select status from checkout_sessions where id = ${id}`)[0]!.status as string;
@@ -32,7 +34,12 @@ const count = async (table: 'checkout_sessions' | 'payment_links', merchantId: s
 function expectReused(res: Awaited<ReturnType<typeof post>>) {
   expect(res.statusCode, res.body).toBe(422);
   expect(res.headers['idempotent-replayed']).toBeUndefined();
-  expect(res.json()).toEqual({ ok: false, error: 'IdempotencyKeyReused', message: expect.stringContaining('Idempotency-Key'), requestId: res.headers['x-request-id'] });
+  expect(res.json()).toEqual({
+    ok: false,
+    error: 'IdempotencyKeyReused',
+    message: expect.stringContaining('Idempotency-Key'),
+    requestId: res.headers['x-request-id'],
+  });
 }
 
 describe('an Idempotency-Key binds to the method, the path with its ids, and the body', () => {
@@ -89,7 +96,12 @@ describe('an Idempotency-Key binds to the method, the path with its ids, and the
     expect(first.statusCode).toBe(201);
     const conflict = await post(m, '/api/v1/checkout/sessions', 'same-path', { amount: 26, currency: 'USD', countryCode: 'US' });
     expect(conflict.statusCode).toBe(409);
-    expect(conflict.json()).toEqual({ ok: false, error: 'IdempotencyConflict', message: expect.any(String), requestId: conflict.headers['x-request-id'] });
+    expect(conflict.json()).toEqual({
+      ok: false,
+      error: 'IdempotencyConflict',
+      message: expect.any(String),
+      requestId: conflict.headers['x-request-id'],
+    });
     expect(await count('checkout_sessions', m.id)).toBe(1);
   });
 

@@ -34,11 +34,37 @@ describe('a NUL character in a body string (the eight routes of the attack run)'
       ['POST', '/api/v1/checkout/sessions', key, { amount: 25, currency: 'USD', countryCode: 'US', orderId: NUL }, 'orderId'],
       ['POST', '/admin/v1/merchants', adminHeaders, { name: NUL }, 'name'],
       ['POST', '/api/v1/payment-links', key, { amount: 10, currency: 'USD', description: NUL }, 'description'],
-      ['POST', '/api/v1/plugin/connect', {}, { merchant_id: NUL, api_key: 'x', security_code: 'y', platform: 'custom', site_url: 'https://a.example', callback_url: 'https://a.example/cb', plugin_version: '1.1.0' }, 'merchant_id'],
-      ['POST', '/api/v1/checkout-sessions', key, { order_id: NUL, store_url: 'https://a.example', amount: 5, currency: 'USD', country_code: 'US' }, 'order_id'],
+      [
+        'POST',
+        '/api/v1/plugin/connect',
+        {},
+        {
+          merchant_id: NUL,
+          api_key: 'x',
+          security_code: 'y',
+          platform: 'custom',
+          site_url: 'https://a.example',
+          callback_url: 'https://a.example/cb',
+          plugin_version: '1.1.0',
+        },
+        'merchant_id',
+      ],
+      [
+        'POST',
+        '/api/v1/checkout-sessions',
+        key,
+        { order_id: NUL, store_url: 'https://a.example', amount: 5, currency: 'USD', country_code: 'US' },
+        'order_id',
+      ],
       ['POST', `/admin/v1/merchants/${m.id}/webhook-endpoints`, adminHeaders, { url: `https://a.example/${NUL}` }, 'url'],
       ['PUT', `/admin/v1/merchants/${m.id}/wallets`, adminHeaders, { asset: 'USDC', network: 'polygon', address: NUL }, 'address'],
-      ['POST', '/api/v1/checkout/sessions', key, { amount: 25, currency: 'USD', countryCode: 'US', metadata: { [NUL]: 'x' } }, `metadata.${NUL}`],
+      [
+        'POST',
+        '/api/v1/checkout/sessions',
+        key,
+        { amount: 25, currency: 'USD', countryCode: 'US', metadata: { [NUL]: 'x' } },
+        `metadata.${NUL}`,
+      ],
     ];
     for (const [method, url, headers, payload, path] of cases) {
       const res = await ctx.app.inject({ method: method as 'POST', url, headers, payload });
@@ -52,13 +78,23 @@ describe('a NUL character in a body string (the eight routes of the attack run)'
     const res = await ctx.app.inject({
       method: 'POST',
       url: '/api/checkout',
-      payload: { fiat_amount: 25, fiat_currency: 'EUR', external_reference: NUL, customer: { wallet_address: WALLET, crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' } },
+      payload: {
+        fiat_amount: 25,
+        fiat_currency: 'EUR',
+        external_reference: NUL,
+        customer: { wallet_address: WALLET, crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' },
+      },
     });
     expectSimple(res, 422, 'ValidationError');
   });
 
   it('refuses a lone surrogate (an escaped half of a UTF-16 pair) the same way', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: { ...adminHeaders, 'content-type': 'application/json' }, payload: '{"name":"shop \\ud800"}' });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/v1/merchants',
+      headers: { ...adminHeaders, 'content-type': 'application/json' },
+      payload: '{"name":"shop \\ud800"}',
+    });
     expect(expectV1(res, 422, 'ValidationError').details).toEqual([{ path: 'name', message: 'must be valid Unicode text' }]);
   });
 });
@@ -66,7 +102,12 @@ describe('a NUL character in a body string (the eight routes of the attack run)'
 describe('invalid UTF-8 and NUL outside the body', () => {
   it('answers a body of invalid UTF-8 with 400 BadRequest and creates nothing', async () => {
     const payload = Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
-    const res = await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: { ...adminHeaders, 'content-type': 'application/json' }, payload });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/v1/merchants',
+      headers: { ...adminHeaders, 'content-type': 'application/json' },
+      payload,
+    });
     expectV1(res, 400, 'BadRequest');
     expect((await ctx.db.sql`select count(*)::int as n from merchants where name like 'caf%'`)[0]!.n).toBe(0);
   });
@@ -91,7 +132,12 @@ describe('invalid UTF-8 and NUL outside the body', () => {
   it('refuses a NUL in a header we read (Idempotency-Key, Authorization)', async () => {
     const m = await createApprovedMerchant(ctx.app);
     for (const headers of [{ authorization: `Bearer ${m.apiKey}`, 'idempotency-key': NUL }, { authorization: `Bearer ${NUL}` }]) {
-      const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/checkout/sessions', headers, payload: { amount: 25, currency: 'USD', countryCode: 'US' } });
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/checkout/sessions',
+        headers,
+        payload: { amount: 25, currency: 'USD', countryCode: 'US' },
+      });
       expectV1(res, 400, 'BadRequest');
     }
   });
@@ -123,7 +169,12 @@ describe("Fastify's own errors, in the envelope with x-request-id", () => {
 
   it('content-type errors: unsupported media types, an empty JSON body, a poisoned prototype', async () => {
     const post = (headers: Record<string, string>, payload?: string) =>
-      ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: { ...adminHeaders, ...headers }, ...(payload === undefined ? {} : { payload }) });
+      ctx.app.inject({
+        method: 'POST',
+        url: '/admin/v1/merchants',
+        headers: { ...adminHeaders, ...headers },
+        ...(payload === undefined ? {} : { payload }),
+      });
     expectV1(await post({ 'content-type': 'application/xml' }, '<a/>'), 400, 'BadRequest');
     expectV1(await post({ 'content-type': 'application/json' }, ''), 400, 'BadRequest');
     expectV1(await post({ 'content-type': 'multipart/form-data; boundary=x' }, '--x--'), 400, 'BadRequest');

@@ -5,7 +5,7 @@ import { apiKeys } from '../../src/db/schema';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { seedPayment } from '../support/seed-payment';
 
-describe('recording a key\'s last use (issue 14: no write on a read path)', () => {
+describe("recording a key's last use (issue 14: no write on a read path)", () => {
   it('writes at most once a minute per key, never waits for the write, and survives a failed one', async () => {
     const writes: string[] = [];
     let clock = 1_000_000;
@@ -35,12 +35,16 @@ describe('recording a key\'s last use (issue 14: no write on a read path)', () =
 
   const ctx = useTestApp();
 
-  it('sets the key\'s last use after an authenticated lookup, without the lookup waiting for it', async () => {
+  it("sets the key's last use after an authenticated lookup, without the lookup waiting for it", async () => {
     const merchant = await createApprovedMerchant(ctx.app);
     const id = await seedPayment(ctx.db.db, merchant.id, 'pending');
     const [key] = await ctx.db.db.select().from(apiKeys).where(eq(apiKeys.merchantId, merchant.id));
     expect(key!.lastUsedAt).toBeNull();
-    const res = await ctx.app.inject({ method: 'GET', url: `/api/v1/payment-sessions/${id}`, headers: { authorization: `Bearer ${merchant.apiKey}` } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/payment-sessions/${id}`,
+      headers: { authorization: `Bearer ${merchant.apiKey}` },
+    });
     expect(res.statusCode).toBe(200);
     await expect
       .poll(async () => (await ctx.db.db.select().from(apiKeys).where(eq(apiKeys.id, key!.id)))[0]!.lastUsedAt, { timeout: 5000 })

@@ -56,19 +56,36 @@ describe('log hygiene', () => {
     await app.inject({ method: 'GET', url: `/admin/v1/settings/payments?token=${ADMIN_TOKEN}`, headers: adminHeaders });
     await app.inject({ method: 'GET', url: '/admin/v1/settings/payments', headers: { authorization: `Bearer ${plantedToken}` } });
     // A webhook secret, shown once, then sent back in a query string.
-    const endpoint = await app.inject({ method: 'POST', url: `/admin/v1/merchants/${merchant.id}/webhook-endpoints`, headers: adminHeaders, payload: { url: 'https://hooks.example/x' } });
+    const endpoint = await app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${merchant.id}/webhook-endpoints`,
+      headers: adminHeaders,
+      payload: { url: 'https://hooks.example/x' },
+    });
     const webhookSecret = endpoint.json().secret as string;
     expect(webhookSecret).toMatch(/^whsec_/);
-    await app.inject({ method: 'GET', url: `/admin/v1/webhook-deliveries?paymentId=SV_abcdefghijklmnopqrstuvwx&secret=${webhookSecret}`, headers: adminHeaders });
+    await app.inject({
+      method: 'GET',
+      url: `/admin/v1/webhook-deliveries?paymentId=SV_abcdefghijklmnopqrstuvwx&secret=${webhookSecret}`,
+      headers: adminHeaders,
+    });
 
     // An insert that fails in Postgres with the customer's e-mail and metadata among its parameters.
-    await ctx.db.sql`alter table checkout_sessions add constraint planted_failure check (customer_email is null or customer_email not like 'planted%')`;
+    await ctx.db
+      .sql`alter table checkout_sessions add constraint planted_failure check (customer_email is null or customer_email not like 'planted%')`;
     try {
       const failed = await app.inject({
         method: 'POST',
         url: '/api/v1/checkout/sessions',
         headers: key,
-        payload: { amount: 25, currency: 'USD', countryCode: 'US', orderId: 'log-1', customerEmail: plantedEmail, metadata: { loyalty: plantedMeta } },
+        payload: {
+          amount: 25,
+          currency: 'USD',
+          countryCode: 'US',
+          orderId: 'log-1',
+          customerEmail: plantedEmail,
+          metadata: { loyalty: plantedMeta },
+        },
       });
       expect(failed.statusCode).toBe(500);
       expect(failed.body).not.toContain(plantedEmail);
@@ -79,11 +96,22 @@ describe('log hygiene', () => {
     const log = lines.join('');
     // The capture works: requests and the failure are there, with what an operator needs.
     expect(log).toContain('/api/v1/payment-sessions/SV_abcdefghijklmnopqrstuvwx?[query not logged]');
-    const failure = lines.map((l) => JSON.parse(l) as { msg?: string; err?: Record<string, unknown> }).find((l) => l.msg === 'request failed');
+    const failure = lines
+      .map((l) => JSON.parse(l) as { msg?: string; err?: Record<string, unknown> })
+      .find((l) => l.msg === 'request failed');
     expect(failure?.err).toMatchObject({ type: expect.any(String), message: expect.stringContaining('Failed query') });
     expect(JSON.stringify(failure)).toContain('planted_failure');
     // And none of the planted values.
-    for (const secret of [plantedKey, plantedEmail, plantedMeta, ADMIN_TOKEN, plantedToken, webhookSecret, merchant.apiKey, merchant.securityCode]) {
+    for (const secret of [
+      plantedKey,
+      plantedEmail,
+      plantedMeta,
+      ADMIN_TOKEN,
+      plantedToken,
+      webhookSecret,
+      merchant.apiKey,
+      merchant.securityCode,
+    ]) {
       expect(log, secret).not.toContain(secret);
     }
   });

@@ -111,22 +111,36 @@ describe('bearer-key authentication (decisions §2)', () => {
       .update(apiKeys)
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(apiKeys.keyHash, sha256Hex(m.apiKey)));
-    await eventually(() => probe(`Bearer ${m.apiKey}`), (res) => res.statusCode === 401, 3_000);
+    await eventually(
+      () => probe(`Bearer ${m.apiKey}`),
+      (res) => res.statusCode === 401,
+      3_000,
+    );
     expectError(await probe(`Bearer ${m.apiKey}`), 401, 'Unauthorized');
     expect((await probe(`Bearer ${apiKey}`)).statusCode).toBe(200);
   });
 
   it('refuses a revoked key', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    await ctx.db.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.keyHash, sha256Hex(m.apiKey)));
+    await ctx.db.db
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(eq(apiKeys.keyHash, sha256Hex(m.apiKey)));
     expectError(await probe(`Bearer ${m.apiKey}`), 401, 'Unauthorized');
   });
 
   it('refuses a key revoked through the admin API at once, though this process had just authenticated it', async () => {
     const m = await createApprovedMerchant(ctx.app);
     expect((await probe(`Bearer ${m.apiKey}`)).statusCode).toBe(200);
-    const [key] = await ctx.db.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.keyHash, sha256Hex(m.apiKey)));
-    const revoked = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/api-keys/${key!.id}/revoke`, headers: adminHeaders });
+    const [key] = await ctx.db.db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(eq(apiKeys.keyHash, sha256Hex(m.apiKey)));
+    const revoked = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/api-keys/${key!.id}/revoke`,
+      headers: adminHeaders,
+    });
     expect(revoked.statusCode).toBe(200);
     expectError(await probe(`Bearer ${m.apiKey}`), 401, 'Unauthorized');
   });
@@ -136,15 +150,26 @@ describe('bearer-key authentication (decisions §2)', () => {
     expect((await probe(`Bearer ${m.apiKey}`)).statusCode).toBe(200);
     // As another API process's revocation would look from here: a row changed in Postgres.
     const revokedAt = Date.now();
-    await ctx.db.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.keyHash, sha256Hex(m.apiKey)));
+    await ctx.db.db
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(eq(apiKeys.keyHash, sha256Hex(m.apiKey)));
     expect((await probe(`Bearer ${m.apiKey}`)).statusCode).toBe(200);
-    await eventually(() => probe(`Bearer ${m.apiKey}`), (res) => res.statusCode === 401, 3_000);
+    await eventually(
+      () => probe(`Bearer ${m.apiKey}`),
+      (res) => res.statusCode === 401,
+      3_000,
+    );
     expect(Date.now() - revokedAt).toBeLessThan(2_500);
   });
 
   it('never lets a merchant key reach the admin API', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    const res = await ctx.app.inject({ method: 'GET', url: `/admin/v1/merchants/${m.id}`, headers: { authorization: `Bearer ${m.apiKey}` } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/admin/v1/merchants/${m.id}`,
+      headers: { authorization: `Bearer ${m.apiKey}` },
+    });
     expect(res.statusCode).toBe(401);
     expect(res.json().error).toBe('Unauthorized');
   });

@@ -31,7 +31,14 @@ function compile(dir: string, files: Record<string, string>): string[] {
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
   const program = ts.createProgram(
     Object.keys(files).map((f) => path.join(dir, f)),
-    { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, skipLibCheck: true },
+    {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      skipLibCheck: true,
+    },
   );
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }

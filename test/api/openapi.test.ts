@@ -1,6 +1,11 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { paymentEventSchema, paymentExceptionEventSchema, paymentRefundedEventSchema, transactionSettledSchema } from '../../src/api/webhook-schemas';
+import {
+  paymentEventSchema,
+  paymentExceptionEventSchema,
+  paymentRefundedEventSchema,
+  transactionSettledSchema,
+} from '../../src/api/webhook-schemas';
 import { exceptionEventBody, refundEventBody } from '../../src/domain/exceptions';
 import { paymentEventBody, settledWebhookBody } from '../../src/domain/webhook-event';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
@@ -8,9 +13,14 @@ import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/har
 // The document merchants and client generators read: valid OpenAPI 3.1, every operation named and
 // with its error answers in the envelope, statuses the routes really answer, the webhook payloads.
 const ctx = useTestApp();
-type Op = { operationId?: string; security?: unknown[]; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> };
+type Op = {
+  operationId?: string;
+  security?: unknown[];
+  responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+};
 let doc: { openapi: string; paths: Record<string, Record<string, Op>>; webhooks: Record<string, unknown> };
-const operations = () => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
 
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1', async () => {
@@ -34,7 +44,9 @@ describe('the OpenAPI document', () => {
       const simple = path.startsWith('/api/') && !path.startsWith('/api/v1/');
       for (const [status, response] of errors) {
         if (response.content?.['application/json']?.schema.$ref === undefined) continue;
-        expect(response.content['application/json'].schema.$ref, `${path} ${status}`).toBe(`#/components/schemas/${simple ? 'SimpleError' : 'Error'}`);
+        expect(response.content['application/json'].schema.$ref, `${path} ${status}`).toBe(
+          `#/components/schemas/${simple ? 'SimpleError' : 'Error'}`,
+        );
       }
     }
     expect(doc.paths['/api/v1/transactions/{id}']!.get!.operationId).toBe('getTransaction');
@@ -50,7 +62,9 @@ describe('the OpenAPI document', () => {
   it('documents the statuses the routes answer: the routes not implemented only in the description, 201 for the simple checkout', async () => {
     expect(doc.paths['/api/v1/payments']).toBeUndefined();
     expect(doc.paths['/api/v1/settlements/{id}']).toBeUndefined();
-    expect((doc as unknown as { info: { description: string } }).info.description).toContain('GET /api/v1/payments and GET /api/v1/settlements/{id} are not implemented (404 NotImplemented)');
+    expect((doc as unknown as { info: { description: string } }).info.description).toContain(
+      'GET /api/v1/payments and GET /api/v1/settlements/{id} are not implemented (404 NotImplemented)',
+    );
     const m = await createApprovedMerchant(ctx.app);
     const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/payments', headers: { authorization: `Bearer ${m.apiKey}` } });
     expect(res.statusCode).toBe(404);
@@ -62,8 +76,22 @@ describe('the OpenAPI document', () => {
   it('describes the webhook payloads, and what we send matches them', () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual(['payment.event', 'payment.exception', 'payment.refunded', 'transaction.settled']);
     const input = {
-      eventId: 'evt_2', merchantId: 'MER_1', paymentId: 'SV_1', orderId: null, destinationAsset: 'USDC', network: 'polygon', createdAt: new Date(),
-      exception: { id: 'exc_1', kind: 'late' as const, status: 'open' as const, amount: '25.000000', references: { transactionHash: '0xab' }, createdAt: new Date().toISOString(), resolvedAt: null },
+      eventId: 'evt_2',
+      merchantId: 'MER_1',
+      paymentId: 'SV_1',
+      orderId: null,
+      destinationAsset: 'USDC',
+      network: 'polygon',
+      createdAt: new Date(),
+      exception: {
+        id: 'exc_1',
+        kind: 'late' as const,
+        status: 'open' as const,
+        amount: '25.000000',
+        references: { transactionHash: '0xab' },
+        createdAt: new Date().toISOString(),
+        resolvedAt: null,
+      },
     };
     expect(paymentExceptionEventSchema.strict().safeParse(exceptionEventBody(input)).success).toBe(true);
     const refunded = refundEventBody({
@@ -73,14 +101,41 @@ describe('the OpenAPI document', () => {
     });
     expect(paymentRefundedEventSchema.strict().safeParse(refunded).success).toBe(true);
     const body = paymentEventBody({
-      eventId: 'evt_1', status: 'completed', merchantId: 'MER_1', paymentId: 'SV_1', provider: 'sandbox', providerPaymentId: 'p1', railType: 'fiat_to_crypto',
-      amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7', orderId: null,
+      eventId: 'evt_1',
+      status: 'completed',
+      merchantId: 'MER_1',
+      paymentId: 'SV_1',
+      provider: 'sandbox',
+      providerPaymentId: 'p1',
+      railType: 'fiat_to_crypto',
+      amount: '25.00',
+      currency: 'USD',
+      destinationAsset: 'USDC',
+      network: 'polygon',
+      walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
+      orderId: null,
       createdAt: new Date(),
-      settlement: { grossAmount: '24.500000', merchantSettlementAmount: '24.255000', platformCommissionAmount: '0.245000', transactionHash: null, explorerUrl: null },
+      settlement: {
+        grossAmount: '24.500000',
+        merchantSettlementAmount: '24.255000',
+        platformCommissionAmount: '0.245000',
+        transactionHash: null,
+        explorerUrl: null,
+      },
     });
     expect(paymentEventSchema.strict().safeParse(body).success).toBe(true);
     const settled = settledWebhookBody(
-      { transactionCode: 'c', externalReference: null, fiatAmountMinor: 2500n, fiatCurrency: 'EUR', receivedMicro: 27_000_000n, walletAddress: 'w', walletCurrency: 'USDC', walletNetwork: 'polygon', payoutDispatched: true },
+      {
+        transactionCode: 'c',
+        externalReference: null,
+        fiatAmountMinor: 2500n,
+        fiatCurrency: 'EUR',
+        receivedMicro: 27_000_000n,
+        walletAddress: 'w',
+        walletCurrency: 'USDC',
+        walletNetwork: 'polygon',
+        payoutDispatched: true,
+      },
       new Date(),
     );
     expect(transactionSettledSchema.strict().safeParse(settled).success).toBe(true);
@@ -102,12 +157,29 @@ describe('the documented statuses, against what the routes answer', () => {
       const hasBody = method !== 'get' && method !== 'delete';
       const probes: { name: string; headers: Record<string, string>; payload?: string }[] = [
         { name: 'anonymous', headers: hasBody ? { 'content-type': 'application/json' } : {}, ...(hasBody ? { payload: '{}' } : {}) },
-        { name: 'refused body', headers: { ...credentials, ...(hasBody ? { 'content-type': 'application/json' } : {}) }, ...(hasBody ? { payload: '{"probeUnknownField":true}' } : {}) },
+        {
+          name: 'refused body',
+          headers: { ...credentials, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
+          ...(hasBody ? { payload: '{"probeUnknownField":true}' } : {}),
+        },
       ];
-      if (documented.includes('413')) probes.push({ name: 'oversized', headers: { ...credentials, 'content-type': 'application/json' }, payload: JSON.stringify({ pad: 'x'.repeat(70 * 1024) }) });
+      if (documented.includes('413'))
+        probes.push({
+          name: 'oversized',
+          headers: { ...credentials, 'content-type': 'application/json' },
+          payload: JSON.stringify({ pad: 'x'.repeat(70 * 1024) }),
+        });
       for (const probe of probes) {
-        const res = await ctx.app.inject({ method: method.toUpperCase() as 'GET', url, headers: probe.headers, ...(probe.payload !== undefined ? { payload: probe.payload } : {}) });
-        if (!documented.includes(String(res.statusCode))) undocumented.push(`${method.toUpperCase()} ${path} (${probe.name}) answered ${res.statusCode}, documented ${documented.join(',')}`);
+        const res = await ctx.app.inject({
+          method: method.toUpperCase() as 'GET',
+          url,
+          headers: probe.headers,
+          ...(probe.payload !== undefined ? { payload: probe.payload } : {}),
+        });
+        if (!documented.includes(String(res.statusCode)))
+          undocumented.push(
+            `${method.toUpperCase()} ${path} (${probe.name}) answered ${res.statusCode}, documented ${documented.join(',')}`,
+          );
         if (res.statusCode in seen && documented.includes(String(res.statusCode))) seen[res.statusCode as keyof typeof seen]++;
       }
     }
@@ -133,7 +205,8 @@ describe('the documented statuses, against what the routes answer', () => {
     }
     expect(Object.keys(body.properties!)).toContain('locale');
     const session = create.responses['201']!.content['application/json'].schema.properties.checkoutSession;
-    for (const field of ['id', 'checkoutUrl', 'status', 'amount', 'expiresAt']) expect(session.properties![field]!.description, field).toBeTruthy();
+    for (const field of ['id', 'checkoutUrl', 'status', 'amount', 'expiresAt'])
+      expect(session.properties![field]!.description, field).toBeTruthy();
     const expire = doc.paths['/api/v1/checkout/sessions/{id}/expire']!.post!;
     expect(expire.operationId).toBe('expireCheckoutSession');
     expect(expire.security).toEqual([{ apiKey: [] }]);

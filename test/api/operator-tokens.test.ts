@@ -54,7 +54,13 @@ function expectUnauthorized(res: Awaited<ReturnType<typeof send>>, label: string
   expect(res.statusCode, `${label}: ${res.body}`).toBe(401);
   // HEAD answers carry no body; the status and request id are what a client gets.
   expect(res.headers['x-request-id'], label).toEqual(expect.any(String));
-  if (res.body) expect(res.json(), label).toEqual({ ok: false, error: 'Unauthorized', message: expect.any(String), requestId: res.headers['x-request-id'] });
+  if (res.body)
+    expect(res.json(), label).toEqual({
+      ok: false,
+      error: 'Unauthorized',
+      message: expect.any(String),
+      requestId: res.headers['x-request-id'],
+    });
 }
 
 describe('admin routes authenticate before they validate', () => {
@@ -73,7 +79,8 @@ describe('admin routes authenticate before they validate', () => {
     for (const [i, { method, url }] of routes().entries()) {
       expectUnauthorized(await send(method, url, {}, `198.51.100.${i % 250}`), `${method} ${url} without a token`);
       // Nor is the body parsed first: malformed JSON is still a 401, not a 400.
-      if (withBody(method)) expectUnauthorized(await send(method, url, {}, `198.51.100.${i % 250}`, '{"junk":'), `${method} ${url} with malformed JSON`);
+      if (withBody(method))
+        expectUnauthorized(await send(method, url, {}, `198.51.100.${i % 250}`, '{"junk":'), `${method} ${url} with malformed JSON`);
     }
     expect((await ctx.db.sql`select count(*)::int as n from auth_failures`)[0]!.n).toBe(0);
   });
@@ -82,8 +89,14 @@ describe('admin routes authenticate before they validate', () => {
     for (const [i, { method, url }] of routes().entries()) {
       // One client address per route keeps the per-address limit out of this test.
       const address = `203.0.113.${i % 250}`;
-      expectUnauthorized(await send(method, url, { authorization: 'Bearer wrong-admin-token-0123456789abcdef' }, address), `${method} ${url} with a wrong token`);
-      expectUnauthorized(await send(method, url, { authorization: 'Basic YWRtaW46YWRtaW4=' }, address), `${method} ${url} with another scheme`);
+      expectUnauthorized(
+        await send(method, url, { authorization: 'Bearer wrong-admin-token-0123456789abcdef' }, address),
+        `${method} ${url} with a wrong token`,
+      );
+      expectUnauthorized(
+        await send(method, url, { authorization: 'Basic YWRtaW46YWRtaW4=' }, address),
+        `${method} ${url} with another scheme`,
+      );
       const admitted = await send(method, url, { authorization: `Bearer ${ADMIN_TOKEN}` }, address);
       // The route itself answers now (its validation, or its answer): anything but the token's 401.
       expect(admitted.statusCode, `${method} ${url} with the right token: ${admitted.body}`).not.toBe(401);
@@ -93,16 +106,25 @@ describe('admin routes authenticate before they validate', () => {
 
   it('refuses a merchant key on every admin route', async () => {
     for (const [i, { method, url }] of routes().entries()) {
-      expectUnauthorized(await send(method, url, { authorization: `Bearer svc_live_${'a'.repeat(32)}` }, `192.0.2.${i % 250}`), `${method} ${url} with a merchant key`);
+      expectUnauthorized(
+        await send(method, url, { authorization: `Bearer svc_live_${'a'.repeat(32)}` }, `192.0.2.${i % 250}`),
+        `${method} ${url} with a merchant key`,
+      );
     }
   });
 });
 
 const admin = (token: string | null, remoteAddress = '10.1.2.3') =>
-  ctx.app.inject({ method: 'GET', url: '/admin/v1/settings/payments', remoteAddress, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  ctx.app.inject({
+    method: 'GET',
+    url: '/admin/v1/settings/payments',
+    remoteAddress,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
 const scrape = (token: string | null, remoteAddress = '10.1.2.3') =>
   ctx.app.inject({ method: 'GET', url: '/metrics', remoteAddress, headers: token ? { authorization: `Bearer ${token}` } : {} });
-const failures = async (dimension: string) => (await ctx.db.sql`select count(*)::int as n from auth_failures where dimension = ${dimension}`)[0]!.n as number;
+const failures = async (dimension: string) =>
+  (await ctx.db.sql`select count(*)::int as n from auth_failures where dimension = ${dimension}`)[0]!.n as number;
 
 function expectRateLimited(res: Awaited<ReturnType<typeof admin>>) {
   expect(res.statusCode).toBe(429);

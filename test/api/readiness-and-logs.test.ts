@@ -69,7 +69,12 @@ describe('logs', () => {
     const temporal = createTemporalClient(config.temporal);
     const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) }, { logger: { stream } });
     try {
-      const created = await app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Log Shop' } });
+      const created = await app.inject({
+        method: 'POST',
+        url: '/admin/v1/merchants',
+        headers: adminHeaders,
+        payload: { name: 'Log Shop' },
+      });
       const { merchant, securityCode } = created.json();
       const approved = await app.inject({ method: 'POST', url: `/admin/v1/merchants/${merchant.id}/approve`, headers: adminHeaders });
       const apiKey = approved.json().apiKey as string;

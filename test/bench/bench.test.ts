@@ -51,7 +51,8 @@ describe('npm run bench --quick', () => {
     for (const figure of report.figures) {
       expect(figure, figure.id).toMatchObject({ unit: expect.any(String), includes: expect.any(String), baselineIs: expect.any(String) });
       expect(['higher', 'lower']).toContain(figure.better);
-      for (const value of [figure.ours, figure.baseline, figure.ratio]) expect(Number.isFinite(value) && value > 0, `${figure.id}: ${value}`).toBe(true);
+      for (const value of [figure.ours, figure.baseline, figure.ratio])
+        expect(Number.isFinite(value) && value > 0, `${figure.id}: ${value}`).toBe(true);
       expect(figure.rounds.ours.length).toBeGreaterThan(0);
       expect(figure.rounds.ours.length).toBe(figure.rounds.baseline.length);
       expect(stdout).toContain(figure.title);

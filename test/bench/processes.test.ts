@@ -26,7 +26,10 @@ describe('bench CPU accounting', () => {
     // A shell (its own process group) runs a node process that burns 400 ms of CPU and exits, then
     // sleeps: the shape of a Postgres backend whose connection closed under the postmaster. Burned by
     // its own CPU clock, not the wall's: on a loaded machine a wall-clock loop gets less than it asks.
-    const shell = spawn('sh', ['-c', `"${process.execPath}" -e "while (process.cpuUsage().user < 400000);"; exec sleep 30`], { detached: true, stdio: 'ignore' });
+    const shell = spawn('sh', ['-c', `"${process.execPath}" -e "while (process.cpuUsage().user < 400000);"; exec sleep 30`], {
+      detached: true,
+      stdio: 'ignore',
+    });
     groups.push(shell.pid!);
     const before = groupCpuMs(shell.pid!);
     const deadline = Date.now() + 20_000;

@@ -26,7 +26,14 @@ describe('sandbox faucet: POST /test-helpers/faucet', () => {
     const address = randomAddress();
     const res = await faucet({ network: 'polygon', asset: 'usdt', address: address.toLowerCase(), amount: 12.5 });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ ok: true, network: 'polygon', asset: 'USDT', address, amount: '12.500000', token: chain.tokens.polygon.USDT });
+    expect(res.json()).toMatchObject({
+      ok: true,
+      network: 'polygon',
+      asset: 'USDT',
+      address,
+      amount: '12.500000',
+      token: chain.tokens.polygon.USDT,
+    });
     expect(res.json().transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await balanceOf(chain, chain.tokens.polygon.USDT, address)).toBe(12_500_000n);
     expect(await balanceOf(chain, chain.tokens.base.USDT, address)).toBe(0n);
@@ -53,8 +60,17 @@ describe('sandbox faucet: POST /test-helpers/faucet', () => {
   });
 
   it('refuses a network the sandbox has no chain for', async () => {
-    const bare = buildSandboxApp({ apiKey: 'sbx_sk_x_0123', callbackSecret: 'sbx_whsec_x_0123456789', publicUrl: 'http://127.0.0.1:1', serviceUrl: 'http://127.0.0.1:2' });
-    const res = await bare.inject({ method: 'POST', url: '/test-helpers/faucet', payload: { network: 'base', asset: 'USDC', address: randomAddress(), amount: 1 } });
+    const bare = buildSandboxApp({
+      apiKey: 'sbx_sk_x_0123',
+      callbackSecret: 'sbx_whsec_x_0123456789',
+      publicUrl: 'http://127.0.0.1:1',
+      serviceUrl: 'http://127.0.0.1:2',
+    });
+    const res = await bare.inject({
+      method: 'POST',
+      url: '/test-helpers/faucet',
+      payload: { network: 'base', asset: 'USDC', address: randomAddress(), amount: 1 },
+    });
     await bare.close();
     expect(res.statusCode).toBe(422);
     expect(res.json().error).toBe('network_not_configured');

@@ -15,7 +15,12 @@ describe('EIP-55 addresses', () => {
   const checksummed = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
   it.each([
     ['the checksummed form', checksummed, true, checksummed],
-    ['a checksummed form whose letters are all capitals', '0x52908400098527886E0F7030069857D2E4169EE7', true, '0x52908400098527886E0F7030069857D2E4169EE7'],
+    [
+      'a checksummed form whose letters are all capitals',
+      '0x52908400098527886E0F7030069857D2E4169EE7',
+      true,
+      '0x52908400098527886E0F7030069857D2E4169EE7',
+    ],
     ['another checksummed form', '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB', true, '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB'],
     ['all lowercase (no checksum carried)', checksummed.toLowerCase(), false, checksummed],
     ['all uppercase hex (no checksum carried)', '0x' + checksummed.slice(2).toUpperCase(), false, checksummed],

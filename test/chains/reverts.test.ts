@@ -18,14 +18,29 @@ describe('revertReason', () => {
     await mint(chain, token, holder.address, 5_000_000n);
     // The same transfer to a customer estimates; to the zero address, or beyond the balance, it reverts.
     expect(await gasLimitFor(client, holder.address, { token, to: randomAddress(), amount: 5_000_000n })).toBeGreaterThan(21_000n);
-    for (const order of [{ token, to: ZERO_ADDRESS, amount: 5_000_000n }, { token, to: randomAddress(), amount: 5_000_001n }]) {
-      const err = await gasLimitFor(client, holder.address, order).then(() => null, (e: unknown) => e);
+    for (const order of [
+      { token, to: ZERO_ADDRESS, amount: 5_000_000n },
+      { token, to: randomAddress(), amount: 5_000_001n },
+    ]) {
+      const err = await gasLimitFor(client, holder.address, order).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).not.toBeNull();
       expect(revertReason(err)).toEqual(expect.stringMatching(/revert/i));
     }
     // A node that does not answer is a reason a retry may get past.
-    const down = createChainClient({ network: 'polygon', rpcUrl: 'http://127.0.0.1:9', chainId: DEV_CHAIN_ID, confirmations: 1, tokens: chain.tokens.polygon });
-    const unreachable = await gasLimitFor(down, holder.address, { token, to: ZERO_ADDRESS, amount: 1n }).then(() => null, (e: unknown) => e);
+    const down = createChainClient({
+      network: 'polygon',
+      rpcUrl: 'http://127.0.0.1:9',
+      chainId: DEV_CHAIN_ID,
+      confirmations: 1,
+      tokens: chain.tokens.polygon,
+    });
+    const unreachable = await gasLimitFor(down, holder.address, { token, to: ZERO_ADDRESS, amount: 1n }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(unreachable).not.toBeNull();
     expect(revertReason(unreachable)).toBeNull();
     expect(revertReason(new Error('execution reverted'))).toBeNull();

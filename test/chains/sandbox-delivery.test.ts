@@ -49,9 +49,15 @@ describe('sandbox delivery on the dev chain', () => {
     const wallet = randomAddress();
     const opened = await open('ref_delivery_1', wallet, 'polygon');
     expect(opened.statusCode).toBe(201);
-    const paid = await sandbox.inject({ method: 'POST', url: '/test-helpers/pay', payload: { reference: 'ref_delivery_1', outcome: 'succeeded' } });
+    const paid = await sandbox.inject({
+      method: 'POST',
+      url: '/test-helpers/pay',
+      payload: { reference: 'ref_delivery_1', outcome: 'succeeded' },
+    });
     expect(paid.statusCode).toBe(200);
-    const view = (await sandbox.inject({ method: 'GET', url: `/v1/payments/${opened.json().id}`, headers: { authorization: `Bearer ${apiKey}` } })).json();
+    const view = (
+      await sandbox.inject({ method: 'GET', url: `/v1/payments/${opened.json().id}`, headers: { authorization: `Bearer ${apiKey}` } })
+    ).json();
     expect(view.status).toBe('succeeded');
     expect(view.destinationAmount).toBe('21.589200');
     expect(await balanceOf(chain, chain.tokens.polygon.USDC, wallet)).toBe(21_589_200n);
@@ -65,14 +71,18 @@ describe('sandbox delivery on the dev chain', () => {
       fromBlock: receipt.blockNumber,
       toBlock: receipt.blockNumber,
     });
-    expect(transfers).toEqual([expect.objectContaining({ transactionHash: view.transactionHash, from: DEV_MINTER_ADDRESS, to: wallet, amount: 21_589_200n })]);
+    expect(transfers).toEqual([
+      expect.objectContaining({ transactionHash: view.transactionHash, from: DEV_MINTER_ADDRESS, to: wallet, amount: 21_589_200n }),
+    ]);
   });
 
   it('keeps simulating networks it has no chain for', async () => {
     const opened = await open('ref_delivery_2', 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', 'tron', 'USDT');
     expect(opened.statusCode).toBe(201);
     await sandbox.inject({ method: 'POST', url: '/test-helpers/pay', payload: { reference: 'ref_delivery_2', outcome: 'succeeded' } });
-    const view = (await sandbox.inject({ method: 'GET', url: `/v1/payments/${opened.json().id}`, headers: { authorization: `Bearer ${apiKey}` } })).json();
+    const view = (
+      await sandbox.inject({ method: 'GET', url: `/v1/payments/${opened.json().id}`, headers: { authorization: `Bearer ${apiKey}` } })
+    ).json();
     expect(view.status).toBe('succeeded');
     expect(view.transactionHash).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -80,7 +90,8 @@ describe('sandbox delivery on the dev chain', () => {
   it('delivers once when the payment is confirmed twice at the same time', async () => {
     const wallet = randomAddress();
     await open('ref_delivery_3', wallet, 'base');
-    const pay = () => sandbox.inject({ method: 'POST', url: '/test-helpers/pay', payload: { reference: 'ref_delivery_3', outcome: 'succeeded' } });
+    const pay = () =>
+      sandbox.inject({ method: 'POST', url: '/test-helpers/pay', payload: { reference: 'ref_delivery_3', outcome: 'succeeded' } });
     const results = await Promise.all([pay(), pay()]);
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409]);
     expect(await balanceOf(chain, chain.tokens.base.USDC, wallet)).toBe(21_589_200n);

@@ -63,7 +63,13 @@ describe('test tokens on the dev chain', () => {
   it('refuses a mint from anyone but the minter', async () => {
     const stranger = await newPayer(chain);
     await expect(
-      chain.publicClient.simulateContract({ account: stranger, address: chain.tokens.ethereum.USDC, abi: testTokenAbi, functionName: 'mint', args: [stranger.address, 1n] }),
+      chain.publicClient.simulateContract({
+        account: stranger,
+        address: chain.tokens.ethereum.USDC,
+        abi: testTokenAbi,
+        functionName: 'mint',
+        args: [stranger.address, 1n],
+      }),
     ).rejects.toThrow(/NotMinter/);
   });
 
@@ -93,7 +99,14 @@ describe('test tokens on the dev chain', () => {
     await chain.control.setBalance({ address: deposit.address, value: parseEther('0.1') });
     const client = clientFor(chain, 'ethereum');
     const wallet = walletClientFor(client, deposit);
-    const hash = await wallet.writeContract({ account: deposit, chain: client.chain, address: token, abi: testTokenAbi, functionName: 'transfer', args: [merchant, 29_000_000n] });
+    const hash = await wallet.writeContract({
+      account: deposit,
+      chain: client.chain,
+      address: token,
+      abi: testTokenAbi,
+      functionName: 'transfer',
+      args: [merchant, 29_000_000n],
+    });
     const receipt = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     expect(receipt.from).toBe(deposit.address.toLowerCase());
     expect(await balanceOf(chain, token, merchant)).toBe(29_000_000n);

@@ -24,7 +24,9 @@ describe('TransferWatcher', () => {
     const receipt = await pay(chain, payer, chain.tokens.arbitrum.USDC, deposit, 10_000_000n);
 
     let scan = await watcher.scan(cursor);
-    expect(scan.seen).toEqual([expect.objectContaining({ transactionHash: receipt.transactionHash, amount: 10_000_000n, confirmations: 1n })]);
+    expect(scan.seen).toEqual([
+      expect.objectContaining({ transactionHash: receipt.transactionHash, amount: 10_000_000n, confirmations: 1n }),
+    ]);
     expect(scan.confirmed).toEqual([]);
     cursor = scan.cursor;
 
@@ -39,7 +41,9 @@ describe('TransferWatcher', () => {
 
     await chain.control.mine({ blocks: 1 });
     scan = await watcher.scan(scan.cursor);
-    expect(scan.confirmed).toEqual([expect.objectContaining({ transactionHash: receipt.transactionHash, asset: 'USDC', confirmations: 3n })]);
+    expect(scan.confirmed).toEqual([
+      expect.objectContaining({ transactionHash: receipt.transactionHash, asset: 'USDC', confirmations: 3n }),
+    ]);
     expect(scan.cursor.pending).toEqual([]);
     expect(scan.unconfirmed).toEqual([]);
     expect(scan.cursor.confirmedThrough).toBe(receipt.blockNumber);

@@ -22,7 +22,13 @@ describe('POST /api/v1/checkout/sessions', () => {
   it('creates a session and its workflow, with every field of spec §2.2', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const before = Date.now();
-    const res = await create(m.apiKey, { amount: 25, currency: 'usd', countryCode: 'us', orderId: 'order-1001', customerEmail: 'a@b.example' });
+    const res = await create(m.apiKey, {
+      amount: 25,
+      currency: 'usd',
+      countryCode: 'us',
+      orderId: 'order-1001',
+      customerEmail: 'a@b.example',
+    });
     expect(res.statusCode).toBe(201);
     const { ok, checkoutSession: s } = res.json();
     expect(ok).toBe(true);
@@ -59,7 +65,8 @@ describe('POST /api/v1/checkout/sessions', () => {
     const res = await create(m.apiKey, { amount: 1500, currency: 'JPY', countryCode: 'JP', merchantOrderId: 'inv-7' });
     expect(res.statusCode).toBe(201);
     expect(res.json().checkoutSession).toMatchObject({ amount: '1500', currency: 'JPY', orderId: 'inv-7' });
-    const [row] = await ctx.db.sql`select order_id, merchant_order_id, amount_minor from checkout_sessions where id = ${res.json().checkoutSession.id}`;
+    const [row] = await ctx.db
+      .sql`select order_id, merchant_order_id, amount_minor from checkout_sessions where id = ${res.json().checkoutSession.id}`;
     expect(row).toMatchObject({ order_id: null, merchant_order_id: 'inv-7', amount_minor: '1500' });
   });
 
@@ -83,7 +90,15 @@ describe('POST /api/v1/checkout/sessions', () => {
     [{ amount: 10, currency: 'USD', countryCode: 'US', successUrl: 'ftp://shop.example/ok' }, 'successUrl'],
     [{ amount: 10, currency: 'USD', countryCode: 'US', cancelUrl: '/relative' }, 'cancelUrl'],
     [{ amount: 10, currency: 'USD', countryCode: 'US', webhookUrl: `https://x.example/${'a'.repeat(2050)}` }, 'webhookUrl'],
-    [{ amount: 10, currency: 'USD', countryCode: 'US', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata'],
+    [
+      {
+        amount: 10,
+        currency: 'USD',
+        countryCode: 'US',
+        metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])),
+      },
+      'metadata',
+    ],
     [{ amount: 10, currency: 'USD', countryCode: 'US', metadata: { ['k'.repeat(41)]: 'v' } }, 'metadata'],
     [{ amount: 10, currency: 'USD', countryCode: 'US', metadata: { note: 'v'.repeat(501) } }, 'metadata.note'],
     [{ amount: 10, currency: 'USD', countryCode: 'US', surprise: true }, 'surprise'],
@@ -109,8 +124,21 @@ describe('POST /api/v1/checkout/sessions', () => {
 
   it('needs a key with checkout_sessions:create', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    expect((await ctx.app.inject({ method: 'POST', url: '/api/v1/checkout/sessions', payload: { amount: 1, currency: 'USD', countryCode: 'US' } })).statusCode).toBe(401);
-    const reader = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/api-keys`, headers: adminHeaders, payload: { scopes: ['transactions:read'] } });
+    expect(
+      (
+        await ctx.app.inject({
+          method: 'POST',
+          url: '/api/v1/checkout/sessions',
+          payload: { amount: 1, currency: 'USD', countryCode: 'US' },
+        })
+      ).statusCode,
+    ).toBe(401);
+    const reader = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/api-keys`,
+      headers: adminHeaders,
+      payload: { scopes: ['transactions:read'] },
+    });
     const res = await create(reader.json().apiKey, { amount: 10, currency: 'USD', countryCode: 'US' });
     expect(res.statusCode).toBe(403);
     expect(res.json().error).toBe('InsufficientScope');
@@ -137,7 +165,11 @@ describe('Idempotency-Key (decisions §9)', () => {
     const m = await createApprovedMerchant(ctx.app);
     const body = { amount: 42, currency: 'USD', countryCode: 'US', orderId: 'idem-1' };
     const first = await create(m.apiKey, body, { 'idempotency-key': 'key-abc' });
-    const second = await create(m.apiKey, { orderId: 'idem-1', countryCode: 'US', currency: 'USD', amount: 42 }, { 'idempotency-key': 'key-abc' });
+    const second = await create(
+      m.apiKey,
+      { orderId: 'idem-1', countryCode: 'US', currency: 'USD', amount: 42 },
+      { 'idempotency-key': 'key-abc' },
+    );
     expect(first.statusCode).toBe(201);
     expect(second.statusCode).toBe(201);
     expect(second.json()).toEqual(first.json());
@@ -219,7 +251,14 @@ describe('when Temporal is unreachable', () => {
 describe('lookups', () => {
   it('serve the public session with customer fields only, and the merchant’s own records', async () => {
     const m = await createApprovedMerchant(ctx.app, { name: 'Lookup Shop' });
-    const created = await create(m.apiKey, { amount: 12.5, currency: 'GBP', countryCode: 'GB', orderId: 'o-9', customerEmail: 'c@d.example', metadata: { a: 'b' } });
+    const created = await create(m.apiKey, {
+      amount: 12.5,
+      currency: 'GBP',
+      countryCode: 'GB',
+      orderId: 'o-9',
+      customerEmail: 'c@d.example',
+      metadata: { a: 'b' },
+    });
     const id = created.json().checkoutSession.id;
 
     const pub = await ctx.app.inject({ method: 'GET', url: `/api/v1/checkout/sessions/${id}` });
@@ -275,18 +314,25 @@ describe('lookups', () => {
     }
   });
 
-  it.each(['1', '550e8400-e29b-41d4-a716-446655440000', 'SV_has-dash', 'sv_lower'])('refuses the non-canonical id %s with 400 InvalidId', async (id) => {
-    const m = await createApprovedMerchant(ctx.app);
-    for (const url of [`/api/v1/transactions/${id}`, `/api/v1/payment-sessions/${id}`, `/api/v1/checkout/sessions/${id}`]) {
-      const res = await ctx.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${m.apiKey}` } });
-      expect(res.statusCode).toBe(400);
-      expect(res.json().error).toBe('InvalidId');
-    }
-  });
+  it.each(['1', '550e8400-e29b-41d4-a716-446655440000', 'SV_has-dash', 'sv_lower'])(
+    'refuses the non-canonical id %s with 400 InvalidId',
+    async (id) => {
+      const m = await createApprovedMerchant(ctx.app);
+      for (const url of [`/api/v1/transactions/${id}`, `/api/v1/payment-sessions/${id}`, `/api/v1/checkout/sessions/${id}`]) {
+        const res = await ctx.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${m.apiKey}` } });
+        expect(res.statusCode).toBe(400);
+        expect(res.json().error).toBe('InvalidId');
+      }
+    },
+  );
 
   it('answers 404 for a well-formed id that does not exist', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/transactions/SV_doesnotexist000000000000', headers: { authorization: `Bearer ${m.apiKey}` } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/v1/transactions/SV_doesnotexist000000000000',
+      headers: { authorization: `Bearer ${m.apiKey}` },
+    });
     expect(res.statusCode).toBe(404);
     expect((await ctx.app.inject({ method: 'GET', url: '/api/v1/checkout/sessions/SV_doesnotexist000000000000' })).statusCode).toBe(404);
   });

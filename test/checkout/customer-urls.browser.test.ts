@@ -81,11 +81,16 @@ describe('customer URLs are GETs that reload', () => {
 
   it('answers a refused link payment from a browser with 303 to the link page, which keeps the country and says why once', async () => {
     const m = await createApprovedMerchant(ctx.app, { name: 'Link Shop' });
-    const created = await http('POST', `${ctx.baseUrl}/api/v1/payment-links`, { headers: { authorization: `Bearer ${m.apiKey}` }, body: { amount: 10, currency: 'USD' } });
+    const created = await http('POST', `${ctx.baseUrl}/api/v1/payment-links`, {
+      headers: { authorization: `Bearer ${m.apiKey}` },
+      body: { amount: 10, currency: 'USD' },
+    });
     expect(created.status).toBe(201);
     const linkId = created.json.paymentLink.id as string;
     // The kill switch refuses the payment of a country the link serves.
-    expect((await http('PUT', `${ctx.baseUrl}/admin/v1/settings/payments`, { headers: adminHeaders, body: { enabled: false } })).status).toBe(200);
+    expect(
+      (await http('PUT', `${ctx.baseUrl}/admin/v1/settings/payments`, { headers: adminHeaders, body: { enabled: false } })).status,
+    ).toBe(200);
     try {
       const refused = await fetch(`${ctx.baseUrl}/link/${linkId}/pay`, {
         method: 'POST',
@@ -102,7 +107,9 @@ describe('customer URLs are GETs that reload', () => {
       expect(paused.text).not.toContain('Ready to pay');
       expect(paused.text.match(/temporarily unavailable/g)).toHaveLength(1);
     } finally {
-      expect((await http('PUT', `${ctx.baseUrl}/admin/v1/settings/payments`, { headers: adminHeaders, body: { enabled: true } })).status).toBe(200);
+      expect(
+        (await http('PUT', `${ctx.baseUrl}/admin/v1/settings/payments`, { headers: adminHeaders, body: { enabled: true } })).status,
+      ).toBe(200);
     }
     const refused = await fetch(`${ctx.baseUrl}/link/${linkId}/pay`, {
       method: 'POST',
@@ -124,7 +131,15 @@ describe('customer URLs are GETs that reload', () => {
 
   it('answers a refused simple-order Pay from a browser with 303 to the order page, which says why once', async () => {
     const created = await http('POST', `${ctx.baseUrl}/api/checkout`, {
-      body: { fiat_amount: 25, fiat_currency: 'EUR', customer: { wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7', crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' } },
+      body: {
+        fiat_amount: 25,
+        fiat_currency: 'EUR',
+        customer: {
+          wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+          crypto_currency: 'USDC',
+          crypto_currency_network: 'POLYGON',
+        },
+      },
     });
     expect(created.status).toBe(201);
     const code = created.json.data.transaction_code as string;

@@ -17,14 +17,20 @@ async function openSession(apiKey?: string) {
   });
   expect(res.statusCode).toBe(201);
   const id = res.json().checkoutSession.id as string;
-  const [{ deposit_address: walletAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: string }];
+  const [{ deposit_address: walletAddress }] = (await ctx.db
+    .sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: string }];
   return { id, apiKey: m.apiKey, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress };
 }
 
 const expire = (id: string, apiKey: string, headers: Record<string, string> = {}) =>
-  ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${id}/expire`, headers: { authorization: `Bearer ${apiKey}`, ...headers } });
+  ctx.app.inject({
+    method: 'POST',
+    url: `/api/v1/checkout/sessions/${id}/expire`,
+    headers: { authorization: `Bearer ${apiKey}`, ...headers },
+  });
 const statusOf = async (id: string) => (await ctx.db.sql`select status from checkout_sessions where id = ${id}`)[0]!.status as string;
-const eventsOf = async (id: string) => (await ctx.db.sql`select type from events where payment_id = ${id} order by created_at`).map((r) => r.type as string);
+const eventsOf = async (id: string) =>
+  (await ctx.db.sql`select type from events where payment_id = ${id} order by created_at`).map((r) => r.type as string);
 
 describe('expiring a checkout session on demand', () => {
   it('ends a pending session now through its workflow, sends payment.expired once, and answers the same when repeated', async () => {
@@ -58,7 +64,12 @@ describe('expiring a checkout session on demand', () => {
   it('answers 409 Conflict for a session that is processing, and changes nothing', async () => {
     const s = await openSession();
     await postCallback(ctx.app, sandboxEvent(s, 'payment.processing'), { secret: ctx.config.providers.sandbox.callbackSecret });
-    await eventually(() => statusOf(s.id), (st) => st === 'processing', 15_000, 'processing');
+    await eventually(
+      () => statusOf(s.id),
+      (st) => st === 'processing',
+      15_000,
+      'processing',
+    );
     const res = await expire(s.id, s.apiKey);
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ ok: false, error: 'Conflict' });
@@ -88,7 +99,12 @@ describe('expiring a checkout session on demand', () => {
   it('needs the checkout_sessions:create scope and a key', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const s = await openSession(m.apiKey);
-    const reader = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/api-keys`, headers: adminHeaders, payload: { scopes: ['transactions:read'] } });
+    const reader = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/api-keys`,
+      headers: adminHeaders,
+      payload: { scopes: ['transactions:read'] },
+    });
     const res = await expire(s.id, reader.json().apiKey as string);
     expect(res.statusCode).toBe(403);
     expect(res.json().error).toBe('InsufficientScope');

@@ -16,12 +16,19 @@ async function openSession() {
   });
   const id = res.json().checkoutSession.id as string;
   // The provider delivers to the session's deposit address, so its callbacks name that wallet.
-  const [{ deposit_address: walletAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: string }];
+  const [{ deposit_address: walletAddress }] = (await ctx.db
+    .sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: string }];
   return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress };
 }
 
 const row = async (id: string) => (await ctx.db.sql`select status, review_flag, review_note from checkout_sessions where id = ${id}`)[0]!;
-const waitFor = (id: string, wanted: string) => eventually(() => row(id).then((r) => r.status as string), (s) => s === wanted, 15_000, `${id} ${wanted}`);
+const waitFor = (id: string, wanted: string) =>
+  eventually(
+    () => row(id).then((r) => r.status as string),
+    (s) => s === wanted,
+    15_000,
+    `${id} ${wanted}`,
+  );
 
 describe('session expiry', () => {
   it('expires a pending session at expiresAt, and its page can no longer be paid', async () => {
@@ -54,7 +61,11 @@ describe('session expiry', () => {
     expect(exceptions).toHaveLength(1);
     // Only the chain proves money (decisions §11): the provider's word is a claim until its transfer's
     // log takes the record over as late (test/proof/money-rules.property.test.ts).
-    expect(exceptions[0]).toMatchObject({ kind: 'unverified', status: 'open', references: { providerEventId: late.id, paymentStatus: 'expired' } });
+    expect(exceptions[0]).toMatchObject({
+      kind: 'unverified',
+      status: 'open',
+      references: { providerEventId: late.id, paymentStatus: 'expired' },
+    });
     // The same callback again (a provider's retry) records nothing more.
     await postCallback(ctx.app, late, { secret: ctx.config.providers.sandbox.callbackSecret });
     expect(await ctx.db.sql`select id from payment_exceptions where payment_id = ${s.id}`).toHaveLength(1);

@@ -88,7 +88,9 @@ describe('the hosted checkout page in Chromium', () => {
     const finished = await http('GET', session.checkoutUrl);
     expect(finished.text).toContain('Payment received');
     expect(finished.text).not.toContain('id="countdown"');
-    expect(finished.text).toContain(`<noscript><meta http-equiv="refresh" content="3;url=https://shop.example/thanks?session=${session.id}"></noscript>`);
+    expect(finished.text).toContain(
+      `<noscript><meta http-equiv="refresh" content="3;url=https://shop.example/thanks?session=${session.id}"></noscript>`,
+    );
   });
 
   it('offers the wallet transfer: an EIP-681 QR code with token, chain and amount, and copy buttons', async () => {
@@ -106,7 +108,11 @@ describe('the hosted checkout page in Chromium', () => {
 
     await page.click('button[data-copy="deposit-address"]');
     // Runs in the page; this file is compiled without the DOM's types.
-    expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe(address);
+    expect(
+      await page.evaluate(() =>
+        (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText(),
+      ),
+    ).toBe(address);
     expect(await page.locator('button[data-copy="deposit-address"]').textContent()).toBe('Copied');
     await expectAccessible(page, 'wallet instructions');
     await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-page-wallet.png'), fullPage: true });
@@ -132,7 +138,11 @@ describe('the hosted checkout page in Chromium', () => {
     expect(await page.locator('#countdown').getAttribute('title')).toMatch(/UTC/);
     await german.close();
 
-    for (const [lang, title] of [['es', 'Listo para pagar'], ['pt-BR,pt;q=0.9', 'Pronto para pagar'], ['en-GB', 'Ready to pay']] as const) {
+    for (const [lang, title] of [
+      ['es', 'Listo para pagar'],
+      ['pt-BR,pt;q=0.9', 'Pronto para pagar'],
+      ['en-GB', 'Ready to pay'],
+    ] as const) {
       const res = await http('GET', session.checkoutUrl, { headers: { 'accept-language': lang } });
       expect(res.text, lang).toContain(title);
     }
@@ -141,16 +151,35 @@ describe('the hosted checkout page in Chromium', () => {
   it('has no serious accessibility findings when finished, canceled or on the payment link page', async () => {
     const page = await chrome.browser.newPage();
     const paid = await openSession({ successUrl: undefined });
-    expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: paid.id, outcome: 'succeeded' } })).status).toBe(200);
-    await eventually(() => statusOf(paid.id), (s) => s === 'completed', 20_000, 'completed');
+    expect(
+      (await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: paid.id, outcome: 'succeeded' } }))
+        .status,
+    ).toBe(200);
+    await eventually(
+      () => statusOf(paid.id),
+      (s) => s === 'completed',
+      20_000,
+      'completed',
+    );
     await page.goto(paid.checkoutUrl);
     expect(await page.locator('#status-title').textContent()).toBe('Payment received');
     expect(await page.locator('#countdown').count()).toBe(0);
     await expectAccessible(page, 'completed');
 
     const declined = await openSession();
-    expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: declined.id, outcome: 'declined' } })).status).toBe(200);
-    await eventually(() => statusOf(declined.id), (s) => s === 'failed', 20_000, 'failed');
+    expect(
+      (
+        await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+          body: { reference: declined.id, outcome: 'declined' },
+        })
+      ).status,
+    ).toBe(200);
+    await eventually(
+      () => statusOf(declined.id),
+      (s) => s === 'failed',
+      20_000,
+      'failed',
+    );
     await page.goto(declined.checkoutUrl);
     expect(await page.locator('#status-title').textContent()).toMatch(/^Payment (failed|declined)$/);
     await expectAccessible(page, 'failed');

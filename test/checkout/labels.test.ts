@@ -50,7 +50,8 @@ async function labelsEverywhere(merchant: { id: string; apiKey: string }, id: st
   const [header, ...rows] = csv.body.split('\r\n');
   const columns = header!.split(',');
   const row = rows.find((r) => r.startsWith(`${id},`))!.split(',');
-  const [stored] = await ctx.db.sql`select t.provider, s.rail_type from transactions t join checkout_sessions s on s.id = t.payment_id where t.payment_id = ${id}`;
+  const [stored] = await ctx.db
+    .sql`select t.provider, s.rail_type from transactions t join checkout_sessions s on s.id = t.payment_id where t.payment_id = ${id}`;
   return {
     transaction,
     paymentSession,
@@ -72,9 +73,20 @@ describe('labels of how a session was paid', () => {
     await waitForStatus(ctx, id, 'completed');
     const seen = await labelsEverywhere(m, id);
 
-    expect(seen.paymentSession).toMatchObject({ status: 'completed', railType: 'crypto_transfer', provider: null, providerPaymentId: null });
+    expect(seen.paymentSession).toMatchObject({
+      status: 'completed',
+      railType: 'crypto_transfer',
+      provider: null,
+      providerPaymentId: null,
+    });
     expect(seen.transaction).toMatchObject({ status: 'completed', railType: 'crypto_transfer', provider: null });
-    expect(seen.completed).toMatchObject({ event: 'payment.completed', eventSource: 'chain', railType: 'crypto_transfer', provider: null, externalTransactionId: '' });
+    expect(seen.completed).toMatchObject({
+      event: 'payment.completed',
+      eventSource: 'chain',
+      railType: 'crypto_transfer',
+      provider: null,
+      externalTransactionId: '',
+    });
     expect(seen.settled).toMatchObject({ event: 'payment.settled', eventSource: 'payout', railType: 'crypto_transfer', provider: null });
     // The customer's lookup never carried a provider, and does not start to.
     expect(seen.publicSession).toMatchObject({ ok: true, status: 'completed' });

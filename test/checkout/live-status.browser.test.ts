@@ -70,7 +70,11 @@ const cursorHas = (hash: string) =>
     'the watcher to see the transfer',
   );
 
-const text = (page: Page, selector: string) => page.locator(selector).textContent().then((t) => (t ?? '').replace(/\s/g, ' '));
+const text = (page: Page, selector: string) =>
+  page
+    .locator(selector)
+    .textContent()
+    .then((t) => (t ?? '').replace(/\s/g, ' '));
 
 describe('the live status stream', () => {
   it('sends the status now, then each change: n of 3 confirmations, then partly paid', async () => {
@@ -113,7 +117,10 @@ describe('the live status stream', () => {
   }, 60_000);
 
   it('refuses a malformed id, an unknown session, and more than 8 streams from one address', async () => {
-    expect((await http('GET', `${ctx.baseUrl}/api/v1/checkout/sessions/nope/events`)).json).toMatchObject({ ok: false, error: 'InvalidId' });
+    expect((await http('GET', `${ctx.baseUrl}/api/v1/checkout/sessions/nope/events`)).json).toMatchObject({
+      ok: false,
+      error: 'InvalidId',
+    });
     expect((await http('GET', `${ctx.baseUrl}/api/v1/checkout/sessions/SV_doesnotexist000000000000/events`)).status).toBe(404);
     const session = await openSession();
     const streams = [];
@@ -142,14 +149,22 @@ describe('the live status stream', () => {
 describe('the stream’s upkeep', () => {
   it('sends a heartbeat comment while nothing changes, and ends every stream when the app closes', async () => {
     // A second API process on the same database, with a quick heartbeat.
-    const app = await buildApp({ config: ctx.config, db: ctx.db, temporal: ctx.temporal, providers: ctx.providers, liveStatus: { heartbeatMs: 100 } }, { logger: false });
+    const app = await buildApp(
+      { config: ctx.config, db: ctx.db, temporal: ctx.temporal, providers: ctx.providers, liveStatus: { heartbeatMs: 100 } },
+      { logger: false },
+    );
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
     const session = await openSession();
     const stream = await openEventStream(`${address}/api/v1/checkout/sessions/${session.id}/events`);
     expect(await stream.next<Status>(() => true, 5000, 'the first event')).toMatchObject({ status: 'pending' });
     await stream.commentsReach(3);
     await app.close();
-    await eventually(async () => stream.ended(), (e) => e, 5000, 'the stream to end');
+    await eventually(
+      async () => stream.ended(),
+      (e) => e,
+      5000,
+      'the stream to end',
+    );
   });
 });
 
@@ -212,7 +227,12 @@ describe('an open tab in Chromium follows the payment without reload', () => {
 
     await wallet.send(deposit.address, rest);
     await chain.control.mine({ blocks: 2 });
-    await eventually(() => http('GET', `${ctx.baseUrl}/api/v1/checkout/sessions/${session.id}`).then((r) => r.json.status as string), (s) => s === 'completed', 20_000, 'completed');
+    await eventually(
+      () => http('GET', `${ctx.baseUrl}/api/v1/checkout/sessions/${session.id}`).then((r) => r.json.status as string),
+      (s) => s === 'completed',
+      20_000,
+      'completed',
+    );
     await expect.poll(() => text(page, '#status-title'), { timeout: REACHES_TAB_MS }).toBe('Zahlung erhalten');
     await expectAccessible(page, 'completed (de)');
     await context.close();
@@ -222,18 +242,32 @@ describe('an open tab in Chromium follows the payment without reload', () => {
     const deposit = await depositOf(session.id);
     const page = await screenshotsOnFailure(await chrome.browser.newContext({ viewport: PHONE }), 'live-late').newPage();
     await page.goto(session.checkoutUrl);
-    expect((await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${session.id}/expire`, { headers: { authorization: `Bearer ${session.apiKey}` } })).status).toBe(200);
+    expect(
+      (
+        await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${session.id}/expire`, {
+          headers: { authorization: `Bearer ${session.apiKey}` },
+        })
+      ).status,
+    ).toBe(200);
     await expect.poll(() => text(page, '#status-title'), { timeout: 10_000 }).toBe('Checkout expired');
 
     const wallet = await walletWith(parseCrypto(deposit.amount));
     await wallet.send(deposit.address, parseCrypto(deposit.amount));
     await chain.control.mine({ blocks: 2 });
-    await eventually(() => ctx.db.sql`select kind from payment_exceptions where payment_id = ${session.id}`.then((r) => r.length), (n) => n > 0, 20_000, 'the late exception');
+    await eventually(
+      () => ctx.db.sql`select kind from payment_exceptions where payment_id = ${session.id}`.then((r) => r.length),
+      (n) => n > 0,
+      20_000,
+      'the late exception',
+    );
     await expect.poll(() => text(page, '#status-title'), { timeout: REACHES_TAB_MS }).toBe('We received your payment');
     expect(await text(page, '#status')).toContain('Your payment arrived after this checkout had ended.');
     await expectAccessible(page, 'late money');
     // Without JavaScript, in German: what the page's refresh loads.
-    const plain = screenshotsOnFailure(await chrome.browser.newContext({ viewport: PHONE, javaScriptEnabled: false, locale: 'de-DE' }), 'live');
+    const plain = screenshotsOnFailure(
+      await chrome.browser.newContext({ viewport: PHONE, javaScriptEnabled: false, locale: 'de-DE' }),
+      'live',
+    );
     const german = await plain.newPage();
     await german.goto(session.checkoutUrl);
     expect(await text(german, '#status-title')).toBe('Wir haben Ihre Zahlung erhalten');
@@ -242,7 +276,10 @@ describe('an open tab in Chromium follows the payment without reload', () => {
 
     // The operator sends it back; the open tab hears of it.
     const [exception] = await ctx.db.sql`select id from payment_exceptions where payment_id = ${session.id}`;
-    const refund = await http('POST', `${ctx.baseUrl}/admin/v1/exceptions/${exception!.id}/refund`, { headers: adminHeaders, body: { address: randomAddress() } });
+    const refund = await http('POST', `${ctx.baseUrl}/admin/v1/exceptions/${exception!.id}/refund`, {
+      headers: adminHeaders,
+      body: { address: randomAddress() },
+    });
     expect(refund.status).toBe(200);
     // Its payouts need 3 confirmations here: blocks are mined until the exception is refunded.
     await eventually(
@@ -261,5 +298,4 @@ describe('an open tab in Chromium follows the payment without reload', () => {
     await plain.close();
     await page.context().close();
   }, 120_000);
-
 });

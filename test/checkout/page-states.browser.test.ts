@@ -18,13 +18,20 @@ const PHONE = { width: 390, height: 844 };
 
 async function openSession(body: Record<string, unknown> = {}, merchantApiKey?: string) {
   const apiKey = merchantApiKey ?? (await createApprovedMerchant(ctx.app, { name: 'Phone Shop' })).apiKey;
-  const res = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, { headers: { authorization: `Bearer ${apiKey}` }, body: { amount: 25, currency: 'USD', countryCode: 'US', ...body } });
+  const res = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+    body: { amount: 25, currency: 'USD', countryCode: 'US', ...body },
+  });
   expect(res.status).toBe(201);
   return { ...(res.json.checkoutSession as { id: string; checkoutUrl: string }), apiKey };
 }
 
 const statusOf = async (id: string) => (await http('GET', `${ctx.baseUrl}/api/v1/checkout/sessions/${id}`)).json.status as string;
-const text = (page: Page, selector: string) => page.locator(selector).textContent().then((t) => (t ?? '').replace(/\s/g, ' '));
+const text = (page: Page, selector: string) =>
+  page
+    .locator(selector)
+    .textContent()
+    .then((t) => (t ?? '').replace(/\s/g, ' '));
 
 /** A phone in the given language, with or without JavaScript; a screenshot of every page it holds if the test fails. */
 async function phone(locale: string, javaScriptEnabled: boolean, name: string): Promise<BrowserContext> {
@@ -60,31 +67,55 @@ async function expectState(url: string, name: string, e: Expectation) {
 describe('each state of the checkout page on a phone', () => {
   it('ready to pay, then the wallet transfer at its own URL', async () => {
     const session = await openSession();
-    await expectState(session.checkoutUrl, 'pending', { title: { en: 'Ready to pay', de: 'Bereit zum Bezahlen' }, countdown: true, pay: true });
+    await expectState(session.checkoutUrl, 'pending', {
+      title: { en: 'Ready to pay', de: 'Bereit zum Bezahlen' },
+      countdown: true,
+      pay: true,
+    });
     expect((await http('POST', `${session.checkoutUrl}/wallet`, { headers: { accept: 'text/html' } })).status).toBe(303);
-    await expectState(`${session.checkoutUrl}/wallet`, 'wallet', { title: { en: 'Pay from your wallet', de: 'Aus Ihrer Wallet bezahlen' }, countdown: true, pay: true });
+    await expectState(`${session.checkoutUrl}/wallet`, 'wallet', {
+      title: { en: 'Pay from your wallet', de: 'Aus Ihrer Wallet bezahlen' },
+      countdown: true,
+      pay: true,
+    });
   });
 
   it('payments paused by the kill switch: said once, no "ready to pay", no clock', async () => {
     const session = await openSession();
-    expect((await http('PUT', `${ctx.baseUrl}/admin/v1/settings/payments`, { headers: adminHeaders, body: { enabled: false } })).status).toBe(200);
+    expect(
+      (await http('PUT', `${ctx.baseUrl}/admin/v1/settings/payments`, { headers: adminHeaders, body: { enabled: false } })).status,
+    ).toBe(200);
     try {
-      await expectState(session.checkoutUrl, 'paused', { title: { en: 'Payments paused', de: 'Zahlungen pausiert' }, countdown: false, pay: false });
+      await expectState(session.checkoutUrl, 'paused', {
+        title: { en: 'Payments paused', de: 'Zahlungen pausiert' },
+        countdown: false,
+        pay: false,
+      });
       const page = await http('GET', session.checkoutUrl);
       expect(page.text).not.toContain('Ready to pay');
       expect(page.text.match(/temporarily unavailable/g)).toHaveLength(1);
     } finally {
-      expect((await http('PUT', `${ctx.baseUrl}/admin/v1/settings/payments`, { headers: adminHeaders, body: { enabled: true } })).status).toBe(200);
+      expect(
+        (await http('PUT', `${ctx.baseUrl}/admin/v1/settings/payments`, { headers: adminHeaders, body: { enabled: true } })).status,
+      ).toBe(200);
     }
   });
 
   it('a payment link paid in another tab: "already paid", and the clock stops', async () => {
     const m = await createApprovedMerchant(ctx.app, { name: 'Link Shop' });
-    const link = await http('POST', `${ctx.baseUrl}/api/v1/payment-links`, { headers: { authorization: `Bearer ${m.apiKey}` }, body: { amount: 10, currency: 'USD' } });
+    const link = await http('POST', `${ctx.baseUrl}/api/v1/payment-links`, {
+      headers: { authorization: `Bearer ${m.apiKey}` },
+      body: { amount: 10, currency: 'USD' },
+    });
     expect(link.status).toBe(201);
     const linkId = link.json.paymentLink.id as string;
     const open = async () => {
-      const res = await fetch(`${ctx.baseUrl}/link/${linkId}/pay`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'country=US', redirect: 'manual' });
+      const res = await fetch(`${ctx.baseUrl}/link/${linkId}/pay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'country=US',
+        redirect: 'manual',
+      });
       expect(res.status).toBe(303);
       return res.headers.get('location')!;
     };
@@ -98,31 +129,81 @@ describe('each state of the checkout page on a phone', () => {
   it('canceled and expired: no clock, no Pay', async () => {
     const canceled = await openSession();
     expect((await http('POST', `${canceled.checkoutUrl}/cancel`)).status).toBe(303);
-    await expectState(canceled.checkoutUrl, 'canceled', { title: { en: 'Checkout canceled', de: 'Bezahlvorgang abgebrochen' }, countdown: false, pay: false });
+    await expectState(canceled.checkoutUrl, 'canceled', {
+      title: { en: 'Checkout canceled', de: 'Bezahlvorgang abgebrochen' },
+      countdown: false,
+      pay: false,
+    });
 
     const expired = await openSession();
-    expect((await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${expired.id}/expire`, { headers: { authorization: `Bearer ${expired.apiKey}` } })).status).toBe(200);
-    await eventually(() => statusOf(expired.id), (s) => s === 'expired', 10_000, 'expired');
-    await expectState(expired.checkoutUrl, 'expired', { title: { en: 'Checkout expired', de: 'Bezahlvorgang abgelaufen' }, countdown: false, pay: false });
+    expect(
+      (
+        await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${expired.id}/expire`, {
+          headers: { authorization: `Bearer ${expired.apiKey}` },
+        })
+      ).status,
+    ).toBe(200);
+    await eventually(
+      () => statusOf(expired.id),
+      (s) => s === 'expired',
+      10_000,
+      'expired',
+    );
+    await expectState(expired.checkoutUrl, 'expired', {
+      title: { en: 'Checkout expired', de: 'Bezahlvorgang abgelaufen' },
+      countdown: false,
+      pay: false,
+    });
     // Still listening: late money and its refund would be news (a slow refresh without JavaScript).
     expect((await http('GET', expired.checkoutUrl)).text).toContain('<noscript><meta http-equiv="refresh" content="60"></noscript>');
   });
 
   it('paid: received, no clock', async () => {
     const session = await openSession();
-    expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: session.id, outcome: 'succeeded' } })).status).toBe(200);
-    await eventually(() => statusOf(session.id), (s) => s === 'completed', 20_000, 'completed');
-    await expectState(session.checkoutUrl, 'completed', { title: { en: 'Payment received', de: 'Zahlung erhalten' }, countdown: false, pay: false });
+    expect(
+      (
+        await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+          body: { reference: session.id, outcome: 'succeeded' },
+        })
+      ).status,
+    ).toBe(200);
+    await eventually(
+      () => statusOf(session.id),
+      (s) => s === 'completed',
+      20_000,
+      'completed',
+    );
+    await expectState(session.checkoutUrl, 'completed', {
+      title: { en: 'Payment received', de: 'Zahlung erhalten' },
+      countdown: false,
+      pay: false,
+    });
   });
 });
 
 describe('words and numbers in the page’s language', () => {
   const model = (locale: (typeof PAGE_LOCALES)[number], extra: Partial<CheckoutPageModel> = {}): CheckoutPageModel => ({
     session: {
-      id: 'SV_000000000000000000000001', status: 'expired', mode: 'live', currency: 'EUR', destinationAsset: 'USDC', network: 'polygon', successUrl: null, cancelUrl: null,
-      expiresAt: new Date('2026-11-27T10:00:00Z'), provider: 'sandbox', verification: 'chain', providerPaymentId: null, cancelReason: null, railType: 'fiat_to_crypto',
+      id: 'SV_000000000000000000000001',
+      status: 'expired',
+      mode: 'live',
+      currency: 'EUR',
+      destinationAsset: 'USDC',
+      network: 'polygon',
+      successUrl: null,
+      cancelUrl: null,
+      expiresAt: new Date('2026-11-27T10:00:00Z'),
+      provider: 'sandbox',
+      verification: 'chain',
+      providerPaymentId: null,
+      cancelReason: null,
+      railType: 'fiat_to_crypto',
     },
-    amount: '81.00', merchantName: 'Laden', paymentsEnabled: true, text: pageText(locale), now: new Date('2026-11-26T10:00:00Z'),
+    amount: '81.00',
+    merchantName: 'Laden',
+    paymentsEnabled: true,
+    text: pageText(locale),
+    now: new Date('2026-11-26T10:00:00Z'),
     ...extra,
   });
 
@@ -143,7 +224,8 @@ describe('words and numbers in the page’s language', () => {
   it('uses customer words in every language: nothing about payouts or settlement', () => {
     for (const locale of PAGE_LOCALES) {
       const page = renderCheckoutPage(model(locale, { session: { ...model(locale).session, status: 'pending' } }));
-      for (const word of ['Auszahlung', 'payout', 'Payout', 'Settles', 'liquida', 'Liquidado', 'Réglé']) expect(page, `${locale}: ${word}`).not.toContain(word);
+      for (const word of ['Auszahlung', 'payout', 'Payout', 'Settles', 'liquida', 'Liquidado', 'Réglé'])
+        expect(page, `${locale}: ${word}`).not.toContain(word);
       expect(page).toContain(`<dt>${CATALOGUES[locale].checkout.paidIn}</dt>`);
     }
   });
@@ -151,7 +233,12 @@ describe('words and numbers in the page’s language', () => {
   it('shows the simple order’s shop, checksummed EVM addresses, network names as written and fiat with two decimals', async () => {
     const wallet = '0x52908400098527886e0f7030069857d2e4169ee7';
     const created = await http('POST', `${ctx.baseUrl}/api/checkout`, {
-      body: { fiat_amount: 40, fiat_currency: 'EUR', success_url: 'https://corner.example/thanks', customer: { wallet_address: wallet, crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' } },
+      body: {
+        fiat_amount: 40,
+        fiat_currency: 'EUR',
+        success_url: 'https://corner.example/thanks',
+        customer: { wallet_address: wallet, crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' },
+      },
     });
     expect(created.status).toBe(201);
     const code = created.json.data.transaction_code as string;

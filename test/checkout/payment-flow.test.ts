@@ -17,7 +17,8 @@ async function openSession(apiKey: string, body: Record<string, unknown> = {}) {
   return res.json.checkoutSession as { id: string; checkoutUrl: string };
 }
 
-const lookup = (apiKey: string, path: string) => http('GET', `${ctx.baseUrl}/api/v1/${path}`, { headers: { authorization: `Bearer ${apiKey}` } });
+const lookup = (apiKey: string, path: string) =>
+  http('GET', `${ctx.baseUrl}/api/v1/${path}`, { headers: { authorization: `Bearer ${apiKey}` } });
 
 const waitForStatus = (apiKey: string, id: string, status: string) =>
   eventually(
@@ -47,7 +48,14 @@ describe('a checkout paid end to end', () => {
 
     await waitForStatus(m.apiKey, session.id, 'completed');
     const tx = (await lookup(m.apiKey, `transactions/${session.id}`)).json.transaction;
-    expect(tx).toMatchObject({ id: session.id, paymentSessionId: session.id, status: 'completed', sourceAmount: '25.00', sourceCurrency: 'USD', commissionBps: 150 });
+    expect(tx).toMatchObject({
+      id: session.id,
+      paymentSessionId: session.id,
+      status: 'completed',
+      sourceAmount: '25.00',
+      sourceCurrency: 'USD',
+      commissionBps: 150,
+    });
     expect(tx.grossAmount).toMatch(/^\d+\.\d{6}$/);
     const gross = parseCrypto(tx.grossAmount);
     expect(parseCrypto(tx.merchantSettlementAmount) + parseCrypto(tx.platformCommissionAmount)).toBe(gross);
@@ -91,7 +99,12 @@ describe('a checkout paid end to end', () => {
     expect((await payInSandbox(session.id, 'declined')).status).toBe(200);
     await waitForStatus(m.apiKey, session.id, 'failed');
     const tx = (await lookup(m.apiKey, `transactions/${session.id}`)).json.transaction;
-    expect(tx).toMatchObject({ status: 'failed', merchantSettlementAmount: null, platformCommissionAmount: null, failureReason: 'card_declined' });
+    expect(tx).toMatchObject({
+      status: 'failed',
+      merchantSettlementAmount: null,
+      platformCommissionAmount: null,
+      failureReason: 'card_declined',
+    });
     const page = await http('GET', session.checkoutUrl);
     expect(page.text).toContain('Payment failed');
     expect(page.text).not.toContain('id="pay-button"');
@@ -122,7 +135,9 @@ describe('a checkout paid end to end', () => {
 
   it('pays many sessions at once, each exactly once', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    const sessions = await Promise.all(Array.from({ length: 12 }, (_, i) => openSession(m.apiKey, { amount: 10 + i, orderId: `bulk-${i}` })));
+    const sessions = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => openSession(m.apiKey, { amount: 10 + i, orderId: `bulk-${i}` })),
+    );
     const results = await Promise.all(sessions.map((s, i) => payInSandbox(s.id, i % 4 === 3 ? 'declined' : 'succeeded')));
     for (const r of results) expect(r.status).toBe(200);
     for (const [i, s] of sessions.entries()) await waitForStatus(m.apiKey, s.id, i % 4 === 3 ? 'failed' : 'completed');

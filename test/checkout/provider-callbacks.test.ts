@@ -26,13 +26,19 @@ async function openSession(): Promise<CallbackSession & { apiKey: string }> {
 const secret = () => ctx.config.providers.sandbox.callbackSecret;
 const status = async (id: string) => (await ctx.db.sql`select status, review_flag from checkout_sessions where id = ${id}`)[0]!;
 const waitFor = (id: string, wanted: string) =>
-  eventually(() => status(id).then((s) => s.status as string), (s) => s === wanted, 15_000, `${id} ${wanted}`);
+  eventually(
+    () => status(id).then((s) => s.status as string),
+    (s) => s === wanted,
+    15_000,
+    `${id} ${wanted}`,
+  );
 const txCount = async (id: string) => (await ctx.db.sql`select count(*)::int as n from transactions where payment_id = ${id}`)[0]!.n;
 const rowsOf = async (table: 'provider_events' | 'payment_exceptions' | 'events', id: string) =>
   (await ctx.db.sql`select count(*)::int as n from ${ctx.db.sql(table)} where payment_id = ${id}`)[0]!.n as number;
 /** Signals the session's run has received (the provider facts the API handed it). */
 const signalsOf = async (id: string) =>
-  ((await ctx.temporal.workflow.getHandle(id).fetchHistory()).events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length;
+  ((await ctx.temporal.workflow.getHandle(id).fetchHistory()).events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes)
+    .length;
 
 /** A refused callback changed nothing: no provider event, no exception, no transaction; for an open session no signal and no event. */
 async function expectUntouched(id: string, wanted: string) {
@@ -76,14 +82,27 @@ describe('provider callbacks', () => {
     const s = await openSession();
     const res = await postCallback(ctx.app, sandboxEvent(s, 'payment.succeeded', overrides), { secret: secret() });
     expect(res.statusCode).toBe(422);
-    expect(res.json()).toMatchObject({ ok: false, error: 'ValidationError', message: expect.stringContaining('does not match the payment') });
+    expect(res.json()).toMatchObject({
+      ok: false,
+      error: 'ValidationError',
+      message: expect.stringContaining('does not match the payment'),
+    });
     await expectUntouched(s.id, 'pending');
   });
 
   it('refuses a mismatched success for a session that has ended before the late-money path records anything', async () => {
     const s = await openSession();
     expect((await ctx.app.inject({ method: 'POST', url: `/pay/${s.id}/cancel` })).statusCode).toBe(303);
-    await eventually(() => ctx.temporal.workflow.getHandle(s.id).describe().then((d) => d.status.name), (st) => st !== 'RUNNING', 15_000, 'the run closed');
+    await eventually(
+      () =>
+        ctx.temporal.workflow
+          .getHandle(s.id)
+          .describe()
+          .then((d) => d.status.name),
+      (st) => st !== 'RUNNING',
+      15_000,
+      'the run closed',
+    );
     for (const overrides of [{ destinationAmount: '-24.750000' }, { sourceAmount: '2.50' }]) {
       expect((await postCallback(ctx.app, sandboxEvent(s, 'payment.succeeded', overrides), { secret: secret() })).statusCode).toBe(422);
     }
@@ -93,7 +112,17 @@ describe('provider callbacks', () => {
   it('answers 404 for a payment it does not know', async () => {
     const res = await postCallback(
       ctx.app,
-      sandboxEvent({ id: 'SV_unknown00000000000000000', amount: '1.00', currency: 'USD', destinationAsset: 'USDC', network: 'solana', walletAddress: WALLET }, 'payment.processing'),
+      sandboxEvent(
+        {
+          id: 'SV_unknown00000000000000000',
+          amount: '1.00',
+          currency: 'USD',
+          destinationAsset: 'USDC',
+          network: 'solana',
+          walletAddress: WALLET,
+        },
+        'payment.processing',
+      ),
       { secret: secret() },
     );
     expect(res.statusCode).toBe(404);
@@ -129,7 +158,15 @@ describe('provider callbacks', () => {
     const s = await openSession();
     await postCallback(ctx.app, sandboxEvent(s, 'payment.succeeded'), { secret: secret() });
     await waitFor(s.id, 'completed');
-    const res = await ctx.app.inject({ method: 'GET', url: `/api/v1/transactions/${s.id}`, headers: { authorization: `Bearer ${s.apiKey}` } });
-    expect(res.json().transaction).toMatchObject({ grossAmount: '24.500000', platformCommissionAmount: '0.245000', merchantSettlementAmount: '24.255000' });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/transactions/${s.id}`,
+      headers: { authorization: `Bearer ${s.apiKey}` },
+    });
+    expect(res.json().transaction).toMatchObject({
+      grossAmount: '24.500000',
+      platformCommissionAmount: '0.245000',
+      merchantSettlementAmount: '24.255000',
+    });
   });
 });

@@ -46,7 +46,10 @@ describe('a worker killed mid-payment', () => {
     });
     expect(confirm.status).toBe(303);
     await eventually(
-      () => ctx.db.sql`select count(*)::int as n from provider_events where payment_id = ${id} and state = 'signaled'`.then((r) => r[0]!.n as number),
+      () =>
+        ctx.db.sql`select count(*)::int as n from provider_events where payment_id = ${id} and state = 'signaled'`.then(
+          (r) => r[0]!.n as number,
+        ),
       (n) => n === 2,
       15_000,
       'both callbacks signaled',
@@ -58,7 +61,9 @@ describe('a worker killed mid-payment', () => {
     // A loaded machine (the whole suite at once) once took longer than 45 s here; should it time out,
     // the run's history says where it stood.
     const history = async () =>
-      ((await ctx.temporal.workflow.getHandle(id).fetchHistory()).events ?? []).map((e) => String(e.eventType).replace('EVENT_TYPE_', '')).join(' ');
+      ((await ctx.temporal.workflow.getHandle(id).fetchHistory()).events ?? [])
+        .map((e) => String(e.eventType).replace('EVENT_TYPE_', ''))
+        .join(' ');
     await eventually(
       () => ctx.db.sql`select status from checkout_sessions where id = ${id}`.then((r) => r[0]!.status as string),
       (s) => s === 'completed',

@@ -34,7 +34,9 @@ describe('ops CLI: the API refuses (exit 1)', () => {
   it('a refused request prints the validation details', async () => {
     const run = await ops(['merchants', 'create', '--name', 'Bad Wallet', '--wallet', 'USDC:polygon:not-an-address']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^error 422 ValidationError: .+ \(request req_\w+\)\n {2}wallets\.0\.address: Not a polygon address \(checksum included\)\.\n$/);
+    expect(run.stderr).toMatch(
+      /^error 422 ValidationError: .+ \(request req_\w+\)\n {2}wallets\.0\.address: Not a polygon address \(checksum included\)\.\n$/,
+    );
   });
 
   it('an unknown merchant is a 404', async () => {
@@ -47,7 +49,9 @@ describe('ops CLI: the API refuses (exit 1)', () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const run = await ops(['payments', 'status'], { SVC_URL: url });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`cannot reach the admin API at ${url} (ECONNREFUSED); is the service running there? Set --api-url or SVC_URL.`);
+    expect(run.stderr).toContain(
+      `cannot reach the admin API at ${url} (ECONNREFUSED); is the service running there? Set --api-url or SVC_URL.`,
+    );
   });
 
   it('reads the token from SVC_DATA_DIR/admin-token when neither flag nor env gives one', async () => {
@@ -55,10 +59,14 @@ describe('ops CLI: the API refuses (exit 1)', () => {
     try {
       const missing = await ops(['payments', 'status'], { ADMIN_TOKEN: undefined, SVC_DATA_DIR: dir });
       expect(missing.code).toBe(2);
-      expect(missing.stderr).toContain(`no admin token: pass --token, set ADMIN_TOKEN, or run \`npm start\` once so that it writes ${path.join(dir, 'admin-token')}`);
+      expect(missing.stderr).toContain(
+        `no admin token: pass --token, set ADMIN_TOKEN, or run \`npm start\` once so that it writes ${path.join(dir, 'admin-token')}`,
+      );
 
       writeFileSync(path.join(dir, 'admin-token'), `${ADMIN_TOKEN}\n`, { mode: 0o600 });
-      expect(expectOk(await ops(['payments', 'status'], { ADMIN_TOKEN: undefined, SVC_DATA_DIR: dir })).stdout).toContain('payments: enabled');
+      expect(expectOk(await ops(['payments', 'status'], { ADMIN_TOKEN: undefined, SVC_DATA_DIR: dir })).stdout).toContain(
+        'payments: enabled',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -80,8 +88,14 @@ describe('ops CLI: bad command lines (exit 2)', () => {
     [['merchants', 'create'], /^error: required option '--name <name>' not specified/],
     [['webhooks', 'add', 'MER_1'], /^error: required option '--url <url>' not specified/],
     [['wallets', 'set', 'MER_1', '--asset', 'USDC', '--network', 'polygon'], /required option '--address <address>' not specified/],
-    [['merchants', 'create', '--name', 'X', '--commission-bps', '1.5'], /option '--commission-bps <bps>' argument '1\.5' is invalid\. must be a whole number/],
-    [['merchants', 'create', '--name', 'X', '--wallet', 'USDC-polygon'], /option '--wallet <asset:network:address>' argument 'USDC-polygon' is invalid\. must be ASSET:NETWORK:ADDRESS/],
+    [
+      ['merchants', 'create', '--name', 'X', '--commission-bps', '1.5'],
+      /option '--commission-bps <bps>' argument '1\.5' is invalid\. must be a whole number/,
+    ],
+    [
+      ['merchants', 'create', '--name', 'X', '--wallet', 'USDC-polygon'],
+      /option '--wallet <asset:network:address>' argument 'USDC-polygon' is invalid\. must be ASSET:NETWORK:ADDRESS/,
+    ],
     [['keys', 'create', 'MER_1', '--scopes', ' , '], /argument ' , ' is invalid\. needs at least one scope/],
     [['payments', 'wait', 'SV_1', '--timeout', '0'], /argument '0' is invalid\. must be at least 1/],
     [['payments', 'status', '--api-url', 'ftp://example.com'], /^ops: invalid settings: --api-url\/SVC_URL must be an http\(s\) URL/],
@@ -132,7 +146,10 @@ describe('ops CLI: help (exit 0)', () => {
       const flags = c.options.map((o) => o.flags.split(' ')[0]);
       expect(new Set(flags).size, c.name).toBe(flags.length);
       // Global options are parsed anywhere on the line, so no command may reuse their names.
-      expect(flags.filter((f) => ['--api-url', '--token', '--json', '--help'].includes(f!)), c.name).toEqual([]);
+      expect(
+        flags.filter((f) => ['--api-url', '--token', '--json', '--help'].includes(f!)),
+        c.name,
+      ).toEqual([]);
     }
   });
 });

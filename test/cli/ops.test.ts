@@ -36,7 +36,9 @@ describe('ops CLI: an operator story against the admin API', () => {
   let liveKey = '';
 
   it('creates a merchant with a wallet (--json prints the raw answer)', async () => {
-    const run = expectOk(await ops(['merchants', 'create', '--name', 'Corner Shop', '--commission-bps', '150', '--wallet', `usdc:polygon:${EVM}`, '--json']));
+    const run = expectOk(
+      await ops(['merchants', 'create', '--name', 'Corner Shop', '--commission-bps', '150', '--wallet', `usdc:polygon:${EVM}`, '--json']),
+    );
     const body = JSON.parse(run.stdout);
     expect(body).toMatchObject({ ok: true, merchant: { name: 'Corner Shop', status: 'pending_review', commissionBps: 150, apiKeys: [] } });
     expect(body.merchant.wallets).toEqual([expect.objectContaining({ asset: 'USDC', network: 'polygon', address: EVM })]);
@@ -85,7 +87,9 @@ describe('ops CLI: an operator story against the admin API', () => {
     expect(run.stdout).toContain('[transactions:read, checkout_sessions:create]');
 
     const restricted = (await getMerchant(merchantId)).apiKeys.filter((k: { kind: string }) => k.kind === 'restricted');
-    expect(restricted).toEqual([expect.objectContaining({ prefix: key!.slice(0, 12), scopes: ['transactions:read', 'checkout_sessions:create'] })]);
+    expect(restricted).toEqual([
+      expect.objectContaining({ prefix: key!.slice(0, 12), scopes: ['transactions:read', 'checkout_sessions:create'] }),
+    ]);
   });
 
   it('rotates the live key, printing when the previous one expires', async () => {
@@ -159,13 +163,17 @@ describe('ops CLI: an operator story against the admin API', () => {
 
 describe('ops CLI: webhook endpoints', () => {
   it('adds an endpoint with --url (the service address is --api-url), lists, disables, enables and deletes it', async () => {
-    const merchantId = (await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Hooks' } })).json()
-      .merchant.id as string;
+    const merchantId = (
+      await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Hooks' } })
+    ).json().merchant.id as string;
     // --api-url given explicitly, with SVC_URL pointing nowhere: the flag wins, and --url is the endpoint's.
     const added = expectOk(
-      await ops(['webhooks', 'add', merchantId, '--url', 'http://127.0.0.1:9/hook', '--api-url', ctx.baseUrl], { SVC_URL: 'http://127.0.0.1:1' }),
+      await ops(['webhooks', 'add', merchantId, '--url', 'http://127.0.0.1:9/hook', '--api-url', ctx.baseUrl], {
+        SVC_URL: 'http://127.0.0.1:1',
+      }),
     );
-    const [, endpointId, secret] = /^endpoint (we_\w+) http:\/\/127\.0\.0\.1:9\/hook \(enabled\)\nsigning secret: (whsec_\w+)\n/.exec(added.stdout) ?? [];
+    const [, endpointId, secret] =
+      /^endpoint (we_\w+) http:\/\/127\.0\.0\.1:9\/hook \(enabled\)\nsigning secret: (whsec_\w+)\n/.exec(added.stdout) ?? [];
     expect(endpointId).toBeDefined();
     expect(added.stdout).toContain(SHOWN_ONCE);
     const second = JSON.parse(expectOk(await ops(['webhooks', 'add', merchantId, '--url', 'http://127.0.0.1:9/other', '--json'])).stdout);
@@ -174,12 +182,16 @@ describe('ops CLI: webhook endpoints', () => {
     expect(list.stdout).toBe(`${endpointId} http://127.0.0.1:9/hook (enabled)\n${second.endpoint.id} http://127.0.0.1:9/other (enabled)\n`);
     expect(list.stdout).not.toContain(secret);
 
-    expect(expectOk(await ops(['webhooks', 'disable', merchantId, endpointId!])).stdout).toBe(`disabled ${endpointId} http://127.0.0.1:9/hook (disabled)\n`);
+    expect(expectOk(await ops(['webhooks', 'disable', merchantId, endpointId!])).stdout).toBe(
+      `disabled ${endpointId} http://127.0.0.1:9/hook (disabled)\n`,
+    );
     expect(await ctx.db.sql`select enabled from webhook_endpoints where id = ${endpointId!}`).toEqual([{ enabled: false }]);
     expect(expectOk(await ops(['webhooks', 'list', merchantId])).stdout).toContain(`${endpointId} http://127.0.0.1:9/hook (disabled)`);
     expect(expectOk(await ops(['webhooks', 'enable', merchantId, endpointId!])).stdout).toContain('(enabled)');
 
-    expect(expectOk(await ops(['webhooks', 'delete', merchantId, endpointId!])).stdout).toBe(`deleted endpoint ${endpointId} http://127.0.0.1:9/hook\n`);
+    expect(expectOk(await ops(['webhooks', 'delete', merchantId, endpointId!])).stdout).toBe(
+      `deleted endpoint ${endpointId} http://127.0.0.1:9/hook\n`,
+    );
     expect(expectOk(await ops(['webhooks', 'list', merchantId, '--json'])).stdout).not.toContain(endpointId);
     const again = await ops(['webhooks', 'delete', merchantId, endpointId!]);
     expect(again.code).toBe(1);
@@ -187,15 +199,17 @@ describe('ops CLI: webhook endpoints', () => {
   });
 
   it('a merchant without endpoints lists none', async () => {
-    const merchantId = (await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Quiet' } })).json()
-      .merchant.id as string;
+    const merchantId = (
+      await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Quiet' } })
+    ).json().merchant.id as string;
     expect(expectOk(await ops(['webhooks', 'list', merchantId])).stdout).toBe('no webhook endpoints\n');
   });
 });
 
 describe('ops CLI: payments wait', () => {
   const merchant = async () =>
-    (await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Waits' } })).json().merchant.id as string;
+    (await ctx.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: adminHeaders, payload: { name: 'Waits' } })).json()
+      .merchant.id as string;
 
   it('prints a finished payment’s status and settlement at once', async () => {
     const id = await seedPayment(ctx.db.db, await merchant(), 'completed');
@@ -209,7 +223,10 @@ describe('ops CLI: payments wait', () => {
   it('a failed payment is final too: exit 0, with the reason', async () => {
     const id = await seedPayment(ctx.db.db, await merchant(), 'failed');
     const run = expectOk(await ops(['payments', 'wait', id, '--json']));
-    expect(JSON.parse(run.stdout)).toMatchObject({ payment: { id, status: 'failed', terminal: true }, transaction: { failureReason: 'declined' } });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      payment: { id, status: 'failed', terminal: true },
+      transaction: { failureReason: 'declined' },
+    });
   });
 
   it('waits while the payment is pending and returns when it completes', async () => {

@@ -29,7 +29,23 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 const EXAMPLE_WEBHOOK_URL = 'https://shop.example/webhooks/svc';
-const state: Partial<Record<'merchantId' | 'liveKey' | 'keyId' | 'endpointId' | 'secret' | 'paymentId' | 'deliveryId' | 'exceptionId' | 'latePaymentId' | 'refundAddress' | 'failedPaymentId' | 'payoutId', string>> = {};
+const state: Partial<
+  Record<
+    | 'merchantId'
+    | 'liveKey'
+    | 'keyId'
+    | 'endpointId'
+    | 'secret'
+    | 'paymentId'
+    | 'deliveryId'
+    | 'exceptionId'
+    | 'latePaymentId'
+    | 'refundAddress'
+    | 'failedPaymentId'
+    | 'payoutId',
+    string
+  >
+> = {};
 
 function fill(args: string[]): string[] {
   const need = (key: keyof typeof state) => state[key] ?? expect.fail(`no earlier step provided ${key}`);
@@ -52,7 +68,10 @@ function fill(args: string[]): string[] {
 const ops = (args: string[]) => spawnOps(args, { SVC_URL: ctx.baseUrl, ADMIN_TOKEN, SVC_DATA_DIR: '/nonexistent' });
 const capture = (run: Run, pattern: RegExp) => pattern.exec(run.stdout)?.[1] ?? expect.fail(`${pattern} not in:\n${run.stdout}`);
 const api = (method: 'GET' | 'POST', path: string, body?: unknown) =>
-  http(method, `${ctx.baseUrl}/api/v1/${path}`, { headers: { authorization: `Bearer ${state.liveKey}` }, ...(body === undefined ? {} : { body }) });
+  http(method, `${ctx.baseUrl}/api/v1/${path}`, {
+    headers: { authorization: `Bearer ${state.liveKey}` },
+    ...(body === undefined ? {} : { body }),
+  });
 
 /** Money after a checkout was canceled: the customer sends it from a wallet anyway, and it arrives on chain. */
 async function lateTransfer(micro: bigint): Promise<string> {
@@ -60,9 +79,15 @@ async function lateTransfer(micro: bigint): Promise<string> {
   const id = created.json.checkoutSession.id as string;
   expect((await http('POST', `${ctx.baseUrl}/pay/${id}/cancel`)).status).toBe(303);
   await ctx.temporal.workflow.getHandle(id).result();
-  const [{ deposit_address: depositAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: Address }];
+  const [{ deposit_address: depositAddress }] = (await ctx.db
+    .sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: Address }];
   await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, micro);
-  await eventually(() => ctx.db.sql`select count(*)::int as n from payment_exceptions where payment_id = ${id}`.then((r) => r[0]!.n as number), (n) => n === 1, 20_000, 'the late exception');
+  await eventually(
+    () => ctx.db.sql`select count(*)::int as n from payment_exceptions where payment_id = ${id}`.then((r) => r[0]!.n as number),
+    (n) => n === 1,
+    20_000,
+    'the late exception',
+  );
   return id;
 }
 
@@ -72,14 +97,19 @@ async function payAsTheReadmeDoes(): Promise<void> {
   const created = await api('POST', 'checkout/sessions', JSON.parse(body));
   expect(created.status).toBe(201);
   state.paymentId = created.json.checkoutSession.id;
-  const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: state.paymentId, outcome: 'succeeded' } });
+  const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+    body: { reference: state.paymentId, outcome: 'succeeded' },
+  });
   expect(paid.status).toBe(200);
 }
 
 const completedDeliveries = () => receiver.received.filter((d) => d.headers['svc-event-type'] === 'payment.completed');
 
 // In running order; each checks what the line printed and keeps what later lines need.
-const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, line: OpsLine) => void | Promise<void>; timeoutMs?: number }> = {
+const steps: Record<
+  string,
+  { before?: () => Promise<void>; check: (run: Run, line: OpsLine) => void | Promise<void>; timeoutMs?: number }
+> = {
   'merchants create': {
     check: (run, line) => {
       expect(run.stdout).toMatch(/status\s+pending_review/);
@@ -121,22 +151,39 @@ const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, li
       // The payout empties the deposit address moments after completion: before it the gross is there, after it nothing.
       const balance = /on chain\s+(\d+\.\d{6}) USDC at the deposit address now/.exec(run.stdout)?.[1];
       expect([tx.grossAmount, '0.000000']).toContain(balance);
-      expect(run.stdout).toMatch(new RegExp(`logs\\s+${tx.depositTransactionHash ?? tx.transactionHash}:\\d+ ${tx.grossAmount.replace('.', '\\.')} USDC block \\d+, \\d+ confirmations, credited`));
+      expect(run.stdout).toMatch(
+        new RegExp(
+          `logs\\s+${tx.depositTransactionHash ?? tx.transactionHash}:\\d+ ${tx.grossAmount.replace('.', '\\.')} USDC block \\d+, \\d+ confirmations, credited`,
+        ),
+      );
     },
   },
   'deliveries list': {
     before: async () => {
-      await eventually(async () => completedDeliveries().length, (n) => n > 0, 20_000, 'the payment.completed delivery');
+      await eventually(
+        async () => completedDeliveries().length,
+        (n) => n > 0,
+        20_000,
+        'the payment.completed delivery',
+      );
     },
     check: (run) => {
-      state.deliveryId = capture(run, new RegExp(`^delivery (dlv_\\w+) payment\\.completed \\(evt_\\w+\\) → ${receiver.url}/webhooks/svc: succeeded$`, 'm'));
+      state.deliveryId = capture(
+        run,
+        new RegExp(`^delivery (dlv_\\w+) payment\\.completed \\(evt_\\w+\\) → ${receiver.url}/webhooks/svc: succeeded$`, 'm'),
+      );
       expect(run.stdout).toMatch(/^\s+\S+Z 200 \d+ ms$/m);
     },
   },
   'deliveries resend': {
     check: async (run) => {
       expect(run.stdout).toBe(`delivery ${state.deliveryId} queued again (pending)\n`);
-      await eventually(async () => completedDeliveries().length, (n) => n > 1, 20_000, 'the resent delivery');
+      await eventually(
+        async () => completedDeliveries().length,
+        (n) => n > 1,
+        20_000,
+        'the resent delivery',
+      );
       expect(new Set(completedDeliveries().map((d) => d.headers['svc-delivery-id']))).toEqual(new Set([state.deliveryId]));
     },
   },
@@ -159,7 +206,10 @@ const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, li
       expect(run.stdout).toMatch(new RegExp(`^accepted ${state.exceptionId} +accepted +late `));
       expect(run.stdout).toContain(`payment ${state.latePaymentId} is completed`);
       const session = await api('GET', `payment-sessions/${state.latePaymentId}`);
-      expect(session.json.paymentSession).toMatchObject({ status: 'completed', exceptions: [{ id: state.exceptionId, kind: 'late', status: 'accepted' }] });
+      expect(session.json.paymentSession).toMatchObject({
+        status: 'completed',
+        exceptions: [{ id: state.exceptionId, kind: 'late', status: 'accepted' }],
+      });
     },
   },
   'exceptions refund': {
@@ -173,14 +223,22 @@ const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, li
     check: async (run) => {
       expect(run.stdout).toMatch(new RegExp(`^refund (planned|signed|broadcast|confirmed): 7\\.000000 to ${state.refundAddress}`));
       const to = state.refundAddress as Address;
-      await eventually(() => balanceOf(chain, chain.tokens.polygon.USDC, to), (b) => b === 7_000_000n, 30_000, 'the refund to arrive');
+      await eventually(
+        () => balanceOf(chain, chain.tokens.polygon.USDC, to),
+        (b) => b === 7_000_000n,
+        30_000,
+        'the refund to arrive',
+      );
       const session = await eventually(
         () => api('GET', `payment-sessions/${state.latePaymentId}`),
         (r) => r.json.paymentSession.exceptions[0]?.status === 'refunded',
         20_000,
         'the exception refunded',
       );
-      expect(session.json.paymentSession).toMatchObject({ status: 'canceled', exceptions: [{ id: state.exceptionId, kind: 'late', status: 'refunded' }] });
+      expect(session.json.paymentSession).toMatchObject({
+        status: 'canceled',
+        exceptions: [{ id: state.exceptionId, kind: 'late', status: 'refunded' }],
+      });
     },
   },
   'payouts list': {
@@ -193,7 +251,8 @@ const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, li
       const id = (state.failedPaymentId = created.json.checkoutSession.id as string);
       const { deposit } = (await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${id}/deposit`)).json;
       await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.address, BigInt(Math.round(Number(deposit.amount) * 1e6)));
-      const statuses = () => ctx.db.sql`select status from payouts where payment_id = ${id}`.then((rows) => rows.map((r) => r.status as string));
+      const statuses = () =>
+        ctx.db.sql`select status from payouts where payment_id = ${id}`.then((rows) => rows.map((r) => r.status as string));
       await eventually(statuses, (s) => s.length === 3 && s.every((x) => x === 'failed'), 180_000, 'the refused payout to fail');
     },
     check: (run) => {
@@ -207,7 +266,10 @@ const steps: Record<string, { before?: () => Promise<void>; check: (run: Run, li
     },
     check: async (run) => {
       expect(run.stdout).toMatch(new RegExp(`^retrying ${state.payoutId} +planned +merchant `));
-      const statuses = () => ctx.db.sql`select status from payouts where payment_id = ${state.failedPaymentId!}`.then((rows) => rows.map((r) => r.status as string));
+      const statuses = () =>
+        ctx.db.sql`select status from payouts where payment_id = ${state.failedPaymentId!}`.then((rows) =>
+          rows.map((r) => r.status as string),
+        );
       await eventually(statuses, (s) => s.length === 3 && s.every((x) => x === 'confirmed'), 60_000, 'the retried payout to be confirmed');
     },
   },
@@ -283,6 +345,9 @@ describe('README: the real payment.completed delivery, verified as merchants are
   it('by the Standard Webhooks library, from the same delivery and secret', () => {
     const d = delivery();
     expect(d.headers['webhook-id']).toBe(d.headers['svc-event-id']);
-    expect(new Webhook(state.secret!).verify(d.rawBody, d.headers)).toMatchObject({ event: 'payment.completed', eventId: d.headers['svc-event-id'] });
+    expect(new Webhook(state.secret!).verify(d.rawBody, d.headers)).toMatchObject({
+      event: 'payment.completed',
+      eventId: d.headers['svc-event-id'],
+    });
   });
 });

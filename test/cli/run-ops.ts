@@ -21,7 +21,11 @@ export function spawnOps(args: string[], env: Env): Promise<Run> {
   const fullEnv = { PATH: process.env.PATH ?? '', ...env };
   const definedEnv = Object.fromEntries(Object.entries(fullEnv).filter(([, v]) => v !== undefined)) as Record<string, string>;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX_CLI, 'src/cli/ops.ts', ...args], { cwd: ROOT, env: definedEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [TSX_CLI, 'src/cli/ops.ts', ...args], {
+      cwd: ROOT,
+      env: definedEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decide, initialSession, nextDeadline, type SessionEffect, type SessionEvent, type SessionState } from '../../src/domain/checkout-session';
+import {
+  decide,
+  initialSession,
+  nextDeadline,
+  type SessionEffect,
+  type SessionEvent,
+  type SessionState,
+} from '../../src/domain/checkout-session';
 import type { DepositFact } from '../../src/domain/deposit-fact';
 import { isTerminal } from '../../src/domain/payment-status';
 import type { ProviderFact } from '../../src/domain/provider-fact';
@@ -13,7 +20,13 @@ const T0 = 1_000_000;
 const chainSession = (): SessionState => initialSession({ chainVerified: true, expiresAtMs: T0 + HOUR, proofTimeoutMs: HOUR / 2 });
 const providerSession = (): SessionState => initialSession({ chainVerified: false, expiresAtMs: T0 + HOUR, proofTimeoutMs: HOUR / 2 });
 
-const fact = (type: ProviderFact['type'], eventId = `evt_${type}`): ProviderFact => ({ eventId, type, providerPaymentId: 'pp_1', destinationAmount: '25.000000', occurredAt: '2026-11-26T00:00:00Z' });
+const fact = (type: ProviderFact['type'], eventId = `evt_${type}`): ProviderFact => ({
+  eventId,
+  type,
+  providerPaymentId: 'pp_1',
+  destinationAmount: '25.000000',
+  occurredAt: '2026-11-26T00:00:00Z',
+});
 const log = (n: number, kind: DepositFact['kind'] = 'credited'): DepositFact => ({
   kind,
   network: 'polygon',
@@ -61,7 +74,10 @@ describe('a chain-verified checkout session (decisions §11)', () => {
     const covered = decide(short.state, credited(25_000_000n));
     expect(covered.effects).toEqual([{ kind: 'completeFromChain', providerPaymentId: null }]);
     expect(covered.state.status).toBe('pending');
-    const done = decide(covered.state, { kind: 'chainCompleted', completion: { paidLinkId: 'plink_1', overpaidExceptionId: 'exc_over', provider: null } });
+    const done = decide(covered.state, {
+      kind: 'chainCompleted',
+      completion: { paidLinkId: 'plink_1', overpaidExceptionId: 'exc_over', provider: null },
+    });
     expect(done.state.status).toBe('completed');
     expect(done.effects).toEqual([
       { kind: 'markCompleted', provider: null },
@@ -129,7 +145,10 @@ describe('a provider-verified session (a network without a verifier)', () => {
     expect(asked.effects).toEqual([{ kind: 'completeFromProvider', fact: fact('succeeded') }]);
     const done = decide(asked.state, { kind: 'providerCompleted', completion: { paidLinkId: 'plink_1' } });
     expect(done.state.status).toBe('completed');
-    expect(done.effects).toEqual([{ kind: 'move', move: { kind: 'announce', status: 'completed' } }, { kind: 'linkPaid', linkId: 'plink_1' }]);
+    expect(done.effects).toEqual([
+      { kind: 'move', move: { kind: 'announce', status: 'completed' } },
+      { kind: 'linkPaid', linkId: 'plink_1' },
+    ]);
     const duplicate = decide(asked.state, { kind: 'providerCompleted', completion: { paidLinkId: null, duplicateExceptionId: 'exc_dup' } });
     expect(duplicate.state.status).toBe('pending');
     // Deposit logs are not its proof.
@@ -139,7 +158,11 @@ describe('a provider-verified session (a network without a verifier)', () => {
 
 describe('the decisions under random events', () => {
   const event: fc.Arbitrary<SessionEvent> = fc.oneof(
-    fc.record({ kind: fc.constant('provider' as const), fact: fc.constantFrom('processing', 'succeeded', 'failed').map((t) => fact(t)), nowMs: fc.integer({ min: T0, max: T0 + 2 * HOUR }) }),
+    fc.record({
+      kind: fc.constant('provider' as const),
+      fact: fc.constantFrom('processing', 'succeeded', 'failed').map((t) => fact(t)),
+      nowMs: fc.integer({ min: T0, max: T0 + 2 * HOUR }),
+    }),
     fc.nat(5).map((n): SessionEvent => ({ kind: 'deposit', fact: log(n) })),
     fc.nat(5).map((n): SessionEvent => ({ kind: 'deposit', fact: log(n, 'removed') })),
     fc.constant<SessionEvent>({ kind: 'cancel' }),

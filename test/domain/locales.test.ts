@@ -19,7 +19,15 @@ describe('the hosted pages’ languages', () => {
     const english = keys(CATALOGUES.en).sort();
     for (const [locale, catalogue] of Object.entries(CATALOGUES)) {
       expect(keys(catalogue).sort(), locale).toEqual(english);
-      expect(keys(catalogue).filter((k) => !pageText(locale as 'en').t(k).trim()), locale).toEqual([]);
+      expect(
+        keys(catalogue).filter(
+          (k) =>
+            !pageText(locale as 'en')
+              .t(k)
+              .trim(),
+        ),
+        locale,
+      ).toEqual([]);
     }
   });
 

@@ -20,16 +20,25 @@ describe('checkRefundAddress', () => {
       [other.toLowerCase(), other],
       [`0x${other.slice(2).toUpperCase()}`, other],
     ]) {
-      expect(checkRefundAddress(given, platform), given).toEqual({ ok: false, message: expect.stringContaining(`must carry its EIP-55 checksum (mixed case, as wallets show it: ${checksummed})`) });
+      expect(checkRefundAddress(given, platform), given).toEqual({
+        ok: false,
+        message: expect.stringContaining(`must carry its EIP-55 checksum (mixed case, as wallets show it: ${checksummed})`),
+      });
     }
   });
 
   it('refuses what is not an address, and a mixed-case address whose EIP-55 checksum is wrong (a typo)', () => {
     for (const given of [undefined, 42, '', '0x', '0xabc', `${CUSTOMER}0`, CUSTOMER.slice(2), `0x${'g'.repeat(40)}`]) {
-      expect(checkRefundAddress(given, platform), String(given)).toEqual({ ok: false, message: expect.stringContaining('must be an EVM address') });
+      expect(checkRefundAddress(given, platform), String(given)).toEqual({
+        ok: false,
+        message: expect.stringContaining('must be an EVM address'),
+      });
     }
     // The last letter's case flipped.
-    expect(checkRefundAddress('0x52908400098527886E0F7030069857D2E4169Ee7', platform)).toEqual({ ok: false, message: expect.stringContaining('EIP-55 checksum') });
+    expect(checkRefundAddress('0x52908400098527886E0F7030069857D2E4169Ee7', platform)).toEqual({
+      ok: false,
+      message: expect.stringContaining('EIP-55 checksum'),
+    });
     expect(readEvmAddress('0x52908400098527886E0F7030069857D2E4169Ee7')).toEqual({ problem: 'checksum' });
   });
 
@@ -42,7 +51,13 @@ describe('checkRefundAddress', () => {
   it('refuses the treasury, a configured token contract (however configuration spells it) and a deposit address of ours', () => {
     expect(checkRefundAddress(TREASURY, platform)).toEqual({ ok: false, message: expect.stringContaining('treasury') });
     expect(checkRefundAddress(TOKEN, platform)).toEqual({ ok: false, message: expect.stringContaining('token contract') });
-    expect(checkRefundAddress(CUSTOMER, { ...platform, isDepositAddress: true })).toEqual({ ok: false, message: expect.stringContaining('deposit addresses') });
-    expect(checkRefundAddress(CUSTOMER, { treasury: null, tokenContracts: [], isDepositAddress: false })).toEqual({ ok: true, address: CUSTOMER });
+    expect(checkRefundAddress(CUSTOMER, { ...platform, isDepositAddress: true })).toEqual({
+      ok: false,
+      message: expect.stringContaining('deposit addresses'),
+    });
+    expect(checkRefundAddress(CUSTOMER, { treasury: null, tokenContracts: [], isDepositAddress: false })).toEqual({
+      ok: true,
+      address: CUSTOMER,
+    });
   });
 });

@@ -13,7 +13,15 @@ const ctx = useTestApp();
 async function seedException(kind: 'late' | 'overpaid', arrivalKey: string) {
   const m = await createApprovedMerchant(ctx.app);
   const paymentId = await seedPayment(ctx.db.db, m.id, 'completed');
-  const row = await recordPaymentException(ctx.db.db, { id: newExceptionId(), paymentKind: 'checkout_session', paymentId, kind, arrivalKey, amountMicro: 1_500_000n, references: { note: 'seeded' } });
+  const row = await recordPaymentException(ctx.db.db, {
+    id: newExceptionId(),
+    paymentKind: 'checkout_session',
+    paymentId,
+    kind,
+    arrivalKey,
+    amountMicro: 1_500_000n,
+    references: { note: 'seeded' },
+  });
   return { m, paymentId, row };
 }
 
@@ -25,17 +33,43 @@ describe('GET /admin/v1/exceptions', () => {
   it('lists exceptions by status, oldest first, with amounts as 6-decimal strings; one row per arrival, never overwritten', async () => {
     const { paymentId, row } = await seedException('overpaid', 'completion');
     // The same arrival again changes nothing; another arrival is another row.
-    const again = await recordPaymentException(ctx.db.db, { id: newExceptionId(), paymentKind: 'checkout_session', paymentId, kind: 'overpaid', arrivalKey: 'completion', amountMicro: 9n, references: {} });
+    const again = await recordPaymentException(ctx.db.db, {
+      id: newExceptionId(),
+      paymentKind: 'checkout_session',
+      paymentId,
+      kind: 'overpaid',
+      arrivalKey: 'completion',
+      amountMicro: 9n,
+      references: {},
+    });
     expect(again).toMatchObject({ id: row.id, amountMicro: 1_500_000n, inserted: false });
-    await recordPaymentException(ctx.db.db, { id: newExceptionId(), paymentKind: 'checkout_session', paymentId, kind: 'late', arrivalKey: 'tx:polygon:0xabc', amountMicro: 2n, references: {} });
+    await recordPaymentException(ctx.db.db, {
+      id: newExceptionId(),
+      paymentKind: 'checkout_session',
+      paymentId,
+      kind: 'late',
+      arrivalKey: 'tx:polygon:0xabc',
+      amountMicro: 2n,
+      references: {},
+    });
     const res = await get('/admin/v1/exceptions?status=open');
     expect(res.statusCode).toBe(200);
     const mine = res.json().exceptions.filter((e: { paymentId: string }) => e.paymentId === paymentId);
     expect(mine).toEqual([
-      expect.objectContaining({ id: row.id, kind: 'overpaid', status: 'open', amount: '1.500000', arrivalKey: 'completion', paymentKind: 'checkout_session', resolvedAt: null }),
+      expect.objectContaining({
+        id: row.id,
+        kind: 'overpaid',
+        status: 'open',
+        amount: '1.500000',
+        arrivalKey: 'completion',
+        paymentKind: 'checkout_session',
+        resolvedAt: null,
+      }),
       expect.objectContaining({ kind: 'late', amount: '0.000002', arrivalKey: 'tx:polygon:0xabc' }),
     ]);
-    expect((await get('/admin/v1/exceptions?status=accepted')).json().exceptions.some((e: { paymentId: string }) => e.paymentId === paymentId)).toBe(false);
+    expect(
+      (await get('/admin/v1/exceptions?status=accepted')).json().exceptions.some((e: { paymentId: string }) => e.paymentId === paymentId),
+    ).toBe(false);
     expect((await get('/admin/v1/exceptions?status=bogus')).statusCode).toBeGreaterThanOrEqual(400);
   });
 
@@ -63,7 +97,10 @@ describe('accept and refund refusals', () => {
     // A mixed-case address whose EIP-55 checksum is wrong (last letter's case flipped).
     const badChecksum = await post(`/admin/v1/exceptions/${row.id}/refund`, { address: '0x52908400098527886E0F7030069857D2E4169Ee7' });
     expect(badChecksum.json()).toMatchObject({ ok: false, error: 'ValidationError' });
-    expect((await post('/admin/v1/exceptions/exc_000000000000000000000000/refund', { address: '0x52908400098527886E0F7030069857D2E4169EE7' })).statusCode).toBe(404);
+    expect(
+      (await post('/admin/v1/exceptions/exc_000000000000000000000000/refund', { address: '0x52908400098527886E0F7030069857D2E4169EE7' }))
+        .statusCode,
+    ).toBe(404);
     expect((await ctx.db.sql`select count(*)::int as n from payouts where exception_id = ${row.id}`)[0]!.n).toBe(0);
     const [stored] = await ctx.db.sql`select status, resolved_at from payment_exceptions where id = ${row.id}`;
     expect(stored).toEqual({ status: 'open', resolved_at: null });
@@ -75,16 +112,35 @@ describe('migration 0010: review flags become exceptions', () => {
     const m = await createApprovedMerchant(ctx.app);
     const late = await seedPayment(ctx.db.db, m.id, 'pending');
     const duplicate = await seedPayment(ctx.db.db, m.id, 'completed');
-    await ctx.db.sql`update checkout_sessions set status = 'expired', review_flag = 'late_success', review_note = 'late note' where id = ${late}`;
+    await ctx.db
+      .sql`update checkout_sessions set status = 'expired', review_flag = 'late_success', review_note = 'late note' where id = ${late}`;
     await ctx.db.sql`update checkout_sessions set review_flag = 'duplicate_link_payment', review_note = 'dup note' where id = ${duplicate}`;
-    await ctx.db.sql`insert into provider_events (provider, event_id, payment_id, type, payload, state) values ('sandbox', ${`evt_${late}`}, ${late}, 'payment.succeeded', ${JSON.stringify({ destinationAmount: '24.500000' })}::jsonb, 'late')`;
+    await ctx.db
+      .sql`insert into provider_events (provider, event_id, payment_id, type, payload, state) values ('sandbox', ${`evt_${late}`}, ${late}, 'payment.succeeded', ${JSON.stringify({ destinationAmount: '24.500000' })}::jsonb, 'late')`;
     const sql = readFileSync(path.resolve(__dirname, '../../src/db/migrations/0012_review_flags_to_exceptions.sql'), 'utf8');
     // Run twice: the second run finds the rows (the arrival key 'review_flag') and adds nothing.
     for (let i = 0; i < 2; i++) await ctx.db.sql.unsafe(sql);
-    const rows = await ctx.db.sql`select payment_id, kind, arrival_key, amount_micro, status, "references"->>'flag' as flag, "references"->>'note' as note from payment_exceptions where payment_id in (${late}, ${duplicate}) order by kind`;
+    const rows = await ctx.db
+      .sql`select payment_id, kind, arrival_key, amount_micro, status, "references"->>'flag' as flag, "references"->>'note' as note from payment_exceptions where payment_id in (${late}, ${duplicate}) order by kind`;
     expect(rows).toEqual([
-      { payment_id: duplicate, kind: 'duplicate', arrival_key: 'review_flag', amount_micro: '25000000', status: 'open', flag: 'duplicate_link_payment', note: 'dup note' },
-      { payment_id: late, kind: 'late', arrival_key: 'review_flag', amount_micro: '24500000', status: 'open', flag: 'late_success', note: 'late note' },
+      {
+        payment_id: duplicate,
+        kind: 'duplicate',
+        arrival_key: 'review_flag',
+        amount_micro: '25000000',
+        status: 'open',
+        flag: 'duplicate_link_payment',
+        note: 'dup note',
+      },
+      {
+        payment_id: late,
+        kind: 'late',
+        arrival_key: 'review_flag',
+        amount_micro: '24500000',
+        status: 'open',
+        flag: 'late_success',
+        note: 'late note',
+      },
     ]);
     const ids = await ctx.db.sql`select id from payment_exceptions where payment_id in (${late}, ${duplicate})`;
     for (const r of ids) expect(r.id).toMatch(/^exc_[A-Za-z0-9]{24}$/);

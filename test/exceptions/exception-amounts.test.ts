@@ -12,7 +12,9 @@ import { seedPayment } from '../support/seed-payment';
 const ctx = useTestApp();
 
 const exceptionsOf = async (paymentId: string) =>
-  (await ctx.db.sql`select kind, amount_micro::text as amount from payment_exceptions where payment_id = ${paymentId}`).map((r) => ({ ...r }));
+  (await ctx.db.sql`select kind, amount_micro::text as amount from payment_exceptions where payment_id = ${paymentId}`).map((r) => ({
+    ...r,
+  }));
 
 async function endedPayment(): Promise<string> {
   const m = await createApprovedMerchant(ctx.app);
@@ -29,11 +31,27 @@ describe('an exception’s amount is positive', () => {
     const paymentId = await endedPayment();
     for (const amountMicro of [0n, -24_750_000n]) {
       await expect(
-        recordPaymentException(ctx.db.db, { id: newExceptionId(), paymentKind: 'checkout_session', paymentId, kind: 'unverified', arrivalKey: `provider:${amountMicro}`, amountMicro, references: {} }),
+        recordPaymentException(ctx.db.db, {
+          id: newExceptionId(),
+          paymentKind: 'checkout_session',
+          paymentId,
+          kind: 'unverified',
+          arrivalKey: `provider:${amountMicro}`,
+          amountMicro,
+          references: {},
+        }),
       ).rejects.toThrow(ExceptionAmountNotPositive);
     }
     expect(await exceptionsOf(paymentId)).toEqual([]);
-    const recorded = await recordPaymentException(ctx.db.db, { id: newExceptionId(), paymentKind: 'checkout_session', paymentId, kind: 'late', arrivalKey: 'provider:one', amountMicro: 1n, references: {} });
+    const recorded = await recordPaymentException(ctx.db.db, {
+      id: newExceptionId(),
+      paymentKind: 'checkout_session',
+      paymentId,
+      kind: 'late',
+      arrivalKey: 'provider:one',
+      amountMicro: 1n,
+      references: {},
+    });
     expect(recorded.inserted).toBe(true);
     expect(await exceptionsOf(paymentId)).toEqual([{ kind: 'late', amount: '1' }]);
   });
@@ -42,7 +60,8 @@ describe('an exception’s amount is positive', () => {
     const paymentId = await endedPayment();
     for (const amount of [0, -24_750_000]) {
       await expect(
-        ctx.db.sql`insert into payment_exceptions (id, payment_kind, payment_id, kind, amount_micro) values (${newExceptionId()}, 'checkout_session', ${paymentId}, 'unverified', ${amount})`,
+        ctx.db
+          .sql`insert into payment_exceptions (id, payment_kind, payment_id, kind, amount_micro) values (${newExceptionId()}, 'checkout_session', ${paymentId}, 'unverified', ${amount})`,
       ).rejects.toMatchObject({ code: '23514', constraint_name: 'payment_exceptions_amount_check' });
     }
     expect(await exceptionsOf(paymentId)).toEqual([]);
@@ -63,7 +82,12 @@ describe('an exception’s amount is positive', () => {
         destinationAmount,
         at: new Date(),
       });
-    for (const [eventId, amount] of [['zero', '0.000000'], ['negative', '-24.750000'], ['missing', undefined], ['malformed', 'lots']] as const) {
+    for (const [eventId, amount] of [
+      ['zero', '0.000000'],
+      ['negative', '-24.750000'],
+      ['missing', undefined],
+      ['malformed', 'lots'],
+    ] as const) {
       expect(await fact(eventId, amount), eventId).toBeNull();
     }
     expect(await exceptionsOf(paymentId)).toEqual([]);

@@ -5,7 +5,16 @@ import { sharedChain } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
-import { creditsOf, exceptionsOf, merchantOnEveryNetwork, openSession, payFromWallet, pressPay, sessionRow, waitForStatus } from '../proof/support';
+import {
+  creditsOf,
+  exceptionsOf,
+  merchantOnEveryNetwork,
+  openSession,
+  payFromWallet,
+  pressPay,
+  sessionRow,
+  waitForStatus,
+} from '../proof/support';
 
 // Issue 13, end to end on the real stack (sandbox over HTTP, Temporal, anvil, Postgres): money that
 // arrives after a session ended has an owner, and a canceled checkout can no longer be paid.
@@ -18,8 +27,10 @@ beforeAll(async () => {
 });
 afterAll(async () => receiver.close());
 
-const sandboxPay = (reference: string) => http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference, outcome: 'succeeded' } });
-const sandboxPayment = async (reference: string) => (await http('GET', `${ctx.config.providers.sandbox.url}/test-helpers/payments/${reference}`)).json?.payment;
+const sandboxPay = (reference: string) =>
+  http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference, outcome: 'succeeded' } });
+const sandboxPayment = async (reference: string) =>
+  (await http('GET', `${ctx.config.providers.sandbox.url}/test-helpers/payments/${reference}`)).json?.payment;
 const eventsFor = (id: string, type: string) => receiver.received.filter((d) => d.body.sessionId === id && d.body.event === type);
 
 describe('paid after expiry', () => {
@@ -39,19 +50,36 @@ describe('paid after expiry', () => {
     // The customer sends from a wallet after expiry: the ended session's address is still watched.
     const { depositAddress } = await sessionRow(ctx, id);
     await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, expected);
-    const [late] = await eventually(() => exceptionsOf(ctx, id), (rows) => rows.length > 0, 20_000, 'late exception');
+    const [late] = await eventually(
+      () => exceptionsOf(ctx, id),
+      (rows) => rows.length > 0,
+      20_000,
+      'late exception',
+    );
     expect(late).toMatchObject({ kind: 'late', status: 'open', amount: expected });
     expect((await creditsOf(ctx, id)).map((c) => c.amount)).toEqual([expected]);
     expect((await sessionRow(ctx, id)).status).toBe('expired');
 
     // The merchant hears of it once, through the normal delivery machinery.
-    await eventually(() => Promise.resolve(eventsFor(id, 'payment.exception').length), (n) => n === 1, 20_000, 'payment.exception delivered');
+    await eventually(
+      () => Promise.resolve(eventsFor(id, 'payment.exception').length),
+      (n) => n === 1,
+      20_000,
+      'payment.exception delivered',
+    );
     const event = eventsFor(id, 'payment.exception')[0]!.body;
     expect(paymentExceptionEventSchema.strict().safeParse(event).success).toBe(true);
-    expect(event).toMatchObject({ kind: 'late', amount: (Number(expected) / 1e6).toFixed(6), sessionId: id, references: { transactionHash: expect.any(String) } });
+    expect(event).toMatchObject({
+      kind: 'late',
+      amount: (Number(expected) / 1e6).toFixed(6),
+      sessionId: id,
+      references: { transactionHash: expect.any(String) },
+    });
 
     const lookup = await http('GET', `${ctx.baseUrl}/api/v1/payment-sessions/${id}`, { headers: { authorization: `Bearer ${m.apiKey}` } });
-    expect(lookup.json.paymentSession.exceptions).toEqual([expect.objectContaining({ kind: 'late', status: 'open', id: event.exceptionId })]);
+    expect(lookup.json.paymentSession.exceptions).toEqual([
+      expect.objectContaining({ kind: 'late', status: 'open', id: event.exceptionId }),
+    ]);
     const page = await http('GET', `${ctx.baseUrl}/pay/${id}`);
     expect(page.text).toContain('We received your payment');
     expect(page.text).toContain('the merchant has been told');
@@ -71,9 +99,15 @@ describe('paid after expiry', () => {
     expect(exceptionRun.typedSearchAttributes.get(PaymentStatusKey)).toBe('completed');
     // Resolved: the customer's page now says what the status says.
     expect((await http('GET', `${ctx.baseUrl}/pay/${id}`)).text).toContain('Payment received');
-    const [tx] = await ctx.db.sql`select gross_micro, merchant_settlement_micro + platform_commission_micro as total from transactions where payment_id = ${id}`;
+    const [tx] = await ctx.db
+      .sql`select gross_micro, merchant_settlement_micro + platform_commission_micro as total from transactions where payment_id = ${id}`;
     expect(tx).toEqual({ gross_micro: expected.toString(), total: expected.toString() });
-    await eventually(() => Promise.resolve(eventsFor(id, 'payment.completed').length), (n) => n === 1, 20_000, 'payment.completed delivered');
+    await eventually(
+      () => Promise.resolve(eventsFor(id, 'payment.completed').length),
+      (n) => n === 1,
+      20_000,
+      'payment.completed delivered',
+    );
     // Paid out as usual: the merchant's share and the commission leave the deposit address once, the
     // transaction's hash becomes the merchant payout's, and payment.settled fires once.
     const payouts = await eventually(
@@ -82,14 +116,25 @@ describe('paid after expiry', () => {
       60_000,
       'the accepted payment paid out',
     );
-    const [split] = await ctx.db.sql`select merchant_settlement_micro::text as merchant, platform_commission_micro::text as commission, transaction_hash from transactions where payment_id = ${id}`;
+    const [split] = await ctx.db
+      .sql`select merchant_settlement_micro::text as merchant, platform_commission_micro::text as commission, transaction_hash from transactions where payment_id = ${id}`;
     expect(payouts.find((p) => p.kind === 'merchant')).toMatchObject({ amount: split!.merchant, tx_hash: split!.transaction_hash });
     expect(payouts.find((p) => p.kind === 'commission')).toMatchObject({ amount: split!.commission });
-    await eventually(() => Promise.resolve(eventsFor(id, 'payment.settled').length), (n) => n === 1, 20_000, 'payment.settled delivered');
+    await eventually(
+      () => Promise.resolve(eventsFor(id, 'payment.settled').length),
+      (n) => n === 1,
+      20_000,
+      'payment.settled delivered',
+    );
     const reopened = await ctx.app.inject({ method: 'GET', url: '/admin/v1/exceptions?status=open', headers: adminHeaders });
     expect(reopened.json().exceptions.map((e: { id: string }) => e.id)).not.toContain(event.exceptionId);
     // Accepted money was paid out: refunding it too is refused, and nothing changes.
-    const refund = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${event.exceptionId}/refund`, headers: adminHeaders, payload: { address: '0x52908400098527886E0F7030069857D2E4169EE7' } });
+    const refund = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/exceptions/${event.exceptionId}/refund`,
+      headers: adminHeaders,
+      payload: { address: '0x52908400098527886E0F7030069857D2E4169EE7' },
+    });
     expect(refund.statusCode).toBe(409);
     expect(refund.json()).toMatchObject({ ok: false, error: 'Conflict', message: expect.stringContaining('accepted') });
     await new Promise((r) => setTimeout(r, 1500));
@@ -127,7 +172,12 @@ describe('cancel racing a provider payment', () => {
       }
       // Charged before the close reached the provider: the money is an open late exception, recorded
       // once (the provider's word is an unverified claim until the transfer's log takes it over).
-      const rows = await eventually(() => exceptionsOf(ctx, id), (r) => r.length > 0 && r.every((e) => e.kind !== 'unverified'), 20_000, `race ${i} exception`);
+      const rows = await eventually(
+        () => exceptionsOf(ctx, id),
+        (r) => r.length > 0 && r.every((e) => e.kind !== 'unverified'),
+        20_000,
+        `race ${i} exception`,
+      );
       expect(rows).toEqual([expect.objectContaining({ kind: 'late', status: 'open' })]);
       outcomes.push('exception');
     }

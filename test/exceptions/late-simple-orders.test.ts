@@ -16,7 +16,9 @@ const usdc = chain.tokens.polygon.USDC;
 
 const openExceptions = async (code: string) => {
   const res = await ctx.app.inject({ method: 'GET', url: '/admin/v1/exceptions?status=open', headers: adminHeaders });
-  return (res.json().exceptions as { paymentId: string; paymentKind: string; kind: string; amount: string }[]).filter((e) => e.paymentId === code);
+  return (res.json().exceptions as { paymentId: string; paymentKind: string; kind: string; amount: string }[]).filter(
+    (e) => e.paymentId === code,
+  );
 };
 
 describe('money to a simple order that has ended', () => {
@@ -26,12 +28,19 @@ describe('money to a simple order that has ended', () => {
     await ctx.temporal.workflow.getHandle(code).result();
     const { depositAddress } = await orderRow(ctx, code);
     await payFromWallet(chain, usdc, depositAddress, 3_000_000n);
-    const rows = await eventually(() => exceptionRows(ctx, code), (r) => r.length > 0, 30_000, 'the late exception');
+    const rows = await eventually(
+      () => exceptionRows(ctx, code),
+      (r) => r.length > 0,
+      30_000,
+      'the late exception',
+    );
     expect(rows).toEqual([expect.objectContaining({ paymentKind: 'simple_order', kind: 'late', amount: 3_000_000n })]);
     const [credit] = await ctx.db.sql`select amount_micro::text as amount, state from chain_credits where payment_id = ${code}`;
     // Recorded for the order, but as an exception's money: it never counts towards the order's G.
     expect(credit).toEqual({ amount: '3000000', state: 'held' });
-    expect(await openExceptions(code)).toEqual([expect.objectContaining({ paymentKind: 'simple_order', kind: 'late', amount: '3.000000' })]);
+    expect(await openExceptions(code)).toEqual([
+      expect.objectContaining({ paymentKind: 'simple_order', kind: 'late', amount: '3.000000' }),
+    ]);
     // The order stays as it ended.
     expect((await orderRow(ctx, code)).status).toBe('expired');
     await new Promise((r) => setTimeout(r, 1500));
@@ -40,12 +49,32 @@ describe('money to a simple order that has ended', () => {
     // An operator sends it back on chain: the customer's wallet gets exactly the late amount, once.
     const [exception] = await exceptionRows(ctx, code);
     const customer = randomAddress();
-    const refund = () => ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${exception!.id}/refund`, headers: adminHeaders, payload: { address: customer } });
+    const refund = () =>
+      ctx.app.inject({
+        method: 'POST',
+        url: `/admin/v1/exceptions/${exception!.id}/refund`,
+        headers: adminHeaders,
+        payload: { address: customer },
+      });
     const asked = await refund();
     expect(asked.statusCode, asked.body).toBe(200);
-    expect(asked.json()).toMatchObject({ ok: true, exception: { id: exception!.id, paymentKind: 'simple_order' }, refund: { address: customer, amount: '3.000000' } });
-    await eventually(() => balanceOf(chain, usdc, customer), (b) => b === 3_000_000n, 60_000, 'the refund to arrive');
-    await eventually(() => exceptionRows(ctx, code), (r) => r[0]?.status === 'refunded', 20_000, 'the exception refunded');
+    expect(asked.json()).toMatchObject({
+      ok: true,
+      exception: { id: exception!.id, paymentKind: 'simple_order' },
+      refund: { address: customer, amount: '3.000000' },
+    });
+    await eventually(
+      () => balanceOf(chain, usdc, customer),
+      (b) => b === 3_000_000n,
+      60_000,
+      'the refund to arrive',
+    );
+    await eventually(
+      () => exceptionRows(ctx, code),
+      (r) => r[0]?.status === 'refunded',
+      20_000,
+      'the exception refunded',
+    );
     expect(await balanceOf(chain, usdc, depositAddress)).toBe(0n);
     expect((await refund()).json()).toMatchObject({ exception: { status: 'refunded' }, refund: { status: 'confirmed' } });
     expect(await ledgerBalance(ctx, ledgerAccount.exceptionHeld(exception!.id), 'USDC')).toBe(0n);
@@ -57,12 +86,20 @@ describe('money to a simple order that has ended', () => {
 
   it('is a duplicate exception after the order was paid and paid out', async () => {
     const code = await openOrder(ctx);
-    expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome: 'succeeded' } })).status).toBe(200);
+    expect(
+      (await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome: 'succeeded' } }))
+        .status,
+    ).toBe(200);
     await waitForOrder(ctx, code, 'settled');
     await ctx.temporal.workflow.getHandle(code).result();
     const { depositAddress } = await orderRow(ctx, code);
     await payFromWallet(chain, usdc, depositAddress, 25_000_000n);
-    const rows = await eventually(() => exceptionRows(ctx, code), (r) => r.length > 0, 30_000, 'the duplicate exception');
+    const rows = await eventually(
+      () => exceptionRows(ctx, code),
+      (r) => r.length > 0,
+      30_000,
+      'the duplicate exception',
+    );
     expect(rows).toEqual([expect.objectContaining({ paymentKind: 'simple_order', kind: 'duplicate', amount: 25_000_000n })]);
     expect((await orderRow(ctx, code)).status).toBe('settled');
   }, 90_000);

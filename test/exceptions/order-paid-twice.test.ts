@@ -32,7 +32,9 @@ afterAll(async () => {
 describe('a simple order paid twice while its payout runs', () => {
   it('records the second payment as a duplicate exception, and pays the customer the order’s amount once', async () => {
     const wallet = randomAddress();
-    const code = await openOrder(ctx, { customer: { wallet_address: wallet, crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' } });
+    const code = await openOrder(ctx, {
+      customer: { wallet_address: wallet, crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' },
+    });
     let held = false;
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
@@ -44,16 +46,30 @@ describe('a simple order paid twice while its payout runs', () => {
         await released;
       },
     });
-    expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome: 'succeeded' } })).status).toBe(200);
+    expect(
+      (await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome: 'succeeded' } }))
+        .status,
+    ).toBe(200);
     await waitForOrder(ctx, code, 'settled', 30_000);
-    await eventually(async () => held, (h) => h, 30_000, 'the payout’s broadcast held');
+    await eventually(
+      async () => held,
+      (h) => h,
+      30_000,
+      'the payout’s broadcast held',
+    );
     const { depositAddress, expectedGross } = await orderRow(ctx, code);
 
     // The order is settled, its run is still paying out: the customer sends the money again.
     await payFromWallet(chain, usdc, depositAddress, 5_000_000n);
-    const rows = await eventually(() => exceptionRows(ctx, code), (r) => r.length > 0, 30_000, 'the duplicate exception');
+    const rows = await eventually(
+      () => exceptionRows(ctx, code),
+      (r) => r.length > 0,
+      30_000,
+      'the duplicate exception',
+    );
     expect(rows).toEqual([expect.objectContaining({ paymentKind: 'simple_order', kind: 'duplicate', status: 'open', amount: 5_000_000n })]);
-    const credits = await ctx.db.sql`select state, amount_micro::text as amount from chain_credits where payment_id = ${code} order by block_number`;
+    const credits = await ctx.db
+      .sql`select state, amount_micro::text as amount from chain_credits where payment_id = ${code} order by block_number`;
     expect(credits).toEqual([
       { state: 'credited', amount: expectedGross!.toString() },
       { state: 'held', amount: '5000000' },
@@ -63,8 +79,18 @@ describe('a simple order paid twice while its payout runs', () => {
     // second payment stays held.
     release();
     const fee = ctx.config.simpleOrders.networkFeeMicro.polygon;
-    await eventually(() => balanceOf(chain, usdc, wallet), (b) => b === expectedGross! - fee, 60_000, 'the payout to the customer');
-    await eventually(() => orderRow(ctx, code), (o) => o.payoutDispatched, 20_000, 'payout_dispatched');
+    await eventually(
+      () => balanceOf(chain, usdc, wallet),
+      (b) => b === expectedGross! - fee,
+      60_000,
+      'the payout to the customer',
+    );
+    await eventually(
+      () => orderRow(ctx, code),
+      (o) => o.payoutDispatched,
+      20_000,
+      'payout_dispatched',
+    );
     await ctx.temporal.workflow.getHandle(code).result();
     expect(await balanceOf(chain, usdc, depositAddress)).toBe(5_000_000n);
     expect(await exceptionRows(ctx, code)).toHaveLength(1);

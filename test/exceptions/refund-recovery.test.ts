@@ -15,10 +15,12 @@ import { useRefundStack } from './refund-stack';
 // process (worker.ts) reaching the chain through a JSON-RPC proxy that can act at an exact call.
 const stack = useRefundStack();
 const { ctx, chain, token, startWorker, refund, lateException } = stack;
-const refundedEvents = (id: string) => stack.receiver.received.filter((d) => d.body.sessionId === id && d.body.event === 'payment.refunded');
+const refundedEvents = (id: string) =>
+  stack.receiver.received.filter((d) => d.body.sessionId === id && d.body.event === 'payment.refunded');
 
 async function refundRows(exceptionId: string) {
-  return ctx.db.sql`select attempt, kind, status, to_address, tx_hash, failure_reason from payouts where exception_id = ${exceptionId} order by attempt, kind`;
+  return ctx.db
+    .sql`select attempt, kind, status, to_address, tx_hash, failure_reason from payouts where exception_id = ${exceptionId} order by attempt, kind`;
 }
 
 async function exceptionStatus(exceptionId: string): Promise<string> {
@@ -29,7 +31,9 @@ async function exceptionStatus(exceptionId: string): Promise<string> {
 /** Updates the run took (admitted, accepted or completed): none for a request the service refused. */
 async function updatesInRun(exceptionId: string): Promise<number> {
   const history = await ctx.temporal.workflow.getHandle(exceptionId).fetchHistory();
-  return (history.events ?? []).filter((e) => Object.keys(e).some((k) => k.startsWith('workflowExecutionUpdate') && (e as Record<string, unknown>)[k] != null)).length;
+  return (history.events ?? []).filter((e) =>
+    Object.keys(e).some((k) => k.startsWith('workflowExecutionUpdate') && (e as Record<string, unknown>)[k] != null),
+  ).length;
 }
 
 /**
@@ -44,7 +48,12 @@ async function setTokenBalance(owner: Address, amount: bigint) {
 }
 
 async function waitRefunded(exceptionId: string, customer: Address, amount: bigint) {
-  await eventually(() => exceptionStatus(exceptionId), (s) => s === 'refunded', 60_000, 'the exception refunded');
+  await eventually(
+    () => exceptionStatus(exceptionId),
+    (s) => s === 'refunded',
+    60_000,
+    'the exception refunded',
+  );
   expect(await balanceOf(chain, token, customer)).toBe(amount);
 }
 
@@ -55,7 +64,12 @@ describe('refused refund addresses', () => {
 
     const zero = await refund(late.exceptionId, ZERO_ADDRESS);
     expect(zero.statusCode).toBe(422);
-    expect(zero.json()).toMatchObject({ ok: false, error: 'ValidationError', message: expect.stringContaining('zero address'), details: [{ path: 'address' }] });
+    expect(zero.json()).toMatchObject({
+      ok: false,
+      error: 'ValidationError',
+      message: expect.stringContaining('zero address'),
+      details: [{ path: 'address' }],
+    });
     expect(await refundRows(late.exceptionId)).toEqual([]);
     expect(await exceptionStatus(late.exceptionId)).toBe('open');
     expect(await updatesInRun(late.exceptionId)).toBe(0);
@@ -66,16 +80,29 @@ describe('refused refund addresses', () => {
     answers.push(await refund(late.exceptionId, customer));
     for (const a of answers) {
       expect(a.statusCode).toBe(200);
-      expect(a.json()).toMatchObject({ ok: true, refund: { address: customer, amount: (Number(late.g) / 1e6).toFixed(6), failureReason: null } });
+      expect(a.json()).toMatchObject({
+        ok: true,
+        refund: { address: customer, amount: (Number(late.g) / 1e6).toFixed(6), failureReason: null },
+      });
     }
     await waitRefunded(late.exceptionId, customer, late.g);
     expect(await balanceOf(chain, token, late.depositAddress)).toBe(0n);
     const rows = await refundRows(late.exceptionId);
-    expect(rows.filter((r) => r.kind === 'refund')).toEqual([expect.objectContaining({ attempt: 1, status: 'confirmed', to_address: customer })]);
-    await eventually(() => Promise.resolve(refundedEvents(late.id).length), (n) => n === 1, 20_000, 'payment.refunded delivered');
+    expect(rows.filter((r) => r.kind === 'refund')).toEqual([
+      expect.objectContaining({ attempt: 1, status: 'confirmed', to_address: customer }),
+    ]);
+    await eventually(
+      () => Promise.resolve(refundedEvents(late.id).length),
+      (n) => n === 1,
+      20_000,
+      'payment.refunded delivered',
+    );
     // After it: the same refund again, and nothing more leaves.
     const again = await refund(late.exceptionId, customer);
-    expect(again.json()).toMatchObject({ exception: { status: 'refunded' }, refund: { status: 'confirmed', transactionHash: rows.find((r) => r.kind === 'refund')!.tx_hash } });
+    expect(again.json()).toMatchObject({
+      exception: { status: 'refunded' },
+      refund: { status: 'confirmed', transactionHash: rows.find((r) => r.kind === 'refund')!.tx_hash },
+    });
     expect(await ctx.temporal.workflow.getHandle(late.exceptionId).result()).toBe('refunded');
     expect(await balanceOf(chain, token, customer)).toBe(late.g);
     expect(refundedEvents(late.id)).toHaveLength(1);
@@ -119,16 +146,25 @@ describe('refused refund addresses', () => {
       [late.depositAddress, 'deposit addresses'],
       [token, 'token contract'],
     ] as const) {
-      const err = await handle.executeUpdate(refundUpdate, { args: [{ address }] }).then(() => null, (e: unknown) => e);
+      const err = await handle.executeUpdate(refundUpdate, { args: [{ address }] }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err, address).toBeInstanceOf(WorkflowUpdateFailedError);
-      expect(temporalCallError(err, late.exceptionId, 'This exception cannot be refunded.'), address).toMatchObject({ code: 'ValidationError', status: 422, message: expect.stringContaining(message) });
+      expect(temporalCallError(err, late.exceptionId, 'This exception cannot be refunded.'), address).toMatchObject({
+        code: 'ValidationError',
+        status: 422,
+        message: expect.stringContaining(message),
+      });
     }
     expect(await refundRows(late.exceptionId)).toEqual([]);
 
     const customer = randomAddress();
     expect((await refund(late.exceptionId, customer)).statusCode).toBe(200);
     await waitRefunded(late.exceptionId, customer, late.g);
-    expect((await refundRows(late.exceptionId)).filter((r) => r.kind === 'refund')).toEqual([expect.objectContaining({ attempt: 1, status: 'confirmed' })]);
+    expect((await refundRows(late.exceptionId)).filter((r) => r.kind === 'refund')).toEqual([
+      expect.objectContaining({ attempt: 1, status: 'confirmed' }),
+    ]);
     // The updates the run did take: the five refused ones sent directly and the valid one (a check that counts at all).
     expect(await updatesInRun(late.exceptionId)).toBeGreaterThan(0);
   }, 240_000);
@@ -143,7 +179,13 @@ describe('refunds that cannot be made now', () => {
 
     const res = await refund(late.exceptionId, customer);
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toMatchObject({ ok: false, error: 'Conflict', message: expect.stringMatching(/^This exception cannot be refunded: the deposit address 0x[0-9a-fA-F]{40} holds 0\.000000 of the \d+\.\d{6} USDC to refund\.$/) });
+    expect(res.json()).toMatchObject({
+      ok: false,
+      error: 'Conflict',
+      message: expect.stringMatching(
+        /^This exception cannot be refunded: the deposit address 0x[0-9a-fA-F]{40} holds 0\.000000 of the \d+\.\d{6} USDC to refund\.$/,
+      ),
+    });
     expect(await refundRows(late.exceptionId)).toEqual([]);
     expect(await exceptionStatus(late.exceptionId)).toBe('open');
     // Asked again while it is still missing: the same answer (the failed plan was not kept, and not retried forever).
@@ -162,28 +204,67 @@ describe('refunds that cannot be made now', () => {
     const first = randomAddress();
     // The money leaves the deposit address just before the refund's signed transfer reaches the
     // node: it was planned (the estimate passed) and is mined, reverted.
-    stack.proxy.arm({ method: 'eth_sendRawTransaction', matches: (p) => p.includes(first.slice(2).toLowerCase()), when: 'before', spring: () => setTokenBalance(late.depositAddress, 0n) });
+    stack.proxy.arm({
+      method: 'eth_sendRawTransaction',
+      matches: (p) => p.includes(first.slice(2).toLowerCase()),
+      when: 'before',
+      spring: () => setTokenBalance(late.depositAddress, 0n),
+    });
     expect((await refund(late.exceptionId, first)).statusCode).toBe(200);
-    const failed = await eventually(() => refundRows(late.exceptionId), (rows) => rows.some((r) => r.kind === 'refund' && r.status === 'failed'), 60_000, 'the refund to fail');
-    expect(failed.find((r) => r.kind === 'refund')).toMatchObject({ attempt: 1, to_address: first, failure_reason: expect.stringContaining('reverted') });
+    const failed = await eventually(
+      () => refundRows(late.exceptionId),
+      (rows) => rows.some((r) => r.kind === 'refund' && r.status === 'failed'),
+      60_000,
+      'the refund to fail',
+    );
+    expect(failed.find((r) => r.kind === 'refund')).toMatchObject({
+      attempt: 1,
+      to_address: first,
+      failure_reason: expect.stringContaining('reverted'),
+    });
     expect(await exceptionStatus(late.exceptionId)).toBe('open');
     expect(await balanceOf(chain, token, first)).toBe(0n);
     // The operator sees it: in the payment's payouts and in the refund's answer; the run waits for them again.
     const view = await ctx.app.inject({ method: 'GET', url: `/admin/v1/payments/${late.id}`, headers: adminHeaders });
-    expect(view.json().payouts).toContainEqual(expect.objectContaining({ kind: 'refund', status: 'failed', exceptionId: late.exceptionId, failureReason: expect.stringContaining('reverted') }));
-    await eventually(() => ctx.temporal.workflow.getHandle(late.exceptionId).describe().then((d) => d.status.name), (s) => s === 'RUNNING', 10_000, 'the run waiting');
+    expect(view.json().payouts).toContainEqual(
+      expect.objectContaining({
+        kind: 'refund',
+        status: 'failed',
+        exceptionId: late.exceptionId,
+        failureReason: expect.stringContaining('reverted'),
+      }),
+    );
+    await eventually(
+      () =>
+        ctx.temporal.workflow
+          .getHandle(late.exceptionId)
+          .describe()
+          .then((d) => d.status.name),
+      (s) => s === 'RUNNING',
+      10_000,
+      'the run waiting',
+    );
 
     // The money is back; another address is no conflict now: a second attempt, sent once.
     await setTokenBalance(late.depositAddress, late.g);
     const second = randomAddress();
     const answers = await Promise.all([refund(late.exceptionId, second), refund(late.exceptionId, second)]);
-    for (const a of answers) expect(a.json()).toMatchObject({ ok: true, refund: { address: second, status: expect.not.stringMatching(/failed/) } });
+    for (const a of answers)
+      expect(a.json()).toMatchObject({ ok: true, refund: { address: second, status: expect.not.stringMatching(/failed/) } });
     await waitRefunded(late.exceptionId, second, late.g);
     expect(await balanceOf(chain, token, first)).toBe(0n);
     expect(await balanceOf(chain, token, late.depositAddress)).toBe(0n);
     const rows = (await refundRows(late.exceptionId)).filter((r) => r.kind === 'refund');
-    expect(rows).toEqual([expect.objectContaining({ attempt: 1, status: 'failed', to_address: first }), expect.objectContaining({ attempt: 2, status: 'confirmed', to_address: second })]);
-    await eventually(() => Promise.resolve(refundedEvents(late.id).length), (n) => n === 1, 20_000, 'payment.refunded delivered');
+    expect(rows).toEqual([
+      expect.objectContaining({ attempt: 1, status: 'failed', to_address: first }),
+      expect.objectContaining({ attempt: 2, status: 'confirmed', to_address: second }),
+    ]);
+    await eventually(
+      () => Promise.resolve(refundedEvents(late.id).length),
+      (n) => n === 1,
+      20_000,
+      'payment.refunded delivered',
+    );
     expect(refundedEvents(late.id)[0]!.body).toMatchObject({ refund: { address: second } });
   }, 240_000);
 
@@ -194,9 +275,18 @@ describe('refunds that cannot be made now', () => {
     const customer = randomAddress();
     const slow = await refund(late.exceptionId, customer);
     expect(slow.statusCode).toBe(503);
-    expect(slow.json()).toMatchObject({ ok: false, error: 'Unavailable', message: expect.stringContaining('Repeating the same request is safe') });
+    expect(slow.json()).toMatchObject({
+      ok: false,
+      error: 'Unavailable',
+      message: expect.stringContaining('Repeating the same request is safe'),
+    });
     worker = await startWorker();
-    const answer = await eventually(() => refund(late.exceptionId, customer), (r) => r.statusCode === 200, 60_000, 'the refund to answer');
+    const answer = await eventually(
+      () => refund(late.exceptionId, customer),
+      (r) => r.statusCode === 200,
+      60_000,
+      'the refund to answer',
+    );
     expect(answer.json()).toMatchObject({ refund: { address: customer } });
     await waitRefunded(late.exceptionId, customer, late.g);
     expect((await refundRows(late.exceptionId)).filter((r) => r.kind === 'refund')).toHaveLength(1);

@@ -16,7 +16,10 @@ import { merchantWithFreshWallet, openSession, ownTreasury, startWorkerVia } fro
  */
 export function useRefundStack() {
   const own = ownTreasury();
-  const ctx = useTestApp({ ...own.overrides, SESSION_TTL_SECONDS: '6', WEBHOOK_RETRY_BASE_SECONDS: '0.5' }, { listen: true, sandbox: true });
+  const ctx = useTestApp(
+    { ...own.overrides, SESSION_TTL_SECONDS: '6', WEBHOOK_RETRY_BASE_SECONDS: '0.5' },
+    { listen: true, sandbox: true },
+  );
   const stack = {
     ctx,
     /** The file's own treasury. */
@@ -30,7 +33,8 @@ export function useRefundStack() {
       children.push(child);
       return child;
     },
-    refund: (id: string, address: unknown) => ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${id}/refund`, headers: adminHeaders, payload: { address } }),
+    refund: (id: string, address: unknown) =>
+      ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${id}/refund`, headers: adminHeaders, payload: { address } }),
     /** A session that expired unpaid, then a customer's transfer to its deposit address: an open late exception, its run started. */
     lateException: async () => {
       const m = await merchantWithFreshWallet(ctx);
@@ -39,11 +43,28 @@ export function useRefundStack() {
       await waitForStatus(ctx, id, 'expired', 30_000);
       const { depositAddress } = await sessionRow(ctx, id);
       await payFromWallet(own.chain, own.chain.tokens.polygon.USDC, depositAddress, g);
-      await eventually(() => exceptionsOf(ctx, id), (rows) => rows.length === 1, 30_000, 'the late exception');
+      await eventually(
+        () => exceptionsOf(ctx, id),
+        (rows) => rows.length === 1,
+        30_000,
+        'the late exception',
+      );
       const [row] = await ctx.db.sql`select id from payment_exceptions where payment_id = ${id}`;
       const exceptionId = row!.id as string;
       // The row is written first, its run started right after (by the session's run or the watcher).
-      await eventually(() => ctx.temporal.workflow.getHandle(exceptionId).describe().then(() => true, () => false), (started) => started, 20_000, 'the exception’s run');
+      await eventually(
+        () =>
+          ctx.temporal.workflow
+            .getHandle(exceptionId)
+            .describe()
+            .then(
+              () => true,
+              () => false,
+            ),
+        (started) => started,
+        20_000,
+        'the exception’s run',
+      );
       return { m, id, g, depositAddress, exceptionId };
     },
   };

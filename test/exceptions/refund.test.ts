@@ -19,7 +19,8 @@ const { ctx, chain, token, startWorker, refund, lateException } = stack;
 const eventsFor = (id: string, type: string) => stack.receiver.received.filter((d) => d.body.sessionId === id && d.body.event === type);
 
 async function refundRows(exceptionId: string) {
-  return ctx.db.sql`select kind, status, amount::text as amount, to_address, tx_hash from payouts where exception_id = ${exceptionId} order by kind`;
+  return ctx.db
+    .sql`select kind, status, amount::text as amount, to_address, tx_hash from payouts where exception_id = ${exceptionId} order by kind`;
 }
 
 describe('refunding an exception on chain', () => {
@@ -39,14 +40,23 @@ describe('refunding an exception on chain', () => {
     // Two operators at once: one refund, both answered with it.
     const [a, b] = await Promise.all([refund(late.exceptionId, customer), refund(late.exceptionId, customer)]);
     expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
-    expect(a.json()).toMatchObject({ ok: true, exception: { id: late.exceptionId, kind: 'late' }, refund: { address: customer, amount: (Number(late.g) / 1e6).toFixed(6) } });
+    expect(a.json()).toMatchObject({
+      ok: true,
+      exception: { id: late.exceptionId, kind: 'late' },
+      refund: { address: customer, amount: (Number(late.g) / 1e6).toFixed(6) },
+    });
     // Another address while it is under way is a conflict; so is accepting the same money.
     expect((await refund(late.exceptionId, randomAddress())).statusCode).toBe(409);
     const accept = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${late.exceptionId}/accept`, headers: adminHeaders });
     expect(accept.statusCode).toBe(409);
 
     // The customer's wallet receives exactly the late amount; the deposit address is empty.
-    await eventually(() => balanceOf(chain, token, customer), (balance) => balance === late.g, 60_000, 'the refund to arrive');
+    await eventually(
+      () => balanceOf(chain, token, customer),
+      (balance) => balance === late.g,
+      60_000,
+      'the refund to arrive',
+    );
     const [exception] = await eventually(
       () => ctx.db.sql`select status, resolved_at from payment_exceptions where id = ${late.exceptionId}`,
       (rows) => rows[0]?.status === 'refunded',
@@ -56,16 +66,33 @@ describe('refunding an exception on chain', () => {
     expect(exception!.resolved_at).not.toBeNull();
     expect(await balanceOf(chain, token, late.depositAddress)).toBe(0n);
     const rows = await refundRows(late.exceptionId);
-    expect(rows.filter((r) => r.kind === 'refund')).toEqual([{ kind: 'refund', status: 'confirmed', amount: late.g.toString(), to_address: customer, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) }]);
+    expect(rows.filter((r) => r.kind === 'refund')).toEqual([
+      {
+        kind: 'refund',
+        status: 'confirmed',
+        amount: late.g.toString(),
+        to_address: customer,
+        tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      },
+    ]);
     const sent = rows.find((r) => r.kind === 'refund')!.tx_hash as string;
     // The session stays expired: the money went back, it never paid the checkout.
     expect((await sessionRow(ctx, late.id)).status).toBe('expired');
 
     // The merchant hears of it once, with the transfer.
-    await eventually(() => Promise.resolve(eventsFor(late.id, 'payment.refunded').length), (n) => n === 1, 20_000, 'payment.refunded delivered');
+    await eventually(
+      () => Promise.resolve(eventsFor(late.id, 'payment.refunded').length),
+      (n) => n === 1,
+      20_000,
+      'payment.refunded delivered',
+    );
     const event = eventsFor(late.id, 'payment.refunded')[0]!.body;
     expect(paymentRefundedEventSchema.strict().safeParse(event).success).toBe(true);
-    expect(event).toMatchObject({ exceptionId: late.exceptionId, status: 'refunded', refund: { address: customer, transactionHash: sent } });
+    expect(event).toMatchObject({
+      exceptionId: late.exceptionId,
+      status: 'refunded',
+      refund: { address: customer, transactionHash: sent },
+    });
 
     // Asked again: the same refund, confirmed, and nothing more leaves.
     const again = await refund(late.exceptionId, customer);
@@ -87,7 +114,8 @@ describe('refunding an exception on chain', () => {
     expect(await ledgerBalance(ctx, ledgerAccount.exceptionHeld(late.exceptionId), 'USDC')).toBe(0n);
     expect(await ledgerBalance(ctx, ledgerAccount.deposit(late.depositAddress), 'USDC')).toBe(0n);
     // Two lines on the exception's account: its arrival, and the refund.
-    const [posted] = await ctx.db.sql`select count(*)::int as n from ledger_entries where account = ${ledgerAccount.exceptionHeld(late.exceptionId)}`;
+    const [posted] = await ctx.db
+      .sql`select count(*)::int as n from ledger_entries where account = ${ledgerAccount.exceptionHeld(late.exceptionId)}`;
     expect(posted!.n).toBe(2);
     expect(await unbalancedPostings(ctx)).toEqual([]);
     const reconciled = await ctx.app.inject({ method: 'GET', url: '/admin/v1/reconciliation', headers: adminHeaders });
@@ -98,9 +126,19 @@ describe('refunding an exception on chain', () => {
     let worker = await startWorker();
     const late = await lateException();
     const customer = randomAddress();
-    stack.proxy.arm({ method: 'eth_sendRawTransaction', matches: (p) => p.includes(customer.slice(2).toLowerCase()), when: 'after', spring: () => killHard(worker) });
+    stack.proxy.arm({
+      method: 'eth_sendRawTransaction',
+      matches: (p) => p.includes(customer.slice(2).toLowerCase()),
+      when: 'after',
+      spring: () => killHard(worker),
+    });
     expect((await refund(late.exceptionId, customer)).statusCode).toBe(200);
-    await eventually(async () => stack.proxy.armed(), (armed) => !armed, 60_000, 'the trap to spring');
+    await eventually(
+      async () => stack.proxy.armed(),
+      (armed) => !armed,
+      60_000,
+      'the trap to spring',
+    );
     expect(worker.exitCode !== null || worker.signalCode !== null).toBe(true);
     const [atKill] = (await refundRows(late.exceptionId)).filter((r) => r.kind === 'refund');
     expect(atKill!.status).not.toBe('confirmed');
@@ -115,7 +153,12 @@ describe('refunding an exception on chain', () => {
     expect(after).toMatchObject({ status: 'confirmed', tx_hash: atKill!.tx_hash });
     expect(await balanceOf(chain, token, customer)).toBe(late.g);
     expect(await balanceOf(chain, token, late.depositAddress)).toBe(0n);
-    await eventually(() => Promise.resolve(eventsFor(late.id, 'payment.refunded').length), (n) => n === 1, 20_000, 'payment.refunded delivered');
+    await eventually(
+      () => Promise.resolve(eventsFor(late.id, 'payment.refunded').length),
+      (n) => n === 1,
+      20_000,
+      'payment.refunded delivered',
+    );
     expect(await unbalancedPostings(ctx)).toEqual([]);
   }, 240_000);
 });

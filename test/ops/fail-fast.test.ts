@@ -86,7 +86,10 @@ describe('a hung Postgres', () => {
     try {
       const [row] = await api.sql`show statement_timeout`;
       expect(row?.statement_timeout).toBe('5s');
-      const err = await short.sql`select pg_sleep(3)`.then(() => null, (e: unknown) => e);
+      const err = await short.sql`select pg_sleep(3)`.then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect((err as { code?: string }).code).toBe('57014');
       expect(isUnavailable(err)).toBe(true);
     } finally {

@@ -26,7 +26,11 @@ describe('/metrics', () => {
     const completed = await seedPayment(ctx.db.db, m.id, 'completed');
     await seedPayment(ctx.db.db, m.id, 'pending');
     await seedPayment(ctx.db.db, m.id, 'pending');
-    const lookup = await ctx.app.inject({ method: 'GET', url: `/api/v1/payment-sessions/${completed}`, headers: { authorization: `Bearer ${m.apiKey}` } });
+    const lookup = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/payment-sessions/${completed}`,
+      headers: { authorization: `Bearer ${m.apiKey}` },
+    });
     expect(lookup.statusCode).toBe(200);
     await ctx.app.inject({ method: 'GET', url: '/no/such/page' });
 
@@ -34,7 +38,9 @@ describe('/metrics', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/plain');
     const text = res.body;
-    expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/payment-sessions\/:id",status_code="200"\} 1\n/);
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/payment-sessions\/:id",status_code="200"\} 1\n/,
+    );
     // Ids and unmatched paths never become labels.
     expect(text).not.toContain(completed);
     expect(text).not.toContain('/no/such/page');
@@ -56,7 +62,11 @@ describe('/metrics about the payment engine', () => {
       await sql`insert into events (id, payment_id, merchant_id, type, body) values (${`evt_${type}_${id}`}, ${id}, ${m.id}, ${type}, '{}')`;
     }
     await sql`insert into webhook_deliveries (id, event_id, payment_id, url, secret_source, secret_ref) values (${`dlv_${id}`}, ${`evt_payment.completed_${id}`}, ${id}, 'https://shop.example/hooks', 'merchant', ${m.id})`;
-    for (const [statusCode, durationMs] of [[500, 100], [200, 300], [200, 300]] as const) {
+    for (const [statusCode, durationMs] of [
+      [500, 100],
+      [200, 300],
+      [200, 300],
+    ] as const) {
       await sql`insert into webhook_attempts (delivery_id, status_code, duration_ms) values (${`dlv_${id}`}, ${statusCode}, ${durationMs})`;
     }
     await sql`insert into payment_exceptions (id, payment_kind, payment_id, kind, amount_micro) values (${`exc_${id}`}, 'checkout_session', ${id}, 'overpaid', 1000000)`;

@@ -39,7 +39,14 @@ describe('/metrics under promtool check metrics', () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(res.statusCode).toBe(200);
     const text = res.body;
-    for (const family of ['svc_payments', 'svc_payment_outcomes', 'svc_payment_completion_seconds_bucket', 'svc_webhook_attempt_duration_seconds_bucket', 'svc_payments_enabled', 'svc_webhook_oldest_pending_delivery_age_seconds']) {
+    for (const family of [
+      'svc_payments',
+      'svc_payment_outcomes',
+      'svc_payment_completion_seconds_bucket',
+      'svc_webhook_attempt_duration_seconds_bucket',
+      'svc_payments_enabled',
+      'svc_webhook_oldest_pending_delivery_age_seconds',
+    ]) {
       expect(text, family).toMatch(new RegExp(`^${family}(\\{[^}]*\\})? `, 'm'));
     }
     expect(text).toMatch(/svc_payments_enabled 1\n/);

@@ -22,7 +22,13 @@ describe('the worker’s log', () => {
   it('has one JSON line per failed webhook delivery attempt, naming the delivery, without a stack', async () => {
     const receiver = await startReceiver((_d, i) => ({ status: i < 2 ? 500 : 200 }));
     closers.push(receiver.close);
-    const env = { ...envFor(ctx.config), WEBHOOK_RETRY_BASE_SECONDS: '0.5', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1', WEBHOOK_RETRY_WINDOW_HOURS: '1', WEBHOOK_TIMEOUT_MS: '2000' };
+    const env = {
+      ...envFor(ctx.config),
+      WEBHOOK_RETRY_BASE_SECONDS: '0.5',
+      WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1',
+      WEBHOOK_RETRY_WINDOW_HOURS: '1',
+      WEBHOOK_TIMEOUT_MS: '2000',
+    };
     const { child, output } = await startEntryPoint('worker.ts', env, /worker: polling/);
     children.push(child);
 
@@ -33,12 +39,22 @@ describe('the worker’s log', () => {
     });
     expect(created.status).toBe(201);
     const id = created.json.checkoutSession.id as string;
-    expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: id, outcome: 'succeeded' } })).status).toBe(200);
-    await eventually(async () => receiver.received.length, (n) => n >= 3, 30_000, 'a delivery after two failed attempts');
+    expect(
+      (await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: id, outcome: 'succeeded' } }))
+        .status,
+    ).toBe(200);
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n >= 3,
+      30_000,
+      'a delivery after two failed attempts',
+    );
     // The SDK's log lines are forwarded with a short buffer.
     await new Promise((r) => setTimeout(r, 500));
 
-    const lines = output().split('\n').filter((l) => l.trim() !== '');
+    const lines = output()
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(parsed.every((l) => typeof l.level === 'number' && typeof l.msg === 'string')).toBe(true);
     // The start-up line says where the workflow code came from; either way the cache holds it now.
@@ -51,7 +67,12 @@ describe('the worker’s log', () => {
     expect(failures).toHaveLength(2);
     for (const line of failures) {
       // The payment's run makes the attempt (its workflow id names the payment; the activity id, the delivery).
-      expect(line).toMatchObject({ level: 40, activityType: 'deliverWebhook', paymentId: id, error: { type: 'ApplicationFailure', message: 'HTTP 500' } });
+      expect(line).toMatchObject({
+        level: 40,
+        activityType: 'deliverWebhook',
+        paymentId: id,
+        error: { type: 'ApplicationFailure', message: 'HTTP 500' },
+      });
       expect(JSON.stringify(line)).not.toMatch(/\\n\s+at /);
     }
     expect(output()).not.toMatch(/\n\s+at /);

@@ -73,10 +73,22 @@ describe('the Temporal SDK logger in pino', () => {
 describe('worker.ts', () => {
   it('serves the SDK metrics on WORKER_METRICS_PORT and logs its start as JSON', async () => {
     const port = await freePort();
-    const { child, output } = await startEntryPoint('worker.ts', { ...envFor(ctx.config), WORKER_METRICS_PORT: String(port), LOG_LEVEL: 'warn' }, /worker: polling/);
+    const { child, output } = await startEntryPoint(
+      'worker.ts',
+      { ...envFor(ctx.config), WORKER_METRICS_PORT: String(port), LOG_LEVEL: 'warn' },
+      /worker: polling/,
+    );
     stops.push(() => killHard(child));
-    const line = output().split('\n').find((l) => l.includes('worker: polling')) ?? '';
-    expect(JSON.parse(line)).toMatchObject({ name: 'worker', level: 30, taskQueue: ctx.config.temporal.taskQueue, metrics: `http://127.0.0.1:${port}/metrics` });
+    const line =
+      output()
+        .split('\n')
+        .find((l) => l.includes('worker: polling')) ?? '';
+    expect(JSON.parse(line)).toMatchObject({
+      name: 'worker',
+      level: 30,
+      taskQueue: ctx.config.temporal.taskQueue,
+      metrics: `http://127.0.0.1:${port}/metrics`,
+    });
     let body = '';
     // The exporter reports a metric once the worker has recorded it (its first polls).
     for (let i = 0; i < 40 && !/temporal_/.test(body); i++) {

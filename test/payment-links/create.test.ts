@@ -6,7 +6,12 @@ import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/har
 const ctx = useTestApp();
 
 const create = (apiKey: string, payload: unknown, headers: Record<string, string> = {}) =>
-  ctx.app.inject({ method: 'POST', url: '/api/v1/payment-links', headers: { authorization: `Bearer ${apiKey}`, ...headers }, payload: payload as object });
+  ctx.app.inject({
+    method: 'POST',
+    url: '/api/v1/payment-links',
+    headers: { authorization: `Bearer ${apiKey}`, ...headers },
+    payload: payload as object,
+  });
 
 const linkCount = async () => (await ctx.db.sql`select count(*)::int as n from payment_links`)[0]!.n as number;
 
@@ -35,7 +40,8 @@ describe('POST /api/v1/payment-links', () => {
     const lifetime = new Date(paymentLink.expiresAt).getTime() - new Date(paymentLink.createdAt).getTime();
     expect(Math.abs(lifetime - 10_080 * 60_000)).toBeLessThan(5000);
 
-    const [row] = await ctx.db.sql`select merchant_id, amount_minor, status, paid_session_id from payment_links where id = ${paymentLink.id}`;
+    const [row] = await ctx.db
+      .sql`select merchant_id, amount_minor, status, paid_session_id from payment_links where id = ${paymentLink.id}`;
     expect(row).toEqual({ merchant_id: m.id, amount_minor: '4990', status: 'active', paid_session_id: null });
     const workflow = await ctx.temporal.workflow.getHandle(paymentLink.id).describe();
     expect(workflow.type).toBe('paymentLink');
@@ -51,7 +57,14 @@ describe('POST /api/v1/payment-links', () => {
     const res = await create(m.apiKey, { amount: 1500, currency: 'JPY', destinationAsset: 'usdt', network: 'TRON', expiresInMinutes: 5 });
     expect(res.statusCode).toBe(201);
     const link = res.json().paymentLink;
-    expect(link).toMatchObject({ amount: '1500', currency: 'JPY', destinationAsset: 'USDT', network: 'tron', description: null, merchantOrderId: null });
+    expect(link).toMatchObject({
+      amount: '1500',
+      currency: 'JPY',
+      destinationAsset: 'USDT',
+      network: 'tron',
+      description: null,
+      merchantOrderId: null,
+    });
     const lifetime = new Date(link.expiresAt).getTime() - new Date(link.createdAt).getTime();
     expect(Math.abs(lifetime - 5 * 60_000)).toBeLessThan(5000);
   });
@@ -86,7 +99,9 @@ describe('POST /api/v1/payment-links', () => {
 
   it('accepts the bounds of expiresInMinutes and of description', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    expect((await create(m.apiKey, { amount: 10, currency: 'USD', expiresInMinutes: 43_200, description: 'd'.repeat(500) })).statusCode).toBe(201);
+    expect(
+      (await create(m.apiKey, { amount: 10, currency: 'USD', expiresInMinutes: 43_200, description: 'd'.repeat(500) })).statusCode,
+    ).toBe(201);
   });
 
   it('refuses new links with 403 PaymentsDisabled while the kill switch is on', async () => {
@@ -105,8 +120,15 @@ describe('POST /api/v1/payment-links', () => {
 
   it('needs a key with payment_links:create', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    expect((await ctx.app.inject({ method: 'POST', url: '/api/v1/payment-links', payload: { amount: 10, currency: 'USD' } })).statusCode).toBe(401);
-    const key = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/api-keys`, headers: adminHeaders, payload: { scopes: ['checkout_sessions:create'] } });
+    expect(
+      (await ctx.app.inject({ method: 'POST', url: '/api/v1/payment-links', payload: { amount: 10, currency: 'USD' } })).statusCode,
+    ).toBe(401);
+    const key = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/api-keys`,
+      headers: adminHeaders,
+      payload: { scopes: ['checkout_sessions:create'] },
+    });
     const res = await create(key.json().apiKey, { amount: 10, currency: 'USD' });
     expect(res.statusCode).toBe(403);
     expect(res.json().error).toBe('InsufficientScope');
@@ -130,7 +152,8 @@ describe('POST /api/v1/payment-links', () => {
 describe('GET /link/:id', () => {
   it('shows amount, merchant and description, a country choice and Pay, with the hosted pages’ security headers', async () => {
     const m = await createApprovedMerchant(ctx.app, { name: 'Studio <Ink>' });
-    const link = (await create(m.apiKey, { amount: 80, currency: 'GBP', description: 'Logo design <b>draft</b> & "final"' })).json().paymentLink;
+    const link = (await create(m.apiKey, { amount: 80, currency: 'GBP', description: 'Logo design <b>draft</b> & "final"' })).json()
+      .paymentLink;
     const res = await ctx.app.inject({ method: 'GET', url: `/link/${link.id}` });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');

@@ -22,21 +22,33 @@ const sandboxPayment = async (reference: string) => (await http('GET', `${sandbo
 async function merchantWithLink() {
   const m = await createApprovedMerchant(ctx.app, { name: 'Paid Once' });
   const receiver = await receiverReady;
-  const endpoint = await http('POST', `${ctx.baseUrl}/admin/v1/merchants/${m.id}/webhook-endpoints`, { headers: adminHeaders, body: { url: `${receiver.url}/${m.id}` } });
+  const endpoint = await http('POST', `${ctx.baseUrl}/admin/v1/merchants/${m.id}/webhook-endpoints`, {
+    headers: adminHeaders,
+    body: { url: `${receiver.url}/${m.id}` },
+  });
   expect(endpoint.status).toBe(201);
-  const res = await http('POST', `${ctx.baseUrl}/api/v1/payment-links`, { headers: { authorization: `Bearer ${m.apiKey}` }, body: { amount: 30, currency: 'USD' } });
+  const res = await http('POST', `${ctx.baseUrl}/api/v1/payment-links`, {
+    headers: { authorization: `Bearer ${m.apiKey}` },
+    body: { amount: 30, currency: 'USD' },
+  });
   expect(res.status).toBe(201);
   return { merchant: m, linkId: res.json.paymentLink.id as string };
 }
 
 /** A browser tab pressing Pay on the link's page: a fresh browser, so no cookie of an earlier tab. */
 async function tab(linkId: string): Promise<string> {
-  const res = await fetch(`${ctx.baseUrl}/link/${linkId}/pay`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'country=US', redirect: 'manual' });
+  const res = await fetch(`${ctx.baseUrl}/link/${linkId}/pay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'country=US',
+    redirect: 'manual',
+  });
   expect(res.status).toBe(303);
   return /\/pay\/(SV_[0-9A-Za-z]{24})$/.exec(res.headers.get('location') ?? '')![1]!;
 }
 
-const deliveredTo = async (merchantId: string) => (await receiverReady).received.filter((d) => d.path === `/${merchantId}`).map((d) => d.body);
+const deliveredTo = async (merchantId: string) =>
+  (await receiverReady).received.filter((d) => d.path === `/${merchantId}`).map((d) => d.body);
 
 describe('a payment link is paid once', () => {
   it('ends the second tab once the first paid by card: Pay answers the paid page, the deposit 409, the sandbox refuses, canceled with reason link_paid and announced', async () => {
@@ -46,9 +58,19 @@ describe('a payment link is paid once', () => {
 
     // Tab 1 pays by card through the sandbox: Pay on the hosted page, the provider's page, the transfer.
     expect((await sandboxPay(first)).status).toBe(200);
-    await eventually(() => sessionRow(ctx, first).then((r) => r.status), (s) => s === 'completed', 30_000, 'tab 1 completed');
+    await eventually(
+      () => sessionRow(ctx, first).then((r) => r.status),
+      (s) => s === 'completed',
+      30_000,
+      'tab 1 completed',
+    );
     // Tab 2's session is ended by the payment, not left open until it expires.
-    await eventually(() => sessionRow(ctx, second).then((r) => r.status), (s) => s === 'canceled', 20_000, 'tab 2 canceled');
+    await eventually(
+      () => sessionRow(ctx, second).then((r) => r.status),
+      (s) => s === 'canceled',
+      20_000,
+      'tab 2 canceled',
+    );
 
     const page = await http('GET', `${ctx.baseUrl}/pay/${second}`);
     expect(page.text).toContain('Already paid');
@@ -66,9 +88,13 @@ describe('a payment link is paid once', () => {
     expect(card.json).toMatchObject({ error: 'service_refused', serviceStatus: 409 });
     expect(await sandboxPayment(second)).toBeUndefined();
 
-    const lookup = await http('GET', `${ctx.baseUrl}/api/v1/payment-sessions/${second}`, { headers: { authorization: `Bearer ${merchant.apiKey}` } });
+    const lookup = await http('GET', `${ctx.baseUrl}/api/v1/payment-sessions/${second}`, {
+      headers: { authorization: `Bearer ${merchant.apiKey}` },
+    });
     expect(lookup.json.paymentSession).toMatchObject({ status: 'canceled', cancelReason: 'link_paid' });
-    const paid = await http('GET', `${ctx.baseUrl}/api/v1/payment-sessions/${first}`, { headers: { authorization: `Bearer ${merchant.apiKey}` } });
+    const paid = await http('GET', `${ctx.baseUrl}/api/v1/payment-sessions/${first}`, {
+      headers: { authorization: `Bearer ${merchant.apiKey}` },
+    });
     expect(paid.json.paymentSession).toMatchObject({ status: 'completed', cancelReason: null });
     const events = await eventually(
       () => deliveredTo(merchant.id),
@@ -91,13 +117,30 @@ describe('a payment link is paid once', () => {
     const deposit = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${first}/deposit`);
     expect(deposit.status).toBe(200);
     await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.json.deposit.address, parseCrypto(deposit.json.deposit.amount));
-    await eventually(() => sessionRow(ctx, first).then((r) => r.status), (s) => s === 'completed', 30_000, 'tab 1 completed');
-    await eventually(() => sessionRow(ctx, second).then((r) => r.status), (s) => s === 'canceled', 20_000, 'tab 2 canceled');
-    await eventually(() => sandboxPayment(second).then((p) => p.status as string), (s) => s === 'canceled', 20_000, 'tab 2 provider payment closed');
+    await eventually(
+      () => sessionRow(ctx, first).then((r) => r.status),
+      (s) => s === 'completed',
+      30_000,
+      'tab 1 completed',
+    );
+    await eventually(
+      () => sessionRow(ctx, second).then((r) => r.status),
+      (s) => s === 'canceled',
+      20_000,
+      'tab 2 canceled',
+    );
+    await eventually(
+      () => sandboxPayment(second).then((p) => p.status as string),
+      (s) => s === 'canceled',
+      20_000,
+      'tab 2 provider payment closed',
+    );
     const late = await sandboxPay(second);
     expect(late.status).toBe(409);
     expect(late.json).toMatchObject({ error: 'payment_closed' });
-    const lookup = await http('GET', `${ctx.baseUrl}/api/v1/payment-sessions/${second}`, { headers: { authorization: `Bearer ${merchant.apiKey}` } });
+    const lookup = await http('GET', `${ctx.baseUrl}/api/v1/payment-sessions/${second}`, {
+      headers: { authorization: `Bearer ${merchant.apiKey}` },
+    });
     expect(lookup.json.paymentSession).toMatchObject({ status: 'canceled', cancelReason: 'link_paid', exceptions: [] });
   }, 90_000);
 
@@ -136,7 +179,10 @@ describe('a merchant that is not approved takes no new money', () => {
   it('refuses Pay (a page saying so), the deposit instructions (403 AccountNotApproved) and a new session from its link', async () => {
     const { merchant, linkId } = await merchantWithLink();
     const open = await tab(linkId);
-    const api = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, { headers: { authorization: `Bearer ${merchant.apiKey}` }, body: { amount: 12, currency: 'USD', countryCode: 'US' } });
+    const api = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, {
+      headers: { authorization: `Bearer ${merchant.apiKey}` },
+      body: { amount: 12, currency: 'USD', countryCode: 'US' },
+    });
     expect(api.status).toBe(201);
     const direct = api.json.checkoutSession.id as string;
     expect((await http('POST', `${ctx.baseUrl}/admin/v1/merchants/${merchant.id}/suspend`, { headers: adminHeaders })).status).toBe(200);
@@ -163,7 +209,12 @@ describe('a merchant that is not approved takes no new money', () => {
     expect(linkPage.text).toContain('This merchant cannot take payments right now.');
     expect(linkPage.text).not.toContain('id="pay-button"');
     const before = (await ctx.db.sql`select count(*)::int as n from checkout_sessions where payment_link_id = ${linkId}`)[0]!.n;
-    const refused = await fetch(`${ctx.baseUrl}/link/${linkId}/pay`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'country=US', redirect: 'manual' });
+    const refused = await fetch(`${ctx.baseUrl}/link/${linkId}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'country=US',
+      redirect: 'manual',
+    });
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('This merchant cannot take payments right now.');
     expect((await ctx.db.sql`select count(*)::int as n from checkout_sessions where payment_link_id = ${linkId}`)[0]!.n).toBe(before);
@@ -175,7 +226,10 @@ describe('a merchant that is not approved takes no new money', () => {
 
   it('makes money that still reaches a suspended merchant’s open session an exception, never the payment', async () => {
     const { merchant } = await merchantWithLink();
-    const api = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, { headers: { authorization: `Bearer ${merchant.apiKey}` }, body: { amount: 12, currency: 'USD', countryCode: 'US' } });
+    const api = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, {
+      headers: { authorization: `Bearer ${merchant.apiKey}` },
+      body: { amount: 12, currency: 'USD', countryCode: 'US' },
+    });
     const id = api.json.checkoutSession.id as string;
     // The customer took the deposit instructions while the merchant was approved, and pays after its suspension.
     const { deposit } = (await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${id}/deposit`)).json;
@@ -183,15 +237,27 @@ describe('a merchant that is not approved takes no new money', () => {
     const g = parseCrypto(deposit.amount as string);
     await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.address, g);
     const exceptions = () => ctx.db.sql`select kind, amount_micro::text as amount, status from payment_exceptions where payment_id = ${id}`;
-    expect(await eventually(exceptions, (rows) => rows.length === 1, 20_000, 'the exception')).toEqual([{ kind: 'late', amount: g.toString(), status: 'open' }]);
-    await eventually(deliveredTo.bind(null, merchant.id), (events) => events.some((e) => e.event === 'payment.exception' && e.sessionId === id), 20_000, 'payment.exception');
+    expect(await eventually(exceptions, (rows) => rows.length === 1, 20_000, 'the exception')).toEqual([
+      { kind: 'late', amount: g.toString(), status: 'open' },
+    ]);
+    await eventually(
+      deliveredTo.bind(null, merchant.id),
+      (events) => events.some((e) => e.event === 'payment.exception' && e.sessionId === id),
+      20_000,
+      'payment.exception',
+    );
     expect((await sessionRow(ctx, id)).status).toBe('pending');
     expect((await ctx.db.sql`select state from chain_credits where payment_id = ${id}`).map((r) => r.state)).toEqual(['held']);
 
     // Approved again, the session is paid by what arrives from then on; the held money stays the exception's.
     expect((await http('POST', `${ctx.baseUrl}/admin/v1/merchants/${merchant.id}/approve`, { headers: adminHeaders })).status).toBe(200);
     await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.address, g);
-    await eventually(async () => (await sessionRow(ctx, id)).status, (s) => s === 'completed', 20_000, 'completed');
+    await eventually(
+      async () => (await sessionRow(ctx, id)).status,
+      (s) => s === 'completed',
+      20_000,
+      'completed',
+    );
     const [tx] = await ctx.db.sql`select gross_micro::text as gross from transactions where payment_id = ${id}`;
     expect(tx!.gross).toBe(g.toString());
     expect(await exceptions()).toEqual([{ kind: 'late', amount: g.toString(), status: 'open' }]);

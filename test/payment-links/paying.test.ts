@@ -49,7 +49,8 @@ async function succeed(id: string) {
 }
 
 const linkRow = async (id: string) => (await ctx.db.sql`select status, paid_session_id from payment_links where id = ${id}`)[0]!;
-const sessionsOf = async (linkId: string) => ctx.db.sql`select id, status, source from checkout_sessions where payment_link_id = ${linkId} order by created_at`;
+const sessionsOf = async (linkId: string) =>
+  ctx.db.sql`select id, status, source from checkout_sessions where payment_link_id = ${linkId} order by created_at`;
 const sessionStatus = async (id: string) => (await ctx.db.sql`select status from checkout_sessions where id = ${id}`)[0]!.status as string;
 
 describe('paying a payment link', () => {
@@ -78,7 +79,12 @@ describe('paying a payment link', () => {
     expect(page.body).toContain('Link Studio');
 
     await succeed(sessionId);
-    await eventually(() => sessionStatus(sessionId), (s) => s === 'completed', 15_000, 'session completed');
+    await eventually(
+      () => sessionStatus(sessionId),
+      (s) => s === 'completed',
+      15_000,
+      'session completed',
+    );
     expect(await linkRow(link.id)).toEqual({ status: 'paid', paid_session_id: sessionId });
 
     // The completion told the link's workflow, which finished without waiting for expiry.
@@ -94,7 +100,11 @@ describe('paying a payment link', () => {
     expect(again.body).toContain('can no longer be paid');
     expect(await sessionsOf(link.id)).toHaveLength(1);
 
-    const lookup = await ctx.app.inject({ method: 'GET', url: `/api/v1/payment-sessions/${sessionId}`, headers: { authorization: `Bearer ${merchant.apiKey}` } });
+    const lookup = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/payment-sessions/${sessionId}`,
+      headers: { authorization: `Bearer ${merchant.apiKey}` },
+    });
     expect(lookup.json().paymentSession).toMatchObject({ status: 'completed', orderId: 'INV-9' });
   });
 
@@ -102,10 +112,18 @@ describe('paying a payment link', () => {
     const { link } = await createLink();
     const failWith = async (failureReason: string) => {
       const sessionId = sessionIdFrom((await pay(link.id)).headers.location);
-      const [{ deposit_address: walletAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${sessionId}`) as unknown as [{ deposit_address: string }];
+      const [{ deposit_address: walletAddress }] = (await ctx.db
+        .sql`select deposit_address from checkout_sessions where id = ${sessionId}`) as unknown as [{ deposit_address: string }];
       const s = { id: sessionId, amount: '30.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress };
-      await postCallback(ctx.app, sandboxEvent(s, 'payment.failed', { failureReason }), { secret: ctx.config.providers.sandbox.callbackSecret });
-      await eventually(() => sessionStatus(sessionId), (st) => st === 'failed', 15_000, 'session failed');
+      await postCallback(ctx.app, sandboxEvent(s, 'payment.failed', { failureReason }), {
+        secret: ctx.config.providers.sandbox.callbackSecret,
+      });
+      await eventually(
+        () => sessionStatus(sessionId),
+        (st) => st === 'failed',
+        15_000,
+        'session failed',
+      );
       return (await ctx.app.inject({ method: 'GET', url: `/pay/${sessionId}` })).body;
     };
     const declined = await failWith('card_declined');
@@ -128,9 +146,19 @@ describe('paying a payment link', () => {
     const second = sessionIdFrom((await pay(link.id, 'country=GB')).headers.location);
     const secondDeposit = (await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${second}/deposit` })).json().deposit;
     await succeed(first);
-    await eventually(() => linkRow(link.id), (r) => r.status === 'paid', 15_000, 'link paid');
+    await eventually(
+      () => linkRow(link.id),
+      (r) => r.status === 'paid',
+      15_000,
+      'link paid',
+    );
     // Decisions §14: the link's other session ends, and hands out no instructions any more.
-    await eventually(() => sessionStatus(second), (s) => s === 'canceled', 15_000, 'second canceled');
+    await eventually(
+      () => sessionStatus(second),
+      (s) => s === 'canceled',
+      15_000,
+      'second canceled',
+    );
     expect((await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${second}/deposit` })).statusCode).toBe(409);
     // The second customer's wallet sends anyway, from the instructions taken before.
     await payFromWallet(chain, chain.tokens.polygon.USDC, secondDeposit.address, parseCrypto(secondDeposit.amount));
@@ -211,7 +239,12 @@ describe('payment link expiry', () => {
     const { link } = await createLink();
     const sessionId = sessionIdFrom((await pay(link.id)).headers.location);
     await succeed(sessionId);
-    await eventually(() => linkRow(link.id), (r) => r.status === 'paid', 15_000, 'link paid');
+    await eventually(
+      () => linkRow(link.id),
+      (r) => r.status === 'paid',
+      15_000,
+      'link paid',
+    );
     // The session's workflow told the link's run, which ended at once; a run that hears nothing
     // (started here in its place) finds the link paid in Postgres at expiry and leaves it so.
     expect(await ctx.temporal.workflow.getHandle(link.id).result()).toEqual({ status: 'paid', paidSessionId: sessionId });

@@ -29,7 +29,8 @@ const pay = (linkId: string, options: { cookie?: string; address?: string; count
   });
 
 const sessionIn = (location: unknown) => /\/pay\/(SV_[0-9A-Za-z]{24})$/.exec(String(location))![1]!;
-const sessionsOf = async (linkId: string) => (await ctx.db.sql`select count(*)::int as n from checkout_sessions where payment_link_id = ${linkId}`)[0]!.n as number;
+const sessionsOf = async (linkId: string) =>
+  (await ctx.db.sql`select count(*)::int as n from checkout_sessions where payment_link_id = ${linkId}`)[0]!.n as number;
 const counted = async (dimension: string, subject: string) =>
   (await ctx.db.sql`select count(*)::int as n from auth_failures where dimension = ${dimension} and subject = ${subject}`)[0]!.n as number;
 /** What other API processes counted: rows of the same table, as they write them. */
@@ -122,7 +123,8 @@ describe('new sessions per link and per client address', () => {
     expect((await pay(otherLink, { address: '198.51.100.21' })).statusCode).toBe(303);
 
     // Once the counted sessions leave the window, the address may open sessions again.
-    await ctx.db.sql`update auth_failures set occurred_at = occurred_at - make_interval(secs => ${LINK_SESSION_WINDOW_SECONDS + 1}) where dimension = 'link_ip' and subject = ${address}`;
+    await ctx.db
+      .sql`update auth_failures set occurred_at = occurred_at - make_interval(secs => ${LINK_SESSION_WINDOW_SECONDS + 1}) where dimension = 'link_ip' and subject = ${address}`;
     expect((await pay(otherLink, { address })).statusCode).toBe(303);
   });
 

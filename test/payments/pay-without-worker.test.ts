@@ -8,7 +8,11 @@ import { http } from '../support/http';
 // No worker runs in this file: a customer's Pay must not wait on one (it used to be a workflow
 // update, answered only by a live worker). The provider payment is made from the API, idempotently.
 const ctx = useTestApp({}, { listen: true, sandbox: true });
-const customer = { wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7', crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' };
+const customer = {
+  wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+  crypto_currency: 'USDC',
+  crypto_currency_network: 'POLYGON',
+};
 
 describe('Pay with every worker down', () => {
   it('sends the customer to the provider within 5 s, the same provider payment each time', async () => {
@@ -36,7 +40,12 @@ describe('Pay with every worker down', () => {
 
   it('refuses Pay on a session that can no longer be paid, from Postgres alone', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    const created = await ctx.app.inject({ method: 'POST', url: '/api/v1/checkout/sessions', headers: { authorization: `Bearer ${m.apiKey}` }, payload: { amount: 25, currency: 'USD', countryCode: 'US' } });
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/checkout/sessions',
+      headers: { authorization: `Bearer ${m.apiKey}` },
+      payload: { amount: 25, currency: 'USD', countryCode: 'US' },
+    });
     const id = created.json().checkoutSession.id as string;
     await ctx.db.sql`update checkout_sessions set status = 'expired' where id = ${id}`;
     const res = await ctx.app.inject({ method: 'POST', url: `/pay/${id}/start` });
@@ -62,10 +71,18 @@ describe('Pay with every worker down', () => {
     const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
     const config = { ...ctx.config, providers: { sandbox: { ...ctx.config.providers.sandbox, url } } };
     // The API's own wiring (server.ts): the providers with the API's short timeout.
-    const app = await buildApp({ config, db: ctx.db, temporal: ctx.temporal, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }) }, { logger: false });
+    const app = await buildApp(
+      { config, db: ctx.db, temporal: ctx.temporal, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }) },
+      { logger: false },
+    );
     try {
       const m = await createApprovedMerchant(app);
-      const created = await app.inject({ method: 'POST', url: '/api/v1/checkout/sessions', headers: { authorization: `Bearer ${m.apiKey}` }, payload: { amount: 25, currency: 'USD', countryCode: 'US' } });
+      const created = await app.inject({
+        method: 'POST',
+        url: '/api/v1/checkout/sessions',
+        headers: { authorization: `Bearer ${m.apiKey}` },
+        payload: { amount: 25, currency: 'USD', countryCode: 'US' },
+      });
       const startedAt = Date.now();
       const res = await app.inject({ method: 'POST', url: `/pay/${created.json().checkoutSession.id}/start` });
       expect(Date.now() - startedAt).toBeLessThan(5000);
@@ -79,7 +96,12 @@ describe('Pay with every worker down', () => {
 
   it('tells the customer plainly to try again when the provider does not answer', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    const created = await ctx.app.inject({ method: 'POST', url: '/api/v1/checkout/sessions', headers: { authorization: `Bearer ${m.apiKey}` }, payload: { amount: 25, currency: 'USD', countryCode: 'US' } });
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/checkout/sessions',
+      headers: { authorization: `Bearer ${m.apiKey}` },
+      payload: { amount: 25, currency: 'USD', countryCode: 'US' },
+    });
     const id = created.json().checkoutSession.id as string;
     await ctx.sandbox!.close();
     const res = await ctx.app.inject({ method: 'POST', url: `/pay/${id}/start` });

@@ -55,7 +55,8 @@ describe('the sweep of payments whose opening was cut short', () => {
     // A claim left by a request whose process died: in progress, same request hash.
     const first = await send();
     expect(first.statusCode).toBe(201);
-    await ctx.db.sql`update idempotency_keys set state = 'in_progress', response_status = null, response_body = null, created_at = now() - interval '20 seconds' where key = 'crashed-once'`;
+    await ctx.db
+      .sql`update idempotency_keys set state = 'in_progress', response_status = null, response_body = null, created_at = now() - interval '20 seconds' where key = 'crashed-once'`;
     expect((await send()).statusCode).toBe(409);
     await ctx.db.sql`update idempotency_keys set created_at = now() - interval '31 seconds' where key = 'crashed-once'`;
     expect((await send()).statusCode).toBe(201);
@@ -77,7 +78,8 @@ describe('the purge of expired Idempotency-Keys (issue 27)', () => {
       });
     for (const key of ['expired', 'fresh']) expect((await create(key)).statusCode).toBe(201);
     // Postgres's clock decides expiry: move the one key's 24 h into the past rather than wait.
-    await ctx.db.sql`update idempotency_keys set created_at = now() - interval '25 hours', expires_at = now() - interval '1 hour' where merchant_id = ${m.id} and key = 'expired'`;
+    await ctx.db
+      .sql`update idempotency_keys set created_at = now() - interval '25 hours', expires_at = now() - interval '1 hour' where merchant_id = ${m.id} and key = 'expired'`;
     await ctx.db.sql`insert into idempotency_keys (merchant_id, key, route, request_hash, state, expires_at)
       values (${m.id}, 'running', 'POST /api/v1/checkout/sessions', 'hash', 'in_progress', now() + interval '24 hours')`;
     expect(await keys(m.id)).toEqual(['expired', 'fresh', 'running']);
@@ -85,7 +87,12 @@ describe('the purge of expired Idempotency-Keys (issue 27)', () => {
     const failures: { err: unknown; task: SweepTask }[] = [];
     const stop = startSweeper(ctx.app.payments.context, 50, (err, task) => failures.push({ err, task }));
     try {
-      await eventually(() => keys(m.id), (left) => !left.includes('expired'), 10_000, 'the expired key purged');
+      await eventually(
+        () => keys(m.id),
+        (left) => !left.includes('expired'),
+        10_000,
+        'the expired key purged',
+      );
     } finally {
       stop();
     }

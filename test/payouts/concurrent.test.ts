@@ -36,13 +36,16 @@ describe('concurrent payouts from one treasury', () => {
 
     const ids = sessions.map((s) => s.id);
     await eventually(
-      async () => (await ctx.db.sql`select count(*)::int as n from payouts where payment_id in ${ctx.db.sql(ids)} and status = 'confirmed'`)[0]!.n as number,
+      async () =>
+        (await ctx.db.sql`select count(*)::int as n from payouts where payment_id in ${ctx.db.sql(ids)} and status = 'confirmed'`)[0]!
+          .n as number,
       (n) => n === 3 * N,
       240_000,
       `all ${3 * N} payouts to be confirmed`,
     );
 
-    const gas = await ctx.db.sql`select nonce, tx_hash, replaced_hashes from payouts where kind = 'gas' and from_address = ${own.treasury} order by nonce`;
+    const gas = await ctx.db
+      .sql`select nonce, tx_hash, replaced_hashes from payouts where kind = 'gas' and from_address = ${own.treasury} order by nonce`;
     expect(gas).toHaveLength(N);
     const nonces = gas.map((r) => r.nonce as number);
     expect(new Set(nonces).size).toBe(N);

@@ -53,14 +53,25 @@ async function paidSession(onFirstCheck: (deposit: Address, g: bigint) => Promis
   const g = await pressPay(ctx, id);
   const { depositAddress } = await sessionRow(ctx, id);
   // balanceOf(deposit): the planner's check, the first call of the payout that names the address.
-  proxy.arm({ method: 'eth_call', matches: (params) => params.includes(`70a08231000000000000000000000000${depositAddress.slice(2).toLowerCase()}`), when: 'before', spring: () => onFirstCheck(depositAddress, g) });
+  proxy.arm({
+    method: 'eth_call',
+    matches: (params) => params.includes(`70a08231000000000000000000000000${depositAddress.slice(2).toLowerCase()}`),
+    when: 'before',
+    spring: () => onFirstCheck(depositAddress, g),
+  });
   await payFromWallet(chain, token, depositAddress, g);
   await waitForStatus(ctx, id, 'completed', 60_000);
-  await eventually(async () => proxy.armed(), (armed) => !armed, 60_000, 'the payout to check the deposit address');
+  await eventually(
+    async () => proxy.armed(),
+    (armed) => !armed,
+    60_000,
+    'the payout to check the deposit address',
+  );
   return { id, g, m, deposit: depositAddress };
 }
 
-const settledEvents = async (id: string) => (await ctx.db.sql`select count(*)::int as n from events where payment_id = ${id} and type = 'payment.settled'`)[0]!.n as number;
+const settledEvents = async (id: string) =>
+  (await ctx.db.sql`select count(*)::int as n from events where payment_id = ${id} and type = 'payment.settled'`)[0]!.n as number;
 const workerLines = () =>
   worker
     .output()
@@ -82,23 +93,37 @@ describe('a payout the chain refuses', () => {
     const split = commissionSplit(g, 150);
 
     // Given up, not retried forever: the transfers are failed rows with the planner's reason.
-    const failed = await eventually(() => payoutsOf(ctx, id), (ps) => ps.length > 0 && ps.every((p) => p.status === 'failed'), 150_000, 'the failed payouts');
+    const failed = await eventually(
+      () => payoutsOf(ctx, id),
+      (ps) => ps.length > 0 && ps.every((p) => p.status === 'failed'),
+      150_000,
+      'the failed payouts',
+    );
     expect(failed.map((p) => [p.kind, p.status, p.amount, p.txHash])).toEqual([
       ['merchant', 'failed', split.merchant, null],
       ['commission', 'failed', split.commission, null],
     ]);
     const [row] = await ctx.db.sql`select failure_reason from payouts where id = ${failed[0]!.id}`;
-    expect(row!.failure_reason).toBe(`deposit address ${deposit} holds 0.000000 USDC on polygon; this payout sends ${(Number(g) / 1e6).toFixed(6)} and other payouts from it 0.000000`);
+    expect(row!.failure_reason).toBe(
+      `deposit address ${deposit} holds 0.000000 USDC on polygon; this payout sends ${(Number(g) / 1e6).toFixed(6)} and other payouts from it 0.000000`,
+    );
 
     // After the bound: one activity, at least 5 attempts over at least a minute, ending non-retryable.
     const handle = ctx.temporal.workflow.getHandle(id);
     const events = (await handle.fetchHistory()).events ?? [];
     const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendPayouts');
     expect(scheduled).toHaveLength(1);
-    const started = events.find((e) => e.activityTaskStartedEventAttributes && Number(e.activityTaskStartedEventAttributes.scheduledEventId) === Number(scheduled[0]!.eventId))!;
+    const started = events.find(
+      (e) =>
+        e.activityTaskStartedEventAttributes &&
+        Number(e.activityTaskStartedEventAttributes.scheduledEventId) === Number(scheduled[0]!.eventId),
+    )!;
     const failure = events.find((e) => e.activityTaskFailedEventAttributes)!;
     expect(started.activityTaskStartedEventAttributes!.attempt).toBeGreaterThanOrEqual(5);
-    expect(failure.activityTaskFailedEventAttributes!.failure?.applicationFailureInfo).toMatchObject({ type: 'PayoutFailed', nonRetryable: true });
+    expect(failure.activityTaskFailedEventAttributes!.failure?.applicationFailureInfo).toMatchObject({
+      type: 'PayoutFailed',
+      nonRetryable: true,
+    });
     const ms = (t: typeof failure.eventTime) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
     expect(ms(failure.eventTime) - ms(scheduled[0]!.eventTime)).toBeGreaterThanOrEqual(60_000);
     // The run waits for an operator: open, no payout activity spinning, nothing settled.
@@ -110,20 +135,29 @@ describe('a payout the chain refuses', () => {
 
     // Operators see it: the payment view, the failed queue across payments, the metric.
     const view = await ctx.app.inject({ method: 'GET', url: `/admin/v1/payments/${id}`, headers: adminHeaders });
-    expect(view.json().payouts.map((p: { kind: string; status: string; failureReason: string }) => [p.kind, p.status, p.failureReason])).toEqual([
+    expect(
+      view.json().payouts.map((p: { kind: string; status: string; failureReason: string }) => [p.kind, p.status, p.failureReason]),
+    ).toEqual([
       ['merchant', 'failed', row!.failure_reason],
       ['commission', 'failed', row!.failure_reason],
     ]);
     const queue = await ctx.app.inject({ method: 'GET', url: '/admin/v1/payouts?status=failed', headers: adminHeaders });
     expect(queue.statusCode).toBe(200);
     // Rows planned together share their creation time: the queue orders them by id then.
-    expect(queue.json().payouts.map((p: { id: string; paymentId: string }) => [p.id, p.paymentId])).toEqual(failed.map((p) => [p.id, id]).sort(([a], [b]) => (a! < b! ? -1 : 1)));
+    expect(queue.json().payouts.map((p: { id: string; paymentId: string }) => [p.id, p.paymentId])).toEqual(
+      failed.map((p) => [p.id, id]).sort(([a], [b]) => (a! < b! ? -1 : 1)),
+    );
     const metrics = await ctx.app.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toContain('svc_payouts_failed{network="polygon",kind="merchant"} 1');
     expect(metrics.body).toContain('svc_payouts_failed{network="polygon",kind="commission"} 1');
 
     // One error line for the failure, naming the payout, the payment, the network and the reason.
-    await eventually(async () => failureLines().length, (n) => n > 0, 10_000, 'the error line');
+    await eventually(
+      async () => failureLines().length,
+      (n) => n > 0,
+      10_000,
+      'the error line',
+    );
     const lines = failureLines();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 50, payoutId: failed[0]!.id, paymentId: id, network: 'polygon', reason: row!.failure_reason });
@@ -146,12 +180,15 @@ describe('a payout the chain refuses', () => {
     expect(await balanceOf(chain, token, deposit)).toBe(0n);
     expect(await settledEvents(id)).toBe(1);
     expect(receiver.received.filter((d) => d.body.event === 'payment.settled' && d.body.sessionId === id)).toHaveLength(1);
-    const [lines2] = await ctx.db.sql`select count(*)::int as n from ledger_entries where posting_id like 'payout:%' and payment_id = ${id}`;
+    const [lines2] = await ctx.db
+      .sql`select count(*)::int as n from ledger_entries where posting_id like 'payout:%' and payment_id = ${id}`;
     expect(lines2!.n).toBe(6);
     expect(await unbalancedPostings(ctx)).toEqual([]);
 
     // Nothing failed any more; a retry of a payout that is not failed is a conflict, an unknown one not found.
-    expect((await ctx.app.inject({ method: 'GET', url: '/admin/v1/payouts?status=failed', headers: adminHeaders })).json().payouts).toEqual([]);
+    expect((await ctx.app.inject({ method: 'GET', url: '/admin/v1/payouts?status=failed', headers: adminHeaders })).json().payouts).toEqual(
+      [],
+    );
     expect((await ctx.app.inject({ method: 'GET', url: '/metrics' })).body).not.toMatch(/^svc_payouts_failed\{/m);
     const again = await ctx.app.inject({ method: 'POST', url: `/admin/v1/payouts/${failed[0]!.id}/retry`, headers: adminHeaders });
     expect(again.statusCode).toBe(409);
@@ -160,7 +197,10 @@ describe('a payout the chain refuses', () => {
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ ok: false, error: 'NotFound' });
     expect((await ctx.app.inject({ method: 'POST', url: `/admin/v1/payouts/${failed[0]!.id}/retry` })).statusCode).toBe(401);
-    expect((await ctx.app.inject({ method: 'GET', url: '/admin/v1/payouts?status=lost', headers: adminHeaders })).json()).toMatchObject({ ok: false, error: 'ValidationError' });
+    expect((await ctx.app.inject({ method: 'GET', url: '/admin/v1/payouts?status=lost', headers: adminHeaders })).json()).toMatchObject({
+      ok: false,
+      error: 'ValidationError',
+    });
   }, 300_000);
 });
 
@@ -170,7 +210,12 @@ describe('an RPC outage during a payout', () => {
     const { id, g, m } = await paidSession(async () => proxy.setDown(true));
     // Down for ten attempts over more than a minute, past both halves of the refusal bound: each
     // failure is transient, and none counts towards it.
-    await eventually(async () => (await pendingSendPayouts(id))[0]?.attempt ?? 0, (attempt) => attempt >= 10, 120_000, 'ten attempts during the outage');
+    await eventually(
+      async () => (await pendingSendPayouts(id))[0]?.attempt ?? 0,
+      (attempt) => attempt >= 10,
+      120_000,
+      'ten attempts during the outage',
+    );
     expect(proxy.sprung()).toEqual(['eth_call:before', 'eth_call:before']);
     expect(await ctx.db.sql`select id from payouts where payment_id = ${id} and status = 'failed'`).toEqual([]);
     proxy.setDown(false);

@@ -57,16 +57,17 @@ describe('payout of a chain-verified checkout session', () => {
 
     // The lookup: the payout's hash and link, the inbound transfer apart.
     const merchantPayout = payouts.find((p) => p.kind === 'merchant')!;
-    const tx = (await http('GET', `${ctx.baseUrl}/api/v1/transactions/${id}`, { headers: { authorization: `Bearer ${m.apiKey}` } })).json.transaction;
+    const tx = (await http('GET', `${ctx.baseUrl}/api/v1/transactions/${id}`, { headers: { authorization: `Bearer ${m.apiKey}` } })).json
+      .transaction;
     expect(tx.transactionHash).toBe(merchantPayout.txHash);
     expect(tx.explorerUrl).toBe(`${ctx.config.providers.sandbox.publicUrl}/explorer/tx/${merchantPayout.txHash}`);
     expect(tx.depositTransactionHash).toBe(deposit.transactionHash);
 
     // Operators see the payouts, never the signed bytes.
     const admin = await ctx.app.inject({ method: 'GET', url: `/admin/v1/payments/${id}`, headers: adminHeaders });
-    expect(admin.json().payouts.map((p: { kind: string; status: string; txHash: string; amount: string }) => [p.kind, p.status, p.txHash])).toEqual(
-      payouts.map((p) => [p.kind, 'confirmed', p.txHash]),
-    );
+    expect(
+      admin.json().payouts.map((p: { kind: string; status: string; txHash: string; amount: string }) => [p.kind, p.status, p.txHash]),
+    ).toEqual(payouts.map((p) => [p.kind, 'confirmed', p.txHash]));
     expect(admin.json().payouts[1].amount).toBe(tx.merchantSettlementAmount);
     expect(admin.json().transaction.depositTransactionHash).toBe(deposit.transactionHash);
     expect(admin.body).not.toContain('signed');
@@ -78,7 +79,12 @@ describe('payout of a chain-verified checkout session', () => {
       20_000,
       'payment.settled',
     );
-    expect(settled[0]!.body).toMatchObject({ sessionId: id, status: 'completed', transactionHash: merchantPayout.txHash, merchantSettlementAmount: tx.merchantSettlementAmount });
+    expect(settled[0]!.body).toMatchObject({
+      sessionId: id,
+      status: 'completed',
+      transactionHash: merchantPayout.txHash,
+      merchantSettlementAmount: tx.merchantSettlementAmount,
+    });
     expect((await ctx.temporal.workflow.getHandle(id).result()).status).toBe('completed');
     expect(receiver.received.filter((d) => d.body.event === 'payment.settled')).toHaveLength(1);
     const completed = receiver.received.find((d) => d.body.event === 'payment.completed')!;
@@ -86,7 +92,9 @@ describe('payout of a chain-verified checkout session', () => {
 
     // The three transfers went through one activity (patch payouts-in-one-activity), not one per step.
     const history = await ctx.temporal.workflow.getHandle(id).fetchHistory();
-    const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
+    const scheduled = (history.events ?? []).flatMap((e) =>
+      e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
+    );
     const payoutSteps = scheduled.filter((a) => /payout/i.test(a.activityType?.name ?? ''));
     expect(payoutSteps.map((a) => a.activityType?.name)).toEqual(['sendPayouts']);
     // On the payouts' own task queue, where the worker sends PAYOUT_CONCURRENCY at a time. It is the
@@ -100,7 +108,12 @@ describe('payout of a chain-verified checkout session', () => {
     // Each local activity is a marker; since engine 2 a transition's write and its event are one
     // (activities/session-transitions.ts).
     const localActivities = localActivityTypes(history.events);
-    expect(localActivities.filter((a) => a !== 'deliverWebhook')).toEqual(['openSession', 'creditDeposit', 'completeSessionFromChain', 'emitPaymentEvent']);
+    expect(localActivities.filter((a) => a !== 'deliverWebhook')).toEqual([
+      'openSession',
+      'creditDeposit',
+      'completeSessionFromChain',
+      'emitPaymentEvent',
+    ]);
     expect(localActivities.filter((a) => a === 'deliverWebhook')).toHaveLength(deliveries.length);
     // One timer for the session's expiry, left to lapse, where each wake used to start and cancel
     // one (patch deadline-timers).
@@ -115,7 +128,9 @@ describe('payout of a chain-verified checkout session', () => {
     expect(await ledgerBalance(ctx, `merchant_payable:${m.id}`, 'USDC')).toBe(0n);
     expect(await ledgerBalance(ctx, 'commission_revenue', 'USDC')).toBe(-split.commission);
     expect(await ledgerBalance(ctx, `treasury:${own.treasury}`, 'USDC')).toBe(split.commission);
-    expect(await ledgerBalance(ctx, `deposit:${depositAddress}`, 'native')).toBe(await chain.publicClient.getBalance({ address: depositAddress }));
+    expect(await ledgerBalance(ctx, `deposit:${depositAddress}`, 'native')).toBe(
+      await chain.publicClient.getBalance({ address: depositAddress }),
+    );
     const treasuryEthAfter = await chain.publicClient.getBalance({ address: own.treasury });
     expect(await ledgerBalance(ctx, `treasury:${own.treasury}`, 'native')).toBe(treasuryEthAfter - treasuryEthBefore);
     const fees = payouts.reduce((sum, p) => sum + p.feeWei!, 0n);

@@ -1,6 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { accountBalance, depositAddressBalances, ledgerBalances, merchantPayables, readPosting, treasuryBalances, writePosting } from '../../src/db/queries/ledger';
-import { balanced, depositCredited, exceptionAccepted, exceptionArrived, payoutConfirmed, postingLeft, UnbalancedPostingError, type Posting } from '../../src/domain/ledger';
+import {
+  accountBalance,
+  depositAddressBalances,
+  ledgerBalances,
+  merchantPayables,
+  readPosting,
+  treasuryBalances,
+  writePosting,
+} from '../../src/db/queries/ledger';
+import {
+  balanced,
+  depositCredited,
+  exceptionAccepted,
+  exceptionArrived,
+  payoutConfirmed,
+  postingLeft,
+  UnbalancedPostingError,
+  type Posting,
+} from '../../src/domain/ledger';
 import { useTestApp } from '../support/harness';
 
 // Decisions §11 "Ledger": every posting balances, refused by the database otherwise (a deferred
@@ -41,7 +58,13 @@ describe('the ledger', () => {
 
   it('keeps lines append-only', async () => {
     await ctx.db.db.transaction(async (tx) =>
-      writePosting(tx, { ...unbalanced('test:fixed'), lines: [{ account: 'a', amount: 7n }, { account: 'b', amount: -7n }] }),
+      writePosting(tx, {
+        ...unbalanced('test:fixed'),
+        lines: [
+          { account: 'a', amount: 7n },
+          { account: 'b', amount: -7n },
+        ],
+      }),
     );
     await expect(ctx.db.sql`update ledger_entries set amount = 8 where posting_id = 'test:fixed'`).rejects.toThrow(/append-only/);
     await expect(ctx.db.sql`delete from ledger_entries where posting_id = 'test:fixed'`).rejects.toThrow(/append-only/);
@@ -59,11 +82,34 @@ describe('the ledger', () => {
       merchantMicro: 24_625_000n,
       commissionMicro: 375_000n,
     });
-    const common = { paymentId: 'SV_ledger1', merchantId: 'MER_ledger', asset: 'USDC', network: 'polygon', fromAddress: DEPOSIT, feeWei: 50_000n };
+    const common = {
+      paymentId: 'SV_ledger1',
+      merchantId: 'MER_ledger',
+      asset: 'USDC',
+      network: 'polygon',
+      fromAddress: DEPOSIT,
+      feeWei: 50_000n,
+    };
     const postings = [
       completion,
-      ...payoutConfirmed({ ...common, id: 'po_gas', kind: 'gas', asset: 'native', fromAddress: TREASURY, toAddress: DEPOSIT, amount: 200_000n, txHash: '0xg', feeWei: 21_000n }, TREASURY),
-      ...payoutConfirmed({ ...common, id: 'po_m', kind: 'merchant', toAddress: MERCHANT_WALLET, amount: 24_625_000n, txHash: '0xm' }, TREASURY),
+      ...payoutConfirmed(
+        {
+          ...common,
+          id: 'po_gas',
+          kind: 'gas',
+          asset: 'native',
+          fromAddress: TREASURY,
+          toAddress: DEPOSIT,
+          amount: 200_000n,
+          txHash: '0xg',
+          feeWei: 21_000n,
+        },
+        TREASURY,
+      ),
+      ...payoutConfirmed(
+        { ...common, id: 'po_m', kind: 'merchant', toAddress: MERCHANT_WALLET, amount: 24_625_000n, txHash: '0xm' },
+        TREASURY,
+      ),
       ...payoutConfirmed({ ...common, id: 'po_c', kind: 'commission', toAddress: TREASURY, amount: 375_000n, txHash: '0xc' }, TREASURY),
     ];
     // Written twice (a retried activity): the second time changes nothing.
@@ -79,52 +125,139 @@ describe('the ledger', () => {
       { account: `treasury:${TREASURY}`, asset: 'USDC', network: 'polygon', balance: 375_000n },
       { account: `treasury:${TREASURY}`, asset: 'native', network: 'polygon', balance: -221_000n },
     ]);
-    expect(await merchantPayables(ctx.db.db)).toEqual([{ account: 'merchant_payable:MER_ledger', asset: 'USDC', network: 'polygon', balance: 0n }]);
+    expect(await merchantPayables(ctx.db.db)).toEqual([
+      { account: 'merchant_payable:MER_ledger', asset: 'USDC', network: 'polygon', balance: 0n },
+    ]);
     expect(await accountBalance(ctx.db.db, { account: 'commission_revenue', asset: 'USDC', network: 'polygon' })).toBe(-375_000n);
     expect(await accountBalance(ctx.db.db, { account: 'gas_expense', asset: 'native', network: 'polygon' })).toBe(121_000n);
     // Every account together: the whole ledger sums to zero per asset and network.
     const totals = new Map<string, bigint>();
-    for (const b of await ledgerBalances(ctx.db.db)) totals.set(`${b.asset}/${b.network}`, (totals.get(`${b.asset}/${b.network}`) ?? 0n) + b.balance);
+    for (const b of await ledgerBalances(ctx.db.db))
+      totals.set(`${b.asset}/${b.network}`, (totals.get(`${b.asset}/${b.network}`) ?? 0n) + b.balance);
     expect([...totals.values()].every((t) => t === 0n)).toBe(true);
   });
 
   it('posts a refund as money held for the customer and paid back: the exception account and the deposit net to zero', async () => {
     const DEP = '0x00000000000000000000000000000000000000d2';
     const refund = payoutConfirmed(
-      { id: 'po_r', paymentId: 'SV_ledger2', merchantId: 'MER_ledger', kind: 'refund', exceptionId: 'exc_r', asset: 'USDC', network: 'polygon', fromAddress: DEP, toAddress: MERCHANT_WALLET, amount: 2_000_000n, txHash: '0xr', feeWei: 30_000n },
+      {
+        id: 'po_r',
+        paymentId: 'SV_ledger2',
+        merchantId: 'MER_ledger',
+        kind: 'refund',
+        exceptionId: 'exc_r',
+        asset: 'USDC',
+        network: 'polygon',
+        fromAddress: DEP,
+        toAddress: MERCHANT_WALLET,
+        amount: 2_000_000n,
+        txHash: '0xr',
+        feeWei: 30_000n,
+      },
       TREASURY,
     );
     expect(refund.map((p) => p.postingId)).toEqual(['payout:po_r', 'fee:po_r']);
-    const arrival = exceptionArrived({ postingId: 'arrival:polygon:0xa:0@0xb', exceptionId: 'exc_r', paymentId: 'SV_ledger2', depositAddress: DEP, asset: 'USDC', network: 'polygon', txHash: '0xa', amountMicro: 2_000_000n });
+    const arrival = exceptionArrived({
+      postingId: 'arrival:polygon:0xa:0@0xb',
+      exceptionId: 'exc_r',
+      paymentId: 'SV_ledger2',
+      depositAddress: DEP,
+      asset: 'USDC',
+      network: 'polygon',
+      txHash: '0xa',
+      amountMicro: 2_000_000n,
+    });
     await ctx.db.db.transaction(async (tx) => Promise.all([arrival, ...refund].map((p) => writePosting(tx, p))));
     expect(await accountBalance(ctx.db.db, { account: 'exception:exc_r', asset: 'USDC', network: 'polygon' })).toBe(0n);
     expect(await accountBalance(ctx.db.db, { account: `deposit:${DEP}`, asset: 'USDC', network: 'polygon' })).toBe(0n);
     expect(await accountBalance(ctx.db.db, { account: `deposit:${DEP}`, asset: 'native', network: 'polygon' })).toBe(-30_000n);
     // A refund that names no exception has no account to pay from: refused before any write.
-    expect(() => payoutConfirmed({ id: 'po_x', paymentId: 'SV_x', merchantId: 'M', kind: 'refund', asset: 'USDC', network: 'polygon', fromAddress: DEP, toAddress: DEP, amount: 1n, txHash: '0x', feeWei: 0n }, TREASURY)).toThrow(/names no exception/);
+    expect(() =>
+      payoutConfirmed(
+        {
+          id: 'po_x',
+          paymentId: 'SV_x',
+          merchantId: 'M',
+          kind: 'refund',
+          asset: 'USDC',
+          network: 'polygon',
+          fromAddress: DEP,
+          toAddress: DEP,
+          amount: 1n,
+          txHash: '0x',
+          feeWei: 0n,
+        },
+        TREASURY,
+      ),
+    ).toThrow(/names no exception/);
   });
 
   it('holds an exception’s money from its arrival: a refund pays it back, an acceptance hands it to the completion, a block that leaves undoes it', async () => {
     const balance = (account: string) => accountBalance(ctx.db.db, { account, asset: 'USDC', network: 'polygon' });
     const write = (postings: Posting[]) => ctx.db.db.transaction(async (tx) => Promise.all(postings.map((p) => writePosting(tx, p))));
     const DEP = '0x00000000000000000000000000000000000000d3';
-    const arrival = { postingId: 'arrival:polygon:0xc:0@0xd', paymentId: 'SV_ledger3', depositAddress: DEP, asset: 'USDC', network: 'polygon', txHash: '0xa', amountMicro: 2_000_000n };
+    const arrival = {
+      postingId: 'arrival:polygon:0xc:0@0xd',
+      paymentId: 'SV_ledger3',
+      depositAddress: DEP,
+      asset: 'USDC',
+      network: 'polygon',
+      txHash: '0xa',
+      amountMicro: 2_000_000n,
+    };
     await write([exceptionArrived({ ...arrival, exceptionId: 'exc_refunded' })]);
     expect(await balance(`deposit:${DEP}`)).toBe(2_000_000n);
     expect(await balance('exception:exc_refunded')).toBe(-2_000_000n);
-    await write(payoutConfirmed({ id: 'po_r3', paymentId: 'SV_ledger3', merchantId: 'MER_ledger', kind: 'refund', exceptionId: 'exc_refunded', asset: 'USDC', network: 'polygon', fromAddress: DEP, toAddress: MERCHANT_WALLET, amount: 2_000_000n, txHash: '0xr3', feeWei: 0n }, TREASURY));
+    await write(
+      payoutConfirmed(
+        {
+          id: 'po_r3',
+          paymentId: 'SV_ledger3',
+          merchantId: 'MER_ledger',
+          kind: 'refund',
+          exceptionId: 'exc_refunded',
+          asset: 'USDC',
+          network: 'polygon',
+          fromAddress: DEP,
+          toAddress: MERCHANT_WALLET,
+          amount: 2_000_000n,
+          txHash: '0xr3',
+          feeWei: 0n,
+        },
+        TREASURY,
+      ),
+    );
     expect(await balance(`deposit:${DEP}`)).toBe(0n);
     expect(await balance('exception:exc_refunded')).toBe(0n);
 
-    await write([exceptionArrived({ ...arrival, postingId: 'exception:exc_accepted', exceptionId: 'exc_accepted', amountMicro: 24_000_000n })]);
     await write([
-      exceptionAccepted({ exceptionId: 'exc_accepted', paymentId: 'SV_ledger3', depositAddress: DEP, asset: 'USDC', network: 'polygon', amountMicro: 24_000_000n }),
-      depositCredited({ paymentId: 'SV_ledger3', merchantId: 'MER_ledger3', depositAddress: DEP, asset: 'USDC', network: 'polygon', txHash: '0xa', grossMicro: 24_000_000n, merchantMicro: 23_640_000n, commissionMicro: 360_000n }),
+      exceptionArrived({ ...arrival, postingId: 'exception:exc_accepted', exceptionId: 'exc_accepted', amountMicro: 24_000_000n }),
+    ]);
+    await write([
+      exceptionAccepted({
+        exceptionId: 'exc_accepted',
+        paymentId: 'SV_ledger3',
+        depositAddress: DEP,
+        asset: 'USDC',
+        network: 'polygon',
+        amountMicro: 24_000_000n,
+      }),
+      depositCredited({
+        paymentId: 'SV_ledger3',
+        merchantId: 'MER_ledger3',
+        depositAddress: DEP,
+        asset: 'USDC',
+        network: 'polygon',
+        txHash: '0xa',
+        grossMicro: 24_000_000n,
+        merchantMicro: 23_640_000n,
+        commissionMicro: 360_000n,
+      }),
     ]);
     expect(await balance('exception:exc_accepted')).toBe(0n);
     expect(await balance(`deposit:${DEP}`)).toBe(24_000_000n);
     expect(await balance('merchant_payable:MER_ledger3')).toBe(-23_640_000n);
-  
+
     // A block that leaves the chain takes its arrival with it: the posting reversed, nothing held.
     const gone = exceptionArrived({ ...arrival, postingId: 'arrival:polygon:0xe:1@0xf', exceptionId: 'exc_gone', amountMicro: 7_000_000n });
     await write([gone]);

@@ -20,7 +20,8 @@ async function payoutsWaiting(ids: string[]): Promise<number> {
   for (const id of ids) {
     const { raw } = await ctx.temporal.workflow.getHandle(id).describe();
     for (const a of raw.pendingActivities ?? []) {
-      if (a.activityType?.name === 'sendPayouts' && a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED) waiting++;
+      if (a.activityType?.name === 'sendPayouts' && a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED)
+        waiting++;
     }
   }
   return waiting;
@@ -37,7 +38,9 @@ async function mostRunningAtOnce(ids: string[]): Promise<number> {
   const edges: [number, number][] = [];
   for (const id of ids) {
     const events = (await ctx.temporal.workflow.getHandle(id).fetchHistory()).events ?? [];
-    const payouts = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendPayouts').map((e) => Number(e.eventId)));
+    const payouts = new Set(
+      events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendPayouts').map((e) => Number(e.eventId)),
+    );
     for (const e of events) {
       const started = e.activityTaskStartedEventAttributes;
       if (started && payouts.has(Number(started.scheduledEventId))) edges.push([msOf(e.eventTime), 1]);

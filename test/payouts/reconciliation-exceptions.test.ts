@@ -6,7 +6,15 @@ import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { creditsOf, exceptionsOf, pressPay, sessionRow, waitForStatus } from '../proof/support';
-import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, reconciliationDifferences, unbalancedPostings, waitForPayouts } from './support';
+import {
+  ledgerBalance,
+  merchantWithFreshWallet,
+  openSession,
+  ownTreasury,
+  reconciliationDifferences,
+  unbalancedPostings,
+  waitForPayouts,
+} from './support';
 
 // Issue 26's bar: reconciliation finds 0 differences after money arrives wrong. Whatever reaches a
 // deposit address and is not the payment's money (a duplicate, another token, a token nobody
@@ -18,8 +26,10 @@ const chain = own.chain;
 const usdc = chain.tokens.polygon.USDC;
 
 const differences = () => reconciliationDifferences(ctx);
-const adminPost = (url: string, payload?: object) => ctx.app.inject({ method: 'POST', url, headers: adminHeaders, ...(payload ? { payload } : {}) });
-const exceptionStatus = async (id: string) => (await ctx.db.sql`select status from payment_exceptions where id = ${id}`)[0]!.status as string;
+const adminPost = (url: string, payload?: object) =>
+  ctx.app.inject({ method: 'POST', url, headers: adminHeaders, ...(payload ? { payload } : {}) });
+const exceptionStatus = async (id: string) =>
+  (await ctx.db.sql`select status from payment_exceptions where id = ${id}`)[0]!.status as string;
 
 describe('reconciliation of money that is not the payment’s', () => {
   it('holds a duplicate, other tokens and dust at a paid address, and a refund pays the duplicate back: 0 differences throughout', async () => {
@@ -37,8 +47,18 @@ describe('reconciliation of money that is not the payment’s', () => {
     await payFromWallet(chain, usdc, depositAddress, 4_000n);
     await payFromWallet(chain, chain.tokens.polygon.USDT, depositAddress, 3_000_000n);
     await payFromWallet(chain, stranger, depositAddress, 5_000_000n);
-    await eventually(() => creditsOf(ctx, id), (rows) => rows.length === 5, 30_000, 'every log recorded');
-    const exceptions = await eventually(() => exceptionsOf(ctx, id), (rows) => rows.length === 3, 20_000, 'three exceptions');
+    await eventually(
+      () => creditsOf(ctx, id),
+      (rows) => rows.length === 5,
+      30_000,
+      'every log recorded',
+    );
+    const exceptions = await eventually(
+      () => exceptionsOf(ctx, id),
+      (rows) => rows.length === 3,
+      20_000,
+      'three exceptions',
+    );
     expect(exceptions.map((e) => [e.kind, e.amount]).sort()).toEqual([
       ['duplicate', 2_000_000n],
       ['wrong_asset', 3_000_000n],
@@ -52,7 +72,12 @@ describe('reconciliation of money that is not the payment’s', () => {
     const customer = randomAddress();
     const refund = await adminPost(`/admin/v1/exceptions/${duplicate.id}/refund`, { address: customer });
     expect(refund.statusCode, refund.body).toBe(200);
-    await eventually(() => exceptionStatus(duplicate.id), (s) => s === 'refunded', 60_000, 'the duplicate refunded');
+    await eventually(
+      () => exceptionStatus(duplicate.id),
+      (s) => s === 'refunded',
+      60_000,
+      'the duplicate refunded',
+    );
     expect(await balanceOf(chain, usdc, customer)).toBe(2_000_000n);
     expect(await ledgerBalance(ctx, ledgerAccount.exceptionHeld(duplicate.id), 'USDC')).toBe(0n);
     // The dust is all the address holds of USDC now, and all the ledger says it holds.
@@ -69,7 +94,12 @@ describe('reconciliation of money that is not the payment’s', () => {
     const paid = g - 1_000_000n;
     await payFromWallet(chain, usdc, depositAddress, paid);
     await waitForStatus(ctx, id, 'expired', 30_000);
-    const [underpaid] = await eventually(() => exceptionsOf(ctx, id), (rows) => rows.length === 1, 20_000, 'the underpaid exception');
+    const [underpaid] = await eventually(
+      () => exceptionsOf(ctx, id),
+      (rows) => rows.length === 1,
+      20_000,
+      'the underpaid exception',
+    );
     expect(underpaid).toMatchObject({ kind: 'underpaid', amount: paid });
     expect(await ledgerBalance(ctx, ledgerAccount.exceptionHeld(underpaid!.id), 'USDC')).toBe(-paid);
     expect(await differences()).toEqual([]);

@@ -41,20 +41,37 @@ describe('reconciliation', () => {
     // edited by hand, are each named.
     const { depositAddress } = await sessionRow(ctx, ids[0]!);
     await mint(chain, token, depositAddress, 1_234_567n);
-    await eventually(() => exceptionsOf(ctx, ids[0]!), (rows) => rows.length === 1, 20_000, 'the duplicate exception');
+    await eventually(
+      () => exceptionsOf(ctx, ids[0]!),
+      (rows) => rows.length === 1,
+      20_000,
+      'the duplicate exception',
+    );
     expect(await differences()).toEqual([]);
     const gasLeft = await ledgerBalance(ctx, `deposit:${depositAddress}`, 'native');
     await chain.control.setBalance({ address: depositAddress, value: gasLeft + 1_234_567n });
     await ctx.db.sql`update transactions set transaction_hash = ${'0x' + 'ee'.repeat(32)} where payment_id = ${ids[1]!}`;
     const found = await differences();
     expect(found).toEqual([
-      { account: `deposit:${depositAddress}`, expected: gasLeft.toString(), actual: (gasLeft + 1_234_567n).toString(), note: 'native on polygon: the ledger and the chain disagree' },
-      { account: `transaction:${ids[1]}`, expected: expect.stringMatching(/^0x[0-9a-f]{64}$/), actual: '0x' + 'ee'.repeat(32), note: 'transactionHash is not the confirmed merchant payout’s' },
+      {
+        account: `deposit:${depositAddress}`,
+        expected: gasLeft.toString(),
+        actual: (gasLeft + 1_234_567n).toString(),
+        note: 'native on polygon: the ledger and the chain disagree',
+      },
+      {
+        account: `transaction:${ids[1]}`,
+        expected: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        actual: '0x' + 'ee'.repeat(32),
+        note: 'transactionHash is not the confirmed merchant payout’s',
+      },
     ]);
     // The ops CLI prints each difference and exits 1.
     const dirty = await spawnOps(['reconcile'], env);
     expect(dirty.code).toBe(1);
-    expect(dirty.stdout).toContain(`deposit:${depositAddress}: expected ${gasLeft}, actual ${gasLeft + 1_234_567n} (native on polygon: the ledger and the chain disagree)`);
+    expect(dirty.stdout).toContain(
+      `deposit:${depositAddress}: expected ${gasLeft}, actual ${gasLeft + 1_234_567n} (native on polygon: the ledger and the chain disagree)`,
+    );
     expect(dirty.stdout).toContain(`transaction:${ids[1]}: expected 0x`);
     expect(dirty.stdout).toMatch(/2 differences\n$/);
   }, 180_000);

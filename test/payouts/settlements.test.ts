@@ -34,19 +34,37 @@ describe('settlements CSV', () => {
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.body.split('\r\n')).toEqual([
       'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider',
-      [id, 'USDC', 'polygon', formatCrypto(g), formatCrypto(split.commission), formatCrypto(split.merchant), deposit.transactionHash, payout.txHash, tx!.completedAt!.toISOString(), confirmed!.confirmedAt!.toISOString(), 'fiat_to_crypto', 'sandbox'].join(','),
+      [
+        id,
+        'USDC',
+        'polygon',
+        formatCrypto(g),
+        formatCrypto(split.commission),
+        formatCrypto(split.merchant),
+        deposit.transactionHash,
+        payout.txHash,
+        tx!.completedAt!.toISOString(),
+        confirmed!.confirmedAt!.toISOString(),
+        'fiat_to_crypto',
+        'sandbox',
+      ].join(','),
       '',
     ]);
     // The ops CLI prints the same CSV for the same range.
     const env = { SVC_URL: ctx.baseUrl, ADMIN_TOKEN };
-    const cli = await spawnOps(['merchants', 'settlements', m.id, '--from', '2020-01-01', '--to', new Date(Date.now() + 60_000).toISOString()], env);
+    const cli = await spawnOps(
+      ['merchants', 'settlements', m.id, '--from', '2020-01-01', '--to', new Date(Date.now() + 60_000).toISOString()],
+      env,
+    );
     expect(cli.code).toBe(0);
     expect(cli.stdout.split(/\r?\n/)).toEqual(res.body.split('\r\n'));
     const refused = await spawnOps(['merchants', 'settlements', m.id, '--from', '2026-02-01', '--to', '2026-01-01'], env);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('ValidationError');
     // A range that ends before the payout, and another merchant: only the header.
-    expect((await csvOf(m.id, '?from=2020-01-01&to=2020-02-01')).body).toBe('payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider\r\n');
+    expect((await csvOf(m.id, '?from=2020-01-01&to=2020-02-01')).body).toBe(
+      'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider\r\n',
+    );
     const other = await createApprovedMerchant(ctx.app);
     expect((await csvOf(other.id)).body.split('\r\n')).toHaveLength(2);
   }, 120_000);
@@ -62,8 +80,23 @@ describe('settlements CSV', () => {
 
   it('quotes cells with commas and defuses formula-like cells', () => {
     const csv = settlementsCsv([
-      { paymentId: '=HYPERLINK("x")', asset: 'USDC', network: 'a,b', grossMicro: 1n, commissionMicro: 0n, netMicro: 1n, depositTransactionHash: null, payoutTransactionHash: '0x1', completedAt: null, settledAt: new Date(0), railType: 'crypto_transfer', provider: null },
+      {
+        paymentId: '=HYPERLINK("x")',
+        asset: 'USDC',
+        network: 'a,b',
+        grossMicro: 1n,
+        commissionMicro: 0n,
+        netMicro: 1n,
+        depositTransactionHash: null,
+        payoutTransactionHash: '0x1',
+        completedAt: null,
+        settledAt: new Date(0),
+        railType: 'crypto_transfer',
+        provider: null,
+      },
     ]);
-    expect(csv.split('\r\n')[1]).toBe(`"'=HYPERLINK(""x"")",USDC,"a,b",0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,`);
+    expect(csv.split('\r\n')[1]).toBe(
+      `"'=HYPERLINK(""x"")",USDC,"a,b",0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,`,
+    );
   });
 });

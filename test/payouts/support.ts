@@ -24,7 +24,11 @@ export function ownTreasury() {
 /** A merchant whose settlement wallet is a fresh address (its balance is what the payouts sent). */
 export async function merchantWithFreshWallet(ctx: TestContext, commissionBps = 150) {
   const wallet = randomAddress();
-  const m = await createApprovedMerchant(ctx.app, { name: 'Payout Shop', commissionBps, wallets: [{ asset: 'USDC', network: 'polygon', address: wallet }] });
+  const m = await createApprovedMerchant(ctx.app, {
+    name: 'Payout Shop',
+    commissionBps,
+    wallets: [{ asset: 'USDC', network: 'polygon', address: wallet }],
+  });
   return { ...m, wallet };
 }
 
@@ -83,7 +87,9 @@ export async function waitForPayouts(ctx: TestContext, paymentId: string, timeou
 }
 
 /** GET /admin/v1/reconciliation's differences (0 is the healthy answer). */
-export async function reconciliationDifferences(ctx: TestContext): Promise<{ account: string; expected: string; actual: string; note: string }[]> {
+export async function reconciliationDifferences(
+  ctx: TestContext,
+): Promise<{ account: string; expected: string; actual: string; note: string }[]> {
   const res = await ctx.app.inject({ method: 'GET', url: '/admin/v1/reconciliation', headers: adminHeaders });
   expect(res.statusCode).toBe(200);
   return res.json().differences as { account: string; expected: string; actual: string; note: string }[];
@@ -96,7 +102,8 @@ export async function unbalancedPostings(ctx: TestContext) {
 }
 
 export async function ledgerBalance(ctx: TestContext, account: string, asset: string, network = 'polygon'): Promise<bigint> {
-  const [row] = await ctx.db.sql`select coalesce(sum(amount), 0)::text as b from ledger_entries where account = ${account} and asset = ${asset} and network = ${network}`;
+  const [row] = await ctx.db
+    .sql`select coalesce(sum(amount), 0)::text as b from ledger_entries where account = ${account} and asset = ${asset} and network = ${network}`;
   return BigInt(row!.b as string);
 }
 

@@ -7,7 +7,15 @@ import { eventually } from '../support/http';
 import { killHard } from '../support/processes';
 import { startRpcTrapProxy } from '../support/rpc-trap-proxy';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
-import { merchantWithFreshWallet, openSession, ownTreasury, payoutsOf, startWorkerVia, unbalancedPostings, waitForPayouts } from './support';
+import {
+  merchantWithFreshWallet,
+  openSession,
+  ownTreasury,
+  payoutsOf,
+  startWorkerVia,
+  unbalancedPostings,
+  waitForPayouts,
+} from './support';
 
 // Decisions §11, exactly once whatever crashes: a worker process (worker.ts) reaches the chain through
 // a JSON-RPC proxy that SIGKILLs it at one step of the merchant's payout; the next worker finishes
@@ -43,7 +51,12 @@ async function paySessionUntilTrap(arm: (wallet: string, worker: () => ChildProc
   const g = await pressPay(ctx, id);
   const { depositAddress } = await sessionRow(ctx, id);
   await payFromWallet(chain, token, depositAddress, g);
-  await eventually(async () => proxy.armed(), (armed) => !armed, 60_000, 'the trap to spring');
+  await eventually(
+    async () => proxy.armed(),
+    (armed) => !armed,
+    60_000,
+    'the trap to spring',
+  );
   expect(worker.exitCode !== null || worker.signalCode !== null).toBe(true);
   expect(proxy.sprung()).toHaveLength(++traps);
   return {

@@ -11,7 +11,12 @@ import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 // implementation, with deliveries to the connected site's endpoint signed with its secret.
 // The sandbox runs as the price source of the direct rail, through which a session is paid on chain.
 const ctx = useTestApp(
-  { WEBHOOK_RETRY_BASE_SECONDS: '0.5', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_WINDOW_HOURS: '1' },
+  {
+    WEBHOOK_RETRY_BASE_SECONDS: '0.5',
+    WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WEBHOOK_RETRY_WINDOW_HOURS: '1',
+  },
   { sandbox: true, worker: true },
 );
 const receivers: { close: () => Promise<void> }[] = [];
@@ -68,7 +73,12 @@ describe('plugin checkout end to end', () => {
     receivers.push(r);
     const m = await createApprovedMerchant(ctx.app, { name: 'Woo Shop' });
     // A merchant endpoint of its own: it gets the events too, signed with its own secret.
-    const endpoint = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/webhook-endpoints`, headers: adminHeaders, payload: { url: `${r.url}/merchant-endpoint` } });
+    const endpoint = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/webhook-endpoints`,
+      headers: adminHeaders,
+      payload: { url: `${r.url}/merchant-endpoint` },
+    });
     expect(endpoint.statusCode).toBe(201);
     // The same 127.0.0.1 host for site and callback: callback_url must be related to site_url.
     const site = await connectSite(m, r.url, `${r.url}/wc-api/svc`);
@@ -94,7 +104,8 @@ describe('plugin checkout end to end', () => {
       expires_at: expect.any(String),
     });
     expect(new Date(body.expires_at).getTime()).toBeGreaterThan(Date.now() + 23 * 3600_000);
-    const [row] = await ctx.db.sql`select source, site_id, order_key, order_id, currency, country_code, destination_asset, network, success_url, cancel_url, customer_email from checkout_sessions where id = ${body.session_id}`;
+    const [row] = await ctx.db
+      .sql`select source, site_id, order_key, order_id, currency, country_code, destination_asset, network, success_url, cancel_url, customer_email from checkout_sessions where id = ${body.session_id}`;
     expect(row).toEqual({
       source: 'plugin',
       site_id: site.site_id,
@@ -110,12 +121,26 @@ describe('plugin checkout end to end', () => {
     });
     expect((await ctx.temporal.workflow.getHandle(body.session_id).describe()).type).toBe('checkoutSession');
 
-    const session = { id: body.session_id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: await depositAddressOf(ctx, body.session_id) };
-    const res = await postCallback(ctx.app, sandboxEvent(session, 'payment.processing'), { secret: ctx.config.providers.sandbox.callbackSecret });
+    const session = {
+      id: body.session_id,
+      amount: '25.00',
+      currency: 'USD',
+      destinationAsset: 'USDC',
+      network: 'polygon',
+      walletAddress: await depositAddressOf(ctx, body.session_id),
+    };
+    const res = await postCallback(ctx.app, sandboxEvent(session, 'payment.processing'), {
+      secret: ctx.config.providers.sandbox.callbackSecret,
+    });
     expect(res.statusCode).toBe(200);
     await payDirect(ctx, body.session_id);
     const toSite = () => r.received.filter((d) => d.path === '/wc-api/svc');
-    await eventually(async () => toSite().length, (n) => n >= 2, 15_000, 'two deliveries to the site');
+    await eventually(
+      async () => toSite().length,
+      (n) => n >= 2,
+      15_000,
+      'two deliveries to the site',
+    );
 
     const completed = toSite().find((d) => d.body.event === 'payment.completed')!;
     expect(verifyWebhook(completed.rawBody, completed.headers['svc-signature'], site.webhook_secret)).toEqual({ ok: true });
@@ -132,7 +157,11 @@ describe('plugin checkout end to end', () => {
     });
     expect(completed.headers['svc-event-type']).toBe('payment.completed');
 
-    const toEndpoint = await eventually(async () => r.received.filter((d) => d.path === '/merchant-endpoint'), (ds) => ds.length >= 2, 15_000);
+    const toEndpoint = await eventually(
+      async () => r.received.filter((d) => d.path === '/merchant-endpoint'),
+      (ds) => ds.length >= 2,
+      15_000,
+    );
     for (const d of toEndpoint) expect(verifyWebhook(d.rawBody, d.headers['svc-signature'], endpoint.json().secret)).toEqual({ ok: true });
 
     // The hosted page sends the customer back to the shop's success_url.
@@ -156,10 +185,22 @@ describe('plugin checkout end to end', () => {
     });
     expect(v1.statusCode).toBe(201);
     for (const id of [plugin.json().session_id, v1.json().checkoutSession.id]) {
-      const s = { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: await depositAddressOf(ctx, id) };
+      const s = {
+        id,
+        amount: '25.00',
+        currency: 'USD',
+        destinationAsset: 'USDC',
+        network: 'polygon',
+        walletAddress: await depositAddressOf(ctx, id),
+      };
       await postCallback(ctx.app, sandboxEvent(s, 'payment.failed'), { secret: ctx.config.providers.sandbox.callbackSecret });
     }
-    await eventually(async () => r.received.length, (n) => n >= 2, 15_000, 'two deliveries');
+    await eventually(
+      async () => r.received.length,
+      (n) => n >= 2,
+      15_000,
+      'two deliveries',
+    );
     await new Promise((res) => setTimeout(res, 800));
     expect(r.received.map((d) => d.path).sort()).toEqual(['/order-hook?order=2002', '/site-hook']);
     for (const d of r.received) {
@@ -176,7 +217,12 @@ describe('plugin checkout refusals', () => {
     await connectSite(other, 'https://others-shop.example');
     await connectSite(m, 'https://mine.example');
     const before = await sessionCount();
-    for (const storeUrl of ['https://never-connected.example', 'https://others-shop.example', 'http://mine.example', 'https://www.mine.example']) {
+    for (const storeUrl of [
+      'https://never-connected.example',
+      'https://others-shop.example',
+      'http://mine.example',
+      'https://www.mine.example',
+    ]) {
       const res = await pluginCheckout(m.apiKey, order(storeUrl));
       expect(res.statusCode, storeUrl).toBe(422);
       expect(res.json()).toMatchObject({ ok: false, error: 'ValidationError', details: [{ path: 'store_url' }] });
@@ -206,7 +252,9 @@ describe('plugin checkout refusals', () => {
   ])('refuses %o with 422 naming %s (snake_case, v1 envelope)', async (overrides, path) => {
     const m = await createApprovedMerchant(ctx.app);
     await connectSite(m, `https://shop-${m.id.toLowerCase()}.example`);
-    const body = Object.fromEntries(Object.entries(order(`https://shop-${m.id.toLowerCase()}.example`, overrides)).filter(([, v]) => v !== undefined));
+    const body = Object.fromEntries(
+      Object.entries(order(`https://shop-${m.id.toLowerCase()}.example`, overrides)).filter(([, v]) => v !== undefined),
+    );
     const before = await sessionCount();
     const res = await pluginCheckout(m.apiKey, body);
     expect(res.statusCode).toBe(422);
@@ -218,8 +266,15 @@ describe('plugin checkout refusals', () => {
   it('needs a key with checkout_sessions:create, and honours the kill switch', async () => {
     const m = await createApprovedMerchant(ctx.app);
     await connectSite(m, 'https://scoped.example');
-    expect((await ctx.app.inject({ method: 'POST', url: '/api/v1/checkout-sessions', payload: order('https://scoped.example') })).statusCode).toBe(401);
-    const reader = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/api-keys`, headers: adminHeaders, payload: { scopes: ['plugin:connect'] } });
+    expect(
+      (await ctx.app.inject({ method: 'POST', url: '/api/v1/checkout-sessions', payload: order('https://scoped.example') })).statusCode,
+    ).toBe(401);
+    const reader = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/api-keys`,
+      headers: adminHeaders,
+      payload: { scopes: ['plugin:connect'] },
+    });
     const res = await pluginCheckout(reader.json().apiKey, order('https://scoped.example'));
     expect(res.statusCode).toBe(403);
     expect(res.json().error).toBe('InsufficientScope');

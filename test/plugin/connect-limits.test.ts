@@ -7,8 +7,10 @@ import { connectBody, freshIp, pluginConnect, type PluginMerchant as Merchant } 
 // and per client address, in Postgres, so the limits hold across API processes.
 const ctx = useTestApp();
 
-const connect = (body: unknown, options: { ip?: string; headers?: Record<string, string>; app?: Parameters<typeof pluginConnect>[0] } = {}) =>
-  pluginConnect(options.app ?? ctx.app, body, options);
+const connect = (
+  body: unknown,
+  options: { ip?: string; headers?: Record<string, string>; app?: Parameters<typeof pluginConnect>[0] } = {},
+) => pluginConnect(options.app ?? ctx.app, body, options);
 
 describe('rate limiting of failed attempts (decisions §2)', () => {
   it('refuses a merchant id after 5 failures, right credentials included, with 429 and Retry-After, across two API processes', async () => {
@@ -35,7 +37,8 @@ describe('rate limiting of failed attempts (decisions §2)', () => {
       expect(await ctx.db.sql`select id from sites where merchant_id = ${m.id}`).toHaveLength(0);
 
       // Once the oldest failures leave the 15-minute window, attempts are allowed again.
-      await ctx.db.sql`update auth_failures set occurred_at = occurred_at - interval '16 minutes' where dimension = 'merchant' and subject = ${m.id}`;
+      await ctx.db
+        .sql`update auth_failures set occurred_at = occurred_at - interval '16 minutes' where dimension = 'merchant' and subject = ${m.id}`;
       expect((await connect(connectBody(m), { app: second })).statusCode).toBe(202);
     } finally {
       await second.close();

@@ -34,10 +34,22 @@ describe('connecting a website', () => {
       callback_url: body.callback_url,
       webhook_secret: expect.stringMatching(/^whsec_[0-9A-Za-z]{32}$/),
       message: expect.stringContaining(`${body.site_url}/.well-known/svc-checkout.txt`),
-      verification: { method: 'well_known_file', url: `${body.site_url}/.well-known/svc-checkout.txt`, token: expect.stringMatching(/^svcsv_[0-9A-Za-z]{32}$/), last_check: null },
+      verification: {
+        method: 'well_known_file',
+        url: `${body.site_url}/.well-known/svc-checkout.txt`,
+        token: expect.stringMatching(/^svcsv_[0-9A-Za-z]{32}$/),
+        last_check: null,
+      },
     });
     const [row] = await ctx.db.sql`select * from sites where id = ${json.site_id}`;
-    expect(row).toMatchObject({ merchant_id: m.id, origin: body.site_url, platform: 'woocommerce', plugin_version: '1.1.0', status: 'pending_verification', verification_token: json.verification.token });
+    expect(row).toMatchObject({
+      merchant_id: m.id,
+      origin: body.site_url,
+      platform: 'woocommerce',
+      plugin_version: '1.1.0',
+      status: 'pending_verification',
+      verification_token: json.verification.token,
+    });
     expect(row!.webhook_secret_encrypted).toMatch(/^v1\./);
     expect(row!.webhook_secret_encrypted).not.toContain(json.webhook_secret);
     // The site is its own delivery target, not one of the merchant's endpoints (those get every session).
@@ -73,7 +85,9 @@ describe('connecting a website', () => {
 
   it('accepts a callback on another host of the same registrable domain', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    const res = await connect(connectBody(m, { site_url: 'https://www.related-shop.example', callback_url: 'https://api.related-shop.example/hooks' }));
+    const res = await connect(
+      connectBody(m, { site_url: 'https://www.related-shop.example', callback_url: 'https://api.related-shop.example/hooks' }),
+    );
     expect(res.statusCode).toBe(202);
   });
 
@@ -127,7 +141,9 @@ describe('credential failures', () => {
       expect(requestId, label).toBe(res.headers['x-request-id']);
       bodies.add(JSON.stringify(rest));
     }
-    expect([...bodies]).toEqual([JSON.stringify({ ok: false, error: 'Unauthorized', message: 'The merchant ID, API key or security code is not valid.' })]);
+    expect([...bodies]).toEqual([
+      JSON.stringify({ ok: false, error: 'Unauthorized', message: 'The merchant ID, API key or security code is not valid.' }),
+    ]);
   });
 
   it('refuses a suspended merchant whose credentials are right, with 403 AccountNotApproved', async () => {
@@ -151,7 +167,9 @@ describe('credential failures', () => {
   it('needs the plugin:connect scope on a restricted key', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const issue = async (scopes: string[]) =>
-      (await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/api-keys`, headers: adminHeaders, payload: { scopes } })).json().apiKey as string;
+      (
+        await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/api-keys`, headers: adminHeaders, payload: { scopes } })
+      ).json().apiKey as string;
     const reader = await issue(['transactions:read']);
     const res = await connect(connectBody(m, { api_key: reader }));
     expect(res.statusCode).toBe(403);
@@ -198,7 +216,13 @@ describe('request validation (422)', () => {
 
   it('accepts later plugin versions and any platform of the six', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    for (const [platform, version] of [['shopify', '1.1.1'], ['magento', '2.0.0'], ['prestashop', '1.10.0'], ['opencart', '1.1.0+build.7'], ['custom', '10.0.0']]) {
+    for (const [platform, version] of [
+      ['shopify', '1.1.1'],
+      ['magento', '2.0.0'],
+      ['prestashop', '1.10.0'],
+      ['opencart', '1.1.0+build.7'],
+      ['custom', '10.0.0'],
+    ]) {
       const res = await connect(connectBody(m, { platform, plugin_version: version }));
       expect(res.statusCode, `${platform} ${version}`).toBe(202);
     }
@@ -208,7 +232,10 @@ describe('request validation (422)', () => {
     let strict: FastifyInstance;
     let close: () => Promise<void>;
     beforeAll(async () => {
-      const config = testConfig(ctx.config.databaseUrl, { ALLOW_PRIVATE_URLS: 'false', SECRETS_KEY: ctx.config.secretsKey.toString('hex') });
+      const config = testConfig(ctx.config.databaseUrl, {
+        ALLOW_PRIVATE_URLS: 'false',
+        SECRETS_KEY: ctx.config.secretsKey.toString('hex'),
+      });
       strict = await buildApp({ config, db: ctx.db, temporal: ctx.temporal, providers: ctx.providers }, { logger: false });
       close = () => strict.close();
     });
@@ -232,7 +259,9 @@ describe('request validation (422)', () => {
     const m = await createApprovedMerchant(ctx.app);
     const res = await connect(connectBody(m, { site_url: 'http://127.0.0.1:8080', callback_url: 'http://127.0.0.2:8080/hooks' }));
     expect(res.statusCode).toBe(422);
-    expect((await connect(connectBody(m, { site_url: 'http://127.0.0.1:8080', callback_url: 'http://127.0.0.1:9090/hooks' }))).statusCode).toBe(202);
+    expect(
+      (await connect(connectBody(m, { site_url: 'http://127.0.0.1:8080', callback_url: 'http://127.0.0.1:9090/hooks' }))).statusCode,
+    ).toBe(202);
   });
 });
 
@@ -252,7 +281,11 @@ describe('security code rotation (spec §5.7)', () => {
     const before = await checkout('before-rotation');
     expect(before.statusCode).toBe(201);
 
-    const rotated = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/security-code/rotate`, headers: adminHeaders });
+    const rotated = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/security-code/rotate`,
+      headers: adminHeaders,
+    });
     expect(rotated.statusCode).toBe(200);
     const newCode = rotated.json().securityCode as string;
     expect(newCode).not.toBe(m.securityCode);

@@ -10,7 +10,16 @@ describe('plugin versions (spec §9.2: the handshake from 1.1.0 on)', () => {
     (v) => expect(isAtLeastVersion(v, '1.1.0')).toBe(false),
   );
   it('orders pre-releases by semver precedence', () => {
-    const order = ['1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0'];
+    const order = [
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0',
+    ];
     for (let i = 1; i < order.length; i++) {
       expect(compareSemVer(parseSemVer(order[i - 1]!)!, parseSemVer(order[i]!)!), `${order[i - 1]} < ${order[i]}`).toBeLessThan(0);
       expect(compareSemVer(parseSemVer(order[i]!)!, parseSemVer(order[i - 1]!)!)).toBeGreaterThan(0);

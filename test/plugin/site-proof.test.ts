@@ -34,7 +34,15 @@ const connect = (m: Merchant, site: string) =>
   ctx.app.inject({
     method: 'POST',
     url: '/api/v1/plugin/connect',
-    payload: { merchant_id: m.id, api_key: m.apiKey, security_code: m.securityCode, platform: 'woocommerce', site_url: site, callback_url: `${site}/?wc-api=svc_webhook`, plugin_version: '1.2.0' },
+    payload: {
+      merchant_id: m.id,
+      api_key: m.apiKey,
+      security_code: m.securityCode,
+      platform: 'woocommerce',
+      site_url: site,
+      callback_url: `${site}/?wc-api=svc_webhook`,
+      plugin_version: '1.2.0',
+    },
   });
 
 const checkout = (m: Merchant, site: string, orderId: string) =>
@@ -54,13 +62,20 @@ describe('proof of site control', () => {
     const first = await connect(m, site.url);
     expect(first.statusCode).toBe(202);
     const pending = first.json();
-    expect(pending).toMatchObject({ status: 'pending_verification', verification: { url: `${site.url}/.well-known/svc-checkout.txt`, last_check: null } });
+    expect(pending).toMatchObject({
+      status: 'pending_verification',
+      verification: { url: `${site.url}/.well-known/svc-checkout.txt`, last_check: null },
+    });
     // A claim made by this request cannot be proven yet: the site was not asked.
     expect(site.paths).toEqual([]);
 
     const refused = await checkout(m, site.url, 'too-early');
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toMatchObject({ ok: false, error: 'Conflict', message: expect.stringContaining('/.well-known/svc-checkout.txt') });
+    expect(refused.json()).toMatchObject({
+      ok: false,
+      error: 'Conflict',
+      message: expect.stringContaining('/.well-known/svc-checkout.txt'),
+    });
     expect((await ctx.db.sql`select count(*)::int as n from checkout_sessions where merchant_id = ${m.id}`)[0]!.n).toBe(0);
 
     // Not found, then the wrong token: still pending, and the answer says what was found.

@@ -5,7 +5,17 @@ import { balanceOf, sharedChain } from '../support/chain';
 import { useTestApp } from '../support/harness';
 import { http } from '../support/http';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
-import { creditsOf, exceptionsOf, merchantOnEveryNetwork, openSession, payFromWallet, pressPay, sessionRow, settle, waitForStatus } from './support';
+import {
+  creditsOf,
+  exceptionsOf,
+  merchantOnEveryNetwork,
+  openSession,
+  payFromWallet,
+  pressPay,
+  sessionRow,
+  settle,
+  waitForStatus,
+} from './support';
 
 // Decisions §11 against the run's real anvil: a session completes only when its own deposit
 // address is credited at least G on chain, confirmed; the provider's word is a hint.
@@ -23,11 +33,14 @@ describe('completion proven on chain', () => {
       // The merchant's wallet stays the settlement wallet; the money goes to our address.
       expect(opened.depositAddress).not.toBe(opened.walletAddress);
 
-      const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: id, outcome: 'succeeded' } });
+      const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+        body: { reference: id, outcome: 'succeeded' },
+      });
       expect(paid.status).toBe(200);
       await waitForStatus(ctx, id, 'completed');
 
-      const tx = (await http('GET', `${ctx.baseUrl}/api/v1/transactions/${id}`, { headers: { authorization: `Bearer ${m.apiKey}` } })).json.transaction;
+      const tx = (await http('GET', `${ctx.baseUrl}/api/v1/transactions/${id}`, { headers: { authorization: `Bearer ${m.apiKey}` } })).json
+        .transaction;
       const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx.depositTransactionHash });
       expect(receipt.status).toBe('success');
       const token = chain.tokens[network].USDC;
@@ -35,7 +48,9 @@ describe('completion proven on chain', () => {
       expect(await balanceOf(chain, token, opened.depositAddress, receipt.blockNumber)).toBe(25_000_000n);
       expect(tx.grossAmount).toBe('25.000000');
       const credits = await creditsOf(ctx, id);
-      expect(credits).toEqual([{ network, hash: tx.depositTransactionHash, logIndex: expect.any(Number), amount: 25_000_000n, state: 'credited' }]);
+      expect(credits).toEqual([
+        { network, hash: tx.depositTransactionHash, logIndex: expect.any(Number), amount: 25_000_000n, state: 'credited' },
+      ]);
       const [row] = await ctx.db.sql`select deposit_transaction_hash from transactions where payment_id = ${id}`;
       expect(row!.deposit_transaction_hash).toBe(tx.depositTransactionHash);
     });

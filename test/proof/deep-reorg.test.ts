@@ -68,11 +68,26 @@ describe('a reorg deeper than the confirmations', () => {
     await chain.control.revert({ id: snapshot });
     await chain.control.mine({ blocks: Number(headBefore - (await chain.publicClient.getBlockNumber())) + 2 });
 
-    await eventually(() => creditsOf(ctx, id), (c) => c.length === 1 && c[0]!.state === 'removed', 20_000, 'the credit to be removed');
-    const [exception, ...others] = await eventually(() => exceptionsOf(ctx, id), (e) => e.some((x) => x.kind === 'reorged'), 20_000, 'a reorged exception');
+    await eventually(
+      () => creditsOf(ctx, id),
+      (c) => c.length === 1 && c[0]!.state === 'removed',
+      20_000,
+      'the credit to be removed',
+    );
+    const [exception, ...others] = await eventually(
+      () => exceptionsOf(ctx, id),
+      (e) => e.some((x) => x.kind === 'reorged'),
+      20_000,
+      'a reorged exception',
+    );
     expect(others).toEqual([]);
     expect(exception).toMatchObject({ kind: 'reorged', amount: g, status: 'open' });
-    expect(exception!.references).toMatchObject({ transactionHash: deposit.transactionHash.toLowerCase(), blockHash: deposit.blockHash.toLowerCase(), blockNumber: deposit.blockNumber.toString(), paymentStatus: 'completed' });
+    expect(exception!.references).toMatchObject({
+      transactionHash: deposit.transactionHash.toLowerCase(),
+      blockHash: deposit.blockHash.toLowerCase(),
+      blockNumber: deposit.blockNumber.toString(),
+      paymentStatus: 'completed',
+    });
     const announced = await eventually(
       async () => receiver.received.filter((d) => d.body.event === 'payment.exception'),
       (d) => d.length >= 1,
@@ -98,7 +113,8 @@ describe('a reorg deeper than the confirmations', () => {
     }
     expect(await balanceOf(chain, token, m.wallet)).toBe(0n);
     expect((await sessionRow(ctx, id)).status).toBe('completed');
-    const undone = await ctx.db.sql`select posting_id from ledger_entries where payment_id = ${id} and posting_id like '%:undone' group by posting_id order by posting_id`;
+    const undone = await ctx.db
+      .sql`select posting_id from ledger_entries where payment_id = ${id} and posting_id like '%:undone' group by posting_id order by posting_id`;
     expect(undone.map((r) => r.posting_id)).toEqual([`payout:${after[1]!.id}:undone`, `payout:${after[2]!.id}:undone`].sort());
     expect(await unbalancedPostings(ctx)).toEqual([]);
 
@@ -116,7 +132,10 @@ describe('a reorg deeper than the confirmations', () => {
     const g = await pressPay(ctx, a);
     const signed = await signedDeposit((await sessionRow(ctx, a)).depositAddress, g);
     const snapshot = await chain.control.snapshot();
-    const first = await chain.publicClient.waitForTransactionReceipt({ hash: await chain.publicClient.sendRawTransaction({ serializedTransaction: signed }), pollingInterval: 50 });
+    const first = await chain.publicClient.waitForTransactionReceipt({
+      hash: await chain.publicClient.sendRawTransaction({ serializedTransaction: signed }),
+      pollingInterval: 50,
+    });
     await waitForStatus(ctx, a, 'completed');
     const paid = await waitForPayouts(ctx, a);
     const headBefore = await chain.publicClient.getBlockNumber();
@@ -144,7 +163,8 @@ describe('a reorg deeper than the confirmations', () => {
     const bPayer = await newPayer(chain);
     await mint(chain, token, bPayer.address, gb);
     await pay(chain, bPayer, token, bAddress, gb);
-    if ((await chain.publicClient.getBlockNumber()) <= headBefore) await chain.control.mine({ blocks: Number(headBefore - (await chain.publicClient.getBlockNumber())) + 1 });
+    if ((await chain.publicClient.getBlockNumber()) <= headBefore)
+      await chain.control.mine({ blocks: Number(headBefore - (await chain.publicClient.getBlockNumber())) + 1 });
     await waitForStatus(ctx, b, 'completed');
     const bPaid = await waitForPayouts(ctx, b);
 
@@ -153,7 +173,12 @@ describe('a reorg deeper than the confirmations', () => {
     const [credit] = await ctx.db.sql`select state, block_hash from chain_credits where payment_id = ${a}`;
     expect(credit).toMatchObject({ state: 'credited', block_hash: again.blockHash.toLowerCase() });
     expect(await exceptionsOf(ctx, a)).toEqual([]);
-    const aAfter = await eventually(() => payoutsOf(ctx, a), (ps) => ps.every((p) => p.status === 'confirmed'), 30_000, 'A’s payouts confirmed again');
+    const aAfter = await eventually(
+      () => payoutsOf(ctx, a),
+      (ps) => ps.every((p) => p.status === 'confirmed'),
+      30_000,
+      'A’s payouts confirmed again',
+    );
     expect(aAfter.map((p) => [p.kind, p.txHash, p.nonce])).toEqual(paid.map((p) => [p.kind, p.txHash, p.nonce]));
     for (const p of aAfter) expect((await chain.publicClient.getTransactionReceipt({ hash: p.txHash as Hash })).status).toBe('success');
     expect(await balanceOf(chain, token, m.wallet)).toBe(aAfter[1]!.amount + bPaid[1]!.amount);
@@ -176,13 +201,35 @@ describe('the nonce allocator after a reorg', () => {
     // Signed payouts of ours hold nonces above the chain's count of 3 (mined nowhere now, to be sent
     // again): the next is past the highest of them, never in between.
     const signedAt = (id: string, nonce: number) =>
-      db.insert(payoutsTable).values({ id, paymentId: 'SV_nonce', kind: 'gas', network: 'polygon', asset: 'native', fromAddress: sender, toAddress: randomAddress(), amount: '1', nonce, status: 'confirmed' });
+      db.insert(payoutsTable).values({
+        id,
+        paymentId: 'SV_nonce',
+        kind: 'gas',
+        network: 'polygon',
+        asset: 'native',
+        fromAddress: sender,
+        toAddress: randomAddress(),
+        amount: '1',
+        nonce,
+        status: 'confirmed',
+      });
     await signedAt('po_reorgnoncetest000000005', 5);
     expect(await db.transaction((tx) => allocateNonce(tx, { network: 'polygon', sender, chainNext: 3 }))).toBe(6);
     // As signing does: the nonce taken and the payout stored in one transaction.
     const seventh = await db.transaction(async (tx) => {
       const nonce = await allocateNonce(tx, { network: 'polygon', sender, chainNext: 3 });
-      await tx.insert(payoutsTable).values({ id: 'po_reorgnoncetest000000006', paymentId: 'SV_nonce', kind: 'merchant', network: 'polygon', asset: 'USDC', fromAddress: sender, toAddress: randomAddress(), amount: '1', nonce, status: 'signed' });
+      await tx.insert(payoutsTable).values({
+        id: 'po_reorgnoncetest000000006',
+        paymentId: 'SV_nonce',
+        kind: 'merchant',
+        network: 'polygon',
+        asset: 'USDC',
+        fromAddress: sender,
+        toAddress: randomAddress(),
+        amount: '1',
+        nonce,
+        status: 'signed',
+      });
       return nonce;
     });
     expect(seventh).toBe(6);

@@ -44,8 +44,14 @@ describe('pay from your wallet', () => {
     const { deposit } = (await askDeposit(id)).json;
     const receipt = await payFromWallet(chain, chain.tokens.arbitrum.USDC, deposit.address, 25_000_000n);
     await waitForStatus(ctx, id, 'completed');
-    const tx = (await http('GET', `${ctx.baseUrl}/api/v1/transactions/${id}`, { headers: { authorization: `Bearer ${m.apiKey}` } })).json.transaction;
-    expect(tx).toMatchObject({ status: 'completed', grossAmount: '25.000000', depositTransactionHash: receipt.transactionHash, providerPaymentId: null });
+    const tx = (await http('GET', `${ctx.baseUrl}/api/v1/transactions/${id}`, { headers: { authorization: `Bearer ${m.apiKey}` } })).json
+      .transaction;
+    expect(tx).toMatchObject({
+      status: 'completed',
+      grossAmount: '25.000000',
+      depositTransactionHash: receipt.transactionHash,
+      providerPaymentId: null,
+    });
     const [events] = await ctx.db.sql`select count(*)::int as n from provider_events where payment_id = ${id}`;
     expect(events!.n).toBe(0);
   });

@@ -25,7 +25,11 @@ const ASSETS = ['USDC', 'USDT', null] as const;
 
 describe('the pure rules', () => {
   const phase = fc.constantFrom<PaymentPhase>('open', 'paid', 'ended');
-  const arrival = fc.record({ network: fc.constantFrom('polygon', 'base'), asset: fc.constantFrom(...ASSETS), amountMicro: fc.bigInt({ min: 0n, max: 3n * G }) });
+  const arrival = fc.record({
+    network: fc.constantFrom('polygon', 'base'),
+    asset: fc.constantFrom(...ASSETS),
+    amountMicro: fc.bigInt({ min: 0n, max: 3n * G }),
+  });
 
   it('credit only the payment’s own token while it is open; every other unit above dust is an exception', () => {
     fc.assert(
@@ -33,10 +37,12 @@ describe('the pure rules', () => {
         const d = classifyArrival({ network: 'polygon', asset: 'USDC', phase: p }, a, dust);
         const own = a.network === 'polygon' && a.asset === 'USDC';
         if (d.credit === 'credited' && d.exception === null) expect(own && p === 'open' && a.amountMicro > 0n).toBe(true);
-        if (!own && a.amountMicro > 0n && (p === 'open' || a.amountMicro >= dust)) expect(d).toEqual({ credit: 'wrong_asset', exception: 'wrong_asset' });
+        if (!own && a.amountMicro > 0n && (p === 'open' || a.amountMicro >= dust))
+          expect(d).toEqual({ credit: 'wrong_asset', exception: 'wrong_asset' });
         if (a.amountMicro === 0n) expect(d.credit).toBe('dust');
         if (d.credit === 'dust') expect(a.amountMicro === 0n || (p !== 'open' && a.amountMicro < dust)).toBe(true);
-        if (own && p !== 'open' && a.amountMicro > 0n && a.amountMicro >= dust) expect(d).toEqual({ credit: 'held', exception: p === 'paid' ? 'duplicate' : 'late' });
+        if (own && p !== 'open' && a.amountMicro > 0n && a.amountMicro >= dust)
+          expect(d).toEqual({ credit: 'held', exception: p === 'paid' ? 'duplicate' : 'late' });
       }),
       { numRuns: 5000 },
     );
@@ -44,16 +50,20 @@ describe('the pure rules', () => {
 
   it('complete exactly when the own credits cover G, with gross = credits and the excess owned', () => {
     fc.assert(
-      fc.property(fc.option(fc.bigInt({ min: 1n, max: 3n * G }), { nil: null }), fc.bigInt({ min: 0n, max: 4n * G }), (expected, credited) => {
-        const s = settlementOf(expected, credited);
-        if (expected === null) {
-          expect(s.kind).toBe('unpriced');
-        } else {
-          expect(s.kind === 'covered').toBe(credited >= expected && credited > 0n);
-          if (s.kind === 'covered') expect([s.grossMicro, s.grossMicro - s.excessMicro]).toEqual([credited, expected]);
-          else expect(s).toEqual({ kind: 'short', creditedMicro: credited, remainingMicro: expected - credited });
-        }
-      }),
+      fc.property(
+        fc.option(fc.bigInt({ min: 1n, max: 3n * G }), { nil: null }),
+        fc.bigInt({ min: 0n, max: 4n * G }),
+        (expected, credited) => {
+          const s = settlementOf(expected, credited);
+          if (expected === null) {
+            expect(s.kind).toBe('unpriced');
+          } else {
+            expect(s.kind === 'covered').toBe(credited >= expected && credited > 0n);
+            if (s.kind === 'covered') expect([s.grossMicro, s.grossMicro - s.excessMicro]).toEqual([credited, expected]);
+            else expect(s).toEqual({ kind: 'short', creditedMicro: credited, remainingMicro: expected - credited });
+          }
+        },
+      ),
       { numRuns: 5000 },
     );
   });
@@ -134,24 +144,71 @@ function seedChainSession(id: string, merchantId: string, depositAddress: string
 const KEPT: { name: string; steps: Step[] }[] = [
   // Credits short of G were in no exception after a cancel (the run recorded the shortfall only at expiry).
   { name: 'one micro credited, then canceled', steps: [{ kind: 'deposit', asset: 'USDC', amountMicro: 1n }, { kind: 'cancel' }] },
-  { name: 'an unknown token removed by a reorg, then the own token', steps: [{ kind: 'deposit', asset: null, amountMicro: 1n }, { kind: 'remove', index: 0 }, { kind: 'deposit', asset: 'USDC', amountMicro: 1n }] },
-  { name: 'G − 1 of the own token and 1 of another', steps: [{ kind: 'deposit', asset: 'USDC', amountMicro: G - 1n }, { kind: 'deposit', asset: 'USDT', amountMicro: 1n }, { kind: 'expire' }] },
+  {
+    name: 'an unknown token removed by a reorg, then the own token',
+    steps: [
+      { kind: 'deposit', asset: null, amountMicro: 1n },
+      { kind: 'remove', index: 0 },
+      { kind: 'deposit', asset: 'USDC', amountMicro: 1n },
+    ],
+  },
+  {
+    name: 'G − 1 of the own token and 1 of another',
+    steps: [
+      { kind: 'deposit', asset: 'USDC', amountMicro: G - 1n },
+      { kind: 'deposit', asset: 'USDT', amountMicro: 1n },
+      { kind: 'expire' },
+    ],
+  },
   // Money after completion was counted among the payment's credits (state credited) as well as in its duplicate exception.
-  { name: 'below the dust threshold while the merchant is suspended, then G', steps: [{ kind: 'suspend' }, { kind: 'deposit', asset: 'USDC', amountMicro: DUST - 1n }, { kind: 'deposit', asset: 'USDC', amountMicro: G }] },
-  { name: 'G, then the threshold of dust again', steps: [{ kind: 'deposit', asset: 'USDC', amountMicro: G }, { kind: 'deposit', asset: 'USDC', amountMicro: DUST }] },
+  {
+    name: 'below the dust threshold while the merchant is suspended, then G',
+    steps: [
+      { kind: 'suspend' },
+      { kind: 'deposit', asset: 'USDC', amountMicro: DUST - 1n },
+      { kind: 'deposit', asset: 'USDC', amountMicro: G },
+    ],
+  },
+  {
+    name: 'G, then the threshold of dust again',
+    steps: [
+      { kind: 'deposit', asset: 'USDC', amountMicro: G },
+      { kind: 'deposit', asset: 'USDC', amountMicro: DUST },
+    ],
+  },
   // An exception's money whose block left the chain stayed refundable (the ledger still held it).
-  { name: 'G while the merchant is suspended, its block removed', steps: [{ kind: 'suspend' }, { kind: 'deposit', asset: 'USDC', amountMicro: G }, { kind: 'remove', index: 0 }] },
+  {
+    name: 'G while the merchant is suspended, its block removed',
+    steps: [{ kind: 'suspend' }, { kind: 'deposit', asset: 'USDC', amountMicro: G }, { kind: 'remove', index: 0 }],
+  },
   // Another token's arrival, its block removed, back as dust once the merchant was suspended: the dust holds it, the exception nothing.
-  { name: 'one micro of USDT, removed, suspended, sent again', steps: [{ kind: 'deposit', asset: 'USDT', amountMicro: 1n }, { kind: 'remove', index: 0 }, { kind: 'suspend' }, { kind: 'resend', index: 0 }] },
+  {
+    name: 'one micro of USDT, removed, suspended, sent again',
+    steps: [
+      { kind: 'deposit', asset: 'USDT', amountMicro: 1n },
+      { kind: 'remove', index: 0 },
+      { kind: 'suspend' },
+      { kind: 'resend', index: 0 },
+    ],
+  },
   // Credits short of G were nowhere after the provider said its payment failed.
   {
     name: 'one micro credited, then the provider’s failure',
-    steps: [{ kind: 'deposit', asset: 'USDC', amountMicro: 1n }, { kind: 'provider', type: 'failed', transfer: null, amountMicro: 1n, resendOf: null }],
+    steps: [
+      { kind: 'deposit', asset: 'USDC', amountMicro: 1n },
+      { kind: 'provider', type: 'failed', transfer: null, amountMicro: 1n, resendOf: null },
+    ],
   },
   // A suspended merchant's open session took money as its own (issue 26 item 4); approved again, only later money counts.
   {
     name: 'G while the merchant is suspended, then G once approved again',
-    steps: [{ kind: 'suspend' }, { kind: 'deposit', asset: 'USDC', amountMicro: G }, { kind: 'approve' }, { kind: 'deposit', asset: 'USDC', amountMicro: G }, { kind: 'expire' }],
+    steps: [
+      { kind: 'suspend' },
+      { kind: 'deposit', asset: 'USDC', amountMicro: G },
+      { kind: 'approve' },
+      { kind: 'deposit', asset: 'USDC', amountMicro: G },
+      { kind: 'expire' },
+    ],
   },
 ];
 
@@ -164,69 +221,71 @@ describe('the rules as the worker runs them, over Postgres', () => {
     const stranger = randomAddress();
 
     runSequence = async (steps) => {
-        // A merchant of its own: a sequence may suspend it.
-        const merchant = await createApprovedMerchant(ctx.app, { wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }] });
-        const id = newPaymentId();
-        const depositAddress = randomAddress();
-        await seedChainSession(id, merchant.id, depositAddress);
-        const sent: DepositFact[] = [];
-        const callbacks: ProviderFact[] = [];
-        // The run's own handler takes each provider event once (checkout-session/workflow.ts).
-        const seenEvents = new Set<string>();
-        // The session's run, as the worker runs it: its decisions (domain/checkout-session.ts) and the
-        // same loop over its effects, with the activities called directly.
-        let session = initialSession({ chainVerified: true, expiresAtMs: Date.now() + 3_600_000, proofTimeoutMs: 3_600_000 });
-        const handle = async (event: SessionEvent) => {
-          session = await handleSessionEvent(session, event, portsFor(id));
-        };
-        const open = () => session.status === 'pending' || session.status === 'processing';
-        for (const [n, s] of steps.entries()) {
-          if (s.kind === 'deposit') {
-            const fact: DepositFact = {
-              kind: 'credited',
-              network: 'polygon',
-              transactionHash: `0x${randomBytes(32).toString('hex')}`,
-              logIndex: n,
-              asset: s.asset,
-              token: s.asset === null ? stranger : tokens[s.asset]!,
-              from: stranger,
-              to: depositAddress,
-              amountMicro: s.amountMicro.toString(),
-              blockNumber: String(100 + n),
-              blockHash: `0x${n.toString(16).padStart(64, '0')}`,
-            };
-            sent.push(fact);
-            await handle({ kind: 'deposit', fact });
-          } else if (s.kind === 'resend' && sent.length > 0) {
-            await handle({ kind: 'deposit', fact: sent[s.index % sent.length]! });
-          } else if (s.kind === 'remove' && sent.length > 0 && open()) {
-            await handle({ kind: 'deposit', fact: { ...sent[s.index % sent.length]!, kind: 'removed' } });
-          } else if (s.kind === 'expire') {
-            await handle({ kind: 'deadline', nowMs: session.expiresAtMs });
-          } else if (s.kind === 'provider') {
-            const earlier = s.resendOf !== null && callbacks.length > 0 ? callbacks[s.resendOf % callbacks.length]! : null;
-            const named = s.transfer !== null && sent.length > 0 ? sent[s.transfer % sent.length]! : null;
-            const fact: ProviderFact = earlier ?? {
-              eventId: `evt_${randomBytes(8).toString('hex')}`,
-              type: s.type,
-              providerPaymentId: `pp_${id}`,
-              destinationAmount: formatCrypto(s.amountMicro),
-              transactionHash: named?.transactionHash,
-              occurredAt: new Date().toISOString(),
-            };
-            if (!earlier) callbacks.push(fact);
-            if (!seenEvents.has(fact.eventId)) await handle({ kind: 'provider', fact, nowMs: Date.now() });
-            seenEvents.add(fact.eventId);
-          } else if (s.kind === 'claimDue' && session.claimDueMs !== null) {
-            // The claim's deadline passes before expiry.
-            await handle({ kind: 'deadline', nowMs: Math.min(session.claimDueMs, session.expiresAtMs - 1) });
-          } else if (s.kind === 'suspend' || s.kind === 'approve') {
-            await ctx.db.sql`update merchants set status = ${s.kind === 'suspend' ? 'suspended' : 'approved'} where id = ${merchant.id}`;
-          } else if (s.kind === 'cancel') {
-            await handle({ kind: 'cancel' });
-          }
-          await checkInvariants(id, session.status);
+      // A merchant of its own: a sequence may suspend it.
+      const merchant = await createApprovedMerchant(ctx.app, {
+        wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }],
+      });
+      const id = newPaymentId();
+      const depositAddress = randomAddress();
+      await seedChainSession(id, merchant.id, depositAddress);
+      const sent: DepositFact[] = [];
+      const callbacks: ProviderFact[] = [];
+      // The run's own handler takes each provider event once (checkout-session/workflow.ts).
+      const seenEvents = new Set<string>();
+      // The session's run, as the worker runs it: its decisions (domain/checkout-session.ts) and the
+      // same loop over its effects, with the activities called directly.
+      let session = initialSession({ chainVerified: true, expiresAtMs: Date.now() + 3_600_000, proofTimeoutMs: 3_600_000 });
+      const handle = async (event: SessionEvent) => {
+        session = await handleSessionEvent(session, event, portsFor(id));
+      };
+      const open = () => session.status === 'pending' || session.status === 'processing';
+      for (const [n, s] of steps.entries()) {
+        if (s.kind === 'deposit') {
+          const fact: DepositFact = {
+            kind: 'credited',
+            network: 'polygon',
+            transactionHash: `0x${randomBytes(32).toString('hex')}`,
+            logIndex: n,
+            asset: s.asset,
+            token: s.asset === null ? stranger : tokens[s.asset]!,
+            from: stranger,
+            to: depositAddress,
+            amountMicro: s.amountMicro.toString(),
+            blockNumber: String(100 + n),
+            blockHash: `0x${n.toString(16).padStart(64, '0')}`,
+          };
+          sent.push(fact);
+          await handle({ kind: 'deposit', fact });
+        } else if (s.kind === 'resend' && sent.length > 0) {
+          await handle({ kind: 'deposit', fact: sent[s.index % sent.length]! });
+        } else if (s.kind === 'remove' && sent.length > 0 && open()) {
+          await handle({ kind: 'deposit', fact: { ...sent[s.index % sent.length]!, kind: 'removed' } });
+        } else if (s.kind === 'expire') {
+          await handle({ kind: 'deadline', nowMs: session.expiresAtMs });
+        } else if (s.kind === 'provider') {
+          const earlier = s.resendOf !== null && callbacks.length > 0 ? callbacks[s.resendOf % callbacks.length]! : null;
+          const named = s.transfer !== null && sent.length > 0 ? sent[s.transfer % sent.length]! : null;
+          const fact: ProviderFact = earlier ?? {
+            eventId: `evt_${randomBytes(8).toString('hex')}`,
+            type: s.type,
+            providerPaymentId: `pp_${id}`,
+            destinationAmount: formatCrypto(s.amountMicro),
+            transactionHash: named?.transactionHash,
+            occurredAt: new Date().toISOString(),
+          };
+          if (!earlier) callbacks.push(fact);
+          if (!seenEvents.has(fact.eventId)) await handle({ kind: 'provider', fact, nowMs: Date.now() });
+          seenEvents.add(fact.eventId);
+        } else if (s.kind === 'claimDue' && session.claimDueMs !== null) {
+          // The claim's deadline passes before expiry.
+          await handle({ kind: 'deadline', nowMs: Math.min(session.claimDueMs, session.expiresAtMs - 1) });
+        } else if (s.kind === 'suspend' || s.kind === 'approve') {
+          await ctx.db.sql`update merchants set status = ${s.kind === 'suspend' ? 'suspended' : 'approved'} where id = ${merchant.id}`;
+        } else if (s.kind === 'cancel') {
+          await handle({ kind: 'cancel' });
         }
+        await checkInvariants(id, session.status);
+      }
     };
     await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), runSequence), { numRuns: 60 });
 
@@ -250,9 +309,12 @@ describe('the rules as the worker runs them, over Postgres', () => {
     async function checkInvariants(id: string, status: string) {
       const [session] = await ctx.db.sql`select status, deposit_address from checkout_sessions where id = ${id}`;
       expect(session!.status).toBe(status);
-      const credits = await ctx.db.sql`select transaction_hash, log_index, asset, amount_micro::text as amount, state from chain_credits where payment_id = ${id}`;
-      const exceptions = await ctx.db.sql`select id, kind, amount_micro::text as amount, arrival_key from payment_exceptions where payment_id = ${id}`;
-      const [tx] = await ctx.db.sql`select gross_micro::text as gross, merchant_settlement_micro::text as net, platform_commission_micro::text as fee, deposit_transaction_hash from transactions where payment_id = ${id} and status = 'completed'`;
+      const credits = await ctx.db
+        .sql`select transaction_hash, log_index, asset, amount_micro::text as amount, state from chain_credits where payment_id = ${id}`;
+      const exceptions = await ctx.db
+        .sql`select id, kind, amount_micro::text as amount, arrival_key from payment_exceptions where payment_id = ${id}`;
+      const [tx] = await ctx.db
+        .sql`select gross_micro::text as gross, merchant_settlement_micro::text as net, platform_commission_micro::text as fee, deposit_transaction_hash from transactions where payment_id = ${id} and status = 'completed'`;
       const sum = (rows: readonly Record<string, unknown>[]) => rows.reduce((t, r) => t + BigInt(r.amount as string), 0n);
       const own = credits.filter((c) => c.asset === 'USDC');
       const kinds = (...k: string[]) => exceptions.filter((e) => k.includes(e.kind as string));
@@ -275,7 +337,8 @@ describe('the rules as the worker runs them, over Postgres', () => {
       const foreign = credits.filter((c) => c.asset !== 'USDC' && BigInt(c.amount as string) > 0n);
       expect(foreign.every((c) => c.state === 'wrong_asset' || c.state === 'dust' || c.state === 'removed')).toBe(true);
       const exceptionOf = new Map(kinds('wrong_asset').map((e) => [e.arrival_key as string, BigInt(e.amount as string)]));
-      for (const c of foreign.filter((f) => f.state === 'wrong_asset')) expect(exceptionOf.get(`tx:polygon:${c.transaction_hash as string}:${c.log_index as number}`)).toBe(BigInt(c.amount as string));
+      for (const c of foreign.filter((f) => f.state === 'wrong_asset'))
+        expect(exceptionOf.get(`tx:polygon:${c.transaction_hash as string}:${c.log_index as number}`)).toBe(BigInt(c.amount as string));
       // Every unit of the own token is in exactly one place: the completed gross, a late or duplicate
       // exception (its log `held`), the underpaid record at the end, dust, or still counting towards G
       // while open. What an exception holds is what the ledger holds for it: money whose block left
@@ -285,7 +348,8 @@ describe('the rules as the worker runs them, over Postgres', () => {
       const gross = tx ? BigInt(tx.gross as string) : 0n;
       const heldFor = async (asset: string, ...k: string[]) => {
         const ids = kinds(...k).map((e) => `exception:${e.id as string}`);
-        const [row] = await ctx.db.sql`select coalesce(-sum(amount), 0)::text as held from ledger_entries where account in ${ctx.db.sql(ids.length ? ids : [''])} and asset = ${asset}`;
+        const [row] = await ctx.db
+          .sql`select coalesce(-sum(amount), 0)::text as held from ledger_entries where account in ${ctx.db.sql(ids.length ? ids : [''])} and asset = ${asset}`;
         return BigInt(row!.held as string);
       };
       expect(ownIn('held')).toBe(await heldFor('USDC', 'late', 'duplicate'));
@@ -297,7 +361,8 @@ describe('the rules as the worker runs them, over Postgres', () => {
       // The ledger's deposit address holds, per token, what is at the address and owed from it: the
       // payment's money once it ended (completed or underpaid, not before), every exception's, and
       // the dust; nothing of a log whose block left the chain.
-      const ledger = await ctx.db.sql`select asset, sum(amount)::text as amount from ledger_entries where account = ${`deposit:${session!.deposit_address as string}`} group by asset`;
+      const ledger = await ctx.db
+        .sql`select asset, sum(amount)::text as amount from ledger_entries where account = ${`deposit:${session!.deposit_address as string}`} group by asset`;
       const onLedger = (asset: string) => BigInt((ledger.find((l) => l.asset === asset)?.amount as string | undefined) ?? '0');
       expect(onLedger('USDC')).toBe(ownIn('held') + ownIn('dust') + (open ? 0n : ownIn('credited')));
       for (const asset of ['USDT', unlistedTokenAsset(stranger)]) {
@@ -306,7 +371,8 @@ describe('the rules as the worker runs them, over Postgres', () => {
         expect(await heldFor(asset, 'wrong_asset')).toBe(sum(of('wrong_asset')));
       }
       // The ledger balances, posting by posting.
-      const unbalanced = await ctx.db.sql`select posting_id from ledger_entries where payment_id = ${id} group by posting_id, asset having sum(amount) <> 0`;
+      const unbalanced = await ctx.db
+        .sql`select posting_id from ledger_entries where payment_id = ${id} group by posting_id, asset having sum(amount) <> 0`;
       expect(unbalanced).toEqual([]);
     }
   }, 240_000);
@@ -318,12 +384,19 @@ describe('the rules as the worker runs them, over Postgres', () => {
   for (const order of ['the provider’s word first', 'the log first'] as const) {
     it(`records one exception for a transfer the provider announced and the chain showed late: ${order}`, async () => {
       const activities = activitiesFor(ctx);
-      const merchant = await createApprovedMerchant(ctx.app, { wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }] });
+      const merchant = await createApprovedMerchant(ctx.app, {
+        wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }],
+      });
       const id = newPaymentId();
       const depositAddress = randomAddress();
       await seedChainSession(id, merchant.id, depositAddress);
       const hash = `0x${randomBytes(32).toString('hex')}`;
-      const claim = { eventId: `evt_${randomBytes(8).toString('hex')}`, providerPaymentId: 'pp_1', destinationAmount: '25.000000', transactionHash: hash };
+      const claim = {
+        eventId: `evt_${randomBytes(8).toString('hex')}`,
+        providerPaymentId: 'pp_1',
+        destinationAmount: '25.000000',
+        transactionHash: hash,
+      };
       const log: DepositFact = {
         kind: 'credited',
         network: 'polygon',

@@ -42,10 +42,16 @@ export async function orderRow(ctx: Pick<TestContext, 'db'>, code: string) {
 }
 
 export const waitForOrder = (ctx: TestContext, code: string, status: string, timeoutMs = 20_000) =>
-  eventually(() => orderRow(ctx, code).then((r) => r.status), (s) => s === status, timeoutMs, `${code} to be ${status}`);
+  eventually(
+    () => orderRow(ctx, code).then((r) => r.status),
+    (s) => s === status,
+    timeoutMs,
+    `${code} to be ${status}`,
+  );
 
 export async function exceptionRows(ctx: Pick<TestContext, 'db'>, code: string) {
-  const rows = await ctx.db.sql`select id, payment_kind, kind, status, amount_micro, "references" from payment_exceptions where payment_id = ${code} order by created_at`;
+  const rows = await ctx.db
+    .sql`select id, payment_kind, kind, status, amount_micro, "references" from payment_exceptions where payment_id = ${code} order by created_at`;
   return rows.map((r) => ({
     id: r.id as string,
     paymentKind: r.payment_kind as string,
@@ -59,10 +65,17 @@ export async function exceptionRows(ctx: Pick<TestContext, 'db'>, code: string) 
 /** Once every payout of a settled order is confirmed (the customer's, then its network fee to the treasury): its rows. */
 export async function waitForOrderPayouts(ctx: Pick<TestContext, 'db'>, code: string, timeoutMs = 60_000) {
   const rows = await eventually(
-    () => ctx.db.sql`select kind, status, amount::text as amount, tx_hash, to_address from payouts where payment_id = ${code} and kind <> 'gas' order by kind`,
+    () =>
+      ctx.db
+        .sql`select kind, status, amount::text as amount, tx_hash, to_address from payouts where payment_id = ${code} and kind <> 'gas' order by kind`,
     (r) => r.length > 0 && r.every((p) => p.status === 'confirmed') && r.some((p) => p.kind === 'customer'),
     timeoutMs,
     `the payouts of ${code} confirmed`,
   );
-  return rows.map((r) => ({ kind: r.kind as string, amount: BigInt(r.amount as string), txHash: r.tx_hash as string, to: r.to_address as string }));
+  return rows.map((r) => ({
+    kind: r.kind as string,
+    amount: BigInt(r.amount as string),
+    txHash: r.tx_hash as string,
+    to: r.to_address as string,
+  }));
 }

@@ -63,10 +63,18 @@ describe('a payment’s proof', () => {
 
   it('prints a simple order’s proof through the ops CLI', async () => {
     const code = await openOrder(ctx);
-    expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome: 'succeeded' } })).status).toBe(200);
+    expect(
+      (await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome: 'succeeded' } }))
+        .status,
+    ).toBe(200);
     await waitForOrder(ctx, code, 'settled');
     // Read once the order's payout to the customer has run: the deposit address is empty again.
-    await eventually(() => orderRow(ctx, code), (r) => r.payoutDispatched, 30_000, 'the payout dispatched');
+    await eventually(
+      () => orderRow(ctx, code),
+      (r) => r.payoutDispatched,
+      30_000,
+      'the payout dispatched',
+    );
     await waitForOrderPayouts(ctx, code, 30_000);
     const { depositAddress, depositTransactionHash } = await orderRow(ctx, code);
     const run = expectOk(await spawnOps(['payments', 'proof', code], { SVC_URL: ctx.baseUrl, ADMIN_TOKEN, SVC_DATA_DIR: '/nonexistent' }));
@@ -74,13 +82,24 @@ describe('a payment’s proof', () => {
     expect(lines[0]).toBe(`proof ${code} settled (simple_order, verification chain)`);
     expect(run.stdout).toMatch(new RegExp(`deposit\\s+${depositAddress}`));
     expect(run.stdout).toMatch(/on chain\s+0\.000000 USDC at the deposit address now/);
-    expect(run.stdout).toMatch(new RegExp(`logs\\s+${depositTransactionHash}:\\d+ 25\\.000000 USDC block \\d+, \\d+ confirmations, credited`));
+    expect(run.stdout).toMatch(
+      new RegExp(`logs\\s+${depositTransactionHash}:\\d+ 25\\.000000 USDC block \\d+, \\d+ confirmations, credited`),
+    );
   }, 60_000);
 
   it('says the provider’s word is all there is on a network without a verifier', async () => {
-    const code = await openOrder(ctx, { customer: { wallet_address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', crypto_currency: 'USDT', crypto_currency_network: 'TRON' } });
+    const code = await openOrder(ctx, {
+      customer: { wallet_address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', crypto_currency: 'USDT', crypto_currency_network: 'TRON' },
+    });
     const proof = (await proofOf(code)).json().proof;
-    expect(proof).toMatchObject({ kind: 'simple_order', verification: 'provider', depositAddress: null, chain: null, credits: [], credited: '0.000000' });
+    expect(proof).toMatchObject({
+      kind: 'simple_order',
+      verification: 'provider',
+      depositAddress: null,
+      chain: null,
+      credits: [],
+      credited: '0.000000',
+    });
   });
 
   it('answers 400 for an id of no payment kind, 404 for an unknown payment, 401 without the admin token', async () => {

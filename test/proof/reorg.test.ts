@@ -23,7 +23,8 @@ beforeAll(async () => {
 afterAll(() => chain?.stop());
 const ctx = useTestApp(overrides, { listen: true, sandbox: true, worker: true });
 
-const cursorText = () => ctx.db.sql`select cursor from chain_cursors where network = 'polygon'`.then((r) => (r[0]?.cursor as string | undefined) ?? '');
+const cursorText = () =>
+  ctx.db.sql`select cursor from chain_cursors where network = 'polygon'`.then((r) => (r[0]?.cursor as string | undefined) ?? '');
 
 describe('a reorg before confirmation', () => {
   it('credits nothing for the orphaned block, then completes once when the transfer is mined again and confirmed', async () => {
@@ -37,7 +38,9 @@ describe('a reorg before confirmation', () => {
 
     const wallet = createWalletClient({ account: payer, chain: devChain(chain.rpcUrl), transport: viemHttp(chain.rpcUrl) });
     const data = encodeFunctionData({ abi: testTokenAbi, functionName: 'transfer', args: [depositAddress, g] });
-    const signed = await wallet.signTransaction(await wallet.prepareTransactionRequest({ to: chain.tokens.polygon.USDC, data, gas: 100_000n }));
+    const signed = await wallet.signTransaction(
+      await wallet.prepareTransactionRequest({ to: chain.tokens.polygon.USDC, data, gas: 100_000n }),
+    );
     const hash = await wallet.sendRawTransaction({ serializedTransaction: signed });
     const first = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     // The watcher has read it (1 of 3 confirmations): it sits in the stored cursor, uncredited.

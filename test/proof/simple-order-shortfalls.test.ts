@@ -26,7 +26,12 @@ describe('shortfalls on chain-verified simple orders', () => {
     );
     expect((await postCallback(ctx.app, forged, { secret: ctx.config.providers.sandbox.callbackSecret })).statusCode).toBe(200);
     await waitForOrder(ctx, code, 'processing');
-    const [unverified] = await eventually(() => exceptionRows(ctx, code), (rows) => rows.length > 0, 10_000, 'the unverified record');
+    const [unverified] = await eventually(
+      () => exceptionRows(ctx, code),
+      (rows) => rows.length > 0,
+      10_000,
+      'the unverified record',
+    );
     expect(unverified).toMatchObject({ paymentKind: 'simple_order', kind: 'unverified', amount: 25_000_000n });
     expect(unverified!.references).toMatchObject({ eventId: forged.id, depositAddress });
     expect((await orderRow(ctx, code)).status).toBe('processing');

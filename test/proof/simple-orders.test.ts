@@ -10,13 +10,16 @@ import { creditsOf, payFromWallet, settle } from './support';
 // address, the provider delivers there, and only confirmed credits of at least G settle it.
 const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
 const chain = sharedChain();
-const payAtSandbox = (reference: string) => http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference, outcome: 'succeeded' } });
+const payAtSandbox = (reference: string) =>
+  http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference, outcome: 'succeeded' } });
 
 describe('simple orders proven on chain', () => {
   for (const network of ['polygon', 'ethereum', 'base', 'arbitrum'] as const) {
     it(`settles a fiat-rail order on ${network} from the provider's transfer into its own deposit address, then pays it out to the customer's wallet`, async () => {
       const wallet = randomAddress();
-      const code = await openOrder(ctx, { customer: { wallet_address: wallet, crypto_currency: 'USDC', crypto_currency_network: network.toUpperCase() } });
+      const code = await openOrder(ctx, {
+        customer: { wallet_address: wallet, crypto_currency: 'USDC', crypto_currency_network: network.toUpperCase() },
+      });
       const opened = await orderRow(ctx, code);
       expect(opened.verification).toBe('chain');
       expect(opened.depositAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
@@ -31,7 +34,9 @@ describe('simple orders proven on chain', () => {
       expect(settled.received).toBe(25_000_000n);
       const receipt = await chain.publicClient.getTransactionReceipt({ hash: settled.depositTransactionHash as `0x${string}` });
       expect(receipt.status).toBe('success');
-      expect(await creditsOf(ctx, code)).toEqual([{ network, hash: settled.depositTransactionHash, logIndex: expect.any(Number), amount: 25_000_000n, state: 'credited' }]);
+      expect(await creditsOf(ctx, code)).toEqual([
+        { network, hash: settled.depositTransactionHash, logIndex: expect.any(Number), amount: 25_000_000n, state: 'credited' },
+      ]);
 
       // Decisions §11: what was received goes on to the customer's wallet, once, less the network's fee
       // (issue 26 item 12), which goes to the treasury; payout_dispatched once it is broadcast, and
@@ -39,13 +44,22 @@ describe('simple orders proven on chain', () => {
       const fee = ctx.config.simpleOrders.networkFeeMicro[network];
       expect(fee).toBeGreaterThan(0n);
       const payouts = await waitForOrderPayouts(ctx, code);
-      expect(payouts.map((p) => [p.kind, p.amount])).toEqual([['customer', 25_000_000n - fee], ['network_fee', fee]]);
+      expect(payouts.map((p) => [p.kind, p.amount])).toEqual([
+        ['customer', 25_000_000n - fee],
+        ['network_fee', fee],
+      ]);
       expect(await balanceOf(chain, chain.tokens[network].USDC, wallet)).toBe(25_000_000n - fee);
       const payout = payouts.find((p) => p.kind === 'customer')!;
       const paid = await orderRow(ctx, code);
-      expect(paid).toMatchObject({ status: 'settled', payoutDispatched: true, transactionHash: payout.txHash, depositTransactionHash: settled.depositTransactionHash });
+      expect(paid).toMatchObject({
+        status: 'settled',
+        payoutDispatched: true,
+        transactionHash: payout.txHash,
+        depositTransactionHash: settled.depositTransactionHash,
+      });
       expect(await balanceOf(chain, chain.tokens[network].USDC, opened.depositAddress)).toBe(0n);
-      const [ledger] = await ctx.db.sql`select coalesce(sum(amount), 0)::text as owed from ledger_entries where account = ${`customer_payable:${code}`}`;
+      const [ledger] = await ctx.db
+        .sql`select coalesce(sum(amount), 0)::text as owed from ledger_entries where account = ${`customer_payable:${code}`}`;
       expect(ledger!.owed).toBe('0');
 
       const view = (await http('GET', `${ctx.baseUrl}/api/transaction?transaction_code=${code}`)).json.data;
@@ -66,7 +80,10 @@ describe('simple orders proven on chain', () => {
     expect(received).toBe(40_000_000n);
     // Paid on to the customer's wallet less the network fee, which goes to the treasury; the deposit address ends empty.
     const fee = ctx.config.simpleOrders.networkFeeMicro.polygon;
-    expect((await waitForOrderPayouts(ctx, code)).map((p) => [p.kind, p.amount])).toEqual([['customer', 40_000_000n - fee], ['network_fee', fee]]);
+    expect((await waitForOrderPayouts(ctx, code)).map((p) => [p.kind, p.amount])).toEqual([
+      ['customer', 40_000_000n - fee],
+      ['network_fee', fee],
+    ]);
     expect(await balanceOf(chain, chain.tokens.polygon.USDC, depositAddress)).toBe(0n);
   });
 
@@ -89,7 +106,10 @@ describe('simple orders proven on chain', () => {
   it('refuses a success callback naming the customer wallet instead of the deposit address', async () => {
     const code = await openOrder(ctx);
     await chooseRail(ctx, code, 'card');
-    const wrong = sandboxEvent({ id: code, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: CUSTOMER_WALLET }, 'payment.succeeded');
+    const wrong = sandboxEvent(
+      { id: code, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: CUSTOMER_WALLET },
+      'payment.succeeded',
+    );
     expect((await postCallback(ctx.app, wrong, { secret: ctx.config.providers.sandbox.callbackSecret })).statusCode).toBe(422);
     expect((await orderRow(ctx, code)).status).toBe('pending');
   });
@@ -112,8 +132,10 @@ describe('simple orders proven on chain', () => {
     expect((await orderRow(ctx, short)).status).toBe('pending');
   });
 
-  it('keeps the provider\'s word on a network without a verifier (tron)', async () => {
-    const code = await openOrder(ctx, { customer: { wallet_address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', crypto_currency: 'USDT', crypto_currency_network: 'TRON' } });
+  it("keeps the provider's word on a network without a verifier (tron)", async () => {
+    const code = await openOrder(ctx, {
+      customer: { wallet_address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', crypto_currency: 'USDT', crypto_currency_network: 'TRON' },
+    });
     expect(await orderRow(ctx, code)).toMatchObject({ verification: 'provider', depositAddress: null });
     expect((await payAtSandbox(code)).status).toBe(200);
     await waitForOrder(ctx, code, 'settled');

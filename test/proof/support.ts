@@ -27,7 +27,8 @@ export async function openSession(ctx: TestContext, apiKey: string, body: Record
 }
 
 export async function sessionRow(ctx: TestContext, id: string) {
-  const [row] = await ctx.db.sql`select status, verification, deposit_address, wallet_address, expected_gross_micro from checkout_sessions where id = ${id}`;
+  const [row] = await ctx.db
+    .sql`select status, verification, deposit_address, wallet_address, expected_gross_micro from checkout_sessions where id = ${id}`;
   return {
     status: row!.status as string,
     verification: row!.verification as string,
@@ -45,16 +46,35 @@ export async function pressPay(ctx: TestContext, id: string): Promise<bigint> {
 }
 
 export const waitForStatus = (ctx: TestContext, id: string, status: string, timeoutMs = 20_000) =>
-  eventually(() => sessionRow(ctx, id).then((r) => r.status), (s) => s === status, timeoutMs, `${id} to be ${status}`);
+  eventually(
+    () => sessionRow(ctx, id).then((r) => r.status),
+    (s) => s === status,
+    timeoutMs,
+    `${id} to be ${status}`,
+  );
 
 export async function exceptionsOf(ctx: TestContext, id: string) {
-  const rows = await ctx.db.sql`select id, kind, amount_micro, "references", status from payment_exceptions where payment_id = ${id} order by created_at`;
-  return rows.map((r) => ({ id: r.id as string, kind: r.kind as string, amount: BigInt(r.amount_micro as string), references: r.references as Record<string, unknown>, status: r.status as string }));
+  const rows = await ctx.db
+    .sql`select id, kind, amount_micro, "references", status from payment_exceptions where payment_id = ${id} order by created_at`;
+  return rows.map((r) => ({
+    id: r.id as string,
+    kind: r.kind as string,
+    amount: BigInt(r.amount_micro as string),
+    references: r.references as Record<string, unknown>,
+    status: r.status as string,
+  }));
 }
 
 export async function creditsOf(ctx: TestContext, id: string) {
-  const rows = await ctx.db.sql`select network, transaction_hash, log_index, amount_micro, state from chain_credits where payment_id = ${id}`;
-  return rows.map((r) => ({ network: r.network as string, hash: r.transaction_hash as string, logIndex: r.log_index as number, amount: BigInt(r.amount_micro as string), state: r.state as string }));
+  const rows = await ctx.db
+    .sql`select network, transaction_hash, log_index, amount_micro, state from chain_credits where payment_id = ${id}`;
+  return rows.map((r) => ({
+    network: r.network as string,
+    hash: r.transaction_hash as string,
+    logIndex: r.log_index as number,
+    amount: BigInt(r.amount_micro as string),
+    state: r.state as string,
+  }));
 }
 
 /** Lets the watchers scan a few times (200 ms each in tests), for assertions that nothing happened. */

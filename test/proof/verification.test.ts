@@ -38,7 +38,10 @@ describe('verification', () => {
 
     // An EVM network without an RPC URL has no verifier either.
     const noPolygon: ErrorDetail[] = [];
-    const withoutPolygon = { ...production, chains: { ...production.chains, networks: production.chains.networks.filter((n) => n.network !== 'polygon') } };
+    const withoutPolygon = {
+      ...production,
+      chains: { ...production.chains, networks: production.chains.networks.filter((n) => n.network !== 'polygon') },
+    };
     expect(verificationOf(withoutPolygon, 'polygon', 'USDC', noPolygon)).toBe('provider');
     expect(noPolygon).toHaveLength(1);
     const fine: ErrorDetail[] = [];

@@ -49,7 +49,12 @@ async function sessionAwaitingTransfer() {
 describe('one chain watcher per network', () => {
   it('scans from one set only, and the stand-by takes over when the holder stops', async () => {
     const a = watcherSet();
-    await eventually(async () => a.seen.scans, (n) => n > 0, 10_000, 'the first set to scan');
+    await eventually(
+      async () => a.seen.scans,
+      (n) => n > 0,
+      10_000,
+      'the first set to scan',
+    );
     const b = watcherSet();
     await settle(2000);
     expect(a.seen.scans).toBeGreaterThan(4);
@@ -60,7 +65,12 @@ describe('one chain watcher per network', () => {
     const stoppedAt = Date.now();
     const scansOfA = a.seen.scans;
     await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, g);
-    await eventually(async () => b.seen.scans, (n) => n > 0, TAKEOVER_BOUND_MS, 'the stand-by to take over');
+    await eventually(
+      async () => b.seen.scans,
+      (n) => n > 0,
+      TAKEOVER_BOUND_MS,
+      'the stand-by to take over',
+    );
     const tookOverMs = Date.now() - stoppedAt;
     expect(tookOverMs).toBeLessThan(TAKEOVER_BOUND_MS);
     await waitForStatus(ctx, id, 'completed');
@@ -70,7 +80,12 @@ describe('one chain watcher per network', () => {
 
   it('moves to the stand-by when the holder loses its database connection', async () => {
     const a = watcherSet();
-    await eventually(async () => a.seen.scans, (n) => n > 0, 10_000, 'the first set to scan');
+    await eventually(
+      async () => a.seen.scans,
+      (n) => n > 0,
+      10_000,
+      'the first set to scan',
+    );
     const b = watcherSet();
     await settle(1000);
     expect(b.seen.scans).toBe(0);
@@ -83,11 +98,21 @@ describe('one chain watcher per network', () => {
     expect(ended.map((r) => r.ended)).toEqual([true]);
     const cutAt = Date.now();
     await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, g);
-    await eventually(async () => b.seen.scans, (n) => n > 0, TAKEOVER_BOUND_MS, 'the stand-by to take over');
+    await eventually(
+      async () => b.seen.scans,
+      (n) => n > 0,
+      TAKEOVER_BOUND_MS,
+      'the stand-by to take over',
+    );
     expect(Date.now() - cutAt).toBeLessThan(TAKEOVER_BOUND_MS);
     // The stand-by may win the freed lock before the old holder's next check (500 ms here) notices
     // the loss: an overlap of less than one check, which the idempotent signals make harmless.
-    await eventually(async () => a.seen.lost, (n) => n === 1, 5_000, 'the old holder to notice its lost lease');
+    await eventually(
+      async () => a.seen.lost,
+      (n) => n === 1,
+      5_000,
+      'the old holder to notice its lost lease',
+    );
     await waitForStatus(ctx, id, 'completed');
 
     // The old holder stands by now: it no longer scans while the new one does. A scan it had in

@@ -8,7 +8,8 @@ import { eventually } from '../support/http';
 const METRICS_TOKEN = 'metrics-token-0123456789abcdefghij';
 const ctx = useTestApp({ METRICS_TOKEN }, { worker: true });
 
-const scrape = async () => (await ctx.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body;
+const scrape = async () =>
+  (await ctx.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body;
 const sample = (text: string, name: string, network: string) => {
   const match = new RegExp(`^${name}\\{network="${network}"\\} (\\S+)$`, 'm').exec(text);
   return match ? Number(match[1]) : undefined;
@@ -16,7 +17,12 @@ const sample = (text: string, name: string, network: string) => {
 
 describe('chain watcher metrics', () => {
   it('reports each watched network’s lag and the age of its last scan', async () => {
-    const text = await eventually(scrape, (t) => ['polygon', 'ethereum', 'base', 'arbitrum'].every((n) => sample(t, 'svc_chain_watcher_lag_blocks', n) !== undefined), 15_000, 'every network scanned');
+    const text = await eventually(
+      scrape,
+      (t) => ['polygon', 'ethereum', 'base', 'arbitrum'].every((n) => sample(t, 'svc_chain_watcher_lag_blocks', n) !== undefined),
+      15_000,
+      'every network scanned',
+    );
     // The dev chain needs one confirmation: a watcher that keeps up confirms through the head.
     expect(sample(text, 'svc_chain_watcher_lag_blocks', 'polygon')).toBe(0);
     expect(sample(text, 'svc_chain_watcher_scan_age_seconds', 'polygon')).toBeLessThan(5);

@@ -31,7 +31,12 @@ describe('a worker killed between detection and completion', () => {
     const { depositAddress } = await sessionRow(ctx, id);
     await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, g);
 
-    await eventually(() => creditsOf(ctx, id), (c) => c.length === 1, 20_000, 'the first worker to credit the transfer');
+    await eventually(
+      () => creditsOf(ctx, id),
+      (c) => c.length === 1,
+      20_000,
+      'the first worker to credit the transfer',
+    );
     await killHard(first);
 
     await startWorker();

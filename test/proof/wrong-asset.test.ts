@@ -40,11 +40,25 @@ describe('money of the wrong token', () => {
   it('never completes a USDC session from USDT: a wrong_asset exception the merchant hears of, and USDC then completes it', async () => {
     const { id, address, expected, apiKey } = await directSession();
     const usdt = await payFromWallet(chain, chain.tokens.polygon.USDT, address, expected);
-    const [wrong] = await eventually(() => wrongAssets(id), (rows) => rows.length === 1, 20_000, 'the wrong_asset exception');
-    expect(wrong).toMatchObject({ status: 'open', amount: expected, references: { transactionHash: usdt.transactionHash, token: chain.tokens.polygon.USDT, asset: 'USDT' } });
+    const [wrong] = await eventually(
+      () => wrongAssets(id),
+      (rows) => rows.length === 1,
+      20_000,
+      'the wrong_asset exception',
+    );
+    expect(wrong).toMatchObject({
+      status: 'open',
+      amount: expected,
+      references: { transactionHash: usdt.transactionHash, token: chain.tokens.polygon.USDT, asset: 'USDT' },
+    });
     const [row] = await ctx.db.sql`select token, asset from payment_exceptions where payment_id = ${id}`;
     expect(row).toEqual({ token: chain.tokens.polygon.USDT, asset: 'USDT' });
-    await eventually(() => Promise.resolve(exceptionEvents(id).length), (n) => n === 1, 20_000, 'payment.exception delivered');
+    await eventually(
+      () => Promise.resolve(exceptionEvents(id).length),
+      (n) => n === 1,
+      20_000,
+      'payment.exception delivered',
+    );
     const event = exceptionEvents(id)[0]!.body;
     expect(paymentExceptionEventSchema.strict().safeParse(event).success).toBe(true);
     expect(event).toMatchObject({ kind: 'wrong_asset', amount: (Number(expected) / 1e6).toFixed(6) });
@@ -52,11 +66,15 @@ describe('money of the wrong token', () => {
     expect((await creditsOf(ctx, id)).map((c) => c.state)).toEqual(['wrong_asset']);
     expect((await sessionRow(ctx, id)).status).toBe('pending');
     const proof = (await ctx.app.inject({ method: 'GET', url: `/admin/v1/payments/${id}/proof`, headers: adminHeaders })).json();
-    expect(proof.proof).toMatchObject({ credited: '0.000000', credits: [{ state: 'wrong_asset', asset: 'USDT', token: chain.tokens.polygon.USDT }] });
+    expect(proof.proof).toMatchObject({
+      credited: '0.000000',
+      credits: [{ state: 'wrong_asset', asset: 'USDT', token: chain.tokens.polygon.USDT }],
+    });
 
     const usdc = await payFromWallet(chain, chain.tokens.polygon.USDC, address, expected);
     await waitForStatus(ctx, id, 'completed');
-    const tx = (await http('GET', `${ctx.baseUrl}/api/v1/transactions/${id}`, { headers: { authorization: `Bearer ${apiKey}` } })).json.transaction;
+    const tx = (await http('GET', `${ctx.baseUrl}/api/v1/transactions/${id}`, { headers: { authorization: `Bearer ${apiKey}` } })).json
+      .transaction;
     expect(tx).toMatchObject({ grossAmount: (Number(expected) / 1e6).toFixed(6), depositTransactionHash: usdc.transactionHash });
     expect((await exceptionsOf(ctx, id)).map((e) => e.kind)).toEqual(['wrong_asset']);
   });
@@ -64,15 +82,36 @@ describe('money of the wrong token', () => {
   it('refunds a wrong asset in the token that arrived, once, and the address reconciles', async () => {
     const { id, address } = await directSession(false);
     await payFromWallet(chain, chain.tokens.polygon.USDT, address, 7_000_000n);
-    const [wrong] = await eventually(() => ctx.db.sql`select id from payment_exceptions where payment_id = ${id} and kind = 'wrong_asset'`, (rows) => rows.length === 1, 20_000, 'the wrong_asset exception');
+    const [wrong] = await eventually(
+      () => ctx.db.sql`select id from payment_exceptions where payment_id = ${id} and kind = 'wrong_asset'`,
+      (rows) => rows.length === 1,
+      20_000,
+      'the wrong_asset exception',
+    );
     const customer = randomAddress();
-    const refund = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${wrong!.id as string}/refund`, headers: adminHeaders, payload: { address: customer } });
+    const refund = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/exceptions/${wrong!.id as string}/refund`,
+      headers: adminHeaders,
+      payload: { address: customer },
+    });
     expect(refund.statusCode, refund.body).toBe(200);
-    await eventually(() => balanceOf(chain, chain.tokens.polygon.USDT, customer), (b) => b === 7_000_000n, 60_000, 'the USDT back with the customer');
-    await eventually(() => ctx.db.sql`select status from payment_exceptions where id = ${wrong!.id as string}`.then((r) => r[0]!.status as string), (s) => s === 'refunded', 20_000, 'the exception refunded');
+    await eventually(
+      () => balanceOf(chain, chain.tokens.polygon.USDT, customer),
+      (b) => b === 7_000_000n,
+      60_000,
+      'the USDT back with the customer',
+    );
+    await eventually(
+      () => ctx.db.sql`select status from payment_exceptions where id = ${wrong!.id as string}`.then((r) => r[0]!.status as string),
+      (s) => s === 'refunded',
+      20_000,
+      'the exception refunded',
+    );
     expect(await balanceOf(chain, chain.tokens.polygon.USDT, address)).toBe(0n);
     expect(await balanceOf(chain, chain.tokens.polygon.USDC, customer)).toBe(0n);
-    const [refundRow] = await ctx.db.sql`select asset, token, amount::text as amount from payouts where exception_id = ${wrong!.id as string} and kind = 'refund'`;
+    const [refundRow] = await ctx.db
+      .sql`select asset, token, amount::text as amount from payouts where exception_id = ${wrong!.id as string} and kind = 'refund'`;
     expect(refundRow).toEqual({ asset: 'USDT', token: chain.tokens.polygon.USDT, amount: '7000000' });
     const reconciled = await ctx.app.inject({ method: 'GET', url: '/admin/v1/reconciliation', headers: adminHeaders });
     expect(reconciled.json().differences.filter((d: { account: string }) => d.account.includes(address))).toEqual([]);
@@ -83,8 +122,18 @@ describe('money of the wrong token', () => {
     const { id, address, expected } = await directSession(false);
     await payFromWallet(chain, chain.tokens.polygon.USDC, address, expected - 1n);
     await payFromWallet(chain, chain.tokens.polygon.USDT, address, 1n);
-    await eventually(() => wrongAssets(id), (rows) => rows.length === 1, 20_000, 'the wrong_asset exception');
-    await eventually(() => creditsOf(ctx, id), (rows) => rows.length === 2, 20_000, 'both logs recorded');
+    await eventually(
+      () => wrongAssets(id),
+      (rows) => rows.length === 1,
+      20_000,
+      'the wrong_asset exception',
+    );
+    await eventually(
+      () => creditsOf(ctx, id),
+      (rows) => rows.length === 2,
+      20_000,
+      'both logs recorded',
+    );
     expect((await creditsOf(ctx, id)).map((c) => c.state).sort()).toEqual(['credited', 'wrong_asset']);
     expect((await wrongAssets(id))[0]!.amount).toBe(1n);
     expect((await sessionRow(ctx, id)).status).toBe('pending');
@@ -100,8 +149,16 @@ describe('money of the wrong token', () => {
     // Eight fresh ERC-20 contracts, none of them configured anywhere.
     const stranger = (await deployTestTokens(nodeAccountWallet(chain.rpcUrl, DEV_MINTER_ADDRESS), chain.publicClient)).polygon.USDC;
     const transfer = await payFromWallet(chain, stranger, address, expected);
-    const [wrong] = await eventually(() => wrongAssets(id), (rows) => rows.length === 1, 20_000, 'the wrong_asset exception');
-    expect(wrong).toMatchObject({ amount: expected, references: { transactionHash: transfer.transactionHash, token: stranger, asset: null } });
+    const [wrong] = await eventually(
+      () => wrongAssets(id),
+      (rows) => rows.length === 1,
+      20_000,
+      'the wrong_asset exception',
+    );
+    expect(wrong).toMatchObject({
+      amount: expected,
+      references: { transactionHash: transfer.transactionHash, token: stranger, asset: null },
+    });
     expect((await sessionRow(ctx, id)).status).toBe('pending');
   });
 
@@ -109,7 +166,12 @@ describe('money of the wrong token', () => {
     const { id, address } = await directSession();
     const payer = await newPayer(chain);
     await pay(chain, payer, chain.tokens.polygon.USDC, address, 0n);
-    await eventually(() => creditsOf(ctx, id), (rows) => rows.length === 1, 20_000, 'the zero-value log recorded');
+    await eventually(
+      () => creditsOf(ctx, id),
+      (rows) => rows.length === 1,
+      20_000,
+      'the zero-value log recorded',
+    );
     expect((await creditsOf(ctx, id)).map((c) => c.state)).toEqual(['dust']);
     expect(await exceptionsOf(ctx, id)).toEqual([]);
     expect(exceptionEvents(id)).toEqual([]);
@@ -123,8 +185,18 @@ describe('money of the wrong token', () => {
     await payFromWallet(chain, chain.tokens.polygon.USDT, address, 2_000_000n);
     await payFromWallet(chain, chain.tokens.polygon.USDC, address, 9_999n);
     await payFromWallet(chain, chain.tokens.polygon.USDC, address, 3_000_000n);
-    await eventually(() => creditsOf(ctx, id), (rows) => rows.length === 4, 20_000, 'every log recorded');
-    const exceptions = await eventually(() => exceptionsOf(ctx, id), (rows) => rows.length === 2, 20_000, 'two exceptions');
+    await eventually(
+      () => creditsOf(ctx, id),
+      (rows) => rows.length === 4,
+      20_000,
+      'every log recorded',
+    );
+    const exceptions = await eventually(
+      () => exceptionsOf(ctx, id),
+      (rows) => rows.length === 2,
+      20_000,
+      'two exceptions',
+    );
     expect(exceptions.map((e) => [e.kind, e.amount])).toEqual([
       ['wrong_asset', 2_000_000n],
       ['duplicate', 3_000_000n],
@@ -137,7 +209,12 @@ describe('money of the wrong token', () => {
     await chooseRail(ctx, code, 'card');
     const { depositAddress, expectedGross } = await orderRow(ctx, code);
     await payFromWallet(chain, chain.tokens.polygon.USDT, depositAddress, expectedGross!);
-    const [wrong] = await eventually(() => exceptionRows(ctx, code), (rows) => rows.some((r) => r.kind === 'wrong_asset'), 20_000, 'the wrong_asset exception');
+    const [wrong] = await eventually(
+      () => exceptionRows(ctx, code),
+      (rows) => rows.some((r) => r.kind === 'wrong_asset'),
+      20_000,
+      'the wrong_asset exception',
+    );
     expect(wrong).toMatchObject({ paymentKind: 'simple_order', kind: 'wrong_asset', amount: expectedGross });
     expect((await orderRow(ctx, code)).status).toBe('pending');
   });

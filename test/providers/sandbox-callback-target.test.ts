@@ -7,7 +7,12 @@ import { callbackTargetRefusal } from '../../sandbox/callbacks';
 
 const SERVICE_URL = 'http://127.0.0.1:39111';
 const API_KEY = 'sbx_sk_target_policy_test';
-const sandbox = buildSandboxApp({ apiKey: API_KEY, callbackSecret: 'sbx_whsec_target_policy_test', publicUrl: 'http://127.0.0.1:39112', serviceUrl: SERVICE_URL });
+const sandbox = buildSandboxApp({
+  apiKey: API_KEY,
+  callbackSecret: 'sbx_whsec_target_policy_test',
+  publicUrl: 'http://127.0.0.1:39112',
+  serviceUrl: SERVICE_URL,
+});
 afterAll(() => sandbox.close());
 
 const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -34,7 +39,8 @@ const deposit = (callbackUrl: string) => ({
   callbackUrl,
 });
 
-const post = (url: string, payload: object) => sandbox.inject({ method: 'POST', url, headers: { authorization: `Bearer ${API_KEY}` }, payload });
+const post = (url: string, payload: object) =>
+  sandbox.inject({ method: 'POST', url, headers: { authorization: `Bearer ${API_KEY}` }, payload });
 
 const OTHER_TARGETS = [
   'http://169.254.169.254/latest/meta-data',
@@ -47,7 +53,10 @@ const OTHER_TARGETS = [
 
 describe('the sandbox callback target policy', () => {
   it.each(OTHER_TARGETS)('refuses to create a payment or a deposit calling back to %s', async (target) => {
-    for (const [url, body] of [['/v1/payments', payment(target)], ['/v1/deposits', deposit(target)]] as const) {
+    for (const [url, body] of [
+      ['/v1/payments', payment(target)],
+      ['/v1/deposits', deposit(target)],
+    ] as const) {
       const res = await post(url, body);
       expect(res.statusCode, url).toBe(422);
       expect(res.json()).toEqual({ ok: false, error: 'callback_not_allowed', message: expect.stringContaining(SERVICE_URL) });

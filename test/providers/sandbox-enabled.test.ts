@@ -43,7 +43,13 @@ describe('SANDBOX_ENABLED', () => {
   });
 
   it('keeps sandbox.ts from starting in production on its published development secrets', async () => {
-    const { code, output } = await runSandbox({ ...base, NODE_ENV: 'production', SANDBOX_ENABLED: 'true', SANDBOX_API_KEY: 'sbx_sk_local_development', SANDBOX_PORT: '1' });
+    const { code, output } = await runSandbox({
+      ...base,
+      NODE_ENV: 'production',
+      SANDBOX_ENABLED: 'true',
+      SANDBOX_API_KEY: 'sbx_sk_local_development',
+      SANDBOX_PORT: '1',
+    });
     expect(code).toBe(1);
     expect(output).toMatch(/SANDBOX_API_KEY: is a published development value/);
     expect(output).toMatch(/SANDBOX_CALLBACK_SECRET: is required/);

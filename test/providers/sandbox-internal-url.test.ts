@@ -45,14 +45,25 @@ describe('the sandbox behind two URLs', () => {
     });
     expect(created.statusCode).toBe(201);
     expect(created.json().checkoutUrl).toMatch(/^https:\/\/sandbox\.example\.com\/checkout\//);
-    const paid = await sandbox.inject({ method: 'POST', url: '/test-helpers/pay', payload: { reference: 'SV_internal1', outcome: 'declined' } });
+    const paid = await sandbox.inject({
+      method: 'POST',
+      url: '/test-helpers/pay',
+      payload: { reference: 'SV_internal1', outcome: 'declined' },
+    });
     expect(paid.statusCode).toBe(200);
     expect(posted.length).toBeGreaterThan(0);
     for (const url of posted) expect(url).toBe(`${INTERNAL}/providers/sandbox/callbacks`);
   });
 
   it('is configured so by SERVICE_URL and SANDBOX_PUBLIC_URL, which default to the public and the internal URL', () => {
-    const base = { NODE_ENV: 'test', ADMIN_TOKEN: 'x'.repeat(32), SECRETS_KEY: 'ab'.repeat(32), SANDBOX_ENABLED: 'true', PUBLIC_BASE_URL: PUBLIC, SANDBOX_URL: 'http://sandbox:3100' };
+    const base = {
+      NODE_ENV: 'test',
+      ADMIN_TOKEN: 'x'.repeat(32),
+      SECRETS_KEY: 'ab'.repeat(32),
+      SANDBOX_ENABLED: 'true',
+      PUBLIC_BASE_URL: PUBLIC,
+      SANDBOX_URL: 'http://sandbox:3100',
+    };
     const defaults = loadConfig(base);
     expect(defaults.http.serviceUrl).toBe(PUBLIC);
     expect(defaults.providers.sandbox.publicUrl).toBe('http://sandbox:3100');

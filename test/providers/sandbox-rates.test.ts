@@ -2,12 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FIAT_CURRENCIES, FIAT_DECIMALS } from '../../src/domain/currencies';
 import { AmountError, formatUnits, toUnits } from '../../src/domain/money';
-import {
-  quoteDestinationAmount,
-  SANDBOX_COUNTRIES,
-  SANDBOX_RATES,
-  sandboxServesCountry,
-} from '../../sandbox/rates';
+import { quoteDestinationAmount, SANDBOX_COUNTRIES, SANDBOX_RATES, sandboxServesCountry } from '../../sandbox/rates';
 import { sandboxSupportsCurrency } from '../../src/providers/sandbox/coverage';
 
 describe('sandbox quotes', () => {

@@ -141,7 +141,9 @@ describe('sandbox API', () => {
       destinationAmount: '10.050000',
       rate: '0.006700',
     });
-    const bad = await http('GET', `${sandboxUrl}/v1/quote?sourceAmount=1.5&sourceCurrency=JPY&destinationAsset=USDC&network=polygon`, { headers: auth });
+    const bad = await http('GET', `${sandboxUrl}/v1/quote?sourceAmount=1.5&sourceCurrency=JPY&destinationAsset=USDC&network=polygon`, {
+      headers: auth,
+    });
     expect(bad.status).toBe(422);
   });
 
@@ -153,14 +155,21 @@ describe('sandbox API', () => {
     const create = await http('POST', `${sandboxUrl}/v1/payments`, { headers, body: request(newReference()) });
     expect(create.status).toBe(401);
     expect(create.json).toMatchObject({ ok: false, error: 'unauthorized' });
-    expect((await http('GET', `${sandboxUrl}/v1/quote?sourceAmount=1&sourceCurrency=USD&destinationAsset=USDC&network=polygon`, { headers })).status).toBe(401);
+    expect(
+      (await http('GET', `${sandboxUrl}/v1/quote?sourceAmount=1&sourceCurrency=USD&destinationAsset=USDC&network=polygon`, { headers }))
+        .status,
+    ).toBe(401);
   });
 
   it.each([
     ['more decimals than EUR has', { sourceAmount: '19.999' }, 'sourceAmount'],
     ['a zero amount', { sourceAmount: '0.00' }, 'sourceAmount'],
     ['an unknown currency', { sourceCurrency: 'XYZ' }, 'sourceCurrency'],
-    ['a pair that does not settle', { destinationAsset: 'USDT', network: 'solana', walletAddress: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV' }, 'network'],
+    [
+      'a pair that does not settle',
+      { destinationAsset: 'USDT', network: 'solana', walletAddress: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV' },
+      'network',
+    ],
     ['a wallet of another network', { walletAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' }, 'walletAddress'],
     ['a relative callback URL', { callbackUrl: '/callbacks' }, 'callbackUrl'],
     ['a bad e-mail', { customerEmail: 'not-an-email' }, 'customerEmail'],
@@ -209,7 +218,12 @@ describe('sandbox payment page and callbacks', () => {
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(`${serviceUrl}/pay/${reference}`);
 
-    const received = await eventually(async () => callbacksFor(reference), (c) => c.length === 2, 5000, 'two callbacks');
+    const received = await eventually(
+      async () => callbacksFor(reference),
+      (c) => c.length === 2,
+      5000,
+      'two callbacks',
+    );
     expect(received.map((c) => c.body.type)).toEqual(['payment.processing', 'payment.succeeded']);
     const events = received.map((c) => {
       expect(c.headers['user-agent']).toBe('sandbox-provider/1.0');
@@ -219,10 +233,23 @@ describe('sandbox payment page and callbacks', () => {
       if (!verified.ok) throw new Error(`callback refused: ${verified.reason}`);
       return verified.event;
     });
-    expect(events[0]).toMatchObject({ type: 'payment.processing', reference, providerPaymentId: payment.providerPaymentId, sourceAmount: '19.99', sourceCurrency: 'EUR' });
+    expect(events[0]).toMatchObject({
+      type: 'payment.processing',
+      reference,
+      providerPaymentId: payment.providerPaymentId,
+      sourceAmount: '19.99',
+      sourceCurrency: 'EUR',
+    });
     expect(events[0]!.transactionHash).toBeUndefined();
     const success = events[1]!;
-    expect(success).toMatchObject({ type: 'payment.succeeded', reference, destinationAmount: '21.589200', destinationAsset: 'USDC', network: 'polygon', walletAddress: EVM_WALLET });
+    expect(success).toMatchObject({
+      type: 'payment.succeeded',
+      reference,
+      destinationAmount: '21.589200',
+      destinationAsset: 'USDC',
+      network: 'polygon',
+      walletAddress: EVM_WALLET,
+    });
     expect(success.eventId).toMatch(/^sbx_evt_[A-Za-z0-9]{24}$/);
     expect(success.eventId).not.toBe(events[0]!.eventId);
     expect(success.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
@@ -250,7 +277,12 @@ describe('sandbox payment page and callbacks', () => {
     const reference = newReference();
     const payment = await adapter.createPayment(request(reference));
     expect((await confirm(payment.redirectUrl, 'declined')).status).toBe(303);
-    const [failed] = await eventually(async () => callbacksFor(reference), (c) => c.length === 1, 5000, 'one callback');
+    const [failed] = await eventually(
+      async () => callbacksFor(reference),
+      (c) => c.length === 1,
+      5000,
+      'one callback',
+    );
     const verified = adapter.verifyCallback(failed!.rawBody, failed!.headers, new Date());
     expect(verified.ok && verified.event).toMatchObject({ type: 'payment.failed', failureReason: 'card_declined', reference });
     await new Promise((r) => setTimeout(r, 200));
@@ -260,7 +292,9 @@ describe('sandbox payment page and callbacks', () => {
   it('refuses an outcome the page does not offer', async () => {
     const payment = await adapter.createPayment(request(newReference()));
     expect((await confirm(payment.redirectUrl, 'refunded')).status).toBe(400);
-    expect((await http('GET', `${sandboxUrl}/v1/payments/${payment.providerPaymentId}`, { headers: auth })).json.status).toBe('requires_action');
+    expect((await http('GET', `${sandboxUrl}/v1/payments/${payment.providerPaymentId}`, { headers: auth })).json.status).toBe(
+      'requires_action',
+    );
   });
 
   it('retries a refused callback with the same event id until the receiver takes it', async () => {
@@ -268,9 +302,19 @@ describe('sandbox payment page and callbacks', () => {
     failuresLeft.set(reference, 2);
     const payment = await adapter.createPayment(request(reference));
     await confirm(payment.redirectUrl, 'succeeded');
-    const received = await eventually(async () => callbacksFor(reference), (c) => c.length === 4, 10_000, 'four deliveries');
+    const received = await eventually(
+      async () => callbacksFor(reference),
+      (c) => c.length === 4,
+      10_000,
+      'four deliveries',
+    );
     // processing: 500, 500, 200 (one event id); then succeeded, only after processing went through.
-    expect(received.map((c) => c.body.type)).toEqual(['payment.processing', 'payment.processing', 'payment.processing', 'payment.succeeded']);
+    expect(received.map((c) => c.body.type)).toEqual([
+      'payment.processing',
+      'payment.processing',
+      'payment.processing',
+      'payment.succeeded',
+    ]);
     expect(new Set(received.slice(0, 3).map((c) => c.body.id)).size).toBe(1);
     expect(received.slice(0, 3).map((c) => c.rawBody)).toEqual(Array(3).fill(received[0]!.rawBody));
     for (const c of received) expect(adapter.verifyCallback(c.rawBody, c.headers, new Date()).ok).toBe(true);
@@ -308,7 +352,9 @@ describe('sandbox test helper', () => {
 
   it('pays a payment the customer already started, and declines too', async () => {
     const reference = newReference();
-    await adapter.createPayment(request(reference, { destinationAsset: 'USDT', network: 'tron', walletAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' }));
+    await adapter.createPayment(
+      request(reference, { destinationAsset: 'USDT', network: 'tron', walletAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' }),
+    );
     const res = await http('POST', `${sandboxUrl}/test-helpers/pay`, { body: { reference, outcome: 'declined' } });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ status: 'failed', callbacks: [{ type: 'payment.failed', delivered: true, statusCode: 200 }] });
@@ -317,7 +363,14 @@ describe('sandbox test helper', () => {
 
   it('gives a tron payment a 64-hex hash without 0x', async () => {
     const reference = newReference();
-    termsFor.set(reference, { destinationAsset: 'USDT', network: 'tron', walletAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', sourceAmount: '1500', sourceCurrency: 'JPY', countryCode: 'JP' });
+    termsFor.set(reference, {
+      destinationAsset: 'USDT',
+      network: 'tron',
+      walletAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+      sourceAmount: '1500',
+      sourceCurrency: 'JPY',
+      countryCode: 'JP',
+    });
     expect((await http('POST', `${sandboxUrl}/test-helpers/pay`, { body: { reference, outcome: 'succeeded' } })).status).toBe(200);
     const success = callbacksFor(reference).find((c) => c.body.type === 'payment.succeeded')!;
     expect(success.body.data).toMatchObject({ destinationAmount: '10.050000', sourceAmount: '1500', sourceCurrency: 'JPY' });
@@ -333,7 +386,9 @@ describe('sandbox test helper', () => {
 
   it('validates its input and reports unknown references', async () => {
     expect((await http('POST', `${sandboxUrl}/test-helpers/pay`, { body: { reference: 'SV_x', outcome: 'maybe' } })).status).toBe(422);
-    expect((await http('POST', `${sandboxUrl}/test-helpers/pay`, { body: { reference: '../admin', outcome: 'succeeded' } })).status).toBe(422);
+    expect((await http('POST', `${sandboxUrl}/test-helpers/pay`, { body: { reference: '../admin', outcome: 'succeeded' } })).status).toBe(
+      422,
+    );
     expect((await http('GET', `${sandboxUrl}/test-helpers/payments/SV_nothing`)).status).toBe(404);
   });
 });
@@ -360,7 +415,10 @@ describe('callback verification', () => {
 
   it('accepts a genuine callback', () => {
     const verified = adapter.verifyCallback(raw, signed(), now);
-    expect(verified).toMatchObject({ ok: true, event: { provider: 'sandbox', eventId: 'sbx_evt_000000000000000000000001', type: 'payment.processing', reference: 'SV_verify' } });
+    expect(verified).toMatchObject({
+      ok: true,
+      event: { provider: 'sandbox', eventId: 'sbx_evt_000000000000000000000001', type: 'payment.processing', reference: 'SV_verify' },
+    });
   });
 
   it.each([
@@ -368,7 +426,11 @@ describe('callback verification', () => {
     ['a wrong secret', () => adapter.verifyCallback(raw, signed('sbx_whsec_someone_else_000'), now), 'bad_signature'],
     ['a stale timestamp', () => adapter.verifyCallback(raw, signed(), new Date(now.getTime() + 10 * 60_000)), 'stale_timestamp'],
     ['a missing header', () => adapter.verifyCallback(raw, {}, now), 'missing_signature'],
-    ['a signed body that is not an event', () => adapter.verifyCallback('{"hello":1}', signed(SECRET, '{"hello":1}'), now), 'malformed_body'],
+    [
+      'a signed body that is not an event',
+      () => adapter.verifyCallback('{"hello":1}', signed(SECRET, '{"hello":1}'), now),
+      'malformed_body',
+    ],
   ])('rejects %s', (_name, run, reason) => {
     expect(run()).toEqual({ ok: false, reason });
   });

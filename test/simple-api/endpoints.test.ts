@@ -38,7 +38,14 @@ describe('GET /api/payment_options', () => {
     expect(crypto.map((o) => o.slug).sort()).toEqual(
       ['usdc_arbitrum', 'usdc_base', 'usdc_ethereum', 'usdc_polygon', 'usdc_solana', 'usdt_ethereum', 'usdt_polygon', 'usdt_tron'].sort(),
     );
-    expect(crypto.find((o) => o.slug === 'usdt_tron')).toEqual({ slug: 'usdt_tron', type: 'crypto', name: 'USDT on Tron', amount: '27.000000', currency: 'USDT', network: 'TRON' });
+    expect(crypto.find((o) => o.slug === 'usdt_tron')).toEqual({
+      slug: 'usdt_tron',
+      type: 'crypto',
+      name: 'USDT on Tron',
+      amount: '27.000000',
+      currency: 'USDT',
+      network: 'TRON',
+    });
   });
 
   it('converts JPY at the sandbox rate with 6 decimals', async () => {
@@ -104,13 +111,19 @@ describe('POST /api/checkout', () => {
     expectError(await checkout({ webhook_url: 'ftp://x.example' }), 422, 'ValidationError');
     expectError(await checkout({ customer: { ...customer, crypto_currency_network: 'TRON' } }), 422, 'ValidationError');
     expectError(await checkout({ customer: { ...customer, crypto_currency: 'DOGE' } }), 422, 'ValidationError');
-    expectError(await checkout({ customer: { ...customer, wallet_address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8' } }), 422, 'ValidationError');
+    expectError(
+      await checkout({ customer: { ...customer, wallet_address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8' } }),
+      422,
+      'ValidationError',
+    );
     expectError(
       await checkout({ customer: { ...customer, crypto_currency: 'USDT', crypto_currency_network: 'TRON' } }),
       422,
       'ValidationError',
     );
-    const ok = await checkout({ customer: { wallet_address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', crypto_currency: 'USDT', crypto_currency_network: 'TRON' } });
+    const ok = await checkout({
+      customer: { wallet_address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', crypto_currency: 'USDT', crypto_currency_network: 'TRON' },
+    });
     expect(ok.status).toBe(201);
   });
 
@@ -126,12 +139,19 @@ describe('POST /api/checkout', () => {
   });
 
   it('needs no API key and is not rate limited', async () => {
-    const results = await Promise.all(Array.from({ length: 30 }, () => http('GET', api('/payment_options?fiat_amount=5&fiat_currency=USD'))));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () => http('GET', api('/payment_options?fiat_amount=5&fiat_currency=USD'))),
+    );
     expect(results.every((r) => r.status === 200)).toBe(true);
   });
 
   it('is refused while the payment kill switch is on', async () => {
-    const off = await ctx.app.inject({ method: 'PUT', url: '/admin/v1/settings/payments', headers: adminHeaders, payload: { enabled: false } });
+    const off = await ctx.app.inject({
+      method: 'PUT',
+      url: '/admin/v1/settings/payments',
+      headers: adminHeaders,
+      payload: { enabled: false },
+    });
     expect(off.statusCode).toBe(200);
     try {
       expectError(await checkout(), 403, 'PaymentsDisabled');
@@ -155,7 +175,12 @@ describe('GET /api/payment_link', () => {
     const code = (await checkout()).json.data.transaction_code;
     const evm = await http('GET', api(`/payment_link?transaction_code=${code}&payment_method=usdc_base`));
     expect(evm.status).toBe(200);
-    expect(evm.json.data).toMatchObject({ address: expect.stringMatching(/^0x[0-9a-f]{40}$/), amount: '27.000000', asset: 'USDC', network: 'BASE' });
+    expect(evm.json.data).toMatchObject({
+      address: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+      amount: '27.000000',
+      asset: 'USDC',
+      network: 'BASE',
+    });
     expect(Date.parse(evm.json.data.expires_at)).toBeGreaterThan(Date.now());
     const same = await http('GET', api(`/payment_link?transaction_code=${code}&payment_method=usdc_base`));
     expect(same.json.data.address).toBe(evm.json.data.address);
@@ -191,7 +216,14 @@ describe('provider callbacks for simple orders', () => {
     const code = (await checkout()).json.data.transaction_code;
     await http('GET', api(`/payment_link?transaction_code=${code}&payment_method=card`));
     // Polygon has a chain verifier here: the provider delivers to the order's own deposit address.
-    const order = { id: code, amount: '25.00', currency: 'EUR', destinationAsset: 'USDC', network: 'polygon', walletAddress: await orderDepositAddressOf(ctx, code) };
+    const order = {
+      id: code,
+      amount: '25.00',
+      currency: 'EUR',
+      destinationAsset: 'USDC',
+      network: 'polygon',
+      walletAddress: await orderDepositAddressOf(ctx, code),
+    };
     const secret = ctx.config.providers.sandbox.callbackSecret;
 
     const wrong = await postCallback(ctx.app, sandboxEvent({ ...order, amount: '26.00' }, 'payment.processing'), { secret });

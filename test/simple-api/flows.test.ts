@@ -32,7 +32,12 @@ async function checkout(body: Record<string, unknown> = {}) {
 
 const transaction = async (code: string) => (await http('GET', api(`/transaction?transaction_code=${code}`))).json.data;
 const waitFor = (code: string, status: string) =>
-  eventually(() => transaction(code), (t) => t.status === status, 20_000, `${code} to be ${status}`);
+  eventually(
+    () => transaction(code),
+    (t) => t.status === status,
+    20_000,
+    `${code} to be ${status}`,
+  );
 const pay = (reference: string, outcome: 'succeeded' | 'declined') =>
   http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference, outcome } });
 const adminOrder = async (code: string) =>
@@ -52,7 +57,12 @@ describe('the fiat rail', () => {
     expect(settled).toMatchObject({ fiat_amount: 25, fiat_currency: 'EUR', received_usd: 27, payment_method: 'card' });
     expect(settled.transaction_hash).toMatch(/^0x[0-9a-f]{64}$/);
 
-    await eventually(async () => receiver.received.filter((d) => d.body.transaction_code === code).length, (n) => n === 1, 10_000, 'the webhook');
+    await eventually(
+      async () => receiver.received.filter((d) => d.body.transaction_code === code).length,
+      (n) => n === 1,
+      10_000,
+      'the webhook',
+    );
     const delivery = receiver.received.find((d) => d.body.transaction_code === code)!;
     expect(delivery.path).toBe('/hooks/simple');
     expect(delivery.headers['content-type']).toBe('application/json');
@@ -108,7 +118,11 @@ describe('the fiat rail', () => {
 
 describe('the crypto rail', () => {
   it('settles from a deposit the sandbox forwards to the customer wallet', async () => {
-    const code = await checkout({ fiat_amount: 100, fiat_currency: 'USD', customer: { wallet_address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', crypto_currency: 'USDT', crypto_currency_network: 'TRON' } });
+    const code = await checkout({
+      fiat_amount: 100,
+      fiat_currency: 'USD',
+      customer: { wallet_address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', crypto_currency: 'USDT', crypto_currency_network: 'TRON' },
+    });
     const link = await http('GET', api(`/payment_link?transaction_code=${code}&payment_method=usdc_polygon`));
     expect(link.status).toBe(200);
     expect(link.json.data).toMatchObject({ amount: '100.000000', asset: 'USDC', network: 'POLYGON' });
@@ -140,9 +154,16 @@ describe('the transaction.settled webhook has no retry', () => {
     await http('GET', api(`/payment_link?transaction_code=${code}&payment_method=usdc_polygon`));
     expect((await pay(code, 'succeeded')).status).toBe(200);
     await waitFor(code, 'settled');
-    const order = await eventually(() => adminOrder(code), (o) => o.webhook.status !== 'pending' && o.webhook.status !== 'none', 10_000, 'the attempt');
+    const order = await eventually(
+      () => adminOrder(code),
+      (o) => o.webhook.status !== 'pending' && o.webhook.status !== 'none',
+      10_000,
+      'the attempt',
+    );
     expect(order.webhook.status).toBe('failed');
-    expect(order.webhook.attempts).toEqual([{ at: expect.any(String), statusCode: 500, durationMs: expect.any(Number), error: 'HTTP 500' }]);
+    expect(order.webhook.attempts).toEqual([
+      { at: expect.any(String), statusCode: 500, durationMs: expect.any(Number), error: 'HTTP 500' },
+    ]);
     await ctx.temporal.workflow.getHandle(code).result();
     await new Promise((r) => setTimeout(r, 1500));
     expect(failing.received.filter((d) => d.body.transaction_code === code)).toHaveLength(1);
@@ -154,17 +175,26 @@ describe('the transaction.settled webhook has no retry', () => {
     expect((await pay(code, 'succeeded')).status).toBe(200);
     const settled = await waitFor(code, 'settled');
     expect(settled.received_usd).toBe(27);
-    const order = await eventually(() => adminOrder(code), (o) => o.webhook.status === 'failed', 10_000, 'the attempt');
+    const order = await eventually(
+      () => adminOrder(code),
+      (o) => o.webhook.status === 'failed',
+      10_000,
+      'the attempt',
+    );
     expect(order.webhook.attempts).toHaveLength(1);
     expect(order.webhook.attempts[0].statusCode).toBeNull();
     expect(order.webhook.attempts[0].error).toMatch(/ECONNREFUSED|connect/i);
     expect((await ctx.temporal.workflow.getHandle(code).result()).status).toBe('settled');
     // The activity ran once: its history holds one scheduled webhook activity, never retried.
     const history = await ctx.temporal.workflow.getHandle(code).fetchHistory();
-    const webhookTasks = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendSettledWebhook');
+    const webhookTasks = (history.events ?? []).filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendSettledWebhook',
+    );
     expect(webhookTasks).toHaveLength(1);
     expect(webhookTasks[0]!.activityTaskScheduledEventAttributes!.retryPolicy!.maximumAttempts).toBe(1);
-    const started = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes && e.activityTaskStartedEventAttributes.attempt! > 1);
+    const started = (history.events ?? []).filter(
+      (e) => e.activityTaskStartedEventAttributes && e.activityTaskStartedEventAttributes.attempt! > 1,
+    );
     expect(started).toHaveLength(0);
     expect((await transaction(code)).status).toBe('settled');
   });

@@ -16,7 +16,11 @@ async function checkout() {
       fiat_amount: 25,
       fiat_currency: 'EUR',
       success_url: 'https://shop.example/thanks',
-      customer: { wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7', crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' },
+      customer: {
+        wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+        crypto_currency: 'USDC',
+        crypto_currency_network: 'POLYGON',
+      },
     },
   });
   expect(res.status).toBe(201);
@@ -56,7 +60,9 @@ describe('the simple hosted page in Chromium', () => {
     const box = await qr.boundingBox();
     expect(box!.width).toBeGreaterThan(100);
     // The QR code carries the whole transfer for a Tron wallet: recipient, amount and the USDT contract.
-    expect(await page.locator('#deposit-qr').getAttribute('data-uri')).toBe(`tron:${address}?amount=27&token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t`);
+    expect(await page.locator('#deposit-qr').getAttribute('data-uri')).toBe(
+      `tron:${address}?amount=27&token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t`,
+    );
     await expectAccessible(page, 'simple page, crypto instructions');
     await page.screenshot({ path: path.join(ARTIFACTS, 'simple-page-crypto.png'), fullPage: true });
 
@@ -64,7 +70,9 @@ describe('the simple hosted page in Chromium', () => {
     const link = await http('GET', `${ctx.baseUrl}/api/payment_link?transaction_code=${order.transaction_code}&payment_method=usdt_tron`);
     expect(link.json.data.address).toBe(address);
 
-    const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: order.transaction_code, outcome: 'succeeded' } });
+    const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+      body: { reference: order.transaction_code, outcome: 'succeeded' },
+    });
     expect(paid.status).toBe(200);
     await page.locator('#status-title', { hasText: 'Payment received' }).waitFor({ timeout: 20_000 });
     expect(await page.locator('#return-link').getAttribute('href')).toBe('https://shop.example/thanks');

@@ -15,14 +15,20 @@ const chain = own.chain;
 
 const openOrder = (amount: number, wallet: string, network = 'POLYGON') =>
   http('POST', `${ctx.baseUrl}/api/checkout`, {
-    body: { fiat_amount: amount, fiat_currency: 'USD', customer: { wallet_address: wallet, crypto_currency: 'USDC', crypto_currency_network: network } },
+    body: {
+      fiat_amount: amount,
+      fiat_currency: 'USD',
+      customer: { wallet_address: wallet, crypto_currency: 'USDC', crypto_currency_network: network },
+    },
   });
 
 describe('simple orders pay their own payout’s gas', () => {
   it('shows the fee and the minimum for every payout network in payment_options', async () => {
     const res = await http('GET', `${ctx.baseUrl}/api/payment_options?fiat_amount=25&fiat_currency=USD`);
     expect(res.status).toBe(200);
-    const fees = Object.fromEntries((res.json.data.payout_fees as { currency: string; network: string }[]).map((f) => [`${f.currency}_${f.network}`, f]));
+    const fees = Object.fromEntries(
+      (res.json.data.payout_fees as { currency: string; network: string }[]).map((f) => [`${f.currency}_${f.network}`, f]),
+    );
     expect(fees.USDC_POLYGON).toEqual({ currency: 'USDC', network: 'POLYGON', network_fee: '0.050000', minimum_amount_usd: '1.000000' });
     expect(fees.USDC_ETHEREUM).toEqual({ currency: 'USDC', network: 'ETHEREUM', network_fee: '5.000000', minimum_amount_usd: '10.000000' });
     // Paid out by the provider straight to the wallet where we have no verifier: nothing of ours to cover.
@@ -36,7 +42,8 @@ describe('simple orders pay their own payout’s gas', () => {
     expect(res.json).toEqual({
       status: 'error',
       error: 'ValidationError',
-      message: 'fiat_amount: the order is worth 5.000000 USD, below the minimum of 10.000000 USD (its payout to USDC on ETHEREUM carries a network fee of 5.000000 USDC).',
+      message:
+        'fiat_amount: the order is worth 5.000000 USD, below the minimum of 10.000000 USD (its payout to USDC on ETHEREUM carries a network fee of 5.000000 USDC).',
     });
     expect((await ctx.db.sql`select count(*)::int as n from simple_orders`)[0]!.n).toBe(0);
     // The same amount on a network whose fee it carries is taken.
@@ -53,7 +60,9 @@ describe('simple orders pay their own payout’s gas', () => {
     const code = opened.json.data.transaction_code as string;
     const fee = 50_000n;
 
-    const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: code, outcome: 'succeeded' } });
+    const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+      body: { reference: code, outcome: 'succeeded' },
+    });
     expect(paid.status).toBe(200);
     await waitForOrder(ctx, code, 'settled');
     const { received, depositAddress } = await orderRow(ctx, code);
@@ -88,9 +97,19 @@ describe('simple orders pay their own payout’s gas', () => {
   }, 120_000);
 
   it('reads the fees and the minimum from the configuration, refusing a malformed one', () => {
-    const config = testConfig('postgres://x@127.0.0.1/x', { SIMPLE_ORDER_NETWORK_FEES: 'polygon:0.2, base:0', SIMPLE_ORDER_MIN_USD: '3.5' });
-    expect(config.simpleOrders).toEqual({ networkFeeMicro: { ethereum: 5_000_000n, polygon: 200_000n, base: 0n, arbitrum: 50_000n }, minUsdMicro: 3_500_000n });
-    expect(() => loadConfig({ ADMIN_TOKEN: 'x'.repeat(24), SECRETS_KEY: 'ab'.repeat(32), SIMPLE_ORDER_NETWORK_FEES: 'solana:1' })).toThrow(/SIMPLE_ORDER_NETWORK_FEES/);
-    expect(() => loadConfig({ ADMIN_TOKEN: 'x'.repeat(24), SECRETS_KEY: 'ab'.repeat(32), SIMPLE_ORDER_MIN_USD: '0.1234567' })).toThrow(/SIMPLE_ORDER_MIN_USD/);
+    const config = testConfig('postgres://x@127.0.0.1/x', {
+      SIMPLE_ORDER_NETWORK_FEES: 'polygon:0.2, base:0',
+      SIMPLE_ORDER_MIN_USD: '3.5',
+    });
+    expect(config.simpleOrders).toEqual({
+      networkFeeMicro: { ethereum: 5_000_000n, polygon: 200_000n, base: 0n, arbitrum: 50_000n },
+      minUsdMicro: 3_500_000n,
+    });
+    expect(() => loadConfig({ ADMIN_TOKEN: 'x'.repeat(24), SECRETS_KEY: 'ab'.repeat(32), SIMPLE_ORDER_NETWORK_FEES: 'solana:1' })).toThrow(
+      /SIMPLE_ORDER_NETWORK_FEES/,
+    );
+    expect(() => loadConfig({ ADMIN_TOKEN: 'x'.repeat(24), SECRETS_KEY: 'ab'.repeat(32), SIMPLE_ORDER_MIN_USD: '0.1234567' })).toThrow(
+      /SIMPLE_ORDER_MIN_USD/,
+    );
   });
 });

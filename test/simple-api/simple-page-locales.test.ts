@@ -9,11 +9,19 @@ import { useTestApp } from '../support/harness';
 // and a rail's instructions need none.
 const ctx = useTestApp({}, { sandbox: true });
 
-const customer = { wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7', crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' };
+const customer = {
+  wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+  crypto_currency: 'USDC',
+  crypto_currency_network: 'POLYGON',
+};
 const ENGLISH_TITLES = [...new Set(Object.values(CATALOGUES.en.simple.states).map((s) => s.title))];
 
 async function order(body: Record<string, unknown> = {}): Promise<string> {
-  const res = await ctx.app.inject({ method: 'POST', url: '/api/checkout', payload: { fiat_amount: 1234.5, fiat_currency: 'EUR', customer, ...body } });
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/checkout',
+    payload: { fiat_amount: 1234.5, fiat_currency: 'EUR', customer, ...body },
+  });
   expect(res.statusCode).toBe(201);
   return res.json().data.transaction_code as string;
 }
@@ -46,7 +54,16 @@ describe('the simple hosted page’s languages', () => {
     expect(de.text).toMatch(/id="rail-usdt_tron" href="[^"]+">USDT auf Tron: 1\.\d{3},\d{2,6} USDT<\/a>/);
     expect(de.text).not.toMatch(/\d,\d*0 USDT/);
     expect(de.text).toMatch(/Sicherer Bezahlvorgang · läuft ab am \d+\. \w+\.? 20\d\d, \d\d:\d\d UTC/);
-    for (const english of [...ENGLISH_TITLES, 'Pick a payment method', 'Card or bank', 'Delivered to', 'Secure checkout', ': pay ', ' on Tron', 'expires']) {
+    for (const english of [
+      ...ENGLISH_TITLES,
+      'Pick a payment method',
+      'Card or bank',
+      'Delivered to',
+      'Secure checkout',
+      ': pay ',
+      ' on Tron',
+      'expires',
+    ]) {
       expect(de.text, english).not.toContain(english);
     }
   });
@@ -125,7 +142,13 @@ describe('the simple hosted page’s languages', () => {
       // Payments are disabled here: the pending page is the kill switch's, said once, with no "choose how to pay" above it.
       { status: 'pending', payoutDispatched: false, title: 'Zahlungen pausiert', body: 'Zahlungen sind vorübergehend nicht möglich' },
       { status: 'processing', payoutDispatched: false, title: 'Zahlung in Bearbeitung' },
-      { status: 'settled', payoutDispatched: true, title: 'Zahlung erhalten', body: 'Der Betrag wurde an Ihre Wallet gesendet.', action: 'Zurück zum Shop' },
+      {
+        status: 'settled',
+        payoutDispatched: true,
+        title: 'Zahlung erhalten',
+        body: 'Der Betrag wurde an Ihre Wallet gesendet.',
+        action: 'Zurück zum Shop',
+      },
       { status: 'settled', payoutDispatched: false, title: 'Zahlung erhalten', body: 'auf dem Weg zu Ihrer Wallet' },
       { status: 'failed', payoutDispatched: false, title: 'Zahlung fehlgeschlagen', action: 'Zurück zum Shop' },
       { status: 'expired', payoutDispatched: false, title: 'Bezahlvorgang abgelaufen' },
@@ -171,7 +194,11 @@ describe('the simple hosted page’s languages', () => {
   });
 
   it('leaves the simple API’s JSON as it was, whatever the browser’s language', async () => {
-    const options = await ctx.app.inject({ method: 'GET', url: '/api/payment_options?fiat_amount=25&fiat_currency=EUR', headers: { 'accept-language': 'de' } });
+    const options = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/payment_options?fiat_amount=25&fiat_currency=EUR',
+      headers: { 'accept-language': 'de' },
+    });
     const list = options.json().data.payment_options as { slug: string; name: string; amount: string }[];
     expect(list.find((o) => o.slug === 'card')).toMatchObject({ name: 'Card', amount: '25.00' });
     expect(list.find((o) => o.slug === 'usdt_tron')).toMatchObject({ name: 'USDT on Tron', amount: '27.000000' });

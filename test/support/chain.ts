@@ -1,4 +1,14 @@
-import { createPublicClient, createTestClient, createWalletClient, http, parseEther, type Address, type Hash, type PublicClient, type Transport } from 'viem';
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  http,
+  parseEther,
+  type Address,
+  type Hash,
+  type PublicClient,
+  type Transport,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { inject } from 'vitest';
 import { ensureAnvilBinary } from '../../src/chains/anvil-binary';
@@ -47,7 +57,10 @@ function testChain(rpcUrl: string, tokens: TestTokenAddresses): TestChain {
 const publicClientFor = (rpcUrl: string) => createPublicClient({ chain: devChain(rpcUrl), transport: http(rpcUrl) }) as PublicClient;
 
 export function clientFor(chain: TestChain, network: EvmNetwork, confirmations = 1, transport?: Transport): ChainClient {
-  return createChainClient({ network, rpcUrl: chain.rpcUrl, chainId: DEV_CHAIN_ID, confirmations, tokens: chain.tokens[network] }, { transport });
+  return createChainClient(
+    { network, rpcUrl: chain.rpcUrl, chainId: DEV_CHAIN_ID, confirmations, tokens: chain.tokens[network] },
+    { transport },
+  );
 }
 
 /** A fresh account of the test's own, with ether for gas: its nonces are nobody else's. */
@@ -72,7 +85,13 @@ export async function pay(chain: TestChain, from: PrivateKeyAccount, token: Addr
 
 /** The token balance now, or as of `blockNumber` (a deposit's block: before the payouts that follow it moved the money on). */
 export function balanceOf(chain: TestChain, token: Address, owner: Address, blockNumber?: bigint): Promise<bigint> {
-  return chain.publicClient.readContract({ address: token, abi: testTokenAbi, functionName: 'balanceOf', args: [owner], ...(blockNumber === undefined ? {} : { blockNumber }) });
+  return chain.publicClient.readContract({
+    address: token,
+    abi: testTokenAbi,
+    functionName: 'balanceOf',
+    args: [owner],
+    ...(blockNumber === undefined ? {} : { blockNumber }),
+  });
 }
 
 /** A fresh customer wallet with `amount` of `token`, paying all of it into `to` (a customer paying from their own wallet). */

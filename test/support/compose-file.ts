@@ -94,10 +94,12 @@ export function serviceOf(compose: ComposeFile, name: string): Service {
 export function envOf(service: Service): Env {
   const raw = service.environment ?? {};
   if (Array.isArray(raw)) {
-    return Object.fromEntries(raw.map((entry) => {
-      const i = entry.indexOf('=');
-      return i < 0 ? [entry, ''] : [entry.slice(0, i), entry.slice(i + 1)];
-    }));
+    return Object.fromEntries(
+      raw.map((entry) => {
+        const i = entry.indexOf('=');
+        return i < 0 ? [entry, ''] : [entry.slice(0, i), entry.slice(i + 1)];
+      }),
+    );
   }
   return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, scalar(k, v)]));
 }
@@ -139,4 +141,3 @@ export function envProblems(env: Env): string[] {
   }
   return problems;
 }
-

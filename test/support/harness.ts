@@ -107,8 +107,13 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
       cleanups.push(() => sandbox.close());
     }
 
-    const treasuryAddress = ctx.config.chains.settlementMnemonic ? settlementKeys(ctx.config.chains.settlementMnemonic).treasury.address : null;
-    ctx.app = await buildApp({ config: ctx.config, db: ctx.db, temporal: ctx.temporal, providers: ctx.providers, treasuryAddress }, { logger: false });
+    const treasuryAddress = ctx.config.chains.settlementMnemonic
+      ? settlementKeys(ctx.config.chains.settlementMnemonic).treasury.address
+      : null;
+    ctx.app = await buildApp(
+      { config: ctx.config, db: ctx.db, temporal: ctx.temporal, providers: ctx.providers, treasuryAddress },
+      { logger: false },
+    );
     options.extend?.(ctx.app);
     if (options.listen) {
       await ctx.app.listen({ port: ctx.config.http.port, host: '127.0.0.1' });
@@ -130,7 +135,10 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
 }
 
 /** A worker in this process on the file's task queue, with the real activities (and, unless told not to, the chain watchers). */
-export async function startTestWorker(ctx: Pick<TestContext, 'config' | 'db' | 'providers' | 'temporal'>, options: { watch?: boolean } = {}): Promise<CheckoutWorker> {
+export async function startTestWorker(
+  ctx: Pick<TestContext, 'config' | 'db' | 'providers' | 'temporal'>,
+  options: { watch?: boolean } = {},
+): Promise<CheckoutWorker> {
   const worker = await createWorker({
     temporal: ctx.config.temporal,
     activities: activitiesFor(ctx),
@@ -164,7 +172,10 @@ export function activitiesFor(ctx: Pick<TestContext, 'config' | 'db' | 'temporal
 }
 
 /** A set of chain watchers as a worker process runs them, on the file's database (fast timers for tests). */
-export function startTestWatchers(ctx: Pick<TestContext, 'config' | 'db' | 'temporal'>, overrides: Partial<ChainWatchDeps> = {}): ChainWatchers {
+export function startTestWatchers(
+  ctx: Pick<TestContext, 'config' | 'db' | 'temporal'>,
+  overrides: Partial<ChainWatchDeps> = {},
+): ChainWatchers {
   return startChainWatchers({
     db: ctx.db.db,
     databaseUrl: ctx.config.databaseUrl,
@@ -172,8 +183,17 @@ export function startTestWatchers(ctx: Pick<TestContext, 'config' | 'db' | 'temp
     networks: ctx.config.chains.networks,
     pollIntervalMs: 200,
     lease: { retryMs: 300, heartbeatMs: 500 },
-    lateDeposits: { watchHours: ctx.config.chains.lateDepositWatchHours, taskQueue: ctx.config.temporal.taskQueue, dustThresholdMicro: ctx.config.chains.dustThresholdMicro },
-    reorgs: { windowHours: ctx.config.chains.reorgWatchHours, chains: ctx.config.chains, taskQueue: ctx.config.temporal.taskQueue, intervalMs: 500 },
+    lateDeposits: {
+      watchHours: ctx.config.chains.lateDepositWatchHours,
+      taskQueue: ctx.config.temporal.taskQueue,
+      dustThresholdMicro: ctx.config.chains.dustThresholdMicro,
+    },
+    reorgs: {
+      windowHours: ctx.config.chains.reorgWatchHours,
+      chains: ctx.config.chains,
+      taskQueue: ctx.config.temporal.taskQueue,
+      intervalMs: 500,
+    },
     ...overrides,
   });
 }

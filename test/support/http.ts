@@ -23,7 +23,12 @@ export async function http(
 }
 
 /** Polls `read` until `done` holds or the time runs out; returns the last value read. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000, label = 'condition'): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+  label = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last = await read();
   while (!done(last)) {

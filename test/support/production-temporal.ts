@@ -23,7 +23,11 @@ export interface ProductionTemporal {
  */
 export function useProductionTemporal(overrides: Record<string, string>): ProductionTemporal {
   const suffix = randomBase62(8).toLowerCase();
-  const databases = { postgresUrl: adminDatabaseUrl().replace(/\/postgres$/, ''), main: `temporal_test_${suffix}`, visibility: `temporal_test_${suffix}_visibility` };
+  const databases = {
+    postgresUrl: adminDatabaseUrl().replace(/\/postgres$/, ''),
+    main: `temporal_test_${suffix}`,
+    visibility: `temporal_test_${suffix}_visibility`,
+  };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-temporal-server-'));
   const state: ProductionTemporal = { address: '', mainDatabaseUrl: `${databases.postgresUrl}/${databases.main}`, startedInSeconds: 0 };
   let server: Awaited<ReturnType<typeof startProductionServer>> | undefined;

@@ -79,7 +79,10 @@ export async function startRpcTrapProxy(target: string) {
 function parseCalls(body: string): { method: string; params: string }[] {
   try {
     const parsed = JSON.parse(body) as { method?: string; params?: unknown } | { method?: string; params?: unknown }[];
-    return (Array.isArray(parsed) ? parsed : [parsed]).map((c) => ({ method: String(c.method), params: JSON.stringify(c.params ?? null).toLowerCase() }));
+    return (Array.isArray(parsed) ? parsed : [parsed]).map((c) => ({
+      method: String(c.method),
+      params: JSON.stringify(c.params ?? null).toLowerCase(),
+    }));
   } catch {
     return [];
   }

@@ -34,7 +34,11 @@ export function sandboxEvent(
       network: session.network,
       walletAddress: session.walletAddress,
       ...(succeeded
-        ? { destinationAmount: '24.500000', transactionHash: `0x${randomBytes(32).toString('hex')}`, explorerUrl: 'http://127.0.0.1:1/explorer/tx/x' }
+        ? {
+            destinationAmount: '24.500000',
+            transactionHash: `0x${randomBytes(32).toString('hex')}`,
+            explorerUrl: 'http://127.0.0.1:1/explorer/tx/x',
+          }
         : {}),
       ...(type === 'payment.failed' ? { failureReason: 'card_declined' } : {}),
       ...overrides,

@@ -34,7 +34,13 @@ export async function seedPayment(db: Database, merchantId: string, status: 'pen
     sourceCurrency: 'USD',
     providerEventId: `pe_${id}`,
     ...(status === 'completed'
-      ? { grossMicro: 25_000_000n, merchantSettlementMicro: 24_625_000n, platformCommissionMicro: 375_000n, transactionHash: `0x${'ab'.repeat(32)}`, completedAt: new Date() }
+      ? {
+          grossMicro: 25_000_000n,
+          merchantSettlementMicro: 24_625_000n,
+          platformCommissionMicro: 375_000n,
+          transactionHash: `0x${'ab'.repeat(32)}`,
+          completedAt: new Date(),
+        }
       : { failureReason: 'declined' }),
   });
   return id;

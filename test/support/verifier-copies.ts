@@ -84,7 +84,13 @@ export function verifyWithPackage(cases: VerifyCase[]): Promise<{ cjs: Verdicts;
     for (const file of ['package.json', ...manifest.files]) copyFileSync(path.join(PACKAGE_DIR, file), path.join(installed, file));
     writeFileSync(path.join(dir, 'cases.json'), JSON.stringify(cases));
     writeFileSync(path.join(dir, 'check.mjs'), driver("import { verifyWebhook } from 'svc-verify-webhook';"));
-    writeFileSync(path.join(dir, 'check.cjs'), driver("const { verifyWebhook } = require('svc-verify-webhook');").replace("import { readFileSync } from 'node:fs';", "const { readFileSync } = require('node:fs');"));
+    writeFileSync(
+      path.join(dir, 'check.cjs'),
+      driver("const { verifyWebhook } = require('svc-verify-webhook');").replace(
+        "import { readFileSync } from 'node:fs';",
+        "const { readFileSync } = require('node:fs');",
+      ),
+    );
     const [cjs, esm] = await Promise.all(['check.cjs', 'check.mjs'].map((f) => run(process.execPath, [f, 'cases.json'], { cwd: dir })));
     return { cjs: JSON.parse(cjs!.stdout) as Verdicts, esm: JSON.parse(esm!.stdout) as Verdicts };
   });
@@ -94,7 +100,10 @@ export function verifyWithPackage(cases: VerifyCase[]): Promise<{ cjs: Verdicts;
 export function verifyWithShellRecipe(body: string, header: string, secret: string): Promise<{ verdict: string; files: string[] }> {
   return inTempDir(async (dir) => {
     writeFileSync(path.join(dir, 'body.json'), body);
-    const { stdout } = await run('bash', ['-c', readmeShellRecipe()], { cwd: dir, env: { PATH: process.env.PATH ?? '', SVC_SIGNATURE: header, SECRET: secret } });
+    const { stdout } = await run('bash', ['-c', readmeShellRecipe()], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', SVC_SIGNATURE: header, SECRET: secret },
+    });
     return { verdict: stdout.trim(), files: readdirSync(dir) };
   });
 }

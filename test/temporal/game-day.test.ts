@@ -59,7 +59,9 @@ describe('game day: payments and payouts while workers die', () => {
     async function payOne() {
       const id = await openSession(ctx, m.apiKey);
       ids.push(id);
-      const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: id, outcome: 'succeeded' } });
+      const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+        body: { reference: id, outcome: 'succeeded' },
+      });
       expect(paid.status, JSON.stringify(paid.json)).toBe(200);
     }
     await Promise.all(
@@ -75,24 +77,32 @@ describe('game day: payments and payouts while workers die', () => {
 
     const allIds = ctx.db.sql(ids);
     await eventually(
-      () => ctx.db.sql`select count(*)::int as n from checkout_sessions where id in ${allIds} and status in ('completed', 'failed')`.then((r) => r[0]!.n as number),
+      () =>
+        ctx.db.sql`select count(*)::int as n from checkout_sessions where id in ${allIds} and status in ('completed', 'failed')`.then(
+          (r) => r[0]!.n as number,
+        ),
       (n) => n === PAYMENTS,
       600_000,
       `all ${PAYMENTS} payments completed or failed`,
     ).catch(async (err: unknown) => {
       // What an operator would look at for a payment that did not end: its row, its credits, the provider's events, its run.
-      const stuck = await ctx.db.sql`select id, status, provider_payment_id, deposit_address, expected_gross_micro::text from checkout_sessions where id in ${allIds} and status not in ('completed', 'failed')`;
+      const stuck = await ctx.db
+        .sql`select id, status, provider_payment_id, deposit_address, expected_gross_micro::text from checkout_sessions where id in ${allIds} and status not in ('completed', 'failed')`;
       for (const s of stuck) {
         const credits = await ctx.db.sql`select transaction_hash, amount_micro::text, state from chain_credits where payment_id = ${s.id}`;
         const events = await ctx.db.sql`select event_id, type, state from provider_events where payment_id = ${s.id}`;
         const history = await ctx.temporal.workflow.getHandle(s.id as string).fetchHistory();
         const kinds = (history.events ?? []).map((e) => String(e.eventType)).join(',');
-        console.log(`stuck ${JSON.stringify(s)} credits=${JSON.stringify(credits)} providerEvents=${JSON.stringify(events)} history=${kinds}`);
+        console.log(
+          `stuck ${JSON.stringify(s)} credits=${JSON.stringify(credits)} providerEvents=${JSON.stringify(events)} history=${kinds}`,
+        );
       }
       throw err;
     });
     // Failed by the provider: no money arrived, none left.
-    const failed = (await ctx.db.sql`select id, deposit_address from checkout_sessions where id in ${allIds} and status = 'failed'`).map((r) => ({ id: r.id as string, deposit: r.deposit_address as `0x${string}` }));
+    const failed = (await ctx.db.sql`select id, deposit_address from checkout_sessions where id in ${allIds} and status = 'failed'`).map(
+      (r) => ({ id: r.id as string, deposit: r.deposit_address as `0x${string}` }),
+    );
     for (const f of failed) {
       const [seen] = await ctx.db.sql`select
         (select count(*)::int from chain_credits where payment_id = ${f.id}) as credits,
@@ -101,21 +111,29 @@ describe('game day: payments and payouts while workers die', () => {
       expect(seen, f.id).toEqual({ credits: 0, payouts: 0, provider_failed: 1 });
       expect(await balanceOf(chain, token, f.deposit)).toBe(0n);
     }
-    expect(failed.map((f) => f.id), 'payments the provider failed').toEqual([]);
+    expect(
+      failed.map((f) => f.id),
+      'payments the provider failed',
+    ).toEqual([]);
     const completedIds = ids.filter((id) => !failed.some((f) => f.id === id));
     const done = completedIds.length;
     const inIds = ctx.db.sql(completedIds);
     const payouts = await eventually(
-      () => ctx.db.sql`select status, count(*)::int as n from payouts where payment_id in ${inIds} and kind in ('merchant', 'commission') group by status`,
+      () =>
+        ctx.db
+          .sql`select status, count(*)::int as n from payouts where payment_id in ${inIds} and kind in ('merchant', 'commission') group by status`,
       (rows) => rows.length === 1 && rows[0]!.status === 'confirmed' && rows[0]!.n === 2 * done,
       600_000,
       'every merchant share and commission paid out',
     );
     const seconds = (performance.now() - started) / 1000;
-    console.log(`game day: ${done} payments completed and paid out, ${failed.length} failed by the provider, in ${seconds.toFixed(1)} s through ${killed} worker kills (${JSON.stringify(payouts)})`);
+    console.log(
+      `game day: ${done} payments completed and paid out, ${failed.length} failed by the provider, in ${seconds.toFixed(1)} s through ${killed} worker kills (${JSON.stringify(payouts)})`,
+    );
 
     // Exactly once, measured where it matters: the wallets hold the exact sums of the splits.
-    const [sums] = await ctx.db.sql`select sum(gross_micro)::text as gross, sum(merchant_settlement_micro)::text as merchant, sum(platform_commission_micro)::text as commission, count(*)::int as n
+    const [sums] = await ctx.db
+      .sql`select sum(gross_micro)::text as gross, sum(merchant_settlement_micro)::text as merchant, sum(platform_commission_micro)::text as commission, count(*)::int as n
       from transactions where payment_id in ${inIds}`;
     expect(sums!.n).toBe(done);
     const [gross] = await ctx.db.sql`select sum(expected_gross_micro)::text as g from checkout_sessions where id in ${inIds}`;
@@ -124,7 +142,11 @@ describe('game day: payments and payouts while workers die', () => {
     expect(await balanceOf(chain, token, m.wallet)).toBe(BigInt(sums!.merchant as string));
     expect((await balanceOf(chain, token, own.treasury)) - treasuryBefore).toBe(BigInt(sums!.commission as string));
     const settled = await eventually(
-      () => ctx.db.sql`select count(*)::int as n, count(distinct payment_id)::int as d from events where type = 'payment.settled' and payment_id in ${inIds}`.then((r) => r[0]!),
+      () =>
+        ctx.db
+          .sql`select count(*)::int as n, count(distinct payment_id)::int as d from events where type = 'payment.settled' and payment_id in ${inIds}`.then(
+          (r) => r[0]!,
+        ),
       (e) => e.n >= done,
       60_000,
       'payment.settled for every completed payment',

@@ -48,7 +48,9 @@ describe('the Temporal harness', () => {
     const running = worker.run();
     try {
       const workflowId = `probe-${randomBase62(12)}`;
-      const handle = await ctx.temporal.workflow.start('probe', { taskQueue: ctx.config.temporal.taskQueue, workflowId,
+      const handle = await ctx.temporal.workflow.start('probe', {
+        taskQueue: ctx.config.temporal.taskQueue,
+        workflowId,
         args: [merchant.id],
         typedSearchAttributes: [{ key: MerchantIdKey, value: merchant.id }],
       });
@@ -60,6 +62,8 @@ describe('the Temporal harness', () => {
   });
 
   it('fails to start, naming the cause, when the workflow code does not bundle', async () => {
-    await expect(bundleWorkflowsInChild(path.resolve(__dirname, '../fixtures/no-such-workflows.ts'))).rejects.toThrow(/bundling the workflow code failed \(exit 1\)/);
+    await expect(bundleWorkflowsInChild(path.resolve(__dirname, '../fixtures/no-such-workflows.ts'))).rejects.toThrow(
+      /bundling the workflow code failed \(exit 1\)/,
+    );
   });
 });

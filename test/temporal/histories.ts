@@ -35,7 +35,11 @@ async function replay(histories: { workflowId: string; history: History }[]): Pr
  */
 export async function replayRuns(client: Client, prefix: string, runs: Record<string, string>): Promise<void> {
   const histories = await Promise.all(
-    Object.entries(runs).map(async ([name, workflowId]) => ({ name, workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })),
+    Object.entries(runs).map(async ([name, workflowId]) => ({
+      name,
+      workflowId,
+      history: await client.workflow.getHandle(workflowId).fetchHistory(),
+    })),
   );
   expect(await replay(histories)).toBe(histories.length);
   if (!RECORD) return;

@@ -25,9 +25,15 @@ describe('the production Temporal server on Postgres', () => {
     expect(created.status).toBe(201);
     const id = created.json.checkoutSession.id as string;
 
-    expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: id, outcome: 'succeeded' } })).status).toBe(200);
+    expect(
+      (await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: id, outcome: 'succeeded' } }))
+        .status,
+    ).toBe(200);
     await eventually(
-      () => http('GET', `${ctx.baseUrl}/api/v1/payment-sessions/${id}`, { headers: { authorization: `Bearer ${m.apiKey}` } }).then((r) => r.json.paymentSession.status as string),
+      () =>
+        http('GET', `${ctx.baseUrl}/api/v1/payment-sessions/${id}`, { headers: { authorization: `Bearer ${m.apiKey}` } }).then(
+          (r) => r.json.paymentSession.status as string,
+        ),
       (s) => s === 'completed',
       30_000,
       `${id} to complete`,

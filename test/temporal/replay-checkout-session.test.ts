@@ -9,7 +9,12 @@ import { replayRuns } from './histories';
 // Runs of the checkoutSession workflow on its main paths, replayed (and recorded on demand).
 // Retries are short so that a delivery to a receiver that is down gives up within seconds.
 const ctx = useTestApp(
-  { SESSION_TTL_SECONDS: '3', WEBHOOK_RETRY_BASE_SECONDS: '0.2', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '0.5', WEBHOOK_RETRY_WINDOW_HOURS: '0.001' },
+  {
+    SESSION_TTL_SECONDS: '3',
+    WEBHOOK_RETRY_BASE_SECONDS: '0.2',
+    WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '0.5',
+    WEBHOOK_RETRY_WINDOW_HOURS: '0.001',
+  },
   { listen: true, sandbox: true, worker: true },
 );
 const chain = sharedChain();
@@ -26,7 +31,8 @@ async function runScenarios(): Promise<Record<string, string>> {
     });
     const id = res.json.checkoutSession.id as string;
     // The provider delivers to the session's deposit address, so its callbacks name that wallet.
-    const [{ deposit_address: walletAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: `0x${string}` }];
+    const [{ deposit_address: walletAddress }] = (await ctx.db
+      .sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: `0x${string}` }];
     return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress };
   };
   /** Pay pressed (G = 25.000000), then `micro` sent straight from a wallet. */
@@ -38,7 +44,10 @@ async function runScenarios(): Promise<Record<string, string>> {
   const ids: Record<string, string> = {};
 
   const paid = await open();
-  expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: paid.id, outcome: 'succeeded' } })).status).toBe(200);
+  expect(
+    (await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: paid.id, outcome: 'succeeded' } }))
+      .status,
+  ).toBe(200);
   ids.completed = paid.id;
 
   const failed = await open();
@@ -59,7 +68,9 @@ async function runScenarios(): Promise<Record<string, string>> {
 
   // The merchant's expire (POST …/expire), before the 3 s timer.
   const expiredNow = await open();
-  const expired = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${expiredNow.id}/expire`, { headers: { authorization: `Bearer ${m.apiKey}` } });
+  const expired = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${expiredNow.id}/expire`, {
+    headers: { authorization: `Bearer ${m.apiKey}` },
+  });
   expect(expired.status).toBe(200);
   ids.expiredOnDemand = expiredNow.id;
 
@@ -121,7 +132,9 @@ describe('checkoutSession histories', () => {
     expect(undelivered).toEqual({ status: 'failed' });
     // The expire scenario is the update's path, not the timer's.
     const history = await ctx.temporal.workflow.getHandle(ids.expiredOnDemand!).fetchHistory();
-    expect(history.events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'expire')).toBe(true);
+    expect(history.events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'expire')).toBe(
+      true,
+    );
     await replayRuns(ctx.temporal, 'checkout-session', ids);
   });
 });

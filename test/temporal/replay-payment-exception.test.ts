@@ -21,13 +21,19 @@ describe('paymentException histories', () => {
       payload: { amount: 25, currency: 'USD', countryCode: 'US' },
     });
     const id = res.json().checkoutSession.id as string;
-    const [{ deposit_address: depositAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: Address }];
+    const [{ deposit_address: depositAddress }] = (await ctx.db
+      .sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: Address }];
     expect((await ctx.temporal.workflow.getHandle(id).result()) as { status: string }).toMatchObject({ status: 'expired' });
     // Three late transfers: three arrivals, three exceptions, each with its own run.
     await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, 25_000_000n);
     await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, 1_000_000n);
     await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, 2_000_000n);
-    const rows = await eventually(() => ctx.db.sql`select id, amount_micro from payment_exceptions where payment_id = ${id} order by created_at`, (r) => r.length === 3, 20_000, 'three exceptions');
+    const rows = await eventually(
+      () => ctx.db.sql`select id, amount_micro from payment_exceptions where payment_id = ${id} order by created_at`,
+      (r) => r.length === 3,
+      20_000,
+      'three exceptions',
+    );
     const accepted = rows.find((r) => r.amount_micro === '25000000')!.id as string;
     const open = rows.find((r) => r.amount_micro === '1000000')!.id as string;
     const refunded = rows.find((r) => r.amount_micro === '2000000')!.id as string;
@@ -37,10 +43,23 @@ describe('paymentException histories', () => {
     expect(await ctx.temporal.workflow.getHandle(accepted).result()).toBe('accepted');
     const [paid] = await ctx.db.sql`select count(*)::int as n from payouts where payment_id = ${id} and status = 'confirmed'`;
     expect(paid!.n).toBe(3);
-    const back = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${refunded}/refund`, headers: adminHeaders, payload: { address: randomAddress() } });
+    const back = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/exceptions/${refunded}/refund`,
+      headers: adminHeaders,
+      payload: { address: randomAddress() },
+    });
     expect(back.statusCode).toBe(200);
     expect(await ctx.temporal.workflow.getHandle(refunded).result()).toBe('refunded');
-    await eventually(() => ctx.db.sql`select count(*)::int as n from events where payment_id = ${id} and type = 'payment.exception'`.then((r) => r[0]!.n as number), (n) => n === 3, 10_000, 'events');
+    await eventually(
+      () =>
+        ctx.db.sql`select count(*)::int as n from events where payment_id = ${id} and type = 'payment.exception'`.then(
+          (r) => r[0]!.n as number,
+        ),
+      (n) => n === 3,
+      10_000,
+      'events',
+    );
     await replayRuns(ctx.temporal, 'payment-exception', { accepted, refunded, open });
   }, 90_000);
 });

@@ -27,7 +27,12 @@ describe('paymentLink histories', () => {
     };
 
     const paid = await create();
-    const started = await ctx.app.inject({ method: 'POST', url: `/link/${paid}/pay`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'country=US' });
+    const started = await ctx.app.inject({
+      method: 'POST',
+      url: `/link/${paid}/pay`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'country=US',
+    });
     const sessionId = /\/pay\/(SV_\w+)$/.exec(String(started.headers.location))![1]!;
     const deposit = await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${sessionId}/deposit` });
     expect(deposit.statusCode).toBe(200);
@@ -45,7 +50,10 @@ describe('paymentLink histories', () => {
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     });
     expect(await handle.result()).toEqual({ status: 'expired', paidSessionId: null });
-    await eventually(() => ctx.db.sql`select status from payment_links where id = ${expired}`.then((r) => r[0]!.status), (s) => s === 'expired');
+    await eventually(
+      () => ctx.db.sql`select status from payment_links where id = ${expired}`.then((r) => r[0]!.status),
+      (s) => s === 'expired',
+    );
 
     await replayRuns(ctx.temporal, 'payment-link', { paid, expired });
     // The session that paid the link told the link's run from workflow code.

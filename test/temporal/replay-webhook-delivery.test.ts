@@ -8,7 +8,10 @@ import { replayRuns } from './histories';
 // Runs of the webhookDelivery workflow: delivered after one failed attempt, and given up after its
 // (here very short) retry window. Checkout sessions deliver from their own run now (patch
 // deliveries-in-run), so the runs here are an operator's resends of the session's deliveries.
-const ctx = useTestApp({ WEBHOOK_RETRY_BASE_SECONDS: '0.2', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '0.5', WEBHOOK_RETRY_WINDOW_HOURS: '0.001' }, { worker: true });
+const ctx = useTestApp(
+  { WEBHOOK_RETRY_BASE_SECONDS: '0.2', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '0.5', WEBHOOK_RETRY_WINDOW_HOURS: '0.001' },
+  { worker: true },
+);
 
 let flaky: Awaited<ReturnType<typeof startReceiver>>;
 let down: Awaited<ReturnType<typeof startReceiver>>;
@@ -25,7 +28,12 @@ afterAll(async () => {
 describe('webhookDelivery histories', () => {
   it('replays the current code’s own runs: succeeded after a retry, failed after the window', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    const endpoint = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/webhook-endpoints`, headers: adminHeaders, payload: { url: `${flaky.url}/hooks` } });
+    const endpoint = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/webhook-endpoints`,
+      headers: adminHeaders,
+      payload: { url: `${flaky.url}/hooks` },
+    });
     expect(endpoint.statusCode).toBe(201);
     const res = await ctx.app.inject({
       method: 'POST',
@@ -35,9 +43,13 @@ describe('webhookDelivery histories', () => {
     });
     const id = res.json().checkoutSession.id as string;
     // The provider delivers to the session's deposit address, so its callbacks name that wallet.
-    const [{ deposit_address: walletAddress }] = (await ctx.db.sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: string }];
+    const [{ deposit_address: walletAddress }] = (await ctx.db
+      .sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: string }];
     const session = { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress };
-    expect((await postCallback(ctx.app, sandboxEvent(session, 'payment.failed'), { secret: ctx.config.providers.sandbox.callbackSecret })).statusCode).toBe(200);
+    expect(
+      (await postCallback(ctx.app, sandboxEvent(session, 'payment.failed'), { secret: ctx.config.providers.sandbox.callbackSecret }))
+        .statusCode,
+    ).toBe(200);
 
     const finished = () =>
       eventually(
@@ -49,7 +61,11 @@ describe('webhookDelivery histories', () => {
     const deliveries = await finished();
     expect(flaky.received).toHaveLength(2);
     for (const d of deliveries) {
-      const resent = await ctx.app.inject({ method: 'POST', url: `/admin/v1/webhook-deliveries/${d.id as string}/resend`, headers: adminHeaders });
+      const resent = await ctx.app.inject({
+        method: 'POST',
+        url: `/admin/v1/webhook-deliveries/${d.id as string}/resend`,
+        headers: adminHeaders,
+      });
       expect(resent.statusCode).toBe(202);
     }
     const resends = await finished();
@@ -62,7 +78,9 @@ describe('webhookDelivery histories', () => {
       const [run] = await eventually(
         async () => {
           const found = [];
-          for await (const w of ctx.temporal.workflow.list({ query: `WorkflowType = 'webhookDelivery' AND ExecutionStatus = 'Completed'` })) {
+          for await (const w of ctx.temporal.workflow.list({
+            query: `WorkflowType = 'webhookDelivery' AND ExecutionStatus = 'Completed'`,
+          })) {
             if (w.workflowId.startsWith(`${d.id as string}-resend-`)) found.push(w.workflowId);
           }
           return found;

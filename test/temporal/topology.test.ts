@@ -50,7 +50,10 @@ const startWorker = async () => {
 
 let retries = 0;
 /** A merchant's or provider's HTTP call that survives a balancer cutting it: retried until it answers. */
-async function call(url: string, init: { method: string; headers?: Record<string, string>; body?: unknown }): Promise<{ status: number; json: any }> {
+async function call(
+  url: string,
+  init: { method: string; headers?: Record<string, string>; body?: unknown },
+): Promise<{ status: number; json: any }> {
   const deadline = Date.now() + 90_000;
   for (;;) {
     try {
@@ -80,7 +83,12 @@ describe('two API processes and two workers on the production Temporal server', 
     const [worker1] = await Promise.all([startWorker(), startWorker()]);
     const receiver = await startReceiver();
     const m = await createApprovedMerchant(ctx.app, { name: 'Topology Shop' });
-    const endpoint = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/webhook-endpoints`, headers: adminHeaders, payload: { url: `${receiver.url}/hooks` } });
+    const endpoint = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/webhook-endpoints`,
+      headers: adminHeaders,
+      payload: { url: `${receiver.url}/hooks` },
+    });
     expect(endpoint.statusCode).toBe(201);
 
     const started = performance.now();
@@ -103,7 +111,10 @@ describe('two API processes and two workers on the production Temporal server', 
         kills.push(killHard(api2!.child));
       }
       // The sandbox presses Pay through the balancer, then sends the tokens on chain and calls back.
-      const paid = await call(`${ctx.config.providers.sandbox.url}/test-helpers/pay`, { method: 'POST', body: { reference: id, outcome: 'succeeded' } });
+      const paid = await call(`${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+        method: 'POST',
+        body: { reference: id, outcome: 'succeeded' },
+      });
       expect(paid.status, JSON.stringify(paid.json)).toBe(200);
     }
     await Promise.all(
@@ -115,32 +126,44 @@ describe('two API processes and two workers on the production Temporal server', 
     expect(apiKilledAt).toBe(KILL_API_AFTER);
 
     const completed = await eventually(
-      () => ctx.db.sql`select count(*)::int as n from checkout_sessions where id in ${ctx.db.sql(ids)} and status = 'completed'`.then((r) => r[0]!.n as number),
+      () =>
+        ctx.db.sql`select count(*)::int as n from checkout_sessions where id in ${ctx.db.sql(ids)} and status = 'completed'`.then(
+          (r) => r[0]!.n as number,
+        ),
       (n) => n === PAYMENTS,
       240_000,
       `all ${PAYMENTS} payments to complete`,
     ).catch(async (err) => {
       // What a red run needs to explain itself: where each unfinished payment stands.
-      const open = await ctx.db.sql`select id, status, provider_payment_id, workflow_started, updated_at, (select count(*)::int from chain_credits c where c.payment_id = checkout_sessions.id) as credits from checkout_sessions where id in ${ctx.db.sql(ids)} and status <> 'completed'`;
+      const open = await ctx.db
+        .sql`select id, status, provider_payment_id, workflow_started, updated_at, (select count(*)::int from chain_credits c where c.payment_id = checkout_sessions.id) as credits from checkout_sessions where id in ${ctx.db.sql(ids)} and status <> 'completed'`;
       console.error('topology: unfinished payments', JSON.stringify(open));
       throw err;
     });
     const seconds = (performance.now() - started) / 1000;
-    console.log(`topology: ${completed} payments completed in ${seconds.toFixed(1)} s (${(completed / seconds).toFixed(2)}/s), ${retries} client retries`);
+    console.log(
+      `topology: ${completed} payments completed in ${seconds.toFixed(1)} s (${(completed / seconds).toFixed(2)}/s), ${retries} client retries`,
+    );
 
     // Exactly once: one transaction, one completion event, one credited log per payment.
-    const [tx] = await ctx.db.sql`select count(*)::int as n, count(distinct payment_id)::int as d from transactions where payment_id in ${ctx.db.sql(ids)}`;
+    const [tx] = await ctx.db
+      .sql`select count(*)::int as n, count(distinct payment_id)::int as d from transactions where payment_id in ${ctx.db.sql(ids)}`;
     expect(tx).toEqual({ n: PAYMENTS, d: PAYMENTS });
     // The event is written by the activity after the status: a run whose worker died between the two
     // writes its event once another worker retries it (after the activity's 15 s timeout).
     const events = await eventually(
-      () => ctx.db.sql`select count(*)::int as n, count(distinct payment_id)::int as d from events where type = 'payment.completed' and payment_id in ${ctx.db.sql(ids)}`.then((r) => r[0]!),
+      () =>
+        ctx.db
+          .sql`select count(*)::int as n, count(distinct payment_id)::int as d from events where type = 'payment.completed' and payment_id in ${ctx.db.sql(ids)}`.then(
+          (r) => r[0]!,
+        ),
       (e) => e.n >= PAYMENTS,
       60_000,
       'a payment.completed event for every payment',
     );
     expect(events).toEqual({ n: PAYMENTS, d: PAYMENTS });
-    const [credits] = await ctx.db.sql`select count(*)::int as n, count(distinct payment_id)::int as d from chain_credits where payment_id in ${ctx.db.sql(ids)}`;
+    const [credits] = await ctx.db
+      .sql`select count(*)::int as n, count(distinct payment_id)::int as d from chain_credits where payment_id in ${ctx.db.sql(ids)}`;
     expect(credits).toEqual({ n: PAYMENTS, d: PAYMENTS });
     for (const id of ids) expect((await ctx.temporal.workflow.getHandle(id).result()).status).toBe('completed');
 

@@ -91,7 +91,11 @@ describe('the workflow bundle cache', () => {
     const ours = modules.filter((m) => !m.startsWith('node_modules/'));
     expect(ours).toContain('src/workflows/index.ts');
     const inputs = WORKER_BUNDLE_CACHE.inputs.map((input) => path.relative(ROOT, input));
-    for (const file of ours) expect(inputs.some((input) => file === input || file.startsWith(`${input}/`)), file).toBe(true);
+    for (const file of ours)
+      expect(
+        inputs.some((input) => file === input || file.startsWith(`${input}/`)),
+        file,
+      ).toBe(true);
     // What comes from node_modules is pinned by the lock file.
     expect(modules.some((m) => m.startsWith('node_modules/@temporalio/workflow/'))).toBe(true);
     expect(inputs).toContain('package-lock.json');

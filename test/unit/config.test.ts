@@ -17,12 +17,27 @@ describe('config (decisions §10)', () => {
   it('applies the documented defaults', () => {
     const c = loadConfig({ ...base, NODE_ENV: 'development' });
     expect(c.nodeEnv).toBe('development');
-    expect(c.http).toEqual({ port: 3000, host: '127.0.0.1', publicBaseUrl: 'http://127.0.0.1:3000', serviceUrl: 'http://127.0.0.1:3000', bodyLimitBytes: 65536, trustProxy: [], apiKeyCacheMs: 5000 });
+    expect(c.http).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      publicBaseUrl: 'http://127.0.0.1:3000',
+      serviceUrl: 'http://127.0.0.1:3000',
+      bodyLimitBytes: 65536,
+      trustProxy: [],
+      apiKeyCacheMs: 5000,
+    });
     expect(c.metrics).toEqual({ token: null, workerPort: null });
     expect(c.logPretty).toBe(false);
     expect(c.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/svc');
     expect(c.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'checkout', payoutConcurrency: 4 });
-    expect(c.providers.sandbox).toEqual({ enabled: false, port: 3100, url: 'http://127.0.0.1:3100', publicUrl: 'http://127.0.0.1:3100', apiKey: 'sbx_sk_local_development', callbackSecret: 'sbx_whsec_local_development' });
+    expect(c.providers.sandbox).toEqual({
+      enabled: false,
+      port: 3100,
+      url: 'http://127.0.0.1:3100',
+      publicUrl: 'http://127.0.0.1:3100',
+      apiKey: 'sbx_sk_local_development',
+      callbackSecret: 'sbx_whsec_local_development',
+    });
     expect(c.checkout).toEqual({ sessionTtlSeconds: 86400, processingTimeoutSeconds: 86400, amountMinMajor: 1, amountMaxMajor: 1_000_000 });
     expect(c.allowPrivateUrls).toBe(false);
     expect(c.secretsKey).toHaveLength(32);
@@ -76,7 +91,21 @@ describe('config (decisions §10)', () => {
   });
 
   it('lists every variable it reads', () => {
-    expect(configVariables).toEqual(expect.arrayContaining(['PORT', 'HOST', 'PUBLIC_BASE_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'ADMIN_TOKEN', 'SECRETS_KEY', 'SANDBOX_PORT', 'ALLOW_PRIVATE_URLS']));
+    expect(configVariables).toEqual(
+      expect.arrayContaining([
+        'PORT',
+        'HOST',
+        'PUBLIC_BASE_URL',
+        'DATABASE_URL',
+        'TEMPORAL_ADDRESS',
+        'TEMPORAL_NAMESPACE',
+        'TEMPORAL_TASK_QUEUE',
+        'ADMIN_TOKEN',
+        'SECRETS_KEY',
+        'SANDBOX_PORT',
+        'ALLOW_PRIVATE_URLS',
+      ]),
+    );
   });
 
   it('lists the chain variables of every EVM network', () => {
@@ -84,7 +113,8 @@ describe('config (decisions §10)', () => {
       expect.arrayContaining(['SETTLEMENT_MNEMONIC', 'CHAIN_DEV_PORT', 'ALLOW_UNVERIFIED_NETWORKS', 'PROVIDER_PROOF_TIMEOUT_SECONDS']),
     );
     for (const n of ['ETHEREUM', 'POLYGON', 'BASE', 'ARBITRUM']) {
-      for (const suffix of ['RPC_URL', 'CHAIN_ID', 'USDC', 'USDT', 'CONFIRMATIONS']) expect(configVariables).toContain(`CHAIN_${n}_${suffix}`);
+      for (const suffix of ['RPC_URL', 'CHAIN_ID', 'USDC', 'USDT', 'CONFIRMATIONS'])
+        expect(configVariables).toContain(`CHAIN_${n}_${suffix}`);
     }
   });
 });
@@ -116,7 +146,12 @@ describe('config: chains (decisions §11)', () => {
   });
 
   it('configures a network from its RPC URL, with its mainnet chain id and confirmations by default', () => {
-    const c = loadConfig({ ...withMnemonic, CHAIN_POLYGON_RPC_URL: 'https://polygon.example.com', CHAIN_POLYGON_USDC: USDC, CHAIN_POLYGON_USDT: USDT });
+    const c = loadConfig({
+      ...withMnemonic,
+      CHAIN_POLYGON_RPC_URL: 'https://polygon.example.com',
+      CHAIN_POLYGON_USDC: USDC,
+      CHAIN_POLYGON_USDT: USDT,
+    });
     expect(c.chains.networks).toEqual([
       { network: 'polygon', rpcUrl: 'https://polygon.example.com', chainId: 137, confirmations: 30, tokens: { USDC, USDT } },
     ]);
@@ -140,8 +175,14 @@ describe('config: chains (decisions §11)', () => {
 
   it.each([
     [{ CHAIN_POLYGON_RPC_URL: 'https://p.example.com', CHAIN_POLYGON_USDC: USDC.toLowerCase() }, 'CHAIN_POLYGON_USDC'],
-    [{ CHAIN_POLYGON_RPC_URL: 'https://p.example.com', CHAIN_POLYGON_USDC: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3358' }, 'CHAIN_POLYGON_USDC'],
-    [{ CHAIN_POLYGON_RPC_URL: 'https://p.example.com', CHAIN_POLYGON_USDC: USDC, CHAIN_POLYGON_USDT: USDT.replace('c2', 'C2') }, 'CHAIN_POLYGON_USDT'],
+    [
+      { CHAIN_POLYGON_RPC_URL: 'https://p.example.com', CHAIN_POLYGON_USDC: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3358' },
+      'CHAIN_POLYGON_USDC',
+    ],
+    [
+      { CHAIN_POLYGON_RPC_URL: 'https://p.example.com', CHAIN_POLYGON_USDC: USDC, CHAIN_POLYGON_USDT: USDT.replace('c2', 'C2') },
+      'CHAIN_POLYGON_USDT',
+    ],
     [{ CHAIN_ETHEREUM_RPC_URL: 'ftp://e.example.com', CHAIN_ETHEREUM_USDC: USDC }, 'CHAIN_ETHEREUM_RPC_URL'],
     [{ CHAIN_ETHEREUM_RPC_URL: 'https://e.example.com' }, 'CHAIN_ETHEREUM_RPC_URL'],
     [{ CHAIN_BASE_RPC_URL: 'https://b.example.com', CHAIN_BASE_USDC: USDC, CHAIN_BASE_CHAIN_ID: 'eight' }, 'CHAIN_BASE_CHAIN_ID'],
@@ -172,4 +213,3 @@ describe('config: chains (decisions §11)', () => {
     expect(err.message).not.toContain('horse');
   });
 });
-

@@ -28,7 +28,14 @@ describe('API keys (decisions §1–§2)', () => {
   });
 
   it('rejects anything that is not exactly a live key as malformed', () => {
-    for (const key of ['', 'svc_live_', `svc_live_${'a'.repeat(31)}`, `svc_live_${'a'.repeat(33)}`, `svc_live_${'a'.repeat(31)}!`, 'Bearer x']) {
+    for (const key of [
+      '',
+      'svc_live_',
+      `svc_live_${'a'.repeat(31)}`,
+      `svc_live_${'a'.repeat(33)}`,
+      `svc_live_${'a'.repeat(31)}!`,
+      'Bearer x',
+    ]) {
       expect(classifyApiKey(key)).toEqual({ kind: 'malformed' });
     }
   });

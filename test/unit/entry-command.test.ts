@@ -21,7 +21,10 @@ describe('entry point commands', () => {
   });
 
   it('reach the process tsx starts and its threads (the workflow thread is one)', () => {
-    const out = execFileSync(process.execPath, entryCommandArgs(path.join(ROOT, 'test/fixtures/entry/worker.ts')), { cwd: ROOT, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, entryCommandArgs(path.join(ROOT, 'test/fixtures/entry/worker.ts')), {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     const seen = JSON.parse(out.trim().split('\n').at(-1)!) as { execArgv: string[]; threadArgv: string[] };
     for (const flag of WORKER_NODE_FLAGS) {
       expect(seen.execArgv).toContain(flag);

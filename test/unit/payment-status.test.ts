@@ -53,7 +53,8 @@ describe('simple order states (decisions §6)', () => {
     expect(canTransitionOrder('processing', 'failed')).toBe(true);
     expect(orderSourcesOf('settled')).toEqual(['pending', 'processing']);
     expect(orderSourcesOf('expired')).toEqual(['pending']);
-    for (const from of SIMPLE_ORDER_STATUSES.filter((s) => !isOrderOpen(s))) for (const to of SIMPLE_ORDER_STATUSES) expect(canTransitionOrder(from, to)).toBe(false);
+    for (const from of SIMPLE_ORDER_STATUSES.filter((s) => !isOrderOpen(s)))
+      for (const to of SIMPLE_ORDER_STATUSES) expect(canTransitionOrder(from, to)).toBe(false);
   });
 });
 

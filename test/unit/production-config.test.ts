@@ -22,7 +22,10 @@ describe('production refuses development defaults', () => {
     const c = loadConfig(production);
     expect(c.providers.sandbox.enabled).toBe(false);
     expect(c.http.trustProxy).toEqual([]);
-    expect(loadConfig({ ...production, SANDBOX_ENABLED: 'true', ...sandboxSecrets }).providers.sandbox).toMatchObject({ enabled: true, ...{ apiKey: sandboxSecrets.SANDBOX_API_KEY, callbackSecret: sandboxSecrets.SANDBOX_CALLBACK_SECRET } });
+    expect(loadConfig({ ...production, SANDBOX_ENABLED: 'true', ...sandboxSecrets }).providers.sandbox).toMatchObject({
+      enabled: true,
+      ...{ apiKey: sandboxSecrets.SANDBOX_API_KEY, callbackSecret: sandboxSecrets.SANDBOX_CALLBACK_SECRET },
+    });
   });
 
   it.each(Object.entries(DEVELOPMENT_VALUES).flatMap(([variable, values]) => values.map((value) => [variable, value] as const)))(
@@ -37,13 +40,16 @@ describe('production refuses development defaults', () => {
     },
   );
 
-  it.each(['SANDBOX_API_KEY', 'SANDBOX_CALLBACK_SECRET'])('does not fall back to the development %s when the sandbox is enabled', (variable) => {
-    const env: Record<string, string> = { ...production, SANDBOX_ENABLED: 'true', ...sandboxSecrets };
-    delete env[variable];
-    expect(issuesOf(env)).toEqual([{ variable, message: 'is required with SANDBOX_ENABLED=true in production' }]);
-    // Development still gets the published default.
-    expect(loadConfig({ ...env, NODE_ENV: 'development' }).providers.sandbox.apiKey).toBeTruthy();
-  });
+  it.each(['SANDBOX_API_KEY', 'SANDBOX_CALLBACK_SECRET'])(
+    'does not fall back to the development %s when the sandbox is enabled',
+    (variable) => {
+      const env: Record<string, string> = { ...production, SANDBOX_ENABLED: 'true', ...sandboxSecrets };
+      delete env[variable];
+      expect(issuesOf(env)).toEqual([{ variable, message: 'is required with SANDBOX_ENABLED=true in production' }]);
+      // Development still gets the published default.
+      expect(loadConfig({ ...env, NODE_ENV: 'development' }).providers.sandbox.apiKey).toBeTruthy();
+    },
+  );
 
   it('refuses an admin token shorter than 24 characters', () => {
     expect(issuesOf({ ...production, ADMIN_TOKEN: 'a'.repeat(23) }).map((i) => i.variable)).toEqual(['ADMIN_TOKEN']);
@@ -63,7 +69,12 @@ describe('production refuses development defaults', () => {
 
 describe('TRUST_PROXY', () => {
   it('takes comma-separated addresses and CIDRs, IPv4 and IPv6', () => {
-    expect(loadConfig({ ...production, TRUST_PROXY: '10.0.0.1, 172.16.0.0/12,::1,fd00::/8' }).http.trustProxy).toEqual(['10.0.0.1', '172.16.0.0/12', '::1', 'fd00::/8']);
+    expect(loadConfig({ ...production, TRUST_PROXY: '10.0.0.1, 172.16.0.0/12,::1,fd00::/8' }).http.trustProxy).toEqual([
+      '10.0.0.1',
+      '172.16.0.0/12',
+      '::1',
+      'fd00::/8',
+    ]);
   });
 
   it.each(['loopback', '10.0.0.0/33', 'proxy.internal', '*', '10.0.0.1,,nope'])('refuses %s', (value) => {

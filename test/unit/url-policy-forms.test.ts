@@ -78,7 +78,12 @@ describe('the URL policy on every form of address', () => {
   });
 
   it('refuses the forms the attack run used, written as URLs as a client would', () => {
-    for (const url of ['https://[::7f00:1]/', 'https://[0:0:0:0:0:0:7f00:1]/x', 'https://[::ffff:7f00:1]/', 'https://[64:ff9b::127.0.0.1]/']) {
+    for (const url of [
+      'https://[::7f00:1]/',
+      'https://[0:0:0:0:0:0:7f00:1]/x',
+      'https://[::ffff:7f00:1]/',
+      'https://[64:ff9b::127.0.0.1]/',
+    ]) {
       expect(checkUrlShape(url, { allowPrivate: false }), url).toMatchObject({ ok: false });
     }
   });

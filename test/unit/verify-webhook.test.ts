@@ -49,7 +49,8 @@ describe('verifyWebhook (the merchants’ helper)', () => {
           // The same signature under another timestamp, still within the tolerance.
           const moved = header.replace(`t=${t}`, `t=${t - skew}`);
           expect(verifyWebhook(body, moved, secret, { now })).toEqual({ ok: false, reason: 'bad_signature' });
-          if (otherSecret !== secret) expect(verifyWebhook(body, header, otherSecret, { now })).toEqual({ ok: false, reason: 'bad_signature' });
+          if (otherSecret !== secret)
+            expect(verifyWebhook(body, header, otherSecret, { now })).toEqual({ ok: false, reason: 'bad_signature' });
         },
       ),
     );

@@ -15,7 +15,12 @@ describe('wallet addresses per network', () => {
     ['a Tron address with a broken checksum', 'tron', 'TJYeasTPa6gpEEfYdNsHHx8j8CHCq5Jx2F', null],
     ['a base58check address of another version byte', 'tron', 'TZajd1CF2GBG934dDWMR4LTmXMm76aqib1', null],
     ['an EVM address on Tron', 'tron', CHECKSUMMED, null],
-    ['a Solana public key (32 bytes)', 'solana', 'cGfHiC6Kgg3FpFZvgwGcswsCRtp4aBP2fzuXRQPizuN', 'cGfHiC6Kgg3FpFZvgwGcswsCRtp4aBP2fzuXRQPizuN'],
+    [
+      'a Solana public key (32 bytes)',
+      'solana',
+      'cGfHiC6Kgg3FpFZvgwGcswsCRtp4aBP2fzuXRQPizuN',
+      'cGfHiC6Kgg3FpFZvgwGcswsCRtp4aBP2fzuXRQPizuN',
+    ],
     ['31 bytes in base58', 'solana', '7DUeBUtEcb7nujVZRJmeBju3X1mo6PpnWNtJ9EBhdY', null],
     ['a character outside base58 (0)', 'solana', '0GfHiC6Kgg3FpFZvgwGcswsCRtp4aBP2fzuXRQPizuN', null],
   ])('%s', (_name, network, address, expected) => {

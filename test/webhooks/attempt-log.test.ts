@@ -27,7 +27,12 @@ describe('the delivery log when a worker dies mid-attempt', () => {
     const receiver = await startReceiver((_d, i) => (i === 0 ? { status: 200, delayMs: 20_000 } : { status: 200 }));
     const first = await startWorker();
     const m = await createApprovedMerchant(ctx.app);
-    const added = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/webhook-endpoints`, headers: adminHeaders, payload: { url: `${receiver.url}/hooks` } });
+    const added = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/webhook-endpoints`,
+      headers: adminHeaders,
+      payload: { url: `${receiver.url}/hooks` },
+    });
     expect(added.statusCode).toBe(201);
     const created = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, {
       headers: { authorization: `Bearer ${m.apiKey}` },
@@ -35,17 +40,33 @@ describe('the delivery log when a worker dies mid-attempt', () => {
     });
     const id = created.json.checkoutSession.id as string;
     // A decline: one event (payment.failed), one delivery to the receiver.
-    expect((await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: id, outcome: 'declined' } })).status).toBe(200);
+    expect(
+      (await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: id, outcome: 'declined' } })).status,
+    ).toBe(200);
 
-    await eventually(async () => receiver.received.length, (n) => n === 1, 30_000, 'the first POST at the receiver');
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n === 1,
+      30_000,
+      'the first POST at the receiver',
+    );
     await killHard(first);
     await startWorker();
     // The attempt's 30 s start-to-close timeout passes, then the retry goes out from the new worker.
-    await eventually(async () => receiver.received.length, (n) => n >= 2, 90_000, 'the retried POST');
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n >= 2,
+      90_000,
+      'the retried POST',
+    );
 
     const deliveries = await eventually(
-      () => ctx.app.inject({ method: 'GET', url: `/admin/v1/webhook-deliveries?paymentId=${id}`, headers: adminHeaders }).then((r) => r.json().deliveries),
-      (d: { status: string; attempts: { statusCode: number | null; error: string | null }[] }[]) => d.length === 1 && d[0]!.status === 'succeeded',
+      () =>
+        ctx.app
+          .inject({ method: 'GET', url: `/admin/v1/webhook-deliveries?paymentId=${id}`, headers: adminHeaders })
+          .then((r) => r.json().deliveries),
+      (d: { status: string; attempts: { statusCode: number | null; error: string | null }[] }[]) =>
+        d.length === 1 && d[0]!.status === 'succeeded',
       20_000,
       'the delivery to succeed',
     );

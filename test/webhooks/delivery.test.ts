@@ -15,7 +15,12 @@ import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 // transfer into the deposit address) through the workflows on the dev server. Retries are shortened
 // (0.5 s base, 1 s cap) and the timeout is 1 s. The sandbox runs as the direct rail's price source.
 const ctx = useTestApp(
-  { WEBHOOK_RETRY_BASE_SECONDS: '0.5', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_WINDOW_HOURS: '1' },
+  {
+    WEBHOOK_RETRY_BASE_SECONDS: '0.5',
+    WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WEBHOOK_RETRY_WINDOW_HOURS: '1',
+  },
   { sandbox: true, worker: true },
 );
 const receivers: { close: () => Promise<void> }[] = [];
@@ -32,7 +37,12 @@ async function receiver(respond?: Parameters<typeof startReceiver>[0]) {
 
 async function merchantWithEndpoint(url: string) {
   const m = await createApprovedMerchant(ctx.app);
-  const res = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/webhook-endpoints`, headers: adminHeaders, payload: { url } });
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: `/admin/v1/merchants/${m.id}/webhook-endpoints`,
+    headers: adminHeaders,
+    payload: { url },
+  });
   expect(res.statusCode).toBe(201);
   expect(res.json().secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
   return { ...m, endpointSecret: res.json().secret as string };
@@ -47,7 +57,14 @@ async function openSession(apiKey: string, body: Record<string, unknown> = {}) {
   });
   expect(res.statusCode).toBe(201);
   const id = res.json().checkoutSession.id as string;
-  return { id, amount: '25.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress: await depositAddressOf(ctx, id) };
+  return {
+    id,
+    amount: '25.00',
+    currency: 'USD',
+    destinationAsset: 'USDC',
+    network: 'polygon',
+    walletAddress: await depositAddressOf(ctx, id),
+  };
 }
 
 /** A provider fact as its signed callback; a success is only proven by the transfer into the deposit address. */
@@ -57,7 +74,8 @@ const pay = async (s: Awaited<ReturnType<typeof openSession>>, type: 'payment.pr
 };
 
 const deliveriesOf = async (paymentId: string) =>
-  (await ctx.app.inject({ method: 'GET', url: `/admin/v1/webhook-deliveries?paymentId=${paymentId}`, headers: adminHeaders })).json().deliveries as any[];
+  (await ctx.app.inject({ method: 'GET', url: `/admin/v1/webhook-deliveries?paymentId=${paymentId}`, headers: adminHeaders })).json()
+    .deliveries as any[];
 
 function expectVerified(d: ReceivedDelivery, secret: string) {
   expect(verifyWebhook(d.rawBody, d.headers['svc-signature'], secret)).toEqual({ ok: true });
@@ -70,7 +88,12 @@ describe('signed webhook deliveries', () => {
     const s = await openSession(m.apiKey);
     await pay(s, 'payment.processing');
     await pay(s, 'payment.succeeded');
-    await eventually(async () => r.received.length, (n) => n >= 2, 15_000, 'two deliveries');
+    await eventually(
+      async () => r.received.length,
+      (n) => n >= 2,
+      15_000,
+      'two deliveries',
+    );
     const byType = Object.fromEntries(r.received.map((d) => [d.body.event, d]));
     expect(Object.keys(byType).sort()).toEqual(['payment.completed', 'payment.processing']);
 
@@ -122,12 +145,22 @@ describe('signed webhook deliveries', () => {
     const [row] = await ctx.db.sql`select webhook_secret_encrypted from merchants where id = ${m.id}`;
     expect(row!.webhook_secret_encrypted).toMatch(/^v1\./);
 
-    const endpoint = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/webhook-endpoints`, headers: adminHeaders, payload: { url: `${r.url}/same` } });
+    const endpoint = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/webhook-endpoints`,
+      headers: adminHeaders,
+      payload: { url: `${r.url}/same` },
+    });
     const s = await openSession(m.apiKey, { webhookUrl: `${r.url}/session` });
     const s2 = await openSession(m.apiKey, { webhookUrl: `${r.url}/same` });
     await pay(s, 'payment.failed');
     await pay(s2, 'payment.failed');
-    await eventually(async () => r.received.length, (n) => n >= 3, 15_000, 'three deliveries');
+    await eventually(
+      async () => r.received.length,
+      (n) => n >= 3,
+      15_000,
+      'three deliveries',
+    );
     await new Promise((res) => setTimeout(res, 500));
     expect(r.received).toHaveLength(3);
     const toSession = r.received.find((d) => d.path === '/session')!;
@@ -143,14 +176,24 @@ describe('signed webhook deliveries', () => {
     const m = await merchantWithEndpoint(`${r.url}/flaky`);
     const s = await openSession(m.apiKey);
     await pay(s, 'payment.failed');
-    await eventually(async () => r.received.length, (n) => n >= 3, 20_000, 'three attempts');
+    await eventually(
+      async () => r.received.length,
+      (n) => n >= 3,
+      20_000,
+      'three attempts',
+    );
     const ids = new Set(r.received.map((d) => `${d.headers['svc-delivery-id']}|${d.headers['svc-event-id']}`));
     expect(ids.size).toBe(1);
     expect(new Set(r.received.map((d) => d.rawBody)).size).toBe(1);
     for (const d of r.received) expectVerified(d, m.endpointSecret);
     expect(r.received[1]!.at - r.received[0]!.at).toBeGreaterThanOrEqual(400);
 
-    const deliveries = await eventually(() => deliveriesOf(s.id), (ds) => ds[0]?.status === 'succeeded', 10_000, 'delivery succeeded');
+    const deliveries = await eventually(
+      () => deliveriesOf(s.id),
+      (ds) => ds[0]?.status === 'succeeded',
+      10_000,
+      'delivery succeeded',
+    );
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0]).toMatchObject({ eventType: 'payment.failed', url: `${r.url}/flaky`, status: 'succeeded' });
     expect(deliveries[0].attempts.map((a: any) => a.statusCode)).toEqual([500, 500, 200]);
@@ -165,7 +208,12 @@ describe('signed webhook deliveries', () => {
     await pay(s, 'payment.failed');
     const handle = ctx.temporal.workflow.getHandle(s.id);
     // Failed is terminal, but the first attempt failed: the run is still open, retrying.
-    await eventually(async () => r.received.length, (n) => n >= 1, 10_000, 'the first attempt');
+    await eventually(
+      async () => r.received.length,
+      (n) => n >= 1,
+      10_000,
+      'the first attempt',
+    );
     expect((await handle.describe()).status.name).toBe('RUNNING');
     expect((await handle.result()).status).toBe('failed');
     expect(r.received).toHaveLength(3);
@@ -174,12 +222,16 @@ describe('signed webhook deliveries', () => {
     // No workflow of its own: the attempts were one activity of the session's run, named by the delivery.
     await expect(ctx.temporal.workflow.getHandle(delivery.id).describe()).rejects.toThrow(/not found/i);
     const history = await handle.fetchHistory();
-    const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
+    const scheduled = (history.events ?? []).flatMap((e) =>
+      e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
+    );
     expect(scheduled.map((a) => [a.activityType?.name, a.activityId])).toEqual([['deliverWebhook', delivery.id]]);
     // Its first attempt was a local activity (patch delivery-first-attempt-local), the retries that
     // activity, after the schedule's first interval (a timer).
     expect(localActivityTypes(history.events).filter((a) => a === 'deliverWebhook')).toHaveLength(1);
-    const timers = (history.events ?? []).flatMap((e) => (e.timerStartedEventAttributes?.startToFireTimeout ? [e.timerStartedEventAttributes.startToFireTimeout] : []));
+    const timers = (history.events ?? []).flatMap((e) =>
+      e.timerStartedEventAttributes?.startToFireTimeout ? [e.timerStartedEventAttributes.startToFireTimeout] : [],
+    );
     expect(timers.filter((t) => Number(t.seconds ?? 0) === 0 && t.nanos === 500_000_000)).toHaveLength(1);
   });
 
@@ -188,10 +240,30 @@ describe('signed webhook deliveries', () => {
     const m = await merchantWithEndpoint(`${r.url}/deleted`);
     const s = await openSession(m.apiKey);
     await pay(s, 'payment.failed');
-    await eventually(async () => r.received.length, (n) => n >= 1, 10_000, 'the first attempt');
-    const [endpoint] = (await ctx.app.inject({ method: 'GET', url: `/admin/v1/merchants/${m.id}/webhook-endpoints`, headers: adminHeaders })).json().endpoints;
-    expect((await ctx.app.inject({ method: 'DELETE', url: `/admin/v1/merchants/${m.id}/webhook-endpoints/${endpoint.id}`, headers: adminHeaders })).statusCode).toBe(200);
-    const [delivery] = await eventually(() => deliveriesOf(s.id), (ds) => ds[0]?.status === 'failed', 20_000, 'the delivery given up');
+    await eventually(
+      async () => r.received.length,
+      (n) => n >= 1,
+      10_000,
+      'the first attempt',
+    );
+    const [endpoint] = (
+      await ctx.app.inject({ method: 'GET', url: `/admin/v1/merchants/${m.id}/webhook-endpoints`, headers: adminHeaders })
+    ).json().endpoints;
+    expect(
+      (
+        await ctx.app.inject({
+          method: 'DELETE',
+          url: `/admin/v1/merchants/${m.id}/webhook-endpoints/${endpoint.id}`,
+          headers: adminHeaders,
+        })
+      ).statusCode,
+    ).toBe(200);
+    const [delivery] = await eventually(
+      () => deliveriesOf(s.id),
+      (ds) => ds[0]?.status === 'failed',
+      20_000,
+      'the delivery given up',
+    );
     const sent = r.received.length;
     // The attempt after the delete read no endpoint: refused before signing, logged as no attempt.
     expect(delivery.attempts).toHaveLength(sent);
@@ -200,11 +272,18 @@ describe('signed webhook deliveries', () => {
   });
 
   it('treats a reply slower than the timeout, and a redirect, as failures', async () => {
-    const r = await receiver((_d, i) => (i === 0 ? { status: 200, delayMs: 1500 } : i === 1 ? { status: 302, location: 'http://127.0.0.1:1/' } : { status: 204 }));
+    const r = await receiver((_d, i) =>
+      i === 0 ? { status: 200, delayMs: 1500 } : i === 1 ? { status: 302, location: 'http://127.0.0.1:1/' } : { status: 204 },
+    );
     const m = await merchantWithEndpoint(`${r.url}/slow`);
     const s = await openSession(m.apiKey);
     await pay(s, 'payment.failed');
-    const deliveries = await eventually(() => deliveriesOf(s.id), (ds) => ds[0]?.status === 'succeeded', 20_000, 'delivery succeeded');
+    const deliveries = await eventually(
+      () => deliveriesOf(s.id),
+      (ds) => ds[0]?.status === 'succeeded',
+      20_000,
+      'delivery succeeded',
+    );
     const attempts = deliveries[0].attempts;
     expect(attempts).toHaveLength(3);
     expect(attempts[0]).toMatchObject({ statusCode: null });
@@ -218,18 +297,30 @@ describe('signed webhook deliveries', () => {
     const m = await merchantWithEndpoint(`${r.url}/resend`);
     const s = await openSession(m.apiKey);
     await pay(s, 'payment.failed');
-    const [delivery] = await eventually(() => deliveriesOf(s.id), (ds) => ds[0]?.status === 'succeeded', 15_000, 'first delivery');
+    const [delivery] = await eventually(
+      () => deliveriesOf(s.id),
+      (ds) => ds[0]?.status === 'succeeded',
+      15_000,
+      'first delivery',
+    );
     await new Promise((res) => setTimeout(res, 1100));
     const res = await ctx.app.inject({ method: 'POST', url: `/admin/v1/webhook-deliveries/${delivery.id}/resend`, headers: adminHeaders });
     expect(res.statusCode).toBe(202);
-    await eventually(async () => r.received.length, (n) => n >= 2, 15_000, 'resent delivery');
+    await eventually(
+      async () => r.received.length,
+      (n) => n >= 2,
+      15_000,
+      'resent delivery',
+    );
     const [first, second] = r.received;
     expect(second!.headers['svc-delivery-id']).toBe(first!.headers['svc-delivery-id']);
     expect(second!.headers['svc-event-id']).toBe(first!.headers['svc-event-id']);
     expect(second!.rawBody).toBe(first!.rawBody);
     expect(second!.headers['svc-signature']).not.toBe(first!.headers['svc-signature']);
     expectVerified(second!, m.endpointSecret);
-    expect((await ctx.app.inject({ method: 'POST', url: '/admin/v1/webhook-deliveries/dlv_unknown/resend', headers: adminHeaders })).statusCode).toBe(404);
+    expect(
+      (await ctx.app.inject({ method: 'POST', url: '/admin/v1/webhook-deliveries/dlv_unknown/resend', headers: adminHeaders })).statusCode,
+    ).toBe(404);
   });
 
   it('writes the event of a transition once, however often the activity runs', async () => {
@@ -239,7 +330,11 @@ describe('signed webhook deliveries', () => {
     await pay(s, 'payment.failed');
     // Wait for the first delivery to have landed, not only for its row: counting the receiver's
     // POSTs before it arrives would take the original delivery for a second one.
-    await eventually(() => deliveriesOf(s.id), (ds) => ds.length === 1 && ds[0]?.status === 'succeeded', 15_000);
+    await eventually(
+      () => deliveriesOf(s.id),
+      (ds) => ds.length === 1 && ds[0]?.status === 'succeeded',
+      15_000,
+    );
     expect(r.received).toHaveLength(1);
     const activities = createWebhookActivities({
       db: ctx.db.db,
@@ -259,10 +354,25 @@ describe('signed webhook deliveries', () => {
 
     // The transition's write and its event in one activity (session-transitions.ts): run again, as a
     // retry would, it writes neither twice and hands back the same event and deliveries.
-    const all = createActivities({ ...ctx.config, db: ctx.db.db, providers: ctx.providers, publicBaseUrl: ctx.config.http.publicBaseUrl, chains: ctx.config.chains, cancelSession: createSessionCanceller(ctx.temporal), now: () => new Date() });
-    const fact = { eventId: 'evt_retry', type: 'failed' as const, providerPaymentId: 'sbx_pay_retry', occurredAt: new Date().toISOString(), failureReason: 'declined' };
+    const all = createActivities({
+      ...ctx.config,
+      db: ctx.db.db,
+      providers: ctx.providers,
+      publicBaseUrl: ctx.config.http.publicBaseUrl,
+      chains: ctx.config.chains,
+      cancelSession: createSessionCanceller(ctx.temporal),
+      now: () => new Date(),
+    });
+    const fact = {
+      eventId: 'evt_retry',
+      type: 'failed' as const,
+      providerPaymentId: 'sbx_pay_retry',
+      occurredAt: new Date().toISOString(),
+      failureReason: 'declined',
+    };
     expect(await all.moveSession(s.id, { kind: 'failed', fact })).toEqual(again);
-    const [rows] = await ctx.db.sql`select (select count(*)::int from transactions where payment_id = ${s.id}) as transactions, (select count(*)::int from events where payment_id = ${s.id}) as events, (select status from checkout_sessions where id = ${s.id}) as status`;
+    const [rows] = await ctx.db
+      .sql`select (select count(*)::int from transactions where payment_id = ${s.id}) as transactions, (select count(*)::int from events where payment_id = ${s.id}) as events, (select status from checkout_sessions where id = ${s.id}) as status`;
     expect(rows).toEqual({ transactions: 1, events: 1, status: 'failed' });
   });
 });
@@ -293,7 +403,11 @@ describe('the URL policy (ALLOW_PRIVATE_URLS=false)', () => {
     const s = await openSession(m.apiKey);
     // Deliveries exist for the private URL (registered while private URLs were allowed)...
     await pay(s, 'payment.failed');
-    const [delivery] = await eventually(() => deliveriesOf(s.id), (ds) => ds[0]?.status === 'succeeded', 15_000);
+    const [delivery] = await eventually(
+      () => deliveriesOf(s.id),
+      (ds) => ds[0]?.status === 'succeeded',
+      15_000,
+    );
     const before = r.received.length;
     // ...and a worker with the policy on refuses to send to it.
     const strict = createWebhookActivities({

@@ -29,9 +29,20 @@ describe('deliveries no attempt reached', () => {
     await ctx.db.sql`update webhook_deliveries set created_at = now() - interval '10 minutes' where id = ${orphan.deliveryIds[0]!}`;
 
     expect(await ctx.app.payments.sweepOrphanedDeliveries()).toEqual({ started: 1 });
-    await eventually(() => Promise.resolve(receiver.received.filter((d) => d.body.eventId === orphan.eventId).length), (n) => n === 1, 20_000, 'the orphan delivered');
-    const status = async (deliveryId: string) => (await ctx.db.sql`select status, attempt_count from webhook_deliveries where id = ${deliveryId}`)[0];
-    await eventually(() => status(orphan.deliveryIds[0]!), (row) => row?.status === 'succeeded', 20_000, 'the delivery succeeded');
+    await eventually(
+      () => Promise.resolve(receiver.received.filter((d) => d.body.eventId === orphan.eventId).length),
+      (n) => n === 1,
+      20_000,
+      'the orphan delivered',
+    );
+    const status = async (deliveryId: string) =>
+      (await ctx.db.sql`select status, attempt_count from webhook_deliveries where id = ${deliveryId}`)[0];
+    await eventually(
+      () => status(orphan.deliveryIds[0]!),
+      (row) => row?.status === 'succeeded',
+      20_000,
+      'the delivery succeeded',
+    );
     // Attempted now: a later sweep leaves it alone, and the young one (its run may still post it) too.
     expect(await ctx.app.payments.sweepOrphanedDeliveries()).toEqual({ started: 0 });
     expect(await status(young.deliveryIds[0]!)).toEqual({ status: 'pending', attempt_count: 0 });

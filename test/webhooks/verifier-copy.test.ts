@@ -5,7 +5,13 @@ import { Webhook } from 'standardwebhooks';
 import { renderVerifierPackage, VERIFIER_DIR } from '../../scripts/build-verifier';
 import { issueWebhookSecret } from '../../src/domain/credentials';
 import { deliverySignatureHeaders, signatureHeader } from '../../src/domain/signatures';
-import { readmeVerifierSnippet, verifyWithCopiedFile, verifyWithPackage, verifyWithShellRecipe, type VerifyCase } from '../support/verifier-copies';
+import {
+  readmeVerifierSnippet,
+  verifyWithCopiedFile,
+  verifyWithPackage,
+  verifyWithShellRecipe,
+  type VerifyCase,
+} from '../support/verifier-copies';
 
 // The merchants' verifiers as merchants get them (README "Webhooks"), against signatures made by the
 // service's own signer (src/domain/signatures.ts, what the delivery activity sends).
@@ -18,19 +24,24 @@ const t = Math.floor(nowMs / 1000);
 // Every case is judged at the same instant, so that slow machines cannot move a case across the line.
 const cases: VerifyCase[] = (
   [
-  { name: 'valid', body, header: signatureHeader(secret, t, body), secret },
-  { name: 'valid, 299 s old', body, header: signatureHeader(secret, t - 299, body), secret },
-  { name: 'valid, 299 s ahead', body, header: signatureHeader(secret, t + 299, body), secret },
-  { name: 'secret rotation: second v1 matches', body, header: `${signatureHeader('whsec_old', t, body)},v1=${signatureHeader(secret, t, body).split('v1=')[1]}`, secret },
-  { name: 'tampered body', body: body.replace('25.00', '2500'), header: signatureHeader(secret, t, body), secret },
-  { name: 're-serialised body', body: JSON.stringify(JSON.parse(body), null, 1), header: signatureHeader(secret, t, body), secret },
-  { name: 'wrong secret', body, header: signatureHeader(secret, t, body), secret: issueWebhookSecret() },
-  { name: 'timestamp changed', body, header: signatureHeader(secret, t, body).replace(`t=${t}`, `t=${t - 1}`), secret },
-  { name: 'stale', body, header: signatureHeader(secret, t - 301, body), secret },
-  { name: 'future', body, header: signatureHeader(secret, t + 301, body), secret },
-  { name: 'no header', body, header: undefined, secret },
-  { name: 'no v1', body, header: `t=${t}`, secret },
-  { name: 'receiver clock 10 min behind', body, header: signatureHeader(secret, t, body), secret, nowMs: nowMs - 600_000 },
+    { name: 'valid', body, header: signatureHeader(secret, t, body), secret },
+    { name: 'valid, 299 s old', body, header: signatureHeader(secret, t - 299, body), secret },
+    { name: 'valid, 299 s ahead', body, header: signatureHeader(secret, t + 299, body), secret },
+    {
+      name: 'secret rotation: second v1 matches',
+      body,
+      header: `${signatureHeader('whsec_old', t, body)},v1=${signatureHeader(secret, t, body).split('v1=')[1]}`,
+      secret,
+    },
+    { name: 'tampered body', body: body.replace('25.00', '2500'), header: signatureHeader(secret, t, body), secret },
+    { name: 're-serialised body', body: JSON.stringify(JSON.parse(body), null, 1), header: signatureHeader(secret, t, body), secret },
+    { name: 'wrong secret', body, header: signatureHeader(secret, t, body), secret: issueWebhookSecret() },
+    { name: 'timestamp changed', body, header: signatureHeader(secret, t, body).replace(`t=${t}`, `t=${t - 1}`), secret },
+    { name: 'stale', body, header: signatureHeader(secret, t - 301, body), secret },
+    { name: 'future', body, header: signatureHeader(secret, t + 301, body), secret },
+    { name: 'no header', body, header: undefined, secret },
+    { name: 'no v1', body, header: `t=${t}`, secret },
+    { name: 'receiver clock 10 min behind', body, header: signatureHeader(secret, t, body), secret, nowMs: nowMs - 600_000 },
   ] as VerifyCase[]
 ).map((c) => ({ nowMs, ...c }));
 
@@ -55,7 +66,9 @@ describe('the verifier file, copied as the README says', () => {
     const { importLine, source } = readmeVerifierSnippet();
     expect(source).toBe('packages/verify-webhook/verify.ts');
     expect(importLine).toBe("import { verifyWebhook } from './verify';");
-    const imports = [...readFileSync(path.join(VERIFIER_DIR, 'verify.ts'), 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+    const imports = [...readFileSync(path.join(VERIFIER_DIR, 'verify.ts'), 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map(
+      (m) => m[1],
+    );
     expect(imports).toEqual(['node:crypto']);
   });
 

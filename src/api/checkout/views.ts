@@ -20,18 +20,35 @@ function fiatAmount(row: { amountMinor: bigint; currency: string }): string {
 export const checkoutSessionSchema = z
   .object({
     id: z.string().meta({ description: 'The session id (SV_ and 24 base62 characters).', examples: ['SV_4f9a1c2b7d8e6f5a4b3c2d1e'] }),
-    externalSessionId: z.string().meta({ description: 'The same id, under the name older integrations read.', examples: ['SV_4f9a1c2b7d8e6f5a4b3c2d1e'] }),
-    checkoutUrl: z.string().meta({ description: 'The hosted page: send the customer here.', examples: ['https://pay.example.com/pay/SV_4f9a1c2b7d8e6f5a4b3c2d1e'] }),
+    externalSessionId: z
+      .string()
+      .meta({ description: 'The same id, under the name older integrations read.', examples: ['SV_4f9a1c2b7d8e6f5a4b3c2d1e'] }),
+    checkoutUrl: z.string().meta({
+      description: 'The hosted page: send the customer here.',
+      examples: ['https://pay.example.com/pay/SV_4f9a1c2b7d8e6f5a4b3c2d1e'],
+    }),
     status: paymentStatus.meta({ examples: ['pending'] }),
     amount: z.string().meta({ description: 'Decimal string with the currency’s decimals.', examples: ['25.00'] }),
     currency: z.string().meta({ examples: ['USD'] }),
     destinationAsset: assetName.meta({ description: 'The stablecoin you are settled in.' }),
     network: networkName,
     mode,
-    provider: z.string().nullable().meta({ description: 'The on-ramp the customer pays through; null once the customer paid from their own wallet.', examples: ['sandbox'] }),
+    provider: z
+      .string()
+      .nullable()
+      .meta({
+        description: 'The on-ramp the customer pays through; null once the customer paid from their own wallet.',
+        examples: ['sandbox'],
+      }),
     railType,
-    orderId: z.string().nullable().meta({ description: 'Your orderId (or merchantOrderId).', examples: ['order-1042'] }),
-    locale: z.string().nullable().meta({ description: 'The hosted page’s language when you set one.', examples: ['en'] }),
+    orderId: z
+      .string()
+      .nullable()
+      .meta({ description: 'Your orderId (or merchantOrderId).', examples: ['order-1042'] }),
+    locale: z
+      .string()
+      .nullable()
+      .meta({ description: 'The hosted page’s language when you set one.', examples: ['en'] }),
     createdAt: z.string().meta({ description: 'ISO 8601, UTC.' }),
     expiresAt: z.string().nullable().meta({ description: 'ISO 8601, UTC: the session expires then unless it has finished.' }),
   })

@@ -24,7 +24,10 @@ export function navigates(request: FastifyRequest): boolean {
 export function redirectToPage(reply: FastifyReply, pageUrl: string, cookiePath: string, noticeKeys: string[] = []): FastifyReply {
   const keys = noticeKeys.filter((k) => NOTICE_KEY.test(k));
   if (keys.length > 0) {
-    void reply.header('set-cookie', `${NOTICE_COOKIE}=${keys.join('~')}; Path=${cookiePath}; Max-Age=${NOTICE_SECONDS}; HttpOnly; SameSite=Lax`);
+    void reply.header(
+      'set-cookie',
+      `${NOTICE_COOKIE}=${keys.join('~')}; Path=${cookiePath}; Max-Age=${NOTICE_SECONDS}; HttpOnly; SameSite=Lax`,
+    );
   }
   return reply.redirect(pageUrl, 303);
 }

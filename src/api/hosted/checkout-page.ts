@@ -11,7 +11,20 @@ import { countdown } from './countdown';
 export interface CheckoutPageModel {
   session: Pick<
     CheckoutSessionRow,
-    'id' | 'status' | 'mode' | 'currency' | 'destinationAsset' | 'network' | 'successUrl' | 'cancelUrl' | 'expiresAt' | 'provider' | 'verification' | 'providerPaymentId' | 'cancelReason' | 'railType'
+    | 'id'
+    | 'status'
+    | 'mode'
+    | 'currency'
+    | 'destinationAsset'
+    | 'network'
+    | 'successUrl'
+    | 'cancelUrl'
+    | 'expiresAt'
+    | 'provider'
+    | 'verification'
+    | 'providerPaymentId'
+    | 'cancelReason'
+    | 'railType'
   >;
   /** The amount as a decimal string with the currency's decimals ("25.00"). */
   amount: string;
@@ -48,15 +61,26 @@ const SUCCESS_REDIRECT_S = 3;
  * Decisions §12: money that arrived but could not pay the checkout as it stood. The customer is told
  * plainly that it arrived and that the merchant was told, never to start again (they would pay twice).
  */
-function exceptionText(text: PageText, exceptions: readonly { kind: string; amount: string; status?: string }[], asset: string): { title: string; body: string } | null {
+function exceptionText(
+  text: PageText,
+  exceptions: readonly { kind: string; amount: string; status?: string }[],
+  asset: string,
+): { title: string; body: string } | null {
   const { t } = text;
   const money = exceptions.filter((e) => e.kind !== 'overpaid');
   const last = money[money.length - 1];
   if (!last) {
     const extra = exceptions[exceptions.length - 1];
-    return extra ? { title: t('checkout.exceptions.overpaidTitle'), body: t('checkout.exceptions.overpaid', { amount: text.crypto(extra.amount), asset }) } : null;
+    return extra
+      ? {
+          title: t('checkout.exceptions.overpaidTitle'),
+          body: t('checkout.exceptions.overpaid', { amount: text.crypto(extra.amount), asset }),
+        }
+      : null;
   }
-  const lead = ['late', 'duplicate', 'underpaid', 'unverified'].includes(last.kind) ? `checkout.exceptions.${last.kind}` : 'checkout.exceptions.arrived';
+  const lead = ['late', 'duplicate', 'underpaid', 'unverified'].includes(last.kind)
+    ? `checkout.exceptions.${last.kind}`
+    : 'checkout.exceptions.arrived';
   // Sent back on chain by an operator: the customer learns where the money went.
   const next = last.status === 'refunded' ? 'checkout.exceptions.refunded' : 'checkout.exceptions.safe';
   return { title: t('checkout.exceptions.title'), body: `${t(lead)} ${t(next, { amount: text.crypto(last.amount), asset })}` };
@@ -79,7 +103,9 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const retry = session.status === 'failed' && m.retryUrl ? m.retryUrl : null;
   // Decisions §14: another session paid the link. Said at once from Postgres, before (and after) this
   // session's run has ended it, so a second tab is never offered a second payment.
-  const linkPaid = (session.status === 'pending' && m.standing?.linkPaid === true) || (session.status === 'canceled' && session.cancelReason === 'link_paid');
+  const linkPaid =
+    (session.status === 'pending' && m.standing?.linkPaid === true) ||
+    (session.status === 'canceled' && session.cancelReason === 'link_paid');
   // A merchant pending review or suspended takes no new money (spec §5 rule 3).
   const merchantPaused = session.status === 'pending' && !linkPaid && m.standing?.merchantApproved === false;
   const open = !readOnly && !linkPaid && (session.status === 'pending' || session.status === 'processing');
@@ -121,11 +147,13 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
       <form method="post" action="/pay/${session.id}/start">
         <button type="submit" class="${awaiting ? 'secondary' : 'primary'}" id="pay-button">${awaiting ? t('checkout.continueWithPartner') : t('checkout.pay', { amount: price })}</button>
       </form>
-      ${session.verification === 'chain' && !m.wallet && !awaiting
-        ? html`<form method="post" action="/pay/${session.id}/wallet">
+      ${
+        session.verification === 'chain' && !m.wallet && !awaiting
+          ? html`<form method="post" action="/pay/${session.id}/wallet">
         <button type="submit" class="secondary" id="wallet-button">${t('checkout.payFromWallet', { asset: session.destinationAsset, network })}</button>
       </form>`
-        : ''}
+          : ''
+      }
       <form method="post" action="/pay/${session.id}/cancel">
         <button type="submit" class="secondary" id="cancel-button">${t('checkout.cancel', { merchant })}</button>
       </form>`;
@@ -135,7 +163,10 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   } else if (retry) {
     actions = html`<a class="primary button" id="retry-link" href="${retry}">${t('checkout.tryAgain')}</a>
       ${session.cancelUrl ? html`<a class="secondary button" id="back-link" href="${withSessionId(session.cancelUrl, session.id)}">${t('checkout.backTo', { merchant })}</a>` : ''}`;
-  } else if ((session.status === 'canceled' || session.status === 'expired' || session.status === 'failed' || linkPaid || merchantPaused) && session.cancelUrl) {
+  } else if (
+    (session.status === 'canceled' || session.status === 'expired' || session.status === 'failed' || linkPaid || merchantPaused) &&
+    session.cancelUrl
+  ) {
     actions = html`<a class="secondary button" id="back-link" href="${withSessionId(session.cancelUrl, session.id)}">${t('checkout.backTo', { merchant })}</a>`;
   }
 
@@ -169,9 +200,11 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
     </header>
     <dl class="details">
       <div><dt>${t('checkout.paidIn')}</dt><dd id="destination">${t('checkout.paidInValue', { asset: session.destinationAsset, network })}</dd></div>
-      ${labels.provider === null
-        ? html`<div><dt>${t('checkout.paidFrom')}</dt><dd id="paid-through" data-rail="${labels.railType}">${t('checkout.ownWallet')}</dd></div>`
-        : html`<div><dt>${t('checkout.paidThrough')}</dt><dd id="paid-through" data-rail="${labels.railType}">${labels.provider}</dd></div>`}
+      ${
+        labels.provider === null
+          ? html`<div><dt>${t('checkout.paidFrom')}</dt><dd id="paid-through" data-rail="${labels.railType}">${t('checkout.ownWallet')}</dd></div>`
+          : html`<div><dt>${t('checkout.paidThrough')}</dt><dd id="paid-through" data-rail="${labels.railType}">${labels.provider}</dd></div>`
+      }
       <div><dt>${t('checkout.reference')}</dt><dd class="mono">${session.id}</dd></div>
     </dl>
     <section class="state state-${session.status}" aria-live="polite">

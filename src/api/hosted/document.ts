@@ -20,7 +20,8 @@ export interface DocumentHead {
 export function hostedDocument(head: DocumentHead, body: Raw): string {
   const stylesheets = ['/pay/assets/checkout.css', ...(head.stylesheets ?? [])];
   const refresh = head.refresh ? `${head.refresh.seconds}${head.refresh.url ? `;url=${head.refresh.url}` : ''}` : null;
-  return `<!doctype html>${html`
+  return `<!doctype html>${
+    html`
 <html lang="${head.lang ?? 'en'}">
 <head>
   <meta charset="utf-8">
@@ -35,5 +36,6 @@ export function hostedDocument(head: DocumentHead, body: Raw): string {
 <body>
 ${body}
 </body>
-</html>`.html}`;
+</html>`.html
+  }`;
 }

@@ -78,7 +78,11 @@ const hostedPages: FastifyPluginAsync<PaymentContext & { providerOrigins: string
   app.get<{ Params: { file: string } }>('/pay/assets/:file', { schema: { hide: true } }, async (request, reply) => {
     const asset = assets.get(request.params.file);
     if (!asset) return reply.page(404, renderMessagePage('Not found', 'There is nothing here.'));
-    return reply.type(asset.type).header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff').send(asset.body);
+    return reply
+      .type(asset.type)
+      .header('cache-control', 'public, max-age=300')
+      .header('x-content-type-options', 'nosniff')
+      .send(asset.body);
   });
 
   await app.register(hostedCheckoutRoutes, deps);

@@ -64,7 +64,12 @@ export function renderSimplePage(m: SimplePageModel): string {
   const { t } = text;
   // A chain-proven order is settled once the money is ours; its payout to the wallet is a later step.
   // The kill switch has a state of its own, said once: never "Choose how to pay" above "unavailable".
-  const stateKey = order.status === 'settled' && !order.payoutDispatched ? 'settledOnChain' : order.status === 'pending' && !m.paymentsEnabled ? 'paused' : order.status;
+  const stateKey =
+    order.status === 'settled' && !order.payoutDispatched
+      ? 'settledOnChain'
+      : order.status === 'pending' && !m.paymentsEnabled
+        ? 'paused'
+        : order.status;
   const network = networkName(order.walletNetwork);
   const shop = shopOf(order);
   // One expiry: the earlier of the order's and the chosen rail's.
@@ -76,18 +81,21 @@ export function renderSimplePage(m: SimplePageModel): string {
     const fiat = m.options.filter((o) => o.type === 'fiat');
     const crypto = m.options.filter((o) => o.type === 'crypto');
     actions = html`
-      ${fiat.length > 0
-        ? html`<h3>${t('simple.cardOrBank')}</h3>
+      ${
+        fiat.length > 0
+          ? html`<h3>${t('simple.cardOrBank')}</h3>
           <div class="rails">${fiat.map(
             (o) => html`<form method="post" action="/pay/${order.transactionCode}/start">
               <input type="hidden" name="payment_method" value="${o.slug}">
               <button type="submit" class="primary" id="rail-${o.slug}">${t('simple.payWith', { rail: railName(o, t), amount: text.money(o.amount, o.currency) })}</button>
             </form>`,
           )}</div>`
-        : ''}
+          : ''
+      }
       <h3>${t('simple.crypto')}</h3>
       <ul class="rails" id="crypto-rails">${crypto.map(
-        (o) => html`<li><a class="secondary button${m.crypto?.instructions.slug === o.slug ? ' chosen' : ''}" id="rail-${o.slug}" href="/pay/${order.transactionCode}?method=${o.slug}">${t('simple.railAmount', { rail: railName(o, t), amount: text.crypto(o.amount), asset: o.currency })}</a></li>`,
+        (o) =>
+          html`<li><a class="secondary button${m.crypto?.instructions.slug === o.slug ? ' chosen' : ''}" id="rail-${o.slug}" href="/pay/${order.transactionCode}?method=${o.slug}">${t('simple.railAmount', { rail: railName(o, t), amount: text.crypto(o.amount), asset: o.currency })}</a></li>`,
       )}</ul>`;
   } else if (order.status === 'settled' && order.successUrl) {
     actions = html`<a class="primary button" id="return-link" href="${order.successUrl}">${t('simple.returnToShop')}</a>`;

@@ -59,7 +59,9 @@ async function idempotencyPlugin(app: FastifyInstance, { db }: { db: Database })
     }
     const merchantId = request.merchant!.id;
     const route = requestTarget(request);
-    const requestHash = createHash('sha256').update(`${route}\n${canonicalJson(request.body ?? null)}`).digest('hex');
+    const requestHash = createHash('sha256')
+      .update(`${route}\n${canonicalJson(request.body ?? null)}`)
+      .digest('hex');
 
     const existing = await claimIdempotencyKey(db, { merchantId, key, route, requestHash });
     if (!existing) {
@@ -67,7 +69,10 @@ async function idempotencyPlugin(app: FastifyInstance, { db }: { db: Database })
       return;
     }
     if (existing.route !== route) {
-      throw new AppError('IdempotencyKeyReused', 'This Idempotency-Key was already used for another request (another method, path or id); use a new key for each request.');
+      throw new AppError(
+        'IdempotencyKeyReused',
+        'This Idempotency-Key was already used for another request (another method, path or id); use a new key for each request.',
+      );
     }
     if (existing.requestHash !== requestHash) {
       throw new AppError('IdempotencyConflict', 'This Idempotency-Key was used with a different request.');

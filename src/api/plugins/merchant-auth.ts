@@ -39,7 +39,12 @@ export function bearerToken(request: FastifyRequest): string | null {
 export type FoundKey = NonNullable<Awaited<ReturnType<typeof findKeyByHash>>>;
 
 /** Authenticates a live key (decisions §2); `used` records its use, which the caller need not await. */
-export async function authenticateKey(find: (hash: string) => Promise<FoundKey | undefined>, presented: string | null, now: Date, used: (keyId: string) => void): Promise<AuthenticatedMerchant> {
+export async function authenticateKey(
+  find: (hash: string) => Promise<FoundKey | undefined>,
+  presented: string | null,
+  now: Date,
+  used: (keyId: string) => void,
+): Promise<AuthenticatedMerchant> {
   if (!presented) throw invalidKey();
   const key = classifyApiKey(presented);
   if (key.kind === 'retired') {
@@ -71,7 +76,7 @@ async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; no
   const find = (hash: string) => opts.keyCache.through(hash, () => findKeyByHash(opts.db, hash));
   const used = keyUsageRecorder(
     (keyId) => touchKey(opts.db, keyId),
-    (err) => app.log.warn({ err }, 'recording an API key\'s last use failed'),
+    (err) => app.log.warn({ err }, "recording an API key's last use failed"),
   );
   app.decorateRequest('merchant', undefined);
   app.decorate('requireScope', (scope: Scope): preHandlerAsyncHookHandler => {

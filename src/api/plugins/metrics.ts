@@ -45,7 +45,8 @@ export default fp<MetricsOptions>(
     collectDefaultMetrics({ register: registry });
     // prom-client's process counts are gauges named *_total, which the exposition format reserves for
     // counters (promtool check metrics refuses them); the same counts by type stay, without the suffix.
-    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+      registry.removeSingleMetric(name);
     const duration = new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request latency by route pattern',
@@ -54,45 +55,104 @@ export default fp<MetricsOptions>(
       registers: [registry],
     });
     const db = options.db;
-    gaugeFromRows(registry, 'svc_payments', 'Checkout sessions by status (read from Postgres at scrape time)', ['status'], () => paymentCountsByStatus(db));
-    gaugeFromRows(registry, 'svc_payment_transitions', 'Checkout session transitions, by the event each wrote', ['event'], () => paymentTransitionCounts(db));
+    gaugeFromRows(registry, 'svc_payments', 'Checkout sessions by status (read from Postgres at scrape time)', ['status'], () =>
+      paymentCountsByStatus(db),
+    );
+    gaugeFromRows(registry, 'svc_payment_transitions', 'Checkout session transitions, by the event each wrote', ['event'], () =>
+      paymentTransitionCounts(db),
+    );
     gaugeFromRows(registry, 'svc_simple_orders', 'Simple-API orders by status', ['status'], () => simpleOrderCountsByStatus(db));
-    gaugeFromRows(registry, 'svc_payment_exceptions', 'Money off the happy path, by kind and status (open: waiting for an operator)', ['kind', 'status'], () =>
-      paymentExceptionCounts(db),
+    gaugeFromRows(
+      registry,
+      'svc_payment_exceptions',
+      'Money off the happy path, by kind and status (open: waiting for an operator)',
+      ['kind', 'status'],
+      () => paymentExceptionCounts(db),
     );
     gaugeFromRows(registry, 'svc_webhook_deliveries', 'Webhook deliveries by status (read from Postgres at scrape time)', ['status'], () =>
       webhookDeliveryCountsByStatus(db),
     );
-    gaugeFromRows(registry, 'svc_webhook_attempts', 'Webhook delivery attempts by outcome (read from Postgres at scrape time)', ['outcome'], () => webhookAttemptCounts(db));
-    new DatabaseHistogram(registry, 'svc_webhook_attempt_duration_seconds', 'Webhook attempts by outcome and how long each took', 'outcome', LATENCY_BUCKETS, () =>
-      webhookAttemptHistogram(db, LATENCY_BUCKETS),
+    gaugeFromRows(
+      registry,
+      'svc_webhook_attempts',
+      'Webhook delivery attempts by outcome (read from Postgres at scrape time)',
+      ['outcome'],
+      () => webhookAttemptCounts(db),
     );
-    gaugeFromRows(registry, 'svc_payment_outcomes', 'Checkout sessions by status, rail and network', ['status', 'rail_type', 'network'], () => paymentOutcomeCounts(db));
-    new DatabaseHistogram(registry, 'svc_payment_completion_seconds', 'Completed checkout sessions by rail: time from creation to completion', 'rail_type', PAYMENT_BUCKETS, () =>
-      paymentCompletionHistogram(db, PAYMENT_BUCKETS),
+    new DatabaseHistogram(
+      registry,
+      'svc_webhook_attempt_duration_seconds',
+      'Webhook attempts by outcome and how long each took',
+      'outcome',
+      LATENCY_BUCKETS,
+      () => webhookAttemptHistogram(db, LATENCY_BUCKETS),
     );
-    new DatabaseHistogram(registry, 'svc_payout_confirmation_seconds', 'Confirmed payouts by kind: time from planning to confirmation on chain', 'kind', PAYMENT_BUCKETS, () =>
-      payoutConfirmationHistogram(db, PAYMENT_BUCKETS),
+    gaugeFromRows(
+      registry,
+      'svc_payment_outcomes',
+      'Checkout sessions by status, rail and network',
+      ['status', 'rail_type', 'network'],
+      () => paymentOutcomeCounts(db),
+    );
+    new DatabaseHistogram(
+      registry,
+      'svc_payment_completion_seconds',
+      'Completed checkout sessions by rail: time from creation to completion',
+      'rail_type',
+      PAYMENT_BUCKETS,
+      () => paymentCompletionHistogram(db, PAYMENT_BUCKETS),
+    );
+    new DatabaseHistogram(
+      registry,
+      'svc_payout_confirmation_seconds',
+      'Confirmed payouts by kind: time from planning to confirmation on chain',
+      'kind',
+      PAYMENT_BUCKETS,
+      () => payoutConfirmationHistogram(db, PAYMENT_BUCKETS),
     );
     // A payout neither confirmed nor failed: the age of the oldest per network (alert when it grows).
-    gaugeFromRows(registry, 'svc_payout_oldest_open_age_seconds', 'Age of the oldest payout neither confirmed nor failed, per network', ['network'], () => openPayoutAges(db));
-    gaugeFromRows(registry, 'svc_webhook_oldest_pending_delivery_age_seconds', 'Age of the oldest webhook delivery still being attempted (0 with none)', [], async () => [
-      { count: await oldestPendingDeliveryAge(db) },
-    ]);
+    gaugeFromRows(
+      registry,
+      'svc_payout_oldest_open_age_seconds',
+      'Age of the oldest payout neither confirmed nor failed, per network',
+      ['network'],
+      () => openPayoutAges(db),
+    );
+    gaugeFromRows(
+      registry,
+      'svc_webhook_oldest_pending_delivery_age_seconds',
+      'Age of the oldest webhook delivery still being attempted (0 with none)',
+      [],
+      async () => [{ count: await oldestPendingDeliveryAge(db) }],
+    );
     // Spec rule 1.2: the platform-wide kill switch (1: new payments accepted, 0: refused).
-    gaugeFromRows(registry, 'svc_payments_enabled', 'Whether new payments are accepted (the operator’s kill switch): 1 or 0', [], async () => [
-      { count: (await getPaymentsSetting(db)).enabled ? 1 : 0 },
-    ]);
+    gaugeFromRows(
+      registry,
+      'svc_payments_enabled',
+      'Whether new payments are accepted (the operator’s kill switch): 1 or 0',
+      [],
+      async () => [{ count: (await getPaymentsSetting(db)).enabled ? 1 : 0 }],
+    );
 
     // Decisions §14: a payout that failed for a reason a retry cannot fix waits for an operator
     // (POST /admin/v1/payouts/{id}/retry); any series above 0 is worth an alert.
-    gaugeFromRows(registry, 'svc_payouts_failed', 'Payouts given up and waiting for an operator’s retry, by network and kind', ['network', 'kind'], () => failedPayoutCounts(db));
+    gaugeFromRows(
+      registry,
+      'svc_payouts_failed',
+      'Payouts given up and waiting for an operator’s retry, by network and kind',
+      ['network', 'kind'],
+      () => failedPayoutCounts(db),
+    );
 
     // Issue 14: a watcher falling behind (lag) or stopped (the last scan's age grows) delays every
     // chain-proven payment of its network. Written by whichever worker holds the network's lease.
     const positions = () => chainWatcherPositions(db);
-    gaugeFromRows(registry, 'svc_chain_watcher_lag_blocks', 'Blocks between the head and the confirmed cursor at the last scan, per network', ['network'], () =>
-      positions().then((rows) => rows.map((r) => ({ network: r.network, count: r.lag }))),
+    gaugeFromRows(
+      registry,
+      'svc_chain_watcher_lag_blocks',
+      'Blocks between the head and the confirmed cursor at the last scan, per network',
+      ['network'],
+      () => positions().then((rows) => rows.map((r) => ({ network: r.network, count: r.lag }))),
     );
     gaugeFromRows(registry, 'svc_chain_watcher_scan_age_seconds', 'Seconds since the network was last scanned', ['network'], () =>
       positions().then((rows) => rows.map((r) => ({ network: r.network, count: r.age }))),
@@ -108,7 +168,13 @@ export default fp<MetricsOptions>(
       if (options.token === null && options.production) throw new AppError('NotFound', 'Not found.');
       if (options.token !== null) {
         // Limited as the admin token is (decisions §13), on a count of its own.
-        await checkOperatorToken(db, 'metrics', { ip: request.ip, presented: bearerToken(request) }, options.token, () => new AppError('Unauthorized', 'The metrics token is invalid or missing.'));
+        await checkOperatorToken(
+          db,
+          'metrics',
+          { ip: request.ip, presented: bearerToken(request) },
+          options.token,
+          () => new AppError('Unauthorized', 'The metrics token is invalid or missing.'),
+        );
       }
       const body = await registry.metrics();
       return reply.type(registry.contentType).send(body);
@@ -118,7 +184,13 @@ export default fp<MetricsOptions>(
 );
 
 /** A gauge whose series are rows of a query: each row's label columns name the series, `count` is its value. */
-function gaugeFromRows<L extends string>(registry: Registry, name: string, help: string, labels: L[], read: () => Promise<(Record<L, string> & { count: number })[]>) {
+function gaugeFromRows<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labels: L[],
+  read: () => Promise<(Record<L, string> & { count: number })[]>,
+) {
   return new Gauge({
     name,
     help,
@@ -167,14 +239,22 @@ class DatabaseHistogram extends Histogram<string> {
   override async get(): Promise<MetricObjectWithValues<MetricValueWithName<string>>> {
     const rows = await this.read();
     const values: MetricValueWithName<string>[] = rows.flatMap((row) => [
-      ...this.bounds.map((le, i) => ({ metricName: `${this.metricName}_bucket`, labels: { [this.label]: row.label, le }, value: row.buckets[i]! })),
+      ...this.bounds.map((le, i) => ({
+        metricName: `${this.metricName}_bucket`,
+        labels: { [this.label]: row.label, le },
+        value: row.buckets[i]!,
+      })),
       { metricName: `${this.metricName}_bucket`, labels: { [this.label]: row.label, le: '+Inf' }, value: row.count },
       { metricName: `${this.metricName}_sum`, labels: { [this.label]: row.label }, value: row.sum },
       { metricName: `${this.metricName}_count`, labels: { [this.label]: row.label }, value: row.count },
     ]);
     // The name, help and type as prom-client writes them for a histogram (its own text-format reader,
     // not typed in its declarations; its get() would call back into ours); the values are Postgres's.
-    const own = (Histogram.prototype as unknown as { getForPromString: (this: Histogram<string>) => Promise<MetricObjectWithValues<MetricValueWithName<string>>> }).getForPromString;
+    const own = (
+      Histogram.prototype as unknown as {
+        getForPromString: (this: Histogram<string>) => Promise<MetricObjectWithValues<MetricValueWithName<string>>>;
+      }
+    ).getForPromString;
     return { ...(await own.call(this)), values };
   }
 

@@ -60,7 +60,9 @@ export async function checkOperatorToken(
 ): Promise<void> {
   if (!request.presented) throw denied();
   if (constantTimeEqual(request.presented, expected)) return;
-  const limits: FailureLimit[] = [{ dimension: OPERATOR_DIMENSION[token], subject: request.ip.slice(0, SUBJECT_MAX), max: MAX_ADMIN_FAILURES_PER_IP }];
+  const limits: FailureLimit[] = [
+    { dimension: OPERATOR_DIMENSION[token], subject: request.ip.slice(0, SUBJECT_MAX), max: MAX_ADMIN_FAILURES_PER_IP },
+  ];
   await withFailureLimits(db, limits, ADMIN_FAILURE_WINDOW_SECONDS, () => Promise.reject(denied()));
 }
 

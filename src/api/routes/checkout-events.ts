@@ -39,7 +39,10 @@ const RECONNECT_MS = 2000;
  * the process's one poller (api/live-status.ts). The stream stays open after the session ends: late
  * money and its refund are changes a customer's open tab must see too.
  */
-const checkoutEventRoutes: FastifyPluginAsyncZod<Pick<PaymentContext, 'db' | 'config'> & { live?: LiveStatusSettings }> = async (app, deps) => {
+const checkoutEventRoutes: FastifyPluginAsyncZod<Pick<PaymentContext, 'db' | 'config'> & { live?: LiveStatusSettings }> = async (
+  app,
+  deps,
+) => {
   const settings = deps.live ?? {};
   const heartbeatMs = settings.heartbeatMs ?? 15_000;
   const perClient = settings.maxStreamsPerClient ?? 8;
@@ -71,7 +74,8 @@ const checkoutEventRoutes: FastifyPluginAsyncZod<Pick<PaymentContext, 'db' | 'co
         params: z.object({ id: z.string() }),
         response: {
           200: z.string().meta({
-            description: 'The stream: `status` events whose data is the JSON of { id, status, received, remaining, confirmations, requiredConfirmations, exception }, and a comment line every 15 s.',
+            description:
+              'The stream: `status` events whose data is the JSON of { id, status, received, remaining, confirmations, requiredConfirmations, exception }, and a comment line every 15 s.',
             contentMediaType: 'text/event-stream',
             examples: [STREAM_EXAMPLE],
           }),

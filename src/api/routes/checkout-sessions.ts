@@ -29,26 +29,62 @@ const metadataValue = z.union([z.string().max(500), z.number(), z.boolean(), z.n
 // examples go into the OpenAPI document (and so into generated clients).
 export const createCheckoutSessionBody = z
   .strictObject({
-    amount: z.number().positive().meta({ description: 'What the customer pays, in major units of `currency` (at most its decimals).', examples: [25] }),
-    currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code').meta({ description: 'ISO 4217 code of the fiat the customer pays in.', examples: ['USD'] }),
+    amount: z
+      .number()
+      .positive()
+      .meta({ description: 'What the customer pays, in major units of `currency` (at most its decimals).', examples: [25] }),
+    currency: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code')
+      .meta({ description: 'ISO 4217 code of the fiat the customer pays in.', examples: ['USD'] }),
     countryCode: z
       .string()
       .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
-      .meta({ description: 'ISO 3166-1 alpha-2 country of the customer; it routes the payment to a provider that serves it.', examples: ['US'] }),
-    destinationAsset: z.string().min(1).max(16).optional().meta({ description: 'Stablecoin you are settled in (default USDC; any case).', enum: [...ASSETS], examples: ['USDC'] }),
+      .meta({
+        description: 'ISO 3166-1 alpha-2 country of the customer; it routes the payment to a provider that serves it.',
+        examples: ['US'],
+      }),
+    destinationAsset: z
+      .string()
+      .min(1)
+      .max(16)
+      .optional()
+      .meta({ description: 'Stablecoin you are settled in (default USDC; any case).', enum: [...ASSETS], examples: ['USDC'] }),
     network: z
       .string()
       .min(1)
       .max(32)
       .optional()
-      .meta({ description: 'Network you are settled on (default polygon; any case); you need a settlement wallet for the pair.', enum: [...NETWORKS], examples: ['polygon'] }),
-    customerEmail: z.email().max(254).optional().meta({ description: 'Passed to the provider to prefill its page.', examples: ['customer@example.com'] }),
-    orderId: z.string().min(1).max(200).optional().meta({ description: 'Your order reference, echoed in lookups and webhooks.', examples: ['order-1042'] }),
-    merchantOrderId: z.string().min(1).max(200).optional().meta({ description: 'A second reference of yours (plugins use it for the shop order).', examples: ['wc-1042'] }),
-    successUrl: httpUrl
+      .meta({
+        description: 'Network you are settled on (default polygon; any case); you need a settlement wallet for the pair.',
+        enum: [...NETWORKS],
+        examples: ['polygon'],
+      }),
+    customerEmail: z
+      .email()
+      .max(254)
       .optional()
-      .meta({ description: 'Where the customer goes after paying; `{CHECKOUT_SESSION_ID}` is replaced by the session id.', examples: ['https://shop.example/thanks?session={CHECKOUT_SESSION_ID}'] }),
-    cancelUrl: httpUrl.optional().meta({ description: 'Where the customer goes after canceling, or from an expired or failed checkout.', examples: ['https://shop.example/cart'] }),
+      .meta({ description: 'Passed to the provider to prefill its page.', examples: ['customer@example.com'] }),
+    orderId: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: 'Your order reference, echoed in lookups and webhooks.', examples: ['order-1042'] }),
+    merchantOrderId: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: 'A second reference of yours (plugins use it for the shop order).', examples: ['wc-1042'] }),
+    successUrl: httpUrl.optional().meta({
+      description: 'Where the customer goes after paying; `{CHECKOUT_SESSION_ID}` is replaced by the session id.',
+      examples: ['https://shop.example/thanks?session={CHECKOUT_SESSION_ID}'],
+    }),
+    cancelUrl: httpUrl.optional().meta({
+      description: 'Where the customer goes after canceling, or from an expired or failed checkout.',
+      examples: ['https://shop.example/cart'],
+    }),
     webhookUrl: httpUrl.optional().meta({
       description:
         'This session’s events are also delivered here, besides every enabled webhook endpoint of yours (one delivery per distinct URL), signed with your merchant default secret.',
@@ -62,7 +98,10 @@ export const createCheckoutSessionBody = z
       .record(z.string().min(1).max(40), metadataValue)
       .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys')
       .optional()
-      .meta({ description: 'Up to 50 keys of your own (strings up to 500 characters, numbers, booleans, null), echoed in lookups and webhooks.', examples: [{ cartId: 'c_77' }] }),
+      .meta({
+        description: 'Up to 50 keys of your own (strings up to 500 characters, numbers, booleans, null), echoed in lookups and webhooks.',
+        examples: [{ cartId: 'c_77' }],
+      }),
   })
   .meta({
     examples: [
@@ -117,7 +156,9 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNa
           'Expiring an expired session answers it again (nothing is sent twice). A session that is processing, completed, failed or canceled answers 409 Conflict.',
         security: [{ apiKey: [] }],
         headers: z.object({ 'idempotency-key': z.string().max(255).optional() }),
-        params: z.object({ id: z.string().meta({ description: 'The checkout session id (SV_…).', example: 'SV_4f9a1c2b7d8e6f5a4b3c2d1e' }) }),
+        params: z.object({
+          id: z.string().meta({ description: 'The checkout session id (SV_…).', example: 'SV_4f9a1c2b7d8e6f5a4b3c2d1e' }),
+        }),
         response: { 200: z.object({ ok: z.literal(true), checkoutSession: checkoutSessionSchema }) },
       },
     },
@@ -135,8 +176,11 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNa
         operationId: 'getPublicCheckoutSession',
         tags: ['checkout'],
         summary: 'Public status of a checkout session (no authentication)',
-        description: 'Customer-facing fields only: no merchant references, metadata or e-mail. The hosted page and status pages poll it (cache-control: no-store).',
-        params: z.object({ id: z.string().meta({ description: 'The checkout session id (SV_…).', example: 'SV_4f9a1c2b7d8e6f5a4b3c2d1e' }) }),
+        description:
+          'Customer-facing fields only: no merchant references, metadata or e-mail. The hosted page and status pages poll it (cache-control: no-store).',
+        params: z.object({
+          id: z.string().meta({ description: 'The checkout session id (SV_…).', example: 'SV_4f9a1c2b7d8e6f5a4b3c2d1e' }),
+        }),
         response: { 200: publicSessionSchema.extend({ ok: z.literal(true) }) },
       },
     },
@@ -161,7 +205,9 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNa
         description:
           'The hosted page’s “pay from your wallet” as JSON: the session’s deposit address, the token and network, the amount to send and a wallet URI ' +
           '(EIP-681, Solana Pay or TRON) for a QR code. Asking again answers the same address.',
-        params: z.object({ id: z.string().meta({ description: 'The checkout session id (SV_…).', example: 'SV_4f9a1c2b7d8e6f5a4b3c2d1e' }) }),
+        params: z.object({
+          id: z.string().meta({ description: 'The checkout session id (SV_…).', example: 'SV_4f9a1c2b7d8e6f5a4b3c2d1e' }),
+        }),
         response: {
           200: z.object({
             ok: z.literal(true),

@@ -22,11 +22,15 @@ import { navigates, redirectToPage, takeNotice } from '../hosted/after-post';
 const RETRYABLE_FAILURES = new Set(['card_declined', 'declined']);
 
 /** The hosted checkout page and the two actions a customer takes on it: pay and cancel. */
-const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { config, db, providerOrigins, now }) => {
+const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (
+  app,
+  { config, db, providerOrigins, now },
+) => {
   const payments = app.payments;
 
   /** The merchant's choice for the session, else the customer's browser. */
-  const textFor = (request: FastifyRequest, session?: CheckoutSessionRow): PageText => pageText(session?.locale ?? negotiateLocale(request.headers['accept-language']));
+  const textFor = (request: FastifyRequest, session?: CheckoutSessionRow): PageText =>
+    pageText(session?.locale ?? negotiateLocale(request.headers['accept-language']));
 
   /**
    * A declined card may be tried again, where the attempt can start afresh: a payment link's session
@@ -41,7 +45,14 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     return link && payments.linkStatus(link) === 'active' ? `/link/${link.id}` : null;
   }
 
-  async function renderFor(request: FastifyRequest, reply: FastifyReply, session: CheckoutSessionRow, status = 200, notice?: string, deposit?: DirectDeposit) {
+  async function renderFor(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    session: CheckoutSessionRow,
+    status = 200,
+    notice?: string,
+    deposit?: DirectDeposit,
+  ) {
     const [merchant, setting, exceptions, standing, live] = await Promise.all([
       findMerchant(db, session.merchantId),
       getPaymentsSetting(db),
@@ -54,7 +65,8 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     if (deposit) {
       // Partly paid: the QR carries what remains, to the same address.
       const token = verifierFor(config, deposit.network, deposit.asset)?.tokens[deposit.asset as 'USDC' | 'USDT'];
-      const uri = live?.remaining && token ? eip681TransferUri(token, deposit.chainId, deposit.address, parseCrypto(live.remaining)) : deposit.uri;
+      const uri =
+        live?.remaining && token ? eip681TransferUri(token, deposit.chainId, deposit.address, parseCrypto(live.remaining)) : deposit.uri;
       wallet = { deposit, uri, qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) };
     }
     const text = textFor(request, session);
@@ -75,7 +87,9 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       retryUrl,
       // Resolved ones are told by the status itself (an accepted payment is completed).
       // Accepted money is the payment (the status says so); open and refunded money is told as such.
-      exceptions: exceptions.filter((e) => e.status !== 'accepted').map((e) => ({ kind: e.kind, amount: formatCrypto(e.amountMicro), status: e.status })),
+      exceptions: exceptions
+        .filter((e) => e.status !== 'accepted')
+        .map((e) => ({ kind: e.kind, amount: formatCrypto(e.amountMicro), status: e.status })),
     });
     return reply.header('vary', 'accept-language').page(status, page, { formTargets: [...providerOrigins, originOf(session.cancelUrl)] });
   }
@@ -129,7 +143,9 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
 
   // The actions' URLs as a restored tab or an old history entry may GET them: the page they belong to.
   for (const action of ['start', 'cancel'] as const) {
-    app.get<{ Params: { id: string } }>(`/pay/:id/${action}`, { schema: { hide: true } }, async (request, reply) => reply.redirect(`/pay/${encodeURIComponent(request.params.id)}`, 303));
+    app.get<{ Params: { id: string } }>(`/pay/:id/${action}`, { schema: { hide: true } }, async (request, reply) =>
+      reply.redirect(`/pay/${encodeURIComponent(request.params.id)}`, 303),
+    );
   }
 
   app.post<{ Params: { id: string } }>('/pay/:id/start', { schema: { hide: true } }, async (request, reply) => {
@@ -138,7 +154,12 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       return reply.redirect(started.redirectUrl, 303);
     } catch (err) {
       if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(request, reply);
-      const key = err instanceof LinkPaymentInProgress ? 'common.linkInProgress' : err instanceof AppError && err.code === 'Conflict' ? 'checkout.cannotPay' : 'checkout.couldNotStart';
+      const key =
+        err instanceof LinkPaymentInProgress
+          ? 'common.linkInProgress'
+          : err instanceof AppError && err.code === 'Conflict'
+            ? 'checkout.cannotPay'
+            : 'checkout.couldNotStart';
       return actionFailed(request, reply, request.params.id, err, key);
     }
   });
@@ -153,7 +174,13 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       return renderFor(request, reply, session, 200, undefined, deposit);
     } catch (err) {
       if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(request, reply);
-      return actionFailed(request, reply, request.params.id, err, err instanceof AppError && err.code === 'Conflict' ? 'checkout.cannotPay' : 'checkout.couldNotPrepareWallet');
+      return actionFailed(
+        request,
+        reply,
+        request.params.id,
+        err,
+        err instanceof AppError && err.code === 'Conflict' ? 'checkout.cannotPay' : 'checkout.couldNotPrepareWallet',
+      );
     }
   });
 
@@ -164,7 +191,13 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       return reply.redirect(`/pay/${session.id}`, 303);
     } catch (err) {
       if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(request, reply);
-      return actionFailed(request, reply, request.params.id, err, err instanceof AppError && err.code === 'Conflict' ? 'checkout.cannotCancel' : 'checkout.couldNotCancel');
+      return actionFailed(
+        request,
+        reply,
+        request.params.id,
+        err,
+        err instanceof AppError && err.code === 'Conflict' ? 'checkout.cannotCancel' : 'checkout.couldNotCancel',
+      );
     }
   });
 };

@@ -61,12 +61,23 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
     return reply.page(404, renderMessagePage(t('link.notFoundTitle'), t('link.notFoundBody'), undefined, locale));
   };
 
-  async function renderFor(request: FastifyRequest, reply: FastifyReply, link: PaymentLinkRow, status = 200, noticeKey?: string, selectedCountry?: string) {
+  async function renderFor(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    link: PaymentLinkRow,
+    status = 200,
+    noticeKey?: string,
+    selectedCountry?: string,
+  ) {
     const text = textFor(request);
     // What a redirected form post could not do, said once on the page it landed on.
     const keys = noticeKey ? [noticeKey] : takeNotice(request, reply, `/link/${link.id}`);
     const notice = keys.length > 0 ? keys.map((k) => text.t(k, { currency: link.currency })).join(' ') : undefined;
-    const [merchant, setting, merchantAccepting] = await Promise.all([findMerchant(db, link.merchantId), getPaymentsSetting(db), payments.merchantTakesPayments(link.merchantId)]);
+    const [merchant, setting, merchantAccepting] = await Promise.all([
+      findMerchant(db, link.merchantId),
+      getPaymentsSetting(db),
+      payments.merchantTakesPayments(link.merchantId),
+    ]);
     const amount = isFiatCurrency(link.currency) ? formatFiat(link.amountMinor, link.currency) : String(link.amountMinor);
     const page = renderLinkPage({
       link,
@@ -85,57 +96,76 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
   }
 
   // ?country=XX: the country chosen before, kept when a refused Pay comes back here (post/redirect/get).
-  app.get<{ Params: { id: string }; Querystring: { country?: unknown } }>('/link/:id', { schema: { hide: true } }, async (request, reply) => {
-    const link = await payments.findLink(request.params.id);
-    if (!link) return notFoundPage(request, reply);
-    const country = typeof request.query.country === 'string' && COUNTRY.test(request.query.country) ? request.query.country.toUpperCase() : undefined;
-    return renderFor(request, reply, link, 200, undefined, country);
-  });
+  app.get<{ Params: { id: string }; Querystring: { country?: unknown } }>(
+    '/link/:id',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const link = await payments.findLink(request.params.id);
+      if (!link) return notFoundPage(request, reply);
+      const country =
+        typeof request.query.country === 'string' && COUNTRY.test(request.query.country) ? request.query.country.toUpperCase() : undefined;
+      return renderFor(request, reply, link, 200, undefined, country);
+    },
+  );
 
   // The form's URL as a restored tab or an old history entry may GET it: the link's page.
-  app.get<{ Params: { id: string } }>('/link/:id/pay', { schema: { hide: true } }, async (request, reply) => reply.redirect(`/link/${encodeURIComponent(request.params.id)}`, 303));
+  app.get<{ Params: { id: string } }>('/link/:id/pay', { schema: { hide: true } }, async (request, reply) =>
+    reply.redirect(`/link/${encodeURIComponent(request.params.id)}`, 303),
+  );
 
-  app.post<{ Params: { id: string }; Body: { country?: unknown } | undefined }>('/link/:id/pay', { schema: { hide: true } }, async (request, reply) => {
-    const link = await payments.findLink(request.params.id);
-    if (!link) return notFoundPage(request, reply);
-    const country = typeof request.body?.country === 'string' ? request.body.country.trim() : '';
-    // A browser goes back to the link's GET URL with what happened (post/redirect/get); another client
-    // gets the page with the refusal's status.
-    const refuse = (status: number, noticeKey?: string, selected?: string) =>
-      navigates(request)
-        ? redirectToPage(reply, `/link/${link.id}${selected ? `?country=${selected}` : ''}`, `/link/${link.id}`, noticeKey ? [noticeKey] : [])
-        : renderFor(request, reply, link, status, noticeKey, selected);
-    if (payments.linkStatus(link) !== 'active') return refuse(409, 'link.cannotPay');
-    if (!COUNTRY.test(country)) return refuse(422, 'link.chooseCountry');
-    try {
-      const previousSessionId = cookieValue(request.headers.cookie, SESSION_COOKIE);
-      const { session, reused } = await payments.payLink(link, country, { clientAddress: request.ip, previousSessionId });
-      if (!reused) {
-        const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
-        const secure = config.http.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
-        void reply.header('set-cookie', `${SESSION_COOKIE}=${session.id}; Path=/link/${link.id}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`);
+  app.post<{ Params: { id: string }; Body: { country?: unknown } | undefined }>(
+    '/link/:id/pay',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const link = await payments.findLink(request.params.id);
+      if (!link) return notFoundPage(request, reply);
+      const country = typeof request.body?.country === 'string' ? request.body.country.trim() : '';
+      // A browser goes back to the link's GET URL with what happened (post/redirect/get); another client
+      // gets the page with the refusal's status.
+      const refuse = (status: number, noticeKey?: string, selected?: string) =>
+        navigates(request)
+          ? redirectToPage(
+              reply,
+              `/link/${link.id}${selected ? `?country=${selected}` : ''}`,
+              `/link/${link.id}`,
+              noticeKey ? [noticeKey] : [],
+            )
+          : renderFor(request, reply, link, status, noticeKey, selected);
+      if (payments.linkStatus(link) !== 'active') return refuse(409, 'link.cannotPay');
+      if (!COUNTRY.test(country)) return refuse(422, 'link.chooseCountry');
+      try {
+        const previousSessionId = cookieValue(request.headers.cookie, SESSION_COOKIE);
+        const { session, reused } = await payments.payLink(link, country, { clientAddress: request.ip, previousSessionId });
+        if (!reused) {
+          const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
+          const secure = config.http.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
+          void reply.header(
+            'set-cookie',
+            `${SESSION_COOKIE}=${session.id}; Path=/link/${link.id}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`,
+          );
+        }
+        return reply.redirect(checkoutUrlFor(config.http.publicBaseUrl, session.id), 303);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        const selected = country.toUpperCase();
+        if (err.code === 'RateLimited') {
+          void reply.header('retry-after', String(err.options.retryAfterSeconds ?? 60));
+          return refuse(429, 'link.tooMany', selected);
+        }
+        // The page says it in place of the form.
+        if (err instanceof MerchantNotAccepting) return refuse(403, undefined, selected);
+        if (err.code === 'ValidationError') {
+          const byCountry = err.options.details?.some((d) => d.path === 'countryCode');
+          return refuse(422, byCountry ? 'link.countryUnavailable' : 'link.cannotPayNow', selected);
+        }
+        // The page says it (payments paused).
+        if (err.code === 'PaymentsDisabled') return refuse(403, undefined, selected);
+        if (err.code === 'Unavailable') return refuse(503, 'link.couldNotStart', selected);
+        if (err instanceof LinkPaymentInProgress) return refuse(409, 'common.linkInProgress', selected);
+        return refuse(err.status, 'link.cannotPayNow', selected);
       }
-      return reply.redirect(checkoutUrlFor(config.http.publicBaseUrl, session.id), 303);
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      const selected = country.toUpperCase();
-      if (err.code === 'RateLimited') {
-        void reply.header('retry-after', String(err.options.retryAfterSeconds ?? 60));
-        return refuse(429, 'link.tooMany', selected);
-      }
-      // The page says it in place of the form.
-      if (err instanceof MerchantNotAccepting) return refuse(403, undefined, selected);
-      if (err.code === 'ValidationError') {
-        const byCountry = err.options.details?.some((d) => d.path === 'countryCode');
-        return refuse(422, byCountry ? 'link.countryUnavailable' : 'link.cannotPayNow', selected);
-      }
-      // The page says it (payments paused).
-      if (err.code === 'PaymentsDisabled') return refuse(403, undefined, selected);
-      if (err.code === 'Unavailable') return refuse(503, 'link.couldNotStart', selected);
-      if (err instanceof LinkPaymentInProgress) return refuse(409, 'common.linkInProgress', selected);
-      return refuse(err.status, 'link.cannotPayNow', selected);
-    }
-  });
+    },
+  );
 };
 
 export default hostedLinkRoutes;

@@ -9,10 +9,7 @@ const notImplemented = z.object({ ok: z.literal(false), error: z.literal('NotImp
 // (an operation with no success answer is an error under the linters' rulesets, rightly).
 const notImplementedRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/payments', { schema: { hide: true, response: { 404: notImplemented } } }, async () => {
-    throw new AppError(
-      'NotImplemented',
-      'GET /payments is not implemented. Look up each payment with GET /api/v1/transactions/{id}.',
-    );
+    throw new AppError('NotImplemented', 'GET /payments is not implemented. Look up each payment with GET /api/v1/transactions/{id}.');
   });
   app.get(
     '/settlements/:id',

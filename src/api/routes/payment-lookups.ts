@@ -32,8 +32,11 @@ const paymentLookupRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database 
         summary: 'Look up one of your payment sessions',
         security: [{ apiKey: [] }],
         params,
-        description: 'exceptions: money that arrived off the happy path (late, duplicate, overpaid, underpaid, unverified), one per arrival, oldest first.',
-        response: { 200: z.object({ ok: z.literal(true), paymentSession: paymentSessionSchema.extend({ exceptions: z.array(exceptionSchema) }) }) },
+        description:
+          'exceptions: money that arrived off the happy path (late, duplicate, overpaid, underpaid, unverified), one per arrival, oldest first.',
+        response: {
+          200: z.object({ ok: z.literal(true), paymentSession: paymentSessionSchema.extend({ exceptions: z.array(exceptionSchema) }) }),
+        },
       },
     },
     async (request) => {

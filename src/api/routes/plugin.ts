@@ -21,7 +21,14 @@ import { createCheckoutSessionBody } from './checkout-sessions';
 // The plugin surface (spec §4.3, §4.5): snake_case bodies, a handshake that authenticates by body
 // fields, and a checkout create that reuses the one checkout implementation.
 
-export const PLATFORMS = ['woocommerce', 'shopify', 'magento', 'prestashop', 'opencart', 'custom'] as const satisfies readonly SitePlatform[];
+export const PLATFORMS = [
+  'woocommerce',
+  'shopify',
+  'magento',
+  'prestashop',
+  'opencart',
+  'custom',
+] as const satisfies readonly SitePlatform[];
 export const MIN_PLUGIN_VERSION = '1.1.0';
 
 const credential = z.string().max(200);
@@ -39,7 +46,10 @@ const connectBody = z.strictObject({
   plugin_version: z
     .string()
     .max(64)
-    .refine((v) => isAtLeastVersion(v, MIN_PLUGIN_VERSION), `must be a semantic version, ${MIN_PLUGIN_VERSION} or later: update the plugin`),
+    .refine(
+      (v) => isAtLeastVersion(v, MIN_PLUGIN_VERSION),
+      `must be a semantic version, ${MIN_PLUGIN_VERSION} or later: update the plugin`,
+    ),
 });
 
 const connectResponse = z.object({
@@ -157,7 +167,10 @@ const pluginRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) =>
       // Before body validation: a client sending its key in a header is misconfigured, whatever its body.
       preValidation: async (request) => {
         if (request.headers.authorization !== undefined) {
-          throw new AppError('Unauthorized', 'Plugin connect takes merchant_id, api_key and security_code in the body; send no Authorization header.');
+          throw new AppError(
+            'Unauthorized',
+            'Plugin connect takes merchant_id, api_key and security_code in the body; send no Authorization header.',
+          );
         }
       },
       schema: {
@@ -191,12 +204,26 @@ const pluginRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) =>
       if (refusal) throw validationError([{ path: 'callback_url', message: refusal }], 'The plugin connection is not valid.');
 
       const result = await connectPluginSite(
-        { db, secretsKey: config.secretsKey, fetchProof: (url) => fetchSiteProof(url, { allowPrivate: config.allowPrivateUrls, timeoutMs: PROOF_TIMEOUT_MS }) },
-        { merchantId: merchant.id, origin: origin!, siteUrl: body.site_url, callbackUrl: body.callback_url, platform: body.platform, pluginVersion: body.plugin_version },
+        {
+          db,
+          secretsKey: config.secretsKey,
+          fetchProof: (url) => fetchSiteProof(url, { allowPrivate: config.allowPrivateUrls, timeoutMs: PROOF_TIMEOUT_MS }),
+        },
+        {
+          merchantId: merchant.id,
+          origin: origin!,
+          siteUrl: body.site_url,
+          callbackUrl: body.callback_url,
+          platform: body.platform,
+          pluginVersion: body.plugin_version,
+        },
       );
       // Said only to a caller who has just proved control of the site: it may know the site is held.
       if (result.kind === 'held_elsewhere') {
-        throw new AppError('Conflict', 'This website is connected to another account. You have proved control of it: ask the operator to move the connection.');
+        throw new AppError(
+          'Conflict',
+          'This website is connected to another account. You have proved control of it: ask the operator to move the connection.',
+        );
       }
       const { site, webhookSecret, created } = result;
       request.log.info({ merchantId: merchant.id, siteId: site.id, created, status: site.status }, 'plugin site connect');
@@ -237,7 +264,8 @@ const pluginRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) =>
         operationId: 'createPluginCheckoutSession',
         tags: ['plugin'],
         summary: 'Create a hosted checkout session for a connected website (plugin-compatible)',
-        description: 'store_url must be a website connected with POST /plugin/connect. Send an Idempotency-Key header to make retries safe.',
+        description:
+          'store_url must be a website connected with POST /plugin/connect. Send an Idempotency-Key header to make retries safe.',
         security: [{ apiKey: [] }],
         headers: z.object({ 'idempotency-key': z.string().max(255).optional() }),
         body: pluginCheckoutBody,
@@ -251,10 +279,15 @@ const pluginRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) =>
       // Only the merchant's own claim is looked at: another merchant's site is answered like an unknown one.
       const site = origin ? await findMerchantSite(db, origin, merchant.id) : undefined;
       if (!site) {
-        throw validationError([{ path: 'store_url', message: 'is not a website connected to this merchant; connect it with the plugin first' }]);
+        throw validationError([
+          { path: 'store_url', message: 'is not a website connected to this merchant; connect it with the plugin first' },
+        ]);
       }
       if (site.status !== 'connected') {
-        throw new AppError('Conflict', `The website ${site.origin} is not verified yet: serve its verification token at ${siteProofUrl(site.origin)} and connect again with the plugin.`);
+        throw new AppError(
+          'Conflict',
+          `The website ${site.origin} is not verified yet: serve its verification token at ${siteProofUrl(site.origin)} and connect again with the plugin.`,
+        );
       }
       if (body.callback_url && !isRelatedHost(body.callback_url, site.siteUrl)) {
         throw validationError([{ path: 'callback_url', message: "must be on the site's host or share its registrable domain" }]);

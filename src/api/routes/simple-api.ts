@@ -16,31 +16,45 @@ import { assetName, networkName, simpleOrderStatus } from '../closed-values';
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }).max(2048);
 
-const checkoutBody = z.strictObject({
-  fiat_amount: z.number().positive(),
-  fiat_currency: z.string().min(3).max(3),
-  external_reference: z.string().min(1).max(200).optional(),
-  webhook_url: httpUrl.optional(),
-  success_url: httpUrl.optional(),
-  cancel_url: httpUrl.optional(),
-  customer: z.strictObject({
-    wallet_address: z.string().min(1).max(128),
-    crypto_currency: z.string().min(1).max(10).meta({ enum: [...ASSETS], description: 'The stablecoin the customer receives (any case).' }),
-    crypto_currency_network: z.string().min(1).max(20).meta({ enum: NETWORKS.map((n) => n.toUpperCase()), description: 'Its network (any case; uppercase in answers).' }),
-  }),
-}).meta({
-  examples: [
-    {
-      fiat_amount: 25,
-      fiat_currency: 'EUR',
-      external_reference: 'order-1042',
-      webhook_url: 'https://shop.example/webhooks/orders',
-      success_url: 'https://shop.example/thanks',
-      cancel_url: 'https://shop.example/cart',
-      customer: { wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7', crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' },
-    },
-  ],
-});
+const checkoutBody = z
+  .strictObject({
+    fiat_amount: z.number().positive(),
+    fiat_currency: z.string().min(3).max(3),
+    external_reference: z.string().min(1).max(200).optional(),
+    webhook_url: httpUrl.optional(),
+    success_url: httpUrl.optional(),
+    cancel_url: httpUrl.optional(),
+    customer: z.strictObject({
+      wallet_address: z.string().min(1).max(128),
+      crypto_currency: z
+        .string()
+        .min(1)
+        .max(10)
+        .meta({ enum: [...ASSETS], description: 'The stablecoin the customer receives (any case).' }),
+      crypto_currency_network: z
+        .string()
+        .min(1)
+        .max(20)
+        .meta({ enum: NETWORKS.map((n) => n.toUpperCase()), description: 'Its network (any case; uppercase in answers).' }),
+    }),
+  })
+  .meta({
+    examples: [
+      {
+        fiat_amount: 25,
+        fiat_currency: 'EUR',
+        external_reference: 'order-1042',
+        webhook_url: 'https://shop.example/webhooks/orders',
+        success_url: 'https://shop.example/thanks',
+        cancel_url: 'https://shop.example/cart',
+        customer: {
+          wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+          crypto_currency: 'USDC',
+          crypto_currency_network: 'POLYGON',
+        },
+      },
+    ],
+  });
 
 const optionsQuery = z.object({
   fiat_amount: z.string().regex(/^\d{1,15}(\.\d+)?$/, 'must be a decimal number'),
@@ -73,7 +87,9 @@ const optionsAnswer = z.looseObject({
       z.object({
         currency: assetName,
         network: z.string().meta({ enum: NETWORKS.map((n) => n.toUpperCase()), examples: ['POLYGON'] }),
-        network_fee: z.string().meta({ description: 'Deducted from the payout to the customer’s wallet, 6 decimals.', examples: ['0.050000'] }),
+        network_fee: z
+          .string()
+          .meta({ description: 'Deducted from the payout to the customer’s wallet, 6 decimals.', examples: ['0.050000'] }),
         minimum_amount_usd: z.string().meta({ examples: ['1.000000'] }),
       }),
     ),
@@ -115,22 +131,37 @@ const transactionAnswer = z.looseObject({
     fiat_amount: z.number(),
     fiat_currency: z.string(),
     amount_in_usd: z.number(),
-    received_usd: z.number().nullable().meta({ examples: [27] }),
+    received_usd: z
+      .number()
+      .nullable()
+      .meta({ examples: [27] }),
     network_fee: z.number().meta({ examples: [0.05] }),
     wallet_address: z.string(),
     wallet_currency: assetName,
     wallet_network: z.string().meta({ enum: NETWORKS.map((n) => n.toUpperCase()), examples: ['POLYGON'] }),
-    payment_method: z.string().nullable().meta({ examples: ['usdc_polygon'] }),
+    payment_method: z
+      .string()
+      .nullable()
+      .meta({ examples: ['usdc_polygon'] }),
     payout_dispatched: z.boolean().meta({ examples: [true] }),
     verification: z.enum(['chain', 'provider']),
-    transaction_hash: z.string().nullable().meta({ examples: ['0x9f3c2a8e4b1d7c6f5a4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a'] }),
-    explorer_url: z.string().nullable().meta({ examples: ['https://polygonscan.com/tx/0x9f3c2a8e4b1d7c6f5a4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a'] }),
+    transaction_hash: z
+      .string()
+      .nullable()
+      .meta({ examples: ['0x9f3c2a8e4b1d7c6f5a4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a'] }),
+    explorer_url: z
+      .string()
+      .nullable()
+      .meta({ examples: ['https://polygonscan.com/tx/0x9f3c2a8e4b1d7c6f5a4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a'] }),
     success_url: z.string().nullable(),
     cancel_url: z.string().nullable(),
     created_at: z.string().meta({ examples: ['2026-01-15T10:30:00.000Z'] }),
     updated_at: z.string().meta({ examples: ['2026-01-15T10:36:40.000Z'] }),
     expires_at: z.string(),
-    settled_at: z.string().nullable().meta({ examples: ['2026-01-15T10:36:40.000Z'] }),
+    settled_at: z
+      .string()
+      .nullable()
+      .meta({ examples: ['2026-01-15T10:36:40.000Z'] }),
   }),
 });
 
@@ -157,22 +188,34 @@ const simpleApiRoutes: FastifyPluginAsync<PaymentContext> = async (plain, { conf
       schema: {
         tags: ['simple'],
         summary: 'Payment rails for an amount',
-        description: 'The rails a customer can pay this amount with (fiat through the provider, crypto to a deposit address), and what the payout to the customer’s wallet costs per network.',
+        description:
+          'The rails a customer can pay this amount with (fiat through the provider, crypto to a deposit address), and what the payout to the customer’s wallet costs per network.',
         querystring: optionsQuery,
         response: { 200: optionsAnswer },
       },
     },
     async (request) => {
-    const details: { path: string; message: string }[] = [];
-    const fiat = parseFiat(config.checkout, request.query.fiat_amount, request.query.fiat_currency, details, { amount: 'fiat_amount', currency: 'fiat_currency' });
-    if (!fiat) throw new AppError('ValidationError', details[0] ? `${details[0].path}: ${details[0].message}` : 'Invalid amount.', { details });
-    const options = await payments.paymentOptions(fiat, { asset: DEFAULT_ASSET, network: DEFAULT_NETWORK }, quoteError);
-    // Issue 26 item 12: what the payout to the customer's wallet costs, and the smallest order taken.
-    return ok({ fiat_amount: request.query.fiat_amount, fiat_currency: fiat.currency, payment_options: options, payout_fees: payments.payoutFees() });
+      const details: { path: string; message: string }[] = [];
+      const fiat = parseFiat(config.checkout, request.query.fiat_amount, request.query.fiat_currency, details, {
+        amount: 'fiat_amount',
+        currency: 'fiat_currency',
+      });
+      if (!fiat)
+        throw new AppError('ValidationError', details[0] ? `${details[0].path}: ${details[0].message}` : 'Invalid amount.', { details });
+      const options = await payments.paymentOptions(fiat, { asset: DEFAULT_ASSET, network: DEFAULT_NETWORK }, quoteError);
+      // Issue 26 item 12: what the payout to the customer's wallet costs, and the smallest order taken.
+      return ok({
+        fiat_amount: request.query.fiat_amount,
+        fiat_currency: fiat.currency,
+        payment_options: options,
+        payout_fees: payments.payoutFees(),
+      });
     },
   );
 
-  app.post('/checkout', {
+  app.post(
+    '/checkout',
+    {
       schema: {
         tags: ['simple'],
         summary: 'Create a pending order',
@@ -182,27 +225,29 @@ const simpleApiRoutes: FastifyPluginAsync<PaymentContext> = async (plain, { conf
         body: checkoutBody,
         response: { 201: checkoutAnswer },
       },
-    }, async (request, reply) => {
-    const order = await payments.openSimpleOrder(request.body);
-    const currency = order.fiatCurrency;
-    const options = isFiatCurrency(currency)
-      ? await payments.paymentOptions(
-          { minor: order.fiatAmountMinor, currency, usdMicro: order.amountUsdMicro },
-          { asset: order.walletCurrency as Asset, network: order.walletNetwork as Network },
-          quoteError,
-        )
-      : [];
-    return reply.status(201).send(
-      ok({
-        transaction_code: order.transactionCode,
-        amount_in_usd: Number(formatCrypto(order.amountUsdMicro)),
-        checkout_url: `${config.http.publicBaseUrl}/pay/${order.transactionCode}`,
-        payment_options: options,
-        // Deducted from the payout to the customer's wallet (issue 26 item 12).
-        network_fee: formatCrypto(order.networkFeeMicro),
-      }),
-    );
-  });
+    },
+    async (request, reply) => {
+      const order = await payments.openSimpleOrder(request.body);
+      const currency = order.fiatCurrency;
+      const options = isFiatCurrency(currency)
+        ? await payments.paymentOptions(
+            { minor: order.fiatAmountMinor, currency, usdMicro: order.amountUsdMicro },
+            { asset: order.walletCurrency as Asset, network: order.walletNetwork as Network },
+            quoteError,
+          )
+        : [];
+      return reply.status(201).send(
+        ok({
+          transaction_code: order.transactionCode,
+          amount_in_usd: Number(formatCrypto(order.amountUsdMicro)),
+          checkout_url: `${config.http.publicBaseUrl}/pay/${order.transactionCode}`,
+          payment_options: options,
+          // Deducted from the payout to the customer's wallet (issue 26 item 12).
+          network_fee: formatCrypto(order.networkFeeMicro),
+        }),
+      );
+    },
+  );
 
   app.get(
     '/payment_link',
@@ -210,24 +255,26 @@ const simpleApiRoutes: FastifyPluginAsync<PaymentContext> = async (plain, { conf
       schema: {
         tags: ['simple'],
         summary: 'Instructions to pay an order with a rail',
-        description: 'Chooses the rail (payment_method, a slug of GET /payment_options) for a pending order: fiat rails answer redirect_url, crypto rails an address and an amount.',
+        description:
+          'Chooses the rail (payment_method, a slug of GET /payment_options) for a pending order: fiat rails answer redirect_url, crypto rails an address and an amount.',
         querystring: linkQuery,
         response: { 200: linkAnswer },
       },
     },
     async (request) => {
-    const order = await payments.loadSimpleOrder(request.query.transaction_code);
-    const instructions = await payments.chooseRail(order, request.query.payment_method);
-    if (instructions.type === 'fiat') return ok({ payment_method: instructions.slug, type: 'fiat', redirect_url: instructions.redirectUrl });
-    return ok({
-      payment_method: instructions.slug,
-      type: 'crypto',
-      address: instructions.address,
-      amount: instructions.amount,
-      asset: instructions.asset,
-      network: instructions.network,
-      expires_at: instructions.expiresAt,
-    });
+      const order = await payments.loadSimpleOrder(request.query.transaction_code);
+      const instructions = await payments.chooseRail(order, request.query.payment_method);
+      if (instructions.type === 'fiat')
+        return ok({ payment_method: instructions.slug, type: 'fiat', redirect_url: instructions.redirectUrl });
+      return ok({
+        payment_method: instructions.slug,
+        type: 'crypto',
+        address: instructions.address,
+        amount: instructions.amount,
+        asset: instructions.asset,
+        network: instructions.network,
+        expires_at: instructions.expiresAt,
+      });
     },
   );
 

@@ -22,17 +22,28 @@ import { navigates, redirectToPage, takeNotice } from '../hosted/after-post';
 const CODE = ':code([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})';
 
 /** The simple API's hosted page and its Pay action (also what the sandbox's test helper presses). */
-const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { config, db, providerOrigins }) => {
+const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (
+  app,
+  { config, db, providerOrigins },
+) => {
   const payments = app.payments;
   const load = (code: string) => findVisibleSimpleOrder(db, code.toLowerCase());
   // The customer's browser decides the language: a simple order carries no locale of its own.
   const textFor = (request: FastifyRequest): PageText => pageText(negotiateLocale(request.headers['accept-language']));
   const notFoundPage = (request: FastifyRequest, reply: FastifyReply) => {
     const { t, locale } = textFor(request);
-    return reply.header('vary', 'accept-language').page(404, renderMessagePage(t('common.notFoundTitle'), t('simple.notFoundBody'), undefined, locale));
+    return reply
+      .header('vary', 'accept-language')
+      .page(404, renderMessagePage(t('common.notFoundTitle'), t('simple.notFoundBody'), undefined, locale));
   };
 
-  async function render(request: FastifyRequest, reply: FastifyReply, order: SimpleOrderRow, status = 200, extra: Partial<SimplePageModel> = {}) {
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    order: SimpleOrderRow,
+    status = 200,
+    extra: Partial<SimplePageModel> = {},
+  ) {
     const setting = await getPaymentsSetting(db);
     const options =
       order.status === 'pending' && isFiatCurrency(order.fiatCurrency)
@@ -55,7 +66,9 @@ const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins:
       text,
       ...extra,
     };
-    return reply.header('vary', 'accept-language').page(status, renderSimplePage(model), { formTargets: [...providerOrigins, originOf(order.cancelUrl)] });
+    return reply
+      .header('vary', 'accept-language')
+      .page(status, renderSimplePage(model), { formTargets: [...providerOrigins, originOf(order.cancelUrl)] });
   }
 
   /**
@@ -68,47 +81,63 @@ const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins:
     // Payments paused: the page's own state says it, once.
     const keys = err.code === 'PaymentsDisabled' ? [] : [fresh.status === 'pending' ? 'simple.couldNotStart' : 'simple.cannotPay'];
     if (err.code === 'Unavailable') keys.push('common.tryAgainSoon');
-    if (request.method === 'POST' && navigates(request)) return redirectToPage(reply, `/pay/${fresh.transactionCode}`, `/pay/${fresh.transactionCode}`, keys);
+    if (request.method === 'POST' && navigates(request))
+      return redirectToPage(reply, `/pay/${fresh.transactionCode}`, `/pay/${fresh.transactionCode}`, keys);
     const { t } = textFor(request);
     return render(request, reply, fresh, err.status, keys.length > 0 ? { notice: keys.map((k) => t(k)).join(' ') } : {});
   }
 
-  app.get<{ Params: { code: string }; Querystring: { method?: string } }>(`/pay/${CODE}`, { schema: { hide: true } }, async (request, reply) => {
-    const order = await load(request.params.code);
-    if (!order) return notFoundPage(request, reply);
-    const rail = typeof request.query.method === 'string' ? findRail(request.query.method) : undefined;
-    if (!rail || rail.type !== 'crypto' || order.status !== 'pending') return render(request, reply, order);
-    try {
-      const instructions = await payments.chooseRail(order, rail.slug);
-      if (instructions.type !== 'crypto') return render(request, reply, order);
-      // The wallet URI (token, amount, recipient) when the token is known here; the bare address otherwise.
-      const chain = verifierFor(config, instructions.network.toLowerCase(), instructions.asset);
-      const uri = transferUri({ ...instructions, evm: chain ? { token: chain.tokens[instructions.asset as 'USDC' | 'USDT']!, chainId: chain.chainId } : undefined });
-      const qrSvg = await QRCode.toString(uri ?? instructions.address, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
-      return render(request, reply, (await load(order.transactionCode)) ?? order, 200, { crypto: { instructions, qrSvg, uri } });
-    } catch (err) {
-      return failed(request, reply, order, err);
-    }
-  });
+  app.get<{ Params: { code: string }; Querystring: { method?: string } }>(
+    `/pay/${CODE}`,
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const order = await load(request.params.code);
+      if (!order) return notFoundPage(request, reply);
+      const rail = typeof request.query.method === 'string' ? findRail(request.query.method) : undefined;
+      if (!rail || rail.type !== 'crypto' || order.status !== 'pending') return render(request, reply, order);
+      try {
+        const instructions = await payments.chooseRail(order, rail.slug);
+        if (instructions.type !== 'crypto') return render(request, reply, order);
+        // The wallet URI (token, amount, recipient) when the token is known here; the bare address otherwise.
+        const chain = verifierFor(config, instructions.network.toLowerCase(), instructions.asset);
+        const uri = transferUri({
+          ...instructions,
+          evm: chain ? { token: chain.tokens[instructions.asset as 'USDC' | 'USDT']!, chainId: chain.chainId } : undefined,
+        });
+        const qrSvg = await QRCode.toString(uri ?? instructions.address, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+        return render(request, reply, (await load(order.transactionCode)) ?? order, 200, { crypto: { instructions, qrSvg, uri } });
+      } catch (err) {
+        return failed(request, reply, order, err);
+      }
+    },
+  );
 
   // The form's URL as a restored tab or an old history entry may GET it: the order's page.
-  app.get<{ Params: { code: string } }>(`/pay/${CODE}/start`, { schema: { hide: true } }, async (request, reply) => reply.redirect(`/pay/${request.params.code.toLowerCase()}`, 303));
+  app.get<{ Params: { code: string } }>(`/pay/${CODE}/start`, { schema: { hide: true } }, async (request, reply) =>
+    reply.redirect(`/pay/${request.params.code.toLowerCase()}`, 303),
+  );
 
-  app.post<{ Params: { code: string }; Body: { payment_method?: string } | undefined }>(`/pay/${CODE}/start`, { schema: { hide: true } }, async (request, reply) => {
-    const order = await load(request.params.code);
-    if (!order) return notFoundPage(request, reply);
-    const rail = findRail(request.body?.payment_method ?? DEFAULT_FIAT_RAIL);
-    if (!rail && navigates(request)) return redirectToPage(reply, `/pay/${order.transactionCode}`, `/pay/${order.transactionCode}`, ['simple.unknownMethod']);
-    if (!rail) return render(request, reply, order, 422, { notice: textFor(request).t('simple.unknownMethod') });
-    if (rail.type === 'crypto') return reply.redirect(`/pay/${order.transactionCode}?method=${rail.slug}`, 303);
-    try {
-      const instructions = await payments.chooseRail(order, rail.slug);
-      if (instructions.type !== 'fiat') return navigates(request) ? reply.redirect(`/pay/${order.transactionCode}`, 303) : render(request, reply, order, 409);
-      return reply.redirect(instructions.redirectUrl, 303);
-    } catch (err) {
-      return failed(request, reply, order, err);
-    }
-  });
+  app.post<{ Params: { code: string }; Body: { payment_method?: string } | undefined }>(
+    `/pay/${CODE}/start`,
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const order = await load(request.params.code);
+      if (!order) return notFoundPage(request, reply);
+      const rail = findRail(request.body?.payment_method ?? DEFAULT_FIAT_RAIL);
+      if (!rail && navigates(request))
+        return redirectToPage(reply, `/pay/${order.transactionCode}`, `/pay/${order.transactionCode}`, ['simple.unknownMethod']);
+      if (!rail) return render(request, reply, order, 422, { notice: textFor(request).t('simple.unknownMethod') });
+      if (rail.type === 'crypto') return reply.redirect(`/pay/${order.transactionCode}?method=${rail.slug}`, 303);
+      try {
+        const instructions = await payments.chooseRail(order, rail.slug);
+        if (instructions.type !== 'fiat')
+          return navigates(request) ? reply.redirect(`/pay/${order.transactionCode}`, 303) : render(request, reply, order, 409);
+        return reply.redirect(instructions.redirectUrl, 303);
+      } catch (err) {
+        return failed(request, reply, order, err);
+      }
+    },
+  );
 };
 
 export default simpleHostedRoutes;

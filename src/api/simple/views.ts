@@ -54,7 +54,12 @@ export function adminOrderView(o: SimpleOrderRow) {
     provider: o.provider,
     providerPaymentId: o.providerPaymentId,
     deposit: o.depositAddress
-      ? { address: o.depositAddress, asset: o.depositAsset, network: o.depositNetwork, amount: o.depositAmountMicro === null ? null : formatCrypto(o.depositAmountMicro) }
+      ? {
+          address: o.depositAddress,
+          asset: o.depositAsset,
+          network: o.depositNetwork,
+          amount: o.depositAmountMicro === null ? null : formatCrypto(o.depositAmountMicro),
+        }
       : null,
     verification: o.verification,
     chainDepositAddress: o.chainDepositAddress,
@@ -68,7 +73,14 @@ export function adminOrderView(o: SimpleOrderRow) {
     webhook: {
       status: o.webhookStatus,
       attempts: o.webhookAttemptedAt
-        ? [{ at: o.webhookAttemptedAt.toISOString(), statusCode: o.webhookStatusCode, durationMs: o.webhookDurationMs, error: o.webhookError }]
+        ? [
+            {
+              at: o.webhookAttemptedAt.toISOString(),
+              statusCode: o.webhookStatusCode,
+              durationMs: o.webhookDurationMs,
+              error: o.webhookError,
+            },
+          ]
         : [],
     },
     successUrl: o.successUrl,

@@ -47,10 +47,20 @@ export const EXCEPTION_COMMANDS: readonly OpsCommand[] = [
     args: [exceptionId],
     options: [{ flags: '--address <address>', description: 'where the credited amount goes back on chain', required: true }],
     summary: 'Send late, duplicate or underpaid money back on chain to --address (idempotent); refunded once the transfer is confirmed.',
-    request: (input) => ({ method: 'POST', path: exceptionPath(arg(input, 'exceptionId'), 'refund'), body: { address: text(input, 'address') } }),
+    request: (input) => ({
+      method: 'POST',
+      path: exceptionPath(arg(input, 'exceptionId'), 'refund'),
+      body: { address: text(input, 'address') },
+    }),
     response: z.object({
       exception: exceptionView,
-      refund: z.object({ address: z.string(), amount: z.string(), status: z.string(), failureReason: z.string().nullable().optional(), transactionHash: z.string().nullable() }),
+      refund: z.object({
+        address: z.string(),
+        amount: z.string(),
+        status: z.string(),
+        failureReason: z.string().nullable().optional(),
+        transactionHash: z.string().nullable(),
+      }),
     }),
     render: (b) => [
       `refund ${b.refund.status}: ${b.refund.amount} to ${b.refund.address}${b.refund.transactionHash ? ` in ${b.refund.transactionHash}` : ''}${b.refund.failureReason ? ` (${b.refund.failureReason})` : ''}`,

@@ -7,7 +7,14 @@ import { RECONCILE_COMMANDS } from './reconcile';
 import { WEBHOOK_COMMANDS } from './webhooks';
 
 /** Every ops command, in the order the help lists them. */
-export const COMMANDS: readonly OpsCommand[] = [...MERCHANT_COMMANDS, ...WEBHOOK_COMMANDS, ...PAYMENT_COMMANDS, ...EXCEPTION_COMMANDS, ...PAYOUT_COMMANDS, ...RECONCILE_COMMANDS];
+export const COMMANDS: readonly OpsCommand[] = [
+  ...MERCHANT_COMMANDS,
+  ...WEBHOOK_COMMANDS,
+  ...PAYMENT_COMMANDS,
+  ...EXCEPTION_COMMANDS,
+  ...PAYOUT_COMMANDS,
+  ...RECONCILE_COMMANDS,
+];
 
 /** The first word of a command name is a group; its line in the main help. */
 export const GROUPS: Record<string, string> = {

@@ -15,7 +15,11 @@ export const MERCHANT_COMMANDS: readonly OpsCommand[] = [
     options: [
       { flags: '--name <name>', description: 'the merchant’s display name', required: true },
       { flags: '--commission-bps <bps>', description: 'platform commission in basis points (default 100)', parse: wholeNumber },
-      { flags: '--wallet <asset:network:address>', description: 'a settlement wallet, e.g. USDC:polygon:0x…; repeat for more', parse: wallets },
+      {
+        flags: '--wallet <asset:network:address>',
+        description: 'a settlement wallet, e.g. USDC:polygon:0x…; repeat for more',
+        parse: wallets,
+      },
     ],
     summary: 'Create a merchant, pending review; prints its security code once.',
     request: (input) => {
@@ -24,7 +28,11 @@ export const MERCHANT_COMMANDS: readonly OpsCommand[] = [
       return {
         method: 'POST',
         path: '/merchants',
-        body: { name: text(input, 'name'), ...(commissionBps === undefined ? {} : { commissionBps }), ...(list.length ? { wallets: list } : {}) },
+        body: {
+          name: text(input, 'name'),
+          ...(commissionBps === undefined ? {} : { commissionBps }),
+          ...(list.length ? { wallets: list } : {}),
+        },
       };
     },
     response: z.object({ merchant: merchantView, securityCode: z.string(), webhookSecret: z.string().optional() }),
@@ -56,7 +64,10 @@ export const MERCHANT_COMMANDS: readonly OpsCommand[] = [
     summary: 'Approve a merchant; the first approval issues the live key, printed once.',
     request: (input) => ({ method: 'POST', path: merchantPath(input, '/approve') }),
     response: z.object({ merchant: merchantView, apiKey: z.string().nullable() }),
-    render: (b) => [...formatMerchant(b.merchant), ...(b.apiKey ? formatSecret('live key', b.apiKey) : ['no new key: the existing keys work again'])],
+    render: (b) => [
+      ...formatMerchant(b.merchant),
+      ...(b.apiKey ? formatSecret('live key', b.apiKey) : ['no new key: the existing keys work again']),
+    ],
   }),
   defineCommand({
     name: 'merchants suspend',
@@ -69,7 +80,14 @@ export const MERCHANT_COMMANDS: readonly OpsCommand[] = [
   defineCommand({
     name: 'keys create',
     args: [merchantId],
-    options: [{ flags: '--scopes <scopes>', description: 'comma-separated, e.g. transactions:read,checkout_sessions:create', required: true, parse: scopes }],
+    options: [
+      {
+        flags: '--scopes <scopes>',
+        description: 'comma-separated, e.g. transactions:read,checkout_sessions:create',
+        required: true,
+        parse: scopes,
+      },
+    ],
     summary: 'Issue a restricted key with some scopes; printed once.',
     request: (input) => ({ method: 'POST', path: merchantPath(input, '/api-keys'), body: { scopes: value<string[]>(input, 'scopes') } }),
     response: z.object({ apiKey: z.string(), key: apiKeyView }),

@@ -61,7 +61,14 @@ export const PAYMENT_COMMANDS: readonly OpsCommand[] = [
   defineCommand({
     name: 'payments wait',
     args: [{ name: 'paymentId', description: 'the payment, SV_…' }],
-    options: [{ flags: '--timeout <seconds>', description: 'give up after this many seconds (exit 1)', parse: positiveSeconds, defaultValue: DEFAULT_WAIT_SECONDS }],
+    options: [
+      {
+        flags: '--timeout <seconds>',
+        description: 'give up after this many seconds (exit 1)',
+        parse: positiveSeconds,
+        defaultValue: DEFAULT_WAIT_SECONDS,
+      },
+    ],
     summary: 'Wait until a payment is completed, failed, expired or canceled; print its status and transaction.',
     execute: waitUntilTerminal,
     response: paymentAnswer,
@@ -69,8 +76,9 @@ export const PAYMENT_COMMANDS: readonly OpsCommand[] = [
   }),
   defineCommand({
     name: 'payments proof',
-    args: [{ name: 'paymentId', description: 'the payment: SV_… or a simple order\'s transaction code' }],
-    summary: 'Show what proves a payment on chain: its deposit address, the token balance there, the credited logs with tx hashes and confirmations.',
+    args: [{ name: 'paymentId', description: "the payment: SV_… or a simple order's transaction code" }],
+    summary:
+      'Show what proves a payment on chain: its deposit address, the token balance there, the credited logs with tx hashes and confirmations.',
     request: (input) => ({ method: 'GET', path: `/payments/${encodeURIComponent(arg(input, 'paymentId'))}/proof` }),
     response: proofAnswer,
     render: formatProof,

@@ -26,7 +26,9 @@ export const PAYOUT_COMMANDS: readonly OpsCommand[] = [
   defineCommand({
     name: 'payouts list',
     args: [],
-    options: [{ flags: '--status <status>', description: 'failed (default), planned, signed, broadcast, confirmed or all', defaultValue: 'failed' }],
+    options: [
+      { flags: '--status <status>', description: 'failed (default), planned, signed, broadcast, confirmed or all', defaultValue: 'failed' },
+    ],
     summary: 'Payouts across payments, oldest first; failed ones wait for an operator, with the reason.',
     request: (input) => {
       const status = text(input, 'status') ?? 'failed';
@@ -38,7 +40,8 @@ export const PAYOUT_COMMANDS: readonly OpsCommand[] = [
   defineCommand({
     name: 'payouts retry',
     args: [payoutId],
-    summary: 'Try a failed payout again once its cause is fixed; the payment’s workflow sends it (a signed transfer is never signed twice).',
+    summary:
+      'Try a failed payout again once its cause is fixed; the payment’s workflow sends it (a signed transfer is never signed twice).',
     request: (input) => ({ method: 'POST', path: `/payouts/${encodeURIComponent(arg(input, 'payoutId'))}/retry` }),
     response: z.object({ payout: payoutView }),
     render: (b) => [`retrying ${formatPayout(b.payout)}`],

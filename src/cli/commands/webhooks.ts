@@ -6,15 +6,23 @@ import { deliveryView, endpointView, formatDelivery, formatEndpoint, formatSecre
 
 const merchantId: ArgDef = { name: 'merchantId', description: 'the merchant, MER_…' };
 const endpointId: ArgDef = { name: 'endpointId', description: 'the endpoint, we_… (see webhooks list)' };
-const endpointsPath = (input: CommandInput, suffix = '') => `/merchants/${encodeURIComponent(arg(input, 'merchantId'))}/webhook-endpoints${suffix}`;
-const endpointPath = (input: CommandInput, suffix = '') => endpointsPath(input, `/${encodeURIComponent(arg(input, 'endpointId'))}${suffix}`);
+const endpointsPath = (input: CommandInput, suffix = '') =>
+  `/merchants/${encodeURIComponent(arg(input, 'merchantId'))}/webhook-endpoints${suffix}`;
+const endpointPath = (input: CommandInput, suffix = '') =>
+  endpointsPath(input, `/${encodeURIComponent(arg(input, 'endpointId'))}${suffix}`);
 const endpointAnswer = z.object({ endpoint: endpointView });
 
 export const WEBHOOK_COMMANDS: readonly OpsCommand[] = [
   defineCommand({
     name: 'webhooks add',
     args: [merchantId],
-    options: [{ flags: '--url <url>', description: 'where deliveries go: https on a public address (ALLOW_PRIVATE_URLS lifts that in development)', required: true }],
+    options: [
+      {
+        flags: '--url <url>',
+        description: 'where deliveries go: https on a public address (ALLOW_PRIVATE_URLS lifts that in development)',
+        required: true,
+      },
+    ],
     summary: 'Register a webhook endpoint for a merchant; prints its signing secret once.',
     request: (input) => ({ method: 'POST', path: endpointsPath(input), body: { url: text(input, 'url') } }),
     response: z.object({ endpoint: endpointView, secret: z.string() }),

@@ -31,14 +31,7 @@ export async function findCurrentLiveKey(db: DatabaseOrTransaction, merchantId: 
   const [row] = await db
     .select()
     .from(apiKeys)
-    .where(
-      and(
-        eq(apiKeys.merchantId, merchantId),
-        eq(apiKeys.kind, 'live'),
-        isNull(apiKeys.revokedAt),
-        isNull(apiKeys.expiresAt),
-      ),
-    )
+    .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.kind, 'live'), isNull(apiKeys.revokedAt), isNull(apiKeys.expiresAt)))
     .for('update');
   return row;
 }

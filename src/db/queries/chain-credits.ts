@@ -38,9 +38,21 @@ export interface CreditOutcome {
  * keeps its state with the new block. A log held by another payment is never moved (the primary key
  * and the WHERE decide).
  */
-export async function creditLog(db: DatabaseOrTransaction, paymentId: string, log: CreditInput, state: Exclude<CreditRowState, 'removed'> = 'credited'): Promise<CreditOutcome> {
-  const key = and(eq(chainCredits.network, log.network), eq(chainCredits.transactionHash, log.transactionHash.toLowerCase()), eq(chainCredits.logIndex, log.logIndex));
-  const [existing] = await db.select({ paymentId: chainCredits.paymentId, state: chainCredits.state, blockHash: chainCredits.blockHash }).from(chainCredits).where(key);
+export async function creditLog(
+  db: DatabaseOrTransaction,
+  paymentId: string,
+  log: CreditInput,
+  state: Exclude<CreditRowState, 'removed'> = 'credited',
+): Promise<CreditOutcome> {
+  const key = and(
+    eq(chainCredits.network, log.network),
+    eq(chainCredits.transactionHash, log.transactionHash.toLowerCase()),
+    eq(chainCredits.logIndex, log.logIndex),
+  );
+  const [existing] = await db
+    .select({ paymentId: chainCredits.paymentId, state: chainCredits.state, blockHash: chainCredits.blockHash })
+    .from(chainCredits)
+    .where(key);
   if (existing) {
     if (existing.paymentId !== paymentId) return { held: false, fresh: false, state: existing.state };
     if (existing.state !== 'removed' && existing.blockHash === log.blockHash) return { held: true, fresh: false, state: existing.state };
@@ -81,7 +93,11 @@ export async function creditLog(db: DatabaseOrTransaction, paymentId: string, lo
  * deposit address no longer holds it, and an exception whose money left can be neither refunded nor
  * accepted (both ask the ledger what it holds).
  */
-export async function uncreditLog(db: DatabaseOrTransaction, paymentId: string, key: { network: string; transactionHash: string; logIndex: number }): Promise<boolean> {
+export async function uncreditLog(
+  db: DatabaseOrTransaction,
+  paymentId: string,
+  key: { network: string; transactionHash: string; logIndex: number },
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     const rows = await tx
       .update(chainCredits)
@@ -121,7 +137,11 @@ export async function listCredits(db: DatabaseOrTransaction, paymentId: string):
 
 /** Every log ever credited to the payment, removed ones included (an operator's view of the proof). */
 export async function listCreditHistory(db: DatabaseOrTransaction, paymentId: string): Promise<ChainCreditRow[]> {
-  return db.select().from(chainCredits).where(eq(chainCredits.paymentId, paymentId)).orderBy(chainCredits.blockNumber, chainCredits.logIndex);
+  return db
+    .select()
+    .from(chainCredits)
+    .where(eq(chainCredits.paymentId, paymentId))
+    .orderBy(chainCredits.blockNumber, chainCredits.logIndex);
 }
 
 export const totalOf = (credits: readonly ChainCreditRow[]) => credits.reduce((sum, c) => sum + c.amountMicro, 0n);
@@ -175,16 +195,28 @@ export function listOpenDepositAddresses(db: DatabaseOrTransaction, network: str
  * Decisions §12: deposit addresses of the network's payments that ended within the last `hours`, so
  * money that still arrives is seen and owned.
  */
-export async function listRecentlyEndedDepositAddresses(db: DatabaseOrTransaction, network: string, hours: number): Promise<{ paymentId: string; address: string }[]> {
+export async function listRecentlyEndedDepositAddresses(
+  db: DatabaseOrTransaction,
+  network: string,
+  hours: number,
+): Promise<{ paymentId: string; address: string }[]> {
   if (hours <= 0) return [];
-  return depositAddressesOf(db, network, { sessions: ['completed', 'failed', 'expired', 'canceled'], orders: ['settled', 'failed', 'expired'] }, hours);
+  return depositAddressesOf(
+    db,
+    network,
+    { sessions: ['completed', 'failed', 'expired', 'canceled'], orders: ['settled', 'failed', 'expired'] },
+    hours,
+  );
 }
 
 /**
  * The payment each deposit address belongs to, whatever its kind or status (a transfer may confirm
  * after the payment ended). The payment reference is also its workflow's id.
  */
-export async function findDepositOwners(db: DatabaseOrTransaction, addresses: readonly string[]): Promise<{ paymentId: string; address: string }[]> {
+export async function findDepositOwners(
+  db: DatabaseOrTransaction,
+  addresses: readonly string[],
+): Promise<{ paymentId: string; address: string }[]> {
   const rows = await findDepositAddresses(db, addresses);
   return rows.map((r) => ({ paymentId: r.paymentReference, address: r.address }));
 }
@@ -195,7 +227,12 @@ export async function loadCursor(db: DatabaseOrTransaction, network: string): Pr
 }
 
 /** Stores the cursor, and with `position` where the scan that made it stood (for the lag metric). */
-export async function saveCursor(db: DatabaseOrTransaction, network: string, cursor: string, position?: { head: bigint; confirmedThrough: bigint }): Promise<void> {
+export async function saveCursor(
+  db: DatabaseOrTransaction,
+  network: string,
+  cursor: string,
+  position?: { head: bigint; confirmedThrough: bigint },
+): Promise<void> {
   const values = { cursor, ...(position ?? {}) };
   await db
     .insert(chainCursors)
@@ -208,22 +245,42 @@ export async function saveCursor(db: DatabaseOrTransaction, network: string, cur
  * within the last `hours`, highest block first (the freshest are the likeliest to be taken back), at
  * most `limit`: what the watcher re-checks against the chain after their confirmation.
  */
-export async function listRecentCredits(db: DatabaseOrTransaction, network: string, hours: number, limit: number): Promise<ChainCreditRow[]> {
+export async function listRecentCredits(
+  db: DatabaseOrTransaction,
+  network: string,
+  hours: number,
+  limit: number,
+): Promise<ChainCreditRow[]> {
   if (hours <= 0) return [];
   return db
     .select()
     .from(chainCredits)
-    .where(and(eq(chainCredits.network, network), inArray(chainCredits.state, ['credited', 'held', 'wrong_asset']), sql`${chainCredits.createdAt} > now() - make_interval(secs => ${hours * 3600})`))
+    .where(
+      and(
+        eq(chainCredits.network, network),
+        inArray(chainCredits.state, ['credited', 'held', 'wrong_asset']),
+        sql`${chainCredits.createdAt} > now() - make_interval(secs => ${hours * 3600})`,
+      ),
+    )
     .orderBy(desc(chainCredits.blockNumber), chainCredits.logIndex)
     .limit(limit);
 }
 
 /** The same log, mined again in another block after a reorg: it keeps its state with the new block. */
-export async function moveCredit(db: DatabaseOrTransaction, key: { network: string; transactionHash: string; logIndex: number }, block: { blockNumber: bigint; blockHash: string }): Promise<void> {
+export async function moveCredit(
+  db: DatabaseOrTransaction,
+  key: { network: string; transactionHash: string; logIndex: number },
+  block: { blockNumber: bigint; blockHash: string },
+): Promise<void> {
   await db
     .update(chainCredits)
     .set({ blockNumber: block.blockNumber, blockHash: block.blockHash, updatedAt: sql`now()` })
     .where(
-      and(eq(chainCredits.network, key.network), eq(chainCredits.transactionHash, key.transactionHash.toLowerCase()), eq(chainCredits.logIndex, key.logIndex), ne(chainCredits.state, 'removed')),
+      and(
+        eq(chainCredits.network, key.network),
+        eq(chainCredits.transactionHash, key.transactionHash.toLowerCase()),
+        eq(chainCredits.logIndex, key.logIndex),
+        ne(chainCredits.state, 'removed'),
+      ),
     );
 }

@@ -31,10 +31,16 @@ export async function findVisibleSession(db: DatabaseOrTransaction, id: string):
  * otherwise). Prepared, like findVisibleSession. The subquery is written out: drizzle renders a
  * column there unqualified, and `id` would then be the exception's own.
  */
-export async function findVisibleSessionForLookup(db: DatabaseOrTransaction, id: string): Promise<{ session: CheckoutSessionRow; hasExceptions: boolean } | undefined> {
+export async function findVisibleSessionForLookup(
+  db: DatabaseOrTransaction,
+  id: string,
+): Promise<{ session: CheckoutSessionRow; hasExceptions: boolean } | undefined> {
   const query = preparedFor(db, 'find_visible_session_for_lookup', () =>
     db
-      .select({ session: checkoutSessions, hasExceptions: sql<boolean>`exists (select 1 from payment_exceptions e where e.payment_id = checkout_sessions.id)` })
+      .select({
+        session: checkoutSessions,
+        hasExceptions: sql<boolean>`exists (select 1 from payment_exceptions e where e.payment_id = checkout_sessions.id)`,
+      })
       .from(checkoutSessions)
       .where(and(eq(checkoutSessions.id, sql.placeholder('id')), eq(checkoutSessions.workflowStarted, true)))
       .prepare('find_visible_session_for_lookup'),
@@ -85,11 +91,17 @@ export async function transitionSession(
 
 /** Decisions §14: the rail a completion proved (payment-labels.ts), written in the completion's transaction. */
 export async function setSessionRail(db: DatabaseOrTransaction, id: string, railType: string): Promise<void> {
-  await db.update(checkoutSessions).set({ railType, updatedAt: sql`now()` }).where(eq(checkoutSessions.id, id));
+  await db
+    .update(checkoutSessions)
+    .set({ railType, updatedAt: sql`now()` })
+    .where(eq(checkoutSessions.id, id));
 }
 
 export async function setProviderPaymentId(db: DatabaseOrTransaction, id: string, providerPaymentId: string): Promise<void> {
-  await db.update(checkoutSessions).set({ providerPaymentId, updatedAt: sql`now()` }).where(eq(checkoutSessions.id, id));
+  await db
+    .update(checkoutSessions)
+    .set({ providerPaymentId, updatedAt: sql`now()` })
+    .where(eq(checkoutSessions.id, id));
 }
 
 /** Sessions left invisible longer than `seconds`: their opening process died between row and workflow. */

@@ -45,7 +45,12 @@ export async function readCustomerStatusRows(db: DatabaseOrTransaction, ids: rea
       .where(and(inArray(chainCredits.paymentId, list), eq(chainCredits.state, 'credited')))
       .groupBy(chainCredits.paymentId),
     db
-      .select({ paymentId: paymentExceptions.paymentId, kind: paymentExceptions.kind, status: paymentExceptions.status, amountMicro: paymentExceptions.amountMicro })
+      .select({
+        paymentId: paymentExceptions.paymentId,
+        kind: paymentExceptions.kind,
+        status: paymentExceptions.status,
+        amountMicro: paymentExceptions.amountMicro,
+      })
       .from(paymentExceptions)
       .where(and(inArray(paymentExceptions.paymentId, list), ne(paymentExceptions.status, 'accepted')))
       .orderBy(asc(paymentExceptions.createdAt), asc(paymentExceptions.id)),
@@ -54,7 +59,10 @@ export async function readCustomerStatusRows(db: DatabaseOrTransaction, ids: rea
   const cursors =
     networks.length === 0
       ? []
-      : await db.select({ network: chainCursors.network, cursor: chainCursors.cursor, head: chainCursors.head }).from(chainCursors).where(inArray(chainCursors.network, networks));
+      : await db
+          .select({ network: chainCursors.network, cursor: chainCursors.cursor, head: chainCursors.head })
+          .from(chainCursors)
+          .where(inArray(chainCursors.network, networks));
   return {
     sessions,
     credited: new Map(credits.map((c) => [c.paymentId, BigInt(c.total)])),

@@ -29,7 +29,10 @@ export async function allocateDepositAddress(
   return { row: winner, created: false };
 }
 
-export async function findDepositAddressForPayment(db: DatabaseOrTransaction, paymentReference: string): Promise<DepositAddressRow | undefined> {
+export async function findDepositAddressForPayment(
+  db: DatabaseOrTransaction,
+  paymentReference: string,
+): Promise<DepositAddressRow | undefined> {
   const [row] = await db.select().from(depositAddresses).where(eq(depositAddresses.paymentReference, paymentReference));
   return row;
 }
@@ -37,5 +40,8 @@ export async function findDepositAddressForPayment(db: DatabaseOrTransaction, pa
 /** The rows of the addresses a watcher reported transfers to (addresses as stored: checksummed). */
 export async function findDepositAddresses(db: DatabaseOrTransaction, addresses: readonly string[]): Promise<DepositAddressRow[]> {
   if (addresses.length === 0) return [];
-  return db.select().from(depositAddresses).where(inArray(depositAddresses.address, [...addresses]));
+  return db
+    .select()
+    .from(depositAddresses)
+    .where(inArray(depositAddresses.address, [...addresses]));
 }

@@ -61,6 +61,9 @@ export async function releaseIdempotencyKey(db: DatabaseOrTransaction, key: { me
 }
 
 export async function purgeExpiredIdempotencyKeys(db: DatabaseOrTransaction): Promise<number> {
-  const rows = await db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, sql`now()`)).returning({ key: idempotencyKeys.key });
+  const rows = await db
+    .delete(idempotencyKeys)
+    .where(lt(idempotencyKeys.expiresAt, sql`now()`))
+    .returning({ key: idempotencyKeys.key });
   return rows.length;
 }

@@ -48,7 +48,10 @@ export interface LateFact {
  * event. One policy for both engines, written by the workflows' activities and, when the workflow
  * has closed, by the callback path. Returns the exception, with `inserted` true the first time.
  */
-export async function recordLateFact(db: DatabaseOrTransaction, input: LateFact): Promise<(PaymentExceptionRow & { inserted: boolean }) | null> {
+export async function recordLateFact(
+  db: DatabaseOrTransaction,
+  input: LateFact,
+): Promise<(PaymentExceptionRow & { inserted: boolean }) | null> {
   let exception: (PaymentExceptionRow & { inserted: boolean }) | null = null;
   // A success without a positive amount says no money moved (the callback path refuses such a
   // success; a fact signalled before it did is still marked late below, with nothing to resolve).

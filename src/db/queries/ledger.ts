@@ -24,13 +24,17 @@ export async function writePostings(tx: DatabaseOrTransaction, postings: Posting
     })),
   );
   if (rows.length === 0) return;
-  await tx.insert(ledgerEntries).values(rows).onConflictDoNothing({ target: [ledgerEntries.postingId, ledgerEntries.line] });
+  await tx
+    .insert(ledgerEntries)
+    .values(rows)
+    .onConflictDoNothing({ target: [ledgerEntries.postingId, ledgerEntries.line] });
 }
 
 export const writePosting = (tx: DatabaseOrTransaction, posting: Posting) => writePostings(tx, [posting]);
 
 /** A payment's postings whose id starts with `prefix` (found through the payment's index). */
-const postingsOf = (paymentId: string, prefix: string) => and(eq(ledgerEntries.paymentId, paymentId), like(ledgerEntries.postingId, `${escapeLike(prefix)}%`));
+const postingsOf = (paymentId: string, prefix: string) =>
+  and(eq(ledgerEntries.paymentId, paymentId), like(ledgerEntries.postingId, `${escapeLike(prefix)}%`));
 
 /** The id of a log's next arrival posting (for `paymentId`): one more than those it has (reversed or not). */
 export async function nextArrivalPostingId(db: DatabaseOrTransaction, paymentId: string, prefix: string): Promise<string> {
@@ -51,7 +55,6 @@ export async function reverseArrivals(db: DatabaseOrTransaction, paymentId: stri
     if (posting) await writePosting(db, postingLeft(posting));
   }
 }
-
 
 /** A posting as it was written, or undefined when none has that id. */
 export async function readPosting(db: DatabaseOrTransaction, postingId: string): Promise<Posting | undefined> {
@@ -98,7 +101,10 @@ export async function ledgerBalances(db: DatabaseOrTransaction, prefix?: string)
 }
 
 /** One account's balance of one asset on one network (0 when it has no lines). */
-export async function accountBalance(db: DatabaseOrTransaction, input: { account: string; asset: string; network: string }): Promise<bigint> {
+export async function accountBalance(
+  db: DatabaseOrTransaction,
+  input: { account: string; asset: string; network: string },
+): Promise<bigint> {
   const [row] = await db
     .select({ balance: sql<string | null>`sum(${ledgerEntries.amount})` })
     .from(ledgerEntries)

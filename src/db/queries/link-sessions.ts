@@ -11,7 +11,13 @@ export async function listLinkSiblingPayments(
   const rows = await db
     .select({ id: checkoutSessions.id, provider: checkoutSessions.provider, providerPaymentId: checkoutSessions.providerPaymentId })
     .from(checkoutSessions)
-    .where(and(eq(checkoutSessions.paymentLinkId, linkId), ne(checkoutSessions.id, paidSessionId), isNotNull(checkoutSessions.providerPaymentId)));
+    .where(
+      and(
+        eq(checkoutSessions.paymentLinkId, linkId),
+        ne(checkoutSessions.id, paidSessionId),
+        isNotNull(checkoutSessions.providerPaymentId),
+      ),
+    );
   return rows.map((r) => ({ ...r, providerPaymentId: r.providerPaymentId! }));
 }
 
@@ -40,7 +46,11 @@ export async function listOpenLinkSiblings(db: DatabaseOrTransaction, linkId: st
  * A session of the link whose payment is under way (the customer pressed Pay or asked for the
  * deposit address, and it has not ended), other than `sessionId`: a second tab must not pay too.
  */
-export async function findLinkPaymentInProgress(db: DatabaseOrTransaction, linkId: string, sessionId: string | null): Promise<string | undefined> {
+export async function findLinkPaymentInProgress(
+  db: DatabaseOrTransaction,
+  linkId: string,
+  sessionId: string | null,
+): Promise<string | undefined> {
   const [row] = await db
     .select({ id: checkoutSessions.id })
     .from(checkoutSessions)
@@ -49,7 +59,11 @@ export async function findLinkPaymentInProgress(db: DatabaseOrTransaction, linkI
         eq(checkoutSessions.paymentLinkId, linkId),
         ...(sessionId ? [ne(checkoutSessions.id, sessionId)] : []),
         inArray(checkoutSessions.status, ['pending', 'processing']),
-        or(isNotNull(checkoutSessions.providerPaymentId), isNotNull(checkoutSessions.expectedGrossMicro), eq(checkoutSessions.status, 'processing')),
+        or(
+          isNotNull(checkoutSessions.providerPaymentId),
+          isNotNull(checkoutSessions.expectedGrossMicro),
+          eq(checkoutSessions.status, 'processing'),
+        ),
       ),
     )
     .limit(1);

@@ -21,7 +21,11 @@ export async function findMerchant(db: DatabaseOrTransaction, id: string): Promi
 /** The name a customer sees on the public lookup (prepared: the hosted page polls it). */
 export async function findMerchantName(db: DatabaseOrTransaction, id: string): Promise<string | undefined> {
   const query = preparedFor(db, 'find_merchant_name', () =>
-    db.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, sql.placeholder('id'))).prepare('find_merchant_name'),
+    db
+      .select({ name: merchants.name })
+      .from(merchants)
+      .where(eq(merchants.id, sql.placeholder('id')))
+      .prepare('find_merchant_name'),
   );
   const [row] = await query.execute({ id });
   return row?.name;
@@ -33,11 +37,7 @@ export async function lockMerchant(db: DatabaseOrTransaction, id: string): Promi
   return row;
 }
 
-export async function setMerchantStatus(
-  db: DatabaseOrTransaction,
-  id: string,
-  status: MerchantStatus,
-): Promise<MerchantRow> {
+export async function setMerchantStatus(db: DatabaseOrTransaction, id: string, status: MerchantStatus): Promise<MerchantRow> {
   const [row] = await db
     .update(merchants)
     .set({

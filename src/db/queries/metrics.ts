@@ -39,12 +39,16 @@ export async function simpleOrderCountsByStatus(db: DatabaseOrTransaction): Prom
 
 /** Money off the happy path by kind and status: open ones are an operator's queue. */
 export async function paymentExceptionCounts(db: DatabaseOrTransaction): Promise<{ kind: string; status: string; count: number }[]> {
-  return db.execute<{ kind: string; status: string; count: number }>(sql`select kind, status, count(*)::int as count from payment_exceptions group by kind, status`);
+  return db.execute<{ kind: string; status: string; count: number }>(
+    sql`select kind, status, count(*)::int as count from payment_exceptions group by kind, status`,
+  );
 }
 
 /** Decisions §14: payouts given up and waiting for an operator's retry, by network and kind (alert on any). */
 export async function failedPayoutCounts(db: DatabaseOrTransaction): Promise<{ network: string; kind: string; count: number }[]> {
-  return db.execute<{ network: string; kind: string; count: number }>(sql`select network, kind, count(*)::int as count from payouts where status = 'failed' group by network, kind`);
+  return db.execute<{ network: string; kind: string; count: number }>(
+    sql`select network, kind, count(*)::int as count from payouts where status = 'failed' group by network, kind`,
+  );
 }
 
 /** Histogram buckets in seconds, shared by the histograms read from Postgres. */
@@ -59,7 +63,11 @@ export interface BucketCounts {
  * A histogram of `seconds` over rows, grouped by `label`, as cumulative bucket counts: what a
  * Prometheus histogram exposes, computed in Postgres so every API process reports the same figures.
  */
-async function histogramRows(db: DatabaseOrTransaction, rows: SQL, bounds: readonly number[]): Promise<(BucketCounts & { label: string })[]> {
+async function histogramRows(
+  db: DatabaseOrTransaction,
+  rows: SQL,
+  bounds: readonly number[],
+): Promise<(BucketCounts & { label: string })[]> {
   const columns = sql.join(
     bounds.map((b, i) => sql`count(*) filter (where seconds <= ${sql.raw(String(b))})::float8 as ${sql.raw(`b${i}`)}`),
     sql`, `,
@@ -67,7 +75,12 @@ async function histogramRows(db: DatabaseOrTransaction, rows: SQL, bounds: reado
   const result = await db.execute<Record<string, number | string>>(
     sql`select label, ${columns}, coalesce(sum(seconds), 0)::float8 as sum, count(*)::float8 as count from (${rows}) r group by label`,
   );
-  return result.map((r) => ({ label: String(r.label), buckets: bounds.map((_b, i) => Number(r[`b${i}`])), sum: Number(r.sum), count: Number(r.count) }));
+  return result.map((r) => ({
+    label: String(r.label),
+    buckets: bounds.map((_b, i) => Number(r[`b${i}`])),
+    sum: Number(r.sum),
+    count: Number(r.count),
+  }));
 }
 
 /** Webhook attempts by outcome: how long each took (a 2xx answer is `succeeded`). */
@@ -98,7 +111,9 @@ export function payoutConfirmationHistogram(db: DatabaseOrTransaction, bounds: r
 }
 
 /** Checkout sessions by status, rail and network: the outcomes of payments. */
-export async function paymentOutcomeCounts(db: DatabaseOrTransaction): Promise<{ status: string; rail_type: string; network: string; count: number }[]> {
+export async function paymentOutcomeCounts(
+  db: DatabaseOrTransaction,
+): Promise<{ status: string; rail_type: string; network: string; count: number }[]> {
   return db.execute<{ status: string; rail_type: string; network: string; count: number }>(
     sql`select status, rail_type, network, count(*)::int as count from checkout_sessions group by status, rail_type, network`,
   );
@@ -113,6 +128,8 @@ export async function openPayoutAges(db: DatabaseOrTransaction): Promise<{ netwo
 
 /** Deliveries still being attempted: the oldest one's age, in seconds (0 with none). */
 export async function oldestPendingDeliveryAge(db: DatabaseOrTransaction): Promise<number> {
-  const rows = await db.execute<{ age: number | null }>(sql`select extract(epoch from now() - min(created_at))::float8 as age from webhook_deliveries where status = 'pending'`);
+  const rows = await db.execute<{ age: number | null }>(
+    sql`select extract(epoch from now() - min(created_at))::float8 as age from webhook_deliveries where status = 'pending'`,
+  );
   return Number(rows[0]?.age ?? 0);
 }

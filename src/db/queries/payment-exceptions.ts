@@ -17,7 +17,10 @@ export type ExceptionStatus = PaymentExceptionRow['status'];
  * An amount that is not positive is refused (ExceptionAmountNotPositive) before anything is written:
  * callers decide first that money moved.
  */
-export async function recordPaymentException(db: DatabaseOrTransaction, row: NewPaymentException): Promise<PaymentExceptionRow & { inserted: boolean }> {
+export async function recordPaymentException(
+  db: DatabaseOrTransaction,
+  row: NewPaymentException,
+): Promise<PaymentExceptionRow & { inserted: boolean }> {
   requirePositiveExceptionAmount(row.amountMicro);
   const arrivalKey = row.arrivalKey ?? 'payment';
   const transfer = transferKeyOf(arrivalKey);
@@ -25,14 +28,23 @@ export async function recordPaymentException(db: DatabaseOrTransaction, row: New
     const same = await db
       .select()
       .from(paymentExceptions)
-      .where(and(eq(paymentExceptions.paymentId, row.paymentId), or(eq(paymentExceptions.arrivalKey, transfer), like(paymentExceptions.arrivalKey, `${transfer}:%`))))
+      .where(
+        and(
+          eq(paymentExceptions.paymentId, row.paymentId),
+          or(eq(paymentExceptions.arrivalKey, transfer), like(paymentExceptions.arrivalKey, `${transfer}:%`)),
+        ),
+      )
       .orderBy(asc(paymentExceptions.createdAt));
     const exact = same.find((e) => e.arrivalKey === arrivalKey);
     if (exact) return { ...exact, inserted: false };
     if (arrivalKey === transfer && same[0]) return { ...same[0], inserted: false };
     const word = same.find((e) => e.arrivalKey === transfer && e.status === 'open');
     if (word && arrivalKey !== transfer) {
-      const references = { ...(word.references as Record<string, unknown>), ...(row.references as Record<string, unknown>), reportedAs: word.kind };
+      const references = {
+        ...(word.references as Record<string, unknown>),
+        ...(row.references as Record<string, unknown>),
+        reportedAs: word.kind,
+      };
       const [adopted] = await db
         .update(paymentExceptions)
         .set({ kind: row.kind, arrivalKey, amountMicro: row.amountMicro, token: row.token ?? null, asset: row.asset ?? null, references })
@@ -50,12 +62,22 @@ export async function recordPaymentException(db: DatabaseOrTransaction, row: New
   const [stored] = await db
     .select()
     .from(paymentExceptions)
-    .where(and(eq(paymentExceptions.paymentId, row.paymentId), eq(paymentExceptions.kind, row.kind), eq(paymentExceptions.arrivalKey, arrivalKey)));
+    .where(
+      and(
+        eq(paymentExceptions.paymentId, row.paymentId),
+        eq(paymentExceptions.kind, row.kind),
+        eq(paymentExceptions.arrivalKey, arrivalKey),
+      ),
+    );
   return { ...stored!, inserted: false };
 }
 
 /** A payment's exceptions whatever their kind, for an arrival key: did this money already get a record? */
-export async function findExceptionByArrival(db: DatabaseOrTransaction, paymentId: string, arrivalKey: string): Promise<PaymentExceptionRow | undefined> {
+export async function findExceptionByArrival(
+  db: DatabaseOrTransaction,
+  paymentId: string,
+  arrivalKey: string,
+): Promise<PaymentExceptionRow | undefined> {
   const [row] = await db
     .select()
     .from(paymentExceptions)
@@ -65,7 +87,11 @@ export async function findExceptionByArrival(db: DatabaseOrTransaction, paymentI
 }
 
 export async function listPaymentExceptions(db: DatabaseOrTransaction, paymentId: string): Promise<PaymentExceptionRow[]> {
-  return db.select().from(paymentExceptions).where(eq(paymentExceptions.paymentId, paymentId)).orderBy(asc(paymentExceptions.createdAt), asc(paymentExceptions.id));
+  return db
+    .select()
+    .from(paymentExceptions)
+    .where(eq(paymentExceptions.paymentId, paymentId))
+    .orderBy(asc(paymentExceptions.createdAt), asc(paymentExceptions.id));
 }
 
 export async function findPaymentException(db: DatabaseOrTransaction, id: string): Promise<PaymentExceptionRow | undefined> {
@@ -74,7 +100,11 @@ export async function findPaymentException(db: DatabaseOrTransaction, id: string
 }
 
 /** The operators' queue: oldest first, at most `limit`. */
-export async function listExceptionsByStatus(db: DatabaseOrTransaction, status: ExceptionStatus | undefined, limit: number): Promise<PaymentExceptionRow[]> {
+export async function listExceptionsByStatus(
+  db: DatabaseOrTransaction,
+  status: ExceptionStatus | undefined,
+  limit: number,
+): Promise<PaymentExceptionRow[]> {
   return db
     .select()
     .from(paymentExceptions)
@@ -84,7 +114,11 @@ export async function listExceptionsByStatus(db: DatabaseOrTransaction, status: 
 }
 
 /** An open exception resolved once; a second resolution changes nothing (false). */
-export async function resolvePaymentException(db: DatabaseOrTransaction, id: string, status: Exclude<ExceptionStatus, 'open'>): Promise<boolean> {
+export async function resolvePaymentException(
+  db: DatabaseOrTransaction,
+  id: string,
+  status: Exclude<ExceptionStatus, 'open'>,
+): Promise<boolean> {
   const rows = await db
     .update(paymentExceptions)
     .set({ status, resolvedAt: sql`now()` })

@@ -18,7 +18,9 @@ export async function findPaymentLink(db: DatabaseOrTransaction, id: string): Pr
 
 /** Removes a link whose workflow could not be started, so no link exists that would never expire. */
 export async function deletePaymentLink(db: DatabaseOrTransaction, id: string): Promise<void> {
-  await db.delete(paymentLinks).where(and(eq(paymentLinks.id, id), eq(paymentLinks.status, 'active'), sql`${paymentLinks.paidSessionId} is null`));
+  await db
+    .delete(paymentLinks)
+    .where(and(eq(paymentLinks.id, id), eq(paymentLinks.status, 'active'), sql`${paymentLinks.paidSessionId} is null`));
 }
 
 /**

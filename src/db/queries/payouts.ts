@@ -8,11 +8,14 @@ export type NewPayout = typeof payouts.$inferInsert;
 // Kinds in the order a payment's payouts are sent: gas first, then the deposit address's transfers.
 // One table for both the queries' ORDER BY and rows already in hand (a plan's insert).
 const SENDING_RANK: Record<PayoutRow['kind'], number> = { gas: 0, merchant: 1, customer: 1, commission: 2, refund: 2, network_fee: 2 };
-const KIND_ORDER = sql.join([
-  sql`case ${payouts.kind}`,
-  ...Object.entries(SENDING_RANK).map(([kind, rank]) => sql`when ${kind} then ${sql.raw(String(rank))}`),
-  sql`end`,
-], sql` `);
+const KIND_ORDER = sql.join(
+  [
+    sql`case ${payouts.kind}`,
+    ...Object.entries(SENDING_RANK).map(([kind, rank]) => sql`when ${kind} then ${sql.raw(String(rank))}`),
+    sql`end`,
+  ],
+  sql` `,
+);
 const bySendingOrder = (a: PayoutRow, b: PayoutRow) => SENDING_RANK[a.kind] - SENDING_RANK[b.kind];
 
 /**
@@ -21,7 +24,11 @@ const bySendingOrder = (a: PayoutRow, b: PayoutRow) => SENDING_RANK[a.kind] - SE
  */
 export async function insertPayoutsOnce(db: DatabaseOrTransaction, rows: NewPayout[]): Promise<PayoutRow[]> {
   if (rows.length === 0) return [];
-  const inserted = await db.insert(payouts).values(rows).onConflictDoNothing({ target: [payouts.paymentId, payouts.kind, payouts.exceptionId, payouts.attempt] }).returning();
+  const inserted = await db
+    .insert(payouts)
+    .values(rows)
+    .onConflictDoNothing({ target: [payouts.paymentId, payouts.kind, payouts.exceptionId, payouts.attempt] })
+    .returning();
   // All new (the common case): one round trip, in sending order. A repeat reads what the first plan wrote.
   if (inserted.length === rows.length) return inserted.sort(bySendingOrder);
   const exceptionId = rows[0]!.exceptionId ?? null;
@@ -30,12 +37,20 @@ export async function insertPayoutsOnce(db: DatabaseOrTransaction, rows: NewPayo
 
 /** The payment's own payouts (its settlement), without the refunds of its exceptions. */
 export async function listPayouts(db: DatabaseOrTransaction, paymentId: string): Promise<PayoutRow[]> {
-  return db.select().from(payouts).where(and(eq(payouts.paymentId, paymentId), isNull(payouts.exceptionId))).orderBy(KIND_ORDER);
+  return db
+    .select()
+    .from(payouts)
+    .where(and(eq(payouts.paymentId, paymentId), isNull(payouts.exceptionId)))
+    .orderBy(KIND_ORDER);
 }
 
 /** Every payout of a payment: its settlement, then the refunds of its exceptions (operators' view). */
 export async function listAllPayouts(db: DatabaseOrTransaction, paymentId: string): Promise<PayoutRow[]> {
-  return db.select().from(payouts).where(eq(payouts.paymentId, paymentId)).orderBy(sql`${payouts.exceptionId} asc nulls first`, asc(payouts.attempt), KIND_ORDER);
+  return db
+    .select()
+    .from(payouts)
+    .where(eq(payouts.paymentId, paymentId))
+    .orderBy(sql`${payouts.exceptionId} asc nulls first`, asc(payouts.attempt), KIND_ORDER);
 }
 
 /**
@@ -43,7 +58,10 @@ export async function listAllPayouts(db: DatabaseOrTransaction, paymentId: strin
  * then the transfer back. Earlier attempts failed; they stay in listAllPayouts for operators.
  */
 export async function listRefundPayouts(db: DatabaseOrTransaction, exceptionId: string): Promise<PayoutRow[]> {
-  const latest = db.select({ attempt: sql`max(${payouts.attempt})` }).from(payouts).where(eq(payouts.exceptionId, exceptionId));
+  const latest = db
+    .select({ attempt: sql`max(${payouts.attempt})` })
+    .from(payouts)
+    .where(eq(payouts.exceptionId, exceptionId));
   return db
     .select()
     .from(payouts)
@@ -58,7 +76,10 @@ export async function listRefundPayouts(db: DatabaseOrTransaction, exceptionId: 
  */
 export async function failUnsentPayouts(db: DatabaseOrTransaction, ids: string[], reason: string): Promise<void> {
   if (ids.length === 0) return;
-  await db.update(payouts).set({ status: 'failed', failureReason: reason }).where(and(inArray(payouts.id, ids), eq(payouts.status, 'planned')));
+  await db
+    .update(payouts)
+    .set({ status: 'failed', failureReason: reason })
+    .where(and(inArray(payouts.id, ids), eq(payouts.status, 'planned')));
 }
 
 export async function findPayout(db: DatabaseOrTransaction, id: string): Promise<PayoutRow | undefined> {
@@ -78,7 +99,12 @@ export async function findPayouts(db: DatabaseOrTransaction, ids: string[]): Pro
  * update takes the row's lock and re-checks both after any writer before it, so one caller confirms
  * (and posts) and the others get nothing back.
  */
-export async function confirmPayoutOnce(tx: DatabaseOrTransaction, id: string, txHash: string, changes: Partial<NewPayout>): Promise<PayoutRow | undefined> {
+export async function confirmPayoutOnce(
+  tx: DatabaseOrTransaction,
+  id: string,
+  txHash: string,
+  changes: Partial<NewPayout>,
+): Promise<PayoutRow | undefined> {
   const [row] = await tx
     .update(payouts)
     .set({ ...changes, status: 'confirmed' })
@@ -108,7 +134,10 @@ export async function updatePayout(db: DatabaseOrTransaction, id: string, change
  * one, the nonces are nobody's, and a new payout signed there would wait behind the gap forever. So
  * the next nonce is the chain's count, or one past the highest nonce our rows still hold above it.
  */
-export async function allocateNonce(tx: DatabaseOrTransaction, input: { network: string; sender: string; chainNext: number }): Promise<number> {
+export async function allocateNonce(
+  tx: DatabaseOrTransaction,
+  input: { network: string; sender: string; chainNext: number },
+): Promise<number> {
   await tx.insert(payoutNonces).values({ network: input.network, sender: input.sender, nextNonce: input.chainNext }).onConflictDoNothing();
   const [locked] = await tx
     .select({ next: payoutNonces.nextNonce })
@@ -139,7 +168,13 @@ export async function payoutsInStatus(db: DatabaseOrTransaction, status: PayoutR
  * Token units a sender's planned payouts have yet to move: a new plan must leave them covered.
  * `excludingSettlementOf` leaves out a payment's own settlement (the plan being checked).
  */
-export async function outgoingUnconfirmed(db: DatabaseOrTransaction, network: string, sender: string, token: string, excludingSettlementOf?: string): Promise<bigint> {
+export async function outgoingUnconfirmed(
+  db: DatabaseOrTransaction,
+  network: string,
+  sender: string,
+  token: string,
+  excludingSettlementOf?: string,
+): Promise<bigint> {
   const [row] = await db
     .select({ total: sql<string | null>`sum(${payouts.amount})::text` })
     .from(payouts)
@@ -149,7 +184,9 @@ export async function outgoingUnconfirmed(db: DatabaseOrTransaction, network: st
         eq(payouts.fromAddress, sender),
         eq(payouts.token, token),
         inArray(payouts.status, ['planned', 'signed', 'broadcast']),
-        excludingSettlementOf === undefined ? undefined : sql`not (${payouts.paymentId} = ${excludingSettlementOf} and ${payouts.exceptionId} is null)`,
+        excludingSettlementOf === undefined
+          ? undefined
+          : sql`not (${payouts.paymentId} = ${excludingSettlementOf} and ${payouts.exceptionId} is null)`,
       ),
     );
   return BigInt(row?.total ?? 0);
@@ -161,7 +198,12 @@ export async function outgoingUnconfirmed(db: DatabaseOrTransaction, network: st
  * payouts of that token send or sent (its settlement and its refunds, every row but a reverted one,
  * whose transaction moved nothing): a deposit address pays out only what its own credits owe.
  */
-export async function creditsAgainstPayouts(db: DatabaseOrTransaction, paymentId: string, network: string, token: string): Promise<{ credited: bigint; paidOut: bigint }> {
+export async function creditsAgainstPayouts(
+  db: DatabaseOrTransaction,
+  paymentId: string,
+  network: string,
+  token: string,
+): Promise<{ credited: bigint; paidOut: bigint }> {
   const [row] = await db.execute<{ credited: string; paid_out: string }>(sql`select
     (select coalesce(sum(${chainCredits.amountMicro}), 0)::text from ${chainCredits}
       where ${chainCredits.paymentId} = ${paymentId} and ${chainCredits.network} = ${network}
@@ -183,16 +225,36 @@ export async function lockPayouts(tx: DatabaseOrTransaction, ids: string[]): Pro
  * planned row (nothing signed), and `refusedSigned` if it is still signed (its broadcast was refused
  * just now). A broadcast row is left alone: only its receipt decides. Returns the rows it changed.
  */
-export async function failPayouts(db: DatabaseOrTransaction, ids: string[], reason: string, refusedSigned: string | null = null): Promise<string[]> {
+export async function failPayouts(
+  db: DatabaseOrTransaction,
+  ids: string[],
+  reason: string,
+  refusedSigned: string | null = null,
+): Promise<string[]> {
   if (ids.length === 0) return [];
-  const failable = refusedSigned ? sql`(${payouts.status} = 'planned' or (${payouts.id} = ${refusedSigned} and ${payouts.status} = 'signed'))` : sql`${payouts.status} = 'planned'`;
-  const rows = await db.update(payouts).set({ status: 'failed', failureReason: reason }).where(and(inArray(payouts.id, ids), failable)).returning({ id: payouts.id });
+  const failable = refusedSigned
+    ? sql`(${payouts.status} = 'planned' or (${payouts.id} = ${refusedSigned} and ${payouts.status} = 'signed'))`
+    : sql`${payouts.status} = 'planned'`;
+  const rows = await db
+    .update(payouts)
+    .set({ status: 'failed', failureReason: reason })
+    .where(and(inArray(payouts.id, ids), failable))
+    .returning({ id: payouts.id });
   return rows.map((r) => r.id);
 }
 
 /** Payouts in a status (or all), oldest first, at most `limit` (operators). */
-export async function listPayoutsByStatus(db: DatabaseOrTransaction, status: PayoutRow['status'] | undefined, limit: number): Promise<PayoutRow[]> {
-  return db.select().from(payouts).where(status ? eq(payouts.status, status) : undefined).orderBy(asc(payouts.createdAt), asc(payouts.id)).limit(limit);
+export async function listPayoutsByStatus(
+  db: DatabaseOrTransaction,
+  status: PayoutRow['status'] | undefined,
+  limit: number,
+): Promise<PayoutRow[]> {
+  return db
+    .select()
+    .from(payouts)
+    .where(status ? eq(payouts.status, status) : undefined)
+    .orderBy(asc(payouts.createdAt), asc(payouts.id))
+    .limit(limit);
 }
 
 /**
@@ -228,7 +290,12 @@ export async function reopenFailedSettlement(db: DatabaseOrTransaction, paymentI
  * set back to `broadcast` after their block left the chain: `confirmed_at` stays set, as their ledger
  * postings do), in sending order per sender (gas first, then by nonce), at most `limit`.
  */
-export async function listRecentlyConfirmedPayouts(db: DatabaseOrTransaction, network: string, hours: number, limit: number): Promise<PayoutRow[]> {
+export async function listRecentlyConfirmedPayouts(
+  db: DatabaseOrTransaction,
+  network: string,
+  hours: number,
+  limit: number,
+): Promise<PayoutRow[]> {
   if (hours <= 0) return [];
   return db
     .select()

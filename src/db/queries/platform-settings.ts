@@ -5,18 +5,13 @@ import { platformSettings } from '../schema';
 const PAYMENTS = 'payments';
 
 /** The kill switch (spec rule 1.2): payments are enabled unless an operator turned them off. */
-export async function getPaymentsSetting(
-  db: DatabaseOrTransaction,
-): Promise<{ enabled: boolean; updatedAt: Date | null }> {
+export async function getPaymentsSetting(db: DatabaseOrTransaction): Promise<{ enabled: boolean; updatedAt: Date | null }> {
   const [row] = await db.select().from(platformSettings).where(eq(platformSettings.key, PAYMENTS));
   if (!row) return { enabled: true, updatedAt: null };
   return { enabled: (row.value as { enabled?: boolean }).enabled !== false, updatedAt: row.updatedAt };
 }
 
-export async function setPaymentsEnabled(
-  db: DatabaseOrTransaction,
-  enabled: boolean,
-): Promise<{ enabled: boolean; updatedAt: Date }> {
+export async function setPaymentsEnabled(db: DatabaseOrTransaction, enabled: boolean): Promise<{ enabled: boolean; updatedAt: Date }> {
   const [row] = await db
     .insert(platformSettings)
     .values({ key: PAYMENTS, value: { enabled } })

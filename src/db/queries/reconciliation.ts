@@ -13,7 +13,13 @@ export interface TransactionLedgerRow {
 
 /** Every completed chain-verified transaction beside what the ledger and the payouts say of it. */
 export async function transactionsBesideLedger(db: DatabaseOrTransaction): Promise<TransactionLedgerRow[]> {
-  const rows = await db.execute<{ payment_id: string; gross_micro: string | null; posted: string | null; transaction_hash: string | null; payout_hash: string | null }>(sql`
+  const rows = await db.execute<{
+    payment_id: string;
+    gross_micro: string | null;
+    posted: string | null;
+    transaction_hash: string | null;
+    payout_hash: string | null;
+  }>(sql`
     select t.payment_id, t.gross_micro::text,
       (select sum(l.amount)::text from ledger_entries l where l.posting_id = 'completion:' || t.payment_id and l.account like 'deposit:%') as posted,
       t.transaction_hash,
@@ -21,5 +27,11 @@ export async function transactionsBesideLedger(db: DatabaseOrTransaction): Promi
     from transactions t join checkout_sessions s on s.id = t.payment_id
     where t.status = 'completed' and s.verification = 'chain'
     order by t.payment_id`);
-  return rows.map((r) => ({ paymentId: r.payment_id, grossMicro: r.gross_micro, postedMicro: r.posted, transactionHash: r.transaction_hash, payoutHash: r.payout_hash }));
+  return rows.map((r) => ({
+    paymentId: r.payment_id,
+    grossMicro: r.gross_micro,
+    postedMicro: r.posted,
+    transactionHash: r.transaction_hash,
+    payoutHash: r.payout_hash,
+  }));
 }

@@ -13,7 +13,10 @@ export type SettlementRow = SettlementLine;
  * A merchant's settled transactions (decisions §11: the merchant payout confirmed) whose payout was
  * confirmed in [from, to), oldest first.
  */
-export async function settledTransactions(db: DatabaseOrTransaction, input: { merchantId: string; from: Date; to: Date }): Promise<SettlementRow[]> {
+export async function settledTransactions(
+  db: DatabaseOrTransaction,
+  input: { merchantId: string; from: Date; to: Date },
+): Promise<SettlementRow[]> {
   const rows = await db.execute<Record<string, string | null>>(sql`
     select t.payment_id, t.destination_asset, t.network, t.gross_micro::text, t.platform_commission_micro::text,
       t.merchant_settlement_micro::text, t.deposit_transaction_hash, p.tx_hash,

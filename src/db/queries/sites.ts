@@ -26,7 +26,10 @@ export async function findSite(db: DatabaseOrTransaction, id: string): Promise<S
 
 /** A merchant's own claim on a website (pending or connected); another merchant's is never returned. */
 export async function findMerchantSite(db: DatabaseOrTransaction, origin: string, merchantId: string): Promise<SiteRow | undefined> {
-  const [row] = await db.select().from(sites).where(and(eq(sites.origin, origin), eq(sites.merchantId, merchantId)));
+  const [row] = await db
+    .select()
+    .from(sites)
+    .where(and(eq(sites.origin, origin), eq(sites.merchantId, merchantId)));
   return row;
 }
 

@@ -5,10 +5,7 @@ import { transactions } from '../schema';
 export type TransactionRow = typeof transactions.$inferSelect;
 
 /** Inserts the payment's transaction once; a second call (retry, replay) returns the first row. */
-export async function insertTransactionOnce(
-  db: DatabaseOrTransaction,
-  row: typeof transactions.$inferInsert,
-): Promise<TransactionRow> {
+export async function insertTransactionOnce(db: DatabaseOrTransaction, row: typeof transactions.$inferInsert): Promise<TransactionRow> {
   await db.insert(transactions).values(row).onConflictDoNothing({ target: transactions.paymentId });
   return (await findTransaction(db, row.paymentId))!;
 }
@@ -19,6 +16,10 @@ export async function findTransaction(db: DatabaseOrTransaction, paymentId: stri
 }
 
 /** Decisions §11: the transaction's hash and explorer link become the merchant payout's once it is confirmed. */
-export async function setPayoutReference(db: DatabaseOrTransaction, paymentId: string, ref: { transactionHash: string; explorerUrl: string | null }): Promise<void> {
+export async function setPayoutReference(
+  db: DatabaseOrTransaction,
+  paymentId: string,
+  ref: { transactionHash: string; explorerUrl: string | null },
+): Promise<void> {
   await db.update(transactions).set(ref).where(eq(transactions.paymentId, paymentId));
 }

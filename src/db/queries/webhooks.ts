@@ -10,7 +10,11 @@ export type AttemptRow = typeof webhookAttempts.$inferSelect;
 /** The event of (payment, type, subject), written by the first caller; later callers get that same row. */
 export async function insertEventOnce(db: DatabaseOrTransaction, row: typeof events.$inferInsert): Promise<EventRow> {
   const subject = row.subject ?? '';
-  const [inserted] = await db.insert(events).values({ ...row, subject }).onConflictDoNothing({ target: [events.paymentId, events.type, events.subject] }).returning();
+  const [inserted] = await db
+    .insert(events)
+    .values({ ...row, subject })
+    .onConflictDoNothing({ target: [events.paymentId, events.type, events.subject] })
+    .returning();
   // The first write is the common case: one round trip. A repeat finds the row the first one wrote.
   if (inserted) return inserted;
   const [existing] = await db
@@ -59,7 +63,10 @@ export async function setEndpointEnabled(
  * Removes the endpoint and its secret. Deliveries already logged keep their URL and attempts; one
  * still being retried to it stops at its next attempt, since its secret is gone.
  */
-export async function deleteEndpoint(db: DatabaseOrTransaction, input: { merchantId: string; endpointId: string }): Promise<EndpointRow | undefined> {
+export async function deleteEndpoint(
+  db: DatabaseOrTransaction,
+  input: { merchantId: string; endpointId: string },
+): Promise<EndpointRow | undefined> {
   const [row] = await db
     .delete(webhookEndpoints)
     .where(and(eq(webhookEndpoints.id, input.endpointId), eq(webhookEndpoints.merchantId, input.merchantId)))
@@ -67,9 +74,16 @@ export async function deleteEndpoint(db: DatabaseOrTransaction, input: { merchan
   return row;
 }
 
-export async function insertDeliveriesOnce(db: DatabaseOrTransaction, rows: (typeof webhookDeliveries.$inferInsert)[]): Promise<DeliveryRow[]> {
+export async function insertDeliveriesOnce(
+  db: DatabaseOrTransaction,
+  rows: (typeof webhookDeliveries.$inferInsert)[],
+): Promise<DeliveryRow[]> {
   if (rows.length === 0) return [];
-  const inserted = await db.insert(webhookDeliveries).values(rows).onConflictDoNothing({ target: [webhookDeliveries.eventId, webhookDeliveries.url] }).returning();
+  const inserted = await db
+    .insert(webhookDeliveries)
+    .values(rows)
+    .onConflictDoNothing({ target: [webhookDeliveries.eventId, webhookDeliveries.url] })
+    .returning();
   // All new (the common case): one round trip. A repeat reads what the first call wrote.
   const found =
     inserted.length === rows.length
@@ -77,7 +91,15 @@ export async function insertDeliveriesOnce(db: DatabaseOrTransaction, rows: (typ
       : await db
           .select()
           .from(webhookDeliveries)
-          .where(and(eq(webhookDeliveries.eventId, rows[0]!.eventId), inArray(webhookDeliveries.url, rows.map((r) => r.url))));
+          .where(
+            and(
+              eq(webhookDeliveries.eventId, rows[0]!.eventId),
+              inArray(
+                webhookDeliveries.url,
+                rows.map((r) => r.url),
+              ),
+            ),
+          );
   // One order on both paths, whatever the database's collation: oldest first, then by id.
   return found.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
@@ -115,7 +137,11 @@ export async function beginAttempt(db: DatabaseOrTransaction, deliveryId: string
   // One statement (the count in a data-modifying CTE): as atomic as a transaction, one round trip
   // instead of four, and no pooled connection held between them while deliveries queue (issue 14).
   const counted = db.$with('counted').as(
-    db.update(webhookDeliveries).set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1`, updatedAt: sql`now()` }).where(eq(webhookDeliveries.id, deliveryId)).returning({ id: webhookDeliveries.id }),
+    db
+      .update(webhookDeliveries)
+      .set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1`, updatedAt: sql`now()` })
+      .where(eq(webhookDeliveries.id, deliveryId))
+      .returning({ id: webhookDeliveries.id }),
   );
   const [row] = await db
     .with(counted)
@@ -130,13 +156,15 @@ export async function finishAttempt(
   input: { attemptId: number; deliveryId: string; statusCode: number | null; durationMs: number; error: string | null; succeeded: boolean },
 ): Promise<void> {
   // The attempt's outcome and the delivery's status in one statement, like beginAttempt.
-  const finished = db.$with('finished').as(
-    db
-      .update(webhookAttempts)
-      .set({ statusCode: input.statusCode, durationMs: input.durationMs, error: input.error })
-      .where(eq(webhookAttempts.id, input.attemptId))
-      .returning({ id: webhookAttempts.id }),
-  );
+  const finished = db
+    .$with('finished')
+    .as(
+      db
+        .update(webhookAttempts)
+        .set({ statusCode: input.statusCode, durationMs: input.durationMs, error: input.error })
+        .where(eq(webhookAttempts.id, input.attemptId))
+        .returning({ id: webhookAttempts.id }),
+    );
   await db
     .with(finished)
     .update(webhookDeliveries)
@@ -158,14 +186,23 @@ export async function listOrphanedDeliveries(db: DatabaseOrTransaction, olderTha
   const rows = await db
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.attemptCount, 0), lt(webhookDeliveries.createdAt, sql`now() - make_interval(secs => ${olderThanSeconds})`)))
+    .where(
+      and(
+        eq(webhookDeliveries.status, 'pending'),
+        eq(webhookDeliveries.attemptCount, 0),
+        lt(webhookDeliveries.createdAt, sql`now() - make_interval(secs => ${olderThanSeconds})`),
+      ),
+    )
     .orderBy(asc(webhookDeliveries.createdAt))
     .limit(limit);
   return rows.map((r) => r.id);
 }
 
 export async function setDeliveryStatus(db: DatabaseOrTransaction, id: string, status: DeliveryRow['status']): Promise<void> {
-  await db.update(webhookDeliveries).set({ status, updatedAt: sql`now()` }).where(eq(webhookDeliveries.id, id));
+  await db
+    .update(webhookDeliveries)
+    .set({ status, updatedAt: sql`now()` })
+    .where(eq(webhookDeliveries.id, id));
 }
 
 export async function listDeliveriesForPayment(db: DatabaseOrTransaction, paymentId: string) {
@@ -179,22 +216,27 @@ export async function listDeliveriesForPayment(db: DatabaseOrTransaction, paymen
     ? await db
         .select()
         .from(webhookAttempts)
-        .where(inArray(webhookAttempts.deliveryId, deliveries.map((d) => d.delivery.id)))
+        .where(
+          inArray(
+            webhookAttempts.deliveryId,
+            deliveries.map((d) => d.delivery.id),
+          ),
+        )
         .orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id))
     : [];
   return deliveries.map((d) => ({ ...d, attempts: attempts.filter((a) => a.deliveryId === d.delivery.id) }));
 }
 
 export async function listAttempts(db: DatabaseOrTransaction, deliveryId: string): Promise<AttemptRow[]> {
-  return db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id));
+  return db
+    .select()
+    .from(webhookAttempts)
+    .where(eq(webhookAttempts.deliveryId, deliveryId))
+    .orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id));
 }
 
 /** The merchant's default webhook secret, created once on first use (the first writer wins). */
-export async function merchantWebhookSecret(
-  db: DatabaseOrTransaction,
-  merchantId: string,
-  create: () => string,
-): Promise<string | null> {
+export async function merchantWebhookSecret(db: DatabaseOrTransaction, merchantId: string, create: () => string): Promise<string | null> {
   await db
     .update(merchants)
     .set({ webhookSecretEncrypted: create() })

@@ -24,7 +24,9 @@ export const chainCredits = pgTable(
     // credited: counts for its payment; held: the payment's token, but an exception's money (late,
     // duplicate); wrong_asset and dust: recorded at the address, never part of any payment's money
     // (decisions §14, domain/arrivals.ts); removed: its block left the canonical chain.
-    state: text('state', { enum: ['credited', 'held', 'wrong_asset', 'dust', 'removed'] }).notNull().default('credited'),
+    state: text('state', { enum: ['credited', 'held', 'wrong_asset', 'dust', 'removed'] })
+      .notNull()
+      .default('credited'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

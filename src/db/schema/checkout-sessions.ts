@@ -13,9 +13,13 @@ export const checkoutSessions = pgTable(
     status: text('status', { enum: ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'] })
       .notNull()
       .default('pending'),
-    mode: text('mode', { enum: ['live', 'test'] }).notNull().default('live'),
+    mode: text('mode', { enum: ['live', 'test'] })
+      .notNull()
+      .default('live'),
     // Where the session came from: the v1 API, a plugin, a payment link.
-    source: text('source', { enum: ['api', 'plugin', 'payment_link'] }).notNull().default('api'),
+    source: text('source', { enum: ['api', 'plugin', 'payment_link'] })
+      .notNull()
+      .default('api'),
     amountMinor: bigint('amount_minor', { mode: 'bigint' }).notNull(),
     currency: text('currency').notNull(),
     countryCode: text('country_code').notNull(),
@@ -25,7 +29,9 @@ export const checkoutSessions = pgTable(
     walletAddress: text('wallet_address').notNull(),
     // Decisions §11: 'chain' when the network has a verifier (completion needs a confirmed credit of
     // depositAddress), 'provider' when only the provider's word is available (solana, tron, no RPC).
-    verification: text('verification', { enum: ['chain', 'provider'] }).notNull().default('provider'),
+    verification: text('verification', { enum: ['chain', 'provider'] })
+      .notNull()
+      .default('provider'),
     depositAddress: text('deposit_address'),
     // The expected gross G in micro units: the provider's quote when the customer pressed Pay, or the
     // amount shown on the direct rail; the first one taken stands.
@@ -68,7 +74,9 @@ export const checkoutSessions = pgTable(
   },
   (t) => [
     index('checkout_sessions_merchant_idx').on(t.merchantId, t.createdAt),
-    index('checkout_sessions_review_idx').on(t.reviewFlag).where(sql`${t.reviewFlag} is not null`),
+    index('checkout_sessions_review_idx')
+      .on(t.reviewFlag)
+      .where(sql`${t.reviewFlag} is not null`),
     check('checkout_sessions_amount_check', sql`${t.amountMinor} > 0`),
     // Not tied to the status: a canceled session whose late money an operator accepts becomes
     // completed, and why it was canceled stays part of its story (the lookup shows it while canceled).

@@ -27,7 +27,9 @@ export const paymentExceptions = pgTable(
     asset: text('asset'),
     // Transaction hashes, log keys, provider ids: whatever an operator needs to find the money.
     references: jsonb('references').notNull().default({}),
-    status: text('status', { enum: ['open', 'accepted', 'refunded'] }).notNull().default('open'),
+    status: text('status', { enum: ['open', 'accepted', 'refunded'] })
+      .notNull()
+      .default('open'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
   },

@@ -10,7 +10,9 @@ export const paymentLinks = pgTable(
     merchantId: text('merchant_id')
       .notNull()
       .references(() => merchants.id),
-    status: text('status', { enum: ['active', 'paid', 'expired'] }).notNull().default('active'),
+    status: text('status', { enum: ['active', 'paid', 'expired'] })
+      .notNull()
+      .default('active'),
     amountMinor: bigint('amount_minor', { mode: 'bigint' }).notNull(),
     currency: text('currency').notNull(),
     destinationAsset: text('destination_asset').notNull(),

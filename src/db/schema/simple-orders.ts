@@ -29,14 +29,18 @@ export const simpleOrders = pgTable(
     // Decisions §11: 'chain' when the customer's network has a verifier. The provider then delivers
     // to the order's own address (chainDepositAddress), and the order settles only from confirmed
     // credits of it of at least expectedGrossMicro; the customer's wallet gets the payout (issue 12).
-    verification: text('verification', { enum: ['chain', 'provider'] }).notNull().default('provider'),
+    verification: text('verification', { enum: ['chain', 'provider'] })
+      .notNull()
+      .default('provider'),
     chainDepositAddress: text('chain_deposit_address'),
     // G: the provider's quote (fiat rail) or the amount it forwards (crypto rail) when the customer
     // chose the rail; the first one taken stands.
     expectedGrossMicro: bigint('expected_gross_micro', { mode: 'bigint' }),
     // Issue 26 item 12: the network fee this order's payout is charged (SIMPLE_ORDER_NETWORK_FEES when
     // it was opened; 0 when nothing is paid out by us), deducted from the payout and sent to the treasury.
-    networkFeeMicro: bigint('network_fee_micro', { mode: 'bigint' }).notNull().default(sql`0`),
+    networkFeeMicro: bigint('network_fee_micro', { mode: 'bigint' })
+      .notNull()
+      .default(sql`0`),
     // The inbound transfer that settled a chain-verified order (its gross is receivedMicro).
     depositTransactionHash: text('deposit_transaction_hash'),
     // A crypto rail's provider address, where the customer sends (not ours: the provider forwards).
@@ -68,7 +72,9 @@ export const simpleOrders = pgTable(
   },
   (t) => [
     index('simple_orders_created_idx').on(t.createdAt),
-    index('simple_orders_review_idx').on(t.reviewFlag).where(sql`${t.reviewFlag} is not null`),
+    index('simple_orders_review_idx')
+      .on(t.reviewFlag)
+      .where(sql`${t.reviewFlag} is not null`),
     check('simple_orders_amount_check', sql`${t.fiatAmountMinor} > 0`),
   ],
 );

@@ -21,7 +21,9 @@ export const sites = pgTable(
     pluginVersion: text('plugin_version').notNull(),
     webhookSecretEncrypted: text('webhook_secret_encrypted').notNull(),
     // Rows connected before proof of control existed must prove it too: they start pending.
-    status: text('status', { enum: ['pending_verification', 'connected'] }).notNull().default('pending_verification'),
+    status: text('status', { enum: ['pending_verification', 'connected'] })
+      .notNull()
+      .default('pending_verification'),
     verificationToken: text('verification_token')
       .notNull()
       .default(sql`('svcsv_' || md5(gen_random_uuid()::text))`),
@@ -32,6 +34,8 @@ export const sites = pgTable(
   (t) => [
     index('sites_merchant_idx').on(t.merchantId),
     uniqueIndex('sites_origin_merchant_uidx').on(t.origin, t.merchantId),
-    uniqueIndex('sites_connected_origin_uidx').on(t.origin).where(sql`status = 'connected'`),
+    uniqueIndex('sites_connected_origin_uidx')
+      .on(t.origin)
+      .where(sql`status = 'connected'`),
   ],
 );

@@ -14,7 +14,9 @@ export const webhookDeliveries = pgTable(
     // Which secret signs it: a merchant endpoint's, the merchant's default (session webhookUrl), a site's.
     secretSource: text('secret_source', { enum: ['endpoint', 'merchant', 'site'] }).notNull(),
     secretRef: text('secret_ref').notNull(),
-    status: text('status', { enum: ['pending', 'succeeded', 'failed'] }).notNull().default('pending'),
+    status: text('status', { enum: ['pending', 'succeeded', 'failed'] })
+      .notNull()
+      .default('pending'),
     attemptCount: integer('attempt_count').notNull().default(0),
     lastStatusCode: integer('last_status_code'),
     lastError: text('last_error'),

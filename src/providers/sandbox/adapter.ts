@@ -41,7 +41,14 @@ const callbackBody = z.object({
 });
 
 const paymentAnswer = z.object({ id: z.string(), checkoutUrl: z.string(), status: z.string() });
-const depositAnswer = z.object({ id: z.string(), address: z.string(), asset: z.string(), network: z.string(), amount: z.string(), expiresAt: z.string() });
+const depositAnswer = z.object({
+  id: z.string(),
+  address: z.string(),
+  asset: z.string(),
+  network: z.string(),
+  amount: z.string(),
+  expiresAt: z.string(),
+});
 const quoteAnswer = z.object({ destinationAmount: z.string(), rate: z.string() });
 
 export function createSandboxAdapter(options: {
@@ -72,7 +79,8 @@ export function createSandboxAdapter(options: {
       // Unreachable or too slow: the same request may well succeed in a moment.
       throw new ProviderError(`sandbox provider unreachable: ${err instanceof Error ? err.message : String(err)}`, true);
     }
-    if (!res.ok) throw new ProviderError(`sandbox provider answered ${res.status}: ${text.slice(0, 300)}`, retryable(res.status), res.status);
+    if (!res.ok)
+      throw new ProviderError(`sandbox provider answered ${res.status}: ${text.slice(0, 300)}`, retryable(res.status), res.status);
     return JSON.parse(text) as unknown;
   }
 
@@ -82,7 +90,8 @@ export function createSandboxAdapter(options: {
       const answer = z.object({ status: z.string() }).parse(await call('POST', path));
       return { closed: true, status: answer.status };
     } catch (err) {
-      if (err instanceof ProviderError && err.status === 409) return { closed: false, status: /already (\w+)/.exec(err.message)?.[1] ?? 'processing' };
+      if (err instanceof ProviderError && err.status === 409)
+        return { closed: false, status: /already (\w+)/.exec(err.message)?.[1] ?? 'processing' };
       throw err;
     }
   }
@@ -120,7 +129,10 @@ export function createSandboxAdapter(options: {
 
     verifyCallback(rawBody, headers, now): CallbackVerification {
       const header = headers[SANDBOX_SIGNATURE_HEADER];
-      const check = checkSignature(rawBody, Array.isArray(header) ? header[0] : header, options.callbackSecret, { now, toleranceSeconds: 300 });
+      const check = checkSignature(rawBody, Array.isArray(header) ? header[0] : header, options.callbackSecret, {
+        now,
+        toleranceSeconds: 300,
+      });
       if (check !== 'ok') return { ok: false, reason: check };
       let parsed: z.infer<typeof callbackBody>;
       try {

@@ -46,7 +46,9 @@ export function ensureServerBinaries(log: (line: string) => void = console.log):
   if (missing.length > 0) {
     const buildDir = path.join(TOOLS_BIN, '..', 'build-temporal-server');
     mkdirSync(buildDir, { recursive: true });
-    log(`Building ${missing.map((p) => p.name).join(' and ')} (${MODULE}@${TEMPORAL_SERVER_VERSION}); the first build takes several minutes…`);
+    log(
+      `Building ${missing.map((p) => p.name).join(' and ')} (${MODULE}@${TEMPORAL_SERVER_VERSION}); the first build takes several minutes…`,
+    );
     execFileSync(go, ['install', ...missing.map((p) => `${p.pkg}@${TEMPORAL_SERVER_VERSION}`)], {
       stdio: 'inherit',
       env: { ...process.env, GOBIN: buildDir },

@@ -47,7 +47,12 @@ export async function startProductionServer(options: ProductionServerOptions): P
 
 function lastLines(file: string, count: number): string {
   try {
-    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).map((l) => l.slice(0, 400)).join('\n');
+    return readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-count)
+      .map((l) => l.slice(0, 400))
+      .join('\n');
   } catch {
     return `(no log at ${file})`;
   }

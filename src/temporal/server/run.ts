@@ -69,7 +69,12 @@ export async function waitForServing(cli: string, address: string, timeoutMs = 6
  * installed `temporal` CLI. A namespace just created is unknown to the frontend until its cache
  * refreshes (up to ~10 s), so the attributes are retried until they are accepted.
  */
-export async function registerNamespace(options: { cli: string; address: string; namespace: string; retentionDays?: number }): Promise<void> {
+export async function registerNamespace(options: {
+  cli: string;
+  address: string;
+  namespace: string;
+  retentionDays?: number;
+}): Promise<void> {
   const { cli, address, namespace } = options;
   const base = ['--address', address];
   const described = await run(cli, ['operator', 'namespace', 'describe', ...base, '--namespace', namespace]).then(
@@ -77,7 +82,16 @@ export async function registerNamespace(options: { cli: string; address: string;
     () => false,
   );
   if (!described) {
-    await run(cli, ['operator', 'namespace', 'create', ...base, '--namespace', namespace, '--retention', `${(options.retentionDays ?? 7) * 24}h`]);
+    await run(cli, [
+      'operator',
+      'namespace',
+      'create',
+      ...base,
+      '--namespace',
+      namespace,
+      '--retention',
+      `${(options.retentionDays ?? 7) * 24}h`,
+    ]);
   }
   const existing = async () => {
     const { stdout } = await run(cli, ['operator', 'search-attribute', 'list', ...base, '--namespace', namespace, '--output', 'json']);
@@ -86,7 +100,18 @@ export async function registerNamespace(options: { cli: string; address: string;
   for (const key of SEARCH_ATTRIBUTE_KEYS) {
     await retry(`registering search attribute ${key.name}`, 60_000, async () => {
       if (new RegExp(`"${key.name}"`).test(await existing())) return;
-      await run(cli, ['operator', 'search-attribute', 'create', ...base, '--namespace', namespace, '--name', key.name, '--type', 'Keyword']);
+      await run(cli, [
+        'operator',
+        'search-attribute',
+        'create',
+        ...base,
+        '--namespace',
+        namespace,
+        '--name',
+        key.name,
+        '--type',
+        'Keyword',
+      ]);
     });
   }
 }

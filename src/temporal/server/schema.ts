@@ -24,7 +24,12 @@ const SCHEMAS = [
  * setup-schema runs only on a database without Temporal's version table, and update-schema applies
  * only versions newer than the one recorded.
  */
-export async function setupSchemas(options: { sqlTool: string; moduleDir: string; databases: ServerDatabases; log?: (line: string) => void }) {
+export async function setupSchemas(options: {
+  sqlTool: string;
+  moduleDir: string;
+  databases: ServerDatabases;
+  log?: (line: string) => void;
+}) {
   const { databases, sqlTool, log = console.log } = options;
   const url = new URL(databases.postgresUrl);
   const admin = postgres(withDatabase(databases.postgresUrl, 'postgres'), { max: 1, onnotice: () => {} });
@@ -37,7 +42,16 @@ export async function setupSchemas(options: { sqlTool: string; moduleDir: string
   } finally {
     await admin.end();
   }
-  const connection = ['--plugin', 'postgres12', '--ep', url.hostname, '-p', url.port || '5432', '-u', decodeURIComponent(url.username || 'postgres')];
+  const connection = [
+    '--plugin',
+    'postgres12',
+    '--ep',
+    url.hostname,
+    '-p',
+    url.port || '5432',
+    '-u',
+    decodeURIComponent(url.username || 'postgres'),
+  ];
   const env = { ...process.env, SQL_PASSWORD: decodeURIComponent(url.password) };
   for (const { key, dir } of SCHEMAS) {
     const name = databases[key];

@@ -39,7 +39,13 @@ export function portsFrom(frontend: number): ServerPorts {
  * --config config --env svc start`. A YAML of our own rather than the module's development template:
  * that one points at fixed ports and a relative dynamic-config path, and enables archival to /tmp.
  */
-export function writeServerConfig(options: { dir: string; databases: ServerDatabases; ports: ServerPorts; numHistoryShards?: number; logLevel?: string }): string {
+export function writeServerConfig(options: {
+  dir: string;
+  databases: ServerDatabases;
+  ports: ServerPorts;
+  numHistoryShards?: number;
+  logLevel?: string;
+}): string {
   const { dir, databases, ports } = options;
   const url = new URL(databases.postgresUrl);
   const datastore = (databaseName: string, maxConns: number) => ({
@@ -55,7 +61,9 @@ export function writeServerConfig(options: { dir: string; databases: ServerDatab
       maxConnLifetime: '1h',
     },
   });
-  const service = (grpcPort: number, membershipPort: number, extra: object = {}) => ({ rpc: { grpcPort, membershipPort, bindOnLocalHost: true, ...extra } });
+  const service = (grpcPort: number, membershipPort: number, extra: object = {}) => ({
+    rpc: { grpcPort, membershipPort, bindOnLocalHost: true, ...extra },
+  });
   const configDir = path.join(dir, 'config');
   mkdirSync(configDir, { recursive: true });
   const dynamicConfig = path.join(configDir, 'dynamic.yaml');
@@ -90,7 +98,9 @@ export function writeServerConfig(options: { dir: string; databases: ServerDatab
       failoverVersionIncrement: 10,
       masterClusterName: 'active',
       currentClusterName: 'active',
-      clusterInformation: { active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: `127.0.0.1:${ports.frontend}` } },
+      clusterInformation: {
+        active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: `127.0.0.1:${ports.frontend}` },
+      },
     },
     dcRedirectionPolicy: { policy: 'noop' },
     archival: { history: { state: 'disabled' }, visibility: { state: 'disabled' } },
@@ -107,6 +117,18 @@ export function writeServerConfig(options: { dir: string; databases: ServerDatab
  */
 export async function freeServerPorts(): Promise<ServerPorts> {
   const [frontend, frontendHttp, history, matching, worker] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
-  const [frontendMembership, historyMembership, matchingMembership, workerMembership] = await Promise.all(Array.from({ length: 4 }, () => freePortIn(20_000, 32_000)));
-  return { frontend: frontend!, frontendHttp: frontendHttp!, history: history!, matching: matching!, worker: worker!, frontendMembership: frontendMembership!, historyMembership: historyMembership!, matchingMembership: matchingMembership!, workerMembership: workerMembership! };
+  const [frontendMembership, historyMembership, matchingMembership, workerMembership] = await Promise.all(
+    Array.from({ length: 4 }, () => freePortIn(20_000, 32_000)),
+  );
+  return {
+    frontend: frontend!,
+    frontendHttp: frontendHttp!,
+    history: history!,
+    matching: matching!,
+    worker: worker!,
+    frontendMembership: frontendMembership!,
+    historyMembership: historyMembership!,
+    matchingMembership: matchingMembership!,
+    workerMembership: workerMembership!,
+  };
 }

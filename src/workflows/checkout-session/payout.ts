@@ -1,4 +1,16 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { PayoutActivities, PayoutBatch } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { payoutTaskQueue } from '../../domain/task-queues';
@@ -15,7 +27,12 @@ import { retryPayoutUpdate } from './messages';
 const PAYOUT_ACTIVITY: ActivityOptions = {
   // Short attempts: a worker that dies holding one is replaced within seconds, not minutes.
   startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: ['PayoutReverted', 'PayoutImpossible'] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    nonRetryableErrorTypes: ['PayoutReverted', 'PayoutImpossible'],
+  },
 };
 const reopening = proxyLocalActivities<PayoutActivities>(LOCAL_DATABASE_ACTIVITY);
 const events = proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY);

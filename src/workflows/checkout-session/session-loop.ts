@@ -12,8 +12,12 @@ export interface SessionPorts {
   uncredit(effect: Extract<SessionEffect, { kind: 'uncredit' }>): Promise<string>;
   recordLateDeposit(effect: Extract<SessionEffect, { kind: 'recordLateDeposit' }>): Promise<string | null>;
   recordLateSuccess(effect: Extract<SessionEffect, { kind: 'recordLateSuccess' }>): Promise<string | null>;
-  completeFromChain(effect: Extract<SessionEffect, { kind: 'completeFromChain' }>): Promise<Extract<SessionEvent, { kind: 'chainCompleted' }>['completion']>;
-  completeFromProvider(effect: Extract<SessionEffect, { kind: 'completeFromProvider' }>): Promise<Extract<SessionEvent, { kind: 'providerCompleted' }>['completion']>;
+  completeFromChain(
+    effect: Extract<SessionEffect, { kind: 'completeFromChain' }>,
+  ): Promise<Extract<SessionEvent, { kind: 'chainCompleted' }>['completion']>;
+  completeFromProvider(
+    effect: Extract<SessionEffect, { kind: 'completeFromProvider' }>,
+  ): Promise<Extract<SessionEvent, { kind: 'providerCompleted' }>['completion']>;
   announceException(exceptionId: string): Promise<void>;
   markCompleted(effect: Extract<SessionEffect, { kind: 'markCompleted' }>): Promise<void>;
   linkPaid(linkId: string): Promise<void>;

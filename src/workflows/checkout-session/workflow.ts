@@ -26,7 +26,16 @@ import { linkPaidSignal } from '../payment-link/messages';
 import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../payment-exception/messages';
 import { completedAttributes, PaymentStatusKey } from '../search-attributes';
 import { emitAndDeliver, inRunDeliveries } from '../webhook-delivery/start';
-import { cancelUpdate, depositSignal, expireUpdate, providerUpdateSignal, stateQuery, type CancelRequest, type CheckoutSessionInput, type CheckoutSessionState } from './messages';
+import {
+  cancelUpdate,
+  depositSignal,
+  expireUpdate,
+  providerUpdateSignal,
+  stateQuery,
+  type CancelRequest,
+  type CheckoutSessionInput,
+  type CheckoutSessionState,
+} from './messages';
 import { payOutSession } from './payout';
 import { handleSessionEvent, type SessionPorts } from './session-loop';
 
@@ -40,7 +49,13 @@ const proof = proxyLocalActivities<ChainProofActivities>(LOCAL_DATABASE_ACTIVITY
 // session for: a payment the provider still takes arrives as money and becomes an exception.
 const closing = proxyActivities<ProviderClosingActivities>({
   startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 12, nonRetryableErrorTypes: ['ProviderRejected'] },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 12,
+    nonRetryableErrorTypes: ['ProviderRejected'],
+  },
 });
 
 /**
@@ -50,7 +65,11 @@ const closing = proxyActivities<ProviderClosingActivities>({
  */
 export async function checkoutSession(input: CheckoutSessionInput): Promise<CheckoutSessionState> {
   const id = input.paymentId;
-  let session = initialSession({ chainVerified: input.verification === 'chain', expiresAtMs: Date.parse(input.expiresAt), proofTimeoutMs: input.providerProofTimeoutMs ?? 3_600_000 });
+  let session = initialSession({
+    chainVerified: input.verification === 'chain',
+    expiresAtMs: Date.parse(input.expiresAt),
+    proofTimeoutMs: input.providerProofTimeoutMs ?? 3_600_000,
+  });
   const deliveries = inRunDeliveries(events.markDeliveryFailed);
   const queue: SessionEvent[] = [];
   // Watchers and providers re-send (at least once): each log in its block, each provider event, once.
@@ -59,9 +78,11 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   setHandler(stateQuery, () => ({ status: session.status, providerPaymentId: session.providerPaymentId, lateEvents: session.lateEvents }));
   setHandler(depositSignal, (fact) => {
-    if (!once(`${fact.kind}:${fact.network}:${fact.transactionHash.toLowerCase()}:${fact.logIndex}@${fact.blockHash.toLowerCase()}`)) return;
+    if (!once(`${fact.kind}:${fact.network}:${fact.transactionHash.toLowerCase()}:${fact.logIndex}@${fact.blockHash.toLowerCase()}`))
+      return;
     // A removal followed by the same log in the same block again (re-mined) must credit again.
-    if (fact.kind === 'removed') seen.delete(`credited:${fact.network}:${fact.transactionHash.toLowerCase()}:${fact.logIndex}@${fact.blockHash.toLowerCase()}`);
+    if (fact.kind === 'removed')
+      seen.delete(`credited:${fact.network}:${fact.transactionHash.toLowerCase()}:${fact.logIndex}@${fact.blockHash.toLowerCase()}`);
     queue.push({ kind: 'deposit', fact });
   });
   setHandler(providerUpdateSignal, (fact) => {
@@ -80,7 +101,8 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   setHandler(cancelUpdate, (request?: CancelRequest) => inTurn(request ? { kind: 'cancel', reason: request.reason } : { kind: 'cancel' }), {
     validator: (request?: CancelRequest) => {
       if (session.status !== 'pending') throw ApplicationFailure.nonRetryable(`the session is ${session.status}`, 'NotCancelable');
-      if (request && !CANCEL_REASONS.includes(request.reason)) throw ApplicationFailure.nonRetryable('unknown cancel reason', 'NotCancelable');
+      if (request && !CANCEL_REASONS.includes(request.reason))
+        throw ApplicationFailure.nonRetryable('unknown cancel reason', 'NotCancelable');
     },
   });
   setHandler(expireUpdate, () => inTurn({ kind: 'expire' }), {
@@ -101,7 +123,10 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     recordLateSuccess: ({ fact, status }) => records.flagLateSuccess(id, fact, status),
     completeFromChain: async ({ providerPaymentId }) => {
       let completion: Awaited<ReturnType<typeof steps.completeSessionFromChain>> = null;
-      await emitAndDeliver(async () => (completion = await steps.completeSessionFromChain(id, providerPaymentId))?.emitted ?? null, deliveries);
+      await emitAndDeliver(
+        async () => (completion = await steps.completeSessionFromChain(id, providerPaymentId))?.emitted ?? null,
+        deliveries,
+      );
       return completion;
     },
     completeFromProvider: ({ fact }) => records.recordCompletion(id, fact),
@@ -157,12 +182,15 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
    */
   async function announceException(exceptionId: string) {
     const args: [PaymentExceptionInput] = [{ exceptionId, paymentId: id }];
-    await startChild(PAYMENT_EXCEPTION_WORKFLOW, { workflowId: exceptionId, args, parentClosePolicy: ParentClosePolicy.ABANDON, workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY }).catch(
-      (err: unknown) => {
-        // The same exception announced again (a second report of one arrival): its run already exists.
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      },
-    );
+    await startChild(PAYMENT_EXCEPTION_WORKFLOW, {
+      workflowId: exceptionId,
+      args,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    }).catch((err: unknown) => {
+      // The same exception announced again (a second report of one arrival): its run already exists.
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    });
   }
 
   /** Decisions §12: once the session ended unpaid, or its link was paid, nobody may pay what it opened. */

@@ -1,4 +1,12 @@
-import { allHandlersFinished, ApplicationFailure, condition, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { ExceptionActivities } from '../../activities/exceptions';
 import type { PayoutActivities } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
@@ -68,7 +76,8 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
       // The payment's own run has usually closed (accepted after expiry), and a closed run's
       // attributes cannot change: this run carries the status an operator searches for.
       if (accepted.completedNow) upsertSearchAttributes([{ key: PaymentStatusKey, value: accepted.paymentStatus }]);
-      if (accepted.completedNow || accepted.paymentStatus === 'completed') await emitAndDeliver(() => events.emitPaymentEvent(accepted.paymentId, 'completed', null), deliveries);
+      if (accepted.completedNow || accepted.paymentStatus === 'completed')
+        await emitAndDeliver(() => events.emitPaymentEvent(accepted.paymentId, 'completed', null), deliveries);
       return { exceptionId: input.exceptionId, paymentId: accepted.paymentId, paymentStatus: accepted.paymentStatus };
     })();
     return accepting;

@@ -22,7 +22,6 @@ export interface SimpleOrderInput {
   providerProofTimeoutMs: number;
 }
 
-
 export interface SimpleOrderState {
   status: SimpleOrderStatus;
 }

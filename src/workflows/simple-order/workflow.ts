@@ -81,7 +81,12 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
       // A hint, never a settlement: processing, and a deadline for the transfer it announces.
       if (canTransitionOrder(status, 'processing')) await moveTo('processing', () => records.recordSimpleProcessing(code, fact));
       if (!claim) {
-        claim = { eventId: fact.eventId, providerPaymentId: fact.providerPaymentId, destinationAmount: fact.destinationAmount, transactionHash: fact.transactionHash };
+        claim = {
+          eventId: fact.eventId,
+          providerPaymentId: fact.providerPaymentId,
+          destinationAmount: fact.destinationAmount,
+          transactionHash: fact.transactionHash,
+        };
         claimDueMs = Date.now() + input.providerProofTimeoutMs;
       }
       return;
@@ -137,7 +142,16 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
   /** The provider went quiet after `processing` (or its success was never proven): the order fails, and anything later is late money. */
   function providerTimedOut(): Command {
     const failureReason = claim ? 'unverified' : 'provider_timeout';
-    return { kind: 'fact', fact: { eventId: `timeout:${code}`, type: 'failed', providerPaymentId: '', failureReason, occurredAt: new Date(Date.now()).toISOString() } };
+    return {
+      kind: 'fact',
+      fact: {
+        eventId: `timeout:${code}`,
+        type: 'failed',
+        providerPaymentId: '',
+        failureReason,
+        occurredAt: new Date(Date.now()).toISOString(),
+      },
+    };
   }
 
   await records.openSimpleOrder(code);

@@ -56,7 +56,10 @@ const firstAttempt = proxyLocalActivities<WebhookActivities>({ startToCloseTimeo
  * The local activity holds the workflow task for the POST (10 s at most): commands of the same task,
  * such as the payout's activity, go to the server once it has answered.
  */
-export async function deliverFirstLocally(input: WebhookDeliveryInput, options: { markFailed: (deliveryId: string) => Promise<void> }): Promise<'succeeded' | 'failed'> {
+export async function deliverFirstLocally(
+  input: WebhookDeliveryInput,
+  options: { markFailed: (deliveryId: string) => Promise<void> },
+): Promise<'succeeded' | 'failed'> {
   try {
     await firstAttempt.deliverWebhook(input.deliveryId);
     return 'succeeded';

@@ -11,18 +11,32 @@
 
   var redirect = root.getAttribute('data-redirect-url');
   if (redirect) {
-    setTimeout(function () { window.location.assign(redirect); }, Number(root.getAttribute('data-redirect-after') || '3') * 1000);
+    setTimeout(
+      function () {
+        window.location.assign(redirect);
+      },
+      Number(root.getAttribute('data-redirect-after') || '3') * 1000,
+    );
   }
 
   var clock = document.getElementById('countdown');
   if (clock) {
     var expiresAt = Date.parse(clock.getAttribute('datetime'));
-    var pad = function (n) { return (n < 10 ? '0' : '') + n; };
+    var pad = function (n) {
+      return (n < 10 ? '0' : '') + n;
+    };
     var tick = function () {
       var left = Math.max(0, Math.floor((expiresAt - Date.now()) / 1000));
-      var h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
+      var h = Math.floor(left / 3600),
+        m = Math.floor((left % 3600) / 60),
+        s = left % 60;
       clock.textContent = h > 0 ? h + ':' + pad(m) + ':' + pad(s) : m + ':' + pad(s);
-      if (left === 0) { setTimeout(function () { window.location.reload(); }, 2000); return; }
+      if (left === 0) {
+        setTimeout(function () {
+          window.location.reload();
+        }, 2000);
+        return;
+      }
       setTimeout(tick, 1000);
     };
     tick();
@@ -36,11 +50,15 @@
     button.addEventListener('click', function () {
       var done = function () {
         button.textContent = button.getAttribute('data-copied');
-        setTimeout(function () { button.textContent = label; }, 2000);
+        setTimeout(function () {
+          button.textContent = label;
+        }, 2000);
       };
       field.select();
       if (navigator.clipboard && navigator.clipboard.writeText) {
-        navigator.clipboard.writeText(field.value).then(done, function () { if (document.execCommand('copy')) done(); });
+        navigator.clipboard.writeText(field.value).then(done, function () {
+          if (document.execCommand('copy')) done();
+        });
       } else if (document.execCommand('copy')) {
         done();
       }
@@ -54,7 +72,7 @@
     received: root.getAttribute('data-received') || null,
     remaining: root.getAttribute('data-remaining') || null,
     confirming: root.getAttribute('data-confirming') === '1',
-    exception: root.getAttribute('data-exception') || null
+    exception: root.getAttribute('data-exception') || null,
   };
   var numbers = new Intl.NumberFormat(document.documentElement.lang || undefined);
   var reloading = false;
@@ -66,7 +84,13 @@
   function onStatus(s) {
     var exception = s.exception ? s.exception.kind + ':' + s.exception.status : null;
     var confirming = s.confirmations !== null;
-    if (s.status !== rendered.status || s.received !== rendered.received || s.remaining !== rendered.remaining || confirming !== rendered.confirming || exception !== rendered.exception) {
+    if (
+      s.status !== rendered.status ||
+      s.received !== rendered.received ||
+      s.remaining !== rendered.remaining ||
+      confirming !== rendered.confirming ||
+      exception !== rendered.exception
+    ) {
       reload();
       return;
     }
@@ -76,23 +100,38 @@
   if (window.EventSource) {
     var source = new window.EventSource(events);
     source.addEventListener('status', function (e) {
-      try { onStatus(JSON.parse(e.data)); } catch { /* a malformed event changes nothing */ }
+      try {
+        onStatus(JSON.parse(e.data));
+      } catch {
+        /* a malformed event changes nothing */
+      }
     });
     // EventSource reconnects by itself (the server's retry: 2 s); a page left for the back-forward cache closes it.
-    window.addEventListener('pagehide', function () { source.close(); });
-    window.addEventListener('pageshow', function (e) { if (e.persisted) reload(); });
+    window.addEventListener('pagehide', function () {
+      source.close();
+    });
+    window.addEventListener('pageshow', function (e) {
+      if (e.persisted) reload();
+    });
     return;
   }
   // Without EventSource: the public lookup, every 2 seconds.
   if (shown !== 'pending' && shown !== 'processing') return;
   function poll() {
     fetch('/api/v1/checkout/sessions/' + encodeURIComponent(id), { headers: { accept: 'application/json' }, cache: 'no-store' })
-      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (r) {
+        return r.ok ? r.json() : null;
+      })
       .then(function (body) {
-        if (body && body.status && body.status !== shown) { reload(); return; }
+        if (body && body.status && body.status !== shown) {
+          reload();
+          return;
+        }
         setTimeout(poll, 2000);
       })
-      .catch(function () { setTimeout(poll, 5000); });
+      .catch(function () {
+        setTimeout(poll, 5000);
+      });
   }
   setTimeout(poll, 2000);
 })();

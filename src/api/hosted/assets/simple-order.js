@@ -13,20 +13,29 @@
       if (!navigator.clipboard) return;
       navigator.clipboard.writeText(button.getAttribute('data-copy-text')).then(function () {
         button.textContent = button.getAttribute('data-copied');
-        setTimeout(function () { button.textContent = label; }, 2000);
+        setTimeout(function () {
+          button.textContent = label;
+        }, 2000);
       });
     });
   });
   if (shown !== 'pending' && shown !== 'processing') return;
   function poll() {
     fetch('/api/transaction?transaction_code=' + encodeURIComponent(code), { headers: { accept: 'application/json' }, cache: 'no-store' })
-      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (r) {
+        return r.ok ? r.json() : null;
+      })
       .then(function (body) {
         var status = body && body.data && body.data.status;
-        if (status && status !== shown) { window.location.reload(); return; }
+        if (status && status !== shown) {
+          window.location.reload();
+          return;
+        }
         setTimeout(poll, 2000);
       })
-      .catch(function () { setTimeout(poll, 5000); });
+      .catch(function () {
+        setTimeout(poll, 5000);
+      });
   }
   setTimeout(poll, 2000);
 })();

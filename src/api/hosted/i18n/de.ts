@@ -2,7 +2,8 @@ import type { Catalogue } from './en';
 
 export const de: Catalogue = {
   common: {
-    linkInProgress: 'Eine Zahlung für diesen Link läuft bereits in einem anderen Tab oder Fenster. Bitte schließen Sie sie dort ab oder warten Sie, bis sie beendet ist, bevor Sie es erneut versuchen.',
+    linkInProgress:
+      'Eine Zahlung für diesen Link läuft bereits in einem anderen Tab oder Fenster. Bitte schließen Sie sie dort ab oder warten Sie, bis sie beendet ist, bevor Sie es erneut versuchen.',
     theMerchant: 'dem Händler',
     secureCheckout: 'Sicherer Bezahlvorgang',
     expiresIn: 'Läuft ab in',
@@ -38,33 +39,65 @@ export const de: Catalogue = {
     couldNotPrepareWallet: 'Die Wallet-Zahlung konnte nicht vorbereitet werden.',
     couldNotCancel: 'Der Bezahlvorgang konnte nicht abgebrochen werden.',
     states: {
-      pending: { title: 'Bereit zum Bezahlen', body: 'Sie werden zu unserem Zahlungspartner weitergeleitet, um per Karte oder Überweisung zu bezahlen.' },
-      awaiting: { title: 'Ihre Zahlung wird bestätigt', body: 'Wir warten auf die Bestätigung des Zahlungspartners. Diese Seite aktualisiert sich von selbst.' },
-      confirming: { title: 'Ihre Überweisung wird bestätigt', body: 'Ihre Überweisung ist auf der Blockchain: {{n}} von {{required}} Bestätigungen. Diese Seite aktualisiert sich von selbst.' },
-      partlyPaid: { title: 'Teilweise bezahlt', body: 'Wir haben {{received}} {{asset}} erhalten. Bitte senden Sie die restlichen {{remaining}} {{asset}} an dieselbe Adresse.' },
-      walletOpen: { title: 'Aus Ihrer Wallet bezahlen', body: 'Senden Sie die unten stehende Überweisung aus Ihrer Wallet. Diese Seite aktualisiert sich, sobald sie auf der Blockchain ist.' },
-      paymentsPaused: { title: 'Zahlungen pausiert', body: 'Zahlungen sind vorübergehend nicht möglich, daher kann hier gerade nichts bezahlt werden. Es wurde nichts abgebucht. Bitte versuchen Sie es später erneut.' },
+      pending: {
+        title: 'Bereit zum Bezahlen',
+        body: 'Sie werden zu unserem Zahlungspartner weitergeleitet, um per Karte oder Überweisung zu bezahlen.',
+      },
+      awaiting: {
+        title: 'Ihre Zahlung wird bestätigt',
+        body: 'Wir warten auf die Bestätigung des Zahlungspartners. Diese Seite aktualisiert sich von selbst.',
+      },
+      confirming: {
+        title: 'Ihre Überweisung wird bestätigt',
+        body: 'Ihre Überweisung ist auf der Blockchain: {{n}} von {{required}} Bestätigungen. Diese Seite aktualisiert sich von selbst.',
+      },
+      partlyPaid: {
+        title: 'Teilweise bezahlt',
+        body: 'Wir haben {{received}} {{asset}} erhalten. Bitte senden Sie die restlichen {{remaining}} {{asset}} an dieselbe Adresse.',
+      },
+      walletOpen: {
+        title: 'Aus Ihrer Wallet bezahlen',
+        body: 'Senden Sie die unten stehende Überweisung aus Ihrer Wallet. Diese Seite aktualisiert sich, sobald sie auf der Blockchain ist.',
+      },
+      paymentsPaused: {
+        title: 'Zahlungen pausiert',
+        body: 'Zahlungen sind vorübergehend nicht möglich, daher kann hier gerade nichts bezahlt werden. Es wurde nichts abgebucht. Bitte versuchen Sie es später erneut.',
+      },
       processing: { title: 'Zahlung in Bearbeitung', body: 'Ihre Zahlung wird bestätigt. Diese Seite aktualisiert sich von selbst.' },
       completed: { title: 'Zahlung erhalten', body: 'Vielen Dank. Der Händler wurde benachrichtigt.' },
       failed: { title: 'Zahlung fehlgeschlagen', body: 'Die Zahlung wurde abgelehnt. Es wurde kein Geld abgebucht.' },
-      failedRetry: { title: 'Zahlung abgelehnt', body: 'Die Zahlung wurde abgelehnt. Es wurde kein Geld abgebucht. Sie können es erneut versuchen.' },
-      expired: { title: 'Bezahlvorgang abgelaufen', body: 'Dieser Bezahlvorgang ist nicht mehr offen. Bitte kehren Sie zum Händler zurück und beginnen Sie erneut.' },
+      failedRetry: {
+        title: 'Zahlung abgelehnt',
+        body: 'Die Zahlung wurde abgelehnt. Es wurde kein Geld abgebucht. Sie können es erneut versuchen.',
+      },
+      expired: {
+        title: 'Bezahlvorgang abgelaufen',
+        body: 'Dieser Bezahlvorgang ist nicht mehr offen. Bitte kehren Sie zum Händler zurück und beginnen Sie erneut.',
+      },
       canceled: { title: 'Bezahlvorgang abgebrochen', body: 'Sie haben diesen Bezahlvorgang abgebrochen. Es wurde kein Geld abgebucht.' },
-      linkPaid: { title: 'Bereits bezahlt', body: 'Dieser Zahlungslink wurde bereits in einem anderen Tab oder Fenster bezahlt. Es ist keine weitere Zahlung nötig, und hier wurde nichts abgebucht.' },
-      merchantUnavailable: { title: 'Zahlungen nicht möglich', body: 'Dieser Händler kann gerade keine Zahlungen annehmen. Es wurde nichts abgebucht. Bitte wenden Sie sich an den Händler.' },
+      linkPaid: {
+        title: 'Bereits bezahlt',
+        body: 'Dieser Zahlungslink wurde bereits in einem anderen Tab oder Fenster bezahlt. Es ist keine weitere Zahlung nötig, und hier wurde nichts abgebucht.',
+      },
+      merchantUnavailable: {
+        title: 'Zahlungen nicht möglich',
+        body: 'Dieser Händler kann gerade keine Zahlungen annehmen. Es wurde nichts abgebucht. Bitte wenden Sie sich an den Händler.',
+      },
       test: { title: 'Testmodus-Eintrag', body: 'Dieser Bezahlvorgang wurde im Testmodus erstellt und kann nicht bezahlt werden.' },
     },
     exceptions: {
       title: 'Wir haben Ihre Zahlung erhalten',
       overpaidTitle: 'Zahlung erhalten',
-      overpaid: 'Vielen Dank. Sie haben {{amount}} {{asset}} mehr als den fälligen Betrag gesendet; der Händler wurde informiert und meldet sich wegen der Differenz bei Ihnen.',
+      overpaid:
+        'Vielen Dank. Sie haben {{amount}} {{asset}} mehr als den fälligen Betrag gesendet; der Händler wurde informiert und meldet sich wegen der Differenz bei Ihnen.',
       late: 'Ihre Zahlung ist eingegangen, nachdem dieser Bezahlvorgang beendet war.',
       duplicate: 'Dies war bereits bezahlt: Ihre Zahlung ist als zweite Zahlung eingegangen.',
       underpaid: 'Ihre Zahlung ist eingegangen, war aber geringer als der fällige Betrag.',
       unverified: 'Ihr Zahlungsanbieter hat eine Zahlung gemeldet, die wir diesem Bezahlvorgang noch nicht zuordnen konnten.',
       arrived: 'Ihre Zahlung ist eingegangen.',
       safe: 'Die {{amount}} {{asset}} sind sicher, und der Händler wurde informiert: Er schließt Ihre Bestellung ab oder erstattet Ihnen den Betrag. Bitte zahlen Sie nicht erneut.',
-      refunded: 'Die {{amount}} {{asset}} wurden an Ihre Wallet zurückgesendet. Kehren Sie zum Händler zurück, wenn Sie noch kaufen möchten.',
+      refunded:
+        'Die {{amount}} {{asset}} wurden an Ihre Wallet zurückgesendet. Kehren Sie zum Händler zurück, wenn Sie noch kaufen möchten.',
     },
     wallet: {
       label: 'Aus Ihrer Wallet bezahlen',
@@ -74,7 +107,8 @@ export const de: Catalogue = {
       amount: 'Betrag',
       copyAddress: 'Einzahlungsadresse kopieren',
       copyAmount: 'Betrag kopieren',
-      sendOnly: 'Senden Sie nur {{asset}} auf {{network}} (Chain-ID {{chainId}}), vor {{date}}. Diese Seite aktualisiert sich, sobald die Überweisung bestätigt ist.',
+      sendOnly:
+        'Senden Sie nur {{asset}} auf {{network}} (Chain-ID {{chainId}}), vor {{date}}. Diese Seite aktualisiert sich, sobald die Überweisung bestätigt ist.',
     },
   },
   link: {
@@ -95,8 +129,14 @@ export const de: Catalogue = {
     notFoundTitle: 'Zahlungslink nicht gefunden',
     notFoundBody: 'Dieser Zahlungslink ist ungültig. Bitte prüfen Sie ihn mit dem Händler.',
     states: {
-      active: { title: 'Bereit zum Bezahlen', body: 'Wählen Sie Ihr Land und bezahlen Sie dann per Karte oder Überweisung bei unserem Zahlungspartner.' },
-      paused: { title: 'Zahlungen pausiert', body: 'Zahlungen sind vorübergehend nicht möglich, daher kann hier gerade nichts bezahlt werden. Bitte versuchen Sie es später erneut.' },
+      active: {
+        title: 'Bereit zum Bezahlen',
+        body: 'Wählen Sie Ihr Land und bezahlen Sie dann per Karte oder Überweisung bei unserem Zahlungspartner.',
+      },
+      paused: {
+        title: 'Zahlungen pausiert',
+        body: 'Zahlungen sind vorübergehend nicht möglich, daher kann hier gerade nichts bezahlt werden. Bitte versuchen Sie es später erneut.',
+      },
       paid: { title: 'Bereits bezahlt', body: 'Dieser Zahlungslink wurde bezahlt. Es ist keine weitere Zahlung nötig.' },
       expired: { title: 'Link abgelaufen', body: 'Dieser Zahlungslink ist abgelaufen. Bitte fragen Sie den Händler nach einem neuen.' },
     },
@@ -129,10 +169,16 @@ export const de: Catalogue = {
     notFoundBody: 'Dieser Bezahllink ist ungültig. Bitte kehren Sie zum Shop zurück.',
     states: {
       pending: { title: 'Wählen Sie, wie Sie bezahlen möchten', body: 'Wählen Sie unten eine Zahlungsart.' },
-      paused: { title: 'Zahlungen pausiert', body: 'Zahlungen sind vorübergehend nicht möglich, daher kann hier gerade nichts bezahlt werden. Bitte versuchen Sie es später erneut.' },
+      paused: {
+        title: 'Zahlungen pausiert',
+        body: 'Zahlungen sind vorübergehend nicht möglich, daher kann hier gerade nichts bezahlt werden. Bitte versuchen Sie es später erneut.',
+      },
       processing: { title: 'Zahlung in Bearbeitung', body: 'Ihre Zahlung wird bestätigt. Diese Seite aktualisiert sich von selbst.' },
       settled: { title: 'Zahlung erhalten', body: 'Vielen Dank. Der Betrag wurde an Ihre Wallet gesendet.' },
-      settledOnChain: { title: 'Zahlung erhalten', body: 'Vielen Dank. Ihre Zahlung ist auf der Blockchain bestätigt; der Betrag ist auf dem Weg zu Ihrer Wallet.' },
+      settledOnChain: {
+        title: 'Zahlung erhalten',
+        body: 'Vielen Dank. Ihre Zahlung ist auf der Blockchain bestätigt; der Betrag ist auf dem Weg zu Ihrer Wallet.',
+      },
       failed: { title: 'Zahlung fehlgeschlagen', body: 'Die Zahlung ist nicht durchgegangen. Es wurde kein Geld abgebucht.' },
       expired: { title: 'Bezahlvorgang abgelaufen', body: 'Dieser Bezahlvorgang ist nicht mehr offen. Bitte beginnen Sie erneut.' },
     },

@@ -2,7 +2,8 @@
 // checks it). Other helpers' page text (exceptions, payouts) belongs here too, under its own key.
 export const en = {
   common: {
-    linkInProgress: 'A payment for this link is already in progress in another tab or window. Please finish it there, or wait until it ends before trying again.',
+    linkInProgress:
+      'A payment for this link is already in progress in another tab or window. Please finish it there, or wait until it ends before trying again.',
     theMerchant: 'the merchant',
     secureCheckout: 'Secure checkout',
     expiresIn: 'Expires in',
@@ -39,26 +40,48 @@ export const en = {
     couldNotCancel: 'The checkout could not be canceled.',
     states: {
       pending: { title: 'Ready to pay', body: 'You will be taken to our payment partner to pay by card or bank.' },
-      awaiting: { title: 'Confirming your payment', body: 'We are waiting for the payment partner to confirm your payment. This page updates by itself.' },
-      confirming: { title: 'Confirming your transfer', body: 'Your transfer is on the chain: {{n}} of {{required}} confirmations. This page updates by itself.' },
-      partlyPaid: { title: 'Partly paid', body: 'We received {{received}} {{asset}}. Please send the remaining {{remaining}} {{asset}} to the same address.' },
-      walletOpen: { title: 'Pay from your wallet', body: 'Send the transfer below from your wallet. This page updates by itself once it is on the chain.' },
-      paymentsPaused: { title: 'Payments paused', body: 'Payments are temporarily unavailable, so nothing can be paid here right now. Nothing was taken. Please try again later.' },
+      awaiting: {
+        title: 'Confirming your payment',
+        body: 'We are waiting for the payment partner to confirm your payment. This page updates by itself.',
+      },
+      confirming: {
+        title: 'Confirming your transfer',
+        body: 'Your transfer is on the chain: {{n}} of {{required}} confirmations. This page updates by itself.',
+      },
+      partlyPaid: {
+        title: 'Partly paid',
+        body: 'We received {{received}} {{asset}}. Please send the remaining {{remaining}} {{asset}} to the same address.',
+      },
+      walletOpen: {
+        title: 'Pay from your wallet',
+        body: 'Send the transfer below from your wallet. This page updates by itself once it is on the chain.',
+      },
+      paymentsPaused: {
+        title: 'Payments paused',
+        body: 'Payments are temporarily unavailable, so nothing can be paid here right now. Nothing was taken. Please try again later.',
+      },
       processing: { title: 'Payment in progress', body: 'Your payment is being confirmed. This page updates by itself.' },
       completed: { title: 'Payment received', body: 'Thank you. The merchant has been notified.' },
       failed: { title: 'Payment failed', body: 'The payment was declined. No money was taken.' },
       failedRetry: { title: 'Payment declined', body: 'The payment was declined. No money was taken. You can try again.' },
       expired: { title: 'Checkout expired', body: 'This checkout is no longer open. Please return to the merchant to start again.' },
       canceled: { title: 'Checkout canceled', body: 'You canceled this checkout. No money was taken.' },
-      linkPaid: { title: 'Already paid', body: 'This payment link has already been paid in another tab or window. No further payment is needed, and nothing was taken here.' },
-      merchantUnavailable: { title: 'Payments unavailable', body: 'This merchant cannot take payments right now. Nothing was taken. Please contact the merchant.' },
+      linkPaid: {
+        title: 'Already paid',
+        body: 'This payment link has already been paid in another tab or window. No further payment is needed, and nothing was taken here.',
+      },
+      merchantUnavailable: {
+        title: 'Payments unavailable',
+        body: 'This merchant cannot take payments right now. Nothing was taken. Please contact the merchant.',
+      },
       test: { title: 'Test-mode record', body: 'This checkout was created in test mode and is read-only. It cannot be paid.' },
     },
     // Decisions §12: money that arrived but could not pay the checkout as it stood; never "start again".
     exceptions: {
       title: 'We received your payment',
       overpaidTitle: 'Payment received',
-      overpaid: 'Thank you. You sent {{amount}} {{asset}} more than the amount due; the merchant has been told about it and will contact you about the difference.',
+      overpaid:
+        'Thank you. You sent {{amount}} {{asset}} more than the amount due; the merchant has been told about it and will contact you about the difference.',
       late: 'Your payment arrived after this checkout had ended.',
       duplicate: 'This was already paid: your payment arrived as a second payment.',
       underpaid: 'Your payment arrived, but it was less than the amount due.',
@@ -75,7 +98,8 @@ export const en = {
       amount: 'Amount',
       copyAddress: 'Copy the deposit address',
       copyAmount: 'Copy the amount',
-      sendOnly: 'Send only {{asset}} on {{network}} (chain id {{chainId}}), before {{date}}. This page updates once the transfer is confirmed.',
+      sendOnly:
+        'Send only {{asset}} on {{network}} (chain id {{chainId}}), before {{date}}. This page updates once the transfer is confirmed.',
     },
   },
   link: {
@@ -97,7 +121,10 @@ export const en = {
     notFoundBody: 'This payment link is not valid. Please check it with the merchant.',
     states: {
       active: { title: 'Ready to pay', body: 'Choose your country, then pay by card or bank with our payment partner.' },
-      paused: { title: 'Payments paused', body: 'Payments are temporarily unavailable, so nothing can be paid here right now. Please try again later.' },
+      paused: {
+        title: 'Payments paused',
+        body: 'Payments are temporarily unavailable, so nothing can be paid here right now. Please try again later.',
+      },
       paid: { title: 'Already paid', body: 'This payment link has been paid. No further payment is needed.' },
       expired: { title: 'Link expired', body: 'This payment link has expired. Please ask the merchant for a new one.' },
     },
@@ -131,11 +158,17 @@ export const en = {
     notFoundBody: 'This checkout link is not valid. Please return to the shop.',
     states: {
       pending: { title: 'Choose how to pay', body: 'Pick a payment method below.' },
-      paused: { title: 'Payments paused', body: 'Payments are temporarily unavailable, so nothing can be paid here right now. Please try again later.' },
+      paused: {
+        title: 'Payments paused',
+        body: 'Payments are temporarily unavailable, so nothing can be paid here right now. Please try again later.',
+      },
       processing: { title: 'Payment in progress', body: 'Your payment is being confirmed. This page updates by itself.' },
       settled: { title: 'Payment received', body: 'Thank you. The funds were sent to your wallet.' },
       // Proven on chain, so the money is ours; the payout to the customer's wallet is a later step.
-      settledOnChain: { title: 'Payment received', body: 'Thank you. Your payment is confirmed on chain; the funds are on their way to your wallet.' },
+      settledOnChain: {
+        title: 'Payment received',
+        body: 'Thank you. Your payment is confirmed on chain; the funds are on their way to your wallet.',
+      },
       failed: { title: 'Payment failed', body: 'The payment did not go through. No money was taken.' },
       expired: { title: 'Checkout expired', body: 'This checkout is no longer open. Please start again.' },
     },

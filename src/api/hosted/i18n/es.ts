@@ -2,7 +2,8 @@ import type { Catalogue } from './en';
 
 export const es: Catalogue = {
   common: {
-    linkInProgress: 'Ya hay un pago de este enlace en curso en otra pestaña o ventana. Termínelo allí, o espere a que finalice antes de volver a intentarlo.',
+    linkInProgress:
+      'Ya hay un pago de este enlace en curso en otra pestaña o ventana. Termínelo allí, o espere a que finalice antes de volver a intentarlo.',
     theMerchant: 'el comercio',
     secureCheckout: 'Pago seguro',
     expiresIn: 'Caduca en',
@@ -39,25 +40,47 @@ export const es: Catalogue = {
     couldNotCancel: 'No se pudo cancelar el pago.',
     states: {
       pending: { title: 'Listo para pagar', body: 'Le llevaremos a nuestro socio de pago para pagar con tarjeta o transferencia.' },
-      awaiting: { title: 'Confirmando su pago', body: 'Estamos esperando la confirmación del socio de pago. Esta página se actualiza sola.' },
-      confirming: { title: 'Confirmando su transferencia', body: 'Su transferencia está en la cadena: {{n}} de {{required}} confirmaciones. Esta página se actualiza sola.' },
-      partlyPaid: { title: 'Pago parcial', body: 'Hemos recibido {{received}} {{asset}}. Envíe los {{remaining}} {{asset}} restantes a la misma dirección.' },
-      walletOpen: { title: 'Pagar desde su monedero', body: 'Envíe la transferencia de abajo desde su monedero. Esta página se actualiza sola en cuanto esté en la cadena.' },
-      paymentsPaused: { title: 'Pagos en pausa', body: 'Los pagos no están disponibles temporalmente, así que ahora no se puede pagar aquí. No se ha cobrado nada. Inténtelo de nuevo más tarde.' },
+      awaiting: {
+        title: 'Confirmando su pago',
+        body: 'Estamos esperando la confirmación del socio de pago. Esta página se actualiza sola.',
+      },
+      confirming: {
+        title: 'Confirmando su transferencia',
+        body: 'Su transferencia está en la cadena: {{n}} de {{required}} confirmaciones. Esta página se actualiza sola.',
+      },
+      partlyPaid: {
+        title: 'Pago parcial',
+        body: 'Hemos recibido {{received}} {{asset}}. Envíe los {{remaining}} {{asset}} restantes a la misma dirección.',
+      },
+      walletOpen: {
+        title: 'Pagar desde su monedero',
+        body: 'Envíe la transferencia de abajo desde su monedero. Esta página se actualiza sola en cuanto esté en la cadena.',
+      },
+      paymentsPaused: {
+        title: 'Pagos en pausa',
+        body: 'Los pagos no están disponibles temporalmente, así que ahora no se puede pagar aquí. No se ha cobrado nada. Inténtelo de nuevo más tarde.',
+      },
       processing: { title: 'Pago en curso', body: 'Su pago se está confirmando. Esta página se actualiza sola.' },
       completed: { title: 'Pago recibido', body: 'Gracias. Se ha avisado al comercio.' },
       failed: { title: 'Pago fallido', body: 'El pago fue rechazado. No se ha cobrado nada.' },
       failedRetry: { title: 'Pago rechazado', body: 'El pago fue rechazado. No se ha cobrado nada. Puede intentarlo de nuevo.' },
       expired: { title: 'Pago caducado', body: 'Este pago ya no está abierto. Vuelva al comercio para empezar de nuevo.' },
       canceled: { title: 'Pago cancelado', body: 'Ha cancelado este pago. No se ha cobrado nada.' },
-      linkPaid: { title: 'Ya pagado', body: 'Este enlace de pago ya se ha pagado en otra pestaña o ventana. No hace falta ningún otro pago y aquí no se ha cobrado nada.' },
-      merchantUnavailable: { title: 'Pagos no disponibles', body: 'Este comercio no puede aceptar pagos en este momento. No se ha cobrado nada. Póngase en contacto con el comercio.' },
+      linkPaid: {
+        title: 'Ya pagado',
+        body: 'Este enlace de pago ya se ha pagado en otra pestaña o ventana. No hace falta ningún otro pago y aquí no se ha cobrado nada.',
+      },
+      merchantUnavailable: {
+        title: 'Pagos no disponibles',
+        body: 'Este comercio no puede aceptar pagos en este momento. No se ha cobrado nada. Póngase en contacto con el comercio.',
+      },
       test: { title: 'Registro de prueba', body: 'Este pago se creó en modo de prueba y no se puede pagar.' },
     },
     exceptions: {
       title: 'Hemos recibido su pago',
       overpaidTitle: 'Pago recibido',
-      overpaid: 'Gracias. Ha enviado {{amount}} {{asset}} más del importe debido; el comercio ha sido informado y se pondrá en contacto con usted por la diferencia.',
+      overpaid:
+        'Gracias. Ha enviado {{amount}} {{asset}} más del importe debido; el comercio ha sido informado y se pondrá en contacto con usted por la diferencia.',
       late: 'Su pago llegó después de que este pago hubiera terminado.',
       duplicate: 'Esto ya estaba pagado: su pago llegó como un segundo pago.',
       underpaid: 'Su pago llegó, pero era inferior al importe debido.',
@@ -74,7 +97,8 @@ export const es: Catalogue = {
       amount: 'Importe',
       copyAddress: 'Copiar la dirección de depósito',
       copyAmount: 'Copiar el importe',
-      sendOnly: 'Envíe solo {{asset}} en {{network}} (chain id {{chainId}}), antes del {{date}}. Esta página se actualiza cuando se confirma la transferencia.',
+      sendOnly:
+        'Envíe solo {{asset}} en {{network}} (chain id {{chainId}}), antes del {{date}}. Esta página se actualiza cuando se confirma la transferencia.',
     },
   },
   link: {
@@ -96,7 +120,10 @@ export const es: Catalogue = {
     notFoundBody: 'Este enlace de pago no es válido. Compruébelo con el comercio.',
     states: {
       active: { title: 'Listo para pagar', body: 'Elija su país y pague con tarjeta o transferencia con nuestro socio de pago.' },
-      paused: { title: 'Pagos en pausa', body: 'Los pagos no están disponibles temporalmente, así que ahora no se puede pagar aquí. Inténtelo de nuevo más tarde.' },
+      paused: {
+        title: 'Pagos en pausa',
+        body: 'Los pagos no están disponibles temporalmente, así que ahora no se puede pagar aquí. Inténtelo de nuevo más tarde.',
+      },
       paid: { title: 'Ya pagado', body: 'Este enlace de pago ya se ha pagado. No hace falta ningún otro pago.' },
       expired: { title: 'Enlace caducado', body: 'Este enlace de pago ha caducado. Pida uno nuevo al comercio.' },
     },
@@ -129,10 +156,16 @@ export const es: Catalogue = {
     notFoundBody: 'Este enlace de pago no es válido. Vuelva a la tienda.',
     states: {
       pending: { title: 'Elija cómo pagar', body: 'Elija un método de pago a continuación.' },
-      paused: { title: 'Pagos en pausa', body: 'Los pagos no están disponibles temporalmente, así que ahora no se puede pagar aquí. Inténtelo de nuevo más tarde.' },
+      paused: {
+        title: 'Pagos en pausa',
+        body: 'Los pagos no están disponibles temporalmente, así que ahora no se puede pagar aquí. Inténtelo de nuevo más tarde.',
+      },
       processing: { title: 'Pago en curso', body: 'Su pago se está confirmando. Esta página se actualiza sola.' },
       settled: { title: 'Pago recibido', body: 'Gracias. Los fondos se han enviado a su monedero.' },
-      settledOnChain: { title: 'Pago recibido', body: 'Gracias. Su pago está confirmado en la blockchain; los fondos van de camino a su monedero.' },
+      settledOnChain: {
+        title: 'Pago recibido',
+        body: 'Gracias. Su pago está confirmado en la blockchain; los fondos van de camino a su monedero.',
+      },
       failed: { title: 'Pago fallido', body: 'El pago no se ha completado. No se ha cobrado nada.' },
       expired: { title: 'Pago caducado', body: 'Este pago ya no está abierto. Vuelva a empezar.' },
     },

@@ -2,7 +2,8 @@ import type { Catalogue } from './en';
 
 export const fr: Catalogue = {
   common: {
-    linkInProgress: 'Un paiement pour ce lien est déjà en cours dans un autre onglet ou une autre fenêtre. Veuillez le terminer là-bas, ou attendre qu’il se termine avant de réessayer.',
+    linkInProgress:
+      'Un paiement pour ce lien est déjà en cours dans un autre onglet ou une autre fenêtre. Veuillez le terminer là-bas, ou attendre qu’il se termine avant de réessayer.',
     theMerchant: 'le marchand',
     secureCheckout: 'Paiement sécurisé',
     expiresIn: 'Expire dans',
@@ -38,33 +39,62 @@ export const fr: Catalogue = {
     couldNotPrepareWallet: 'Le paiement par portefeuille n’a pas pu être préparé.',
     couldNotCancel: 'Le paiement n’a pas pu être annulé.',
     states: {
-      pending: { title: 'Prêt à payer', body: 'Vous allez être redirigé vers notre partenaire de paiement pour payer par carte ou virement.' },
-      awaiting: { title: 'Confirmation de votre paiement', body: 'Nous attendons la confirmation du partenaire de paiement. Cette page se met à jour toute seule.' },
-      confirming: { title: 'Confirmation de votre virement', body: 'Votre virement est sur la blockchain. Confirmations : {{n}} sur {{required}}. Cette page se met à jour toute seule.' },
-      partlyPaid: { title: 'Paiement partiel', body: 'Nous avons reçu {{received}} {{asset}}. Veuillez envoyer les {{remaining}} {{asset}} restants à la même adresse.' },
-      walletOpen: { title: 'Payer depuis votre portefeuille', body: 'Envoyez le virement ci-dessous depuis votre portefeuille. Cette page se met à jour toute seule dès qu’il est sur la blockchain.' },
-      paymentsPaused: { title: 'Paiements suspendus', body: 'Les paiements sont temporairement indisponibles : rien ne peut être payé ici pour le moment. Rien n’a été débité. Veuillez réessayer plus tard.' },
-      processing: { title: 'Paiement en cours', body: 'Votre paiement est en cours de confirmation. Cette page se met à jour toute seule.' },
+      pending: {
+        title: 'Prêt à payer',
+        body: 'Vous allez être redirigé vers notre partenaire de paiement pour payer par carte ou virement.',
+      },
+      awaiting: {
+        title: 'Confirmation de votre paiement',
+        body: 'Nous attendons la confirmation du partenaire de paiement. Cette page se met à jour toute seule.',
+      },
+      confirming: {
+        title: 'Confirmation de votre virement',
+        body: 'Votre virement est sur la blockchain. Confirmations : {{n}} sur {{required}}. Cette page se met à jour toute seule.',
+      },
+      partlyPaid: {
+        title: 'Paiement partiel',
+        body: 'Nous avons reçu {{received}} {{asset}}. Veuillez envoyer les {{remaining}} {{asset}} restants à la même adresse.',
+      },
+      walletOpen: {
+        title: 'Payer depuis votre portefeuille',
+        body: 'Envoyez le virement ci-dessous depuis votre portefeuille. Cette page se met à jour toute seule dès qu’il est sur la blockchain.',
+      },
+      paymentsPaused: {
+        title: 'Paiements suspendus',
+        body: 'Les paiements sont temporairement indisponibles : rien ne peut être payé ici pour le moment. Rien n’a été débité. Veuillez réessayer plus tard.',
+      },
+      processing: {
+        title: 'Paiement en cours',
+        body: 'Votre paiement est en cours de confirmation. Cette page se met à jour toute seule.',
+      },
       completed: { title: 'Paiement reçu', body: 'Merci. Le marchand a été informé.' },
       failed: { title: 'Échec du paiement', body: 'Le paiement a été refusé. Aucun montant n’a été prélevé.' },
       failedRetry: { title: 'Paiement refusé', body: 'Le paiement a été refusé. Aucun montant n’a été prélevé. Vous pouvez réessayer.' },
       expired: { title: 'Paiement expiré', body: 'Ce paiement n’est plus ouvert. Veuillez retourner chez le marchand pour recommencer.' },
       canceled: { title: 'Paiement annulé', body: 'Vous avez annulé ce paiement. Aucun montant n’a été prélevé.' },
-      linkPaid: { title: 'Déjà payé', body: 'Ce lien de paiement a déjà été payé dans un autre onglet ou une autre fenêtre. Aucun autre paiement n’est nécessaire, et rien n’a été prélevé ici.' },
-      merchantUnavailable: { title: 'Paiements indisponibles', body: 'Ce marchand ne peut pas accepter de paiements pour le moment. Rien n’a été prélevé. Veuillez contacter le marchand.' },
+      linkPaid: {
+        title: 'Déjà payé',
+        body: 'Ce lien de paiement a déjà été payé dans un autre onglet ou une autre fenêtre. Aucun autre paiement n’est nécessaire, et rien n’a été prélevé ici.',
+      },
+      merchantUnavailable: {
+        title: 'Paiements indisponibles',
+        body: 'Ce marchand ne peut pas accepter de paiements pour le moment. Rien n’a été prélevé. Veuillez contacter le marchand.',
+      },
       test: { title: 'Enregistrement de test', body: 'Ce paiement a été créé en mode test et ne peut pas être payé.' },
     },
     exceptions: {
       title: 'Nous avons reçu votre paiement',
       overpaidTitle: 'Paiement reçu',
-      overpaid: 'Merci. Vous avez envoyé {{amount}} {{asset}} de plus que le montant dû ; le marchand en a été informé et vous contactera au sujet de la différence.',
+      overpaid:
+        'Merci. Vous avez envoyé {{amount}} {{asset}} de plus que le montant dû ; le marchand en a été informé et vous contactera au sujet de la différence.',
       late: 'Votre paiement est arrivé après la clôture de ce paiement.',
       duplicate: 'Ce paiement était déjà réglé : le vôtre est arrivé comme un second paiement.',
       underpaid: 'Votre paiement est arrivé, mais il était inférieur au montant dû.',
       unverified: 'Votre prestataire de paiement a signalé un paiement que nous n’avons pas encore pu rattacher à ce paiement.',
       arrived: 'Votre paiement est arrivé.',
       safe: 'Les {{amount}} {{asset}} sont en sécurité et le marchand a été informé : il finalisera votre commande ou vous remboursera. Merci de ne pas payer à nouveau.',
-      refunded: 'Les {{amount}} {{asset}} ont été renvoyés vers votre portefeuille. Revenez chez le marchand si vous souhaitez toujours acheter.',
+      refunded:
+        'Les {{amount}} {{asset}} ont été renvoyés vers votre portefeuille. Revenez chez le marchand si vous souhaitez toujours acheter.',
     },
     wallet: {
       label: 'Payer depuis votre portefeuille',
@@ -74,7 +104,8 @@ export const fr: Catalogue = {
       amount: 'Montant',
       copyAddress: 'Copier l’adresse de dépôt',
       copyAmount: 'Copier le montant',
-      sendOnly: 'Envoyez uniquement des {{asset}} sur {{network}} (chain id {{chainId}}), avant le {{date}}. Cette page se met à jour dès que le virement est confirmé.',
+      sendOnly:
+        'Envoyez uniquement des {{asset}} sur {{network}} (chain id {{chainId}}), avant le {{date}}. Cette page se met à jour dès que le virement est confirmé.',
     },
   },
   link: {
@@ -96,7 +127,10 @@ export const fr: Catalogue = {
     notFoundBody: 'Ce lien de paiement n’est pas valide. Veuillez le vérifier auprès du marchand.',
     states: {
       active: { title: 'Prêt à payer', body: 'Choisissez votre pays, puis payez par carte ou virement chez notre partenaire de paiement.' },
-      paused: { title: 'Paiements suspendus', body: 'Les paiements sont temporairement indisponibles : rien ne peut être payé ici pour le moment. Veuillez réessayer plus tard.' },
+      paused: {
+        title: 'Paiements suspendus',
+        body: 'Les paiements sont temporairement indisponibles : rien ne peut être payé ici pour le moment. Veuillez réessayer plus tard.',
+      },
       paid: { title: 'Déjà payé', body: 'Ce lien de paiement a été payé. Aucun autre paiement n’est nécessaire.' },
       expired: { title: 'Lien expiré', body: 'Ce lien de paiement a expiré. Veuillez en demander un nouveau au marchand.' },
     },
@@ -129,10 +163,19 @@ export const fr: Catalogue = {
     notFoundBody: 'Ce lien de paiement n’est pas valide. Veuillez retourner sur la boutique.',
     states: {
       pending: { title: 'Choisissez comment payer', body: 'Choisissez un moyen de paiement ci-dessous.' },
-      paused: { title: 'Paiements suspendus', body: 'Les paiements sont temporairement indisponibles : rien ne peut être payé ici pour le moment. Veuillez réessayer plus tard.' },
-      processing: { title: 'Paiement en cours', body: 'Votre paiement est en cours de confirmation. Cette page se met à jour toute seule.' },
+      paused: {
+        title: 'Paiements suspendus',
+        body: 'Les paiements sont temporairement indisponibles : rien ne peut être payé ici pour le moment. Veuillez réessayer plus tard.',
+      },
+      processing: {
+        title: 'Paiement en cours',
+        body: 'Votre paiement est en cours de confirmation. Cette page se met à jour toute seule.',
+      },
       settled: { title: 'Paiement reçu', body: 'Merci. Les fonds ont été envoyés sur votre portefeuille.' },
-      settledOnChain: { title: 'Paiement reçu', body: 'Merci. Votre paiement est confirmé sur la blockchain ; les fonds sont en route vers votre portefeuille.' },
+      settledOnChain: {
+        title: 'Paiement reçu',
+        body: 'Merci. Votre paiement est confirmé sur la blockchain ; les fonds sont en route vers votre portefeuille.',
+      },
       failed: { title: 'Échec du paiement', body: 'Le paiement n’a pas abouti. Aucun montant n’a été prélevé.' },
       expired: { title: 'Paiement expiré', body: 'Ce paiement n’est plus ouvert. Veuillez recommencer.' },
     },

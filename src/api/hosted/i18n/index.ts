@@ -45,13 +45,25 @@ export function pageText(locale: PageLocale): PageText {
     t,
     amount: (decimal, currency) => {
       const digits = decimal.includes('.') ? decimal.split('.')[1]!.length : 0;
-      const fractions = currency ? fractionDigits(currency) ?? digits : digits;
+      const fractions = currency ? (fractionDigits(currency) ?? digits) : digits;
       // Intl formats a decimal string exactly (no float rounding) in Node 20 and later.
-      return new Intl.NumberFormat(locale, { minimumFractionDigits: fractions, maximumFractionDigits: Math.max(fractions, digits) }).format(decimal as unknown as number);
+      return new Intl.NumberFormat(locale, { minimumFractionDigits: fractions, maximumFractionDigits: Math.max(fractions, digits) }).format(
+        decimal as unknown as number,
+      );
     },
-    crypto: (decimal) => new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(decimal as unknown as number),
+    crypto: (decimal) =>
+      new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(decimal as unknown as number),
     money: (decimal, currency) => new Intl.NumberFormat(locale, { style: 'currency', currency }).format(decimal as unknown as number),
-    dateTime: (at) => new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' }).format(at),
+    dateTime: (at) =>
+      new Intl.DateTimeFormat(locale, {
+        year: 'numeric',
+        month: 'short',
+        day: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        timeZone: 'UTC',
+        timeZoneName: 'short',
+      }).format(at),
   };
 }
 

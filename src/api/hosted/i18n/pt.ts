@@ -2,7 +2,8 @@ import type { Catalogue } from './en';
 
 export const pt: Catalogue = {
   common: {
-    linkInProgress: 'Já está em curso um pagamento deste link noutro separador ou janela. Conclua-o lá, ou aguarde que termine antes de tentar novamente.',
+    linkInProgress:
+      'Já está em curso um pagamento deste link noutro separador ou janela. Conclua-o lá, ou aguarde que termine antes de tentar novamente.',
     theMerchant: 'o comerciante',
     secureCheckout: 'Pagamento seguro',
     expiresIn: 'Expira em',
@@ -39,25 +40,47 @@ export const pt: Catalogue = {
     couldNotCancel: 'Não foi possível cancelar o pagamento.',
     states: {
       pending: { title: 'Pronto para pagar', body: 'Será levado ao nosso parceiro de pagamento para pagar com cartão ou transferência.' },
-      awaiting: { title: 'A confirmar o seu pagamento', body: 'Estamos à espera da confirmação do parceiro de pagamento. Esta página atualiza-se sozinha.' },
-      confirming: { title: 'A confirmar a sua transferência', body: 'A sua transferência está na blockchain: {{n}} de {{required}} confirmações. Esta página atualiza-se sozinha.' },
-      partlyPaid: { title: 'Pago em parte', body: 'Recebemos {{received}} {{asset}}. Envie os {{remaining}} {{asset}} restantes para o mesmo endereço.' },
-      walletOpen: { title: 'Pagar com a sua carteira', body: 'Envie a transferência abaixo a partir da sua carteira. Esta página atualiza-se sozinha assim que estiver na blockchain.' },
-      paymentsPaused: { title: 'Pagamentos em pausa', body: 'Os pagamentos estão temporariamente indisponíveis, por isso não é possível pagar aqui neste momento. Nada foi cobrado. Tente novamente mais tarde.' },
+      awaiting: {
+        title: 'A confirmar o seu pagamento',
+        body: 'Estamos à espera da confirmação do parceiro de pagamento. Esta página atualiza-se sozinha.',
+      },
+      confirming: {
+        title: 'A confirmar a sua transferência',
+        body: 'A sua transferência está na blockchain: {{n}} de {{required}} confirmações. Esta página atualiza-se sozinha.',
+      },
+      partlyPaid: {
+        title: 'Pago em parte',
+        body: 'Recebemos {{received}} {{asset}}. Envie os {{remaining}} {{asset}} restantes para o mesmo endereço.',
+      },
+      walletOpen: {
+        title: 'Pagar com a sua carteira',
+        body: 'Envie a transferência abaixo a partir da sua carteira. Esta página atualiza-se sozinha assim que estiver na blockchain.',
+      },
+      paymentsPaused: {
+        title: 'Pagamentos em pausa',
+        body: 'Os pagamentos estão temporariamente indisponíveis, por isso não é possível pagar aqui neste momento. Nada foi cobrado. Tente novamente mais tarde.',
+      },
       processing: { title: 'Pagamento em curso', body: 'O seu pagamento está a ser confirmado. Esta página atualiza-se sozinha.' },
       completed: { title: 'Pagamento recebido', body: 'Obrigado. O comerciante foi avisado.' },
       failed: { title: 'Pagamento falhou', body: 'O pagamento foi recusado. Nenhum valor foi cobrado.' },
       failedRetry: { title: 'Pagamento recusado', body: 'O pagamento foi recusado. Nenhum valor foi cobrado. Pode tentar novamente.' },
       expired: { title: 'Pagamento expirado', body: 'Este pagamento já não está aberto. Volte ao comerciante para começar de novo.' },
       canceled: { title: 'Pagamento cancelado', body: 'Cancelou este pagamento. Nenhum valor foi cobrado.' },
-      linkPaid: { title: 'Já pago', body: 'Este link de pagamento já foi pago noutro separador ou janela. Não é necessário outro pagamento e nada foi cobrado aqui.' },
-      merchantUnavailable: { title: 'Pagamentos indisponíveis', body: 'Este comerciante não pode aceitar pagamentos de momento. Nada foi cobrado. Contacte o comerciante.' },
+      linkPaid: {
+        title: 'Já pago',
+        body: 'Este link de pagamento já foi pago noutro separador ou janela. Não é necessário outro pagamento e nada foi cobrado aqui.',
+      },
+      merchantUnavailable: {
+        title: 'Pagamentos indisponíveis',
+        body: 'Este comerciante não pode aceitar pagamentos de momento. Nada foi cobrado. Contacte o comerciante.',
+      },
       test: { title: 'Registo de teste', body: 'Este pagamento foi criado em modo de teste e não pode ser pago.' },
     },
     exceptions: {
       title: 'Recebemos o seu pagamento',
       overpaidTitle: 'Pagamento recebido',
-      overpaid: 'Obrigado. Enviou {{amount}} {{asset}} a mais do que o valor devido; o comerciante foi informado e entrará em contacto consigo sobre a diferença.',
+      overpaid:
+        'Obrigado. Enviou {{amount}} {{asset}} a mais do que o valor devido; o comerciante foi informado e entrará em contacto consigo sobre a diferença.',
       late: 'O seu pagamento chegou depois de este pagamento ter terminado.',
       duplicate: 'Isto já estava pago: o seu pagamento chegou como um segundo pagamento.',
       underpaid: 'O seu pagamento chegou, mas era inferior ao valor devido.',
@@ -74,7 +97,8 @@ export const pt: Catalogue = {
       amount: 'Valor',
       copyAddress: 'Copiar o endereço de depósito',
       copyAmount: 'Copiar o valor',
-      sendOnly: 'Envie apenas {{asset}} na {{network}} (chain id {{chainId}}), antes de {{date}}. Esta página atualiza-se quando a transferência for confirmada.',
+      sendOnly:
+        'Envie apenas {{asset}} na {{network}} (chain id {{chainId}}), antes de {{date}}. Esta página atualiza-se quando a transferência for confirmada.',
     },
   },
   link: {
@@ -95,8 +119,14 @@ export const pt: Catalogue = {
     notFoundTitle: 'Link de pagamento não encontrado',
     notFoundBody: 'Este link de pagamento não é válido. Confirme-o com o comerciante.',
     states: {
-      active: { title: 'Pronto para pagar', body: 'Escolha o seu país e pague com cartão ou transferência com o nosso parceiro de pagamento.' },
-      paused: { title: 'Pagamentos em pausa', body: 'Os pagamentos estão temporariamente indisponíveis, por isso não é possível pagar aqui neste momento. Tente novamente mais tarde.' },
+      active: {
+        title: 'Pronto para pagar',
+        body: 'Escolha o seu país e pague com cartão ou transferência com o nosso parceiro de pagamento.',
+      },
+      paused: {
+        title: 'Pagamentos em pausa',
+        body: 'Os pagamentos estão temporariamente indisponíveis, por isso não é possível pagar aqui neste momento. Tente novamente mais tarde.',
+      },
       paid: { title: 'Já pago', body: 'Este link de pagamento já foi pago. Não é necessário outro pagamento.' },
       expired: { title: 'Link expirado', body: 'Este link de pagamento expirou. Peça um novo ao comerciante.' },
     },
@@ -129,10 +159,16 @@ export const pt: Catalogue = {
     notFoundBody: 'Este link de pagamento não é válido. Volte à loja.',
     states: {
       pending: { title: 'Escolha como pagar', body: 'Escolha um método de pagamento abaixo.' },
-      paused: { title: 'Pagamentos em pausa', body: 'Os pagamentos estão temporariamente indisponíveis, por isso não é possível pagar aqui neste momento. Tente novamente mais tarde.' },
+      paused: {
+        title: 'Pagamentos em pausa',
+        body: 'Os pagamentos estão temporariamente indisponíveis, por isso não é possível pagar aqui neste momento. Tente novamente mais tarde.',
+      },
       processing: { title: 'Pagamento em curso', body: 'O seu pagamento está a ser confirmado. Esta página atualiza-se sozinha.' },
       settled: { title: 'Pagamento recebido', body: 'Obrigado. Os fundos foram enviados para a sua carteira.' },
-      settledOnChain: { title: 'Pagamento recebido', body: 'Obrigado. O seu pagamento está confirmado na blockchain; os fundos estão a caminho da sua carteira.' },
+      settledOnChain: {
+        title: 'Pagamento recebido',
+        body: 'Obrigado. O seu pagamento está confirmado na blockchain; os fundos estão a caminho da sua carteira.',
+      },
       failed: { title: 'O pagamento falhou', body: 'O pagamento não foi concluído. Nenhum valor foi cobrado.' },
       expired: { title: 'Pagamento expirado', body: 'Este pagamento já não está aberto. Comece de novo.' },
     },

@@ -15,7 +15,10 @@ const chainView = z.object({
 // Decisions §11: what the chain verifiers watch, for an operator checking a deployment. The RPC URL of
 // a hosted node carries its API key, so only its host and shape are shown; the mnemonic never is,
 // only the treasury address derived from it (the entry point derives it and hands it in).
-const adminChainRoutes: FastifyPluginAsyncZod<{ chains: ChainSettings; treasuryAddress: string | null }> = async (app, { chains, treasuryAddress }) => {
+const adminChainRoutes: FastifyPluginAsyncZod<{ chains: ChainSettings; treasuryAddress: string | null }> = async (
+  app,
+  { chains, treasuryAddress },
+) => {
   app.get(
     '/chains',
     {
@@ -23,7 +26,8 @@ const adminChainRoutes: FastifyPluginAsyncZod<{ chains: ChainSettings; treasuryA
         tags: ['admin'],
         security: [{ adminToken: [] }],
         summary: 'The EVM networks with a chain verifier: chain id, RPC host, confirmations, token contracts, treasury',
-        description: 'Read from the configuration. The RPC URL keeps its host; an API key in its user info, query or a key-like path segment is shown as ***.',
+        description:
+          'Read from the configuration. The RPC URL keeps its host; an API key in its user info, query or a key-like path segment is shown as ***.',
         response: { 200: z.object({ ok: z.literal(true), chains: z.array(chainView) }) },
       },
     },

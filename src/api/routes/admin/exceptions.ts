@@ -8,7 +8,10 @@ const refundSchema = z.object({
   address: z.string(),
   amount: z.string().describe('Stablecoin amount, 6 decimals'),
   status: z.enum(['planned', 'signed', 'broadcast', 'confirmed', 'failed']).describe('The transfer back, as the payout machinery sends it'),
-  failureReason: z.string().nullable().describe('Why the transfer back failed (status failed): the exception stays open and may be refunded again'),
+  failureReason: z
+    .string()
+    .nullable()
+    .describe('Why the transfer back failed (status failed): the exception stays open and may be refunded again'),
   transactionHash: z.string().nullable().describe('Null until the transfer is confirmed'),
   explorerUrl: z.string().nullable(),
 });
@@ -33,8 +36,12 @@ const adminExceptionRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         security,
         summary: 'Money off the happy path, oldest first: one row per arrival (late, duplicate, overpaid, underpaid, unverified)',
-        description: 'Filter with status (open is the operators’ queue). Each row names the payment, the arrival (transaction or provider event) and, once resolved, how.',
-        querystring: z.object({ status: z.enum(EXCEPTION_STATUSES).optional(), limit: z.coerce.number().int().min(1).max(500).default(100) }),
+        description:
+          'Filter with status (open is the operators’ queue). Each row names the payment, the arrival (transaction or provider event) and, once resolved, how.',
+        querystring: z.object({
+          status: z.enum(EXCEPTION_STATUSES).optional(),
+          limit: z.coerce.number().int().min(1).max(500).default(100),
+        }),
         response: { 200: z.object({ ok: z.literal(true), exceptions: z.array(adminExceptionSchema) }) },
       },
     },
@@ -50,8 +57,10 @@ const adminExceptionRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         security,
-        summary: 'Accept a late or underpaid payment: the session completes with the money that arrived, payment.completed fires (idempotent)',
-        description: 'An update of the payment’s workflow. On a chain-verified session the accepted money must be held on the ledger for this exception (409 otherwise: never paid without proof). Asking again answers the same.',
+        summary:
+          'Accept a late or underpaid payment: the session completes with the money that arrived, payment.completed fires (idempotent)',
+        description:
+          'An update of the payment’s workflow. On a chain-verified session the accepted money must be held on the ledger for this exception (409 otherwise: never paid without proof). Asking again answers the same.',
         params,
         response: { 200: z.object({ ok: z.literal(true), exception: adminExceptionSchema, paymentStatus: z.string() }) },
       },
@@ -70,9 +79,16 @@ const adminExceptionRoutes: FastifyPluginAsyncZod = async (app) => {
         security,
         summary:
           'Send late, duplicate or underpaid money back on chain from the deposit address to `address` (idempotent; another address is 409 while it is under way). Answers once the transfer is planned; the exception becomes refunded and payment.refunded fires when it is confirmed. A refused address (zero, malformed or mistyped, the treasury, a token contract, a deposit address of ours) is 422 and changes nothing; a refund whose transfer failed leaves the exception open for another one',
-        description: 'A refused address is 422 and changes nothing; a refund whose transfer failed leaves the exception open for another one. payment.refunded fires when the transfer is confirmed.',
+        description:
+          'A refused address is 422 and changes nothing; a refund whose transfer failed leaves the exception open for another one. payment.refunded fires when the transfer is confirmed.',
         params,
-        body: z.object({ address: z.string().min(1).max(128).describe('The customer’s EVM address (EIP-55 checksum when mixed case; all lowercase carries none and is accepted)') }),
+        body: z.object({
+          address: z
+            .string()
+            .min(1)
+            .max(128)
+            .describe('The customer’s EVM address (EIP-55 checksum when mixed case; all lowercase carries none and is accepted)'),
+        }),
         response: { 200: z.object({ ok: z.literal(true), exception: adminExceptionSchema, refund: refundSchema }) },
       },
     },

@@ -9,7 +9,10 @@ import { SCOPES, type Scope } from '../../../domain/scopes';
 import { apiKeyView, issueKey, merchantParams, ok, requireMerchant, ROTATION_GRACE_MS, viewKey } from './merchant-views';
 
 /** Operators: a merchant's restricted keys, live-key rotation (24 h grace) and security-code rotation. */
-const adminMerchantCredentialRoutes: FastifyPluginAsyncZod<{ db: Database; now?: () => Date }> = async (app, { db, now = () => new Date() }) => {
+const adminMerchantCredentialRoutes: FastifyPluginAsyncZod<{ db: Database; now?: () => Date }> = async (
+  app,
+  { db, now = () => new Date() },
+) => {
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
 
@@ -69,7 +72,8 @@ const adminMerchantCredentialRoutes: FastifyPluginAsyncZod<{ db: Database; now?:
         tags,
         security,
         summary: 'Rotate the security code; the old one stops working at once',
-        description: 'The new code is shown once in this answer. Websites already connected keep working; only a new plugin connect needs the new code.',
+        description:
+          'The new code is shown once in this answer. Websites already connected keep working; only a new plugin connect needs the new code.',
         params: merchantParams,
         response: { 200: z.object({ ok, securityCode: z.string() }) },
       },

@@ -14,8 +14,14 @@ export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 // and the lookups and key issuance both route modules use.
 
 export const walletInput = z.strictObject({
-  asset: z.string().transform((s) => s.toUpperCase()).pipe(z.enum(ASSETS)),
-  network: z.string().transform((s) => s.toLowerCase()).pipe(z.enum(NETWORKS)),
+  asset: z
+    .string()
+    .transform((s) => s.toUpperCase())
+    .pipe(z.enum(ASSETS)),
+  network: z
+    .string()
+    .transform((s) => s.toLowerCase())
+    .pipe(z.enum(NETWORKS)),
   address: z.string().trim().min(1).max(128),
 });
 export type WalletInput = z.output<typeof walletInput>;
@@ -116,4 +122,3 @@ export async function issueKey(db: DatabaseOrTransaction, merchantId: string, ki
   });
   return { plaintext: key.plaintext, row };
 }
-

@@ -8,7 +8,19 @@ import { encryptSecret } from '../../../domain/secretbox';
 import { AppError, notFound } from '../../../domain/errors';
 import { newMerchantId } from '../../../domain/ids';
 import { SCOPES } from '../../../domain/scopes';
-import { apiKeyView, checkWallets, issueKey, merchantParams, merchantView, ok, requireMerchant, viewKey, viewMerchant, walletInput, walletView } from './merchant-views';
+import {
+  apiKeyView,
+  checkWallets,
+  issueKey,
+  merchantParams,
+  merchantView,
+  ok,
+  requireMerchant,
+  viewKey,
+  viewMerchant,
+  walletInput,
+  walletView,
+} from './merchant-views';
 
 const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buffer }> = async (app, { db, secretsKey }) => {
   const tags = ['admin'];
@@ -21,7 +33,8 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
         tags,
         security,
         summary: 'Create a merchant (pending review)',
-        description: 'Answers the merchant with its security code and default webhook secret (which signs deliveries to a session’s webhookUrl), each shown once. No live key until the merchant is approved.',
+        description:
+          'Answers the merchant with its security code and default webhook secret (which signs deliveries to a session’s webhookUrl), each shown once. No live key until the merchant is approved.',
         body: z.strictObject({
           name: z.string().trim().min(1).max(200),
           commissionBps: z.number().int().min(0).max(10000).optional(),
@@ -92,8 +105,16 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
 
   app.get(
     '/merchants/:id',
-    { schema: { tags, security, summary: 'Get a merchant',
-        description: 'Its status, settlement wallets and keys (never a secret).', params: merchantParams, response: { 200: z.object({ ok, merchant: merchantView }) } } },
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Get a merchant',
+        description: 'Its status, settlement wallets and keys (never a secret).',
+        params: merchantParams,
+        response: { 200: z.object({ ok, merchant: merchantView }) },
+      },
+    },
     async (request) => ({ ok: true as const, merchant: await viewMerchant(db, await requireMerchant(db, request.params.id)) }),
   );
 

@@ -80,17 +80,30 @@ const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
       schema: {
         tags: ['admin'],
         security: [{ adminToken: [] }],
-        summary: 'A payment’s status, its transaction summary and its payouts (the settlement, then refunds of its exceptions), read from Postgres',
+        summary:
+          'A payment’s status, its transaction summary and its payouts (the settlement, then refunds of its exceptions), read from Postgres',
         description: 'What `ops payments wait` polls; any merchant’s payment (this is the operator’s view).',
         params: z.object({ id: z.string() }),
-        response: { 200: z.object({ ok: z.literal(true), payment: paymentView, transaction: transactionSummary.nullable(), payouts: z.array(payoutView) }) },
+        response: {
+          200: z.object({
+            ok: z.literal(true),
+            payment: paymentView,
+            transaction: transactionSummary.nullable(),
+            payouts: z.array(payoutView),
+          }),
+        },
       },
     },
     async (request) => {
       const session = await findSession(db, requireCanonicalId(request.params.id));
       if (!session) throw notFound('Payment');
       const [tx, payouts] = await Promise.all([findTransaction(db, session.id), listAllPayouts(db, session.id)]);
-      return { ok: true as const, payment: viewPayment(session), transaction: tx ? viewTransaction(tx) : null, payouts: payouts.map(viewPayout) };
+      return {
+        ok: true as const,
+        payment: viewPayment(session),
+        transaction: tx ? viewTransaction(tx) : null,
+        payouts: payouts.map(viewPayout),
+      };
     },
   );
 };

@@ -13,7 +13,8 @@ const adminPayoutRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         security,
-        summary: 'Payouts across payments, oldest first; `status=failed` is the queue of payouts waiting for an operator (each with its reason)',
+        summary:
+          'Payouts across payments, oldest first; `status=failed` is the queue of payouts waiting for an operator (each with its reason)',
         description: 'A failed payout stays failed until POST /admin/v1/payouts/{id}/retry; the svc_payouts_failed metric counts them.',
         querystring: z.object({ status: z.enum(PAYOUT_STATUSES).optional(), limit: z.coerce.number().int().min(1).max(500).default(100) }),
         response: { 200: z.object({ ok: z.literal(true), payouts: z.array(payoutView) }) },

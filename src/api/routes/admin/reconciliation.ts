@@ -20,7 +20,8 @@ const adminReconciliationRoutes: FastifyPluginAsyncZod<{ db: Database; chains: C
         tags: ['admin'],
         security: [{ adminToken: [] }],
         summary: 'Differences between the ledger, on-chain balances and the transactions table',
-        description: 'An empty list means the ledger, the chain and the transactions table agree. Balances are read from each configured network now.',
+        description:
+          'An empty list means the ledger, the chain and the transactions table agree. Balances are read from each configured network now.',
         response: { 200: z.object({ ok: z.literal(true), differences: z.array(difference) }) },
       },
     },

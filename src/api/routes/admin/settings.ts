@@ -11,11 +11,22 @@ const adminSettingsRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app,
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
 
-  app.get('/settings/payments', { schema: { tags, security, summary: 'Read the payment kill switch',
-        description: 'While payments are disabled, new payments answer 403 PaymentsDisabled; payments already open go on.', response: { 200: paymentsView } } }, async () => {
-    const s = await getPaymentsSetting(db);
-    return { ok: true as const, enabled: s.enabled, updatedAt: s.updatedAt?.toISOString() ?? null };
-  });
+  app.get(
+    '/settings/payments',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Read the payment kill switch',
+        description: 'While payments are disabled, new payments answer 403 PaymentsDisabled; payments already open go on.',
+        response: { 200: paymentsView },
+      },
+    },
+    async () => {
+      const s = await getPaymentsSetting(db);
+      return { ok: true as const, enabled: s.enabled, updatedAt: s.updatedAt?.toISOString() ?? null };
+    },
+  );
 
   app.put(
     '/settings/payments',

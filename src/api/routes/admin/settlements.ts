@@ -36,10 +36,17 @@ const adminSettlementRoutes: FastifyPluginAsyncZod<{ db: Database; now: () => Da
         tags: ['admin'],
         security: [{ adminToken: [] }],
         summary: 'A merchant’s settled transactions as CSV: gross, commission, net, deposit and payout transactions, timestamps',
-        description: 'Transactions whose merchant payout was confirmed in [from, to) (default: all until now), one line each, for accounting.',
+        description:
+          'Transactions whose merchant payout was confirmed in [from, to) (default: all until now), one line each, for accounting.',
         params: z.object({ id: z.string() }),
         querystring: z.object({ from: instant.optional(), to: instant.optional() }),
-        response: { 200: z.string().meta({ description: 'One line per settled transaction, with a header line.', contentMediaType: 'text/csv', examples: [EXAMPLE_CSV] }) },
+        response: {
+          200: z.string().meta({
+            description: 'One line per settled transaction, with a header line.',
+            contentMediaType: 'text/csv',
+            examples: [EXAMPLE_CSV],
+          }),
+        },
       },
     },
     async (request, reply) => {
@@ -48,7 +55,9 @@ const adminSettlementRoutes: FastifyPluginAsyncZod<{ db: Database; now: () => Da
       const to = request.query.to ? new Date(request.query.to) : now();
       if (from >= to) throw validationError([{ path: 'from', message: 'Must be before `to`.' }], 'The date range is empty.');
       const csv = settlementsCsv(await settledTransactions(db, { merchantId: merchant.id, from, to }));
-      void reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="settlements-${merchant.id}.csv"`);
+      void reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="settlements-${merchant.id}.csv"`);
       return csv;
     },
   );

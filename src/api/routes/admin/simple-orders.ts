@@ -12,8 +12,12 @@ const TX = '0x9f3c2a8e4b1d7c6f5a4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a';
 const orderAnswer = z
   .looseObject({
     ok: z.literal(true),
-    order: z.looseObject({ transactionCode: z.string(), status: simpleOrderStatus }).meta({ description: 'Every column of the order, amounts as decimal strings, and its webhook’s one attempt.' }),
-    providerEvents: z.array(z.looseObject({ eventId: z.string(), type: z.string(), state: z.string(), note: z.string().nullable(), receivedAt: z.string() })),
+    order: z
+      .looseObject({ transactionCode: z.string(), status: simpleOrderStatus })
+      .meta({ description: 'Every column of the order, amounts as decimal strings, and its webhook’s one attempt.' }),
+    providerEvents: z.array(
+      z.looseObject({ eventId: z.string(), type: z.string(), state: z.string(), note: z.string().nullable(), receivedAt: z.string() }),
+    ),
   })
   .meta({
     examples: [
@@ -52,33 +56,47 @@ const orderAnswer = z
           expiresAt: '2026-01-15T11:30:00.000Z',
           settledAt: '2026-01-15T10:36:40.000Z',
         },
-        providerEvents: [{ eventId: 'sbx_evt_2b8d4e', type: 'payment.succeeded', state: 'signaled', note: null, receivedAt: '2026-01-15T10:34:12.000Z' }],
+        providerEvents: [
+          { eventId: 'sbx_evt_2b8d4e', type: 'payment.succeeded', state: 'signaled', note: null, receivedAt: '2026-01-15T10:34:12.000Z' },
+        ],
       },
     ],
   });
 
 /** Operators' view of a simple-API order, with its provider events and its one webhook attempt. */
 const adminSimpleOrderRoutes: FastifyPluginAsync<{ db: Database }> = async (app, { db }) => {
-  app.get<{ Params: { code: string } }>('/simple-orders/:code', {
+  app.get<{ Params: { code: string } }>(
+    '/simple-orders/:code',
+    {
       schema: {
         tags: ['admin'],
         summary: 'A simple-API order, with its provider events and its webhook attempt',
         description: 'The operator’s view of an order by its transaction code (a UUID; anything else is 400 InvalidId).',
-        params: z.object({ code: z.string().meta({ description: 'The order’s transaction code (UUID).', example: '3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b' }) }),
+        params: z.object({
+          code: z.string().meta({ description: 'The order’s transaction code (UUID).', example: '3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b' }),
+        }),
         response: { 200: orderAnswer },
       },
-    }, async (request) => {
-    const code = request.params.code;
-    if (!isTransactionCode(code)) throw new AppError('InvalidId', 'A transaction code is a UUID.');
-    const order = await findSimpleOrder(db, code.toLowerCase());
-    if (!order) throw notFound('Simple order');
-    const events = await listProviderEvents(db, order.transactionCode);
-    return {
-      ok: true,
-      order: adminOrderView(order),
-      providerEvents: events.map((e) => ({ eventId: e.eventId, type: e.type, state: e.state, note: e.note, receivedAt: e.receivedAt.toISOString() })),
-    };
-  });
+    },
+    async (request) => {
+      const code = request.params.code;
+      if (!isTransactionCode(code)) throw new AppError('InvalidId', 'A transaction code is a UUID.');
+      const order = await findSimpleOrder(db, code.toLowerCase());
+      if (!order) throw notFound('Simple order');
+      const events = await listProviderEvents(db, order.transactionCode);
+      return {
+        ok: true,
+        order: adminOrderView(order),
+        providerEvents: events.map((e) => ({
+          eventId: e.eventId,
+          type: e.type,
+          state: e.state,
+          note: e.note,
+          receivedAt: e.receivedAt.toISOString(),
+        })),
+      };
+    },
+  );
 };
 
 export default adminSimpleOrderRoutes;

@@ -18,7 +18,12 @@ const endpointAnswer = z.object({ ok: z.literal(true), endpoint: endpointView })
 const merchantParams = z.object({ id: z.string() });
 const endpointParams = z.object({ id: z.string(), endpointId: z.string() });
 
-const view = (e: EndpointRow): z.infer<typeof endpointView> => ({ id: e.id, url: e.url, enabled: e.enabled, createdAt: e.createdAt.toISOString() });
+const view = (e: EndpointRow): z.infer<typeof endpointView> => ({
+  id: e.id,
+  url: e.url,
+  enabled: e.enabled,
+  createdAt: e.createdAt.toISOString(),
+});
 
 /** Operators: a merchant's webhook endpoints (decisions §8, §10): register, list, enable/disable, delete. */
 const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }> = async (app, { config, db }) => {
@@ -32,7 +37,10 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
   }
 
   /** An endpoint of this merchant: a malformed id, or one of another merchant, is simply not found. */
-  async function changeEndpoint(params: { id: string; endpointId: string }, change: (input: { merchantId: string; endpointId: string }) => Promise<EndpointRow | undefined>) {
+  async function changeEndpoint(
+    params: { id: string; endpointId: string },
+    change: (input: { merchantId: string; endpointId: string }) => Promise<EndpointRow | undefined>,
+  ) {
     const merchant = await requireMerchant(params.id);
     const row = ENDPOINT_ID.test(params.endpointId) ? await change({ merchantId: merchant.id, endpointId: params.endpointId }) : undefined;
     if (!row) throw notFound('Webhook endpoint');
@@ -46,7 +54,8 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
         tags,
         security,
         summary: 'Register a webhook endpoint; its signing secret is shown once',
-        description: 'The URL must be https on a public address (checked now and again at each delivery). Every enabled endpoint receives every event of the merchant.',
+        description:
+          'The URL must be https on a public address (checked now and again at each delivery). Every enabled endpoint receives every event of the merchant.',
         params: merchantParams,
         body: z.strictObject({ url: z.string().max(2048) }),
         response: { 201: z.object({ ok: z.literal(true), endpoint: endpointView, secret: z.string() }) },
@@ -98,7 +107,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
           summary: enabled
             ? 'Enable a webhook endpoint again: new events are delivered to it'
             : 'Disable a webhook endpoint: new events skip it; deliveries already under way continue',
-        description: 'Enabling and disabling are idempotent: asking again answers the endpoint as it is.',
+          description: 'Enabling and disabling are idempotent: asking again answers the endpoint as it is.',
           params: endpointParams,
           response: { 200: endpointAnswer },
         },

@@ -28,7 +28,8 @@ const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }
         tags,
         security,
         summary: 'Deliveries of a payment’s events, with every attempt',
-        description: 'One delivery per event and target URL, each with its attempts (status code, duration, error). What `ops deliveries list` prints.',
+        description:
+          'One delivery per event and target URL, each with its attempts (status code, duration, error). What `ops deliveries list` prints.',
         querystring: z.object({ paymentId: z.string() }),
         response: { 200: z.object({ ok: z.literal(true), deliveries: z.array(deliveryView) }) },
       },
@@ -43,7 +44,12 @@ const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }
           eventType: r.eventType,
           url: r.delivery.url,
           status: r.delivery.status,
-          attempts: r.attempts.map((a) => ({ at: a.attemptedAt.toISOString(), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error })),
+          attempts: r.attempts.map((a) => ({
+            at: a.attemptedAt.toISOString(),
+            statusCode: a.statusCode,
+            durationMs: a.durationMs,
+            error: a.error,
+          })),
         })),
       };
     },
@@ -56,7 +62,8 @@ const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }
         tags,
         security,
         summary: 'Deliver again: same delivery id, same event id and body, fresh signature',
-        description: '409 while the delivery is still being attempted. The receiver may see the event again: it must process each eventId once.',
+        description:
+          '409 while the delivery is still being attempted. The receiver may see the event again: it must process each eventId once.',
         params: z.object({ id: z.string() }),
         response: { 202: z.object({ ok: z.literal(true), deliveryId: z.string(), status: z.literal('pending') }) },
       },
