@@ -2,7 +2,7 @@ import type { ChainSettings, WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import type { ProviderRegistry } from '../providers/registry';
 import type { SessionCanceller } from '../temporal/session-cancel';
-import { registerExplorers } from '../domain/deposit-fact';
+import { registerExplorers } from '../domain/explorers';
 import { createChainProofActivities } from './chain-proof';
 import { createCheckoutActivities } from './checkout-session';
 import { createExceptionActivities } from './exceptions';

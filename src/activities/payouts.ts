@@ -20,7 +20,7 @@ import {
   type PayoutRow,
 } from '../db/queries/payouts';
 import { setPayoutReference } from '../db/queries/transactions';
-import { explorerUrlFor } from '../domain/deposit-fact';
+import { explorerUrlFor } from '../domain/explorers';
 import { payoutConfirmed, payoutRevertedFee } from '../domain/ledger';
 import { payoutChains, payoutImpossible } from './payout-chains';
 import { givenUp, PAYOUT_FAILED, refusalBoundReached, refusalOf, refusedForNow } from './payout-failures';

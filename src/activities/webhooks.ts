@@ -27,7 +27,7 @@ import { decryptSecret, encryptSecret } from '../domain/secretbox';
 import { deliverySignatureHeaders } from '../domain/signatures';
 import { paymentLabels } from '../domain/payment-labels';
 import { paymentEventBody } from '../domain/webhook-event';
-import { explorerUrlFor } from '../domain/deposit-fact';
+import { explorerUrlFor } from '../domain/explorers';
 import { exceptionEventBody, exceptionView, refundEventBody } from '../domain/exceptions';
 import { postWebhook } from '../webhooks/post';
 

@@ -42,7 +42,7 @@ import paymentLinkRoutes from './routes/payment-links';
 import simpleApiRoutes from './routes/simple-api';
 import type { ProviderRegistry } from '../providers/registry';
 import { createPaymentService, type PaymentService } from '../payments';
-import { registerExplorers } from '../domain/deposit-fact';
+import { registerExplorers } from '../domain/explorers';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,5 +1,3 @@
-import { EXPLORERS } from './assets';
-
 // What a chain watcher tells a payment's workflow about its deposit address (decisions §11): a
 // confirmed Transfer to credit, or one whose block left the canonical chain. JSON-safe (amounts and
 // block numbers as decimal strings) because it travels as a Temporal signal.
@@ -24,21 +22,6 @@ export interface DepositFact {
 export const depositLogKey = (f: Pick<DepositFact, 'network' | 'transactionHash' | 'logIndex'>) =>
   `${f.network}:${f.transactionHash.toLowerCase()}:${f.logIndex}`;
 
-// Networks whose transaction pages are not the public explorer's (config `explorerTxBase`): on the
-// local dev chain, the sandbox's own page. Registered by each process from its config when it builds
-// its app or its activities, so every link it writes or renders (payouts included) agrees.
-const explorerBases = new Map<string, string | null>();
-
-export function registerExplorers(networks: readonly { network: string; explorerTxBase?: string | null | undefined }[]): void {
-  for (const n of networks) if (n.explorerTxBase !== undefined) explorerBases.set(n.network, n.explorerTxBase);
-}
-
-/** Decisions §4: `https://<explorer>/tx/<hash>`; in sandbox mode the sandbox's own transaction page. */
-export const explorerUrlFor = (network: string, hash: string): string | null => {
-  if (explorerBases.has(network)) {
-    const base = explorerBases.get(network);
-    return base ? `${base}/${hash}` : null;
-  }
-  const explorer = (EXPLORERS as Readonly<Record<string, string>>)[network];
-  return explorer ? `https://${explorer}/tx/${hash}` : null;
-};
+/** A watcher's word about one log in one block: the same word re-sent is the same news. */
+export const depositNewsKey = (f: Pick<DepositFact, 'kind' | 'network' | 'transactionHash' | 'logIndex' | 'blockHash'>) =>
+  `${f.kind}:${depositLogKey(f)}@${f.blockHash.toLowerCase()}`;

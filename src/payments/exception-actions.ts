@@ -4,7 +4,7 @@ import { findDepositAddresses } from '../db/queries/deposit-addresses';
 import { findPaymentException, listExceptionsByStatus, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
 import { listRefundPayouts, type PayoutRow } from '../db/queries/payouts';
 import { checkRefundAddress } from '../domain/refund-address';
-import { explorerUrlFor } from '../domain/deposit-fact';
+import { explorerUrlFor } from '../domain/explorers';
 import { isAcceptable, isExceptionId, isRefundable, type ExceptionStatus } from '../domain/exceptions';
 import { AppError, notFound } from '../domain/errors';
 import { formatCrypto } from '../domain/money';

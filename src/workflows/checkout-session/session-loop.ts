@@ -1,3 +1,4 @@
+import { handleEvent } from '../decision-loop';
 import { decide, type SessionEffect, type SessionEvent, type SessionState } from '../../domain/checkout-session';
 
 /**
@@ -58,16 +59,6 @@ async function perform(effect: SessionEffect, ports: SessionPorts): Promise<Sess
   }
 }
 
-/**
- * One event through the session's rules: decide, then run the effects in order, each report decided
- * in turn before the next effect. Returns the state after all of it.
- */
-export async function handleSessionEvent(state: SessionState, event: SessionEvent, ports: SessionPorts): Promise<SessionState> {
-  const decision = decide(state, event);
-  let current = decision.state;
-  for (const effect of decision.effects) {
-    const report = await perform(effect, ports);
-    if (report) current = await handleSessionEvent(current, report, ports);
-  }
-  return current;
-}
+/** One event through the session's rules (decision-loop.ts): the state after it and every report of its effects. */
+export const handleSessionEvent = (state: SessionState, event: SessionEvent, ports: SessionPorts): Promise<SessionState> =>
+  handleEvent(decide, (effect) => perform(effect, ports), state, event);

@@ -8,7 +8,6 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  sleep,
   startChild,
   upsertSearchAttributes,
   WorkflowIdReusePolicy,
@@ -37,6 +36,7 @@ import {
   type CheckoutSessionState,
 } from './messages';
 import { payOutSession } from './payout';
+import { Inbox, onceEach } from '../decision-loop';
 import { handleSessionEvent, type SessionPorts } from './session-loop';
 
 // The session's database writes are local activities (activity-options.ts); a transition's write and
@@ -71,22 +71,15 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     proofTimeoutMs: input.providerProofTimeoutMs ?? 3_600_000,
   });
   const deliveries = inRunDeliveries(events.markDeliveryFailed);
-  const queue: SessionEvent[] = [];
-  // Watchers and providers re-send (at least once): each log in its block, each provider event, once.
-  const seen = new Set<string>();
-  const once = (key: string) => !seen.has(key) && !!seen.add(key);
+  const inbox = new Inbox<SessionEvent>();
+  const news = onceEach();
 
   setHandler(stateQuery, () => ({ status: session.status, providerPaymentId: session.providerPaymentId, lateEvents: session.lateEvents }));
   setHandler(depositSignal, (fact) => {
-    if (!once(`${fact.kind}:${fact.network}:${fact.transactionHash.toLowerCase()}:${fact.logIndex}@${fact.blockHash.toLowerCase()}`))
-      return;
-    // A removal followed by the same log in the same block again (re-mined) must credit again.
-    if (fact.kind === 'removed')
-      seen.delete(`credited:${fact.network}:${fact.transactionHash.toLowerCase()}:${fact.logIndex}@${fact.blockHash.toLowerCase()}`);
-    queue.push({ kind: 'deposit', fact });
+    if (news.deposit(fact)) inbox.push({ kind: 'deposit', fact });
   });
   setHandler(providerUpdateSignal, (fact) => {
-    if (once(`provider:${fact.eventId}`)) queue.push({ kind: 'provider', fact, nowMs: Date.now() });
+    if (news.providerEvent(fact.eventId)) inbox.push({ kind: 'provider', fact, nowMs: Date.now() });
   });
   // Cancel and expire wait for their own turn in the queue, so one that loses the race to a provider
   // fact still gets its answer: the status the session ended in.
@@ -94,7 +87,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   let handled = 0;
   const inTurn = async (event: SessionEvent) => {
     const ticket = ++requested;
-    queue.push(event);
+    inbox.push(event);
     await condition(() => handled >= ticket);
     return session.status;
   };
@@ -145,32 +138,22 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     if (event.kind === 'cancel' || event.kind === 'expire') handled++;
   };
   const drain = async () => {
-    while (queue.length > 0) await handle(queue.shift()!);
+    while (inbox.size > 0) await handle(inbox.shift()!);
   };
 
   await records.openSession(id);
-  // One timer per deadline for the whole run, however often a message wakes it.
-  const timers = new Map<number, Promise<void>>();
-  while (!isTerminal(session.status)) {
-    const deadline = nextDeadline(session);
-    if (queue.length === 0 && deadline > Date.now()) {
-      if (!timers.has(deadline)) timers.set(deadline, sleep(deadline - Date.now()));
-      // A wait the timer ended leaves its condition pending; the next message resolves it, harmlessly.
-      await Promise.race([condition(() => queue.length > 0), timers.get(deadline)]);
-    }
-    await handle(queue.shift() ?? { kind: 'deadline', nowMs: Date.now() });
-  }
+  while (!isTerminal(session.status)) await handle(await inbox.next(nextDeadline(session), (nowMs) => ({ kind: 'deadline', nowMs })));
   if (session.status === 'canceled' || session.status === 'expired') await closeProviderPayments(null);
   // Facts that arrived while the last transition was written are handled too (late money is an exception).
   await drain();
   // Decisions §11: the money a chain-verified completion proved is paid out from this run; a failed
   // payout waits for an operator's retry, handling facts as they come meanwhile.
   if (session.status === 'completed' && session.chainVerified) {
-    await payOutSession(id, deliveries, { pending: () => queue.length > 0, handle: drain });
+    await payOutSession(id, deliveries, { pending: () => inbox.size > 0, handle: drain });
   }
   // The run ends once its deliveries are done; facts arriving meanwhile are handled as above.
-  while (!deliveries.done() || queue.length > 0) {
-    await condition(() => deliveries.done() || queue.length > 0);
+  while (!deliveries.done() || inbox.size > 0) {
+    await condition(() => deliveries.done() || inbox.size > 0);
     await drain();
   }
   await condition(allHandlersFinished);
