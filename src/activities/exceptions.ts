@@ -8,19 +8,11 @@ import { isAcceptable, type ExceptionStatus } from '../domain/exceptions';
 import { exceptionAccepted, ledgerAccount } from '../domain/ledger';
 import { accountBalance, writePosting } from '../db/queries/ledger';
 import { insertCompletedTransaction, postCompletion } from './session-completion';
+import type { AcceptReport } from '../domain/payment-exception';
 
 // The exception workflow's side effects (decisions §12), each idempotent.
 
 export const NOT_ACCEPTABLE = 'NotAcceptable';
-
-export interface Acceptance {
-  paymentId: string;
-  paymentStatus: string;
-  /** This call completed the session (false on a retry that finds it done). */
-  completedNow: boolean;
-  /** The accepted money is on chain at the deposit address: the exception's run pays it out. */
-  payout: boolean;
-}
 
 export function createExceptionActivities({ db, now }: { db: Database; now: () => Date }) {
   return {
@@ -35,7 +27,7 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
      * commission split, the transaction row, the session completed and the exception accepted, in
      * one database transaction. A retry finds the exception accepted and changes nothing.
      */
-    async acceptException(exceptionId: string): Promise<Acceptance> {
+    async acceptException(exceptionId: string): Promise<AcceptReport> {
       return db.transaction(async (tx) => {
         const exception = await lockPaymentException(tx, exceptionId);
         if (!exception) throw ApplicationFailure.nonRetryable(`no exception ${exceptionId}`, 'ExceptionMissing');

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Database, DatabaseOrTransaction } from '../db/client';
 import { expirePaymentLink, markLinkPaid } from '../db/queries/payment-links';
-import type { PaymentLinkStatus } from '../workflows/payment-link/messages';
+import type { PaymentLinkStatus } from '../domain/payment-link';
 
 export interface PaymentLinkActivityDeps {
   db: Database;

@@ -4,6 +4,7 @@ import { eventually, http } from '../support/http';
 import { payFromWallet, sharedChain } from '../support/chain';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 import { startReceiver } from '../support/receiver';
+import { MerchantIdKey } from '../../src/workflows/search-attributes';
 import { replayRuns } from './histories';
 
 // Runs of the checkoutSession workflow on its main paths, replayed (and recorded on demand).
@@ -122,6 +123,11 @@ describe('checkoutSession histories', () => {
       // A provider's success after the end, with no transfer seen: a claim (decisions §11).
       [ids.expiredThenLate!]: 'unverified',
     });
+    // An exception's run carries its merchant, for an operator's search (started from the session's run).
+    const [overpaid] = await ctx.db
+      .sql`select e.id, s.merchant_id from payment_exceptions e join checkout_sessions s on s.id = e.payment_id where e.payment_id = ${ids.overpaid!}`;
+    const described = await ctx.temporal.workflow.getHandle(overpaid!.id as string).describe();
+    expect(described.typedSearchAttributes.get(MerchantIdKey)).toBe(overpaid!.merchant_id);
     const [settled] = await ctx.db.sql`select
       (select count(*)::int from events where payment_id = ${ids.settled!} and type = 'payment.settled') as events,
       (select count(*)::int from payouts where payment_id = ${ids.settled!} and status = 'confirmed') as payouts`;

@@ -1,30 +1,8 @@
-import {
-  allHandlersFinished,
-  ApplicationFailure,
-  condition,
-  getExternalWorkflowHandle,
-  log,
-  ParentClosePolicy,
-  proxyActivities,
-  proxyLocalActivities,
-  setHandler,
-  startChild,
-  upsertSearchAttributes,
-  WorkflowIdReusePolicy,
-} from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { ChainProofActivities } from '../../activities/chain-proof';
-import type { CheckoutActivities } from '../../activities/checkout-session';
-import type { ProviderClosingActivities } from '../../activities/provider-closing';
-import type { SessionTransitionActivities } from '../../activities/session-transitions';
-import type { WebhookActivities } from '../../activities/webhooks';
+import { allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import { initialSession, nextDeadline, type SessionEvent } from '../../domain/checkout-session';
 import { CANCEL_REASONS, isTerminal } from '../../domain/payment-status';
-import { LOCAL_DATABASE_ACTIVITY } from '../activity-options';
-import { linkPaidSignal } from '../payment-link/messages';
-import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../payment-exception/messages';
-import { completedAttributes, PaymentStatusKey } from '../search-attributes';
-import { emitAndDeliver, inRunDeliveries } from '../webhook-delivery/start';
+import { Inbox, onceEach } from '../decision-loop';
+import { inRunDeliveries } from '../webhook-delivery/start';
 import {
   cancelUpdate,
   depositSignal,
@@ -36,27 +14,8 @@ import {
   type CheckoutSessionState,
 } from './messages';
 import { payOutSession } from './payout';
-import { Inbox, onceEach } from '../decision-loop';
-import { handleSessionEvent, type SessionPorts } from './session-loop';
-
-// The session's database writes are local activities (activity-options.ts); a transition's write and
-// its event are one of them (activities/session-transitions.ts).
-const steps = proxyLocalActivities<SessionTransitionActivities>(LOCAL_DATABASE_ACTIVITY);
-const records = proxyLocalActivities<CheckoutActivities>(LOCAL_DATABASE_ACTIVITY);
-const events = proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY);
-const proof = proxyLocalActivities<ChainProofActivities>(LOCAL_DATABASE_ACTIVITY);
-// Closing a provider payment (decisions §12) is worth retrying for a while, never worth failing the
-// session for: a payment the provider still takes arrives as money and becomes an exception.
-const closing = proxyActivities<ProviderClosingActivities>({
-  startToCloseTimeout: '20 seconds',
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 12,
-    nonRetryableErrorTypes: ['ProviderRejected'],
-  },
-});
+import { closeProviderPayments, sessionPorts, sessionRecords } from './ports';
+import { handleSessionEvent } from './session-loop';
 
 /**
  * One checkout session, from creation to a terminal state, then its payout (decisions §6, §11). The
@@ -70,7 +29,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     expiresAtMs: Date.parse(input.expiresAt),
     proofTimeoutMs: input.providerProofTimeoutMs ?? 3_600_000,
   });
-  const deliveries = inRunDeliveries(events.markDeliveryFailed);
+  const deliveries = inRunDeliveries(sessionRecords.markDeliveryFailed);
   const inbox = new Inbox<SessionEvent>();
   const news = onceEach();
 
@@ -104,35 +63,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     },
   });
 
-  const ports: SessionPorts = {
-    move: async ({ move }) => {
-      await emitAndDeliver(() => steps.moveSession(id, move), deliveries);
-      upsertSearchAttributes([{ key: PaymentStatusKey, value: session.status }]);
-    },
-    recordShortfall: async ({ claim, at }) => (await proof.recordShortfall(id, claim, at))?.exceptionId ?? null,
-    credit: ({ fact }) => proof.creditDeposit(id, fact),
-    uncredit: async ({ fact }) => (await proof.uncreditDeposit(id, fact)).creditedMicro,
-    recordLateDeposit: ({ fact }) => proof.recordLateDeposit(id, fact),
-    recordLateSuccess: ({ fact, status }) => records.flagLateSuccess(id, fact, status),
-    completeFromChain: async ({ providerPaymentId }) => {
-      let completion: Awaited<ReturnType<typeof steps.completeSessionFromChain>> = null;
-      await emitAndDeliver(
-        async () => (completion = await steps.completeSessionFromChain(id, providerPaymentId))?.emitted ?? null,
-        deliveries,
-      );
-      return completion;
-    },
-    completeFromProvider: ({ fact }) => records.recordCompletion(id, fact),
-    announceException,
-    markCompleted: async (completion) => upsertSearchAttributes(completedAttributes(completion)),
-    linkPaid: async (linkId) => {
-      await closeProviderPayments(linkId);
-      // Ends the link's run now rather than at its expiry; Postgres already says paid.
-      await getExternalWorkflowHandle(linkId)
-        .signal(linkPaidSignal, { sessionId: id })
-        .catch(() => undefined);
-    },
-  };
+  const ports = sessionPorts({ paymentId: id, merchantId: input.merchantId, deliveries, status: () => session.status });
   const handle = async (event: SessionEvent) => {
     session = await handleSessionEvent(session, event, ports);
     if (event.kind === 'cancel' || event.kind === 'expire') handled++;
@@ -141,9 +72,9 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     while (inbox.size > 0) await handle(inbox.shift()!);
   };
 
-  await records.openSession(id);
+  await sessionRecords.openSession(id);
   while (!isTerminal(session.status)) await handle(await inbox.next(nextDeadline(session), (nowMs) => ({ kind: 'deadline', nowMs })));
-  if (session.status === 'canceled' || session.status === 'expired') await closeProviderPayments(null);
+  if (session.status === 'canceled' || session.status === 'expired') await closeProviderPayments(id, null);
   // Facts that arrived while the last transition was written are handled too (late money is an exception).
   await drain();
   // Decisions §11: the money a chain-verified completion proved is paid out from this run; a failed
@@ -158,31 +89,4 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   }
   await condition(allHandlersFinished);
   return { status: session.status, providerPaymentId: session.providerPaymentId, lateEvents: session.lateEvents };
-
-  /**
-   * Decisions §12: the exception's own workflow tells the merchant and waits for an operator; it
-   * outlives this run (money may be resolved long after the session ended).
-   */
-  async function announceException(exceptionId: string) {
-    const args: [PaymentExceptionInput] = [{ exceptionId, paymentId: id }];
-    await startChild(PAYMENT_EXCEPTION_WORKFLOW, {
-      workflowId: exceptionId,
-      args,
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-    }).catch((err: unknown) => {
-      // The same exception announced again (a second report of one arrival): its run already exists.
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    });
-  }
-
-  /** Decisions §12: once the session ended unpaid, or its link was paid, nobody may pay what it opened. */
-  async function closeProviderPayments(linkId: string | null) {
-    try {
-      if (linkId) await closing.closeLinkSiblings(linkId, id);
-      else await closing.closeSessionProviderPayment(id);
-    } catch (err) {
-      log.warn('provider payment not closed', { paymentId: id, error: err instanceof Error ? err.message : String(err) });
-    }
-  }
 }

@@ -11,7 +11,9 @@ export interface PaymentExceptionInput {
   paymentId: string;
 }
 
-export type ExceptionOutcome = 'open' | 'accepted' | 'refunded';
+import type { ExceptionOutcome } from '../../domain/payment-exception';
+
+export type { ExceptionOutcome };
 
 export interface AcceptResult {
   exceptionId: string;

@@ -10,9 +10,11 @@ import {
 import type { ExceptionActivities } from '../../activities/exceptions';
 import type { PayoutActivities } from '../../activities/payouts';
 import type { WebhookActivities } from '../../activities/webhooks';
+import { decideException, initialException, nothingDue, type ExceptionEffect, type ExceptionEvent } from '../../domain/payment-exception';
 import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../../domain/refund-address';
 import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { payOutSession, refundOnChain } from '../checkout-session/payout';
+import { handleEvent } from '../decision-loop';
 import { PaymentStatusKey } from '../search-attributes';
 import { emitAndDeliver, inRunDeliveries } from '../webhook-delivery/start';
 import {
@@ -53,31 +55,42 @@ const OPERATOR_WINDOW = '90 days';
  * someone may still resolve that money.
  */
 export async function paymentException(input: PaymentExceptionInput): Promise<ExceptionOutcome> {
-  let outcome: ExceptionOutcome = 'open';
+  let exception = initialException();
   // The merchant's events of this money are delivered by this run (webhook-delivery/start.ts).
   const deliveries = inRunDeliveries(events.markDeliveryFailed);
+  const perform = async (effect: ExceptionEffect): Promise<ExceptionEvent | null> => {
+    switch (effect.kind) {
+      case 'markPaymentStatus':
+        upsertSearchAttributes([{ key: PaymentStatusKey, value: effect.status }]);
+        return null;
+      case 'announceCompleted':
+        await emitAndDeliver(() => events.emitPaymentEvent(effect.paymentId, 'completed', null), deliveries);
+        return null;
+      case 'payOut':
+        await payOutSession(input.paymentId, deliveries);
+        return { kind: 'paidOut' };
+      case 'sendRefund':
+        return { kind: 'refundSent', ...(await refundOnChain(input.exceptionId, effect.payoutIds, deliveries)) };
+      case 'refundNotSent':
+        await records.refundNotSent(effect.payoutIds, effect.reason);
+        refunding = null;
+        return null;
+    }
+  };
+  const handle = async (event: ExceptionEvent) => {
+    exception = await handleEvent(decideException, perform, exception, event);
+  };
   let accepting: Promise<AcceptResult> | null = null;
-  // Set by an acceptance whose money is on chain: paid out by this run, not inside the update, so the
-  // operator's call answers at once and the payout (minutes of confirmations) survives crashes here.
-  let payoutDue = false;
   // The refund plan under way or made: every request joins it. A failed plan is forgotten at once,
   // and a plan whose transfer then failed once that is recorded, so neither blocks a later refund.
   let refunding: Promise<RefundResult> | null = null;
-  // Set by a refund's plan: the payout ids this run sends.
-  let refundDue: string[] | null = null;
 
-  setHandler(exceptionStateQuery, () => outcome);
+  setHandler(exceptionStateQuery, () => exception.outcome);
 
   setHandler(acceptUpdate, async () => {
     accepting ??= (async () => {
       const accepted = await records.acceptException(input.exceptionId);
-      outcome = 'accepted';
-      payoutDue = accepted.payout;
-      // The payment's own run has usually closed (accepted after expiry), and a closed run's
-      // attributes cannot change: this run carries the status an operator searches for.
-      if (accepted.completedNow) upsertSearchAttributes([{ key: PaymentStatusKey, value: accepted.paymentStatus }]);
-      if (accepted.completedNow || accepted.paymentStatus === 'completed')
-        await emitAndDeliver(() => events.emitPaymentEvent(accepted.paymentId, 'completed', null), deliveries);
+      await handle({ kind: 'accepted', accepted });
       return { exceptionId: input.exceptionId, paymentId: accepted.paymentId, paymentStatus: accepted.paymentStatus };
     })();
     return accepting;
@@ -101,7 +114,7 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
       }
       const planning = (async () => {
         const plan = await refunds.planRefund(input.exceptionId, request.address);
-        refundDue = plan.payoutIds;
+        await handle({ kind: 'refundPlanned', payoutIds: plan.payoutIds });
         return { exceptionId: plan.exceptionId, paymentId: plan.paymentId, address: plan.address, amountMicro: plan.amountMicro };
       })();
       refunding = planning;
@@ -122,28 +135,17 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
   );
 
   await emitAndDeliver(() => events.emitExceptionEvent(input.exceptionId, 'payment.exception'), deliveries);
-  const status = await records.exceptionStatus(input.exceptionId);
-  if (status !== 'open') outcome = status;
-  outcome = await resolution();
+  await handle({ kind: 'loaded', outcome: await records.exceptionStatus(input.exceptionId) });
+  // Waits for the operator, then pays out an acceptance or sends a refund back; a refund whose
+  // transfer failed waits for the operator again (a new refund is a new plan).
+  for (;;) {
+    await condition(() => exception.outcome !== 'open' || !nothingDue(exception), OPERATOR_WINDOW);
+    await condition(allHandlersFinished);
+    if (nothingDue(exception)) break;
+    await handle({ kind: 'resume' });
+    if (exception.outcome !== 'open' && nothingDue(exception)) break;
+  }
   // The run ends once its deliveries are done.
   await condition(() => deliveries.done());
-  return outcome;
-
-  /** Waits for the operator, then pays out an acceptance or sends a refund back. */
-  async function resolution(): Promise<ExceptionOutcome> {
-    for (;;) {
-      await condition(() => outcome !== 'open' || refundDue !== null, OPERATOR_WINDOW);
-      await condition(allHandlersFinished);
-      // Decisions §12: an accepted payment is paid out as usual (and payment.settled fires).
-      if (payoutDue) await payOutSession(input.paymentId, deliveries);
-      if (refundDue === null) return outcome;
-      const sent = await refundOnChain(input.exceptionId, refundDue, deliveries);
-      if (sent.settled) return 'refunded';
-      // The transfer back failed (reverted, or impossible): recorded on its payouts, the exception
-      // stays open and this run waits for the operator again; a new refund is a new plan.
-      await records.refundNotSent(refundDue, sent.reason);
-      refundDue = null;
-      refunding = null;
-    }
-  }
+  return exception.outcome;
 }

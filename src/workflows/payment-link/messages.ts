@@ -10,7 +10,9 @@ export interface PaymentLinkInput {
   expiresAt: string;
 }
 
-export type PaymentLinkStatus = 'active' | 'paid' | 'expired';
+import type { PaymentLinkStatus } from '../../domain/payment-link';
+
+export type { PaymentLinkStatus };
 
 export interface PaymentLinkOutcome {
   status: PaymentLinkStatus;

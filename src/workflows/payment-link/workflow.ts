@@ -1,30 +1,30 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
-import { DATABASE_ACTIVITY } from '../activity-options';
+import { proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { PaymentLinkActivities } from '../../activities/payment-links';
-import { linkPaidSignal, linkStateQuery, type PaymentLinkInput, type PaymentLinkOutcome, type PaymentLinkStatus } from './messages';
+import { decideLink, initialLink, nextLinkDeadline, type LinkEffect, type LinkEvent } from '../../domain/payment-link';
+import { LOCAL_DATABASE_ACTIVITY } from '../activity-options';
+import { handleEvent, Inbox } from '../decision-loop';
+import { linkPaidSignal, linkStateQuery, type PaymentLinkInput, type PaymentLinkOutcome } from './messages';
 
-const records = proxyActivities<PaymentLinkActivities>(DATABASE_ACTIVITY);
+const records = proxyLocalActivities<PaymentLinkActivities>(LOCAL_DATABASE_ACTIVITY);
 
 /**
  * One payment link (decisions §5), workflow id = link id: open until a session pays it (the
- * completion signals here) or until expiresAt, when it is expired in Postgres. The expiry write is
- * conditional on the link still being open, so a payment whose signal was lost is never undone.
+ * completion signals here) or until expiresAt. The rules are domain/payment-link.ts.
  */
 export async function paymentLink(input: PaymentLinkInput): Promise<PaymentLinkOutcome> {
-  let status: PaymentLinkStatus = 'active';
-  let paidSessionId: string | null = null;
+  let link = initialLink(Date.parse(input.expiresAt));
+  const inbox = new Inbox<LinkEvent>();
 
-  setHandler(linkStateQuery, () => ({ status, paidSessionId }));
-  setHandler(linkPaidSignal, ({ sessionId }) => {
-    paidSessionId ??= sessionId;
+  setHandler(linkStateQuery, () => ({ status: link.status, paidSessionId: link.paidSessionId }));
+  setHandler(linkPaidSignal, ({ sessionId }) => inbox.push({ kind: 'paid', sessionId }));
+
+  const perform = async (_: LinkEffect): Promise<LinkEvent> => ({
+    kind: 'expiryWritten',
+    status: await records.expirePaymentLink(input.linkId),
   });
-
-  const remaining = Date.parse(input.expiresAt) - Date.now();
-  if (remaining > 0) await condition(() => paidSessionId !== null, remaining);
-  if (paidSessionId !== null) {
-    status = 'paid';
-    return { status, paidSessionId };
+  while (link.status === 'active') {
+    const event = await inbox.next(nextLinkDeadline(link), (nowMs) => ({ kind: 'deadline', nowMs }));
+    link = await handleEvent(decideLink, perform, link, event);
   }
-  status = await records.expirePaymentLink(input.linkId);
-  return { status, paidSessionId };
+  return { status: link.status, paidSessionId: link.paidSessionId };
 }

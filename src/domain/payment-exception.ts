@@ -1,0 +1,93 @@
+// Decisions §12 for one exception (money outside the happy path), as a pure function of its state and
+// the next event: open until an operator accepts it (the payment is completed with it and paid out)
+// or refunds it (the money goes back on chain); a refund whose transfer failed leaves it open for
+// another decision. What may be accepted or refunded, and how much, is decided under the exception's
+// lock by the activities (domain/refund-address.ts, domain/ledger.ts).
+
+export type ExceptionOutcome = 'open' | 'accepted' | 'refunded';
+
+export interface ExceptionState {
+  outcome: ExceptionOutcome;
+  /** An acceptance whose money is on chain: paid out by the run, not inside the operator's call. */
+  payoutDue: boolean;
+  /** The payouts of a planned refund, sent by the run. */
+  refundDue: string[] | null;
+}
+
+/** What the acceptance's activity reports. */
+export interface AcceptReport {
+  paymentId: string;
+  paymentStatus: string;
+  /** The acceptance completed the payment now. */
+  completedNow: boolean;
+  /** The payment's money is on chain and must be paid out. */
+  payout: boolean;
+}
+
+export type ExceptionEvent =
+  /** The outcome Postgres holds when the run starts (a run started again for a resolved exception). */
+  | { kind: 'loaded'; outcome: ExceptionOutcome }
+  | { kind: 'accepted'; accepted: AcceptReport }
+  | { kind: 'refundPlanned'; payoutIds: string[] }
+  /** The run's turn to do what is due (after the operator's call has answered). */
+  | { kind: 'resume' }
+  // Reported by effects:
+  | { kind: 'paidOut' }
+  | { kind: 'refundSent'; settled: true }
+  | { kind: 'refundSent'; settled: false; reason: string };
+
+export type ExceptionEffect =
+  /** The run's PaymentStatus search attribute (the payment's own run has usually closed). */
+  | { kind: 'markPaymentStatus'; status: string }
+  /** `payment.completed`, idempotent per payment. */
+  | { kind: 'announceCompleted'; paymentId: string }
+  /** The accepted payment's payout, as usual (and `payment.settled`); reports `paidOut`. */
+  | { kind: 'payOut' }
+  /** The refund's transfers; reports `refundSent`. */
+  | { kind: 'sendRefund'; payoutIds: string[] }
+  /** The transfer back failed: recorded on its payouts; the exception stays open. */
+  | { kind: 'refundNotSent'; payoutIds: string[]; reason: string };
+
+export const initialException = (): ExceptionState => ({ outcome: 'open', payoutDue: false, refundDue: null });
+
+/** Nothing is left for the run to do but wait for an operator (open) or end (resolved). */
+export const nothingDue = (s: ExceptionState): boolean => !s.payoutDue && s.refundDue === null;
+
+export function decideException(current: ExceptionState, event: ExceptionEvent): { state: ExceptionState; effects: ExceptionEffect[] } {
+  const s: ExceptionState = { ...current };
+  switch (event.kind) {
+    case 'loaded':
+      if (event.outcome !== 'open') s.outcome = event.outcome;
+      return { state: s, effects: [] };
+    case 'accepted': {
+      if (s.outcome !== 'open') return { state: s, effects: [] };
+      const { accepted } = event;
+      s.outcome = 'accepted';
+      s.payoutDue = accepted.payout;
+      const effects: ExceptionEffect[] = [];
+      if (accepted.completedNow) effects.push({ kind: 'markPaymentStatus', status: accepted.paymentStatus });
+      if (accepted.completedNow || accepted.paymentStatus === 'completed')
+        effects.push({ kind: 'announceCompleted', paymentId: accepted.paymentId });
+      return { state: s, effects };
+    }
+    case 'refundPlanned':
+      if (s.outcome === 'open') s.refundDue = event.payoutIds;
+      return { state: s, effects: [] };
+    case 'resume':
+      if (s.payoutDue) return { state: s, effects: [{ kind: 'payOut' }] };
+      if (s.refundDue) return { state: s, effects: [{ kind: 'sendRefund', payoutIds: s.refundDue }] };
+      return { state: s, effects: [] };
+    case 'paidOut':
+      s.payoutDue = false;
+      return { state: s, effects: [] };
+    case 'refundSent': {
+      const payoutIds = s.refundDue ?? [];
+      s.refundDue = null;
+      if (event.settled) {
+        s.outcome = 'refunded';
+        return { state: s, effects: [] };
+      }
+      return { state: s, effects: [{ kind: 'refundNotSent', payoutIds, reason: event.reason }] };
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { decideLink, initialLink, type LinkEvent, type LinkState } from '../../src/domain/payment-link';
+import {
+  decideException,
+  initialException,
+  nothingDue,
+  type AcceptReport,
+  type ExceptionEffect,
+  type ExceptionEvent,
+  type ExceptionState,
+} from '../../src/domain/payment-exception';
+
+// Decisions §5 (a link is paid once) and §12 (an exception is accepted or refunded, once), read from
+// their pure decisions: no database, no Temporal.
+
+const linkRun = (state: LinkState, ...events: LinkEvent[]) => {
+  const effects = [];
+  for (const e of events) {
+    const d = decideLink(state, e);
+    state = d.state;
+    effects.push(...d.effects);
+  }
+  return { state, effects };
+};
+
+describe('a payment link (decisions §5)', () => {
+  it('is paid by the first session Postgres names, and a later one changes nothing', () => {
+    const { state, effects } = linkRun(initialLink(1000), { kind: 'paid', sessionId: 'SV_a' }, { kind: 'paid', sessionId: 'SV_b' });
+    expect(state).toMatchObject({ status: 'paid', paidSessionId: 'SV_a' });
+    expect(effects).toEqual([]);
+  });
+
+  it('writes its expiry at the deadline, and takes what the conditional write found', () => {
+    expect(linkRun(initialLink(1000), { kind: 'deadline', nowMs: 999 }).effects).toEqual([]);
+    expect(linkRun(initialLink(1000), { kind: 'deadline', nowMs: 1000 }).effects).toEqual([{ kind: 'expire' }]);
+    // A payment whose signal was lost is never undone: the write found the link paid.
+    expect(linkRun(initialLink(1000), { kind: 'expiryWritten', status: 'paid' }).state.status).toBe('paid');
+  });
+
+  it('never expires once paid', () => {
+    const paid = linkRun(initialLink(1000), { kind: 'paid', sessionId: 'SV_a' }).state;
+    expect(linkRun(paid, { kind: 'deadline', nowMs: 5000 }).effects).toEqual([]);
+  });
+});
+
+const excRun = (state: ExceptionState, ...events: ExceptionEvent[]) => {
+  const effects: ExceptionEffect[] = [];
+  for (const e of events) {
+    const d = decideException(state, e);
+    state = d.state;
+    effects.push(...d.effects);
+  }
+  return { state, effects };
+};
+const acceptance = (over: Partial<AcceptReport> = {}): ExceptionEvent => ({
+  kind: 'accepted',
+  accepted: { paymentId: 'SV_a', paymentStatus: 'completed', completedNow: true, payout: true, ...over },
+});
+
+describe('an exception (decisions §12)', () => {
+  it('accepted: the payment is completed and announced, then paid out by the run, once', () => {
+    const accepted = excRun(initialException(), acceptance());
+    expect(accepted.state).toMatchObject({ outcome: 'accepted', payoutDue: true });
+    expect(accepted.effects).toEqual([
+      { kind: 'markPaymentStatus', status: 'completed' },
+      { kind: 'announceCompleted', paymentId: 'SV_a' },
+    ]);
+    expect(excRun(accepted.state, { kind: 'resume' }).effects).toEqual([{ kind: 'payOut' }]);
+    const paid = excRun(accepted.state, { kind: 'paidOut' }).state;
+    expect(nothingDue(paid)).toBe(true);
+    // A second acceptance (a retried call) decides nothing new.
+    expect(excRun(paid, acceptance()).effects).toEqual([]);
+  });
+
+  it('accepted without money on chain (provider-verified): nothing to pay out', () => {
+    const { state } = excRun(initialException(), acceptance({ payout: false }));
+    expect(nothingDue(state)).toBe(true);
+    expect(excRun(state, { kind: 'resume' }).effects).toEqual([]);
+  });
+
+  it('refunded: the planned transfers are sent by the run, and the exception is refunded once they settle', () => {
+    const planned = excRun(initialException(), { kind: 'refundPlanned', payoutIds: ['po_1'] }).state;
+    expect(excRun(planned, { kind: 'resume' }).effects).toEqual([{ kind: 'sendRefund', payoutIds: ['po_1'] }]);
+    const done = excRun(planned, { kind: 'refundSent', settled: true }).state;
+    expect(done).toEqual({ outcome: 'refunded', payoutDue: false, refundDue: null });
+    // Nothing can be accepted or refunded after that.
+    expect(excRun(done, acceptance()).state.outcome).toBe('refunded');
+    expect(excRun(done, { kind: 'refundPlanned', payoutIds: ['po_2'] }).state.refundDue).toBeNull();
+  });
+
+  it('a refund whose transfer failed is recorded and leaves the exception open for another decision', () => {
+    const planned = excRun(initialException(), { kind: 'refundPlanned', payoutIds: ['po_1'] }).state;
+    const { state, effects } = excRun(planned, { kind: 'refundSent', settled: false, reason: 'reverted' });
+    expect(effects).toEqual([{ kind: 'refundNotSent', payoutIds: ['po_1'], reason: 'reverted' }]);
+    expect(state).toEqual({ outcome: 'open', payoutDue: false, refundDue: null });
+  });
+
+  it('a run started again for a resolved exception takes the outcome Postgres holds', () => {
+    expect(excRun(initialException(), { kind: 'loaded', outcome: 'refunded' }).state.outcome).toBe('refunded');
+  });
+});
