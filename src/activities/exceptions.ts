@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
 import { ACCEPTABLE_FROM, completeAcceptedSession } from '../db/queries/accepted-sessions';
-import { lockSession } from '../db/queries/checkout-sessions';
+import { findSession, lockSession } from '../db/queries/checkout-sessions';
 import { findPaymentException, lockPaymentException, resolvePaymentException } from '../db/queries/payment-exceptions';
 import { failUnsentPayouts, listRefundPayouts } from '../db/queries/payouts';
 import { isAcceptable, type ExceptionStatus } from '../domain/exceptions';
@@ -16,10 +16,12 @@ export const NOT_ACCEPTABLE = 'NotAcceptable';
 
 export function createExceptionActivities({ db, now }: { db: Database; now: () => Date }) {
   return {
-    async exceptionStatus(exceptionId: string): Promise<ExceptionStatus> {
+    /** Its status, and the merchant whose payment it is (null for a simple order: the simple API has no merchant account). */
+    async exceptionStatus(exceptionId: string): Promise<{ status: ExceptionStatus; merchantId: string | null }> {
       const exception = await findPaymentException(db, exceptionId);
       if (!exception) throw ApplicationFailure.nonRetryable(`no exception ${exceptionId}`, 'ExceptionMissing');
-      return exception.status;
+      const session = exception.paymentKind === 'checkout_session' ? await findSession(db, exception.paymentId) : undefined;
+      return { status: exception.status, merchantId: session?.merchantId ?? null };
     },
 
     /**

@@ -102,7 +102,11 @@ async function lateFact(ctx: PaymentContext, owner: PaymentOwner, provider: stri
     at: ctx.now(),
     markLate: false,
   });
-  if (exception && owner.kind === 'checkout_session') await startExceptionRun(ctx, { exceptionId: exception.id, paymentId: owner.id });
+  if (exception && owner.kind === 'checkout_session')
+    await startExceptionRun(
+      { temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue },
+      { exceptionId: exception.id, paymentId: owner.id },
+    );
   await markFactLate(ctx.db, { provider, eventId: fact.eventId, status: owner.status });
   return { ok: true, late: true };
 }

@@ -1,8 +1,8 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Database } from '../db/client';
 import { recordClosedRunArrival } from '../activities/chain-proof';
 import type { DepositFact } from '../domain/deposit-fact';
-import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../workflows/payment-exception/messages';
+import { startExceptionRun } from '../payments/exception-runs';
 
 export interface LateDepositSettings {
   /** How long an ended session's deposit address stays watched (LATE_DEPOSIT_WATCH_HOURS). */
@@ -28,16 +28,5 @@ export async function recordClosedRunDeposit(
 ): Promise<void> {
   const exceptionId = await recordClosedRunArrival({ db, chains: settings }, paymentId, fact);
   if (!exceptionId) return;
-  const exception = { id: exceptionId };
-  const input: PaymentExceptionInput = { exceptionId: exception.id, paymentId };
-  try {
-    await temporal.workflow.start(PAYMENT_EXCEPTION_WORKFLOW, {
-      workflowId: exception.id,
-      taskQueue: settings.taskQueue,
-      args: [input],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
+  await startExceptionRun({ temporal, taskQueue: settings.taskQueue }, { exceptionId, paymentId });
 }

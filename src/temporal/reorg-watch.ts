@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { BlockNotFoundError, TransactionReceiptNotFoundError, type Hash } from 'viem';
 import { payoutSteps } from '../activities/payouts';
 import type { ChainClient } from '../chains/clients';
@@ -17,7 +17,7 @@ import { logArrivalKey } from '../domain/exceptions';
 import { newExceptionId } from '../domain/ids';
 import { payoutMinedAgain } from '../domain/ledger';
 import { depositSignal } from '../workflows/checkout-session/messages';
-import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../workflows/payment-exception/messages';
+import { startExceptionRun } from '../payments/exception-runs';
 
 // Issue 26 item 10, decisions §14: a reorg deeper than the confirmations takes back blocks the
 // watcher has already credited (it never reads a confirmed block again) and payouts already
@@ -81,20 +81,6 @@ export function createReorgCheck(deps: {
     }
   }
 
-  async function startExceptionRun(exceptionId: string, paymentId: string) {
-    const input: PaymentExceptionInput = { exceptionId, paymentId };
-    try {
-      await temporal.workflow.start(PAYMENT_EXCEPTION_WORKFLOW, {
-        workflowId: exceptionId,
-        taskQueue: settings.taskQueue,
-        args: [input],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-  }
-
   /**
    * A credited log whose block left the chain. The exception first (recorded once per log, and its
    * run started idempotently), then the credit removed: a crash in between finds the log still
@@ -128,7 +114,7 @@ export function createReorgCheck(deps: {
           ...(arrival ? { exceptionId: arrival.id, exceptionKind: arrival.kind } : {}),
         },
       });
-      await startExceptionRun(exception.id, row.paymentId);
+      await startExceptionRun({ temporal, taskQueue: settings.taskQueue }, { exceptionId: exception.id, paymentId: row.paymentId });
       if (exception.inserted)
         log(
           `chain watcher ${network}: log ${depositLogKey(row)} of ${row.paymentId} (${paymentStatus}) left the chain with block ${row.blockNumber}: exception ${exception.id} (reorged)`,

@@ -18,7 +18,7 @@ import type { PaymentStatus } from '../../domain/payment-status';
 import { LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { linkPaidSignal } from '../payment-link/messages';
 import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../payment-exception/messages';
-import { completedAttributes, MerchantIdKey, PaymentStatusKey } from '../search-attributes';
+import { completedAttributes, PaymentStatusKey } from '../search-attributes';
 import { emitAndDeliver, type InRunDeliveries } from '../webhook-delivery/start';
 import type { SessionPorts } from './session-loop';
 
@@ -42,7 +42,6 @@ const closing = proxyActivities<ProviderClosingActivities>({
 
 export interface SessionRun {
   paymentId: string;
-  merchantId: string;
   deliveries: InRunDeliveries;
   /** The status the rules just decided (the run's search attribute follows it). */
   status(): PaymentStatus;
@@ -93,7 +92,6 @@ async function announceException(run: SessionRun, exceptionId: string): Promise<
     args,
     parentClosePolicy: ParentClosePolicy.ABANDON,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-    typedSearchAttributes: [{ key: MerchantIdKey, value: run.merchantId }],
   }).catch((err: unknown) => {
     // The same exception announced again (a second report of one arrival): its run already exists.
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

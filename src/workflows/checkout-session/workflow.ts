@@ -63,7 +63,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     },
   });
 
-  const ports = sessionPorts({ paymentId: id, merchantId: input.merchantId, deliveries, status: () => session.status });
+  const ports = sessionPorts({ paymentId: id, deliveries, status: () => session.status });
   const handle = async (event: SessionEvent) => {
     session = await handleSessionEvent(session, event, ports);
     if (event.kind === 'cancel' || event.kind === 'expire') handled++;

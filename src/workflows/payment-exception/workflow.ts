@@ -15,7 +15,7 @@ import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../../domain/refund-
 import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { payOutSession, refundOnChain } from '../checkout-session/payout';
 import { handleEvent } from '../decision-loop';
-import { PaymentStatusKey } from '../search-attributes';
+import { MerchantIdKey, PaymentStatusKey } from '../search-attributes';
 import { emitAndDeliver, inRunDeliveries } from '../webhook-delivery/start';
 import {
   acceptUpdate,
@@ -135,7 +135,10 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
   );
 
   await emitAndDeliver(() => events.emitExceptionEvent(input.exceptionId, 'payment.exception'), deliveries);
-  await handle({ kind: 'loaded', outcome: await records.exceptionStatus(input.exceptionId) });
+  const stored = await records.exceptionStatus(input.exceptionId);
+  // Whoever started this run (the session's run, the watcher, an operator's action), it carries its merchant for an operator's search.
+  if (stored.merchantId) upsertSearchAttributes([{ key: MerchantIdKey, value: stored.merchantId }]);
+  await handle({ kind: 'loaded', outcome: stored.status });
   // Waits for the operator, then pays out an acceptance or sends a refund back; a refund whose
   // transfer failed waits for the operator again (a new refund is a new plan).
   for (;;) {
