@@ -1,5 +1,5 @@
 import type { PaymentContext } from './context';
-import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, startCheckoutPayment } from './checkout-actions';
+import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, lastDecline, startCheckoutPayment } from './checkout-actions';
 import { openCheckoutSession, type CheckoutRequest, type PayingMerchant } from './checkout-sessions';
 import { openDirectDeposit } from './direct-deposit';
 import { ensurePaymentsEnabled } from './kill-switch';
@@ -42,6 +42,7 @@ export function createPaymentService(ctx: PaymentContext) {
     findCheckoutSession: (id: string) => findCheckoutSession(ctx, id),
     startCheckoutPayment: (id: string) => startCheckoutPayment(ctx, id),
     sessionStanding: (session: CheckoutSessionRow) => sessionStanding(ctx, session),
+    lastDecline: (session: CheckoutSessionRow) => lastDecline(ctx, session),
     merchantTakesPayments: (merchantId: string) => merchantTakesPayments(ctx, merchantId),
     cancelCheckoutSession: (id: string) => cancelCheckoutSession(ctx, id),
     expireCheckoutSession: (merchantId: string, id: string) => expireCheckoutSession(ctx, merchantId, id),

@@ -174,15 +174,30 @@ describe('the hosted checkout page in Chromium', () => {
         })
       ).status,
     ).toBe(200);
+    // A decline ends nothing (issue 30): the same page offers another attempt and the wallet.
+    await eventually(
+      async () => {
+        await page.goto(declined.checkoutUrl);
+        return page.locator('#status-title').textContent();
+      },
+      (title) => title === 'Payment declined',
+      20_000,
+      'the decline on the page',
+    );
+    expect(await statusOf(declined.id)).toBe('pending');
+    expect(await page.locator('#pay-button').textContent()).toBe('Try again');
+    expect(await page.locator('#wallet-button').isVisible()).toBe(true);
+    await expectAccessible(page, 'declined');
+    // Try again: the provider's page takes a second attempt, and the customer comes back paid.
+    await page.click('#pay-button');
+    await page.waitForURL(/\/checkout\/sbx_pay_/);
+    await page.click('button.pay');
     await eventually(
       () => statusOf(declined.id),
-      (s) => s === 'failed',
+      (s) => s === 'completed',
       20_000,
-      'failed',
+      'completed after the retry',
     );
-    await page.goto(declined.checkoutUrl);
-    expect(await page.locator('#status-title').textContent()).toMatch(/^Payment (failed|declined)$/);
-    await expectAccessible(page, 'failed');
 
     const m = await createApprovedMerchant(ctx.app, { name: 'Link Shop' });
     const link = await http('POST', `${ctx.baseUrl}/api/v1/payment-links`, {

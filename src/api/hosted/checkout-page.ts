@@ -37,8 +37,10 @@ export interface CheckoutPageModel {
   notice?: string | undefined;
   /** Money that arrived off the happy path (decisions §12), oldest first. */
   exceptions?: readonly { kind: string; amount: string; status?: string }[] | undefined;
-  /** After a decline the provider lets the customer retry: where a fresh attempt starts (the payment link's page). */
+  /** A failed link session: where a fresh attempt starts (the payment link's page, the country kept). */
   retryUrl?: string | null | undefined;
+  /** The provider declined the last attempt and the session is still open: Pay tries again, or the wallet (issue 30). */
+  declined?: boolean | undefined;
   /**
    * The direct rail's instructions once the customer chose "pay from your wallet", with the QR of its
    * EIP-681 URI (`uri`): of the whole amount, or of what remains once part of it arrived.
@@ -99,7 +101,8 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const readOnly = session.mode === 'test';
   // Back from the provider's page before its callback: the payment is with the provider, so the
   // first render says so rather than offering Pay again.
-  const awaiting = session.status === 'pending' && session.providerPaymentId !== null;
+  const declined = session.status === 'pending' && m.declined === true;
+  const awaiting = session.status === 'pending' && session.providerPaymentId !== null && !declined;
   const retry = session.status === 'failed' && m.retryUrl ? m.retryUrl : null;
   // Decisions §14: another session paid the link. Said at once from Postgres, before (and after) this
   // session's run has ended it, so a second tab is never offered a second payment.
@@ -129,7 +132,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
               ? 'partlyPaid'
               : awaiting
                 ? 'awaiting'
-                : retry
+                : retry || declined
                   ? 'failedRetry'
                   : session.status === 'pending' && m.wallet
                     ? 'walletOpen'
@@ -145,7 +148,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   if (payable && m.paymentsEnabled) {
     actions = html`
       <form method="post" action="/pay/${session.id}/start">
-        <button type="submit" class="${awaiting ? 'secondary' : 'primary'}" id="pay-button">${awaiting ? t('checkout.continueWithPartner') : t('checkout.pay', { amount: price })}</button>
+        <button type="submit" class="${awaiting ? 'secondary' : 'primary'}" id="pay-button">${awaiting ? t('checkout.continueWithPartner') : declined ? t('checkout.tryAgain') : t('checkout.pay', { amount: price })}</button>
       </form>
       ${
         session.verification === 'chain' && !m.wallet && !awaiting

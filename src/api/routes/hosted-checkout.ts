@@ -33,16 +33,17 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     pageText(session?.locale ?? negotiateLocale(request.headers['accept-language']));
 
   /**
-   * A declined card may be tried again, where the attempt can start afresh: a payment link's session
-   * ends as failed, and the still-open link makes a new session (the provider keys payments by
-   * session). A failed delivery or a session made by the merchant's API is final here.
+   * A decline leaves the session open for another attempt on this page (issue 30). Once a declined
+   * session of a payment link has ended failed (its expiry came first), the still-open link makes a
+   * new one, with the country chosen before. A failed delivery or a session made by the merchant's
+   * API is final here.
    */
   async function retryUrlFor(session: CheckoutSessionRow): Promise<string | null> {
     if (session.status !== 'failed' || !session.paymentLinkId) return null;
     const failure = (await findTransaction(db, session.id))?.failureReason;
     if (!failure || !RETRYABLE_FAILURES.has(failure)) return null;
     const link = await payments.findLink(session.paymentLinkId);
-    return link && payments.linkStatus(link) === 'active' ? `/link/${link.id}` : null;
+    return link && payments.linkStatus(link) === 'active' ? `/link/${link.id}?country=${encodeURIComponent(session.countryCode)}` : null;
   }
 
   async function renderFor(
@@ -53,12 +54,13 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     notice?: string,
     deposit?: DirectDeposit,
   ) {
-    const [merchant, setting, exceptions, standing, live] = await Promise.all([
+    const [merchant, setting, exceptions, standing, live, declined] = await Promise.all([
       findMerchant(db, session.merchantId),
       getPaymentsSetting(db),
       listPaymentExceptions(db, session.id),
       payments.sessionStanding(session),
       customerStatus({ db, config }, session.id),
+      payments.lastDecline(session),
     ]);
     const amount = isFiatCurrency(session.currency) ? formatFiat(session.amountMinor, session.currency) : String(session.amountMinor);
     let wallet: { deposit: DirectDeposit; qrSvg: string; uri: string } | undefined;
@@ -85,6 +87,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       text,
       now: now(),
       retryUrl,
+      declined: declined !== null,
       // Resolved ones are told by the status itself (an accepted payment is completed).
       // Accepted money is the payment (the status says so); open and refunded money is told as such.
       exceptions: exceptions

@@ -160,7 +160,8 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     }
     await handle(queue.shift() ?? { kind: 'deadline', nowMs: Date.now() });
   }
-  if (session.status === 'canceled' || session.status === 'expired') await closeProviderPayments(null);
+  // A session that ended failed after a decline may hold a retry the customer opened and left.
+  if (session.status === 'canceled' || session.status === 'expired' || session.status === 'failed') await closeProviderPayments(null);
   // Facts that arrived while the last transition was written are handled too (late money is an exception).
   await drain();
   // Decisions §11: the money a chain-verified completion proved is paid out from this run; a failed
