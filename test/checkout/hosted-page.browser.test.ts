@@ -54,6 +54,8 @@ describe('the hosted checkout page in Chromium', () => {
 
     await page.click('#pay-button');
     await page.waitForURL((url) => url.toString().startsWith(ctx.config.providers.sandbox.url));
+    // The sandbox provider's own page is held to the same standard (issue 30 item 7).
+    await expectAccessible(page, 'the sandbox provider’s payment page');
     // The first document our server sends back after the provider's page: never "Ready to pay".
     const back = page.waitForResponse((r) => r.url() === session.checkoutUrl && r.request().method() === 'GET');
     const leaving = page.waitForRequest((req) => req.url() === `https://shop.example/thanks?session=${session.id}`, { timeout: 30_000 });
