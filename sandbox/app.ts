@@ -256,7 +256,9 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
       );
       return { ok: true, depositId: deposit.id, status: deposit.status, callbacks: emitted };
     }
-    if (!payment) {
+    // Declined before: the customer presses Pay again on the platform's page, which asks for the payment again.
+    const declined = payment?.status === 'failed' && payment.failureReason === 'card_declined';
+    if (!payment || declined) {
       // What the customer does first: press Pay on the merchant platform's hosted page, which
       // creates our payment and sends them to our checkout page.
       let res: Response;

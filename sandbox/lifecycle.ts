@@ -91,6 +91,10 @@ export function createPaymentLifecycle(deps: {
         // The platform asks again for a payment it closed (a simple order's customer came back to this
         // rail): it may be paid again, as the platform's own state says it is wanted.
         if (same && existing.status === 'canceled') update(existing, { status: 'requires_action' });
+        // A declined card took no money: asked again, the same payment takes a new attempt (as a
+        // card processor's payment intent does after a decline); its callbacks are new events.
+        if (same && existing.status === 'failed' && existing.failureReason === 'card_declined')
+          update(existing, { status: 'requires_action', failureReason: undefined });
         return { kind: same ? 'existing' : 'conflict', payment: existing };
       }
       const at = now().toISOString();

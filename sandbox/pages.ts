@@ -6,11 +6,11 @@ import type { ChainTransfer, SandboxPayment } from './store';
 // The sandbox's own pages, styled apart from ours so a customer (and a test) can tell them apart.
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;background:#fdf6e3;color:#222;margin:0;padding:1rem;display:flex;justify-content:center}
-main{max-width:26rem;width:100%;background:#fff;border:2px solid #b58900;border-radius:10px;padding:1.25rem;margin-top:2rem}
-h1{font-size:1.2rem;margin:0 0 .5rem}.badge{display:inline-block;background:#b58900;color:#fff;border-radius:4px;padding:0 .4rem;font-size:.75rem}
+main{max-width:26rem;width:100%;background:#fff;border:2px solid #7d5800;border-radius:10px;padding:1.25rem;margin-top:2rem}
+h1{font-size:1.2rem;margin:0 0 .5rem}.badge{display:inline-block;background:#7d5800;color:#fff;border-radius:4px;padding:0 .4rem;font-size:.75rem}
 dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem .75rem}dt{color:#666}dd{margin:0;overflow-wrap:anywhere}
-button{width:100%;min-height:46px;margin-top:.6rem;font:inherit;font-weight:600;border-radius:8px;border:2px solid #b58900;cursor:pointer}
-.pay{background:#b58900;color:#fff}.decline{background:#fff;color:#b58900}.mono{font-family:ui-monospace,monospace;font-size:.85rem}`;
+button{width:100%;min-height:46px;margin-top:.6rem;font:inherit;font-weight:600;border-radius:8px;border:2px solid #7d5800;cursor:pointer}
+.pay{background:#7d5800;color:#fff}.decline{background:#fff;color:#7d5800}.mono{font-family:ui-monospace,monospace;font-size:.85rem}`;
 
 function layout(title: string, body: ReturnType<typeof html>): string {
   return `<!doctype html>${

@@ -29,6 +29,12 @@ export interface SessionState {
   claimDueMs: number | null;
   /** The own token's credits as the last credit reported them (micro units). */
   creditedMicro: bigint;
+  /**
+   * The provider's decline of the last attempt while nothing was under way (status still `pending`):
+   * the session stays open for another attempt or the wallet, and ends `failed` with it at the
+   * expiry if nothing came after it. A new attempt's processing or success clears it.
+   */
+  declined: ProviderFact | null;
   /** Provider successes after the end (each an exception). */
   lateEvents: number;
   expiresAtMs: number;
@@ -108,7 +114,16 @@ const CANCEL_FROM = checkoutSourcesOf('canceled');
 const EXPIRE: SessionMove = { kind: 'status', to: 'expired', from: checkoutSourcesOf('expired') };
 
 export function initialSession(input: { chainVerified: boolean; expiresAtMs: number; proofTimeoutMs: number }): SessionState {
-  return { status: 'pending', providerPaymentId: null, claim: null, claimDueMs: null, creditedMicro: 0n, lateEvents: 0, ...input };
+  return {
+    status: 'pending',
+    providerPaymentId: null,
+    claim: null,
+    claimDueMs: null,
+    creditedMicro: 0n,
+    declined: null,
+    lateEvents: 0,
+    ...input,
+  };
 }
 
 /** When the run must wake without a message: the claim's deadline or the expiry, whichever is first. */
@@ -150,6 +165,8 @@ function decideInto(s: SessionState, event: SessionEvent): SessionEffect[] {
         return [{ kind: 'recordShortfall', claim: s.claim, at: 'claim' }];
       }
       if (event.nowMs < s.expiresAtMs) return [];
+      // Declined and never tried again nor paid: the attempt's failure is how it ended (payment.failed).
+      if (s.declined && s.status === 'pending' && s.creditedMicro === 0n) return [moving(s, { kind: 'failed', fact: s.declined })];
       return [...(s.chainVerified ? [{ kind: 'recordShortfall', claim: s.claim, at: 'expiry' } as const] : []), moving(s, EXPIRE)];
     case 'provider':
       return onProviderFact(s, event.fact, event.nowMs);
@@ -197,7 +214,10 @@ function decideInto(s: SessionState, event: SessionEvent): SessionEffect[] {
 }
 
 function onProviderFact(s: SessionState, fact: ProviderFact, nowMs: number): SessionEffect[] {
-  if (!isTerminal(s.status)) s.providerPaymentId = fact.providerPaymentId;
+  if (!isTerminal(s.status)) {
+    s.providerPaymentId = fact.providerPaymentId;
+    s.declined = fact.type === 'failed' ? s.declined : null;
+  }
   if (s.chainVerified && fact.type === 'succeeded' && !isTerminal(s.status)) {
     // A hint, never a completion: processing, and a deadline for the transfer it announces.
     const effects: SessionEffect[] = canTransition(s.status, 'processing') ? [moving(s, { kind: 'processing', fact })] : [];
@@ -220,6 +240,13 @@ function onProviderFact(s: SessionState, fact: ProviderFact, nowMs: number): Ses
   }
   if (fact.type === 'processing') return canTransition(s.status, 'processing') ? [moving(s, { kind: 'processing', fact })] : [];
   if (fact.type === 'succeeded') return [{ kind: 'completeFromProvider', fact }];
-  // The provider's payment failed; what the chain already credited is the customer's (underpaid).
+  if (s.status === 'pending') {
+    // A decline before anything was under way took no money: the customer may try again, with the
+    // provider or from a wallet, on this session (issue 30). Nothing is written; the page reads the
+    // decline from the provider's recorded event, and the expiry ends the session as failed.
+    s.declined = fact;
+    return [];
+  }
+  // The provider's payment failed once under way; what the chain already credited is the customer's (underpaid).
   return [...shortfallAtEnd(s), moving(s, { kind: 'failed', fact })];
 }

@@ -1,5 +1,6 @@
 import { WithStartWorkflowOperation, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { tokenContractsOf } from '../config';
+import { findSession } from '../db/queries/checkout-sessions';
 import { findDepositAddresses } from '../db/queries/deposit-addresses';
 import { findPaymentException, listExceptionsByStatus, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
 import { listRefundPayouts, type PayoutRow } from '../db/queries/payouts';
@@ -97,6 +98,12 @@ function refundState(rows: PayoutRow[]): RefundState | null {
   };
 }
 
+/** The refund address the customer gave on a checkout session's page, if any. */
+async function customerRefundAddress(ctx: PaymentContext, exception: PaymentExceptionRow): Promise<string | null> {
+  if (exception.paymentKind !== 'checkout_session') return null;
+  return (await findSession(ctx.db, exception.paymentId))?.refundAddress ?? null;
+}
+
 /** An exception's refund, if one was asked for (the operators' views). */
 export async function findRefund(ctx: PaymentContext, exceptionId: string): Promise<RefundState | null> {
   return refundState(await listRefundPayouts(ctx.db, exceptionId));
@@ -108,7 +115,7 @@ export async function findRefund(ctx: PaymentContext, exceptionId: string): Prom
  * token contract, any of our deposit addresses. The workflow's validator and the planning
  * activity check again.
  */
-async function refundAddress(ctx: PaymentContext, address: string) {
+export async function checkedRefundAddress(ctx: PaymentContext, address: string) {
   const refused = (message: string) => new AppError('ValidationError', message, { details: [{ path: 'address', message }] });
   const alone = checkRefundAddress(address);
   if (!alone.ok) throw refused(alone.message);
@@ -124,7 +131,8 @@ async function refundAddress(ctx: PaymentContext, address: string) {
 }
 
 /**
- * Send an exception's money back on chain to `address` (decisions §12): late, duplicate or
+ * Send an exception's money back on chain to `address`, by default the one the customer gave on the
+ * checkout page (issue 30) (decisions §12): late, duplicate or
  * underpaid money that arrived at a checkout session's or simple order's deposit address. Runs in the exception's
  * workflow as an update that plans the transfer (payout rows, once) and answers; the run sends it,
  * and the exception becomes `refunded` with `payment.refunded` once the transfer is confirmed.
@@ -134,10 +142,16 @@ async function refundAddress(ctx: PaymentContext, address: string) {
 export async function refundException(
   ctx: PaymentContext,
   id: string,
-  address: string,
+  address: string | undefined,
 ): Promise<{ exception: PaymentExceptionRow; refund: RefundState }> {
   const exception = await loadException(ctx, id);
-  const to = await refundAddress(ctx, address);
+  const given = address ?? (await customerRefundAddress(ctx, exception));
+  if (!given) {
+    const message = 'Give the address to send the money back to: the customer left none on the checkout page.';
+    throw new AppError('ValidationError', message, { details: [{ path: 'address', message }] });
+  }
+  // The customer's address was checked when given; checked again, as the platform's addresses may have changed.
+  const to = await checkedRefundAddress(ctx, given);
   const current = refundState(await listRefundPayouts(ctx.db, exception.id));
   const live = current && current.status !== 'failed' ? current : null;
   if (live && live.address !== to) throw new AppError('Conflict', `This exception is already being refunded to ${live.address}.`);

@@ -1,5 +1,5 @@
 import type { PaymentContext } from './context';
-import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, startCheckoutPayment } from './checkout-actions';
+import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, lastDecline, startCheckoutPayment } from './checkout-actions';
 import { openCheckoutSession, type CheckoutRequest, type PayingMerchant } from './checkout-sessions';
 import { openDirectDeposit } from './direct-deposit';
 import { ensurePaymentsEnabled } from './kill-switch';
@@ -12,6 +12,7 @@ import { sweepUnstartedPayments } from './sweep';
 import { merchantTakesPayments, sessionStanding } from './session-standing';
 import { resendDelivery, sweepOrphanedDeliveries } from './webhook-deliveries';
 import { acceptException, listExceptions, refundException } from './exception-actions';
+import { refundAddressAsk, saveRefundAddress } from './refund-addresses';
 import { listPayouts, retryPayout } from './payout-actions';
 import type { PayoutRow } from '../db/queries/payouts';
 import type { ExceptionStatus } from '../domain/exceptions';
@@ -23,6 +24,7 @@ export type { PaymentContext } from './context';
 export type { CheckoutRequest, PayingMerchant } from './checkout-sessions';
 export type { PaymentOption } from './rails';
 export type { DirectDeposit } from './direct-deposit';
+export type { RefundAddressAsk } from './refund-addresses';
 export type { PaymentProof } from './payment-proof';
 export { CallbackRefused, CallbackTermsMismatch } from './provider-events';
 export { LinkPaymentInProgress } from './link-tabs';
@@ -42,6 +44,9 @@ export function createPaymentService(ctx: PaymentContext) {
     findCheckoutSession: (id: string) => findCheckoutSession(ctx, id),
     startCheckoutPayment: (id: string) => startCheckoutPayment(ctx, id),
     sessionStanding: (session: CheckoutSessionRow) => sessionStanding(ctx, session),
+    lastDecline: (session: CheckoutSessionRow) => lastDecline(ctx, session),
+    refundAddressAsk: (session: CheckoutSessionRow) => refundAddressAsk(ctx, session),
+    saveRefundAddress: (id: string, address: string) => saveRefundAddress(ctx, id, address),
     merchantTakesPayments: (merchantId: string) => merchantTakesPayments(ctx, merchantId),
     cancelCheckoutSession: (id: string) => cancelCheckoutSession(ctx, id),
     expireCheckoutSession: (merchantId: string, id: string) => expireCheckoutSession(ctx, merchantId, id),
@@ -63,7 +68,7 @@ export function createPaymentService(ctx: PaymentContext) {
     resendDelivery: (deliveryId: string) => resendDelivery(ctx, deliveryId),
     listExceptions: (status: ExceptionStatus | undefined, limit: number) => listExceptions(ctx, status, limit),
     acceptException: (id: string) => acceptException(ctx, id),
-    refundException: (id: string, address: string) => refundException(ctx, id, address),
+    refundException: (id: string, address?: string) => refundException(ctx, id, address),
     paymentProof: (id: string) => paymentProof(ctx, id),
     listPayouts: (status: PayoutRow['status'] | undefined, limit: number) => listPayouts(ctx, status, limit),
     retryPayout: (id: string) => retryPayout(ctx, id),

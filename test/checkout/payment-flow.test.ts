@@ -93,21 +93,33 @@ describe('a checkout paid end to end', () => {
     expect(done.text).not.toContain('id="pay-button"');
   });
 
-  it('fails a declined payment, with no settlement', async () => {
+  it('keeps a declined session open: the page says so, and the customer pays on the same session with a second attempt', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const session = await openSession(m.apiKey);
     expect((await payInSandbox(session.id, 'declined')).status).toBe(200);
-    await waitForStatus(m.apiKey, session.id, 'failed');
+    const declined = await eventually(
+      () => http('GET', session.checkoutUrl).then((r) => r.text),
+      (text) => text.includes('Payment declined'),
+      20_000,
+      'the decline on the page',
+    );
+    // No money was taken and nothing ended: Pay is offered again, and the wallet.
+    expect(declined).toContain('id="pay-button">Try again</button>');
+    expect(declined).toContain('id="wallet-button"');
+    expect((await lookup(m.apiKey, `payment-sessions/${session.id}`)).json.paymentSession.status).toBe('pending');
+    const start = await http('POST', `${ctx.baseUrl}/pay/${session.id}/start`);
+    expect(start.status).toBe(303);
+    const retried = await http('GET', start.headers.get('location')!);
+    expect(retried.text).toContain('/confirm');
+
+    expect((await payInSandbox(session.id, 'succeeded')).status).toBe(200);
+    await waitForStatus(m.apiKey, session.id, 'completed');
     const tx = (await lookup(m.apiKey, `transactions/${session.id}`)).json.transaction;
-    expect(tx).toMatchObject({
-      status: 'failed',
-      merchantSettlementAmount: null,
-      platformCommissionAmount: null,
-      failureReason: 'card_declined',
-    });
-    const page = await http('GET', session.checkoutUrl);
-    expect(page.text).toContain('Payment failed');
-    expect(page.text).not.toContain('id="pay-button"');
+    expect(tx).toMatchObject({ status: 'completed', failureReason: null });
+    // The merchant heard of the payment, never of a failure.
+    const events = (await ctx.db.sql`select type from events where payment_id = ${session.id}`).map((e) => e.type as string);
+    expect(events).toContain('payment.completed');
+    expect(events).not.toContain('payment.failed');
   });
 
   it('cancels from the hosted page, back to the cancel URL, and cannot be paid afterwards', async () => {
@@ -140,11 +152,14 @@ describe('a checkout paid end to end', () => {
     );
     const results = await Promise.all(sessions.map((s, i) => payInSandbox(s.id, i % 4 === 3 ? 'declined' : 'succeeded')));
     for (const r of results) expect(r.status).toBe(200);
-    for (const [i, s] of sessions.entries()) await waitForStatus(m.apiKey, s.id, i % 4 === 3 ? 'failed' : 'completed');
+    for (const [i, s] of sessions.entries()) if (i % 4 !== 3) await waitForStatus(m.apiKey, s.id, 'completed');
     const [counts] = await ctx.db.sql`
       select count(*)::int as n, count(distinct payment_id)::int as distinct_payments,
              count(*) filter (where status = 'completed')::int as completed
       from transactions where merchant_id = ${m.id}`;
-    expect(counts).toEqual({ n: 12, distinct_payments: 12, completed: 9 });
+    expect(counts).toEqual({ n: 9, distinct_payments: 9, completed: 9 });
+    // The declined ones are open still, for another attempt.
+    for (const [i, s] of sessions.entries())
+      if (i % 4 === 3) expect((await lookup(m.apiKey, `payment-sessions/${s.id}`)).json.paymentSession.status).toBe('pending');
   });
 });

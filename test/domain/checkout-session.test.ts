@@ -100,14 +100,17 @@ describe('a chain-verified checkout session (decisions §11)', () => {
     expect(state.creditedMicro).toBe(0n);
   });
 
-  it('records credits short of G as underpaid before a cancel, a provider failure or the expiry ends the session', () => {
+  it('records credits short of G as underpaid before a cancel, a provider failure under way or the expiry ends the session', () => {
     const partial = run(chainSession(), credited(10_000_000n)).state;
-    for (const [event, status] of [
-      [{ kind: 'cancel' }, 'canceled'],
-      [{ kind: 'provider', fact: fact('failed'), nowMs: T0 }, 'failed'],
-      [{ kind: 'deadline', nowMs: T0 + HOUR }, 'expired'],
+    const underWay = run(partial, { kind: 'provider', fact: fact('processing'), nowMs: T0 }).state;
+    for (const [from, event, status] of [
+      [partial, { kind: 'cancel' }, 'canceled'],
+      [underWay, { kind: 'provider', fact: fact('failed'), nowMs: T0 }, 'failed'],
+      [partial, { kind: 'deadline', nowMs: T0 + HOUR }, 'expired'],
+      // Declined, then part paid from a wallet: the money decides how it ended (underpaid, expired).
+      [run(partial, { kind: 'provider', fact: fact('failed'), nowMs: T0 }).state, { kind: 'deadline', nowMs: T0 + HOUR }, 'expired'],
     ] as const) {
-      const ended = decide(partial, event);
+      const ended = decide(from, event);
       expect(ended.state.status).toBe(status);
       expect(kinds(ended.effects)).toEqual(['recordShortfall', 'move']);
       expect(ended.effects[0]).toEqual({ kind: 'recordShortfall', claim: null, at: 'expiry' });
@@ -136,6 +139,54 @@ describe('a chain-verified checkout session (decisions §11)', () => {
     // A cancel or an expire after the end changes nothing.
     expect(decide(ended, { kind: 'cancel' }).effects).toEqual([]);
     expect(decide(ended, { kind: 'expire' }).effects).toEqual([]);
+  });
+});
+
+describe('a decline is not the end (issue 30)', () => {
+  for (const [name, session] of [
+    ['chain-verified', chainSession],
+    ['provider-verified', providerSession],
+  ] as const) {
+    it(`keeps a ${name} session open after a decline, for another attempt or the wallet, and ends it failed at the expiry`, () => {
+      const declined = run(session(), { kind: 'provider', fact: fact('failed'), nowMs: T0 });
+      expect(declined.state.status).toBe('pending');
+      expect(declined.effects).toEqual([]);
+      expect(declined.state.declined).toEqual(fact('failed'));
+      // Nothing after it: the decline is how the session ended, announced at the expiry (payment.failed).
+      const ended = decide(declined.state, { kind: 'deadline', nowMs: T0 + HOUR });
+      expect(ended.state.status).toBe('failed');
+      expect(ended.effects).toEqual([{ kind: 'move', move: { kind: 'failed', fact: fact('failed') } }]);
+      // Before the expiry the customer may still cancel, or the merchant expire it.
+      expect(decide(declined.state, { kind: 'cancel' }).state.status).toBe('canceled');
+      expect(decide(declined.state, { kind: 'expire' }).state.status).toBe('expired');
+    });
+  }
+
+  it('forgets the decline when a new attempt gets under way, and completes as any session does', () => {
+    const declined = run(chainSession(), { kind: 'provider', fact: fact('failed'), nowMs: T0 }).state;
+    const retried = run(declined, { kind: 'provider', fact: fact('processing', 'evt_retry'), nowMs: T0 + 1 });
+    expect(retried.state.status).toBe('processing');
+    expect(retried.state.declined).toBeNull();
+    expect(decide(retried.state, { kind: 'deadline', nowMs: T0 + HOUR }).state.status).toBe('expired');
+    // Paid from the wallet after the decline: the chain completes it.
+    const paid = run(declined, credited(25_000_000n));
+    expect(paid.effects).toEqual([{ kind: 'completeFromChain', providerPaymentId: 'pp_1' }]);
+    const provider = run(
+      providerSession(),
+      { kind: 'provider', fact: fact('failed'), nowMs: T0 },
+      { kind: 'provider', fact: fact('succeeded'), nowMs: T0 },
+    );
+    expect(provider.state.declined).toBeNull();
+    expect(provider.effects).toEqual([{ kind: 'completeFromProvider', fact: fact('succeeded') }]);
+  });
+
+  it('ends a session failed when the provider fails it once under way (the money moved, or was meant to)', () => {
+    const ended = run(
+      providerSession(),
+      { kind: 'provider', fact: fact('processing'), nowMs: T0 },
+      { kind: 'provider', fact: fact('failed'), nowMs: T0 },
+    );
+    expect(ended.state.status).toBe('failed');
   });
 });
 

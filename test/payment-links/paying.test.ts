@@ -108,32 +108,54 @@ describe('paying a payment link', () => {
     expect(lookup.json().paymentSession).toMatchObject({ status: 'completed', orderId: 'INV-9' });
   });
 
-  it('offers a retry through the still-open link after a card decline, and none after a failed delivery', async () => {
+  it('keeps a declined link session open with what was chosen; once a session ended failed, the link retries with its country', async () => {
     const { link } = await createLink();
-    const failWith = async (failureReason: string) => {
-      const sessionId = sessionIdFrom((await pay(link.id)).headers.location);
+    const open = async (country: string) => {
+      const sessionId = sessionIdFrom((await pay(link.id, `country=${country}`)).headers.location);
       const [{ deposit_address: walletAddress }] = (await ctx.db
         .sql`select deposit_address from checkout_sessions where id = ${sessionId}`) as unknown as [{ deposit_address: string }];
-      const s = { id: sessionId, amount: '30.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress };
-      await postCallback(ctx.app, sandboxEvent(s, 'payment.failed', { failureReason }), {
+      return { id: sessionId, amount: '30.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress };
+    };
+    const send = (s: Awaited<ReturnType<typeof open>>, type: 'payment.processing' | 'payment.failed', failureReason?: string) =>
+      postCallback(ctx.app, sandboxEvent(s, type, failureReason ? { failureReason } : {}), {
         secret: ctx.config.providers.sandbox.callbackSecret,
       });
+    const page = async (id: string) => (await ctx.app.inject({ method: 'GET', url: `/pay/${id}` })).body;
+
+    // A decline takes no money and ends nothing: the same session, its country kept, offers Pay again and the wallet.
+    const declined = await open('GB');
+    await send(declined, 'payment.failed');
+    const body = await eventually(
+      () => page(declined.id),
+      (b) => b.includes('Payment declined'),
+      15_000,
+      'the decline on the page',
+    );
+    expect(body).toContain('id="pay-button">Try again</button>');
+    expect(body).toContain('id="wallet-button"');
+    expect(body).not.toContain('retry-link');
+    expect((await ctx.db.sql`select status, country_code from checkout_sessions where id = ${declined.id}`)[0]).toEqual({
+      status: 'pending',
+      country_code: 'GB',
+    });
+
+    // Failed once under way: the session ended; a declined one points back to the link with its country.
+    const failWith = async (failureReason: string) => {
+      const s = await open('GB');
+      await send(s, 'payment.processing');
+      await send(s, 'payment.failed', failureReason);
       await eventually(
-        () => sessionStatus(sessionId),
+        () => sessionStatus(s.id),
         (st) => st === 'failed',
         15_000,
         'session failed',
       );
-      return (await ctx.app.inject({ method: 'GET', url: `/pay/${sessionId}` })).body;
+      return page(s.id);
     };
-    const declined = await failWith('card_declined');
-    expect(declined).toContain('Payment declined');
-    expect(declined).toContain(`<a class="primary button" id="retry-link" href="/link/${link.id}">Try again</a>`);
-    // The retry is a new session from the link, as the first attempt was.
-    const second = await pay(link.id);
-    expect(second.statusCode).toBe(303);
-    expect(await sessionsOf(link.id)).toHaveLength(2);
-
+    const ended = await failWith('card_declined');
+    expect(ended).toContain(`<a class="primary button" id="retry-link" href="/link/${link.id}?country=GB">Try again</a>`);
+    const relinked = await ctx.app.inject({ method: 'GET', url: `/link/${link.id}?country=GB` });
+    expect(relinked.body).toMatch(/<option value="GB" selected/);
     const undelivered = await failWith('delivery_failed');
     expect(undelivered).toContain('Payment failed');
     expect(undelivered).not.toContain('retry-link');

@@ -64,7 +64,8 @@ describe('pay from your wallet', () => {
     const page = await http('POST', `${ctx.baseUrl}/pay/${id}/wallet`);
     expect(page.status).toBe(200);
     const { depositAddress } = await sessionRow(ctx, id);
-    expect(page.text).toContain(`value="${depositAddress}"`);
+    // The whole address, in a field that wraps rather than cuts it off.
+    expect(page.text).toMatch(new RegExp(`id="deposit-address"[^>]*>${depositAddress}</textarea>`));
     expect(page.text).toContain('25.000000');
     expect(page.text).toMatch(/id="deposit-qr"[^>]*><svg/);
   });

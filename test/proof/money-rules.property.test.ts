@@ -193,10 +193,20 @@ const KEPT: { name: string; steps: Step[] }[] = [
   },
   // Credits short of G were nowhere after the provider said its payment failed.
   {
-    name: 'one micro credited, then the provider’s failure',
+    name: 'one micro credited, then the provider’s failure once under way',
     steps: [
       { kind: 'deposit', asset: 'USDC', amountMicro: 1n },
+      { kind: 'provider', type: 'processing', transfer: null, amountMicro: 1n, resendOf: null },
       { kind: 'provider', type: 'failed', transfer: null, amountMicro: 1n, resendOf: null },
+    ],
+  },
+  // Issue 30: a decline leaves the session open; the wallet then pays it, once, and the expiry changes nothing.
+  {
+    name: 'declined, then G from the wallet, then the expiry',
+    steps: [
+      { kind: 'provider', type: 'failed', transfer: null, amountMicro: 1n, resendOf: null },
+      { kind: 'deposit', asset: 'USDC', amountMicro: G },
+      { kind: 'expire' },
     ],
   },
   // A suspended merchant's open session took money as its own (issue 26 item 4); approved again, only later money counts.

@@ -287,6 +287,24 @@ describe('sandbox payment page and callbacks', () => {
     expect(verified.ok && verified.event).toMatchObject({ type: 'payment.failed', failureReason: 'card_declined', reference });
     await new Promise((r) => setTimeout(r, 200));
     expect(callbacksFor(reference)).toHaveLength(1);
+
+    // Asked again for the same terms (the customer's Try again), the declined payment takes a new
+    // attempt, as a card processor's payment intent does; its callbacks are new events.
+    const again = await adapter.createPayment(request(reference));
+    expect(again.providerPaymentId).toBe(payment.providerPaymentId);
+    expect(again.status).toBe('requires_action');
+    expect((await confirm(again.redirectUrl, 'succeeded')).status).toBe(303);
+    const all = await eventually(
+      async () => callbacksFor(reference),
+      (c) => c.length === 3,
+      10_000,
+      'the second attempt’s callbacks',
+    );
+    const types = all.map((c) => {
+      const v = adapter.verifyCallback(c.rawBody, c.headers, new Date());
+      return v.ok ? v.event.type : null;
+    });
+    expect(types).toEqual(['payment.failed', 'payment.processing', 'payment.succeeded']);
   });
 
   it('refuses an outcome the page does not offer', async () => {

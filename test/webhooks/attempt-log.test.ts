@@ -5,6 +5,7 @@ import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/har
 import { eventually, http } from '../support/http';
 import { envFor, killHard, startEntryPoint } from '../support/processes';
 import { startReceiver } from '../support/receiver';
+import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 
 // Issue 14 item 2: every POST a receiver sees is in the delivery log, also when the worker dies in
 // the middle of an attempt. The receiver holds the first request; the worker is SIGKILLed while it
@@ -39,9 +40,14 @@ describe('the delivery log when a worker dies mid-attempt', () => {
       body: { amount: 10, currency: 'USD', countryCode: 'US' },
     });
     const id = created.json.checkoutSession.id as string;
-    // A decline: one event (payment.failed), one delivery to the receiver.
+    // The provider's word that the payment is under way: one event (payment.processing), one delivery
+    // to the receiver. A signal: nothing waits for the held delivery.
+    const [{ deposit_address: walletAddress }] = (await ctx.db
+      .sql`select deposit_address from checkout_sessions where id = ${id}`) as unknown as [{ deposit_address: string }];
+    const session = { id, amount: '10.00', currency: 'USD', destinationAsset: 'USDC', network: 'polygon', walletAddress };
     expect(
-      (await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: id, outcome: 'declined' } })).status,
+      (await postCallback(ctx.app, sandboxEvent(session, 'payment.processing'), { secret: ctx.config.providers.sandbox.callbackSecret }))
+        .statusCode,
     ).toBe(200);
 
     await eventually(

@@ -73,6 +73,19 @@ const pay = async (s: Awaited<ReturnType<typeof openSession>>, type: 'payment.pr
   return postCallback(ctx.app, sandboxEvent(s, type), { secret: ctx.config.providers.sandbox.callbackSecret });
 };
 
+/**
+ * One transition that ends the session, and so one event: the merchant's expire (a provider's decline
+ * no longer ends a session, issue 30).
+ */
+const endSession = async (apiKey: string, s: { id: string }) => {
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: `/api/v1/checkout/sessions/${s.id}/expire`,
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
+  expect(res.statusCode).toBe(200);
+};
+
 const deliveriesOf = async (paymentId: string) =>
   (await ctx.app.inject({ method: 'GET', url: `/admin/v1/webhook-deliveries?paymentId=${paymentId}`, headers: adminHeaders })).json()
     .deliveries as any[];
@@ -153,8 +166,8 @@ describe('signed webhook deliveries', () => {
     });
     const s = await openSession(m.apiKey, { webhookUrl: `${r.url}/session` });
     const s2 = await openSession(m.apiKey, { webhookUrl: `${r.url}/same` });
-    await pay(s, 'payment.failed');
-    await pay(s2, 'payment.failed');
+    await endSession(m.apiKey, s);
+    await endSession(m.apiKey, s2);
     await eventually(
       async () => r.received.length,
       (n) => n >= 3,
@@ -175,7 +188,7 @@ describe('signed webhook deliveries', () => {
     const r = await receiver((_d, i) => ({ status: i < 2 ? 500 : 200 }));
     const m = await merchantWithEndpoint(`${r.url}/flaky`);
     const s = await openSession(m.apiKey);
-    await pay(s, 'payment.failed');
+    await endSession(m.apiKey, s);
     await eventually(
       async () => r.received.length,
       (n) => n >= 3,
@@ -195,7 +208,7 @@ describe('signed webhook deliveries', () => {
       'delivery succeeded',
     );
     expect(deliveries).toHaveLength(1);
-    expect(deliveries[0]).toMatchObject({ eventType: 'payment.failed', url: `${r.url}/flaky`, status: 'succeeded' });
+    expect(deliveries[0]).toMatchObject({ eventType: 'payment.expired', url: `${r.url}/flaky`, status: 'succeeded' });
     expect(deliveries[0].attempts.map((a: any) => a.statusCode)).toEqual([500, 500, 200]);
     expect(deliveries[0].attempts[0].error).toBe('HTTP 500');
     for (const a of deliveries[0].attempts) expect(a.durationMs).toBeGreaterThanOrEqual(0);
@@ -205,9 +218,9 @@ describe('signed webhook deliveries', () => {
     const r = await receiver((_d, i) => ({ status: i < 2 ? 500 : 200 }));
     const m = await merchantWithEndpoint(`${r.url}/in-run`);
     const s = await openSession(m.apiKey);
-    await pay(s, 'payment.failed');
+    await endSession(m.apiKey, s);
     const handle = ctx.temporal.workflow.getHandle(s.id);
-    // Failed is terminal, but the first attempt failed: the run is still open, retrying.
+    // Expired is terminal, but the first attempt failed: the run is still open, retrying.
     await eventually(
       async () => r.received.length,
       (n) => n >= 1,
@@ -215,7 +228,7 @@ describe('signed webhook deliveries', () => {
       'the first attempt',
     );
     expect((await handle.describe()).status.name).toBe('RUNNING');
-    expect((await handle.result()).status).toBe('failed');
+    expect((await handle.result()).status).toBe('expired');
     expect(r.received).toHaveLength(3);
     const [delivery] = await deliveriesOf(s.id);
     expect(delivery).toMatchObject({ status: 'succeeded' });
@@ -225,7 +238,10 @@ describe('signed webhook deliveries', () => {
     const scheduled = (history.events ?? []).flatMap((e) =>
       e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
     );
-    expect(scheduled.map((a) => [a.activityType?.name, a.activityId])).toEqual([['deliverWebhook', delivery.id]]);
+    // (An ended session's run also closes its provider payment, an activity of its own.)
+    expect(scheduled.map((a) => [a.activityType?.name, a.activityId]).filter(([name]) => name !== 'closeSessionProviderPayment')).toEqual([
+      ['deliverWebhook', delivery.id],
+    ]);
     // Its first attempt was a local activity (patch delivery-first-attempt-local), the retries that
     // activity, after the schedule's first interval (a timer).
     expect(localActivityTypes(history.events).filter((a) => a === 'deliverWebhook')).toHaveLength(1);
@@ -239,7 +255,7 @@ describe('signed webhook deliveries', () => {
     const r = await receiver(() => ({ status: 500 }));
     const m = await merchantWithEndpoint(`${r.url}/deleted`);
     const s = await openSession(m.apiKey);
-    await pay(s, 'payment.failed');
+    await endSession(m.apiKey, s);
     await eventually(
       async () => r.received.length,
       (n) => n >= 1,
@@ -277,7 +293,7 @@ describe('signed webhook deliveries', () => {
     );
     const m = await merchantWithEndpoint(`${r.url}/slow`);
     const s = await openSession(m.apiKey);
-    await pay(s, 'payment.failed');
+    await endSession(m.apiKey, s);
     const deliveries = await eventually(
       () => deliveriesOf(s.id),
       (ds) => ds[0]?.status === 'succeeded',
@@ -296,7 +312,7 @@ describe('signed webhook deliveries', () => {
     const r = await receiver();
     const m = await merchantWithEndpoint(`${r.url}/resend`);
     const s = await openSession(m.apiKey);
-    await pay(s, 'payment.failed');
+    await endSession(m.apiKey, s);
     const [delivery] = await eventually(
       () => deliveriesOf(s.id),
       (ds) => ds[0]?.status === 'succeeded',
@@ -327,7 +343,7 @@ describe('signed webhook deliveries', () => {
     const r = await receiver();
     const m = await merchantWithEndpoint(`${r.url}/once`);
     const s = await openSession(m.apiKey);
-    await pay(s, 'payment.failed');
+    await endSession(m.apiKey, s);
     // Wait for the first delivery to have landed, not only for its row: counting the receiver's
     // POSTs before it arrives would take the original delivery for a second one.
     await eventually(
@@ -343,11 +359,11 @@ describe('signed webhook deliveries', () => {
       webhooks: ctx.config.webhooks,
       now: () => new Date(),
     });
-    const again = await activities.emitPaymentEvent(s.id, 'failed');
-    const once = await activities.emitPaymentEvent(s.id, 'failed');
+    const again = await activities.emitPaymentEvent(s.id, 'expired');
+    const once = await activities.emitPaymentEvent(s.id, 'expired');
     expect(once).toEqual(again);
     expect((await deliveriesOf(s.id)).map((d) => d.id)).toEqual(again.deliveryIds);
-    const [counted] = await ctx.db.sql`select count(*)::int as n from events where payment_id = ${s.id} and type = 'payment.failed'`;
+    const [counted] = await ctx.db.sql`select count(*)::int as n from events where payment_id = ${s.id} and type = 'payment.expired'`;
     expect(counted!.n).toBe(1);
     const [attempts] = await ctx.db.sql`select count(*)::int as n from webhook_attempts where delivery_id = ${again.deliveryIds[0]!}`;
     expect(attempts!.n).toBe(1);
@@ -363,17 +379,10 @@ describe('signed webhook deliveries', () => {
       cancelSession: createSessionCanceller(ctx.temporal),
       now: () => new Date(),
     });
-    const fact = {
-      eventId: 'evt_retry',
-      type: 'failed' as const,
-      providerPaymentId: 'sbx_pay_retry',
-      occurredAt: new Date().toISOString(),
-      failureReason: 'declined',
-    };
-    expect(await all.moveSession(s.id, { kind: 'failed', fact })).toEqual(again);
+    expect(await all.moveSession(s.id, { kind: 'status', to: 'expired', from: ['pending', 'processing'] })).toEqual(again);
     const [rows] = await ctx.db
       .sql`select (select count(*)::int from transactions where payment_id = ${s.id}) as transactions, (select count(*)::int from events where payment_id = ${s.id}) as events, (select status from checkout_sessions where id = ${s.id}) as status`;
-    expect(rows).toEqual({ transactions: 1, events: 1, status: 'failed' });
+    expect(rows).toEqual({ transactions: 0, events: 1, status: 'expired' });
   });
 });
 
@@ -402,7 +411,7 @@ describe('the URL policy (ALLOW_PRIVATE_URLS=false)', () => {
     const m = await merchantWithEndpoint(`${r.url}/private`);
     const s = await openSession(m.apiKey);
     // Deliveries exist for the private URL (registered while private URLs were allowed)...
-    await pay(s, 'payment.failed');
+    await endSession(m.apiKey, s);
     const [delivery] = await eventually(
       () => deliveriesOf(s.id),
       (ds) => ds[0]?.status === 'succeeded',

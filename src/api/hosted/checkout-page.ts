@@ -1,8 +1,9 @@
 import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
 import { NETWORK_NAMES, type Network } from '../../domain/assets';
 import { escapeHtml, html, raw, type Raw } from '../../domain/html';
+import { parseCrypto } from '../../domain/money';
 import { paymentLabels } from '../../domain/payment-labels';
-import type { DirectDeposit, SessionStanding } from '../../payments';
+import type { DirectDeposit, RefundAddressAsk, SessionStanding } from '../../payments';
 import type { CustomerStatus } from '../../payments/customer-status';
 import { hostedDocument } from './document';
 import type { PageText } from './i18n';
@@ -37,13 +38,18 @@ export interface CheckoutPageModel {
   notice?: string | undefined;
   /** Money that arrived off the happy path (decisions §12), oldest first. */
   exceptions?: readonly { kind: string; amount: string; status?: string }[] | undefined;
-  /** After a decline the provider lets the customer retry: where a fresh attempt starts (the payment link's page). */
+  /** A failed link session: where a fresh attempt starts (the payment link's page, the country kept). */
   retryUrl?: string | null | undefined;
+  /** The provider declined the last attempt and the session is still open: Pay tries again, or the wallet (issue 30). */
+  declined?: boolean | undefined;
   /**
    * The direct rail's instructions once the customer chose "pay from your wallet", with the QR of its
-   * EIP-681 URI (`uri`): of the whole amount, or of what remains once part of it arrived.
+   * EIP-681 URI (`uri`): of the whole amount, or of what remains once part of it arrived. `token`:
+   * the EVM token contract, for the browser wallet's transfer (absent: no such button).
    */
-  wallet?: { deposit: DirectDeposit; qrSvg: string; uri: string } | undefined;
+  wallet?: { deposit: DirectDeposit; qrSvg: string; uri: string; token?: string | undefined } | undefined;
+  /** Money over, under or late is owed back: the refund address asked for (payments/refund-addresses.ts). */
+  refund?: RefundAddressAsk | null | undefined;
   /** What the live status stream says now (payments/customer-status.ts): the page and its events agree. */
   live?: CustomerStatus | undefined;
 }
@@ -99,7 +105,8 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const readOnly = session.mode === 'test';
   // Back from the provider's page before its callback: the payment is with the provider, so the
   // first render says so rather than offering Pay again.
-  const awaiting = session.status === 'pending' && session.providerPaymentId !== null;
+  const declined = session.status === 'pending' && m.declined === true;
+  const awaiting = session.status === 'pending' && session.providerPaymentId !== null && !declined;
   const retry = session.status === 'failed' && m.retryUrl ? m.retryUrl : null;
   // Decisions §14: another session paid the link. Said at once from Postgres, before (and after) this
   // session's run has ended it, so a second tab is never offered a second payment.
@@ -129,7 +136,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
               ? 'partlyPaid'
               : awaiting
                 ? 'awaiting'
-                : retry
+                : retry || declined
                   ? 'failedRetry'
                   : session.status === 'pending' && m.wallet
                     ? 'walletOpen'
@@ -145,7 +152,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   if (payable && m.paymentsEnabled) {
     actions = html`
       <form method="post" action="/pay/${session.id}/start">
-        <button type="submit" class="${awaiting ? 'secondary' : 'primary'}" id="pay-button">${awaiting ? t('checkout.continueWithPartner') : t('checkout.pay', { amount: price })}</button>
+        <button type="submit" class="${awaiting ? 'secondary' : 'primary'}" id="pay-button">${awaiting ? t('checkout.continueWithPartner') : declined ? t('checkout.tryAgain') : t('checkout.pay', { amount: price })}</button>
       </form>
       ${
         session.verification === 'chain' && !m.wallet && !awaiting
@@ -213,10 +220,29 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
       ${m.notice ? html`<p class="notice" role="alert">${m.notice}</p>` : ''}
     </section>
     ${m.wallet && open ? walletInstructions(m.wallet, network, text, partly ? live.remaining! : undefined) : ''}
+    ${m.refund && !readOnly ? refundAddressForm(session.id, m.refund, network, text) : ''}
     <div class="actions">${actions}</div>
     <footer><p>${t('common.secureCheckout')}${counting ? html` · ${countdown(session.expiresAt, m.now, text)}` : ''}</p></footer>
   </main>`,
   );
+}
+
+/**
+ * Issue 30: where money owed back goes. Pre-filled with the address the transfer came from (or the
+ * one given before); checked by the server as an operator's refund address is.
+ */
+function refundAddressForm(id: string, ask: RefundAddressAsk, network: string, text: PageText): Raw {
+  const { t } = text;
+  return html`<section class="refund" id="refund" aria-labelledby="refund-heading">
+      <h3 id="refund-heading">${t('checkout.refund.title')}</h3>
+      <p class="small">${t('checkout.refund.explain', { network })}</p>
+      ${ask.saved ? html`<p id="refund-address-saved">${t('checkout.refund.saved', { address: ask.saved })}</p>` : ''}
+      <form method="post" action="/pay/${id}/refund-address" class="copy-field">
+        <label for="refund-address">${t('checkout.refund.label')}</label>
+        <input class="mono" id="refund-address" name="address" value="${ask.saved ?? ask.suggested ?? ''}" required maxlength="128" autocomplete="off" spellcheck="false">
+        <button type="submit" class="secondary" id="refund-address-button">${ask.saved ? t('checkout.refund.change') : t('checkout.refund.save')}</button>
+      </form>
+    </section>`;
 }
 
 /** "n of N confirmations", the numbers in elements the page's script updates in place between reloads. */
@@ -239,18 +265,49 @@ function walletInstructions(w: NonNullable<CheckoutPageModel['wallet']>, network
   return html`<section class="instructions" id="wallet-instructions" aria-labelledby="wallet-heading">
       <h3 id="wallet-heading">${t('checkout.wallet.sendExactly', { amount, asset: d.asset, network })}</h3>
       <div class="qr" id="deposit-qr" role="img" aria-label="${t('checkout.wallet.qr', { amount, asset: d.asset })}" data-uri="${w.uri}">${raw(w.qrSvg)}</div>
-      ${copyField('deposit-address', t('checkout.wallet.address'), d.address, t('checkout.wallet.copyAddress'), text)}
+      ${oneTap(w, due, text)}
+      ${copyField('deposit-address', t('checkout.wallet.address'), d.address, t('checkout.wallet.copyAddress'), text, { wrap: true })}
       ${copyField('deposit-amount-copy', t('checkout.wallet.amount'), due, t('checkout.wallet.copyAmount'), text)}
       <p class="small">${t('checkout.wallet.sendOnly', { asset: d.asset, network, chainId: d.chainId, date: text.dateTime(new Date(d.expiresAt)) })}</p>
     </section>`;
 }
 
+/**
+ * Paying in one tap (issue 30): on a phone, the EIP-681 URI as a link a wallet app opens (shown to
+ * coarse pointers only, by the stylesheet); in a browser with an EIP-1193 wallet, a button the script
+ * reveals, which asks the wallet for the token transfer the QR code describes (assets/checkout.js).
+ */
+function oneTap(w: NonNullable<CheckoutPageModel['wallet']>, due: string, text: PageText): Raw {
+  const { t } = text;
+  if (!w.uri.startsWith('ethereum:')) return html``;
+  return html`<div class="one-tap">
+        <a class="primary button open-in-wallet" id="open-in-wallet" href="${w.uri}">${t('checkout.wallet.openInWallet')}</a>
+        ${
+          w.token
+            ? html`<button type="button" class="primary" id="browser-wallet-button" hidden data-token="${w.token}" data-chain-id="${w.deposit.chainId}" data-to="${w.deposit.address}" data-amount="${parseCrypto(due).toString()}" data-working="${t('checkout.wallet.browserWorking')}" data-sent="${t('checkout.wallet.browserSent')}" data-rejected="${t('checkout.wallet.browserRejected')}" data-failed="${t('checkout.wallet.browserFailed')}">${t('checkout.wallet.payWithBrowser')}</button>
+        <p class="small" id="browser-wallet-status" role="status"></p>`
+            : ''
+        }
+      </div>`;
+}
+
 /** A read-only field and its copy button; the button is hidden until the script can make it work. */
-export function copyField(id: string, label: string, value: string, copyLabel: string, text: PageText): Raw {
+export function copyField(
+  id: string,
+  label: string,
+  value: string,
+  copyLabel: string,
+  text: PageText,
+  options: { wrap?: boolean } = {},
+): Raw {
+  // An address is shown whole, wrapped over lines, never cut off by its field's width.
+  const field = options.wrap
+    ? html`<textarea class="mono wrap" id="${id}" readonly rows="2" spellcheck="false">${value}</textarea>`
+    : html`<input class="mono" id="${id}" readonly value="${value}">`;
   return html`<div class="copy-field">
         <label for="${id}" id="${id}-label">${label}</label>
         <div class="copy-row">
-          <input class="mono" id="${id}" readonly value="${value}">
+          ${field}
           <button type="button" class="copy" data-copy="${id}" data-copied="${text.t('common.copied')}" title="${copyLabel}" aria-describedby="${id}-label" hidden>${text.t('common.copy')}</button>
         </div>
       </div>`;

@@ -33,16 +33,17 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     pageText(session?.locale ?? negotiateLocale(request.headers['accept-language']));
 
   /**
-   * A declined card may be tried again, where the attempt can start afresh: a payment link's session
-   * ends as failed, and the still-open link makes a new session (the provider keys payments by
-   * session). A failed delivery or a session made by the merchant's API is final here.
+   * A decline leaves the session open for another attempt on this page (issue 30). Once a declined
+   * session of a payment link has ended failed (its expiry came first), the still-open link makes a
+   * new one, with the country chosen before. A failed delivery or a session made by the merchant's
+   * API is final here.
    */
   async function retryUrlFor(session: CheckoutSessionRow): Promise<string | null> {
     if (session.status !== 'failed' || !session.paymentLinkId) return null;
     const failure = (await findTransaction(db, session.id))?.failureReason;
     if (!failure || !RETRYABLE_FAILURES.has(failure)) return null;
     const link = await payments.findLink(session.paymentLinkId);
-    return link && payments.linkStatus(link) === 'active' ? `/link/${link.id}` : null;
+    return link && payments.linkStatus(link) === 'active' ? `/link/${link.id}?country=${encodeURIComponent(session.countryCode)}` : null;
   }
 
   async function renderFor(
@@ -53,21 +54,28 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     notice?: string,
     deposit?: DirectDeposit,
   ) {
-    const [merchant, setting, exceptions, standing, live] = await Promise.all([
+    const [merchant, setting, exceptions, standing, live, declined, refund] = await Promise.all([
       findMerchant(db, session.merchantId),
       getPaymentsSetting(db),
       listPaymentExceptions(db, session.id),
       payments.sessionStanding(session),
       customerStatus({ db, config }, session.id),
+      payments.lastDecline(session),
+      payments.refundAddressAsk(session),
     ]);
     const amount = isFiatCurrency(session.currency) ? formatFiat(session.amountMinor, session.currency) : String(session.amountMinor);
-    let wallet: { deposit: DirectDeposit; qrSvg: string; uri: string } | undefined;
+    let wallet: { deposit: DirectDeposit; qrSvg: string; uri: string; token?: string } | undefined;
     if (deposit) {
       // Partly paid: the QR carries what remains, to the same address.
       const token = verifierFor(config, deposit.network, deposit.asset)?.tokens[deposit.asset as 'USDC' | 'USDT'];
       const uri =
         live?.remaining && token ? eip681TransferUri(token, deposit.chainId, deposit.address, parseCrypto(live.remaining)) : deposit.uri;
-      wallet = { deposit, uri, qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) };
+      wallet = {
+        deposit,
+        uri,
+        qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }),
+        ...(token ? { token } : {}),
+      };
     }
     const text = textFor(request, session);
     const retryUrl = await retryUrlFor(session);
@@ -85,6 +93,8 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       text,
       now: now(),
       retryUrl,
+      declined: declined !== null,
+      refund,
       // Resolved ones are told by the status itself (an accepted payment is completed).
       // Accepted money is the payment (the status says so); open and refunded money is told as such.
       exceptions: exceptions
@@ -142,7 +152,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
   });
 
   // The actions' URLs as a restored tab or an old history entry may GET them: the page they belong to.
-  for (const action of ['start', 'cancel'] as const) {
+  for (const action of ['start', 'cancel', 'refund-address'] as const) {
     app.get<{ Params: { id: string } }>(`/pay/:id/${action}`, { schema: { hide: true } }, async (request, reply) =>
       reply.redirect(`/pay/${encodeURIComponent(request.params.id)}`, 303),
     );
@@ -183,6 +193,31 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       );
     }
   });
+
+  // Issue 30: the customer's refund address for money owed back; a browser comes back to the page.
+  app.post<{ Params: { id: string }; Body: { address?: unknown } | undefined }>(
+    '/pay/:id/refund-address',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const address = typeof request.body?.address === 'string' ? request.body.address : '';
+      try {
+        await payments.saveRefundAddress(request.params.id, address);
+        if (navigates(request)) return reply.redirect(`/pay/${encodeURIComponent(request.params.id)}`, 303);
+        const session = await payments.findCheckoutSession(request.params.id);
+        if (!session) return notFoundPage(request, reply);
+        return renderFor(request, reply, session);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(request, reply);
+        return actionFailed(
+          request,
+          reply,
+          request.params.id,
+          err,
+          err instanceof AppError && err.code === 'ValidationError' ? 'checkout.refund.invalid' : 'checkout.cannotPay',
+        );
+      }
+    },
+  );
 
   app.post<{ Params: { id: string } }>('/pay/:id/cancel', { schema: { hide: true } }, async (request, reply) => {
     try {

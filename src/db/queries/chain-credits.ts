@@ -284,3 +284,14 @@ export async function moveCredit(
       ),
     );
 }
+
+/** Who sent the latest transfer seen at a payment's deposit address, whatever became of it. */
+export async function latestSender(db: DatabaseOrTransaction, paymentId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ from: chainCredits.fromAddress })
+    .from(chainCredits)
+    .where(eq(chainCredits.paymentId, paymentId))
+    .orderBy(desc(chainCredits.blockNumber), desc(chainCredits.createdAt))
+    .limit(1);
+  return row?.from ?? null;
+}

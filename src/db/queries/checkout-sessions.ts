@@ -104,6 +104,14 @@ export async function setProviderPaymentId(db: DatabaseOrTransaction, id: string
     .where(eq(checkoutSessions.id, id));
 }
 
+/** The customer's refund address (issue 30), checked before it is written. */
+export async function setRefundAddress(db: DatabaseOrTransaction, id: string, refundAddress: string): Promise<void> {
+  await db
+    .update(checkoutSessions)
+    .set({ refundAddress, updatedAt: sql`now()` })
+    .where(eq(checkoutSessions.id, id));
+}
+
 /** Sessions left invisible longer than `seconds`: their opening process died between row and workflow. */
 export async function listUnstartedSessions(db: DatabaseOrTransaction, seconds: number): Promise<string[]> {
   const rows = await db

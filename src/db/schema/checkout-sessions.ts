@@ -56,6 +56,9 @@ export const checkoutSessions = pgTable(
     // Why a canceled session ended (decisions §14): the customer's Cancel, or another session of its
     // payment link paid the link. Null for a session never canceled; kept if late money of a canceled one is accepted.
     cancelReason: text('cancel_reason', { enum: CANCEL_REASONS }),
+    // Issue 30: where the customer asked money off the happy path (over, under, late) to go back, given
+    // on the page (EIP-55, checked as an operator's refund address is); the refund's default.
+    refundAddress: text('refund_address'),
     // Plugin sessions: the connected site whose endpoint and secret get the deliveries.
     siteId: text('site_id'),
     orderKey: text('order_key'),

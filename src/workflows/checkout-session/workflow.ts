@@ -74,7 +74,8 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   await sessionRecords.openSession(id);
   while (!isTerminal(session.status)) await handle(await inbox.next(nextDeadline(session), (nowMs) => ({ kind: 'deadline', nowMs })));
-  if (session.status === 'canceled' || session.status === 'expired') await closeProviderPayments(id, null);
+  // A session that ended failed after a decline may hold a retry the customer opened and left.
+  if (session.status !== 'completed') await closeProviderPayments(id, null);
   // Facts that arrived while the last transition was written are handled too (late money is an exception).
   await drain();
   // Decisions §11: the money a chain-verified completion proved is paid out from this run; a failed

@@ -65,6 +65,59 @@
     });
   });
 
+  // One tap from a browser wallet (EIP-1193: an injected window.ethereum): accounts, the deposit's
+  // chain, then the ERC-20 transfer(address,uint256) the QR code describes. Its calldata is written
+  // here (selector a9059cbb, then the address and the amount as 32-byte words) rather than with a
+  // library, so the page keeps one small same-origin script under its strict CSP. The page itself
+  // learns of the transfer from the chain, through the status stream, as for any wallet.
+  var walletButton = document.getElementById('browser-wallet-button');
+  var eth = window.ethereum;
+  if (walletButton && eth && typeof eth.request === 'function') {
+    var walletStatus = document.getElementById('browser-wallet-status');
+    var say = function (key) {
+      if (walletStatus) walletStatus.textContent = walletButton.getAttribute('data-' + key);
+    };
+    var word = function (hex) {
+      return (new Array(65).join('0') + hex).slice(-64);
+    };
+    walletButton.hidden = false;
+    walletButton.addEventListener('click', function () {
+      var chainId = '0x' + Number(walletButton.getAttribute('data-chain-id')).toString(16);
+      var to = walletButton.getAttribute('data-to').slice(2).toLowerCase();
+      var amount = BigInt(walletButton.getAttribute('data-amount')).toString(16);
+      var transfer = {
+        to: walletButton.getAttribute('data-token'),
+        data: '0xa9059cbb' + word(to) + word(amount),
+        value: '0x0',
+      };
+      walletButton.disabled = true;
+      say('working');
+      eth
+        .request({ method: 'eth_requestAccounts' })
+        .then(function (accounts) {
+          transfer.from = accounts[0];
+          return eth.request({ method: 'eth_chainId' });
+        })
+        .then(function (current) {
+          if (String(current).toLowerCase() === chainId) return null;
+          return eth.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: chainId }] });
+        })
+        .then(function () {
+          return eth.request({ method: 'eth_sendTransaction', params: [transfer] });
+        })
+        .then(
+          function () {
+            say('sent');
+          },
+          function (err) {
+            walletButton.disabled = false;
+            // 4001: the customer said no in the wallet (EIP-1193).
+            say(err && err.code === 4001 ? 'rejected' : 'failed');
+          },
+        );
+    });
+  }
+
   var events = root.getAttribute('data-events');
   if (!events || redirect) return;
   var rendered = {

@@ -99,6 +99,17 @@ export const de: Catalogue = {
       refunded:
         'Die {{amount}} {{asset}} wurden an Ihre Wallet zurückgesendet. Kehren Sie zum Händler zurück, wenn Sie noch kaufen möchten.',
     },
+    refund: {
+      title: 'Wohin soll Geld zurückgehen?',
+      explain:
+        'Wenn Ihnen Geld zurückgezahlt wird, geht es an diese Adresse auf {{network}}. Wir haben die Adresse eingetragen, von der Ihre Überweisung kam.',
+      label: 'Ihre Rückerstattungsadresse',
+      save: 'Rückerstattungsadresse speichern',
+      change: 'Rückerstattungsadresse ändern',
+      saved: 'Rückerstattungen gehen an {{address}}.',
+      invalid:
+        'An diese Adresse kann nichts zurückgezahlt werden. Prüfen Sie sie (die Adresse Ihrer eigenen Wallet, mit ihren Großbuchstaben) und versuchen Sie es erneut.',
+    },
     wallet: {
       label: 'Aus Ihrer Wallet bezahlen',
       sendExactly: 'Senden Sie genau {{amount}} {{asset}} auf {{network}}',
@@ -109,6 +120,12 @@ export const de: Catalogue = {
       copyAmount: 'Betrag kopieren',
       sendOnly:
         'Senden Sie nur {{asset}} auf {{network}} (Chain-ID {{chainId}}), vor {{date}}. Diese Seite aktualisiert sich, sobald die Überweisung bestätigt ist.',
+      openInWallet: 'In der Wallet öffnen',
+      payWithBrowser: 'Mit Browser-Wallet bezahlen',
+      browserWorking: 'Bestätigen Sie die Überweisung in Ihrer Wallet …',
+      browserSent: 'Überweisung gesendet. Diese Seite aktualisiert sich, sobald sie auf der Chain bestätigt ist.',
+      browserRejected: 'Die Überweisung wurde nicht gesendet: Sie wurde in der Wallet abgelehnt.',
+      browserFailed: 'Die Wallet konnte die Überweisung nicht senden. Sie können sie aus jeder Wallet an die Adresse oben senden.',
     },
   },
   link: {

@@ -90,6 +90,17 @@ export const en = {
       safe: 'The {{amount}} {{asset}} are safe, and the merchant has been told: they will complete your order or refund you. Please do not pay again.',
       refunded: 'The {{amount}} {{asset}} were sent back to your wallet. Please return to the merchant if you still want to buy.',
     },
+    refund: {
+      title: 'Where should money be sent back?',
+      explain:
+        'If money is to go back to you, it is sent to this address on {{network}}. We filled in the address your transfer came from.',
+      label: 'Your refund address',
+      save: 'Save refund address',
+      change: 'Change refund address',
+      saved: 'Refunds go to {{address}}.',
+      invalid:
+        'That address cannot receive a refund. Check it (it must be your own wallet’s address, with its capital letters) and try again.',
+    },
     wallet: {
       label: 'Pay from your wallet',
       sendExactly: 'Send exactly {{amount}} {{asset}} on {{network}}',
@@ -100,6 +111,12 @@ export const en = {
       copyAmount: 'Copy the amount',
       sendOnly:
         'Send only {{asset}} on {{network}} (chain id {{chainId}}), before {{date}}. This page updates once the transfer is confirmed.',
+      openInWallet: 'Open in wallet',
+      payWithBrowser: 'Pay with browser wallet',
+      browserWorking: 'Confirm the transfer in your wallet…',
+      browserSent: 'Transfer sent. This page updates once it is confirmed on chain.',
+      browserRejected: 'The transfer was not sent: it was declined in the wallet.',
+      browserFailed: 'The wallet could not send the transfer. You can send it from any wallet to the address above.',
     },
   },
   link: {

@@ -89,6 +89,17 @@ export const es: Catalogue = {
       safe: 'Los {{amount}} {{asset}} están a salvo y el comercio ha sido informado: completará su pedido o le hará un reembolso. Por favor, no vuelva a pagar.',
       refunded: 'Los {{amount}} {{asset}} se devolvieron a su billetera. Vuelva al comercio si todavía desea comprar.',
     },
+    refund: {
+      title: '¿Adónde devolvemos el dinero?',
+      explain:
+        'Si hay que devolverle dinero, se envía a esta dirección en {{network}}. Hemos puesto la dirección desde la que llegó su transferencia.',
+      label: 'Su dirección de reembolso',
+      save: 'Guardar dirección de reembolso',
+      change: 'Cambiar dirección de reembolso',
+      saved: 'Los reembolsos van a {{address}}.',
+      invalid:
+        'Esa dirección no puede recibir un reembolso. Revísela (debe ser la dirección de su propia billetera, con sus mayúsculas) e inténtelo de nuevo.',
+    },
     wallet: {
       label: 'Pagar desde su monedero',
       sendExactly: 'Envíe exactamente {{amount}} {{asset}} en {{network}}',
@@ -99,6 +110,12 @@ export const es: Catalogue = {
       copyAmount: 'Copiar el importe',
       sendOnly:
         'Envíe solo {{asset}} en {{network}} (chain id {{chainId}}), antes del {{date}}. Esta página se actualiza cuando se confirma la transferencia.',
+      openInWallet: 'Abrir en la billetera',
+      payWithBrowser: 'Pagar con la billetera del navegador',
+      browserWorking: 'Confirme la transferencia en su billetera…',
+      browserSent: 'Transferencia enviada. Esta página se actualiza cuando se confirme en la cadena.',
+      browserRejected: 'La transferencia no se envió: se rechazó en la billetera.',
+      browserFailed: 'La billetera no pudo enviar la transferencia. Puede enviarla desde cualquier billetera a la dirección de arriba.',
     },
   },
   link: {

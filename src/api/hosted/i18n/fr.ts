@@ -96,6 +96,17 @@ export const fr: Catalogue = {
       refunded:
         'Les {{amount}} {{asset}} ont été renvoyés vers votre portefeuille. Revenez chez le marchand si vous souhaitez toujours acheter.',
     },
+    refund: {
+      title: 'Où renvoyer l’argent ?',
+      explain:
+        'Si de l’argent doit vous être rendu, il est envoyé à cette adresse sur {{network}}. Nous avons indiqué l’adresse d’où venait votre virement.',
+      label: 'Votre adresse de remboursement',
+      save: 'Enregistrer l’adresse de remboursement',
+      change: 'Modifier l’adresse de remboursement',
+      saved: 'Les remboursements vont à {{address}}.',
+      invalid:
+        'Cette adresse ne peut pas recevoir de remboursement. Vérifiez-la (l’adresse de votre propre portefeuille, avec ses majuscules) et réessayez.',
+    },
     wallet: {
       label: 'Payer depuis votre portefeuille',
       sendExactly: 'Envoyez exactement {{amount}} {{asset}} sur {{network}}',
@@ -106,6 +117,13 @@ export const fr: Catalogue = {
       copyAmount: 'Copier le montant',
       sendOnly:
         'Envoyez uniquement des {{asset}} sur {{network}} (chain id {{chainId}}), avant le {{date}}. Cette page se met à jour dès que le virement est confirmé.',
+      openInWallet: 'Ouvrir dans le portefeuille',
+      payWithBrowser: 'Payer avec le portefeuille du navigateur',
+      browserWorking: 'Confirmez le virement dans votre portefeuille…',
+      browserSent: 'Virement envoyé. Cette page se met à jour dès qu’il est confirmé sur la chaîne.',
+      browserRejected: 'Le virement n’a pas été envoyé : il a été refusé dans le portefeuille.',
+      browserFailed:
+        'Le portefeuille n’a pas pu envoyer le virement. Vous pouvez l’envoyer depuis n’importe quel portefeuille à l’adresse ci-dessus.',
     },
   },
   link: {

@@ -89,6 +89,17 @@ export const pt: Catalogue = {
       safe: 'Os {{amount}} {{asset}} estão seguros e o comerciante foi informado: irá concluir a sua encomenda ou reembolsá-lo. Por favor, não pague novamente.',
       refunded: 'Os {{amount}} {{asset}} foram devolvidos à sua carteira. Volte ao comerciante se ainda quiser comprar.',
     },
+    refund: {
+      title: 'Para onde devolver o dinheiro?',
+      explain:
+        'Se houver dinheiro a devolver, é enviado para este endereço na {{network}}. Preenchemos o endereço de onde veio a sua transferência.',
+      label: 'O seu endereço de reembolso',
+      save: 'Guardar endereço de reembolso',
+      change: 'Alterar endereço de reembolso',
+      saved: 'Os reembolsos vão para {{address}}.',
+      invalid:
+        'Esse endereço não pode receber um reembolso. Verifique-o (deve ser o endereço da sua própria carteira, com as maiúsculas) e tente novamente.',
+    },
     wallet: {
       label: 'Pagar com a sua carteira',
       sendExactly: 'Envie exatamente {{amount}} {{asset}} na {{network}}',
@@ -99,6 +110,12 @@ export const pt: Catalogue = {
       copyAmount: 'Copiar o valor',
       sendOnly:
         'Envie apenas {{asset}} na {{network}} (chain id {{chainId}}), antes de {{date}}. Esta página atualiza-se quando a transferência for confirmada.',
+      openInWallet: 'Abrir na carteira',
+      payWithBrowser: 'Pagar com a carteira do navegador',
+      browserWorking: 'Confirme a transferência na sua carteira…',
+      browserSent: 'Transferência enviada. Esta página atualiza-se quando for confirmada na cadeia.',
+      browserRejected: 'A transferência não foi enviada: foi recusada na carteira.',
+      browserFailed: 'A carteira não conseguiu enviar a transferência. Pode enviá-la de qualquer carteira para o endereço acima.',
     },
   },
   link: {

@@ -87,7 +87,10 @@ const adminExceptionRoutes: FastifyPluginAsyncZod = async (app) => {
             .string()
             .min(1)
             .max(128)
-            .describe('The customer’s EVM address (EIP-55 checksum when mixed case; all lowercase carries none and is accepted)'),
+            .optional()
+            .describe(
+              'The customer’s EVM address (EIP-55 checksum when mixed case; all lowercase carries none and is accepted). Absent: the refund address the customer gave on the checkout page; 422 when there is none',
+            ),
         }),
         response: { 200: z.object({ ok: z.literal(true), exception: adminExceptionSchema, refund: refundSchema }) },
       },
