@@ -2,7 +2,7 @@ import { createActivities } from './src/activities';
 import { REDACTED_PATHS } from './src/api/app';
 import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
-import { createLogger } from './src/logging';
+import { businessLog, createLogger } from './src/logging';
 import { createProviders } from './src/providers';
 import { startChainWatchers } from './src/temporal/chain-watch';
 import { createTemporalClient } from './src/temporal/client';
@@ -40,6 +40,7 @@ async function main() {
       chains: config.chains,
       cancelSession: createSessionCanceller(temporal.client),
       now: () => new Date(),
+      log: businessLog(logger),
     }),
   });
   // One process at a time watches each network (an advisory lease); the other workers stand by.

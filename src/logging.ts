@@ -24,3 +24,48 @@ export function pinoOptions(settings: LogSettings, extra: { name: string; redact
 export function createLogger(settings: LogSettings, extra: { name: string; redact?: string[] }): Logger {
   return pino(pinoOptions(settings, extra));
 }
+
+/** The transitions a payment's story is told by (issue 31 item 6): one log line each. */
+export type BusinessEventName =
+  | 'session.created'
+  | 'payment.pending'
+  | 'payment.processing'
+  | 'payment.completed'
+  | 'payment.failed'
+  | 'payment.expired'
+  | 'payment.canceled'
+  | 'payment.settled'
+  | 'exception.recorded'
+  | 'exception.refunded'
+  | 'payout.sent'
+  | 'payout.confirmed'
+  | 'payout.failed'
+  | 'webhook.delivered'
+  | 'webhook.attempt_failed'
+  | 'webhook.failed';
+
+export interface BusinessEventFields {
+  /** The payment (SV_…, or a simple order's transaction code): `grep <id>` follows it through every process's log. */
+  paymentId: string;
+  /** Null for a simple order, which has no merchant account. */
+  merchantId: string | null;
+  [field: string]: unknown;
+}
+
+/**
+ * Writes one business event. Called by the use cases and activities after the change is stored and
+ * only when this call made it (a retried activity or a replayed workflow logs nothing twice); never
+ * from workflow code, which must stay deterministic.
+ */
+export type BusinessLog = (event: BusinessEventName, fields: BusinessEventFields) => void;
+
+export const silentBusinessLog: BusinessLog = () => undefined;
+
+/**
+ * Business events as info lines of `logger`: `{"businessEvent":"payment.completed","paymentId":"SV_…",
+ * "merchantId":"MER_…",…,"msg":"payment.completed SV_…"}`; the id is in the message too, so the pretty
+ * format greps the same.
+ */
+export function businessLog(logger: Pick<Logger, 'info'>): BusinessLog {
+  return (event, fields) => logger.info({ businessEvent: event, ...fields }, `${event} ${fields.paymentId}`);
+}

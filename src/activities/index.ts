@@ -1,5 +1,6 @@
 import type { ChainSettings, WebhookSettings } from '../config';
 import type { Database } from '../db/client';
+import type { BusinessLog } from '../logging';
 import type { ProviderRegistry } from '../providers/registry';
 import type { SessionCanceller } from '../temporal/session-cancel';
 import { registerExplorers } from '../domain/explorers';
@@ -25,6 +26,8 @@ export interface ActivityDeps {
   /** Cancels a checkout session through its run's Cancel, with a reason (a paid link's other sessions). */
   cancelSession: SessionCanceller;
   now: () => Date;
+  /** Business events (issue 31 item 6): one line per transition an activity stores; silent when absent. */
+  log?: BusinessLog;
 }
 
 /**

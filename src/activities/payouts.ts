@@ -3,6 +3,8 @@ import type { Address, Hash, Hex, LocalAccount } from 'viem';
 import { broadcastSigned, gasTermsFor, minedNonce, pendingNonce, receiptOf, signTransfer, type GasTerms } from '../chains/payouts';
 import type { ChainSettings } from '../config';
 import type { Database } from '../db/client';
+import { silentBusinessLog, type BusinessEventName, type BusinessLog } from '../logging';
+import { formatCrypto } from '../domain/money';
 import { findSession } from '../db/queries/checkout-sessions';
 import { writePostings } from '../db/queries/ledger';
 import { resolvePaymentException } from '../db/queries/payment-exceptions';
@@ -83,8 +85,25 @@ interface BatchLookups {
  * the activities below run them for a workflow, and the watcher's reorg re-check (payout-reorgs.ts)
  * runs the same broadcast for a payout whose block left the chain.
  */
-export function payoutSteps({ db, chains: settings }: { db: Database; chains: ChainSettings }) {
+export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: { db: Database; chains: ChainSettings; log?: BusinessLog }) {
   const chains = payoutChains(settings);
+
+  /** A payout's business event; a simple order's has no merchant (merchantOf answers ''). */
+  async function logPayout(event: BusinessEventName, row: PayoutRow, lookups: BatchLookups, extra: Record<string, unknown> = {}) {
+    log(event, {
+      paymentId: row.paymentId,
+      merchantId: (await lookups.merchantOf(row.paymentId)) || null,
+      payoutId: row.id,
+      kind: row.kind,
+      network: row.network,
+      asset: row.asset,
+      // Gas is the native coin, in wei; every other payout is a 6-decimal token.
+      amount: row.kind === 'gas' ? `${row.amount} wei` : formatCrypto(BigInt(row.amount)),
+      to: row.toAddress,
+      transactionHash: row.txHash,
+      ...extra,
+    });
+  }
 
   function batchLookups(): BatchLookups {
     const merchants = new Map<string, Promise<string>>();
@@ -157,6 +176,7 @@ export function payoutSteps({ db, chains: settings }: { db: Database; chains: Ch
     if (current.status === 'signed') {
       await updatePayout(db, current.id, { status: 'broadcast', broadcastAt: new Date() });
       current = { ...current, status: 'broadcast' };
+      await logPayout('payout.sent', current, lookups, { nonce: current.nonce });
     }
     // Decisions §11: a simple order's payout is dispatched once its transfer is broadcast; the order
     // then names the payout's transaction (a retry after a re-signing names the new one).
@@ -173,7 +193,7 @@ export function payoutSteps({ db, chains: settings }: { db: Database; chains: Ch
   /** Records the confirmation once; returns the row as it now stands (another attempt may have confirmed it, or replaced its transaction). */
   async function confirm(row: PayoutRow, receipt: { blockNumber: bigint; feeWei: bigint }, lookups: BatchLookups): Promise<PayoutRow> {
     const merchantId = await lookups.merchantOf(row.paymentId);
-    return db.transaction(async (tx) => {
+    const outcome = await db.transaction(async (tx) => {
       const changes = { blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() };
       const updated = await confirmPayoutOnce(tx, row.id, row.txHash!, changes);
       if (!updated) {
@@ -191,8 +211,11 @@ export function payoutSteps({ db, chains: settings }: { db: Database; chains: Ch
         });
       // The money is back with the customer: the exception is resolved with the transfer that did it.
       if (row.kind === 'refund' && updated.exceptionId) await resolvePaymentException(tx, updated.exceptionId, 'refunded');
-      return updated;
+      return { row: updated, confirmedNow: true };
     });
+    if (!('confirmedNow' in outcome)) return outcome;
+    await logPayout('payout.confirmed', outcome.row, lookups, { blockNumber: receipt.blockNumber.toString() });
+    return outcome.row;
   }
 
   /**
@@ -216,11 +239,11 @@ export function payoutSteps({ db, chains: settings }: { db: Database; chains: Ch
     return new RevertedPayout(row.id, reason, marked);
   }
 
-  return { chains, batchLookups, sign, broadcast, confirm, markReverted };
+  return { chains, batchLookups, sign, broadcast, confirm, markReverted, logPayout };
 }
 
-export function createPayoutActivities({ db, chains: settings }: { db: Database; chains: ChainSettings }) {
-  const { chains, batchLookups, sign, broadcast, confirm, markReverted } = payoutSteps({ db, chains: settings });
+export function createPayoutActivities({ db, chains: settings, log: events }: { db: Database; chains: ChainSettings; log?: BusinessLog }) {
+  const { chains, batchLookups, sign, broadcast, confirm, markReverted, logPayout } = payoutSteps({ db, chains: settings, log: events });
 
   /**
    * The receipt decides: confirmed once it has the network's confirmations (ledger postings and,
@@ -295,6 +318,9 @@ export function createPayoutActivities({ db, chains: settings }: { db: Database;
         network: rows[0]?.network ?? null,
         reason,
       });
+      const lookups = batchLookups();
+      const failedIds = new Set([...failed, ...(reverted?.marked ? [reverted.payoutId] : [])]);
+      for (const row of rows) if (failedIds.has(row.id)) await logPayout('payout.failed', row, lookups, { reason });
     }
     if (reverted) return revertedFailure(reverted);
     return impossible ?? givenUp(reason);

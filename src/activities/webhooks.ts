@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
+import { silentBusinessLog, type BusinessLog } from '../logging';
 import { findSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { findPaymentException } from '../db/queries/payment-exceptions';
 import { listRefundPayouts } from '../db/queries/payouts';
@@ -37,6 +38,7 @@ export interface WebhookActivityDeps {
   allowPrivateUrls: boolean;
   webhooks: WebhookSettings;
   now: () => Date;
+  log?: BusinessLog;
 }
 
 export interface EmittedEvent {
@@ -48,8 +50,16 @@ export interface EmittedEvent {
 
 export const USER_AGENT = 'svc-webhooks/1.0';
 
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+};
+
 /** Webhook side effects: the event row, its deliveries, and one signed POST per attempt. */
-export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webhooks, now }: WebhookActivityDeps) {
+export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webhooks, now, log = silentBusinessLog }: WebhookActivityDeps) {
   /** `endpoint` is the delivery's endpoint as its attempt read it (null when deleted, or when another secret signs). */
   async function secretFor(delivery: DeliveryRow, endpoint: EndpointRow | null): Promise<string> {
     if (delivery.secretSource === 'endpoint') {
@@ -149,8 +159,33 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         type: type ?? `payment.${status}`,
         body: JSON.stringify(body),
       });
-
-      return emittedOf(await deliveriesFor(session, event.id), event.id);
+      const deliveries = await deliveriesFor(session, event.id);
+      // Logged by the call that stored the event: a retry finds the first one and says nothing.
+      if (event.id === eventId) {
+        log(type ?? `payment.${status}`, {
+          paymentId,
+          merchantId: session.merchantId,
+          workflowId: paymentId,
+          status,
+          eventId,
+          ...paymentLabels(session),
+          amount: formatFiat(session.amountMinor, session.currency),
+          currency: session.currency,
+          destinationAsset: session.destinationAsset,
+          network: session.network,
+          orderId: session.orderId ?? session.merchantOrderId,
+          ...(tx && tx.grossMicro !== null
+            ? {
+                grossAmount: formatCrypto(tx.grossMicro),
+                merchantSettlementAmount: formatCrypto(tx.merchantSettlementMicro!),
+                platformCommissionAmount: formatCrypto(tx.platformCommissionMicro!),
+                transactionHash: tx.transactionHash,
+              }
+            : {}),
+          deliveries: deliveries.length,
+        });
+      }
+      return emittedOf(deliveries, event.id);
     },
 
     /**
@@ -196,7 +231,22 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         subject: exception.id,
         body: JSON.stringify(body),
       });
-      return emittedOf(await deliveriesFor(session, event.id), event.id);
+      const deliveries = await deliveriesFor(session, event.id);
+      if (event.id === eventId) {
+        log(type === 'payment.refunded' ? 'exception.refunded' : 'exception.recorded', {
+          paymentId: session.id,
+          merchantId: session.merchantId,
+          workflowId: exception.id,
+          exceptionId: exception.id,
+          kind: exception.kind,
+          amount: formatCrypto(exception.amountMicro),
+          asset: exception.asset ?? session.destinationAsset,
+          network: session.network,
+          eventId,
+          deliveries: deliveries.length,
+        });
+      }
+      return emittedOf(deliveries, event.id);
     },
 
     /**
@@ -229,6 +279,18 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
       const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
       const error = succeeded ? null : (result.error ?? `HTTP ${result.statusCode}`);
       await finishAttempt(db, { attemptId, deliveryId, statusCode: result.statusCode, durationMs: result.durationMs, error, succeeded });
+      // The target's host only: a merchant's URL may carry a token in its path or query.
+      log(succeeded ? 'webhook.delivered' : 'webhook.attempt_failed', {
+        paymentId: delivery.paymentId,
+        merchantId: event.merchantId,
+        deliveryId,
+        eventId: event.id,
+        eventType: event.type,
+        target: hostOf(delivery.url),
+        statusCode: result.statusCode,
+        durationMs: result.durationMs,
+        ...(error ? { error } : {}),
+      });
       if (succeeded) return;
       if (result.refused) throw ApplicationFailure.nonRetryable(error, 'DeliveryRefused');
       throw ApplicationFailure.retryable(error, 'DeliveryFailed');
@@ -236,6 +298,18 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
 
     async markDeliveryFailed(deliveryId: string): Promise<void> {
       await setDeliveryStatus(db, deliveryId, 'failed');
+      const found = await findDeliveryWithEvent(db, deliveryId);
+      if (found)
+        log('webhook.failed', {
+          paymentId: found.delivery.paymentId,
+          merchantId: found.event?.merchantId ?? null,
+          deliveryId,
+          eventId: found.delivery.eventId,
+          eventType: found.event?.type ?? null,
+          target: hostOf(found.delivery.url),
+          attempts: found.delivery.attemptCount,
+          lastError: found.delivery.lastError,
+        });
     },
   };
 }

@@ -42,6 +42,7 @@ import paymentLinkRoutes from './routes/payment-links';
 import simpleApiRoutes from './routes/simple-api';
 import type { ProviderRegistry } from '../providers/registry';
 import { createPaymentService, type PaymentService } from '../payments';
+import { businessLog, type BusinessLog } from '../logging';
 import { registerExplorers } from '../domain/explorers';
 
 declare module 'fastify' {
@@ -61,6 +62,8 @@ export interface AppDeps {
   now?: () => Date;
   /** The customer pages' live status streams (routes/checkout-events.ts); defaults suit production. */
   liveStatus?: LiveStatusSettings;
+  /** Where the use cases write business events; default: info lines of the app's logger. */
+  businessLog?: BusinessLog;
 }
 
 // Incoming request ids are echoed only when they are short and plain, so they cannot forge log lines.
@@ -172,7 +175,10 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
 
   const checkoutDeps = { config, db, temporal: deps.temporal, providers: deps.providers, now };
-  app.decorate('payments', createPaymentService({ ...checkoutDeps, treasuryAddress: deps.treasuryAddress ?? null }));
+  app.decorate(
+    'payments',
+    createPaymentService({ ...checkoutDeps, treasuryAddress: deps.treasuryAddress ?? null, log: deps.businessLog ?? businessLog(app.log) }),
+  );
   await app.register(
     async (v1) => {
       await v1.register(checkoutSessionRoutes, { ...checkoutDeps, merchantNames });

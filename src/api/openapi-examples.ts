@@ -123,6 +123,8 @@ const VALUES: Record<string, unknown> = {
   wallet_address: ADDRESS,
   depositAddress: '0x1aD91ee08f21bE3dE0BA2ba6918E714dA6B45836',
   from: '0x1aD91ee08f21bE3dE0BA2ba6918E714dA6B45836',
+  senders: ['0x8Ba1f109551bD432803012645Ac136ddd64DBA72'],
+  tokenContract: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
   to: ADDRESS,
   token: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
   transactionHash: PAYOUT_TX,

@@ -3,7 +3,7 @@ import { AdminApiError, ConnectionError, createAdminClient } from './admin-clien
 import { COMMANDS, GROUPS } from './commands';
 import { WaitTimeoutError } from './commands/payments';
 import { buildProgram } from './program';
-import { clearTextWarning, resolveSettings, SettingsError, tokenFilePath, type Env } from './settings';
+import { clearTextWarning, resolveSettings, SettingsError, TOKEN_FLAG_WARNING, tokenFilePath, type Env } from './settings';
 
 // The operators' CLI: `npm run ops -- <command>`. An HTTP client of the admin API (decisions §10).
 
@@ -21,7 +21,7 @@ export interface Io {
 
 function epilogue(env: Env): string {
   return [
-    `Token file: ${tokenFilePath(env)} (its directory is SVC_DATA_DIR; \`npm start\` writes it).`,
+    `Token: ADMIN_TOKEN, else --token-file or ADMIN_TOKEN_FILE, else ${tokenFilePath(env)} (its directory is SVC_DATA_DIR; \`npm start\` writes it).`,
     'Exit status: 0 done; 1 the API refused, could not be reached, or a wait timed out; 2 bad usage or settings.',
   ].join('\n');
 }
@@ -35,6 +35,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     GROUPS,
     { stdout: io.stdout, stderr: io.stderr, epilogue: epilogue(io.env) },
     async (command, input, globals) => {
+      if (globals.token !== undefined) err(TOKEN_FLAG_WARNING);
       const settings = resolveSettings(globals, io.env);
       const warning = clearTextWarning(settings.apiUrl);
       if (warning) err(warning);

@@ -11,6 +11,7 @@ export const PROGRAM_NAME = 'npm run ops --';
 export interface GlobalOptions {
   apiUrl?: string;
   token?: string;
+  tokenFile?: string;
   json?: boolean;
 }
 
@@ -45,7 +46,13 @@ export function buildProgram(commands: readonly OpsCommand[], groups: Record<str
     .addOption(
       new Option(
         '--token <token>',
-        'admin token (env ADMIN_TOKEN, else the file $SVC_DATA_DIR/admin-token, default .data/); a flag shows in the process list',
+        'admin token; prefer ADMIN_TOKEN or --token-file: a flag shows in npm’s banner, the shell history and the process list',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--token-file <path>',
+        'read the admin token from this file (env ADMIN_TOKEN_FILE; default: env ADMIN_TOKEN, else $SVC_DATA_DIR/admin-token, SVC_DATA_DIR defaults to .data/)',
       ),
     )
     .option('--json', 'print the raw JSON answer instead of the summary');

@@ -32,24 +32,40 @@ export function tokenFilePath(env: Env): string {
   return path.join(path.resolve(present(env.SVC_DATA_DIR) ?? path.join(PROJECT_ROOT, '.data')), 'admin-token');
 }
 
-function readTokenFile(file: string): string {
+function readTokenFile(file: string, named: boolean): string {
   try {
     return readFileSync(file, 'utf8').trim();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new SettingsError(`no admin token: pass --token, set ADMIN_TOKEN, or run \`npm start\` once so that it writes ${file}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (named && (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')) {
+      throw new SettingsError(`cannot read the admin token file ${file} (${code})`);
+    }
+    if (code === 'ENOENT') {
+      throw new SettingsError(`no admin token: set ADMIN_TOKEN, pass --token-file, or run \`npm start\` once so that it writes ${file}`);
     }
     throw err;
   }
 }
 
-/** Flag, then environment, then default; the token file is read only when nothing else gives one. */
-export function resolveSettings(flags: { apiUrl?: string | undefined; token?: string | undefined }, env: Env): Settings {
+/**
+ * Flag, then environment, then default; a token file is read only when nothing before it gives a
+ * token. A file or a variable keeps the token off the command line, which npm prints in its banner
+ * (`> tsx src/cli/ops.ts --token …`) and the process list shows.
+ */
+export function resolveSettings(
+  flags: { apiUrl?: string | undefined; token?: string | undefined; tokenFile?: string | undefined },
+  env: Env,
+): Settings {
   const apiUrl = flags.apiUrl ?? present(env.SVC_URL) ?? `http://127.0.0.1:${present(env.PORT) ?? 3000}`;
-  const token = flags.token ?? present(env.ADMIN_TOKEN) ?? readTokenFile(tokenFilePath(env));
+  const namedFile = flags.tokenFile ?? present(env.ADMIN_TOKEN_FILE);
+  const token =
+    flags.token ??
+    (flags.tokenFile !== undefined ? readTokenFile(flags.tokenFile, true) : undefined) ??
+    present(env.ADMIN_TOKEN) ??
+    (namedFile !== undefined ? readTokenFile(namedFile, true) : readTokenFile(tokenFilePath(env), false));
   const parsed = settingsSchema.safeParse({ apiUrl, token });
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path[0] === 'apiUrl' ? '--api-url/SVC_URL' : '--token/ADMIN_TOKEN'} ${i.message}`);
+    const problems = parsed.error.issues.map((i) => `${i.path[0] === 'apiUrl' ? '--api-url/SVC_URL' : 'the admin token'} ${i.message}`);
     throw new SettingsError(`invalid settings: ${problems.join('; ')}`);
   }
   return parsed.data;
@@ -63,3 +79,7 @@ export function clearTextWarning(apiUrl: string): string | null {
     ? `warning: sending the admin token over plain http to ${hostname}; use https outside a trusted network`
     : null;
 }
+
+/** A token given as a flag has already been printed by npm (`> tsx src/cli/ops.ts --token …`) and sits in the shell's history. */
+export const TOKEN_FLAG_WARNING =
+  'warning: --token puts the admin token on the command line, which `npm run` prints in its banner and the process list shows; set ADMIN_TOKEN or pass --token-file <path> instead';

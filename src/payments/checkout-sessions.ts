@@ -9,6 +9,7 @@ import { DEFAULT_ASSET, DEFAULT_NETWORK, isSupportedPair } from '../domain/asset
 import { isFiatCurrency } from '../domain/currencies';
 import { AppError, type ErrorDetail } from '../domain/errors';
 import { newPaymentId } from '../domain/ids';
+import { formatFiat } from '../domain/money';
 import { RAIL_FIAT_TO_CRYPTO } from '../domain/payment-labels';
 import { checkWebhookTarget } from '../webhooks/target-policy';
 import { CHECKOUT_SESSION_WORKFLOW, type CheckoutSessionInput } from '../workflows/checkout-session/messages';
@@ -152,6 +153,20 @@ export async function openCheckoutSession(
       }),
     markStarted: () => markWorkflowStarted(db, id),
     discard: () => deleteUnstartedSession(db, id),
+  });
+  ctx.log?.('session.created', {
+    paymentId: id,
+    merchantId: merchant.id,
+    workflowId: id,
+    railType: row.railType,
+    provider: provider.name,
+    amount: formatFiat(fiat.minor, fiat.currency),
+    currency: fiat.currency,
+    destinationAsset: wallet.asset,
+    network: wallet.network,
+    verification,
+    orderId: orderRef ?? null,
+    source,
   });
   return { ...row, workflowStarted: true };
 }

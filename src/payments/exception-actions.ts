@@ -2,7 +2,13 @@ import { WithStartWorkflowOperation, WorkflowIdConflictPolicy } from '@temporali
 import { tokenContractsOf } from '../config';
 import { findSession } from '../db/queries/checkout-sessions';
 import { findDepositAddresses } from '../db/queries/deposit-addresses';
-import { findPaymentException, listExceptionsByStatus, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
+import {
+  exceptionParties,
+  findPaymentException,
+  listExceptionsByStatus,
+  type ExceptionParties,
+  type PaymentExceptionRow,
+} from '../db/queries/payment-exceptions';
 import { listRefundPayouts, type PayoutRow } from '../db/queries/payouts';
 import { checkRefundAddress } from '../domain/refund-address';
 import { explorerUrlFor } from '../domain/explorers';
@@ -22,12 +28,19 @@ import { callTemporal } from './temporal-call';
 // Decisions §12: the operators' side of exceptions. Every action runs in the exception's workflow
 // (id = exception id) as an update, so it survives a worker crash like the rest of the payment.
 
+/** The queue, each exception with whom it concerns (merchant, sender, token), so an operator can act on the list alone. */
 export async function listExceptions(
   ctx: PaymentContext,
   status: ExceptionStatus | undefined,
   limit: number,
-): Promise<PaymentExceptionRow[]> {
-  return listExceptionsByStatus(ctx.db, status, limit);
+): Promise<(PaymentExceptionRow & { parties: ExceptionParties })[]> {
+  const rows = await listExceptionsByStatus(ctx.db, status, limit);
+  const parties = await exceptionParties(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
+  const none: ExceptionParties = { merchantId: null, senders: [], asset: null, network: null, tokenContract: null };
+  return rows.map((r) => ({ ...r, parties: parties.get(r.id) ?? none }));
 }
 
 async function loadException(ctx: PaymentContext, id: string): Promise<PaymentExceptionRow> {

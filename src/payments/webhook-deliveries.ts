@@ -1,4 +1,12 @@
-import { listOrphanedDeliveries, setDeliveryStatus } from '../db/queries/webhooks';
+import {
+  findDelivery,
+  INTERRUPTED_ATTEMPT,
+  listAttempts,
+  listOrphanedDeliveries,
+  setDeliveryStatus,
+  type AttemptRow,
+} from '../db/queries/webhooks';
+import { AppError, notFound } from '../domain/errors';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from '../workflows/webhook-delivery/messages';
 import type { PaymentContext } from './context';
 import { startPaymentWorkflow, WorkflowAlreadyStartedError } from './temporal-call';
@@ -15,8 +23,63 @@ const deliveryInput = (ctx: PaymentContext, deliveryId: string): WebhookDelivery
   };
 };
 
-/** An operator's resend: the same delivery (id, event, body) on a fresh run of the retry schedule. */
-export async function resendDelivery(ctx: PaymentContext, deliveryId: string): Promise<void> {
+export interface RetrySchedule {
+  baseSeconds: number;
+  maxIntervalSeconds: number;
+}
+
+/** An attempt's limit (the delivery activity's startToCloseTimeout): an attempt logged and unfinished past it died with its worker. */
+const ATTEMPT_LIMIT_MS = 30_000;
+
+/**
+ * When a pending delivery's retry schedule (decisions §8) makes its next attempt: the interval after
+ * the n-th attempt is base·2^(n−1), at most the maximum, counted from the n-th attempt's end (Temporal
+ * schedules a retry from the failure; an attempt cut short by a dying worker ends at its 30 s limit).
+ * Read from the delivery log, so after an operator's resend (a fresh schedule over an older log) it is
+ * the latest the next attempt can come. Null while an attempt is under way, or before the first.
+ */
+export function nextAttemptAt(
+  attempts: Pick<AttemptRow, 'attemptedAt' | 'durationMs' | 'statusCode' | 'error'>[],
+  schedule: RetrySchedule,
+  now: Date,
+): Date | null {
+  const last = attempts.at(-1);
+  if (!last) return null;
+  const unfinished = last.statusCode === null && last.error === INTERRUPTED_ATTEMPT;
+  if (unfinished && now.getTime() - last.attemptedAt.getTime() < ATTEMPT_LIMIT_MS) return null;
+  const endedAt = last.attemptedAt.getTime() + (unfinished ? ATTEMPT_LIMIT_MS : last.durationMs);
+  const intervalSeconds = Math.min(schedule.baseSeconds * 2 ** (attempts.length - 1), schedule.maxIntervalSeconds);
+  return new Date(endedAt + intervalSeconds * 1000);
+}
+
+/**
+ * An operator's resend: the same delivery (id, event, body) on a fresh run of the retry schedule,
+ * once its schedule has ended (succeeded or failed). While the schedule runs (a durable activity in
+ * the payment's run, backing off), a second run would attempt in parallel with it and could mark the
+ * delivery failed at its own window's end while the first still retries; so the answer is 409 with
+ * when the next attempt is due (message and Retry-After), and nothing changes.
+ */
+export async function resendDelivery(ctx: PaymentContext, deliveryId: string): Promise<{ deliveryId: string; status: 'pending' }> {
+  const delivery = /^dlv_[A-Za-z0-9]{24}$/.test(deliveryId) ? await findDelivery(ctx.db, deliveryId) : undefined;
+  if (!delivery) throw notFound('Delivery');
+  if (delivery.status === 'pending') {
+    const { webhooks } = ctx.config;
+    const next = nextAttemptAt(
+      await listAttempts(ctx.db, deliveryId),
+      {
+        baseSeconds: webhooks.retryBaseSeconds,
+        maxIntervalSeconds: webhooks.retryMaxIntervalSeconds,
+      },
+      ctx.now(),
+    );
+    if (!next) throw new AppError('Conflict', 'This delivery is being attempted right now; list its deliveries again in a few seconds.');
+    const seconds = Math.max(0, Math.ceil((next.getTime() - ctx.now().getTime()) / 1000));
+    throw new AppError(
+      'Conflict',
+      `This delivery is still being retried on its schedule: its next attempt is due at ${next.toISOString()} (in ${seconds} s). Resend it once it has succeeded or failed.`,
+      { retryAfterSeconds: seconds },
+    );
+  }
   await setDeliveryStatus(ctx.db, deliveryId, 'pending');
   await startPaymentWorkflow(ctx, {
     workflowType: WEBHOOK_DELIVERY_WORKFLOW,
@@ -24,6 +87,7 @@ export async function resendDelivery(ctx: PaymentContext, deliveryId: string): P
     args: [deliveryInput(ctx, deliveryId)],
     searchAttributes: [],
   });
+  return { deliveryId, status: 'pending' };
 }
 
 /**

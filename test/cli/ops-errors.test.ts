@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +7,7 @@ import { COMMANDS } from '../../src/cli/commands';
 import { synopsis } from '../../src/cli/command';
 import { freePort } from '../support/free-port';
 import { ADMIN_TOKEN, useTestApp } from '../support/harness';
-import { expectOk, expectUsageError, spawnOps, type Env } from './run-ops';
+import { expectOk, expectUsageError, ROOT, spawnOps, type Env } from './run-ops';
 
 // Each command runs as its own tsx process (a second or two each, more on a loaded 2-core machine).
 vi.setConfig({ testTimeout: 120_000 });
@@ -28,7 +29,10 @@ describe('ops CLI: the API refuses (exit 1)', () => {
     const run = await ops(['merchants', 'get', 'MER_0000000000000000', '--token', 'wrong-token-0123456789abcdef']);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^error 401 Unauthorized: The admin token is invalid or missing\. \(request req_[A-Za-z0-9]+\)\n$/);
+    // The flag is warned about first (issue 31 item 7: npm prints it in its banner).
+    expect(run.stderr).toMatch(
+      /^warning: --token puts the admin token on the command line, [^\n]+\nerror 401 Unauthorized: The admin token is invalid or missing\. \(request req_[A-Za-z0-9]+\)\n$/,
+    );
   });
 
   it('a refused request prints the validation details', async () => {
@@ -60,7 +64,7 @@ describe('ops CLI: the API refuses (exit 1)', () => {
       const missing = await ops(['payments', 'status'], { ADMIN_TOKEN: undefined, SVC_DATA_DIR: dir });
       expect(missing.code).toBe(2);
       expect(missing.stderr).toContain(
-        `no admin token: pass --token, set ADMIN_TOKEN, or run \`npm start\` once so that it writes ${path.join(dir, 'admin-token')}`,
+        `no admin token: set ADMIN_TOKEN, pass --token-file, or run \`npm start\` once so that it writes ${path.join(dir, 'admin-token')}`,
       );
 
       writeFileSync(path.join(dir, 'admin-token'), `${ADMIN_TOKEN}\n`, { mode: 0o600 });
@@ -70,6 +74,59 @@ describe('ops CLI: the API refuses (exit 1)', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('ops CLI: the admin token stays off the command line (issue 31 item 7)', () => {
+  it('reads it from --token-file or ADMIN_TOKEN_FILE, and names a named file it cannot read', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ops-cli-token-file-'));
+    try {
+      const file = path.join(dir, 'secret');
+      writeFileSync(file, `${ADMIN_TOKEN}\n`, { mode: 0o600 });
+      const byFlag = expectOk(await ops(['payments', 'status', '--token-file', file], { ADMIN_TOKEN: undefined, SVC_DATA_DIR: dir }));
+      expect(byFlag.stdout).toContain('payments: enabled');
+      const byEnv = expectOk(await ops(['payments', 'status'], { ADMIN_TOKEN: undefined, ADMIN_TOKEN_FILE: file, SVC_DATA_DIR: dir }));
+      expect(byEnv.stdout).toContain('payments: enabled');
+      // A named file is what the operator meant: its absence is an error, not a fall-back.
+      const missing = await ops(['payments', 'status', '--token-file', path.join(dir, 'nope')], { ADMIN_TOKEN: undefined });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toBe(`ops: cannot read the admin token file ${path.join(dir, 'nope')} (ENOENT)\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('`npm run ops` with ADMIN_TOKEN prints no token; with --token npm shows it, and the CLI warns', async () => {
+    const npm = (args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+        const child = spawn('npm', ['run', 'ops', '--', ...args], {
+          cwd: ROOT,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? os.tmpdir(),
+            SVC_URL: ctx.baseUrl,
+            ADMIN_TOKEN,
+            SVC_DATA_DIR: dataDir,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    const quiet = await npm(['payments', 'status']);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).toContain('> tsx src/cli/ops.ts payments status');
+    expect(quiet.stdout).toContain('payments: enabled');
+    expect(quiet.stdout + quiet.stderr).not.toContain(ADMIN_TOKEN);
+
+    const flagged = await npm(['payments', 'status', '--token', ADMIN_TOKEN]);
+    expect(flagged.code).toBe(0);
+    expect(flagged.stdout).toContain(`> tsx src/cli/ops.ts payments status --token ${ADMIN_TOKEN}`);
+    expect(flagged.stderr).toContain('warning: --token puts the admin token on the command line');
   });
 });
 

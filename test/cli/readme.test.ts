@@ -197,8 +197,16 @@ const steps: Record<
     before: async () => {
       state.latePaymentId = await lateTransfer(12_000_000n);
     },
-    check: (run) => {
+    check: async (run) => {
       state.exceptionId = capture(run, new RegExp(`^(exc_\\w+) +open +late +12\\.000000  ${state.latePaymentId} `, 'm'));
+      // Issue 31 item 7: whom it concerns, on the next line: the merchant, the token and its sender as the chain has them.
+      const [credit] = await ctx.db.sql`select from_address, token from chain_credits where payment_id = ${state.latePaymentId!}`;
+      expect(run.stdout).toMatch(
+        new RegExp(
+          `^${state.exceptionId} .*\\n    merchant ${state.merchantId}  token USDC polygon \\(${credit!.token}\\)  from ${credit!.from_address}$`,
+          'm',
+        ),
+      );
     },
   },
   'exceptions accept': {
@@ -276,8 +284,12 @@ const steps: Record<
   'merchants settlements': {
     check: (run) => {
       const [header, ...rows] = run.stdout.trimEnd().split(/\r?\n/);
-      expect(header).toBe('payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider');
+      expect(header).toBe(
+        'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id',
+      );
       for (const row of rows) expect(row).toMatch(/^SV_\w+,USDC,polygon,\d+\.\d{6},/);
+      // The first payment's order, as the README's checkout request names it ("orderId": "1001").
+      expect(rows.find((r) => r.startsWith(`${state.paymentId},`))).toMatch(/,1001$/);
     },
   },
   'merchants suspend': { check: (run) => expect(run.stdout).toMatch(/status\s+suspended/) },

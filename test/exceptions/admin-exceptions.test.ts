@@ -73,6 +73,73 @@ describe('GET /admin/v1/exceptions', () => {
     expect((await get('/admin/v1/exceptions?status=bogus')).statusCode).toBeGreaterThanOrEqual(400);
   });
 
+  it('names whom each concerns: the merchant, the sender of the money and the token that arrived', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const paymentId = await seedPayment(ctx.db.db, m.id, 'completed');
+    const customer = '0x8Ba1f109551bD432803012645Ac136ddd64DBA72';
+    const usdc = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
+    const other = '0x1111111111111111111111111111111111111111';
+    // An overpaid payment: its references name the credits, whose sender the chain recorded.
+    const hash = `0x${'ab'.repeat(32)}`;
+    await ctx.db
+      .sql`insert into chain_credits (network, transaction_hash, log_index, payment_id, asset, token, from_address, to_address, amount_micro, block_number, block_hash)
+      values ('polygon', ${hash}, 3, ${paymentId}, 'USDC', ${usdc}, ${customer}, ${other}, 30000000, 100, ${`0x${'cd'.repeat(32)}`})`;
+    const overpaid = await recordPaymentException(ctx.db.db, {
+      id: newExceptionId(),
+      paymentKind: 'checkout_session',
+      paymentId,
+      kind: 'overpaid',
+      arrivalKey: 'completion',
+      amountMicro: 5_000_000n,
+      references: { logs: [`polygon:${hash}:3`] },
+    });
+    // Another token, an unknown contract: its sender and contract are the arrival's own.
+    const wrong = await recordPaymentException(ctx.db.db, {
+      id: newExceptionId(),
+      paymentKind: 'checkout_session',
+      paymentId,
+      kind: 'wrong_asset',
+      arrivalKey: `tx:polygon:${hash}:4`,
+      amountMicro: 1_000_000n,
+      token: other,
+      asset: null,
+      references: { from: customer, token: other, asset: null },
+    });
+    // A provider's word with no transfer: no sender, the payment's own token.
+    const unverified = await recordPaymentException(ctx.db.db, {
+      id: newExceptionId(),
+      paymentKind: 'checkout_session',
+      paymentId,
+      kind: 'unverified',
+      arrivalKey: 'claim',
+      amountMicro: 25_000_000n,
+      references: {},
+    });
+    const listed = (await get('/admin/v1/exceptions?status=open')).json().exceptions as Record<string, unknown>[];
+    const byId = new Map(listed.map((e) => [e.id, e]));
+    expect(byId.get(overpaid.id)).toMatchObject({
+      merchantId: m.id,
+      senders: [customer],
+      asset: 'USDC',
+      network: 'polygon',
+      tokenContract: usdc,
+    });
+    expect(byId.get(wrong.id)).toMatchObject({
+      merchantId: m.id,
+      senders: [customer],
+      asset: null,
+      network: 'polygon',
+      tokenContract: other,
+    });
+    expect(byId.get(unverified.id)).toMatchObject({
+      merchantId: m.id,
+      senders: [],
+      asset: 'USDC',
+      network: 'polygon',
+      tokenContract: null,
+    });
+  });
+
   it('is an admin route: no token or a merchant key is 401, and nothing is listed', async () => {
     const { m } = await seedException('late', 'provider:evt_1');
     expect((await get('/admin/v1/exceptions', {})).statusCode).toBe(401);

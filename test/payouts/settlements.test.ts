@@ -3,6 +3,7 @@ import { commissionSplit, formatCrypto } from '../../src/domain/money';
 import { findPayout } from '../../src/db/queries/payouts';
 import { findTransaction } from '../../src/db/queries/transactions';
 import { settlementsCsv } from '../../src/domain/settlements-csv';
+import { settlementReportCsv } from '../../src/payments/settlement-report';
 import { payFromWallet } from '../support/chain';
 import { spawnOps } from '../cli/run-ops';
 import { ADMIN_TOKEN, adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
@@ -21,7 +22,8 @@ const csvOf = (merchantId: string, query = '') =>
 describe('settlements CSV', () => {
   it('lists a settled payment with its amounts and both transactions, within the range only', async () => {
     const m = await merchantWithFreshWallet(ctx, 150);
-    const id = await openSession(ctx, m.apiKey);
+    // The merchant's own order id is theirs to write: a comma and a formula-like start are quoted and defused.
+    const id = await openSession(ctx, m.apiKey, { orderId: '=1042,b' });
     const g = await pressPay(ctx, id);
     const deposit = await payFromWallet(chain, chain.tokens.polygon.USDC, (await sessionRow(ctx, id)).depositAddress, g);
     await waitForStatus(ctx, id, 'completed');
@@ -33,7 +35,7 @@ describe('settlements CSV', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.body.split('\r\n')).toEqual([
-      'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider',
+      'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id',
       [
         id,
         'USDC',
@@ -47,6 +49,7 @@ describe('settlements CSV', () => {
         confirmed!.confirmedAt!.toISOString(),
         'fiat_to_crypto',
         'sandbox',
+        `"'=1042,b"`,
       ].join(','),
       '',
     ]);
@@ -63,7 +66,7 @@ describe('settlements CSV', () => {
     expect(refused.stderr).toContain('ValidationError');
     // A range that ends before the payout, and another merchant: only the header.
     expect((await csvOf(m.id, '?from=2020-01-01&to=2020-02-01')).body).toBe(
-      'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider\r\n',
+      'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id\r\n',
     );
     const other = await createApprovedMerchant(ctx.app);
     expect((await csvOf(other.id)).body.split('\r\n')).toHaveLength(2);
@@ -76,6 +79,36 @@ describe('settlements CSV', () => {
     expect((await csvOf(m.id, '?from=yesterday')).json()).toMatchObject({ ok: false, error: 'ValidationError' });
     const anonymous = await ctx.app.inject({ method: 'GET', url: `/admin/v1/merchants/${m.id}/settlements.csv` });
     expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('writes the order id last, empty when the merchant gave none', () => {
+    const line = {
+      paymentId: 'SV_1',
+      asset: 'USDC',
+      network: 'polygon',
+      grossMicro: 1n,
+      commissionMicro: 0n,
+      netMicro: 1n,
+      depositTransactionHash: null,
+      payoutTransactionHash: '0x1',
+      completedAt: null,
+      settledAt: new Date(0),
+      railType: 'crypto_transfer',
+      provider: null,
+    };
+    expect(
+      settlementReportCsv([
+        { ...line, orderId: '@SUM(A1)' },
+        { ...line, orderId: null },
+        { ...line, orderId: 'a "b"\nc' },
+      ]).split('\r\n'),
+    ).toEqual([
+      'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id',
+      "SV_1,USDC,polygon,0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,,'@SUM(A1)",
+      'SV_1,USDC,polygon,0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,,',
+      'SV_1,USDC,polygon,0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,,"a ""b""\nc"',
+      '',
+    ]);
   });
 
   it('quotes cells with commas and defuses formula-like cells', () => {

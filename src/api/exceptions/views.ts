@@ -19,3 +19,12 @@ export const adminExceptionSchema = exceptionSchema.extend({
   paymentId: z.string(),
   arrivalKey: z.string(),
 });
+
+/** The operators' queue: each exception with whom it concerns, so an operator can act on the list alone. */
+export const adminExceptionListItemSchema = adminExceptionSchema.extend({
+  merchantId: z.string().nullable().describe('The checkout session’s merchant; null for a simple order'),
+  senders: z.array(z.string()).describe('Where the money came from: the transfer’s sender, or the senders of the credits it counts'),
+  asset: z.string().nullable().describe('The token that arrived (null: a contract this deployment does not configure)'),
+  network: z.string().nullable(),
+  tokenContract: z.string().nullable().describe('The token’s contract; null when no transfer was seen (unverified)'),
+});

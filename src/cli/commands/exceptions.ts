@@ -13,10 +13,23 @@ const exceptionView = z.object({
   createdAt: z.string(),
   resolvedAt: z.string().nullable(),
   references: z.record(z.string(), z.unknown()),
+  // The queue's own (exceptions list): whom the money concerns.
+  merchantId: z.string().nullable().optional(),
+  senders: z.array(z.string()).optional(),
+  asset: z.string().nullable().optional(),
+  network: z.string().nullable().optional(),
+  tokenContract: z.string().nullable().optional(),
 });
 
 const formatException = (e: z.infer<typeof exceptionView>) =>
   `${e.id}  ${e.status.padEnd(8)} ${e.kind.padEnd(10)} ${e.amount.padStart(14)}  ${e.paymentId}  ${e.createdAt}`;
+
+/** A queue line: the exception, then the merchant, the token that arrived and who sent it. */
+const formatQueued = (e: z.infer<typeof exceptionView>) => {
+  const token = [e.asset ?? 'unknown token', e.network, e.tokenContract ? `(${e.tokenContract})` : null].filter(Boolean).join(' ');
+  const from = e.senders?.length ? e.senders.join(', ') : 'no transfer seen';
+  return `${formatException(e)}\n    merchant ${e.merchantId ?? '- (simple order)'}  token ${token}  from ${from}`;
+};
 
 const exceptionId: ArgDef = { name: 'exceptionId', description: 'the exception, exc_… (see exceptions list)' };
 const exceptionPath = (id: string, action: string) => `/exceptions/${encodeURIComponent(id)}/${action}`;
@@ -32,7 +45,7 @@ export const EXCEPTION_COMMANDS: readonly OpsCommand[] = [
       return { method: 'GET', path: status === 'all' ? '/exceptions' : `/exceptions?status=${encodeURIComponent(status)}` };
     },
     response: z.object({ exceptions: z.array(exceptionView) }),
-    render: (b) => (b.exceptions.length ? b.exceptions.map(formatException) : ['no exceptions']),
+    render: (b) => (b.exceptions.length ? b.exceptions.map(formatQueued) : ['no exceptions']),
   }),
   defineCommand({
     name: 'exceptions accept',

@@ -132,3 +132,60 @@ export async function lockPaymentException(db: DatabaseOrTransaction, id: string
   const [row] = await db.select().from(paymentExceptions).where(eq(paymentExceptions.id, id)).for('update');
   return row;
 }
+
+/** Who and what an exception concerns, for the operators' queue (issue 31 item 7). */
+export interface ExceptionParties {
+  /** The checkout session's merchant; null for a simple order (it has no merchant account). */
+  merchantId: string | null;
+  /** Where the money came from: the transfer's sender, or the senders of the credits it counts. */
+  senders: string[];
+  /** The token that arrived: its asset (null for a contract this deployment does not configure), network and contract. */
+  asset: string | null;
+  network: string | null;
+  tokenContract: string | null;
+}
+
+/**
+ * The parties of each exception, by id: the merchant from its payment, the sender from its
+ * transfer (`references.from`) or from the chain credits its references name (`references.logs`:
+ * an underpaid or overpaid payment's transfers), the token from the exception (another token
+ * arrived) or else the payment's own.
+ */
+export async function exceptionParties(db: DatabaseOrTransaction, ids: string[]): Promise<Map<string, ExceptionParties>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.execute<{
+    id: string;
+    merchant_id: string | null;
+    senders: string[] | null;
+    asset: string | null;
+    network: string | null;
+    token_contract: string | null;
+  }>(sql`
+    select e.id,
+      cs.merchant_id,
+      coalesce(
+        case when e."references" ? 'from' then jsonb_build_array(e."references"->>'from') end,
+        (select jsonb_agg(distinct c.from_address) from chain_credits c
+          where c.payment_id = e.payment_id
+            and coalesce(e."references"->'logs', '[]'::jsonb) ? (c.network || ':' || lower(c.transaction_hash) || ':' || c.log_index))
+      ) as senders,
+      case when e.token is not null then e.asset else coalesce(e."references"->>'asset', cs.destination_asset, so.wallet_currency) end as asset,
+      coalesce(cs.network, lower(so.wallet_network)) as network,
+      coalesce(e.token, e."references"->>'token',
+        (select c.token from chain_credits c
+          where c.payment_id = e.payment_id and coalesce(e."references"->'logs', '[]'::jsonb) ? (c.network || ':' || lower(c.transaction_hash) || ':' || c.log_index)
+          limit 1)) as token_contract
+    from payment_exceptions e
+    left join checkout_sessions cs on e.payment_kind = 'checkout_session' and cs.id = e.payment_id
+    left join simple_orders so on e.payment_kind = 'simple_order' and so.transaction_code = e.payment_id
+    where e.id in (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )})`);
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      { merchantId: r.merchant_id, senders: r.senders ?? [], asset: r.asset, network: r.network, tokenContract: r.token_contract },
+    ]),
+  );
+}

@@ -6,8 +6,8 @@ import type { DatabaseOrTransaction } from '../client';
 // Timestamps as ISO 8601 text with milliseconds, as JavaScript dates hold them, whatever the driver's type parsing.
 const ISO_MS = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
 
-/** A settled transaction, as the CSV writes it. */
-export type SettlementRow = SettlementLine;
+/** A settled transaction, as the CSV writes it, with the merchant's order id (`orderId ?? merchantOrderId`). */
+export type SettlementRow = SettlementLine & { orderId: string | null };
 
 /**
  * A merchant's settled transactions (decisions §11: the merchant payout confirmed) whose payout was
@@ -21,7 +21,7 @@ export async function settledTransactions(
     select t.payment_id, t.destination_asset, t.network, t.gross_micro::text, t.platform_commission_micro::text,
       t.merchant_settlement_micro::text, t.deposit_transaction_hash, p.tx_hash,
       to_char(t.completed_at at time zone 'UTC', ${ISO_MS}) as completed_at, to_char(p.confirmed_at at time zone 'UTC', ${ISO_MS}) as confirmed_at,
-      s.rail_type, s.provider
+      s.rail_type, s.provider, coalesce(s.order_id, s.merchant_order_id) as order_id
     from transactions t
     join checkout_sessions s on s.id = t.payment_id
     join payouts p on p.payment_id = t.payment_id and p.kind = 'merchant' and p.status = 'confirmed'
@@ -41,5 +41,6 @@ export async function settledTransactions(
     completedAt: date(r.completed_at),
     settledAt: date(r.confirmed_at)!,
     ...paymentLabels({ railType: r.rail_type as string, provider: r.provider as string }),
+    orderId: r.order_id ?? null,
   }));
 }

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { EXCEPTION_STATUSES, exceptionView } from '../../../domain/exceptions';
 import type { PaymentExceptionRow } from '../../../db/queries/payment-exceptions';
-import { adminExceptionSchema } from '../../exceptions/views';
+import { adminExceptionListItemSchema, adminExceptionSchema } from '../../exceptions/views';
 
 const refundSchema = z.object({
   address: z.string(),
@@ -37,17 +37,17 @@ const adminExceptionRoutes: FastifyPluginAsyncZod = async (app) => {
         security,
         summary: 'Money off the happy path, oldest first: one row per arrival (late, duplicate, overpaid, underpaid, unverified)',
         description:
-          'Filter with status (open is the operators’ queue). Each row names the payment, the arrival (transaction or provider event) and, once resolved, how.',
+          'Filter with status (open is the operators’ queue). Each row names the payment, its merchant, the arrival (transaction or provider event), the sender and the token, and, once resolved, how.',
         querystring: z.object({
           status: z.enum(EXCEPTION_STATUSES).optional(),
           limit: z.coerce.number().int().min(1).max(500).default(100),
         }),
-        response: { 200: z.object({ ok: z.literal(true), exceptions: z.array(adminExceptionSchema) }) },
+        response: { 200: z.object({ ok: z.literal(true), exceptions: z.array(adminExceptionListItemSchema) }) },
       },
     },
     async (request) => {
       const rows = await app.payments.listExceptions(request.query.status, request.query.limit);
-      return { ok: true as const, exceptions: rows.map(view) };
+      return { ok: true as const, exceptions: rows.map((row) => ({ ...view(row), ...row.parties })) };
     },
   );
 

@@ -3,12 +3,12 @@ import { z } from 'zod';
 import type { Database } from '../../../db/client';
 import { settledTransactions } from '../../../db/queries/settlements';
 import { validationError } from '../../../domain/errors';
-import { settlementsCsv } from '../../../domain/settlements-csv';
+import { settlementReportCsv } from '../../../payments/settlement-report';
 import { requireMerchant } from './merchant-views';
 
 const TX = '0x9f3c2a8e4b1d7c6f5a4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a';
 // The documented example is what settlementsCsv writes for one settled payment.
-const EXAMPLE_CSV = settlementsCsv([
+const EXAMPLE_CSV = settlementReportCsv([
   {
     paymentId: 'SV_4f9a1c2b7d8e6f5a4b3c2d1e',
     asset: 'USDC',
@@ -22,6 +22,7 @@ const EXAMPLE_CSV = settlementsCsv([
     settledAt: new Date('2026-01-15T10:36:40.000Z'),
     railType: 'fiat_to_crypto',
     provider: 'sandbox',
+    orderId: 'order-1042',
   },
 ]);
 
@@ -37,7 +38,7 @@ const adminSettlementRoutes: FastifyPluginAsyncZod<{ db: Database; now: () => Da
         security: [{ adminToken: [] }],
         summary: 'A merchant’s settled transactions as CSV: gross, commission, net, deposit and payout transactions, timestamps',
         description:
-          'Transactions whose merchant payout was confirmed in [from, to) (default: all until now), one line each, for accounting.',
+          'Transactions whose merchant payout was confirmed in [from, to) (default: all until now), one line each, for accounting; `order_id` (last) is the session’s orderId, or merchantOrderId.',
         params: z.object({ id: z.string() }),
         querystring: z.object({ from: instant.optional(), to: instant.optional() }),
         response: {
@@ -54,7 +55,7 @@ const adminSettlementRoutes: FastifyPluginAsyncZod<{ db: Database; now: () => Da
       const from = request.query.from ? new Date(request.query.from) : new Date(0);
       const to = request.query.to ? new Date(request.query.to) : now();
       if (from >= to) throw validationError([{ path: 'from', message: 'Must be before `to`.' }], 'The date range is empty.');
-      const csv = settlementsCsv(await settledTransactions(db, { merchantId: merchant.id, from, to }));
+      const csv = settlementReportCsv(await settledTransactions(db, { merchantId: merchant.id, from, to }));
       void reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="settlements-${merchant.id}.csv"`);

@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../../config';
 import type { Database } from '../../../db/client';
-import { findDelivery, listDeliveriesForPayment } from '../../../db/queries/webhooks';
-import { AppError, notFound } from '../../../domain/errors';
+import { listDeliveriesForPayment } from '../../../db/queries/webhooks';
 import { requireCanonicalId } from '../lookup-id';
 
 const attemptView = z.object({ at: z.string(), statusCode: z.number().nullable(), durationMs: z.number(), error: z.string().nullable() });
@@ -63,17 +62,14 @@ const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }
         security,
         summary: 'Deliver again: same delivery id, same event id and body, fresh signature',
         description:
-          '409 while the delivery is still being attempted. The receiver may see the event again: it must process each eventId once.',
+          '409 while the delivery is still being retried on its schedule, with when its next attempt is due (in the message and `Retry-After`); resend once it has succeeded or failed. The receiver may see the event again: it must process each eventId once.',
         params: z.object({ id: z.string() }),
         response: { 202: z.object({ ok: z.literal(true), deliveryId: z.string(), status: z.literal('pending') }) },
       },
     },
     async (request, reply) => {
-      const delivery = /^dlv_[A-Za-z0-9]{24}$/.test(request.params.id) ? await findDelivery(db, request.params.id) : undefined;
-      if (!delivery) throw notFound('Delivery');
-      if (delivery.status === 'pending') throw new AppError('Conflict', 'This delivery is still being attempted.');
-      await app.payments.resendDelivery(delivery.id);
-      return reply.status(202).send({ ok: true as const, deliveryId: delivery.id, status: 'pending' as const });
+      const resent = await app.payments.resendDelivery(request.params.id);
+      return reply.status(202).send({ ok: true as const, ...resent });
     },
   );
 };
