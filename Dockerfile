@@ -1,5 +1,13 @@
 # One image for the service, the workers and the sandbox; compose picks the entry point.
-# TypeScript runs through tsx (a runtime dependency), so there is no build stage.
+# Built in two stages: the first compiles the TypeScript (`npm run build`, which needs the dev
+# dependencies), the second holds the compiled JavaScript and the production dependencies only.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY . .
+RUN npm run build
+
 FROM node:20-bookworm-slim
 
 ENV NODE_ENV=production \
@@ -10,13 +18,13 @@ ENV NODE_ENV=production \
 WORKDIR /app
 
 # Manifests first, so the dependency layer is reused until they change.
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json tsconfig.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 
-COPY . .
+COPY --from=build /app/dist ./dist
 # The workers' workflow bundle, made once here: the node user cannot write the cache at run time.
-RUN npx tsx scripts/bundle-workflows.ts
+RUN node dist/scripts/bundle-workflows.js
 
 USER node
 EXPOSE 3000
-CMD ["npx", "tsx", "server.ts"]
+CMD ["node", "dist/server.js"]

@@ -318,6 +318,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   // The mnemonic is compared as parsed (normalised words), so spacing cannot smuggle the dev phrase in.
   const refusals = productionIssues(e.NODE_ENV, { ...present, SETTLEMENT_MNEMONIC: mnemonic ?? undefined }, e.SANDBOX_ENABLED);
+  // pino-pretty is a development dependency, absent from the production image.
+  if (e.NODE_ENV === 'production' && e.LOG_FORMAT === 'pretty')
+    refusals.push({ variable: 'LOG_FORMAT', message: 'pretty is for a terminal in development; production writes JSON lines' });
   if (refusals.length > 0) throw new ConfigError(refusals);
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, '');
   const sandboxUrl = (e.SANDBOX_URL ?? `http://127.0.0.1:${e.SANDBOX_PORT}`).replace(/\/+$/, '');

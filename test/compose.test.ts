@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
-import { entryCommandArgs } from '../src/devtools/entry-command';
+import { compiledEntry, entryCommandArgs } from '../src/devtools/entry-command';
 import { TEMPORAL_SERVER_VERSION } from '../src/temporal/server/binaries';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/workflows/search-attributes';
 import {
@@ -56,8 +56,8 @@ describe('docker-compose.yml', () => {
       const service = serviceOf(compose, name);
       const context = typeof service.build === 'string' ? service.build : service.build?.context;
       expect(context, `${name} is built from the Dockerfile`).toBe('.');
-      // As every launcher here runs it: the worker with its Node flags (src/devtools/entry-command.ts).
-      expect(service.command, name).toEqual(['npx', 'tsx', ...entryCommandArgs(ENTRY_POINTS[name]!).slice(1)]);
+      // Compiled JavaScript (`npm run build`), the worker with its Node flags (src/devtools/entry-command.ts).
+      expect(service.command, name).toEqual(['node', ...entryCommandArgs(compiledEntry(ENTRY_POINTS[name]!))]);
       expect(existsSync(path.join(ROOT, ENTRY_POINTS[name] ?? '')), `${name}: ${ENTRY_POINTS[name]}`).toBe(true);
     }
   });
@@ -312,26 +312,33 @@ describe('Dockerfile', () => {
     });
   const all = (keyword: string) => instructions.filter((i) => i.keyword === keyword).map((i) => i.args);
 
-  it('installs the locked dependencies on Node 20 and runs the TypeScript through tsx as a non-root user', () => {
-    expect(all('FROM')).toEqual(['node:20-bookworm-slim']);
-    const install = all('RUN').find((r) => /\bnpm ci\b/.test(r));
-    expect(install).toBeDefined();
-    if (install?.includes('--omit=dev')) {
-      // tsx runs the processes, so a production install must still have it.
-      const pkg = JSON.parse(read('package.json')) as { dependencies?: Record<string, string> };
-      expect(Object.keys(pkg.dependencies ?? {})).toContain('tsx');
-    }
-    expect(all('RUN').join(' ')).not.toMatch(/\b(tsc|npm run build)\b/);
+  it('compiles in a build stage, then installs only the production dependencies and runs compiled JavaScript as a non-root user', () => {
+    expect(all('FROM')).toEqual(['node:20-bookworm-slim AS build', 'node:20-bookworm-slim']);
+    const runs = all('RUN');
+    const build = runs.findIndex((r) => /\bnpm run build\b/.test(r));
+    expect(build, 'npm run build in the build stage').toBeGreaterThanOrEqual(0);
+    expect(
+      runs.findIndex((r) => /^npm ci$/.test(r)),
+      'the build stage installs the dev dependencies',
+    ).toBeLessThan(build);
+    expect(
+      runs.some((r) => /\bnpm ci --omit=dev\b/.test(r)),
+      'the runtime installs production dependencies only',
+    ).toBe(true);
+    expect(all('COPY')).toContain('--from=build /app/dist ./dist');
+    // Production code needs no TypeScript runner: tsx and the test-only packages are dev dependencies.
+    const pkg = JSON.parse(read('package.json')) as { dependencies?: Record<string, string> };
+    for (const dev of ['tsx', '@temporalio/testing', '@temporalio/proto']) expect(Object.keys(pkg.dependencies ?? {})).not.toContain(dev);
     const user = all('USER').at(-1);
     expect(user).toBeDefined();
     expect(user).not.toMatch(/^(root|0)(:|$)/);
-    expect(JSON.parse(all('CMD').at(-1) ?? 'null')).toEqual(['npx', 'tsx', 'server.ts']);
+    expect(JSON.parse(all('CMD').at(-1) ?? 'null')).toEqual(['node', 'dist/server.js']);
   });
 
-  it('bundles the workflow code into the cache at build time, after the sources are copied and before it drops root', () => {
+  it('bundles the compiled workflow code into the cache at build time, after the build is copied and before it drops root', () => {
     const at = (pred: (i: { keyword: string; args: string }) => boolean) => instructions.findIndex(pred);
-    const bundle = at((i) => i.keyword === 'RUN' && /\bscripts\/bundle-workflows\.ts\b/.test(i.args));
-    expect(bundle).toBeGreaterThan(at((i) => i.keyword === 'COPY' && /^\.\s+\./.test(i.args)));
+    const bundle = at((i) => i.keyword === 'RUN' && /^node dist\/scripts\/bundle-workflows\.js$/.test(i.args));
+    expect(bundle).toBeGreaterThan(at((i) => i.keyword === 'COPY' && /^--from=build /.test(i.args)));
     expect(bundle).toBeLessThan(at((i) => i.keyword === 'USER'));
   });
 

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { PROJECT_ROOT } from '../project-root';
 
 // Where and as whom the CLI connects. Being an entry point's helper, it reads the environment it is
 // handed rather than src/config.ts, which describes the service and would demand the service's secrets.
 
 export type Env = Record<string, string | undefined>;
-
-const PROJECT_ROOT = path.resolve(__dirname, '../..');
 
 const settingsSchema = z.object({
   apiUrl: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')),

@@ -13,7 +13,16 @@ const TSX_CLI = require.resolve('tsx/cli');
  */
 export const WORKER_NODE_FLAGS = ['--max-semi-space-size=4'];
 
-/** `node <args>` for a TypeScript entry point, run through tsx as every launcher here runs it, with its Node flags. */
+const isWorker = (entry: string) => /^worker\.[jt]s$/.test(path.basename(entry));
+
+/**
+ * `node <args>` for an entry point with its Node flags: a TypeScript one through tsx, as every
+ * development launcher here runs it; a compiled one (`dist/worker.js`, production) by Node itself.
+ */
 export function entryCommandArgs(entry: string): string[] {
-  return [TSX_CLI, ...(path.basename(entry) === 'worker.ts' ? WORKER_NODE_FLAGS : []), entry];
+  const flags = isWorker(entry) ? WORKER_NODE_FLAGS : [];
+  return entry.endsWith('.js') ? [...flags, entry] : [TSX_CLI, ...flags, entry];
 }
+
+/** The compiled entry point `npm run build` makes of a TypeScript one (`worker.ts` → `dist/worker.js`). */
+export const compiledEntry = (entry: string): string => path.join('dist', entry.replace(/\.ts$/, '.js'));

@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { NativeConnection, Worker, type ActivityInboundCallsInterceptor, type ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Config } from '../config';
+import { CODE_EXTENSION } from '../project-root';
 import { payoutTaskQueue } from '../domain/task-queues';
 import { carriesSqlValues, withoutSqlValues } from '../domain/sql-errors';
 
 /** The workflow bundle's entry; named as a file so any loader (tsx, vitest) finds it. */
-export const WORKFLOWS_ENTRY = path.join(__dirname, '..', 'workflows', 'index.ts');
+export const WORKFLOWS_ENTRY = path.join(__dirname, '..', 'workflows', `index${CODE_EXTENSION}`);
 
 export interface CheckoutWorker {
   /** Runs until shutdown() is called or either poller fails. */

@@ -4,11 +4,15 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { CODE_EXTENSION, CODE_ROOT, PROJECT_ROOT } from '../project-root';
 
 /** The child's entry: bundles the workflow code and sends it back over IPC. */
-const CHILD = path.join(__dirname, 'workflow-bundle-child.ts');
-/** tsx's loader, given to the child explicitly: whoever runs us (tsx, vitest), the child loads TypeScript. */
-const TSX_LOADER = pathToFileURL(createRequire(CHILD).resolve('tsx')).href;
+const CHILD = path.join(__dirname, `workflow-bundle-child${CODE_EXTENSION}`);
+/**
+ * From source, tsx's loader, given to the child explicitly: whoever runs us (tsx, vitest), the child
+ * loads TypeScript. Compiled code (production) needs none, and tsx is not installed there.
+ */
+const childExecArgv = () => (CODE_EXTENSION === '.ts' ? ['--import', pathToFileURL(createRequire(CHILD).resolve('tsx')).href] : []);
 
 /**
  * Bundles the workflow code in a child process and gives the worker only the result. Bundling in the
@@ -19,7 +23,7 @@ const TSX_LOADER = pathToFileURL(createRequire(CHILD).resolve('tsx')).href;
  */
 export function bundleWorkflowsInChild(workflowsPath: string): Promise<{ code: string }> {
   return new Promise((resolve, reject) => {
-    const child = fork(CHILD, [workflowsPath], { execArgv: ['--import', TSX_LOADER], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(CHILD, [workflowsPath], { execArgv: childExecArgv(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let code: string | null = null;
     child.on('message', (message) => {
       if (typeof message === 'string') code = message;
@@ -43,12 +47,10 @@ export interface BundleCache {
   onWriteError?: (err: unknown) => void;
 }
 
-const ROOT = path.join(__dirname, '..', '..');
-
-/** worker.ts's cache: every source file and the locked dependencies key it; it lives with the dependencies. */
+/** worker.ts's cache: every file of the code that runs (source or compiled) and the locked dependencies key it; it lives with the dependencies. */
 export const WORKER_BUNDLE_CACHE = {
-  inputs: [path.join(ROOT, 'src'), path.join(ROOT, 'package-lock.json'), path.join(ROOT, 'tsconfig.json')],
-  dir: path.join(ROOT, 'node_modules', '.cache', 'svc-checkout', 'workflow-bundles'),
+  inputs: [path.join(CODE_ROOT, 'src'), path.join(PROJECT_ROOT, 'package-lock.json'), path.join(PROJECT_ROOT, 'tsconfig.json')],
+  dir: path.join(PROJECT_ROOT, 'node_modules', '.cache', 'svc-checkout', 'workflow-bundles'),
 } as const satisfies Omit<BundleCache, 'bundle' | 'onWriteError'>;
 
 /** How many bundles the cache keeps: the newest, so switching between a few checkouts stays fast. */

@@ -1,15 +1,18 @@
 import type { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBalancer } from '../support/balancer';
 import { freePort } from '../support/free-port';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
-import { envFor, killHard, startEntryPoint } from '../support/processes';
+import { buildInto, envFor, killHard, startEntryPoint } from '../support/processes';
 import { useProductionTemporal } from '../support/production-temporal';
 import { startReceiver } from '../support/receiver';
 
-// Issue 14 item 3: the production topology on one host. Two API processes (server.ts) behind a
-// round-robin balancer, two workers (worker.ts), the production Temporal server on Postgres, the
+// Issue 14 item 3: the production topology on one host. Two API processes behind a round-robin
+// balancer, two workers, both run as production runs them: compiled JavaScript (`npm run build`, run
+// here into a folder of its own), by Node without tsx; the production Temporal server on Postgres, the
 // sandbox provider and the dev chain. 100 payments are opened and paid while one worker and one API
 // process are killed with SIGKILL; every payment must complete exactly once. Clients behave as real
 // ones do: a cut request is retried, POSTs with the same Idempotency-Key.
@@ -23,27 +26,35 @@ const overrides: Record<string, string> = {};
 useProductionTemporal(overrides);
 const apiPorts: number[] = [];
 let balancer: Awaited<ReturnType<typeof startBalancer>> | undefined;
+let built: string;
 beforeAll(async () => {
+  built = await buildInto(`topology-${process.pid}`);
   apiPorts.push(await freePort(), await freePort());
   balancer = await startBalancer(apiPorts);
   overrides.PUBLIC_BASE_URL = `http://127.0.0.1:${balancer.port}`;
-});
+  // The build is ~40 s of CPU, longer when the machine is busy.
+}, 300_000);
 const ctx = useTestApp(overrides, { sandbox: true });
 
 const children: ChildProcess[] = [];
 afterAll(async () => {
   for (const c of children) await killHard(c);
   await balancer?.close();
+  if (built) rmSync(built, { recursive: true, force: true });
 });
 
 const startApi = async (port: number) => {
   // info: the listening line is the readiness signal; the request lines show who served what.
-  const api = await startEntryPoint('server.ts', { ...envFor(ctx.config), PORT: String(port), LOG_LEVEL: 'info' }, /Server listening at/);
+  const api = await startEntryPoint(
+    path.join(built, 'server.js'),
+    { ...envFor(ctx.config), PORT: String(port), LOG_LEVEL: 'info' },
+    /Server listening at/,
+  );
   children.push(api.child);
   return api;
 };
 const startWorker = async () => {
-  const worker = await startEntryPoint('worker.ts', envFor(ctx.config), /worker: polling/);
+  const worker = await startEntryPoint(path.join(built, 'worker.js'), envFor(ctx.config), /worker: polling/);
   children.push(worker.child);
   return worker;
 };

@@ -28,6 +28,14 @@ describe('production refuses development defaults', () => {
     });
   });
 
+  it('refuses pretty logs, whose formatter is a development dependency the image does not have', () => {
+    expect(issuesOf({ ...production, LOG_FORMAT: 'pretty' })).toEqual([
+      { variable: 'LOG_FORMAT', message: expect.stringContaining('production writes JSON') },
+    ]);
+    expect(issuesOf({ ...production, LOG_FORMAT: 'json' })).toEqual([]);
+    expect(issuesOf({ ...production, NODE_ENV: 'development', LOG_FORMAT: 'pretty' })).toEqual([]);
+  });
+
   it.each(Object.entries(DEVELOPMENT_VALUES).flatMap(([variable, values]) => values.map((value) => [variable, value] as const)))(
     'refuses %s set to its published value %s, sandbox on or off',
     (variable, value) => {
