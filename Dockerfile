@@ -1,5 +1,15 @@
 # One image for the service, the workers and the sandbox; compose picks the entry point.
-# TypeScript runs through tsx (a runtime dependency), so there is no build stage.
+# TypeScript runs through tsx (a runtime dependency); only the merchant dashboard's browser code is
+# built, in a stage of its own with the development dependencies (Vite, React), and its files copied.
+FROM node:20-bookworm-slim AS dashboard
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY dashboard ./dashboard
+COPY src/devtools/dashboard-build.ts ./src/devtools/
+COPY scripts/build-dashboard.ts ./scripts/
+RUN npx tsx scripts/build-dashboard.ts
+
 FROM node:20-bookworm-slim
 
 ENV NODE_ENV=production \
@@ -14,6 +24,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 
 COPY . .
+COPY --from=dashboard /app/dist/dashboard ./dist/dashboard
 # The workers' workflow bundle, made once here: the node user cannot write the cache at run time.
 RUN npx tsx scripts/bundle-workflows.ts
 

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../src/config';
 import { prepareDatabase } from '../src/db/migrate';
+import { ensureDashboardBuild } from '../src/devtools/dashboard-build';
 import { generateAdminToken, generateSecretsKey, readOrCreateSecret } from '../src/devtools/local-secrets';
 import { startLocalChain, type LocalChain } from '../src/devtools/local-chain';
 import { DEV_SETTLEMENT_MNEMONIC } from '../src/domain/mnemonic';
@@ -108,6 +109,8 @@ async function main(): Promise<void> {
 
   console.log(`Preparing the database ${withoutPassword(config.databaseUrl)} (created if missing, then migrated)…`);
   await prepareDatabase(config.databaseUrl);
+  // The merchant dashboard's files (rebuilt only when dashboard/ or the lockfile changed).
+  await ensureDashboardBuild((line) => console.log(line));
 
   if (stopping) return;
   for (const { name, entry } of ENTRY_POINTS) {
@@ -132,6 +135,7 @@ function printBanner(config: Config, temporalUi: string | null, adminTokenFile: 
   const rows = [
     ['API', `${base}/api/v1`],
     ['API docs', `${base}/docs`],
+    ['Dashboard', `${base}/dashboard/ (merchants sign up here; mail sent goes to ${base}/dashboard/dev/mail)`],
     ['OpenAPI', `${base}/api/v1/openapi.json`],
     ['Temporal UI', temporalUi ?? `none (the Temporal server at ${config.temporal.address} is not ours)`],
     [
