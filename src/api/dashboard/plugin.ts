@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import devMailboxPage from './dev-mailbox';
+import { securityHeaders } from './headers';
 import { notFound } from '../../domain/errors';
 import { html } from '../../domain/html';
 
@@ -20,33 +22,6 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-/**
- * As strict as the hosted pages' policy: scripts, styles and fetches from our own origin only. The
- * one inline <style> Radix's dialogs write (their scroll lock) carries the page's nonce.
- */
-export function dashboardCsp(nonce: string): string {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    `style-src 'self' 'nonce-${nonce}'`,
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    "font-src 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join('; ');
-}
-
-export function securityHeaders(reply: FastifyReply, nonce: string): FastifyReply {
-  return reply
-    .header('content-security-policy', dashboardCsp(nonce))
-    .header('x-frame-options', 'DENY')
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'same-origin')
-    .header('cache-control', 'no-store');
-}
-
 function readBuild(dir: string) {
   const indexFile = path.join(dir, 'index.html');
   if (!existsSync(indexFile)) return null;
@@ -64,8 +39,22 @@ const NOT_BUILT = html`<!doctype html><html lang="en"><head><meta charset="utf-8
 <body><main><h1>The dashboard is not built</h1><p>Run <code>npm run build:dashboard</code> (npm start and npm test do it themselves).</p></main></body></html>`
   .html;
 
-const dashboardPages: FastifyPluginAsync<{ dir?: string }> = async (app, { dir = DASHBOARD_DIST }) => {
+export interface DashboardOptions {
+  dir?: string | undefined;
+  /** The local SMTP sink's folder (development and tests only): the mailbox page shows it. */
+  devMailboxDir: string | null;
+}
+
+const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { dir = DASHBOARD_DIST, devMailboxDir }) => {
   const build = readBuild(dir);
+  if (devMailboxDir) {
+    await app.register(devMailboxPage, { dir: devMailboxDir });
+  } else {
+    // Production (or no local sink): the mailbox does not exist, and the path says so.
+    app.get('/dashboard/dev/mail', { schema: { hide: true } }, async (_request, reply) =>
+      reply.status(404).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('Not found'),
+    );
+  }
 
   app.get<{ Params: { file: string } }>('/dashboard/assets/:file', { schema: { hide: true } }, async (request, reply) => {
     const asset = build?.assets.get(request.params.file);
