@@ -190,7 +190,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(providerCallbackRoutes);
   await app.register(hostedPages, { ...checkoutDeps, providerOrigins: deps.providers.pageOrigins() });
   // The merchant dashboard (decisions §14): its pages and its internal API under /dashboard/.
-  await app.register(dashboard, { dir: deps.dashboardDir, devMailboxDir: config.mail.devMailboxDir });
+  await app.register(dashboard, { config, db, now, dir: deps.dashboardDir });
   // The simple API (spec 4.9): no key, no rate limit, the { status } envelope.
   await app.register(simpleApiRoutes, { ...checkoutDeps, prefix: '/api' });
   await app.register(

@@ -5,7 +5,7 @@ import { api, type Me } from '../api';
 import { ErrorText, ShownOnce, SignedIn, usePageTitle } from '../ui';
 
 const STATUS_TEXT: Record<Me['merchant']['status'], string> = {
-  pending_review: 'Waiting for review. We will email you when your account is approved.',
+  pending_review: 'Waiting for review: an operator approves new accounts. Your live key appears here once approved.',
   approved: 'Approved: you can take payments.',
   suspended: 'Suspended: your keys are refused until an operator reinstates the account.',
 };

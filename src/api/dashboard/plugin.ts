@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { Config } from '../../config';
+import type { Database } from '../../db/client';
+import { createMailer } from '../../mail/mailer';
+import { createMerchantAccounts } from '../../payments/merchant-accounts';
+import { createMerchantCredentials } from '../../payments/merchant-credentials';
+import dashboardApi from './api';
+import { csrfGuard } from './cookies';
 import devMailboxPage from './dev-mailbox';
 import { securityHeaders } from './headers';
 import { notFound } from '../../domain/errors';
@@ -40,13 +48,30 @@ const NOT_BUILT = html`<!doctype html><html lang="en"><head><meta charset="utf-8
   .html;
 
 export interface DashboardOptions {
+  config: Config;
+  db: Database;
+  now: () => Date;
+  /** The built files (default: dist/dashboard). */
   dir?: string | undefined;
-  /** The local SMTP sink's folder (development and tests only): the mailbox page shows it. */
-  devMailboxDir: string | null;
 }
 
-const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { dir = DASHBOARD_DIST, devMailboxDir }) => {
+const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, db, now, dir = DASHBOARD_DIST }) => {
   const build = readBuild(dir);
+  const devMailboxDir = config.mail.devMailboxDir;
+  const secureCookies = config.nodeEnv === 'production';
+  const mailer = createMailer(config.mail);
+  app.addHook('onClose', async () => mailer.close());
+
+  // Encapsulated: the cookie parser and the CSRF guard apply to the dashboard's routes only.
+  await app.register(cookie);
+  app.addHook('onRequest', csrfGuard(new URL(config.http.publicBaseUrl).origin, secureCookies));
+  await app.register(dashboardApi, {
+    prefix: '/dashboard/api',
+    db,
+    secureCookies,
+    accounts: createMerchantAccounts({ db, config, mailer }),
+    credentials: createMerchantCredentials({ db, config, now }),
+  });
   if (devMailboxDir) {
     await app.register(devMailboxPage, { dir: devMailboxDir });
   } else {
