@@ -110,7 +110,8 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (app, { d
       ok: true as const,
       user: { id: s.userId, email: s.email, role: s.role },
       merchant: { id: s.merchantId, name: s.merchantName, status: s.merchantStatus },
-      liveKeyWaiting: s.liveKeyWaiting && s.merchantStatus === 'approved',
+      // Only to those who may see it: a viewer is never offered the key.
+      liveKeyWaiting: s.liveKeyWaiting && s.merchantStatus === 'approved' && DEVELOPER_ROLES.includes(s.role),
     };
   });
 
