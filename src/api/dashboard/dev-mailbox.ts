@@ -37,6 +37,7 @@ const devMailboxPage: FastifyPluginAsync<{ dir: string }> = async (app, { dir })
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <link rel="icon" href="data:," />
     <title>Development mailbox</title>
     <style nonce="${nonce}">
       ${raw(STYLE)}
