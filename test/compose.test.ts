@@ -313,8 +313,12 @@ describe('Dockerfile', () => {
   const all = (keyword: string) => instructions.filter((i) => i.keyword === keyword).map((i) => i.args);
 
   it('installs the locked dependencies on Node 20 and runs the TypeScript through tsx as a non-root user', () => {
-    expect(all('FROM')).toEqual(['node:20-bookworm-slim']);
-    const install = all('RUN').find((r) => /\bnpm ci\b/.test(r));
+    // The final image, and the stage before it that builds the merchant dashboard's browser files.
+    expect(all('FROM')).toEqual(['node:20-bookworm-slim AS dashboard', 'node:20-bookworm-slim']);
+    expect(all('COPY')).toContain('--from=dashboard /app/dist/dashboard ./dist/dashboard');
+    const install = all('RUN')
+      .filter((r) => /\bnpm ci\b/.test(r))
+      .at(-1);
     expect(install).toBeDefined();
     if (install?.includes('--omit=dev')) {
       // tsx runs the processes, so a production install must still have it.
