@@ -2,9 +2,9 @@ import type { Database, DatabaseOrTransaction } from '../db/client';
 import { findCurrentLiveKey, insertApiKey, listApiKeys, setKeyExpiry, type ApiKeyRow } from '../db/queries/api-keys';
 import { merchantHasDashboardUsers, setLiveKeyToReveal } from '../db/queries/dashboard';
 import { insertMerchant, lockMerchant, setSecurityCodeHash, type MerchantRow } from '../db/queries/merchants';
-import { insertEndpoint, listEndpoints, type EndpointRow } from '../db/queries/webhooks';
+import { insertEndpoint, listEndpoints, setEndpointSecret, type EndpointRow } from '../db/queries/webhooks';
 import { issueLiveKey, issueSecurityCode, issueWebhookSecret } from '../domain/credentials';
-import { AppError, validationError } from '../domain/errors';
+import { AppError, notFound, validationError } from '../domain/errors';
 import { newMerchantId, randomBase62 } from '../domain/ids';
 import type { Scope } from '../domain/scopes';
 import { decryptSecret, encryptSecret } from '../domain/secretbox';
@@ -129,7 +129,23 @@ export function createMerchantCredentials(deps: {
       }),
     listEndpoints: (merchantId: string) => listMerchantEndpoints(db, merchantId),
     addEndpoint: (merchantId: string, url: string) => addWebhookEndpoint(db, config, merchantId, url),
+    rollEndpointSecret: (merchantId: string, endpointId: string) => rollEndpointSecret(db, config.secretsKey, merchantId, endpointId),
   };
+}
+
+const ENDPOINT_ID = /^we_[A-Za-z0-9]{16}$/;
+
+/**
+ * Rolls an endpoint's signing secret: the new one is answered once and signs from the next attempt
+ * on (the old one stops at once). An id that is malformed, or another merchant's, is not found.
+ */
+export async function rollEndpointSecret(db: DatabaseOrTransaction, secretsKey: Buffer, merchantId: string, endpointId: string) {
+  const secret = issueWebhookSecret();
+  const endpoint = ENDPOINT_ID.test(endpointId)
+    ? await setEndpointSecret(db, { merchantId, endpointId, secretEncrypted: encryptSecret(secretsKey, secret) })
+    : undefined;
+  if (!endpoint) throw notFound('Webhook endpoint');
+  return { endpoint, secret };
 }
 
 export type MerchantCredentials = ReturnType<typeof createMerchantCredentials>;

@@ -45,6 +45,13 @@ describe('dashboard developers area', () => {
     const list = await client.call('GET', '/webhook-endpoints');
     expect(list.json().endpoints).toEqual([endpoint]);
     expect(list.body).not.toContain(secret);
+    const rolled = await client.call('POST', `/webhook-endpoints/${endpoint.id}/roll-secret`);
+    expect(rolled.statusCode).toBe(200);
+    expect(rolled.json()).toEqual({ ok: true, endpoint, secret: expect.stringMatching(/^whsec_[A-Za-z0-9]{32}$/) });
+    expect(rolled.json().secret).not.toBe(secret);
+    for (const id of ['we_0000000000000000', 'nonsense']) {
+      expect((await client.call('POST', `/webhook-endpoints/${id}/roll-secret`)).statusCode, id).toBe(404);
+    }
     const bad = await client.call('POST', '/webhook-endpoints', { url: 'ftp://example.com/x' });
     expect(bad.statusCode).toBe(422);
     expect(bad.json()).toMatchObject({ ok: false, error: 'ValidationError', details: [{ path: 'url' }] });
@@ -61,6 +68,7 @@ describe('dashboard developers area', () => {
       ['POST', '/security-code/rotate'],
       ['GET', '/webhook-endpoints'],
       ['POST', '/webhook-endpoints'],
+      ['POST', '/webhook-endpoints/we_0000000000000000/roll-secret'],
     ] as const) {
       const res = await client.call(
         method,
@@ -95,6 +103,9 @@ describe('dashboard developers area', () => {
     await a.client.call('POST', '/api-keys/live/rotate');
     await a.client.call('POST', '/security-code/rotate');
     await a.client.call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/a-only' });
+    const rollB = await a.client.call('POST', `/webhook-endpoints/${hookB.endpoint.id}/roll-secret`);
+    expect(rollB.statusCode, 'another merchant’s endpoint is not found').toBe(404);
+    expect(rollB.json()).toMatchObject({ ok: false, error: 'NotFound' });
     const keysB = (await b.client.call('GET', '/api-keys')).json().keys;
     expect(keysB).toEqual([expect.objectContaining({ last4: keyB.slice(-4), expiresAt: null })]);
     expect((await b.client.call('GET', '/webhook-endpoints')).json().endpoints).toEqual([hookB.endpoint]);

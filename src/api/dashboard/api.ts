@@ -175,6 +175,22 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (app, { d
       return reply.status(201).send({ ok: true as const, endpoint: viewEndpoint(endpoint), secret });
     },
   );
+
+  app.post(
+    '/webhook-endpoints/:endpointId/roll-secret',
+    {
+      schema: {
+        hide,
+        params: z.object({ endpointId: z.string().max(100) }),
+        response: { 200: z.object({ ok, endpoint: endpointView, secret: z.string() }) },
+      },
+    },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const { endpoint, secret } = await credentials.rollEndpointSecret(s.merchantId, request.params.endpointId);
+      return { ok: true as const, endpoint: viewEndpoint(endpoint), secret };
+    },
+  );
 };
 
 export default dashboardApi;
