@@ -89,6 +89,17 @@ describe('the merchant dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
     await expectNoAxeViolations(page, 'developers');
+    // A webhook endpoint, its signing secret shown once, then rolled (shown once again).
+    await page.getByLabel('Endpoint URL').fill('http://127.0.0.1:9/hooks');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const secret = page.getByRole('dialog', { name: 'Signing secret' });
+    expect(await secret.getByTestId('secret').textContent()).toMatch(/^whsec_[A-Za-z0-9]{32}$/);
+    await secret.getByRole('button', { name: 'I have saved it' }).click();
+    await secret.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Roll the signing secret of http://127.0.0.1:9/hooks' }).click();
+    expect(await secret.getByTestId('secret').textContent()).toMatch(/^whsec_[A-Za-z0-9]{32}$/);
+    await expectNoAxeViolations(page, 'signing secret dialog');
+    await secret.getByRole('button', { name: 'I have saved it' }).click();
     // A wide screen too.
     await page.setViewportSize({ width: 1280, height: 800 });
     await expectNoAxeViolations(page, 'developers, desktop');

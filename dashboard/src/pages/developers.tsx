@@ -89,15 +89,22 @@ function Webhooks() {
       void queryClient.invalidateQueries({ queryKey: ['webhook-endpoints'] });
     },
   });
+  const roll = useMutation({
+    mutationFn: (id: string) => api<{ secret: string }>('POST', `/webhook-endpoints/${id}/roll-secret`),
+    onSuccess: (r) => setShown(r.secret),
+  });
   return (
     <section aria-labelledby="webhooks">
       <h2 id="webhooks">Webhook endpoints</h2>
-      <ErrorText error={endpoints.error} />
+      <ErrorText error={endpoints.error ?? roll.error} />
       {endpoints.data && endpoints.data.endpoints.length === 0 && <p>No endpoint yet.</p>}
       <ul>
         {endpoints.data?.endpoints.map((e) => (
           <li key={e.id}>
-            <code>{e.url}</code> — {e.enabled ? 'enabled' : 'disabled'}, added {date(e.createdAt)}
+            <code>{e.url}</code> — {e.enabled ? 'enabled' : 'disabled'}, added {date(e.createdAt)}{' '}
+            <button type="button" className="secondary" onClick={() => roll.mutate(e.id)} disabled={roll.isPending}>
+              Roll the signing secret<span className="visually-hidden"> of {e.url}</span>
+            </button>
           </li>
         ))}
       </ul>
