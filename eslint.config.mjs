@@ -16,6 +16,7 @@ const OURS = [
   '**/webhooks/**',
   '**/temporal/**',
   '**/config',
+  '**/mail/**',
 ];
 const IO = ['postgres', 'drizzle-orm', 'drizzle-orm/*', 'fastify', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
 /** @type {(list: string[], ...allowed: string[]) => string[]} */
@@ -84,6 +85,7 @@ export default tseslint.config(
   ...layer('src/providers/**/*.ts', 'Provider adapters use domain code only.', without(OURS, '**/providers/**', '**/config')),
   ...layer('src/chains/**/*.ts', 'The chain layer uses domain code and viem only.', without(OURS, '**/chains/**', '**/config')),
   ...layer('src/webhooks/**/*.ts', 'Webhook posting uses domain code only.', without(OURS, '**/webhooks/**')),
+  ...layer('src/mail/**/*.ts', 'Mail sending uses domain code only.', without(OURS, '**/mail/**')),
   ...layer('src/activities/**/*.ts', 'Activities never reach up into the API or the use cases.', [
     '**/api/**',
     '**/payments/**',

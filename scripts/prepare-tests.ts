@@ -1,5 +1,6 @@
 import { ensureAnvilBinary } from '../src/chains/anvil-binary';
 import { ensureChromium } from '../src/devtools/chromium';
+import { ensureDashboardBuild } from '../src/devtools/dashboard-build';
 import { ensurePromtool } from '../src/devtools/promtool';
 import { ensureTemporalBinary, MissingToolError } from '../src/temporal/cli-binary';
 import { ensureServerBinaries } from '../src/temporal/server/binaries';
@@ -7,14 +8,18 @@ import { ensureServerBinaries } from '../src/temporal/server/binaries';
 // Runs before `npm test` (pretest): a bare machine gets the pinned Temporal CLI, the production
 // Temporal server (built once, ~9 min of CPU here; cached after), Chromium and promtool (the metrics
 // and alert rules' checks); anvil comes with
-// `npm install` and is only checked.
-try {
+// `npm install` and is only checked. The merchant dashboard is built when its sources changed.
+async function main() {
   console.log(`temporal CLI: ${ensureTemporalBinary()}`);
   console.log(`temporal-server: ${ensureServerBinaries().server}`);
   console.log(`anvil: ${ensureAnvilBinary()}`);
   console.log(`chromium: ${ensureChromium()}`);
   console.log(`promtool: ${ensurePromtool()}`);
-} catch (err) {
+  const dashboard = await ensureDashboardBuild(console.log);
+  console.log(`dashboard: ${dashboard.dir}${dashboard.built ? '' : ' (already built)'}`);
+}
+
+main().catch((err) => {
   console.error(err instanceof MissingToolError || err instanceof Error ? err.message : err);
   process.exit(1);
-}
+});

@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../src/config';
 import { prepareDatabase } from '../src/db/migrate';
+import { ensureDashboardBuild } from '../src/devtools/dashboard-build';
+import { startMailSink, type MailSink } from '../src/devtools/mail-sink';
 import { generateAdminToken, generateSecretsKey, readOrCreateSecret } from '../src/devtools/local-secrets';
 import { startLocalChain, type LocalChain } from '../src/devtools/local-chain';
 import { DEV_SETTLEMENT_MNEMONIC } from '../src/domain/mnemonic';
@@ -27,6 +29,7 @@ const ENTRY_POINTS = [
 const children: ChildHandle[] = [];
 let devServer: Promise<DevServer> | undefined;
 let localChain: Promise<LocalChain> | undefined;
+let mailSink: MailSink | undefined;
 let stopping = false;
 
 async function main(): Promise<void> {
@@ -44,7 +47,11 @@ async function main(): Promise<void> {
   let config: Config;
   let devPorts: { grpc: number; ui: number } | null = null;
   let chainPort: number | null = null;
+  let mailPort: number | null = null;
   try {
+    // Decisions §14: without an SMTP server of the user's own, mail goes to a local sink whose
+    // messages the development mailbox page (/dashboard/dev/mail) shows.
+    if (!env.SMTP_URL) mailPort = portVariable(env, 'MAIL_SINK_PORT', 2525);
     // Any network pointed at a node of the user's own means no local chain, as TEMPORAL_ADDRESS does.
     if (!Object.keys(env).some((k) => /^CHAIN_[A-Z]+_RPC_URL$/.test(k))) chainPort = portVariable(env, 'CHAIN_DEV_PORT', 8545);
     if (!env.TEMPORAL_ADDRESS) {
@@ -65,6 +72,7 @@ async function main(): Promise<void> {
       ...(secretsKey ? { SECRETS_KEY: secretsKey.value } : {}),
       // Where the dev server will listen, so that the whole config is checked before anything starts.
       ...(devPorts ? { TEMPORAL_ADDRESS: `127.0.0.1:${devPorts.grpc}` } : {}),
+      ...(mailPort ? { SMTP_URL: `smtp://127.0.0.1:${mailPort}`, DEV_MAILBOX_DIR: path.join(dataDir, 'mail') } : {}),
     });
     config = loadConfig(env);
   } catch (err) {
@@ -77,6 +85,7 @@ async function main(): Promise<void> {
   // would only show up later as a server crash.
   const wanted: [number, string, string][] = [[config.http.port, config.http.host, 'PORT']];
   if (chainPort) wanted.push([chainPort, '127.0.0.1', 'CHAIN_DEV_PORT']);
+  if (mailPort) wanted.push([mailPort, '127.0.0.1', 'MAIL_SINK_PORT']);
   if (devPorts) wanted.push([devPorts.grpc, '127.0.0.1', 'TEMPORAL_DEV_PORT'], [devPorts.ui, '127.0.0.1', 'TEMPORAL_UI_PORT']);
   for (const [port, host, variable] of wanted) {
     if (!(await portInUse(port, host))) continue;
@@ -106,8 +115,15 @@ async function main(): Promise<void> {
     console.log(`Using the chain RPC endpoints of CHAIN_<NETWORK>_RPC_URL; no local chain started.`);
   }
 
+  if (mailPort) {
+    mailSink = await startMailSink({ dir: config.mail.devMailboxDir!, port: mailPort });
+    console.log(`Mail goes to a local SMTP sink at ${mailSink.url} (messages in ${mailSink.dir}).`);
+  }
+
   console.log(`Preparing the database ${withoutPassword(config.databaseUrl)} (created if missing, then migrated)…`);
   await prepareDatabase(config.databaseUrl);
+  // The merchant dashboard's files (rebuilt only when dashboard/ or the lockfile changed).
+  await ensureDashboardBuild((line) => console.log(line));
 
   if (stopping) return;
   for (const { name, entry } of ENTRY_POINTS) {
@@ -132,6 +148,7 @@ function printBanner(config: Config, temporalUi: string | null, adminTokenFile: 
   const rows = [
     ['API', `${base}/api/v1`],
     ['API docs', `${base}/docs`],
+    ['Dashboard', `${base}/dashboard/ (merchants sign up here; mail sent goes to ${base}/dashboard/dev/mail)`],
     ['OpenAPI', `${base}/api/v1/openapi.json`],
     ['Temporal UI', temporalUi ?? `none (the Temporal server at ${config.temporal.address} is not ours)`],
     [
@@ -161,6 +178,7 @@ async function shutdown(code: number): Promise<void> {
   await Promise.all([
     server?.stop().catch((err: unknown) => console.error(`stopping the Temporal dev server: ${String(err)}`)),
     chain?.chain.stop().catch((err: unknown) => console.error(`stopping the local chain: ${String(err)}`)),
+    mailSink?.stop().catch((err: unknown) => console.error(`stopping the mail sink: ${String(err)}`)),
   ]);
   process.exit(code);
 }

@@ -138,6 +138,12 @@ const envSchema = z.object({
   // pretty: pino-pretty's lines for a terminal (`npm start` sets it); json: one JSON object a line.
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Decisions §14: mail (the dashboard's verification and notices) goes out through this SMTP server
+  // (smtp:// or smtps://, user and password in the URL). `npm start` and the tests run a local sink.
+  SMTP_URL: z.url({ protocol: /^smtps?$/, message: 'must be an smtp:// or smtps:// URL' }).optional(),
+  MAIL_FROM: z.string().trim().min(3).max(200).default('svc checkout <no-reply@localhost>'),
+  // Development only: the folder the local SMTP sink writes its mail to, shown at /dashboard/dev/mail.
+  DEV_MAILBOX_DIR: z.string().min(1).optional(),
   // Decisions §8: first retry after 30 s, doubling, at most 1 h apart, for 72 h. Tests shorten them.
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.1).default(30),
   WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(3600),
@@ -250,6 +256,8 @@ export interface Config {
   chains: ChainSettings;
   logLevel: string;
   logPretty: boolean;
+  /** smtpUrl null: no mail can be sent (the dashboard's sign-up answers 503). devMailboxDir: development only. */
+  mail: { smtpUrl: string | null; from: string; devMailboxDir: string | null };
 }
 
 /** What a simple order's payout costs the customer (micro units of the stablecoin / of USD). */
@@ -385,6 +393,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     logLevel: e.LOG_LEVEL,
     logPretty: e.LOG_FORMAT === 'pretty',
+    mail: {
+      smtpUrl: e.SMTP_URL ?? null,
+      from: e.MAIL_FROM,
+      devMailboxDir: e.NODE_ENV === 'production' ? null : (e.DEV_MAILBOX_DIR ?? null),
+    },
   };
 }
 
@@ -445,6 +458,12 @@ function productionIssues(nodeEnv: string, present: Record<string, string | unde
     if (value !== undefined && values.includes(value)) {
       issues.push({ variable, message: 'is a published development value; NODE_ENV=production needs a secret of your own' });
     }
+  }
+  if (present.DEV_MAILBOX_DIR !== undefined) {
+    issues.push({ variable: 'DEV_MAILBOX_DIR', message: 'is the local mail sink of development; production sends mail through SMTP_URL' });
+  }
+  if (present.SMTP_URL !== undefined && present.MAIL_FROM === undefined) {
+    issues.push({ variable: 'MAIL_FROM', message: 'is required with SMTP_URL in production (the default names localhost)' });
   }
   if (sandboxEnabled) {
     for (const variable of ['SANDBOX_API_KEY', 'SANDBOX_CALLBACK_SECRET']) {

@@ -105,7 +105,8 @@ describe('npm start', () => {
     const dataDir = tempDir();
     const database = `svc_start_${randomBytes(5).toString('hex')}`;
     databases.push(database);
-    const [apiPort, sandboxPort, temporalPort, uiPort, chainPort] = await Promise.all([
+    const [apiPort, sandboxPort, temporalPort, uiPort, chainPort, mailPort] = await Promise.all([
+      freePort(),
       freePort(),
       freePort(),
       freePort(),
@@ -119,6 +120,7 @@ describe('npm start', () => {
       TEMPORAL_DEV_PORT: String(temporalPort),
       TEMPORAL_UI_PORT: String(uiPort),
       CHAIN_DEV_PORT: String(chainPort),
+      MAIL_SINK_PORT: String(mailPort),
       SVC_DATA_DIR: dataDir,
       DATABASE_URL: databaseUrlFor(database),
     });
@@ -130,6 +132,9 @@ describe('npm start', () => {
     const ready = await http('GET', `${base}/readyz`);
     expect(ready.status).toBe(200);
     expect(ready.json.checks).toEqual({ postgres: 'ok', temporal: 'ok' });
+    // The merchant dashboard and the local mail sink's mailbox come with it.
+    expect((await http('GET', `${base}/dashboard/`)).status).toBe(200);
+    expect((await http('GET', `${base}/dashboard/dev/mail`)).status).toBe(200);
 
     const tokenFile = path.join(dataDir, 'admin-token');
     const keyFile = path.join(dataDir, 'secrets.key');

@@ -37,6 +37,7 @@ import checkoutEventRoutes, { type LiveStatusSettings } from './routes/checkout-
 import paymentLookupRoutes from './routes/payment-lookups';
 import providerCallbackRoutes from './routes/provider-callbacks';
 import hostedPages from './hosted/plugin';
+import dashboard from './dashboard/plugin';
 import pluginRoutes from './routes/plugin';
 import paymentLinkRoutes from './routes/payment-links';
 import simpleApiRoutes from './routes/simple-api';
@@ -64,6 +65,8 @@ export interface AppDeps {
   liveStatus?: LiveStatusSettings;
   /** Where the use cases write business events; default: info lines of the app's logger. */
   businessLog?: BusinessLog;
+  /** The dashboard's built files (default: dist/dashboard). */
+  dashboardDir?: string;
 }
 
 // Incoming request ids are echoed only when they are short and plain, so they cannot forge log lines.
@@ -192,6 +195,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   );
   await app.register(providerCallbackRoutes);
   await app.register(hostedPages, { ...checkoutDeps, providerOrigins: deps.providers.pageOrigins() });
+  // The merchant dashboard (decisions §14): its pages and its internal API under /dashboard/.
+  await app.register(dashboard, { config, db, now, dir: deps.dashboardDir });
   // The simple API (spec 4.9): no key, no rate limit, the { status } envelope.
   await app.register(simpleApiRoutes, { ...checkoutDeps, prefix: '/api' });
   await app.register(

@@ -36,3 +36,22 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
   expect(findings, `${what}: axe-core findings`).toEqual([]);
   await page.emulateMedia({ colorScheme: 'light' });
 }
+
+/** Every axe-core finding, whatever its impact, in light and in dark: the dashboard's bar is none at all. */
+export async function expectNoAxeViolations(page: Page, what: string): Promise<void> {
+  const findings: string[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
+    type PageGlobals = { axe: { run: (ctx: unknown, options: object) => Promise<{ violations: AxeViolation[] }> }; document: unknown };
+    const violations = await page.evaluate(async () => {
+      const g = globalThis as unknown as PageGlobals;
+      return (await g.axe.run(g.document, { resultTypes: ['violations'] })).violations;
+    });
+    findings.push(
+      ...violations.map((v) => `${colorScheme} ${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+    );
+  }
+  expect(findings, `${what}: axe-core findings`).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'light' });
+}

@@ -39,6 +39,26 @@ export async function withCredentialLimits<T>(
   return withFailureLimits(db, limits, FAILURE_WINDOW_SECONDS, attempt);
 }
 
+// Dashboard sign-in (decisions §14): 5 failures in 15 minutes for one account from one address, and
+// 20 from one address whatever the account. Both count only failures from that address, so someone
+// guessing from elsewhere cannot lock a person out of their own account.
+export const MAX_SIGN_IN_FAILURES_PER_ACCOUNT = 5;
+export const MAX_SIGN_IN_FAILURES_PER_IP = 20;
+
+/** Runs a dashboard sign-in under the limits above; a wrong password (Unauthorized) counts on both. */
+export async function withSignInLimits<T>(
+  db: Database,
+  subjects: { email: string; ip: string },
+  attempt: (tx: DatabaseOrTransaction) => Promise<T>,
+): Promise<T> {
+  const ip = subjects.ip.slice(0, SUBJECT_MAX);
+  const limits: FailureLimit[] = [
+    { dimension: 'dashboard_account', subject: `${subjects.email.slice(0, 254)} ${ip}`, max: MAX_SIGN_IN_FAILURES_PER_ACCOUNT },
+    { dimension: 'dashboard_ip', subject: ip, max: MAX_SIGN_IN_FAILURES_PER_IP },
+  ];
+  return withFailureLimits(db, limits, FAILURE_WINDOW_SECONDS, attempt);
+}
+
 /** The operator's bearer tokens, each limited on its own count of failures per client address. */
 export type OperatorToken = 'admin' | 'metrics';
 const OPERATOR_DIMENSION = { admin: 'admin_ip', metrics: 'metrics_ip' } as const satisfies Record<OperatorToken, FailureLimit['dimension']>;

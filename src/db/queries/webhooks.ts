@@ -244,3 +244,16 @@ export async function merchantWebhookSecret(db: DatabaseOrTransaction, merchantI
   const [row] = await db.select({ sealed: merchants.webhookSecretEncrypted }).from(merchants).where(eq(merchants.id, merchantId));
   return row?.sealed ?? null;
 }
+
+/** A new signing secret for the merchant's endpoint; the next attempt of any delivery signs with it. */
+export async function setEndpointSecret(
+  db: DatabaseOrTransaction,
+  input: { merchantId: string; endpointId: string; secretEncrypted: string },
+): Promise<EndpointRow | undefined> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ secretEncrypted: input.secretEncrypted })
+    .where(and(eq(webhookEndpoints.id, input.endpointId), eq(webhookEndpoints.merchantId, input.merchantId)))
+    .returning();
+  return row;
+}

@@ -8,8 +8,12 @@ export const authFailures = pgTable(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     // 'merchant' (subject = merchant id as sent), 'ip' (plugin connect; subject = client address),
     // 'admin_ip' (admin token) or 'metrics_ip' (metrics token; subject = client address), 'link' (a
-    // session opened from a payment link; subject = link id) or 'link_ip' (the same; subject = client address).
-    dimension: text('dimension', { enum: ['merchant', 'ip', 'admin_ip', 'metrics_ip', 'link', 'link_ip'] }).notNull(),
+    // session opened from a payment link; subject = link id) or 'link_ip' (the same; subject = client address);
+    // 'dashboard_ip' (dashboard sign-in; subject = client address) or 'dashboard_account' (the same;
+    // subject = email and client address).
+    dimension: text('dimension', {
+      enum: ['merchant', 'ip', 'admin_ip', 'metrics_ip', 'link', 'link_ip', 'dashboard_ip', 'dashboard_account'],
+    }).notNull(),
     subject: text('subject').notNull(),
     occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -18,3 +18,4 @@ export * from './chain-credits';
 export * from './payment-exceptions';
 export * from './payouts';
 export * from './ledger-entries';
+export * from './dashboard';

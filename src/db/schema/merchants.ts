@@ -18,6 +18,9 @@ export const merchants = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     approvedAt: timestamp('approved_at', { withTimezone: true }),
+    // Decisions §14: the live key issued at approval, encrypted with SECRETS_KEY, until the dashboard
+    // has shown it to the merchant once (then null). Only merchants who signed up have it.
+    liveKeyToRevealEncrypted: text('live_key_to_reveal_encrypted'),
   },
   (t) => [
     check('merchants_status_check', sql`${t.status} in ('pending_review', 'approved', 'suspended')`),

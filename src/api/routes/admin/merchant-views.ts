@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import type { DatabaseOrTransaction } from '../../../db/client';
-import { insertApiKey, listApiKeys, type ApiKeyRow } from '../../../db/queries/api-keys';
+import { listApiKeys, type ApiKeyRow } from '../../../db/queries/api-keys';
 import { findMerchant, listWallets, lockMerchant, type MerchantRow } from '../../../db/queries/merchants';
 import { ASSETS, isSupportedPair, NETWORKS, normalizeWalletAddress } from '../../../domain/assets';
-import { issueLiveKey } from '../../../domain/credentials';
 import { notFound, validationError } from '../../../domain/errors';
-import { MERCHANT_ID, randomBase62 } from '../../../domain/ids';
-import type { Scope } from '../../../domain/scopes';
+import { MERCHANT_ID } from '../../../domain/ids';
 
-export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+// Key issuance and its rotation rule live with the other credential rules (payments/merchant-credentials.ts).
+export { issueKey, ROTATION_GRACE_MS } from '../../../payments/merchant-credentials';
 
 // What the merchant admin routes share: the views an operator sees (never a key, hash or secret),
 // and the lookups and key issuance both route modules use.
@@ -105,20 +104,4 @@ export async function requireMerchant(db: DatabaseOrTransaction, id: string, loc
   const m = lock ? await lockMerchant(db, id) : await findMerchant(db, id);
   if (!m) throw notFound('Merchant');
   return m;
-}
-
-const newKeyId = () => `key_${randomBase62(16)}`;
-
-export async function issueKey(db: DatabaseOrTransaction, merchantId: string, kind: 'live' | 'restricted', scopes: Scope[]) {
-  const key = issueLiveKey();
-  const row = await insertApiKey(db, {
-    id: newKeyId(),
-    merchantId,
-    kind,
-    keyHash: key.hash,
-    displayPrefix: key.displayPrefix,
-    last4: key.last4,
-    scopes,
-  });
-  return { plaintext: key.plaintext, row };
 }

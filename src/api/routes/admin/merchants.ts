@@ -2,11 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database } from '../../../db/client';
 import { findCurrentLiveKey, revokeApiKey } from '../../../db/queries/api-keys';
-import { insertMerchant, listMerchants, setMerchantStatus, upsertWallet } from '../../../db/queries/merchants';
-import { issueSecurityCode, issueWebhookSecret } from '../../../domain/credentials';
-import { encryptSecret } from '../../../domain/secretbox';
+import { listMerchants, setMerchantStatus, upsertWallet } from '../../../db/queries/merchants';
+import { holdLiveKeyForDashboard, openMerchant } from '../../../payments/merchant-credentials';
 import { AppError, notFound } from '../../../domain/errors';
-import { newMerchantId } from '../../../domain/ids';
 import { SCOPES } from '../../../domain/scopes';
 import {
   apiKeyView,
@@ -46,21 +44,12 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
     async (request, reply) => {
       const { name, commissionBps = 100 } = request.body;
       const wallets = checkWallets(request.body.wallets ?? []);
-      const code = issueSecurityCode();
-      // Signs deliveries to a session's own webhookUrl; shown once, like the security code.
-      const webhookSecret = issueWebhookSecret();
-      const merchant = await db.transaction(async (tx) => {
-        const m = await insertMerchant(tx, {
-          id: newMerchantId(),
-          name,
-          commissionBps,
-          securityCodeHash: code.hash,
-          webhookSecretEncrypted: encryptSecret(secretsKey, webhookSecret),
-        });
-        for (const w of wallets) await upsertWallet(tx, { merchantId: m.id, ...w });
-        return viewMerchant(tx, m);
+      const { merchant, securityCode, webhookSecret } = await db.transaction(async (tx) => {
+        const opened = await openMerchant(tx, secretsKey, { name, commissionBps });
+        for (const w of wallets) await upsertWallet(tx, { merchantId: opened.merchant.id, ...w });
+        return { ...opened, merchant: await viewMerchant(tx, opened.merchant) };
       });
-      return reply.status(201).send({ ok: true as const, merchant, securityCode: code.plaintext, webhookSecret });
+      return reply.status(201).send({ ok: true as const, merchant, securityCode, webhookSecret });
     },
   );
 
@@ -138,6 +127,8 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
         }
         const existing = await findCurrentLiveKey(tx, m.id);
         const issued = existing ? null : await issueKey(tx, m.id, 'live', [...SCOPES]);
+        // A merchant who signed up in the dashboard is shown the same key there, once.
+        if (issued) await holdLiveKeyForDashboard(tx, secretsKey, m.id, issued.plaintext);
         const updated = await setMerchantStatus(tx, m.id, 'approved');
         return { ok: true as const, merchant: await viewMerchant(tx, updated), apiKey: issued?.plaintext ?? null };
       });

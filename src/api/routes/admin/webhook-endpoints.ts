@@ -3,12 +3,10 @@ import { z } from 'zod';
 import type { Config } from '../../../config';
 import type { Database } from '../../../db/client';
 import { findMerchant } from '../../../db/queries/merchants';
-import { deleteEndpoint, insertEndpoint, listEndpoints, setEndpointEnabled, type EndpointRow } from '../../../db/queries/webhooks';
-import { issueWebhookSecret } from '../../../domain/credentials';
-import { notFound, validationError } from '../../../domain/errors';
-import { MERCHANT_ID, randomBase62 } from '../../../domain/ids';
-import { encryptSecret } from '../../../domain/secretbox';
-import { checkWebhookTarget } from '../../../webhooks/target-policy';
+import { deleteEndpoint, listEndpoints, setEndpointEnabled, type EndpointRow } from '../../../db/queries/webhooks';
+import { notFound } from '../../../domain/errors';
+import { MERCHANT_ID } from '../../../domain/ids';
+import { addWebhookEndpoint } from '../../../payments/merchant-credentials';
 
 const ENDPOINT_ID = /^we_[A-Za-z0-9]{16}$/;
 
@@ -63,15 +61,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
     },
     async (request, reply) => {
       const merchant = await requireMerchant(request.params.id);
-      const refusal = await checkWebhookTarget(request.body.url, config.allowPrivateUrls);
-      if (refusal) throw validationError([{ path: 'url', message: refusal }], 'The webhook URL is not allowed.');
-      const secret = issueWebhookSecret();
-      const endpoint = await insertEndpoint(db, {
-        id: `we_${randomBase62(16)}`,
-        merchantId: merchant.id,
-        url: request.body.url,
-        secretEncrypted: encryptSecret(config.secretsKey, secret),
-      });
+      const { endpoint, secret } = await addWebhookEndpoint(db, config, merchant.id, request.body.url);
       return reply.status(201).send({ ok: true as const, endpoint: view(endpoint), secret });
     },
   );

@@ -1,0 +1,57 @@
+// The dashboard's one way to its internal API (/dashboard/api/, cookie session): JSON both ways, and
+// the CSRF token (a cookie the server sets, readable here) repeated in a header on every write.
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function csrfToken(): string {
+  const match = /(?:^|;\s*)svc_dash_csrf=([^;]+)/.exec(document.cookie);
+  return match ? decodeURIComponent(match[1]!) : '';
+}
+
+export async function api<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken();
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`/dashboard/api${path}`, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json().catch(() => ({}))) as { error?: string; message?: string };
+  if (!res.ok) throw new ApiError(res.status, json.error ?? 'Error', json.message ?? `The request failed (${res.status}).`);
+  return json as T;
+}
+
+export interface Me {
+  ok: true;
+  user: { id: string; email: string; role: 'owner' | 'admin' | 'developer' | 'viewer' };
+  merchant: { id: string; name: string; status: 'pending_review' | 'approved' | 'suspended' };
+  liveKeyWaiting: boolean;
+}
+
+export interface ApiKey {
+  id: string;
+  kind: 'live' | 'restricted';
+  prefix: string;
+  last4: string;
+  scopes: string[];
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  enabled: boolean;
+  createdAt: string;
+}

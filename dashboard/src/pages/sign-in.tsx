@@ -1,0 +1,38 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate } from '@tanstack/react-router';
+import { api } from '../api';
+import { ErrorText, Field, formValues, usePageTitle } from '../ui';
+
+export function SignIn() {
+  usePageTitle('Sign in');
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const signIn = useMutation({
+    mutationFn: (body: Record<string, string>) => api<{ ok: true }>('POST', '/sign-in', body),
+    onSuccess: async () => {
+      queryClient.clear();
+      await navigate({ to: '/' });
+    },
+  });
+  return (
+    <>
+      <h1>Sign in</h1>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          signIn.mutate(formValues(e.currentTarget));
+        }}
+      >
+        <Field label="Email" name="email" type="email" autoComplete="username" />
+        <Field label="Password" name="password" type="password" autoComplete="current-password" />
+        <ErrorText error={signIn.error} />
+        <button type="submit" disabled={signIn.isPending}>
+          Sign in
+        </button>
+      </form>
+      <p>
+        New here? <Link to="/sign-up">Create an account</Link>
+      </p>
+    </>
+  );
+}

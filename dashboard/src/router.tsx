@@ -1,0 +1,52 @@
+import { createRootRoute, createRoute, createRouter, Link, Outlet } from '@tanstack/react-router';
+import { Developers } from './pages/developers';
+import { Overview } from './pages/overview';
+import { SignIn } from './pages/sign-in';
+import { SignUp } from './pages/sign-up';
+import { VerifyEmail } from './pages/verify-email';
+
+function Layout() {
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <Link to="/" className="brand">
+          Merchant dashboard
+        </Link>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </>
+  );
+}
+
+function NotFound() {
+  return (
+    <>
+      <h1>Not found</h1>
+      <p>
+        There is nothing here. <Link to="/">Back to the dashboard</Link>
+      </p>
+    </>
+  );
+}
+
+const root = createRootRoute({ component: Layout, notFoundComponent: NotFound });
+const routeTree = root.addChildren([
+  createRoute({ getParentRoute: () => root, path: '/', component: Overview }),
+  createRoute({ getParentRoute: () => root, path: '/developers', component: Developers }),
+  createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignIn }),
+  createRoute({ getParentRoute: () => root, path: '/sign-up', component: SignUp }),
+  createRoute({ getParentRoute: () => root, path: '/verify-email', component: VerifyEmail }),
+]);
+
+export const router = createRouter({ routeTree, basepath: '/dashboard' });
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router;
+  }
+}

@@ -1,0 +1,18 @@
+import path from 'node:path';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// Built by src/devtools/dashboard-build.ts (npm start, npm test's pretest, the Dockerfile) into
+// dist/dashboard, which the service serves at /dashboard/ (src/api/dashboard/plugin.ts).
+export default defineConfig({
+  root: import.meta.dirname,
+  base: '/dashboard/',
+  plugins: [react()],
+  build: {
+    outDir: path.resolve(import.meta.dirname, '../dist/dashboard'),
+    emptyOutDir: true,
+    // The CSP allows scripts and styles from our own origin only: no inline module preload polyfill.
+    modulePreload: { polyfill: false },
+    assetsInlineLimit: 0,
+  },
+});

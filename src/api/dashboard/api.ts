@@ -1,0 +1,196 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError } from '../../domain/errors';
+import type { DashboardRole } from '../../db/schema';
+import type { DashboardSession, MerchantAccounts } from '../../payments/merchant-accounts';
+import type { MerchantCredentials } from '../../payments/merchant-credentials';
+import type { Database } from '../../db/client';
+import { withSignInLimits } from '../plugins/rate-limit';
+import { apiKeyView, viewKey } from '../routes/admin/merchant-views';
+import { SESSION_COOKIE, cookieOptions, issueCsrfCookie } from './cookies';
+
+// The dashboard's internal API (decisions §14): cookie session, CSRF-checked writes (cookies.ts),
+// zod schemas and the v1 error envelope; not part of the public v1 API (hidden from its OpenAPI
+// document). Every route acts on the signed-in person's own merchant only: no route takes a
+// merchant id, so there is no other merchant's data to name.
+
+const ok = z.literal(true);
+const hide = true;
+
+/** Roles that manage keys, secrets and webhooks; a viewer never sees them. */
+const DEVELOPER_ROLES: readonly DashboardRole[] = ['owner', 'admin', 'developer'];
+
+const endpointView = z.object({ id: z.string(), url: z.string(), enabled: z.boolean(), createdAt: z.string() });
+const meView = z.object({
+  ok,
+  user: z.object({ id: z.string(), email: z.string(), role: z.enum(['owner', 'admin', 'developer', 'viewer']) }),
+  merchant: z.object({ id: z.string(), name: z.string(), status: z.enum(['pending_review', 'approved', 'suspended']) }),
+  liveKeyWaiting: z.boolean(),
+});
+
+export interface DashboardApiOptions {
+  db: Database;
+  accounts: MerchantAccounts;
+  credentials: MerchantCredentials;
+  secureCookies: boolean;
+}
+
+const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (app, { db, accounts, credentials, secureCookies }) => {
+  /** The signed-in person, or 401 in the envelope. */
+  async function signedIn(request: FastifyRequest, roles?: readonly DashboardRole[]): Promise<DashboardSession> {
+    const token = request.cookies[SESSION_COOKIE];
+    const session = token ? await accounts.session(token) : undefined;
+    if (!session) throw new AppError('Unauthorized', 'Sign in to the dashboard first.');
+    if (roles && !roles.includes(session.role)) throw new AppError('Forbidden', 'Your role does not allow this.');
+    return session;
+  }
+
+  const clearSession = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, cookieOptions(secureCookies, 'session'));
+
+  app.post(
+    '/sign-up',
+    {
+      schema: {
+        hide,
+        body: z.strictObject({
+          businessName: z.string().trim().min(1).max(200),
+          email: z.email().max(254),
+          password: z.string().min(12, 'must be at least 12 characters').max(256),
+        }),
+        response: { 201: z.object({ ok }) },
+      },
+    },
+    async (request, reply) => {
+      await accounts.signUp(request.body);
+      return reply.status(201).send({ ok: true as const });
+    },
+  );
+
+  app.post(
+    '/verify-email',
+    { schema: { hide, body: z.strictObject({ token: z.string().min(1).max(100) }), response: { 200: z.object({ ok }) } } },
+    async (request) => {
+      await accounts.verifyEmail(request.body.token);
+      return { ok: true as const };
+    },
+  );
+
+  app.post(
+    '/sign-in',
+    {
+      schema: {
+        hide,
+        body: z.strictObject({ email: z.string().trim().min(1).max(254), password: z.string().min(1).max(256) }),
+        response: { 200: z.object({ ok }) },
+      },
+    },
+    async (request, reply) => {
+      const { email, password } = request.body;
+      const session = await withSignInLimits(db, { email: email.toLowerCase(), ip: request.ip }, (tx) =>
+        accounts.signIn(tx, { email, password, ip: request.ip, previousToken: request.cookies[SESSION_COOKIE] ?? null }),
+      );
+      void reply.setCookie(SESSION_COOKIE, session.token, { ...cookieOptions(secureCookies, 'session'), expires: session.expiresAt });
+      // A new CSRF token with the new session: one read before sign-in is of no use after it.
+      issueCsrfCookie(reply, secureCookies);
+      return { ok: true as const };
+    },
+  );
+
+  app.post('/sign-out', { schema: { hide, response: { 200: z.object({ ok }) } } }, async (request, reply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    if (token) await accounts.signOut(token);
+    clearSession(reply);
+    return { ok: true as const };
+  });
+
+  app.get('/me', { schema: { hide, response: { 200: meView } } }, async (request) => {
+    const s = await signedIn(request);
+    return {
+      ok: true as const,
+      user: { id: s.userId, email: s.email, role: s.role },
+      merchant: { id: s.merchantId, name: s.merchantName, status: s.merchantStatus },
+      // Only to those who may see it: a viewer is never offered the key.
+      liveKeyWaiting: s.liveKeyWaiting && s.merchantStatus === 'approved' && DEVELOPER_ROLES.includes(s.role),
+    };
+  });
+
+  app.get('/api-keys', { schema: { hide, response: { 200: z.object({ ok, keys: z.array(apiKeyView) }) } } }, async (request) => {
+    const s = await signedIn(request, DEVELOPER_ROLES);
+    return { ok: true as const, keys: (await credentials.listKeys(s.merchantId)).map(viewKey) };
+  });
+
+  app.post('/api-keys/live/reveal', { schema: { hide, response: { 200: z.object({ ok, apiKey: z.string() }) } } }, async (request) => {
+    const s = await signedIn(request, DEVELOPER_ROLES);
+    return { ok: true as const, apiKey: await credentials.revealLiveKey(s.merchantId) };
+  });
+
+  app.post(
+    '/api-keys/live/rotate',
+    { schema: { hide, response: { 200: z.object({ ok, apiKey: z.string(), previousKeyExpiresAt: z.string() }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const rotated = await credentials.rotateLiveKey(s.merchantId);
+      return { ok: true as const, apiKey: rotated.apiKey, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };
+    },
+  );
+
+  app.post(
+    '/security-code/rotate',
+    { schema: { hide, response: { 200: z.object({ ok, securityCode: z.string() }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return { ok: true as const, securityCode: await credentials.rotateSecurityCode(s.merchantId) };
+    },
+  );
+
+  const viewEndpoint = (e: { id: string; url: string; enabled: boolean; createdAt: Date }) => ({
+    id: e.id,
+    url: e.url,
+    enabled: e.enabled,
+    createdAt: e.createdAt.toISOString(),
+  });
+
+  app.get(
+    '/webhook-endpoints',
+    { schema: { hide, response: { 200: z.object({ ok, endpoints: z.array(endpointView) }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return { ok: true as const, endpoints: (await credentials.listEndpoints(s.merchantId)).map(viewEndpoint) };
+    },
+  );
+
+  app.post(
+    '/webhook-endpoints',
+    {
+      schema: {
+        hide,
+        body: z.strictObject({ url: z.string().trim().min(1).max(2048) }),
+        response: { 201: z.object({ ok, endpoint: endpointView, secret: z.string() }) },
+      },
+    },
+    async (request, reply) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const { endpoint, secret } = await credentials.addEndpoint(s.merchantId, request.body.url);
+      return reply.status(201).send({ ok: true as const, endpoint: viewEndpoint(endpoint), secret });
+    },
+  );
+
+  app.post(
+    '/webhook-endpoints/:endpointId/roll-secret',
+    {
+      schema: {
+        hide,
+        params: z.object({ endpointId: z.string().max(100) }),
+        response: { 200: z.object({ ok, endpoint: endpointView, secret: z.string() }) },
+      },
+    },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const { endpoint, secret } = await credentials.rollEndpointSecret(s.merchantId, request.params.endpointId);
+      return { ok: true as const, endpoint: viewEndpoint(endpoint), secret };
+    },
+  );
+};
+
+export default dashboardApi;

@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import cookie from '@fastify/cookie';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { Config } from '../../config';
+import type { Database } from '../../db/client';
+import { createMailer } from '../../mail/mailer';
+import { createMerchantAccounts } from '../../payments/merchant-accounts';
+import { createMerchantCredentials } from '../../payments/merchant-credentials';
+import dashboardApi from './api';
+import { csrfGuard } from './cookies';
+import devMailboxPage from './dev-mailbox';
+import { securityHeaders } from './headers';
+import { notFound } from '../../domain/errors';
+import { html } from '../../domain/html';
+import { PROJECT_ROOT } from '../../project-root';
+
+// The merchant dashboard (decisions §14) at /dashboard/: the files Vite built from dashboard/
+// (src/devtools/dashboard-build.ts), every other path under /dashboard/ answered with the app's page
+// so that a reload of any of its URLs works, and its internal API under /dashboard/api/.
+
+/** Where the build puts the files (the Dockerfile's build stage too). */
+export const DASHBOARD_DIST = path.join(PROJECT_ROOT, 'dist', 'dashboard');
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+};
+
+function readBuild(dir: string) {
+  const indexFile = path.join(dir, 'index.html');
+  if (!existsSync(indexFile)) return null;
+  const assetsDir = path.join(dir, 'assets');
+  // A Map of the built files, read once: no request path reaches the file system.
+  const assets = new Map(
+    (existsSync(assetsDir) ? readdirSync(assetsDir) : [])
+      .filter((f) => TYPES[path.extname(f)])
+      .map((f) => [f, { body: readFileSync(path.join(assetsDir, f)), type: TYPES[path.extname(f)]! }]),
+  );
+  return { index: readFileSync(indexFile, 'utf8'), assets };
+}
+
+const NOT_BUILT = html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Dashboard not built</title></head>
+<body><main><h1>The dashboard is not built</h1><p>Run <code>npm run build</code> (npm start and npm test do it themselves).</p></main></body></html>`
+  .html;
+
+export interface DashboardOptions {
+  config: Config;
+  db: Database;
+  now: () => Date;
+  /** The built files (default: dist/dashboard). */
+  dir?: string | undefined;
+}
+
+const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, db, now, dir = DASHBOARD_DIST }) => {
+  const build = readBuild(dir);
+  const devMailboxDir = config.mail.devMailboxDir;
+  const secureCookies = config.nodeEnv === 'production';
+  const mailer = createMailer(config.mail);
+  app.addHook('onClose', async () => mailer.close());
+
+  // Encapsulated: the cookie parser and the CSRF guard apply to the dashboard's routes only.
+  await app.register(cookie);
+  app.addHook('onRequest', csrfGuard(new URL(config.http.publicBaseUrl).origin, secureCookies));
+  await app.register(dashboardApi, {
+    prefix: '/dashboard/api',
+    db,
+    secureCookies,
+    accounts: createMerchantAccounts({ db, config, mailer }),
+    credentials: createMerchantCredentials({ db, config, now }),
+  });
+  if (devMailboxDir) {
+    await app.register(devMailboxPage, { dir: devMailboxDir });
+  } else {
+    // Production (or no local sink): the mailbox does not exist, and the path says so.
+    app.get('/dashboard/dev/mail', { schema: { hide: true } }, async (_request, reply) =>
+      reply.status(404).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('Not found'),
+    );
+  }
+
+  app.get<{ Params: { file: string } }>('/dashboard/assets/:file', { schema: { hide: true } }, async (request, reply) => {
+    const asset = build?.assets.get(request.params.file);
+    if (!asset) return reply.status(404).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('Not found');
+    // File names carry a hash of their content: they never change.
+    return reply
+      .type(asset.type)
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff')
+      .send(asset.body);
+  });
+
+  const page = async (_request: unknown, reply: FastifyReply) => {
+    const nonce = randomBytes(16).toString('base64');
+    securityHeaders(reply, nonce).type('text/html; charset=utf-8');
+    if (!build) return reply.status(503).send(NOT_BUILT);
+    return reply.send(build.index.replace('__CSP_NONCE__', nonce));
+  };
+  // The internal API answers in the envelope, never with the app's page.
+  app.all('/dashboard/api/*', { schema: { hide: true } }, async () => {
+    throw notFound('Route');
+  });
+
+  app.get('/dashboard', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/dashboard/', 301));
+  app.get('/dashboard/', { schema: { hide: true } }, page);
+  app.get('/dashboard/*', { schema: { hide: true } }, page);
+};
+
+export default dashboardPages;

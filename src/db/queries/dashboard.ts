@@ -1,0 +1,96 @@
+import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm';
+import type { DatabaseOrTransaction } from '../client';
+import { dashboardEmailTokens, dashboardSessions, dashboardUsers, merchants } from '../schema';
+
+// The dashboard's people, sessions and email tokens (decisions §14). Tokens are looked up by their
+// SHA-256 hash; expiry is decided by Postgres's clock, so every API process agrees.
+
+export type DashboardUserRow = typeof dashboardUsers.$inferSelect;
+
+export async function insertDashboardUser(db: DatabaseOrTransaction, row: typeof dashboardUsers.$inferInsert): Promise<DashboardUserRow> {
+  const [inserted] = await db.insert(dashboardUsers).values(row).returning();
+  return inserted!;
+}
+
+export async function findDashboardUserByEmail(db: DatabaseOrTransaction, email: string): Promise<DashboardUserRow | undefined> {
+  return db.query.dashboardUsers.findFirst({ where: eq(dashboardUsers.email, email) });
+}
+
+export async function insertEmailToken(db: DatabaseOrTransaction, row: typeof dashboardEmailTokens.$inferInsert): Promise<void> {
+  await db.insert(dashboardEmailTokens).values(row);
+}
+
+/** Uses an unexpired, unused token up; answers its user id, or undefined. */
+export async function useEmailToken(
+  db: DatabaseOrTransaction,
+  tokenHash: string,
+  purpose: (typeof dashboardEmailTokens.$inferSelect)['purpose'],
+): Promise<string | undefined> {
+  const [row] = await db
+    .update(dashboardEmailTokens)
+    .set({ usedAt: sql`now()` })
+    .where(
+      and(
+        eq(dashboardEmailTokens.tokenHash, tokenHash),
+        eq(dashboardEmailTokens.purpose, purpose),
+        isNull(dashboardEmailTokens.usedAt),
+        gt(dashboardEmailTokens.expiresAt, sql`now()`),
+      ),
+    )
+    .returning({ userId: dashboardEmailTokens.userId });
+  return row?.userId;
+}
+
+export async function markEmailVerified(db: DatabaseOrTransaction, userId: string): Promise<void> {
+  await db
+    .update(dashboardUsers)
+    .set({ emailVerifiedAt: sql`coalesce(${dashboardUsers.emailVerifiedAt}, now())` })
+    .where(eq(dashboardUsers.id, userId));
+}
+
+export async function insertSession(
+  db: DatabaseOrTransaction,
+  row: { tokenHash: string; userId: string; ip: string; ttlSeconds: number },
+): Promise<Date> {
+  const [inserted] = await db
+    .insert(dashboardSessions)
+    .values({ tokenHash: row.tokenHash, userId: row.userId, ip: row.ip, expiresAt: sql`now() + make_interval(secs => ${row.ttlSeconds})` })
+    .returning({ expiresAt: dashboardSessions.expiresAt });
+  return inserted!.expiresAt;
+}
+
+export async function deleteSession(db: DatabaseOrTransaction, tokenHash: string): Promise<void> {
+  await db.delete(dashboardSessions).where(eq(dashboardSessions.tokenHash, tokenHash));
+}
+
+export async function deleteExpiredSessions(db: DatabaseOrTransaction): Promise<void> {
+  await db.delete(dashboardSessions).where(lte(dashboardSessions.expiresAt, sql`now()`));
+}
+
+/** The unexpired session of this token, with its person and their merchant. */
+export async function findSession(db: DatabaseOrTransaction, tokenHash: string) {
+  const [row] = await db
+    .select({
+      userId: dashboardUsers.id,
+      email: dashboardUsers.email,
+      role: dashboardUsers.role,
+      merchantId: merchants.id,
+      merchantName: merchants.name,
+      merchantStatus: merchants.status,
+      liveKeyWaiting: sql<boolean>`${merchants.liveKeyToRevealEncrypted} is not null`,
+    })
+    .from(dashboardSessions)
+    .innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId))
+    .innerJoin(merchants, eq(merchants.id, dashboardUsers.merchantId))
+    .where(and(eq(dashboardSessions.tokenHash, tokenHash), gt(dashboardSessions.expiresAt, sql`now()`)));
+  return row;
+}
+
+export async function merchantHasDashboardUsers(db: DatabaseOrTransaction, merchantId: string): Promise<boolean> {
+  const [row] = await db.select({ id: dashboardUsers.id }).from(dashboardUsers).where(eq(dashboardUsers.merchantId, merchantId)).limit(1);
+  return row !== undefined;
+}
+
+export async function setLiveKeyToReveal(db: DatabaseOrTransaction, merchantId: string, sealed: string | null): Promise<void> {
+  await db.update(merchants).set({ liveKeyToRevealEncrypted: sealed }).where(eq(merchants.id, merchantId));
+}

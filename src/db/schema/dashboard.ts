@@ -1,0 +1,62 @@
+import { sql } from 'drizzle-orm';
+import { check, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { merchants } from './merchants';
+
+// The merchant dashboard's people and their sign-ins (decisions §14). Passwords are argon2id
+// hashes; session and email tokens are stored as SHA-256 hashes only (a copy of the table signs no
+// one in).
+
+export const DASHBOARD_ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
+export type DashboardRole = (typeof DASHBOARD_ROLES)[number];
+
+export const dashboardUsers = pgTable(
+  'dashboard_users',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    // Lower-cased and trimmed: one person, one account, whatever the case they type.
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    role: text('role', { enum: DASHBOARD_ROLES }).notNull(),
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('dashboard_users_email_idx').on(t.email),
+    index('dashboard_users_merchant_idx').on(t.merchantId),
+    check('dashboard_users_role_check', sql`${t.role} in ('owner', 'admin', 'developer', 'viewer')`),
+  ],
+);
+
+export const dashboardSessions = pgTable(
+  'dashboard_sessions',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => dashboardUsers.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    // Where the sign-in came from, for the person's own review of their sessions.
+    ip: text('ip').notNull(),
+  },
+  (t) => [index('dashboard_sessions_user_idx').on(t.userId), index('dashboard_sessions_expiry_idx').on(t.expiresAt)],
+);
+
+export const EMAIL_TOKEN_PURPOSES = ['verify_email'] as const;
+
+export const dashboardEmailTokens = pgTable(
+  'dashboard_email_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => dashboardUsers.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: EMAIL_TOKEN_PURPOSES }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [index('dashboard_email_tokens_user_idx').on(t.userId)],
+);

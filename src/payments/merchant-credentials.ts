@@ -1,0 +1,151 @@
+import type { Database, DatabaseOrTransaction } from '../db/client';
+import { findCurrentLiveKey, insertApiKey, listApiKeys, setKeyExpiry, type ApiKeyRow } from '../db/queries/api-keys';
+import { merchantHasDashboardUsers, setLiveKeyToReveal } from '../db/queries/dashboard';
+import { insertMerchant, lockMerchant, setSecurityCodeHash, type MerchantRow } from '../db/queries/merchants';
+import { insertEndpoint, listEndpoints, setEndpointSecret, type EndpointRow } from '../db/queries/webhooks';
+import { issueLiveKey, issueSecurityCode, issueWebhookSecret } from '../domain/credentials';
+import { AppError, notFound, validationError } from '../domain/errors';
+import { newMerchantId, randomBase62 } from '../domain/ids';
+import type { Scope } from '../domain/scopes';
+import { decryptSecret, encryptSecret } from '../domain/secretbox';
+import { checkWebhookTarget } from '../webhooks/target-policy';
+
+// A merchant's credentials (decisions §1–§2), one set of rules for every face that hands them out:
+// the operators' admin API and the merchant's own dashboard. Each plaintext is returned once, by
+// the call that made it, and stored only as a hash (keys, codes) or encrypted (secrets).
+
+/** Decisions §2: a rotated live key keeps working this long beside the new one. */
+export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+const newKeyId = () => `key_${randomBase62(16)}`;
+
+export async function issueKey(db: DatabaseOrTransaction, merchantId: string, kind: 'live' | 'restricted', scopes: Scope[]) {
+  const key = issueLiveKey();
+  const row = await insertApiKey(db, {
+    id: newKeyId(),
+    merchantId,
+    kind,
+    keyHash: key.hash,
+    displayPrefix: key.displayPrefix,
+    last4: key.last4,
+    scopes,
+  });
+  return { plaintext: key.plaintext, row };
+}
+
+/** A new merchant, pending review, with its security code and default webhook secret (each shown once). */
+export async function openMerchant(tx: DatabaseOrTransaction, secretsKey: Buffer, input: { name: string; commissionBps: number }) {
+  const code = issueSecurityCode();
+  // Signs deliveries to a session's own webhookUrl; shown once, like the security code.
+  const webhookSecret = issueWebhookSecret();
+  const merchant = await insertMerchant(tx, {
+    id: newMerchantId(),
+    name: input.name,
+    commissionBps: input.commissionBps,
+    securityCodeHash: code.hash,
+    webhookSecretEncrypted: encryptSecret(secretsKey, webhookSecret),
+  });
+  return { merchant, securityCode: code.plaintext, webhookSecret };
+}
+
+/** Rotates the live key: the current one expires in 24 h; answers the new key (once) and when the old one stops. */
+export async function rotateLiveKey(tx: DatabaseOrTransaction, merchantId: string, now: Date) {
+  const current = await findCurrentLiveKey(tx, merchantId);
+  if (!current) throw new AppError('Conflict', 'The merchant has no live key yet; approve it first.');
+  const expiresAt = new Date(now.getTime() + ROTATION_GRACE_MS);
+  await setKeyExpiry(tx, current.id, expiresAt);
+  const issued = await issueKey(tx, merchantId, 'live', current.scopes as Scope[]);
+  return { apiKey: issued.plaintext, previousKeyExpiresAt: expiresAt };
+}
+
+/** A new security code; the old one stops working at once (connected sites keep working). */
+export async function rotateSecurityCode(tx: DatabaseOrTransaction, merchantId: string): Promise<string> {
+  const code = issueSecurityCode();
+  await setSecurityCodeHash(tx, merchantId, code.hash);
+  return code.plaintext;
+}
+
+/**
+ * Decisions §14: a merchant who signed up in the dashboard sees its live key there, once. The key
+ * the approval issued is kept encrypted until then; operator-made merchants have no dashboard user
+ * and keep only the operator's copy of the answer.
+ */
+export async function holdLiveKeyForDashboard(tx: DatabaseOrTransaction, secretsKey: Buffer, merchantId: string, plaintext: string) {
+  if (await merchantHasDashboardUsers(tx, merchantId)) await setLiveKeyToReveal(tx, merchantId, encryptSecret(secretsKey, plaintext));
+}
+
+/** The live key held for the dashboard, handed out once: the held copy is gone when this answers. */
+export async function revealHeldLiveKey(tx: DatabaseOrTransaction, secretsKey: Buffer, merchantId: string): Promise<string> {
+  const merchant: MerchantRow | undefined = await lockMerchant(tx, merchantId);
+  if (!merchant?.liveKeyToRevealEncrypted || merchant.status !== 'approved') {
+    throw new AppError('Conflict', 'There is no live key waiting to be shown: it was shown once already. Rotate it to get a new one.');
+  }
+  await setLiveKeyToReveal(tx, merchantId, null);
+  return decryptSecret(secretsKey, merchant.liveKeyToRevealEncrypted);
+}
+
+export const listMerchantKeys = (db: DatabaseOrTransaction, merchantId: string): Promise<ApiKeyRow[]> => listApiKeys(db, merchantId);
+export const listMerchantEndpoints = (db: DatabaseOrTransaction, merchantId: string): Promise<EndpointRow[]> =>
+  listEndpoints(db, merchantId);
+
+/** Registers a webhook endpoint (https on a public address, decisions §8); its signing secret is answered once. */
+export async function addWebhookEndpoint(
+  db: DatabaseOrTransaction,
+  settings: { secretsKey: Buffer; allowPrivateUrls: boolean },
+  merchantId: string,
+  url: string,
+): Promise<{ endpoint: EndpointRow; secret: string }> {
+  const refusal = await checkWebhookTarget(url, settings.allowPrivateUrls);
+  if (refusal) throw validationError([{ path: 'url', message: refusal }], 'The webhook URL is not allowed.');
+  const secret = issueWebhookSecret();
+  const endpoint = await insertEndpoint(db, {
+    id: `we_${randomBase62(16)}`,
+    merchantId,
+    url,
+    secretEncrypted: encryptSecret(settings.secretsKey, secret),
+  });
+  return { endpoint, secret };
+}
+
+/** The merchant's own credentials, as the dashboard manages them: every call is scoped to one merchant. */
+export function createMerchantCredentials(deps: {
+  db: Database;
+  config: { secretsKey: Buffer; allowPrivateUrls: boolean };
+  now: () => Date;
+}) {
+  const { db, config, now } = deps;
+  return {
+    listKeys: (merchantId: string) => listMerchantKeys(db, merchantId),
+    revealLiveKey: (merchantId: string) => db.transaction((tx) => revealHeldLiveKey(tx, config.secretsKey, merchantId)),
+    rotateLiveKey: (merchantId: string) =>
+      db.transaction(async (tx) => {
+        await lockMerchant(tx, merchantId);
+        return rotateLiveKey(tx, merchantId, now());
+      }),
+    rotateSecurityCode: (merchantId: string) =>
+      db.transaction(async (tx) => {
+        await lockMerchant(tx, merchantId);
+        return rotateSecurityCode(tx, merchantId);
+      }),
+    listEndpoints: (merchantId: string) => listMerchantEndpoints(db, merchantId),
+    addEndpoint: (merchantId: string, url: string) => addWebhookEndpoint(db, config, merchantId, url),
+    rollEndpointSecret: (merchantId: string, endpointId: string) => rollEndpointSecret(db, config.secretsKey, merchantId, endpointId),
+  };
+}
+
+const ENDPOINT_ID = /^we_[A-Za-z0-9]{16}$/;
+
+/**
+ * Rolls an endpoint's signing secret: the new one is answered once and signs from the next attempt
+ * on (the old one stops at once). An id that is malformed, or another merchant's, is not found.
+ */
+export async function rollEndpointSecret(db: DatabaseOrTransaction, secretsKey: Buffer, merchantId: string, endpointId: string) {
+  const secret = issueWebhookSecret();
+  const endpoint = ENDPOINT_ID.test(endpointId)
+    ? await setEndpointSecret(db, { merchantId, endpointId, secretEncrypted: encryptSecret(secretsKey, secret) })
+    : undefined;
+  if (!endpoint) throw notFound('Webhook endpoint');
+  return { endpoint, secret };
+}
+
+export type MerchantCredentials = ReturnType<typeof createMerchantCredentials>;

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { approve, signedUpOwner } from '../support/dashboard';
+import { useTestApp } from '../support/harness';
+import { useMailSink } from '../support/mail';
+
+// The developers area (issue 28, part 1): keys, webhook endpoints, the Security Code; each secret
+// shown once; roles; and no route shows or changes another merchant's data.
+describe('dashboard developers area', () => {
+  const mailbox = useMailSink();
+  const ctx = useTestApp(mailbox.env);
+
+  it('lists keys without secrets, rotates the live key with 24 h overlap, rotates the Security Code', async () => {
+    const { client, merchantId } = await signedUpOwner(ctx.app, mailbox, 'dev@example.com');
+    const firstKey = await approve(ctx.app, merchantId);
+    const keys = await client.call('GET', '/api-keys');
+    expect(keys.statusCode).toBe(200);
+    expect(keys.body).not.toContain(firstKey);
+    expect(keys.json().keys).toEqual([
+      expect.objectContaining({ kind: 'live', prefix: firstKey.slice(0, 12), last4: firstKey.slice(-4), expiresAt: null }),
+    ]);
+
+    const rotated = await client.call('POST', '/api-keys/live/rotate');
+    expect(rotated.statusCode).toBe(200);
+    const { apiKey, previousKeyExpiresAt } = rotated.json();
+    expect(apiKey).toMatch(/^svc_live_[A-Za-z0-9]{32}$/);
+    expect(new Date(previousKeyExpiresAt).getTime() - Date.now()).toBeGreaterThan(23.9 * 3600_000);
+    for (const key of [firstKey, apiKey]) {
+      const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/transactions/SV_none', headers: { authorization: `Bearer ${key}` } });
+      expect(res.statusCode, 'both keys work during the overlap').toBe(404);
+    }
+    expect((await client.call('GET', '/api-keys')).body).not.toContain(apiKey);
+
+    const code = await client.call('POST', '/security-code/rotate');
+    expect(code.statusCode).toBe(200);
+    expect(code.json().securityCode).toMatch(/^[A-HJ-NP-Z2-9]{6}(-[A-HJ-NP-Z2-9]{6}){3}$/);
+  });
+
+  it('adds a webhook endpoint whose signing secret is shown once, and refuses a bad URL', async () => {
+    const { client, merchantId } = await signedUpOwner(ctx.app, mailbox, 'hooks@example.com');
+    await approve(ctx.app, merchantId);
+    const added = await client.call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks' });
+    expect(added.statusCode).toBe(201);
+    const { endpoint, secret } = added.json();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9]{32}$/);
+    const list = await client.call('GET', '/webhook-endpoints');
+    expect(list.json().endpoints).toEqual([endpoint]);
+    expect(list.body).not.toContain(secret);
+    const rolled = await client.call('POST', `/webhook-endpoints/${endpoint.id}/roll-secret`);
+    expect(rolled.statusCode).toBe(200);
+    expect(rolled.json()).toEqual({ ok: true, endpoint, secret: expect.stringMatching(/^whsec_[A-Za-z0-9]{32}$/) });
+    expect(rolled.json().secret).not.toBe(secret);
+    for (const id of ['we_0000000000000000', 'nonsense']) {
+      expect((await client.call('POST', `/webhook-endpoints/${id}/roll-secret`)).statusCode, id).toBe(404);
+    }
+    const bad = await client.call('POST', '/webhook-endpoints', { url: 'ftp://example.com/x' });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json()).toMatchObject({ ok: false, error: 'ValidationError', details: [{ path: 'url' }] });
+  });
+
+  it('keeps keys and secrets from a viewer', async () => {
+    const { client, merchantId } = await signedUpOwner(ctx.app, mailbox, 'viewer@example.com');
+    await approve(ctx.app, merchantId);
+    await ctx.db.sql`update dashboard_users set role = 'viewer' where email = 'viewer@example.com'`;
+    for (const [method, url] of [
+      ['GET', '/api-keys'],
+      ['POST', '/api-keys/live/reveal'],
+      ['POST', '/api-keys/live/rotate'],
+      ['POST', '/security-code/rotate'],
+      ['GET', '/webhook-endpoints'],
+      ['POST', '/webhook-endpoints'],
+      ['POST', '/webhook-endpoints/we_0000000000000000/roll-secret'],
+    ] as const) {
+      const res = await client.call(
+        method,
+        url,
+        method === 'POST' && url === '/webhook-endpoints' ? { url: 'http://127.0.0.1:9/v' } : undefined,
+      );
+      expect(res.statusCode, `${method} ${url}`).toBe(403);
+      expect(res.json()).toMatchObject({ ok: false, error: 'Forbidden' });
+    }
+    expect((await client.call('GET', '/me')).json()).toMatchObject({ user: { role: 'viewer' }, liveKeyWaiting: false });
+  });
+
+  it('cross-tenant: no route shows or changes another merchant’s data', async () => {
+    const a = await signedUpOwner(ctx.app, mailbox, 'tenant-a@example.com', 'Shop A');
+    const b = await signedUpOwner(ctx.app, mailbox, 'tenant-b@example.com', 'Shop B');
+    const [keyA, keyB] = [await approve(ctx.app, a.merchantId), await approve(ctx.app, b.merchantId)];
+    const hookB = (await b.client.call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/b-only' })).json();
+
+    // Reads: A sees A only.
+    const meA = (await a.client.call('GET', '/me')).json();
+    expect(meA.merchant).toMatchObject({ id: a.merchantId, name: 'Shop A' });
+    const keysA = await a.client.call('GET', '/api-keys');
+    expect(keysA.json().keys.map((k: { last4: string }) => k.last4)).toEqual([keyA.slice(-4)]);
+    expect(keysA.body).not.toContain(keyB.slice(0, 12) + '"');
+    const hooksA = await a.client.call('GET', '/webhook-endpoints');
+    expect(hooksA.json().endpoints).toEqual([]);
+    expect(hooksA.body).not.toContain(hookB.endpoint.id);
+
+    // Writes: A's reveal, rotations and new endpoint touch A only.
+    expect((await a.client.call('POST', '/api-keys/live/reveal')).json().apiKey).toBe(keyA);
+    expect((await b.client.call('GET', '/me')).json().liveKeyWaiting).toBe(true);
+    await a.client.call('POST', '/api-keys/live/rotate');
+    await a.client.call('POST', '/security-code/rotate');
+    await a.client.call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/a-only' });
+    const rollB = await a.client.call('POST', `/webhook-endpoints/${hookB.endpoint.id}/roll-secret`);
+    expect(rollB.statusCode, 'another merchant’s endpoint is not found').toBe(404);
+    expect(rollB.json()).toMatchObject({ ok: false, error: 'NotFound' });
+    const keysB = (await b.client.call('GET', '/api-keys')).json().keys;
+    expect(keysB).toEqual([expect.objectContaining({ last4: keyB.slice(-4), expiresAt: null })]);
+    expect((await b.client.call('GET', '/webhook-endpoints')).json().endpoints).toEqual([hookB.endpoint]);
+    const codes = await ctx.db
+      .sql`select id, security_code_rotated_at > approved_at as rotated from merchants where id in (${a.merchantId}, ${b.merchantId})`;
+    expect(Object.fromEntries(codes.map((r) => [r.id, r.rotated]))).toEqual({ [a.merchantId]: true, [b.merchantId]: false });
+    expect((await b.client.call('POST', '/api-keys/live/reveal')).json().apiKey).toBe(keyB);
+  });
+});

@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import { adminHeaders } from './harness';
+import type { TestMailbox } from './mail';
+
+/**
+ * One browser's view of the dashboard's internal API over app.inject: its cookie jar, the CSRF
+ * header the app's script sends, and its client address.
+ */
+export class DashboardClient {
+  readonly cookies = new Map<string, string>();
+  constructor(
+    private readonly app: FastifyInstance,
+    readonly ip = '203.0.113.10',
+  ) {}
+
+  async call(
+    method: 'GET' | 'POST',
+    url: string,
+    body?: unknown,
+    options: { csrf?: string | null; headers?: Record<string, string> } = {},
+  ) {
+    if (!this.cookies.has('svc_dash_csrf')) await this.app.inject({ method: 'GET', url: '/dashboard/' }).then((r) => this.keep(r.cookies));
+    const csrf = options.csrf === undefined ? this.cookies.get('svc_dash_csrf') : options.csrf;
+    const res = await this.app.inject({
+      method,
+      url: `/dashboard/api${url}`,
+      remoteAddress: this.ip,
+      headers: {
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(method === 'POST' && csrf !== null && csrf !== undefined ? { 'x-csrf-token': csrf } : {}),
+        ...options.headers,
+      },
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
+    this.keep(res.cookies);
+    return res;
+  }
+
+  private keep(cookies: { name: string; value: string; expires?: Date }[]) {
+    for (const c of cookies) {
+      if (c.value === '' || (c.expires && c.expires.getTime() < Date.now())) this.cookies.delete(c.name);
+      else this.cookies.set(c.name, c.value);
+    }
+  }
+}
+
+export const PASSWORD = 'correct horse battery staple';
+
+/** Sign-up, the verification mail's link used, and a session: a pending merchant's owner, signed in. */
+export async function signedUpOwner(app: FastifyInstance, mailbox: TestMailbox, email: string, name = 'Corner Shop') {
+  const client = new DashboardClient(app);
+  const signUp = await client.call('POST', '/sign-up', { businessName: name, email, password: PASSWORD });
+  if (signUp.statusCode !== 201) throw new Error(`sign-up: ${signUp.statusCode} ${signUp.body}`);
+  const mail = await mailbox.waitFor(email, /Confirm your email/);
+  const token = /verify-email\?token=([A-Za-z0-9]+)/.exec(mail.text)![1]!;
+  const verify = await client.call('POST', '/verify-email', { token });
+  if (verify.statusCode !== 200) throw new Error(`verify: ${verify.statusCode} ${verify.body}`);
+  const signIn = await client.call('POST', '/sign-in', { email, password: PASSWORD });
+  if (signIn.statusCode !== 200) throw new Error(`sign-in: ${signIn.statusCode} ${signIn.body}`);
+  const me = (await client.call('GET', '/me')).json();
+  return { client, merchantId: me.merchant.id as string, token };
+}
+
+/** The operator's approval (the admin route the ops CLI calls); answers the live key it issued. */
+export async function approve(app: FastifyInstance, merchantId: string): Promise<string> {
+  const res = await app.inject({ method: 'POST', url: `/admin/v1/merchants/${merchantId}/approve`, headers: adminHeaders });
+  if (res.statusCode !== 200) throw new Error(`approve: ${res.statusCode} ${res.body}`);
+  return res.json().apiKey;
+}
