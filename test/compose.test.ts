@@ -328,7 +328,8 @@ describe('Dockerfile', () => {
     expect(all('COPY')).toContain('--from=build /app/dist ./dist');
     // Production code needs no TypeScript runner: tsx and the test-only packages are dev dependencies.
     const pkg = JSON.parse(read('package.json')) as { dependencies?: Record<string, string> };
-    for (const dev of ['tsx', '@temporalio/testing', '@temporalio/proto']) expect(Object.keys(pkg.dependencies ?? {})).not.toContain(dev);
+    for (const dev of ['tsx', '@temporalio/testing', '@temporalio/proto', 'smtp-server', 'mailparser', 'vite', 'react'])
+      expect(Object.keys(pkg.dependencies ?? {})).not.toContain(dev);
     const user = all('USER').at(-1);
     expect(user).toBeDefined();
     expect(user).not.toMatch(/^(root|0)(:|$)/);
