@@ -2,7 +2,7 @@ import type { PaymentContext } from './context';
 import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, startCheckoutPayment } from './checkout-actions';
 import { openCheckoutSession, type CheckoutRequest, type PayingMerchant } from './checkout-sessions';
 import { openDirectDeposit } from './direct-deposit';
-import { ensurePaymentsEnabled } from './kill-switch';
+import { ensurePaymentsEnabled, killSwitch } from './kill-switch';
 import { findLink, linkStatus, openPaymentLink, payLink, type LinkVisitor, type PaymentLinkRequest } from './payment-links';
 import { ingestProviderEvent } from './provider-events';
 import { paymentProof } from './payment-proof';
@@ -13,6 +13,9 @@ import { merchantTakesPayments, sessionStanding } from './session-standing';
 import { resendDelivery, sweepOrphanedDeliveries } from './webhook-deliveries';
 import { acceptException, listExceptions, refundException } from './exception-actions';
 import { listPayouts, retryPayout } from './payout-actions';
+import { paymentLookups } from './payment-lookups';
+import { adminLookups } from './admin-lookups';
+import { hostedPageReads } from './hosted-pages';
 import type { PayoutRow } from '../db/queries/payouts';
 import type { ExceptionStatus } from '../domain/exceptions';
 import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
@@ -67,6 +70,10 @@ export function createPaymentService(ctx: PaymentContext) {
     paymentProof: (id: string) => paymentProof(ctx, id),
     listPayouts: (status: PayoutRow['status'] | undefined, limit: number) => listPayouts(ctx, status, limit),
     retryPayout: (id: string) => retryPayout(ctx, id),
+    lookups: paymentLookups(ctx),
+    killSwitch: killSwitch(ctx.db),
+    admin: adminLookups(ctx),
+    pages: hostedPageReads(ctx),
   };
 }
 
