@@ -195,16 +195,16 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await admin.register(adminMerchantRoutes, { db, secretsKey: config.secretsKey });
       await admin.register(adminMerchantCredentialRoutes, { db, now });
       await admin.register(adminSettingsRoutes);
-      await admin.register(adminWebhookEndpointRoutes, { config, db });
-      await admin.register(adminWebhookRoutes, { config, db });
+      await admin.register(adminWebhookEndpointRoutes, { config });
+      await admin.register(adminWebhookRoutes, { config });
       await admin.register(adminPaymentRoutes);
       await admin.register(adminPaymentProofRoutes);
       await admin.register(adminSimpleOrderRoutes);
       await admin.register(adminExceptionRoutes);
       await admin.register(adminPayoutRoutes);
       await admin.register(adminChainRoutes, { chains: config.chains, treasuryAddress: deps.treasuryAddress ?? null });
-      await admin.register(adminReconciliationRoutes, { db, chains: config.chains });
-      await admin.register(adminSettlementRoutes, { db, now });
+      await admin.register(adminReconciliationRoutes);
+      await admin.register(adminSettlementRoutes, { now });
     },
     { prefix: '/admin/v1' },
   );

@@ -16,6 +16,9 @@ import { listPayouts, retryPayout } from './payout-actions';
 import { paymentLookups } from './payment-lookups';
 import { adminLookups } from './admin-lookups';
 import { hostedPageReads } from './hosted-pages';
+import { adminMerchants } from './admin-merchants';
+import { reconcile } from './reconciliation';
+import { deliveryReads } from './webhook-deliveries';
 import type { PayoutRow } from '../db/queries/payouts';
 import type { ExceptionStatus } from '../domain/exceptions';
 import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
@@ -74,6 +77,9 @@ export function createPaymentService(ctx: PaymentContext) {
     killSwitch: killSwitch(ctx.db),
     admin: adminLookups(ctx),
     pages: hostedPageReads(ctx),
+    merchants: adminMerchants(ctx),
+    reconcile: () => reconcile(ctx.db, ctx.config.chains),
+    deliveries: deliveryReads(ctx),
   };
 }
 

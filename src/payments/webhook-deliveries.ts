@@ -1,4 +1,4 @@
-import { listOrphanedDeliveries, setDeliveryStatus } from '../db/queries/webhooks';
+import { findDelivery, listDeliveriesForPayment, listOrphanedDeliveries, setDeliveryStatus } from '../db/queries/webhooks';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from '../workflows/webhook-delivery/messages';
 import type { PaymentContext } from './context';
 import { startPaymentWorkflow, WorkflowAlreadyStartedError } from './temporal-call';
@@ -59,4 +59,12 @@ export async function sweepOrphanedDeliveries(
     }
   }
   return { started };
+}
+
+/** Operators' reads of deliveries: one by id, or a payment's, each with its attempts. */
+export function deliveryReads(ctx: PaymentContext) {
+  return {
+    find: (id: string) => findDelivery(ctx.db, id),
+    forPayment: (paymentId: string) => listDeliveriesForPayment(ctx.db, paymentId),
+  };
 }

@@ -11,7 +11,7 @@ import { verifierFor } from '../../payments/deposits';
 import { LinkAlreadyPaid, LinkPaymentInProgress, MerchantNotAccepting, type DirectDeposit, type PaymentContext } from '../../payments';
 import { renderCheckoutPage, renderMessagePage, withSessionId } from '../hosted/checkout-page';
 import { pageText, type PageText } from '../hosted/i18n';
-import { originOf } from '../hosted/plugin';
+import { originOf } from '../hosted/origin';
 import { navigates, redirectToPage, takeNotice } from '../hosted/after-post';
 
 /** Provider failure reasons that are a decision about this attempt, not about the customer or the money. */

@@ -12,7 +12,7 @@ import type { PaymentContext } from '../../payments';
 import { verifierFor } from '../../payments/deposits';
 import { renderMessagePage } from '../hosted/checkout-page';
 import { pageText, type PageText } from '../hosted/i18n';
-import { originOf } from '../hosted/plugin';
+import { originOf } from '../hosted/origin';
 import { renderSimplePage, type SimplePageModel } from '../hosted/simple-page';
 import { navigates, redirectToPage, takeNotice } from '../hosted/after-post';
 

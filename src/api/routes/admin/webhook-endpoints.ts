@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../../config';
-import type { Database } from '../../../db/client';
-import { findMerchant } from '../../../db/queries/merchants';
-import { deleteEndpoint, insertEndpoint, listEndpoints, setEndpointEnabled, type EndpointRow } from '../../../db/queries/webhooks';
+import type { EndpointRow } from '../../../payments/rows';
 import { issueWebhookSecret } from '../../../domain/credentials';
 import { notFound, validationError } from '../../../domain/errors';
-import { MERCHANT_ID, randomBase62 } from '../../../domain/ids';
+import { randomBase62 } from '../../../domain/ids';
 import { encryptSecret } from '../../../domain/secretbox';
 import { checkWebhookTarget } from '../../../webhooks/target-policy';
 
@@ -26,15 +24,12 @@ const view = (e: EndpointRow): z.infer<typeof endpointView> => ({
 });
 
 /** Operators: a merchant's webhook endpoints (decisions §8, §10): register, list, enable/disable, delete. */
-const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }> = async (app, { config, db }) => {
+const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
 
-  async function requireMerchant(id: string) {
-    const merchant = MERCHANT_ID.test(id) ? await findMerchant(db, id) : undefined;
-    if (!merchant) throw notFound('Merchant');
-    return merchant;
-  }
+  const merchants = app.payments.merchants;
+  const requireMerchant = (id: string) => merchants.requireMerchant(id);
 
   /** An endpoint of this merchant: a malformed id, or one of another merchant, is simply not found. */
   async function changeEndpoint(
@@ -66,7 +61,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
       const refusal = await checkWebhookTarget(request.body.url, config.allowPrivateUrls);
       if (refusal) throw validationError([{ path: 'url', message: refusal }], 'The webhook URL is not allowed.');
       const secret = issueWebhookSecret();
-      const endpoint = await insertEndpoint(db, {
+      const endpoint = await merchants.addEndpoint({
         id: `we_${randomBase62(16)}`,
         merchantId: merchant.id,
         url: request.body.url,
@@ -90,7 +85,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
     },
     async (request) => {
       const merchant = await requireMerchant(request.params.id);
-      return { ok: true as const, endpoints: (await listEndpoints(db, merchant.id)).map(view) };
+      return { ok: true as const, endpoints: (await merchants.listEndpoints(merchant.id)).map(view) };
     },
   );
 
@@ -112,7 +107,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
           response: { 200: endpointAnswer },
         },
       },
-      async (request) => changeEndpoint(request.params, (input) => setEndpointEnabled(db, { ...input, enabled })),
+      async (request) => changeEndpoint(request.params, (input) => merchants.setEndpointEnabled({ ...input, enabled })),
     );
   }
 
@@ -128,7 +123,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
         response: { 200: endpointAnswer },
       },
     },
-    async (request) => changeEndpoint(request.params, (input) => deleteEndpoint(db, input)),
+    async (request) => changeEndpoint(request.params, (input) => merchants.deleteEndpoint(input)),
   );
 };
 

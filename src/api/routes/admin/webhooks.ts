@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../../config';
-import type { Database } from '../../../db/client';
-import { findDelivery, listDeliveriesForPayment } from '../../../db/queries/webhooks';
 import { AppError, notFound } from '../../../domain/errors';
 import { requireCanonicalId } from '../lookup-id';
 
@@ -17,7 +15,7 @@ const deliveryView = z.object({
 });
 
 /** Operators: the delivery log of a payment, and resending a delivery (endpoints: webhook-endpoints.ts). */
-const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }> = async (app, { db }) => {
+const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app) => {
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
 
@@ -35,7 +33,7 @@ const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }
       },
     },
     async (request) => {
-      const rows = await listDeliveriesForPayment(db, requireCanonicalId(request.query.paymentId));
+      const rows = await app.payments.deliveries.forPayment(requireCanonicalId(request.query.paymentId));
       return {
         ok: true as const,
         deliveries: rows.map((r) => ({
@@ -69,7 +67,7 @@ const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }
       },
     },
     async (request, reply) => {
-      const delivery = /^dlv_[A-Za-z0-9]{24}$/.test(request.params.id) ? await findDelivery(db, request.params.id) : undefined;
+      const delivery = /^dlv_[A-Za-z0-9]{24}$/.test(request.params.id) ? await app.payments.deliveries.find(request.params.id) : undefined;
       if (!delivery) throw notFound('Delivery');
       if (delivery.status === 'pending') throw new AppError('Conflict', 'This delivery is still being attempted.');
       await app.payments.resendDelivery(delivery.id);
