@@ -19,6 +19,7 @@ import { hostedPageReads } from './hosted-pages';
 import { adminMerchants } from './admin-merchants';
 import { reconcile } from './reconciliation';
 import { deliveryReads } from './webhook-deliveries';
+import { findOwnSite } from './plugin-credentials';
 import type { PayoutRow } from '../db/queries/payouts';
 import type { ExceptionStatus } from '../domain/exceptions';
 import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
@@ -80,6 +81,7 @@ export function createPaymentService(ctx: PaymentContext) {
     merchants: adminMerchants(ctx),
     reconcile: () => reconcile(ctx.db, ctx.config.chains),
     deliveries: deliveryReads(ctx),
+    findOwnSite: (origin: string, merchantId: string) => findOwnSite(ctx, origin, merchantId),
   };
 }
 
