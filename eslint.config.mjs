@@ -19,13 +19,6 @@ const OURS = [
 ];
 const IO = ['postgres', 'drizzle-orm', 'drizzle-orm/*', 'fastify', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
 const API_BANS = ['**/activities/**', '**/activities', '**/workflows/*/workflow', '**/temporal/**'];
-// Temporary (issue 27 item 5): the operators' merchant routes still run their own transactions over
-// src/db; their move to src/payments/admin-merchants.ts is not done yet. Empty this list, do not grow it.
-const NOT_YET_MOVED = [
-  'src/api/routes/admin/merchants.ts',
-  'src/api/routes/admin/merchant-views.ts',
-  'src/api/routes/admin/merchant-credentials.ts',
-];
 /** @type {(list: string[], ...allowed: string[]) => string[]} */
 const without = (list, ...allowed) => list.filter((p) => !allowed.includes(p));
 /** @type {(files: string, message: string, group: string[]) => import('eslint').Linter.Config[]} */
@@ -111,7 +104,7 @@ export default tseslint.config(
     // db-backed PaymentContext; health.ts pings the pool for /readyz; the request plugins (merchant and
     // admin authentication, idempotency keys, rate limits of failed credentials, metrics gauges) keep
     // their state in Postgres so that several API processes share it, and run before any use case.
-    files: ['src/api/app.ts', 'src/api/routes/health.ts', 'src/api/plugins/*.ts', ...NOT_YET_MOVED],
+    files: ['src/api/app.ts', 'src/api/routes/health.ts', 'src/api/plugins/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

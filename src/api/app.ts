@@ -192,8 +192,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     async (admin) => {
       // onRequest, not preHandler: authentication comes before body parsing and validation.
       admin.addHook('onRequest', adminAuth(db, config.adminToken));
-      await admin.register(adminMerchantRoutes, { db, secretsKey: config.secretsKey });
-      await admin.register(adminMerchantCredentialRoutes, { db, now });
+      await admin.register(adminMerchantRoutes);
+      await admin.register(adminMerchantCredentialRoutes);
       await admin.register(adminSettingsRoutes);
       await admin.register(adminWebhookEndpointRoutes, { config });
       await admin.register(adminWebhookRoutes, { config });

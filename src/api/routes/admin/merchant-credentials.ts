@@ -1,18 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Database } from '../../../db/client';
-import { findCurrentLiveKey, setKeyExpiry } from '../../../db/queries/api-keys';
-import { setSecurityCodeHash } from '../../../db/queries/merchants';
-import { issueSecurityCode } from '../../../domain/credentials';
-import { AppError } from '../../../domain/errors';
-import { SCOPES, type Scope } from '../../../domain/scopes';
-import { apiKeyView, issueKey, merchantParams, ok, requireMerchant, ROTATION_GRACE_MS, viewKey } from './merchant-views';
+import { SCOPES } from '../../../domain/scopes';
+import { apiKeyView, merchantParams, ok, viewKey } from './merchant-views';
 
 /** Operators: a merchant's restricted keys, live-key rotation (24 h grace) and security-code rotation. */
-const adminMerchantCredentialRoutes: FastifyPluginAsyncZod<{ db: Database; now?: () => Date }> = async (
-  app,
-  { db, now = () => new Date() },
-) => {
+const adminMerchantCredentialRoutes: FastifyPluginAsyncZod = async (app) => {
+  const merchants = app.payments.merchants;
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
 
@@ -30,12 +23,7 @@ const adminMerchantCredentialRoutes: FastifyPluginAsyncZod<{ db: Database; now?:
       },
     },
     async (request, reply) => {
-      const result = await db.transaction(async (tx) => {
-        const m = await requireMerchant(tx, request.params.id, true);
-        if (m.status !== 'approved') throw new AppError('Conflict', 'Keys are issued only to approved merchants.');
-        const scopes = [...new Set(request.body.scopes)];
-        return issueKey(tx, m.id, 'restricted', scopes);
-      });
+      const result = await merchants.issueRestrictedKey(request.params.id, request.body.scopes);
       return reply.status(201).send({ ok: true as const, apiKey: result.plaintext, key: viewKey(result.row) });
     },
   );
@@ -53,15 +41,8 @@ const adminMerchantCredentialRoutes: FastifyPluginAsyncZod<{ db: Database; now?:
       },
     },
     async (request) => {
-      return db.transaction(async (tx) => {
-        const m = await requireMerchant(tx, request.params.id, true);
-        const current = await findCurrentLiveKey(tx, m.id);
-        if (!current) throw new AppError('Conflict', 'The merchant has no live key yet; approve it first.');
-        const expiresAt = new Date(now().getTime() + ROTATION_GRACE_MS);
-        await setKeyExpiry(tx, current.id, expiresAt);
-        const issued = await issueKey(tx, m.id, 'live', current.scopes as Scope[]);
-        return { ok: true as const, apiKey: issued.plaintext, previousKeyExpiresAt: expiresAt.toISOString() };
-      });
+      const rotated = await merchants.rotateLiveKey(request.params.id);
+      return { ok: true as const, apiKey: rotated.apiKey, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };
     },
   );
 
@@ -79,12 +60,7 @@ const adminMerchantCredentialRoutes: FastifyPluginAsyncZod<{ db: Database; now?:
       },
     },
     async (request) => {
-      return db.transaction(async (tx) => {
-        const m = await requireMerchant(tx, request.params.id, true);
-        const code = issueSecurityCode();
-        await setSecurityCodeHash(tx, m.id, code.hash);
-        return { ok: true as const, securityCode: code.plaintext };
-      });
+      return { ok: true as const, securityCode: await merchants.rotateSecurityCode(request.params.id) };
     },
   );
 };

@@ -1,17 +1,11 @@
 import { z } from 'zod';
-import type { DatabaseOrTransaction } from '../../../db/client';
-import { insertApiKey, listApiKeys, type ApiKeyRow } from '../../../db/queries/api-keys';
-import { findMerchant, listWallets, lockMerchant, type MerchantRow } from '../../../db/queries/merchants';
+import type { MerchantDetail } from '../../../payments/admin-merchants';
+import type { ApiKeyRow } from '../../../payments/rows';
 import { ASSETS, isSupportedPair, NETWORKS, normalizeWalletAddress } from '../../../domain/assets';
-import { issueLiveKey } from '../../../domain/credentials';
-import { notFound, validationError } from '../../../domain/errors';
-import { MERCHANT_ID, randomBase62 } from '../../../domain/ids';
-import type { Scope } from '../../../domain/scopes';
-
-export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+import { validationError } from '../../../domain/errors';
 
 // What the merchant admin routes share: the views an operator sees (never a key, hash or secret),
-// and the lookups and key issuance both route modules use.
+// and the checks of wallet input both route modules use.
 
 export const walletInput = z.strictObject({
   asset: z
@@ -69,8 +63,7 @@ export function viewKey(k: ApiKeyRow): z.infer<typeof apiKeyView> {
   };
 }
 
-export async function viewMerchant(db: DatabaseOrTransaction, m: MerchantRow): Promise<z.infer<typeof merchantView>> {
-  const [wallets, keys] = await Promise.all([listWallets(db, m.id), listApiKeys(db, m.id)]);
+export function viewMerchant({ merchant: m, wallets, apiKeys: keys }: MerchantDetail): z.infer<typeof merchantView> {
   return {
     id: m.id,
     name: m.name,
@@ -98,27 +91,4 @@ export function checkWallets(wallets: WalletInput[]): WalletInput[] {
   });
   if (details.length) throw validationError(details, 'A wallet is not valid.');
   return checked;
-}
-
-export async function requireMerchant(db: DatabaseOrTransaction, id: string, lock = false): Promise<MerchantRow> {
-  if (!MERCHANT_ID.test(id)) throw notFound('Merchant');
-  const m = lock ? await lockMerchant(db, id) : await findMerchant(db, id);
-  if (!m) throw notFound('Merchant');
-  return m;
-}
-
-const newKeyId = () => `key_${randomBase62(16)}`;
-
-export async function issueKey(db: DatabaseOrTransaction, merchantId: string, kind: 'live' | 'restricted', scopes: Scope[]) {
-  const key = issueLiveKey();
-  const row = await insertApiKey(db, {
-    id: newKeyId(),
-    merchantId,
-    kind,
-    keyHash: key.hash,
-    displayPrefix: key.displayPrefix,
-    last4: key.last4,
-    scopes,
-  });
-  return { plaintext: key.plaintext, row };
 }
