@@ -19,6 +19,7 @@ const OURS = [
   '**/mail/**',
 ];
 const IO = ['postgres', 'drizzle-orm', 'drizzle-orm/*', 'fastify', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
+const API_BANS = ['**/activities/**', '**/activities', '**/workflows/*/workflow', '**/temporal/**'];
 /** @type {(list: string[], ...allowed: string[]) => string[]} */
 const without = (list, ...allowed) => list.filter((p) => !allowed.includes(p));
 /** @type {(files: string, message: string, group: string[]) => import('eslint').Linter.Config[]} */
@@ -96,12 +97,29 @@ export default tseslint.config(
     '**/activities/**',
     '**/activities',
   ]),
-  ...layer('src/api/**/*.ts', 'Routes call use cases; workflows and activities are not theirs to touch.', [
-    '**/activities/**',
-    '**/activities',
-    '**/workflows/*/workflow',
-    '**/temporal/**',
+  ...layer('src/api/**/*.ts', 'Routes call use cases (app.payments); the data layer, workflows and activities are not theirs to touch.', [
+    ...API_BANS,
+    '**/db/**',
   ]),
+  {
+    // Wiring below the use cases, allowed the data layer (README, "How it is built"): app.ts builds the
+    // db-backed PaymentContext; health.ts pings the pool for /readyz; the request plugins (merchant and
+    // admin authentication, idempotency keys, rate limits of failed credentials, metrics gauges) keep
+    // their state in Postgres so that several API processes share it, and run before any use case;
+    // the dashboard's plugin builds its services (accounts, credentials) on the pool, as app.ts does.
+    files: ['src/api/app.ts', 'src/api/routes/health.ts', 'src/api/plugins/*.ts', 'src/api/dashboard/plugin.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: API_BANS, message: 'Routes call use cases; workflows and activities are not theirs to touch.' },
+            { regex: '^(\\.\\./)+sandbox/', message: 'The sandbox is a separate service; reach it over HTTP.' },
+          ],
+        },
+      ],
+    },
+  },
   {
     // Workflow code must be deterministic and bundle on its own: no Node built-ins, no I/O modules,
     // and activities only as types (Temporal replays workflow code against recorded histories).

@@ -188,7 +188,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await v1.register(checkoutEventRoutes, { config, db, live: deps.liveStatus });
       await v1.register(pluginRoutes, checkoutDeps);
       await v1.register(paymentLinkRoutes, checkoutDeps);
-      await v1.register(paymentLookupRoutes, { config, db });
+      await v1.register(paymentLookupRoutes, { config });
       await v1.register(notImplementedRoutes);
     },
     { prefix: '/api/v1' },
@@ -203,19 +203,19 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     async (admin) => {
       // onRequest, not preHandler: authentication comes before body parsing and validation.
       admin.addHook('onRequest', adminAuth(db, config.adminToken));
-      await admin.register(adminMerchantRoutes, { db, secretsKey: config.secretsKey });
-      await admin.register(adminMerchantCredentialRoutes, { db, now });
-      await admin.register(adminSettingsRoutes, { db });
-      await admin.register(adminWebhookEndpointRoutes, { config, db });
-      await admin.register(adminWebhookRoutes, { config, db });
-      await admin.register(adminPaymentRoutes, { db });
+      await admin.register(adminMerchantRoutes);
+      await admin.register(adminMerchantCredentialRoutes);
+      await admin.register(adminSettingsRoutes);
+      await admin.register(adminWebhookEndpointRoutes, { config });
+      await admin.register(adminWebhookRoutes, { config });
+      await admin.register(adminPaymentRoutes);
       await admin.register(adminPaymentProofRoutes);
-      await admin.register(adminSimpleOrderRoutes, { db });
+      await admin.register(adminSimpleOrderRoutes);
       await admin.register(adminExceptionRoutes);
       await admin.register(adminPayoutRoutes);
       await admin.register(adminChainRoutes, { chains: config.chains, treasuryAddress: deps.treasuryAddress ?? null });
-      await admin.register(adminReconciliationRoutes, { db, chains: config.chains });
-      await admin.register(adminSettlementRoutes, { db, now });
+      await admin.register(adminReconciliationRoutes);
+      await admin.register(adminSettlementRoutes, { now });
     },
     { prefix: '/admin/v1' },
   );

@@ -2,7 +2,7 @@ import type { PaymentContext } from './context';
 import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, lastDecline, startCheckoutPayment } from './checkout-actions';
 import { openCheckoutSession, type CheckoutRequest, type PayingMerchant } from './checkout-sessions';
 import { openDirectDeposit } from './direct-deposit';
-import { ensurePaymentsEnabled } from './kill-switch';
+import { ensurePaymentsEnabled, killSwitch } from './kill-switch';
 import { findLink, linkStatus, openPaymentLink, payLink, type LinkVisitor, type PaymentLinkRequest } from './payment-links';
 import { ingestProviderEvent } from './provider-events';
 import { paymentProof } from './payment-proof';
@@ -14,6 +14,13 @@ import { resendDelivery, sweepOrphanedDeliveries } from './webhook-deliveries';
 import { acceptException, listExceptions, refundException } from './exception-actions';
 import { refundAddressAsk, saveRefundAddress } from './refund-addresses';
 import { listPayouts, retryPayout } from './payout-actions';
+import { paymentLookups } from './payment-lookups';
+import { adminLookups } from './admin-lookups';
+import { hostedPageReads } from './hosted-pages';
+import { adminMerchants } from './admin-merchants';
+import { reconcile } from './reconciliation';
+import { deliveryReads } from './webhook-deliveries';
+import { findOwnSite } from './plugin-credentials';
 import type { PayoutRow } from '../db/queries/payouts';
 import type { ExceptionStatus } from '../domain/exceptions';
 import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
@@ -72,6 +79,14 @@ export function createPaymentService(ctx: PaymentContext) {
     paymentProof: (id: string) => paymentProof(ctx, id),
     listPayouts: (status: PayoutRow['status'] | undefined, limit: number) => listPayouts(ctx, status, limit),
     retryPayout: (id: string) => retryPayout(ctx, id),
+    lookups: paymentLookups(ctx),
+    killSwitch: killSwitch(ctx.db),
+    admin: adminLookups(ctx),
+    pages: hostedPageReads(ctx),
+    merchants: adminMerchants(ctx),
+    reconcile: () => reconcile(ctx.db, ctx.config.chains),
+    deliveries: deliveryReads(ctx),
+    findOwnSite: (origin: string, merchantId: string) => findOwnSite(ctx, origin, merchantId),
   };
 }
 

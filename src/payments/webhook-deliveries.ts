@@ -2,6 +2,7 @@ import {
   findDelivery,
   INTERRUPTED_ATTEMPT,
   listAttempts,
+  listDeliveriesForPayment,
   listOrphanedDeliveries,
   setDeliveryStatus,
   type AttemptRow,
@@ -123,4 +124,12 @@ export async function sweepOrphanedDeliveries(
     }
   }
   return { started };
+}
+
+/** Operators' reads of deliveries: one by id, or a payment's, each with its attempts. */
+export function deliveryReads(ctx: PaymentContext) {
+  return {
+    find: (id: string) => findDelivery(ctx.db, id),
+    forPayment: (paymentId: string) => listDeliveriesForPayment(ctx.db, paymentId),
+  };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
-import type { TransactionRow } from '../../db/queries/transactions';
+import type { CheckoutSessionRow } from '../../payments/rows';
+import type { TransactionRow } from '../../payments/rows';
 import { isFiatCurrency } from '../../domain/currencies';
 import { formatCrypto, formatFiat } from '../../domain/money';
 import { CANCEL_REASONS } from '../../domain/payment-status';

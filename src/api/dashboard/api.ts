@@ -2,11 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors';
-import type { DashboardRole } from '../../db/schema';
 import type { DashboardSession, MerchantAccounts } from '../../payments/merchant-accounts';
 import type { MerchantCredentials } from '../../payments/merchant-credentials';
-import type { Database } from '../../db/client';
-import { withSignInLimits } from '../plugins/rate-limit';
+import type { DashboardRole } from '../../payments/rows';
 import { apiKeyView, viewKey } from '../routes/admin/merchant-views';
 import { SESSION_COOKIE, cookieOptions, issueCsrfCookie } from './cookies';
 
@@ -30,13 +28,17 @@ const meView = z.object({
 });
 
 export interface DashboardApiOptions {
-  db: Database;
+  /** A sign-in under the per-account and per-address limits (plugins/rate-limit.ts), bound to the database by the plugin. */
+  signInLimited: <T>(
+    subjects: { email: string; ip: string },
+    attempt: (tx: Parameters<MerchantAccounts['signIn']>[0]) => Promise<T>,
+  ) => Promise<T>;
   accounts: MerchantAccounts;
   credentials: MerchantCredentials;
   secureCookies: boolean;
 }
 
-const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (app, { db, accounts, credentials, secureCookies }) => {
+const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (app, { signInLimited, accounts, credentials, secureCookies }) => {
   /** The signed-in person, or 401 in the envelope. */
   async function signedIn(request: FastifyRequest, roles?: readonly DashboardRole[]): Promise<DashboardSession> {
     const token = request.cookies[SESSION_COOKIE];
@@ -87,7 +89,7 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (app, { d
     },
     async (request, reply) => {
       const { email, password } = request.body;
-      const session = await withSignInLimits(db, { email: email.toLowerCase(), ip: request.ip }, (tx) =>
+      const session = await signInLimited({ email: email.toLowerCase(), ip: request.ip }, (tx) =>
         accounts.signIn(tx, { email, password, ip: request.ip, previousToken: request.cookies[SESSION_COOKIE] ?? null }),
       );
       void reply.setCookie(SESSION_COOKIE, session.token, { ...cookieOptions(secureCookies, 'session'), expires: session.expiresAt });

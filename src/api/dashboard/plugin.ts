@@ -15,6 +15,7 @@ import { securityHeaders } from './headers';
 import { notFound } from '../../domain/errors';
 import { html } from '../../domain/html';
 import { PROJECT_ROOT } from '../../project-root';
+import { withSignInLimits } from '../plugins/rate-limit';
 
 // The merchant dashboard (decisions §14) at /dashboard/: the files Vite built from dashboard/
 // (src/devtools/dashboard-build.ts), every other path under /dashboard/ answered with the app's page
@@ -68,7 +69,7 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
   app.addHook('onRequest', csrfGuard(new URL(config.http.publicBaseUrl).origin, secureCookies));
   await app.register(dashboardApi, {
     prefix: '/dashboard/api',
-    db,
+    signInLimited: (subjects, attempt) => withSignInLimits(db, subjects, attempt),
     secureCookies,
     accounts: createMerchantAccounts({ db, config, mailer }),
     credentials: createMerchantCredentials({ db, config, now }),

@@ -1,4 +1,4 @@
-import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
+import type { CheckoutSessionRow } from '../../payments/rows';
 import { NETWORK_NAMES, type Network } from '../../domain/assets';
 import { escapeHtml, html, raw, type Raw } from '../../domain/html';
 import { parseCrypto } from '../../domain/money';

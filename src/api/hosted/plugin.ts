@@ -24,14 +24,6 @@ interface PageOptions {
 const ASSETS_DIR = path.join(__dirname, 'assets');
 const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
 
-export const originOf = (url: string | null | undefined) => {
-  try {
-    return url ? new URL(url).origin : null;
-  } catch {
-    return null;
-  }
-};
-
 /**
  * Every page a customer sees (checkout, payment link, simple order) as one encapsulated plugin:
  * the same headers (strict CSP, no framing, same-origin referrers so form posts carry a real

@@ -1,4 +1,4 @@
-import type { SimpleOrderRow } from '../../db/queries/simple-orders';
+import type { SimpleOrderRow } from '../../payments/rows';
 import { html, raw, type Raw } from '../../domain/html';
 import { withMarkup } from './checkout-page';
 import { findRail } from '../../domain/rails';

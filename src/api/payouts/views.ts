@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PayoutRow } from '../../db/queries/payouts';
+import type { PayoutRow } from '../../payments/rows';
 import { formatCrypto } from '../../domain/money';
 
 // Decisions §11 and §14: a payout as operators see it (the admin payment view, the failed-payouts

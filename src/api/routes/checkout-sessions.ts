@@ -1,8 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findMerchantName } from '../../db/queries/merchants';
-import { findVisibleSession } from '../../db/queries/checkout-sessions';
-import { notFound } from '../../domain/errors';
 import { PAGE_LOCALES } from '../../domain/locales';
 import { ASSETS, NETWORKS } from '../../domain/assets';
 import { assetName, networkName } from '../closed-values';
@@ -119,7 +116,8 @@ export const createCheckoutSessionBody = z
 
 const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNames: TtlCache<string> }> = async (app, deps) => {
   // The public lookup shows the merchant's name: kept a few seconds (ttl-cache.ts), as it changes only by an admin write.
-  const merchantNameOf = (merchantId: string) => deps.merchantNames.through(merchantId, () => findMerchantName(deps.db, merchantId));
+  const merchantNameOf = (merchantId: string) =>
+    deps.merchantNames.through(merchantId, () => app.payments.lookups.merchantName(merchantId));
 
   app.post(
     '/checkout/sessions',
@@ -186,8 +184,7 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNa
     },
     async (request, reply) => {
       const id = requireCanonicalId(request.params.id);
-      const session = await findVisibleSession(deps.db, id);
-      if (!session) throw notFound('Checkout session');
+      const session = await app.payments.lookups.publicSession(id);
       const merchantName = await merchantNameOf(session.merchantId);
       void reply.header('cache-control', 'no-store');
       return { ok: true as const, ...publicSessionView(session, merchantName ?? '') };

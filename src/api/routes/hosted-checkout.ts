@@ -1,12 +1,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
-import type { CheckoutSessionRow } from '../../db/queries/checkout-sessions';
-import { findMerchant } from '../../db/queries/merchants';
-import { getPaymentsSetting } from '../../db/queries/platform-settings';
-import { findTransaction } from '../../db/queries/transactions';
+import type { CheckoutSessionRow } from '../../payments/rows';
 import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
-import { listPaymentExceptions } from '../../db/queries/payment-exceptions';
 import { negotiateLocale } from '../../domain/locales';
 import { formatCrypto, formatFiat, parseCrypto } from '../../domain/money';
 import { eip681TransferUri } from '../../domain/payment-uri';
@@ -15,7 +11,7 @@ import { verifierFor } from '../../payments/deposits';
 import { LinkAlreadyPaid, LinkPaymentInProgress, MerchantNotAccepting, type DirectDeposit, type PaymentContext } from '../../payments';
 import { renderCheckoutPage, renderMessagePage, withSessionId } from '../hosted/checkout-page';
 import { pageText, type PageText } from '../hosted/i18n';
-import { originOf } from '../hosted/plugin';
+import { originOf } from '../hosted/origin';
 import { navigates, redirectToPage, takeNotice } from '../hosted/after-post';
 
 /** Provider failure reasons that are a decision about this attempt, not about the customer or the money. */
@@ -40,7 +36,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
    */
   async function retryUrlFor(session: CheckoutSessionRow): Promise<string | null> {
     if (session.status !== 'failed' || !session.paymentLinkId) return null;
-    const failure = (await findTransaction(db, session.id))?.failureReason;
+    const failure = await payments.pages.failureReason(session.id);
     if (!failure || !RETRYABLE_FAILURES.has(failure)) return null;
     const link = await payments.findLink(session.paymentLinkId);
     return link && payments.linkStatus(link) === 'active' ? `/link/${link.id}?country=${encodeURIComponent(session.countryCode)}` : null;
@@ -54,10 +50,10 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     notice?: string,
     deposit?: DirectDeposit,
   ) {
-    const [merchant, setting, exceptions, standing, live, declined, refund] = await Promise.all([
-      findMerchant(db, session.merchantId),
-      getPaymentsSetting(db),
-      listPaymentExceptions(db, session.id),
+    const [merchantName, paymentsEnabled, exceptions, standing, live, declined, refund] = await Promise.all([
+      payments.pages.merchantName(session.merchantId),
+      payments.pages.paymentsEnabled(),
+      payments.pages.paymentExceptions(session.id),
       payments.sessionStanding(session),
       customerStatus({ db, config }, session.id),
       payments.lastDecline(session),
@@ -84,8 +80,8 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     const page = renderCheckoutPage({
       session,
       amount,
-      merchantName: merchant?.name ?? null,
-      paymentsEnabled: setting.enabled,
+      merchantName: merchantName ?? null,
+      paymentsEnabled,
       standing,
       notice: notice ?? (flashed.length > 0 ? flashed.join(' ') : undefined),
       wallet,

@@ -1,7 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { findMerchant } from '../../db/queries/merchants';
-import type { PaymentLinkRow } from '../../db/queries/payment-links';
-import { getPaymentsSetting } from '../../db/queries/platform-settings';
+import type { PaymentLinkRow } from '../../payments/rows';
 import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
 import { negotiateLocale, type PageLocale } from '../../domain/locales';
@@ -37,7 +35,7 @@ function namedRegions(locale: PageLocale): { code: string; name: string }[] {
 }
 
 /** The payment link page (GET /link/:id) and its one action, Pay (POST /link/:id/pay). */
-const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { config, db, providers }) => {
+const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { config, providers }) => {
   const payments = app.payments;
   const ownOrigin = new URL(config.http.publicBaseUrl).origin;
   const regionsByLocale = new Map<PageLocale, { code: string; name: string }[]>();
@@ -73,9 +71,9 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
     // What a redirected form post could not do, said once on the page it landed on.
     const keys = noticeKey ? [noticeKey] : takeNotice(request, reply, `/link/${link.id}`);
     const notice = keys.length > 0 ? keys.map((k) => text.t(k, { currency: link.currency })).join(' ') : undefined;
-    const [merchant, setting, merchantAccepting] = await Promise.all([
-      findMerchant(db, link.merchantId),
-      getPaymentsSetting(db),
+    const [merchantName, paymentsEnabled, merchantAccepting] = await Promise.all([
+      payments.pages.merchantName(link.merchantId),
+      payments.pages.paymentsEnabled(),
       payments.merchantTakesPayments(link.merchantId),
     ]);
     const amount = isFiatCurrency(link.currency) ? formatFiat(link.amountMinor, link.currency) : String(link.amountMinor);
@@ -83,8 +81,8 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
       link,
       status: payments.linkStatus(link),
       amount,
-      merchantName: merchant?.name ?? text.t('common.theMerchant'),
-      paymentsEnabled: setting.enabled,
+      merchantName: merchantName ?? text.t('common.theMerchant'),
+      paymentsEnabled,
       merchantAccepting,
       countries: countriesFor(link.currency, text.locale),
       selectedCountry,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { PaymentLinkRow } from '../../db/queries/payment-links';
+import type { PaymentLinkRow } from '../../payments/rows';
 import { isFiatCurrency } from '../../domain/currencies';
 import { formatFiat } from '../../domain/money';
 import type { PaymentContext } from '../../payments';

@@ -1,12 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { DatabaseOrTransaction } from '../../db/client';
-import { findKeyByHash, touchKey } from '../../db/queries/api-keys';
-import { findMerchant, type MerchantRow } from '../../db/queries/merchants';
-import { findMerchantSite, siteOrigin, type SitePlatform } from '../../db/queries/sites';
-import { classifyApiKey, constantTimeEqual, sha256Hex } from '../../domain/credentials';
+import type { SitePlatform } from '../../payments/rows';
+import { siteOrigin, verifyPluginCredentials } from '../../payments/plugin-credentials';
 import { AppError, validationError, type ErrorDetail } from '../../domain/errors';
-import { isMerchantId } from '../../domain/ids';
 import { isAtLeastVersion } from '../../domain/semver';
 import { siteProofUrl } from '../../domain/site-proof';
 import { checkUrlShape, isRelatedHost } from '../../domain/url-policy';
@@ -118,45 +114,6 @@ const SNAKE_PATHS: Record<string, string> = {
   cancelUrl: 'cancel_url',
   webhookUrl: 'callback_url',
 };
-
-/** Every credential failure looks the same (decisions §2): no hint which of the three was wrong. */
-const denied = () => new AppError('Unauthorized', 'The merchant ID, API key or security code is not valid.');
-
-// Compared against when the merchant does not exist, so that case costs the same work.
-const ABSENT_HASH = sha256Hex('no such merchant');
-
-/**
- * The three credentials of spec §4.5 together. Only after all three match does the account state
- * matter: a suspended merchant's owner learns that, nobody else does.
- */
-async function verifyPluginCredentials(
-  tx: DatabaseOrTransaction,
-  body: { merchant_id: string; api_key: string; security_code: string },
-  now: Date,
-): Promise<MerchantRow> {
-  const merchant = isMerchantId(body.merchant_id) ? await findMerchant(tx, body.merchant_id) : undefined;
-  // Codes are shown in capitals; one pasted padded or in lower case is still the same code.
-  const codeMatches = constantTimeEqual(merchant?.securityCodeHash ?? ABSENT_HASH, sha256Hex(body.security_code.trim().toUpperCase()));
-
-  // Test and legacy keys never authenticate (spec §5.2), and are never looked up.
-  const presented = classifyApiKey(body.api_key);
-  const keyHash = sha256Hex(body.api_key);
-  const found = presented.kind === 'live' ? await findKeyByHash(tx, keyHash) : undefined;
-  const keyMatches =
-    found !== undefined &&
-    constantTimeEqual(found.key.keyHash, keyHash) &&
-    found.key.merchantId === merchant?.id &&
-    !found.key.revokedAt &&
-    !(found.key.expiresAt && found.key.expiresAt <= now);
-
-  if (!merchant || !codeMatches || !keyMatches) throw denied();
-  if (merchant.status !== 'approved') {
-    throw new AppError('AccountNotApproved', 'The merchant account is not approved for live payments.');
-  }
-  if (!found.key.scopes.includes('plugin:connect')) throw new AppError('InsufficientScope', 'This API key lacks the scope plugin:connect.');
-  await touchKey(tx, found.key.id);
-  return merchant;
-}
 
 const pluginRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) => {
   const { config, db, now } = deps;
@@ -277,7 +234,7 @@ const pluginRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, deps) =>
       const merchant = request.merchant!;
       const origin = siteOrigin(body.store_url);
       // Only the merchant's own claim is looked at: another merchant's site is answered like an unknown one.
-      const site = origin ? await findMerchantSite(db, origin, merchant.id) : undefined;
+      const site = origin ? await app.payments.findOwnSite(origin, merchant.id) : undefined;
       if (!site) {
         throw validationError([
           { path: 'store_url', message: 'is not a website connected to this merchant; connect it with the plugin first' },

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
-import { findVisibleSimpleOrder, type SimpleOrderRow } from '../../db/queries/simple-orders';
-import { getPaymentsSetting } from '../../db/queries/platform-settings';
+import type { SimpleOrderRow } from '../../payments/rows';
 import type { Asset, Network } from '../../domain/assets';
 import { isFiatCurrency } from '../../domain/currencies';
 import { AppError } from '../../domain/errors';
@@ -13,7 +12,7 @@ import type { PaymentContext } from '../../payments';
 import { verifierFor } from '../../payments/deposits';
 import { renderMessagePage } from '../hosted/checkout-page';
 import { pageText, type PageText } from '../hosted/i18n';
-import { originOf } from '../hosted/plugin';
+import { originOf } from '../hosted/origin';
 import { renderSimplePage, type SimplePageModel } from '../hosted/simple-page';
 import { navigates, redirectToPage, takeNotice } from '../hosted/after-post';
 
@@ -22,12 +21,9 @@ import { navigates, redirectToPage, takeNotice } from '../hosted/after-post';
 const CODE = ':code([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})';
 
 /** The simple API's hosted page and its Pay action (also what the sandbox's test helper presses). */
-const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (
-  app,
-  { config, db, providerOrigins },
-) => {
+const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { config, providerOrigins }) => {
   const payments = app.payments;
-  const load = (code: string) => findVisibleSimpleOrder(db, code.toLowerCase());
+  const load = (code: string) => payments.pages.simpleOrder(code);
   // The customer's browser decides the language: a simple order carries no locale of its own.
   const textFor = (request: FastifyRequest): PageText => pageText(negotiateLocale(request.headers['accept-language']));
   const notFoundPage = (request: FastifyRequest, reply: FastifyReply) => {
@@ -44,7 +40,7 @@ const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins:
     status = 200,
     extra: Partial<SimplePageModel> = {},
   ) {
-    const setting = await getPaymentsSetting(db);
+    const paymentsEnabled = await payments.pages.paymentsEnabled();
     const options =
       order.status === 'pending' && isFiatCurrency(order.fiatCurrency)
         ? await payments.paymentOptions(
@@ -62,7 +58,7 @@ const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins:
       fiatAmount: formatFiatText(order.fiatAmountMinor, order.fiatCurrency),
       usdAmount: formatCrypto(order.amountUsdMicro),
       options,
-      paymentsEnabled: setting.enabled,
+      paymentsEnabled,
       text,
       ...extra,
     };

@@ -1,4 +1,4 @@
-import type { SimpleOrderRow } from '../../db/queries/simple-orders';
+import type { SimpleOrderRow } from '../../payments/rows';
 import { formatCrypto, formatFiatText } from '../../domain/money';
 
 // Shapes of the simple API. Amounts are exact decimal strings inside; the spec's numeric fields

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { EXCEPTION_STATUSES, exceptionView } from '../../../domain/exceptions';
-import type { PaymentExceptionRow } from '../../../db/queries/payment-exceptions';
+import type { PaymentExceptionRow } from '../../../payments/rows';
 import { adminExceptionListItemSchema, adminExceptionSchema } from '../../exceptions/views';
 
 const refundSchema = z.object({

@@ -1,16 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Database } from '../../../db/client';
-import { AppError } from '../../../domain/errors';
 import { SCOPES } from '../../../domain/scopes';
-import { rotateLiveKey, rotateSecurityCode } from '../../../payments/merchant-credentials';
-import { apiKeyView, issueKey, merchantParams, ok, requireMerchant, viewKey } from './merchant-views';
+import { apiKeyView, merchantParams, ok, viewKey } from './merchant-views';
 
 /** Operators: a merchant's restricted keys, live-key rotation (24 h grace) and security-code rotation. */
-const adminMerchantCredentialRoutes: FastifyPluginAsyncZod<{ db: Database; now?: () => Date }> = async (
-  app,
-  { db, now = () => new Date() },
-) => {
+const adminMerchantCredentialRoutes: FastifyPluginAsyncZod = async (app) => {
+  const merchants = app.payments.merchants;
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
 
@@ -28,12 +23,7 @@ const adminMerchantCredentialRoutes: FastifyPluginAsyncZod<{ db: Database; now?:
       },
     },
     async (request, reply) => {
-      const result = await db.transaction(async (tx) => {
-        const m = await requireMerchant(tx, request.params.id, true);
-        if (m.status !== 'approved') throw new AppError('Conflict', 'Keys are issued only to approved merchants.');
-        const scopes = [...new Set(request.body.scopes)];
-        return issueKey(tx, m.id, 'restricted', scopes);
-      });
+      const result = await merchants.issueRestrictedKey(request.params.id, request.body.scopes);
       return reply.status(201).send({ ok: true as const, apiKey: result.plaintext, key: viewKey(result.row) });
     },
   );
@@ -51,11 +41,8 @@ const adminMerchantCredentialRoutes: FastifyPluginAsyncZod<{ db: Database; now?:
       },
     },
     async (request) => {
-      return db.transaction(async (tx) => {
-        const m = await requireMerchant(tx, request.params.id, true);
-        const rotated = await rotateLiveKey(tx, m.id, now());
-        return { ok: true as const, apiKey: rotated.apiKey, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };
-      });
+      const rotated = await merchants.rotateLiveKey(request.params.id);
+      return { ok: true as const, apiKey: rotated.apiKey, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };
     },
   );
 
@@ -73,10 +60,7 @@ const adminMerchantCredentialRoutes: FastifyPluginAsyncZod<{ db: Database; now?:
       },
     },
     async (request) => {
-      return db.transaction(async (tx) => {
-        const m = await requireMerchant(tx, request.params.id, true);
-        return { ok: true as const, securityCode: await rotateSecurityCode(tx, m.id) };
-      });
+      return { ok: true as const, securityCode: await merchants.rotateSecurityCode(request.params.id) };
     },
   );
 };

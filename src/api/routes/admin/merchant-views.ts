@@ -1,16 +1,11 @@
 import { z } from 'zod';
-import type { DatabaseOrTransaction } from '../../../db/client';
-import { listApiKeys, type ApiKeyRow } from '../../../db/queries/api-keys';
-import { findMerchant, listWallets, lockMerchant, type MerchantRow } from '../../../db/queries/merchants';
+import type { MerchantDetail } from '../../../payments/admin-merchants';
+import type { ApiKeyRow } from '../../../payments/rows';
 import { ASSETS, isSupportedPair, NETWORKS, normalizeWalletAddress } from '../../../domain/assets';
-import { notFound, validationError } from '../../../domain/errors';
-import { MERCHANT_ID } from '../../../domain/ids';
-
-// Key issuance and its rotation rule live with the other credential rules (payments/merchant-credentials.ts).
-export { issueKey, ROTATION_GRACE_MS } from '../../../payments/merchant-credentials';
+import { validationError } from '../../../domain/errors';
 
 // What the merchant admin routes share: the views an operator sees (never a key, hash or secret),
-// and the lookups and key issuance both route modules use.
+// and the checks of wallet input both route modules use.
 
 export const walletInput = z.strictObject({
   asset: z
@@ -68,8 +63,7 @@ export function viewKey(k: ApiKeyRow): z.infer<typeof apiKeyView> {
   };
 }
 
-export async function viewMerchant(db: DatabaseOrTransaction, m: MerchantRow): Promise<z.infer<typeof merchantView>> {
-  const [wallets, keys] = await Promise.all([listWallets(db, m.id), listApiKeys(db, m.id)]);
+export function viewMerchant({ merchant: m, wallets, apiKeys: keys }: MerchantDetail): z.infer<typeof merchantView> {
   return {
     id: m.id,
     name: m.name,
@@ -97,11 +91,4 @@ export function checkWallets(wallets: WalletInput[]): WalletInput[] {
   });
   if (details.length) throw validationError(details, 'A wallet is not valid.');
   return checked;
-}
-
-export async function requireMerchant(db: DatabaseOrTransaction, id: string, lock = false): Promise<MerchantRow> {
-  if (!MERCHANT_ID.test(id)) throw notFound('Merchant');
-  const m = lock ? await lockMerchant(db, id) : await findMerchant(db, id);
-  if (!m) throw notFound('Merchant');
-  return m;
 }

@@ -1,26 +1,19 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Database } from '../../../db/client';
-import { findCurrentLiveKey, revokeApiKey } from '../../../db/queries/api-keys';
-import { listMerchants, setMerchantStatus, upsertWallet } from '../../../db/queries/merchants';
-import { holdLiveKeyForDashboard, openMerchant } from '../../../payments/merchant-credentials';
-import { AppError, notFound } from '../../../domain/errors';
-import { SCOPES } from '../../../domain/scopes';
 import {
   apiKeyView,
   checkWallets,
-  issueKey,
   merchantParams,
   merchantView,
   ok,
-  requireMerchant,
   viewKey,
   viewMerchant,
   walletInput,
   walletView,
 } from './merchant-views';
 
-const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buffer }> = async (app, { db, secretsKey }) => {
+const adminMerchantRoutes: FastifyPluginAsyncZod = async (app) => {
+  const merchants = app.payments.merchants;
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
 
@@ -44,12 +37,13 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
     async (request, reply) => {
       const { name, commissionBps = 100 } = request.body;
       const wallets = checkWallets(request.body.wallets ?? []);
-      const { merchant, securityCode, webhookSecret } = await db.transaction(async (tx) => {
-        const opened = await openMerchant(tx, secretsKey, { name, commissionBps });
-        for (const w of wallets) await upsertWallet(tx, { merchantId: opened.merchant.id, ...w });
-        return { ...opened, merchant: await viewMerchant(tx, opened.merchant) };
+      const created = await merchants.create({ name, commissionBps, wallets });
+      return reply.status(201).send({
+        ok: true as const,
+        merchant: viewMerchant(created.merchant),
+        securityCode: created.securityCode,
+        webhookSecret: created.webhookSecret,
       });
-      return reply.status(201).send({ ok: true as const, merchant, securityCode, webhookSecret });
     },
   );
 
@@ -66,8 +60,7 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
       },
     },
     async (request) => {
-      const rows = await listMerchants(db, request.query.limit);
-      return { ok: true as const, merchants: await Promise.all(rows.map((m) => viewMerchant(db, m))) };
+      return { ok: true as const, merchants: (await merchants.list(request.query.limit)).map(viewMerchant) };
     },
   );
 
@@ -84,10 +77,8 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
       },
     },
     async (request) => {
-      const m = await requireMerchant(db, request.params.id);
-      const key = await revokeApiKey(db, m.id, request.params.keyId);
-      if (!key) throw notFound('API key');
-      request.log.warn({ merchantId: m.id, keyId: key.id }, 'API key revoked');
+      const { merchantId, key } = await merchants.revokeKey(request.params.id, request.params.keyId);
+      request.log.warn({ merchantId, keyId: key.id }, 'API key revoked');
       return { ok: true as const, key: viewKey(key) };
     },
   );
@@ -104,7 +95,7 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
         response: { 200: z.object({ ok, merchant: merchantView }) },
       },
     },
-    async (request) => ({ ok: true as const, merchant: await viewMerchant(db, await requireMerchant(db, request.params.id)) }),
+    async (request) => ({ ok: true as const, merchant: viewMerchant(await merchants.merchant(request.params.id)) }),
   );
 
   app.post(
@@ -120,18 +111,8 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
       },
     },
     async (request) => {
-      return db.transaction(async (tx) => {
-        const m = await requireMerchant(tx, request.params.id, true);
-        if (m.status === 'approved') {
-          throw new AppError('Conflict', 'The merchant is already approved; rotate the key to get a new one.');
-        }
-        const existing = await findCurrentLiveKey(tx, m.id);
-        const issued = existing ? null : await issueKey(tx, m.id, 'live', [...SCOPES]);
-        // A merchant who signed up in the dashboard is shown the same key there, once.
-        if (issued) await holdLiveKeyForDashboard(tx, secretsKey, m.id, issued.plaintext);
-        const updated = await setMerchantStatus(tx, m.id, 'approved');
-        return { ok: true as const, merchant: await viewMerchant(tx, updated), apiKey: issued?.plaintext ?? null };
-      });
+      const approved = await merchants.approve(request.params.id);
+      return { ok: true as const, merchant: viewMerchant(approved.merchant), apiKey: approved.apiKey };
     },
   );
 
@@ -148,11 +129,7 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
       },
     },
     async (request) => {
-      return db.transaction(async (tx) => {
-        const m = await requireMerchant(tx, request.params.id, true);
-        const updated = await setMerchantStatus(tx, m.id, 'suspended');
-        return { ok: true as const, merchant: await viewMerchant(tx, updated) };
-      });
+      return { ok: true as const, merchant: viewMerchant(await merchants.suspend(request.params.id)) };
     },
   );
 
@@ -171,15 +148,12 @@ const adminMerchantRoutes: FastifyPluginAsyncZod<{ db: Database; secretsKey: Buf
     },
     async (request) => {
       const [wallet] = checkWallets([request.body]);
-      return db.transaction(async (tx) => {
-        const m = await requireMerchant(tx, request.params.id, true);
-        const w = await upsertWallet(tx, { merchantId: m.id, ...wallet! });
-        return {
-          ok: true as const,
-          wallet: { asset: w.asset, network: w.network, address: w.address, updatedAt: w.updatedAt.toISOString() },
-          merchant: await viewMerchant(tx, m),
-        };
-      });
+      const { wallet: w, merchant } = await merchants.setWallet(request.params.id, wallet!);
+      return {
+        ok: true as const,
+        wallet: { asset: w.asset, network: w.network, address: w.address, updatedAt: w.updatedAt.toISOString() },
+        merchant: viewMerchant(merchant),
+      };
     },
   );
 };

@@ -1,12 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Database } from '../../../db/client';
-import { findSession, type CheckoutSessionRow } from '../../../db/queries/checkout-sessions';
-import { listAllPayouts } from '../../../db/queries/payouts';
+import type { CheckoutSessionRow, TransactionRow } from '../../../payments/rows';
 import { payoutView, viewPayout } from '../../payouts/views';
-import { findTransaction, type TransactionRow } from '../../../db/queries/transactions';
 import { isFiatCurrency } from '../../../domain/currencies';
-import { notFound } from '../../../domain/errors';
 import { formatCrypto, formatFiat } from '../../../domain/money';
 import { isTerminal, PAYMENT_STATUSES } from '../../../domain/payment-status';
 import { requireCanonicalId } from '../lookup-id';
@@ -73,7 +69,7 @@ function viewTransaction(t: TransactionRow): z.infer<typeof transactionSummary> 
 }
 
 /** Operators: one payment's status and transaction summary, whichever merchant it belongs to. */
-const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, { db }) => {
+const adminPaymentRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/payments/:id',
     {
@@ -95,9 +91,7 @@ const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
       },
     },
     async (request) => {
-      const session = await findSession(db, requireCanonicalId(request.params.id));
-      if (!session) throw notFound('Payment');
-      const [tx, payouts] = await Promise.all([findTransaction(db, session.id), listAllPayouts(db, session.id)]);
+      const { session, transaction: tx, payouts } = await app.payments.admin.payment(requireCanonicalId(request.params.id));
       return {
         ok: true as const,
         payment: viewPayment(session),

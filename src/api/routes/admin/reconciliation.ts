@@ -1,8 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ChainSettings } from '../../../config';
-import type { Database } from '../../../db/client';
-import { reconcile } from '../../../payments/reconciliation';
 
 const difference = z.object({
   account: z.string().describe('`deposit:<address>`, `treasury:<address>` or `transaction:<payment id>`'),
@@ -12,7 +9,7 @@ const difference = z.object({
 });
 
 /** Operators: the ledger against the chain and the transactions table (decisions §11); no differences is healthy. */
-const adminReconciliationRoutes: FastifyPluginAsyncZod<{ db: Database; chains: ChainSettings }> = async (app, { db, chains }) => {
+const adminReconciliationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/reconciliation',
     {
@@ -25,7 +22,7 @@ const adminReconciliationRoutes: FastifyPluginAsyncZod<{ db: Database; chains: C
         response: { 200: z.object({ ok: z.literal(true), differences: z.array(difference) }) },
       },
     },
-    async () => ({ ok: true as const, differences: await reconcile(db, chains) }),
+    async () => ({ ok: true as const, differences: await app.payments.reconcile() }),
   );
 };
 

@@ -1,13 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Database } from '../../../db/client';
-import { getPaymentsSetting, setPaymentsEnabled } from '../../../db/queries/platform-settings';
 
 const paymentsView = z.object({ ok: z.literal(true), enabled: z.boolean(), updatedAt: z.string().nullable() });
 
 // The payment kill switch (spec rule 1.2): off blocks every new payment with 403 PaymentsDisabled,
 // without touching payments already under way.
-const adminSettingsRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, { db }) => {
+const adminSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
 
@@ -23,7 +21,7 @@ const adminSettingsRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app,
       },
     },
     async () => {
-      const s = await getPaymentsSetting(db);
+      const s = await app.payments.killSwitch.read();
       return { ok: true as const, enabled: s.enabled, updatedAt: s.updatedAt?.toISOString() ?? null };
     },
   );
@@ -41,7 +39,7 @@ const adminSettingsRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app,
       },
     },
     async (request) => {
-      const s = await setPaymentsEnabled(db, request.body.enabled);
+      const s = await app.payments.killSwitch.set(request.body.enabled);
       request.log.warn({ enabled: s.enabled }, 'payment kill switch changed');
       return { ok: true as const, enabled: s.enabled, updatedAt: s.updatedAt.toISOString() };
     },

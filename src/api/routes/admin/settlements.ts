@@ -1,10 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Database } from '../../../db/client';
-import { settledTransactions } from '../../../db/queries/settlements';
 import { validationError } from '../../../domain/errors';
 import { settlementReportCsv } from '../../../payments/settlement-report';
-import { requireMerchant } from './merchant-views';
 
 const TX = '0x9f3c2a8e4b1d7c6f5a4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a';
 // The documented example is what settlementsCsv writes for one settled payment.
@@ -29,7 +26,7 @@ const EXAMPLE_CSV = settlementReportCsv([
 const instant = z.string().datetime({ offset: true }).or(z.string().date()).describe('ISO 8601 date or timestamp');
 
 /** Operators: a merchant's settled transactions (merchant payout confirmed in [from, to)) as CSV (decisions §11). */
-const adminSettlementRoutes: FastifyPluginAsyncZod<{ db: Database; now: () => Date }> = async (app, { db, now }) => {
+const adminSettlementRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now }) => {
   app.get(
     '/merchants/:id/settlements.csv',
     {
@@ -51,11 +48,11 @@ const adminSettlementRoutes: FastifyPluginAsyncZod<{ db: Database; now: () => Da
       },
     },
     async (request, reply) => {
-      const merchant = await requireMerchant(db, request.params.id);
+      const merchant = await app.payments.merchants.requireMerchant(request.params.id);
       const from = request.query.from ? new Date(request.query.from) : new Date(0);
       const to = request.query.to ? new Date(request.query.to) : now();
       if (from >= to) throw validationError([{ path: 'from', message: 'Must be before `to`.' }], 'The date range is empty.');
-      const csv = settlementReportCsv(await settledTransactions(db, { merchantId: merchant.id, from, to }));
+      const csv = settlementReportCsv(await app.payments.merchants.settledTransactions(merchant.id, from, to));
       void reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="settlements-${merchant.id}.csv"`);

@@ -1,9 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { Database } from '../../../db/client';
-import { listProviderEvents } from '../../../db/queries/provider-events';
-import { findSimpleOrder } from '../../../db/queries/simple-orders';
-import { AppError, notFound } from '../../../domain/errors';
+import { AppError } from '../../../domain/errors';
 import { isTransactionCode } from '../../../domain/ids';
 import { adminOrderView } from '../../simple/views';
 import { simpleOrderStatus } from '../../closed-values';
@@ -64,7 +61,7 @@ const orderAnswer = z
   });
 
 /** Operators' view of a simple-API order, with its provider events and its one webhook attempt. */
-const adminSimpleOrderRoutes: FastifyPluginAsync<{ db: Database }> = async (app, { db }) => {
+const adminSimpleOrderRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { code: string } }>(
     '/simple-orders/:code',
     {
@@ -81,9 +78,7 @@ const adminSimpleOrderRoutes: FastifyPluginAsync<{ db: Database }> = async (app,
     async (request) => {
       const code = request.params.code;
       if (!isTransactionCode(code)) throw new AppError('InvalidId', 'A transaction code is a UUID.');
-      const order = await findSimpleOrder(db, code.toLowerCase());
-      if (!order) throw notFound('Simple order');
-      const events = await listProviderEvents(db, order.transactionCode);
+      const { order, providerEvents: events } = await app.payments.admin.simpleOrder(code.toLowerCase());
       return {
         ok: true,
         order: adminOrderView(order),

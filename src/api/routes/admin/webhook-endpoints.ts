@@ -1,12 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../../config';
-import type { Database } from '../../../db/client';
-import { findMerchant } from '../../../db/queries/merchants';
-import { deleteEndpoint, listEndpoints, setEndpointEnabled, type EndpointRow } from '../../../db/queries/webhooks';
+import type { EndpointRow } from '../../../payments/rows';
 import { notFound } from '../../../domain/errors';
-import { MERCHANT_ID } from '../../../domain/ids';
-import { addWebhookEndpoint } from '../../../payments/merchant-credentials';
 
 const ENDPOINT_ID = /^we_[A-Za-z0-9]{16}$/;
 
@@ -24,15 +20,12 @@ const view = (e: EndpointRow): z.infer<typeof endpointView> => ({
 });
 
 /** Operators: a merchant's webhook endpoints (decisions §8, §10): register, list, enable/disable, delete. */
-const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }> = async (app, { config, db }) => {
+const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app) => {
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
 
-  async function requireMerchant(id: string) {
-    const merchant = MERCHANT_ID.test(id) ? await findMerchant(db, id) : undefined;
-    if (!merchant) throw notFound('Merchant');
-    return merchant;
-  }
+  const merchants = app.payments.merchants;
+  const requireMerchant = (id: string) => merchants.requireMerchant(id);
 
   /** An endpoint of this merchant: a malformed id, or one of another merchant, is simply not found. */
   async function changeEndpoint(
@@ -61,7 +54,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
     },
     async (request, reply) => {
       const merchant = await requireMerchant(request.params.id);
-      const { endpoint, secret } = await addWebhookEndpoint(db, config, merchant.id, request.body.url);
+      const { endpoint, secret } = await merchants.addEndpoint(merchant.id, request.body.url);
       return reply.status(201).send({ ok: true as const, endpoint: view(endpoint), secret });
     },
   );
@@ -80,7 +73,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
     },
     async (request) => {
       const merchant = await requireMerchant(request.params.id);
-      return { ok: true as const, endpoints: (await listEndpoints(db, merchant.id)).map(view) };
+      return { ok: true as const, endpoints: (await merchants.listEndpoints(merchant.id)).map(view) };
     },
   );
 
@@ -102,7 +95,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
           response: { 200: endpointAnswer },
         },
       },
-      async (request) => changeEndpoint(request.params, (input) => setEndpointEnabled(db, { ...input, enabled })),
+      async (request) => changeEndpoint(request.params, (input) => merchants.setEndpointEnabled({ ...input, enabled })),
     );
   }
 
@@ -118,7 +111,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config; db: Da
         response: { 200: endpointAnswer },
       },
     },
-    async (request) => changeEndpoint(request.params, (input) => deleteEndpoint(db, input)),
+    async (request) => changeEndpoint(request.params, (input) => merchants.deleteEndpoint(input)),
   );
 };
 

@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../../config';
-import type { Database } from '../../../db/client';
-import { listDeliveriesForPayment } from '../../../db/queries/webhooks';
 import { requireCanonicalId } from '../lookup-id';
 
 const attemptView = z.object({ at: z.string(), statusCode: z.number().nullable(), durationMs: z.number(), error: z.string().nullable() });
@@ -16,7 +14,7 @@ const deliveryView = z.object({
 });
 
 /** Operators: the delivery log of a payment, and resending a delivery (endpoints: webhook-endpoints.ts). */
-const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }> = async (app, { db }) => {
+const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app) => {
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
 
@@ -34,7 +32,7 @@ const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config; db: Database }
       },
     },
     async (request) => {
-      const rows = await listDeliveriesForPayment(db, requireCanonicalId(request.query.paymentId));
+      const rows = await app.payments.deliveries.forPayment(requireCanonicalId(request.query.paymentId));
       return {
         ok: true as const,
         deliveries: rows.map((r) => ({
