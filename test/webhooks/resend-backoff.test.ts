@@ -52,7 +52,8 @@ describe('deliveries resend during backoff', () => {
       network: 'polygon',
       walletAddress: await depositAddressOf(ctx, id),
     };
-    await postCallback(ctx.app, sandboxEvent(session, 'payment.failed'), { secret: ctx.config.providers.sandbox.callbackSecret });
+    // A transition with an event (a decline no longer ends the session: the customer may retry).
+    await postCallback(ctx.app, sandboxEvent(session, 'payment.processing'), { secret: ctx.config.providers.sandbox.callbackSecret });
 
     // The first attempt (the run's local one) got its 500 and was logged: the delivery backs off.
     const [delivery] = await eventually(
