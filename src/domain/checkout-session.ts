@@ -18,6 +18,20 @@ export interface ProviderClaim {
   transactionHash?: string | undefined;
 }
 
+/**
+ * Decisions §11: the first provider success on a chain-verified payment is a claim, with a deadline
+ * for the transfer it announces; later successes leave it as it is.
+ */
+export function claimed(
+  s: { claim: ProviderClaim | null; claimDueMs: number | null; proofTimeoutMs: number },
+  fact: ProviderFact,
+  nowMs: number,
+): { claim: ProviderClaim | null; claimDueMs: number | null } {
+  if (s.claim) return { claim: s.claim, claimDueMs: s.claimDueMs };
+  const { eventId, providerPaymentId, destinationAmount, transactionHash } = fact;
+  return { claim: { eventId, providerPaymentId, destinationAmount, transactionHash }, claimDueMs: nowMs + s.proofTimeoutMs };
+}
+
 export interface SessionState {
   status: PaymentStatus;
   /** Only a confirmed credit of the deposit address completes it; the provider's word is a claim. */
@@ -221,15 +235,7 @@ function onProviderFact(s: SessionState, fact: ProviderFact, nowMs: number): Ses
   if (s.chainVerified && fact.type === 'succeeded' && !isTerminal(s.status)) {
     // A hint, never a completion: processing, and a deadline for the transfer it announces.
     const effects: SessionEffect[] = canTransition(s.status, 'processing') ? [moving(s, { kind: 'processing', fact })] : [];
-    if (!s.claim) {
-      s.claim = {
-        eventId: fact.eventId,
-        providerPaymentId: fact.providerPaymentId,
-        destinationAmount: fact.destinationAmount,
-        transactionHash: fact.transactionHash,
-      };
-      s.claimDueMs = nowMs + s.proofTimeoutMs;
-    }
+    Object.assign(s, claimed(s, fact, nowMs));
     return effects;
   }
   if (isTerminal(s.status)) {

@@ -1,4 +1,4 @@
-import type { ProviderClaim } from './checkout-session';
+import { claimed, type ProviderClaim } from './checkout-session';
 import type { DepositFact } from './deposit-fact';
 import { canTransitionOrder, isOrderOpen, type SimpleOrderStatus } from './payment-status';
 import type { ProviderFact } from './provider-fact';
@@ -150,15 +150,7 @@ function onProviderFact(s: OrderState, fact: ProviderFact, nowMs: number): Order
   if (s.chainVerified && fact.type === 'succeeded') {
     // A hint, never a settlement: processing, and a deadline for the transfer it announces.
     const effects = canTransitionOrder(s.status, 'processing') ? [moving(s, { to: 'processing', fact })] : [];
-    if (!s.claim) {
-      s.claim = {
-        eventId: fact.eventId,
-        providerPaymentId: fact.providerPaymentId,
-        destinationAmount: fact.destinationAmount,
-        transactionHash: fact.transactionHash,
-      };
-      s.claimDueMs = nowMs + s.proofTimeoutMs;
-    }
+    Object.assign(s, claimed(s, fact, nowMs));
     return effects;
   }
   if (fact.type === 'processing') return canTransitionOrder(s.status, 'processing') ? [moving(s, { to: 'processing', fact })] : [];
