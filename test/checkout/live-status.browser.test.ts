@@ -1,12 +1,11 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
-import { devChainVariables } from '../../src/chains/test-tokens';
 import { parseCrypto } from '../../src/domain/money';
 import { expectAccessible } from '../support/axe';
 import { ARTIFACTS, screenshotsOnFailure, useBrowser } from '../support/browser';
-import { mint, newPayer, pay, privateChain, randomAddress, type TestChain } from '../support/chain';
+import { mint, newPayer, pay, usePrivateChain, randomAddress, type TestChain } from '../support/chain';
 import { openEventStream } from '../support/event-stream';
 import { buildApp } from '../../src/api/app';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
@@ -16,14 +15,8 @@ import { eventually, http } from '../support/http';
 // events of GET /api/v1/checkout/sessions/{id}/events (and, without JavaScript, the page's own meta
 // refresh). A private anvil with 3 confirmations, so "n of 3" can be watched block by block.
 const overrides: Record<string, string> = {};
-let chain: TestChain & { stop(): Promise<void> };
-beforeAll(async () => {
-  chain = await privateChain();
-  const vars = devChainVariables(chain.rpcUrl, DEV_CHAIN_ID, chain.tokens);
-  for (const key of Object.keys(vars)) if (key.endsWith('_CONFIRMATIONS')) vars[key] = '3';
-  Object.assign(overrides, vars);
-});
-afterAll(() => chain?.stop());
+let chain: TestChain;
+usePrivateChain(overrides, 3, (started) => (chain = started));
 const ctx = useTestApp(overrides, { listen: true, sandbox: true, worker: true });
 const chrome = useBrowser();
 const PHONE = { width: 390, height: 844 };

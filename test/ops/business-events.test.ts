@@ -2,14 +2,12 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../src/activities';
 import { buildApp } from '../../src/api/app';
 import { businessLog, type BusinessEventFields, type BusinessEventName } from '../../src/logging';
 import { settlementKeys } from '../../src/chains/derivation';
-import { createSessionCanceller } from '../../src/temporal/session-cancel';
 import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
 import { payFromWallet } from '../support/chain';
-import { adminHeaders, startTestWatchers, useTestApp } from '../support/harness';
+import { activitiesFor, adminHeaders, startTestWatchers, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { depositAddressOf, payDirect } from '../support/proof';
 import { startReceiver } from '../support/receiver';
@@ -42,18 +40,7 @@ beforeAll(async () => {
   await app.ready();
   worker = await createWorker({
     temporal: ctx.config.temporal,
-    activities: createActivities({
-      db: ctx.db.db,
-      providers: ctx.providers,
-      publicBaseUrl: ctx.config.http.publicBaseUrl,
-      secretsKey: ctx.config.secretsKey,
-      allowPrivateUrls: ctx.config.allowPrivateUrls,
-      webhooks: ctx.config.webhooks,
-      chains: ctx.config.chains,
-      cancelSession: createSessionCanceller(ctx.temporal),
-      now: () => new Date(),
-      log: capture,
-    }),
+    activities: activitiesFor(ctx, { log: capture }),
   });
   void worker.run();
   const watchers = startTestWatchers(ctx);

@@ -1,10 +1,8 @@
 import { createWalletClient, encodeFunctionData, http as viemHttp } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { devChain } from '../../src/chains/dev-accounts';
-import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
 import { testTokenAbi } from '../../src/chains/test-token-artifact';
-import { devChainVariables } from '../../src/chains/test-tokens';
-import { mint, newPayer, privateChain, type TestChain } from '../support/chain';
+import { mint, newPayer, usePrivateChain, type TestChain } from '../support/chain';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { creditsOf, merchantOnEveryNetwork, openSession, pressPay, sessionRow, settle, waitForStatus } from './support';
@@ -13,14 +11,8 @@ import { creditsOf, merchantOnEveryNetwork, openSession, pressPay, sessionRow, s
 // confirmations: the transfer's first block leaves the chain and credits nothing; mined again and
 // confirmed, it completes the session once.
 const overrides: Record<string, string> = {};
-let chain: TestChain & { stop(): Promise<void> };
-beforeAll(async () => {
-  chain = await privateChain();
-  const vars = devChainVariables(chain.rpcUrl, DEV_CHAIN_ID, chain.tokens);
-  for (const key of Object.keys(vars)) if (key.endsWith('_CONFIRMATIONS')) vars[key] = '3';
-  Object.assign(overrides, vars);
-});
-afterAll(() => chain?.stop());
+let chain: TestChain;
+usePrivateChain(overrides, 3, (started) => (chain = started));
 const ctx = useTestApp(overrides, { listen: true, sandbox: true, worker: true });
 
 const cursorText = () =>

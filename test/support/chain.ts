@@ -10,13 +10,13 @@ import {
   type Transport,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { ensureAnvilBinary } from '../../src/chains/anvil-binary';
 import { createChainClient, type ChainClient } from '../../src/chains/clients';
 import { DEV_MINTER_ADDRESS, devChain, nodeAccountSender, nodeAccountWallet, type NodeAccountSender } from '../../src/chains/dev-accounts';
 import { DEV_CHAIN_ID, startDevChain, type DevChain } from '../../src/chains/dev-chain';
 import { testTokenAbi } from '../../src/chains/test-token-artifact';
-import { deployTestTokens, mintTestTokens, type TestTokenAddresses } from '../../src/chains/test-tokens';
+import { deployTestTokens, devChainVariables, mintTestTokens, type TestTokenAddresses } from '../../src/chains/test-tokens';
 import type { EvmNetwork } from '../../src/domain/assets';
 
 // Helpers for tests against a real anvil: the run's shared chain (global setup) or a private one
@@ -42,6 +42,27 @@ export async function privateChain(): Promise<TestChain & { stop: DevChain['stop
   const publicClient = publicClientFor(chain.rpcUrl);
   const tokens = await deployTestTokens(nodeAccountWallet(chain.rpcUrl, DEV_MINTER_ADDRESS), publicClient);
   return { ...testChain(chain.rpcUrl, tokens), stop: chain.stop };
+}
+
+/**
+ * A private anvil for this test file, with every EVM network pointed at it and `confirmations` each,
+ * written into `overrides` (pass the same object to useTestApp) before the file's app starts; the
+ * chain is handed to `started` in beforeAll and stopped in afterAll.
+ */
+export function usePrivateChain(
+  overrides: Record<string, string>,
+  confirmations: number,
+  started: (chain: TestChain & { stop: DevChain['stop'] }) => void,
+): void {
+  let chain: (TestChain & { stop: DevChain['stop'] }) | undefined;
+  beforeAll(async () => {
+    chain = await privateChain();
+    const vars = devChainVariables(chain.rpcUrl, DEV_CHAIN_ID, chain.tokens);
+    for (const key of Object.keys(vars)) if (key.endsWith('_CONFIRMATIONS')) vars[key] = String(confirmations);
+    Object.assign(overrides, vars);
+    started(chain);
+  });
+  afterAll(() => chain?.stop());
 }
 
 function testChain(rpcUrl: string, tokens: TestTokenAddresses): TestChain {

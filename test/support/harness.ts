@@ -5,7 +5,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp } from '../../src/api/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createDb, type DbHandle } from '../../src/db/client';
-import { createActivities } from '../../src/activities';
+import { createActivities, type ActivityDeps } from '../../src/activities';
 import { createProviders } from '../../src/providers';
 import type { ProviderRegistry } from '../../src/providers/registry';
 import { buildSandboxApp } from '../../sandbox/app';
@@ -157,7 +157,7 @@ export async function startTestWorker(
 }
 
 /** The worker's activities on the file's database and Temporal, to call outside a workflow (tests of the rules they hold). */
-export function activitiesFor(ctx: Pick<TestContext, 'config' | 'db' | 'temporal' | 'providers'>) {
+export function activitiesFor(ctx: Pick<TestContext, 'config' | 'db' | 'temporal' | 'providers'>, extra: Partial<ActivityDeps> = {}) {
   return createActivities({
     db: ctx.db.db,
     providers: ctx.providers,
@@ -168,6 +168,7 @@ export function activitiesFor(ctx: Pick<TestContext, 'config' | 'db' | 'temporal
     chains: ctx.config.chains,
     cancelSession: createSessionCanceller(ctx.temporal),
     now: () => new Date(),
+    ...extra,
   });
 }
 
