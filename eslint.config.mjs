@@ -15,11 +15,13 @@ const OURS = [
   '**/workflows/**',
   '**/webhooks/**',
   '**/temporal/**',
+  '**/worker/**',
+  '**/watchers/**',
   '**/config',
   '**/mail/**',
 ];
 const IO = ['postgres', 'drizzle-orm', 'drizzle-orm/*', 'fastify', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
-const API_BANS = ['**/activities/**', '**/activities', '**/workflows/*/workflow', '**/temporal/**'];
+const API_BANS = ['**/activities/**', '**/activities', '**/workflows/*/workflow', '**/temporal/**', '**/worker/**', '**/watchers/**'];
 /** @type {(list: string[], ...allowed: string[]) => string[]} */
 const without = (list, ...allowed) => list.filter((p) => !allowed.includes(p));
 /** @type {(files: string, message: string, group: string[]) => import('eslint').Linter.Config[]} */
@@ -34,6 +36,7 @@ const layer = (files, message, group) => [
           patterns: [
             { group, message },
             { regex: '^(\\.\\./)+sandbox/', message: 'The sandbox is a separate service; reach it over HTTP.' },
+            { regex: '^(\\.\\./)+tools/', message: 'tools/ is development and test tooling; the service never imports it.' },
           ],
         },
       ],
@@ -80,6 +83,9 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  // The service's own code, every folder: tools/ (launchers, installers, the local chain and mail sink)
+  // is never part of it, and the sandbox provider is another service. Each layer below repeats both.
+  ...layer('src/**/*.ts', 'The service never imports test code.', ['**/test/**', '**/bench/**']),
   // Layers of ../shared/design/architecture.md: a file imports its own layer and the layers below it.
   ...layer('src/domain/**/*.ts', 'Domain code is pure and imports nothing of ours.', [...OURS, ...IO]),
   ...layer('src/db/**/*.ts', 'The data layer uses domain types only.', without(OURS, '**/db/**')),
@@ -91,6 +97,19 @@ export default tseslint.config(
     '**/api/**',
     '**/payments/**',
     '**/payments',
+  ]),
+  ...layer('src/temporal/**/*.ts', 'The Temporal client wiring stands below every face and use case.', [
+    '**/api/**',
+    '**/payments/**',
+    '**/payments',
+    '**/activities/**',
+    '**/activities',
+    '**/worker/**',
+    '**/watchers/**',
+  ]),
+  ...layer('src/watchers/**/*.ts', 'Watchers run in the worker process: never the API or the worker wiring.', [
+    '**/api/**',
+    '**/worker/**',
   ]),
   ...layer('src/payments/**/*.ts', 'Use cases are called by the API, never the other way round.', [
     '**/api/**',
@@ -115,6 +134,7 @@ export default tseslint.config(
           patterns: [
             { group: API_BANS, message: 'Routes call use cases; workflows and activities are not theirs to touch.' },
             { regex: '^(\\.\\./)+sandbox/', message: 'The sandbox is a separate service; reach it over HTTP.' },
+            { regex: '^(\\.\\./)+tools/', message: 'tools/ is development and test tooling; the service never imports it.' },
           ],
         },
       ],
@@ -159,11 +179,14 @@ export default tseslint.config(
                 '**/chains/**',
                 '**/webhooks/**',
                 '**/temporal/**',
+                '**/worker/**',
+                '**/watchers/**',
                 '**/config',
               ],
               message: 'Workflow code does no I/O: call an activity.',
             },
             { group: ['**/activities', '**/activities/**'], message: 'Import activities with `import type` only.', allowTypeImports: true },
+            { regex: '^(\\.\\./)+tools/', message: 'tools/ is development and test tooling; the service never imports it.' },
           ],
         },
       ],

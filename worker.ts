@@ -4,12 +4,12 @@ import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
 import { businessLog, createLogger } from './src/logging';
 import { createProviders } from './src/providers';
-import { startChainWatchers } from './src/temporal/chain-watch';
+import { startChainWatchers } from './src/watchers/chain-watch';
 import { createTemporalClient } from './src/temporal/client';
 import { createSessionCanceller } from './src/temporal/session-cancel';
-import { installWorkerRuntime } from './src/temporal/runtime';
-import { createWorker, WORKFLOWS_ENTRY } from './src/temporal/worker';
-import { cachedWorkflowBundle, WORKER_BUNDLE_CACHE } from './src/temporal/workflow-bundle';
+import { installWorkerRuntime } from './src/worker/runtime';
+import { createWorker, WORKFLOWS_ENTRY } from './src/worker/worker';
+import { cachedWorkflowBundle, WORKER_BUNDLE_CACHE } from './src/worker/workflow-bundle';
 
 // The Temporal worker process: workflows plus activities. Several can run side by side.
 async function main() {

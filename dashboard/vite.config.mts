@@ -2,7 +2,7 @@ import path from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
-// Built by src/devtools/dashboard-build.ts (npm start, npm test's pretest, the Dockerfile) into
+// Built by tools/dev/dashboard-build.ts (npm start, npm test's pretest, the Dockerfile) into
 // dist/dashboard, which the service serves at /dashboard/ (src/api/dashboard/plugin.ts).
 export default defineConfig({
   root: import.meta.dirname,

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureDashboardBuild } from '../src/devtools/dashboard-build';
+import { ensureDashboardBuild } from '../tools/dev/dashboard-build';
 
 // `npm run build`: compiles the production code to JavaScript (tsconfig.build.json) and copies the
 // files it reads at run time beside it: the hosted pages' assets and the SQL migrations; and the

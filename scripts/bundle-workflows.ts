@@ -1,5 +1,5 @@
-import { WORKFLOWS_ENTRY } from '../src/temporal/worker';
-import { cachedWorkflowBundle, WORKER_BUNDLE_CACHE } from '../src/temporal/workflow-bundle';
+import { WORKFLOWS_ENTRY } from '../src/worker/worker';
+import { cachedWorkflowBundle, WORKER_BUNDLE_CACHE } from '../src/worker/workflow-bundle';
 
 // Fills worker.ts's workflow bundle cache ahead of the first start: the Dockerfile runs it, so a
 // container's workers start without bundling (its user cannot write node_modules at run time).

@@ -1,4 +1,4 @@
-import { ensureTemporalBinary, MissingToolError } from '../src/temporal/cli-binary';
+import { ensureTemporalBinary, MissingToolError } from '../tools/temporal/cli-binary';
 
 // Runs before `npm test` and `npm start`: a bare machine gets the pinned Temporal CLI.
 try {

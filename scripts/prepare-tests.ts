@@ -1,9 +1,9 @@
 import { ensureAnvilBinary } from '../src/chains/anvil-binary';
-import { ensureChromium } from '../src/devtools/chromium';
-import { ensureDashboardBuild } from '../src/devtools/dashboard-build';
-import { ensurePromtool } from '../src/devtools/promtool';
-import { ensureTemporalBinary, MissingToolError } from '../src/temporal/cli-binary';
-import { ensureServerBinaries } from '../src/temporal/server/binaries';
+import { ensureChromium } from '../tools/dev/chromium';
+import { ensureDashboardBuild } from '../tools/dev/dashboard-build';
+import { ensurePromtool } from '../tools/dev/promtool';
+import { ensureTemporalBinary, MissingToolError } from '../tools/temporal/cli-binary';
+import { ensureServerBinaries } from '../tools/temporal/server/binaries';
 
 // Runs before `npm test` (pretest): a bare machine gets the pinned Temporal CLI, the production
 // Temporal server (built once, ~9 min of CPU here; cached after), Chromium and promtool (the metrics

@@ -2,15 +2,15 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../src/config';
 import { prepareDatabase } from '../src/db/migrate';
-import { ensureDashboardBuild } from '../src/devtools/dashboard-build';
-import { startMailSink, type MailSink } from '../src/devtools/mail-sink';
-import { generateAdminToken, generateSecretsKey, readOrCreateSecret } from '../src/devtools/local-secrets';
-import { startLocalChain, type LocalChain } from '../src/devtools/local-chain';
+import { ensureDashboardBuild } from '../tools/dev/dashboard-build';
+import { startMailSink, type MailSink } from '../tools/dev/mail-sink';
+import { generateAdminToken, generateSecretsKey, readOrCreateSecret } from '../tools/dev/local-secrets';
+import { startLocalChain, type LocalChain } from '../tools/dev/local-chain';
 import { DEV_SETTLEMENT_MNEMONIC } from '../src/domain/mnemonic';
-import { portVariable, secretFileHints, withoutPassword } from '../src/devtools/start-env';
-import { localUrl, portInUse, spawnEntryPoint, waitForHttpOk, type ChildHandle } from '../src/devtools/supervise';
-import { ensureTemporalBinary, PROJECT_ROOT } from '../src/temporal/cli-binary';
-import { startDevServer, type DevServer } from '../src/temporal/dev-server';
+import { portVariable, secretFileHints, withoutPassword } from '../tools/dev/start-env';
+import { localUrl, portInUse, spawnEntryPoint, waitForHttpOk, type ChildHandle } from '../tools/dev/supervise';
+import { ensureTemporalBinary, PROJECT_ROOT } from '../tools/temporal/cli-binary';
+import { startDevServer, type DevServer } from '../tools/temporal/dev-server';
 
 // `npm start`: the whole service on one machine with no setup (decisions §10). Being an entry point
 // it reads the environment itself, fills in the local defaults, checks the result with the service's

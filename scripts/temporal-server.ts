@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ConfigError, loadTemporalServerConfig } from '../src/config';
-import { PROJECT_ROOT } from '../src/temporal/cli-binary';
-import { portsFrom, startProductionServer } from '../src/temporal/server';
+import { PROJECT_ROOT } from '../tools/temporal/cli-binary';
+import { portsFrom, startProductionServer } from '../tools/temporal/server';
 
 // `npm run temporal:server`: the production Temporal server (v1.29.1, the version docker-compose.yml
 // pins) on this host's Postgres, instead of the dev server's SQLite file. Every step is skipped when

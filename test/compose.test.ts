@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
-import { compiledEntry, entryCommandArgs } from '../src/devtools/entry-command';
-import { TEMPORAL_SERVER_VERSION } from '../src/temporal/server/binaries';
+import { compiledEntry, entryCommandArgs } from '../tools/dev/entry-command';
+import { TEMPORAL_SERVER_VERSION } from '../tools/temporal/server/binaries';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/workflows/search-attributes';
 import {
   COMPOSE_TEXT,
@@ -56,7 +56,7 @@ describe('docker-compose.yml', () => {
       const service = serviceOf(compose, name);
       const context = typeof service.build === 'string' ? service.build : service.build?.context;
       expect(context, `${name} is built from the Dockerfile`).toBe('.');
-      // Compiled JavaScript (`npm run build`), the worker with its Node flags (src/devtools/entry-command.ts).
+      // Compiled JavaScript (`npm run build`), the worker with its Node flags (tools/dev/entry-command.ts).
       expect(service.command, name).toEqual(['node', ...entryCommandArgs(compiledEntry(ENTRY_POINTS[name]!))]);
       expect(existsSync(path.join(ROOT, ENTRY_POINTS[name] ?? '')), `${name}: ${ENTRY_POINTS[name]}`).toBe(true);
     }

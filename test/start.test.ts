@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readOrCreateSecret } from '../src/devtools/local-secrets';
+import { readOrCreateSecret } from '../tools/dev/local-secrets';
 import { adminDatabaseUrl, databaseUrlFor } from './support/databases';
 import { freePort } from './support/free-port';
 import { http } from './support/http';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { entryCommandArgs } from '../../src/devtools/entry-command';
+import { entryCommandArgs } from '../../tools/dev/entry-command';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -12,7 +12,7 @@ export interface Child {
   stop: () => Promise<void>;
 }
 
-export { freePort } from '../../src/devtools/free-port';
+export { freePort } from '../../tools/dev/free-port';
 
 /**
  * Runs a TypeScript entry point (server.ts, worker.ts, a bench endpoint) as its own process, as it

@@ -9,9 +9,9 @@ import { devChainVariables, type TestTokenAddresses } from '../../src/chains/tes
 import { prepareDatabase } from '../../src/db/migrate';
 import { randomBase62 } from '../../src/domain/ids';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
-import { findTemporalBinary } from '../../src/temporal/cli-binary';
-import { startDevServer } from '../../src/temporal/dev-server';
-import { freeServerPorts, startProductionServer } from '../../src/temporal/server';
+import { findTemporalBinary } from '../../tools/temporal/cli-binary';
+import { startDevServer } from '../../tools/temporal/dev-server';
+import { freeServerPorts, startProductionServer } from '../../tools/temporal/server';
 
 export const BENCH_ADMIN_TOKEN = `bench-admin-${randomBase62(24)}`;
 

@@ -14,7 +14,7 @@ const START_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 5_000;
 
 /**
- * Starts a local EVM chain (anvil), as src/temporal/dev-server.ts starts Temporal: on `port`, or a
+ * Starts a local EVM chain (anvil), as tools/temporal/dev-server.ts starts Temporal: on `port`, or a
  * port anvil picks when absent (tests), in memory unless `stateFile` is given (`npm start`), where
  * anvil loads the state on start and writes it back periodically and on exit.
  */

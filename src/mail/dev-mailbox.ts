@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-// The local SMTP sink's mailbox (src/devtools/mail-sink.ts writes one JSON file a message), read by
+// The local SMTP sink's mailbox (tools/dev/mail-sink.ts writes one JSON file a message), read by
 // the development mailbox page (/dashboard/dev/mail) and by tests. Never used in production.
 
 export interface DevMail {

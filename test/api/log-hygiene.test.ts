@@ -5,7 +5,7 @@ import { buildApp } from '../../src/api/app';
 import { createDb, type DbHandle } from '../../src/db/client';
 import { createProviders } from '../../src/providers';
 import { createTemporalClient } from '../../src/temporal/client';
-import { sqlValuesOutOfFailures } from '../../src/temporal/worker';
+import { sqlValuesOutOfFailures } from '../../src/worker/worker';
 import { ApplicationFailure } from '@temporalio/common';
 import { sql } from 'drizzle-orm';
 import { adminHeaders, ADMIN_TOKEN, createApprovedMerchant, testConfig, useTestApp } from '../support/harness';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app';
 import { businessLog, type BusinessEventFields, type BusinessEventName } from '../../src/logging';
 import { settlementKeys } from '../../src/chains/derivation';
-import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
+import { createWorker, type CheckoutWorker } from '../../src/worker/worker';
 import { payFromWallet } from '../support/chain';
 import { activitiesFor, adminHeaders, startTestWatchers, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { routeLabel } from '../../src/api/plugins/metrics';
-import { ensurePromtool } from '../../src/devtools/promtool';
+import { ensurePromtool } from '../../tools/dev/promtool';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { seedPayment } from '../support/seed-payment';
 

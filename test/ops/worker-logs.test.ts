@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { WORKER_BUNDLE_CACHE } from '../../src/temporal/workflow-bundle';
+import { WORKER_BUNDLE_CACHE } from '../../src/worker/workflow-bundle';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { envFor, killHard, startEntryPoint } from '../support/processes';

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PinoTemporalLogger } from '../../src/temporal/runtime';
-import { deliveryInLogs } from '../../src/temporal/worker';
+import { PinoTemporalLogger } from '../../src/worker/runtime';
+import { deliveryInLogs } from '../../src/worker/worker';
 import { freePort } from '../support/free-port';
 import { useTestApp } from '../support/harness';
 import { envFor, killHard, startEntryPoint } from '../support/processes';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChainWatchers } from '../../src/temporal/chain-watch';
-import type { CheckoutWorker } from '../../src/temporal/worker';
+import type { ChainWatchers } from '../../src/watchers/chain-watch';
+import type { CheckoutWorker } from '../../src/worker/worker';
 import { sharedChain } from '../support/chain';
 import { startTestWatchers, startTestWorker, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';

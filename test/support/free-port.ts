@@ -1,2 +1,2 @@
 // The test harness and the bench share one way to find a free port.
-export { freePort, freePortIn } from '../../src/devtools/free-port';
+export { freePort, freePortIn } from '../../tools/dev/free-port';

@@ -3,8 +3,8 @@ import { startDevChainWithTokens } from '../../src/chains/dev-chain-with-tokens'
 import type { TestProject } from 'vitest/node';
 import type { TestTokenAddresses } from '../../src/chains/test-tokens';
 import { prepareDatabase } from '../../src/db/migrate';
-import { ensureTemporalBinary } from '../../src/temporal/cli-binary';
-import { startDevServer } from '../../src/temporal/dev-server';
+import { ensureTemporalBinary } from '../../tools/temporal/cli-binary';
+import { startDevServer } from '../../tools/temporal/dev-server';
 import { TEMPLATE_DATABASE, adminDatabaseUrl, databaseUrlFor } from './databases';
 
 declare module 'vitest' {

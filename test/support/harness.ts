@@ -15,8 +15,8 @@ import { devChainVariables } from '../../src/chains/test-tokens';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createSessionCanceller } from '../../src/temporal/session-cancel';
-import { startChainWatchers, type ChainWatchDeps, type ChainWatchers } from '../../src/temporal/chain-watch';
-import { createWorker, type CheckoutWorker } from '../../src/temporal/worker';
+import { startChainWatchers, type ChainWatchDeps, type ChainWatchers } from '../../src/watchers/chain-watch';
+import { createWorker, type CheckoutWorker } from '../../src/worker/worker';
 import { createTestDatabase } from './databases';
 import { freePort } from './free-port';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { startMailSink, type MailSink } from '../../src/devtools/mail-sink';
+import { startMailSink, type MailSink } from '../../tools/dev/mail-sink';
 import { readDevMailbox, type DevMail } from '../../src/mail/dev-mailbox';
 
 export interface TestMailbox {

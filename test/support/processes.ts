@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import type { Config } from '../../src/config';
-import { entryCommandArgs } from '../../src/devtools/entry-command';
+import { entryCommandArgs } from '../../tools/dev/entry-command';
 
 const ROOT = path.resolve(__dirname, '../..');
 

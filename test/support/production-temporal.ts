@@ -4,7 +4,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll } from 'vitest';
 import { randomBase62 } from '../../src/domain/ids';
-import { freeServerPorts, startProductionServer } from '../../src/temporal/server';
+import { freeServerPorts, startProductionServer } from '../../tools/temporal/server';
 import { adminDatabaseUrl } from './databases';
 
 export interface ProductionTemporal {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { ensurePromtool } from '../../src/devtools/promtool';
+import { ensurePromtool } from '../../tools/dev/promtool';
 
 const run = promisify(execFile);
 

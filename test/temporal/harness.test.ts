@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { randomBase62 } from '../../src/domain/ids';
-import { createWorker } from '../../src/temporal/worker';
-import { bundleWorkflowsInChild } from '../../src/temporal/workflow-bundle';
+import { createWorker } from '../../src/worker/worker';
+import { bundleWorkflowsInChild } from '../../src/worker/workflow-bundle';
 import { MerchantIdKey, PaymentStatusKey } from '../../src/workflows/search-attributes';
 import { createProbeActivities } from '../fixtures/probe-activities';
 import { createMerchant, useTestApp } from '../support/harness';

@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { expect } from 'vitest';
-import { WORKFLOWS_ENTRY } from '../../src/temporal/worker';
+import { WORKFLOWS_ENTRY } from '../../src/worker/worker';
 
 // Determinism guard: histories of real runs are replayed against the current workflow code, one
 // committed history per scenario of each workflow type (test/fixtures/histories), so a change that

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WORKFLOWS_ENTRY } from '../../src/temporal/worker';
-import { bundleWorkflowsInChild, cachedWorkflowBundle, WORKER_BUNDLE_CACHE } from '../../src/temporal/workflow-bundle';
+import { WORKFLOWS_ENTRY } from '../../src/worker/worker';
+import { bundleWorkflowsInChild, cachedWorkflowBundle, WORKER_BUNDLE_CACHE } from '../../src/worker/workflow-bundle';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TSX_CLI = require.resolve('tsx/cli');

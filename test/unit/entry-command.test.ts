@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { entryCommandArgs, WORKER_NODE_FLAGS } from '../../src/devtools/entry-command';
+import { entryCommandArgs, WORKER_NODE_FLAGS } from '../../tools/dev/entry-command';
 
 const ROOT = path.resolve(__dirname, '../..');
 

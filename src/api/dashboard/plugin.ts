@@ -18,7 +18,7 @@ import { PROJECT_ROOT } from '../../project-root';
 import { withSignInLimits } from '../plugins/rate-limit';
 
 // The merchant dashboard (decisions §14) at /dashboard/: the files Vite built from dashboard/
-// (src/devtools/dashboard-build.ts), every other path under /dashboard/ answered with the app's page
+// (tools/dev/dashboard-build.ts), every other path under /dashboard/ answered with the app's page
 // so that a reload of any of its URLs works, and its internal API under /dashboard/api/.
 
 /** Where the build puts the files (the Dockerfile's build stage too). */

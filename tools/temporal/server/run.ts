@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../../src/workflows/search-attributes';
 
 const run = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/search-attributes';
 
 export interface DevServer {
   address: string;

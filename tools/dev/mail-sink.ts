@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { simpleParser, type AddressObject } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { devMailFileName, type DevMail } from '../mail/dev-mailbox';
+import { devMailFileName, type DevMail } from '../../src/mail/dev-mailbox';
 
 // Decisions §14: under `npm start` and in tests the project runs its own SMTP server, which keeps
 // every message it is given (nothing is relayed) as a file the development mailbox page shows. Real

@@ -7,7 +7,7 @@ import path from 'node:path';
 // when the sources or the locked dependency versions changed since the last one (their hash is kept
 // beside the output), so a second start costs a hash of a few files.
 
-import { PROJECT_ROOT } from '../project-root';
+import { PROJECT_ROOT } from '../../src/project-root';
 
 export const DASHBOARD_SOURCE = path.join(PROJECT_ROOT, 'dashboard');
 export const DASHBOARD_DIST = path.join(PROJECT_ROOT, 'dist', 'dashboard');

@@ -1,13 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { TOOLS_BIN } from '../temporal/cli-binary';
 
 // promtool checks the /metrics exposition and runs the alerting rules' unit tests (ops/prometheus).
 // The project's tools live in .tools/bin (as the Temporal CLI and server do); Prometheus publishes
 // promtool as a Go command, so a bare machine builds it with `go install` at a pinned version.
 export const PROMTOOL_MODULE = 'github.com/prometheus/prometheus/cmd/promtool@v0.316.0';
-const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
-export const PROMTOOL_PATH = path.join(PROJECT_ROOT, '.tools', 'bin', 'promtool');
+export const PROMTOOL_PATH = path.join(TOOLS_BIN, 'promtool');
 
 export class MissingPromtoolError extends Error {}
 

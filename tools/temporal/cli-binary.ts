@@ -5,7 +5,7 @@ import path from 'node:path';
 // The Temporal CLI carries the dev server. Later tags than v1.5.1 carry a `replace` directive
 // that `go install` refuses, so this version is pinned.
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
-import { PROJECT_ROOT } from '../project-root';
+import { PROJECT_ROOT } from '../../src/project-root';
 
 export { PROJECT_ROOT };
 export const TOOLS_BIN = path.join(PROJECT_ROOT, '.tools', 'bin');

@@ -1,4 +1,4 @@
-import { ConfigError } from '../config';
+import { ConfigError } from '../../src/config';
 import type { LocalSecret } from './local-secrets';
 
 // Small pieces of `npm start`'s own environment handling (scripts/start.ts), kept apart so that the

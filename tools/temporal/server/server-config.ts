@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { freePort, freePortIn } from '../../devtools/free-port';
+import { freePort, freePortIn } from '../../dev/free-port';
 import type { ServerDatabases } from './schema';
 
 export interface ServerPorts {
