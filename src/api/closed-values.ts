@@ -25,16 +25,3 @@ export const mode = z
 export const assetName = z.string().meta({ enum: [...ASSETS], examples: ['USDC'] });
 /** A network's name as the API writes it. */
 export const networkName = z.string().meta({ enum: [...NETWORKS], examples: ['polygon'] });
-
-/** The v1 webhook event names (decisions §6, §12). */
-export const WEBHOOK_EVENT_TYPES = [
-  'payment.processing',
-  'payment.completed',
-  'payment.failed',
-  'payment.expired',
-  'payment.canceled',
-  'payment.settled',
-  'payment.exception',
-  'payment.refunded',
-] as const;
-export const webhookEventType = z.string().meta({ enum: [...WEBHOOK_EVENT_TYPES], examples: ['payment.completed'] });

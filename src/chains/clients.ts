@@ -63,10 +63,6 @@ export function createChainClient(endpoint: ChainEndpoint, options: { transport?
   };
 }
 
-export function createChainClients(endpoints: readonly ChainEndpoint[]): Map<EvmNetwork, ChainClient> {
-  return new Map(endpoints.map((e) => [e.network, createChainClient(e)]));
-}
-
 /** A wallet client that signs locally with `account` (a derived key), sending through the network's RPC. */
 export function walletClientFor(client: ChainClient, account: LocalAccount): WalletClient {
   return createWalletClient({ account, chain: client.chain, transport: http(client.chain.rpcUrls.default.http[0]) });

@@ -115,8 +115,3 @@ export async function accountBalance(
 export const treasuryBalances = (db: DatabaseOrTransaction) => ledgerBalances(db, 'treasury:');
 export const depositAddressBalances = (db: DatabaseOrTransaction) => ledgerBalances(db, 'deposit:');
 export const merchantPayables = (db: DatabaseOrTransaction) => ledgerBalances(db, 'merchant_payable:');
-
-/** The lines of one payment's postings, in order (operators and tests read them). */
-export async function ledgerEntriesOfPayment(db: DatabaseOrTransaction, paymentId: string) {
-  return db.select().from(ledgerEntries).where(eq(ledgerEntries.paymentId, paymentId)).orderBy(asc(ledgerEntries.id));
-}

@@ -4,8 +4,6 @@ import { paymentLinks } from '../schema';
 
 export type PaymentLinkRow = typeof paymentLinks.$inferSelect;
 
-export const PAYMENT_LINK_ID = /^plink_[A-Za-z0-9]{24}$/;
-
 export async function insertPaymentLink(db: DatabaseOrTransaction, row: typeof paymentLinks.$inferInsert): Promise<PaymentLinkRow> {
   const [inserted] = await db.insert(paymentLinks).values(row).returning();
   return inserted!;

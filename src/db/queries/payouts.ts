@@ -159,11 +159,6 @@ export async function allocateNonce(
   return nonce;
 }
 
-/** Payouts in a status, oldest first (operators, reconciliation). */
-export async function payoutsInStatus(db: DatabaseOrTransaction, status: PayoutRow['status']): Promise<PayoutRow[]> {
-  return db.select().from(payouts).where(eq(payouts.status, status)).orderBy(asc(payouts.createdAt));
-}
-
 /**
  * Token units a sender's planned payouts have yet to move: a new plan must leave them covered.
  * `excludingSettlementOf` leaves out a payment's own settlement (the plan being checked).
