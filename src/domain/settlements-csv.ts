@@ -1,8 +1,8 @@
+import { csvLine } from './csv';
 import { formatCrypto } from './money';
 
 // Decisions §11: a merchant's settled transactions as CSV (RFC 4180, CRLF line ends). Amounts are
-// decimal strings with 6 places, as everywhere in the API; a cell that a spreadsheet would run as a
-// formula is prefixed with an apostrophe (CSV injection), though none of ours should start that way.
+// decimal strings with 6 places, as everywhere in the API; cells are escaped by csv.ts.
 
 export interface SettlementLine {
   paymentId: string;
@@ -18,6 +18,8 @@ export interface SettlementLine {
   /** Decisions §14: fiat_to_crypto or crypto_transfer, and the provider (empty for a wallet payment). */
   railType: string;
   provider: string | null;
+  /** `orderId ?? merchantOrderId` of the session, so an accountant matches a line to the shop's order; null when none was given. */
+  orderId: string | null;
 }
 
 export const SETTLEMENT_COLUMNS = [
@@ -34,12 +36,8 @@ export const SETTLEMENT_COLUMNS = [
   // Added last, so that a reader of the earlier columns by position is not broken.
   'rail_type',
   'provider',
+  'order_id',
 ] as const;
-
-function cell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
 
 export function settlementsCsv(lines: readonly SettlementLine[]): string {
   const rows = lines.map((l) => [
@@ -55,6 +53,7 @@ export function settlementsCsv(lines: readonly SettlementLine[]): string {
     l.settledAt.toISOString(),
     l.railType,
     l.provider ?? '',
+    l.orderId ?? '',
   ]);
-  return [[...SETTLEMENT_COLUMNS], ...rows].map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n';
+  return [[...SETTLEMENT_COLUMNS], ...rows].map(csvLine).join('');
 }

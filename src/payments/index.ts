@@ -18,6 +18,7 @@ import { paymentLookups } from './payment-lookups';
 import { adminLookups } from './admin-lookups';
 import { hostedPageReads } from './hosted-pages';
 import { adminMerchants } from './admin-merchants';
+import { merchantPayments } from './merchant-payments';
 import { reconcile } from './reconciliation';
 import { deliveryReads } from './webhook-deliveries';
 import { findOwnSite } from './plugin-credentials';
@@ -86,6 +87,8 @@ export function createPaymentService(ctx: PaymentContext) {
     merchants: adminMerchants(ctx),
     reconcile: () => reconcile(ctx.db, ctx.config.chains),
     deliveries: deliveryReads(ctx),
+    /** A merchant's own payments: the dashboard's list and its CSV (issue 29). */
+    merchantPayments: merchantPayments(ctx),
     findOwnSite: (origin: string, merchantId: string) => findOwnSite(ctx, origin, merchantId),
   };
 }

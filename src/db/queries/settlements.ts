@@ -6,9 +6,6 @@ import type { DatabaseOrTransaction } from '../client';
 // Timestamps as ISO 8601 text with milliseconds, as JavaScript dates hold them, whatever the driver's type parsing.
 const ISO_MS = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
 
-/** A settled transaction, as the CSV writes it, with the merchant's order id (`orderId ?? merchantOrderId`). */
-export type SettlementRow = SettlementLine & { orderId: string | null };
-
 /**
  * A merchant's settled transactions (decisions §11: the merchant payout confirmed) whose payout was
  * confirmed in [from, to), oldest first.
@@ -16,7 +13,7 @@ export type SettlementRow = SettlementLine & { orderId: string | null };
 export async function settledTransactions(
   db: DatabaseOrTransaction,
   input: { merchantId: string; from: Date; to: Date },
-): Promise<SettlementRow[]> {
+): Promise<SettlementLine[]> {
   const rows = await db.execute<Record<string, string | null>>(sql`
     select t.payment_id, t.destination_asset, t.network, t.gross_micro::text, t.platform_commission_micro::text,
       t.merchant_settlement_micro::text, t.deposit_transaction_hash, p.tx_hash,

@@ -1,4 +1,4 @@
-import { bigint, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 // Decisions §11: a confirmed ERC-20 Transfer log into a deposit address credits one payment only.
 // The key (network, transaction hash, log index) is the primary key, so a log offered to a second
@@ -30,7 +30,11 @@ export const chainCredits = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.network, t.transactionHash, t.logIndex] })],
+  (t) => [
+    primaryKey({ columns: [t.network, t.transactionHash, t.logIndex] }),
+    // A merchant searching their payments by a deposit's hash (issue 29).
+    index('chain_credits_transaction_hash_idx').on(t.transactionHash),
+  ],
 );
 
 // Where each network's watcher has read up to (its WatchCursor as JSON), so a restarted worker

@@ -76,7 +76,19 @@ export const checkoutSessions = pgTable(
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
   (t) => [
-    index('checkout_sessions_merchant_idx').on(t.merchantId, t.createdAt),
+    // The merchant's payment list (issue 29): newest first, paged by (created_at, id); by status; the
+    // search box's order ids and email (db/queries/merchant-payments.ts).
+    index('checkout_sessions_merchant_idx').on(t.merchantId, t.createdAt, t.id),
+    index('checkout_sessions_merchant_status_idx').on(t.merchantId, t.status, t.createdAt),
+    index('checkout_sessions_merchant_order_idx')
+      .on(t.merchantId, t.orderId)
+      .where(sql`${t.orderId} is not null`),
+    index('checkout_sessions_merchant_order_key_idx')
+      .on(t.merchantId, t.merchantOrderId)
+      .where(sql`${t.merchantOrderId} is not null`),
+    index('checkout_sessions_merchant_email_idx')
+      .on(t.merchantId, sql`lower(${t.customerEmail})`)
+      .where(sql`${t.customerEmail} is not null`),
     index('checkout_sessions_review_idx')
       .on(t.reviewFlag)
       .where(sql`${t.reviewFlag} is not null`),

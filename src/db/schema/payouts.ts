@@ -58,6 +58,8 @@ export const payouts = pgTable(
     // Two signed transactions of one sender never share a nonce.
     unique('payouts_sender_nonce_unique').on(t.network, t.fromAddress, t.nonce),
     index('payouts_status_idx').on(t.status),
+    // A merchant searching their payments by a payout's hash (issue 29).
+    index('payouts_tx_hash_idx').on(t.txHash),
   ],
 );
 

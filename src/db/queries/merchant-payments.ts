@@ -1,0 +1,110 @@
+import { and, desc, eq, exists, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { PaymentListFilter, PaymentListPosition, PaymentSearch } from '../../domain/payment-list';
+import type { DatabaseOrTransaction } from '../client';
+import { checkoutSessions } from '../schema';
+import type { CheckoutSessionRow } from './checkout-sessions';
+
+// Issue 29 item 1: one merchant's visible sessions, newest first, paged by position (keyset: the
+// next page starts strictly after the last row's (created_at, id)), so a page costs the same at
+// row 25 and at row 100,000, and rows created while the merchant pages never shift or repeat one.
+// Subqueries name their tables outright: drizzle writes a column of the outer table unqualified,
+// which inside a subquery would mean the inner table's column of that name.
+// Indexes: migration 0019 (merchant + created_at + id; status; order ids; email; transaction hashes).
+
+const s = checkoutSessions;
+
+function searchCondition(search: PaymentSearch): SQL {
+  switch (search.kind) {
+    case 'payment':
+      return eq(s.id, search.id);
+    case 'email':
+      return sql`lower(${s.customerEmail}) = ${search.email}`;
+    case 'order':
+      return or(eq(s.orderId, search.orderId), eq(s.merchantOrderId, search.orderId))!;
+    case 'transaction':
+      return or(
+        exists(sql`(select 1 from chain_credits c where c.payment_id = checkout_sessions.id and c.transaction_hash = ${search.hash})`),
+        exists(sql`(select 1 from payouts p where p.payment_id = checkout_sessions.id and p.tx_hash = ${search.hash})`),
+      )!;
+  }
+}
+
+function conditions(merchantId: string, f: PaymentListFilter): SQL[] {
+  const where: (SQL | undefined)[] = [
+    eq(s.merchantId, merchantId),
+    // A row whose workflow never started is no payment yet (the sweep decides it within 30 s).
+    eq(s.workflowStarted, true),
+    f.statuses?.length ? inArray(s.status, f.statuses as CheckoutSessionRow['status'][]) : undefined,
+    f.from ? gte(s.createdAt, f.from) : undefined,
+    f.to ? lt(s.createdAt, f.to) : undefined,
+    f.currency ? eq(s.currency, f.currency) : undefined,
+    f.minAmountMinor !== undefined ? gte(s.amountMinor, f.minAmountMinor) : undefined,
+    f.maxAmountMinor !== undefined ? lte(s.amountMinor, f.maxAmountMinor) : undefined,
+    f.asset ? eq(s.destinationAsset, f.asset) : undefined,
+    f.network ? eq(s.network, f.network) : undefined,
+    f.rail ? eq(s.railType, f.rail) : undefined,
+    f.openExceptions
+      ? exists(sql`(select 1 from payment_exceptions e where e.payment_id = checkout_sessions.id and e.status = 'open')`)
+      : undefined,
+    f.search ? searchCondition(f.search) : undefined,
+  ];
+  return where.filter((c): c is SQL => c !== undefined);
+}
+
+export type MerchantPaymentRow = Pick<
+  CheckoutSessionRow,
+  | 'id'
+  | 'status'
+  | 'source'
+  | 'amountMinor'
+  | 'currency'
+  | 'destinationAsset'
+  | 'network'
+  | 'railType'
+  | 'provider'
+  | 'orderId'
+  | 'merchantOrderId'
+  | 'customerEmail'
+  | 'paymentLinkId'
+  | 'createdAt'
+  | 'completedAt'
+> & { openExceptions: number };
+
+const columns = {
+  id: s.id,
+  status: s.status,
+  source: s.source,
+  amountMinor: s.amountMinor,
+  currency: s.currency,
+  destinationAsset: s.destinationAsset,
+  network: s.network,
+  railType: s.railType,
+  provider: s.provider,
+  orderId: s.orderId,
+  merchantOrderId: s.merchantOrderId,
+  customerEmail: s.customerEmail,
+  paymentLinkId: s.paymentLinkId,
+  createdAt: s.createdAt,
+  completedAt: s.completedAt,
+  openExceptions: sql<number>`(select count(*)::int from payment_exceptions e where e.payment_id = checkout_sessions.id and e.status = 'open')`,
+};
+
+/** Up to `limit` rows after `after` (none: from the newest). */
+export async function listMerchantPayments(
+  db: DatabaseOrTransaction,
+  merchantId: string,
+  filter: PaymentListFilter,
+  page: { after?: PaymentListPosition; limit: number },
+): Promise<MerchantPaymentRow[]> {
+  const where = conditions(merchantId, filter);
+  if (page.after) {
+    const { createdAt, id } = page.after;
+    where.push(or(lt(s.createdAt, createdAt), and(eq(s.createdAt, createdAt), lt(s.id, id)))!);
+  }
+  return db
+    .select(columns)
+    .from(s)
+    .where(and(...where))
+    .orderBy(desc(s.createdAt), desc(s.id))
+    .limit(page.limit);
+}

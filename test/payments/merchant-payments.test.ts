@@ -1,0 +1,222 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { chainCredits, checkoutSessions, paymentExceptions } from '../../src/db/schema';
+import { newExceptionId } from '../../src/domain/ids';
+import { paymentSearch, type PaymentListFilter } from '../../src/domain/payment-list';
+import { PAYMENT_EXPORT_COLUMNS } from '../../src/payments/merchant-payments';
+import { createApprovedMerchant, useTestApp } from '../support/harness';
+
+// Issue 29 item 1: a merchant's payment list. Random payments of two merchants and random filters
+// against a model written in plain code: every page walk returns exactly the model's rows, in order,
+// each once; the CSV holds exactly the same rows; the other merchant's rows never appear.
+const ctx = useTestApp();
+
+const STATUSES = ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'] as const;
+const EMAILS = ['Ann@Shop.test', 'bob@shop.test'];
+const ORDERS = ['order-1', 'order-2', '=HYPERLINK("x")'];
+const HASHES = ['0x' + 'a'.repeat(64), '0x' + 'b'.repeat(64)];
+const BASE = Date.parse('2026-11-01T00:00:00.000Z');
+
+interface Seed {
+  mine: boolean;
+  status: (typeof STATUSES)[number];
+  minute: number;
+  amountMinor: number;
+  currency: 'USD' | 'EUR';
+  asset: 'USDC' | 'USDT';
+  network: 'polygon' | 'base';
+  rail: 'fiat_to_crypto' | 'crypto_transfer';
+  email: string | null;
+  orderId: string | null;
+  creditHash: string | null;
+  openException: boolean;
+  visible: boolean;
+}
+
+const seedArb: fc.Arbitrary<Seed> = fc.record({
+  mine: fc.boolean(),
+  status: fc.constantFrom(...STATUSES),
+  // Few distinct minutes: many rows share a creation time, so the id must break ties.
+  minute: fc.integer({ min: 0, max: 5 }),
+  amountMinor: fc.integer({ min: 1, max: 10_000 }),
+  currency: fc.constantFrom('USD' as const, 'EUR' as const),
+  asset: fc.constantFrom('USDC' as const, 'USDT' as const),
+  network: fc.constantFrom('polygon' as const, 'base' as const),
+  rail: fc.constantFrom('fiat_to_crypto' as const, 'crypto_transfer' as const),
+  email: fc.option(fc.constantFrom(...EMAILS)),
+  orderId: fc.option(fc.constantFrom(...ORDERS)),
+  creditHash: fc.option(fc.constantFrom(...HASHES)),
+  openException: fc.boolean(),
+  visible: fc.nat(9).map((n) => n > 0),
+});
+
+const filterArb: fc.Arbitrary<PaymentListFilter> = fc.record(
+  {
+    statuses: fc.subarray([...STATUSES], { minLength: 1 }),
+    from: fc.integer({ min: 0, max: 3 }).map((m) => new Date(BASE + m * 60_000)),
+    currency: fc.constantFrom('USD', 'EUR'),
+    minAmountMinor: fc.integer({ min: 1, max: 5_000 }).map(BigInt),
+    asset: fc.constantFrom('USDC', 'USDT'),
+    network: fc.constantFrom('polygon', 'base'),
+    rail: fc.constantFrom('fiat_to_crypto', 'crypto_transfer'),
+    openExceptions: fc.constant(true),
+    search: fc.constantFrom(...EMAILS.map((e) => e.toUpperCase()), ...ORDERS, ...HASHES).map((q) => paymentSearch(q)!),
+  },
+  { requiredKeys: [] },
+);
+
+interface Row extends Seed {
+  id: string;
+}
+
+function matches(r: Row, f: PaymentListFilter): boolean {
+  const at = BASE + r.minute * 60_000;
+  const s = f.search;
+  return (
+    r.visible &&
+    (!f.statuses || f.statuses.includes(r.status)) &&
+    (!f.from || at >= f.from.getTime()) &&
+    (!f.to || at < f.to.getTime()) &&
+    (!f.currency || r.currency === f.currency) &&
+    (f.minAmountMinor === undefined || BigInt(r.amountMinor) >= f.minAmountMinor) &&
+    (f.maxAmountMinor === undefined || BigInt(r.amountMinor) <= f.maxAmountMinor) &&
+    (!f.asset || r.asset === f.asset) &&
+    (!f.network || r.network === f.network) &&
+    (!f.rail || r.rail === f.rail) &&
+    (!f.openExceptions || r.openException) &&
+    (!s ||
+      (s.kind === 'email' && r.email?.toLowerCase() === s.email) ||
+      (s.kind === 'order' && r.orderId === s.orderId) ||
+      (s.kind === 'transaction' && r.creditHash === s.hash) ||
+      (s.kind === 'payment' && r.id === s.id))
+  );
+}
+
+const newest = (a: Row, b: Row) => b.minute - a.minute || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+describe("a merchant's payment list", () => {
+  it('pages, filters, searches and exports exactly the rows a plain model picks, and only the merchant’s own', async () => {
+    const mine = await createApprovedMerchant(ctx.app);
+    const theirs = await createApprovedMerchant(ctx.app);
+    const service = ctx.app.payments.merchantPayments;
+    let run = 0;
+
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(seedArb, { minLength: 0, maxLength: 40 }),
+        filterArb,
+        fc.integer({ min: 1, max: 7 }),
+        async (seeds, filter, limit) => {
+          run++;
+          const rows: Row[] = seeds.map((seed, i) => ({ ...seed, id: `SV_list${run}x${String(i).padStart(3, '0')}` }));
+          await ctx.db.db.transaction(async (tx) => {
+            for (const r of rows) {
+              await tx.insert(checkoutSessions).values({
+                id: r.id,
+                merchantId: r.mine ? mine.id : theirs.id,
+                status: r.status,
+                amountMinor: BigInt(r.amountMinor),
+                currency: r.currency,
+                countryCode: 'US',
+                destinationAsset: r.asset,
+                network: r.network,
+                walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
+                commissionBps: 100,
+                provider: 'sandbox',
+                railType: r.rail,
+                customerEmail: r.email,
+                orderId: r.orderId,
+                workflowStarted: r.visible,
+                expiresAt: new Date(BASE + 86_400_000),
+                createdAt: new Date(BASE + r.minute * 60_000),
+              });
+              if (r.creditHash) {
+                await tx.insert(chainCredits).values({
+                  network: r.network,
+                  transactionHash: r.creditHash,
+                  logIndex: Number(r.id.slice(-3)) + run * 1000,
+                  paymentId: r.id,
+                  asset: r.asset,
+                  token: '0x0000000000000000000000000000000000000001',
+                  fromAddress: '0x0000000000000000000000000000000000000002',
+                  toAddress: '0x0000000000000000000000000000000000000003',
+                  amountMicro: 1n,
+                  blockNumber: 1n,
+                  blockHash: '0x' + 'c'.repeat(64),
+                });
+              }
+              await tx.insert(paymentExceptions).values({
+                id: newExceptionId(),
+                paymentKind: 'checkout_session',
+                paymentId: r.id,
+                kind: 'overpaid',
+                amountMicro: 1n,
+                status: r.openException ? 'open' : 'accepted',
+              });
+            }
+          });
+          try {
+            const expected = rows.filter((r) => r.mine && matches(r, filter)).sort(newest);
+
+            const seen: string[] = [];
+            let cursor: string | undefined;
+            for (let pages = 0; ; pages++) {
+              expect(pages, 'a page walk ends').toBeLessThanOrEqual(expected.length + 1);
+              const page = await service.list(mine.id, filter, { cursor, limit });
+              expect(page.items.length).toBeLessThanOrEqual(limit);
+              seen.push(...page.items.map((i) => i.id));
+              for (const item of page.items) expect(item.openExceptions).toBe(rows.find((r) => r.id === item.id)!.openException ? 1 : 0);
+              if (!page.nextCursor) break;
+              cursor = page.nextCursor;
+            }
+            expect(seen).toEqual(expected.map((r) => r.id));
+
+            let csv = '';
+            for await (const chunk of service.exportCsv(mine.id, filter)) csv += chunk;
+            const lines = csv.split('\r\n');
+            expect(lines[0]).toBe(PAYMENT_EXPORT_COLUMNS.join(','));
+            expect(lines.slice(1, -1).map((l) => l.split(',')[0])).toEqual(expected.map((r) => r.id));
+          } finally {
+            const ids = rows.map((r) => r.id);
+            if (ids.length) {
+              await ctx.db.sql`delete from payment_exceptions where payment_id = any(${ids})`;
+              await ctx.db.sql`delete from chain_credits where payment_id = any(${ids})`;
+              await ctx.db.sql`delete from checkout_sessions where id = any(${ids})`;
+            }
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('defuses a formula in an exported order id and refuses a cursor it did not hand out', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    await ctx.db.db.insert(checkoutSessions).values({
+      id: 'SV_listFormula',
+      merchantId: m.id,
+      amountMinor: 1250n,
+      currency: 'USD',
+      countryCode: 'US',
+      destinationAsset: 'USDC',
+      network: 'polygon',
+      walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
+      commissionBps: 100,
+      provider: 'sandbox',
+      railType: 'fiat_to_crypto',
+      orderId: '=HYPERLINK("x")',
+      workflowStarted: true,
+      expiresAt: new Date(BASE + 86_400_000),
+    });
+    let csv = '';
+    for await (const chunk of ctx.app.payments.merchantPayments.exportCsv(m.id, {})) csv += chunk;
+    expect(csv.split('\r\n')[1]).toContain(`,12.50,USD,USDC,polygon,fiat_to_crypto,sandbox,api,"'=HYPERLINK(""x"")",,,,0`);
+
+    for (const bad of ['nope', Buffer.from('["2026-01-01T00:00:00.000Z","not-an-id"]').toString('base64url')]) {
+      await expect(ctx.app.payments.merchantPayments.list(m.id, {}, { cursor: bad })).rejects.toMatchObject({ code: 'BadRequest' });
+    }
+    await expect(ctx.app.payments.merchantPayments.list(m.id, { from: new Date(BASE), to: new Date(BASE) })).rejects.toMatchObject({
+      code: 'BadRequest',
+    });
+  });
+});
