@@ -17,6 +17,7 @@ import { startReceiver } from './support/receiver';
 import { createMerchant, startBareLookup, startMinimalWorker, startOurServer, startOurWorker, startSandbox } from './support/services';
 import { minimalSide, oursSide } from './support/sides';
 import { startStack } from './support/stack';
+import { stackCpuMeter } from './support/stack-cpu';
 
 // `npm run bench`: issue 14's figures, each against a baseline measured in the same run.
 
@@ -114,8 +115,23 @@ async function main() {
         workerPid: () => workers.ours.child.pid!,
       };
       const minimalPayments = { ...minimal.side, taskQueue: QUEUES.minimal, workerPid: () => workers.minimal.child.pid! };
+      // The stack under test only (not other Temporal servers, databases or anvils on the machine); the workers' pids as they are now.
+      const meter = stackCpuMeter(stack, sql, () =>
+        [server.child.pid, sandbox.child.pid, workers.ours.child.pid, workers.minimal.child.pid].filter(
+          (p): p is number => p !== undefined,
+        ),
+      );
+      log(`stack CPU: Temporal server pid ${meter.temporalPid}, anvil pid ${meter.chainPid}, databases ${stack.databases.join(', ')}`);
       if (has('payments')) {
-        const result = await paymentFigures({ options, receiver, temporal: temporal!, ours: oursPayments, minimal: minimalPayments, log });
+        const result = await paymentFigures({
+          options,
+          receiver,
+          temporal: temporal!,
+          ours: oursPayments,
+          minimal: minimalPayments,
+          meter,
+          log,
+        });
         figures.push(...result.figures);
         if (has('deliveries')) {
           figures.push(
@@ -151,6 +167,7 @@ async function main() {
             ours: oursBacklog,
             minimal: minimalBacklog,
             temporalServer: options.temporal,
+            meter,
             log,
           })),
         );
