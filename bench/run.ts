@@ -18,6 +18,8 @@ import { createMerchant, startBareLookup, startMinimalWorker, startOurServer, st
 import { minimalSide, oursSide } from './support/sides';
 import { startStack } from './support/stack';
 import { stackCpuMeter } from './support/stack-cpu';
+import { createDb } from '../src/db/client';
+import { refillDepositAddressPool } from '../src/payments/deposit-address-pool';
 
 // `npm run bench`: issue 14's figures, each against a baseline measured in the same run.
 
@@ -67,11 +69,15 @@ async function main() {
         await bare.stop();
       }
       if (has('creation')) {
+        const idleDb = createDb(stack.databaseUrl, { max: 2 });
+        stops.push(() => idleDb.close());
         const ours = oursSide({ apiUrl: idle.baseUrl, sandboxUrl: '', apiKey: merchant.apiKey });
         figures.push(
           ...(await creationFigures({
             options,
             ours,
+            serverPid: idle.child.pid!,
+            refillPool: () => refillDepositAddressPool(idleDb.db, stack.env.SETTLEMENT_MNEMONIC!),
             sql,
             temporal: temporal!,
             merchantId: merchant.id,
@@ -79,7 +85,9 @@ async function main() {
             webhookUrl: receiver.url,
           })),
         );
-        log(`creation: ours ${figures.at(-1)!.ours.toFixed(1)}/s vs raw ${figures.at(-1)!.baseline.toFixed(1)}/s`);
+        log(
+          `creation: ours ${figures.at(-1)!.ours.toFixed(1)}/s vs raw ${figures.at(-1)!.baseline.toFixed(1)}/s; API CPU ${figures.at(-2)!.ours.toFixed(2)} ms vs raw ${figures.at(-2)!.baseline.toFixed(2)} ms per session`,
+        );
       }
       await idle.stop();
     }

@@ -3,7 +3,7 @@ import {
   insertCheckoutSession,
   markWorkflowStarted,
   type CheckoutSessionRow,
-  type NewCheckoutSession,
+  type NewCheckoutSessionValues,
 } from '../db/queries/checkout-sessions';
 import type { Database } from '../db/client';
 import { isPoolEmpty, takePooledDepositAddress } from '../db/queries/deposit-addresses';
@@ -148,7 +148,7 @@ export async function openCheckoutSession(
     // chain-verified session a pooled deposit address with its own row (take_deposit_address). With the
     // pool empty, the address is derived here first and the insert runs again with it.
     insert: async () => {
-      const values = (depositAddress: NewCheckoutSession['depositAddress']): NewCheckoutSession => ({
+      const values = (depositAddress: NewCheckoutSessionValues['depositAddress']): NewCheckoutSessionValues => ({
         id,
         verification,
         // Allocated with the row, so a visible chain-verified session always has one.

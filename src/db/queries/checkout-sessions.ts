@@ -1,4 +1,5 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { DatabaseOrTransaction } from '../client';
 import { checkoutSessions } from '../schema';
 import { preparedFor } from './prepared';
@@ -6,8 +7,10 @@ import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-stat
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 export type NewCheckoutSession = typeof checkoutSessions.$inferInsert;
+/** A new row whose values may be SQL expressions evaluated by the insert itself (a pooled deposit address, the wallet as stored). */
+export type NewCheckoutSessionValues = PgInsertValue<typeof checkoutSessions>;
 
-export async function insertCheckoutSession(db: DatabaseOrTransaction, row: NewCheckoutSession): Promise<CheckoutSessionRow> {
+export async function insertCheckoutSession(db: DatabaseOrTransaction, row: NewCheckoutSessionValues): Promise<CheckoutSessionRow> {
   const [inserted] = await db.insert(checkoutSessions).values(row).returning();
   return inserted!;
 }
