@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { custom, getAddress, http, parseAbiItem, type Address } from 'viem';
+import { custom, getAddress, http, parseAbiItem, toHex, type Address } from 'viem';
 import { createDelivery } from '../../sandbox/chain';
 import { createChainClient } from '../../src/chains/clients';
 import { TransferWatcher } from '../../src/chains/watcher';
@@ -35,6 +35,8 @@ export async function chainWatchFigures(input: { options: BenchOptions; stack: S
   const client = createChainClient(endpoint, { transport });
   const deliver = createDelivery([endpoint]);
   const figures: Figure[] = [];
+  // The range needs its blocks: a fresh anvil (this group run alone) holds only the tokens' deployments.
+  await inner.request({ method: 'anvil_mine', params: [toHex(BLOCKS)] } as never);
   for (const size of options.watchSizes) {
     // Random addresses (a key pair each would cost minutes at 100,000): nobody can pay them but the bench.
     const addresses: Address[] = Array.from({ length: size }, () => getAddress(`0x${randomBytes(20).toString('hex')}`));

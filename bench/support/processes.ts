@@ -25,9 +25,13 @@ export async function startEntry(
   env: Record<string, string>,
   ready: RegExp | (() => Promise<boolean>),
   timeoutMs = 90_000,
+  /** More Node flags for the entry's process (tsx hands them to the node process it starts). */
+  nodeFlags: string[] = [],
 ): Promise<Child> {
+  const args = entryCommandArgs(entry);
+  args.splice(args.length - 1, 0, ...nodeFlags);
   // Its own process group: tsx runs the entry in a child process, and a stop must reach both.
-  const child = spawn(process.execPath, entryCommandArgs(entry), {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
