@@ -54,19 +54,21 @@ export async function readTransfers(
   input: {
     network: EvmNetwork;
     tokens: readonly WatchedToken[];
-    recipients: readonly Address[];
+    /** Any case; a Set of lowercase addresses is used as it is (the watcher builds one per scan). */
+    recipients: readonly Address[] | ReadonlySet<string>;
     fromBlock: bigint;
     toBlock: bigint;
     limits?: LogReadLimits;
   },
 ): Promise<TokenTransfer[]> {
   const limits = input.limits ?? DEFAULT_LOG_LIMITS;
-  if (input.recipients.length === 0 || input.fromBlock > input.toBlock) return [];
+  // One pass over the recipients at most: at 100,000 open addresses each extra copy costs more than the call.
+  const wanted = input.recipients instanceof Set ? input.recipients : lowercaseSet(input.recipients as readonly Address[]);
+  if (wanted.size === 0 || input.fromBlock > input.toBlock) return [];
   const tokenOf = new Map(input.tokens.map((t) => [t.address.toLowerCase(), t]));
-  const recipients = [...new Set(input.recipients.map((a) => a.toLowerCase() as Address))];
-  const byTopic = recipients.length <= limits.addressesPerCall;
+  const byTopic = wanted.size <= limits.addressesPerCall;
   if (!byTopic && input.tokens.length === 0) return [];
-  const wanted = byTopic ? null : new Set<string>(recipients);
+  const recipients = byTopic ? ([...wanted] as Address[]) : [];
   const calls: Promise<TokenTransfer[]>[] = [];
   for (let from = input.fromBlock; from <= input.toBlock; from += limits.blocksPerCall) {
     const to = min(from + limits.blocksPerCall - 1n, input.toBlock);
@@ -76,7 +78,7 @@ export async function readTransfers(
     calls.push(
       logs.then((found) =>
         found
-          .filter((log) => !log.removed && (wanted === null || wanted.has(log.args.to.toLowerCase())))
+          .filter((log) => !log.removed && (byTopic || wanted.has(log.args.to.toLowerCase())))
           .map((log) => ({
             network: input.network,
             asset: tokenOf.get(log.address.toLowerCase())?.asset ?? null,
@@ -95,6 +97,12 @@ export async function readTransfers(
   }
   const transfers = (await Promise.all(calls)).flat();
   return transfers.sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
+}
+
+/** Addresses as one Set of lowercase strings (nodes answer in lowercase, configuration is checksummed). */
+export function lowercaseSet(addresses: Iterable<string>, into = new Set<string>()): Set<string> {
+  for (const a of addresses) into.add(a.toLowerCase());
+  return into;
 }
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
