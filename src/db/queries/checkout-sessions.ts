@@ -63,10 +63,15 @@ export async function lockSession(db: DatabaseOrTransaction, id: string): Promis
 }
 
 export async function markWorkflowStarted(db: DatabaseOrTransaction, id: string): Promise<void> {
-  await db
-    .update(checkoutSessions)
-    .set({ workflowStarted: true })
-    .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.workflowStarted, false)));
+  // Once per creation: built once per handle (prepared.ts).
+  const query = preparedFor(db, 'mark_session_workflow_started', () =>
+    db
+      .update(checkoutSessions)
+      .set({ workflowStarted: true })
+      .where(and(eq(checkoutSessions.id, sql.placeholder('id')), eq(checkoutSessions.workflowStarted, false)))
+      .prepare('mark_session_workflow_started'),
+  );
+  await query.execute({ id });
 }
 
 /** Removes a session whose workflow could not be started, so nothing half-made remains. */
