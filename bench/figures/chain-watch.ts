@@ -45,96 +45,84 @@ export async function chainWatchFigures(input: { options: BenchOptions; stack: S
     const from = head - BLOCKS + 1n;
     const watcher = new TransferWatcher({ client, addresses: () => addresses });
     const watched = new Set(addresses.map((a) => a.toLowerCase()));
-    const heapMiB = () => process.memoryUsage().heapUsed / 2 ** 20;
-    const scan = async () => {
+    // One measured read: its time (per scan and per open address), its calls, the heap after it.
+    const measured = async (read: () => Promise<number>, what: string) => {
       const before = { calls, getLogs };
       const t0 = performance.now();
-      const result = await watcher.scan({ confirmedThrough: from - 1n, pending: [] });
+      const found = await read();
       const ms = performance.now() - t0;
-      if (result.confirmed.length + result.unconfirmed.length < 3) throw new Error('chain watch: the watcher missed a paid address');
+      if (found < 3) throw new Error(`chain watch: ${what} missed a paid address`);
       return {
         ms,
         usPerOpen: (ms * 1000) / size,
         calls: calls - before.calls,
         getLogs: getLogs - before.getLogs,
-        heapMiB: heapMiB(),
+        heapMiB: process.memoryUsage().heapUsed / 2 ** 20,
       };
     };
-    const floor = async () => {
-      const before = { calls, getLogs };
-      const t0 = performance.now();
-      const logs = await client.publicClient.getLogs({
-        address: [tokens.USDC, tokens.USDT],
-        event: TRANSFER,
-        fromBlock: from,
-        toBlock: head,
-      });
-      const mine = logs.filter((l) => watched.has((l.args.to ?? '').toLowerCase()));
-      const ms = performance.now() - t0;
-      if (mine.length < 3) throw new Error('chain watch: the floor missed a paid address');
-      return {
-        ms,
-        usPerOpen: (ms * 1000) / size,
-        calls: calls - before.calls,
-        getLogs: getLogs - before.getLogs,
-        heapMiB: heapMiB(),
-      };
-    };
+    const scan = () =>
+      measured(async () => {
+        const result = await watcher.scan({ confirmedThrough: from - 1n, pending: [] });
+        return result.confirmed.length + result.unconfirmed.length;
+      }, 'the watcher');
+    const floor = () =>
+      measured(async () => {
+        const logs = await client.publicClient.getLogs({
+          address: [tokens.USDC, tokens.USDT],
+          event: TRANSFER,
+          fromBlock: from,
+          toBlock: head,
+        });
+        return logs.filter((l) => watched.has((l.args.to ?? '').toLowerCase())).length;
+      }, 'the floor');
     await scan();
     await floor();
     const rounds = await interleaved(options.watchScans, scan, floor);
     const includes = `One scan of ${BLOCKS} blocks (both test tokens, 3 paid addresses) with ${size} open deposit addresses, the watcher core against anvil; per open payment: divide by ${size}.`;
     const baselineIs = "one eth_getLogs of both tokens' Transfer events over the same range, filtered in memory (the floor).";
-    figures.push(
-      figureFrom(rounds, 'ms', {
-        id: `chain_watch_ms_${size}`,
-        title: `chain-watch scan ms (${size} open)`,
-        unit: 'ms',
-        better: 'lower',
-        includes,
-        baselineIs,
-      }),
-    );
-    figures.push(
-      figureFrom(rounds, 'usPerOpen', {
-        id: `chain_watch_us_per_open_${size}`,
-        title: `chain-watch scan µs per open address (${size} open)`,
+    const parts = [
+      { key: 'ms', id: 'ms', title: 'scan ms', unit: 'ms', more: '' },
+      {
+        key: 'usPerOpen',
+        id: 'us_per_open',
+        title: 'scan µs per open address',
         unit: 'µs',
-        better: 'lower',
-        includes: `${includes} The scan's time divided by the open addresses.`,
-        baselineIs,
-      }),
-    );
-    figures.push(
-      figureFrom(rounds, 'calls', {
-        id: `chain_watch_rpc_calls_${size}`,
-        title: `chain-watch RPC calls/scan (${size} open)`,
+        more: " The scan's time divided by the open addresses.",
+      },
+      {
+        key: 'calls',
+        id: 'rpc_calls',
+        title: 'RPC calls/scan',
         unit: 'calls',
-        better: 'lower',
-        includes: `${includes} Every JSON-RPC call that reaches the node (ours: eth_blockNumber for the head, then the logs; the floor is given the head).`,
-        baselineIs,
-      }),
-    );
-    figures.push(
-      figureFrom(rounds, 'getLogs', {
-        id: `chain_watch_get_logs_${size}`,
-        title: `chain-watch eth_getLogs/scan (${size} open)`,
+        more: ' Every JSON-RPC call that reaches the node (ours: eth_blockNumber for the head, then the logs; the floor is given the head).',
+      },
+      {
+        key: 'getLogs',
+        id: 'get_logs',
+        title: 'eth_getLogs/scan',
         unit: 'calls',
-        better: 'lower',
-        includes: `${includes} The eth_getLogs calls alone: one per scan at any number of open addresses (issue 32).`,
-        baselineIs,
-      }),
-    );
-    figures.push(
-      figureFrom(rounds, 'heapMiB', {
-        id: `chain_watch_heap_mib_${size}`,
-        title: `chain-watch heap in use after a scan (${size} open)`,
+        more: ' The eth_getLogs calls alone: one per scan at any number of open addresses (issue 32).',
+      },
+      {
+        key: 'heapMiB',
+        id: 'heap_mib',
+        title: 'heap in use after a scan',
         unit: 'MiB',
-        better: 'lower',
-        includes: `${includes} The bench process's V8 heap in use right after the scan: the ${size} open addresses (held by the caller, as chain-watch.ts holds what it read), what the scan allocated and garbage not yet collected; the same process and addresses for the floor.`,
-        baselineIs,
-      }),
-    );
+        more: ` The bench process's V8 heap in use right after the scan: the ${size} open addresses (held by the caller, as chain-watch.ts holds what it read), what the scan allocated and garbage not yet collected; the same process and addresses for the floor.`,
+      },
+    ];
+    for (const part of parts) {
+      figures.push(
+        figureFrom(rounds, part.key, {
+          id: `chain_watch_${part.id}_${size}`,
+          title: `chain-watch ${part.title} (${size} open)`,
+          unit: part.unit,
+          better: 'lower',
+          includes: `${includes}${part.more}`,
+          baselineIs,
+        }),
+      );
+    }
     const [ms, us, rpc, logs, heap] = figures.slice(-5);
     input.log(
       `chain watch ${size}: ${ms!.ours.toFixed(1)} ms (${us!.ours.toFixed(2)} µs per open), ${rpc!.ours} calls, ${logs!.ours} eth_getLogs, heap ${heap!.ours.toFixed(0)} MiB vs floor ${ms!.baseline.toFixed(1)} ms`,

@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app';
 import { createDb } from '../../src/db/client';
@@ -7,6 +6,7 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { MerchantIdKey, OrderIdKey, PaymentStatusKey, ProviderKey } from '../../src/workflows/search-attributes';
 import { adminHeaders, createApprovedMerchant, testConfig, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
+import { startSilentServer } from '../support/tcp-proxy';
 
 const ctx = useTestApp();
 
@@ -222,20 +222,11 @@ describe('Idempotency-Key (decisions §9)', () => {
 describe('when Temporal is unreachable', () => {
   // A Temporal that accepts connections and never answers (a hung host, a silent partition): the
   // call's deadline, not a refused connection, ends the wait.
-  let silent: net.Server;
-  const sockets = new Set<net.Socket>();
+  let silent: Awaited<ReturnType<typeof startSilentServer>>;
   beforeAll(async () => {
-    silent = net.createServer((socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {});
-    });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    silent = await startSilentServer();
   });
-  afterAll(async () => {
-    for (const s of sockets) s.destroy();
-    await new Promise((resolve) => silent.close(resolve));
-  });
+  afterAll(() => silent.close());
 
   /** Creates one session on an app whose Temporal is at `address`; its log lines as pino wrote them. */
   async function createDuringOutage(address: string, apiKey: string, body: object, idempotencyKey: string) {
@@ -265,7 +256,7 @@ describe('when Temporal is unreachable', () => {
 
   it.each([
     ['refuses connections', () => '127.0.0.1:1'],
-    ['accepts connections and never answers', () => `127.0.0.1:${(silent.address() as net.AddressInfo).port}`],
+    ['accepts connections and never answers', () => `127.0.0.1:${silent.port}`],
   ])(
     'that %s: 503 Unavailable within 5 s in all, logged as a warning, nothing visible, and a retry with the same key then succeeds',
     async (_, address) => {
