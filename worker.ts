@@ -3,6 +3,8 @@ import { REDACTED_PATHS } from './src/api/app';
 import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
 import { businessLog, createLogger } from './src/logging';
+import { isUnavailable } from './src/domain/errors';
+import { startDepositAddressPool } from './src/payments/deposit-address-pool';
 import { createProviders } from './src/providers';
 import { startChainWatchers } from './src/watchers/chain-watch';
 import { createTemporalClient } from './src/temporal/client';
@@ -57,6 +59,14 @@ async function main() {
     },
     reorgs: { windowHours: config.chains.reorgWatchHours, chains: config.chains, taskQueue: config.temporal.taskQueue },
   });
+  // Deposit addresses derived ahead for the API (payments/deposit-address-pool.ts), by every worker.
+  const mnemonic = config.chains.settlementMnemonic;
+  const stopPool = mnemonic
+    ? startDepositAddressPool(db.db, mnemonic, (err) => {
+        // Postgres down is waited out (the API derives inline meanwhile); anything else is worth a line.
+        if (!isUnavailable(err)) logger.warn({ err }, 'worker: the deposit address pool could not be refilled');
+      })
+    : () => {};
   const stop = () => void worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -74,6 +84,7 @@ async function main() {
   try {
     await worker.run();
   } finally {
+    stopPool();
     await watchers.stop();
     await temporal.close();
     await db.close();

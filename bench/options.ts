@@ -72,7 +72,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     latencyPayments: quick ? 3 : 8,
     latencyRounds: quick ? 1 : 2,
     deliveries: quick ? 10 : 100,
-    watchSizes: [10, 100, 1000],
+    watchSizes: [10, 100, 1000, 10_000, 100_000],
     watchScans: quick ? 3 : 10,
     logLevel: values['log-level'],
     temporal: temporal as BenchOptions['temporal'],

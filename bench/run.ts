@@ -17,6 +17,9 @@ import { startReceiver } from './support/receiver';
 import { createMerchant, startBareLookup, startMinimalWorker, startOurServer, startOurWorker, startSandbox } from './support/services';
 import { minimalSide, oursSide } from './support/sides';
 import { startStack } from './support/stack';
+import { stackCpuMeter } from './support/stack-cpu';
+import { createDb } from '../src/db/client';
+import { refillDepositAddressPool } from '../src/payments/deposit-address-pool';
 
 // `npm run bench`: issue 14's figures, each against a baseline measured in the same run.
 
@@ -66,11 +69,15 @@ async function main() {
         await bare.stop();
       }
       if (has('creation')) {
+        const idleDb = createDb(stack.databaseUrl, { max: 2 });
+        stops.push(() => idleDb.close());
         const ours = oursSide({ apiUrl: idle.baseUrl, sandboxUrl: '', apiKey: merchant.apiKey });
         figures.push(
           ...(await creationFigures({
             options,
             ours,
+            serverPid: idle.child.pid!,
+            refillPool: () => refillDepositAddressPool(idleDb.db, stack.env.SETTLEMENT_MNEMONIC!),
             sql,
             temporal: temporal!,
             merchantId: merchant.id,
@@ -78,7 +85,9 @@ async function main() {
             webhookUrl: receiver.url,
           })),
         );
-        log(`creation: ours ${figures.at(-1)!.ours.toFixed(1)}/s vs raw ${figures.at(-1)!.baseline.toFixed(1)}/s`);
+        log(
+          `creation: ours ${figures.at(-1)!.ours.toFixed(1)}/s vs raw ${figures.at(-1)!.baseline.toFixed(1)}/s; API CPU ${figures.at(-2)!.ours.toFixed(2)} ms vs raw ${figures.at(-2)!.baseline.toFixed(2)} ms per session`,
+        );
       }
       await idle.stop();
     }
@@ -114,8 +123,23 @@ async function main() {
         workerPid: () => workers.ours.child.pid!,
       };
       const minimalPayments = { ...minimal.side, taskQueue: QUEUES.minimal, workerPid: () => workers.minimal.child.pid! };
+      // The stack under test only (not other Temporal servers, databases or anvils on the machine); the workers' pids as they are now.
+      const meter = stackCpuMeter(stack, sql, () =>
+        [server.child.pid, sandbox.child.pid, workers.ours.child.pid, workers.minimal.child.pid].filter(
+          (p): p is number => p !== undefined,
+        ),
+      );
+      log(`stack CPU: Temporal server pid ${meter.temporalPid}, anvil pid ${meter.chainPid}, databases ${stack.databases.join(', ')}`);
       if (has('payments')) {
-        const result = await paymentFigures({ options, receiver, temporal: temporal!, ours: oursPayments, minimal: minimalPayments, log });
+        const result = await paymentFigures({
+          options,
+          receiver,
+          temporal: temporal!,
+          ours: oursPayments,
+          minimal: minimalPayments,
+          meter,
+          log,
+        });
         figures.push(...result.figures);
         if (has('deliveries')) {
           figures.push(
@@ -151,6 +175,7 @@ async function main() {
             ours: oursBacklog,
             minimal: minimalBacklog,
             temporalServer: options.temporal,
+            meter,
             log,
           })),
         );

@@ -3,7 +3,8 @@ import type { BenchOptions } from '../options';
 import { figureFrom, type Figure } from '../support/figures';
 import type { Receiver } from '../support/receiver';
 import { pool, type PaymentSide } from '../support/sides';
-import { commandCpuMs, groupCpuMs, groupPeakProcessRss, machineBusyMs, sampleMax } from '../support/processes';
+import { groupCpuMs, groupPeakProcessRss, sampleMax } from '../support/processes';
+import { postgresDelta, stackDelta, type stackCpuMeter } from '../support/stack-cpu';
 import { interleaved, quantile } from '../support/stats';
 
 // A loaded 2-core machine completes about one payment a second: wait in proportion to the batch.
@@ -11,27 +12,28 @@ const completionTimeoutMs = (count: number) => Number(process.env.BENCH_COMPLETI
 const E2E =
   'Each payment: opened, then paid by the customer: the provider hint, the token transfer on anvil (mint + transfer, 1 confirmation), the watcher credit at its 1 s poll, the completion, the signed payment.completed POST at the bench receiver.';
 
-// The Temporal server's process: the CLI's dev server, or the production server's binary.
-const TEMPORAL_COMMANDS = ['temporal', 'temporal-server'];
+// Only the stack under test (bench/support/stack-cpu.ts): other work on the machine lands in none of these.
 const CPU_PARTS = [
   {
-    key: 'machineCpuMs',
-    id: 'cpu_ms_per_payment_machine',
-    title: 'machine CPU per payment',
+    key: 'stackCpuMs',
+    id: 'cpu_ms_per_payment_stack',
+    title: 'stack CPU per payment',
     includes:
-      "Every process on the machine (both cores: the Temporal server, Postgres, anvil, our API, sandbox and worker or the minimal worker, and the bench's own load and receiver):",
+      "Every process of the stack under test and nothing else on the machine: the Temporal server listening on the run's port (with its children), the Postgres backends of the run's databases, the run's anvil, our API, sandbox and workers (process trees; both sides' processes run during either side's round, idle when not theirs), and the bench process (load and receiver):",
   },
   {
     key: 'temporalCpuMs',
     id: 'cpu_ms_per_payment_temporal',
     title: 'Temporal server CPU per payment',
-    includes: 'The Temporal server process:',
+    includes:
+      'The Temporal server of this run (the process listening on its port, and its children; not other Temporal servers on the machine):',
   },
   {
     key: 'postgresCpuMs',
     id: 'cpu_ms_per_payment_postgres',
     title: 'Postgres CPU per payment',
-    includes: "Every postgres process (the production Temporal server's databases too, when it runs):",
+    includes:
+      "The Postgres backends serving the run's own databases (pg_stat_activity's pids for them, read before and after the round; the production Temporal server's databases too, when it runs; a backend that closed within the round is missing, so a floor):",
   },
   {
     key: 'workerCpuMs',
@@ -105,6 +107,7 @@ export async function paymentFigures(input: {
   temporal: Client;
   ours: PaymentSide & { taskQueue: string; workerPid: () => number };
   minimal: PaymentSide & { taskQueue: string; workerPid: () => number };
+  meter: ReturnType<typeof stackCpuMeter>;
   log: (line: string) => void;
 }): Promise<{ figures: Figure[]; oursIds: string[] }> {
   const { options, receiver, ours, minimal } = input;
@@ -117,25 +120,20 @@ export async function paymentFigures(input: {
   // ... and the CPU each part of the machine spent per payment: steadier than payments/s on a loaded
   // machine, and it says where the difference goes. The sides take turns, so the shared Temporal
   // server, Postgres and machine served one side at a time.
-  const cpu = (side: typeof ours) => ({
-    temporal: commandCpuMs(TEMPORAL_COMMANDS),
-    postgres: commandCpuMs(['postgres']),
-    worker: groupCpuMs(side.workerPid()),
-    machine: machineBusyMs(),
-  });
+  const cpu = async (side: typeof ours) => ({ stack: await input.meter.read(), worker: groupCpuMs(side.workerPid()) });
   const measured = async (side: typeof ours, sideIds: string[]) => {
     const rss = sampleMax(() => groupPeakProcessRss(side.workerPid()));
-    const before = cpu(side);
+    const before = await cpu(side);
     const perSecond = await throughput(side, receiver, options.payments, concurrency, sideIds);
-    const after = cpu(side);
-    const perPayment = (key: keyof typeof before) => (after[key] - before[key]) / options.payments;
+    const after = await cpu(side);
+    const perPayment = (ms: number) => ms / options.payments;
     return {
       perSecond,
       rssMiB: rss.stop() / 2 ** 20,
-      temporalCpuMs: perPayment('temporal'),
-      postgresCpuMs: perPayment('postgres'),
-      workerCpuMs: perPayment('worker'),
-      machineCpuMs: perPayment('machine'),
+      temporalCpuMs: perPayment(after.stack.temporal - before.stack.temporal),
+      postgresCpuMs: perPayment(postgresDelta(before.stack.postgres, after.stack.postgres)),
+      workerCpuMs: perPayment(after.worker - before.worker),
+      stackCpuMs: perPayment(stackDelta(before.stack, after.stack)),
     };
   };
   const rates = await interleaved(

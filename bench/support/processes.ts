@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { entryCommandArgs } from '../../tools/dev/entry-command';
 
@@ -25,9 +25,13 @@ export async function startEntry(
   env: Record<string, string>,
   ready: RegExp | (() => Promise<boolean>),
   timeoutMs = 90_000,
+  /** More Node flags for the entry's process (tsx hands them to the node process it starts). */
+  nodeFlags: string[] = [],
 ): Promise<Child> {
+  const args = entryCommandArgs(entry);
+  args.splice(args.length - 1, 0, ...nodeFlags);
   // Its own process group: tsx runs the entry in a child process, and a stop must reach both.
-  const child = spawn(process.execPath, entryCommandArgs(entry), {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,11 +90,75 @@ export function groupCpuMs(pgid: number): number {
   return ms;
 }
 
-/** CPU time (ms) used so far by every process whose command (/proc's 15-character comm) is one of `commands`. */
-export function commandCpuMs(commands: readonly string[]): number {
+/**
+ * CPU time (ms) used so far by the processes `roots` and every descendant of theirs (by parent pid,
+ * reaped children included through cutime/cstime): a server that runs its work in child processes
+ * (the dev server's CLI, tsx's node) is counted whole, and no other process on the machine is.
+ */
+export function treeCpuMs(roots: readonly number[]): number {
+  const all = processCpu();
+  const children = new Map<number, number[]>();
+  for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
+  const inTree = new Set<number>();
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const pid = stack.pop()!;
+    if (inTree.has(pid)) continue;
+    inTree.add(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
   let ms = 0;
-  for (const p of processCpu()) if (commands.includes(p.command)) ms += p.cpuMs;
+  for (const p of all) if (inTree.has(p.pid)) ms += p.cpuMs;
   return ms;
+}
+
+/** CPU time (ms) used so far by each of `pids` that is alive (Postgres backends: see postgresBackendCpu). */
+export function pidsCpuMs(pids: readonly number[]): Map<number, number> {
+  const wanted = new Set(pids);
+  const out = new Map<number, number>();
+  for (const p of processCpu()) if (wanted.has(p.pid)) out.set(p.pid, p.cpuMs);
+  return out;
+}
+
+/**
+ * The pid of the process listening on TCP `port` of this host (/proc/net/tcp's socket inode, then the
+ * process holding that socket), or null: how the bench finds a server it did not spawn itself (the
+ * Temporal dev server, started by the SDK) without counting every process of the same name.
+ */
+export function listeningPid(port: number): number | null {
+  const inodes = new Set<string>();
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let table: string;
+    try {
+      table = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of table.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local_address is HEX_IP:HEX_PORT; state 0A is LISTEN.
+      if (f.length > 9 && f[3] === '0A' && parseInt(f[1]!.split(':')[1]!, 16) === port) inodes.add(f[9]!);
+    }
+  }
+  if (inodes.size === 0) return null;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${entry}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const target = readlinkSync(`/proc/${entry}/fd/${fd}`);
+        if (target.startsWith('socket:[') && inodes.has(target.slice(8, -1))) return Number(entry);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return null;
 }
 
 /** CPU time (ms) the whole machine spent busy so far: every core, everything but idle and iowait (/proc/stat). */
@@ -109,7 +177,7 @@ const TICKS_PER_MS = 100 / 1000; // USER_HZ is 100 on Linux
  * figure came out 0 when another test file's connections closed at the same time); the postmaster
  * reaps every backend, so with them the totals only grow.
  */
-function processCpu(): { command: string; pgid: number; cpuMs: number }[] {
+function processCpu(): { pid: number; ppid: number; command: string; pgid: number; cpuMs: number }[] {
   const found = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -122,6 +190,8 @@ function processCpu(): { command: string; pgid: number; cpuMs: number }[] {
     // Fields after the command (which may hold spaces) start at its closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     found.push({
+      pid: Number(entry),
+      ppid: Number(fields[1]),
       command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
       pgid: Number(fields[2]),
       cpuMs: (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_MS,

@@ -18,7 +18,10 @@ export async function startOurServer(stack: Stack, input: { taskQueue: string; s
     LOG_LEVEL: input.logLevel,
     ...(input.sandboxUrl ? { SANDBOX_URL: input.sandboxUrl, SANDBOX_PORT: new URL(input.sandboxUrl).port } : {}),
   };
-  return { ...(await startEntry('server', 'server.ts', env, answers(`${baseUrl}/healthz`))), baseUrl };
+  // BENCH_SERVER_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops (the README's where-the-time-goes table).
+  const profile = process.env.BENCH_SERVER_CPU_PROF;
+  const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+  return { ...(await startEntry('server', 'server.ts', env, answers(`${baseUrl}/healthz`), undefined, flags)), baseUrl };
 }
 
 export async function startBareLookup(stack: Stack): Promise<Service> {

@@ -20,6 +20,8 @@ export interface Stack {
   temporalAddress: string;
   rpcUrl: string;
   tokens: TestTokenAddresses;
+  /** The run's own Postgres databases (ours, and the production Temporal server's): whose backends its CPU figures count. */
+  databases: string[];
   /** What every process of ours gets: the run's database, Temporal, chain and secrets. */
   env: Record<string, string>;
   stop(): Promise<void>;
@@ -73,7 +75,8 @@ export async function startStack(log: (line: string) => void, options: { tempora
       ...devChainVariables(chain.rpcUrl, DEV_CHAIN_ID, chain.tokens),
       SETTLEMENT_MNEMONIC: DEV_SETTLEMENT_MNEMONIC,
     };
-    return { databaseUrl, temporalAddress: server.address, rpcUrl: chain.rpcUrl, tokens: chain.tokens, env, stop };
+    const databases = [database, ...(options.temporal === 'production' ? [`${database}_temporal`, `${database}_temporal_visibility`] : [])];
+    return { databaseUrl, temporalAddress: server.address, rpcUrl: chain.rpcUrl, tokens: chain.tokens, databases, env, stop };
   } catch (err) {
     await stop();
     throw err;

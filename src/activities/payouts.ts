@@ -1,4 +1,4 @@
-import { ApplicationFailure, log } from '@temporalio/activity';
+import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
 import type { Address, Hash, Hex, LocalAccount } from 'viem';
 import { broadcastSigned, gasTermsFor, minedNonce, pendingNonce, receiptOf, signTransfer, type GasTerms } from '../chains/payouts';
 import type { ChainSettings } from '../config';
@@ -264,6 +264,9 @@ export function createPayoutActivities({ db, chains: settings, log: events }: { 
     const client = chains.client(row.network);
     let resent = justSent;
     while (row.status !== 'confirmed') {
+      // Alive while it waits on the chain: a worker lost meanwhile misses its heartbeats, and the
+      // server gives the payout to another worker after PAYOUT_ACTIVITY's heartbeat timeout.
+      heartbeat();
       const receipt = await receiptOf(client, row.txHash as Hash);
       if (receipt?.status === 'reverted') throw await markReverted(row, receipt);
       if (receipt && receipt.confirmations >= BigInt(client.confirmations)) {
@@ -364,6 +367,7 @@ export function createPayoutActivities({ db, chains: settings, log: events }: { 
       try {
         const rows = await planBatch(batch);
         for (const [i, row] of rows.entries()) {
+          heartbeat();
           if (row.status === 'failed') throw givenUp(`${row.id} is failed: ${row.failureReason}`);
           const signed = await sign(row.id, null, lookups, row);
           const fresh = signed.status === 'signed';

@@ -38,62 +38,71 @@ export function confirmationsOf(head: bigint, blockNumber: bigint): bigint {
 }
 
 /**
- * Transfers of any token contract to any of `recipients` in [fromBlock, toBlock]. Every contract, not
- * only the configured ones: money of another token reaching a deposit address must be seen to be owned
- * (decisions §14, `wrong_asset`); which token credits which payment is decided by the payment's rules
- * (domain/arrivals.ts), never here. One eth_getLogs covers a whole chunk of recipients (the `to` topic
- * as an array, ORed by the node), so the cost grows with the number of chunks, never with the number
- * of addresses. `strict` drops logs that do not decode as an ERC-20 Transfer (ERC-721's has its value
- * indexed).
+ * Transfers to any of `recipients` in [fromBlock, toBlock], in one eth_getLogs per block span however
+ * many recipients there are (issue 32):
+ * - up to `addressesPerCall` recipients (providers cap a topic list): the `to` topic as an array,
+ *   ORed by the node, over every contract, not only the configured ones: money of another token
+ *   reaching a deposit address must be seen to be owned (decisions §14, `wrong_asset`);
+ * - more: the configured tokens' Transfer logs over the span, kept in memory when their recipient is
+ *   one of ours. The read then grows with the tokens' traffic, not with the open payments, and a
+ *   contract this deployment does not configure is not seen (see the README's chain-watching notes).
+ * Which token credits which payment is decided by the payment's rules (domain/arrivals.ts), never
+ * here. `strict` drops logs that do not decode as an ERC-20 Transfer (ERC-721's has its value indexed).
  */
 export async function readTransfers(
   client: PublicClient,
   input: {
     network: EvmNetwork;
     tokens: readonly WatchedToken[];
-    recipients: readonly Address[];
+    /** Any case; a Set of lowercase addresses is used as it is (the watcher builds one per scan). */
+    recipients: readonly Address[] | ReadonlySet<string>;
     fromBlock: bigint;
     toBlock: bigint;
     limits?: LogReadLimits;
   },
 ): Promise<TokenTransfer[]> {
   const limits = input.limits ?? DEFAULT_LOG_LIMITS;
-  if (input.recipients.length === 0 || input.fromBlock > input.toBlock) return [];
+  // One pass over the recipients at most: at 100,000 open addresses each extra copy costs more than the call.
+  const wanted = input.recipients instanceof Set ? input.recipients : lowercaseSet(input.recipients as readonly Address[]);
+  if (wanted.size === 0 || input.fromBlock > input.toBlock) return [];
   const tokenOf = new Map(input.tokens.map((t) => [t.address.toLowerCase(), t]));
-  const recipientChunks = chunk([...new Set(input.recipients)], limits.addressesPerCall);
+  const byTopic = wanted.size <= limits.addressesPerCall;
+  if (!byTopic && input.tokens.length === 0) return [];
+  const recipients = byTopic ? ([...wanted] as Address[]) : [];
   const calls: Promise<TokenTransfer[]>[] = [];
   for (let from = input.fromBlock; from <= input.toBlock; from += limits.blocksPerCall) {
     const to = min(from + limits.blocksPerCall - 1n, input.toBlock);
-    for (const recipients of recipientChunks) {
-      calls.push(
-        client.getLogs({ event: transferEvent, args: { to: recipients }, fromBlock: from, toBlock: to, strict: true }).then((logs) =>
-          logs
-            .filter((log) => !log.removed)
-            .map((log) => ({
-              network: input.network,
-              asset: tokenOf.get(log.address.toLowerCase())?.asset ?? null,
-              // The configured (checksummed) address; nodes answer in lowercase.
-              token: tokenOf.get(log.address.toLowerCase())?.address ?? getAddress(log.address),
-              transactionHash: log.transactionHash,
-              logIndex: log.logIndex,
-              blockNumber: log.blockNumber,
-              blockHash: log.blockHash,
-              from: log.args.from,
-              to: log.args.to,
-              amount: log.args.value,
-            })),
-        ),
-      );
-    }
+    const logs = byTopic
+      ? client.getLogs({ event: transferEvent, args: { to: recipients }, fromBlock: from, toBlock: to, strict: true })
+      : client.getLogs({ address: input.tokens.map((t) => t.address), event: transferEvent, fromBlock: from, toBlock: to, strict: true });
+    calls.push(
+      logs.then((found) =>
+        found
+          .filter((log) => !log.removed && (byTopic || wanted.has(log.args.to.toLowerCase())))
+          .map((log) => ({
+            network: input.network,
+            asset: tokenOf.get(log.address.toLowerCase())?.asset ?? null,
+            // The configured (checksummed) address; nodes answer in lowercase.
+            token: tokenOf.get(log.address.toLowerCase())?.address ?? getAddress(log.address),
+            transactionHash: log.transactionHash,
+            logIndex: log.logIndex,
+            blockNumber: log.blockNumber,
+            blockHash: log.blockHash,
+            from: log.args.from,
+            to: log.args.to,
+            amount: log.args.value,
+          })),
+      ),
+    );
   }
   const transfers = (await Promise.all(calls)).flat();
   return transfers.sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
 }
 
-function chunk<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
+/** Addresses as one Set of lowercase strings (nodes answer in lowercase, configuration is checksummed). */
+export function lowercaseSet(addresses: Iterable<string>, into = new Set<string>()): Set<string> {
+  for (const a of addresses) into.add(a.toLowerCase());
+  return into;
 }
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);

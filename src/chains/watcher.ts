@@ -1,6 +1,6 @@
 import type { Address } from 'viem';
 import type { ChainClient } from './clients';
-import { confirmationsOf, readTransfers, transferKey, type LogReadLimits, type TokenTransfer } from './transfer-logs';
+import { confirmationsOf, lowercaseSet, readTransfers, transferKey, type LogReadLimits, type TokenTransfer } from './transfer-logs';
 
 // The chain watcher's core (decisions §11), one per network: no Temporal, no database. The caller
 // owns the cursor (it can live in Postgres), calls `scan` on a timer, and turns the result into
@@ -65,7 +65,10 @@ export class TransferWatcher {
     const from = cursor.confirmedThrough + 1n;
     const to = min(head, from + this.maxBlocksPerScan - 1n);
     // A pending transfer's address stays watched until it settles, even if the payment closed meanwhile.
-    const recipients = [...new Set([...open, ...cursor.pending.map((p) => p.to)].map((a) => a.toLowerCase() as Address))];
+    const recipients = lowercaseSet(
+      cursor.pending.map((p) => p.to),
+      lowercaseSet(open),
+    );
     const read = await readTransfers(client.publicClient, {
       network: client.network,
       tokens: client.tokens,

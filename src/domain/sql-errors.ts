@@ -43,3 +43,6 @@ function findPostgresFields(err: unknown, depth = 0): { code?: string; constrain
   }
   return findPostgresFields(err.cause, depth + 1);
 }
+
+/** The Postgres SQLSTATE of a failed statement (drizzle wraps postgres.js's error as its cause), if any. */
+export const postgresCode = (err: unknown): string | undefined => findPostgresFields(err)?.code;

@@ -3,8 +3,11 @@ import {
   insertCheckoutSession,
   markWorkflowStarted,
   type CheckoutSessionRow,
+  type NewCheckoutSessionValues,
 } from '../db/queries/checkout-sessions';
-import { listWallets } from '../db/queries/merchants';
+import type { Database } from '../db/client';
+import { isPoolEmpty, takePooledDepositAddress } from '../db/queries/deposit-addresses';
+import { listWallets, walletAddressNow } from '../db/queries/merchants';
 import { DEFAULT_ASSET, DEFAULT_NETWORK, isSupportedPair } from '../domain/assets';
 import { isFiatCurrency } from '../domain/currencies';
 import { AppError, type ErrorDetail } from '../domain/errors';
@@ -64,9 +67,29 @@ export async function settlementWallet(
     details.push({ path: 'network', message: `${asset} on ${network} is not supported.` });
     return { asset, network, address: undefined };
   }
-  const address = (await listWallets(ctx.db, merchantId)).find((w) => w.asset === asset && w.network === network)?.address;
+  const address = await walletAddress(ctx.db, merchantId, asset, network);
   if (!address) details.push({ path: 'network', message: `No settlement wallet is set for ${asset} on ${network}.` });
   return { asset, network, address };
+}
+
+// Issue 32: a merchant's settlement wallets, kept per process once found. A wallet is set or replaced,
+// never removed, so a kept one can only be out of date in its address, which a checkout session never
+// takes from here: its insert reads the address itself (walletAddressNow). A miss is never kept.
+const knownWallets = new WeakMap<Database, Map<string, string>>();
+const KNOWN_WALLETS_MAX = 10_000;
+
+async function walletAddress(db: Database, merchantId: string, asset: string, network: string): Promise<string | undefined> {
+  const key = `${merchantId}:${asset}:${network}`;
+  let known = knownWallets.get(db);
+  if (!known) knownWallets.set(db, (known = new Map<string, string>()));
+  const hit = known.get(key);
+  if (hit) return hit;
+  const found = (await listWallets(db, merchantId)).find((w) => w.asset === asset && w.network === network)?.address;
+  if (found) {
+    if (known.size >= KNOWN_WALLETS_MAX) known.clear();
+    known.set(key, found);
+  }
+  return found;
 }
 
 /**
@@ -121,12 +144,15 @@ export async function openCheckoutSession(
       { key: ProviderKey, value: provider.name },
       ...(orderRef ? [{ key: OrderIdKey, value: orderRef }] : []),
     ],
-    insert: async () =>
-      insertCheckoutSession(db, {
+    // One statement (issue 32): the row, its settlement wallet's address as stored now, and for a
+    // chain-verified session a pooled deposit address with its own row (take_deposit_address). With the
+    // pool empty, the address is derived here first and the insert runs again with it.
+    insert: async () => {
+      const values = (depositAddress: NewCheckoutSessionValues['depositAddress']): NewCheckoutSessionValues => ({
         id,
         verification,
-        // Allocated before the row exists, so a visible chain-verified session always has one.
-        depositAddress: verification === 'chain' ? await depositAddressFor(ctx, id, wallet.network) : null,
+        // Allocated with the row, so a visible chain-verified session always has one.
+        depositAddress,
         merchantId: merchant.id,
         source,
         amountMinor: fiat.minor,
@@ -134,7 +160,7 @@ export async function openCheckoutSession(
         countryCode,
         destinationAsset: wallet.asset,
         network: wallet.network,
-        walletAddress: wallet.address!,
+        walletAddress: walletAddressNow(merchant.id, wallet.asset, wallet.network),
         commissionBps: merchant.commissionBps,
         provider: provider.name,
         railType: RAIL_FIAT_TO_CRYPTO,
@@ -150,7 +176,14 @@ export async function openCheckoutSession(
         orderKey: request.orderKey ?? null,
         paymentLinkId: request.paymentLinkId ?? null,
         expiresAt,
-      }),
+      });
+      try {
+        return await insertCheckoutSession(db, values(verification === 'chain' ? takePooledDepositAddress(wallet.network, id) : null));
+      } catch (err) {
+        if (!isPoolEmpty(err)) throw err;
+        return insertCheckoutSession(db, values(await depositAddressFor(ctx, id, wallet.network)));
+      }
+    },
     markStarted: () => markWorkflowStarted(db, id),
     discard: () => deleteUnstartedSession(db, id),
   });

@@ -35,7 +35,7 @@ export function verificationOf(config: Config, network: string, asset: string, d
 
 // Deriving the seed costs 2048 PBKDF2 rounds: once per process, not once per payment.
 const keysByMnemonic = new Map<string, SettlementKeys>();
-function keysFor(mnemonic: string): SettlementKeys {
+export function keysFor(mnemonic: string): SettlementKeys {
   let keys = keysByMnemonic.get(mnemonic);
   if (!keys) keysByMnemonic.set(mnemonic, (keys = settlementKeys(mnemonic)));
   return keys;

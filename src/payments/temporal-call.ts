@@ -51,13 +51,25 @@ export async function callTemporal<T>(
   workflowId: string,
   call: () => Promise<T>,
   refused = 'The payment can no longer do that.',
+  deadline = Date.now() + TEMPORAL_CALL_DEADLINE_MS,
 ): Promise<T> {
+  // The deadline bounds each gRPC attempt, not the client's retry back-off between attempts (100 ms
+  // growing 1.7× to 5 s): with Temporal refusing connections, a call ended 1–2 s past it. The timer
+  // answers at the deadline; an attempt the client still makes after it fails at once on the same deadline.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AppError('Unavailable', UNAVAILABLE)), Math.max(0, deadline - Date.now()));
+  });
   try {
-    return await temporal.connection.withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, call);
+    return await Promise.race([temporal.connection.withDeadline(deadline, call), late]);
   } catch (err) {
     throw temporalCallError(err, workflowId, refused);
+  } finally {
+    clearTimeout(timer);
   }
 }
+
+const UNAVAILABLE = 'The payment engine is unavailable right now; nothing was changed. Please retry in a moment.';
 
 export function temporalCallError(err: unknown, workflowId: string, refused: string): unknown {
   if (err instanceof AppError) return err;
@@ -72,8 +84,7 @@ export function temporalCallError(err: unknown, workflowId: string, refused: str
     );
   }
   if (err instanceof WorkflowUpdateFailedError) return refusal(err, refused);
-  if (isUnavailable(err))
-    return new AppError('Unavailable', 'The payment engine is unavailable right now; nothing was changed. Please retry in a moment.');
+  if (isUnavailable(err)) return new AppError('Unavailable', UNAVAILABLE);
   return err;
 }
 
@@ -105,19 +116,28 @@ function refusal(err: WorkflowUpdateFailedError, refused: string): AppError {
   return new AppError('Conflict', refused);
 }
 
-/** Starts a payment's workflow under its business id, which must be new (a second start is an error, never a second run). */
+/**
+ * Starts a payment's workflow under its business id, which must be new (a second start is an error,
+ * never a second run), giving up at `deadline` (epoch ms).
+ */
 export async function startPaymentWorkflow(
   ctx: PaymentContext,
   options: { workflowType: string; workflowId: string; args: unknown[]; searchAttributes: SearchAttributePair[] },
+  deadline = Date.now() + TEMPORAL_CALL_DEADLINE_MS,
 ): Promise<void> {
-  await callTemporal(ctx.temporal, options.workflowId, () =>
-    ctx.temporal.workflow.start(options.workflowType, {
-      workflowId: options.workflowId,
-      taskQueue: ctx.config.temporal.taskQueue,
-      args: options.args,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-      typedSearchAttributes: options.searchAttributes,
-    }),
+  await callTemporal(
+    ctx.temporal,
+    options.workflowId,
+    () =>
+      ctx.temporal.workflow.start(options.workflowType, {
+        workflowId: options.workflowId,
+        taskQueue: ctx.config.temporal.taskQueue,
+        args: options.args,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+        typedSearchAttributes: options.searchAttributes,
+      }),
+    undefined,
+    deadline,
   );
 }

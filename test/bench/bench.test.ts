@@ -19,18 +19,21 @@ const EXPECTED = [
   'public_lookup_cpu_us',
   'public_lookup_p99_half_load',
   'session_creation_per_second',
+  'session_creation_cpu_ms',
   'payments_per_second',
   'worker_rss_mib',
-  ...['machine', 'temporal', 'postgres', 'worker'].map((part) => `cpu_ms_per_payment_${part}`),
+  ...['stack', 'temporal', 'postgres', 'worker'].map((part) => `cpu_ms_per_payment_${part}`),
   'pay_to_webhook_p50',
   'pay_to_webhook_p99',
   'history_events_per_payment',
   'webhook_deliveries_per_second',
   'backlog_drain_per_second',
   'backlog_first_webhook_seconds',
-  'backlog_cpu_ms_per_payment_machine',
+  'backlog_cpu_ms_per_payment_stack',
   'backlog_machine_busy_share',
-  ...[10, 100, 1000].flatMap((n) => [`chain_watch_ms_${n}`, `chain_watch_rpc_calls_${n}`]),
+  ...[10, 100, 1000, 10_000, 100_000].flatMap((n) =>
+    ['ms', 'us_per_open', 'rpc_calls', 'get_logs', 'heap_mib'].map((f) => `chain_watch_${f}_${n}`),
+  ),
 ];
 
 describe('npm run bench --quick', () => {

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { groupCpuMs } from '../../bench/support/processes';
+import { createServer } from 'node:net';
+import { groupCpuMs, listeningPid, treeCpuMs } from '../../bench/support/processes';
 
 /** The commands of a process's live children (Linux /proc). */
 function childCommands(pid: number): string[] {
@@ -39,5 +40,42 @@ describe('bench CPU accounting', () => {
     }
     // The burner is gone: only the shell (now `sleep`) is left in the group, with ~0 CPU of its own.
     expect(groupCpuMs(shell.pid!) - before).toBeGreaterThanOrEqual(300);
+  });
+
+  it("counts a process tree's CPU, descendants in other process groups included, and no process outside it", async () => {
+    // A shell whose child burns 300 ms in a process group of its own (setsid), then sleeps: the tree
+    // holds it, its group does not.
+    const shell = spawn(
+      'sh',
+      ['-c', `setsid "${process.execPath}" -e "while (process.cpuUsage().user < 300000); setTimeout(() => {}, 30000)" & wait`],
+      {
+        detached: true,
+        stdio: 'ignore',
+      },
+    );
+    groups.push(shell.pid!);
+    const before = treeCpuMs([shell.pid!]);
+    const deadline = Date.now() + 20_000;
+    while (treeCpuMs([shell.pid!]) - before < 250) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await sleep(50);
+    }
+    expect(groupCpuMs(shell.pid!) - before).toBeLessThan(100);
+    // A pid nobody has: nothing.
+    expect(treeCpuMs([2 ** 22 + 1])).toBe(0);
+    for (const child of readFileSync(`/proc/${shell.pid}/task/${shell.pid}/children`, 'utf8').trim().split(/\s+/))
+      process.kill(Number(child), 'SIGKILL');
+  });
+
+  it('finds the process listening on a port, and none on a port nobody listens on', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      expect(listeningPid(port)).toBe(process.pid);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(listeningPid(port)).toBeNull();
   });
 });

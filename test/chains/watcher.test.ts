@@ -53,7 +53,7 @@ describe('TransferWatcher', () => {
     expect([scan.seen, scan.confirmed, scan.removed]).toEqual([[], [], []]);
   });
 
-  it('reads transfers to many addresses in batched calls, not one call per address', async () => {
+  it('reads transfers to any number of addresses in one eth_getLogs per scan', async () => {
     const calls: string[] = [];
     const inner = http(chain.rpcUrl)({});
     const counting = custom({
@@ -76,8 +76,17 @@ describe('TransferWatcher', () => {
     calls.length = 0;
     const scan = await watcher.scan(cursor);
     expect(scan.confirmed.map((t) => [t.to, t.amount, t.asset])).toEqual(paid.map((to, i) => [to, BigInt(i + 1) * 1_000_000n, 'USDT']));
-    // 25 addresses in chunks of 10: three eth_getLogs, whatever the number of addresses in a chunk.
-    expect(calls.filter((m) => m === 'eth_getLogs')).toHaveLength(3);
+    // 25 addresses, more than a topic list holds here (10): one eth_getLogs of the configured tokens'
+    // Transfer logs, kept in memory when the recipient is watched (issue 32: not one per 10 addresses).
+    expect(calls.filter((m) => m === 'eth_getLogs')).toHaveLength(1);
+    expect(calls.filter((m) => m !== 'eth_blockNumber' && m !== 'eth_getLogs')).toEqual([]);
+
+    // Ten or fewer: one eth_getLogs with the recipients as its topic list.
+    const few = new TransferWatcher({ client, addresses: () => paid, limits: { addressesPerCall: 10, blocksPerCall: 2000n } });
+    calls.length = 0;
+    const again = await few.scan(cursor);
+    expect(again.confirmed.map((t) => t.to)).toEqual(paid);
+    expect(calls.filter((m) => m === 'eth_getLogs')).toHaveLength(1);
   });
 
   it('reports a transfer whose block is reorganised away before confirmation as removed, and finds it again when re-mined', async () => {

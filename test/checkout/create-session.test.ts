@@ -1,10 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app';
 import { createDb } from '../../src/db/client';
 import { createProviders } from '../../src/providers';
 import { createTemporalClient } from '../../src/temporal/client';
 import { MerchantIdKey, OrderIdKey, PaymentStatusKey, ProviderKey } from '../../src/workflows/search-attributes';
 import { adminHeaders, createApprovedMerchant, testConfig, useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
+import { startSilentServer } from '../support/tcp-proxy';
 
 const ctx = useTestApp();
 
@@ -218,34 +220,70 @@ describe('Idempotency-Key (decisions §9)', () => {
 });
 
 describe('when Temporal is unreachable', () => {
-  it('answers 503 Unavailable, leaves nothing visible, and a retry with the same key then succeeds', async () => {
-    const m = await createApprovedMerchant(ctx.app);
-    const config = testConfig(ctx.config.databaseUrl, { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+  // A Temporal that accepts connections and never answers (a hung host, a silent partition): the
+  // call's deadline, not a refused connection, ends the wait.
+  let silent: Awaited<ReturnType<typeof startSilentServer>>;
+  beforeAll(async () => {
+    silent = await startSilentServer();
+  });
+  afterAll(() => silent.close());
+
+  /** Creates one session on an app whose Temporal is at `address`; its log lines as pino wrote them. */
+  async function createDuringOutage(address: string, apiKey: string, body: object, idempotencyKey: string) {
+    const config = testConfig(ctx.config.databaseUrl, { TEMPORAL_ADDRESS: address, LOG_LEVEL: 'info' });
     const db = createDb(config.databaseUrl, { max: 2 });
     const temporal = createTemporalClient(config.temporal);
-    const broken = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) }, { logger: false });
-    const body = { amount: 31, currency: 'USD', countryCode: 'US', orderId: 'retry-me' };
+    const lines: { level: number; msg: string }[] = [];
+    const broken = await buildApp(
+      { config, db, temporal: temporal.client, providers: createProviders(config) },
+      { logger: { stream: { write: (line: string) => void lines.push(JSON.parse(line)) } } },
+    );
     try {
+      const started = performance.now();
       const res = await broken.inject({
         method: 'POST',
         url: '/api/v1/checkout/sessions',
-        headers: { authorization: `Bearer ${m.apiKey}`, 'idempotency-key': 'outage-1' },
+        headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': idempotencyKey },
         payload: body,
       });
-      expect(res.statusCode).toBe(503);
-      expect(res.json()).toMatchObject({ ok: false, error: 'Unavailable' });
+      return { res, ms: performance.now() - started, lines };
     } finally {
       await broken.close();
       await db.close();
       await temporal.close();
     }
-    const rows = await ctx.db.sql`select id from checkout_sessions where merchant_id = ${m.id}`;
-    expect(rows).toHaveLength(0);
+  }
 
-    const retry = await create(m.apiKey, body, { 'idempotency-key': 'outage-1' });
-    expect(retry.statusCode).toBe(201);
-    expect(retry.headers['idempotent-replayed']).toBeUndefined();
-  });
+  it.each([
+    ['refuses connections', () => '127.0.0.1:1'],
+    ['accepts connections and never answers', () => `127.0.0.1:${silent.port}`],
+  ])(
+    'that %s: 503 Unavailable within 5 s in all, logged as a warning, nothing visible, and a retry with the same key then succeeds',
+    async (_, address) => {
+      const m = await createApprovedMerchant(ctx.app);
+      const body = { amount: 31, currency: 'USD', countryCode: 'US', orderId: 'retry-me' };
+      const { res, ms, lines } = await createDuringOutage(address(), m.apiKey, body, 'outage-1');
+      console.log(`create during a Temporal outage: ${res.statusCode} after ${ms.toFixed(0)} ms`);
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ ok: false, error: 'Unavailable' });
+      // The request's whole time, the row's clean-up included (issue 32: it took 5.2–8.8 s).
+      expect(ms).toBeLessThan(5000);
+      // Expected during an outage: one warning, no error line (pino: 40 warn, 50 error).
+      expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+      expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(['request failed: a backing service is unavailable']);
+      const rows = await eventually(
+        async () => ctx.db.sql`select id from checkout_sessions where merchant_id = ${m.id}`,
+        (r) => r.length === 0,
+        10_000,
+        'the unstarted row to be removed',
+      );
+      expect(rows).toHaveLength(0);
+
+      const retry = await create(m.apiKey, body, { 'idempotency-key': 'outage-1' });
+      expect(retry.statusCode).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    },
+  );
 });
 
 describe('lookups', () => {

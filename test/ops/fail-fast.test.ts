@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app';
 import { API_QUERY_DEADLINE_MS, API_STATEMENT_TIMEOUT_MS, createDb } from '../../src/db/client';
@@ -6,30 +5,19 @@ import { isUnavailable } from '../../src/domain/errors';
 import { createProviders } from '../../src/providers';
 import { createTemporalClient } from '../../src/temporal/client';
 import { adminHeaders, testConfig, useTestApp } from '../support/harness';
-import { startFreezableProxy } from '../support/tcp-proxy';
+import { startFreezableProxy, startSilentServer } from '../support/tcp-proxy';
 
 // Issue 14 item 4: a Postgres that accepts connections and never answers (a hung host, a silent
 // partition) must cost a request seconds, not the 46–60 s it took before.
 
 const ctx = useTestApp();
-let silent: net.Server;
-let silentPort = 0;
-const sockets = new Set<net.Socket>();
+let silent: Awaited<ReturnType<typeof startSilentServer>>;
 
 beforeAll(async () => {
-  silent = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
-  });
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-  silentPort = (silent.address() as net.AddressInfo).port;
+  silent = await startSilentServer();
 });
 
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise((resolve) => silent.close(resolve));
-});
+afterAll(() => silent.close());
 
 async function appOn(databaseUrl: string) {
   const config = testConfig(databaseUrl);
@@ -46,14 +34,14 @@ async function appOn(databaseUrl: string) {
 
 describe('a hung Postgres', () => {
   it('that accepts connections and never answers: 503 Unavailable in under 6 s', async () => {
-    const { timed, close } = await appOn(`postgres://postgres@127.0.0.1:${silentPort}/none`);
+    const { timed, close } = await appOn(`postgres://postgres@127.0.0.1:${silent.port}/none`);
     try {
       const { res, seconds } = await timed('/admin/v1/settings/payments');
       console.log(`silent Postgres: ${res.statusCode} after ${seconds.toFixed(2)} s`);
       expect(res.statusCode).toBe(503);
       expect(res.json()).toMatchObject({ ok: false, error: 'Unavailable' });
       expect(seconds).toBeLessThan(6);
-      expect(sockets.size, 'the app did reach the silent server').toBeGreaterThan(0);
+      expect(silent.sockets.size, 'the app did reach the silent server').toBeGreaterThan(0);
     } finally {
       await close();
     }

@@ -30,3 +30,22 @@ export async function startFreezableProxy(target: { host: string; port: number }
     },
   };
 }
+
+/** A TCP server that accepts connections and never answers (a hung host): `sockets` are the connections it holds. */
+export async function startSilentServer() {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    sockets,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

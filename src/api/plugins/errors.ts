@@ -62,9 +62,10 @@ function validationDetails(v: ZodValidation, context: string | undefined): Error
 /** Answers one failed request in the envelope of `face`, with x-request-id, whatever failed. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: FastifyError | AppError | Error, face: Face) {
   const appError = toAppError(err);
-  if (appError.status >= 500) {
-    request.log.error({ err: isResponseSerializationError(err) ? err.cause : err }, 'request failed');
-  }
+  // A backing service down (503) is expected and already said to the client: a warning, not an error
+  // (an outage would otherwise write an error line per request). Anything else unexpected is an error.
+  if (appError.code === 'Unavailable') request.log.warn({ err }, 'request failed: a backing service is unavailable');
+  else if (appError.status >= 500) request.log.error({ err: isResponseSerializationError(err) ? err.cause : err }, 'request failed');
   if (appError.options.retryAfterSeconds !== undefined) {
     void reply.header('retry-after', String(appError.options.retryAfterSeconds));
   }

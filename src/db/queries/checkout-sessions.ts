@@ -1,4 +1,5 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { DatabaseOrTransaction } from '../client';
 import { checkoutSessions } from '../schema';
 import { preparedFor } from './prepared';
@@ -6,8 +7,10 @@ import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-stat
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 export type NewCheckoutSession = typeof checkoutSessions.$inferInsert;
+/** A new row whose values may be SQL expressions evaluated by the insert itself (a pooled deposit address, the wallet as stored). */
+export type NewCheckoutSessionValues = PgInsertValue<typeof checkoutSessions>;
 
-export async function insertCheckoutSession(db: DatabaseOrTransaction, row: NewCheckoutSession): Promise<CheckoutSessionRow> {
+export async function insertCheckoutSession(db: DatabaseOrTransaction, row: NewCheckoutSessionValues): Promise<CheckoutSessionRow> {
   const [inserted] = await db.insert(checkoutSessions).values(row).returning();
   return inserted!;
 }
@@ -60,10 +63,15 @@ export async function lockSession(db: DatabaseOrTransaction, id: string): Promis
 }
 
 export async function markWorkflowStarted(db: DatabaseOrTransaction, id: string): Promise<void> {
-  await db
-    .update(checkoutSessions)
-    .set({ workflowStarted: true })
-    .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.workflowStarted, false)));
+  // Once per creation: built once per handle (prepared.ts).
+  const query = preparedFor(db, 'mark_session_workflow_started', () =>
+    db
+      .update(checkoutSessions)
+      .set({ workflowStarted: true })
+      .where(and(eq(checkoutSessions.id, sql.placeholder('id')), eq(checkoutSessions.workflowStarted, false)))
+      .prepare('mark_session_workflow_started'),
+  );
+  await query.execute({ id });
 }
 
 /** Removes a session whose workflow could not be started, so nothing half-made remains. */

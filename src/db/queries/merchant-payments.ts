@@ -9,7 +9,7 @@ import type { CheckoutSessionRow } from './checkout-sessions';
 // row 25 and at row 100,000, and rows created while the merchant pages never shift or repeat one.
 // Subqueries name their tables outright: drizzle writes a column of the outer table unqualified,
 // which inside a subquery would mean the inner table's column of that name.
-// Indexes: migration 0019 (merchant + created_at + id; status; order ids; email; transaction hashes).
+// Indexes: migration 0020 (merchant + created_at + id; status; order ids; email; transaction hashes).
 
 const s = checkoutSessions;
 

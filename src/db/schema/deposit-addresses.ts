@@ -23,3 +23,14 @@ export const depositAddresses = pgTable('deposit_addresses', {
   paymentReference: text('payment_reference').notNull().unique(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+// Issue 32: addresses derived ahead of need, in batches, by the worker (payments/deposit-address-pool.ts):
+// the API takes one per chain-verified payment inside the payment's own insert (take_deposit_address,
+// a function of the migration that made this table: it deletes the pool row with SKIP LOCKED and
+// writes its deposit_addresses row), so a creation does no elliptic-curve work and no extra round
+// trip. A pool row is an index of the same sequence: deleted by exactly one taker, never reused.
+export const depositAddressPool = pgTable('deposit_address_pool', {
+  derivationIndex: integer('derivation_index').primaryKey(),
+  address: text('address').notNull().unique(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -24,9 +24,12 @@ import { retryPayoutUpdate } from './messages';
 // the next, so a worker killed anywhere resumes from Postgres and the same signed transaction, and
 // never pays twice.
 
-const PAYOUT_ACTIVITY: ActivityOptions = {
-  // Short attempts: a worker that dies holding one is replaced within seconds, not minutes.
+export const PAYOUT_ACTIVITY: ActivityOptions = {
+  // Short attempts: a worker that dies holding one is replaced within seconds, not minutes: the
+  // attempt heartbeats at each step and each poll for a receipt, so a lost worker is noticed after
+  // the heartbeat timeout, well before the attempt's own.
   startToCloseTimeout: '20 seconds',
+  heartbeatTimeout: '5 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,

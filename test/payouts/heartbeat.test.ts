@@ -1,0 +1,84 @@
+import { temporal } from '@temporalio/proto';
+import { describe, expect, it } from 'vitest';
+import { commissionSplit } from '../../src/domain/money';
+import { balanceOf, payFromWallet } from '../support/chain';
+import { useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
+import { pressPay, sessionRow, waitForStatus } from '../proof/support';
+import { merchantWithFreshWallet, openSession, ownTreasury, payoutsOf } from './support';
+
+// Issue 32: a payout attempt heartbeats while it waits for the chain, under a heartbeat timeout of a
+// few seconds, so a worker lost mid-payout is noticed within seconds (not at the attempt's 20 s).
+// Four confirmations on the run's shared anvil, which mines a block per transaction: the payout's
+// transfers wait for blocks this test mines, and while they wait the activity's heartbeats reach
+// the server (describe's pending activity).
+const CONFIRMATIONS = 4;
+const own = ownTreasury();
+const ctx = useTestApp(
+  { ...own.overrides, CHAIN_POLYGON_CONFIRMATIONS: String(CONFIRMATIONS) },
+  { listen: true, sandbox: true, worker: true },
+);
+const chain = own.chain;
+
+const mine = () => chain.control.mine({ blocks: 1 });
+
+describe('a payout waiting for its confirmations', () => {
+  it('heartbeats under a heartbeat timeout of 5 s, and completes once the blocks come', async () => {
+    const token = chain.tokens.polygon.USDC;
+    const m = await merchantWithFreshWallet(ctx, 150);
+    const id = await openSession(ctx, m.apiKey);
+    const g = await pressPay(ctx, id);
+    const { depositAddress } = await sessionRow(ctx, id);
+    await payFromWallet(chain, token, depositAddress, g);
+    // The deposit's own confirmations.
+    await eventually(
+      async () => (await mine(), (await ctx.db.sql`select status from checkout_sessions where id = ${id}`)[0]!.status as string),
+      (status) => status === 'completed',
+      60_000,
+      'the deposit to be confirmed',
+    );
+
+    // The first transfer (the deposit address's gas) is broadcast and mined in one block: the
+    // attempt now polls for its receipt's confirmations, which no block brings until this test mines.
+    const handle = ctx.temporal.workflow.getHandle(id);
+    const pending = await eventually(
+      async () => {
+        const { raw } = await handle.describe();
+        return (raw.pendingActivities ?? []).find((a) => a.activityType?.name === 'sendPayouts');
+      },
+      (a) => a?.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED && !!a.lastHeartbeatTime,
+      60_000,
+      'the payout attempt to heartbeat',
+    );
+    expect(pending!.attempt).toBe(1);
+    const scheduled = ((await handle.fetchHistory()).events ?? []).find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendPayouts',
+    )!.activityTaskScheduledEventAttributes!;
+    expect(Number(scheduled.heartbeatTimeout?.seconds ?? 0)).toBe(5);
+    expect(Number(scheduled.startToCloseTimeout?.seconds ?? 0)).toBe(20);
+    expect((await payoutsOf(ctx, id)).map((p) => p.status)).toContain('broadcast');
+    // It goes on heartbeating while it waits (an attempt watches for 8 s, then the next one takes over).
+    const beats = new Set<number>();
+    const until = Date.now() + 7_000;
+    while (Date.now() < until) {
+      const { raw } = await handle.describe();
+      const a = (raw.pendingActivities ?? []).find((x) => x.activityType?.name === 'sendPayouts');
+      if (!a) break;
+      if (a.lastHeartbeatTime) beats.add(Number(a.lastHeartbeatTime.seconds));
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    // More than one heartbeat over 7 s of waiting (the SDK sends one every 4 s at most: 80 % of the timeout).
+    expect(beats.size).toBeGreaterThanOrEqual(2);
+
+    // The blocks come: every payout is confirmed, once.
+    const payouts = await eventually(
+      async () => (await mine(), await payoutsOf(ctx, id)),
+      (ps) => ps.length === 3 && ps.every((p) => p.status === 'confirmed'),
+      90_000,
+      'the payouts to be confirmed',
+    );
+    expect(payouts.map((p) => p.kind)).toEqual(['gas', 'merchant', 'commission']);
+    expect(await balanceOf(chain, token, m.wallet)).toBe(commissionSplit(g, 150).merchant);
+    await waitForStatus(ctx, id, 'completed');
+  }, 180_000);
+});
