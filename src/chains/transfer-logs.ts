@@ -43,9 +43,10 @@ export function confirmationsOf(head: bigint, blockNumber: bigint): bigint {
  * - up to `addressesPerCall` recipients (providers cap a topic list): the `to` topic as an array,
  *   ORed by the node, over every contract, not only the configured ones: money of another token
  *   reaching a deposit address must be seen to be owned (decisions §14, `wrong_asset`);
- * - more: the configured tokens' Transfer logs over the span, kept in memory when their recipient is
- *   one of ours. The read then grows with the tokens' traffic, not with the open payments, and a
- *   contract this deployment does not configure is not seen (see the README's chain-watching notes).
+ * - more: every Transfer log of the span, whatever its contract, kept in memory when its recipient is
+ *   one of ours. The read then grows with the chain's transfer traffic, not with the open payments,
+ *   and a contract this deployment does not configure is still seen at a deposit address (a
+ *   `wrong_asset` exception owns it, as below the cap).
  * Which token credits which payment is decided by the payment's rules (domain/arrivals.ts), never
  * here. `strict` drops logs that do not decode as an ERC-20 Transfer (ERC-721's has its value indexed).
  */
@@ -67,14 +68,13 @@ export async function readTransfers(
   if (wanted.size === 0 || input.fromBlock > input.toBlock) return [];
   const tokenOf = new Map(input.tokens.map((t) => [t.address.toLowerCase(), t]));
   const byTopic = wanted.size <= limits.addressesPerCall;
-  if (!byTopic && input.tokens.length === 0) return [];
   const recipients = byTopic ? ([...wanted] as Address[]) : [];
   const calls: Promise<TokenTransfer[]>[] = [];
   for (let from = input.fromBlock; from <= input.toBlock; from += limits.blocksPerCall) {
     const to = min(from + limits.blocksPerCall - 1n, input.toBlock);
     const logs = byTopic
       ? client.getLogs({ event: transferEvent, args: { to: recipients }, fromBlock: from, toBlock: to, strict: true })
-      : client.getLogs({ address: input.tokens.map((t) => t.address), event: transferEvent, fromBlock: from, toBlock: to, strict: true });
+      : client.getLogs({ event: transferEvent, fromBlock: from, toBlock: to, strict: true });
     calls.push(
       logs.then((found) =>
         found
