@@ -21,6 +21,7 @@ import { adminMerchants } from './admin-merchants';
 import { reconcile } from './reconciliation';
 import { deliveryReads } from './webhook-deliveries';
 import { findOwnSite } from './plugin-credentials';
+import { merchantEvents } from './merchant-events';
 import type { PayoutRow } from '../db/queries/payouts';
 import type { ExceptionStatus } from '../domain/exceptions';
 import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
@@ -33,6 +34,7 @@ export type { PaymentOption } from './rails';
 export type { DirectDeposit } from './direct-deposit';
 export type { RefundAddressAsk } from './refund-addresses';
 export type { PaymentProof } from './payment-proof';
+export type { MerchantEvent } from './merchant-events';
 export { CallbackRefused, CallbackTermsMismatch } from './provider-events';
 export { LinkPaymentInProgress } from './link-tabs';
 export { LinkAlreadyPaid, MerchantNotAccepting, type SessionStanding } from './session-standing';
@@ -86,6 +88,7 @@ export function createPaymentService(ctx: PaymentContext) {
     merchants: adminMerchants(ctx),
     reconcile: () => reconcile(ctx.db, ctx.config.chains),
     deliveries: deliveryReads(ctx),
+    events: merchantEvents(ctx),
     findOwnSite: (origin: string, merchantId: string) => findOwnSite(ctx, origin, merchantId),
   };
 }

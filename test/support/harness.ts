@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp } from '../../src/api/app';
+import type { EventStreamSettings } from '../../src/api/routes/merchant-events';
 import { loadConfig, type Config } from '../../src/config';
 import { createDb, type DbHandle } from '../../src/db/client';
 import { createActivities, type ActivityDeps } from '../../src/activities';
@@ -63,6 +64,8 @@ export interface StackOptions {
   sandbox?: boolean;
   /** Run a checkout worker (workflows + activities) in this process. */
   worker?: boolean;
+  /** The merchants' event streams' timings (default: production's). */
+  eventStream?: EventStreamSettings;
 }
 
 /**
@@ -111,7 +114,14 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
       ? settlementKeys(ctx.config.chains.settlementMnemonic).treasury.address
       : null;
     ctx.app = await buildApp(
-      { config: ctx.config, db: ctx.db, temporal: ctx.temporal, providers: ctx.providers, treasuryAddress },
+      {
+        config: ctx.config,
+        db: ctx.db,
+        temporal: ctx.temporal,
+        providers: ctx.providers,
+        treasuryAddress,
+        eventStream: options.eventStream,
+      },
       { logger: false },
     );
     options.extend?.(ctx.app);
