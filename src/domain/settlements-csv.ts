@@ -2,7 +2,7 @@ import { formatCrypto } from './money';
 
 // Decisions §11: a merchant's settled transactions as CSV (RFC 4180, CRLF line ends). Amounts are
 // decimal strings with 6 places, as everywhere in the API; a cell that a spreadsheet would run as a
-// formula is prefixed with an apostrophe (CSV injection), though none of ours should start that way.
+// formula is prefixed with an apostrophe (CSV injection): the order id is the merchant's own text.
 
 export interface SettlementLine {
   paymentId: string;
@@ -18,6 +18,8 @@ export interface SettlementLine {
   /** Decisions §14: fiat_to_crypto or crypto_transfer, and the provider (empty for a wallet payment). */
   railType: string;
   provider: string | null;
+  /** `orderId ?? merchantOrderId` of the session, as the API answers it; null when the merchant gave none. */
+  orderId: string | null;
 }
 
 export const SETTLEMENT_COLUMNS = [
@@ -34,6 +36,8 @@ export const SETTLEMENT_COLUMNS = [
   // Added last, so that a reader of the earlier columns by position is not broken.
   'rail_type',
   'provider',
+  // Issue 31 item 7: an accountant matches a line to the shop's order without looking the payment up.
+  'order_id',
 ] as const;
 
 function cell(value: string): string {
@@ -55,6 +59,7 @@ export function settlementsCsv(lines: readonly SettlementLine[]): string {
     l.settledAt.toISOString(),
     l.railType,
     l.provider ?? '',
+    l.orderId ?? '',
   ]);
   return [[...SETTLEMENT_COLUMNS], ...rows].map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n';
 }

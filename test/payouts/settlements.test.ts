@@ -3,7 +3,6 @@ import { commissionSplit, formatCrypto } from '../../src/domain/money';
 import { findPayout } from '../../src/db/queries/payouts';
 import { findTransaction } from '../../src/db/queries/transactions';
 import { settlementsCsv } from '../../src/domain/settlements-csv';
-import { settlementReportCsv } from '../../src/payments/settlement-report';
 import { payFromWallet } from '../support/chain';
 import { spawnOps } from '../cli/run-ops';
 import { ADMIN_TOKEN, adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
@@ -97,7 +96,7 @@ describe('settlements CSV', () => {
       provider: null,
     };
     expect(
-      settlementReportCsv([
+      settlementsCsv([
         { ...line, orderId: '@SUM(A1)' },
         { ...line, orderId: null },
         { ...line, orderId: 'a "b"\nc' },
@@ -126,10 +125,11 @@ describe('settlements CSV', () => {
         settledAt: new Date(0),
         railType: 'crypto_transfer',
         provider: null,
+        orderId: null,
       },
     ]);
     expect(csv.split('\r\n')[1]).toBe(
-      `"'=HYPERLINK(""x"")",USDC,"a,b",0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,`,
+      `"'=HYPERLINK(""x"")",USDC,"a,b",0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,,`,
     );
   });
 });

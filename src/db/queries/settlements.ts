@@ -6,8 +6,8 @@ import type { DatabaseOrTransaction } from '../client';
 // Timestamps as ISO 8601 text with milliseconds, as JavaScript dates hold them, whatever the driver's type parsing.
 const ISO_MS = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
 
-/** A settled transaction, as the CSV writes it, with the merchant's order id (`orderId ?? merchantOrderId`). */
-export type SettlementRow = SettlementLine & { orderId: string | null };
+/** A settled transaction, as the CSV writes it. */
+export type SettlementRow = SettlementLine;
 
 /**
  * A merchant's settled transactions (decisions §11: the merchant payout confirmed) whose payout was

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { validationError } from '../../../domain/errors';
-import { settlementReportCsv } from '../../../payments/settlement-report';
+import { settlementsCsv } from '../../../domain/settlements-csv';
 
 const TX = '0x9f3c2a8e4b1d7c6f5a4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a';
 // The documented example is what settlementsCsv writes for one settled payment.
-const EXAMPLE_CSV = settlementReportCsv([
+const EXAMPLE_CSV = settlementsCsv([
   {
     paymentId: 'SV_4f9a1c2b7d8e6f5a4b3c2d1e',
     asset: 'USDC',
@@ -52,7 +52,7 @@ const adminSettlementRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async 
       const from = request.query.from ? new Date(request.query.from) : new Date(0);
       const to = request.query.to ? new Date(request.query.to) : now();
       if (from >= to) throw validationError([{ path: 'from', message: 'Must be before `to`.' }], 'The date range is empty.');
-      const csv = settlementReportCsv(await app.payments.merchants.settledTransactions(merchant.id, from, to));
+      const csv = settlementsCsv(await app.payments.merchants.settledTransactions(merchant.id, from, to));
       void reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="settlements-${merchant.id}.csv"`);
