@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors';
+import { startEventStream } from '../event-stream';
 
 export interface EventStreamSettings {
   /** How often an open stream reads the merchant's new events from Postgres (default 1000 ms). */
@@ -93,17 +94,8 @@ const merchantEventRoutes: FastifyPluginAsyncZod<{ stream?: EventStreamSettings 
       let cursor = resumeAfter !== undefined ? Number(resumeAfter) : await events.latestSeq(merchantId);
 
       byMerchant.set(merchantId, (byMerchant.get(merchantId) ?? 0) + 1);
-      const res = reply.raw;
+      const res = startEventStream(request, reply, RECONNECT_MS);
       open.add(res);
-      reply.hijack();
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-accel-buffering': 'no',
-        'x-request-id': request.id,
-        connection: 'keep-alive',
-      });
-      res.write(`retry: ${RECONNECT_MS}\n\n`);
 
       let ended = false;
       let reading = false;
