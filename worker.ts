@@ -29,6 +29,8 @@ async function main() {
   const db = createDb(config.databaseUrl);
   // The chain watchers signal workflows, and the event activities start delivery workflows, through this client.
   const temporal = createTemporalClient(config.temporal);
+  // Business events (issue 31 item 6): the activities' and the reorg re-checks' payouts alike.
+  const events = businessLog(logger);
   const worker = await createWorker({
     temporal: config.temporal,
     workflowBundle,
@@ -42,7 +44,7 @@ async function main() {
       chains: config.chains,
       cancelSession: createSessionCanceller(temporal.client),
       now: () => new Date(),
-      log: businessLog(logger),
+      log: events,
     }),
   });
   // One process at a time watches each network (an advisory lease); the other workers stand by.
@@ -52,6 +54,7 @@ async function main() {
     temporal: temporal.client,
     networks: config.chains.networks,
     log: (message) => logger.warn(message),
+    businessLog: events,
     lateDeposits: {
       watchHours: config.chains.lateDepositWatchHours,
       taskQueue: config.temporal.taskQueue,

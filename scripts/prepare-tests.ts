@@ -1,12 +1,13 @@
 import { ensureAnvilBinary } from '../src/chains/anvil-binary';
-import { ensureChromium } from '../tools/dev/chromium';
+import { ensureChromium, ensurePhp } from '../tools/dev/chromium';
 import { ensureDashboardBuild } from '../tools/dev/dashboard-build';
 import { ensurePromtool } from '../tools/dev/promtool';
 import { ensureTemporalBinary, MissingToolError } from '../tools/temporal/cli-binary';
 import { ensureServerBinaries } from '../tools/temporal/server/binaries';
 
 // Runs before `npm test` (pretest): a bare machine gets the pinned Temporal CLI, the production
-// Temporal server (built once, ~9 min of CPU here; cached after), Chromium and promtool (the metrics
+// Temporal server (built once, ~9 min of CPU here; cached after), Chromium, PHP's command line (the
+// README's PHP webhook check) and promtool (the metrics
 // and alert rules' checks); anvil comes with
 // `npm install` and is only checked. The merchant dashboard is built when its sources changed.
 async function main() {
@@ -14,6 +15,7 @@ async function main() {
   console.log(`temporal-server: ${ensureServerBinaries().server}`);
   console.log(`anvil: ${ensureAnvilBinary()}`);
   console.log(`chromium: ${ensureChromium()}`);
+  console.log(`php: ${ensurePhp()}`);
   console.log(`promtool: ${ensurePromtool()}`);
   const dashboard = await ensureDashboardBuild(console.log);
   console.log(`dashboard: ${dashboard.dir}${dashboard.built ? '' : ' (already built)'}`);

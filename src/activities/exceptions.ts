@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
 import { ACCEPTABLE_FROM, completeAcceptedSession } from '../db/queries/accepted-sessions';
 import { findSession, lockSession } from '../db/queries/checkout-sessions';
+import { findSimpleOrder } from '../db/queries/simple-orders';
 import { findPaymentException, lockPaymentException, resolvePaymentException } from '../db/queries/payment-exceptions';
 import { failUnsentPayouts, listRefundPayouts } from '../db/queries/payouts';
 import { isAcceptable, type ExceptionStatus } from '../domain/exceptions';
@@ -17,11 +18,18 @@ export const NOT_ACCEPTABLE = 'NotAcceptable';
 export function createExceptionActivities({ db, now }: { db: Database; now: () => Date }) {
   return {
     /** Its status, and the merchant whose payment it is (null for a simple order: the simple API has no merchant account). */
-    async exceptionStatus(exceptionId: string): Promise<{ status: ExceptionStatus; merchantId: string | null }> {
+    /** The exception's status, and its payment's merchant and status (the run's search attributes). */
+    async exceptionStatus(
+      exceptionId: string,
+    ): Promise<{ status: ExceptionStatus; merchantId: string | null; paymentStatus?: string | null }> {
       const exception = await findPaymentException(db, exceptionId);
       if (!exception) throw ApplicationFailure.nonRetryable(`no exception ${exceptionId}`, 'ExceptionMissing');
-      const session = exception.paymentKind === 'checkout_session' ? await findSession(db, exception.paymentId) : undefined;
-      return { status: exception.status, merchantId: session?.merchantId ?? null };
+      if (exception.paymentKind === 'checkout_session') {
+        const session = await findSession(db, exception.paymentId);
+        return { status: exception.status, merchantId: session?.merchantId ?? null, paymentStatus: session?.status ?? null };
+      }
+      const order = await findSimpleOrder(db, exception.paymentId);
+      return { status: exception.status, merchantId: null, paymentStatus: order?.status ?? null };
     },
 
     /**

@@ -35,6 +35,7 @@ import idempotency from './plugins/idempotency';
 import checkoutSessionRoutes from './routes/checkout-sessions';
 import checkoutEventRoutes, { type LiveStatusSettings } from './routes/checkout-events';
 import paymentLookupRoutes from './routes/payment-lookups';
+import merchantEventRoutes, { type EventStreamSettings } from './routes/merchant-events';
 import providerCallbackRoutes from './routes/provider-callbacks';
 import hostedPages from './hosted/plugin';
 import dashboard from './dashboard/plugin';
@@ -63,6 +64,8 @@ export interface AppDeps {
   now?: () => Date;
   /** The customer pages' live status streams (routes/checkout-events.ts); defaults suit production. */
   liveStatus?: LiveStatusSettings;
+  /** The merchants' event streams (routes/merchant-events.ts); defaults suit production. */
+  eventStream?: EventStreamSettings;
   /** Where the use cases write business events; default: info lines of the app's logger. */
   businessLog?: BusinessLog;
   /** The dashboard's built files (default: dist/dashboard). */
@@ -189,6 +192,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await v1.register(pluginRoutes, checkoutDeps);
       await v1.register(paymentLinkRoutes, checkoutDeps);
       await v1.register(paymentLookupRoutes, { config });
+      await v1.register(merchantEventRoutes, { stream: deps.eventStream });
       await v1.register(notImplementedRoutes);
     },
     { prefix: '/api/v1' },

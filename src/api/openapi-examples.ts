@@ -264,6 +264,8 @@ export interface ErrorContext {
   creates: boolean;
   /** The scope the route asks of a key (the 403 InsufficientScope names it). */
   scope: string;
+  /** A server-sent events stream: its 429 is about open streams, its 422 about `Last-Event-ID`. */
+  stream: boolean;
 }
 
 type Sample = { code: ErrorCode; message: string; details?: { path: string; message: string }[] };
@@ -311,7 +313,9 @@ function samplesFor(status: string, c: ErrorContext): Sample[] {
         {
           code: 'ValidationError',
           message: 'The request is not valid.',
-          details: [{ path: c.simple ? 'fiat_amount' : 'amount', message: 'Too small: expected number to be >0' }],
+          details: c.stream
+            ? [{ path: 'last-event-id', message: 'Invalid string: must match pattern /^\\d{1,15}$/' }]
+            : [{ path: c.simple ? 'fiat_amount' : 'amount', message: 'Too small: expected number to be >0' }],
         },
         ...(c.idempotent
           ? [
@@ -324,7 +328,14 @@ function samplesFor(status: string, c: ErrorContext): Sample[] {
           : []),
       ];
     case '429':
-      return [{ code: 'RateLimited', message: 'Too many failed attempts. Try again later.' }];
+      return [
+        {
+          code: 'RateLimited',
+          message: c.stream
+            ? 'At most 5 event streams may be open at once for one merchant.'
+            : 'Too many failed attempts. Try again later.',
+        },
+      ];
     case '503':
       return [{ code: 'Unavailable', message: 'A backing service is unavailable; the request did nothing and may be retried.' }];
     default:

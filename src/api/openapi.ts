@@ -75,12 +75,19 @@ const DESCRIPTIONS: Record<string, string> = {
 };
 
 /** The statuses an operation can answer besides its own, from what it takes and who may call it. */
+/** An authenticated server-sent events route (its 200 declares text/event-stream, see completeDocument). */
+const isStream = (op: Operation) =>
+  (op.security?.length ?? 0) > 0 &&
+  Object.entries(op.responses?.['200']?.content ?? {}).some(
+    ([media, m]) => media === 'text/event-stream' || m.schema?.contentMediaType === 'text/event-stream',
+  );
+
 function errorStatuses(path: string, method: string, op: Operation): string[] {
   // Any request may be refused by the HTTP parser (malformed, headers too large) with a 400.
   if (path === '/healthz') return ['400'];
   // 400 too: the HTTP parser refuses malformed requests (and headers over the limit) on every route.
   const statuses = new Set<string>(['400', '503']);
-  const takesInput = Boolean(op.requestBody) || (op.parameters ?? []).some((p) => p.in === 'query' || p.in === 'path');
+  const takesInput = Boolean(op.requestBody) || (op.parameters ?? []).some((p) => p.in === 'query' || p.in === 'path' || p.in === 'header');
   if (takesInput || method !== 'get') statuses.add('422');
   if (op.requestBody) statuses.add('413');
   if ((op.parameters ?? []).some((p) => p.in === 'path')) statuses.add('404');
@@ -88,6 +95,8 @@ function errorStatuses(path: string, method: string, op: Operation): string[] {
   else if (op.security?.length) statuses.add('401').add('403');
   if (method === 'post' && op.security?.length) statuses.add('409');
   if (path === '/api/v1/plugin/connect') statuses.add('401').add('429');
+  // The merchant's event stream refuses a stream beyond its per-merchant limit.
+  if (isStream(op)) statuses.add('429');
   if (path === '/readyz') statuses.delete('422');
   return [...statuses].filter((s) => !op.responses?.[s]).sort();
 }
@@ -180,6 +189,7 @@ export function completeDocument(doc: OpenApiDocument, webhooks: Record<string, 
         simple,
         admin,
         pluginConnect: path === '/api/v1/plugin/connect',
+        stream: isStream(op),
         hasBody: Boolean(op.requestBody),
         hasPathId: path.includes('{'),
         transactionCode: (op.parameters ?? []).some((p) => p.name === 'transaction_code'),

@@ -99,7 +99,7 @@ export function createAdminClient(options: AdminClientOptions) {
 
 export type AdminClient = ReturnType<typeof createAdminClient>;
 
-function parseJson(text: string): unknown {
+export function parseJson(text: string): unknown {
   if (!text) return undefined;
   try {
     return JSON.parse(text) as unknown;
@@ -108,7 +108,8 @@ function parseJson(text: string): unknown {
   }
 }
 
-function toApiError(res: Response, body: unknown, text: string): AdminApiError {
+/** An error answer as the CLI reports it: the envelope of decisions §3, or what a proxy put in its place. */
+export function toApiError(res: Response, body: unknown, text: string): AdminApiError {
   const envelope = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const details = Array.isArray(envelope.details)
     ? envelope.details.map((d) => {

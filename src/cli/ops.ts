@@ -1,9 +1,20 @@
-import { CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { z } from 'zod';
 import { AdminApiError, ConnectionError, createAdminClient } from './admin-client';
 import { COMMANDS, GROUPS } from './commands';
 import { WaitTimeoutError } from './commands/payments';
 import { buildProgram } from './program';
-import { clearTextWarning, resolveSettings, SettingsError, TOKEN_FLAG_WARNING, tokenFilePath, type Env } from './settings';
+import { listen, StreamRefused } from './listen';
+import {
+  clearTextWarning,
+  resolveApiKey,
+  resolveApiUrl,
+  resolveSettings,
+  SettingsError,
+  TOKEN_FLAG_WARNING,
+  tokenFilePath,
+  type Env,
+} from './settings';
 
 // The operators' CLI: `npm run ops -- <command>`. An HTTP client of the admin API (decisions §10).
 
@@ -17,11 +28,16 @@ export interface Io {
   stderr: (text: string) => void;
   /** Waits between polls (`payments wait`); tests may pass a faster one. */
   sleep?: (ms: number) => Promise<void>;
+  /** Stops `listen` (default: Ctrl-C or SIGTERM). */
+  signal?: AbortSignal;
+  /** `listen`'s pauses between retries and reconnects (default 1000 ms); tests may pass a shorter one. */
+  listenBackoffMs?: number;
 }
 
 function epilogue(env: Env): string {
   return [
     `Token: ADMIN_TOKEN, else --token-file or ADMIN_TOKEN_FILE, else ${tokenFilePath(env)} (its directory is SVC_DATA_DIR; \`npm start\` writes it).`,
+    "listen (a merchant's command, not an operator's): API key from SVC_API_KEY, else --api-key-file or SVC_API_KEY_FILE; never the admin token.",
     'Exit status: 0 done; 1 the API refused, could not be reached, or a wait timed out; 2 bad usage or settings.',
   ].join('\n');
 }
@@ -47,6 +63,52 @@ export async function run(argv: string[], io: Io): Promise<number> {
     },
   );
 
+  const httpUrl = (flag: string) => (value: string) => {
+    const parsed = z.url({ protocol: /^https?$/ }).safeParse(value);
+    if (!parsed.success) throw new InvalidArgumentError(`${flag} must be an http(s) URL`);
+    return parsed.data;
+  };
+  program
+    .command('listen')
+    .summary('forward your events to a local URL, signed with a secret printed at start (a merchant API key, not the admin token)')
+    .description(
+      'Reads GET /api/v1/events/stream with your merchant API key (scope transactions:read), signs each event with a new local secret, printed once, as the service signs its webhooks, and POSTs it to --forward-to. Reconnects after a dropped connection and resumes after the last event handled.',
+    )
+    .addOption(
+      new Option('--forward-to <url>', 'your local webhook URL, e.g. http://localhost:8000/hooks').argParser(httpUrl('--forward-to')),
+    )
+    .option('--api-key-file <path>', 'read the merchant API key from this file (env SVC_API_KEY_FILE; default env SVC_API_KEY)')
+    .addOption(
+      new Option('--after <id>', 'resume after this event id (the number in [brackets] of a previous run)').argParser((v) => {
+        if (!/^\d{1,15}$/.test(v)) throw new InvalidArgumentError('--after must be an event id (a number)');
+        return Number(v);
+      }),
+    )
+    .action(async (_options: unknown, self: Command) => {
+      const opts = self.optsWithGlobals<{ forwardTo?: string; apiKeyFile?: string; after?: number; apiUrl?: string }>();
+      if (opts.forwardTo === undefined) self.error("error: required option '--forward-to <url>' not specified", { exitCode: 2 });
+      const apiKey = resolveApiKey(opts, io.env);
+      const apiUrl = resolveApiUrl(opts, io.env);
+      const warning = clearTextWarning(apiUrl);
+      if (warning) err(warning.replace('the admin token', 'your API key'));
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      if (!io.signal) process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+      try {
+        await listen({
+          apiUrl,
+          apiKey,
+          forwardTo: opts.forwardTo,
+          ...(opts.after !== undefined ? { after: opts.after } : {}),
+          print: out,
+          signal: io.signal ?? stop.signal,
+          ...(io.listenBackoffMs !== undefined ? { backoffMs: io.listenBackoffMs } : {}),
+        });
+      } finally {
+        process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+      }
+    });
+
   try {
     await program.parseAsync(argv, { from: 'user' });
     return answered;
@@ -62,7 +124,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       for (const d of e.details) err(`  ${d.path || '(body)'}: ${d.message}`);
       return EXIT_FAILED;
     }
-    if (e instanceof ConnectionError || e instanceof WaitTimeoutError) {
+    if (e instanceof ConnectionError || e instanceof WaitTimeoutError || e instanceof StreamRefused) {
       err(`error: ${e.message}`);
       return EXIT_FAILED;
     }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { LIVE_KEY_PREFIX } from '../domain/credentials';
 import { PROJECT_ROOT } from '../project-root';
 
 // Where and as whom the CLI connects. Being an entry point's helper, it reads the environment it is
@@ -31,19 +32,29 @@ export function tokenFilePath(env: Env): string {
   return path.join(path.resolve(present(env.SVC_DATA_DIR) ?? path.join(PROJECT_ROOT, '.data')), 'admin-token');
 }
 
-function readTokenFile(file: string, named: boolean): string {
+function readTokenFile(file: string, named: boolean, what = 'admin token'): string {
   try {
     return readFileSync(file, 'utf8').trim();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (named && (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')) {
-      throw new SettingsError(`cannot read the admin token file ${file} (${code})`);
+      throw new SettingsError(`cannot read the ${what} file ${file} (${code})`);
     }
     if (code === 'ENOENT') {
       throw new SettingsError(`no admin token: set ADMIN_TOKEN, pass --token-file, or run \`npm start\` once so that it writes ${file}`);
     }
     throw err;
   }
+}
+
+const defaultedApiUrl = (flags: { apiUrl?: string | undefined }, env: Env) =>
+  flags.apiUrl ?? present(env.SVC_URL) ?? `http://127.0.0.1:${present(env.PORT) ?? 3000}`;
+
+/** The service's address alone (`listen`, which authenticates with a merchant's key instead). */
+export function resolveApiUrl(flags: { apiUrl?: string | undefined }, env: Env): string {
+  const parsed = settingsSchema.shape.apiUrl.safeParse(defaultedApiUrl(flags, env));
+  if (!parsed.success) throw new SettingsError(`invalid settings: --api-url/SVC_URL ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
 }
 
 /**
@@ -55,7 +66,7 @@ export function resolveSettings(
   flags: { apiUrl?: string | undefined; token?: string | undefined; tokenFile?: string | undefined },
   env: Env,
 ): Settings {
-  const apiUrl = flags.apiUrl ?? present(env.SVC_URL) ?? `http://127.0.0.1:${present(env.PORT) ?? 3000}`;
+  const apiUrl = defaultedApiUrl(flags, env);
   const namedFile = flags.tokenFile ?? present(env.ADMIN_TOKEN_FILE);
   const token =
     flags.token ??
@@ -82,3 +93,19 @@ export function clearTextWarning(apiUrl: string): string | null {
 /** A token given as a flag has already been printed by npm (`> tsx src/cli/ops.ts --token …`) and sits in the shell's history. */
 export const TOKEN_FLAG_WARNING =
   'warning: --token puts the admin token on the command line, which `npm run` prints in its banner and the process list shows; set ADMIN_TOKEN or pass --token-file <path> instead';
+
+const apiKeySchema = z.string().regex(new RegExp(`^${LIVE_KEY_PREFIX}\\S+$`), `must be a merchant API key (${LIVE_KEY_PREFIX}…)`);
+
+/**
+ * The merchant's API key for `listen`: --api-key-file, else SVC_API_KEY, else SVC_API_KEY_FILE. There
+ * is no flag carrying the key itself: npm prints a command's flags in its banner.
+ */
+export function resolveApiKey(flags: { apiKeyFile?: string | undefined }, env: Env): string {
+  const file = flags.apiKeyFile ?? (present(env.SVC_API_KEY) === undefined ? present(env.SVC_API_KEY_FILE) : undefined);
+  const key = file !== undefined ? readTokenFile(file, true, 'API key') : present(env.SVC_API_KEY);
+  if (key === undefined) throw new SettingsError('no API key: set SVC_API_KEY, or pass --api-key-file <path> (or SVC_API_KEY_FILE)');
+  const parsed = apiKeySchema.safeParse(key);
+  // The message never repeats the key: a wrong one may still be somebody's secret.
+  if (!parsed.success) throw new SettingsError(`invalid settings: the API key ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
+}

@@ -22,6 +22,7 @@ import { merchantPayments } from './merchant-payments';
 import { reconcile } from './reconciliation';
 import { deliveryReads } from './webhook-deliveries';
 import { findOwnSite } from './plugin-credentials';
+import { merchantEvents } from './merchant-events';
 import type { PayoutRow } from '../db/queries/payouts';
 import type { ExceptionStatus } from '../domain/exceptions';
 import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
@@ -34,6 +35,7 @@ export type { PaymentOption } from './rails';
 export type { DirectDeposit } from './direct-deposit';
 export type { RefundAddressAsk } from './refund-addresses';
 export type { PaymentProof } from './payment-proof';
+export type { MerchantEvent } from './merchant-events';
 export { CallbackRefused, CallbackTermsMismatch } from './provider-events';
 export { LinkPaymentInProgress } from './link-tabs';
 export { LinkAlreadyPaid, MerchantNotAccepting, type SessionStanding } from './session-standing';
@@ -89,6 +91,7 @@ export function createPaymentService(ctx: PaymentContext) {
     deliveries: deliveryReads(ctx),
     /** A merchant's own payments: the dashboard's list and its CSV (issue 29). */
     merchantPayments: merchantPayments(ctx),
+    events: merchantEvents(ctx),
     findOwnSite: (origin: string, merchantId: string) => findOwnSite(ctx, origin, merchantId),
   };
 }

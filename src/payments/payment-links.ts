@@ -5,7 +5,7 @@ import { AppError, type ErrorDetail } from '../domain/errors';
 import { isPaymentLinkId, newPaymentLinkId } from '../domain/ids';
 import { formatFiat } from '../domain/money';
 import { PAYMENT_LINK_WORKFLOW, type PaymentLinkInput } from '../workflows/payment-link/messages';
-import { MerchantIdKey, OrderIdKey } from '../workflows/search-attributes';
+import { MerchantIdKey, OrderIdKey, PaymentStatusKey } from '../workflows/search-attributes';
 import { parseFiat } from './amounts';
 import { openCheckoutSession, settlementWallet, type PayingMerchant } from './checkout-sessions';
 import type { PaymentContext } from './context';
@@ -44,6 +44,7 @@ export async function openPaymentLink(ctx: PaymentContext, merchant: PayingMerch
     args: [input],
     searchAttributes: [
       { key: MerchantIdKey, value: merchant.id },
+      { key: PaymentStatusKey, value: 'active' },
       ...(request.merchantOrderId ? [{ key: OrderIdKey, value: request.merchantOrderId }] : []),
     ],
     insert: () =>

@@ -12,10 +12,11 @@ import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from '../workflo
 import type { PaymentContext } from './context';
 import { startPaymentWorkflow, WorkflowAlreadyStartedError } from './temporal-call';
 
-const deliveryInput = (ctx: PaymentContext, deliveryId: string): WebhookDeliveryInput => {
+const deliveryInput = (ctx: PaymentContext, deliveryId: string, once = false): WebhookDeliveryInput => {
   const { webhooks } = ctx.config;
   return {
     deliveryId,
+    ...(once ? { once: true } : {}),
     retry: {
       baseSeconds: webhooks.retryBaseSeconds,
       maxIntervalSeconds: webhooks.retryMaxIntervalSeconds,
@@ -49,46 +50,79 @@ export function nextAttemptAt(
   const unfinished = last.statusCode === null && last.error === INTERRUPTED_ATTEMPT;
   if (unfinished && now.getTime() - last.attemptedAt.getTime() < ATTEMPT_LIMIT_MS) return null;
   const endedAt = last.attemptedAt.getTime() + (unfinished ? ATTEMPT_LIMIT_MS : last.durationMs);
-  const intervalSeconds = Math.min(schedule.baseSeconds * 2 ** (attempts.length - 1), schedule.maxIntervalSeconds);
-  return new Date(endedAt + intervalSeconds * 1000);
+  return new Date(endedAt + retryIntervalSeconds(attempts.length, schedule) * 1000);
+}
+
+/** The wait after the n-th attempt (decisions §8): base·2^(n−1), at most the maximum. */
+const retryIntervalSeconds = (n: number, schedule: RetrySchedule) =>
+  Math.min(schedule.baseSeconds * 2 ** (n - 1), schedule.maxIntervalSeconds);
+
+export interface Resent {
+  deliveryId: string;
+  status: 'pending';
+  /** `attempt_now`: one attempt now, beside the schedule still running; `new_schedule`: a fresh run of the schedule after it ended. */
+  mode: 'attempt_now' | 'new_schedule';
 }
 
 /**
- * An operator's resend: the same delivery (id, event, body) on a fresh run of the retry schedule,
- * once its schedule has ended (succeeded or failed). While the schedule runs (a durable activity in
- * the payment's run, backing off), a second run would attempt in parallel with it and could mark the
- * delivery failed at its own window's end while the first still retries; so the answer is 409 with
- * when the next attempt is due (message and Retry-After), and nothing changes.
+ * An operator's resend: the same delivery (id, event, body), freshly signed.
+ * - Still pending and backing off (or never attempted): one attempt now, in a run of its own that makes
+ *   that single attempt and marks nothing failed; the schedule keeps running beside it, and its next
+ *   attempt finds the delivery succeeded and sends nothing. A second schedule would attempt in
+ *   parallel and could mark the delivery failed at its own window's end while the first still retried.
+ * - An attempt in flight: 409, with when the schedule's next attempt is due should this one fail
+ *   (message; "at the latest", since the log also counts attempts made now, which only lengthen the
+ *   interval it computes) and Retry-After until this attempt is over at the latest; nothing changes.
+ * - Succeeded or failed: a fresh run of the retry schedule.
  */
-export async function resendDelivery(ctx: PaymentContext, deliveryId: string): Promise<{ deliveryId: string; status: 'pending' }> {
+export async function resendDelivery(ctx: PaymentContext, deliveryId: string): Promise<Resent> {
   const delivery = /^dlv_[A-Za-z0-9]{24}$/.test(deliveryId) ? await findDelivery(ctx.db, deliveryId) : undefined;
   if (!delivery) throw notFound('Delivery');
+  const stamp = ctx.now().getTime();
   if (delivery.status === 'pending') {
     const { webhooks } = ctx.config;
-    const next = nextAttemptAt(
-      await listAttempts(ctx.db, deliveryId),
-      {
-        baseSeconds: webhooks.retryBaseSeconds,
-        maxIntervalSeconds: webhooks.retryMaxIntervalSeconds,
-      },
-      ctx.now(),
-    );
-    if (!next) throw new AppError('Conflict', 'This delivery is being attempted right now; list its deliveries again in a few seconds.');
-    const seconds = Math.max(0, Math.ceil((next.getTime() - ctx.now().getTime()) / 1000));
-    throw new AppError(
-      'Conflict',
-      `This delivery is still being retried on its schedule: its next attempt is due at ${next.toISOString()} (in ${seconds} s). Resend it once it has succeeded or failed.`,
-      { retryAfterSeconds: seconds },
-    );
+    const attempts = await listAttempts(ctx.db, deliveryId);
+    const last = attempts.at(-1);
+    if (
+      last &&
+      nextAttemptAt(
+        attempts,
+        { baseSeconds: webhooks.retryBaseSeconds, maxIntervalSeconds: webhooks.retryMaxIntervalSeconds },
+        ctx.now(),
+      ) === null
+    ) {
+      const endsBy = last.attemptedAt.getTime() + webhooks.timeoutMs;
+      const next = new Date(
+        endsBy +
+          retryIntervalSeconds(attempts.length, {
+            baseSeconds: webhooks.retryBaseSeconds,
+            maxIntervalSeconds: webhooks.retryMaxIntervalSeconds,
+          }) *
+            1000,
+      );
+      const seconds = Math.max(1, Math.ceil((endsBy - stamp) / 1000));
+      throw new AppError(
+        'Conflict',
+        `An attempt of this delivery is under way (started at ${last.attemptedAt.toISOString()}); if it fails, its next attempt is due at ${next.toISOString()} at the latest. Resend after ${seconds} s to attempt at once.`,
+        { retryAfterSeconds: seconds },
+      );
+    }
+    await startPaymentWorkflow(ctx, {
+      workflowType: WEBHOOK_DELIVERY_WORKFLOW,
+      workflowId: `${deliveryId}-now-${stamp}`,
+      args: [deliveryInput(ctx, deliveryId, true)],
+      searchAttributes: [],
+    });
+    return { deliveryId, status: 'pending', mode: 'attempt_now' };
   }
   await setDeliveryStatus(ctx.db, deliveryId, 'pending');
   await startPaymentWorkflow(ctx, {
     workflowType: WEBHOOK_DELIVERY_WORKFLOW,
-    workflowId: `${deliveryId}-resend-${ctx.now().getTime()}`,
+    workflowId: `${deliveryId}-resend-${stamp}`,
     args: [deliveryInput(ctx, deliveryId)],
     searchAttributes: [],
   });
-  return { deliveryId, status: 'pending' };
+  return { deliveryId, status: 'pending', mode: 'new_schedule' };
 }
 
 /**

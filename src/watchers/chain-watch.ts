@@ -5,6 +5,7 @@ import type { TokenTransfer } from '../chains/transfer-logs';
 import { cursorFromJson, cursorToJson, TransferWatcher, type WatchCursor } from '../chains/watcher';
 import type { ChainNetworkConfig } from '../config';
 import type { Database } from '../db/client';
+import type { BusinessLog } from '../logging';
 import {
   findDepositOwners,
   listOpenDepositAddresses,
@@ -37,6 +38,8 @@ export interface ChainWatchDeps {
   /** How often a stand-by tries to take a network's lease, and how often the holder checks it (default 5 s each). */
   lease?: { retryMs?: number; heartbeatMs?: number };
   log?: (message: string) => void;
+  /** Business events of the payouts a reorg sends again (reorg-watch.ts), as the worker's activities write theirs. */
+  businessLog?: BusinessLog;
   /** Decisions §12: ended sessions' addresses stay watched this long; without it only open ones are. */
   lateDeposits?: LateDepositSettings;
   /** Issue 26 item 10: credits and payouts re-checked after confirmation (reorg-watch.ts); without it they never are. */
@@ -101,7 +104,9 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
   });
 
   const reorgs = deps.reorgs && deps.reorgs.windowHours > 0 ? deps.reorgs : null;
-  const checkReorgs = reorgs ? createReorgCheck({ db, temporal: deps.temporal, settings: reorgs, client, log }) : null;
+  const checkReorgs = reorgs
+    ? createReorgCheck({ db, temporal: deps.temporal, settings: reorgs, client, log, businessLog: deps.businessLog })
+    : null;
   let lastReorgCheck = 0;
 
   let cursor: WatchCursor | null = null;

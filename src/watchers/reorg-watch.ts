@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { BlockNotFoundError, TransactionReceiptNotFoundError, type Hash } from 'viem';
 import { payoutSteps } from '../activities/payouts';
+import type { BusinessLog } from '../logging';
 import type { ChainClient } from '../chains/clients';
 import { logStanding, transactionStanding } from '../chains/log-standing';
 import { receiptOf } from '../chains/payouts';
@@ -59,9 +60,11 @@ export function createReorgCheck(deps: {
   settings: ReorgWatchSettings;
   client: ChainClient;
   log: (m: string) => void;
+  /** Business events (payout.sent, payout.confirmed, payout.failed), as the payout activities write them. */
+  businessLog?: BusinessLog;
 }) {
   const { db, temporal, settings, client, log } = deps;
-  const steps = payoutSteps({ db, chains: settings.chains });
+  const steps = payoutSteps({ db, chains: settings.chains, log: deps.businessLog });
   const network = client.network;
 
   async function receiptOrNull(hash: string) {
@@ -184,11 +187,12 @@ export function createReorgCheck(deps: {
   async function settleMinedAgain(
     row: PayoutRow,
     receipt: { status: 'success' | 'reverted'; blockNumber: bigint; blockHash: string; feeWei: bigint },
-    merchantId: string,
+    lookups: ReturnType<typeof steps.batchLookups>,
   ) {
-    await db.transaction(async (tx) => {
+    const merchantId = await lookups.merchantOf(row.paymentId);
+    const settled = await db.transaction(async (tx) => {
       const before = await lockReopenedPayout(tx, row.id, row.txHash!);
-      if (!before) return;
+      if (!before) return false;
       const reverted = receipt.status === 'reverted';
       await updatePayout(tx, row.id, {
         status: reverted ? 'failed' : 'confirmed',
@@ -218,7 +222,17 @@ export function createReorgCheck(deps: {
         ),
       );
       log(`chain watcher ${network}: payout ${row.id} (${row.kind}) mined again in block ${receipt.blockNumber}: ${receipt.status}`);
+      return true;
     });
+    // After the commit, and only by the pass that settled it, as the payout activities log theirs.
+    if (!settled) return;
+    if (receipt.status === 'reverted') {
+      await steps.logPayout('payout.failed', row, lookups, {
+        reason: `reverted in block ${receipt.blockNumber}, sent again after a reorg`,
+      });
+    } else {
+      await steps.logPayout('payout.confirmed', row, lookups, { blockNumber: receipt.blockNumber.toString(), afterReorg: true });
+    }
   }
 
   async function checkPayouts(): Promise<void> {
@@ -248,10 +262,11 @@ export function createReorgCheck(deps: {
             `chain watcher ${network}: payout ${row.id} (${row.kind}) left the chain with block ${row.blockNumber}: its transaction ${row.txHash} is sent again`,
           );
           await steps.broadcast(reopened, lookups);
+          await steps.logPayout('payout.sent', reopened, lookups, { nonce: reopened.nonce, afterReorg: true });
         } else if (!receipt) {
           await steps.broadcast(row, lookups);
         } else if (receipt.confirmations >= BigInt(client.confirmations)) {
-          await settleMinedAgain(row, receipt, await lookups.merchantOf(row.paymentId));
+          await settleMinedAgain(row, receipt, lookups);
         }
       } catch (err) {
         // Sent again on the next pass (a deposit address waiting for its gas, a node refusing for now).

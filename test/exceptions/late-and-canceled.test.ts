@@ -87,6 +87,14 @@ describe('paid after expiry', () => {
 
     // The operator's queue lists it; accepting completes the session once, and payment.completed fires once.
     const queue = await ctx.app.inject({ method: 'GET', url: '/admin/v1/exceptions?status=open', headers: adminHeaders });
+    // Before the operator decides, the exception's run carries its payment's status as it stands.
+    const before = await eventually(
+      async () => (await ctx.temporal.workflow.getHandle(event.exceptionId).describe()).typedSearchAttributes.get(PaymentStatusKey),
+      (status) => status !== undefined,
+      10_000,
+      'the exception run’s PaymentStatus',
+    );
+    expect(before).toBe((await sessionRow(ctx, id)).status);
     expect(queue.json().exceptions.map((e: { id: string }) => e.id)).toContain(event.exceptionId);
     const accept = () => ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${event.exceptionId}/accept`, headers: adminHeaders });
     const [a, b] = await Promise.all([accept(), accept()]);

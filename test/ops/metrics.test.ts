@@ -58,8 +58,8 @@ describe('/metrics about the payment engine', () => {
     const m = await createApprovedMerchant(ctx.app);
     const id = await seedPayment(ctx.db.db, m.id, 'completed');
     const sql = ctx.db.sql;
-    for (const type of ['payment.processing', 'payment.completed']) {
-      await sql`insert into events (id, payment_id, merchant_id, type, body) values (${`evt_${type}_${id}`}, ${id}, ${m.id}, ${type}, '{}')`;
+    for (const [seq, type] of ['payment.processing', 'payment.completed'].entries()) {
+      await sql`insert into events (id, payment_id, merchant_id, seq, type, body) values (${`evt_${type}_${id}`}, ${id}, ${m.id}, ${seq + 1}, ${type}, '{}')`;
     }
     await sql`insert into webhook_deliveries (id, event_id, payment_id, url, secret_source, secret_ref) values (${`dlv_${id}`}, ${`evt_payment.completed_${id}`}, ${id}, 'https://shop.example/hooks', 'merchant', ${m.id})`;
     for (const [statusCode, durationMs] of [

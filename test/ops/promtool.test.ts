@@ -31,7 +31,7 @@ describe('/metrics under promtool check metrics', () => {
     const id = await seedPayment(ctx.db.db, m.id, 'completed');
     await seedPayment(ctx.db.db, m.id, 'pending');
     const sql = ctx.db.sql;
-    await sql`insert into events (id, payment_id, merchant_id, type, body) values (${`evt_${id}`}, ${id}, ${m.id}, 'payment.completed', '{}')`;
+    await sql`insert into events (id, payment_id, merchant_id, seq, type, body) values (${`evt_${id}`}, ${id}, ${m.id}, 1, 'payment.completed', '{}')`;
     await sql`insert into webhook_deliveries (id, event_id, payment_id, url, secret_source, secret_ref) values (${`dlv_${id}`}, ${`evt_${id}`}, ${id}, 'https://shop.example/hooks', 'merchant', ${m.id})`;
     await sql`insert into webhook_attempts (delivery_id, status_code, duration_ms) values (${`dlv_${id}`}, 200, 250)`;
     await ctx.app.inject({ method: 'GET', url: '/pay/3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b' });

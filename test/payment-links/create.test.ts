@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MerchantIdKey } from '../../src/workflows/search-attributes';
+import { MerchantIdKey, PaymentStatusKey } from '../../src/workflows/search-attributes';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 
 // POST /api/v1/payment-links (spec §4.4, decisions §5) and the link's page as a customer first sees it.
@@ -48,6 +48,7 @@ describe('POST /api/v1/payment-links', () => {
     expect(workflow.status.name).toBe('RUNNING');
     expect(workflow.taskQueue).toBe(ctx.config.temporal.taskQueue);
     expect(workflow.typedSearchAttributes.get(MerchantIdKey)).toBe(m.id);
+    expect(workflow.typedSearchAttributes.get(PaymentStatusKey)).toBe('active');
   });
 
   it('takes an explicit lifetime, asset and network, and leaves optional fields null', async () => {

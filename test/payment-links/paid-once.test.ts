@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseCrypto } from '../../src/domain/money';
+import { PaymentStatusKey } from '../../src/workflows/search-attributes';
 import { sharedChain } from '../support/chain';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
@@ -104,6 +105,13 @@ describe('a payment link is paid once', () => {
     );
     expect(events.filter((e) => e.event === 'payment.canceled').map((e) => e.sessionId)).toEqual([second]);
     expect(events.filter((e) => e.event === 'payment.completed').map((e) => e.sessionId)).toEqual([first]);
+    // The link's run follows its status in its PaymentStatus search attribute (active at the start).
+    await eventually(
+      async () => (await ctx.temporal.workflow.getHandle(linkId).describe()).typedSearchAttributes.get(PaymentStatusKey),
+      (status) => status === 'paid',
+      10_000,
+      'the link run marked paid',
+    );
   }, 90_000);
 
   it('closes the provider payment of a tab that had pressed Pay, so the sandbox refuses it once the other tab paid from a wallet', async () => {

@@ -57,18 +57,20 @@ describe('a payout waiting for its confirmations', () => {
     expect(Number(scheduled.heartbeatTimeout?.seconds ?? 0)).toBe(5);
     expect(Number(scheduled.startToCloseTimeout?.seconds ?? 0)).toBe(20);
     expect((await payoutsOf(ctx, id)).map((p) => p.status)).toContain('broadcast');
-    // It goes on heartbeating while it waits (an attempt watches for 8 s, then the next one takes over).
-    const beats = new Set<number>();
-    const until = Date.now() + 7_000;
-    while (Date.now() < until) {
-      const { raw } = await handle.describe();
-      const a = (raw.pendingActivities ?? []).find((x) => x.activityType?.name === 'sendPayouts');
-      if (!a) break;
-      if (a.lastHeartbeatTime) beats.add(Number(a.lastHeartbeatTime.seconds));
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    // More than one heartbeat over 7 s of waiting (the SDK sends one every 4 s at most: 80 % of the timeout).
-    expect(beats.size).toBeGreaterThanOrEqual(2);
+    // It goes on heartbeating while it waits: a later heartbeat than the first one seen (the SDK sends
+    // one every 4 s at most, 80 % of the timeout; an attempt watches for 8 s, then the next takes over).
+    const beats = new Set<string>();
+    await eventually(
+      async () => {
+        const { raw } = await handle.describe();
+        const a = (raw.pendingActivities ?? []).find((x) => x.activityType?.name === 'sendPayouts');
+        if (a?.lastHeartbeatTime) beats.add(`${a.attempt}/${String(a.lastHeartbeatTime.seconds)}.${a.lastHeartbeatTime.nanos ?? 0}`);
+        return beats.size;
+      },
+      (n) => n >= 2,
+      30_000,
+      'a second heartbeat while the payout waits',
+    );
 
     // The blocks come: every payout is confirmed, once.
     const payouts = await eventually(

@@ -33,7 +33,14 @@ afterAll(async () => {
   await receiver?.close();
   await chain?.stop();
 });
-const ctx = useTestApp(overrides, { listen: true, sandbox: true, worker: true });
+// The worker's business events: the payouts a reorg sends again are logged like every other payout.
+const business: { event: string; fields: Record<string, unknown> }[] = [];
+const ctx = useTestApp(overrides, {
+  listen: true,
+  sandbox: true,
+  worker: true,
+  businessLog: (event, fields) => void business.push({ event, fields }),
+});
 
 const statusesOf = async (id: string) => (await payoutsOf(ctx, id)).map((p) => `${p.kind}:${p.status}`);
 
@@ -117,6 +124,20 @@ describe('a reorg deeper than the confirmations', () => {
       .sql`select posting_id from ledger_entries where payment_id = ${id} and posting_id like '%:undone' group by posting_id order by posting_id`;
     expect(undone.map((r) => r.posting_id)).toEqual([`payout:${after[1]!.id}:undone`, `payout:${after[2]!.id}:undone`].sort());
     expect(await unbalancedPostings(ctx)).toEqual([]);
+    // Each payout sent again, and its outcome, is a business event of the payment, as first time round.
+    const reorged = (event: string) =>
+      business
+        .filter((b) => b.event === event && b.fields.paymentId === id && b.fields.afterReorg === true)
+        .map((b) => b.fields.payoutId)
+        .sort();
+    expect(reorged('payout.sent')).toEqual(after.map((p) => p.id).sort());
+    expect(reorged('payout.confirmed')).toEqual([after[0]!.id]);
+    expect(
+      business
+        .filter((b) => b.event === 'payout.failed' && b.fields.paymentId === id)
+        .map((b) => b.fields.payoutId)
+        .sort(),
+    ).toEqual([after[1]!.id, after[2]!.id].sort());
 
     // Later passes change nothing: one exception, one event.
     await settle(1500);

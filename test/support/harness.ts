@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp } from '../../src/api/app';
+import type { EventStreamSettings } from '../../src/api/routes/merchant-events';
+import type { BusinessLog } from '../../src/logging';
 import { loadConfig, type Config } from '../../src/config';
 import { createDb, type DbHandle } from '../../src/db/client';
 import { createActivities, type ActivityDeps } from '../../src/activities';
@@ -63,6 +65,10 @@ export interface StackOptions {
   sandbox?: boolean;
   /** Run a checkout worker (workflows + activities) in this process. */
   worker?: boolean;
+  /** The merchants' event streams' timings (default: production's). */
+  eventStream?: EventStreamSettings;
+  /** Where the worker's activities and chain watchers write business events (default: nowhere). */
+  businessLog?: BusinessLog;
 }
 
 /**
@@ -111,7 +117,14 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
       ? settlementKeys(ctx.config.chains.settlementMnemonic).treasury.address
       : null;
     ctx.app = await buildApp(
-      { config: ctx.config, db: ctx.db, temporal: ctx.temporal, providers: ctx.providers, treasuryAddress },
+      {
+        config: ctx.config,
+        db: ctx.db,
+        temporal: ctx.temporal,
+        providers: ctx.providers,
+        treasuryAddress,
+        eventStream: options.eventStream,
+      },
       { logger: false },
     );
     options.extend?.(ctx.app);
@@ -124,7 +137,7 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
     cleanups.push(() => ctx.app.close());
 
     if (options.worker) {
-      ctx.worker = await startTestWorker(ctx);
+      ctx.worker = await startTestWorker(ctx, { businessLog: options.businessLog });
       cleanups.push(() => ctx.worker!.shutdown());
     }
   });
@@ -137,16 +150,17 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
 /** A worker in this process on the file's task queue, with the real activities (and, unless told not to, the chain watchers). */
 export async function startTestWorker(
   ctx: Pick<TestContext, 'config' | 'db' | 'providers' | 'temporal'>,
-  options: { watch?: boolean } = {},
+  options: { watch?: boolean; businessLog?: BusinessLog | undefined } = {},
 ): Promise<CheckoutWorker> {
+  const log = options.businessLog ? { log: options.businessLog } : {};
   const worker = await createWorker({
     temporal: ctx.config.temporal,
-    activities: activitiesFor(ctx),
+    activities: activitiesFor(ctx, log),
   });
   void worker.run();
   if (options.watch === false) return worker;
   // As worker.ts does: the chain watchers live beside the worker and stop with it.
-  const watchers = startTestWatchers(ctx);
+  const watchers = startTestWatchers(ctx, options.businessLog ? { businessLog: options.businessLog } : {});
   return {
     ...worker,
     async shutdown() {

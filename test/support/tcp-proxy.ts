@@ -6,8 +6,10 @@ import net from 'node:net';
  */
 export async function startFreezableProxy(target: { host: string; port: number }) {
   let frozen = false;
+  let cut = false;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
+    if (cut) return void client.destroy();
     const upstream = net.connect(target.port, target.host);
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -24,6 +26,12 @@ export async function startFreezableProxy(target: { host: string; port: number }
     port: (server.address() as net.AddressInfo).port,
     freeze: () => void (frozen = true),
     thaw: () => void (frozen = false),
+    /** Drops every connection and refuses new ones, as a network that went away does, until `restore`. */
+    cut: () => {
+      cut = true;
+      for (const s of sockets) s.destroy();
+    },
+    restore: () => void (cut = false),
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => server.close(resolve));

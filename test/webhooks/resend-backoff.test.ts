@@ -7,11 +7,11 @@ import { startReceiver } from '../support/receiver';
 import { depositAddressOf } from '../support/proof';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 
-// Issue 31 item 7: an operator's resend of a delivery that is still backing off answers 409 with when
-// its next attempt is due (the message and Retry-After), which is when the schedule really makes it.
-// Retries: 2 s base, doubling, at most 8 s apart.
+// Issue 31 item 7: an operator's resend of a delivery that is still backing off is attempted at once
+// (beside its schedule, which then sends nothing more); only while an attempt is under way does it
+// answer 409 with when the next attempt is due. Retries: 4 s base, doubling, at most 8 s apart.
 const ctx = useTestApp(
-  { WEBHOOK_RETRY_BASE_SECONDS: '2', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '8', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_WINDOW_HOURS: '1' },
+  { WEBHOOK_RETRY_BASE_SECONDS: '4', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '8', WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_RETRY_WINDOW_HOURS: '1' },
   { sandbox: true, worker: true },
 );
 const closers: (() => Promise<void>)[] = [];
@@ -25,9 +25,11 @@ const deliveriesOf = async (paymentId: string) =>
     .deliveries as { id: string; status: string; attempts: unknown[] }[];
 
 describe('deliveries resend during backoff', () => {
-  it('answers 409 with the next attempt time, which the schedule keeps; resends once the delivery succeeded', async () => {
-    let failing = true;
-    const r = await startReceiver(() => ({ status: failing ? 500 : 200 }));
+  it('attempts at once while the delivery backs off, answers 409 with the next attempt time while one is under way, and starts a fresh schedule once it ended', async () => {
+    let mode: 'fail' | 'slow' | 'ok' = 'fail';
+    const r = await startReceiver(() =>
+      mode === 'fail' ? { status: 500 } : mode === 'slow' ? { status: 500, delayMs: 2000 } : { status: 200 },
+    );
     closers.push(r.close);
     const m = await createApprovedMerchant(ctx.app);
     const added = await ctx.app.inject({
@@ -55,7 +57,7 @@ describe('deliveries resend during backoff', () => {
     // A transition with an event (a decline no longer ends the session: the customer may retry).
     await postCallback(ctx.app, sandboxEvent(session, 'payment.processing'), { secret: ctx.config.providers.sandbox.callbackSecret });
 
-    // The first attempt (the run's local one) got its 500 and was logged: the delivery backs off.
+    // The first attempt (the run's local one) got its 500 and was logged: the delivery backs off 4 s.
     const [delivery] = await eventually(
       () => deliveriesOf(id),
       (ds) => ds.length === 1 && ds[0]!.attempts.length === 1 && r.received.length === 1,
@@ -63,41 +65,41 @@ describe('deliveries resend during backoff', () => {
       'the first attempt',
     );
     expect(delivery!.status).toBe('pending');
-    const refused = await resend(delivery!.id);
-    expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toMatchObject({ ok: false, error: 'Conflict' });
-    const due = /next attempt is due at (\S+) \(in (\d+) s\)/.exec(refused.json().message);
-    expect(due, refused.json().message).not.toBeNull();
-    expect(refused.headers['retry-after']).toBe(due![2]);
-    const dueAt = new Date(due![1]!).getTime();
-    // After attempt 1 the schedule waits the base interval, 2 s, from the attempt's end.
-    expect(dueAt - r.received[0]!.at).toBeGreaterThan(1500);
-    expect(dueAt - r.received[0]!.at).toBeLessThan(3500);
-    // Nothing changed: no second run, the same one attempt.
-    expect((await deliveriesOf(id))[0]).toMatchObject({ status: 'pending', attempts: [expect.anything()] });
 
+    // A resend during the backoff: an attempt now, well before the schedule's (4 s after the first).
+    mode = 'slow';
+    const now = await resend(delivery!.id);
+    expect(now.statusCode).toBe(202);
+    expect(now.json()).toEqual({ ok: true, deliveryId: delivery!.id, status: 'pending', mode: 'attempt_now' });
     await eventually(
       async () => r.received.length,
-      (n) => n >= 2,
-      15_000,
-      'the second attempt',
+      (n) => n === 2,
+      3_000,
+      'the attempt now',
     );
-    // The schedule attempted when the answer said (the worker polls, so allow it a little slack).
-    expect(Math.abs(r.received[1]!.at - dueAt)).toBeLessThan(1500);
+    expect(r.received[1]!.at - r.received[0]!.at).toBeLessThan(3000);
+    expect(r.received[1]!.headers['svc-delivery-id']).toBe(delivery!.id);
 
-    // Asked again after attempt 2, the answer moves on by the doubled interval, 4 s.
+    // It is under way (the receiver takes 2 s): a second resend is refused with the next attempt's time.
     await eventually(
       async () => (await deliveriesOf(id))[0]!.attempts.length,
       (n) => n === 2,
-      5_000,
+      2_000,
     );
-    const again = await resend(delivery!.id);
-    expect(again.statusCode).toBe(409);
-    const dueAgain = new Date(/due at (\S+) /.exec(again.json().message)![1]!).getTime();
-    expect(dueAgain - r.received[1]!.at).toBeGreaterThan(3500);
-    expect(dueAgain - r.received[1]!.at).toBeLessThan(5500);
+    const busy = await resend(delivery!.id);
+    expect(busy.statusCode).toBe(409);
+    expect(busy.json()).toMatchObject({ ok: false, error: 'Conflict' });
+    const due = /next attempt is due at (\S+) at the latest/.exec(busy.json().message);
+    expect(due, busy.json().message).not.toBeNull();
+    // Should the attempt under way fail, it ends within the 3 s timeout, and the next comes 8 s after (the 2nd interval, capped).
+    const dueAt = new Date(due![1]!).getTime();
+    expect(dueAt - r.received[1]!.at).toBeGreaterThan(10_000);
+    expect(dueAt - r.received[1]!.at).toBeLessThan(12_500);
+    expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(busy.headers['retry-after'])).toBeLessThanOrEqual(3);
 
-    failing = false;
+    // The schedule's own next attempt succeeds; after it the delivery is done and nothing more is sent.
+    mode = 'ok';
     await eventually(
       () => deliveriesOf(id),
       (ds) => ds[0]!.status === 'succeeded',
@@ -106,7 +108,7 @@ describe('deliveries resend during backoff', () => {
     );
     const sent = await resend(delivery!.id);
     expect(sent.statusCode).toBe(202);
-    expect(sent.json()).toEqual({ ok: true, deliveryId: delivery!.id, status: 'pending' });
+    expect(sent.json()).toEqual({ ok: true, deliveryId: delivery!.id, status: 'pending', mode: 'new_schedule' });
     const before = r.received.length;
     await eventually(
       async () => r.received.length,
@@ -115,6 +117,56 @@ describe('deliveries resend during backoff', () => {
       'the resent delivery',
     );
     expect(r.received.at(-1)!.headers['svc-delivery-id']).toBe(delivery!.id);
+  });
+
+  it('an attempt now that succeeds ends the delivery: the schedule beside it sends nothing more', async () => {
+    let ok = false;
+    const r = await startReceiver(() => ({ status: ok ? 200 : 500 }));
+    closers.push(r.close);
+    const m = await createApprovedMerchant(ctx.app);
+    await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/webhook-endpoints`,
+      headers: adminHeaders,
+      payload: { url: `${r.url}/hooks` },
+    });
+    const opened = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/checkout/sessions',
+      headers: { authorization: `Bearer ${m.apiKey}` },
+      payload: { amount: 25, currency: 'USD', countryCode: 'US' },
+    });
+    const id = opened.json().checkoutSession.id as string;
+    const expired = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/checkout/sessions/${id}/expire`,
+      headers: { authorization: `Bearer ${m.apiKey}` },
+    });
+    expect(expired.statusCode).toBe(200);
+    const [delivery] = await eventually(
+      () => deliveriesOf(id),
+      (ds) => ds.length === 1 && ds[0]!.attempts.length === 1,
+      15_000,
+      'the first attempt',
+    );
+    ok = true;
+    expect((await resend(delivery!.id)).json()).toMatchObject({ mode: 'attempt_now' });
+    await eventually(
+      () => deliveriesOf(id),
+      (ds) => ds[0]!.status === 'succeeded',
+      10_000,
+      'the attempt now to succeed',
+    );
+    expect(r.received).toHaveLength(2);
+    // Past the schedule's due time (4 s after the first attempt, with slack): still two POSTs, and the run ended.
+    const handle = ctx.temporal.workflow.getHandle(id);
+    await eventually(
+      async () => (await handle.describe()).status.name,
+      (s) => s === 'COMPLETED',
+      15_000,
+      'the payment run to end once its schedule found the delivery done',
+    );
+    expect(r.received).toHaveLength(2);
   });
 
   it('computes the schedule from the delivery log: doubling, capped, from the attempt’s end', () => {

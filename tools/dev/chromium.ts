@@ -10,22 +10,39 @@ export function findChromium(): string | null {
 }
 
 export function ensureChromium(log: (line: string) => void = console.log): string {
-  const found = findChromium();
+  return ensureDebianPackage({ pkg: 'chromium', find: findChromium, purpose: 'the browser tests' }, log);
+}
+
+// The README's PHP webhook check runs in a test against a real delivery (issue 31 item 2), with
+// Debian's PHP command line, installed like Chromium.
+export const PHP_CANDIDATES = ['/usr/bin/php'];
+
+export function findPhp(): string | null {
+  return PHP_CANDIDATES.find((p) => existsSync(p)) ?? null;
+}
+
+export function ensurePhp(log: (line: string) => void = console.log): string {
+  return ensureDebianPackage({ pkg: 'php-cli', find: findPhp, purpose: 'the README’s PHP webhook check' }, log);
+}
+
+/** A Debian package's binary: found, or installed with apt-get (as root, or through sudo). */
+function ensureDebianPackage(spec: { pkg: string; find: () => string | null; purpose: string }, log: (line: string) => void): string {
+  const found = spec.find();
   if (found) return found;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const hasSudo = spawnSync('sh', ['-c', 'command -v sudo']).status === 0;
   if (!isRoot && !hasSudo) {
-    throw new Error('Chromium is not installed and this user cannot install it: run `apt-get install chromium` as root.');
+    throw new Error(`${spec.pkg} is not installed and this user cannot install it: run \`apt-get install ${spec.pkg}\` as root.`);
   }
-  log('Installing Debian’s chromium package for the browser tests…');
+  log(`Installing Debian’s ${spec.pkg} package for ${spec.purpose}…`);
   const run = (args: string[]) => {
     const [cmd, ...rest] = isRoot ? args : ['sudo', ...args];
     execFileSync(cmd!, rest, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   };
   run(['apt-get', 'update', '-qq']);
-  run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'chromium']);
-  const installed = findChromium();
-  if (!installed) throw new Error('apt-get finished but no chromium binary was found');
+  run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', spec.pkg]);
+  const installed = spec.find();
+  if (!installed) throw new Error(`apt-get finished but no ${spec.pkg} binary was found`);
   return installed;
 }
 

@@ -5,6 +5,7 @@ import { AppError, notFound } from '../../domain/errors';
 import type { PaymentContext } from '../../payments';
 import { customerStatus, customerStatuses, type CustomerStatus } from '../../payments/customer-status';
 import { createLiveStatusHub } from '../live-status';
+import { startEventStream } from '../event-stream';
 import { requireCanonicalId } from './lookup-id';
 
 export interface LiveStatusSettings {
@@ -93,18 +94,9 @@ const checkoutEventRoutes: FastifyPluginAsyncZod<Pick<PaymentContext, 'db' | 'co
       if (open.size >= maxStreams) throw new AppError('Unavailable', 'Too many status streams are open; try again in a moment.');
 
       byClient.set(client, (byClient.get(client) ?? 0) + 1);
-      const res = reply.raw;
+      const res = startEventStream(request, reply, RECONNECT_MS);
       open.add(res);
-      reply.hijack();
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-accel-buffering': 'no',
-        'x-request-id': request.id,
-        connection: 'keep-alive',
-      });
       const send = (status: CustomerStatus) => res.write(`event: status\ndata: ${JSON.stringify(status)}\n\n`);
-      res.write(`retry: ${RECONNECT_MS}\n\n`);
       send(first);
 
       let ended = false;

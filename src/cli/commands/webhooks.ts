@@ -71,9 +71,14 @@ export const WEBHOOK_COMMANDS: readonly OpsCommand[] = [
   defineCommand({
     name: 'deliveries resend',
     args: [{ name: 'deliveryId', description: 'the delivery, dlv_… (see deliveries list)' }],
-    summary: 'Deliver again: same delivery and event ids, same body, a fresh signature.',
+    summary:
+      'Deliver again now: same delivery and event ids, same body, a fresh signature (409 with the next attempt time while one is under way).',
     request: (input) => ({ method: 'POST', path: `/webhook-deliveries/${encodeURIComponent(arg(input, 'deliveryId'))}/resend` }),
-    response: z.object({ deliveryId: z.string(), status: z.string() }),
-    render: (b) => [`delivery ${b.deliveryId} queued again (${b.status})`],
+    response: z.object({ deliveryId: z.string(), status: z.string(), mode: z.string().optional() }),
+    render: (b) => [
+      b.mode === 'attempt_now'
+        ? `delivery ${b.deliveryId}: attempting now (its retry schedule goes on if this attempt fails)`
+        : `delivery ${b.deliveryId} queued again (${b.status})`,
+    ],
   }),
 ];

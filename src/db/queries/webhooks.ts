@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { events, merchants, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema';
 
@@ -7,21 +7,58 @@ export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
 
-/** The event of (payment, type, subject), written by the first caller; later callers get that same row. */
-export async function insertEventOnce(db: DatabaseOrTransaction, row: typeof events.$inferInsert): Promise<EventRow> {
+/**
+ * The event of (payment, type, subject), written by the first caller; later callers get that same row.
+ * A new event takes the merchant's next `seq` under a per-merchant lock held until commit, so seq
+ * N+1 is only ever written once N is visible: a stream reader past N never misses a late commit.
+ */
+export async function insertEventOnce(db: DatabaseOrTransaction, row: Omit<typeof events.$inferInsert, 'seq'>): Promise<EventRow> {
   const subject = row.subject ?? '';
-  const [inserted] = await db
-    .insert(events)
-    .values({ ...row, subject })
-    .onConflictDoNothing({ target: [events.paymentId, events.type, events.subject] })
-    .returning();
-  // The first write is the common case: one round trip. A repeat finds the row the first one wrote.
-  if (inserted) return inserted;
-  const [existing] = await db
-    .select()
+  return db.transaction(async (tx) => {
+    // Its own statement: under READ COMMITTED the insert below then reads max(seq) after the lock is
+    // held, seeing the previous holder's committed row (one statement would read before waiting).
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`events:${row.merchantId}`}, 0))`);
+    const [inserted] = await tx
+      .insert(events)
+      .values({
+        ...row,
+        subject,
+        seq: sql`(select coalesce(max(${events.seq}), 0) + 1 from ${events} where ${events.merchantId} = ${row.merchantId})`,
+      })
+      .onConflictDoNothing({ target: [events.paymentId, events.type, events.subject] })
+      .returning();
+    if (inserted) return inserted;
+    // A repeat (an activity retried, a workflow replayed) finds the row the first call wrote.
+    const [written] = await tx
+      .select()
+      .from(events)
+      .where(and(eq(events.paymentId, row.paymentId), eq(events.type, row.type), eq(events.subject, subject)));
+    return written!;
+  });
+}
+
+/** A merchant's events after `afterSeq`, in seq order: what the merchant's event stream sends next. */
+export async function listMerchantEventsAfter(
+  db: DatabaseOrTransaction,
+  merchantId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<Pick<EventRow, 'id' | 'seq' | 'type' | 'body'>[]> {
+  return db
+    .select({ id: events.id, seq: events.seq, type: events.type, body: events.body })
     .from(events)
-    .where(and(eq(events.paymentId, row.paymentId), eq(events.type, row.type), eq(events.subject, subject)));
-  return existing!;
+    .where(and(eq(events.merchantId, merchantId), gt(events.seq, afterSeq)))
+    .orderBy(asc(events.seq))
+    .limit(limit);
+}
+
+/** The merchant's latest seq (0 before its first event): where a stream without Last-Event-ID starts. */
+export async function lastMerchantEventSeq(db: DatabaseOrTransaction, merchantId: string): Promise<number> {
+  const [row] = await db
+    .select({ seq: sql<string | null>`max(${events.seq})` })
+    .from(events)
+    .where(eq(events.merchantId, merchantId));
+  return Number(row?.seq ?? 0);
 }
 
 export async function insertEndpoint(db: DatabaseOrTransaction, row: typeof webhookEndpoints.$inferInsert): Promise<EndpointRow> {

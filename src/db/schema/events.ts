@@ -1,18 +1,25 @@
-import { index, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { bigint, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 // One row per (payment, event type, subject): an activity retried or a workflow replayed finds the
 // row it wrote before. The subject is '' for status events and the exception id for
 // `payment.exception`, of which a payment may have several (decisions §12). The body is serialised once, here, and every delivery sends these exact bytes.
+// `seq` numbers a merchant's events 1, 2, 3… in the order they became visible (insertEventOnce takes a
+// per-merchant lock until commit), so the merchant's event stream (decisions §14) resumes after a
+// `Last-Event-ID` without missing a row that committed late.
 export const events = pgTable(
   'events',
   {
     id: text('id').primaryKey(),
     paymentId: text('payment_id').notNull(),
     merchantId: text('merchant_id').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
     type: text('type').notNull(),
     subject: text('subject').notNull().default(''),
     body: text('body').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [unique('events_payment_type_subject_unique').on(t.paymentId, t.type, t.subject), index('events_merchant_idx').on(t.merchantId)],
+  (t) => [
+    unique('events_payment_type_subject_unique').on(t.paymentId, t.type, t.subject),
+    unique('events_merchant_seq_unique').on(t.merchantId, t.seq),
+  ],
 );

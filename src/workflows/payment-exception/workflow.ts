@@ -136,8 +136,13 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
 
   await emitAndDeliver(() => events.emitExceptionEvent(input.exceptionId, 'payment.exception'), deliveries);
   const stored = await records.exceptionStatus(input.exceptionId);
-  // Whoever started this run (the session's run, the watcher, an operator's action), it carries its merchant for an operator's search.
-  if (stored.merchantId) upsertSearchAttributes([{ key: MerchantIdKey, value: stored.merchantId }]);
+  // Whoever started this run (the session's run, the watcher, an operator's action), it carries its
+  // payment's merchant and status for an operator's search; an acceptance moves the status on.
+  const attributes = [
+    ...(stored.merchantId ? [{ key: MerchantIdKey, value: stored.merchantId }] : []),
+    ...(stored.paymentStatus ? [{ key: PaymentStatusKey, value: stored.paymentStatus }] : []),
+  ];
+  if (attributes.length > 0) upsertSearchAttributes(attributes);
   await handle({ kind: 'loaded', outcome: stored.status });
   // Waits for the operator, then pays out an acceptance or sends a refund back; a refund whose
   // transfer failed waits for the operator again (a new refund is a new plan).

@@ -1,7 +1,8 @@
-import { proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { proxyLocalActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PaymentLinkActivities } from '../../activities/payment-links';
 import { decideLink, initialLink, nextLinkDeadline, type LinkEffect, type LinkEvent } from '../../domain/payment-link';
 import { LOCAL_DATABASE_ACTIVITY } from '../activity-options';
+import { PaymentStatusKey } from '../search-attributes';
 import { handleEvent, Inbox } from '../decision-loop';
 import { linkPaidSignal, linkStateQuery, type PaymentLinkInput, type PaymentLinkOutcome } from './messages';
 
@@ -25,6 +26,8 @@ export async function paymentLink(input: PaymentLinkInput): Promise<PaymentLinkO
   while (link.status === 'active') {
     const event = await inbox.next(nextLinkDeadline(link), (nowMs) => ({ kind: 'deadline', nowMs }));
     link = await handleEvent(decideLink, perform, link, event);
+    // The link's status as an operator filters runs by it (the start set `active`).
+    if (link.status !== 'active') upsertSearchAttributes([{ key: PaymentStatusKey, value: link.status }]);
   }
   return { status: link.status, paidSessionId: link.paidSessionId };
 }

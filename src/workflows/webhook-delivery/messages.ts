@@ -5,4 +5,6 @@ export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDelivery';
 export interface WebhookDeliveryInput {
   deliveryId: string;
   retry: { baseSeconds: number; maxIntervalSeconds: number; windowHours: number };
+  /** An operator's resend during backoff: one attempt now, beside the schedule, never marking the delivery failed. */
+  once?: boolean;
 }

@@ -73,10 +73,22 @@ export async function deliverFirstLocally(
   return deliverWithRetries(input, { ...options, afterFirstAttempt: true });
 }
 
+// An operator's attempt now (`once`): one durable attempt, not retried; the schedule that still runs
+// for the delivery owns its retries and its end.
+const singleAttempt = proxyActivities<WebhookActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
+
 /**
- * One webhook delivery in a workflow of its own (id = delivery id): what an operator's resend and the
- * sweep of orphaned deliveries start.
+ * One webhook delivery in a workflow of its own: what an operator's resend and the sweep of orphaned
+ * deliveries start; with `once`, a single attempt (a resend while the schedule backs off).
  */
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'succeeded' | 'failed'> {
+  if (input.once) {
+    try {
+      await singleAttempt.deliverWebhook(input.deliveryId);
+      return 'succeeded';
+    } catch {
+      return 'failed';
+    }
+  }
   return deliverWithRetries(input, { markFailed: records.markDeliveryFailed });
 }

@@ -60,9 +60,17 @@ const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app
         security,
         summary: 'Deliver again: same delivery id, same event id and body, fresh signature',
         description:
-          '409 while the delivery is still being retried on its schedule, with when its next attempt is due (in the message and `Retry-After`); resend once it has succeeded or failed. The receiver may see the event again: it must process each eventId once.',
+          'A delivery still backing off on its retry schedule is attempted at once (`mode: attempt_now`; the schedule goes on if that attempt fails, and sends nothing more once one succeeded); one that succeeded or failed gets a fresh run of the schedule (`new_schedule`). ' +
+          '409 while an attempt is under way, with when the next is due should it fail (in the message) and `Retry-After` until it is over. The receiver may see the event again: it must process each eventId once.',
         params: z.object({ id: z.string() }),
-        response: { 202: z.object({ ok: z.literal(true), deliveryId: z.string(), status: z.literal('pending') }) },
+        response: {
+          202: z.object({
+            ok: z.literal(true),
+            deliveryId: z.string(),
+            status: z.literal('pending'),
+            mode: z.enum(['attempt_now', 'new_schedule']),
+          }),
+        },
       },
     },
     async (request, reply) => {
