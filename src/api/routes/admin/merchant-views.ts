@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MerchantDetail } from '../../../payments/admin-merchants';
-import type { ApiKeyRow } from '../../../payments/rows';
+import type { ApiKeyRow, EndpointRow } from '../../../payments/rows';
 import { ASSETS, isSupportedPair, NETWORKS, normalizeWalletAddress } from '../../../domain/assets';
 import { validationError } from '../../../domain/errors';
 
@@ -32,6 +32,23 @@ export const apiKeyView = z.object({
   revokedAt: z.string().nullable(),
   lastUsedAt: z.string().nullable(),
 });
+// A webhook endpoint as operators and the dashboard see it: never its secret, in any form (that is
+// shown once, by the answer that made it).
+export const endpointView = z.object({
+  id: z.string(),
+  url: z.string(),
+  enabled: z.boolean(),
+  eventTypes: z.array(z.string()).nullable().describe('The event types sent to it; null: every event.'),
+  createdAt: z.string(),
+});
+export const viewEndpoint = (e: EndpointRow): z.infer<typeof endpointView> => ({
+  id: e.id,
+  url: e.url,
+  enabled: e.enabled,
+  eventTypes: e.eventTypes,
+  createdAt: e.createdAt.toISOString(),
+});
+
 export const merchantView = z.object({
   id: z.string(),
   name: z.string(),
