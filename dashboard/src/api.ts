@@ -71,3 +71,22 @@ export interface WebhookDelivery {
 // The same lists the server checks against: these modules import nothing, so the bundle takes them as they are.
 export { SCOPES } from '../../src/domain/scopes';
 export { WEBHOOK_EVENT_TYPES as EVENT_TYPES, TEST_EVENT_TYPE } from '../../src/domain/webhook-event-types';
+
+export interface Site {
+  id: string;
+  siteUrl: string;
+  platform: string;
+  pluginVersion: string;
+  status: 'pending_verification' | 'connected';
+  verifiedAt: string | null;
+  createdAt: string;
+}
+
+export interface ApiRequest {
+  at: string;
+  method: string;
+  path: string;
+  statusCode: number;
+  requestId: string;
+  key: { id: string; shown: string | null };
+}

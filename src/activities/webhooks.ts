@@ -97,7 +97,9 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
       if (!endpointWants(endpoint.eventTypes, type)) continue;
       if (!targets.has(endpoint.url)) targets.set(endpoint.url, { secretSource: 'endpoint', secretRef: endpoint.id });
     }
-    if (session.webhookUrl && !targets.has(session.webhookUrl)) {
+    // A plugin session whose site was disconnected: its per-order URL had only the site's secret.
+    const siteGone = session.siteId !== null && !site;
+    if (session.webhookUrl && !targets.has(session.webhookUrl) && !siteGone) {
       targets.set(
         session.webhookUrl,
         site ? { secretSource: 'site', secretRef: site.id } : { secretSource: 'merchant', secretRef: session.merchantId },

@@ -2,6 +2,7 @@ import type { Database, DatabaseOrTransaction } from '../db/client';
 import { findCurrentLiveKey, insertApiKey, listApiKeys, revokeApiKey, setKeyExpiry, type ApiKeyRow } from '../db/queries/api-keys';
 import { merchantHasDashboardUsers, setLiveKeyToReveal } from '../db/queries/dashboard';
 import { insertMerchant, lockMerchant, setSecurityCodeHash, type MerchantRow } from '../db/queries/merchants';
+import { deleteMerchantSite, listMerchantSites } from '../db/queries/sites';
 import {
   deleteEndpoint,
   insertEndpoint,
@@ -17,6 +18,7 @@ import type { Scope } from '../domain/scopes';
 import type { WebhookEventType } from '../domain/webhook-event-types';
 import { decryptSecret, encryptSecret } from '../domain/secretbox';
 import { checkWebhookTarget } from '../webhooks/target-policy';
+import { merchantRequestLog } from './request-log';
 
 // A merchant's credentials (decisions §1–§2), one set of rules for every face that hands them out:
 // the operators' admin API and the merchant's own dashboard. Each plaintext is returned once, by
@@ -185,6 +187,9 @@ export function createMerchantCredentials(deps: {
     changeEndpoint: (merchantId: string, endpointId: string, change: EndpointChange) =>
       changeEndpoint(db, { merchantId, endpointId, change }),
     rollEndpointSecret: (merchantId: string, endpointId: string) => rollEndpointSecret(db, config.secretsKey, merchantId, endpointId),
+    listSites: (merchantId: string) => listMerchantSites(db, merchantId),
+    disconnectSite: (merchantId: string, siteId: string) => disconnectSite(db, merchantId, siteId),
+    requestLog: (merchantId: string) => merchantRequestLog(db, merchantId),
   };
 }
 
@@ -201,6 +206,17 @@ export async function rollEndpointSecret(db: DatabaseOrTransaction, secretsKey: 
     : undefined;
   if (!endpoint) throw notFound('Webhook endpoint');
   return { endpoint, secret };
+}
+
+/**
+ * Disconnects a plugin website: its connection and its webhook secret are gone, so its callbacks
+ * stop (a delivery under way stops at its next attempt, as for a deleted endpoint) and its plugin
+ * must connect again, proving control of the site afresh. Another merchant's site is not found.
+ */
+export async function disconnectSite(db: DatabaseOrTransaction, merchantId: string, siteId: string) {
+  const site = /^site_[A-Za-z0-9]{16}$/.test(siteId) ? await deleteMerchantSite(db, merchantId, siteId) : undefined;
+  if (!site) throw notFound('Site');
+  return site;
 }
 
 export type MerchantCredentials = ReturnType<typeof createMerchantCredentials>;

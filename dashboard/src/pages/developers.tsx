@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
-import { api, EVENT_TYPES, SCOPES, type ApiKey, type Me, type WebhookEndpoint } from '../api';
+import { api, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint } from '../api';
 import { Confirm, Countdown, ErrorText, Field, formValues, ShownOnce, SignedIn, usePageTitle } from '../ui';
 
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
@@ -234,6 +234,44 @@ function Webhooks() {
   );
 }
 
+function Sites() {
+  const queryClient = useQueryClient();
+  const sites = useQuery({ queryKey: ['sites'], queryFn: () => api<{ sites: Site[] }>('GET', '/sites') });
+  const disconnect = useMutation({
+    mutationFn: (id: string) => api('POST', `/sites/${id}/disconnect`),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['sites'] }),
+  });
+  return (
+    <section aria-labelledby="sites">
+      <h2 id="sites">Connected websites</h2>
+      <ErrorText error={sites.error ?? disconnect.error} />
+      {sites.data && sites.data.sites.length === 0 && <p>No website has connected the plugin yet.</p>}
+      <ul>
+        {sites.data?.sites.map((site) => (
+          <li key={site.id}>
+            <p>
+              <code>{site.siteUrl}</code> — {site.platform} plugin {site.pluginVersion},{' '}
+              {site.status === 'connected' ? `connected ${date(site.verifiedAt)}` : 'waiting for proof of control'}
+            </p>
+            <Confirm
+              label={
+                <>
+                  Disconnect<span className="visually-hidden"> {site.siteUrl}</span>
+                </>
+              }
+              title="Disconnect this website?"
+              description={`${site.siteUrl} can no longer take payments through the plugin, and its callbacks stop. Its plugin must connect again, with the Security Code.`}
+              confirmLabel="Disconnect the website"
+              onConfirm={() => disconnect.mutate(site.id)}
+              disabled={disconnect.isPending}
+            />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 function DeveloperArea({ me }: { me: Me }) {
   if (me.user.role === 'viewer') return <p>Your role does not give access to keys and secrets.</p>;
   if (me.merchant.status !== 'approved') return <p>Keys, webhooks and the Security Code are available once your account is approved.</p>;
@@ -242,6 +280,13 @@ function DeveloperArea({ me }: { me: Me }) {
       <ApiKeys />
       <Webhooks />
       <SecurityCode />
+      <Sites />
+      <section aria-labelledby="requests">
+        <h2 id="requests">Request log</h2>
+        <p>
+          <Link to="/developers/requests">Your recent API calls: method, path, status, request id, key</Link>
+        </p>
+      </section>
     </>
   );
 }

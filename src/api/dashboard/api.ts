@@ -5,7 +5,8 @@ import { AppError } from '../../domain/errors';
 import type { DashboardSession, MerchantAccounts } from '../../payments/merchant-accounts';
 import type { MerchantCredentials } from '../../payments/merchant-credentials';
 import type { PaymentService } from '../../payments';
-import type { DashboardRole } from '../../payments/rows';
+import { REQUEST_LOG_RETENTION_DAYS } from '../../payments/request-log';
+import type { DashboardRole, SiteRow } from '../../payments/rows';
 import { SCOPES } from '../../domain/scopes';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhook-event-types';
 import { apiKeyView, endpointView, viewEndpoint, viewKey } from '../routes/admin/merchant-views';
@@ -319,6 +320,69 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
     async (request) => {
       const s = await signedIn(request, DEVELOPER_ROLES);
       return { ok: true as const, key: viewKey(await credentials.revokeKey(s.merchantId, request.params.keyId)) };
+    },
+  );
+
+  // Connected plugin websites: never their webhook secret or verification token.
+  const siteView = z.object({
+    id: z.string(),
+    siteUrl: z.string(),
+    platform: z.string(),
+    pluginVersion: z.string(),
+    status: z.enum(['pending_verification', 'connected']),
+    verifiedAt: z.string().nullable(),
+    createdAt: z.string(),
+  });
+  const viewSite = (site: SiteRow): z.infer<typeof siteView> => ({
+    id: site.id,
+    siteUrl: site.siteUrl,
+    platform: site.platform,
+    pluginVersion: site.pluginVersion,
+    status: site.status,
+    verifiedAt: site.verifiedAt?.toISOString() ?? null,
+    createdAt: site.createdAt.toISOString(),
+  });
+
+  app.get('/sites', { schema: { hide, response: { 200: z.object({ ok, sites: z.array(siteView) }) } } }, async (request) => {
+    const s = await signedIn(request, DEVELOPER_ROLES);
+    return { ok: true as const, sites: (await credentials.listSites(s.merchantId)).map(viewSite) };
+  });
+
+  app.post(
+    '/sites/:siteId/disconnect',
+    { schema: { hide, params: z.object({ siteId: z.string().max(100) }), response: { 200: z.object({ ok, site: siteView }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return { ok: true as const, site: viewSite(await credentials.disconnectSite(s.merchantId, request.params.siteId)) };
+    },
+  );
+
+  const requestView = z.object({
+    at: z.string(),
+    method: z.string(),
+    path: z.string(),
+    statusCode: z.number().int(),
+    requestId: z.string(),
+    key: z.object({ id: z.string(), shown: z.string().nullable() }),
+  });
+  app.get(
+    '/request-log',
+    { schema: { hide, response: { 200: z.object({ ok, retentionDays: z.number().int(), requests: z.array(requestView) }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const rows = await credentials.requestLog(s.merchantId);
+      return {
+        ok: true as const,
+        retentionDays: REQUEST_LOG_RETENTION_DAYS,
+        requests: rows.map((r) => ({
+          at: r.entry.createdAt.toISOString(),
+          method: r.entry.method,
+          path: r.entry.path,
+          statusCode: r.entry.statusCode,
+          requestId: r.entry.requestId,
+          key: { id: r.entry.keyId, shown: r.keyPrefix ? `${r.keyPrefix}…${r.keyLast4}` : null },
+        })),
+      };
     },
   );
 };
