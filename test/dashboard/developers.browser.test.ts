@@ -14,10 +14,9 @@ import { startReceiver } from '../support/receiver';
 // signed with the endpoint's secret → the delivery log → resend; the request log. axe-core finds
 // nothing on any page or dialog, light or dark, on the phone and on a wide screen.
 const mailbox = useMailSink();
-const ctx = useTestApp(
-  { ...mailbox.env, WEBHOOK_RETRY_BASE_SECONDS: '0.5', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1' },
-  { listen: true, worker: true },
-);
+// The mailbox fills its env in its beforeAll: the settings go into the same object.
+Object.assign(mailbox.env, { WEBHOOK_RETRY_BASE_SECONDS: '0.5', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1' });
+const ctx = useTestApp(mailbox.env, { listen: true, worker: true });
 const chrome = useBrowser();
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {

@@ -12,10 +12,9 @@ import { seedPayment } from '../support/seed-payment';
 // disable, delete, a signed test event, the delivery log with its filters and every attempt, resend;
 // restricted keys with scopes the public API enforces, and their revocation. Short retries (0.5 s).
 const mailbox = useMailSink();
-const ctx = useTestApp(
-  { ...mailbox.env, WEBHOOK_RETRY_BASE_SECONDS: '0.5', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '1000' },
-  { worker: true },
-);
+// The mailbox fills its env in its beforeAll: the settings go into the same object.
+Object.assign(mailbox.env, { WEBHOOK_RETRY_BASE_SECONDS: '0.5', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '1000' });
+const ctx = useTestApp(mailbox.env, { worker: true });
 const receivers: { close: () => Promise<void> }[] = [];
 afterAll(async () => {
   for (const r of receivers) await r.close();
