@@ -125,7 +125,9 @@ describe('the developers area in Chromium', () => {
     );
     expect(receiver.received[1]!.body.eventId).toBe(first.body.eventId);
     expect(verifyWebhook(receiver.received[1]!.rawBody, receiver.received[1]!.headers['svc-signature'], secret)).toEqual({ ok: true });
+    await page.getByLabel('Status').selectOption('');
     await expect.poll(() => page.getByTestId('delivery').first().locator('li').count()).toBe(2);
+    expect(await page.getByTestId('delivery-status').first().textContent()).toBe('succeeded');
 
     // The request log shows the restricted key's two calls.
     await page.goto(`${base}/developers/requests`);

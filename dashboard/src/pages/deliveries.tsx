@@ -46,8 +46,9 @@ function DeliveryLog() {
   const deliveries = useQuery({
     queryKey: ['webhook-deliveries', query],
     queryFn: () => api<{ deliveries: WebhookDelivery[] }>('GET', `/webhook-deliveries${query ? `?${query}` : ''}`),
-    // A delivery still being attempted changes on its own: look again while one is pending.
-    refetchInterval: (q) => (q.state.data?.deliveries.some((d) => d.status === 'pending') ? 2000 : false),
+    // Deliveries change on their own (attempts, retries, a resend leaving the filtered status): a log
+    // left open follows them, while the tab is visible.
+    refetchInterval: 3000,
   });
   const resend = useMutation({
     mutationFn: (d: WebhookDelivery) => api('POST', `/webhook-deliveries/${d.id}/resend`).then(() => d),

@@ -30,7 +30,7 @@ function ApiKeys() {
     <section aria-labelledby="keys">
       <h2 id="keys">API keys</h2>
       <ErrorText error={keys.error ?? revoke.error} />
-      <div className="table-scroll" role="region" aria-label="API keys" tabIndex={0}>
+      <div className="table-scroll" role="region" aria-label="Your keys, scrollable" tabIndex={0}>
         <table>
           <thead>
             <tr>
