@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ASSETS, NETWORKS } from '../domain/assets';
 import { PAYMENT_STATUSES, SIMPLE_ORDER_STATUSES } from '../domain/payment-status';
 import { RAIL_CRYPTO_TRANSFER, RAIL_FIAT_TO_CRYPTO } from '../domain/payment-labels';
+import { WEBHOOK_EVENT_TYPES } from '../domain/webhook-event-types';
 
 // The closed value sets of the API (issue 31: enums for statuses, rails, assets, networks, event
 // types), one schema each, so every route that shows one documents the same set. Statuses and rails
@@ -27,14 +28,4 @@ export const assetName = z.string().meta({ enum: [...ASSETS], examples: ['USDC']
 export const networkName = z.string().meta({ enum: [...NETWORKS], examples: ['polygon'] });
 
 /** The v1 webhook event names (decisions §6, §12). */
-export const WEBHOOK_EVENT_TYPES = [
-  'payment.processing',
-  'payment.completed',
-  'payment.failed',
-  'payment.expired',
-  'payment.canceled',
-  'payment.settled',
-  'payment.exception',
-  'payment.refunded',
-] as const;
 export const webhookEventType = z.string().meta({ enum: [...WEBHOOK_EVENT_TYPES], examples: ['payment.completed'] });

@@ -9,7 +9,7 @@ import { REQUEST_LOG_RETENTION_DAYS } from '../../payments/request-log';
 import type { DashboardRole, SiteRow } from '../../payments/rows';
 import { SCOPES } from '../../domain/scopes';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhook-event-types';
-import { apiKeyView, endpointView, viewEndpoint, viewKey } from '../routes/admin/merchant-views';
+import { apiKeyView, deliveryView, endpointView, viewDelivery, viewEndpoint, viewKey } from '../routes/admin/merchant-views';
 import { eventTypesInput } from '../routes/admin/webhook-endpoints';
 import { SESSION_COOKIE, cookieOptions, issueCsrfCookie } from './cookies';
 
@@ -25,16 +25,6 @@ const hide = true;
 const DEVELOPER_ROLES: readonly DashboardRole[] = ['owner', 'admin', 'developer'];
 
 const endpointParams = z.object({ endpointId: z.string().max(100) });
-const attemptView = z.object({ at: z.string(), statusCode: z.number().nullable(), durationMs: z.number(), error: z.string().nullable() });
-const deliveryView = z.object({
-  id: z.string(),
-  eventId: z.string(),
-  eventType: z.string(),
-  url: z.string(),
-  status: z.enum(['pending', 'succeeded', 'failed']),
-  createdAt: z.string(),
-  attempts: z.array(attemptView),
-});
 const meView = z.object({
   ok,
   user: z.object({ id: z.string(), email: z.string(), role: z.enum(['owner', 'admin', 'developer', 'viewer']) }),
@@ -263,23 +253,7 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
     async (request) => {
       const s = await signedIn(request, DEVELOPER_ROLES);
       const rows = await payments.deliveries.forMerchant(s.merchantId, request.query);
-      return {
-        ok: true as const,
-        deliveries: rows.map((r) => ({
-          id: r.delivery.id,
-          eventId: r.delivery.eventId,
-          eventType: r.eventType,
-          url: r.delivery.url,
-          status: r.delivery.status,
-          createdAt: r.delivery.createdAt.toISOString(),
-          attempts: r.attempts.map((a) => ({
-            at: a.attemptedAt.toISOString(),
-            statusCode: a.statusCode,
-            durationMs: a.durationMs,
-            error: a.error,
-          })),
-        })),
-      };
+      return { ok: true as const, deliveries: rows.map(viewDelivery) };
     },
   );
 
