@@ -144,3 +144,26 @@ export function Countdown({ until }: { until: string }) {
     </time>
   );
 }
+
+/**
+ * A table that scrolls sideways on a narrow screen: the scrolling region is named and takes focus,
+ * so a keyboard can scroll it too (axe: scrollable-region-focusable).
+ */
+export function ScrollTable({ label, head, children }: { label: string; head: string[]; children: ReactNode }) {
+  return (
+    <div className="table-scroll" role="region" aria-label={label} tabIndex={0}>
+      <table>
+        <thead>
+          <tr>
+            {head.map((h, i) => (
+              <th scope="col" key={i}>
+                {h || <span className="visually-hidden">Actions</span>}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useId, useState } from 'react';
 import { api, EVENT_TYPES, TEST_EVENT_TYPE, type Me, type WebhookDelivery } from '../api';
-import { ErrorText, SignedIn, usePageTitle } from '../ui';
+import { ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
 
 const STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
@@ -66,50 +66,35 @@ function DeliveryLog() {
       <ErrorText error={deliveries.error ?? resend.error} />
       {note && <p role="status">{note}</p>}
       {deliveries.data && deliveries.data.deliveries.length === 0 && <p>No delivery matches.</p>}
-      <div className="table-scroll" role="region" aria-label="Deliveries" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Endpoint</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts (status code, time)</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.data?.deliveries.map((d) => (
-              <tr key={d.id} data-testid="delivery">
-                <td>
-                  <code>{d.eventType}</code>
-                  <br />
-                  <small>
-                    <code>{d.eventId}</code>
-                  </small>
-                </td>
-                <td>
-                  <code>{d.url}</code>
-                </td>
-                <td data-testid="delivery-status">{d.status}</td>
-                <td>
-                  <Attempts delivery={d} />
-                </td>
-                <td>
-                  <button type="button" className="secondary" onClick={() => resend.mutate(d)} disabled={resend.isPending}>
-                    Resend
-                    <span className="visually-hidden">
-                      {' '}
-                      {d.eventType} to {d.url}
-                    </span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ScrollTable label="Deliveries" head={['Event', 'Endpoint', 'Status', 'Attempts (status code, time)', '']}>
+        {deliveries.data?.deliveries.map((d) => (
+          <tr key={d.id} data-testid="delivery">
+            <td>
+              <code>{d.eventType}</code>
+              <br />
+              <small>
+                <code>{d.eventId}</code>
+              </small>
+            </td>
+            <td>
+              <code>{d.url}</code>
+            </td>
+            <td data-testid="delivery-status">{d.status}</td>
+            <td>
+              <Attempts delivery={d} />
+            </td>
+            <td>
+              <button type="button" className="secondary" onClick={() => resend.mutate(d)} disabled={resend.isPending}>
+                Resend
+                <span className="visually-hidden">
+                  {' '}
+                  {d.eventType} to {d.url}
+                </span>
+              </button>
+            </td>
+          </tr>
+        ))}
+      </ScrollTable>
     </>
   );
 }

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint } from '../api';
-import { Confirm, Countdown, ErrorText, Field, formValues, ShownOnce, SignedIn, usePageTitle } from '../ui';
+import { Confirm, Countdown, ErrorText, Field, formValues, ScrollTable, ShownOnce, SignedIn, usePageTitle } from '../ui';
 
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -30,53 +30,37 @@ function ApiKeys() {
     <section aria-labelledby="keys">
       <h2 id="keys">API keys</h2>
       <ErrorText error={keys.error ?? revoke.error} />
-      <div className="table-scroll" role="region" aria-label="Your keys, scrollable" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created</th>
-              <th scope="col">Stops working</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data?.keys.map((k) => (
-              <tr key={k.id}>
-                <td>
-                  <code>
-                    {k.prefix}…{k.last4}
-                  </code>
-                </td>
-                <td>{k.kind}</td>
-                <td>{k.scopes.join(', ')}</td>
-                <td>{date(k.createdAt)}</td>
-                <td>{k.revokedAt ? `revoked ${date(k.revokedAt)}` : k.expiresAt ? <Countdown until={k.expiresAt} /> : '—'}</td>
-                <td>
-                  {!k.revokedAt && (
-                    <Confirm
-                      label={
-                        <>
-                          Revoke<span className="visually-hidden"> the key ending {k.last4}</span>
-                        </>
-                      }
-                      title="Revoke this key?"
-                      description={`The key ending ${k.last4} stops working at once; requests made with it are refused.`}
-                      confirmLabel="Revoke the key"
-                      onConfirm={() => revoke.mutate(k.id)}
-                      disabled={revoke.isPending}
-                    />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ScrollTable label="Your keys, scrollable" head={['Key', 'Kind', 'Scopes', 'Created', 'Stops working', '']}>
+        {keys.data?.keys.map((k) => (
+          <tr key={k.id}>
+            <td>
+              <code>
+                {k.prefix}…{k.last4}
+              </code>
+            </td>
+            <td>{k.kind}</td>
+            <td>{k.scopes.join(', ')}</td>
+            <td>{date(k.createdAt)}</td>
+            <td>{k.revokedAt ? `revoked ${date(k.revokedAt)}` : k.expiresAt ? <Countdown until={k.expiresAt} /> : '—'}</td>
+            <td>
+              {!k.revokedAt && (
+                <Confirm
+                  label={
+                    <>
+                      Revoke<span className="visually-hidden"> the key ending {k.last4}</span>
+                    </>
+                  }
+                  title="Revoke this key?"
+                  description={`The key ending ${k.last4} stops working at once; requests made with it are refused.`}
+                  confirmLabel="Revoke the key"
+                  onConfirm={() => revoke.mutate(k.id)}
+                  disabled={revoke.isPending}
+                />
+              )}
+            </td>
+          </tr>
+        ))}
+      </ScrollTable>
       <p>Rotating issues a new live key; the current one keeps working for 24 hours.</p>
       <ErrorText error={rotate.error} />
       <button type="button" onClick={() => rotate.mutate()} disabled={rotate.isPending}>

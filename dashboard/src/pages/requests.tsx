@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { api, type ApiRequest, type Me } from '../api';
-import { ErrorText, SignedIn, usePageTitle } from '../ui';
+import { ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
 
 function RequestLog() {
   const log = useQuery({
@@ -13,40 +13,27 @@ function RequestLog() {
       {log.data && <p>The newest 100 calls your API keys made, kept {log.data.retentionDays} days. Never a body, a query or a secret.</p>}
       <ErrorText error={log.error} />
       {log.data && log.data.requests.length === 0 && <p>No API call yet.</p>}
-      <div className="table-scroll" role="region" aria-label="API calls" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Request</th>
-              <th scope="col">Status</th>
-              <th scope="col">Request id</th>
-              <th scope="col">Key</th>
-            </tr>
-          </thead>
-          <tbody>
-            {log.data?.requests.map((r) => (
-              <tr key={r.requestId + r.at} data-testid="request">
-                <td>
-                  <time dateTime={r.at}>{new Date(r.at).toLocaleString()}</time>
-                </td>
-                <td>
-                  <code>
-                    {r.method} {r.path}
-                  </code>
-                </td>
-                <td>{r.statusCode}</td>
-                <td>
-                  <code>{r.requestId}</code>
-                </td>
-                <td>
-                  <code>{r.key.shown ?? r.key.id}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ScrollTable label="API calls" head={['Time', 'Request', 'Status', 'Request id', 'Key']}>
+        {log.data?.requests.map((r) => (
+          <tr key={r.requestId + r.at} data-testid="request">
+            <td>
+              <time dateTime={r.at}>{new Date(r.at).toLocaleString()}</time>
+            </td>
+            <td>
+              <code>
+                {r.method} {r.path}
+              </code>
+            </td>
+            <td>{r.statusCode}</td>
+            <td>
+              <code>{r.requestId}</code>
+            </td>
+            <td>
+              <code>{r.key.shown ?? r.key.id}</code>
+            </td>
+          </tr>
+        ))}
+      </ScrollTable>
     </>
   );
 }
