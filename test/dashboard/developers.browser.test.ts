@@ -1,8 +1,7 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhooks/verify';
 import { expectNoAxeViolations } from '../support/axe';
-import { screenshotsOnFailure, useBrowser } from '../support/browser';
+import { screenshotsOnFailure, watchProblems, useBrowser } from '../support/browser';
 import { approve, PASSWORD, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
@@ -23,15 +22,6 @@ beforeAll(async () => {
   receiver = await startReceiver();
 });
 afterAll(() => receiver.close());
-
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(msg.text());
-  });
-  page.on('pageerror', (err) => problems.push(err.message));
-  return problems;
-}
 
 describe('the developers area in Chromium', () => {
   it('restricted key → endpoint → signed test event → delivery log → resend, accessible throughout', async () => {

@@ -27,6 +27,16 @@ interface LoggedDelivery {
   attempts: { at: string; statusCode: number | null; durationMs: number }[];
 }
 
+/** The worker's webhook activities, to emit a payment's events as its run would. */
+const webhookActivities = () =>
+  createWebhookActivities({
+    db: ctx.db.db,
+    secretsKey: ctx.config.secretsKey,
+    allowPrivateUrls: true,
+    webhooks: ctx.config.webhooks,
+    now: () => new Date(),
+  });
+
 async function approvedOwner(email: string) {
   const owner = await signedUpOwner(ctx.app, mailbox, email);
   const liveKey = await approve(ctx.app, owner.merchantId);
@@ -49,13 +59,7 @@ describe('dashboard webhooks and restricted keys', () => {
     expect(bad.json()).toMatchObject({ ok: false, error: 'ValidationError' });
     expect((await client.call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/x', eventTypes: [] })).statusCode).toBe(422);
 
-    const activities = createWebhookActivities({
-      db: ctx.db.db,
-      secretsKey: ctx.config.secretsKey,
-      allowPrivateUrls: true,
-      webhooks: ctx.config.webhooks,
-      now: () => new Date(),
-    });
+    const activities = webhookActivities();
     const paymentId = await seedPayment(ctx.db.db, merchantId, 'completed');
     const urlsOf = async (deliveryIds: string[]) =>
       (await ctx.db.sql`select url from webhook_deliveries where id in ${ctx.db.sql(deliveryIds)} order by url`).map((r) => r.url);
@@ -75,13 +79,7 @@ describe('dashboard webhooks and restricted keys', () => {
     const { endpoint } = (await client.call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/toggle' })).json();
     const disabled = await client.call('POST', `/webhook-endpoints/${endpoint.id}/disable`);
     expect(disabled.json()).toEqual({ ok: true, endpoint: { ...endpoint, enabled: false } });
-    const activities = createWebhookActivities({
-      db: ctx.db.db,
-      secretsKey: ctx.config.secretsKey,
-      allowPrivateUrls: true,
-      webhooks: ctx.config.webhooks,
-      now: () => new Date(),
-    });
+    const activities = webhookActivities();
     const paymentId = await seedPayment(ctx.db.db, merchantId, 'pending');
     expect((await activities.emitPaymentEvent(paymentId, 'pending')).deliveryIds).toEqual([]);
     expect((await client.call('POST', `/webhook-endpoints/${endpoint.id}/enable`)).json().endpoint.enabled).toBe(true);
