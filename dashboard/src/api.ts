@@ -53,5 +53,40 @@ export interface WebhookEndpoint {
   id: string;
   url: string;
   enabled: boolean;
+  /** null: every event. */
+  eventTypes: string[] | null;
   createdAt: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  url: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  createdAt: string;
+  attempts: { at: string; statusCode: number | null; durationMs: number; error: string | null }[];
+}
+
+// The same lists the server checks against: these modules import nothing, so the bundle takes them as they are.
+export { SCOPES } from '../../src/domain/scopes';
+export { WEBHOOK_EVENT_TYPES as EVENT_TYPES, TEST_EVENT_TYPE } from '../../src/domain/webhook-event-types';
+
+export interface Site {
+  id: string;
+  siteUrl: string;
+  platform: string;
+  pluginVersion: string;
+  status: 'pending_verification' | 'connected';
+  verifiedAt: string | null;
+  createdAt: string;
+}
+
+export interface ApiRequest {
+  at: string;
+  method: string;
+  path: string;
+  statusCode: number;
+  requestId: string;
+  key: { id: string; shown: string | null };
 }

@@ -1,6 +1,8 @@
 import { createRootRoute, createRoute, createRouter, Link, Outlet } from '@tanstack/react-router';
+import { Deliveries } from './pages/deliveries';
 import { Developers } from './pages/developers';
 import { Overview } from './pages/overview';
+import { Requests } from './pages/requests';
 import { SignIn } from './pages/sign-in';
 import { SignUp } from './pages/sign-up';
 import { VerifyEmail } from './pages/verify-email';
@@ -38,6 +40,8 @@ const root = createRootRoute({ component: Layout, notFoundComponent: NotFound })
 const routeTree = root.addChildren([
   createRoute({ getParentRoute: () => root, path: '/', component: Overview }),
   createRoute({ getParentRoute: () => root, path: '/developers', component: Developers }),
+  createRoute({ getParentRoute: () => root, path: '/developers/deliveries', component: Deliveries }),
+  createRoute({ getParentRoute: () => root, path: '/developers/requests', component: Requests }),
   createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignIn }),
   createRoute({ getParentRoute: () => root, path: '/sign-up', component: SignUp }),
   createRoute({ getParentRoute: () => root, path: '/verify-email', component: VerifyEmail }),

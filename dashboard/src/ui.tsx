@@ -1,7 +1,7 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import { useQuery } from '@tanstack/react-query';
 import { Navigate } from '@tanstack/react-router';
-import { useEffect, useId, type ReactNode } from 'react';
+import { useEffect, useId, useState, type ReactNode } from 'react';
 import { api, ApiError, type Me } from './api';
 
 /** Each page names itself in the tab as well as in its heading. */
@@ -80,3 +80,90 @@ export function ShownOnce(props: { title: string; value: string | null; onClose:
 }
 
 export const formValues = (form: HTMLFormElement) => Object.fromEntries(new FormData(form).entries()) as Record<string, string>;
+
+/**
+ * A button that asks before an action that cannot be undone (delete, revoke): Radix's dialog keeps
+ * focus inside it and gives it back to the button when it closes.
+ */
+export function Confirm(props: {
+  label: ReactNode;
+  title: string;
+  description: string;
+  confirmLabel: string;
+  onConfirm: () => void;
+  disabled?: boolean;
+}) {
+  return (
+    <Dialog.Root>
+      <Dialog.Trigger asChild>
+        <button type="button" className="secondary" disabled={props.disabled}>
+          {props.label}
+        </button>
+      </Dialog.Trigger>
+      <Dialog.Portal>
+        <Dialog.Overlay className="overlay" />
+        <Dialog.Content className="dialog">
+          <Dialog.Title>{props.title}</Dialog.Title>
+          <Dialog.Description>{props.description}</Dialog.Description>
+          <div className="actions">
+            <Dialog.Close asChild>
+              <button type="button" onClick={props.onConfirm}>
+                {props.confirmLabel}
+              </button>
+            </Dialog.Close>
+            <Dialog.Close asChild>
+              <button type="button" className="secondary">
+                Cancel
+              </button>
+            </Dialog.Close>
+          </div>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
+/** Whole minutes until `until`, as hours and minutes; 0 once past. */
+export function remaining(until: Date, now: Date): string {
+  const minutes = Math.max(0, Math.ceil((until.getTime() - now.getTime()) / 60_000));
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
+/** A countdown to `until` (a rotated key's end of overlap), updated every half minute. */
+export function Countdown({ until }: { until: string }) {
+  const [now, setNow] = useState(() => new Date());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(new Date()), 30_000);
+    return () => clearInterval(timer);
+  }, []);
+  const end = new Date(until);
+  if (end <= now) return <>stopped {end.toLocaleString()}</>;
+  return (
+    <time dateTime={until} title={end.toLocaleString()}>
+      stops in {remaining(end, now)}
+    </time>
+  );
+}
+
+/**
+ * A table that scrolls sideways on a narrow screen: the scrolling region is named and takes focus,
+ * so a keyboard can scroll it too (axe: scrollable-region-focusable).
+ */
+export function ScrollTable({ label, head, children }: { label: string; head: string[]; children: ReactNode }) {
+  return (
+    <div className="table-scroll" role="region" aria-label={label} tabIndex={0}>
+      <table>
+        <thead>
+          <tr>
+            {head.map((h, i) => (
+              <th scope="col" key={i}>
+                {h || <span className="visually-hidden">Actions</span>}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

@@ -28,6 +28,7 @@ import { decryptSecret, encryptSecret } from '../domain/secretbox';
 import { deliverySignatureHeaders } from '../domain/signatures';
 import { paymentLabels } from '../domain/payment-labels';
 import { paymentEventBody } from '../domain/webhook-event';
+import { endpointWants } from '../domain/webhook-event-types';
 import { explorerUrlFor } from '../domain/explorers';
 import { exceptionEventBody, exceptionView, refundEventBody } from '../domain/exceptions';
 import { postWebhook } from '../webhooks/post';
@@ -83,19 +84,22 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
   });
 
   /**
-   * Decisions §8: every enabled endpoint, plus the session's webhookUrl (merchant's default secret),
+   * Decisions §8: every enabled endpoint that chose this event type (or made no choice), plus the session's webhookUrl (merchant's default secret),
    * plus the site endpoint for plugin sessions; one delivery per distinct URL. A plugin knows only its
    * site's webhook_secret, so that secret signs the site's callback_url (winning a tie) and any
    * per-order callback URL the plugin sent; otherwise an endpoint's own secret wins.
    */
-  async function deliveriesFor(session: CheckoutSessionRow, eventId: string): Promise<DeliveryRow[]> {
+  async function deliveriesFor(session: CheckoutSessionRow, eventId: string, type: string): Promise<DeliveryRow[]> {
     const targets = new Map<string, { secretSource: DeliveryRow['secretSource']; secretRef: string }>();
     const site = session.siteId ? await findSite(db, session.siteId) : undefined;
     if (site) targets.set(site.callbackUrl, { secretSource: 'site', secretRef: site.id });
     for (const endpoint of await listEnabledEndpoints(db, session.merchantId)) {
+      if (!endpointWants(endpoint.eventTypes, type)) continue;
       if (!targets.has(endpoint.url)) targets.set(endpoint.url, { secretSource: 'endpoint', secretRef: endpoint.id });
     }
-    if (session.webhookUrl && !targets.has(session.webhookUrl)) {
+    // A plugin session whose site was disconnected: its per-order URL had only the site's secret.
+    const siteGone = session.siteId !== null && !site;
+    if (session.webhookUrl && !targets.has(session.webhookUrl) && !siteGone) {
       targets.set(
         session.webhookUrl,
         site ? { secretSource: 'site', secretRef: site.id } : { secretSource: 'merchant', secretRef: session.merchantId },
@@ -159,7 +163,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         type: type ?? `payment.${status}`,
         body: JSON.stringify(body),
       });
-      const deliveries = await deliveriesFor(session, event.id);
+      const deliveries = await deliveriesFor(session, event.id, event.type);
       // Logged by the call that stored the event: a retry finds the first one and says nothing.
       if (event.id === eventId) {
         log(type ?? `payment.${status}`, {
@@ -231,7 +235,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         subject: exception.id,
         body: JSON.stringify(body),
       });
-      const deliveries = await deliveriesFor(session, event.id);
+      const deliveries = await deliveriesFor(session, event.id, event.type);
       if (event.id === eventId) {
         log(type === 'payment.refunded' ? 'exception.refunded' : 'exception.recorded', {
           paymentId: session.id,

@@ -167,11 +167,12 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   // Keys authenticated and merchants' names read in the last few seconds (ttl-cache.ts). Every admin
-  // write empties both before its answer leaves, so a revocation or a suspension holds here at once.
+  // or dashboard write empties both before its answer leaves, so a revocation or a suspension holds here at once.
   const keyCache = createTtlCache<FoundKey>({ ttlMs: config.http.apiKeyCacheMs, maxEntries: 10_000 });
   const merchantNames = createTtlCache<string>({ ttlMs: config.http.apiKeyCacheMs, maxEntries: 10_000 });
   app.addHook('onSend', async (request) => {
-    if (request.url.startsWith('/admin/') && request.method !== 'GET' && request.method !== 'HEAD') {
+    const writes = request.method !== 'GET' && request.method !== 'HEAD';
+    if (writes && (request.url.startsWith('/admin/') || request.url.startsWith('/dashboard/api/'))) {
       keyCache.clear();
       merchantNames.clear();
     }

@@ -1,9 +1,19 @@
 import { formatCrypto, formatFiatText } from './money';
 import { eventSourceOf } from './payment-labels';
 import type { PaymentStatus } from './payment-status';
+import { TEST_EVENT_TYPE } from './webhook-event-types';
 
 // The v1 event body of spec §2.8. Built once per event and stored serialised, so every delivery and
 // every retry sends the same bytes; amounts are decimal strings.
+
+/** The body of a dashboard test event (TEST_EVENT_TYPE): no payment, the endpoint it tests. */
+export const testEventBody = (e: { eventId: string; merchantId: string; endpointId: string; createdAt: Date }) => ({
+  eventId: e.eventId,
+  event: TEST_EVENT_TYPE,
+  merchantId: e.merchantId,
+  endpointId: e.endpointId,
+  createdAt: e.createdAt.toISOString(),
+});
 
 /** Plugin order-status hint: the WooCommerce status a shop should set for each payment status. */
 export const WOO_ORDER_STATUS: Record<PaymentStatus, string> = {

@@ -1,5 +1,5 @@
 import type { DatabaseOrTransaction } from '../db/client';
-import { findCurrentLiveKey, listApiKeys, revokeApiKey } from '../db/queries/api-keys';
+import { findCurrentLiveKey, listApiKeys } from '../db/queries/api-keys';
 import {
   findMerchant,
   listMerchants,
@@ -10,18 +10,23 @@ import {
   type MerchantRow,
 } from '../db/queries/merchants';
 import { settledTransactions } from '../db/queries/settlements';
-import { deleteEndpoint, listEndpoints, setEndpointEnabled } from '../db/queries/webhooks';
+import { listEndpoints } from '../db/queries/webhooks';
 import { AppError, notFound } from '../domain/errors';
 import { MERCHANT_ID } from '../domain/ids';
 import { SCOPES as SCOPES_ALL, type Scope } from '../domain/scopes';
 import type { PaymentContext } from './context';
 import {
   addWebhookEndpoint,
+  changeEndpoint,
   holdLiveKeyForDashboard,
   issueKey,
+  issueRestrictedKey,
   openMerchant,
+  revokeKey,
   rotateLiveKey,
   rotateSecurityCode,
+  type EndpointChange,
+  type EndpointInput,
 } from './merchant-credentials';
 
 /** A merchant by id (locked for update when asked); a malformed or unknown id is 404 Merchant. */
@@ -91,16 +96,10 @@ export function adminMerchants(ctx: PaymentContext) {
     /** Revokes one key at once; a key of another merchant (or none) is 404. */
     async revokeKey(id: string, keyId: string) {
       const m = await requireMerchant(db, id);
-      const key = await revokeApiKey(db, m.id, keyId);
-      if (!key) throw notFound('API key');
-      return { merchantId: m.id, key };
+      return { merchantId: m.id, key: await revokeKey(db, m.id, keyId) };
     },
     issueRestrictedKey: (id: string, scopes: Scope[]) =>
-      db.transaction(async (tx) => {
-        const m = await requireMerchant(tx, id, true);
-        if (m.status !== 'approved') throw new AppError('Conflict', 'Keys are issued only to approved merchants.');
-        return issueKey(tx, m.id, 'restricted', [...new Set(scopes)]);
-      }),
+      db.transaction(async (tx) => issueRestrictedKey(tx, (await requireMerchant(tx, id)).id, scopes)),
     /** A new live key; the current one keeps working for ROTATION_GRACE_MS. */
     rotateLiveKey: (id: string) => db.transaction(async (tx) => rotateLiveKey(tx, (await requireMerchant(tx, id, true)).id, ctx.now())),
     /** A new security code; the old one stops working at once. */
@@ -108,9 +107,9 @@ export function adminMerchants(ctx: PaymentContext) {
     /** Settled transactions (merchant payout confirmed in [from, to)), for the settlements CSV. */
     settledTransactions: (merchantId: string, from: Date, to: Date) => settledTransactions(ctx.db, { merchantId, from, to }),
     /** An endpoint of the merchant's; its signing secret is answered once. */
-    addEndpoint: (merchantId: string, url: string) => addWebhookEndpoint(db, ctx.config, merchantId, url),
+    addEndpoint: (merchantId: string, input: EndpointInput) => addWebhookEndpoint(db, ctx.config, merchantId, input),
     listEndpoints: (merchantId: string) => listEndpoints(ctx.db, merchantId),
-    setEndpointEnabled: (input: { merchantId: string; endpointId: string; enabled: boolean }) => setEndpointEnabled(ctx.db, input),
-    deleteEndpoint: (input: { merchantId: string; endpointId: string }) => deleteEndpoint(ctx.db, input),
+    changeEndpoint: (merchantId: string, endpointId: string, change: EndpointChange) =>
+      changeEndpoint(ctx.db, { merchantId, endpointId, change }),
   };
 }

@@ -10,7 +10,7 @@ import { paymentOptions } from './rails';
 import { chooseRail, loadSimpleOrder, openSimpleOrder, payoutFees, type SimpleCheckoutBody } from './simple-orders';
 import { sweepUnstartedPayments } from './sweep';
 import { merchantTakesPayments, sessionStanding } from './session-standing';
-import { resendDelivery, sweepOrphanedDeliveries } from './webhook-deliveries';
+import { resendDelivery, sendTestEvent, sweepOrphanedDeliveries } from './webhook-deliveries';
 import { acceptException, listExceptions, refundException } from './exception-actions';
 import { refundAddressAsk, saveRefundAddress } from './refund-addresses';
 import { listPayouts, retryPayout } from './payout-actions';
@@ -75,7 +75,8 @@ export function createPaymentService(ctx: PaymentContext) {
       ingestProviderEvent(ctx, provider, rawBody, headers),
     sweepUnstartedPayments: () => sweepUnstartedPayments(ctx),
     sweepOrphanedDeliveries: (olderThanSeconds?: number) => sweepOrphanedDeliveries(ctx, olderThanSeconds),
-    resendDelivery: (deliveryId: string) => resendDelivery(ctx, deliveryId),
+    resendDelivery: (deliveryId: string, merchantId?: string) => resendDelivery(ctx, deliveryId, merchantId),
+    sendTestEvent: (merchantId: string, endpointId: string) => sendTestEvent(ctx, merchantId, endpointId),
     listExceptions: (status: ExceptionStatus | undefined, limit: number) => listExceptions(ctx, status, limit),
     acceptException: (id: string) => acceptException(ctx, id),
     refundException: (id: string, address?: string) => refundException(ctx, id, address),

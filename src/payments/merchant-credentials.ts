@@ -1,14 +1,24 @@
 import type { Database, DatabaseOrTransaction } from '../db/client';
-import { findCurrentLiveKey, insertApiKey, listApiKeys, setKeyExpiry, type ApiKeyRow } from '../db/queries/api-keys';
+import { findCurrentLiveKey, insertApiKey, listApiKeys, revokeApiKey, setKeyExpiry, type ApiKeyRow } from '../db/queries/api-keys';
 import { merchantHasDashboardUsers, setLiveKeyToReveal } from '../db/queries/dashboard';
 import { insertMerchant, lockMerchant, setSecurityCodeHash, type MerchantRow } from '../db/queries/merchants';
-import { insertEndpoint, listEndpoints, setEndpointSecret, type EndpointRow } from '../db/queries/webhooks';
+import { deleteMerchantSite, listMerchantSites } from '../db/queries/sites';
+import {
+  deleteEndpoint,
+  insertEndpoint,
+  listEndpoints,
+  setEndpointEnabled,
+  setEndpointSecret,
+  type EndpointRow,
+} from '../db/queries/webhooks';
 import { issueLiveKey, issueSecurityCode, issueWebhookSecret } from '../domain/credentials';
 import { AppError, notFound, validationError } from '../domain/errors';
 import { newMerchantId, randomBase62 } from '../domain/ids';
 import type { Scope } from '../domain/scopes';
+import type { WebhookEventType } from '../domain/webhook-event-types';
 import { decryptSecret, encryptSecret } from '../domain/secretbox';
 import { checkWebhookTarget } from '../webhooks/target-policy';
+import { merchantRequestLog } from './request-log';
 
 // A merchant's credentials (decisions §1–§2), one set of rules for every face that hands them out:
 // the operators' admin API and the merchant's own dashboard. Each plaintext is returned once, by
@@ -88,23 +98,66 @@ export const listMerchantKeys = (db: DatabaseOrTransaction, merchantId: string):
 export const listMerchantEndpoints = (db: DatabaseOrTransaction, merchantId: string): Promise<EndpointRow[]> =>
   listEndpoints(db, merchantId);
 
+/** What a new endpoint is: its URL, and the event types it receives (absent: every event). */
+export interface EndpointInput {
+  url: string;
+  eventTypes?: WebhookEventType[] | undefined;
+}
+
 /** Registers a webhook endpoint (https on a public address, decisions §8); its signing secret is answered once. */
 export async function addWebhookEndpoint(
   db: DatabaseOrTransaction,
   settings: { secretsKey: Buffer; allowPrivateUrls: boolean },
   merchantId: string,
-  url: string,
+  input: EndpointInput,
 ): Promise<{ endpoint: EndpointRow; secret: string }> {
-  const refusal = await checkWebhookTarget(url, settings.allowPrivateUrls);
+  const refusal = await checkWebhookTarget(input.url, settings.allowPrivateUrls);
   if (refusal) throw validationError([{ path: 'url', message: refusal }], 'The webhook URL is not allowed.');
   const secret = issueWebhookSecret();
   const endpoint = await insertEndpoint(db, {
     id: `we_${randomBase62(16)}`,
     merchantId,
-    url,
+    url: input.url,
     secretEncrypted: encryptSecret(settings.secretsKey, secret),
+    eventTypes: input.eventTypes ? [...new Set(input.eventTypes)] : null,
   });
   return { endpoint, secret };
+}
+
+export type EndpointChange = 'enable' | 'disable' | 'delete';
+
+/**
+ * Enables, disables (new events skip it; deliveries under way go on) or deletes (with its secret; its
+ * delivery log stays) one of the merchant's endpoints. Idempotent but for delete; an id that is
+ * malformed, or another merchant's, is not found.
+ */
+export async function changeEndpoint(
+  db: DatabaseOrTransaction,
+  input: { merchantId: string; endpointId: string; change: EndpointChange },
+): Promise<EndpointRow> {
+  const { change, ...target } = input;
+  const row = !ENDPOINT_ID.test(target.endpointId)
+    ? undefined
+    : change === 'delete'
+      ? await deleteEndpoint(db, target)
+      : await setEndpointEnabled(db, { ...target, enabled: change === 'enable' });
+  if (!row) throw notFound('Webhook endpoint');
+  return row;
+}
+
+/** A restricted key with a subset of scopes (decisions §2), shown once; only approved merchants get keys. */
+export async function issueRestrictedKey(tx: DatabaseOrTransaction, merchantId: string, scopes: Scope[]) {
+  const m = await lockMerchant(tx, merchantId);
+  if (!m) throw notFound('Merchant');
+  if (m.status !== 'approved') throw new AppError('Conflict', 'Keys are issued only to approved merchants.');
+  return issueKey(tx, m.id, 'restricted', [...new Set(scopes)]);
+}
+
+/** Revokes one key of the merchant at once; a key of another merchant (or none) is 404. */
+export async function revokeKey(db: DatabaseOrTransaction, merchantId: string, keyId: string): Promise<ApiKeyRow> {
+  const key = await revokeApiKey(db, merchantId, keyId);
+  if (!key) throw notFound('API key');
+  return key;
 }
 
 /** The merchant's own credentials, as the dashboard manages them: every call is scoped to one merchant. */
@@ -116,6 +169,8 @@ export function createMerchantCredentials(deps: {
   const { db, config, now } = deps;
   return {
     listKeys: (merchantId: string) => listMerchantKeys(db, merchantId),
+    issueRestrictedKey: (merchantId: string, scopes: Scope[]) => db.transaction((tx) => issueRestrictedKey(tx, merchantId, scopes)),
+    revokeKey: (merchantId: string, keyId: string) => revokeKey(db, merchantId, keyId),
     revealLiveKey: (merchantId: string) => db.transaction((tx) => revealHeldLiveKey(tx, config.secretsKey, merchantId)),
     rotateLiveKey: (merchantId: string) =>
       db.transaction(async (tx) => {
@@ -128,8 +183,13 @@ export function createMerchantCredentials(deps: {
         return rotateSecurityCode(tx, merchantId);
       }),
     listEndpoints: (merchantId: string) => listMerchantEndpoints(db, merchantId),
-    addEndpoint: (merchantId: string, url: string) => addWebhookEndpoint(db, config, merchantId, url),
+    addEndpoint: (merchantId: string, input: EndpointInput) => addWebhookEndpoint(db, config, merchantId, input),
+    changeEndpoint: (merchantId: string, endpointId: string, change: EndpointChange) =>
+      changeEndpoint(db, { merchantId, endpointId, change }),
     rollEndpointSecret: (merchantId: string, endpointId: string) => rollEndpointSecret(db, config.secretsKey, merchantId, endpointId),
+    listSites: (merchantId: string) => listMerchantSites(db, merchantId),
+    disconnectSite: (merchantId: string, siteId: string) => disconnectSite(db, merchantId, siteId),
+    requestLog: (merchantId: string) => merchantRequestLog(db, merchantId),
   };
 }
 
@@ -146,6 +206,17 @@ export async function rollEndpointSecret(db: DatabaseOrTransaction, secretsKey: 
     : undefined;
   if (!endpoint) throw notFound('Webhook endpoint');
   return { endpoint, secret };
+}
+
+/**
+ * Disconnects a plugin website: its connection and its webhook secret are gone, so its callbacks
+ * stop (a delivery under way stops at its next attempt, as for a deleted endpoint) and its plugin
+ * must connect again, proving control of the site afresh. Another merchant's site is not found.
+ */
+export async function disconnectSite(db: DatabaseOrTransaction, merchantId: string, siteId: string) {
+  const site = /^site_[A-Za-z0-9]{16}$/.test(siteId) ? await deleteMerchantSite(db, merchantId, siteId) : undefined;
+  if (!site) throw notFound('Site');
+  return site;
 }
 
 export type MerchantCredentials = ReturnType<typeof createMerchantCredentials>;

@@ -8,6 +8,6 @@ export type { PaymentLinkRow } from '../db/queries/payment-links';
 export type { PayoutRow } from '../db/queries/payouts';
 export type { SimpleOrderRow } from '../db/queries/simple-orders';
 export type { TransactionRow } from '../db/queries/transactions';
-export type { DeliveryRow, EndpointRow } from '../db/queries/webhooks';
-export type { SitePlatform } from '../db/queries/sites';
+export type { DeliveryRow, DeliveryWithAttempts, EndpointRow } from '../db/queries/webhooks';
+export type { SitePlatform, SiteRow } from '../db/queries/sites';
 export type { DashboardRole } from '../db/schema';

@@ -3,6 +3,7 @@ import { purgeExpiredIdempotencyKeys } from '../db/queries/idempotency-keys';
 import { deleteUnstartedSimpleOrder, listUnstartedSimpleOrders, markSimpleOrderStarted } from '../db/queries/simple-orders';
 import { AppError, isUnavailable } from '../domain/errors';
 import type { PaymentContext } from './context';
+import { purgeOldRequestLog } from './request-log';
 import { callTemporal, WorkflowClosedError } from './temporal-call';
 import { sweepOrphanedDeliveries } from './webhook-deliveries';
 
@@ -40,11 +41,11 @@ export async function sweepUnstartedPayments(
   return result;
 }
 
-export type SweepTask = 'unstarted payments' | 'expired idempotency keys' | 'orphaned deliveries';
+export type SweepTask = 'unstarted payments' | 'expired idempotency keys' | 'orphaned deliveries' | 'old request log';
 
 /**
  * The API's periodic sweep, every `intervalMs` until stopped: payments whose opening was cut short,
- * deliveries no attempt reached (webhook-deliveries.ts), Idempotency-Keys past their 24 h (decisions §9), which nothing else removes (a claim takes an
+ * deliveries no attempt reached (webhook-deliveries.ts), merchants' request log past its retention (request-log.ts), Idempotency-Keys past their 24 h (decisions §9), which nothing else removes (a claim takes an
  * expired row over only when its own key comes back). The two are independent, so a Temporal outage
  * does not stop the purge; a task that cannot reach Temporal or Postgres waits for the next round.
  */
@@ -58,6 +59,7 @@ export function startSweeper(ctx: PaymentContext, intervalMs: number, log: (err:
     await sweepUnstartedPayments(ctx).catch(report('unstarted payments'));
     await purgeExpiredIdempotencyKeys(ctx.db).catch(report('expired idempotency keys'));
     await sweepOrphanedDeliveries(ctx).catch(report('orphaned deliveries'));
+    await purgeOldRequestLog(ctx.db).catch(report('old request log'));
   };
   const timer = setInterval(() => {
     if (running) return;

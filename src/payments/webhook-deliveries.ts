@@ -1,13 +1,22 @@
 import {
   findDelivery,
+  findDeliveryWithEvent,
+  insertDeliveriesOnce,
+  insertEventOnce,
   INTERRUPTED_ATTEMPT,
   listAttempts,
+  listDeliveriesForMerchant,
   listDeliveriesForPayment,
   listOrphanedDeliveries,
+  listEndpoints,
   setDeliveryStatus,
   type AttemptRow,
+  type DeliveryRow,
 } from '../db/queries/webhooks';
 import { AppError, notFound } from '../domain/errors';
+import { newDeliveryId, newEventId } from '../domain/ids';
+import { testEventBody } from '../domain/webhook-event';
+import { TEST_EVENT_TYPE } from '../domain/webhook-event-types';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from '../workflows/webhook-delivery/messages';
 import type { PaymentContext } from './context';
 import { startPaymentWorkflow, WorkflowAlreadyStartedError } from './temporal-call';
@@ -75,9 +84,15 @@ export interface Resent {
  *   interval it computes) and Retry-After until this attempt is over at the latest; nothing changes.
  * - Succeeded or failed: a fresh run of the retry schedule.
  */
-export async function resendDelivery(ctx: PaymentContext, deliveryId: string): Promise<Resent> {
-  const delivery = /^dlv_[A-Za-z0-9]{24}$/.test(deliveryId) ? await findDelivery(ctx.db, deliveryId) : undefined;
-  if (!delivery) throw notFound('Delivery');
+export async function resendDelivery(
+  ctx: PaymentContext,
+  deliveryId: string,
+  /** The merchant's own dashboard: a delivery of another merchant's event is not found. */
+  merchantId?: string,
+): Promise<Resent> {
+  const found = /^dlv_[A-Za-z0-9]{24}$/.test(deliveryId) ? await findDeliveryWithEvent(ctx.db, deliveryId) : undefined;
+  if (!found || (merchantId !== undefined && found.event?.merchantId !== merchantId)) throw notFound('Delivery');
+  const { delivery } = found;
   const stamp = ctx.now().getTime();
   if (delivery.status === 'pending') {
     const { webhooks } = ctx.config;
@@ -126,6 +141,43 @@ export async function resendDelivery(ctx: PaymentContext, deliveryId: string): P
 }
 
 /**
+ * A test event to one of the merchant's endpoints (enabled or not, whatever event types it chose):
+ * stored and delivered like every event — signed with the endpoint's secret, in the delivery log, on
+ * the retry schedule, resendable — in a delivery run of its own. Should that run fail to start, the
+ * sweep of orphaned deliveries starts it.
+ */
+export async function sendTestEvent(
+  ctx: PaymentContext,
+  merchantId: string,
+  endpointId: string,
+): Promise<{ deliveryId: string; eventId: string; status: 'pending' }> {
+  const endpoint = (await listEndpoints(ctx.db, merchantId)).find((e) => e.id === endpointId);
+  if (!endpoint) throw notFound('Webhook endpoint');
+  const eventId = newEventId();
+  const delivery = await ctx.db.transaction(async (tx) => {
+    await insertEventOnce(tx, {
+      id: eventId,
+      paymentId: endpoint.id,
+      merchantId,
+      type: TEST_EVENT_TYPE,
+      subject: eventId,
+      body: JSON.stringify(testEventBody({ eventId, merchantId, endpointId: endpoint.id, createdAt: ctx.now() })),
+    });
+    const [row] = await insertDeliveriesOnce(tx, [
+      { id: newDeliveryId(), eventId, paymentId: endpoint.id, url: endpoint.url, secretSource: 'endpoint', secretRef: endpoint.id },
+    ]);
+    return row!;
+  });
+  await startPaymentWorkflow(ctx, {
+    workflowType: WEBHOOK_DELIVERY_WORKFLOW,
+    workflowId: delivery.id,
+    args: [deliveryInput(ctx, delivery.id)],
+    searchAttributes: [],
+  });
+  return { deliveryId: delivery.id, eventId, status: 'pending' };
+}
+
+/**
  * A delivery no attempt reached within this long was orphaned: every path that writes one attempts it
  * at once (the payment's run, a delivery workflow), so only a crash between the write and the first
  * attempt leaves it so — for example a worker killed after a transition wrote its event, whose retried
@@ -160,10 +212,12 @@ export async function sweepOrphanedDeliveries(
   return { started };
 }
 
-/** Operators' reads of deliveries: one by id, or a payment's, each with its attempts. */
+/** Reads of deliveries: one by id, a payment's (operators), a merchant's own log (dashboard), each with its attempts. */
 export function deliveryReads(ctx: PaymentContext) {
   return {
     find: (id: string) => findDelivery(ctx.db, id),
     forPayment: (paymentId: string) => listDeliveriesForPayment(ctx.db, paymentId),
+    forMerchant: (merchantId: string, filters: { status?: DeliveryRow['status'] | undefined; eventType?: string | undefined }) =>
+      listDeliveriesForMerchant(ctx.db, { merchantId, ...filters, limit: 100 }),
   };
 }

@@ -9,8 +9,8 @@ type Method = 'GET' | 'POST' | 'DELETE';
 const admin = (method: Method, url: string, payload?: object, headers: Record<string, string> = adminHeaders) =>
   ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
 
-async function addEndpoint(merchantId: string, url: string) {
-  const res = await admin('POST', `/admin/v1/merchants/${merchantId}/webhook-endpoints`, { url });
+async function addEndpoint(merchantId: string, url: string, eventTypes?: string[]) {
+  const res = await admin('POST', `/admin/v1/merchants/${merchantId}/webhook-endpoints`, { url, ...(eventTypes ? { eventTypes } : {}) });
   expect(res.statusCode).toBe(201);
   return res.json<{ endpoint: { id: string; url: string; enabled: boolean }; secret: string }>();
 }
@@ -20,7 +20,7 @@ describe('admin API: webhook endpoints', () => {
     const m = await createMerchant(ctx.app);
     const other = await createMerchant(ctx.app);
     const a = await addEndpoint(m.id, 'http://127.0.0.1:9/a');
-    const b = await addEndpoint(m.id, 'http://127.0.0.1:9/b');
+    const b = await addEndpoint(m.id, 'http://127.0.0.1:9/b', ['payment.failed', 'payment.completed', 'payment.failed']);
     await addEndpoint(other.id, 'http://127.0.0.1:9/other');
 
     const res = await admin('GET', `/admin/v1/merchants/${m.id}/webhook-endpoints`);
@@ -28,8 +28,14 @@ describe('admin API: webhook endpoints', () => {
     expect(res.json()).toEqual({
       ok: true,
       endpoints: [
-        { id: a.endpoint.id, url: 'http://127.0.0.1:9/a', enabled: true, createdAt: expect.any(String) },
-        { id: b.endpoint.id, url: 'http://127.0.0.1:9/b', enabled: true, createdAt: expect.any(String) },
+        { id: a.endpoint.id, url: 'http://127.0.0.1:9/a', enabled: true, eventTypes: null, createdAt: expect.any(String) },
+        {
+          id: b.endpoint.id,
+          url: 'http://127.0.0.1:9/b',
+          enabled: true,
+          eventTypes: ['payment.failed', 'payment.completed'],
+          createdAt: expect.any(String),
+        },
       ],
     });
     expect(res.body).not.toContain(a.secret);

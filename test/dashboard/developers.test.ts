@@ -61,20 +61,31 @@ describe('dashboard developers area', () => {
     const { client, merchantId } = await signedUpOwner(ctx.app, mailbox, 'viewer@example.com');
     await approve(ctx.app, merchantId);
     await ctx.db.sql`update dashboard_users set role = 'viewer' where email = 'viewer@example.com'`;
+    const bodies: Record<string, unknown> = {
+      '/webhook-endpoints': { url: 'http://127.0.0.1:9/v' },
+      '/api-keys': { scopes: ['transactions:read'] },
+    };
     for (const [method, url] of [
       ['GET', '/api-keys'],
+      ['POST', '/api-keys'],
+      ['POST', '/api-keys/key_0000000000000000/revoke'],
       ['POST', '/api-keys/live/reveal'],
       ['POST', '/api-keys/live/rotate'],
       ['POST', '/security-code/rotate'],
       ['GET', '/webhook-endpoints'],
       ['POST', '/webhook-endpoints'],
       ['POST', '/webhook-endpoints/we_0000000000000000/roll-secret'],
+      ['POST', '/webhook-endpoints/we_0000000000000000/enable'],
+      ['POST', '/webhook-endpoints/we_0000000000000000/disable'],
+      ['POST', '/webhook-endpoints/we_0000000000000000/test'],
+      ['DELETE', '/webhook-endpoints/we_0000000000000000'],
+      ['GET', '/webhook-deliveries'],
+      ['POST', '/webhook-deliveries/dlv_000000000000000000000000/resend'],
+      ['GET', '/sites'],
+      ['POST', '/sites/site_0000000000000000/disconnect'],
+      ['GET', '/request-log'],
     ] as const) {
-      const res = await client.call(
-        method,
-        url,
-        method === 'POST' && url === '/webhook-endpoints' ? { url: 'http://127.0.0.1:9/v' } : undefined,
-      );
+      const res = await client.call(method, url, method === 'POST' ? bodies[url] : undefined);
       expect(res.statusCode, `${method} ${url}`).toBe(403);
       expect(res.json()).toMatchObject({ ok: false, error: 'Forbidden' });
     }
@@ -103,11 +114,35 @@ describe('dashboard developers area', () => {
     await a.client.call('POST', '/api-keys/live/rotate');
     await a.client.call('POST', '/security-code/rotate');
     await a.client.call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/a-only' });
-    const rollB = await a.client.call('POST', `/webhook-endpoints/${hookB.endpoint.id}/roll-secret`);
-    expect(rollB.statusCode, 'another merchant’s endpoint is not found').toBe(404);
-    expect(rollB.json()).toMatchObject({ ok: false, error: 'NotFound' });
+    // B's endpoint, test delivery and restricted key: not found for A, whatever A does to them.
+    const restrictedB = (await b.client.call('POST', '/api-keys', { scopes: ['transactions:read'] })).json();
+    const testB = await b.client.call('POST', `/webhook-endpoints/${hookB.endpoint.id}/test`);
+    expect(testB.statusCode).toBe(202);
+    for (const [method, url] of [
+      ['POST', `/webhook-endpoints/${hookB.endpoint.id}/roll-secret`],
+      ['POST', `/webhook-endpoints/${hookB.endpoint.id}/disable`],
+      ['POST', `/webhook-endpoints/${hookB.endpoint.id}/enable`],
+      ['POST', `/webhook-endpoints/${hookB.endpoint.id}/test`],
+      ['DELETE', `/webhook-endpoints/${hookB.endpoint.id}`],
+      ['POST', `/webhook-deliveries/${testB.json().deliveryId}/resend`],
+      ['POST', `/api-keys/${restrictedB.key.id}/revoke`],
+    ] as const) {
+      const res = await a.client.call(method, url);
+      expect(res.statusCode, `${method} ${url}: another merchant’s is not found`).toBe(404);
+      expect(res.json()).toMatchObject({ ok: false, error: 'NotFound' });
+    }
+    const logA = await a.client.call('GET', '/webhook-deliveries');
+    expect(logA.json().deliveries).toEqual([]);
+    expect((await a.client.call('GET', '/webhook-deliveries?eventType=webhook.test')).body).not.toContain(testB.json().deliveryId);
+    expect((await b.client.call('GET', '/webhook-deliveries')).json().deliveries.map((d: { id: string }) => d.id)).toEqual([
+      testB.json().deliveryId,
+    ]);
+    expect((await a.client.call('GET', '/api-keys')).body).not.toContain(restrictedB.key.id);
     const keysB = (await b.client.call('GET', '/api-keys')).json().keys;
-    expect(keysB).toEqual([expect.objectContaining({ last4: keyB.slice(-4), expiresAt: null })]);
+    expect(keysB).toEqual([
+      expect.objectContaining({ last4: keyB.slice(-4), expiresAt: null }),
+      expect.objectContaining({ id: restrictedB.key.id, revokedAt: null }),
+    ]);
     expect((await b.client.call('GET', '/webhook-endpoints')).json().endpoints).toEqual([hookB.endpoint]);
     const codes = await ctx.db
       .sql`select id, security_code_rotated_at > approved_at as rotated from merchants where id in (${a.merchantId}, ${b.merchantId})`;

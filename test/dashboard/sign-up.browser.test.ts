@@ -1,8 +1,7 @@
 import path from 'node:path';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { expectNoAxeViolations } from '../support/axe';
-import { ARTIFACTS, screenshotsOnFailure, useBrowser } from '../support/browser';
+import { ARTIFACTS, screenshotsOnFailure, watchProblems, useBrowser } from '../support/browser';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { http } from '../support/http';
 import { useMailSink } from '../support/mail';
@@ -13,15 +12,6 @@ import { useMailSink } from '../support/mail';
 const mailbox = useMailSink();
 const ctx = useTestApp(mailbox.env, { listen: true });
 const chrome = useBrowser();
-
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(msg.text());
-  });
-  page.on('pageerror', (err) => problems.push(err.message));
-  return problems;
-}
 
 describe('the merchant dashboard in Chromium', () => {
   it('signs up, confirms the email from the mailbox, is approved, and is shown the live key once', async () => {

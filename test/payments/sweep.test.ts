@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startSweeper, sweepUnstartedPayments, type SweepTask } from '../../src/payments/sweep';
+import { REQUEST_LOG_RETENTION_DAYS } from '../../src/payments/request-log';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 
@@ -102,5 +103,27 @@ describe('the purge of expired Idempotency-Keys (issue 27)', () => {
     const replay = await create('fresh');
     expect(replay.statusCode).toBe(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('purges the merchants’ request log past its retention, in the same sweep', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    for (const [requestId, days] of [
+      ['req_sweepOld', REQUEST_LOG_RETENTION_DAYS + 1],
+      ['req_sweepKept', REQUEST_LOG_RETENTION_DAYS - 1],
+    ] as const) {
+      await ctx.db.sql`insert into api_request_log (merchant_id, key_id, method, path, status_code, request_id, created_at)
+        values (${m.id}, 'key_x', 'GET', '/api/v1/transactions/SV_x', 404, ${requestId}, now() - make_interval(days => ${days}))`;
+    }
+    const logged = async () =>
+      (await ctx.db.sql`select request_id from api_request_log where merchant_id = ${m.id} order by request_id`).map((r) => r.request_id);
+    const failures: { err: unknown; task: SweepTask }[] = [];
+    const stop = startSweeper(ctx.app.payments.context, 50, (err, task) => failures.push({ err, task }));
+    try {
+      await eventually(logged, (left) => !left.includes('req_sweepOld'), 10_000, 'the old request log purged');
+    } finally {
+      stop();
+    }
+    expect(await logged()).toEqual(['req_sweepKept']);
+    expect(failures).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, onTestFailed } from 'vitest';
 import { CHROMIUM_ARGS, findChromium } from '../../tools/dev/chromium';
 
@@ -30,4 +30,14 @@ export function screenshotsOnFailure(context: BrowserContext, name: string): Bro
     }
   });
   return context;
+}
+
+/** The page's console errors and uncaught exceptions (a CSP refusal is one), collected as they happen. */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(msg.text());
+  });
+  page.on('pageerror', (err) => problems.push(err.message));
+  return problems;
 }

@@ -14,7 +14,7 @@ export class DashboardClient {
   ) {}
 
   async call(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     url: string,
     body?: unknown,
     options: { csrf?: string | null; headers?: Record<string, string> } = {},
@@ -27,7 +27,7 @@ export class DashboardClient {
       remoteAddress: this.ip,
       headers: {
         cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-        ...(method === 'POST' && csrf !== null && csrf !== undefined ? { 'x-csrf-token': csrf } : {}),
+        ...(method !== 'GET' && csrf !== null && csrf !== undefined ? { 'x-csrf-token': csrf } : {}),
         ...options.headers,
       },
       ...(body === undefined ? {} : { payload: body as object }),

@@ -1,57 +1,92 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
-import { api, type ApiKey, type Me, type WebhookEndpoint } from '../api';
-import { ErrorText, Field, formValues, ShownOnce, SignedIn, usePageTitle } from '../ui';
+import { api, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint } from '../api';
+import { Confirm, Countdown, ErrorText, Field, formValues, ScrollTable, ShownOnce, SignedIn, usePageTitle } from '../ui';
 
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 function ApiKeys() {
   const queryClient = useQueryClient();
-  const [shown, setShown] = useState<string | null>(null);
+  const [shown, setShown] = useState<{ title: string; value: string } | null>(null);
   const keys = useQuery({ queryKey: ['api-keys'], queryFn: () => api<{ keys: ApiKey[] }>('GET', '/api-keys') });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
   const rotate = useMutation({
     mutationFn: () => api<{ apiKey: string; previousKeyExpiresAt: string }>('POST', '/api-keys/live/rotate'),
     onSuccess: (r) => {
-      setShown(r.apiKey);
-      void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+      setShown({ title: 'New live API key', value: r.apiKey });
+      refresh();
     },
   });
+  const create = useMutation({
+    mutationFn: (scopes: string[]) => api<{ apiKey: string }>('POST', '/api-keys', { scopes }),
+    onSuccess: (r) => {
+      setShown({ title: 'New restricted API key', value: r.apiKey });
+      refresh();
+    },
+  });
+  const revoke = useMutation({ mutationFn: (id: string) => api('POST', `/api-keys/${id}/revoke`), onSuccess: refresh });
   return (
     <section aria-labelledby="keys">
       <h2 id="keys">API keys</h2>
-      <ErrorText error={keys.error} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Created</th>
-            <th scope="col">Stops working</th>
+      <ErrorText error={keys.error ?? revoke.error} />
+      <ScrollTable label="Your keys, scrollable" head={['Key', 'Kind', 'Scopes', 'Created', 'Stops working', '']}>
+        {keys.data?.keys.map((k) => (
+          <tr key={k.id}>
+            <td>
+              <code>
+                {k.prefix}…{k.last4}
+              </code>
+            </td>
+            <td>{k.kind}</td>
+            <td>{k.scopes.join(', ')}</td>
+            <td>{date(k.createdAt)}</td>
+            <td>{k.revokedAt ? `revoked ${date(k.revokedAt)}` : k.expiresAt ? <Countdown until={k.expiresAt} /> : '—'}</td>
+            <td>
+              {!k.revokedAt && (
+                <Confirm
+                  label={
+                    <>
+                      Revoke<span className="visually-hidden"> the key ending {k.last4}</span>
+                    </>
+                  }
+                  title="Revoke this key?"
+                  description={`The key ending ${k.last4} stops working at once; requests made with it are refused.`}
+                  confirmLabel="Revoke the key"
+                  onConfirm={() => revoke.mutate(k.id)}
+                  disabled={revoke.isPending}
+                />
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {keys.data?.keys.map((k) => (
-            <tr key={k.id}>
-              <td>
-                <code>
-                  {k.prefix}…{k.last4}
-                </code>
-              </td>
-              <td>{k.kind}</td>
-              <td>{k.scopes.join(', ')}</td>
-              <td>{date(k.createdAt)}</td>
-              <td>{k.revokedAt ? `revoked ${date(k.revokedAt)}` : date(k.expiresAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </ScrollTable>
       <p>Rotating issues a new live key; the current one keeps working for 24 hours.</p>
       <ErrorText error={rotate.error} />
       <button type="button" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
         Rotate the live key
       </button>
-      <ShownOnce title="New live API key" value={shown} onClose={() => setShown(null)} />
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate(new FormData(e.currentTarget).getAll('scopes').map(String));
+        }}
+      >
+        <fieldset>
+          <legend>A restricted key with only these scopes</legend>
+          {SCOPES.map((scope) => (
+            <label key={scope}>
+              <input type="checkbox" name="scopes" value={scope} />
+              <code>{scope}</code>
+            </label>
+          ))}
+        </fieldset>
+        <ErrorText error={create.error} />
+        <button type="submit" disabled={create.isPending}>
+          Create restricted key
+        </button>
+      </form>
+      <ShownOnce title={shown?.title ?? 'API key'} value={shown?.value ?? null} onClose={() => setShown(null)} />
     </section>
   );
 }
@@ -75,52 +110,148 @@ function SecurityCode() {
   );
 }
 
+function eventTypesText(e: WebhookEndpoint) {
+  return e.eventTypes ? e.eventTypes.join(', ') : 'every event';
+}
+
 function Webhooks() {
   const queryClient = useQueryClient();
   const [shown, setShown] = useState<string | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['webhook-endpoints'] });
   const endpoints = useQuery({
     queryKey: ['webhook-endpoints'],
     queryFn: () => api<{ endpoints: WebhookEndpoint[] }>('GET', '/webhook-endpoints'),
   });
   const add = useMutation({
-    mutationFn: (body: Record<string, string>) => api<{ secret: string }>('POST', '/webhook-endpoints', body),
+    mutationFn: (body: { url: string; eventTypes?: string[] }) => api<{ secret: string }>('POST', '/webhook-endpoints', body),
     onSuccess: (r) => {
       setShown(r.secret);
-      void queryClient.invalidateQueries({ queryKey: ['webhook-endpoints'] });
+      refresh();
     },
   });
   const roll = useMutation({
     mutationFn: (id: string) => api<{ secret: string }>('POST', `/webhook-endpoints/${id}/roll-secret`),
     onSuccess: (r) => setShown(r.secret),
   });
+  const change = useMutation({
+    mutationFn: ({ id, action }: { id: string; action: 'enable' | 'disable' | 'delete' }) =>
+      action === 'delete' ? api('DELETE', `/webhook-endpoints/${id}`) : api('POST', `/webhook-endpoints/${id}/${action}`),
+    onSuccess: refresh,
+  });
+  const test = useMutation({
+    mutationFn: (e: WebhookEndpoint) => api<{ deliveryId: string }>('POST', `/webhook-endpoints/${e.id}/test`).then(() => e),
+    onSuccess: (e) => setNote(`A test event is on its way to ${e.url}: follow it in the delivery log.`),
+  });
   return (
     <section aria-labelledby="webhooks">
       <h2 id="webhooks">Webhook endpoints</h2>
-      <ErrorText error={endpoints.error ?? roll.error} />
+      <p>
+        <Link to="/developers/deliveries">Delivery log: every event sent, every attempt, resend</Link>
+      </p>
+      <ErrorText error={endpoints.error ?? roll.error ?? change.error ?? test.error} />
+      {note && <p role="status">{note}</p>}
       {endpoints.data && endpoints.data.endpoints.length === 0 && <p>No endpoint yet.</p>}
       <ul>
         {endpoints.data?.endpoints.map((e) => (
           <li key={e.id}>
-            <code>{e.url}</code> — {e.enabled ? 'enabled' : 'disabled'}, added {date(e.createdAt)}{' '}
-            <button type="button" className="secondary" onClick={() => roll.mutate(e.id)} disabled={roll.isPending}>
-              Roll the signing secret<span className="visually-hidden"> of {e.url}</span>
-            </button>
+            <p>
+              <code>{e.url}</code> — {e.enabled ? 'enabled' : 'disabled'}, added {date(e.createdAt)}. Sends {eventTypesText(e)}.
+            </p>
+            <div className="actions">
+              <button type="button" className="secondary" onClick={() => test.mutate(e)} disabled={test.isPending}>
+                Send a test event<span className="visually-hidden"> to {e.url}</span>
+              </button>
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => change.mutate({ id: e.id, action: e.enabled ? 'disable' : 'enable' })}
+                disabled={change.isPending}
+              >
+                {e.enabled ? 'Disable' : 'Enable'}
+                <span className="visually-hidden"> {e.url}</span>
+              </button>
+              <button type="button" className="secondary" onClick={() => roll.mutate(e.id)} disabled={roll.isPending}>
+                Roll the signing secret<span className="visually-hidden"> of {e.url}</span>
+              </button>
+              <Confirm
+                label={
+                  <>
+                    Delete<span className="visually-hidden"> {e.url}</span>
+                  </>
+                }
+                title="Delete this endpoint?"
+                description={`${e.url} receives no more events, and its signing secret is gone. Its delivery log stays.`}
+                confirmLabel="Delete the endpoint"
+                onConfirm={() => change.mutate({ id: e.id, action: 'delete' })}
+                disabled={change.isPending}
+              />
+            </div>
           </li>
         ))}
       </ul>
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          add.mutate(formValues(e.currentTarget));
+          const form = new FormData(e.currentTarget);
+          const eventTypes = form.getAll('eventTypes').map(String);
+          add.mutate({ url: formValues(e.currentTarget).url ?? '', ...(eventTypes.length ? { eventTypes } : {}) });
         }}
       >
-        <Field label="Endpoint URL" name="url" type="url" hint="https, on a public address. Every event of your account is sent there." />
+        <Field label="Endpoint URL" name="url" type="url" hint="https, on a public address." />
+        <fieldset>
+          <legend>Events to send (none ticked: every event)</legend>
+          {EVENT_TYPES.map((type) => (
+            <label key={type}>
+              <input type="checkbox" name="eventTypes" value={type} />
+              <code>{type}</code>
+            </label>
+          ))}
+        </fieldset>
         <ErrorText error={add.error} />
         <button type="submit" disabled={add.isPending}>
           Add endpoint
         </button>
       </form>
       <ShownOnce title="Signing secret" value={shown} onClose={() => setShown(null)} />
+    </section>
+  );
+}
+
+function Sites() {
+  const queryClient = useQueryClient();
+  const sites = useQuery({ queryKey: ['sites'], queryFn: () => api<{ sites: Site[] }>('GET', '/sites') });
+  const disconnect = useMutation({
+    mutationFn: (id: string) => api('POST', `/sites/${id}/disconnect`),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['sites'] }),
+  });
+  return (
+    <section aria-labelledby="sites">
+      <h2 id="sites">Connected websites</h2>
+      <ErrorText error={sites.error ?? disconnect.error} />
+      {sites.data && sites.data.sites.length === 0 && <p>No website has connected the plugin yet.</p>}
+      <ul>
+        {sites.data?.sites.map((site) => (
+          <li key={site.id}>
+            <p>
+              <code>{site.siteUrl}</code> — {site.platform} plugin {site.pluginVersion},{' '}
+              {site.status === 'connected' ? `connected ${date(site.verifiedAt)}` : 'waiting for proof of control'}
+            </p>
+            <Confirm
+              label={
+                <>
+                  Disconnect<span className="visually-hidden"> {site.siteUrl}</span>
+                </>
+              }
+              title="Disconnect this website?"
+              description={`${site.siteUrl} can no longer take payments through the plugin, and its callbacks stop. Its plugin must connect again, with the Security Code.`}
+              confirmLabel="Disconnect the website"
+              onConfirm={() => disconnect.mutate(site.id)}
+              disabled={disconnect.isPending}
+            />
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }
@@ -133,6 +264,13 @@ function DeveloperArea({ me }: { me: Me }) {
       <ApiKeys />
       <Webhooks />
       <SecurityCode />
+      <Sites />
+      <section aria-labelledby="requests">
+        <h2 id="requests">Request log</h2>
+        <p>
+          <Link to="/developers/requests">Your recent API calls: method, path, status, request id, key</Link>
+        </p>
+      </section>
     </>
   );
 }

@@ -4,8 +4,13 @@ import { z } from 'zod';
 import { AppError } from '../../domain/errors';
 import type { DashboardSession, MerchantAccounts } from '../../payments/merchant-accounts';
 import type { MerchantCredentials } from '../../payments/merchant-credentials';
-import type { DashboardRole } from '../../payments/rows';
-import { apiKeyView, viewKey } from '../routes/admin/merchant-views';
+import type { PaymentService } from '../../payments';
+import { REQUEST_LOG_RETENTION_DAYS } from '../../payments/request-log';
+import type { DashboardRole, SiteRow } from '../../payments/rows';
+import { SCOPES } from '../../domain/scopes';
+import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhook-event-types';
+import { apiKeyView, deliveryView, endpointView, viewDelivery, viewEndpoint, viewKey } from '../routes/admin/merchant-views';
+import { eventTypesInput } from '../routes/admin/webhook-endpoints';
 import { SESSION_COOKIE, cookieOptions, issueCsrfCookie } from './cookies';
 
 // The dashboard's internal API (decisions §14): cookie session, CSRF-checked writes (cookies.ts),
@@ -19,7 +24,7 @@ const hide = true;
 /** Roles that manage keys, secrets and webhooks; a viewer never sees them. */
 const DEVELOPER_ROLES: readonly DashboardRole[] = ['owner', 'admin', 'developer'];
 
-const endpointView = z.object({ id: z.string(), url: z.string(), enabled: z.boolean(), createdAt: z.string() });
+const endpointParams = z.object({ endpointId: z.string().max(100) });
 const meView = z.object({
   ok,
   user: z.object({ id: z.string(), email: z.string(), role: z.enum(['owner', 'admin', 'developer', 'viewer']) }),
@@ -35,10 +40,15 @@ export interface DashboardApiOptions {
   ) => Promise<T>;
   accounts: MerchantAccounts;
   credentials: MerchantCredentials;
+  /** The payment engine's use cases (webhook deliveries: the log, a test event, a resend). */
+  payments: PaymentService;
   secureCookies: boolean;
 }
 
-const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (app, { signInLimited, accounts, credentials, secureCookies }) => {
+const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
+  app,
+  { signInLimited, accounts, credentials, payments, secureCookies },
+) => {
   /** The signed-in person, or 401 in the envelope. */
   async function signedIn(request: FastifyRequest, roles?: readonly DashboardRole[]): Promise<DashboardSession> {
     const token = request.cookies[SESSION_COOKIE];
@@ -146,13 +156,6 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (app, { s
     },
   );
 
-  const viewEndpoint = (e: { id: string; url: string; enabled: boolean; createdAt: Date }) => ({
-    id: e.id,
-    url: e.url,
-    enabled: e.enabled,
-    createdAt: e.createdAt.toISOString(),
-  });
-
   app.get(
     '/webhook-endpoints',
     { schema: { hide, response: { 200: z.object({ ok, endpoints: z.array(endpointView) }) } } },
@@ -167,13 +170,13 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (app, { s
     {
       schema: {
         hide,
-        body: z.strictObject({ url: z.string().trim().min(1).max(2048) }),
+        body: z.strictObject({ url: z.string().trim().min(1).max(2048), eventTypes: eventTypesInput }),
         response: { 201: z.object({ ok, endpoint: endpointView, secret: z.string() }) },
       },
     },
     async (request, reply) => {
       const s = await signedIn(request, DEVELOPER_ROLES);
-      const { endpoint, secret } = await credentials.addEndpoint(s.merchantId, request.body.url);
+      const { endpoint, secret } = await credentials.addEndpoint(s.merchantId, request.body);
       return reply.status(201).send({ ok: true as const, endpoint: viewEndpoint(endpoint), secret });
     },
   );
@@ -183,7 +186,7 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (app, { s
     {
       schema: {
         hide,
-        params: z.object({ endpointId: z.string().max(100) }),
+        params: endpointParams,
         response: { 200: z.object({ ok, endpoint: endpointView, secret: z.string() }) },
       },
     },
@@ -191,6 +194,169 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (app, { s
       const s = await signedIn(request, DEVELOPER_ROLES);
       const { endpoint, secret } = await credentials.rollEndpointSecret(s.merchantId, request.params.endpointId);
       return { ok: true as const, endpoint: viewEndpoint(endpoint), secret };
+    },
+  );
+
+  for (const change of ['enable', 'disable'] as const) {
+    app.post(
+      `/webhook-endpoints/:endpointId/${change}`,
+      { schema: { hide, params: endpointParams, response: { 200: z.object({ ok, endpoint: endpointView }) } } },
+      async (request) => {
+        const s = await signedIn(request, DEVELOPER_ROLES);
+        return {
+          ok: true as const,
+          endpoint: viewEndpoint(await credentials.changeEndpoint(s.merchantId, request.params.endpointId, change)),
+        };
+      },
+    );
+  }
+
+  app.delete(
+    '/webhook-endpoints/:endpointId',
+    { schema: { hide, params: endpointParams, response: { 200: z.object({ ok, endpoint: endpointView }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return {
+        ok: true as const,
+        endpoint: viewEndpoint(await credentials.changeEndpoint(s.merchantId, request.params.endpointId, 'delete')),
+      };
+    },
+  );
+
+  app.post(
+    '/webhook-endpoints/:endpointId/test',
+    {
+      schema: {
+        hide,
+        params: endpointParams,
+        response: { 202: z.object({ ok, deliveryId: z.string(), eventId: z.string(), status: z.literal('pending') }) },
+      },
+    },
+    async (request, reply) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return reply.status(202).send({ ok: true as const, ...(await payments.sendTestEvent(s.merchantId, request.params.endpointId)) });
+    },
+  );
+
+  app.get(
+    '/webhook-deliveries',
+    {
+      schema: {
+        hide,
+        querystring: z.strictObject({
+          status: z.enum(['pending', 'succeeded', 'failed']).optional(),
+          eventType: z.enum([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE]).optional(),
+        }),
+        response: { 200: z.object({ ok, deliveries: z.array(deliveryView) }) },
+      },
+    },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const rows = await payments.deliveries.forMerchant(s.merchantId, request.query);
+      return { ok: true as const, deliveries: rows.map(viewDelivery) };
+    },
+  );
+
+  app.post(
+    '/webhook-deliveries/:deliveryId/resend',
+    {
+      schema: {
+        hide,
+        params: z.object({ deliveryId: z.string().max(100) }),
+        response: { 202: z.object({ ok, deliveryId: z.string(), status: z.literal('pending') }) },
+      },
+    },
+    async (request, reply) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return reply.status(202).send({ ok: true as const, ...(await payments.resendDelivery(request.params.deliveryId, s.merchantId)) });
+    },
+  );
+
+  app.post(
+    '/api-keys',
+    {
+      schema: {
+        hide,
+        body: z.strictObject({ scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length) }),
+        response: { 201: z.object({ ok, apiKey: z.string(), key: apiKeyView }) },
+      },
+    },
+    async (request, reply) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const issued = await credentials.issueRestrictedKey(s.merchantId, request.body.scopes);
+      return reply.status(201).send({ ok: true as const, apiKey: issued.plaintext, key: viewKey(issued.row) });
+    },
+  );
+
+  app.post(
+    '/api-keys/:keyId/revoke',
+    { schema: { hide, params: z.object({ keyId: z.string().max(100) }), response: { 200: z.object({ ok, key: apiKeyView }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return { ok: true as const, key: viewKey(await credentials.revokeKey(s.merchantId, request.params.keyId)) };
+    },
+  );
+
+  // Connected plugin websites: never their webhook secret or verification token.
+  const siteView = z.object({
+    id: z.string(),
+    siteUrl: z.string(),
+    platform: z.string(),
+    pluginVersion: z.string(),
+    status: z.enum(['pending_verification', 'connected']),
+    verifiedAt: z.string().nullable(),
+    createdAt: z.string(),
+  });
+  const viewSite = (site: SiteRow): z.infer<typeof siteView> => ({
+    id: site.id,
+    siteUrl: site.siteUrl,
+    platform: site.platform,
+    pluginVersion: site.pluginVersion,
+    status: site.status,
+    verifiedAt: site.verifiedAt?.toISOString() ?? null,
+    createdAt: site.createdAt.toISOString(),
+  });
+
+  app.get('/sites', { schema: { hide, response: { 200: z.object({ ok, sites: z.array(siteView) }) } } }, async (request) => {
+    const s = await signedIn(request, DEVELOPER_ROLES);
+    return { ok: true as const, sites: (await credentials.listSites(s.merchantId)).map(viewSite) };
+  });
+
+  app.post(
+    '/sites/:siteId/disconnect',
+    { schema: { hide, params: z.object({ siteId: z.string().max(100) }), response: { 200: z.object({ ok, site: siteView }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return { ok: true as const, site: viewSite(await credentials.disconnectSite(s.merchantId, request.params.siteId)) };
+    },
+  );
+
+  const requestView = z.object({
+    at: z.string(),
+    method: z.string(),
+    path: z.string(),
+    statusCode: z.number().int(),
+    requestId: z.string(),
+    key: z.object({ id: z.string(), shown: z.string().nullable() }),
+  });
+  app.get(
+    '/request-log',
+    { schema: { hide, response: { 200: z.object({ ok, retentionDays: z.number().int(), requests: z.array(requestView) }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const rows = await credentials.requestLog(s.merchantId);
+      return {
+        ok: true as const,
+        retentionDays: REQUEST_LOG_RETENTION_DAYS,
+        requests: rows.map((r) => ({
+          at: r.entry.createdAt.toISOString(),
+          method: r.entry.method,
+          path: r.entry.path,
+          statusCode: r.entry.statusCode,
+          requestId: r.entry.requestId,
+          key: { id: r.entry.keyId, shown: r.keyPrefix ? `${r.keyPrefix}…${r.keyLast4}` : null },
+        })),
+      };
     },
   );
 };

@@ -73,6 +73,7 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     secureCookies,
     accounts: createMerchantAccounts({ db, config, mailer }),
     credentials: createMerchantCredentials({ db, config, now }),
+    payments: app.payments,
   });
   if (devMailboxDir) {
     await app.register(devMailboxPage, { dir: devMailboxDir });

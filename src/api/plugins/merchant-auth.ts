@@ -7,6 +7,7 @@ import { AppError } from '../../domain/errors';
 import { keyUsageRecorder } from './key-usage';
 import type { TtlCache } from './ttl-cache';
 import type { Scope } from '../../domain/scopes';
+import { recordApiCall } from '../../payments/request-log';
 
 export interface AuthenticatedMerchant {
   id: string;
@@ -19,6 +20,8 @@ export interface AuthenticatedMerchant {
 declare module 'fastify' {
   interface FastifyRequest {
     merchant?: AuthenticatedMerchant;
+    /** The merchant and key a valid key named, with or without the route's scope: its request log's owner. */
+    apiCaller?: { merchantId: string; keyId: string };
   }
   interface FastifyInstance {
     /** preHandler that authenticates a live key (decisions §2) and requires `scope`. */
@@ -79,9 +82,19 @@ async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; no
     (err) => app.log.warn({ err }, "recording an API key's last use failed"),
   );
   app.decorateRequest('merchant', undefined);
+  app.decorateRequest('apiCaller', undefined);
+  // The merchant's request log (dashboard): one row per call a valid key made, written after the
+  // answer has left; a failed write loses one log line, never a request.
+  app.addHook('onResponse', async (request, reply) => {
+    const caller = request.apiCaller;
+    if (!caller) return;
+    const call = { ...caller, method: request.method, url: request.url, statusCode: reply.statusCode, requestId: request.id };
+    recordApiCall(opts.db, call).catch((err: unknown) => app.log.warn({ err }, 'writing the request log failed'));
+  });
   app.decorate('requireScope', (scope: Scope): preHandlerAsyncHookHandler => {
     return async (request) => {
       const merchant = await authenticateKey(find, bearerToken(request), now(), used);
+      request.apiCaller = { merchantId: merchant.id, keyId: merchant.keyId };
       if (!merchant.scopes.includes(scope)) {
         throw new AppError('InsufficientScope', `This API key lacks the scope ${scope}.`);
       }

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { sites } from '../schema';
 
@@ -94,4 +94,18 @@ export async function markSiteVerified(db: DatabaseOrTransaction, id: string): P
 function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: unknown; cause?: unknown };
   return e?.code === '23505' || (e?.cause !== undefined && e.cause !== err && isUniqueViolation(e.cause));
+}
+
+/** A merchant's websites, pending or connected, newest first. */
+export async function listMerchantSites(db: DatabaseOrTransaction, merchantId: string): Promise<SiteRow[]> {
+  return db.select().from(sites).where(eq(sites.merchantId, merchantId)).orderBy(desc(sites.createdAt), desc(sites.id));
+}
+
+/** Removes a merchant's claim on a website (scoped by merchant: another's id matches nothing). */
+export async function deleteMerchantSite(db: DatabaseOrTransaction, merchantId: string, id: string): Promise<SiteRow | undefined> {
+  const [row] = await db
+    .delete(sites)
+    .where(and(eq(sites.id, id), eq(sites.merchantId, merchantId)))
+    .returning();
+  return row;
 }

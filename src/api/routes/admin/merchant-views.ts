@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MerchantDetail } from '../../../payments/admin-merchants';
-import type { ApiKeyRow } from '../../../payments/rows';
+import type { ApiKeyRow, DeliveryWithAttempts, EndpointRow } from '../../../payments/rows';
 import { ASSETS, isSupportedPair, NETWORKS, normalizeWalletAddress } from '../../../domain/assets';
 import { validationError } from '../../../domain/errors';
 
@@ -32,6 +32,49 @@ export const apiKeyView = z.object({
   revokedAt: z.string().nullable(),
   lastUsedAt: z.string().nullable(),
 });
+// A webhook endpoint as operators and the dashboard see it: never its secret, in any form (that is
+// shown once, by the answer that made it).
+export const endpointView = z.object({
+  id: z.string(),
+  url: z.string(),
+  enabled: z.boolean(),
+  eventTypes: z.array(z.string()).nullable().describe('The event types sent to it; null: every event.'),
+  createdAt: z.string(),
+});
+export const viewEndpoint = (e: EndpointRow): z.infer<typeof endpointView> => ({
+  id: e.id,
+  url: e.url,
+  enabled: e.enabled,
+  eventTypes: e.eventTypes,
+  createdAt: e.createdAt.toISOString(),
+});
+
+// A delivery with every attempt, as operators (a payment's) and the dashboard (the merchant's log) see it.
+const attemptView = z.object({ at: z.string(), statusCode: z.number().nullable(), durationMs: z.number(), error: z.string().nullable() });
+export const deliveryView = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  eventType: z.string(),
+  url: z.string(),
+  status: z.enum(['pending', 'succeeded', 'failed']),
+  createdAt: z.string(),
+  attempts: z.array(attemptView),
+});
+export const viewDelivery = (r: DeliveryWithAttempts): z.infer<typeof deliveryView> => ({
+  id: r.delivery.id,
+  eventId: r.delivery.eventId,
+  eventType: r.eventType,
+  url: r.delivery.url,
+  status: r.delivery.status,
+  createdAt: r.delivery.createdAt.toISOString(),
+  attempts: r.attempts.map((a) => ({
+    at: a.attemptedAt.toISOString(),
+    statusCode: a.statusCode,
+    durationMs: a.durationMs,
+    error: a.error,
+  })),
+});
+
 export const merchantView = z.object({
   id: z.string(),
   name: z.string(),

@@ -1,23 +1,21 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../../config';
-import type { EndpointRow } from '../../../payments/rows';
-import { notFound } from '../../../domain/errors';
-
-const ENDPOINT_ID = /^we_[A-Za-z0-9]{16}$/;
+import type { EndpointChange } from '../../../payments/merchant-credentials';
+import { WEBHOOK_EVENT_TYPES } from '../../../domain/webhook-event-types';
+import { endpointView, viewEndpoint as view } from './merchant-views';
 
 // The secret is shown once, at registration; no other answer carries it, in any form.
-const endpointView = z.object({ id: z.string(), url: z.string(), enabled: z.boolean(), createdAt: z.string() });
 const endpointAnswer = z.object({ ok: z.literal(true), endpoint: endpointView });
 const merchantParams = z.object({ id: z.string() });
 const endpointParams = z.object({ id: z.string(), endpointId: z.string() });
 
-const view = (e: EndpointRow): z.infer<typeof endpointView> => ({
-  id: e.id,
-  url: e.url,
-  enabled: e.enabled,
-  createdAt: e.createdAt.toISOString(),
-});
+/** The event types an endpoint receives (absent: every event); shared by the admin API and the dashboard. */
+export const eventTypesInput = z
+  .array(z.enum(WEBHOOK_EVENT_TYPES))
+  .min(1)
+  .max(WEBHOOK_EVENT_TYPES.length * 2)
+  .optional();
 
 /** Operators: a merchant's webhook endpoints (decisions §8, §10): register, list, enable/disable, delete. */
 const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app) => {
@@ -28,14 +26,9 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config }> = as
   const requireMerchant = (id: string) => merchants.requireMerchant(id);
 
   /** An endpoint of this merchant: a malformed id, or one of another merchant, is simply not found. */
-  async function changeEndpoint(
-    params: { id: string; endpointId: string },
-    change: (input: { merchantId: string; endpointId: string }) => Promise<EndpointRow | undefined>,
-  ) {
+  async function changeEndpoint(params: { id: string; endpointId: string }, change: EndpointChange) {
     const merchant = await requireMerchant(params.id);
-    const row = ENDPOINT_ID.test(params.endpointId) ? await change({ merchantId: merchant.id, endpointId: params.endpointId }) : undefined;
-    if (!row) throw notFound('Webhook endpoint');
-    return { ok: true as const, endpoint: view(row) };
+    return { ok: true as const, endpoint: view(await merchants.changeEndpoint(merchant.id, params.endpointId, change)) };
   }
 
   app.post(
@@ -46,15 +39,15 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config }> = as
         security,
         summary: 'Register a webhook endpoint; its signing secret is shown once',
         description:
-          'The URL must be https on a public address (checked now and again at each delivery). Every enabled endpoint receives every event of the merchant.',
+          'The URL must be https on a public address (checked now and again at each delivery). An enabled endpoint receives the event types it lists (`eventTypes`), or every event of the merchant without the list.',
         params: merchantParams,
-        body: z.strictObject({ url: z.string().max(2048) }),
+        body: z.strictObject({ url: z.string().max(2048), eventTypes: eventTypesInput }),
         response: { 201: z.object({ ok: z.literal(true), endpoint: endpointView, secret: z.string() }) },
       },
     },
     async (request, reply) => {
       const merchant = await requireMerchant(request.params.id);
-      const { endpoint, secret } = await merchants.addEndpoint(merchant.id, request.body.url);
+      const { endpoint, secret } = await merchants.addEndpoint(merchant.id, request.body);
       return reply.status(201).send({ ok: true as const, endpoint: view(endpoint), secret });
     },
   );
@@ -95,7 +88,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config }> = as
           response: { 200: endpointAnswer },
         },
       },
-      async (request) => changeEndpoint(request.params, (input) => merchants.setEndpointEnabled({ ...input, enabled })),
+      async (request) => changeEndpoint(request.params, action),
     );
   }
 
@@ -111,7 +104,7 @@ const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config }> = as
         response: { 200: endpointAnswer },
       },
     },
-    async (request) => changeEndpoint(request.params, (input) => merchants.deleteEndpoint(input)),
+    async (request) => changeEndpoint(request.params, 'delete'),
   );
 };
 

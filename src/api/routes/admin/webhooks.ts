@@ -2,16 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../../config';
 import { requireCanonicalId } from '../lookup-id';
-
-const attemptView = z.object({ at: z.string(), statusCode: z.number().nullable(), durationMs: z.number(), error: z.string().nullable() });
-const deliveryView = z.object({
-  id: z.string(),
-  eventId: z.string(),
-  eventType: z.string(),
-  url: z.string(),
-  status: z.enum(['pending', 'succeeded', 'failed']),
-  attempts: z.array(attemptView),
-});
+import { deliveryView, viewDelivery } from './merchant-views';
 
 /** Operators: the delivery log of a payment, and resending a delivery (endpoints: webhook-endpoints.ts). */
 const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app) => {
@@ -33,22 +24,7 @@ const adminWebhookRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app
     },
     async (request) => {
       const rows = await app.payments.deliveries.forPayment(requireCanonicalId(request.query.paymentId));
-      return {
-        ok: true as const,
-        deliveries: rows.map((r) => ({
-          id: r.delivery.id,
-          eventId: r.delivery.eventId,
-          eventType: r.eventType,
-          url: r.delivery.url,
-          status: r.delivery.status,
-          attempts: r.attempts.map((a) => ({
-            at: a.attemptedAt.toISOString(),
-            statusCode: a.statusCode,
-            durationMs: a.durationMs,
-            error: a.error,
-          })),
-        })),
-      };
+      return { ok: true as const, deliveries: rows.map(viewDelivery) };
     },
   );
 

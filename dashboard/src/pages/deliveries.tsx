@@ -1,0 +1,123 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { useId, useState } from 'react';
+import { api, EVENT_TYPES, TEST_EVENT_TYPE, type Me, type WebhookDelivery } from '../api';
+import { ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
+
+const STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+function Select(props: { label: string; value: string; options: readonly string[]; onChange: (value: string) => void }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{props.label}</label>
+      <select id={id} value={props.value} onChange={(e) => props.onChange(e.target.value)}>
+        <option value="">All</option>
+        {props.options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function Attempts({ delivery }: { delivery: WebhookDelivery }) {
+  if (delivery.attempts.length === 0) return <>none yet</>;
+  return (
+    <ol>
+      {delivery.attempts.map((a, i) => (
+        <li key={i}>
+          <time dateTime={a.at}>{new Date(a.at).toLocaleString()}</time>: {a.statusCode ?? 'no answer'} in {a.durationMs} ms
+          {a.error ? ` (${a.error})` : ''}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function DeliveryLog() {
+  const queryClient = useQueryClient();
+  const [status, setStatus] = useState('');
+  const [eventType, setEventType] = useState('');
+  const [note, setNote] = useState<string | null>(null);
+  const query = new URLSearchParams({ ...(status ? { status } : {}), ...(eventType ? { eventType } : {}) }).toString();
+  const deliveries = useQuery({
+    queryKey: ['webhook-deliveries', query],
+    queryFn: () => api<{ deliveries: WebhookDelivery[] }>('GET', `/webhook-deliveries${query ? `?${query}` : ''}`),
+    // Deliveries change on their own (attempts, retries, a resend leaving the filtered status): a log
+    // left open follows them, while the tab is visible.
+    refetchInterval: 3000,
+  });
+  const resend = useMutation({
+    mutationFn: (d: WebhookDelivery) => api('POST', `/webhook-deliveries/${d.id}/resend`).then(() => d),
+    onSuccess: (d) => {
+      setNote(`${d.eventType} is sent again to ${d.url}.`);
+      void queryClient.invalidateQueries({ queryKey: ['webhook-deliveries'] });
+    },
+  });
+  return (
+    <>
+      <form className="actions" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+        <Select label="Status" value={status} options={STATUSES} onChange={setStatus} />
+        <Select label="Event type" value={eventType} options={[...EVENT_TYPES, TEST_EVENT_TYPE]} onChange={setEventType} />
+      </form>
+      <ErrorText error={deliveries.error ?? resend.error} />
+      {note && <p role="status">{note}</p>}
+      {deliveries.data && deliveries.data.deliveries.length === 0 && <p>No delivery matches.</p>}
+      <ScrollTable label="Deliveries" head={['Event', 'Endpoint', 'Status', 'Attempts (status code, time)', '']}>
+        {deliveries.data?.deliveries.map((d) => (
+          <tr key={d.id} data-testid="delivery">
+            <td>
+              <code>{d.eventType}</code>
+              <br />
+              <small>
+                <code>{d.eventId}</code>
+              </small>
+            </td>
+            <td>
+              <code>{d.url}</code>
+            </td>
+            <td data-testid="delivery-status">{d.status}</td>
+            <td>
+              <Attempts delivery={d} />
+            </td>
+            <td>
+              <button type="button" className="secondary" onClick={() => resend.mutate(d)} disabled={resend.isPending}>
+                Resend
+                <span className="visually-hidden">
+                  {' '}
+                  {d.eventType} to {d.url}
+                </span>
+              </button>
+            </td>
+          </tr>
+        ))}
+      </ScrollTable>
+    </>
+  );
+}
+
+function Allowed({ me }: { me: Me }) {
+  if (me.user.role === 'viewer') return <p>Your role does not give access to webhooks.</p>;
+  return <DeliveryLog />;
+}
+
+export function Deliveries() {
+  usePageTitle('Webhook deliveries');
+  return (
+    <SignedIn>
+      {(me) => (
+        <>
+          <p>
+            <Link to="/developers">Back to Developers</Link>
+          </p>
+          <h1>Webhook deliveries</h1>
+          <p>The newest 100 deliveries of your events, each with every attempt. A resend sends the same event again, freshly signed.</p>
+          <Allowed me={me} />
+        </>
+      )}
+    </SignedIn>
+  );
+}

@@ -1,0 +1,61 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { api, type ApiRequest, type Me } from '../api';
+import { ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
+
+function RequestLog() {
+  const log = useQuery({
+    queryKey: ['request-log'],
+    queryFn: () => api<{ retentionDays: number; requests: ApiRequest[] }>('GET', '/request-log'),
+  });
+  return (
+    <>
+      {log.data && <p>The newest 100 calls your API keys made, kept {log.data.retentionDays} days. Never a body, a query or a secret.</p>}
+      <ErrorText error={log.error} />
+      {log.data && log.data.requests.length === 0 && <p>No API call yet.</p>}
+      <ScrollTable label="API calls" head={['Time', 'Request', 'Status', 'Request id', 'Key']}>
+        {log.data?.requests.map((r) => (
+          <tr key={r.requestId + r.at} data-testid="request">
+            <td>
+              <time dateTime={r.at}>{new Date(r.at).toLocaleString()}</time>
+            </td>
+            <td>
+              <code>
+                {r.method} {r.path}
+              </code>
+            </td>
+            <td>{r.statusCode}</td>
+            <td>
+              <code>{r.requestId}</code>
+            </td>
+            <td>
+              <code>{r.key.shown ?? r.key.id}</code>
+            </td>
+          </tr>
+        ))}
+      </ScrollTable>
+    </>
+  );
+}
+
+function Allowed({ me }: { me: Me }) {
+  if (me.user.role === 'viewer') return <p>Your role does not give access to the request log.</p>;
+  return <RequestLog />;
+}
+
+export function Requests() {
+  usePageTitle('Request log');
+  return (
+    <SignedIn>
+      {(me) => (
+        <>
+          <p>
+            <Link to="/developers">Back to Developers</Link>
+          </p>
+          <h1>Request log</h1>
+          <Allowed me={me} />
+        </>
+      )}
+    </SignedIn>
+  );
+}
