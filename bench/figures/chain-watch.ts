@@ -1,6 +1,6 @@
 import { custom, http, parseAbiItem, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createDelivery } from '../../sandbox/chain';
+import { createSandboxChains } from '../../sandbox/chain';
 import { createChainClient } from '../../src/chains/clients';
 import { TransferWatcher } from '../../src/chains/watcher';
 import type { BenchOptions } from '../options';
@@ -30,7 +30,7 @@ export async function chainWatchFigures(input: { options: BenchOptions; stack: S
     },
   });
   const client = createChainClient(endpoint, { transport });
-  const deliver = createDelivery([endpoint]);
+  const { deliver } = createSandboxChains([endpoint]);
   const figures: Figure[] = [];
   for (const size of options.watchSizes) {
     const addresses: Address[] = Array.from({ length: size }, () => privateKeyToAccount(generatePrivateKey()).address);

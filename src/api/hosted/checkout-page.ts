@@ -59,8 +59,8 @@ export const withSessionId = (url: string, id: string) => url.replaceAll('{CHECK
 
 // Seconds between reloads for browsers without JavaScript: quick while a payment is being confirmed,
 // slow while the customer reads the page (the countdown and expiry still show up to date).
-const WAITING_REFRESH_S = 5;
-const READING_REFRESH_S = 60;
+export const WAITING_REFRESH_S = 5;
+export const READING_REFRESH_S = 60;
 const SUCCESS_REDIRECT_S = 3;
 
 /**
@@ -198,7 +198,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const lastException = live?.exception ? `${live.exception.kind}:${live.exception.status}` : '';
 
   return hostedDocument(
-    { title: t('checkout.title', { merchant }), scripts: ['/pay/assets/checkout.js'], lang: text.locale, refresh },
+    { title: t('checkout.title', { merchant }), scripts: ['/pay/assets/live.js', '/pay/assets/checkout.js'], lang: text.locale, refresh },
     html`
   <main class="card" id="checkout" data-session-id="${session.id}" data-status="${session.status}" data-received="${live?.received ?? ''}" data-remaining="${live?.remaining ?? ''}" data-confirming="${live?.confirmations != null ? '1' : '0'}" data-exception="${lastException}"${successUrl ? html` data-redirect-url="${successUrl}" data-redirect-after="${SUCCESS_REDIRECT_S}"` : ''}${readOnly ? '' : html` data-events="/api/v1/checkout/sessions/${session.id}/events"`}>
     <header>
