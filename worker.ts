@@ -1,4 +1,6 @@
 import { createActivities } from './src/activities';
+import { startCustomerMailSender } from './src/activities/customer-mails';
+import { createMailer } from './src/mail/mailer';
 import { REDACTED_PATHS } from './src/api/app';
 import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
@@ -57,6 +59,16 @@ async function main() {
     },
     reorgs: { windowHours: config.chains.reorgWatchHours, chains: config.chains, taskQueue: config.temporal.taskQueue },
   });
+  // Customers' receipts and refund notices (issue 30), when mail is configured; any worker may send.
+  const mailer = config.mail.smtpUrl ? createMailer(config.mail) : null;
+  const mails = mailer
+    ? startCustomerMailSender({
+        db: db.db,
+        mailer,
+        messageHost: new URL(config.http.publicBaseUrl).hostname,
+        log: (message, fields) => logger.warn(fields, message),
+      })
+    : null;
   const stop = () => void worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -75,6 +87,8 @@ async function main() {
     await worker.run();
   } finally {
     await watchers.stop();
+    mails?.stop();
+    mailer?.close();
     await temporal.close();
     await db.close();
   }

@@ -77,16 +77,16 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
   const depositWatch = setInterval(() => {
     if (watching) return;
     watching = true;
-    deposits
+    void deposits
       .funded()
       .then((funded) => Promise.all(funded.map((d) => deposits.pay(d, 'succeeded'))))
       .catch((err: unknown) => app.log.warn({ err }, 'reading deposit addresses failed'))
       .finally(() => (watching = false));
   }, options.depositWatchMs ?? 1000);
   depositWatch.unref();
-  app.addHook('onClose', () => {
+  app.addHook('onClose', async () => {
     clearInterval(depositWatch);
-    callbacks.stop();
+    await callbacks.stop();
   });
 
   // Its payment page posts a plain form.

@@ -138,7 +138,9 @@ export function createStatusStreams(settings: LiveStatusSettings, onError: (err:
         serve(request, reply, id, first) {
           const client = request.ip;
           if ((byClient.get(client) ?? 0) >= perClient) {
-            throw new AppError('RateLimited', `At most ${perClient} status streams may be open from one address.`, { retryAfterSeconds: 10 });
+            throw new AppError('RateLimited', `At most ${perClient} status streams may be open from one address.`, {
+              retryAfterSeconds: 10,
+            });
           }
           if (open.size >= maxStreams) throw new AppError('Unavailable', 'Too many status streams are open; try again in a moment.');
 

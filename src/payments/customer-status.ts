@@ -91,7 +91,10 @@ export interface LinkPageStatus {
   status: 'active' | 'paid' | 'expired';
 }
 
-export async function linkPageStatuses(ctx: Pick<PaymentContext, 'db' | 'now'>, ids: readonly string[]): Promise<Map<string, LinkPageStatus>> {
+export async function linkPageStatuses(
+  ctx: Pick<PaymentContext, 'db' | 'now'>,
+  ids: readonly string[],
+): Promise<Map<string, LinkPageStatus>> {
   const now = ctx.now();
   return new Map((await findPaymentLinks(ctx.db, ids)).map((l) => [l.id, { id: l.id, status: linkStatus(l, now) }]));
 }

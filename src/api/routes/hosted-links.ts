@@ -38,7 +38,10 @@ function namedRegions(locale: PageLocale): { code: string; name: string }[] {
 }
 
 /** The payment link page (GET /link/:id) and its one action, Pay (POST /link/:id/pay). */
-const hostedLinkRoutes: FastifyPluginAsync<PaymentContext & { streams: StatusStreams }> = async (app, { config, db, now, providers, streams }) => {
+const hostedLinkRoutes: FastifyPluginAsync<PaymentContext & { streams: StatusStreams }> = async (
+  app,
+  { config, db, now, providers, streams },
+) => {
   const payments = app.payments;
   // The page's live status: whether the link can still be paid (paid by someone, or expired, since it was drawn).
   const live = streams.topic((ids) => linkPageStatuses({ db, now }, ids));

@@ -19,3 +19,4 @@ export * from './payment-exceptions';
 export * from './payouts';
 export * from './ledger-entries';
 export * from './dashboard';
+export * from './customer-mails';
