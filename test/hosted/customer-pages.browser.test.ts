@@ -196,3 +196,51 @@ describe('the payment link page', () => {
     await plain.close();
   }, 120_000);
 });
+
+describe('the wallet view', () => {
+  it('offers only the wallet rail, and a way back to the provider until money is on its way (English phone, Portuguese desktop)', async () => {
+    const m = await createApprovedMerchant(ctx.app, { name: 'Wallet Shop' });
+    const res = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, {
+      headers: { authorization: `Bearer ${m.apiKey}` },
+      body: { amount: 25, currency: 'USD', countryCode: 'US' },
+    });
+    expect(res.status).toBe(201);
+    const session = res.json.checkoutSession as { id: string; checkoutUrl: string };
+
+    const phone = await tab(chrome.browser, 'en', { phone: true });
+    await phone.page.goto(session.checkoutUrl);
+    await phone.page.click('#wallet-button');
+    await phone.page.waitForURL(`${session.checkoutUrl}/wallet`);
+    await phone.page.locator('#wallet-instructions').waitFor();
+    // No provider's Pay button, no second "pay from your wallet": the rail chosen, and the way back.
+    expect(await phone.page.locator('#pay-button').count()).toBe(0);
+    expect(await phone.page.locator('#wallet-button').count()).toBe(0);
+    const back = phone.page.locator('#choose-provider');
+    expect(await back.textContent()).toBe(t('en', 'checkout.payWithPartnerInstead'));
+    expect(await phone.page.locator('#cancel-button').count()).toBe(1);
+    await expectAccessible(phone.page, 'wallet view (en, phone)');
+    await back.click();
+    await phone.page.waitForURL(session.checkoutUrl);
+    expect(await phone.page.locator('#pay-button').isVisible()).toBe(true);
+    expect(await phone.page.locator('#wallet-button').isVisible()).toBe(true);
+
+    const desk = await tab(chrome.browser, 'pt');
+    await desk.page.goto(`${session.checkoutUrl}/wallet`);
+    expect(await desk.page.locator('#choose-provider').textContent()).toBe(t('pt', 'checkout.payWithPartnerInstead'));
+    expect(await desk.page.locator('#pay-button').count()).toBe(0);
+    await expectAccessible(desk.page, 'wallet view (pt)');
+
+    // Part of the money is on its way to the deposit address: the rest goes there too, so the page
+    // no longer offers the provider.
+    const deposit = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${session.id}/deposit`);
+    expect(deposit.status).toBe(200);
+    await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.json.deposit.address, 5_000_000n);
+    await expect.poll(() => title(desk.page), { timeout: 15_000 }).toBe(t('pt', 'checkout.states.confirming.title'));
+    expect(await desk.page.locator('#choose-provider').count()).toBe(0);
+    expect(await desk.page.locator('#pay-button').count()).toBe(0);
+    await expectAccessible(desk.page, 'wallet view, confirming (pt)');
+    expect([...phone.problems, ...desk.problems]).toEqual([]);
+    await phone.close();
+    await desk.close();
+  }, 60_000);
+});
