@@ -123,13 +123,19 @@ describe('the simple page', () => {
     await expect.poll(() => title(live.page), { timeout: 10_000 }).toBe(t('de', 'simple.states.settled.title'));
     await expect.poll(() => title(plain.page), { timeout: 10_000 }).toBe(t('en', 'simple.states.settled.title'));
     expect(live.page.url()).toBe(`${order.checkout_url}?method=usdc_polygon`);
+    // The payout to the customer's wallet waits for its gas to be confirmed: blocks are mined meanwhile.
     await eventually(
-      () => orderStatus(order.transaction_code),
+      async () => {
+        await chain.control.mine({ blocks: 1 });
+        return orderStatus(order.transaction_code);
+      },
       (o) => o.payout_dispatched,
-      20_000,
+      30_000,
       'the payout',
     );
-    await expect.poll(() => live.page.locator('#return-link').count(), { timeout: 10_000 }).toBe(1);
+    // The payout sent is the last change the page follows: drawn with it, it has no stream any more.
+    await expect.poll(() => live.page.locator('#simple-checkout').getAttribute('data-events'), { timeout: 10_000 }).toBeNull();
+    expect(await live.page.locator('#return-link').count()).toBe(1);
     await expectAccessible(live.page, 'simple page, settled (de, phone)');
     expect(live.problems).toEqual([]);
     await live.close();
