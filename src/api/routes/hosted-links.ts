@@ -97,8 +97,10 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext & { streams: StatusStr
       notice,
       text,
     });
-    // The form may lead only here and to the checkout page it redirects to.
-    return reply.header('vary', 'accept-language').page(status, page, { formTargets: [ownOrigin] });
+    // The form may lead only here and to the checkout page it redirects to; a page with nothing left to
+    // follow (paid, expired) has no script at all.
+    const scripts = payments.linkStatus(link) === 'active';
+    return reply.header('vary', 'accept-language').page(status, page, { formTargets: [ownOrigin], scripts });
   }
 
   // ?country=XX: the country chosen before, kept when a refused Pay comes back here (post/redirect/get).
