@@ -8,13 +8,17 @@ import { mint, newPayer, pay, payFromWallet, usePrivateChain, type TestChain } f
 import { openEventStream } from '../support/event-stream';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
+import { useMailSink } from '../support/mail';
 
 // Issue 30: the payment link's page and the simple API's page follow what they show without a reload,
 // through their own server-sent event streams (live.js) and, without JavaScript, their meta refresh.
 // And the simple page's crypto rail in development: the sandbox's deposit address is one a transfer
 // on the local chain reaches, and paying it completes the order. A private anvil with 3
 // confirmations, so a payment can be held "in progress" until the test mines.
-const overrides: Record<string, string> = {};
+// One set of variables both fill before the app is built: the private chain's and the SMTP sink's
+// (with mail configured, the checkout page offers the receipt email form, checked by axe below).
+const mail = useMailSink();
+const overrides = mail.env;
 let chain: TestChain;
 usePrivateChain(overrides, 3, (started) => (chain = started));
 const ctx = useTestApp(overrides, { listen: true, sandbox: true, worker: true });
@@ -224,6 +228,8 @@ describe('the wallet view', () => {
     const back = phone.page.locator('#choose-provider');
     expect(await back.textContent()).toBe(t('en', 'checkout.payWithPartnerInstead'));
     expect(await phone.page.locator('#cancel-button').count()).toBe(1);
+    // The receipt email form, optional, and axe's findings with it on the page.
+    expect(await phone.page.locator('#receipt-email').isVisible()).toBe(true);
     await expectAccessible(phone.page, 'wallet view (en, phone)');
     await back.click();
     await phone.page.waitForURL(session.checkoutUrl);
@@ -234,6 +240,7 @@ describe('the wallet view', () => {
     await desk.page.goto(`${session.checkoutUrl}/wallet`);
     expect(await desk.page.locator('#choose-provider').textContent()).toBe(t('pt', 'checkout.payWithPartnerInstead'));
     expect(await desk.page.locator('#pay-button').count()).toBe(0);
+    expect(await desk.page.locator('#receipt-heading').textContent()).toBe(t('pt', 'checkout.email.title'));
     await expectAccessible(desk.page, 'wallet view (pt)');
 
     // Part of the money is on its way to the deposit address: the rest goes there too, so the page
