@@ -1,4 +1,6 @@
 import { createActivities } from './src/activities';
+import { startCustomerMailSender } from './src/activities/customer-mails';
+import { createMailer } from './src/mail/mailer';
 import { REDACTED_PATHS } from './src/api/app';
 import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
@@ -70,6 +72,16 @@ async function main() {
         if (!isUnavailable(err)) logger.warn({ err }, 'worker: the deposit address pool could not be refilled');
       })
     : () => {};
+  // Customers' receipts and refund notices (issue 30), when mail is configured; any worker may send.
+  const mailer = config.mail.smtpUrl ? createMailer(config.mail) : null;
+  const mails = mailer
+    ? startCustomerMailSender({
+        db: db.db,
+        mailer,
+        messageHost: new URL(config.http.publicBaseUrl).hostname,
+        log: (message, fields) => logger.warn(fields, message),
+      })
+    : null;
   const stop = () => void worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -89,6 +101,8 @@ async function main() {
   } finally {
     stopPool();
     await watchers.stop();
+    mails?.stop();
+    mailer?.close();
     await temporal.close();
     await db.close();
   }

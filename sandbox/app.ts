@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { constantTimeEqual } from '../src/domain/credentials';
 import { callbackTargetRefusal, createCallbackSender, DEFAULT_RETRY_DELAYS_MS } from './callbacks';
 import type { ChainEndpoint } from '../src/chains/clients';
-import { createDelivery } from './chain';
+import { createSandboxChains } from './chain';
 import { createDeposits, depositRequest, type SandboxDeposit } from './deposits';
 import { createFaucet, faucetRequest, FaucetUnavailable } from './faucet';
 import { createPaymentLifecycle, type Outcome } from './lifecycle';
@@ -33,6 +33,8 @@ export interface SandboxOptions {
   logger?: boolean | object;
   /** The EVM networks the faucet mints on (the service's own chain config); none: the faucet refuses. */
   chains?: readonly ChainEndpoint[];
+  /** How often open deposit addresses are read for arrived money (default 1000 ms). */
+  depositWatchMs?: number;
 }
 
 /**
@@ -58,7 +60,7 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     onFailedAttempt: (event, attempt) => app.log.warn({ eventId: event.id, attempt }, 'callback attempt failed'),
   });
-  const deliver = createDelivery(options.chains ?? []);
+  const { deliver, holdings } = createSandboxChains(options.chains ?? []);
   const explorer = createChainExplorer(options.chains ?? []);
   const lifecycle = createPaymentLifecycle({
     store,
@@ -68,8 +70,24 @@ export function buildSandboxApp(options: SandboxOptions): FastifyInstance {
     deliver,
     onDeliveryFailed: (payment, err) => app.log.error({ paymentId: payment.id, err }, 'delivery on chain failed: the payment fails'),
   });
-  const deposits = createDeposits({ store, callbacks, publicUrl: options.publicUrl, now, deliver });
-  app.addHook('onClose', () => callbacks.stop());
+  const deposits = createDeposits({ store, callbacks, publicUrl: options.publicUrl, now, deliver, holdings });
+  // Money sent to a deposit address on a chain the sandbox has is seen within a second, as a real
+  // on-ramp's watcher would see it, and forwarded; one pass at a time.
+  let watching = false;
+  const depositWatch = setInterval(() => {
+    if (watching) return;
+    watching = true;
+    void deposits
+      .funded()
+      .then((funded) => Promise.all(funded.map((d) => deposits.pay(d, 'succeeded'))))
+      .catch((err: unknown) => app.log.warn({ err }, 'reading deposit addresses failed'))
+      .finally(() => (watching = false));
+  }, options.depositWatchMs ?? 1000);
+  depositWatch.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(depositWatch);
+    await callbacks.stop();
+  });
 
   // Its payment page posts a plain form.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>

@@ -35,13 +35,32 @@ export const explorerUrlFor = (publicUrl: string, hash: string) => `${publicUrl}
 /** Sends `amount` (a 6-decimal string) of `asset` to `to`; resolves with the transaction hash once mined. */
 export type Deliver = (input: { network: Network; asset: Asset; to: string; amount: string }) => Promise<string>;
 
-export function createDelivery(networks: readonly ChainEndpoint[]): Deliver {
+/** What `address` holds of `asset`; null where the sandbox has no chain for it (nothing there can be watched). */
+export type Holdings = (input: { network: Network; asset: Asset; address: string }) => Promise<bigint | null>;
+
+/** The sandbox's hands on the chains it has: delivering what it sold, and reading what arrived at its deposit addresses. */
+export function createSandboxChains(networks: readonly ChainEndpoint[]): { deliver: Deliver; holdings: Holdings } {
   const clients = new Map(networks.map((n) => [n.network, createChainClient(n)]));
   const senders = new Map(networks.map((n) => [n.network, nodeAccountSender(n.rpcUrl, DEV_MINTER_ADDRESS, n.chainId)]));
-  return async ({ network, asset, to, amount }) => {
+  const tokenOf = (network: Network, asset: Asset) => {
     const client = isEvmNetwork(network) ? clients.get(network) : undefined;
     const token = client?.tokens.find((t) => t.asset === asset);
-    if (!client || !token) return transactionHashFor(network);
+    return client && token ? { client, token } : null;
+  };
+  const holdings: Holdings = async ({ network, asset, address }) => {
+    const found = tokenOf(network, asset);
+    if (!found) return null;
+    return found.client.publicClient.readContract({
+      address: found.token.address,
+      abi: testTokenAbi,
+      functionName: 'balanceOf',
+      args: [getAddress(address)],
+    });
+  };
+  const deliver: Deliver = async ({ network, asset, to, amount }) => {
+    const found = tokenOf(network, asset);
+    if (!found) return transactionHashFor(network);
+    const { client, token } = found;
     // The wallet was checked for its shape when the payment was opened; its case is not ours to judge.
     const recipient = parseEvmAddress(to) ?? getAddress(to.toLowerCase());
     const micro = parseCrypto(amount);
@@ -55,4 +74,5 @@ export function createDelivery(networks: readonly ChainEndpoint[]): Deliver {
     if (receipt.status !== 'success') throw new Error(`delivery of ${amount} ${asset} to ${to} on ${network} reverted`);
     return hash;
   };
+  return { deliver, holdings };
 }

@@ -4,13 +4,14 @@ import { ASSETS, NETWORKS, isSupportedPair, isWalletAddressFor, type Network } f
 import { randomBase62 } from '../src/domain/ids';
 import { formatCrypto, parseCrypto } from '../src/domain/money';
 import type { CallbackSender } from './callbacks';
-import { explorerUrlFor, type Deliver } from './chain';
+import { explorerUrlFor, type Deliver, type Holdings } from './chain';
 import type { Outcome } from './lifecycle';
 import { REFERENCE } from './requests';
 import type { CallbackAttempt, CallbackEvent, SandboxEventType, SandboxStore } from './store';
 
-// Crypto rails of the simple API: the sandbox hands out a deposit address for a reference; the test
-// helper "sends" the crypto there, and the sandbox forwards it to the customer's wallet on chain,
+// Crypto rails of the simple API: the sandbox hands out a deposit address for a reference; the
+// customer sends the crypto there (on a chain the sandbox has, a real transfer it sees arrive; the test
+// helper "sends" it anywhere), and the sandbox forwards it to the customer's wallet on chain,
 // announcing both steps with the same signed callbacks as its card payments.
 
 const DEPOSIT_TTL_MS = 60 * 60 * 1000;
@@ -69,8 +70,9 @@ export function createDeposits(deps: {
   publicUrl: string;
   now: () => Date;
   deliver: Deliver;
+  holdings: Holdings;
 }) {
-  const { store, callbacks, publicUrl, now, deliver } = deps;
+  const { store, callbacks, publicUrl, now, deliver, holdings } = deps;
   const byReference = new Map<string, SandboxDeposit>();
   const byId = new Map<string, SandboxDeposit>();
 
@@ -140,6 +142,17 @@ export function createDeposits(deps: {
     },
 
     byId: (id: string) => byId.get(id),
+
+    /**
+     * The deposits still awaiting funds on a chain the sandbox has, whose address now holds their
+     * amount: what a real on-ramp's deposit watcher would see. Each is then paid as the helper pays it.
+     */
+    async funded(): Promise<SandboxDeposit[]> {
+      const at = now().getTime();
+      const open = [...byId.values()].filter((d) => d.status === 'awaiting_funds' && Date.parse(d.expiresAt) > at);
+      const held = await Promise.all(open.map((d) => holdings({ network: d.network, asset: d.asset, address: d.address })));
+      return open.filter((d, i) => held[i] !== null && held[i]! >= parseCrypto(d.amount));
+    },
 
     /** Closed by the merchant platform; idempotent, refused once funds arrived. */
     cancel(d: SandboxDeposit): { closed: boolean } {

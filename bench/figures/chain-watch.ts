@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { custom, getAddress, http, parseAbiItem, toHex, type Address } from 'viem';
-import { createDelivery } from '../../sandbox/chain';
+import { createSandboxChains } from '../../sandbox/chain';
 import { createChainClient } from '../../src/chains/clients';
 import { TransferWatcher } from '../../src/chains/watcher';
 import type { BenchOptions } from '../options';
@@ -33,7 +33,7 @@ export async function chainWatchFigures(input: { options: BenchOptions; stack: S
     },
   });
   const client = createChainClient(endpoint, { transport });
-  const deliver = createDelivery([endpoint]);
+  const { deliver } = createSandboxChains([endpoint]);
   const figures: Figure[] = [];
   // The range needs its blocks: a fresh anvil (this group run alone) holds only the tokens' deployments.
   await inner.request({ method: 'anvil_mine', params: [toHex(BLOCKS)] } as never);

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import postgres from 'postgres';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
-import { createDelivery } from '../../sandbox/chain';
+import { createSandboxChains } from '../../sandbox/chain';
 import { newPaymentId } from '../../src/domain/ids';
 import { MINIMAL_PAYMENT_WORKFLOW, providerFact, type MinimalPaymentInput } from '../minimal/messages';
 import type { Stack } from './stack';
@@ -48,7 +48,7 @@ export function oursSide(input: { apiUrl: string; sandboxUrl: string; apiKey: st
  */
 export function minimalSide(input: { stack: Stack; temporal: Client; taskQueue: string; webhookUrl: string }) {
   const sql = postgres(input.stack.databaseUrl, { max: 10, onnotice: () => {} });
-  const deliver = createDelivery([
+  const { deliver } = createSandboxChains([
     { network: 'polygon', rpcUrl: input.stack.rpcUrl, chainId: 31337, confirmations: 1, tokens: input.stack.tokens.polygon },
   ]);
   const deposits = new Map<string, string>();

@@ -3,6 +3,7 @@ import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import { silentBusinessLog, type BusinessLog } from '../logging';
 import { findSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { queueCustomerMail } from '../db/queries/customer-mails';
 import { findPaymentException } from '../db/queries/payment-exceptions';
 import { listRefundPayouts } from '../db/queries/payouts';
 import { findSite } from '../db/queries/sites';
@@ -21,7 +22,7 @@ import {
 } from '../db/queries/webhooks';
 import { issueWebhookSecret } from '../domain/credentials';
 import { isFiatCurrency } from '../domain/currencies';
-import { newDeliveryId, newEventId } from '../domain/ids';
+import { newCustomerMailId, newDeliveryId, newEventId } from '../domain/ids';
 import { formatCrypto, formatFiat } from '../domain/money';
 import type { PaymentStatus } from '../domain/payment-status';
 import { decryptSecret, encryptSecret } from '../domain/secretbox';
@@ -164,6 +165,9 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         body: JSON.stringify(body),
       });
       const deliveries = await deliveriesFor(session, event.id, event.type);
+      // Issue 30: the customer's receipt, when they asked for one on the page; recorded once whatever
+      // the retries, and sent by the worker's mail sender (customer-mails.ts), never from this run.
+      if (status === 'completed' && !type) await queueCustomerMail(db, { id: newCustomerMailId(), paymentId, kind: 'receipt' });
       // Logged by the call that stored the event: a retry finds the first one and says nothing.
       if (event.id === eventId) {
         log(type ?? `payment.${status}`, {
@@ -226,6 +230,8 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
           explorerUrl: explorerUrlFor(sent.network, sent.txHash),
         };
         body = refundEventBody({ ...input, refund });
+        // Issue 30: the customer's refund notice, as the receipt above.
+        await queueCustomerMail(db, { id: newCustomerMailId(), paymentId: session.id, kind: 'refund', subject: exception.id });
       }
       const event = await insertEventOnce(db, {
         id: eventId,

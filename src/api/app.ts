@@ -33,7 +33,8 @@ import adminPayoutRoutes from './routes/admin/payouts';
 import { adminAuth } from './plugins/admin-auth';
 import idempotency from './plugins/idempotency';
 import checkoutSessionRoutes from './routes/checkout-sessions';
-import checkoutEventRoutes, { type LiveStatusSettings } from './routes/checkout-events';
+import checkoutEventRoutes from './routes/checkout-events';
+import { createStatusStreams, type LiveStatusSettings } from './live-status';
 import paymentLookupRoutes from './routes/payment-lookups';
 import merchantEventRoutes, { type EventStreamSettings } from './routes/merchant-events';
 import providerCallbackRoutes from './routes/provider-callbacks';
@@ -186,10 +187,14 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     'payments',
     createPaymentService({ ...checkoutDeps, treasuryAddress: deps.treasuryAddress ?? null, log: deps.businessLog ?? businessLog(app.log) }),
   );
+  // Every customer page's live status stream (sessions, links, simple orders), under one set of limits.
+  const streams = createStatusStreams(deps.liveStatus ?? {}, (err) => app.log.warn({ err }, 'live status read failed'));
+  // Before the server stops taking connections: end every stream, or closing would wait for them.
+  app.addHook('preClose', async () => streams.close());
   await app.register(
     async (v1) => {
       await v1.register(checkoutSessionRoutes, { ...checkoutDeps, merchantNames });
-      await v1.register(checkoutEventRoutes, { config, db, live: deps.liveStatus });
+      await v1.register(checkoutEventRoutes, { config, db, streams });
       await v1.register(pluginRoutes, checkoutDeps);
       await v1.register(paymentLinkRoutes, checkoutDeps);
       await v1.register(paymentLookupRoutes, { config });
@@ -199,7 +204,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     { prefix: '/api/v1' },
   );
   await app.register(providerCallbackRoutes);
-  await app.register(hostedPages, { ...checkoutDeps, providerOrigins: deps.providers.pageOrigins() });
+  await app.register(hostedPages, { ...checkoutDeps, providerOrigins: deps.providers.pageOrigins(), streams });
   // The merchant dashboard (decisions §14): its pages and its internal API under /dashboard/.
   await app.register(dashboard, { config, db, now, dir: deps.dashboardDir });
   // The simple API (spec 4.9): no key, no rate limit, the { status } envelope.

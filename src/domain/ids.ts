@@ -15,6 +15,7 @@ export const newPaymentId = () => `SV_${randomBase62(24)}`;
 export const newMerchantId = () => `MER_${randomBase62(16)}`;
 export const newEventId = () => `evt_${randomBase62(24)}`;
 export const newDeliveryId = () => `dlv_${randomBase62(24)}`;
+export const newCustomerMailId = () => `mail_${randomBase62(24)}`;
 export const newPaymentLinkId = () => `plink_${randomBase62(24)}`;
 export const newExceptionId = () => `exc_${randomBase62(24)}`;
 export const newSiteId = () => `site_${randomBase62(16)}`;

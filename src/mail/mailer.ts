@@ -5,8 +5,11 @@ import { createTransport } from 'nodemailer';
 // plain text, and an HTML part when there is one.
 
 export interface Mailer {
-  /** Resolves when the SMTP server has accepted the message. */
-  send(to: string, subject: string, text: string, html?: string): Promise<void>;
+  /**
+   * Resolves when the SMTP server has accepted the message. `messageId` (e.g. `<id@host>`) names it for
+   * good: a message sent again after a crash carries the same one, so mail clients can tell it is the same.
+   */
+  send(to: string, subject: string, text: string, html?: string, options?: { messageId?: string }): Promise<void>;
   close(): void;
 }
 
@@ -33,8 +36,15 @@ export function createMailer(settings: { smtpUrl: string | null; from: string })
   url.searchParams.set('socketTimeout', '20000');
   const transport = createTransport(url.toString());
   return {
-    async send(to, subject, text, html) {
-      await transport.sendMail({ from, to, subject, text, ...(html === undefined ? {} : { html }) });
+    async send(to, subject, text, html, options) {
+      await transport.sendMail({
+        from,
+        to,
+        subject,
+        text,
+        ...(html === undefined ? {} : { html }),
+        ...(options?.messageId ? { messageId: options.messageId } : {}),
+      });
     },
     close: () => transport.close(),
   };

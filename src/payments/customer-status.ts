@@ -1,7 +1,11 @@
 import type { ChainNetworkConfig } from '../config';
 import { readCustomerStatusRows, type CustomerStatusRows } from '../db/queries/customer-status';
+import { findPaymentLinks } from '../db/queries/payment-links';
+import { findVisibleSimpleOrders } from '../db/queries/simple-orders';
 import { formatCrypto } from '../domain/money';
 import type { PaymentContext } from './context';
+import { linkStatus } from './payment-links';
+import type { SimpleOrderRow } from './rows';
 
 /**
  * What the customer's page says of a checkout session (decisions §14: customer-facing fields only),
@@ -79,4 +83,32 @@ export async function customerStatuses(
 
 export async function customerStatus(ctx: Pick<PaymentContext, 'db' | 'config'>, id: string): Promise<CustomerStatus | undefined> {
   return (await customerStatuses(ctx, [id])).get(id);
+}
+
+/** What a payment link's page says of it: whether it can be paid (its clock counts, as on the page). */
+export interface LinkPageStatus {
+  id: string;
+  status: 'active' | 'paid' | 'expired';
+}
+
+export async function linkPageStatuses(
+  ctx: Pick<PaymentContext, 'db' | 'now'>,
+  ids: readonly string[],
+): Promise<Map<string, LinkPageStatus>> {
+  const now = ctx.now();
+  return new Map((await findPaymentLinks(ctx.db, ids)).map((l) => [l.id, { id: l.id, status: linkStatus(l, now) }]));
+}
+
+/** What a simple order's page says of it: its status, and whether its payout has left (settled on chain, then paid out). */
+export interface OrderPageStatus {
+  transactionCode: string;
+  status: SimpleOrderRow['status'];
+  payoutSent: boolean;
+}
+
+export async function orderPageStatuses(ctx: Pick<PaymentContext, 'db'>, codes: readonly string[]): Promise<Map<string, OrderPageStatus>> {
+  const rows = await findVisibleSimpleOrders(ctx.db, codes);
+  return new Map(
+    rows.map((o) => [o.transactionCode, { transactionCode: o.transactionCode, status: o.status, payoutSent: o.payoutDispatched }]),
+  );
 }

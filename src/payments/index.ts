@@ -1,3 +1,4 @@
+import type { PageLocale } from '../domain/locales';
 import type { PaymentContext } from './context';
 import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, lastDecline, startCheckoutPayment } from './checkout-actions';
 import { openCheckoutSession, type CheckoutRequest, type PayingMerchant } from './checkout-sessions';
@@ -13,6 +14,7 @@ import { merchantTakesPayments, sessionStanding } from './session-standing';
 import { resendDelivery, sendTestEvent, sweepOrphanedDeliveries } from './webhook-deliveries';
 import { acceptException, listExceptions, refundException } from './exception-actions';
 import { refundAddressAsk, saveRefundAddress } from './refund-addresses';
+import { receiptEmailAsk, saveReceiptEmail } from './receipt-emails';
 import { listPayouts, retryPayout } from './payout-actions';
 import { paymentLookups } from './payment-lookups';
 import { adminLookups } from './admin-lookups';
@@ -34,6 +36,7 @@ export type { CheckoutRequest, PayingMerchant } from './checkout-sessions';
 export type { PaymentOption } from './rails';
 export type { DirectDeposit } from './direct-deposit';
 export type { RefundAddressAsk } from './refund-addresses';
+export type { ReceiptEmailAsk } from './receipt-emails';
 export type { PaymentProof } from './payment-proof';
 export type { MerchantEvent } from './merchant-events';
 export { CallbackRefused, CallbackTermsMismatch } from './provider-events';
@@ -57,6 +60,8 @@ export function createPaymentService(ctx: PaymentContext) {
     lastDecline: (session: CheckoutSessionRow) => lastDecline(ctx, session),
     refundAddressAsk: (session: CheckoutSessionRow) => refundAddressAsk(ctx, session),
     saveRefundAddress: (id: string, address: string) => saveRefundAddress(ctx, id, address),
+    receiptEmailAsk: (session: CheckoutSessionRow) => receiptEmailAsk(ctx, session),
+    saveReceiptEmail: (id: string, email: string, locale: PageLocale) => saveReceiptEmail(ctx, id, email, locale),
     merchantTakesPayments: (merchantId: string) => merchantTakesPayments(ctx, merchantId),
     cancelCheckoutSession: (id: string) => cancelCheckoutSession(ctx, id),
     expireCheckoutSession: (merchantId: string, id: string) => expireCheckoutSession(ctx, merchantId, id),

@@ -172,7 +172,9 @@ describe('GET /link/:id', () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("form-action 'self'");
-    expect(csp).not.toContain('script-src');
+    // Its one script (live.js) follows the link's status stream, same-origin only.
+    expect(csp).toContain("script-src 'self'; connect-src 'self'");
+    expect(res.body).toContain(`data-events="/link/${link.id}/events"`);
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.headers['cache-control']).toBe('no-store');
   });

@@ -19,6 +19,8 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { createSessionCanceller } from '../../src/temporal/session-cancel';
 import { startChainWatchers, type ChainWatchDeps, type ChainWatchers } from '../../src/watchers/chain-watch';
 import { createWorker, type CheckoutWorker } from '../../src/worker/worker';
+import { startCustomerMailSender } from '../../src/activities/customer-mails';
+import { createMailer } from '../../src/mail/mailer';
 import { createTestDatabase } from './databases';
 import { freePort } from './free-port';
 
@@ -159,11 +161,18 @@ export async function startTestWorker(
   });
   void worker.run();
   if (options.watch === false) return worker;
-  // As worker.ts does: the chain watchers live beside the worker and stop with it.
+  // As worker.ts does: the chain watchers (and, with mail configured, the customers' mail sender) live
+  // beside the worker and stop with it.
   const watchers = startTestWatchers(ctx, options.businessLog ? { businessLog: options.businessLog } : {});
+  const mailer = ctx.config.mail.smtpUrl ? createMailer(ctx.config.mail) : null;
+  const mails = mailer
+    ? startCustomerMailSender({ db: ctx.db.db, mailer, messageHost: new URL(ctx.config.http.publicBaseUrl).hostname }, 200)
+    : null;
   return {
     ...worker,
     async shutdown() {
+      mails?.stop();
+      mailer?.close();
       await watchers.stop();
       await worker.shutdown();
     },

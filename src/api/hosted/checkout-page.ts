@@ -3,7 +3,7 @@ import { NETWORK_NAMES, type Network } from '../../domain/assets';
 import { escapeHtml, html, raw, type Raw } from '../../domain/html';
 import { parseCrypto } from '../../domain/money';
 import { paymentLabels } from '../../domain/payment-labels';
-import type { DirectDeposit, RefundAddressAsk, SessionStanding } from '../../payments';
+import type { DirectDeposit, ReceiptEmailAsk, RefundAddressAsk, SessionStanding } from '../../payments';
 import type { CustomerStatus } from '../../payments/customer-status';
 import { hostedDocument } from './document';
 import type { PageText } from './i18n';
@@ -50,6 +50,8 @@ export interface CheckoutPageModel {
   wallet?: { deposit: DirectDeposit; qrSvg: string; uri: string; token?: string | undefined } | undefined;
   /** Money over, under or late is owed back: the refund address asked for (payments/refund-addresses.ts). */
   refund?: RefundAddressAsk | null | undefined;
+  /** The receipt email form (payments/receipt-emails.ts); null: not offered. */
+  receipt?: ReceiptEmailAsk | null | undefined;
   /** What the live status stream says now (payments/customer-status.ts): the page and its events agree. */
   live?: CustomerStatus | undefined;
 }
@@ -59,8 +61,8 @@ export const withSessionId = (url: string, id: string) => url.replaceAll('{CHECK
 
 // Seconds between reloads for browsers without JavaScript: quick while a payment is being confirmed,
 // slow while the customer reads the page (the countdown and expiry still show up to date).
-const WAITING_REFRESH_S = 5;
-const READING_REFRESH_S = 60;
+export const WAITING_REFRESH_S = 5;
+export const READING_REFRESH_S = 60;
 const SUCCESS_REDIRECT_S = 3;
 
 /**
@@ -149,21 +151,31 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const successUrl = session.status === 'completed' && session.successUrl ? withSessionId(session.successUrl, session.id) : null;
 
   let actions: Raw = html``;
-  if (payable && m.paymentsEnabled) {
+  const cancelForm = html`<form method="post" action="/pay/${session.id}/cancel">
+        <button type="submit" class="secondary" id="cancel-button">${t('checkout.cancel', { merchant })}</button>
+      </form>`;
+  if (payable && m.paymentsEnabled && m.wallet) {
+    // The wallet view offers the wallet rail only. The provider is one step back, on the session's
+    // own page, until money is on its way to the deposit address (then the rest goes there too).
+    actions = html`${
+      !confirming && !partly
+        ? html`<a class="secondary button" id="choose-provider" href="/pay/${session.id}">${t('checkout.payWithPartnerInstead')}</a>`
+        : ''
+    }
+      ${cancelForm}`;
+  } else if (payable && m.paymentsEnabled) {
     actions = html`
       <form method="post" action="/pay/${session.id}/start">
         <button type="submit" class="${awaiting ? 'secondary' : 'primary'}" id="pay-button">${awaiting ? t('checkout.continueWithPartner') : declined ? t('checkout.tryAgain') : t('checkout.pay', { amount: price })}</button>
       </form>
       ${
-        session.verification === 'chain' && !m.wallet && !awaiting
+        session.verification === 'chain' && !awaiting
           ? html`<form method="post" action="/pay/${session.id}/wallet">
         <button type="submit" class="secondary" id="wallet-button">${t('checkout.payFromWallet', { asset: session.destinationAsset, network })}</button>
       </form>`
           : ''
       }
-      <form method="post" action="/pay/${session.id}/cancel">
-        <button type="submit" class="secondary" id="cancel-button">${t('checkout.cancel', { merchant })}</button>
-      </form>`;
+      ${cancelForm}`;
   } else if (successUrl) {
     actions = html`<p id="redirecting">${t('checkout.redirecting', { merchant })}</p>
       <a class="primary button" id="return-link" href="${successUrl}">${t('checkout.returnTo', { merchant })}</a>`;
@@ -198,7 +210,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const lastException = live?.exception ? `${live.exception.kind}:${live.exception.status}` : '';
 
   return hostedDocument(
-    { title: t('checkout.title', { merchant }), scripts: ['/pay/assets/checkout.js'], lang: text.locale, refresh },
+    { title: t('checkout.title', { merchant }), scripts: ['/pay/assets/live.js', '/pay/assets/checkout.js'], lang: text.locale, refresh },
     html`
   <main class="card" id="checkout" data-session-id="${session.id}" data-status="${session.status}" data-received="${live?.received ?? ''}" data-remaining="${live?.remaining ?? ''}" data-confirming="${live?.confirmations != null ? '1' : '0'}" data-exception="${lastException}"${successUrl ? html` data-redirect-url="${successUrl}" data-redirect-after="${SUCCESS_REDIRECT_S}"` : ''}${readOnly ? '' : html` data-events="/api/v1/checkout/sessions/${session.id}/events"`}>
     <header>
@@ -221,6 +233,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
     </section>
     ${m.wallet && open ? walletInstructions(m.wallet, network, text, partly ? live.remaining! : undefined) : ''}
     ${m.refund && !readOnly ? refundAddressForm(session.id, m.refund, network, text) : ''}
+    ${m.receipt && !readOnly && !linkPaid ? receiptEmailForm(session.id, m.receipt, m.wallet !== undefined, text) : ''}
     <div class="actions">${actions}</div>
     <footer><p>${t('common.secureCheckout')}${counting ? html` · ${countdown(session.expiresAt, m.now, text)}` : ''}</p></footer>
   </main>`,
@@ -241,6 +254,25 @@ function refundAddressForm(id: string, ask: RefundAddressAsk, network: string, t
         <label for="refund-address">${t('checkout.refund.label')}</label>
         <input class="mono" id="refund-address" name="address" value="${ask.saved ?? ask.suggested ?? ''}" required maxlength="128" autocomplete="off" spellcheck="false">
         <button type="submit" class="secondary" id="refund-address-button">${ask.saved ? t('checkout.refund.change') : t('checkout.refund.save')}</button>
+      </form>
+    </section>`;
+}
+
+/**
+ * Issue 30: an email address for the receipt and refund notices, optional, checked by the server.
+ * `wallet`: the form was on the wallet view, and the answer comes back there.
+ */
+function receiptEmailForm(id: string, ask: ReceiptEmailAsk, wallet: boolean, text: PageText): Raw {
+  const { t } = text;
+  return html`<section class="receipt" id="receipt" aria-labelledby="receipt-heading">
+      <h3 id="receipt-heading">${t('checkout.email.title')}</h3>
+      <p class="small">${t('checkout.email.explain')}</p>
+      ${ask.saved ? html`<p id="receipt-email-saved">${t('checkout.email.saved', { email: ask.saved })}</p>` : ''}
+      <form method="post" action="/pay/${id}/email" class="copy-field">
+        ${wallet ? html`<input type="hidden" name="view" value="wallet">` : ''}
+        <label for="receipt-email">${t('checkout.email.label')}</label>
+        <input type="email" id="receipt-email" name="email" value="${ask.saved ?? ask.suggested ?? ''}" required maxlength="254" autocomplete="email" spellcheck="false">
+        <button type="submit" class="secondary" id="receipt-email-button">${ask.saved ? t('checkout.email.change') : t('checkout.email.save')}</button>
       </form>
     </section>`;
 }

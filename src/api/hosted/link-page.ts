@@ -1,4 +1,5 @@
 import { html, type Raw } from '../../domain/html';
+import { READING_REFRESH_S } from './checkout-page';
 import { hostedDocument } from './document';
 import type { PageText } from './i18n';
 
@@ -19,8 +20,10 @@ export interface LinkPageModel {
 }
 
 /**
- * A payment link's page (decisions §5), server-rendered and script-free: the customer picks a
- * country (it routes the payment to a provider that serves it) and is sent to a checkout session.
+ * A payment link's page (decisions §5), server-rendered and complete without a script: the customer
+ * picks a country (it routes the payment to a provider that serves it) and is sent to a checkout
+ * session. While the link can be paid, the page follows it live (paid by someone else, expired):
+ * live.js on its stream, or a slow meta refresh without JavaScript.
  */
 export function renderLinkPage(m: LinkPageModel): string {
   const { t } = m.text;
@@ -48,9 +51,14 @@ export function renderLinkPage(m: LinkPageModel): string {
   // The kill switch has a state of its own, said once: never "Ready to pay" above "unavailable".
   const stateKey = m.status === 'active' && m.merchantAccepting && !m.paymentsEnabled ? 'paused' : m.status;
   return hostedDocument(
-    { title: t('link.title', { merchant: m.merchantName }), lang: m.text.locale },
+    {
+      title: t('link.title', { merchant: m.merchantName }),
+      lang: m.text.locale,
+      scripts: m.status === 'active' ? ['/pay/assets/live.js'] : [],
+      refresh: m.status === 'active' ? { seconds: READING_REFRESH_S } : undefined,
+    },
     html`
-  <main class="card" id="payment-link" data-link-id="${m.link.id}" data-status="${m.status}">
+  <main class="card" id="payment-link" data-link-id="${m.link.id}" data-status="${m.status}"${m.status === 'active' ? html` data-events="/link/${m.link.id}/events" data-live="${JSON.stringify({ status: m.status })}"` : ''}>
     <header>
       <p class="merchant" id="merchant">${m.merchantName}</p>
       <h1 class="amount"><span id="amount">${m.text.amount(m.amount, m.link.currency)}</span> <span id="currency">${m.link.currency}</span></h1>

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { PaymentContext } from '../../payments';
+import type { StatusStreams } from '../live-status';
 import { renderMessagePage } from './checkout-page';
 import { isForeignFormPost } from './same-origin';
 import hostedCheckoutRoutes from '../routes/hosted-checkout';
@@ -29,7 +30,7 @@ const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js'
  * the same headers (strict CSP, no framing, same-origin referrers so form posts carry a real
  * Origin, no caching), the same refusal of foreign form posts, and the assets served from files.
  */
-const hostedPages: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, deps) => {
+const hostedPages: FastifyPluginAsync<PaymentContext & { providerOrigins: string[]; streams: StatusStreams }> = async (app, deps) => {
   const ownOrigin = new URL(deps.config.http.publicBaseUrl).origin;
   // Read once; a Map, so no file name (such as __proto__) can reach anything but an asset.
   const assets = new Map(

@@ -1,6 +1,6 @@
 import type { SimpleOrderRow } from '../../payments/rows';
 import { html, raw, type Raw } from '../../domain/html';
-import { withMarkup } from './checkout-page';
+import { READING_REFRESH_S, WAITING_REFRESH_S, withMarkup } from './checkout-page';
 import { findRail } from '../../domain/rails';
 import { NETWORK_NAMES, type Network } from '../../domain/assets';
 import { parseEvmAddress } from '../../domain/evm-address';
@@ -11,7 +11,8 @@ import type { PageText } from './i18n';
 
 // The simple API's hosted page, /pay/<transaction_code>: the customer picks a rail, sees how to pay
 // (a QR code and address for crypto rails, the provider's page for fiat rails) and follows the status.
-// Server-rendered, usable without JavaScript; the small script only reloads it on a status change.
+// Server-rendered, usable without JavaScript; live.js reloads it on a status change (its stream,
+// GET /pay/<code>/events), simple-order.js makes the copy buttons work.
 // Words from the hosted pages' catalogues (the `simple` section), numbers and dates by Intl.
 
 export interface SimplePageModel {
@@ -72,6 +73,8 @@ export function renderSimplePage(m: SimplePageModel): string {
         : order.status;
   const network = networkName(order.walletNetwork);
   const shop = shopOf(order);
+  // Followed live while something is still to happen: payment, confirmation, or the payout of money already ours.
+  const following = order.status === 'pending' || order.status === 'processing' || stateKey === 'settledOnChain';
   // One expiry: the earlier of the order's and the chosen rail's.
   const railExpiry = m.crypto && order.status === 'pending' ? new Date(m.crypto.instructions.expiresAt) : null;
   const expiresAt = railExpiry && railExpiry < order.expiresAt ? railExpiry : order.expiresAt;
@@ -128,11 +131,11 @@ export function renderSimplePage(m: SimplePageModel): string {
       title: t('simple.title', { amount: text.money(m.fiatAmount, order.fiatCurrency) }),
       lang: text.locale,
       stylesheets: ['/pay/assets/simple-order.css'],
-      scripts: ['/pay/assets/simple-order.js'],
-      refresh: order.status === 'processing' ? { seconds: 5 } : order.status === 'pending' ? { seconds: 60 } : undefined,
+      scripts: ['/pay/assets/live.js', '/pay/assets/simple-order.js'],
+      refresh: following ? { seconds: order.status === 'processing' ? WAITING_REFRESH_S : READING_REFRESH_S } : undefined,
     },
     html`
-  <main class="card" id="simple-checkout" data-transaction-code="${order.transactionCode}" data-status="${order.status}">
+  <main class="card" id="simple-checkout" data-transaction-code="${order.transactionCode}" data-status="${order.status}"${following ? html` data-events="/pay/${order.transactionCode}/events" data-live="${JSON.stringify({ status: order.status, payoutSent: order.payoutDispatched })}"` : ''}>
     <header>
       ${shop ? html`<p class="merchant" id="merchant">${shop}</p>` : ''}
       <h1 class="amount"><span id="amount">${text.amount(m.fiatAmount, order.fiatCurrency)}</span> <span id="currency">${order.fiatCurrency}</span></h1>

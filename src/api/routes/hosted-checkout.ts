@@ -50,7 +50,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     notice?: string,
     deposit?: DirectDeposit,
   ) {
-    const [merchantName, paymentsEnabled, exceptions, standing, live, declined, refund] = await Promise.all([
+    const [merchantName, paymentsEnabled, exceptions, standing, live, declined, refund, receipt] = await Promise.all([
       payments.pages.merchantName(session.merchantId),
       payments.pages.paymentsEnabled(),
       payments.pages.paymentExceptions(session.id),
@@ -58,6 +58,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       customerStatus({ db, config }, session.id),
       payments.lastDecline(session),
       payments.refundAddressAsk(session),
+      payments.receiptEmailAsk(session),
     ]);
     const amount = isFiatCurrency(session.currency) ? formatFiat(session.amountMinor, session.currency) : String(session.amountMinor);
     let wallet: { deposit: DirectDeposit; qrSvg: string; uri: string; token?: string } | undefined;
@@ -91,6 +92,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       retryUrl,
       declined: declined !== null,
       refund,
+      receipt,
       // Resolved ones are told by the status itself (an accepted payment is completed).
       // Accepted money is the payment (the status says so); open and refunded money is told as such.
       exceptions: exceptions
@@ -148,7 +150,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
   });
 
   // The actions' URLs as a restored tab or an old history entry may GET them: the page they belong to.
-  for (const action of ['start', 'cancel', 'refund-address'] as const) {
+  for (const action of ['start', 'cancel', 'refund-address', 'email'] as const) {
     app.get<{ Params: { id: string } }>(`/pay/:id/${action}`, { schema: { hide: true } }, async (request, reply) =>
       reply.redirect(`/pay/${encodeURIComponent(request.params.id)}`, 303),
     );
@@ -210,6 +212,31 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
           request.params.id,
           err,
           err instanceof AppError && err.code === 'ValidationError' ? 'checkout.refund.invalid' : 'checkout.cannotPay',
+        );
+      }
+    },
+  );
+
+  // Issue 30: an email address for the receipt and refund notices; a browser comes back to the view it was on.
+  app.post<{ Params: { id: string }; Body: { email?: unknown; view?: unknown } | undefined }>(
+    '/pay/:id/email',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const email = typeof request.body?.email === 'string' ? request.body.email : '';
+      const view = request.body?.view === 'wallet' ? '/wallet' : '';
+      try {
+        const session = await payments.findCheckoutSession(request.params.id);
+        if (!session) return notFoundPage(request, reply);
+        await payments.saveReceiptEmail(session.id, email, textFor(request, session).locale);
+        if (navigates(request)) return reply.redirect(`/pay/${encodeURIComponent(session.id)}${view}`, 303);
+        return renderFor(request, reply, (await payments.findCheckoutSession(session.id)) ?? session);
+      } catch (err) {
+        return actionFailed(
+          request,
+          reply,
+          request.params.id,
+          err,
+          err instanceof AppError && err.code === 'ValidationError' ? 'checkout.email.invalid' : 'checkout.cannotPay',
         );
       }
     },

@@ -1,10 +1,13 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { PaymentLinkRow } from '../../payments/rows';
 import { isFiatCurrency } from '../../domain/currencies';
-import { AppError } from '../../domain/errors';
+import { AppError, notFound } from '../../domain/errors';
+import { isPaymentLinkId } from '../../domain/ids';
 import { negotiateLocale, type PageLocale } from '../../domain/locales';
 import { formatFiat } from '../../domain/money';
 import { LinkPaymentInProgress, MerchantNotAccepting, type PaymentContext } from '../../payments';
+import { linkPageStatuses } from '../../payments/customer-status';
+import type { StatusStreams } from '../live-status';
 import { checkoutUrlFor } from '../checkout/views';
 import { renderMessagePage } from '../hosted/checkout-page';
 import { pageText } from '../hosted/i18n';
@@ -35,8 +38,13 @@ function namedRegions(locale: PageLocale): { code: string; name: string }[] {
 }
 
 /** The payment link page (GET /link/:id) and its one action, Pay (POST /link/:id/pay). */
-const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { config, providers }) => {
+const hostedLinkRoutes: FastifyPluginAsync<PaymentContext & { streams: StatusStreams }> = async (
+  app,
+  { config, db, now, providers, streams },
+) => {
   const payments = app.payments;
+  // The page's live status: whether the link can still be paid (paid by someone, or expired, since it was drawn).
+  const live = streams.topic((ids) => linkPageStatuses({ db, now }, ids));
   const ownOrigin = new URL(config.http.publicBaseUrl).origin;
   const regionsByLocale = new Map<PageLocale, { code: string; name: string }[]>();
   const countriesByCurrency = new Map<string, { code: string; name: string }[]>();
@@ -89,8 +97,10 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
       notice,
       text,
     });
-    // No script at all; the form may lead only here and to the checkout page it redirects to.
-    return reply.header('vary', 'accept-language').page(status, page, { formTargets: [ownOrigin], scripts: false });
+    // The form may lead only here and to the checkout page it redirects to; a page with nothing left to
+    // follow (paid, expired) has no script at all.
+    const scripts = payments.linkStatus(link) === 'active';
+    return reply.header('vary', 'accept-language').page(status, page, { formTargets: [ownOrigin], scripts });
   }
 
   // ?country=XX: the country chosen before, kept when a refused Pay comes back here (post/redirect/get).
@@ -105,6 +115,13 @@ const hostedLinkRoutes: FastifyPluginAsync<PaymentContext> = async (app, { confi
       return renderFor(request, reply, link, 200, undefined, country);
     },
   );
+
+  // The page's live status as server-sent events (api/live-status.ts), like a session's.
+  app.get<{ Params: { id: string } }>('/link/:id/events', { schema: { hide: true } }, async (request, reply) => {
+    const first = isPaymentLinkId(request.params.id) ? await live.read(request.params.id) : undefined;
+    if (!first) throw notFound('Payment link');
+    live.serve(request, reply, request.params.id, first);
+  });
 
   // The form's URL as a restored tab or an old history entry may GET it: the link's page.
   app.get<{ Params: { id: string } }>('/link/:id/pay', { schema: { hide: true } }, async (request, reply) =>

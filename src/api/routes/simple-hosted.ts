@@ -3,13 +3,15 @@ import QRCode from 'qrcode';
 import type { SimpleOrderRow } from '../../payments/rows';
 import type { Asset, Network } from '../../domain/assets';
 import { isFiatCurrency } from '../../domain/currencies';
-import { AppError } from '../../domain/errors';
+import { AppError, notFound } from '../../domain/errors';
 import { negotiateLocale } from '../../domain/locales';
 import { formatCrypto, formatFiatText } from '../../domain/money';
 import { DEFAULT_FIAT_RAIL, findRail } from '../../domain/rails';
 import { transferUri } from '../../domain/payment-uri';
 import type { PaymentContext } from '../../payments';
+import { orderPageStatuses } from '../../payments/customer-status';
 import { verifierFor } from '../../payments/deposits';
+import type { StatusStreams } from '../live-status';
 import { renderMessagePage } from '../hosted/checkout-page';
 import { pageText, type PageText } from '../hosted/i18n';
 import { originOf } from '../hosted/origin';
@@ -21,8 +23,13 @@ import { navigates, redirectToPage, takeNotice } from '../hosted/after-post';
 const CODE = ':code([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})';
 
 /** The simple API's hosted page and its Pay action (also what the sandbox's test helper presses). */
-const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[] }> = async (app, { config, providerOrigins }) => {
+const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins: string[]; streams: StatusStreams }> = async (
+  app,
+  { config, db, providerOrigins, streams },
+) => {
   const payments = app.payments;
+  // The page's live status: the order's status, and whether its payout has left.
+  const live = streams.topic((codes) => orderPageStatuses({ db }, codes));
   const load = (code: string) => payments.pages.simpleOrder(code);
   // The customer's browser decides the language: a simple order carries no locale of its own.
   const textFor = (request: FastifyRequest): PageText => pageText(negotiateLocale(request.headers['accept-language']));
@@ -107,6 +114,14 @@ const simpleHostedRoutes: FastifyPluginAsync<PaymentContext & { providerOrigins:
       }
     },
   );
+
+  // The page's live status as server-sent events (api/live-status.ts), like a session's.
+  app.get<{ Params: { code: string } }>(`/pay/${CODE}/events`, { schema: { hide: true } }, async (request, reply) => {
+    const code = request.params.code.toLowerCase();
+    const first = await live.read(code);
+    if (!first) throw notFound('Transaction');
+    live.serve(request, reply, code, first);
+  });
 
   // The form's URL as a restored tab or an old history entry may GET it: the order's page.
   app.get<{ Params: { code: string } }>(`/pay/${CODE}/start`, { schema: { hide: true } }, async (request, reply) =>

@@ -58,13 +58,19 @@ export const EXCEPTION_COMMANDS: readonly OpsCommand[] = [
   defineCommand({
     name: 'exceptions refund',
     args: [exceptionId],
-    options: [{ flags: '--address <address>', description: 'where the credited amount goes back on chain', required: true }],
-    summary: 'Send late, duplicate or underpaid money back on chain to --address (idempotent); refunded once the transfer is confirmed.',
-    request: (input) => ({
-      method: 'POST',
-      path: exceptionPath(arg(input, 'exceptionId'), 'refund'),
-      body: { address: text(input, 'address') },
-    }),
+    options: [
+      {
+        flags: '--address <address>',
+        description: 'where the credited amount goes back on chain; without it, the refund address the customer gave on the checkout page',
+      },
+    ],
+    summary:
+      'Send late, duplicate or underpaid money back on chain to --address or the customer’s refund address (idempotent); refunded once the transfer is confirmed.',
+    request: (input) => {
+      const address = text(input, 'address');
+      // Without --address the API takes the customer's stored address, and refuses (422) when there is none.
+      return { method: 'POST', path: exceptionPath(arg(input, 'exceptionId'), 'refund'), body: address === undefined ? {} : { address } };
+    },
     response: z.object({
       exception: exceptionView,
       refund: z.object({

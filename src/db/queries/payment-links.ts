@@ -1,4 +1,4 @@
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { paymentLinks } from '../schema';
 
@@ -10,8 +10,16 @@ export async function insertPaymentLink(db: DatabaseOrTransaction, row: typeof p
 }
 
 export async function findPaymentLink(db: DatabaseOrTransaction, id: string): Promise<PaymentLinkRow | undefined> {
-  const [row] = await db.select().from(paymentLinks).where(eq(paymentLinks.id, id));
-  return row;
+  return (await findPaymentLinks(db, [id]))[0];
+}
+
+/** The links among `ids` that exist (the live status streams read every watched link at once). */
+export async function findPaymentLinks(db: DatabaseOrTransaction, ids: readonly string[]): Promise<PaymentLinkRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(paymentLinks)
+    .where(inArray(paymentLinks.id, [...ids]));
 }
 
 /** Removes a link whose workflow could not be started, so no link exists that would never expire. */

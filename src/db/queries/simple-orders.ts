@@ -33,11 +33,16 @@ export async function setOrderExpectedGross(db: DatabaseOrTransaction, code: str
 
 /** An order customers and integrators can see: its workflow has started. */
 export async function findVisibleSimpleOrder(db: DatabaseOrTransaction, code: string): Promise<SimpleOrderRow | undefined> {
-  const [row] = await db
+  return (await findVisibleSimpleOrders(db, [code]))[0];
+}
+
+/** The visible orders among `codes` (the live status streams read every watched order at once). */
+export async function findVisibleSimpleOrders(db: DatabaseOrTransaction, codes: readonly string[]): Promise<SimpleOrderRow[]> {
+  if (codes.length === 0) return [];
+  return db
     .select()
     .from(simpleOrders)
-    .where(and(eq(simpleOrders.transactionCode, code), eq(simpleOrders.workflowStarted, true)));
-  return row;
+    .where(and(inArray(simpleOrders.transactionCode, [...codes]), eq(simpleOrders.workflowStarted, true)));
 }
 
 export async function markSimpleOrderStarted(db: DatabaseOrTransaction, code: string): Promise<void> {

@@ -59,6 +59,11 @@ export const checkoutSessions = pgTable(
     // Issue 30: where the customer asked money off the happy path (over, under, late) to go back, given
     // on the page (EIP-55, checked as an operator's refund address is); the refund's default.
     refundAddress: text('refund_address'),
+    // Issue 30: where the customer asked, on the page, for a receipt and refund notices (optional; the
+    // merchant's customerEmail above is the merchant's to use, and is only the form's first value).
+    receiptEmail: text('receipt_email'),
+    // The language of the page it was given on: the mails' language.
+    receiptLocale: text('receipt_locale'),
     // Plugin sessions: the connected site whose endpoint and secret get the deliveries.
     siteId: text('site_id'),
     orderKey: text('order_key'),

@@ -20,3 +20,4 @@ export * from './payouts';
 export * from './ledger-entries';
 export * from './dashboard';
 export * from './api-request-log';
+export * from './customer-mails';

@@ -1,5 +1,6 @@
 // The page is complete without this script (it reloads itself through <noscript> meta refresh).
-// With it: the status arrives as server-sent events (GET /api/v1/checkout/sessions/{id}/events) and
+// With it: the status arrives as server-sent events (GET /api/v1/checkout/sessions/{id}/events, through
+// live.js, loaded before this script) and
 // the page is read again (a GET: every page is one) when what it says changed; confirmations are
 // counted in place. The countdown ticks, copy buttons work, and a completed payment goes back to the
 // merchant's success URL after a few seconds.
@@ -128,12 +129,7 @@
     exception: root.getAttribute('data-exception') || null,
   };
   var numbers = new Intl.NumberFormat(document.documentElement.lang || undefined);
-  var reloading = false;
-  function reload() {
-    if (reloading) return;
-    reloading = true;
-    window.location.replace(window.location.href);
-  }
+  var reload = window.svcLive.reload;
   function onStatus(s) {
     var exception = s.exception ? s.exception.kind + ':' + s.exception.status : null;
     var confirming = s.confirmations !== null;
@@ -150,24 +146,7 @@
     var n = document.getElementById('confirmations');
     if (n && s.confirmations !== null) n.textContent = numbers.format(s.confirmations);
   }
-  if (window.EventSource) {
-    var source = new window.EventSource(events);
-    source.addEventListener('status', function (e) {
-      try {
-        onStatus(JSON.parse(e.data));
-      } catch {
-        /* a malformed event changes nothing */
-      }
-    });
-    // EventSource reconnects by itself (the server's retry: 2 s); a page left for the back-forward cache closes it.
-    window.addEventListener('pagehide', function () {
-      source.close();
-    });
-    window.addEventListener('pageshow', function (e) {
-      if (e.persisted) reload();
-    });
-    return;
-  }
+  if (window.svcLive.follow(events, onStatus)) return;
   // Without EventSource: the public lookup, every 2 seconds.
   if (shown !== 'pending' && shown !== 'processing') return;
   function poll() {

@@ -32,6 +32,7 @@ export const de: Catalogue = {
     backTo: 'Zurück zu {{merchant}}',
     redirecting: 'Sie werden zu {{merchant}} zurückgeleitet…',
     continueWithPartner: 'Weiter beim Zahlungspartner',
+    payWithPartnerInstead: 'Stattdessen mit Karte oder Überweisung bezahlen',
     tryAgain: 'Erneut versuchen',
     cannotPay: 'Dieser Bezahlvorgang kann nicht mehr bezahlt werden.',
     cannotCancel: 'Dieser Bezahlvorgang kann nicht mehr abgebrochen werden.',
@@ -109,6 +110,16 @@ export const de: Catalogue = {
       saved: 'Rückerstattungen gehen an {{address}}.',
       invalid:
         'An diese Adresse kann nichts zurückgezahlt werden. Prüfen Sie sie (die Adresse Ihrer eigenen Wallet, mit ihren Großbuchstaben) und versuchen Sie es erneut.',
+    },
+    email: {
+      title: 'Quittung per E-Mail (optional)',
+      explain:
+        'Hinterlassen Sie Ihre E-Mail-Adresse für eine Quittung nach Zahlungseingang und eine Nachricht, falls Ihnen Geld zurückgesendet wird. Sie wird für nichts anderes verwendet.',
+      label: 'Ihre E-Mail-Adresse',
+      save: 'Quittung an mich senden',
+      change: 'E-Mail-Adresse ändern',
+      saved: 'Ihre Quittung und etwaige Rückerstattungsnachrichten gehen an {{email}}.',
+      invalid: 'Diese E-Mail-Adresse scheint nicht zu stimmen. Prüfen Sie sie und versuchen Sie es erneut.',
     },
     wallet: {
       label: 'Aus Ihrer Wallet bezahlen',

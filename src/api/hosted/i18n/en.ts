@@ -32,6 +32,7 @@ export const en = {
     backTo: 'Back to {{merchant}}',
     redirecting: 'Taking you back to {{merchant}}…',
     continueWithPartner: 'Continue with the payment partner',
+    payWithPartnerInstead: 'Pay by card or bank instead',
     tryAgain: 'Try again',
     cannotPay: 'This checkout can no longer be paid.',
     cannotCancel: 'This checkout can no longer be canceled.',
@@ -100,6 +101,16 @@ export const en = {
       saved: 'Refunds go to {{address}}.',
       invalid:
         'That address cannot receive a refund. Check it (it must be your own wallet’s address, with its capital letters) and try again.',
+    },
+    email: {
+      title: 'Receipt by email (optional)',
+      explain:
+        'Leave your email address for a receipt once the payment is received, and a notice if money is sent back to you. It is used for nothing else.',
+      label: 'Your email address',
+      save: 'Send me a receipt',
+      change: 'Change email address',
+      saved: 'Your receipt and any refund notice go to {{email}}.',
+      invalid: 'That email address does not look right. Check it and try again.',
     },
     wallet: {
       label: 'Pay from your wallet',

@@ -32,6 +32,7 @@ export const es: Catalogue = {
     backTo: 'Volver a {{merchant}}',
     redirecting: 'Le llevamos de vuelta a {{merchant}}…',
     continueWithPartner: 'Continuar con el socio de pago',
+    payWithPartnerInstead: 'Pagar con tarjeta o transferencia en su lugar',
     tryAgain: 'Intentar de nuevo',
     cannotPay: 'Este pago ya no se puede realizar.',
     cannotCancel: 'Este pago ya no se puede cancelar.',
@@ -99,6 +100,16 @@ export const es: Catalogue = {
       saved: 'Los reembolsos van a {{address}}.',
       invalid:
         'Esa dirección no puede recibir un reembolso. Revísela (debe ser la dirección de su propia billetera, con sus mayúsculas) e inténtelo de nuevo.',
+    },
+    email: {
+      title: 'Recibo por correo electrónico (opcional)',
+      explain:
+        'Deje su correo electrónico para recibir un recibo cuando se reciba el pago y un aviso si se le devuelve dinero. No se usa para nada más.',
+      label: 'Su correo electrónico',
+      save: 'Enviarme un recibo',
+      change: 'Cambiar el correo electrónico',
+      saved: 'Su recibo y cualquier aviso de reembolso irán a {{email}}.',
+      invalid: 'Ese correo electrónico no parece correcto. Compruébelo e inténtelo de nuevo.',
     },
     wallet: {
       label: 'Pagar desde su monedero',

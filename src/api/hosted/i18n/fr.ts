@@ -32,6 +32,7 @@ export const fr: Catalogue = {
     backTo: 'Retour chez {{merchant}}',
     redirecting: 'Retour vers {{merchant}} en cours…',
     continueWithPartner: 'Continuer chez le partenaire de paiement',
+    payWithPartnerInstead: 'Payer plutôt par carte ou virement',
     tryAgain: 'Réessayer',
     cannotPay: 'Ce paiement ne peut plus être effectué.',
     cannotCancel: 'Ce paiement ne peut plus être annulé.',
@@ -106,6 +107,16 @@ export const fr: Catalogue = {
       saved: 'Les remboursements vont à {{address}}.',
       invalid:
         'Cette adresse ne peut pas recevoir de remboursement. Vérifiez-la (l’adresse de votre propre portefeuille, avec ses majuscules) et réessayez.',
+    },
+    email: {
+      title: 'Reçu par e-mail (facultatif)',
+      explain:
+        'Laissez votre adresse e-mail pour recevoir un reçu une fois le paiement reçu, et un avis si de l’argent vous est renvoyé. Elle ne sert à rien d’autre.',
+      label: 'Votre adresse e-mail',
+      save: 'M’envoyer un reçu',
+      change: 'Modifier l’adresse e-mail',
+      saved: 'Votre reçu et tout avis de remboursement iront à {{email}}.',
+      invalid: 'Cette adresse e-mail semble incorrecte. Vérifiez-la et réessayez.',
     },
     wallet: {
       label: 'Payer depuis votre portefeuille',

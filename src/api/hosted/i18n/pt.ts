@@ -32,6 +32,7 @@ export const pt: Catalogue = {
     backTo: 'Voltar a {{merchant}}',
     redirecting: 'A levá-lo de volta a {{merchant}}…',
     continueWithPartner: 'Continuar com o parceiro de pagamento',
+    payWithPartnerInstead: 'Pagar antes com cartão ou transferência',
     tryAgain: 'Tentar novamente',
     cannotPay: 'Este pagamento já não pode ser efetuado.',
     cannotCancel: 'Este pagamento já não pode ser cancelado.',
@@ -99,6 +100,16 @@ export const pt: Catalogue = {
       saved: 'Os reembolsos vão para {{address}}.',
       invalid:
         'Esse endereço não pode receber um reembolso. Verifique-o (deve ser o endereço da sua própria carteira, com as maiúsculas) e tente novamente.',
+    },
+    email: {
+      title: 'Recibo por email (opcional)',
+      explain:
+        'Deixe o seu email para receber um recibo quando o pagamento for recebido e um aviso se lhe for devolvido dinheiro. Não é usado para mais nada.',
+      label: 'O seu email',
+      save: 'Enviar-me um recibo',
+      change: 'Alterar o email',
+      saved: 'O seu recibo e qualquer aviso de reembolso vão para {{email}}.',
+      invalid: 'Esse email não parece correto. Verifique-o e tente novamente.',
     },
     wallet: {
       label: 'Pagar com a sua carteira',

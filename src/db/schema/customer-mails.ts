@@ -1,0 +1,32 @@
+import { index, integer, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+
+// Issue 30: a customer's receipt and refund notices, one row per mail, written by the activity that
+// records what the mail tells (idempotently: one per payment, kind and subject), then sent by the
+// worker's mail sender. The row is the record that the mail exists and whether it went out, so a
+// retried activity or a second sender never sends it twice.
+export const customerMails = pgTable(
+  'customer_mails',
+  {
+    id: text('id').primaryKey(),
+    paymentId: text('payment_id').notNull(),
+    kind: text('kind', { enum: ['receipt', 'refund'] }).notNull(),
+    // What the mail is about beyond the payment: the refunded exception's id; '' for the receipt.
+    subject: text('subject').notNull().default(''),
+    toAddress: text('to_address').notNull(),
+    locale: text('locale').notNull(),
+    // sending: claimed by a sender (claimedAt); a claim older than the sender's lease is taken again.
+    status: text('status', { enum: ['pending', 'sending', 'sent', 'failed'] })
+      .notNull()
+      .default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    unique('customer_mails_payment_kind_subject_unique').on(t.paymentId, t.kind, t.subject),
+    index('customer_mails_due_idx').on(t.status, t.nextAttemptAt),
+  ],
+);
