@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { ASSETS, NETWORKS } from '../domain/assets';
 import { PAYMENT_STATUSES, SIMPLE_ORDER_STATUSES } from '../domain/payment-status';
 import { RAIL_CRYPTO_TRANSFER, RAIL_FIAT_TO_CRYPTO } from '../domain/payment-labels';
-import { WEBHOOK_EVENT_TYPES } from '../domain/webhook-event-types';
 
 // The closed value sets of the API (issue 31: enums for statuses, rails, assets, networks, event
 // types), one schema each, so every route that shows one documents the same set. Statuses and rails
@@ -26,6 +25,3 @@ export const mode = z
 export const assetName = z.string().meta({ enum: [...ASSETS], examples: ['USDC'] });
 /** A network's name as the API writes it. */
 export const networkName = z.string().meta({ enum: [...NETWORKS], examples: ['polygon'] });
-
-/** The v1 webhook event names (decisions §6, §12). */
-export const webhookEventType = z.string().meta({ enum: [...WEBHOOK_EVENT_TYPES], examples: ['payment.completed'] });

@@ -62,7 +62,3 @@ export async function markMailUnsent(db: DatabaseOrTransaction, id: string, erro
     .set(retryAt ? { status: 'pending', lastError: error, nextAttemptAt: retryAt } : { status: 'failed', lastError: error })
     .where(and(eq(customerMails.id, id), eq(customerMails.status, 'sending')));
 }
-
-export async function listCustomerMails(db: DatabaseOrTransaction, paymentId: string): Promise<CustomerMailRow[]> {
-  return db.select().from(customerMails).where(eq(customerMails.paymentId, paymentId));
-}
