@@ -563,7 +563,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint; its signing secret is shown once
-         * @description The URL must be https on a public address (checked now and again at each delivery). Every enabled endpoint receives every event of the merchant.
+         * @description The URL must be https on a public address (checked now and again at each delivery). An enabled endpoint receives the event types it lists (`eventTypes`), or every event of the merchant without the list.
          */
         post: operations["postAdminMerchantsByIdWebhookEndpoints"];
         delete?: never;
@@ -4841,6 +4841,7 @@ export interface operations {
                      *           "id": "whe_6Nb9Vc2Xz5Lk8Jh",
                      *           "url": "https://shop.example/webhooks/payments",
                      *           "enabled": true,
+                     *           "eventTypes": null,
                      *           "createdAt": "2026-01-15T10:30:00.000Z"
                      *         }
                      *       ]
@@ -4853,6 +4854,8 @@ export interface operations {
                             id: string;
                             url: string;
                             enabled: boolean;
+                            /** @description The event types sent to it; null: every event. */
+                            eventTypes: string[] | null;
                             createdAt: string;
                         }[];
                     };
@@ -4927,11 +4930,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://shop.example/webhooks/payments"
+                 *       "url": "https://shop.example/webhooks/payments",
+                 *       "eventTypes": [
+                 *         "payment.processing"
+                 *       ]
                  *     }
                  */
                 "application/json": {
                     url: string;
+                    eventTypes?: ("payment.processing" | "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "payment.settled" | "payment.exception" | "payment.refunded")[];
                 };
             };
         };
@@ -4949,6 +4956,7 @@ export interface operations {
                      *         "id": "whe_6Nb9Vc2Xz5Lk8Jh",
                      *         "url": "https://shop.example/webhooks/payments",
                      *         "enabled": true,
+                     *         "eventTypes": null,
                      *         "createdAt": "2026-01-15T10:30:00.000Z"
                      *       },
                      *       "secret": "whsec_3Kd8Lq2Zx7Cv1Bn6Mw4Rt9Yu5Io0Pa"
@@ -4961,6 +4969,8 @@ export interface operations {
                             id: string;
                             url: string;
                             enabled: boolean;
+                            /** @description The event types sent to it; null: every event. */
+                            eventTypes: string[] | null;
                             createdAt: string;
                         };
                         secret: string;
@@ -5066,6 +5076,7 @@ export interface operations {
                      *         "id": "whe_6Nb9Vc2Xz5Lk8Jh",
                      *         "url": "https://shop.example/webhooks/payments",
                      *         "enabled": true,
+                     *         "eventTypes": null,
                      *         "createdAt": "2026-01-15T10:30:00.000Z"
                      *       }
                      *     }
@@ -5077,6 +5088,8 @@ export interface operations {
                             id: string;
                             url: string;
                             enabled: boolean;
+                            /** @description The event types sent to it; null: every event. */
+                            eventTypes: string[] | null;
                             createdAt: string;
                         };
                     };
@@ -5172,6 +5185,7 @@ export interface operations {
                      *         "id": "whe_6Nb9Vc2Xz5Lk8Jh",
                      *         "url": "https://shop.example/webhooks/payments",
                      *         "enabled": true,
+                     *         "eventTypes": null,
                      *         "createdAt": "2026-01-15T10:30:00.000Z"
                      *       }
                      *     }
@@ -5183,6 +5197,8 @@ export interface operations {
                             id: string;
                             url: string;
                             enabled: boolean;
+                            /** @description The event types sent to it; null: every event. */
+                            eventTypes: string[] | null;
                             createdAt: string;
                         };
                     };
@@ -5278,6 +5294,7 @@ export interface operations {
                      *         "id": "whe_6Nb9Vc2Xz5Lk8Jh",
                      *         "url": "https://shop.example/webhooks/payments",
                      *         "enabled": true,
+                     *         "eventTypes": null,
                      *         "createdAt": "2026-01-15T10:30:00.000Z"
                      *       }
                      *     }
@@ -5289,6 +5306,8 @@ export interface operations {
                             id: string;
                             url: string;
                             enabled: boolean;
+                            /** @description The event types sent to it; null: every event. */
+                            eventTypes: string[] | null;
                             createdAt: string;
                         };
                     };
@@ -5377,6 +5396,7 @@ export interface operations {
                      *           "eventType": "payment.completed",
                      *           "url": "https://shop.example/webhooks/payments",
                      *           "status": "pending",
+                     *           "createdAt": "2026-01-15T10:30:00.000Z",
                      *           "attempts": [
                      *             {
                      *               "at": "2026-01-15T10:30:00.000Z",
@@ -5399,6 +5419,7 @@ export interface operations {
                             url: string;
                             /** @enum {string} */
                             status: "pending" | "succeeded" | "failed";
+                            createdAt: string;
                             attempts: {
                                 at: string;
                                 statusCode: number | null;
