@@ -113,6 +113,7 @@ async function heartbeat(
   }
 }
 
+/** Waits `ms`, or less once `signal` aborts (never rejects: a stopping loop just ends its wait). */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {

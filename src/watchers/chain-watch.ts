@@ -13,7 +13,7 @@ import {
   loadCursor,
   saveCursor,
 } from '../db/queries/chain-credits';
-import { holdAdvisoryLease } from '../db/advisory-lease';
+import { holdAdvisoryLease, sleep } from '../db/advisory-lease';
 import { recordClosedRunDeposit, type LateDepositSettings } from './late-deposits';
 import { createReorgCheck, type ReorgWatchSettings } from './reorg-watch';
 import type { DepositFact } from '../domain/deposit-fact';
@@ -183,16 +183,4 @@ async function signalAll(deps: ChainWatchDeps, facts: DepositFact[], log: (m: st
       throw err;
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
