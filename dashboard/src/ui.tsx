@@ -1,6 +1,6 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import { useQuery } from '@tanstack/react-query';
-import { Navigate } from '@tanstack/react-router';
+import { Link, Navigate } from '@tanstack/react-router';
 import { useEffect, useId, useState, type ReactNode } from 'react';
 import { api, ApiError, type Me } from './api';
 
@@ -22,6 +22,28 @@ export function SignedIn({ children }: { children: (me: Me) => ReactNode }) {
   if (me.error instanceof ApiError && me.error.status === 401) return <Navigate to="/sign-in" />;
   if (me.error) return <ErrorText error={me.error} />;
   return <>{children(me.data)}</>;
+}
+
+/**
+ * A page under Developers: signed in, a way back, its heading; a viewer (who never sees keys,
+ * secrets or what they send) is told so instead of the content.
+ */
+export function DeveloperPage(props: { title: string; intro?: string; forbidden: string; children: ReactNode }) {
+  usePageTitle(props.title);
+  return (
+    <SignedIn>
+      {(me) => (
+        <>
+          <p>
+            <Link to="/developers">Back to Developers</Link>
+          </p>
+          <h1>{props.title}</h1>
+          {props.intro && <p>{props.intro}</p>}
+          {me.user.role === 'viewer' ? <p>{props.forbidden}</p> : props.children}
+        </>
+      )}
+    </SignedIn>
+  );
 }
 
 export function Field(props: { label: string; name: string; type?: string; autoComplete?: string; hint?: string; minLength?: number }) {

@@ -1,8 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
 import { useId, useState } from 'react';
-import { api, EVENT_TYPES, TEST_EVENT_TYPE, type Me, type WebhookDelivery } from '../api';
-import { ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
+import { api, EVENT_TYPES, TEST_EVENT_TYPE, type WebhookDelivery } from '../api';
+import { DeveloperPage, ErrorText, ScrollTable } from '../ui';
 
 const STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
@@ -99,25 +98,14 @@ function DeliveryLog() {
   );
 }
 
-function Allowed({ me }: { me: Me }) {
-  if (me.user.role === 'viewer') return <p>Your role does not give access to webhooks.</p>;
-  return <DeliveryLog />;
-}
-
 export function Deliveries() {
-  usePageTitle('Webhook deliveries');
   return (
-    <SignedIn>
-      {(me) => (
-        <>
-          <p>
-            <Link to="/developers">Back to Developers</Link>
-          </p>
-          <h1>Webhook deliveries</h1>
-          <p>The newest 100 deliveries of your events, each with every attempt. A resend sends the same event again, freshly signed.</p>
-          <Allowed me={me} />
-        </>
-      )}
-    </SignedIn>
+    <DeveloperPage
+      title="Webhook deliveries"
+      intro="The newest 100 deliveries of your events, each with every attempt. A resend sends the same event again, freshly signed."
+      forbidden="Your role does not give access to webhooks."
+    >
+      <DeliveryLog />
+    </DeveloperPage>
   );
 }

@@ -1,7 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
-import { api, type ApiRequest, type Me } from '../api';
-import { ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
+import { api, type ApiRequest } from '../api';
+import { DeveloperPage, ErrorText, ScrollTable } from '../ui';
 
 function RequestLog() {
   const log = useQuery({
@@ -38,24 +37,10 @@ function RequestLog() {
   );
 }
 
-function Allowed({ me }: { me: Me }) {
-  if (me.user.role === 'viewer') return <p>Your role does not give access to the request log.</p>;
-  return <RequestLog />;
-}
-
 export function Requests() {
-  usePageTitle('Request log');
   return (
-    <SignedIn>
-      {(me) => (
-        <>
-          <p>
-            <Link to="/developers">Back to Developers</Link>
-          </p>
-          <h1>Request log</h1>
-          <Allowed me={me} />
-        </>
-      )}
-    </SignedIn>
+    <DeveloperPage title="Request log" forbidden="Your role does not give access to the request log.">
+      <RequestLog />
+    </DeveloperPage>
   );
 }
