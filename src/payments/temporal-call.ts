@@ -15,6 +15,8 @@ import type { PaymentContext } from './context';
 
 /** Every call from the API to Temporal gives up after this, so no request waits on Temporal for longer. */
 export const TEMPORAL_CALL_DEADLINE_MS = 5000;
+/** How long after the deadline the call's own deadline error may take to arrive before the timer answers. */
+const DEADLINE_GRACE_MS = 200;
 
 /**
  * The workflow has closed (or never ran): a signal or update has no one to reach. A Conflict for a
@@ -55,10 +57,16 @@ export async function callTemporal<T>(
 ): Promise<T> {
   // The deadline bounds each gRPC attempt, not the client's retry back-off between attempts (100 ms
   // growing 1.7× to 5 s): with Temporal refusing connections, a call ended 1–2 s past it. The timer
-  // answers at the deadline; an attempt the client still makes after it fails at once on the same deadline.
+  // answers just after the deadline, so a call in flight ends on its own deadline error first (an
+  // update sent but unanswered says so, below); an attempt the client still makes after it fails at
+  // once on the same deadline. When the timer answers, whether an earlier attempt reached Temporal is
+  // unknown: every call of ours is idempotent, so it says that repeating is safe, never that nothing changed.
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AppError('Unavailable', UNAVAILABLE)), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(
+      () => reject(new AppError('Unavailable', 'The payment engine did not answer in time. Repeating the same request is safe.')),
+      Math.max(0, deadline - Date.now()) + DEADLINE_GRACE_MS,
+    );
   });
   try {
     return await Promise.race([temporal.connection.withDeadline(deadline, call), late]);
