@@ -152,6 +152,10 @@ export async function checkedRefundAddress(ctx: PaymentContext, address: string)
  * Idempotent: asking again answers the same refund; another address is a conflict while it is under
  * way. A refund whose transfer failed leaves the exception open: the next request plans a new one.
  */
+/** How often, and how far apart, a refund asks again when the run answered with the plan that just failed. */
+const STALE_PLAN_ATTEMPTS = 10;
+const STALE_PLAN_WAIT_MS = 300;
+
 export async function refundException(
   ctx: PaymentContext,
   id: string,
@@ -177,17 +181,25 @@ export async function refundException(
     }
     if (exception.status !== 'open') throw new AppError('Conflict', `This exception was ${exception.status}.`);
   }
-  await callTemporal(
-    ctx.temporal,
-    exception.id,
-    () =>
-      ctx.temporal.workflow.executeUpdateWithStart(refundUpdate, {
-        args: [{ address: to }],
-        startWorkflowOperation: runOf(ctx, exception),
-      }),
-    'This exception cannot be refunded.',
-  );
-  const refund = await findRefund(ctx, exception.id);
+  let refund: RefundState | null = null;
+  for (let attempt = 1; ; attempt++) {
+    await callTemporal(
+      ctx.temporal,
+      exception.id,
+      () =>
+        ctx.temporal.workflow.executeUpdateWithStart(refundUpdate, {
+          args: [{ address: to }],
+          startWorkflowOperation: runOf(ctx, exception),
+        }),
+      'This exception cannot be refunded.',
+    );
+    refund = await findRefund(ctx, exception.id);
+    // Right after a transfer failed, the run may answer with that plan before it has taken the failure
+    // in (the payout row says failed first): asked again a moment later, it plans anew. Bounded: a run
+    // that still answers so is a conflict below.
+    if (!(live === null && current && refund?.status === 'failed' && attempt < STALE_PLAN_ATTEMPTS)) break;
+    await new Promise((resolve) => setTimeout(resolve, STALE_PLAN_WAIT_MS));
+  }
   if (!refund) throw new AppError('Conflict', 'This exception cannot be refunded.');
   if (refund.address !== to) throw new AppError('Conflict', `This exception is already being refunded to ${refund.address}.`);
   return { exception: (await findPaymentException(ctx.db, exception.id))!, refund };

@@ -100,7 +100,13 @@ describe('the fiat rail', () => {
     expect(Number.isInteger(body.timestamp)).toBe(true);
     expect(Math.abs(body.timestamp - Date.now() / 1000)).toBeLessThan(60);
 
-    const order = await adminOrder(code);
+    // The receiver has the POST before the sender has written its outcome.
+    const order = await eventually(
+      () => adminOrder(code),
+      (o) => o.webhook.status !== 'pending',
+      20_000,
+      'the webhook outcome to be recorded',
+    );
     expect(order.webhook.status).toBe('delivered');
     expect(order.webhook.attempts).toEqual([{ at: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null }]);
     expect((await ctx.temporal.workflow.getHandle(code).result()).status).toBe('settled');
