@@ -1,5 +1,5 @@
 import { ensureAnvilBinary } from '../src/chains/anvil-binary';
-import { ensureChromium, ensurePhp } from '../tools/dev/chromium';
+import { ensureChromium, ensurePhp } from '../tools/dev/debian-packages';
 import { ensureDashboardBuild } from '../tools/dev/dashboard-build';
 import { ensurePromtool } from '../tools/dev/promtool';
 import { ensureTemporalBinary, MissingToolError } from '../tools/temporal/cli-binary';

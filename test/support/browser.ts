@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, onTestFailed } from 'vitest';
-import { CHROMIUM_ARGS, findChromium } from '../../tools/dev/chromium';
+import { CHROMIUM_ARGS, findChromium } from '../../tools/dev/debian-packages';
 
 /** Where browser tests leave their screenshots (git-ignored), to be looked at after a run. */
 export const ARTIFACTS = path.resolve(__dirname, '../.artifacts');

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSvcClient, parseWebhook } from '../../packages/sdk';
 import { renderSdkIndex, renderSdkSchema, SDK_DIR } from '../../scripts/build-sdk';
-import { findPhp } from '../../tools/dev/chromium';
+import { findPhp } from '../../tools/dev/debian-packages';
 import { readmeText } from '../cli/readme-lines';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
