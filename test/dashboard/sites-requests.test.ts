@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { purgeOldRequestLog, REQUEST_LOG_RETENTION_DAYS } from '../../src/payments/request-log';
+import { purgeOldRequestLog, REQUEST_LOG_RETENTION_DAYS, requestLogWriter } from '../../src/payments/request-log';
 import { approve, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
@@ -128,5 +128,27 @@ describe('dashboard: plugin websites and the request log', () => {
     expect(disconnect.statusCode).toBe(404);
     expect(disconnect.json()).toMatchObject({ ok: false, error: 'NotFound' });
     expect((await b.client.call('GET', '/sites')).json().sites).toEqual([siteB]);
+  });
+
+  it('writes the log in batches: many calls in one insert, nothing waiting lost on close, a full buffer drops lines rather than grow', async () => {
+    const errors: unknown[] = [];
+    const writer = requestLogWriter(ctx.db.db, (err) => errors.push(err), { intervalMs: 60_000, maxBatch: 1000, maxPending: 25 });
+    const merchantId = `MER_batch${Date.now()}`.slice(0, 20);
+    for (let i = 0; i < 30; i++) {
+      writer.record({
+        merchantId,
+        keyId: 'key_batch',
+        method: 'GET',
+        url: `/api/v1/transactions/SV_${i}?q=secret`,
+        statusCode: 404,
+        requestId: `req-${i}`,
+      });
+    }
+    // Nothing written yet: the interval has not passed and the batch is not full.
+    expect((await ctx.db.sql`select count(*)::int as n from api_request_log where merchant_id = ${merchantId}`)[0]!.n).toBe(0);
+    await writer.close();
+    const rows = await ctx.db.sql`select path from api_request_log where merchant_id = ${merchantId} order by id`;
+    expect(rows.map((r) => r.path)).toEqual(Array.from({ length: 25 }, (_, i) => `/api/v1/transactions/SV_${i}`));
+    expect(errors).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { AppError } from '../../domain/errors';
 import { keyUsageRecorder } from './key-usage';
 import type { TtlCache } from './ttl-cache';
 import type { Scope } from '../../domain/scopes';
-import { recordApiCall } from '../../payments/request-log';
+import { requestLogWriter } from '../../payments/request-log';
 
 export interface AuthenticatedMerchant {
   id: string;
@@ -83,13 +83,14 @@ async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; no
   );
   app.decorateRequest('merchant', undefined);
   app.decorateRequest('apiCaller', undefined);
-  // The merchant's request log (dashboard): one row per call a valid key made, written after the
-  // answer has left; a failed write loses one log line, never a request.
+  // The merchant's request log (dashboard): one row per call a valid key made, recorded after the
+  // answer has left and written in batches (payments/request-log.ts); a failed write loses log lines, never a request.
+  const requestLog = requestLogWriter(opts.db, (err) => app.log.warn({ err }, 'writing the request log failed'));
+  app.addHook('onClose', async () => requestLog.close());
   app.addHook('onResponse', async (request, reply) => {
     const caller = request.apiCaller;
     if (!caller) return;
-    const call = { ...caller, method: request.method, url: request.url, statusCode: reply.statusCode, requestId: request.id };
-    recordApiCall(opts.db, call).catch((err: unknown) => app.log.warn({ err }, 'writing the request log failed'));
+    requestLog.record({ ...caller, method: request.method, url: request.url, statusCode: reply.statusCode, requestId: request.id });
   });
   app.decorate('requireScope', (scope: Scope): preHandlerAsyncHookHandler => {
     return async (request) => {

@@ -4,8 +4,8 @@ import { apiKeys, apiRequestLog } from '../schema';
 
 export type RequestLogRow = typeof apiRequestLog.$inferSelect;
 
-export async function insertRequestLog(db: DatabaseOrTransaction, row: typeof apiRequestLog.$inferInsert): Promise<void> {
-  await db.insert(apiRequestLog).values(row);
+export async function insertRequestLog(db: DatabaseOrTransaction, rows: (typeof apiRequestLog.$inferInsert)[]): Promise<void> {
+  await db.insert(apiRequestLog).values(rows);
 }
 
 /** The merchant's newest calls, each with the key's shown part (prefix and last four). */
