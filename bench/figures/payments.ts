@@ -124,8 +124,10 @@ export async function paymentFigures(input: {
   const measured = async (side: typeof ours, sideIds: string[]) => {
     const rss = sampleMax(() => groupPeakProcessRss(side.workerPid()));
     const before = await cpu(side);
+    const backends = input.meter.watchPostgres();
     const perSecond = await throughput(side, receiver, options.payments, concurrency, sideIds);
-    const after = await cpu(side);
+    const measuredAfter = await cpu(side);
+    const after = { ...measuredAfter, stack: { ...measuredAfter.stack, postgres: await backends.stop() } };
     const perPayment = (ms: number) => ms / options.payments;
     return {
       perSecond,

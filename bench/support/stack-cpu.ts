@@ -38,7 +38,32 @@ export function stackCpuMeter(stack: Stack, sql: postgres.Sql, services: () => n
       services: treeCpuMs(services()) + (own.user + own.system) / 1000,
     };
   };
-  return { read, temporalPid, chainPid };
+  const postgresNow = async () =>
+    pidsCpuMs((await sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = any(${stack.databases})`).map((r) => r.pid));
+  /**
+   * Samples the run's backends every `everyMs` until `stop()`, which answers each backend's last
+   * reading: a backend that closed within the round (a pool's idle timeout) keeps the CPU it had at
+   * its last sample instead of taking it away (a short round could otherwise read 0).
+   */
+  const watchPostgres = (everyMs = 250) => {
+    const seen = new Map<number, number>();
+    const sample = async () => {
+      for (const [pid, ms] of await postgresNow()) seen.set(pid, Math.max(ms, seen.get(pid) ?? 0));
+    };
+    let sampling = sample();
+    const timer = setInterval(() => {
+      sampling = sampling.then(sample, sample);
+    }, everyMs);
+    return {
+      async stop(): Promise<Map<number, number>> {
+        clearInterval(timer);
+        await sampling.catch(() => undefined);
+        await sample();
+        return seen;
+      },
+    };
+  };
+  return { read, watchPostgres, temporalPid, chainPid };
 }
 
 /** Postgres CPU between two readings: every backend seen at the end, from its first reading (0 if it is new). */
