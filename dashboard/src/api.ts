@@ -36,6 +36,7 @@ export interface Me {
   user: { id: string; email: string; role: 'owner' | 'admin' | 'developer' | 'viewer' };
   merchant: { id: string; name: string; status: 'pending_review' | 'approved' | 'suspended' };
   liveKeyWaiting: boolean;
+  steppedUp: boolean;
 }
 
 export interface ApiKey {

@@ -10,6 +10,7 @@ import {
   insertDashboardUser,
   insertEmailToken,
   insertSession,
+  markSteppedUp,
   markEmailVerified,
   useEmailToken,
 } from '../db/queries/dashboard';
@@ -128,6 +129,21 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
         ttlSeconds: SESSION_TTL_SECONDS,
       });
       return { token, expiresAt };
+    },
+
+    /**
+     * The signed-in person confirms who they are again (their password) before an action that moves
+     * money or reveals a secret. Runs in the sign-in limit's transaction, so a stolen cookie cannot
+     * be used to guess the password.
+     */
+    async stepUp(tx: DatabaseOrTransaction, input: { token: string; password: string }): Promise<void> {
+      const session = await findSession(tx, tokenHash(input.token));
+      if (!session) throw new AppError('Unauthorized', 'Sign in to the dashboard first.');
+      const user = await findDashboardUserByEmail(tx, session.email);
+      if (!user || !(await argon2Verify(user.passwordHash, input.password))) {
+        throw new AppError('Unauthorized', 'The password is wrong.');
+      }
+      await markSteppedUp(tx, tokenHash(input.token));
     },
 
     async signOut(token: string): Promise<void> {

@@ -54,6 +54,7 @@ describe('dashboard accounts', () => {
       user: { id: user!.id, email: 'owner@example.com', role: 'owner' },
       merchant: { id: merchant!.id, name: 'Corner Shop', status: 'pending_review' },
       liveKeyWaiting: false,
+      steppedUp: false,
     });
   });
 
@@ -114,6 +115,25 @@ describe('dashboard accounts', () => {
     expect(out.statusCode).toBe(200);
     const after = await ctx.app.inject({ method: 'GET', url: '/dashboard/api/me', headers: { cookie: `svc_dash_session=${second}` } });
     expect(after.statusCode).toBe(401);
+  });
+
+  it('steps up inside a session with the password only, and not past the sign-in limits', async () => {
+    const { client } = await signedUpOwner(ctx.app, mailbox, 'stepup@example.com');
+    expect((await client.call('GET', '/me')).json().steppedUp).toBe(false);
+    const wrong = await client.call('POST', '/step-up', { password: 'not the password' });
+    expect(wrong.statusCode).toBe(401);
+    expect((await client.call('GET', '/me')).json().steppedUp).toBe(false);
+    expect((await client.call('POST', '/step-up', { password: PASSWORD })).statusCode).toBe(200);
+    expect((await client.call('GET', '/me')).json().steppedUp).toBe(true);
+    // A new session starts without it.
+    expect((await client.call('POST', '/sign-in', { email: 'stepup@example.com', password: PASSWORD })).statusCode).toBe(200);
+    expect((await client.call('GET', '/me')).json().steppedUp).toBe(false);
+    // Without a session there is no one to step up; without the CSRF token nothing changes.
+    expect((await new DashboardClient(ctx.app).call('POST', '/step-up', { password: PASSWORD })).statusCode).toBe(401);
+    expect((await client.call('POST', '/step-up', { password: PASSWORD }, { csrf: null })).statusCode).toBe(403);
+    // Guessing through a stolen cookie counts against the same limit as sign-in (five failures).
+    for (let i = 0; i < 4; i++) expect((await client.call('POST', '/step-up', { password: `guess ${i}` })).statusCode).toBe(401);
+    expect((await client.call('POST', '/step-up', { password: PASSWORD })).statusCode).toBe(429);
   });
 
   it('limits wrong passwords per account and address, without locking the owner out from elsewhere', async () => {

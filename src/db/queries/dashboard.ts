@@ -59,6 +59,16 @@ export async function insertSession(
   return inserted!.expiresAt;
 }
 
+/** A step-up (password, and second factor where enrolled) counts for this long. */
+export const STEP_UP_TTL_SECONDS = 10 * 60;
+
+export async function markSteppedUp(db: DatabaseOrTransaction, tokenHash: string): Promise<void> {
+  await db
+    .update(dashboardSessions)
+    .set({ steppedUpAt: sql`now()` })
+    .where(eq(dashboardSessions.tokenHash, tokenHash));
+}
+
 export async function deleteSession(db: DatabaseOrTransaction, tokenHash: string): Promise<void> {
   await db.delete(dashboardSessions).where(eq(dashboardSessions.tokenHash, tokenHash));
 }
@@ -78,6 +88,7 @@ export async function findSession(db: DatabaseOrTransaction, tokenHash: string) 
       merchantName: merchants.name,
       merchantStatus: merchants.status,
       liveKeyWaiting: sql<boolean>`${merchants.liveKeyToRevealEncrypted} is not null`,
+      steppedUpRecently: sql<boolean>`coalesce(${dashboardSessions.steppedUpAt} > now() - make_interval(secs => ${STEP_UP_TTL_SECONDS}), false)`,
     })
     .from(dashboardSessions)
     .innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId))

@@ -41,6 +41,9 @@ export const dashboardSessions = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     // Where the sign-in came from, for the person's own review of their sessions.
     ip: text('ip').notNull(),
+    // When the person last confirmed who they are inside this session (password, and their second
+    // factor where they have one): money-moving and secret-revealing actions ask for a recent one.
+    steppedUpAt: timestamp('stepped_up_at', { withTimezone: true }),
   },
   (t) => [index('dashboard_sessions_user_idx').on(t.userId), index('dashboard_sessions_expiry_idx').on(t.expiresAt)],
 );

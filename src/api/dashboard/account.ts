@@ -1,0 +1,114 @@
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { MerchantAccounts } from '../../payments/merchant-accounts';
+import { SESSION_COOKIE, cookieOptions, issueCsrfCookie } from './cookies';
+import { DEVELOPER_ROLES, hide, ok, type SignedIn } from './guard';
+
+// The dashboard's account routes: sign-up, e-mail verification, sign-in and out, who is signed in.
+
+const meView = z.object({
+  ok,
+  user: z.object({ id: z.string(), email: z.string(), role: z.enum(['owner', 'admin', 'developer', 'viewer']) }),
+  merchant: z.object({ id: z.string(), name: z.string(), status: z.enum(['pending_review', 'approved', 'suspended']) }),
+  liveKeyWaiting: z.boolean(),
+  /** Whether a step-up made in this session still counts (actions that move money or reveal secrets ask for one). */
+  steppedUp: z.boolean(),
+});
+
+export interface AccountRoutesOptions {
+  /** A sign-in under the per-account and per-address limits (plugins/rate-limit.ts), bound to the database by the plugin. */
+  signInLimited: <T>(
+    subjects: { email: string; ip: string },
+    attempt: (tx: Parameters<MerchantAccounts['signIn']>[0]) => Promise<T>,
+  ) => Promise<T>;
+  accounts: MerchantAccounts;
+  signedIn: SignedIn;
+  secureCookies: boolean;
+}
+
+const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, { signInLimited, accounts, signedIn, secureCookies }) => {
+  const clearSession = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, cookieOptions(secureCookies, 'session'));
+
+  app.post(
+    '/sign-up',
+    {
+      schema: {
+        hide,
+        body: z.strictObject({
+          businessName: z.string().trim().min(1).max(200),
+          email: z.email().max(254),
+          password: z.string().min(12, 'must be at least 12 characters').max(256),
+        }),
+        response: { 201: z.object({ ok }) },
+      },
+    },
+    async (request, reply) => {
+      await accounts.signUp(request.body);
+      return reply.status(201).send({ ok: true as const });
+    },
+  );
+
+  app.post(
+    '/verify-email',
+    { schema: { hide, body: z.strictObject({ token: z.string().min(1).max(100) }), response: { 200: z.object({ ok }) } } },
+    async (request) => {
+      await accounts.verifyEmail(request.body.token);
+      return { ok: true as const };
+    },
+  );
+
+  app.post(
+    '/sign-in',
+    {
+      schema: {
+        hide,
+        body: z.strictObject({ email: z.string().trim().min(1).max(254), password: z.string().min(1).max(256) }),
+        response: { 200: z.object({ ok }) },
+      },
+    },
+    async (request, reply) => {
+      const { email, password } = request.body;
+      const session = await signInLimited({ email: email.toLowerCase(), ip: request.ip }, (tx) =>
+        accounts.signIn(tx, { email, password, ip: request.ip, previousToken: request.cookies[SESSION_COOKIE] ?? null }),
+      );
+      void reply.setCookie(SESSION_COOKIE, session.token, { ...cookieOptions(secureCookies, 'session'), expires: session.expiresAt });
+      // A new CSRF token with the new session: one read before sign-in is of no use after it.
+      issueCsrfCookie(reply, secureCookies);
+      return { ok: true as const };
+    },
+  );
+
+  app.post(
+    '/step-up',
+    { schema: { hide, body: z.strictObject({ password: z.string().min(1).max(256) }), response: { 200: z.object({ ok }) } } },
+    async (request) => {
+      const s = await signedIn(request);
+      await signInLimited({ email: s.email, ip: request.ip }, (tx) =>
+        accounts.stepUp(tx, { token: request.cookies[SESSION_COOKIE]!, password: request.body.password }),
+      );
+      return { ok: true as const };
+    },
+  );
+
+  app.post('/sign-out', { schema: { hide, response: { 200: z.object({ ok }) } } }, async (request, reply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    if (token) await accounts.signOut(token);
+    clearSession(reply);
+    return { ok: true as const };
+  });
+
+  app.get('/me', { schema: { hide, response: { 200: meView } } }, async (request) => {
+    const s = await signedIn(request);
+    return {
+      ok: true as const,
+      user: { id: s.userId, email: s.email, role: s.role },
+      merchant: { id: s.merchantId, name: s.merchantName, status: s.merchantStatus },
+      // Only to those who may see it: a viewer is never offered the key.
+      liveKeyWaiting: s.liveKeyWaiting && s.merchantStatus === 'approved' && DEVELOPER_ROLES.includes(s.role),
+      steppedUp: s.steppedUpRecently,
+    };
+  });
+};
+
+export default accountRoutes;

@@ -1,0 +1,260 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { MerchantCredentials } from '../../payments/merchant-credentials';
+import type { PaymentService } from '../../payments';
+import { REQUEST_LOG_RETENTION_DAYS } from '../../payments/request-log';
+import type { SiteRow } from '../../payments/rows';
+import { SCOPES } from '../../domain/scopes';
+import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhook-event-types';
+import { apiKeyView, deliveryView, endpointView, viewDelivery, viewEndpoint, viewKey } from '../routes/admin/merchant-views';
+import { eventTypesInput } from '../routes/admin/webhook-endpoints';
+import { DEVELOPER_ROLES, hide, ok, type SignedIn } from './guard';
+
+// The dashboard's developers area: API keys, the Security Code, webhook endpoints and their
+// deliveries, connected plugin sites and the request log. Owners, admins and developers only.
+
+const endpointParams = z.object({ endpointId: z.string().max(100) });
+
+export interface DeveloperRoutesOptions {
+  credentials: MerchantCredentials;
+  /** The payment engine's use cases (webhook deliveries: the log, a test event, a resend). */
+  payments: PaymentService;
+  signedIn: SignedIn;
+}
+
+const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (app, { credentials, payments, signedIn }) => {
+  app.get('/api-keys', { schema: { hide, response: { 200: z.object({ ok, keys: z.array(apiKeyView) }) } } }, async (request) => {
+    const s = await signedIn(request, DEVELOPER_ROLES);
+    return { ok: true as const, keys: (await credentials.listKeys(s.merchantId)).map(viewKey) };
+  });
+
+  app.post('/api-keys/live/reveal', { schema: { hide, response: { 200: z.object({ ok, apiKey: z.string() }) } } }, async (request) => {
+    const s = await signedIn(request, DEVELOPER_ROLES);
+    return { ok: true as const, apiKey: await credentials.revealLiveKey(s.merchantId) };
+  });
+
+  app.post(
+    '/api-keys/live/rotate',
+    { schema: { hide, response: { 200: z.object({ ok, apiKey: z.string(), previousKeyExpiresAt: z.string() }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const rotated = await credentials.rotateLiveKey(s.merchantId);
+      return { ok: true as const, apiKey: rotated.apiKey, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };
+    },
+  );
+
+  app.post(
+    '/security-code/rotate',
+    { schema: { hide, response: { 200: z.object({ ok, securityCode: z.string() }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return { ok: true as const, securityCode: await credentials.rotateSecurityCode(s.merchantId) };
+    },
+  );
+
+  app.get(
+    '/webhook-endpoints',
+    { schema: { hide, response: { 200: z.object({ ok, endpoints: z.array(endpointView) }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return { ok: true as const, endpoints: (await credentials.listEndpoints(s.merchantId)).map(viewEndpoint) };
+    },
+  );
+
+  app.post(
+    '/webhook-endpoints',
+    {
+      schema: {
+        hide,
+        body: z.strictObject({ url: z.string().trim().min(1).max(2048), eventTypes: eventTypesInput }),
+        response: { 201: z.object({ ok, endpoint: endpointView, secret: z.string() }) },
+      },
+    },
+    async (request, reply) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const { endpoint, secret } = await credentials.addEndpoint(s.merchantId, request.body);
+      return reply.status(201).send({ ok: true as const, endpoint: viewEndpoint(endpoint), secret });
+    },
+  );
+
+  app.post(
+    '/webhook-endpoints/:endpointId/roll-secret',
+    {
+      schema: {
+        hide,
+        params: endpointParams,
+        response: { 200: z.object({ ok, endpoint: endpointView, secret: z.string() }) },
+      },
+    },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const { endpoint, secret } = await credentials.rollEndpointSecret(s.merchantId, request.params.endpointId);
+      return { ok: true as const, endpoint: viewEndpoint(endpoint), secret };
+    },
+  );
+
+  for (const change of ['enable', 'disable'] as const) {
+    app.post(
+      `/webhook-endpoints/:endpointId/${change}`,
+      { schema: { hide, params: endpointParams, response: { 200: z.object({ ok, endpoint: endpointView }) } } },
+      async (request) => {
+        const s = await signedIn(request, DEVELOPER_ROLES);
+        return {
+          ok: true as const,
+          endpoint: viewEndpoint(await credentials.changeEndpoint(s.merchantId, request.params.endpointId, change)),
+        };
+      },
+    );
+  }
+
+  app.delete(
+    '/webhook-endpoints/:endpointId',
+    { schema: { hide, params: endpointParams, response: { 200: z.object({ ok, endpoint: endpointView }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return {
+        ok: true as const,
+        endpoint: viewEndpoint(await credentials.changeEndpoint(s.merchantId, request.params.endpointId, 'delete')),
+      };
+    },
+  );
+
+  app.post(
+    '/webhook-endpoints/:endpointId/test',
+    {
+      schema: {
+        hide,
+        params: endpointParams,
+        response: { 202: z.object({ ok, deliveryId: z.string(), eventId: z.string(), status: z.literal('pending') }) },
+      },
+    },
+    async (request, reply) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return reply.status(202).send({ ok: true as const, ...(await payments.sendTestEvent(s.merchantId, request.params.endpointId)) });
+    },
+  );
+
+  app.get(
+    '/webhook-deliveries',
+    {
+      schema: {
+        hide,
+        querystring: z.strictObject({
+          status: z.enum(['pending', 'succeeded', 'failed']).optional(),
+          eventType: z.enum([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE]).optional(),
+        }),
+        response: { 200: z.object({ ok, deliveries: z.array(deliveryView) }) },
+      },
+    },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const rows = await payments.deliveries.forMerchant(s.merchantId, request.query);
+      return { ok: true as const, deliveries: rows.map(viewDelivery) };
+    },
+  );
+
+  app.post(
+    '/webhook-deliveries/:deliveryId/resend',
+    {
+      schema: {
+        hide,
+        params: z.object({ deliveryId: z.string().max(100) }),
+        response: { 202: z.object({ ok, deliveryId: z.string(), status: z.literal('pending') }) },
+      },
+    },
+    async (request, reply) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return reply.status(202).send({ ok: true as const, ...(await payments.resendDelivery(request.params.deliveryId, s.merchantId)) });
+    },
+  );
+
+  app.post(
+    '/api-keys',
+    {
+      schema: {
+        hide,
+        body: z.strictObject({ scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length) }),
+        response: { 201: z.object({ ok, apiKey: z.string(), key: apiKeyView }) },
+      },
+    },
+    async (request, reply) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const issued = await credentials.issueRestrictedKey(s.merchantId, request.body.scopes);
+      return reply.status(201).send({ ok: true as const, apiKey: issued.plaintext, key: viewKey(issued.row) });
+    },
+  );
+
+  app.post(
+    '/api-keys/:keyId/revoke',
+    { schema: { hide, params: z.object({ keyId: z.string().max(100) }), response: { 200: z.object({ ok, key: apiKeyView }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return { ok: true as const, key: viewKey(await credentials.revokeKey(s.merchantId, request.params.keyId)) };
+    },
+  );
+
+  // Connected plugin websites: never their webhook secret or verification token.
+  const siteView = z.object({
+    id: z.string(),
+    siteUrl: z.string(),
+    platform: z.string(),
+    pluginVersion: z.string(),
+    status: z.enum(['pending_verification', 'connected']),
+    verifiedAt: z.string().nullable(),
+    createdAt: z.string(),
+  });
+  const viewSite = (site: SiteRow): z.infer<typeof siteView> => ({
+    id: site.id,
+    siteUrl: site.siteUrl,
+    platform: site.platform,
+    pluginVersion: site.pluginVersion,
+    status: site.status,
+    verifiedAt: site.verifiedAt?.toISOString() ?? null,
+    createdAt: site.createdAt.toISOString(),
+  });
+
+  app.get('/sites', { schema: { hide, response: { 200: z.object({ ok, sites: z.array(siteView) }) } } }, async (request) => {
+    const s = await signedIn(request, DEVELOPER_ROLES);
+    return { ok: true as const, sites: (await credentials.listSites(s.merchantId)).map(viewSite) };
+  });
+
+  app.post(
+    '/sites/:siteId/disconnect',
+    { schema: { hide, params: z.object({ siteId: z.string().max(100) }), response: { 200: z.object({ ok, site: siteView }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return { ok: true as const, site: viewSite(await credentials.disconnectSite(s.merchantId, request.params.siteId)) };
+    },
+  );
+
+  const requestView = z.object({
+    at: z.string(),
+    method: z.string(),
+    path: z.string(),
+    statusCode: z.number().int(),
+    requestId: z.string(),
+    key: z.object({ id: z.string(), shown: z.string().nullable() }),
+  });
+  app.get(
+    '/request-log',
+    { schema: { hide, response: { 200: z.object({ ok, retentionDays: z.number().int(), requests: z.array(requestView) }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      const rows = await credentials.requestLog(s.merchantId);
+      return {
+        ok: true as const,
+        retentionDays: REQUEST_LOG_RETENTION_DAYS,
+        requests: rows.map((r) => ({
+          at: r.entry.createdAt.toISOString(),
+          method: r.entry.method,
+          path: r.entry.path,
+          statusCode: r.entry.statusCode,
+          requestId: r.entry.requestId,
+          key: { id: r.entry.keyId, shown: r.keyPrefix ? `${r.keyPrefix}…${r.keyLast4}` : null },
+        })),
+      };
+    },
+  );
+};
+
+export default developerRoutes;

@@ -1,0 +1,40 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '../../domain/errors';
+import type { DashboardSession, MerchantAccounts } from '../../payments/merchant-accounts';
+import type { DashboardRole } from '../../payments/rows';
+import { SESSION_COOKIE } from './cookies';
+
+// What every dashboard route module shares: who is signed in (401 in the envelope without a
+// session, 403 for a role that may not act) and the pieces of its schemas.
+
+export const ok = z.literal(true);
+/** Dashboard routes are internal: hidden from the v1 OpenAPI document. */
+export const hide = true;
+
+/** Roles that manage keys, secrets and webhooks; a viewer never sees them. */
+export const DEVELOPER_ROLES: readonly DashboardRole[] = ['owner', 'admin', 'developer'];
+
+/**
+ * The signed-in person of a request, if their role is among `roles`. With `stepUp`, the action
+ * (one that moves money or reveals a secret) also asks for a recent step-up inside the session
+ * (POST /dashboard/api/step-up).
+ */
+export type SignedIn = (
+  request: FastifyRequest,
+  roles?: readonly DashboardRole[],
+  options?: { stepUp?: boolean },
+) => Promise<DashboardSession>;
+
+export function dashboardGuard(accounts: MerchantAccounts): SignedIn {
+  return async (request, roles, options) => {
+    const token = request.cookies[SESSION_COOKIE];
+    const session = token ? await accounts.session(token) : undefined;
+    if (!session) throw new AppError('Unauthorized', 'Sign in to the dashboard first.');
+    if (roles && !roles.includes(session.role)) throw new AppError('Forbidden', 'Your role does not allow this.');
+    if (options?.stepUp && !session.steppedUpRecently) {
+      throw new AppError('Forbidden', 'Confirm your password first: this action asks who you are again.');
+    }
+    return session;
+  };
+}

@@ -1,0 +1,1 @@
+ALTER TABLE "dashboard_sessions" ADD COLUMN "stepped_up_at" timestamp with time zone;
