@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import type { InjectOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, createApprovedMerchant, useTestApp } from '../support/harness';
 
@@ -39,6 +40,8 @@ interface Route {
   pathParams: string[];
   query: string[];
   body: string[];
+  /** Its success answer is a text/event-stream that stays open. */
+  stream?: boolean;
 }
 
 const HIDDEN: Route[] = [
@@ -65,6 +68,7 @@ type OpenApi = {
       {
         parameters?: { in: string; name: string }[];
         requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
+        responses?: Record<string, { content?: Record<string, unknown> }>;
       }
     >
   >;
@@ -81,6 +85,7 @@ function routesOf(doc: OpenApi): Route[] {
         pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
         query: params.filter((p) => p.in === 'query').map((p) => p.name),
         body: Object.keys(op.requestBody?.content?.['application/json']?.schema?.properties ?? {}),
+        stream: op.responses?.['200']?.content?.['text/event-stream'] !== undefined,
       });
     }
   }
@@ -251,6 +256,22 @@ function requestOf(route: Route, auth: { apiKey: string; merchantId: string }) {
   });
 }
 
+/**
+ * A stream route's valid request opens a stream that never ends: its answer is taken when the
+ * head is written, and an open stream is then closed as a client going away would.
+ */
+async function injectStream(request: InjectOptions): Promise<Injected> {
+  const res = await ctx.app.inject({ ...request, payloadAsStream: true });
+  if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+    res.raw.res.req.destroy();
+    res.raw.res.destroy();
+    return { statusCode: res.statusCode, headers: res.headers, body: '' };
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of res.stream()) chunks.push(Buffer.from(chunk as Uint8Array));
+  return { statusCode: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') };
+}
+
 // --- the check ----------------------------------------------------------------------------------
 
 type Injected = { statusCode: number; headers: Record<string, unknown>; body: string };
@@ -303,7 +324,8 @@ describe('fuzzing every route (decisions §3, §13)', () => {
           if (r.idempotencyKey !== undefined) headers['idempotency-key'] = r.idempotencyKey;
           const withBody = route.method !== 'GET' && route.method !== 'DELETE';
           if (withBody && r.contentType) headers['content-type'] = r.contentType;
-          const res = await ctx.app.inject({ method: route.method, url, headers, ...(withBody ? { payload: r.body } : {}) });
+          const request: InjectOptions = { method: route.method, url, headers, ...(withBody ? { payload: r.body } : {}) };
+          const res = route.stream ? await injectStream(request) : await ctx.app.inject(request);
           requests++;
           checkAnswer(route.method, url, res);
         }),
