@@ -40,12 +40,14 @@ async function ownSession(ctx: PaymentContext, merchantId: string, id: string): 
   return session;
 }
 
-async function exceptionDetails(ctx: PaymentContext, rows: PaymentExceptionRow[]): Promise<ExceptionDetail[]> {
+async function exceptionDetails(ctx: PaymentContext, session: CheckoutSessionRow, rows: PaymentExceptionRow[]): Promise<ExceptionDetail[]> {
+  // Only money proven at the deposit address can go back on chain (a provider-verified payment's cannot).
+  const onChain = session.verification === 'chain' && session.depositAddress !== null;
   return Promise.all(
     rows.map(async (exception) => {
       const refund = await findRefund(ctx, exception.id);
       const underWay = refund !== null && refund.status !== 'failed';
-      return { exception, refund, refundable: exception.status === 'open' && isRefundable(exception.kind) && !underWay };
+      return { exception, refund, refundable: onChain && exception.status === 'open' && isRefundable(exception.kind) && !underWay };
     }),
   );
 }
@@ -92,7 +94,13 @@ export function merchantPaymentDetail(ctx: PaymentContext) {
         head,
         explorer: (hash) => explorerUrlFor(session.network, hash),
       });
-      return { session, transaction: transaction ?? null, exceptions: await exceptionDetails(ctx, exceptions), deliveries, timeline };
+      return {
+        session,
+        transaction: transaction ?? null,
+        exceptions: await exceptionDetails(ctx, session, exceptions),
+        deliveries,
+        timeline,
+      };
     },
 
     /** The chain proof (deposit address, the token's balance read now, each credited transfer). */

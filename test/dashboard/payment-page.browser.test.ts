@@ -100,7 +100,7 @@ describe('a payment’s page in Chromium', () => {
     await expect
       .poll(() => page.getByTestId('refund-state').textContent(), { timeout: 90_000 })
       .toMatch(new RegExp(`^Refund of 2\\.000000 to ${customer}: confirmed in`));
-    expect(await balanceOf(own.chain, token, customer as Address)).toBe(2_000_000n);
+    expect(await balanceOf(own.chain, token, customer)).toBe(2_000_000n);
     expect(await page.getByTestId('exception-status').textContent()).toBe('refunded');
     const refunds = await ctx.db.sql`select status from payouts where payment_id = ${id} and kind = 'refund'`;
     expect(refunds).toEqual([{ status: 'confirmed' }]);

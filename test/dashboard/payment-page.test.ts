@@ -1,5 +1,4 @@
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
-import type { Address } from 'viem';
 import { ledgerAccount } from '../../src/domain/ledger';
 import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
 import { approve, PASSWORD, signedUpOwner, type DashboardClient } from '../support/dashboard';
@@ -198,7 +197,7 @@ describe('a payment’s page and its refunds', () => {
     expect((await m.client.call('POST', refundUrl, { address: randomAddress() })).statusCode).toBe(409);
 
     await eventually(
-      () => balanceOf(own.chain, token, customer as Address),
+      () => balanceOf(own.chain, token, customer),
       (balance) => balance === 3_000_000n,
       60_000,
       'the refund on chain',
@@ -222,7 +221,7 @@ describe('a payment’s page and its refunds', () => {
     expect(rows).toEqual([{ status: 'confirmed' }]);
     const again = await m.client.call('POST', refundUrl, {});
     expect(again.json()).toMatchObject({ exception: { status: 'refunded' }, refund: { status: 'confirmed' } });
-    expect(await balanceOf(own.chain, token, customer as Address)).toBe(3_000_000n);
+    expect(await balanceOf(own.chain, token, customer)).toBe(3_000_000n);
     expect(await ledgerBalance(ctx, ledgerAccount.exceptionHeld(exception!.id), 'USDC')).toBe(0n);
     expect(await unbalancedPostings(ctx)).toEqual([]);
     expect(receiver.received.filter((d) => d.body.event === 'payment.refunded' && d.body.sessionId === m.id)).toHaveLength(1);

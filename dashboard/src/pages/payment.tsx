@@ -341,7 +341,9 @@ function PaymentView({ id, me }: { id: string; me: Me }) {
 }
 
 export function Payment() {
-  const { id } = useParams({ from: '/payments/$id' });
+  // The route tree is built as a list (router.tsx), so its params are not typed here.
+  const params: { id?: string } = useParams({ strict: false });
+  const id = params.id ?? '';
   usePageTitle(`Payment ${id}`);
   return (
     <SignedIn>
