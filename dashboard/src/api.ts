@@ -91,3 +91,92 @@ export interface ApiRequest {
   requestId: string;
   key: { id: string; shown: string | null };
 }
+
+export interface TimelineEntry {
+  at: string;
+  kind: string;
+  title: string;
+  detail: string | null;
+  transactionHash: string | null;
+  explorerUrl: string | null;
+  confirmations: string | null;
+  ref: string | null;
+}
+
+export interface PaymentException {
+  id: string;
+  kind: string;
+  amount: string;
+  asset: string | null;
+  status: 'open' | 'accepted' | 'refunded';
+  createdAt: string;
+  resolvedAt: string | null;
+  refundable: boolean;
+  refund: {
+    address: string;
+    amount: string;
+    status: 'planned' | 'signed' | 'broadcast' | 'confirmed' | 'failed';
+    failureReason: string | null;
+    transactionHash: string | null;
+    explorerUrl: string | null;
+  } | null;
+}
+
+export interface PaymentDetail {
+  payment: {
+    id: string;
+    status: string;
+    amount: string;
+    currency: string;
+    asset: string;
+    network: string;
+    railType: string;
+    provider: string | null;
+    source: string;
+    verification: string;
+    orderId: string | null;
+    customerEmail: string | null;
+    paymentLinkId: string | null;
+    metadata: Record<string, unknown>;
+    depositAddress: string | null;
+    expectedGross: string | null;
+    refundAddress: string | null;
+    cancelReason: string | null;
+    createdAt: string;
+    expiresAt: string;
+    completedAt: string | null;
+    settlement: {
+      gross: string | null;
+      merchantSettlement: string | null;
+      platformCommission: string | null;
+      transactionHash: string | null;
+      explorerUrl: string | null;
+      depositTransactionHash: string | null;
+    } | null;
+  };
+  timeline: TimelineEntry[];
+  exceptions: PaymentException[];
+  deliveries: WebhookDelivery[];
+}
+
+export interface PaymentProof {
+  depositAddress: string | null;
+  verification: 'chain' | 'provider';
+  network: string;
+  asset: string;
+  expectedGross: string | null;
+  credited: string;
+  chain: { chainId: number; token: string; head: string; confirmationsRequired: number; balance: string } | null;
+  chainError: string | null;
+  credits: {
+    transactionHash: string;
+    logIndex: number;
+    token: string;
+    asset: string | null;
+    amount: string;
+    blockNumber: string;
+    confirmations: string | null;
+    state: string;
+    explorerUrl: string | null;
+  }[];
+}

@@ -2,6 +2,7 @@ import { createRootRoute, createRoute, createRouter, Link, Outlet } from '@tanst
 import { Deliveries } from './pages/deliveries';
 import { Developers } from './pages/developers';
 import { Overview } from './pages/overview';
+import { Payment } from './pages/payment';
 import { Requests } from './pages/requests';
 import { SignIn } from './pages/sign-in';
 import { SignUp } from './pages/sign-up';
@@ -42,6 +43,7 @@ const routeTree = root.addChildren([
   createRoute({ getParentRoute: () => root, path: '/developers', component: Developers }),
   createRoute({ getParentRoute: () => root, path: '/developers/deliveries', component: Deliveries }),
   createRoute({ getParentRoute: () => root, path: '/developers/requests', component: Requests }),
+  createRoute({ getParentRoute: () => root, path: '/payments/$id', component: Payment }),
   createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignIn }),
   createRoute({ getParentRoute: () => root, path: '/sign-up', component: SignUp }),
   createRoute({ getParentRoute: () => root, path: '/verify-email', component: VerifyEmail }),

@@ -26,7 +26,7 @@ describe('dashboard pages', () => {
   });
 
   it('answers every app URL with the app, so a reload works', async () => {
-    for (const url of ['/dashboard/sign-in', '/dashboard/developers', '/dashboard/verify-email?token=x']) {
+    for (const url of ['/dashboard/sign-in', '/dashboard/developers', '/dashboard/payments/SV_x', '/dashboard/verify-email?token=x']) {
       const res = await ctx.app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(200);
       expect(res.body).toContain('<div id="root">');

@@ -3,6 +3,7 @@ import type { MerchantCredentials } from '../../payments/merchant-credentials';
 import type { PaymentService } from '../../payments';
 import accountRoutes, { type AccountRoutesOptions } from './account';
 import developerRoutes from './developers';
+import paymentDetailRoutes from './payment-detail';
 import { dashboardGuard } from './guard';
 
 // The dashboard's internal API (decisions §14): cookie session, CSRF-checked writes (cookies.ts),
@@ -22,6 +23,7 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
   const signedIn = dashboardGuard(accounts);
   await app.register(accountRoutes, { signInLimited, accounts, signedIn, secureCookies });
   await app.register(developerRoutes, { credentials, payments, signedIn });
+  await app.register(paymentDetailRoutes, { payments, signedIn });
 };
 
 export default dashboardApi;

@@ -226,6 +226,12 @@ export async function loadCursor(db: DatabaseOrTransaction, network: string): Pr
   return row?.cursor;
 }
 
+/** The chain's head as the network's watcher last saw it (null before its first scan): confirmations without an RPC call. */
+export async function loadWatchedHead(db: DatabaseOrTransaction, network: string): Promise<bigint | null> {
+  const [row] = await db.select({ head: chainCursors.head }).from(chainCursors).where(eq(chainCursors.network, network));
+  return row?.head ?? null;
+}
+
 /** Stores the cursor, and with `position` where the scan that made it stood (for the lag metric). */
 export async function saveCursor(
   db: DatabaseOrTransaction,

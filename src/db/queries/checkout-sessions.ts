@@ -108,7 +108,7 @@ export async function setSessionRail(db: DatabaseOrTransaction, id: string, rail
 export async function setProviderPaymentId(db: DatabaseOrTransaction, id: string, providerPaymentId: string): Promise<void> {
   await db
     .update(checkoutSessions)
-    .set({ providerPaymentId, updatedAt: sql`now()` })
+    .set({ providerPaymentId, payPressedAt: sql`coalesce(${checkoutSessions.payPressedAt}, now())`, updatedAt: sql`now()` })
     .where(eq(checkoutSessions.id, id));
 }
 

@@ -322,3 +322,15 @@ export async function setEndpointSecret(
     .returning();
   return row;
 }
+
+/** A payment's events (status changes, settlement, exceptions, refunds), oldest first: its merchant's timeline. */
+export async function listPaymentEvents(
+  db: DatabaseOrTransaction,
+  paymentId: string,
+): Promise<Pick<EventRow, 'id' | 'type' | 'subject' | 'createdAt'>[]> {
+  return db
+    .select({ id: events.id, type: events.type, subject: events.subject, createdAt: events.createdAt })
+    .from(events)
+    .where(eq(events.paymentId, paymentId))
+    .orderBy(asc(events.seq));
+}

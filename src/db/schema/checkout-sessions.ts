@@ -53,6 +53,8 @@ export const checkoutSessions = pgTable(
     webhookUrl: text('webhook_url'),
     metadata: jsonb('metadata').notNull().default({}),
     providerPaymentId: text('provider_payment_id'),
+    // When the customer first pressed Pay (the provider payment asked for): the merchant's timeline.
+    payPressedAt: timestamp('pay_pressed_at', { withTimezone: true }),
     // Why a canceled session ended (decisions §14): the customer's Cancel, or another session of its
     // payment link paid the link. Null for a session never canceled; kept if late money of a canceled one is accepted.
     cancelReason: text('cancel_reason', { enum: CANCEL_REASONS }),

@@ -1,0 +1,363 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useParams } from '@tanstack/react-router';
+import { useId, useState, type FormEvent } from 'react';
+import {
+  api,
+  ApiError,
+  type Me,
+  type PaymentDetail,
+  type PaymentException,
+  type PaymentProof,
+  type TimelineEntry,
+  type WebhookDelivery,
+} from '../api';
+import { ErrorText, formValues, ScrollTable, SignedIn, usePageTitle } from '../ui';
+
+// Issue 29 item 2: one payment, as it happens. The page reads it every 3 s while it is open (the
+// timeline, exceptions and deliveries come from Postgres alone), and the chain proof, which reads the
+// chain, every 15 s. Every role reads; resends are for the roles that manage webhooks; refunds for
+// owners and admins, after the password again.
+
+const WEBHOOK_ROLES: Me['user']['role'][] = ['owner', 'admin', 'developer'];
+const REFUND_ROLES: Me['user']['role'][] = ['owner', 'admin'];
+
+const when = (iso: string) => <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
+
+function Hash({ hash, url }: { hash: string; url: string | null }) {
+  const short = `${hash.slice(0, 10)}…${hash.slice(-8)}`;
+  return url ? (
+    <a href={url} title={hash}>
+      <code>{short}</code>
+      <span className="visually-hidden"> (transaction {hash} on the explorer)</span>
+    </a>
+  ) : (
+    <code title={hash}>{short}</code>
+  );
+}
+
+function Attempts({ delivery }: { delivery: WebhookDelivery }) {
+  if (delivery.attempts.length === 0) return <p>No attempt yet.</p>;
+  return (
+    <ol className="attempts">
+      {delivery.attempts.map((a, i) => (
+        <li key={i}>
+          {when(a.at)}: {a.statusCode ?? 'no answer'} in {a.durationMs} ms{a.error ? ` (${a.error})` : ''}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function Resend({ delivery }: { delivery: WebhookDelivery }) {
+  const queryClient = useQueryClient();
+  const [done, setDone] = useState(false);
+  const resend = useMutation({
+    mutationFn: () => api('POST', `/webhook-deliveries/${delivery.id}/resend`),
+    onSuccess: () => {
+      setDone(true);
+      void queryClient.invalidateQueries({ queryKey: ['payment'] });
+    },
+  });
+  return (
+    <>
+      <button type="button" className="secondary" onClick={() => resend.mutate()} disabled={resend.isPending}>
+        Resend
+        <span className="visually-hidden">
+          {' '}
+          {delivery.eventType} to {delivery.url}
+        </span>
+      </button>
+      <ErrorText error={resend.error} />
+      {done && <p role="status">Sent again.</p>}
+    </>
+  );
+}
+
+function Timeline({ detail, me }: { detail: PaymentDetail; me: Me }) {
+  const deliveries = new Map(detail.deliveries.map((d) => [d.id, d]));
+  return (
+    <ol className="timeline" aria-label="Timeline">
+      {detail.timeline.map((e: TimelineEntry, i) => {
+        const delivery = e.kind === 'webhook' && e.ref ? deliveries.get(e.ref) : undefined;
+        return (
+          <li key={i} data-testid="timeline-entry" data-kind={e.kind}>
+            <p>
+              {when(e.at)} <strong>{e.title}</strong>
+            </p>
+            {e.detail && <p className="hint">{e.detail}</p>}
+            {e.transactionHash && (
+              <p>
+                Transaction <Hash hash={e.transactionHash} url={e.explorerUrl} />
+                {e.confirmations && <> · {e.confirmations} confirmations</>}
+              </p>
+            )}
+            {delivery && (
+              <>
+                <Attempts delivery={delivery} />
+                {WEBHOOK_ROLES.includes(me.user.role) && <Resend delivery={delivery} />}
+              </>
+            )}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+function Proof({ id }: { id: string }) {
+  const proof = useQuery({
+    queryKey: ['payment', id, 'proof'],
+    queryFn: () => api<{ proof: PaymentProof }>('GET', `/payments/${id}/proof`),
+    refetchInterval: 15_000,
+  });
+  const p = proof.data?.proof;
+  return (
+    <section aria-labelledby="proof">
+      <h2 id="proof">Proof on chain</h2>
+      <ErrorText error={proof.error} />
+      {!p && !proof.error && <p role="status">Reading the chain…</p>}
+      {p && (
+        <>
+          <dl>
+            <dt>Deposit address</dt>
+            <dd>{p.depositAddress ? <code className="wrap">{p.depositAddress}</code> : 'none (verified by the provider)'}</dd>
+            <dt>
+              {p.asset} balance there now ({p.network})
+            </dt>
+            <dd data-testid="proof-balance">{p.chain ? p.chain.balance : (p.chainError ?? 'not read')}</dd>
+            <dt>Credited</dt>
+            <dd>
+              {p.credited} of {p.expectedGross ?? 'not fixed yet'}
+            </dd>
+          </dl>
+          {p.credits.length === 0 ? (
+            <p>No transfer has arrived.</p>
+          ) : (
+            <ScrollTable label="Transfers to the deposit address" head={['Transaction', 'Amount', 'Block', 'Confirmations', 'State']}>
+              {p.credits.map((c) => (
+                <tr key={`${c.transactionHash}:${c.logIndex}`}>
+                  <td>
+                    <Hash hash={c.transactionHash} url={c.explorerUrl} />
+                  </td>
+                  <td>
+                    {c.amount} {c.asset ?? c.token}
+                  </td>
+                  <td>{c.blockNumber}</td>
+                  <td>{c.confirmations ?? 'unknown'}</td>
+                  <td>{c.state}</td>
+                </tr>
+              ))}
+            </ScrollTable>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function RefundForm({
+  paymentId,
+  exception,
+  me,
+  prefill,
+}: {
+  paymentId: string;
+  exception: PaymentException;
+  me: Me;
+  prefill: string | null;
+}) {
+  const queryClient = useQueryClient();
+  const addressId = useId();
+  const passwordId = useId();
+  const refund = useMutation({
+    mutationFn: async (values: Record<string, string>) => {
+      // Moving money asks who you are again (a step-up inside this session).
+      if (values.password) await api('POST', '/step-up', { password: values.password });
+      return api('POST', `/payments/${paymentId}/exceptions/${exception.id}/refund`, { address: values.address });
+    },
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: ['me'] });
+      void queryClient.invalidateQueries({ queryKey: ['payment'] });
+    },
+  });
+  const needsPassword = !me.steppedUp || (refund.error instanceof ApiError && refund.error.status === 403);
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    refund.mutate(formValues(e.currentTarget));
+  };
+  return (
+    <form onSubmit={submit} aria-label={`Refund ${exception.amount}`}>
+      <div className="field">
+        <label htmlFor={addressId}>Refund address</label>
+        <input
+          id={addressId}
+          name="address"
+          defaultValue={prefill ?? ''}
+          required
+          autoComplete="off"
+          spellCheck={false}
+          aria-describedby={`${addressId}-hint`}
+        />
+        <p className="hint" id={`${addressId}-hint`}>
+          {prefill ? 'The address the customer gave on the checkout page.' : 'The customer’s address, checksummed (0x…).'}
+        </p>
+      </div>
+      {needsPassword && (
+        <div className="field">
+          <label htmlFor={passwordId}>Your password</label>
+          <input id={passwordId} name="password" type="password" autoComplete="current-password" required />
+        </div>
+      )}
+      <ErrorText error={refund.error} />
+      <button type="submit" disabled={refund.isPending}>
+        Refund {exception.amount} {exception.asset ?? ''}
+      </button>
+    </form>
+  );
+}
+
+function Exceptions({ detail, me }: { detail: PaymentDetail; me: Me }) {
+  if (detail.exceptions.length === 0) return null;
+  return (
+    <section aria-labelledby="exceptions">
+      <h2 id="exceptions">Exceptions</h2>
+      <ul className="plain">
+        {detail.exceptions.map((x) => (
+          <li key={x.id} data-testid="exception">
+            <h3>
+              {x.kind}: {x.amount} {x.asset ?? detail.payment.asset}
+            </h3>
+            <p>
+              <code>{x.id}</code> · <span data-testid="exception-status">{x.status}</span>
+            </p>
+            {x.refund && (
+              <p data-testid="refund-state">
+                Refund of {x.refund.amount} to <code className="wrap">{x.refund.address}</code>: {x.refund.status}
+                {x.refund.failureReason && ` (${x.refund.failureReason})`}
+                {x.refund.transactionHash && (
+                  <>
+                    {' '}
+                    in <Hash hash={x.refund.transactionHash} url={x.refund.explorerUrl} />
+                  </>
+                )}
+              </p>
+            )}
+            {x.refundable && REFUND_ROLES.includes(me.user.role) && (
+              <RefundForm paymentId={detail.payment.id} exception={x} me={me} prefill={detail.payment.refundAddress} />
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Summary({ detail }: { detail: PaymentDetail }) {
+  const p = detail.payment;
+  const meta = Object.entries(p.metadata);
+  return (
+    <section aria-labelledby="summary">
+      <h2 id="summary">Payment</h2>
+      <dl>
+        <dt>Status</dt>
+        <dd data-testid="payment-status">{p.status}</dd>
+        <dt>Amount</dt>
+        <dd>
+          {p.amount} {p.currency}, paid in {p.asset} on {p.network}
+        </dd>
+        <dt>Rail</dt>
+        <dd>{p.railType === 'crypto_transfer' ? 'Paid from the customer’s own wallet' : `Through ${p.provider ?? 'the provider'}`}</dd>
+        {p.orderId && (
+          <>
+            <dt>Order</dt>
+            <dd>{p.orderId}</dd>
+          </>
+        )}
+        {p.customerEmail && (
+          <>
+            <dt>Customer email</dt>
+            <dd>{p.customerEmail}</dd>
+          </>
+        )}
+        <dt>Created</dt>
+        <dd>{when(p.createdAt)}</dd>
+        {p.completedAt && (
+          <>
+            <dt>Completed</dt>
+            <dd>{when(p.completedAt)}</dd>
+          </>
+        )}
+        {p.settlement && (
+          <>
+            <dt>Gross, your share, commission</dt>
+            <dd>
+              {p.settlement.gross ?? '–'} · {p.settlement.merchantSettlement ?? '–'} · {p.settlement.platformCommission ?? '–'} {p.asset}
+            </dd>
+          </>
+        )}
+      </dl>
+      <h3>Metadata</h3>
+      {meta.length === 0 ? (
+        <p>None.</p>
+      ) : (
+        <dl data-testid="metadata">
+          {meta.map(([k, v]) => (
+            <div key={k}>
+              <dt>{k}</dt>
+              <dd>
+                <code>{typeof v === 'string' ? v : JSON.stringify(v)}</code>
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </section>
+  );
+}
+
+function PaymentView({ id, me }: { id: string; me: Me }) {
+  const detail = useQuery({
+    queryKey: ['payment', id],
+    queryFn: () => api<PaymentDetail>('GET', `/payments/${id}`),
+    // Live while open: a payment moves on its own (credits, confirmations, payouts, deliveries).
+    refetchInterval: 3000,
+  });
+  if (detail.error instanceof ApiError && detail.error.status === 404) {
+    return <p>There is no payment {id} in your account.</p>;
+  }
+  if (detail.error) return <ErrorText error={detail.error} />;
+  if (!detail.data) return <p role="status">Loading…</p>;
+  return (
+    <>
+      <Summary detail={detail.data} />
+      <section aria-labelledby="timeline">
+        <h2 id="timeline">Timeline</h2>
+        <Timeline detail={detail.data} me={me} />
+      </section>
+      <Exceptions detail={detail.data} me={me} />
+      <Proof id={id} />
+    </>
+  );
+}
+
+export function Payment() {
+  // The route tree is built as a list (router.tsx), so its params are not typed here.
+  const params: { id?: string } = useParams({ strict: false });
+  const id = params.id ?? '';
+  usePageTitle(`Payment ${id}`);
+  return (
+    <SignedIn>
+      {(me) => (
+        <>
+          <p>
+            <Link to="/">Back to the dashboard</Link>
+          </p>
+          <h1>
+            Payment <code>{id}</code>
+          </h1>
+          <PaymentView id={id} me={me} />
+        </>
+      )}
+    </SignedIn>
+  );
+}

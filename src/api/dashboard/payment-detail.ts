@@ -1,0 +1,249 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { explorerUrlFor } from '../../domain/explorers';
+import { formatCrypto, formatFiatText } from '../../domain/money';
+import type { PaymentService } from '../../payments';
+import type { ExceptionDetail, PaymentDetail } from '../../payments/payment-detail';
+import type { DashboardRole } from '../../payments/rows';
+import { deliveryView, viewDelivery } from '../routes/admin/merchant-views';
+import { hide, ok, type SignedIn } from './guard';
+
+// Issue 29 items 2 and 3: one payment's page (every role reads it) and the refund of its exceptions
+// (owners and admins, after a step-up: it moves money). Webhook resends go through the developers
+// area's route, whose roles they share.
+
+/** Who may send money back: not developers (they build the integration) nor viewers. */
+const REFUND_ROLES: readonly DashboardRole[] = ['owner', 'admin'];
+
+const params = z.object({ id: z.string().max(100) });
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+const refundView = z.object({
+  address: z.string(),
+  amount: z.string(),
+  status: z.enum(['planned', 'signed', 'broadcast', 'confirmed', 'failed']),
+  failureReason: z.string().nullable(),
+  transactionHash: z.string().nullable(),
+  explorerUrl: z.string().nullable(),
+});
+
+const exceptionView = z.object({
+  id: z.string(),
+  kind: z.string(),
+  amount: z.string(),
+  asset: z.string().nullable(),
+  status: z.enum(['open', 'accepted', 'refunded']),
+  createdAt: z.string(),
+  resolvedAt: z.string().nullable(),
+  refundable: z.boolean(),
+  refund: refundView.nullable(),
+});
+
+const viewException = ({ exception: x, refund, refundable }: ExceptionDetail): z.infer<typeof exceptionView> => ({
+  id: x.id,
+  kind: x.kind,
+  amount: formatCrypto(x.amountMicro),
+  asset: x.asset,
+  status: x.status,
+  createdAt: x.createdAt.toISOString(),
+  resolvedAt: iso(x.resolvedAt),
+  refundable,
+  refund,
+});
+
+const timelineView = z.object({
+  at: z.string(),
+  kind: z.string(),
+  title: z.string(),
+  detail: z.string().nullable(),
+  transactionHash: z.string().nullable(),
+  explorerUrl: z.string().nullable(),
+  confirmations: z.string().nullable(),
+  ref: z.string().nullable(),
+});
+
+const paymentView = z.object({
+  id: z.string(),
+  status: z.string(),
+  amount: z.string(),
+  currency: z.string(),
+  asset: z.string(),
+  network: z.string(),
+  railType: z.string(),
+  provider: z.string().nullable(),
+  source: z.string(),
+  verification: z.string(),
+  orderId: z.string().nullable(),
+  customerEmail: z.string().nullable(),
+  paymentLinkId: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  depositAddress: z.string().nullable(),
+  expectedGross: z.string().nullable(),
+  /** Where the customer asked money off the happy path to go back (the refund form's default). */
+  refundAddress: z.string().nullable(),
+  cancelReason: z.string().nullable(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  completedAt: z.string().nullable(),
+  settlement: z
+    .object({
+      gross: z.string().nullable(),
+      merchantSettlement: z.string().nullable(),
+      platformCommission: z.string().nullable(),
+      transactionHash: z.string().nullable(),
+      explorerUrl: z.string().nullable(),
+      depositTransactionHash: z.string().nullable(),
+    })
+    .nullable(),
+});
+
+const money = (micro: bigint | null) => (micro === null ? null : formatCrypto(micro));
+
+function viewPayment({ session: s, transaction: t }: PaymentDetail): z.infer<typeof paymentView> {
+  // The same labels as every other surface (decisions §14): a wallet payment has no provider.
+  const wallet = s.railType === 'crypto_transfer';
+  return {
+    id: s.id,
+    status: s.status,
+    amount: formatFiatText(s.amountMinor, s.currency),
+    currency: s.currency,
+    asset: s.destinationAsset,
+    network: s.network,
+    railType: s.railType,
+    provider: wallet ? null : s.provider,
+    source: s.source,
+    verification: s.verification,
+    orderId: s.orderId ?? s.merchantOrderId,
+    customerEmail: s.customerEmail,
+    paymentLinkId: s.paymentLinkId,
+    metadata: (s.metadata ?? {}) as Record<string, unknown>,
+    depositAddress: s.depositAddress,
+    expectedGross: money(s.expectedGrossMicro),
+    refundAddress: s.refundAddress,
+    cancelReason: s.cancelReason,
+    createdAt: s.createdAt.toISOString(),
+    expiresAt: s.expiresAt.toISOString(),
+    completedAt: iso(s.completedAt),
+    settlement: t
+      ? {
+          gross: money(t.grossMicro),
+          merchantSettlement: money(t.merchantSettlementMicro),
+          platformCommission: money(t.platformCommissionMicro),
+          transactionHash: t.transactionHash,
+          explorerUrl: t.explorerUrl,
+          depositTransactionHash: t.depositTransactionHash,
+        }
+      : null,
+  };
+}
+
+const proofView = z.object({
+  depositAddress: z.string().nullable(),
+  verification: z.enum(['chain', 'provider']),
+  network: z.string(),
+  asset: z.string(),
+  expectedGross: z.string().nullable(),
+  credited: z.string(),
+  chain: z
+    .object({ chainId: z.number(), token: z.string(), head: z.string(), confirmationsRequired: z.number(), balance: z.string() })
+    .nullable(),
+  chainError: z.string().nullable(),
+  credits: z.array(
+    z.object({
+      transactionHash: z.string(),
+      logIndex: z.number(),
+      token: z.string(),
+      asset: z.string().nullable(),
+      amount: z.string(),
+      blockNumber: z.string(),
+      confirmations: z.string().nullable(),
+      state: z.string(),
+      explorerUrl: z.string().nullable(),
+    }),
+  ),
+});
+
+export interface PaymentDetailRoutesOptions {
+  payments: PaymentService;
+  signedIn: SignedIn;
+}
+
+const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = async (app, { payments, signedIn }) => {
+  app.get(
+    '/payments/:id',
+    {
+      schema: {
+        hide,
+        params,
+        response: {
+          200: z.object({
+            ok,
+            payment: paymentView,
+            timeline: z.array(timelineView),
+            exceptions: z.array(exceptionView),
+            deliveries: z.array(deliveryView),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const s = await signedIn(request);
+      const detail = await payments.paymentDetail.detail(s.merchantId, request.params.id);
+      return {
+        ok: true as const,
+        payment: viewPayment(detail),
+        timeline: detail.timeline,
+        exceptions: detail.exceptions.map(viewException),
+        deliveries: detail.deliveries.map(viewDelivery),
+      };
+    },
+  );
+
+  app.get('/payments/:id/proof', { schema: { hide, params, response: { 200: z.object({ ok, proof: proofView }) } } }, async (request) => {
+    const s = await signedIn(request);
+    const p = await payments.paymentDetail.proof(s.merchantId, request.params.id);
+    return {
+      ok: true as const,
+      proof: {
+        depositAddress: p.depositAddress,
+        verification: p.verification,
+        network: p.network,
+        asset: p.asset,
+        expectedGross: p.expectedGross,
+        credited: p.credited,
+        chain: p.chain,
+        chainError: p.chainError,
+        credits: p.credits.map((c) => ({ ...c, explorerUrl: explorerUrlFor(p.network, c.transactionHash) })),
+      },
+    };
+  });
+
+  app.post(
+    '/payments/:id/exceptions/:exceptionId/refund',
+    {
+      schema: {
+        hide,
+        params: params.extend({ exceptionId: z.string().max(100) }),
+        // No address: the one the customer left on the checkout page.
+        body: z.strictObject({ address: z.string().trim().min(1).max(100).optional() }),
+        response: { 200: z.object({ ok, exception: exceptionView, refund: refundView }) },
+      },
+    },
+    async (request) => {
+      const s = await signedIn(request, REFUND_ROLES, { stepUp: true });
+      const { exception, refund } = await payments.paymentDetail.refundException(
+        s.merchantId,
+        request.params.id,
+        request.params.exceptionId,
+        request.body.address,
+      );
+      return {
+        ok: true as const,
+        exception: viewException({ exception, refund, refundable: false }),
+        refund,
+      };
+    },
+  );
+};
+
+export default paymentDetailRoutes;

@@ -1,0 +1,1 @@
+ALTER TABLE "checkout_sessions" ADD COLUMN "pay_pressed_at" timestamp with time zone;

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Address } from 'viem';
+import { parseCrypto } from '../../src/domain/money';
+import { expectNoAxeViolations } from '../support/axe';
+import { screenshotsOnFailure, useBrowser, watchProblems } from '../support/browser';
+import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
+import { approve, PASSWORD, signedUpOwner } from '../support/dashboard';
+import { adminHeaders, useTestApp } from '../support/harness';
+import { eventually, http } from '../support/http';
+import { useMailSink } from '../support/mail';
+import { startReceiver } from '../support/receiver';
+import { ownTreasury } from '../payouts/support';
+import { exceptionsOf, openSession, pressPay, sessionRow } from '../proof/support';
+
+// Issue 29 items 2, 3 and 6 in real Chromium, on a phone: a payment's page opened before it is paid
+// follows it live (the sandbox's payment completes and settles without a reload), a payment from a
+// wallet shows its own timeline, and a duplicate payment is refunded from the page (the password
+// asked first, the customer's address pre-filled, the button pressed twice): the customer's wallet
+// on anvil receives it exactly once. axe-core finds nothing, light or dark.
+const own = ownTreasury();
+const token = own.chain.tokens.polygon.USDC;
+const mailbox = useMailSink();
+Object.assign(mailbox.env, own.overrides);
+const ctx = useTestApp(mailbox.env, { listen: true, worker: true, sandbox: true });
+const chrome = useBrowser();
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(() => receiver.close());
+
+describe('a payment’s page in Chromium', () => {
+  it('follows a payment live, shows a wallet payment, refunds a duplicate once from the page, accessible throughout', async () => {
+    const owner = await signedUpOwner(ctx.app, mailbox, 'page@example.com', 'Page Shop');
+    const apiKey = await approve(ctx.app, owner.merchantId);
+    const put = await ctx.app.inject({
+      method: 'PUT',
+      url: `/admin/v1/merchants/${owner.merchantId}/wallets`,
+      headers: adminHeaders,
+      payload: { asset: 'USDC', network: 'polygon', address: randomAddress() },
+    });
+    expect(put.statusCode).toBe(200);
+    const id = await openSession(ctx, apiKey, { orderId: 'walk-1', metadata: { basket: 'b-9' }, webhookUrl: `${receiver.url}/h` });
+    await pressPay(ctx, id);
+
+    const context = screenshotsOnFailure(await chrome.browser.newContext({ viewport: { width: 390, height: 844 } }), 'dashboard-payment');
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    const base = `${ctx.baseUrl}/dashboard`;
+    await page.goto(`${base}/sign-in`);
+    await page.getByLabel('Email').fill('page@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Page Shop' }).waitFor();
+
+    // Opened while pending: created and Pay pressed, the metadata.
+    await page.goto(`${base}/payments/${id}`);
+    await page.getByRole('heading', { name: `Payment ${id}` }).waitFor();
+    await expect.poll(() => page.getByTestId('payment-status').textContent()).toBe('pending');
+    await expect.poll(() => page.locator('[data-kind="pay_pressed"]').count()).toBe(1);
+    expect(await page.getByTestId('metadata').textContent()).toContain('b-9');
+    await expectNoAxeViolations(page, 'a pending payment');
+
+    // Paid through the sandbox: the page follows without a reload, to the settlement and its webhook.
+    const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+      body: { reference: id, outcome: 'succeeded' },
+    });
+    expect(paid.status).toBe(200);
+    await expect.poll(() => page.getByTestId('payment-status').textContent(), { timeout: 90_000 }).toBe('completed');
+    await page.getByText('Settled: your payout is confirmed on chain').waitFor({ timeout: 90_000 });
+    await expect.poll(() => page.locator('[data-kind="credit"] a').count()).toBeGreaterThan(0);
+    await page.getByText('Webhook payment.completed').waitFor();
+    expect(await page.getByRole('button', { name: /^Resend payment\.completed/ }).count()).toBe(1);
+    const { depositAddress } = await sessionRow(ctx, id);
+    await expect.poll(() => page.getByTestId('proof-balance').textContent(), { timeout: 30_000 }).toBe('0.000000');
+    await expectNoAxeViolations(page, 'a settled payment');
+
+    // Paid again from a wallet: a duplicate, the customer leaves a refund address on the checkout page.
+    await payFromWallet(own.chain, token, depositAddress, 2_000_000n);
+    await eventually(
+      () => exceptionsOf(ctx, id),
+      (rows) => rows.length === 1,
+      30_000,
+      'the duplicate exception',
+    );
+    const customer = randomAddress();
+    await eventually(
+      () => http('POST', `${ctx.baseUrl}/pay/${id}/refund-address`, { body: { address: customer } }).then((r) => r.status),
+      (status) => status === 200,
+      20_000,
+      'the refund address saved',
+    );
+    const form = page.getByRole('form', { name: 'Refund 2.000000' });
+    await form.waitFor({ timeout: 30_000 });
+    await expect.poll(() => form.getByLabel('Refund address').inputValue(), { timeout: 10_000 }).toBe(customer);
+    await expectNoAxeViolations(page, 'the refund form');
+    await form.getByLabel('Your password').fill(PASSWORD);
+    // Pressed twice: one refund.
+    await form.getByRole('button', { name: /^Refund 2\.000000/ }).dblclick();
+    await expect
+      .poll(() => page.getByTestId('refund-state').textContent(), { timeout: 90_000 })
+      .toMatch(new RegExp(`^Refund of 2\\.000000 to ${customer}: confirmed in`));
+    expect(await balanceOf(own.chain, token, customer)).toBe(2_000_000n);
+    expect(await page.getByTestId('exception-status').textContent()).toBe('refunded');
+    const refunds = await ctx.db.sql`select status from payouts where payment_id = ${id} and kind = 'refund'`;
+    expect(refunds).toEqual([{ status: 'confirmed' }]);
+    await expectNoAxeViolations(page, 'a refunded exception');
+
+    // A session paid from the customer's own wallet: its page says so, with the credited transfer.
+    const walletId = await openSession(ctx, apiKey, { orderId: 'walk-2' });
+    const deposit = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${walletId}/deposit`);
+    expect(deposit.status).toBe(200);
+    const { address, amount } = deposit.json.deposit as { address: Address; amount: string };
+    await payFromWallet(own.chain, token, address, parseCrypto(amount));
+    await page.goto(`${base}/payments/${walletId}`);
+    await expect.poll(() => page.getByTestId('payment-status').textContent(), { timeout: 60_000 }).toBe('completed');
+    await page.getByText('Paid from the customer’s own wallet').waitFor();
+    await expect.poll(() => page.locator('[data-kind="credit"]').count()).toBe(1);
+    expect(await page.locator('[data-kind="pay_pressed"]').count()).toBe(0);
+    await expectNoAxeViolations(page, 'a wallet payment');
+
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 300_000);
+});
