@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { proofCreditView, proofView as adminProofView } from '../routes/admin/payment-proof';
 import { explorerUrlFor } from '../../domain/explorers';
 import { formatCrypto, formatFiatText } from '../../domain/money';
 import type { PaymentService } from '../../payments';
@@ -137,31 +138,9 @@ function viewPayment({ session: s, transaction: t }: PaymentDetail): z.infer<typ
   };
 }
 
-const proofView = z.object({
-  depositAddress: z.string().nullable(),
-  verification: z.enum(['chain', 'provider']),
-  network: z.string(),
-  asset: z.string(),
-  expectedGross: z.string().nullable(),
-  credited: z.string(),
-  chain: z
-    .object({ chainId: z.number(), token: z.string(), head: z.string(), confirmationsRequired: z.number(), balance: z.string() })
-    .nullable(),
-  chainError: z.string().nullable(),
-  credits: z.array(
-    z.object({
-      transactionHash: z.string(),
-      logIndex: z.number(),
-      token: z.string(),
-      asset: z.string().nullable(),
-      amount: z.string(),
-      blockNumber: z.string(),
-      confirmations: z.string().nullable(),
-      state: z.string(),
-      explorerUrl: z.string().nullable(),
-    }),
-  ),
-});
+const proofView = adminProofView
+  .omit({ paymentId: true, kind: true, status: true })
+  .extend({ credits: z.array(proofCreditView.extend({ explorerUrl: z.string().nullable() })) });
 
 export interface PaymentDetailRoutesOptions {
   payments: PaymentService;

@@ -2,7 +2,20 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { PAYMENT_STATUSES, SIMPLE_ORDER_STATUSES } from '../../../domain/payment-status';
 
-const proofView = z.object({
+/** One log recorded at a payment's deposit address (the dashboard's proof adds its explorer link). */
+export const proofCreditView = z.object({
+  transactionHash: z.string(),
+  logIndex: z.number(),
+  token: z.string(),
+  asset: z.string().nullable(),
+  amount: z.string(),
+  blockNumber: z.string(),
+  confirmations: z.string().nullable(),
+  state: z.string(),
+});
+
+/** What proves a payment on chain: the operator's view; the dashboard shows it without the ids. */
+export const proofView = z.object({
   paymentId: z.string(),
   kind: z.enum(['checkout_session', 'simple_order']),
   status: z.string().meta({
@@ -20,18 +33,7 @@ const proofView = z.object({
     .object({ chainId: z.number(), token: z.string(), head: z.string(), confirmationsRequired: z.number(), balance: z.string() })
     .nullable(),
   chainError: z.string().nullable(),
-  credits: z.array(
-    z.object({
-      transactionHash: z.string(),
-      logIndex: z.number(),
-      token: z.string(),
-      asset: z.string().nullable(),
-      amount: z.string(),
-      blockNumber: z.string(),
-      confirmations: z.string().nullable(),
-      state: z.string(),
-    }),
-  ),
+  credits: z.array(proofCreditView),
 });
 
 /** Operators: what proves a payment on chain (decisions §11), for a checkout session or a simple order. */
