@@ -1,4 +1,6 @@
-import { AppError } from './errors';
+import { isFiatCurrency } from './currencies';
+import { AppError, validationError, type ErrorDetail } from './errors';
+import { fiatDecimals, toUnits } from './money';
 import { isCanonicalPaymentId } from './ids';
 
 // Issue 29 item 1: a merchant's own payments, newest first, as a list to page through, filter,
@@ -81,4 +83,65 @@ export function checkPaymentListFilter(f: PaymentListFilter): void {
   if (f.minAmountMinor !== undefined && f.maxAmountMinor !== undefined && f.minAmountMinor > f.maxAmountMinor) {
     throw new AppError('BadRequest', 'minAmount must not be above maxAmount.');
   }
+}
+
+/** The list's filter as a person types it (the dashboard's URL search params), every field text. */
+export interface PaymentListQuery {
+  status?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  currency?: string | undefined;
+  minAmount?: string | undefined;
+  maxAmount?: string | undefined;
+  asset?: string | undefined;
+  network?: string | undefined;
+  rail?: string | undefined;
+  openExceptions?: boolean | undefined;
+  q?: string | undefined;
+}
+
+/**
+ * The typed query as a filter. Statuses are comma-separated. An amount is a decimal in a currency's
+ * own units, so an amount bound needs the currency: 10 USD and 10 JPY are not the same bound, and
+ * payments in several currencies have no common amount to compare.
+ */
+export function paymentListFilter(q: PaymentListQuery): PaymentListFilter {
+  const details: ErrorDetail[] = [];
+  const currency = q.currency?.toUpperCase();
+  if (currency && !isFiatCurrency(currency)) details.push({ path: 'currency', message: `Unsupported currency ${q.currency}.` });
+  const amount = (path: 'minAmount' | 'maxAmount'): bigint | undefined => {
+    const text = q[path];
+    if (text === undefined || text === '') return undefined;
+    if (!currency || !isFiatCurrency(currency)) {
+      details.push({ path, message: 'An amount filter needs a currency.' });
+      return undefined;
+    }
+    try {
+      const minor = toUnits(text, fiatDecimals(currency));
+      if (minor >= 0n) return minor;
+    } catch {
+      // Said below, once, whatever the reason.
+    }
+    details.push({ path, message: `Not a ${currency} amount.` });
+    return undefined;
+  };
+  const statuses = q.status ? q.status.split(',').filter(Boolean) : undefined;
+  const filter: PaymentListFilter = {
+    ...(statuses?.length ? { statuses } : {}),
+    ...(q.from ? { from: new Date(q.from) } : {}),
+    ...(q.to ? { to: new Date(q.to) } : {}),
+    ...(currency ? { currency } : {}),
+    ...(q.asset ? { asset: q.asset } : {}),
+    ...(q.network ? { network: q.network } : {}),
+    ...(q.rail ? { rail: q.rail } : {}),
+    ...(q.openExceptions ? { openExceptions: true } : {}),
+  };
+  const min = amount('minAmount');
+  const max = amount('maxAmount');
+  if (min !== undefined) filter.minAmountMinor = min;
+  if (max !== undefined) filter.maxAmountMinor = max;
+  const search = q.q ? paymentSearch(q.q) : undefined;
+  if (search) filter.search = search;
+  if (details.length) throw validationError(details, 'The filter is not valid.');
+  return filter;
 }

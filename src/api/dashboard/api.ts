@@ -4,6 +4,7 @@ import type { PaymentService } from '../../payments';
 import accountRoutes, { type AccountRoutesOptions } from './account';
 import developerRoutes from './developers';
 import { dashboardGuard } from './guard';
+import paymentListRoutes from './payments';
 
 // The dashboard's internal API (decisions §14): cookie session, CSRF-checked writes (cookies.ts),
 // zod schemas and the v1 error envelope; not part of the public v1 API (hidden from its OpenAPI
@@ -22,6 +23,7 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
   const signedIn = dashboardGuard(accounts);
   await app.register(accountRoutes, { signInLimited, accounts, signedIn, secureCookies });
   await app.register(developerRoutes, { credentials, payments, signedIn });
+  await app.register(paymentListRoutes, { payments, signedIn });
 };
 
 export default dashboardApi;
