@@ -21,6 +21,8 @@ export interface PaymentListFilter {
   rail?: string;
   /** Only payments with an exception still open (money an operator or the merchant must resolve). */
   openExceptions?: boolean;
+  /** Only the sessions customers opened of this payment link (issue 29 item 4). */
+  paymentLinkId?: string;
   search?: PaymentSearch;
 }
 
@@ -97,6 +99,7 @@ export interface PaymentListQuery {
   network?: string | undefined;
   rail?: string | undefined;
   openExceptions?: boolean | undefined;
+  link?: string | undefined;
   q?: string | undefined;
 }
 
@@ -135,6 +138,7 @@ export function paymentListFilter(q: PaymentListQuery): PaymentListFilter {
     ...(q.network ? { network: q.network } : {}),
     ...(q.rail ? { rail: q.rail } : {}),
     ...(q.openExceptions ? { openExceptions: true } : {}),
+    ...(q.link ? { paymentLinkId: q.link } : {}),
   };
   const min = amount('minAmount');
   const max = amount('maxAmount');

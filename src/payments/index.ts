@@ -21,6 +21,7 @@ import { adminLookups } from './admin-lookups';
 import { hostedPageReads } from './hosted-pages';
 import { adminMerchants } from './admin-merchants';
 import { merchantPayments } from './merchant-payments';
+import { merchantLinks } from './merchant-links';
 import { reconcile } from './reconciliation';
 import { deliveryReads } from './webhook-deliveries';
 import { findOwnSite } from './plugin-credentials';
@@ -97,6 +98,8 @@ export function createPaymentService(ctx: PaymentContext) {
     deliveries: deliveryReads(ctx),
     /** A merchant's own payments: the dashboard's list and its CSV (issue 29). */
     merchantPayments: merchantPayments(ctx),
+    /** A merchant's payment links in the dashboard (issue 29 item 4). */
+    merchantLinks: merchantLinks(ctx),
     events: merchantEvents(ctx),
     findOwnSite: (origin: string, merchantId: string) => findOwnSite(ctx, origin, merchantId),
   };

@@ -32,6 +32,7 @@ export const paymentListQuery = z.strictObject({
   network: z.enum(NETWORKS).optional(),
   rail: z.enum(RAILS).optional(),
   openExceptions: z.enum(['true', 'false']).optional(),
+  link: z.string().max(100).optional(),
   q: z.string().max(200).optional(),
 });
 
@@ -40,7 +41,7 @@ const listQuery = paymentListQuery.extend({
   limit: z.coerce.number().int().min(1).max(PAYMENT_LIST_MAX_LIMIT).optional(),
 });
 
-const paymentRowView = z.object({
+export const paymentRowView = z.object({
   id: z.string(),
   status: z.enum(STATUSES),
   source: z.string(),

@@ -43,6 +43,7 @@ function conditions(merchantId: string, f: PaymentListFilter): SQL[] {
     f.asset ? eq(s.destinationAsset, f.asset) : undefined,
     f.network ? eq(s.network, f.network) : undefined,
     f.rail ? eq(s.railType, f.rail) : undefined,
+    f.paymentLinkId ? eq(s.paymentLinkId, f.paymentLinkId) : undefined,
     f.openExceptions
       ? exists(sql`(select 1 from payment_exceptions e where e.payment_id = checkout_sessions.id and e.status = 'open')`)
       : undefined,
