@@ -48,15 +48,22 @@ export function paymentSearch(text: string): PaymentSearch | undefined {
   return { kind: 'order', orderId: q };
 }
 
-/** Where a page ends: the last row's creation time and id (ties on time are broken by id). */
+/**
+ * Where a page ends: the last row's creation time and id (ties on time are broken by id). The time
+ * is Postgres's own text of it, to the microsecond: a JavaScript date keeps milliseconds only, and a
+ * cursor cut to the millisecond would skip the rows created later in that same millisecond.
+ */
 export interface PaymentListPosition {
-  createdAt: Date;
+  /** ISO 8601 in UTC with six decimals: 2026-11-01T10:00:00.123456Z. */
+  at: string;
   id: string;
 }
 
+const POSITION_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
 /** The position as an opaque token a client hands back for the next page. */
 export function encodeListCursor(p: PaymentListPosition): string {
-  return Buffer.from(JSON.stringify([p.createdAt.toISOString(), p.id])).toString('base64url');
+  return Buffer.from(JSON.stringify([p.at, p.id])).toString('base64url');
 }
 
 export function decodeListCursor(cursor: string): PaymentListPosition {
@@ -70,9 +77,8 @@ export function decodeListCursor(cursor: string): PaymentListPosition {
   if (!Array.isArray(parsed) || parsed.length !== 2) throw bad();
   const [at, id] = parsed as unknown[];
   if (typeof at !== 'string' || typeof id !== 'string' || !isCanonicalPaymentId(id)) throw bad();
-  const createdAt = new Date(at);
-  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at) throw bad();
-  return { createdAt, id };
+  if (!POSITION_AT.test(at) || Number.isNaN(Date.parse(at))) throw bad();
+  return { at, id };
 }
 
 /** A page's size: what was asked for, within bounds a browser table and one query keep fast. */
