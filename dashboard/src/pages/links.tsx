@@ -29,8 +29,11 @@ function CreateLink() {
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
-    const [destinationAsset, network] = String(f.get('wallet') ?? '').split(' ');
-    const text = (k: string) => String(f.get(k) ?? '').trim();
+    const text = (k: string) => {
+      const v = f.get(k);
+      return typeof v === 'string' ? v.trim() : '';
+    };
+    const [destinationAsset, network] = text('wallet').split(' ');
     create.mutate({
       // The v1 API's amount is a JSON number; its text is what was typed, so nothing is rounded.
       amount: Number(text('amount')),

@@ -21,7 +21,8 @@ function StepUp() {
       aria-labelledby={`${id}-title`}
       onSubmit={(e: FormEvent<HTMLFormElement>) => {
         e.preventDefault();
-        stepUp.mutate(String(new FormData(e.currentTarget).get('password') ?? ''));
+        const password = new FormData(e.currentTarget).get('password');
+        stepUp.mutate(typeof password === 'string' ? password : '');
       }}
     >
       <p id={`${id}-title`}>Changing where your money goes asks for your password again.</p>

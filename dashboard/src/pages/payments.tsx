@@ -228,7 +228,8 @@ function List({ search }: { search: PaymentSearch }) {
 
 export function Payments() {
   usePageTitle('Payments');
-  const search = useSearch({ from: '/payments' });
+  // The route's validateSearch made these strings (paymentSearch); read loosely, as this module is the router's import.
+  const search = paymentSearch(useSearch({ strict: false }));
   return (
     <SignedIn>
       {() => (

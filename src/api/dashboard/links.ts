@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PaymentService } from '../../payments';
-import type { MerchantLinkRow } from '../../db/queries/payment-links';
+import type { MerchantLinkRow } from '../../payments/rows';
 import { createPaymentLinkBody, paymentLinkSchema, paymentLinkView } from '../routes/payment-links';
 import { DEVELOPER_ROLES, hide, ok, type SignedIn } from './guard';
 import { paymentRowView, viewPaymentRow } from './payments';

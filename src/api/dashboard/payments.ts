@@ -5,7 +5,7 @@ import { ASSETS, NETWORKS } from '../../domain/assets';
 import { formatFiatText } from '../../domain/money';
 import { paymentListFilter, PAYMENT_LIST_MAX_LIMIT } from '../../domain/payment-list';
 import type { PaymentService } from '../../payments';
-import type { MerchantPaymentRow } from '../../db/queries/merchant-payments';
+import type { MerchantPaymentRow } from '../../payments/rows';
 import { hide, ok, type SignedIn } from './guard';
 
 // Issue 29 item 1: the merchant's payments (every source: API, plugins, links), filtered, searched,
