@@ -2,6 +2,8 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { checkoutSessions, payouts } from '../../src/db/schema';
 import { settlementsCsv } from '../../src/domain/settlements-csv';
+import type { Mailer } from '../../src/mail/mailer';
+import { merchantMoney } from '../../src/payments/merchant-money';
 import { settledTransactions } from '../../src/db/queries/settlements';
 import { approve, PASSWORD, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
@@ -75,6 +77,19 @@ describe('dashboard payment links and money', () => {
     expect(boss.text).toContain(`Before: ${CHECKSUMMED}`);
     expect(boss.text).toContain('changed by wallets@example.com');
     expect(mailbox.messages().filter((m) => m.to.includes('wallets@example.com') && /wallet changed/.test(m.subject))).toHaveLength(1);
+  });
+
+  it('leaves the wallet as it was when the owners cannot be told by mail', async () => {
+    const owner = await approvedOwner('no-mail@example.com');
+    const failing: Mailer = { send: () => Promise.reject(new Error('SMTP is down')), close: () => {} };
+    const money = merchantMoney(ctx.app.payments.context, failing);
+    const change = money.setWallet(
+      owner.merchantId,
+      { asset: 'USDC', network: 'polygon', address: '0x' + '3'.repeat(40) },
+      'no-mail@example.com',
+    );
+    await expect(change).rejects.toMatchObject({ code: 'Unavailable' });
+    expect((await owner.client.call('GET', '/wallets')).json().wallets).toEqual([expect.objectContaining({ address: CHECKSUMMED })]);
   });
 
   it('creates a link as the v1 API does, lists it with its sessions, and deactivates it; viewers only read', async () => {
