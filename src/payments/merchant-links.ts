@@ -4,6 +4,8 @@ import { AppError, notFound } from '../domain/errors';
 import { isPaymentLinkId } from '../domain/ids';
 import type { PaymentContext } from './context';
 import { openPaymentLink, type PaymentLinkRequest } from './payment-links';
+import { callTemporal } from './temporal-call';
+import { linkDeactivatedSignal } from '../workflows/payment-link/messages';
 
 // Issue 29 item 4: a merchant's payment links in the dashboard. A link is made by the same use case
 // as the v1 API's POST /payment-links (the same rules of amount, currency, asset and network), and
@@ -34,13 +36,20 @@ export function merchantLinks(ctx: PaymentContext) {
 
     /**
      * Ends an active link now: its page takes no new session. Sessions customers already opened run
-     * to their own end (money may be on its way), as after the link's own expiry. Its workflow ends
-     * at the original expiry, finding the link already expired. A paid link stays paid (409).
+     * to their own end (money may be on its way), as after the link's own expiry. A paid link stays
+     * paid (409). Postgres is what the page reads; the link's run is told so that it ends now (and
+     * its search attribute says so). When Temporal cannot be reached the run still ends at the
+     * original expiry, finding the link expired, so the deactivation stands either way.
      */
     async deactivate(merchantId: string, id: string): Promise<MerchantLinkRow> {
       const link = await own(merchantId, id);
       if (link.status === 'paid') throw new AppError('Conflict', 'This link was paid already.');
-      await deactivatePaymentLink(ctx.db, merchantId, link.id);
+      if (await deactivatePaymentLink(ctx.db, merchantId, link.id)) {
+        // Not an error for the merchant: the link is deactivated, only its run ends later (above).
+        await callTemporal(ctx.temporal, link.id, () => ctx.temporal.workflow.getHandle(link.id).signal(linkDeactivatedSignal)).catch(
+          () => undefined,
+        );
+      }
       return own(merchantId, id);
     },
   };

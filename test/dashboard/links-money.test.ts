@@ -152,6 +152,10 @@ describe('dashboard payment links and money', () => {
     expect(off.statusCode).toBe(200);
     expect(off.json().link.status).toBe('expired');
     expect(Date.parse(off.json().link.expiresAt)).toBeLessThanOrEqual(Date.now());
+    // Its run is told (no worker runs in this file: the signal in its history is what is checked;
+    // the browser walk sees a run end).
+    const history = await ctx.temporal.workflow.getHandle(link.id).fetchHistory();
+    expect(history.events!.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'linkDeactivated')).toHaveLength(1);
     // Its page takes no new session.
     const pay = await ctx.app.inject({ method: 'POST', url: `/link/${link.id}/pay`, payload: { country: 'US' } });
     expect(pay.statusCode).toBe(409);

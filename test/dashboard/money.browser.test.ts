@@ -100,6 +100,27 @@ describe('payments, links and money in Chromium', () => {
     expect(await page.getByTestId('payment-status').textContent()).toBe('completed');
     await expectNoAxeViolations(page, 'a link’s sessions');
 
+    // A second link, deactivated after a confirmation: its page refuses, and its run ends now.
+    await page.goto(`${base}/links`);
+    await page.getByLabel('Amount').fill('3');
+    await page.getByRole('button', { name: 'Create the link' }).click();
+    await page.getByTestId('new-link-url').filter({ hasNotText: url }).waitFor();
+    const second = (await page.getByTestId('new-link-url').textContent())!;
+    const secondId = /\/link\/(plink_[0-9A-Za-z]+)$/.exec(second)![1]!;
+    await page.getByRole('button', { name: `Deactivate ${second}` }).click();
+    const confirm = page.getByRole('dialog', { name: 'Deactivate this link?' });
+    await expectNoAxeViolations(page, 'deactivate dialog');
+    await confirm.getByRole('button', { name: 'Deactivate the link' }).click();
+    await expect.poll(() => page.getByTestId('link-status').allTextContents()).toEqual(['expired', 'paid']);
+    await expect(ctx.temporal.workflow.getHandle(secondId).result()).resolves.toEqual({ status: 'expired', paidSessionId: null });
+    const refused = await ctx.app.inject({
+      method: 'POST',
+      url: `/link/${secondId}/pay`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'country=US',
+    });
+    expect(refused.statusCode).toBe(409);
+
     // The list: 30 more payments make two pages; search and a filter live in the URL.
     for (let i = 0; i < 30; i++) await seedPayment(ctx.db.db, owner.merchantId, 'pending');
     await page.goto(`${base}/payments`);
