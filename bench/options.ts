@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-export const FIGURE_GROUPS = ['lookups', 'creation', 'payments', 'deliveries', 'backlog', 'chain-watch'] as const;
+export const FIGURE_GROUPS = ['lookups', 'creation', 'payments', 'deliveries', 'backlog', 'chain-watch', 'payment-list'] as const;
 export const TEMPORAL_SERVERS = ['dev', 'production'] as const;
 export type FigureGroup = (typeof FIGURE_GROUPS)[number];
 
@@ -31,6 +31,8 @@ export interface BenchOptions {
   /** Payments in the backlog figure, and its rounds (a round is minutes). */
   backlog: number;
   backlogRounds: number;
+  /** Calls per round of each payment-list case. */
+  listCalls: number;
 }
 
 const USAGE = `npm run bench -- [--quick] [--out FILE] [--only ${FIGURE_GROUPS.join(',')}] [--temporal dev|production] [--log-level warn]`;
@@ -78,5 +80,6 @@ export function parseOptions(argv: string[]): BenchOptions {
     temporal: temporal as BenchOptions['temporal'],
     backlog: quick ? 20 : 200,
     backlogRounds: 1,
+    listCalls: quick ? 20 : 200,
   };
 }

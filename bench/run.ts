@@ -9,6 +9,7 @@ import { creationFigures } from './figures/creation';
 import { deliveryFigures } from './figures/deliveries';
 import { lookupFigures } from './figures/lookups';
 import { paymentFigures } from './figures/payments';
+import { paymentListFigures } from './figures/payment-list';
 import { createMinimalTables } from './minimal/activities';
 import { parseOptions } from './options';
 import { renderTable, type Figure } from './support/figures';
@@ -183,6 +184,7 @@ async function main() {
     }
 
     if (has('chain-watch')) figures.push(...(await chainWatchFigures({ options, stack, log })));
+    if (has('payment-list')) figures.push(...(await paymentListFigures({ options, databaseUrl: stack.databaseUrl, log })));
   } catch (err) {
     // What the processes said last is what explains a figure that never finished.
     for (const c of children) console.error(`--- ${c.name} (last output)\n${c.output().slice(-3000)}`);

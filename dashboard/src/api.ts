@@ -180,3 +180,92 @@ export interface PaymentProof {
     explorerUrl: string | null;
   }[];
 }
+
+/** A row of the payment list (GET /payments). */
+export interface PaymentRow {
+  id: string;
+  status: 'pending' | 'processing' | 'completed' | 'failed' | 'expired' | 'canceled';
+  source: string;
+  amount: string;
+  currency: string;
+  asset: string;
+  network: string;
+  railType: string;
+  provider: string | null;
+  orderId: string | null;
+  customerEmail: string | null;
+  paymentLinkId: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  openExceptions: number;
+}
+
+export interface PaymentLink {
+  id: string;
+  url: string;
+  status: 'active' | 'paid' | 'expired';
+  amount: string;
+  currency: string;
+  destinationAsset: string;
+  network: string;
+  description: string | null;
+  merchantOrderId: string | null;
+  expiresAt: string;
+  createdAt: string;
+  sessions: number;
+  completed: number;
+}
+
+export interface Wallet {
+  asset: string;
+  network: string;
+  address: string;
+  updatedAt: string;
+}
+
+export interface Payout {
+  id: string;
+  paymentId: string;
+  status: string;
+  asset: string;
+  network: string;
+  amount: string;
+  toAddress: string;
+  txHash: string | null;
+  failureReason: string | null;
+  createdAt: string;
+  confirmedAt: string | null;
+}
+
+export interface Settlement {
+  paymentId: string;
+  asset: string;
+  network: string;
+  gross: string;
+  commission: string;
+  net: string;
+  depositTransactionHash: string | null;
+  payoutTransactionHash: string;
+  completedAt: string | null;
+  settledAt: string;
+  orderId: string | null;
+}
+
+export interface VolumeTotal {
+  byAsset: Record<string, string>;
+  payments: number;
+}
+
+export interface Home {
+  today: VolumeTotal;
+  month: VolumeTotal;
+  days: (VolumeTotal & { day: string })[];
+  byStatus: Record<string, number>;
+  openExceptions: number;
+}
+
+export { FIAT_CURRENCIES } from '../../src/domain/currencies';
+// src/domain/assets.ts imports Node's crypto, so its lists are repeated here; the server checks every
+// pair and address (422), these only fill the choices.
+export const ASSETS = ['USDC', 'USDT'] as const;
+export const NETWORKS = ['polygon', 'ethereum', 'base', 'arbitrum', 'solana', 'tron'] as const;

@@ -1,6 +1,9 @@
 import { createRootRoute, createRoute, createRouter, Link, Outlet } from '@tanstack/react-router';
 import { Deliveries } from './pages/deliveries';
 import { Developers } from './pages/developers';
+import { Links } from './pages/links';
+import { Money } from './pages/money';
+import { Payments, paymentSearch } from './pages/payments';
 import { Overview } from './pages/overview';
 import { Payment } from './pages/payment';
 import { Requests } from './pages/requests';
@@ -44,6 +47,9 @@ const routeTree = root.addChildren([
   createRoute({ getParentRoute: () => root, path: '/developers/deliveries', component: Deliveries }),
   createRoute({ getParentRoute: () => root, path: '/developers/requests', component: Requests }),
   createRoute({ getParentRoute: () => root, path: '/payments/$id', component: Payment }),
+  createRoute({ getParentRoute: () => root, path: '/payments', component: Payments, validateSearch: paymentSearch }),
+  createRoute({ getParentRoute: () => root, path: '/links', component: Links }),
+  createRoute({ getParentRoute: () => root, path: '/money', component: Money }),
   createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignIn }),
   createRoute({ getParentRoute: () => root, path: '/sign-up', component: SignUp }),
   createRoute({ getParentRoute: () => root, path: '/verify-email', component: VerifyEmail }),

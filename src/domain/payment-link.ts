@@ -15,6 +15,8 @@ export type LinkEvent =
   | { kind: 'paid'; sessionId: string }
   /** The expiry has passed (`nextLinkDeadline`). */
   | { kind: 'deadline'; nowMs: number }
+  /** The merchant deactivated the link (its row already says expired): the run ends now, not at the expiry. */
+  | { kind: 'deactivated' }
   /** What the conditional expiry write found: a payment whose signal was lost is never undone. */
   | { kind: 'expiryWritten'; status: PaymentLinkStatus };
 
@@ -33,6 +35,9 @@ export function decideLink(current: LinkState, event: LinkEvent): { state: LinkS
       return { state: { ...state, status: 'paid', paidSessionId: event.sessionId }, effects: [] };
     case 'deadline':
       return { state, effects: event.nowMs >= state.expiresAtMs ? [{ kind: 'expire' }] : [] };
+    case 'deactivated':
+      // The same conditional write as at the deadline: a link paid meanwhile stays paid.
+      return { state, effects: [{ kind: 'expire' }] };
     case 'expiryWritten':
       return { state: { ...state, status: event.status }, effects: [] };
   }

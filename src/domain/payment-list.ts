@@ -1,4 +1,6 @@
-import { AppError } from './errors';
+import { isFiatCurrency } from './currencies';
+import { AppError, validationError, type ErrorDetail } from './errors';
+import { fiatDecimals, toUnits } from './money';
 import { isCanonicalPaymentId } from './ids';
 
 // Issue 29 item 1: a merchant's own payments, newest first, as a list to page through, filter,
@@ -19,6 +21,8 @@ export interface PaymentListFilter {
   rail?: string;
   /** Only payments with an exception still open (money an operator or the merchant must resolve). */
   openExceptions?: boolean;
+  /** Only the sessions customers opened of this payment link (issue 29 item 4). */
+  paymentLinkId?: string;
   search?: PaymentSearch;
 }
 
@@ -44,15 +48,22 @@ export function paymentSearch(text: string): PaymentSearch | undefined {
   return { kind: 'order', orderId: q };
 }
 
-/** Where a page ends: the last row's creation time and id (ties on time are broken by id). */
+/**
+ * Where a page ends: the last row's creation time and id (ties on time are broken by id). The time
+ * is Postgres's own text of it, to the microsecond: a JavaScript date keeps milliseconds only, and a
+ * cursor cut to the millisecond would skip the rows created later in that same millisecond.
+ */
 export interface PaymentListPosition {
-  createdAt: Date;
+  /** ISO 8601 in UTC with six decimals: 2026-11-01T10:00:00.123456Z. */
+  at: string;
   id: string;
 }
 
+const POSITION_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
 /** The position as an opaque token a client hands back for the next page. */
 export function encodeListCursor(p: PaymentListPosition): string {
-  return Buffer.from(JSON.stringify([p.createdAt.toISOString(), p.id])).toString('base64url');
+  return Buffer.from(JSON.stringify([p.at, p.id])).toString('base64url');
 }
 
 export function decodeListCursor(cursor: string): PaymentListPosition {
@@ -66,9 +77,8 @@ export function decodeListCursor(cursor: string): PaymentListPosition {
   if (!Array.isArray(parsed) || parsed.length !== 2) throw bad();
   const [at, id] = parsed as unknown[];
   if (typeof at !== 'string' || typeof id !== 'string' || !isCanonicalPaymentId(id)) throw bad();
-  const createdAt = new Date(at);
-  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at) throw bad();
-  return { createdAt, id };
+  if (!POSITION_AT.test(at) || Number.isNaN(Date.parse(at))) throw bad();
+  return { at, id };
 }
 
 /** A page's size: what was asked for, within bounds a browser table and one query keep fast. */
@@ -81,4 +91,67 @@ export function checkPaymentListFilter(f: PaymentListFilter): void {
   if (f.minAmountMinor !== undefined && f.maxAmountMinor !== undefined && f.minAmountMinor > f.maxAmountMinor) {
     throw new AppError('BadRequest', 'minAmount must not be above maxAmount.');
   }
+}
+
+/** The list's filter as a person types it (the dashboard's URL search params), every field text. */
+export interface PaymentListQuery {
+  status?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  currency?: string | undefined;
+  minAmount?: string | undefined;
+  maxAmount?: string | undefined;
+  asset?: string | undefined;
+  network?: string | undefined;
+  rail?: string | undefined;
+  openExceptions?: boolean | undefined;
+  link?: string | undefined;
+  q?: string | undefined;
+}
+
+/**
+ * The typed query as a filter. Statuses are comma-separated. An amount is a decimal in a currency's
+ * own units, so an amount bound needs the currency: 10 USD and 10 JPY are not the same bound, and
+ * payments in several currencies have no common amount to compare.
+ */
+export function paymentListFilter(q: PaymentListQuery): PaymentListFilter {
+  const details: ErrorDetail[] = [];
+  const currency = q.currency?.toUpperCase();
+  if (currency && !isFiatCurrency(currency)) details.push({ path: 'currency', message: `Unsupported currency ${q.currency}.` });
+  const amount = (path: 'minAmount' | 'maxAmount'): bigint | undefined => {
+    const text = q[path];
+    if (text === undefined || text === '') return undefined;
+    if (!currency || !isFiatCurrency(currency)) {
+      details.push({ path, message: 'An amount filter needs a currency.' });
+      return undefined;
+    }
+    try {
+      const minor = toUnits(text, fiatDecimals(currency));
+      if (minor >= 0n) return minor;
+    } catch {
+      // Said below, once, whatever the reason.
+    }
+    details.push({ path, message: `Not a ${currency} amount.` });
+    return undefined;
+  };
+  const statuses = q.status ? q.status.split(',').filter(Boolean) : undefined;
+  const filter: PaymentListFilter = {
+    ...(statuses?.length ? { statuses } : {}),
+    ...(q.from ? { from: new Date(q.from) } : {}),
+    ...(q.to ? { to: new Date(q.to) } : {}),
+    ...(currency ? { currency } : {}),
+    ...(q.asset ? { asset: q.asset } : {}),
+    ...(q.network ? { network: q.network } : {}),
+    ...(q.rail ? { rail: q.rail } : {}),
+    ...(q.openExceptions ? { openExceptions: true } : {}),
+    ...(q.link ? { paymentLinkId: q.link } : {}),
+  };
+  const min = amount('minAmount');
+  const max = amount('maxAmount');
+  if (min !== undefined) filter.minAmountMinor = min;
+  if (max !== undefined) filter.maxAmountMinor = max;
+  const search = q.q ? paymentSearch(q.q) : undefined;
+  if (search) filter.search = search;
+  if (details.length) throw validationError(details, 'The filter is not valid.');
+  return filter;
 }

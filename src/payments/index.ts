@@ -22,6 +22,7 @@ import { hostedPageReads } from './hosted-pages';
 import { adminMerchants } from './admin-merchants';
 import { merchantPayments } from './merchant-payments';
 import { merchantPaymentDetail } from './payment-detail';
+import { merchantLinks } from './merchant-links';
 import { reconcile } from './reconciliation';
 import { deliveryReads } from './webhook-deliveries';
 import { findOwnSite } from './plugin-credentials';
@@ -100,6 +101,8 @@ export function createPaymentService(ctx: PaymentContext) {
     merchantPayments: merchantPayments(ctx),
     /** One payment of a merchant: its page (timeline, proof) and the refund of its exceptions (issue 29). */
     paymentDetail: merchantPaymentDetail(ctx),
+    /** A merchant's payment links in the dashboard (issue 29 item 4). */
+    merchantLinks: merchantLinks(ctx),
     events: merchantEvents(ctx),
     findOwnSite: (origin: string, merchantId: string) => findOwnSite(ctx, origin, merchantId),
   };

@@ -71,19 +71,20 @@ export function merchantPayments(ctx: Pick<PaymentContext, 'db'>) {
       const rows = await listMerchantPayments(ctx.db, merchantId, filter, { after, limit: limit + 1 });
       const items = rows.slice(0, limit);
       const last = items.at(-1);
-      return { items, nextCursor: rows.length > limit && last ? encodeListCursor(last) : null };
+      return { items, nextCursor: rows.length > limit && last ? encodeListCursor({ at: last.position, id: last.id }) : null };
     },
 
     /** Exactly the rows `list` pages through for the same filter, as CSV lines, header first. */
     async *exportCsv(merchantId: string, filter: PaymentListFilter): AsyncGenerator<string> {
       checkPaymentListFilter(filter);
       yield csvLine(PAYMENT_EXPORT_COLUMNS);
-      let after: MerchantPaymentRow | undefined;
+      let after: { at: string; id: string } | undefined;
       for (;;) {
         const rows = await listMerchantPayments(ctx.db, merchantId, filter, { after, limit: EXPORT_PAGE });
         if (rows.length > 0) yield rows.map((r) => csvLine(exportCells(r))).join('');
         if (rows.length < EXPORT_PAGE) return;
-        after = rows.at(-1);
+        const last = rows.at(-1)!;
+        after = { at: last.position, id: last.id };
       }
     },
   };

@@ -11,3 +11,5 @@ export type { TransactionRow } from '../db/queries/transactions';
 export type { DeliveryRow, DeliveryWithAttempts, EndpointRow } from '../db/queries/webhooks';
 export type { SitePlatform, SiteRow } from '../db/queries/sites';
 export type { DashboardRole } from '../db/schema';
+export type { MerchantPaymentRow } from '../db/queries/merchant-payments';
+export type { MerchantLinkRow } from '../db/queries/payment-links';

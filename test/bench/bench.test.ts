@@ -34,6 +34,7 @@ const EXPECTED = [
   ...[10, 100, 1000, 10_000, 100_000].flatMap((n) =>
     ['ms', 'us_per_open', 'rpc_calls', 'get_logs', 'heap_mib'].map((f) => `chain_watch_${f}_${n}`),
   ),
+  ...['first_page', 'deep_page', 'filtered', 'search_email'].map((c) => `payment_list_${c}_ms`),
 ];
 
 describe('npm run bench --quick', () => {

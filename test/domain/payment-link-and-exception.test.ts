@@ -37,6 +37,14 @@ describe('a payment link (decisions §5)', () => {
     expect(linkRun(initialLink(1000), { kind: 'expiryWritten', status: 'paid' }).state.status).toBe('paid');
   });
 
+  it('writes its expiry when the merchant deactivates it, and a payment that came first stays', () => {
+    expect(linkRun(initialLink(1000), { kind: 'deactivated' }).effects).toEqual([{ kind: 'expire' }]);
+    expect(linkRun(initialLink(1000), { kind: 'deactivated' }, { kind: 'expiryWritten', status: 'expired' }).state.status).toBe('expired');
+    expect(linkRun(initialLink(1000), { kind: 'deactivated' }, { kind: 'expiryWritten', status: 'paid' }).state.status).toBe('paid');
+    const paid = linkRun(initialLink(1000), { kind: 'paid', sessionId: 'SV_a' }).state;
+    expect(linkRun(paid, { kind: 'deactivated' }).effects).toEqual([]);
+  });
+
   it('never expires once paid', () => {
     const paid = linkRun(initialLink(1000), { kind: 'paid', sessionId: 'SV_a' }).state;
     expect(linkRun(paid, { kind: 'deadline', nowMs: 5000 }).effects).toEqual([]);

@@ -219,4 +219,28 @@ describe("a merchant's payment list", () => {
       code: 'BadRequest',
     });
   });
+  it('pages through rows created within one millisecond (the cursor keeps microseconds)', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const times = [
+      '2026-11-02T00:00:00.123900Z',
+      '2026-11-02T00:00:00.123456Z',
+      '2026-11-02T00:00:00.123200Z',
+      '2026-11-02T00:00:00.123000Z',
+    ];
+    for (const [i, at] of times.entries()) {
+      await ctx.db
+        .sql`insert into checkout_sessions (id, merchant_id, status, amount_minor, currency, country_code, destination_asset, network,
+          wallet_address, commission_bps, provider, rail_type, workflow_started, expires_at, created_at)
+        values (${`SV_micro${i}`}, ${m.id}, 'pending', 100, 'USD', 'US', 'USDC', 'polygon', '0x52908400098527886E0F7030069857D2E4169EE7', 100,
+          'sandbox', 'fiat_to_crypto', true, now() + interval '1 day', ${at}::timestamptz)`;
+    }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await ctx.app.payments.merchantPayments.list(m.id, {}, { limit: 1, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((r) => r.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(['SV_micro0', 'SV_micro1', 'SV_micro2', 'SV_micro3']);
+  });
 });

@@ -3,6 +3,7 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, type Me } from '../api';
 import { ErrorText, ShownOnce, SignedIn, usePageTitle } from '../ui';
+import { HomeFigures } from './home';
 
 const STATUS_TEXT: Record<Me['merchant']['status'], string> = {
   pending_review: 'Waiting for review: an operator approves new accounts. Your live key appears here once approved.',
@@ -69,8 +70,18 @@ export function Overview() {
             </dl>
           </section>
           <LiveKey me={me} />
+          <HomeFigures />
           <nav aria-label="Sections">
             <ul>
+              <li>
+                <Link to="/payments">Payments: search, filter, export</Link>
+              </li>
+              <li>
+                <Link to="/links">Payment links</Link>
+              </li>
+              <li>
+                <Link to="/money">Money: settlement wallets, payouts, settlements</Link>
+              </li>
               <li>
                 <Link to="/developers">Developers: API keys, webhooks, Security Code</Link>
               </li>

@@ -5,6 +5,11 @@ import accountRoutes, { type AccountRoutesOptions } from './account';
 import developerRoutes from './developers';
 import paymentDetailRoutes from './payment-detail';
 import { dashboardGuard } from './guard';
+import linkRoutes from './links';
+import moneyRoutes from './money';
+import paymentListRoutes from './payments';
+import type { Mailer } from '../../mail/mailer';
+import { merchantMoney } from '../../payments/merchant-money';
 
 // The dashboard's internal API (decisions §14): cookie session, CSRF-checked writes (cookies.ts),
 // zod schemas and the v1 error envelope; not part of the public v1 API (hidden from its OpenAPI
@@ -14,16 +19,22 @@ import { dashboardGuard } from './guard';
 export interface DashboardApiOptions extends Omit<AccountRoutesOptions, 'signedIn'> {
   credentials: MerchantCredentials;
   payments: PaymentService;
+  /** The owners' notices (a settlement wallet changed). */
+  mailer: Mailer;
 }
 
 const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
   app,
-  { signInLimited, accounts, credentials, payments, secureCookies },
+  { signInLimited, accounts, credentials, payments, secureCookies, mailer },
 ) => {
   const signedIn = dashboardGuard(accounts);
   await app.register(accountRoutes, { signInLimited, accounts, signedIn, secureCookies });
   await app.register(developerRoutes, { credentials, payments, signedIn });
   await app.register(paymentDetailRoutes, { payments, signedIn });
+  await app.register(paymentListRoutes, { payments, signedIn });
+  const { config, now } = payments.context;
+  await app.register(linkRoutes, { payments, signedIn, publicBaseUrl: config.http.publicBaseUrl });
+  await app.register(moneyRoutes, { money: merchantMoney(payments.context, mailer), signedIn, now });
 };
 
 export default dashboardApi;

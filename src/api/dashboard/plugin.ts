@@ -74,6 +74,7 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     accounts: createMerchantAccounts({ db, config, mailer }),
     credentials: createMerchantCredentials({ db, config, now }),
     payments: app.payments,
+    mailer,
   });
   if (devMailboxDir) {
     await app.register(devMailboxPage, { dir: devMailboxDir });

@@ -9,7 +9,7 @@ import { createCheckoutSessionBody } from './checkout-sessions';
 const v1 = createCheckoutSessionBody.shape;
 
 // Decisions §5: required amount and currency; expiresInMinutes 5..43,200, default 7 days.
-const createPaymentLinkBody = z.strictObject({
+export const createPaymentLinkBody = z.strictObject({
   amount: v1.amount,
   currency: v1.currency,
   destinationAsset: v1.destinationAsset,

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { dashboardEmailTokens, dashboardSessions, dashboardUsers, merchants } from '../schema';
 
@@ -104,4 +104,13 @@ export async function merchantHasDashboardUsers(db: DatabaseOrTransaction, merch
 
 export async function setLiveKeyToReveal(db: DatabaseOrTransaction, merchantId: string, sealed: string | null): Promise<void> {
   await db.update(merchants).set({ liveKeyToRevealEncrypted: sealed }).where(eq(merchants.id, merchantId));
+}
+
+/** The owners' confirmed addresses: who is told of a change to where the merchant's money goes. */
+export async function ownerEmails(db: DatabaseOrTransaction, merchantId: string): Promise<string[]> {
+  const rows = await db
+    .select({ email: dashboardUsers.email })
+    .from(dashboardUsers)
+    .where(and(eq(dashboardUsers.merchantId, merchantId), eq(dashboardUsers.role, 'owner'), isNotNull(dashboardUsers.emailVerifiedAt)));
+  return rows.map((r) => r.email);
 }

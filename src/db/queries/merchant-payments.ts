@@ -43,6 +43,7 @@ function conditions(merchantId: string, f: PaymentListFilter): SQL[] {
     f.asset ? eq(s.destinationAsset, f.asset) : undefined,
     f.network ? eq(s.network, f.network) : undefined,
     f.rail ? eq(s.railType, f.rail) : undefined,
+    f.paymentLinkId ? eq(s.paymentLinkId, f.paymentLinkId) : undefined,
     f.openExceptions
       ? exists(sql`(select 1 from payment_exceptions e where e.payment_id = checkout_sessions.id and e.status = 'open')`)
       : undefined,
@@ -68,7 +69,11 @@ export type MerchantPaymentRow = Pick<
   | 'paymentLinkId'
   | 'createdAt'
   | 'completedAt'
-> & { openExceptions: number };
+> & {
+  openExceptions: number;
+  /** created_at to the microsecond, as the next page's cursor needs it (domain/payment-list.ts). */
+  position: string;
+};
 
 const columns = {
   id: s.id,
@@ -87,6 +92,7 @@ const columns = {
   createdAt: s.createdAt,
   completedAt: s.completedAt,
   openExceptions: sql<number>`(select count(*)::int from payment_exceptions e where e.payment_id = checkout_sessions.id and e.status = 'open')`,
+  position: sql<string>`to_char(${s.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
 };
 
 /** Up to `limit` rows after `after` (none: from the newest). */
@@ -98,8 +104,10 @@ export async function listMerchantPayments(
 ): Promise<MerchantPaymentRow[]> {
   const where = conditions(merchantId, filter);
   if (page.after) {
-    const { createdAt, id } = page.after;
-    where.push(or(lt(s.createdAt, createdAt), and(eq(s.createdAt, createdAt), lt(s.id, id)))!);
+    // A row comparison, which the (merchant, created_at, id) index answers as one range: the
+    // equivalent `a < x or (a = x and b < y)` made Postgres walk the index from the newest row
+    // (21 ms at row 50,000 of 100,000 in the bench, against about 1 ms).
+    where.push(sql`(${s.createdAt}, ${s.id}) < (${page.after.at}::timestamptz, ${page.after.id})`);
   }
   return db
     .select(columns)

@@ -1,4 +1,4 @@
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { paymentLinks } from '../schema';
 
@@ -54,4 +54,44 @@ export async function expirePaymentLink(db: DatabaseOrTransaction, id: string): 
     .set({ status: 'expired', updatedAt: sql`now()` })
     .where(and(eq(paymentLinks.id, id), eq(paymentLinks.status, 'active')));
   return (await findPaymentLink(db, id))?.status ?? null;
+}
+
+/** A merchant's link with how many sessions customers opened of it and how many completed. */
+export type MerchantLinkRow = PaymentLinkRow & { sessions: number; completed: number };
+
+const sessionCounts = {
+  sessions: sql<number>`(select count(*)::int from checkout_sessions s where s.payment_link_id = payment_links.id and s.workflow_started)`,
+  completed: sql<number>`(select count(*)::int from checkout_sessions s where s.payment_link_id = payment_links.id and s.status = 'completed')`,
+};
+
+/** A merchant's links, newest first (issue 29 item 4). */
+export async function listMerchantLinks(db: DatabaseOrTransaction, merchantId: string, limit: number): Promise<MerchantLinkRow[]> {
+  return db
+    .select({ ...getTableColumns(paymentLinks), ...sessionCounts })
+    .from(paymentLinks)
+    .where(eq(paymentLinks.merchantId, merchantId))
+    .orderBy(desc(paymentLinks.createdAt), desc(paymentLinks.id))
+    .limit(limit);
+}
+
+/** One of the merchant's links; another merchant's is not found. */
+export async function findMerchantLink(db: DatabaseOrTransaction, merchantId: string, id: string): Promise<MerchantLinkRow | undefined> {
+  const [row] = await db
+    .select({ ...getTableColumns(paymentLinks), ...sessionCounts })
+    .from(paymentLinks)
+    .where(and(eq(paymentLinks.merchantId, merchantId), eq(paymentLinks.id, id)));
+  return row;
+}
+
+/**
+ * Ends an active link of the merchant's now: it expires at this moment, so its page refuses a new
+ * session exactly as after its own expiry. Answers whether it was active.
+ */
+export async function deactivatePaymentLink(db: DatabaseOrTransaction, merchantId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .update(paymentLinks)
+    .set({ status: 'expired', expiresAt: sql`least(${paymentLinks.expiresAt}, now())`, updatedAt: sql`now()` })
+    .where(and(eq(paymentLinks.merchantId, merchantId), eq(paymentLinks.id, id), eq(paymentLinks.status, 'active')))
+    .returning({ id: paymentLinks.id });
+  return rows.length > 0;
 }

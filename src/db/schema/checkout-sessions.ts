@@ -96,6 +96,10 @@ export const checkoutSessions = pgTable(
     index('checkout_sessions_merchant_email_idx')
       .on(t.merchantId, sql`lower(${t.customerEmail})`)
       .where(sql`${t.customerEmail} is not null`),
+    // A payment link's sessions (the dashboard's link page and its counts, issue 29 item 4).
+    index('checkout_sessions_payment_link_idx')
+      .on(t.paymentLinkId, t.createdAt)
+      .where(sql`${t.paymentLinkId} is not null`),
     index('checkout_sessions_review_idx')
       .on(t.reviewFlag)
       .where(sql`${t.reviewFlag} is not null`),

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, check, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { checkoutSessions } from './checkout-sessions';
 
 // One row per canonical payment id (unique): a retried or replayed completion cannot write a second.
@@ -37,6 +37,10 @@ export const transactions = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    // A merchant's volume by day (the dashboard's home, issue 29 item 5).
+    index('transactions_merchant_completed_idx')
+      .on(t.merchantId, t.completedAt)
+      .where(sql`${t.status} = 'completed'`),
     // Decisions §7: the split adds up to the gross amount, to the last digit, for every row.
     check(
       'transactions_split_check',

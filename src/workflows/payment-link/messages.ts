@@ -22,4 +22,6 @@ export interface PaymentLinkOutcome {
 
 /** Sent once a session of the link completed and the link was marked paid in Postgres. */
 export const linkPaidSignal = defineSignal<[{ sessionId: string }]>('linkPaid');
+/** Sent once the merchant deactivated the link in the dashboard and Postgres marked it expired. */
+export const linkDeactivatedSignal = defineSignal('linkDeactivated');
 export const linkStateQuery = defineQuery<PaymentLinkOutcome>('linkState');

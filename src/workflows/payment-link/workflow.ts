@@ -4,7 +4,7 @@ import { decideLink, initialLink, nextLinkDeadline, type LinkEffect, type LinkEv
 import { LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { PaymentStatusKey } from '../search-attributes';
 import { handleEvent, Inbox } from '../decision-loop';
-import { linkPaidSignal, linkStateQuery, type PaymentLinkInput, type PaymentLinkOutcome } from './messages';
+import { linkDeactivatedSignal, linkPaidSignal, linkStateQuery, type PaymentLinkInput, type PaymentLinkOutcome } from './messages';
 
 const records = proxyLocalActivities<PaymentLinkActivities>(LOCAL_DATABASE_ACTIVITY);
 
@@ -18,6 +18,7 @@ export async function paymentLink(input: PaymentLinkInput): Promise<PaymentLinkO
 
   setHandler(linkStateQuery, () => ({ status: link.status, paidSessionId: link.paidSessionId }));
   setHandler(linkPaidSignal, ({ sessionId }) => inbox.push({ kind: 'paid', sessionId }));
+  setHandler(linkDeactivatedSignal, () => inbox.push({ kind: 'deactivated' }));
 
   const perform = async (_: LinkEffect): Promise<LinkEvent> => ({
     kind: 'expiryWritten',

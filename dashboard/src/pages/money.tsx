@@ -1,0 +1,208 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { useId, type FormEvent } from 'react';
+import { api, ASSETS, NETWORKS, type Me, type Payout, type Settlement, type Wallet } from '../api';
+import { ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
+
+// Issue 29 item 5: where the merchant's money goes and what has gone there. Owners and admins change
+// a settlement wallet, after confirming their password in this session; every owner gets a mail.
+
+const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+
+function StepUp() {
+  const queryClient = useQueryClient();
+  const id = useId();
+  const stepUp = useMutation({
+    mutationFn: (password: string) => api('POST', '/step-up', { password }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['me'] }),
+  });
+  return (
+    <form
+      aria-labelledby={`${id}-title`}
+      onSubmit={(e: FormEvent<HTMLFormElement>) => {
+        e.preventDefault();
+        const password = new FormData(e.currentTarget).get('password');
+        stepUp.mutate(typeof password === 'string' ? password : '');
+      }}
+    >
+      <p id={`${id}-title`}>Changing where your money goes asks for your password again.</p>
+      <div className="field">
+        <label htmlFor={id}>Your password</label>
+        <input id={id} name="password" type="password" autoComplete="current-password" required />
+      </div>
+      <ErrorText error={stepUp.error} />
+      <button type="submit" disabled={stepUp.isPending}>
+        Confirm
+      </button>
+    </form>
+  );
+}
+
+function ChangeWallet() {
+  const queryClient = useQueryClient();
+  const ids = { asset: useId(), network: useId(), address: useId() };
+  const change = useMutation({
+    mutationFn: (body: object) => api<{ wallet: Wallet }>('POST', '/wallets', body),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['wallets'] }),
+  });
+  return (
+    <form
+      aria-label="Set a settlement wallet"
+      onSubmit={(e: FormEvent<HTMLFormElement>) => {
+        e.preventDefault();
+        change.mutate(Object.fromEntries(new FormData(e.currentTarget).entries()));
+      }}
+    >
+      <div className="field">
+        <label htmlFor={ids.asset}>Asset</label>
+        <select id={ids.asset} name="asset">
+          {ASSETS.map((a) => (
+            <option key={a}>{a}</option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={ids.network}>Network</label>
+        <select id={ids.network} name="network">
+          {NETWORKS.map((n) => (
+            <option key={n}>{n}</option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={ids.address}>Address</label>
+        <input id={ids.address} name="address" required autoComplete="off" spellCheck={false} aria-describedby={`${ids.address}-hint`} />
+        <p className="hint" id={`${ids.address}-hint`}>
+          Mixed-case EVM addresses must carry their checksum (EIP-55): a mistyped address is refused, not paid.
+        </p>
+      </div>
+      <ErrorText error={change.error} />
+      {change.data && (
+        <p role="status">
+          {change.data.wallet.asset} on {change.data.wallet.network} now settles to <code>{change.data.wallet.address}</code>. The owners
+          were told by mail.
+        </p>
+      )}
+      <button type="submit" disabled={change.isPending}>
+        Set the wallet
+      </button>
+    </form>
+  );
+}
+
+function Wallets({ me }: { me: Me }) {
+  const wallets = useQuery({ queryKey: ['wallets'], queryFn: () => api<{ wallets: Wallet[] }>('GET', '/wallets') });
+  const mayChange = me.user.role === 'owner' || me.user.role === 'admin';
+  return (
+    <section aria-labelledby="wallets">
+      <h2 id="wallets">Settlement wallets</h2>
+      <ErrorText error={wallets.error} />
+      {wallets.data?.wallets.length === 0 && <p>No wallet yet: payments need one for their asset and network.</p>}
+      <ScrollTable label="Settlement wallets, scrollable" head={['Asset', 'Network', 'Address', 'Changed']}>
+        {wallets.data?.wallets.map((w) => (
+          <tr key={`${w.asset}-${w.network}`} data-testid="wallet">
+            <td>{w.asset}</td>
+            <td>{w.network}</td>
+            <td>
+              <code>{w.address}</code>
+            </td>
+            <td>{date(w.updatedAt)}</td>
+          </tr>
+        ))}
+      </ScrollTable>
+      {!mayChange ? <p>Owners and admins change wallets.</p> : me.steppedUp ? <ChangeWallet /> : <StepUp />}
+    </section>
+  );
+}
+
+function Payouts() {
+  const payouts = useQuery({ queryKey: ['payouts'], queryFn: () => api<{ payouts: Payout[] }>('GET', '/payouts') });
+  return (
+    <section aria-labelledby="payouts">
+      <h2 id="payouts">Payouts</h2>
+      <p>
+        Each payment’s net, sent to your wallet on chain. <a href="/dashboard/api/payouts.csv">Download payouts as CSV</a>
+      </p>
+      <ErrorText error={payouts.error} />
+      {payouts.data?.payouts.length === 0 && <p>No payout yet.</p>}
+      <ScrollTable label="Payouts, scrollable" head={['Payment', 'Amount', 'Status', 'To', 'Transaction', 'Confirmed']}>
+        {payouts.data?.payouts.map((p) => (
+          <tr key={p.id} data-testid="payout">
+            <td>
+              <a href={`/dashboard/payments/${p.paymentId}`}>
+                <code>{p.paymentId}</code>
+              </a>
+            </td>
+            <td>
+              {p.amount} {p.asset} on {p.network}
+            </td>
+            <td>
+              {p.status}
+              {p.failureReason ? ` (${p.failureReason})` : ''}
+            </td>
+            <td>
+              <code>{p.toAddress}</code>
+            </td>
+            <td>{p.txHash ? <code>{p.txHash}</code> : '—'}</td>
+            <td>{date(p.confirmedAt)}</td>
+          </tr>
+        ))}
+      </ScrollTable>
+    </section>
+  );
+}
+
+function Settlements() {
+  const settlements = useQuery({ queryKey: ['settlements'], queryFn: () => api<{ settlements: Settlement[] }>('GET', '/settlements') });
+  return (
+    <section aria-labelledby="settlements">
+      <h2 id="settlements">Settlements</h2>
+      <p>
+        Payments whose payout was confirmed: gross, commission and net.{' '}
+        <a href="/dashboard/api/settlements.csv">Download settlements as CSV</a>
+      </p>
+      <ErrorText error={settlements.error} />
+      {settlements.data?.settlements.length === 0 && <p>Nothing settled yet.</p>}
+      <ScrollTable label="Settlements, scrollable" head={['Payment', 'Gross', 'Commission', 'Net', 'Settled']}>
+        {settlements.data?.settlements.map((s) => (
+          <tr key={s.paymentId} data-testid="settlement">
+            <td>
+              <code>{s.paymentId}</code>
+              {s.orderId && (
+                <>
+                  <br />
+                  <small>order {s.orderId}</small>
+                </>
+              )}
+            </td>
+            <td>
+              {s.gross} {s.asset}
+            </td>
+            <td>{s.commission}</td>
+            <td>{s.net}</td>
+            <td>{date(s.settledAt)}</td>
+          </tr>
+        ))}
+      </ScrollTable>
+    </section>
+  );
+}
+
+export function Money() {
+  usePageTitle('Money');
+  return (
+    <SignedIn>
+      {(me) => (
+        <>
+          <p>
+            <Link to="/">Back to the overview</Link>
+          </p>
+          <h1>Money</h1>
+          <Wallets me={me} />
+          <Payouts />
+          <Settlements />
+        </>
+      )}
+    </SignedIn>
+  );
+}

@@ -1,0 +1,252 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import { useId, type FormEvent } from 'react';
+import { api, ASSETS, FIAT_CURRENCIES, NETWORKS, type PaymentRow } from '../api';
+import { ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
+
+// Issue 29 item 1: the merchant's payments. The filters live in the URL (a reload or a shared link
+// shows the same list); pages are walked by the server's cursor, with the cursors of earlier pages
+// kept in the URL too, so Previous works after a reload.
+
+export const FILTERS = [
+  'q',
+  'status',
+  'from',
+  'to',
+  'currency',
+  'minAmount',
+  'maxAmount',
+  'asset',
+  'network',
+  'rail',
+  'openExceptions',
+  'link',
+] as const;
+export type PaymentSearch = Partial<Record<(typeof FILTERS)[number] | 'cursor' | 'trail', string>>;
+
+/** The URL's search params as plain strings, every unknown key dropped. */
+export function paymentSearch(raw: Record<string, unknown>): PaymentSearch {
+  const out: PaymentSearch = {};
+  for (const key of [...FILTERS, 'cursor', 'trail'] as const) {
+    const v = raw[key];
+    if (typeof v === 'string' && v !== '') out[key] = v;
+    else if (typeof v === 'number' || typeof v === 'boolean') out[key] = String(v);
+  }
+  return out;
+}
+
+const STATUSES = ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'];
+const RAILS: [string, string][] = [
+  ['fiat_to_crypto', 'Card or bank (on-ramp)'],
+  ['crypto_transfer', 'From a wallet'],
+];
+// The first page has no cursor; the trail marks it so.
+const FIRST = '~';
+
+function filtersOnly(s: PaymentSearch): Record<string, string> {
+  return Object.fromEntries(FILTERS.filter((k) => s[k]).map((k) => [k, s[k]!]));
+}
+
+/** The API's query string for the list: a date typed as a day is that day's start (from) or the next day's (to: inclusive). */
+function apiQuery(s: PaymentSearch): URLSearchParams {
+  const f = filtersOnly(s);
+  if (f.to && /^\d{4}-\d{2}-\d{2}$/.test(f.to)) f.to = new Date(Date.parse(f.to) + 86_400_000).toISOString().slice(0, 10);
+  return new URLSearchParams(f);
+}
+
+function Choice(props: { label: string; name: string; value: string | undefined; options: [string, string][] }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{props.label}</label>
+      <select id={id} name={props.name} defaultValue={props.value ?? ''}>
+        <option value="">All</option>
+        {props.options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function Input(props: { label: string; name: string; value: string | undefined; type?: string; hint?: string; inputMode?: 'decimal' }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{props.label}</label>
+      <input
+        id={id}
+        name={props.name}
+        type={props.type ?? 'text'}
+        inputMode={props.inputMode}
+        defaultValue={props.value ?? ''}
+        aria-describedby={props.hint ? `${id}-hint` : undefined}
+      />
+      {props.hint && (
+        <p className="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Filters({ search }: { search: PaymentSearch }) {
+  const navigate = useNavigate();
+  const apply = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const data = new FormData(e.currentTarget);
+    const next: Record<string, string> = {};
+    for (const key of FILTERS) {
+      const v = data.get(key);
+      if (typeof v === 'string' && v.trim() !== '') next[key] = v.trim();
+    }
+    void navigate({ to: '/payments', search: next });
+  };
+  return (
+    // A new key per search: the uncontrolled fields take the URL's values again after Back or Clear.
+    <form aria-label="Filters" onSubmit={apply} key={JSON.stringify(filtersOnly(search))}>
+      <Input
+        label="Search"
+        name="q"
+        value={search.q}
+        type="search"
+        hint="A payment id, an order id, a customer’s email, or a deposit or payout transaction hash."
+      />
+      <details open={Object.keys(filtersOnly(search)).some((k) => k !== 'q')}>
+        <summary>More filters</summary>
+        <div className="filters">
+          <Choice label="Status" name="status" value={search.status} options={STATUSES.map((s) => [s, s])} />
+          <Input label="Created from (UTC)" name="from" value={search.from} type="date" />
+          <Input label="Created until (UTC, inclusive)" name="to" value={search.to} type="date" />
+          <Choice label="Currency" name="currency" value={search.currency} options={FIAT_CURRENCIES.map((c) => [c, c])} />
+          <Input label="Amount at least" name="minAmount" value={search.minAmount} inputMode="decimal" hint="Needs a currency." />
+          <Input label="Amount at most" name="maxAmount" value={search.maxAmount} inputMode="decimal" hint="Needs a currency." />
+          <Choice label="Asset" name="asset" value={search.asset} options={ASSETS.map((a) => [a, a])} />
+          <Choice label="Network" name="network" value={search.network} options={NETWORKS.map((n) => [n, n])} />
+          <Choice label="How it was paid" name="rail" value={search.rail} options={RAILS} />
+          <div className="field">
+            <label>
+              <input type="checkbox" name="openExceptions" value="true" defaultChecked={search.openExceptions === 'true'} />
+              Only payments with an open exception
+            </label>
+          </div>
+          {search.link && <input type="hidden" name="link" value={search.link} />}
+        </div>
+      </details>
+      <div className="actions">
+        <button type="submit">Apply</button>
+        <Link to="/payments" search={{}}>
+          Clear filters
+        </Link>
+      </div>
+    </form>
+  );
+}
+
+function List({ search }: { search: PaymentSearch }) {
+  const query = apiQuery(search);
+  if (search.cursor) query.set('cursor', search.cursor);
+  const list = useQuery({
+    queryKey: ['payments', query.toString()],
+    queryFn: () => api<{ payments: PaymentRow[]; nextCursor: string | null }>('GET', `/payments?${query.toString()}`),
+  });
+  const trail = search.trail ? search.trail.split('.') : [];
+  const previous = trail.at(-1);
+  const filters = filtersOnly(search);
+  const csv = apiQuery(search).toString();
+  return (
+    <>
+      <p>
+        <a href={`/dashboard/api/payments.csv${csv ? `?${csv}` : ''}`} download>
+          Download these payments as CSV
+        </a>{' '}
+        (every page of them)
+      </p>
+      <ErrorText error={list.error} />
+      {list.isPending && <p role="status">Loading…</p>}
+      {list.data && (
+        <p role="status">
+          {list.data.payments.length === 0
+            ? 'No payment matches.'
+            : `Showing ${list.data.payments.length} payments${list.data.nextCursor ? ', more on the next page' : ''}.`}
+        </p>
+      )}
+      <ScrollTable
+        label="Payments, scrollable"
+        head={['Payment', 'Created', 'Status', 'Amount', 'Paid in', 'Order', 'Customer', 'Exceptions']}
+      >
+        {list.data?.payments.map((p) => (
+          <tr key={p.id} data-testid="payment">
+            <td>
+              <a href={`/dashboard/payments/${p.id}`}>
+                <code>{p.id}</code>
+              </a>
+            </td>
+            <td>
+              <time dateTime={p.createdAt}>{new Date(p.createdAt).toLocaleString()}</time>
+            </td>
+            <td data-testid="payment-status">{p.status}</td>
+            <td>
+              {p.amount} {p.currency}
+            </td>
+            <td>
+              {p.asset} on {p.network}
+              <br />
+              <small>{p.railType === 'crypto_transfer' ? 'from a wallet' : (p.provider ?? 'on-ramp')}</small>
+            </td>
+            <td>{p.orderId ?? '—'}</td>
+            <td>{p.customerEmail ?? '—'}</td>
+            <td>{p.openExceptions > 0 ? `${p.openExceptions} open` : '—'}</td>
+          </tr>
+        ))}
+      </ScrollTable>
+      <nav aria-label="Pages" className="actions">
+        {previous !== undefined && (
+          <Link
+            to="/payments"
+            search={{
+              ...filters,
+              ...(previous === FIRST ? {} : { cursor: previous }),
+              ...(trail.length > 1 ? { trail: trail.slice(0, -1).join('.') } : {}),
+            }}
+          >
+            Previous page
+          </Link>
+        )}
+        {list.data?.nextCursor && (
+          <Link to="/payments" search={{ ...filters, cursor: list.data.nextCursor, trail: [...trail, search.cursor ?? FIRST].join('.') }}>
+            Next page
+          </Link>
+        )}
+      </nav>
+    </>
+  );
+}
+
+export function Payments() {
+  usePageTitle('Payments');
+  // The route's validateSearch made these strings (paymentSearch); read loosely, as this module is the router's import.
+  const search = paymentSearch(useSearch({ strict: false }));
+  return (
+    <SignedIn>
+      {() => (
+        <>
+          <p>
+            <Link to="/">Back to the overview</Link>
+          </p>
+          <h1>Payments</h1>
+          {search.link && (
+            <p>
+              The sessions customers opened of payment link <code>{search.link}</code>.
+            </p>
+          )}
+          <Filters search={search} />
+          <List search={search} />
+        </>
+      )}
+    </SignedIn>
+  );
+}

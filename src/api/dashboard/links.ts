@@ -1,0 +1,78 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { PaymentService } from '../../payments';
+import type { MerchantLinkRow } from '../../payments/rows';
+import { createPaymentLinkBody, paymentLinkSchema, paymentLinkView } from '../routes/payment-links';
+import { DEVELOPER_ROLES, hide, ok, type SignedIn } from './guard';
+import { paymentRowView, viewPaymentRow } from './payments';
+
+// Issue 29 item 4: payment links. Owners, admins and developers create and deactivate them (a link
+// takes money into wallets an owner or admin chose, and developers make links through the v1 API
+// already); every role reads them and their sessions.
+
+const linkView = paymentLinkSchema.extend({
+  /** Sessions customers opened of the link, and how many completed (a link is paid at most once). */
+  sessions: z.number().int(),
+  completed: z.number().int(),
+});
+
+const linkParams = z.object({ linkId: z.string().max(100) });
+
+export interface LinkRoutesOptions {
+  payments: PaymentService;
+  signedIn: SignedIn;
+  publicBaseUrl: string;
+}
+
+const linkRoutes: FastifyPluginAsyncZod<LinkRoutesOptions> = async (app, { payments, signedIn, publicBaseUrl }) => {
+  const view = (link: MerchantLinkRow): z.infer<typeof linkView> => ({
+    ...paymentLinkView(link, publicBaseUrl),
+    // Its page takes no payment once the expiry has passed, even before its workflow wrote it.
+    status: payments.linkStatus(link),
+    sessions: link.sessions,
+    completed: link.completed,
+  });
+
+  app.get('/payment-links', { schema: { hide, response: { 200: z.object({ ok, links: z.array(linkView) }) } } }, async (request) => {
+    const s = await signedIn(request);
+    return { ok: true as const, links: (await payments.merchantLinks.list(s.merchantId)).map(view) };
+  });
+
+  app.post(
+    '/payment-links',
+    { schema: { hide, body: createPaymentLinkBody, response: { 201: z.object({ ok, link: linkView }) } } },
+    async (request, reply) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return reply.status(201).send({ ok: true as const, link: view(await payments.merchantLinks.create(s.merchantId, request.body)) });
+    },
+  );
+
+  app.get(
+    '/payment-links/:linkId',
+    {
+      schema: {
+        hide,
+        params: linkParams,
+        response: { 200: z.object({ ok, link: linkView, sessions: z.array(paymentRowView) }) },
+      },
+    },
+    async (request) => {
+      const s = await signedIn(request);
+      const link = await payments.merchantLinks.find(s.merchantId, request.params.linkId);
+      // The newest sessions of the link; the payment list filtered by link pages through all of them.
+      const page = await payments.merchantPayments.list(s.merchantId, { paymentLinkId: link.id }, { limit: 100 });
+      return { ok: true as const, link: view(link), sessions: page.items.map(viewPaymentRow) };
+    },
+  );
+
+  app.post(
+    '/payment-links/:linkId/deactivate',
+    { schema: { hide, params: linkParams, response: { 200: z.object({ ok, link: linkView }) } } },
+    async (request) => {
+      const s = await signedIn(request, DEVELOPER_ROLES);
+      return { ok: true as const, link: view(await payments.merchantLinks.deactivate(s.merchantId, request.params.linkId)) };
+    },
+  );
+};
+
+export default linkRoutes;

@@ -1,0 +1,190 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { validationError } from '../../domain/errors';
+import { formatCrypto } from '../../domain/money';
+import { payoutsCsv } from '../../domain/payouts-csv';
+import { settlementsCsv } from '../../domain/settlements-csv';
+import type { merchantMoney } from '../../payments/merchant-money';
+import type { DashboardRole } from '../../payments/rows';
+import { checkWallets, walletInput, walletView } from '../routes/admin/merchant-views';
+import { hide, ok, type SignedIn } from './guard';
+
+// Issue 29 item 5: the merchant's money. Every role reads wallets, payouts, settlements and the home
+// figures; only owners and admins change a wallet, and only after a step-up inside the session
+// (where money goes is the one setting a stolen session would want).
+
+export const WALLET_ROLES: readonly DashboardRole[] = ['owner', 'admin'];
+
+const instant = z.string().datetime({ offset: true }).or(z.string().date());
+const range = z.strictObject({ from: instant.optional(), to: instant.optional() });
+
+const payoutView = z.object({
+  id: z.string(),
+  paymentId: z.string(),
+  status: z.string(),
+  asset: z.string(),
+  network: z.string(),
+  amount: z.string(),
+  toAddress: z.string(),
+  txHash: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  createdAt: z.string(),
+  confirmedAt: z.string().nullable(),
+});
+
+const settlementView = z.object({
+  paymentId: z.string(),
+  asset: z.string(),
+  network: z.string(),
+  gross: z.string(),
+  commission: z.string(),
+  net: z.string(),
+  depositTransactionHash: z.string().nullable(),
+  payoutTransactionHash: z.string(),
+  completedAt: z.string().nullable(),
+  settledAt: z.string(),
+  orderId: z.string().nullable(),
+});
+
+const total = z.object({ byAsset: z.record(z.string(), z.string()), payments: z.number().int() });
+const asTotal = (t: { byAsset: Record<string, bigint>; payments: number }) => ({
+  byAsset: Object.fromEntries(Object.entries(t.byAsset).map(([asset, micro]) => [asset, formatCrypto(micro)])),
+  payments: t.payments,
+});
+
+const csv = 'text/csv; charset=utf-8';
+
+export interface MoneyRoutesOptions {
+  money: ReturnType<typeof merchantMoney>;
+  signedIn: SignedIn;
+  now: () => Date;
+}
+
+const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { money, signedIn, now }) => {
+  const viewWallet = (w: { asset: string; network: string; address: string; updatedAt: Date }) => ({
+    asset: w.asset,
+    network: w.network,
+    address: w.address,
+    updatedAt: w.updatedAt.toISOString(),
+  });
+
+  app.get('/wallets', { schema: { hide, response: { 200: z.object({ ok, wallets: z.array(walletView) }) } } }, async (request) => {
+    const s = await signedIn(request);
+    return { ok: true as const, wallets: (await money.wallets(s.merchantId)).map(viewWallet) };
+  });
+
+  app.post(
+    '/wallets',
+    { schema: { hide, body: walletInput, response: { 200: z.object({ ok, wallet: walletView }) } } },
+    async (request) => {
+      const s = await signedIn(request, WALLET_ROLES, { stepUp: true });
+      const [wallet] = checkWallets([request.body]);
+      return { ok: true as const, wallet: viewWallet(await money.setWallet(s.merchantId, wallet!, s.email)) };
+    },
+  );
+
+  const payoutRows = async (merchantId: string) => money.payouts(merchantId);
+
+  app.get('/payouts', { schema: { hide, response: { 200: z.object({ ok, payouts: z.array(payoutView) }) } } }, async (request) => {
+    const s = await signedIn(request);
+    return {
+      ok: true as const,
+      payouts: (await payoutRows(s.merchantId)).map((p) => ({
+        id: p.id,
+        paymentId: p.paymentId,
+        status: p.status,
+        asset: p.asset,
+        network: p.network,
+        amount: formatCrypto(p.amountMicro),
+        toAddress: p.toAddress,
+        txHash: p.txHash,
+        failureReason: p.failureReason,
+        createdAt: p.createdAt.toISOString(),
+        confirmedAt: p.confirmedAt?.toISOString() ?? null,
+      })),
+    };
+  });
+
+  app.get('/payouts.csv', { schema: { hide } }, async (request, reply) => {
+    const s = await signedIn(request);
+    const body = payoutsCsv(await payoutRows(s.merchantId));
+    return reply.header('content-type', csv).header('content-disposition', `attachment; filename="payouts-${s.merchantId}.csv"`).send(body);
+  });
+
+  const settlementRange = (q: z.infer<typeof range>) => {
+    const from = q.from ? new Date(q.from) : new Date(0);
+    const to = q.to ? new Date(q.to) : now();
+    if (from >= to) throw validationError([{ path: 'from', message: 'Must be before `to`.' }], 'The date range is empty.');
+    return { from, to };
+  };
+
+  app.get(
+    '/settlements',
+    { schema: { hide, querystring: range, response: { 200: z.object({ ok, settlements: z.array(settlementView) }) } } },
+    async (request) => {
+      const s = await signedIn(request);
+      const { from, to } = settlementRange(request.query);
+      const lines = await money.settlements(s.merchantId, from, to);
+      return {
+        ok: true as const,
+        settlements: lines.map((l) => ({
+          paymentId: l.paymentId,
+          asset: l.asset,
+          network: l.network,
+          gross: formatCrypto(l.grossMicro),
+          commission: formatCrypto(l.commissionMicro),
+          net: formatCrypto(l.netMicro),
+          depositTransactionHash: l.depositTransactionHash,
+          payoutTransactionHash: l.payoutTransactionHash,
+          completedAt: l.completedAt?.toISOString() ?? null,
+          settledAt: l.settledAt.toISOString(),
+          orderId: l.orderId,
+        })),
+      };
+    },
+  );
+
+  // The operator's settlements CSV (GET /admin/v1/merchants/{id}/settlements.csv), the same rows and writer.
+  app.get('/settlements.csv', { schema: { hide, querystring: range } }, async (request, reply) => {
+    const s = await signedIn(request);
+    const { from, to } = settlementRange(request.query);
+    const body = settlementsCsv(await money.settlements(s.merchantId, from, to));
+    return reply
+      .header('content-type', csv)
+      .header('content-disposition', `attachment; filename="settlements-${s.merchantId}.csv"`)
+      .send(body);
+  });
+
+  app.get(
+    '/home',
+    {
+      schema: {
+        hide,
+        response: {
+          200: z.object({
+            ok,
+            today: total,
+            month: total,
+            days: z.array(total.extend({ day: z.string() })),
+            byStatus: z.record(z.string(), z.number().int()),
+            openExceptions: z.number().int(),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const s = await signedIn(request);
+      const home = await money.home(s.merchantId);
+      return {
+        ok: true as const,
+        today: asTotal(home.today),
+        month: asTotal(home.month),
+        days: home.days.map((d) => ({ day: d.day, ...asTotal(d) })),
+        byStatus: home.byStatus,
+        openExceptions: home.openExceptions,
+      };
+    },
+  );
+};
+
+export default moneyRoutes;

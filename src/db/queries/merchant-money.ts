@@ -1,0 +1,77 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { DatabaseOrTransaction } from '../client';
+import { checkoutSessions, payouts } from '../schema';
+
+// Issue 29 item 5: what a merchant reads of their money: the payouts to their wallets and the home
+// page's figures. Every query is bound to one merchant id.
+
+export interface MerchantPayoutRow {
+  id: string;
+  paymentId: string;
+  status: 'planned' | 'signed' | 'broadcast' | 'confirmed' | 'failed';
+  asset: string;
+  network: string;
+  toAddress: string;
+  amountMicro: bigint;
+  txHash: string | null;
+  failureReason: string | null;
+  createdAt: Date;
+  confirmedAt: Date | null;
+}
+
+/** The merchant's own payouts (their net of each payment, to their wallet), newest first. */
+export async function listMerchantPayouts(db: DatabaseOrTransaction, merchantId: string, limit: number): Promise<MerchantPayoutRow[]> {
+  const rows = await db
+    .select({
+      id: payouts.id,
+      paymentId: payouts.paymentId,
+      status: payouts.status,
+      asset: payouts.asset,
+      network: payouts.network,
+      toAddress: payouts.toAddress,
+      amount: payouts.amount,
+      txHash: payouts.txHash,
+      failureReason: payouts.failureReason,
+      createdAt: payouts.createdAt,
+      confirmedAt: payouts.confirmedAt,
+    })
+    .from(payouts)
+    .innerJoin(checkoutSessions, eq(checkoutSessions.id, payouts.paymentId))
+    .where(and(eq(checkoutSessions.merchantId, merchantId), eq(payouts.kind, 'merchant')))
+    .orderBy(desc(payouts.createdAt), desc(payouts.id))
+    .limit(limit);
+  return rows.map(({ amount, ...r }) => ({ ...r, amountMicro: BigInt(amount) }));
+}
+
+/** Completed volume per UTC day and asset since `from` (gross stablecoin micro units, and payments). */
+export async function dailyVolume(
+  db: DatabaseOrTransaction,
+  merchantId: string,
+  from: Date,
+): Promise<{ day: string; asset: string; grossMicro: bigint; payments: number }[]> {
+  const rows = await db.execute<{ day: string; asset: string; gross: string; payments: number }>(sql`
+    select to_char(completed_at at time zone 'UTC', 'YYYY-MM-DD') as day, destination_asset as asset,
+      sum(gross_micro)::text as gross, count(*)::int as payments
+    from transactions
+    where merchant_id = ${merchantId} and status = 'completed' and completed_at >= ${from.toISOString()}
+    group by 1, 2 order by 1, 2`);
+  return rows.map((r) => ({ day: r.day, asset: r.asset, grossMicro: BigInt(r.gross), payments: Number(r.payments) }));
+}
+
+/** How many of the merchant's payments are in each status (sessions whose workflow started). */
+export async function paymentsByStatus(db: DatabaseOrTransaction, merchantId: string): Promise<Record<string, number>> {
+  const rows = await db
+    .select({ status: checkoutSessions.status, n: sql<number>`count(*)::int` })
+    .from(checkoutSessions)
+    .where(and(eq(checkoutSessions.merchantId, merchantId), eq(checkoutSessions.workflowStarted, true)))
+    .groupBy(checkoutSessions.status);
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+/** Exceptions still open on the merchant's payments. */
+export async function openExceptionCount(db: DatabaseOrTransaction, merchantId: string): Promise<number> {
+  const [row] = await db.execute<{ n: number }>(sql`
+    select count(*)::int as n from payment_exceptions e join checkout_sessions s on s.id = e.payment_id
+    where s.merchant_id = ${merchantId} and e.status = 'open'`);
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,278 @@
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { checkoutSessions, payouts } from '../../src/db/schema';
+import { settlementsCsv } from '../../src/domain/settlements-csv';
+import type { Mailer } from '../../src/mail/mailer';
+import { merchantMoney } from '../../src/payments/merchant-money';
+import { settledTransactions } from '../../src/db/queries/settlements';
+import { approve, PASSWORD, signedUpOwner } from '../support/dashboard';
+import { useTestApp } from '../support/harness';
+import { useMailSink } from '../support/mail';
+import { seedPayment } from '../support/seed-payment';
+
+// Issue 29 items 4 and 5 over HTTP: payment links (made by the v1 API's use case) and the merchant's
+// money (settlement wallets behind a step-up and a mail to the owners; payouts, settlements and
+// their CSV; the home figures). Roles, and nothing of another merchant's shown or changed.
+const WALLET = '0x52908400098527886e0f7030069857d2e4169ee7';
+const CHECKSUMMED = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+describe('dashboard payment links and money', () => {
+  const mailbox = useMailSink();
+  const ctx = useTestApp(mailbox.env);
+
+  async function approvedOwner(email: string, name = 'Corner Shop') {
+    const owner = await signedUpOwner(ctx.app, mailbox, email, name);
+    await approve(ctx.app, owner.merchantId);
+    expect((await owner.client.call('POST', '/step-up', { password: PASSWORD })).statusCode).toBe(200);
+    const set = await owner.client.call('POST', '/wallets', { asset: 'USDC', network: 'polygon', address: WALLET });
+    expect(set.statusCode, set.body).toBe(200);
+    return owner;
+  }
+
+  it('changes a settlement wallet only for an owner or admin after a step-up, checksummed, and tells the owners', async () => {
+    const { client, merchantId } = await signedUpOwner(ctx.app, mailbox, 'wallets@example.com', 'Wallet Shop');
+    expect((await client.call('GET', '/wallets')).json()).toEqual({ ok: true, wallets: [] });
+    const noStepUp = await client.call('POST', '/wallets', { asset: 'USDC', network: 'polygon', address: WALLET });
+    expect([noStepUp.statusCode, noStepUp.json().error]).toEqual([403, 'Forbidden']);
+    expect(noStepUp.json().message).toMatch(/password/);
+
+    expect((await client.call('POST', '/step-up', { password: PASSWORD })).statusCode).toBe(200);
+    for (const [body, path] of [
+      [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169Ee7' }, 'wallets.0.address'],
+      [{ asset: 'USDC', network: 'polygon', address: 'not-an-address' }, 'wallets.0.address'],
+      [{ asset: 'USDT', network: 'base', address: WALLET }, 'wallets.0'],
+    ] as const) {
+      const res = await client.call('POST', '/wallets', body);
+      expect([res.statusCode, res.json().error, res.json().details?.[0]?.path], JSON.stringify(body)).toEqual([
+        422,
+        'ValidationError',
+        path,
+      ]);
+    }
+    expect((await client.call('GET', '/wallets')).json().wallets).toEqual([]);
+
+    const set = await client.call('POST', '/wallets', { asset: 'usdc', network: 'Polygon', address: WALLET });
+    expect(set.statusCode).toBe(200);
+    expect(set.json().wallet).toMatchObject({ asset: 'USDC', network: 'polygon', address: CHECKSUMMED });
+    const mail = await mailbox.waitFor('wallets@example.com', /Settlement wallet changed: USDC on Polygon/);
+    expect(mail.text).toContain(`Now:    ${CHECKSUMMED}`);
+    expect(mail.text).toContain('Before: (none)');
+    expect(mail.text).toContain('changed by wallets@example.com');
+    const [row] = await ctx.db.sql`select address from merchant_wallets where merchant_id = ${merchantId}`;
+    expect(row!.address).toBe(CHECKSUMMED);
+
+    for (const role of ['developer', 'viewer'] as const) {
+      await ctx.db.sql`update dashboard_users set role = ${role} where email = 'wallets@example.com'`;
+      const res = await client.call('POST', '/wallets', { asset: 'USDC', network: 'polygon', address: '0x' + '1'.repeat(40) });
+      expect([res.statusCode, res.json().error], role).toEqual([403, 'Forbidden']);
+      expect((await client.call('GET', '/wallets')).json().wallets, role).toHaveLength(1);
+    }
+    // An admin changes it: the owner (another person now) is told, not the admin.
+    await ctx.db.sql`update dashboard_users set role = 'admin' where email = 'wallets@example.com'`;
+    await ctx.db.sql`insert into dashboard_users (id, merchant_id, email, password_hash, role, email_verified_at)
+      values ('usr_walletsowner0001', ${merchantId}, 'boss@example.com', 'x', 'owner', now())`;
+    const byAdmin = await client.call('POST', '/wallets', { asset: 'USDC', network: 'polygon', address: '0x' + '1'.repeat(40) });
+    expect(byAdmin.statusCode).toBe(200);
+    const boss = await mailbox.waitFor('boss@example.com', /Settlement wallet changed/);
+    expect(boss.text).toContain(`Before: ${CHECKSUMMED}`);
+    expect(boss.text).toContain('changed by wallets@example.com');
+    expect(mailbox.messages().filter((m) => m.to.includes('wallets@example.com') && /wallet changed/.test(m.subject))).toHaveLength(1);
+  });
+
+  it('leaves the wallet as it was when the owners cannot be told by mail', async () => {
+    const owner = await approvedOwner('no-mail@example.com');
+    const failing: Mailer = { send: () => Promise.reject(new Error('SMTP is down')), close: () => {} };
+    const money = merchantMoney(ctx.app.payments.context, failing);
+    const change = money.setWallet(
+      owner.merchantId,
+      { asset: 'USDC', network: 'polygon', address: '0x' + '3'.repeat(40) },
+      'no-mail@example.com',
+    );
+    await expect(change).rejects.toMatchObject({ code: 'Unavailable' });
+    expect((await owner.client.call('GET', '/wallets')).json().wallets).toEqual([expect.objectContaining({ address: CHECKSUMMED })]);
+  });
+
+  it('creates a link as the v1 API does, lists it with its sessions, and deactivates it; viewers only read', async () => {
+    const pending = await signedUpOwner(ctx.app, mailbox, 'pending-links@example.com');
+    const refused = await pending.client.call('POST', '/payment-links', { amount: 25, currency: 'USD' });
+    expect([refused.statusCode, refused.json().error]).toEqual([409, 'Conflict']);
+
+    const { client, merchantId } = await approvedOwner('links@example.com');
+    const bad = await client.call('POST', '/payment-links', { amount: 25.001, currency: 'USD' });
+    expect([bad.statusCode, bad.json().error, bad.json().details[0].path]).toEqual([422, 'ValidationError', 'amount']);
+    const noWallet = await client.call('POST', '/payment-links', {
+      amount: 25,
+      currency: 'USD',
+      destinationAsset: 'USDT',
+      network: 'base',
+    });
+    expect(noWallet.statusCode).toBe(422);
+
+    const created = await client.call('POST', '/payment-links', {
+      amount: 25.5,
+      currency: 'eur',
+      description: 'A print',
+      merchantOrderId: 'o-9',
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const link = created.json().link;
+    expect(link).toMatchObject({
+      status: 'active',
+      amount: '25.50',
+      currency: 'EUR',
+      destinationAsset: 'USDC',
+      network: 'polygon',
+      description: 'A print',
+      merchantOrderId: 'o-9',
+      sessions: 0,
+      completed: 0,
+    });
+    expect(link.url).toBe(`${ctx.config.http.publicBaseUrl}/link/${link.id}`);
+    expect((await client.call('GET', '/payment-links')).json().links).toEqual([link]);
+
+    // A customer's session of the link: it shows under the link and in the payment list filtered by link.
+    const sessionId = await seedPayment(ctx.db.db, merchantId, 'completed');
+    await ctx.db.db.update(checkoutSessions).set({ paymentLinkId: link.id, source: 'payment_link' }).where(eqId(sessionId));
+    const detail = (await client.call('GET', `/payment-links/${link.id}`)).json();
+    expect(detail.link).toMatchObject({ sessions: 1, completed: 1 });
+    expect(detail.sessions.map((s: { id: string }) => s.id)).toEqual([sessionId]);
+    expect((await client.call('GET', `/payments?link=${link.id}`)).json().payments.map((s: { id: string }) => s.id)).toEqual([sessionId]);
+
+    await ctx.db.sql`update dashboard_users set role = 'viewer' where email = 'links@example.com'`;
+    expect((await client.call('GET', `/payment-links/${link.id}`)).statusCode).toBe(200);
+    for (const [url, body] of [
+      ['/payment-links', { amount: 5, currency: 'USD' }],
+      [`/payment-links/${link.id}/deactivate`, undefined],
+    ] as const) {
+      const res = await client.call('POST', url, body);
+      expect([res.statusCode, res.json().error], url).toEqual([403, 'Forbidden']);
+    }
+    await ctx.db.sql`update dashboard_users set role = 'developer' where email = 'links@example.com'`;
+    const off = await client.call('POST', `/payment-links/${link.id}/deactivate`);
+    expect(off.statusCode).toBe(200);
+    expect(off.json().link.status).toBe('expired');
+    expect(Date.parse(off.json().link.expiresAt)).toBeLessThanOrEqual(Date.now());
+    // Its run is told (no worker runs in this file: the signal in its history is what is checked;
+    // the browser walk sees a run end).
+    const history = await ctx.temporal.workflow.getHandle(link.id).fetchHistory();
+    expect(history.events!.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'linkDeactivated')).toHaveLength(1);
+    // Its page takes no new session.
+    const pay = await ctx.app.inject({ method: 'POST', url: `/link/${link.id}/pay`, payload: { country: 'US' } });
+    expect(pay.statusCode).toBe(409);
+    expect((await client.call('POST', `/payment-links/${link.id}/deactivate`)).json().link.status).toBe('expired');
+
+    await ctx.db.sql`update payment_links set status = 'paid' where id = ${link.id}`;
+    const paid = await client.call('POST', `/payment-links/${link.id}/deactivate`);
+    expect([paid.statusCode, paid.json().error]).toEqual([409, 'Conflict']);
+    for (const id of ['plink_nonsense', 'x']) expect((await client.call('GET', `/payment-links/${id}`)).statusCode, id).toBe(404);
+  });
+
+  it('lists payouts and settlements with the operator’s CSV, and the home figures', async () => {
+    const { client, merchantId } = await approvedOwner('money@example.com');
+    const paid = await seedPayment(ctx.db.db, merchantId, 'completed');
+    await seedPayment(ctx.db.db, merchantId, 'pending');
+    const confirmedAt = new Date();
+    await ctx.db.db
+      .insert(payouts)
+      .values([
+        payoutRow(paid, 'merchant', { status: 'confirmed', txHash: `0x${'cd'.repeat(32)}`, confirmedAt }),
+        payoutRow(paid, 'commission', { status: 'confirmed', txHash: `0x${'ef'.repeat(32)}`, confirmedAt }),
+      ]);
+
+    const list = (await client.call('GET', '/payouts')).json().payouts;
+    expect(list).toEqual([
+      expect.objectContaining({ paymentId: paid, status: 'confirmed', amount: '24.625000', asset: 'USDC', txHash: `0x${'cd'.repeat(32)}` }),
+    ]);
+    const payoutCsv = await client.call('GET', '/payouts.csv');
+    expect(payoutCsv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(payoutCsv.body.split('\r\n')).toEqual([
+      'payout_id,payment_id,status,asset,network,amount,to_address,tx_hash,created_at,confirmed_at,failure_reason',
+      expect.stringContaining(`,${paid},confirmed,USDC,polygon,24.625000,${CHECKSUMMED},0x${'cd'.repeat(32)},`),
+      '',
+    ]);
+
+    const settlements = (await client.call('GET', '/settlements')).json().settlements;
+    expect(settlements).toEqual([
+      expect.objectContaining({ paymentId: paid, gross: '25.000000', commission: '0.375000', net: '24.625000' }),
+    ]);
+    const settlementCsv = await client.call('GET', '/settlements.csv');
+    const operators = settlementsCsv(await settledTransactions(ctx.db.db, { merchantId, from: new Date(0), to: new Date() }));
+    expect(settlementCsv.body).toBe(operators);
+    expect(settlementCsv.body).toContain(paid);
+    const future = new Date(Date.now() + 3600_000).toISOString();
+    expect((await client.call('GET', `/settlements?from=${future}`)).json().error).toBe('ValidationError');
+    expect((await client.call('GET', `/settlements?to=${new Date(Date.now() - 3600_000).toISOString()}`)).json().settlements).toEqual([]);
+
+    const home = (await client.call('GET', '/home')).json();
+    expect(home.today).toEqual({ byAsset: { USDC: '25.000000' }, payments: 1 });
+    expect(home.month).toEqual({ byAsset: { USDC: '25.000000' }, payments: 1 });
+    expect(home.days).toHaveLength(30);
+    expect(home.days.at(-1)).toEqual({ day: new Date().toISOString().slice(0, 10), byAsset: { USDC: '25.000000' }, payments: 1 });
+    expect(home.byStatus).toEqual({ completed: 1, pending: 1 });
+    expect(home.openExceptions).toBe(0);
+  });
+
+  it('cross-tenant: another merchant’s link, wallet, payouts and settlements never show or change', async () => {
+    const a = await approvedOwner('money-a@example.com', 'Shop A');
+    const b = await approvedOwner('money-b@example.com', 'Shop B');
+    const linkB = (await b.client.call('POST', '/payment-links', { amount: 10, currency: 'USD' })).json().link;
+    const paidB = await seedPayment(ctx.db.db, b.merchantId, 'completed');
+    await ctx.db.db
+      .insert(payouts)
+      .values(payoutRow(paidB, 'merchant', { status: 'confirmed', txHash: `0x${'aa'.repeat(32)}`, confirmedAt: new Date() }));
+
+    for (const [method, url] of [
+      ['GET', `/payment-links/${linkB.id}`],
+      ['POST', `/payment-links/${linkB.id}/deactivate`],
+    ] as const) {
+      const res = await a.client.call(method, url);
+      expect([res.statusCode, res.json().error], url).toEqual([404, 'NotFound']);
+    }
+    for (const url of [
+      '/payment-links',
+      '/payouts',
+      '/payouts.csv',
+      '/settlements',
+      '/settlements.csv',
+      '/home',
+      `/payments?link=${linkB.id}`,
+    ]) {
+      const res = await a.client.call('GET', url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).not.toContain(linkB.id);
+      expect(res.body, url).not.toContain(paidB);
+    }
+    expect((await a.client.call('GET', '/home')).json().today.payments).toBe(0);
+    // A's wallet change is A's: B's wallet and B's mailbox stay as they were.
+    const before = mailbox.messages().filter((m) => m.to.includes('money-b@example.com')).length;
+    expect(
+      (await a.client.call('POST', '/wallets', { asset: 'USDC', network: 'polygon', address: '0x' + '2'.repeat(40) })).statusCode,
+    ).toBe(200);
+    await mailbox.waitFor('money-a@example.com', /Settlement wallet changed/);
+    expect((await b.client.call('GET', '/wallets')).json().wallets).toEqual([expect.objectContaining({ address: CHECKSUMMED })]);
+    expect(mailbox.messages().filter((m) => m.to.includes('money-b@example.com')).length).toBe(before);
+    expect((await b.client.call('GET', `/payment-links/${linkB.id}`)).json().link.status).toBe('active');
+  });
+});
+
+function eqId(id: string) {
+  return sql`${checkoutSessions.id} = ${id}`;
+}
+
+function payoutRow(
+  paymentId: string,
+  kind: 'merchant' | 'commission',
+  extra: Partial<typeof payouts.$inferInsert>,
+): typeof payouts.$inferInsert {
+  return {
+    id: `po_${kind.slice(0, 3)}${paymentId.slice(3, 24)}`,
+    paymentId,
+    kind,
+    network: 'polygon',
+    asset: 'USDC',
+    fromAddress: '0x0000000000000000000000000000000000000009',
+    toAddress: CHECKSUMMED,
+    amount: kind === 'merchant' ? '24625000' : '375000',
+    ...extra,
+  };
+}

@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { parseCrypto } from '../../src/domain/money';
+import { expectNoAxeViolations } from '../support/axe';
+import { screenshotsOnFailure, useBrowser, watchProblems } from '../support/browser';
+import { payFromWallet, sharedChain } from '../support/chain';
+import { approve, PASSWORD, signedUpOwner } from '../support/dashboard';
+import { useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
+import { useMailSink } from '../support/mail';
+import { seedPayment } from '../support/seed-payment';
+
+// Issue 29 items 1, 4 and 5 in real Chromium, on a phone and a wide screen, light and dark: a
+// settlement wallet set after the password is asked again (and the owner told by mail), a payment
+// link made in the dashboard and paid from a wallet on chain showing among its sessions, the payment
+// list searched, filtered and paged, the home page's figures and chart. axe-core finds nothing.
+const mailbox = useMailSink();
+const ctx = useTestApp(mailbox.env, { listen: true, sandbox: true, worker: true });
+const chrome = useBrowser();
+const chain = sharedChain();
+const WALLET = '0x8ba1f109551bd432803012645ac136ddd64dba72';
+const CHECKSUMMED = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
+
+describe('payments, links and money in Chromium', () => {
+  it('wallet behind a step-up → link created, paid and shown with its session → list, pages, CSV → home', async () => {
+    const owner = await signedUpOwner(ctx.app, mailbox, 'money-walk@example.com', 'Money Walk');
+    await approve(ctx.app, owner.merchantId);
+    const context = screenshotsOnFailure(await chrome.browser.newContext({ viewport: { width: 390, height: 844 } }), 'dashboard-money');
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    const base = `${ctx.baseUrl}/dashboard`;
+
+    await page.goto(`${base}/sign-in`);
+    await page.getByLabel('Email').fill('money-walk@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Money Walk' }).waitFor();
+    await page.getByTestId('volume-chart').waitFor();
+    await expectNoAxeViolations(page, 'home, empty');
+
+    // The wallet: the password first, then the address, checksummed; the owner gets a mail.
+    await page.getByRole('link', { name: /^Money/ }).click();
+    await page.getByRole('heading', { name: 'Settlement wallets' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Set the wallet' }).count()).toBe(0);
+    await expectNoAxeViolations(page, 'money, step-up asked');
+    await page.getByLabel('Your password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByLabel('Address').fill(WALLET);
+    await page.getByRole('button', { name: 'Set the wallet' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `settles to ${CHECKSUMMED}` })
+      .waitFor();
+    await expect.poll(() => page.getByTestId('wallet').count()).toBe(1);
+    const mail = await mailbox.waitFor('money-walk@example.com', /Settlement wallet changed: USDC on Polygon/);
+    expect(mail.text).toContain(CHECKSUMMED);
+    await expectNoAxeViolations(page, 'money with a wallet');
+
+    // A link, made in the dashboard; its URL copied.
+    await page.goto(`${base}/links`);
+    await page.getByLabel('Amount').fill('12.5');
+    await page.getByLabel('Description (shown to the customer)').fill('A walk print');
+    await page.getByRole('button', { name: 'Create the link' }).click();
+    const url = (await page.getByTestId('new-link-url').textContent())!;
+    const linkId = /\/link\/(plink_[0-9A-Za-z]+)$/.exec(url)![1]!;
+    await expect.poll(() => page.getByTestId('link').count()).toBe(1);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.baseUrl });
+    await page.getByRole('button', { name: `Copy the URL ${url}` }).click();
+    await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor();
+    expect(
+      await page.evaluate(() =>
+        (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText(),
+      ),
+    ).toBe(url);
+    await expectNoAxeViolations(page, 'links');
+
+    // A customer pays it from a wallet: the link's page opens a session; the chain completes it.
+    const pay = await ctx.app.inject({
+      method: 'POST',
+      url: `/link/${linkId}/pay`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'country=US',
+    });
+    expect(pay.statusCode).toBe(303);
+    const sessionId = /\/pay\/(SV_[0-9A-Za-z]{24})$/.exec(pay.headers.location as string)![1]!;
+    const deposit = await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${sessionId}/deposit` });
+    expect(deposit.statusCode).toBe(200);
+    await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.json().deposit.address, parseCrypto(deposit.json().deposit.amount));
+    await eventually(
+      async () => (await ctx.db.sql`select status from checkout_sessions where id = ${sessionId}`)[0]!.status,
+      (s) => s === 'completed',
+      60_000,
+    );
+    await page.reload();
+    await page.getByTestId('link-status').filter({ hasText: 'paid' }).waitFor();
+    await page.getByRole('link', { name: `1 sessions, 1 paid of ${url}` }).click();
+    await page.getByRole('heading', { name: 'Payments' }).waitFor();
+    expect(page.url()).toContain(`link=${linkId}`);
+    await expect.poll(() => page.getByTestId('payment').count()).toBe(1);
+    expect(await page.getByTestId('payment').textContent()).toContain(sessionId);
+    expect(await page.getByTestId('payment-status').textContent()).toBe('completed');
+    await expectNoAxeViolations(page, 'a link’s sessions');
+
+    // A second link, deactivated after a confirmation: its page refuses, and its run ends now.
+    await page.goto(`${base}/links`);
+    await page.getByLabel('Amount').fill('3');
+    await page.getByRole('button', { name: 'Create the link' }).click();
+    await page.getByTestId('new-link-url').filter({ hasNotText: url }).waitFor();
+    const second = (await page.getByTestId('new-link-url').textContent())!;
+    const secondId = /\/link\/(plink_[0-9A-Za-z]+)$/.exec(second)![1]!;
+    await page.getByRole('button', { name: `Deactivate ${second}` }).click();
+    const confirm = page.getByRole('dialog', { name: 'Deactivate this link?' });
+    await expectNoAxeViolations(page, 'deactivate dialog');
+    await confirm.getByRole('button', { name: 'Deactivate the link' }).click();
+    await expect.poll(() => page.getByTestId('link-status').allTextContents()).toEqual(['expired', 'paid']);
+    await expect(ctx.temporal.workflow.getHandle(secondId).result()).resolves.toEqual({ status: 'expired', paidSessionId: null });
+    const refused = await ctx.app.inject({
+      method: 'POST',
+      url: `/link/${secondId}/pay`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'country=US',
+    });
+    expect(refused.statusCode).toBe(409);
+
+    // The list: 30 more payments make two pages; search and a filter live in the URL.
+    for (let i = 0; i < 30; i++) await seedPayment(ctx.db.db, owner.merchantId, 'pending');
+    await page.goto(`${base}/payments`);
+    await expect.poll(() => page.getByTestId('payment').count()).toBe(25);
+    await page.getByRole('link', { name: 'Next page' }).click();
+    await expect.poll(() => page.getByTestId('payment').count()).toBe(6);
+    expect(await page.getByRole('link', { name: 'Next page' }).count()).toBe(0);
+    await page.reload();
+    await expect.poll(() => page.getByTestId('payment').count()).toBe(6);
+    await page.getByRole('link', { name: 'Previous page' }).click();
+    await expect.poll(() => page.getByTestId('payment').count()).toBe(25);
+    await page.getByLabel('Search').fill(sessionId);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => page.getByTestId('payment').count()).toBe(1);
+    expect(page.url()).toContain(`q=${sessionId}`);
+    await page.getByRole('link', { name: 'Clear filters' }).click();
+    await page.getByText('More filters').click();
+    await page.getByLabel('Status').selectOption('completed');
+    await page.getByLabel('How it was paid').selectOption('crypto_transfer');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => page.getByTestId('payment').count()).toBe(1);
+    const csvHref = await page.getByRole('link', { name: 'Download these payments as CSV' }).getAttribute('href');
+    expect(csvHref).toBe('/dashboard/api/payments.csv?status=completed&rail=crypto_transfer');
+    const csv = await page.evaluate(async (href) => (await fetch(href)).text(), csvHref!);
+    expect(
+      csv
+        .split('\r\n')
+        .filter(Boolean)
+        .map((l) => l.split(',')[0]),
+    ).toEqual(['payment_id', sessionId]);
+    await expectNoAxeViolations(page, 'payments, filtered');
+
+    // Home: today's volume and the chart count the paid link.
+    await page.goto(`${base}/`);
+    await page.getByTestId('today').filter({ hasText: '(1 payments)' }).waitFor();
+    expect(await page.getByTestId('status-pending').textContent()).toBe('30');
+    expect(await page.getByTestId('status-completed').textContent()).toBe('1');
+    expect(await page.locator('#chart-desc').textContent()).toContain('1 payments completed');
+    await page.getByText('The chart’s numbers as a table').click();
+    await expectNoAxeViolations(page, 'home with a payment');
+
+    await page.setViewportSize({ width: 1280, height: 800 });
+    for (const path of ['/', '/payments', '/links', '/money']) {
+      await page.goto(`${base}${path}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.waitForLoadState('networkidle');
+      await expectNoAxeViolations(page, `${path}, desktop`);
+    }
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
