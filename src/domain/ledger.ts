@@ -9,6 +9,9 @@ export const ledgerAccount = {
   deposit: (address: string) => `deposit:${address}`,
   treasury: (address: string) => `treasury:${address}`,
   merchantPayable: (merchantId: string) => `merchant_payable:${merchantId}`,
+  // What a merchant owes the platform for refunds of their completed payments that the treasury paid
+  // (domain/payment-refund.ts): a debit balance, repaid from their later payouts.
+  merchantDebt: (merchantId: string) => `merchant_debt:${merchantId}`,
   // A simple order's customer (decisions §11): the stablecoin bought is owed to their wallet.
   customerPayable: (transactionCode: string) => `customer_payable:${transactionCode}`,
   // Money of an exception (decisions §12) while the platform holds it for the customer: owed back.

@@ -5,6 +5,7 @@ import {
   ledgerBalances,
   merchantPayables,
   readPosting,
+  refundDebtCover,
   treasuryBalances,
   writePosting,
 } from '../../src/db/queries/ledger';
@@ -18,6 +19,7 @@ import {
   UnbalancedPostingError,
   type Posting,
 } from '../../src/domain/ledger';
+import { completedPaymentRefunded, refundDebtRepaid } from '../../src/domain/payment-refund';
 import { useTestApp } from '../support/harness';
 
 // Decisions §11 "Ledger": every posting balances, refused by the database otherwise (a deferred
@@ -266,5 +268,79 @@ describe('the ledger', () => {
     await write([postingLeft(read!)]);
     expect(await balance('exception:exc_gone')).toBe(0n);
     expect(await balance(`deposit:${DEP}`)).toBe(24_000_000n);
+  });
+
+  it('takes a completed payment’s refund as the merchant’s debt, repaid from a later payout, and reads what bounds it', async () => {
+    const merchantId = 'MER_refund_debt';
+    const where = { asset: 'USDC', network: 'polygon' };
+    const credit = (paymentId: string, gross: bigint, net: bigint) =>
+      depositCredited({
+        paymentId,
+        merchantId,
+        depositAddress: DEPOSIT,
+        ...where,
+        txHash: null,
+        grossMicro: gross,
+        merchantMicro: net,
+        commissionMicro: gross - net,
+      });
+    const paid = (paymentId: string, id: string, amount: bigint) =>
+      payoutConfirmed(
+        {
+          id,
+          paymentId,
+          merchantId,
+          ...where,
+          kind: 'merchant',
+          fromAddress: DEPOSIT,
+          toAddress: MERCHANT_WALLET,
+          amount,
+          txHash: '0xm',
+          feeWei: 0n,
+        },
+        TREASURY,
+      );
+    const write = (postings: Posting[]) => ctx.db.db.transaction(async (tx) => Promise.all(postings.map((p) => writePosting(tx, p))));
+    const cover = (since: Date) => refundDebtCover(ctx.db.db, { merchantId, ...where, since });
+    const monthAgo = new Date(Date.now() - 30 * 24 * 3600 * 1000);
+
+    await write([
+      credit('SV_rd1', 10_000_000n, 9_900_000n),
+      ...paid('SV_rd1', 'po_rd1', 9_900_000n),
+      credit('SV_rd2', 5_000_000n, 4_950_000n),
+    ]);
+    expect(await cover(monthAgo)).toEqual({ debtMicro: 0n, paidOutRecentlyMicro: 9_900_000n, unpaidMicro: 4_950_000n });
+    // Payouts before the window do not count.
+    expect((await cover(new Date(Date.now() + 60_000))).paidOutRecentlyMicro).toBe(0n);
+
+    // The treasury refunds 6 of the first payment: the merchant owes it (the database takes the posting as balanced).
+    await write([
+      completedPaymentRefunded({
+        refundId: 'rf_rd1',
+        paymentId: 'SV_rd1',
+        merchantId,
+        treasury: TREASURY,
+        ...where,
+        txHash: '0xr',
+        amountMicro: 6_000_000n,
+      }),
+    ]);
+    expect((await cover(monthAgo)).debtMicro).toBe(6_000_000n);
+
+    // The second payment's payout repays 4.95 of it: nothing reaches the merchant, the rest stays owed.
+    await write([
+      refundDebtRepaid({
+        payoutId: 'po_rd2w',
+        paymentId: 'SV_rd2',
+        merchantId,
+        depositAddress: DEPOSIT,
+        treasury: TREASURY,
+        ...where,
+        txHash: '0xw',
+        amountMicro: 4_950_000n,
+      }),
+    ]);
+    expect(await cover(monthAgo)).toEqual({ debtMicro: 1_050_000n, paidOutRecentlyMicro: 9_900_000n, unpaidMicro: 0n });
+    expect(await accountBalance(ctx.db.db, { account: `merchant_debt:${merchantId}`, ...where })).toBe(1_050_000n);
   });
 });
