@@ -26,7 +26,7 @@ export async function insertEventOnce(db: DatabaseOrTransaction, row: Omit<typeo
       returning seq
     )
     insert into ${events} (id, payment_id, merchant_id, seq, type, subject, body, created_at)
-    select ${row.id}, ${row.paymentId}, ${row.merchantId}, next.seq, ${row.type}, ${subject}, ${row.body}, coalesce(${row.createdAt ?? null}::timestamptz, now())
+    select ${row.id}, ${row.paymentId}, ${row.merchantId}, next.seq, ${row.type}, ${subject}, ${row.body}, coalesce(${row.createdAt instanceof Date ? row.createdAt.toISOString() : null}::timestamptz, now())
     from next
     on conflict (payment_id, type, subject) do nothing
     returning id, payment_id, merchant_id, seq, type, subject, body, created_at`);

@@ -94,6 +94,8 @@ export const checkoutSessions = pgTable(
     index('checkout_sessions_merchant_email_idx')
       .on(t.merchantId, sql`lower(${t.customerEmail})`)
       .where(sql`${t.customerEmail} is not null`),
+    // The chain watcher's reads between full reads (listOpenDepositAddressesChangedSince): the rows changed lately.
+    index('checkout_sessions_updated_idx').on(t.updatedAt),
     index('checkout_sessions_review_idx')
       .on(t.reviewFlag)
       .where(sql`${t.reviewFlag} is not null`),

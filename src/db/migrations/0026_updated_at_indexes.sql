@@ -1,0 +1,2 @@
+CREATE INDEX "checkout_sessions_updated_idx" ON "checkout_sessions" USING btree ("updated_at");--> statement-breakpoint
+CREATE INDEX "simple_orders_updated_idx" ON "simple_orders" USING btree ("updated_at");
