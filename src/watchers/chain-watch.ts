@@ -1,5 +1,4 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Address } from 'viem';
 import { assertChainId, createChainClient } from '../chains/clients';
 import type { TokenTransfer } from '../chains/transfer-logs';
 import { cursorFromJson, cursorToJson, TransferWatcher, type WatchCursor } from '../chains/watcher';
