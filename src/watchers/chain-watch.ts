@@ -8,7 +8,7 @@ import type { BusinessLog } from '../logging';
 import {
   findDepositOwners,
   listOpenDepositAddresses,
-  listOpenDepositAddressesChangedSince,
+  listDepositAddressesChangedSince,
   listRecentlyEndedDepositAddresses,
   loadCursor,
   saveCursor,
@@ -165,8 +165,10 @@ const WATCHED_OVERLAP_MS = 5 * 60_000;
 /**
  * Issue 32: the addresses a network's watcher reads transfers to, kept between scans. Read whole at
  * start and every WATCHED_FULL_READ_MS (open sessions' addresses, and those of sessions ended within
- * the late-deposit window); in between, each scan adds the open payments whose row changed since the
- * previous read (an index range on updated_at, whatever the number of open payments). A payment that
+ * the late-deposit window); in between, each scan adds the payments whose row changed since the
+ * previous read (an index range on updated_at, whatever the number of open payments): the open ones,
+ * and with late deposits watched the ended ones too, so a payment opened and ended between two reads
+ * is watched all the same. A payment that
  * ended stays watched until the next full read, which is harmless: its money is an exception either
  * way. A read that fails leaves the set as it was, and the next one reaches back to the last that
  * succeeded, so no payment that opened meanwhile is missed.
@@ -188,7 +190,8 @@ function watchedAddresses(deps: ChainWatchDeps, network: string, now = () => Dat
         set = add(ended, add(open, new Set()));
         lastFull = started;
       } else {
-        add(await listOpenDepositAddressesChangedSince(deps.db, network, new Date(lastRead - WATCHED_OVERLAP_MS)), set);
+        const since = new Date(lastRead - WATCHED_OVERLAP_MS);
+        add(await listDepositAddressesChangedSince(deps.db, network, since, { ended: !!deps.lateDeposits }), set);
       }
       lastRead = started;
       return set;

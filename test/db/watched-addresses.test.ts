@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createDb, type DbHandle } from '../../src/db/client';
-import { listOpenDepositAddresses, listOpenDepositAddressesChangedSince } from '../../src/db/queries/chain-credits';
+import { listDepositAddressesChangedSince, listOpenDepositAddresses } from '../../src/db/queries/chain-credits';
 import { seedPayment } from '../support/seed-payment';
 import { createTestDatabase } from '../support/databases';
 
@@ -28,15 +28,19 @@ describe('the open deposit addresses changed since a time', () => {
     return id;
   };
 
-  it('lists the open ones changed after the time, and no others', async () => {
+  it('lists the open ones changed after the time (and the ended ones when asked), and no others', async () => {
     const fresh = await chainSession('0x00000000000000000000000000000000000000f1', 'pending', 0);
     const old = await chainSession('0x00000000000000000000000000000000000000f2', 'pending', 30);
-    await chainSession('0x00000000000000000000000000000000000000f3', 'completed', 0);
+    const ended = await chainSession('0x00000000000000000000000000000000000000f3', 'completed', 0);
     const since = new Date(Date.now() - 10 * 60_000);
-    expect(await listOpenDepositAddressesChangedSince(handle.db, 'polygon', since)).toEqual([
+    expect(await listDepositAddressesChangedSince(handle.db, 'polygon', since, { ended: false })).toEqual([
       { paymentId: fresh, address: '0x00000000000000000000000000000000000000f1' },
     ]);
-    expect(await listOpenDepositAddressesChangedSince(handle.db, 'base', since)).toEqual([]);
+    // Late money watched: a payment that opened and ended between two reads is listed too.
+    expect((await listDepositAddressesChangedSince(handle.db, 'polygon', since, { ended: true })).map((r) => r.paymentId).sort()).toEqual(
+      [fresh, ended].sort(),
+    );
+    expect(await listDepositAddressesChangedSince(handle.db, 'base', since, { ended: true })).toEqual([]);
     // A full read has both open ones.
     expect((await listOpenDepositAddresses(handle.db, 'polygon')).map((r) => r.paymentId).sort()).toEqual([fresh, old].sort());
   });

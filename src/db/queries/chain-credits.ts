@@ -197,17 +197,25 @@ export function listOpenDepositAddresses(db: DatabaseOrTransaction, network: str
 }
 
 /**
- * The open payments' deposit addresses whose row changed after `since` (an index range on
- * updated_at, whatever the number of open payments): what the watcher adds between full reads. A
- * payment gets its address in the insert that creates it, and every write of these rows sets
- * updated_at = now().
+ * The deposit addresses of the network's payments whose row changed after `since` (an index range on
+ * updated_at, whatever the number of open payments): what the watcher adds between full reads. Open
+ * payments, and with `ended` the ones that ended (a payment opened and ended between two reads is
+ * still watched for late money). A payment gets its address in the insert that creates it, and every
+ * write of these rows sets updated_at = now().
  */
-export function listOpenDepositAddressesChangedSince(
+export function listDepositAddressesChangedSince(
   db: DatabaseOrTransaction,
   network: string,
   since: Date,
+  options: { ended: boolean },
 ): Promise<{ paymentId: string; address: string }[]> {
-  return depositAddressesOf(db, network, { sessions: ['pending', 'processing'], orders: ['pending', 'processing'] }, undefined, since);
+  const statuses = options.ended
+    ? {
+        sessions: ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'] as const,
+        orders: ['pending', 'processing', 'settled', 'failed', 'expired'] as const,
+      }
+    : { sessions: ['pending', 'processing'] as const, orders: ['pending', 'processing'] as const };
+  return depositAddressesOf(db, network, { sessions: [...statuses.sessions], orders: [...statuses.orders] }, undefined, since);
 }
 
 /**
