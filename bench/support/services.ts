@@ -57,7 +57,10 @@ export async function startOurWorker(
     SANDBOX_URL: input.sandboxUrl,
     SANDBOX_PORT: new URL(input.sandboxUrl).port,
   };
-  return startEntry('worker', 'worker.ts', env, /polling task queue/);
+  // BENCH_WORKER_CPU_PROF=<dir>: the same for the worker (where a payment's worker CPU goes).
+  const profile = process.env.BENCH_WORKER_CPU_PROF;
+  const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+  return startEntry('worker', 'worker.ts', env, /polling task queue/, undefined, flags);
 }
 
 export const adminHeaders = { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' };

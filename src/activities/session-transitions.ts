@@ -18,7 +18,9 @@ export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivitie
  * Issue 14: a transition's write and its event in one activity, so a session's run records one local
  * activity per transition rather than two (a marker, an activation and a round trip through the
  * worker's core less each). Not one database transaction: both halves are idempotent, so a retry
- * after the write finds it done and writes the event (the same one, if it got that far).
+ * after the write finds it done and writes the event (the same one, if it got that far). Issue 32:
+ * the event's first delivery attempts are made here too (withFirstAttempts), not in a local activity
+ * of their own.
  */
 export function createSessionTransitionActivities(parts: {
   checkout: CheckoutActivities;
@@ -32,7 +34,7 @@ export function createSessionTransitionActivities(parts: {
       if (move.kind === 'status') await checkout.recordStatusChange(paymentId, move.from, move.to, move.reason);
       else if (move.kind === 'processing') await checkout.recordProcessing(paymentId, move.fact);
       else if (move.kind === 'failed') await checkout.recordFailure(paymentId, move.fact);
-      return webhooks.emitPaymentEvent(paymentId, statusAfter(move), null);
+      return webhooks.withFirstAttempts(await webhooks.emitPaymentEvent(paymentId, statusAfter(move), null));
     },
 
     /**
@@ -47,7 +49,16 @@ export function createSessionTransitionActivities(parts: {
       if (!completion || completion.duplicateExceptionId) return completion;
       const emitted = await webhooks.emitPaymentEvent(paymentId, 'completed', null);
       const session = await findSession(db, paymentId);
-      return { ...completion, emitted, ...(session ? { provider: paymentLabels(session).provider } : {}) };
+      return {
+        ...completion,
+        emitted: await webhooks.withFirstAttempts(emitted),
+        ...(session ? { provider: paymentLabels(session).provider } : {}),
+      };
+    },
+
+    /** `payment.settled` once the merchant's payout is confirmed (decisions §11), with its first attempts. */
+    async announceSettled(paymentId: string): Promise<EmittedEvent> {
+      return webhooks.withFirstAttempts(await webhooks.emitPaymentEvent(paymentId, 'completed', 'payment.settled'));
     },
   };
 }

@@ -48,6 +48,11 @@ export interface EmittedEvent {
   deliveryIds: string[];
   /** The retry schedule in force, carried into the delivery workflows (decisions §8). */
   retry: { baseSeconds: number; maxIntervalSeconds: number; windowHours: number };
+  /**
+   * Set when the emitting activity made each delivery's first attempt itself (withFirstAttempts):
+   * the deliveries whose attempt failed and that the schedule retries. Absent: no attempt made yet.
+   */
+  toRetry?: string[];
 }
 
 export const USER_AGENT = 'svc-webhooks/1.0';
@@ -118,7 +123,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
     windowHours: webhooks.retryWindowHours,
   });
 
-  return {
+  const activities = {
     /**
      * The event of a status transition (decisions §6), stored once per (payment, type), with one
      * delivery per distinct target URL. Idempotent: a retry returns the same event and deliveries.
@@ -306,6 +311,37 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
       throw ApplicationFailure.retryable(error, 'DeliveryFailed');
     },
 
+    /**
+     * Issue 32: the first attempt of each of an event's deliveries, made by the activity that wrote
+     * the event rather than by a local activity of its own (one marker and one worker round trip
+     * less per event in the run's history). Attempts run at once, each logged before its POST like
+     * any other; a refused target is marked failed here; the rest that failed are left to the
+     * run's retry schedule (`toRetry`). An error is never the emitting activity's: a retry of it
+     * would write nothing twice, but the schedule already owns a failed delivery.
+     */
+    async withFirstAttempts(emitted: EmittedEvent): Promise<EmittedEvent> {
+      const outcomes = await Promise.all(
+        emitted.deliveryIds.map(async (deliveryId) => {
+          try {
+            await activities.deliverWebhook(deliveryId);
+            return null;
+          } catch (err) {
+            if (err instanceof ApplicationFailure && err.type === 'DeliveryRefused') {
+              // Marked failed here; if that write fails, the schedule's attempt is refused too and marks it.
+              return (await activities.markDeliveryFailed(deliveryId).then(
+                () => true,
+                () => false,
+              ))
+                ? null
+                : deliveryId;
+            }
+            return deliveryId;
+          }
+        }),
+      );
+      return { ...emitted, toRetry: outcomes.filter((id): id is string => id !== null) };
+    },
+
     async markDeliveryFailed(deliveryId: string): Promise<void> {
       await setDeliveryStatus(db, deliveryId, 'failed');
       const found = await findDeliveryWithEvent(db, deliveryId);
@@ -322,6 +358,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         });
     },
   };
+  return activities;
 }
 
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

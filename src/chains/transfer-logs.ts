@@ -55,7 +55,7 @@ export async function readTransfers(
   input: {
     network: EvmNetwork;
     tokens: readonly WatchedToken[];
-    /** Any case; a Set of lowercase addresses is used as it is (the watcher builds one per scan). */
+    /** Any case; a Set of lowercase addresses is used as it is (the watcher's, kept between scans). */
     recipients: readonly Address[] | ReadonlySet<string>;
     fromBlock: bigint;
     toBlock: bigint;

@@ -34,10 +34,16 @@ export interface ScanResult {
   caughtUp: boolean;
 }
 
+export type WatchedAddresses = readonly Address[] | ReadonlySet<string>;
+
 export interface TransferWatcherDeps {
   client: ChainClient;
-  /** The open deposit addresses of this network, asked on every scan. */
-  addresses: () => readonly Address[] | Promise<readonly Address[]>;
+  /**
+   * The open deposit addresses of this network, asked on every scan: a list in any case, or a Set of
+   * lowercase addresses the caller keeps between scans, used as it is (at 100,000 open addresses,
+   * folding a list into a set again on every scan was most of the scan's time: issue 32).
+   */
+  addresses: () => WatchedAddresses | Promise<WatchedAddresses>;
   limits?: LogReadLimits;
   /** Bounds one scan's work when catching up after downtime. */
   maxBlocksPerScan?: bigint;
@@ -65,10 +71,7 @@ export class TransferWatcher {
     const from = cursor.confirmedThrough + 1n;
     const to = min(head, from + this.maxBlocksPerScan - 1n);
     // A pending transfer's address stays watched until it settles, even if the payment closed meanwhile.
-    const recipients = lowercaseSet(
-      cursor.pending.map((p) => p.to),
-      lowercaseSet(open),
-    );
+    const recipients = withPending(open, cursor.pending);
     const read = await readTransfers(client.publicClient, {
       network: client.network,
       tokens: client.tokens,
@@ -101,6 +104,22 @@ export class TransferWatcher {
     const unconfirmed = pending.map((p) => ({ ...p, confirmations: confirmationsOf(head, p.blockNumber) }));
     return { cursor: { confirmedThrough, pending }, head, seen, confirmed, unconfirmed, removed, caughtUp: to >= head };
   }
+}
+
+/** The watched set plus the pending transfers' addresses; the caller's set itself when it holds them all (no copy). */
+function withPending(open: WatchedAddresses, pending: readonly TokenTransfer[]): ReadonlySet<string> {
+  if (open instanceof Set) {
+    const held = open as ReadonlySet<string>;
+    if (pending.every((p) => held.has(p.to.toLowerCase()))) return held;
+    return lowercaseSet(
+      pending.map((p) => p.to),
+      new Set(held),
+    );
+  }
+  return lowercaseSet(
+    pending.map((p) => p.to),
+    lowercaseSet(open as readonly Address[]),
+  );
 }
 
 /** The same log in another block is another observation: a reorg moved it. */

@@ -1,5 +1,4 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Address } from 'viem';
 import { assertChainId, createChainClient } from '../chains/clients';
 import type { TokenTransfer } from '../chains/transfer-logs';
 import { cursorFromJson, cursorToJson, TransferWatcher, type WatchCursor } from '../chains/watcher';
@@ -9,6 +8,7 @@ import type { BusinessLog } from '../logging';
 import {
   findDepositOwners,
   listOpenDepositAddresses,
+  listDepositAddressesChangedSince,
   listRecentlyEndedDepositAddresses,
   loadCursor,
   saveCursor,
@@ -98,10 +98,8 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
   const log = deps.log ?? ((m: string) => console.error(m));
   const interval = deps.pollIntervalMs ?? 1000;
   const client = createChainClient(endpoint);
-  const watcher = new TransferWatcher({
-    client,
-    addresses: async () => (await watchedAddresses(deps, endpoint.network)).map((r) => r.address as Address),
-  });
+  const watched = watchedAddresses(deps, endpoint.network);
+  const watcher = new TransferWatcher({ client, addresses: () => watched.read() });
 
   const reorgs = deps.reorgs && deps.reorgs.windowHours > 0 ? deps.reorgs : null;
   const checkReorgs = reorgs
@@ -155,10 +153,50 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
   }
 }
 
-/** Open sessions' addresses, and those of sessions ended within the late-deposit window. */
-async function watchedAddresses(deps: ChainWatchDeps, network: string) {
-  const open = await listOpenDepositAddresses(deps.db, network);
-  return deps.lateDeposits ? [...open, ...(await listRecentlyEndedDepositAddresses(deps.db, network, deps.lateDeposits.watchHours))] : open;
+/** How often the watched set is read whole, which also drops the addresses no longer watched. */
+const WATCHED_FULL_READ_MS = 60_000;
+/**
+ * Between full reads, rows changed after the previous read's start less this margin are read: more
+ * than any transaction that gives a payment its address lasts (statement timeouts: the API's 5 s, the
+ * worker's 30 s) and any skew between this process's clock and Postgres's.
+ */
+const WATCHED_OVERLAP_MS = 5 * 60_000;
+
+/**
+ * Issue 32: the addresses a network's watcher reads transfers to, kept between scans. Read whole at
+ * start and every WATCHED_FULL_READ_MS (open sessions' addresses, and those of sessions ended within
+ * the late-deposit window); in between, each scan adds the payments whose row changed since the
+ * previous read (an index range on updated_at, whatever the number of open payments): the open ones,
+ * and with late deposits watched the ended ones too, so a payment opened and ended between two reads
+ * is watched all the same. A payment that
+ * ended stays watched until the next full read, which is harmless: its money is an exception either
+ * way. A read that fails leaves the set as it was, and the next one reaches back to the last that
+ * succeeded, so no payment that opened meanwhile is missed.
+ */
+function watchedAddresses(deps: ChainWatchDeps, network: string, now = () => Date.now()) {
+  let set = new Set<string>();
+  let lastFull = -Infinity;
+  let lastRead = -Infinity;
+  const add = (rows: readonly { address: string }[], into: Set<string>) => {
+    for (const r of rows) into.add(r.address.toLowerCase());
+    return into;
+  };
+  return {
+    async read(): Promise<ReadonlySet<string>> {
+      const started = now();
+      if (started - lastFull >= WATCHED_FULL_READ_MS) {
+        const open = await listOpenDepositAddresses(deps.db, network);
+        const ended = deps.lateDeposits ? await listRecentlyEndedDepositAddresses(deps.db, network, deps.lateDeposits.watchHours) : [];
+        set = add(ended, add(open, new Set()));
+        lastFull = started;
+      } else {
+        const since = new Date(lastRead - WATCHED_OVERLAP_MS);
+        add(await listDepositAddressesChangedSince(deps.db, network, since, { ended: !!deps.lateDeposits }), set);
+      }
+      lastRead = started;
+      return set;
+    },
+  };
 }
 
 async function signalAll(deps: ChainWatchDeps, facts: DepositFact[], log: (m: string) => void): Promise<void> {

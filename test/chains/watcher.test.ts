@@ -53,6 +53,26 @@ describe('TransferWatcher', () => {
     expect([scan.seen, scan.confirmed, scan.removed]).toEqual([[], [], []]);
   });
 
+  it("uses the caller's set of lowercase addresses as it is, and keeps watching a pending transfer's address the caller dropped", async () => {
+    const client = clientFor(chain, 'arbitrum', 2);
+    const deposit = randomAddress();
+    // Held by the caller between scans (as the worker's chain-watch.ts does), never copied or changed by a scan.
+    const watched = new Set([deposit.toLowerCase()]);
+    const watcher = new TransferWatcher({ client, addresses: () => watched });
+    const payer = await newPayer(chain);
+    await mint(chain, chain.tokens.arbitrum.USDC, payer.address, 5_000_000n);
+    const cursor = await watcher.startCursor();
+    const receipt = await pay(chain, payer, chain.tokens.arbitrum.USDC, deposit, 5_000_000n);
+    let scan = await watcher.scan(cursor);
+    expect(scan.seen).toEqual([expect.objectContaining({ transactionHash: receipt.transactionHash, to: expect.any(String) })]);
+    // The payment closed before its transfer confirmed: the caller no longer lists the address.
+    watched.delete(deposit.toLowerCase());
+    await chain.control.mine({ blocks: 1 });
+    scan = await watcher.scan(scan.cursor);
+    expect(scan.confirmed).toEqual([expect.objectContaining({ transactionHash: receipt.transactionHash, amount: 5_000_000n })]);
+    expect([...watched]).toEqual([]);
+  });
+
   it('reads transfers to any number of addresses in one eth_getLogs per scan', async () => {
     const calls: string[] = [];
     const inner = http(chain.rpcUrl)({});

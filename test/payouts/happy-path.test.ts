@@ -99,22 +99,18 @@ describe('payout of a chain-verified checkout session', () => {
     expect(payoutSteps.map((a) => a.activityType?.name)).toEqual(['sendPayouts']);
     // On the payouts' own task queue, where the worker sends PAYOUT_CONCURRENCY at a time. It is the
     // only activity task the run schedules: the database writes are local activities (patch
-    // local-database-writes), and so is each delivery's first attempt, which the receiver answered
-    // (patch delivery-first-attempt-local).
+    // local-database-writes), and each delivery's first attempt, which the receiver answered, is made
+    // by the local activity that wrote its event (issue 32).
     expect(payoutSteps.map((a) => a.taskQueue?.name)).toEqual([`${ctx.config.temporal.taskQueue}-payouts`]);
     expect(scheduled).toHaveLength(1);
     const deliveries = await ctx.db.sql`select id, status from webhook_deliveries where payment_id = ${id} order by id`;
     expect(deliveries.map((d) => d.status)).toEqual(deliveries.map(() => 'succeeded'));
     // Each local activity is a marker; since engine 2 a transition's write and its event are one
-    // (activities/session-transitions.ts).
-    const localActivities = localActivityTypes(history.events);
-    expect(localActivities.filter((a) => a !== 'deliverWebhook')).toEqual([
-      'openSession',
-      'creditDeposit',
-      'completeSessionFromChain',
-      'emitPaymentEvent',
-    ]);
-    expect(localActivities.filter((a) => a === 'deliverWebhook')).toHaveLength(deliveries.length);
+    // (activities/session-transitions.ts), and since issue 32 its deliveries' first attempts too.
+    expect(localActivityTypes(history.events)).toEqual(['openSession', 'creditDeposit', 'completeSessionFromChain', 'announceSettled']);
+    const attempts = await ctx.db
+      .sql`select a.delivery_id from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.payment_id = ${id}`;
+    expect(attempts).toHaveLength(deliveries.length);
     // One timer for the session's expiry, left to lapse, where each wake used to start and cancel
     // one (patch deadline-timers).
     expect((history.events ?? []).filter((e) => e.timerStartedEventAttributes)).toHaveLength(1);

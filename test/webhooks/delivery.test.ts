@@ -242,9 +242,10 @@ describe('signed webhook deliveries', () => {
     expect(scheduled.map((a) => [a.activityType?.name, a.activityId]).filter(([name]) => name !== 'closeSessionProviderPayment')).toEqual([
       ['deliverWebhook', delivery.id],
     ]);
-    // Its first attempt was a local activity (patch delivery-first-attempt-local), the retries that
-    // activity, after the schedule's first interval (a timer).
-    expect(localActivityTypes(history.events).filter((a) => a === 'deliverWebhook')).toHaveLength(1);
+    // Its first attempt was made by the local activity that wrote the event (issue 32), the retries
+    // that activity, after the schedule's first interval (a timer).
+    expect(localActivityTypes(history.events).filter((a) => a === 'deliverWebhook')).toEqual([]);
+    expect(localActivityTypes(history.events)).toContain('moveSession');
     const timers = (history.events ?? []).flatMap((e) =>
       e.timerStartedEventAttributes?.startToFireTimeout ? [e.timerStartedEventAttributes.startToFireTimeout] : [],
     );
@@ -369,7 +370,8 @@ describe('signed webhook deliveries', () => {
     expect(attempts!.n).toBe(1);
 
     // The transition's write and its event in one activity (session-transitions.ts): run again, as a
-    // retry would, it writes neither twice and hands back the same event and deliveries.
+    // retry would, it writes neither twice and hands back the same event and deliveries; its first
+    // attempt finds the delivery succeeded and posts nothing again.
     const all = createActivities({
       ...ctx.config,
       db: ctx.db.db,
@@ -379,7 +381,11 @@ describe('signed webhook deliveries', () => {
       cancelSession: createSessionCanceller(ctx.temporal),
       now: () => new Date(),
     });
-    expect(await all.moveSession(s.id, { kind: 'status', to: 'expired', from: ['pending', 'processing'] })).toEqual(again);
+    expect(await all.moveSession(s.id, { kind: 'status', to: 'expired', from: ['pending', 'processing'] })).toEqual({
+      ...again,
+      toRetry: [],
+    });
+    expect(r.received).toHaveLength(1);
     const [rows] = await ctx.db
       .sql`select (select count(*)::int from transactions where payment_id = ${s.id}) as transactions, (select count(*)::int from events where payment_id = ${s.id}) as events, (select status from checkout_sessions where id = ${s.id}) as status`;
     expect(rows).toEqual({ transactions: 0, events: 1, status: 'expired' });

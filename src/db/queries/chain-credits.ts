@@ -156,9 +156,14 @@ function depositAddressesOf(
   network: string,
   statuses: { sessions: (typeof checkoutSessions.status.enumValues)[number][]; orders: (typeof simpleOrders.status.enumValues)[number][] },
   hours?: number,
+  changedSince?: Date,
 ): Promise<{ paymentId: string; address: string }[]> {
   const within = (updatedAt: typeof checkoutSessions.updatedAt | typeof simpleOrders.updatedAt) =>
-    hours === undefined ? undefined : sql`${updatedAt} > now() - make_interval(secs => ${hours * 3600})`;
+    changedSince
+      ? sql`${updatedAt} > ${changedSince.toISOString()}::timestamptz`
+      : hours === undefined
+        ? undefined
+        : sql`${updatedAt} > now() - make_interval(secs => ${hours * 3600})`;
   const sessions = db
     .select({ paymentId: checkoutSessions.id, address: sql<string>`${checkoutSessions.depositAddress}` })
     .from(checkoutSessions)
@@ -189,6 +194,28 @@ function depositAddressesOf(
 /** Deposit addresses of the network's open payments: what the network's watcher reads transfers to. */
 export function listOpenDepositAddresses(db: DatabaseOrTransaction, network: string): Promise<{ paymentId: string; address: string }[]> {
   return depositAddressesOf(db, network, { sessions: ['pending', 'processing'], orders: ['pending', 'processing'] });
+}
+
+/**
+ * The deposit addresses of the network's payments whose row changed after `since` (an index range on
+ * updated_at, whatever the number of open payments): what the watcher adds between full reads. Open
+ * payments, and with `ended` the ones that ended (a payment opened and ended between two reads is
+ * still watched for late money). A payment gets its address in the insert that creates it, and every
+ * write of these rows sets updated_at = now().
+ */
+export function listDepositAddressesChangedSince(
+  db: DatabaseOrTransaction,
+  network: string,
+  since: Date,
+  options: { ended: boolean },
+): Promise<{ paymentId: string; address: string }[]> {
+  const statuses = options.ended
+    ? {
+        sessions: ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'] as const,
+        orders: ['pending', 'processing', 'settled', 'failed', 'expired'] as const,
+      }
+    : { sessions: ['pending', 'processing'] as const, orders: ['pending', 'processing'] as const };
+  return depositAddressesOf(db, network, { sessions: [...statuses.sessions], orders: [...statuses.orders] }, undefined, since);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { events, merchants, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema';
+import { events, merchantEventSeqs, merchants, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema';
 
 export type EventRow = typeof events.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -9,33 +9,58 @@ export type AttemptRow = typeof webhookAttempts.$inferSelect;
 
 /**
  * The event of (payment, type, subject), written by the first caller; later callers get that same row.
- * A new event takes the merchant's next `seq` under a per-merchant lock held until commit, so seq
- * N+1 is only ever written once N is visible: a stream reader past N never misses a late commit.
+ * A new event takes the merchant's next `seq` in the same statement, from its merchant_event_seqs
+ * row, whose lock is held until commit, so seq N+1 is only ever written once N is visible: a stream
+ * reader past N never misses a late commit. Under READ COMMITTED the upsert re-reads the row a
+ * concurrent writer committed while it waited; the max() over events is only a floor, for rows
+ * numbered before the counter existed. A repeat takes no number.
  */
 export async function insertEventOnce(db: DatabaseOrTransaction, row: Omit<typeof events.$inferInsert, 'seq'>): Promise<EventRow> {
   const subject = row.subject ?? '';
-  return db.transaction(async (tx) => {
-    // Its own statement: under READ COMMITTED the insert below then reads max(seq) after the lock is
-    // held, seeing the previous holder's committed row (one statement would read before waiting).
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`events:${row.merchantId}`}, 0))`);
-    const [inserted] = await tx
-      .insert(events)
-      .values({
-        ...row,
-        subject,
-        seq: sql`(select coalesce(max(${events.seq}), 0) + 1 from ${events} where ${events.merchantId} = ${row.merchantId})`,
-      })
-      .onConflictDoNothing({ target: [events.paymentId, events.type, events.subject] })
-      .returning();
-    if (inserted) return inserted;
-    // A repeat (an activity retried, a workflow replayed) finds the row the first call wrote.
-    const [written] = await tx
-      .select()
-      .from(events)
-      .where(and(eq(events.paymentId, row.paymentId), eq(events.type, row.type), eq(events.subject, subject)));
-    return written!;
-  });
+  const inserted = await db.execute<RawEventRow>(sql`
+    with next as (
+      insert into ${merchantEventSeqs} as c (merchant_id, seq)
+      select ${row.merchantId}, (select coalesce(max(seq), 0) + 1 from ${events} where merchant_id = ${row.merchantId})
+      where not exists (select 1 from ${events} where payment_id = ${row.paymentId} and type = ${row.type} and subject = ${subject})
+      on conflict (merchant_id) do update set seq = greatest(c.seq + 1, excluded.seq)
+      returning seq
+    )
+    insert into ${events} (id, payment_id, merchant_id, seq, type, subject, body, created_at)
+    select ${row.id}, ${row.paymentId}, ${row.merchantId}, next.seq, ${row.type}, ${subject}, ${row.body}, coalesce(${row.createdAt instanceof Date ? row.createdAt.toISOString() : null}::timestamptz, now())
+    from next
+    on conflict (payment_id, type, subject) do nothing
+    returning id, payment_id, merchant_id, seq, type, subject, body, created_at`);
+  const first = inserted[0];
+  if (first) return eventOf(first);
+  // A repeat (an activity retried, a workflow replayed) finds the row the first call wrote.
+  const [written] = await db
+    .select()
+    .from(events)
+    .where(and(eq(events.paymentId, row.paymentId), eq(events.type, row.type), eq(events.subject, subject)));
+  return written!;
 }
+
+interface RawEventRow extends Record<string, unknown> {
+  id: string;
+  payment_id: string;
+  merchant_id: string;
+  seq: string | number;
+  type: string;
+  subject: string;
+  body: string;
+  created_at: Date | string;
+}
+
+const eventOf = (r: RawEventRow): EventRow => ({
+  id: r.id,
+  paymentId: r.payment_id,
+  merchantId: r.merchant_id,
+  seq: Number(r.seq),
+  type: r.type,
+  subject: r.subject,
+  body: r.body,
+  createdAt: r.created_at instanceof Date ? r.created_at : new Date(r.created_at),
+});
 
 /** A merchant's events after `afterSeq`, in seq order: what the merchant's event stream sends next. */
 export async function listMerchantEventsAfter(

@@ -100,6 +100,8 @@ export const checkoutSessions = pgTable(
     index('checkout_sessions_payment_link_idx')
       .on(t.paymentLinkId, t.createdAt)
       .where(sql`${t.paymentLinkId} is not null`),
+    // The chain watcher's reads between full reads (listOpenDepositAddressesChangedSince): the rows changed lately.
+    index('checkout_sessions_updated_idx').on(t.updatedAt),
     index('checkout_sessions_review_idx')
       .on(t.reviewFlag)
       .where(sql`${t.reviewFlag} is not null`),

@@ -72,6 +72,8 @@ export const simpleOrders = pgTable(
   },
   (t) => [
     index('simple_orders_created_idx').on(t.createdAt),
+    // As checkout_sessions_updated_idx: the chain watcher's reads between full reads.
+    index('simple_orders_updated_idx').on(t.updatedAt),
     index('simple_orders_review_idx')
       .on(t.reviewFlag)
       .where(sql`${t.reviewFlag} is not null`),

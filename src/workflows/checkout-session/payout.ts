@@ -12,6 +12,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { PayoutActivities, PayoutBatch } from '../../activities/payouts';
+import type { SessionTransitionActivities } from '../../activities/session-transitions';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { payoutTaskQueue } from '../../domain/task-queues';
 import { LOCAL_DATABASE_ACTIVITY } from '../activity-options';
@@ -39,6 +40,7 @@ export const PAYOUT_ACTIVITY: ActivityOptions = {
 };
 const reopening = proxyLocalActivities<PayoutActivities>(LOCAL_DATABASE_ACTIVITY);
 const events = proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY);
+const settling = proxyLocalActivities<SessionTransitionActivities>({ ...LOCAL_DATABASE_ACTIVITY, startToCloseTimeout: '30 seconds' });
 
 export type PayoutOutcome = { settled: true } | { settled: false; reason: string };
 
@@ -116,7 +118,7 @@ export async function payOutSession(paymentId: string, deliveries: InRunDeliveri
   for (;;) {
     const outcome = await sendPayouts({ session: paymentId });
     if (outcome.settled) {
-      await emitAndDeliver(() => events.emitPaymentEvent(paymentId, 'completed', 'payment.settled'), deliveries);
+      await emitAndDeliver(() => settling.announceSettled(paymentId), deliveries);
       return outcome;
     }
     if (!(await retryRequested(paymentId, whileWaiting))) return outcome;

@@ -27,6 +27,12 @@ import type { SessionPorts } from './session-loop';
 export const sessionRecords = proxyLocalActivities<
   SessionTransitionActivities & CheckoutActivities & WebhookActivities & ChainProofActivities
 >(LOCAL_DATABASE_ACTIVITY);
+// The writes that emit an event also make its first delivery attempts (activities/webhooks.ts,
+// withFirstAttempts): bounded like a delivery attempt (WEBHOOK_TIMEOUT_MS, 10 s, plus the database).
+export const emittingRecords = proxyLocalActivities<SessionTransitionActivities>({
+  ...LOCAL_DATABASE_ACTIVITY,
+  startToCloseTimeout: '30 seconds',
+});
 // Closing a provider payment (decisions §12) is worth retrying for a while, never worth failing the
 // session for: a payment the provider still takes arrives as money and becomes an exception.
 const closing = proxyActivities<ProviderClosingActivities>({
@@ -52,7 +58,7 @@ export function sessionPorts(run: SessionRun): SessionPorts {
   const db = sessionRecords;
   return {
     move: async ({ move }) => {
-      await emitAndDeliver(() => db.moveSession(id, move), run.deliveries);
+      await emitAndDeliver(() => emittingRecords.moveSession(id, move), run.deliveries);
       upsertSearchAttributes([{ key: PaymentStatusKey, value: run.status() }]);
     },
     recordShortfall: async ({ claim, at }) => (await db.recordShortfall(id, claim, at))?.exceptionId ?? null,
@@ -63,7 +69,7 @@ export function sessionPorts(run: SessionRun): SessionPorts {
     completeFromChain: async ({ providerPaymentId }) => {
       let completion: Awaited<ReturnType<typeof db.completeSessionFromChain>> = null;
       await emitAndDeliver(
-        async () => (completion = await db.completeSessionFromChain(id, providerPaymentId))?.emitted ?? null,
+        async () => (completion = await emittingRecords.completeSessionFromChain(id, providerPaymentId))?.emitted ?? null,
         run.deliveries,
       );
       return completion;

@@ -1,10 +1,11 @@
 import type { EmittedEvent } from '../../activities/webhooks';
-import { deliverFirstLocally } from './workflow';
+import { deliverFirstLocally, retryAfterFirstAttempt } from './workflow';
 
 /**
  * The one way a payment's events reach their targets (decisions §8): the run that emitted the event
  * delivers it itself, one delivery per target, started without waiting so the run moves on while the
- * POST goes out. A receiver that answers the first attempt costs the run one local activity's marker;
+ * POST goes out. A receiver that answers the first attempt costs the run one local activity's marker,
+ * or nothing where the activity that wrote the event made the attempt (a session's transitions);
  * the retries are one durable activity whose Temporal retry policy is the schedule, so they add
  * nothing to the run's history (webhook-delivery/workflow.ts). The run must not end before `done()`.
  * An operator's resend and the sweep's orphans use the same attempts in a run of their own
@@ -24,10 +25,13 @@ export function inRunDeliveries(markFailed: (deliveryId: string) => Promise<void
       for (const deliveryId of emitted.deliveryIds) {
         if (started.has(deliveryId)) continue;
         started.add(deliveryId);
+        // The emitting activity made the first attempt (withFirstAttempts): only a failed one goes on.
+        if (emitted.toRetry && !emitted.toRetry.includes(deliveryId)) continue;
         open++;
+        const input = { deliveryId, retry: emitted.retry };
         // Every outcome of the POSTs is settled inside (markFailed is retried until the database is
         // back), so a rejection here is the run being torn down, not a lost delivery.
-        void deliverFirstLocally({ deliveryId, retry: emitted.retry }, { markFailed })
+        void (emitted.toRetry ? retryAfterFirstAttempt(input, { markFailed }) : deliverFirstLocally(input, { markFailed }))
           .catch(() => 'failed')
           .finally(() => open--);
       }

@@ -69,6 +69,14 @@ export async function deliverFirstLocally(
       return 'failed';
     }
   }
+  return retryAfterFirstAttempt(input, options);
+}
+
+/** After a first attempt that failed (made here or by the emitting activity): the schedule from its first interval. */
+export async function retryAfterFirstAttempt(
+  input: WebhookDeliveryInput,
+  options: { markFailed: (deliveryId: string) => Promise<void> },
+): Promise<'succeeded' | 'failed'> {
   await sleep(Math.round(input.retry.baseSeconds * 1000));
   return deliverWithRetries(input, { ...options, afterFirstAttempt: true });
 }
