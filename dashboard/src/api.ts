@@ -91,3 +91,14 @@ export interface ApiRequest {
   requestId: string;
   key: { id: string; shown: string | null };
 }
+
+export type Role = Me['user']['role'];
+export const ROLES: readonly Role[] = ['owner', 'admin', 'developer', 'viewer'];
+
+export interface Member {
+  id: string;
+  email: string;
+  role: Role;
+  emailVerified: boolean;
+  createdAt: string;
+}

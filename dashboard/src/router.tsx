@@ -5,6 +5,7 @@ import { Overview } from './pages/overview';
 import { Requests } from './pages/requests';
 import { SignIn } from './pages/sign-in';
 import { SignUp } from './pages/sign-up';
+import { Team } from './pages/team';
 import { VerifyEmail } from './pages/verify-email';
 
 function Layout() {
@@ -42,6 +43,7 @@ const routeTree = root.addChildren([
   createRoute({ getParentRoute: () => root, path: '/developers', component: Developers }),
   createRoute({ getParentRoute: () => root, path: '/developers/deliveries', component: Deliveries }),
   createRoute({ getParentRoute: () => root, path: '/developers/requests', component: Requests }),
+  createRoute({ getParentRoute: () => root, path: '/team', component: Team }),
   createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignIn }),
   createRoute({ getParentRoute: () => root, path: '/sign-up', component: SignUp }),
   createRoute({ getParentRoute: () => root, path: '/verify-email', component: VerifyEmail }),

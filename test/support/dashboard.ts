@@ -1,3 +1,4 @@
+import { hash as argon2Hash } from '@node-rs/argon2';
 import type { FastifyInstance } from 'fastify';
 import { adminHeaders } from './harness';
 import type { TestMailbox } from './mail';
@@ -66,4 +67,30 @@ export async function approve(app: FastifyInstance, merchantId: string): Promise
   const res = await app.inject({ method: 'POST', url: `/admin/v1/merchants/${merchantId}/approve`, headers: adminHeaders });
   if (res.statusCode !== 200) throw new Error(`approve: ${res.statusCode} ${res.body}`);
   return res.json().apiKey;
+}
+
+let memberCount = 0;
+
+/**
+ * A member of the merchant with this role, signed in. Written straight into the table (as an accepted
+ * invitation would leave it), so a test of roles needs no mail round trip per person.
+ */
+export async function signedInMember(
+  app: FastifyInstance,
+  sql: import('postgres').Sql,
+  merchantId: string,
+  email: string,
+  role: 'owner' | 'admin' | 'developer' | 'viewer',
+): Promise<{ client: DashboardClient; userId: string }> {
+  const userId = `usr_${email
+    .replace(/[^a-z0-9]/gi, '')
+    .slice(0, 16)
+    .padEnd(16, '0')}`;
+  await sql`insert into dashboard_users (id, merchant_id, email, password_hash, role, email_verified_at)
+    values (${userId}, ${merchantId}, ${email}, ${await argon2Hash(PASSWORD)}, ${role}, now())`;
+  // An address of their own: one person's sign-ins never count against another's limits.
+  const client = new DashboardClient(app, `198.18.${Math.floor(memberCount / 250)}.${(memberCount++ % 250) + 1}`);
+  const signIn = await client.call('POST', '/sign-in', { email, password: PASSWORD });
+  if (signIn.statusCode !== 200) throw new Error(`sign-in: ${signIn.statusCode} ${signIn.body}`);
+  return { client, userId };
 }

@@ -74,6 +74,11 @@ export function Overview() {
               <li>
                 <Link to="/developers">Developers: API keys, webhooks, Security Code</Link>
               </li>
+              {(me.user.role === 'owner' || me.user.role === 'admin') && (
+                <li>
+                  <Link to="/team">Team: members, roles, invitations</Link>
+                </li>
+              )}
             </ul>
           </nav>
           <button type="button" className="secondary" onClick={() => signOut.mutate()}>

@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { MerchantAccounts } from '../../payments/merchant-accounts';
 import { SESSION_COOKIE, cookieOptions, issueCsrfCookie } from './cookies';
-import { DEVELOPER_ROLES, hide, ok, type SignedIn } from './guard';
+import { can } from '../../domain/dashboard-roles';
+import { hide, ok, type SignedIn } from './guard';
 
 // The dashboard's account routes: sign-up, e-mail verification, sign-in and out, who is signed in.
 
@@ -105,7 +106,7 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, {
       user: { id: s.userId, email: s.email, role: s.role },
       merchant: { id: s.merchantId, name: s.merchantName, status: s.merchantStatus },
       // Only to those who may see it: a viewer is never offered the key.
-      liveKeyWaiting: s.liveKeyWaiting && s.merchantStatus === 'approved' && DEVELOPER_ROLES.includes(s.role),
+      liveKeyWaiting: s.liveKeyWaiting && s.merchantStatus === 'approved' && can(s.role, 'liveKey.reveal'),
       steppedUp: s.steppedUpRecently,
     };
   });

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { MerchantCredentials } from '../../payments/merchant-credentials';
 import type { PaymentService } from '../../payments';
+import type { DashboardTeam } from '../../payments/dashboard-team';
 import accountRoutes, { type AccountRoutesOptions } from './account';
 import developerRoutes from './developers';
+import teamRoutes from './team';
 import { dashboardGuard } from './guard';
 
 // The dashboard's internal API (decisions §14): cookie session, CSRF-checked writes (cookies.ts),
@@ -13,15 +15,17 @@ import { dashboardGuard } from './guard';
 export interface DashboardApiOptions extends Omit<AccountRoutesOptions, 'signedIn'> {
   credentials: MerchantCredentials;
   payments: PaymentService;
+  team: DashboardTeam;
 }
 
 const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
   app,
-  { signInLimited, accounts, credentials, payments, secureCookies },
+  { signInLimited, accounts, credentials, payments, team, secureCookies },
 ) => {
   const signedIn = dashboardGuard(accounts);
   await app.register(accountRoutes, { signInLimited, accounts, signedIn, secureCookies });
   await app.register(developerRoutes, { credentials, payments, signedIn });
+  await app.register(teamRoutes, { team, signedIn });
 };
 
 export default dashboardApi;

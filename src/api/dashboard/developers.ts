@@ -8,7 +8,8 @@ import { SCOPES } from '../../domain/scopes';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhook-event-types';
 import { apiKeyView, deliveryView, endpointView, viewDelivery, viewEndpoint, viewKey } from '../routes/admin/merchant-views';
 import { eventTypesInput } from '../routes/admin/webhook-endpoints';
-import { DEVELOPER_ROLES, hide, ok, type SignedIn } from './guard';
+import { rolesFor } from '../../domain/dashboard-roles';
+import { hide, ok, type SignedIn } from './guard';
 
 // The dashboard's developers area: API keys, the Security Code, webhook endpoints and their
 // deliveries, connected plugin sites and the request log. Owners, admins and developers only.
@@ -24,12 +25,12 @@ export interface DeveloperRoutesOptions {
 
 const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (app, { credentials, payments, signedIn }) => {
   app.get('/api-keys', { schema: { hide, response: { 200: z.object({ ok, keys: z.array(apiKeyView) }) } } }, async (request) => {
-    const s = await signedIn(request, DEVELOPER_ROLES);
+    const s = await signedIn(request, rolesFor('developers.read'));
     return { ok: true as const, keys: (await credentials.listKeys(s.merchantId)).map(viewKey) };
   });
 
   app.post('/api-keys/live/reveal', { schema: { hide, response: { 200: z.object({ ok, apiKey: z.string() }) } } }, async (request) => {
-    const s = await signedIn(request, DEVELOPER_ROLES);
+    const s = await signedIn(request, rolesFor('liveKey.reveal'));
     return { ok: true as const, apiKey: await credentials.revealLiveKey(s.merchantId) };
   });
 
@@ -37,7 +38,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/api-keys/live/rotate',
     { schema: { hide, response: { 200: z.object({ ok, apiKey: z.string(), previousKeyExpiresAt: z.string() }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.manage'));
       const rotated = await credentials.rotateLiveKey(s.merchantId);
       return { ok: true as const, apiKey: rotated.apiKey, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };
     },
@@ -47,7 +48,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/security-code/rotate',
     { schema: { hide, response: { 200: z.object({ ok, securityCode: z.string() }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.manage'));
       return { ok: true as const, securityCode: await credentials.rotateSecurityCode(s.merchantId) };
     },
   );
@@ -56,7 +57,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/webhook-endpoints',
     { schema: { hide, response: { 200: z.object({ ok, endpoints: z.array(endpointView) }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.read'));
       return { ok: true as const, endpoints: (await credentials.listEndpoints(s.merchantId)).map(viewEndpoint) };
     },
   );
@@ -71,7 +72,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request, reply) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.manage'));
       const { endpoint, secret } = await credentials.addEndpoint(s.merchantId, request.body);
       return reply.status(201).send({ ok: true as const, endpoint: viewEndpoint(endpoint), secret });
     },
@@ -87,7 +88,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.manage'));
       const { endpoint, secret } = await credentials.rollEndpointSecret(s.merchantId, request.params.endpointId);
       return { ok: true as const, endpoint: viewEndpoint(endpoint), secret };
     },
@@ -98,7 +99,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       `/webhook-endpoints/:endpointId/${change}`,
       { schema: { hide, params: endpointParams, response: { 200: z.object({ ok, endpoint: endpointView }) } } },
       async (request) => {
-        const s = await signedIn(request, DEVELOPER_ROLES);
+        const s = await signedIn(request, rolesFor('developers.manage'));
         return {
           ok: true as const,
           endpoint: viewEndpoint(await credentials.changeEndpoint(s.merchantId, request.params.endpointId, change)),
@@ -111,7 +112,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/webhook-endpoints/:endpointId',
     { schema: { hide, params: endpointParams, response: { 200: z.object({ ok, endpoint: endpointView }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.manage'));
       return {
         ok: true as const,
         endpoint: viewEndpoint(await credentials.changeEndpoint(s.merchantId, request.params.endpointId, 'delete')),
@@ -129,7 +130,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request, reply) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.manage'));
       return reply.status(202).send({ ok: true as const, ...(await payments.sendTestEvent(s.merchantId, request.params.endpointId)) });
     },
   );
@@ -147,7 +148,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.read'));
       const rows = await payments.deliveries.forMerchant(s.merchantId, request.query);
       return { ok: true as const, deliveries: rows.map(viewDelivery) };
     },
@@ -163,7 +164,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request, reply) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.manage'));
       return reply.status(202).send({ ok: true as const, ...(await payments.resendDelivery(request.params.deliveryId, s.merchantId)) });
     },
   );
@@ -178,7 +179,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request, reply) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.manage'));
       const issued = await credentials.issueRestrictedKey(s.merchantId, request.body.scopes);
       return reply.status(201).send({ ok: true as const, apiKey: issued.plaintext, key: viewKey(issued.row) });
     },
@@ -188,7 +189,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/api-keys/:keyId/revoke',
     { schema: { hide, params: z.object({ keyId: z.string().max(100) }), response: { 200: z.object({ ok, key: apiKeyView }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.manage'));
       return { ok: true as const, key: viewKey(await credentials.revokeKey(s.merchantId, request.params.keyId)) };
     },
   );
@@ -214,7 +215,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
   });
 
   app.get('/sites', { schema: { hide, response: { 200: z.object({ ok, sites: z.array(siteView) }) } } }, async (request) => {
-    const s = await signedIn(request, DEVELOPER_ROLES);
+    const s = await signedIn(request, rolesFor('developers.read'));
     return { ok: true as const, sites: (await credentials.listSites(s.merchantId)).map(viewSite) };
   });
 
@@ -222,7 +223,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/sites/:siteId/disconnect',
     { schema: { hide, params: z.object({ siteId: z.string().max(100) }), response: { 200: z.object({ ok, site: siteView }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.manage'));
       return { ok: true as const, site: viewSite(await credentials.disconnectSite(s.merchantId, request.params.siteId)) };
     },
   );
@@ -239,7 +240,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/request-log',
     { schema: { hide, response: { 200: z.object({ ok, retentionDays: z.number().int(), requests: z.array(requestView) }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.read'));
       const rows = await credentials.requestLog(s.merchantId);
       return {
         ok: true as const,

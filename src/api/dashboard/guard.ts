@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors';
 import type { DashboardSession, MerchantAccounts } from '../../payments/merchant-accounts';
-import type { DashboardRole } from '../../payments/rows';
+import { rolesFor, type DashboardRole } from '../../domain/dashboard-roles';
+import type { DashboardActor } from '../../payments/dashboard-team';
 import { SESSION_COOKIE } from './cookies';
 
 // What every dashboard route module shares: who is signed in (401 in the envelope without a
@@ -12,8 +13,13 @@ export const ok = z.literal(true);
 /** Dashboard routes are internal: hidden from the v1 OpenAPI document. */
 export const hide = true;
 
-/** Roles that manage keys, secrets and webhooks; a viewer never sees them. */
-export const DEVELOPER_ROLES: readonly DashboardRole[] = ['owner', 'admin', 'developer'];
+/** Roles that manage keys, secrets and webhooks; a viewer never sees them (domain/dashboard-roles.ts). */
+export const DEVELOPER_ROLES: readonly DashboardRole[] = rolesFor('developers.manage');
+
+/** The signed-in person as the service layer's audit names them: who, of which merchant, from where. */
+export function actorOf(request: FastifyRequest, s: DashboardSession): DashboardActor {
+  return { userId: s.userId, email: s.email, role: s.role, merchantId: s.merchantId, ip: request.ip };
+}
 
 /**
  * The signed-in person of a request, if their role is among `roles`. With `stepUp`, the action

@@ -8,6 +8,7 @@ import type { Database } from '../../db/client';
 import { createMailer } from '../../mail/mailer';
 import { createMerchantAccounts } from '../../payments/merchant-accounts';
 import { createMerchantCredentials } from '../../payments/merchant-credentials';
+import { createDashboardTeam } from '../../payments/dashboard-team';
 import dashboardApi from './api';
 import { csrfGuard } from './cookies';
 import devMailboxPage from './dev-mailbox';
@@ -74,6 +75,7 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     accounts: createMerchantAccounts({ db, config, mailer }),
     credentials: createMerchantCredentials({ db, config, now }),
     payments: app.payments,
+    team: createDashboardTeam({ db }),
   });
   if (devMailboxDir) {
     await app.register(devMailboxPage, { dir: devMailboxDir });

@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { check, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { DASHBOARD_ROLES } from '../../domain/dashboard-roles';
 import { merchants } from './merchants';
 
 // The merchant dashboard's people and their sign-ins (decisions §14). Passwords are argon2id
 // hashes; session and email tokens are stored as SHA-256 hashes only (a copy of the table signs no
 // one in).
 
-export const DASHBOARD_ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
-export type DashboardRole = (typeof DASHBOARD_ROLES)[number];
+export { DASHBOARD_ROLES, type DashboardRole } from '../../domain/dashboard-roles';
 
 export const dashboardUsers = pgTable(
   'dashboard_users',
