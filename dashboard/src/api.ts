@@ -102,3 +102,12 @@ export interface Member {
   emailVerified: boolean;
   createdAt: string;
 }
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  invitedBy: string;
+  createdAt: string;
+  expiresAt: string;
+}

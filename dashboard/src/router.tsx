@@ -1,4 +1,5 @@
 import { createRootRoute, createRoute, createRouter, Link, Outlet } from '@tanstack/react-router';
+import { AcceptInvitation } from './pages/accept-invitation';
 import { Deliveries } from './pages/deliveries';
 import { Developers } from './pages/developers';
 import { Overview } from './pages/overview';
@@ -47,6 +48,7 @@ const routeTree = root.addChildren([
   createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignIn }),
   createRoute({ getParentRoute: () => root, path: '/sign-up', component: SignUp }),
   createRoute({ getParentRoute: () => root, path: '/verify-email', component: VerifyEmail }),
+  createRoute({ getParentRoute: () => root, path: '/accept-invitation', component: AcceptInvitation }),
 ]);
 
 export const router = createRouter({ routeTree, basepath: '/dashboard' });

@@ -30,7 +30,7 @@ const VERIFY_TOKEN_TTL_MS = 24 * 3600 * 1000;
 
 export type DashboardSession = NonNullable<Awaited<ReturnType<typeof findSession>>>;
 
-const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+export const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 // Checked against when the email is unknown, so that an unknown address costs the same time as a

@@ -28,6 +28,7 @@ const NO_HOOK = 'we_0000000000000000';
 const NO_DELIVERY = 'dlv_000000000000000000000000';
 const NO_SITE = 'site_0000000000000000';
 const NO_USER = 'usr_0000000000000000';
+const NO_INVITATION = 'inv_0000000000000000';
 
 // Ids that name nothing answer 404 to those let through: the route ran past its role check, and
 // nothing changed. Creations are real (they change the merchant only) and answer 201.
@@ -55,11 +56,22 @@ const MATRIX: Row[] = [
   { method: 'GET', url: '/team', allowed: 'oa', ok: [200] },
   { method: 'POST', url: `/team/${NO_USER}/role`, allowed: 'oa', ok: [404], body: { role: 'viewer' } },
   { method: 'DELETE', url: `/team/${NO_USER}`, allowed: 'oa', ok: [404] },
+  { method: 'GET', url: '/team/invitations', allowed: 'oa', ok: [200] },
+  { method: 'POST', url: '/team/invitations', allowed: 'oa', ok: [201], body: { email: 'matrix-invited@example.com', role: 'viewer' } },
+  { method: 'DELETE', url: `/team/invitations/${NO_INVITATION}`, allowed: 'oa', ok: [404] },
 ];
 
 // Routes anyone may call (their own checks are tested in accounts.test.ts), and the internal API's
 // catch-all 404.
-const OPEN = new Set(['POST /sign-up', 'POST /verify-email', 'POST /sign-in', 'POST /sign-out', 'POST /step-up']);
+const OPEN = new Set([
+  'POST /sign-up',
+  'POST /verify-email',
+  'POST /sign-in',
+  'POST /sign-out',
+  'POST /step-up',
+  'POST /invitations/preview',
+  'POST /invitations/accept',
+]);
 
 /**
  * Every route the dashboard's internal API registers, as "METHOD /path" with its :params: the plugin
@@ -98,7 +110,8 @@ describe('dashboard roles', () => {
         .replace(/we_0+/, ':endpointId')
         .replace(/dlv_0+/, ':deliveryId')
         .replace(/site_0+/, ':siteId')
-        .replace(/usr_0+/, ':userId');
+        .replace(/usr_0+/, ':userId')
+        .replace(/inv_0+/, ':invitationId');
     const covered = [...MATRIX.map((r) => `${r.method} ${pattern(r.url)}`), ...OPEN].sort();
     const registered = await registeredRoutes();
     expect(registered.length).toBeGreaterThan(20);

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useId } from 'react';
-import { api, ROLES, type Me, type Member, type Role } from '../api';
-import { Confirm, ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
+import { api, ROLES, type Invitation, type Me, type Member, type Role } from '../api';
+import { Confirm, ErrorText, Field, formValues, ScrollTable, SignedIn, usePageTitle } from '../ui';
 
 // The team: members and their roles (README "Dashboard roles"). Owners and admins see it; only an
 // owner changes an owner; the server has the last word on every rule.
@@ -88,6 +88,85 @@ function Members({ me }: { me: Me }) {
   );
 }
 
+function Invitations({ me }: { me: Me }) {
+  const queryClient = useQueryClient();
+  const roleId = useId();
+  const invitations = useQuery({
+    queryKey: ['invitations'],
+    queryFn: () => api<{ invitations: Invitation[] }>('GET', '/team/invitations'),
+  });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['invitations'] });
+  const invite = useMutation({
+    mutationFn: (body: Record<string, string>) => api<{ invitation: Invitation }>('POST', '/team/invitations', body),
+    onSuccess: refresh,
+  });
+  const withdraw = useMutation({ mutationFn: (id: string) => api('DELETE', `/team/invitations/${id}`), onSuccess: refresh });
+  return (
+    <section aria-labelledby="invitations">
+      <h2 id="invitations">Invitations</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          const form = e.currentTarget;
+          invite.mutate(formValues(form), { onSuccess: () => form.reset() });
+        }}
+      >
+        <Field
+          label="Email address to invite"
+          name="email"
+          type="email"
+          autoComplete="off"
+          hint="They get a link that works once, for 7 days."
+        />
+        <div className="field">
+          <label htmlFor={roleId}>Role</label>
+          <select id={roleId} name="role" defaultValue="viewer">
+            {ROLES.filter((r) => me.user.role === 'owner' || r !== 'owner').map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </div>
+        <ErrorText error={invite.error} />
+        {invite.isSuccess && <p role="status">Invitation sent to {invite.data.invitation.email}.</p>}
+        <button type="submit" disabled={invite.isPending}>
+          Send the invitation
+        </button>
+      </form>
+      <ErrorText error={invitations.error ?? withdraw.error} />
+      {invitations.data && invitations.data.invitations.length > 0 && (
+        <ScrollTable label="Pending invitations, scrollable" head={['Email', 'Role', 'Invited by', 'Link works until', '']}>
+          {invitations.data.invitations.map((i) => (
+            <tr key={i.id}>
+              <td>{i.email}</td>
+              <td>{i.role}</td>
+              <td>{i.invitedBy}</td>
+              <td>{new Date(i.expiresAt).toLocaleString()}</td>
+              <td>
+                {(me.user.role === 'owner' || i.role !== 'owner') && (
+                  <Confirm
+                    label={
+                      <>
+                        Withdraw<span className="visually-hidden"> the invitation to {i.email}</span>
+                      </>
+                    }
+                    title={`Withdraw the invitation to ${i.email}?`}
+                    description="Its link stops working at once."
+                    confirmLabel="Withdraw the invitation"
+                    onConfirm={() => withdraw.mutate(i.id)}
+                    disabled={withdraw.isPending}
+                  />
+                )}
+              </td>
+            </tr>
+          ))}
+        </ScrollTable>
+      )}
+    </section>
+  );
+}
+
 export function Team() {
   usePageTitle('Team');
   return (
@@ -99,7 +178,10 @@ export function Team() {
           </p>
           <h1>Team</h1>
           {me.user.role === 'owner' || me.user.role === 'admin' ? (
-            <Members me={me} />
+            <>
+              <Members me={me} />
+              <Invitations me={me} />
+            </>
           ) : (
             <p>Only owners and admins manage the team. Ask one of them to change your role.</p>
           )}

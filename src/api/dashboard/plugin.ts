@@ -75,7 +75,7 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     accounts: createMerchantAccounts({ db, config, mailer }),
     credentials: createMerchantCredentials({ db, config, now }),
     payments: app.payments,
-    team: createDashboardTeam({ db }),
+    team: createDashboardTeam({ db, mailer, publicBaseUrl: config.http.publicBaseUrl }),
   });
   if (devMailboxDir) {
     await app.register(devMailboxPage, { dir: devMailboxDir });

@@ -63,3 +63,31 @@ export const dashboardEmailTokens = pgTable(
   },
   (t) => [index('dashboard_email_tokens_user_idx').on(t.userId)],
 );
+
+// An invitation to join a merchant's team: a single-use link mailed to the address, good for 7 days.
+// The token is stored as its SHA-256 hash only. One pending invitation per address and merchant: a
+// new one replaces it.
+export const dashboardInvitations = pgTable(
+  'dashboard_invitations',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    email: text('email').notNull(),
+    role: text('role', { enum: DASHBOARD_ROLES }).notNull(),
+    tokenHash: text('token_hash').notNull(),
+    // Who invited, as they were then: the member may be removed later, the record stays readable.
+    invitedByEmail: text('invited_by_email').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('dashboard_invitations_token_idx').on(t.tokenHash),
+    uniqueIndex('dashboard_invitations_pending_idx')
+      .on(t.merchantId, t.email)
+      .where(sql`${t.acceptedAt} is null`),
+    check('dashboard_invitations_role_check', sql`${t.role} in ('owner', 'admin', 'developer', 'viewer')`),
+  ],
+);
