@@ -111,3 +111,13 @@ export interface Invitation {
   createdAt: string;
   expiresAt: string;
 }
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  actor: { id: string; email: string };
+  action: string;
+  target: string | null;
+  details: Record<string, unknown> | null;
+  ip: string;
+}

@@ -1,5 +1,6 @@
 import { createRootRoute, createRoute, createRouter, Link, Outlet } from '@tanstack/react-router';
 import { AcceptInvitation } from './pages/accept-invitation';
+import { AuditLog } from './pages/audit-log';
 import { Deliveries } from './pages/deliveries';
 import { Developers } from './pages/developers';
 import { Overview } from './pages/overview';
@@ -45,6 +46,7 @@ const routeTree = root.addChildren([
   createRoute({ getParentRoute: () => root, path: '/developers/deliveries', component: Deliveries }),
   createRoute({ getParentRoute: () => root, path: '/developers/requests', component: Requests }),
   createRoute({ getParentRoute: () => root, path: '/team', component: Team }),
+  createRoute({ getParentRoute: () => root, path: '/audit-log', component: AuditLog }),
   createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignIn }),
   createRoute({ getParentRoute: () => root, path: '/sign-up', component: SignUp }),
   createRoute({ getParentRoute: () => root, path: '/verify-email', component: VerifyEmail }),

@@ -20,22 +20,14 @@ import { mayChangeMember, type DashboardRole } from '../domain/dashboard-roles';
 import { AppError, notFound } from '../domain/errors';
 import { randomBase62 } from '../domain/ids';
 import type { Mailer } from '../mail/mailer';
+import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { normalizeEmail, tokenHash } from './merchant-accounts';
 
 // A merchant's team in the dashboard: its members, their roles, removal. Who may change whom is the
 // domain's table (dashboard-roles.ts); that a merchant always keeps an owner is checked here, under
 // a lock on the merchant's members.
 
-/** The signed-in person acting in the dashboard, and where from. */
-export interface DashboardActor {
-  userId: string;
-  email: string;
-  role: DashboardRole;
-  merchantId: string;
-  ip: string;
-}
-
-export type { InvitationRow, MemberRow };
+export type { DashboardActor, InvitationRow, MemberRow };
 
 const INVITATION_GONE = 'This invitation has expired, was withdrawn or was used already: ask for a new one.';
 
@@ -77,6 +69,7 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
       db.transaction(async (tx) => {
         const member = await changing(tx, actor, userId, role);
         await setMemberRole(tx, actor.merchantId, userId, role);
+        await recordAudit(tx, actor, 'member.role_changed', userId, { email: member.email, from: member.role, to: role });
         return { ...member, role };
       }),
 
@@ -84,6 +77,7 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
       db.transaction(async (tx) => {
         const member = await changing(tx, actor, userId, null);
         await deleteMember(tx, actor.merchantId, userId);
+        await recordAudit(tx, actor, 'member.removed', userId, { email: member.email, role: member.role });
         return member;
       }),
 
@@ -99,7 +93,7 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
       const token = randomBase62(43);
       const invitation = await db.transaction(async (tx) => {
         if (await findDashboardUserByEmail(tx, email)) throw new AppError('Conflict', ALREADY_HAS_ACCOUNT);
-        return insertInvitation(tx, {
+        const row = await insertInvitation(tx, {
           id: `inv_${randomBase62(16)}`,
           merchantId: actor.merchantId,
           email,
@@ -108,6 +102,8 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
           invitedByEmail: actor.email,
           expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
         });
+        await recordAudit(tx, actor, 'invitation.sent', row.id, { email, role: input.role });
+        return row;
       });
       await mailer.send(
         email,
@@ -126,6 +122,7 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
         if (!mayChangeMember(actor.role, null, invitation.role))
           throw new AppError('Forbidden', 'Only an owner can withdraw an owner’s invitation.');
         await deleteInvitation(tx, invitation.id);
+        await recordAudit(tx, actor, 'invitation.withdrawn', invitation.id, { email: invitation.email, role: invitation.role });
         return invitation;
       }),
 
@@ -140,13 +137,13 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
      * The invited person chooses a password and becomes a member (the mail proved their address).
      * The owners hear of it: a member they did not expect is worth a look.
      */
-    async acceptInvitation(input: { token: string; password: string }): Promise<{ email: string }> {
+    async acceptInvitation(input: { token: string; password: string; ip: string }): Promise<{ email: string }> {
       const passwordHash = await argon2Hash(input.password);
       const { invitation, owners } = await db.transaction(async (tx) => {
         const accepted = await acceptInvitation(tx, tokenHash(input.token));
         if (!accepted) throw new AppError('ValidationError', INVITATION_GONE);
         if (await findDashboardUserByEmail(tx, accepted.email)) throw new AppError('Conflict', ALREADY_HAS_ACCOUNT);
-        await insertDashboardUser(tx, {
+        const user = await insertDashboardUser(tx, {
           id: `usr_${randomBase62(16)}`,
           merchantId: accepted.merchantId,
           email: accepted.email,
@@ -154,6 +151,16 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
           role: accepted.role,
           emailVerifiedAt: new Date(),
         });
+        await recordAudit(
+          tx,
+          { userId: user.id, email: user.email, role: user.role, merchantId: user.merchantId, ip: input.ip },
+          'invitation.accepted',
+          accepted.id,
+          {
+            invitedBy: accepted.invitedByEmail,
+            role: accepted.role,
+          },
+        );
         return { invitation: accepted, owners: await ownerEmails(tx, accepted.merchantId) };
       });
       for (const owner of owners) {

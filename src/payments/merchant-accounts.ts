@@ -17,6 +17,7 @@ import {
 import { AppError } from '../domain/errors';
 import { randomBase62 } from '../domain/ids';
 import type { Mailer } from '../mail/mailer';
+import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { openMerchant } from './merchant-credentials';
 
 // Decisions §14: merchants sign up in the dashboard (a merchant pending review and its owner), confirm
@@ -29,6 +30,11 @@ export const SESSION_TTL_SECONDS = 12 * 3600;
 const VERIFY_TOKEN_TTL_MS = 24 * 3600 * 1000;
 
 export type DashboardSession = NonNullable<Awaited<ReturnType<typeof findSession>>>;
+
+const actor = (
+  person: { userId: string; email: string; role: DashboardActor['role']; merchantId: string },
+  ip: string,
+): DashboardActor => ({ ...person, ip });
 
 export const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
@@ -128,6 +134,11 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
         ip: input.ip,
         ttlSeconds: SESSION_TTL_SECONDS,
       });
+      await recordAudit(
+        tx,
+        actor({ userId: user.id, email: user.email, role: user.role, merchantId: user.merchantId }, input.ip),
+        'session.signed_in',
+      );
       return { token, expiresAt };
     },
 
@@ -136,7 +147,7 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
      * money or reveals a secret. Runs in the sign-in limit's transaction, so a stolen cookie cannot
      * be used to guess the password.
      */
-    async stepUp(tx: DatabaseOrTransaction, input: { token: string; password: string }): Promise<void> {
+    async stepUp(tx: DatabaseOrTransaction, input: { token: string; password: string; ip: string }): Promise<void> {
       const session = await findSession(tx, tokenHash(input.token));
       if (!session) throw new AppError('Unauthorized', 'Sign in to the dashboard first.');
       const user = await findDashboardUserByEmail(tx, session.email);
@@ -144,10 +155,15 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
         throw new AppError('Unauthorized', 'The password is wrong.');
       }
       await markSteppedUp(tx, tokenHash(input.token));
+      await recordAudit(tx, actor(session, input.ip), 'session.stepped_up');
     },
 
-    async signOut(token: string): Promise<void> {
-      await deleteSession(db, tokenHash(token));
+    async signOut(token: string, ip: string): Promise<void> {
+      await db.transaction(async (tx) => {
+        const session = await findSession(tx, tokenHash(token));
+        await deleteSession(tx, tokenHash(token));
+        if (session) await recordAudit(tx, actor(session, ip), 'session.signed_out');
+      });
     },
 
     /** The person and merchant of an unexpired session, or undefined. */

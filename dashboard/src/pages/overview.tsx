@@ -79,6 +79,11 @@ export function Overview() {
                   <Link to="/team">Team: members, roles, invitations</Link>
                 </li>
               )}
+              {me.user.role === 'owner' && (
+                <li>
+                  <Link to="/audit-log">Audit log: who did what</Link>
+                </li>
+              )}
             </ul>
           </nav>
           <button type="button" className="secondary" onClick={() => signOut.mutate()}>

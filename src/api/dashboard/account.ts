@@ -86,7 +86,7 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, {
     async (request) => {
       const s = await signedIn(request);
       await signInLimited({ email: s.email, ip: request.ip }, (tx) =>
-        accounts.stepUp(tx, { token: request.cookies[SESSION_COOKIE]!, password: request.body.password }),
+        accounts.stepUp(tx, { token: request.cookies[SESSION_COOKIE]!, password: request.body.password, ip: request.ip }),
       );
       return { ok: true as const };
     },
@@ -94,7 +94,7 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, {
 
   app.post('/sign-out', { schema: { hide, response: { 200: z.object({ ok }) } } }, async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE];
-    if (token) await accounts.signOut(token);
+    if (token) await accounts.signOut(token, request.ip);
     clearSession(reply);
     return { ok: true as const };
   });

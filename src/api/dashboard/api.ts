@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { MerchantCredentials } from '../../payments/merchant-credentials';
 import type { PaymentService } from '../../payments';
+import type { DashboardAudit } from '../../payments/dashboard-audit';
 import type { DashboardTeam } from '../../payments/dashboard-team';
+import auditRoutes from './audit';
 import accountRoutes, { type AccountRoutesOptions } from './account';
 import developerRoutes from './developers';
 import teamRoutes from './team';
@@ -16,16 +18,18 @@ export interface DashboardApiOptions extends Omit<AccountRoutesOptions, 'signedI
   credentials: MerchantCredentials;
   payments: PaymentService;
   team: DashboardTeam;
+  audit: DashboardAudit;
 }
 
 const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
   app,
-  { signInLimited, accounts, credentials, payments, team, secureCookies },
+  { signInLimited, accounts, credentials, payments, team, audit, secureCookies },
 ) => {
   const signedIn = dashboardGuard(accounts);
   await app.register(accountRoutes, { signInLimited, accounts, signedIn, secureCookies });
-  await app.register(developerRoutes, { credentials, payments, signedIn });
+  await app.register(developerRoutes, { credentials, payments, audit, signedIn });
   await app.register(teamRoutes, { team, signedIn });
+  await app.register(auditRoutes, { audit, signedIn });
 };
 
 export default dashboardApi;

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { MerchantCredentials } from '../../payments/merchant-credentials';
 import type { PaymentService } from '../../payments';
+import type { DashboardAudit } from '../../payments/dashboard-audit';
 import { REQUEST_LOG_RETENTION_DAYS } from '../../payments/request-log';
 import type { SiteRow } from '../../payments/rows';
 import { SCOPES } from '../../domain/scopes';
@@ -9,7 +10,7 @@ import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhook-event
 import { apiKeyView, deliveryView, endpointView, viewDelivery, viewEndpoint, viewKey } from '../routes/admin/merchant-views';
 import { eventTypesInput } from '../routes/admin/webhook-endpoints';
 import { rolesFor } from '../../domain/dashboard-roles';
-import { hide, ok, type SignedIn } from './guard';
+import { actorOf, hide, ok, type SignedIn } from './guard';
 
 // The dashboard's developers area: API keys, the Security Code, webhook endpoints and their
 // deliveries, connected plugin sites and the request log. Owners, admins and developers only.
@@ -20,10 +21,11 @@ export interface DeveloperRoutesOptions {
   credentials: MerchantCredentials;
   /** The payment engine's use cases (webhook deliveries: the log, a test event, a resend). */
   payments: PaymentService;
+  audit: DashboardAudit;
   signedIn: SignedIn;
 }
 
-const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (app, { credentials, payments, signedIn }) => {
+const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (app, { credentials, payments, audit, signedIn }) => {
   app.get('/api-keys', { schema: { hide, response: { 200: z.object({ ok, keys: z.array(apiKeyView) }) } } }, async (request) => {
     const s = await signedIn(request, rolesFor('developers.read'));
     return { ok: true as const, keys: (await credentials.listKeys(s.merchantId)).map(viewKey) };
@@ -31,7 +33,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
 
   app.post('/api-keys/live/reveal', { schema: { hide, response: { 200: z.object({ ok, apiKey: z.string() }) } } }, async (request) => {
     const s = await signedIn(request, rolesFor('liveKey.reveal'));
-    return { ok: true as const, apiKey: await credentials.revealLiveKey(s.merchantId) };
+    return { ok: true as const, apiKey: await credentials.revealLiveKey(actorOf(request, s)) };
   });
 
   app.post(
@@ -39,7 +41,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     { schema: { hide, response: { 200: z.object({ ok, apiKey: z.string(), previousKeyExpiresAt: z.string() }) } } },
     async (request) => {
       const s = await signedIn(request, rolesFor('developers.manage'));
-      const rotated = await credentials.rotateLiveKey(s.merchantId);
+      const rotated = await credentials.rotateLiveKey(actorOf(request, s));
       return { ok: true as const, apiKey: rotated.apiKey, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };
     },
   );
@@ -49,7 +51,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     { schema: { hide, response: { 200: z.object({ ok, securityCode: z.string() }) } } },
     async (request) => {
       const s = await signedIn(request, rolesFor('developers.manage'));
-      return { ok: true as const, securityCode: await credentials.rotateSecurityCode(s.merchantId) };
+      return { ok: true as const, securityCode: await credentials.rotateSecurityCode(actorOf(request, s)) };
     },
   );
 
@@ -73,7 +75,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     },
     async (request, reply) => {
       const s = await signedIn(request, rolesFor('developers.manage'));
-      const { endpoint, secret } = await credentials.addEndpoint(s.merchantId, request.body);
+      const { endpoint, secret } = await credentials.addEndpoint(actorOf(request, s), request.body);
       return reply.status(201).send({ ok: true as const, endpoint: viewEndpoint(endpoint), secret });
     },
   );
@@ -89,7 +91,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     },
     async (request) => {
       const s = await signedIn(request, rolesFor('developers.manage'));
-      const { endpoint, secret } = await credentials.rollEndpointSecret(s.merchantId, request.params.endpointId);
+      const { endpoint, secret } = await credentials.rollEndpointSecret(actorOf(request, s), request.params.endpointId);
       return { ok: true as const, endpoint: viewEndpoint(endpoint), secret };
     },
   );
@@ -102,7 +104,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
         const s = await signedIn(request, rolesFor('developers.manage'));
         return {
           ok: true as const,
-          endpoint: viewEndpoint(await credentials.changeEndpoint(s.merchantId, request.params.endpointId, change)),
+          endpoint: viewEndpoint(await credentials.changeEndpoint(actorOf(request, s), request.params.endpointId, change)),
         };
       },
     );
@@ -115,7 +117,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       const s = await signedIn(request, rolesFor('developers.manage'));
       return {
         ok: true as const,
-        endpoint: viewEndpoint(await credentials.changeEndpoint(s.merchantId, request.params.endpointId, 'delete')),
+        endpoint: viewEndpoint(await credentials.changeEndpoint(actorOf(request, s), request.params.endpointId, 'delete')),
       };
     },
   );
@@ -131,7 +133,10 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     },
     async (request, reply) => {
       const s = await signedIn(request, rolesFor('developers.manage'));
-      return reply.status(202).send({ ok: true as const, ...(await payments.sendTestEvent(s.merchantId, request.params.endpointId)) });
+      const sent = await payments.sendTestEvent(s.merchantId, request.params.endpointId);
+      // The event is the engine's, written in its own transaction; the line follows it.
+      await audit.record(actorOf(request, s), 'webhook_endpoint.test_sent', request.params.endpointId, { eventId: sent.eventId });
+      return reply.status(202).send({ ok: true as const, ...sent });
     },
   );
 
@@ -165,7 +170,9 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     },
     async (request, reply) => {
       const s = await signedIn(request, rolesFor('developers.manage'));
-      return reply.status(202).send({ ok: true as const, ...(await payments.resendDelivery(request.params.deliveryId, s.merchantId)) });
+      const resent = await payments.resendDelivery(request.params.deliveryId, s.merchantId);
+      await audit.record(actorOf(request, s), 'webhook_delivery.resent', request.params.deliveryId, { newDeliveryId: resent.deliveryId });
+      return reply.status(202).send({ ok: true as const, ...resent });
     },
   );
 
@@ -180,7 +187,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     },
     async (request, reply) => {
       const s = await signedIn(request, rolesFor('developers.manage'));
-      const issued = await credentials.issueRestrictedKey(s.merchantId, request.body.scopes);
+      const issued = await credentials.issueRestrictedKey(actorOf(request, s), request.body.scopes);
       return reply.status(201).send({ ok: true as const, apiKey: issued.plaintext, key: viewKey(issued.row) });
     },
   );
@@ -190,7 +197,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     { schema: { hide, params: z.object({ keyId: z.string().max(100) }), response: { 200: z.object({ ok, key: apiKeyView }) } } },
     async (request) => {
       const s = await signedIn(request, rolesFor('developers.manage'));
-      return { ok: true as const, key: viewKey(await credentials.revokeKey(s.merchantId, request.params.keyId)) };
+      return { ok: true as const, key: viewKey(await credentials.revokeKey(actorOf(request, s), request.params.keyId)) };
     },
   );
 
@@ -224,7 +231,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     { schema: { hide, params: z.object({ siteId: z.string().max(100) }), response: { 200: z.object({ ok, site: siteView }) } } },
     async (request) => {
       const s = await signedIn(request, rolesFor('developers.manage'));
-      return { ok: true as const, site: viewSite(await credentials.disconnectSite(s.merchantId, request.params.siteId)) };
+      return { ok: true as const, site: viewSite(await credentials.disconnectSite(actorOf(request, s), request.params.siteId)) };
     },
   );
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../domain/errors';
 import type { DashboardSession, MerchantAccounts } from '../../payments/merchant-accounts';
 import { rolesFor, type DashboardRole } from '../../domain/dashboard-roles';
-import type { DashboardActor } from '../../payments/dashboard-team';
+import type { DashboardActor } from '../../payments/dashboard-audit';
 import { SESSION_COOKIE } from './cookies';
 
 // What every dashboard route module shares: who is signed in (401 in the envelope without a

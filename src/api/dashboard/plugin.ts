@@ -9,6 +9,7 @@ import { createMailer } from '../../mail/mailer';
 import { createMerchantAccounts } from '../../payments/merchant-accounts';
 import { createMerchantCredentials } from '../../payments/merchant-credentials';
 import { createDashboardTeam } from '../../payments/dashboard-team';
+import { createDashboardAudit } from '../../payments/dashboard-audit';
 import dashboardApi from './api';
 import { csrfGuard } from './cookies';
 import devMailboxPage from './dev-mailbox';
@@ -76,6 +77,7 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     credentials: createMerchantCredentials({ db, config, now }),
     payments: app.payments,
     team: createDashboardTeam({ db, mailer, publicBaseUrl: config.http.publicBaseUrl }),
+    audit: createDashboardAudit({ db }),
   });
   if (devMailboxDir) {
     await app.register(devMailboxPage, { dir: devMailboxDir });

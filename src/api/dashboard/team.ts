@@ -146,7 +146,8 @@ const teamRoutes: FastifyPluginAsyncZod<TeamRoutesOptions> = async (app, { team,
         response: { 201: z.object({ ok, email: z.string() }) },
       },
     },
-    async (request, reply) => reply.status(201).send({ ok: true as const, ...(await team.acceptInvitation(request.body)) }),
+    async (request, reply) =>
+      reply.status(201).send({ ok: true as const, ...(await team.acceptInvitation({ ...request.body, ip: request.ip })) }),
   );
 };
 

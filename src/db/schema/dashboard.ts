@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigserial, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { DASHBOARD_ROLES } from '../../domain/dashboard-roles';
 import { merchants } from './merchants';
 
@@ -90,4 +90,26 @@ export const dashboardInvitations = pgTable(
       .where(sql`${t.acceptedAt} is null`),
     check('dashboard_invitations_role_check', sql`${t.role} in ('owner', 'admin', 'developer', 'viewer')`),
   ],
+);
+
+// What people did in the dashboard (who, what, when, from where), written in the transaction of the
+// change it records. Never a secret: keys, secrets and codes are named by id or last four only. The
+// person is kept by id and address as they were, so removing a member keeps their history readable.
+export const dashboardAuditLog = pgTable(
+  'dashboard_audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    actorUserId: text('actor_user_id').notNull(),
+    actorEmail: text('actor_email').notNull(),
+    action: text('action').notNull(),
+    // The thing acted on: a key, endpoint, member or invitation id, or null for the account itself.
+    target: text('target'),
+    details: jsonb('details').$type<Record<string, unknown>>(),
+    ip: text('ip').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('dashboard_audit_log_merchant_idx').on(t.merchantId, t.id)],
 );
