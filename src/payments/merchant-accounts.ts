@@ -19,6 +19,7 @@ import { randomBase62 } from '../domain/ids';
 import type { Mailer } from '../mail/mailer';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { openMerchant } from './merchant-credentials';
+import { checkSecondFactor } from './two-factor';
 
 // Decisions §14: merchants sign up in the dashboard (a merchant pending review and its owner), confirm
 // their email address, and sign in to a server-side session. Passwords are argon2id hashes
@@ -114,7 +115,7 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
      */
     async signIn(
       tx: DatabaseOrTransaction,
-      input: { email: string; password: string; ip: string; previousToken: string | null },
+      input: { email: string; password: string; code?: string | undefined; ip: string; previousToken: string | null },
     ): Promise<{ token: string; expiresAt: Date }> {
       const user = await findDashboardUserByEmail(tx, normalizeEmail(input.email));
       const passwordOk = user
@@ -125,6 +126,9 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
         await sendVerification(user.id, user.email);
         throw new AppError('Forbidden', 'Confirm your email address first: we have sent you a new link.');
       }
+      const person = actor({ userId: user.id, email: user.email, role: user.role, merchantId: user.merchantId }, input.ip);
+      const { recoveryCodeUsed } = await checkSecondFactor(tx, config.secretsKey, user, input.code);
+      if (recoveryCodeUsed) await recordAudit(tx, person, 'two_factor.recovery_code_used');
       if (input.previousToken) await deleteSession(tx, tokenHash(input.previousToken));
       await deleteExpiredSessions(tx);
       const token = randomBytes(32).toString('base64url');
@@ -147,13 +151,18 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
      * money or reveals a secret. Runs in the sign-in limit's transaction, so a stolen cookie cannot
      * be used to guess the password.
      */
-    async stepUp(tx: DatabaseOrTransaction, input: { token: string; password: string; ip: string }): Promise<void> {
+    async stepUp(
+      tx: DatabaseOrTransaction,
+      input: { token: string; password: string; code?: string | undefined; ip: string },
+    ): Promise<void> {
       const session = await findSession(tx, tokenHash(input.token));
       if (!session) throw new AppError('Unauthorized', 'Sign in to the dashboard first.');
       const user = await findDashboardUserByEmail(tx, session.email);
       if (!user || !(await argon2Verify(user.passwordHash, input.password))) {
         throw new AppError('Unauthorized', 'The password is wrong.');
       }
+      const { recoveryCodeUsed } = await checkSecondFactor(tx, config.secretsKey, user, input.code);
+      if (recoveryCodeUsed) await recordAudit(tx, actor(session, input.ip), 'two_factor.recovery_code_used');
       await markSteppedUp(tx, tokenHash(input.token));
       await recordAudit(tx, actor(session, input.ip), 'session.stepped_up');
     },

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { cookieOptions } from '../../src/api/dashboard/cookies';
 import { dashboardUsers, merchants } from '../../src/db/schema';
-import { approve, DashboardClient, PASSWORD, signedUpOwner } from '../support/dashboard';
+import { approve, DashboardClient, PASSWORD, secureOwner, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 
@@ -55,6 +55,7 @@ describe('dashboard accounts', () => {
       merchant: { id: merchant!.id, name: 'Corner Shop', status: 'pending_review' },
       liveKeyWaiting: false,
       steppedUp: false,
+      twoFactor: false,
     });
   });
 
@@ -158,6 +159,11 @@ describe('dashboard accounts', () => {
 
   it('shows the live key issued at approval once, and it is the key the operator was answered', async () => {
     const { client, merchantId } = await signedUpOwner(ctx.app, mailbox, 'approved@example.com');
+    // An owner reveals a key only with a second factor enrolled, and stepped up with it.
+    const refused = await client.call('POST', '/api-keys/live/reveal');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().message).toMatch(/two-factor/);
+    await secureOwner(client);
     expect((await client.call('POST', '/api-keys/live/reveal')).statusCode).toBe(409);
     const operatorsKey = await approve(ctx.app, merchantId);
     expect((await client.call('GET', '/me')).json()).toMatchObject({ merchant: { status: 'approved' }, liveKeyWaiting: true });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approve, DashboardClient, signedUpOwner } from '../support/dashboard';
+import { approve, DashboardClient, secureOwner, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 
@@ -42,6 +42,7 @@ describe('dashboard audit log', () => {
   it('records who did what from where, without secrets, and nothing for a change that failed', async () => {
     const { client: owner, merchantId } = await signedUpOwner(ctx.app, mailbox, 'audit-owner@example.com', 'Audited Shop');
     await approve(ctx.app, merchantId);
+    await secureOwner(owner);
     const secrets: string[] = [];
     secrets.push((await owner.call('POST', '/api-keys/live/reveal')).json().apiKey);
     const restricted = (await owner.call('POST', '/api-keys', { scopes: ['transactions:read'] })).json();
@@ -70,6 +71,8 @@ describe('dashboard audit log', () => {
     const entries: Entry[] = res.json().entries;
     expect(entries.map((e) => [e.action, e.actor.email, e.ip]).reverse()).toEqual([
       ['session.signed_in', 'audit-owner@example.com', owner.ip],
+      ['two_factor.enabled', 'audit-owner@example.com', owner.ip],
+      ['session.stepped_up', 'audit-owner@example.com', owner.ip],
       ['live_key.revealed', 'audit-owner@example.com', owner.ip],
       ['api_key.created', 'audit-owner@example.com', owner.ip],
       ['security_code.rotated', 'audit-owner@example.com', owner.ip],

@@ -3,7 +3,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { describe, expect, it } from 'vitest';
 import dashboardApi, { type DashboardApiOptions } from '../../src/api/dashboard/api';
 import { DASHBOARD_ROLES, type DashboardRole } from '../../src/domain/dashboard-roles';
-import { approve, DashboardClient, signedInMember, signedUpOwner } from '../support/dashboard';
+import { approve, DashboardClient, secureOwner, signedInMember, signedUpOwner, stepUp } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 
@@ -74,6 +74,8 @@ const OPEN = new Set([
   'POST /invitations/preview',
   'POST /invitations/accept',
 ]);
+// Every person's own second factor: each role has one (account.security), tested in two-factor.test.ts.
+const OWN = new Set(['POST /two-factor/enroll', 'POST /two-factor/confirm', 'POST /two-factor/disable']);
 
 /**
  * Every route the dashboard's internal API registers, as "METHOD /path" with its :params: the plugin
@@ -107,7 +109,7 @@ describe('dashboard roles', () => {
         .replace(/site_0+/, ':siteId')
         .replace(/usr_0+/, ':userId')
         .replace(/inv_0+/, ':invitationId');
-    const covered = [...MATRIX.map((r) => `${r.method} ${pattern(r.url)}`), ...OPEN].sort();
+    const covered = [...MATRIX.map((r) => `${r.method} ${pattern(r.url)}`), ...OPEN, ...OWN].sort();
     const registered = await registeredRoutes();
     expect(registered.length).toBeGreaterThan(20);
     expect(covered).toEqual(registered);
@@ -123,6 +125,10 @@ describe('dashboard roles', () => {
       viewer: (await signedInMember(ctx.app, ctx.db.sql, merchantId, 'matrix-viewer@example.com', 'viewer')).client,
       anonymous: new DashboardClient(ctx.app, '198.51.100.99'),
     };
+    // Every person stepped up (the owner with a second factor), so that what is tested here is the
+    // role; the step-up itself is tested in two-factor.test.ts.
+    await secureOwner(owner);
+    for (const who of ['admin', 'developer', 'viewer'] as const) await stepUp(clients[who]);
     const table: Record<string, Record<Who, number>> = {};
     for (const row of MATRIX) {
       for (const who of WHO) {

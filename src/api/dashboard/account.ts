@@ -15,6 +15,8 @@ const meView = z.object({
   liveKeyWaiting: z.boolean(),
   /** Whether a step-up made in this session still counts (actions that move money or reveal secrets ask for one). */
   steppedUp: z.boolean(),
+  /** Whether the person has a second factor in force (owners need one before a step-up action). */
+  twoFactor: z.boolean(),
 });
 
 export interface AccountRoutesOptions {
@@ -64,14 +66,19 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, {
     {
       schema: {
         hide,
-        body: z.strictObject({ email: z.string().trim().min(1).max(254), password: z.string().min(1).max(256) }),
+        body: z.strictObject({
+          email: z.string().trim().min(1).max(254),
+          password: z.string().min(1).max(256),
+          /** The authenticator's code or a recovery code, for a person with a second factor. */
+          code: z.string().max(20).optional(),
+        }),
         response: { 200: z.object({ ok }) },
       },
     },
     async (request, reply) => {
-      const { email, password } = request.body;
+      const { email, password, code } = request.body;
       const session = await signInLimited({ email: email.toLowerCase(), ip: request.ip }, (tx) =>
-        accounts.signIn(tx, { email, password, ip: request.ip, previousToken: request.cookies[SESSION_COOKIE] ?? null }),
+        accounts.signIn(tx, { email, password, code, ip: request.ip, previousToken: request.cookies[SESSION_COOKIE] ?? null }),
       );
       void reply.setCookie(SESSION_COOKIE, session.token, { ...cookieOptions(secureCookies, 'session'), expires: session.expiresAt });
       // A new CSRF token with the new session: one read before sign-in is of no use after it.
@@ -82,11 +89,17 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, {
 
   app.post(
     '/step-up',
-    { schema: { hide, body: z.strictObject({ password: z.string().min(1).max(256) }), response: { 200: z.object({ ok }) } } },
+    {
+      schema: {
+        hide,
+        body: z.strictObject({ password: z.string().min(1).max(256), code: z.string().max(20).optional() }),
+        response: { 200: z.object({ ok }) },
+      },
+    },
     async (request) => {
       const s = await signedIn(request);
       await signInLimited({ email: s.email, ip: request.ip }, (tx) =>
-        accounts.stepUp(tx, { token: request.cookies[SESSION_COOKIE]!, password: request.body.password, ip: request.ip }),
+        accounts.stepUp(tx, { token: request.cookies[SESSION_COOKIE]!, ...request.body, ip: request.ip }),
       );
       return { ok: true as const };
     },
@@ -108,6 +121,7 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, {
       // Only to those who may see it: a viewer is never offered the key.
       liveKeyWaiting: s.liveKeyWaiting && s.merchantStatus === 'approved' && can(s.role, 'liveKey.reveal'),
       steppedUp: s.steppedUpRecently,
+      twoFactor: s.twoFactorEnabled,
     };
   });
 };

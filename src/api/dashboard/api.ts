@@ -4,6 +4,8 @@ import type { PaymentService } from '../../payments';
 import type { DashboardAudit } from '../../payments/dashboard-audit';
 import type { DashboardTeam } from '../../payments/dashboard-team';
 import auditRoutes from './audit';
+import securityRoutes from './security';
+import type { TwoFactor } from '../../payments/two-factor';
 import accountRoutes, { type AccountRoutesOptions } from './account';
 import developerRoutes from './developers';
 import teamRoutes from './team';
@@ -19,17 +21,19 @@ export interface DashboardApiOptions extends Omit<AccountRoutesOptions, 'signedI
   payments: PaymentService;
   team: DashboardTeam;
   audit: DashboardAudit;
+  twoFactor: TwoFactor;
 }
 
 const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
   app,
-  { signInLimited, accounts, credentials, payments, team, audit, secureCookies },
+  { signInLimited, accounts, credentials, payments, team, audit, twoFactor, secureCookies },
 ) => {
   const signedIn = dashboardGuard(accounts);
   await app.register(accountRoutes, { signInLimited, accounts, signedIn, secureCookies });
   await app.register(developerRoutes, { credentials, payments, audit, signedIn });
   await app.register(teamRoutes, { team, signedIn });
   await app.register(auditRoutes, { audit, signedIn });
+  await app.register(securityRoutes, { twoFactor, signInLimited, signedIn });
 };
 
 export default dashboardApi;

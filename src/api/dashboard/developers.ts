@@ -32,7 +32,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
   });
 
   app.post('/api-keys/live/reveal', { schema: { hide, response: { 200: z.object({ ok, apiKey: z.string() }) } } }, async (request) => {
-    const s = await signedIn(request, rolesFor('liveKey.reveal'));
+    const s = await signedIn(request, rolesFor('liveKey.reveal'), { stepUp: true });
     return { ok: true as const, apiKey: await credentials.revealLiveKey(actorOf(request, s)) };
   });
 
@@ -40,7 +40,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/api-keys/live/rotate',
     { schema: { hide, response: { 200: z.object({ ok, apiKey: z.string(), previousKeyExpiresAt: z.string() }) } } },
     async (request) => {
-      const s = await signedIn(request, rolesFor('developers.manage'));
+      const s = await signedIn(request, rolesFor('developers.manage'), { stepUp: true });
       const rotated = await credentials.rotateLiveKey(actorOf(request, s));
       return { ok: true as const, apiKey: rotated.apiKey, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };
     },
@@ -50,7 +50,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/security-code/rotate',
     { schema: { hide, response: { 200: z.object({ ok, securityCode: z.string() }) } } },
     async (request) => {
-      const s = await signedIn(request, rolesFor('developers.manage'));
+      const s = await signedIn(request, rolesFor('developers.manage'), { stepUp: true });
       return { ok: true as const, securityCode: await credentials.rotateSecurityCode(actorOf(request, s)) };
     },
   );
@@ -90,7 +90,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request) => {
-      const s = await signedIn(request, rolesFor('developers.manage'));
+      const s = await signedIn(request, rolesFor('developers.manage'), { stepUp: true });
       const { endpoint, secret } = await credentials.rollEndpointSecret(actorOf(request, s), request.params.endpointId);
       return { ok: true as const, endpoint: viewEndpoint(endpoint), secret };
     },

@@ -24,7 +24,8 @@ export function actorOf(request: FastifyRequest, s: DashboardSession): Dashboard
 /**
  * The signed-in person of a request, if their role is among `roles`. With `stepUp`, the action
  * (one that moves money or reveals a secret) also asks for a recent step-up inside the session
- * (POST /dashboard/api/step-up).
+ * (POST /dashboard/api/step-up: the password, and the second factor where enrolled); an owner must
+ * have a second factor enrolled for it at all.
  */
 export type SignedIn = (
   request: FastifyRequest,
@@ -38,6 +39,10 @@ export function dashboardGuard(accounts: MerchantAccounts): SignedIn {
     const session = token ? await accounts.session(token) : undefined;
     if (!session) throw new AppError('Unauthorized', 'Sign in to the dashboard first.');
     if (roles && !roles.includes(session.role)) throw new AppError('Forbidden', 'Your role does not allow this.');
+    // Issue 28: an owner holds the keys to everything, so their step-up must include a second factor.
+    if (options?.stepUp && session.role === 'owner' && !session.twoFactorEnabled) {
+      throw new AppError('Forbidden', 'Owners turn on two-factor authentication (Account security) before this action.');
+    }
     if (options?.stepUp && !session.steppedUpRecently) {
       throw new AppError('Forbidden', 'Confirm your password first: this action asks who you are again.');
     }

@@ -10,6 +10,7 @@ import { createMerchantAccounts } from '../../payments/merchant-accounts';
 import { createMerchantCredentials } from '../../payments/merchant-credentials';
 import { createDashboardTeam } from '../../payments/dashboard-team';
 import { createDashboardAudit } from '../../payments/dashboard-audit';
+import { createTwoFactor } from '../../payments/two-factor';
 import dashboardApi from './api';
 import { csrfGuard } from './cookies';
 import devMailboxPage from './dev-mailbox';
@@ -78,6 +79,7 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     payments: app.payments,
     team: createDashboardTeam({ db, mailer, publicBaseUrl: config.http.publicBaseUrl }),
     audit: createDashboardAudit({ db }),
+    twoFactor: createTwoFactor({ db, secretsKey: config.secretsKey, mailer }),
   });
   if (devMailboxDir) {
     await app.register(devMailboxPage, { dir: devMailboxDir });

@@ -88,6 +88,7 @@ export async function findSession(db: DatabaseOrTransaction, tokenHash: string) 
       merchantName: merchants.name,
       merchantStatus: merchants.status,
       liveKeyWaiting: sql<boolean>`${merchants.liveKeyToRevealEncrypted} is not null`,
+      twoFactorEnabled: sql<boolean>`${dashboardUsers.totpEnabledAt} is not null`,
       steppedUpRecently: sql<boolean>`coalesce(${dashboardSessions.steppedUpAt} > now() - make_interval(secs => ${STEP_UP_TTL_SECONDS}), false)`,
     })
     .from(dashboardSessions)

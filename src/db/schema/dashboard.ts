@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { DASHBOARD_ROLES } from '../../domain/dashboard-roles';
 import { merchants } from './merchants';
 
@@ -22,6 +22,12 @@ export const dashboardUsers = pgTable(
     role: text('role', { enum: DASHBOARD_ROLES }).notNull(),
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    // The second factor (TOTP, RFC 6238): the shared secret sealed with SECRETS_KEY, set at enrolment
+    // and in force once confirmed with a code (totp_enabled_at). The time step of the last code used,
+    // so that a code works once.
+    totpSecretEncrypted: text('totp_secret_encrypted'),
+    totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true }),
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
   },
   (t) => [
     uniqueIndex('dashboard_users_email_idx').on(t.email),
@@ -112,4 +118,18 @@ export const dashboardAuditLog = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('dashboard_audit_log_merchant_idx').on(t.merchantId, t.id)],
+);
+
+// Recovery codes for a lost authenticator: ten at confirmation, shown once, SHA-256 hashed (each is
+// 50 random bits, too many to guess under the sign-in limits), each good once.
+export const dashboardRecoveryCodes = pgTable(
+  'dashboard_recovery_codes',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => dashboardUsers.id, { onDelete: 'cascade' }),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [index('dashboard_recovery_codes_user_idx').on(t.userId)],
 );
