@@ -37,6 +37,7 @@ export interface Me {
   merchant: { id: string; name: string; status: 'pending_review' | 'approved' | 'suspended' };
   liveKeyWaiting: boolean;
   steppedUp: boolean;
+  twoFactor: boolean;
 }
 
 export interface ApiKey {

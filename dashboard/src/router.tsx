@@ -5,6 +5,7 @@ import { Deliveries } from './pages/deliveries';
 import { Developers } from './pages/developers';
 import { Overview } from './pages/overview';
 import { Requests } from './pages/requests';
+import { Security } from './pages/security';
 import { SignIn } from './pages/sign-in';
 import { SignUp } from './pages/sign-up';
 import { Team } from './pages/team';
@@ -47,6 +48,7 @@ const routeTree = root.addChildren([
   createRoute({ getParentRoute: () => root, path: '/developers/requests', component: Requests }),
   createRoute({ getParentRoute: () => root, path: '/team', component: Team }),
   createRoute({ getParentRoute: () => root, path: '/audit-log', component: AuditLog }),
+  createRoute({ getParentRoute: () => root, path: '/security', component: Security }),
   createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignIn }),
   createRoute({ getParentRoute: () => root, path: '/sign-up', component: SignUp }),
   createRoute({ getParentRoute: () => root, path: '/verify-email', component: VerifyEmail }),

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint } from '../api';
-import { Confirm, Countdown, ErrorText, Field, formValues, ScrollTable, ShownOnce, SignedIn, usePageTitle } from '../ui';
+import { Confirm, Countdown, ErrorText, Field, formValues, ScrollTable, ShownOnce, SignedIn, StepUp, usePageTitle } from '../ui';
 
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -261,6 +261,7 @@ function DeveloperArea({ me }: { me: Me }) {
   if (me.merchant.status !== 'approved') return <p>Keys, webhooks and the Security Code are available once your account is approved.</p>;
   return (
     <>
+      <StepUp me={me} what="rotate the live key, roll a signing secret or rotate the Security Code" />
       <ApiKeys />
       <Webhooks />
       <SecurityCode />

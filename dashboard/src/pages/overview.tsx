@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, type Me } from '../api';
-import { ErrorText, ShownOnce, SignedIn, usePageTitle } from '../ui';
+import { ErrorText, ShownOnce, SignedIn, StepUp, usePageTitle } from '../ui';
 
 const STATUS_TEXT: Record<Me['merchant']['status'], string> = {
   pending_review: 'Waiting for review: an operator approves new accounts. Your live key appears here once approved.',
@@ -22,6 +22,7 @@ function LiveKey({ me }: { me: Me }) {
     <section aria-labelledby="live-key">
       <h2 id="live-key">Your live API key</h2>
       <p>Your account was approved and its live key issued. It can be shown once.</p>
+      <StepUp me={me} what="reveal the live key" />
       <ErrorText error={reveal.error} />
       <button type="button" onClick={() => reveal.mutate()} disabled={reveal.isPending || shown !== null}>
         Reveal the live key
@@ -73,6 +74,9 @@ export function Overview() {
             <ul>
               <li>
                 <Link to="/developers">Developers: API keys, webhooks, Security Code</Link>
+              </li>
+              <li>
+                <Link to="/security">Account security: two-factor authentication</Link>
               </li>
               {(me.user.role === 'owner' || me.user.role === 'admin') && (
                 <li>
