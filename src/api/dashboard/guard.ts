@@ -13,7 +13,11 @@ export const ok = z.literal(true);
 /** Dashboard routes are internal: hidden from the v1 OpenAPI document. */
 export const hide = true;
 
-/** Roles that manage keys, secrets and webhooks; a viewer never sees them (domain/dashboard-roles.ts). */
+/**
+ * Roles that manage keys, secrets and webhooks; a viewer never sees them. Kept for route modules
+ * written before the roles table; new code asks `rolesFor(action)` (domain/dashboard-roles.ts).
+ * @public
+ */
 export const DEVELOPER_ROLES: readonly DashboardRole[] = rolesFor('developers.manage');
 
 /** The signed-in person as the service layer's audit names them: who, of which merchant, from where. */
