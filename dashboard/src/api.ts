@@ -6,6 +6,7 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly details: { path: string; message: string }[] = [],
   ) {
     super(message);
   }
@@ -26,8 +27,8 @@ export async function api<T>(method: 'GET' | 'POST' | 'DELETE', path: string, bo
     credentials: 'same-origin',
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const json = (await res.json().catch(() => ({}))) as { error?: string; message?: string };
-  if (!res.ok) throw new ApiError(res.status, json.error ?? 'Error', json.message ?? `The request failed (${res.status}).`);
+  const json = (await res.json().catch(() => ({}))) as { error?: string; message?: string; details?: { path: string; message: string }[] };
+  if (!res.ok) throw new ApiError(res.status, json.error ?? 'Error', json.message ?? `The request failed (${res.status}).`, json.details);
   return json as T;
 }
 

@@ -5,7 +5,6 @@ export type ErrorCode =
   | 'BadRequest'
   | 'InvalidId'
   | 'Unauthorized'
-  | 'TwoFactorRequired'
   | 'Forbidden'
   | 'AccountNotApproved'
   | 'InsufficientScope'
@@ -25,8 +24,6 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   BadRequest: 400,
   InvalidId: 400,
   Unauthorized: 401,
-  // The password was right; the person's second factor is still to come (not a failed attempt).
-  TwoFactorRequired: 401,
   Forbidden: 403,
   AccountNotApproved: 403,
   InsufficientScope: 403,

@@ -43,12 +43,19 @@ function newRecoveryCode(): string {
   return `${chars.slice(0, 5)}-${chars.slice(5)}`;
 }
 
-export const CODE_REQUIRED = 'Enter the 6-digit code from your authenticator app, or a recovery code.';
+/**
+ * The password was right and a code is still to come: 403 (not a failed attempt, which would count
+ * towards the sign-in limits) with the `code` field named, which the sign-in page asks for.
+ */
+const codeRequired = () =>
+  new AppError('Forbidden', 'Enter the 6-digit code from your authenticator app, or a recovery code.', {
+    details: [{ path: 'code', message: 'required: this account has two-factor authentication' }],
+  });
 
 /**
  * Checks a person's second factor inside the caller's transaction (the sign-in limits' one: a wrong
  * code is Unauthorized and counts like a wrong password). No code while one is enrolled is
- * TwoFactorRequired, which does not count: the password was right. Answers whether a recovery code
+ * a 403 naming the `code` field, which does not count: the password was right. Answers whether a recovery code
  * was used.
  */
 export async function checkSecondFactor(
@@ -59,7 +66,7 @@ export async function checkSecondFactor(
 ): Promise<{ recoveryCodeUsed: boolean }> {
   if (!user.totpEnabledAt || !user.totpSecretEncrypted) return { recoveryCodeUsed: false };
   const typed = code?.trim().toLowerCase().replace(/\s+/g, '');
-  if (!typed) throw new AppError('TwoFactorRequired', CODE_REQUIRED);
+  if (!typed) throw codeRequired();
   if (RECOVERY_FORMAT.test(typed)) {
     if (await useRecoveryCode(tx, user.id, hashCode(typed))) return { recoveryCodeUsed: true };
     throw new AppError('Unauthorized', 'The recovery code is wrong or was used already.');

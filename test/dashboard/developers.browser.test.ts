@@ -167,8 +167,8 @@ describe('the developers area in Chromium', { timeout: 150_000 }, () => {
     await page.getByRole('button', { name: 'Turn off two-factor authentication' }).waitFor();
     await expectNoAxeViolations(page, 'account security, on');
 
-    // The one console line: the sign-in's first answer (401, a code is needed) as a failed load.
-    expect(problems).toEqual([expect.stringMatching(/status of 401/)]);
+    // The one console line: the sign-in's first answer (403, a code is needed) as a failed load.
+    expect(problems).toEqual([expect.stringMatching(/status of 403/)]);
     await context.close();
   });
 });

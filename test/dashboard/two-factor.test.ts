@@ -41,8 +41,8 @@ describe('dashboard two-factor authentication', { timeout: 90_000 }, () => {
     // The password alone: asked for the code, and not counted as a failure (six times, past the limit of five).
     for (let i = 0; i < 6; i++) {
       const res = await fresh.call('POST', '/sign-in', { email: 'totp@example.com', password: PASSWORD });
-      expect(res.statusCode).toBe(401);
-      expect(res.json()).toMatchObject({ ok: false, error: 'TwoFactorRequired' });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({ ok: false, error: 'Forbidden', details: [{ path: 'code' }] });
       expect(res.cookies.find((c) => c.name === 'svc_dash_session')).toBeUndefined();
     }
     const wrong = await fresh.call('POST', '/sign-in', { email: 'totp@example.com', password: PASSWORD, code: '123456' });
@@ -62,7 +62,8 @@ describe('dashboard two-factor authentication', { timeout: 90_000 }, () => {
 
     // The step-up asks for it too.
     const bare = await fresh.call('POST', '/step-up', { password: PASSWORD });
-    expect(bare.json().error).toBe('TwoFactorRequired');
+    expect(bare.statusCode).toBe(403);
+    expect(bare.json()).toMatchObject({ error: 'Forbidden', details: [{ path: 'code' }] });
     expect((await fresh.call('POST', '/step-up', { password: PASSWORD, code: await app.code() })).statusCode).toBe(200);
     expect((await fresh.call('GET', '/me')).json().steppedUp).toBe(true);
 

@@ -13,7 +13,7 @@ export function SignIn() {
   const signIn = useMutation({
     mutationFn: (body: Record<string, string>) => api<{ ok: true }>('POST', '/sign-in', body),
     onError: (e) => {
-      if (e instanceof ApiError && e.code === 'TwoFactorRequired') setAskCode(true);
+      if (e instanceof ApiError && e.details.some((d) => d.path === 'code')) setAskCode(true);
     },
     onSuccess: async () => {
       queryClient.clear();
