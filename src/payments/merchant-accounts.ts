@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { Database, DatabaseOrTransaction } from '../db/client';
 import {
   deleteExpiredSessions,
+  deleteUserSessions,
   deleteSession,
   findDashboardUserByEmail,
   findSession,
@@ -172,6 +173,15 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
         const session = await findSession(tx, tokenHash(token));
         await deleteSession(tx, tokenHash(token));
         if (session) await recordAudit(tx, actor(session, ip), 'session.signed_out');
+      });
+    },
+
+    /** Ends every session of the person (a lost laptop, a shared computer): this one too. */
+    async signOutEverywhere(person: DashboardActor): Promise<number> {
+      return db.transaction(async (tx) => {
+        const ended = await deleteUserSessions(tx, person.userId);
+        await recordAudit(tx, person, 'sessions.ended_everywhere', null, { sessions: ended });
+        return ended;
       });
     },
 

@@ -183,6 +183,22 @@ describe('dashboard accounts', () => {
     expect(lookup.statusCode).toBe(404);
   });
 
+  it('signs out everywhere: every session of the person ends, no one else’s', async () => {
+    const { client: laptop } = await signedUpOwner(ctx.app, mailbox, 'everywhere@example.com');
+    const phone = new DashboardClient(ctx.app, '198.51.100.80');
+    expect((await phone.call('POST', '/sign-in', { email: 'everywhere@example.com', password: PASSWORD })).statusCode).toBe(200);
+    const { client: someoneElse } = await signedUpOwner(ctx.app, mailbox, 'someone-else@example.com');
+    const res = await phone.call('POST', '/sign-out-everywhere');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ ok: true, sessionsEnded: 2 });
+    expect((await phone.call('GET', '/me')).statusCode).toBe(401);
+    expect((await laptop.call('GET', '/me')).statusCode).toBe(401);
+    expect((await someoneElse.call('GET', '/me')).statusCode).toBe(200);
+    const rows = await ctx.db
+      .sql`select count(*)::int as n from dashboard_sessions s join dashboard_users u on u.id = s.user_id where u.email = 'everywhere@example.com'`;
+    expect(rows[0]!.n).toBe(0);
+  });
+
   it('sets Secure on both cookies in production', () => {
     expect(cookieOptions(true, 'session')).toMatchObject({ secure: true, httpOnly: true, sameSite: 'lax', path: '/dashboard' });
     expect(cookieOptions(true, 'csrf')).toMatchObject({ secure: true, httpOnly: false, sameSite: 'strict', path: '/dashboard' });

@@ -61,6 +61,8 @@ const MATRIX: Row[] = [
   { method: 'GET', url: '/audit-log.csv', allowed: 'o', ok: [200] },
   { method: 'POST', url: '/team/invitations', allowed: 'oa', ok: [201], body: { email: 'matrix-invited@example.com', role: 'viewer' } },
   { method: 'DELETE', url: `/team/invitations/${NO_INVITATION}`, allowed: 'oa', ok: [404] },
+  // Last: it signs each person out.
+  { method: 'POST', url: '/sign-out-everywhere', allowed: 'oadv', ok: [200] },
 ];
 
 // Routes anyone may call (their own checks are tested in accounts.test.ts), and the internal API's

@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
+import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, type Me } from '../api';
-import { ErrorText, Field, formValues, SignedIn, usePageTitle } from '../ui';
+import { Confirm, ErrorText, Field, formValues, SignedIn, usePageTitle } from '../ui';
 
 // The person's own second factor: TOTP enrolment (a QR code of the otpauth:// URI, and the secret to
 // type instead), its confirmation with a first code, the recovery codes shown once, turning it off.
@@ -103,6 +103,33 @@ function Disable() {
   );
 }
 
+function SignOutEverywhere() {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const signOut = useMutation({
+    mutationFn: () => api('POST', '/sign-out-everywhere'),
+    onSuccess: async () => {
+      queryClient.clear();
+      await navigate({ to: '/sign-in' });
+    },
+  });
+  return (
+    <section aria-labelledby="sessions">
+      <h2 id="sessions">Sessions</h2>
+      <p>Lost a device, or signed in on a computer that is not yours? End every session of yours, this one too.</p>
+      <ErrorText error={signOut.error} />
+      <Confirm
+        label="Sign out everywhere"
+        title="Sign out everywhere?"
+        description="Every session of yours ends at once, on every device; you sign in again here."
+        confirmLabel="Sign out everywhere"
+        onConfirm={() => signOut.mutate()}
+        disabled={signOut.isPending}
+      />
+    </section>
+  );
+}
+
 export function Security() {
   usePageTitle('Account security');
   return (
@@ -117,6 +144,7 @@ export function Security() {
             <h2 id="two-factor">Two-factor authentication</h2>
             {me.twoFactor ? <Disable /> : <Enrol />}
           </section>
+          <SignOutEverywhere />
         </>
       )}
     </SignedIn>

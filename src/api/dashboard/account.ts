@@ -3,8 +3,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { MerchantAccounts } from '../../payments/merchant-accounts';
 import { SESSION_COOKIE, cookieOptions, issueCsrfCookie } from './cookies';
-import { can } from '../../domain/dashboard-roles';
-import { hide, ok, type SignedIn } from './guard';
+import { can, rolesFor } from '../../domain/dashboard-roles';
+import { actorOf, hide, ok, type SignedIn } from './guard';
 
 // The dashboard's account routes: sign-up, e-mail verification, sign-in and out, who is signed in.
 
@@ -111,6 +111,17 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, {
     clearSession(reply);
     return { ok: true as const };
   });
+
+  app.post(
+    '/sign-out-everywhere',
+    { schema: { hide, response: { 200: z.object({ ok, sessionsEnded: z.number().int() }) } } },
+    async (request, reply) => {
+      const s = await signedIn(request, rolesFor('account.security'));
+      const sessionsEnded = await accounts.signOutEverywhere(actorOf(request, s));
+      clearSession(reply);
+      return { ok: true as const, sessionsEnded };
+    },
+  );
 
   app.get('/me', { schema: { hide, response: { 200: meView } } }, async (request) => {
     const s = await signedIn(request);

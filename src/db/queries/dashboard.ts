@@ -106,3 +106,12 @@ export async function merchantHasDashboardUsers(db: DatabaseOrTransaction, merch
 export async function setLiveKeyToReveal(db: DatabaseOrTransaction, merchantId: string, sealed: string | null): Promise<void> {
   await db.update(merchants).set({ liveKeyToRevealEncrypted: sealed }).where(eq(merchants.id, merchantId));
 }
+
+/** Ends every session of the person, wherever they signed in. */
+export async function deleteUserSessions(db: DatabaseOrTransaction, userId: string): Promise<number> {
+  const rows = await db
+    .delete(dashboardSessions)
+    .where(eq(dashboardSessions.userId, userId))
+    .returning({ userId: dashboardSessions.userId });
+  return rows.length;
+}
