@@ -6,6 +6,7 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly details: { path: string; message: string }[] = [],
   ) {
     super(message);
   }
@@ -26,8 +27,8 @@ export async function api<T>(method: 'GET' | 'POST' | 'DELETE', path: string, bo
     credentials: 'same-origin',
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const json = (await res.json().catch(() => ({}))) as { error?: string; message?: string };
-  if (!res.ok) throw new ApiError(res.status, json.error ?? 'Error', json.message ?? `The request failed (${res.status}).`);
+  const json = (await res.json().catch(() => ({}))) as { error?: string; message?: string; details?: { path: string; message: string }[] };
+  if (!res.ok) throw new ApiError(res.status, json.error ?? 'Error', json.message ?? `The request failed (${res.status}).`, json.details);
   return json as T;
 }
 
@@ -37,6 +38,7 @@ export interface Me {
   merchant: { id: string; name: string; status: 'pending_review' | 'approved' | 'suspended' };
   liveKeyWaiting: boolean;
   steppedUp: boolean;
+  twoFactor: boolean;
 }
 
 export interface ApiKey {
@@ -71,6 +73,8 @@ export interface WebhookDelivery {
 
 // The same lists the server checks against: these modules import nothing, so the bundle takes them as they are.
 export { SCOPES } from '../../src/domain/scopes';
+// The roles table is the server's own (pure): the pages show what the API lets a role do.
+export { can } from '../../src/domain/dashboard-roles';
 export { WEBHOOK_EVENT_TYPES as EVENT_TYPES, TEST_EVENT_TYPE } from '../../src/domain/webhook-event-types';
 
 export interface Site {
@@ -269,3 +273,33 @@ export { FIAT_CURRENCIES } from '../../src/domain/currencies';
 // pair and address (422), these only fill the choices.
 export const ASSETS = ['USDC', 'USDT'] as const;
 export const NETWORKS = ['polygon', 'ethereum', 'base', 'arbitrum', 'solana', 'tron'] as const;
+
+export type Role = Me['user']['role'];
+export const ROLES: readonly Role[] = ['owner', 'admin', 'developer', 'viewer'];
+
+export interface Member {
+  id: string;
+  email: string;
+  role: Role;
+  emailVerified: boolean;
+  createdAt: string;
+}
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  invitedBy: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  actor: { id: string; email: string };
+  action: string;
+  target: string | null;
+  details: Record<string, unknown> | null;
+  ip: string;
+}

@@ -1,4 +1,6 @@
 import { createRootRoute, createRoute, createRouter, Link, Outlet } from '@tanstack/react-router';
+import { AcceptInvitation } from './pages/accept-invitation';
+import { AuditLog } from './pages/audit-log';
 import { Deliveries } from './pages/deliveries';
 import { Developers } from './pages/developers';
 import { Links } from './pages/links';
@@ -7,8 +9,10 @@ import { Payments, paymentSearch } from './pages/payments';
 import { Overview } from './pages/overview';
 import { Payment } from './pages/payment';
 import { Requests } from './pages/requests';
+import { Security } from './pages/security';
 import { SignIn } from './pages/sign-in';
 import { SignUp } from './pages/sign-up';
+import { Team } from './pages/team';
 import { VerifyEmail } from './pages/verify-email';
 
 function Layout() {
@@ -50,9 +54,13 @@ const routeTree = root.addChildren([
   createRoute({ getParentRoute: () => root, path: '/payments', component: Payments, validateSearch: paymentSearch }),
   createRoute({ getParentRoute: () => root, path: '/links', component: Links }),
   createRoute({ getParentRoute: () => root, path: '/money', component: Money }),
+  createRoute({ getParentRoute: () => root, path: '/team', component: Team }),
+  createRoute({ getParentRoute: () => root, path: '/audit-log', component: AuditLog }),
+  createRoute({ getParentRoute: () => root, path: '/security', component: Security }),
   createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignIn }),
   createRoute({ getParentRoute: () => root, path: '/sign-up', component: SignUp }),
   createRoute({ getParentRoute: () => root, path: '/verify-email', component: VerifyEmail }),
+  createRoute({ getParentRoute: () => root, path: '/accept-invitation', component: AcceptInvitation }),
 ]);
 
 export const router = createRouter({ routeTree, basepath: '/dashboard' });

@@ -1,8 +1,8 @@
 import * as Dialog from '@radix-ui/react-dialog';
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate } from '@tanstack/react-router';
 import { useEffect, useId, useState, type ReactNode } from 'react';
-import { api, ApiError, type Me } from './api';
+import { api, can, ApiError, type Me } from './api';
 
 /** Each page names itself in the tab as well as in its heading. */
 export function usePageTitle(title: string): void {
@@ -39,7 +39,7 @@ export function DeveloperPage(props: { title: string; intro?: string; forbidden:
           </p>
           <h1>{props.title}</h1>
           {props.intro && <p>{props.intro}</p>}
-          {me.user.role === 'viewer' ? <p>{props.forbidden}</p> : props.children}
+          {can(me.user.role, 'developers.read') ? props.children : <p>{props.forbidden}</p>}
         </>
       )}
     </SignedIn>
@@ -187,5 +187,44 @@ export function ScrollTable({ label, head, children }: { label: string; head: st
         <tbody>{children}</tbody>
       </table>
     </div>
+  );
+}
+
+/**
+ * Asks who the person is again (password, and their authenticator's code when they have one) before
+ * an action that reveals a secret or moves money; an owner without a second factor is sent to turn
+ * it on first. Renders nothing while a step-up counts.
+ */
+export function StepUp({ me, what }: { me: Me; what: string }) {
+  const queryClient = useQueryClient();
+  const stepUp = useMutation({
+    mutationFn: (body: Record<string, string>) => api('POST', '/step-up', body),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['me'] }),
+  });
+  if (me.user.role === 'owner' && !me.twoFactor) {
+    return (
+      <p className="notice">
+        Owners turn on two-factor authentication before they {what}. <Link to="/security">Turn it on</Link>
+      </p>
+    );
+  }
+  if (me.steppedUp) return null;
+  return (
+    <form
+      className="notice"
+      aria-label="Confirm it is you"
+      onSubmit={(e) => {
+        e.preventDefault();
+        stepUp.mutate(formValues(e.currentTarget));
+      }}
+    >
+      <p>To {what}, confirm it is you (this counts for 10 minutes).</p>
+      <Field label="Your password" name="password" type="password" autoComplete="current-password" />
+      {me.twoFactor && <Field label="Code from your authenticator app" name="code" autoComplete="one-time-code" />}
+      <ErrorText error={stepUp.error} />
+      <button type="submit" disabled={stepUp.isPending}>
+        Confirm it is you
+      </button>
+    </form>
   );
 }

@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { Database, DatabaseOrTransaction } from '../db/client';
 import {
   deleteExpiredSessions,
+  deleteUserSessions,
   deleteSession,
   findDashboardUserByEmail,
   findSession,
@@ -17,7 +18,9 @@ import {
 import { AppError } from '../domain/errors';
 import { randomBase62 } from '../domain/ids';
 import type { Mailer } from '../mail/mailer';
+import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { openMerchant } from './merchant-credentials';
+import { checkSecondFactor } from './two-factor';
 
 // Decisions §14: merchants sign up in the dashboard (a merchant pending review and its owner), confirm
 // their email address, and sign in to a server-side session. Passwords are argon2id hashes
@@ -30,7 +33,12 @@ const VERIFY_TOKEN_TTL_MS = 24 * 3600 * 1000;
 
 export type DashboardSession = NonNullable<Awaited<ReturnType<typeof findSession>>>;
 
-const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+const actor = (
+  person: { userId: string; email: string; role: DashboardActor['role']; merchantId: string },
+  ip: string,
+): DashboardActor => ({ ...person, ip });
+
+export const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 // Checked against when the email is unknown, so that an unknown address costs the same time as a
@@ -108,7 +116,7 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
      */
     async signIn(
       tx: DatabaseOrTransaction,
-      input: { email: string; password: string; ip: string; previousToken: string | null },
+      input: { email: string; password: string; code?: string | undefined; ip: string; previousToken: string | null },
     ): Promise<{ token: string; expiresAt: Date }> {
       const user = await findDashboardUserByEmail(tx, normalizeEmail(input.email));
       const passwordOk = user
@@ -119,6 +127,9 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
         await sendVerification(user.id, user.email);
         throw new AppError('Forbidden', 'Confirm your email address first: we have sent you a new link.');
       }
+      const person = actor({ userId: user.id, email: user.email, role: user.role, merchantId: user.merchantId }, input.ip);
+      const { recoveryCodeUsed } = await checkSecondFactor(tx, config.secretsKey, user, input.code);
+      if (recoveryCodeUsed) await recordAudit(tx, person, 'two_factor.recovery_code_used');
       if (input.previousToken) await deleteSession(tx, tokenHash(input.previousToken));
       await deleteExpiredSessions(tx);
       const token = randomBytes(32).toString('base64url');
@@ -128,6 +139,11 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
         ip: input.ip,
         ttlSeconds: SESSION_TTL_SECONDS,
       });
+      await recordAudit(
+        tx,
+        actor({ userId: user.id, email: user.email, role: user.role, merchantId: user.merchantId }, input.ip),
+        'session.signed_in',
+      );
       return { token, expiresAt };
     },
 
@@ -136,18 +152,37 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
      * money or reveals a secret. Runs in the sign-in limit's transaction, so a stolen cookie cannot
      * be used to guess the password.
      */
-    async stepUp(tx: DatabaseOrTransaction, input: { token: string; password: string }): Promise<void> {
+    async stepUp(
+      tx: DatabaseOrTransaction,
+      input: { token: string; password: string; code?: string | undefined; ip: string },
+    ): Promise<void> {
       const session = await findSession(tx, tokenHash(input.token));
       if (!session) throw new AppError('Unauthorized', 'Sign in to the dashboard first.');
       const user = await findDashboardUserByEmail(tx, session.email);
       if (!user || !(await argon2Verify(user.passwordHash, input.password))) {
         throw new AppError('Unauthorized', 'The password is wrong.');
       }
+      const { recoveryCodeUsed } = await checkSecondFactor(tx, config.secretsKey, user, input.code);
+      if (recoveryCodeUsed) await recordAudit(tx, actor(session, input.ip), 'two_factor.recovery_code_used');
       await markSteppedUp(tx, tokenHash(input.token));
+      await recordAudit(tx, actor(session, input.ip), 'session.stepped_up');
     },
 
-    async signOut(token: string): Promise<void> {
-      await deleteSession(db, tokenHash(token));
+    async signOut(token: string, ip: string): Promise<void> {
+      await db.transaction(async (tx) => {
+        const session = await findSession(tx, tokenHash(token));
+        await deleteSession(tx, tokenHash(token));
+        if (session) await recordAudit(tx, actor(session, ip), 'session.signed_out');
+      });
+    },
+
+    /** Ends every session of the person (a lost laptop, a shared computer): this one too. */
+    async signOutEverywhere(person: DashboardActor): Promise<number> {
+      return db.transaction(async (tx) => {
+        const ended = await deleteUserSessions(tx, person.userId);
+        await recordAudit(tx, person, 'sessions.ended_everywhere', null, { sessions: ended });
+        return ended;
+      });
     },
 
     /** The person and merchant of an unexpired session, or undefined. */

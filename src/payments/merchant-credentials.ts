@@ -12,6 +12,7 @@ import {
   type EndpointRow,
 } from '../db/queries/webhooks';
 import { issueLiveKey, issueSecurityCode, issueWebhookSecret } from '../domain/credentials';
+import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { AppError, notFound, validationError } from '../domain/errors';
 import { newMerchantId, randomBase62 } from '../domain/ids';
 import type { Scope } from '../domain/scopes';
@@ -160,35 +161,86 @@ export async function revokeKey(db: DatabaseOrTransaction, merchantId: string, k
   return key;
 }
 
-/** The merchant's own credentials, as the dashboard manages them: every call is scoped to one merchant. */
+/**
+ * The merchant's own credentials, as the dashboard manages them: every call is scoped to one merchant,
+ * and every change is written to the audit log in its own transaction, by the person who made it.
+ */
 export function createMerchantCredentials(deps: {
   db: Database;
   config: { secretsKey: Buffer; allowPrivateUrls: boolean };
   now: () => Date;
 }) {
   const { db, config, now } = deps;
+  const m = (actor: DashboardActor) => actor.merchantId;
   return {
     listKeys: (merchantId: string) => listMerchantKeys(db, merchantId),
-    issueRestrictedKey: (merchantId: string, scopes: Scope[]) => db.transaction((tx) => issueRestrictedKey(tx, merchantId, scopes)),
-    revokeKey: (merchantId: string, keyId: string) => revokeKey(db, merchantId, keyId),
-    revealLiveKey: (merchantId: string) => db.transaction((tx) => revealHeldLiveKey(tx, config.secretsKey, merchantId)),
-    rotateLiveKey: (merchantId: string) =>
+    issueRestrictedKey: (actor: DashboardActor, scopes: Scope[]) =>
       db.transaction(async (tx) => {
-        await lockMerchant(tx, merchantId);
-        return rotateLiveKey(tx, merchantId, now());
+        const issued = await issueRestrictedKey(tx, m(actor), scopes);
+        await recordAudit(tx, actor, 'api_key.created', issued.row.id, { scopes: issued.row.scopes, last4: issued.row.last4 });
+        return issued;
       }),
-    rotateSecurityCode: (merchantId: string) =>
+    revokeKey: (actor: DashboardActor, keyId: string) =>
       db.transaction(async (tx) => {
-        await lockMerchant(tx, merchantId);
-        return rotateSecurityCode(tx, merchantId);
+        const key = await revokeKey(tx, m(actor), keyId);
+        await recordAudit(tx, actor, 'api_key.revoked', key.id, { kind: key.kind, last4: key.last4 });
+        return key;
+      }),
+    revealLiveKey: (actor: DashboardActor) =>
+      db.transaction(async (tx) => {
+        const key = await revealHeldLiveKey(tx, config.secretsKey, m(actor));
+        await recordAudit(tx, actor, 'live_key.revealed', null, { last4: key.slice(-4) });
+        return key;
+      }),
+    rotateLiveKey: (actor: DashboardActor) =>
+      db.transaction(async (tx) => {
+        await lockMerchant(tx, m(actor));
+        const rotated = await rotateLiveKey(tx, m(actor), now());
+        await recordAudit(tx, actor, 'live_key.rotated', null, {
+          last4: rotated.apiKey.slice(-4),
+          previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString(),
+        });
+        return rotated;
+      }),
+    rotateSecurityCode: (actor: DashboardActor) =>
+      db.transaction(async (tx) => {
+        await lockMerchant(tx, m(actor));
+        const code = await rotateSecurityCode(tx, m(actor));
+        await recordAudit(tx, actor, 'security_code.rotated');
+        return code;
       }),
     listEndpoints: (merchantId: string) => listMerchantEndpoints(db, merchantId),
-    addEndpoint: (merchantId: string, input: EndpointInput) => addWebhookEndpoint(db, config, merchantId, input),
-    changeEndpoint: (merchantId: string, endpointId: string, change: EndpointChange) =>
-      changeEndpoint(db, { merchantId, endpointId, change }),
-    rollEndpointSecret: (merchantId: string, endpointId: string) => rollEndpointSecret(db, config.secretsKey, merchantId, endpointId),
+    addEndpoint: (actor: DashboardActor, input: EndpointInput) =>
+      db.transaction(async (tx) => {
+        const added = await addWebhookEndpoint(tx, config, m(actor), input);
+        await recordAudit(tx, actor, 'webhook_endpoint.created', added.endpoint.id, {
+          url: added.endpoint.url,
+          eventTypes: added.endpoint.eventTypes,
+        });
+        return added;
+      }),
+    changeEndpoint: (actor: DashboardActor, endpointId: string, change: EndpointChange) =>
+      db.transaction(async (tx) => {
+        const endpoint = await changeEndpoint(tx, { merchantId: m(actor), endpointId, change });
+        const action = (
+          { enable: 'webhook_endpoint.enabled', disable: 'webhook_endpoint.disabled', delete: 'webhook_endpoint.deleted' } as const
+        )[change];
+        await recordAudit(tx, actor, action, endpoint.id, { url: endpoint.url });
+        return endpoint;
+      }),
+    rollEndpointSecret: (actor: DashboardActor, endpointId: string) =>
+      db.transaction(async (tx) => {
+        const rolled = await rollEndpointSecret(tx, config.secretsKey, m(actor), endpointId);
+        await recordAudit(tx, actor, 'webhook_endpoint.secret_rolled', rolled.endpoint.id, { url: rolled.endpoint.url });
+        return rolled;
+      }),
     listSites: (merchantId: string) => listMerchantSites(db, merchantId),
-    disconnectSite: (merchantId: string, siteId: string) => disconnectSite(db, merchantId, siteId),
+    disconnectSite: (actor: DashboardActor, siteId: string) =>
+      db.transaction(async (tx) => {
+        const site = await disconnectSite(tx, m(actor), siteId);
+        await recordAudit(tx, actor, 'site.disconnected', site.id, { siteUrl: site.siteUrl });
+        return site;
+      }),
     requestLog: (merchantId: string) => merchantRequestLog(db, merchantId),
   };
 }

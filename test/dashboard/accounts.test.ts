@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { cookieOptions } from '../../src/api/dashboard/cookies';
 import { dashboardUsers, merchants } from '../../src/db/schema';
-import { approve, DashboardClient, PASSWORD, signedUpOwner } from '../support/dashboard';
+import { approve, DashboardClient, PASSWORD, secureOwner, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 
@@ -55,6 +55,7 @@ describe('dashboard accounts', () => {
       merchant: { id: merchant!.id, name: 'Corner Shop', status: 'pending_review' },
       liveKeyWaiting: false,
       steppedUp: false,
+      twoFactor: false,
     });
   });
 
@@ -158,6 +159,11 @@ describe('dashboard accounts', () => {
 
   it('shows the live key issued at approval once, and it is the key the operator was answered', async () => {
     const { client, merchantId } = await signedUpOwner(ctx.app, mailbox, 'approved@example.com');
+    // An owner reveals a key only with a second factor enrolled, and stepped up with it.
+    const refused = await client.call('POST', '/api-keys/live/reveal');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().message).toMatch(/two-factor/);
+    await secureOwner(client);
     expect((await client.call('POST', '/api-keys/live/reveal')).statusCode).toBe(409);
     const operatorsKey = await approve(ctx.app, merchantId);
     expect((await client.call('GET', '/me')).json()).toMatchObject({ merchant: { status: 'approved' }, liveKeyWaiting: true });
@@ -175,6 +181,22 @@ describe('dashboard accounts', () => {
       headers: { authorization: `Bearer ${operatorsKey}` },
     });
     expect(lookup.statusCode).toBe(404);
+  });
+
+  it('signs out everywhere: every session of the person ends, no one else’s', async () => {
+    const { client: laptop } = await signedUpOwner(ctx.app, mailbox, 'everywhere@example.com');
+    const phone = new DashboardClient(ctx.app, '198.51.100.80');
+    expect((await phone.call('POST', '/sign-in', { email: 'everywhere@example.com', password: PASSWORD })).statusCode).toBe(200);
+    const { client: someoneElse } = await signedUpOwner(ctx.app, mailbox, 'someone-else@example.com');
+    const res = await phone.call('POST', '/sign-out-everywhere');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ ok: true, sessionsEnded: 2 });
+    expect((await phone.call('GET', '/me')).statusCode).toBe(401);
+    expect((await laptop.call('GET', '/me')).statusCode).toBe(401);
+    expect((await someoneElse.call('GET', '/me')).statusCode).toBe(200);
+    const rows = await ctx.db
+      .sql`select count(*)::int as n from dashboard_sessions s join dashboard_users u on u.id = s.user_id where u.email = 'everywhere@example.com'`;
+    expect(rows[0]!.n).toBe(0);
   });
 
   it('sets Secure on both cookies in production', () => {

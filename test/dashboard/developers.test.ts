@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approve, signedUpOwner } from '../support/dashboard';
+import { approve, secureOwner, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 
@@ -12,6 +12,9 @@ describe('dashboard developers area', () => {
   it('lists keys without secrets, rotates the live key with 24 h overlap, rotates the Security Code', async () => {
     const { client, merchantId } = await signedUpOwner(ctx.app, mailbox, 'dev@example.com');
     const firstKey = await approve(ctx.app, merchantId);
+    // Rotations show a secret: an owner steps up with a second factor first.
+    expect((await client.call('POST', '/api-keys/live/rotate')).statusCode).toBe(403);
+    await secureOwner(client);
     const keys = await client.call('GET', '/api-keys');
     expect(keys.statusCode).toBe(200);
     expect(keys.body).not.toContain(firstKey);
@@ -38,6 +41,7 @@ describe('dashboard developers area', () => {
   it('adds a webhook endpoint whose signing secret is shown once, and refuses a bad URL', async () => {
     const { client, merchantId } = await signedUpOwner(ctx.app, mailbox, 'hooks@example.com');
     await approve(ctx.app, merchantId);
+    await secureOwner(client);
     const added = await client.call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks' });
     expect(added.statusCode).toBe(201);
     const { endpoint, secret } = added.json();
@@ -96,6 +100,8 @@ describe('dashboard developers area', () => {
     const a = await signedUpOwner(ctx.app, mailbox, 'tenant-a@example.com', 'Shop A');
     const b = await signedUpOwner(ctx.app, mailbox, 'tenant-b@example.com', 'Shop B');
     const [keyA, keyB] = [await approve(ctx.app, a.merchantId), await approve(ctx.app, b.merchantId)];
+    await secureOwner(a.client);
+    await secureOwner(b.client);
     const hookB = (await b.client.call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/b-only' })).json();
 
     // Reads: A sees A only.

@@ -5,6 +5,7 @@ import { ARTIFACTS, screenshotsOnFailure, watchProblems, useBrowser } from '../s
 import { adminHeaders, useTestApp } from '../support/harness';
 import { http } from '../support/http';
 import { useMailSink } from '../support/mail';
+import { Authenticator } from '../support/dashboard';
 
 // A new merchant in real headless Chromium (decisions §14): sign-up → the verification mail, read in
 // the development mailbox the local SMTP sink fills → the operator's approval → the live key, shown
@@ -13,7 +14,7 @@ const mailbox = useMailSink();
 const ctx = useTestApp(mailbox.env, { listen: true });
 const chrome = useBrowser();
 
-describe('the merchant dashboard in Chromium', () => {
+describe('the merchant dashboard in Chromium', { timeout: 180_000 }, () => {
   it('signs up, confirms the email from the mailbox, is approved, and is shown the live key once', async () => {
     const context = screenshotsOnFailure(await chrome.browser.newContext({ viewport: { width: 390, height: 844 } }), 'dashboard');
     const page = await context.newPage();
@@ -61,6 +62,32 @@ describe('the merchant dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Your live API key' }).waitFor();
     expect(await page.getByTestId('status').textContent()).toMatch(/^Approved/);
     await expectNoAxeViolations(page, 'overview, key waiting');
+
+    // An owner reveals a key only with a second factor: enrol one, with a code computed from the key
+    // the page shows, as an authenticator app would.
+    await page.getByRole('link', { name: 'Turn it on' }).click();
+    await page.getByRole('heading', { name: 'Account security' }).waitFor();
+    await expectNoAxeViolations(page, 'account security, off');
+    await page.getByRole('button', { name: 'Turn on two-factor authentication' }).click();
+    const app = new Authenticator((await page.getByTestId('totp-secret').textContent())!);
+    await page.getByRole('img', { name: 'QR code of your authenticator key' }).waitFor();
+    await expectNoAxeViolations(page, 'two-factor enrolment');
+    await page.getByLabel('The 6-digit code your app shows').fill(await app.code());
+    await page.getByRole('button', { name: 'Confirm and turn on' }).click();
+    await expect.poll(() => page.getByTestId('recovery-codes').locator('li').count()).toBe(10);
+    await expectNoAxeViolations(page, 'recovery codes');
+    await page.getByRole('button', { name: 'I have saved them' }).click();
+    await page.getByRole('button', { name: 'Turn off two-factor authentication' }).waitFor();
+    await page.getByRole('link', { name: 'Back to the overview' }).click();
+
+    // The step-up: the password and a fresh code.
+    const confirmIt = page.getByRole('form', { name: 'Confirm it is you' });
+    await confirmIt.waitFor();
+    await expectNoAxeViolations(page, 'step-up');
+    await confirmIt.getByLabel('Your password').fill('a long enough password');
+    await confirmIt.getByLabel('Code from your authenticator app').fill(await app.code());
+    await confirmIt.getByRole('button', { name: 'Confirm it is you' }).click();
+    await confirmIt.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Reveal the live key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Live API key' });
     await dialog.waitFor();
@@ -95,6 +122,36 @@ describe('the merchant dashboard in Chromium', () => {
     await expectNoAxeViolations(page, 'developers, desktop');
 
     expect(problems).toEqual([]);
+    // Signing in again asks for a code once the password is right; a code used once is refused after.
+    // Chromium logs each of those answers as a failed load (403 twice: a code is needed; 401: the
+    // replayed code): the only console lines allowed.
+    await page.goto(`${base}/`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('Email').fill('baker@example.com');
+    await page.getByLabel('Password').fill('a long enough password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const codeField = page.getByLabel('Code from your authenticator app');
+    await codeField.waitFor();
+    await expectNoAxeViolations(page, 'sign-in, code asked');
+    const code = await app.code();
+    await codeField.fill(code);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Browser Bakery' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Email').fill('baker@example.com');
+    await page.getByLabel('Password').fill('a long enough password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await codeField.fill(code);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('This code was used already: wait for the next one.').waitFor();
+    expect(await page.getByRole('heading', { name: 'Sign in' }).count()).toBe(1);
+
+    expect(problems).toEqual([
+      expect.stringMatching(/status of 403/),
+      expect.stringMatching(/status of 403/),
+      expect.stringMatching(/status of 401/),
+    ]);
     await context.close();
   });
 });

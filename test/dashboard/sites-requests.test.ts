@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { purgeOldRequestLog, REQUEST_LOG_RETENTION_DAYS, requestLogWriter } from '../../src/payments/request-log';
-import { approve, signedUpOwner } from '../support/dashboard';
+import { approve, secureOwner, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { useMailSink } from '../support/mail';
@@ -15,6 +15,7 @@ const ctx = useTestApp(mailbox.env);
 async function merchantWithCode(email: string, name: string) {
   const owner = await signedUpOwner(ctx.app, mailbox, email, name);
   const apiKey = await approve(ctx.app, owner.merchantId);
+  await secureOwner(owner.client);
   const securityCode = (await owner.client.call('POST', '/security-code/rotate')).json().securityCode as string;
   return { ...owner, plugin: { id: owner.merchantId, apiKey, securityCode } };
 }

@@ -1,3 +1,5 @@
+import { hash as argon2Hash } from '@node-rs/argon2';
+import { Secret, TOTP } from 'otpauth';
 import type { FastifyInstance } from 'fastify';
 import { adminHeaders } from './harness';
 import type { TestMailbox } from './mail';
@@ -66,4 +68,77 @@ export async function approve(app: FastifyInstance, merchantId: string): Promise
   const res = await app.inject({ method: 'POST', url: `/admin/v1/merchants/${merchantId}/approve`, headers: adminHeaders });
   if (res.statusCode !== 200) throw new Error(`approve: ${res.statusCode} ${res.body}`);
   return res.json().apiKey;
+}
+
+let memberCount = 0;
+
+/**
+ * A member of the merchant with this role, signed in. Written straight into the table (as an accepted
+ * invitation would leave it), so a test of roles needs no mail round trip per person.
+ */
+export async function signedInMember(
+  app: FastifyInstance,
+  sql: import('postgres').Sql,
+  merchantId: string,
+  email: string,
+  role: 'owner' | 'admin' | 'developer' | 'viewer',
+): Promise<{ client: DashboardClient; userId: string }> {
+  const userId = `usr_${email
+    .replace(/[^a-z0-9]/gi, '')
+    .slice(0, 16)
+    .padEnd(16, '0')}`;
+  await sql`insert into dashboard_users (id, merchant_id, email, password_hash, role, email_verified_at)
+    values (${userId}, ${merchantId}, ${email}, ${await argon2Hash(PASSWORD)}, ${role}, now())`;
+  // An address of their own: one person's sign-ins never count against another's limits.
+  const client = new DashboardClient(app, `198.18.${Math.floor(memberCount / 250)}.${(memberCount++ % 250) + 1}`);
+  const signIn = await client.call('POST', '/sign-in', { email, password: PASSWORD });
+  if (signIn.statusCode !== 200) throw new Error(`sign-in: ${signIn.statusCode} ${signIn.body}`);
+  return { client, userId };
+}
+
+/**
+ * A person's authenticator app: codes as the app shows them, never one the server has seen (a code
+ * works once). It hands out the current step's code, then the next step's (the server accepts one
+ * step either side); past that it waits for the clock to reach a step not yet used.
+ */
+export class Authenticator {
+  private lastStep = -1;
+  private readonly totp: TOTP;
+  constructor(readonly secret: string) {
+    this.totp = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 });
+  }
+  async code(): Promise<string> {
+    for (;;) {
+      const current = Math.floor(Date.now() / 30_000);
+      const step = Math.max(this.lastStep + 1, current);
+      if (step <= current + 1) {
+        this.lastStep = step;
+        return this.totp.generate({ timestamp: step * 30_000 });
+      }
+      await new Promise((r) => setTimeout(r, (current + 1) * 30_000 - Date.now() + 20));
+    }
+  }
+}
+
+/** Enrols the signed-in person's second factor and confirms it; answers their app and recovery codes. */
+export async function enrolTwoFactor(client: DashboardClient): Promise<{ app: Authenticator; recoveryCodes: string[] }> {
+  const enrol = await client.call('POST', '/two-factor/enroll');
+  if (enrol.statusCode !== 200) throw new Error(`enrol: ${enrol.statusCode} ${enrol.body}`);
+  const app = new Authenticator(enrol.json().secret);
+  const confirm = await client.call('POST', '/two-factor/confirm', { code: await app.code() });
+  if (confirm.statusCode !== 200) throw new Error(`confirm: ${confirm.statusCode} ${confirm.body}`);
+  return { app, recoveryCodes: confirm.json().recoveryCodes };
+}
+
+/** The step-up money-moving and secret-revealing actions ask for: the password, and a code where enrolled. */
+export async function stepUp(client: DashboardClient, app?: Authenticator): Promise<void> {
+  const res = await client.call('POST', '/step-up', { password: PASSWORD, ...(app ? { code: await app.code() } : {}) });
+  if (res.statusCode !== 200) throw new Error(`step-up: ${res.statusCode} ${res.body}`);
+}
+
+/** An owner as the step-up routes want them: a second factor enrolled, and stepped up just now. */
+export async function secureOwner(client: DashboardClient): Promise<Authenticator> {
+  const { app } = await enrolTwoFactor(client);
+  await stepUp(client, app);
+  return app;
 }

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
-import { api, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint } from '../api';
-import { Confirm, Countdown, ErrorText, Field, formValues, ScrollTable, ShownOnce, SignedIn, usePageTitle } from '../ui';
+import { api, can, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint } from '../api';
+import { Confirm, Countdown, ErrorText, Field, formValues, ScrollTable, ShownOnce, SignedIn, StepUp, usePageTitle } from '../ui';
 
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -257,10 +257,11 @@ function Sites() {
 }
 
 function DeveloperArea({ me }: { me: Me }) {
-  if (me.user.role === 'viewer') return <p>Your role does not give access to keys and secrets.</p>;
+  if (!can(me.user.role, 'developers.read')) return <p>Your role does not give access to keys and secrets.</p>;
   if (me.merchant.status !== 'approved') return <p>Keys, webhooks and the Security Code are available once your account is approved.</p>;
   return (
     <>
+      <StepUp me={me} what="rotate the live key, roll a signing secret or rotate the Security Code" />
       <ApiKeys />
       <Webhooks />
       <SecurityCode />

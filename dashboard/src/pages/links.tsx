@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useId, useState, type FormEvent } from 'react';
-import { api, FIAT_CURRENCIES, type PaymentLink, type Wallet } from '../api';
+import { api, can, FIAT_CURRENCIES, type PaymentLink, type Wallet } from '../api';
 import { Confirm, ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
 
 // Issue 29 item 4: payment links. Owners, admins and developers make and deactivate them; a viewer
@@ -198,8 +198,8 @@ export function Links() {
           </p>
           <h1>Payment links</h1>
           <p>A link is a page your customer pays once, until it expires. Share its URL anywhere.</p>
-          {me.user.role === 'viewer' ? <p>Your role reads links; owners, admins and developers make them.</p> : <CreateLink />}
-          <LinkList canChange={me.user.role !== 'viewer'} />
+          {can(me.user.role, 'links.manage') ? <CreateLink /> : <p>Your role reads links; owners, admins and developers make them.</p>}
+          <LinkList canChange={can(me.user.role, 'links.manage')} />
         </>
       )}
     </SignedIn>

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useId, type FormEvent } from 'react';
-import { api, ASSETS, NETWORKS, type Me, type Payout, type Settlement, type Wallet } from '../api';
+import { api, can, ASSETS, NETWORKS, type Me, type Payout, type Settlement, type Wallet } from '../api';
 import { ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
 
 // Issue 29 item 5: where the merchant's money goes and what has gone there. Owners and admins change
@@ -92,7 +92,7 @@ function ChangeWallet() {
 
 function Wallets({ me }: { me: Me }) {
   const wallets = useQuery({ queryKey: ['wallets'], queryFn: () => api<{ wallets: Wallet[] }>('GET', '/wallets') });
-  const mayChange = me.user.role === 'owner' || me.user.role === 'admin';
+  const mayChange = can(me.user.role, 'wallets.manage');
   return (
     <section aria-labelledby="wallets">
       <h2 id="wallets">Settlement wallets</h2>

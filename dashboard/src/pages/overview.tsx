@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
-import { api, type Me } from '../api';
-import { ErrorText, ShownOnce, SignedIn, usePageTitle } from '../ui';
+import { api, can, type Me } from '../api';
+import { ErrorText, ShownOnce, SignedIn, StepUp, usePageTitle } from '../ui';
 import { HomeFigures } from './home';
 
 const STATUS_TEXT: Record<Me['merchant']['status'], string> = {
@@ -23,6 +23,7 @@ function LiveKey({ me }: { me: Me }) {
     <section aria-labelledby="live-key">
       <h2 id="live-key">Your live API key</h2>
       <p>Your account was approved and its live key issued. It can be shown once.</p>
+      <StepUp me={me} what="reveal the live key" />
       <ErrorText error={reveal.error} />
       <button type="button" onClick={() => reveal.mutate()} disabled={reveal.isPending || shown !== null}>
         Reveal the live key
@@ -85,6 +86,19 @@ export function Overview() {
               <li>
                 <Link to="/developers">Developers: API keys, webhooks, Security Code</Link>
               </li>
+              <li>
+                <Link to="/security">Account security: two-factor authentication</Link>
+              </li>
+              {can(me.user.role, 'team.read') && (
+                <li>
+                  <Link to="/team">Team: members, roles, invitations</Link>
+                </li>
+              )}
+              {can(me.user.role, 'audit.read') && (
+                <li>
+                  <Link to="/audit-log">Audit log: who did what</Link>
+                </li>
+              )}
             </ul>
           </nav>
           <button type="button" className="secondary" onClick={() => signOut.mutate()}>

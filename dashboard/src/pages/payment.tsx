@@ -4,6 +4,7 @@ import { useId, useState, type FormEvent } from 'react';
 import {
   api,
   ApiError,
+  can,
   type Me,
   type PaymentDetail,
   type PaymentException,
@@ -17,9 +18,6 @@ import { ErrorText, formValues, ScrollTable, SignedIn, usePageTitle } from '../u
 // timeline, exceptions and deliveries come from Postgres alone), and the chain proof, which reads the
 // chain, every 15 s. Every role reads; resends are for the roles that manage webhooks; refunds for
 // owners and admins, after the password again.
-
-const WEBHOOK_ROLES: Me['user']['role'][] = ['owner', 'admin', 'developer'];
-const REFUND_ROLES: Me['user']['role'][] = ['owner', 'admin'];
 
 const when = (iso: string) => <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
 
@@ -94,7 +92,7 @@ function Timeline({ detail, me }: { detail: PaymentDetail; me: Me }) {
             {delivery && (
               <>
                 <Attempts delivery={delivery} />
-                {WEBHOOK_ROLES.includes(me.user.role) && <Resend delivery={delivery} />}
+                {can(me.user.role, 'developers.manage') && <Resend delivery={delivery} />}
               </>
             )}
           </li>
@@ -242,7 +240,7 @@ function Exceptions({ detail, me }: { detail: PaymentDetail; me: Me }) {
                 )}
               </p>
             )}
-            {x.refundable && REFUND_ROLES.includes(me.user.role) && (
+            {x.refundable && can(me.user.role, 'refunds.create') && (
               <RefundForm paymentId={detail.payment.id} exception={x} me={me} prefill={detail.payment.refundAddress} />
             )}
           </li>

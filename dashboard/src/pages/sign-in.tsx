@@ -1,14 +1,20 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
-import { api } from '../api';
+import { useState } from 'react';
+import { api, ApiError } from '../api';
 import { ErrorText, Field, formValues, usePageTitle } from '../ui';
 
 export function SignIn() {
   usePageTitle('Sign in');
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  // Asked for once the password is known right and the account has a second factor.
+  const [askCode, setAskCode] = useState(false);
   const signIn = useMutation({
     mutationFn: (body: Record<string, string>) => api<{ ok: true }>('POST', '/sign-in', body),
+    onError: (e) => {
+      if (e instanceof ApiError && e.details.some((d) => d.path === 'code')) setAskCode(true);
+    },
     onSuccess: async () => {
       queryClient.clear();
       await navigate({ to: '/' });
@@ -25,6 +31,14 @@ export function SignIn() {
       >
         <Field label="Email" name="email" type="email" autoComplete="username" />
         <Field label="Password" name="password" type="password" autoComplete="current-password" />
+        {askCode && (
+          <Field
+            label="Code from your authenticator app"
+            name="code"
+            autoComplete="one-time-code"
+            hint="The 6 digits your app shows now, or one of your recovery codes."
+          />
+        )}
         <ErrorText error={signIn.error} />
         <button type="submit" disabled={signIn.isPending}>
           Sign in

@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { MerchantAccounts } from '../../payments/merchant-accounts';
 import { SESSION_COOKIE, cookieOptions, issueCsrfCookie } from './cookies';
-import { DEVELOPER_ROLES, hide, ok, type SignedIn } from './guard';
+import { can, rolesFor } from '../../domain/dashboard-roles';
+import { actorOf, hide, ok, type SignedIn } from './guard';
 
 // The dashboard's account routes: sign-up, e-mail verification, sign-in and out, who is signed in.
 
@@ -14,6 +15,8 @@ const meView = z.object({
   liveKeyWaiting: z.boolean(),
   /** Whether a step-up made in this session still counts (actions that move money or reveal secrets ask for one). */
   steppedUp: z.boolean(),
+  /** Whether the person has a second factor in force (owners need one before a step-up action). */
+  twoFactor: z.boolean(),
 });
 
 export interface AccountRoutesOptions {
@@ -63,14 +66,19 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, {
     {
       schema: {
         hide,
-        body: z.strictObject({ email: z.string().trim().min(1).max(254), password: z.string().min(1).max(256) }),
+        body: z.strictObject({
+          email: z.string().trim().min(1).max(254),
+          password: z.string().min(1).max(256),
+          /** The authenticator's code or a recovery code, for a person with a second factor. */
+          code: z.string().max(20).optional(),
+        }),
         response: { 200: z.object({ ok }) },
       },
     },
     async (request, reply) => {
-      const { email, password } = request.body;
+      const { email, password, code } = request.body;
       const session = await signInLimited({ email: email.toLowerCase(), ip: request.ip }, (tx) =>
-        accounts.signIn(tx, { email, password, ip: request.ip, previousToken: request.cookies[SESSION_COOKIE] ?? null }),
+        accounts.signIn(tx, { email, password, code, ip: request.ip, previousToken: request.cookies[SESSION_COOKIE] ?? null }),
       );
       void reply.setCookie(SESSION_COOKIE, session.token, { ...cookieOptions(secureCookies, 'session'), expires: session.expiresAt });
       // A new CSRF token with the new session: one read before sign-in is of no use after it.
@@ -81,11 +89,17 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, {
 
   app.post(
     '/step-up',
-    { schema: { hide, body: z.strictObject({ password: z.string().min(1).max(256) }), response: { 200: z.object({ ok }) } } },
+    {
+      schema: {
+        hide,
+        body: z.strictObject({ password: z.string().min(1).max(256), code: z.string().max(20).optional() }),
+        response: { 200: z.object({ ok }) },
+      },
+    },
     async (request) => {
       const s = await signedIn(request);
       await signInLimited({ email: s.email, ip: request.ip }, (tx) =>
-        accounts.stepUp(tx, { token: request.cookies[SESSION_COOKIE]!, password: request.body.password }),
+        accounts.stepUp(tx, { token: request.cookies[SESSION_COOKIE]!, ...request.body, ip: request.ip }),
       );
       return { ok: true as const };
     },
@@ -93,10 +107,21 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, {
 
   app.post('/sign-out', { schema: { hide, response: { 200: z.object({ ok }) } } }, async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE];
-    if (token) await accounts.signOut(token);
+    if (token) await accounts.signOut(token, request.ip);
     clearSession(reply);
     return { ok: true as const };
   });
+
+  app.post(
+    '/sign-out-everywhere',
+    { schema: { hide, response: { 200: z.object({ ok, sessionsEnded: z.number().int() }) } } },
+    async (request, reply) => {
+      const s = await signedIn(request, rolesFor('account.security'));
+      const sessionsEnded = await accounts.signOutEverywhere(actorOf(request, s));
+      clearSession(reply);
+      return { ok: true as const, sessionsEnded };
+    },
+  );
 
   app.get('/me', { schema: { hide, response: { 200: meView } } }, async (request) => {
     const s = await signedIn(request);
@@ -105,8 +130,9 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, {
       user: { id: s.userId, email: s.email, role: s.role },
       merchant: { id: s.merchantId, name: s.merchantName, status: s.merchantStatus },
       // Only to those who may see it: a viewer is never offered the key.
-      liveKeyWaiting: s.liveKeyWaiting && s.merchantStatus === 'approved' && DEVELOPER_ROLES.includes(s.role),
+      liveKeyWaiting: s.liveKeyWaiting && s.merchantStatus === 'approved' && can(s.role, 'liveKey.reveal'),
       steppedUp: s.steppedUpRecently,
+      twoFactor: s.twoFactorEnabled,
     };
   });
 };

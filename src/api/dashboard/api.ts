@@ -1,9 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { MerchantCredentials } from '../../payments/merchant-credentials';
 import type { PaymentService } from '../../payments';
+import type { DashboardAudit } from '../../payments/dashboard-audit';
+import type { DashboardTeam } from '../../payments/dashboard-team';
+import auditRoutes from './audit';
+import securityRoutes from './security';
+import type { TwoFactor } from '../../payments/two-factor';
 import accountRoutes, { type AccountRoutesOptions } from './account';
 import developerRoutes from './developers';
 import paymentDetailRoutes from './payment-detail';
+import teamRoutes from './team';
 import { dashboardGuard } from './guard';
 import linkRoutes from './links';
 import moneyRoutes from './money';
@@ -21,15 +27,21 @@ export interface DashboardApiOptions extends Omit<AccountRoutesOptions, 'signedI
   payments: PaymentService;
   /** The owners' notices (a settlement wallet changed). */
   mailer: Mailer;
+  team: DashboardTeam;
+  audit: DashboardAudit;
+  twoFactor: TwoFactor;
 }
 
 const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
   app,
-  { signInLimited, accounts, credentials, payments, secureCookies, mailer },
+  { signInLimited, accounts, credentials, payments, team, audit, twoFactor, secureCookies, mailer },
 ) => {
   const signedIn = dashboardGuard(accounts);
   await app.register(accountRoutes, { signInLimited, accounts, signedIn, secureCookies });
-  await app.register(developerRoutes, { credentials, payments, signedIn });
+  await app.register(developerRoutes, { credentials, payments, audit, signedIn });
+  await app.register(teamRoutes, { team, signedIn });
+  await app.register(auditRoutes, { audit, signedIn });
+  await app.register(securityRoutes, { twoFactor, signInLimited, signedIn });
   await app.register(paymentDetailRoutes, { payments, signedIn });
   await app.register(paymentListRoutes, { payments, signedIn });
   const { config, now } = payments.context;

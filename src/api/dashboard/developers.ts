@@ -2,13 +2,15 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { MerchantCredentials } from '../../payments/merchant-credentials';
 import type { PaymentService } from '../../payments';
+import type { DashboardAudit } from '../../payments/dashboard-audit';
 import { REQUEST_LOG_RETENTION_DAYS } from '../../payments/request-log';
 import type { SiteRow } from '../../payments/rows';
 import { SCOPES } from '../../domain/scopes';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhook-event-types';
 import { apiKeyView, deliveryView, endpointView, viewDelivery, viewEndpoint, viewKey } from '../routes/admin/merchant-views';
 import { eventTypesInput } from '../routes/admin/webhook-endpoints';
-import { DEVELOPER_ROLES, hide, ok, type SignedIn } from './guard';
+import { rolesFor } from '../../domain/dashboard-roles';
+import { actorOf, hide, ok, type SignedIn } from './guard';
 
 // The dashboard's developers area: API keys, the Security Code, webhook endpoints and their
 // deliveries, connected plugin sites and the request log. Owners, admins and developers only.
@@ -19,26 +21,27 @@ export interface DeveloperRoutesOptions {
   credentials: MerchantCredentials;
   /** The payment engine's use cases (webhook deliveries: the log, a test event, a resend). */
   payments: PaymentService;
+  audit: DashboardAudit;
   signedIn: SignedIn;
 }
 
-const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (app, { credentials, payments, signedIn }) => {
+const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (app, { credentials, payments, audit, signedIn }) => {
   app.get('/api-keys', { schema: { hide, response: { 200: z.object({ ok, keys: z.array(apiKeyView) }) } } }, async (request) => {
-    const s = await signedIn(request, DEVELOPER_ROLES);
+    const s = await signedIn(request, rolesFor('developers.read'));
     return { ok: true as const, keys: (await credentials.listKeys(s.merchantId)).map(viewKey) };
   });
 
   app.post('/api-keys/live/reveal', { schema: { hide, response: { 200: z.object({ ok, apiKey: z.string() }) } } }, async (request) => {
-    const s = await signedIn(request, DEVELOPER_ROLES);
-    return { ok: true as const, apiKey: await credentials.revealLiveKey(s.merchantId) };
+    const s = await signedIn(request, rolesFor('liveKey.reveal'), { stepUp: true });
+    return { ok: true as const, apiKey: await credentials.revealLiveKey(actorOf(request, s)) };
   });
 
   app.post(
     '/api-keys/live/rotate',
     { schema: { hide, response: { 200: z.object({ ok, apiKey: z.string(), previousKeyExpiresAt: z.string() }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
-      const rotated = await credentials.rotateLiveKey(s.merchantId);
+      const s = await signedIn(request, rolesFor('developers.manage'), { stepUp: true });
+      const rotated = await credentials.rotateLiveKey(actorOf(request, s));
       return { ok: true as const, apiKey: rotated.apiKey, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };
     },
   );
@@ -47,8 +50,8 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/security-code/rotate',
     { schema: { hide, response: { 200: z.object({ ok, securityCode: z.string() }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
-      return { ok: true as const, securityCode: await credentials.rotateSecurityCode(s.merchantId) };
+      const s = await signedIn(request, rolesFor('developers.manage'), { stepUp: true });
+      return { ok: true as const, securityCode: await credentials.rotateSecurityCode(actorOf(request, s)) };
     },
   );
 
@@ -56,7 +59,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/webhook-endpoints',
     { schema: { hide, response: { 200: z.object({ ok, endpoints: z.array(endpointView) }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.read'));
       return { ok: true as const, endpoints: (await credentials.listEndpoints(s.merchantId)).map(viewEndpoint) };
     },
   );
@@ -71,8 +74,8 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request, reply) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
-      const { endpoint, secret } = await credentials.addEndpoint(s.merchantId, request.body);
+      const s = await signedIn(request, rolesFor('developers.manage'));
+      const { endpoint, secret } = await credentials.addEndpoint(actorOf(request, s), request.body);
       return reply.status(201).send({ ok: true as const, endpoint: viewEndpoint(endpoint), secret });
     },
   );
@@ -87,8 +90,8 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
-      const { endpoint, secret } = await credentials.rollEndpointSecret(s.merchantId, request.params.endpointId);
+      const s = await signedIn(request, rolesFor('developers.manage'), { stepUp: true });
+      const { endpoint, secret } = await credentials.rollEndpointSecret(actorOf(request, s), request.params.endpointId);
       return { ok: true as const, endpoint: viewEndpoint(endpoint), secret };
     },
   );
@@ -98,10 +101,10 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       `/webhook-endpoints/:endpointId/${change}`,
       { schema: { hide, params: endpointParams, response: { 200: z.object({ ok, endpoint: endpointView }) } } },
       async (request) => {
-        const s = await signedIn(request, DEVELOPER_ROLES);
+        const s = await signedIn(request, rolesFor('developers.manage'));
         return {
           ok: true as const,
-          endpoint: viewEndpoint(await credentials.changeEndpoint(s.merchantId, request.params.endpointId, change)),
+          endpoint: viewEndpoint(await credentials.changeEndpoint(actorOf(request, s), request.params.endpointId, change)),
         };
       },
     );
@@ -111,10 +114,10 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/webhook-endpoints/:endpointId',
     { schema: { hide, params: endpointParams, response: { 200: z.object({ ok, endpoint: endpointView }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.manage'));
       return {
         ok: true as const,
-        endpoint: viewEndpoint(await credentials.changeEndpoint(s.merchantId, request.params.endpointId, 'delete')),
+        endpoint: viewEndpoint(await credentials.changeEndpoint(actorOf(request, s), request.params.endpointId, 'delete')),
       };
     },
   );
@@ -129,8 +132,11 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request, reply) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
-      return reply.status(202).send({ ok: true as const, ...(await payments.sendTestEvent(s.merchantId, request.params.endpointId)) });
+      const s = await signedIn(request, rolesFor('developers.manage'));
+      const sent = await payments.sendTestEvent(s.merchantId, request.params.endpointId);
+      // The event is the engine's, written in its own transaction; the line follows it.
+      await audit.record(actorOf(request, s), 'webhook_endpoint.test_sent', request.params.endpointId, { eventId: sent.eventId });
+      return reply.status(202).send({ ok: true as const, ...sent });
     },
   );
 
@@ -147,7 +153,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.read'));
       const rows = await payments.deliveries.forMerchant(s.merchantId, request.query);
       return { ok: true as const, deliveries: rows.map(viewDelivery) };
     },
@@ -163,8 +169,10 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request, reply) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
-      return reply.status(202).send({ ok: true as const, ...(await payments.resendDelivery(request.params.deliveryId, s.merchantId)) });
+      const s = await signedIn(request, rolesFor('developers.manage'));
+      const resent = await payments.resendDelivery(request.params.deliveryId, s.merchantId);
+      await audit.record(actorOf(request, s), 'webhook_delivery.resent', request.params.deliveryId, { newDeliveryId: resent.deliveryId });
+      return reply.status(202).send({ ok: true as const, ...resent });
     },
   );
 
@@ -178,8 +186,8 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request, reply) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
-      const issued = await credentials.issueRestrictedKey(s.merchantId, request.body.scopes);
+      const s = await signedIn(request, rolesFor('developers.manage'));
+      const issued = await credentials.issueRestrictedKey(actorOf(request, s), request.body.scopes);
       return reply.status(201).send({ ok: true as const, apiKey: issued.plaintext, key: viewKey(issued.row) });
     },
   );
@@ -188,8 +196,8 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/api-keys/:keyId/revoke',
     { schema: { hide, params: z.object({ keyId: z.string().max(100) }), response: { 200: z.object({ ok, key: apiKeyView }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
-      return { ok: true as const, key: viewKey(await credentials.revokeKey(s.merchantId, request.params.keyId)) };
+      const s = await signedIn(request, rolesFor('developers.manage'));
+      return { ok: true as const, key: viewKey(await credentials.revokeKey(actorOf(request, s), request.params.keyId)) };
     },
   );
 
@@ -214,7 +222,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
   });
 
   app.get('/sites', { schema: { hide, response: { 200: z.object({ ok, sites: z.array(siteView) }) } } }, async (request) => {
-    const s = await signedIn(request, DEVELOPER_ROLES);
+    const s = await signedIn(request, rolesFor('developers.read'));
     return { ok: true as const, sites: (await credentials.listSites(s.merchantId)).map(viewSite) };
   });
 
@@ -222,8 +230,8 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/sites/:siteId/disconnect',
     { schema: { hide, params: z.object({ siteId: z.string().max(100) }), response: { 200: z.object({ ok, site: siteView }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
-      return { ok: true as const, site: viewSite(await credentials.disconnectSite(s.merchantId, request.params.siteId)) };
+      const s = await signedIn(request, rolesFor('developers.manage'));
+      return { ok: true as const, site: viewSite(await credentials.disconnectSite(actorOf(request, s), request.params.siteId)) };
     },
   );
 
@@ -239,7 +247,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     '/request-log',
     { schema: { hide, response: { 200: z.object({ ok, retentionDays: z.number().int(), requests: z.array(requestView) }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('developers.read'));
       const rows = await credentials.requestLog(s.merchantId);
       return {
         ok: true as const,

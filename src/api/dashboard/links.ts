@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { PaymentService } from '../../payments';
 import type { MerchantLinkRow } from '../../payments/rows';
 import { createPaymentLinkBody, paymentLinkSchema, paymentLinkView } from '../routes/payment-links';
-import { DEVELOPER_ROLES, hide, ok, type SignedIn } from './guard';
+import { rolesFor } from '../../domain/dashboard-roles';
+import { hide, ok, type SignedIn } from './guard';
 import { paymentRowView, viewPaymentRow } from './payments';
 
 // Issue 29 item 4: payment links. Owners, admins and developers create and deactivate them (a link
@@ -34,7 +35,7 @@ const linkRoutes: FastifyPluginAsyncZod<LinkRoutesOptions> = async (app, { payme
   });
 
   app.get('/payment-links', { schema: { hide, response: { 200: z.object({ ok, links: z.array(linkView) }) } } }, async (request) => {
-    const s = await signedIn(request);
+    const s = await signedIn(request, rolesFor('payments.read'));
     return { ok: true as const, links: (await payments.merchantLinks.list(s.merchantId)).map(view) };
   });
 
@@ -42,7 +43,7 @@ const linkRoutes: FastifyPluginAsyncZod<LinkRoutesOptions> = async (app, { payme
     '/payment-links',
     { schema: { hide, body: createPaymentLinkBody, response: { 201: z.object({ ok, link: linkView }) } } },
     async (request, reply) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('links.manage'));
       return reply.status(201).send({ ok: true as const, link: view(await payments.merchantLinks.create(s.merchantId, request.body)) });
     },
   );
@@ -57,7 +58,7 @@ const linkRoutes: FastifyPluginAsyncZod<LinkRoutesOptions> = async (app, { payme
       },
     },
     async (request) => {
-      const s = await signedIn(request);
+      const s = await signedIn(request, rolesFor('payments.read'));
       const link = await payments.merchantLinks.find(s.merchantId, request.params.linkId);
       // The newest sessions of the link; the payment list filtered by link pages through all of them.
       const page = await payments.merchantPayments.list(s.merchantId, { paymentLinkId: link.id }, { limit: 100 });
@@ -69,7 +70,7 @@ const linkRoutes: FastifyPluginAsyncZod<LinkRoutesOptions> = async (app, { payme
     '/payment-links/:linkId/deactivate',
     { schema: { hide, params: linkParams, response: { 200: z.object({ ok, link: linkView }) } } },
     async (request) => {
-      const s = await signedIn(request, DEVELOPER_ROLES);
+      const s = await signedIn(request, rolesFor('links.manage'));
       return { ok: true as const, link: view(await payments.merchantLinks.deactivate(s.merchantId, request.params.linkId)) };
     },
   );

@@ -5,15 +5,13 @@ import { formatCrypto } from '../../domain/money';
 import { payoutsCsv } from '../../domain/payouts-csv';
 import { settlementsCsv } from '../../domain/settlements-csv';
 import type { merchantMoney } from '../../payments/merchant-money';
-import type { DashboardRole } from '../../payments/rows';
 import { checkWallets, walletInput, walletView } from '../routes/admin/merchant-views';
+import { rolesFor } from '../../domain/dashboard-roles';
 import { hide, ok, type SignedIn } from './guard';
 
 // Issue 29 item 5: the merchant's money. Every role reads wallets, payouts, settlements and the home
 // figures; only owners and admins change a wallet, and only after a step-up inside the session
 // (where money goes is the one setting a stolen session would want).
-
-export const WALLET_ROLES: readonly DashboardRole[] = ['owner', 'admin'];
 
 const instant = z.string().datetime({ offset: true }).or(z.string().date());
 const range = z.strictObject({ from: instant.optional(), to: instant.optional() });
@@ -69,7 +67,7 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
   });
 
   app.get('/wallets', { schema: { hide, response: { 200: z.object({ ok, wallets: z.array(walletView) }) } } }, async (request) => {
-    const s = await signedIn(request);
+    const s = await signedIn(request, rolesFor('payments.read'));
     return { ok: true as const, wallets: (await money.wallets(s.merchantId)).map(viewWallet) };
   });
 
@@ -77,7 +75,7 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
     '/wallets',
     { schema: { hide, body: walletInput, response: { 200: z.object({ ok, wallet: walletView }) } } },
     async (request) => {
-      const s = await signedIn(request, WALLET_ROLES, { stepUp: true });
+      const s = await signedIn(request, rolesFor('wallets.manage'), { stepUp: true });
       const [wallet] = checkWallets([request.body]);
       return { ok: true as const, wallet: viewWallet(await money.setWallet(s.merchantId, wallet!, s.email)) };
     },
@@ -86,7 +84,7 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
   const payoutRows = async (merchantId: string) => money.payouts(merchantId);
 
   app.get('/payouts', { schema: { hide, response: { 200: z.object({ ok, payouts: z.array(payoutView) }) } } }, async (request) => {
-    const s = await signedIn(request);
+    const s = await signedIn(request, rolesFor('payments.read'));
     return {
       ok: true as const,
       payouts: (await payoutRows(s.merchantId)).map((p) => ({
@@ -106,7 +104,7 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
   });
 
   app.get('/payouts.csv', { schema: { hide } }, async (request, reply) => {
-    const s = await signedIn(request);
+    const s = await signedIn(request, rolesFor('payments.read'));
     const body = payoutsCsv(await payoutRows(s.merchantId));
     return reply.header('content-type', csv).header('content-disposition', `attachment; filename="payouts-${s.merchantId}.csv"`).send(body);
   });
@@ -122,7 +120,7 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
     '/settlements',
     { schema: { hide, querystring: range, response: { 200: z.object({ ok, settlements: z.array(settlementView) }) } } },
     async (request) => {
-      const s = await signedIn(request);
+      const s = await signedIn(request, rolesFor('payments.read'));
       const { from, to } = settlementRange(request.query);
       const lines = await money.settlements(s.merchantId, from, to);
       return {
@@ -146,7 +144,7 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
 
   // The operator's settlements CSV (GET /admin/v1/merchants/{id}/settlements.csv), the same rows and writer.
   app.get('/settlements.csv', { schema: { hide, querystring: range } }, async (request, reply) => {
-    const s = await signedIn(request);
+    const s = await signedIn(request, rolesFor('payments.read'));
     const { from, to } = settlementRange(request.query);
     const body = settlementsCsv(await money.settlements(s.merchantId, from, to));
     return reply
@@ -173,7 +171,7 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
       },
     },
     async (request) => {
-      const s = await signedIn(request);
+      const s = await signedIn(request, rolesFor('payments.read'));
       const home = await money.home(s.merchantId);
       return {
         ok: true as const,

@@ -5,8 +5,8 @@ import { explorerUrlFor } from '../../domain/explorers';
 import { formatCrypto, formatFiatText } from '../../domain/money';
 import type { PaymentService } from '../../payments';
 import type { ExceptionDetail, PaymentDetail } from '../../payments/payment-detail';
-import type { DashboardRole } from '../../payments/rows';
 import { deliveryView, viewDelivery } from '../routes/admin/merchant-views';
+import { rolesFor } from '../../domain/dashboard-roles';
 import { hide, ok, type SignedIn } from './guard';
 
 // Issue 29 items 2 and 3: one payment's page (every role reads it) and the refund of its exceptions
@@ -14,7 +14,6 @@ import { hide, ok, type SignedIn } from './guard';
 // area's route, whose roles they share.
 
 /** Who may send money back: not developers (they build the integration) nor viewers. */
-const REFUND_ROLES: readonly DashboardRole[] = ['owner', 'admin'];
 
 const params = z.object({ id: z.string().max(100) });
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -166,7 +165,7 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
       },
     },
     async (request) => {
-      const s = await signedIn(request);
+      const s = await signedIn(request, rolesFor('payments.read'));
       const detail = await payments.paymentDetail.detail(s.merchantId, request.params.id);
       return {
         ok: true as const,
@@ -179,7 +178,7 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
   );
 
   app.get('/payments/:id/proof', { schema: { hide, params, response: { 200: z.object({ ok, proof: proofView }) } } }, async (request) => {
-    const s = await signedIn(request);
+    const s = await signedIn(request, rolesFor('payments.read'));
     const p = await payments.paymentDetail.proof(s.merchantId, request.params.id);
     return {
       ok: true as const,
@@ -209,7 +208,7 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
       },
     },
     async (request) => {
-      const s = await signedIn(request, REFUND_ROLES, { stepUp: true });
+      const s = await signedIn(request, rolesFor('refunds.create'), { stepUp: true });
       const { exception, refund } = await payments.paymentDetail.refundException(
         s.merchantId,
         request.params.id,

@@ -6,6 +6,7 @@ import { formatFiatText } from '../../domain/money';
 import { paymentListFilter, PAYMENT_LIST_MAX_LIMIT } from '../../domain/payment-list';
 import type { PaymentService } from '../../payments';
 import type { MerchantPaymentRow } from '../../payments/rows';
+import { rolesFor } from '../../domain/dashboard-roles';
 import { hide, ok, type SignedIn } from './guard';
 
 // Issue 29 item 1: the merchant's payments (every source: API, plugins, links), filtered, searched,
@@ -90,7 +91,7 @@ const paymentListRoutes: FastifyPluginAsyncZod<{ payments: PaymentService; signe
       },
     },
     async (request) => {
-      const s = await signedIn(request);
+      const s = await signedIn(request, rolesFor('payments.read'));
       const { cursor, limit, ...query } = request.query;
       const page = await payments.merchantPayments.list(s.merchantId, filterOf(query), {
         ...(cursor ? { cursor } : {}),
@@ -101,7 +102,7 @@ const paymentListRoutes: FastifyPluginAsyncZod<{ payments: PaymentService; signe
   );
 
   app.get('/payments.csv', { schema: { hide, querystring: paymentListQuery } }, async (request, reply) => {
-    const s = await signedIn(request);
+    const s = await signedIn(request, rolesFor('payments.read'));
     const filter = filterOf(request.query);
     // The first chunk is read before the status is sent, so a refused filter is still an error in the envelope.
     const lines = payments.merchantPayments.exportCsv(s.merchantId, filter);

@@ -8,6 +8,9 @@ import type { Database } from '../../db/client';
 import { createMailer } from '../../mail/mailer';
 import { createMerchantAccounts } from '../../payments/merchant-accounts';
 import { createMerchantCredentials } from '../../payments/merchant-credentials';
+import { createDashboardTeam } from '../../payments/dashboard-team';
+import { createDashboardAudit } from '../../payments/dashboard-audit';
+import { createTwoFactor } from '../../payments/two-factor';
 import dashboardApi from './api';
 import { csrfGuard } from './cookies';
 import devMailboxPage from './dev-mailbox';
@@ -75,6 +78,9 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     credentials: createMerchantCredentials({ db, config, now }),
     payments: app.payments,
     mailer,
+    team: createDashboardTeam({ db, mailer, publicBaseUrl: config.http.publicBaseUrl }),
+    audit: createDashboardAudit({ db }),
+    twoFactor: createTwoFactor({ db, secretsKey: config.secretsKey, mailer }),
   });
   if (devMailboxDir) {
     await app.register(devMailboxPage, { dir: devMailboxDir });

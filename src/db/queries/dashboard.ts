@@ -88,6 +88,7 @@ export async function findSession(db: DatabaseOrTransaction, tokenHash: string) 
       merchantName: merchants.name,
       merchantStatus: merchants.status,
       liveKeyWaiting: sql<boolean>`${merchants.liveKeyToRevealEncrypted} is not null`,
+      twoFactorEnabled: sql<boolean>`${dashboardUsers.totpEnabledAt} is not null`,
       steppedUpRecently: sql<boolean>`coalesce(${dashboardSessions.steppedUpAt} > now() - make_interval(secs => ${STEP_UP_TTL_SECONDS}), false)`,
     })
     .from(dashboardSessions)
@@ -113,4 +114,13 @@ export async function ownerEmails(db: DatabaseOrTransaction, merchantId: string)
     .from(dashboardUsers)
     .where(and(eq(dashboardUsers.merchantId, merchantId), eq(dashboardUsers.role, 'owner'), isNotNull(dashboardUsers.emailVerifiedAt)));
   return rows.map((r) => r.email);
+}
+
+/** Ends every session of the person, wherever they signed in. */
+export async function deleteUserSessions(db: DatabaseOrTransaction, userId: string): Promise<number> {
+  const rows = await db
+    .delete(dashboardSessions)
+    .where(eq(dashboardSessions.userId, userId))
+    .returning({ userId: dashboardSessions.userId });
+  return rows.length;
 }

@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { check, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { DASHBOARD_ROLES } from '../../domain/dashboard-roles';
 import { merchants } from './merchants';
 
 // The merchant dashboard's people and their sign-ins (decisions §14). Passwords are argon2id
 // hashes; session and email tokens are stored as SHA-256 hashes only (a copy of the table signs no
 // one in).
 
-export const DASHBOARD_ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
-export type DashboardRole = (typeof DASHBOARD_ROLES)[number];
+export { DASHBOARD_ROLES, type DashboardRole } from '../../domain/dashboard-roles';
 
 export const dashboardUsers = pgTable(
   'dashboard_users',
@@ -22,6 +22,12 @@ export const dashboardUsers = pgTable(
     role: text('role', { enum: DASHBOARD_ROLES }).notNull(),
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    // The second factor (TOTP, RFC 6238): the shared secret sealed with SECRETS_KEY, set at enrolment
+    // and in force once confirmed with a code (totp_enabled_at). The time step of the last code used,
+    // so that a code works once.
+    totpSecretEncrypted: text('totp_secret_encrypted'),
+    totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true }),
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
   },
   (t) => [
     uniqueIndex('dashboard_users_email_idx').on(t.email),
@@ -62,4 +68,68 @@ export const dashboardEmailTokens = pgTable(
     usedAt: timestamp('used_at', { withTimezone: true }),
   },
   (t) => [index('dashboard_email_tokens_user_idx').on(t.userId)],
+);
+
+// An invitation to join a merchant's team: a single-use link mailed to the address, good for 7 days.
+// The token is stored as its SHA-256 hash only. One pending invitation per address and merchant: a
+// new one replaces it.
+export const dashboardInvitations = pgTable(
+  'dashboard_invitations',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    email: text('email').notNull(),
+    role: text('role', { enum: DASHBOARD_ROLES }).notNull(),
+    tokenHash: text('token_hash').notNull(),
+    // Who invited, as they were then: the member may be removed later, the record stays readable.
+    invitedByEmail: text('invited_by_email').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('dashboard_invitations_token_idx').on(t.tokenHash),
+    uniqueIndex('dashboard_invitations_pending_idx')
+      .on(t.merchantId, t.email)
+      .where(sql`${t.acceptedAt} is null`),
+    check('dashboard_invitations_role_check', sql`${t.role} in ('owner', 'admin', 'developer', 'viewer')`),
+  ],
+);
+
+// What people did in the dashboard (who, what, when, from where), written in the transaction of the
+// change it records. Never a secret: keys, secrets and codes are named by id or last four only. The
+// person is kept by id and address as they were, so removing a member keeps their history readable.
+export const dashboardAuditLog = pgTable(
+  'dashboard_audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    actorUserId: text('actor_user_id').notNull(),
+    actorEmail: text('actor_email').notNull(),
+    action: text('action').notNull(),
+    // The thing acted on: a key, endpoint, member or invitation id, or null for the account itself.
+    target: text('target'),
+    details: jsonb('details').$type<Record<string, unknown>>(),
+    ip: text('ip').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('dashboard_audit_log_merchant_idx').on(t.merchantId, t.id)],
+);
+
+// Recovery codes for a lost authenticator: ten at confirmation, shown once, SHA-256 hashed (each is
+// 50 random bits, too many to guess under the sign-in limits), each good once.
+export const dashboardRecoveryCodes = pgTable(
+  'dashboard_recovery_codes',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => dashboardUsers.id, { onDelete: 'cascade' }),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [index('dashboard_recovery_codes_user_idx').on(t.userId)],
 );

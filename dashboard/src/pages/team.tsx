@@ -1,0 +1,192 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { useId } from 'react';
+import { api, can, ROLES, type Invitation, type Me, type Member, type Role } from '../api';
+import { Confirm, ErrorText, Field, formValues, ScrollTable, SignedIn, usePageTitle } from '../ui';
+
+// The team: members and their roles (README "Dashboard roles"). Owners and admins see it; only an
+// owner changes an owner; the server has the last word on every rule.
+
+const ROLE_TEXT: Record<Role, string> = {
+  owner: 'Owner: everything, including owners and the audit log',
+  admin: 'Admin: everything but owners and the audit log',
+  developer: 'Developer: keys, webhooks, plugin sites; not wallets, refunds or the team',
+  viewer: 'Viewer: the account and its payments; never keys or secrets',
+};
+
+function RoleSelect({ member, me, onChange, disabled }: { member: Member; me: Me; onChange: (role: Role) => void; disabled: boolean }) {
+  const id = useId();
+  const mayTouch = me.user.role === 'owner' || member.role !== 'owner';
+  const choices = ROLES.filter((r) => me.user.role === 'owner' || r !== 'owner');
+  if (!mayTouch) return <>{member.role}</>;
+  return (
+    <>
+      <label htmlFor={id} className="visually-hidden">
+        Role of {member.email}
+      </label>
+      <select id={id} value={member.role} disabled={disabled} onChange={(e) => onChange(e.target.value as Role)}>
+        {choices.map((r) => (
+          <option key={r} value={r}>
+            {r}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
+function Members({ me }: { me: Me }) {
+  const queryClient = useQueryClient();
+  const members = useQuery({ queryKey: ['team'], queryFn: () => api<{ members: Member[] }>('GET', '/team') });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['team'] });
+  const change = useMutation({
+    mutationFn: ({ id, role }: { id: string; role: Role }) => api('POST', `/team/${id}/role`, { role }),
+    onSettled: refresh,
+  });
+  const remove = useMutation({ mutationFn: (id: string) => api('DELETE', `/team/${id}`), onSuccess: refresh });
+  return (
+    <section aria-labelledby="members">
+      <h2 id="members">Members</h2>
+      <ErrorText error={members.error ?? change.error ?? remove.error} />
+      <ScrollTable label="Members, scrollable" head={['Email', 'Role', 'Email confirmed', '']}>
+        {members.data?.members.map((m) => (
+          <tr key={m.id}>
+            <td>
+              {m.email}
+              {m.id === me.user.id && ' (you)'}
+            </td>
+            <td>
+              <RoleSelect member={m} me={me} disabled={change.isPending} onChange={(role) => change.mutate({ id: m.id, role })} />
+            </td>
+            <td>{m.emailVerified ? 'yes' : 'no'}</td>
+            <td>
+              {(me.user.role === 'owner' || m.role !== 'owner') && (
+                <Confirm
+                  label={
+                    <>
+                      Remove<span className="visually-hidden"> {m.email}</span>
+                    </>
+                  }
+                  title={`Remove ${m.email}?`}
+                  description="They are signed out at once and can no longer sign in to this merchant."
+                  confirmLabel="Remove the member"
+                  onConfirm={() => remove.mutate(m.id)}
+                  disabled={remove.isPending}
+                />
+              )}
+            </td>
+          </tr>
+        ))}
+      </ScrollTable>
+      <h3>What each role may do</h3>
+      <ul>
+        {ROLES.map((r) => (
+          <li key={r}>{ROLE_TEXT[r]}</li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Invitations({ me }: { me: Me }) {
+  const queryClient = useQueryClient();
+  const roleId = useId();
+  const invitations = useQuery({
+    queryKey: ['invitations'],
+    queryFn: () => api<{ invitations: Invitation[] }>('GET', '/team/invitations'),
+  });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['invitations'] });
+  const invite = useMutation({
+    mutationFn: (body: Record<string, string>) => api<{ invitation: Invitation }>('POST', '/team/invitations', body),
+    onSuccess: refresh,
+  });
+  const withdraw = useMutation({ mutationFn: (id: string) => api('DELETE', `/team/invitations/${id}`), onSuccess: refresh });
+  return (
+    <section aria-labelledby="invitations">
+      <h2 id="invitations">Invitations</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          const form = e.currentTarget;
+          invite.mutate(formValues(form), { onSuccess: () => form.reset() });
+        }}
+      >
+        <Field
+          label="Email address to invite"
+          name="email"
+          type="email"
+          autoComplete="off"
+          hint="They get a link that works once, for 7 days."
+        />
+        <div className="field">
+          <label htmlFor={roleId}>Role</label>
+          <select id={roleId} name="role" defaultValue="viewer">
+            {ROLES.filter((r) => me.user.role === 'owner' || r !== 'owner').map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </div>
+        <ErrorText error={invite.error} />
+        {invite.isSuccess && <p role="status">Invitation sent to {invite.data.invitation.email}.</p>}
+        <button type="submit" disabled={invite.isPending}>
+          Send the invitation
+        </button>
+      </form>
+      <ErrorText error={invitations.error ?? withdraw.error} />
+      {invitations.data && invitations.data.invitations.length > 0 && (
+        <ScrollTable label="Pending invitations, scrollable" head={['Email', 'Role', 'Invited by', 'Link works until', '']}>
+          {invitations.data.invitations.map((i) => (
+            <tr key={i.id}>
+              <td>{i.email}</td>
+              <td>{i.role}</td>
+              <td>{i.invitedBy}</td>
+              <td>{new Date(i.expiresAt).toLocaleString()}</td>
+              <td>
+                {(me.user.role === 'owner' || i.role !== 'owner') && (
+                  <Confirm
+                    label={
+                      <>
+                        Withdraw<span className="visually-hidden"> the invitation to {i.email}</span>
+                      </>
+                    }
+                    title={`Withdraw the invitation to ${i.email}?`}
+                    description="Its link stops working at once."
+                    confirmLabel="Withdraw the invitation"
+                    onConfirm={() => withdraw.mutate(i.id)}
+                    disabled={withdraw.isPending}
+                  />
+                )}
+              </td>
+            </tr>
+          ))}
+        </ScrollTable>
+      )}
+    </section>
+  );
+}
+
+export function Team() {
+  usePageTitle('Team');
+  return (
+    <SignedIn>
+      {(me) => (
+        <>
+          <p>
+            <Link to="/">Back to the overview</Link>
+          </p>
+          <h1>Team</h1>
+          {can(me.user.role, 'team.manage') ? (
+            <>
+              <Members me={me} />
+              <Invitations me={me} />
+            </>
+          ) : (
+            <p>Only owners and admins manage the team. Ask one of them to change your role.</p>
+          )}
+        </>
+      )}
+    </SignedIn>
+  );
+}

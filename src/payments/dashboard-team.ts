@@ -1,0 +1,179 @@
+import { hash as argon2Hash } from '@node-rs/argon2';
+import type { Database, DatabaseOrTransaction } from '../db/client';
+import { findDashboardUserByEmail, insertDashboardUser } from '../db/queries/dashboard';
+import {
+  acceptInvitation,
+  deleteInvitation,
+  deleteMember,
+  findInvitationByToken,
+  findPendingInvitation,
+  insertInvitation,
+  listMembers,
+  listPendingInvitations,
+  lockMembers,
+  ownerEmails,
+  setMemberRole,
+  type InvitationRow,
+  type MemberRow,
+} from '../db/queries/dashboard-team';
+import { mayChangeMember, type DashboardRole } from '../domain/dashboard-roles';
+import { AppError, notFound } from '../domain/errors';
+import { randomBase62 } from '../domain/ids';
+import type { Mailer } from '../mail/mailer';
+import { recordAudit, type DashboardActor } from './dashboard-audit';
+import { normalizeEmail, tokenHash } from './merchant-accounts';
+
+// A merchant's team in the dashboard: its members, their roles, removal. Who may change whom is the
+// domain's table (dashboard-roles.ts); that a merchant always keeps an owner is checked here, under
+// a lock on the merchant's members.
+
+export type { DashboardActor, InvitationRow, MemberRow };
+
+const INVITATION_GONE = 'This invitation has expired, was withdrawn or was used already: ask for a new one.';
+
+/** An invitation's link works this long. */
+export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
+
+const ALREADY_HAS_ACCOUNT =
+  'This address already has a dashboard account, and an account belongs to one merchant: invite another address, or ask them to use one.';
+
+export interface TeamDeps {
+  db: Database;
+  mailer: Mailer;
+  /** The service's public base URL: the invitation link's origin. */
+  publicBaseUrl: string;
+}
+
+export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
+  const dashboardUrl = `${publicBaseUrl}/dashboard`;
+
+  /** The member about to change, after the checks every change shares. */
+  async function changing(tx: DatabaseOrTransaction, actor: DashboardActor, userId: string, target: DashboardRole | null) {
+    const members = await lockMembers(tx, actor.merchantId);
+    const member = members.find((m) => m.id === userId);
+    if (!member) throw notFound('Member');
+    if (!mayChangeMember(actor.role, member.role, target)) {
+      throw new AppError('Forbidden', 'Only an owner can make, change or remove an owner.');
+    }
+    const owners = members.filter((m) => m.role === 'owner').length;
+    if (member.role === 'owner' && target !== 'owner' && owners === 1) {
+      throw new AppError('Conflict', 'This is the merchant’s last owner: make someone else an owner first.');
+    }
+    return member;
+  }
+
+  return {
+    list: (merchantId: string): Promise<MemberRow[]> => listMembers(db, merchantId),
+
+    changeRole: (actor: DashboardActor, userId: string, role: DashboardRole): Promise<MemberRow> =>
+      db.transaction(async (tx) => {
+        const member = await changing(tx, actor, userId, role);
+        await setMemberRole(tx, actor.merchantId, userId, role);
+        await recordAudit(tx, actor, 'member.role_changed', userId, { email: member.email, from: member.role, to: role });
+        return { ...member, role };
+      }),
+
+    remove: (actor: DashboardActor, userId: string): Promise<MemberRow> =>
+      db.transaction(async (tx) => {
+        const member = await changing(tx, actor, userId, null);
+        await deleteMember(tx, actor.merchantId, userId);
+        await recordAudit(tx, actor, 'member.removed', userId, { email: member.email, role: member.role });
+        return member;
+      }),
+
+    invitations: (merchantId: string): Promise<InvitationRow[]> => listPendingInvitations(db, merchantId),
+
+    /**
+     * Mails a single-use link to join the merchant with this role. An address that already has an
+     * account is told to the inviter (one account, one merchant), not mailed.
+     */
+    async invite(actor: DashboardActor, input: { email: string; role: DashboardRole }, merchantName: string): Promise<InvitationRow> {
+      if (!mayChangeMember(actor.role, null, input.role)) throw new AppError('Forbidden', 'Only an owner can invite an owner.');
+      const email = normalizeEmail(input.email);
+      const token = randomBase62(43);
+      const invitation = await db.transaction(async (tx) => {
+        if (await findDashboardUserByEmail(tx, email)) throw new AppError('Conflict', ALREADY_HAS_ACCOUNT);
+        const row = await insertInvitation(tx, {
+          id: `inv_${randomBase62(16)}`,
+          merchantId: actor.merchantId,
+          email,
+          role: input.role,
+          tokenHash: tokenHash(token),
+          invitedByEmail: actor.email,
+          expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
+        });
+        await recordAudit(tx, actor, 'invitation.sent', row.id, { email, role: input.role });
+        return row;
+      });
+      await mailer.send(
+        email,
+        `You are invited to ${merchantName} on the merchant dashboard`,
+        `${actor.email} invites you to join ${merchantName} on the merchant dashboard as ${input.role === 'admin' ? 'an' : 'a'} ${input.role}.\n\n` +
+          `Open this link to choose your password and join:\n\n${dashboardUrl}/accept-invitation?token=${token}\n\n` +
+          `The link works once, for 7 days. If you did not expect this, ignore this mail.`,
+      );
+      return invitation;
+    },
+
+    revokeInvitation: (actor: DashboardActor, invitationId: string): Promise<InvitationRow> =>
+      db.transaction(async (tx) => {
+        const invitation = await findPendingInvitation(tx, actor.merchantId, invitationId);
+        if (!invitation) throw notFound('Invitation');
+        if (!mayChangeMember(actor.role, null, invitation.role))
+          throw new AppError('Forbidden', 'Only an owner can withdraw an owner’s invitation.');
+        await deleteInvitation(tx, invitation.id);
+        await recordAudit(tx, actor, 'invitation.withdrawn', invitation.id, { email: invitation.email, role: invitation.role });
+        return invitation;
+      }),
+
+    /** What the link invites to, for the page that accepts it. */
+    async previewInvitation(token: string): Promise<{ merchantName: string; email: string; role: DashboardRole }> {
+      const found = await findInvitationByToken(db, tokenHash(token));
+      if (!found) throw new AppError('ValidationError', INVITATION_GONE);
+      return { merchantName: found.merchantName, email: found.invitation.email, role: found.invitation.role };
+    },
+
+    /**
+     * The invited person chooses a password and becomes a member (the mail proved their address).
+     * The owners hear of it: a member they did not expect is worth a look.
+     */
+    async acceptInvitation(input: { token: string; password: string; ip: string }): Promise<{ email: string }> {
+      const passwordHash = await argon2Hash(input.password);
+      const { invitation, owners } = await db.transaction(async (tx) => {
+        const accepted = await acceptInvitation(tx, tokenHash(input.token));
+        if (!accepted) throw new AppError('ValidationError', INVITATION_GONE);
+        if (await findDashboardUserByEmail(tx, accepted.email)) throw new AppError('Conflict', ALREADY_HAS_ACCOUNT);
+        const user = await insertDashboardUser(tx, {
+          id: `usr_${randomBase62(16)}`,
+          merchantId: accepted.merchantId,
+          email: accepted.email,
+          passwordHash,
+          role: accepted.role,
+          emailVerifiedAt: new Date(),
+        });
+        await recordAudit(
+          tx,
+          { userId: user.id, email: user.email, role: user.role, merchantId: user.merchantId, ip: input.ip },
+          'invitation.accepted',
+          accepted.id,
+          {
+            invitedBy: accepted.invitedByEmail,
+            role: accepted.role,
+          },
+        );
+        return { invitation: accepted, owners: await ownerEmails(tx, accepted.merchantId) };
+      });
+      for (const owner of owners) {
+        await mailer.send(
+          owner,
+          'A new member joined your merchant dashboard',
+          `${invitation.email} accepted the invitation from ${invitation.invitedByEmail} and joined as ${invitation.role}.\n\n` +
+            `If you did not expect this, remove them on the Team page: ${dashboardUrl}/team`,
+        );
+      }
+      return { email: invitation.email };
+    },
+  };
+}
+
+export type DashboardTeam = ReturnType<typeof createDashboardTeam>;

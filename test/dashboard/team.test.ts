@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { DashboardClient, PASSWORD, signedInMember, signedUpOwner } from '../support/dashboard';
+import { useTestApp } from '../support/harness';
+import { useMailSink } from '../support/mail';
+
+// The team page's API: members and roles; owners are touched by owners only; a merchant always
+// keeps an owner; a removed member's sessions end with them.
+describe('dashboard team', () => {
+  const mailbox = useMailSink();
+  const ctx = useTestApp(mailbox.env);
+
+  it('lists the members, changes a role, and removes a member whose session ends', async () => {
+    const { client: owner, merchantId } = await signedUpOwner(ctx.app, mailbox, 'team-owner@example.com');
+    const dev = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'team-dev@example.com', 'developer');
+    const list = (await owner.call('GET', '/team')).json();
+    expect(list.members.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([
+      ['team-owner@example.com', 'owner'],
+      ['team-dev@example.com', 'developer'],
+    ]);
+    const changed = await owner.call('POST', `/team/${dev.userId}/role`, { role: 'viewer' });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json().member).toMatchObject({ id: dev.userId, role: 'viewer' });
+    // The new role counts at once, in the session the member already has.
+    expect((await dev.client.call('GET', '/api-keys')).statusCode).toBe(403);
+    expect((await dev.client.call('GET', '/me')).json().user.role).toBe('viewer');
+
+    expect((await owner.call('POST', `/team/${dev.userId}/role`, { role: 'superuser' })).statusCode).toBe(422);
+    const removed = await owner.call('DELETE', `/team/${dev.userId}`);
+    expect(removed.statusCode).toBe(200);
+    expect((await dev.client.call('GET', '/me')).statusCode).toBe(401);
+    expect(
+      (
+        await ctx.db
+          .sql`select count(*)::int as n from dashboard_sessions s join dashboard_users u on u.id = s.user_id where u.email = 'team-dev@example.com'`
+      )[0]!.n,
+    ).toBe(0);
+    expect((await owner.call('DELETE', `/team/${dev.userId}`)).statusCode).toBe(404);
+  });
+
+  it('never removes or demotes the last owner; a second owner may', async () => {
+    const { client: owner, merchantId } = await signedUpOwner(ctx.app, mailbox, 'last-owner@example.com');
+    const ownerId = (await owner.call('GET', '/me')).json().user.id;
+    for (const res of [
+      await owner.call('POST', `/team/${ownerId}/role`, { role: 'admin' }),
+      await owner.call('DELETE', `/team/${ownerId}`),
+    ]) {
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ ok: false, error: 'Conflict', message: expect.stringContaining('last owner') });
+    }
+    const second = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'second-owner@example.com', 'owner');
+    expect((await second.client.call('POST', `/team/${ownerId}/role`, { role: 'admin' })).statusCode).toBe(200);
+    // Now the second is the last.
+    expect((await second.client.call('DELETE', `/team/${second.userId}`)).statusCode).toBe(409);
+    const owners = await ctx.db.sql`select email from dashboard_users where merchant_id = ${merchantId} and role = 'owner'`;
+    expect(owners.map((r) => r.email)).toEqual(['second-owner@example.com']);
+  });
+
+  it('lets an admin manage admins, developers and viewers, never owners', async () => {
+    const { client: owner, merchantId } = await signedUpOwner(ctx.app, mailbox, 'adm-owner@example.com');
+    const ownerId = (await owner.call('GET', '/me')).json().user.id;
+    const admin = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'adm-admin@example.com', 'admin');
+    const viewer = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'adm-viewer@example.com', 'viewer');
+    expect((await admin.client.call('POST', `/team/${viewer.userId}/role`, { role: 'developer' })).statusCode).toBe(200);
+    for (const res of [
+      await admin.client.call('POST', `/team/${viewer.userId}/role`, { role: 'owner' }),
+      await admin.client.call('POST', `/team/${admin.userId}/role`, { role: 'owner' }),
+      await admin.client.call('POST', `/team/${ownerId}/role`, { role: 'viewer' }),
+      await admin.client.call('DELETE', `/team/${ownerId}`),
+    ]) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({ ok: false, error: 'Forbidden' });
+    }
+    const roles = await ctx.db.sql`select email, role from dashboard_users where merchant_id = ${merchantId} order by email`;
+    expect(roles.map((r) => `${r.email}:${r.role}`)).toEqual([
+      'adm-admin@example.com:admin',
+      'adm-owner@example.com:owner',
+      'adm-viewer@example.com:developer',
+    ]);
+    expect((await admin.client.call('DELETE', `/team/${viewer.userId}`)).statusCode).toBe(200);
+  });
+
+  it('cross-tenant: another merchant’s member is not found', async () => {
+    const a = await signedUpOwner(ctx.app, mailbox, 'team-a@example.com', 'Shop A');
+    const b = await signedUpOwner(ctx.app, mailbox, 'team-b@example.com', 'Shop B');
+    const memberB = await signedInMember(ctx.app, ctx.db.sql, b.merchantId, 'team-b-dev@example.com', 'developer');
+    expect((await a.client.call('GET', '/team')).body).not.toContain('team-b');
+    expect((await a.client.call('POST', `/team/${memberB.userId}/role`, { role: 'viewer' })).statusCode).toBe(404);
+    expect((await a.client.call('DELETE', `/team/${memberB.userId}`)).statusCode).toBe(404);
+    expect((await b.client.call('GET', '/team')).json().members).toHaveLength(2);
+  });
+
+  const linkToken = (text: string) => /accept-invitation\?token=([A-Za-z0-9]+)/.exec(text)![1]!;
+
+  it('invites by mail: a single-use link sets the password and makes a member; the owners hear of it', async () => {
+    const { client: owner } = await signedUpOwner(ctx.app, mailbox, 'inv-owner@example.com', 'Inviting Shop');
+    const res = await owner.call('POST', '/team/invitations', { email: 'New.Dev@Example.com', role: 'developer' });
+    expect(res.statusCode).toBe(201);
+    const invitation = res.json().invitation;
+    expect(invitation).toMatchObject({ email: 'new.dev@example.com', role: 'developer', invitedBy: 'inv-owner@example.com' });
+    const days = (Date.parse(invitation.expiresAt) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(6.99);
+    expect(days).toBeLessThanOrEqual(7);
+    expect((await owner.call('GET', '/team/invitations')).json().invitations).toEqual([invitation]);
+
+    const mail = await mailbox.waitFor('new.dev@example.com', /invited to Inviting Shop/);
+    expect(mail.text).toContain(`${ctx.config.http.publicBaseUrl}/dashboard/accept-invitation?token=`);
+    const token = linkToken(mail.text);
+    // Stored as a hash only.
+    expect((await ctx.db.sql`select token_hash from dashboard_invitations`).map((r) => r.token_hash)).not.toContain(token);
+
+    const invited = new DashboardClient(ctx.app, '198.51.100.40');
+    expect((await invited.call('POST', '/invitations/preview', { token })).json()).toEqual({
+      ok: true,
+      merchantName: 'Inviting Shop',
+      email: 'new.dev@example.com',
+      role: 'developer',
+    });
+    expect((await invited.call('POST', '/invitations/accept', { token, password: 'short' })).statusCode).toBe(422);
+    const accepted = await invited.call('POST', '/invitations/accept', { token, password: 'a long new password 42' });
+    expect(accepted.statusCode).toBe(201);
+    expect(accepted.json()).toEqual({ ok: true, email: 'new.dev@example.com' });
+    // Once only.
+    const again = await invited.call('POST', '/invitations/accept', { token, password: 'another password 42' });
+    expect(again.statusCode).toBe(422);
+    expect(again.json().message).toMatch(/expired, was withdrawn or was used/);
+
+    expect((await invited.call('POST', '/sign-in', { email: 'new.dev@example.com', password: 'a long new password 42' })).statusCode).toBe(
+      200,
+    );
+    expect((await invited.call('GET', '/me')).json()).toMatchObject({ user: { role: 'developer' }, merchant: { name: 'Inviting Shop' } });
+    expect((await invited.call('GET', '/api-keys')).statusCode).toBe(200);
+    expect((await owner.call('GET', '/team/invitations')).json().invitations).toEqual([]);
+    const notice = await mailbox.waitFor('inv-owner@example.com', /new member joined/);
+    expect(notice.text).toContain('new.dev@example.com accepted the invitation from inv-owner@example.com and joined as developer');
+  });
+
+  it('refuses an expired or withdrawn link, and an address that already has an account', async () => {
+    const { client: owner } = await signedUpOwner(ctx.app, mailbox, 'inv2-owner@example.com', 'Second Shop');
+    await owner.call('POST', '/team/invitations', { email: 'late@example.com', role: 'viewer' });
+    const late = linkToken((await mailbox.waitFor('late@example.com', /invited/)).text);
+    await ctx.db.sql`update dashboard_invitations set expires_at = now() - interval '1 second' where email = 'late@example.com'`;
+    const expired = await new DashboardClient(ctx.app).call('POST', '/invitations/accept', { token: late, password: PASSWORD });
+    expect(expired.statusCode).toBe(422);
+    expect((await new DashboardClient(ctx.app).call('POST', '/invitations/preview', { token: late })).statusCode).toBe(422);
+
+    const withdrawn = (await owner.call('POST', '/team/invitations', { email: 'withdrawn@example.com', role: 'viewer' })).json().invitation;
+    const withdrawnToken = linkToken((await mailbox.waitFor('withdrawn@example.com', /invited/)).text);
+    expect((await owner.call('DELETE', `/team/invitations/${withdrawn.id}`)).statusCode).toBe(200);
+    expect(
+      (await new DashboardClient(ctx.app).call('POST', '/invitations/accept', { token: withdrawnToken, password: PASSWORD })).statusCode,
+    ).toBe(422);
+
+    await signedUpOwner(ctx.app, mailbox, 'taken@example.com', 'Other Shop');
+    const taken = await owner.call('POST', '/team/invitations', { email: 'Taken@example.com', role: 'admin' });
+    expect(taken.statusCode).toBe(409);
+    expect(taken.json()).toMatchObject({
+      ok: false,
+      error: 'Conflict',
+      message: expect.stringContaining('already has a dashboard account'),
+    });
+    expect(mailbox.messages().filter((m) => m.to.includes('taken@example.com') && /invited/.test(m.subject))).toEqual([]);
+    const users = await ctx.db
+      .sql`select count(*)::int as n from dashboard_users where email in ('late@example.com', 'withdrawn@example.com')`;
+    expect(users[0]!.n).toBe(0);
+  });
+
+  it('lets an admin invite anyone but an owner; another merchant’s invitation is not found', async () => {
+    const { client: owner, merchantId } = await signedUpOwner(ctx.app, mailbox, 'inv3-owner@example.com');
+    const admin = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'inv3-admin@example.com', 'admin');
+    const asOwner = await admin.client.call('POST', '/team/invitations', { email: 'would-be-owner@example.com', role: 'owner' });
+    expect(asOwner.statusCode).toBe(403);
+    expect((await admin.client.call('POST', '/team/invitations', { email: 'inv3-viewer@example.com', role: 'viewer' })).statusCode).toBe(
+      201,
+    );
+    const ownerInvite = (await owner.call('POST', '/team/invitations', { email: 'co-owner@example.com', role: 'owner' })).json().invitation;
+    expect((await admin.client.call('DELETE', `/team/invitations/${ownerInvite.id}`)).statusCode).toBe(403);
+
+    const other = await signedUpOwner(ctx.app, mailbox, 'inv3-other@example.com');
+    expect((await other.client.call('DELETE', `/team/invitations/${ownerInvite.id}`)).statusCode).toBe(404);
+    expect((await other.client.call('GET', '/team/invitations')).json().invitations).toEqual([]);
+    expect(
+      (await owner.call('GET', '/team/invitations'))
+        .json()
+        .invitations.map((i: { email: string }) => i.email)
+        .sort(),
+    ).toEqual(['co-owner@example.com', 'inv3-viewer@example.com']);
+  });
+});
