@@ -72,3 +72,4 @@ export function merchantMoney(ctx: Pick<PaymentContext, 'db' | 'now' | 'config'>
     },
   };
 }
+export type MerchantMoney = ReturnType<typeof merchantMoney>;

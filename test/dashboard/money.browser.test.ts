@@ -29,6 +29,11 @@ describe('payments, links and money in Chromium', () => {
     const problems = watchProblems(page);
     const base = `${ctx.baseUrl}/dashboard`;
 
+    // The walk is an admin's (an owner would first turn on a second factor: two-factor.test.ts and
+    // sign-up.browser.test.ts walk that); the owner, another person, is told of the wallet change.
+    await ctx.db.sql`update dashboard_users set role = 'admin' where email = 'money-walk@example.com'`;
+    await ctx.db.sql`insert into dashboard_users (id, merchant_id, email, password_hash, role, email_verified_at)
+      values ('usr_moneywalkowner01', ${owner.merchantId}, 'money-owner@example.com', 'x', 'owner', now())`;
     await page.goto(`${base}/sign-in`);
     await page.getByLabel('Email').fill('money-walk@example.com');
     await page.getByLabel('Password').fill(PASSWORD);
@@ -51,7 +56,7 @@ describe('payments, links and money in Chromium', () => {
       .filter({ hasText: `settles to ${CHECKSUMMED}` })
       .waitFor();
     await expect.poll(() => page.getByTestId('wallet').count()).toBe(1);
-    const mail = await mailbox.waitFor('money-walk@example.com', /Settlement wallet changed: USDC on Polygon/);
+    const mail = await mailbox.waitFor('money-owner@example.com', /Settlement wallet changed: USDC on Polygon/);
     expect(mail.text).toContain(CHECKSUMMED);
     await expectNoAxeViolations(page, 'money with a wallet');
 

@@ -1,7 +1,7 @@
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { ledgerAccount } from '../../src/domain/ledger';
 import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
-import { approve, PASSWORD, signedUpOwner, type DashboardClient } from '../support/dashboard';
+import { approve, PASSWORD, secureOwner, signedUpOwner, type DashboardClient } from '../support/dashboard';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { useMailSink } from '../support/mail';
@@ -120,7 +120,8 @@ describe('a payment’s page and its refunds', () => {
     // Another merchant's owner: the same URLs are 404, as an unknown or malformed id is.
     const other = await signedUpOwner(ctx.app, mailbox, 'other@example.com', 'Other Shop');
     await approve(ctx.app, other.merchantId);
-    await stepUp(other.client);
+    // An owner steps up with a second factor (an admin, below, with the password alone).
+    await secureOwner(other.client);
     for (const [method, url] of [
       ['GET', `/payments/${m.id}`],
       ['GET', `/payments/${m.id}/proof`],

@@ -29,6 +29,10 @@ const NO_DELIVERY = 'dlv_000000000000000000000000';
 const NO_SITE = 'site_0000000000000000';
 const NO_USER = 'usr_0000000000000000';
 const NO_INVITATION = 'inv_0000000000000000';
+const NO_PAYMENT = 'SV_000000000000000000000000';
+const NO_EXCEPTION = 'exc_000000000000000000000000';
+const NO_LINK = 'plink_000000000000000000000000';
+const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 // Ids that name nothing answer 404 to those let through: the route ran past its role check, and
 // nothing changed. Creations are real (they change the merchant only) and answer 201.
@@ -61,6 +65,30 @@ const MATRIX: Row[] = [
   { method: 'GET', url: '/audit-log.csv', allowed: 'o', ok: [200] },
   { method: 'POST', url: '/team/invitations', allowed: 'oa', ok: [201], body: { email: 'matrix-invited@example.com', role: 'viewer' } },
   { method: 'DELETE', url: `/team/invitations/${NO_INVITATION}`, allowed: 'oa', ok: [404] },
+  // Part 2: payments, links and money.
+  { method: 'GET', url: '/payments', allowed: 'oadv', ok: [200] },
+  { method: 'GET', url: '/payments.csv', allowed: 'oadv', ok: [200] },
+  { method: 'GET', url: `/payments/${NO_PAYMENT}`, allowed: 'oadv', ok: [404] },
+  { method: 'GET', url: `/payments/${NO_PAYMENT}/proof`, allowed: 'oadv', ok: [404] },
+  { method: 'POST', url: `/payments/${NO_PAYMENT}/exceptions/${NO_EXCEPTION}/refund`, allowed: 'oa', ok: [404], body: {} },
+  { method: 'GET', url: '/payment-links', allowed: 'oadv', ok: [200] },
+  // No wallet for the link's asset yet: past the role check, the link itself is refused.
+  {
+    method: 'POST',
+    url: '/payment-links',
+    allowed: 'oad',
+    ok: [201, 409, 422],
+    body: { amount: 10, currency: 'USD', destinationAsset: 'USDC', network: 'polygon' },
+  },
+  { method: 'GET', url: `/payment-links/${NO_LINK}`, allowed: 'oadv', ok: [404] },
+  { method: 'POST', url: `/payment-links/${NO_LINK}/deactivate`, allowed: 'oad', ok: [404] },
+  { method: 'GET', url: '/wallets', allowed: 'oadv', ok: [200] },
+  { method: 'POST', url: '/wallets', allowed: 'oa', ok: [200], body: { asset: 'USDC', network: 'polygon', address: WALLET } },
+  { method: 'GET', url: '/payouts', allowed: 'oadv', ok: [200] },
+  { method: 'GET', url: '/payouts.csv', allowed: 'oadv', ok: [200] },
+  { method: 'GET', url: '/settlements', allowed: 'oadv', ok: [200] },
+  { method: 'GET', url: '/settlements.csv', allowed: 'oadv', ok: [200] },
+  { method: 'GET', url: '/home', allowed: 'oadv', ok: [200] },
   // Last: it signs each person out.
   { method: 'POST', url: '/sign-out-everywhere', allowed: 'oadv', ok: [200] },
 ];
@@ -110,7 +138,10 @@ describe('dashboard roles', () => {
         .replace(/dlv_0+/, ':deliveryId')
         .replace(/site_0+/, ':siteId')
         .replace(/usr_0+/, ':userId')
-        .replace(/inv_0+/, ':invitationId');
+        .replace(/inv_0+/, ':invitationId')
+        .replace(/SV_0+/, ':id')
+        .replace(/exc_0+/, ':exceptionId')
+        .replace(/plink_0+/, ':linkId');
     const covered = [...MATRIX.map((r) => `${r.method} ${pattern(r.url)}`), ...OPEN, ...OWN].sort();
     const registered = await registeredRoutes();
     expect(registered.length).toBeGreaterThan(20);

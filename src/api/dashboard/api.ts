@@ -14,8 +14,7 @@ import { dashboardGuard } from './guard';
 import linkRoutes from './links';
 import moneyRoutes from './money';
 import paymentListRoutes from './payments';
-import type { Mailer } from '../../mail/mailer';
-import { merchantMoney } from '../../payments/merchant-money';
+import type { MerchantMoney } from '../../payments/merchant-money';
 
 // The dashboard's internal API (decisions §14): cookie session, CSRF-checked writes (cookies.ts),
 // zod schemas and the v1 error envelope; not part of the public v1 API (hidden from its OpenAPI
@@ -25,8 +24,10 @@ import { merchantMoney } from '../../payments/merchant-money';
 export interface DashboardApiOptions extends Omit<AccountRoutesOptions, 'signedIn'> {
   credentials: MerchantCredentials;
   payments: PaymentService;
-  /** The owners' notices (a settlement wallet changed). */
-  mailer: Mailer;
+  /** Settlement wallets (their change announced to the owners), payouts, settlements, home figures. */
+  money: MerchantMoney;
+  publicBaseUrl: string;
+  now: () => Date;
   team: DashboardTeam;
   audit: DashboardAudit;
   twoFactor: TwoFactor;
@@ -34,7 +35,7 @@ export interface DashboardApiOptions extends Omit<AccountRoutesOptions, 'signedI
 
 const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
   app,
-  { signInLimited, accounts, credentials, payments, team, audit, twoFactor, secureCookies, mailer },
+  { signInLimited, accounts, credentials, payments, team, audit, twoFactor, secureCookies, money, publicBaseUrl, now },
 ) => {
   const signedIn = dashboardGuard(accounts);
   await app.register(accountRoutes, { signInLimited, accounts, signedIn, secureCookies });
@@ -44,9 +45,8 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
   await app.register(securityRoutes, { twoFactor, signInLimited, signedIn });
   await app.register(paymentDetailRoutes, { payments, signedIn });
   await app.register(paymentListRoutes, { payments, signedIn });
-  const { config, now } = payments.context;
-  await app.register(linkRoutes, { payments, signedIn, publicBaseUrl: config.http.publicBaseUrl });
-  await app.register(moneyRoutes, { money: merchantMoney(payments.context, mailer), signedIn, now });
+  await app.register(linkRoutes, { payments, signedIn, publicBaseUrl });
+  await app.register(moneyRoutes, { money, signedIn, now });
 };
 
 export default dashboardApi;

@@ -4,7 +4,7 @@ import { validationError } from '../../domain/errors';
 import { formatCrypto } from '../../domain/money';
 import { payoutsCsv } from '../../domain/payouts-csv';
 import { settlementsCsv } from '../../domain/settlements-csv';
-import type { merchantMoney } from '../../payments/merchant-money';
+import type { MerchantMoney } from '../../payments/merchant-money';
 import { checkWallets, walletInput, walletView } from '../routes/admin/merchant-views';
 import { rolesFor } from '../../domain/dashboard-roles';
 import { hide, ok, type SignedIn } from './guard';
@@ -53,7 +53,7 @@ const asTotal = (t: { byAsset: Record<string, bigint>; payments: number }) => ({
 const csv = 'text/csv; charset=utf-8';
 
 export interface MoneyRoutesOptions {
-  money: ReturnType<typeof merchantMoney>;
+  money: MerchantMoney;
   signedIn: SignedIn;
   now: () => Date;
 }

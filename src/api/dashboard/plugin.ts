@@ -19,6 +19,7 @@ import { notFound } from '../../domain/errors';
 import { html } from '../../domain/html';
 import { PROJECT_ROOT } from '../../project-root';
 import { withSignInLimits } from '../plugins/rate-limit';
+import { merchantMoney } from '../../payments/merchant-money';
 
 // The merchant dashboard (decisions §14) at /dashboard/: the files Vite built from dashboard/
 // (tools/dev/dashboard-build.ts), every other path under /dashboard/ answered with the app's page
@@ -77,7 +78,9 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     accounts: createMerchantAccounts({ db, config, mailer }),
     credentials: createMerchantCredentials({ db, config, now }),
     payments: app.payments,
-    mailer,
+    money: merchantMoney(app.payments.context, mailer),
+    publicBaseUrl: config.http.publicBaseUrl,
+    now,
     team: createDashboardTeam({ db, mailer, publicBaseUrl: config.http.publicBaseUrl }),
     audit: createDashboardAudit({ db }),
     twoFactor: createTwoFactor({ db, secretsKey: config.secretsKey, mailer }),
