@@ -9,7 +9,9 @@ import { startReceiver } from '../support/receiver';
 
 // Issue 14 item 6, end to end: worker.ts as a real process, a merchant endpoint that answers 500
 // twice. Every line the worker writes is pino JSON; each failed delivery attempt is one line that
-// names the delivery (whose row names the payment), without a stack.
+// names the delivery and the payment, without a stack: the business event `webhook.attempt_failed`,
+// written by the attempt itself, whichever part of the run makes it (the emitting activity makes
+// the first, the delivery schedule the next: an SDK "Activity failed" line exists only for those).
 const ctx = useTestApp({}, { listen: true, sandbox: true });
 const children: ChildProcess[] = [];
 const closers: (() => Promise<void>)[] = [];
@@ -28,6 +30,7 @@ describe('the worker’s log', () => {
       WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '1',
       WEBHOOK_RETRY_WINDOW_HOURS: '1',
       WEBHOOK_TIMEOUT_MS: '2000',
+      LOG_LEVEL: 'info',
     };
     const { child, output } = await startEntryPoint('worker.ts', env, /worker: polling/);
     children.push(child);
@@ -63,17 +66,23 @@ describe('the worker’s log', () => {
     expect((await readdir(WORKER_BUNDLE_CACHE.dir)).filter((name) => name.endsWith('.js')).length).toBeGreaterThan(0);
     const deliveries = await ctx.db.sql`select id from webhook_deliveries where payment_id = ${id}`;
     const deliveryIds = new Set(deliveries.map((d) => d.id as string));
-    const failures = parsed.filter((l) => l.msg === 'Activity failed' && deliveryIds.has(l.deliveryId as string));
+    const failures = parsed.filter((l) => l.businessEvent === 'webhook.attempt_failed' && deliveryIds.has(l.deliveryId as string));
     expect(failures).toHaveLength(2);
     for (const line of failures) {
-      // The payment's run makes the attempt (its workflow id names the payment; the activity id, the delivery).
-      expect(line).toMatchObject({
-        level: 40,
-        activityType: 'deliverWebhook',
-        paymentId: id,
-        error: { type: 'ApplicationFailure', message: 'HTTP 500' },
-      });
+      expect(line).toMatchObject({ level: 30, paymentId: id, statusCode: 500, error: 'HTTP 500' });
       expect(JSON.stringify(line)).not.toMatch(/\\n\s+at /);
+    }
+    // Each failed delivery is retried and delivered, and its line says so.
+    for (const failed of new Set(failures.map((l) => l.deliveryId as string))) {
+      await eventually(
+        async () =>
+          output()
+            .split('\n')
+            .filter((l) => l.includes('"webhook.delivered"') && l.includes(failed)).length,
+        (n) => n === 1,
+        30_000,
+        `the delivered line of ${failed}`,
+      );
     }
     expect(output()).not.toMatch(/\n\s+at /);
   });

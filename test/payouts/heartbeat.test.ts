@@ -56,7 +56,13 @@ describe('a payout waiting for its confirmations', () => {
     )!.activityTaskScheduledEventAttributes!;
     expect(Number(scheduled.heartbeatTimeout?.seconds ?? 0)).toBe(5);
     expect(Number(scheduled.startToCloseTimeout?.seconds ?? 0)).toBe(20);
-    expect((await payoutsOf(ctx, id)).map((p) => p.status)).toContain('broadcast');
+    // Its first heartbeat can come before the gas transfer's row reads broadcast (a loaded machine).
+    await eventually(
+      async () => (await payoutsOf(ctx, id)).map((p) => p.status),
+      (statuses) => statuses.includes('broadcast'),
+      30_000,
+      'the gas transfer broadcast',
+    );
     // It goes on heartbeating while it waits: a later heartbeat than the first one seen (the SDK sends
     // one every 4 s at most, 80 % of the timeout; an attempt watches for 8 s, then the next takes over).
     const beats = new Set<string>();
