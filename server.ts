@@ -13,7 +13,11 @@ import { createTemporalClient } from './src/temporal/client';
 async function main() {
   const config = loadConfig(process.env);
   await runMigrations(config.databaseUrl);
-  const db = createDb(config.databaseUrl, { queryDeadlineMs: API_QUERY_DEADLINE_MS, statementTimeoutMs: API_STATEMENT_TIMEOUT_MS });
+  const db = createDb(config.databaseUrl, {
+    max: config.databasePoolMax,
+    queryDeadlineMs: API_QUERY_DEADLINE_MS,
+    statementTimeoutMs: API_STATEMENT_TIMEOUT_MS,
+  });
   const temporal = createTemporalClient(config.temporal);
   const treasuryAddress = config.chains.settlementMnemonic ? settlementKeys(config.chains.settlementMnemonic).treasury.address : null;
   const logger = pinoOptions({ level: config.logLevel, pretty: config.logPretty }, { name: 'server' });

@@ -28,7 +28,7 @@ async function main() {
     onWriteError: (err) =>
       logger.warn({ err, dir: WORKER_BUNDLE_CACHE.dir }, 'worker: the workflow bundle could not be cached; the next start bundles again'),
   });
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { max: config.databasePoolMax });
   // The chain watchers signal workflows, and the event activities start delivery workflows, through this client.
   const temporal = createTemporalClient(config.temporal);
   // Business events (issue 31 item 6): the activities' and the reorg re-checks' payouts alike.

@@ -1,6 +1,15 @@
 import { parseArgs } from 'node:util';
 
-export const FIGURE_GROUPS = ['lookups', 'creation', 'payments', 'deliveries', 'backlog', 'chain-watch', 'payment-list'] as const;
+export const FIGURE_GROUPS = [
+  'lookups',
+  'creation',
+  'payments',
+  'deliveries',
+  'backlog',
+  'chain-watch',
+  'payment-list',
+  'topology',
+] as const;
 export const TEMPORAL_SERVERS = ['dev', 'production'] as const;
 export type FigureGroup = (typeof FIGURE_GROUPS)[number];
 

@@ -10,6 +10,7 @@ import { deliveryFigures } from './figures/deliveries';
 import { lookupFigures } from './figures/lookups';
 import { paymentFigures } from './figures/payments';
 import { paymentListFigures } from './figures/payment-list';
+import { topologyFigures } from './figures/topology';
 import { createMinimalTables } from './minimal/activities';
 import { parseOptions } from './options';
 import { renderTable, type Figure } from './support/figures';
@@ -195,6 +196,22 @@ async function main() {
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
     await stack.stop();
+  }
+
+  if (has('topology')) {
+    // A stack of its own on the production Temporal server, whichever server the figures above used.
+    // The smoke run shares Postgres with a test run: small server pools.
+    const production = await startStack(log, {
+      temporal: 'production',
+      ...(options.quick ? { temporalConnections: { main: 4, visibility: 2 } } : {}),
+    });
+    const receiver = await startReceiver();
+    try {
+      figures.push(...(await topologyFigures({ options, stack: production, receiver, log })));
+    } finally {
+      await receiver.close();
+      await production.stop();
+    }
   }
 
   const report = {

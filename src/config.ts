@@ -93,6 +93,8 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .default('postgres://postgres@127.0.0.1:5432/svc'),
+  // Connections each process keeps to Postgres at most (a worker's chain watchers hold one more each, for their leases).
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
   TEMPORAL_ADDRESS: z
     .string()
     .regex(/^[^\s:]+:\d+$/, 'must be host:port')
@@ -239,6 +241,7 @@ export interface Config {
   /** token: null means /metrics is open outside production and absent in production. */
   metrics: { token: string | null; workerPort: number | null };
   databaseUrl: string;
+  databasePoolMax: number;
   /** payoutConcurrency: payouts one worker process sends at once, on the payouts' own task queue. */
   temporal: { address: string; namespace: string; taskQueue: string; payoutConcurrency: number };
   adminToken: string;
@@ -346,6 +349,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       apiKeyCacheMs: e.API_KEY_CACHE_SECONDS * 1000,
     },
     databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,

@@ -44,7 +44,13 @@ const CPU_PARTS = [
 ] as const;
 
 /** Opens and pays `count` payments, `concurrency` at a time; completions per second until the last payment.completed arrived. */
-async function throughput(side: PaymentSide, receiver: Receiver, count: number, concurrency: number, ids: string[]): Promise<number> {
+export async function throughput(
+  side: PaymentSide,
+  receiver: Receiver,
+  count: number,
+  concurrency: number,
+  ids: string[],
+): Promise<number> {
   const start = performance.now();
   const mine: string[] = [];
   await pool(count, concurrency, async () => {

@@ -40,7 +40,10 @@ function databaseUrlFor(name: string): string {
  * `production`, the production server on this host's Postgres (`npm run temporal:server`'s, fresh
  * databases dropped at the end), which builds its binaries first if they are missing.
  */
-export async function startStack(log: (line: string) => void, options: { temporal: 'dev' | 'production' | null }): Promise<Stack> {
+export async function startStack(
+  log: (line: string) => void,
+  options: { temporal: 'dev' | 'production' | null; temporalConnections?: { main: number; visibility: number } },
+): Promise<Stack> {
   const binary = options.temporal ? findTemporalBinary() : null;
   if (options.temporal && !binary) throw new Error('No Temporal CLI in .tools/bin or on PATH: run `npm run temporal:install` first.');
   const database = `svc_bench_${randomBase62(10).toLowerCase()}`;
@@ -53,7 +56,7 @@ export async function startStack(log: (line: string) => void, options: { tempora
     const [server, chain] = await Promise.all([
       // Without Temporal (figures that need none): the API's client is lazy and never connects.
       options.temporal === 'production'
-        ? startProductionTemporal(database, stops)
+        ? startProductionTemporal(database, stops, options.temporalConnections)
         : binary
           ? startDevServer({ binary, namespace: 'default' }).then((s) => (stops.push(() => s.stop()), s))
           : { address: '127.0.0.1:1' },
@@ -83,7 +86,11 @@ export async function startStack(log: (line: string) => void, options: { tempora
   }
 }
 
-async function startProductionTemporal(database: string, stops: (() => Promise<unknown>)[]): Promise<{ address: string }> {
+async function startProductionTemporal(
+  database: string,
+  stops: (() => Promise<unknown>)[],
+  connections: { main: number; visibility: number } | undefined,
+): Promise<{ address: string }> {
   const databases = {
     postgresUrl: databaseUrlFor('postgres').replace(/\/postgres$/, ''),
     main: `${database}_temporal`,
@@ -94,7 +101,14 @@ async function startProductionTemporal(database: string, stops: (() => Promise<u
     for (const name of [databases.main, databases.visibility]) await dropDatabase(name);
     rmSync(dir, { recursive: true, force: true });
   });
-  const server = await startProductionServer({ dir, databases, namespace: 'default', ports: await freeServerPorts(), log: () => {} });
+  const server = await startProductionServer({
+    dir,
+    databases,
+    namespace: 'default',
+    ports: await freeServerPorts(),
+    log: () => {},
+    ...(connections ? { connections } : {}),
+  });
   stops.push(() => server.stop());
   return server;
 }

@@ -35,6 +35,7 @@ const EXPECTED = [
     ['ms', 'us_per_open', 'rpc_calls', 'get_logs', 'heap_mib'].map((f) => `chain_watch_${f}_${n}`),
   ),
   ...['first_page', 'deep_page', 'filtered', 'search_email'].map((c) => `payment_list_${c}_ms`),
+  'topology_payments_per_second',
 ];
 
 describe('npm run bench --quick', () => {

@@ -127,7 +127,8 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
         treasuryAddress,
         eventStream: options.eventStream,
       },
-      { logger: false },
+      // Errors only: a 500 in a test prints its cause (an expected 503 is a warning, and stays quiet).
+      { logger: { level: 'error' } },
     );
     options.extend?.(ctx.app);
     if (options.listen) {

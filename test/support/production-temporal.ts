@@ -40,6 +40,8 @@ export function useProductionTemporal(overrides: Record<string, string>): Produc
       namespace: 'default',
       ports: await freeServerPorts(),
       log: () => {},
+      // At most 4 services × (4 + 2) connections: the run's other file holds a stack of its own.
+      connections: { main: 4, visibility: 2 },
     });
     state.startedInSeconds = (performance.now() - started) / 1000;
     state.address = server.address;

@@ -15,6 +15,7 @@ export interface ProductionServerOptions {
   ports: ServerPorts;
   namespace: string;
   log?: (line: string) => void;
+  connections?: { main: number; visibility: number };
 }
 
 /**
@@ -28,7 +29,12 @@ export async function startProductionServer(options: ProductionServerOptions): P
   const binaries = ensureServerBinaries(log);
   await setupSchemas({ sqlTool: binaries.sqlTool, moduleDir: binaries.moduleDir, databases: options.databases, log });
   mkdirSync(options.dir, { recursive: true });
-  writeServerConfig({ dir: options.dir, databases: options.databases, ports: options.ports });
+  writeServerConfig({
+    dir: options.dir,
+    databases: options.databases,
+    ports: options.ports,
+    ...(options.connections ? { connections: options.connections } : {}),
+  });
   const logFile = serverLogFile(options.dir);
   const server = spawnServer({ server: binaries.server, dir: options.dir, logFile });
   const address = `127.0.0.1:${options.ports.frontend}`;

@@ -45,9 +45,16 @@ export function writeServerConfig(options: {
   ports: ServerPorts;
   numHistoryShards?: number;
   logLevel?: string;
+  /**
+   * Each of the four services in the process opens its own pools, so the server may hold 4 × (main +
+   * visibility) connections. Tests share one Postgres (100 connections) with other files' stacks: they
+   * ask for small pools.
+   */
+  connections?: { main: number; visibility: number };
 }): string {
   const { dir, databases, ports } = options;
   const url = new URL(databases.postgresUrl);
+  const connections = options.connections ?? { main: 20, visibility: 5 };
   const datastore = (databaseName: string, maxConns: number) => ({
     sql: {
       pluginName: 'postgres12',
@@ -84,7 +91,7 @@ export function writeServerConfig(options: {
       visibilityStore: 'visibility',
       // Fixed for the life of the database: more shards, more parallelism in history.
       numHistoryShards: options.numHistoryShards ?? 4,
-      datastores: { default: datastore(databases.main, 20), visibility: datastore(databases.visibility, 5) },
+      datastores: { default: datastore(databases.main, connections.main), visibility: datastore(databases.visibility, connections.visibility) },
     },
     global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
     services: {

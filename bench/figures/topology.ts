@@ -1,0 +1,100 @@
+import type { BenchOptions } from '../options';
+import { figureFrom, type Figure } from '../support/figures';
+import type { Receiver } from '../support/receiver';
+import { createMerchant, startOurServer, startOurWorker, startSandbox, type Service } from '../support/services';
+import { oursSide, type PaymentSide } from '../support/sides';
+import { throughput } from './payments';
+import type { Child } from '../support/processes';
+import { freePort } from '../support/processes';
+import type { Stack } from '../support/stack';
+import { interleaved } from '../support/stats';
+
+// Issue 32 item 4: past one process of each kind. The production Temporal server on Postgres, two API
+// processes and two workers on one task queue, against one API process and one worker on another, in
+// the same run and on the same server, database and chain. Both sets run the whole time (the idle
+// one costs little), so a round changes nothing but which set the customers use.
+
+interface Topology {
+  apis: Service[];
+  workers: Child[];
+}
+
+/** Customers spread over the set's API processes in turn, as a round-robin balancer would send them. */
+function spreadSide(sides: readonly PaymentSide[]): PaymentSide {
+  let next = 0;
+  const owner = new Map<string, PaymentSide>();
+  return {
+    name: 'ours',
+    async open() {
+      const side = sides[next++ % sides.length]!;
+      const id = await side.open();
+      owner.set(id, side);
+      return id;
+    },
+    pay: (id) => owner.get(id)!.pay(id),
+  };
+}
+
+async function startTopology(input: {
+  stack: Stack;
+  size: number;
+  taskQueue: string;
+  sandboxUrl: string;
+  logLevel: string;
+}): Promise<Topology> {
+  const apis: Service[] = [];
+  const workers: Child[] = [];
+  for (let i = 0; i < input.size; i++) {
+    apis.push(await startOurServer(input.stack, { taskQueue: input.taskQueue, sandboxUrl: input.sandboxUrl, logLevel: input.logLevel }));
+  }
+  for (let i = 0; i < input.size; i++) {
+    workers.push(
+      await startOurWorker(input.stack, { taskQueue: input.taskQueue, publicBaseUrl: apis[i]!.baseUrl, sandboxUrl: input.sandboxUrl }),
+    );
+  }
+  return { apis, workers };
+}
+
+export async function topologyFigures(input: {
+  options: BenchOptions;
+  stack: Stack;
+  receiver: Receiver;
+  log: (line: string) => void;
+}): Promise<Figure[]> {
+  const { options, receiver } = input;
+  // Six processes of ours: the smoke run shares Postgres's 100 connections with a test run.
+  const stack = options.quick ? { ...input.stack, env: { ...input.stack.env, DATABASE_POOL_MAX: '3' } } : input.stack;
+  const sandboxPort = await freePort();
+  const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+  const children: Child[] = [];
+  try {
+    const one = await startTopology({ stack, size: 1, taskQueue: 'bench-topology-1', sandboxUrl, logLevel: options.logLevel });
+    children.push(...one.apis, ...one.workers);
+    // The sandbox's callbacks reach any API process: a provider fact signals the payment's run by its id, whichever queue it is on.
+    const sandbox = await startSandbox(stack, one.apis[0]!.baseUrl, sandboxPort);
+    children.push(sandbox);
+    const { apiKey } = await createMerchant(one.apis[0]!.baseUrl, receiver.url);
+    const two = await startTopology({ stack, size: 2, taskQueue: 'bench-topology-2', sandboxUrl, logLevel: options.logLevel });
+    children.push(...two.apis, ...two.workers);
+    const sideOf = (t: Topology) => spreadSide(t.apis.map((api) => oursSide({ apiUrl: api.baseUrl, sandboxUrl, apiKey })));
+    const sides = { one: sideOf(one), two: sideOf(two) };
+    const rounds = await interleaved(
+      options.rounds,
+      async () => ({ perSecond: await throughput(sides.two, receiver, options.payments, 8, []) }),
+      async () => ({ perSecond: await throughput(sides.one, receiver, options.payments, 8, []) }),
+    );
+    const figure = figureFrom(rounds, 'perSecond', {
+      id: 'topology_payments_per_second',
+      title: 'completed payments/s, 2 API + 2 workers',
+      unit: 'payments/s',
+      better: 'higher',
+      includes: `${options.payments} payments per round, 8 customers at a time, spread in turn over two API processes (server.ts), run by two workers (worker.ts) on one task queue, on the production Temporal server on Postgres; each paid through the sandbox and counted at its signed payment.completed. On a machine of few cores the processes share them, so the ratio shows what the second pair costs or gains here; the README's capacity model says what it gains on cores of its own.`,
+      baselineIs:
+        'one API process and one worker on a task queue of their own, on the same Temporal server, database, chain and sandbox, in the same run (rounds interleaved).',
+    });
+    input.log(`topology: 2 + 2 ${figure.ours.toFixed(2)}/s vs 1 + 1 ${figure.baseline.toFixed(2)}/s`);
+    return [figure];
+  } finally {
+    for (const c of children.reverse()) await c.stop().catch(() => {});
+  }
+}
