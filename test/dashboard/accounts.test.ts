@@ -5,6 +5,9 @@ import { dashboardUsers, merchants } from '../../src/db/schema';
 import { approve, DashboardClient, PASSWORD, secureOwner, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
+import { freePort } from '../support/free-port';
+import { createMailer } from '../../src/mail/mailer';
+import { adminMerchants } from '../../src/payments/admin-merchants';
 
 // Decisions §14: sign-up → pending merchant, email verification, sign-in to a server-side session,
 // CSRF on every write, sign-in limits, and the live key shown once after the operator's approval.
@@ -202,5 +205,28 @@ describe('dashboard accounts', () => {
   it('sets Secure on both cookies in production', () => {
     expect(cookieOptions(true, 'session')).toMatchObject({ secure: true, httpOnly: true, sameSite: 'lax', path: '/dashboard' });
     expect(cookieOptions(true, 'csrf')).toMatchObject({ secure: true, httpOnly: false, sameSite: 'strict', path: '/dashboard' });
+  });
+
+  it('mails the owners when the operator approves; a mail that cannot go out does not fail the approval', async () => {
+    const { merchantId } = await signedUpOwner(ctx.app, mailbox, 'approval-mail@example.com', 'Approved Shop');
+    const key = await approve(ctx.app, merchantId);
+    const mail = await mailbox.waitFor('approval-mail@example.com', /is approved/);
+    expect(mail.subject).toBe('Approved Shop is approved');
+    expect(mail.text).toContain(`Sign in at ${ctx.config.http.publicBaseUrl}/dashboard/ and reveal it`);
+    // The key itself is never in a mail.
+    expect(mail.text).not.toContain(key);
+
+    // SMTP unreachable: the approval stands, the failure is reported.
+    const { merchantId: second } = await signedUpOwner(ctx.app, mailbox, 'approval-nomail@example.com', 'Unmailed Shop');
+    const reported: string[] = [];
+    const dead = createMailer({ smtpUrl: `smtp://127.0.0.1:${await freePort()}`, from: 'svc <no-reply@localhost>' });
+    const merchants = adminMerchants({ ...ctx.app.payments.context, notices: { mailer: dead, onError: (_err, what) => reported.push(what) } });
+    const approved = await merchants.approve(second);
+    dead.close();
+    expect(approved.apiKey).toEqual(expect.any(String));
+    expect(approved.merchant.merchant.status).toBe('approved');
+    expect(reported).toEqual(['merchant approval mail']);
+    const status = await ctx.db.sql`select status from merchants where id = ${second}`;
+    expect(status[0]!.status).toBe('approved');
   });
 });
