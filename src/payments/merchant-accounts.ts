@@ -105,22 +105,24 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
         );
       const existing = await findDashboardUserByEmail(db, email);
       if (existing) return alreadyThere();
-      const user = await db.transaction(async (tx) => {
-        // The security code and default webhook secret are made now and never shown: the merchant
-        // rotates them in the dashboard to get values of their own (each shown once).
-        const { merchant } = await openMerchant(tx, config.secretsKey, { name: input.businessName, commissionBps: 100 });
-        return insertDashboardUser(tx, {
-          id: `usr_${randomBase62(16)}`,
-          merchantId: merchant.id,
-          email,
-          passwordHash,
-          role: 'owner',
+      const user = await db
+        .transaction(async (tx) => {
+          // The security code and default webhook secret are made now and never shown: the merchant
+          // rotates them in the dashboard to get values of their own (each shown once).
+          const { merchant } = await openMerchant(tx, config.secretsKey, { name: input.businessName, commissionBps: 100 });
+          return insertDashboardUser(tx, {
+            id: `usr_${randomBase62(16)}`,
+            merchantId: merchant.id,
+            email,
+            passwordHash,
+            role: 'owner',
+          });
+        })
+        .catch((err: unknown) => {
+          // The same address signed up twice at once: the second is answered like any repeat.
+          if (violatedUniqueConstraint(err) === DASHBOARD_USER_EMAIL_INDEX) return null;
+          throw err;
         });
-      }).catch((err: unknown) => {
-        // The same address signed up twice at once: the second is answered like any repeat.
-        if (violatedUniqueConstraint(err) === DASHBOARD_USER_EMAIL_INDEX) return null;
-        throw err;
-      });
       if (!user) return alreadyThere();
       await sendVerification(user.id, email);
     },

@@ -43,11 +43,7 @@ export async function sweepUnstartedPayments(
 }
 
 export type SweepTask =
-  | 'unstarted payments'
-  | 'expired idempotency keys'
-  | 'orphaned deliveries'
-  | 'old request log'
-  | 'dashboard leftovers';
+  'unstarted payments' | 'expired idempotency keys' | 'orphaned deliveries' | 'old request log' | 'dashboard leftovers';
 
 /**
  * The dashboard's rows past their use: expired sessions, spent or expired email tokens (verification

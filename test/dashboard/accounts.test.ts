@@ -220,7 +220,10 @@ describe('dashboard accounts', () => {
     const { merchantId: second } = await signedUpOwner(ctx.app, mailbox, 'approval-nomail@example.com', 'Unmailed Shop');
     const reported: string[] = [];
     const dead = createMailer({ smtpUrl: `smtp://127.0.0.1:${await freePort()}`, from: 'svc <no-reply@localhost>' });
-    const merchants = adminMerchants({ ...ctx.app.payments.context, notices: { mailer: dead, onError: (_err, what) => reported.push(what) } });
+    const merchants = adminMerchants({
+      ...ctx.app.payments.context,
+      notices: { mailer: dead, onError: (_err, what) => reported.push(what) },
+    });
     const approved = await merchants.approve(second);
     dead.close();
     expect(approved.apiKey).toEqual(expect.any(String));

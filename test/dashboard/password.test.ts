@@ -52,9 +52,9 @@ describe('dashboard passwords', () => {
     const user = await ctx.db.sql`select password_hash from dashboard_users where email = 'forgetful@example.com'`;
     expect(user[0]!.password_hash).toMatch(/^\$argon2id\$/);
     expect((await visitor.call('POST', '/sign-in', { email: 'forgetful@example.com', password: PASSWORD })).statusCode).toBe(401);
-    expect((await visitor.call('POST', '/sign-in', { email: 'forgetful@example.com', password: 'a brand new password 7' })).statusCode).toBe(
-      200,
-    );
+    expect(
+      (await visitor.call('POST', '/sign-in', { email: 'forgetful@example.com', password: 'a brand new password 7' })).statusCode,
+    ).toBe(200);
     const notice = await mailbox.waitFor('forgetful@example.com', /password was changed/);
     expect(notice.text).toContain('reset through the link mailed to you');
     expect(notice.text).toContain('198.51.100.22');
@@ -83,7 +83,8 @@ describe('dashboard passwords', () => {
   it('limits "forgot" like sign-in: every request counts, found or not, per address and per client', async () => {
     await signedUpOwner(ctx.app, mailbox, 'spammed@example.com');
     const spammer = new DashboardClient(ctx.app, '198.51.100.30');
-    for (let i = 0; i < 5; i++) expect((await spammer.call('POST', '/forgot-password', { email: 'spammed@example.com' })).statusCode).toBe(202);
+    for (let i = 0; i < 5; i++)
+      expect((await spammer.call('POST', '/forgot-password', { email: 'spammed@example.com' })).statusCode).toBe(202);
     const limited = await spammer.call('POST', '/forgot-password', { email: 'spammed@example.com' });
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toMatchObject({ ok: false, error: 'RateLimited' });
@@ -119,7 +120,9 @@ describe('dashboard passwords', () => {
     expect((await visitor.call('POST', '/reset-password', { token: first, password: 'a brand new password 9' })).statusCode).toBe(422);
     expect((await visitor.call('POST', '/reset-password', { token: second, password: 'a brand new password 9' })).statusCode).toBe(200);
     expect((await visitor.call('POST', '/reset-password', { token: third, password: 'another new password 10' })).statusCode).toBe(422);
-    expect((await visitor.call('POST', '/sign-in', { email: 'links@example.com', password: 'a brand new password 9' })).statusCode).toBe(200);
+    expect((await visitor.call('POST', '/sign-in', { email: 'links@example.com', password: 'a brand new password 9' })).statusCode).toBe(
+      200,
+    );
   });
 
   it('keeps the second factor after a reset: the next sign-in still asks for its code', async () => {
@@ -151,9 +154,10 @@ describe('dashboard passwords', () => {
     expect((await laptop.call('POST', '/password', { currentPassword: PASSWORD, newPassword: 'short' })).statusCode).toBe(422);
     // Neither the current password nor a step-up: refused.
     expect((await laptop.call('POST', '/password', { newPassword: 'a changed password 12' })).statusCode).toBe(403);
-    expect((await laptop.call('POST', '/password', { currentPassword: PASSWORD, newPassword: 'a changed password 12' }, { csrf: null })).statusCode).toBe(
-      403,
-    );
+    expect(
+      (await laptop.call('POST', '/password', { currentPassword: PASSWORD, newPassword: 'a changed password 12' }, { csrf: null }))
+        .statusCode,
+    ).toBe(403);
     expect((await phone.call('GET', '/me')).statusCode).toBe(200);
 
     const changed = await laptop.call('POST', '/password', { currentPassword: PASSWORD, newPassword: 'a changed password 12' });
@@ -165,7 +169,9 @@ describe('dashboard passwords', () => {
     const notice = await mailbox.waitFor('changer@example.com', /password was changed/);
     expect(notice.text).toContain('changed in the dashboard');
     expect((await phone.call('POST', '/sign-in', { email: 'changer@example.com', password: PASSWORD })).statusCode).toBe(401);
-    expect((await phone.call('POST', '/sign-in', { email: 'changer@example.com', password: 'a changed password 12' })).statusCode).toBe(200);
+    expect((await phone.call('POST', '/sign-in', { email: 'changer@example.com', password: 'a changed password 12' })).statusCode).toBe(
+      200,
+    );
     const actions = (await laptop.call('GET', '/audit-log')).json().entries.map((e: { action: string }) => e.action);
     expect(actions).toContain('password.changed');
 
@@ -181,10 +187,12 @@ describe('dashboard passwords', () => {
   it('counts wrong current passwords against the sign-in limits', async () => {
     const { client } = await signedUpOwner(ctx.app, mailbox, 'guesser@example.com');
     for (let i = 0; i < 5; i++) {
-      expect((await client.call('POST', '/password', { currentPassword: `guess ${i}`, newPassword: 'a changed password 14' })).statusCode).toBe(
-        401,
-      );
+      expect(
+        (await client.call('POST', '/password', { currentPassword: `guess ${i}`, newPassword: 'a changed password 14' })).statusCode,
+      ).toBe(401);
     }
-    expect((await client.call('POST', '/password', { currentPassword: PASSWORD, newPassword: 'a changed password 14' })).statusCode).toBe(429);
+    expect((await client.call('POST', '/password', { currentPassword: PASSWORD, newPassword: 'a changed password 14' })).statusCode).toBe(
+      429,
+    );
   });
 });

@@ -26,7 +26,8 @@ describe('dashboard purge', () => {
       ('tok_reset_used', ${userId}, 'reset_password', now() + interval '1 hour', now()),
       ('tok_expired', ${userId}, 'reset_password', now() - interval '1 second', null),
       ('tok_live', ${userId}, 'reset_password', now() + interval '1 hour', null)`;
-    await ctx.db.sql`insert into dashboard_invitations (id, merchant_id, email, role, token_hash, invited_by_email, expires_at, accepted_at) values
+    await ctx.db
+      .sql`insert into dashboard_invitations (id, merchant_id, email, role, token_hash, invited_by_email, expires_at, accepted_at) values
       ('inv_expired', ${merchantId}, 'a@example.com', 'viewer', 'h_expired', 'purge-owner@example.com', now() - interval '1 second', null),
       ('inv_acceptedold', ${merchantId}, 'b@example.com', 'viewer', 'h_accepted', 'purge-owner@example.com', now() - interval '1 day', now() - interval '3 days'),
       ('inv_live', ${merchantId}, 'c@example.com', 'viewer', 'h_live', 'purge-owner@example.com', now() + interval '7 days', null)`;
@@ -41,11 +42,15 @@ describe('dashboard purge', () => {
         (r) => r.token_hash as string,
       );
     const tokens = async () =>
-      (await ctx.db.sql`select token_hash from dashboard_email_tokens where user_id = ${userId} order by 1`).map((r) => r.token_hash as string);
+      (await ctx.db.sql`select token_hash from dashboard_email_tokens where user_id = ${userId} order by 1`).map(
+        (r) => r.token_hash as string,
+      );
     const invitations = async () =>
       (await ctx.db.sql`select id from dashboard_invitations where merchant_id = ${merchantId} order by 1`).map((r) => r.id as string);
     const audit = async () =>
-      (await ctx.db.sql`select action from dashboard_audit_log where merchant_id = ${merchantId} order by id`).map((r) => r.action as string);
+      (await ctx.db.sql`select action from dashboard_audit_log where merchant_id = ${merchantId} order by id`).map(
+        (r) => r.action as string,
+      );
     const auditBefore = await audit();
     expect(auditBefore).toContain('old.action');
     const allSessions = async () => (await ctx.db.sql`select count(*)::int as n from dashboard_sessions where user_id = ${userId}`)[0]!.n;

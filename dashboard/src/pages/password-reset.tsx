@@ -59,7 +59,14 @@ export function ResetPassword() {
             reset.mutate(formValues(e.currentTarget).password ?? '');
           }}
         >
-          <Field label="New password" name="password" type="password" autoComplete="new-password" minLength={12} hint="At least 12 characters." />
+          <Field
+            label="New password"
+            name="password"
+            type="password"
+            autoComplete="new-password"
+            minLength={12}
+            hint="At least 12 characters."
+          />
           <ErrorText error={reset.error} />
           <button type="submit" disabled={reset.isPending || !token}>
             Set the new password
