@@ -76,6 +76,43 @@ describe('dashboard accounts', () => {
     expect(users[0]!.n).toBe(1);
   });
 
+  it('answers two sign-ups of one address at the same moment alike: one account, one merchant, a notice', async () => {
+    const waitingInserts = async () =>
+      (
+        await ctx.db.sql`select count(*)::int as n from pg_locks
+          where relation = 'dashboard_users'::regclass and mode = 'RowExclusiveLock' and not granted`
+      )[0]!.n as number;
+    // Both past their check that the address is free, at once: inserts into dashboard_users are held
+    // until both wait at theirs, then let go together.
+    const { signUps } = await ctx.db.sql.begin(async (sql) => {
+      await sql`lock table dashboard_users in share mode`;
+      const started = ['Race One', 'Race Two'].map((businessName, i) =>
+        new DashboardClient(ctx.app, `198.51.100.${90 + i}`).call('POST', '/sign-up', {
+          businessName,
+          email: 'racing@example.com',
+          password: PASSWORD,
+        }),
+      );
+      const deadline = Date.now() + 20_000;
+      while ((await waitingInserts()) < 2) {
+        if (Date.now() > deadline) throw new Error('the two sign-ups never waited together');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return { signUps: started };
+    });
+    const answers = await Promise.all(signUps);
+    expect(answers.map((r) => [r.statusCode, r.json()])).toEqual([
+      [201, { ok: true }],
+      [201, { ok: true }],
+    ]);
+    const users = await ctx.db.sql`select merchant_id from dashboard_users where email = 'racing@example.com'`;
+    expect(users).toHaveLength(1);
+    const shops = await ctx.db.sql`select id from merchants where name in ('Race One', 'Race Two')`;
+    expect(shops.map((m) => m.id)).toEqual([users[0]!.merchant_id]);
+    await mailbox.waitFor('racing@example.com', /Confirm your email/);
+    await mailbox.waitFor('racing@example.com', /tried to sign up/);
+  });
+
   it('answers 401 in the envelope without a session, and with an unknown one', async () => {
     for (const cookie of [undefined, 'svc_dash_session=made-up']) {
       const res = await ctx.app.inject({ method: 'GET', url: '/dashboard/api/me', headers: cookie ? { cookie } : {} });
