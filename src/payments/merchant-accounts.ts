@@ -84,7 +84,7 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
       email,
       'Your dashboard password was changed',
       `The password of your merchant dashboard account was ${how} at ${new Date().toISOString()} from ${ip}. ` +
-        `Every other session of yours was signed out.\n\n` +
+        `Your other sessions were signed out.\n\n` +
         `If this was not you, reset your password at once at ${dashboardUrl}/forgot-password and tell your team's owners.`,
     );
 
@@ -239,10 +239,12 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
 
     /**
      * Spends a reset link: the new password (argon2id) in force, every session of the person ended,
-     * the person's other reset links spent, the address confirmed (the mail proved it), and a notice
-     * mailed. A second factor stays in force: the next sign-in still asks for its code.
+     * the person's other reset links spent, the address confirmed (the mail proved it). Answers the
+     * security notice's sending, for the caller to run once the reset stands (its failure is no
+     * reason to answer the reset as failed). A second factor stays in force: the next sign-in still
+     * asks for its code.
      */
-    async resetPassword(input: { token: string; password: string; ip: string }): Promise<void> {
+    async resetPassword(input: { token: string; password: string; ip: string }): Promise<{ notify: () => Promise<void> }> {
       const passwordHash = await argon2Hash(input.password);
       const user = await db.transaction(async (tx) => {
         const userId = await useEmailToken(tx, tokenHash(input.token), 'reset_password');
@@ -262,7 +264,7 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
         );
         return person;
       });
-      await passwordNotice(user.email, 'reset through the link mailed to you', input.ip);
+      return { notify: () => passwordNotice(user.email, 'reset through the link mailed to you', input.ip) };
     },
 
     /**

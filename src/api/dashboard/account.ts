@@ -122,7 +122,8 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (
       },
     },
     async (request) => {
-      await accounts.resetPassword({ ...request.body, ip: request.ip });
+      const { notify } = await accounts.resetPassword({ ...request.body, ip: request.ip });
+      await notify().catch((err: unknown) => request.log.warn({ err }, 'password reset notice not sent'));
       return { ok: true as const };
     },
   );
