@@ -26,7 +26,8 @@ describe('dashboard passwords', () => {
     expect(mail.text).toContain(`${ctx.config.http.publicBaseUrl}/dashboard/reset-password?token=`);
     const token = resetToken(mail.text);
     // Stored as a hash only, for an hour.
-    const rows = await ctx.db.sql`select t.token_hash, extract(epoch from t.expires_at - now())::float8 / 60 as minutes from dashboard_email_tokens t
+    const rows = await ctx.db
+      .sql`select t.token_hash, extract(epoch from t.expires_at - now())::float8 / 60 as minutes from dashboard_email_tokens t
       join dashboard_users u on u.id = t.user_id where u.email = 'forgetful@example.com' and t.purpose = 'reset_password'`;
     expect(rows).toHaveLength(1);
     expect(rows[0]!.token_hash).not.toBe(token);
