@@ -146,6 +146,9 @@ const envSchema = z.object({
   MAIL_FROM: z.string().trim().min(3).max(200).default('svc checkout <no-reply@localhost>'),
   // Development only: the folder the local SMTP sink writes its mail to, shown at /dashboard/dev/mail.
   DEV_MAILBOX_DIR: z.string().min(1).optional(),
+  // How long the dashboard's audit log keeps a row (who did what, when, from where); the API's sweep
+  // removes older ones. 400 days: a year of history, with a month to spare for a yearly review.
+  DASHBOARD_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
   // Decisions §8: first retry after 30 s, doubling, at most 1 h apart, for 72 h. Tests shorten them.
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.1).default(30),
   WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(3600),
@@ -261,6 +264,8 @@ export interface Config {
   logPretty: boolean;
   /** smtpUrl null: no mail can be sent (the dashboard's sign-up answers 503). devMailboxDir: development only. */
   mail: { smtpUrl: string | null; from: string; devMailboxDir: string | null };
+  /** auditRetentionDays: the dashboard's audit rows older than this are purged by the API's sweep. */
+  dashboard: { auditRetentionDays: number };
 }
 
 /** What a simple order's payout costs the customer (micro units of the stablecoin / of USD). */
@@ -402,6 +407,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       from: e.MAIL_FROM,
       devMailboxDir: e.NODE_ENV === 'production' ? null : (e.DEV_MAILBOX_DIR ?? null),
     },
+    dashboard: { auditRetentionDays: e.DASHBOARD_AUDIT_RETENTION_DAYS },
   };
 }
 

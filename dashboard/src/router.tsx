@@ -8,6 +8,7 @@ import { Money } from './pages/money';
 import { Payments, paymentSearch } from './pages/payments';
 import { Overview } from './pages/overview';
 import { Payment } from './pages/payment';
+import { ForgotPassword, ResetPassword } from './pages/password-reset';
 import { Requests } from './pages/requests';
 import { Security } from './pages/security';
 import { SignIn } from './pages/sign-in';
@@ -60,6 +61,8 @@ const routeTree = root.addChildren([
   createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignIn }),
   createRoute({ getParentRoute: () => root, path: '/sign-up', component: SignUp }),
   createRoute({ getParentRoute: () => root, path: '/verify-email', component: VerifyEmail }),
+  createRoute({ getParentRoute: () => root, path: '/forgot-password', component: ForgotPassword }),
+  createRoute({ getParentRoute: () => root, path: '/reset-password', component: ResetPassword }),
   createRoute({ getParentRoute: () => root, path: '/accept-invitation', component: AcceptInvitation }),
 ]);
 

@@ -46,3 +46,9 @@ function findPostgresFields(err: unknown, depth = 0): { code?: string; constrain
 
 /** The Postgres SQLSTATE of a failed statement (drizzle wraps postgres.js's error as its cause), if any. */
 export const postgresCode = (err: unknown): string | undefined => findPostgresFields(err)?.code;
+
+/** The constraint a unique violation (23505) broke, if `err` is one; undefined otherwise. */
+export function violatedUniqueConstraint(err: unknown): string | undefined {
+  const pg = findPostgresFields(err);
+  return pg?.code === '23505' ? (pg.constraint_name ?? '') : undefined;
+}

@@ -11,6 +11,8 @@ import {
 } from '../db/queries/merchants';
 import { settledTransactions } from '../db/queries/settlements';
 import { listEndpoints } from '../db/queries/webhooks';
+import { ownerEmails } from '../db/queries/dashboard';
+import { approvalMail } from '../mail/approval-mail';
 import { AppError, notFound } from '../domain/errors';
 import { MERCHANT_ID } from '../domain/ids';
 import { SCOPES as SCOPES_ALL, type Scope } from '../domain/scopes';
@@ -68,9 +70,13 @@ export function adminMerchants(ctx: PaymentContext) {
         return { ...opened, merchant: await detail(tx, opened.merchant) };
       });
     },
-    /** Approves; the live key is issued on first approval only (re-approval reinstates the existing keys). */
-    approve: (id: string) =>
-      db.transaction(async (tx) => {
+    /**
+     * Approves; the live key is issued on first approval only (re-approval reinstates the existing
+     * keys). The merchant's owners (their confirmed addresses) are then told by mail, after the
+     * approval is stored: a mail that cannot be sent is reported, and the approval stands.
+     */
+    async approve(id: string) {
+      const { approved, owners } = await db.transaction(async (tx) => {
         const m = await requireMerchant(tx, id, true);
         if (m.status === 'approved') {
           throw new AppError('Conflict', 'The merchant is already approved; rotate the key to get a new one.');
@@ -80,8 +86,24 @@ export function adminMerchants(ctx: PaymentContext) {
         // A merchant who signed up in the dashboard is shown the same key there, once.
         if (issued) await holdLiveKeyForDashboard(tx, ctx.config.secretsKey, m.id, issued.plaintext);
         const updated = await setMerchantStatus(tx, m.id, 'approved');
-        return { merchant: await detail(tx, updated), apiKey: issued?.plaintext ?? null };
-      }),
+        return {
+          approved: { merchant: await detail(tx, updated), apiKey: issued?.plaintext ?? null },
+          owners: await ownerEmails(tx, m.id),
+        };
+      });
+      const notices = ctx.notices;
+      if (notices && owners.length > 0) {
+        const mail = approvalMail({
+          merchant: approved.merchant.merchant.name,
+          keyWaiting: approved.apiKey !== null,
+          dashboardUrl: `${ctx.config.http.publicBaseUrl}/dashboard`,
+        });
+        for (const to of owners) {
+          await notices.mailer.send(to, mail.subject, mail.text).catch((err: unknown) => notices.onError(err, 'merchant approval mail'));
+        }
+      }
+      return approved;
+    },
     suspend: (id: string) =>
       db.transaction(async (tx) => {
         const m = await requireMerchant(tx, id, true);

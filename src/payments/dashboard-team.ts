@@ -1,6 +1,6 @@
 import { hash as argon2Hash } from '@node-rs/argon2';
 import type { Database, DatabaseOrTransaction } from '../db/client';
-import { findDashboardUserByEmail, insertDashboardUser } from '../db/queries/dashboard';
+import { DASHBOARD_USER_EMAIL_INDEX, findDashboardUserByEmail, insertDashboardUser } from '../db/queries/dashboard';
 import {
   acceptInvitation,
   deleteInvitation,
@@ -19,6 +19,7 @@ import {
 import { mayChangeMember, type DashboardRole } from '../domain/dashboard-roles';
 import { AppError, notFound } from '../domain/errors';
 import { randomBase62 } from '../domain/ids';
+import { violatedUniqueConstraint } from '../domain/sql-errors';
 import type { Mailer } from '../mail/mailer';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { normalizeEmail, tokenHash } from './merchant-accounts';
@@ -143,6 +144,8 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
         const accepted = await acceptInvitation(tx, tokenHash(input.token));
         if (!accepted) throw new AppError('ValidationError', INVITATION_GONE);
         if (await findDashboardUserByEmail(tx, accepted.email)) throw new AppError('Conflict', ALREADY_HAS_ACCOUNT);
+        // Two merchants' invitations to one address, accepted at once: both find no account above,
+        // and the unique address index lets one insert through; the other is the same Conflict.
         const user = await insertDashboardUser(tx, {
           id: `usr_${randomBase62(16)}`,
           merchantId: accepted.merchantId,
@@ -150,6 +153,8 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
           passwordHash,
           role: accepted.role,
           emailVerifiedAt: new Date(),
+        }).catch((err: unknown) => {
+          throw violatedUniqueConstraint(err) === DASHBOARD_USER_EMAIL_INDEX ? new AppError('Conflict', ALREADY_HAS_ACCOUNT) : err;
         });
         await recordAudit(
           tx,

@@ -3,20 +3,26 @@ import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import type { Config } from '../config';
 import type { Database, DatabaseOrTransaction } from '../db/client';
 import {
+  DASHBOARD_USER_EMAIL_INDEX,
   deleteExpiredSessions,
+  deleteOtherSessions,
   deleteUserSessions,
   deleteSession,
   findDashboardUserByEmail,
+  findDashboardUserById,
   findSession,
   insertDashboardUser,
   insertEmailToken,
   insertSession,
   markSteppedUp,
   markEmailVerified,
+  setPasswordHash,
+  spendEmailTokens,
   useEmailToken,
 } from '../db/queries/dashboard';
 import { AppError } from '../domain/errors';
 import { randomBase62 } from '../domain/ids';
+import { violatedUniqueConstraint } from '../domain/sql-errors';
 import type { Mailer } from '../mail/mailer';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { openMerchant } from './merchant-credentials';
@@ -30,6 +36,8 @@ import { checkSecondFactor } from './two-factor';
 /** A session lasts this long from sign-in, then the person signs in again. */
 export const SESSION_TTL_SECONDS = 12 * 3600;
 const VERIFY_TOKEN_TTL_MS = 24 * 3600 * 1000;
+/** A password reset's link works this long, once. */
+export const RESET_TOKEN_TTL_MS = 3600 * 1000;
 
 export type DashboardSession = NonNullable<Awaited<ReturnType<typeof findSession>>>;
 
@@ -70,6 +78,16 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
     );
   }
 
+  /** The security notice of a changed password, to the person's own address. */
+  const passwordNotice = (email: string, how: string, ip: string) =>
+    mailer.send(
+      email,
+      'Your dashboard password was changed',
+      `The password of your merchant dashboard account was ${how} at ${new Date().toISOString()} from ${ip}. ` +
+        `Your other sessions were signed out.\n\n` +
+        `If this was not you, reset your password at once at ${dashboardUrl}/forgot-password and tell your team's owners.`,
+    );
+
   return {
     /**
      * A new merchant (pending review) and its owner. An address already signed up gets a notice
@@ -79,27 +97,33 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
       if (!config.mail.smtpUrl) throw new AppError('Unavailable', 'Sign-up needs mail, and no SMTP_URL is configured.');
       const email = normalizeEmail(input.email);
       const passwordHash = await argon2Hash(input.password);
-      const existing = await findDashboardUserByEmail(db, email);
-      if (existing) {
-        await mailer.send(
+      const alreadyThere = () =>
+        mailer.send(
           email,
           'Someone tried to sign up with your email address',
           `Your email address already has a merchant dashboard account. Sign in at ${dashboardUrl}/sign-in.\n\nIf this was not you, you need do nothing.`,
         );
-        return;
-      }
-      const user = await db.transaction(async (tx) => {
-        // The security code and default webhook secret are made now and never shown: the merchant
-        // rotates them in the dashboard to get values of their own (each shown once).
-        const { merchant } = await openMerchant(tx, config.secretsKey, { name: input.businessName, commissionBps: 100 });
-        return insertDashboardUser(tx, {
-          id: `usr_${randomBase62(16)}`,
-          merchantId: merchant.id,
-          email,
-          passwordHash,
-          role: 'owner',
+      const existing = await findDashboardUserByEmail(db, email);
+      if (existing) return alreadyThere();
+      const user = await db
+        .transaction(async (tx) => {
+          // The security code and default webhook secret are made now and never shown: the merchant
+          // rotates them in the dashboard to get values of their own (each shown once).
+          const { merchant } = await openMerchant(tx, config.secretsKey, { name: input.businessName, commissionBps: 100 });
+          return insertDashboardUser(tx, {
+            id: `usr_${randomBase62(16)}`,
+            merchantId: merchant.id,
+            email,
+            passwordHash,
+            role: 'owner',
+          });
+        })
+        .catch((err: unknown) => {
+          // The same address signed up twice at once: the second is answered like any repeat.
+          if (violatedUniqueConstraint(err) === DASHBOARD_USER_EMAIL_INDEX) return null;
+          throw err;
         });
-      });
+      if (!user) return alreadyThere();
       await sendVerification(user.id, email);
     },
 
@@ -184,6 +208,93 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
         return ended;
       });
     },
+
+    /**
+     * "Forgot password": mails a one-time link (RESET_TOKEN_TTL_MS) to the address if it has an
+     * account, and nothing otherwise; the caller answers the same either way. Answers the mail's
+     * sending, for the caller to start once the token is stored and not wait for, so the answer's
+     * timing does not tell either.
+     */
+    async forgotPassword(tx: DatabaseOrTransaction, emailInput: string): Promise<{ send: (() => Promise<void>) | null }> {
+      const user = await findDashboardUserByEmail(tx, normalizeEmail(emailInput));
+      if (!user) return { send: null };
+      const token = randomBase62(43);
+      await insertEmailToken(tx, {
+        tokenHash: tokenHash(token),
+        userId: user.id,
+        purpose: 'reset_password',
+        expiresAt: new Date(Date.now() + RESET_TOKEN_TTL_MS),
+      });
+      const link = `${dashboardUrl}/reset-password?token=${token}`;
+      const send = () =>
+        mailer.send(
+          user.email,
+          'Reset your dashboard password',
+          `Someone (we hope you) asked to reset the password of your merchant dashboard account.\n\n` +
+            `Open this link to choose a new password:\n\n${link}\n\n` +
+            `The link works once, for one hour. If you did not ask for it, ignore this mail: your password stays as it is.`,
+        );
+      return { send };
+    },
+
+    /**
+     * Spends a reset link: the new password (argon2id) in force, every session of the person ended,
+     * the person's other reset links spent, the address confirmed (the mail proved it). Answers the
+     * security notice's sending, for the caller to run once the reset stands (its failure is no
+     * reason to answer the reset as failed). A second factor stays in force: the next sign-in still
+     * asks for its code.
+     */
+    async resetPassword(input: { token: string; password: string; ip: string }): Promise<{ notify: () => Promise<void> }> {
+      const passwordHash = await argon2Hash(input.password);
+      const user = await db.transaction(async (tx) => {
+        const userId = await useEmailToken(tx, tokenHash(input.token), 'reset_password');
+        if (!userId) throw new AppError('ValidationError', 'This link has expired or was used already: ask for a new one.');
+        const person = await findDashboardUserById(tx, userId);
+        if (!person) throw new AppError('ValidationError', 'This link has expired or was used already: ask for a new one.');
+        await setPasswordHash(tx, userId, passwordHash);
+        await spendEmailTokens(tx, userId, 'reset_password');
+        await markEmailVerified(tx, userId);
+        const ended = await deleteUserSessions(tx, userId);
+        await recordAudit(
+          tx,
+          actor({ userId, email: person.email, role: person.role, merchantId: person.merchantId }, input.ip),
+          'password.reset',
+          null,
+          { sessionsEnded: ended },
+        );
+        return person;
+      });
+      return { notify: () => passwordNotice(user.email, 'reset through the link mailed to you', input.ip) };
+    },
+
+    /**
+     * The signed-in person's new password: the current one confirms it is them (or a recent step-up,
+     * when `currentPassword` is absent). Runs in the sign-in limit's transaction: a wrong current
+     * password is Unauthorized and counts. Every other session of theirs ends; this one stays.
+     */
+    async changePassword(
+      tx: DatabaseOrTransaction,
+      person: DashboardActor & { token: string; steppedUpRecently: boolean },
+      input: { currentPassword?: string | undefined; newPassword: string },
+    ): Promise<{ sessionsEnded: number }> {
+      const user = await findDashboardUserByEmail(tx, person.email);
+      if (!user) throw new AppError('Unauthorized', 'Sign in to the dashboard first.');
+      if (input.currentPassword === undefined) {
+        if (!person.steppedUpRecently) {
+          throw new AppError('Forbidden', 'Give your current password, or confirm who you are first.');
+        }
+      } else if (!(await argon2Verify(user.passwordHash, input.currentPassword))) {
+        throw new AppError('Unauthorized', 'The current password is wrong.');
+      }
+      await setPasswordHash(tx, user.id, await argon2Hash(input.newPassword));
+      await spendEmailTokens(tx, user.id, 'reset_password');
+      const sessionsEnded = await deleteOtherSessions(tx, user.id, tokenHash(person.token));
+      await recordAudit(tx, person, 'password.changed', null, { sessionsEnded });
+      return { sessionsEnded };
+    },
+
+    /** The notice of a password changed in the dashboard (after its transaction committed). */
+    notifyPasswordChanged: (person: DashboardActor) => passwordNotice(person.email, 'changed in the dashboard', person.ip),
 
     /** The person and merchant of an unexpired session, or undefined. */
     session: (token: string): Promise<DashboardSession | undefined> => findSession(db, tokenHash(token)),

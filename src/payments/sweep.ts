@@ -1,4 +1,5 @@
 import { deleteUnstartedSession, listUnstartedSessions, markWorkflowStarted } from '../db/queries/checkout-sessions';
+import { purgeDashboardLeftovers } from '../db/queries/dashboard';
 import { purgeExpiredIdempotencyKeys } from '../db/queries/idempotency-keys';
 import { deleteUnstartedSimpleOrder, listUnstartedSimpleOrders, markSimpleOrderStarted } from '../db/queries/simple-orders';
 import { AppError, isUnavailable } from '../domain/errors';
@@ -41,11 +42,20 @@ export async function sweepUnstartedPayments(
   return result;
 }
 
-export type SweepTask = 'unstarted payments' | 'expired idempotency keys' | 'orphaned deliveries' | 'old request log';
+export type SweepTask =
+  'unstarted payments' | 'expired idempotency keys' | 'orphaned deliveries' | 'old request log' | 'dashboard leftovers';
+
+/**
+ * The dashboard's rows past their use: expired sessions, spent or expired email tokens (verification
+ * and password reset), expired invitations, audit rows older than DASHBOARD_AUDIT_RETENTION_DAYS.
+ */
+export const purgeDashboard = (ctx: Pick<PaymentContext, 'db' | 'config'>) =>
+  purgeDashboardLeftovers(ctx.db, ctx.config.dashboard.auditRetentionDays);
 
 /**
  * The API's periodic sweep, every `intervalMs` until stopped: payments whose opening was cut short,
- * deliveries no attempt reached (webhook-deliveries.ts), merchants' request log past its retention (request-log.ts), Idempotency-Keys past their 24 h (decisions §9), which nothing else removes (a claim takes an
+ * deliveries no attempt reached (webhook-deliveries.ts), merchants' request log past its retention (request-log.ts), the dashboard's expired sessions,
+ * tokens, invitations and old audit rows (purgeDashboard), Idempotency-Keys past their 24 h (decisions §9), which nothing else removes (a claim takes an
  * expired row over only when its own key comes back). The two are independent, so a Temporal outage
  * does not stop the purge; a task that cannot reach Temporal or Postgres waits for the next round.
  */
@@ -60,6 +70,7 @@ export function startSweeper(ctx: PaymentContext, intervalMs: number, log: (err:
     await purgeExpiredIdempotencyKeys(ctx.db).catch(report('expired idempotency keys'));
     await sweepOrphanedDeliveries(ctx).catch(report('orphaned deliveries'));
     await purgeOldRequestLog(ctx.db).catch(report('old request log'));
+    await purgeDashboard(ctx).catch(report('dashboard leftovers'));
   };
   const timer = setInterval(() => {
     if (running) return;

@@ -5,6 +5,9 @@ import { dashboardUsers, merchants } from '../../src/db/schema';
 import { approve, DashboardClient, PASSWORD, secureOwner, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
+import { freePort } from '../support/free-port';
+import { createMailer } from '../../src/mail/mailer';
+import { adminMerchants } from '../../src/payments/admin-merchants';
 
 // Decisions §14: sign-up → pending merchant, email verification, sign-in to a server-side session,
 // CSRF on every write, sign-in limits, and the live key shown once after the operator's approval.
@@ -71,6 +74,43 @@ describe('dashboard accounts', () => {
     await mailbox.waitFor('twice@example.com', /tried to sign up/);
     const users = await ctx.db.sql`select count(*)::int as n from dashboard_users where email = 'twice@example.com'`;
     expect(users[0]!.n).toBe(1);
+  });
+
+  it('answers two sign-ups of one address at the same moment alike: one account, one merchant, a notice', async () => {
+    const waitingInserts = async () =>
+      (
+        await ctx.db.sql`select count(*)::int as n from pg_locks
+          where relation = 'dashboard_users'::regclass and mode = 'RowExclusiveLock' and not granted`
+      )[0]!.n as number;
+    // Both past their check that the address is free, at once: inserts into dashboard_users are held
+    // until both wait at theirs, then let go together.
+    const { signUps } = await ctx.db.sql.begin(async (sql) => {
+      await sql`lock table dashboard_users in share mode`;
+      const started = ['Race One', 'Race Two'].map((businessName, i) =>
+        new DashboardClient(ctx.app, `198.51.100.${90 + i}`).call('POST', '/sign-up', {
+          businessName,
+          email: 'racing@example.com',
+          password: PASSWORD,
+        }),
+      );
+      const deadline = Date.now() + 20_000;
+      while ((await waitingInserts()) < 2) {
+        if (Date.now() > deadline) throw new Error('the two sign-ups never waited together');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return { signUps: started };
+    });
+    const answers = await Promise.all(signUps);
+    expect(answers.map((r) => [r.statusCode, r.json()])).toEqual([
+      [201, { ok: true }],
+      [201, { ok: true }],
+    ]);
+    const users = await ctx.db.sql`select merchant_id from dashboard_users where email = 'racing@example.com'`;
+    expect(users).toHaveLength(1);
+    const shops = await ctx.db.sql`select id from merchants where name in ('Race One', 'Race Two')`;
+    expect(shops.map((m) => m.id)).toEqual([users[0]!.merchant_id]);
+    await mailbox.waitFor('racing@example.com', /Confirm your email/);
+    await mailbox.waitFor('racing@example.com', /tried to sign up/);
   });
 
   it('answers 401 in the envelope without a session, and with an unknown one', async () => {
@@ -202,5 +242,31 @@ describe('dashboard accounts', () => {
   it('sets Secure on both cookies in production', () => {
     expect(cookieOptions(true, 'session')).toMatchObject({ secure: true, httpOnly: true, sameSite: 'lax', path: '/dashboard' });
     expect(cookieOptions(true, 'csrf')).toMatchObject({ secure: true, httpOnly: false, sameSite: 'strict', path: '/dashboard' });
+  });
+
+  it('mails the owners when the operator approves; a mail that cannot go out does not fail the approval', async () => {
+    const { merchantId } = await signedUpOwner(ctx.app, mailbox, 'approval-mail@example.com', 'Approved Shop');
+    const key = await approve(ctx.app, merchantId);
+    const mail = await mailbox.waitFor('approval-mail@example.com', /is approved/);
+    expect(mail.subject).toBe('Approved Shop is approved');
+    expect(mail.text).toContain(`Sign in at ${ctx.config.http.publicBaseUrl}/dashboard/ and reveal it`);
+    // The key itself is never in a mail.
+    expect(mail.text).not.toContain(key);
+
+    // SMTP unreachable: the approval stands, the failure is reported.
+    const { merchantId: second } = await signedUpOwner(ctx.app, mailbox, 'approval-nomail@example.com', 'Unmailed Shop');
+    const reported: string[] = [];
+    const dead = createMailer({ smtpUrl: `smtp://127.0.0.1:${await freePort()}`, from: 'svc <no-reply@localhost>' });
+    const merchants = adminMerchants({
+      ...ctx.app.payments.context,
+      notices: { mailer: dead, onError: (_err, what) => reported.push(what) },
+    });
+    const approved = await merchants.approve(second);
+    dead.close();
+    expect(approved.apiKey).toEqual(expect.any(String));
+    expect(approved.merchant.merchant.status).toBe('approved');
+    expect(reported).toEqual(['merchant approval mail']);
+    const status = await ctx.db.sql`select status from merchants where id = ${second}`;
+    expect(status[0]!.status).toBe('approved');
   });
 });

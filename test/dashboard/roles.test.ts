@@ -103,9 +103,12 @@ const OPEN = new Set([
   'POST /step-up',
   'POST /invitations/preview',
   'POST /invitations/accept',
+  'POST /forgot-password',
+  'POST /reset-password',
 ]);
 // Every person's own second factor: each role has one (account.security), tested in two-factor.test.ts.
-const OWN = new Set(['POST /two-factor/enroll', 'POST /two-factor/confirm', 'POST /two-factor/disable']);
+// Their own password too (account.security), tested in password.test.ts.
+const OWN = new Set(['POST /two-factor/enroll', 'POST /two-factor/confirm', 'POST /two-factor/disable', 'POST /password']);
 
 /**
  * Every route the dashboard's internal API registers, as "METHOD /path" with its :params: the plugin

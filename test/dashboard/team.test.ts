@@ -185,4 +185,54 @@ describe('dashboard team', () => {
         .sort(),
     ).toEqual(['co-owner@example.com', 'inv3-viewer@example.com']);
   });
+
+  it('answers 409 in the envelope to the loser of two merchants’ invitations to one address accepted at once', async () => {
+    const a = await signedUpOwner(ctx.app, mailbox, 'race-a@example.com', 'Shop A');
+    const b = await signedUpOwner(ctx.app, mailbox, 'race-b@example.com', 'Shop B');
+    for (const owner of [a.client, b.client]) {
+      expect((await owner.call('POST', '/team/invitations', { email: 'wanted@example.com', role: 'viewer' })).statusCode).toBe(201);
+    }
+    await mailbox.waitFor('wanted@example.com', /Shop A/);
+    await mailbox.waitFor('wanted@example.com', /Shop B/);
+    const tokens = mailbox
+      .messages()
+      .filter((m) => m.to.includes('wanted@example.com'))
+      .map((m) => linkToken(m.text));
+    expect(tokens).toHaveLength(2);
+
+    // Both acceptances past their check that the address has no account, at once: inserts into
+    // dashboard_users are held until both wait at theirs, then let go together.
+    const waitingInserts = async () =>
+      (
+        await ctx.db.sql`select count(*)::int as n from pg_locks
+          where relation = 'dashboard_users'::regclass and mode = 'RowExclusiveLock' and not granted`
+      )[0]!.n as number;
+    const { accepts } = await ctx.db.sql.begin(async (sql) => {
+      await sql`lock table dashboard_users in share mode`;
+      const started = tokens.map((token, i) =>
+        new DashboardClient(ctx.app, `198.51.100.${70 + i}`).call('POST', '/invitations/accept', { token, password: PASSWORD }),
+      );
+      const deadline = Date.now() + 20_000;
+      while ((await waitingInserts()) < 2) {
+        if (Date.now() > deadline) throw new Error('the two acceptances never waited together');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return { accepts: started };
+    });
+    const answers = await Promise.all(accepts);
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([201, 409]);
+    const loser = answers.find((r) => r.statusCode === 409)!;
+    expect(loser.json()).toEqual({
+      ok: false,
+      error: 'Conflict',
+      message: expect.stringContaining('already has a dashboard account'),
+      requestId: loser.headers['x-request-id'],
+    });
+    const users = await ctx.db.sql`select merchant_id from dashboard_users where email = 'wanted@example.com'`;
+    expect(users).toHaveLength(1);
+    // The loser's invitation is left as it was (its acceptance rolled back), not half-used.
+    const pending = await ctx.db
+      .sql`select merchant_id from dashboard_invitations where email = 'wanted@example.com' and accepted_at is null`;
+    expect(pending.map((r) => r.merchant_id)).toEqual([[a.merchantId, b.merchantId].find((m) => m !== users[0]!.merchant_id)]);
+  });
 });

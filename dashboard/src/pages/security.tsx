@@ -103,6 +103,46 @@ function Disable() {
   );
 }
 
+function ChangePassword() {
+  const [changed, setChanged] = useState<number | null>(null);
+  const change = useMutation({
+    mutationFn: (body: Record<string, string>) => api<{ sessionsEnded: number }>('POST', '/password', body),
+    onSuccess: (data) => setChanged(data.sessionsEnded),
+  });
+  return (
+    <section aria-labelledby="password">
+      <h2 id="password">Password</h2>
+      {changed !== null ? (
+        <p role="status">
+          Your password is changed. {changed === 1 ? 'One other session was' : `${changed} other sessions were`} signed out; this one stays.
+        </p>
+      ) : (
+        <form
+          aria-labelledby="password"
+          onSubmit={(e) => {
+            e.preventDefault();
+            change.mutate(formValues(e.currentTarget));
+          }}
+        >
+          <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" />
+          <Field
+            label="New password"
+            name="newPassword"
+            type="password"
+            autoComplete="new-password"
+            minLength={12}
+            hint="At least 12 characters. Your other sessions are signed out, and you are told by mail."
+          />
+          <ErrorText error={change.error} />
+          <button type="submit" disabled={change.isPending}>
+            Change the password
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}
+
 function SignOutEverywhere() {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
@@ -144,6 +184,7 @@ export function Security() {
             <h2 id="two-factor">Two-factor authentication</h2>
             {me.twoFactor ? <Disable /> : <Enrol />}
           </section>
+          <ChangePassword />
           <SignOutEverywhere />
         </>
       )}

@@ -45,6 +45,9 @@ export function SignIn() {
         </button>
       </form>
       <p>
+        <Link to="/forgot-password">Forgot your password?</Link>
+      </p>
+      <p>
         New here? <Link to="/sign-up">Create an account</Link>
       </p>
     </>

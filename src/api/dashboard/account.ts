@@ -6,7 +6,8 @@ import { SESSION_COOKIE, cookieOptions, issueCsrfCookie } from './cookies';
 import { can, rolesFor } from '../../domain/dashboard-roles';
 import { actorOf, hide, ok, type SignedIn } from './guard';
 
-// The dashboard's account routes: sign-up, e-mail verification, sign-in and out, who is signed in.
+// The dashboard's account routes: sign-up, e-mail verification, sign-in and out, who is signed in,
+// a forgotten password reset by mail, and the signed-in person's password change.
 
 const meView = z.object({
   ok,
@@ -25,12 +26,20 @@ export interface AccountRoutesOptions {
     subjects: { email: string; ip: string },
     attempt: (tx: Parameters<MerchantAccounts['signIn']>[0]) => Promise<T>,
   ) => Promise<T>;
+  /** A "forgot password" request under its own limits (every request counts), bound to the database by the plugin. */
+  resetLimited: <T>(
+    subjects: { email: string; ip: string },
+    attempt: (tx: Parameters<MerchantAccounts['forgotPassword']>[0]) => Promise<T>,
+  ) => Promise<T>;
   accounts: MerchantAccounts;
   signedIn: SignedIn;
   secureCookies: boolean;
 }
 
-const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, { signInLimited, accounts, signedIn, secureCookies }) => {
+const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (
+  app,
+  { signInLimited, resetLimited, accounts, signedIn, secureCookies },
+) => {
   const clearSession = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, cookieOptions(secureCookies, 'session'));
 
   app.post(
@@ -84,6 +93,59 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (app, {
       // A new CSRF token with the new session: one read before sign-in is of no use after it.
       issueCsrfCookie(reply, secureCookies);
       return { ok: true as const };
+    },
+  );
+
+  const newPassword = z.string().min(12, 'must be at least 12 characters').max(256);
+
+  app.post(
+    '/forgot-password',
+    { schema: { hide, body: z.strictObject({ email: z.email().max(254) }), response: { 202: z.object({ ok }) } } },
+    async (request, reply) => {
+      const email = request.body.email.toLowerCase();
+      const { send } = await resetLimited({ email, ip: request.ip }, (tx) => accounts.forgotPassword(tx, email));
+      // Not waited for: the answer is the same, as fast, whether the address has an account or not.
+      if (send) void send().catch((err: unknown) => request.log.warn({ err }, 'password reset mail not sent'));
+      return reply.status(202).send({ ok: true as const });
+    },
+  );
+
+  // The link in the mail opens the dashboard's page (a GET that spends nothing, so a mail scanner
+  // following links cannot use it up); the person's new password is POSTed here with the token.
+  app.post(
+    '/reset-password',
+    {
+      schema: {
+        hide,
+        body: z.strictObject({ token: z.string().min(1).max(100), password: newPassword }),
+        response: { 200: z.object({ ok }) },
+      },
+    },
+    async (request) => {
+      const { notify } = await accounts.resetPassword({ ...request.body, ip: request.ip });
+      await notify().catch((err: unknown) => request.log.warn({ err }, 'password reset notice not sent'));
+      return { ok: true as const };
+    },
+  );
+
+  app.post(
+    '/password',
+    {
+      schema: {
+        hide,
+        body: z.strictObject({ currentPassword: z.string().min(1).max(256).optional(), newPassword }),
+        response: { 200: z.object({ ok, sessionsEnded: z.number().int() }) },
+      },
+    },
+    async (request) => {
+      const s = await signedIn(request, rolesFor('account.security'));
+      const person = { ...actorOf(request, s), token: request.cookies[SESSION_COOKIE]!, steppedUpRecently: s.steppedUpRecently };
+      // Under the sign-in limits: a stolen session cannot guess the current password through it.
+      const { sessionsEnded } = await signInLimited({ email: s.email, ip: request.ip }, (tx) =>
+        accounts.changePassword(tx, person, request.body),
+      );
+      await accounts.notifyPasswordChanged(person).catch((err: unknown) => request.log.warn({ err }, 'password change notice not sent'));
+      return { ok: true as const, sessionsEnded };
     },
   );
 

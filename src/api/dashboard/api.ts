@@ -35,10 +35,10 @@ export interface DashboardApiOptions extends Omit<AccountRoutesOptions, 'signedI
 
 const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
   app,
-  { signInLimited, accounts, credentials, payments, team, audit, twoFactor, secureCookies, money, publicBaseUrl, now },
+  { signInLimited, resetLimited, accounts, credentials, payments, team, audit, twoFactor, secureCookies, money, publicBaseUrl, now },
 ) => {
   const signedIn = dashboardGuard(accounts);
-  await app.register(accountRoutes, { signInLimited, accounts, signedIn, secureCookies });
+  await app.register(accountRoutes, { signInLimited, resetLimited, accounts, signedIn, secureCookies });
   await app.register(developerRoutes, { credentials, payments, audit, signedIn });
   await app.register(teamRoutes, { team, signedIn });
   await app.register(auditRoutes, { audit, signedIn });

@@ -18,7 +18,7 @@ import { securityHeaders } from './headers';
 import { notFound } from '../../domain/errors';
 import { html } from '../../domain/html';
 import { PROJECT_ROOT } from '../../project-root';
-import { withSignInLimits } from '../plugins/rate-limit';
+import { withResetRequestLimits, withSignInLimits } from '../plugins/rate-limit';
 import { merchantMoney } from '../../payments/merchant-money';
 
 // The merchant dashboard (decisions §14) at /dashboard/: the files Vite built from dashboard/
@@ -74,6 +74,7 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
   await app.register(dashboardApi, {
     prefix: '/dashboard/api',
     signInLimited: (subjects, attempt) => withSignInLimits(db, subjects, attempt),
+    resetLimited: (subjects, attempt) => withResetRequestLimits(db, subjects, attempt),
     secureCookies,
     accounts: createMerchantAccounts({ db, config, mailer }),
     credentials: createMerchantCredentials({ db, config, now }),

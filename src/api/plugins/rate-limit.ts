@@ -59,6 +59,24 @@ export async function withSignInLimits<T>(
   return withFailureLimits(db, limits, FAILURE_WINDOW_SECONDS, attempt);
 }
 
+// "Forgot password" (issue 28): every request counts, found address or not (each may mail someone),
+// under the same numbers as sign-in, counted apart from it: 5 in 15 minutes for one address from one
+// client address, 20 from one client address.
+
+/** Runs a password-reset request under the limits above; every request counts, whatever it found. */
+export async function withResetRequestLimits<T>(
+  db: Database,
+  subjects: { email: string; ip: string },
+  attempt: (tx: DatabaseOrTransaction) => Promise<T>,
+): Promise<T> {
+  const ip = subjects.ip.slice(0, SUBJECT_MAX);
+  const limits: FailureLimit[] = [
+    { dimension: 'dashboard_reset_account', subject: `${subjects.email.slice(0, 254)} ${ip}`, max: MAX_SIGN_IN_FAILURES_PER_ACCOUNT },
+    { dimension: 'dashboard_reset_ip', subject: ip, max: MAX_SIGN_IN_FAILURES_PER_IP },
+  ];
+  return withFailureLimits(db, limits, FAILURE_WINDOW_SECONDS, attempt, { countEvery: true });
+}
+
 /** The operator's bearer tokens, each limited on its own count of failures per client address. */
 export type OperatorToken = 'admin' | 'metrics';
 const OPERATOR_DIMENSION = { admin: 'admin_ip', metrics: 'metrics_ip' } as const satisfies Record<OperatorToken, FailureLimit['dimension']>;
@@ -91,6 +109,7 @@ async function withFailureLimits<T>(
   limits: FailureLimit[],
   windowSeconds: number,
   attempt: (tx: DatabaseOrTransaction) => Promise<T>,
+  { countEvery = false } = {},
 ): Promise<T> {
   const outcome = await db.transaction(async (tx): Promise<Outcome<T>> => {
     await lockFailureSubjects(tx, limits);
@@ -101,7 +120,9 @@ async function withFailureLimits<T>(
     }
     if (retryAfter !== null) return { kind: 'limited', retryAfter };
     try {
-      return { kind: 'ok', value: await attempt(tx) };
+      const value = await attempt(tx);
+      if (countEvery) await recordFailures(tx, limits);
+      return { kind: 'ok', value };
     } catch (error) {
       // Recorded in this transaction, which commits: the failure must count even though it throws.
       if (error instanceof AppError && error.code === 'Unauthorized') await recordFailures(tx, limits);

@@ -1,11 +1,14 @@
-import { and, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { dashboardEmailTokens, dashboardSessions, dashboardUsers, merchants } from '../schema';
+import { dashboardAuditLog, dashboardEmailTokens, dashboardInvitations, dashboardSessions, dashboardUsers, merchants } from '../schema';
 
 // The dashboard's people, sessions and email tokens (decisions §14). Tokens are looked up by their
 // SHA-256 hash; expiry is decided by Postgres's clock, so every API process agrees.
 
 export type DashboardUserRow = typeof dashboardUsers.$inferSelect;
+
+/** The unique index of people's addresses (schema/dashboard.ts): one address, one account. */
+export const DASHBOARD_USER_EMAIL_INDEX = 'dashboard_users_email_idx';
 
 export async function insertDashboardUser(db: DatabaseOrTransaction, row: typeof dashboardUsers.$inferInsert): Promise<DashboardUserRow> {
   const [inserted] = await db.insert(dashboardUsers).values(row).returning();
@@ -14,6 +17,10 @@ export async function insertDashboardUser(db: DatabaseOrTransaction, row: typeof
 
 export async function findDashboardUserByEmail(db: DatabaseOrTransaction, email: string): Promise<DashboardUserRow | undefined> {
   return db.query.dashboardUsers.findFirst({ where: eq(dashboardUsers.email, email) });
+}
+
+export async function findDashboardUserById(db: DatabaseOrTransaction, id: string): Promise<DashboardUserRow | undefined> {
+  return db.query.dashboardUsers.findFirst({ where: eq(dashboardUsers.id, id) });
 }
 
 export async function insertEmailToken(db: DatabaseOrTransaction, row: typeof dashboardEmailTokens.$inferInsert): Promise<void> {
@@ -39,6 +46,22 @@ export async function useEmailToken(
     )
     .returning({ userId: dashboardEmailTokens.userId });
   return row?.userId;
+}
+
+/** Spends every unused token of the person for this purpose (a reset's other links, once one was used). */
+export async function spendEmailTokens(
+  db: DatabaseOrTransaction,
+  userId: string,
+  purpose: (typeof dashboardEmailTokens.$inferSelect)['purpose'],
+): Promise<void> {
+  await db
+    .update(dashboardEmailTokens)
+    .set({ usedAt: sql`now()` })
+    .where(and(eq(dashboardEmailTokens.userId, userId), eq(dashboardEmailTokens.purpose, purpose), isNull(dashboardEmailTokens.usedAt)));
+}
+
+export async function setPasswordHash(db: DatabaseOrTransaction, userId: string, passwordHash: string): Promise<void> {
+  await db.update(dashboardUsers).set({ passwordHash }).where(eq(dashboardUsers.id, userId));
 }
 
 export async function markEmailVerified(db: DatabaseOrTransaction, userId: string): Promise<void> {
@@ -114,6 +137,43 @@ export async function ownerEmails(db: DatabaseOrTransaction, merchantId: string)
     .from(dashboardUsers)
     .where(and(eq(dashboardUsers.merchantId, merchantId), eq(dashboardUsers.role, 'owner'), isNotNull(dashboardUsers.emailVerifiedAt)));
   return rows.map((r) => r.email);
+}
+
+/** Ends every session of the person but the one of `keepTokenHash`; answers how many ended. */
+export async function deleteOtherSessions(db: DatabaseOrTransaction, userId: string, keepTokenHash: string): Promise<number> {
+  const rows = await db
+    .delete(dashboardSessions)
+    .where(and(eq(dashboardSessions.userId, userId), ne(dashboardSessions.tokenHash, keepTokenHash)))
+    .returning({ userId: dashboardSessions.userId });
+  return rows.length;
+}
+
+/**
+ * The dashboard's rows nothing reads any more, removed by the API's sweep: sessions past their
+ * expiry, email tokens spent or expired, invitations past their 7 days (accepted or not: the audit
+ * log keeps who accepted what), and audit rows older than the retention. Answers what each removed.
+ */
+export async function purgeDashboardLeftovers(
+  db: DatabaseOrTransaction,
+  auditRetentionDays: number,
+): Promise<{ sessions: number; emailTokens: number; invitations: number; auditRows: number }> {
+  const sessions = await db
+    .delete(dashboardSessions)
+    .where(lte(dashboardSessions.expiresAt, sql`now()`))
+    .returning({ userId: dashboardSessions.userId });
+  const emailTokens = await db
+    .delete(dashboardEmailTokens)
+    .where(or(isNotNull(dashboardEmailTokens.usedAt), lte(dashboardEmailTokens.expiresAt, sql`now()`)))
+    .returning({ userId: dashboardEmailTokens.userId });
+  const invitations = await db
+    .delete(dashboardInvitations)
+    .where(lte(dashboardInvitations.expiresAt, sql`now()`))
+    .returning({ id: dashboardInvitations.id });
+  const auditRows = await db
+    .delete(dashboardAuditLog)
+    .where(lt(dashboardAuditLog.createdAt, sql`now() - make_interval(days => ${auditRetentionDays})`))
+    .returning({ id: dashboardAuditLog.id });
+  return { sessions: sessions.length, emailTokens: emailTokens.length, invitations: invitations.length, auditRows: auditRows.length };
 }
 
 /** Ends every session of the person, wherever they signed in. */

@@ -10,9 +10,21 @@ export const authFailures = pgTable(
     // 'admin_ip' (admin token) or 'metrics_ip' (metrics token; subject = client address), 'link' (a
     // session opened from a payment link; subject = link id) or 'link_ip' (the same; subject = client address);
     // 'dashboard_ip' (dashboard sign-in; subject = client address) or 'dashboard_account' (the same;
-    // subject = email and client address).
+    // subject = email and client address); 'dashboard_reset_ip' and 'dashboard_reset_account' (every
+    // "forgot password" request, counted the same way).
     dimension: text('dimension', {
-      enum: ['merchant', 'ip', 'admin_ip', 'metrics_ip', 'link', 'link_ip', 'dashboard_ip', 'dashboard_account'],
+      enum: [
+        'merchant',
+        'ip',
+        'admin_ip',
+        'metrics_ip',
+        'link',
+        'link_ip',
+        'dashboard_ip',
+        'dashboard_account',
+        'dashboard_reset_ip',
+        'dashboard_reset_account',
+      ],
     }).notNull(),
     subject: text('subject').notNull(),
     occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),

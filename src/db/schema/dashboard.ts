@@ -54,7 +54,9 @@ export const dashboardSessions = pgTable(
   (t) => [index('dashboard_sessions_user_idx').on(t.userId), index('dashboard_sessions_expiry_idx').on(t.expiresAt)],
 );
 
-export const EMAIL_TOKEN_PURPOSES = ['verify_email'] as const;
+// verify_email: the sign-up's address confirmation (24 h); reset_password: a forgotten password's
+// one-time link (1 h). Spent (used_at) and expired tokens are purged by the API's sweep.
+export const EMAIL_TOKEN_PURPOSES = ['verify_email', 'reset_password'] as const;
 
 export const dashboardEmailTokens = pgTable(
   'dashboard_email_tokens',
@@ -67,7 +69,7 @@ export const dashboardEmailTokens = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true }),
   },
-  (t) => [index('dashboard_email_tokens_user_idx').on(t.userId)],
+  (t) => [index('dashboard_email_tokens_user_idx').on(t.userId), index('dashboard_email_tokens_expiry_idx').on(t.expiresAt)],
 );
 
 // An invitation to join a merchant's team: a single-use link mailed to the address, good for 7 days.
@@ -91,6 +93,7 @@ export const dashboardInvitations = pgTable(
   },
   (t) => [
     uniqueIndex('dashboard_invitations_token_idx').on(t.tokenHash),
+    index('dashboard_invitations_expiry_idx').on(t.expiresAt),
     uniqueIndex('dashboard_invitations_pending_idx')
       .on(t.merchantId, t.email)
       .where(sql`${t.acceptedAt} is null`),
@@ -117,7 +120,8 @@ export const dashboardAuditLog = pgTable(
     ip: text('ip').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('dashboard_audit_log_merchant_idx').on(t.merchantId, t.id)],
+  // created_at: the sweep's purge of rows past DASHBOARD_AUDIT_RETENTION_DAYS.
+  (t) => [index('dashboard_audit_log_merchant_idx').on(t.merchantId, t.id), index('dashboard_audit_log_created_idx').on(t.createdAt)],
 );
 
 // Recovery codes for a lost authenticator: ten at confirmation, shown once, SHA-256 hashed (each is
