@@ -267,7 +267,9 @@ function Settlements({ search }: { search: MoneySearch }) {
       </p>
       <SettlementDates search={search} />
       <ErrorText error={settlements.error} />
-      {settlements.data?.settlements.length === 0 && <p>Nothing settled yet.</p>}
+      {settlements.data?.settlements.length === 0 && (
+        <p>{search.from || search.to ? 'Nothing settled between these dates.' : 'Nothing settled yet.'}</p>
+      )}
       <ScrollTable label="Settlements, scrollable" head={['Payment', 'Gross', 'Commission', 'Net', 'Settled']}>
         {settlements.data?.settlements.map((s) => (
           <tr key={s.paymentId} data-testid="settlement">
