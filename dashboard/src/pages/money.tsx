@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useId, type FormEvent } from 'react';
 import { api, can, ASSETS, NETWORKS, type Me, type Payout, type Settlement, type Wallet } from '../api';
-import { ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
+import { ErrorText, Page, ScrollTable } from '../ui';
 
 // Issue 29 item 5: where the merchant's money goes and what has gone there. Owners and admins change
 // a settlement wallet, after confirming their password in this session; every owner gets a mail.
@@ -296,22 +296,17 @@ function Settlements({ search }: { search: MoneySearch }) {
 }
 
 export function Money() {
-  usePageTitle('Money');
   // The route's validateSearch made these strings (moneySearch); read loosely, as this module is the router's import.
   const search = moneySearch(useSearch({ strict: false }));
   return (
-    <SignedIn>
+    <Page title="Money">
       {(me) => (
         <>
-          <p>
-            <Link to="/">Back to the overview</Link>
-          </p>
-          <h1>Money</h1>
           <Wallets me={me} />
           <Payouts search={search} />
           <Settlements search={search} />
         </>
       )}
-    </SignedIn>
+    </Page>
   );
 }
