@@ -20,7 +20,8 @@ const chain = sharedChain();
 const WALLET = '0x8ba1f109551bd432803012645ac136ddd64dba72';
 const CHECKSUMMED = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 
-describe('payments, links and money in Chromium', () => {
+// A long walk (a link paid on chain, its payout confirmed): its own time bound, as the other long walks.
+describe('payments, links and money in Chromium', { timeout: 180_000 }, () => {
   it('wallet behind a step-up → link created, paid and shown with its session → list, pages, CSV → home', async () => {
     const owner = await signedUpOwner(ctx.app, mailbox, 'money-walk@example.com', 'Money Walk');
     await approve(ctx.app, owner.merchantId);
@@ -231,7 +232,8 @@ describe('payments, links and money in Chromium', () => {
       await page.waitForLoadState('networkidle');
       await expectNoAxeViolations(page, `${path}, desktop`);
     }
-    expect(problems).toEqual([]);
+    // The one failed request is the empty date range the walk asked for on purpose (422, shown on the page).
+    expect(problems).toEqual([expect.stringMatching(/status of 422/)]);
     await context.close();
   });
 });
