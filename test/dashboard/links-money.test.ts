@@ -235,7 +235,7 @@ describe('dashboard payment links and money', () => {
     for (let pages = 0; pages < 10; pages++) {
       const res = await client.call('GET', `/payouts?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
       expect(res.statusCode, res.body).toBe(200);
-      const page = res.json() as { payouts: { id: string }[]; nextCursor: string | null };
+      const page = res.json<{ payouts: { id: string }[]; nextCursor: string | null }>();
       expect(page.payouts.length).toBeLessThanOrEqual(2);
       seen.push(...page.payouts.map((p) => p.id));
       cursor = page.nextCursor;
