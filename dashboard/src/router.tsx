@@ -4,7 +4,7 @@ import { AuditLog } from './pages/audit-log';
 import { Deliveries } from './pages/deliveries';
 import { Developers } from './pages/developers';
 import { Links } from './pages/links';
-import { Money } from './pages/money';
+import { Money, moneySearch } from './pages/money';
 import { Payments, paymentSearch } from './pages/payments';
 import { Overview } from './pages/overview';
 import { Payment } from './pages/payment';
@@ -54,7 +54,7 @@ const routeTree = root.addChildren([
   createRoute({ getParentRoute: () => root, path: '/payments/$id', component: Payment }),
   createRoute({ getParentRoute: () => root, path: '/payments', component: Payments, validateSearch: paymentSearch }),
   createRoute({ getParentRoute: () => root, path: '/links', component: Links }),
-  createRoute({ getParentRoute: () => root, path: '/money', component: Money }),
+  createRoute({ getParentRoute: () => root, path: '/money', component: Money, validateSearch: moneySearch }),
   createRoute({ getParentRoute: () => root, path: '/team', component: Team }),
   createRoute({ getParentRoute: () => root, path: '/audit-log', component: AuditLog }),
   createRoute({ getParentRoute: () => root, path: '/security', component: Security }),

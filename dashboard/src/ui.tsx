@@ -25,24 +25,40 @@ export function SignedIn({ children }: { children: (me: Me) => ReactNode }) {
 }
 
 /**
- * A page under Developers: signed in, a way back, its heading; a viewer (who never sees keys,
- * secrets or what they send) is told so instead of the content.
+ * A signed-in page: its name in the tab and as its heading, under a way back (to the overview
+ * unless `back` says where); its content may read who is signed in.
  */
-export function DeveloperPage(props: { title: string; intro?: string; forbidden: string; children: ReactNode }) {
+export function Page(props: { title: string; back?: { to: '/developers'; label: string }; children: ReactNode | ((me: Me) => ReactNode) }) {
   usePageTitle(props.title);
   return (
     <SignedIn>
       {(me) => (
         <>
           <p>
-            <Link to="/developers">Back to Developers</Link>
+            <Link to={props.back?.to ?? '/'}>{props.back?.label ?? 'Back to the overview'}</Link>
           </p>
           <h1>{props.title}</h1>
+          {typeof props.children === 'function' ? props.children(me) : props.children}
+        </>
+      )}
+    </SignedIn>
+  );
+}
+
+/**
+ * A page under Developers: a viewer (who never sees keys, secrets or what they send) is told so
+ * instead of the content.
+ */
+export function DeveloperPage(props: { title: string; intro?: string; forbidden: string; children: ReactNode }) {
+  return (
+    <Page title={props.title} back={{ to: '/developers', label: 'Back to Developers' }}>
+      {(me) => (
+        <>
           {props.intro && <p>{props.intro}</p>}
           {can(me.user.role, 'developers.read') ? props.children : <p>{props.forbidden}</p>}
         </>
       )}
-    </SignedIn>
+    </Page>
   );
 }
 

@@ -66,7 +66,8 @@ export function encodeListCursor(p: PaymentListPosition): string {
   return Buffer.from(JSON.stringify([p.at, p.id])).toString('base64url');
 }
 
-export function decodeListCursor(cursor: string): PaymentListPosition {
+/** The position a cursor holds; `isId` checks the id is one of the listed rows' kind (a payment's by default, a payout's for payouts). */
+export function decodeListCursor(cursor: string, isId: (id: string) => boolean = isCanonicalPaymentId): PaymentListPosition {
   const bad = () => new AppError('BadRequest', 'cursor is not one this list handed out.');
   let parsed: unknown;
   try {
@@ -76,7 +77,7 @@ export function decodeListCursor(cursor: string): PaymentListPosition {
   }
   if (!Array.isArray(parsed) || parsed.length !== 2) throw bad();
   const [at, id] = parsed as unknown[];
-  if (typeof at !== 'string' || typeof id !== 'string' || !isCanonicalPaymentId(id)) throw bad();
+  if (typeof at !== 'string' || typeof id !== 'string' || !isId(id)) throw bad();
   if (!POSITION_AT.test(at) || Number.isNaN(Date.parse(at))) throw bad();
   return { at, id };
 }

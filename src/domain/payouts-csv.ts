@@ -1,7 +1,7 @@
-import { csvLine } from './csv';
 import { formatCrypto } from './money';
 
-// Issue 29 item 5: a merchant's payouts as CSV, escaped by the same csv.ts as the settlements CSV.
+// Issue 29 item 5: a merchant's payouts as CSV, escaped by the same csv.ts as the settlements CSV
+// (payments/merchant-money.ts writes the lines, a page of rows at a time).
 // Amounts are decimal strings with 6 places, as everywhere in the API.
 
 export interface PayoutLine {
@@ -32,8 +32,9 @@ export const PAYOUT_COLUMNS = [
   'failure_reason',
 ] as const;
 
-export function payoutsCsv(lines: readonly PayoutLine[]): string {
-  const rows = lines.map((p) => [
+/** One payout's cells, in PAYOUT_COLUMNS' order. */
+export function payoutCells(p: PayoutLine): string[] {
+  return [
     p.id,
     p.paymentId,
     p.status,
@@ -45,6 +46,5 @@ export function payoutsCsv(lines: readonly PayoutLine[]): string {
     p.createdAt.toISOString(),
     p.confirmedAt?.toISOString() ?? '',
     p.failureReason ?? '',
-  ]);
-  return [[...PAYOUT_COLUMNS], ...rows].map(csvLine).join('');
+  ];
 }

@@ -1,11 +1,21 @@
 import type { Mailer } from '../mail/mailer';
 import { walletChangeMail } from '../mail/wallet-change-mail';
 import { ownerEmails } from '../db/queries/dashboard';
-import { dailyVolume, listMerchantPayouts, openExceptionCount, paymentsByStatus } from '../db/queries/merchant-money';
+import {
+  dailyVolume,
+  listMerchantPayouts,
+  openExceptionCount,
+  paymentsByStatus,
+  type MerchantPayoutRow,
+} from '../db/queries/merchant-money';
 import { findMerchant, listWallets, lockMerchant, upsertWallet, type WalletRow } from '../db/queries/merchants';
 import { settledTransactions } from '../db/queries/settlements';
 import { NETWORK_NAMES, type Network } from '../domain/assets';
 import { AppError, notFound } from '../domain/errors';
+import { isPayoutId } from '../domain/ids';
+import { decodeListCursor, encodeListCursor, type PaymentListPosition } from '../domain/payment-list';
+import { PAYOUT_COLUMNS, payoutCells } from '../domain/payouts-csv';
+import { csvLine } from '../domain/csv';
 import { homePeriods, homeVolume } from '../domain/merchant-home';
 import type { PaymentContext } from './context';
 import type { WalletChoice } from './admin-merchants';
@@ -13,8 +23,17 @@ import type { WalletChoice } from './admin-merchants';
 // Issue 29 item 5: a merchant's money in the dashboard: settlement wallets, payouts, settlements and
 // the home page's figures. The merchant id is the signed-in person's; nothing here takes another.
 
-/** Payouts listed (and exported) at most, newest first. */
-export const PAYOUT_LIST_LIMIT = 500;
+/** A page of payouts: what was asked for, within the bounds of the payment list's pages. */
+export const PAYOUT_LIST_DEFAULT_LIMIT = 50;
+export const PAYOUT_LIST_MAX_LIMIT = 100;
+/** Rows read per query while exporting: the file streams out as it is read, whatever its length. */
+const PAYOUT_EXPORT_PAGE = 1000;
+
+export interface PayoutListPage {
+  items: MerchantPayoutRow[];
+  /** Hand back for the next page; null on the last one. */
+  nextCursor: string | null;
+}
 
 export function merchantMoney(ctx: Pick<PaymentContext, 'db' | 'now' | 'config'>, mailer: Mailer) {
   return {
@@ -54,7 +73,29 @@ export function merchantMoney(ctx: Pick<PaymentContext, 'db' | 'now' | 'config'>
       });
     },
 
-    payouts: (merchantId: string) => listMerchantPayouts(ctx.db, merchantId, PAYOUT_LIST_LIMIT),
+    /** One page of the merchant's payouts, newest first, paged by the cursor the previous page handed out. */
+    async payouts(merchantId: string, page: { cursor?: string | undefined; limit?: number | undefined } = {}): Promise<PayoutListPage> {
+      const limit = Math.min(Math.max(page.limit ?? PAYOUT_LIST_DEFAULT_LIMIT, 1), PAYOUT_LIST_MAX_LIMIT);
+      const after = page.cursor ? decodeListCursor(page.cursor, isPayoutId) : undefined;
+      // One row more than asked says whether there is a next page without a count.
+      const rows = await listMerchantPayouts(ctx.db, merchantId, { after, limit: limit + 1 });
+      const items = rows.slice(0, limit);
+      const last = items.at(-1);
+      return { items, nextCursor: rows.length > limit && last ? encodeListCursor({ at: last.position, id: last.id }) : null };
+    },
+
+    /** Every payout of the merchant as CSV lines, header first, read a page at a time. */
+    async *payoutsCsv(merchantId: string): AsyncGenerator<string> {
+      yield csvLine(PAYOUT_COLUMNS);
+      let after: PaymentListPosition | undefined;
+      for (;;) {
+        const rows = await listMerchantPayouts(ctx.db, merchantId, { after, limit: PAYOUT_EXPORT_PAGE });
+        if (rows.length > 0) yield rows.map((r) => csvLine(payoutCells(r))).join('');
+        if (rows.length < PAYOUT_EXPORT_PAGE) return;
+        const last = rows.at(-1)!;
+        after = { at: last.position, id: last.id };
+      }
+    },
 
     /** Settled transactions (merchant payout confirmed in [from, to)): the operator's settlements CSV's rows. */
     settlements: (merchantId: string, from: Date, to: Date) => settledTransactions(ctx.db, { merchantId, from, to }),

@@ -212,6 +212,100 @@ describe('dashboard payment links and money', () => {
     expect(home.openExceptions).toBe(0);
   });
 
+  it('pages payouts by cursor (none skipped or repeated, ties on time broken by id) and exports every one', async () => {
+    const { client, merchantId } = await approvedOwner('payout-pages@example.com');
+    // 7 payouts, several created in the same microsecond: the cursor must break ties by id.
+    const ids: string[] = [];
+    const at = ['2026-11-03T10:00:00.000001Z', '2026-11-03T10:00:00.000001Z', '2026-11-03T10:00:00.000001Z', '2026-11-03T09:00:00Z'];
+    for (let i = 0; i < 7; i++) {
+      const paid = await seedPayment(ctx.db.db, merchantId, 'completed');
+      const row = payoutRow(paid, 'merchant', { status: 'confirmed', txHash: `0x${String(i).repeat(64)}`, confirmedAt: new Date() });
+      await ctx.db.db.insert(payouts).values({ ...row, createdAt: new Date(Date.parse('2026-11-01T00:00:00Z') + i * 1000) });
+      if (i < at.length) await ctx.db.sql`update payouts set created_at = ${at[i]!}::timestamptz where id = ${row.id}`;
+      ids.push(row.id);
+    }
+    const expected = (
+      await ctx.db.sql<{ id: string }[]>`select p.id from payouts p join checkout_sessions s on s.id = p.payment_id
+      where s.merchant_id = ${merchantId} and p.kind = 'merchant' order by p.created_at desc, p.id desc`
+    ).map((r) => r.id);
+    expect([...expected].sort()).toEqual([...ids].sort());
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const res = await client.call('GET', `/payouts?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.statusCode, res.body).toBe(200);
+      const page = res.json<{ payouts: { id: string }[]; nextCursor: string | null }>();
+      expect(page.payouts.length).toBeLessThanOrEqual(2);
+      seen.push(...page.payouts.map((p) => p.id));
+      cursor = page.nextCursor;
+      if (!cursor) break;
+    }
+    expect(seen).toEqual(expected);
+    // The default page holds all 7; the CSV holds every payout, newest first.
+    expect((await client.call('GET', '/payouts')).json()).toMatchObject({ nextCursor: null });
+    const csvIds = (await client.call('GET', '/payouts.csv')).body
+      .split('\r\n')
+      .slice(1, -1)
+      .map((l) => l.split(',')[0]);
+    expect(csvIds).toEqual(expected);
+
+    // A cursor it did not hand out (a payment's id in it, or junk) and a limit out of bounds: the envelope, nothing listed.
+    const paymentCursor = Buffer.from(JSON.stringify(['2026-11-03T10:00:00.000001Z', 'SV_notapayout'])).toString('base64url');
+    for (const [query, status, error] of [
+      [`cursor=${paymentCursor}`, 400, 'BadRequest'],
+      ['cursor=nope', 400, 'BadRequest'],
+      ['limit=0', 422, 'ValidationError'],
+      ['limit=101', 422, 'ValidationError'],
+      ['other=1', 422, 'ValidationError'],
+    ] as const) {
+      const res = await client.call('GET', `/payouts?${query}`);
+      expect([res.statusCode, res.json().ok, res.json().error], query).toEqual([status, false, error]);
+    }
+  });
+
+  it('reads settlements between two dates, in the page and its CSV, and refuses a bad date in the envelope', async () => {
+    const { client, merchantId } = await approvedOwner('settlement-dates@example.com');
+    const days = ['2026-10-30T23:59:59Z', '2026-10-31T12:00:00Z', '2026-11-01T00:00:00Z'];
+    const paid: string[] = [];
+    for (const day of days) {
+      const id = await seedPayment(ctx.db.db, merchantId, 'completed');
+      await ctx.db.db
+        .insert(payouts)
+        .values(payoutRow(id, 'merchant', { status: 'confirmed', txHash: `0x${id.slice(-2).repeat(32)}`, confirmedAt: new Date(day) }));
+      paid.push(id);
+    }
+    const listed = async (query: string) =>
+      ((await client.call('GET', `/settlements?${query}`)).json().settlements as { paymentId: string }[]).map((s) => s.paymentId);
+    // `from` inclusive, `to` exclusive; a day is its UTC start.
+    expect(await listed('from=2026-10-31&to=2026-11-01')).toEqual([paid[1]]);
+    expect(await listed('from=2026-10-30T23:59:59Z')).toEqual(paid);
+    expect(await listed('to=2026-10-31T00:00:00%2B00:00')).toEqual([paid[0]]);
+    const csv = await client.call('GET', '/settlements.csv?from=2026-10-31&to=2026-11-01');
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.body).toBe(
+      settlementsCsv(await settledTransactions(ctx.db.db, { merchantId, from: new Date('2026-10-31'), to: new Date('2026-11-01') })),
+    );
+    expect(csv.body).toContain(paid[1]);
+    expect(csv.body).not.toContain(paid[0]);
+
+    for (const path of ['/settlements', '/settlements.csv']) {
+      for (const [query, field] of [
+        ['from=2026-13-01', 'querystring.from'],
+        ['to=yesterday', 'querystring.to'],
+        ['from=2026-11-01&to=2026-10-31', 'querystring.from'],
+        ['from=2026-11-01&to=2026-11-01', 'querystring.from'],
+        ['since=2026-11-01', 'querystring.since'],
+      ] as const) {
+        const res = await client.call('GET', `${path}?${query}`);
+        expect(res.headers['content-type'], `${path}?${query}`).toMatch(/^application\/json/);
+        const body = res.json();
+        expect([res.statusCode, body.ok, body.error], `${path}?${query}`).toEqual([422, false, 'ValidationError']);
+        expect(body.details?.[0]?.path, `${path}?${query}`).toBe(field);
+      }
+    }
+  });
+
   it('cross-tenant: another merchant’s link, wallet, payouts and settlements never show or change', async () => {
     const a = await approvedOwner('money-a@example.com', 'Shop A');
     const b = await approvedOwner('money-b@example.com', 'Shop B');

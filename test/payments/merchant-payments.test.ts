@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chainCredits, checkoutSessions, paymentExceptions } from '../../src/db/schema';
+import { sql } from 'drizzle-orm';
+import { createDb } from '../../src/db/client';
+import { chainCredits, checkoutSessions, paymentExceptions, payouts } from '../../src/db/schema';
 import { newExceptionId } from '../../src/domain/ids';
 import { paymentSearch, type PaymentListFilter } from '../../src/domain/payment-list';
-import { PAYMENT_EXPORT_COLUMNS } from '../../src/payments/merchant-payments';
+import { merchantPayments, PAYMENT_EXPORT_COLUMNS } from '../../src/payments/merchant-payments';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 
 // Issue 29 item 1: a merchant's payment list. Random payments of two merchants and random filters
@@ -242,5 +244,69 @@ describe("a merchant's payment list", () => {
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
     expect(seen).toEqual(['SV_micro0', 'SV_micro1', 'SV_micro2', 'SV_micro3']);
+  });
+
+  it("plans a filtered page for its values, even on a connection that would keep a statement's generic plan", async () => {
+    // The bench's filtered page took 30 ms instead of 4 when Postgres kept the prepared statement's
+    // generic plan (db/queries/merchant-payments.ts). Here the connection forces generic plans:
+    // the unfiltered page gets one, the filtered page is planned for its own values every time.
+    const m = await createApprovedMerchant(ctx.app);
+    const handle = createDb(ctx.config.databaseUrl, { max: 1 });
+    try {
+      await handle.db.execute(sql`set plan_cache_mode = force_generic_plan`);
+      const service = merchantPayments({ db: handle.db });
+      const filter: PaymentListFilter = { statuses: ['completed', 'failed'], currency: 'USD', minAmountMinor: 100n, maxAmountMinor: 9000n };
+      for (let i = 0; i < 3; i++) {
+        await service.list(m.id, {});
+        await service.list(m.id, filter);
+      }
+      const plans = await handle.db.execute<{ statement: string; generic_plans: string; custom_plans: string }>(
+        sql`select statement, generic_plans, custom_plans from pg_prepared_statements where statement like '%from "checkout_sessions"%'`,
+      );
+      const filtered = plans.find((p) => p.statement.includes('"amount_minor" >='));
+      const plain = plans.find((p) => !p.statement.includes('"status" in'));
+      expect(Number(plain?.generic_plans)).toBe(3);
+      expect(Number(filtered?.generic_plans)).toBe(0);
+      expect(Number(filtered?.custom_plans)).toBe(3);
+      // The session's own setting is left as it was (SET LOCAL ends with the list's transaction).
+      const [mode] = await handle.db.execute<{ plan_cache_mode: string }>(sql`show plan_cache_mode`);
+      expect(mode?.plan_cache_mode).toBe('force_generic_plan');
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("finds a payment by its payout's transaction hash", async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    await ctx.db.db.insert(checkoutSessions).values({
+      id: 'SV_listPayoutHash',
+      merchantId: m.id,
+      status: 'completed',
+      amountMinor: 1250n,
+      currency: 'USD',
+      countryCode: 'US',
+      destinationAsset: 'USDC',
+      network: 'polygon',
+      walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
+      commissionBps: 100,
+      provider: 'sandbox',
+      railType: 'fiat_to_crypto',
+      workflowStarted: true,
+      expiresAt: new Date(BASE + 86_400_000),
+    });
+    const hash = '0x' + 'e'.repeat(64);
+    await ctx.db.db.insert(payouts).values({
+      id: 'po_listPayoutHash000000000',
+      paymentId: 'SV_listPayoutHash',
+      kind: 'merchant',
+      network: 'polygon',
+      asset: 'USDC',
+      fromAddress: '0x0000000000000000000000000000000000000002',
+      toAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
+      amount: '1',
+      txHash: hash,
+    });
+    const page = await ctx.app.payments.merchantPayments.list(m.id, { search: paymentSearch(hash.toUpperCase().replace('0X', '0x'))! });
+    expect(page.items.map((r) => r.id)).toEqual(['SV_listPayoutHash']);
   });
 });

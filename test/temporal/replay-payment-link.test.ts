@@ -7,13 +7,14 @@ import { parseCrypto } from '../../src/domain/money';
 import { payFromWallet, sharedChain } from '../support/chain';
 import { replayRuns } from './histories';
 
-// Runs of the paymentLink workflow: paid through one of its sessions, and expired unpaid.
+// Runs of the paymentLink workflow: paid through one of its sessions, expired unpaid, and deactivated
+// by its merchant (the dashboard's use case signals linkDeactivated; the run ends at once).
 // The sandbox runs as the price source of the direct rail, through which the session is paid.
 const ctx = useTestApp({}, { sandbox: true, worker: true });
 const chain = sharedChain();
 
 describe('paymentLink histories', () => {
-  it('replays the current code’s own runs: paid, expired', async () => {
+  it('replays the current code’s own runs: paid, expired, deactivated', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const create = async () => {
       const res = await ctx.app.inject({
@@ -55,7 +56,14 @@ describe('paymentLink histories', () => {
       (s) => s === 'expired',
     );
 
-    await replayRuns(ctx.temporal, 'payment-link', { paid, expired });
+    // Deactivated by the merchant long before its expiry: the signal ends the run now, and its
+    // expiry write finds the link already expired by the deactivation.
+    const deactivated = await create();
+    const link = await ctx.app.payments.merchantLinks.deactivate(m.id, deactivated);
+    expect(link.status).toBe('expired');
+    expect(await ctx.temporal.workflow.getHandle(deactivated).result()).toEqual({ status: 'expired', paidSessionId: null });
+
+    await replayRuns(ctx.temporal, 'payment-link', { paid, expired, deactivated });
     // The session that paid the link told the link's run from workflow code.
     await replayRuns(ctx.temporal, 'checkout-session', { paidLink: sessionId });
   });

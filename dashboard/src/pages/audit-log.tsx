@@ -1,7 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
 import { api, can, type AuditEntry } from '../api';
-import { ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
+import { ErrorText, Page, ScrollTable } from '../ui';
 
 // Who did what in the dashboard, newest first, 100 at a time; the whole log as CSV. Owners only.
 
@@ -49,19 +48,14 @@ function Entries() {
 }
 
 export function AuditLog() {
-  usePageTitle('Audit log');
   return (
-    <SignedIn>
+    <Page title="Audit log">
       {(me) => (
         <>
-          <p>
-            <Link to="/">Back to the overview</Link>
-          </p>
-          <h1>Audit log</h1>
           <p>Every action a person took in this dashboard: who, what, when and from which address. Never a key or a secret.</p>
           {can(me.user.role, 'audit.read') ? <Entries /> : <p>Only owners read the audit log.</p>}
         </>
       )}
-    </SignedIn>
+    </Page>
   );
 }

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useId, useState, type FormEvent } from 'react';
 import { api, can, FIAT_CURRENCIES, type PaymentLink, type Wallet } from '../api';
-import { Confirm, ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
+import { Confirm, ErrorText, Page, ScrollTable } from '../ui';
 
 // Issue 29 item 4: payment links. Owners, admins and developers make and deactivate them; a viewer
 // reads. Each link's sessions are the payment list filtered by the link.
@@ -188,20 +188,15 @@ function LinkList({ canChange }: { canChange: boolean }) {
 }
 
 export function Links() {
-  usePageTitle('Payment links');
   return (
-    <SignedIn>
+    <Page title="Payment links">
       {(me) => (
         <>
-          <p>
-            <Link to="/">Back to the overview</Link>
-          </p>
-          <h1>Payment links</h1>
           <p>A link is a page your customer pays once, until it expires. Share its URL anywhere.</p>
           {can(me.user.role, 'links.manage') ? <CreateLink /> : <p>Your role reads links; owners, admins and developers make them.</p>}
           <LinkList canChange={can(me.user.role, 'links.manage')} />
         </>
       )}
-    </SignedIn>
+    </Page>
   );
 }

@@ -1,11 +1,27 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useId, type FormEvent } from 'react';
 import { api, can, ASSETS, NETWORKS, type Me, type Payout, type Settlement, type Wallet } from '../api';
-import { ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
+import { ErrorText, Page, ScrollTable } from '../ui';
 
 // Issue 29 item 5: where the merchant's money goes and what has gone there. Owners and admins change
 // a settlement wallet, after confirming their password in this session; every owner gets a mail.
+// The settlements' dates and the payouts' page live in the URL, as the payments list's filters do.
+
+export type MoneySearch = Partial<Record<'from' | 'to' | 'payouts' | 'payoutsTrail', string>>;
+
+/** The URL's search params as plain strings, every unknown key dropped. */
+export function moneySearch(raw: Record<string, unknown>): MoneySearch {
+  const out: MoneySearch = {};
+  for (const key of ['from', 'to', 'payouts', 'payoutsTrail'] as const) {
+    const v = raw[key];
+    if (typeof v === 'string' && v !== '') out[key] = v;
+  }
+  return out;
+}
+
+// The first page of payouts has no cursor; the trail marks it so.
+const FIRST = '~';
 
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -115,8 +131,15 @@ function Wallets({ me }: { me: Me }) {
   );
 }
 
-function Payouts() {
-  const payouts = useQuery({ queryKey: ['payouts'], queryFn: () => api<{ payouts: Payout[] }>('GET', '/payouts') });
+function Payouts({ search }: { search: MoneySearch }) {
+  const query = new URLSearchParams(search.payouts ? { cursor: search.payouts } : {}).toString();
+  const payouts = useQuery({
+    queryKey: ['payouts', query],
+    queryFn: () => api<{ payouts: Payout[]; nextCursor: string | null }>('GET', `/payouts${query ? `?${query}` : ''}`),
+  });
+  const trail = search.payoutsTrail ? search.payoutsTrail.split('.') : [];
+  const previous = trail.at(-1);
+  const others = { ...(search.from ? { from: search.from } : {}), ...(search.to ? { to: search.to } : {}) };
   return (
     <section aria-labelledby="payouts">
       <h2 id="payouts">Payouts</h2>
@@ -148,21 +171,105 @@ function Payouts() {
           </tr>
         ))}
       </ScrollTable>
+      <nav aria-label="Payout pages" className="actions">
+        {previous !== undefined && (
+          <Link
+            to="/money"
+            search={{
+              ...others,
+              ...(previous === FIRST ? {} : { payouts: previous }),
+              ...(trail.length > 1 ? { payoutsTrail: trail.slice(0, -1).join('.') } : {}),
+            }}
+          >
+            Previous payouts
+          </Link>
+        )}
+        {payouts.data?.nextCursor && (
+          <Link
+            to="/money"
+            search={{ ...others, payouts: payouts.data.nextCursor, payoutsTrail: [...trail, search.payouts ?? FIRST].join('.') }}
+          >
+            Next payouts
+          </Link>
+        )}
+      </nav>
     </section>
   );
 }
 
-function Settlements() {
-  const settlements = useQuery({ queryKey: ['settlements'], queryFn: () => api<{ settlements: Settlement[] }>('GET', '/settlements') });
+/** The API's query for the settlements: a day typed in `to` counts whole (the API's `to` is exclusive: the next day's start). */
+function settlementQuery(search: MoneySearch): string {
+  const q: Record<string, string> = {};
+  if (search.from) q.from = search.from;
+  if (search.to)
+    q.to = /^\d{4}-\d{2}-\d{2}$/.test(search.to) ? new Date(Date.parse(search.to) + 86_400_000).toISOString().slice(0, 10) : search.to;
+  return new URLSearchParams(q).toString();
+}
+
+function SettlementDates({ search }: { search: MoneySearch }) {
+  const navigate = useNavigate();
+  const ids = { from: useId(), to: useId() };
+  return (
+    // A new key per search: the uncontrolled fields take the URL's values again after Back or Clear.
+    <form
+      aria-label="Settlement dates"
+      key={`${search.from ?? ''}|${search.to ?? ''}`}
+      onSubmit={(e: FormEvent<HTMLFormElement>) => {
+        e.preventDefault();
+        const data = new FormData(e.currentTarget);
+        const next: MoneySearch = search.payouts
+          ? { payouts: search.payouts, ...(search.payoutsTrail ? { payoutsTrail: search.payoutsTrail } : {}) }
+          : {};
+        for (const key of ['from', 'to'] as const) {
+          const v = data.get(key);
+          if (typeof v === 'string' && v !== '') next[key] = v;
+        }
+        void navigate({ to: '/money', search: next });
+      }}
+    >
+      <div className="filters">
+        <div className="field">
+          <label htmlFor={ids.from}>Settled from (UTC)</label>
+          <input id={ids.from} name="from" type="date" defaultValue={search.from ?? ''} />
+        </div>
+        <div className="field">
+          <label htmlFor={ids.to}>Settled until (UTC, inclusive)</label>
+          <input id={ids.to} name="to" type="date" defaultValue={search.to ?? ''} />
+        </div>
+      </div>
+      <div className="actions">
+        <button type="submit">Show these dates</button>
+        <Link
+          to="/money"
+          search={search.payouts ? { payouts: search.payouts, ...(search.payoutsTrail ? { payoutsTrail: search.payoutsTrail } : {}) } : {}}
+        >
+          All dates
+        </Link>
+      </div>
+    </form>
+  );
+}
+
+function Settlements({ search }: { search: MoneySearch }) {
+  const query = settlementQuery(search);
+  const settlements = useQuery({
+    queryKey: ['settlements', query],
+    queryFn: () => api<{ settlements: Settlement[] }>('GET', `/settlements${query ? `?${query}` : ''}`),
+  });
   return (
     <section aria-labelledby="settlements">
       <h2 id="settlements">Settlements</h2>
       <p>
         Payments whose payout was confirmed: gross, commission and net.{' '}
-        <a href="/dashboard/api/settlements.csv">Download settlements as CSV</a>
+        <a href={`/dashboard/api/settlements.csv${query ? `?${query}` : ''}`}>
+          Download {search.from || search.to ? 'these settlements' : 'settlements'} as CSV
+        </a>
       </p>
+      <SettlementDates search={search} />
       <ErrorText error={settlements.error} />
-      {settlements.data?.settlements.length === 0 && <p>Nothing settled yet.</p>}
+      {settlements.data?.settlements.length === 0 && (
+        <p>{search.from || search.to ? 'Nothing settled between these dates.' : 'Nothing settled yet.'}</p>
+      )}
       <ScrollTable label="Settlements, scrollable" head={['Payment', 'Gross', 'Commission', 'Net', 'Settled']}>
         {settlements.data?.settlements.map((s) => (
           <tr key={s.paymentId} data-testid="settlement">
@@ -189,20 +296,17 @@ function Settlements() {
 }
 
 export function Money() {
-  usePageTitle('Money');
+  // The route's validateSearch made these strings (moneySearch); read loosely, as this module is the router's import.
+  const search = moneySearch(useSearch({ strict: false }));
   return (
-    <SignedIn>
+    <Page title="Money">
       {(me) => (
         <>
-          <p>
-            <Link to="/">Back to the overview</Link>
-          </p>
-          <h1>Money</h1>
           <Wallets me={me} />
-          <Payouts />
-          <Settlements />
+          <Payouts search={search} />
+          <Settlements search={search} />
         </>
       )}
-    </SignedIn>
+    </Page>
   );
 }

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useId, type FormEvent } from 'react';
 import { api, ASSETS, FIAT_CURRENCIES, NETWORKS, type PaymentRow } from '../api';
-import { ErrorText, ScrollTable, SignedIn, usePageTitle } from '../ui';
+import { ErrorText, Page, ScrollTable } from '../ui';
 
 // Issue 29 item 1: the merchant's payments. The filters live in the URL (a reload or a shared link
 // shows the same list); pages are walked by the server's cursor, with the cursors of earlier pages
@@ -227,26 +227,19 @@ function List({ search }: { search: PaymentSearch }) {
 }
 
 export function Payments() {
-  usePageTitle('Payments');
   // The route's validateSearch made these strings (paymentSearch); read loosely, as this module is the router's import.
   const search = paymentSearch(useSearch({ strict: false }));
   return (
-    <SignedIn>
-      {() => (
-        <>
+    <Page title="Payments">
+      <>
+        {search.link && (
           <p>
-            <Link to="/">Back to the overview</Link>
+            The sessions customers opened of payment link <code>{search.link}</code>.
           </p>
-          <h1>Payments</h1>
-          {search.link && (
-            <p>
-              The sessions customers opened of payment link <code>{search.link}</code>.
-            </p>
-          )}
-          <Filters search={search} />
-          <List search={search} />
-        </>
-      )}
-    </SignedIn>
+        )}
+        <Filters search={search} />
+        <List search={search} />
+      </>
+    </Page>
   );
 }

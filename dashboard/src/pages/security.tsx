@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate } from '@tanstack/react-router';
+import { useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
-import { api, type Me } from '../api';
-import { Confirm, ErrorText, Field, formValues, SignedIn, usePageTitle } from '../ui';
+import { api } from '../api';
+import { Confirm, ErrorText, Field, formValues, Page } from '../ui';
 
 // The person's own second factor: TOTP enrolment (a QR code of the otpauth:// URI, and the secret to
 // type instead), its confirmation with a first code, the recovery codes shown once, turning it off.
@@ -171,15 +171,10 @@ function SignOutEverywhere() {
 }
 
 export function Security() {
-  usePageTitle('Account security');
   return (
-    <SignedIn>
-      {(me: Me) => (
+    <Page title="Account security">
+      {(me) => (
         <>
-          <p>
-            <Link to="/">Back to the overview</Link>
-          </p>
-          <h1>Account security</h1>
           <section aria-labelledby="two-factor">
             <h2 id="two-factor">Two-factor authentication</h2>
             {me.twoFactor ? <Disable /> : <Enrol />}
@@ -188,6 +183,6 @@ export function Security() {
           <SignOutEverywhere />
         </>
       )}
-    </SignedIn>
+    </Page>
   );
 }

@@ -1,8 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
 import { useId } from 'react';
 import { api, can, ROLES, type Invitation, type Me, type Member, type Role } from '../api';
-import { Confirm, ErrorText, Field, formValues, ScrollTable, SignedIn, usePageTitle } from '../ui';
+import { Confirm, ErrorText, Field, formValues, Page, ScrollTable } from '../ui';
 
 // The team: members and their roles (README "Dashboard roles"). Owners and admins see it; only an
 // owner changes an owner; the server has the last word on every rule.
@@ -168,15 +167,10 @@ function Invitations({ me }: { me: Me }) {
 }
 
 export function Team() {
-  usePageTitle('Team');
   return (
-    <SignedIn>
+    <Page title="Team">
       {(me) => (
         <>
-          <p>
-            <Link to="/">Back to the overview</Link>
-          </p>
-          <h1>Team</h1>
           {can(me.user.role, 'team.manage') ? (
             <>
               <Members me={me} />
@@ -187,6 +181,6 @@ export function Team() {
           )}
         </>
       )}
-    </SignedIn>
+    </Page>
   );
 }

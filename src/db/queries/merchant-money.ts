@@ -1,4 +1,5 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
+import type { PaymentListPosition } from '../../domain/payment-list';
 import type { DatabaseOrTransaction } from '../client';
 import { checkoutSessions, payouts } from '../schema';
 
@@ -17,10 +18,21 @@ export interface MerchantPayoutRow {
   failureReason: string | null;
   createdAt: Date;
   confirmedAt: Date | null;
+  /** created_at to the microsecond, for the next page's cursor (as the payment list's). */
+  position: string;
 }
 
-/** The merchant's own payouts (their net of each payment, to their wallet), newest first. */
-export async function listMerchantPayouts(db: DatabaseOrTransaction, merchantId: string, limit: number): Promise<MerchantPayoutRow[]> {
+/**
+ * The merchant's own payouts (their net of each payment, to their wallet), newest first, up to
+ * `limit` after `after` (none: from the newest): keyset pages on (created_at, id), as the payment list.
+ */
+export async function listMerchantPayouts(
+  db: DatabaseOrTransaction,
+  merchantId: string,
+  page: { after?: PaymentListPosition | undefined; limit: number },
+): Promise<MerchantPayoutRow[]> {
+  const where = [eq(checkoutSessions.merchantId, merchantId), eq(payouts.kind, 'merchant')];
+  if (page.after) where.push(sql`(${payouts.createdAt}, ${payouts.id}) < (${page.after.at}::timestamptz, ${page.after.id})`);
   const rows = await db
     .select({
       id: payouts.id,
@@ -34,12 +46,13 @@ export async function listMerchantPayouts(db: DatabaseOrTransaction, merchantId:
       failureReason: payouts.failureReason,
       createdAt: payouts.createdAt,
       confirmedAt: payouts.confirmedAt,
+      position: sql<string>`to_char(${payouts.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
     })
     .from(payouts)
     .innerJoin(checkoutSessions, eq(checkoutSessions.id, payouts.paymentId))
-    .where(and(eq(checkoutSessions.merchantId, merchantId), eq(payouts.kind, 'merchant')))
+    .where(and(...where))
     .orderBy(desc(payouts.createdAt), desc(payouts.id))
-    .limit(limit);
+    .limit(page.limit);
   return rows.map(({ amount, ...r }) => ({ ...r, amountMicro: BigInt(amount) }));
 }
 

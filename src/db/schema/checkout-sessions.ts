@@ -84,9 +84,11 @@ export const checkoutSessions = pgTable(
   },
   (t) => [
     // The merchant's payment list (issue 29): newest first, paged by (created_at, id); by status; the
-    // search box's order ids and email (db/queries/merchant-payments.ts).
+    // search box's order ids and email (db/queries/merchant-payments.ts). The status and email indexes
+    // end in (created_at, id), the list's order: a page of one status or one email is read from them
+    // in order and stops when full, whatever the planner guessed of how many rows match.
     index('checkout_sessions_merchant_idx').on(t.merchantId, t.createdAt, t.id),
-    index('checkout_sessions_merchant_status_idx').on(t.merchantId, t.status, t.createdAt),
+    index('checkout_sessions_merchant_status_idx').on(t.merchantId, t.status, t.createdAt, t.id),
     index('checkout_sessions_merchant_order_idx')
       .on(t.merchantId, t.orderId)
       .where(sql`${t.orderId} is not null`),
@@ -94,7 +96,7 @@ export const checkoutSessions = pgTable(
       .on(t.merchantId, t.merchantOrderId)
       .where(sql`${t.merchantOrderId} is not null`),
     index('checkout_sessions_merchant_email_idx')
-      .on(t.merchantId, sql`lower(${t.customerEmail})`)
+      .on(t.merchantId, sql`lower(${t.customerEmail})`, t.createdAt, t.id)
       .where(sql`${t.customerEmail} is not null`),
     // A payment link's sessions (the dashboard's link page and its counts, issue 29 item 4).
     index('checkout_sessions_payment_link_idx')
