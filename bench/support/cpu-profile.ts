@@ -8,59 +8,67 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** Where a sample's time is put: the first matching rule, by the script its function came from. */
+/**
+ * Where a sample's time is put: the part of the first function on its stack, from the leaf up, whose
+ * script matches one of these. Node's own modules and builtins (a socket write, JSON.parse, a timer)
+ * count for the package or code that called them: postgres.js's socket writes are postgres.js's.
+ */
 const PARTS: [string, RegExp][] = [
-  ['Temporal client (workflow.start: request building, protobuf, gRPC)', /node_modules\/(@temporalio|@grpc|protobufjs|long|@protobufjs|proto3-json-serializer|ms)\//],
-  ['drizzle-orm', /node_modules\/drizzle-orm\//],
+  ['Temporal client (workflow.start: its options, payloads, protobuf, gRPC over HTTP/2)', /node_modules\/(@temporalio|@grpc|protobufjs|@protobufjs|long|proto3-json-serializer|ms|nexus-rpc)\//],
+  ['drizzle-orm (query building, result mapping)', /node_modules\/drizzle-orm\//],
   ['postgres.js (protocol, parsing, socket writes)', /node_modules\/postgres\//],
   ['zod (request validation, response check)', /node_modules\/zod\//],
-  ['Fastify (routing, hooks, reply)', /node_modules\/(fastify|@fastify|find-my-way|avvio|fast-json-stringify|fast-querystring|fastify-plugin|fastify-type-provider-zod|light-my-request|secure-json-parse|fast-content-type-parse|process-warning|toad-cache|rfdc|fast-uri|abstract-logging)\//],
+  [
+    'Fastify (routing, hooks, body parsing, reply)',
+    /node_modules\/(fastify|@fastify|find-my-way|avvio|fast-json-stringify|fast-querystring|fastify-plugin|fastify-type-provider-zod|light-my-request|secure-json-parse|fast-content-type-parse|process-warning|toad-cache|rfdc|fast-uri|abstract-logging)\//,
+  ],
   ['pino (logging)', /node_modules\/(pino|pino-std-serializers|sonic-boom|fast-redact|thread-stream|@pinojs)\//],
   ['prom-client (request latency histogram)', /node_modules\/(prom-client|tdigest|bintrees)\//],
-  ['our code (auth, validation, the use case, views)', /^file:\/\/(?!.*node_modules).*(\/src\/|\/server\.ts$)/],
-  ['Node core (HTTP, sockets, streams, timers, microtasks)', /^node:|^internal\//],
   ['other packages', /node_modules\//],
+  ['our code (auth, validation, the use case, views, the Postgres deadline)', /^file:\/\/.*(\/src\/|\/server\.ts$)/],
 ];
+const NODE = 'Node core, called by none of the above (HTTP parsing, the event loop, microtasks)';
 const GC = 'garbage collection';
 const UNATTRIBUTED = 'V8, unattributed (program)';
 
 export interface CpuShare {
   where: string;
-  /** Share of the profiled CPU (idle excluded). */
+  /** Share of the profiled time (idle excluded). */
   share: number;
-  /** Milliseconds of profiled CPU. */
+  /** Milliseconds of profiled time. */
   ms: number;
 }
 
 /**
- * Self time of a V8 CPU profile by part of the stack (PARTS), idle excluded, over the samples taken
- * within [fromUs, toUs] (V8's monotonic clock, the same as process.hrtime on Linux) when given. A
- * function without a script (a builtin such as JSON.parse, a native call) is put where its nearest
- * caller with a script is: JSON.parse called by postgres.js is postgres.js's.
+ * Time of a V8 CPU profile by part of the stack (PARTS), idle excluded, over the samples taken
+ * within [fromUs, toUs] (V8's monotonic clock, the same as process.hrtime on Linux) when given.
+ * A profile's time is wall time between samples while the thread was not idle: on a loaded machine
+ * it includes time the process waited for a core (a socket write that woke Postgres, say), so read
+ * it as shares.
  */
 export function cpuProfileShares(file: string, window?: { fromUs: number; toUs: number }): { shares: CpuShare[]; totalMs: number; samples: number } {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const parent = new Map<number, number>();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const partOf = new Map<number, string | null>();
-  const classify = (id: number): string | null => {
-    const known = partOf.get(id);
+  // The part of the nearest frame from `id` up that has one; null when none does.
+  const owner = new Map<number, string | null>();
+  const ownerOf = (id: number): string | null => {
+    const known = owner.get(id);
     if (known !== undefined) return known;
-    const node = byId.get(id)!;
-    const { functionName, url } = node.callFrame;
-    let part: string | null;
-    if (functionName === '(idle)') part = null;
-    else if (functionName === '(garbage collector)') part = GC;
-    else if (functionName === '(program)' || functionName === '(root)') part = UNATTRIBUTED;
-    else if (url) part = PARTS.find(([, re]) => re.test(url))?.[0] ?? 'other';
-    else {
-      const up = parent.get(id);
-      part = up === undefined ? UNATTRIBUTED : classify(up);
-      if (part === null) part = UNATTRIBUTED;
-    }
-    partOf.set(id, part);
+    const { url } = byId.get(id)!.callFrame;
+    const own = url ? (PARTS.find(([, re]) => re.test(url))?.[0] ?? null) : null;
+    const up = parent.get(id);
+    const part = own ?? (up === undefined ? null : ownerOf(up));
+    owner.set(id, part);
     return part;
+  };
+  const partOf = (id: number): string | null => {
+    const { functionName, url } = byId.get(id)!.callFrame;
+    if (functionName === '(idle)') return null;
+    if (functionName === '(garbage collector)') return GC;
+    if (functionName === '(program)' || functionName === '(root)') return UNATTRIBUTED;
+    return ownerOf(id) ?? (url.startsWith('node:') || parent.has(id) ? NODE : UNATTRIBUTED);
   };
   const us = new Map<string, number>();
   let t = profile.startTime;
@@ -70,7 +78,7 @@ export function cpuProfileShares(file: string, window?: { fromUs: number; toUs: 
     const delta = profile.timeDeltas[i] ?? 0;
     t += delta;
     if (window && (t < window.fromUs || t > window.toUs)) continue;
-    const part = classify(profile.samples[i]!);
+    const part = partOf(profile.samples[i]!);
     if (part === null) continue;
     // A sample stands for the time since the previous one.
     us.set(part, (us.get(part) ?? 0) + delta);
