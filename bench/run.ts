@@ -93,7 +93,8 @@ async function main() {
               return {
                 open: () => side.open(),
                 stop: async () => {
-                  await server.stop();
+                  // Writing the profile as it exits may take seconds on a loaded machine: not cut short.
+                  await server.stop(60_000);
                   // The node process tsx started writes one profile as it exits.
                   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
                   if (files.length === 0) return null;

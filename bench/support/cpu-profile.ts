@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { median } from './stats';
 
 /** The parts of a V8 `.cpuprofile` (node --cpu-prof) read here. */
 interface CpuProfile {
@@ -71,6 +72,7 @@ export function cpuProfileShares(file: string, window?: { fromUs: number; toUs: 
     return ownerOf(id) ?? (url.startsWith('node:') || parent.has(id) ? NODE : UNATTRIBUTED);
   };
   const us = new Map<string, number>();
+  const interval = median(profile.timeDeltas);
   let t = profile.startTime;
   let total = 0;
   let samples = 0;
@@ -80,9 +82,12 @@ export function cpuProfileShares(file: string, window?: { fromUs: number; toUs: 
     if (window && (t < window.fromUs || t > window.toUs)) continue;
     const part = partOf(profile.samples[i]!);
     if (part === null) continue;
-    // A sample stands for the time since the previous one.
-    us.set(part, (us.get(part) ?? 0) + delta);
-    total += delta;
+    // A sample stands for the sampling interval, not the time since the previous one: on a loaded
+    // machine the thread may have waited for a core in between (woken Postgres took it at a socket
+    // write, say), and that wait would be put on whatever ran when it got the core back.
+    const weight = Math.min(delta, interval);
+    us.set(part, (us.get(part) ?? 0) + weight);
+    total += weight;
     samples++;
   }
   const shares = [...us.entries()]
@@ -96,6 +101,7 @@ export function topFunctions(file: string, limit = 40, window?: { fromUs: number
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const us = new Map<string, number>();
+  const interval = median(profile.timeDeltas);
   let t = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     const delta = profile.timeDeltas[i] ?? 0;
@@ -105,7 +111,7 @@ export function topFunctions(file: string, limit = 40, window?: { fromUs: number
     if (functionName === '(idle)') continue;
     const where = url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(src|bench)\//, '$1/');
     const key = `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
-    us.set(key, (us.get(key) ?? 0) + delta);
+    us.set(key, (us.get(key) ?? 0) + Math.min(delta, interval));
   }
   return [...us.entries()]
     .map(([fn, v]) => ({ fn, ms: v / 1000 }))
