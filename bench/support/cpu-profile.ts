@@ -15,7 +15,10 @@ interface CpuProfile {
  * count for the package or code that called them: postgres.js's socket writes are postgres.js's.
  */
 const PARTS: [string, RegExp][] = [
-  ['Temporal client (workflow.start: its options, payloads, protobuf, gRPC over HTTP/2)', /node_modules\/(@temporalio|@grpc|protobufjs|@protobufjs|long|proto3-json-serializer|ms|nexus-rpc)\//],
+  [
+    'Temporal client (workflow.start: its options, payloads, protobuf, gRPC over HTTP/2)',
+    /node_modules\/(@temporalio|@grpc|protobufjs|@protobufjs|long|proto3-json-serializer|ms|nexus-rpc)\//,
+  ],
   ['drizzle-orm (query building, result mapping)', /node_modules\/drizzle-orm\//],
   ['postgres.js (protocol, parsing, socket writes)', /node_modules\/postgres\//],
   ['zod (request validation, response check)', /node_modules\/zod\//],
@@ -47,7 +50,10 @@ export interface CpuShare {
  * it includes time the process waited for a core (a socket write that woke Postgres, say), so read
  * it as shares.
  */
-export function cpuProfileShares(file: string, window?: { fromUs: number; toUs: number }): { shares: CpuShare[]; totalMs: number; samples: number } {
+export function cpuProfileShares(
+  file: string,
+  window?: { fromUs: number; toUs: number },
+): { shares: CpuShare[]; totalMs: number; samples: number } {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const parent = new Map<number, number>();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));

@@ -61,7 +61,9 @@ export function renderTable(figures: readonly Figure[]): string {
       ? [
           '',
           `Where ${f.title} goes (${f.breakdown.method}):`,
-          ...f.breakdown.parts.map((p) => `  ${`${(p.share * 100).toFixed(1)} %`.padStart(7)}  ${fmt(p.value).padStart(6)} ${f.unit}  ${p.where}`),
+          ...f.breakdown.parts.map(
+            (p) => `  ${`${(p.share * 100).toFixed(1)} %`.padStart(7)}  ${fmt(p.value).padStart(6)} ${f.unit}  ${p.where}`,
+          ),
         ]
       : [],
   );
