@@ -97,8 +97,8 @@ export async function creationFigures(input: {
 /**
  * Where the API's CPU per created session goes: a server like the measured one, under V8's CPU
  * profiler (which slows it: the profile gives shares, the measured median gives milliseconds), one
- * warm-up round, then the self time of one round of `creations` by part of the stack
- * (support/cpu-profile.ts), the samples taken within that round only.
+ * warm-up round, then the samples of one round of `creations`, each put on the nearest package (or
+ * our code) on its stack (support/cpu-profile.ts), the samples taken within that round only.
  */
 async function profiledBreakdown(
   start: NonNullable<Parameters<typeof creationFigures>[0]['profiled']>,
@@ -124,7 +124,7 @@ async function profiledBreakdown(
   if (process.env.BENCH_KEEP_PROFILE) writeFileSync(`${process.env.BENCH_KEEP_PROFILE}.window.json`, JSON.stringify(window));
   const { shares, totalMs } = cpuProfileShares(file, window);
   return {
-    method: `V8 CPU profile of another server.ts under the same load after the measured rounds, self time by part of the stack over one round of ${creations} (${(totalMs / creations).toFixed(2)} ms per session under the profiler), each part's share of the measured median`,
+    method: `V8 CPU profile of another server.ts under the same load after the measured rounds: its samples over one round of ${creations}, each put on the nearest package or our code on its stack (${(totalMs / creations).toFixed(2)} ms per session under the profiler), each part's share of the measured median`,
     parts: shares.map((s) => ({ where: s.where, share: s.share, value: s.share * measuredMs })),
   };
 }
