@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -85,6 +85,26 @@ async function main() {
             merchantId: merchant.id,
             idleQueue: QUEUES.idleMinimal,
             webhookUrl: receiver.url,
+            profiled: async () => {
+              const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-creation-prof-'));
+              stops.push(async () => rmSync(dir, { recursive: true, force: true }));
+              const server = await startOurServer(stack, { taskQueue: QUEUES.idle, logLevel: options.logLevel, cpuProfileDir: dir });
+              stops.push(() => server.stop());
+              const side = oursSide({ apiUrl: server.baseUrl, sandboxUrl: '', apiKey: merchant.apiKey });
+              return {
+                open: () => side.open(),
+                stop: async () => {
+                  // Writing the profile as it exits may take seconds on a loaded machine: not cut short.
+                  await server.stop(60_000);
+                  // The node process tsx started writes one profile as it exits.
+                  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+                  if (files.length === 0) return null;
+                  // BENCH_KEEP_PROFILE=<file>: the profile kept for reading by hand (bench/support/cpu-profile.ts's topFunctions).
+                  if (process.env.BENCH_KEEP_PROFILE) copyFileSync(path.join(dir, files[0]!), process.env.BENCH_KEEP_PROFILE);
+                  return path.join(dir, files[0]!);
+                },
+              };
+            },
           })),
         );
         log(

@@ -1,8 +1,10 @@
+import { writeFileSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type postgres from 'postgres';
 import { newPaymentId } from '../../src/domain/ids';
 import { MINIMAL_PAYMENT_WORKFLOW } from '../minimal/messages';
 import type { BenchOptions } from '../options';
+import { cpuProfileShares } from '../support/cpu-profile';
 import { figureFrom, type Figure } from '../support/figures';
 import { groupCpuMs } from '../support/processes';
 import { pool, type PaymentSide } from '../support/sides';
@@ -28,6 +30,11 @@ export async function creationFigures(input: {
   merchantId: string;
   idleQueue: string;
   webhookUrl: string;
+  /**
+   * Another API server like the measured one, run with V8's CPU profiler after the measured rounds:
+   * `open` creates a session through it, `stop` ends it and answers its profile's file (or null).
+   */
+  profiled?: () => Promise<{ open: () => Promise<unknown>; stop: () => Promise<string | null> }>;
 }): Promise<Figure[]> {
   const { options, sql, temporal } = input;
   const raw = async () => {
@@ -64,16 +71,18 @@ export async function creationFigures(input: {
   await ours();
   await baseline();
   const rounds = await interleaved(options.rounds, ours, baseline);
+  const cpu = figureFrom(rounds, 'cpuMs', {
+    id: 'session_creation_cpu_ms',
+    title: 'API CPU per created session',
+    unit: 'ms',
+    better: 'lower',
+    includes: '',
+    baselineIs: "the raw loop's CPU in the bench process (its insert and workflow.start), per session.",
+  });
+  if (input.profiled) cpu.breakdown = await profiledBreakdown(input.profiled, options.creations, input.refillPool, cpu.ours);
   const includes = `${options.creations} sessions a round, ${CONCURRENCY} at once: POST /api/v1/checkout/sessions on server.ts (its own process), 201 once the workflow started; chain-verified (a deposit address each, from the pool the worker refills, topped up here between rounds).`;
   return [
-    figureFrom(rounds, 'cpuMs', {
-      id: 'session_creation_cpu_ms',
-      title: 'API CPU per created session',
-      unit: 'ms',
-      better: 'lower',
-      includes: `${includes} CPU (user + system) of the API server's process group over the round, per session.`,
-      baselineIs: "the raw loop's CPU in the bench process (its insert and workflow.start), per session.",
-    }),
+    { ...cpu, includes: `${includes} CPU (user + system) of the API server's process group over the round, per session.` },
     figureFrom(rounds, 'perSecond', {
       id: 'session_creation_per_second',
       title: 'session creation/s',
@@ -83,4 +92,39 @@ export async function creationFigures(input: {
       baselineIs: 'a raw loop in the bench process: one postgres.js insert of the same row, then workflow.start, same concurrency.',
     }),
   ];
+}
+
+/**
+ * Where the API's CPU per created session goes: a server like the measured one, under V8's CPU
+ * profiler (which slows it: the profile gives shares, the measured median gives milliseconds), one
+ * warm-up round, then the samples of one round of `creations`, each put on the nearest package (or
+ * our code) on its stack (support/cpu-profile.ts), the samples taken within that round only.
+ */
+async function profiledBreakdown(
+  start: NonNullable<Parameters<typeof creationFigures>[0]['profiled']>,
+  creations: number,
+  refillPool: () => Promise<unknown>,
+  measuredMs: number,
+): Promise<Figure['breakdown']> {
+  await refillPool();
+  const server = await start();
+  const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+  const window = { fromUs: 0, toUs: 0 };
+  let file: string | null = null;
+  try {
+    await pool(creations, CONCURRENCY, async () => void (await server.open()));
+    await refillPool();
+    window.fromUs = nowUs();
+    await pool(creations, CONCURRENCY, async () => void (await server.open()));
+    window.toUs = nowUs();
+  } finally {
+    file = await server.stop();
+  }
+  if (!file) return undefined;
+  if (process.env.BENCH_KEEP_PROFILE) writeFileSync(`${process.env.BENCH_KEEP_PROFILE}.window.json`, JSON.stringify(window));
+  const { shares, totalMs } = cpuProfileShares(file, window);
+  return {
+    method: `V8 CPU profile of another server.ts under the same load after the measured rounds: its samples over one round of ${creations}, each put on the nearest package or our code on its stack (${(totalMs / creations).toFixed(2)} ms per session under the profiler), each part's share of the measured median`,
+    parts: shares.map((s) => ({ where: s.where, share: s.share, value: s.share * measuredMs })),
+  };
 }

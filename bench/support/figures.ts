@@ -16,6 +16,16 @@ export interface Figure {
   includes: string;
   /** What the baseline is. */
   baselineIs: string;
+  /** Where ours' figure goes, part by part (a CPU figure read from a profile), and how that was measured. */
+  breakdown?: { parts: BreakdownPart[]; method: string };
+}
+
+export interface BreakdownPart {
+  where: string;
+  /** Share of the whole (0..1). */
+  share: number;
+  /** The share of ours' figure, in its unit. */
+  value: number;
 }
 
 export function figureFrom(rounds: Rounds, key: string, meta: Omit<Figure, 'ours' | 'baseline' | 'ratio' | 'rounds'>): Figure {
@@ -46,5 +56,16 @@ export function renderTable(figures: readonly Figure[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const notes = figures.map((f) => `- ${f.title}: ${f.includes} Baseline: ${f.baselineIs}`);
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), '', ...notes].join('\n');
+  const breakdowns = figures.flatMap((f) =>
+    f.breakdown
+      ? [
+          '',
+          `Where ${f.title} goes (${f.breakdown.method}):`,
+          ...f.breakdown.parts.map(
+            (p) => `  ${`${(p.share * 100).toFixed(1)} %`.padStart(7)}  ${fmt(p.value).padStart(6)} ${f.unit}  ${p.where}`,
+          ),
+        ]
+      : [],
+  );
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), '', ...notes, ...breakdowns].join('\n');
 }

@@ -9,7 +9,8 @@ export interface Child {
   name: string;
   child: ChildProcess;
   output: () => string;
-  stop: () => Promise<void>;
+  /** SIGTERM to its process group, SIGKILL after `graceMs` (default 5 s) if it has not exited. */
+  stop: (graceMs?: number) => Promise<void>;
 }
 
 export { freePort } from '../../tools/dev/free-port';
@@ -60,10 +61,10 @@ export async function startEntry(
     name,
     child,
     output: () => output,
-    stop: () =>
+    stop: (graceMs = 5000) =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 5000);
+        const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), graceMs);
         child.once('exit', () => {
           clearTimeout(timer);
           resolve();

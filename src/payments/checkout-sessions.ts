@@ -1,13 +1,13 @@
 import {
   deleteUnstartedSession,
-  insertCheckoutSession,
+  insertNewCheckoutSession,
   markWorkflowStarted,
   type CheckoutSessionRow,
-  type NewCheckoutSessionValues,
+  type NewSessionValues,
 } from '../db/queries/checkout-sessions';
 import type { Database } from '../db/client';
-import { isPoolEmpty, takePooledDepositAddress } from '../db/queries/deposit-addresses';
-import { listWallets, walletAddressNow } from '../db/queries/merchants';
+import { isPoolEmpty } from '../db/queries/deposit-addresses';
+import { listWallets } from '../db/queries/merchants';
 import { DEFAULT_ASSET, DEFAULT_NETWORK, isSupportedPair } from '../domain/assets';
 import { isFiatCurrency } from '../domain/currencies';
 import { AppError, type ErrorDetail } from '../domain/errors';
@@ -74,7 +74,7 @@ export async function settlementWallet(
 
 // Issue 32: a merchant's settlement wallets, kept per process once found. A wallet is set or replaced,
 // never removed, so a kept one can only be out of date in its address, which a checkout session never
-// takes from here: its insert reads the address itself (walletAddressNow). A miss is never kept.
+// takes from here: its insert reads the address itself (insertNewCheckoutSession). A miss is never kept.
 const knownWallets = new WeakMap<Database, Map<string, string>>();
 const KNOWN_WALLETS_MAX = 10_000;
 
@@ -144,15 +144,13 @@ export async function openCheckoutSession(
       { key: ProviderKey, value: provider.name },
       ...(orderRef ? [{ key: OrderIdKey, value: orderRef }] : []),
     ],
-    // One statement (issue 32): the row, its settlement wallet's address as stored now, and for a
-    // chain-verified session a pooled deposit address with its own row (take_deposit_address). With the
-    // pool empty, the address is derived here first and the insert runs again with it.
+    // One statement (issue 32), prepared: the row, its settlement wallet's address as stored now, and
+    // for a chain-verified session a pooled deposit address with its own row (take_deposit_address).
+    // With the pool empty, the address is derived here first and the insert runs again with it.
     insert: async () => {
-      const values = (depositAddress: NewCheckoutSessionValues['depositAddress']): NewCheckoutSessionValues => ({
+      const values: NewSessionValues = {
         id,
         verification,
-        // Allocated with the row, so a visible chain-verified session always has one.
-        depositAddress,
         merchantId: merchant.id,
         source,
         amountMinor: fiat.minor,
@@ -160,7 +158,6 @@ export async function openCheckoutSession(
         countryCode,
         destinationAsset: wallet.asset,
         network: wallet.network,
-        walletAddress: walletAddressNow(merchant.id, wallet.asset, wallet.network),
         commissionBps: merchant.commissionBps,
         provider: provider.name,
         railType: RAIL_FIAT_TO_CRYPTO,
@@ -176,12 +173,14 @@ export async function openCheckoutSession(
         orderKey: request.orderKey ?? null,
         paymentLinkId: request.paymentLinkId ?? null,
         expiresAt,
-      });
+      };
+      // Allocated with the row, so a visible chain-verified session always has one.
+      if (verification !== 'chain') return insertNewCheckoutSession(db, values, { address: null });
       try {
-        return await insertCheckoutSession(db, values(verification === 'chain' ? takePooledDepositAddress(wallet.network, id) : null));
+        return await insertNewCheckoutSession(db, values, { pooled: true });
       } catch (err) {
         if (!isPoolEmpty(err)) throw err;
-        return insertCheckoutSession(db, values(await depositAddressFor(ctx, id, wallet.network)));
+        return insertNewCheckoutSession(db, values, { address: await depositAddressFor(ctx, id, wallet.network) });
       }
     },
     markStarted: () => markWorkflowStarted(db, id),

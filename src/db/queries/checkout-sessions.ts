@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { DatabaseOrTransaction } from '../client';
-import { checkoutSessions } from '../schema';
+import { checkoutSessions, merchantWallets } from '../schema';
 import { preparedFor } from './prepared';
 import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-status';
 
@@ -12,6 +12,75 @@ export type NewCheckoutSessionValues = PgInsertValue<typeof checkoutSessions>;
 
 export async function insertCheckoutSession(db: DatabaseOrTransaction, row: NewCheckoutSessionValues): Promise<CheckoutSessionRow> {
   const [inserted] = await db.insert(checkoutSessions).values(row).returning();
+  return inserted!;
+}
+
+/** A new session's own values: what openCheckoutSession decides (the wallet's address and the deposit address are the statement's). */
+export type NewSessionValues = Omit<
+  NewCheckoutSession,
+  'walletAddress' | 'depositAddress' | 'status' | 'mode' | 'workflowStarted' | 'createdAt' | 'updatedAt'
+> &
+  Required<Pick<NewCheckoutSession, 'verification' | 'source' | 'metadata'>>;
+
+const NEW_SESSION_FIELDS = [
+  'id',
+  'merchantId',
+  'source',
+  'amountMinor',
+  'currency',
+  'countryCode',
+  'destinationAsset',
+  'network',
+  'verification',
+  'commissionBps',
+  'provider',
+  'railType',
+  'customerEmail',
+  'orderId',
+  'merchantOrderId',
+  'successUrl',
+  'cancelUrl',
+  'locale',
+  'webhookUrl',
+  'metadata',
+  'siteId',
+  'orderKey',
+  'paymentLinkId',
+  'expiresAt',
+] as const satisfies readonly (keyof NewSessionValues)[];
+
+/**
+ * A checkout session's insert, the one statement of a creation (issue 32): the row, its settlement
+ * wallet's address as stored now (never one kept from an earlier read), and its deposit address, either taken from the
+ * pool with its deposit_addresses row written by the same statement (`pooled`: take_deposit_address,
+ * failing with isPoolEmpty when the pool is empty) or the one given (null for a provider-verified
+ * session). Built once per database handle and sent as a prepared statement: no SQL building per
+ * creation. The wallet's NULL when none is set is refused by the column.
+ */
+export async function insertNewCheckoutSession(
+  db: DatabaseOrTransaction,
+  values: NewSessionValues,
+  deposit: { pooled: true } | { address: string | null },
+): Promise<CheckoutSessionRow> {
+  const pooled = 'pooled' in deposit;
+  const name = pooled ? 'insert_checkout_session_pooled' : 'insert_checkout_session';
+  const query = preparedFor(db, name, () => {
+    const row: Record<string, unknown> = {
+      walletAddress: sql`(select ${merchantWallets.address} from ${merchantWallets} where ${merchantWallets.merchantId} = ${sql.placeholder('merchantId')} and ${merchantWallets.asset} = ${sql.placeholder('destinationAsset')} and ${merchantWallets.network} = ${sql.placeholder('network')})`,
+      depositAddress: pooled
+        ? sql`take_deposit_address(${sql.placeholder('network')}, ${sql.placeholder('id')})`
+        : sql.placeholder('depositAddress'),
+    };
+    for (const field of NEW_SESSION_FIELDS) row[field] = sql.placeholder(field);
+    return db
+      .insert(checkoutSessions)
+      .values(row as NewCheckoutSessionValues)
+      .returning()
+      .prepare(name);
+  });
+  const params: Record<string, unknown> = { depositAddress: pooled ? null : deposit.address };
+  for (const field of NEW_SESSION_FIELDS) params[field] = values[field] ?? null;
+  const [inserted] = await query.execute(params);
   return inserted!;
 }
 

@@ -1,4 +1,4 @@
-import { desc, eq, sql, type SQL } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { merchants, merchantWallets, type MerchantStatus } from '../schema';
 import { preparedFor } from './prepared';
@@ -60,14 +60,6 @@ export async function setSecurityCodeHash(db: DatabaseOrTransaction, id: string,
 export async function listWallets(db: DatabaseOrTransaction, merchantId: string): Promise<WalletRow[]> {
   return db.select().from(merchantWallets).where(eq(merchantWallets.merchantId, merchantId));
 }
-
-/**
- * The merchant's settlement address for the pair, as an expression read by the statement that uses it
- * (a checkout session's insert): never an address kept from an earlier read. NULL when none is set, which
- * the column refuses.
- */
-export const walletAddressNow = (merchantId: string, asset: string, network: string): SQL =>
-  sql`(select ${merchantWallets.address} from ${merchantWallets} where ${merchantWallets.merchantId} = ${merchantId} and ${merchantWallets.asset} = ${asset} and ${merchantWallets.network} = ${network})`;
 
 export async function upsertWallet(
   db: DatabaseOrTransaction,
