@@ -91,7 +91,10 @@ export function writeServerConfig(options: {
       visibilityStore: 'visibility',
       // Fixed for the life of the database: more shards, more parallelism in history.
       numHistoryShards: options.numHistoryShards ?? 4,
-      datastores: { default: datastore(databases.main, connections.main), visibility: datastore(databases.visibility, connections.visibility) },
+      datastores: {
+        default: datastore(databases.main, connections.main),
+        visibility: datastore(databases.visibility, connections.visibility),
+      },
     },
     global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
     services: {
