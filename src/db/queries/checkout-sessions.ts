@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { DatabaseOrTransaction } from '../client';
-import { checkoutSessions } from '../schema';
+import { checkoutSessions, merchants, transactions } from '../schema';
 import { preparedFor } from './prepared';
 import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-status';
 
@@ -59,6 +59,42 @@ export async function findSession(db: DatabaseOrTransaction, id: string): Promis
 
 export async function lockSession(db: DatabaseOrTransaction, id: string): Promise<CheckoutSessionRow | undefined> {
   const [row] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, id)).for('update');
+  return row;
+}
+
+/** A session with whether its merchant takes money (status approved, issue 26 item 4). */
+export type SessionWithMerchant = CheckoutSessionRow & { merchantTakesMoney: boolean };
+
+/**
+ * The session and its merchant's standing in one round trip (issue 32); with `lock`, the session's
+ * row is locked (FOR UPDATE OF the session only: the merchant's row is read, never locked).
+ */
+export async function findSessionWithMerchant(
+  db: DatabaseOrTransaction,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<SessionWithMerchant | undefined> {
+  const query = db
+    .select({ session: checkoutSessions, merchantStatus: merchants.status })
+    .from(checkoutSessions)
+    .leftJoin(merchants, eq(merchants.id, checkoutSessions.merchantId))
+    .where(eq(checkoutSessions.id, id));
+  const [row] = options.lock ? await query.for('update', { of: checkoutSessions }) : await query;
+  return row && { ...row.session, merchantTakesMoney: row.merchantStatus === 'approved' };
+}
+
+export type TransactionRowOfSession = typeof transactions.$inferSelect;
+
+/** A session and its transaction row (none before a completion or failure), in one round trip: what an event's body is made of. */
+export async function findSessionWithTransaction(
+  db: DatabaseOrTransaction,
+  id: string,
+): Promise<{ session: CheckoutSessionRow; transaction: TransactionRowOfSession | null } | undefined> {
+  const [row] = await db
+    .select({ session: checkoutSessions, transaction: transactions })
+    .from(checkoutSessions)
+    .leftJoin(transactions, eq(transactions.paymentId, checkoutSessions.id))
+    .where(eq(checkoutSessions.id, id));
   return row;
 }
 

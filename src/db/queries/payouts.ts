@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { chainCredits, payoutNonces, payouts } from '../schema';
 
@@ -138,25 +138,32 @@ export async function allocateNonce(
   tx: DatabaseOrTransaction,
   input: { network: string; sender: string; chainNext: number },
 ): Promise<number> {
-  await tx.insert(payoutNonces).values({ network: input.network, sender: input.sender, nextNonce: input.chainNext }).onConflictDoNothing();
+  // Issue 32: two statements where there were three or four. The upsert takes the allocator row's
+  // lock (made at the chain's count on a sender's first payout) and returns the counter as the last
+  // holder left it.
   const [locked] = await tx
-    .select({ next: payoutNonces.nextNonce })
-    .from(payoutNonces)
-    .where(and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender)))
-    .for('update');
-  let nonce = Math.max(locked!.next, input.chainNext);
-  if (locked!.next > input.chainNext) {
-    const [held] = await tx
-      .select({ highest: sql<number | null>`max(${payouts.nonce})` })
-      .from(payouts)
-      .where(and(eq(payouts.network, input.network), eq(payouts.fromAddress, input.sender), gte(payouts.nonce, input.chainNext)));
-    nonce = held?.highest === null || held?.highest === undefined ? input.chainNext : Number(held.highest) + 1;
+    .insert(payoutNonces)
+    .values({ network: input.network, sender: input.sender, nextNonce: input.chainNext })
+    .onConflictDoUpdate({ target: [payoutNonces.network, payoutNonces.sender], set: { updatedAt: sql`now()` } })
+    .returning({ next: payoutNonces.nextNonce });
+  const allocator = and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender));
+  if (locked!.next <= input.chainNext) {
+    await tx
+      .update(payoutNonces)
+      .set({ nextNonce: input.chainNext + 1, updatedAt: sql`now()` })
+      .where(allocator);
+    return input.chainNext;
   }
-  await tx
+  // Ahead of the chain: one past the highest nonce our rows hold at or above its count, or the count
+  // itself. A statement of its own, after the lock: it sees every payout the lock's last holder signed.
+  const highest = sql`(select max(${payouts.nonce}) from ${payouts}
+    where ${payouts.network} = ${input.network} and ${payouts.fromAddress} = ${input.sender} and ${payouts.nonce} >= ${input.chainNext})`;
+  const [next] = await tx
     .update(payoutNonces)
-    .set({ nextNonce: nonce + 1, updatedAt: new Date() })
-    .where(and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender)));
-  return nonce;
+    .set({ nextNonce: sql`coalesce(${highest} + 1, ${input.chainNext}::int) + 1`, updatedAt: sql`now()` })
+    .where(allocator)
+    .returning({ next: payoutNonces.nextNonce });
+  return next!.next - 1;
 }
 
 /**
