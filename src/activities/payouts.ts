@@ -11,6 +11,7 @@ import { resolvePaymentException } from '../db/queries/payment-exceptions';
 import { updateSimpleOrder } from '../db/queries/simple-orders';
 import {
   allocateNonce,
+  confirmPayoutAndPost,
   confirmPayoutOnce,
   failPayouts,
   findPayout,
@@ -193,6 +194,29 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
   /** Records the confirmation once; returns the row as it now stands (another attempt may have confirmed it, or replaced its transaction). */
   async function confirm(row: PayoutRow, receipt: { blockNumber: bigint; feeWei: bigint }, lookups: BatchLookups): Promise<PayoutRow> {
     const merchantId = await lookups.merchantOf(row.paymentId);
+    // Issue 32: anything but a refund in one statement (confirmPayoutAndPost), the postings made from
+    // the row as this attempt holds it (what they name never changes for its transaction, `txHash`).
+    if (row.kind !== 'refund') {
+      const changes = { blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() };
+      const confirmed: PayoutRow = { ...row, ...changes, status: 'confirmed' };
+      const txHash = row.txHash!;
+      const confirmedNow = await confirmPayoutAndPost(db, {
+        id: row.id,
+        txHash,
+        changes,
+        postings: payoutConfirmed({ ...confirmed, merchantId, amount: BigInt(row.amount), txHash, feeWei: receipt.feeWei }, chains.treasury()),
+        reference:
+          row.kind === 'merchant' ? { paymentId: row.paymentId, transactionHash: txHash, explorerUrl: explorerUrlFor(row.network, txHash) } : null,
+      });
+      if (!confirmedNow) {
+        // Confirmed by another attempt, or its transaction replaced: the row as it stands.
+        const current = await findPayout(db, row.id);
+        if (!current) throw missing(row.id);
+        return current;
+      }
+      await logPayout('payout.confirmed', confirmed, lookups, { blockNumber: receipt.blockNumber.toString() });
+      return confirmed;
+    }
     const outcome = await db.transaction(async (tx) => {
       const changes = { blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() };
       const updated = await confirmPayoutOnce(tx, row.id, row.txHash!, changes);

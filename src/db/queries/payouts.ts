@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
+import type { Posting } from '../../domain/ledger';
 import type { DatabaseOrTransaction } from '../client';
-import { chainCredits, payoutNonces, payouts } from '../schema';
+import { chainCredits, ledgerEntries, payoutNonces, payouts, transactions } from '../schema';
 
 export type PayoutRow = typeof payouts.$inferSelect;
 export type NewPayout = typeof payouts.$inferInsert;
@@ -111,6 +112,59 @@ export async function confirmPayoutOnce(
     .where(and(eq(payouts.id, id), eq(payouts.txHash, txHash), ne(payouts.status, 'confirmed')))
     .returning();
   return row;
+}
+
+/**
+ * Issue 32: confirmPayoutOnce, its ledger postings and (a merchant's payout) the transaction's
+ * reference in one statement, which commits or fails whole like the transaction it replaces: the
+ * postings and the reference are written only if this call confirmed the row (still unconfirmed,
+ * still carrying `txHash`), so one caller posts and the others change nothing. The ledger's balance
+ * check runs at its commit as at any other. Returns whether this call confirmed it.
+ */
+export async function confirmPayoutAndPost(
+  db: DatabaseOrTransaction,
+  input: {
+    id: string;
+    txHash: string;
+    changes: { blockNumber: string; feeWei: string; confirmedAt: Date };
+    postings: Posting[];
+    reference: { paymentId: string; transactionHash: string; explorerUrl: string | null } | null;
+  },
+): Promise<boolean> {
+  const lines = input.postings.flatMap((posting) =>
+    posting.lines.map((l, i) => ({
+      posting_id: posting.postingId,
+      line: i + 1,
+      account: l.account,
+      asset: posting.asset,
+      network: posting.network,
+      amount: l.amount.toString(),
+      payment_id: posting.paymentId,
+      tx_hash: posting.txHash,
+    })),
+  );
+  const { changes, reference } = input;
+  const rows = await db.execute<{ id: string }>(sql`
+    with confirmed as (
+      update ${payouts} set status = 'confirmed', block_number = ${changes.blockNumber}::numeric, fee_wei = ${changes.feeWei}::numeric,
+        confirmed_at = ${changes.confirmedAt.toISOString()}::timestamptz
+      where id = ${input.id} and tx_hash = ${input.txHash} and status <> 'confirmed'
+      returning id
+    ), posted as (
+      insert into ${ledgerEntries} (posting_id, line, account, asset, network, amount, payment_id, tx_hash)
+      select e.posting_id, e.line, e.account, e.asset, e.network, e.amount, e.payment_id, e.tx_hash
+      from jsonb_to_recordset(${JSON.stringify(lines)}::jsonb)
+        as e(posting_id text, line int, account text, asset text, network text, amount numeric, payment_id text, tx_hash text)
+      where exists (select 1 from confirmed)
+      on conflict (posting_id, line) do nothing
+      returning 1
+    ), referenced as (
+      update ${transactions} set transaction_hash = ${reference?.transactionHash ?? null}, explorer_url = ${reference?.explorerUrl ?? null}
+      where payment_id = ${reference?.paymentId ?? null} and exists (select 1 from confirmed)
+      returning 1
+    )
+    select id from confirmed`);
+  return rows.length > 0;
 }
 
 /** The row under lock, so one signer at a time decides whether it still needs a signature. */
