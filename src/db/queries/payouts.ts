@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import type { Posting } from '../../domain/ledger';
 import type { DatabaseOrTransaction } from '../client';
 import { chainCredits, ledgerEntries, payoutNonces, payouts, transactions } from '../schema';
@@ -192,32 +192,82 @@ export async function allocateNonce(
   tx: DatabaseOrTransaction,
   input: { network: string; sender: string; chainNext: number },
 ): Promise<number> {
-  // Issue 32: two statements where there were three or four. The upsert takes the allocator row's
-  // lock (made at the chain's count on a sender's first payout) and returns the counter as the last
-  // holder left it.
+  const nonce = await reserveNonce(tx, input);
+  await tx
+    .update(payoutNonces)
+    .set({ nextNonce: nonce + 1, updatedAt: sql`now()` })
+    .where(and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender)));
+  return nonce;
+}
+
+/**
+ * allocateNonce's choice, without moving the counter past it: the caller stores its signed payout and
+ * the counter together (storeSignedPayout), in the same transaction. Issue 32: one statement in the
+ * common case, where there were three: the upsert takes the allocator row's lock (made at the chain's
+ * count on a sender's first payout) and returns the counter as the lock's last holder left it.
+ */
+export async function reserveNonce(
+  tx: DatabaseOrTransaction,
+  input: { network: string; sender: string; chainNext: number },
+): Promise<number> {
   const [locked] = await tx
     .insert(payoutNonces)
     .values({ network: input.network, sender: input.sender, nextNonce: input.chainNext })
     .onConflictDoUpdate({ target: [payoutNonces.network, payoutNonces.sender], set: { updatedAt: sql`now()` } })
     .returning({ next: payoutNonces.nextNonce });
-  const allocator = and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender));
-  if (locked!.next <= input.chainNext) {
-    await tx
-      .update(payoutNonces)
-      .set({ nextNonce: input.chainNext + 1, updatedAt: sql`now()` })
-      .where(allocator);
-    return input.chainNext;
-  }
+  if (locked!.next <= input.chainNext) return input.chainNext;
   // Ahead of the chain: one past the highest nonce our rows hold at or above its count, or the count
   // itself. A statement of its own, after the lock: it sees every payout the lock's last holder signed.
-  const highest = sql`(select max(${payouts.nonce}) from ${payouts}
-    where ${payouts.network} = ${input.network} and ${payouts.fromAddress} = ${input.sender} and ${payouts.nonce} >= ${input.chainNext})`;
-  const [next] = await tx
-    .update(payoutNonces)
-    .set({ nextNonce: sql`coalesce(${highest} + 1, ${input.chainNext}::int) + 1`, updatedAt: sql`now()` })
-    .where(allocator)
-    .returning({ next: payoutNonces.nextNonce });
-  return next!.next - 1;
+  const [held] = await tx
+    .select({ highest: sql<number | null>`max(${payouts.nonce})` })
+    .from(payouts)
+    .where(and(eq(payouts.network, input.network), eq(payouts.fromAddress, input.sender), gte(payouts.nonce, input.chainNext)));
+  return held?.highest === null || held?.highest === undefined ? input.chainNext : Number(held.highest) + 1;
+}
+
+/**
+ * A signed payout stored with the allocator moved past its nonce, in one statement (issue 32), inside
+ * the transaction whose reserveNonce holds the allocator's lock. Written only if the row still needs
+ * this signature (not failed; unsigned, or still carrying the transaction it replaces): otherwise
+ * nothing is returned, and the caller rolls back so the nonce stays free.
+ */
+export async function storeSignedPayout(
+  tx: DatabaseOrTransaction,
+  input: {
+    id: string;
+    /** The payout's network and sender (its allocator). */
+    network: string;
+    sender: string;
+    replacing: string | null;
+    nonce: number;
+    changes: Pick<NewPayout, 'signedTx' | 'txHash' | 'gasLimit' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'signedAt'>;
+  },
+): Promise<PayoutRow | undefined> {
+  const counter = tx.$with('counter').as(
+    tx
+      .update(payoutNonces)
+      .set({ nextNonce: input.nonce + 1, updatedAt: sql`now()` })
+      .where(and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender)))
+      .returning({ next: payoutNonces.nextNonce }),
+  );
+  const [row] = await tx
+    .with(counter)
+    .update(payouts)
+    .set({
+      ...input.changes,
+      nonce: input.nonce,
+      status: 'signed',
+      ...(input.replacing ? { replacedHashes: sql`array_append(${payouts.replacedHashes}, ${input.replacing}::text)` } : {}),
+    })
+    .where(
+      and(
+        eq(payouts.id, input.id),
+        ne(payouts.status, 'failed'),
+        input.replacing ? sql`(${payouts.signedTx} is null or ${payouts.txHash} = ${input.replacing})` : isNull(payouts.signedTx),
+      ),
+    )
+    .returning();
+  return row;
 }
 
 /**
