@@ -63,7 +63,10 @@ export async function startEntry(
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 5000);
+        // A process writing a CPU profile (--cpu-prof) writes it only as it exits: a worker's graceful
+        // stop (its pollers and activities) may outlast 5 s, and a kill loses the profile.
+        const grace = nodeFlags.includes('--cpu-prof') ? 60_000 : 5000;
+        const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), grace);
         child.once('exit', () => {
           clearTimeout(timer);
           resolve();
