@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import { silentBusinessLog, type BusinessLog } from '../logging';
-import { findSession, findSessionWithTransaction, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { findSession, findSessionForEvent, type CheckoutSessionRow, type EnabledEndpoint } from '../db/queries/checkout-sessions';
 import { queueCustomerMail } from '../db/queries/customer-mails';
 import { findPaymentException } from '../db/queries/payment-exceptions';
 import { listRefundPayouts } from '../db/queries/payouts';
@@ -69,7 +69,7 @@ const hostOf = (url: string) => {
 interface AttemptSubject {
   delivery: DeliveryRow;
   event: EventRow | null;
-  endpoint: EndpointRow | null;
+  endpoint: Pick<EndpointRow, 'secretEncrypted'> | null;
 }
 
 /** Webhook side effects: the event row, its deliveries, and one signed POST per attempt. */
@@ -84,7 +84,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
  */
 export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks, now, log = silentBusinessLog }: WebhookActivityDeps) {
   /** `endpoint` is the delivery's endpoint as its attempt read it (null when deleted, or when another secret signs). */
-  async function secretFor(delivery: DeliveryRow, endpoint: EndpointRow | null): Promise<string> {
+  async function secretFor(delivery: DeliveryRow, endpoint: Pick<EndpointRow, 'secretEncrypted'> | null): Promise<string> {
     if (delivery.secretSource === 'endpoint') {
       if (!endpoint) throw ApplicationFailure.nonRetryable(`endpoint ${delivery.secretRef} is gone`, 'DeliveryRefused');
       return decryptSecret(secretsKey, endpoint.secretEncrypted);
@@ -112,7 +112,7 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
    * per-order callback URL the plugin sent; otherwise an endpoint's own secret wins.
    */
   async function deliveriesFor(session: CheckoutSessionRow, eventId: string, type: string): Promise<DeliveryRow[]> {
-    return (await deliveriesWithEndpoints(session, eventId, type)).deliveries;
+    return (await deliveriesWithEndpoints(session, await listEnabledEndpoints(db, session.merchantId), eventId, type)).deliveries;
   }
 
   /**
@@ -122,13 +122,14 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
    */
   async function deliveriesWithEndpoints(
     session: CheckoutSessionRow,
+    /** The merchant's enabled endpoints, oldest first. */
+    endpoints: EnabledEndpoint[],
     eventId: string,
     type: string,
-  ): Promise<{ deliveries: DeliveryRow[]; fresh: Map<string, EndpointRow | null> }> {
+  ): Promise<{ deliveries: DeliveryRow[]; fresh: Map<string, EnabledEndpoint | null> }> {
     const targets = new Map<string, { secretSource: DeliveryRow['secretSource']; secretRef: string }>();
     const site = session.siteId ? await findSite(db, session.siteId) : undefined;
     if (site) targets.set(site.callbackUrl, { secretSource: 'site', secretRef: site.id });
-    const endpoints = await listEnabledEndpoints(db, session.merchantId);
     for (const endpoint of endpoints) {
       if (!endpointWants(endpoint.eventTypes, type)) continue;
       if (!targets.has(endpoint.url)) targets.set(endpoint.url, { secretSource: 'endpoint', secretRef: endpoint.id });
@@ -144,7 +145,7 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
     const rows = [...targets].map(([url, t]) => ({ id: newDeliveryId(), eventId, paymentId: session.id, url, ...t }));
     const deliveries = await insertDeliveriesOnce(db, rows);
     const written = new Set(rows.map((r) => r.id));
-    const fresh = new Map<string, EndpointRow | null>();
+    const fresh = new Map<string, EnabledEndpoint | null>();
     for (const d of deliveries) {
       if (!written.has(d.id)) continue;
       if (d.secretSource !== 'endpoint') fresh.set(d.id, null);
@@ -165,14 +166,14 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
   /**
    * The event of a status transition (emitPaymentEvent), and what its write read and wrote: the
    * session (after the transition) and, for each delivery it wrote, what its first attempt needs.
-   * The session and its transaction row are read in one statement.
+   * The session, its transaction row and its merchant's endpoints are read in one statement.
    */
   async function emitPaymentEventOf(
     paymentId: string,
     status: PaymentStatus,
     type?: 'payment.settled' | null,
   ): Promise<{ emitted: EmittedEvent; session: CheckoutSessionRow; attempts: Map<string, AttemptSubject> }> {
-    const found = await findSessionWithTransaction(db, paymentId);
+    const found = await findSessionForEvent(db, paymentId);
     if (!found) throw ApplicationFailure.nonRetryable(`no checkout session ${paymentId}`, 'SessionMissing');
     const { session } = found;
     if (!isFiatCurrency(session.currency)) throw ApplicationFailure.nonRetryable('bad currency', 'SessionMissing');
@@ -213,7 +214,7 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
       type: type ?? `payment.${status}`,
       body: JSON.stringify(body),
     });
-    const { deliveries, fresh } = await deliveriesWithEndpoints(session, event.id, event.type);
+    const { deliveries, fresh } = await deliveriesWithEndpoints(session, found.endpoints, event.id, event.type);
     // Issue 30: the customer's receipt, when they asked for one on the page; recorded once whatever
     // the retries, and sent by the worker's mail sender (customer-mails.ts), never from this run.
     if (status === 'completed' && !type) await queueCustomerMail(db, { id: newCustomerMailId(), paymentId, kind: 'receipt' });

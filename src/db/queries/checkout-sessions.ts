@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { DatabaseOrTransaction } from '../client';
-import { checkoutSessions, merchants, transactions } from '../schema';
+import { checkoutSessions, merchants, transactions, webhookEndpoints } from '../schema';
 import { preparedFor } from './prepared';
 import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-status';
 
@@ -85,13 +85,32 @@ export async function findSessionWithMerchant(
 
 export type TransactionRowOfSession = typeof transactions.$inferSelect;
 
-/** A session and its transaction row (none before a completion or failure), in one round trip: what an event's body is made of. */
-export async function findSessionWithTransaction(
+/** A merchant's enabled webhook endpoint, as an event's deliveries need it (webhooks.ts). */
+export interface EnabledEndpoint {
+  id: string;
+  url: string;
+  secretEncrypted: string;
+  eventTypes: string[] | null;
+}
+
+/**
+ * A session, its transaction row (none before a completion or failure) and its merchant's enabled
+ * webhook endpoints, oldest first, in one round trip (issue 32): what an event's body and
+ * deliveries are made of.
+ */
+export async function findSessionForEvent(
   db: DatabaseOrTransaction,
   id: string,
-): Promise<{ session: CheckoutSessionRow; transaction: TransactionRowOfSession | null } | undefined> {
+): Promise<{ session: CheckoutSessionRow; transaction: TransactionRowOfSession | null; endpoints: EnabledEndpoint[] } | undefined> {
   const [row] = await db
-    .select({ session: checkoutSessions, transaction: transactions })
+    .select({
+      session: checkoutSessions,
+      transaction: transactions,
+      endpoints: sql<EnabledEndpoint[]>`coalesce((
+        select json_agg(json_build_object('id', e.id, 'url', e.url, 'secretEncrypted', e.secret_encrypted, 'eventTypes', e.event_types)
+          order by e.created_at)
+        from ${webhookEndpoints} e where e.merchant_id = ${checkoutSessions.merchantId} and e.enabled), '[]'::json)`,
+    })
     .from(checkoutSessions)
     .leftJoin(transactions, eq(transactions.paymentId, checkoutSessions.id))
     .where(eq(checkoutSessions.id, id));
