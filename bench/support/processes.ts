@@ -61,7 +61,9 @@ export async function startEntry(
     name,
     child,
     output: () => output,
-    stop: (graceMs = 5000) =>
+    // A process writing a CPU profile (--cpu-prof) writes it only as it exits: a worker's graceful
+    // stop (its pollers and activities) may outlast 5 s, and a kill loses the profile.
+    stop: (graceMs = nodeFlags.includes('--cpu-prof') ? 60_000 : 5000) =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), graceMs);

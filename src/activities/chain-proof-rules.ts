@@ -96,10 +96,17 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
      * recorded is not news: its first decision stands, and its exception (if any) is answered again.
      */
     async credit(id: string, fact: DepositFact): Promise<CreditState> {
-      const arrival = await db.transaction(async (tx) => {
+      return db.transaction(async (tx) => {
         const row = await subject.lock(tx, id);
         if (!row) throw missing(id);
         const payment = subject.view(row);
+        // What the run is told, read under the same lock (issue 32: not the row read again after commit).
+        const standing = async (held: boolean, exceptionId: string | null): Promise<CreditState> => ({
+          held,
+          creditedMicro: totalOf(await listCredits(tx, id)).toString(),
+          expectedMicro: payment.expectedMicro?.toString() ?? null,
+          exceptionId,
+        });
         const amountMicro = BigInt(fact.amountMicro);
         const decision = classifyArrival(
           payment,
@@ -107,9 +114,11 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
           deps.chains.dustThresholdMicro,
         );
         const recorded = await creditLog(tx, id, { ...fact, amountMicro, blockNumber: BigInt(fact.blockNumber) }, decision.credit);
-        if (!recorded.held) return { held: false, exceptionId: null };
+        if (!recorded.held) return standing(false, null);
         const arrivalKey = logArrivalKey(fact);
-        if (!recorded.fresh) return { held: true, exceptionId: (await findExceptionByArrival(tx, id, arrivalKey))?.id ?? null };
+        if (!recorded.fresh) return standing(true, (await findExceptionByArrival(tx, id, arrivalKey))?.id ?? null);
+        // The payment's own money (the common case): nothing is posted at arrival.
+        if (decision.credit !== 'dust' && !decision.exception) return standing(true, null);
         // What is not the payment's money stays at its deposit address: the ledger holds it there
         // for its owner (the customer, through the exception) or for nobody (dust).
         const arrived = {
@@ -122,7 +131,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
           amountMicro,
         };
         if (decision.credit === 'dust') await writePosting(tx, dustArrived(arrived));
-        if (!decision.exception) return { held: true, exceptionId: null };
+        if (!decision.exception) return standing(true, null);
         const own = decision.exception !== 'wrong_asset';
         const exception = await recordPaymentException(tx, {
           id: newExceptionId(),
@@ -144,9 +153,8 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
           },
         });
         await writePosting(tx, exceptionArrived({ ...arrived, exceptionId: exception.id }));
-        return { held: true, exceptionId: exception.id };
+        return standing(true, exception.id);
       });
-      return state(id, arrival.held, arrival.exceptionId);
     },
 
     async uncredit(id: string, fact: DepositFact): Promise<CreditState> {

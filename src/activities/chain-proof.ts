@@ -1,7 +1,5 @@
-import type { DatabaseOrTransaction } from '../db/client';
 import { holdCredits } from '../db/queries/chain-credits';
-import { findSession, lockSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
-import { findMerchant } from '../db/queries/merchants';
+import { findSession, findSessionWithMerchant, type SessionWithMerchant } from '../db/queries/checkout-sessions';
 import { findSimpleOrder, lockSimpleOrder, transitionSimpleOrder, type SimpleOrderRow } from '../db/queries/simple-orders';
 import { depositLogKey } from '../domain/deposit-fact';
 import type { DepositFact } from '../domain/deposit-fact';
@@ -18,15 +16,13 @@ export type { CreditState, ProviderClaim } from './chain-proof-rules';
 
 type SessionCompletion = { paidLinkId: string | null; duplicateExceptionId?: string };
 /** A session with whether its merchant takes money (approved): a suspended merchant's open session takes none (issue 26 item 4). */
-type ProvenSession = CheckoutSessionRow & { merchantTakesMoney: boolean };
-
-const withMerchant = async (db: DatabaseOrTransaction, session: CheckoutSessionRow | undefined): Promise<ProvenSession | undefined> =>
-  session && { ...session, merchantTakesMoney: (await findMerchant(db, session.merchantId))?.status === 'approved' };
+type ProvenSession = SessionWithMerchant;
 
 const sessions: ProvenKind<ProvenSession, SessionCompletion> = {
   kind: 'checkout_session',
-  find: async (db, id) => withMerchant(db, await findSession(db, id)),
-  lock: async (db, id) => withMerchant(db, await lockSession(db, id)),
+  // The session and its merchant's standing in one statement (issue 32).
+  find: (db, id) => findSessionWithMerchant(db, id),
+  lock: (db, id) => findSessionWithMerchant(db, id, { lock: true }),
   view: (s) => ({
     expectedMicro: s.expectedGrossMicro,
     depositAddress: s.depositAddress,

@@ -21,6 +21,7 @@ const missing = (paymentId: string) => ApplicationFailure.nonRetryable(`no check
  */
 export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
   return {
+    /** The row made visible from the run: runs started before issue 32 call it (new ones leave it to the creation). */
     async openSession(paymentId: string): Promise<void> {
       await markWorkflowStarted(db, paymentId);
     },

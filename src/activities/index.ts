@@ -12,7 +12,7 @@ import { createPayoutActivities } from './payouts';
 import { createProviderClosingActivities } from './provider-closing';
 import { createSessionTransitionActivities } from './session-transitions';
 import { createSimpleOrderActivities } from './simple-orders';
-import { createWebhookActivities } from './webhooks';
+import { createWebhookEvents } from './webhooks';
 
 export interface ActivityDeps {
   db: Database;
@@ -38,12 +38,12 @@ export function createActivities(deps: ActivityDeps) {
   registerExplorers(deps.chains.networks);
   const checkout = createCheckoutActivities(deps);
   const proof = createChainProofActivities(deps);
-  const webhooks = createWebhookActivities(deps);
+  const webhooks = createWebhookEvents(deps);
   return {
     ...checkout,
     ...proof,
-    ...webhooks,
-    ...createSessionTransitionActivities({ checkout, proof, webhooks, db: deps.db }),
+    ...webhooks.activities,
+    ...createSessionTransitionActivities({ checkout, proof, webhooks }),
     ...createPaymentLinkActivities(deps),
     ...createProviderClosingActivities(deps),
     ...createExceptionActivities(deps),

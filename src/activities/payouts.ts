@@ -10,7 +10,7 @@ import { writePostings } from '../db/queries/ledger';
 import { resolvePaymentException } from '../db/queries/payment-exceptions';
 import { updateSimpleOrder } from '../db/queries/simple-orders';
 import {
-  allocateNonce,
+  confirmPayoutAndPost,
   confirmPayoutOnce,
   failPayouts,
   findPayout,
@@ -18,6 +18,8 @@ import {
   listPayouts,
   lockPayout,
   reopenFailedSettlement,
+  reserveNonce,
+  storeSignedPayout,
   updatePayout,
   type PayoutRow,
 } from '../db/queries/payouts';
@@ -63,6 +65,8 @@ class RevertedPayout extends Error {
     super(reason);
   }
 }
+/** The row no longer needed this signature (another attempt signed it, or it failed): the transaction rolls back. */
+class NotSigned extends Error {}
 const revertedFailure = (e: RevertedPayout) =>
   ApplicationFailure.nonRetryable(`payout ${e.payoutId} failed: ${e.reason}`, 'PayoutReverted');
 const termsOf = (p: PayoutRow): GasTerms | null =>
@@ -133,28 +137,41 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
     const order = { token: (before.token as Address | null) ?? null, to: before.toAddress as Address, amount: BigInt(before.amount) };
     const terms = termsOf(before) ?? (await gasTermsFor(client, account.address, order));
     const chainNext = await pendingNonce(client, account.address);
-    return db.transaction(async (tx) => {
-      const row = await lockPayout(tx, id);
-      if (!row) throw missing(id);
-      // A failed payout is signed again only after an operator's retry reopened it (reopenFailedSettlement).
-      if (row.status === 'failed') throw givenUp(`${id} is failed: ${row.failureReason}`);
-      if (row.signedTx && row.txHash !== replacing) return row;
-      const nonce = await allocateNonce(tx, { network: row.network, sender: row.fromAddress, chainNext });
-      const signed = await signTransfer(client, account, order, terms, nonce);
-      const changes = {
-        nonce,
-        signedTx: signed.signedTx,
-        txHash: signed.txHash.toLowerCase(),
-        gasLimit: terms.gasLimit.toString(),
-        maxFeePerGas: terms.maxFeePerGas.toString(),
-        maxPriorityFeePerGas: terms.maxPriorityFeePerGas.toString(),
-        status: 'signed' as const,
-        signedAt: new Date(),
-        ...(replacing ? { replacedHashes: [...row.replacedHashes, replacing] } : {}),
-      };
-      await updatePayout(tx, id, changes);
-      return { ...row, ...changes };
-    });
+    // Issue 32: the nonce reserved under the allocator's lock, then the signed bytes and the allocator
+    // stored together only if the row still needs them (storeSignedPayout); a row another attempt
+    // signed meanwhile, or an operator failed, rolls the reservation back and is answered as it stands.
+    const stored = await db
+      .transaction(async (tx) => {
+        const nonce = await reserveNonce(tx, { network: before.network, sender: before.fromAddress, chainNext });
+        const signed = await signTransfer(client, account, order, terms, nonce);
+        const row = await storeSignedPayout(tx, {
+          id,
+          network: before.network,
+          sender: before.fromAddress,
+          replacing,
+          nonce,
+          changes: {
+            signedTx: signed.signedTx,
+            txHash: signed.txHash.toLowerCase(),
+            gasLimit: terms.gasLimit.toString(),
+            maxFeePerGas: terms.maxFeePerGas.toString(),
+            maxPriorityFeePerGas: terms.maxPriorityFeePerGas.toString(),
+            signedAt: new Date(),
+          },
+        });
+        if (!row) throw new NotSigned();
+        return row;
+      })
+      .catch((err: unknown) => {
+        if (err instanceof NotSigned) return null;
+        throw err;
+      });
+    if (stored) return stored;
+    const row = await findPayout(db, id);
+    if (!row) throw missing(id);
+    // A failed payout is signed again only after an operator's retry reopened it (reopenFailedSettlement).
+    if (row.status === 'failed') throw givenUp(`${id} is failed: ${row.failureReason}`);
+    return row;
   }
 
   /** Sends the stored bytes; a used nonce is ours (mined) or, once the chain has passed it without us, someone else's. */
@@ -193,6 +210,34 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
   /** Records the confirmation once; returns the row as it now stands (another attempt may have confirmed it, or replaced its transaction). */
   async function confirm(row: PayoutRow, receipt: { blockNumber: bigint; feeWei: bigint }, lookups: BatchLookups): Promise<PayoutRow> {
     const merchantId = await lookups.merchantOf(row.paymentId);
+    // Issue 32: anything but a refund in one statement (confirmPayoutAndPost), the postings made from
+    // the row as this attempt holds it (what they name never changes for its transaction, `txHash`).
+    if (row.kind !== 'refund') {
+      const changes = { blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() };
+      const confirmed: PayoutRow = { ...row, ...changes, status: 'confirmed' };
+      const txHash = row.txHash!;
+      const confirmedNow = await confirmPayoutAndPost(db, {
+        id: row.id,
+        txHash,
+        changes,
+        postings: payoutConfirmed(
+          { ...confirmed, merchantId, amount: BigInt(row.amount), txHash, feeWei: receipt.feeWei },
+          chains.treasury(),
+        ),
+        reference:
+          row.kind === 'merchant'
+            ? { paymentId: row.paymentId, transactionHash: txHash, explorerUrl: explorerUrlFor(row.network, txHash) }
+            : null,
+      });
+      if (!confirmedNow) {
+        // Confirmed by another attempt, or its transaction replaced: the row as it stands.
+        const current = await findPayout(db, row.id);
+        if (!current) throw missing(row.id);
+        return current;
+      }
+      await logPayout('payout.confirmed', confirmed, lookups, { blockNumber: receipt.blockNumber.toString() });
+      return confirmed;
+    }
     const outcome = await db.transaction(async (tx) => {
       const changes = { blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() };
       const updated = await confirmPayoutOnce(tx, row.id, row.txHash!, changes);

@@ -1,10 +1,9 @@
-import type { Database } from '../db/client';
-import { findSession } from '../db/queries/checkout-sessions';
 import { paymentLabels } from '../domain/payment-labels';
+import type { PaymentStatus } from '../domain/payment-status';
 import { statusAfter, type SessionMove } from '../domain/session-move';
 import type { ChainProofActivities } from './chain-proof';
 import type { CheckoutActivities } from './checkout-session';
-import type { EmittedEvent, WebhookActivities } from './webhooks';
+import type { EmittedEvent, WebhookEvents } from './webhooks';
 
 /**
  * `provider`: the completed session's provider label (decisions §14), null for a wallet payment, for
@@ -25,16 +24,18 @@ export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivitie
 export function createSessionTransitionActivities(parts: {
   checkout: CheckoutActivities;
   proof: ChainProofActivities;
-  webhooks: WebhookActivities;
-  db: Database;
+  webhooks: WebhookEvents;
 }) {
-  const { checkout, proof, webhooks, db } = parts;
+  const { checkout, proof, webhooks } = parts;
+  // The event, and its deliveries' first attempts on the rows its write holds (issue 32: nothing read twice).
+  const emit = async (paymentId: string, status: PaymentStatus, type: 'payment.settled' | null = null) =>
+    webhooks.emitPaymentEventWithFirstAttempts(paymentId, status, type);
   return {
     async moveSession(paymentId: string, move: SessionMove): Promise<EmittedEvent> {
       if (move.kind === 'status') await checkout.recordStatusChange(paymentId, move.from, move.to, move.reason);
       else if (move.kind === 'processing') await checkout.recordProcessing(paymentId, move.fact);
       else if (move.kind === 'failed') await checkout.recordFailure(paymentId, move.fact);
-      return webhooks.withFirstAttempts(await webhooks.emitPaymentEvent(paymentId, statusAfter(move), null));
+      return (await emit(paymentId, statusAfter(move))).emitted;
     },
 
     /**
@@ -47,18 +48,14 @@ export function createSessionTransitionActivities(parts: {
     ): Promise<(ChainCompletion & { emitted?: EmittedEvent }) | null> {
       const completion = await proof.recordChainCompletion(paymentId, providerPaymentId);
       if (!completion || completion.duplicateExceptionId) return completion;
-      const emitted = await webhooks.emitPaymentEvent(paymentId, 'completed', null);
-      const session = await findSession(db, paymentId);
-      return {
-        ...completion,
-        emitted: await webhooks.withFirstAttempts(emitted),
-        ...(session ? { provider: paymentLabels(session).provider } : {}),
-      };
+      // The event's session, read after the completion, names the provider label.
+      const { emitted, session } = await emit(paymentId, 'completed');
+      return { ...completion, emitted, provider: paymentLabels(session).provider };
     },
 
     /** `payment.settled` once the merchant's payout is confirmed (decisions §11), with its first attempts. */
     async announceSettled(paymentId: string): Promise<EmittedEvent> {
-      return webhooks.withFirstAttempts(await webhooks.emitPaymentEvent(paymentId, 'completed', 'payment.settled'));
+      return (await emit(paymentId, 'completed', 'payment.settled')).emitted;
     },
   };
 }

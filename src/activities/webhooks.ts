@@ -2,12 +2,11 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import { silentBusinessLog, type BusinessLog } from '../logging';
-import { findSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { findSession, findSessionForEvent, type CheckoutSessionRow, type EnabledEndpoint } from '../db/queries/checkout-sessions';
 import { queueCustomerMail } from '../db/queries/customer-mails';
 import { findPaymentException } from '../db/queries/payment-exceptions';
 import { listRefundPayouts } from '../db/queries/payouts';
 import { findSite } from '../db/queries/sites';
-import { findTransaction } from '../db/queries/transactions';
 import {
   findDeliveryWithEvent,
   insertDeliveriesOnce,
@@ -19,6 +18,7 @@ import {
   setDeliveryStatus,
   type DeliveryRow,
   type EndpointRow,
+  type EventRow,
 } from '../db/queries/webhooks';
 import { issueWebhookSecret } from '../domain/credentials';
 import { isFiatCurrency } from '../domain/currencies';
@@ -65,10 +65,26 @@ const hostOf = (url: string) => {
   }
 };
 
+/** What an attempt reads before it signs: the delivery, its event, and the endpoint whose secret signs it (if one does). */
+interface AttemptSubject {
+  delivery: DeliveryRow;
+  event: EventRow | null;
+  endpoint: Pick<EndpointRow, 'secretEncrypted'> | null;
+}
+
 /** Webhook side effects: the event row, its deliveries, and one signed POST per attempt. */
-export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webhooks, now, log = silentBusinessLog }: WebhookActivityDeps) {
+export function createWebhookActivities(deps: WebhookActivityDeps) {
+  return createWebhookEvents(deps).activities;
+}
+
+/**
+ * The activities, and what the session's transitions call inside their own activity (issue 32): the
+ * payment event with the session it was made from, and the first attempts with the rows the event's
+ * write already holds, so neither is read again.
+ */
+export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks, now, log = silentBusinessLog }: WebhookActivityDeps) {
   /** `endpoint` is the delivery's endpoint as its attempt read it (null when deleted, or when another secret signs). */
-  async function secretFor(delivery: DeliveryRow, endpoint: EndpointRow | null): Promise<string> {
+  async function secretFor(delivery: DeliveryRow, endpoint: Pick<EndpointRow, 'secretEncrypted'> | null): Promise<string> {
     if (delivery.secretSource === 'endpoint') {
       if (!endpoint) throw ApplicationFailure.nonRetryable(`endpoint ${delivery.secretRef} is gone`, 'DeliveryRefused');
       return decryptSecret(secretsKey, endpoint.secretEncrypted);
@@ -96,10 +112,25 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
    * per-order callback URL the plugin sent; otherwise an endpoint's own secret wins.
    */
   async function deliveriesFor(session: CheckoutSessionRow, eventId: string, type: string): Promise<DeliveryRow[]> {
+    return (await deliveriesWithEndpoints(session, await listEnabledEndpoints(db, session.merchantId), eventId, type)).deliveries;
+  }
+
+  /**
+   * deliveriesFor, and the endpoint row of each delivery this call wrote that an endpoint's secret
+   * signs (null: another secret signs it). A delivery written before (a retried activity) is not in
+   * `fresh`: its attempt reads it as it stands.
+   */
+  async function deliveriesWithEndpoints(
+    session: CheckoutSessionRow,
+    /** The merchant's enabled endpoints, oldest first. */
+    endpoints: EnabledEndpoint[],
+    eventId: string,
+    type: string,
+  ): Promise<{ deliveries: DeliveryRow[]; fresh: Map<string, EnabledEndpoint | null> }> {
     const targets = new Map<string, { secretSource: DeliveryRow['secretSource']; secretRef: string }>();
     const site = session.siteId ? await findSite(db, session.siteId) : undefined;
     if (site) targets.set(site.callbackUrl, { secretSource: 'site', secretRef: site.id });
-    for (const endpoint of await listEnabledEndpoints(db, session.merchantId)) {
+    for (const endpoint of endpoints) {
       if (!endpointWants(endpoint.eventTypes, type)) continue;
       if (!targets.has(endpoint.url)) targets.set(endpoint.url, { secretSource: 'endpoint', secretRef: endpoint.id });
     }
@@ -111,10 +142,19 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         site ? { secretSource: 'site', secretRef: site.id } : { secretSource: 'merchant', secretRef: session.merchantId },
       );
     }
-    return insertDeliveriesOnce(
-      db,
-      [...targets].map(([url, t]) => ({ id: newDeliveryId(), eventId, paymentId: session.id, url, ...t })),
-    );
+    const rows = [...targets].map(([url, t]) => ({ id: newDeliveryId(), eventId, paymentId: session.id, url, ...t }));
+    const deliveries = await insertDeliveriesOnce(db, rows);
+    const written = new Set(rows.map((r) => r.id));
+    const fresh = new Map<string, EnabledEndpoint | null>();
+    for (const d of deliveries) {
+      if (!written.has(d.id)) continue;
+      if (d.secretSource !== 'endpoint') fresh.set(d.id, null);
+      else {
+        const endpoint = endpoints.find((e) => e.id === d.secretRef);
+        if (endpoint) fresh.set(d.id, endpoint);
+      }
+    }
+    return { deliveries, fresh };
   }
 
   const retrySchedule = () => ({
@@ -123,82 +163,149 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
     windowHours: webhooks.retryWindowHours,
   });
 
+  /**
+   * The event of a status transition (emitPaymentEvent), and what its write read and wrote: the
+   * session (after the transition) and, for each delivery it wrote, what its first attempt needs.
+   * The session, its transaction row and its merchant's endpoints are read in one statement.
+   */
+  async function emitPaymentEventOf(
+    paymentId: string,
+    status: PaymentStatus,
+    type?: 'payment.settled' | null,
+  ): Promise<{ emitted: EmittedEvent; session: CheckoutSessionRow; attempts: Map<string, AttemptSubject> }> {
+    const found = await findSessionForEvent(db, paymentId);
+    if (!found) throw ApplicationFailure.nonRetryable(`no checkout session ${paymentId}`, 'SessionMissing');
+    const { session } = found;
+    if (!isFiatCurrency(session.currency)) throw ApplicationFailure.nonRetryable('bad currency', 'SessionMissing');
+    // payment.settled (decisions §11): the completed payment's body, sent when its payout is confirmed.
+    const tx = status === 'completed' ? (found.transaction ?? undefined) : undefined;
+    const eventId = newEventId();
+    const body = paymentEventBody({
+      eventId,
+      ...(type ? { event: type } : {}),
+      status,
+      merchantId: session.merchantId,
+      paymentId,
+      ...paymentLabels(session),
+      providerPaymentId: tx?.providerPaymentId ?? session.providerPaymentId,
+      amount: formatFiat(session.amountMinor, session.currency),
+      currency: session.currency,
+      destinationAsset: session.destinationAsset,
+      network: session.network,
+      walletAddress: session.walletAddress,
+      orderId: session.orderId ?? session.merchantOrderId,
+      createdAt: now(),
+      ...(tx && tx.grossMicro !== null
+        ? {
+            settlement: {
+              grossAmount: formatCrypto(tx.grossMicro),
+              merchantSettlementAmount: formatCrypto(tx.merchantSettlementMicro!),
+              platformCommissionAmount: formatCrypto(tx.platformCommissionMicro!),
+              transactionHash: tx.transactionHash,
+              explorerUrl: tx.explorerUrl,
+            },
+          }
+        : {}),
+    });
+    const event = await insertEventOnce(db, {
+      id: eventId,
+      paymentId,
+      merchantId: session.merchantId,
+      type: type ?? `payment.${status}`,
+      body: JSON.stringify(body),
+    });
+    const { deliveries, fresh } = await deliveriesWithEndpoints(session, found.endpoints, event.id, event.type);
+    // Issue 30: the customer's receipt, when they asked for one on the page; recorded once whatever
+    // the retries, and sent by the worker's mail sender (customer-mails.ts), never from this run.
+    if (status === 'completed' && !type) await queueCustomerMail(db, { id: newCustomerMailId(), paymentId, kind: 'receipt' });
+    // Logged by the call that stored the event: a retry finds the first one and says nothing.
+    if (event.id === eventId) {
+      log(type ?? `payment.${status}`, {
+        paymentId,
+        merchantId: session.merchantId,
+        workflowId: paymentId,
+        status,
+        eventId,
+        ...paymentLabels(session),
+        amount: formatFiat(session.amountMinor, session.currency),
+        currency: session.currency,
+        destinationAsset: session.destinationAsset,
+        network: session.network,
+        orderId: session.orderId ?? session.merchantOrderId,
+        ...(tx && tx.grossMicro !== null
+          ? {
+              grossAmount: formatCrypto(tx.grossMicro),
+              merchantSettlementAmount: formatCrypto(tx.merchantSettlementMicro!),
+              platformCommissionAmount: formatCrypto(tx.platformCommissionMicro!),
+              transactionHash: tx.transactionHash,
+            }
+          : {}),
+        deliveries: deliveries.length,
+      });
+    }
+    const attempts = new Map<string, AttemptSubject>();
+    for (const delivery of deliveries) {
+      const endpoint = fresh.get(delivery.id);
+      if (endpoint !== undefined) attempts.set(delivery.id, { delivery, event, endpoint });
+    }
+    return { emitted: emittedOf(deliveries, event.id), session, attempts };
+  }
+
+  /** One attempt of a delivery as read (deliverWebhook) or as just written (withFirstAttempts' known rows). */
+  async function attempt({ delivery, event, endpoint }: AttemptSubject): Promise<void> {
+    if (delivery.status === 'succeeded') return;
+    if (!event) throw ApplicationFailure.nonRetryable(`no event ${delivery.eventId}`, 'DeliveryRefused');
+    const secret = await secretFor(delivery, endpoint);
+    const t = Math.floor(now().getTime() / 1000);
+    const attemptId = await beginAttempt(db, delivery.id);
+    const result = await postWebhook({
+      url: delivery.url,
+      body: event.body,
+      timeoutMs: webhooks.timeoutMs,
+      allowPrivate: allowPrivateUrls,
+      headers: {
+        'user-agent': USER_AGENT,
+        'content-type': 'application/json',
+        'svc-delivery-id': delivery.id,
+        'svc-event-id': event.id,
+        'svc-event-type': event.type,
+        ...deliverySignatureHeaders(secret, event.id, t, event.body),
+      },
+    });
+    const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const error = succeeded ? null : (result.error ?? `HTTP ${result.statusCode}`);
+    await finishAttempt(db, {
+      attemptId,
+      deliveryId: delivery.id,
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+      error,
+      succeeded,
+    });
+    // The target's host only: a merchant's URL may carry a token in its path or query.
+    log(succeeded ? 'webhook.delivered' : 'webhook.attempt_failed', {
+      paymentId: delivery.paymentId,
+      merchantId: event.merchantId,
+      deliveryId: delivery.id,
+      eventId: event.id,
+      eventType: event.type,
+      target: hostOf(delivery.url),
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+      ...(error ? { error } : {}),
+    });
+    if (succeeded) return;
+    if (result.refused) throw ApplicationFailure.nonRetryable(error, 'DeliveryRefused');
+    throw ApplicationFailure.retryable(error, 'DeliveryFailed');
+  }
+
   const activities = {
     /**
      * The event of a status transition (decisions §6), stored once per (payment, type), with one
      * delivery per distinct target URL. Idempotent: a retry returns the same event and deliveries.
      */
     async emitPaymentEvent(paymentId: string, status: PaymentStatus, type?: 'payment.settled' | null): Promise<EmittedEvent> {
-      const session = await findSession(db, paymentId);
-      if (!session) throw ApplicationFailure.nonRetryable(`no checkout session ${paymentId}`, 'SessionMissing');
-      if (!isFiatCurrency(session.currency)) throw ApplicationFailure.nonRetryable('bad currency', 'SessionMissing');
-      // payment.settled (decisions §11): the completed payment's body, sent when its payout is confirmed.
-      const tx = status === 'completed' ? await findTransaction(db, paymentId) : undefined;
-      const eventId = newEventId();
-      const body = paymentEventBody({
-        eventId,
-        ...(type ? { event: type } : {}),
-        status,
-        merchantId: session.merchantId,
-        paymentId,
-        ...paymentLabels(session),
-        providerPaymentId: tx?.providerPaymentId ?? session.providerPaymentId,
-        amount: formatFiat(session.amountMinor, session.currency),
-        currency: session.currency,
-        destinationAsset: session.destinationAsset,
-        network: session.network,
-        walletAddress: session.walletAddress,
-        orderId: session.orderId ?? session.merchantOrderId,
-        createdAt: now(),
-        ...(tx && tx.grossMicro !== null
-          ? {
-              settlement: {
-                grossAmount: formatCrypto(tx.grossMicro),
-                merchantSettlementAmount: formatCrypto(tx.merchantSettlementMicro!),
-                platformCommissionAmount: formatCrypto(tx.platformCommissionMicro!),
-                transactionHash: tx.transactionHash,
-                explorerUrl: tx.explorerUrl,
-              },
-            }
-          : {}),
-      });
-      const event = await insertEventOnce(db, {
-        id: eventId,
-        paymentId,
-        merchantId: session.merchantId,
-        type: type ?? `payment.${status}`,
-        body: JSON.stringify(body),
-      });
-      const deliveries = await deliveriesFor(session, event.id, event.type);
-      // Issue 30: the customer's receipt, when they asked for one on the page; recorded once whatever
-      // the retries, and sent by the worker's mail sender (customer-mails.ts), never from this run.
-      if (status === 'completed' && !type) await queueCustomerMail(db, { id: newCustomerMailId(), paymentId, kind: 'receipt' });
-      // Logged by the call that stored the event: a retry finds the first one and says nothing.
-      if (event.id === eventId) {
-        log(type ?? `payment.${status}`, {
-          paymentId,
-          merchantId: session.merchantId,
-          workflowId: paymentId,
-          status,
-          eventId,
-          ...paymentLabels(session),
-          amount: formatFiat(session.amountMinor, session.currency),
-          currency: session.currency,
-          destinationAsset: session.destinationAsset,
-          network: session.network,
-          orderId: session.orderId ?? session.merchantOrderId,
-          ...(tx && tx.grossMicro !== null
-            ? {
-                grossAmount: formatCrypto(tx.grossMicro),
-                merchantSettlementAmount: formatCrypto(tx.merchantSettlementMicro!),
-                platformCommissionAmount: formatCrypto(tx.platformCommissionMicro!),
-                transactionHash: tx.transactionHash,
-              }
-            : {}),
-          deliveries: deliveries.length,
-        });
-      }
-      return emittedOf(deliveries, event.id);
+      return (await emitPaymentEventOf(paymentId, status, type)).emitted;
     },
 
     /**
@@ -271,44 +378,7 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
     async deliverWebhook(deliveryId: string): Promise<void> {
       const found = await findDeliveryWithEvent(db, deliveryId);
       if (!found) throw ApplicationFailure.nonRetryable(`no delivery ${deliveryId}`, 'DeliveryRefused');
-      const { delivery, event, endpoint } = found;
-      if (delivery.status === 'succeeded') return;
-      if (!event) throw ApplicationFailure.nonRetryable(`no event ${delivery.eventId}`, 'DeliveryRefused');
-      const secret = await secretFor(delivery, endpoint);
-      const t = Math.floor(now().getTime() / 1000);
-      const attemptId = await beginAttempt(db, deliveryId);
-      const result = await postWebhook({
-        url: delivery.url,
-        body: event.body,
-        timeoutMs: webhooks.timeoutMs,
-        allowPrivate: allowPrivateUrls,
-        headers: {
-          'user-agent': USER_AGENT,
-          'content-type': 'application/json',
-          'svc-delivery-id': delivery.id,
-          'svc-event-id': event.id,
-          'svc-event-type': event.type,
-          ...deliverySignatureHeaders(secret, event.id, t, event.body),
-        },
-      });
-      const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-      const error = succeeded ? null : (result.error ?? `HTTP ${result.statusCode}`);
-      await finishAttempt(db, { attemptId, deliveryId, statusCode: result.statusCode, durationMs: result.durationMs, error, succeeded });
-      // The target's host only: a merchant's URL may carry a token in its path or query.
-      log(succeeded ? 'webhook.delivered' : 'webhook.attempt_failed', {
-        paymentId: delivery.paymentId,
-        merchantId: event.merchantId,
-        deliveryId,
-        eventId: event.id,
-        eventType: event.type,
-        target: hostOf(delivery.url),
-        statusCode: result.statusCode,
-        durationMs: result.durationMs,
-        ...(error ? { error } : {}),
-      });
-      if (succeeded) return;
-      if (result.refused) throw ApplicationFailure.nonRetryable(error, 'DeliveryRefused');
-      throw ApplicationFailure.retryable(error, 'DeliveryFailed');
+      await attempt(found);
     },
 
     /**
@@ -319,11 +389,12 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
      * run's retry schedule (`toRetry`). An error is never the emitting activity's: a retry of it
      * would write nothing twice, but the schedule already owns a failed delivery.
      */
-    async withFirstAttempts(emitted: EmittedEvent): Promise<EmittedEvent> {
+    async withFirstAttempts(emitted: EmittedEvent, known?: ReadonlyMap<string, AttemptSubject>): Promise<EmittedEvent> {
       const outcomes = await Promise.all(
         emitted.deliveryIds.map(async (deliveryId) => {
           try {
-            await activities.deliverWebhook(deliveryId);
+            const subject = known?.get(deliveryId);
+            await (subject ? attempt(subject) : activities.deliverWebhook(deliveryId));
             return null;
           } catch (err) {
             if (err instanceof ApplicationFailure && err.type === 'DeliveryRefused') {
@@ -358,7 +429,19 @@ export function createWebhookActivities({ db, secretsKey, allowPrivateUrls, webh
         });
     },
   };
-  return activities;
+  return {
+    activities,
+    /** The payment event with the session it was made from, and its first attempts on the rows it wrote. */
+    async emitPaymentEventWithFirstAttempts(
+      paymentId: string,
+      status: PaymentStatus,
+      type?: 'payment.settled' | null,
+    ): Promise<{ emitted: EmittedEvent; session: CheckoutSessionRow }> {
+      const { emitted, session, attempts } = await emitPaymentEventOf(paymentId, status, type);
+      return { emitted: await activities.withFirstAttempts(emitted, attempts), session };
+    },
+  };
 }
 
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
+export type WebhookEvents = ReturnType<typeof createWebhookEvents>;

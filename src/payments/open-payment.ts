@@ -16,7 +16,7 @@ export interface PaymentRecord<Row> {
   searchAttributes: SearchAttributePair[];
   /** Inserts the row, invisible to lookups until its workflow runs. */
   insert(): Promise<Row>;
-  /** Makes the row visible (the workflow's first activity does it too). */
+  /** Makes the row visible (the sweep does it for a row whose process died before this). */
   markStarted(): Promise<void>;
   /** Removes the invisible row when its workflow could not be started. */
   discard(): Promise<void>;

@@ -49,20 +49,7 @@ export async function creditLog(
     eq(chainCredits.transactionHash, log.transactionHash.toLowerCase()),
     eq(chainCredits.logIndex, log.logIndex),
   );
-  const [existing] = await db
-    .select({ paymentId: chainCredits.paymentId, state: chainCredits.state, blockHash: chainCredits.blockHash })
-    .from(chainCredits)
-    .where(key);
-  if (existing) {
-    if (existing.paymentId !== paymentId) return { held: false, fresh: false, state: existing.state };
-    if (existing.state !== 'removed' && existing.blockHash === log.blockHash) return { held: true, fresh: false, state: existing.state };
-    const next = existing.state === 'removed' ? state : existing.state;
-    await db
-      .update(chainCredits)
-      .set({ state: next, blockNumber: log.blockNumber, blockHash: log.blockHash, updatedAt: sql`now()` })
-      .where(and(key, eq(chainCredits.paymentId, paymentId)));
-    return { held: true, fresh: existing.state === 'removed', state: next };
-  }
+  // A new log (the common case) in one statement: the insert first, the row read only when it was there.
   const rows = await db
     .insert(chainCredits)
     .values({
@@ -82,9 +69,20 @@ export async function creditLog(
     .onConflictDoNothing()
     .returning({ paymentId: chainCredits.paymentId });
   if (rows.length > 0) return { held: true, fresh: true, state };
-  // Recorded meanwhile by a concurrent call: its record stands.
-  const [raced] = await db.select({ paymentId: chainCredits.paymentId, state: chainCredits.state }).from(chainCredits).where(key);
-  return { held: raced?.paymentId === paymentId, fresh: false, state: raced?.state ?? state };
+  // Recorded before (a re-sent log, one back after a reorg), or meanwhile by a concurrent call.
+  const [existing] = await db
+    .select({ paymentId: chainCredits.paymentId, state: chainCredits.state, blockHash: chainCredits.blockHash })
+    .from(chainCredits)
+    .where(key);
+  if (!existing) return { held: false, fresh: false, state };
+  if (existing.paymentId !== paymentId) return { held: false, fresh: false, state: existing.state };
+  if (existing.state !== 'removed' && existing.blockHash === log.blockHash) return { held: true, fresh: false, state: existing.state };
+  const next = existing.state === 'removed' ? state : existing.state;
+  await db
+    .update(chainCredits)
+    .set({ state: next, blockNumber: log.blockNumber, blockHash: log.blockHash, updatedAt: sql`now()` })
+    .where(and(key, eq(chainCredits.paymentId, paymentId)));
+  return { held: true, fresh: existing.state === 'removed', state: next };
 }
 
 /**

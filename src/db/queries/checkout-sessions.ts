@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { DatabaseOrTransaction } from '../client';
-import { checkoutSessions, merchantWallets } from '../schema';
+import { checkoutSessions, merchants, merchantWallets, transactions, webhookEndpoints } from '../schema';
 import { preparedFor } from './prepared';
 import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-status';
 
@@ -128,6 +128,61 @@ export async function findSession(db: DatabaseOrTransaction, id: string): Promis
 
 export async function lockSession(db: DatabaseOrTransaction, id: string): Promise<CheckoutSessionRow | undefined> {
   const [row] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, id)).for('update');
+  return row;
+}
+
+/** A session with whether its merchant takes money (status approved, issue 26 item 4). */
+export type SessionWithMerchant = CheckoutSessionRow & { merchantTakesMoney: boolean };
+
+/**
+ * The session and its merchant's standing in one round trip (issue 32); with `lock`, the session's
+ * row is locked (FOR UPDATE OF the session only: the merchant's row is read, never locked).
+ */
+export async function findSessionWithMerchant(
+  db: DatabaseOrTransaction,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<SessionWithMerchant | undefined> {
+  const query = db
+    .select({ session: checkoutSessions, merchantStatus: merchants.status })
+    .from(checkoutSessions)
+    .leftJoin(merchants, eq(merchants.id, checkoutSessions.merchantId))
+    .where(eq(checkoutSessions.id, id));
+  const [row] = options.lock ? await query.for('update', { of: checkoutSessions }) : await query;
+  return row && { ...row.session, merchantTakesMoney: row.merchantStatus === 'approved' };
+}
+
+export type TransactionRowOfSession = typeof transactions.$inferSelect;
+
+/** A merchant's enabled webhook endpoint, as an event's deliveries need it (webhooks.ts). */
+export interface EnabledEndpoint {
+  id: string;
+  url: string;
+  secretEncrypted: string;
+  eventTypes: string[] | null;
+}
+
+/**
+ * A session, its transaction row (none before a completion or failure) and its merchant's enabled
+ * webhook endpoints, oldest first, in one round trip (issue 32): what an event's body and
+ * deliveries are made of.
+ */
+export async function findSessionForEvent(
+  db: DatabaseOrTransaction,
+  id: string,
+): Promise<{ session: CheckoutSessionRow; transaction: TransactionRowOfSession | null; endpoints: EnabledEndpoint[] } | undefined> {
+  const [row] = await db
+    .select({
+      session: checkoutSessions,
+      transaction: transactions,
+      endpoints: sql<EnabledEndpoint[]>`coalesce((
+        select json_agg(json_build_object('id', e.id, 'url', e.url, 'secretEncrypted', e.secret_encrypted, 'eventTypes', e.event_types)
+          order by e.created_at)
+        from ${webhookEndpoints} e where e.merchant_id = ${checkoutSessions.merchantId} and e.enabled), '[]'::json)`,
+    })
+    .from(checkoutSessions)
+    .leftJoin(transactions, eq(transactions.paymentId, checkoutSessions.id))
+    .where(eq(checkoutSessions.id, id));
   return row;
 }
 

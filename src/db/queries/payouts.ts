@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
+import type { Posting } from '../../domain/ledger';
 import type { DatabaseOrTransaction } from '../client';
-import { chainCredits, payoutNonces, payouts } from '../schema';
+import { chainCredits, ledgerEntries, payoutNonces, payouts, transactions } from '../schema';
 
 export type PayoutRow = typeof payouts.$inferSelect;
 export type NewPayout = typeof payouts.$inferInsert;
@@ -113,6 +114,59 @@ export async function confirmPayoutOnce(
   return row;
 }
 
+/**
+ * Issue 32: confirmPayoutOnce, its ledger postings and (a merchant's payout) the transaction's
+ * reference in one statement, which commits or fails whole like the transaction it replaces: the
+ * postings and the reference are written only if this call confirmed the row (still unconfirmed,
+ * still carrying `txHash`), so one caller posts and the others change nothing. The ledger's balance
+ * check runs at its commit as at any other. Returns whether this call confirmed it.
+ */
+export async function confirmPayoutAndPost(
+  db: DatabaseOrTransaction,
+  input: {
+    id: string;
+    txHash: string;
+    changes: { blockNumber: string; feeWei: string; confirmedAt: Date };
+    postings: Posting[];
+    reference: { paymentId: string; transactionHash: string; explorerUrl: string | null } | null;
+  },
+): Promise<boolean> {
+  const lines = input.postings.flatMap((posting) =>
+    posting.lines.map((l, i) => ({
+      posting_id: posting.postingId,
+      line: i + 1,
+      account: l.account,
+      asset: posting.asset,
+      network: posting.network,
+      amount: l.amount.toString(),
+      payment_id: posting.paymentId,
+      tx_hash: posting.txHash,
+    })),
+  );
+  const { changes, reference } = input;
+  const rows = await db.execute<{ id: string }>(sql`
+    with confirmed as (
+      update ${payouts} set status = 'confirmed', block_number = ${changes.blockNumber}::numeric, fee_wei = ${changes.feeWei}::numeric,
+        confirmed_at = ${changes.confirmedAt.toISOString()}::timestamptz
+      where id = ${input.id} and tx_hash = ${input.txHash} and status <> 'confirmed'
+      returning id
+    ), posted as (
+      insert into ${ledgerEntries} (posting_id, line, account, asset, network, amount, payment_id, tx_hash)
+      select e.posting_id, e.line, e.account, e.asset, e.network, e.amount, e.payment_id, e.tx_hash
+      from jsonb_to_recordset(${JSON.stringify(lines)}::jsonb)
+        as e(posting_id text, line int, account text, asset text, network text, amount numeric, payment_id text, tx_hash text)
+      where exists (select 1 from confirmed)
+      on conflict (posting_id, line) do nothing
+      returning 1
+    ), referenced as (
+      update ${transactions} set transaction_hash = ${reference?.transactionHash ?? null}, explorer_url = ${reference?.explorerUrl ?? null}
+      where payment_id = ${reference?.paymentId ?? null} and exists (select 1 from confirmed)
+      returning 1
+    )
+    select id from confirmed`);
+  return rows.length > 0;
+}
+
 /** The row under lock, so one signer at a time decides whether it still needs a signature. */
 export async function lockPayout(tx: DatabaseOrTransaction, id: string): Promise<PayoutRow | undefined> {
   const [row] = await tx.select().from(payouts).where(eq(payouts.id, id)).for('update');
@@ -138,25 +192,82 @@ export async function allocateNonce(
   tx: DatabaseOrTransaction,
   input: { network: string; sender: string; chainNext: number },
 ): Promise<number> {
-  await tx.insert(payoutNonces).values({ network: input.network, sender: input.sender, nextNonce: input.chainNext }).onConflictDoNothing();
-  const [locked] = await tx
-    .select({ next: payoutNonces.nextNonce })
-    .from(payoutNonces)
-    .where(and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender)))
-    .for('update');
-  let nonce = Math.max(locked!.next, input.chainNext);
-  if (locked!.next > input.chainNext) {
-    const [held] = await tx
-      .select({ highest: sql<number | null>`max(${payouts.nonce})` })
-      .from(payouts)
-      .where(and(eq(payouts.network, input.network), eq(payouts.fromAddress, input.sender), gte(payouts.nonce, input.chainNext)));
-    nonce = held?.highest === null || held?.highest === undefined ? input.chainNext : Number(held.highest) + 1;
-  }
+  const nonce = await reserveNonce(tx, input);
   await tx
     .update(payoutNonces)
-    .set({ nextNonce: nonce + 1, updatedAt: new Date() })
+    .set({ nextNonce: nonce + 1, updatedAt: sql`now()` })
     .where(and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender)));
   return nonce;
+}
+
+/**
+ * allocateNonce's choice, without moving the counter past it: the caller stores its signed payout and
+ * the counter together (storeSignedPayout), in the same transaction. Issue 32: one statement in the
+ * common case, where there were three: the upsert takes the allocator row's lock (made at the chain's
+ * count on a sender's first payout) and returns the counter as the lock's last holder left it.
+ */
+export async function reserveNonce(
+  tx: DatabaseOrTransaction,
+  input: { network: string; sender: string; chainNext: number },
+): Promise<number> {
+  const [locked] = await tx
+    .insert(payoutNonces)
+    .values({ network: input.network, sender: input.sender, nextNonce: input.chainNext })
+    .onConflictDoUpdate({ target: [payoutNonces.network, payoutNonces.sender], set: { updatedAt: sql`now()` } })
+    .returning({ next: payoutNonces.nextNonce });
+  if (locked!.next <= input.chainNext) return input.chainNext;
+  // Ahead of the chain: one past the highest nonce our rows hold at or above its count, or the count
+  // itself. A statement of its own, after the lock: it sees every payout the lock's last holder signed.
+  const [held] = await tx
+    .select({ highest: sql<number | null>`max(${payouts.nonce})` })
+    .from(payouts)
+    .where(and(eq(payouts.network, input.network), eq(payouts.fromAddress, input.sender), gte(payouts.nonce, input.chainNext)));
+  return held?.highest === null || held?.highest === undefined ? input.chainNext : Number(held.highest) + 1;
+}
+
+/**
+ * A signed payout stored with the allocator moved past its nonce, in one statement (issue 32), inside
+ * the transaction whose reserveNonce holds the allocator's lock. Written only if the row still needs
+ * this signature (not failed; unsigned, or still carrying the transaction it replaces): otherwise
+ * nothing is returned, and the caller rolls back so the nonce stays free.
+ */
+export async function storeSignedPayout(
+  tx: DatabaseOrTransaction,
+  input: {
+    id: string;
+    /** The payout's network and sender (its allocator). */
+    network: string;
+    sender: string;
+    replacing: string | null;
+    nonce: number;
+    changes: Pick<NewPayout, 'signedTx' | 'txHash' | 'gasLimit' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'signedAt'>;
+  },
+): Promise<PayoutRow | undefined> {
+  const counter = tx.$with('counter').as(
+    tx
+      .update(payoutNonces)
+      .set({ nextNonce: input.nonce + 1, updatedAt: sql`now()` })
+      .where(and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender)))
+      .returning({ next: payoutNonces.nextNonce }),
+  );
+  const [row] = await tx
+    .with(counter)
+    .update(payouts)
+    .set({
+      ...input.changes,
+      nonce: input.nonce,
+      status: 'signed',
+      ...(input.replacing ? { replacedHashes: sql`array_append(${payouts.replacedHashes}, ${input.replacing}::text)` } : {}),
+    })
+    .where(
+      and(
+        eq(payouts.id, input.id),
+        ne(payouts.status, 'failed'),
+        input.replacing ? sql`(${payouts.signedTx} is null or ${payouts.txHash} = ${input.replacing})` : isNull(payouts.signedTx),
+      ),
+    )
+    .returning();
+  return row;
 }
 
 /**

@@ -6,8 +6,9 @@ export type TransactionRow = typeof transactions.$inferSelect;
 
 /** Inserts the payment's transaction once; a second call (retry, replay) returns the first row. */
 export async function insertTransactionOnce(db: DatabaseOrTransaction, row: typeof transactions.$inferInsert): Promise<TransactionRow> {
-  await db.insert(transactions).values(row).onConflictDoNothing({ target: transactions.paymentId });
-  return (await findTransaction(db, row.paymentId))!;
+  // New (the common case): one round trip. A repeat reads the row the first call wrote.
+  const [inserted] = await db.insert(transactions).values(row).onConflictDoNothing({ target: transactions.paymentId }).returning();
+  return inserted ?? (await findTransaction(db, row.paymentId))!;
 }
 
 export async function findTransaction(db: DatabaseOrTransaction, paymentId: string): Promise<TransactionRow | undefined> {

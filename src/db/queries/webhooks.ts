@@ -327,6 +327,9 @@ export async function listAttempts(db: DatabaseOrTransaction, deliveryId: string
 
 /** The merchant's default webhook secret, created once on first use (the first writer wins). */
 export async function merchantWebhookSecret(db: DatabaseOrTransaction, merchantId: string, create: () => string): Promise<string | null> {
+  // Made once per merchant: every later attempt reads it (one statement, no secret made and thrown away).
+  const [known] = await db.select({ sealed: merchants.webhookSecretEncrypted }).from(merchants).where(eq(merchants.id, merchantId));
+  if (!known || known.sealed) return known?.sealed ?? null;
   await db
     .update(merchants)
     .set({ webhookSecretEncrypted: create() })
