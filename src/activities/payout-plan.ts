@@ -61,7 +61,11 @@ async function writeSessionTransfers(db: Database, chains: PayoutChains, payment
     if (planned.length > 0) return planned;
     const owner = { merchantId: session.merchantId, asset: session.destinationAsset, network: session.network };
     // The debt is a debit balance of merchant_debt (completedPaymentRefunded posts it).
-    const owed = await accountBalance(t, { account: ledgerAccount.merchantDebt(owner.merchantId), asset: owner.asset, network: owner.network });
+    const owed = await accountBalance(t, {
+      account: ledgerAccount.merchantDebt(owner.merchantId),
+      asset: owner.asset,
+      network: owner.network,
+    });
     const debt = owed - (await repaymentsUnderWay(t, owner));
     const { sendMicro, withheldMicro } = withholdFromPayout({ netMicro: tx.merchantSettlementMicro ?? 0n, debtMicro: debt });
     const transfers: NewPayout[] = [

@@ -266,7 +266,13 @@ function confirmedPostings(p: ConfirmedPayout & { refundId: string | null }, tre
     return [refunded, payoutFee(p)].filter((posting) => posting.lines.length > 0);
   }
   if (p.kind === 'repayment') {
-    const repaid = refundDebtRepaid({ ...common, payoutId: p.id, depositAddress: p.fromAddress, treasury: p.toAddress, amountMicro: p.amount });
+    const repaid = refundDebtRepaid({
+      ...common,
+      payoutId: p.id,
+      depositAddress: p.fromAddress,
+      treasury: p.toAddress,
+      amountMicro: p.amount,
+    });
     return [repaid, payoutFee(p)].filter((posting) => posting.lines.length > 0);
   }
   return payoutConfirmed(p, treasury);

@@ -132,7 +132,13 @@ export function merchantPaymentDetail(ctx: PaymentContext) {
      */
     async refundPayment(actor: DashboardActor, paymentId: string, input: { amount: string; address?: string }) {
       const session = await ownSession(ctx, actor.merchantId, paymentId);
-      return refundPayment(ctx, { ...input, paymentId: session.id, merchantId: actor.merchantId, requestedBy: `dashboard:${actor.userId}`, actor });
+      return refundPayment(ctx, {
+        ...input,
+        paymentId: session.id,
+        merchantId: actor.merchantId,
+        requestedBy: `dashboard:${actor.userId}`,
+        actor,
+      });
     },
   };
 }

@@ -33,7 +33,9 @@ const setRole = (email: string, role: string) => ctx.db.sql`update dashboard_use
 async function paidAndSettled(apiKey: string, amount: number) {
   const id = await openSession(ctx, apiKey, { amount, webhookUrl: `${receiver.url}/hooks` });
   const g = await pressPay(ctx, id);
-  const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: id, outcome: 'succeeded' } });
+  const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+    body: { reference: id, outcome: 'succeeded' },
+  });
   expect(paid.status).toBe(200);
   await waitForStatus(ctx, id, 'completed', 60_000);
   await waitForPayouts(ctx, id, 90_000);
@@ -41,7 +43,8 @@ async function paidAndSettled(apiKey: string, amount: number) {
 }
 
 const refundsOf = (paymentId: string) =>
-  ctx.db.sql`select id, status, amount_micro, address, tx_hash, requested_by from payment_refunds where payment_id = ${paymentId} order by created_at`;
+  ctx.db
+    .sql`select id, status, amount_micro, address, tx_hash, requested_by from payment_refunds where payment_id = ${paymentId} order by created_at`;
 
 describe('refunds of a completed payment', () => {
   it('refunds part then the rest on chain, once each; refuses a third; withholds the debt from the next payout', async () => {

@@ -41,11 +41,7 @@ export async function refundedOfPayment(db: DatabaseOrTransaction, paymentId: st
     .select({ total: sql<string | null>`sum(${paymentRefunds.amountMicro})::text` })
     .from(paymentRefunds)
     .where(
-      and(
-        eq(paymentRefunds.paymentId, paymentId),
-        ne(paymentRefunds.status, 'failed'),
-        except ? ne(paymentRefunds.id, except) : undefined,
-      ),
+      and(eq(paymentRefunds.paymentId, paymentId), ne(paymentRefunds.status, 'failed'), except ? ne(paymentRefunds.id, except) : undefined),
     );
   return BigInt(row?.total ?? 0);
 }

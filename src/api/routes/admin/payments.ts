@@ -143,7 +143,9 @@ const adminPaymentRoutes: FastifyPluginAsyncZod = async (app) => {
             .min(1)
             .max(128)
             .optional()
-            .describe('The customer’s EVM address (EIP-55 when mixed case). Absent: the refund address the customer gave on the checkout page; 422 when there is none'),
+            .describe(
+              'The customer’s EVM address (EIP-55 when mixed case). Absent: the refund address the customer gave on the checkout page; 422 when there is none',
+            ),
         }),
         response: { 201: z.object({ ok: z.literal(true), refund: refundView }) },
       },
