@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
+import { completedPaymentRefundedEventSchema } from '../../src/api/webhook-schemas';
 import { formatCrypto } from '../../src/domain/money';
 import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
 import { approve, PASSWORD, secureOwner, signedUpOwner, type DashboardClient } from '../support/dashboard';
@@ -160,6 +161,7 @@ describe('refunds of a completed payment', () => {
       'two payment.refunded',
     );
     expect(new Set(events.map((e) => e.body.eventId)).size).toBe(2);
+    for (const e of events) expect(completedPaymentRefundedEventSchema.strict().safeParse(e.body).success).toBe(true);
     expect(events.map((e) => e.body.refundId).sort()).toEqual(rows.map((r) => r.id).sort());
     expect(events.map((e) => e.body.refund.transactionHash).sort()).toEqual(rows.map((r) => r.tx_hash).sort());
     const after = (await owner.client.call('GET', `/payments/${a.id}`)).json();
