@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Address } from 'viem';
 import { completedPaymentRefundedEventSchema } from '../../src/api/webhook-schemas';
 import { formatCrypto } from '../../src/domain/money';
 import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
-import { approve, PASSWORD, secureOwner, signedUpOwner, type DashboardClient } from '../support/dashboard';
+import { approve, PASSWORD, secureOwner, signedUpOwner } from '../support/dashboard';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { useMailSink } from '../support/mail';
@@ -135,7 +134,7 @@ describe('refunds of a completed payment', () => {
       60_000,
       'both refunds confirmed',
     );
-    expect(await balanceOf(own.chain, token, customer as Address)).toBe(a.g);
+    expect(await balanceOf(own.chain, token, customer)).toBe(a.g);
     expect(rows.map((r) => r.requested_by)).toEqual([expect.stringMatching(/^dashboard:/), 'admin']);
     // Once each: one payout per refund, from the treasury.
     const refundPayouts = (await payoutsOf(ctx, a.id))
@@ -174,7 +173,7 @@ describe('refunds of a completed payment', () => {
 
     // The merchant owes the platform what the treasury sent; their next payout repays it.
     expect(await ledgerBalance(ctx, `merchant_debt:${owner.merchantId}`, 'USDC')).toBe(a.g);
-    const walletBefore = await balanceOf(own.chain, token, wallet as Address);
+    const walletBefore = await balanceOf(own.chain, token, wallet);
     const c = await paidAndSettled(apiKey, 100);
     const payouts = await payoutsOf(ctx, c.id);
     const merchant = payouts.find((p) => p.kind === 'merchant')!;
@@ -182,7 +181,7 @@ describe('refunds of a completed payment', () => {
     const commission = payouts.find((p) => p.kind === 'commission')!;
     expect(repayment).toMatchObject({ to: own.treasury, amount: a.g, status: 'confirmed' });
     expect(merchant.amount + repayment.amount + commission.amount).toBe(c.g);
-    expect((await balanceOf(own.chain, token, wallet as Address)) - walletBefore).toBe(merchant.amount);
+    expect((await balanceOf(own.chain, token, wallet)) - walletBefore).toBe(merchant.amount);
     expect(await ledgerBalance(ctx, `merchant_debt:${owner.merchantId}`, 'USDC')).toBe(0n);
     expect(await ledgerBalance(ctx, `merchant_payable:${owner.merchantId}`, 'USDC')).toBe(0n);
     expect(await unbalancedPostings(ctx)).toEqual([]);
