@@ -36,5 +36,3 @@ export const newPayoutId = () => `po_${randomBase62(24)}`;
 export const PAYOUT_ID = /^po_[A-Za-z0-9]{24}$/;
 export const isPayoutId = (id: string) => PAYOUT_ID.test(id);
 export const newRefundId = () => `rf_${randomBase62(24)}`;
-export const REFUND_ID = /^rf_[A-Za-z0-9]{24}$/;
-export const isRefundId = (id: string) => REFUND_ID.test(id);
