@@ -89,7 +89,8 @@ export function createPaymentService(ctx: PaymentContext) {
     acceptException: (id: string) => acceptException(ctx, id),
     refundException: (id: string, address?: string) => refundException(ctx, id, address),
     /** Issue 29 item 3: a completed payment refunded, wholly or partly, from the treasury (operators; the dashboard's goes through paymentDetail). */
-    refundPayment: (input: { paymentId: string; amount: string; address?: string; requestedBy: string }) => refundPayment(ctx, input),
+    refundPayment: (input: { paymentId: string; amount: string; address?: string; requestedBy: string; requestKey?: string }) =>
+      refundPayment(ctx, input),
     paymentProof: (id: string) => paymentProof(ctx, id),
     listPayouts: (status: PayoutRow['status'] | undefined, limit: number) => listPayouts(ctx, status, limit),
     retryPayout: (id: string) => retryPayout(ctx, id),

@@ -130,7 +130,7 @@ export function merchantPaymentDetail(ctx: PaymentContext) {
      * Issue 29 item 3: the merchant's own completed payment refunded, wholly or partly: the
      * operators' use case itself (refundPayment), scoped to the merchant (another's payment is 404).
      */
-    async refundPayment(actor: DashboardActor, paymentId: string, input: { amount: string; address?: string }) {
+    async refundPayment(actor: DashboardActor, paymentId: string, input: { amount: string; address?: string; requestKey?: string }) {
       const session = await ownSession(ctx, actor.merchantId, paymentId);
       return refundPayment(ctx, {
         ...input,

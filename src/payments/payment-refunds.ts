@@ -4,6 +4,7 @@ import { refundDebtCover } from '../db/queries/ledger';
 import { lockMerchant } from '../db/queries/merchants';
 import {
   findPaymentRefund,
+  findRefundByRequestKey,
   insertPaymentRefund,
   listPaymentRefunds,
   pendingRefundsOfMerchant,
@@ -98,7 +99,16 @@ export async function paymentRefunds(ctx: PaymentContext, session: CheckoutSessi
  */
 export async function refundPayment(
   ctx: PaymentContext,
-  input: { paymentId: string; merchantId?: string; amount: string; address?: string; requestedBy: string; actor?: DashboardActor },
+  input: {
+    paymentId: string;
+    merchantId?: string;
+    amount: string;
+    address?: string;
+    requestedBy: string;
+    actor?: DashboardActor;
+    /** The asker's key for this request: the same key again answers the refund it made (a double click is one refund). */
+    requestKey?: string;
+  },
 ): Promise<PaymentRefundRow> {
   const found = isCanonicalPaymentId(input.paymentId) ? await findSession(ctx.db, input.paymentId) : undefined;
   if (!found || (input.merchantId !== undefined && found.merchantId !== input.merchantId)) throw notFound('Payment');
@@ -115,9 +125,15 @@ export async function refundPayment(
   if (!given) throw invalid('address', 'Give the address to send the money back to: the customer left none on the checkout page.');
   const address = await checkedRefundAddress(ctx, given);
 
-  const refund = await ctx.db.transaction(async (tx) => {
+  const made = await ctx.db.transaction(async (tx) => {
     const session = (await lockSession(tx, found.id))!;
     await lockMerchant(tx, session.merchantId);
+    if (input.requestKey) {
+      const earlier = await findRefundByRequestKey(tx, session.id, input.requestKey);
+      if (earlier && (earlier.amountMicro !== requested || earlier.address !== address))
+        throw new AppError('Conflict', 'This request key was used for another refund of this payment.');
+      if (earlier) return { row: earlier, repeated: true };
+    }
     const transaction = await findTransaction(tx, session.id);
     const amount = checkRefundAmount({
       grossMicro: transaction?.grossMicro ?? 0n,
@@ -144,6 +160,7 @@ export async function refundPayment(
       amountMicro: amount.amountMicro,
       address,
       requestedBy: input.requestedBy,
+      requestKey: input.requestKey ?? null,
     });
     // From the dashboard: its audit line in the same transaction.
     if (input.actor)
@@ -152,17 +169,19 @@ export async function refundPayment(
         amount: formatCrypto(row.amountMicro),
         address: row.address,
       });
-    return row;
+    return { row, repeated: false };
   });
-  ctx.log?.('refund.requested', {
-    paymentId: refund.paymentId,
-    merchantId: refund.merchantId,
-    refundId: refund.id,
-    amount: formatCrypto(refund.amountMicro),
-    asset: refund.asset,
-    network: refund.network,
-    requestedBy: refund.requestedBy,
-  });
+  const refund = made.row;
+  if (!made.repeated)
+    ctx.log?.('refund.requested', {
+      paymentId: refund.paymentId,
+      merchantId: refund.merchantId,
+      refundId: refund.id,
+      amount: formatCrypto(refund.amountMicro),
+      asset: refund.asset,
+      network: refund.network,
+      requestedBy: refund.requestedBy,
+    });
   await startRefundRun(ctx, refund);
   return (await findPaymentRefund(ctx.db, refund.id))!;
 }

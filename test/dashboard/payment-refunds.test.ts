@@ -109,8 +109,16 @@ describe('refunds of a completed payment', () => {
     expect(await refundsOf(a.id)).toEqual([]);
 
     // Part, from the dashboard, to the customer's address (the default).
-    const first = await owner.client.call('POST', url, { amount: formatCrypto(part) });
-    expect(first.statusCode).toBe(201);
+    // Sent twice at once with the form's key (a double click): one refund, both answered with it.
+    const requestKey = 'form-key-0001';
+    const [first, twice] = await Promise.all([
+      owner.client.call('POST', url, { amount: formatCrypto(part), requestKey }),
+      owner.client.call('POST', url, { amount: formatCrypto(part), requestKey }),
+    ]);
+    expect([first.statusCode, twice.statusCode]).toEqual([201, 201]);
+    expect(twice.json().refund.id).toBe(first.json().refund.id);
+    const reused = await owner.client.call('POST', url, { amount: '1', requestKey });
+    expect([reused.statusCode, reused.json().error]).toEqual([409, 'Conflict']);
     expect(first.json().refund).toMatchObject({ paymentId: a.id, amount: formatCrypto(part), address: customer, status: 'requested' });
     await eventually(
       () => balanceOf(own.chain, token, customer),

@@ -250,6 +250,9 @@ function Exceptions({ detail, me }: { detail: PaymentDetail; me: Me }) {
   );
 }
 
+/** 128 random bits, hex (getRandomValues works outside secure contexts too). */
+const newRequestKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+
 /**
  * Issue 29 item 3: the completed payment refunded, wholly or partly, from the platform's treasury:
  * the amount prefilled with what is left to refund, the address with the customer's (when the
@@ -261,10 +264,12 @@ function PaymentRefundForm({ detail, me }: { detail: PaymentDetail; me: Me }) {
   const addressId = useId();
   const passwordId = useId();
   const prefill = detail.payment.refundAddress;
+  // One key per refund this form shows: a double click (or a retry after a lost answer) is one refund.
+  const [requestKey] = useState(newRequestKey);
   const refund = useMutation({
     mutationFn: async (values: Record<string, string>) => {
       if (values.password) await api('POST', '/step-up', { password: values.password });
-      return api('POST', `/payments/${detail.payment.id}/refunds`, { amount: values.amount, address: values.address });
+      return api('POST', `/payments/${detail.payment.id}/refunds`, { amount: values.amount, address: values.address, requestKey });
     },
     onSettled: () => {
       void queryClient.invalidateQueries({ queryKey: ['me'] });

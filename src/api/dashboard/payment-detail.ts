@@ -210,9 +210,11 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
         hide,
         params,
         // No address: the one the customer left on the checkout page.
+        // requestKey: the form's key for this refund (a double click sends it twice: one refund).
         body: z.strictObject({
           amount: z.string().trim().min(1).max(40),
           address: z.string().trim().min(1).max(100).optional(),
+          requestKey: z.string().trim().min(8).max(100).optional(),
         }),
         response: { 201: z.object({ ok, refund: paymentRefundView }) },
       },
@@ -222,6 +224,7 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
       const refund = await payments.paymentDetail.refundPayment(actorOf(request, s), request.params.id, {
         amount: request.body.amount,
         address: request.body.address,
+        requestKey: request.body.requestKey,
       });
       return reply.code(201).send({ ok: true as const, refund: viewRefund(refund) });
     },

@@ -10,9 +10,11 @@ CREATE TABLE "payment_refunds" (
 	"payout_id" text,
 	"tx_hash" text,
 	"failure_reason" text,
+	"request_key" text,
 	"requested_by" text NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"refunded_at" timestamp with time zone,
+	CONSTRAINT "payment_refunds_request_key_unique" UNIQUE("payment_id","request_key"),
 	CONSTRAINT "payment_refunds_amount_check" CHECK ("payment_refunds"."amount_micro" > 0)
 );
 --> statement-breakpoint

@@ -22,6 +22,19 @@ export async function lockPaymentRefund(db: DatabaseOrTransaction, id: string): 
   return row;
 }
 
+/** The refund a request key made on a payment, if any. */
+export async function findRefundByRequestKey(
+  db: DatabaseOrTransaction,
+  paymentId: string,
+  requestKey: string,
+): Promise<PaymentRefundRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(paymentRefunds)
+    .where(and(eq(paymentRefunds.paymentId, paymentId), eq(paymentRefunds.requestKey, requestKey)));
+  return row;
+}
+
 /** A payment's refunds, oldest first. */
 export async function listPaymentRefunds(db: DatabaseOrTransaction, paymentId: string): Promise<PaymentRefundRow[]> {
   return db

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, check, index, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 // Issue 29 item 3: refunds of a completed payment, wholly or partly (domain/payment-refund.ts). One
 // row per refund asked for, written (with the amount checked under the payment's and merchant's
@@ -26,6 +26,9 @@ export const paymentRefunds = pgTable(
     payoutId: text('payout_id'),
     txHash: text('tx_hash'),
     failureReason: text('failure_reason'),
+    // The asker's key for this request (the dashboard's form sends one per refund it shows): the same
+    // key again answers the refund it made, so a double click is one refund.
+    requestKey: text('request_key'),
     // Who asked: `admin`, or `dashboard:<user id>`.
     requestedBy: text('requested_by').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -33,6 +36,7 @@ export const paymentRefunds = pgTable(
   },
   (t) => [
     index('payment_refunds_payment_idx').on(t.paymentId),
+    unique('payment_refunds_request_key_unique').on(t.paymentId, t.requestKey),
     index('payment_refunds_merchant_idx').on(t.merchantId, t.asset, t.network),
     check('payment_refunds_amount_check', sql`${t.amountMicro} > 0`),
   ],

@@ -128,7 +128,7 @@ const adminPaymentRoutes: FastifyPluginAsyncZod = async (app) => {
         summary:
           'Refund a completed payment, wholly or partly: `amount` of its stablecoin sent from the treasury to `address`, once. The amount must be more than 0 and at most what is left to refund (422 otherwise); the merchant owes it to the platform and their later payouts in that asset and network are reduced until it is repaid, so the debt may not exceed their payouts of the last 30 days and unpaid credits (409). Answers once the refund is written and its run started; payment.refunded fires when the transfer is confirmed',
         description:
-          'A refused address (zero, malformed or mistyped, the treasury, a token contract, a deposit address of ours) is 422 and changes nothing. Each call is a new refund; a failed transfer is retried with POST /admin/v1/payouts/{id}/retry.',
+          'A refused address (zero, malformed or mistyped, the treasury, a token contract, a deposit address of ours) is 422 and changes nothing. Each call is a new refund unless it repeats a requestKey; a failed transfer is retried with POST /admin/v1/payouts/{id}/retry.',
         params: z.object({ id: z.string() }),
         body: z.strictObject({
           amount: z
@@ -146,6 +146,15 @@ const adminPaymentRoutes: FastifyPluginAsyncZod = async (app) => {
             .describe(
               'The customer’s EVM address (EIP-55 when mixed case). Absent: the refund address the customer gave on the checkout page; 422 when there is none',
             ),
+          requestKey: z
+            .string()
+            .trim()
+            .min(8)
+            .max(100)
+            .optional()
+            .describe(
+              'Your key for this refund: asked again with the same key, the answer is the refund it made (409 if the amount or address differ)',
+            ),
         }),
         response: { 201: z.object({ ok: z.literal(true), refund: refundView }) },
       },
@@ -155,6 +164,7 @@ const adminPaymentRoutes: FastifyPluginAsyncZod = async (app) => {
         paymentId: requireCanonicalId(request.params.id),
         amount: request.body.amount,
         address: request.body.address,
+        requestKey: request.body.requestKey,
         requestedBy: 'admin',
       });
       return reply.code(201).send({ ok: true as const, refund: viewRefund(refund) });
