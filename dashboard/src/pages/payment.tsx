@@ -282,7 +282,7 @@ function PaymentRefundForm({ detail, me }: { detail: PaymentDetail; me: Me }) {
     refund.mutate(formValues(e.currentTarget));
   };
   return (
-    <form onSubmit={submit} aria-label="Refund this payment" key={detail.refunds.refundableAmount}>
+    <form onSubmit={submit} aria-label="Refund this payment">
       <div className="field">
         <label htmlFor={amountId}>Amount ({detail.payment.asset})</label>
         <input
@@ -352,7 +352,8 @@ function PaymentRefunds({ detail, me }: { detail: PaymentDetail; me: Me }) {
           ))}
         </ul>
       )}
-      {mayRefund && <PaymentRefundForm detail={detail} me={me} />}
+      {/* A new form (and request key) for each refundable rest: after a refund, the next is another. */}
+      {mayRefund && <PaymentRefundForm key={detail.refunds.refundableAmount} detail={detail} me={me} />}
     </section>
   );
 }
