@@ -37,6 +37,8 @@ export type BusinessEventName =
   | 'payment.settled'
   | 'exception.recorded'
   | 'exception.refunded'
+  | 'refund.requested'
+  | 'payment.refunded'
   | 'payout.sent'
   | 'payout.confirmed'
   | 'payout.failed'

@@ -161,6 +161,22 @@ export interface PaymentDetail {
   timeline: TimelineEntry[];
   exceptions: PaymentException[];
   deliveries: WebhookDelivery[];
+  /** Refunds of the completed payment itself (issue 29 item 3); refundableAmount is the form's default. */
+  refunds: { refundable: boolean; refundableAmount: string; refunds: PaymentRefund[] };
+}
+
+export interface PaymentRefund {
+  id: string;
+  amount: string;
+  asset: string;
+  address: string;
+  status: 'requested' | 'refunded' | 'failed';
+  failureReason: string | null;
+  transactionHash: string | null;
+  explorerUrl: string | null;
+  requestedBy: string;
+  createdAt: string;
+  refundedAt: string | null;
 }
 
 export interface PaymentProof {

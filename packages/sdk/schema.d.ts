@@ -692,6 +692,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/payments/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a completed payment, wholly or partly: `amount` of its stablecoin sent from the treasury to `address`, once. The amount must be more than 0 and at most what is left to refund (422 otherwise); the merchant owes it to the platform and their later payouts in that asset and network are reduced until it is repaid, so the debt may not exceed their payouts of the last 30 days and unpaid credits (409). Answers once the refund is written and its run started; payment.refunded fires when the transfer is confirmed
+         * @description A refused address (zero, malformed or mistyped, the treasury, a token contract, a deposit address of ours) is 422 and changes nothing. Each call is a new refund unless it repeats a requestKey; a failed transfer is retried with POST /admin/v1/payouts/{id}/retry.
+         */
+        post: operations["postAdminPaymentsByIdRefunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/payments/{id}/proof": {
         parameters: {
             query?: never;
@@ -944,8 +964,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * An exception’s money was sent back on chain
-         * @description Sent once per exception, when the refund transfer is confirmed: the exception’s body plus the refund.
+         * Money was sent back on chain: an exception’s, or a refund of a completed payment
+         * @description Sent once per exception, when the refund transfer is confirmed: the exception’s body plus the refund; or once per refund of a completed payment (whole or part, `refundId`), when its transfer from the treasury is confirmed.
          */
         post: operations["paymentRefundedWebhook"];
         delete?: never;
@@ -5683,7 +5703,7 @@ export interface operations {
                             /** @description The checkout session (SV_…) or simple order (transaction code) whose money it moves */
                             paymentId: string;
                             /** @enum {string} */
-                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee";
+                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee" | "payment_refund" | "repayment";
                             /** @description The refunded exception (a refund and its gas); null for the settlement */
                             exceptionId: string | null;
                             /** @enum {string} */
@@ -5728,6 +5748,141 @@ export interface operations {
             };
             /** @description Not found (or another merchant’s), or not implemented. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal unreachable: nothing was done, retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminPaymentsByIdRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "25.00",
+                 *       "address": "0x52908400098527886E0F7030069857D2E4169EE7"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The stablecoin amount to send back, a decimal with at most 6 decimals (e.g. "12.5") */
+                    amount: string;
+                    /** @description The customer’s EVM address (EIP-55 when mixed case). Absent: the refund address the customer gave on the checkout page; 422 when there is none */
+                    address?: string;
+                    /** @description Your key for this refund: asked again with the same key, the answer is the refund it made (409 if the amount or address differ) */
+                    requestKey?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        refund: {
+                            /** @description rf_…; also the id of the run that sends it */
+                            id: string;
+                            paymentId: string;
+                            /** @description 6 decimals */
+                            amount: string;
+                            asset: string;
+                            network: string;
+                            /** @description Where the money goes (EIP-55) */
+                            address: string;
+                            /** @enum {string} */
+                            status: "requested" | "refunded" | "failed";
+                            failureReason: string | null;
+                            /** @description The confirmed transfer */
+                            transactionHash: string | null;
+                            explorerUrl: string | null;
+                            /** @description admin, or dashboard:<user id> */
+                            requestedBy: string;
+                            createdAt: string;
+                            refundedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or retired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or another merchant’s), or not implemented. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The state does not allow it, or an Idempotency-Key conflict. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit (64 KiB). */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6547,7 +6702,7 @@ export interface operations {
                             /** @description The checkout session (SV_…) or simple order (transaction code) whose money it moves */
                             paymentId: string;
                             /** @enum {string} */
-                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee";
+                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee" | "payment_refund" | "repayment";
                             /** @description The refunded exception (a refund and its gas); null for the settlement */
                             exceptionId: string | null;
                             /** @enum {string} */
@@ -6670,7 +6825,7 @@ export interface operations {
                             /** @description The checkout session (SV_…) or simple order (transaction code) whose money it moves */
                             paymentId: string;
                             /** @enum {string} */
-                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee";
+                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee" | "payment_refund" | "repayment";
                             /** @description The refunded exception (a refund and its gas); null for the settlement */
                             exceptionId: string | null;
                             /** @enum {string} */
@@ -7376,6 +7531,49 @@ export interface operations {
                         transactionHash: string;
                         explorerUrl: string | null;
                     };
+                } | {
+                    /** @constant */
+                    event: "payment.refunded";
+                    /** @description evt_…; process each event once */
+                    eventId: string;
+                    /** @constant */
+                    eventSource: "refund";
+                    merchantId: string;
+                    /** @description The canonical payment id (SV_…) */
+                    sessionId: string;
+                    transactionId: string;
+                    orderId: string;
+                    /** @description rf_…; one event per refund */
+                    refundId: string;
+                    /** @constant */
+                    status: "refunded";
+                    /** @description This refund, stablecoin, 6 decimals */
+                    amount: string;
+                    /** @description What the customer paid */
+                    grossAmount: string;
+                    /** @description What the payment has had refunded so far, this refund included */
+                    refundedAmount: string;
+                    /**
+                     * @example USDC
+                     * @enum {string}
+                     */
+                    destinationAsset: "USDC" | "USDT";
+                    /**
+                     * @example polygon
+                     * @enum {string}
+                     */
+                    network: "polygon" | "ethereum" | "base" | "arbitrum" | "solana" | "tron";
+                    refund: {
+                        /** @description Where the money went (EIP-55) */
+                        address: string;
+                        /** @description Stablecoin amount, 6 decimals */
+                        amount: string;
+                        /** @description The refund transfer, confirmed */
+                        transactionHash: string;
+                        explorerUrl: string | null;
+                    };
+                    /** @description ISO 8601 UTC */
+                    createdAt: string;
                 };
             };
         };

@@ -8,6 +8,7 @@ import { createChainProofActivities } from './chain-proof';
 import { createCheckoutActivities } from './checkout-session';
 import { createExceptionActivities } from './exceptions';
 import { createPaymentLinkActivities } from './payment-links';
+import { createPaymentRefundActivities } from './payment-refunds';
 import { createPayoutActivities } from './payouts';
 import { createProviderClosingActivities } from './provider-closing';
 import { createSessionTransitionActivities } from './session-transitions';
@@ -49,6 +50,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createExceptionActivities(deps),
     ...createSimpleOrderActivities(deps),
     ...createPayoutActivities(deps),
+    ...createPaymentRefundActivities(deps),
   };
 }
 

@@ -39,7 +39,12 @@ export function payoutChains(settings: ChainSettings): PayoutChains {
     treasury: () => keysOf().treasury.address,
     async signerOf(db, payout) {
       const k = keysOf();
-      if (payout.kind === 'gas') return k.treasury;
+      // The treasury sends the gas, and a completed payment's refund (its deposit address was emptied by the payout).
+      if (payout.kind === 'gas' || payout.kind === 'payment_refund') {
+        if (payout.kind === 'payment_refund' && payout.fromAddress !== k.treasury.address)
+          throw payoutImpossible(`${payout.fromAddress} is not the treasury`);
+        return k.treasury;
+      }
       const [row] = await findDepositAddresses(db, [payout.fromAddress]);
       if (!row) throw payoutImpossible(`${payout.fromAddress} is not one of our deposit addresses`);
       const account = k.depositAccount(row.derivationIndex);

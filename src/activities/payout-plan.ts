@@ -18,9 +18,12 @@ import {
 import { formatCrypto } from '../domain/money';
 import { findTransaction } from '../db/queries/transactions';
 import { newPayoutId } from '../domain/ids';
-import { NATIVE_ASSET, orderFeeCharged } from '../domain/ledger';
+import { ledgerAccount, NATIVE_ASSET, orderFeeCharged } from '../domain/ledger';
+import { withholdFromPayout } from '../domain/payment-refund';
+import { lockMerchant } from '../db/queries/merchants';
+import { repaymentsUnderWay } from '../db/queries/payment-refunds';
 import { orderPayoutSplit } from '../domain/order-fees';
-import { writePosting } from '../db/queries/ledger';
+import { accountBalance, writePosting } from '../db/queries/ledger';
 import { payoutImpossible, type PayoutChains } from './payout-chains';
 import { PayoutRefusal } from './payout-failures';
 
@@ -37,29 +40,41 @@ export async function planSessionPayouts(db: Database, chains: PayoutChains, pay
   return readyToSign(db, chains, paymentId, planned.length > 0 ? planned : await writeSessionTransfers(db, chains, paymentId));
 }
 
+/**
+ * Issue 29 item 3: a merchant who owes the platform for refunds of their completed payments (the
+ * treasury sent them) has the debt withheld from this payout (domain/payment-refund.ts): the withheld
+ * part goes from the deposit address to the treasury as a `repayment` payout, the rest to them.
+ * Planned under the merchant's row lock, so two settlements planned at once never withhold the same
+ * debt: what the ledger holds, less the repayments already planned and not yet confirmed.
+ */
 async function writeSessionTransfers(db: Database, chains: PayoutChains, paymentId: string): Promise<PayoutRow[]> {
   const [session, tx] = await Promise.all([findSession(db, paymentId), findTransaction(db, paymentId)]);
   if (!session || !tx || tx.status !== 'completed') throw payoutImpossible(`${paymentId} has no completed transaction`);
   if (!session.depositAddress) throw payoutImpossible(`${paymentId} has no deposit address`);
   const token = tokenOf(chains, session.network, session.destinationAsset);
+  const treasury = chains.treasury();
   const base = { paymentId, network: session.network, asset: session.destinationAsset, token, fromAddress: session.depositAddress };
-  const transfers: NewPayout[] = [
-    {
-      ...base,
-      id: newPayoutId(),
-      kind: 'merchant' as const,
-      toAddress: session.walletAddress,
-      amount: String(tx.merchantSettlementMicro ?? 0n),
-    },
-    {
-      ...base,
-      id: newPayoutId(),
-      kind: 'commission' as const,
-      toAddress: chains.treasury(),
-      amount: String(tx.platformCommissionMicro ?? 0n),
-    },
-  ].filter((t) => BigInt(t.amount) > 0n);
-  return insertPayoutsOnce(db, transfers);
+  return db.transaction(async (t) => {
+    await lockMerchant(t, session.merchantId);
+    // Another attempt may have planned it while this one waited for the lock.
+    const planned = await listPayouts(t, paymentId);
+    if (planned.length > 0) return planned;
+    const owner = { merchantId: session.merchantId, asset: session.destinationAsset, network: session.network };
+    // The debt is a debit balance of merchant_debt (completedPaymentRefunded posts it).
+    const owed = await accountBalance(t, {
+      account: ledgerAccount.merchantDebt(owner.merchantId),
+      asset: owner.asset,
+      network: owner.network,
+    });
+    const debt = owed - (await repaymentsUnderWay(t, owner));
+    const { sendMicro, withheldMicro } = withholdFromPayout({ netMicro: tx.merchantSettlementMicro ?? 0n, debtMicro: debt });
+    const transfers: NewPayout[] = [
+      { ...base, id: newPayoutId(), kind: 'merchant' as const, toAddress: session.walletAddress, amount: String(sendMicro) },
+      { ...base, id: newPayoutId(), kind: 'repayment' as const, toAddress: treasury, amount: String(withheldMicro) },
+      { ...base, id: newPayoutId(), kind: 'commission' as const, toAddress: treasury, amount: String(tx.platformCommissionMicro ?? 0n) },
+    ].filter((row) => BigInt(row.amount) > 0n);
+    return insertPayoutsOnce(t, transfers);
+  });
 }
 
 /**

@@ -25,7 +25,9 @@ import {
 } from '../db/queries/payouts';
 import { setPayoutReference } from '../db/queries/transactions';
 import { explorerUrlFor } from '../domain/explorers';
-import { payoutConfirmed, payoutRevertedFee } from '../domain/ledger';
+import { payoutConfirmed, payoutFee, payoutRevertedFee, type ConfirmedPayout, type Posting } from '../domain/ledger';
+import { completedPaymentRefunded, refundDebtRepaid } from '../domain/payment-refund';
+import { updatePaymentRefund } from '../db/queries/payment-refunds';
 import { payoutChains, payoutImpossible } from './payout-chains';
 import { givenUp, PAYOUT_FAILED, refusalBoundReached, refusalOf, refusedForNow } from './payout-failures';
 import { planOrderPayouts, planSessionPayouts } from './payout-plan';
@@ -210,9 +212,10 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
   /** Records the confirmation once; returns the row as it now stands (another attempt may have confirmed it, or replaced its transaction). */
   async function confirm(row: PayoutRow, receipt: { blockNumber: bigint; feeWei: bigint }, lookups: BatchLookups): Promise<PayoutRow> {
     const merchantId = await lookups.merchantOf(row.paymentId);
-    // Issue 32: anything but a refund in one statement (confirmPayoutAndPost), the postings made from
-    // the row as this attempt holds it (what they name never changes for its transaction, `txHash`).
-    if (row.kind !== 'refund') {
+    // Issue 32: a transfer between two accounts in one statement (confirmPayoutAndPost), the postings
+    // made from the row as this attempt holds it (what they name never changes for its transaction,
+    // `txHash`). Refunds and repayments resolve or update other rows too: one transaction below.
+    if (!OTHER_ROWS_AT_CONFIRMATION.has(row.kind)) {
       const changes = { blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() };
       const confirmed: PayoutRow = { ...row, ...changes, status: 'confirmed' };
       const txHash = row.txHash!;
@@ -248,7 +251,16 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
         return current;
       }
       const confirmed = { ...updated, merchantId, amount: BigInt(updated.amount), txHash: updated.txHash!, feeWei: receipt.feeWei };
-      await writePostings(tx, payoutConfirmed(confirmed, chains.treasury()));
+      await writePostings(tx, confirmedPostings(confirmed, chains.treasury()));
+      // Issue 29 item 3: a completed payment's refund is done with its transfer, in the same transaction.
+      if (row.kind === 'payment_refund' && updated.refundId)
+        await updatePaymentRefund(tx, updated.refundId, {
+          status: 'refunded',
+          payoutId: updated.id,
+          txHash: updated.txHash,
+          failureReason: null,
+          refundedAt: new Date(),
+        });
       if (row.kind === 'merchant')
         await setPayoutReference(tx, row.paymentId, {
           transactionHash: updated.txHash!,
@@ -285,6 +297,34 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
   }
 
   return { chains, batchLookups, sign, broadcast, confirm, markReverted, logPayout };
+}
+
+/** Kinds whose confirmation changes another row (the exception, the refund) or posts to the debt. */
+const OTHER_ROWS_AT_CONFIRMATION: ReadonlySet<PayoutRow['kind']> = new Set(['refund', 'payment_refund', 'repayment']);
+
+/**
+ * A confirmed payout's postings: most move money between two accounts (domain/ledger.ts); a completed
+ * payment's refund makes the merchant's debt, and a withheld part of their payout repays it
+ * (domain/payment-refund.ts). Each with the gas its sender paid.
+ */
+function confirmedPostings(p: ConfirmedPayout & { refundId: string | null }, treasury: string): Posting[] {
+  const common = { paymentId: p.paymentId, merchantId: p.merchantId, asset: p.asset, network: p.network, txHash: p.txHash };
+  if (p.kind === 'payment_refund') {
+    if (!p.refundId) throw payoutImpossible(`payout ${p.id} names no refund`);
+    const refunded = completedPaymentRefunded({ ...common, refundId: p.refundId, treasury: p.fromAddress, amountMicro: p.amount });
+    return [refunded, payoutFee(p)].filter((posting) => posting.lines.length > 0);
+  }
+  if (p.kind === 'repayment') {
+    const repaid = refundDebtRepaid({
+      ...common,
+      payoutId: p.id,
+      depositAddress: p.fromAddress,
+      treasury: p.toAddress,
+      amountMicro: p.amount,
+    });
+    return [repaid, payoutFee(p)].filter((posting) => posting.lines.length > 0);
+  }
+  return payoutConfirmed(p, treasury);
 }
 
 export function createPayoutActivities({ db, chains: settings, log: events }: { db: Database; chains: ChainSettings; log?: BusinessLog }) {

@@ -6,6 +6,9 @@ import { findSession, findSessionForEvent, type CheckoutSessionRow, type Enabled
 import { queueCustomerMail } from '../db/queries/customer-mails';
 import { findPaymentException } from '../db/queries/payment-exceptions';
 import { listRefundPayouts } from '../db/queries/payouts';
+import { findPaymentRefund, listPaymentRefunds } from '../db/queries/payment-refunds';
+import { findTransaction } from '../db/queries/transactions';
+import { paymentRefundedEventBody } from '../domain/payment-refund';
 import { findSite } from '../db/queries/sites';
 import {
   findDeliveryWithEvent,
@@ -364,6 +367,71 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
           amount: formatCrypto(exception.amountMicro),
           asset: exception.asset ?? session.destinationAsset,
           network: session.network,
+          eventId,
+          deliveries: deliveries.length,
+        });
+      }
+      return emittedOf(deliveries, event.id);
+    },
+
+    /**
+     * Issue 29 item 3: `payment.refunded` for one refund of a completed payment, once its transfer
+     * is confirmed; the refund's id is the event's subject, so two partial refunds are two events.
+     * Idempotent like emitPaymentEvent.
+     */
+    async emitRefundEvent(refundId: string): Promise<EmittedEvent> {
+      const refund = await findPaymentRefund(db, refundId);
+      if (!refund) throw ApplicationFailure.nonRetryable(`no refund ${refundId}`, 'RefundMissing');
+      if (refund.status !== 'refunded' || !refund.txHash)
+        throw ApplicationFailure.nonRetryable(`refund ${refundId} is not confirmed`, 'RefundMissing');
+      const [session, tx, refunds] = await Promise.all([
+        findSession(db, refund.paymentId),
+        findTransaction(db, refund.paymentId),
+        listPaymentRefunds(db, refund.paymentId),
+      ]);
+      if (!session) throw ApplicationFailure.nonRetryable(`no payment ${refund.paymentId}`, 'RefundMissing');
+      const eventId = newEventId();
+      // What the payment has had refunded in all, up to and with this refund (confirmed ones).
+      const refundedMicro = refunds
+        .filter((r) => r.status === 'refunded' && r.refundedAt && r.refundedAt <= refund.refundedAt!)
+        .reduce((sum, r) => sum + r.amountMicro, 0n);
+      const body = paymentRefundedEventBody({
+        eventId,
+        merchantId: session.merchantId,
+        paymentId: session.id,
+        orderId: session.orderId ?? session.merchantOrderId,
+        destinationAsset: session.destinationAsset,
+        network: session.network,
+        refundId: refund.id,
+        grossMicro: tx?.grossMicro ?? 0n,
+        refundedMicro,
+        refund: {
+          address: refund.address,
+          amountMicro: refund.amountMicro,
+          transactionHash: refund.txHash,
+          explorerUrl: explorerUrlFor(refund.network, refund.txHash),
+        },
+        createdAt: now(),
+      });
+      const event = await insertEventOnce(db, {
+        id: eventId,
+        paymentId: session.id,
+        merchantId: session.merchantId,
+        type: 'payment.refunded',
+        subject: refund.id,
+        body: JSON.stringify(body),
+      });
+      const deliveries = await deliveriesFor(session, event.id, event.type);
+      if (event.id === eventId) {
+        log('payment.refunded', {
+          paymentId: session.id,
+          merchantId: session.merchantId,
+          workflowId: refund.id,
+          refundId: refund.id,
+          amount: formatCrypto(refund.amountMicro),
+          asset: refund.asset,
+          network: refund.network,
+          transactionHash: refund.txHash,
           eventId,
           deliveries: deliveries.length,
         });

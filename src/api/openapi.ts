@@ -153,8 +153,9 @@ const WEBHOOK_TEXT: Record<string, { operationId: string; summary: string; descr
   },
   'payment.refunded': {
     operationId: 'paymentRefundedWebhook',
-    summary: 'An exception’s money was sent back on chain',
-    description: 'Sent once per exception, when the refund transfer is confirmed: the exception’s body plus the refund.',
+    summary: 'Money was sent back on chain: an exception’s, or a refund of a completed payment',
+    description:
+      'Sent once per exception, when the refund transfer is confirmed: the exception’s body plus the refund; or once per refund of a completed payment (whole or part, `refundId`), when its transfer from the treasury is confirmed.',
     headers: true,
   },
   'transaction.settled': {

@@ -70,6 +70,34 @@ export const paymentRefundedEventSchema = paymentExceptionEventSchema.extend({
   }),
 });
 
+/**
+ * Issue 29 item 3: a refund of a completed payment (wholly or partly, sent from the platform's
+ * treasury), once per refund when its transfer is confirmed: two partial refunds are two events.
+ */
+export const completedPaymentRefundedEventSchema = z.object({
+  event: z.literal('payment.refunded'),
+  eventId: z.string().describe('evt_…; process each event once'),
+  eventSource: z.literal('refund'),
+  merchantId: z.string(),
+  sessionId: z.string().describe('The canonical payment id (SV_…)'),
+  transactionId: z.string(),
+  orderId: z.string(),
+  refundId: z.string().describe('rf_…; one event per refund'),
+  status: z.literal('refunded'),
+  amount: decimal.describe('This refund, stablecoin, 6 decimals'),
+  grossAmount: decimal.describe('What the customer paid'),
+  refundedAmount: decimal.describe('What the payment has had refunded so far, this refund included'),
+  destinationAsset: assetName,
+  network: networkName,
+  refund: z.object({
+    address: z.string().describe('Where the money went (EIP-55)'),
+    amount: decimal.describe('Stablecoin amount, 6 decimals'),
+    transactionHash: z.string().describe('The refund transfer, confirmed'),
+    explorerUrl: z.string().nullable(),
+  }),
+  createdAt: z.string().describe('ISO 8601 UTC'),
+});
+
 export const transactionSettledSchema = z.object({
   event: z.literal('transaction.settled'),
   transaction_code: z.string().describe('UUID of the simple-API order'),
@@ -87,6 +115,7 @@ export const transactionSettledSchema = z.object({
 export const WEBHOOK_SCHEMAS = {
   'payment.event': paymentEventSchema,
   'payment.exception': paymentExceptionEventSchema,
-  'payment.refunded': paymentRefundedEventSchema,
+  // An exception's money sent back (exceptionId), or a completed payment's refund (refundId).
+  'payment.refunded': z.union([paymentRefundedEventSchema, completedPaymentRefundedEventSchema]),
   'transaction.settled': transactionSettledSchema,
 };

@@ -35,3 +35,4 @@ export const isMerchantId = (id: string) => MERCHANT_ID.test(id);
 export const newPayoutId = () => `po_${randomBase62(24)}`;
 export const PAYOUT_ID = /^po_[A-Za-z0-9]{24}$/;
 export const isPayoutId = (id: string) => PAYOUT_ID.test(id);
+export const newRefundId = () => `rf_${randomBase62(24)}`;

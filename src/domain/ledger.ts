@@ -202,7 +202,7 @@ export interface ConfirmedPayout {
   id: string;
   paymentId: string;
   merchantId: string;
-  kind: 'merchant' | 'commission' | 'gas' | 'refund' | 'customer' | 'network_fee';
+  kind: 'merchant' | 'commission' | 'gas' | 'refund' | 'customer' | 'network_fee' | 'payment_refund' | 'repayment';
   /** The refunded exception (kind refund). */
   exceptionId?: string | null;
   asset: string;
@@ -228,7 +228,32 @@ function debitOf(p: ConfirmedPayout, treasury: string): string {
     case 'refund':
       if (!p.exceptionId) throw new Error(`refund payout ${p.id} names no exception`);
       return ledgerAccount.exceptionHeld(p.exceptionId);
+    // A completed payment's refund and a debt's repayment are posted by domain/payment-refund.ts
+    // (refund: and repaid: postings); these accounts serve a reorg's undoing of the transfer.
+    case 'payment_refund':
+      return ledgerAccount.merchantDebt(p.merchantId);
+    case 'repayment':
+      return ledgerAccount.treasury(treasury);
   }
+}
+
+/** Who paid a payout's gas: the treasury for what it sends itself (gas, a completed payment's refund), else the deposit address. */
+const payerOf = (p: { kind: ConfirmedPayout['kind']; fromAddress: string }) =>
+  p.kind === 'gas' || p.kind === 'payment_refund' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
+
+/** The gas a confirmed payout's sender paid, in the native coin. */
+export function payoutFee(p: ConfirmedPayout): Posting {
+  return balanced({
+    network: p.network,
+    paymentId: p.paymentId,
+    txHash: p.txHash,
+    postingId: `fee:${p.id}`,
+    asset: NATIVE_ASSET,
+    lines: [
+      { account: ledgerAccount.gasExpense, amount: p.feeWei },
+      { account: payerOf(p), amount: -p.feeWei },
+    ],
+  });
 }
 
 /**
@@ -237,7 +262,7 @@ function debitOf(p: ConfirmedPayout, treasury: string): string {
  */
 export function payoutConfirmed(p: ConfirmedPayout, treasury: string): Posting[] {
   const debit = debitOf(p, treasury);
-  const credit = p.kind === 'gas' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
+  const credit = payerOf(p);
   const base = { network: p.network, paymentId: p.paymentId, txHash: p.txHash };
   const moved = balanced({
     ...base,
@@ -248,15 +273,7 @@ export function payoutConfirmed(p: ConfirmedPayout, treasury: string): Posting[]
       { account: credit, amount: -p.amount },
     ],
   });
-  const fee = balanced({
-    ...base,
-    postingId: `fee:${p.id}`,
-    asset: NATIVE_ASSET,
-    lines: [
-      { account: ledgerAccount.gasExpense, amount: p.feeWei },
-      { account: credit, amount: -p.feeWei },
-    ],
-  });
+  const fee = payoutFee(p);
   return [moved, fee].filter((posting) => posting.lines.length > 0);
 }
 
@@ -274,7 +291,7 @@ export function payoutRevertedFee(p: {
   txHash: string;
   feeWei: bigint;
 }): Posting {
-  const payer = p.kind === 'gas' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
+  const payer = payerOf(p);
   return balanced({
     postingId: `fee:${p.id}:${p.txHash}`,
     asset: NATIVE_ASSET,
@@ -301,11 +318,11 @@ export function payoutMinedAgain(
   treasury: string,
 ): Posting[] {
   const base = { network: p.network, paymentId: p.paymentId, txHash: p.txHash };
-  const payer = p.kind === 'gas' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
+  const payer = payerOf(p);
   const postings: Posting[] = [];
   if (p.status === 'reverted') {
     const debit = debitOf(p, treasury);
-    const credit = p.kind === 'gas' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
+    const credit = payer;
     postings.push(
       balanced({
         ...base,

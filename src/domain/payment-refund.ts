@@ -130,3 +130,46 @@ export function refundDebtRepaid(input: {
     ],
   });
 }
+
+/**
+ * `payment.refunded` for a completed payment's refund: one event per refund (its id is the event's
+ * subject), once its transfer is confirmed. The payment's fields as in the exception's refund event,
+ * with the refund's id in place of an exception's, and what the payment has had refunded in all.
+ */
+export function paymentRefundedEventBody(e: {
+  eventId: string;
+  merchantId: string;
+  paymentId: string;
+  orderId: string | null;
+  destinationAsset: string;
+  network: string;
+  refundId: string;
+  grossMicro: bigint;
+  refundedMicro: bigint;
+  refund: { address: string; amountMicro: bigint; transactionHash: string; explorerUrl: string | null };
+  createdAt: Date;
+}): Record<string, unknown> {
+  return {
+    event: 'payment.refunded',
+    eventId: e.eventId,
+    eventSource: 'refund',
+    merchantId: e.merchantId,
+    sessionId: e.paymentId,
+    transactionId: e.paymentId,
+    orderId: e.orderId ?? '',
+    refundId: e.refundId,
+    status: 'refunded',
+    amount: formatCrypto(e.refund.amountMicro),
+    grossAmount: formatCrypto(e.grossMicro),
+    refundedAmount: formatCrypto(e.refundedMicro),
+    destinationAsset: e.destinationAsset,
+    network: e.network,
+    refund: {
+      address: e.refund.address,
+      amount: formatCrypto(e.refund.amountMicro),
+      transactionHash: e.refund.transactionHash,
+      explorerUrl: e.refund.explorerUrl,
+    },
+    createdAt: e.createdAt.toISOString(),
+  };
+}

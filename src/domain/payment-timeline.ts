@@ -100,6 +100,8 @@ const PAYOUT_KINDS: Record<string, string> = {
   commission: 'Platform commission',
   gas: 'Gas for the deposit address',
   refund: 'Refund to the customer',
+  payment_refund: 'Refund to the customer',
+  repayment: 'Withheld to repay refunds',
 };
 
 export function paymentTimeline(input: TimelineInput): TimelineEntry[] {
@@ -138,7 +140,7 @@ export function paymentTimeline(input: TimelineInput): TimelineEntry[] {
           ? `confirmed, to ${p.toAddress}`
           : `${p.status}, to ${p.toAddress}`;
     entries.push(
-      entry(p.confirmedAt ?? p.createdAt, p.kind === 'refund' ? 'refund' : 'payout', name, {
+      entry(p.confirmedAt ?? p.createdAt, p.kind === 'refund' || p.kind === 'payment_refund' ? 'refund' : 'payout', name, {
         detail,
         transactionHash: hash,
         explorerUrl: hash ? input.explorer(hash) : null,

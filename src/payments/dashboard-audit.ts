@@ -43,7 +43,8 @@ export type AuditAction =
   | 'member.removed'
   | 'invitation.sent'
   | 'invitation.withdrawn'
-  | 'invitation.accepted';
+  | 'invitation.accepted'
+  | 'refund.requested';
 
 export async function recordAudit(
   tx: DatabaseOrTransaction,

@@ -13,6 +13,7 @@ import { sweepUnstartedPayments } from './sweep';
 import { merchantTakesPayments, sessionStanding } from './session-standing';
 import { resendDelivery, sendTestEvent, sweepOrphanedDeliveries } from './webhook-deliveries';
 import { acceptException, listExceptions, refundException } from './exception-actions';
+import { refundPayment } from './payment-refunds';
 import { refundAddressAsk, saveRefundAddress } from './refund-addresses';
 import { receiptEmailAsk, saveReceiptEmail } from './receipt-emails';
 import { listPayouts, retryPayout } from './payout-actions';
@@ -87,6 +88,9 @@ export function createPaymentService(ctx: PaymentContext) {
     listExceptions: (status: ExceptionStatus | undefined, limit: number) => listExceptions(ctx, status, limit),
     acceptException: (id: string) => acceptException(ctx, id),
     refundException: (id: string, address?: string) => refundException(ctx, id, address),
+    /** Issue 29 item 3: a completed payment refunded, wholly or partly, from the treasury (operators; the dashboard's goes through paymentDetail). */
+    refundPayment: (input: { paymentId: string; amount: string; address?: string; requestedBy: string; requestKey?: string }) =>
+      refundPayment(ctx, input),
     paymentProof: (id: string) => paymentProof(ctx, id),
     listPayouts: (status: PayoutRow['status'] | undefined, limit: number) => listPayouts(ctx, status, limit),
     retryPayout: (id: string) => retryPayout(ctx, id),

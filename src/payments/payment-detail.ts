@@ -13,6 +13,8 @@ import { paymentTimeline, type TimelineEntry } from '../domain/payment-timeline'
 import type { PaymentContext } from './context';
 import { findRefund, refundException, type RefundState } from './exception-actions';
 import { paymentProof, type PaymentProof } from './payment-proof';
+import type { DashboardActor } from './dashboard-audit';
+import { paymentRefunds, refundPayment, type PaymentRefunds } from './payment-refunds';
 
 // Issue 29 items 2 and 3: one payment as its merchant reads it in the dashboard (its timeline, its
 // exceptions and their refunds, its webhook deliveries), its proof on chain, and the refund of an
@@ -32,6 +34,8 @@ export interface PaymentDetail {
   exceptions: ExceptionDetail[];
   deliveries: DeliveryWithAttempts[];
   timeline: TimelineEntry[];
+  /** Refunds of the completed payment itself (issue 29 item 3), and what is left to refund. */
+  refunds: PaymentRefunds;
 }
 
 async function ownSession(ctx: PaymentContext, merchantId: string, id: string): Promise<CheckoutSessionRow> {
@@ -100,6 +104,7 @@ export function merchantPaymentDetail(ctx: PaymentContext) {
         exceptions: await exceptionDetails(ctx, session, exceptions),
         deliveries,
         timeline,
+        refunds: await paymentRefunds(ctx, session),
       };
     },
 
@@ -119,6 +124,21 @@ export function merchantPaymentDetail(ctx: PaymentContext) {
       const exception = isExceptionId(exceptionId) ? await findPaymentException(ctx.db, exceptionId) : undefined;
       if (!exception || exception.paymentId !== session.id) throw notFound('Exception');
       return refundException(ctx, exception.id, address);
+    },
+
+    /**
+     * Issue 29 item 3: the merchant's own completed payment refunded, wholly or partly: the
+     * operators' use case itself (refundPayment), scoped to the merchant (another's payment is 404).
+     */
+    async refundPayment(actor: DashboardActor, paymentId: string, input: { amount: string; address?: string; requestKey?: string }) {
+      const session = await ownSession(ctx, actor.merchantId, paymentId);
+      return refundPayment(ctx, {
+        ...input,
+        paymentId: session.id,
+        merchantId: actor.merchantId,
+        requestedBy: `dashboard:${actor.userId}`,
+        actor,
+      });
     },
   };
 }

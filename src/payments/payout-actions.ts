@@ -35,7 +35,9 @@ export async function retryPayout(ctx: PaymentContext, id: string): Promise<Payo
   if (payout.status !== 'failed') throw new AppError('Conflict', `This payout is ${payout.status}; only a failed payout can be retried.`);
   if (payout.exceptionId)
     throw new AppError('Conflict', `This payout refunds exception ${payout.exceptionId}; a refund is retried through its exception.`);
-  for (const workflowId of await settlementRuns(ctx, payout.paymentId)) {
+  // A completed payment's refund is sent, and retried, by its own run (id = refund id).
+  const runs = payout.refundId ? [payout.refundId] : await settlementRuns(ctx, payout.paymentId);
+  for (const workflowId of runs) {
     try {
       await callTemporal(ctx.temporal, workflowId, () => ctx.temporal.workflow.getHandle(workflowId).executeUpdate(retryPayoutUpdate));
       return (await findPayout(ctx.db, payout.id))!;
@@ -45,5 +47,10 @@ export async function retryPayout(ctx: PaymentContext, id: string): Promise<Payo
       throw err;
     }
   }
-  throw new AppError('Conflict', 'No run of this payment waits to retry its payout (its retry window has passed).');
+  throw new AppError(
+    'Conflict',
+    payout.refundId
+      ? 'The run of this refund does not wait to retry its payout (its retry window has passed).'
+      : 'No run of this payment waits to retry its payout (its retry window has passed).',
+  );
 }

@@ -6,3 +6,4 @@ export { webhookDelivery } from './webhook-delivery/workflow';
 export { paymentLink } from './payment-link/workflow';
 export { simpleOrder } from './simple-order/workflow';
 export { paymentException } from './payment-exception/workflow';
+export { paymentRefund } from './payment-refund/workflow';

@@ -158,6 +158,28 @@ const steps: Record<
       );
     },
   },
+  'payments refund': {
+    // Issue 29 item 3: the README's completed payment, paid out, refunded in part from the treasury.
+    before: async () => {
+      await eventually(
+        () => ctx.db.sql`select status from payouts where payment_id = ${state.paymentId!} and refund_id is null`,
+        (rows) => rows.length >= 2 && rows.every((r) => r.status === 'confirmed'),
+        60_000,
+        'the README payment paid out',
+      );
+      await payFromWallet(chain, chain.tokens.polygon.USDC, own.treasury, 5_000_000n);
+      state.refundAddress = randomAddress();
+    },
+    check: async (run) => {
+      expect(run.stdout).toMatch(new RegExp(`^refund rf_\\w+ (requested|refunded): 1\\.000000 USDC to ${state.refundAddress}`));
+      await eventually(
+        () => balanceOf(chain, chain.tokens.polygon.USDC, state.refundAddress as Address),
+        (b) => b === 1_000_000n,
+        60_000,
+        'the refund on chain',
+      );
+    },
+  },
   'deliveries list': {
     before: async () => {
       await eventually(

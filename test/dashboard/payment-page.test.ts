@@ -126,10 +126,12 @@ describe('a payment’s page and its refunds', () => {
       ['GET', `/payments/${m.id}`],
       ['GET', `/payments/${m.id}/proof`],
       ['POST', `/payments/${m.id}/exceptions/exc_000000000000000000000000/refund`],
+      ['POST', `/payments/${m.id}/refunds`],
       ['GET', '/payments/SV_000000000000000000000000'],
       ['GET', '/payments/nonsense'],
     ] as const) {
-      const res = await other.client.call(method, url, method === 'POST' ? { address: randomAddress() } : undefined);
+      const body = url.endsWith('/refunds') ? { amount: '1', address: randomAddress() } : { address: randomAddress() };
+      const res = await other.client.call(method, url, method === 'POST' ? body : undefined);
       expect(res.statusCode, url).toBe(404);
       expect(res.json()).toMatchObject({ ok: false, error: 'NotFound' });
     }

@@ -71,6 +71,7 @@ const MATRIX: Row[] = [
   { method: 'GET', url: `/payments/${NO_PAYMENT}`, allowed: 'oadv', ok: [404] },
   { method: 'GET', url: `/payments/${NO_PAYMENT}/proof`, allowed: 'oadv', ok: [404] },
   { method: 'POST', url: `/payments/${NO_PAYMENT}/exceptions/${NO_EXCEPTION}/refund`, allowed: 'oa', ok: [404], body: {} },
+  { method: 'POST', url: `/payments/${NO_PAYMENT}/refunds`, allowed: 'oa', ok: [404], body: { amount: '1' } },
   { method: 'GET', url: '/payment-links', allowed: 'oadv', ok: [200] },
   // No wallet for the link's asset yet: past the role check, the link itself is refused.
   {

@@ -16,8 +16,8 @@ import { ErrorText, formValues, ScrollTable, SignedIn, usePageTitle } from '../u
 
 // Issue 29 item 2: one payment, as it happens. The page reads it every 3 s while it is open (the
 // timeline, exceptions and deliveries come from Postgres alone), and the chain proof, which reads the
-// chain, every 15 s. Every role reads; resends are for the roles that manage webhooks; refunds for
-// owners and admins, after the password again.
+// chain, every 15 s. Every role reads; resends are for the roles that manage webhooks; refunds (of
+// an exception, or of the completed payment itself, item 3) for owners and admins, after the password again.
 
 const when = (iso: string) => <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
 
@@ -250,6 +250,114 @@ function Exceptions({ detail, me }: { detail: PaymentDetail; me: Me }) {
   );
 }
 
+/** 128 random bits, hex (getRandomValues works outside secure contexts too). */
+const newRequestKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+
+/**
+ * Issue 29 item 3: the completed payment refunded, wholly or partly, from the platform's treasury:
+ * the amount prefilled with what is left to refund, the address with the customer's (when the
+ * checkout collected one), the password asked first.
+ */
+function PaymentRefundForm({ detail, me }: { detail: PaymentDetail; me: Me }) {
+  const queryClient = useQueryClient();
+  const amountId = useId();
+  const addressId = useId();
+  const passwordId = useId();
+  const prefill = detail.payment.refundAddress;
+  // One key per refund this form shows: a double click (or a retry after a lost answer) is one refund.
+  const [requestKey] = useState(newRequestKey);
+  const refund = useMutation({
+    mutationFn: async (values: Record<string, string>) => {
+      if (values.password) await api('POST', '/step-up', { password: values.password });
+      return api('POST', `/payments/${detail.payment.id}/refunds`, { amount: values.amount, address: values.address, requestKey });
+    },
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: ['me'] });
+      void queryClient.invalidateQueries({ queryKey: ['payment'] });
+    },
+  });
+  const needsPassword = !me.steppedUp || (refund.error instanceof ApiError && refund.error.status === 403);
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    refund.mutate(formValues(e.currentTarget));
+  };
+  return (
+    <form onSubmit={submit} aria-label="Refund this payment">
+      <div className="field">
+        <label htmlFor={amountId}>Amount ({detail.payment.asset})</label>
+        <input
+          id={amountId}
+          name="amount"
+          inputMode="decimal"
+          defaultValue={detail.refunds.refundableAmount}
+          required
+          autoComplete="off"
+          aria-describedby={`${amountId}-hint`}
+        />
+        <p className="hint" id={`${amountId}-hint`}>
+          At most {detail.refunds.refundableAmount}. The refund is sent from the platform and taken from your next payouts in{' '}
+          {detail.payment.asset} on {detail.payment.network}.
+        </p>
+      </div>
+      <div className="field">
+        <label htmlFor={addressId}>Refund address</label>
+        <input
+          id={addressId}
+          name="address"
+          defaultValue={prefill ?? ''}
+          required
+          autoComplete="off"
+          spellCheck={false}
+          aria-describedby={`${addressId}-hint`}
+        />
+        <p className="hint" id={`${addressId}-hint`}>
+          {prefill ? 'The address the customer gave on the checkout page.' : 'The customer’s address, checksummed (0x…).'}
+        </p>
+      </div>
+      {needsPassword && (
+        <div className="field">
+          <label htmlFor={passwordId}>Your password</label>
+          <input id={passwordId} name="password" type="password" autoComplete="current-password" required />
+        </div>
+      )}
+      <ErrorText error={refund.error} />
+      {refund.isSuccess && <p role="status">Refund requested; it is sent on chain in a moment.</p>}
+      <button type="submit" disabled={refund.isPending}>
+        Refund
+      </button>
+    </form>
+  );
+}
+
+function PaymentRefunds({ detail, me }: { detail: PaymentDetail; me: Me }) {
+  const { refunds, refundable } = detail.refunds;
+  const mayRefund = refundable && can(me.user.role, 'refunds.create');
+  if (refunds.length === 0 && !mayRefund) return null;
+  return (
+    <section aria-labelledby="refunds">
+      <h2 id="refunds">Refunds</h2>
+      {refunds.length > 0 && (
+        <ul className="plain">
+          {refunds.map((r) => (
+            <li key={r.id} data-testid="payment-refund">
+              {r.amount} {r.asset} to <code className="wrap">{r.address}</code>: <span data-testid="payment-refund-status">{r.status}</span>
+              {r.failureReason && ` (${r.failureReason})`}
+              {r.transactionHash && (
+                <>
+                  {' '}
+                  in <Hash hash={r.transactionHash} url={r.explorerUrl} />
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {/* A new form (and request key) for each refundable rest: after a refund, the next is another. */}
+      {mayRefund && <PaymentRefundForm key={detail.refunds.refundableAmount} detail={detail} me={me} />}
+    </section>
+  );
+}
+
 function Summary({ detail }: { detail: PaymentDetail }) {
   const p = detail.payment;
   const meta = Object.entries(p.metadata);
@@ -332,6 +440,7 @@ function PaymentView({ id, me }: { id: string; me: Me }) {
         <h2 id="timeline">Timeline</h2>
         <Timeline detail={detail.data} me={me} />
       </section>
+      <PaymentRefunds detail={detail.data} me={me} />
       <Exceptions detail={detail.data} me={me} />
       <Proof id={id} />
     </>

@@ -5,9 +5,11 @@ import { explorerUrlFor } from '../../domain/explorers';
 import { formatCrypto, formatFiatText } from '../../domain/money';
 import type { PaymentService } from '../../payments';
 import type { ExceptionDetail, PaymentDetail } from '../../payments/payment-detail';
+import { viewRefund } from '../../payments/payment-refunds';
 import { deliveryView, viewDelivery } from '../routes/admin/merchant-views';
 import { rolesFor } from '../../domain/dashboard-roles';
-import { hide, ok, type SignedIn } from './guard';
+import { actorOf, hide, ok, type SignedIn } from './guard';
+import { refundView as paymentRefundView } from '../routes/admin/payments';
 
 // Issue 29 items 2 and 3: one payment's page (every role reads it) and the refund of its exceptions
 // (owners and admins, after a step-up: it moves money). Webhook resends go through the developers
@@ -160,6 +162,8 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
             timeline: z.array(timelineView),
             exceptions: z.array(exceptionView),
             deliveries: z.array(deliveryView),
+            // Refunds of the completed payment itself (issue 29 item 3); the form's default is refundableAmount.
+            refunds: z.object({ refundable: z.boolean(), refundableAmount: z.string(), refunds: z.array(paymentRefundView) }),
           }),
         },
       },
@@ -173,6 +177,7 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
         timeline: detail.timeline,
         exceptions: detail.exceptions.map(viewException),
         deliveries: detail.deliveries.map(viewDelivery),
+        refunds: detail.refunds,
       };
     },
   );
@@ -195,6 +200,35 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
       },
     };
   });
+
+  // Issue 29 item 3: the completed payment itself refunded, wholly or partly, from the treasury: the
+  // operators' use case (refundPayment), scoped to the merchant, by owners and admins after a step-up.
+  app.post(
+    '/payments/:id/refunds',
+    {
+      schema: {
+        hide,
+        params,
+        // No address: the one the customer left on the checkout page.
+        // requestKey: the form's key for this refund (a double click sends it twice: one refund).
+        body: z.strictObject({
+          amount: z.string().trim().min(1).max(40),
+          address: z.string().trim().min(1).max(100).optional(),
+          requestKey: z.string().trim().min(8).max(100).optional(),
+        }),
+        response: { 201: z.object({ ok, refund: paymentRefundView }) },
+      },
+    },
+    async (request, reply) => {
+      const s = await signedIn(request, rolesFor('refunds.create'), { stepUp: true });
+      const refund = await payments.paymentDetail.refundPayment(actorOf(request, s), request.params.id, {
+        amount: request.body.amount,
+        address: request.body.address,
+        requestKey: request.body.requestKey,
+      });
+      return reply.code(201).send({ ok: true as const, refund: viewRefund(refund) });
+    },
+  );
 
   app.post(
     '/payments/:id/exceptions/:exceptionId/refund',

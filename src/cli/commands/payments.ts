@@ -1,8 +1,10 @@
-import { arg, defineCommand, value, type CommandInput, type OpsCommand, type RunContext } from '../command';
+import { z } from 'zod';
+import { arg, defineCommand, text, value, type CommandInput, type OpsCommand, type RunContext } from '../command';
 import { formatPayment, formatPayments, formatProof, paymentAnswer, paymentsView, proofAnswer } from '../render';
 import { positiveSeconds } from '../values';
 
-// Payments: the platform-wide kill switch (spec rule 1.2), waiting for one payment to finish, and its proof on chain.
+// Payments: the platform-wide kill switch (spec rule 1.2), waiting for one payment to finish, its proof on chain, and
+// the refund of a completed payment (issue 29 item 3).
 
 const POLL_INTERVAL_MS = 1000;
 const DEFAULT_WAIT_SECONDS = 60;
@@ -82,5 +84,32 @@ export const PAYMENT_COMMANDS: readonly OpsCommand[] = [
     request: (input) => ({ method: 'GET', path: `/payments/${encodeURIComponent(arg(input, 'paymentId'))}/proof` }),
     response: proofAnswer,
     render: formatProof,
+  }),
+  defineCommand({
+    name: 'payments refund',
+    args: [
+      { name: 'paymentId', description: 'the completed payment, SV_…' },
+      { name: 'amount', description: 'how much of its stablecoin to send back, e.g. 12.5 (at most what is left to refund)' },
+    ],
+    options: [
+      {
+        flags: '--address <address>',
+        description: 'where the money goes on chain; without it, the refund address the customer gave on the checkout page',
+      },
+    ],
+    summary:
+      'Refund a completed payment, wholly or partly, from the treasury; the merchant owes it and their later payouts are reduced until it is repaid. payment.refunded fires when the transfer is confirmed.',
+    request: (input) => {
+      const address = text(input, 'address');
+      return {
+        method: 'POST',
+        path: `/payments/${encodeURIComponent(arg(input, 'paymentId'))}/refunds`,
+        body: { amount: arg(input, 'amount'), ...(address === undefined ? {} : { address }) },
+      };
+    },
+    response: z.object({
+      refund: z.object({ id: z.string(), amount: z.string(), asset: z.string(), address: z.string(), status: z.string() }),
+    }),
+    render: (b) => [`refund ${b.refund.id} ${b.refund.status}: ${b.refund.amount} ${b.refund.asset} to ${b.refund.address}`],
   }),
 ];

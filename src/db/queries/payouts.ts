@@ -8,7 +8,16 @@ export type NewPayout = typeof payouts.$inferInsert;
 
 // Kinds in the order a payment's payouts are sent: gas first, then the deposit address's transfers.
 // One table for both the queries' ORDER BY and rows already in hand (a plan's insert).
-const SENDING_RANK: Record<PayoutRow['kind'], number> = { gas: 0, merchant: 1, customer: 1, commission: 2, refund: 2, network_fee: 2 };
+const SENDING_RANK: Record<PayoutRow['kind'], number> = {
+  gas: 0,
+  merchant: 1,
+  customer: 1,
+  payment_refund: 1,
+  commission: 2,
+  refund: 2,
+  network_fee: 2,
+  repayment: 2,
+};
 const KIND_ORDER = sql.join(
   [
     sql`case ${payouts.kind}`,
@@ -21,27 +30,30 @@ const bySendingOrder = (a: PayoutRow, b: PayoutRow) => SENDING_RANK[a.kind] - SE
 
 /**
  * One plan's payouts (the payment's settlement, or one exception's refund), planned once: rows already
- * there win, so a retried plan returns them unchanged. All rows share the payment and the exception.
+ * there win, so a retried plan returns them unchanged. All rows share the payment and the exception
+ * (or the completed payment's refund).
  */
 export async function insertPayoutsOnce(db: DatabaseOrTransaction, rows: NewPayout[]): Promise<PayoutRow[]> {
   if (rows.length === 0) return [];
   const inserted = await db
     .insert(payouts)
     .values(rows)
-    .onConflictDoNothing({ target: [payouts.paymentId, payouts.kind, payouts.exceptionId, payouts.attempt] })
+    .onConflictDoNothing({ target: [payouts.paymentId, payouts.kind, payouts.exceptionId, payouts.refundId, payouts.attempt] })
     .returning();
   // All new (the common case): one round trip, in sending order. A repeat reads what the first plan wrote.
   if (inserted.length === rows.length) return inserted.sort(bySendingOrder);
   const exceptionId = rows[0]!.exceptionId ?? null;
+  const refundId = rows[0]!.refundId ?? null;
+  if (refundId) return db.select().from(payouts).where(eq(payouts.refundId, refundId)).orderBy(KIND_ORDER);
   return exceptionId ? listRefundPayouts(db, exceptionId) : listPayouts(db, rows[0]!.paymentId);
 }
 
-/** The payment's own payouts (its settlement), without the refunds of its exceptions. */
+/** The payment's own payouts (its settlement), without the refunds of its exceptions or of the payment itself. */
 export async function listPayouts(db: DatabaseOrTransaction, paymentId: string): Promise<PayoutRow[]> {
   return db
     .select()
     .from(payouts)
-    .where(and(eq(payouts.paymentId, paymentId), isNull(payouts.exceptionId)))
+    .where(and(eq(payouts.paymentId, paymentId), isNull(payouts.exceptionId), isNull(payouts.refundId)))
     .orderBy(KIND_ORDER);
 }
 
@@ -292,7 +304,7 @@ export async function outgoingUnconfirmed(
         inArray(payouts.status, ['planned', 'signed', 'broadcast']),
         excludingSettlementOf === undefined
           ? undefined
-          : sql`not (${payouts.paymentId} = ${excludingSettlementOf} and ${payouts.exceptionId} is null)`,
+          : sql`not (${payouts.paymentId} = ${excludingSettlementOf} and ${payouts.exceptionId} is null and ${payouts.refundId} is null)`,
       ),
     );
   return BigInt(row?.total ?? 0);
@@ -316,7 +328,7 @@ export async function creditsAgainstPayouts(
         and lower(${chainCredits.token}) = lower(${token}) and ${chainCredits.state} in ('credited', 'held')) as credited,
     (select coalesce(sum(${payouts.amount}), 0)::text from ${payouts}
       where ${payouts.paymentId} = ${paymentId} and ${payouts.network} = ${network} and lower(${payouts.token}) = lower(${token})
-        and not (${payouts.status} = 'failed' and ${payouts.blockNumber} is not null)) as paid_out`);
+        and ${payouts.refundId} is null and not (${payouts.status} = 'failed' and ${payouts.blockNumber} is not null)) as paid_out`);
   return { credited: BigInt(row?.credited ?? 0), paidOut: BigInt(row?.paid_out ?? 0) };
 }
 
@@ -371,7 +383,11 @@ export async function listPayoutsByStatus(
  * in replaced_hashes); a row signed but not known to be reverted keeps its exact bytes and is sent
  * again as they are (one nonce: at most one of its sends is ever mined).
  */
-export async function reopenFailedSettlement(db: DatabaseOrTransaction, paymentId: string): Promise<PayoutRow[]> {
+export async function reopenFailedSettlement(
+  db: DatabaseOrTransaction,
+  paymentId: string,
+  refundId: string | null = null,
+): Promise<PayoutRow[]> {
   const reverted = sql`${payouts.signedTx} is not null and ${payouts.blockNumber} is not null`;
   return db
     .update(payouts)
@@ -387,7 +403,14 @@ export async function reopenFailedSettlement(db: DatabaseOrTransaction, paymentI
       signedAt: sql`case when ${reverted} then null else ${payouts.signedAt} end`,
       broadcastAt: sql`case when ${reverted} then null else ${payouts.broadcastAt} end`,
     })
-    .where(and(eq(payouts.paymentId, paymentId), isNull(payouts.exceptionId), eq(payouts.status, 'failed')))
+    .where(
+      and(
+        eq(payouts.paymentId, paymentId),
+        isNull(payouts.exceptionId),
+        refundId ? eq(payouts.refundId, refundId) : isNull(payouts.refundId),
+        eq(payouts.status, 'failed'),
+      ),
+    )
     .returning();
 }
 

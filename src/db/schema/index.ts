@@ -21,3 +21,4 @@ export * from './ledger-entries';
 export * from './dashboard';
 export * from './api-request-log';
 export * from './customer-mails';
+export * from './payment-refunds';

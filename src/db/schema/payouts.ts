@@ -13,11 +13,18 @@ export const payouts = pgTable(
     // merchant: net to the merchant's wallet; commission: to the treasury; gas: native coin from the
     // treasury to the deposit address for the token transfers; refund: an exception's money back to
     // the address an operator gave (decisions §12); customer: a simple order's stablecoin to the
-    // customer's wallet (payment_id is then its transaction code).
-    kind: text('kind', { enum: ['merchant', 'commission', 'gas', 'refund', 'customer', 'network_fee'] }).notNull(),
+    // customer's wallet (payment_id is then its transaction code); payment_refund: a completed
+    // payment's refund, from the treasury (refund_id names it); repayment: the part of a merchant's
+    // payout withheld to repay their refund debt, from the deposit address to the treasury.
+    kind: text('kind', {
+      enum: ['merchant', 'commission', 'gas', 'refund', 'customer', 'network_fee', 'payment_refund', 'repayment'],
+    }).notNull(),
     // Set on a refund and on the gas for it: the exception whose money moves. Null for the payment's
     // own payouts, so a payment's settlement and each of its refunds are planned once each.
     exceptionId: text('exception_id'),
+    // Set on a completed payment's refund (payment_refunds.id): part of the plan's key, so each refund
+    // of a payment is planned once and two partial refunds are two rows.
+    refundId: text('refund_id'),
     // Which of an exception's refunds the row belongs to (1 for a payment's own payouts). A refund
     // whose transfer failed stays as it was sent (failed, with its reason, for an operator) and the
     // next refund of the same money is planned as attempt + 1: only the latest attempt is live.
@@ -54,7 +61,9 @@ export const payouts = pgTable(
     confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
   },
   (t) => [
-    unique('payouts_payment_kind_exception_attempt_unique').on(t.paymentId, t.kind, t.exceptionId, t.attempt).nullsNotDistinct(),
+    unique('payouts_payment_kind_exception_refund_attempt_unique')
+      .on(t.paymentId, t.kind, t.exceptionId, t.refundId, t.attempt)
+      .nullsNotDistinct(),
     // Two signed transactions of one sender never share a nonce.
     unique('payouts_sender_nonce_unique').on(t.network, t.fromAddress, t.nonce),
     index('payouts_status_idx').on(t.status),

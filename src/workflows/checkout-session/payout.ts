@@ -83,12 +83,17 @@ export interface WhileWaiting {
  * an update this run accepts only while it waits; its handler reopens the failed rows (a local
  * activity) before it answers, so the operator's call returns once the run has taken the retry on.
  * Returns whether a retry came. A run that is not waiting has no handler: the update is refused.
+ * `reopen` is what the retry reopens: by default the payment's settlement.
  */
-async function retryRequested(paymentId: string, whileWaiting?: WhileWaiting): Promise<boolean> {
+export async function retryRequested(
+  paymentId: string,
+  whileWaiting?: WhileWaiting,
+  reopen: () => Promise<unknown> = () => reopening.reopenPayouts(paymentId),
+): Promise<boolean> {
   let retried = false;
   let lapsed = false;
   setHandler(retryPayoutUpdate, async () => {
-    if (!retried) await reopening.reopenPayouts(paymentId);
+    if (!retried) await reopen();
     retried = true;
   });
   const window = new CancellationScope();

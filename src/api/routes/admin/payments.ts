@@ -6,6 +6,24 @@ import { isFiatCurrency } from '../../../domain/currencies';
 import { formatCrypto, formatFiat } from '../../../domain/money';
 import { isTerminal, PAYMENT_STATUSES } from '../../../domain/payment-status';
 import { requireCanonicalId } from '../lookup-id';
+import { viewRefund } from '../../../payments/payment-refunds';
+
+/** A completed payment's refund (issue 29 item 3). */
+export const refundView = z.object({
+  id: z.string().describe('rf_…; also the id of the run that sends it'),
+  paymentId: z.string(),
+  amount: z.string().describe('6 decimals'),
+  asset: z.string(),
+  network: z.string(),
+  address: z.string().describe('Where the money goes (EIP-55)'),
+  status: z.enum(['requested', 'refunded', 'failed']),
+  failureReason: z.string().nullable(),
+  transactionHash: z.string().nullable().describe('The confirmed transfer'),
+  explorerUrl: z.string().nullable(),
+  requestedBy: z.string().describe('admin, or dashboard:<user id>'),
+  createdAt: z.string(),
+  refundedAt: z.string().nullable(),
+});
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const crypto = (micro: bigint | null) => (micro === null ? null : formatCrypto(micro));
@@ -98,6 +116,58 @@ const adminPaymentRoutes: FastifyPluginAsyncZod = async (app) => {
         transaction: tx ? viewTransaction(tx) : null,
         payouts: payouts.map(viewPayout),
       };
+    },
+  );
+
+  app.post(
+    '/payments/:id/refunds',
+    {
+      schema: {
+        tags: ['admin'],
+        security: [{ adminToken: [] }],
+        summary:
+          'Refund a completed payment, wholly or partly: `amount` of its stablecoin sent from the treasury to `address`, once. The amount must be more than 0 and at most what is left to refund (422 otherwise); the merchant owes it to the platform and their later payouts in that asset and network are reduced until it is repaid, so the debt may not exceed their payouts of the last 30 days and unpaid credits (409). Answers once the refund is written and its run started; payment.refunded fires when the transfer is confirmed',
+        description:
+          'A refused address (zero, malformed or mistyped, the treasury, a token contract, a deposit address of ours) is 422 and changes nothing. Each call is a new refund unless it repeats a requestKey; a failed transfer is retried with POST /admin/v1/payouts/{id}/retry.',
+        params: z.object({ id: z.string() }),
+        body: z.strictObject({
+          amount: z
+            .string()
+            .trim()
+            .min(1)
+            .max(40)
+            .describe('The stablecoin amount to send back, a decimal with at most 6 decimals (e.g. "12.5")'),
+          address: z
+            .string()
+            .trim()
+            .min(1)
+            .max(128)
+            .optional()
+            .describe(
+              'The customer’s EVM address (EIP-55 when mixed case). Absent: the refund address the customer gave on the checkout page; 422 when there is none',
+            ),
+          requestKey: z
+            .string()
+            .trim()
+            .min(8)
+            .max(100)
+            .optional()
+            .describe(
+              'Your key for this refund: asked again with the same key, the answer is the refund it made (409 if the amount or address differ)',
+            ),
+        }),
+        response: { 201: z.object({ ok: z.literal(true), refund: refundView }) },
+      },
+    },
+    async (request, reply) => {
+      const refund = await app.payments.refundPayment({
+        paymentId: requireCanonicalId(request.params.id),
+        amount: request.body.amount,
+        address: request.body.address,
+        requestKey: request.body.requestKey,
+        requestedBy: 'admin',
+      });
+      return reply.code(201).send({ ok: true as const, refund: viewRefund(refund) });
     },
   );
 };

@@ -1,0 +1,108 @@
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { DatabaseOrTransaction } from '../client';
+import { checkoutSessions, paymentRefunds, payouts } from '../schema';
+
+// Issue 29 item 3: the refunds of completed payments (schema/payment-refunds.ts).
+
+export type PaymentRefundRow = typeof paymentRefunds.$inferSelect;
+export type NewPaymentRefund = typeof paymentRefunds.$inferInsert;
+
+export async function insertPaymentRefund(db: DatabaseOrTransaction, row: NewPaymentRefund): Promise<PaymentRefundRow> {
+  const [inserted] = await db.insert(paymentRefunds).values(row).returning();
+  return inserted!;
+}
+
+export async function findPaymentRefund(db: DatabaseOrTransaction, id: string): Promise<PaymentRefundRow | undefined> {
+  const [row] = await db.select().from(paymentRefunds).where(eq(paymentRefunds.id, id));
+  return row;
+}
+
+export async function lockPaymentRefund(db: DatabaseOrTransaction, id: string): Promise<PaymentRefundRow | undefined> {
+  const [row] = await db.select().from(paymentRefunds).where(eq(paymentRefunds.id, id)).for('update');
+  return row;
+}
+
+/** The refund a request key made on a payment, if any. */
+export async function findRefundByRequestKey(
+  db: DatabaseOrTransaction,
+  paymentId: string,
+  requestKey: string,
+): Promise<PaymentRefundRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(paymentRefunds)
+    .where(and(eq(paymentRefunds.paymentId, paymentId), eq(paymentRefunds.requestKey, requestKey)));
+  return row;
+}
+
+/** A payment's refunds, oldest first. */
+export async function listPaymentRefunds(db: DatabaseOrTransaction, paymentId: string): Promise<PaymentRefundRow[]> {
+  return db
+    .select()
+    .from(paymentRefunds)
+    .where(eq(paymentRefunds.paymentId, paymentId))
+    .orderBy(asc(paymentRefunds.createdAt), asc(paymentRefunds.id));
+}
+
+export async function updatePaymentRefund(db: DatabaseOrTransaction, id: string, changes: Partial<NewPaymentRefund>): Promise<void> {
+  await db.update(paymentRefunds).set(changes).where(eq(paymentRefunds.id, id));
+}
+
+/** What a payment's refunds take from its gross: every refund but a failed one (asked for, under way, or sent). */
+export async function refundedOfPayment(db: DatabaseOrTransaction, paymentId: string, except?: string): Promise<bigint> {
+  const [row] = await db
+    .select({ total: sql<string | null>`sum(${paymentRefunds.amountMicro})::text` })
+    .from(paymentRefunds)
+    .where(
+      and(eq(paymentRefunds.paymentId, paymentId), ne(paymentRefunds.status, 'failed'), except ? ne(paymentRefunds.id, except) : undefined),
+    );
+  return BigInt(row?.total ?? 0);
+}
+
+/**
+ * A merchant's refunds asked for and not yet confirmed, in one asset and network: debt the ledger
+ * does not hold yet (it is posted when the transfer confirms), counted by the debt bound meanwhile.
+ */
+export async function pendingRefundsOfMerchant(
+  db: DatabaseOrTransaction,
+  input: { merchantId: string; asset: string; network: string; except?: string },
+): Promise<bigint> {
+  const [row] = await db
+    .select({ total: sql<string | null>`sum(${paymentRefunds.amountMicro})::text` })
+    .from(paymentRefunds)
+    .where(
+      and(
+        eq(paymentRefunds.merchantId, input.merchantId),
+        eq(paymentRefunds.asset, input.asset),
+        eq(paymentRefunds.network, input.network),
+        eq(paymentRefunds.status, 'requested'),
+        input.except ? ne(paymentRefunds.id, input.except) : undefined,
+      ),
+    );
+  return BigInt(row?.total ?? 0);
+}
+
+/**
+ * A merchant's repayments planned and not confirmed (of any of their payments, in one asset and
+ * network): debt already withheld from a payout on its way, so a concurrent plan does not withhold it
+ * twice. A failed one counts too: it is sent if an operator retries its settlement.
+ */
+export async function repaymentsUnderWay(
+  db: DatabaseOrTransaction,
+  input: { merchantId: string; asset: string; network: string },
+): Promise<bigint> {
+  const [row] = await db
+    .select({ total: sql<string | null>`sum(${payouts.amount})::text` })
+    .from(payouts)
+    .innerJoin(checkoutSessions, eq(checkoutSessions.id, payouts.paymentId))
+    .where(
+      and(
+        eq(checkoutSessions.merchantId, input.merchantId),
+        eq(payouts.kind, 'repayment'),
+        eq(payouts.asset, input.asset),
+        eq(payouts.network, input.network),
+        inArray(payouts.status, ['planned', 'signed', 'broadcast', 'failed']),
+      ),
+    );
+  return BigInt(row?.total ?? 0);
+}

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatCrypto } from '../../src/domain/money';
+import { expectNoAxeViolations } from '../support/axe';
+import { screenshotsOnFailure, useBrowser, watchProblems } from '../support/browser';
+import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
+import { approve, PASSWORD, signedUpOwner } from '../support/dashboard';
+import { adminHeaders, useTestApp } from '../support/harness';
+import { http } from '../support/http';
+import { useMailSink } from '../support/mail';
+import { ownTreasury, waitForPayouts } from '../payouts/support';
+import { openSession, pressPay, waitForStatus } from '../proof/support';
+
+// Issue 29 item 3 in real Chromium, on a phone: a completed, paid-out payment refunded from its page
+// by an admin, in part (the password asked first, the amount pre-filled to the whole and changed,
+// the customer's address pre-filled, the button pressed twice: one refund), then the rest (the form
+// pre-filled to it); the customer's wallet on anvil receives exactly the gross, and the form is gone.
+// axe-core finds nothing.
+const own = ownTreasury();
+const token = own.chain.tokens.polygon.USDC;
+const mailbox = useMailSink();
+Object.assign(mailbox.env, own.overrides);
+const ctx = useTestApp(mailbox.env, { listen: true, worker: true, sandbox: true });
+const chrome = useBrowser();
+let context: Awaited<ReturnType<typeof chrome.browser.newContext>> | undefined;
+beforeAll(() => undefined);
+afterAll(async () => {
+  await context?.close();
+});
+
+async function paidAndSettled(apiKey: string) {
+  const id = await openSession(ctx, apiKey, {});
+  const g = await pressPay(ctx, id);
+  const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+    body: { reference: id, outcome: 'succeeded' },
+  });
+  expect(paid.status).toBe(200);
+  await waitForStatus(ctx, id, 'completed', 60_000);
+  await waitForPayouts(ctx, id, 90_000);
+  return { id, g };
+}
+
+describe('refunding a completed payment in Chromium', () => {
+  it('refunds part, then the rest, once each, from the payment’s page', async () => {
+    const email = 'refund-walk@example.com';
+    const owner = await signedUpOwner(ctx.app, mailbox, email, 'Refund Walk Shop');
+    const apiKey = await approve(ctx.app, owner.merchantId);
+    const put = await ctx.app.inject({
+      method: 'PUT',
+      url: `/admin/v1/merchants/${owner.merchantId}/wallets`,
+      headers: adminHeaders,
+      payload: { asset: 'USDC', network: 'polygon', address: randomAddress() },
+    });
+    expect(put.statusCode).toBe(200);
+    // Two payments paid out: enough recent payouts for the first to be refunded whole.
+    const a = await paidAndSettled(apiKey);
+    await paidAndSettled(apiKey);
+    await payFromWallet(own.chain, token, own.treasury, 100_000_000n);
+    const customer = randomAddress();
+    // Kept on the session as the checkout page keeps it (refund-addresses.ts).
+    await ctx.db.sql`update checkout_sessions set refund_address = ${customer} where id = ${a.id}`;
+
+    context = screenshotsOnFailure(await chrome.browser.newContext({ viewport: { width: 390, height: 844 } }), 'dashboard-payment-refund');
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    const base = `${ctx.baseUrl}/dashboard`;
+    // An admin's walk: their step-up is the password, asked in the form.
+    await ctx.db.sql`update dashboard_users set role = 'admin' where email = ${email}`;
+    await page.goto(`${base}/sign-in`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Refund Walk Shop' }).waitFor();
+
+    await page.goto(`${base}/payments/${a.id}`);
+    const form = page.getByRole('form', { name: 'Refund this payment' });
+    await form.waitFor({ timeout: 30_000 });
+    expect(await form.getByLabel(/^Amount/).inputValue()).toBe(formatCrypto(a.g));
+    expect(await form.getByLabel('Refund address').inputValue()).toBe(customer);
+    await expectNoAxeViolations(page, 'the payment refund form');
+
+    const part = a.g / 4n;
+    await form.getByLabel(/^Amount/).fill(formatCrypto(part));
+    await form.getByLabel('Your password').fill(PASSWORD);
+    // Pressed twice: the second press finds the button disabled while the first is under way.
+    await form.getByRole('button', { name: 'Refund' }).dblclick();
+    await expect.poll(() => page.getByTestId('payment-refund-status').allTextContents(), { timeout: 90_000 }).toEqual(['refunded']);
+    expect(await balanceOf(own.chain, token, customer)).toBe(part);
+
+    // The rest: the form now says what is left.
+    await expect.poll(() => form.getByLabel(/^Amount/).inputValue(), { timeout: 10_000 }).toBe(formatCrypto(a.g - part));
+    await form.getByRole('button', { name: 'Refund' }).click();
+    await expect
+      .poll(() => page.getByTestId('payment-refund-status').allTextContents(), { timeout: 90_000 })
+      .toEqual(['refunded', 'refunded']);
+    expect(await balanceOf(own.chain, token, customer)).toBe(a.g);
+    await expect.poll(() => form.count(), { timeout: 10_000 }).toBe(0);
+    const rows = await ctx.db.sql`select status from payment_refunds where payment_id = ${a.id}`;
+    expect(rows).toEqual([{ status: 'refunded' }, { status: 'refunded' }]);
+    await expectNoAxeViolations(page, 'a refunded payment');
+    expect(problems).toEqual([]);
+  }, 300_000);
+});
