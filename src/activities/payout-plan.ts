@@ -18,12 +18,12 @@ import {
 import { formatCrypto } from '../domain/money';
 import { findTransaction } from '../db/queries/transactions';
 import { newPayoutId } from '../domain/ids';
-import { ledgerAccount, NATIVE_ASSET, orderFeeCharged } from '../domain/ledger';
+import { NATIVE_ASSET, orderFeeCharged } from '../domain/ledger';
 import { withholdFromPayout } from '../domain/payment-refund';
 import { lockMerchant } from '../db/queries/merchants';
-import { repaymentsUnderWay } from '../db/queries/payment-refunds';
+import { outstandingRefundDebt } from '../db/queries/payment-refunds';
 import { orderPayoutSplit } from '../domain/order-fees';
-import { accountBalance, writePosting } from '../db/queries/ledger';
+import { writePosting } from '../db/queries/ledger';
 import { payoutImpossible, type PayoutChains } from './payout-chains';
 import { PayoutRefusal } from './payout-failures';
 
@@ -44,8 +44,11 @@ export async function planSessionPayouts(db: Database, chains: PayoutChains, pay
  * Issue 29 item 3: a merchant who owes the platform for refunds of their completed payments (the
  * treasury sent them) has the debt withheld from this payout (domain/payment-refund.ts): the withheld
  * part goes from the deposit address to the treasury as a `repayment` payout, the rest to them.
- * Planned under the merchant's row lock, so two settlements planned at once never withhold the same
- * debt: what the ledger holds, less the repayments already planned and not yet confirmed.
+ * Most merchants owe nothing, and a plan that withholds nothing is written in one statement. A debt
+ * is withheld under the merchant's row lock, so two settlements planned at once never withhold the
+ * same debt: what the ledger holds, less the repayments already planned and not yet confirmed. That
+ * plan is all or nothing: if another attempt of this payment's plan wrote its rows meanwhile (without
+ * the lock, having read no debt), its rows stand and this one writes none.
  */
 async function writeSessionTransfers(db: Database, chains: PayoutChains, paymentId: string): Promise<PayoutRow[]> {
   const [session, tx] = await Promise.all([findSession(db, paymentId), findTransaction(db, paymentId)]);
@@ -54,28 +57,33 @@ async function writeSessionTransfers(db: Database, chains: PayoutChains, payment
   const token = tokenOf(chains, session.network, session.destinationAsset);
   const treasury = chains.treasury();
   const base = { paymentId, network: session.network, asset: session.destinationAsset, token, fromAddress: session.depositAddress };
-  return db.transaction(async (t) => {
-    await lockMerchant(t, session.merchantId);
-    // Another attempt may have planned it while this one waited for the lock.
-    const planned = await listPayouts(t, paymentId);
-    if (planned.length > 0) return planned;
-    const owner = { merchantId: session.merchantId, asset: session.destinationAsset, network: session.network };
-    // The debt is a debit balance of merchant_debt (completedPaymentRefunded posts it).
-    const owed = await accountBalance(t, {
-      account: ledgerAccount.merchantDebt(owner.merchantId),
-      asset: owner.asset,
-      network: owner.network,
-    });
-    const debt = owed - (await repaymentsUnderWay(t, owner));
-    const { sendMicro, withheldMicro } = withholdFromPayout({ netMicro: tx.merchantSettlementMicro ?? 0n, debtMicro: debt });
-    const transfers: NewPayout[] = [
+  const owner = { merchantId: session.merchantId, asset: session.destinationAsset, network: session.network };
+  const transfers = (debtMicro: bigint): NewPayout[] => {
+    const { sendMicro, withheldMicro } = withholdFromPayout({ netMicro: tx.merchantSettlementMicro ?? 0n, debtMicro });
+    return [
       { ...base, id: newPayoutId(), kind: 'merchant' as const, toAddress: session.walletAddress, amount: String(sendMicro) },
       { ...base, id: newPayoutId(), kind: 'repayment' as const, toAddress: treasury, amount: String(withheldMicro) },
       { ...base, id: newPayoutId(), kind: 'commission' as const, toAddress: treasury, amount: String(tx.platformCommissionMicro ?? 0n) },
     ].filter((row) => BigInt(row.amount) > 0n);
-    return insertPayoutsOnce(t, transfers);
-  });
+  };
+  if ((await outstandingRefundDebt(db, owner)) <= 0n) return insertPayoutsOnce(db, transfers(0n));
+  const written = await db
+    .transaction(async (t) => {
+      await lockMerchant(t, session.merchantId);
+      const rows = transfers(await outstandingRefundDebt(t, owner));
+      const inserted = await insertPayoutsOnce(t, rows);
+      if (inserted.some((row) => !rows.some((r) => r.id === row.id))) throw new PlannedElsewhere();
+      return inserted;
+    })
+    .catch((err: unknown) => {
+      if (err instanceof PlannedElsewhere) return null;
+      throw err;
+    });
+  return written ?? listPayouts(db, paymentId);
 }
+
+/** Rolls back a withholding plan whose payment's rows another attempt wrote first. */
+class PlannedElsewhere extends Error {}
 
 /**
  * Decisions §11 for the simple API: a settled chain-verified order pays what it received to the

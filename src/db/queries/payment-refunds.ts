@@ -1,6 +1,7 @@
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { checkoutSessions, paymentRefunds, payouts } from '../schema';
+import { ledgerAccount } from '../../domain/ledger';
+import { checkoutSessions, ledgerEntries, paymentRefunds, payouts } from '../schema';
 
 // Issue 29 item 3: the refunds of completed payments (schema/payment-refunds.ts).
 
@@ -87,22 +88,22 @@ export async function pendingRefundsOfMerchant(
  * network): debt already withheld from a payout on its way, so a concurrent plan does not withhold it
  * twice. A failed one counts too: it is sent if an operator retries its settlement.
  */
-export async function repaymentsUnderWay(
+/**
+ * A merchant's refund debt not yet covered, in one statement: their `merchant_debt` balance (a debit
+ * balance: completedPaymentRefunded posts it) less the repayments planned and not yet confirmed.
+ */
+export async function outstandingRefundDebt(
   db: DatabaseOrTransaction,
   input: { merchantId: string; asset: string; network: string },
 ): Promise<bigint> {
-  const [row] = await db
-    .select({ total: sql<string | null>`sum(${payouts.amount})::text` })
-    .from(payouts)
-    .innerJoin(checkoutSessions, eq(checkoutSessions.id, payouts.paymentId))
-    .where(
-      and(
-        eq(checkoutSessions.merchantId, input.merchantId),
-        eq(payouts.kind, 'repayment'),
-        eq(payouts.asset, input.asset),
-        eq(payouts.network, input.network),
-        inArray(payouts.status, ['planned', 'signed', 'broadcast', 'failed']),
-      ),
-    );
-  return BigInt(row?.total ?? 0);
+  const [row] = await db.execute<{ debt: string | null }>(sql`
+    select (coalesce((select sum(${ledgerEntries.amount}) from ${ledgerEntries}
+                      where ${ledgerEntries.account} = ${ledgerAccount.merchantDebt(input.merchantId)}
+                        and ${ledgerEntries.asset} = ${input.asset} and ${ledgerEntries.network} = ${input.network}), 0)
+          - coalesce((select sum(${payouts.amount}) from ${payouts}
+                      join ${checkoutSessions} on ${checkoutSessions.id} = ${payouts.paymentId}
+                      where ${checkoutSessions.merchantId} = ${input.merchantId} and ${payouts.kind} = 'repayment'
+                        and ${payouts.asset} = ${input.asset} and ${payouts.network} = ${input.network}
+                        and ${payouts.status} in ('planned', 'signed', 'broadcast', 'failed')), 0))::text as debt`);
+  return BigInt(row?.debt ?? '0');
 }
