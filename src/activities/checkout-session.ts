@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
-import { findSession, lockSession, markWorkflowStarted, transitionSession } from '../db/queries/checkout-sessions';
+import { findSession, lockSession, transitionSession } from '../db/queries/checkout-sessions';
 import { recordLateFact } from '../db/queries/late-payments';
 import { insertTransactionOnce } from '../db/queries/transactions';
 import { parseCrypto } from '../domain/money';
@@ -21,11 +21,6 @@ const missing = (paymentId: string) => ApplicationFailure.nonRetryable(`no check
  */
 export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
   return {
-    /** The row made visible from the run: runs started before issue 32 call it (new ones leave it to the creation). */
-    async openSession(paymentId: string): Promise<void> {
-      await markWorkflowStarted(db, paymentId);
-    },
-
     /**
      * A move decided by the workflow alone (cancel, expiry); the domain's table says which statuses it
      * may leave (`_from` echoes it). A cancel keeps its reason; one without is the customer's Cancel,
