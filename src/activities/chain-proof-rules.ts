@@ -7,7 +7,7 @@ import type { ChainSettings } from '../config';
 import { unlistedTokenAsset } from '../chains/balances';
 import { nextArrivalPostingId, writePosting } from '../db/queries/ledger';
 import { arrivalPostingPrefix, dustArrived, exceptionArrived } from '../domain/ledger';
-import { classifyArrival, settlementOf, type PaymentPhase } from '../domain/arrivals';
+import { classifyArrival, settlementOf, shortfallOf, type PaymentPhase } from '../domain/arrivals';
 import { depositLogKey, type DepositFact } from '../domain/deposit-fact';
 import { explorerUrlFor } from '../domain/explorers';
 import { arrivalKeyOf, logArrivalKey } from '../domain/exceptions';
@@ -211,21 +211,18 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
       const credits = await listCredits(db, id);
       const credited = totalOf(credits);
       const expected = payment.expectedMicro;
-      const base = { id: newExceptionId(), paymentKind: subject.kind, paymentId: id };
-      if (at === 'expiry' && credited > 0n && (expected === null || credited < expected)) {
+      const claimedMicro = claim ? (claim.destinationAmount ? parseMicroText(claim.destinationAmount) : 0n) : null;
+      const shortfall = shortfallOf({ at, expectedMicro: expected, creditedMicro: credited, claimedMicro });
+      if (!shortfall) return null;
+      const base = { id: newExceptionId(), paymentKind: subject.kind, paymentId: id, amountMicro: shortfall.amountMicro };
+      if (shortfall.kind === 'underpaid') {
         const references = {
           expectedMicro: expected?.toString() ?? null,
           creditedMicro: credited.toString(),
           logs: credits.map(depositLogKey),
         };
         const underpaid = await db.transaction(async (tx) => {
-          const exception = await recordPaymentException(tx, {
-            ...base,
-            kind: 'underpaid',
-            arrivalKey: 'expiry',
-            amountMicro: credited,
-            references,
-          });
+          const exception = await recordPaymentException(tx, { ...base, kind: 'underpaid', arrivalKey: 'expiry', references });
           // The credits were the payment's while it was open; now they are held for the customer.
           if (payment.depositAddress) {
             await writePosting(
@@ -238,7 +235,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
                 asset: payment.asset,
                 network: payment.network,
                 txHash: null,
-                amountMicro: credited,
+                amountMicro: shortfall.amountMicro,
               }),
             );
           }
@@ -246,17 +243,12 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
         });
         return { kind: 'underpaid', exceptionId: underpaid.id };
       }
-      if (credited === 0n && claim) {
-        const amountMicro = claim.destinationAmount ? parseMicroText(claim.destinationAmount) : 0n;
-        // A claim of no money is nothing to verify (callbacks claiming it are refused at ingestion).
-        if (amountMicro <= 0n) return null;
-        const references = { ...claim, depositAddress: payment.depositAddress };
-        // Keyed by the transfer the provider named, if any: when it does arrive, its log takes this record over.
-        const arrivalKey = arrivalKeyOf({ network: payment.network, transactionHash: claim.transactionHash, eventId: claim.eventId });
-        const unverified = await recordPaymentException(db, { ...base, kind: 'unverified', arrivalKey, amountMicro, references });
-        return { kind: 'unverified', exceptionId: unverified.id };
-      }
-      return null;
+      if (!claim) return null; // never: `unverified` is decided only for a claim
+      const references = { ...claim, depositAddress: payment.depositAddress };
+      // Keyed by the transfer the provider named, if any: when it does arrive, its log takes this record over.
+      const arrivalKey = arrivalKeyOf({ network: payment.network, transactionHash: claim.transactionHash, eventId: claim.eventId });
+      const unverified = await recordPaymentException(db, { ...base, kind: 'unverified', arrivalKey, references });
+      return { kind: 'unverified', exceptionId: unverified.id };
     },
   };
 }

@@ -69,3 +69,24 @@ export function settlementOf(expectedMicro: bigint | null, creditedMicro: bigint
     return { kind: 'short', creditedMicro, remainingMicro: expectedMicro - creditedMicro };
   return { kind: 'covered', grossMicro: creditedMicro, excessMicro: creditedMicro - expectedMicro };
 }
+
+/**
+ * Money that did not prove the payment (decisions §11, §12), as its run sees it at a deadline:
+ * at the end (`expiry`), credits short of G (or with no G at all) are `underpaid`, the credited
+ * amount held for the customer; at either deadline, a provider's success with nothing credited is
+ * `unverified` for the amount it claimed. A claim of no money (`claimedMicro` ≤ 0) is nothing to
+ * verify. `claimedMicro` is null when there is no claim. Null: nothing to record.
+ */
+export type Shortfall = { kind: 'underpaid' | 'unverified'; amountMicro: bigint } | null;
+
+export function shortfallOf(input: {
+  at: 'claim' | 'expiry';
+  expectedMicro: bigint | null;
+  creditedMicro: bigint;
+  claimedMicro: bigint | null;
+}): Shortfall {
+  const { at, expectedMicro: expected, creditedMicro: credited, claimedMicro: claimed } = input;
+  if (at === 'expiry' && credited > 0n && (expected === null || credited < expected)) return { kind: 'underpaid', amountMicro: credited };
+  if (credited === 0n && claimed !== null && claimed > 0n) return { kind: 'unverified', amountMicro: claimed };
+  return null;
+}
