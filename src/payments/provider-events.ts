@@ -1,4 +1,5 @@
 import { markFactLate, recordLateFact } from '../db/queries/late-payments';
+import { lateMoneyOf } from '../domain/arrivals';
 import { recordProviderEvent, setProviderEventState } from '../db/queries/provider-events';
 import { AppError, notFound } from '../domain/errors';
 import { providerFact, termsMismatch, type ProviderFact } from '../domain/provider-fact';
@@ -82,19 +83,20 @@ export async function ingestProviderEvent(
  * before that leaves it `received` and the provider's retry records (idempotently) again.
  */
 async function lateFact(ctx: PaymentContext, owner: PaymentOwner, provider: string, fact: ProviderFact): Promise<IngestOutcome> {
-  const paid = owner.status === 'completed' || owner.status === 'settled';
-  // A success of the provider payment that paid it is the provider repeating itself, not new money.
-  const paidTwice =
-    paid && fact.type === 'succeeded' && owner.providerPaymentId !== null && fact.providerPaymentId !== owner.providerPaymentId;
   const exception = await recordLateFact(ctx.db, {
     kind: owner.kind,
     paymentId: owner.id,
     provider,
     network: owner.network,
-    verification: owner.verification,
     eventId: fact.eventId,
-    succeeded: fact.type === 'succeeded' && (!paid || paidTwice),
-    exceptionKind: paidTwice ? 'duplicate' : 'late',
+    money: lateMoneyOf({
+      succeeded: fact.type === 'succeeded',
+      providerPaymentId: fact.providerPaymentId,
+      destinationAmount: fact.destinationAmount,
+      paid: owner.status === 'completed' || owner.status === 'settled',
+      paidBy: owner.providerPaymentId,
+      verification: owner.verification,
+    }),
     status: owner.status,
     destinationAmount: fact.destinationAmount,
     transactionHash: fact.transactionHash,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shortfallOf } from '../../src/domain/arrivals';
+import { lateMoneyOf, shortfallOf } from '../../src/domain/arrivals';
 
 // Decisions §11 and §12: money that did not prove the payment, read from its pure decision
 // (src/domain/arrivals.ts): what the run records at the end, or when a claim's deadline passes.
@@ -56,5 +56,49 @@ describe('shortfallOf: unverified', () => {
 
   it('a claim is not unverified once some money was credited', () => {
     expect(shortfallOf({ at: 'claim', expectedMicro: G, creditedMicro: 1n, claimedMicro: G })).toBeNull();
+  });
+});
+
+describe('lateMoneyOf: a provider fact after the payment ended', () => {
+  const fact = (over: Partial<Parameters<typeof lateMoneyOf>[0]> = {}) =>
+    lateMoneyOf({
+      succeeded: true,
+      providerPaymentId: 'pp_2',
+      destinationAmount: '24.750000',
+      paid: false,
+      paidBy: null,
+      verification: 'provider',
+      ...over,
+    });
+
+  it('a success after an unpaid end is late money, for the amount the provider reports', () => {
+    expect(fact()).toEqual({ kind: 'late', amountMicro: 24_750_000n });
+  });
+
+  it('a success of another provider payment than the one that paid is a duplicate (a second rail or tab)', () => {
+    expect(fact({ paid: true, paidBy: 'pp_1' })).toEqual({ kind: 'duplicate', amountMicro: 24_750_000n });
+  });
+
+  it('a success of the provider payment that paid is the provider repeating itself: nothing', () => {
+    expect(fact({ paid: true, paidBy: 'pp_2' })).toBeNull();
+  });
+
+  it('a paid payment with no provider payment of record (paid on chain) takes no provider success as money', () => {
+    expect(fact({ paid: true, paidBy: null })).toBeNull();
+  });
+
+  it('on chain the provider’s word is a claim: unverified, late or duplicate alike', () => {
+    expect(fact({ verification: 'chain' })).toEqual({ kind: 'unverified', amountMicro: 24_750_000n });
+    expect(fact({ verification: 'chain', paid: true, paidBy: 'pp_1' })).toEqual({ kind: 'unverified', amountMicro: 24_750_000n });
+  });
+
+  it('anything but a success is no money', () => {
+    expect(fact({ succeeded: false })).toBeNull();
+    expect(fact({ succeeded: false, paid: true, paidBy: 'pp_1' })).toBeNull();
+  });
+
+  it('a success without a positive amount says no money moved', () => {
+    for (const destinationAmount of ['0.000000', '-24.750000', undefined, null, '', 'lots', '1.0000001'])
+      expect(fact({ destinationAmount }), String(destinationAmount)).toBeNull();
   });
 });
