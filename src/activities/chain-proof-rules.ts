@@ -12,7 +12,8 @@ import { depositLogKey, type DepositFact } from '../domain/deposit-fact';
 import { explorerUrlFor } from '../domain/explorers';
 import { arrivalKeyOf, logArrivalKey } from '../domain/exceptions';
 import { newExceptionId } from '../domain/ids';
-import { parseCrypto } from '../domain/money';
+import { positiveMicro } from '../domain/money';
+import type { CreditReport, ProviderClaim } from '../domain/checkout-session';
 import type { ProviderRegistry } from '../providers/registry';
 
 // The rules of decisions §11, written once for every kind of payment that has a deposit address
@@ -20,25 +21,6 @@ import type { ProviderRegistry } from '../providers/registry';
 // the exceptions recorded when they do not. Each kind says only how to read, lock and complete its
 // row (a ProvenKind). Every step is idempotent: the log key is a primary key, a completion is a
 // conditional write, exceptions are unique per payment, kind and arrival.
-
-export interface CreditState {
-  /** This payment holds the log (false: another payment was credited with it first). */
-  held: boolean;
-  /** Its own token's credits only: what counts towards G. */
-  creditedMicro: string;
-  /** G, or null while no quote has been taken (nobody chose how to pay yet). */
-  expectedMicro: string | null;
-  /** The exception this log is (wrong asset, late, duplicate), to announce; null when it is the payment's money or dust. */
-  exceptionId: string | null;
-}
-
-/** What the provider claimed, kept by the workflow for the `unverified` record. */
-export interface ProviderClaim {
-  eventId: string;
-  providerPaymentId: string;
-  destinationAmount?: string | undefined;
-  transactionHash?: string | undefined;
-}
 
 /** What the credits prove, handed to the kind's own completion. */
 export interface ChainProof {
@@ -82,7 +64,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
     if (!row) throw missing(id);
     return subject.view(row);
   }
-  async function state(id: string, held: boolean, exceptionId: string | null = null): Promise<CreditState> {
+  async function state(id: string, held: boolean, exceptionId: string | null = null): Promise<CreditReport> {
     const { expectedMicro } = await load(id);
     const credited = totalOf(await listCredits(db, id));
     return { held, creditedMicro: credited.toString(), expectedMicro: expectedMicro?.toString() ?? null, exceptionId };
@@ -95,7 +77,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
      * stays dust), in one database transaction so a retry finds both or neither. A log already
      * recorded is not news: its first decision stands, and its exception (if any) is answered again.
      */
-    async credit(id: string, fact: DepositFact): Promise<CreditState> {
+    async credit(id: string, fact: DepositFact): Promise<CreditReport> {
       const arrival = await db.transaction(async (tx) => {
         const row = await subject.lock(tx, id);
         if (!row) throw missing(id);
@@ -149,7 +131,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
       return state(id, arrival.held, arrival.exceptionId);
     },
 
-    async uncredit(id: string, fact: DepositFact): Promise<CreditState> {
+    async uncredit(id: string, fact: DepositFact): Promise<CreditReport> {
       await uncreditLog(db, id, fact);
       return state(id, false);
     },
@@ -211,7 +193,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
       const credits = await listCredits(db, id);
       const credited = totalOf(credits);
       const expected = payment.expectedMicro;
-      const claimedMicro = claim ? (claim.destinationAmount ? parseMicroText(claim.destinationAmount) : 0n) : null;
+      const claimedMicro = claim ? (positiveMicro(claim.destinationAmount) ?? 0n) : null;
       const shortfall = shortfallOf({ at, expectedMicro: expected, creditedMicro: credited, claimedMicro });
       if (!shortfall) return null;
       const base = { id: newExceptionId(), paymentKind: subject.kind, paymentId: id, amountMicro: shortfall.amountMicro };
@@ -251,13 +233,4 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
       return { kind: 'unverified', exceptionId: unverified.id };
     },
   };
-}
-
-/** A provider's malformed amount records as 0 rather than failing the record. */
-function parseMicroText(text: string): bigint {
-  try {
-    return parseCrypto(text);
-  } catch {
-    return 0n;
-  }
 }

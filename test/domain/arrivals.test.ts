@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lateMoneyOf, shortfallOf } from '../../src/domain/arrivals';
+import { depositLogKey } from '../../src/domain/deposit-fact';
+import { arrivalKeyOf, logArrivalKey, transferKeyOf } from '../../src/domain/exceptions';
 
 // Decisions §11 and §12: money that did not prove the payment, read from its pure decision
 // (src/domain/arrivals.ts): what the run records at the end, or when a claim's deadline passes.
@@ -100,5 +102,16 @@ describe('lateMoneyOf: a provider fact after the payment ended', () => {
   it('a success without a positive amount says no money moved', () => {
     for (const destinationAmount of ['0.000000', '-24.750000', undefined, null, '', 'lots', '1.0000001'])
       expect(fact({ destinationAmount }), String(destinationAmount)).toBeNull();
+  });
+});
+
+describe('a log’s keys', () => {
+  const log = { network: 'Polygon', transactionHash: '0xABC', logIndex: 3 };
+
+  it('its arrival key is its identity under the tx: prefix, under the transaction’s key a provider’s word uses', () => {
+    expect(depositLogKey(log)).toBe('Polygon:0xabc:3');
+    expect(logArrivalKey(log)).toBe('tx:polygon:0xabc:3');
+    expect(logArrivalKey(log).startsWith(`${arrivalKeyOf({ network: 'polygon', transactionHash: '0xabc' })}:`)).toBe(true);
+    expect(transferKeyOf(logArrivalKey(log))).toBe(arrivalKeyOf({ network: log.network, transactionHash: log.transactionHash }));
   });
 });
