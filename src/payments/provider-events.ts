@@ -4,7 +4,7 @@ import { recordProviderEvent, setProviderEventState } from '../db/queries/provid
 import { AppError, notFound } from '../domain/errors';
 import { providerFact, termsMismatch, type ProviderFact } from '../domain/provider-fact';
 import type { PaymentContext } from './context';
-import { startExceptionRun } from './exception-runs';
+import { recordException } from './exception-runs';
 import { findPaymentOwner, type PaymentOwner } from './payment-owners';
 import { callTemporal, WorkflowClosedError } from './temporal-call';
 
@@ -83,32 +83,33 @@ export async function ingestProviderEvent(
  * before that leaves it `received` and the provider's retry records (idempotently) again.
  */
 async function lateFact(ctx: PaymentContext, owner: PaymentOwner, provider: string, fact: ProviderFact): Promise<IngestOutcome> {
-  const exception = await recordLateFact(ctx.db, {
-    kind: owner.kind,
-    paymentId: owner.id,
-    provider,
-    network: owner.network,
-    eventId: fact.eventId,
-    money: lateMoneyOf({
-      succeeded: fact.type === 'succeeded',
-      providerPaymentId: fact.providerPaymentId,
+  const runs = { temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue };
+  // A simple order has no merchant account to tell (activities/exceptions.ts): this path records its
+  // exception for the operator and starts a run only for a checkout session's, as it always has.
+  const startRun = owner.kind === 'checkout_session';
+  const lateMoney = () =>
+    recordLateFact(ctx.db, {
+      kind: owner.kind,
+      paymentId: owner.id,
+      provider,
+      network: owner.network,
+      eventId: fact.eventId,
+      money: lateMoneyOf({
+        succeeded: fact.type === 'succeeded',
+        providerPaymentId: fact.providerPaymentId,
+        destinationAmount: fact.destinationAmount,
+        paid: owner.status === 'completed' || owner.status === 'settled',
+        paidBy: owner.providerPaymentId,
+        verification: owner.verification,
+      }),
+      status: owner.status,
       destinationAmount: fact.destinationAmount,
-      paid: owner.status === 'completed' || owner.status === 'settled',
-      paidBy: owner.providerPaymentId,
-      verification: owner.verification,
-    }),
-    status: owner.status,
-    destinationAmount: fact.destinationAmount,
-    transactionHash: fact.transactionHash,
-    providerPaymentId: fact.providerPaymentId,
-    at: ctx.now(),
-    markLate: false,
-  });
-  if (exception && owner.kind === 'checkout_session')
-    await startExceptionRun(
-      { temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue },
-      { exceptionId: exception.id, paymentId: owner.id },
-    );
+      transactionHash: fact.transactionHash,
+      providerPaymentId: fact.providerPaymentId,
+      at: ctx.now(),
+      markLate: false,
+    });
+  await recordException(runs, owner.id, lateMoney, { startRun });
   await markFactLate(ctx.db, { provider, eventId: fact.eventId, status: owner.status });
   return { ok: true, late: true };
 }
