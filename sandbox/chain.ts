@@ -2,9 +2,9 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { encodeFunctionData, getAddress } from 'viem';
 import { parseEvmAddress } from '../src/domain/evm-address';
 import { createChainClient, type ChainEndpoint } from '../src/chains/clients';
-import { DEV_MINTER_ADDRESS, nodeAccountSender } from '../src/chains/dev-accounts';
-import { testTokenAbi } from '../src/chains/test-token-artifact';
-import { mintTestTokens } from '../src/chains/test-tokens';
+import { DEV_MINTER_ADDRESS, nodeAccountSender } from '../tools/dev/dev-accounts';
+import { testTokenAbi } from '../tools/dev/test-token-artifact';
+import { mintTestTokens } from '../tools/dev/test-tokens';
 import { isEvmNetwork, type Asset, type Network } from '../src/domain/assets';
 import { parseCrypto } from '../src/domain/money';
 

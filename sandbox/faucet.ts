@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { parseEvmAddress } from '../src/domain/evm-address';
-import { DEV_MINTER_ADDRESS, nodeAccountSender } from '../src/chains/dev-accounts';
+import { DEV_MINTER_ADDRESS, nodeAccountSender } from '../tools/dev/dev-accounts';
 import { createChainClient, type ChainEndpoint } from '../src/chains/clients';
-import { mintTestTokens } from '../src/chains/test-tokens';
+import { mintTestTokens } from '../tools/dev/test-tokens';
 import { ASSETS, EVM_NETWORKS, type Asset, type EvmNetwork } from '../src/domain/assets';
 import { AmountError, formatCrypto, parseCrypto } from '../src/domain/money';
 

@@ -9,7 +9,7 @@ import solc from 'solc';
 
 const ROOT = path.resolve(__dirname, '..');
 const SOURCE = 'contracts/TestToken.sol';
-const OUTPUT = 'src/chains/test-token-artifact.ts';
+const OUTPUT = 'tools/dev/test-token-artifact.ts';
 
 interface SolcOutput {
   errors?: { severity: 'error' | 'warning' | 'info'; formattedMessage: string }[];

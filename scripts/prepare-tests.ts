@@ -1,4 +1,4 @@
-import { ensureAnvilBinary } from '../src/chains/anvil-binary';
+import { ensureAnvilBinary } from '../tools/dev/anvil-binary';
 import { ensureChromium, ensurePhp } from '../tools/dev/debian-packages';
 import { ensureDashboardBuild } from '../tools/dev/dashboard-build';
 import { ensurePromtool } from '../tools/dev/promtool';

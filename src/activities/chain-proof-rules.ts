@@ -7,12 +7,13 @@ import type { ChainSettings } from '../config';
 import { unlistedTokenAsset } from '../chains/balances';
 import { nextArrivalPostingId, writePosting } from '../db/queries/ledger';
 import { arrivalPostingPrefix, dustArrived, exceptionArrived } from '../domain/ledger';
-import { classifyArrival, settlementOf, type PaymentPhase } from '../domain/arrivals';
+import { classifyArrival, settlementOf, shortfallOf, type PaymentPhase } from '../domain/arrivals';
 import { depositLogKey, type DepositFact } from '../domain/deposit-fact';
 import { explorerUrlFor } from '../domain/explorers';
 import { arrivalKeyOf, logArrivalKey } from '../domain/exceptions';
 import { newExceptionId } from '../domain/ids';
-import { parseCrypto } from '../domain/money';
+import { positiveMicro } from '../domain/money';
+import type { CreditReport, ProviderClaim } from '../domain/checkout-session';
 import type { ProviderRegistry } from '../providers/registry';
 
 // The rules of decisions §11, written once for every kind of payment that has a deposit address
@@ -20,25 +21,6 @@ import type { ProviderRegistry } from '../providers/registry';
 // the exceptions recorded when they do not. Each kind says only how to read, lock and complete its
 // row (a ProvenKind). Every step is idempotent: the log key is a primary key, a completion is a
 // conditional write, exceptions are unique per payment, kind and arrival.
-
-export interface CreditState {
-  /** This payment holds the log (false: another payment was credited with it first). */
-  held: boolean;
-  /** Its own token's credits only: what counts towards G. */
-  creditedMicro: string;
-  /** G, or null while no quote has been taken (nobody chose how to pay yet). */
-  expectedMicro: string | null;
-  /** The exception this log is (wrong asset, late, duplicate), to announce; null when it is the payment's money or dust. */
-  exceptionId: string | null;
-}
-
-/** What the provider claimed, kept by the workflow for the `unverified` record. */
-export interface ProviderClaim {
-  eventId: string;
-  providerPaymentId: string;
-  destinationAmount?: string | undefined;
-  transactionHash?: string | undefined;
-}
 
 /** What the credits prove, handed to the kind's own completion. */
 export interface ChainProof {
@@ -82,7 +64,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
     if (!row) throw missing(id);
     return subject.view(row);
   }
-  async function state(id: string, held: boolean, exceptionId: string | null = null): Promise<CreditState> {
+  async function state(id: string, held: boolean, exceptionId: string | null = null): Promise<CreditReport> {
     const { expectedMicro } = await load(id);
     const credited = totalOf(await listCredits(db, id));
     return { held, creditedMicro: credited.toString(), expectedMicro: expectedMicro?.toString() ?? null, exceptionId };
@@ -95,13 +77,13 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
      * stays dust), in one database transaction so a retry finds both or neither. A log already
      * recorded is not news: its first decision stands, and its exception (if any) is answered again.
      */
-    async credit(id: string, fact: DepositFact): Promise<CreditState> {
+    async credit(id: string, fact: DepositFact): Promise<CreditReport> {
       return db.transaction(async (tx) => {
         const row = await subject.lock(tx, id);
         if (!row) throw missing(id);
         const payment = subject.view(row);
         // What the run is told, read under the same lock (issue 32: not the row read again after commit).
-        const standing = async (held: boolean, exceptionId: string | null): Promise<CreditState> => ({
+        const standing = async (held: boolean, exceptionId: string | null): Promise<CreditReport> => ({
           held,
           creditedMicro: totalOf(await listCredits(tx, id)).toString(),
           expectedMicro: payment.expectedMicro?.toString() ?? null,
@@ -157,7 +139,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
       });
     },
 
-    async uncredit(id: string, fact: DepositFact): Promise<CreditState> {
+    async uncredit(id: string, fact: DepositFact): Promise<CreditReport> {
       await uncreditLog(db, id, fact);
       return state(id, false);
     },
@@ -219,21 +201,18 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
       const credits = await listCredits(db, id);
       const credited = totalOf(credits);
       const expected = payment.expectedMicro;
-      const base = { id: newExceptionId(), paymentKind: subject.kind, paymentId: id };
-      if (at === 'expiry' && credited > 0n && (expected === null || credited < expected)) {
+      const claimedMicro = claim ? (positiveMicro(claim.destinationAmount) ?? 0n) : null;
+      const shortfall = shortfallOf({ at, expectedMicro: expected, creditedMicro: credited, claimedMicro });
+      if (!shortfall) return null;
+      const base = { id: newExceptionId(), paymentKind: subject.kind, paymentId: id, amountMicro: shortfall.amountMicro };
+      if (shortfall.kind === 'underpaid') {
         const references = {
           expectedMicro: expected?.toString() ?? null,
           creditedMicro: credited.toString(),
           logs: credits.map(depositLogKey),
         };
         const underpaid = await db.transaction(async (tx) => {
-          const exception = await recordPaymentException(tx, {
-            ...base,
-            kind: 'underpaid',
-            arrivalKey: 'expiry',
-            amountMicro: credited,
-            references,
-          });
+          const exception = await recordPaymentException(tx, { ...base, kind: 'underpaid', arrivalKey: 'expiry', references });
           // The credits were the payment's while it was open; now they are held for the customer.
           if (payment.depositAddress) {
             await writePosting(
@@ -246,7 +225,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
                 asset: payment.asset,
                 network: payment.network,
                 txHash: null,
-                amountMicro: credited,
+                amountMicro: shortfall.amountMicro,
               }),
             );
           }
@@ -254,26 +233,12 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
         });
         return { kind: 'underpaid', exceptionId: underpaid.id };
       }
-      if (credited === 0n && claim) {
-        const amountMicro = claim.destinationAmount ? parseMicroText(claim.destinationAmount) : 0n;
-        // A claim of no money is nothing to verify (callbacks claiming it are refused at ingestion).
-        if (amountMicro <= 0n) return null;
-        const references = { ...claim, depositAddress: payment.depositAddress };
-        // Keyed by the transfer the provider named, if any: when it does arrive, its log takes this record over.
-        const arrivalKey = arrivalKeyOf({ network: payment.network, transactionHash: claim.transactionHash, eventId: claim.eventId });
-        const unverified = await recordPaymentException(db, { ...base, kind: 'unverified', arrivalKey, amountMicro, references });
-        return { kind: 'unverified', exceptionId: unverified.id };
-      }
-      return null;
+      if (!claim) return null; // never: `unverified` is decided only for a claim
+      const references = { ...claim, depositAddress: payment.depositAddress };
+      // Keyed by the transfer the provider named, if any: when it does arrive, its log takes this record over.
+      const arrivalKey = arrivalKeyOf({ network: payment.network, transactionHash: claim.transactionHash, eventId: claim.eventId });
+      const unverified = await recordPaymentException(db, { ...base, kind: 'unverified', arrivalKey, references });
+      return { kind: 'unverified', exceptionId: unverified.id };
     },
   };
-}
-
-/** A provider's malformed amount records as 0 rather than failing the record. */
-function parseMicroText(text: string): bigint {
-  try {
-    return parseCrypto(text);
-  } catch {
-    return 0n;
-  }
 }

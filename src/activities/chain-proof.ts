@@ -3,12 +3,11 @@ import { findSession, findSessionWithMerchant, type SessionWithMerchant } from '
 import { findSimpleOrder, lockSimpleOrder, transitionSimpleOrder, type SimpleOrderRow } from '../db/queries/simple-orders';
 import { depositLogKey } from '../domain/deposit-fact';
 import type { DepositFact } from '../domain/deposit-fact';
-import { chainProofRules, type ChainProofDeps, type ProvenKind, type ProviderClaim } from './chain-proof-rules';
+import { chainProofRules, type ChainProofDeps, type ProvenKind } from './chain-proof-rules';
+import type { ProviderClaim } from '../domain/checkout-session';
 import { completeSession, postCompletion } from './session-completion';
 import { writePosting } from '../db/queries/ledger';
 import { exceptionArrived, orderCredited } from '../domain/ledger';
-
-export type { CreditState, ProviderClaim } from './chain-proof-rules';
 
 // The chain-verified side of both payment kinds (decisions §11): one set of rules
 // (chain-proof-rules.ts), and for each kind how its row is read and what its completion writes.

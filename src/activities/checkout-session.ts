@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
 import { findSession, lockSession, transitionSession } from '../db/queries/checkout-sessions';
 import { recordLateFact } from '../db/queries/late-payments';
+import { lateMoneyOf } from '../domain/arrivals';
 import { insertTransactionOnce } from '../db/queries/transactions';
 import { parseCrypto } from '../domain/money';
 import type { CancelReason, PaymentStatus } from '../domain/payment-status';
@@ -102,9 +103,15 @@ export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
         paymentId,
         provider: session.provider,
         network: session.network,
-        verification: session.verification,
         eventId: fact.eventId,
-        succeeded: fact.type === 'succeeded',
+        money: lateMoneyOf({
+          succeeded: fact.type === 'succeeded',
+          providerPaymentId: fact.providerPaymentId,
+          destinationAmount: fact.destinationAmount,
+          paid: status === 'completed',
+          paidBy: session.providerPaymentId,
+          verification: session.verification,
+        }),
         status,
         destinationAmount: fact.destinationAmount,
         transactionHash: fact.transactionHash,

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
 import { recordLateFact } from '../db/queries/late-payments';
+import { lateMoneyOf } from '../domain/arrivals';
 import { findSimpleOrder, transitionSimpleOrder, updateSimpleOrder, markSimpleOrderStarted } from '../db/queries/simple-orders';
 import { parseCrypto } from '../domain/money';
 import type { ProviderFact } from '../domain/provider-fact';
@@ -59,20 +60,20 @@ export function createSimpleOrderActivities({ db, allowPrivateUrls, now }: Simpl
     async flagLateOrderFact(code: string, fact: ProviderFact, status: string): Promise<void> {
       const order = await findSimpleOrder(db, code);
       if (!order) throw missing(code);
-      const paidTwice =
-        fact.type === 'succeeded' &&
-        status === 'settled' &&
-        order.providerPaymentId !== null &&
-        fact.providerPaymentId !== order.providerPaymentId;
       await recordLateFact(db, {
-        exceptionKind: paidTwice ? 'duplicate' : 'late',
         kind: 'simple_order',
         paymentId: code,
         provider: order.provider ?? 'unknown',
         network: order.walletNetwork,
-        verification: order.verification,
         eventId: fact.eventId,
-        succeeded: fact.type === 'succeeded' && (status !== 'settled' || paidTwice),
+        money: lateMoneyOf({
+          succeeded: fact.type === 'succeeded',
+          providerPaymentId: fact.providerPaymentId,
+          destinationAmount: fact.destinationAmount,
+          paid: status === 'settled',
+          paidBy: order.providerPaymentId,
+          verification: order.verification,
+        }),
         status,
         destinationAmount: fact.destinationAmount,
         transactionHash: fact.transactionHash,

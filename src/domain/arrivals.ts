@@ -1,3 +1,5 @@
+import { positiveMicro } from './money';
+
 // Decisions §11, §12 and §14: what a confirmed transfer to a payment's deposit address is. Written
 // once, pure, and called by every path that records one (the payment's own run, and the watcher once
 // the run has closed), so no path can credit what another would refuse.
@@ -68,4 +70,57 @@ export function settlementOf(expectedMicro: bigint | null, creditedMicro: bigint
   if (creditedMicro <= 0n || creditedMicro < expectedMicro)
     return { kind: 'short', creditedMicro, remainingMicro: expectedMicro - creditedMicro };
   return { kind: 'covered', grossMicro: creditedMicro, excessMicro: creditedMicro - expectedMicro };
+}
+
+/**
+ * Money that did not prove the payment (decisions §11, §12), as its run sees it at a deadline:
+ * at the end (`expiry`), credits short of G (or with no G at all) are `underpaid`, the credited
+ * amount held for the customer; at either deadline, a provider's success with nothing credited is
+ * `unverified` for the amount it claimed. A claim of no money (`claimedMicro` ≤ 0) is nothing to
+ * verify. `claimedMicro` is null when there is no claim. Null: nothing to record.
+ */
+export type Shortfall = { kind: 'underpaid' | 'unverified'; amountMicro: bigint } | null;
+
+export function shortfallOf(input: {
+  at: 'claim' | 'expiry';
+  expectedMicro: bigint | null;
+  creditedMicro: bigint;
+  claimedMicro: bigint | null;
+}): Shortfall {
+  const { at, expectedMicro: expected, creditedMicro: credited, claimedMicro: claimed } = input;
+  if (at === 'expiry' && credited > 0n && (expected === null || credited < expected)) return { kind: 'underpaid', amountMicro: credited };
+  if (credited === 0n && claimed !== null && claimed > 0n) return { kind: 'unverified', amountMicro: claimed };
+  return null;
+}
+
+/** A provider's fact about a payment whose run has ended (decisions §6, §12). */
+interface LateProviderFact {
+  succeeded: boolean;
+  /** The provider payment the fact is about. */
+  providerPaymentId: string | null | undefined;
+  destinationAmount: string | null | undefined;
+  /** The payment was paid (completed, settled) before the fact. */
+  paid: boolean;
+  /** The provider payment that paid it, if one did. */
+  paidBy: string | null;
+  /** How the payment is proven (decisions §11). */
+  verification: 'chain' | 'provider';
+}
+
+export type LateMoney = { kind: 'late' | 'duplicate' | 'unverified'; amountMicro: bigint } | null;
+
+/**
+ * Money a provider reports after the payment ended, one exception per arrival: a success of the
+ * provider payment that paid it is the provider repeating itself (nothing); a success of another one
+ * is the customer paying twice (`duplicate`, a second rail or tab); any other success is `late`. A
+ * success without a positive amount says no money moved (nothing). On chain a provider's word is never
+ * money seen: it is `unverified`, and the transfer's log, if it arrives, takes the record over.
+ */
+export function lateMoneyOf(fact: LateProviderFact): LateMoney {
+  if (!fact.succeeded) return null;
+  const paidTwice = fact.paid && fact.paidBy !== null && fact.providerPaymentId !== fact.paidBy;
+  if (fact.paid && !paidTwice) return null;
+  const amountMicro = positiveMicro(fact.destinationAmount);
+  if (amountMicro === null) return null;
+  return { kind: fact.verification === 'chain' ? 'unverified' : paidTwice ? 'duplicate' : 'late', amountMicro };
 }

@@ -1,3 +1,4 @@
+import { depositLogKey, type DepositFact } from './deposit-fact';
 import { formatCrypto } from './money';
 
 // Decisions §12: money off the happy path, as the merchant and the operator see it. Pure.
@@ -28,12 +29,12 @@ export function arrivalKeyOf(input: {
 }
 
 /**
- * A log seen on chain: `tx:<network>:<hash>:<logIndex>`, one arrival per log (two transfers in one
- * transaction are two arrivals), under its transaction's key so a provider's word for the same
- * transfer finds it.
+ * A log seen on chain: `tx:<network>:<hash>:<logIndex>`, its identity (`depositLogKey`) under the
+ * `tx:` prefix, one arrival per log (two transfers in one transaction are two arrivals), under its
+ * transaction's key (`arrivalKeyOf`) so a provider's word for the same transfer finds it.
  */
-export const logArrivalKey = (log: { network: string; transactionHash: string; logIndex: number }) =>
-  `${arrivalKeyOf({ network: log.network, transactionHash: log.transactionHash })}:${log.logIndex}`;
+export const logArrivalKey = (log: Pick<DepositFact, 'network' | 'transactionHash' | 'logIndex'>) =>
+  `tx:${depositLogKey({ ...log, network: log.network.toLowerCase() })}`;
 
 /** The transaction key a log's or a provider's arrival key falls under, or null when it names no transfer. */
 export function transferKeyOf(arrivalKey: string): string | null {

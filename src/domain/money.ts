@@ -68,3 +68,17 @@ export function commissionSplit(grossMicro: bigint, bps: number): { commission: 
   const commission = (grossMicro * BigInt(bps) + 5_000n) / 10_000n;
   return { commission, merchant: grossMicro - commission };
 }
+
+/**
+ * A provider's amount text in micro units when it is a positive amount; anything else (missing,
+ * malformed, zero, negative) is no money: null. A provider's malformed amount never fails a record.
+ */
+export function positiveMicro(text: string | undefined | null): bigint | null {
+  if (!text) return null;
+  try {
+    const micro = parseCrypto(text);
+    return micro > 0n ? micro : null;
+  } catch {
+    return null;
+  }
+}

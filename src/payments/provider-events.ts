@@ -1,9 +1,10 @@
 import { markFactLate, recordLateFact } from '../db/queries/late-payments';
+import { lateMoneyOf } from '../domain/arrivals';
 import { recordProviderEvent, setProviderEventState } from '../db/queries/provider-events';
 import { AppError, notFound } from '../domain/errors';
 import { providerFact, termsMismatch, type ProviderFact } from '../domain/provider-fact';
 import type { PaymentContext } from './context';
-import { startExceptionRun } from './exception-runs';
+import { recordException } from './exception-runs';
 import { findPaymentOwner, type PaymentOwner } from './payment-owners';
 import { callTemporal, WorkflowClosedError } from './temporal-call';
 
@@ -82,31 +83,33 @@ export async function ingestProviderEvent(
  * before that leaves it `received` and the provider's retry records (idempotently) again.
  */
 async function lateFact(ctx: PaymentContext, owner: PaymentOwner, provider: string, fact: ProviderFact): Promise<IngestOutcome> {
-  const paid = owner.status === 'completed' || owner.status === 'settled';
-  // A success of the provider payment that paid it is the provider repeating itself, not new money.
-  const paidTwice =
-    paid && fact.type === 'succeeded' && owner.providerPaymentId !== null && fact.providerPaymentId !== owner.providerPaymentId;
-  const exception = await recordLateFact(ctx.db, {
-    kind: owner.kind,
-    paymentId: owner.id,
-    provider,
-    network: owner.network,
-    verification: owner.verification,
-    eventId: fact.eventId,
-    succeeded: fact.type === 'succeeded' && (!paid || paidTwice),
-    exceptionKind: paidTwice ? 'duplicate' : 'late',
-    status: owner.status,
-    destinationAmount: fact.destinationAmount,
-    transactionHash: fact.transactionHash,
-    providerPaymentId: fact.providerPaymentId,
-    at: ctx.now(),
-    markLate: false,
-  });
-  if (exception && owner.kind === 'checkout_session')
-    await startExceptionRun(
-      { temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue },
-      { exceptionId: exception.id, paymentId: owner.id },
-    );
+  const runs = { temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue };
+  // A simple order has no merchant account to tell (activities/exceptions.ts): this path records its
+  // exception for the operator and starts a run only for a checkout session's, as it always has.
+  const startRun = owner.kind === 'checkout_session';
+  const lateMoney = () =>
+    recordLateFact(ctx.db, {
+      kind: owner.kind,
+      paymentId: owner.id,
+      provider,
+      network: owner.network,
+      eventId: fact.eventId,
+      money: lateMoneyOf({
+        succeeded: fact.type === 'succeeded',
+        providerPaymentId: fact.providerPaymentId,
+        destinationAmount: fact.destinationAmount,
+        paid: owner.status === 'completed' || owner.status === 'settled',
+        paidBy: owner.providerPaymentId,
+        verification: owner.verification,
+      }),
+      status: owner.status,
+      destinationAmount: fact.destinationAmount,
+      transactionHash: fact.transactionHash,
+      providerPaymentId: fact.providerPaymentId,
+      at: ctx.now(),
+      markLate: false,
+    });
+  await recordException(runs, owner.id, lateMoney, { startRun });
   await markFactLate(ctx.db, { provider, eventId: fact.eventId, status: owner.status });
   return { ok: true, late: true };
 }

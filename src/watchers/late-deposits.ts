@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Database } from '../db/client';
 import { recordClosedRunArrival } from '../activities/chain-proof';
 import type { DepositFact } from '../domain/deposit-fact';
-import { startExceptionRun } from '../payments/exception-runs';
+import { recordException } from '../payments/exception-runs';
 
 export interface LateDepositSettings {
   /** How long an ended session's deposit address stays watched (LATE_DEPOSIT_WATCH_HOURS). */
@@ -26,7 +26,8 @@ export async function recordClosedRunDeposit(
   paymentId: string,
   fact: DepositFact,
 ): Promise<void> {
-  const exceptionId = await recordClosedRunArrival({ db, chains: settings }, paymentId, fact);
-  if (!exceptionId) return;
-  await startExceptionRun({ temporal, taskQueue: settings.taskQueue }, { exceptionId, paymentId });
+  await recordException({ temporal, taskQueue: settings.taskQueue }, paymentId, async () => {
+    const id = await recordClosedRunArrival({ db, chains: settings }, paymentId, fact);
+    return id ? { id } : null;
+  });
 }

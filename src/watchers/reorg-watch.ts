@@ -18,7 +18,7 @@ import { logArrivalKey } from '../domain/exceptions';
 import { newExceptionId } from '../domain/ids';
 import { payoutMinedAgain } from '../domain/ledger';
 import { depositSignal } from '../workflows/checkout-session/messages';
-import { startExceptionRun } from '../payments/exception-runs';
+import { recordException } from '../payments/exception-runs';
 
 // Issue 26 item 10, decisions §14: a reorg deeper than the confirmations takes back blocks the
 // watcher has already credited (it never reads a confirmed block again) and payouts already
@@ -96,29 +96,30 @@ export function createReorgCheck(deps: {
     const completed = session ? session.status === 'completed' : order?.status === 'settled';
     const arrival = await findExceptionByArrival(db, row.paymentId, logArrivalKey(row));
     if (paymentStatus !== null && (completed || row.state === 'wrong_asset' || arrival)) {
-      const exception = await recordPaymentException(db, {
-        id: newExceptionId(),
-        paymentKind: session ? 'checkout_session' : 'simple_order',
-        paymentId: row.paymentId,
-        kind: 'reorged',
-        arrivalKey: `reorg:${logArrivalKey(row)}`,
-        amountMicro: row.amountMicro,
-        ...(row.state === 'wrong_asset' ? { token: row.token, asset: row.asset } : {}),
-        references: {
-          transactionHash: row.transactionHash,
-          log: depositLogKey(row),
-          blockNumber: row.blockNumber.toString(),
-          blockHash: row.blockHash,
-          depositAddress: row.toAddress,
-          from: row.fromAddress,
-          token: row.token,
-          asset: row.asset,
-          paymentStatus,
-          ...(arrival ? { exceptionId: arrival.id, exceptionKind: arrival.kind } : {}),
-        },
-      });
-      await startExceptionRun({ temporal, taskQueue: settings.taskQueue }, { exceptionId: exception.id, paymentId: row.paymentId });
-      if (exception.inserted)
+      const exception = await recordException({ temporal, taskQueue: settings.taskQueue }, row.paymentId, () =>
+        recordPaymentException(db, {
+          id: newExceptionId(),
+          paymentKind: session ? 'checkout_session' : 'simple_order',
+          paymentId: row.paymentId,
+          kind: 'reorged',
+          arrivalKey: `reorg:${logArrivalKey(row)}`,
+          amountMicro: row.amountMicro,
+          ...(row.state === 'wrong_asset' ? { token: row.token, asset: row.asset } : {}),
+          references: {
+            transactionHash: row.transactionHash,
+            log: depositLogKey(row),
+            blockNumber: row.blockNumber.toString(),
+            blockHash: row.blockHash,
+            depositAddress: row.toAddress,
+            from: row.fromAddress,
+            token: row.token,
+            asset: row.asset,
+            paymentStatus,
+            ...(arrival ? { exceptionId: arrival.id, exceptionKind: arrival.kind } : {}),
+          },
+        }),
+      );
+      if (exception?.inserted)
         log(
           `chain watcher ${network}: log ${depositLogKey(row)} of ${row.paymentId} (${paymentStatus}) left the chain with block ${row.blockNumber}: exception ${exception.id} (reorged)`,
         );

@@ -2,7 +2,7 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { isEvmAddress, parseEvmAddress } from '../../src/domain/evm-address';
 import { microToTokenUnits, parseMicro, formatMicro, tokenUnitsToMicro } from '../../src/chains/amounts';
-import { DEV_MINTER_ADDRESS } from '../../src/chains/dev-accounts';
+import { DEV_MINTER_ADDRESS } from '../../tools/dev/dev-accounts';
 import { depositPath, settlementKeys, TREASURY_PATH } from '../../src/chains/derivation';
 import { DEV_SETTLEMENT_MNEMONIC, isValidMnemonic } from '../../src/domain/mnemonic';
 import { AmountError } from '../../src/domain/money';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { gasLimitFor } from '../../src/chains/payouts';
 import { revertReason } from '../../src/chains/reverts';
 import { ZERO_ADDRESS } from '../../src/domain/evm-address';
-import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
+import { DEV_CHAIN_ID } from '../../tools/dev/dev-chain';
 import { createChainClient } from '../../src/chains/clients';
 import { clientFor, mint, newPayer, randomAddress, sharedChain } from '../support/chain';
 

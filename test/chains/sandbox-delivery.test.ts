@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSandboxApp } from '../../sandbox/app';
-import { DEV_MINTER_ADDRESS } from '../../src/chains/dev-accounts';
+import { DEV_MINTER_ADDRESS } from '../../tools/dev/dev-accounts';
 import { readTransfers } from '../../src/chains/transfer-logs';
 import { balanceOf, clientFor, randomAddress, sharedChain } from '../support/chain';
 import { testConfig } from '../support/harness';

@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { parseMicro } from '../../src/chains/amounts';
 import { assertChainId, ChainMismatchError, createChainClient, walletClientFor } from '../../src/chains/clients';
 import { settlementKeys } from '../../src/chains/derivation';
-import { DEV_MINTER_ADDRESS } from '../../src/chains/dev-accounts';
-import { testTokenAbi } from '../../src/chains/test-token-artifact';
+import { DEV_MINTER_ADDRESS } from '../../tools/dev/dev-accounts';
+import { testTokenAbi } from '../../tools/dev/test-token-artifact';
 import { readTransfers } from '../../src/chains/transfer-logs';
 import { EVM_NETWORKS } from '../../src/domain/assets';
-import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
+import { DEV_CHAIN_ID } from '../../tools/dev/dev-chain';
 import { balanceOf, clientFor, mint, newPayer, pay, randomAddress, sharedChain } from '../support/chain';
 
 // Against the run's dev chain (global setup deployed the tokens). Every test uses fresh addresses,

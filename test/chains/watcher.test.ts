@@ -1,7 +1,7 @@
 import { createWalletClient, custom, encodeFunctionData, http, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devChain } from '../../src/chains/dev-accounts';
-import { testTokenAbi } from '../../src/chains/test-token-artifact';
+import { devChain } from '../../tools/dev/dev-accounts';
+import { testTokenAbi } from '../../tools/dev/test-token-artifact';
 import { cursorFromJson, cursorToJson, TransferWatcher, type WatchCursor } from '../../src/chains/watcher';
 import { clientFor, mint, newPayer, pay, privateChain, randomAddress, type TestChain } from '../support/chain';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
+import { DEV_CHAIN_ID } from '../../tools/dev/dev-chain';
 import { parseCrypto } from '../../src/domain/money';
 import { expectAccessible } from '../support/axe';
 import { ARTIFACTS, screenshotsOnFailure, useBrowser } from '../support/browser';

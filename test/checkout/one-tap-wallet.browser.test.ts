@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { createWalletClient, http as viemHttp, type Address, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { devChain } from '../../src/chains/dev-accounts';
-import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
+import { devChain } from '../../tools/dev/dev-accounts';
+import { DEV_CHAIN_ID } from '../../tools/dev/dev-chain';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { expectAccessible } from '../support/axe';
 import { ARTIFACTS, screenshotsOnFailure, useBrowser } from '../support/browser';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { recordLateFact } from '../../src/db/queries/late-payments';
+import { lateMoneyOf } from '../../src/domain/arrivals';
 import { recordPaymentException } from '../../src/db/queries/payment-exceptions';
 import { ExceptionAmountNotPositive, requirePositiveExceptionAmount } from '../../src/domain/exceptions';
 import { newExceptionId } from '../../src/domain/ids';
@@ -75,9 +76,8 @@ describe('an exception’s amount is positive', () => {
         paymentId,
         provider: 'sandbox',
         network: 'polygon',
-        verification,
         eventId,
-        succeeded: true,
+        money: lateMoneyOf({ succeeded: true, providerPaymentId: 'pp_1', destinationAmount, paid: false, paidBy: null, verification }),
         status: 'expired',
         destinationAmount,
         at: new Date(),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEV_MINTER_ADDRESS, nodeAccountWallet } from '../../src/chains/dev-accounts';
-import { deployTestTokens } from '../../src/chains/test-tokens';
+import { DEV_MINTER_ADDRESS, nodeAccountWallet } from '../../tools/dev/dev-accounts';
+import { deployTestTokens } from '../../tools/dev/test-tokens';
 import { ledgerAccount } from '../../src/domain/ledger';
 import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';

@@ -1,10 +1,10 @@
 import { createWalletClient, encodeFunctionData, http as viemHttp, parseEther, type Hash, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settlementKeys } from '../../src/chains/derivation';
-import { devChain } from '../../src/chains/dev-accounts';
-import { DEV_CHAIN_ID } from '../../src/chains/dev-chain';
-import { testTokenAbi } from '../../src/chains/test-token-artifact';
-import { devChainVariables } from '../../src/chains/test-tokens';
+import { devChain } from '../../tools/dev/dev-accounts';
+import { DEV_CHAIN_ID } from '../../tools/dev/dev-chain';
+import { testTokenAbi } from '../../tools/dev/test-token-artifact';
+import { devChainVariables } from '../../tools/dev/test-tokens';
 import { allocateNonce } from '../../src/db/queries/payouts';
 import { payouts as payoutsTable } from '../../src/db/schema';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';

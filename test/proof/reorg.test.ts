@@ -1,7 +1,7 @@
 import { createWalletClient, encodeFunctionData, http as viemHttp } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { devChain } from '../../src/chains/dev-accounts';
-import { testTokenAbi } from '../../src/chains/test-token-artifact';
+import { devChain } from '../../tools/dev/dev-accounts';
+import { testTokenAbi } from '../../tools/dev/test-token-artifact';
 import { mint, newPayer, usePrivateChain, type TestChain } from '../support/chain';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';

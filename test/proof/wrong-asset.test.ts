@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
 import { paymentExceptionEventSchema } from '../../src/api/webhook-schemas';
-import { DEV_MINTER_ADDRESS, nodeAccountWallet } from '../../src/chains/dev-accounts';
-import { deployTestTokens } from '../../src/chains/test-tokens';
+import { DEV_MINTER_ADDRESS, nodeAccountWallet } from '../../tools/dev/dev-accounts';
+import { deployTestTokens } from '../../tools/dev/test-tokens';
 import { balanceOf, newPayer, pay, payFromWallet, randomAddress } from '../support/chain';
 import { ownTreasury } from '../payouts/support';
 import { adminHeaders, useTestApp } from '../support/harness';

@@ -11,12 +11,12 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { ensureAnvilBinary } from '../../src/chains/anvil-binary';
+import { ensureAnvilBinary } from '../../tools/dev/anvil-binary';
 import { createChainClient, type ChainClient } from '../../src/chains/clients';
-import { DEV_MINTER_ADDRESS, devChain, nodeAccountSender, nodeAccountWallet, type NodeAccountSender } from '../../src/chains/dev-accounts';
-import { DEV_CHAIN_ID, startDevChain, type DevChain } from '../../src/chains/dev-chain';
-import { testTokenAbi } from '../../src/chains/test-token-artifact';
-import { deployTestTokens, devChainVariables, mintTestTokens, type TestTokenAddresses } from '../../src/chains/test-tokens';
+import { DEV_MINTER_ADDRESS, devChain, nodeAccountSender, nodeAccountWallet, type NodeAccountSender } from '../../tools/dev/dev-accounts';
+import { DEV_CHAIN_ID, startDevChain, type DevChain } from '../../tools/dev/dev-chain';
+import { testTokenAbi } from '../../tools/dev/test-token-artifact';
+import { deployTestTokens, devChainVariables, mintTestTokens, type TestTokenAddresses } from '../../tools/dev/test-tokens';
 import type { EvmNetwork } from '../../src/domain/assets';
 
 // Helpers for tests against a real anvil: the run's shared chain (global setup) or a private one

@@ -1,7 +1,7 @@
 import postgres from 'postgres';
-import { startDevChainWithTokens } from '../../src/chains/dev-chain-with-tokens';
+import { startDevChainWithTokens } from '../../tools/dev/dev-chain-with-tokens';
 import type { TestProject } from 'vitest/node';
-import type { TestTokenAddresses } from '../../src/chains/test-tokens';
+import type { TestTokenAddresses } from '../../tools/dev/test-tokens';
 import { prepareDatabase } from '../../src/db/migrate';
 import { ensureTemporalBinary } from '../../tools/temporal/cli-binary';
 import { startDevServer } from '../../tools/temporal/dev-server';

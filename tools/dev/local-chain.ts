@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createPublicClient, http, type PublicClient } from 'viem';
-import { ensureAnvilBinary } from '../../src/chains/anvil-binary';
-import { DEV_MINTER_ADDRESS, devChain, nodeAccountWallet } from '../../src/chains/dev-accounts';
-import { startDevChain, type DevChain } from '../../src/chains/dev-chain';
-import { deployTestTokens, devChainVariables, testTokensDeployed, type TestTokenAddresses } from '../../src/chains/test-tokens';
+import { ensureAnvilBinary } from './anvil-binary';
+import { DEV_MINTER_ADDRESS, devChain, nodeAccountWallet } from './dev-accounts';
+import { startDevChain, type DevChain } from './dev-chain';
+import { deployTestTokens, devChainVariables, testTokensDeployed, type TestTokenAddresses } from './test-tokens';
 
 // `npm start`'s local chain (decisions §11): anvil with its state in the data directory, and the
 // project's test tokens deployed once. Their addresses are remembered beside the state; a state that

@@ -11,7 +11,7 @@ import {
   type WalletClient,
 } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { DEV_SETTLEMENT_MNEMONIC } from '../domain/mnemonic';
+import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { DEV_CHAIN_ID } from './dev-chain';
 
 /**

@@ -9,7 +9,7 @@ import {
   type Transport,
   type WalletClient,
 } from 'viem';
-import { ASSETS, EVM_NETWORKS, type Asset, type EvmNetwork } from '../domain/assets';
+import { ASSETS, EVM_NETWORKS, type Asset, type EvmNetwork } from '../../src/domain/assets';
 import type { NodeAccountSender } from './dev-accounts';
 import { testTokenAbi, testTokenBytecode } from './test-token-artifact';
 
