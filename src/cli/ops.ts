@@ -11,7 +11,6 @@ import {
   resolveApiUrl,
   resolveSettings,
   SettingsError,
-  TOKEN_FLAG_WARNING,
   tokenFilePath,
   type Env,
 } from './settings';
@@ -51,7 +50,6 @@ export async function run(argv: string[], io: Io): Promise<number> {
     GROUPS,
     { stdout: io.stdout, stderr: io.stderr, epilogue: epilogue(io.env) },
     async (command, input, globals) => {
-      if (globals.token !== undefined) err(TOKEN_FLAG_WARNING);
       const settings = resolveSettings(globals, io.env);
       const warning = clearTextWarning(settings.apiUrl);
       if (warning) err(warning);
