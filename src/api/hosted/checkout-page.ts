@@ -109,6 +109,9 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const { t } = text;
   const merchant = m.merchantName ?? t('common.theMerchant');
   const readOnly = session.mode === 'test';
+  // Money is owed back and the page asks where to (issue 30): the customer stays to answer, so no
+  // redirect takes the form away; the way back to the merchant is a link they follow when done.
+  const asksRefund = m.refund != null && !readOnly;
   // Back from the provider's page before its callback: the payment is with the provider, so the
   // first render says so rather than offering Pay again.
   const declined = session.status === 'pending' && m.declined === true;
@@ -153,9 +156,6 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   // Decisions §14: a wallet payment names no provider.
   const labels = paymentLabels(session);
   const returnUrl = session.status === 'completed' && session.successUrl ? withSessionId(session.successUrl, session.id) : null;
-  // Money is owed back and the page asks where to (issue 30): the customer stays to answer, so no
-  // redirect takes the form away; the way back to the merchant is a link they follow when done.
-  const asksRefund = m.refund != null && !readOnly;
   const successUrl = asksRefund ? null : returnUrl;
 
   let actions: Raw = html``;
