@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { getAddress } from 'viem';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { renderCheckoutPage, type CheckoutPageModel } from '../../src/api/hosted/checkout-page';
 import { CATALOGUES, pageText } from '../../src/api/hosted/i18n';
 import { PAGE_LOCALES } from '../../src/domain/locales';
@@ -14,6 +14,9 @@ import { depositAddressOf } from '../support/proof';
 // Issue 30 items 6 and 7: each state of the checkout page in two languages, with and without
 // JavaScript, on a phone, with 0 serious axe findings; words a customer reads (never "payout"), and
 // numbers in the page's language. A failing case leaves a screenshot in test/.artifacts.
+// Each walk opens four phones (two languages, with and without JavaScript) and runs axe: minutes on a
+// loaded 2-core machine, over the default 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
 const chrome = useBrowser();
 const PHONE = { width: 390, height: 844 };
