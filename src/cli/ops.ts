@@ -5,15 +5,7 @@ import { COMMANDS, GROUPS } from './commands';
 import { WaitTimeoutError } from './commands/payments';
 import { buildProgram } from './program';
 import { listen, StreamRefused } from './listen';
-import {
-  clearTextWarning,
-  resolveApiKey,
-  resolveApiUrl,
-  resolveSettings,
-  SettingsError,
-  tokenFilePath,
-  type Env,
-} from './settings';
+import { clearTextWarning, resolveApiKey, resolveApiUrl, resolveSettings, SettingsError, tokenFilePath, type Env } from './settings';
 
 // The operators' CLI: `npm run ops -- <command>`. An HTTP client of the admin API (decisions §10).
 

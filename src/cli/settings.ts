@@ -62,10 +62,7 @@ export function resolveApiUrl(flags: { apiUrl?: string | undefined }, env: Env):
  * token. The token itself is never a flag: npm prints the command line in its banner
  * (`> tsx src/cli/ops.ts …`), and the shell history and the process list keep it.
  */
-export function resolveSettings(
-  flags: { apiUrl?: string | undefined; tokenFile?: string | undefined },
-  env: Env,
-): Settings {
+export function resolveSettings(flags: { apiUrl?: string | undefined; tokenFile?: string | undefined }, env: Env): Settings {
   const apiUrl = defaultedApiUrl(flags, env);
   const namedFile = flags.tokenFile ?? present(env.ADMIN_TOKEN_FILE);
   const token =

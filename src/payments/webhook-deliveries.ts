@@ -39,8 +39,7 @@ const deliveryInput = (ctx: PaymentContext, deliveryId: string, once = false): W
  * Issue 31 item 7: every run carries its merchant's `MerchantId`, so an operator finds a merchant's
  * delivery runs in the Temporal UI as their payments' (an event always has its merchant; none: none).
  */
-const merchantAttributes = (merchantId: string | null | undefined) =>
-  merchantId ? [{ key: MerchantIdKey, value: merchantId }] : [];
+const merchantAttributes = (merchantId: string | null | undefined) => (merchantId ? [{ key: MerchantIdKey, value: merchantId }] : []);
 
 export interface RetrySchedule {
   baseSeconds: number;

@@ -43,7 +43,10 @@ describe('/metrics under promtool check metrics', () => {
     // The payout above, the only one of this file's database, in its kind's histogram: 40 s, so
     // above the 30 s bucket and within the 60 s one.
     const merchantBuckets = Object.fromEntries(
-      [...text.matchAll(/^svc_payout_confirmation_seconds_bucket\{(?=[^}]*kind="merchant")[^}]*le="([^"]+)"[^}]*\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]),
+      [...text.matchAll(/^svc_payout_confirmation_seconds_bucket\{(?=[^}]*kind="merchant")[^}]*le="([^"]+)"[^}]*\} (\d+)$/gm)].map((m) => [
+        m[1],
+        Number(m[2]),
+      ]),
     );
     expect(merchantBuckets).toMatchObject({ '30': 0, '60': 1, '+Inf': 1 });
     expect(text).toMatch(/^svc_payout_confirmation_seconds_count\{kind="merchant"\} 1$/m);

@@ -125,7 +125,10 @@ describe('deliveries resend during backoff', () => {
       async () => {
         const found: { workflowId: string; merchantId: unknown }[] = [];
         for await (const w of ctx.temporal.workflow.list({ query: `WorkflowType = 'webhookDelivery' AND MerchantId = '${m.id}'` }))
-          found.push({ workflowId: w.workflowId, merchantId: (await ctx.temporal.workflow.getHandle(w.workflowId).describe()).typedSearchAttributes.get(MerchantIdKey) });
+          found.push({
+            workflowId: w.workflowId,
+            merchantId: (await ctx.temporal.workflow.getHandle(w.workflowId).describe()).typedSearchAttributes.get(MerchantIdKey),
+          });
         return found;
       },
       (found) => found.length === 2,
