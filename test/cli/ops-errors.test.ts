@@ -206,7 +206,7 @@ describe('ops CLI: help (exit 0)', () => {
       expect(new Set(flags).size, c.name).toBe(flags.length);
       // Global options are parsed anywhere on the line, so no command may reuse their names.
       expect(
-        flags.filter((f) => ['--api-url', '--token', '--json', '--help'].includes(f!)),
+        flags.filter((f) => ['--api-url', '--token-file', '--json', '--help'].includes(f!)),
         c.name,
       ).toEqual([]);
     }
