@@ -5,16 +5,7 @@ import { COMMANDS, GROUPS } from './commands';
 import { WaitTimeoutError } from './commands/payments';
 import { buildProgram } from './program';
 import { listen, StreamRefused } from './listen';
-import {
-  clearTextWarning,
-  resolveApiKey,
-  resolveApiUrl,
-  resolveSettings,
-  SettingsError,
-  TOKEN_FLAG_WARNING,
-  tokenFilePath,
-  type Env,
-} from './settings';
+import { clearTextWarning, resolveApiKey, resolveApiUrl, resolveSettings, SettingsError, tokenFilePath, type Env } from './settings';
 
 // The operators' CLI: `npm run ops -- <command>`. An HTTP client of the admin API (decisions §10).
 
@@ -51,7 +42,6 @@ export async function run(argv: string[], io: Io): Promise<number> {
     GROUPS,
     { stdout: io.stdout, stderr: io.stderr, epilogue: epilogue(io.env) },
     async (command, input, globals) => {
-      if (globals.token !== undefined) err(TOKEN_FLAG_WARNING);
       const settings = resolveSettings(globals, io.env);
       const warning = clearTextWarning(settings.apiUrl);
       if (warning) err(warning);

@@ -10,7 +10,6 @@ export const PROGRAM_NAME = 'npm run ops --';
 
 export interface GlobalOptions {
   apiUrl?: string;
-  token?: string;
   tokenFile?: string;
   json?: boolean;
 }
@@ -29,8 +28,15 @@ export type Dispatch = (command: OpsCommand, input: CommandInput, globals: Globa
 // operator's old habit gets pointed at the new name rather than a bare "unknown option".
 const URL_HINT = "(the service address is --api-url or SVC_URL; --url is for 'webhooks add')";
 
+// Issue 31 item 7: the admin token is never a flag (`npm run` prints the whole command line in its
+// banner, the shell keeps it in its history, the process list shows it). A `--token` is refused, and
+// the refusal never repeats what followed it (`--token=…` would carry the token into the message).
+const TOKEN_FLAG_REFUSED =
+  "error: there is no --token option: the admin token is read from ADMIN_TOKEN, else --token-file <path> or ADMIN_TOKEN_FILE, else $SVC_DATA_DIR/admin-token (a flag would show in npm's banner, the shell history and the process list)\n";
+
 function outputError(text: string, write: (text: string) => void): void {
-  write(text.startsWith("error: unknown option '--url") ? `${text.trimEnd()}\n${URL_HINT}\n` : text);
+  if (/^error: unknown option '--token(?!-file)/.test(text)) write(TOKEN_FLAG_REFUSED);
+  else write(text.startsWith("error: unknown option '--url") ? `${text.trimEnd()}\n${URL_HINT}\n` : text);
 }
 
 export function buildProgram(commands: readonly OpsCommand[], groups: Record<string, string>, io: ProgramIo, dispatch: Dispatch): Command {
@@ -43,12 +49,6 @@ export function buildProgram(commands: readonly OpsCommand[], groups: Record<str
     .showSuggestionAfterError(true)
     .showHelpAfterError('(add --help for usage)')
     .addOption(new Option('--api-url <url>', 'service base URL (env SVC_URL; default http://127.0.0.1:$PORT, PORT defaults to 3000)'))
-    .addOption(
-      new Option(
-        '--token <token>',
-        'admin token; prefer ADMIN_TOKEN or --token-file: a flag shows in npm’s banner, the shell history and the process list',
-      ),
-    )
     .addOption(
       new Option(
         '--token-file <path>',

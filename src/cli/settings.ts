@@ -59,17 +59,13 @@ export function resolveApiUrl(flags: { apiUrl?: string | undefined }, env: Env):
 
 /**
  * Flag, then environment, then default; a token file is read only when nothing before it gives a
- * token. A file or a variable keeps the token off the command line, which npm prints in its banner
- * (`> tsx src/cli/ops.ts --token …`) and the process list shows.
+ * token. The token itself is never a flag: npm prints the command line in its banner
+ * (`> tsx src/cli/ops.ts …`), and the shell history and the process list keep it.
  */
-export function resolveSettings(
-  flags: { apiUrl?: string | undefined; token?: string | undefined; tokenFile?: string | undefined },
-  env: Env,
-): Settings {
+export function resolveSettings(flags: { apiUrl?: string | undefined; tokenFile?: string | undefined }, env: Env): Settings {
   const apiUrl = defaultedApiUrl(flags, env);
   const namedFile = flags.tokenFile ?? present(env.ADMIN_TOKEN_FILE);
   const token =
-    flags.token ??
     (flags.tokenFile !== undefined ? readTokenFile(flags.tokenFile, true) : undefined) ??
     present(env.ADMIN_TOKEN) ??
     (namedFile !== undefined ? readTokenFile(namedFile, true) : readTokenFile(tokenFilePath(env), false));
@@ -89,10 +85,6 @@ export function clearTextWarning(apiUrl: string): string | null {
     ? `warning: sending the admin token over plain http to ${hostname}; use https outside a trusted network`
     : null;
 }
-
-/** A token given as a flag has already been printed by npm (`> tsx src/cli/ops.ts --token …`) and sits in the shell's history. */
-export const TOKEN_FLAG_WARNING =
-  'warning: --token puts the admin token on the command line, which `npm run` prints in its banner and the process list shows; set ADMIN_TOKEN or pass --token-file <path> instead';
 
 const apiKeySchema = z.string().regex(new RegExp(`^${LIVE_KEY_PREFIX}\\S+$`), `must be a merchant API key (${LIVE_KEY_PREFIX}…)`);
 

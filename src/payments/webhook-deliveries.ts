@@ -18,6 +18,7 @@ import { newDeliveryId, newEventId } from '../domain/ids';
 import { testEventBody } from '../domain/webhook-event';
 import { TEST_EVENT_TYPE } from '../domain/webhook-event-types';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from '../workflows/webhook-delivery/messages';
+import { MerchantIdKey } from '../workflows/search-attributes';
 import type { PaymentContext } from './context';
 import { startPaymentWorkflow, WorkflowAlreadyStartedError } from './temporal-call';
 
@@ -33,6 +34,12 @@ const deliveryInput = (ctx: PaymentContext, deliveryId: string, once = false): W
     },
   };
 };
+
+/**
+ * Issue 31 item 7: every run carries its merchant's `MerchantId`, so an operator finds a merchant's
+ * delivery runs in the Temporal UI as their payments' (an event always has its merchant; none: none).
+ */
+const merchantAttributes = (merchantId: string | null | undefined) => (merchantId ? [{ key: MerchantIdKey, value: merchantId }] : []);
 
 export interface RetrySchedule {
   baseSeconds: number;
@@ -126,7 +133,7 @@ export async function resendDelivery(
       workflowType: WEBHOOK_DELIVERY_WORKFLOW,
       workflowId: `${deliveryId}-now-${stamp}`,
       args: [deliveryInput(ctx, deliveryId, true)],
-      searchAttributes: [],
+      searchAttributes: merchantAttributes(found.event?.merchantId),
     });
     return { deliveryId, status: 'pending', mode: 'attempt_now' };
   }
@@ -135,7 +142,7 @@ export async function resendDelivery(
     workflowType: WEBHOOK_DELIVERY_WORKFLOW,
     workflowId: `${deliveryId}-resend-${stamp}`,
     args: [deliveryInput(ctx, deliveryId)],
-    searchAttributes: [],
+    searchAttributes: merchantAttributes(found.event?.merchantId),
   });
   return { deliveryId, status: 'pending', mode: 'new_schedule' };
 }
@@ -172,7 +179,7 @@ export async function sendTestEvent(
     workflowType: WEBHOOK_DELIVERY_WORKFLOW,
     workflowId: delivery.id,
     args: [deliveryInput(ctx, delivery.id)],
-    searchAttributes: [],
+    searchAttributes: merchantAttributes(merchantId),
   });
   return { deliveryId: delivery.id, eventId, status: 'pending' };
 }
@@ -195,13 +202,13 @@ export async function sweepOrphanedDeliveries(
   olderThanSeconds = ORPHANED_AFTER_SECONDS,
 ): Promise<{ started: number }> {
   let started = 0;
-  for (const deliveryId of await listOrphanedDeliveries(ctx.db, olderThanSeconds, 100)) {
+  for (const { id: deliveryId, merchantId } of await listOrphanedDeliveries(ctx.db, olderThanSeconds, 100)) {
     try {
       await startPaymentWorkflow(ctx, {
         workflowType: WEBHOOK_DELIVERY_WORKFLOW,
         workflowId: `${deliveryId}-orphan`,
         args: [deliveryInput(ctx, deliveryId)],
-        searchAttributes: [],
+        searchAttributes: merchantAttributes(merchantId),
       });
       started++;
     } catch (err) {

@@ -67,7 +67,11 @@ export function installWorkerRuntime(options: { logger: Pino; metrics: { host: s
     logger: new PinoTemporalLogger(options.logger),
     telemetryOptions: {
       logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
-      ...(options.metrics ? { metrics: { prometheus: { bindAddress: `${options.metrics.host}:${options.metrics.port}` } } } : {}),
+      // Counters named `…_total`, as the exposition format wants them (`promtool check metrics` flags
+      // the SDK's default names otherwise, issue 31 item 5).
+      ...(options.metrics
+        ? { metrics: { prometheus: { bindAddress: `${options.metrics.host}:${options.metrics.port}`, countersTotalSuffix: true } } }
+        : {}),
     },
   });
 }

@@ -1,17 +1,22 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { getAddress } from 'viem';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { renderCheckoutPage, type CheckoutPageModel } from '../../src/api/hosted/checkout-page';
 import { CATALOGUES, pageText } from '../../src/api/hosted/i18n';
 import { PAGE_LOCALES } from '../../src/domain/locales';
 import { expectAccessible } from '../support/axe';
 import { screenshotsOnFailure, useBrowser } from '../support/browser';
+import { mint, newPayer, pay, sharedChain } from '../support/chain';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
+import { depositAddressOf } from '../support/proof';
 
 // Issue 30 items 6 and 7: each state of the checkout page in two languages, with and without
 // JavaScript, on a phone, with 0 serious axe findings; words a customer reads (never "payout"), and
 // numbers in the page's language. A failing case leaves a screenshot in test/.artifacts.
+// Each walk opens four phones (two languages, with and without JavaScript) and runs axe: minutes on a
+// loaded 2-core machine, over the default 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
 const chrome = useBrowser();
 const PHONE = { width: 390, height: 844 };
@@ -43,6 +48,10 @@ interface Expectation {
   title: Record<'en' | 'de', string>;
   countdown: boolean;
   pay: boolean;
+  /** The state's words (#status), where they matter. */
+  body?: Record<'en' | 'de', RegExp>;
+  /** The refund-address form is asked (money is owed back); absent: not asked. */
+  refund?: boolean;
 }
 
 /** Opens `url` on a phone in English and German, with and without JavaScript, and holds the page to `e`. */
@@ -57,6 +66,8 @@ async function expectState(url: string, name: string, e: Expectation) {
       expect(await text(page, '#status-title'), label).toBe(e.title[locale]);
       expect(await page.locator('#countdown').count(), label).toBe(e.countdown ? 1 : 0);
       expect(await page.locator('#pay-button').count(), label).toBe(e.pay ? 1 : 0);
+      if (e.body) expect(await text(page, '#status'), label).toMatch(e.body[locale]);
+      expect(await page.locator('#refund-address').count(), label).toBe(e.refund ? 1 : 0);
       // Without JavaScript the page refreshes itself; axe runs scripts, so it checks the scripted tab.
       if (js) await expectAccessible(page, label);
       await context.close();
@@ -157,6 +168,101 @@ describe('each state of the checkout page on a phone', () => {
     });
     // Still listening: late money and its refund would be news (a slow refresh without JavaScript).
     expect((await http('GET', expired.checkoutUrl)).text).toContain('<noscript><meta http-equiv="refresh" content="60"></noscript>');
+  });
+
+  it('declined: said so, Pay again and the wallet on the same session, the clock still running', async () => {
+    const session = await openSession();
+    expect(
+      (
+        await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+          body: { reference: session.id, outcome: 'declined' },
+        })
+      ).status,
+    ).toBe(200);
+    await eventually(
+      async () => (await http('GET', session.checkoutUrl)).text,
+      (page) => page.includes('Payment declined'),
+      20_000,
+      'the decline on the page',
+    );
+    await expectState(session.checkoutUrl, 'declined', {
+      title: { en: 'Payment declined', de: 'Zahlung abgelehnt' },
+      body: { en: /No money was taken\. You can try again\./, de: /Sie können es erneut versuchen\./ },
+      countdown: true,
+      pay: true,
+    });
+    expect(await statusOf(session.id)).toBe('pending');
+  });
+
+  it('overpaid: received, the extra going back to the refund address asked for, which the customer saves; no redirect takes the form away', async () => {
+    // Two sessions back to the same shop: one paid exactly (the control: it goes back after 3 s),
+    // one overpaid on chain (26 USDC for 25), which must stay for the refund address.
+    const shop = 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}';
+    const merchant = await createApprovedMerchant(ctx.app, { name: 'Phone Shop' });
+    const over = await openSession({ successUrl: shop }, merchant.apiKey);
+    const exact = await openSession({ successUrl: shop }, merchant.apiKey);
+    expect((await http('POST', `${over.checkoutUrl}/wallet`, { headers: { accept: 'text/html' } })).status).toBe(303);
+    const chain = sharedChain();
+    const token = chain.tokens.polygon.USDC;
+    const payer = await newPayer(chain);
+    await mint(chain, token, payer.address, 26_000_000n);
+    await pay(chain, payer, token, await depositAddressOf(ctx, over.id), 26_000_000n);
+    expect(
+      (
+        await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+          body: { reference: exact.id, outcome: 'succeeded' },
+        })
+      ).status,
+    ).toBe(200);
+    await eventually(
+      async () => (await http('GET', over.checkoutUrl)).text,
+      (page) => page.includes('id="refund-address"'),
+      60_000,
+      'the overpaid session asking for a refund address',
+    );
+    await eventually(
+      () => statusOf(exact.id),
+      (s) => s === 'completed',
+      20_000,
+      'the exact payment completed',
+    );
+
+    await expectState(over.checkoutUrl, 'overpaid', {
+      title: { en: 'Payment received', de: 'Zahlung erhalten' },
+      body: {
+        en: /^Thank you\. You sent 1\.00 USDC more than the amount due\. The extra will be sent back to the refund address below/,
+        de: /^Vielen Dank\. Sie haben 1,00 USDC mehr als den fälligen Betrag gesendet\. Der Mehrbetrag wird an die Rückerstattungsadresse unten zurückgesendet/,
+      },
+      countdown: false,
+      pay: false,
+      refund: true,
+    });
+    expect((await http('GET', over.checkoutUrl)).text).not.toMatch(/will contact you|data-redirect-url|id="redirecting"|;url=/);
+
+    const context = await phone('en', true, 'overpaid-redirect');
+    await context.route('https://shop.example/**', (route) => route.fulfill({ contentType: 'text/html', body: '<title>Shop</title>' }));
+    const page = await context.newPage();
+    await page.goto(over.checkoutUrl);
+    expect(await page.inputValue('#refund-address')).toBe(payer.address);
+    expect(await page.getAttribute('#return-link', 'href')).toBe(`https://shop.example/thanks?session=${over.id}`);
+    // The control, opened after it, goes back to the shop on its own; the overpaid page, older, has not.
+    const control = await context.newPage();
+    await control.goto(exact.checkoutUrl);
+    await control.waitForURL(`https://shop.example/thanks?session=${exact.id}`, { timeout: 15_000 });
+    expect(page.url()).toBe(over.checkoutUrl);
+
+    // A wrong address is refused on the page, nothing kept; the sender's, as filled in, is saved.
+    await page.fill('#refund-address', payer.address.toLowerCase());
+    await Promise.all([page.waitForEvent('framenavigated'), page.click('#refund-address-button')]);
+    expect(await text(page, '.notice')).toContain('That address cannot receive a refund.');
+    expect((await ctx.db.sql`select refund_address from checkout_sessions where id = ${over.id}`)[0]!.refund_address).toBeNull();
+    await page.fill('#refund-address', payer.address);
+    await Promise.all([page.waitForEvent('framenavigated'), page.click('#refund-address-button')]);
+    expect(await text(page, '#refund-address-saved')).toBe(`Refunds go to ${payer.address}.`);
+    expect((await ctx.db.sql`select refund_address from checkout_sessions where id = ${over.id}`)[0]!.refund_address).toBe(payer.address);
+    await expectAccessible(page, 'overpaid, refund address saved');
+    expect(page.url()).toBe(over.checkoutUrl);
+    await context.close();
   });
 
   it('paid: received, no clock', async () => {

@@ -5,6 +5,7 @@ import { PinoTemporalLogger } from '../../src/worker/runtime';
 import { deliveryInLogs } from '../../src/worker/worker';
 import { freePort } from '../support/free-port';
 import { useTestApp } from '../support/harness';
+import { promtool } from '../support/prometheus';
 import { envFor, killHard, startEntryPoint } from '../support/processes';
 
 // Issue 14 items 5 and 6: the worker process serves the Temporal SDK's Prometheus metrics on its own
@@ -97,6 +98,10 @@ describe('worker.ts', () => {
     }
     expect(body).toMatch(/^temporal_\w+/m);
     expect(body).toContain(`task_queue="${ctx.config.temporal.taskQueue}"`);
+    // Issue 31 item 5: the worker's exposition passes Prometheus's own linter, as the API's does.
+    const checked = await promtool(['check', 'metrics'], { input: body });
+    expect(checked.output.trim()).toBe('');
+    expect(checked.code).toBe(0);
   });
 
   it('serves no metrics without WORKER_METRICS_PORT', async () => {

@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../packages/verify-webhook';
 import { run } from '../../src/cli/ops';
+import { readmeText } from '../cli/readme-lines';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { openEventStream } from '../support/event-stream';
 import { eventually, http } from '../support/http';
@@ -186,5 +189,63 @@ describe('npm run ops -- listen', () => {
     );
     expect(receiver.received.map((d) => d.rawBody)).toEqual(stored.map((e) => e.body));
     expect(errors.join('')).toBe('');
+  });
+});
+
+describe('the README’s listen line', () => {
+  it('runs as written through npm: it connects, forwards the merchant’s event signed with the secret it printed, and never prints the key', async () => {
+    const at = readmeText().indexOf('<!-- example: listen');
+    expect(at, 'the README marks its listen block as an example').toBeGreaterThanOrEqual(0);
+    const block = /```(\w+)\n([\s\S]*?)```/.exec(readmeText().slice(at))!;
+    const lines = block[2]!.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const m = await createApprovedMerchant(ctx.app);
+    const receiver = await startReceiver();
+    closers.push(receiver.close);
+    // Only the placeholders change: the key, the local server's port, the service's address.
+    const filled = lines[0]!
+      .replace('svc_live_…', m.apiKey)
+      .replace('http://localhost:8000', receiver.url)
+      .replace('https://checkout.example', ctx.baseUrl);
+    expect(filled).not.toMatch(/…|localhost:8000|checkout\.example/);
+    const child = spawn('bash', ['-c', filled], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: npm, tsx and the CLI stop together.
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    closers.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+    });
+    await eventually(
+      async () => stdout,
+      (out) => out.includes('Connected; waiting for events.') || child.exitCode !== null,
+      60_000,
+      'the forwarder to connect',
+    );
+    expect(child.exitCode, stderr).toBeNull();
+    // npm's banner shows the command line, which carries no key (it is in the environment).
+    expect(stdout).toContain('> tsx src/cli/ops.ts listen --forward-to');
+    const secret = /secret is (whsec_\S+)/.exec(stdout)![1]!;
+
+    const id = await openSession(m.apiKey);
+    await expire(m.apiKey, id);
+    const [delivery] = await eventually(
+      async () => receiver.received,
+      (r) => r.length > 0,
+      20_000,
+      'the expired event forwarded',
+    );
+    expect(delivery!.path).toBe('/hooks');
+    expect(delivery!.body).toMatchObject({ event: 'payment.expired', sessionId: id, merchantId: m.id });
+    expect(verifyWebhook(delivery!.rawBody, delivery!.headers['svc-signature'], secret)).toEqual({ ok: true });
+    expect(stdout + stderr).not.toContain(m.apiKey);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { nextAttemptAt } from '../../src/payments/webhook-deliveries';
 import { INTERRUPTED_ATTEMPT } from '../../src/db/queries/webhooks';
+import { MerchantIdKey } from '../../src/workflows/search-attributes';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { startReceiver } from '../support/receiver';
@@ -117,6 +118,28 @@ describe('deliveries resend during backoff', () => {
       'the resent delivery',
     );
     expect(r.received.at(-1)!.headers['svc-delivery-id']).toBe(delivery!.id);
+
+    // Both runs the resends started (the attempt now, the fresh schedule) carry the merchant's
+    // MerchantId: an operator finds them by it in the Temporal UI, as the merchant's payments.
+    const runs = await eventually(
+      async () => {
+        const found: { workflowId: string; merchantId: unknown }[] = [];
+        for await (const w of ctx.temporal.workflow.list({ query: `WorkflowType = 'webhookDelivery' AND MerchantId = '${m.id}'` }))
+          found.push({
+            workflowId: w.workflowId,
+            merchantId: (await ctx.temporal.workflow.getHandle(w.workflowId).describe()).typedSearchAttributes.get(MerchantIdKey),
+          });
+        return found;
+      },
+      (found) => found.length === 2,
+      15_000,
+      'the resends’ runs listed by MerchantId',
+    );
+    expect(runs.map((w) => w.workflowId).sort()).toEqual([
+      expect.stringMatching(new RegExp(`^${delivery!.id}-now-\\d+$`)),
+      expect.stringMatching(new RegExp(`^${delivery!.id}-resend-\\d+$`)),
+    ]);
+    expect(runs.map((w) => w.merchantId)).toEqual([m.id, m.id]);
   });
 
   it('an attempt now that succeeds ends the delivery: the schedule beside it sends nothing more', async () => {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,9 @@ describe('the Node SDK', () => {
     const { js, dts } = renderSdkIndex(readFileSync(path.join(SDK_DIR, 'sdk.ts'), 'utf8'));
     expect(readFileSync(path.join(SDK_DIR, 'index.js'), 'utf8')).toBe(js);
     expect(readFileSync(path.join(SDK_DIR, 'index.d.ts'), 'utf8')).toBe(dts);
+    // What the package says it ships is there (its README among them).
+    const manifest = JSON.parse(readFileSync(path.join(SDK_DIR, 'package.json'), 'utf8')) as { files: string[] };
+    expect(manifest.files.filter((f) => !existsSync(path.join(SDK_DIR, f)))).toEqual([]);
   });
 
   it('creates a session, reads it and verifies its real delivery; the README’s Python and PHP checks agree', async () => {

@@ -12,7 +12,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 const NOTICE_COOKIE = 'svc_notice';
 // Catalogue keys only: the cookie is the browser's to edit, so nothing else is ever rendered from it.
-const NOTICE_KEY = /^(?:common|checkout|link|simple)\.[A-Za-z]{1,40}$/;
+// One level of nesting too (`checkout.refund.invalid`, `checkout.email.invalid`): without it those
+// refusals reached the page as nothing at all.
+const NOTICE_KEY = /^(?:common|checkout|link|simple)(?:\.[A-Za-z]{1,40}){1,2}$/;
 const NOTICE_SECONDS = 60;
 
 /** A browser navigating (a form post, a link): it should land on a GET URL. */

@@ -73,18 +73,22 @@ function exceptionText(
   text: PageText,
   exceptions: readonly { kind: string; amount: string; status?: string }[],
   asset: string,
+  /** The page asks for a refund address (money is owed back and nobody decided otherwise yet). */
+  asksRefund: boolean,
 ): { title: string; body: string } | null {
   const { t } = text;
   const money = exceptions.filter((e) => e.kind !== 'overpaid');
   const last = money[money.length - 1];
   if (!last) {
+    // The extra goes back to the address the form below holds; once sent, the page says so.
     const extra = exceptions[exceptions.length - 1];
-    return extra
-      ? {
-          title: t('checkout.exceptions.overpaidTitle'),
-          body: t('checkout.exceptions.overpaid', { amount: text.crypto(extra.amount), asset }),
-        }
-      : null;
+    const key =
+      extra?.status === 'refunded'
+        ? 'checkout.exceptions.overpaidRefunded'
+        : asksRefund
+          ? 'checkout.exceptions.overpaid'
+          : 'checkout.exceptions.overpaidTold';
+    return extra ? { title: t('checkout.exceptions.overpaidTitle'), body: t(key, { amount: text.crypto(extra.amount), asset }) } : null;
   }
   const lead = ['late', 'duplicate', 'underpaid', 'unverified'].includes(last.kind)
     ? `checkout.exceptions.${last.kind}`
@@ -105,6 +109,9 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const { t } = text;
   const merchant = m.merchantName ?? t('common.theMerchant');
   const readOnly = session.mode === 'test';
+  // Money is owed back and the page asks where to (issue 30): the customer stays to answer, so no
+  // redirect takes the form away; the way back to the merchant is a link they follow when done.
+  const asksRefund = m.refund != null && !readOnly;
   // Back from the provider's page before its callback: the payment is with the provider, so the
   // first render says so rather than offering Pay again.
   const declined = session.status === 'pending' && m.declined === true;
@@ -143,12 +150,13 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
                   : session.status === 'pending' && m.wallet
                     ? 'walletOpen'
                     : session.status;
-  const exception = readOnly ? null : exceptionText(text, m.exceptions ?? [], session.destinationAsset);
+  const exception = readOnly ? null : exceptionText(text, m.exceptions ?? [], session.destinationAsset, asksRefund);
   const network = NETWORK_NAMES[session.network as Network] ?? session.network;
   const price = text.money(m.amount, session.currency);
   // Decisions §14: a wallet payment names no provider.
   const labels = paymentLabels(session);
-  const successUrl = session.status === 'completed' && session.successUrl ? withSessionId(session.successUrl, session.id) : null;
+  const returnUrl = session.status === 'completed' && session.successUrl ? withSessionId(session.successUrl, session.id) : null;
+  const successUrl = asksRefund ? null : returnUrl;
 
   let actions: Raw = html``;
   const cancelForm = html`<form method="post" action="/pay/${session.id}/cancel">
@@ -176,9 +184,9 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
           : ''
       }
       ${cancelForm}`;
-  } else if (successUrl) {
-    actions = html`<p id="redirecting">${t('checkout.redirecting', { merchant })}</p>
-      <a class="primary button" id="return-link" href="${successUrl}">${t('checkout.returnTo', { merchant })}</a>`;
+  } else if (returnUrl) {
+    actions = html`${successUrl ? html`<p id="redirecting">${t('checkout.redirecting', { merchant })}</p>` : ''}
+      <a class="primary button" id="return-link" href="${returnUrl}">${t('checkout.returnTo', { merchant })}</a>`;
   } else if (retry) {
     actions = html`<a class="primary button" id="retry-link" href="${retry}">${t('checkout.tryAgain')}</a>
       ${session.cancelUrl ? html`<a class="secondary button" id="back-link" href="${withSessionId(session.cancelUrl, session.id)}">${t('checkout.backTo', { merchant })}</a>` : ''}`;

@@ -244,10 +244,15 @@ export async function finishAttempt(
  * post them (the payment's run, a delivery workflow) died between writing them and the first attempt,
  * whose every path is immediate. Oldest first.
  */
-export async function listOrphanedDeliveries(db: DatabaseOrTransaction, olderThanSeconds: number, limit: number): Promise<string[]> {
-  const rows = await db
-    .select({ id: webhookDeliveries.id })
+export async function listOrphanedDeliveries(
+  db: DatabaseOrTransaction,
+  olderThanSeconds: number,
+  limit: number,
+): Promise<{ id: string; merchantId: string | null }[]> {
+  return db
+    .select({ id: webhookDeliveries.id, merchantId: events.merchantId })
     .from(webhookDeliveries)
+    .leftJoin(events, eq(events.id, webhookDeliveries.eventId))
     .where(
       and(
         eq(webhookDeliveries.status, 'pending'),
@@ -257,7 +262,6 @@ export async function listOrphanedDeliveries(db: DatabaseOrTransaction, olderTha
     )
     .orderBy(asc(webhookDeliveries.createdAt))
     .limit(limit);
-  return rows.map((r) => r.id);
 }
 
 export async function setDeliveryStatus(db: DatabaseOrTransaction, id: string, status: DeliveryRow['status']): Promise<void> {

@@ -3,7 +3,8 @@
 // live.js, loaded before this script) and
 // the page is read again (a GET: every page is one) when what it says changed; confirmations are
 // counted in place. The countdown ticks, copy buttons work, and a completed payment goes back to the
-// merchant's success URL after a few seconds.
+// merchant's success URL after a few seconds (the server leaves data-redirect-url out while the page
+// asks for a refund address: the customer stays to answer it).
 (function () {
   var root = document.getElementById('checkout');
   if (!root) return;

@@ -90,7 +90,11 @@ export const de: Catalogue = {
       title: 'Wir haben Ihre Zahlung erhalten',
       overpaidTitle: 'Zahlung erhalten',
       overpaid:
-        'Vielen Dank. Sie haben {{amount}} {{asset}} mehr als den fälligen Betrag gesendet; der Händler wurde informiert und meldet sich wegen der Differenz bei Ihnen.',
+        'Vielen Dank. Sie haben {{amount}} {{asset}} mehr als den fälligen Betrag gesendet. Der Mehrbetrag wird an die Rückerstattungsadresse unten zurückgesendet: Prüfen Sie sie (wir haben die Adresse eingetragen, von der Ihre Überweisung kam) oder geben Sie eine andere eigene Adresse an.',
+      overpaidRefunded:
+        'Vielen Dank. Sie haben {{amount}} {{asset}} mehr als den fälligen Betrag gesendet; der Mehrbetrag wurde an Ihre Wallet zurückgesendet.',
+      overpaidTold:
+        'Vielen Dank. Sie haben {{amount}} {{asset}} mehr als den fälligen Betrag gesendet; der Händler wurde darüber informiert.',
       late: 'Ihre Zahlung ist eingegangen, nachdem dieser Bezahlvorgang beendet war.',
       duplicate: 'Dies war bereits bezahlt: Ihre Zahlung ist als zweite Zahlung eingegangen.',
       underpaid: 'Ihre Zahlung ist eingegangen, war aber geringer als der fällige Betrag.',

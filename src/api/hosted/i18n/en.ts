@@ -81,8 +81,11 @@ export const en = {
     exceptions: {
       title: 'We received your payment',
       overpaidTitle: 'Payment received',
+      // Issue 30: the extra goes back to the address the refund form holds (no channel is promised that does not exist).
       overpaid:
-        'Thank you. You sent {{amount}} {{asset}} more than the amount due; the merchant has been told about it and will contact you about the difference.',
+        'Thank you. You sent {{amount}} {{asset}} more than the amount due. The extra will be sent back to the refund address below: check it (we filled in the address your transfer came from), or give another address of your own.',
+      overpaidRefunded: 'Thank you. You sent {{amount}} {{asset}} more than the amount due; the extra was sent back to your wallet.',
+      overpaidTold: 'Thank you. You sent {{amount}} {{asset}} more than the amount due; the merchant has been told about it.',
       late: 'Your payment arrived after this checkout had ended.',
       duplicate: 'This was already paid: your payment arrived as a second payment.',
       underpaid: 'Your payment arrived, but it was less than the amount due.',

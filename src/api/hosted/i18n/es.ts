@@ -81,7 +81,9 @@ export const es: Catalogue = {
       title: 'Hemos recibido su pago',
       overpaidTitle: 'Pago recibido',
       overpaid:
-        'Gracias. Ha enviado {{amount}} {{asset}} más del importe debido; el comercio ha sido informado y se pondrá en contacto con usted por la diferencia.',
+        'Gracias. Ha enviado {{amount}} {{asset}} más del importe debido. El excedente se le devolverá a la dirección de reembolso de abajo: compruébela (hemos puesto la dirección desde la que llegó su transferencia) o indique otra dirección suya.',
+      overpaidRefunded: 'Gracias. Ha enviado {{amount}} {{asset}} más del importe debido; el excedente se devolvió a su billetera.',
+      overpaidTold: 'Gracias. Ha enviado {{amount}} {{asset}} más del importe debido; el comercio ha sido informado.',
       late: 'Su pago llegó después de que este pago hubiera terminado.',
       duplicate: 'Esto ya estaba pagado: su pago llegó como un segundo pago.',
       underpaid: 'Su pago llegó, pero era inferior al importe debido.',

@@ -87,7 +87,10 @@ export const fr: Catalogue = {
       title: 'Nous avons reçu votre paiement',
       overpaidTitle: 'Paiement reçu',
       overpaid:
-        'Merci. Vous avez envoyé {{amount}} {{asset}} de plus que le montant dû ; le marchand en a été informé et vous contactera au sujet de la différence.',
+        'Merci. Vous avez envoyé {{amount}} {{asset}} de plus que le montant dû. Le surplus vous sera renvoyé à l’adresse de remboursement ci-dessous : vérifiez-la (nous avons indiqué l’adresse d’où venait votre virement) ou indiquez une autre adresse à vous.',
+      overpaidRefunded:
+        'Merci. Vous avez envoyé {{amount}} {{asset}} de plus que le montant dû ; le surplus a été renvoyé vers votre portefeuille.',
+      overpaidTold: 'Merci. Vous avez envoyé {{amount}} {{asset}} de plus que le montant dû ; le marchand en a été informé.',
       late: 'Votre paiement est arrivé après la clôture de ce paiement.',
       duplicate: 'Ce paiement était déjà réglé : le vôtre est arrivé comme un second paiement.',
       underpaid: 'Votre paiement est arrivé, mais il était inférieur au montant dû.',

@@ -81,7 +81,9 @@ export const pt: Catalogue = {
       title: 'Recebemos o seu pagamento',
       overpaidTitle: 'Pagamento recebido',
       overpaid:
-        'Obrigado. Enviou {{amount}} {{asset}} a mais do que o valor devido; o comerciante foi informado e entrará em contacto consigo sobre a diferença.',
+        'Obrigado. Enviou {{amount}} {{asset}} a mais do que o valor devido. O excedente será devolvido para o endereço de reembolso abaixo: confirme-o (preenchemos o endereço de onde veio a sua transferência) ou indique outro endereço seu.',
+      overpaidRefunded: 'Obrigado. Enviou {{amount}} {{asset}} a mais do que o valor devido; o excedente foi devolvido à sua carteira.',
+      overpaidTold: 'Obrigado. Enviou {{amount}} {{asset}} a mais do que o valor devido; o comerciante foi informado.',
       late: 'O seu pagamento chegou depois de este pagamento ter terminado.',
       duplicate: 'Isto já estava pago: o seu pagamento chegou como um segundo pagamento.',
       underpaid: 'O seu pagamento chegou, mas era inferior ao valor devido.',
