@@ -5818,9 +5818,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "refund": {
+                     *         "id": "rf_5Kp8Wq2Zx7Cv1Bn4Mh9Jd3Ls",
+                     *         "paymentId": "SV_4f9a1c2b7d8e6f5a4b3c2d1e",
+                     *         "amount": "10.000000",
+                     *         "asset": "USDC",
+                     *         "network": "polygon",
+                     *         "address": "0x8Ba1f109551bD432803012645Ac136ddd64DBA72",
+                     *         "status": "requested",
+                     *         "failureReason": null,
+                     *         "transactionHash": null,
+                     *         "explorerUrl": null,
+                     *         "requestedBy": "admin",
+                     *         "createdAt": "2026-01-16T09:12:00.000Z",
+                     *         "refundedAt": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
+                        /**
+                         * @example {
+                         *       "id": "rf_5Kp8Wq2Zx7Cv1Bn4Mh9Jd3Ls",
+                         *       "paymentId": "SV_4f9a1c2b7d8e6f5a4b3c2d1e",
+                         *       "amount": "10.000000",
+                         *       "asset": "USDC",
+                         *       "network": "polygon",
+                         *       "address": "0x8Ba1f109551bD432803012645Ac136ddd64DBA72",
+                         *       "status": "requested",
+                         *       "failureReason": null,
+                         *       "transactionHash": null,
+                         *       "explorerUrl": null,
+                         *       "requestedBy": "admin",
+                         *       "createdAt": "2026-01-16T09:12:00.000Z",
+                         *       "refundedAt": null
+                         *     }
+                         */
                         refund: {
                             /** @description rf_…; also the id of the run that sends it */
                             id: string;
