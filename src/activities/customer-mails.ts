@@ -40,6 +40,9 @@ export function createCustomerMailSender(deps: CustomerMailSenderDeps) {
 
   /** The mail's words, or null when what it tells is no longer there to tell (it is then failed, not sent). */
   async function compose(mail: CustomerMailRow): Promise<{ subject: string; text: string } | null> {
+    // A merchant notice (issue 28) carries its words from the change it tells of.
+    if (mail.kind === 'notice') return mail.title !== null && mail.body !== null ? { subject: mail.title, text: mail.body } : null;
+    if (mail.paymentId === null) return null;
     const session = await findSession(db, mail.paymentId);
     if (!session || !isFiatCurrency(session.currency)) return null;
     const merchant = (await findMerchant(db, session.merchantId))?.name ?? session.merchantId;
@@ -76,7 +79,7 @@ export function createCustomerMailSender(deps: CustomerMailSenderDeps) {
     try {
       words = await compose(mail);
       if (!words) {
-        await markMailUnsent(db, mail.id, 'nothing to tell: the payment or its refund is not there', null);
+        await markMailUnsent(db, mail.id, 'nothing to tell: the payment, its refund or the notice\'s words are not there', null);
         return 'failed';
       }
       await mailer.send(mail.toAddress, words.subject, words.text, undefined, { messageId: `<${mail.id}@${deps.messageHost}>` });
@@ -88,6 +91,7 @@ export function createCustomerMailSender(deps: CustomerMailSenderDeps) {
       deps.log?.(retryAt ? 'customer mail not sent; will retry' : 'customer mail failed for good', {
         mailId: mail.id,
         paymentId: mail.paymentId,
+        merchantId: mail.merchantId,
         kind: mail.kind,
         attempts: mail.attempts,
         error,
