@@ -12,12 +12,12 @@ import {
 import { settledTransactions } from '../db/queries/settlements';
 import { listEndpoints } from '../db/queries/webhooks';
 import { ownerEmails } from '../db/queries/dashboard';
-import { queueNotices } from '../db/queries/customer-mails';
 import { approvalMail } from '../mail/approval-mail';
 import { AppError, notFound } from '../domain/errors';
-import { MERCHANT_ID, newCustomerMailId } from '../domain/ids';
+import { MERCHANT_ID } from '../domain/ids';
 import { SCOPES as SCOPES_ALL, type Scope } from '../domain/scopes';
 import type { PaymentContext } from './context';
+import { queueNotice } from './merchant-notices';
 import {
   addWebhookEndpoint,
   changeEndpoint,
@@ -94,7 +94,7 @@ export function adminMerchants(ctx: PaymentContext) {
             keyWaiting: issued !== null,
             dashboardUrl: `${ctx.config.http.publicBaseUrl}/dashboard`,
           });
-          await queueNotices(tx, { merchantId: m.id, to: await ownerEmails(tx, m.id), ...mail, newId: newCustomerMailId });
+          await queueNotice(tx, m.id, await ownerEmails(tx, m.id), mail);
         }
         return { merchant: await detail(tx, updated), apiKey: issued?.plaintext ?? null };
       }),
