@@ -17,6 +17,9 @@ import { receiptMail, refundMail } from '../mail/customer-mail';
 // server's acceptance and the mark (a lease later, with the same Message-ID); an SMTP server that
 // keeps refusing is tried a bounded number of times, then the mail is failed with its error, for an
 // operator to read. A mail never holds up a payment: it is not part of any payment's run.
+// Issue 28: the same outbox carries the dashboard's notices to merchants' people (kind 'notice',
+// written by their use cases through payments/merchant-notices.ts with their words); they are sent here
+// as written, with the same retries.
 
 export interface CustomerMailSenderDeps {
   db: Database;
@@ -79,7 +82,7 @@ export function createCustomerMailSender(deps: CustomerMailSenderDeps) {
     try {
       words = await compose(mail);
       if (!words) {
-        await markMailUnsent(db, mail.id, 'nothing to tell: the payment, its refund or the notice\'s words are not there', null);
+        await markMailUnsent(db, mail.id, "nothing to tell: the payment, its refund or the notice's words are not there", null);
         return 'failed';
       }
       await mailer.send(mail.toAddress, words.subject, words.text, undefined, { messageId: `<${mail.id}@${deps.messageHost}>` });
