@@ -17,6 +17,9 @@ import { receiptMail, refundMail } from '../mail/customer-mail';
 // server's acceptance and the mark (a lease later, with the same Message-ID); an SMTP server that
 // keeps refusing is tried a bounded number of times, then the mail is failed with its error, for an
 // operator to read. A mail never holds up a payment: it is not part of any payment's run.
+// Issue 28: the same outbox carries the dashboard's notices to merchants' people (kind 'notice',
+// written by their use cases through payments/merchant-notices.ts with their words); they are sent here
+// as written, with the same retries.
 
 export interface CustomerMailSenderDeps {
   db: Database;
@@ -40,6 +43,9 @@ export function createCustomerMailSender(deps: CustomerMailSenderDeps) {
 
   /** The mail's words, or null when what it tells is no longer there to tell (it is then failed, not sent). */
   async function compose(mail: CustomerMailRow): Promise<{ subject: string; text: string } | null> {
+    // A merchant notice (issue 28) carries its words from the change it tells of.
+    if (mail.kind === 'notice') return mail.title !== null && mail.body !== null ? { subject: mail.title, text: mail.body } : null;
+    if (mail.paymentId === null) return null;
     const session = await findSession(db, mail.paymentId);
     if (!session || !isFiatCurrency(session.currency)) return null;
     const merchant = (await findMerchant(db, session.merchantId))?.name ?? session.merchantId;
@@ -76,7 +82,7 @@ export function createCustomerMailSender(deps: CustomerMailSenderDeps) {
     try {
       words = await compose(mail);
       if (!words) {
-        await markMailUnsent(db, mail.id, 'nothing to tell: the payment or its refund is not there', null);
+        await markMailUnsent(db, mail.id, "nothing to tell: the payment, its refund or the notice's words are not there", null);
         return 'failed';
       }
       await mailer.send(mail.toAddress, words.subject, words.text, undefined, { messageId: `<${mail.id}@${deps.messageHost}>` });
@@ -88,6 +94,7 @@ export function createCustomerMailSender(deps: CustomerMailSenderDeps) {
       deps.log?.(retryAt ? 'customer mail not sent; will retry' : 'customer mail failed for good', {
         mailId: mail.id,
         paymentId: mail.paymentId,
+        merchantId: mail.merchantId,
         kind: mail.kind,
         attempts: mail.attempts,
         error,

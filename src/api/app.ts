@@ -44,7 +44,6 @@ import pluginRoutes from './routes/plugin';
 import paymentLinkRoutes from './routes/payment-links';
 import simpleApiRoutes from './routes/simple-api';
 import type { ProviderRegistry } from '../providers/registry';
-import { createMailer } from '../mail/mailer';
 import { createPaymentService, type PaymentService } from '../payments';
 import { businessLog, type BusinessLog } from '../logging';
 import { registerExplorers } from '../domain/explorers';
@@ -184,18 +183,12 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
 
   const checkoutDeps = { config, db, temporal: deps.temporal, providers: deps.providers, now };
-  // Notices to merchants' people from the use cases (the approval mail), when mail can be sent.
-  const noticeMailer = config.mail.smtpUrl ? createMailer(config.mail) : null;
-  if (noticeMailer) app.addHook('onClose', async () => noticeMailer.close());
   app.decorate(
     'payments',
     createPaymentService({
       ...checkoutDeps,
       treasuryAddress: deps.treasuryAddress ?? null,
       log: deps.businessLog ?? businessLog(app.log),
-      ...(noticeMailer
-        ? { notices: { mailer: noticeMailer, onError: (err: unknown, what: string) => app.log.warn({ err }, `${what} not sent`) } }
-        : {}),
     }),
   );
   // Every customer page's live status stream (sessions, links, simple orders), under one set of limits.

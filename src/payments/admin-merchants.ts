@@ -17,6 +17,7 @@ import { AppError, notFound } from '../domain/errors';
 import { MERCHANT_ID } from '../domain/ids';
 import { SCOPES as SCOPES_ALL, type Scope } from '../domain/scopes';
 import type { PaymentContext } from './context';
+import { queueNotice } from './merchant-notices';
 import {
   addWebhookEndpoint,
   changeEndpoint,
@@ -72,11 +73,12 @@ export function adminMerchants(ctx: PaymentContext) {
     },
     /**
      * Approves; the live key is issued on first approval only (re-approval reinstates the existing
-     * keys). The merchant's owners (their confirmed addresses) are then told by mail, after the
-     * approval is stored: a mail that cannot be sent is reported, and the approval stands.
+     * keys). The merchant's owners (their confirmed addresses) are told by mail: the mail is written
+     * to the outbox in the approval's transaction and sent by the worker's mail sender, so the answer
+     * never waits for SMTP and a mail SMTP refuses is retried, then kept as failed for an operator.
      */
-    async approve(id: string) {
-      const { approved, owners } = await db.transaction(async (tx) => {
+    approve: (id: string) =>
+      db.transaction(async (tx) => {
         const m = await requireMerchant(tx, id, true);
         if (m.status === 'approved') {
           throw new AppError('Conflict', 'The merchant is already approved; rotate the key to get a new one.');
@@ -86,24 +88,16 @@ export function adminMerchants(ctx: PaymentContext) {
         // A merchant who signed up in the dashboard is shown the same key there, once.
         if (issued) await holdLiveKeyForDashboard(tx, ctx.config.secretsKey, m.id, issued.plaintext);
         const updated = await setMerchantStatus(tx, m.id, 'approved');
-        return {
-          approved: { merchant: await detail(tx, updated), apiKey: issued?.plaintext ?? null },
-          owners: await ownerEmails(tx, m.id),
-        };
-      });
-      const notices = ctx.notices;
-      if (notices && owners.length > 0) {
-        const mail = approvalMail({
-          merchant: approved.merchant.merchant.name,
-          keyWaiting: approved.apiKey !== null,
-          dashboardUrl: `${ctx.config.http.publicBaseUrl}/dashboard`,
-        });
-        for (const to of owners) {
-          await notices.mailer.send(to, mail.subject, mail.text).catch((err: unknown) => notices.onError(err, 'merchant approval mail'));
+        if (ctx.config.mail.smtpUrl) {
+          const mail = approvalMail({
+            merchant: updated.name,
+            keyWaiting: issued !== null,
+            dashboardUrl: `${ctx.config.http.publicBaseUrl}/dashboard`,
+          });
+          await queueNotice(tx, m.id, await ownerEmails(tx, m.id), mail);
         }
-      }
-      return approved;
-    },
+        return { merchant: await detail(tx, updated), apiKey: issued?.plaintext ?? null };
+      }),
     suspend: (id: string) =>
       db.transaction(async (tx) => {
         const m = await requireMerchant(tx, id, true);

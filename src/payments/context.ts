@@ -2,7 +2,6 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
 import type { BusinessLog } from '../logging';
-import type { Mailer } from '../mail/mailer';
 import type { ProviderRegistry } from '../providers/registry';
 
 /** What every use case of the payment engine is built from; the faces (v1, plugin, links, simple API) share one. */
@@ -16,9 +15,4 @@ export interface PaymentContext {
   treasuryAddress?: string | null;
   /** Business events (issue 31 item 6): one line per transition a use case makes; silent when absent. */
   log?: BusinessLog;
-  /**
-   * Notices to merchants' people (the approval mail): absent without SMTP_URL. A notice is not part
-   * of the change it tells of: a failed send goes to `onError` and fails nothing.
-   */
-  notices?: { mailer: Mailer; onError: (err: unknown, what: string) => void };
 }

@@ -23,6 +23,7 @@ import { violatedUniqueConstraint } from '../domain/sql-errors';
 import type { Mailer } from '../mail/mailer';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { normalizeEmail, tokenHash } from './merchant-accounts';
+import { queueNotice } from './merchant-notices';
 
 // A merchant's team in the dashboard: its members, their roles, removal. Who may change whom is the
 // domain's table (dashboard-roles.ts); that a merchant always keeps an owner is checked here, under
@@ -136,11 +137,12 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
 
     /**
      * The invited person chooses a password and becomes a member (the mail proved their address).
-     * The owners hear of it: a member they did not expect is worth a look.
+     * The owners hear of it (a notice in the mail outbox, written with the membership): a member they
+     * did not expect is worth a look.
      */
     async acceptInvitation(input: { token: string; password: string; ip: string }): Promise<{ email: string }> {
       const passwordHash = await argon2Hash(input.password);
-      const { invitation, owners } = await db.transaction(async (tx) => {
+      const invitation = await db.transaction(async (tx) => {
         const accepted = await acceptInvitation(tx, tokenHash(input.token));
         if (!accepted) throw new AppError('ValidationError', INVITATION_GONE);
         if (await findDashboardUserByEmail(tx, accepted.email)) throw new AppError('Conflict', ALREADY_HAS_ACCOUNT);
@@ -166,16 +168,14 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
             role: accepted.role,
           },
         );
-        return { invitation: accepted, owners: await ownerEmails(tx, accepted.merchantId) };
-      });
-      for (const owner of owners) {
-        await mailer.send(
-          owner,
-          'A new member joined your merchant dashboard',
-          `${invitation.email} accepted the invitation from ${invitation.invitedByEmail} and joined as ${invitation.role}.\n\n` +
+        await queueNotice(tx, accepted.merchantId, await ownerEmails(tx, accepted.merchantId), {
+          subject: 'A new member joined your merchant dashboard',
+          text:
+            `${accepted.email} accepted the invitation from ${accepted.invitedByEmail} and joined as ${accepted.role}.\n\n` +
             `If you did not expect this, remove them on the Team page: ${dashboardUrl}/team`,
-        );
-      }
+        });
+        return accepted;
+      });
       return { email: invitation.email };
     },
   };

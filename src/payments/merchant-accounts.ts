@@ -26,6 +26,7 @@ import { violatedUniqueConstraint } from '../domain/sql-errors';
 import type { Mailer } from '../mail/mailer';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { openMerchant } from './merchant-credentials';
+import { queueNotice } from './merchant-notices';
 import { checkSecondFactor } from './two-factor';
 
 // Decisions §14: merchants sign up in the dashboard (a merchant pending review and its owner), confirm
@@ -78,15 +79,15 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
     );
   }
 
-  /** The security notice of a changed password, to the person's own address. */
-  const passwordNotice = (email: string, how: string, ip: string) =>
-    mailer.send(
-      email,
-      'Your dashboard password was changed',
-      `The password of your merchant dashboard account was ${how} at ${new Date().toISOString()} from ${ip}. ` +
+  /** The security notice of a changed password, to the person's own address, in the change's transaction. */
+  const passwordNotice = (tx: DatabaseOrTransaction, person: { merchantId: string; email: string }, how: string, ip: string) =>
+    queueNotice(tx, person.merchantId, [person.email], {
+      subject: 'Your dashboard password was changed',
+      text:
+        `The password of your merchant dashboard account was ${how} at ${new Date().toISOString()} from ${ip}. ` +
         `Your other sessions were signed out.\n\n` +
         `If this was not you, reset your password at once at ${dashboardUrl}/forgot-password and tell your team's owners.`,
-    );
+    });
 
   return {
     /**
@@ -239,14 +240,13 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
 
     /**
      * Spends a reset link: the new password (argon2id) in force, every session of the person ended,
-     * the person's other reset links spent, the address confirmed (the mail proved it). Answers the
-     * security notice's sending, for the caller to run once the reset stands (its failure is no
-     * reason to answer the reset as failed). A second factor stays in force: the next sign-in still
-     * asks for its code.
+     * the person's other reset links spent, the address confirmed (the mail proved it), and the
+     * security notice written to the mail outbox with it. A second factor stays in force: the next
+     * sign-in still asks for its code.
      */
-    async resetPassword(input: { token: string; password: string; ip: string }): Promise<{ notify: () => Promise<void> }> {
+    async resetPassword(input: { token: string; password: string; ip: string }): Promise<void> {
       const passwordHash = await argon2Hash(input.password);
-      const user = await db.transaction(async (tx) => {
+      await db.transaction(async (tx) => {
         const userId = await useEmailToken(tx, tokenHash(input.token), 'reset_password');
         if (!userId) throw new AppError('ValidationError', 'This link has expired or was used already: ask for a new one.');
         const person = await findDashboardUserById(tx, userId);
@@ -262,15 +262,15 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
           null,
           { sessionsEnded: ended },
         );
-        return person;
+        await passwordNotice(tx, person, 'reset through the link mailed to you', input.ip);
       });
-      return { notify: () => passwordNotice(user.email, 'reset through the link mailed to you', input.ip) };
     },
 
     /**
      * The signed-in person's new password: the current one confirms it is them (or a recent step-up,
      * when `currentPassword` is absent). Runs in the sign-in limit's transaction: a wrong current
-     * password is Unauthorized and counts. Every other session of theirs ends; this one stays.
+     * password is Unauthorized and counts. Every other session of theirs ends; this one stays; the
+     * notice is written to the mail outbox with the change.
      */
     async changePassword(
       tx: DatabaseOrTransaction,
@@ -290,11 +290,9 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
       await spendEmailTokens(tx, user.id, 'reset_password');
       const sessionsEnded = await deleteOtherSessions(tx, user.id, tokenHash(person.token));
       await recordAudit(tx, person, 'password.changed', null, { sessionsEnded });
+      await passwordNotice(tx, person, 'changed in the dashboard', person.ip);
       return { sessionsEnded };
     },
-
-    /** The notice of a password changed in the dashboard (after its transaction committed). */
-    notifyPasswordChanged: (person: DashboardActor) => passwordNotice(person.email, 'changed in the dashboard', person.ip),
 
     /** The person and merchant of an unexpired session, or undefined. */
     session: (token: string): Promise<DashboardSession | undefined> => findSession(db, tokenHash(token)),

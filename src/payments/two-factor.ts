@@ -15,8 +15,8 @@ import {
 } from '../db/queries/dashboard-two-factor';
 import { AppError } from '../domain/errors';
 import { decryptSecret, encryptSecret } from '../domain/secretbox';
-import type { Mailer } from '../mail/mailer';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
+import { queueNotice } from './merchant-notices';
 
 // The dashboard's second factor (issue 28): TOTP (RFC 6238: SHA-1, 6 digits, 30 s, as every
 // authenticator app reads an otpauth:// URI) through `otpauth`. The secret is sealed with SECRETS_KEY
@@ -88,17 +88,20 @@ async function useCode(tx: DatabaseOrTransaction, secretsKey: Buffer, userId: st
 export interface TwoFactorDeps {
   db: Database;
   secretsKey: Buffer;
-  mailer: Mailer;
 }
 
-export function createTwoFactor({ db, secretsKey, mailer }: TwoFactorDeps) {
+export function createTwoFactor({ db, secretsKey }: TwoFactorDeps) {
   const person = async (tx: DatabaseOrTransaction, actor: DashboardActor) => {
     const user = await findDashboardUserByEmail(tx, actor.email);
     if (!user) throw new AppError('Unauthorized', 'Sign in to the dashboard first.');
     return user;
   };
-  const notify = (to: string, subject: string, what: string) =>
-    mailer.send(to, subject, `${what}\n\nIf this was not you, sign in, change your password and tell your team's owners at once.`);
+  /** The person's own notice of the change, written in its transaction (merchant-notices.ts). */
+  const notify = (tx: DatabaseOrTransaction, actor: DashboardActor, subject: string, what: string) =>
+    queueNotice(tx, actor.merchantId, [actor.email], {
+      subject,
+      text: `${what}\n\nIf this was not you, sign in, change your password and tell your team's owners at once.`,
+    });
 
   return {
     /** A new secret for the person, not yet in force: the URI (and its QR code) for their app. */
@@ -127,12 +130,13 @@ export function createTwoFactor({ db, secretsKey, mailer }: TwoFactorDeps) {
         await clearStepUps(tx, user.id);
         await replaceRecoveryCodes(tx, user.id, codes.map(hashCode));
         await recordAudit(tx, actor, 'two_factor.enabled');
+        await notify(
+          tx,
+          actor,
+          'Two-factor authentication is on',
+          'Two-factor authentication was turned on for your merchant dashboard account.',
+        );
       });
-      await notify(
-        actor.email,
-        'Two-factor authentication is on',
-        'Two-factor authentication was turned on for your merchant dashboard account.',
-      );
       return { recoveryCodes: codes };
     },
 
@@ -144,14 +148,13 @@ export function createTwoFactor({ db, secretsKey, mailer }: TwoFactorDeps) {
       await checkSecondFactor(tx, secretsKey, user, input.code);
       await disableTotp(tx, user.id);
       await recordAudit(tx, actor, 'two_factor.disabled');
-    },
-
-    notifyDisabled: (actor: DashboardActor) =>
-      notify(
-        actor.email,
+      await notify(
+        tx,
+        actor,
         'Two-factor authentication is off',
         'Two-factor authentication was turned off for your merchant dashboard account.',
-      ),
+      );
+    },
   };
 }
 

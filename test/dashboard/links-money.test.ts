@@ -24,6 +24,9 @@ describe('dashboard payment links and money', () => {
     const owner = await signedUpOwner(ctx.app, mailbox, email, name);
     await approve(ctx.app, owner.merchantId);
     await secureOwner(owner.client);
+    // The approval's and the second factor's notices go through the mail outbox: arrived before the test counts mails.
+    await mailbox.waitFor(email, /is approved/);
+    await mailbox.waitFor(email, /Two-factor authentication is on/);
     const set = await owner.client.call('POST', '/wallets', { asset: 'USDC', network: 'polygon', address: WALLET });
     expect(set.statusCode, set.body).toBe(200);
     return owner;

@@ -71,6 +71,8 @@ export interface StackOptions {
   eventStream?: EventStreamSettings;
   /** Where the worker's activities and chain watchers write business events (default: nowhere). */
   businessLog?: BusinessLog;
+  /** Without a worker: run the mail outbox's sender anyway when mail is configured (default true; false to drive senders by hand). */
+  mailSender?: boolean;
 }
 
 /**
@@ -142,6 +144,11 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
     if (options.worker) {
       ctx.worker = await startTestWorker(ctx, { businessLog: options.businessLog });
       cleanups.push(() => ctx.worker!.shutdown());
+    } else if (options.mailSender !== false) {
+      // No worker in this file, but mail configured: the mail outbox's sender runs all the same (as
+      // `npm start`'s worker does), so the dashboard's notices written there arrive in the sink.
+      const mails = startTestMailSender(ctx);
+      if (mails) cleanups.push(async () => mails.stop());
     }
   });
   afterAll(async () => {
@@ -165,17 +172,26 @@ export async function startTestWorker(
   // As worker.ts does: the chain watchers (and, with mail configured, the customers' mail sender) live
   // beside the worker and stop with it.
   const watchers = startTestWatchers(ctx, options.businessLog ? { businessLog: options.businessLog } : {});
-  const mailer = ctx.config.mail.smtpUrl ? createMailer(ctx.config.mail) : null;
-  const mails = mailer
-    ? startCustomerMailSender({ db: ctx.db.db, mailer, messageHost: new URL(ctx.config.http.publicBaseUrl).hostname }, 200)
-    : null;
+  const mails = startTestMailSender(ctx);
   return {
     ...worker,
     async shutdown() {
       mails?.stop();
-      mailer?.close();
       await watchers.stop();
       await worker.shutdown();
+    },
+  };
+}
+
+/** The mail outbox's sender as worker.ts runs it (every 200 ms here), when mail is configured; null otherwise. */
+export function startTestMailSender(ctx: Pick<TestContext, 'config' | 'db'>): { stop(): void } | null {
+  if (!ctx.config.mail.smtpUrl) return null;
+  const mailer = createMailer(ctx.config.mail);
+  const sender = startCustomerMailSender({ db: ctx.db.db, mailer, messageHost: new URL(ctx.config.http.publicBaseUrl).hostname }, 200);
+  return {
+    stop() {
+      sender.stop();
+      mailer.close();
     },
   };
 }

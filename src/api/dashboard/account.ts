@@ -122,8 +122,7 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (
       },
     },
     async (request) => {
-      const { notify } = await accounts.resetPassword({ ...request.body, ip: request.ip });
-      await notify().catch((err: unknown) => request.log.warn({ err }, 'password reset notice not sent'));
+      await accounts.resetPassword({ ...request.body, ip: request.ip });
       return { ok: true as const };
     },
   );
@@ -144,7 +143,6 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (
       const { sessionsEnded } = await signInLimited({ email: s.email, ip: request.ip }, (tx) =>
         accounts.changePassword(tx, person, request.body),
       );
-      await accounts.notifyPasswordChanged(person).catch((err: unknown) => request.log.warn({ err }, 'password change notice not sent'));
       return { ok: true as const, sessionsEnded };
     },
   );

@@ -84,7 +84,7 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     now,
     team: createDashboardTeam({ db, mailer, publicBaseUrl: config.http.publicBaseUrl }),
     audit: createDashboardAudit({ db }),
-    twoFactor: createTwoFactor({ db, secretsKey: config.secretsKey, mailer }),
+    twoFactor: createTwoFactor({ db, secretsKey: config.secretsKey }),
   });
   if (devMailboxDir) {
     await app.register(devMailboxPage, { dir: devMailboxDir });

@@ -48,7 +48,6 @@ const securityRoutes: FastifyPluginAsyncZod<SecurityRoutesOptions> = async (app,
       const actor = actorOf(request, s);
       // Under the sign-in limits: a stolen session cannot guess the password or codes through it.
       await signInLimited({ email: s.email, ip: request.ip }, (tx) => twoFactor.disable(tx, actor, request.body));
-      await twoFactor.notifyDisabled(actor);
       return { ok: true as const };
     },
   );

@@ -30,6 +30,29 @@ export async function queueCustomerMail(
 }
 
 /**
+ * Issue 28: a notice to merchants' people, one row per address, in the caller's transaction (the one
+ * that makes the change the notice tells of), so that the change and its notice stand or fall together;
+ * the worker's mail sender sends it. Nothing is written for no address.
+ */
+export async function queueNotices(
+  db: DatabaseOrTransaction,
+  notice: { merchantId: string; to: readonly string[]; subject: string; text: string; newId: () => string },
+): Promise<void> {
+  if (notice.to.length === 0) return;
+  await db.insert(customerMails).values(
+    notice.to.map((to) => ({
+      id: notice.newId(),
+      merchantId: notice.merchantId,
+      kind: 'notice' as const,
+      toAddress: to,
+      locale: 'en',
+      title: notice.subject,
+      body: notice.text,
+    })),
+  );
+}
+
+/**
  * Takes up to `limit` mails due now for sending: pending ones whose time came, and ones a sender
  * claimed more than `leaseSeconds` ago and never finished (it died). Claimed rows are skipped by a
  * concurrent sender (SKIP LOCKED), so two workers never send the same mail at once.
@@ -44,7 +67,7 @@ export async function claimDueMails(db: DatabaseOrTransaction, leaseSeconds: num
       order by next_attempt_at
       limit ${limit}
       for update skip locked)
-    returning id, payment_id as "paymentId", kind, subject, to_address as "toAddress", locale, status, attempts,
+    returning id, payment_id as "paymentId", merchant_id as "merchantId", kind, title, body, subject, to_address as "toAddress", locale, status, attempts,
       last_error as "lastError", next_attempt_at as "nextAttemptAt", claimed_at as "claimedAt", sent_at as "sentAt", created_at as "createdAt"`);
 }
 

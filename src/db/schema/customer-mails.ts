@@ -4,16 +4,28 @@ import { index, integer, pgTable, text, timestamp, unique } from 'drizzle-orm/pg
 // records what the mail tells (idempotently: one per payment, kind and subject), then sent by the
 // worker's mail sender. The row is the record that the mail exists and whether it went out, so a
 // retried activity or a second sender never sends it twice.
+// Issue 28: the same outbox carries the dashboard's notices to merchants' people (the approval, a
+// password changed, a member joined, two-factor turned on or off): written in the transaction of the
+// change they tell of, with their words (`title`, `body`) fixed then, and no payment (`merchantId`
+// instead). Mails with a link that signs someone in or resets a password are not written here: the
+// link's token is kept only hashed, and a row would keep it in the clear.
 export const customerMails = pgTable(
   'customer_mails',
   {
     id: text('id').primaryKey(),
-    paymentId: text('payment_id').notNull(),
-    kind: text('kind', { enum: ['receipt', 'refund'] }).notNull(),
+    // The payment a customer mail tells of; null for a merchant notice.
+    paymentId: text('payment_id'),
+    // The merchant a notice goes to the people of; null for a customer mail.
+    merchantId: text('merchant_id'),
+    kind: text('kind', { enum: ['receipt', 'refund', 'notice'] }).notNull(),
     // What the mail is about beyond the payment: the refunded exception's id; '' for the receipt.
     subject: text('subject').notNull().default(''),
     toAddress: text('to_address').notNull(),
     locale: text('locale').notNull(),
+    // A notice's subject line and text, as written with the change; null for a customer mail (its
+    // words are made when it is sent, in the customer's language).
+    title: text('title'),
+    body: text('body'),
     // sending: claimed by a sender (claimedAt); a claim older than the sender's lease is taken again.
     status: text('status', { enum: ['pending', 'sending', 'sent', 'failed'] })
       .notNull()
