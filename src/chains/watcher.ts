@@ -67,7 +67,12 @@ export class TransferWatcher {
 
   async scan(cursor: WatchCursor): Promise<ScanResult> {
     const { client } = this.deps;
-    const [head, open] = await Promise.all([client.publicClient.getBlockNumber({ cacheTime: 0 }), this.deps.addresses()]);
+    // The head first, then the addresses: a transfer in a block at or below the head was mined before
+    // the addresses were read, so the payment it pays was opened (its row committed) before that too,
+    // and is among them. Read at once, a payment opened and paid between the two reads would have its
+    // block scanned without its address, and the cursor would pass the transfer for good.
+    const head = await client.publicClient.getBlockNumber({ cacheTime: 0 });
+    const open = await this.deps.addresses();
     const from = cursor.confirmedThrough + 1n;
     const to = min(head, from + this.maxBlocksPerScan - 1n);
     // A pending transfer's address stays watched until it settles, even if the payment closed meanwhile.

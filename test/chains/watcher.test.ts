@@ -117,6 +117,50 @@ describe('TransferWatcher', () => {
     expect(calls.filter((m) => m === 'eth_getLogs')).toHaveLength(1);
   });
 
+  it('reads the head before the addresses, so a payment opened and paid between the two reads is not passed over', async () => {
+    // The node answers the head late (a loaded node, a slow network); meanwhile the set is read, and
+    // a payment is opened and paid right after. Read at once, the head would include the transfer's
+    // block while the set lacked its address, and the cursor would pass the transfer for good.
+    const inner = http(chain.rpcUrl)({});
+    let slowHead = false;
+    const transport = custom({
+      request: async ({ method, params }: { method: string; params?: unknown }) => {
+        if (method === 'eth_blockNumber' && slowHead) await new Promise((r) => setTimeout(r, 1500));
+        return inner.request({ method, params } as never);
+      },
+    });
+    const client = clientFor(chain, 'base', 1, transport);
+    const deposit = randomAddress();
+    const watched = new Set<string>();
+    const payer = await newPayer(chain);
+    await mint(chain, chain.tokens.base.USDC, payer.address, 3_000_000n);
+    let paid: Promise<{ transactionHash: Hex }> | null = null;
+    let opened!: () => void;
+    const openedNow = new Promise<void>((resolve) => (opened = resolve));
+    const watcher = new TransferWatcher({
+      client,
+      addresses: () => {
+        const now = new Set(watched);
+        if (!paid) {
+          // Opened after this read, and paid at once.
+          watched.add(deposit.toLowerCase());
+          paid = pay(chain, payer, chain.tokens.base.USDC, deposit, 3_000_000n);
+          opened();
+        }
+        return now;
+      },
+    });
+    let cursor = await watcher.startCursor();
+    slowHead = true;
+    const first = watcher.scan(cursor);
+    await openedNow;
+    const receipt = await paid!;
+    cursor = (await first).cursor;
+    slowHead = false;
+    const second = await watcher.scan(cursor);
+    expect([...(await first).confirmed, ...second.confirmed].map((t) => t.transactionHash)).toEqual([receipt.transactionHash]);
+  });
+
   it('reports a transfer whose block is reorganised away before confirmation as removed, and finds it again when re-mined', async () => {
     const client = clientFor(chain, 'polygon', 3);
     const deposit = randomAddress();
