@@ -10,7 +10,8 @@ export const customerMails = pgTable(
     id: text('id').primaryKey(),
     paymentId: text('payment_id').notNull(),
     kind: text('kind', { enum: ['receipt', 'refund'] }).notNull(),
-    // What the mail is about beyond the payment: the refunded exception's id; '' for the receipt.
+    // What the mail is about beyond the payment: the refunded exception's id, or the completed
+    // payment's refund's (rf_…); '' for the receipt.
     subject: text('subject').notNull().default(''),
     toAddress: text('to_address').notNull(),
     locale: text('locale').notNull(),
