@@ -119,7 +119,8 @@ export async function listUnstartedRefunds(
     .from(paymentRefunds)
     .where(
       and(
-        eq(paymentRefunds.status, 'requested'),
+        // The partial index's own predicate, literally, so a prepared plan still uses it.
+        sql`${paymentRefunds.status} = 'requested'`,
         isNull(paymentRefunds.payoutId),
         sql`${paymentRefunds.createdAt} < now() - make_interval(secs => ${seconds})`,
       ),
