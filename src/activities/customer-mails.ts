@@ -1,6 +1,7 @@
 import { findSession } from '../db/queries/checkout-sessions';
 import { claimDueMails, markMailSent, markMailUnsent, type CustomerMailRow } from '../db/queries/customer-mails';
 import { findMerchant } from '../db/queries/merchants';
+import { findPaymentRefund } from '../db/queries/payment-refunds';
 import { listRefundPayouts } from '../db/queries/payouts';
 import { findTransaction } from '../db/queries/transactions';
 import type { Database } from '../db/client';
@@ -64,17 +65,25 @@ export function createCustomerMailSender(deps: CustomerMailSenderDeps) {
             : undefined,
       });
     }
-    const sent = (await listRefundPayouts(db, mail.subject)).find((p) => p.kind === 'refund' && p.status === 'confirmed');
-    if (!sent?.txHash) return null;
+    const sent = await refundSent(mail.subject);
+    if (!sent) return null;
     return refundMail(mail.locale, {
       merchant,
       reference: session.id,
-      amount: formatCrypto(BigInt(sent.amount)),
+      amount: formatCrypto(sent.amountMicro),
       asset: session.destinationAsset,
       network,
-      address: sent.toAddress,
+      address: sent.address,
       transactionHash: sent.txHash,
     });
+  }
+
+  /** The confirmed transfer a refund notice tells of: a completed payment's refund (rf_…) or an exception's (its refund payout). */
+  async function refundSent(subject: string): Promise<{ amountMicro: bigint; address: string; txHash: string } | null> {
+    const refund = await findPaymentRefund(db, subject);
+    if (refund) return refund.status === 'refunded' && refund.txHash ? { ...refund, txHash: refund.txHash } : null;
+    const sent = (await listRefundPayouts(db, subject)).find((p) => p.kind === 'refund' && p.status === 'confirmed');
+    return sent?.txHash ? { amountMicro: BigInt(sent.amount), address: sent.toAddress, txHash: sent.txHash } : null;
   }
 
   async function sendOne(mail: CustomerMailRow): Promise<'sent' | 'retry' | 'failed'> {

@@ -3,11 +3,18 @@ import { tokenContractsOf, type ChainSettings } from '../config';
 import type { Database } from '../db/client';
 import { lockSession } from '../db/queries/checkout-sessions';
 import { findDepositAddresses } from '../db/queries/deposit-addresses';
-import { findPaymentRefund, lockPaymentRefund, refundedOfPayment, updatePaymentRefund } from '../db/queries/payment-refunds';
+import { lockMerchant } from '../db/queries/merchants';
+import {
+  findPaymentRefund,
+  lockPaymentRefund,
+  refundDebtStanding,
+  refundedOfPayment,
+  updatePaymentRefund,
+} from '../db/queries/payment-refunds';
 import { insertPayoutsOnce, reopenFailedSettlement } from '../db/queries/payouts';
 import { findTransaction } from '../db/queries/transactions';
 import { newPayoutId } from '../domain/ids';
-import { checkRefundAmount } from '../domain/payment-refund';
+import { checkRefundAmount, checkRefundDebt } from '../domain/payment-refund';
 import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../domain/refund-address';
 import { payoutChains, payoutImpossible } from './payout-chains';
 
@@ -64,23 +71,31 @@ export function createPaymentRefundActivities({ db, chains: settings }: { db: Da
     },
 
     /**
-     * An operator's retry of a failed refund: asked for again only if the payment's refundable rest
-     * still holds it (another refund may have taken it meanwhile), then its failed payout reopened.
+     * An operator's retry of a failed refund: asked for again only if it still passes the checks it
+     * passed when it was asked for (the use case's, under the same locks in the same order): the
+     * payment's refundable rest still holds it (another refund may have taken it meanwhile), and the
+     * merchant's debt with it stays within what will repay it (their debt may have grown, their
+     * recent payouts aged out of the window). Then its failed payout is reopened. A refusal is the
+     * operator's answer (409 with the reason); the refund stays failed and the run keeps waiting.
      */
     async reopenRefund(refundId: string): Promise<void> {
       await db.transaction(async (tx) => {
         const found = await findPaymentRefund(tx, refundId);
         if (!found) throw ApplicationFailure.nonRetryable(`no refund ${refundId}`, REFUND_NOT_SENDABLE);
         await lockSession(tx, found.paymentId);
+        await lockMerchant(tx, found.merchantId);
         const refund = (await lockPaymentRefund(tx, refundId))!;
         if (refund.status === 'failed') {
           const transaction = await findTransaction(tx, refund.paymentId);
-          const check = checkRefundAmount({
+          const amount = checkRefundAmount({
             grossMicro: transaction?.grossMicro ?? 0n,
             refundedMicro: await refundedOfPayment(tx, refund.paymentId, refund.id),
             requestedMicro: refund.amountMicro,
           });
-          if (!check.ok) throw ApplicationFailure.nonRetryable(check.message, REFUND_NOT_SENDABLE);
+          if (!amount.ok) throw ApplicationFailure.nonRetryable(amount.message, REFUND_NOT_SENDABLE);
+          const owner = { merchantId: refund.merchantId, asset: refund.asset, network: refund.network, except: refund.id };
+          const debt = checkRefundDebt({ ...(await refundDebtStanding(tx, owner, new Date())), requestedMicro: refund.amountMicro });
+          if (!debt.ok) throw ApplicationFailure.nonRetryable(debt.message, REFUND_NOT_SENDABLE);
           await updatePaymentRefund(tx, refundId, { status: 'requested', failureReason: null });
         }
         await reopenFailedSettlement(tx, refund.paymentId, refund.id);

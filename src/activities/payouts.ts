@@ -23,7 +23,7 @@ import {
   updatePayout,
   type PayoutRow,
 } from '../db/queries/payouts';
-import { setPayoutReference } from '../db/queries/transactions';
+import { setPayoutReference, setPayoutReferenceUnlessSet } from '../db/queries/transactions';
 import { explorerUrlFor } from '../domain/explorers';
 import { payoutConfirmed, payoutFee, payoutRevertedFee, type ConfirmedPayout, type Posting } from '../domain/ledger';
 import { completedPaymentRefunded, refundDebtRepaid } from '../domain/payment-refund';
@@ -263,6 +263,13 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
         });
       if (row.kind === 'merchant')
         await setPayoutReference(tx, row.paymentId, {
+          transactionHash: updated.txHash!,
+          explorerUrl: explorerUrlFor(row.network, updated.txHash!),
+        });
+      // The whole net withheld (no merchant transfer in the plan): the repayment carried it, and is
+      // the payment's reference (`payment.settled`'s transactionHash); a merchant payout's prevails.
+      if (row.kind === 'repayment')
+        await setPayoutReferenceUnlessSet(tx, row.paymentId, {
           transactionHash: updated.txHash!,
           explorerUrl: explorerUrlFor(row.network, updated.txHash!),
         });

@@ -413,6 +413,8 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
         },
         createdAt: now(),
       });
+      // Issue 30: the customer's refund notice, as an exception's refund's (subject: the refund's id).
+      await queueCustomerMail(db, { id: newCustomerMailId(), paymentId: session.id, kind: 'refund', subject: refund.id });
       const event = await insertEventOnce(db, {
         id: eventId,
         paymentId: session.id,

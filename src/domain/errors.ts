@@ -57,6 +57,8 @@ export const FAILURE_CODES: Readonly<Record<string, ErrorCode>> = {
   NotAcceptable: 'Conflict',
   NotPayable: 'Conflict',
   ExceptionMissing: 'Conflict',
+  // A completed payment's refund no longer passes its checks (its payment's rest, its merchant's debt): not reopened.
+  RefundNotSendable: 'Conflict',
 };
 
 export interface ErrorDetail {

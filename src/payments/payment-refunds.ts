@@ -1,13 +1,13 @@
-import { WorkflowIdConflictPolicy } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import { findSession, lockSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
-import { refundDebtCover } from '../db/queries/ledger';
 import { lockMerchant } from '../db/queries/merchants';
 import {
   findPaymentRefund,
   findRefundByRequestKey,
   insertPaymentRefund,
   listPaymentRefunds,
-  pendingRefundsOfMerchant,
+  listUnstartedRefunds,
+  refundDebtStanding,
   refundedOfPayment,
   type PaymentRefundRow,
 } from '../db/queries/payment-refunds';
@@ -16,12 +16,13 @@ import { AppError, notFound } from '../domain/errors';
 import { explorerUrlFor } from '../domain/explorers';
 import { isCanonicalPaymentId, newRefundId } from '../domain/ids';
 import { AmountError, formatCrypto, parseCrypto } from '../domain/money';
-import { checkRefundAmount, checkRefundDebt, REFUND_DEBT_WINDOW_MS, refundableMicro } from '../domain/payment-refund';
+import { checkRefundAmount, checkRefundDebt, refundableMicro } from '../domain/payment-refund';
 import { PAYMENT_REFUND_WORKFLOW, type PaymentRefundInput } from '../workflows/payment-refund/messages';
+import { MerchantIdKey } from '../workflows/search-attributes';
 import type { PaymentContext } from './context';
 import { checkedRefundAddress } from './exception-actions';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
-import { callTemporal } from './temporal-call';
+import { callTemporal, WorkflowAlreadyStartedError } from './temporal-call';
 
 // Issue 29 item 3: the refund of a completed payment, wholly or partly, the one use case behind the
 // operators' route and CLI and the merchant's dashboard. Everything is checked before anything is
@@ -94,7 +95,8 @@ export async function paymentRefunds(ctx: PaymentContext, session: CheckoutSessi
  * Refund `amount` (a decimal string of the payment's stablecoin) of a completed payment to `address`
  * (by default the refund address the customer left on the checkout page). `merchantId` scopes it to
  * the merchant's own payment (the dashboard; another merchant's is 404); absent for operators.
- * Answers once the refund is written and its workflow started; `payment.refunded` fires when the
+ * Answers once the refund is written and its workflow started (a process that dies between the two
+ * leaves the start to the API's sweep: sweepUnstartedRefunds); `payment.refunded` fires when the
  * transfer is confirmed.
  */
 export async function refundPayment(
@@ -142,14 +144,8 @@ export async function refundPayment(
     });
     if (!amount.ok) throw invalid('amount', amount.message);
     const owner = { merchantId: session.merchantId, asset: session.destinationAsset, network: session.network };
-    const cover = await refundDebtCover(tx, { ...owner, since: new Date(ctx.now().getTime() - REFUND_DEBT_WINDOW_MS) });
-    const debt = checkRefundDebt({
-      // Refunds asked for and not confirmed are debt the ledger does not hold yet.
-      debtMicro: cover.debtMicro + (await pendingRefundsOfMerchant(tx, owner)),
-      requestedMicro: amount.amountMicro,
-      paidOutRecentlyMicro: cover.paidOutRecentlyMicro,
-      unpaidMicro: cover.unpaidMicro,
-    });
+    // Refunds asked for and not confirmed are debt the ledger does not hold yet (refundDebtStanding counts them).
+    const debt = checkRefundDebt({ ...(await refundDebtStanding(tx, owner, ctx.now())), requestedMicro: amount.amountMicro });
     if (!debt.ok) throw new AppError('Conflict', debt.message);
     const row = await insertPaymentRefund(tx, {
       id: newRefundId(),
@@ -186,19 +182,47 @@ export async function refundPayment(
   return (await findPaymentRefund(ctx.db, refund.id))!;
 }
 
-/** The refund's run (id = refund id); an existing one is used as it is, so a repeated start never sends twice. */
-async function startRefundRun(ctx: PaymentContext, refund: PaymentRefundRow): Promise<void> {
+/**
+ * The refund's run (id = refund id, with its merchant's `MerchantId` for the Temporal UI). A run that
+ * exists already, running or closed, is left as it is, so a repeated start never sends twice; only
+ * one that failed, was terminated or timed out is started again (its plan and its transfer are
+ * idempotent: the payout is keyed by the refund). Returns whether this call started it.
+ */
+async function startRefundRun(ctx: PaymentContext, refund: Pick<PaymentRefundRow, 'id' | 'paymentId' | 'merchantId'>): Promise<boolean> {
   const input: PaymentRefundInput = { refundId: refund.id, paymentId: refund.paymentId };
-  await callTemporal(
-    ctx.temporal,
-    refund.id,
-    () =>
-      ctx.temporal.workflow.start(PAYMENT_REFUND_WORKFLOW, {
-        workflowId: refund.id,
-        taskQueue: ctx.config.temporal.taskQueue,
-        args: [input],
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      }),
-    'This refund cannot be sent.',
-  );
+  try {
+    await callTemporal(
+      ctx.temporal,
+      refund.id,
+      () =>
+        ctx.temporal.workflow.start(PAYMENT_REFUND_WORKFLOW, {
+          workflowId: refund.id,
+          taskQueue: ctx.config.temporal.taskQueue,
+          args: [input],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+          typedSearchAttributes: [{ key: MerchantIdKey, value: refund.merchantId }],
+        }),
+      'This refund cannot be sent.',
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowAlreadyStartedError) return false;
+    throw err;
+  }
+}
+
+/**
+ * The refunds whose start was cut short (the API process died between the refund's row and its run):
+ * `requested`, no payout planned, older than `olderThanSeconds`. Each one's run is started with its
+ * deterministic id; one that exists already is left as it is, so several API processes may sweep at
+ * once and a run merely slow to plan is never doubled. Without this such a refund would stay
+ * `requested` with no run, counting against its payment's refundable rest and its merchant's debt.
+ */
+export async function sweepUnstartedRefunds(ctx: PaymentContext, olderThanSeconds: number): Promise<{ started: number }> {
+  let started = 0;
+  for (const refund of await listUnstartedRefunds(ctx.db, olderThanSeconds)) {
+    if (await startRefundRun(ctx, refund)) started++;
+  }
+  return { started };
 }

@@ -4,7 +4,7 @@ import { AppError, notFound } from '../domain/errors';
 import { isPayoutId } from '../domain/ids';
 import { retryPayoutUpdate } from '../workflows/checkout-session/messages';
 import type { PaymentContext } from './context';
-import { callTemporal, WorkflowClosedError } from './temporal-call';
+import { callTemporal, WorkflowClosedError, WorkflowRefusedError } from './temporal-call';
 
 // Decisions §14 "Payout failures": the operators' side. A failed payout is retried by the workflow
 // that owns the payment's settlement, never signed from here: the API only asks that run to try again.
@@ -27,7 +27,8 @@ async function settlementRuns(ctx: PaymentContext, paymentId: string): Promise<s
  * Tries a failed payout again (POST /admin/v1/payouts/{id}/retry): the owning run, waiting after the
  * failure, takes the retryPayout update, reopens the failed rows and sends them once more. 404 for an
  * unknown payout; 409 unless it is failed, for an exception's refund (retried through its exception),
- * or when no run waits any more (its retry window has passed).
+ * when no run waits any more (its retry window has passed), or when the run refuses the retry with its
+ * reason (a completed payment's refund that no longer passes its amount or debt checks).
  */
 export async function retryPayout(ctx: PaymentContext, id: string): Promise<PayoutRow> {
   const payout = isPayoutId(id) ? await findPayout(ctx.db, id) : undefined;
@@ -39,9 +40,17 @@ export async function retryPayout(ctx: PaymentContext, id: string): Promise<Payo
   const runs = payout.refundId ? [payout.refundId] : await settlementRuns(ctx, payout.paymentId);
   for (const workflowId of runs) {
     try {
-      await callTemporal(ctx.temporal, workflowId, () => ctx.temporal.workflow.getHandle(workflowId).executeUpdate(retryPayoutUpdate));
+      await callTemporal(
+        ctx.temporal,
+        workflowId,
+        () => ctx.temporal.workflow.getHandle(workflowId).executeUpdate(retryPayoutUpdate),
+        'This payout cannot be retried.',
+      );
       return (await findPayout(ctx.db, payout.id))!;
     } catch (err) {
+      // The run took the retry and refused it for a reason of its own (a refund that no longer passes
+      // its checks): that reason is the answer.
+      if (err instanceof WorkflowRefusedError) throw err;
       // Closed, or not waiting for a retry (no handler: the update is refused): the next candidate.
       if (err instanceof WorkflowClosedError || (err instanceof AppError && err.code === 'Conflict')) continue;
       throw err;

@@ -4,6 +4,7 @@ import { purgeExpiredIdempotencyKeys } from '../db/queries/idempotency-keys';
 import { deleteUnstartedSimpleOrder, listUnstartedSimpleOrders, markSimpleOrderStarted } from '../db/queries/simple-orders';
 import { AppError, isUnavailable } from '../domain/errors';
 import type { PaymentContext } from './context';
+import { sweepUnstartedRefunds } from './payment-refunds';
 import { purgeOldRequestLog } from './request-log';
 import { callTemporal, WorkflowClosedError } from './temporal-call';
 import { sweepOrphanedDeliveries } from './webhook-deliveries';
@@ -43,7 +44,12 @@ export async function sweepUnstartedPayments(
 }
 
 export type SweepTask =
-  'unstarted payments' | 'expired idempotency keys' | 'orphaned deliveries' | 'old request log' | 'dashboard leftovers';
+  | 'unstarted payments'
+  | 'unstarted refunds'
+  | 'expired idempotency keys'
+  | 'orphaned deliveries'
+  | 'old request log'
+  | 'dashboard leftovers';
 
 /**
  * The dashboard's rows past their use: expired sessions, spent or expired email tokens (verification
@@ -54,6 +60,7 @@ export const purgeDashboard = (ctx: Pick<PaymentContext, 'db' | 'config'>) =>
 
 /**
  * The API's periodic sweep, every `intervalMs` until stopped: payments whose opening was cut short,
+ * completed payments' refunds whose run never started (payment-refunds.ts, after the same grace),
  * deliveries no attempt reached (webhook-deliveries.ts), merchants' request log past its retention (request-log.ts), the dashboard's expired sessions,
  * tokens, invitations and old audit rows (purgeDashboard), Idempotency-Keys past their 24 h (decisions §9), which nothing else removes (a claim takes an
  * expired row over only when its own key comes back). The two are independent, so a Temporal outage
@@ -67,6 +74,7 @@ export function startSweeper(ctx: PaymentContext, intervalMs: number, log: (err:
   };
   const round = async () => {
     await sweepUnstartedPayments(ctx).catch(report('unstarted payments'));
+    await sweepUnstartedRefunds(ctx, UNSTARTED_AFTER_SECONDS).catch(report('unstarted refunds'));
     await purgeExpiredIdempotencyKeys(ctx.db).catch(report('expired idempotency keys'));
     await sweepOrphanedDeliveries(ctx).catch(report('orphaned deliveries'));
     await purgeOldRequestLog(ctx.db).catch(report('old request log'));

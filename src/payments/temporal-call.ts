@@ -10,7 +10,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { RetryState, type SearchAttributePair } from '@temporalio/common';
-import { AppError, FAILURE_CODES, isUnavailable } from '../domain/errors';
+import { AppError, FAILURE_CODES, isUnavailable, type ErrorCode } from '../domain/errors';
 import type { PaymentContext } from './context';
 
 /** Every call from the API to Temporal gives up after this, so no request waits on Temporal for longer. */
@@ -29,6 +29,17 @@ export class WorkflowClosedError extends AppError {
   ) {
     super('Conflict', refused);
     this.name = 'WorkflowClosedError';
+  }
+}
+
+/**
+ * The workflow refused what it was asked with a typed failure (FAILURE_CODES): its own reason, which
+ * the caller passes on rather than trying another run.
+ */
+export class WorkflowRefusedError extends AppError {
+  constructor(code: ErrorCode, message: string) {
+    super(code, message);
+    this.name = 'WorkflowRefusedError';
   }
 }
 
@@ -106,7 +117,7 @@ function refusal(err: WorkflowUpdateFailedError, refused: string): AppError {
   if (typed) {
     const code = FAILURE_CODES[typed.type!]!;
     // A validation failure names the input in a sentence of its own; a conflict says what refused it.
-    return new AppError(
+    return new WorkflowRefusedError(
       code,
       code === 'ValidationError' ? typed.message : `${refused.replace(/\.$/, '')}: ${typed.message.replace(/\.$/, '')}.`,
     );

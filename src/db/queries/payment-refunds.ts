@@ -1,7 +1,9 @@
-import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { ledgerAccount } from '../../domain/ledger';
+import { REFUND_DEBT_WINDOW_MS } from '../../domain/payment-refund';
 import { checkoutSessions, ledgerEntries, paymentRefunds, payouts } from '../schema';
+import { refundDebtCover } from './ledger';
 
 // Issue 29 item 3: the refunds of completed payments (schema/payment-refunds.ts).
 
@@ -84,10 +86,49 @@ export async function pendingRefundsOfMerchant(
 }
 
 /**
- * A merchant's repayments planned and not confirmed (of any of their payments, in one asset and
- * network): debt already withheld from a payout on its way, so a concurrent plan does not withhold it
- * twice. A failed one counts too: it is sent if an operator retries its settlement.
+ * What checkRefundDebt weighs a refund against, read under the merchant's row lock: their debt (the
+ * ledger's, plus their refunds asked for and not yet confirmed but `except`), their payouts since
+ * REFUND_DEBT_WINDOW_MS before `now`, and their credits not yet paid out. One read for the refund
+ * asked for (the use case) and the failed one reopened (the operator's retry).
  */
+export async function refundDebtStanding(
+  db: DatabaseOrTransaction,
+  input: { merchantId: string; asset: string; network: string; except?: string },
+  now: Date,
+): Promise<{ debtMicro: bigint; paidOutRecentlyMicro: bigint; unpaidMicro: bigint }> {
+  const owner = { merchantId: input.merchantId, asset: input.asset, network: input.network };
+  const [cover, pending] = [
+    await refundDebtCover(db, { ...owner, since: new Date(now.getTime() - REFUND_DEBT_WINDOW_MS) }),
+    await pendingRefundsOfMerchant(db, input),
+  ];
+  return { debtMicro: cover.debtMicro + pending, paidOutRecentlyMicro: cover.paidOutRecentlyMicro, unpaidMicro: cover.unpaidMicro };
+}
+
+/**
+ * Refunds asked for more than `seconds` ago whose run never planned their payout (still `requested`,
+ * no payout): left by an API process that died between the row's write and its run's start, or a run
+ * not yet at its plan. The sweep starts their runs (an existing run is left as it is).
+ */
+export async function listUnstartedRefunds(
+  db: DatabaseOrTransaction,
+  seconds: number,
+  limit = 100,
+): Promise<Pick<PaymentRefundRow, 'id' | 'paymentId' | 'merchantId'>[]> {
+  return db
+    .select({ id: paymentRefunds.id, paymentId: paymentRefunds.paymentId, merchantId: paymentRefunds.merchantId })
+    .from(paymentRefunds)
+    .where(
+      and(
+        // The partial index's own predicate, literally, so a prepared plan still uses it.
+        sql`${paymentRefunds.status} = 'requested'`,
+        isNull(paymentRefunds.payoutId),
+        sql`${paymentRefunds.createdAt} < now() - make_interval(secs => ${seconds})`,
+      ),
+    )
+    .orderBy(asc(paymentRefunds.createdAt))
+    .limit(limit);
+}
+
 /**
  * A merchant's refund debt not yet covered, in one statement: their `merchant_debt` balance (a debit
  * balance: completedPaymentRefunded posts it) less the repayments planned and not yet confirmed.

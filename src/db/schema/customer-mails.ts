@@ -18,7 +18,8 @@ export const customerMails = pgTable(
     // The merchant a notice goes to the people of; null for a customer mail.
     merchantId: text('merchant_id'),
     kind: text('kind', { enum: ['receipt', 'refund', 'notice'] }).notNull(),
-    // What the mail is about beyond the payment: the refunded exception's id; '' for the receipt.
+    // What the mail is about beyond the payment: the refunded exception's id, or the completed
+    // payment's refund's (rf_…); '' for the receipt.
     subject: text('subject').notNull().default(''),
     toAddress: text('to_address').notNull(),
     locale: text('locale').notNull(),

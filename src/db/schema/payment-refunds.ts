@@ -38,6 +38,11 @@ export const paymentRefunds = pgTable(
     index('payment_refunds_payment_idx').on(t.paymentId),
     unique('payment_refunds_request_key_unique').on(t.paymentId, t.requestKey),
     index('payment_refunds_merchant_idx').on(t.merchantId, t.asset, t.network),
+    // The API's sweep of refunds whose run never started (payments/payment-refunds.ts): only those still
+    // without a payout, a handful at any time, whatever the table's size.
+    index('payment_refunds_unstarted_idx')
+      .on(t.createdAt)
+      .where(sql`${t.status} = 'requested' and ${t.payoutId} is null`),
     check('payment_refunds_amount_check', sql`${t.amountMicro} > 0`),
   ],
 );

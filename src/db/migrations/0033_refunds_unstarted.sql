@@ -1,0 +1,1 @@
+CREATE INDEX "payment_refunds_unstarted_idx" ON "payment_refunds" USING btree ("created_at") WHERE "payment_refunds"."status" = 'requested' and "payment_refunds"."payout_id" is null;

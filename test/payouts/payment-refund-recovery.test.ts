@@ -1,0 +1,217 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { describe, expect, it } from 'vitest';
+import { commissionSplit, formatCrypto } from '../../src/domain/money';
+import { sweepUnstartedRefunds } from '../../src/payments/payment-refunds';
+import { UNSTARTED_AFTER_SECONDS } from '../../src/payments/sweep';
+import { MerchantIdKey } from '../../src/workflows/search-attributes';
+import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
+import { activitiesFor, adminHeaders, useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
+import { useMailSink } from '../support/mail';
+import { pressPay, sessionRow, waitForStatus } from '../proof/support';
+import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, payoutsOf, unbalancedPostings, waitForPayouts } from './support';
+
+// Issue 29 item 3, the paths off the happy one, on the run's anvil with a treasury of this file's own
+// (100 ETH for gas, no USDC but the commissions it earns):
+// - a refund the treasury cannot send fails after the payouts' refusal bound and waits; the
+//   operator's retry (POST /admin/v1/payouts/{id}/retry, routed to the refund's run) is refused while
+//   the refund would take the merchant's debt past what repays it, and sends it exactly once after;
+// - a payout whose whole net is withheld names the repayment's transaction in payment.settled;
+// - the customer who left an email gets one refund notice per refund;
+// - a refund whose run never started (the API died after writing it) is started by the sweep;
+// - every refund run carries its merchant's MerchantId.
+const own = ownTreasury();
+const chain = own.chain;
+const token = chain.tokens.polygon.USDC;
+const mail = useMailSink();
+Object.assign(mail.env, own.overrides);
+const ctx = useTestApp(mail.env, { listen: true, sandbox: true, worker: true });
+
+type Merchant = Awaited<ReturnType<typeof merchantWithFreshWallet>>;
+let merchant: Merchant;
+/** The third payment, paid out to the treasury whole (repayment): the sweep's test refunds it. */
+let third: { id: string; g: bigint };
+
+/** A session of the merchant paid from a wallet, completed and paid out. */
+async function paidAndSettled(m: Merchant) {
+  const id = await openSession(ctx, m.apiKey);
+  const g = await pressPay(ctx, id);
+  const { depositAddress } = await sessionRow(ctx, id);
+  await payFromWallet(chain, token, depositAddress, g);
+  await waitForStatus(ctx, id, 'completed', 60_000);
+  await waitForPayouts(ctx, id, 90_000);
+  return { id, g };
+}
+
+const refund = (paymentId: string, amount: bigint, address: string) =>
+  ctx.app.inject({
+    method: 'POST',
+    url: `/admin/v1/payments/${paymentId}/refunds`,
+    headers: adminHeaders,
+    payload: { amount: formatCrypto(amount), address },
+  });
+const refundRow = async (id: string) =>
+  (await ctx.db.sql`select status, failure_reason, payout_id, tx_hash from payment_refunds where id = ${id}`)[0]!;
+const waitForRefund = (id: string, status: string, timeoutMs = 60_000) =>
+  eventually(
+    () => refundRow(id),
+    (r) => r.status === status,
+    timeoutMs,
+    `refund ${id} ${status}`,
+  );
+const refundPayouts = (refundId: string) =>
+  ctx.db.sql`select id, status, amount, tx_hash from payouts where refund_id = ${refundId} and kind = 'payment_refund'`;
+const merchantIdOfRun = async (workflowId: string) =>
+  (await ctx.temporal.workflow.getHandle(workflowId).describe()).typedSearchAttributes.get(MerchantIdKey);
+
+describe('a completed payment’s refund off the happy path', () => {
+  it('fails without funds, is refused by the debt rule on retry, then is sent once; a whole net withheld names the repayment', async () => {
+    merchant = await merchantWithFreshWallet(ctx, 150);
+    const a = await paidAndSettled(merchant);
+    const b = await paidAndSettled(merchant);
+    const net = (g: bigint) => commissionSplit(g, 150).merchant;
+    // The customer of A left an email on the checkout page (kept on the session as the page keeps it).
+    const email = `refunded-${a.id.slice(3, 11).toLowerCase()}@example.com`;
+    await ctx.db.sql`update checkout_sessions set receipt_email = ${email}, receipt_locale = 'en' where id = ${a.id}`;
+
+    // R1: 1 USDC of A, more than the treasury holds (two commissions): the transfer is refused.
+    const r1Address = randomAddress();
+    const asked = await refund(a.id, 1_000_000n, r1Address);
+    expect(asked.statusCode).toBe(201);
+    const r1 = asked.json().refund.id as string;
+    expect(await merchantIdOfRun(r1)).toBe(merchant.id);
+    const failed = await waitForRefund(r1, 'failed', 150_000);
+    expect(failed.failure_reason).toMatch(/reverts|lacks/);
+    const [r1Payout] = await refundPayouts(r1);
+    expect(r1Payout).toMatchObject({ status: 'failed', tx_hash: null });
+    expect((await ctx.temporal.workflow.getHandle(r1).describe()).status.name).toBe('RUNNING');
+
+    // The treasury is funded; B refunded whole (R2) and A all but R1's part (R3): the merchant's debt
+    // now leaves no room for R1 within their recent payouts.
+    await payFromWallet(chain, token, own.treasury, 100_000_000n);
+    const r2Answer = await refund(b.id, b.g, randomAddress());
+    expect(r2Answer.statusCode).toBe(201);
+    const r2 = r2Answer.json().refund.id as string;
+    await waitForRefund(r2, 'refunded');
+    const cover = net(a.g) + net(b.g);
+    const r3Amount = a.g - 1_000_000n;
+    expect(b.g + r3Amount).toBeLessThanOrEqual(cover);
+    expect(b.g + r3Amount + 1_000_000n).toBeGreaterThan(cover);
+    const r3Address = randomAddress();
+    const r3Answer = await refund(a.id, r3Amount, r3Address);
+    expect(r3Answer.statusCode).toBe(201);
+    const r3 = r3Answer.json().refund.id as string;
+    await waitForRefund(r3, 'refunded');
+    expect(await ledgerBalance(ctx, `merchant_debt:${merchant.id}`, 'USDC')).toBe(b.g + r3Amount);
+
+    // The operator's retry: R1 still fits A's rest (1 USDC left) but not the debt rule: 409 with the
+    // rule's reason, nothing reopened, the run still waiting.
+    const retry = () => ctx.app.inject({ method: 'POST', url: `/admin/v1/payouts/${r1Payout!.id}/retry`, headers: adminHeaders });
+    const refused = await retry();
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ ok: false, error: 'Conflict', message: expect.stringContaining("merchant's refund debt") });
+    expect(await refundRow(r1)).toMatchObject({ status: 'failed' });
+    expect((await refundPayouts(r1))[0]).toMatchObject({ status: 'failed' });
+    expect((await ctx.temporal.workflow.getHandle(r1).describe()).status.name).toBe('RUNNING');
+
+    // C's payout repays the debt: its whole net is withheld (no merchant transfer), and the repayment's
+    // transaction is the payment's reference, in payment.settled as in its transaction.
+    const c = await paidAndSettled(merchant);
+    third = c;
+    const cPayouts = await payoutsOf(ctx, c.id);
+    expect(
+      cPayouts
+        .map((p) => p.kind)
+        .filter((k) => k !== 'gas')
+        .sort(),
+    ).toEqual(['commission', 'repayment']);
+    const repayment = cPayouts.find((p) => p.kind === 'repayment')!;
+    expect(repayment).toMatchObject({ to: own.treasury, amount: net(c.g), status: 'confirmed' });
+    expect(await balanceOf(chain, token, merchant.wallet)).toBe(net(a.g) + net(b.g));
+    const [transaction] = await ctx.db.sql`select transaction_hash, explorer_url from transactions where payment_id = ${c.id}`;
+    expect(transaction!.transaction_hash).toBe(repayment.txHash);
+    expect(transaction!.explorer_url).toContain(repayment.txHash!);
+    const settled = await eventually(
+      () => ctx.db.sql`select body from events where payment_id = ${c.id} and type = 'payment.settled'`,
+      (rows) => rows.length === 1,
+      30_000,
+      'payment.settled of C',
+    );
+    const settledBody = JSON.parse(settled[0]!.body as string);
+    expect(settledBody).toMatchObject({ transactionHash: repayment.txHash, merchantSettlementAmount: formatCrypto(net(c.g)) });
+
+    // The debt is now within what repays it: the retry reopens R1, which is sent exactly once.
+    const retried = await retry();
+    expect(retried.statusCode).toBe(200);
+    // Reopened (the run may already be sending it again).
+    expect(retried.json().payout).toMatchObject({ id: r1Payout!.id, failureReason: null });
+    expect(retried.json().payout.status).not.toBe('failed');
+    expect(await ctx.temporal.workflow.getHandle(r1).result()).toBe('refunded');
+    expect(await refundRow(r1)).toMatchObject({ status: 'refunded', failure_reason: null, payout_id: r1Payout!.id });
+    expect(await balanceOf(chain, token, r1Address)).toBe(1_000_000n);
+    const r1Payouts = await refundPayouts(r1);
+    expect(r1Payouts).toHaveLength(1);
+    expect(r1Payouts[0]).toMatchObject({ id: r1Payout!.id, status: 'confirmed' });
+    const [events] = await ctx.db.sql`select count(*)::int as n from events where type = 'payment.refunded' and subject = ${r1}`;
+    expect(events!.n).toBe(1);
+    expect(await ledgerBalance(ctx, `merchant_debt:${merchant.id}`, 'USDC')).toBe(b.g + r3Amount + 1_000_000n - net(c.g));
+    expect(await unbalancedPostings(ctx)).toEqual([]);
+
+    // A's customer: one notice per refund of A (R3, then R1), each once, with its amount, address and transaction.
+    const notices = await eventually(
+      async () => mail.messages().filter((m) => m.to.includes(email)),
+      (ms) => ms.length === 2,
+      20_000,
+      'two refund notices',
+    );
+    expect(notices.map((m) => m.subject)).toEqual(['Money sent back to you by Payout Shop', 'Money sent back to you by Payout Shop']);
+    const [r1Hash, r3Hash] = [(await refundRow(r1)).tx_hash as string, (await refundRow(r3)).tx_hash as string];
+    const r1Notice = notices.find((m) => m.text.includes(r1Hash))!;
+    const r3Notice = notices.find((m) => m.text.includes(r3Hash))!;
+    expect(r1Notice.text).toContain('Amount: 1.00 USDC (Polygon)');
+    expect(r1Notice.text).toContain(`Sent to: ${r1Address}`);
+    expect(r1Notice.text).toContain(`Reference: ${a.id}`);
+    const r3Words = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(
+      formatCrypto(r3Amount) as unknown as number,
+    );
+    expect(r3Notice.text).toContain(`Amount: ${r3Words} USDC (Polygon)`);
+    expect(r3Notice.text).toContain(`Sent to: ${r3Address}`);
+    const mailRows = () =>
+      ctx.db.sql`select kind, subject, to_address, status, attempts from customer_mails where payment_id = ${a.id} order by created_at`;
+    await eventually(mailRows, (rows) => rows.length === 2 && rows.every((r) => r.status === 'sent'), 10_000, 'both notices marked sent');
+    // Recorded once: the activity that records it, run again (a retry), adds nothing. B's customer left no email: none.
+    await activitiesFor(ctx).emitRefundEvent(r1);
+    expect(await mailRows()).toEqual([
+      { kind: 'refund', subject: r3, to_address: email, status: 'sent', attempts: 1 },
+      { kind: 'refund', subject: r1, to_address: email, status: 'sent', attempts: 1 },
+    ]);
+    expect(await ctx.db.sql`select id from customer_mails where payment_id = ${b.id}`).toEqual([]);
+  }, 400_000);
+
+  it('starts the run of a refund whose start was cut short, once, after the grace; a young one is left alone', async () => {
+    expect(third).toBeDefined();
+    // What refundPayment writes before it starts the run, as a process that died right after left it.
+    const [old, young] = ['rf_' + 'S'.repeat(24), 'rf_' + 'Y'.repeat(24)];
+    const to = randomAddress();
+    const insert = (id: string, amount: bigint, secondsAgo: number) =>
+      ctx.db.sql`insert into payment_refunds (id, payment_id, merchant_id, asset, network, amount_micro, address, requested_by, created_at)
+        values (${id}, ${third.id}, ${merchant.id}, 'USDC', 'polygon', ${amount.toString()}, ${to}, 'admin',
+          now() - make_interval(secs => ${secondsAgo}))`;
+    await insert(old, 2_000_000n, UNSTARTED_AFTER_SECONDS + 30);
+    await insert(young, 1_000_000n, 1);
+    const sweep = () => sweepUnstartedRefunds(ctx.app.payments.context, UNSTARTED_AFTER_SECONDS);
+
+    expect(await sweep()).toEqual({ started: 1 });
+    expect(await merchantIdOfRun(old)).toBe(merchant.id);
+    await expect(ctx.temporal.workflow.getHandle(young).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    // Another sweep (or another API process) while it runs starts nothing more.
+    expect(await sweep()).toEqual({ started: 0 });
+    expect(await ctx.temporal.workflow.getHandle(old).result()).toBe('refunded');
+    expect(await refundRow(old)).toMatchObject({ status: 'refunded' });
+    expect(await balanceOf(chain, token, to)).toBe(2_000_000n);
+    expect(await refundPayouts(old)).toHaveLength(1);
+    // Refunded: nothing is left for the sweep.
+    expect(await sweep()).toEqual({ started: 0 });
+    await ctx.db.sql`delete from payment_refunds where id = ${young}`;
+  }, 120_000);
+});
