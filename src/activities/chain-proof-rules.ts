@@ -13,7 +13,7 @@ import { explorerUrlFor } from '../domain/explorers';
 import { arrivalKeyOf, logArrivalKey } from '../domain/exceptions';
 import { newExceptionId } from '../domain/ids';
 import { positiveMicro } from '../domain/money';
-import type { CreditReport, ProviderClaim } from '../domain/checkout-session';
+import { creditCovers, type CreditReport, type ProviderClaim } from '../domain/checkout-session';
 import type { ProviderRegistry } from '../providers/registry';
 
 // The rules of decisions §11, written once for every kind of payment that has a deposit address
@@ -70,6 +70,118 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
     return { held, creditedMicro: credited.toString(), expectedMicro: expectedMicro?.toString() ?? null, exceptionId };
   }
 
+  type Completion = Done & { overpaidExceptionId?: string };
+
+  /** The credit of `fact`, in `tx` with the row locked; what the run is told, and the credits it read. */
+  async function creditLocked(
+    tx: DatabaseOrTransaction,
+    id: string,
+    payment: ReturnType<ProvenKind<Row, Done>['view']>,
+    fact: DepositFact,
+  ): Promise<{ report: CreditReport; credits: ChainCreditRow[] }> {
+    // What the run is told, read under the same lock (issue 32: not the row read again after commit).
+    const standing = async (held: boolean, exceptionId: string | null) => {
+      const credits = await listCredits(tx, id);
+      const report = {
+        held,
+        creditedMicro: totalOf(credits).toString(),
+        expectedMicro: payment.expectedMicro?.toString() ?? null,
+        exceptionId,
+      };
+      return { report, credits };
+    };
+    const amountMicro = BigInt(fact.amountMicro);
+    const decision = classifyArrival(payment, { network: fact.network, asset: fact.asset, amountMicro }, deps.chains.dustThresholdMicro);
+    const recorded = await creditLog(tx, id, { ...fact, amountMicro, blockNumber: BigInt(fact.blockNumber) }, decision.credit);
+    if (!recorded.held) return standing(false, null);
+    const arrivalKey = logArrivalKey(fact);
+    if (!recorded.fresh) return standing(true, (await findExceptionByArrival(tx, id, arrivalKey))?.id ?? null);
+    // The payment's own money (the common case): nothing is posted at arrival.
+    if (decision.credit !== 'dust' && !decision.exception) return standing(true, null);
+    // What is not the payment's money stays at its deposit address: the ledger holds it there
+    // for its owner (the customer, through the exception) or for nobody (dust).
+    const arrived = {
+      postingId: await nextArrivalPostingId(tx, id, arrivalPostingPrefix(fact)),
+      paymentId: id,
+      depositAddress: payment.depositAddress ?? fact.to,
+      asset: fact.asset ?? unlistedTokenAsset(fact.token),
+      network: fact.network,
+      txHash: fact.transactionHash,
+      amountMicro,
+    };
+    if (decision.credit === 'dust') await writePosting(tx, dustArrived(arrived));
+    if (!decision.exception) return standing(true, null);
+    const own = decision.exception !== 'wrong_asset';
+    const exception = await recordPaymentException(tx, {
+      id: newExceptionId(),
+      paymentKind: subject.kind,
+      paymentId: id,
+      kind: decision.exception,
+      arrivalKey,
+      amountMicro,
+      ...(own ? {} : { token: fact.token, asset: fact.asset }),
+      references: {
+        transactionHash: fact.transactionHash,
+        log: depositLogKey(fact),
+        from: fact.from,
+        depositAddress: fact.to,
+        token: fact.token,
+        asset: fact.asset,
+        paymentAsset: payment.asset,
+        paymentPhase: payment.phase,
+      },
+    });
+    await writePosting(tx, exceptionArrived({ ...arrived, exceptionId: exception.id }));
+    return standing(true, exception.id);
+  }
+
+  /**
+   * The completion `credits` prove, in `tx` with the row locked: gross = everything credited, written
+   * by the kind with any excess over G as an `overpaid` record. Null (nothing changed) when the
+   * credits do not cover G, so a replayed call cannot complete a payment whose log was uncredited.
+   */
+  async function completeLocked(
+    tx: DatabaseOrTransaction,
+    id: string,
+    row: Row,
+    credits: ChainCreditRow[],
+    providerPaymentId: string | null,
+  ): Promise<Completion | null> {
+    const payment = subject.view(row);
+    const settlement = settlementOf(payment.expectedMicro, totalOf(credits));
+    const last = credits[credits.length - 1];
+    if (settlement.kind !== 'covered' || !last) return null;
+    const { grossMicro: gross, excessMicro: excess } = settlement;
+    const hash = last.transactionHash;
+    const outcome = await subject.complete(tx, row, {
+      grossMicro: gross,
+      last,
+      explorerUrl:
+        (payment.provider ? providers?.get(payment.provider)?.explorerUrl?.(hash) : undefined) ?? explorerUrlFor(payment.network, hash),
+      providerPaymentId: providerPaymentId ?? payment.providerPaymentId,
+      completedAt: new Date(),
+    });
+    if (!outcome.completed || excess <= 0n) return outcome.result as Completion;
+    const overpaid = await recordPaymentException(tx, {
+      id: newExceptionId(),
+      paymentKind: subject.kind,
+      paymentId: id,
+      kind: 'overpaid',
+      // One completion per payment, so one excess: keyed by the completion.
+      arrivalKey: 'completion',
+      amountMicro: excess,
+      references: { expectedMicro: (gross - excess).toString(), creditedMicro: gross.toString(), logs: credits.map(depositLogKey) },
+    });
+    return { ...outcome.result, overpaidExceptionId: overpaid.id };
+  }
+
+  const locked = async <T>(id: string, work: (tx: DatabaseOrTransaction, row: Row) => Promise<T>): Promise<T> =>
+    db.transaction(async (tx) => {
+      const row = await subject.lock(tx, id);
+      if (!row) throw missing(id);
+      return work(tx, row);
+    });
+
   return {
     /**
      * A confirmed log to the payment's deposit address, decided by domain/arrivals.ts: its own token
@@ -77,115 +189,33 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
      * stays dust), in one database transaction so a retry finds both or neither. A log already
      * recorded is not news: its first decision stands, and its exception (if any) is answered again.
      */
-    async credit(id: string, fact: DepositFact): Promise<CreditReport> {
-      return db.transaction(async (tx) => {
-        const row = await subject.lock(tx, id);
-        if (!row) throw missing(id);
-        const payment = subject.view(row);
-        // What the run is told, read under the same lock (issue 32: not the row read again after commit).
-        const standing = async (held: boolean, exceptionId: string | null): Promise<CreditReport> => ({
-          held,
-          creditedMicro: totalOf(await listCredits(tx, id)).toString(),
-          expectedMicro: payment.expectedMicro?.toString() ?? null,
-          exceptionId,
-        });
-        const amountMicro = BigInt(fact.amountMicro);
-        const decision = classifyArrival(
-          payment,
-          { network: fact.network, asset: fact.asset, amountMicro },
-          deps.chains.dustThresholdMicro,
-        );
-        const recorded = await creditLog(tx, id, { ...fact, amountMicro, blockNumber: BigInt(fact.blockNumber) }, decision.credit);
-        if (!recorded.held) return standing(false, null);
-        const arrivalKey = logArrivalKey(fact);
-        if (!recorded.fresh) return standing(true, (await findExceptionByArrival(tx, id, arrivalKey))?.id ?? null);
-        // The payment's own money (the common case): nothing is posted at arrival.
-        if (decision.credit !== 'dust' && !decision.exception) return standing(true, null);
-        // What is not the payment's money stays at its deposit address: the ledger holds it there
-        // for its owner (the customer, through the exception) or for nobody (dust).
-        const arrived = {
-          postingId: await nextArrivalPostingId(tx, id, arrivalPostingPrefix(fact)),
-          paymentId: id,
-          depositAddress: payment.depositAddress ?? fact.to,
-          asset: fact.asset ?? unlistedTokenAsset(fact.token),
-          network: fact.network,
-          txHash: fact.transactionHash,
-          amountMicro,
-        };
-        if (decision.credit === 'dust') await writePosting(tx, dustArrived(arrived));
-        if (!decision.exception) return standing(true, null);
-        const own = decision.exception !== 'wrong_asset';
-        const exception = await recordPaymentException(tx, {
-          id: newExceptionId(),
-          paymentKind: subject.kind,
-          paymentId: id,
-          kind: decision.exception,
-          arrivalKey,
-          amountMicro,
-          ...(own ? {} : { token: fact.token, asset: fact.asset }),
-          references: {
-            transactionHash: fact.transactionHash,
-            log: depositLogKey(fact),
-            from: fact.from,
-            depositAddress: fact.to,
-            token: fact.token,
-            asset: fact.asset,
-            paymentAsset: payment.asset,
-            paymentPhase: payment.phase,
-          },
-        });
-        await writePosting(tx, exceptionArrived({ ...arrived, exceptionId: exception.id }));
-        return standing(true, exception.id);
-      });
-    },
+    credit: async (id: string, fact: DepositFact): Promise<CreditReport> =>
+      locked(id, async (tx, row) => (await creditLocked(tx, id, subject.view(row), fact)).report),
+
+    /**
+     * The credit, and when it covers G (creditCovers) the completion it proves, in one database
+     * transaction under one lock (issue 32: one step of the run instead of two). `completion` is there
+     * only when the credit covered G; null when the kind declined it.
+     */
+    creditAndComplete: async (
+      id: string,
+      fact: DepositFact,
+      providerPaymentId: string | null,
+    ): Promise<{ credit: CreditReport; completion?: Completion | null }> =>
+      locked(id, async (tx, row) => {
+        const { report, credits } = await creditLocked(tx, id, subject.view(row), fact);
+        if (!creditCovers(report)) return { credit: report };
+        return { credit: report, completion: await completeLocked(tx, id, row, credits, providerPaymentId) };
+      }),
 
     async uncredit(id: string, fact: DepositFact): Promise<CreditReport> {
       await uncreditLog(db, id, fact);
       return state(id, false);
     },
 
-    /**
-     * Completion proven on chain: gross = everything credited, written by the kind in one database
-     * transaction with any excess over G as an `overpaid` record. Null (nothing changed) when the
-     * credits do not cover G, so a replayed call cannot complete a payment whose log was uncredited.
-     */
-    async complete(id: string, providerPaymentId: string | null): Promise<(Done & { overpaidExceptionId?: string }) | null> {
-      type Completion = Done & { overpaidExceptionId?: string };
-      return db.transaction(async (tx): Promise<Completion | null> => {
-        const row = await subject.lock(tx, id);
-        if (!row) throw missing(id);
-        const payment = subject.view(row);
-        const credits = await listCredits(tx, id);
-        const settlement = settlementOf(payment.expectedMicro, totalOf(credits));
-        const last = credits[credits.length - 1];
-        if (settlement.kind !== 'covered' || !last) return null;
-        const { grossMicro: gross, excessMicro: excess } = settlement;
-        const hash = last.transactionHash;
-        const outcome = await subject.complete(tx, row, {
-          grossMicro: gross,
-          last,
-          explorerUrl:
-            (payment.provider ? providers?.get(payment.provider)?.explorerUrl?.(hash) : undefined) ?? explorerUrlFor(payment.network, hash),
-          providerPaymentId: providerPaymentId ?? payment.providerPaymentId,
-          completedAt: new Date(),
-        });
-        if (!outcome.completed) return outcome.result as Completion;
-        if (excess > 0n) {
-          const overpaid = await recordPaymentException(tx, {
-            id: newExceptionId(),
-            paymentKind: subject.kind,
-            paymentId: id,
-            kind: 'overpaid',
-            // One completion per payment, so one excess: keyed by the completion.
-            arrivalKey: 'completion',
-            amountMicro: excess,
-            references: { expectedMicro: (gross - excess).toString(), creditedMicro: gross.toString(), logs: credits.map(depositLogKey) },
-          });
-          return { ...outcome.result, overpaidExceptionId: overpaid.id };
-        }
-        return outcome.result as Completion;
-      });
-    },
+    /** Completion proven on chain (completeLocked), for a kind whose run asks for it apart from the credit. */
+    complete: async (id: string, providerPaymentId: string | null): Promise<Completion | null> =>
+      locked(id, async (tx, row) => completeLocked(tx, id, row, await listCredits(tx, id), providerPaymentId)),
 
     /**
      * Money that did not prove the payment, recorded once and never completed: credits short of G

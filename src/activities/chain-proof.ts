@@ -145,9 +145,10 @@ export function createChainProofActivities(deps: ChainProofDeps) {
   const session = chainProofRules(deps, sessions);
   const order = chainProofRules(deps, orders);
   return {
-    creditDeposit: (paymentId: string, fact: DepositFact) => session.credit(paymentId, fact),
+    /** The credit, and the completion it proves when it covers G (chainProofRules' creditAndComplete). */
+    creditDeposit: (paymentId: string, fact: DepositFact, providerPaymentId: string | null) =>
+      session.creditAndComplete(paymentId, fact, providerPaymentId),
     uncreditDeposit: (paymentId: string, fact: DepositFact) => session.uncredit(paymentId, fact),
-    recordChainCompletion: (paymentId: string, providerPaymentId: string | null) => session.complete(paymentId, providerPaymentId),
     recordShortfall: (paymentId: string, claim: ProviderClaim | null, at: 'claim' | 'expiry') => session.shortfall(paymentId, claim, at),
     /**
      * A credit after the payment (a session or a simple order) ended: a `late`, `duplicate` or

@@ -1,5 +1,7 @@
 import { paymentLabels } from '../domain/payment-labels';
 import type { PaymentStatus } from '../domain/payment-status';
+import type { CreditReport } from '../domain/checkout-session';
+import type { DepositFact } from '../domain/deposit-fact';
 import { statusAfter, type SessionMove } from '../domain/session-move';
 import type { ChainProofActivities } from './chain-proof';
 import type { CheckoutActivities } from './checkout-session';
@@ -9,7 +11,7 @@ import type { EmittedEvent, WebhookEvents } from './webhooks';
  * `provider`: the completed session's provider label (decisions §14), null for a wallet payment, for
  * the run's `Provider` search attribute; absent from results recorded before it was returned.
  */
-export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivities['recordChainCompletion']>>> & {
+export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivities['creditDeposit']>>['completion']> & {
   provider?: string | null;
 };
 
@@ -39,18 +41,20 @@ export function createSessionTransitionActivities(parts: {
     },
 
     /**
-     * recordChainCompletion, and `payment.completed` when it completed the session (not when it
-     * declined, nor for a duplicate, which is an exception's to announce).
+     * A confirmed log credited, and when the credits cover G the completion it proves (creditDeposit),
+     * with `payment.completed` when it completed the session (not when it declined, nor for a
+     * duplicate, which is an exception's to announce): one local activity for both (issue 32).
      */
-    async completeSessionFromChain(
+    async creditSession(
       paymentId: string,
+      fact: DepositFact,
       providerPaymentId: string | null,
-    ): Promise<(ChainCompletion & { emitted?: EmittedEvent }) | null> {
-      const completion = await proof.recordChainCompletion(paymentId, providerPaymentId);
-      if (!completion || completion.duplicateExceptionId) return completion;
+    ): Promise<{ credit: CreditReport; completion?: (ChainCompletion & { emitted?: EmittedEvent }) | null }> {
+      const { credit, completion } = await proof.creditDeposit(paymentId, fact, providerPaymentId);
+      if (!completion || completion.duplicateExceptionId) return { credit, completion };
       // The event's session, read after the completion, names the provider label.
       const { emitted, session } = await emit(paymentId, 'completed');
-      return { ...completion, emitted, provider: paymentLabels(session).provider };
+      return { credit, completion: { ...completion, emitted, provider: paymentLabels(session).provider } };
     },
 
     /** `payment.settled` once the merchant's payout is confirmed (decisions §11), with its first attempts. */

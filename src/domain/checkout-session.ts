@@ -67,6 +67,13 @@ export interface CreditReport {
   exceptionId: string | null;
 }
 
+/**
+ * Whether a credit's standing covers G, so the same step completes the session (activities: the
+ * credit and the completion it proves are one local activity, issue 32).
+ */
+export const creditCovers = (credit: CreditReport): boolean =>
+  credit.held && credit.expectedMicro !== null && BigInt(credit.creditedMicro) >= BigInt(credit.expectedMicro);
+
 /** What a completion from the chain reports: null when the credits no longer cover G (a removal won). */
 export interface ChainCompletionReport {
   paidLinkId: string | null;
@@ -91,9 +98,9 @@ export type SessionEvent =
   /** The next deadline (`nextDeadline`) has passed. */
   | { kind: 'deadline'; nowMs: number }
   // Reported by effects:
-  | { kind: 'credited'; credit: CreditReport }
+  /** `completion` is there when the credit covered G (creditCovers): what the completion it asked for did. */
+  | { kind: 'credited'; credit: CreditReport; completion?: ChainCompletionReport | null }
   | { kind: 'uncredited'; creditedMicro: string }
-  | { kind: 'chainCompleted'; completion: ChainCompletionReport | null }
   | { kind: 'providerCompleted'; completion: ProviderCompletionReport };
 
 export type SessionEffect =
@@ -101,16 +108,17 @@ export type SessionEffect =
   | { kind: 'move'; move: SessionMove }
   /** Credits short of G, or a claim nothing proved, recorded as an exception (announced). */
   | { kind: 'recordShortfall'; claim: ProviderClaim | null; at: 'claim' | 'expiry' }
-  /** Records the log under the session's lock; reports `credited`. */
-  | { kind: 'credit'; fact: DepositFact }
+  /**
+   * Records the log under the session's lock and, when the credits then cover G, the completion they
+   * prove (re-checked under the same lock) with payment.completed, naming `providerPaymentId`; reports `credited`.
+   */
+  | { kind: 'credit'; fact: DepositFact; providerPaymentId: string | null }
   /** The log's block left the chain; reports `uncredited`. */
   | { kind: 'uncredit'; fact: DepositFact }
   /** Money after the end: recorded with its log, an exception (announced). */
   | { kind: 'recordLateDeposit'; fact: DepositFact }
   /** A provider's success after the end: an exception (announced). */
   | { kind: 'recordLateSuccess'; fact: ProviderFact; status: PaymentStatus }
-  /** The completion the credits prove, re-checked under the lock, with payment.completed; reports `chainCompleted`. */
-  | { kind: 'completeFromChain'; providerPaymentId: string | null }
   /** A provider-verified completion (networks without a verifier); reports `providerCompleted`. */
   | { kind: 'completeFromProvider'; fact: ProviderFact }
   | { kind: 'announceException'; exceptionId: string }
@@ -188,32 +196,29 @@ function decideInto(s: SessionState, event: SessionEvent): SessionEffect[] {
       if (!s.chainVerified) return [];
       if (event.fact.kind === 'removed') return [{ kind: 'uncredit', fact: event.fact }];
       // Money after the end: recorded with its log as an exception (late or duplicate).
-      return [isTerminal(s.status) ? { kind: 'recordLateDeposit', fact: event.fact } : { kind: 'credit', fact: event.fact }];
+      if (isTerminal(s.status)) return [{ kind: 'recordLateDeposit', fact: event.fact }];
+      // The completion, if this credit covers G, names the provider payment its claim (or facts) named.
+      return [{ kind: 'credit', fact: event.fact, providerPaymentId: s.claim?.providerPaymentId ?? s.providerPaymentId }];
     case 'credited': {
-      const { credit } = event;
+      const { credit, completion } = event;
       s.creditedMicro = BigInt(credit.creditedMicro);
       // Not this payment's money (another token, decisions §14): the merchant is told, nothing credits.
       const told: SessionEffect[] = credit.exceptionId ? [{ kind: 'announceException', exceptionId: credit.exceptionId }] : [];
-      if (isTerminal(s.status) || !credit.held || credit.expectedMicro === null || s.creditedMicro < BigInt(credit.expectedMicro))
-        return told;
-      // The activity re-checks the credits under the session's lock and may decline.
-      return [...told, { kind: 'completeFromChain', providerPaymentId: s.claim?.providerPaymentId ?? s.providerPaymentId }];
-    }
-    case 'uncredited':
-      s.creditedMicro = BigInt(event.creditedMicro);
-      return [];
-    case 'chainCompleted': {
-      const { completion } = event;
-      // A report only what this session asked for can bring: chain-verified, still open.
-      if (!completion || !s.chainVerified || isTerminal(s.status)) return [];
-      if (completion.duplicateExceptionId) return [{ kind: 'announceException', exceptionId: completion.duplicateExceptionId }];
+      // Only a credit that covered G brings a completion (the activity re-checked it under the lock and
+      // may have declined: null); only one this session could ask for counts: chain-verified, still open.
+      if (!completion || !creditCovers(credit) || !s.chainVerified || isTerminal(s.status)) return told;
+      if (completion.duplicateExceptionId) return [...told, { kind: 'announceException', exceptionId: completion.duplicateExceptionId }];
       s.status = 'completed';
       return [
+        ...told,
         { kind: 'markCompleted', provider: completion.provider },
         ...(completion.overpaidExceptionId ? [{ kind: 'announceException', exceptionId: completion.overpaidExceptionId } as const] : []),
         ...(completion.paidLinkId ? [{ kind: 'linkPaid', linkId: completion.paidLinkId } as const] : []),
       ];
     }
+    case 'uncredited':
+      s.creditedMicro = BigInt(event.creditedMicro);
+      return [];
     case 'providerCompleted': {
       const { completion } = event;
       // Never on a chain-verified session: only the chain completes it (decisions §11).

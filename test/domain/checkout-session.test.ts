@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  creditCovers,
   decide,
   initialSession,
+  type ChainCompletionReport,
   nextDeadline,
   type SessionEffect,
   type SessionEvent,
@@ -40,10 +42,13 @@ const log = (n: number, kind: DepositFact['kind'] = 'credited'): DepositFact => 
   blockNumber: '1',
   blockHash: `0x${'1'.repeat(64)}`,
 });
-const credited = (creditedMicro: bigint, exceptionId: string | null = null): SessionEvent => ({
+const credited = (creditedMicro: bigint, exceptionId: string | null = null, completion?: ChainCompletionReport | null): SessionEvent => ({
   kind: 'credited',
   credit: { held: true, creditedMicro: creditedMicro.toString(), expectedMicro: '25000000', exceptionId },
+  ...(completion !== undefined ? { completion } : {}),
 });
+/** A credit that covers G, with what the completion it asked for did. */
+const covering = (completion: ChainCompletionReport | null) => credited(25_000_000n, null, completion);
 const kinds = (effects: SessionEffect[]) => effects.map((e) => e.kind);
 
 /** Runs events in order, as the workflow's loop does (reports given by the test). */
@@ -66,18 +71,15 @@ describe('a chain-verified checkout session (decisions §11)', () => {
     expect(nextDeadline(state)).toBe(T0 + HOUR / 2);
   });
 
-  it('credits a log, asks for the completion once the credits cover G, and completes only on the completion’s report', () => {
+  it('credits a log with the completion it would prove, and completes only on the completion’s report', () => {
     const s = run(chainSession(), { kind: 'deposit', fact: log(1) });
-    expect(s.effects).toEqual([{ kind: 'credit', fact: log(1) }]);
+    expect(s.effects).toEqual([{ kind: 'credit', fact: log(1), providerPaymentId: null }]);
     const short = decide(s.state, credited(24_999_999n));
     expect(short.effects).toEqual([]);
-    const covered = decide(short.state, credited(25_000_000n));
-    expect(covered.effects).toEqual([{ kind: 'completeFromChain', providerPaymentId: null }]);
-    expect(covered.state.status).toBe('pending');
-    const done = decide(covered.state, {
-      kind: 'chainCompleted',
-      completion: { paidLinkId: 'plink_1', overpaidExceptionId: 'exc_over', provider: null },
-    });
+    expect(short.state.status).toBe('pending');
+    // A report short of G that claims a completion is not one this session asked for.
+    expect(decide(short.state, credited(24_999_999n, null, { paidLinkId: null })).state.status).toBe('pending');
+    const done = decide(short.state, covering({ paidLinkId: 'plink_1', overpaidExceptionId: 'exc_over', provider: null }));
     expect(done.state.status).toBe('completed');
     expect(done.effects).toEqual([
       { kind: 'markCompleted', provider: null },
@@ -87,9 +89,12 @@ describe('a chain-verified checkout session (decisions §11)', () => {
   });
 
   it('stays open when the database declined the completion (a removal won) or the link was paid by another session (a duplicate)', () => {
-    const covered = run(chainSession(), credited(25_000_000n)).state;
-    expect(decide(covered, { kind: 'chainCompleted', completion: null })).toEqual({ state: covered, effects: [] });
-    const duplicate = decide(covered, { kind: 'chainCompleted', completion: { paidLinkId: null, duplicateExceptionId: 'exc_dup' } });
+    const open = chainSession();
+    const declined = decide(open, covering(null));
+    expect(declined.effects).toEqual([]);
+    expect(declined.state.status).toBe('pending');
+    expect(declined.state.creditedMicro).toBe(25_000_000n);
+    const duplicate = decide(open, covering({ paidLinkId: null, duplicateExceptionId: 'exc_dup' }));
     expect(duplicate.state.status).toBe('pending');
     expect(duplicate.effects).toEqual([{ kind: 'announceException', exceptionId: 'exc_dup' }]);
   });
@@ -168,9 +173,9 @@ describe('a decline is not the end (issue 30)', () => {
     expect(retried.state.status).toBe('processing');
     expect(retried.state.declined).toBeNull();
     expect(decide(retried.state, { kind: 'deadline', nowMs: T0 + HOUR }).state.status).toBe('expired');
-    // Paid from the wallet after the decline: the chain completes it.
-    const paid = run(declined, credited(25_000_000n));
-    expect(paid.effects).toEqual([{ kind: 'completeFromChain', providerPaymentId: 'pp_1' }]);
+    // Paid from the wallet after the decline: the chain completes it, naming the declined attempt's payment.
+    expect(run(declined, { kind: 'deposit', fact: log(1) }).effects).toEqual([{ kind: 'credit', fact: log(1), providerPaymentId: 'pp_1' }]);
+    expect(run(declined, covering({ paidLinkId: null })).state.status).toBe('completed');
     const provider = run(
       providerSession(),
       { kind: 'provider', fact: fact('failed'), nowMs: T0 },
@@ -220,12 +225,13 @@ describe('the decisions under random events', () => {
     fc.constant<SessionEvent>({ kind: 'expire' }),
     fc.integer({ min: T0, max: T0 + 2 * HOUR }).map((nowMs): SessionEvent => ({ kind: 'deadline', nowMs })),
     fc.bigInt({ min: 0n, max: 50_000_000n }).map((c) => credited(c)),
-    fc.constantFrom<SessionEvent>(
-      { kind: 'chainCompleted', completion: null },
-      { kind: 'chainCompleted', completion: { paidLinkId: null } },
-      { kind: 'chainCompleted', completion: { paidLinkId: null, duplicateExceptionId: 'exc_dup' } },
-      { kind: 'providerCompleted', completion: { paidLinkId: null } },
-    ),
+    fc
+      .tuple(
+        fc.bigInt({ min: 0n, max: 50_000_000n }),
+        fc.constantFrom<ChainCompletionReport | null>(null, { paidLinkId: null }, { paidLinkId: null, duplicateExceptionId: 'exc_dup' }),
+      )
+      .map(([c, completion]) => credited(c, null, completion)),
+    fc.constant<SessionEvent>({ kind: 'providerCompleted', completion: { paidLinkId: null } }),
   );
 
   it('never leaves a terminal status, completes a chain-verified session only on the chain’s report, and never ends one with credits unrecorded', () => {
@@ -236,7 +242,8 @@ describe('the decisions under random events', () => {
           const { state: next, effects } = decide(state, e);
           if (isTerminal(state.status)) expect(next.status).toBe(state.status);
           if (chain && next.status === 'completed' && state.status !== 'completed') {
-            expect(e.kind).toBe('chainCompleted');
+            // ... a credit that covered G, with the completion's report.
+            expect(e.kind === 'credited' && creditCovers(e.credit) && !!e.completion).toBe(true);
           }
           // Ended unpaid with credits counted: the shortfall is recorded in the same decision, before the move.
           if (chain && !isTerminal(state.status) && ['canceled', 'failed', 'expired'].includes(next.status) && state.creditedMicro > 0n) {

@@ -304,11 +304,10 @@ describe('the rules as the worker runs them, over Postgres', () => {
       return {
         move: async ({ move }) => void (await activities.moveSession(id, move)),
         recordShortfall: async ({ claim, at }) => (await activities.recordShortfall(id, claim, at))?.exceptionId ?? null,
-        credit: ({ fact }) => activities.creditDeposit(id, fact),
+        credit: ({ fact, providerPaymentId }) => activities.creditSession(id, fact, providerPaymentId),
         uncredit: async ({ fact }) => (await activities.uncreditDeposit(id, fact)).creditedMicro,
         recordLateDeposit: ({ fact }) => activities.recordLateDeposit(id, fact),
         recordLateSuccess: ({ fact, status }) => activities.flagLateSuccess(id, fact, status),
-        completeFromChain: ({ providerPaymentId }) => activities.completeSessionFromChain(id, providerPaymentId),
         completeFromProvider: ({ fact }) => activities.recordCompletion(id, fact),
         announceException: async () => undefined,
         markCompleted: async () => undefined,

@@ -62,18 +62,14 @@ export function sessionPorts(run: SessionRun): SessionPorts {
       upsertSearchAttributes([{ key: PaymentStatusKey, value: run.status() }]);
     },
     recordShortfall: async ({ claim, at }) => (await db.recordShortfall(id, claim, at))?.exceptionId ?? null,
-    credit: ({ fact }) => db.creditDeposit(id, fact),
+    credit: async ({ fact, providerPaymentId }) => {
+      const report = await emittingRecords.creditSession(id, fact, providerPaymentId);
+      await emitAndDeliver(async () => report.completion?.emitted ?? null, run.deliveries);
+      return report;
+    },
     uncredit: async ({ fact }) => (await db.uncreditDeposit(id, fact)).creditedMicro,
     recordLateDeposit: ({ fact }) => db.recordLateDeposit(id, fact),
     recordLateSuccess: ({ fact, status }) => db.flagLateSuccess(id, fact, status),
-    completeFromChain: async ({ providerPaymentId }) => {
-      let completion: Awaited<ReturnType<typeof db.completeSessionFromChain>> = null;
-      await emitAndDeliver(
-        async () => (completion = await emittingRecords.completeSessionFromChain(id, providerPaymentId))?.emitted ?? null,
-        run.deliveries,
-      );
-      return completion;
-    },
     completeFromProvider: ({ fact }) => db.recordCompletion(id, fact),
     announceException: (exceptionId) => announceException(run, exceptionId),
     markCompleted: async (completion) => upsertSearchAttributes(completedAttributes(completion)),

@@ -9,13 +9,10 @@ import { decide, type SessionEffect, type SessionEvent, type SessionState } from
 export interface SessionPorts {
   move(effect: Extract<SessionEffect, { kind: 'move' }>): Promise<void>;
   recordShortfall(effect: Extract<SessionEffect, { kind: 'recordShortfall' }>): Promise<string | null>;
-  credit(effect: Extract<SessionEffect, { kind: 'credit' }>): Promise<Extract<SessionEvent, { kind: 'credited' }>['credit']>;
+  credit(effect: Extract<SessionEffect, { kind: 'credit' }>): Promise<Omit<Extract<SessionEvent, { kind: 'credited' }>, 'kind'>>;
   uncredit(effect: Extract<SessionEffect, { kind: 'uncredit' }>): Promise<string>;
   recordLateDeposit(effect: Extract<SessionEffect, { kind: 'recordLateDeposit' }>): Promise<string | null>;
   recordLateSuccess(effect: Extract<SessionEffect, { kind: 'recordLateSuccess' }>): Promise<string | null>;
-  completeFromChain(
-    effect: Extract<SessionEffect, { kind: 'completeFromChain' }>,
-  ): Promise<Extract<SessionEvent, { kind: 'chainCompleted' }>['completion']>;
   completeFromProvider(
     effect: Extract<SessionEffect, { kind: 'completeFromProvider' }>,
   ): Promise<Extract<SessionEvent, { kind: 'providerCompleted' }>['completion']>;
@@ -37,15 +34,13 @@ async function perform(effect: SessionEffect, ports: SessionPorts): Promise<Sess
     case 'recordShortfall':
       return announce(await ports.recordShortfall(effect));
     case 'credit':
-      return { kind: 'credited', credit: await ports.credit(effect) };
+      return { kind: 'credited', ...(await ports.credit(effect)) };
     case 'uncredit':
       return { kind: 'uncredited', creditedMicro: await ports.uncredit(effect) };
     case 'recordLateDeposit':
       return announce(await ports.recordLateDeposit(effect));
     case 'recordLateSuccess':
       return announce(await ports.recordLateSuccess(effect));
-    case 'completeFromChain':
-      return { kind: 'chainCompleted', completion: await ports.completeFromChain(effect) };
     case 'completeFromProvider':
       return { kind: 'providerCompleted', completion: await ports.completeFromProvider(effect) };
     case 'announceException':
