@@ -73,6 +73,8 @@ interface AttemptSubject {
   delivery: DeliveryRow;
   event: EventRow | null;
   endpoint: Pick<EndpointRow, 'secretEncrypted'> | null;
+  /** The merchant's default secret (sealed) as the event's write read it: not read again for a `merchant` delivery. */
+  merchantSecret?: string | null;
 }
 
 /** Webhook side effects: the event row, its deliveries, and one signed POST per attempt. */
@@ -87,7 +89,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
  */
 export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks, now, log = silentBusinessLog }: WebhookActivityDeps) {
   /** `endpoint` is the delivery's endpoint as its attempt read it (null when deleted, or when another secret signs). */
-  async function secretFor(delivery: DeliveryRow, endpoint: Pick<EndpointRow, 'secretEncrypted'> | null): Promise<string> {
+  async function secretFor(
+    delivery: DeliveryRow,
+    endpoint: Pick<EndpointRow, 'secretEncrypted'> | null,
+    merchantSecret: string | null = null,
+  ): Promise<string> {
     if (delivery.secretSource === 'endpoint') {
       if (!endpoint) throw ApplicationFailure.nonRetryable(`endpoint ${delivery.secretRef} is gone`, 'DeliveryRefused');
       return decryptSecret(secretsKey, endpoint.secretEncrypted);
@@ -97,7 +103,8 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
       if (!site) throw ApplicationFailure.nonRetryable(`site ${delivery.secretRef} is gone`, 'DeliveryRefused');
       return decryptSecret(secretsKey, site.webhookSecretEncrypted);
     }
-    const sealed = await merchantWebhookSecret(db, delivery.secretRef, () => encryptSecret(secretsKey, issueWebhookSecret()));
+    const sealed =
+      merchantSecret ?? (await merchantWebhookSecret(db, delivery.secretRef, () => encryptSecret(secretsKey, issueWebhookSecret())));
     if (!sealed) throw ApplicationFailure.nonRetryable(`merchant ${delivery.secretRef} has no webhook secret`, 'DeliveryRefused');
     return decryptSecret(secretsKey, sealed);
   }
@@ -220,7 +227,10 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
     const { deliveries, fresh } = await deliveriesWithEndpoints(session, found.endpoints, event.id, event.type);
     // Issue 30: the customer's receipt, when they asked for one on the page; recorded once whatever
     // the retries, and sent by the worker's mail sender (customer-mails.ts), never from this run.
-    if (status === 'completed' && !type) await queueCustomerMail(db, { id: newCustomerMailId(), paymentId, kind: 'receipt' });
+    // Only asked for when the session just read has an address (the common case has none: no statement).
+    if (status === 'completed' && !type && session.receiptEmail) {
+      await queueCustomerMail(db, { id: newCustomerMailId(), paymentId, kind: 'receipt' });
+    }
     // Logged by the call that stored the event: a retry finds the first one and says nothing.
     if (event.id === eventId) {
       log(type ?? `payment.${status}`, {
@@ -249,16 +259,16 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
     const attempts = new Map<string, AttemptSubject>();
     for (const delivery of deliveries) {
       const endpoint = fresh.get(delivery.id);
-      if (endpoint !== undefined) attempts.set(delivery.id, { delivery, event, endpoint });
+      if (endpoint !== undefined) attempts.set(delivery.id, { delivery, event, endpoint, merchantSecret: found.merchantSecret });
     }
     return { emitted: emittedOf(deliveries, event.id), session, attempts };
   }
 
   /** One attempt of a delivery as read (deliverWebhook) or as just written (withFirstAttempts' known rows). */
-  async function attempt({ delivery, event, endpoint }: AttemptSubject): Promise<void> {
+  async function attempt({ delivery, event, endpoint, merchantSecret }: AttemptSubject): Promise<void> {
     if (delivery.status === 'succeeded') return;
     if (!event) throw ApplicationFailure.nonRetryable(`no event ${delivery.eventId}`, 'DeliveryRefused');
-    const secret = await secretFor(delivery, endpoint);
+    const secret = await secretFor(delivery, endpoint, merchantSecret);
     const t = Math.floor(now().getTime() / 1000);
     const attemptId = await beginAttempt(db, delivery.id);
     const result = await postWebhook({

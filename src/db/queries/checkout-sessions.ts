@@ -163,14 +163,22 @@ export interface EnabledEndpoint {
 }
 
 /**
- * A session, its transaction row (none before a completion or failure) and its merchant's enabled
- * webhook endpoints, oldest first, in one round trip (issue 32): what an event's body and
- * deliveries are made of.
+ * A session, its transaction row (none before a completion or failure), its merchant's enabled
+ * webhook endpoints, oldest first, and the merchant's default signing secret (sealed; null until
+ * made), in one round trip (issue 32): what an event's body, deliveries and first attempts are made of.
  */
 export async function findSessionForEvent(
   db: DatabaseOrTransaction,
   id: string,
-): Promise<{ session: CheckoutSessionRow; transaction: TransactionRowOfSession | null; endpoints: EnabledEndpoint[] } | undefined> {
+): Promise<
+  | {
+      session: CheckoutSessionRow;
+      transaction: TransactionRowOfSession | null;
+      endpoints: EnabledEndpoint[];
+      merchantSecret: string | null;
+    }
+  | undefined
+> {
   const [row] = await db
     .select({
       session: checkoutSessions,
@@ -179,9 +187,11 @@ export async function findSessionForEvent(
         select json_agg(json_build_object('id', e.id, 'url', e.url, 'secretEncrypted', e.secret_encrypted, 'eventTypes', e.event_types)
           order by e.created_at)
         from ${webhookEndpoints} e where e.merchant_id = ${checkoutSessions.merchantId} and e.enabled), '[]'::json)`,
+      merchantSecret: merchants.webhookSecretEncrypted,
     })
     .from(checkoutSessions)
     .leftJoin(transactions, eq(transactions.paymentId, checkoutSessions.id))
+    .leftJoin(merchants, eq(merchants.id, checkoutSessions.merchantId))
     .where(eq(checkoutSessions.id, id));
   return row;
 }
