@@ -12,6 +12,7 @@ import { paymentRefundedEventBody } from '../domain/payment-refund';
 import { findSite } from '../db/queries/sites';
 import {
   findDeliveryWithEvent,
+  insertDeliveriesBegun,
   insertDeliveriesOnce,
   insertEventOnce,
   listEnabledEndpoints,
@@ -75,6 +76,8 @@ interface AttemptSubject {
   endpoint: Pick<EndpointRow, 'secretEncrypted'> | null;
   /** The merchant's default secret (sealed) as the event's write read it: not read again for a `merchant` delivery. */
   merchantSecret?: string | null;
+  /** The attempt its insert began (insertDeliveriesBegun): not begun again. */
+  attemptId?: number | undefined;
 }
 
 /** Webhook side effects: the event row, its deliveries, and one signed POST per attempt. */
@@ -136,7 +139,13 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
     endpoints: EnabledEndpoint[],
     eventId: string,
     type: string,
-  ): Promise<{ deliveries: DeliveryRow[]; fresh: Map<string, EnabledEndpoint | null> }> {
+    /**
+     * Given by the emitter that posts at once (emitPaymentEventOf): the merchant's default secret as
+     * its read found it. Each new delivery whose secret is then known (an endpoint's, or this one when
+     * set) has its first attempt begun with its insert (insertDeliveriesBegun).
+     */
+    merchantSecret?: string | null,
+  ): Promise<{ deliveries: DeliveryRow[]; fresh: Map<string, EnabledEndpoint | null>; begun: Map<string, number> }> {
     const targets = new Map<string, { secretSource: DeliveryRow['secretSource']; secretRef: string }>();
     const site = session.siteId ? await findSite(db, session.siteId) : undefined;
     if (site) targets.set(site.callbackUrl, { secretSource: 'site', secretRef: site.id });
@@ -153,7 +162,12 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
       );
     }
     const rows = [...targets].map(([url, t]) => ({ id: newDeliveryId(), eventId, paymentId: session.id, url, ...t }));
-    const deliveries = await insertDeliveriesOnce(db, rows);
+    const secretKnown = (t: { secretSource: DeliveryRow['secretSource'] }) =>
+      t.secretSource === 'endpoint' || (t.secretSource === 'merchant' && !!merchantSecret);
+    const { deliveries, attempts: begun } =
+      merchantSecret === undefined
+        ? { deliveries: await insertDeliveriesOnce(db, rows), attempts: new Map<string, number>() }
+        : await insertDeliveriesBegun(db, rows, new Set(rows.filter(secretKnown).map((r) => r.id)));
     const written = new Set(rows.map((r) => r.id));
     const fresh = new Map<string, EnabledEndpoint | null>();
     for (const d of deliveries) {
@@ -164,7 +178,7 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
         if (endpoint) fresh.set(d.id, endpoint);
       }
     }
-    return { deliveries, fresh };
+    return { deliveries, fresh, begun };
   }
 
   const retrySchedule = () => ({
@@ -176,12 +190,15 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
   /**
    * The event of a status transition (emitPaymentEvent), and what its write read and wrote: the
    * session (after the transition) and, for each delivery it wrote, what its first attempt needs.
-   * The session, its transaction row and its merchant's endpoints are read in one statement.
+   * The session, its transaction row and its merchant's endpoints are read in one statement. With
+   * `postsAtOnce` (the caller makes the first attempts: withFirstAttempts), those attempts are begun
+   * with the deliveries' insert; without, nothing is begun (the deliveries wait for their own attempts).
    */
   async function emitPaymentEventOf(
     paymentId: string,
     status: PaymentStatus,
-    type?: 'payment.settled' | null,
+    type: 'payment.settled' | null | undefined,
+    postsAtOnce: boolean,
   ): Promise<{ emitted: EmittedEvent; session: CheckoutSessionRow; attempts: Map<string, AttemptSubject> }> {
     const found = await findSessionForEvent(db, paymentId);
     if (!found) throw ApplicationFailure.nonRetryable(`no checkout session ${paymentId}`, 'SessionMissing');
@@ -224,7 +241,13 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
       type: type ?? `payment.${status}`,
       body: JSON.stringify(body),
     });
-    const { deliveries, fresh } = await deliveriesWithEndpoints(session, found.endpoints, event.id, event.type);
+    const { deliveries, fresh, begun } = await deliveriesWithEndpoints(
+      session,
+      found.endpoints,
+      event.id,
+      event.type,
+      postsAtOnce ? found.merchantSecret : undefined,
+    );
     // Issue 30: the customer's receipt, when they asked for one on the page; recorded once whatever
     // the retries, and sent by the worker's mail sender (customer-mails.ts), never from this run.
     // Only asked for when the session just read has an address (the common case has none: no statement).
@@ -259,18 +282,20 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
     const attempts = new Map<string, AttemptSubject>();
     for (const delivery of deliveries) {
       const endpoint = fresh.get(delivery.id);
-      if (endpoint !== undefined) attempts.set(delivery.id, { delivery, event, endpoint, merchantSecret: found.merchantSecret });
+      if (endpoint !== undefined) {
+        attempts.set(delivery.id, { delivery, event, endpoint, merchantSecret: found.merchantSecret, attemptId: begun.get(delivery.id) });
+      }
     }
     return { emitted: emittedOf(deliveries, event.id), session, attempts };
   }
 
   /** One attempt of a delivery as read (deliverWebhook) or as just written (withFirstAttempts' known rows). */
-  async function attempt({ delivery, event, endpoint, merchantSecret }: AttemptSubject): Promise<void> {
+  async function attempt({ delivery, event, endpoint, merchantSecret, attemptId: begun }: AttemptSubject): Promise<void> {
     if (delivery.status === 'succeeded') return;
     if (!event) throw ApplicationFailure.nonRetryable(`no event ${delivery.eventId}`, 'DeliveryRefused');
     const secret = await secretFor(delivery, endpoint, merchantSecret);
     const t = Math.floor(now().getTime() / 1000);
-    const attemptId = await beginAttempt(db, delivery.id);
+    const attemptId = begun ?? (await beginAttempt(db, delivery.id));
     const result = await postWebhook({
       url: delivery.url,
       body: event.body,
@@ -318,7 +343,7 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
      * delivery per distinct target URL. Idempotent: a retry returns the same event and deliveries.
      */
     async emitPaymentEvent(paymentId: string, status: PaymentStatus, type?: 'payment.settled' | null): Promise<EmittedEvent> {
-      return (await emitPaymentEventOf(paymentId, status, type)).emitted;
+      return (await emitPaymentEventOf(paymentId, status, type, false)).emitted;
     },
 
     /**
@@ -517,7 +542,7 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
       status: PaymentStatus,
       type?: 'payment.settled' | null,
     ): Promise<{ emitted: EmittedEvent; session: CheckoutSessionRow }> {
-      const { emitted, session, attempts } = await emitPaymentEventOf(paymentId, status, type);
+      const { emitted, session, attempts } = await emitPaymentEventOf(paymentId, status, type, true);
       return { emitted: await activities.withFirstAttempts(emitted, attempts), session };
     },
   };

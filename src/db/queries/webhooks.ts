@@ -162,9 +162,77 @@ export async function insertDeliveriesOnce(
               ),
             ),
           );
-  // One order on both paths, whatever the database's collation: oldest first, then by id.
-  return found.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return sortedDeliveries(found);
 }
+
+/**
+ * insertDeliveriesOnce, with the first attempt of each new row among `begin` begun (beginAttempt) in
+ * the same statement, for the activity that posts them at once (issue 32: one round trip less per
+ * event). A repeat (a row written before) begins nothing: its attempt begins as any other does.
+ * Returns the deliveries, oldest first, and each begun attempt's id by delivery.
+ */
+export async function insertDeliveriesBegun(
+  db: DatabaseOrTransaction,
+  rows: (typeof webhookDeliveries.$inferInsert & { secretSource: DeliveryRow['secretSource'] })[],
+  begin: ReadonlySet<string>,
+): Promise<{ deliveries: DeliveryRow[]; attempts: Map<string, number> }> {
+  if (rows.length === 0) return { deliveries: [], attempts: new Map() };
+  const column = (values: unknown[]) => sql.param(values);
+  const inserted = await db.execute<RawDeliveryRow & { attempt_id: string | number | null }>(sql`
+    with fresh as (
+      insert into ${webhookDeliveries} (id, event_id, payment_id, url, secret_source, secret_ref, attempt_count)
+      select * from unnest(${column(rows.map((r) => r.id))}::text[], ${column(rows.map((r) => r.eventId))}::text[],
+        ${column(rows.map((r) => r.paymentId))}::text[], ${column(rows.map((r) => r.url))}::text[],
+        ${column(rows.map((r) => r.secretSource))}::text[], ${column(rows.map((r) => r.secretRef))}::text[],
+        ${column(rows.map((r) => (begin.has(r.id) ? 1 : 0)))}::int[])
+      on conflict (event_id, url) do nothing
+      returning *
+    ), begun as (
+      insert into ${webhookAttempts} (delivery_id, status_code, duration_ms, error)
+      select id, null, 0, ${INTERRUPTED_ATTEMPT} from fresh where attempt_count = 1
+      returning id, delivery_id
+    )
+    select fresh.*, begun.id as attempt_id from fresh left join begun on begun.delivery_id = fresh.id`);
+  const attempts = new Map<string, number>();
+  for (const r of inserted) if (r.attempt_id !== null) attempts.set(r.id, Number(r.attempt_id));
+  if (inserted.length === rows.length) return { deliveries: sortedDeliveries(inserted.map(deliveryOf)), attempts };
+  // A repeat reads what the first call wrote (and begins nothing: attempts holds only this call's rows).
+  return { deliveries: await insertDeliveriesOnce(db, rows), attempts };
+}
+
+interface RawDeliveryRow extends Record<string, unknown> {
+  id: string;
+  event_id: string;
+  payment_id: string;
+  url: string;
+  secret_source: DeliveryRow['secretSource'];
+  secret_ref: string;
+  status: DeliveryRow['status'];
+  attempt_count: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const deliveryOf = (r: RawDeliveryRow): DeliveryRow => ({
+  id: r.id,
+  eventId: r.event_id,
+  paymentId: r.payment_id,
+  url: r.url,
+  secretSource: r.secret_source,
+  secretRef: r.secret_ref,
+  status: r.status,
+  attemptCount: Number(r.attempt_count),
+  lastStatusCode: r.last_status_code === null ? null : Number(r.last_status_code),
+  lastError: r.last_error,
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at),
+});
+
+/** One order on every path, whatever the database's collation: oldest first, then by id. */
+const sortedDeliveries = (rows: DeliveryRow[]) =>
+  rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
 export async function findDelivery(db: DatabaseOrTransaction, id: string): Promise<DeliveryRow | undefined> {
   const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
