@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
 import type { BenchOptions } from '../options';
 import { figureFrom, type Figure } from '../support/figures';
 import type { Receiver } from '../support/receiver';
@@ -121,7 +122,7 @@ async function historyEventsPerPayment(
     const history = await temporal.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
     events += history.events?.length ?? 0;
     for (const e of history.events ?? []) {
-      const key = `${run.type} ${String(e.eventType ?? '')}`;
+      const key = `${run.type} ${(proto.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType)).replace(/^EVENT_TYPE_/, '')}`;
       byKind.set(key, (byKind.get(key) ?? 0) + 1);
     }
   }
