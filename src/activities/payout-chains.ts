@@ -13,7 +13,8 @@ import type { PayoutRow } from '../db/queries/payouts';
 export interface PayoutChains {
   client(network: string): ChainClient;
   treasury(): Address;
-  signerOf(db: DatabaseOrTransaction, payout: PayoutRow): Promise<LocalAccount>;
+  /** `deposit`: a deposit address's index already read (a settlement's plan reads it), so not read again. */
+  signerOf(db: DatabaseOrTransaction, payout: PayoutRow, deposit?: { address: string; index: number } | null): Promise<LocalAccount>;
 }
 
 export const payoutImpossible = (message: string) => ApplicationFailure.nonRetryable(message, 'PayoutImpossible');
@@ -37,7 +38,7 @@ export function payoutChains(settings: ChainSettings): PayoutChains {
       return client;
     },
     treasury: () => keysOf().treasury.address,
-    async signerOf(db, payout) {
+    async signerOf(db, payout, deposit) {
       const k = keysOf();
       // The treasury sends the gas, and a completed payment's refund (its deposit address was emptied by the payout).
       if (payout.kind === 'gas' || payout.kind === 'payment_refund') {
@@ -45,12 +46,14 @@ export function payoutChains(settings: ChainSettings): PayoutChains {
           throw payoutImpossible(`${payout.fromAddress} is not the treasury`);
         return k.treasury;
       }
-      const [row] = await findDepositAddresses(db, [payout.fromAddress]);
-      if (!row) throw payoutImpossible(`${payout.fromAddress} is not one of our deposit addresses`);
-      const account = k.depositAccount(row.derivationIndex);
+      const index =
+        deposit?.address === payout.fromAddress
+          ? deposit.index
+          : (await findDepositAddresses(db, [payout.fromAddress]))[0]?.derivationIndex;
+      if (index === undefined) throw payoutImpossible(`${payout.fromAddress} is not one of our deposit addresses`);
+      const account = k.depositAccount(index);
       // The stored index must still derive the stored address (a changed mnemonic would sign for another).
-      if (account.address !== payout.fromAddress)
-        throw payoutImpossible(`deposit index ${row.derivationIndex} does not derive ${payout.fromAddress}`);
+      if (account.address !== payout.fromAddress) throw payoutImpossible(`deposit index ${index} does not derive ${payout.fromAddress}`);
       return account;
     },
   };

@@ -3,20 +3,10 @@ import { feeQuote, gasLimitFor, maxCostOf, nativeTransferTerms, termsUnder, type
 import type { ChainClient } from '../chains/clients';
 import type { Database } from '../db/client';
 import { parseEvmAddress } from '../domain/evm-address';
-import { findSession } from '../db/queries/checkout-sessions';
 import { findSimpleOrder } from '../db/queries/simple-orders';
-import {
-  creditsAgainstPayouts,
-  insertPayoutsOnce,
-  listPayouts,
-  lockPayouts,
-  outgoingUnconfirmed,
-  updatePayout,
-  type NewPayout,
-  type PayoutRow,
-} from '../db/queries/payouts';
+import { insertPayoutsOnce, listPayouts, type NewPayout, type PayoutRow } from '../db/queries/payouts';
+import { priceSettlement, sessionPayoutBasis, settlementCover, type SessionPayoutBasis } from '../db/queries/payouts-plan';
 import { formatCrypto } from '../domain/money';
-import { findTransaction } from '../db/queries/transactions';
 import { newPayoutId } from '../domain/ids';
 import { NATIVE_ASSET, orderFeeCharged } from '../domain/ledger';
 import { withholdFromPayout } from '../domain/payment-refund';
@@ -27,6 +17,14 @@ import { writePosting } from '../db/queries/ledger';
 import { payoutImpossible, type PayoutChains } from './payout-chains';
 import { PayoutRefusal } from './payout-failures';
 
+/** A session's settlement as planned, with what its sending needs of the session (read with the plan). */
+export interface SessionPlan {
+  rows: PayoutRow[];
+  merchantId: string;
+  /** The deposit address the transfers leave, with its derivation index (its signer), when it is ours. */
+  deposit: { address: string; index: number } | null;
+}
+
 /**
  * Decisions §11: a completed chain-verified session's payouts, written before anything is signed:
  * the merchant's net to its wallet, the commission to the treasury, and (when the deposit address
@@ -35,9 +33,16 @@ import { PayoutRefusal } from './payout-failures';
  * then they are checked and priced (readyToSign). Planned once: a retry returns the rows already
  * written. Returns them in sending order (gas first).
  */
-export async function planSessionPayouts(db: Database, chains: PayoutChains, paymentId: string): Promise<PayoutRow[]> {
-  const planned = await listPayouts(db, paymentId);
-  return readyToSign(db, chains, paymentId, planned.length > 0 ? planned : await writeSessionTransfers(db, chains, paymentId));
+export async function planSessionPayouts(db: Database, chains: PayoutChains, paymentId: string): Promise<SessionPlan> {
+  const basis = await sessionPayoutBasis(db, paymentId);
+  if (!basis) throw payoutImpossible(`${paymentId} has no completed transaction`);
+  const planned = basis.planned ? await listPayouts(db, paymentId) : await writeSessionTransfers(db, chains, paymentId, basis);
+  const { depositAddress, depositIndex } = basis;
+  return {
+    rows: await readyToSign(db, chains, paymentId, planned),
+    merchantId: basis.merchantId,
+    deposit: depositAddress !== null && depositIndex !== null ? { address: depositAddress, index: depositIndex } : null,
+  };
 }
 
 /**
@@ -50,14 +55,19 @@ export async function planSessionPayouts(db: Database, chains: PayoutChains, pay
  * plan is all or nothing: if another attempt of this payment's plan wrote its rows meanwhile (without
  * the lock, having read no debt), its rows stand and this one writes none.
  */
-async function writeSessionTransfers(db: Database, chains: PayoutChains, paymentId: string): Promise<PayoutRow[]> {
-  const [session, tx] = await Promise.all([findSession(db, paymentId), findTransaction(db, paymentId)]);
-  if (!session || !tx || tx.status !== 'completed') throw payoutImpossible(`${paymentId} has no completed transaction`);
+async function writeSessionTransfers(
+  db: Database,
+  chains: PayoutChains,
+  paymentId: string,
+  session: SessionPayoutBasis,
+): Promise<PayoutRow[]> {
+  const tx = session.transaction;
+  if (!tx || tx.status !== 'completed') throw payoutImpossible(`${paymentId} has no completed transaction`);
   if (!session.depositAddress) throw payoutImpossible(`${paymentId} has no deposit address`);
-  const token = tokenOf(chains, session.network, session.destinationAsset);
+  const token = tokenOf(chains, session.network, session.asset);
   const treasury = chains.treasury();
-  const base = { paymentId, network: session.network, asset: session.destinationAsset, token, fromAddress: session.depositAddress };
-  const owner = { merchantId: session.merchantId, asset: session.destinationAsset, network: session.network };
+  const base = { paymentId, network: session.network, asset: session.asset, token, fromAddress: session.depositAddress };
+  const owner = { merchantId: session.merchantId, asset: session.asset, network: session.network };
   const transfers = (debtMicro: bigint): NewPayout[] => {
     const { sendMicro, withheldMicro } = withholdFromPayout({ netMicro: tx.merchantSettlementMicro ?? 0n, debtMicro });
     return [
@@ -66,7 +76,8 @@ async function writeSessionTransfers(db: Database, chains: PayoutChains, payment
       { ...base, id: newPayoutId(), kind: 'commission' as const, toAddress: treasury, amount: String(tx.platformCommissionMicro ?? 0n) },
     ].filter((row) => BigInt(row.amount) > 0n);
   };
-  if ((await outstandingRefundDebt(db, owner)) <= 0n) return insertPayoutsOnce(db, transfers(0n));
+  // The debt as the plan's read saw it; one owed is read again under the merchant's lock.
+  if (session.refundDebtMicro <= 0n) return insertPayoutsOnce(db, transfers(0n));
   const written = await db
     .transaction(async (t) => {
       await lockMerchant(t, session.merchantId);
@@ -152,10 +163,9 @@ async function readyToSign(db: Database, chains: PayoutChains, paymentId: string
   if (!first?.token) return rows;
   const client = chains.client(first.network);
   const [deposit, token] = [first.fromAddress as Address, first.token as Address];
-  const [held, others, books] = await Promise.all([
+  const [held, { othersMicro: others, ...books }] = await Promise.all([
     client.publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [deposit] }),
-    outgoingUnconfirmed(db, first.network, first.fromAddress, first.token, paymentId),
-    creditsAgainstPayouts(db, paymentId, first.network, first.token),
+    settlementCover(db, { paymentId, network: first.network, sender: first.fromAddress, token: first.token }),
   ]);
   const sending = unsigned.reduce((sum, r) => sum + BigInt(r.amount), 0n);
   const asset = `${first.asset} on ${first.network}`;
@@ -178,27 +188,19 @@ async function readyToSign(db: Database, chains: PayoutChains, paymentId: string
     { deposit, treasury: chains.treasury(), asset: first.asset },
     unpriced.map((r) => ({ kind: r.kind, order: { token, to: r.toAddress as Address, amount: BigInt(r.amount) } })),
   );
-  return db.transaction(async (tx) => {
-    const locked = await lockPayouts(
-      tx,
-      unpriced.map((r) => r.id),
-    );
-    if (locked.length !== unpriced.length || locked.some((r) => r.gasLimit !== null || r.status !== 'planned'))
-      return listPayouts(tx, paymentId);
-    for (const row of unpriced) {
+  return priceSettlement(db, {
+    paymentId,
+    terms: unpriced.map((row) => {
       const terms = priced.find((p) => p.kind === row.kind)!;
-      await updatePayout(tx, row.id, {
-        gasLimit: terms.gasLimit,
-        maxFeePerGas: terms.maxFeePerGas,
-        maxPriorityFeePerGas: terms.maxPriorityFeePerGas,
-      });
-    }
+      return {
+        id: row.id,
+        gasLimit: terms.gasLimit!,
+        maxFeePerGas: terms.maxFeePerGas!,
+        maxPriorityFeePerGas: terms.maxPriorityFeePerGas!,
+      };
+    }),
     // A gas row already there (sent before a failure and a retry) stays as it is: the address keeps that gas.
-    await insertPayoutsOnce(
-      tx,
-      priced.filter((p) => p.kind === 'gas'),
-    );
-    return listPayouts(tx, paymentId);
+    gas: priced.filter((p) => p.kind === 'gas'),
   });
 }
 

@@ -30,7 +30,7 @@ import { completedPaymentRefunded, refundDebtRepaid } from '../domain/payment-re
 import { updatePaymentRefund } from '../db/queries/payment-refunds';
 import { payoutChains, payoutImpossible } from './payout-chains';
 import { givenUp, PAYOUT_FAILED, refusalBoundReached, refusalOf, refusedForNow } from './payout-failures';
-import { planOrderPayouts, planSessionPayouts } from './payout-plan';
+import { planOrderPayouts, planSessionPayouts, type SessionPlan } from './payout-plan';
 import { planExceptionRefund, type RefundPlan } from './refund-plan';
 
 // Decisions §11 "Payout": plan (rows) -> sign (nonce + raw tx stored in one database transaction) ->
@@ -84,6 +84,8 @@ const termsOf = (p: PayoutRow): GasTerms | null =>
 interface BatchLookups {
   merchantOf(paymentId: string): Promise<string>;
   signerOf(payout: PayoutRow): Promise<LocalAccount>;
+  /** What a settlement's plan read of its session (issue 32): neither is read again. */
+  learn(plan: Pick<SessionPlan, 'merchantId' | 'deposit'> & { paymentId: string }): void;
 }
 
 /**
@@ -114,6 +116,7 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
   function batchLookups(): BatchLookups {
     const merchants = new Map<string, Promise<string>>();
     const signers = new Map<string, Promise<LocalAccount>>();
+    let deposit: SessionPlan['deposit'] = null;
     const once = <T>(known: Map<string, Promise<T>>, key: string, find: () => Promise<T>) => {
       let found = known.get(key);
       if (!found) known.set(key, (found = find()));
@@ -121,7 +124,11 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
     };
     return {
       merchantOf: (paymentId) => once(merchants, paymentId, () => findSession(db, paymentId).then((session) => session?.merchantId ?? '')),
-      signerOf: (payout) => once(signers, payout.fromAddress, () => chains.signerOf(db, payout)),
+      signerOf: (payout) => once(signers, payout.fromAddress, () => chains.signerOf(db, payout, deposit)),
+      learn(plan) {
+        if (!merchants.has(plan.paymentId)) merchants.set(plan.paymentId, Promise.resolve(plan.merchantId));
+        deposit = plan.deposit;
+      },
     };
   }
 
@@ -421,8 +428,12 @@ export function createPayoutActivities({ db, chains: settings, log: events }: { 
     return impossible ?? givenUp(reason);
   }
 
-  async function planBatch(batch: PayoutBatch): Promise<PayoutRow[]> {
-    if ('session' in batch) return planSessionPayouts(db, chains, batch.session);
+  async function planBatch(batch: PayoutBatch, lookups: BatchLookups): Promise<PayoutRow[]> {
+    if ('session' in batch) {
+      const plan = await planSessionPayouts(db, chains, batch.session);
+      lookups.learn({ ...plan, paymentId: batch.session });
+      return plan.rows;
+    }
     if ('order' in batch) return planOrderPayouts(db, chains, batch.order);
     const rows = await findPayouts(db, batch.planned);
     const absent = batch.planned.find((id) => !rows.some((r) => r.id === id));
@@ -457,7 +468,7 @@ export function createPayoutActivities({ db, chains: settings, log: events }: { 
       // The signed row whose broadcast is under way: a refusal of that broadcast fails it too.
       let broadcasting: string | null = null;
       try {
-        const rows = await planBatch(batch);
+        const rows = await planBatch(batch, lookups);
         for (const [i, row] of rows.entries()) {
           heartbeat();
           if (row.status === 'failed') throw givenUp(`${row.id} is failed: ${row.failureReason}`);

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, ne, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { ledgerAccount } from '../../domain/ledger';
 import { REFUND_DEBT_WINDOW_MS } from '../../domain/payment-refund';
@@ -137,14 +137,28 @@ export async function outstandingRefundDebt(
   db: DatabaseOrTransaction,
   input: { merchantId: string; asset: string; network: string },
 ): Promise<bigint> {
-  const [row] = await db.execute<{ debt: string | null }>(sql`
-    select (coalesce((select sum(${ledgerEntries.amount}) from ${ledgerEntries}
-                      where ${ledgerEntries.account} = ${ledgerAccount.merchantDebt(input.merchantId)}
-                        and ${ledgerEntries.asset} = ${input.asset} and ${ledgerEntries.network} = ${input.network}), 0)
-          - coalesce((select sum(${payouts.amount}) from ${payouts}
-                      join ${checkoutSessions} on ${checkoutSessions.id} = ${payouts.paymentId}
-                      where ${checkoutSessions.merchantId} = ${input.merchantId} and ${payouts.kind} = 'repayment'
-                        and ${payouts.asset} = ${input.asset} and ${payouts.network} = ${input.network}
-                        and ${payouts.status} in ('planned', 'signed', 'broadcast', 'failed')), 0))::text as debt`);
+  const [row] = await db.execute<{ debt: string | null }>(
+    sql`select ${refundDebtOf({ ...input, debtAccount: ledgerAccount.merchantDebt(input.merchantId) })}::text as debt`,
+  );
   return BigInt(row?.debt ?? '0');
+}
+
+/**
+ * outstandingRefundDebt as an expression, for a statement that reads it beside other things (a
+ * payout plan's read, issue 32): each input a value, or an expression of the outer query's columns.
+ * Its own tables are aliased, so an outer query may read the same ones.
+ */
+export function refundDebtOf(owner: {
+  merchantId: SQLWrapper | string;
+  debtAccount: SQLWrapper | string;
+  asset: SQLWrapper | string;
+  network: SQLWrapper | string;
+}): SQL {
+  return sql`(coalesce((select sum(d.amount) from ${ledgerEntries} d
+                      where d.account = ${owner.debtAccount} and d.asset = ${owner.asset} and d.network = ${owner.network}), 0)
+          - coalesce((select sum(r.amount) from ${payouts} r
+                      join ${checkoutSessions} rs on rs.id = r.payment_id
+                      where rs.merchant_id = ${owner.merchantId} and r.kind = 'repayment'
+                        and r.asset = ${owner.asset} and r.network = ${owner.network}
+                        and r.status in ('planned', 'signed', 'broadcast', 'failed')), 0))`;
 }

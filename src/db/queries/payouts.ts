@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import type { Posting } from '../../domain/ledger';
 import type { DatabaseOrTransaction } from '../client';
-import { chainCredits, ledgerEntries, payoutNonces, payouts, transactions } from '../schema';
+import { ledgerEntries, payoutNonces, payouts, transactions } from '../schema';
 
 export type PayoutRow = typeof payouts.$inferSelect;
 export type NewPayout = typeof payouts.$inferInsert;
@@ -27,6 +27,8 @@ const KIND_ORDER = sql.join(
   sql` `,
 );
 const bySendingOrder = (a: PayoutRow, b: PayoutRow) => SENDING_RANK[a.kind] - SENDING_RANK[b.kind];
+/** Rows in hand in the order the queries' KIND_ORDER gives (sorted in place). */
+export const sortBySendingOrder = (rows: PayoutRow[]): PayoutRow[] => rows.sort(bySendingOrder);
 
 /**
  * One plan's payouts (the payment's settlement, or one exception's refund), planned once: rows already
@@ -41,7 +43,7 @@ export async function insertPayoutsOnce(db: DatabaseOrTransaction, rows: NewPayo
     .onConflictDoNothing({ target: [payouts.paymentId, payouts.kind, payouts.exceptionId, payouts.refundId, payouts.attempt] })
     .returning();
   // All new (the common case): one round trip, in sending order. A repeat reads what the first plan wrote.
-  if (inserted.length === rows.length) return inserted.sort(bySendingOrder);
+  if (inserted.length === rows.length) return sortBySendingOrder(inserted);
   const exceptionId = rows[0]!.exceptionId ?? null;
   const refundId = rows[0]!.refundId ?? null;
   if (refundId) return db.select().from(payouts).where(eq(payouts.refundId, refundId)).orderBy(KIND_ORDER);
@@ -308,34 +310,6 @@ export async function outgoingUnconfirmed(
       ),
     );
   return BigInt(row?.total ?? 0);
-}
-
-/**
- * What a payment's confirmed credits of a token hold (chain_credits, state credited or held: its
- * money and its exceptions') against what its
- * payouts of that token send or sent (its settlement and its refunds, every row but a reverted one,
- * whose transaction moved nothing): a deposit address pays out only what its own credits owe.
- */
-export async function creditsAgainstPayouts(
-  db: DatabaseOrTransaction,
-  paymentId: string,
-  network: string,
-  token: string,
-): Promise<{ credited: bigint; paidOut: bigint }> {
-  const [row] = await db.execute<{ credited: string; paid_out: string }>(sql`select
-    (select coalesce(sum(${chainCredits.amountMicro}), 0)::text from ${chainCredits}
-      where ${chainCredits.paymentId} = ${paymentId} and ${chainCredits.network} = ${network}
-        and lower(${chainCredits.token}) = lower(${token}) and ${chainCredits.state} in ('credited', 'held')) as credited,
-    (select coalesce(sum(${payouts.amount}), 0)::text from ${payouts}
-      where ${payouts.paymentId} = ${paymentId} and ${payouts.network} = ${network} and lower(${payouts.token}) = lower(${token})
-        and ${payouts.refundId} is null and not (${payouts.status} = 'failed' and ${payouts.blockNumber} is not null)) as paid_out`);
-  return { credited: BigInt(row?.credited ?? 0), paidOut: BigInt(row?.paid_out ?? 0) };
-}
-
-/** Rows under lock, for a writer that must see them unchanged while it decides (a plan's pricing). */
-export async function lockPayouts(tx: DatabaseOrTransaction, ids: string[]): Promise<PayoutRow[]> {
-  if (ids.length === 0) return [];
-  return tx.select().from(payouts).where(inArray(payouts.id, ids)).for('update');
 }
 
 /**
