@@ -1,4 +1,4 @@
-import { findSession, findVisibleSession, setProviderPaymentId, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { findVisibleSession, setProviderPaymentId, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { latestProviderEvent } from '../db/queries/provider-events';
 import { isTerminal } from '../domain/payment-status';
 import { AppError, notFound } from '../domain/errors';
@@ -36,11 +36,10 @@ export async function startCheckoutPayment(ctx: PaymentContext, id: string): Pro
   // G is the quote at the moment the customer pressed Pay (decisions §11).
   await fixExpectedGross(ctx, session);
   const payment = await createSessionPayment(ctx, session);
-  await setProviderPaymentId(ctx.db, session.id, payment.providerPaymentId);
   // Decisions §12: the session may have ended while the provider answered. Its workflow closes the
-  // provider payment it finds on the row after ending; this re-read covers the payment written after
-  // that, so one of the two always closes it.
-  const now = await findSession(ctx.db, session.id);
+  // provider payment it finds on the row after ending; the status this write returns (the row as the
+  // write left it) covers the payment written after that, so one of the two always closes it.
+  const now = await setProviderPaymentId(ctx.db, session.id, payment.providerPaymentId);
   if (now && isTerminal(now.status)) {
     await closeSessionPayment(ctx, now.provider, payment.providerPaymentId);
     throw new AppError('Conflict', 'This checkout can no longer be paid.');

@@ -38,7 +38,8 @@ const fiatText = (minor: bigint, currency: string) => (isFiatCurrency(currency) 
  * and UUIDs), so at most one matches.
  */
 export async function findPaymentOwner(ctx: PaymentContext, provider: string, reference: string): Promise<PaymentOwner | undefined> {
-  const [session, order] = await Promise.all([findSession(ctx.db, reference), findSimpleOrder(ctx.db, reference.toLowerCase())]);
+  // Sessions first, one read: most callbacks are theirs (an order's costs a second read, a session's none).
+  const session = await findSession(ctx.db, reference);
   if (session && session.provider === provider) {
     return {
       kind: 'checkout_session',
@@ -59,6 +60,7 @@ export async function findPaymentOwner(ctx: PaymentContext, provider: string, re
       }),
     };
   }
+  const order = await findSimpleOrder(ctx.db, reference.toLowerCase());
   if (order && (order.provider === null || order.provider === provider)) {
     // The provider delivers to the order's deposit address when it has one.
     const destination = {

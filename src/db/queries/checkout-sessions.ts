@@ -244,11 +244,18 @@ export async function setSessionRail(db: DatabaseOrTransaction, id: string, rail
     .where(eq(checkoutSessions.id, id));
 }
 
-export async function setProviderPaymentId(db: DatabaseOrTransaction, id: string, providerPaymentId: string): Promise<void> {
-  await db
+/** Keeps the provider payment on the row; returns the session's status and provider as of that write. */
+export async function setProviderPaymentId(
+  db: DatabaseOrTransaction,
+  id: string,
+  providerPaymentId: string,
+): Promise<Pick<CheckoutSessionRow, 'status' | 'provider'> | undefined> {
+  const [row] = await db
     .update(checkoutSessions)
     .set({ providerPaymentId, payPressedAt: sql`coalesce(${checkoutSessions.payPressedAt}, now())`, updatedAt: sql`now()` })
-    .where(eq(checkoutSessions.id, id));
+    .where(eq(checkoutSessions.id, id))
+    .returning({ status: checkoutSessions.status, provider: checkoutSessions.provider });
+  return row;
 }
 
 /** The customer's refund address (issue 30), checked before it is written. */
@@ -271,10 +278,13 @@ export async function listUnstartedSessions(db: DatabaseOrTransaction, seconds: 
 
 /** Sets the expected gross G once: the first quote taken (Pay or the direct rail) stands. Returns the stored G. */
 export async function setExpectedGross(db: DatabaseOrTransaction, id: string, micro: bigint): Promise<bigint> {
-  await db
+  const [set] = await db
     .update(checkoutSessions)
     .set({ expectedGrossMicro: micro, updatedAt: sql`now()` })
-    .where(and(eq(checkoutSessions.id, id), isNull(checkoutSessions.expectedGrossMicro)));
+    .where(and(eq(checkoutSessions.id, id), isNull(checkoutSessions.expectedGrossMicro)))
+    .returning({ g: checkoutSessions.expectedGrossMicro });
+  if (set) return set.g!;
+  // Already set (a second Pay, the other rail): the first quote's G stands.
   const [row] = await db.select({ g: checkoutSessions.expectedGrossMicro }).from(checkoutSessions).where(eq(checkoutSessions.id, id));
   return row!.g!;
 }
