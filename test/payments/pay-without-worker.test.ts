@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app';
@@ -51,6 +52,64 @@ describe('Pay with every worker down', () => {
     const res = await ctx.app.inject({ method: 'POST', url: `/pay/${id}/start` });
     expect(res.statusCode).toBe(409);
     expect(res.body).toContain('can no longer be paid');
+  });
+
+  it('closes the provider payment when the session ended while the provider made it (decisions §12)', async () => {
+    // The provider reached through a proxy that ends the session (as its run does at the expiry)
+    // while the payment is being made: the session ends between Pay's check and its write.
+    const sandboxUrl = ctx.config.providers.sandbox.url;
+    let ending: string | null = null;
+    const proxy = createHttpServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        if (req.method === 'POST' && req.url?.endsWith('/v1/payments') && ending) {
+          await ctx.db.sql`update checkout_sessions set status = 'expired' where id = ${ending}`;
+        }
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length'].includes(k))) as Record<
+          string,
+          string
+        >;
+        const answer = await fetch(`${sandboxUrl}${req.url}`, {
+          method: req.method,
+          headers,
+          ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+        });
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const config = {
+      ...ctx.config,
+      providers: { sandbox: { ...ctx.config.providers.sandbox, url: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` } },
+    };
+    const app = await buildApp(
+      { config, db: ctx.db, temporal: ctx.temporal, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }) },
+      { logger: false },
+    );
+    try {
+      const m = await createApprovedMerchant(app);
+      const created = await app.inject({
+        method: 'POST',
+        url: '/api/v1/checkout/sessions',
+        headers: { authorization: `Bearer ${m.apiKey}` },
+        payload: { amount: 25, currency: 'USD', countryCode: 'US' },
+      });
+      const id = created.json().checkoutSession.id as string;
+      ending = id;
+      const res = await app.inject({ method: 'POST', url: `/pay/${id}/start` });
+      expect(res.statusCode).toBe(409);
+      expect(res.body).toContain('can no longer be paid');
+      // The payment it made is on the row and closed at the provider: nobody can pay the ended session.
+      const [row] = await ctx.db.sql`select provider_payment_id from checkout_sessions where id = ${id}`;
+      expect(row!.provider_payment_id).toMatch(/^sbx_pay_/);
+      const at = await http('GET', `${sandboxUrl}/test-helpers/payments/${id}`);
+      expect(at.json.payment).toMatchObject({ id: row!.provider_payment_id, status: 'canceled' });
+    } finally {
+      await app.close();
+      proxy.close();
+    }
   });
 
   it('prepares a simple order’s rail (provider page or deposit address) without a worker', async () => {
