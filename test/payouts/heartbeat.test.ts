@@ -9,10 +9,11 @@ import { merchantWithFreshWallet, openSession, ownTreasury, payoutsOf } from './
 
 // Issue 32: a payout attempt heartbeats while it waits for the chain, under a heartbeat timeout of a
 // few seconds, so a worker lost mid-payout is noticed within seconds (not at the attempt's 20 s).
-// Four confirmations on the run's shared anvil, which mines a block per transaction: the payout's
-// transfers wait for blocks this test mines, and while they wait the activity's heartbeats reach
-// the server (describe's pending activity).
-const CONFIRMATIONS = 4;
+// A thousand confirmations on the run's shared anvil, which mines a block per transaction: the
+// payout's transfers wait for blocks this test mines, and while they wait the activity's heartbeats
+// reach the server (describe's pending activity). Other files' transactions mine blocks on the same
+// anvil meanwhile: with a few confirmations they confirmed the payout before a second heartbeat came.
+const CONFIRMATIONS = 1000;
 const own = ownTreasury();
 const ctx = useTestApp(
   { ...own.overrides, CHAIN_POLYGON_CONFIRMATIONS: String(CONFIRMATIONS) },
@@ -20,7 +21,8 @@ const ctx = useTestApp(
 );
 const chain = own.chain;
 
-const mine = () => chain.control.mine({ blocks: 1 });
+/** Enough blocks at once to confirm what is mined so far. */
+const mine = () => chain.control.mine({ blocks: CONFIRMATIONS });
 
 describe('a payout waiting for its confirmations', () => {
   it('heartbeats under a heartbeat timeout of 5 s, and completes once the blocks come', async () => {

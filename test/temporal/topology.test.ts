@@ -147,8 +147,40 @@ describe('two API processes and two workers on the production Temporal server', 
     ).catch(async (err) => {
       // What a red run needs to explain itself: where each unfinished payment stands.
       const open = await ctx.db
-        .sql`select id, status, provider_payment_id, workflow_started, updated_at, (select count(*)::int from chain_credits c where c.payment_id = checkout_sessions.id) as credits from checkout_sessions where id in ${ctx.db.sql(ids)} and status <> 'completed'`;
+        .sql`select id, status, provider_payment_id, workflow_started, deposit_address, updated_at, (select count(*)::int from chain_credits c where c.payment_id = checkout_sessions.id) as credits, (select count(*)::int from deposit_addresses d where d.address = checkout_sessions.deposit_address) as address_rows from checkout_sessions where id in ${ctx.db.sql(ids)} and status <> 'completed'`;
       console.error('topology: unfinished payments', JSON.stringify(open));
+      console.error(
+        'topology: chain cursors',
+        JSON.stringify(await ctx.db.sql`select network, head, confirmed_through, updated_at from chain_cursors`),
+      );
+      // ... and where each one's run stands: its pending work and failures, and its last events.
+      for (const row of open) {
+        const handle = ctx.temporal.workflow.getHandle(row.id as string);
+        const { raw, status } = await handle.describe().catch(() => ({ raw: null, status: null }));
+        const events = ((await handle.fetchHistory().catch(() => null))?.events ?? []).slice(-12).map((e) => ({
+          type: e.eventType,
+          signal: e.workflowExecutionSignaledEventAttributes?.signalName,
+          failure: e.workflowTaskFailedEventAttributes?.failure?.message,
+        }));
+        // What the provider did: its payment, where it sent the tokens, and its callbacks.
+        const provider = await fetch(`${ctx.config.providers.sandbox.url}/test-helpers/payments/${row.id as string}`)
+          .then((r) => r.json())
+          .catch(() => null);
+        console.error(
+          `topology: run of ${row.id as string}`,
+          JSON.stringify({
+            provider,
+            status: status?.name,
+            pendingActivities: raw?.pendingActivities?.map((a) => ({
+              type: a.activityType?.name,
+              attempt: a.attempt,
+              failure: a.lastFailure?.message,
+            })),
+            pendingTask: raw?.pendingWorkflowTask,
+            events,
+          }),
+        );
+      }
       throw err;
     });
     const seconds = (performance.now() - started) / 1000;
