@@ -15,6 +15,27 @@ const customer = {
   crypto_currency_network: 'POLYGON',
 };
 
+/** The API's own wiring (server.ts): the providers at `url`, with the API's short timeout. */
+async function appWithProviderAt(url: string) {
+  const config = { ...ctx.config, providers: { sandbox: { ...ctx.config.providers.sandbox, url } } };
+  return buildApp(
+    { config, db: ctx.db, temporal: ctx.temporal, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }) },
+    { logger: false },
+  );
+}
+
+/** A new merchant's session, opened through `app`; its id. */
+async function openSessionOn(app: Awaited<ReturnType<typeof buildApp>>): Promise<string> {
+  const m = await createApprovedMerchant(app);
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/v1/checkout/sessions',
+    headers: { authorization: `Bearer ${m.apiKey}` },
+    payload: { amount: 25, currency: 'USD', countryCode: 'US' },
+  });
+  return created.json().checkoutSession.id as string;
+}
+
 describe('Pay with every worker down', () => {
   it('sends the customer to the provider within 5 s, the same provider payment each time', async () => {
     const m = await createApprovedMerchant(ctx.app);
@@ -80,23 +101,9 @@ describe('Pay with every worker down', () => {
       });
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const config = {
-      ...ctx.config,
-      providers: { sandbox: { ...ctx.config.providers.sandbox, url: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` } },
-    };
-    const app = await buildApp(
-      { config, db: ctx.db, temporal: ctx.temporal, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }) },
-      { logger: false },
-    );
+    const app = await appWithProviderAt(`http://127.0.0.1:${(proxy.address() as { port: number }).port}`);
     try {
-      const m = await createApprovedMerchant(app);
-      const created = await app.inject({
-        method: 'POST',
-        url: '/api/v1/checkout/sessions',
-        headers: { authorization: `Bearer ${m.apiKey}` },
-        payload: { amount: 25, currency: 'USD', countryCode: 'US' },
-      });
-      const id = created.json().checkoutSession.id as string;
+      const id = await openSessionOn(app);
       ending = id;
       const res = await app.inject({ method: 'POST', url: `/pay/${id}/start` });
       expect(res.statusCode).toBe(409);
@@ -127,23 +134,11 @@ describe('Pay with every worker down', () => {
   it('answers within 5 s when the provider takes the connection and never replies', async () => {
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
-    const config = { ...ctx.config, providers: { sandbox: { ...ctx.config.providers.sandbox, url } } };
-    // The API's own wiring (server.ts): the providers with the API's short timeout.
-    const app = await buildApp(
-      { config, db: ctx.db, temporal: ctx.temporal, providers: createProviders(config, { timeoutMs: API_PROVIDER_TIMEOUT_MS }) },
-      { logger: false },
-    );
+    const app = await appWithProviderAt(`http://127.0.0.1:${(silent.address() as { port: number }).port}`);
     try {
-      const m = await createApprovedMerchant(app);
-      const created = await app.inject({
-        method: 'POST',
-        url: '/api/v1/checkout/sessions',
-        headers: { authorization: `Bearer ${m.apiKey}` },
-        payload: { amount: 25, currency: 'USD', countryCode: 'US' },
-      });
+      const id = await openSessionOn(app);
       const startedAt = Date.now();
-      const res = await app.inject({ method: 'POST', url: `/pay/${created.json().checkoutSession.id}/start` });
+      const res = await app.inject({ method: 'POST', url: `/pay/${id}/start` });
       expect(Date.now() - startedAt).toBeLessThan(5000);
       expect(res.statusCode).toBe(503);
       expect(res.body).toContain('try again in a moment');
