@@ -6,7 +6,8 @@ import { confirmationsOf, lowercaseSet, readTransfers, transferKey, type LogRead
 // owns the cursor (it can live in Postgres), calls `scan` on a timer, and turns the result into
 // signals: credit `confirmed`, forget `removed`. Every scan re-reads the blocks that are not yet
 // confirmed, so a reorg within the confirmation depth is seen whether it removes, moves or adds a
-// transfer; blocks at or below `confirmedThrough` are final and never read again.
+// transfer; blocks at or below `confirmedThrough` are final: read once more by the next scan (a node
+// may answer a block's logs late), never after.
 
 export interface WatchCursor {
   /** Every block up to this one has been read and its transfers reported as confirmed. */
@@ -51,6 +52,8 @@ export interface TransferWatcherDeps {
 
 export class TransferWatcher {
   private readonly maxBlocksPerScan: bigint;
+  /** The previous scan's new range's first block, and what it reported confirmed there and above. */
+  private last: { from: bigint; confirmed: Set<string> } | null = null;
 
   constructor(private readonly deps: TransferWatcherDeps) {
     this.maxBlocksPerScan = deps.maxBlocksPerScan ?? 10_000n;
@@ -73,8 +76,14 @@ export class TransferWatcher {
     // block scanned without its address, and the cursor would pass the transfer for good.
     const head = await client.publicClient.getBlockNumber({ cacheTime: 0 });
     const open = await this.deps.addresses();
-    const from = cursor.confirmedThrough + 1n;
-    const to = min(head, from + this.maxBlocksPerScan - 1n);
+    const fresh = cursor.confirmedThrough + 1n;
+    const to = min(head, fresh + this.maxBlocksPerScan - 1n);
+    // The previous scan's range is read once more, in the same call: a node may answer a block's
+    // number before it answers that block's logs (anvil under load did: the block was scanned
+    // without its transfer, and the cursor passed it for good), and the addresses are read again
+    // meanwhile. A transfer found only now is reported now, once; what was reported is not again.
+    const reread = this.last && this.last.from < fresh ? this.last : null;
+    const from = reread?.from ?? fresh;
     // A pending transfer's address stays watched until it settles, even if the payment closed meanwhile.
     const recipients = withPending(open, cursor.pending);
     const read = await readTransfers(client.publicClient, {
@@ -99,7 +108,10 @@ export class TransferWatcher {
     const pending: TokenTransfer[] = [...beyond];
     for (const transfer of read) {
       const observed = { ...transfer, confirmations: confirmationsOf(head, transfer.blockNumber) };
-      if (transfer.blockNumber <= confirmedThrough) {
+      if (transfer.blockNumber < fresh) {
+        // Read again: confirmed already, reported unless the previous scan did.
+        if (!reread?.confirmed.has(blockKey(transfer))) confirmed.push(observed);
+      } else if (transfer.blockNumber <= confirmedThrough) {
         confirmed.push(observed);
       } else {
         pending.push(transfer);
@@ -107,6 +119,7 @@ export class TransferWatcher {
       }
     }
     const unconfirmed = pending.map((p) => ({ ...p, confirmations: confirmationsOf(head, p.blockNumber) }));
+    this.last = { from: fresh, confirmed: new Set(confirmed.map(blockKey)) };
     return { cursor: { confirmedThrough, pending }, head, seen, confirmed, unconfirmed, removed, caughtUp: to >= head };
   }
 }

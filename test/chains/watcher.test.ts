@@ -161,6 +161,40 @@ describe('TransferWatcher', () => {
     expect([...(await first).confirmed, ...second.confirmed].map((t) => t.transactionHash)).toEqual([receipt.transactionHash]);
   });
 
+  it('reads the previous range again, so a log the node answered late is reported once, a scan late', async () => {
+    // The node answers the head before it answers the newest block's logs (anvil under load did):
+    // the scan that reaches the transfer's block gets no log for it, and the next one must find it.
+    const inner = http(chain.rpcUrl)({});
+    let hideNewest = false;
+    const transport = custom({
+      request: async ({ method, params }: { method: string; params?: unknown }) => {
+        const answer: unknown = await inner.request({ method, params } as never);
+        if (method !== 'eth_getLogs' || !hideNewest) return answer;
+        hideNewest = false;
+        const logs = answer as { blockNumber: Hex }[];
+        const newest = logs.reduce((n, l) => (BigInt(l.blockNumber) > n ? BigInt(l.blockNumber) : n), 0n);
+        return logs.filter((l) => BigInt(l.blockNumber) !== newest);
+      },
+    });
+    const client = clientFor(chain, 'base', 1, transport);
+    const deposit = randomAddress();
+    const payer = await newPayer(chain);
+    await mint(chain, chain.tokens.base.USDC, payer.address, 2_000_000n);
+    const watcher = new TransferWatcher({ client, addresses: () => [deposit] });
+    let cursor = await watcher.startCursor();
+    const receipt = await pay(chain, payer, chain.tokens.base.USDC, deposit, 2_000_000n);
+    hideNewest = true;
+    const first = await watcher.scan(cursor);
+    expect(first.confirmed).toEqual([]);
+    expect(first.cursor.confirmedThrough).toBeGreaterThanOrEqual(receipt.blockNumber);
+    cursor = first.cursor;
+    const second = await watcher.scan(cursor);
+    expect(second.confirmed.map((t) => t.transactionHash)).toEqual([receipt.transactionHash]);
+    // Read a third time no more, and reported no more.
+    const third = await watcher.scan(second.cursor);
+    expect(third.confirmed).toEqual([]);
+  });
+
   it('reports a transfer whose block is reorganised away before confirmation as removed, and finds it again when re-mined', async () => {
     const client = clientFor(chain, 'polygon', 3);
     const deposit = randomAddress();

@@ -33,7 +33,9 @@ export async function eventually<T>(
   let last = await read();
   while (!done(last)) {
     if (Date.now() > deadline) {
-      expect.fail(`timed out waiting for ${label}; last value: ${JSON.stringify(last)}`);
+      // Rows carry bigints (amounts): said as text, so the message is the timeout and not a TypeError.
+      const said = JSON.stringify(last, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+      expect.fail(`timed out waiting for ${label}; last value: ${said}`);
     }
     await new Promise((r) => setTimeout(r, 200));
     last = await read();

@@ -91,7 +91,8 @@ async function call(
 describe('two API processes and two workers on the production Temporal server', () => {
   it(`completes ${PAYMENTS} payments exactly once while a worker and an API process are killed`, async () => {
     const [api1, api2] = await Promise.all(apiPorts.map(startApi));
-    const [worker1] = await Promise.all([startWorker(), startWorker()]);
+    const workers = await Promise.all([startWorker(), startWorker()]);
+    const [worker1] = workers;
     const receiver = await startReceiver();
     const m = await createApprovedMerchant(ctx.app, { name: 'Topology Shop' });
     const endpoint = await ctx.app.inject({
@@ -149,6 +150,16 @@ describe('two API processes and two workers on the production Temporal server', 
       const open = await ctx.db
         .sql`select id, status, provider_payment_id, workflow_started, deposit_address, updated_at, (select count(*)::int from chain_credits c where c.payment_id = checkout_sessions.id) as credits, (select count(*)::int from deposit_addresses d where d.address = checkout_sessions.deposit_address) as address_rows from checkout_sessions where id in ${ctx.db.sql(ids)} and status <> 'completed'`;
       console.error('topology: unfinished payments', JSON.stringify(open));
+      // The workers' own account of the chain: leases taken and lost, scans that failed.
+      for (const [i, w] of workers.entries()) {
+        const lines = w
+          .output()
+          .split('\n')
+          .filter((l) => /chain watcher|lease|reorg|error/i.test(l));
+        console.error(
+          `topology: worker ${i + 1} (${i === 0 ? 'killed' : 'survived'}), its last chain lines:\n${lines.slice(-40).join('\n')}`,
+        );
+      }
       console.error(
         'topology: chain cursors',
         JSON.stringify(await ctx.db.sql`select network, head, confirmed_through, updated_at from chain_cursors`),
