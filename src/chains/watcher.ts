@@ -6,14 +6,19 @@ import { confirmationsOf, lowercaseSet, readTransfers, transferKey, type LogRead
 // owns the cursor (it can live in Postgres), calls `scan` on a timer, and turns the result into
 // signals: credit `confirmed`, forget `removed`. Every scan re-reads the blocks that are not yet
 // confirmed, so a reorg within the confirmation depth is seen whether it removes, moves or adds a
-// transfer; blocks at or below `confirmedThrough` are final: read once more by the next scan (a node
-// may answer a block's logs late), never after.
+// transfer; blocks at or below `confirmedThrough` are final: read once more by the next scan (its
+// `rereadFrom`: a node may answer a block's logs late), never after.
 
 export interface WatchCursor {
   /** Every block up to this one has been read and its transfers reported as confirmed. */
   confirmedThrough: bigint;
   /** Transfers read in later blocks, not yet confirmed, with the block hash they were read in. */
   pending: TokenTransfer[];
+  /**
+   * The first block the scan that made this cursor read anew: the next scan reads from here once
+   * more (below), whichever process makes it, as the cursor is kept with it.
+   */
+  rereadFrom?: bigint;
 }
 
 export interface ObservedTransfer extends TokenTransfer {
@@ -52,7 +57,7 @@ export interface TransferWatcherDeps {
 
 export class TransferWatcher {
   private readonly maxBlocksPerScan: bigint;
-  /** The previous scan's new range's first block, and what it reported confirmed there and above. */
+  /** This instance's previous scan: its new range's first block, and what it reported confirmed. */
   private last: { from: bigint; confirmed: Set<string> } | null = null;
 
   constructor(private readonly deps: TransferWatcherDeps) {
@@ -78,12 +83,13 @@ export class TransferWatcher {
     const open = await this.deps.addresses();
     const fresh = cursor.confirmedThrough + 1n;
     const to = min(head, fresh + this.maxBlocksPerScan - 1n);
-    // The previous scan's range is read once more, in the same call: a node may answer a block's
-    // number before it answers that block's logs (anvil under load did: the block was scanned
-    // without its transfer, and the cursor passed it for good), and the addresses are read again
-    // meanwhile. A transfer found only now is reported now, once; what was reported is not again.
-    const reread = this.last && this.last.from < fresh ? this.last : null;
-    const from = reread?.from ?? fresh;
+    // The previous scan's range is read once more, in the same call, with the addresses read again:
+    // a transfer that scan did not get (a node answering a block's number before its logs; a payment
+    // the addresses lacked) is reported now, once. What this instance reported there is not again; a
+    // process taking the network over knows nothing of it and reports the range again, which every
+    // receiver of a credit takes once (the workflow, the late-deposit record).
+    const from = cursor.rereadFrom !== undefined && cursor.rereadFrom < fresh ? cursor.rereadFrom : fresh;
+    const reported = this.last?.from === from ? this.last.confirmed : null;
     // A pending transfer's address stays watched until it settles, even if the payment closed meanwhile.
     const recipients = withPending(open, cursor.pending);
     const read = await readTransfers(client.publicClient, {
@@ -109,8 +115,8 @@ export class TransferWatcher {
     for (const transfer of read) {
       const observed = { ...transfer, confirmations: confirmationsOf(head, transfer.blockNumber) };
       if (transfer.blockNumber < fresh) {
-        // Read again: confirmed already, reported unless the previous scan did.
-        if (!reread?.confirmed.has(blockKey(transfer))) confirmed.push(observed);
+        // Read again: confirmed already, reported unless this instance's previous scan did.
+        if (!reported?.has(blockKey(transfer))) confirmed.push(observed);
       } else if (transfer.blockNumber <= confirmedThrough) {
         confirmed.push(observed);
       } else {
@@ -120,7 +126,15 @@ export class TransferWatcher {
     }
     const unconfirmed = pending.map((p) => ({ ...p, confirmations: confirmationsOf(head, p.blockNumber) }));
     this.last = { from: fresh, confirmed: new Set(confirmed.map(blockKey)) };
-    return { cursor: { confirmedThrough, pending }, head, seen, confirmed, unconfirmed, removed, caughtUp: to >= head };
+    return {
+      cursor: { confirmedThrough, pending, rereadFrom: fresh },
+      head,
+      seen,
+      confirmed,
+      unconfirmed,
+      removed,
+      caughtUp: to >= head,
+    };
   }
 }
 
@@ -151,6 +165,7 @@ export function cursorToJson(cursor: WatchCursor): unknown {
   return {
     confirmedThrough: cursor.confirmedThrough.toString(),
     pending: cursor.pending.map((p) => ({ ...p, blockNumber: p.blockNumber.toString(), amount: p.amount.toString() })),
+    ...(cursor.rereadFrom !== undefined ? { rereadFrom: cursor.rereadFrom.toString() } : {}),
   };
 }
 
@@ -158,9 +173,11 @@ export function cursorFromJson(json: unknown): WatchCursor {
   const c = json as {
     confirmedThrough: string;
     pending: (Omit<TokenTransfer, 'blockNumber' | 'amount'> & { blockNumber: string; amount: string })[];
+    rereadFrom?: string;
   };
   return {
     confirmedThrough: BigInt(c.confirmedThrough),
+    ...(c.rereadFrom !== undefined ? { rereadFrom: BigInt(c.rereadFrom) } : {}),
     pending: c.pending.map((p) => ({
       ...p,
       blockNumber: BigInt(p.blockNumber),

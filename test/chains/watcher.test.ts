@@ -188,6 +188,10 @@ describe('TransferWatcher', () => {
     expect(first.confirmed).toEqual([]);
     expect(first.cursor.confirmedThrough).toBeGreaterThanOrEqual(receipt.blockNumber);
     cursor = first.cursor;
+    // A process taking the network over (the cursor as Postgres keeps it) reads the range again too.
+    const takenOver = new TransferWatcher({ client, addresses: () => [deposit] });
+    const elsewhere = await takenOver.scan(cursorFromJson(JSON.parse(JSON.stringify(cursorToJson(cursor)))));
+    expect(elsewhere.confirmed.map((t) => t.transactionHash)).toEqual([receipt.transactionHash]);
     const second = await watcher.scan(cursor);
     expect(second.confirmed.map((t) => t.transactionHash)).toEqual([receipt.transactionHash]);
     // Read a third time no more, and reported no more.
