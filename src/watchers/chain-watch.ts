@@ -208,7 +208,11 @@ async function signalAll(deps: ChainWatchDeps, facts: DepositFact[], log: (m: st
   );
   for (const fact of facts) {
     const paymentId = owners.get(fact.to.toLowerCase());
-    if (!paymentId) continue;
+    if (!paymentId) {
+      // Every watched address is a payment's: a transfer to one with no owner is a fault to see.
+      log(`chain watcher: ${fact.network} log ${fact.transactionHash}:${fact.logIndex} to ${fact.to}: no payment owns this address`);
+      continue;
+    }
     try {
       await temporal.workflow.getHandle(paymentId).signal(depositSignal, fact);
     } catch (err) {
