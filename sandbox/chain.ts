@@ -67,12 +67,11 @@ export function createSandboxChains(networks: readonly ChainEndpoint[]): { deliv
     // The sandbox's account is the dev chain's minter: it mints what it is about to send, so it never
     // runs dry, and the customer's transfer is a plain Transfer from it to the wallet.
     const sender = senders.get(client.network)!;
-    await mintTestTokens(client.publicClient, { minter: sender, token: token.address, to: DEV_MINTER_ADDRESS, amount: micro });
+    await mintTestTokens({ minter: sender, token: token.address, to: DEV_MINTER_ADDRESS, amount: micro });
     const data = encodeFunctionData({ abi: testTokenAbi, functionName: 'transfer', args: [recipient, micro] });
-    const hash = await sender.send({ to: token.address, data });
-    const receipt = await client.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+    const receipt = await sender.execute({ to: token.address, data });
     if (receipt.status !== 'success') throw new Error(`delivery of ${amount} ${asset} to ${to} on ${network} reverted`);
-    return hash;
+    return receipt.transactionHash;
   };
   return { deliver, holdings };
 }

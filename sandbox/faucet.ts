@@ -59,7 +59,7 @@ export function createFaucet(networks: readonly ChainEndpoint[]) {
       const client = clients.get(request.network);
       const token = client?.tokens.find((t) => t.asset === request.asset);
       if (!client || !token) throw new FaucetUnavailable(`${request.asset} on ${request.network} is not configured on this sandbox`);
-      const transactionHash = await mintTestTokens(client.publicClient, {
+      const transactionHash = await mintTestTokens({
         minter: minters.get(request.network)!,
         token: token.address,
         to: request.address,

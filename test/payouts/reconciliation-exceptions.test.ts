@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEV_MINTER_ADDRESS, nodeAccountWallet } from '../../tools/dev/dev-accounts';
-import { deployTestTokens } from '../../tools/dev/test-tokens';
 import { ledgerAccount } from '../../src/domain/ledger';
-import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
+import { balanceOf, payFromWallet, randomAddress, strangerToken } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { creditsOf, exceptionsOf, pressPay, sessionRow, waitForStatus } from '../proof/support';
@@ -42,11 +40,11 @@ describe('reconciliation of money that is not the payment’s', () => {
     await waitForPayouts(ctx, id);
     await ctx.temporal.workflow.getHandle(id).result();
 
-    const stranger = (await deployTestTokens(nodeAccountWallet(chain.rpcUrl, DEV_MINTER_ADDRESS), chain.publicClient)).polygon.USDC;
+    const stranger = await strangerToken(chain);
     await payFromWallet(chain, usdc, depositAddress, 2_000_000n);
     await payFromWallet(chain, usdc, depositAddress, 4_000n);
     await payFromWallet(chain, chain.tokens.polygon.USDT, depositAddress, 3_000_000n);
-    await payFromWallet(chain, stranger, depositAddress, 5_000_000n);
+    await stranger.pay(depositAddress, 5_000_000n);
     await eventually(
       () => creditsOf(ctx, id),
       (rows) => rows.length === 5,

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
 import { paymentExceptionEventSchema } from '../../src/api/webhook-schemas';
-import { DEV_MINTER_ADDRESS, nodeAccountWallet } from '../../tools/dev/dev-accounts';
-import { deployTestTokens } from '../../tools/dev/test-tokens';
-import { balanceOf, newPayer, pay, payFromWallet, randomAddress } from '../support/chain';
+import { balanceOf, newPayer, pay, payFromWallet, randomAddress, strangerToken } from '../support/chain';
 import { ownTreasury } from '../payouts/support';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
@@ -146,9 +144,9 @@ describe('money of the wrong token', () => {
 
   it('takes a token contract the deployment does not know as wrong_asset, with its contract and no asset', async () => {
     const { id, address, expected } = await directSession(false);
-    // Eight fresh ERC-20 contracts, none of them configured anywhere.
-    const stranger = (await deployTestTokens(nodeAccountWallet(chain.rpcUrl, DEV_MINTER_ADDRESS), chain.publicClient)).polygon.USDC;
-    const transfer = await payFromWallet(chain, stranger, address, expected);
+    // A fresh ERC-20 contract, configured nowhere.
+    const { token: stranger, pay: payStranger } = await strangerToken(chain);
+    const transfer = await payStranger(address, expected);
     const [wrong] = await eventually(
       () => wrongAssets(id),
       (rows) => rows.length === 1,

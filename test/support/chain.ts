@@ -2,11 +2,13 @@ import {
   createPublicClient,
   createTestClient,
   createWalletClient,
+  getAddress,
   http,
   parseEther,
   type Address,
   type Hash,
   type PublicClient,
+  type TransactionReceipt,
   type Transport,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -15,7 +17,7 @@ import { ensureAnvilBinary } from '../../tools/dev/anvil-binary';
 import { createChainClient, type ChainClient } from '../../src/chains/clients';
 import { DEV_MINTER_ADDRESS, devChain, nodeAccountSender, nodeAccountWallet, type NodeAccountSender } from '../../tools/dev/dev-accounts';
 import { DEV_CHAIN_ID, startDevChain, type DevChain } from '../../tools/dev/dev-chain';
-import { testTokenAbi } from '../../tools/dev/test-token-artifact';
+import { testTokenAbi, testTokenBytecode } from '../../tools/dev/test-token-artifact';
 import { deployTestTokens, devChainVariables, mintTestTokens, type TestTokenAddresses } from '../../tools/dev/test-tokens';
 import type { EvmNetwork } from '../../src/domain/assets';
 
@@ -94,7 +96,7 @@ export async function newPayer(chain: TestChain): Promise<PrivateKeyAccount> {
 export const randomAddress = (): Address => privateKeyToAccount(generatePrivateKey()).address;
 
 export function mint(chain: TestChain, token: Address, to: Address, amount: bigint): Promise<Hash> {
-  return mintTestTokens(chain.publicClient, { minter: chain.minter, token, to, amount });
+  return mintTestTokens({ minter: chain.minter, token, to, amount });
 }
 
 /** `from` pays `amount` of `token` to `to` and waits for the receipt. */
@@ -120,4 +122,35 @@ export async function payFromWallet(chain: TestChain, token: Address, to: Addres
   const payer = await newPayer(chain);
   await mint(chain, token, payer.address, amount);
   return pay(chain, payer, token, to, amount);
+}
+
+/**
+ * An ERC-20 contract no deployment configures, deployed and minted by a fresh account of the test's
+ * own, and `pay` sends `amount` of it into `to` from a fresh wallet. Never the shared chain's dev
+ * minter: a deploy from it with a nonce the test chose, at a fee the test's wallet chose, replaces
+ * another file's pending mint or delivery of that nonce, which is then never mined.
+ */
+export async function strangerToken(
+  chain: TestChain,
+): Promise<{ token: Address; pay: (to: Address, amount: bigint) => Promise<TransactionReceipt> }> {
+  const owner = await newPayer(chain);
+  const wallet = createWalletClient({ account: owner, chain: devChain(chain.rpcUrl), transport: http(chain.rpcUrl) });
+  const deployed = await chain.publicClient.waitForTransactionReceipt({
+    hash: await wallet.deployContract({ abi: testTokenAbi, bytecode: testTokenBytecode, args: ['Stranger USD', 'STRNGR'] }),
+    pollingInterval: 50,
+  });
+  if (deployed.status !== 'success' || !deployed.contractAddress) throw new Error('deploying the stranger token failed');
+  const token = getAddress(deployed.contractAddress);
+  return {
+    token,
+    pay: async (to, amount) => {
+      const payer = await newPayer(chain);
+      const minted = await chain.publicClient.waitForTransactionReceipt({
+        hash: await wallet.writeContract({ address: token, abi: testTokenAbi, functionName: 'mint', args: [payer.address, amount] }),
+        pollingInterval: 50,
+      });
+      if (minted.status !== 'success') throw new Error('minting the stranger token failed');
+      return pay(chain, payer, token, to, amount);
+    },
+  };
 }

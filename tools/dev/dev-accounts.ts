@@ -7,9 +7,11 @@ import {
   type Chain,
   type Hash,
   type Hex,
+  type TransactionReceipt,
   type Transport,
   type WalletClient,
 } from 'viem';
+import { getTransaction, getTransactionReceipt } from 'viem/actions';
 import { mnemonicToAccount } from 'viem/accounts';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { DEV_CHAIN_ID } from './dev-chain';
@@ -32,8 +34,12 @@ export function devChain(rpcUrl: string, chainId = DEV_CHAIN_ID): Chain {
 
 export interface NodeAccountSender {
   address: Address;
-  /** Sends a token call (mint, transfer) from the account, nonce chosen by the node; resolves with the hash (anvil mines at once). */
-  send: (tx: { to: Address; data: Hex }) => Promise<Hash>;
+  /**
+   * Runs a token call (mint, transfer) from the account, nonce chosen by the node, and resolves with
+   * the call's own receipt once mined (anvil mines at once); sent again when another sender's
+   * transaction took its nonce.
+   */
+  execute: (tx: { to: Address; data: Hex }) => Promise<TransactionReceipt>;
 }
 
 // Each is anvil refusing a transaction that took a nonce another process's pending one holds: "too
@@ -45,12 +51,21 @@ const MAX_ATTEMPTS = 10;
 // another process's pending transfer empties the minter's balance, and a mint that then writes a
 // zero slot costs more than estimated and reverts out of gas. A token call needs well under this.
 const TOKEN_CALL_GAS = toHex(150_000n);
+/** How long a sent transaction may be neither pending nor mined before it counts as replaced. */
+const GONE_AFTER_MS = 1_000;
+const RECEIPT_TIMEOUT_MS = 60_000;
 
 /**
  * Sends as an account the node holds (`eth_sendTransaction`). Several processes mint as the one dev
  * minter at once (test files, the sandboxes of two test files), and even anvil then hands two of them
  * the same nonce; the loser is rejected before it enters the pool, so sending it again is safe and
- * cannot pay twice. Sends from one sender are also queued, so a process does not race itself.
+ * cannot pay twice. A sent transaction can also lose its nonce after it entered the pool: another
+ * sender's transaction with the same nonce and a higher fee replaces it, and it is never mined. Its
+ * hash then has no receipt, and a wait that takes whatever the nonce mined for its own (viem's
+ * waitForTransactionReceipt resolves with the replacement's) would report a transfer that never
+ * happened: a provider saying it paid when it did not. So `execute` waits for the call's own receipt
+ * and sends it again once the transaction has left the pool unmined. Sends from one sender are
+ * queued, so a process does not race itself; the waits are not, so concurrent calls stay concurrent.
  */
 export function nodeAccountSender(rpcUrl: string, address: Address, chainId = DEV_CHAIN_ID): NodeAccountSender {
   const client = createWalletClient({ chain: devChain(rpcUrl, chainId), transport: http(rpcUrl) });
@@ -65,14 +80,41 @@ export function nodeAccountSender(rpcUrl: string, address: Address, chainId = DE
       }
     }
   };
+  const send = (tx: { to: Address; data: Hex }) => {
+    const sent = queue.then(() => sendNow(tx));
+    queue = sent.catch(() => undefined);
+    return sent;
+  };
   return {
     address,
-    send(tx) {
-      const sent = queue.then(() => sendNow(tx));
-      queue = sent.catch(() => undefined);
-      return sent;
+    async execute(tx) {
+      for (let attempt = 1; ; attempt++) {
+        const hash = await send(tx);
+        const receipt = await ownReceipt(client, hash);
+        if (receipt) return receipt;
+        if (attempt >= MAX_ATTEMPTS) throw new Error(`a call to ${tx.to} from ${address} was replaced ${attempt} times`);
+      }
     },
   };
+}
+
+/** The transaction's own receipt once mined; null once it has left the pool unmined (replaced). */
+async function ownReceipt(client: WalletClient, hash: Hash): Promise<TransactionReceipt | null> {
+  const receiptOf = () => getTransactionReceipt(client, { hash }).catch(() => null);
+  const deadline = Date.now() + RECEIPT_TIMEOUT_MS;
+  let goneSince: number | null = null;
+  for (;;) {
+    const receipt = await receiptOf();
+    if (receipt) return receipt;
+    // Pending or mined, the node knows the transaction; a moment of neither (a block being stored)
+    // is not yet a replacement, so it must last.
+    const known = await getTransaction(client, { hash }).catch(() => null);
+    if (known) goneSince = null;
+    else if (goneSince === null) goneSince = Date.now();
+    else if (Date.now() - goneSince >= GONE_AFTER_MS) return receiptOf();
+    if (Date.now() > deadline) throw new Error(`no receipt for ${hash} after ${RECEIPT_TIMEOUT_MS} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** A wallet client for an account the node itself holds (anvil's dev accounts), for one sender at a time. */

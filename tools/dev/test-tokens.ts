@@ -59,15 +59,11 @@ export async function testTokensDeployed(publicClient: PublicClient, addresses: 
 }
 
 /** Mints `amount` token units (micro units for these 6-decimal tokens) to `to`, sent by the node-held minter. */
-export async function mintTestTokens(
-  publicClient: PublicClient,
-  input: { minter: NodeAccountSender; token: Address; to: Address; amount: bigint },
-): Promise<Hash> {
+export async function mintTestTokens(input: { minter: NodeAccountSender; token: Address; to: Address; amount: bigint }): Promise<Hash> {
   const data = encodeFunctionData({ abi: testTokenAbi, functionName: 'mint', args: [input.to, input.amount] });
-  const hash = await input.minter.send({ to: input.token, data });
-  const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+  const receipt = await input.minter.execute({ to: input.token, data });
   if (receipt.status !== 'success') throw new Error(`mint to ${input.to} reverted`);
-  return hash;
+  return receipt.transactionHash;
 }
 
 /** The CHAIN_<NETWORK>_* variables that point the service at the dev chain and these tokens. */

@@ -1,0 +1,62 @@
+import { createWalletClient, encodeFunctionData, http, parseGwei, type Hash } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEV_MINTER_ADDRESS, devChain } from '../../tools/dev/dev-accounts';
+import { testTokenAbi } from '../../tools/dev/test-token-artifact';
+import { balanceOf, privateChain, randomAddress, type TestChain } from '../support/chain';
+import { eventually } from '../support/http';
+
+// The dev minter is shared by every process that mints on the run's chain. A transaction of another
+// sender that takes the nonce of one of ours while ours is pending, at a higher fee, replaces it: ours
+// is never mined. The sender must not take the replacement's receipt for its own (the sandbox would
+// report a delivery that never happened, and the payment it paid would wait forever), and must send
+// its call again. On a private anvil with automine off, so the replacement is made on purpose.
+let chain: TestChain & { stop(): Promise<void> };
+beforeAll(async () => {
+  chain = await privateChain();
+});
+afterAll(() => chain?.stop());
+
+describe('the node account sender', () => {
+  it('sends a call again when another transaction replaced it, and resolves with its own receipt', async () => {
+    const token = chain.tokens.polygon.USDC;
+    const to = randomAddress();
+    await chain.control.setAutomine(false);
+    const nonceOf = (blockTag: 'pending' | 'latest') => chain.publicClient.getTransactionCount({ address: DEV_MINTER_ADDRESS, blockTag });
+    const mined = await nonceOf('latest');
+
+    const executing = chain.minter.execute({
+      to: token,
+      data: encodeFunctionData({ abi: testTokenAbi, functionName: 'mint', args: [to, 5_000_000n] }),
+    });
+    await eventually(() => nonceOf('pending'), (n) => n === mined + 1, 10_000, 'the mint pending');
+
+    // Another sender's transaction in the same nonce, at a higher fee: the pool keeps it, not ours.
+    const other = createWalletClient({ chain: devChain(chain.rpcUrl), transport: http(chain.rpcUrl) });
+    const replacement: Hash = await other.request({
+      method: 'eth_sendTransaction',
+      params: [
+        {
+          from: DEV_MINTER_ADDRESS,
+          to: DEV_MINTER_ADDRESS,
+          value: '0x0',
+          nonce: `0x${mined.toString(16)}`,
+          maxFeePerGas: `0x${parseGwei('500').toString(16)}`,
+          maxPriorityFeePerGas: `0x${parseGwei('100').toString(16)}`,
+        },
+      ],
+    });
+    await chain.control.mine({ blocks: 1 });
+    const replaced = await chain.publicClient.getTransactionReceipt({ hash: replacement });
+    expect(replaced.status).toBe('success');
+    expect(await nonceOf('latest')).toBe(mined + 1);
+    expect(await balanceOf(chain, token, to)).toBe(0n);
+
+    // The mint is sent again in the next nonce; mined at once from here on.
+    await chain.control.setAutomine(true);
+    const receipt = await executing;
+    expect(receipt.transactionHash).not.toBe(replacement);
+    expect(receipt.status).toBe('success');
+    expect(await balanceOf(chain, token, to)).toBe(5_000_000n);
+    expect(await nonceOf('latest')).toBe(mined + 2);
+  });
+});
