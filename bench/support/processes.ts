@@ -115,12 +115,30 @@ export function treeCpuMs(roots: readonly number[]): number {
   return ms;
 }
 
-/** CPU time (ms) used so far by each of `pids` that is alive (Postgres backends: see postgresBackendCpu). */
+/**
+ * CPU time (ms) used so far by each of `pids` that is alive, for single-threaded processes (Postgres
+ * backends): /proc/<pid>/schedstat's time on a CPU, in nanoseconds, where stat counts 10 ms ticks. A
+ * backend's share of a quick round's few payments is a few ticks, and read in ticks a round could
+ * show 0 (a CI run did). stat's figure stands in where schedstat is missing (a kernel without it).
+ */
 export function pidsCpuMs(pids: readonly number[]): Map<number, number> {
   const wanted = new Set(pids);
   const out = new Map<number, number>();
-  for (const p of processCpu()) if (wanted.has(p.pid)) out.set(p.pid, p.cpuMs);
+  for (const p of processCpu()) {
+    if (!wanted.has(p.pid)) continue;
+    out.set(p.pid, scheduledMs(p.pid) ?? p.cpuMs);
+  }
   return out;
+}
+
+/** The main thread's time on a CPU (ms), from /proc/<pid>/schedstat; null where it cannot be read. */
+function scheduledMs(pid: number): number | null {
+  try {
+    const ns = Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+    return Number.isFinite(ns) ? ns / 1e6 : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

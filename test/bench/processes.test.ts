@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
-import { groupCpuMs, listeningPid, treeCpuMs } from '../../bench/support/processes';
+import { groupCpuMs, listeningPid, pidsCpuMs, treeCpuMs } from '../../bench/support/processes';
 
 /** The commands of a process's live children (Linux /proc). */
 function childCommands(pid: number): string[] {
@@ -21,6 +21,18 @@ describe('bench CPU accounting', () => {
   const groups: number[] = [];
   afterEach(() => {
     for (const pgid of groups.splice(0)) process.kill(-pgid, 'SIGKILL');
+  });
+
+  it('reads a single-threaded process’s CPU finer than the 10 ms tick: 2 ms burned reads neither 0 nor 10', () => {
+    // A Postgres backend's share of a quick bench round is a few milliseconds; in ticks it could read 0.
+    // Burned on this process's main thread (this test's code runs there), by its own CPU clock.
+    const before = pidsCpuMs([process.pid]).get(process.pid)!;
+    const start = process.cpuUsage();
+    while (process.cpuUsage(start).user < 2000);
+    const burned = pidsCpuMs([process.pid]).get(process.pid)! - before;
+    expect(burned).toBeGreaterThanOrEqual(1.5);
+    // In ticks, every reading is a multiple of 10 ms (0 or 10 here); in nanoseconds, next to never.
+    expect(burned % 10).not.toBe(0);
   });
 
   it('keeps the CPU of a process that exited during the measurement (its parent reaped it)', async () => {
