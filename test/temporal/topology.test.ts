@@ -9,6 +9,8 @@ import { eventually } from '../support/http';
 import { buildInto, envFor, killHard, startEntryPoint } from '../support/processes';
 import { useProductionTemporal } from '../support/production-temporal';
 import { startReceiver } from '../support/receiver';
+import { balanceOf, sharedChain } from '../support/chain';
+import type { Address, Hash } from 'viem';
 
 // Issue 14 item 3: the production topology on one host. Two API processes behind a round-robin
 // balancer, two workers, both run as production runs them: compiled JavaScript (`npm run build`, run
@@ -24,6 +26,7 @@ const KILL_API_AFTER = 50;
 
 const overrides: Record<string, string> = {};
 useProductionTemporal(overrides);
+const chain = sharedChain();
 const apiPorts: number[] = [];
 let balancer: Awaited<ReturnType<typeof startBalancer>> | undefined;
 let built: string;
@@ -177,10 +180,22 @@ describe('two API processes and two workers on the production Temporal server', 
         const provider = await fetch(`${ctx.config.providers.sandbox.url}/test-helpers/payments/${row.id as string}`)
           .then((r) => r.json())
           .catch(() => null);
+        // ... and whether the chain has it: the transaction the provider names, and what the address holds.
+        const hash = (provider as { transactionHash?: Hash } | null)?.transactionHash;
+        const onChain = {
+          receipt: hash
+            ? await chain.publicClient.getTransactionReceipt({ hash }).then(
+                (r) => r.status,
+                () => 'none',
+              )
+            : null,
+          balance: row.deposit_address ? String(await balanceOf(chain, chain.tokens.polygon.USDC, row.deposit_address as Address)) : null,
+        };
         console.error(
           `topology: run of ${row.id as string}`,
           JSON.stringify({
             provider,
+            onChain,
             status: status?.name,
             pendingActivities: raw?.pendingActivities?.map((a) => ({
               type: a.activityType?.name,
