@@ -103,7 +103,10 @@ export function mint(chain: TestChain, token: Address, to: Address, amount: bigi
 export async function pay(chain: TestChain, from: PrivateKeyAccount, token: Address, to: Address, amount: bigint) {
   const wallet = createWalletClient({ account: from, chain: devChain(chain.rpcUrl), transport: http(chain.rpcUrl) });
   const hash = await wallet.writeContract({ address: token, abi: testTokenAbi, functionName: 'transfer', args: [to, amount] });
-  return chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  // A transfer that reverted (a payer short of what it sends) would leave the test waiting for a credit.
+  if (receipt.status !== 'success') throw new Error(`the transfer of ${amount} to ${to} reverted`);
+  return receipt;
 }
 
 /** The token balance now, or as of `blockNumber` (a deposit's block: before the payouts that follow it moved the money on). */
