@@ -1,9 +1,10 @@
 import { createWalletClient, encodeFunctionData, http, parseGwei, type Hash } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEV_MINTER_ADDRESS, devChain } from '../../tools/dev/dev-accounts';
+import { DEV_MINTER_ADDRESS, devChain, nodeAccountSender } from '../../tools/dev/dev-accounts';
 import { testTokenAbi } from '../../tools/dev/test-token-artifact';
 import { balanceOf, privateChain, randomAddress, type TestChain } from '../support/chain';
 import { eventually } from '../support/http';
+import { startRpcTrapProxy } from '../support/rpc-trap-proxy';
 
 // The dev minter is shared by every process that mints on the run's chain. A transaction of another
 // sender that takes the nonce of one of ours while ours is pending, at a higher fee, replaces it: ours
@@ -28,7 +29,12 @@ describe('the node account sender', () => {
       to: token,
       data: encodeFunctionData({ abi: testTokenAbi, functionName: 'mint', args: [to, 5_000_000n] }),
     });
-    await eventually(() => nonceOf('pending'), (n) => n === mined + 1, 10_000, 'the mint pending');
+    await eventually(
+      () => nonceOf('pending'),
+      (n) => n === mined + 1,
+      10_000,
+      'the mint pending',
+    );
 
     // Another sender's transaction in the same nonce, at a higher fee: the pool keeps it, not ours.
     const other = createWalletClient({ chain: devChain(chain.rpcUrl), transport: http(chain.rpcUrl) });
@@ -58,5 +64,44 @@ describe('the node account sender', () => {
     expect(receipt.status).toBe('success');
     expect(await balanceOf(chain, token, to)).toBe(5_000_000n);
     expect(await nonceOf('latest')).toBe(mined + 2);
+  });
+
+  it('does not take a node it cannot reach for a replacement: the pending call is mined once', async () => {
+    const token = chain.tokens.polygon.USDC;
+    const to = randomAddress();
+    const proxy = await startRpcTrapProxy(chain.rpcUrl);
+    try {
+      const sender = nodeAccountSender(proxy.url, DEV_MINTER_ADDRESS);
+      await chain.control.setAutomine(false);
+      const nonceOf = (blockTag: 'pending' | 'latest') => chain.publicClient.getTransactionCount({ address: DEV_MINTER_ADDRESS, blockTag });
+      const mined = await nonceOf('latest');
+      const executing = sender.execute({
+        to: token,
+        data: encodeFunctionData({ abi: testTokenAbi, functionName: 'mint', args: [to, 7_000_000n] }),
+      });
+      await eventually(
+        () => nonceOf('pending'),
+        (n) => n === mined + 1,
+        10_000,
+        'the mint pending',
+      );
+      // The sender's node is away for much longer than a transaction may be unseen before it counts
+      // as replaced (1 s; viem's own retries of each look take about 1 s more); every look fails
+      // meanwhile, which says nothing about the transaction.
+      proxy.setDown(true);
+      await new Promise((r) => setTimeout(r, 8_000));
+      await chain.control.mine({ blocks: 1 });
+      proxy.setDown(false);
+      await chain.control.setAutomine(true);
+
+      const receipt = await executing;
+      expect(receipt.status).toBe('success');
+      expect(await balanceOf(chain, token, to)).toBe(7_000_000n);
+      expect(await nonceOf('latest')).toBe(mined + 1);
+    } finally {
+      proxy.setDown(false);
+      await chain.control.setAutomine(true);
+      await proxy.close();
+    }
   });
 });

@@ -1,5 +1,7 @@
 import {
   createWalletClient,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
   http,
   toHex,
   type Account,
@@ -100,22 +102,35 @@ export function nodeAccountSender(rpcUrl: string, address: Address, chainId = DE
 
 /** The transaction's own receipt once mined; null once it has left the pool unmined (replaced). */
 async function ownReceipt(client: WalletClient, hash: Hash): Promise<TransactionReceipt | null> {
-  const receiptOf = () => getTransactionReceipt(client, { hash }).catch(() => null);
+  // Only the node's "no such transaction" counts as an answer: a failed call (the node busy or away)
+  // says nothing, and taking it for "gone" would send the call again while it may still be mined.
+  const receiptOf = () => getTransactionReceipt(client, { hash }).catch(unless(TransactionReceiptNotFoundError, null));
   const deadline = Date.now() + RECEIPT_TIMEOUT_MS;
   let goneSince: number | null = null;
   for (;;) {
     const receipt = await receiptOf();
     if (receipt) return receipt;
-    // Pending or mined, the node knows the transaction; a moment of neither (a block being stored)
-    // is not yet a replacement, so it must last.
-    const known = await getTransaction(client, { hash }).catch(() => null);
-    if (known) goneSince = null;
-    else if (goneSince === null) goneSince = Date.now();
-    else if (Date.now() - goneSince >= GONE_AFTER_MS) return receiptOf();
+    if (receipt === null) {
+      // Pending or mined, the node knows the transaction; a moment of neither (a block being stored)
+      // is not yet a replacement, so it must last.
+      const known = await getTransaction(client, { hash }).then(() => true, unless(TransactionNotFoundError, false));
+      if (known === true) goneSince = null;
+      else if (known === false && goneSince === null) goneSince = Date.now();
+      else if (known === false && Date.now() - goneSince! >= GONE_AFTER_MS) {
+        const last = await receiptOf();
+        if (last !== undefined) return last;
+      }
+    }
     if (Date.now() > deadline) throw new Error(`no receipt for ${hash} after ${RECEIPT_TIMEOUT_MS} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** A catch handler: `answer` for an error of `kind`, undefined (no answer) for any other. */
+const unless =
+  <T>(kind: new (...args: never[]) => Error, answer: T) =>
+  (err: unknown): T | undefined =>
+    err instanceof kind ? answer : undefined;
 
 /** A wallet client for an account the node itself holds (anvil's dev accounts), for one sender at a time. */
 export function nodeAccountWallet(rpcUrl: string, address: Address, chainId = DEV_CHAIN_ID): WalletClient<Transport, Chain, Account> {
