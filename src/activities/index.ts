@@ -49,7 +49,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createProviderClosingActivities(deps),
     ...createExceptionActivities(deps),
     ...createSimpleOrderActivities(deps),
-    ...createPayoutActivities(deps),
+    ...createPayoutActivities({
+      ...deps,
+      announceSettled: async (paymentId) =>
+        (await webhooks.emitPaymentEventWithFirstAttempts(paymentId, 'completed', 'payment.settled')).emitted,
+    }),
     ...createPaymentRefundActivities(deps),
   };
 }

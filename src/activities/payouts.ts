@@ -29,6 +29,7 @@ import { payoutConfirmed, payoutFee, payoutRevertedFee, type ConfirmedPayout, ty
 import { completedPaymentRefunded, refundDebtRepaid } from '../domain/payment-refund';
 import { updatePaymentRefund } from '../db/queries/payment-refunds';
 import { payoutChains, payoutImpossible } from './payout-chains';
+import type { EmittedEvent } from './webhooks';
 import { givenUp, PAYOUT_FAILED, refusalBoundReached, refusalOf, refusedForNow } from './payout-failures';
 import { planOrderPayouts, planSessionPayouts, type SessionPlan } from './payout-plan';
 import { planExceptionRefund, type RefundPlan } from './refund-plan';
@@ -341,7 +342,18 @@ function confirmedPostings(p: ConfirmedPayout & { refundId: string | null }, tre
   return payoutConfirmed(p, treasury);
 }
 
-export function createPayoutActivities({ db, chains: settings, log: events }: { db: Database; chains: ChainSettings; log?: BusinessLog }) {
+export function createPayoutActivities({
+  db,
+  chains: settings,
+  log: events,
+  announceSettled,
+}: {
+  db: Database;
+  chains: ChainSettings;
+  log?: BusinessLog;
+  /** `payment.settled` of a session whose payouts are all confirmed, with its deliveries' first attempts. */
+  announceSettled: (paymentId: string) => Promise<EmittedEvent>;
+}) {
   const { chains, batchLookups, sign, broadcast, confirm, markReverted, logPayout } = payoutSteps({ db, chains: settings, log: events });
 
   /**
@@ -461,8 +473,12 @@ export function createPayoutActivities({ db, chains: settings, log: events }: { 
      * broadcast and confirmed in order, every step skipped when its row says it is done. An attempt
      * watches for receipts until its deadline, then lets Temporal retry; the retry resumes from the
      * rows, so a worker killed anywhere re-sends the same signed bytes and never pays twice.
+     * A session's batch confirmed is its payment settled: `payment.settled` is written here (with its
+     * first attempts) and returned for the run to deliver, in the attempt that saw the last receipt,
+     * not in a local activity of the run's own (issue 32: one marker and one activation less per
+     * payment). A retry after that finds every row confirmed and writes the same event once.
      */
-    async sendPayouts(batch: PayoutBatch, goal: PayoutGoal): Promise<void> {
+    async sendPayouts(batch: PayoutBatch, goal: PayoutGoal): Promise<EmittedEvent | null> {
       const deadline = Date.now() + CONFIRM_WATCH_MS;
       const lookups = batchLookups();
       // The signed row whose broadcast is under way: a refusal of that broadcast fails it too.
@@ -477,11 +493,19 @@ export function createPayoutActivities({ db, chains: settings, log: events }: { 
           broadcasting = signed.id;
           const sent = fresh ? await broadcast(signed, lookups) : signed;
           broadcasting = null;
-          if (goal === 'broadcast' && i === rows.length - 1) return;
+          if (goal === 'broadcast' && i === rows.length - 1) return null;
           await watchConfirmation(sent, deadline, fresh, lookups);
         }
       } catch (err) {
         throw await settleFailure(batch, err, broadcasting);
+      }
+      if (!('session' in batch) || goal !== 'confirmed') return null;
+      // The first attempts' POSTs may take up to the webhook timeout: alive meanwhile.
+      const beating = setInterval(() => heartbeat(), 1_000);
+      try {
+        return await announceSettled(batch.session);
+      } finally {
+        clearInterval(beating);
       }
     },
   };

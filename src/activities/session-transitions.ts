@@ -30,8 +30,7 @@ export function createSessionTransitionActivities(parts: {
 }) {
   const { checkout, proof, webhooks } = parts;
   // The event, and its deliveries' first attempts on the rows its write holds (issue 32: nothing read twice).
-  const emit = async (paymentId: string, status: PaymentStatus, type: 'payment.settled' | null = null) =>
-    webhooks.emitPaymentEventWithFirstAttempts(paymentId, status, type);
+  const emit = async (paymentId: string, status: PaymentStatus) => webhooks.emitPaymentEventWithFirstAttempts(paymentId, status);
   return {
     async moveSession(paymentId: string, move: SessionMove): Promise<EmittedEvent> {
       if (move.kind === 'status') await checkout.recordStatusChange(paymentId, move.from, move.to, move.reason);
@@ -55,11 +54,6 @@ export function createSessionTransitionActivities(parts: {
       // The event's session, read after the completion, names the provider label.
       const { emitted, session } = await emit(paymentId, 'completed');
       return { credit, completion: { ...completion, emitted, provider: paymentLabels(session).provider } };
-    },
-
-    /** `payment.settled` once the merchant's payout is confirmed (decisions §11), with its first attempts. */
-    async announceSettled(paymentId: string): Promise<EmittedEvent> {
-      return (await emit(paymentId, 'completed', 'payment.settled')).emitted;
     },
   };
 }

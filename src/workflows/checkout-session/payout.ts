@@ -12,8 +12,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { PayoutActivities, PayoutBatch } from '../../activities/payouts';
-import type { SessionTransitionActivities } from '../../activities/session-transitions';
-import type { WebhookActivities } from '../../activities/webhooks';
+import type { EmittedEvent, WebhookActivities } from '../../activities/webhooks';
 import { payoutTaskQueue } from '../../domain/task-queues';
 import { LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { emitAndDeliver, type InRunDeliveries } from '../webhook-delivery/start';
@@ -28,8 +27,9 @@ import { retryPayoutUpdate } from './messages';
 export const PAYOUT_ACTIVITY: ActivityOptions = {
   // Short attempts: a worker that dies holding one is replaced within seconds, not minutes: the
   // attempt heartbeats at each step and each poll for a receipt, so a lost worker is noticed after
-  // the heartbeat timeout, well before the attempt's own.
-  startToCloseTimeout: '20 seconds',
+  // the heartbeat timeout, well before the attempt's own. The attempt's own covers its receipt watch
+  // (8 s) and a settled session's payment.settled with its first POSTs (the webhook timeout, 10 s).
+  startToCloseTimeout: '30 seconds',
   heartbeatTimeout: '5 seconds',
   retry: {
     initialInterval: '1 second',
@@ -40,9 +40,9 @@ export const PAYOUT_ACTIVITY: ActivityOptions = {
 };
 const reopening = proxyLocalActivities<PayoutActivities>(LOCAL_DATABASE_ACTIVITY);
 const events = proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY);
-const settling = proxyLocalActivities<SessionTransitionActivities>({ ...LOCAL_DATABASE_ACTIVITY, startToCloseTimeout: '30 seconds' });
 
-export type PayoutOutcome = { settled: true } | { settled: false; reason: string };
+/** `emitted`: a settled session's payment.settled, written by the payout activity, for the run to deliver. */
+export type PayoutOutcome = { settled: true; emitted: EmittedEvent | null } | { settled: false; reason: string };
 
 /**
  * Sends a batch's payouts in order, each signed, broadcast and confirmed. A reverted or impossible
@@ -57,12 +57,11 @@ export async function sendPayouts(batch: PayoutBatch, afterLastBroadcast?: () =>
       await sender.sendPayouts(batch, 'broadcast');
       await afterLastBroadcast();
     }
-    await sender.sendPayouts(batch, 'confirmed');
+    return { settled: true, emitted: await sender.sendPayouts(batch, 'confirmed') };
   } catch (err) {
     if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return { settled: false, reason: err.cause.message };
     throw err;
   }
-  return { settled: true };
 }
 
 /**
@@ -123,7 +122,7 @@ export async function payOutSession(paymentId: string, deliveries: InRunDeliveri
   for (;;) {
     const outcome = await sendPayouts({ session: paymentId });
     if (outcome.settled) {
-      await emitAndDeliver(() => settling.announceSettled(paymentId), deliveries);
+      if (outcome.emitted) deliveries.start(outcome.emitted);
       return outcome;
     }
     if (!(await retryRequested(paymentId, whileWaiting))) return outcome;
