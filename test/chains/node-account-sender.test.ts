@@ -1,6 +1,6 @@
 import { createWalletClient, encodeFunctionData, http, parseGwei, type Hash } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEV_MINTER_ADDRESS, devChain, nodeAccountSender } from '../../tools/dev/dev-accounts';
+import { DEV_MINTER_ADDRESS, devChain, nodeAccountSender, type NodeAccountSender } from '../../tools/dev/dev-accounts';
 import { testTokenAbi } from '../../tools/dev/test-token-artifact';
 import { balanceOf, privateChain, randomAddress, type TestChain } from '../support/chain';
 import { eventually } from '../support/http';
@@ -17,24 +17,33 @@ beforeAll(async () => {
 });
 afterAll(() => chain?.stop());
 
+const nonceOf = (blockTag: 'pending' | 'latest') => chain.publicClient.getTransactionCount({ address: DEV_MINTER_ADDRESS, blockTag });
+
+/**
+ * With automine off: `sender` mints `amount` to a fresh address, and this resolves once the mint is
+ * pending (its nonce, `mined`, the account's mined count before it), with the execution under way.
+ */
+async function pendingMint(sender: NodeAccountSender, amount: bigint) {
+  const token = chain.tokens.polygon.USDC;
+  const to = randomAddress();
+  await chain.control.setAutomine(false);
+  const mined = await nonceOf('latest');
+  const executing = sender.execute({
+    to: token,
+    data: encodeFunctionData({ abi: testTokenAbi, functionName: 'mint', args: [to, amount] }),
+  });
+  await eventually(
+    () => nonceOf('pending'),
+    (n) => n === mined + 1,
+    10_000,
+    'the mint pending',
+  );
+  return { token, to, mined, executing };
+}
+
 describe('the node account sender', () => {
   it('sends a call again when another transaction replaced it, and resolves with its own receipt', async () => {
-    const token = chain.tokens.polygon.USDC;
-    const to = randomAddress();
-    await chain.control.setAutomine(false);
-    const nonceOf = (blockTag: 'pending' | 'latest') => chain.publicClient.getTransactionCount({ address: DEV_MINTER_ADDRESS, blockTag });
-    const mined = await nonceOf('latest');
-
-    const executing = chain.minter.execute({
-      to: token,
-      data: encodeFunctionData({ abi: testTokenAbi, functionName: 'mint', args: [to, 5_000_000n] }),
-    });
-    await eventually(
-      () => nonceOf('pending'),
-      (n) => n === mined + 1,
-      10_000,
-      'the mint pending',
-    );
+    const { token, to, mined, executing } = await pendingMint(chain.minter, 5_000_000n);
 
     // Another sender's transaction in the same nonce, at a higher fee: the pool keeps it, not ours.
     const other = createWalletClient({ chain: devChain(chain.rpcUrl), transport: http(chain.rpcUrl) });
@@ -67,24 +76,9 @@ describe('the node account sender', () => {
   });
 
   it('does not take a node it cannot reach for a replacement: the pending call is mined once', async () => {
-    const token = chain.tokens.polygon.USDC;
-    const to = randomAddress();
     const proxy = await startRpcTrapProxy(chain.rpcUrl);
     try {
-      const sender = nodeAccountSender(proxy.url, DEV_MINTER_ADDRESS);
-      await chain.control.setAutomine(false);
-      const nonceOf = (blockTag: 'pending' | 'latest') => chain.publicClient.getTransactionCount({ address: DEV_MINTER_ADDRESS, blockTag });
-      const mined = await nonceOf('latest');
-      const executing = sender.execute({
-        to: token,
-        data: encodeFunctionData({ abi: testTokenAbi, functionName: 'mint', args: [to, 7_000_000n] }),
-      });
-      await eventually(
-        () => nonceOf('pending'),
-        (n) => n === mined + 1,
-        10_000,
-        'the mint pending',
-      );
+      const { token, to, mined, executing } = await pendingMint(nodeAccountSender(proxy.url, DEV_MINTER_ADDRESS), 7_000_000n);
       // The sender's node is away for much longer than a transaction may be unseen before it counts
       // as replaced (1 s; viem's own retries of each look take about 1 s more); every look fails
       // meanwhile, which says nothing about the transaction.
