@@ -20,6 +20,7 @@ import {
   reopenFailedSettlement,
   reserveNonce,
   storeSignedPayout,
+  markPayoutBroadcast,
   updatePayout,
   type PayoutRow,
 } from '../db/queries/payouts';
@@ -201,7 +202,7 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
       current = await sign(current.id, current.txHash, lookups);
     }
     if (current.status === 'signed') {
-      await updatePayout(db, current.id, { status: 'broadcast', broadcastAt: new Date() });
+      await markPayoutBroadcast(db, current.id, new Date());
       current = { ...current, status: 'broadcast' };
       await logPayout('payout.sent', current, lookups, { nonce: current.nonce });
     }

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { chainCredits, chainCursors, checkoutSessions, simpleOrders } from '../schema';
+import { placeholderRows, preparedFor } from './prepared';
 import { arrivalPostingPrefix } from '../../domain/ledger';
 import { findDepositAddresses } from './deposit-addresses';
 import { reverseArrivals } from './ledger';
@@ -50,24 +51,27 @@ export async function creditLog(
     eq(chainCredits.logIndex, log.logIndex),
   );
   // A new log (the common case) in one statement: the insert first, the row read only when it was there.
-  const rows = await db
-    .insert(chainCredits)
-    .values({
-      network: log.network,
-      transactionHash: log.transactionHash.toLowerCase(),
-      logIndex: log.logIndex,
-      paymentId,
-      asset: log.asset,
-      token: log.token,
-      fromAddress: log.from,
-      toAddress: log.to,
-      amountMicro: log.amountMicro,
-      blockNumber: log.blockNumber,
-      blockHash: log.blockHash,
-      state,
-    })
-    .onConflictDoNothing()
-    .returning({ paymentId: chainCredits.paymentId });
+  const values = {
+    network: log.network,
+    transactionHash: log.transactionHash.toLowerCase(),
+    logIndex: log.logIndex,
+    paymentId,
+    asset: log.asset,
+    token: log.token,
+    fromAddress: log.from,
+    toAddress: log.to,
+    amountMicro: log.amountMicro,
+    blockNumber: log.blockNumber,
+    blockHash: log.blockHash,
+    state,
+  };
+  // Once per credit: built once per process (prepared.ts).
+  const { shape, placeholders, values: params } = placeholderRows([values]);
+  const name = `insert_chain_credit ${shape}`;
+  const insert = preparedFor(db, name, () =>
+    db.insert(chainCredits).values(placeholders).onConflictDoNothing().returning({ paymentId: chainCredits.paymentId }).prepare(name),
+  );
+  const rows = await insert.execute(params);
   if (rows.length > 0) return { held: true, fresh: true, state };
   // Recorded before (a re-sent log, one back after a reorg), or meanwhile by a concurrent call.
   const [existing] = await db
@@ -126,11 +130,16 @@ export async function holdCredits(db: DatabaseOrTransaction, paymentId: string):
 
 /** The payment's credited logs (its own token's money; never a wrong asset or dust), oldest block first. */
 export async function listCredits(db: DatabaseOrTransaction, paymentId: string): Promise<ChainCreditRow[]> {
-  return db
-    .select()
-    .from(chainCredits)
-    .where(and(eq(chainCredits.paymentId, paymentId), eq(chainCredits.state, 'credited')))
-    .orderBy(chainCredits.blockNumber, chainCredits.logIndex);
+  // Under every credit's lock: built once per process (prepared.ts).
+  const query = preparedFor(db, 'list_credits', () =>
+    db
+      .select()
+      .from(chainCredits)
+      .where(and(eq(chainCredits.paymentId, sql.placeholder('paymentId')), eq(chainCredits.state, 'credited')))
+      .orderBy(chainCredits.blockNumber, chainCredits.logIndex)
+      .prepare('list_credits'),
+  );
+  return query.execute({ paymentId });
 }
 
 /** Every log ever credited to the payment, removed ones included (an operator's view of the proof). */

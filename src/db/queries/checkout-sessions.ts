@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { DatabaseOrTransaction } from '../client';
 import { checkoutSessions, merchants, merchantWallets, transactions, webhookEndpoints } from '../schema';
-import { preparedFor } from './prepared';
+import { placeholderValue, preparedFor } from './prepared';
 import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-status';
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
@@ -143,12 +143,17 @@ export async function findSessionWithMerchant(
   id: string,
   options: { lock?: boolean } = {},
 ): Promise<SessionWithMerchant | undefined> {
-  const query = db
-    .select({ session: checkoutSessions, merchantStatus: merchants.status })
-    .from(checkoutSessions)
-    .leftJoin(merchants, eq(merchants.id, checkoutSessions.merchantId))
-    .where(eq(checkoutSessions.id, id));
-  const [row] = options.lock ? await query.for('update', { of: checkoutSessions }) : await query;
+  // Twice a payment (the credit's lock, the completion's): built once per process (prepared.ts).
+  const name = options.lock ? 'lock_session_with_merchant' : 'find_session_with_merchant';
+  const query = preparedFor(db, name, () => {
+    const select = db
+      .select({ session: checkoutSessions, merchantStatus: merchants.status })
+      .from(checkoutSessions)
+      .leftJoin(merchants, eq(merchants.id, checkoutSessions.merchantId))
+      .where(eq(checkoutSessions.id, sql.placeholder('id')));
+    return (options.lock ? select.for('update', { of: checkoutSessions }) : select).prepare(name);
+  });
+  const [row] = await query.execute({ id });
   return row && { ...row.session, merchantTakesMoney: row.merchantStatus === 'approved' };
 }
 
@@ -228,11 +233,18 @@ export async function transitionSession(
   to: PaymentStatus,
   extra: Partial<Pick<CheckoutSessionRow, 'providerPaymentId' | 'completedAt' | 'cancelReason'>> = {},
 ): Promise<boolean> {
-  const rows = await db
-    .update(checkoutSessions)
-    .set({ status: to, updatedAt: sql`now()`, ...extra })
-    .where(and(eq(checkoutSessions.id, id), inArray(checkoutSessions.status, checkoutSourcesOf(to))))
-    .returning({ id: checkoutSessions.id });
+  // Every transition of every session: built once per target and set of extra columns (prepared.ts).
+  const fields = (Object.keys(extra) as (keyof typeof extra)[]).filter((k) => extra[k] !== undefined).sort();
+  const name = `transition_session_${to}${fields.map((f) => `_${f}`).join('')}`;
+  const query = preparedFor(db, name, () =>
+    db
+      .update(checkoutSessions)
+      .set({ status: to, updatedAt: sql`now()`, ...Object.fromEntries(fields.map((f) => [f, placeholderValue(f)])) })
+      .where(and(eq(checkoutSessions.id, sql.placeholder('id')), inArray(checkoutSessions.status, checkoutSourcesOf(to))))
+      .returning({ id: checkoutSessions.id })
+      .prepare(name),
+  );
+  const rows = await query.execute({ id, ...Object.fromEntries(fields.map((f) => [f, extra[f]])) });
   return rows.length > 0;
 }
 

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, like, sql } from 'drizzle-orm';
 import { ledgerAccount, postingLeft, type Posting } from '../../domain/ledger';
 import type { DatabaseOrTransaction } from '../client';
 import { ledgerEntries } from '../schema';
+import { placeholderRows, preparedFor } from './prepared';
 
 /** `text` matched literally inside a LIKE pattern. */
 const escapeLike = (text: string) => text.replace(/[%_\\]/g, '\\$&');
@@ -24,10 +25,17 @@ export async function writePostings(tx: DatabaseOrTransaction, postings: Posting
     })),
   );
   if (rows.length === 0) return;
-  await tx
-    .insert(ledgerEntries)
-    .values(rows)
-    .onConflictDoNothing({ target: [ledgerEntries.postingId, ledgerEntries.line] });
+  // A completion's posting, a refund's, an exception's: built once per process for each shape (prepared.ts).
+  const { shape, placeholders, values } = placeholderRows(rows);
+  const name = `insert_ledger_lines ${shape}`;
+  const query = preparedFor(tx, name, () =>
+    tx
+      .insert(ledgerEntries)
+      .values(placeholders)
+      .onConflictDoNothing({ target: [ledgerEntries.postingId, ledgerEntries.line] })
+      .prepare(name),
+  );
+  await query.execute(values);
 }
 
 export const writePosting = (tx: DatabaseOrTransaction, posting: Posting) => writePostings(tx, [posting]);

@@ -2,6 +2,7 @@ import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, sql } from 'drizzle-
 import type { Posting } from '../../domain/ledger';
 import type { DatabaseOrTransaction } from '../client';
 import { ledgerEntries, payoutNonces, payouts, transactions } from '../schema';
+import { placeholderRows, placeholderValue, preparedFor } from './prepared';
 
 export type PayoutRow = typeof payouts.$inferSelect;
 export type NewPayout = typeof payouts.$inferInsert;
@@ -37,11 +38,18 @@ export const sortBySendingOrder = (rows: PayoutRow[]): PayoutRow[] => rows.sort(
  */
 export async function insertPayoutsOnce(db: DatabaseOrTransaction, rows: NewPayout[]): Promise<PayoutRow[]> {
   if (rows.length === 0) return [];
-  const inserted = await db
-    .insert(payouts)
-    .values(rows)
-    .onConflictDoNothing({ target: [payouts.paymentId, payouts.kind, payouts.exceptionId, payouts.refundId, payouts.attempt] })
-    .returning();
+  // A settlement's plan (three rows), a refund's: built once per process for each shape (prepared.ts).
+  const { shape, placeholders, values } = placeholderRows(rows);
+  const name = `insert_payouts ${shape}`;
+  const query = preparedFor(db, name, () =>
+    db
+      .insert(payouts)
+      .values(placeholders)
+      .onConflictDoNothing({ target: [payouts.paymentId, payouts.kind, payouts.exceptionId, payouts.refundId, payouts.attempt] })
+      .returning()
+      .prepare(name),
+  );
+  const inserted = await query.execute(values);
   // All new (the common case): one round trip, in sending order. A repeat reads what the first plan wrote.
   if (inserted.length === rows.length) return sortBySendingOrder(inserted);
   const exceptionId = rows[0]!.exceptionId ?? null;
@@ -191,6 +199,18 @@ export async function updatePayout(db: DatabaseOrTransaction, id: string, change
   await db.update(payouts).set(changes).where(eq(payouts.id, id));
 }
 
+/** A signed payout's bytes were sent: three times a payment, built once per process (prepared.ts). */
+export async function markPayoutBroadcast(db: DatabaseOrTransaction, id: string, at: Date): Promise<void> {
+  const query = preparedFor(db, 'mark_payout_broadcast', () =>
+    db
+      .update(payouts)
+      .set({ status: 'broadcast', broadcastAt: placeholderValue('at') })
+      .where(eq(payouts.id, sql.placeholder('id')))
+      .prepare('mark_payout_broadcast'),
+  );
+  await query.execute({ id, at });
+}
+
 /**
  * The sender's next nonce, taken under the allocator row's lock (held until the caller's transaction
  * commits, with the signed payout stored in it). `chainNext` is the chain's pending count: a nonce
@@ -224,11 +244,16 @@ export async function reserveNonce(
   tx: DatabaseOrTransaction,
   input: { network: string; sender: string; chainNext: number },
 ): Promise<number> {
-  const [locked] = await tx
-    .insert(payoutNonces)
-    .values({ network: input.network, sender: input.sender, nextNonce: input.chainNext })
-    .onConflictDoUpdate({ target: [payoutNonces.network, payoutNonces.sender], set: { updatedAt: sql`now()` } })
-    .returning({ next: payoutNonces.nextNonce });
+  // Once per signature: built once per process (prepared.ts), like storeSignedPayout.
+  const lock = preparedFor(tx, 'lock_payout_nonce', () =>
+    tx
+      .insert(payoutNonces)
+      .values({ network: sql.placeholder('network'), sender: sql.placeholder('sender'), nextNonce: sql.placeholder('chainNext') })
+      .onConflictDoUpdate({ target: [payoutNonces.network, payoutNonces.sender], set: { updatedAt: sql`now()` } })
+      .returning({ next: payoutNonces.nextNonce })
+      .prepare('lock_payout_nonce'),
+  );
+  const [locked] = await lock.execute({ network: input.network, sender: input.sender, chainNext: input.chainNext });
   if (locked!.next <= input.chainNext) return input.chainNext;
   // Ahead of the chain: one past the highest nonce our rows hold at or above its count, or the count
   // itself. A statement of its own, after the lock: it sees every payout the lock's last holder signed.
@@ -245,6 +270,9 @@ export async function reserveNonce(
  * this signature (not failed; unsigned, or still carrying the transaction it replaces): otherwise
  * nothing is returned, and the caller rolls back so the nonce stays free.
  */
+/** What a signature stores on its payout (storeSignedPayout). */
+const SIGNED_FIELDS = ['signedTx', 'txHash', 'gasLimit', 'maxFeePerGas', 'maxPriorityFeePerGas', 'signedAt'] as const;
+
 export async function storeSignedPayout(
   tx: DatabaseOrTransaction,
   input: {
@@ -254,33 +282,49 @@ export async function storeSignedPayout(
     sender: string;
     replacing: string | null;
     nonce: number;
-    changes: Pick<NewPayout, 'signedTx' | 'txHash' | 'gasLimit' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'signedAt'>;
+    changes: Pick<NewPayout, (typeof SIGNED_FIELDS)[number]>;
   },
 ): Promise<PayoutRow | undefined> {
-  const counter = tx.$with('counter').as(
-    tx
-      .update(payoutNonces)
-      .set({ nextNonce: input.nonce + 1, updatedAt: sql`now()` })
-      .where(and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender)))
-      .returning({ next: payoutNonces.nextNonce }),
-  );
-  const [row] = await tx
-    .with(counter)
-    .update(payouts)
-    .set({
-      ...input.changes,
-      nonce: input.nonce,
-      status: 'signed',
-      ...(input.replacing ? { replacedHashes: sql`array_append(${payouts.replacedHashes}, ${input.replacing}::text)` } : {}),
-    })
-    .where(
-      and(
-        eq(payouts.id, input.id),
-        ne(payouts.status, 'failed'),
-        input.replacing ? sql`(${payouts.signedTx} is null or ${payouts.txHash} = ${input.replacing})` : isNull(payouts.signedTx),
-      ),
-    )
-    .returning();
+  // Once per signature: built once per process for a first signature and once for a replacement (prepared.ts).
+  const replacing = input.replacing !== null;
+  const name = replacing ? 'store_signed_payout_replacing' : 'store_signed_payout';
+  const query = preparedFor(tx, name, () => {
+    const counter = tx.$with('counter').as(
+      tx
+        .update(payoutNonces)
+        .set({ nextNonce: placeholderValue('nextNonce'), updatedAt: sql`now()` })
+        .where(and(eq(payoutNonces.network, sql.placeholder('network')), eq(payoutNonces.sender, sql.placeholder('sender'))))
+        .returning({ next: payoutNonces.nextNonce }),
+    );
+    const changes = Object.fromEntries(SIGNED_FIELDS.map((f) => [f, placeholderValue(f)]));
+    return tx
+      .with(counter)
+      .update(payouts)
+      .set({
+        ...changes,
+        nonce: placeholderValue('nonce'),
+        status: 'signed',
+        ...(replacing ? { replacedHashes: sql`array_append(${payouts.replacedHashes}, ${sql.placeholder('replacing')}::text)` } : {}),
+      })
+      .where(
+        and(
+          eq(payouts.id, sql.placeholder('id')),
+          ne(payouts.status, 'failed'),
+          replacing ? sql`(${payouts.signedTx} is null or ${payouts.txHash} = ${sql.placeholder('replacing')})` : isNull(payouts.signedTx),
+        ),
+      )
+      .returning()
+      .prepare(name);
+  });
+  const [row] = await query.execute({
+    ...input.changes,
+    nextNonce: input.nonce + 1,
+    network: input.network,
+    sender: input.sender,
+    nonce: input.nonce,
+    id: input.id,
+    ...(replacing ? { replacing: input.replacing } : {}),
+  });
   return row;
 }
 

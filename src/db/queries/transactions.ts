@@ -1,13 +1,20 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { transactions } from '../schema';
+import { placeholderRows, preparedFor } from './prepared';
 
 export type TransactionRow = typeof transactions.$inferSelect;
 
 /** Inserts the payment's transaction once; a second call (retry, replay) returns the first row. */
 export async function insertTransactionOnce(db: DatabaseOrTransaction, row: typeof transactions.$inferInsert): Promise<TransactionRow> {
   // New (the common case): one round trip. A repeat reads the row the first call wrote.
-  const [inserted] = await db.insert(transactions).values(row).onConflictDoNothing({ target: transactions.paymentId }).returning();
+  // Once per completion, with every column: built once per process for each shape (prepared.ts).
+  const { shape, placeholders, values } = placeholderRows([row]);
+  const name = `insert_transaction ${shape}`;
+  const query = preparedFor(db, name, () =>
+    db.insert(transactions).values(placeholders).onConflictDoNothing({ target: transactions.paymentId }).returning().prepare(name),
+  );
+  const [inserted] = await query.execute(values);
   return inserted ?? (await findTransaction(db, row.paymentId))!;
 }
 

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { events, merchantEventSeqs, merchants, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema';
+import { placeholderValue, preparedFor } from './prepared';
 
 export type EventRow = typeof events.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -285,26 +286,36 @@ export async function finishAttempt(
   db: DatabaseOrTransaction,
   input: { attemptId: number; deliveryId: string; statusCode: number | null; durationMs: number; error: string | null; succeeded: boolean },
 ): Promise<void> {
-  // The attempt's outcome and the delivery's status in one statement, like beginAttempt.
-  const finished = db
-    .$with('finished')
-    .as(
+  // The attempt's outcome and the delivery's status in one statement, like beginAttempt. Once per
+  // attempt, three a payment: built once per process (prepared.ts).
+  const name = input.succeeded ? 'finish_attempt_succeeded' : 'finish_attempt';
+  const query = preparedFor(db, name, () => {
+    const finished = db.$with('finished').as(
       db
         .update(webhookAttempts)
-        .set({ statusCode: input.statusCode, durationMs: input.durationMs, error: input.error })
-        .where(eq(webhookAttempts.id, input.attemptId))
+        .set({ statusCode: placeholderValue('statusCode'), durationMs: placeholderValue('durationMs'), error: placeholderValue('error') })
+        .where(eq(webhookAttempts.id, sql.placeholder('attemptId')))
         .returning({ id: webhookAttempts.id }),
     );
-  await db
-    .with(finished)
-    .update(webhookDeliveries)
-    .set({
-      lastStatusCode: input.statusCode,
-      lastError: input.error,
-      updatedAt: sql`now()`,
-      ...(input.succeeded ? { status: 'succeeded' as const } : {}),
-    })
-    .where(eq(webhookDeliveries.id, input.deliveryId));
+    return db
+      .with(finished)
+      .update(webhookDeliveries)
+      .set({
+        lastStatusCode: placeholderValue('statusCode'),
+        lastError: placeholderValue('error'),
+        updatedAt: sql`now()`,
+        ...(input.succeeded ? { status: 'succeeded' as const } : {}),
+      })
+      .where(eq(webhookDeliveries.id, sql.placeholder('deliveryId')))
+      .prepare(name);
+  });
+  await query.execute({
+    statusCode: input.statusCode,
+    durationMs: input.durationMs,
+    error: input.error,
+    attemptId: input.attemptId,
+    deliveryId: input.deliveryId,
+  });
 }
 
 /**
