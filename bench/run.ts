@@ -19,6 +19,7 @@ import { startReceiver } from './support/receiver';
 import { createMerchant, startBareLookup, startMinimalWorker, startOurServer, startOurWorker, startSandbox } from './support/services';
 import { minimalSide, oursSide } from './support/sides';
 import { startStack } from './support/stack';
+import { settleDepositPool } from './support/deposit-pool';
 import { stackCpuMeter } from './support/stack-cpu';
 import { createDb } from '../src/db/client';
 import { refillDepositAddressPool } from '../src/payments/deposit-address-pool';
@@ -153,6 +154,9 @@ async function main() {
       );
       log(`stack CPU: Temporal server pid ${meter.temporalPid}, anvil pid ${meter.chainPid}, databases ${stack.databases.join(', ')}`);
       if (has('payments')) {
+        const poolDb = createDb(stack.databaseUrl, { max: 2 });
+        stops.push(() => poolDb.close());
+        log(`deposit address pool settled at ${await settleDepositPool(poolDb.db, stack.env.SETTLEMENT_MNEMONIC!)}`);
         const result = await paymentFigures({
           options,
           receiver,
