@@ -94,6 +94,10 @@ export async function topologyFigures(input: {
     });
     input.log(`topology: 2 + 2 ${figure.ours.toFixed(2)}/s vs 1 + 1 ${figure.baseline.toFixed(2)}/s`);
     return [figure];
+  } catch (err) {
+    // What the processes said last explains a round that failed (a 500 from Pay: which statement, which cause).
+    for (const c of children) console.error(`--- topology ${c.name} (last output)\n${c.output().slice(-3000)}`);
+    throw err;
   } finally {
     for (const c of children.reverse()) await c.stop().catch(() => {});
   }
