@@ -1,24 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isEvmAddress } from '../../src/domain/evm-address';
 import { settlementKeys } from '../../src/chains/derivation';
-import { createDb, type DbHandle } from '../../src/db/client';
 import { allocateDepositAddress, findDepositAddresses, findDepositAddressForPayment } from '../../src/db/queries/deposit-addresses';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
-import { createTestDatabase } from '../support/databases';
+import { useTestDatabase } from '../support/test-database';
 
 describe('deposit address allocation (Postgres sequence)', () => {
   const keys = settlementKeys(DEV_SETTLEMENT_MNEMONIC);
-  let handle: DbHandle;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const database = await createTestDatabase(inject('templateDatabase'));
-    drop = database.drop;
-    handle = createDb(database.url, { max: 10 });
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await drop?.();
-  });
+  const handle = useTestDatabase(10);
 
   const allocate = (paymentReference: string, network = 'polygon') =>
     allocateDepositAddress(handle.db, { paymentReference, network, derive: keys.depositAddress });

@@ -1,24 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createDb, type DbHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import { insertEventOnce, lastMerchantEventSeq, listMerchantEventsAfter } from '../../src/db/queries/webhooks';
-import { createTestDatabase } from '../support/databases';
+import { useTestDatabase } from '../support/test-database';
 import { eventually } from '../support/http';
 
 // The merchant's event numbers (decisions §14, issue 32): one statement takes the next number and
 // writes the event; the counter row's lock, held until commit, makes number order commit order, so
 // a stream reader past N never misses a late commit.
 describe('merchant event numbering', () => {
-  let handle: DbHandle;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const database = await createTestDatabase(inject('templateDatabase'));
-    drop = database.drop;
-    handle = createDb(database.url, { max: 6 });
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await drop?.();
-  });
+  const handle = useTestDatabase(6);
 
   const event = (merchantId: string, paymentId: string, type = 'payment.completed') => ({
     id: `evt_${merchantId}_${paymentId}_${type}`,

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createDb, type DbHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import { insertPayoutsOnce, listPayouts, outgoingUnconfirmed, type NewPayout } from '../../src/db/queries/payouts';
 import { priceSettlement, settlementCover } from '../../src/db/queries/payouts-plan';
-import { createTestDatabase } from '../support/databases';
+import { useTestDatabase } from '../support/test-database';
 import { eventually } from '../support/http';
 
 // Issue 32: a settlement's pricing is one statement where it was a transaction (lock, an update per
@@ -10,17 +9,7 @@ import { eventually } from '../support/http';
 // attempt meanwhile means this one writes nothing), a gas row already there stays, the rows come
 // back in sending order as they stand.
 describe('a settlement priced in one statement', () => {
-  let handle: DbHandle;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const database = await createTestDatabase(inject('templateDatabase'));
-    drop = database.drop;
-    handle = createDb(database.url, { max: 4 });
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await drop?.();
-  });
+  const handle = useTestDatabase(4);
 
   const DEPOSIT = '0x00000000000000000000000000000000000000d1';
   const TREASURY = '0x00000000000000000000000000000000000000a1';

@@ -1,25 +1,15 @@
 import { count, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createDb, type DatabaseOrTransaction, type DbHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
+import { type DatabaseOrTransaction } from '../../src/db/client';
 import { preparedFor } from '../../src/db/queries/prepared';
 import { insertEventOnce } from '../../src/db/queries/webhooks';
 import { events } from '../../src/db/schema';
-import { createTestDatabase } from '../support/databases';
+import { useTestDatabase } from '../support/test-database';
 
 // src/db/queries/prepared.ts: a query built once runs on the handle it is given, a transaction's
 // connection included (it relies on two of drizzle's internals; this fails if either moves).
 describe('preparedFor', () => {
-  let handle: DbHandle;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const database = await createTestDatabase(inject('templateDatabase'));
-    drop = database.drop;
-    handle = createDb(database.url, { max: 3 });
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await drop?.();
-  });
+  const handle = useTestDatabase(3);
 
   let builds = 0;
   const eventsOf = async (db: DatabaseOrTransaction, merchantId: string) => {

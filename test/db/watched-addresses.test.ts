@@ -1,24 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createDb, type DbHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import { listDepositAddressesChangedSince, listOpenDepositAddresses } from '../../src/db/queries/chain-credits';
 import { seedPayment } from '../support/seed-payment';
-import { createTestDatabase } from '../support/databases';
+import { useTestDatabase } from '../support/test-database';
 
 // Issue 32: between its full reads, a chain watcher adds only the open payments whose row changed
 // since its previous read (src/watchers/chain-watch.ts), so what it reads does not grow with the
 // number of open payments.
 describe('the open deposit addresses changed since a time', () => {
-  let handle: DbHandle;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const database = await createTestDatabase(inject('templateDatabase'));
-    drop = database.drop;
-    handle = createDb(database.url, { max: 2 });
-    await handle.sql`insert into merchants (id, name, status, security_code_hash) values ('MER_watch', 'Watch', 'approved', 'x')`;
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await drop?.();
+  const handle = useTestDatabase(2, async (h) => {
+    await h.sql`insert into merchants (id, name, status, security_code_hash) values ('MER_watch', 'Watch', 'approved', 'x')`;
   });
 
   const chainSession = async (address: string, status: 'pending' | 'completed', changedMinutesAgo: number) => {
