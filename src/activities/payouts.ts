@@ -17,10 +17,10 @@ import {
   findPayouts,
   listPayouts,
   lockPayout,
+  markPayoutBroadcast,
   reopenFailedSettlement,
   reserveNonce,
   storeSignedPayout,
-  markPayoutBroadcast,
   updatePayout,
   type PayoutRow,
 } from '../db/queries/payouts';

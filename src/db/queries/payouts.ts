@@ -264,15 +264,15 @@ export async function reserveNonce(
   return held?.highest === null || held?.highest === undefined ? input.chainNext : Number(held.highest) + 1;
 }
 
+/** What a signature stores on its payout (storeSignedPayout). */
+const SIGNED_FIELDS = ['signedTx', 'txHash', 'gasLimit', 'maxFeePerGas', 'maxPriorityFeePerGas', 'signedAt'] as const;
+
 /**
  * A signed payout stored with the allocator moved past its nonce, in one statement (issue 32), inside
  * the transaction whose reserveNonce holds the allocator's lock. Written only if the row still needs
  * this signature (not failed; unsigned, or still carrying the transaction it replaces): otherwise
  * nothing is returned, and the caller rolls back so the nonce stays free.
  */
-/** What a signature stores on its payout (storeSignedPayout). */
-const SIGNED_FIELDS = ['signedTx', 'txHash', 'gasLimit', 'maxFeePerGas', 'maxPriorityFeePerGas', 'signedAt'] as const;
-
 export async function storeSignedPayout(
   tx: DatabaseOrTransaction,
   input: {
