@@ -14,7 +14,7 @@ import { topologyFigures } from './figures/topology';
 import { createMinimalTables } from './minimal/activities';
 import { parseOptions } from './options';
 import { renderTable, type Figure } from './support/figures';
-import { freePort, ROOT } from './support/processes';
+import { freePort, killStrays, ROOT } from './support/processes';
 import { startReceiver } from './support/receiver';
 import { createMerchant, startBareLookup, startMinimalWorker, startOurServer, startOurWorker, startSandbox } from './support/services';
 import { minimalSide, oursSide } from './support/sides';
@@ -30,6 +30,8 @@ const log = (line: string) => console.error(`[bench ${new Date().toISOString().s
 const QUEUES = { idle: 'bench-idle', idleMinimal: 'bench-idle-minimal', pay: 'bench-pay', minimal: 'bench-minimal' };
 
 async function main() {
+  // Whatever ends this process, nothing it started outlives it (a clean run has stopped everything already).
+  process.on('exit', killStrays);
   const options = parseOptions(process.argv.slice(2));
   const has = (g: (typeof options.groups)[number]) => options.groups.includes(g);
   if (has('deliveries') && !has('payments'))

@@ -38,6 +38,7 @@ export async function startEntry(
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  trackGroup(child.pid!);
   let output = '';
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-20_000);
@@ -74,6 +75,43 @@ export async function startEntry(
         process.kill(-child.pid!, 'SIGTERM');
       }),
   };
+}
+
+/** Process groups this process started (startEntry): killStrays ends whatever is left of them. */
+const startedGroups = new Set<number>();
+
+export function trackGroup(pgid: number): void {
+  startedGroups.add(pgid);
+}
+
+/**
+ * Kills (SIGKILL) every process this one started that is still running: its descendants, and the
+ * members of every group it started, whose leader may have exited and left them to init. For the
+ * bench's exit: a run that dies before its stops (an uncaught error, an unhandled rejection) must not
+ * leave servers, workers, a Temporal server and an anvil behind, holding Postgres connections and a
+ * share of the cores for every later run and test (one such stack made a topology round fail with
+ * "too many clients"). After a clean run its stops have ended everything, and this finds nothing.
+ */
+export function killStrays(): void {
+  const all = processCpu();
+  const children = new Map<number, number[]>();
+  for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
+  const doomed = new Set<number>();
+  const stack = [...(children.get(process.pid) ?? [])];
+  while (stack.length > 0) {
+    const pid = stack.pop()!;
+    if (doomed.has(pid)) continue;
+    doomed.add(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  for (const p of all) if (startedGroups.has(p.pgid) && p.pid !== process.pid) doomed.add(p.pid);
+  for (const pid of doomed) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
 }
 
 /** Ready when anything answers HTTP at `url`. */

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
-import { groupCpuMs, listeningPid, pidsCpuMs, treeCpuMs } from '../../bench/support/processes';
+import { groupCpuMs, listeningPid, pidsCpuMs, ROOT, treeCpuMs } from '../../bench/support/processes';
 
 /** The commands of a process's live children (Linux /proc). */
 function childCommands(pid: number): string[] {
@@ -77,6 +77,41 @@ describe('bench CPU accounting', () => {
     expect(treeCpuMs([2 ** 22 + 1])).toBe(0);
     for (const child of readFileSync(`/proc/${shell.pid}/task/${shell.pid}/children`, 'utf8').trim().split(/\s+/))
       process.kill(Number(child), 'SIGKILL');
+  });
+
+  it('leaves nothing running behind a bench process that dies of an unhandled rejection (killStrays at exit)', async () => {
+    // The bench's shape: a service in a process group of its own whose leader exits and leaves its
+    // child to init (tsx's node process), and a plain child (a Temporal server, an anvil). The process
+    // then dies before any of its stops ran.
+    const script = `
+      const { spawn } = require('node:child_process');
+      const { killStrays, trackGroup } = require('./bench/support/processes');
+      process.on('exit', killStrays);
+      const leader = spawn('sh', ['-c', 'sleep 30 & echo $!'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+      trackGroup(leader.pid);
+      leader.stdout.once('data', (d) => {
+        const plain = spawn('sleep', ['31'], { stdio: 'ignore' });
+        console.log(JSON.stringify([Number(String(d).trim()), plain.pid]));
+        setTimeout(() => Promise.reject(new Error('a figure failed outside its try')), 200);
+      });`;
+    const run = spawn(process.execPath, [require.resolve('tsx/cli'), '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    run.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => run.once('exit', resolve));
+    expect(code).not.toBe(0);
+    const [orphan, plain] = JSON.parse(out.trim().split('\n').at(-1)!) as [number, number];
+    const alive = (pid: number) => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 10_000;
+    while (alive(orphan) || alive(plain)) {
+      expect(Date.now(), 'the orphaned group member or the plain child is still running').toBeLessThan(deadline);
+      await sleep(50);
+    }
   });
 
   it('finds the process listening on a port, and none on a port nobody listens on', async () => {
