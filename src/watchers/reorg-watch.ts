@@ -239,11 +239,15 @@ export function createReorgCheck(deps: {
   async function checkPayouts(): Promise<void> {
     const sent = await listRecentlyConfirmedPayouts(db, network, settings.windowHours, ROWS_PER_PASS);
     if (sent.length === 0) return;
-    const heights = [...new Set(sent.filter((p) => p.status === 'confirmed' && p.blockNumber !== null).map((p) => BigInt(p.blockNumber!)))];
-    const [receipts, blocks] = await Promise.all([
-      Promise.all(sent.map((p) => receiptOf(client, p.txHash as Hash))),
-      Promise.all(heights.map(blockAt)),
-    ]);
+    const receipts = await Promise.all(sent.map((p) => receiptOf(client, p.txHash as Hash)));
+    // A receipt says mined (transactionStanding): the block at the recorded height is read only for a
+    // confirmed payout the node has no receipt of, not for every payout of every pass (issue 32).
+    const heights = [
+      ...new Set(
+        sent.filter((p, i) => p.status === 'confirmed' && p.blockNumber !== null && !receipts[i]).map((p) => BigInt(p.blockNumber!)),
+      ),
+    ];
+    const blocks = await Promise.all(heights.map(blockAt));
     const blockOf = new Map(heights.map((n, i) => [n, blocks[i] ?? null]));
     const lookups = steps.batchLookups();
     // In sending order (gas before the deposit address's transfers, then by nonce): each send may need the one before it mined.
