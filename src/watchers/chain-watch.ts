@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { assertChainId, createChainClient } from '../chains/clients';
+import { firstBlockSince } from '../chains/block-at';
+import { assertChainId, createChainClient, type ChainClient } from '../chains/clients';
 import type { TokenTransfer } from '../chains/transfer-logs';
 import { cursorFromJson, cursorToJson, TransferWatcher, type WatchCursor } from '../chains/watcher';
 import type { ChainNetworkConfig } from '../config';
@@ -11,6 +12,7 @@ import {
   listDepositAddressesChangedSince,
   listRecentlyEndedDepositAddresses,
   loadCursor,
+  oldestWatchedPaymentOpenedAt,
   saveCursor,
 } from '../db/queries/chain-credits';
 import { holdAdvisoryLease, sleep } from '../db/advisory-lease';
@@ -114,7 +116,9 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
       if (!cursor) {
         await assertChainId(client);
         const stored = await loadCursor(db, endpoint.network);
-        cursor = stored ? cursorFromJson(JSON.parse(stored)) : await watcher.startCursor();
+        cursor = stored
+          ? cursorFromJson(JSON.parse(stored))
+          : await watcher.startCursor(await firstBlockToRead(deps, client, endpoint.network));
         // Saved at once: payments opened from now on are watched from here, even across a crash.
         if (!stored) await saveCursor(db, endpoint.network, JSON.stringify(cursorToJson(cursor)));
       }
@@ -152,6 +156,19 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
     if (caughtUp) await sleep(interval, signal);
   }
 }
+
+/**
+ * Where a network's first watcher starts reading (there is no cursor yet): at the head, unless
+ * payments it must watch were opened before it ran (the API takes payments whether or not a worker
+ * runs; a fresh worker's watcher starts after its own start-up). Then from the first block mined
+ * after the oldest of them opened, less a margin for the chain's and Postgres's clocks: started at
+ * the head, a transfer mined before would never be read, and the payment would wait for nothing.
+ */
+async function firstBlockToRead(deps: ChainWatchDeps, client: ChainClient, network: string): Promise<bigint | undefined> {
+  const oldest = await oldestWatchedPaymentOpenedAt(deps.db, network, deps.lateDeposits?.watchHours ?? 0);
+  return oldest ? firstBlockSince(client.publicClient, new Date(oldest.getTime() - FIRST_READ_CLOCK_MARGIN_MS)) : undefined;
+}
+const FIRST_READ_CLOCK_MARGIN_MS = 10 * 60_000;
 
 /** How often the watched set is read whole, which also drops the addresses no longer watched. */
 const WATCHED_FULL_READ_MS = 60_000;

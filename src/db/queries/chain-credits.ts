@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { chainCredits, chainCursors, checkoutSessions, simpleOrders } from '../schema';
 import { placeholderRows, preparedFor } from './prepared';
@@ -223,6 +223,36 @@ export function listDepositAddressesChangedSince(
       }
     : { sessions: ['pending', 'processing'] as const, orders: ['pending', 'processing'] as const };
   return depositAddressesOf(db, network, { sessions: [...statuses.sessions], orders: [...statuses.orders] }, undefined, since);
+}
+
+/**
+ * When the oldest payment the network's watcher must watch was opened (its open payments, and with
+ * `endedWithinHours` those ended that recently), or null when there is none: where a watcher with no
+ * cursor yet starts reading, so a payment opened and paid before any watcher ran is still seen.
+ */
+export async function oldestWatchedPaymentOpenedAt(
+  db: DatabaseOrTransaction,
+  network: string,
+  endedWithinHours: number,
+): Promise<Date | null> {
+  // Open, or changed (ended) within the late-deposit window.
+  const watched = (status: SQL, updatedAt: SQL) =>
+    sql`(${status} in ('pending', 'processing') or ${updatedAt} > now() - make_interval(secs => ${Math.max(0, endedWithinHours) * 3600}))`;
+  const [row] = await db.execute<{ at: string | null }>(sql`select least(
+      (select min(${checkoutSessions.createdAt}) from ${checkoutSessions} where ${and(
+        eq(checkoutSessions.network, network),
+        eq(checkoutSessions.verification, 'chain'),
+        isNotNull(checkoutSessions.depositAddress),
+        watched(sql`${checkoutSessions.status}`, sql`${checkoutSessions.updatedAt}`),
+      )}),
+      (select min(${simpleOrders.createdAt}) from ${simpleOrders} where ${and(
+        eq(simpleOrders.walletNetwork, network),
+        eq(simpleOrders.verification, 'chain'),
+        isNotNull(simpleOrders.chainDepositAddress),
+        watched(sql`${simpleOrders.status}`, sql`${simpleOrders.updatedAt}`),
+      )})
+    ) as at`);
+  return row?.at ? new Date(row.at) : null;
 }
 
 /**
