@@ -148,24 +148,28 @@ describe('two API processes and two workers on the production Temporal server', 
       (n) => n === PAYMENTS,
       240_000,
       `all ${PAYMENTS} payments to complete`,
-    ).catch(async (err) => {
-      // What a red run needs to explain itself: where each unfinished payment stands.
+    ).catch(async (err: unknown) => {
+      // What a red run needs to explain itself, in the failure's own message: CI shows the end of the
+      // run's output, where the failure is repeated, not the middle, where a log line would be.
+      const said: string[] = [];
+      const say = (line: string) => {
+        console.error(line);
+        said.push(line.length > 1500 ? `${line.slice(0, 1500)}…` : line);
+      };
+      // Where each unfinished payment stands.
       const open = await ctx.db
         .sql`select id, status, provider_payment_id, workflow_started, deposit_address, updated_at, (select count(*)::int from chain_credits c where c.payment_id = checkout_sessions.id) as credits, (select count(*)::int from deposit_addresses d where d.address = checkout_sessions.deposit_address) as address_rows from checkout_sessions where id in ${ctx.db.sql(ids)} and status <> 'completed'`;
-      console.error('topology: unfinished payments', JSON.stringify(open));
+      say(`topology: unfinished payments ${JSON.stringify(open)}`);
       // The workers' own account of the chain: leases taken and lost, scans that failed.
       for (const [i, w] of workers.entries()) {
         const lines = w
           .output()
           .split('\n')
           .filter((l) => /chain watcher|lease|reorg|error/i.test(l));
-        console.error(
-          `topology: worker ${i + 1} (${i === 0 ? 'killed' : 'survived'}), its last chain lines:\n${lines.slice(-40).join('\n')}`,
-        );
+        say(`topology: worker ${i + 1} (${i === 0 ? 'killed' : 'survived'}), its last chain lines:\n${lines.slice(-15).join('\n')}`);
       }
-      console.error(
-        'topology: chain cursors',
-        JSON.stringify(await ctx.db.sql`select network, head, confirmed_through, updated_at from chain_cursors`),
+      say(
+        `topology: chain cursors ${JSON.stringify(await ctx.db.sql`select network, head, confirmed_through, updated_at from chain_cursors`)}`,
       );
       // ... and where each one's run stands: its pending work and failures, and its last events.
       for (const row of open) {
@@ -181,21 +185,18 @@ describe('two API processes and two workers on the production Temporal server', 
           .then((r) => r.json())
           .catch(() => null);
         // ... and whether the chain has it: the transaction the provider names, and what the address holds.
-        const hash = (provider as { transactionHash?: Hash } | null)?.transactionHash;
+        const hash = (provider as { payment?: { transactionHash?: Hash } } | null)?.payment?.transactionHash;
         const onChain = {
           receipt: hash
             ? await chain.publicClient.getTransactionReceipt({ hash }).then(
-                (r) => r.status,
+                (r) => ({ status: r.status, block: String(r.blockNumber) }),
                 () => 'none',
               )
             : null,
           balance: row.deposit_address ? String(await balanceOf(chain, chain.tokens.polygon.USDC, row.deposit_address as Address)) : null,
         };
-        console.error(
-          `topology: run of ${row.id as string}`,
-          JSON.stringify({
-            provider,
-            onChain,
+        say(
+          `topology: run of ${row.id as string} ${JSON.stringify({
             status: status?.name,
             pendingActivities: raw?.pendingActivities?.map((a) => ({
               type: a.activityType?.name,
@@ -204,10 +205,12 @@ describe('two API processes and two workers on the production Temporal server', 
             })),
             pendingTask: raw?.pendingWorkflowTask,
             events,
-          }),
+            onChain,
+            provider,
+          })}`,
         );
       }
-      throw err;
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\n${said.join('\n')}`.slice(0, 20_000));
     });
     const seconds = (performance.now() - started) / 1000;
     console.log(
