@@ -51,9 +51,10 @@ async function paySessionUntilTrap(arm: (wallet: string, worker: () => ChildProc
   const g = await pressPay(ctx, id);
   const { depositAddress } = await sessionRow(ctx, id);
   await payFromWallet(chain, token, depositAddress, g);
+  // With the session's status: a red run says whether the payment or its payout never got there.
   await eventually(
-    async () => proxy.armed(),
-    (armed) => !armed,
+    async () => ({ armed: proxy.armed(), status: (await sessionRow(ctx, id)).status }),
+    (now) => !now.armed,
     60_000,
     'the trap to spring',
   );
