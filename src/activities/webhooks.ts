@@ -15,6 +15,7 @@ import {
   insertDeliveriesBegun,
   insertDeliveriesOnce,
   insertEventOnce,
+  insertEventWithDeliveries,
   listEnabledEndpoints,
   merchantWebhookSecret,
   beginAttempt,
@@ -37,6 +38,9 @@ import { endpointWants } from '../domain/webhook-event-types';
 import { explorerUrlFor } from '../domain/explorers';
 import { exceptionEventBody, exceptionView, refundEventBody } from '../domain/exceptions';
 import { postWebhook } from '../webhooks/post';
+
+/** A delivery row as written: one per distinct URL an event goes to. */
+type NewDelivery = Pick<DeliveryRow, 'id' | 'eventId' | 'paymentId' | 'url' | 'secretSource' | 'secretRef'>;
 
 export interface WebhookActivityDeps {
   db: Database;
@@ -129,23 +133,19 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
   }
 
   /**
-   * deliveriesFor, and the endpoint row of each delivery this call wrote that an endpoint's secret
-   * signs (null: another secret signs it). A delivery written before (a retried activity) is not in
-   * `fresh`: its attempt reads it as it stands.
+   * The deliveries an event of `type` gets (one per distinct URL, as deliveriesFor says), as rows to
+   * insert, and which of them have their first attempt begun with their insert: with `merchantSecret`
+   * given by the emitter that posts at once (emitPaymentEventOf, the merchant's default secret as its
+   * read found it), each whose secret is then known (an endpoint's, or this one when set).
    */
-  async function deliveriesWithEndpoints(
+  async function deliveryRows(
     session: CheckoutSessionRow,
     /** The merchant's enabled endpoints, oldest first. */
     endpoints: EnabledEndpoint[],
     eventId: string,
     type: string,
-    /**
-     * Given by the emitter that posts at once (emitPaymentEventOf): the merchant's default secret as
-     * its read found it. Each new delivery whose secret is then known (an endpoint's, or this one when
-     * set) has its first attempt begun with its insert (insertDeliveriesBegun).
-     */
     merchantSecret?: string | null,
-  ): Promise<{ deliveries: DeliveryRow[]; fresh: Map<string, EnabledEndpoint | null>; begun: Map<string, number> }> {
+  ): Promise<{ rows: NewDelivery[]; begin: Set<string> }> {
     const targets = new Map<string, { secretSource: DeliveryRow['secretSource']; secretRef: string }>();
     const site = session.siteId ? await findSite(db, session.siteId) : undefined;
     if (site) targets.set(site.callbackUrl, { secretSource: 'site', secretRef: site.id });
@@ -164,10 +164,15 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
     const rows = [...targets].map(([url, t]) => ({ id: newDeliveryId(), eventId, paymentId: session.id, url, ...t }));
     const secretKnown = (t: { secretSource: DeliveryRow['secretSource'] }) =>
       t.secretSource === 'endpoint' || (t.secretSource === 'merchant' && !!merchantSecret);
-    const { deliveries, attempts: begun } =
-      merchantSecret === undefined
-        ? { deliveries: await insertDeliveriesOnce(db, rows), attempts: new Map<string, number>() }
-        : await insertDeliveriesBegun(db, rows, new Set(rows.filter(secretKnown).map((r) => r.id)));
+    return { rows, begin: new Set(merchantSecret === undefined ? [] : rows.filter(secretKnown).map((r) => r.id)) };
+  }
+
+  /**
+   * Of `deliveries`, each that this call wrote (its id among `rows`), with the endpoint row whose
+   * secret signs it (null: another secret signs it). A delivery written before (a retried activity)
+   * is left out: its attempt reads it as it stands.
+   */
+  function freshDeliveries(rows: readonly NewDelivery[], deliveries: readonly DeliveryRow[], endpoints: readonly EnabledEndpoint[]) {
     const written = new Set(rows.map((r) => r.id));
     const fresh = new Map<string, EnabledEndpoint | null>();
     for (const d of deliveries) {
@@ -178,7 +183,23 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
         if (endpoint) fresh.set(d.id, endpoint);
       }
     }
-    return { deliveries, fresh, begun };
+    return fresh;
+  }
+
+  /** deliveryRows written (insertDeliveriesBegun), with what freshDeliveries says of them and the attempts begun. */
+  async function deliveriesWithEndpoints(
+    session: CheckoutSessionRow,
+    endpoints: EnabledEndpoint[],
+    eventId: string,
+    type: string,
+    merchantSecret?: string | null,
+  ): Promise<{ deliveries: DeliveryRow[]; fresh: Map<string, EnabledEndpoint | null>; begun: Map<string, number> }> {
+    const { rows, begin } = await deliveryRows(session, endpoints, eventId, type, merchantSecret);
+    const { deliveries, attempts: begun } =
+      begin.size === 0
+        ? { deliveries: await insertDeliveriesOnce(db, rows), attempts: new Map<string, number>() }
+        : await insertDeliveriesBegun(db, rows, begin);
+    return { deliveries, fresh: freshDeliveries(rows, deliveries, endpoints), begun };
   }
 
   const retrySchedule = () => ({
@@ -234,20 +255,21 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
           }
         : {}),
     });
-    const event = await insertEventOnce(db, {
+    const eventRow = {
       id: eventId,
       paymentId,
       merchantId: session.merchantId,
       type: type ?? `payment.${status}`,
       body: JSON.stringify(body),
-    });
-    const { deliveries, fresh, begun } = await deliveriesWithEndpoints(
-      session,
-      found.endpoints,
-      event.id,
-      event.type,
-      postsAtOnce ? found.merchantSecret : undefined,
-    );
+    };
+    const merchantSecret = postsAtOnce ? found.merchantSecret : undefined;
+    // The event and its deliveries in one statement; a retried activity finds the first call's (two).
+    const planned = await deliveryRows(session, found.endpoints, eventId, eventRow.type, merchantSecret);
+    const together = await insertEventWithDeliveries(db, eventRow, planned.rows, planned.begin);
+    const event = together?.event ?? (await insertEventOnce(db, eventRow));
+    const { deliveries, fresh, begun } = together
+      ? { ...together, fresh: freshDeliveries(planned.rows, together.deliveries, found.endpoints), begun: together.attempts }
+      : await deliveriesWithEndpoints(session, found.endpoints, event.id, event.type, merchantSecret);
     // Issue 30: the customer's receipt, when they asked for one on the page; recorded once whatever
     // the retries, and sent by the worker's mail sender (customer-mails.ts), never from this run.
     // Only asked for when the session just read has an address (the common case has none: no statement).
