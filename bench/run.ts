@@ -226,10 +226,12 @@ async function main() {
 
   if (has('topology')) {
     // A stack of its own on the production Temporal server, whichever server the figures above used.
-    // The smoke run shares Postgres with a test run: small server pools.
+    // Pools sized to Postgres's 100 connections (topology.ts counts ours): the server's default of
+    // 4 services × (20 + 5) is all of them alone, and a full run's Pay once answered 500 "too many
+    // clients". The smoke run shares Postgres with a test run: smaller still.
     const production = await startStack(log, {
       temporal: 'production',
-      ...(options.quick ? { temporalConnections: { main: 4, visibility: 2 } } : {}),
+      temporalConnections: options.quick ? { main: 4, visibility: 2 } : { main: 8, visibility: 2 },
     });
     const receiver = await startReceiver();
     try {

@@ -62,8 +62,10 @@ export async function topologyFigures(input: {
   log: (line: string) => void;
 }): Promise<Figure[]> {
   const { options, receiver } = input;
-  // Six processes of ours: the smoke run shares Postgres's 100 connections with a test run.
-  const stack = options.quick ? { ...input.stack, env: { ...input.stack.env, DATABASE_POOL_MAX: '3' } } : input.stack;
+  // Six processes of ours (3 API, 3 workers, each worker's four chain watchers holding a lease
+  // connection more) beside the Temporal server's at most 4 × (8 + 2): 6 × 5 + 12 + 40 stays under
+  // Postgres's 100 connections. The smoke run shares them with a test run: smaller still.
+  const stack = { ...input.stack, env: { ...input.stack.env, DATABASE_POOL_MAX: options.quick ? '3' : '5' } };
   const sandboxPort = await freePort();
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   const children: Child[] = [];
