@@ -19,13 +19,7 @@ export type AttemptRow = typeof webhookAttempts.$inferSelect;
 export async function insertEventOnce(db: DatabaseOrTransaction, row: Omit<typeof events.$inferInsert, 'seq'>): Promise<EventRow> {
   const subject = row.subject ?? '';
   const inserted = await db.execute<RawEventRow>(sql`
-    with next as (
-      insert into ${merchantEventSeqs} as c (merchant_id, seq)
-      select ${row.merchantId}, (select coalesce(max(seq), 0) + 1 from ${events} where merchant_id = ${row.merchantId})
-      where not exists (select 1 from ${events} where payment_id = ${row.paymentId} and type = ${row.type} and subject = ${subject})
-      on conflict (merchant_id) do update set seq = greatest(c.seq + 1, excluded.seq)
-      returning seq
-    )
+    with next as (${nextSeqOf(row, subject)})
     insert into ${events} (id, payment_id, merchant_id, seq, type, subject, body, created_at)
     select ${row.id}, ${row.paymentId}, ${row.merchantId}, next.seq, ${row.type}, ${subject}, ${row.body}, coalesce(${row.createdAt instanceof Date ? row.createdAt.toISOString() : null}::timestamptz, now())
     from next
@@ -40,6 +34,14 @@ export async function insertEventOnce(db: DatabaseOrTransaction, row: Omit<typeo
     .where(and(eq(events.paymentId, row.paymentId), eq(events.type, row.type), eq(events.subject, subject)));
   return written!;
 }
+
+/** The merchant's next seq for a new event (insertEventOnce says how), or no row when the event exists. */
+const nextSeqOf = (event: { merchantId: string; paymentId: string; type: string }, subject: string) => sql`
+  insert into ${merchantEventSeqs} as c (merchant_id, seq)
+  select ${event.merchantId}, (select coalesce(max(seq), 0) + 1 from ${events} where merchant_id = ${event.merchantId})
+  where not exists (select 1 from ${events} where payment_id = ${event.paymentId} and type = ${event.type} and subject = ${subject})
+  on conflict (merchant_id) do update set seq = greatest(c.seq + 1, excluded.seq)
+  returning seq`;
 
 interface RawEventRow extends Record<string, unknown> {
   id: string;
@@ -219,13 +221,7 @@ export async function insertEventWithDeliveries(
   const written = await db.execute<
     Partial<RawDeliveryRow> & { event_seq: string | number; event_created_at: Date | string; attempt_id: string | number | null }
   >(sql`
-    with next as (
-      insert into ${merchantEventSeqs} as c (merchant_id, seq)
-      select ${event.merchantId}, (select coalesce(max(seq), 0) + 1 from ${events} where merchant_id = ${event.merchantId})
-      where not exists (select 1 from ${events} where payment_id = ${event.paymentId} and type = ${event.type} and subject = ${subject})
-      on conflict (merchant_id) do update set seq = greatest(c.seq + 1, excluded.seq)
-      returning seq
-    ), written as (
+    with next as (${nextSeqOf(event, subject)}), written as (
       insert into ${events} (id, payment_id, merchant_id, seq, type, subject, body, created_at)
       select ${event.id}, ${event.paymentId}, ${event.merchantId}, next.seq, ${event.type}, ${subject}, ${event.body}, now()
       from next
