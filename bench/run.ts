@@ -27,7 +27,13 @@ import { refillDepositAddressPool } from '../src/payments/deposit-address-pool';
 // `npm run bench`: issue 14's figures, each against a baseline measured in the same run.
 
 const log = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
-const QUEUES = { idle: 'bench-idle', idleMinimal: 'bench-idle-minimal', pay: 'bench-pay', minimal: 'bench-minimal' };
+const QUEUES = {
+  idle: 'bench-idle',
+  idleMinimal: 'bench-idle-minimal',
+  pay: 'bench-pay',
+  minimal: 'bench-minimal',
+  minimalPayouts: 'bench-minimal-payouts',
+};
 
 async function main() {
   // Whatever ends this process, nothing it started outlives it (a clean run has stopped everything already).
@@ -128,10 +134,15 @@ async function main() {
       const workers = {
         ours: await startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl }),
         minimal: await startMinimalWorker(stack, { taskQueue: QUEUES.minimal, webhookSecret: 'whsec_bench' }),
+        // The like-for-like baseline of the payout figures: the minimal implementation paying out as ours does.
+        minimalPayouts: has('payments')
+          ? await startMinimalWorker(stack, { taskQueue: QUEUES.minimalPayouts, webhookSecret: 'whsec_bench', payOut: true })
+          : null,
       };
       stops.push(
         () => workers.ours.stop(),
         () => workers.minimal.stop(),
+        async () => workers.minimalPayouts?.stop(),
       );
       const merchant = await createMerchant(server.baseUrl, receiver.url);
       children.push(
@@ -139,6 +150,7 @@ async function main() {
         sandbox,
         { name: 'worker', output: () => workers.ours.output() },
         { name: 'minimal-worker', output: () => workers.minimal.output() },
+        { name: 'minimal-payouts-worker', output: () => workers.minimalPayouts?.output() ?? '' },
       );
       const minimal = minimalSide({ stack, temporal: temporal!, taskQueue: QUEUES.minimal, webhookUrl: receiver.url });
       stops.push(() => minimal.close());
@@ -148,9 +160,22 @@ async function main() {
         workerPid: () => workers.ours.child.pid!,
       };
       const minimalPayments = { ...minimal.side, taskQueue: QUEUES.minimal, workerPid: () => workers.minimal.child.pid! };
+      const minimalPaying = minimalSide({
+        stack,
+        temporal: temporal!,
+        taskQueue: QUEUES.minimalPayouts,
+        webhookUrl: receiver.url,
+        payOut: true,
+      });
+      stops.push(() => minimalPaying.close());
+      const minimalPayingPayments = {
+        ...minimalPaying.side,
+        taskQueue: QUEUES.minimalPayouts,
+        workerPid: () => workers.minimalPayouts!.child.pid!,
+      };
       // The stack under test only (not other Temporal servers, databases or anvils on the machine); the workers' pids as they are now.
       const meter = stackCpuMeter(stack, sql, () =>
-        [server.child.pid, sandbox.child.pid, workers.ours.child.pid, workers.minimal.child.pid].filter(
+        [server.child.pid, sandbox.child.pid, workers.ours.child.pid, workers.minimal.child.pid, workers.minimalPayouts?.child.pid].filter(
           (p): p is number => p !== undefined,
         ),
       );
@@ -165,6 +190,7 @@ async function main() {
           temporal: temporal!,
           ours: oursPayments,
           minimal: minimalPayments,
+          minimalPaying: minimalPayingPayments,
           meter,
           log,
         });

@@ -6,7 +6,10 @@ import type { Receiver } from '../support/receiver';
 import { pool, type PaymentSide } from '../support/sides';
 import { groupCpuMs, groupPeakProcessRss, sampleMax } from '../support/processes';
 import { postgresDelta, stackDelta, type stackCpuMeter } from '../support/stack-cpu';
-import { interleaved, quantile } from '../support/stats';
+import { interleaved, quantile, type Metrics } from '../support/stats';
+
+/** A side of the payment figures, with its worker's task queue and process. */
+type MeasuredSide = PaymentSide & { taskQueue: string; workerPid: () => number };
 
 // A loaded 2-core machine completes about one payment a second: wait in proportion to the batch.
 const completionTimeoutMs = (count: number) => Number(process.env.BENCH_COMPLETION_TIMEOUT_MS ?? 60_000 + 5_000 * count);
@@ -51,6 +54,8 @@ export async function throughput(
   count: number,
   concurrency: number,
   ids: string[],
+  /** A side that pays out: the round also waits for every payment.settled, so its CPU is the whole payment's. */
+  settles = false,
 ): Promise<number> {
   const start = performance.now();
   const mine: string[] = [];
@@ -65,6 +70,7 @@ export async function throughput(
   if (completed.length < count)
     console.error(`[bench] ${side.name}: ${count - completed.length} of ${count} payments failed (not counted)`);
   const last = Math.max(...mine.map((id) => receiver.finishedAt(id)!));
+  if (settles) await receiver.settlements(mine, completionTimeoutMs(count));
   return completed.length / ((last - start) / 1000);
 }
 
@@ -138,29 +144,33 @@ export async function paymentFigures(input: {
   options: BenchOptions;
   receiver: Receiver;
   temporal: Client;
-  ours: PaymentSide & { taskQueue: string; workerPid: () => number };
-  minimal: PaymentSide & { taskQueue: string; workerPid: () => number };
+  ours: MeasuredSide;
+  minimal: MeasuredSide;
+  /** The minimal implementation paying out as ours does (decisions §11): the payout figures' baseline. */
+  minimalPaying: MeasuredSide;
   meter: ReturnType<typeof stackCpuMeter>;
   log: (line: string) => void;
 }): Promise<{ figures: Figure[]; oursIds: string[] }> {
-  const { options, receiver, ours, minimal } = input;
+  const { options, receiver, ours, minimal, minimalPaying } = input;
   const concurrency = 8;
-  const ids = { ours: [] as string[], minimal: [] as string[] };
+  const ids = { ours: [] as string[], minimal: [] as string[], minimalPaying: [] as string[] };
+  // Sides that pay out (ours, and the like-for-like baseline) end a round at their last
+  // payment.settled: the payouts a round started are its CPU, not the next round's.
+  const settles = (side: MeasuredSide) => side !== minimal;
   // Warm-up, not counted: a round's concurrency of payments each (worker caches, bundles, the
   // statements each pooled connection prepares on first use, the JIT), so the first measured round
   // is not dearer than the others.
-  await throughput(ours, receiver, concurrency, concurrency, []);
-  await throughput(minimal, receiver, concurrency, concurrency, []);
+  for (const side of [ours, minimal, minimalPaying]) await throughput(side, receiver, concurrency, concurrency, [], settles(side));
   // Each round also samples its worker's resident memory: the peak under this load.
   // ... and the CPU each part of the machine spent per payment: steadier than payments/s on a loaded
   // machine, and it says where the difference goes. The sides take turns, so the shared Temporal
   // server, Postgres and machine served one side at a time.
-  const cpu = async (side: typeof ours) => ({ stack: await input.meter.read(), worker: groupCpuMs(side.workerPid()) });
-  const measured = async (side: typeof ours, sideIds: string[]) => {
+  const cpu = async (side: MeasuredSide) => ({ stack: await input.meter.read(), worker: groupCpuMs(side.workerPid()) });
+  const measured = async (side: MeasuredSide, sideIds: string[]) => {
     const rss = sampleMax(() => groupPeakProcessRss(side.workerPid()));
     const before = await cpu(side);
     const backends = input.meter.watchPostgres();
-    const perSecond = await throughput(side, receiver, options.payments, concurrency, sideIds);
+    const perSecond = await throughput(side, receiver, options.payments, concurrency, sideIds, settles(side));
     const measuredAfter = await cpu(side);
     const after = { ...measuredAfter, stack: { ...measuredAfter.stack, postgres: await backends.stop() } };
     const perPayment = (ms: number) => ms / options.payments;
@@ -173,10 +183,16 @@ export async function paymentFigures(input: {
       stackCpuMs: perPayment(stackDelta(before.stack, after.stack)),
     };
   };
+  // The payout baseline's rounds take turns with the others too: ours, minimal, minimal paying out.
+  const paying: Metrics[] = [];
   const rates = await interleaved(
     options.rounds,
     () => measured(ours, ids.ours),
-    () => measured(minimal, ids.minimal),
+    async () => {
+      const plain = await measured(minimal, ids.minimal);
+      paying.push(await measured(minimalPaying, ids.minimalPaying));
+      return plain;
+    },
   );
   const tput = figureFrom(rates, 'perSecond', {
     id: 'payments_per_second',
@@ -204,12 +220,41 @@ export async function paymentFigures(input: {
       title,
       unit: 'ms',
       better: 'lower',
-      includes: `${includes} CPU (user + system) during the throughput rounds, over the payments of the round. The deposit address pool is full when the rounds start (bench/support/deposit-pool.ts): neither the worker's start-up fill (2,000 addresses) nor the refill of the addresses the rounds take (one derivation per payment, ~1 ms of worker CPU, in batches of 250 once below 1,000) is in them.`,
+      includes: `${includes} CPU (user + system) during the throughput rounds, over the payments of the round; ours' round lasts until its last payment.settled, so the payouts it started count in it (the minimal's has none). The deposit address pool is full when the rounds start (bench/support/deposit-pool.ts): neither the worker's start-up fill (2,000 addresses) nor the refill of the addresses the rounds take (one derivation per payment, ~1 ms of worker CPU, in batches of 250 once below 1,000) is in them.`,
       baselineIs: tput.baselineIs,
     }),
   );
   input.log(
     `CPU per payment: ${cpuFigures.map((f) => `${f.id.replace(/^cpu_ms_per_payment_/, '')} ${f.ours.toFixed(0)} vs ${f.baseline.toFixed(0)} ms`).join(', ')}`,
+  );
+  // The same rounds of ours against the minimal implementation doing the same payout: what ours'
+  // payout costs beyond the fewest steps that make the same three transfers.
+  const likeForLike = { ours: rates.ours, baseline: paying };
+  const payingIs =
+    "the minimal implementation of the figures above, paying out as ours does (bench/minimal/activities.ts, minimalPayouts): after payment.completed one activity tops up the deposit address's gas from a treasury, sends the merchant's share and the commission from it (each signed locally, sent, its receipt awaited), then writes the payouts, the status and payment.settled in one transaction and posts it signed; none of ours' crash safety (nothing is stored before a transfer is sent). Its rounds take turns with ours and the minimal's, and end at the last payment.settled like ours'.";
+  const payoutFigures = [
+    figureFrom(likeForLike, 'perSecond', {
+      id: 'payments_per_second_vs_paying_minimal',
+      title: 'completed payments/s, vs minimal with payouts',
+      unit: 'payments/s',
+      better: 'higher',
+      includes: `The same rounds as completed payments/s (to the last payment.completed; both sides pay out meanwhile).`,
+      baselineIs: payingIs,
+    }),
+    ...(['workerCpuMs', 'postgresCpuMs', 'stackCpuMs'] as const).map((key) => {
+      const part = CPU_PARTS.find((p) => p.key === key)!;
+      return figureFrom(likeForLike, key, {
+        id: `${part.id}_vs_paying_minimal`,
+        title: `${part.title}, vs minimal with payouts`,
+        unit: 'ms',
+        better: 'lower' as const,
+        includes: `${part.includes} CPU (user + system) over the same rounds as ${part.title} (to the last payment.settled), over the payments of the round.`,
+        baselineIs: payingIs,
+      });
+    }),
+  ];
+  input.log(
+    `against the minimal paying out: ${payoutFigures.map((f) => `${f.id} ${f.ours.toFixed(1)} vs ${f.baseline.toFixed(1)}`).join(', ')}`,
   );
 
   // 10 % load: a tenth of the lower throughput, offered to both.
@@ -246,5 +291,5 @@ export async function paymentFigures(input: {
     baselineIs: tput.baselineIs,
   };
   input.log(`history events per payment: ours ${oursEvents.toFixed(1)} vs minimal ${minimalEvents.toFixed(1)}`);
-  return { figures: [tput, rss, ...cpuFigures, p50, p99, events], oursIds: ids.ours };
+  return { figures: [tput, rss, ...cpuFigures, p50, p99, events, ...payoutFigures], oursIds: ids.ours };
 }

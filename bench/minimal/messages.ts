@@ -7,10 +7,18 @@ import { defineSignal } from '@temporalio/workflow';
 export const MINIMAL_PAYMENT_WORKFLOW = 'minimalPayment';
 export const RAW_DELIVERY_WORKFLOW = 'rawDelivery';
 
+/** The bench merchant's settlement wallet (ours' merchant is made with it): where both sides pay the merchant's share. */
+export const BENCH_MERCHANT_WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+
 export interface MinimalPaymentInput {
   paymentId: string;
   expectedMicro: string;
   webhookUrl: string;
+  /**
+   * Pays the money out once completed, as ours does (decisions §11): the like-for-like baseline of
+   * the payout figures. Without it, the payment ends at payment.completed.
+   */
+  payOut?: boolean;
 }
 
 /** The provider's word: a hint that moves the payment to processing. */

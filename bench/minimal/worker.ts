@@ -15,6 +15,10 @@ import { depositCredit } from './messages';
 async function main() {
   const env = process.env as Record<string, string>;
   const sql = postgres(env.DATABASE_URL!, { max: 10, onnotice: () => {} });
+  // The worker of the payments paid out (PAY_OUT=1) watches only theirs, and the other only the rest:
+  // each payment is signalled once, by its own side's worker.
+  const payOut = env.PAY_OUT === '1';
+  const cursorId = payOut ? 2 : 1;
   await createMinimalTables(sql);
   const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS! });
   const worker = await Worker.create({
@@ -22,7 +26,7 @@ async function main() {
     namespace: 'default',
     taskQueue: env.TASK_QUEUE!,
     workflowsPath: path.join(__dirname, 'workflows.ts'),
-    activities: createMinimalActivities(sql, env.WEBHOOK_SECRET!),
+    activities: createMinimalActivities(sql, env.WEBHOOK_SECRET!, { rpcUrl: env.RPC_URL!, usdc: env.USDC as Address }),
   });
   const client = new Client({ connection: await Connection.connect({ address: env.TEMPORAL_ADDRESS! }), namespace: 'default' });
   const chain = createChainClient({
@@ -35,13 +39,14 @@ async function main() {
   const watcher = new TransferWatcher({
     client: chain,
     addresses: async () =>
-      (await sql<{ a: string }[]>`select deposit_address as a from bench_min_payments where status in ('pending', 'processing')`).map(
-        (r) => r.a as Address,
-      ),
+      (
+        await sql<{ a: string }[]>`select deposit_address as a from bench_min_payments
+          where status in ('pending', 'processing') and (deposit_key is not null) = ${payOut}`
+      ).map((r) => r.a as Address),
   });
   let stopped = false;
   const watch = (async () => {
-    const [saved] = await sql<{ n: string }[]>`select confirmed_through::text as n from bench_min_cursor where id = 1`;
+    const [saved] = await sql<{ n: string }[]>`select confirmed_through::text as n from bench_min_cursor where id = ${cursorId}`;
     let cursor = await watcher.startCursor(saved ? BigInt(saved.n) + 1n : undefined);
     while (!stopped) {
       try {
@@ -57,7 +62,7 @@ async function main() {
           }
         }
         if (scan.cursor.confirmedThrough !== cursor.confirmedThrough) {
-          await sql`insert into bench_min_cursor (id, confirmed_through) values (1, ${scan.cursor.confirmedThrough.toString()}) on conflict (id) do update set confirmed_through = excluded.confirmed_through`;
+          await sql`insert into bench_min_cursor (id, confirmed_through) values (${cursorId}, ${scan.cursor.confirmedThrough.toString()}) on conflict (id) do update set confirmed_through = excluded.confirmed_through`;
         }
         cursor = scan.cursor;
       } catch (err) {

@@ -9,6 +9,8 @@ const { postWebhook } = proxyActivities<MinimalActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '30 seconds', backoffCoefficient: 2, maximumInterval: '1 hour' },
 });
+// Not retried: the minimal payout stores nothing before it sends, so a second attempt could pay twice.
+const { payOut } = proxyActivities<MinimalActivities>({ startToCloseTimeout: '60 seconds', retry: { maximumAttempts: 1 } });
 
 export async function minimalPayment(input: MinimalPaymentInput): Promise<string> {
   const expected = BigInt(input.expectedMicro);
@@ -35,6 +37,7 @@ export async function minimalPayment(input: MinimalPaymentInput): Promise<string
   }
   const post = await recordTransition({ paymentId: input.paymentId, to: 'completed', webhookUrl: input.webhookUrl });
   if (post) await postWebhook(post);
+  if (input.payOut) await payOut({ paymentId: input.paymentId, webhookUrl: input.webhookUrl });
   return 'completed';
 }
 

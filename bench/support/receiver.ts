@@ -64,6 +64,14 @@ export async function startReceiver() {
     /** Resolves once every session's payment.completed (or payment.failed) has arrived. */
     completions: (ids: readonly string[], timeoutMs: number) =>
       until(() => ids.every((id) => finishedAt(id) !== undefined), timeoutMs, `payment.completed of ${ids.length} payments`),
+    /** Resolves once every session's payment.settled (its payout confirmed) has arrived, or the session failed. */
+    settlements: (ids: readonly string[], timeoutMs: number) =>
+      until(
+        () =>
+          ids.every((id) => arrivals.some((a) => a.sessionId === id && (a.event === 'payment.settled' || a.event === 'payment.failed'))),
+        timeoutMs,
+        `payment.settled of ${ids.length} payments`,
+      ),
     /** Resolves once `count` POSTs arrived after index `from`. */
     posts: (from: number, count: number, timeoutMs: number) => until(() => arrivals.length - from >= count, timeoutMs, `${count} POSTs`),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -1,6 +1,7 @@
 import type { Stack } from './stack';
 import { BENCH_ADMIN_TOKEN } from './stack';
 import { answers, freePort, startEntry, type Child } from './processes';
+import { BENCH_MERCHANT_WALLET } from '../minimal/messages';
 
 export interface Service extends Child {
   baseUrl: string;
@@ -84,7 +85,7 @@ export async function createMerchant(baseUrl: string, webhookUrl?: string): Prom
     headers: adminHeaders,
     body: JSON.stringify({
       name: 'Bench Shop',
-      wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }],
+      wallets: [{ asset: 'USDC', network: 'polygon', address: BENCH_MERCHANT_WALLET }],
     }),
   });
   const id = (created.merchant as { id: string }).id;
@@ -103,8 +104,12 @@ export async function createMerchant(baseUrl: string, webhookUrl?: string): Prom
 }
 
 /** The minimal implementation's worker (bench/minimal/worker.ts). */
-export async function startMinimalWorker(stack: Stack, input: { taskQueue: string; webhookSecret: string }): Promise<Child> {
+export async function startMinimalWorker(
+  stack: Stack,
+  input: { taskQueue: string; webhookSecret: string; payOut?: boolean },
+): Promise<Child> {
   const env = {
+    PAY_OUT: input.payOut ? '1' : '0',
     DATABASE_URL: stack.databaseUrl,
     TEMPORAL_ADDRESS: stack.temporalAddress,
     TASK_QUEUE: input.taskQueue,

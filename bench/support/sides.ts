@@ -8,7 +8,7 @@ import type { Stack } from './stack';
 
 /** One side of the payment figures: opens a payment, then pays it as the customer and provider would. */
 export interface PaymentSide {
-  name: 'ours' | 'minimal';
+  name: 'ours' | 'minimal' | 'minimal with payouts';
   open(): Promise<string>;
   pay(id: string): Promise<void>;
 }
@@ -46,20 +46,26 @@ export function oursSide(input: { apiUrl: string; sandboxUrl: string; apiKey: st
  * signal and the same on-chain transfer the sandbox makes (its own delivery code), which the
  * minimal worker's watcher credits.
  */
-export function minimalSide(input: { stack: Stack; temporal: Client; taskQueue: string; webhookUrl: string }) {
+export function minimalSide(input: { stack: Stack; temporal: Client; taskQueue: string; webhookUrl: string; payOut?: boolean }) {
   const sql = postgres(input.stack.databaseUrl, { max: 10, onnotice: () => {} });
   const { deliver } = createSandboxChains([
     { network: 'polygon', rpcUrl: input.stack.rpcUrl, chainId: 31337, confirmations: 1, tokens: input.stack.tokens.polygon },
   ]);
   const deposits = new Map<string, string>();
+  const payOut = input.payOut ?? false;
   const side: PaymentSide = {
-    name: 'minimal',
+    name: payOut ? 'minimal with payouts' : 'minimal',
     async open() {
       const id = newPaymentId();
-      const address = privateKeyToAccount(generatePrivateKey()).address;
+      const key = generatePrivateKey();
+      const address = privateKeyToAccount(key).address;
       deposits.set(id, address);
-      await sql`insert into bench_min_payments (id, deposit_address, expected_micro) values (${id}, ${address}, ${AMOUNT_MICRO.toString()})`;
-      const args: [MinimalPaymentInput] = [{ paymentId: id, expectedMicro: AMOUNT_MICRO.toString(), webhookUrl: input.webhookUrl }];
+      // The key only where the payment is paid out (the minimal payout signs from the deposit address).
+      await sql`insert into bench_min_payments (id, deposit_address, expected_micro, deposit_key)
+        values (${id}, ${address}, ${AMOUNT_MICRO.toString()}, ${payOut ? key : null})`;
+      const args: [MinimalPaymentInput] = [
+        { paymentId: id, expectedMicro: AMOUNT_MICRO.toString(), webhookUrl: input.webhookUrl, ...(payOut ? { payOut } : {}) },
+      ];
       await input.temporal.workflow.start(MINIMAL_PAYMENT_WORKFLOW, { taskQueue: input.taskQueue, workflowId: id, args });
       return id;
     },

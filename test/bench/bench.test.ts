@@ -26,6 +26,8 @@ const EXPECTED = [
   'pay_to_webhook_p50',
   'pay_to_webhook_p99',
   'history_events_per_payment',
+  'payments_per_second_vs_paying_minimal',
+  ...['worker', 'postgres', 'stack'].map((part) => `cpu_ms_per_payment_${part}_vs_paying_minimal`),
   'webhook_deliveries_per_second',
   'backlog_drain_per_second',
   'backlog_first_webhook_seconds',
