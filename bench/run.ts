@@ -212,6 +212,7 @@ async function main() {
       if (has('backlog')) {
         const oursBacklog: BacklogSide = {
           ...oursPayments,
+          settles: true,
           stopWorker: () => workers.ours.stop(),
           startWorker: async () =>
             void (workers.ours = await startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl })),
