@@ -80,17 +80,18 @@ export async function topologyFigures(input: {
     children.push(...two.apis, ...two.workers);
     const sideOf = (t: Topology) => spreadSide(t.apis.map((api) => oursSide({ apiUrl: api.baseUrl, sandboxUrl, apiKey })));
     const sides = { one: sideOf(one), two: sideOf(two) };
+    // Each round waits for its payouts (payment.settled): they would run in the other side's round and slow it.
     const rounds = await interleaved(
       options.rounds,
-      async () => ({ perSecond: await throughput(sides.two, receiver, options.payments, 8, []) }),
-      async () => ({ perSecond: await throughput(sides.one, receiver, options.payments, 8, []) }),
+      async () => ({ perSecond: await throughput(sides.two, receiver, options.payments, 8, [], true) }),
+      async () => ({ perSecond: await throughput(sides.one, receiver, options.payments, 8, [], true) }),
     );
     const figure = figureFrom(rounds, 'perSecond', {
       id: 'topology_payments_per_second',
       title: 'completed payments/s, 2 API + 2 workers',
       unit: 'payments/s',
       better: 'higher',
-      includes: `${options.payments} payments per round, 8 customers at a time, spread in turn over two API processes (server.ts), run by two workers (worker.ts) on one task queue, on the production Temporal server on Postgres; each paid through the sandbox and counted at its signed payment.completed. On a machine of few cores the processes share them, so the ratio shows what the second pair costs or gains here; the README's capacity model says what it gains on cores of its own.`,
+      includes: `${options.payments} payments per round, 8 customers at a time, spread in turn over two API processes (server.ts), run by two workers (worker.ts) on one task queue, on the production Temporal server on Postgres; each paid through the sandbox and counted at its signed payment.completed (the round then waits for its payouts' payment.settled, so they do not run in the other side's round). On a machine of few cores the processes share them, so the ratio shows what the second pair costs or gains here; the README's capacity model says what it gains on cores of its own.`,
       baselineIs:
         'one API process and one worker on a task queue of their own, on the same Temporal server, database, chain and sandbox, in the same run (rounds interleaved).',
     });
