@@ -97,3 +97,30 @@ describe('an exception’s amount is positive', () => {
     expect(await fact('claimed', '5.000000', 'chain')).toMatchObject({ kind: 'unverified', amountMicro: 5_000_000n, inserted: true });
   });
 });
+
+// Decisions §12, one arrival, one exception: a provider's word for a transfer (its callback, in an
+// API process) and the chain's log of it (the watcher or the run, in a worker) may be recorded at
+// the same moment. Each looked for the other's record and, finding none, wrote its own: two open
+// exceptions for one arrival of money (seen in a loaded run of test/exceptions/late-and-canceled).
+describe('a provider’s word and the chain’s log of one transfer, recorded at once', () => {
+  it('make one exception, the log’s, however they interleave', async () => {
+    const paymentId = await endedPayment();
+    const transfers = Array.from({ length: 20 }, (_, i) => `0x${i.toString(16).padStart(64, 'a')}`);
+    const record = (kind: 'unverified' | 'late', arrivalKey: string) =>
+      recordPaymentException(ctx.db.db, {
+        id: newExceptionId(),
+        paymentKind: 'checkout_session',
+        paymentId,
+        kind,
+        arrivalKey,
+        amountMicro: 25_000_000n,
+        references: {},
+      });
+    await Promise.all(transfers.flatMap((hash) => [record('unverified', `tx:polygon:${hash}`), record('late', `tx:polygon:${hash}:0`)]));
+    const rows = await ctx.db.sql`select kind, arrival_key from payment_exceptions where payment_id = ${paymentId}`;
+    const byKey = (a: { arrival_key: string }, b: { arrival_key: string }) => a.arrival_key.localeCompare(b.arrival_key);
+    expect(rows.map((r) => ({ kind: r.kind as string, arrival_key: r.arrival_key as string })).sort(byKey)).toEqual(
+      transfers.map((hash) => ({ kind: 'late', arrival_key: `tx:polygon:${hash}:0` })).sort(byKey),
+    );
+  });
+});

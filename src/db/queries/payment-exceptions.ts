@@ -24,8 +24,14 @@ export async function recordPaymentException(
   requirePositiveExceptionAmount(row.amountMicro);
   const arrivalKey = row.arrivalKey ?? 'payment';
   const transfer = transferKeyOf(arrivalKey);
-  if (transfer) {
-    const same = await db
+  if (!transfer) return insertOnce(db, row, arrivalKey);
+  // The word (a provider's callback, in an API process) and the log (a worker) of one transfer may be
+  // recorded at the same moment: one at a time, each looks for the other's record after the other
+  // wrote it, or both find none and write two exceptions for one arrival. A savepoint inside a
+  // caller's transaction, whose end releases the lock.
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`svc:exception-arrival:${row.paymentId}:${transfer}`}, 0))`);
+    const same = await tx
       .select()
       .from(paymentExceptions)
       .where(
@@ -45,14 +51,23 @@ export async function recordPaymentException(
         ...(row.references as Record<string, unknown>),
         reportedAs: word.kind,
       };
-      const [adopted] = await db
+      const [adopted] = await tx
         .update(paymentExceptions)
         .set({ kind: row.kind, arrivalKey, amountMicro: row.amountMicro, token: row.token ?? null, asset: row.asset ?? null, references })
         .where(and(eq(paymentExceptions.id, word.id), eq(paymentExceptions.status, 'open')))
         .returning();
       if (adopted) return { ...adopted, inserted: false };
     }
-  }
+    return insertOnce(tx, row, arrivalKey);
+  });
+}
+
+/** The arrival's record under its key, written by this call (`inserted`) or found as an earlier call wrote it. */
+async function insertOnce(
+  db: DatabaseOrTransaction,
+  row: NewPaymentException,
+  arrivalKey: string,
+): Promise<PaymentExceptionRow & { inserted: boolean }> {
   const written = await db
     .insert(paymentExceptions)
     .values({ ...row, arrivalKey })
