@@ -19,7 +19,8 @@ import {
   lockPayout,
   markPayoutBroadcast,
   reopenFailedSettlement,
-  reserveNonce,
+  nextFreeNonce,
+  NonceTaken,
   storeSignedPayout,
   updatePayout,
   type PayoutRow,
@@ -35,7 +36,7 @@ import { givenUp, PAYOUT_FAILED, refusalBoundReached, refusalOf, refusedForNow }
 import { planOrderPayouts, planSessionPayouts, type SessionPlan } from './payout-plan';
 import { planExceptionRefund, type RefundPlan } from './refund-plan';
 
-// Decisions §11 "Payout": plan (rows) -> sign (nonce + raw tx stored in one database transaction) ->
+// Decisions §11 "Payout": plan (rows) -> sign (the next free nonce, the raw tx stored with it in one statement) ->
 // broadcast (the stored bytes, again on every retry) -> confirm (the receipt decides; ledger and
 // lookup in one transaction). Each step stores its outcome in Postgres before the next, so any step
 // can be retried from what is stored: sendPayouts runs them all in one activity (each attempt resumes
@@ -44,6 +45,8 @@ import { planExceptionRefund, type RefundPlan } from './refund-plan';
 /** How long one confirm attempt watches for the receipt before it lets Temporal retry it. */
 const CONFIRM_WATCH_MS = 8_000;
 const POLL_MS = 250;
+/** Nonces a signature may lose to other payouts of its sender before the attempt is retried. */
+const NONCE_ATTEMPTS = 20;
 
 /** Which payouts a sendPayouts call sends: a session's or an order's (planned on first use), or rows already planned (a refund). */
 export type PayoutBatch = { session: string } | { order: string } | { planned: string[] };
@@ -69,8 +72,6 @@ class RevertedPayout extends Error {
     super(reason);
   }
 }
-/** The row no longer needed this signature (another attempt signed it, or it failed): the transaction rolls back. */
-class NotSigned extends Error {}
 const revertedFailure = (e: RevertedPayout) =>
   ApplicationFailure.nonRetryable(`payout ${e.payoutId} failed: ${e.reason}`, 'PayoutReverted');
 const termsOf = (p: PayoutRow): GasTerms | null =>
@@ -137,7 +138,7 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
   /**
    * Signs (or, with `replacing`, signs anew after another transaction took the nonce) and stores it.
    * `known` is the row as this attempt read it (its terms, sender and amount never change); whether
-   * it still needs a signature is decided under the row's lock.
+   * it still needs a signature is decided by the statement that stores it.
    */
   async function sign(id: string, replacing: string | null, lookups: BatchLookups, known?: PayoutRow): Promise<PayoutRow> {
     const before = known ?? (await findPayout(db, id));
@@ -148,17 +149,18 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
     const order = { token: (before.token as Address | null) ?? null, to: before.toAddress as Address, amount: BigInt(before.amount) };
     const terms = termsOf(before) ?? (await gasTermsFor(client, account.address, order));
     const chainNext = await pendingNonce(client, account.address);
-    // Issue 32: the nonce reserved under the allocator's lock, then the signed bytes and the allocator
-    // stored together only if the row still needs them (storeSignedPayout); a row another attempt
-    // signed meanwhile, or an operator failed, rolls the reservation back and is answered as it stands.
-    const stored = await db
-      .transaction(async (tx) => {
-        const nonce = await reserveNonce(tx, { network: before.network, sender: before.fromAddress, chainNext });
-        const signed = await signTransfer(client, account, order, terms, nonce);
-        const row = await storeSignedPayout(tx, {
+    // Issue 32: the next free nonce read, the transfer signed with it, and the row stored with it only
+    // if it still needs a signature (storeSignedPayout). Another payout of the sender that stored the
+    // same nonce first wins it; this one reads the next and signs again. Each loss is another
+    // payout's success, so the bound is reached only under a crowd of concurrent signers, and the
+    // attempt is retried.
+    let stored: PayoutRow | undefined;
+    for (let attempt = 1; ; attempt++) {
+      const nonce = await nextFreeNonce(db, { network: before.network, sender: before.fromAddress, chainNext });
+      const signed = await signTransfer(client, account, order, terms, nonce);
+      try {
+        stored = await storeSignedPayout(db, {
           id,
-          network: before.network,
-          sender: before.fromAddress,
           replacing,
           nonce,
           changes: {
@@ -170,13 +172,16 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
             signedAt: new Date(),
           },
         });
-        if (!row) throw new NotSigned();
-        return row;
-      })
-      .catch((err: unknown) => {
-        if (err instanceof NotSigned) return null;
-        throw err;
-      });
+        break;
+      } catch (err) {
+        if (!(err instanceof NonceTaken)) throw err;
+        if (attempt >= NONCE_ATTEMPTS)
+          throw ApplicationFailure.retryable(
+            `${NONCE_ATTEMPTS} nonces of ${before.fromAddress} taken while signing ${id}`,
+            'PayoutNonceBusy',
+          );
+      }
+    }
     if (stored) return stored;
     const row = await findPayout(db, id);
     if (!row) throw missing(id);

@@ -7,7 +7,8 @@ import { pressPay, sessionRow } from '../proof/support';
 import { merchantWithFreshWallet, openSession, ownTreasury, unbalancedPostings } from './support';
 
 // Decisions §11: 50 payments paid out at once, each funding its deposit address's gas from the one
-// treasury: the Postgres nonce allocator hands out 50 distinct, gap-free nonces, every payout is
+// treasury: the next free nonce (read, signed, and stored only if no other payout of the sender
+// stored it first) gives 50 distinct, gap-free nonces, every payout is
 // confirmed, and the chain saw exactly 50 transactions from the treasury.
 const own = ownTreasury();
 const N = 50;

@@ -5,7 +5,7 @@ import { devChain } from '../../tools/dev/dev-accounts';
 import { DEV_CHAIN_ID } from '../../tools/dev/dev-chain';
 import { testTokenAbi } from '../../tools/dev/test-token-artifact';
 import { devChainVariables } from '../../tools/dev/test-tokens';
-import { allocateNonce } from '../../src/db/queries/payouts';
+import { nextFreeNonce, NonceTaken, storeSignedPayout } from '../../src/db/queries/payouts';
 import { payouts as payoutsTable } from '../../src/db/schema';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { balanceOf, mint, newPayer, pay, privateChain, randomAddress, type TestChain } from '../support/chain';
@@ -211,51 +211,55 @@ describe('a reorg deeper than the confirmations', () => {
   }, 120_000);
 });
 
-describe('the nonce allocator after a reorg', () => {
+describe('the next free nonce after a reorg', () => {
   it('takes the chain’s count when no payout of ours holds the nonces above it, else one past the highest held', async () => {
     const sender = randomAddress();
     const db = ctx.db.db;
-    await db.transaction((tx) => allocateNonce(tx, { network: 'polygon', sender, chainNext: 0 }));
-    for (let i = 0; i < 9; i++) await db.transaction((tx) => allocateNonce(tx, { network: 'polygon', sender, chainNext: 0 }));
-    // Postgres handed out 0..9; the chain (after a reorg) counts 3, and no row holds a nonce: 3.
-    expect(await db.transaction((tx) => allocateNonce(tx, { network: 'polygon', sender, chainNext: 3 }))).toBe(3);
-    // Signed payouts of ours hold nonces above the chain's count of 3 (mined nowhere now, to be sent
-    // again): the next is past the highest of them, never in between.
-    const signedAt = (id: string, nonce: number) =>
+    const next = (chainNext: number) => nextFreeNonce(db, { network: 'polygon', sender, chainNext });
+    const payout = (id: string, fields: { nonce?: number; status: 'planned' | 'confirmed' }) =>
       db.insert(payoutsTable).values({
         id,
         paymentId: 'SV_nonce',
-        kind: 'gas',
+        kind: fields.status === 'planned' ? 'merchant' : 'gas',
+        attempt: Number(id.slice(-2)),
         network: 'polygon',
         asset: 'native',
         fromAddress: sender,
         toAddress: randomAddress(),
         amount: '1',
-        nonce,
-        status: 'confirmed',
+        ...fields,
       });
-    await signedAt('po_reorgnoncetest000000005', 5);
-    expect(await db.transaction((tx) => allocateNonce(tx, { network: 'polygon', sender, chainNext: 3 }))).toBe(6);
-    // As signing does: the nonce taken and the payout stored in one transaction.
-    const seventh = await db.transaction(async (tx) => {
-      const nonce = await allocateNonce(tx, { network: 'polygon', sender, chainNext: 3 });
-      await tx.insert(payoutsTable).values({
-        id: 'po_reorgnoncetest000000006',
-        paymentId: 'SV_nonce',
-        kind: 'merchant',
-        network: 'polygon',
-        asset: 'USDC',
-        fromAddress: sender,
-        toAddress: randomAddress(),
-        amount: '1',
+    const signature = (id: string, nonce: number) =>
+      storeSignedPayout(db, {
+        id,
+        replacing: null,
         nonce,
-        status: 'signed',
+        changes: {
+          signedTx: '0x01',
+          txHash: `0x${id.slice(-2)}`,
+          gasLimit: '21000',
+          maxFeePerGas: '1',
+          maxPriorityFeePerGas: '1',
+          signedAt: new Date(),
+        },
       });
-      return nonce;
-    });
-    expect(seventh).toBe(6);
-    expect(await db.transaction((tx) => allocateNonce(tx, { network: 'polygon', sender, chainNext: 3 }))).toBe(7);
+    // The chain (after a reorg) counts 3, and no row of ours holds a nonce above: 3.
+    expect(await next(3)).toBe(3);
+    // A payout of ours holds 5 above the chain's count (mined nowhere now, to be sent again): the
+    // next is past the highest held, never in between.
+    await payout('po_reorgnoncetest000000005', { nonce: 5, status: 'confirmed' });
+    expect(await next(3)).toBe(6);
+    // As signing does: two payouts read the same free nonce; the first stored keeps it, the second is
+    // refused (NonceTaken) and reads the next.
+    await payout('po_reorgnoncetest000000006', { status: 'planned' });
+    await payout('po_reorgnoncetest000000007', { status: 'planned' });
+    expect((await signature('po_reorgnoncetest000000006', 6))?.nonce).toBe(6);
+    await expect(signature('po_reorgnoncetest000000007', 6)).rejects.toBeInstanceOf(NonceTaken);
+    expect(await next(3)).toBe(7);
+    expect((await signature('po_reorgnoncetest000000007', 7))?.nonce).toBe(7);
+    // A row already signed is not signed again: nothing stored, nothing refused.
+    expect(await signature('po_reorgnoncetest000000007', 8)).toBeUndefined();
     // The chain ahead of us (another wallet with the same key): the chain's count.
-    expect(await db.transaction((tx) => allocateNonce(tx, { network: 'polygon', sender, chainNext: 20 }))).toBe(20);
+    expect(await next(20)).toBe(20);
   });
 });

@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import type { Posting } from '../../domain/ledger';
 import type { DatabaseOrTransaction } from '../client';
-import { ledgerEntries, payoutNonces, payouts, transactions } from '../schema';
+import { ledgerEntries, payouts, transactions } from '../schema';
 import { placeholderRows, placeholderValue, preparedFor } from './prepared';
 
 export type PayoutRow = typeof payouts.$inferSelect;
@@ -212,74 +212,66 @@ export async function markPayoutBroadcast(db: DatabaseOrTransaction, id: string,
 }
 
 /**
- * The sender's next nonce, taken under the allocator row's lock (held until the caller's transaction
- * commits, with the signed payout stored in it). `chainNext` is the chain's pending count: a nonce
- * the chain has already used (another wallet sending from the same key) is never handed out.
+ * The sender's next free nonce (decisions §11). `chainNext` is the chain's pending count: a nonce the
+ * chain has already used (another wallet sending from the same key) is never handed out. Above it, a
+ * nonce is held only by a signed payout of ours (mined nowhere yet, to be sent or re-sent with its
+ * bytes; after a reorg deeper than the confirmations, issue 26 item 10, mined payouts come back to
+ * this), and one past the highest such nonce is free: never one in between, which would be taken
+ * twice, nor one further, which would wait behind a gap forever.
  *
- * The stored counter may run ahead of the chain: a reorg deeper than the confirmations took mined
- * payouts back (issue 26 item 10). A nonce at or above `chainNext` is still held only by a signed
- * payout of ours (mined nowhere yet, to be sent or re-sent with its bytes); above the highest such
- * one, the nonces are nobody's, and a new payout signed there would wait behind the gap forever. So
- * the next nonce is the chain's count, or one past the highest nonce our rows still hold above it.
+ * Read without a lock: two signers may read the same nonce, and the payouts' unique (network,
+ * sender, nonce) lets only one of them store it (storeSignedPayout); the other reads again. Issue 32:
+ * a signature is two statements, where a transaction holding an allocator row's lock while the worker
+ * signed was four.
  */
-export async function allocateNonce(
-  tx: DatabaseOrTransaction,
+export async function nextFreeNonce(
+  db: DatabaseOrTransaction,
   input: { network: string; sender: string; chainNext: number },
 ): Promise<number> {
-  const nonce = await reserveNonce(tx, input);
-  await tx
-    .update(payoutNonces)
-    .set({ nextNonce: nonce + 1, updatedAt: sql`now()` })
-    .where(and(eq(payoutNonces.network, input.network), eq(payoutNonces.sender, input.sender)));
-  return nonce;
-}
-
-/**
- * allocateNonce's choice, without moving the counter past it: the caller stores its signed payout and
- * the counter together (storeSignedPayout), in the same transaction. Issue 32: one statement in the
- * common case, where there were three: the upsert takes the allocator row's lock (made at the chain's
- * count on a sender's first payout) and returns the counter as the lock's last holder left it.
- */
-export async function reserveNonce(
-  tx: DatabaseOrTransaction,
-  input: { network: string; sender: string; chainNext: number },
-): Promise<number> {
-  // Once per signature: built once per process (prepared.ts), like storeSignedPayout.
-  const lock = preparedFor(tx, 'lock_payout_nonce', () =>
-    tx
-      .insert(payoutNonces)
-      .values({ network: sql.placeholder('network'), sender: sql.placeholder('sender'), nextNonce: sql.placeholder('chainNext') })
-      .onConflictDoUpdate({ target: [payoutNonces.network, payoutNonces.sender], set: { updatedAt: sql`now()` } })
-      .returning({ next: payoutNonces.nextNonce })
-      .prepare('lock_payout_nonce'),
+  const query = preparedFor(db, 'next_free_nonce', () =>
+    db
+      .select({ highest: sql<number | null>`max(${payouts.nonce})` })
+      .from(payouts)
+      .where(
+        and(
+          eq(payouts.network, sql.placeholder('network')),
+          eq(payouts.fromAddress, sql.placeholder('sender')),
+          gte(payouts.nonce, sql.placeholder('chainNext')),
+        ),
+      )
+      .prepare('next_free_nonce'),
   );
-  const [locked] = await lock.execute({ network: input.network, sender: input.sender, chainNext: input.chainNext });
-  if (locked!.next <= input.chainNext) return input.chainNext;
-  // Ahead of the chain: one past the highest nonce our rows hold at or above its count, or the count
-  // itself. A statement of its own, after the lock: it sees every payout the lock's last holder signed.
-  const [held] = await tx
-    .select({ highest: sql<number | null>`max(${payouts.nonce})` })
-    .from(payouts)
-    .where(and(eq(payouts.network, input.network), eq(payouts.fromAddress, input.sender), gte(payouts.nonce, input.chainNext)));
+  const [held] = await query.execute({ network: input.network, sender: input.sender, chainNext: input.chainNext });
   return held?.highest === null || held?.highest === undefined ? input.chainNext : Number(held.highest) + 1;
 }
+
+/** Another payout of the sender stored this nonce first (storeSignedPayout): sign again with the next free one. */
+export class NonceTaken extends Error {
+  constructor(readonly nonce: number) {
+    super(`nonce ${nonce} was taken by another payout of its sender`);
+  }
+}
+
+const isNonceTaken = (err: unknown): boolean => {
+  for (let e = err as { code?: unknown; constraint_name?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
+    if (e.code === '23505' && e.constraint_name === 'payouts_sender_nonce_unique') return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+};
 
 /** What a signature stores on its payout (storeSignedPayout). */
 const SIGNED_FIELDS = ['signedTx', 'txHash', 'gasLimit', 'maxFeePerGas', 'maxPriorityFeePerGas', 'signedAt'] as const;
 
 /**
- * A signed payout stored with the allocator moved past its nonce, in one statement (issue 32), inside
- * the transaction whose reserveNonce holds the allocator's lock. Written only if the row still needs
- * this signature (not failed; unsigned, or still carrying the transaction it replaces): otherwise
- * nothing is returned, and the caller rolls back so the nonce stays free.
+ * A signed payout stored with its nonce, in one statement, only if the row still needs this signature
+ * (not failed; unsigned, or still carrying the transaction it replaces): otherwise nothing is returned.
+ * Throws NonceTaken when another payout of the sender stored the nonce first (nextFreeNonce).
  */
 export async function storeSignedPayout(
-  tx: DatabaseOrTransaction,
+  db: DatabaseOrTransaction,
   input: {
     id: string;
-    /** The payout's network and sender (its allocator). */
-    network: string;
-    sender: string;
     replacing: string | null;
     nonce: number;
     changes: Pick<NewPayout, (typeof SIGNED_FIELDS)[number]>;
@@ -288,17 +280,9 @@ export async function storeSignedPayout(
   // Once per signature: built once per process for a first signature and once for a replacement (prepared.ts).
   const replacing = input.replacing !== null;
   const name = replacing ? 'store_signed_payout_replacing' : 'store_signed_payout';
-  const query = preparedFor(tx, name, () => {
-    const counter = tx.$with('counter').as(
-      tx
-        .update(payoutNonces)
-        .set({ nextNonce: placeholderValue('nextNonce'), updatedAt: sql`now()` })
-        .where(and(eq(payoutNonces.network, sql.placeholder('network')), eq(payoutNonces.sender, sql.placeholder('sender'))))
-        .returning({ next: payoutNonces.nextNonce }),
-    );
+  const query = preparedFor(db, name, () => {
     const changes = Object.fromEntries(SIGNED_FIELDS.map((f) => [f, placeholderValue(f)]));
-    return tx
-      .with(counter)
+    return db
       .update(payouts)
       .set({
         ...changes,
@@ -316,16 +300,18 @@ export async function storeSignedPayout(
       .returning()
       .prepare(name);
   });
-  const [row] = await query.execute({
-    ...input.changes,
-    nextNonce: input.nonce + 1,
-    network: input.network,
-    sender: input.sender,
-    nonce: input.nonce,
-    id: input.id,
-    ...(replacing ? { replacing: input.replacing } : {}),
-  });
-  return row;
+  try {
+    const [row] = await query.execute({
+      ...input.changes,
+      nonce: input.nonce,
+      id: input.id,
+      ...(replacing ? { replacing: input.replacing } : {}),
+    });
+    return row;
+  } catch (err) {
+    if (isNonceTaken(err)) throw new NonceTaken(input.nonce);
+    throw err;
+  }
 }
 
 /**

@@ -64,24 +64,10 @@ export const payouts = pgTable(
     unique('payouts_payment_kind_exception_refund_attempt_unique')
       .on(t.paymentId, t.kind, t.exceptionId, t.refundId, t.attempt)
       .nullsNotDistinct(),
-    // Two signed transactions of one sender never share a nonce.
+    // Two signed transactions of one sender never share a nonce: what makes nextFreeNonce's choice without a lock safe.
     unique('payouts_sender_nonce_unique').on(t.network, t.fromAddress, t.nonce),
     index('payouts_status_idx').on(t.status),
     // A merchant searching their payments by a payout's hash (issue 29).
     index('payouts_tx_hash_idx').on(t.txHash),
   ],
-);
-
-// The nonce allocator (decisions §11): the next nonce of each sender on each network, taken under a
-// row lock in the same database transaction that stores the signed payout, so concurrent payouts of
-// one treasury (several workers) never sign two transactions with the same nonce.
-export const payoutNonces = pgTable(
-  'payout_nonces',
-  {
-    network: text('network').notNull(),
-    sender: text('sender').notNull(),
-    nextNonce: integer('next_nonce').notNull(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [unique('payout_nonces_sender_unique').on(t.network, t.sender)],
 );

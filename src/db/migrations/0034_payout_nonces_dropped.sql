@@ -1,0 +1,1 @@
+DROP TABLE "payout_nonces" CASCADE;
