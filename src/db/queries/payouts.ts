@@ -1,5 +1,6 @@
 import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import type { Posting } from '../../domain/ledger';
+import { violatedUniqueConstraint } from '../../domain/sql-errors';
 import type { DatabaseOrTransaction } from '../client';
 import { ledgerEntries, payouts, transactions } from '../schema';
 import { placeholderRows, placeholderValue, preparedFor } from './prepared';
@@ -252,14 +253,6 @@ export class NonceTaken extends Error {
   }
 }
 
-const isNonceTaken = (err: unknown): boolean => {
-  for (let e = err as { code?: unknown; constraint_name?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
-    if (e.code === '23505' && e.constraint_name === 'payouts_sender_nonce_unique') return true;
-    e = e.cause as typeof e;
-  }
-  return false;
-};
-
 /** What a signature stores on its payout (storeSignedPayout). */
 const SIGNED_FIELDS = ['signedTx', 'txHash', 'gasLimit', 'maxFeePerGas', 'maxPriorityFeePerGas', 'signedAt'] as const;
 
@@ -309,7 +302,7 @@ export async function storeSignedPayout(
     });
     return row;
   } catch (err) {
-    if (isNonceTaken(err)) throw new NonceTaken(input.nonce);
+    if (violatedUniqueConstraint(err) === 'payouts_sender_nonce_unique') throw new NonceTaken(input.nonce);
     throw err;
   }
 }
