@@ -83,42 +83,40 @@ async function main() {
         const idleDb = createDb(stack.databaseUrl, { max: 2 });
         stops.push(() => idleDb.close());
         const ours = oursSide({ apiUrl: idle.baseUrl, sandboxUrl: '', apiKey: merchant.apiKey });
-        figures.push(
-          ...(await creationFigures({
-            options,
-            ours,
-            serverPid: idle.child.pid!,
-            refillPool: () => refillDepositAddressPool(idleDb.db, stack.env.SETTLEMENT_MNEMONIC!),
-            sql,
-            temporal: temporal!,
-            merchantId: merchant.id,
-            idleQueue: QUEUES.idleMinimal,
-            webhookUrl: receiver.url,
-            profiled: async () => {
-              const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-creation-prof-'));
-              stops.push(async () => rmSync(dir, { recursive: true, force: true }));
-              const server = await startOurServer(stack, { taskQueue: QUEUES.idle, logLevel: options.logLevel, cpuProfileDir: dir });
-              stops.push(() => server.stop());
-              const side = oursSide({ apiUrl: server.baseUrl, sandboxUrl: '', apiKey: merchant.apiKey });
-              return {
-                open: () => side.open(),
-                stop: async () => {
-                  // Writing the profile as it exits may take seconds on a loaded machine: not cut short.
-                  await server.stop(60_000);
-                  // The node process tsx started writes one profile as it exits.
-                  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
-                  if (files.length === 0) return null;
-                  // BENCH_KEEP_PROFILE=<file>: the profile kept for reading by hand (bench/support/cpu-profile.ts's topFunctions).
-                  if (process.env.BENCH_KEEP_PROFILE) copyFileSync(path.join(dir, files[0]!), process.env.BENCH_KEEP_PROFILE);
-                  return path.join(dir, files[0]!);
-                },
-              };
-            },
-          })),
-        );
-        log(
-          `creation: ours ${figures.at(-1)!.ours.toFixed(1)}/s vs raw ${figures.at(-1)!.baseline.toFixed(1)}/s; API CPU ${figures.at(-2)!.ours.toFixed(2)} ms vs raw ${figures.at(-2)!.baseline.toFixed(2)} ms per session`,
-        );
+        const created = await creationFigures({
+          options,
+          ours,
+          meter: stackCpuMeter(stack, sql, () => [idle.child.pid!]),
+          serverPid: idle.child.pid!,
+          refillPool: () => refillDepositAddressPool(idleDb.db, stack.env.SETTLEMENT_MNEMONIC!),
+          sql,
+          temporal: temporal!,
+          merchantId: merchant.id,
+          idleQueue: QUEUES.idleMinimal,
+          webhookUrl: receiver.url,
+          profiled: async () => {
+            const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-creation-prof-'));
+            stops.push(async () => rmSync(dir, { recursive: true, force: true }));
+            const server = await startOurServer(stack, { taskQueue: QUEUES.idle, logLevel: options.logLevel, cpuProfileDir: dir });
+            stops.push(() => server.stop());
+            const side = oursSide({ apiUrl: server.baseUrl, sandboxUrl: '', apiKey: merchant.apiKey });
+            return {
+              open: () => side.open(),
+              stop: async () => {
+                // Writing the profile as it exits may take seconds on a loaded machine: not cut short.
+                await server.stop(60_000);
+                // The node process tsx started writes one profile as it exits.
+                const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+                if (files.length === 0) return null;
+                // BENCH_KEEP_PROFILE=<file>: the profile kept for reading by hand (bench/support/cpu-profile.ts's topFunctions).
+                if (process.env.BENCH_KEEP_PROFILE) copyFileSync(path.join(dir, files[0]!), process.env.BENCH_KEEP_PROFILE);
+                return path.join(dir, files[0]!);
+              },
+            };
+          },
+        });
+        figures.push(...created);
+        log(`creation: ${created.map((f) => `${f.id} ${f.ours.toFixed(2)} vs ${f.baseline.toFixed(2)}`).join(', ')}`);
       }
       await idle.stop();
     }

@@ -4,6 +4,7 @@ import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { createSandboxChains } from '../../sandbox/chain';
 import { newPaymentId } from '../../src/domain/ids';
 import { MINIMAL_PAYMENT_WORKFLOW, providerFact, type MinimalPaymentInput } from '../minimal/messages';
+import { postJson } from './http-client';
 import type { Stack } from './stack';
 
 /** One side of the payment figures: opens a payment, then pays it as the customer and provider would. */
@@ -21,22 +22,18 @@ export function oursSide(input: { apiUrl: string; sandboxUrl: string; apiKey: st
   return {
     name: 'ours',
     async open() {
-      const res = await fetch(`${input.apiUrl}/api/v1/checkout/sessions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${input.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: 25, currency: 'USD', countryCode: 'US' }),
-      });
-      const body = (await res.json()) as { checkoutSession?: { id: string } };
-      if (res.status !== 201 || !body.checkoutSession) throw new Error(`create session: ${res.status} ${JSON.stringify(body)}`);
+      const res = await postJson(
+        `${input.apiUrl}/api/v1/checkout/sessions`,
+        { authorization: `Bearer ${input.apiKey}` },
+        { amount: 25, currency: 'USD', countryCode: 'US' },
+      );
+      const body = JSON.parse(res.text) as { checkoutSession?: { id: string } };
+      if (res.status !== 201 || !body.checkoutSession) throw new Error(`create session: ${res.status} ${res.text}`);
       return body.checkoutSession.id;
     },
     async pay(id) {
-      const res = await fetch(`${input.sandboxUrl}/test-helpers/pay`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ reference: id, outcome: 'succeeded' }),
-      });
-      if (!res.ok) throw new Error(`sandbox pay ${id}: ${res.status} ${await res.text()}`);
+      const res = await postJson(`${input.sandboxUrl}/test-helpers/pay`, {}, { reference: id, outcome: 'succeeded' });
+      if (res.status < 200 || res.status > 299) throw new Error(`sandbox pay ${id}: ${res.status} ${res.text}`);
     },
   };
 }

@@ -20,6 +20,7 @@ const EXPECTED = [
   'public_lookup_p99_half_load',
   'session_creation_per_second',
   'session_creation_cpu_ms',
+  ...['temporal', 'postgres', 'stack'].map((part) => `session_creation_${part}_cpu_ms`),
   'payments_per_second',
   'worker_rss_mib',
   ...['stack', 'temporal', 'postgres', 'worker'].map((part) => `cpu_ms_per_payment_${part}`),
