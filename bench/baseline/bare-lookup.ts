@@ -37,7 +37,7 @@ app.get<{ Params: { id: string } }>('/api/v1/payment-sessions/:id', async (reque
   if (!(key.scopes as string[]).includes('transactions:read')) return reply.status(403).send(fail(403, 'InsufficientScope').body);
   const [session] = await sql<(CheckoutSessionRow & { hasExceptions: boolean })[]>`
     select s.*, exists (select 1 from payment_exceptions e where e.payment_id = s.id) as has_exceptions
-    from checkout_sessions s where s.id = ${request.params.id} and s.workflow_started = true`;
+    from checkout_sessions s where s.id = ${request.params.id}`;
   if (!session || session.merchantId !== key.mId) return reply.status(404).send(fail(404, 'NotFound').body);
   const exceptions = session.hasExceptions
     ? (await sql<PaymentExceptionRow[]>`select * from payment_exceptions where payment_id = ${session.id} order by created_at, id`).map(
@@ -48,9 +48,7 @@ app.get<{ Params: { id: string } }>('/api/v1/payment-sessions/:id', async (reque
 });
 
 app.get<{ Params: { id: string } }>('/api/v1/checkout/sessions/:id', async (request, reply) => {
-  const [session] = await sql<
-    CheckoutSessionRow[]
-  >`select * from checkout_sessions where id = ${request.params.id} and workflow_started = true`;
+  const [session] = await sql<CheckoutSessionRow[]>`select * from checkout_sessions where id = ${request.params.id}`;
   if (!session) return reply.status(404).send(fail(404, 'NotFound').body);
   const [merchant] = await sql<{ name: string }[]>`select name from merchants where id = ${session.merchantId}`;
   void reply.header('cache-control', 'no-store');

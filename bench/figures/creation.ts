@@ -15,7 +15,7 @@ const CONCURRENCY = 8;
 
 /**
  * Session creation: ours over HTTP (POST /api/v1/checkout/sessions: auth, validation, quote of the
- * rail, row, workflow start, row made visible) against a raw loop in the bench process: the same
+ * rail, workflow start, then the row) against a raw loop in the bench process: the same
  * row inserted with postgres.js, then workflow.start. No worker polls either task queue, so the
  * workflows only start.
  */
@@ -42,8 +42,8 @@ export async function creationFigures(input: {
   const { options, sql, temporal } = input;
   const raw = async () => {
     const id = newPaymentId();
-    await sql`insert into checkout_sessions (id, merchant_id, status, amount_minor, currency, country_code, destination_asset, network, wallet_address, commission_bps, provider, rail_type, workflow_started, expires_at)
-      values (${id}, ${input.merchantId}, 'pending', 2500, 'USD', 'US', 'USDC', 'polygon', '0x52908400098527886E0F7030069857D2E4169EE7', 100, 'sandbox', 'fiat_to_crypto', true, now() + interval '1 day')`;
+    await sql`insert into checkout_sessions (id, merchant_id, status, amount_minor, currency, country_code, destination_asset, network, wallet_address, commission_bps, provider, rail_type, expires_at)
+      values (${id}, ${input.merchantId}, 'pending', 2500, 'USD', 'US', 'USDC', 'polygon', '0x52908400098527886E0F7030069857D2E4169EE7', 100, 'sandbox', 'fiat_to_crypto', now() + interval '1 day')`;
     await temporal.workflow.start(MINIMAL_PAYMENT_WORKFLOW, {
       taskQueue: input.idleQueue,
       workflowId: id,
@@ -95,7 +95,7 @@ export async function creationFigures(input: {
     baselineIs: "the raw loop's CPU in the bench process (its insert and workflow.start), per session.",
   });
   if (input.profiled) cpu.breakdown = await profiledBreakdown(input.profiled, options.creations, input.refillPool, cpu.ours);
-  const includes = `${options.creations} sessions a round, ${CONCURRENCY} at once: POST /api/v1/checkout/sessions on server.ts (its own process), 201 once the workflow started; chain-verified (a deposit address each, from the pool the worker refills, topped up here between rounds).`;
+  const includes = `${options.creations} sessions a round, ${CONCURRENCY} at once: POST /api/v1/checkout/sessions on server.ts (its own process), 201 once the workflow started and then the row was stored; chain-verified (a deposit address each, from the pool the worker refills, topped up here between rounds).`;
   // Where a creation's cost to the whole machine goes, on both sides: on two cores both loops are
   // bound by it, so the rate follows the stack's CPU per creation, not the API's alone.
   const parts = (

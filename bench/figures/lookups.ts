@@ -7,14 +7,14 @@ import type { Service } from '../support/services';
 import { interleaved } from '../support/stats';
 import type { BenchOptions } from '../options';
 
-/** Sessions written directly (visible, pending), so the lookup figures need no workflow. */
+/** Sessions written directly (pending), so the lookup figures need no workflow. */
 async function seedSessions(databaseUrl: string, merchantId: string, count: number): Promise<string[]> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
     const ids = Array.from({ length: count }, newPaymentId);
     for (const id of ids) {
-      await sql`insert into checkout_sessions (id, merchant_id, status, amount_minor, currency, country_code, destination_asset, network, wallet_address, commission_bps, provider, rail_type, workflow_started, expires_at)
-        values (${id}, ${merchantId}, 'pending', 2500, 'USD', 'US', 'USDC', 'polygon', '0x52908400098527886E0F7030069857D2E4169EE7', 100, 'sandbox', 'fiat_to_crypto', true, now() + interval '1 day')`;
+      await sql`insert into checkout_sessions (id, merchant_id, status, amount_minor, currency, country_code, destination_asset, network, wallet_address, commission_bps, provider, rail_type, expires_at)
+        values (${id}, ${merchantId}, 'pending', 2500, 'USD', 'US', 'USDC', 'polygon', '0x52908400098527886E0F7030069857D2E4169EE7', 100, 'sandbox', 'fiat_to_crypto', now() + interval '1 day')`;
     }
     return ids;
   } finally {

@@ -25,13 +25,13 @@ async function seed(sql: postgres.Sql) {
   const rows = async (merchantId: string, count: number, prefix: string) => {
     await sql`
       insert into checkout_sessions (id, merchant_id, status, amount_minor, currency, country_code, destination_asset, network,
-        wallet_address, commission_bps, provider, rail_type, customer_email, order_id, workflow_started, expires_at, created_at)
+        wallet_address, commission_bps, provider, rail_type, customer_email, order_id, expires_at, created_at)
       select ${prefix} || lpad(g::text, 10, '0'), ${merchantId},
         (array['pending','processing','completed','failed','expired','canceled'])[1 + g % 6],
         100 + (g * 7919) % 100000, case when g % 3 = 0 then 'EUR' else 'USD' end, 'US',
         case when g % 2 = 0 then 'USDC' else 'USDT' end, case when g % 4 = 0 then 'base' else 'polygon' end,
         ${WALLET}, 100, 'sandbox', case when g % 5 = 0 then 'crypto_transfer' else 'fiat_to_crypto' end,
-        case when g % 10 = 0 then 'customer' || (g % 5000) || '@shop.test' end, 'order-' || g, true,
+        case when g % 10 = 0 then 'customer' || (g % 5000) || '@shop.test' end, 'order-' || g,
         now() + interval '1 day', timestamptz '2026-01-01 00:00:00+00' + g * interval '1 minute'
       from generate_series(1, ${count}) g`;
     await sql`
@@ -60,7 +60,7 @@ const bareList = (sql: postgres.Sql, where: postgres.PendingQuery<postgres.Row[]
     s.order_id, s.merchant_order_id, s.customer_email, s.payment_link_id, s.created_at, s.completed_at,
     (select count(*)::int from payment_exceptions e where e.payment_id = s.id and e.status = 'open') as open_exceptions
   from checkout_sessions s
-  where s.merchant_id = ${MERCHANT} and s.workflow_started ${where}
+  where s.merchant_id = ${MERCHANT} ${where}
   order by s.created_at desc, s.id desc limit ${PAGE + 1}`;
 
 const minuteOf = (g: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + g * 60_000).toISOString().replace('Z', '000Z');

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
 import { recordLateFact } from '../db/queries/late-payments';
 import { lateMoneyOf } from '../domain/arrivals';
-import { findSimpleOrder, transitionSimpleOrder, updateSimpleOrder, markSimpleOrderStarted } from '../db/queries/simple-orders';
+import { findSimpleOrder, transitionSimpleOrder, updateSimpleOrder } from '../db/queries/simple-orders';
 import { parseCrypto } from '../domain/money';
 import type { ProviderFact } from '../domain/provider-fact';
 import { settledWebhookBody } from '../domain/webhook-event';
@@ -23,10 +23,6 @@ const missing = (code: string) => ApplicationFailure.nonRetryable(`no simple ord
 /** Side effects of the simpleOrder workflow; each is idempotent (conditional writes, provider idempotency per reference). */
 export function createSimpleOrderActivities({ db, allowPrivateUrls, now }: SimpleOrderActivityDeps) {
   return {
-    async openSimpleOrder(code: string): Promise<void> {
-      await markSimpleOrderStarted(db, code);
-    },
-
     async recordSimpleProcessing(code: string, fact: ProviderFact): Promise<boolean> {
       return transitionSimpleOrder(db, code, 'processing', { providerPaymentId: fact.providerPaymentId });
     },

@@ -1,4 +1,4 @@
-import { findVisibleSession, setProviderPaymentId, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { findSession, setProviderPaymentId, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { latestProviderEvent } from '../db/queries/provider-events';
 import { isTerminal } from '../domain/payment-status';
 import { AppError, notFound } from '../domain/errors';
@@ -15,7 +15,7 @@ import { callTemporal, WorkflowClosedError } from './temporal-call';
 // What a customer does on the hosted checkout page (pay, cancel) and the merchant's expire.
 
 export async function findCheckoutSession(ctx: PaymentContext, id: string): Promise<CheckoutSessionRow | undefined> {
-  return isCanonicalPaymentId(id) ? findVisibleSession(ctx.db, id) : undefined;
+  return isCanonicalPaymentId(id) ? findSession(ctx.db, id) : undefined;
 }
 
 const payable = (session: CheckoutSessionRow) => session.mode !== 'test' && session.status === 'pending';

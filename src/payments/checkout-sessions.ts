@@ -1,10 +1,4 @@
-import {
-  deleteUnstartedSession,
-  insertNewCheckoutSession,
-  markWorkflowStarted,
-  type CheckoutSessionRow,
-  type NewSessionValues,
-} from '../db/queries/checkout-sessions';
+import { insertNewCheckoutSession, type CheckoutSessionRow, type NewSessionValues } from '../db/queries/checkout-sessions';
 import type { Database } from '../db/client';
 import { isPoolEmpty } from '../db/queries/deposit-addresses';
 import { listWallets } from '../db/queries/merchants';
@@ -183,8 +177,6 @@ export async function openCheckoutSession(
         return insertNewCheckoutSession(db, values, { address: await depositAddressFor(ctx, id, wallet.network) });
       }
     },
-    markStarted: () => markWorkflowStarted(db, id),
-    discard: () => deleteUnstartedSession(db, id),
   });
   ctx.log?.('session.created', {
     paymentId: id,
@@ -200,5 +192,5 @@ export async function openCheckoutSession(
     orderId: orderRef ?? null,
     source,
   });
-  return { ...row, workflowStarted: true };
+  return row;
 }

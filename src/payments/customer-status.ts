@@ -1,7 +1,7 @@
 import type { ChainNetworkConfig } from '../config';
 import { readCustomerStatusRows, type CustomerStatusRows } from '../db/queries/customer-status';
 import { findPaymentLinks } from '../db/queries/payment-links';
-import { findVisibleSimpleOrders } from '../db/queries/simple-orders';
+import { findSimpleOrders } from '../db/queries/simple-orders';
 import { formatCrypto } from '../domain/money';
 import type { PaymentContext } from './context';
 import { linkStatus } from './payment-links';
@@ -107,7 +107,7 @@ export interface OrderPageStatus {
 }
 
 export async function orderPageStatuses(ctx: Pick<PaymentContext, 'db'>, codes: readonly string[]): Promise<Map<string, OrderPageStatus>> {
-  const rows = await findVisibleSimpleOrders(ctx.db, codes);
+  const rows = await findSimpleOrders(ctx.db, codes);
   return new Map(
     rows.map((o) => [o.transactionCode, { transactionCode: o.transactionCode, status: o.status, payoutSent: o.payoutDispatched }]),
   );

@@ -1,7 +1,7 @@
 import { findMerchant } from '../db/queries/merchants';
 import { listPaymentExceptions } from '../db/queries/payment-exceptions';
 import { getPaymentsSetting } from '../db/queries/platform-settings';
-import { findVisibleSimpleOrder } from '../db/queries/simple-orders';
+import { findSimpleOrder } from '../db/queries/simple-orders';
 import { findTransaction } from '../db/queries/transactions';
 import type { PaymentContext } from './context';
 
@@ -16,6 +16,6 @@ export function hostedPageReads(ctx: PaymentContext) {
     /** Why the session's transaction failed, if it did. */
     failureReason: async (sessionId: string) => (await findTransaction(ctx.db, sessionId))?.failureReason ?? null,
     /** A simple order by its transaction code, in any case. */
-    simpleOrder: (code: string) => findVisibleSimpleOrder(ctx.db, code.toLowerCase()),
+    simpleOrder: (code: string) => findSimpleOrder(ctx.db, code.toLowerCase()),
   };
 }

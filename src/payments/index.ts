@@ -9,7 +9,6 @@ import { ingestProviderEvent } from './provider-events';
 import { paymentProof } from './payment-proof';
 import { paymentOptions } from './rails';
 import { chooseRail, loadSimpleOrder, openSimpleOrder, payoutFees, type SimpleCheckoutBody } from './simple-orders';
-import { sweepUnstartedPayments } from './sweep';
 import { merchantTakesPayments, sessionStanding } from './session-standing';
 import { resendDelivery, sendTestEvent, sweepOrphanedDeliveries } from './webhook-deliveries';
 import { acceptException, listExceptions, refundException } from './exception-actions';
@@ -81,7 +80,6 @@ export function createPaymentService(ctx: PaymentContext) {
       paymentOptions(ctx.providers, ...args),
     ingestProviderEvent: (provider: string, rawBody: string, headers: Record<string, string | string[] | undefined>) =>
       ingestProviderEvent(ctx, provider, rawBody, headers),
-    sweepUnstartedPayments: () => sweepUnstartedPayments(ctx),
     sweepOrphanedDeliveries: (olderThanSeconds?: number) => sweepOrphanedDeliveries(ctx, olderThanSeconds),
     resendDelivery: (deliveryId: string, merchantId?: string) => resendDelivery(ctx, deliveryId, merchantId),
     sendTestEvent: (merchantId: string, endpointId: string) => sendTestEvent(ctx, merchantId, endpointId),

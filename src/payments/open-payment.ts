@@ -1,52 +1,57 @@
 import type { SearchAttributePair } from '@temporalio/common';
+import { postgresCode } from '../domain/sql-errors';
 import type { PaymentContext } from './context';
-import { startPaymentWorkflow, TEMPORAL_CALL_DEADLINE_MS } from './temporal-call';
+import { callTemporal, startPaymentWorkflow, TEMPORAL_CALL_DEADLINE_MS } from './temporal-call';
 
 /**
- * Of a create's TEMPORAL_CALL_DEADLINE_MS in all, what the removal of the row is given when the start
- * failed: a create during a Temporal outage answers within the deadline, clean-up included.
+ * Of a create's TEMPORAL_CALL_DEADLINE_MS in all, what is kept back from the start's deadline: the
+ * call answers a little after its deadline (temporal-call.ts), and the request must still answer
+ * within the whole (a create during a Temporal outage: 503 within 5 s).
  */
-const DISCARD_RESERVE_MS = 1000;
+const START_RESERVE_MS = 500;
 
-/** One payment's row and workflow, for the protocol below. */
+/** One payment's workflow and row, for the protocol below. */
 export interface PaymentRecord<Row> {
   workflowType: string;
   workflowId: string;
   args: unknown[];
   searchAttributes: SearchAttributePair[];
-  /** Inserts the row, invisible to lookups until its workflow runs. */
+  /** Stores the row, once its workflow runs. */
   insert(): Promise<Row>;
-  /** Makes the row visible (the sweep does it for a row whose process died before this). */
-  markStarted(): Promise<void>;
-  /** Removes the invisible row when its workflow could not be started. */
-  discard(): Promise<void>;
 }
 
 /**
- * The one protocol by which a payment comes to exist, for every face: the row first (invisible),
- * then its workflow, then the row made visible; if the start fails, the row is removed and the
- * caller gets `Unavailable`. A process that dies between the two steps leaves an invisible row that
- * the sweep (sweep.ts) resolves within one interval: made visible if its workflow exists, else removed.
+ * The one protocol by which a payment comes to exist, for every face: its workflow first, then its
+ * row. A row exists only once its run does, so every payment a merchant, a customer or the chain
+ * watcher can find has one, and nothing is left half made for a sweep to resolve. The run waits for
+ * facts before it touches the row, and none reaches it before the row is stored: signals come
+ * through routes that find the row first, and the watcher watches the rows' deposit addresses.
  *
- * Fail-fast: from the insert on, the whole create takes at most TEMPORAL_CALL_DEADLINE_MS. The start
- * gets what is left of it minus DISCARD_RESERVE_MS; a removal that outlasts the reserve (Postgres slow
- * too) goes on without the caller, and should it fail the sweep removes the invisible row.
+ * Fail-fast: a start that fails has stored nothing; the caller gets `Unavailable` within
+ * TEMPORAL_CALL_DEADLINE_MS. An insert that fails after the start leaves a run without a row: when
+ * Postgres refused the statement (nothing stored), the run is ended at once, within what is left of
+ * the deadline; when the outcome is unknown (the connection lost, the statement's deadline passed),
+ * it is left as it is: with its row it goes on as any payment, without one it ends at its expiry,
+ * when the expiry finds no row to write (a failed run an operator can see in Temporal).
  */
 export async function openPayment<Row extends object>(ctx: PaymentContext, record: PaymentRecord<Row>): Promise<Row> {
-  const began = Date.now();
-  const row = await record.insert();
+  const deadline = Date.now() + TEMPORAL_CALL_DEADLINE_MS - START_RESERVE_MS;
+  await startPaymentWorkflow(ctx, record, deadline);
   try {
-    await startPaymentWorkflow(ctx, record, began + TEMPORAL_CALL_DEADLINE_MS - DISCARD_RESERVE_MS);
+    return await record.insert();
   } catch (err) {
-    const discarded = record.discard().catch(() => {
-      // The sweep removes an invisible row whose workflow does not exist.
-    });
-    const left = Math.max(0, began + TEMPORAL_CALL_DEADLINE_MS - Date.now());
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([discarded, new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
-    clearTimeout(timer);
+    if (postgresCode(err) !== undefined && Date.now() < deadline) {
+      const handle = ctx.temporal.workflow.getHandle(record.workflowId);
+      await callTemporal(
+        ctx.temporal,
+        record.workflowId,
+        () => handle.terminate('its row was refused by Postgres'),
+        undefined,
+        deadline,
+      ).catch(() => {
+        // Left to end at its expiry, as above.
+      });
+    }
     throw err;
   }
-  await record.markStarted();
-  return row;
 }

@@ -1,5 +1,5 @@
 import { listCreditHistory, loadWatchedHead } from '../db/queries/chain-credits';
-import { findVisibleSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { findSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { findPaymentException, listPaymentExceptions, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
 import { listAllPayouts } from '../db/queries/payouts';
 import { listProviderEvents } from '../db/queries/provider-events';
@@ -39,7 +39,7 @@ export interface PaymentDetail {
 }
 
 async function ownSession(ctx: PaymentContext, merchantId: string, id: string): Promise<CheckoutSessionRow> {
-  const session = isCanonicalPaymentId(id) ? await findVisibleSession(ctx.db, id) : undefined;
+  const session = isCanonicalPaymentId(id) ? await findSession(ctx.db, id) : undefined;
   if (!session || session.merchantId !== merchantId) throw notFound('Payment');
   return session;
 }

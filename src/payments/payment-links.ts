@@ -1,5 +1,5 @@
 import { findMerchant } from '../db/queries/merchants';
-import { deletePaymentLink, findPaymentLink, insertPaymentLink, type PaymentLinkRow } from '../db/queries/payment-links';
+import { findPaymentLink, insertPaymentLink, type PaymentLinkRow } from '../db/queries/payment-links';
 import { isFiatCurrency } from '../domain/currencies';
 import { AppError, type ErrorDetail } from '../domain/errors';
 import { isPaymentLinkId, newPaymentLinkId } from '../domain/ids';
@@ -59,9 +59,6 @@ export async function openPaymentLink(ctx: PaymentContext, merchant: PayingMerch
         merchantOrderId: request.merchantOrderId ?? null,
         expiresAt,
       }),
-    // A link is visible from its insert; only its expiry depends on the workflow.
-    markStarted: async () => {},
-    discard: () => deletePaymentLink(ctx.db, id),
   });
 }
 

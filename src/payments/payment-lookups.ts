@@ -1,4 +1,4 @@
-import { findVisibleSession, findVisibleSessionForLookup } from '../db/queries/checkout-sessions';
+import { findSession, findSessionForLookup } from '../db/queries/checkout-sessions';
 import { findMerchantName } from '../db/queries/merchants';
 import { listPaymentExceptions } from '../db/queries/payment-exceptions';
 import { findTransaction } from '../db/queries/transactions';
@@ -11,14 +11,14 @@ import type { PaymentContext } from './context';
  */
 export function paymentLookups(ctx: PaymentContext) {
   async function ownSession(merchantId: string, id: string) {
-    const session = await findVisibleSession(ctx.db, id);
+    const session = await findSession(ctx.db, id);
     if (!session || session.merchantId !== merchantId) throw notFound('Payment');
     return session;
   }
   return {
     /** A merchant's own session with its exceptions (read only when it has any). */
     async merchantSession(merchantId: string, id: string) {
-      const found = await findVisibleSessionForLookup(ctx.db, id);
+      const found = await findSessionForLookup(ctx.db, id);
       if (!found || found.session.merchantId !== merchantId) throw notFound('Payment');
       const exceptions = found.hasExceptions ? await listPaymentExceptions(ctx.db, found.session.id) : [];
       return { session: found.session, exceptions };
@@ -30,7 +30,7 @@ export function paymentLookups(ctx: PaymentContext) {
     },
     /** Any visible session, for the public lookup; 404 when there is none. */
     async publicSession(id: string) {
-      const session = await findVisibleSession(ctx.db, id);
+      const session = await findSession(ctx.db, id);
       if (!session) throw notFound('Checkout session');
       return session;
     },

@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  deleteUnstartedSimpleOrder,
-  findVisibleSimpleOrder,
-  insertSimpleOrder,
-  markSimpleOrderStarted,
-  updateSimpleOrder,
-  type SimpleOrderRow,
-} from '../db/queries/simple-orders';
+import { findSimpleOrder, insertSimpleOrder, updateSimpleOrder, type SimpleOrderRow } from '../db/queries/simple-orders';
 import { isSupportedPair, normalizeWalletAddress, SUPPORTED_PAIRS, type Network } from '../domain/assets';
 import { AppError, notFound, type ErrorDetail } from '../domain/errors';
 import { isTransactionCode } from '../domain/ids';
@@ -144,16 +137,14 @@ export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutB
         cancelUrl: body.cancel_url ?? null,
         expiresAt,
       }),
-    markStarted: () => markSimpleOrderStarted(db, code),
-    discard: () => deleteUnstartedSimpleOrder(db, code),
   });
-  return { ...row, workflowStarted: true };
+  return row;
 }
 
 /** An order by its transaction code as a client sent it: 400 for a malformed code, 404 when unknown. */
 export async function loadSimpleOrder(ctx: PaymentContext, code: string): Promise<SimpleOrderRow> {
   if (!isTransactionCode(code)) throw new AppError('InvalidId', 'transaction_code must be a UUID.');
-  const order = await findVisibleSimpleOrder(ctx.db, code.toLowerCase());
+  const order = await findSimpleOrder(ctx.db, code.toLowerCase());
   if (!order) throw notFound('Transaction');
   return order;
 }

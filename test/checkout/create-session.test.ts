@@ -271,19 +271,47 @@ describe('when Temporal is unreachable', () => {
       // Expected during an outage: one warning, no error line (pino: 40 warn, 50 error).
       expect(lines.filter((l) => l.level >= 50)).toEqual([]);
       expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(['request failed: a backing service is unavailable']);
-      const rows = await eventually(
-        async () => ctx.db.sql`select id from checkout_sessions where merchant_id = ${m.id}`,
-        (r) => r.length === 0,
-        10_000,
-        'the unstarted row to be removed',
-      );
-      expect(rows).toHaveLength(0);
+      // The workflow comes first (payments/open-payment.ts): a start that failed stored nothing.
+      expect(await ctx.db.sql`select id from checkout_sessions where merchant_id = ${m.id}`).toHaveLength(0);
 
       const retry = await create(m.apiKey, body, { 'idempotency-key': 'outage-1' });
       expect(retry.statusCode).toBe(201);
       expect(retry.headers['idempotent-replayed']).toBeUndefined();
     },
   );
+});
+
+describe('when Postgres refuses the row after its workflow started', () => {
+  // The workflow comes first, then the row (payments/open-payment.ts). A refusal (an error Postgres
+  // answered, so nothing was stored) ends the run at once: no run is left waiting for a row.
+  it('answers in the envelope, stores nothing and terminates the run it started', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const orderId = `refused-${Date.now()}`;
+    await ctx.db.sql.unsafe(
+      `create or replace function refuse_test_session() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`,
+    );
+    await ctx.db.sql.unsafe(
+      `create trigger refuse_test_session before insert on checkout_sessions for each row when (new.order_id = '${orderId}') execute function refuse_test_session()`,
+    );
+    try {
+      const res = await create(m.apiKey, { amount: 10, currency: 'USD', countryCode: 'US', orderId });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toMatchObject({ ok: false, error: 'InternalError' });
+      expect(await ctx.db.sql`select id from checkout_sessions where merchant_id = ${m.id}`).toHaveLength(0);
+      // The run's id is in no answer: found by its merchant (visibility is eventually consistent).
+      const listRuns = async () => {
+        const ids: string[] = [];
+        for await (const run of ctx.temporal.workflow.list({ query: `MerchantId = '${m.id}'` })) ids.push(run.workflowId);
+        return ids;
+      };
+      const runs = await eventually(listRuns, (ids) => ids.length > 0, 10_000, 'the started run listed');
+      expect(runs).toHaveLength(1);
+      const described = await ctx.temporal.workflow.getHandle(runs[0]!).describe();
+      expect(described.status.name).toBe('TERMINATED');
+    } finally {
+      await ctx.db.sql.unsafe(`drop trigger refuse_test_session on checkout_sessions`);
+    }
+  });
 });
 
 describe('lookups', () => {

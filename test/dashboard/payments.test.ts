@@ -30,7 +30,6 @@ describe('dashboard payments', () => {
         commissionBps: 100,
         provider: 'sandbox',
         railType: 'fiat_to_crypto',
-        workflowStarted: true,
         expiresAt: new Date(BASE + 86_400_000),
         createdAt: new Date(BASE + i * 60_000),
         ...extra(i),

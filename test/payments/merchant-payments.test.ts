@@ -32,7 +32,6 @@ interface Seed {
   orderId: string | null;
   creditHash: string | null;
   openException: boolean;
-  visible: boolean;
 }
 
 const seedArb: fc.Arbitrary<Seed> = fc.record({
@@ -49,7 +48,6 @@ const seedArb: fc.Arbitrary<Seed> = fc.record({
   orderId: fc.option(fc.constantFrom(...ORDERS)),
   creditHash: fc.option(fc.constantFrom(...HASHES)),
   openException: fc.boolean(),
-  visible: fc.nat(9).map((n) => n > 0),
 });
 
 const filterArb: fc.Arbitrary<PaymentListFilter> = fc.record(
@@ -75,7 +73,6 @@ function matches(r: Row, f: PaymentListFilter): boolean {
   const at = BASE + r.minute * 60_000;
   const s = f.search;
   return (
-    r.visible &&
     (!f.statuses || f.statuses.includes(r.status)) &&
     (!f.from || at >= f.from.getTime()) &&
     (!f.to || at < f.to.getTime()) &&
@@ -128,7 +125,6 @@ describe("a merchant's payment list", () => {
                 railType: r.rail,
                 customerEmail: r.email,
                 orderId: r.orderId,
-                workflowStarted: r.visible,
                 expiresAt: new Date(BASE + 86_400_000),
                 createdAt: new Date(BASE + r.minute * 60_000),
               });
@@ -207,7 +203,6 @@ describe("a merchant's payment list", () => {
       provider: 'sandbox',
       railType: 'fiat_to_crypto',
       orderId: '=HYPERLINK("x")',
-      workflowStarted: true,
       expiresAt: new Date(BASE + 86_400_000),
     });
     let csv = '';
@@ -232,9 +227,9 @@ describe("a merchant's payment list", () => {
     for (const [i, at] of times.entries()) {
       await ctx.db
         .sql`insert into checkout_sessions (id, merchant_id, status, amount_minor, currency, country_code, destination_asset, network,
-          wallet_address, commission_bps, provider, rail_type, workflow_started, expires_at, created_at)
+          wallet_address, commission_bps, provider, rail_type, expires_at, created_at)
         values (${`SV_micro${i}`}, ${m.id}, 'pending', 100, 'USD', 'US', 'USDC', 'polygon', '0x52908400098527886E0F7030069857D2E4169EE7', 100,
-          'sandbox', 'fiat_to_crypto', true, now() + interval '1 day', ${at}::timestamptz)`;
+          'sandbox', 'fiat_to_crypto', now() + interval '1 day', ${at}::timestamptz)`;
     }
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -291,7 +286,6 @@ describe("a merchant's payment list", () => {
       commissionBps: 100,
       provider: 'sandbox',
       railType: 'fiat_to_crypto',
-      workflowStarted: true,
       expiresAt: new Date(BASE + 86_400_000),
     });
     const hash = '0x' + 'e'.repeat(64);

@@ -135,7 +135,6 @@ function seedChainSession(id: string, merchantId: string, depositAddress: string
     verification: 'chain',
     depositAddress,
     expectedGrossMicro: G,
-    workflowStarted: true,
     expiresAt: new Date(Date.now() + 3600_000),
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findVisibleSimpleOrder } from '../../src/db/queries/simple-orders';
+import { findSimpleOrder } from '../../src/db/queries/simple-orders';
 import { CATALOGUES, pageText } from '../../src/api/hosted/i18n';
 import { renderSimplePage } from '../../src/api/hosted/simple-page';
 import { useTestApp } from '../support/harness';
@@ -136,7 +136,7 @@ describe('the simple hosted page’s languages', () => {
 
   it('names every state in German, none in English (the chain-proven settled state too)', async () => {
     const code = await order({ success_url: 'https://shop.example/thanks', cancel_url: 'https://shop.example/cart' });
-    const row = (await findVisibleSimpleOrder(ctx.db.db, code))!;
+    const row = (await findSimpleOrder(ctx.db.db, code))!;
     const text = pageText('de');
     const cases = [
       // Payments are disabled here: the pending page is the kill switch's, said once, with no "choose how to pay" above it.

@@ -21,7 +21,6 @@ export async function seedPayment(db: Database, merchantId: string, status: 'pen
     currency: 'USD',
     countryCode: 'US',
     railType: 'fiat_to_crypto',
-    workflowStarted: true,
     expiresAt: new Date(Date.now() + 3600_000),
     ...(status === 'completed' ? { completedAt: new Date() } : {}),
   });

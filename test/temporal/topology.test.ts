@@ -158,7 +158,7 @@ describe('two API processes and two workers on the production Temporal server', 
       };
       // Where each unfinished payment stands.
       const open = await ctx.db
-        .sql`select id, status, provider_payment_id, workflow_started, deposit_address, updated_at, (select count(*)::int from chain_credits c where c.payment_id = checkout_sessions.id) as credits, (select count(*)::int from deposit_addresses d where d.address = checkout_sessions.deposit_address) as address_rows from checkout_sessions where id in ${ctx.db.sql(ids)} and status <> 'completed'`;
+        .sql`select id, status, provider_payment_id, deposit_address, updated_at, (select count(*)::int from chain_credits c where c.payment_id = checkout_sessions.id) as credits, (select count(*)::int from deposit_addresses d where d.address = checkout_sessions.deposit_address) as address_rows from checkout_sessions where id in ${ctx.db.sql(ids)} and status <> 'completed'`;
       say(`topology: unfinished payments ${JSON.stringify(open)}`);
       // The workers' own account of the chain: leases taken and lost, scans that failed.
       for (const [i, w] of workers.entries()) {

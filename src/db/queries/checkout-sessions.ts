@@ -18,7 +18,7 @@ export async function insertCheckoutSession(db: DatabaseOrTransaction, row: NewC
 /** A new session's own values: what openCheckoutSession decides (the wallet's address and the deposit address are the statement's). */
 export type NewSessionValues = Omit<
   NewCheckoutSession,
-  'walletAddress' | 'depositAddress' | 'status' | 'mode' | 'workflowStarted' | 'createdAt' | 'updatedAt'
+  'walletAddress' | 'depositAddress' | 'status' | 'mode' | 'createdAt' | 'updatedAt'
 > &
   Required<Pick<NewCheckoutSession, 'verification' | 'source' | 'metadata'>>;
 
@@ -84,14 +84,14 @@ export async function insertNewCheckoutSession(
   return inserted!;
 }
 
-/** A session merchants and customers can see: its workflow has started. Every lookup runs it: prepared. */
-export async function findVisibleSession(db: DatabaseOrTransaction, id: string): Promise<CheckoutSessionRow | undefined> {
-  const query = preparedFor(db, 'find_visible_session', () =>
+/** Every lookup and most activities read a session by id: prepared. */
+export async function findSession(db: DatabaseOrTransaction, id: string): Promise<CheckoutSessionRow | undefined> {
+  const query = preparedFor(db, 'find_session', () =>
     db
       .select()
       .from(checkoutSessions)
-      .where(and(eq(checkoutSessions.id, sql.placeholder('id')), eq(checkoutSessions.workflowStarted, true)))
-      .prepare('find_visible_session'),
+      .where(eq(checkoutSessions.id, sql.placeholder('id')))
+      .prepare('find_session'),
   );
   const [row] = await query.execute({ id });
   return row;
@@ -100,29 +100,24 @@ export async function findVisibleSession(db: DatabaseOrTransaction, id: string):
 /**
  * The merchant lookup's session, and whether money off the happy path was recorded for it: the
  * exceptions are rare, so their list is read only when this says there is one (one round trip
- * otherwise). Prepared, like findVisibleSession. The subquery is written out: drizzle renders a
+ * otherwise). Prepared, like findSession. The subquery is written out: drizzle renders a
  * column there unqualified, and `id` would then be the exception's own.
  */
-export async function findVisibleSessionForLookup(
+export async function findSessionForLookup(
   db: DatabaseOrTransaction,
   id: string,
 ): Promise<{ session: CheckoutSessionRow; hasExceptions: boolean } | undefined> {
-  const query = preparedFor(db, 'find_visible_session_for_lookup', () =>
+  const query = preparedFor(db, 'find_session_for_lookup', () =>
     db
       .select({
         session: checkoutSessions,
         hasExceptions: sql<boolean>`exists (select 1 from payment_exceptions e where e.payment_id = checkout_sessions.id)`,
       })
       .from(checkoutSessions)
-      .where(and(eq(checkoutSessions.id, sql.placeholder('id')), eq(checkoutSessions.workflowStarted, true)))
-      .prepare('find_visible_session_for_lookup'),
+      .where(eq(checkoutSessions.id, sql.placeholder('id')))
+      .prepare('find_session_for_lookup'),
   );
   const [row] = await query.execute({ id });
-  return row;
-}
-
-export async function findSession(db: DatabaseOrTransaction, id: string): Promise<CheckoutSessionRow | undefined> {
-  const [row] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, id));
   return row;
 }
 
@@ -206,23 +201,6 @@ export async function findSessionForEvent(
   return row;
 }
 
-export async function markWorkflowStarted(db: DatabaseOrTransaction, id: string): Promise<void> {
-  // Once per creation: built once per handle (prepared.ts).
-  const query = preparedFor(db, 'mark_session_workflow_started', () =>
-    db
-      .update(checkoutSessions)
-      .set({ workflowStarted: true })
-      .where(and(eq(checkoutSessions.id, sql.placeholder('id')), eq(checkoutSessions.workflowStarted, false)))
-      .prepare('mark_session_workflow_started'),
-  );
-  await query.execute({ id });
-}
-
-/** Removes a session whose workflow could not be started, so nothing half-made remains. */
-export async function deleteUnstartedSession(db: DatabaseOrTransaction, id: string): Promise<void> {
-  await db.delete(checkoutSessions).where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.workflowStarted, false)));
-}
-
 /**
  * Moves a session to `to` only from a status the domain's table allows it from; returns whether this
  * call made the change. The condition makes retried activities harmless.
@@ -276,16 +254,6 @@ export async function setRefundAddress(db: DatabaseOrTransaction, id: string, re
     .update(checkoutSessions)
     .set({ refundAddress, updatedAt: sql`now()` })
     .where(eq(checkoutSessions.id, id));
-}
-
-/** Sessions left invisible longer than `seconds`: their opening process died between row and workflow. */
-export async function listUnstartedSessions(db: DatabaseOrTransaction, seconds: number): Promise<string[]> {
-  const rows = await db
-    .select({ id: checkoutSessions.id })
-    .from(checkoutSessions)
-    .where(and(eq(checkoutSessions.workflowStarted, false), sql`${checkoutSessions.createdAt} < now() - make_interval(secs => ${seconds})`))
-    .limit(100);
-  return rows.map((r) => r.id);
 }
 
 /** Sets the expected gross G once: the first quote taken (Pay or the direct rail) stands. Returns the stored G. */

@@ -38,7 +38,7 @@ export async function readCustomerStatusRows(db: DatabaseOrTransaction, ids: rea
         expectedGrossMicro: checkoutSessions.expectedGrossMicro,
       })
       .from(checkoutSessions)
-      .where(and(inArray(checkoutSessions.id, list), eq(checkoutSessions.workflowStarted, true))),
+      .where(inArray(checkoutSessions.id, list)),
     db
       .select({ paymentId: chainCredits.paymentId, total: sql<string>`sum(${chainCredits.amountMicro})::text` })
       .from(chainCredits)

@@ -76,7 +76,7 @@ export async function paymentsByStatus(db: DatabaseOrTransaction, merchantId: st
   const rows = await db
     .select({ status: checkoutSessions.status, n: sql<number>`count(*)::int` })
     .from(checkoutSessions)
-    .where(and(eq(checkoutSessions.merchantId, merchantId), eq(checkoutSessions.workflowStarted, true)))
+    .where(eq(checkoutSessions.merchantId, merchantId))
     .groupBy(checkoutSessions.status);
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }

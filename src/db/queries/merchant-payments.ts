@@ -54,8 +54,6 @@ function filtersByValue(f: PaymentListFilter): boolean {
 function conditions(merchantId: string, f: PaymentListFilter): SQL[] {
   const where: (SQL | undefined)[] = [
     eq(s.merchantId, merchantId),
-    // A row whose workflow never started is no payment yet (the sweep decides it within 30 s).
-    eq(s.workflowStarted, true),
     f.statuses?.length ? inArray(s.status, f.statuses as CheckoutSessionRow['status'][]) : undefined,
     f.from ? gte(s.createdAt, f.from) : undefined,
     f.to ? lt(s.createdAt, f.to) : undefined,

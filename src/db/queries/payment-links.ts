@@ -22,13 +22,6 @@ export async function findPaymentLinks(db: DatabaseOrTransaction, ids: readonly 
     .where(inArray(paymentLinks.id, [...ids]));
 }
 
-/** Removes a link whose workflow could not be started, so no link exists that would never expire. */
-export async function deletePaymentLink(db: DatabaseOrTransaction, id: string): Promise<void> {
-  await db
-    .delete(paymentLinks)
-    .where(and(eq(paymentLinks.id, id), eq(paymentLinks.status, 'active'), sql`${paymentLinks.paidSessionId} is null`));
-}
-
 /**
  * Marks the link paid by `sessionId`, at most once (decisions §5). An expired link still becomes
  * paid: its session was opened while the link was open, and the customer's money did arrive.
@@ -60,7 +53,7 @@ export async function expirePaymentLink(db: DatabaseOrTransaction, id: string): 
 export type MerchantLinkRow = PaymentLinkRow & { sessions: number; completed: number };
 
 const sessionCounts = {
-  sessions: sql<number>`(select count(*)::int from checkout_sessions s where s.payment_link_id = payment_links.id and s.workflow_started)`,
+  sessions: sql<number>`(select count(*)::int from checkout_sessions s where s.payment_link_id = payment_links.id)`,
   completed: sql<number>`(select count(*)::int from checkout_sessions s where s.payment_link_id = payment_links.id and s.status = 'completed')`,
 };
 

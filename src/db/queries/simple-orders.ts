@@ -12,8 +12,7 @@ export async function insertSimpleOrder(db: DatabaseOrTransaction, row: NewSimpl
 }
 
 export async function findSimpleOrder(db: DatabaseOrTransaction, code: string): Promise<SimpleOrderRow | undefined> {
-  const [row] = await db.select().from(simpleOrders).where(eq(simpleOrders.transactionCode, code));
-  return row;
+  return (await findSimpleOrders(db, [code]))[0];
 }
 
 export async function lockSimpleOrder(db: DatabaseOrTransaction, code: string): Promise<SimpleOrderRow | undefined> {
@@ -31,26 +30,13 @@ export async function setOrderExpectedGross(db: DatabaseOrTransaction, code: str
   return row!.g!;
 }
 
-/** An order customers and integrators can see: its workflow has started. */
-export async function findVisibleSimpleOrder(db: DatabaseOrTransaction, code: string): Promise<SimpleOrderRow | undefined> {
-  return (await findVisibleSimpleOrders(db, [code]))[0];
-}
-
-/** The visible orders among `codes` (the live status streams read every watched order at once). */
-export async function findVisibleSimpleOrders(db: DatabaseOrTransaction, codes: readonly string[]): Promise<SimpleOrderRow[]> {
+/** The orders among `codes` (the live status streams read every watched order at once). */
+export async function findSimpleOrders(db: DatabaseOrTransaction, codes: readonly string[]): Promise<SimpleOrderRow[]> {
   if (codes.length === 0) return [];
   return db
     .select()
     .from(simpleOrders)
-    .where(and(inArray(simpleOrders.transactionCode, [...codes]), eq(simpleOrders.workflowStarted, true)));
-}
-
-export async function markSimpleOrderStarted(db: DatabaseOrTransaction, code: string): Promise<void> {
-  await db.update(simpleOrders).set({ workflowStarted: true }).where(eq(simpleOrders.transactionCode, code));
-}
-
-export async function deleteUnstartedSimpleOrder(db: DatabaseOrTransaction, code: string): Promise<void> {
-  await db.delete(simpleOrders).where(and(eq(simpleOrders.transactionCode, code), eq(simpleOrders.workflowStarted, false)));
+    .where(inArray(simpleOrders.transactionCode, [...codes]));
 }
 
 type Updatable = Partial<Omit<SimpleOrderRow, 'transactionCode' | 'createdAt' | 'updatedAt' | 'status'>>;
@@ -75,14 +61,4 @@ export async function transitionSimpleOrder(
     .where(and(eq(simpleOrders.transactionCode, code), inArray(simpleOrders.status, orderSourcesOf(to))))
     .returning({ code: simpleOrders.transactionCode });
   return rows.length > 0;
-}
-
-/** Orders left invisible longer than `seconds`: their opening process died between row and workflow. */
-export async function listUnstartedSimpleOrders(db: DatabaseOrTransaction, seconds: number): Promise<string[]> {
-  const rows = await db
-    .select({ code: simpleOrders.transactionCode })
-    .from(simpleOrders)
-    .where(and(eq(simpleOrders.workflowStarted, false), sql`${simpleOrders.createdAt} < now() - make_interval(secs => ${seconds})`))
-    .limit(100);
-  return rows.map((r) => r.code);
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { CANCEL_REASONS } from '../../domain/payment-status';
 import { merchants } from './merchants';
 
@@ -71,9 +71,6 @@ export const checkoutSessions = pgTable(
     orderKey: text('order_key'),
     // Payment-link sessions: the link being paid.
     paymentLinkId: text('payment_link_id'),
-    // A row exists before its workflow is started; merchants see it only once the workflow runs
-    // (the API sets this after a successful start, the workflow's first activity sets it too).
-    workflowStarted: boolean('workflow_started').notNull().default(false),
     // Set for an operator when money arrived that the session could not accept (e.g. after expiry).
     reviewFlag: text('review_flag'),
     reviewNote: text('review_note'),

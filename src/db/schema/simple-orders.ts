@@ -53,7 +53,6 @@ export const simpleOrders = pgTable(
     explorerUrl: text('explorer_url'),
     payoutDispatched: boolean('payout_dispatched').notNull().default(false),
     failureReason: text('failure_reason'),
-    workflowStarted: boolean('workflow_started').notNull().default(false),
     // Set for an operator when money arrived that the order could not accept (e.g. after it ended).
     reviewFlag: text('review_flag'),
     reviewNote: text('review_note'),

@@ -72,8 +72,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     while (inbox.size > 0) await handle(inbox.shift()!);
   };
 
-  // The row was made visible by its creation (or, had that process died, by the sweep: open-payment.ts);
-  // issue 32: the run no longer writes it again (one local activity and one marker less per session).
+  // The row is stored once this run exists (payments/open-payment.ts); nothing here reads it before a fact arrives.
   while (!isTerminal(session.status)) await handle(await inbox.next(nextDeadline(session), (nowMs) => ({ kind: 'deadline', nowMs })));
   // A session that ended failed after a decline may hold a retry the customer opened and left.
   if (session.status !== 'completed') await closeProviderPayments(id, null);

@@ -87,7 +87,7 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
     order = await handleEvent(decideOrder, perform, order, event);
   };
 
-  await records.openSimpleOrder(code);
+  // The row is stored once this run exists (payments/open-payment.ts); nothing here reads it before a fact arrives.
   while (isOrderOpen(order.status)) await handle(await inbox.next(nextOrderDeadline(order), (nowMs) => ({ kind: 'deadline', nowMs })));
   // Facts that arrived while the last transition was written are late money too.
   while (inbox.size > 0) await handle(inbox.shift()!);
