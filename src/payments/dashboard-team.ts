@@ -87,13 +87,16 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
 
     /**
      * Mails a single-use link to join the merchant with this role. An address that already has an
-     * account is told to the inviter (one account, one merchant), not mailed.
+     * account is told to the inviter (one account, one merchant), not mailed. The mail is sent before
+     * the invitation commits, as a wallet change's notice is (merchant-money.ts): a mail that could not
+     * be sent leaves no invitation behind (and no audit line saying it was sent), only a 503 to retry.
+     * Sent and then not committed, its link finds no invitation and says so.
      */
     async invite(actor: DashboardActor, input: { email: string; role: DashboardRole }, merchantName: string): Promise<InvitationRow> {
       if (!mayChangeMember(actor.role, null, input.role)) throw new AppError('Forbidden', 'Only an owner can invite an owner.');
       const email = normalizeEmail(input.email);
       const token = randomBase62(43);
-      const invitation = await db.transaction(async (tx) => {
+      return db.transaction(async (tx) => {
         if (await findDashboardUserByEmail(tx, email)) throw new AppError('Conflict', ALREADY_HAS_ACCOUNT);
         const row = await insertInvitation(tx, {
           id: `inv_${randomBase62(16)}`,
@@ -105,16 +108,19 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
           expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
         });
         await recordAudit(tx, actor, 'invitation.sent', row.id, { email, role: input.role });
+        try {
+          await mailer.send(
+            email,
+            `You are invited to ${merchantName} on the merchant dashboard`,
+            `${actor.email} invites you to join ${merchantName} on the merchant dashboard as ${input.role === 'admin' ? 'an' : 'a'} ${input.role}.\n\n` +
+              `Open this link to choose your password and join:\n\n${dashboardUrl}/accept-invitation?token=${token}\n\n` +
+              `The link works once, for 7 days. If you did not expect this, ignore this mail.`,
+          );
+        } catch {
+          throw new AppError('Unavailable', 'The invitation could not be mailed, so it was not made. Please retry.');
+        }
         return row;
       });
-      await mailer.send(
-        email,
-        `You are invited to ${merchantName} on the merchant dashboard`,
-        `${actor.email} invites you to join ${merchantName} on the merchant dashboard as ${input.role === 'admin' ? 'an' : 'a'} ${input.role}.\n\n` +
-          `Open this link to choose your password and join:\n\n${dashboardUrl}/accept-invitation?token=${token}\n\n` +
-          `The link works once, for 7 days. If you did not expect this, ignore this mail.`,
-      );
-      return invitation;
     },
 
     revokeInvitation: (actor: DashboardActor, invitationId: string): Promise<InvitationRow> =>

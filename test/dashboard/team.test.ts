@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DashboardClient, PASSWORD, signedInMember, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
+import type { Mailer } from '../../src/mail/mailer';
+import { createDashboardTeam } from '../../src/payments/dashboard-team';
 
 // The team page's API: members and roles; owners are touched by owners only; a merchant always
 // keeps an owner; a removed member's sessions end with them.
@@ -162,6 +164,24 @@ describe('dashboard team', () => {
     const users = await ctx.db
       .sql`select count(*)::int as n from dashboard_users where email in ('late@example.com', 'withdrawn@example.com')`;
     expect(users[0]!.n).toBe(0);
+  });
+
+  it('makes no invitation when its mail cannot be sent: 503 to retry, nothing stored, nothing audited', async () => {
+    const { client: owner, merchantId } = await signedUpOwner(ctx.app, mailbox, 'inv-nomail@example.com');
+    const me = (await owner.call('GET', '/me')).json().user;
+    const failing: Mailer = { send: () => Promise.reject(new Error('SMTP is down')), close: () => {} };
+    const team = createDashboardTeam({ db: ctx.db.db, mailer: failing, publicBaseUrl: ctx.config.http.publicBaseUrl });
+    const actor = { userId: me.id, email: 'inv-nomail@example.com', role: 'owner' as const, merchantId, ip: '198.51.100.41' };
+    const invite = team.invite(actor, { email: 'unmailed@example.com', role: 'viewer' }, 'No Mail Shop');
+    await expect(invite).rejects.toMatchObject({ code: 'Unavailable', message: expect.stringContaining('not made') });
+    expect((await owner.call('GET', '/team/invitations')).json().invitations).toEqual([]);
+    expect(await ctx.db.sql`select id from dashboard_invitations where email = 'unmailed@example.com'`).toHaveLength(0);
+    expect(
+      await ctx.db.sql`select id from dashboard_audit_log where action = 'invitation.sent' and merchant_id = ${merchantId}`,
+    ).toHaveLength(0);
+    // With the mail back, the same invitation goes out.
+    expect((await owner.call('POST', '/team/invitations', { email: 'unmailed@example.com', role: 'viewer' })).statusCode).toBe(201);
+    await mailbox.waitFor('unmailed@example.com', /invited to/);
   });
 
   it('lets an admin invite anyone but an owner; another merchant’s invitation is not found', async () => {
