@@ -171,6 +171,10 @@ const envSchema = z.object({
   CHAIN_DEV_PORT: port.default(8545),
   ALLOW_UNVERIFIED_NETWORKS: booleanFlag.default(false),
   PROVIDER_PROOF_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(3600),
+  // Decisions §14 "Payout failures": how long a payout the chain refuses is retried before it fails
+  // for an operator (activities/payout-failures.ts says why a minute). At least 5 s: a node's lagging
+  // view passes within seconds.
+  PAYOUT_REFUSAL_WINDOW_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
   // Decisions §12: how long the deposit address of an ended session stays watched, so money that
   // still arrives becomes a late (or duplicate) exception. 7 days: longer than a slow bank transfer
   // behind an on-ramp or a customer's retry from their wallet history.
@@ -281,6 +285,8 @@ export interface ChainSettings {
   devPort: number;
   allowUnverifiedNetworks: boolean;
   providerProofTimeoutSeconds: number;
+  /** PAYOUT_REFUSAL_WINDOW_SECONDS: a refused payout fails once its activity has been retried this long (and 5 times). */
+  payoutRefusalWindowSeconds: number;
   lateDepositWatchHours: number;
   /** REORG_WATCH_HOURS: credits and payouts re-checked this long after confirmation (0: never). */
   reorgWatchHours: number;
@@ -396,6 +402,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       devPort: e.CHAIN_DEV_PORT,
       allowUnverifiedNetworks: e.ALLOW_UNVERIFIED_NETWORKS,
       providerProofTimeoutSeconds: e.PROVIDER_PROOF_TIMEOUT_SECONDS,
+      payoutRefusalWindowSeconds: e.PAYOUT_REFUSAL_WINDOW_SECONDS,
       lateDepositWatchHours: e.LATE_DEPOSIT_WATCH_HOURS,
       reorgWatchHours: e.REORG_WATCH_HOURS,
       dustThresholdMicro: e.DUST_THRESHOLD_MICRO,

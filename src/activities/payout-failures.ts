@@ -15,16 +15,16 @@ export const PAYOUT_REFUSED = 'PayoutRefused';
 export const PAYOUT_FAILED = 'PayoutFailed';
 
 /**
- * The bound for refusals: at least this many attempts of the activity, spanning at least this long
- * since it was first scheduled (with PAYOUT_ACTIVITY's backoff, 1 s doubling to 10 s, about ten
- * attempts over a minute). Why not at once: a refusal can be a node's view that lags the one that
+ * The bound for refusals: at least this many attempts of the activity, spanning at least the window
+ * (PAYOUT_REFUSAL_WINDOW_SECONDS, a minute by default) since it was first scheduled (with
+ * PAYOUT_ACTIVITY's backoff, 1 s doubling to 10 s, about ten attempts over a minute). Why not at once: a refusal can be a node's view that lags the one that
  * confirmed the deposit (a load-balanced RPC), or a transfer into the address still settling; both
  * pass within seconds. Why not longer: each attempt asks the node again for an answer it already gave,
  * and the money waits meanwhile; a minute later it needs a person. One weakness, accepted: a refusal
  * that follows a long transient outage within the same activity counts the outage's attempts, so it
  * fails at its first occurrence (visible and retried by an operator; nothing is lost).
  */
-export const REFUSAL_BOUND = { attempts: 5, windowMs: 60_000 } as const;
+const REFUSAL_ATTEMPTS = 5;
 
 /** A refusal found by our own checks before anything is signed (the planner's balance and credit checks). */
 export class PayoutRefusal extends Error {
@@ -57,14 +57,14 @@ export function refusalOf(err: unknown): string | null {
 }
 
 /** Whether this attempt has used up the refusal bound (outside an activity, as in a script: at once). */
-export function refusalBoundReached(now = Date.now()): boolean {
+export function refusalBoundReached(windowMs: number, now = Date.now()): boolean {
   let info: ReturnType<typeof activityInfo>;
   try {
     info = activityInfo();
   } catch {
     return true;
   }
-  return info.attempt >= REFUSAL_BOUND.attempts && now - info.scheduledTimestampMs >= REFUSAL_BOUND.windowMs;
+  return info.attempt >= REFUSAL_ATTEMPTS && now - info.scheduledTimestampMs >= windowMs;
 }
 
 export const refusedForNow = (reason: string) => ApplicationFailure.retryable(`payout refused: ${reason}`, PAYOUT_REFUSED);

@@ -420,7 +420,7 @@ export function createPayoutActivities({
     const impossible = err instanceof ApplicationFailure && err.nonRetryable ? err : null;
     const refusal = reverted || impossible ? null : refusalOf(err);
     if (!reverted && !impossible && refusal === null) return err;
-    if (refusal !== null && !refusalBoundReached()) return refusedForNow(refusal);
+    if (refusal !== null && !refusalBoundReached(settings.payoutRefusalWindowSeconds * 1000)) return refusedForNow(refusal);
     const reason = reverted?.reason ?? impossible?.message ?? refusal!;
     const rows = await batchRows(batch);
     const failed = await failPayouts(

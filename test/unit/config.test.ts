@@ -132,6 +132,7 @@ describe('config: chains (decisions §11)', () => {
       devPort: 8545,
       allowUnverifiedNetworks: false,
       providerProofTimeoutSeconds: 3600,
+      payoutRefusalWindowSeconds: 60,
       lateDepositWatchHours: 168,
       reorgWatchHours: 24,
       dustThresholdMicro: 10_000n,
