@@ -17,9 +17,9 @@ export const PAYOUT_FAILED = 'PayoutFailed';
 /**
  * The bound for refusals: at least this many attempts of the activity, spanning at least the window
  * (PAYOUT_REFUSAL_WINDOW_SECONDS, a minute by default) since it was first scheduled (with
- * PAYOUT_ACTIVITY's backoff, 1 s doubling to 10 s, about ten attempts over a minute). Why not at once: a refusal can be a node's view that lags the one that
- * confirmed the deposit (a load-balanced RPC), or a transfer into the address still settling; both
- * pass within seconds. Why not longer: each attempt asks the node again for an answer it already gave,
+ * PAYOUT_ACTIVITY's backoff, 1 s doubling to 10 s, about ten attempts over a minute). Why not at
+ * once: a refusal can be a node's view that lags the one that confirmed the deposit (a
+ * load-balanced RPC), or a transfer into the address still settling; both pass within seconds. Why not longer: each attempt asks the node again for an answer it already gave,
  * and the money waits meanwhile; a minute later it needs a person. One weakness, accepted: a refusal
  * that follows a long transient outage within the same activity counts the outage's attempts, so it
  * fails at its first occurrence (visible and retried by an operator; nothing is lost).
