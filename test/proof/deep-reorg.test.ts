@@ -43,6 +43,29 @@ const ctx = useTestApp(overrides, {
 });
 
 const statusesOf = async (id: string) => (await payoutsOf(ctx, id)).map((p) => `${p.kind}:${p.status}`);
+/** The payouts of `paymentId` a reorg made the worker log `event` for (`payout.sent`: sent again), sorted. */
+const afterReorg = (paymentId: string, event: string) =>
+  business
+    .filter((b) => b.event === event && b.fields.paymentId === paymentId && b.fields.afterReorg === true)
+    .map((b) => b.fields.payoutId)
+    .sort();
+/**
+ * The payouts of `paymentId` once every one of them was sent again and settled. A `confirmed` read
+ * before the watcher found its transaction gone is the first confirmation, so the wait is for all of
+ * them to have been sent again (the watcher reads a pass's receipts together, and the revert can fall
+ * between them: a payout can be reopened a pass after the others).
+ */
+async function settledAfterReorg(paymentId: string, count: number) {
+  return eventually(
+    () => payoutsOf(ctx, paymentId),
+    (ps) =>
+      ps.length === count &&
+      afterReorg(paymentId, 'payout.sent').length === count &&
+      ps.every((p) => p.status === 'confirmed' || p.status === 'failed'),
+    30_000,
+    `the payouts of ${paymentId} sent again to settle`,
+  );
+}
 
 /** A deposit from a fresh wallet, signed first so that the very same transaction can be mined again after the revert. */
 async function signedDeposit(to: Hex, amount: bigint) {
@@ -106,12 +129,7 @@ describe('a reorg deeper than the confirmations', () => {
     // The payouts' own transactions are sent again, as they were signed. The treasury's gas goes out
     // again; the deposit address's transfers are mined reverted: the deposit left with the reorg, so
     // there is nothing to send. Nothing is planned or signed anew.
-    const after = await eventually(
-      () => payoutsOf(ctx, id),
-      (ps) => ps.every((p) => p.status === 'confirmed' || p.status === 'failed') && ps.some((p) => p.status === 'failed'),
-      30_000,
-      'the payouts sent again to settle',
-    );
+    const after = await settledAfterReorg(id, paid.length);
     expect(after.map((p) => [p.kind, p.txHash, p.nonce])).toEqual(paid.map((p) => [p.kind, p.txHash, p.nonce]));
     expect(after.map((p) => `${p.kind}:${p.status}`)).toEqual(['gas:confirmed', 'merchant:failed', 'commission:failed']);
     for (const p of after) {
@@ -125,13 +143,8 @@ describe('a reorg deeper than the confirmations', () => {
     expect(undone.map((r) => r.posting_id)).toEqual([`payout:${after[1]!.id}:undone`, `payout:${after[2]!.id}:undone`].sort());
     expect(await unbalancedPostings(ctx)).toEqual([]);
     // Each payout sent again, and its outcome, is a business event of the payment, as first time round.
-    const reorged = (event: string) =>
-      business
-        .filter((b) => b.event === event && b.fields.paymentId === id && b.fields.afterReorg === true)
-        .map((b) => b.fields.payoutId)
-        .sort();
-    expect(reorged('payout.sent')).toEqual(after.map((p) => p.id).sort());
-    expect(reorged('payout.confirmed')).toEqual([after[0]!.id]);
+    expect(afterReorg(id, 'payout.sent')).toEqual(after.map((p) => p.id).sort());
+    expect(afterReorg(id, 'payout.confirmed')).toEqual([after[0]!.id]);
     expect(
       business
         .filter((b) => b.event === 'payout.failed' && b.fields.paymentId === id)
@@ -194,12 +207,8 @@ describe('a reorg deeper than the confirmations', () => {
     const [credit] = await ctx.db.sql`select state, block_hash from chain_credits where payment_id = ${a}`;
     expect(credit).toMatchObject({ state: 'credited', block_hash: again.blockHash.toLowerCase() });
     expect(await exceptionsOf(ctx, a)).toEqual([]);
-    const aAfter = await eventually(
-      () => payoutsOf(ctx, a),
-      (ps) => ps.every((p) => p.status === 'confirmed'),
-      30_000,
-      'A’s payouts confirmed again',
-    );
+    const aAfter = await settledAfterReorg(a, paid.length);
+    expect(aAfter.map((p) => p.status)).toEqual(paid.map(() => 'confirmed'));
     expect(aAfter.map((p) => [p.kind, p.txHash, p.nonce])).toEqual(paid.map((p) => [p.kind, p.txHash, p.nonce]));
     for (const p of aAfter) expect((await chain.publicClient.getTransactionReceipt({ hash: p.txHash as Hash })).status).toBe('success');
     expect(await balanceOf(chain, token, m.wallet)).toBe(aAfter[1]!.amount + bPaid[1]!.amount);
