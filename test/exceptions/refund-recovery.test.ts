@@ -234,16 +234,22 @@ describe('refunds that cannot be made now', () => {
         failureReason: expect.stringContaining('reverted'),
       }),
     );
+    // The run recorded the failure (its refundNotSent activity completed) and goes on waiting.
+    const handle = ctx.temporal.workflow.getHandle(late.exceptionId);
     await eventually(
-      () =>
-        ctx.temporal.workflow
-          .getHandle(late.exceptionId)
-          .describe()
-          .then((d) => d.status.name),
-      (s) => s === 'RUNNING',
+      async () => {
+        const events = (await handle.fetchHistory()).events ?? [];
+        const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'refundNotSent');
+        return (
+          scheduled !== undefined &&
+          events.some((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? -1) === Number(scheduled.eventId))
+        );
+      },
+      (recorded) => recorded,
       10_000,
-      'the run waiting',
+      'the run to record the failed refund',
     );
+    expect((await handle.describe()).status.name).toBe('RUNNING');
 
     // The money is back; another address is no conflict now: a second attempt, sent once.
     await setTokenBalance(late.depositAddress, late.g);

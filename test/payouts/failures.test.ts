@@ -96,12 +96,13 @@ describe('a payout the chain refuses', () => {
     expect(proxy.sprung()).toEqual(['eth_call:before']);
     const split = commissionSplit(g, 150);
 
-    // Given up, not retried forever: the transfers are failed rows with the planner's reason.
-    const failed = await eventually(
-      () => payoutsOf(ctx, id),
-      (ps) => ps.length > 0 && ps.every((p) => p.status === 'failed'),
+    // Given up, not retried forever: the transfers are failed rows with the planner's reason. The
+    // activity fails the rows before it fails itself: the wait is for both, rows and history.
+    const { payouts: failed } = await eventually(
+      async () => ({ payouts: await payoutsOf(ctx, id), pending: (await pendingSendPayouts(id)).length }),
+      ({ payouts: ps, pending }) => ps.length > 0 && ps.every((p) => p.status === 'failed') && pending === 0,
       150_000,
-      'the failed payouts',
+      'the failed payouts, and their activity ended',
     );
     expect(failed.map((p) => [p.kind, p.status, p.amount, p.txHash])).toEqual([
       ['merchant', 'failed', split.merchant, null],

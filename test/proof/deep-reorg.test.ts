@@ -56,15 +56,14 @@ const afterReorg = (paymentId: string, event: string) =>
  * between them: a payout can be reopened a pass after the others).
  */
 async function settledAfterReorg(paymentId: string, count: number) {
-  return eventually(
-    () => payoutsOf(ctx, paymentId),
-    (ps) =>
-      ps.length === count &&
-      afterReorg(paymentId, 'payout.sent').length === count &&
-      ps.every((p) => p.status === 'confirmed' || p.status === 'failed'),
+  const { payouts } = await eventually(
+    // The log entries first: a payout is reopened before it is logged, so rows read after its entry are not older than the reopening.
+    async () => ({ sent: afterReorg(paymentId, 'payout.sent').length, payouts: await payoutsOf(ctx, paymentId) }),
+    ({ sent, payouts: ps }) => sent === count && ps.length === count && ps.every((p) => p.status === 'confirmed' || p.status === 'failed'),
     30_000,
     `the payouts of ${paymentId} sent again to settle`,
   );
+  return payouts;
 }
 
 /** A deposit from a fresh wallet, signed first so that the very same transaction can be mined again after the revert. */
