@@ -58,9 +58,10 @@ export interface AccountDeps {
   db: Database;
   config: Pick<Config, 'secretsKey' | 'mail' | 'http'>;
   mailer: Mailer;
+  now: () => Date;
 }
 
-export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
+export function createMerchantAccounts({ db, config, mailer, now }: AccountDeps) {
   const dashboardUrl = `${config.http.publicBaseUrl}/dashboard`;
 
   async function sendVerification(userId: string, email: string) {
@@ -69,7 +70,7 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
       tokenHash: tokenHash(token),
       userId,
       purpose: 'verify_email',
-      expiresAt: new Date(Date.now() + VERIFY_TOKEN_TTL_MS),
+      expiresAt: new Date(now().getTime() + VERIFY_TOKEN_TTL_MS),
     });
     const link = `${dashboardUrl}/verify-email?token=${token}`;
     await mailer.send(
@@ -84,7 +85,7 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
     queueNotice(tx, person.merchantId, [person.email], {
       subject: 'Your dashboard password was changed',
       text:
-        `The password of your merchant dashboard account was ${how} at ${new Date().toISOString()} from ${ip}. ` +
+        `The password of your merchant dashboard account was ${how} at ${now().toISOString()} from ${ip}. ` +
         `Your other sessions were signed out.\n\n` +
         `If this was not you, reset your password at once at ${dashboardUrl}/forgot-password and tell your team's owners.`,
     });
@@ -153,7 +154,7 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
         throw new AppError('Forbidden', 'Confirm your email address first: we have sent you a new link.');
       }
       const person = actor({ userId: user.id, email: user.email, role: user.role, merchantId: user.merchantId }, input.ip);
-      const { recoveryCodeUsed } = await checkSecondFactor(tx, config.secretsKey, user, input.code);
+      const { recoveryCodeUsed } = await checkSecondFactor(tx, now(), config.secretsKey, user, input.code);
       if (recoveryCodeUsed) await recordAudit(tx, person, 'two_factor.recovery_code_used');
       if (input.previousToken) await deleteSession(tx, tokenHash(input.previousToken));
       await deleteExpiredSessions(tx);
@@ -187,7 +188,7 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
       if (!user || !(await argon2Verify(user.passwordHash, input.password))) {
         throw new AppError('Unauthorized', 'The password is wrong.');
       }
-      const { recoveryCodeUsed } = await checkSecondFactor(tx, config.secretsKey, user, input.code);
+      const { recoveryCodeUsed } = await checkSecondFactor(tx, now(), config.secretsKey, user, input.code);
       if (recoveryCodeUsed) await recordAudit(tx, actor(session, input.ip), 'two_factor.recovery_code_used');
       await markSteppedUp(tx, tokenHash(input.token));
       await recordAudit(tx, actor(session, input.ip), 'session.stepped_up');
@@ -224,7 +225,7 @@ export function createMerchantAccounts({ db, config, mailer }: AccountDeps) {
         tokenHash: tokenHash(token),
         userId: user.id,
         purpose: 'reset_password',
-        expiresAt: new Date(Date.now() + RESET_TOKEN_TTL_MS),
+        expiresAt: new Date(now().getTime() + RESET_TOKEN_TTL_MS),
       });
       const link = `${dashboardUrl}/reset-password?token=${token}`;
       const send = () =>

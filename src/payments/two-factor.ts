@@ -60,6 +60,7 @@ const codeRequired = () =>
  */
 export async function checkSecondFactor(
   tx: DatabaseOrTransaction,
+  now: Date,
   secretsKey: Buffer,
   user: DashboardUserRow,
   code: string | undefined,
@@ -71,12 +72,18 @@ export async function checkSecondFactor(
     if (await useRecoveryCode(tx, user.id, hashCode(typed))) return { recoveryCodeUsed: true };
     throw new AppError('Unauthorized', 'The recovery code is wrong or was used already.');
   }
-  await useCode(tx, secretsKey, user.id, user.totpSecretEncrypted, typed);
+  await useCode(tx, now.getTime(), secretsKey, user.id, user.totpSecretEncrypted, typed);
   return { recoveryCodeUsed: false };
 }
 
-async function useCode(tx: DatabaseOrTransaction, secretsKey: Buffer, userId: string, sealed: string, code: string): Promise<void> {
-  const now = Date.now();
+async function useCode(
+  tx: DatabaseOrTransaction,
+  now: number,
+  secretsKey: Buffer,
+  userId: string,
+  sealed: string,
+  code: string,
+): Promise<void> {
   const delta = /^\d{6}$/.test(code)
     ? totpOf(decryptSecret(secretsKey, sealed)).validate({ token: code, timestamp: now, window: WINDOW })
     : null;
@@ -88,9 +95,11 @@ async function useCode(tx: DatabaseOrTransaction, secretsKey: Buffer, userId: st
 export interface TwoFactorDeps {
   db: Database;
   secretsKey: Buffer;
+  /** The clock a code's step is read from. */
+  now: () => Date;
 }
 
-export function createTwoFactor({ db, secretsKey }: TwoFactorDeps) {
+export function createTwoFactor({ db, secretsKey, now }: TwoFactorDeps) {
   const person = async (tx: DatabaseOrTransaction, actor: DashboardActor) => {
     const user = await findDashboardUserByEmail(tx, actor.email);
     if (!user) throw new AppError('Unauthorized', 'Sign in to the dashboard first.');
@@ -122,7 +131,7 @@ export function createTwoFactor({ db, secretsKey }: TwoFactorDeps) {
         if (user.totpEnabledAt) throw new AppError('Conflict', 'Two-factor authentication is on already.');
         if (!user.totpSecretEncrypted) throw new AppError('Conflict', 'Start the enrolment first.');
         // Checked before anything is written: a wrong code leaves the enrolment pending.
-        await useCode(tx, secretsKey, user.id, user.totpSecretEncrypted, code.trim()).catch((e: unknown) => {
+        await useCode(tx, now().getTime(), secretsKey, user.id, user.totpSecretEncrypted, code.trim()).catch((e: unknown) => {
           throw e instanceof AppError && e.code === 'Unauthorized' ? new AppError('ValidationError', e.message) : e;
         });
         await enableTotp(tx, user.id);
@@ -145,7 +154,7 @@ export function createTwoFactor({ db, secretsKey }: TwoFactorDeps) {
       const user = await person(tx, actor);
       if (!user.totpEnabledAt) throw new AppError('Conflict', 'Two-factor authentication is not on.');
       if (!(await argon2Verify(user.passwordHash, input.password))) throw new AppError('Unauthorized', 'The password is wrong.');
-      await checkSecondFactor(tx, secretsKey, user, input.code);
+      await checkSecondFactor(tx, now(), secretsKey, user, input.code);
       await disableTotp(tx, user.id);
       await recordAudit(tx, actor, 'two_factor.disabled');
       await notify(

@@ -128,7 +128,7 @@ describe('dashboard passwords', () => {
 
   it('keeps the second factor after a reset: the next sign-in still asks for its code', async () => {
     const { client } = await signedUpOwner(ctx.app, mailbox, 'twofa-reset@example.com');
-    const { app } = await enrolTwoFactor(client);
+    const { app } = await enrolTwoFactor(client, ctx.clock);
     const visitor = new DashboardClient(ctx.app, '198.51.100.32');
     await visitor.call('POST', '/forgot-password', { email: 'twofa-reset@example.com' });
     const token = resetToken((await mailbox.waitFor('twofa-reset@example.com', /Reset your/)).text);

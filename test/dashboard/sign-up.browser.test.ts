@@ -69,7 +69,7 @@ describe('the merchant dashboard in Chromium', { timeout: 180_000 }, () => {
     await page.getByRole('heading', { name: 'Account security' }).waitFor();
     await expectNoAxeViolations(page, 'account security, off');
     await page.getByRole('button', { name: 'Turn on two-factor authentication' }).click();
-    const app = new Authenticator((await page.getByTestId('totp-secret').textContent())!);
+    const app = new Authenticator((await page.getByTestId('totp-secret').textContent())!, ctx.clock);
     await page.getByRole('img', { name: 'QR code of your authenticator key' }).waitFor();
     await expectNoAxeViolations(page, 'two-factor enrolment');
     await page.getByLabel('The 6-digit code your app shows').fill(await app.code());

@@ -6,8 +6,8 @@ import { useMailSink } from '../support/mail';
 // Issue 28: a second factor (TOTP) for sign-in and step-up, required of owners before the actions
 // that reveal keys or secrets; codes work once; recovery codes stand in for a lost phone.
 // A code works once, and the server accepts one 30 s step either side of now: a test that needs more
-// codes than that waits for the clock (Authenticator.code), hence the longer timeout.
-describe('dashboard two-factor authentication', { timeout: 90_000 }, () => {
+// codes than that moves the API's clock on to the next step (Authenticator.code with ctx.clock).
+describe('dashboard two-factor authentication', () => {
   const mailbox = useMailSink();
   const ctx = useTestApp(mailbox.env);
 
@@ -24,7 +24,7 @@ describe('dashboard two-factor authentication', { timeout: 90_000 }, () => {
     expect(row!.totp_secret_encrypted).not.toContain(secret);
     expect(row!.totp_enabled_at).toBeNull();
 
-    const app = new Authenticator(secret);
+    const app = new Authenticator(secret, ctx.clock);
     expect((await client.call('POST', '/two-factor/confirm', { code: '000000' })).statusCode).toBe(422);
     expect((await client.call('GET', '/me')).json().twoFactor).toBe(false);
     const confirm = await client.call('POST', '/two-factor/confirm', { code: await app.code() });
@@ -82,7 +82,7 @@ describe('dashboard two-factor authentication', { timeout: 90_000 }, () => {
     expect(refused.statusCode).toBe(403);
     expect(refused.json().message).toMatch(/two-factor/);
 
-    const { app } = await enrolTwoFactor(client);
+    const { app } = await enrolTwoFactor(client, ctx.clock);
     // Enrolment does not step up by itself: the password and a code do.
     expect((await client.call('POST', '/api-keys/live/reveal')).statusCode).toBe(403);
     expect((await client.call('POST', '/step-up', { password: PASSWORD, code: await app.code() })).statusCode).toBe(200);

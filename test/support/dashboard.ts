@@ -1,7 +1,7 @@
 import { hash as argon2Hash } from '@node-rs/argon2';
 import { Secret, TOTP } from 'otpauth';
 import type { FastifyInstance } from 'fastify';
-import { adminHeaders } from './harness';
+import { adminHeaders, type TestClock } from './harness';
 import type { TestMailbox } from './mail';
 
 /**
@@ -99,32 +99,39 @@ export async function signedInMember(
 /**
  * A person's authenticator app: codes as the app shows them, never one the server has seen (a code
  * works once). It hands out the current step's code, then the next step's (the server accepts one
- * step either side); past that it waits for the clock to reach a step not yet used.
+ * step either side); past that the time must reach a step not yet used: with the API's test clock it
+ * moves that clock on, else it waits for the real one.
  */
 export class Authenticator {
   private lastStep = -1;
   private readonly totp: TOTP;
-  constructor(readonly secret: string) {
+  constructor(
+    readonly secret: string,
+    private readonly clock?: TestClock,
+  ) {
     this.totp = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 });
   }
   async code(): Promise<string> {
+    const now = () => this.clock?.now().getTime() ?? Date.now();
     for (;;) {
-      const current = Math.floor(Date.now() / 30_000);
+      const current = Math.floor(now() / 30_000);
       const step = Math.max(this.lastStep + 1, current);
       if (step <= current + 1) {
         this.lastStep = step;
         return this.totp.generate({ timestamp: step * 30_000 });
       }
-      await new Promise((r) => setTimeout(r, (current + 1) * 30_000 - Date.now() + 20));
+      const untilNextStep = (current + 1) * 30_000 - now() + 20;
+      if (this.clock) this.clock.advance(untilNextStep);
+      else await new Promise((r) => setTimeout(r, untilNextStep));
     }
   }
 }
 
-/** Enrols the signed-in person's second factor and confirms it; answers their app and recovery codes. */
-export async function enrolTwoFactor(client: DashboardClient): Promise<{ app: Authenticator; recoveryCodes: string[] }> {
+/** Enrols the signed-in person's second factor and confirms it; answers their app (on `clock`, if given) and recovery codes. */
+export async function enrolTwoFactor(client: DashboardClient, clock?: TestClock): Promise<{ app: Authenticator; recoveryCodes: string[] }> {
   const enrol = await client.call('POST', '/two-factor/enroll');
   if (enrol.statusCode !== 200) throw new Error(`enrol: ${enrol.statusCode} ${enrol.body}`);
-  const app = new Authenticator(enrol.json().secret);
+  const app = new Authenticator(enrol.json().secret, clock);
   const confirm = await client.call('POST', '/two-factor/confirm', { code: await app.code() });
   if (confirm.statusCode !== 200) throw new Error(`confirm: ${confirm.statusCode} ${confirm.body}`);
   return { app, recoveryCodes: confirm.json().recoveryCodes };

@@ -57,6 +57,18 @@ export interface TestContext {
   sandbox: FastifyInstance | undefined;
   /** With `worker`: the checkout worker on this file's task queue. */
   worker: CheckoutWorker | undefined;
+  /** The API's clock: the real one, until a test moves it on. */
+  clock: TestClock;
+}
+
+/** A clock that reads the real time plus whatever a test moved it on by (never back). */
+export class TestClock {
+  private offsetMs = 0;
+  readonly now = (): Date => new Date(Date.now() + this.offsetMs);
+  /** Moves the clock on by `ms`: time passing, without waiting for it. */
+  advance(ms: number): void {
+    if (ms > 0) this.offsetMs += ms;
+  }
 }
 
 export interface StackOptions {
@@ -80,7 +92,7 @@ export interface StackOptions {
  * server; with options, the whole stack over real sockets. Closed and dropped after the file.
  */
 export function useTestApp(overrides: Record<string, string> = {}, options: StackOptions = {}): TestContext {
-  const ctx = { sandbox: undefined, worker: undefined } as TestContext;
+  const ctx = { sandbox: undefined, worker: undefined, clock: new TestClock() } as TestContext;
   const cleanups: (() => Promise<unknown>)[] = [];
   beforeAll(async () => {
     const database = await createTestDatabase(inject('templateDatabase'));
@@ -128,6 +140,7 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
         providers: ctx.providers,
         treasuryAddress,
         eventStream: options.eventStream,
+        now: ctx.clock.now,
       },
       // Errors only: a 500 in a test prints its cause (an expected 503 is a warning, and stays quiet).
       { logger: { level: 'error' } },

@@ -76,7 +76,7 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     signInLimited: (subjects, attempt) => withSignInLimits(db, subjects, attempt),
     resetLimited: (subjects, attempt) => withResetRequestLimits(db, subjects, attempt),
     secureCookies,
-    accounts: createMerchantAccounts({ db, config, mailer }),
+    accounts: createMerchantAccounts({ db, config, mailer, now }),
     credentials: createMerchantCredentials({ db, config, now }),
     payments: app.payments,
     money: merchantMoney(app.payments.context, mailer),
@@ -84,7 +84,7 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     now,
     team: createDashboardTeam({ db, mailer, publicBaseUrl: config.http.publicBaseUrl }),
     audit: createDashboardAudit({ db }),
-    twoFactor: createTwoFactor({ db, secretsKey: config.secretsKey }),
+    twoFactor: createTwoFactor({ db, secretsKey: config.secretsKey, now }),
   });
   if (devMailboxDir) {
     await app.register(devMailboxPage, { dir: devMailboxDir });
