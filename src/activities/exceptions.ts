@@ -8,6 +8,7 @@ import { failUnsentPayouts, listRefundPayouts } from '../db/queries/payouts';
 import { isAcceptable, type ExceptionStatus } from '../domain/exceptions';
 import { exceptionAccepted, ledgerAccount } from '../domain/ledger';
 import { accountBalance, writePosting } from '../db/queries/ledger';
+import { recordLinkPayment } from './payment-links';
 import { insertCompletedTransaction, postCompletion } from './session-completion';
 import type { AcceptReport } from '../domain/payment-exception';
 
@@ -17,7 +18,6 @@ export const NOT_ACCEPTABLE = 'NotAcceptable';
 
 export function createExceptionActivities({ db, now }: { db: Database; now: () => Date }) {
   return {
-    /** Its status, and the merchant whose payment it is (null for a simple order: the simple API has no merchant account). */
     /** The exception's status, and its payment's merchant and status (the run's search attributes). */
     async exceptionStatus(
       exceptionId: string,
@@ -34,8 +34,10 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
 
     /**
      * A late or underpaid payment accepted as the payment: gross = the money that arrived, the
-     * commission split, the transaction row, the session completed and the exception accepted, in
-     * one database transaction. A retry finds the exception accepted and changes nothing.
+     * commission split, the transaction row, the session completed, its payment link paid and the
+     * exception accepted, in one database transaction. A retry finds the exception accepted and
+     * changes nothing. A link is paid once (decisions §14): when another session of the link paid
+     * it, this money is a second payment, refunded, never accepted.
      */
     async acceptException(exceptionId: string): Promise<AcceptReport> {
       return db.transaction(async (tx) => {
@@ -43,8 +45,25 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
         if (!exception) throw ApplicationFailure.nonRetryable(`no exception ${exceptionId}`, 'ExceptionMissing');
         const session = exception.paymentKind === 'checkout_session' ? await lockSession(tx, exception.paymentId) : undefined;
         if (!session) throw ApplicationFailure.nonRetryable('only a checkout session’s exception can be accepted', NOT_ACCEPTABLE);
+        // The link's row is locked by this write (or read, when this session paid it already); another
+        // session's completion waits for it, so the two cannot both pay the link.
+        const link =
+          session.paymentLinkId && exception.status !== 'refunded' ? await recordLinkPayment(tx, session.paymentLinkId, session.id) : null;
+        const paidLinkId = link === 'paid' ? session.paymentLinkId : null;
         if (exception.status === 'accepted')
-          return { paymentId: session.id, paymentStatus: session.status, completedNow: false, payout: session.verification === 'chain' };
+          return {
+            paymentId: session.id,
+            paymentStatus: session.status,
+            completedNow: false,
+            payout: session.verification === 'chain',
+            paidLinkId,
+          };
+        if (link === 'duplicate') {
+          throw ApplicationFailure.nonRetryable(
+            `payment link ${session.paymentLinkId} was paid by another of its sessions: this money is a second payment for it, to be refunded`,
+            NOT_ACCEPTABLE,
+          );
+        }
         // A refund planned under this same lock owns the money: it is on its way back to the customer
         // (unless its transfer failed: the money is still at the deposit address).
         const refund = (await listRefundPayouts(tx, exceptionId)).find((p) => p.kind === 'refund');
@@ -103,7 +122,7 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
         }
         await completeAcceptedSession(tx, session.id, completedAt);
         await resolvePaymentException(tx, exception.id, 'accepted');
-        return { paymentId: session.id, paymentStatus: 'completed', completedNow: true, payout: onChain };
+        return { paymentId: session.id, paymentStatus: 'completed', completedNow: true, payout: onChain, paidLinkId };
       });
     },
 

@@ -22,6 +22,8 @@ export interface AcceptReport {
   completedNow: boolean;
   /** The payment's money is on chain and must be paid out. */
   payout: boolean;
+  /** The payment link the acceptance paid: its other sessions end, as when a session of it completes. */
+  paidLinkId: string | null;
 }
 
 export type ExceptionEvent =
@@ -46,7 +48,9 @@ export type ExceptionEffect =
   /** The refund's transfers; reports `refundSent`. */
   | { kind: 'sendRefund'; payoutIds: string[] }
   /** The transfer back failed: recorded on its payouts; the exception stays open. */
-  | { kind: 'refundNotSent'; payoutIds: string[]; reason: string };
+  | { kind: 'refundNotSent'; payoutIds: string[]; reason: string }
+  /** The accepted payment paid its link: the link's other sessions end (canceled, `link_paid`) and its run is told. */
+  | { kind: 'linkPaid'; paymentId: string; linkId: string };
 
 export const initialException = (): ExceptionState => ({ outcome: 'open', payoutDue: false, refundDue: null });
 
@@ -68,6 +72,7 @@ export function decideException(current: ExceptionState, event: ExceptionEvent):
       if (accepted.completedNow) effects.push({ kind: 'markPaymentStatus', status: accepted.paymentStatus });
       if (accepted.completedNow || accepted.paymentStatus === 'completed')
         effects.push({ kind: 'announceCompleted', paymentId: accepted.paymentId });
+      if (accepted.paidLinkId) effects.push({ kind: 'linkPaid', paymentId: accepted.paymentId, linkId: accepted.paidLinkId });
       return { state: s, effects };
     }
     case 'refundPlanned':

@@ -62,7 +62,7 @@ const excRun = (state: ExceptionState, ...events: ExceptionEvent[]) => {
 };
 const acceptance = (over: Partial<AcceptReport> = {}): ExceptionEvent => ({
   kind: 'accepted',
-  accepted: { paymentId: 'SV_a', paymentStatus: 'completed', completedNow: true, payout: true, ...over },
+  accepted: { paymentId: 'SV_a', paymentStatus: 'completed', completedNow: true, payout: true, paidLinkId: null, ...over },
 });
 
 describe('an exception (decisions §12)', () => {
@@ -78,6 +78,16 @@ describe('an exception (decisions §12)', () => {
     expect(nothingDue(paid)).toBe(true);
     // A second acceptance (a retried call) decides nothing new.
     expect(excRun(paid, acceptance()).effects).toEqual([]);
+  });
+
+  it('accepted for a session of a payment link: the link is paid, so its other sessions end', () => {
+    const accepted = excRun(initialException(), acceptance({ paidLinkId: 'plink_a' }));
+    expect(accepted.effects).toEqual([
+      { kind: 'markPaymentStatus', status: 'completed' },
+      { kind: 'announceCompleted', paymentId: 'SV_a' },
+      { kind: 'linkPaid', paymentId: 'SV_a', linkId: 'plink_a' },
+    ]);
+    expect(excRun(accepted.state, acceptance({ paidLinkId: 'plink_a' })).effects).toEqual([]);
   });
 
   it('accepted without money on chain (provider-verified): nothing to pay out', () => {

@@ -1,5 +1,4 @@
 import {
-  getExternalWorkflowHandle,
   log,
   ParentClosePolicy,
   proxyActivities,
@@ -11,12 +10,11 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { ChainProofActivities } from '../../activities/chain-proof';
 import type { CheckoutActivities } from '../../activities/checkout-session';
-import type { ProviderClosingActivities } from '../../activities/provider-closing';
 import type { SessionTransitionActivities } from '../../activities/session-transitions';
 import type { WebhookActivities } from '../../activities/webhooks';
 import type { PaymentStatus } from '../../domain/payment-status';
 import { LOCAL_DATABASE_ACTIVITY } from '../activity-options';
-import { linkPaidSignal } from '../payment-link/messages';
+import { announceLinkPaid } from '../closing';
 import { PAYMENT_EXCEPTION_WORKFLOW, type PaymentExceptionInput } from '../payment-exception/messages';
 import { completedAttributes, PaymentStatusKey } from '../search-attributes';
 import { emitAndDeliver, type InRunDeliveries } from '../webhook-delivery/start';
@@ -33,19 +31,6 @@ export const emittingRecords = proxyLocalActivities<SessionTransitionActivities>
   ...LOCAL_DATABASE_ACTIVITY,
   startToCloseTimeout: '30 seconds',
 });
-// Closing a provider payment (decisions §12) is worth retrying for a while, never worth failing the
-// session for: a payment the provider still takes arrives as money and becomes an exception.
-const closing = proxyActivities<ProviderClosingActivities>({
-  startToCloseTimeout: '20 seconds',
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 12,
-    nonRetryableErrorTypes: ['ProviderRejected'],
-  },
-});
-
 export interface SessionRun {
   paymentId: string;
   deliveries: InRunDeliveries;
@@ -73,13 +58,7 @@ export function sessionPorts(run: SessionRun): SessionPorts {
     completeFromProvider: ({ fact }) => db.recordCompletion(id, fact),
     announceException: (exceptionId) => announceException(run, exceptionId),
     markCompleted: async (completion) => upsertSearchAttributes(completedAttributes(completion)),
-    linkPaid: async (linkId) => {
-      await closeProviderPayments(id, linkId);
-      // Ends the link's run now rather than at its expiry; Postgres already says paid.
-      await getExternalWorkflowHandle(linkId)
-        .signal(linkPaidSignal, { sessionId: id })
-        .catch(() => undefined);
-    },
+    linkPaid: (linkId) => announceLinkPaid(id, linkId),
   };
 }
 
@@ -100,14 +79,4 @@ async function announceException(run: SessionRun, exceptionId: string): Promise<
     // The same exception announced again (a second report of one arrival): its run already exists.
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   });
-}
-
-/** Decisions §12: once the session ended unpaid, or its link was paid, nobody may pay what it opened. */
-export async function closeProviderPayments(paymentId: string, linkId: string | null): Promise<void> {
-  try {
-    if (linkId) await closing.closeLinkSiblings(linkId, paymentId);
-    else await closing.closeSessionProviderPayment(paymentId);
-  } catch (err) {
-    log.warn('provider payment not closed', { paymentId, error: err instanceof Error ? err.message : String(err) });
-  }
 }

@@ -14,7 +14,8 @@ import {
   type CheckoutSessionState,
 } from './messages';
 import { payOutSession } from './payout';
-import { closeProviderPayments, sessionPorts, sessionRecords } from './ports';
+import { closeProviderPayments } from '../closing';
+import { sessionPorts, sessionRecords } from './ports';
 import { handleSessionEvent } from './session-loop';
 
 /**

@@ -14,6 +14,7 @@ import { decideException, initialException, nothingDue, type ExceptionEffect, ty
 import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../../domain/refund-address';
 import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { payOutSession, refundOnChain } from '../checkout-session/payout';
+import { announceLinkPaid } from '../closing';
 import { handleEvent } from '../decision-loop';
 import { MerchantIdKey, PaymentStatusKey } from '../search-attributes';
 import { emitAndDeliver, inRunDeliveries } from '../webhook-delivery/start';
@@ -74,6 +75,9 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
       case 'refundNotSent':
         await records.refundNotSent(effect.payoutIds, effect.reason);
         refunding = null;
+        return null;
+      case 'linkPaid':
+        await announceLinkPaid(effect.paymentId, effect.linkId);
         return null;
     }
   };
