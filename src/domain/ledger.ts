@@ -150,6 +150,35 @@ const heldFor = (input: HeldArrival, owner: string): Posting =>
 export const exceptionArrived = (input: HeldArrival & { exceptionId: string }): Posting =>
   heldFor(input, ledgerAccount.exceptionHeld(input.exceptionId));
 
+/**
+ * One log of money an exception holds as a whole (an underpaid payment's credits, held under
+ * `exception:<id>` at its end) left the chain with its block: the deposit address no longer holds
+ * it, and the exception holds that much less, so neither its acceptance nor its refund can spend it.
+ * Once per log (`logKey`, depositLogKey).
+ */
+export function exceptionLogLeft(input: {
+  exceptionId: string;
+  logKey: string;
+  paymentId: string;
+  depositAddress: string;
+  asset: string;
+  network: string;
+  txHash: string;
+  amountMicro: bigint;
+}): Posting {
+  return balanced({
+    postingId: `exception:${input.exceptionId}:left:${input.logKey}`,
+    asset: input.asset,
+    network: input.network,
+    paymentId: input.paymentId,
+    txHash: input.txHash,
+    lines: [
+      { account: ledgerAccount.deposit(input.depositAddress), amount: -input.amountMicro },
+      { account: ledgerAccount.exceptionHeld(input.exceptionId), amount: input.amountMicro },
+    ],
+  });
+}
+
 /** Dust: it stays at the deposit address, owed to nobody. */
 export const dustArrived = (input: HeldArrival): Posting => heldFor(input, ledgerAccount.unclaimedDust);
 

@@ -10,7 +10,7 @@ import type { Database } from '../db/client';
 import { listRecentCredits, moveCredit, uncreditLog, type ChainCreditRow } from '../db/queries/chain-credits';
 import { findSession } from '../db/queries/checkout-sessions';
 import { writePostings } from '../db/queries/ledger';
-import { findExceptionByArrival, recordPaymentException } from '../db/queries/payment-exceptions';
+import { findExceptionByArrival, findOpenExceptionHoldingLog, recordPaymentException } from '../db/queries/payment-exceptions';
 import { listRecentlyConfirmedPayouts, lockReopenedPayout, reopenReorgedPayout, updatePayout, type PayoutRow } from '../db/queries/payouts';
 import { findSimpleOrder } from '../db/queries/simple-orders';
 import { depositLogKey, type DepositFact } from '../domain/deposit-fact';
@@ -26,7 +26,8 @@ import { recordException } from '../payments/exception-runs';
 // paid out within the last REORG_WATCH_HOURS, in a few batched RPC requests:
 // - a credited log still in its block: nothing; mined again elsewhere: its row follows the new block;
 //   gone: the credit is `removed`, and when its payment had completed (or the log was an exception's
-//   money) it is a `reorged` exception for an operator, announced by its own run as a late deposit is;
+//   money, alone or with others) it is a `reorged` exception for an operator, announced by its own
+//   run as a late deposit is;
 // - a confirmed payout whose transaction is gone: `broadcast` again with its exact signed bytes (one
 //   nonce, one hash: it is mined once at most, which also fills the sender's nonce gap); a nonce
 //   another transaction took is settled by the payout's own broadcast (a new signature only when its
@@ -94,7 +95,10 @@ export function createReorgCheck(deps: {
     const order = session ? undefined : await findSimpleOrder(db, row.paymentId);
     const paymentStatus = session?.status ?? order?.status ?? null;
     const completed = session ? session.status === 'completed' : order?.status === 'settled';
-    const arrival = await findExceptionByArrival(db, row.paymentId, logArrivalKey(row));
+    // The exception whose money this log was: its own (late, duplicate), or one holding it with others (underpaid).
+    const arrival =
+      (await findExceptionByArrival(db, row.paymentId, logArrivalKey(row))) ??
+      (await findOpenExceptionHoldingLog(db, row.paymentId, depositLogKey(row)));
     if (paymentStatus !== null && (completed || row.state === 'wrong_asset' || arrival)) {
       const exception = await recordException({ temporal, taskQueue: settings.taskQueue }, row.paymentId, () =>
         recordPaymentException(db, {

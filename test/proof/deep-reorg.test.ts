@@ -9,7 +9,7 @@ import { nextFreeNonce, NonceTaken, storeSignedPayout } from '../../src/db/queri
 import { payouts as payoutsTable } from '../../src/db/schema';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { balanceOf, mint, newPayer, pay, privateChain, randomAddress, type TestChain } from '../support/chain';
-import { useTestApp } from '../support/harness';
+import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { merchantWithFreshWallet, openSession, payoutsOf, unbalancedPostings, waitForPayouts } from '../payouts/support';
@@ -216,6 +216,83 @@ describe('a reorg deeper than the confirmations', () => {
     expect(bGas.nonce).toBe(aGas.nonce! + 1);
     expect([...aAfter, ...bPaid].every((p) => p.replaced.length === 0)).toBe(true);
     expect(await unbalancedPostings(ctx)).toEqual([]);
+  }, 120_000);
+});
+
+describe('a reorg deeper than the confirmations, after an underpaid end', () => {
+  it('takes the log’s share out of the underpaid hold, records it reorged, and the money that left is neither accepted nor refunded', async () => {
+    const token = chain.tokens.polygon.USDC;
+    const m = await merchantWithFreshWallet(ctx, 150);
+    const id = await openSession(ctx, m.apiKey);
+    const g = await pressPay(ctx, id);
+    const { depositAddress } = await sessionRow(ctx, id);
+    const half = g / 2n;
+    const payer = await newPayer(chain);
+    await mint(chain, token, payer.address, half);
+    const snapshot = await chain.control.snapshot();
+    await pay(chain, payer, token, depositAddress, half);
+    await eventually(
+      () => creditsOf(ctx, id),
+      (c) => c.length === 1 && c[0]!.state === 'credited',
+      20_000,
+      'the half credited',
+    );
+    // The merchant ends it short: the credits become the underpaid exception's money, held for the customer.
+    const expired = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/checkout/sessions/${id}/expire`,
+      headers: { authorization: `Bearer ${m.apiKey}` },
+    });
+    expect(expired.statusCode).toBe(200);
+    const [underpaid] = await eventually(
+      () => exceptionsOf(ctx, id),
+      (e) => e.some((x) => x.kind === 'underpaid'),
+      20_000,
+      'the underpaid exception',
+    );
+    expect(underpaid).toMatchObject({ kind: 'underpaid', amount: half, status: 'open' });
+    const held = async () =>
+      BigInt(
+        (
+          await ctx.db.sql`select coalesce(sum(amount), 0)::text as b from ledger_entries where account = ${`exception:${underpaid!.id}`}`
+        )[0]!.b as string,
+      );
+    expect(await held()).toBe(-half);
+
+    // The half leaves the chain with its block.
+    const headBefore = await chain.publicClient.getBlockNumber();
+    await chain.control.revert({ id: snapshot });
+    await chain.control.mine({ blocks: Number(headBefore - (await chain.publicClient.getBlockNumber())) + 2 });
+    const [, reorged] = await eventually(
+      () => exceptionsOf(ctx, id),
+      (e) => e.some((x) => x.kind === 'reorged'),
+      20_000,
+      'a reorged exception',
+    );
+    expect(reorged).toMatchObject({ kind: 'reorged', amount: half, status: 'open' });
+    expect(reorged!.references).toMatchObject({ exceptionId: underpaid!.id, exceptionKind: 'underpaid', paymentStatus: 'expired' });
+    await eventually(
+      () => creditsOf(ctx, id),
+      (c) => c[0]!.state === 'removed',
+      20_000,
+      'the credit removed',
+    );
+    expect(await held()).toBe(0n);
+    expect(await unbalancedPostings(ctx)).toEqual([]);
+
+    // Accepted, it would complete a payment with nothing on chain; refunded, it would send someone else's money.
+    const accept = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${underpaid!.id}/accept`, headers: adminHeaders });
+    expect(accept.statusCode).toBe(409);
+    expect(accept.json()).toMatchObject({ ok: false, error: 'Conflict', message: expect.stringContaining('not credited on chain') });
+    const refund = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/exceptions/${underpaid!.id}/refund`,
+      headers: adminHeaders,
+      payload: { address: randomAddress() },
+    });
+    expect(refund.statusCode).toBe(409);
+    expect((await sessionRow(ctx, id)).status).toBe('expired');
+    expect(await ctx.db.sql`select 1 from transactions where payment_id = ${id}`).toHaveLength(0);
   }, 120_000);
 });
 

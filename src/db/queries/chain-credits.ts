@@ -2,9 +2,11 @@ import { and, desc, eq, inArray, isNotNull, ne, sql, type SQL } from 'drizzle-or
 import type { DatabaseOrTransaction } from '../client';
 import { chainCredits, chainCursors, checkoutSessions, simpleOrders } from '../schema';
 import { placeholderRows, preparedFor } from './prepared';
-import { arrivalPostingPrefix } from '../../domain/ledger';
+import { depositLogKey } from '../../domain/deposit-fact';
+import { arrivalPostingPrefix, exceptionLogLeft } from '../../domain/ledger';
 import { findDepositAddresses } from './deposit-addresses';
-import { reverseArrivals } from './ledger';
+import { reverseArrivals, writePosting } from './ledger';
+import { findOpenExceptionHoldingLog } from './payment-exceptions';
 
 export type ChainCreditRow = typeof chainCredits.$inferSelect;
 
@@ -91,9 +93,10 @@ export async function creditLog(
 
 /**
  * The log's block left the canonical chain: it no longer counts for its payment. If its arrival was
- * posted (an exception's money, or dust), that posting is reversed in the same transaction: the
- * deposit address no longer holds it, and an exception whose money left can be neither refunded nor
- * accepted (both ask the ledger what it holds).
+ * posted (an exception's money, or dust), that posting is reversed in the same transaction, as is its
+ * share of an open exception holding it with other logs (exceptionLogLeft): the deposit address no
+ * longer holds it, and an exception whose money left can be neither refunded nor accepted (both ask
+ * the ledger what it holds).
  */
 export async function uncreditLog(
   db: DatabaseOrTransaction,
@@ -113,9 +116,28 @@ export async function uncreditLog(
           ne(chainCredits.state, 'removed'),
         ),
       )
-      .returning({ paymentId: chainCredits.paymentId });
-    if (rows.length === 0) return false;
+      .returning();
+    const removed = rows[0];
+    if (!removed) return false;
     await reverseArrivals(tx, paymentId, arrivalPostingPrefix(key));
+    // Money held with other logs' by one exception (an underpaid payment's end): this log's share leaves it.
+    const logKey = depositLogKey(removed);
+    const holder = removed.asset ? await findOpenExceptionHoldingLog(tx, paymentId, logKey) : undefined;
+    if (holder && removed.asset) {
+      await writePosting(
+        tx,
+        exceptionLogLeft({
+          exceptionId: holder.id,
+          logKey,
+          paymentId,
+          depositAddress: removed.toAddress,
+          asset: removed.asset,
+          network: removed.network,
+          txHash: removed.transactionHash,
+          amountMicro: removed.amountMicro,
+        }),
+      );
+    }
     return true;
   });
 }

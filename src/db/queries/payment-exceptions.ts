@@ -101,6 +101,30 @@ export async function findExceptionByArrival(
   return row;
 }
 
+/**
+ * The payment's open exception holding a log's money with other logs' (an underpaid payment's
+ * credits at its end, listed in its references' `logs`), if any: a log's own exception is found by
+ * its arrival key instead (findExceptionByArrival).
+ */
+export async function findOpenExceptionHoldingLog(
+  db: DatabaseOrTransaction,
+  paymentId: string,
+  logKey: string,
+): Promise<PaymentExceptionRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(paymentExceptions)
+    .where(
+      and(
+        eq(paymentExceptions.paymentId, paymentId),
+        eq(paymentExceptions.status, 'open'),
+        sql`${paymentExceptions.references} -> 'logs' @> ${JSON.stringify([logKey])}::jsonb`,
+      ),
+    )
+    .limit(1);
+  return row;
+}
+
 export async function listPaymentExceptions(db: DatabaseOrTransaction, paymentId: string): Promise<PaymentExceptionRow[]> {
   return db
     .select()
