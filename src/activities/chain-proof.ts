@@ -5,6 +5,7 @@ import { depositLogKey } from '../domain/deposit-fact';
 import type { DepositFact } from '../domain/deposit-fact';
 import { chainProofRules, type ChainProofDeps, type ProvenKind } from './chain-proof-rules';
 import type { ProviderClaim } from '../domain/checkout-session';
+import { sessionPhase } from '../domain/arrivals';
 import { completeSession, postCompletion } from './session-completion';
 import { writePosting } from '../db/queries/ledger';
 import { exceptionArrived, orderCredited } from '../domain/ledger';
@@ -27,15 +28,7 @@ const sessions: ProvenKind<ProvenSession, SessionCompletion> = {
     depositAddress: s.depositAddress,
     network: s.network,
     asset: s.destinationAsset,
-    // A session its link's payment ended was paid, through its sibling: money after it is a duplicate
-    // (decisions §12). An open session whose merchant takes no money is, for what arrives, ended:
-    // that money is an exception (late), never the payment's.
-    phase:
-      s.status === 'completed' || s.cancelReason === 'link_paid'
-        ? 'paid'
-        : (s.status === 'pending' || s.status === 'processing') && s.merchantTakesMoney
-          ? 'open'
-          : 'ended',
+    phase: sessionPhase(s),
     provider: s.provider,
     providerPaymentId: s.providerPaymentId,
   }),

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
-import { findSession, lockSession, transitionSession } from '../db/queries/checkout-sessions';
+import { findSessionWithMerchant, lockSession, transitionSession } from '../db/queries/checkout-sessions';
 import { recordLateFact } from '../db/queries/late-payments';
 import { lateMoneyOf } from '../domain/arrivals';
 import { insertTransactionOnce } from '../db/queries/transactions';
@@ -96,7 +96,7 @@ export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
      * exception's id for the workflow to announce, or null when the fact was no money (not a success).
      */
     async flagLateSuccess(paymentId: string, fact: ProviderFact, status: PaymentStatus): Promise<string | null> {
-      const session = await findSession(db, paymentId);
+      const session = await findSessionWithMerchant(db, paymentId);
       if (!session) throw missing(paymentId);
       const exception = await recordLateFact(db, {
         kind: 'checkout_session',
@@ -110,6 +110,7 @@ export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
           destinationAmount: fact.destinationAmount,
           paid: status === 'completed',
           paidBy: session.providerPaymentId,
+          linkPaidElsewhere: session.linkPaidBy !== null && session.linkPaidBy !== session.id,
           verification: session.verification,
         }),
         status,

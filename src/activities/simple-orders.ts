@@ -68,6 +68,7 @@ export function createSimpleOrderActivities({ db, allowPrivateUrls, now }: Simpl
           destinationAmount: fact.destinationAmount,
           paid: status === 'settled',
           paidBy: order.providerPaymentId,
+          linkPaidElsewhere: false,
           verification: order.verification,
         }),
         status,

@@ -40,6 +40,25 @@ export type ArrivalDecision =
   | { credit: 'dust'; exception: null };
 
 /**
+ * A session whose link another of its sessions paid was paid, through its sibling, however it ended
+ * or before it did: money after that is a second payment for the link, a duplicate (decisions §12,
+ * §14). An open session whose merchant takes no money is, for what arrives, ended: that money is an
+ * exception (late), never the payment's.
+ */
+export function sessionPhase(s: {
+  id: string;
+  status: string;
+  cancelReason: string | null;
+  /** Its merchant is approved. */
+  merchantTakesMoney: boolean;
+  /** The session that paid its payment link, if it has one and it is paid. */
+  linkPaidBy: string | null;
+}): PaymentPhase {
+  if (s.status === 'completed' || s.cancelReason === 'link_paid' || (s.linkPaidBy !== null && s.linkPaidBy !== s.id)) return 'paid';
+  return (s.status === 'pending' || s.status === 'processing') && s.merchantTakesMoney ? 'open' : 'ended';
+}
+
+/**
  * Only the payment's own token on its own network credits it; anything else is `wrong_asset`, never
  * part of G, refundable in the token that arrived. Money of the right token after the payment ended is
  * `duplicate` (it was paid) or `late`. A zero-value transfer is always dust (anyone can send one, for
@@ -103,6 +122,8 @@ interface LateProviderFact {
   paid: boolean;
   /** The provider payment that paid it, if one did. */
   paidBy: string | null;
+  /** Another session of its payment link paid the link (decisions §14): any success is a second payment. */
+  linkPaidElsewhere: boolean;
   /** How the payment is proven (decisions §11). */
   verification: 'chain' | 'provider';
 }
@@ -111,14 +132,15 @@ export type LateMoney = { kind: 'late' | 'duplicate' | 'unverified'; amountMicro
 
 /**
  * Money a provider reports after the payment ended, one exception per arrival: a success of the
- * provider payment that paid it is the provider repeating itself (nothing); a success of another one
- * is the customer paying twice (`duplicate`, a second rail or tab); any other success is `late`. A
+ * provider payment that paid it is the provider repeating itself (nothing); a success of another one,
+ * or any success once another session paid its link, is the customer paying twice (`duplicate`, a
+ * second rail or tab); any other success is `late`. A
  * success without a positive amount says no money moved (nothing). On chain a provider's word is never
  * money seen: it is `unverified`, and the transfer's log, if it arrives, takes the record over.
  */
 export function lateMoneyOf(fact: LateProviderFact): LateMoney {
   if (!fact.succeeded) return null;
-  const paidTwice = fact.paid && fact.paidBy !== null && fact.providerPaymentId !== fact.paidBy;
+  const paidTwice = fact.linkPaidElsewhere || (fact.paid && fact.paidBy !== null && fact.providerPaymentId !== fact.paidBy);
   if (fact.paid && !paidTwice) return null;
   const amountMicro = positiveMicro(fact.destinationAmount);
   if (amountMicro === null) return null;

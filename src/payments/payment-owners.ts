@@ -1,5 +1,5 @@
 import type { SignalDefinition } from '@temporalio/client';
-import { findSession } from '../db/queries/checkout-sessions';
+import { findSessionWithMerchant } from '../db/queries/checkout-sessions';
 import type { PaymentKind } from '../db/queries/late-payments';
 import { findSimpleOrder } from '../db/queries/simple-orders';
 import { isFiatCurrency } from '../domain/currencies';
@@ -21,6 +21,8 @@ export interface PaymentOwner {
   ended: boolean;
   /** The provider payment that is (or paid) the payment; another one's success is a second payment. */
   providerPaymentId: string | null;
+  /** Another session of its payment link paid the link: its success is a second payment. */
+  linkPaidElsewhere: boolean;
   /** Where its money arrives (an arrival's key names it). */
   network: string;
   /** Whether only the chain proves its money (decisions §11): the provider's word is then a claim. */
@@ -38,8 +40,8 @@ const fiatText = (minor: bigint, currency: string) => (isFiatCurrency(currency) 
  * and UUIDs), so at most one matches.
  */
 export async function findPaymentOwner(ctx: PaymentContext, provider: string, reference: string): Promise<PaymentOwner | undefined> {
-  // Sessions first, one read: most callbacks are theirs (an order's costs a second read, a session's none).
-  const session = await findSession(ctx.db, reference);
+  // Sessions first, one read (with its link's payer): most callbacks are theirs (an order's costs a second read, a session's none).
+  const session = await findSessionWithMerchant(ctx.db, reference);
   if (session && session.provider === provider) {
     return {
       kind: 'checkout_session',
@@ -47,6 +49,7 @@ export async function findPaymentOwner(ctx: PaymentContext, provider: string, re
       status: session.status,
       ended: isTerminal(session.status),
       providerPaymentId: session.providerPaymentId,
+      linkPaidElsewhere: session.linkPaidBy !== null && session.linkPaidBy !== session.id,
       network: session.network,
       verification: session.verification,
       signal: providerUpdateSignal,
@@ -74,6 +77,7 @@ export async function findPaymentOwner(ctx: PaymentContext, provider: string, re
       status: order.status,
       ended: !isOrderOpen(order.status),
       providerPaymentId: order.providerPaymentId,
+      linkPaidElsewhere: false,
       network: order.walletNetwork,
       verification: order.verification,
       signal: simpleProviderSignal,

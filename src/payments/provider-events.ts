@@ -100,6 +100,7 @@ async function lateFact(ctx: PaymentContext, owner: PaymentOwner, provider: stri
         destinationAmount: fact.destinationAmount,
         paid: owner.status === 'completed' || owner.status === 'settled',
         paidBy: owner.providerPaymentId,
+        linkPaidElsewhere: owner.linkPaidElsewhere,
         verification: owner.verification,
       }),
       status: owner.status,

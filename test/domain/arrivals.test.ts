@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lateMoneyOf, shortfallOf } from '../../src/domain/arrivals';
+import { lateMoneyOf, sessionPhase, shortfallOf } from '../../src/domain/arrivals';
 import { depositLogKey } from '../../src/domain/deposit-fact';
 import { arrivalKeyOf, logArrivalKey, transferKeyOf } from '../../src/domain/exceptions';
 
@@ -69,6 +69,7 @@ describe('lateMoneyOf: a provider fact after the payment ended', () => {
       destinationAmount: '24.750000',
       paid: false,
       paidBy: null,
+      linkPaidElsewhere: false,
       verification: 'provider',
       ...over,
     });
@@ -79,6 +80,11 @@ describe('lateMoneyOf: a provider fact after the payment ended', () => {
 
   it('a success of another provider payment than the one that paid is a duplicate (a second rail or tab)', () => {
     expect(fact({ paid: true, paidBy: 'pp_1' })).toEqual({ kind: 'duplicate', amountMicro: 24_750_000n });
+  });
+
+  it('any success once another session paid the payment link is a duplicate (a second payment for the link)', () => {
+    expect(fact({ linkPaidElsewhere: true })).toEqual({ kind: 'duplicate', amountMicro: 24_750_000n });
+    expect(fact({ linkPaidElsewhere: true, verification: 'chain' })).toEqual({ kind: 'unverified', amountMicro: 24_750_000n });
   });
 
   it('a success of the provider payment that paid is the provider repeating itself: nothing', () => {
@@ -102,6 +108,26 @@ describe('lateMoneyOf: a provider fact after the payment ended', () => {
   it('a success without a positive amount says no money moved', () => {
     for (const destinationAmount of ['0.000000', '-24.750000', undefined, null, '', 'lots', '1.0000001'])
       expect(fact({ destinationAmount }), String(destinationAmount)).toBeNull();
+  });
+});
+
+describe('sessionPhase: where a checkout session stands for money that arrives', () => {
+  const phase = (over: Partial<Parameters<typeof sessionPhase>[0]> = {}) =>
+    sessionPhase({ id: 'SV_a', status: 'pending', cancelReason: null, merchantTakesMoney: true, linkPaidBy: null, ...over });
+
+  it('open while pending or processing for an approved merchant; ended otherwise', () => {
+    expect(phase()).toBe('open');
+    expect(phase({ status: 'processing' })).toBe('open');
+    expect(phase({ merchantTakesMoney: false })).toBe('ended');
+    expect(phase({ status: 'expired' })).toBe('ended');
+    expect(phase({ status: 'canceled', cancelReason: 'merchant' })).toBe('ended');
+  });
+
+  it('paid once completed, and once another session paid its link, however it ended or before it did', () => {
+    expect(phase({ status: 'completed', linkPaidBy: 'SV_a' })).toBe('paid');
+    expect(phase({ status: 'canceled', cancelReason: 'link_paid', linkPaidBy: 'SV_b' })).toBe('paid');
+    expect(phase({ status: 'expired', linkPaidBy: 'SV_b' })).toBe('paid');
+    expect(phase({ status: 'pending', linkPaidBy: 'SV_b' })).toBe('paid');
   });
 });
 

@@ -123,4 +123,32 @@ describe('a payment link and money accepted late', () => {
     });
     expect(refund.statusCode).toBe(200);
   }, 90_000);
+
+  it('money reaching a session that ended unpaid after another session paid the link is a duplicate, refunded, never accepted', async () => {
+    const { merchant, linkId } = await merchantWithLink();
+    const ended = await tab(linkId);
+    const endedDeposit = await depositOf(ended);
+    const expired = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${ended}/expire`, {
+      headers: { authorization: `Bearer ${merchant.apiKey}` },
+    });
+    expect(expired.status).toBe(200);
+    await waitForStatus(ctx, ended, 'expired');
+    const payer = await tab(linkId);
+    const deposit = await depositOf(payer);
+    await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.address, deposit.amount);
+    await waitForStatus(ctx, payer, 'completed');
+
+    // The customer also sends the first tab's amount to its old address: a second payment for the link.
+    await payFromWallet(chain, chain.tokens.polygon.USDC, endedDeposit.address, endedDeposit.amount);
+    const [duplicate] = await eventually(
+      () => exceptionsOf(ctx, ended),
+      (rows) => rows.length > 0,
+      20_000,
+      'the duplicate exception',
+    );
+    expect(duplicate).toMatchObject({ kind: 'duplicate', status: 'open', amount: endedDeposit.amount });
+    expect((await accept(duplicate!.id)).statusCode).toBe(409);
+    expect(await completedOf(linkId)).toEqual([payer]);
+    expect((await sessionRow(ctx, ended)).status).toBe('expired');
+  }, 90_000);
 });

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { DatabaseOrTransaction } from '../client';
-import { checkoutSessions, merchants, merchantWallets, transactions, webhookEndpoints } from '../schema';
+import { checkoutSessions, merchants, merchantWallets, paymentLinks, transactions, webhookEndpoints } from '../schema';
 import { placeholderValue, preparedFor } from './prepared';
 import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-status';
 
@@ -127,11 +127,13 @@ export async function lockSession(db: DatabaseOrTransaction, id: string): Promis
 }
 
 /** A session with whether its merchant takes money (status approved, issue 26 item 4). */
-export type SessionWithMerchant = CheckoutSessionRow & { merchantTakesMoney: boolean };
+/** `linkPaidBy`: the session that paid the session's payment link, if it has one and it is paid. */
+export type SessionWithMerchant = CheckoutSessionRow & { merchantTakesMoney: boolean; linkPaidBy: string | null };
 
 /**
- * The session and its merchant's standing in one round trip (issue 32); with `lock`, the session's
- * row is locked (FOR UPDATE OF the session only: the merchant's row is read, never locked).
+ * The session, its merchant's standing and its link's payer in one round trip (issue 32); with
+ * `lock`, the session's row is locked (FOR UPDATE OF the session only: the merchant's and the link's
+ * rows are read, never locked).
  */
 export async function findSessionWithMerchant(
   db: DatabaseOrTransaction,
@@ -142,14 +144,15 @@ export async function findSessionWithMerchant(
   const name = options.lock ? 'lock_session_with_merchant' : 'find_session_with_merchant';
   const query = preparedFor(db, name, () => {
     const select = db
-      .select({ session: checkoutSessions, merchantStatus: merchants.status })
+      .select({ session: checkoutSessions, merchantStatus: merchants.status, linkPaidBy: paymentLinks.paidSessionId })
       .from(checkoutSessions)
       .leftJoin(merchants, eq(merchants.id, checkoutSessions.merchantId))
+      .leftJoin(paymentLinks, eq(paymentLinks.id, checkoutSessions.paymentLinkId))
       .where(eq(checkoutSessions.id, sql.placeholder('id')));
     return (options.lock ? select.for('update', { of: checkoutSessions }) : select).prepare(name);
   });
   const [row] = await query.execute({ id });
-  return row && { ...row.session, merchantTakesMoney: row.merchantStatus === 'approved' };
+  return row && { ...row.session, merchantTakesMoney: row.merchantStatus === 'approved', linkPaidBy: row.linkPaidBy ?? null };
 }
 
 export type TransactionRowOfSession = typeof transactions.$inferSelect;
