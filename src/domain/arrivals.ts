@@ -134,9 +134,9 @@ export type LateMoney = { kind: 'late' | 'duplicate' | 'unverified'; amountMicro
  * Money a provider reports after the payment ended, one exception per arrival: a success of the
  * provider payment that paid it is the provider repeating itself (nothing); a success of another one,
  * or any success once another session paid its link, is the customer paying twice (`duplicate`, a
- * second rail or tab); any other success is `late`. A
- * success without a positive amount says no money moved (nothing). On chain a provider's word is never
- * money seen: it is `unverified`, and the transfer's log, if it arrives, takes the record over.
+ * second rail or tab); any other success is `late`. A success without a positive amount says no money
+ * moved (nothing). On chain a provider's word is never money seen: it is `unverified`, and the
+ * transfer's log, if it arrives, takes the record over.
  */
 export function lateMoneyOf(fact: LateProviderFact): LateMoney {
   if (!fact.succeeded) return null;

@@ -4,6 +4,7 @@ import { sharedChain } from '../support/chain';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { exceptionsOf, payFromWallet, sessionRow, waitForStatus } from '../proof/support';
+import { openLinkTab } from './support';
 
 // A link is paid once (decisions §14), also when the money that pays it is a late payment an operator
 // accepts (decisions §12): the acceptance pays the link like a completion, ending its other sessions;
@@ -21,17 +22,7 @@ async function merchantWithLink() {
   return { merchant, linkId: res.json.paymentLink.id as string };
 }
 
-/** A browser tab opening the link's checkout (a fresh browser, so no cookie of an earlier tab). */
-async function tab(linkId: string): Promise<string> {
-  const res = await fetch(`${ctx.baseUrl}/link/${linkId}/pay`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'country=US',
-    redirect: 'manual',
-  });
-  expect(res.status).toBe(303);
-  return /\/pay\/(SV_[0-9A-Za-z]{24})$/.exec(res.headers.get('location') ?? '')![1]!;
-}
+const tab = (linkId: string) => openLinkTab(ctx.baseUrl, linkId);
 
 /** The tab's deposit instructions: its address and the amount in micro units. */
 async function depositOf(sessionId: string): Promise<{ address: `0x${string}`; amount: bigint }> {
@@ -40,14 +31,19 @@ async function depositOf(sessionId: string): Promise<{ address: `0x${string}`; a
   return { address: res.json.deposit.address, amount: parseCrypto(res.json.deposit.amount) };
 }
 
-/** The tab's session expired by its merchant, then paid in full from a wallet: a late exception. */
-async function paidLate(apiKey: string, sessionId: string) {
-  const deposit = await depositOf(sessionId);
+/** The tab's session expired by its merchant, unpaid. */
+async function expire(apiKey: string, sessionId: string) {
   const expired = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${sessionId}/expire`, {
     headers: { authorization: `Bearer ${apiKey}` },
   });
   expect(expired.status).toBe(200);
   await waitForStatus(ctx, sessionId, 'expired');
+}
+
+/** The tab's session expired by its merchant, then paid in full from a wallet: a late exception. */
+async function paidLate(apiKey: string, sessionId: string) {
+  const deposit = await depositOf(sessionId);
+  await expire(apiKey, sessionId);
   await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.address, deposit.amount);
   const [late] = await eventually(
     () => exceptionsOf(ctx, sessionId),
@@ -128,11 +124,7 @@ describe('a payment link and money accepted late', () => {
     const { merchant, linkId } = await merchantWithLink();
     const ended = await tab(linkId);
     const endedDeposit = await depositOf(ended);
-    const expired = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${ended}/expire`, {
-      headers: { authorization: `Bearer ${merchant.apiKey}` },
-    });
-    expect(expired.status).toBe(200);
-    await waitForStatus(ctx, ended, 'expired');
+    await expire(merchant.apiKey, ended);
     const payer = await tab(linkId);
     const deposit = await depositOf(payer);
     await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.address, deposit.amount);

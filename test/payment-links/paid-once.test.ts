@@ -6,6 +6,7 @@ import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/har
 import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { payFromWallet, sessionRow } from '../proof/support';
+import { openLinkTab } from './support';
 
 // Issue 26, items 3 and 4, end to end over real sockets with the sandbox provider and the worker:
 // two tabs of one link after one has paid, and Pay and the deposit instructions of a suspended
@@ -36,17 +37,7 @@ async function merchantWithLink() {
   return { merchant: m, linkId: res.json.paymentLink.id as string };
 }
 
-/** A browser tab pressing Pay on the link's page: a fresh browser, so no cookie of an earlier tab. */
-async function tab(linkId: string): Promise<string> {
-  const res = await fetch(`${ctx.baseUrl}/link/${linkId}/pay`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'country=US',
-    redirect: 'manual',
-  });
-  expect(res.status).toBe(303);
-  return /\/pay\/(SV_[0-9A-Za-z]{24})$/.exec(res.headers.get('location') ?? '')![1]!;
-}
+const tab = (linkId: string) => openLinkTab(ctx.baseUrl, linkId);
 
 const deliveredTo = async (merchantId: string) =>
   (await receiverReady).received.filter((d) => d.path === `/${merchantId}`).map((d) => d.body);

@@ -122,20 +122,13 @@ export async function uncreditLog(
     await reverseArrivals(tx, paymentId, arrivalPostingPrefix(key));
     // Money held with other logs' by one exception (an underpaid payment's end): this log's share leaves it.
     const logKey = depositLogKey(removed);
-    const holder = removed.asset ? await findOpenExceptionHoldingLog(tx, paymentId, logKey) : undefined;
-    if (holder && removed.asset) {
+    const asset = removed.asset;
+    const holder = asset === null ? undefined : await findOpenExceptionHoldingLog(tx, paymentId, logKey);
+    if (holder && asset !== null) {
+      const { toAddress: depositAddress, network, transactionHash: txHash, amountMicro } = removed;
       await writePosting(
         tx,
-        exceptionLogLeft({
-          exceptionId: holder.id,
-          logKey,
-          paymentId,
-          depositAddress: removed.toAddress,
-          asset: removed.asset,
-          network: removed.network,
-          txHash: removed.transactionHash,
-          amountMicro: removed.amountMicro,
-        }),
+        exceptionLogLeft({ exceptionId: holder.id, logKey, paymentId, depositAddress, asset, network, txHash, amountMicro }),
       );
     }
     return true;

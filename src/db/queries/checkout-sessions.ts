@@ -126,8 +126,10 @@ export async function lockSession(db: DatabaseOrTransaction, id: string): Promis
   return row;
 }
 
-/** A session with whether its merchant takes money (status approved, issue 26 item 4). */
-/** `linkPaidBy`: the session that paid the session's payment link, if it has one and it is paid. */
+/**
+ * A session with whether its merchant takes money (status approved, issue 26 item 4), and the session
+ * that paid its payment link (`linkPaidBy`), if it has one and it is paid.
+ */
 export type SessionWithMerchant = CheckoutSessionRow & { merchantTakesMoney: boolean; linkPaidBy: string | null };
 
 /**

@@ -1,12 +1,4 @@
-import {
-  log,
-  ParentClosePolicy,
-  proxyActivities,
-  proxyLocalActivities,
-  startChild,
-  upsertSearchAttributes,
-  WorkflowIdReusePolicy,
-} from '@temporalio/workflow';
+import { ParentClosePolicy, proxyLocalActivities, startChild, upsertSearchAttributes, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { ChainProofActivities } from '../../activities/chain-proof';
 import type { CheckoutActivities } from '../../activities/checkout-session';
