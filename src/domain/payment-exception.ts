@@ -12,6 +12,8 @@ export interface ExceptionState {
   payoutDue: boolean;
   /** The payouts of a planned refund, sent by the run. */
   refundDue: string[] | null;
+  /** The payment link an acceptance paid, whose other sessions the run ends (not inside the operator's call). */
+  linkDue: { paymentId: string; linkId: string } | null;
 }
 
 /** What the acceptance's activity reports. */
@@ -52,10 +54,10 @@ export type ExceptionEffect =
   /** The accepted payment paid its link: the link's other sessions end (canceled, `link_paid`) and its run is told. */
   | { kind: 'linkPaid'; paymentId: string; linkId: string };
 
-export const initialException = (): ExceptionState => ({ outcome: 'open', payoutDue: false, refundDue: null });
+export const initialException = (): ExceptionState => ({ outcome: 'open', payoutDue: false, refundDue: null, linkDue: null });
 
 /** Nothing is left for the run to do but wait for an operator (open) or end (resolved). */
-export const nothingDue = (s: ExceptionState): boolean => !s.payoutDue && s.refundDue === null;
+export const nothingDue = (s: ExceptionState): boolean => !s.payoutDue && s.refundDue === null && s.linkDue === null;
 
 export function decideException(current: ExceptionState, event: ExceptionEvent): { state: ExceptionState; effects: ExceptionEffect[] } {
   const s: ExceptionState = { ...current };
@@ -72,13 +74,19 @@ export function decideException(current: ExceptionState, event: ExceptionEvent):
       if (accepted.completedNow) effects.push({ kind: 'markPaymentStatus', status: accepted.paymentStatus });
       if (accepted.completedNow || accepted.paymentStatus === 'completed')
         effects.push({ kind: 'announceCompleted', paymentId: accepted.paymentId });
-      if (accepted.paidLinkId) effects.push({ kind: 'linkPaid', paymentId: accepted.paymentId, linkId: accepted.paidLinkId });
+      if (accepted.paidLinkId) s.linkDue = { paymentId: accepted.paymentId, linkId: accepted.paidLinkId };
       return { state: s, effects };
     }
     case 'refundPlanned':
       if (s.outcome === 'open') s.refundDue = event.payoutIds;
       return { state: s, effects: [] };
     case 'resume':
+      if (s.linkDue) {
+        // The link first: its other sessions end before this payment's money moves on.
+        const linkPaid: ExceptionEffect = { kind: 'linkPaid', ...s.linkDue };
+        s.linkDue = null;
+        return { state: s, effects: s.payoutDue ? [linkPaid, { kind: 'payOut' }] : [linkPaid] };
+      }
       if (s.payoutDue) return { state: s, effects: [{ kind: 'payOut' }] };
       if (s.refundDue) return { state: s, effects: [{ kind: 'sendRefund', payoutIds: s.refundDue }] };
       return { state: s, effects: [] };

@@ -80,14 +80,21 @@ describe('an exception (decisions §12)', () => {
     expect(excRun(paid, acceptance()).effects).toEqual([]);
   });
 
-  it('accepted for a session of a payment link: the link is paid, so its other sessions end', () => {
+  it('accepted for a session of a payment link: the run, not the operator’s call, ends the link’s other sessions, then pays out', () => {
     const accepted = excRun(initialException(), acceptance({ paidLinkId: 'plink_a' }));
     expect(accepted.effects).toEqual([
       { kind: 'markPaymentStatus', status: 'completed' },
       { kind: 'announceCompleted', paymentId: 'SV_a' },
-      { kind: 'linkPaid', paymentId: 'SV_a', linkId: 'plink_a' },
     ]);
-    expect(excRun(accepted.state, acceptance({ paidLinkId: 'plink_a' })).effects).toEqual([]);
+    expect(nothingDue(accepted.state)).toBe(false);
+    const resumed = excRun(accepted.state, { kind: 'resume' });
+    expect(resumed.effects).toEqual([{ kind: 'linkPaid', paymentId: 'SV_a', linkId: 'plink_a' }, { kind: 'payOut' }]);
+    expect(excRun(resumed.state, { kind: 'paidOut' }).state).toMatchObject({ linkDue: null, payoutDue: false });
+    // Provider-verified: the link alone is due.
+    const provider = excRun(initialException(), acceptance({ paidLinkId: 'plink_a', payout: false }));
+    const done = excRun(provider.state, { kind: 'resume' });
+    expect(done.effects).toEqual([{ kind: 'linkPaid', paymentId: 'SV_a', linkId: 'plink_a' }]);
+    expect(nothingDue(done.state)).toBe(true);
   });
 
   it('accepted without money on chain (provider-verified): nothing to pay out', () => {
@@ -100,7 +107,7 @@ describe('an exception (decisions §12)', () => {
     const planned = excRun(initialException(), { kind: 'refundPlanned', payoutIds: ['po_1'] }).state;
     expect(excRun(planned, { kind: 'resume' }).effects).toEqual([{ kind: 'sendRefund', payoutIds: ['po_1'] }]);
     const done = excRun(planned, { kind: 'refundSent', settled: true }).state;
-    expect(done).toEqual({ outcome: 'refunded', payoutDue: false, refundDue: null });
+    expect(done).toEqual({ outcome: 'refunded', payoutDue: false, refundDue: null, linkDue: null });
     // Nothing can be accepted or refunded after that.
     expect(excRun(done, acceptance()).state.outcome).toBe('refunded');
     expect(excRun(done, { kind: 'refundPlanned', payoutIds: ['po_2'] }).state.refundDue).toBeNull();
@@ -110,7 +117,7 @@ describe('an exception (decisions §12)', () => {
     const planned = excRun(initialException(), { kind: 'refundPlanned', payoutIds: ['po_1'] }).state;
     const { state, effects } = excRun(planned, { kind: 'refundSent', settled: false, reason: 'reverted' });
     expect(effects).toEqual([{ kind: 'refundNotSent', payoutIds: ['po_1'], reason: 'reverted' }]);
-    expect(state).toEqual({ outcome: 'open', payoutDue: false, refundDue: null });
+    expect(state).toEqual({ outcome: 'open', payoutDue: false, refundDue: null, linkDue: null });
   });
 
   it('a run started again for a resolved exception takes the outcome Postgres holds', () => {

@@ -62,4 +62,41 @@ describe('paymentException histories', () => {
     );
     await replayRuns(ctx.temporal, 'payment-exception', { accepted, refunded, open });
   }, 90_000);
+
+  it('replays a run whose acceptance paid a payment link (its other sessions ended, its run told)', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const link = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/payment-links',
+      headers: { authorization: `Bearer ${m.apiKey}` },
+      payload: { amount: 25, currency: 'USD' },
+    });
+    const linkId = link.json().paymentLink.id as string;
+    const tab = async () => {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/link/${linkId}/pay`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'country=US',
+      });
+      return /\/pay\/(SV_[0-9A-Za-z]{24})$/.exec(String(res.headers.location))![1]!;
+    };
+    const late = await tab();
+    const deposit = await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${late}/deposit` });
+    expect((await ctx.temporal.workflow.getHandle(late).result()) as { status: string }).toMatchObject({ status: 'expired' });
+    await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.json().deposit.address as Address, 25_000_000n);
+    const [row] = await eventually(
+      () => ctx.db.sql`select id from payment_exceptions where payment_id = ${late}`,
+      (r) => r.length === 1,
+      20_000,
+      'the late exception',
+    );
+    const acceptedLink = row!.id as string;
+    const answer = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${acceptedLink}/accept`, headers: adminHeaders });
+    expect(answer.statusCode).toBe(200);
+    expect(await ctx.temporal.workflow.getHandle(acceptedLink).result()).toBe('accepted');
+    const [paid] = await ctx.db.sql`select status, paid_session_id from payment_links where id = ${linkId}`;
+    expect(paid).toEqual({ status: 'paid', paid_session_id: late });
+    await replayRuns(ctx.temporal, 'payment-exception', { acceptedLink });
+  }, 90_000);
 });
