@@ -57,6 +57,8 @@ export const formatFiatText = (minor: bigint, currency: string) =>
   isFiatCurrency(currency) ? formatFiat(minor, currency) : minor.toString();
 export const formatCrypto = (micro: bigint) => formatUnits(micro, CRYPTO_DECIMALS);
 export const parseCrypto = (value: string) => toUnits(value, CRYPTO_DECIMALS);
+/** A stablecoin amount for a sentence: at least two decimals, exact beyond ("0.50", "9.80", "10.000001"). */
+export const formatCryptoAmount = (micro: bigint) => formatCrypto(micro).replace(/(\.\d\d\d*?)0+$/, '$1');
 
 /**
  * Platform commission of decisions §7: `bps` of the gross G, rounded half up to the micro-unit;
