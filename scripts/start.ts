@@ -6,6 +6,7 @@ import { ensureDashboardBuild } from '../tools/dev/dashboard-build';
 import { startMailSink, type MailSink } from '../tools/dev/mail-sink';
 import { generateAdminToken, generateSecretsKey, readOrCreateSecret } from '../tools/dev/local-secrets';
 import { startLocalChain, type LocalChain } from '../tools/dev/local-chain';
+import { settlementKeys } from '../src/chains/derivation';
 import { DEV_SETTLEMENT_MNEMONIC } from '../src/domain/mnemonic';
 import { portVariable, secretFileHints, withoutPassword } from '../tools/dev/start-env';
 import { localUrl, portInUse, spawnEntryPoint, waitForHttpOk, type ChildHandle } from '../tools/dev/supervise';
@@ -107,7 +108,9 @@ async function main(): Promise<void> {
   }
 
   if (chainPort) {
-    localChain = startLocalChain({ dataDir, port: chainPort, log: (line) => console.log(line) });
+    // The sweepers belong to the treasury of the mnemonic the service runs with (the dev one unless set).
+    const treasury = settlementKeys(config.chains.settlementMnemonic!).treasury.address;
+    localChain = startLocalChain({ dataDir, port: chainPort, treasury, log: (line) => console.log(line) });
     const started = await localChain;
     Object.assign(env, started.variables);
     config = loadConfig(env);

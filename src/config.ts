@@ -219,6 +219,9 @@ const chainSchema = z.object({
   CHAIN_ID: z.coerce.number().int().min(1).optional(),
   USDC: evmAddress.optional(),
   USDT: evmAddress.optional(),
+  // The network's deposit sweeper (contracts/DepositSweeper.sol, docs/settlement.md); optional until
+  // sweeps are what move the money on.
+  SWEEPER: evmAddress.optional(),
   CONFIRMATIONS: z.coerce.number().int().min(1).max(10_000).optional(),
 });
 const CHAIN_SUFFIXES = Object.keys(chainSchema.shape);
@@ -300,6 +303,8 @@ export interface ChainNetworkConfig {
   chainId: number;
   confirmations: number;
   tokens: { USDC: Address | null; USDT: Address | null };
+  /** CHAIN_<NETWORK>_SWEEPER: the factory and owner-only mover of this network's deposit forwarders. */
+  sweeper?: Address | null;
   /**
    * Decisions §4: where this network's transaction pages are (`<base>/<hash>`) when it is not the
    * public explorer: on the local dev chain (chain id 31337) the sandbox's own page, or null (no
@@ -457,6 +462,7 @@ function parseChainNetworks(env: Record<string, string | undefined>): { networks
       chainId,
       confirmations: c.CONFIRMATIONS ?? (chainId === DEV_CHAIN_ID ? 1 : DEFAULT_CONFIRMATIONS[network]),
       tokens: { USDC: c.USDC ?? null, USDT: c.USDT ?? null },
+      sweeper: c.SWEEPER ?? null,
     });
   }
   return { networks, issues };

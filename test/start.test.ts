@@ -175,6 +175,8 @@ describe('npm start', () => {
     expect(chains.json.chains.map((c: { network: string }) => c.network)).toEqual(['ethereum', 'polygon', 'base', 'arbitrum']);
     const remembered = JSON.parse(readFileSync(path.join(dataDir, 'chain-tokens.json'), 'utf8'));
     expect(chains.json.chains[1]).toMatchObject({ rpcUrl: `http://127.0.0.1:${chainPort}`, chainId: 31337, tokens: remembered.polygon });
+    const sweepers = JSON.parse(readFileSync(path.join(dataDir, 'chain-sweepers.json'), 'utf8'));
+    expect(chains.json.chains[1].sweeper).toBe(sweepers.polygon);
     expect(banner).toContain(`http://127.0.0.1:${chainPort}`);
     const minted = await http('POST', `http://127.0.0.1:${sandboxPort}/test-helpers/faucet`, {
       body: { network: 'polygon', asset: 'USDC', address: '0x52908400098527886E0F7030069857D2E4169EE7', amount: 5 },

@@ -75,7 +75,7 @@ export async function startStack(
       ALLOW_UNVERIFIED_NETWORKS: 'true',
       SANDBOX_ENABLED: 'true',
       LOG_LEVEL: 'warn',
-      ...devChainVariables(chain.rpcUrl, DEV_CHAIN_ID, chain.tokens),
+      ...devChainVariables(chain.rpcUrl, DEV_CHAIN_ID, chain.tokens, chain.sweepers),
       SETTLEMENT_MNEMONIC: DEV_SETTLEMENT_MNEMONIC,
     };
     const databases = [database, ...(options.temporal === 'production' ? [`${database}_temporal`, `${database}_temporal_visibility`] : [])];

@@ -860,7 +860,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The EVM networks with a chain verifier: chain id, RPC host, confirmations, token contracts, treasury
+         * The EVM networks with a chain verifier: chain id, RPC host, confirmations, token contracts, treasury, deposit sweeper
          * @description Read from the configuration. The RPC URL keeps its host; an API key in its user info, query or a key-like path segment is shown as ***.
          */
         get: operations["getAdminChains"];
@@ -6980,7 +6980,8 @@ export interface operations {
                      *             "USDC": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
                      *             "USDT": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
                      *           },
-                     *           "treasury": "0x8ba1f109551bD432803012645Ac136ddd64DBA72"
+                     *           "treasury": "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
+                     *           "sweeper": "0x5A1E5E7e0a6D2c2f3B8D4E9c7F1A3B5d7E9F1c3D"
                      *         }
                      *       ]
                      *     }
@@ -6998,6 +6999,7 @@ export interface operations {
                                 USDT: string | null;
                             };
                             treasury: string | null;
+                            sweeper: string | null;
                         }[];
                     };
                 };

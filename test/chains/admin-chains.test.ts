@@ -7,7 +7,7 @@ describe('GET /admin/v1/chains', () => {
     CHAIN_ETHEREUM_RPC_URL: `${inject('chainRpcUrl')}/v2/AbCdEf0123456789XyZ_abcdEF?token=secret`,
   });
 
-  it('lists the four EVM networks of the dev chain with their tokens and the treasury', async () => {
+  it('lists the four EVM networks of the dev chain with their tokens, the treasury and the sweeper', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/admin/v1/chains', headers: adminHeaders });
     expect(res.statusCode).toBe(200);
     const body = res.json();
@@ -22,6 +22,7 @@ describe('GET /admin/v1/chains', () => {
       confirmations: 1,
       tokens: { USDC: tokens.polygon.USDC, USDT: tokens.polygon.USDT },
       treasury: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+      sweeper: inject('chainSweepers').polygon,
     });
   });
 

@@ -25,7 +25,7 @@ const treasury = settlementKeys(DEV_SETTLEMENT_MNEMONIC).treasury.address;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
   chain = await privateChain();
-  Object.assign(overrides, devChainVariables(chain.rpcUrl, DEV_CHAIN_ID, chain.tokens));
+  Object.assign(overrides, devChainVariables(chain.rpcUrl, DEV_CHAIN_ID, chain.tokens, chain.sweepers));
   await chain.control.setBalance({ address: treasury, value: parseEther('100') });
   receiver = await startReceiver();
 });

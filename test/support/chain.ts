@@ -19,6 +19,7 @@ import { DEV_MINTER_ADDRESS, devChain, nodeAccountSender, nodeAccountWallet, typ
 import { DEV_CHAIN_ID, startDevChain, type DevChain } from '../../tools/dev/dev-chain';
 import { testTokenAbi, testTokenBytecode } from '../../tools/dev/test-token-artifact';
 import { deployTestTokens, devChainVariables, mintTestTokens, type TestTokenAddresses } from '../../tools/dev/test-tokens';
+import { deploySweepers, devTreasuryAddress, type SweeperAddresses } from '../../tools/dev/dev-sweepers';
 import type { EvmNetwork } from '../../src/domain/assets';
 
 // Helpers for tests against a real anvil: the run's shared chain (global setup) or a private one
@@ -27,6 +28,8 @@ import type { EvmNetwork } from '../../src/domain/assets';
 export interface TestChain {
   rpcUrl: string;
   tokens: TestTokenAddresses;
+  /** Each network's deposit sweeper, owned by the development treasury. */
+  sweepers: SweeperAddresses;
   publicClient: PublicClient;
   /** The dev minter, sending through the node (one per chain, so this file's mints queue). */
   minter: NodeAccountSender;
@@ -35,15 +38,17 @@ export interface TestChain {
 }
 
 export function sharedChain(): TestChain {
-  return testChain(inject('chainRpcUrl'), inject('chainTokens'));
+  return testChain(inject('chainRpcUrl'), inject('chainTokens'), inject('chainSweepers'));
 }
 
-/** A private anvil with its own tokens; stop it in afterAll. */
+/** A private anvil with its own tokens and sweepers; stop it in afterAll. */
 export async function privateChain(): Promise<TestChain & { stop: DevChain['stop'] }> {
   const chain = await startDevChain({ binary: ensureAnvilBinary() });
   const publicClient = publicClientFor(chain.rpcUrl);
-  const tokens = await deployTestTokens(nodeAccountWallet(chain.rpcUrl, DEV_MINTER_ADDRESS), publicClient);
-  return { ...testChain(chain.rpcUrl, tokens), stop: chain.stop };
+  const deployer = nodeAccountWallet(chain.rpcUrl, DEV_MINTER_ADDRESS);
+  const tokens = await deployTestTokens(deployer, publicClient);
+  const sweepers = await deploySweepers(deployer, publicClient, devTreasuryAddress());
+  return { ...testChain(chain.rpcUrl, tokens, sweepers), stop: chain.stop };
 }
 
 /**
@@ -59,7 +64,7 @@ export function usePrivateChain(
   let chain: (TestChain & { stop: DevChain['stop'] }) | undefined;
   beforeAll(async () => {
     chain = await privateChain();
-    const vars = devChainVariables(chain.rpcUrl, DEV_CHAIN_ID, chain.tokens);
+    const vars = devChainVariables(chain.rpcUrl, DEV_CHAIN_ID, chain.tokens, chain.sweepers);
     for (const key of Object.keys(vars)) if (key.endsWith('_CONFIRMATIONS')) vars[key] = String(confirmations);
     Object.assign(overrides, vars);
     started(chain);
@@ -67,10 +72,11 @@ export function usePrivateChain(
   afterAll(() => chain?.stop());
 }
 
-function testChain(rpcUrl: string, tokens: TestTokenAddresses): TestChain {
+function testChain(rpcUrl: string, tokens: TestTokenAddresses, sweepers: SweeperAddresses): TestChain {
   return {
     rpcUrl,
     tokens,
+    sweepers,
     publicClient: publicClientFor(rpcUrl),
     minter: nodeAccountSender(rpcUrl, DEV_MINTER_ADDRESS),
     control: createTestClient({ mode: 'anvil', chain: devChain(rpcUrl), transport: http(rpcUrl) }),

@@ -2,6 +2,7 @@ import postgres from 'postgres';
 import { startDevChainWithTokens } from '../../tools/dev/dev-chain-with-tokens';
 import type { TestProject } from 'vitest/node';
 import type { TestTokenAddresses } from '../../tools/dev/test-tokens';
+import type { SweeperAddresses } from '../../tools/dev/dev-sweepers';
 import { prepareDatabase } from '../../src/db/migrate';
 import { ensureTemporalBinary } from '../../tools/temporal/cli-binary';
 import { startDevServer } from '../../tools/temporal/dev-server';
@@ -14,6 +15,8 @@ declare module 'vitest' {
     /** The run's dev chain (anvil, in memory) and the test tokens deployed on it for every EVM network. */
     chainRpcUrl: string;
     chainTokens: TestTokenAddresses;
+    /** The deposit sweeper of every EVM network on that chain, owned by the development treasury. */
+    chainSweepers: SweeperAddresses;
   }
 }
 
@@ -30,6 +33,7 @@ export default async function setup(project: TestProject) {
   project.provide('templateDatabase', TEMPLATE_DATABASE);
   project.provide('chainRpcUrl', chain.rpcUrl);
   project.provide('chainTokens', chain.tokens);
+  project.provide('chainSweepers', chain.sweepers);
   return async () => {
     await Promise.all([server.stop(), chain.stop()]);
     const sql = postgres(adminDatabaseUrl(), { max: 1, onnotice: () => {} });

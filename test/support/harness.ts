@@ -39,7 +39,7 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
     SANDBOX_ENABLED: 'true',
     LOG_LEVEL: 'silent',
     // The run's dev chain: the four EVM networks share it, each with its own token contracts.
-    ...devChainVariables(inject('chainRpcUrl'), DEV_CHAIN_ID, inject('chainTokens')),
+    ...devChainVariables(inject('chainRpcUrl'), DEV_CHAIN_ID, inject('chainTokens'), inject('chainSweepers')),
     SETTLEMENT_MNEMONIC: DEV_SETTLEMENT_MNEMONIC,
     ...overrides,
   });

@@ -154,8 +154,15 @@ describe('config: chains (decisions §11)', () => {
       CHAIN_POLYGON_USDT: USDT,
     });
     expect(c.chains.networks).toEqual([
-      { network: 'polygon', rpcUrl: 'https://polygon.example.com', chainId: 137, confirmations: 30, tokens: { USDC, USDT } },
+      { network: 'polygon', rpcUrl: 'https://polygon.example.com', chainId: 137, confirmations: 30, tokens: { USDC, USDT }, sweeper: null },
     ]);
+    const withSweeper = {
+      ...withMnemonic,
+      CHAIN_POLYGON_RPC_URL: 'https://polygon.example.com',
+      CHAIN_POLYGON_USDC: USDC,
+      CHAIN_POLYGON_SWEEPER: USDT,
+    };
+    expect(loadConfig(withSweeper).chains.networks[0]!.sweeper).toBe(USDT);
     expect(c.chains.settlementMnemonic).toBe(MNEMONIC);
   });
 
@@ -183,6 +190,10 @@ describe('config: chains (decisions §11)', () => {
     [
       { CHAIN_POLYGON_RPC_URL: 'https://p.example.com', CHAIN_POLYGON_USDC: USDC, CHAIN_POLYGON_USDT: USDT.replace('c2', 'C2') },
       'CHAIN_POLYGON_USDT',
+    ],
+    [
+      { CHAIN_POLYGON_RPC_URL: 'https://p.example.com', CHAIN_POLYGON_USDC: USDC, CHAIN_POLYGON_SWEEPER: USDT.toLowerCase() },
+      'CHAIN_POLYGON_SWEEPER',
     ],
     [{ CHAIN_ETHEREUM_RPC_URL: 'ftp://e.example.com', CHAIN_ETHEREUM_USDC: USDC }, 'CHAIN_ETHEREUM_RPC_URL'],
     [{ CHAIN_ETHEREUM_RPC_URL: 'https://e.example.com' }, 'CHAIN_ETHEREUM_RPC_URL'],

@@ -11,11 +11,14 @@ import {
 } from 'viem';
 import { ASSETS, EVM_NETWORKS, type Asset, type EvmNetwork } from '../../src/domain/assets';
 import type { NodeAccountSender } from './dev-accounts';
+import type { SweeperAddresses } from './dev-sweepers';
 import { testTokenAbi, testTokenBytecode } from './test-token-artifact';
+import { testTokenNoReturnAbi, testTokenNoReturnBytecode } from './test-token-no-return-artifact';
 
-// The project's own stablecoins for the dev chain (contracts/TestToken.sol): one USDC-like and one
-// USDT-like contract per EVM network, all on the one local chain, so that each network's watcher
-// sees only its own tokens, as it would on separate chains. The deployer is the only minter.
+// The project's own stablecoins for the dev chain: one USDC-like (contracts/TestToken.sol) and one
+// USDT-like contract (contracts/TestTokenNoReturn.sol, whose transfer returns nothing, as Tether's
+// does on Ethereum) per EVM network, all on the one local chain, so that each network's watcher sees
+// only its own tokens, as it would on separate chains. The deployer is the only minter.
 
 export type TestTokenAddresses = Record<EvmNetwork, Record<Asset, Address>>;
 
@@ -30,13 +33,11 @@ export async function deployTestTokens(deployer: Deployer, publicClient: PublicC
   let nonce = await publicClient.getTransactionCount({ address: deployer.account.address, blockTag: 'pending' });
   const hashes: Hash[] = [];
   for (const { network, asset } of pairs) {
+    const args = [`${TOKEN_NAMES[asset]} (${network}, dev)`, asset] as const;
     hashes.push(
-      await deployer.deployContract({
-        abi: testTokenAbi,
-        bytecode: testTokenBytecode,
-        args: [`${TOKEN_NAMES[asset]} (${network}, dev)`, asset],
-        nonce: nonce++,
-      }),
+      await (asset === 'USDT'
+        ? deployer.deployContract({ abi: testTokenNoReturnAbi, bytecode: testTokenNoReturnBytecode, args, nonce: nonce++ })
+        : deployer.deployContract({ abi: testTokenAbi, bytecode: testTokenBytecode, args, nonce: nonce++ })),
     );
   }
   const receipts = await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash, pollingInterval: 100 })));
@@ -66,8 +67,13 @@ export async function mintTestTokens(input: { minter: NodeAccountSender; token: 
   return receipt.transactionHash;
 }
 
-/** The CHAIN_<NETWORK>_* variables that point the service at the dev chain and these tokens. */
-export function devChainVariables(rpcUrl: string, chainId: number, tokens: TestTokenAddresses): Record<string, string> {
+/** The CHAIN_<NETWORK>_* variables that point the service at the dev chain, these tokens and sweepers. */
+export function devChainVariables(
+  rpcUrl: string,
+  chainId: number,
+  tokens: TestTokenAddresses,
+  sweepers: SweeperAddresses,
+): Record<string, string> {
   return Object.fromEntries(
     EVM_NETWORKS.flatMap((n) => {
       const prefix = `CHAIN_${n.toUpperCase()}_`;
@@ -76,6 +82,7 @@ export function devChainVariables(rpcUrl: string, chainId: number, tokens: TestT
         [`${prefix}CHAIN_ID`, String(chainId)],
         [`${prefix}USDC`, tokens[n].USDC],
         [`${prefix}USDT`, tokens[n].USDT],
+        [`${prefix}SWEEPER`, sweepers[n]],
         [`${prefix}CONFIRMATIONS`, '1'],
       ];
     }),

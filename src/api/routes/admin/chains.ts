@@ -10,6 +10,7 @@ const chainView = z.object({
   confirmations: z.number().int(),
   tokens: z.object({ USDC: z.string().nullable(), USDT: z.string().nullable() }),
   treasury: z.string().nullable(),
+  sweeper: z.string().nullable(),
 });
 
 // Decisions §11: what the chain verifiers watch, for an operator checking a deployment. The RPC URL of
@@ -25,7 +26,7 @@ const adminChainRoutes: FastifyPluginAsyncZod<{ chains: ChainSettings; treasuryA
       schema: {
         tags: ['admin'],
         security: [{ adminToken: [] }],
-        summary: 'The EVM networks with a chain verifier: chain id, RPC host, confirmations, token contracts, treasury',
+        summary: 'The EVM networks with a chain verifier: chain id, RPC host, confirmations, token contracts, treasury, deposit sweeper',
         description:
           'Read from the configuration. The RPC URL keeps its host; an API key in its user info, query or a key-like path segment is shown as ***.',
         response: { 200: z.object({ ok: z.literal(true), chains: z.array(chainView) }) },
@@ -40,6 +41,7 @@ const adminChainRoutes: FastifyPluginAsyncZod<{ chains: ChainSettings; treasuryA
         confirmations: c.confirmations,
         tokens: { USDC: c.tokens.USDC, USDT: c.tokens.USDT },
         treasury: treasuryAddress,
+        sweeper: c.sweeper ?? null,
       })),
     }),
   );
