@@ -47,7 +47,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List your checkout sessions, newest first
+         * @description Your sessions from every source (this API, plugins, payment links), newest first, in pages: pass a page’s `nextCursor` as `cursor` for the next one (null on the last page). Paging through returns every session that matches once, whatever is created meanwhile (new sessions are ahead of the first page). Filters combine; `createdFrom` must be before `createdTo`. A refused filter or cursor is 422 `ValidationError`, with `details` naming the parameter.
+         */
+        get: operations["listCheckoutSessions"];
         put?: never;
         /**
          * Create a hosted checkout session
@@ -1131,6 +1135,213 @@ export interface operations {
                             temporal: "ok" | "unavailable";
                         };
                     };
+                };
+            };
+        };
+    };
+    listCheckoutSessions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Sessions per page, 1 to 100.
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The `nextCursor` of the page before; without it, the newest sessions. Only cursors handed to you are accepted.
+                 * @example WyIyMDI2LTAxLTE1VDEwOjMwOjAwLjAwMDAwMFoiLCJTVl80ZjlhMWMyYjdkOGU2ZjVhNGIzYzJkMWUiXQ
+                 */
+                cursor?: string;
+                /**
+                 * @description Only sessions in this status; repeat it for several (`status=pending&status=processing`).
+                 * @example completed
+                 */
+                status?: ("pending" | "processing" | "completed" | "failed" | "expired" | "canceled") | ("pending" | "processing" | "completed" | "failed" | "expired" | "canceled")[];
+                /**
+                 * @description Only sessions whose orderId or merchantOrderId is exactly this.
+                 * @example order-1042
+                 */
+                orderId?: string;
+                /**
+                 * @description Only sessions created at or after this instant (ISO 8601 with Z or an offset).
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                createdFrom?: string;
+                /**
+                 * @description Only sessions created before this instant (ISO 8601 with Z or an offset).
+                 * @example 2026-02-01T00:00:00Z
+                 */
+                createdTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "checkoutSessions": [
+                     *         {
+                     *           "id": "SV_4f9a1c2b7d8e6f5a4b3c2d1e",
+                     *           "externalSessionId": "SV_4f9a1c2b7d8e6f5a4b3c2d1e",
+                     *           "checkoutUrl": "https://pay.example.com/pay/SV_4f9a1c2b7d8e6f5a4b3c2d1e",
+                     *           "status": "pending",
+                     *           "amount": "25.00",
+                     *           "currency": "USD",
+                     *           "destinationAsset": "USDC",
+                     *           "network": "polygon",
+                     *           "mode": "live",
+                     *           "provider": "sandbox",
+                     *           "railType": "fiat_to_crypto",
+                     *           "orderId": "order-1042",
+                     *           "locale": "en",
+                     *           "createdAt": "2026-01-15T10:30:00.000Z",
+                     *           "expiresAt": "2026-01-15T11:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": true,
+                     *       "nextCursor": "WyIyMDI2LTAxLTE1VDEwOjMwOjAwLjAwMDAwMFoiLCJTVl80ZjlhMWMyYjdkOGU2ZjVhNGIzYzJkMWUiXQ"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        checkoutSessions: {
+                            /**
+                             * @description The session id (SV_ and 24 base62 characters).
+                             * @example SV_4f9a1c2b7d8e6f5a4b3c2d1e
+                             */
+                            id: string;
+                            /**
+                             * @description The same id, under the name older integrations read.
+                             * @example SV_4f9a1c2b7d8e6f5a4b3c2d1e
+                             */
+                            externalSessionId: string;
+                            /**
+                             * @description The hosted page: send the customer here.
+                             * @example https://pay.example.com/pay/SV_4f9a1c2b7d8e6f5a4b3c2d1e
+                             */
+                            checkoutUrl: string;
+                            /**
+                             * @description pending → processing → completed | failed; pending | processing → expired; pending → canceled.
+                             * @example pending
+                             * @enum {string}
+                             */
+                            status: "pending" | "processing" | "completed" | "failed" | "expired" | "canceled";
+                            /**
+                             * @description Decimal string with the currency’s decimals.
+                             * @example 25.00
+                             */
+                            amount: string;
+                            /** @example USD */
+                            currency: string;
+                            /**
+                             * @description The stablecoin you are settled in.
+                             * @example USDC
+                             * @enum {string}
+                             */
+                            destinationAsset: "USDC" | "USDT";
+                            /**
+                             * @example polygon
+                             * @enum {string}
+                             */
+                            network: "polygon" | "ethereum" | "base" | "arbitrum" | "solana" | "tron";
+                            /**
+                             * @description live (records created in test mode earlier are read-only).
+                             * @example live
+                             * @enum {string}
+                             */
+                            mode: "live" | "test";
+                            /**
+                             * @description The on-ramp the customer pays through; null once the customer paid from their own wallet.
+                             * @example sandbox
+                             */
+                            provider: string | null;
+                            /**
+                             * @description fiat_to_crypto (through the provider) or crypto_transfer (paid from the customer’s own wallet).
+                             * @example fiat_to_crypto
+                             * @enum {string}
+                             */
+                            railType: "fiat_to_crypto" | "crypto_transfer";
+                            /**
+                             * @description Your orderId (or merchantOrderId).
+                             * @example order-1042
+                             */
+                            orderId: string | null;
+                            /**
+                             * @description The hosted page’s language when you set one.
+                             * @example en
+                             */
+                            locale: string | null;
+                            /** @description ISO 8601, UTC. */
+                            createdAt: string;
+                            /** @description ISO 8601, UTC: the session expires then unless it has finished. */
+                            expiresAt: string | null;
+                        }[];
+                        /**
+                         * @description Whether another page follows (nextCursor is not null).
+                         * @example true
+                         */
+                        hasMore: boolean;
+                        /**
+                         * @description Pass as `cursor` for the next page; null on the last page.
+                         * @example WyIyMDI2LTAxLTE1VDEwOjMwOjAwLjAwMDAwMFoiLCJTVl80ZjlhMWMyYjdkOGU2ZjVhNGIzYzJkMWUiXQ
+                         */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or retired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Account not approved, key lacks the scope, or payments are disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal unreachable: nothing was done, retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -261,6 +261,8 @@ export interface ErrorContext {
   hasPathId: boolean;
   /** The simple API's lookups by `transaction_code` (a UUID). */
   transactionCode: boolean;
+  /** A list that takes a page size (`limit`): its 422 names a query parameter, not a body field. */
+  paged: boolean;
   idempotent: boolean;
   creates: boolean;
   /** The scope the route asks of a key (the 403 InsufficientScope names it). */
@@ -316,7 +318,9 @@ function samplesFor(status: string, c: ErrorContext): Sample[] {
           message: 'The request is not valid.',
           details: c.stream
             ? [{ path: 'last-event-id', message: 'Invalid string: must match pattern /^\\d{1,15}$/' }]
-            : [{ path: c.simple ? 'fiat_amount' : 'amount', message: 'Too small: expected number to be >0' }],
+            : c.paged
+              ? [{ path: 'querystring.limit', message: 'Too small: expected number to be >=1' }]
+              : [{ path: c.simple ? 'fiat_amount' : 'amount', message: 'Too small: expected number to be >0' }],
         },
         ...(c.idempotent
           ? [

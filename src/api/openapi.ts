@@ -194,6 +194,7 @@ export function completeDocument(doc: OpenApiDocument, webhooks: Record<string, 
         hasBody: Boolean(op.requestBody),
         hasPathId: path.includes('{'),
         transactionCode: (op.parameters ?? []).some((p) => p.name === 'transaction_code'),
+        paged: (op.parameters ?? []).some((p) => p.in === 'query' && p.name === 'limit'),
         idempotent: (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'idempotency-key'),
         creates: method === 'post' && Boolean(op.requestBody) && Boolean(op.security?.length),
         scope: path.includes('/payment-links')

@@ -2,6 +2,7 @@ import type { PageLocale } from '../domain/locales';
 import type { PaymentContext } from './context';
 import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, lastDecline, startCheckoutPayment } from './checkout-actions';
 import { openCheckoutSession, type CheckoutRequest, type PayingMerchant } from './checkout-sessions';
+import { listCheckoutSessions, type CheckoutSessionListQuery } from './checkout-session-list';
 import { openDirectDeposit } from './direct-deposit';
 import { ensurePaymentsEnabled, killSwitch } from './kill-switch';
 import { findLink, linkStatus, openPaymentLink, payLink, type LinkVisitor, type PaymentLinkRequest } from './payment-links';
@@ -67,6 +68,7 @@ export function createPaymentService(ctx: PaymentContext) {
     merchantTakesPayments: (merchantId: string) => merchantTakesPayments(ctx, merchantId),
     cancelCheckoutSession: (id: string) => cancelCheckoutSession(ctx, id),
     expireCheckoutSession: (merchantId: string, id: string) => expireCheckoutSession(ctx, merchantId, id),
+    listCheckoutSessions: (merchantId: string, query: CheckoutSessionListQuery) => listCheckoutSessions(ctx, merchantId, query),
     openDirectDeposit: (id: string) => openDirectDeposit(ctx, id),
     openPaymentLink: (merchant: PayingMerchant, request: PaymentLinkRequest) => openPaymentLink(ctx, merchant, request),
     findLink: (id: string) => findLink(ctx, id),

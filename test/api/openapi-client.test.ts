@@ -18,12 +18,16 @@ type Created = paths['/api/v1/checkout/sessions']['post']['responses'][201]['con
 type Expired = paths['/api/v1/checkout/sessions/{id}/expire']['post']['responses'][200]['content']['application/json'];
 type Problem = paths['/api/v1/checkout/sessions/{id}/expire']['post']['responses'][409]['content']['application/json'];
 type Lookup = paths['/api/v1/payment-sessions/{id}']['get']['responses'][200]['content']['application/json'];
+type ListQuery = NonNullable<paths['/api/v1/checkout/sessions']['get']['parameters']['query']>;
+type Listed = paths['/api/v1/checkout/sessions']['get']['responses'][200]['content']['application/json'];
 
 export const body: CreateBody = { amount: 25, currency: 'USD', countryCode: 'US', locale: 'de', successUrl: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}' };
 export const checkoutUrl = (r: Created): string => r.checkoutSession.checkoutUrl;
 export const status = (r: Expired): string => r.checkoutSession.status;
 export const code = (p: Problem): string => p.error;
 export const completedAt = (r: Lookup): string | null => r.paymentSession.completedAt;
+export const listQuery: ListQuery = { status: ['pending', 'completed'], orderId: 'order-1042', limit: 50, cursor: 'WyI' };
+export const nextPage = (r: Listed): string | null => (r.hasMore ? r.nextCursor : null) ?? r.checkoutSessions[0]?.id ?? null;
 export type PaymentEvent = webhooks['payment.event']['post']['requestBody'];
 `;
 

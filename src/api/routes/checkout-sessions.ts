@@ -4,6 +4,8 @@ import { PAGE_LOCALES } from '../../domain/locales';
 import { ASSETS, NETWORKS } from '../../domain/assets';
 import { assetName, networkName } from '../closed-values';
 import type { PaymentContext } from '../../payments';
+import { CHECKOUT_SESSION_LIST_DEFAULT_LIMIT, CHECKOUT_SESSION_LIST_MAX_LIMIT } from '../../payments/checkout-session-list';
+import { PAYMENT_STATUSES } from '../../domain/payment-status';
 import { checkoutSessionSchema, checkoutSessionView, publicSessionSchema, publicSessionView } from '../checkout/views';
 import { requireCanonicalId } from './lookup-id';
 import type { TtlCache } from '../plugins/ttl-cache';
@@ -114,6 +116,56 @@ export const createCheckoutSessionBody = z
     ],
   });
 
+const sessionStatus = z.enum(PAYMENT_STATUSES);
+// Postgres has no year 0: an earlier instant would fail in the query rather than be refused here.
+const YEAR_ONE = Date.parse('0001-01-01T00:00:00Z');
+const instant = z.iso.datetime({ offset: true }).refine((v) => Date.parse(v) >= YEAR_ONE, 'Must be in year 1 or later.');
+
+// The list's filters and page. Strict, as the create body is: a misspelt filter is refused rather
+// than silently widening the list to every session.
+const listCheckoutSessionsQuery = z.strictObject({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(CHECKOUT_SESSION_LIST_MAX_LIMIT)
+    .default(CHECKOUT_SESSION_LIST_DEFAULT_LIMIT)
+    .meta({ description: `Sessions per page, 1 to ${CHECKOUT_SESSION_LIST_MAX_LIMIT}.`, examples: [20] }),
+  cursor: z
+    .string()
+    .min(1)
+    .max(300)
+    .optional()
+    .meta({
+      description: 'The `nextCursor` of the page before; without it, the newest sessions. Only cursors handed to you are accepted.',
+      examples: ['WyIyMDI2LTAxLTE1VDEwOjMwOjAwLjAwMDAwMFoiLCJTVl80ZjlhMWMyYjdkOGU2ZjVhNGIzYzJkMWUiXQ'],
+    }),
+  status: z
+    .union([sessionStatus, z.array(sessionStatus).min(1).max(PAYMENT_STATUSES.length)], {
+      error: `Each status must be one of ${PAYMENT_STATUSES.join(', ')}.`,
+    })
+    .optional()
+    .meta({
+      description: 'Only sessions in this status; repeat it for several (`status=pending&status=processing`).',
+      examples: ['completed'],
+    }),
+  orderId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'Only sessions whose orderId or merchantOrderId is exactly this.', examples: ['order-1042'] }),
+  createdFrom: instant
+    .optional()
+    .meta({
+      description: 'Only sessions created at or after this instant (ISO 8601 with Z or an offset).',
+      examples: ['2026-01-01T00:00:00Z'],
+    }),
+  createdTo: instant
+    .optional()
+    .meta({ description: 'Only sessions created before this instant (ISO 8601 with Z or an offset).', examples: ['2026-02-01T00:00:00Z'] }),
+});
+
 const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNames: TtlCache<string> }> = async (app, deps) => {
   // The public lookup shows the merchant's name: kept a few seconds (ttl-cache.ts), as it changes only by an admin write.
   const merchantNameOf = (merchantId: string) =>
@@ -137,6 +189,56 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNa
     async (request, reply) => {
       const session = await app.payments.openCheckoutSession(request.merchant!, request.body);
       return reply.status(201).send({ ok: true as const, checkoutSession: checkoutSessionView(session, deps.config.http.publicBaseUrl) });
+    },
+  );
+
+  // Reading sessions is what transactions:read allows (the payment-session lookup's scope).
+  app.get(
+    '/checkout/sessions',
+    {
+      preHandler: app.requireScope('transactions:read'),
+      schema: {
+        operationId: 'listCheckoutSessions',
+        tags: ['checkout'],
+        summary: 'List your checkout sessions, newest first',
+        description:
+          'Your sessions from every source (this API, plugins, payment links), newest first, in pages: pass a page’s `nextCursor` as `cursor` for the next one ' +
+          '(null on the last page). Paging through returns every session that matches once, whatever is created meanwhile (new sessions are ahead of the first page). ' +
+          'Filters combine; `createdFrom` must be before `createdTo`. A refused filter or cursor is 422 `ValidationError`, with `details` naming the parameter.',
+        security: [{ apiKey: [] }],
+        querystring: listCheckoutSessionsQuery,
+        response: {
+          200: z.object({
+            ok: z.literal(true),
+            checkoutSessions: z.array(checkoutSessionSchema),
+            hasMore: z.boolean().meta({ description: 'Whether another page follows (nextCursor is not null).', examples: [true] }),
+            nextCursor: z
+              .string()
+              .nullable()
+              .meta({
+                description: 'Pass as `cursor` for the next page; null on the last page.',
+                examples: ['WyIyMDI2LTAxLTE1VDEwOjMwOjAwLjAwMDAwMFoiLCJTVl80ZjlhMWMyYjdkOGU2ZjVhNGIzYzJkMWUiXQ'],
+              }),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = await app.payments.listCheckoutSessions(request.merchant!.id, {
+        statuses: q.status === undefined ? undefined : [q.status].flat(),
+        orderId: q.orderId,
+        createdFrom: q.createdFrom ? new Date(q.createdFrom) : undefined,
+        createdTo: q.createdTo ? new Date(q.createdTo) : undefined,
+        cursor: q.cursor,
+        limit: q.limit,
+      });
+      return {
+        ok: true as const,
+        checkoutSessions: page.items.map((session) => checkoutSessionView(session, deps.config.http.publicBaseUrl)),
+        hasMore: page.nextCursor !== null,
+        nextCursor: page.nextCursor,
+      };
     },
   );
 
