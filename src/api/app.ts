@@ -127,6 +127,11 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  // Every answer, whoever wrote it (a route, an error, a 404, a framework error): a browser must never
+  // guess a type and run a JSON body carrying a merchant's text as a page or a script.
+  app.addHook('onSend', async (_request, reply) => {
+    void reply.header('x-content-type-options', 'nosniff');
+  });
 
   await app.register(errors);
   // Before every route, so its latency hook sees them all.

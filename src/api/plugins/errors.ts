@@ -69,8 +69,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Fas
   if (appError.options.retryAfterSeconds !== undefined) {
     void reply.header('retry-after', String(appError.options.retryAfterSeconds));
   }
-  // Framework errors are answered before the onRequest hook that sets it.
-  void reply.header('x-request-id', request.id);
+  // Framework errors are answered before the onRequest hook that sets it, and past the onSend hook
+  // that sets nosniff.
+  void reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
   return reply.status(appError.status).send(errorBody(request, appError, face));
 }
 
@@ -106,7 +107,8 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Duple
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
+        `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nx-content-type-options: nosniff\r\n` +
+        `connection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
