@@ -131,7 +131,7 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
      * payout): its transfers never signed become `failed` with the reason, so the exception is open
      * and refundable again, and an operator sees why in the payment's payouts.
      */
-    async refundNotSent(payoutIds: string[], reason: string): Promise<void> {
+    async exceptionRefundNotSent(payoutIds: string[], reason: string): Promise<void> {
       await failUnsentPayouts(db, payoutIds, `not sent: ${reason}`);
     },
   };

@@ -40,22 +40,39 @@ export function createActivities(deps: ActivityDeps) {
   const checkout = createCheckoutActivities(deps);
   const proof = createChainProofActivities(deps);
   const webhooks = createWebhookEvents(deps);
-  return {
-    ...checkout,
-    ...proof,
-    ...webhooks.activities,
-    ...createSessionTransitionActivities({ checkout, proof, webhooks }),
-    ...createPaymentLinkActivities(deps),
-    ...createProviderClosingActivities(deps),
-    ...createExceptionActivities(deps),
-    ...createSimpleOrderActivities(deps),
-    ...createPayoutActivities({
+  return mergeActivityGroups(
+    checkout,
+    proof,
+    webhooks.activities,
+    createSessionTransitionActivities({ checkout, proof, webhooks }),
+    createPaymentLinkActivities(deps),
+    createProviderClosingActivities(deps),
+    createExceptionActivities(deps),
+    createSimpleOrderActivities(deps),
+    createPayoutActivities({
       ...deps,
       announceSettled: async (paymentId) =>
         (await webhooks.emitPaymentEventWithFirstAttempts(paymentId, 'completed', 'payment.settled')).emitted,
     }),
-    ...createPaymentRefundActivities(deps),
-  };
+    createPaymentRefundActivities(deps),
+  );
+}
+
+type Merged<G extends readonly object[]> = G extends readonly [infer H, ...infer R extends readonly object[]] ? H & Merged<R> : unknown;
+
+/**
+ * The worker registers activities by name in one map. Two groups naming the same activity would
+ * let the later one silently replace the other (an object spread does), and a workflow typed against
+ * the first would run the second with the wrong arguments: refused when the worker starts.
+ */
+export function mergeActivityGroups<const G extends readonly object[]>(...groups: G): Merged<G> {
+  const merged: Record<string, unknown> = {};
+  for (const group of groups)
+    for (const [name, activity] of Object.entries(group)) {
+      if (Object.hasOwn(merged, name)) throw new Error(`two activities are named ${name}: each name must be registered once`);
+      merged[name] = activity;
+    }
+  return merged as Merged<G>;
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -62,7 +62,7 @@ export function createPaymentRefundActivities({ db, chains: settings }: { db: Da
     },
 
     /** A refund whose transfer stopped for a reason no retry fixes: failed, with the reason, until an operator retries it. */
-    async refundNotSent(refundId: string, reason: string): Promise<void> {
+    async paymentRefundNotSent(refundId: string, reason: string): Promise<void> {
       await db.transaction(async (tx) => {
         const refund = await lockPaymentRefund(tx, refundId);
         if (!refund || refund.status !== 'requested') return;

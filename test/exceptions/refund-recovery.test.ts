@@ -234,12 +234,12 @@ describe('refunds that cannot be made now', () => {
         failureReason: expect.stringContaining('reverted'),
       }),
     );
-    // The run recorded the failure (its refundNotSent activity completed) and goes on waiting.
+    // The run recorded the failure (its exceptionRefundNotSent activity completed) and goes on waiting.
     const handle = ctx.temporal.workflow.getHandle(late.exceptionId);
     await eventually(
       async () => {
         const events = (await handle.fetchHistory()).events ?? [];
-        const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'refundNotSent');
+        const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'exceptionRefundNotSent');
         return (
           scheduled !== undefined &&
           events.some((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? -1) === Number(scheduled.eventId))

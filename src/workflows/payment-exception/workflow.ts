@@ -73,7 +73,7 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
       case 'sendRefund':
         return { kind: 'refundSent', ...(await refundOnChain(input.exceptionId, effect.payoutIds, deliveries)) };
       case 'refundNotSent':
-        await records.refundNotSent(effect.payoutIds, effect.reason);
+        await records.exceptionRefundNotSent(effect.payoutIds, effect.reason);
         refunding = null;
         return null;
       case 'linkPaid':

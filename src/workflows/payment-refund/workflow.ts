@@ -41,7 +41,7 @@ export async function paymentRefund(input: PaymentRefundInput): Promise<PaymentR
       outcome = { settled: false, reason: err.cause.message };
     }
     if (outcome.settled) break;
-    await records.refundNotSent(input.refundId, outcome.reason);
+    await records.paymentRefundNotSent(input.refundId, outcome.reason);
     if (!(await retryRequested(input.paymentId, undefined, () => records.reopenRefund(input.refundId)))) break;
   }
   if (outcome.settled) await emitAndDeliver(() => events.emitRefundEvent(input.refundId), deliveries);
