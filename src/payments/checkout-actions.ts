@@ -7,7 +7,7 @@ import { cancelUpdate, expireUpdate } from '../workflows/checkout-session/messag
 import type { PaymentContext } from './context';
 import { fixExpectedGross } from './deposits';
 import { ensurePaymentsEnabled } from './kill-switch';
-import { ensureLinkNotInProgress } from './link-tabs';
+import { claimLink, releaseLinkClaim } from './link-tabs';
 import { ensureSessionTakesMoney } from './session-standing';
 import { closeSessionPayment, createSessionPayment } from './provider-payments';
 import { callTemporal, WorkflowClosedError } from './temporal-call';
@@ -32,10 +32,17 @@ export async function startCheckoutPayment(ctx: PaymentContext, id: string): Pro
   if (!payable(session)) throw new AppError('Conflict', 'This checkout can no longer be paid.');
   await ensureSessionTakesMoney(ctx, session);
   await ensurePaymentsEnabled(ctx.db);
-  if (session.paymentLinkId) await ensureLinkNotInProgress(ctx, session.paymentLinkId, session.id);
-  // G is the quote at the moment the customer pressed Pay (decisions §11).
-  await fixExpectedGross(ctx, session);
-  const payment = await createSessionPayment(ctx, session);
+  // A link's session takes money only while no other session of the link does (link-tabs.ts).
+  const claim = session.paymentLinkId ? await claimLink(ctx, session.paymentLinkId, session.id, 'provider') : null;
+  let payment: Awaited<ReturnType<typeof createSessionPayment>>;
+  try {
+    // G is the quote at the moment the customer pressed Pay (decisions §11).
+    await fixExpectedGross(ctx, session);
+    payment = await createSessionPayment(ctx, session);
+  } catch (err) {
+    await releaseLinkClaim(ctx, claim);
+    throw err;
+  }
   // Decisions §12: the session may have ended while the provider answered. Its workflow closes the
   // provider payment it finds on the row after ending; the status this write returns (the row as the
   // write left it) covers the payment written after that, so one of the two always closes it.

@@ -5,6 +5,7 @@ import { findCheckoutSession } from './checkout-actions';
 import type { PaymentContext } from './context';
 import { fixExpectedGross, verifierFor } from './deposits';
 import { ensurePaymentsEnabled } from './kill-switch';
+import { claimLink, releaseLinkClaim } from './link-tabs';
 import { ensureSessionTakesMoney } from './session-standing';
 
 /** The direct stablecoin rail's instructions (decisions §11): where to send exactly how much. */
@@ -37,7 +38,16 @@ export async function openDirectDeposit(ctx: PaymentContext, id: string): Promis
   }
   await ensureSessionTakesMoney(ctx, session);
   await ensurePaymentsEnabled(ctx.db);
-  const expected = await fixExpectedGross(ctx, session);
+  // Handed out, the address may receive money until the session ends: a link's other sessions wait
+  // for that (link-tabs.ts). Claimed before the quote, so a refused tab has no amount fixed.
+  const claim = session.paymentLinkId ? await claimLink(ctx, session.paymentLinkId, session.id, 'wallet') : null;
+  let expected: bigint | null;
+  try {
+    expected = await fixExpectedGross(ctx, session);
+  } catch (err) {
+    await releaseLinkClaim(ctx, claim);
+    throw err;
+  }
   const token = chain.tokens[session.destinationAsset as 'USDC' | 'USDT']!;
   return {
     address: session.depositAddress,

@@ -37,7 +37,7 @@ async function tab(linkId: string): Promise<{ status: number; sessionId: string 
 }
 
 describe('two tabs of one payment link', () => {
-  it('tells the second tab that the payment is in progress elsewhere, and closes the other tab’s provider payment once the link is paid', async () => {
+  it('tells the second tab that the payment is in progress elsewhere, on both rails, until the other tab’s card is declined', async () => {
     const linkId = await createLink();
     // Both tabs open a checkout before either pays.
     const a = await tab(linkId);
@@ -52,10 +52,25 @@ describe('two tabs of one payment link', () => {
     const c = await tab(linkId);
     expect(c.status).toBe(409);
     expect(c.text).toContain('already in progress in another tab or window');
+    // Nor can tab A pay from a wallet instead: no deposit instructions while B pays.
+    const walletRefused = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${a.sessionId}/deposit`);
+    expect(walletRefused.status).toBe(409);
+    expect(walletRefused.json).toMatchObject({ ok: false, error: 'Conflict', message: expect.stringContaining('another tab or window') });
 
-    // Tab A pays from a wallet anyway (no provider involved): the link is paid by A...
-    const deposit = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${a.sessionId}/deposit`);
-    expect(deposit.status).toBe(200);
+    // B's card is declined (no money): A may pay from a wallet now, and the link is paid by A...
+    expect(
+      (
+        await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+          body: { reference: b.sessionId, outcome: 'declined' },
+        })
+      ).status,
+    ).toBe(200);
+    const deposit = await eventually(
+      () => http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${a.sessionId}/deposit`),
+      (r) => r.status === 200,
+      15_000,
+      'A’s deposit once B was declined',
+    );
     await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.json.deposit.address, 30_000_000n * 2n);
     await eventually(
       () => sessionRow(ctx, a.sessionId!).then((r) => r.status),
@@ -63,16 +78,17 @@ describe('two tabs of one payment link', () => {
       20_000,
       'A completed',
     );
-    // ...so B's provider payment is closed, and B's sandbox page refuses the money.
+    // ...so B ends, and its customer's second attempt at the card is refused by the service.
     await eventually(
-      () => sandboxPayment(b.sessionId!).then((p) => p.status as string),
+      () => sessionRow(ctx, b.sessionId!).then((r) => r.status),
       (s) => s === 'canceled',
       20_000,
-      'B closed',
+      'B canceled',
     );
     const late = await sandboxPay(b.sessionId!);
     expect(late.status).toBe(409);
-    expect(late.json).toMatchObject({ error: 'payment_closed' });
+    expect(late.json).toMatchObject({ error: 'service_refused', serviceStatus: 409 });
+    expect((await sandboxPayment(b.sessionId!)).status).toBe('failed');
     expect(await creditsOf(ctx, b.sessionId!)).toEqual([]);
     expect(await exceptionsOf(ctx, b.sessionId!)).toEqual([]);
     const [link] = await ctx.db.sql`select status, paid_session_id from payment_links where id = ${linkId}`;

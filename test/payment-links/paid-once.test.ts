@@ -5,7 +5,7 @@ import { sharedChain } from '../support/chain';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
-import { payFromWallet, sessionRow } from '../proof/support';
+import { exceptionsOf, payFromWallet, sessionRow, waitForStatus } from '../proof/support';
 import { openLinkTab } from './support';
 
 // Issue 26, items 3 and 4, end to end over real sockets with the sandbox provider and the worker:
@@ -105,38 +105,40 @@ describe('a payment link is paid once', () => {
     );
   }, 90_000);
 
-  it('closes the provider payment of a tab that had pressed Pay, so the sandbox refuses it once the other tab paid from a wallet', async () => {
+  it('closes the provider payment of a tab that had pressed Pay, so the sandbox refuses it once the link is paid by money accepted late', async () => {
     const { merchant, linkId } = await merchantWithLink();
+    // Tab 1 took the deposit instructions, its session expired, and its wallet paid late: an open exception.
     const first = await tab(linkId);
+    const deposit = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${first}/deposit`);
+    expect(deposit.status).toBe(200);
+    const expired = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${first}/expire`, {
+      headers: { authorization: `Bearer ${merchant.apiKey}` },
+    });
+    expect(expired.status).toBe(200);
+    await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.json.deposit.address, parseCrypto(deposit.json.deposit.amount));
+    const [late] = await eventually(
+      () => exceptionsOf(ctx, first),
+      (rows) => rows.length > 0,
+      20_000,
+      'the late exception',
+    );
+    // Tab 2 (the link was free again once tab 1 ended) presses Pay and leaves the provider's page open, unpaid.
     const second = await tab(linkId);
-    // Tab 2 presses Pay and leaves the provider's page open, unpaid.
     expect((await http('POST', `${ctx.baseUrl}/pay/${second}/start`)).status).toBe(303);
     expect((await sandboxPayment(second)).status).toBe('requires_action');
 
-    const deposit = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${first}/deposit`);
-    expect(deposit.status).toBe(200);
-    await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.json.deposit.address, parseCrypto(deposit.json.deposit.amount));
-    await eventually(
-      () => sessionRow(ctx, first).then((r) => r.status),
-      (s) => s === 'completed',
-      30_000,
-      'tab 1 completed',
-    );
-    await eventually(
-      () => sessionRow(ctx, second).then((r) => r.status),
-      (s) => s === 'canceled',
-      20_000,
-      'tab 2 canceled',
-    );
+    // The operator accepts tab 1's money: it pays the link, and tab 2 ends with its provider payment closed.
+    expect((await http('POST', `${ctx.baseUrl}/admin/v1/exceptions/${late!.id}/accept`, { headers: adminHeaders })).status).toBe(200);
+    await waitForStatus(ctx, second, 'canceled');
     await eventually(
       () => sandboxPayment(second).then((p) => p.status as string),
       (s) => s === 'canceled',
       20_000,
       'tab 2 provider payment closed',
     );
-    const late = await sandboxPay(second);
-    expect(late.status).toBe(409);
-    expect(late.json).toMatchObject({ error: 'payment_closed' });
+    const refused = await sandboxPay(second);
+    expect(refused.status).toBe(409);
+    expect(refused.json).toMatchObject({ error: 'payment_closed' });
     const lookup = await http('GET', `${ctx.baseUrl}/api/v1/payment-sessions/${second}`, {
       headers: { authorization: `Bearer ${merchant.apiKey}` },
     });

@@ -161,12 +161,22 @@ describe('paying a payment link', () => {
     expect(undelivered).not.toContain('retry-link');
   });
 
-  it('ends a second session when the link is paid, and records money still sent to it as an exception, keeping the first as the payer', async () => {
+  it('ends a second session when the link is paid, and records money still sent to a third as an exception, keeping the first as the payer', async () => {
     const { link } = await createLink();
-    // Two customers open the link and take the deposit instructions before either pays.
+    // Three tabs open the link; the third takes the deposit instructions first, which holds the link
+    // (one tab pays at a time), and its customer then cancels it to pay in the first.
     const first = sessionIdFrom((await pay(link.id)).headers.location);
     const second = sessionIdFrom((await pay(link.id, 'country=GB')).headers.location);
-    const secondDeposit = (await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${second}/deposit` })).json().deposit;
+    const third = sessionIdFrom((await pay(link.id, 'country=FR')).headers.location);
+    const thirdDeposit = (await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${third}/deposit` })).json().deposit;
+    expect((await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${first}/deposit` })).statusCode).toBe(409);
+    expect((await ctx.app.inject({ method: 'POST', url: `/pay/${third}/cancel` })).statusCode).toBe(303);
+    await eventually(
+      () => sessionStatus(third),
+      (s) => s === 'canceled',
+      15_000,
+      'third canceled',
+    );
     await succeed(first);
     await eventually(
       () => linkRow(link.id),
@@ -182,21 +192,21 @@ describe('paying a payment link', () => {
       'second canceled',
     );
     expect((await ctx.app.inject({ method: 'POST', url: `/api/v1/checkout/sessions/${second}/deposit` })).statusCode).toBe(409);
-    // The second customer's wallet sends anyway, from the instructions taken before.
-    await payFromWallet(chain, chain.tokens.polygon.USDC, secondDeposit.address, parseCrypto(secondDeposit.amount));
+    // The third customer's wallet sends anyway, from the instructions taken before.
+    await payFromWallet(chain, chain.tokens.polygon.USDC, thirdDeposit.address, parseCrypto(thirdDeposit.amount));
     const exceptions = await eventually(
-      () => ctx.db.sql`select kind, status, amount_micro from payment_exceptions where payment_id = ${second}`,
+      () => ctx.db.sql`select kind, status, amount_micro from payment_exceptions where payment_id = ${third}`,
       (rows) => rows.length > 0,
       15_000,
       'exception recorded',
     );
     // Arriving after the link was paid through the other session, the money is a duplicate
     // (decisions §12): the merchant's to resolve and refund, never lost.
-    expect(exceptions).toEqual([{ kind: 'duplicate', status: 'open', amount_micro: String(parseCrypto(secondDeposit.amount)) }]);
-    // Paid at most once: the second session does not complete, the link stays the first's.
-    expect(await sessionStatus(second)).toBe('canceled');
+    expect(exceptions).toEqual([{ kind: 'duplicate', status: 'open', amount_micro: String(parseCrypto(thirdDeposit.amount)) }]);
+    // Paid at most once: the third session does not complete, the link stays the first's.
+    expect(await sessionStatus(third)).toBe('canceled');
     expect(await linkRow(link.id)).toEqual({ status: 'paid', paid_session_id: first });
-    expect((await ctx.db.sql`select count(*)::int as n from transactions where payment_id = ${second}`)[0]!.n).toBe(0);
+    expect((await ctx.db.sql`select count(*)::int as n from transactions where payment_id = ${third}`)[0]!.n).toBe(0);
   });
 
   it('refuses a missing or unserved country with a 422 page, creating no session', async () => {

@@ -140,13 +140,16 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     const open = session.status === 'pending' || session.status === 'processing';
     if (!open || session.expectedGrossMicro === null || session.verification !== 'chain') return renderFor(request, reply, session);
     let deposit: DirectDeposit | undefined;
+    let notice: string | undefined;
     try {
       deposit = await payments.openDirectDeposit(session.id);
     } catch (err) {
-      // Refused for a reason the page states (link paid, merchant paused, payments off, ended meanwhile).
+      // Refused for a reason the page states (link paid, merchant paused, payments off, ended meanwhile),
+      // or that only this refusal can: another tab of the link is paying it.
       if (!(err instanceof AppError)) throw err;
+      if (err instanceof LinkPaymentInProgress) notice = textFor(request, session).t('common.linkInProgress');
     }
-    return renderFor(request, reply, (await payments.findCheckoutSession(session.id)) ?? session, 200, undefined, deposit);
+    return renderFor(request, reply, (await payments.findCheckoutSession(session.id)) ?? session, 200, notice, deposit);
   });
 
   // The actions' URLs as a restored tab or an old history entry may GET them: the page they belong to.
@@ -187,7 +190,11 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
         reply,
         request.params.id,
         err,
-        err instanceof AppError && err.code === 'Conflict' ? 'checkout.cannotPay' : 'checkout.couldNotPrepareWallet',
+        err instanceof LinkPaymentInProgress
+          ? 'common.linkInProgress'
+          : err instanceof AppError && err.code === 'Conflict'
+            ? 'checkout.cannotPay'
+            : 'checkout.couldNotPrepareWallet',
       );
     }
   });

@@ -1,6 +1,7 @@
-import { and, eq, inArray, isNotNull, ne, notExists, or } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, ne, notExists, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { chainCredits, checkoutSessions } from '../schema';
+import type { LinkSessionFacts, PayingRail } from '../../domain/link-payer';
+import { chainCredits, checkoutSessions, providerEvents } from '../schema';
 
 /** The link's other sessions whose customer pressed Pay: their provider payments are closed once the link is paid. */
 export async function listLinkSiblingPayments(
@@ -43,29 +44,71 @@ export async function listOpenLinkSiblings(db: DatabaseOrTransaction, linkId: st
 }
 
 /**
- * A session of the link whose payment is under way (the customer pressed Pay or asked for the
- * deposit address, and it has not ended), other than `sessionId`: a second tab must not pay too.
+ * The link's other sessions not yet ended, with what says whether one of them is taking the link's
+ * money (domain/link-payer.ts): its Pay, the provider's last decline, its deposit instructions, its credits.
  */
-export async function findLinkPaymentInProgress(
+export async function listLinkSessionFacts(
   db: DatabaseOrTransaction,
   linkId: string,
-  sessionId: string | null,
-): Promise<string | undefined> {
-  const [row] = await db
-    .select({ id: checkoutSessions.id })
+  exceptSessionId: string | null,
+): Promise<(LinkSessionFacts & { id: string })[]> {
+  return db
+    .select({
+      id: checkoutSessions.id,
+      status: checkoutSessions.status,
+      expiresAt: checkoutSessions.expiresAt,
+      payAttemptAt: checkoutSessions.payAttemptAt,
+      providerPaymentId: checkoutSessions.providerPaymentId,
+      depositShownAt: checkoutSessions.depositShownAt,
+      // A refused callback (bad signature, other terms) is nobody's word that the attempt ended.
+      declinedAt: sql<Date | null>`(select max(${providerEvents.receivedAt}) from ${providerEvents}
+        where ${providerEvents.paymentId} = ${checkoutSessions.id} and ${providerEvents.type} = 'payment.failed'
+        and ${providerEvents.state} <> 'rejected')`.mapWith(checkoutSessions.payAttemptAt),
+      credited: sql<boolean>`exists (select 1 from ${chainCredits}
+        where ${chainCredits.paymentId} = ${checkoutSessions.id} and ${chainCredits.state} = 'credited')`,
+    })
     .from(checkoutSessions)
     .where(
       and(
         eq(checkoutSessions.paymentLinkId, linkId),
-        ...(sessionId ? [ne(checkoutSessions.id, sessionId)] : []),
+        ...(exceptSessionId ? [ne(checkoutSessions.id, exceptSessionId)] : []),
         inArray(checkoutSessions.status, ['pending', 'processing']),
-        or(
-          isNotNull(checkoutSessions.providerPaymentId),
-          isNotNull(checkoutSessions.expectedGrossMicro),
-          eq(checkoutSessions.status, 'processing'),
-        ),
       ),
-    )
-    .limit(1);
-  return row?.id;
+    );
+}
+
+/** The column that says a session began taking money on a rail (domain/link-payer.ts). */
+const markOf = { provider: checkoutSessions.payAttemptAt, wallet: checkoutSessions.depositShownAt } as const;
+
+/**
+ * The session begins taking money on `rail`: Pay pressed (each Pay is a new attempt) or the deposit
+ * instructions handed out (the first time stands). Answers the time it holds and the one it replaced,
+ * so a Pay or a deposit that then fails can give the link back.
+ */
+export async function markTakingMoney(
+  tx: DatabaseOrTransaction,
+  sessionId: string,
+  rail: PayingRail,
+): Promise<{ at: Date; previous: Date | null } | undefined> {
+  const column = markOf[rail];
+  const [before] = await tx.select({ previous: column }).from(checkoutSessions).where(eq(checkoutSessions.id, sessionId)).for('update');
+  if (!before) return undefined;
+  const at = rail === 'provider' ? sql`now()` : sql`coalesce(${column}, now())`;
+  const [after] = await tx
+    .update(checkoutSessions)
+    .set({ [rail === 'provider' ? 'payAttemptAt' : 'depositShownAt']: at, updatedAt: sql`now()` })
+    .where(eq(checkoutSessions.id, sessionId))
+    .returning({ at: column });
+  return { at: after!.at!, previous: before.previous };
+}
+
+/** Gives back what `markTakingMoney` took, unless a later call took it since. */
+export async function restoreTakingMoney(
+  db: DatabaseOrTransaction,
+  claim: { sessionId: string; rail: PayingRail; at: Date; previous: Date | null },
+): Promise<void> {
+  await db
+    .update(checkoutSessions)
+    .set({ [claim.rail === 'provider' ? 'payAttemptAt' : 'depositShownAt']: claim.previous, updatedAt: sql`now()` })
+    .where(and(eq(checkoutSessions.id, claim.sessionId), eq(markOf[claim.rail], claim.at)));
 }

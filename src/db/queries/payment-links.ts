@@ -23,6 +23,22 @@ export async function findPaymentLinks(db: DatabaseOrTransaction, ids: readonly 
 }
 
 /**
+ * Locks the link's row for the rest of the transaction: the step that lets one of its sessions start
+ * taking money is one at a time per link, so two tabs pressing Pay together cannot both pass.
+ */
+export async function lockPaymentLink(
+  tx: DatabaseOrTransaction,
+  id: string,
+): Promise<Pick<PaymentLinkRow, 'status' | 'paidSessionId'> | undefined> {
+  const [row] = await tx
+    .select({ status: paymentLinks.status, paidSessionId: paymentLinks.paidSessionId })
+    .from(paymentLinks)
+    .where(eq(paymentLinks.id, id))
+    .for('update');
+  return row;
+}
+
+/**
  * Marks the link paid by `sessionId`, at most once (decisions §5). An expired link still becomes
  * paid: its session was opened while the link was open, and the customer's money did arrive.
  * 'duplicate' means another session paid it first; a retry by the same session is 'paid' again.

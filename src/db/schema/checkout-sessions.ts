@@ -55,6 +55,12 @@ export const checkoutSessions = pgTable(
     providerPaymentId: text('provider_payment_id'),
     // When the customer first pressed Pay (the provider payment asked for): the merchant's timeline.
     payPressedAt: timestamp('pay_pressed_at', { withTimezone: true }),
+    // When the customer last pressed Pay: the provider attempt that, for a link's session, holds the
+    // link until the provider declines it or the session ends (domain/link-payer.ts).
+    payAttemptAt: timestamp('pay_attempt_at', { withTimezone: true }),
+    // When the direct rail's deposit instructions were first handed out: from then on money may
+    // arrive at any moment until the session ends, so a link's session holds its link until then.
+    depositShownAt: timestamp('deposit_shown_at', { withTimezone: true }),
     // Why a canceled session ended (decisions §14): the customer's Cancel, or another session of its
     // payment link paid the link. Null for a session never canceled; kept if late money of a canceled one is accepted.
     cancelReason: text('cancel_reason', { enum: CANCEL_REASONS }),

@@ -3,7 +3,7 @@ import type { Catalogue } from './en';
 export const de: Catalogue = {
   common: {
     linkInProgress:
-      'Eine Zahlung für diesen Link läuft bereits in einem anderen Tab oder Fenster. Bitte schließen Sie sie dort ab oder warten Sie, bis sie beendet ist, bevor Sie es erneut versuchen.',
+      'Eine Zahlung für diesen Link läuft bereits in einem anderen Tab oder Fenster. Schließen Sie sie dort ab, oder brechen Sie sie dort ab (oder warten Sie, bis sie beendet ist) und versuchen Sie es dann hier erneut. Hier wurde nichts abgebucht.',
     theMerchant: 'dem Händler',
     secureCheckout: 'Sicherer Bezahlvorgang',
     expiresIn: 'Läuft ab in',

@@ -3,7 +3,7 @@
 export const en = {
   common: {
     linkInProgress:
-      'A payment for this link is already in progress in another tab or window. Please finish it there, or wait until it ends before trying again.',
+      'A payment for this link is already in progress in another tab or window. Finish it there, or cancel it there (or wait until it ends) and try again here. Nothing was taken here.',
     theMerchant: 'the merchant',
     secureCheckout: 'Secure checkout',
     expiresIn: 'Expires in',

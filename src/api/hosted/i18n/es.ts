@@ -3,7 +3,7 @@ import type { Catalogue } from './en';
 export const es: Catalogue = {
   common: {
     linkInProgress:
-      'Ya hay un pago de este enlace en curso en otra pestaña o ventana. Termínelo allí, o espere a que finalice antes de volver a intentarlo.',
+      'Ya hay un pago de este enlace en curso en otra pestaña o ventana. Termínelo allí, o cancélelo allí (o espere a que finalice) y vuelva a intentarlo aquí. Aquí no se ha cobrado nada.',
     theMerchant: 'el comercio',
     secureCheckout: 'Pago seguro',
     expiresIn: 'Caduca en',

@@ -3,7 +3,7 @@ import type { Catalogue } from './en';
 export const fr: Catalogue = {
   common: {
     linkInProgress:
-      'Un paiement pour ce lien est déjà en cours dans un autre onglet ou une autre fenêtre. Veuillez le terminer là-bas, ou attendre qu’il se termine avant de réessayer.',
+      'Un paiement pour ce lien est déjà en cours dans un autre onglet ou une autre fenêtre. Terminez-le là-bas, ou annulez-le là-bas (ou attendez qu’il se termine) puis réessayez ici. Rien n’a été prélevé ici.',
     theMerchant: 'le marchand',
     secureCheckout: 'Paiement sécurisé',
     expiresIn: 'Expire dans',

@@ -3,7 +3,7 @@ import type { Catalogue } from './en';
 export const pt: Catalogue = {
   common: {
     linkInProgress:
-      'Já está em curso um pagamento deste link noutro separador ou janela. Conclua-o lá, ou aguarde que termine antes de tentar novamente.',
+      'Já está em curso um pagamento deste link noutro separador ou janela. Conclua-o lá, ou cancele-o lá (ou aguarde que termine) e tente novamente aqui. Nada foi cobrado aqui.',
     theMerchant: 'o comerciante',
     secureCheckout: 'Pagamento seguro',
     expiresIn: 'Expira em',
