@@ -27,6 +27,7 @@ import adminPaymentProofRoutes from './routes/admin/payment-proof';
 import adminSimpleOrderRoutes from './routes/admin/simple-orders';
 import adminChainRoutes from './routes/admin/chains';
 import adminReconciliationRoutes from './routes/admin/reconciliation';
+import adminTreasuryRoutes from './routes/admin/treasury';
 import adminSettlementRoutes from './routes/admin/settlements';
 import adminExceptionRoutes from './routes/admin/exceptions';
 import adminPayoutRoutes from './routes/admin/payouts';
@@ -76,6 +77,12 @@ export interface AppDeps {
 // Incoming request ids are echoed only when they are short and plain, so they cannot forge log lines.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9_-]{8,64}$/;
 
+// Fastify's defaults, pinned: one spelling of a path reaches one route; another case, doubled
+// slashes, a trailing slash or a semicolon reach none (percent-encoding is decoded, as it must be).
+// The guards belong to routes, never to request.url, so they hold whichever spelling reaches one.
+// (A variable: find-my-way's types do not list useSemicolonDelimiter, which Fastify passes on.)
+const ROUTER_OPTIONS = { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, useSemicolonDelimiter: false };
+
 export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
@@ -107,6 +114,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
     bodyLimit: config.http.bodyLimitBytes,
+    routerOptions: ROUTER_OPTIONS,
     // Errors Fastify answers itself (before routing, or before a request exists) use our envelope too.
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
@@ -178,7 +186,9 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   const merchantNames = createTtlCache<string>({ ttlMs: config.http.apiKeyCacheMs, maxEntries: 10_000 });
   app.addHook('onSend', async (request) => {
     const writes = request.method !== 'GET' && request.method !== 'HEAD';
-    if (writes && (request.url.startsWith('/admin/') || request.url.startsWith('/dashboard/api/'))) {
+    // The route matched, not the URL as sent: /dashboard/%61pi/… reaches the same route and must empty them too.
+    const route = request.routeOptions.url ?? '';
+    if (writes && (route.startsWith('/admin/') || route.startsWith('/dashboard/api/'))) {
       keyCache.clear();
       merchantNames.clear();
     }
@@ -234,6 +244,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await admin.register(adminPayoutRoutes);
       await admin.register(adminChainRoutes, { chains: config.chains, treasuryAddress: deps.treasuryAddress ?? null });
       await admin.register(adminReconciliationRoutes);
+      await admin.register(adminTreasuryRoutes);
       await admin.register(adminSettlementRoutes, { now });
     },
     { prefix: '/admin/v1' },

@@ -11,6 +11,7 @@ import developerRoutes from './developers';
 import paymentDetailRoutes from './payment-detail';
 import teamRoutes from './team';
 import { dashboardGuard } from './guard';
+import { csrfWriteGuard } from './cookies';
 import linkRoutes from './links';
 import moneyRoutes from './money';
 import paymentListRoutes from './payments';
@@ -27,6 +28,8 @@ export interface DashboardApiOptions extends Omit<AccountRoutesOptions, 'signedI
   /** Settlement wallets (their change announced to the owners), payouts, settlements, home figures. */
   money: MerchantMoney;
   publicBaseUrl: string;
+  /** The origin of PUBLIC_BASE_URL: the one writes may come from. */
+  ownOrigin: string;
   now: () => Date;
   team: DashboardTeam;
   audit: DashboardAudit;
@@ -35,8 +38,24 @@ export interface DashboardApiOptions extends Omit<AccountRoutesOptions, 'signedI
 
 const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
   app,
-  { signInLimited, resetLimited, accounts, credentials, payments, team, audit, twoFactor, secureCookies, money, publicBaseUrl, now },
+  {
+    signInLimited,
+    resetLimited,
+    accounts,
+    credentials,
+    payments,
+    team,
+    audit,
+    twoFactor,
+    secureCookies,
+    money,
+    publicBaseUrl,
+    ownOrigin,
+    now,
+  },
 ) => {
+  // First, and in this plugin: every route registered below has the guard, however its path is written.
+  app.addHook('onRequest', csrfWriteGuard(ownOrigin));
   const signedIn = dashboardGuard(accounts);
   await app.register(accountRoutes, { signInLimited, resetLimited, accounts, signedIn, secureCookies });
   await app.register(developerRoutes, { credentials, payments, audit, signedIn });

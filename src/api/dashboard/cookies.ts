@@ -25,17 +25,28 @@ export function issueCsrfCookie(reply: FastifyReply, secure: boolean): void {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * onRequest of everything under /dashboard/: a visitor without a CSRF cookie gets one, and a write to
- * the API must carry the cookie's value in the header (and, when the browser names one, come from
- * our own origin). Refused writes are 403 Forbidden before anything is parsed or done.
+ * onRequest of everything under /dashboard/: a visitor without a CSRF cookie gets one (the built
+ * files excepted: they are fetched by the page that already set it).
  */
-export function csrfGuard(ownOrigin: string, secure: boolean) {
+export function csrfCookieIssuer(secure: boolean) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const cookie = request.cookies[CSRF_COOKIE];
-    if (!cookie && !request.url.startsWith('/dashboard/assets/')) issueCsrfCookie(reply, secure);
-    if (SAFE_METHODS.has(request.method) || !request.url.startsWith('/dashboard/api/')) return;
+    if (!request.cookies[CSRF_COOKIE] && request.routeOptions.url !== '/dashboard/assets/:file') issueCsrfCookie(reply, secure);
+  };
+}
+
+/**
+ * onRequest of the internal API's routes: a write must carry the CSRF cookie's value in the header
+ * (and, when the browser names one, come from our own origin). Refused writes are 403 Forbidden
+ * before anything is parsed or done. It is added in the API's own plugin, so it belongs to the
+ * routes and not to a spelling of their path: whatever form of the URL the router matched
+ * (percent-encoded, another case, doubled slashes), the route it reached has this guard.
+ */
+export function csrfWriteGuard(ownOrigin: string) {
+  return async (request: FastifyRequest) => {
+    if (SAFE_METHODS.has(request.method)) return;
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== ownOrigin) throw new AppError('Forbidden', 'Cross-site requests are refused.');
+    const cookie = request.cookies[CSRF_COOKIE];
     const header = request.headers[CSRF_HEADER];
     if (!cookie || typeof header !== 'string' || !constantTimeEqual(header, cookie)) {
       throw new AppError('Forbidden', 'The CSRF token is missing or wrong: reload the page and try again.');

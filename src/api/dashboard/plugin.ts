@@ -12,7 +12,7 @@ import { createDashboardTeam } from '../../payments/dashboard-team';
 import { createDashboardAudit } from '../../payments/dashboard-audit';
 import { createTwoFactor } from '../../payments/two-factor';
 import dashboardApi from './api';
-import { csrfGuard } from './cookies';
+import { csrfCookieIssuer } from './cookies';
 import devMailboxPage from './dev-mailbox';
 import { securityHeaders } from './headers';
 import { notFound } from '../../domain/errors';
@@ -68,9 +68,10 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
   const mailer = createMailer(config.mail);
   app.addHook('onClose', async () => mailer.close());
 
-  // Encapsulated: the cookie parser and the CSRF guard apply to the dashboard's routes only.
+  // Encapsulated: the cookie parser and the CSRF cookie apply to the dashboard's routes only (the
+  // API's write guard is its own plugin's hook: api.ts).
   await app.register(cookie);
-  app.addHook('onRequest', csrfGuard(new URL(config.http.publicBaseUrl).origin, secureCookies));
+  app.addHook('onRequest', csrfCookieIssuer(secureCookies));
   await app.register(dashboardApi, {
     prefix: '/dashboard/api',
     signInLimited: (subjects, attempt) => withSignInLimits(db, subjects, attempt),
@@ -81,6 +82,7 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     payments: app.payments,
     money: merchantMoney(app.payments.context, mailer),
     publicBaseUrl: config.http.publicBaseUrl,
+    ownOrigin: new URL(config.http.publicBaseUrl).origin,
     now,
     team: createDashboardTeam({ db, mailer, publicBaseUrl: config.http.publicBaseUrl }),
     audit: createDashboardAudit({ db }),
