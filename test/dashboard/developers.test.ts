@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approve, secureOwner, signedUpOwner } from '../support/dashboard';
+import { approve, secureOwner, signedInMember, signedUpOwner, stepUp } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 
@@ -59,6 +59,38 @@ describe('dashboard developers area', () => {
     const bad = await client.call('POST', '/webhook-endpoints', { url: 'ftp://example.com/x' });
     expect(bad.statusCode).toBe(422);
     expect(bad.json()).toMatchObject({ ok: false, error: 'ValidationError', details: [{ path: 'url' }] });
+  });
+
+  it('asks for a step-up before a new webhook endpoint or a key with every scope, as before a rotation', async () => {
+    const { client: owner, merchantId } = await signedUpOwner(ctx.app, mailbox, 'step-up-first@example.com');
+    await approve(ctx.app, merchantId);
+    const { client: admin } = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'step-up-admin@example.com', 'admin');
+    const every = { scopes: ['checkout_sessions:create', 'payment_links:create', 'transactions:read', 'plugin:connect'] };
+    for (const client of [owner, admin]) {
+      for (const [url, body] of [
+        ['/webhook-endpoints', { url: 'http://127.0.0.1:9/not-yet' }],
+        ['/api-keys', every],
+      ] as const) {
+        const refused = await client.call('POST', url, body);
+        expect(refused.statusCode, url).toBe(403);
+        expect(refused.json()).toMatchObject({ ok: false, error: 'Forbidden' });
+        expect(refused.body).not.toMatch(/whsec_|svc_live_/);
+      }
+      // A narrower key does not ask.
+      expect((await client.call('POST', '/api-keys', { scopes: ['transactions:read'] })).statusCode).toBe(201);
+    }
+    expect((await owner.call('GET', '/webhook-endpoints')).json().endpoints).toEqual([]);
+    expect((await owner.call('GET', '/api-keys')).json().keys).toHaveLength(3);
+
+    // The owner with their second factor, the admin with their password: then both may.
+    await secureOwner(owner);
+    await stepUp(admin);
+    for (const client of [owner, admin]) {
+      expect((await client.call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/now' })).statusCode).toBe(201);
+      const issued = await client.call('POST', '/api-keys', every);
+      expect(issued.statusCode).toBe(201);
+      expect(issued.json().key.scopes).toEqual(expect.arrayContaining(every.scopes));
+    }
   });
 
   it('keeps keys and secrets from a viewer', async () => {

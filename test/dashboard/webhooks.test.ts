@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWebhookActivities } from '../../src/activities/webhooks';
 import { verifyWebhook } from '../../src/webhooks/verify';
-import { approve, signedUpOwner } from '../support/dashboard';
+import { approve, secureOwner, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { useMailSink } from '../support/mail';
@@ -40,6 +40,8 @@ const webhookActivities = () =>
 async function approvedOwner(email: string) {
   const owner = await signedUpOwner(ctx.app, mailbox, email);
   const liveKey = await approve(ctx.app, owner.merchantId);
+  // A new endpoint asks for a step-up, and an owner's asks for a second factor.
+  await secureOwner(owner.client);
   return { ...owner, liveKey };
 }
 

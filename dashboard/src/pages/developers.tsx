@@ -261,7 +261,10 @@ function DeveloperArea({ me }: { me: Me }) {
   if (me.merchant.status !== 'approved') return <p>Keys, webhooks and the Security Code are available once your account is approved.</p>;
   return (
     <>
-      <StepUp me={me} what="rotate the live key, roll a signing secret or rotate the Security Code" />
+      <StepUp
+        me={me}
+        what="rotate the live key or the Security Code, add a webhook endpoint, roll its signing secret or create a key with every scope"
+      />
       <ApiKeys />
       <Webhooks />
       <SecurityCode />

@@ -74,7 +74,9 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request, reply) => {
-      const s = await signedIn(request, rolesFor('developers.manage'));
+      // A new endpoint is sent every payment's events, signed with a secret shown in this answer: as
+      // much a secret and as far-reaching as a rolled one.
+      const s = await signedIn(request, rolesFor('developers.manage'), { stepUp: true });
       const { endpoint, secret } = await credentials.addEndpoint(actorOf(request, s), request.body);
       return reply.status(201).send({ ok: true as const, endpoint: viewEndpoint(endpoint), secret });
     },
@@ -186,7 +188,10 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
       },
     },
     async (request, reply) => {
-      const s = await signedIn(request, rolesFor('developers.manage'));
+      // A key with every scope can do all the live key can: it asks who you are again, as rotating
+      // that key does. A narrower key does not.
+      const fullScope = SCOPES.every((scope) => request.body.scopes.includes(scope));
+      const s = await signedIn(request, rolesFor('developers.manage'), { stepUp: fullScope });
       const issued = await credentials.issueRestrictedKey(actorOf(request, s), request.body.scopes);
       return reply.status(201).send({ ok: true as const, apiKey: issued.plaintext, key: viewKey(issued.row) });
     },
