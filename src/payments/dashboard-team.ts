@@ -4,6 +4,7 @@ import { DASHBOARD_USER_EMAIL_INDEX, findDashboardUserByEmail, insertDashboardUs
 import {
   acceptInvitation,
   deleteInvitation,
+  deleteInvitationsBy,
   deleteMember,
   findInvitationByToken,
   findPendingInvitation,
@@ -79,7 +80,21 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
       db.transaction(async (tx) => {
         const member = await changing(tx, actor, userId, null);
         await deleteMember(tx, actor.merchantId, userId);
-        await recordAudit(tx, actor, 'member.removed', userId, { email: member.email, role: member.role });
+        // Their pending invitations go with them: a link they sent must not let someone in on the
+        // authority of a person the merchant no longer trusts.
+        const withdrawn = await deleteInvitationsBy(tx, actor.merchantId, member.email);
+        await recordAudit(tx, actor, 'member.removed', userId, {
+          email: member.email,
+          role: member.role,
+          invitationsWithdrawn: withdrawn.length,
+        });
+        for (const invitation of withdrawn) {
+          await recordAudit(tx, actor, 'invitation.withdrawn', invitation.id, {
+            email: invitation.email,
+            role: invitation.role,
+            reason: 'inviter_removed',
+          });
+        }
         return member;
       }),
 

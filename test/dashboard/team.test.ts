@@ -166,6 +166,38 @@ describe('dashboard team', () => {
     expect(users[0]!.n).toBe(0);
   });
 
+  it('withdraws a removed member’s invitations with them, in the audit log; an older one of a gone inviter is refused too', async () => {
+    const { client: owner, merchantId } = await signedUpOwner(ctx.app, mailbox, 'inv4-owner@example.com', 'Fourth Shop');
+    const admin = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'inv4-admin@example.com', 'admin');
+    const made = await admin.client.call('POST', '/team/invitations', { email: 'inv4-guest@example.com', role: 'admin' });
+    expect(made.statusCode).toBe(201);
+    const token = linkToken((await mailbox.waitFor('inv4-guest@example.com', /invited/)).text);
+    // The owner's own invitation stays.
+    const kept = (await owner.call('POST', '/team/invitations', { email: 'inv4-kept@example.com', role: 'viewer' })).json().invitation;
+
+    expect((await owner.call('DELETE', `/team/${admin.userId}`)).statusCode).toBe(200);
+    const guest = new DashboardClient(ctx.app, '198.51.100.33');
+    expect((await guest.call('POST', '/invitations/preview', { token })).statusCode).toBe(422);
+    expect((await guest.call('POST', '/invitations/accept', { token, password: PASSWORD })).statusCode).toBe(422);
+    const users = await ctx.db.sql`select count(*)::int as n from dashboard_users where email = 'inv4-guest@example.com'`;
+    expect(users[0]!.n).toBe(0);
+    expect((await owner.call('GET', '/team/invitations')).json().invitations.map((i: { id: string }) => i.id)).toEqual([kept.id]);
+    const log = (await owner.call('GET', '/audit-log')).json().entries as { action: string; target: string | null; details: unknown }[];
+    expect(log.find((e) => e.action === 'invitation.withdrawn')).toMatchObject({
+      target: made.json().invitation.id,
+      details: { email: 'inv4-guest@example.com', role: 'admin', reason: 'inviter_removed' },
+    });
+    expect(log.find((e) => e.action === 'member.removed')).toMatchObject({ details: { invitationsWithdrawn: 1 } });
+
+    // An invitation left behind by an inviter removed before this rule: its link finds nothing either.
+    const other = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'inv4-other@example.com', 'admin');
+    await other.client.call('POST', '/team/invitations', { email: 'inv4-late@example.com', role: 'viewer' });
+    const lateToken = linkToken((await mailbox.waitFor('inv4-late@example.com', /invited/)).text);
+    await ctx.db.sql`delete from dashboard_users where id = ${other.userId}`;
+    expect((await guest.call('POST', '/invitations/preview', { token: lateToken })).statusCode).toBe(422);
+    expect((await guest.call('POST', '/invitations/accept', { token: lateToken, password: PASSWORD })).statusCode).toBe(422);
+  });
+
   it('makes no invitation when its mail cannot be sent: 503 to retry, nothing stored, nothing audited', async () => {
     const { client: owner, merchantId } = await signedUpOwner(ctx.app, mailbox, 'inv-nomail@example.com');
     const me = (await owner.call('GET', '/me')).json().user;

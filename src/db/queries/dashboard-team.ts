@@ -96,6 +96,25 @@ export async function deleteInvitation(db: DatabaseOrTransaction, id: string): P
   await db.delete(dashboardInvitations).where(eq(dashboardInvitations.id, id));
 }
 
+/** Withdraws the pending invitations this member of the merchant made; answers them. */
+export async function deleteInvitationsBy(db: DatabaseOrTransaction, merchantId: string, inviterEmail: string): Promise<InvitationRow[]> {
+  return db
+    .delete(dashboardInvitations)
+    .where(
+      and(
+        eq(dashboardInvitations.merchantId, merchantId),
+        eq(dashboardInvitations.invitedByEmail, inviterEmail),
+        isNull(dashboardInvitations.acceptedAt),
+      ),
+    )
+    .returning();
+}
+
+// An invitation speaks for its inviter, so it holds only while they are still a member of the
+// merchant: removal withdraws theirs, and this also covers one left from before that rule.
+const inviterStillMember = sql`exists (select 1 from ${dashboardUsers}
+  where ${dashboardUsers.email} = ${dashboardInvitations.invitedByEmail} and ${dashboardUsers.merchantId} = ${dashboardInvitations.merchantId})`;
+
 /** The unexpired, unaccepted invitation of this token, with its merchant's name. */
 export async function findInvitationByToken(db: DatabaseOrTransaction, tokenHash: string) {
   const [row] = await db
@@ -107,6 +126,7 @@ export async function findInvitationByToken(db: DatabaseOrTransaction, tokenHash
         eq(dashboardInvitations.tokenHash, tokenHash),
         isNull(dashboardInvitations.acceptedAt),
         gt(dashboardInvitations.expiresAt, sql`now()`),
+        inviterStillMember,
       ),
     );
   return row;
@@ -122,6 +142,7 @@ export async function acceptInvitation(db: DatabaseOrTransaction, tokenHash: str
         eq(dashboardInvitations.tokenHash, tokenHash),
         isNull(dashboardInvitations.acceptedAt),
         gt(dashboardInvitations.expiresAt, sql`now()`),
+        inviterStillMember,
       ),
     )
     .returning();
