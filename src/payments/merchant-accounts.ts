@@ -295,6 +295,25 @@ export function createMerchantAccounts({ db, config, mailer, now }: AccountDeps)
       return { sessionsEnded };
     },
 
+    /**
+     * The notice to a person whose account has met the sign-in limit counted across addresses:
+     * written to the mail outbox in the failed attempt's transaction (the limit decides how often).
+     * An address without an account is mailed nothing.
+     */
+    async warnOfSignInGuessing(tx: DatabaseOrTransaction, email: string, ip: string): Promise<void> {
+      const user = await findDashboardUserByEmail(tx, normalizeEmail(email));
+      if (!user) return;
+      await queueNotice(tx, user.merchantId, [user.email], {
+        subject: 'Someone is trying to sign in to your dashboard account',
+        text:
+          `Sign-in to your merchant dashboard account failed many times in the last few minutes, from one or more ` +
+          `addresses (the latest: ${ip}, at ${now().toISOString()}). Sign-in to your account is paused for a while; ` +
+          `nobody was let in.\n\n` +
+          `If this was not you, choose a new password (${dashboardUrl}/forgot-password works meanwhile) and turn on ` +
+          `two-factor authentication on the Account security page.`,
+      });
+    },
+
     /** The person and merchant of an unexpired session, or undefined. */
     session: (token: string): Promise<DashboardSession | undefined> => findSession(db, tokenHash(token)),
   };

@@ -72,12 +72,14 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
   // API's write guard is its own plugin's hook: api.ts).
   await app.register(cookie);
   app.addHook('onRequest', csrfCookieIssuer(secureCookies));
+  const accounts = createMerchantAccounts({ db, config, mailer, now });
   await app.register(dashboardApi, {
     prefix: '/dashboard/api',
-    signInLimited: (subjects, attempt) => withSignInLimits(db, subjects, attempt),
+    signInLimited: (subjects, attempt) =>
+      withSignInLimits(db, subjects, attempt, (tx) => accounts.warnOfSignInGuessing(tx, subjects.email, subjects.ip)),
     resetLimited: (subjects, attempt) => withResetRequestLimits(db, subjects, attempt),
     secureCookies,
-    accounts: createMerchantAccounts({ db, config, mailer, now }),
+    accounts,
     credentials: createMerchantCredentials({ db, config, now }),
     payments: app.payments,
     money: merchantMoney(app.payments.context, mailer),

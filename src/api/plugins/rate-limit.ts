@@ -40,23 +40,41 @@ export async function withCredentialLimits<T>(
 }
 
 // Dashboard sign-in (decisions §14): 5 failures in 15 minutes for one account from one address, and
-// 20 from one address whatever the account. Both count only failures from that address, so someone
-// guessing from elsewhere cannot lock a person out of their own account.
+// 20 from one address whatever the account. Those two count only failures from that address, so
+// someone guessing from elsewhere cannot lock a person out of their own account; but a guesser with
+// many addresses would never meet them. So failures for one account are also counted whatever the
+// address, to a higher bound: past it, sign-in to that account is refused from everywhere for the
+// rest of the window (the price of stopping a spread-out guesser; "forgot password" still works), and
+// the account's person is mailed a notice, once a window.
 export const MAX_SIGN_IN_FAILURES_PER_ACCOUNT = 5;
 export const MAX_SIGN_IN_FAILURES_PER_IP = 20;
+export const MAX_SIGN_IN_FAILURES_PER_ACCOUNT_ANYWHERE = 10;
 
-/** Runs a dashboard sign-in under the limits above; a wrong password (Unauthorized) counts on both. */
+/**
+ * Runs a dashboard sign-in under the limits above; a wrong password (Unauthorized) counts on all
+ * three. When the account's own bound is reached, `warnAccount` writes its notice (in the attempt's
+ * transaction), at most once a window.
+ */
 export async function withSignInLimits<T>(
   db: Database,
   subjects: { email: string; ip: string },
   attempt: (tx: DatabaseOrTransaction) => Promise<T>,
+  warnAccount?: (tx: DatabaseOrTransaction) => Promise<void>,
 ): Promise<T> {
   const ip = subjects.ip.slice(0, SUBJECT_MAX);
+  const email = subjects.email.slice(0, 254);
+  const account: FailureLimit = { dimension: 'dashboard_account_any', subject: email, max: MAX_SIGN_IN_FAILURES_PER_ACCOUNT_ANYWHERE };
   const limits: FailureLimit[] = [
-    { dimension: 'dashboard_account', subject: `${subjects.email.slice(0, 254)} ${ip}`, max: MAX_SIGN_IN_FAILURES_PER_ACCOUNT },
+    { dimension: 'dashboard_account', subject: `${email} ${ip}`, max: MAX_SIGN_IN_FAILURES_PER_ACCOUNT },
     { dimension: 'dashboard_ip', subject: ip, max: MAX_SIGN_IN_FAILURES_PER_IP },
+    account,
   ];
-  return withFailureLimits(db, limits, FAILURE_WINDOW_SECONDS, attempt);
+  const notice = warnAccount && {
+    limit: account,
+    once: { dimension: 'dashboard_sign_in_notice', subject: email, max: 1 } as const,
+    send: warnAccount,
+  };
+  return withFailureLimits(db, limits, FAILURE_WINDOW_SECONDS, attempt, { notice });
 }
 
 // "Forgot password" (issue 28): every request counts, found address or not (each may mail someone),
@@ -104,12 +122,19 @@ export async function checkOperatorToken(
   await withFailureLimits(db, limits, ADMIN_FAILURE_WINDOW_SECONDS, () => Promise.reject(denied()));
 }
 
+/** A notice written when `limit` is reached by a failure, once a window (counted under `once`). */
+interface LimitNotice {
+  limit: FailureLimit;
+  once: FailureLimit;
+  send: (tx: DatabaseOrTransaction) => Promise<void>;
+}
+
 async function withFailureLimits<T>(
   db: Database,
   limits: FailureLimit[],
   windowSeconds: number,
   attempt: (tx: DatabaseOrTransaction) => Promise<T>,
-  { countEvery = false } = {},
+  { countEvery = false, notice }: { countEvery?: boolean; notice?: LimitNotice | undefined } = {},
 ): Promise<T> {
   const outcome = await db.transaction(async (tx): Promise<Outcome<T>> => {
     await lockFailureSubjects(tx, limits);
@@ -125,7 +150,17 @@ async function withFailureLimits<T>(
       return { kind: 'ok', value };
     } catch (error) {
       // Recorded in this transaction, which commits: the failure must count even though it throws.
-      if (error instanceof AppError && error.code === 'Unauthorized') await recordFailures(tx, limits);
+      if (error instanceof AppError && error.code === 'Unauthorized') {
+        await recordFailures(tx, limits);
+        // The notice's subject is the limit's, whose advisory lock this transaction holds: two
+        // failures at once cannot both find no notice in the window.
+        if (notice && (await failureRetryAfter(tx, notice.limit, windowSeconds)) !== null) {
+          if ((await failureRetryAfter(tx, notice.once, windowSeconds)) === null) {
+            await recordFailures(tx, [notice.once]);
+            await notice.send(tx);
+          }
+        }
+      }
       return { kind: 'failed', error };
     }
   });

@@ -10,8 +10,10 @@ export const authFailures = pgTable(
     // 'admin_ip' (admin token) or 'metrics_ip' (metrics token; subject = client address), 'link' (a
     // session opened from a payment link; subject = link id) or 'link_ip' (the same; subject = client address);
     // 'dashboard_ip' (dashboard sign-in; subject = client address) or 'dashboard_account' (the same;
-    // subject = email and client address); 'dashboard_reset_ip' and 'dashboard_reset_account' (every
-    // "forgot password" request, counted the same way).
+    // subject = email and client address); 'dashboard_account_any' (the same; subject = email,
+    // whatever the address) and 'dashboard_sign_in_notice' (its notice to the person; subject = email);
+    // 'dashboard_reset_ip' and 'dashboard_reset_account' (every "forgot password" request, counted the
+    // same way).
     dimension: text('dimension', {
       enum: [
         'merchant',
@@ -22,6 +24,8 @@ export const authFailures = pgTable(
         'link_ip',
         'dashboard_ip',
         'dashboard_account',
+        'dashboard_account_any',
+        'dashboard_sign_in_notice',
         'dashboard_reset_ip',
         'dashboard_reset_account',
       ],
