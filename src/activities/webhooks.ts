@@ -49,6 +49,8 @@ export interface WebhookActivityDeps {
   webhooks: WebhookSettings;
   now: () => Date;
   log?: BusinessLog;
+  /** The POST of one attempt (default postWebhook): tests put a worker's death at the attempt's edges through it. */
+  post?: typeof postWebhook;
 }
 
 export interface EmittedEvent {
@@ -94,7 +96,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
  * payment event with the session it was made from, and the first attempts with the rows the event's
  * write already holds, so neither is read again.
  */
-export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks, now, log = silentBusinessLog }: WebhookActivityDeps) {
+export function createWebhookEvents({
+  db,
+  secretsKey,
+  allowPrivateUrls,
+  webhooks,
+  now,
+  log = silentBusinessLog,
+  post = postWebhook,
+}: WebhookActivityDeps) {
   /** `endpoint` is the delivery's endpoint as its attempt read it (null when deleted, or when another secret signs). */
   async function secretFor(
     delivery: DeliveryRow,
@@ -318,7 +328,7 @@ export function createWebhookEvents({ db, secretsKey, allowPrivateUrls, webhooks
     const secret = await secretFor(delivery, endpoint, merchantSecret);
     const t = Math.floor(now().getTime() / 1000);
     const attemptId = begun ?? (await beginAttempt(db, delivery.id));
-    const result = await postWebhook({
+    const result = await post({
       url: delivery.url,
       body: event.body,
       timeoutMs: webhooks.timeoutMs,

@@ -46,7 +46,10 @@ export interface RetrySchedule {
   maxIntervalSeconds: number;
 }
 
-/** An attempt's limit (the delivery activity's startToCloseTimeout): an attempt logged and unfinished past it died with its worker. */
+/**
+ * An attempt's limit (the startToCloseTimeout of every activity that makes one, the POST's 10 s
+ * inside it): an attempt logged and unfinished past it died with its worker.
+ */
 const ATTEMPT_LIMIT_MS = 30_000;
 
 /**
@@ -185,28 +188,48 @@ export async function sendTestEvent(
 }
 
 /**
- * A delivery no attempt reached within this long was orphaned: every path that writes one attempts it
- * at once (the payment's run, a delivery workflow), so only a crash between the write and the first
- * attempt leaves it so — for example a worker killed after a transition wrote its event, whose retried
- * task then took another path. Five minutes: far past any first attempt, short against the 72 h window.
+ * How long past the moment something would have attempted a delivery before the sweep takes it
+ * (listOrphanedDeliveries): for one never attempted, from its write (every path that writes one
+ * attempts it at once, so only a crash between the write and the first attempt leaves it so); for
+ * one whose last attempt was interrupted, from when the run that owned it would have retried it at
+ * the latest (a worker killed mid-attempt, whose run then took another path). Five minutes: far past
+ * any replay or retry of a live run, short against the 72 h window.
  */
 export const ORPHANED_AFTER_SECONDS = 300;
 
 /**
- * Issue 26 item 11: every stored event is delivered or visibly failed. An orphaned delivery gets its
- * own run of the retry schedule (workflow id `<delivery id>-orphan`, so several API processes sweeping
- * at once start it once); the schedule ends it `succeeded` or `failed`.
+ * Every stored event is delivered or visibly failed: an orphaned delivery gets its own run of the
+ * retry schedule, whose first attempt is at once (an interrupted attempt's POST may or may not have
+ * reached the receiver; at least once means sending it again). The workflow id names the delivery
+ * and how many attempts it had (`<delivery id>-orphan`, then `-orphan-<n>`), so several API processes
+ * sweeping at once start it once, and a delivery orphaned again later gets a run of its own.
+ *
+ * Why this never sets a second schedule going beside a live one: an interrupted attempt is taken
+ * only once it is older than any live attempt can be (ATTEMPT_LIMIT_MS), plus the interval after
+ * which its own run would have retried it, plus ORPHANED_AFTER_SECONDS, with no newer attempt in
+ * the log. A run that still owns it writes that newer attempt well before: a replay runs the dead
+ * worker's local activity again as soon as another worker takes the task, and Temporal retries a
+ * durable attempt at its timeout plus that interval. Only if no worker ran at all for that long could
+ * the owning run's retry come after this run started; the two would then attempt side by side,
+ * each logged, until one succeeds, after which neither sends again.
  */
 export async function sweepOrphanedDeliveries(
   ctx: PaymentContext,
   olderThanSeconds = ORPHANED_AFTER_SECONDS,
 ): Promise<{ started: number }> {
+  const { webhooks } = ctx.config;
+  const orphans = await listOrphanedDeliveries(ctx.db, {
+    olderThanSeconds,
+    limitSeconds: ATTEMPT_LIMIT_MS / 1000,
+    schedule: { baseSeconds: webhooks.retryBaseSeconds, maxIntervalSeconds: webhooks.retryMaxIntervalSeconds },
+    limit: 100,
+  });
   let started = 0;
-  for (const { id: deliveryId, merchantId } of await listOrphanedDeliveries(ctx.db, olderThanSeconds, 100)) {
+  for (const { id: deliveryId, merchantId, attemptCount } of orphans) {
     try {
       await startPaymentWorkflow(ctx, {
         workflowType: WEBHOOK_DELIVERY_WORKFLOW,
-        workflowId: `${deliveryId}-orphan`,
+        workflowId: attemptCount === 0 ? `${deliveryId}-orphan` : `${deliveryId}-orphan-${attemptCount}`,
         args: [deliveryInput(ctx, deliveryId)],
         searchAttributes: merchantAttributes(merchantId),
       });

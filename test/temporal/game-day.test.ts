@@ -4,6 +4,7 @@ import { balanceOf } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { envFor, killHard, startEntryPoint } from '../support/processes';
+import { startReceiver } from '../support/receiver';
 import { merchantWithFreshWallet, openSession, ownTreasury, unbalancedPostings } from '../payouts/support';
 
 // Issue 12 item 8, the reliability game day with payouts: 200 payments opened and paid through the
@@ -13,7 +14,8 @@ import { merchantWithFreshWallet, openSession, ownTreasury, unbalancedPostings }
 // payout's plan, signature, broadcast or confirmation, a delivery.
 // Afterwards every payment is completed once, every merchant share and commission was paid exactly
 // once (the wallets' balances are the exact sums), payment.settled was written once per payment,
-// the ledger balances, and reconciliation finds nothing. None may fail: the sandbox's transfers
+// the ledger balances, and reconciliation finds nothing. Every event reached the merchant's endpoint
+// and every delivery ended succeeded or failed, none left pending by a kill mid-attempt. None may fail: the sandbox's transfers
 // failed under this load once (its sender lost nonce races to another file's sandbox, now retried);
 // should one fail again, the run first checks it moved nothing, then says so.
 
@@ -23,13 +25,16 @@ const KILL_PAUSE_MS = 2_000;
 const CONCURRENCY = 8;
 
 const own = ownTreasury();
-const ctx = useTestApp(own.overrides, { listen: true, sandbox: true });
+// Retries a second apart: a delivery a kill interrupted is attempted again within the run's minutes.
+const ctx = useTestApp({ ...own.overrides, WEBHOOK_RETRY_BASE_SECONDS: '1' }, { listen: true, sandbox: true });
 const chain = own.chain;
 const token = chain.tokens.polygon.USDC;
 
 const workers: ChildProcess[] = [];
+let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
 afterAll(async () => {
   for (const w of workers) await killHard(w);
+  await receiver?.close();
 });
 const startWorker = async () => {
   const { child } = await startEntryPoint('worker.ts', envFor(ctx.config), /worker: polling/);
@@ -41,6 +46,14 @@ describe('game day: payments and payouts while workers die', () => {
   it(`pays ${PAYMENTS} payments and their payouts exactly once through ${KILLS} worker kills; reconciliation is clean`, async () => {
     const alive = [await startWorker(), await startWorker()];
     const m = await merchantWithFreshWallet(ctx, 150);
+    receiver = await startReceiver();
+    const endpoint = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/webhook-endpoints`,
+      headers: adminHeaders,
+      payload: { url: `${receiver.url}/hooks` },
+    });
+    expect(endpoint.statusCode).toBe(201);
     const treasuryBefore = await balanceOf(chain, token, own.treasury);
     const started = performance.now();
     const ids: string[] = [];
@@ -152,6 +165,28 @@ describe('game day: payments and payouts while workers die', () => {
       'payment.settled for every completed payment',
     );
     expect(settled).toEqual({ n: done, d: done });
+
+    // Every event delivered or visibly failed. The API's sweep runs as it does every round, with a
+    // grace of seconds rather than minutes: both workers are alive now, so a run that still owns an
+    // interrupted delivery retries it within the schedule's bound, which the sweep always waits out.
+    const openDeliveries = () =>
+      ctx.db.sql`select d.id, e.type, d.attempt_count from webhook_deliveries d join events e on e.id = d.event_id
+        where e.payment_id in ${allIds} and d.status = 'pending'`;
+    await eventually(
+      async () => {
+        await ctx.app.payments.sweepOrphanedDeliveries(20);
+        return openDeliveries();
+      },
+      (rows) => rows.length === 0,
+      240_000,
+      'every delivery succeeded or failed',
+    );
+    const written = await ctx.db.sql`select id, type from events where payment_id in ${allIds}`;
+    const seen = new Set(receiver.received.map((d) => d.headers['svc-event-id']));
+    expect(
+      written.filter((e) => !seen.has(e.id as string)),
+      'events the receiver never saw',
+    ).toEqual([]);
 
     expect(await unbalancedPostings(ctx)).toEqual([]);
     const reconciliation = await ctx.app.inject({ method: 'GET', url: '/admin/v1/reconciliation', headers: adminHeaders });

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { events, merchantEventSeqs, merchants, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema';
 import { placeholderValue, preparedFor } from './prepared';
@@ -385,28 +385,53 @@ export async function finishAttempt(
 }
 
 /**
- * Deliveries written as pending that no attempt has reached for `olderThanSeconds`: whatever was to
- * post them (the payment's run, a delivery workflow) died between writing them and the first attempt,
- * whose every path is immediate. Oldest first.
+ * Pending deliveries nothing is going to attempt, oldest first: whatever was to post them (the
+ * payment's run, a delivery workflow) died and no run took them up again. Two kinds:
+ * - no attempt reached for `olderThanSeconds`: every path that writes one attempts it at once;
+ * - the last attempt interrupted (begun, its outcome never written: the worker died mid-attempt)
+ *   and begun longer ago than `limitSeconds` (an attempt's bound) plus the interval the retry
+ *   schedule waits after it plus `olderThanSeconds`. Whatever retries an interrupted attempt does so
+ *   by then: the run that made it replays the local activity at once, and Temporal retries a durable
+ *   attempt at its start-to-close timeout plus that interval (the log's count of attempts, resends
+ *   included, only lengthens it). A live attempt is younger than its bound, so it is never taken.
  */
 export async function listOrphanedDeliveries(
   db: DatabaseOrTransaction,
-  olderThanSeconds: number,
-  limit: number,
-): Promise<{ id: string; merchantId: string | null }[]> {
+  input: { olderThanSeconds: number; limitSeconds: number; schedule: { baseSeconds: number; maxIntervalSeconds: number }; limit: number },
+): Promise<{ id: string; merchantId: string | null; attemptCount: number }[]> {
+  const { olderThanSeconds, limitSeconds, schedule } = input;
+  const last = db
+    .select({ attemptedAt: webhookAttempts.attemptedAt, statusCode: webhookAttempts.statusCode, error: webhookAttempts.error })
+    .from(webhookAttempts)
+    .where(eq(webhookAttempts.deliveryId, webhookDeliveries.id))
+    .orderBy(desc(webhookAttempts.attemptedAt), desc(webhookAttempts.id))
+    .limit(1)
+    .as('last');
+  // The wait after the n-th attempt: base·2^(n−1), at most the maximum (webhook-deliveries.ts, nextAttemptAt).
+  const interval = sql`least(${schedule.baseSeconds}::float8 * power(2, greatest(${webhookDeliveries.attemptCount}, 1) - 1), ${schedule.maxIntervalSeconds}::float8)`;
   return db
-    .select({ id: webhookDeliveries.id, merchantId: events.merchantId })
+    .select({ id: webhookDeliveries.id, merchantId: events.merchantId, attemptCount: webhookDeliveries.attemptCount })
     .from(webhookDeliveries)
     .leftJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .leftJoinLateral(last, sql`true`)
     .where(
       and(
         eq(webhookDeliveries.status, 'pending'),
-        eq(webhookDeliveries.attemptCount, 0),
-        lt(webhookDeliveries.createdAt, sql`now() - make_interval(secs => ${olderThanSeconds})`),
+        or(
+          and(
+            eq(webhookDeliveries.attemptCount, 0),
+            lt(webhookDeliveries.createdAt, sql`now() - make_interval(secs => ${olderThanSeconds})`),
+          ),
+          and(
+            isNull(last.statusCode),
+            eq(last.error, INTERRUPTED_ATTEMPT),
+            lt(last.attemptedAt, sql`now() - make_interval(secs => ${limitSeconds}::float8 + ${interval} + ${olderThanSeconds}::float8)`),
+          ),
+        ),
       ),
     )
     .orderBy(asc(webhookDeliveries.createdAt))
-    .limit(limit);
+    .limit(input.limit);
 }
 
 export async function setDeliveryStatus(db: DatabaseOrTransaction, id: string, status: DeliveryRow['status']): Promise<void> {
