@@ -20,6 +20,7 @@ import {
   spendEmailTokens,
   useEmailToken,
 } from '../db/queries/dashboard';
+import { failureRetryAfter, lockFailureSubjects, recordFailures, type FailureLimit } from '../db/queries/auth-failures';
 import { AppError } from '../domain/errors';
 import { randomBase62 } from '../domain/ids';
 import { violatedUniqueConstraint } from '../domain/sql-errors';
@@ -33,6 +34,9 @@ import { checkSecondFactor } from './two-factor';
 // their email address, and sign in to a server-side session. Passwords are argon2id hashes
 // (@node-rs/argon2's defaults: 19 MiB, 2 passes, OWASP's recommended minimum); session and email
 // tokens are 256-bit random values stored as SHA-256 hashes.
+
+/** A repeated sign-up of an address that has an account mails its person at most once in this window. */
+export const SIGN_UP_NOTICE_WINDOW_SECONDS = 24 * 3600;
 
 /** A session lasts this long from sign-in, then the person signs in again. */
 export const SESSION_TTL_SECONDS = 12 * 3600;
@@ -80,6 +84,16 @@ export function createMerchantAccounts({ db, config, mailer, now }: AccountDeps)
     );
   }
 
+  /** Whether the "already has an account" notice may go to `email` now; if so, it is counted as sent. */
+  const signUpNoticeDue = (email: string): Promise<boolean> =>
+    db.transaction(async (tx) => {
+      const once: FailureLimit = { dimension: 'dashboard_signup_notice', subject: email.slice(0, 254), max: 1 };
+      await lockFailureSubjects(tx, [once]);
+      if ((await failureRetryAfter(tx, once, SIGN_UP_NOTICE_WINDOW_SECONDS)) !== null) return false;
+      await recordFailures(tx, [once]);
+      return true;
+    });
+
   /** The security notice of a changed password, to the person's own address, in the change's transaction. */
   const passwordNotice = (tx: DatabaseOrTransaction, person: { merchantId: string; email: string }, how: string, ip: string) =>
     queueNotice(tx, person.merchantId, [person.email], {
@@ -99,12 +113,16 @@ export function createMerchantAccounts({ db, config, mailer, now }: AccountDeps)
       if (!config.mail.smtpUrl) throw new AppError('Unavailable', 'Sign-up needs mail, and no SMTP_URL is configured.');
       const email = normalizeEmail(input.email);
       const passwordHash = await argon2Hash(input.password);
-      const alreadyThere = () =>
-        mailer.send(
+      // Anyone can sign up with someone else's address: repeated, the notice would be a way to flood
+      // that person's inbox from our server. One a window tells them all they need.
+      const alreadyThere = async () => {
+        if (!(await signUpNoticeDue(email))) return;
+        await mailer.send(
           email,
           'Someone tried to sign up with your email address',
           `Your email address already has a merchant dashboard account. Sign in at ${dashboardUrl}/sign-in.\n\nIf this was not you, you need do nothing.`,
         );
+      };
       const existing = await findDashboardUserByEmail(db, email);
       if (existing) return alreadyThere();
       const user = await db

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { MerchantAccounts } from '../../payments/merchant-accounts';
+import { normalizeEmail, type MerchantAccounts } from '../../payments/merchant-accounts';
 import { SESSION_COOKIE, cookieOptions, issueCsrfCookie } from './cookies';
 import { can, rolesFor } from '../../domain/dashboard-roles';
 import { actorOf, hide, ok, type SignedIn } from './guard';
@@ -31,6 +31,8 @@ export interface AccountRoutesOptions {
     subjects: { email: string; ip: string },
     attempt: (tx: Parameters<MerchantAccounts['forgotPassword']>[0]) => Promise<T>,
   ) => Promise<T>;
+  /** Counts a sign-up request under its limits (plugins/rate-limit.ts), or refuses it with 429. */
+  signUpLimited: (subjects: { email: string; ip: string }) => Promise<void>;
   accounts: MerchantAccounts;
   signedIn: SignedIn;
   secureCookies: boolean;
@@ -38,7 +40,7 @@ export interface AccountRoutesOptions {
 
 const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (
   app,
-  { signInLimited, resetLimited, accounts, signedIn, secureCookies },
+  { signInLimited, resetLimited, signUpLimited, accounts, signedIn, secureCookies },
 ) => {
   const clearSession = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, cookieOptions(secureCookies, 'session'));
 
@@ -56,6 +58,8 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (
       },
     },
     async (request, reply) => {
+      // Before anything is hashed, stored or mailed.
+      await signUpLimited({ email: normalizeEmail(request.body.email), ip: request.ip });
       await accounts.signUp(request.body);
       return reply.status(201).send({ ok: true as const });
     },

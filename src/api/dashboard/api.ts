@@ -41,6 +41,7 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
   {
     signInLimited,
     resetLimited,
+    signUpLimited,
     accounts,
     credentials,
     payments,
@@ -57,7 +58,7 @@ const dashboardApi: FastifyPluginAsyncZod<DashboardApiOptions> = async (
   // First, and in this plugin: every route registered below has the guard, however its path is written.
   app.addHook('onRequest', csrfWriteGuard(ownOrigin));
   const signedIn = dashboardGuard(accounts);
-  await app.register(accountRoutes, { signInLimited, resetLimited, accounts, signedIn, secureCookies });
+  await app.register(accountRoutes, { signInLimited, resetLimited, signUpLimited, accounts, signedIn, secureCookies });
   await app.register(developerRoutes, { credentials, payments, audit, signedIn });
   await app.register(teamRoutes, { team, signedIn });
   await app.register(auditRoutes, { audit, signedIn });

@@ -18,7 +18,7 @@ import { securityHeaders } from './headers';
 import { notFound } from '../../domain/errors';
 import { html } from '../../domain/html';
 import { PROJECT_ROOT } from '../../project-root';
-import { withResetRequestLimits, withSignInLimits } from '../plugins/rate-limit';
+import { countSignUp, withResetRequestLimits, withSignInLimits } from '../plugins/rate-limit';
 import { merchantMoney } from '../../payments/merchant-money';
 
 // The merchant dashboard (decisions §14) at /dashboard/: the files Vite built from dashboard/
@@ -78,6 +78,7 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     signInLimited: (subjects, attempt) =>
       withSignInLimits(db, subjects, attempt, (tx) => accounts.warnOfSignInGuessing(tx, subjects.email, subjects.ip)),
     resetLimited: (subjects, attempt) => withResetRequestLimits(db, subjects, attempt),
+    signUpLimited: (subjects) => countSignUp(db, subjects),
     secureCookies,
     accounts,
     credentials: createMerchantCredentials({ db, config, now }),

@@ -95,6 +95,22 @@ export async function withResetRequestLimits<T>(
   return withFailureLimits(db, limits, FAILURE_WINDOW_SECONDS, attempt, { countEvery: true });
 }
 
+// Dashboard sign-up: every request counts (each mails someone, at an address the caller chose, and may
+// open a merchant): 10 an hour from one client address, and 3 an hour for one email address, found
+// or not, so the 429 says nothing about who has an account.
+export const SIGN_UP_WINDOW_SECONDS = 3600;
+export const MAX_SIGN_UPS_PER_IP = 10;
+export const MAX_SIGN_UPS_PER_EMAIL = 3;
+
+/** Counts one sign-up request, or refuses it with 429 RateLimited while either subject is at its limit. */
+export async function countSignUp(db: Database, subjects: { email: string; ip: string }): Promise<void> {
+  const limits: FailureLimit[] = [
+    { dimension: 'dashboard_signup_ip', subject: subjects.ip.slice(0, SUBJECT_MAX), max: MAX_SIGN_UPS_PER_IP },
+    { dimension: 'dashboard_signup_email', subject: subjects.email.slice(0, 254), max: MAX_SIGN_UPS_PER_EMAIL },
+  ];
+  await withFailureLimits(db, limits, SIGN_UP_WINDOW_SECONDS, async () => undefined, { countEvery: true });
+}
+
 /** The operator's bearer tokens, each limited on its own count of failures per client address. */
 export type OperatorToken = 'admin' | 'metrics';
 const OPERATOR_DIMENSION = { admin: 'admin_ip', metrics: 'metrics_ip' } as const satisfies Record<OperatorToken, FailureLimit['dimension']>;

@@ -13,7 +13,9 @@ export const authFailures = pgTable(
     // subject = email and client address); 'dashboard_account_any' (the same; subject = email,
     // whatever the address) and 'dashboard_sign_in_notice' (its notice to the person; subject = email);
     // 'dashboard_reset_ip' and 'dashboard_reset_account' (every "forgot password" request, counted the
-    // same way).
+    // same way); 'dashboard_signup_ip' and 'dashboard_signup_email' (every sign-up request; subject =
+    // client address, email) and 'dashboard_signup_notice' (the notice to an address that already has
+    // an account; subject = email).
     dimension: text('dimension', {
       enum: [
         'merchant',
@@ -28,6 +30,9 @@ export const authFailures = pgTable(
         'dashboard_sign_in_notice',
         'dashboard_reset_ip',
         'dashboard_reset_account',
+        'dashboard_signup_ip',
+        'dashboard_signup_email',
+        'dashboard_signup_notice',
       ],
     }).notNull(),
     subject: text('subject').notNull(),

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_SIGN_UPS_PER_EMAIL, MAX_SIGN_UPS_PER_IP } from '../../src/api/plugins/rate-limit';
+import { DashboardClient, PASSWORD, signedUpOwner } from '../support/dashboard';
+import { useTestApp } from '../support/harness';
+import { useMailSink } from '../support/mail';
+
+// Sign-up mails whatever address the caller types: limited per client address and per email address
+// (every request counts), and an address that already has an account hears of it once a window.
+describe('dashboard sign-up limits', () => {
+  const mailbox = useMailSink();
+  const ctx = useTestApp(mailbox.env);
+  const signUp = (ip: string, email: string) =>
+    new DashboardClient(ctx.app, ip).call('POST', '/sign-up', { businessName: 'Spam Shop', email, password: PASSWORD });
+  const mailsTo = (to: string, subject: RegExp) => mailbox.messages().filter((m) => m.to.includes(to) && subject.test(m.subject));
+  const settle = () => new Promise((r) => setTimeout(r, 300));
+
+  it('limits sign-ups from one client address: 429 RateLimited with Retry-After, nothing made or mailed', async () => {
+    for (let i = 0; i < MAX_SIGN_UPS_PER_IP; i++) expect((await signUp('198.51.100.5', `fresh${i}@example.com`)).statusCode).toBe(201);
+    const refused = await signUp('198.51.100.5', 'one-too-many@example.com');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toEqual({ ok: false, error: 'RateLimited', message: expect.any(String), requestId: expect.any(String) });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    await settle();
+    expect(mailsTo('one-too-many@example.com', /./)).toEqual([]);
+    expect(await ctx.db.sql`select 1 from dashboard_users where email = 'one-too-many@example.com'`).toEqual([]);
+    // Another client address is not held up by it.
+    expect((await signUp('198.51.100.6', 'elsewhere@example.com')).statusCode).toBe(201);
+  });
+
+  it('limits sign-ups of one email address from any number of client addresses', async () => {
+    for (let i = 0; i < MAX_SIGN_UPS_PER_EMAIL; i++)
+      expect((await signUp(`198.51.101.${i + 1}`, 'target@example.com')).statusCode).toBe(201);
+    const refused = await signUp('198.51.101.99', 'Target@Example.com');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().error).toBe('RateLimited');
+    await settle();
+    // One verification, and one notice for the repeats however many there were.
+    expect(mailsTo('target@example.com', /Confirm your email/)).toHaveLength(1);
+    expect(mailsTo('target@example.com', /tried to sign up/)).toHaveLength(1);
+  });
+
+  it('mails an existing account at most one notice a window, and answers each repeat alike', async () => {
+    await signedUpOwner(ctx.app, mailbox, 'existing@example.com');
+    for (const ip of ['198.51.102.1', '198.51.102.2']) {
+      const res = await signUp(ip, 'existing@example.com');
+      expect(res.statusCode).toBe(201);
+      expect(res.json()).toEqual({ ok: true });
+    }
+    await mailbox.waitFor('existing@example.com', /tried to sign up/);
+    await settle();
+    expect(mailsTo('existing@example.com', /tried to sign up/)).toHaveLength(1);
+  });
+});
