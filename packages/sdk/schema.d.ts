@@ -896,6 +896,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/treasury/fundings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record an operator's funding of a treasury (stablecoin, or native coin for gas) from its transaction
+         * @description The transaction is read from the chain: every transfer of a configured token to the treasury, and its native value when sent to the treasury, once it has the network’s confirmations. Recording the same transaction again changes nothing. Transfers from the platform’s own deposit addresses and transactions the platform sent are refused (409).
+         */
+        post: operations["postAdminTreasuryFundings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/merchants/{id}/settlements.csv": {
         parameters: {
             query?: never;
@@ -7307,6 +7327,182 @@ export interface operations {
             };
             /** @description Missing, unknown, revoked or retired credentials. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal unreachable: nothing was done, retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminTreasuryFundings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "network": "polygon",
+                 *       "transactionHash": "0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c"
+                 *     }
+                 */
+                "application/json": {
+                    network: string;
+                    /** @description 0x and 64 hexadecimal digits */
+                    transactionHash: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "fundings": [
+                     *         {
+                     *           "network": "polygon",
+                     *           "asset": "USDC",
+                     *           "amount": "12500000",
+                     *           "from": "0x1aD91ee08f21bE3dE0BA2ba6918E714dA6B45836",
+                     *           "transactionHash": "0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c",
+                     *           "logIndex": 3,
+                     *           "recordedNow": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        fundings: {
+                            network: string;
+                            /** @description USDC, USDT, or `native` for the coin that pays gas */
+                            asset: string;
+                            /**
+                             * @description Micro units of a stablecoin, wei of the native coin
+                             * @example 12500000
+                             */
+                            amount: string;
+                            from: string;
+                            transactionHash: string;
+                            /** @description The token transfer's log; null for the transaction's native value */
+                            logIndex: number | null;
+                            /** @description False when an earlier call recorded it already */
+                            recordedNow: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "fundings": [
+                     *         {
+                     *           "network": "polygon",
+                     *           "asset": "USDC",
+                     *           "amount": "12500000",
+                     *           "from": "0x1aD91ee08f21bE3dE0BA2ba6918E714dA6B45836",
+                     *           "transactionHash": "0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c",
+                     *           "logIndex": 3,
+                     *           "recordedNow": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        fundings: {
+                            network: string;
+                            /** @description USDC, USDT, or `native` for the coin that pays gas */
+                            asset: string;
+                            /**
+                             * @description Micro units of a stablecoin, wei of the native coin
+                             * @example 12500000
+                             */
+                            amount: string;
+                            from: string;
+                            transactionHash: string;
+                            /** @description The token transfer's log; null for the transaction's native value */
+                            logIndex: number | null;
+                            /** @description False when an earlier call recorded it already */
+                            recordedNow: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or retired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The state does not allow it, or an Idempotency-Key conflict. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit (64 KiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

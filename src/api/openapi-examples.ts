@@ -135,6 +135,7 @@ const VALUES: Record<string, unknown> = {
   blockNumber: '65012345',
   head: '65012400',
   logIndex: 3,
+  recordedNow: true,
   confirmations: '55',
   orderStatus: 'processing',
   externalTransactionId: 'sbx_pay_7f3a9c',

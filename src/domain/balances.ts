@@ -1,4 +1,4 @@
-import { balanced, ledgerAccount, NATIVE_ASSET, type Posting } from './ledger';
+import { balanced, ledgerAccount, type Posting } from './ledger';
 import { formatCryptoAmount as amountText } from './money';
 
 // Merchant balances and their movements (docs/settlement.md): which account a merchant's money is in,
@@ -240,27 +240,6 @@ export function treasuryFunded(input: Place & { fundingId: string; treasury: str
     lines: [
       { account: ledgerAccount.treasury(input.treasury), amount: input.amount },
       { account: balanceAccount.platformFunding, amount: -input.amount },
-    ],
-  });
-}
-
-/** The gas a treasury transaction cost (sweep, payout, refund), in the native coin. */
-export function treasuryGasSpent(input: {
-  network: string;
-  transactionId: string;
-  treasury: string;
-  txHash: string;
-  feeWei: bigint;
-}): Posting {
-  return balanced({
-    postingId: `fee:${input.transactionId}:${input.txHash.toLowerCase()}`,
-    network: input.network,
-    asset: NATIVE_ASSET,
-    paymentId: null,
-    txHash: input.txHash,
-    lines: [
-      { account: ledgerAccount.gasExpense, amount: input.feeWei },
-      { account: ledgerAccount.treasury(input.treasury), amount: -input.feeWei },
     ],
   });
 }

@@ -25,6 +25,7 @@ import { merchantPayments } from './merchant-payments';
 import { merchantPaymentDetail } from './payment-detail';
 import { merchantLinks } from './merchant-links';
 import { reconcile } from './reconciliation';
+import { recordTreasuryFunding } from './treasury-fundings';
 import { deliveryReads } from './webhook-deliveries';
 import { findOwnSite } from './plugin-credentials';
 import { merchantEvents } from './merchant-events';
@@ -99,7 +100,9 @@ export function createPaymentService(ctx: PaymentContext) {
     admin: adminLookups(ctx),
     pages: hostedPageReads(ctx),
     merchants: adminMerchants(ctx),
-    reconcile: () => reconcile(ctx.db, ctx.config.chains),
+    reconcile: () => reconcile(ctx.db, ctx.config.chains, ctx.treasuryAddress ?? null),
+    /** An operator's funding of a treasury from outside, recorded from its transaction (docs/settlement.md). */
+    recordTreasuryFunding: (input: { network: string; transactionHash: string }) => recordTreasuryFunding(ctx, input),
     deliveries: deliveryReads(ctx),
     /** A merchant's own payments: the dashboard's list and its CSV (issue 29). */
     merchantPayments: merchantPayments(ctx),

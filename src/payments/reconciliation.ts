@@ -3,9 +3,9 @@ import { onChainBalance } from '../chains/balances';
 import { createChainClient, type ChainClient } from '../chains/clients';
 import type { ChainSettings } from '../config';
 import type { DatabaseOrTransaction } from '../db/client';
-import { ledgerBalances } from '../db/queries/ledger';
+import { ledgerBalances, type AccountBalance } from '../db/queries/ledger';
 import { transactionsBesideLedger } from '../db/queries/reconciliation';
-import { NATIVE_ASSET } from '../domain/ledger';
+import { ledgerAccount, NATIVE_ASSET } from '../domain/ledger';
 
 // Decisions §11: the ledger compared with the chain (the balance of every deposit address and of the
 // treasury the ledger has postings for) and with the transactions table. Every difference is named;
@@ -19,10 +19,10 @@ export interface Difference {
   note: string;
 }
 
-export async function reconcile(db: DatabaseOrTransaction, chains: ChainSettings): Promise<Difference[]> {
+export async function reconcile(db: DatabaseOrTransaction, chains: ChainSettings, treasury: string | null = null): Promise<Difference[]> {
   const clients = new Map<string, ChainClient>(chains.networks.map((n) => [n.network, createChainClient(n)]));
   const differences: Difference[] = [];
-  const held = [...(await ledgerBalances(db, 'deposit:')), ...(await ledgerBalances(db, 'treasury:'))];
+  const held = [...(await ledgerBalances(db, 'deposit:')), ...withEveryTreasury(await ledgerBalances(db, 'treasury:'), chains, treasury)];
   for (const b of held) {
     if (b.account.startsWith('treasury:') && b.asset === NATIVE_ASSET) continue;
     const address = b.account.slice(b.account.indexOf(':') + 1) as Address;
@@ -71,4 +71,22 @@ export async function reconcile(db: DatabaseOrTransaction, chains: ChainSettings
     }
   }
   return differences;
+}
+
+/**
+ * The treasury's balance of every configured token on every network, 0 where the ledger has no line:
+ * money that reaches a treasury the ledger has never posted to (an operator's funding not recorded)
+ * is a difference too.
+ */
+function withEveryTreasury(balances: AccountBalance[], chains: ChainSettings, treasury: string | null): AccountBalance[] {
+  if (!treasury) return balances;
+  const account = ledgerAccount.treasury(treasury);
+  const missing = chains.networks.flatMap((n) =>
+    (Object.entries(n.tokens) as [string, string | null][])
+      .filter(
+        ([asset, token]) => token !== null && !balances.some((b) => b.account === account && b.asset === asset && b.network === n.network),
+      )
+      .map(([asset]) => ({ account, asset, network: n.network, balance: 0n })),
+  );
+  return [...balances, ...missing];
 }

@@ -28,4 +28,5 @@ export const GROUPS: Record<string, string> = {
   exceptions: 'money off the happy path: list the queue, accept, refund',
   payouts: 'payouts that failed: list them with their reasons, retry one',
   reconcile: 'the ledger against the chain and the transactions table',
+  treasury: 'record an operator’s funding of a treasury',
 };

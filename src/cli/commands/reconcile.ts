@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { defineCommand, type OpsCommand } from '../command';
+import { arg, defineCommand, type OpsCommand } from '../command';
 
-// Decisions §11: `npm run ops -- reconcile`, the ledger against the chain and the transactions table
-// through GET /admin/v1/reconciliation; each difference printed, exit 1 when there is any.
+// `npm run ops -- reconcile`, the ledger against the chain and the transactions table through
+// GET /admin/v1/reconciliation; each difference printed, exit 1 when there is any. `treasury fund`
+// records money an operator put into a treasury, so that it is not a difference (docs/settlement.md).
 
 const reconciliationView = z.object({
   differences: z.array(z.object({ account: z.string(), expected: z.string(), actual: z.string(), note: z.string() })),
@@ -19,5 +20,26 @@ export const RECONCILE_COMMANDS: readonly OpsCommand[] = [
       `${differences.length} difference${differences.length === 1 ? '' : 's'}`,
     ],
     exitCode: ({ differences }) => (differences.length > 0 ? 1 : 0),
+  }),
+  defineCommand({
+    name: 'treasury fund',
+    args: [
+      { name: 'network', description: 'the network the transaction is on (polygon, base, …)' },
+      { name: 'transactionHash', description: 'the transaction that sent stablecoin or native coin to the treasury' },
+    ],
+    summary: 'Record money put into a treasury from outside (stablecoin, or native coin for gas), read from its transaction.',
+    request: (input) => ({
+      method: 'POST',
+      path: '/treasury/fundings',
+      body: { network: arg(input, 'network'), transactionHash: arg(input, 'transactionHash') },
+    }),
+    response: z.object({
+      fundings: z.array(z.object({ asset: z.string(), amount: z.string(), from: z.string(), recordedNow: z.boolean() })),
+    }),
+    render: ({ fundings }) =>
+      fundings.map(
+        (f) =>
+          `${f.recordedNow ? 'recorded' : 'already recorded'}: ${f.amount} ${f.asset === 'native' ? 'wei' : `micro ${f.asset}`} from ${f.from}`,
+      ),
   }),
 ];

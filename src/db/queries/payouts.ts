@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Posting } from '../../domain/ledger';
 import { violatedUniqueConstraint } from '../../domain/sql-errors';
 import type { DatabaseOrTransaction } from '../client';
@@ -462,4 +462,15 @@ export async function lockReopenedPayout(tx: DatabaseOrTransaction, id: string, 
     .where(and(eq(payouts.id, id), eq(payouts.txHash, txHash), eq(payouts.status, 'broadcast'), isNotNull(payouts.confirmedAt)))
     .for('update');
   return row;
+}
+
+/** Whether `txHash` is a transaction the platform signed for a payout (any of its signatures). */
+export async function isPayoutTransaction(db: DatabaseOrTransaction, txHash: string): Promise<boolean> {
+  const hash = txHash.toLowerCase();
+  const [row] = await db
+    .select({ id: payouts.id })
+    .from(payouts)
+    .where(or(eq(payouts.txHash, hash), sql`${hash} = any(${payouts.replacedHashes})`))
+    .limit(1);
+  return row !== undefined;
 }
