@@ -155,12 +155,10 @@ const listCheckoutSessionsQuery = z.strictObject({
     .max(200)
     .optional()
     .meta({ description: 'Only sessions whose orderId or merchantOrderId is exactly this.', examples: ['order-1042'] }),
-  createdFrom: instant
-    .optional()
-    .meta({
-      description: 'Only sessions created at or after this instant (ISO 8601 with Z or an offset).',
-      examples: ['2026-01-01T00:00:00Z'],
-    }),
+  createdFrom: instant.optional().meta({
+    description: 'Only sessions created at or after this instant (ISO 8601 with Z or an offset).',
+    examples: ['2026-01-01T00:00:00Z'],
+  }),
   createdTo: instant
     .optional()
     .meta({ description: 'Only sessions created before this instant (ISO 8601 with Z or an offset).', examples: ['2026-02-01T00:00:00Z'] }),
