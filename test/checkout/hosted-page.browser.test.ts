@@ -216,7 +216,9 @@ describe('the hosted checkout page in Chromium', () => {
     await page.close();
   });
 
-  it('cannot be framed and sends the customer back on cancel', async () => {
+  // The cancel goes through the session's run (a workflow update) before the redirect: on a loaded
+  // machine that alone can take seconds, as the paid redirects above allow for.
+  it('cannot be framed and sends the customer back on cancel', { timeout: 60_000 }, async () => {
     const session = await openSession();
     const page = await chrome.browser.newPage();
     const response = await page.goto(session.checkoutUrl);
@@ -224,7 +226,7 @@ describe('the hosted checkout page in Chromium', () => {
     expect(response!.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
 
     // The cancel URL's shop does not exist here: the browser's attempt to go there is what we check.
-    const leaving = page.waitForRequest((req) => req.url() === 'https://shop.example/cart');
+    const leaving = page.waitForRequest((req) => req.url() === 'https://shop.example/cart', { timeout: 45_000 });
     await page.click('#cancel-button');
     await leaving;
     expect(await statusOf(session.id)).toBe('canceled');

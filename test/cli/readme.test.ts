@@ -6,7 +6,7 @@ import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { verifyWithCopiedFile, verifyWithPackage, verifyWithShellRecipe } from '../support/verifier-copies';
 import { readmeOpsLines, readmeText, shellBlocks, type OpsLine } from './readme-lines';
-import { balanceOf, payFromWallet, randomAddress, sharedChain } from '../support/chain';
+import { balanceOf, mint, payFromWallet, randomAddress, sharedChain } from '../support/chain';
 import { expectOk, spawnOps, type Run } from './run-ops';
 import { ownTreasury } from '../payouts/support';
 
@@ -42,7 +42,8 @@ const state: Partial<
     | 'latePaymentId'
     | 'refundAddress'
     | 'failedPaymentId'
-    | 'payoutId',
+    | 'payoutId'
+    | 'fundingHash',
     string
   >
 > = {};
@@ -58,6 +59,7 @@ function fill(args: string[]): string[] {
     'exc_…': () => need('exceptionId'),
     'po_…': () => need('payoutId'),
     '0x…': () => need('refundAddress'),
+    '0xHASH…': () => need('fundingHash'),
     [EXAMPLE_WEBHOOK_URL]: () => `${receiver.url}/webhooks/svc`,
   };
   const filled = args.map((a) => placeholders[a]?.() ?? a);
@@ -302,6 +304,13 @@ const steps: Record<
         );
       await eventually(statuses, (s) => s.length === 3 && s.every((x) => x === 'confirmed'), 60_000, 'the retried payout to be confirmed');
     },
+  },
+  'treasury fund': {
+    // Money put into the treasury from outside: a difference until it is recorded, then on the ledger.
+    before: async () => {
+      state.fundingHash = await mint(chain, chain.tokens.polygon.USDC, own.treasury, 2_000_000n);
+    },
+    check: (run) => expect(run.stdout).toBe('recorded: 2000000 micro USDC from 0x0000000000000000000000000000000000000000\n'),
   },
   'merchants settlements': {
     check: (run) => {
