@@ -36,7 +36,7 @@ export async function startCheckoutPayment(ctx: PaymentContext, id: string): Pro
   const claim = session.paymentLinkId ? await claimLink(ctx, session.paymentLinkId, session.id, 'provider') : null;
   let payment: Awaited<ReturnType<typeof createSessionPayment>>;
   try {
-    // G is the quote at the moment the customer pressed Pay (decisions §11).
+    // G is the quote at the moment the customer pressed Pay: the amount the provider is asked to deliver.
     await fixExpectedGross(ctx, session);
     payment = await createSessionPayment(ctx, session);
   } catch (err) {
