@@ -33,6 +33,11 @@
     return true;
   }
   window.svcLive = { follow: follow, reload: reload };
+  // A form sent (Pay, Cancel and return) is how the page is left: the status change its action causes
+  // reaches the stream before the answer does, and a reload then would drop the answer's redirect.
+  window.addEventListener('submit', function (e) {
+    if (!e.defaultPrevented) reloading = true;
+  });
 
   var root = document.querySelector('[data-events][data-live]');
   if (!root) return;
