@@ -61,6 +61,15 @@ export interface PaymentListPosition {
 
 const POSITION_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
+/**
+ * Whether a position's time names an instant Postgres takes as it is: JavaScript reads 2026-02-30 as
+ * 2 March and year 0 as 1 BC, where Postgres refuses both (a 500 for an edited cursor).
+ */
+function existingInstant(at: string): boolean {
+  const parsed = new Date(at);
+  return !Number.isNaN(parsed.getTime()) && !at.startsWith('0000') && parsed.toISOString().slice(0, 19) === at.slice(0, 19);
+}
+
 /** The position as an opaque token a client hands back for the next page. */
 export function encodeListCursor(p: PaymentListPosition): string {
   return Buffer.from(JSON.stringify([p.at, p.id])).toString('base64url');
@@ -78,7 +87,7 @@ export function decodeListCursor(cursor: string, isId: (id: string) => boolean =
   if (!Array.isArray(parsed) || parsed.length !== 2) throw bad();
   const [at, id] = parsed as unknown[];
   if (typeof at !== 'string' || typeof id !== 'string' || !isId(id)) throw bad();
-  if (!POSITION_AT.test(at) || Number.isNaN(Date.parse(at))) throw bad();
+  if (!POSITION_AT.test(at) || !existingInstant(at)) throw bad();
   return { at, id };
 }
 
