@@ -167,6 +167,11 @@ describe('an open tab in Chromium follows the payment without reload', () => {
     const deposit = await depositOf(session.id);
     const context = screenshotsOnFailure(await chrome.browser.newContext({ viewport: PHONE, javaScriptEnabled: false }), 'live');
     const page = await context.newPage();
+    // Before anything is sent the wallet page already refreshes quickly: a transfer confirmed and not
+    // yet credited shows it again for a moment, and a slow refresh would hold that for a minute.
+    await page.goto(`${session.checkoutUrl}/wallet`);
+    expect(await text(page, '#status-title')).toBe('Payer depuis votre portefeuille');
+    expect(await page.locator('meta[http-equiv="refresh"]').getAttribute('content')).toBe('5');
     const wallet = await walletWith(parseCrypto(deposit.amount));
     const first = await wallet.send(deposit.address, 5_000_000n);
     await cursorHas(first.transactionHash);

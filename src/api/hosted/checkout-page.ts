@@ -198,8 +198,10 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   }
 
   // Without JavaScript: quick while money is on its way, slow while the customer reads, and slow still
-  // once the session ended (late money and its refund are news too); never on a paid page.
-  const waiting = awaiting || confirming || partly || session.status === 'processing';
+  // once the session ended (late money and its refund are news too); never on a paid page. The wallet
+  // page counts as on its way: the customer is sending, and a transfer confirmed but not yet credited
+  // shows this state again for a moment, which a slow refresh would hold for a minute.
+  const waiting = awaiting || confirming || partly || session.status === 'processing' || stateKey === 'walletOpen';
   const refresh = successUrl
     ? { seconds: SUCCESS_REDIRECT_S, url: successUrl }
     : open
