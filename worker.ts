@@ -11,6 +11,7 @@ import { createProviders } from './src/providers';
 import { startChainWatchers } from './src/watchers/chain-watch';
 import { createTemporalClient } from './src/temporal/client';
 import { createSessionCanceller } from './src/temporal/session-cancel';
+import { ensureSettlementSchedules } from './src/temporal/settlement-schedules';
 import { installWorkerRuntime } from './src/worker/runtime';
 import { createWorker, WORKFLOWS_ENTRY } from './src/worker/worker';
 import { cachedWorkflowBundle, WORKER_BUNDLE_CACHE } from './src/worker/workflow-bundle';
@@ -61,11 +62,19 @@ async function main() {
       watchHours: config.chains.lateDepositWatchHours,
       taskQueue: config.temporal.taskQueue,
       dustThresholdMicro: config.chains.dustThresholdMicro,
+      settlement: config.chains.settlement,
     },
     reorgs: { windowHours: config.chains.reorgWatchHours, chains: config.chains, taskQueue: config.temporal.taskQueue },
   });
-  // Deposit addresses derived ahead for the API (payments/deposit-address-pool.ts), by every worker.
-  const mnemonic = config.chains.settlementMnemonic;
+  // Batched settlement's runs (docs/settlement.md): the server's schedules, brought to this config.
+  await ensureSettlementSchedules(temporal.client, {
+    taskQueue: config.temporal.taskQueue,
+    networks: config.chains.networks,
+    settlement: config.chains.settlement,
+  });
+  // Deposit addresses derived ahead for the API (payments/deposit-address-pool.ts), by every worker;
+  // batched settlement's are forwarders, one hash of their index each, so it needs none.
+  const mnemonic = config.chains.settlement.mode === 'per_payment' ? config.chains.settlementMnemonic : null;
   const stopPool = mnemonic
     ? startDepositAddressPool(db.db, mnemonic, (err) => {
         // Postgres down is waited out (the API derives inline meanwhile); anything else is worth a line.

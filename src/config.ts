@@ -175,6 +175,14 @@ const envSchema = z.object({
   // for an operator (activities/payout-failures.ts says why a minute). At least 5 s: a node's lagging
   // view passes within seconds.
   PAYOUT_REFUSAL_WINDOW_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
+  // How money reaches merchants (docs/settlement.md): `batched` credits balances and settles them in
+  // runs (deposits swept by the network's sweeper, one payout per merchant and asset); `per_payment`
+  // pays each payment out on its own. Batched needs every network's CHAIN_<NETWORK>_SWEEPER.
+  SETTLEMENT_MODE: z.enum(['per_payment', 'batched']).default('per_payment'),
+  // A settlement run per network this often (batched mode): it sweeps, then pays what is available.
+  PAYOUT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
+  // Deposits one sweep transaction takes at most: its gas grows with each, and a block has a limit.
+  SWEEP_BATCH_SIZE: z.coerce.number().int().min(1).max(200).default(50),
   // Decisions §12: how long the deposit address of an ended session stays watched, so money that
   // still arrives becomes a late (or duplicate) exception. 7 days: longer than a slow bank transfer
   // behind an on-ramp or a customer's retry from their wallet history.
@@ -295,6 +303,16 @@ export interface ChainSettings {
   reorgWatchHours: number;
   /** DUST_THRESHOLD_MICRO (zero-value transfers are dust whatever it says). */
   dustThresholdMicro: bigint;
+  settlement: SettlementSettings;
+}
+
+export interface SettlementSettings {
+  /** SETTLEMENT_MODE. */
+  mode: 'per_payment' | 'batched';
+  /** PAYOUT_INTERVAL_SECONDS: a settlement run per network this often. */
+  intervalSeconds: number;
+  /** SWEEP_BATCH_SIZE: deposits per sweep transaction. */
+  sweepBatchSize: number;
 }
 
 export interface ChainNetworkConfig {
@@ -342,6 +360,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const mnemonic = e.SETTLEMENT_MNEMONIC ?? null;
   if (chainNetworks.networks.length > 0 && !mnemonic) {
     throw new ConfigError([{ variable: 'SETTLEMENT_MNEMONIC', message: 'is required when a CHAIN_<NETWORK>_RPC_URL is set' }]);
+  }
+  const unswept = chainNetworks.networks.filter((n) => !n.sweeper);
+  if (e.SETTLEMENT_MODE === 'batched' && unswept.length > 0) {
+    throw new ConfigError(
+      unswept.map((n) => ({ variable: `${chainPrefix(n.network)}SWEEPER`, message: 'is required with SETTLEMENT_MODE=batched' })),
+    );
   }
   // The mnemonic is compared as parsed (normalised words), so spacing cannot smuggle the dev phrase in.
   const refusals = productionIssues(e.NODE_ENV, { ...present, SETTLEMENT_MNEMONIC: mnemonic ?? undefined }, e.SANDBOX_ENABLED);
@@ -411,6 +435,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       lateDepositWatchHours: e.LATE_DEPOSIT_WATCH_HOURS,
       reorgWatchHours: e.REORG_WATCH_HOURS,
       dustThresholdMicro: e.DUST_THRESHOLD_MICRO,
+      settlement: { mode: e.SETTLEMENT_MODE, intervalSeconds: e.PAYOUT_INTERVAL_SECONDS, sweepBatchSize: e.SWEEP_BATCH_SIZE },
     },
     logLevel: e.LOG_LEVEL,
     logPretty: e.LOG_FORMAT === 'pretty',

@@ -5934,7 +5934,7 @@ export interface operations {
                             /** @description The checkout session (SV_…) or simple order (transaction code) whose money it moves */
                             paymentId: string;
                             /** @enum {string} */
-                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee" | "payment_refund" | "repayment";
+                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee" | "payment_refund" | "repayment" | "sweep";
                             /** @description The refunded exception (a refund and its gas); null for the settlement */
                             exceptionId: string | null;
                             /** @enum {string} */
@@ -6970,7 +6970,7 @@ export interface operations {
                             /** @description The checkout session (SV_…) or simple order (transaction code) whose money it moves */
                             paymentId: string;
                             /** @enum {string} */
-                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee" | "payment_refund" | "repayment";
+                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee" | "payment_refund" | "repayment" | "sweep";
                             /** @description The refunded exception (a refund and its gas); null for the settlement */
                             exceptionId: string | null;
                             /** @enum {string} */
@@ -7093,7 +7093,7 @@ export interface operations {
                             /** @description The checkout session (SV_…) or simple order (transaction code) whose money it moves */
                             paymentId: string;
                             /** @enum {string} */
-                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee" | "payment_refund" | "repayment";
+                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee" | "payment_refund" | "repayment" | "sweep";
                             /** @description The refunded exception (a refund and its gas); null for the settlement */
                             exceptionId: string | null;
                             /** @enum {string} */

@@ -3,7 +3,7 @@ import type { Database, DatabaseOrTransaction } from '../db/client';
 import { creditLog, listCredits, totalOf, uncreditLog, type ChainCreditRow } from '../db/queries/chain-credits';
 import type { PaymentKind } from '../db/queries/late-payments';
 import { findExceptionByArrival, recordPaymentException } from '../db/queries/payment-exceptions';
-import type { ChainSettings } from '../config';
+import type { ChainSettings, SettlementSettings } from '../config';
 import { unlistedTokenAsset } from '../chains/balances';
 import { nextArrivalPostingId, writePosting } from '../db/queries/ledger';
 import { arrivalPostingPrefix, dustArrived, exceptionArrived } from '../domain/ledger';
@@ -50,11 +50,20 @@ export interface ProvenKind<Row, Done> {
    * Records the completion inside `tx`, the row locked; the caller has checked the credits cover G.
    * `completed: false` when the kind declined it (a link another session paid: a duplicate).
    */
-  complete(tx: DatabaseOrTransaction, row: Row, proof: ChainProof): Promise<{ completed: boolean; result: Done }>;
+  complete(
+    tx: DatabaseOrTransaction,
+    row: Row,
+    proof: ChainProof,
+    settlement: SettlementSettings['mode'],
+  ): Promise<{ completed: boolean; result: Done }>;
 }
 
 /** The closed-run path (the watcher) only records arrivals, so it needs no providers. */
-export type ChainProofDeps = { db: Database; providers?: ProviderRegistry; chains: Pick<ChainSettings, 'dustThresholdMicro'> };
+export type ChainProofDeps = {
+  db: Database;
+  providers?: ProviderRegistry;
+  chains: Pick<ChainSettings, 'dustThresholdMicro' | 'settlement'>;
+};
 
 export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: ProvenKind<Row, Done>) {
   const { db, providers } = deps;
@@ -153,14 +162,19 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
     if (settlement.kind !== 'covered' || !last) return null;
     const { grossMicro: gross, excessMicro: excess } = settlement;
     const hash = last.transactionHash;
-    const outcome = await subject.complete(tx, row, {
-      grossMicro: gross,
-      last,
-      explorerUrl:
-        (payment.provider ? providers?.get(payment.provider)?.explorerUrl?.(hash) : undefined) ?? explorerUrlFor(payment.network, hash),
-      providerPaymentId: providerPaymentId ?? payment.providerPaymentId,
-      completedAt: new Date(),
-    });
+    const outcome = await subject.complete(
+      tx,
+      row,
+      {
+        grossMicro: gross,
+        last,
+        explorerUrl:
+          (payment.provider ? providers?.get(payment.provider)?.explorerUrl?.(hash) : undefined) ?? explorerUrlFor(payment.network, hash),
+        providerPaymentId: providerPaymentId ?? payment.providerPaymentId,
+        completedAt: new Date(),
+      },
+      deps.chains.settlement.mode,
+    );
     if (!outcome.completed || excess <= 0n) return outcome.result as Completion;
     const overpaid = await recordPaymentException(tx, {
       id: newExceptionId(),

@@ -32,7 +32,7 @@ const sessions: ProvenKind<ProvenSession, SessionCompletion> = {
     provider: s.provider,
     providerPaymentId: s.providerPaymentId,
   }),
-  async complete(tx, session, proof) {
+  async complete(tx, session, proof, settlement) {
     const hash = proof.last.transactionHash;
     const outcome = await completeSession(tx, session, {
       grossMicro: proof.grossMicro,
@@ -63,7 +63,7 @@ const sessions: ProvenKind<ProvenSession, SessionCompletion> = {
       await writePosting(tx, exceptionArrived({ ...held, exceptionId: outcome.duplicateExceptionId }));
       return { completed: false, result: { paidLinkId: null, duplicateExceptionId: outcome.duplicateExceptionId } };
     }
-    await postCompletion(tx, session, { grossMicro: proof.grossMicro, depositAddress, txHash: hash });
+    await postCompletion(tx, session, { grossMicro: proof.grossMicro, depositAddress, txHash: hash }, settlement);
     return { completed: true, result: { paidLinkId: outcome.paidLinkId } };
   },
 };

@@ -1,3 +1,4 @@
+import type { ChainSettings } from '../config';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
 import { ACCEPTABLE_FROM, completeAcceptedSession } from '../db/queries/accepted-sessions';
@@ -16,7 +17,17 @@ import type { AcceptReport } from '../domain/payment-exception';
 
 export const NOT_ACCEPTABLE = 'NotAcceptable';
 
-export function createExceptionActivities({ db, now }: { db: Database; now: () => Date }) {
+export function createExceptionActivities({
+  db,
+  now,
+  chains,
+}: {
+  db: Database;
+  now: () => Date;
+  chains: Pick<ChainSettings, 'settlement'>;
+}) {
+  // In batched settlement an accepted payment's money joins the merchant's balance; the runs pay it.
+  const perPayment = chains.settlement.mode === 'per_payment';
   return {
     /** The exception's status, and its payment's merchant and status (the run's search attributes). */
     async exceptionStatus(
@@ -55,7 +66,7 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
             paymentId: session.id,
             paymentStatus: session.status,
             completedNow: false,
-            payout: session.verification === 'chain',
+            payout: session.verification === 'chain' && perPayment,
             paidLinkId,
           };
         if (link === 'duplicate') {
@@ -118,11 +129,11 @@ export function createExceptionActivities({ db, now }: { db: Database; now: () =
             amountMicro: exception.amountMicro,
           };
           await writePosting(tx, exceptionAccepted(release));
-          await postCompletion(tx, session, { grossMicro: exception.amountMicro, depositAddress, txHash: hash });
+          await postCompletion(tx, session, { grossMicro: exception.amountMicro, depositAddress, txHash: hash }, chains.settlement.mode);
         }
         await completeAcceptedSession(tx, session.id, completedAt);
         await resolvePaymentException(tx, exception.id, 'accepted');
-        return { paymentId: session.id, paymentStatus: 'completed', completedNow: true, payout: onChain, paidLinkId };
+        return { paymentId: session.id, paymentStatus: 'completed', completedNow: true, payout: onChain && perPayment, paidLinkId };
       });
     },
 

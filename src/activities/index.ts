@@ -10,6 +10,7 @@ import { createExceptionActivities } from './exceptions';
 import { createPaymentLinkActivities } from './payment-links';
 import { createPaymentRefundActivities } from './payment-refunds';
 import { createPayoutActivities } from './payouts';
+import { createSettlementActivities } from './settlement';
 import { createProviderClosingActivities } from './provider-closing';
 import { createSessionTransitionActivities } from './session-transitions';
 import { createSimpleOrderActivities } from './simple-orders';
@@ -40,6 +41,9 @@ export function createActivities(deps: ActivityDeps) {
   const checkout = createCheckoutActivities(deps);
   const proof = createChainProofActivities(deps);
   const webhooks = createWebhookEvents(deps);
+  // `payment.settled` of a payment whose payout confirmed, with its deliveries' first attempts.
+  const announceSettled = async (paymentId: string) =>
+    (await webhooks.emitPaymentEventWithFirstAttempts(paymentId, 'completed', 'payment.settled')).emitted;
   return mergeActivityGroups(
     checkout,
     proof,
@@ -51,10 +55,13 @@ export function createActivities(deps: ActivityDeps) {
     createSimpleOrderActivities(deps),
     createPayoutActivities({
       ...deps,
-      announceSettled: async (paymentId) =>
-        (await webhooks.emitPaymentEventWithFirstAttempts(paymentId, 'completed', 'payment.settled')).emitted,
+      announceSettled,
     }),
     createPaymentRefundActivities(deps),
+    createSettlementActivities({
+      ...deps,
+      announceSettled,
+    }),
   );
 }
 

@@ -6,6 +6,7 @@ import type { ChainSettings } from '../config';
 import type { DatabaseOrTransaction } from '../db/client';
 import { findDepositAddresses } from '../db/queries/deposit-addresses';
 import type { PayoutRow } from '../db/queries/payouts';
+import { isSettlementPayout } from '../domain/ledger';
 
 // What the payout activities need of the chains: each configured network's client, and the key
 // that signs for a payout's sender (the treasury, or the deposit address by its index in Postgres).
@@ -40,9 +41,10 @@ export function payoutChains(settings: ChainSettings): PayoutChains {
     treasury: () => keysOf().treasury.address,
     async signerOf(db, payout, deposit) {
       const k = keysOf();
-      // The treasury sends the gas, and a completed payment's refund (its deposit address was emptied by the payout).
-      if (payout.kind === 'gas' || payout.kind === 'payment_refund') {
-        if (payout.kind === 'payment_refund' && payout.fromAddress !== k.treasury.address)
+      // The treasury sends the gas, a completed payment's refund (its deposit address was emptied by the
+      // payout), and all of batched settlement (sweeps through the sweeper, payouts of balances).
+      if (payout.kind === 'gas' || payout.kind === 'payment_refund' || isSettlementPayout(payout)) {
+        if (payout.kind !== 'gas' && payout.fromAddress !== k.treasury.address)
           throw payoutImpossible(`${payout.fromAddress} is not the treasury`);
         return k.treasury;
       }

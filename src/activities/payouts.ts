@@ -27,7 +27,7 @@ import {
 } from '../db/queries/payouts';
 import { setPayoutReference, setPayoutReferenceUnlessSet } from '../db/queries/transactions';
 import { explorerUrlFor } from '../domain/explorers';
-import { payoutConfirmed, payoutFee, payoutRevertedFee, type ConfirmedPayout, type Posting } from '../domain/ledger';
+import { isSettlementPayout, payoutConfirmed, payoutFee, payoutRevertedFee, type ConfirmedPayout, type Posting } from '../domain/ledger';
 import { completedPaymentRefunded, refundDebtRepaid } from '../domain/payment-refund';
 import { updatePaymentRefund } from '../db/queries/payment-refunds';
 import { payoutChains, payoutImpossible } from './payout-chains';
@@ -35,6 +35,7 @@ import type { EmittedEvent } from './webhooks';
 import { givenUp, PAYOUT_FAILED, refusalBoundReached, refusalOf, refusedForNow } from './payout-failures';
 import { planOrderPayouts, planSessionPayouts, type SessionPlan } from './payout-plan';
 import { planExceptionRefund, type RefundPlan } from './refund-plan';
+import { confirmSettlementPayout } from './settlement';
 
 // Decisions §11 "Payout": plan (rows) -> sign (the next free nonce, the raw tx stored with it in one statement) ->
 // broadcast (the stored bytes, again on every retry) -> confirm (the receipt decides; ledger and
@@ -146,7 +147,12 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
     if (before.signedTx && before.txHash !== replacing) return before;
     const client = chains.client(before.network);
     const account = await lookups.signerOf(before);
-    const order = { token: (before.token as Address | null) ?? null, to: before.toAddress as Address, amount: BigInt(before.amount) };
+    const order = {
+      token: (before.token as Address | null) ?? null,
+      to: before.toAddress as Address,
+      amount: BigInt(before.amount),
+      data: before.callData as Hex | null,
+    };
     const terms = termsOf(before) ?? (await gasTermsFor(client, account.address, order));
     const chainNext = await pendingNonce(client, account.address);
     // Issue 32: the next free nonce read, the transfer signed with it, and the row stored with it only
@@ -225,6 +231,11 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
 
   /** Records the confirmation once; returns the row as it now stands (another attempt may have confirmed it, or replaced its transaction). */
   async function confirm(row: PayoutRow, receipt: { blockNumber: bigint; feeWei: bigint }, lookups: BatchLookups): Promise<PayoutRow> {
+    if (isSettlementPayout(row)) {
+      const outcome = await confirmSettlementPayout(db, row, receipt);
+      if (outcome.confirmedNow) await logPayout('payout.confirmed', outcome.row, lookups, { blockNumber: receipt.blockNumber.toString() });
+      return outcome.row;
+    }
     const merchantId = await lookups.merchantOf(row.paymentId);
     // Issue 32: a transfer between two accounts in one statement (confirmPayoutAndPost), the postings
     // made from the row as this attempt holds it (what they name never changes for its transaction,

@@ -1,6 +1,8 @@
 import type { DatabaseOrTransaction } from '../db/client';
 import { setSessionRail, transitionSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
-import { writePosting } from '../db/queries/ledger';
+import type { SettlementSettings } from '../config';
+import { writePosting, writePostings } from '../db/queries/ledger';
+import { holdReleased, paymentCompleted } from '../domain/balances';
 import { insertTransactionOnce } from '../db/queries/transactions';
 import { depositCredited } from '../domain/ledger';
 import { recordPaymentException } from '../db/queries/payment-exceptions';
@@ -106,26 +108,33 @@ export async function insertCompletedTransaction(
 /**
  * Decisions §11 "Ledger": the money a completion proved on chain, in the completion's database
  * transaction: the deposit address holds the gross, the merchant is owed its share, the commission
- * is earned. What the payouts later move is posted against these balances.
+ * is earned. In batched settlement (docs/settlement.md) the share goes to the merchant's balance,
+ * pending and at once available (no hold yet); per payment, to what that payment's payout pays.
  */
 export async function postCompletion(
   tx: DatabaseOrTransaction,
   session: CheckoutSessionRow,
   input: { grossMicro: bigint; depositAddress: string; txHash: string | null },
+  settlement: SettlementSettings['mode'],
 ): Promise<void> {
   const split = commissionSplit(input.grossMicro, session.commissionBps);
-  await writePosting(
-    tx,
-    depositCredited({
-      paymentId: session.id,
-      merchantId: session.merchantId,
-      depositAddress: input.depositAddress,
-      asset: session.destinationAsset,
-      network: session.network,
-      txHash: input.txHash,
-      grossMicro: input.grossMicro,
-      merchantMicro: split.merchant,
-      commissionMicro: split.commission,
-    }),
-  );
+  const completion = {
+    paymentId: session.id,
+    merchantId: session.merchantId,
+    depositAddress: input.depositAddress,
+    asset: session.destinationAsset,
+    network: session.network,
+    txHash: input.txHash,
+    grossMicro: input.grossMicro,
+    merchantMicro: split.merchant,
+    commissionMicro: split.commission,
+  };
+  if (settlement === 'per_payment') {
+    await writePosting(tx, depositCredited(completion));
+    return;
+  }
+  await writePostings(tx, [
+    paymentCompleted(completion),
+    holdReleased({ ...completion, amountMicro: split.merchant, reservedMicro: 0n, reserveTargetMicro: 0n }),
+  ]);
 }

@@ -21,6 +21,11 @@ export interface TransferOrder {
   to: Address;
   /** Token units, or wei for the native coin. */
   amount: bigint;
+  /**
+   * A contract call instead of a transfer: `to` is the contract (the network's sweeper) and this its
+   * calldata, which moves `amount` of `token` itself (a sweep).
+   */
+  data?: Hex | null;
 }
 
 export interface GasTerms {
@@ -41,9 +46,15 @@ const NATIVE_TRANSFER_GAS = 21_000n;
 const GAS_MARGIN_PERCENT = 125n;
 
 const callOf = (order: TransferOrder) =>
-  order.token
-    ? { to: order.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [order.to, order.amount] }), value: 0n }
-    : { to: order.to, data: undefined, value: order.amount };
+  order.data
+    ? { to: order.to, data: order.data, value: 0n }
+    : order.token
+      ? {
+          to: order.token,
+          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [order.to, order.amount] }),
+          value: 0n,
+        }
+      : { to: order.to, data: undefined, value: order.amount };
 
 /** The chain's fees at one moment, shared by every transfer a plan signs. */
 export interface FeeQuote {
@@ -73,7 +84,7 @@ export const nativeTransferTerms = (quote: FeeQuote) => termsUnder(quote, NATIVE
 
 /** The node's gas estimate for a token transfer, with a margin; a native transfer's fixed gas. */
 export async function gasLimitFor(client: ChainClient, from: Address, order: TransferOrder): Promise<bigint> {
-  if (!order.token) return NATIVE_TRANSFER_GAS;
+  if (!order.token && !order.data) return NATIVE_TRANSFER_GAS;
   const call = callOf(order);
   const estimate = await client.publicClient.estimateGas({ account: from, to: call.to, data: call.data, value: call.value });
   return (estimate * GAS_MARGIN_PERCENT) / 100n;

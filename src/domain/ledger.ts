@@ -3,6 +3,8 @@
 // balances; what the platform owes or earned (a merchant's payable, commission revenue) credit
 // balances. Pure: the database writes what these build, in the transaction of the state change.
 
+import { balanceAccount } from './balances';
+
 export const NATIVE_ASSET = 'native';
 
 export const ledgerAccount = {
@@ -231,7 +233,7 @@ export interface ConfirmedPayout {
   id: string;
   paymentId: string;
   merchantId: string;
-  kind: 'merchant' | 'commission' | 'gas' | 'refund' | 'customer' | 'network_fee' | 'payment_refund' | 'repayment';
+  kind: 'merchant' | 'commission' | 'gas' | 'refund' | 'customer' | 'network_fee' | 'payment_refund' | 'repayment' | 'sweep';
   /** The refunded exception (kind refund). */
   exceptionId?: string | null;
   asset: string;
@@ -243,10 +245,15 @@ export interface ConfirmedPayout {
   feeWei: bigint;
 }
 
+/** A batched settlement's row (docs/settlement.md): a sweep, or a merchant's payout of many payments, named by its own id. */
+export const isSettlementPayout = (p: { id: string; paymentId: string; kind: string }) => p.kind === 'sweep' || p.paymentId === p.id;
+
 function debitOf(p: ConfirmedPayout, treasury: string): string {
   switch (p.kind) {
     case 'merchant':
-      return ledgerAccount.merchantPayable(p.merchantId);
+      return p.paymentId === p.id ? balanceAccount.outgoing(p.merchantId) : ledgerAccount.merchantPayable(p.merchantId);
+    case 'sweep':
+      return ledgerAccount.treasury(treasury);
     case 'commission':
     case 'network_fee':
       return ledgerAccount.treasury(treasury);
@@ -266,9 +273,11 @@ function debitOf(p: ConfirmedPayout, treasury: string): string {
   }
 }
 
-/** Who paid a payout's gas: the treasury for what it sends itself (gas, a completed payment's refund), else the deposit address. */
-const payerOf = (p: { kind: ConfirmedPayout['kind']; fromAddress: string }) =>
-  p.kind === 'gas' || p.kind === 'payment_refund' ? ledgerAccount.treasury(p.fromAddress) : ledgerAccount.deposit(p.fromAddress);
+/** Who paid a payout's gas: the treasury for what it sends itself (gas, a completed payment's refund, batched settlement), else the deposit address. */
+const payerOf = (p: { id: string; paymentId: string; kind: ConfirmedPayout['kind']; fromAddress: string }) =>
+  p.kind === 'gas' || p.kind === 'payment_refund' || isSettlementPayout(p)
+    ? ledgerAccount.treasury(p.fromAddress)
+    : ledgerAccount.deposit(p.fromAddress);
 
 /** The gas a confirmed payout's sender paid, in the native coin. */
 export function payoutFee(p: ConfirmedPayout): Posting {

@@ -127,6 +127,7 @@ export async function openCheckoutSession(
     expiresAt: expiresAt.toISOString(),
     verification,
     providerProofTimeoutMs: config.chains.providerProofTimeoutSeconds * 1000,
+    ...(config.chains.settlement.mode === 'batched' ? { batched: true as const } : {}),
   };
   const row = await openPayment(ctx, {
     workflowType: CHECKOUT_SESSION_WORKFLOW,
@@ -170,6 +171,9 @@ export async function openCheckoutSession(
       };
       // Allocated with the row, so a visible chain-verified session always has one.
       if (verification !== 'chain') return insertNewCheckoutSession(db, values, { address: null });
+      // A forwarder's address is one hash of its index (no pool needed, and the pool's are derived keys).
+      if (ctx.config.chains.settlement.mode === 'batched')
+        return insertNewCheckoutSession(db, values, { address: await depositAddressFor(ctx, id, wallet.network) });
       try {
         return await insertNewCheckoutSession(db, values, { pooled: true });
       } catch (err) {

@@ -1,4 +1,5 @@
 import { settlementKeys, type SettlementKeys } from '../chains/derivation';
+import { depositSalt, forwarderAddress } from '../chains/sweeper';
 import type { ChainNetworkConfig, Config } from '../config';
 import { allocateDepositAddress } from '../db/queries/deposit-addresses';
 import { setExpectedGross, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
@@ -41,13 +42,27 @@ export function keysFor(mnemonic: string): SettlementKeys {
   return keys;
 }
 
-/** The payment's own deposit address (idempotent per payment id), for a chain-verified payment. */
+/**
+ * The payment's own deposit address (idempotent per payment id), for a chain-verified payment: in
+ * batched settlement the network's sweeper forwarder of its index (docs/settlement.md), else the
+ * derived key of its index.
+ */
 export async function depositAddressFor(ctx: PaymentContext, paymentId: string, network: string): Promise<string> {
   const mnemonic = ctx.config.chains.settlementMnemonic;
   if (!mnemonic) throw new Error('deposit addresses need SETTLEMENT_MNEMONIC');
-  const keys = keysFor(mnemonic);
-  const { row } = await allocateDepositAddress(ctx.db, { paymentReference: paymentId, network, derive: keys.depositAddress });
+  const { row } = await allocateDepositAddress(ctx.db, {
+    paymentReference: paymentId,
+    network,
+    derive: depositDeriver(ctx.config, network),
+  });
   return row.address;
+}
+
+function depositDeriver(config: Config, network: string): (index: number) => string {
+  if (config.chains.settlement.mode !== 'batched') return keysFor(config.chains.settlementMnemonic!).depositAddress;
+  const sweeper = config.chains.networks.find((n) => n.network === network)?.sweeper;
+  if (!sweeper) throw new Error(`${network} has no sweeper`);
+  return (index) => forwarderAddress(sweeper, depositSalt(BigInt(index)));
 }
 
 /** Where the provider delivers: the deposit address when the payment has one, else the merchant's wallet. */

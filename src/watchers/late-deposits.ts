@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { SettlementSettings } from '../config';
 import type { Database } from '../db/client';
 import { recordClosedRunArrival } from '../activities/chain-proof';
 import type { DepositFact } from '../domain/deposit-fact';
@@ -10,6 +11,7 @@ export interface LateDepositSettings {
   taskQueue: string;
   /** DUST_THRESHOLD_MICRO: smaller transfers to an ended payment are recorded, never an exception. */
   dustThresholdMicro: bigint;
+  settlement: SettlementSettings;
 }
 
 /**

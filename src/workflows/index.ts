@@ -7,3 +7,4 @@ export { paymentLink } from './payment-link/workflow';
 export { simpleOrder } from './simple-order/workflow';
 export { paymentException } from './payment-exception/workflow';
 export { paymentRefund } from './payment-refund/workflow';
+export { settlementRun } from './settlement/workflow';

@@ -19,6 +19,7 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { createSessionCanceller } from '../../src/temporal/session-cancel';
 import { startChainWatchers, type ChainWatchDeps, type ChainWatchers } from '../../src/watchers/chain-watch';
 import { createWorker, type CheckoutWorker } from '../../src/worker/worker';
+import { ensureSettlementSchedules } from '../../src/temporal/settlement-schedules';
 import { startCustomerMailSender } from '../../src/activities/customer-mails';
 import { createMailer } from '../../src/mail/mailer';
 import { createTestDatabase } from './databases';
@@ -181,7 +182,20 @@ export async function startTestWorker(
     activities: activitiesFor(ctx, log),
   });
   void worker.run();
-  if (options.watch === false) return worker;
+  // Batched settlement's runs, as worker.ts schedules them, removed with the file's task queue.
+  const unschedule = await ensureSettlementSchedules(ctx.temporal, {
+    taskQueue: ctx.config.temporal.taskQueue,
+    networks: ctx.config.chains.networks,
+    settlement: ctx.config.chains.settlement,
+  });
+  if (options.watch === false)
+    return {
+      ...worker,
+      async shutdown() {
+        await unschedule();
+        await worker.shutdown();
+      },
+    };
   // As worker.ts does: the chain watchers (and, with mail configured, the customers' mail sender) live
   // beside the worker and stop with it.
   const watchers = startTestWatchers(ctx, options.businessLog ? { businessLog: options.businessLog } : {});
@@ -189,6 +203,7 @@ export async function startTestWorker(
   return {
     ...worker,
     async shutdown() {
+      await unschedule();
       mails?.stop();
       await watchers.stop();
       await worker.shutdown();
@@ -241,6 +256,7 @@ export function startTestWatchers(
       watchHours: ctx.config.chains.lateDepositWatchHours,
       taskQueue: ctx.config.temporal.taskQueue,
       dustThresholdMicro: ctx.config.chains.dustThresholdMicro,
+      settlement: ctx.config.chains.settlement,
     },
     reorgs: {
       windowHours: ctx.config.chains.reorgWatchHours,

@@ -136,6 +136,7 @@ describe('config: chains (decisions §11)', () => {
       lateDepositWatchHours: 168,
       reorgWatchHours: 24,
       dustThresholdMicro: 10_000n,
+      settlement: { mode: 'per_payment', intervalSeconds: 30, sweepBatchSize: 50 },
     });
   });
 

@@ -10,7 +10,7 @@ export const PAYOUT_STATUSES = ['planned', 'signed', 'broadcast', 'confirmed', '
 export const payoutView = z.object({
   id: z.string(),
   paymentId: z.string().describe('The checkout session (SV_…) or simple order (transaction code) whose money it moves'),
-  kind: z.enum(['merchant', 'commission', 'gas', 'refund', 'customer', 'network_fee', 'payment_refund', 'repayment']),
+  kind: z.enum(['merchant', 'commission', 'gas', 'refund', 'customer', 'network_fee', 'payment_refund', 'repayment', 'sweep']),
   exceptionId: z.string().nullable().describe('The refunded exception (a refund and its gas); null for the settlement'),
   status: z.enum(PAYOUT_STATUSES),
   network: z.string(),

@@ -19,6 +19,8 @@ const SENDING_RANK: Record<PayoutRow['kind'], number> = {
   refund: 2,
   network_fee: 2,
   repayment: 2,
+  // A batched settlement's sweep goes before its payouts (they spend what it moved).
+  sweep: 0,
 };
 const KIND_ORDER = sql.join(
   [

@@ -7,7 +7,7 @@ export interface TransactionLedgerRow {
   /** The deposit line of the payment's completion posting, null when none was written. */
   postedMicro: string | null;
   transactionHash: string | null;
-  /** The confirmed merchant payout's hash, null while there is none. */
+  /** The confirmed merchant payout's hash (its own, or the batch's that pays it), null while there is none. */
   payoutHash: string | null;
 }
 
@@ -23,7 +23,12 @@ export async function transactionsBesideLedger(db: DatabaseOrTransaction): Promi
     select t.payment_id, t.gross_micro::text,
       (select sum(l.amount)::text from ledger_entries l where l.posting_id = 'completion:' || t.payment_id and l.account like 'deposit:%') as posted,
       t.transaction_hash,
-      (select p.tx_hash from payouts p where p.payment_id = t.payment_id and p.kind = 'merchant' and p.status = 'confirmed') as payout_hash
+      coalesce(
+        (select p.tx_hash from payouts p where p.payment_id = t.payment_id and p.kind = 'merchant' and p.status = 'confirmed'),
+        -- Batched settlement: the merchant payout that names the payment among its items.
+        (select p.tx_hash from payout_items i join payouts p on p.id = i.payout_id
+          where i.payment_id = t.payment_id and p.kind = 'merchant' and p.status = 'confirmed')
+      ) as payout_hash
     from transactions t join checkout_sessions s on s.id = t.payment_id
     where t.status = 'completed' and s.verification = 'chain'
     order by t.payment_id`);

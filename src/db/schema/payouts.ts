@@ -1,4 +1,4 @@
-import { index, integer, numeric, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { index, integer, numeric, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 // Decisions §11: a payout is recorded before it is signed, and its signed transaction (nonce, raw
 // bytes, hash) before it is broadcast, so a worker that crashes anywhere finds the same transaction
@@ -16,8 +16,11 @@ export const payouts = pgTable(
     // customer's wallet (payment_id is then its transaction code); payment_refund: a completed
     // payment's refund, from the treasury (refund_id names it); repayment: the part of a merchant's
     // payout withheld to repay their refund debt, from the deposit address to the treasury.
+    // In batched settlement (docs/settlement.md): sweep, the treasury's call of the network's sweeper
+    // that moves many deposits' money to the treasury; a `merchant` payout is then one transfer from
+    // the treasury for many payments (payout_items names them), and payment_id is the row's own id.
     kind: text('kind', {
-      enum: ['merchant', 'commission', 'gas', 'refund', 'customer', 'network_fee', 'payment_refund', 'repayment'],
+      enum: ['merchant', 'commission', 'gas', 'refund', 'customer', 'network_fee', 'payment_refund', 'repayment', 'sweep'],
     }).notNull(),
     // Set on a refund and on the gas for it: the exception whose money moves. Null for the payment's
     // own payouts, so a payment's settlement and each of its refunds are planned once each.
@@ -36,6 +39,8 @@ export const payouts = pgTable(
     token: text('token'),
     fromAddress: text('from_address').notNull(),
     toAddress: text('to_address').notNull(),
+    // A contract call's calldata (a sweep: to_address is the sweeper); null for a plain transfer of `token`.
+    callData: text('call_data'),
     // Token micro units, or wei for gas: numeric, as wei outgrows bigint.
     amount: numeric('amount', { precision: 78, scale: 0 }).notNull(),
     // Fixed when planned for the deposit address's transfers (the gas funding is sized from them).
@@ -70,4 +75,23 @@ export const payouts = pgTable(
     // A merchant searching their payments by a payout's hash (issue 29).
     index('payouts_tx_hash_idx').on(t.txHash),
   ],
+);
+
+// Batched settlement (docs/settlement.md): what one chain transaction settles. A sweep's items are the
+// deposits it moves (a payment's deposit address and the gross it holds); a batched merchant payout's
+// are the payments it pays (each one's share). Planned in the transaction that writes the payout, under
+// the network's settlement lock, so a payment is in at most one live sweep and one live payout.
+export const payoutItems = pgTable(
+  'payout_items',
+  {
+    payoutId: text('payout_id')
+      .notNull()
+      .references(() => payouts.id),
+    paymentId: text('payment_id').notNull(),
+    // A sweep's: the deposit address and its index (the forwarder's salt).
+    depositAddress: text('deposit_address'),
+    depositIndex: integer('deposit_index'),
+    amount: numeric('amount', { precision: 78, scale: 0 }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.payoutId, t.paymentId] }), index('payout_items_payment_idx').on(t.paymentId)],
 );

@@ -80,8 +80,9 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   // Facts that arrived while the last transition was written are handled too (late money is an exception).
   await drain();
   // Decisions §11: the money a chain-verified completion proved is paid out from this run; a failed
-  // payout waits for an operator's retry, handling facts as they come meanwhile.
-  if (session.status === 'completed' && session.chainVerified) {
+  // payout waits for an operator's retry, handling facts as they come meanwhile. In batched
+  // settlement the completion credited the merchant's balance, and a settlement run pays it.
+  if (session.status === 'completed' && session.chainVerified && !input.batched) {
     await payOutSession(id, deliveries, { pending: () => inbox.size > 0, handle: drain });
   }
   // The run ends once its deliveries are done; facts arriving meanwhile are handled as above.

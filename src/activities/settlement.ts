@@ -1,0 +1,248 @@
+import { depositSalt, encodeSweep } from '../chains/sweeper';
+import type { ChainSettings } from '../config';
+import type { Database } from '../db/client';
+import { findSession } from '../db/queries/checkout-sessions';
+import { writePostings } from '../db/queries/ledger';
+import { confirmPayoutOnce, findPayout, type PayoutRow } from '../db/queries/payouts';
+import {
+  accountBalance,
+  insertSettlementPayout,
+  listPayoutItems,
+  lockSettlement,
+  payablePayments,
+  sweepableDeposits,
+  unfinishedSettlementPayouts,
+  type PayablePayment,
+} from '../db/queries/settlement';
+import { setPayoutReference } from '../db/queries/transactions';
+import { balanceAccount, outgoingFailed, outgoingConfirmed, outgoingPlanned, sweepConfirmed } from '../domain/balances';
+import { explorerUrlFor } from '../domain/explorers';
+import { newPayoutId } from '../domain/ids';
+import { payoutFee } from '../domain/ledger';
+import { postgresCode } from '../domain/sql-errors';
+import { payoutChains, payoutImpossible, type PayoutChains } from './payout-chains';
+import type { EmittedEvent } from './webhooks';
+
+// Batched settlement (docs/settlement.md), the planning and booking around the payout steps: a run
+// of a network sweeps the deposits of completed payments into the treasury (one sweeper call per
+// asset and batch), then pays each merchant what those payments owe them (one transfer per merchant,
+// asset and wallet). Sweeps and payouts are rows of `payouts`, sent by the same steps as every chain
+// transaction (sign, broadcast, the receipt decides): exactly once, whatever crashes.
+
+/** What the treasury moves as a contract call or transfer: the network's client, token and sweeper. */
+function networkOf(chains: PayoutChains, settings: ChainSettings, network: string, asset: string) {
+  const config = settings.networks.find((n) => n.network === network);
+  const sweeper = config?.sweeper;
+  if (!config || !sweeper) throw payoutImpossible(`${network} has no sweeper configured`);
+  const token = config.tokens[asset as 'USDC' | 'USDT'];
+  if (!token) throw payoutImpossible(`${asset} is not configured on ${network}`);
+  return { sweeper, token, treasury: chains.treasury() };
+}
+
+/** Node 20 has no Map.groupBy. */
+function groupBy<T>(list: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of list) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+/** The merchant a batched payout pays: its payments' merchant. */
+async function merchantOfPayout(db: Database, payoutId: string): Promise<string> {
+  const [first] = await listPayoutItems(db, payoutId);
+  const session = first ? await findSession(db, first.paymentId) : undefined;
+  if (!session) throw payoutImpossible(`payout ${payoutId} pays no known payment`);
+  return session.merchantId;
+}
+
+/**
+ * A confirmed sweep or batched payout, booked once in one database transaction: a sweep moves each
+ * deposit's money to the treasury; a payout's money left the treasury for the merchant, and each of
+ * its payments now names the payout's transaction. Returns the row as it stands, and whether this
+ * call confirmed it (another attempt may have first).
+ */
+export async function confirmSettlementPayout(
+  db: Database,
+  row: PayoutRow,
+  receipt: { blockNumber: bigint; feeWei: bigint },
+): Promise<{ row: PayoutRow; confirmedNow: boolean }> {
+  const items = await listPayoutItems(db, row.id);
+  const merchantId = row.kind === 'merchant' ? await merchantOfPayout(db, row.id) : '';
+  return db.transaction(async (tx) => {
+    const changes = { blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() };
+    const updated = await confirmPayoutOnce(tx, row.id, row.txHash!, changes);
+    if (!updated) {
+      const current = await findPayout(tx, row.id);
+      if (!current) throw payoutImpossible(`no payout ${row.id}`);
+      return { row: current, confirmedNow: false };
+    }
+    const txHash = updated.txHash!;
+    const place = { network: row.network, asset: row.asset };
+    const fee = payoutFee({ ...updated, merchantId, amount: BigInt(updated.amount), txHash, feeWei: receipt.feeWei });
+    if (row.kind === 'sweep') {
+      const deposits = items.map((i) => ({ address: i.depositAddress!, amountMicro: i.amountMicro }));
+      await writePostings(tx, [sweepConfirmed({ ...place, sweepId: row.id, treasury: row.fromAddress, txHash, deposits }), fee]);
+    } else {
+      const amountMicro = BigInt(row.amount);
+      const confirmed = outgoingConfirmed({
+        ...place,
+        outgoingId: row.id,
+        merchantId,
+        paymentId: null,
+        treasury: row.fromAddress,
+        txHash,
+        amountMicro,
+      });
+      await writePostings(tx, [confirmed, fee]);
+      const reference = { transactionHash: txHash, explorerUrl: explorerUrlFor(row.network, txHash) };
+      for (const item of items) await setPayoutReference(tx, item.paymentId, reference);
+    }
+    return { row: updated, confirmedNow: true };
+  });
+}
+
+export function createSettlementActivities({
+  db,
+  chains: settings,
+  announceSettled,
+}: {
+  db: Database;
+  chains: ChainSettings;
+  announceSettled: (paymentId: string) => Promise<EmittedEvent>;
+}) {
+  const chains = payoutChains(settings);
+  const batchSize = settings.settlement.sweepBatchSize;
+
+  return {
+    /**
+     * The network's sweeps to send: those a run left unfinished, else new ones, one per asset, each
+     * of at most SWEEP_BATCH_SIZE deposits of completed payments (their gross: the commission stays in
+     * the treasury). Written, items and all, under the network's settlement lock.
+     */
+    async planSweeps(network: string): Promise<string[]> {
+      return db.transaction(async (tx) => {
+        await lockSettlement(tx, network);
+        const unfinished = (await unfinishedSettlementPayouts(tx, network)).filter((p) => p.kind === 'sweep');
+        if (unfinished.length > 0) return unfinished.map((p) => p.id);
+        const deposits = await sweepableDeposits(tx, network, batchSize);
+        const byAsset = groupBy(deposits, (d) => d.asset);
+        const ids: string[] = [];
+        for (const [asset, list] of byAsset) {
+          const { sweeper, token, treasury } = networkOf(chains, settings, network, asset);
+          const id = newPayoutId();
+          const total = list.reduce((sum, d) => sum + d.amountMicro, 0n);
+          const callData = encodeSweep({
+            token,
+            to: treasury,
+            deposits: list.map((d) => ({ salt: depositSalt(BigInt(d.depositIndex)), amount: d.amountMicro })),
+          });
+          await insertSettlementPayout(
+            tx,
+            {
+              id,
+              paymentId: id,
+              kind: 'sweep',
+              network,
+              asset,
+              token,
+              fromAddress: treasury,
+              toAddress: sweeper,
+              amount: total.toString(),
+              callData,
+            },
+            list.map((d) => ({
+              paymentId: d.paymentId,
+              depositAddress: d.depositAddress,
+              depositIndex: d.depositIndex,
+              amountMicro: d.amountMicro,
+            })),
+          );
+          ids.push(id);
+        }
+        return ids;
+      });
+    },
+
+    /**
+     * The network's merchant payouts to send: those a run left unfinished, else one per merchant,
+     * asset and wallet for the payments whose sweep is confirmed (the treasury holds their money),
+     * each drawn from the merchant's available balance in the same transaction. A merchant whose
+     * available balance is short of it (refunds took it) waits.
+     */
+    async planMerchantPayouts(network: string): Promise<string[]> {
+      return db.transaction(async (tx) => {
+        await lockSettlement(tx, network);
+        const unfinished = (await unfinishedSettlementPayouts(tx, network)).filter((p) => p.kind === 'merchant');
+        if (unfinished.length > 0) return unfinished.map((p) => p.id);
+        const payable = await payablePayments(tx, network);
+        const groups = groupBy(payable, (p: PayablePayment) => `${p.merchantId} ${p.asset} ${p.walletAddress}`);
+        const ids: string[] = [];
+        for (const list of groups.values()) {
+          const { merchantId, asset, walletAddress } = list[0]!;
+          const { token, treasury } = networkOf(chains, settings, network, asset);
+          const amount = list.reduce((sum, p) => sum + p.shareMicro, 0n);
+          const available = -(await accountBalance(tx, balanceAccount.available(merchantId), network, asset));
+          if (amount <= 0n || available < amount) continue;
+          const id = newPayoutId();
+          await insertSettlementPayout(
+            tx,
+            {
+              id,
+              paymentId: id,
+              kind: 'merchant',
+              network,
+              asset,
+              token,
+              fromAddress: treasury,
+              toAddress: walletAddress,
+              amount: amount.toString(),
+            },
+            list.map((p) => ({ paymentId: p.paymentId, amountMicro: p.shareMicro })),
+          );
+          await writePostings(tx, [
+            outgoingPlanned({ network, asset, outgoingId: id, merchantId, paymentId: null, fromAvailable: amount, fromReserved: 0n }),
+          ]);
+          ids.push(id);
+        }
+        return ids;
+      });
+    },
+
+    /** A merchant payout that failed for good: its amount is the merchant's available balance again, once. */
+    async settlementPayoutFailed(payoutId: string): Promise<void> {
+      const row = await findPayout(db, payoutId);
+      if (!row || row.kind !== 'merchant' || row.status !== 'failed') return;
+      const merchantId = await merchantOfPayout(db, payoutId);
+      const amount = BigInt(row.amount);
+      await writePostings(db, [
+        outgoingFailed({
+          network: row.network,
+          asset: row.asset,
+          outgoingId: row.id,
+          merchantId,
+          paymentId: null,
+          fromAvailable: amount,
+          fromReserved: 0n,
+        }),
+      ]).catch((err: unknown) => {
+        // Written by an earlier attempt: the posting id is unique.
+        if (postgresCode(err) !== '23505') throw err;
+      });
+    },
+
+    /** `payment.settled` for each payment a confirmed payout paid, with its deliveries' first attempts. */
+    async announcePayoutSettled(payoutId: string): Promise<EmittedEvent[]> {
+      const row = await findPayout(db, payoutId);
+      if (!row || row.kind !== 'merchant' || row.status !== 'confirmed') return [];
+      const emitted: EmittedEvent[] = [];
+      for (const item of await listPayoutItems(db, payoutId)) emitted.push(await announceSettled(item.paymentId));
+      return emitted;
+    },
+  };
+}
+
+export type SettlementActivities = ReturnType<typeof createSettlementActivities>;

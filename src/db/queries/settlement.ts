@@ -1,0 +1,137 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { DatabaseOrTransaction } from '../client';
+import { payoutItems, payouts } from '../schema';
+import type { NewPayout, PayoutRow } from './payouts';
+
+// Batched settlement's reads and writes (docs/settlement.md): which deposits a sweep takes, which
+// payments a merchant's payout pays. Planned under the network's settlement lock, so two runs (or two
+// attempts of one) never put a payment in two live sweeps or two live payouts.
+
+/** Serialises the planning of a network's sweeps and payouts until the caller's transaction ends. */
+export async function lockSettlement(tx: DatabaseOrTransaction, network: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`settlement:${network}`}, 0))`);
+}
+
+/**
+ * Sweeps a deposit may fail in before runs leave it to an operator: a deposit the chain refuses for
+ * good (a frozen address) then no longer fails every batch it is in.
+ */
+export const SWEEP_ATTEMPTS = 3;
+
+export interface SweepableDeposit {
+  paymentId: string;
+  asset: string;
+  depositAddress: string;
+  depositIndex: number;
+  amountMicro: bigint;
+}
+
+/**
+ * Completed payments of `network` whose money is still at their deposit address: their completion
+ * credited a merchant's balance (a `merchant:…:pending` line), no live sweep took them, and fewer than
+ * SWEEP_ATTEMPTS sweeps of them failed. Oldest first.
+ */
+export async function sweepableDeposits(tx: DatabaseOrTransaction, network: string, limit: number): Promise<SweepableDeposit[]> {
+  const rows = await tx.execute<{ payment_id: string; asset: string; address: string; derivation_index: number; amount: string }>(sql`
+    select e.payment_id, e.asset, d.address, d.derivation_index, e.amount
+      from ledger_entries e
+      join deposit_addresses d on e.account = 'deposit:' || d.address
+     where e.network = ${network}
+       and e.posting_id = 'completion:' || e.payment_id
+       and exists (select 1 from ledger_entries m
+                    where m.posting_id = e.posting_id and m.account like 'merchant:%:pending')
+       and not exists (select 1 from payout_items i join payouts p on p.id = i.payout_id
+                        where i.payment_id = e.payment_id and p.kind = 'sweep' and p.status <> 'failed')
+       and (select count(*) from payout_items i join payouts p on p.id = i.payout_id
+             where i.payment_id = e.payment_id and p.kind = 'sweep' and p.status = 'failed') < ${SWEEP_ATTEMPTS}
+     order by e.id
+     limit ${limit}`);
+  return rows.map((r) => ({
+    paymentId: r.payment_id,
+    asset: r.asset,
+    depositAddress: r.address,
+    depositIndex: Number(r.derivation_index),
+    amountMicro: BigInt(r.amount),
+  }));
+}
+
+export interface PayablePayment {
+  paymentId: string;
+  merchantId: string;
+  asset: string;
+  walletAddress: string;
+  shareMicro: bigint;
+}
+
+/** Payments of `network` whose sweep is confirmed (the treasury holds their money) and that no live payout pays yet. */
+export async function payablePayments(tx: DatabaseOrTransaction, network: string): Promise<PayablePayment[]> {
+  const rows = await tx.execute<{ payment_id: string; merchant_id: string; asset: string; wallet_address: string; share: string }>(sql`
+    select t.payment_id, t.merchant_id, t.destination_asset as asset, t.wallet_address, t.merchant_settlement_micro as share
+      from payout_items si
+      join payouts s on s.id = si.payout_id and s.kind = 'sweep' and s.status = 'confirmed' and s.network = ${network}
+      join transactions t on t.payment_id = si.payment_id
+     where not exists (select 1 from payout_items i join payouts p on p.id = i.payout_id
+                        where i.payment_id = si.payment_id and p.kind = 'merchant' and p.status <> 'failed')
+     order by t.merchant_id, si.payment_id`);
+  return rows.map((r) => ({
+    paymentId: r.payment_id,
+    merchantId: r.merchant_id,
+    asset: r.asset,
+    walletAddress: r.wallet_address,
+    shareMicro: BigInt(r.share),
+  }));
+}
+
+/** The ledger balance (debit positive) of `account` in one network and asset. */
+export async function accountBalance(tx: DatabaseOrTransaction, account: string, network: string, asset: string): Promise<bigint> {
+  const [row] = await tx.execute<{ total: string | null }>(
+    sql`select sum(amount) as total from ledger_entries where account = ${account} and network = ${network} and asset = ${asset}`,
+  );
+  return BigInt(row?.total ?? 0);
+}
+
+export interface PayoutItem {
+  paymentId: string;
+  depositAddress?: string | null;
+  depositIndex?: number | null;
+  amountMicro: bigint;
+}
+
+/** A batched payout (a sweep, a merchant's payout) and what it settles, in the caller's transaction. */
+export async function insertSettlementPayout(tx: DatabaseOrTransaction, row: NewPayout, items: PayoutItem[]): Promise<PayoutRow> {
+  const [inserted] = await tx.insert(payouts).values(row).returning();
+  await tx.insert(payoutItems).values(
+    items.map((i) => ({
+      payoutId: inserted!.id,
+      paymentId: i.paymentId,
+      depositAddress: i.depositAddress ?? null,
+      depositIndex: i.depositIndex ?? null,
+      amount: i.amountMicro.toString(),
+    })),
+  );
+  return inserted!;
+}
+
+/** What a batched payout settles. */
+export async function listPayoutItems(db: DatabaseOrTransaction, payoutId: string): Promise<PayoutItem[]> {
+  const rows = await db.execute<{ payment_id: string; deposit_address: string | null; deposit_index: number | null; amount: string }>(
+    sql`select payment_id, deposit_address, deposit_index, amount from payout_items where payout_id = ${payoutId} order by payment_id`,
+  );
+  return rows.map((r) => ({
+    paymentId: r.payment_id,
+    depositAddress: r.deposit_address,
+    depositIndex: r.deposit_index,
+    amountMicro: BigInt(r.amount),
+  }));
+}
+
+/** The batched payouts of `network` not yet confirmed nor failed: a run finishes them before it plans more. */
+export async function unfinishedSettlementPayouts(db: DatabaseOrTransaction, network: string): Promise<PayoutRow[]> {
+  return db
+    .select()
+    .from(payouts)
+    .where(
+      and(eq(payouts.network, network), eq(payouts.paymentId, payouts.id), inArray(payouts.status, ['planned', 'signed', 'broadcast'])),
+    )
+    .orderBy(payouts.createdAt);
+}

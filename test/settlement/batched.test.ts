@@ -1,0 +1,141 @@
+import { erc20Abi, type Address } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { commissionSplit } from '../../src/domain/money';
+import { reconcile } from '../../src/payments/reconciliation';
+import type { SettlementRunOutcome } from '../../src/workflows/settlement/workflow';
+import { settlementScheduleId } from '../../src/temporal/settlement-schedules';
+import { devTreasuryAddress } from '../../tools/dev/dev-sweepers';
+import { balanceOf, payFromWallet, randomAddress, usePrivateChain, type TestChain } from '../support/chain';
+import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { eventually, http } from '../support/http';
+import { openSession, pressPay, sessionRow, waitForStatus } from '../proof/support';
+import { replayRuns } from '../temporal/histories';
+
+// Batched settlement (docs/settlement.md) end to end, on a private anvil so that every transaction
+// the treasury sends can be counted: payments of two merchants complete into their balances, one
+// sweep moves every deposit to the treasury through the sweeper (no native coin ever sent to a
+// deposit), then one payout per merchant pays exactly their shares; the commission stays in the
+// treasury, each payment is settled once, and the ledger equals the chain.
+const overrides: Record<string, string> = { SETTLEMENT_MODE: 'batched', PAYOUT_INTERVAL_SECONDS: '1' };
+let chain: TestChain;
+usePrivateChain(overrides, 1, (started) => (chain = started));
+const ctx = useTestApp(overrides, { listen: true, sandbox: true, worker: true });
+
+async function merchantWithWallet(wallet: Address) {
+  return createApprovedMerchant(ctx.app, {
+    name: 'Batch Shop',
+    commissionBps: 100,
+    wallets: [{ asset: 'USDC', network: 'polygon', address: wallet }],
+  });
+}
+
+async function settlementRows(paymentIds: string[]) {
+  return ctx.db.sql<{ payment_id: string; payout_id: string; kind: string; status: string; amount: string; tx_hash: string }[]>`
+    select i.payment_id, p.id as payout_id, p.kind, p.status, i.amount, p.tx_hash
+      from payout_items i join payouts p on p.id = i.payout_id
+     where i.payment_id in ${ctx.db.sql(paymentIds)}`;
+}
+
+describe('batched settlement', () => {
+  it('sweeps many deposits in one transaction and pays each merchant once, from the treasury, without gas at any deposit', async () => {
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    // Held while the payments complete, so that one run finds them all.
+    await schedule.pause();
+    const wallets = [randomAddress(), randomAddress()];
+    const merchants = [await merchantWithWallet(wallets[0]!), await merchantWithWallet(wallets[1]!)];
+    const owners = [0, 0, 0, 1, 1];
+    const payments: { id: string; merchant: number; gross: bigint; deposit: Address }[] = [];
+    for (const merchant of owners) {
+      const id = await openSession(ctx, merchants[merchant]!.apiKey, { amount: 10 + payments.length });
+      const gross = await pressPay(ctx, id);
+      const { depositAddress } = await sessionRow(ctx, id);
+      payments.push({ id, merchant, gross, deposit: depositAddress });
+    }
+    // A deposit address is the sweeper's forwarder of the payment's index: no code until swept.
+    for (const p of payments) expect(await chain.publicClient.getCode({ address: p.deposit })).toBeUndefined();
+    const treasury = devTreasuryAddress();
+    const usdc = chain.tokens.polygon.USDC;
+    const treasuryBefore = await balanceOf(chain, usdc, treasury);
+    const nonceBefore = await chain.publicClient.getTransactionCount({ address: treasury });
+    for (const p of payments) await payFromWallet(chain, usdc, p.deposit, p.gross);
+    for (const p of payments) await waitForStatus(ctx, p.id, 'completed');
+    const ids = payments.map((p) => p.id);
+    // Completed: the shares are the merchants' balances; nothing moved on chain yet.
+    expect(await settlementRows(ids)).toEqual([]);
+
+    await schedule.unpause();
+    await eventually(
+      async () => (await settlementRows(ids)).filter((r) => r.kind === 'merchant' && r.status === 'confirmed').length,
+      (n) => n === payments.length,
+      30_000,
+      'every payment paid out',
+    );
+    await schedule.pause();
+
+    const rows = await settlementRows(ids);
+    const sweeps = new Set(rows.filter((r) => r.kind === 'sweep').map((r) => r.payout_id));
+    const payouts = new Set(rows.filter((r) => r.kind === 'merchant').map((r) => r.payout_id));
+    // One sweep for the five deposits, one payout per merchant: three transactions for five payments.
+    expect(sweeps.size).toBe(1);
+    expect(payouts.size).toBe(2);
+    expect(rows.filter((r) => r.kind === 'sweep').map((r) => BigInt(r.amount))).toEqual(
+      expect.arrayContaining(payments.map((p) => p.gross)),
+    );
+    expect(await chain.publicClient.getTransactionCount({ address: treasury })).toBe(nonceBefore + 3);
+    // No gas top-up, no commission transfer: the only payouts of these payments are the batch's.
+    const perPayment = await ctx.db.sql`select kind from payouts where payment_id in ${ctx.db.sql(ids)}`;
+    expect(perPayment).toEqual([]);
+
+    // Each merchant got exactly the shares of their payments; the commission stayed in the treasury.
+    const share = (p: (typeof payments)[number]) => commissionSplit(p.gross, 100).merchant;
+    for (const [i, wallet] of wallets.entries()) {
+      const owed = payments.filter((p) => p.merchant === i).reduce((sum, p) => sum + share(p), 0n);
+      expect(await balanceOf(chain, usdc, wallet)).toBe(owed);
+    }
+    const commission = payments.reduce((sum, p) => sum + commissionSplit(p.gross, 100).commission, 0n);
+    expect((await balanceOf(chain, usdc, treasury)) - treasuryBefore).toBe(commission);
+    // Every deposit is empty, of the token and of native coin (none was ever sent there).
+    for (const p of payments) {
+      expect(await chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [p.deposit] })).toBe(
+        0n,
+      );
+      expect(await chain.publicClient.getBalance({ address: p.deposit })).toBe(0n);
+    }
+
+    // Each payment's lookup names its merchant's payout, and payment.settled was written once each.
+    for (const p of payments) {
+      const payout = rows.find((r) => r.payment_id === p.id && r.kind === 'merchant')!;
+      const res = await http('GET', `${ctx.baseUrl}/api/v1/transactions/${p.id}`, {
+        headers: { authorization: `Bearer ${merchants[p.merchant]!.apiKey}` },
+      });
+      expect(res.status).toBe(200);
+      expect(JSON.stringify(res.json)).toContain(payout.tx_hash);
+    }
+    const settled = () =>
+      ctx.db.sql`select payment_id from events where type = 'payment.settled' and payment_id in ${ctx.db.sql(ids)}`.then((r) =>
+        r.map((e) => e.payment_id as string).sort(),
+      );
+    await eventually(settled, (s) => s.length === ids.length, 10_000, 'payment.settled for every payment');
+    expect(await settled()).toEqual([...ids].sort());
+
+    // The ledger equals the chain.
+    expect(await reconcile(ctx.db.db, ctx.config.chains, treasury)).toEqual([]);
+
+    // The runs' histories: the one that swept and paid, and one with nothing to do.
+    const runs = new Map<string, SettlementRunOutcome>();
+    for (const action of (await schedule.describe()).info.recentActions) {
+      const workflowId = action.action.workflow.workflowId;
+      runs.set(workflowId, await ctx.temporal.workflow.getHandle(workflowId).result());
+    }
+    const paid = [...runs].find(([, r]) => r.sweeps === 1 && r.payouts === 2)?.[0];
+    expect(paid).toBeDefined();
+    const idle = `settlement-idle-${Date.now()}`;
+    const nothing = await ctx.temporal.workflow.execute('settlementRun', {
+      workflowId: idle,
+      taskQueue: ctx.config.temporal.taskQueue,
+      args: [{ network: 'polygon' }],
+    });
+    expect(nothing).toEqual({ sweeps: 0, payouts: 0, failed: 0 });
+    await replayRuns(ctx.temporal, 'settlement-run', { 'swept-and-paid': paid!, idle });
+  }, 120_000);
+});
