@@ -167,6 +167,16 @@ describe('config: chains (decisions §11)', () => {
     expect(c.chains.settlementMnemonic).toBe(MNEMONIC);
   });
 
+  it('settles in batches only where every network has its sweeper, with the interval and batch size in bounds', () => {
+    const polygon = { ...withMnemonic, CHAIN_POLYGON_RPC_URL: 'https://polygon.example.com', CHAIN_POLYGON_USDC: USDC };
+    expect(() => loadConfig({ ...polygon, SETTLEMENT_MODE: 'batched' })).toThrow(/CHAIN_POLYGON_SWEEPER/);
+    const batched = loadConfig({ ...polygon, CHAIN_POLYGON_SWEEPER: USDT, SETTLEMENT_MODE: 'batched', PAYOUT_INTERVAL_SECONDS: '5' });
+    expect(batched.chains.settlement).toEqual({ mode: 'batched', intervalSeconds: 5, sweepBatchSize: 50 });
+    expect(() => loadConfig({ ...base, SETTLEMENT_MODE: 'weekly' })).toThrow(/SETTLEMENT_MODE/);
+    expect(() => loadConfig({ ...base, PAYOUT_INTERVAL_SECONDS: '0' })).toThrow(/PAYOUT_INTERVAL_SECONDS/);
+    expect(() => loadConfig({ ...base, SWEEP_BATCH_SIZE: '201' })).toThrow(/SWEEP_BATCH_SIZE/);
+  });
+
   it.each([
     ['ETHEREUM', 1, 12],
     ['BASE', 8453, 10],
