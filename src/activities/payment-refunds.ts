@@ -17,6 +17,10 @@ import { newPayoutId } from '../domain/ids';
 import { checkRefundAmount, checkRefundDebt } from '../domain/payment-refund';
 import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../domain/refund-address';
 import { payoutChains, payoutImpossible } from './payout-chains';
+import { writePostings } from '../db/queries/ledger';
+import { drawForRefund, refundDrawOf } from '../db/queries/settlement';
+import { outgoingFailed } from '../domain/balances';
+import { AppError } from '../domain/errors';
 
 // Issue 29 item 3: the side effects of a completed payment's refund workflow, each idempotent. The
 // refund row was written by the use case (src/payments/payment-refunds.ts) with its amount checked;
@@ -27,6 +31,7 @@ export const REFUND_NOT_SENDABLE = 'RefundNotSendable';
 
 export function createPaymentRefundActivities({ db, chains: settings }: { db: Database; chains: ChainSettings }) {
   const chains = payoutChains(settings);
+  const batched = settings.settlement.mode === 'batched';
   return {
     /** The refund's payout (written once), as ids in sending order. Its address is checked again against what the platform owns. */
     async planPaymentRefund(refundId: string): Promise<{ payoutIds: string[] }> {
@@ -67,6 +72,18 @@ export function createPaymentRefundActivities({ db, chains: settings }: { db: Da
         const refund = await lockPaymentRefund(tx, refundId);
         if (!refund || refund.status !== 'requested') return;
         await updatePaymentRefund(tx, refundId, { status: 'failed', failureReason: reason });
+        // Batched settlement: what the refund drew is the merchant's balance again.
+        const draw = batched ? await refundDrawOf(tx, refundId) : null;
+        if (draw)
+          await writePostings(tx, [
+            outgoingFailed({
+              ...draw,
+              network: refund.network,
+              asset: refund.asset,
+              merchantId: refund.merchantId,
+              paymentId: refund.paymentId,
+            }),
+          ]);
       });
     },
 
@@ -94,8 +111,19 @@ export function createPaymentRefundActivities({ db, chains: settings }: { db: Da
           });
           if (!amount.ok) throw ApplicationFailure.nonRetryable(amount.message, REFUND_NOT_SENDABLE);
           const owner = { merchantId: refund.merchantId, asset: refund.asset, network: refund.network, except: refund.id };
-          const debt = checkRefundDebt({ ...(await refundDebtStanding(tx, owner, new Date())), requestedMicro: refund.amountMicro });
-          if (!debt.ok) throw ApplicationFailure.nonRetryable(debt.message, REFUND_NOT_SENDABLE);
+          if (batched) {
+            await drawForRefund(tx, {
+              ...owner,
+              refundId: refund.id,
+              paymentId: refund.paymentId,
+              requestedMicro: refund.amountMicro,
+            }).catch((err: unknown) => {
+              throw err instanceof AppError ? ApplicationFailure.nonRetryable(err.message, REFUND_NOT_SENDABLE) : err;
+            });
+          } else {
+            const debt = checkRefundDebt({ ...(await refundDebtStanding(tx, owner, new Date())), requestedMicro: refund.amountMicro });
+            if (!debt.ok) throw ApplicationFailure.nonRetryable(debt.message, REFUND_NOT_SENDABLE);
+          }
           await updatePaymentRefund(tx, refundId, { status: 'requested', failureReason: null });
         }
         await reopenFailedSettlement(tx, refund.paymentId, refund.id);

@@ -29,6 +29,7 @@ import { setPayoutReference, setPayoutReferenceUnlessSet } from '../db/queries/t
 import { explorerUrlFor } from '../domain/explorers';
 import { isSettlementPayout, payoutConfirmed, payoutFee, payoutRevertedFee, type ConfirmedPayout, type Posting } from '../domain/ledger';
 import { completedPaymentRefunded, refundDebtRepaid } from '../domain/payment-refund';
+import { outgoingConfirmed } from '../domain/balances';
 import { updatePaymentRefund } from '../db/queries/payment-refunds';
 import { payoutChains, payoutImpossible } from './payout-chains';
 import type { EmittedEvent } from './webhooks';
@@ -276,7 +277,7 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
         return current;
       }
       const confirmed = { ...updated, merchantId, amount: BigInt(updated.amount), txHash: updated.txHash!, feeWei: receipt.feeWei };
-      await writePostings(tx, confirmedPostings(confirmed, chains.treasury()));
+      await writePostings(tx, confirmedPostings(confirmed, chains.treasury(), settings.settlement.mode === 'batched'));
       // Issue 29 item 3: a completed payment's refund is done with its transfer, in the same transaction.
       if (row.kind === 'payment_refund' && updated.refundId)
         await updatePaymentRefund(tx, updated.refundId, {
@@ -339,10 +340,16 @@ const OTHER_ROWS_AT_CONFIRMATION: ReadonlySet<PayoutRow['kind']> = new Set(['ref
  * payment's refund makes the merchant's debt, and a withheld part of their payout repays it
  * (domain/payment-refund.ts). Each with the gas its sender paid.
  */
-function confirmedPostings(p: ConfirmedPayout & { refundId: string | null }, treasury: string): Posting[] {
+function confirmedPostings(p: ConfirmedPayout & { refundId: string | null }, treasury: string, batched: boolean): Posting[] {
   const common = { paymentId: p.paymentId, merchantId: p.merchantId, asset: p.asset, network: p.network, txHash: p.txHash };
   if (p.kind === 'payment_refund') {
     if (!p.refundId) throw payoutImpossible(`payout ${p.id} names no refund`);
+    // Batched settlement: the merchant's balance paid it (drawn into `outgoing` when it was asked for).
+    if (batched)
+      return [
+        outgoingConfirmed({ ...common, outgoingId: p.refundId, treasury: p.fromAddress, amountMicro: p.amount }),
+        payoutFee(p),
+      ].filter((posting) => posting.lines.length > 0);
     const refunded = completedPaymentRefunded({ ...common, refundId: p.refundId, treasury: p.fromAddress, amountMicro: p.amount });
     return [refunded, payoutFee(p)].filter((posting) => posting.lines.length > 0);
   }

@@ -15,6 +15,7 @@ import {
   type PayablePayment,
 } from '../db/queries/settlement';
 import { setPayoutReference } from '../db/queries/transactions';
+import { lockMerchant } from '../db/queries/merchants';
 import { balanceAccount, outgoingFailed, outgoingConfirmed, outgoingPlanned, sweepConfirmed } from '../domain/balances';
 import { explorerUrlFor } from '../domain/explorers';
 import { newPayoutId } from '../domain/ids';
@@ -170,8 +171,8 @@ export function createSettlementActivities({
     /**
      * The network's merchant payouts to send: those a run left unfinished, else one per merchant,
      * asset and wallet for the payments whose sweep is confirmed (the treasury holds their money),
-     * each drawn from the merchant's available balance in the same transaction. A merchant whose
-     * available balance is short of it (refunds took it) waits.
+     * drawn from the merchant's available balance in the same transaction: their shares, or less
+     * when refunds have drawn on the balance meanwhile; a merchant with nothing available waits.
      */
     async planMerchantPayouts(network: string): Promise<string[]> {
       return db.transaction(async (tx) => {
@@ -184,9 +185,13 @@ export function createSettlementActivities({
         for (const list of groups.values()) {
           const { merchantId, asset, walletAddress } = list[0]!;
           const { token, treasury } = networkOf(chains, settings, network, asset);
-          const amount = list.reduce((sum, p) => sum + p.shareMicro, 0n);
+          const swept = list.reduce((sum, p) => sum + p.shareMicro, 0n);
+          // The merchant's lock, as a refund's draw takes it: the two never spend the same balance.
+          await lockMerchant(tx, merchantId);
           const available = -(await accountBalance(tx, balanceAccount.available(merchantId), network, asset));
-          if (amount <= 0n || available < amount) continue;
+          // What the sweeps brought in, less what refunds have drawn meanwhile; nothing to pay, it waits.
+          const amount = available < swept ? available : swept;
+          if (amount <= 0n) continue;
           const id = newPayoutId();
           await insertSettlementPayout(
             tx,

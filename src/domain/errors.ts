@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'NotFound'
   | 'NotImplemented'
   | 'Conflict'
+  | 'InsufficientBalance'
   | 'IdempotencyConflict'
   | 'IdempotencyKeyReused'
   | 'PayloadTooLarge'
@@ -31,6 +32,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   NotFound: 404,
   NotImplemented: 404,
   Conflict: 409,
+  InsufficientBalance: 409,
   IdempotencyConflict: 409,
   PayloadTooLarge: 413,
   ValidationError: 422,

@@ -12,6 +12,7 @@ import {
   type PaymentRefundRow,
 } from '../db/queries/payment-refunds';
 import { findTransaction } from '../db/queries/transactions';
+import { drawForRefund } from '../db/queries/settlement';
 import { AppError, notFound } from '../domain/errors';
 import { explorerUrlFor } from '../domain/explorers';
 import { isCanonicalPaymentId, newRefundId } from '../domain/ids';
@@ -126,6 +127,7 @@ export async function refundPayment(
   const given = input.address ?? found.refundAddress;
   if (!given) throw invalid('address', 'Give the address to send the money back to: the customer left none on the checkout page.');
   const address = await checkedRefundAddress(ctx, given);
+  const batched = ctx.config.chains.settlement.mode === 'batched';
 
   const made = await ctx.db.transaction(async (tx) => {
     const session = (await lockSession(tx, found.id))!;
@@ -144,11 +146,18 @@ export async function refundPayment(
     });
     if (!amount.ok) throw invalid('amount', amount.message);
     const owner = { merchantId: session.merchantId, asset: session.destinationAsset, network: session.network };
-    // Refunds asked for and not confirmed are debt the ledger does not hold yet (refundDebtStanding counts them).
-    const debt = checkRefundDebt({ ...(await refundDebtStanding(tx, owner, ctx.now())), requestedMicro: amount.amountMicro });
-    if (!debt.ok) throw new AppError('Conflict', debt.message);
+    const id = newRefundId();
+    if (batched) {
+      // Batched settlement (docs/settlement.md): the merchant's own balance pays, drawn now under
+      // the merchant's lock, so refunds asked at once never take more than it holds.
+      await drawForRefund(tx, { ...owner, refundId: id, paymentId: session.id, requestedMicro: amount.amountMicro });
+    } else {
+      // Refunds asked for and not confirmed are debt the ledger does not hold yet (refundDebtStanding counts them).
+      const debt = checkRefundDebt({ ...(await refundDebtStanding(tx, owner, ctx.now())), requestedMicro: amount.amountMicro });
+      if (!debt.ok) throw new AppError('Conflict', debt.message);
+    }
     const row = await insertPaymentRefund(tx, {
-      id: newRefundId(),
+      id,
       paymentId: session.id,
       merchantId: session.merchantId,
       asset: session.destinationAsset,

@@ -6,7 +6,7 @@ import type { SettlementRunOutcome } from '../../src/workflows/settlement/workfl
 import { settlementScheduleId } from '../../src/temporal/settlement-schedules';
 import { devTreasuryAddress } from '../../tools/dev/dev-sweepers';
 import { balanceOf, payFromWallet, randomAddress, usePrivateChain, type TestChain } from '../support/chain';
-import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { openSession, pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { replayRuns } from '../temporal/histories';
@@ -137,5 +137,72 @@ describe('batched settlement', () => {
     });
     expect(nothing).toEqual({ sweeps: 0, payouts: 0, failed: 0 });
     await replayRuns(ctx.temporal, 'settlement-run', { 'swept-and-paid': paid!, idle });
+  }, 120_000);
+
+  it('refunds a completed payment from its merchant’s balance only: 409 beyond it, concurrent refunds never overdraw', async () => {
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    await schedule.pause();
+    const m = await merchantWithWallet(randomAddress());
+    const usdc = chain.tokens.polygon.USDC;
+    const pay = async (amount: number) => {
+      const id = await openSession(ctx, m.apiKey, { amount });
+      const gross = await pressPay(ctx, id);
+      await payFromWallet(chain, usdc, (await sessionRow(ctx, id)).depositAddress, gross);
+      await waitForStatus(ctx, id, 'completed');
+      return { id, share: commissionSplit(gross, 100).merchant };
+    };
+    const refund = (paymentId: string, amount: string) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: `/admin/v1/payments/${paymentId}/refunds`,
+        headers: adminHeaders,
+        payload: { amount, address: randomAddress() },
+      });
+    const available = async () =>
+      -BigInt(
+        (
+          await ctx.db.sql`select coalesce(sum(amount), 0)::text as s from ledger_entries where account = ${`merchant:${m.id}:available`}`
+        )[0]!.s as string,
+      );
+
+    // Paid out: nothing is left to refund from, although the treasury holds other money.
+    const first = await pay(30);
+    await schedule.unpause();
+    await eventually(available, (a) => a === 0n, 30_000, 'the first payment paid out');
+    await eventually(
+      () =>
+        ctx.db
+          .sql`select 1 from payout_items i join payouts p on p.id = i.payout_id where i.payment_id = ${first.id} and p.kind = 'merchant' and p.status = 'confirmed'`,
+      (r) => r.length === 1,
+      30_000,
+      'the payout confirmed',
+    );
+    await schedule.pause();
+    const refused = await refund(first.id, '5');
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({
+      ok: false,
+      error: 'InsufficientBalance',
+      message: 'The balance available for refunds is 0.00 USDC; the refund needs 5.00 USDC. Top up your balance or wait for more payments.',
+    });
+    expect(await ctx.db.sql`select 1 from payment_refunds where payment_id = ${first.id}`).toEqual([]);
+
+    // A second payment, held in the balance (no run): two refunds asked at once, each more than half of it.
+    const second = await pay(20);
+    expect(await available()).toBe(second.share);
+    const part = ((second.share * 6n) / 10n / 10_000n) * 10_000n;
+    const amount = (Number(part) / 1e6).toFixed(2);
+    const answers = await Promise.all([refund(second.id, amount), refund(first.id, amount)]);
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 409]);
+    const made = answers.find((a) => a.statusCode === 201)!.json().refund as { id: string };
+    expect(await available()).toBe(second.share - part);
+    // The treasury pays it once the next run has swept the payment's money in.
+    await schedule.unpause();
+    expect(await ctx.temporal.workflow.getHandle(made.id).result()).toBe('refunded');
+    // What is left of the balance is paid out.
+    await eventually(available, (a) => a === 0n, 30_000, 'the rest paid out');
+    await schedule.pause();
+    // Nothing the merchant was not owed left the treasury, and the ledger equals the chain.
+    expect(await reconcile(ctx.db.db, ctx.config.chains, devTreasuryAddress())).toEqual([]);
   }, 120_000);
 });
