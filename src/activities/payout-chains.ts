@@ -42,8 +42,9 @@ export function payoutChains(settings: ChainSettings): PayoutChains {
     async signerOf(db, payout, deposit) {
       const k = keysOf();
       // The treasury sends the gas, a completed payment's refund (its deposit address was emptied by the
-      // payout), and all of batched settlement (sweeps through the sweeper, payouts of balances).
-      if (payout.kind === 'gas' || payout.kind === 'payment_refund' || isSettlementPayout(payout)) {
+      // payout), all of batched settlement (sweeps through the sweeper, payouts of balances) and every
+      // other call of the sweeper (a refund it forwards from a deposit).
+      if (payout.kind === 'gas' || payout.kind === 'payment_refund' || isSettlementPayout(payout) || payout.callData) {
         if (payout.kind !== 'gas' && payout.fromAddress !== k.treasury.address)
           throw payoutImpossible(`${payout.fromAddress} is not the treasury`);
         return k.treasury;

@@ -27,7 +27,16 @@ import {
 } from '../db/queries/payouts';
 import { setPayoutReference, setPayoutReferenceUnlessSet } from '../db/queries/transactions';
 import { explorerUrlFor } from '../domain/explorers';
-import { isSettlementPayout, payoutConfirmed, payoutFee, payoutRevertedFee, type ConfirmedPayout, type Posting } from '../domain/ledger';
+import {
+  balanced,
+  isSettlementPayout,
+  ledgerAccount,
+  payoutConfirmed,
+  payoutFee,
+  payoutRevertedFee,
+  type ConfirmedPayout,
+  type Posting,
+} from '../domain/ledger';
 import { completedPaymentRefunded, refundDebtRepaid } from '../domain/payment-refund';
 import { outgoingConfirmed } from '../domain/balances';
 import { updatePaymentRefund } from '../db/queries/payment-refunds';
@@ -37,6 +46,7 @@ import { givenUp, PAYOUT_FAILED, refusalBoundReached, refusalOf, refusedForNow }
 import { planOrderPayouts, planSessionPayouts, type SessionPlan } from './payout-plan';
 import { planExceptionRefund, type RefundPlan } from './refund-plan';
 import { confirmSettlementPayout } from './settlement';
+import { listPayoutItems } from '../db/queries/settlement';
 
 // Decisions §11 "Payout": plan (rows) -> sign (the next free nonce, the raw tx stored with it in one statement) ->
 // broadcast (the stored bytes, again on every retry) -> confirm (the receipt decides; ledger and
@@ -277,7 +287,14 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
         return current;
       }
       const confirmed = { ...updated, merchantId, amount: BigInt(updated.amount), txHash: updated.txHash!, feeWei: receipt.feeWei };
-      await writePostings(tx, confirmedPostings(confirmed, chains.treasury(), settings.settlement.mode === 'batched'));
+      // A refund the sweeper forwarded: the money left the deposit address, the treasury paid the gas.
+      const forwardedFrom = updated.callData ? ((await listPayoutItems(tx, updated.id))[0]?.depositAddress ?? null) : null;
+      await writePostings(
+        tx,
+        forwardedFrom
+          ? forwardedRefundPostings(confirmed, forwardedFrom)
+          : confirmedPostings(confirmed, chains.treasury(), settings.settlement.mode === 'batched'),
+      );
       // Issue 29 item 3: a completed payment's refund is done with its transfer, in the same transaction.
       if (row.kind === 'payment_refund' && updated.refundId)
         await updatePaymentRefund(tx, updated.refundId, {
@@ -334,6 +351,23 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
 
 /** Kinds whose confirmation changes another row (the exception, the refund) or posts to the debt. */
 const OTHER_ROWS_AT_CONFIRMATION: ReadonlySet<PayoutRow['kind']> = new Set(['refund', 'payment_refund', 'repayment']);
+
+/** An exception's refund the sweeper forwarded from its deposit address, the treasury paying the gas. */
+function forwardedRefundPostings(p: ConfirmedPayout, depositAddress: string): Posting[] {
+  if (!p.exceptionId) throw payoutImpossible(`refund payout ${p.id} names no exception`);
+  const moved = balanced({
+    postingId: `payout:${p.id}`,
+    asset: p.asset,
+    network: p.network,
+    paymentId: p.paymentId,
+    txHash: p.txHash,
+    lines: [
+      { account: ledgerAccount.exceptionHeld(p.exceptionId), amount: p.amount },
+      { account: ledgerAccount.deposit(depositAddress), amount: -p.amount },
+    ],
+  });
+  return [moved, payoutFee(p)].filter((posting) => posting.lines.length > 0);
+}
 
 /**
  * A confirmed payout's postings: most move money between two accounts (domain/ledger.ts); a completed

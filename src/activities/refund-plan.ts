@@ -9,7 +9,12 @@ import { findSession } from '../db/queries/checkout-sessions';
 import { findDepositAddresses } from '../db/queries/deposit-addresses';
 import { findPaymentException, lockPaymentException, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
 import { findSimpleOrder } from '../db/queries/simple-orders';
-import { insertPayoutsOnce, listRefundPayouts, outgoingUnconfirmed, type PayoutRow } from '../db/queries/payouts';
+import { insertPayoutsOnce, listRefundPayouts, outgoingUnconfirmed, type NewPayout, type PayoutRow } from '../db/queries/payouts';
+import { insertPayoutItemsOnce } from '../db/queries/settlement';
+import { depositSalt, encodeForward, payeeOf } from '../chains/sweeper';
+import { feeQuote, gasLimitFor, termsUnder } from '../chains/payouts';
+import { newPayoutId } from '../domain/ids';
+import type { ChainClient } from '../chains/clients';
 import { accountBalance } from '../db/queries/ledger';
 import { isRefundable } from '../domain/exceptions';
 import { ledgerAccount } from '../domain/ledger';
@@ -52,10 +57,10 @@ const failed = (rows: PayoutRow[]) => rows.some((r) => r.kind === 'refund' && r.
 const planOf = (
   exceptionId: string,
   paymentId: string,
-  rows: { id: string; kind: string; toAddress: string; amount: string }[],
+  rows: { id: string; kind: string; toAddress: string; callData: string | null; amount: string }[],
 ): RefundPlan => {
   const refund = rows.find((r) => r.kind === 'refund')!;
-  return { exceptionId, paymentId, address: refund.toAddress, amountMicro: refund.amount, payoutIds: rows.map((r) => r.id) };
+  return { exceptionId, paymentId, address: payeeOf(refund), amountMicro: refund.amount, payoutIds: rows.map((r) => r.id) };
 };
 
 /** Where an exception's money lies: the chain-verified checkout session's or simple order's deposit address. */
@@ -139,9 +144,17 @@ export async function planExceptionRefund(
   // A later attempt after a failed one: its rows are the next attempt's (the failed ones stay for operators).
   const attempt = (planned[0]?.attempt ?? 0) + 1;
   const base = { paymentId: exception.paymentId, network: payment.network, exceptionId, attempt };
-  const rows = await rowsFromDeposit(client, base, { deposit, treasury: chains.treasury(), asset }, [
-    { kind: 'refund', order: { token, to, amount: exception.amountMicro } },
-  ]).catch((err: unknown) => {
+  const index = (await findDepositAddresses(db, [deposit]))[0]?.derivationIndex;
+  const sweeper = settings.networks.find((n) => n.network === payment.network)?.sweeper;
+  // Batched settlement: the deposit is the sweeper's forwarder, and the treasury has it send the money back.
+  const forwarded = settings.settlement.mode === 'batched' && sweeper && index !== undefined ? { sweeper, index } : null;
+  const rows = await (
+    forwarded
+      ? forwardedRow(client, base, { ...forwarded, treasury: chains.treasury(), asset, token, to, amount: exception.amountMicro })
+      : rowsFromDeposit(client, base, { deposit, treasury: chains.treasury(), asset }, [
+          { kind: 'refund', order: { token, to, amount: exception.amountMicro } },
+        ])
+  ).catch((err: unknown) => {
     // The gas estimate ran the transfer and the token refused it: no retry changes that.
     const reason = revertReason(err);
     throw reason === null
@@ -158,6 +171,40 @@ export async function planExceptionRefund(
     if (existing.length > 0 && (!failed(existing) || existing[0]!.attempt >= attempt))
       return planOf(exceptionId, locked.paymentId, existing);
     if (locked.status !== 'open') throw refused(`the exception is ${locked.status}`);
-    return planOf(exceptionId, locked.paymentId, await insertPayoutsOnce(tx, rows));
+    const inserted = await insertPayoutsOnce(tx, rows);
+    if (forwarded)
+      for (const row of inserted.filter((r) => r.callData))
+        await insertPayoutItemsOnce(tx, row.id, [
+          { paymentId: exception.paymentId, depositAddress: deposit, depositIndex: forwarded.index, amountMicro: exception.amountMicro },
+        ]);
+    return planOf(exceptionId, locked.paymentId, inserted);
   });
+}
+
+/** The refund as one call of the sweeper by the treasury: `forward` from the deposit, priced now. */
+async function forwardedRow(
+  client: ChainClient,
+  base: Pick<NewPayout, 'paymentId' | 'network' | 'exceptionId' | 'attempt'>,
+  input: { sweeper: Address; index: number; treasury: Address; asset: string; token: Address; to: Address; amount: bigint },
+): Promise<NewPayout[]> {
+  const callData = encodeForward({ token: input.token, salt: depositSalt(BigInt(input.index)), to: input.to, amount: input.amount });
+  const order = { token: input.token, to: input.sweeper, amount: input.amount, data: callData };
+  const [quote, gasLimit] = await Promise.all([feeQuote(client), gasLimitFor(client, input.treasury, order)]);
+  const terms = termsUnder(quote, gasLimit);
+  return [
+    {
+      ...base,
+      id: newPayoutId(),
+      kind: 'refund',
+      asset: input.asset,
+      token: input.token,
+      fromAddress: input.treasury,
+      toAddress: input.sweeper,
+      callData,
+      amount: input.amount.toString(),
+      gasLimit: terms.gasLimit.toString(),
+      maxFeePerGas: terms.maxFeePerGas.toString(),
+      maxPriorityFeePerGas: terms.maxPriorityFeePerGas.toString(),
+    },
+  ];
 }

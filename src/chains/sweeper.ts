@@ -1,5 +1,6 @@
 import {
   concat,
+  decodeFunctionData,
   encodeFunctionData,
   getAddress,
   getContractAddress,
@@ -68,6 +69,16 @@ export function encodeSweep(input: { token: Address; to: Address; deposits: read
 /** Calldata that sends `amount` of `token` from one deposit straight to `to` (a refund). */
 export function encodeForward(input: { token: Address; salt: Hex; to: Address; amount: bigint }): Hex {
   return encodeFunctionData({ abi: depositSweeperAbi, functionName: 'forward', args: [input.token, input.salt, input.to, input.amount] });
+}
+
+/**
+ * Who a payout's money reaches: its `to`, or for a call of the sweeper's `forward` (a refund sent
+ * from a deposit) the address inside the call.
+ */
+export function payeeOf(row: { toAddress: string; callData: string | null }): string {
+  if (!row.callData) return row.toAddress;
+  const call = decodeFunctionData({ abi: depositSweeperAbi, data: row.callData as Hex });
+  return call.functionName === 'forward' ? call.args[2] : row.toAddress;
 }
 
 /** Calldata that sends all native coin at a deposit (sent there by mistake) to `to`. */

@@ -236,6 +236,8 @@ export interface ConfirmedPayout {
   kind: 'merchant' | 'commission' | 'gas' | 'refund' | 'customer' | 'network_fee' | 'payment_refund' | 'repayment' | 'sweep';
   /** The refunded exception (kind refund). */
   exceptionId?: string | null;
+  /** A contract call's calldata (the treasury calls the network's sweeper); absent for a plain transfer. */
+  callData?: string | null;
   asset: string;
   network: string;
   fromAddress: string;
@@ -273,9 +275,12 @@ function debitOf(p: ConfirmedPayout, treasury: string): string {
   }
 }
 
-/** Who paid a payout's gas: the treasury for what it sends itself (gas, a completed payment's refund, batched settlement), else the deposit address. */
-const payerOf = (p: { id: string; paymentId: string; kind: ConfirmedPayout['kind']; fromAddress: string }) =>
-  p.kind === 'gas' || p.kind === 'payment_refund' || isSettlementPayout(p)
+/**
+ * Who paid a payout's gas: the treasury for what it sends itself (gas, a completed payment's refund,
+ * batched settlement, a call of the sweeper), else the deposit address.
+ */
+const payerOf = (p: { id: string; paymentId: string; kind: ConfirmedPayout['kind']; fromAddress: string; callData?: string | null }) =>
+  p.kind === 'gas' || p.kind === 'payment_refund' || isSettlementPayout(p) || Boolean(p.callData)
     ? ledgerAccount.treasury(p.fromAddress)
     : ledgerAccount.deposit(p.fromAddress);
 

@@ -1,3 +1,4 @@
+import { payeeOf } from '../chains/sweeper';
 import { WithStartWorkflowOperation, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { tokenContractsOf } from '../config';
 import { findSession } from '../db/queries/checkout-sessions';
@@ -101,7 +102,7 @@ function refundState(rows: PayoutRow[]): RefundState | null {
   if (!refund) return null;
   const hash = refund.status === 'confirmed' ? refund.txHash : null;
   return {
-    address: refund.toAddress,
+    address: payeeOf(refund),
     amount: formatCrypto(BigInt(refund.amount)),
     // The gas for the deposit address comes first: until it is confirmed, the refund waits for it.
     status: refund.status,

@@ -8,7 +8,7 @@ import { devTreasuryAddress } from '../../tools/dev/dev-sweepers';
 import { balanceOf, payFromWallet, randomAddress, usePrivateChain, type TestChain } from '../support/chain';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
-import { openSession, pressPay, sessionRow, waitForStatus } from '../proof/support';
+import { exceptionsOf, openSession, pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { replayRuns } from '../temporal/histories';
 
 // Batched settlement (docs/settlement.md) end to end, on a private anvil so that every transaction
@@ -158,17 +158,20 @@ describe('batched settlement', () => {
         headers: adminHeaders,
         payload: { amount, address: randomAddress() },
       });
-    const available = async () =>
+    const balance = async (account: 'available' | 'outgoing') =>
       -BigInt(
         (
-          await ctx.db.sql`select coalesce(sum(amount), 0)::text as s from ledger_entries where account = ${`merchant:${m.id}:available`}`
+          await ctx.db.sql`select coalesce(sum(amount), 0)::text as s from ledger_entries where account = ${`merchant:${m.id}:${account}`}`
         )[0]!.s as string,
       );
+    const available = () => balance('available');
+    // Nothing left to pay, and every payout confirmed.
+    const settledUp = async () => (await balance('available')) === 0n && (await balance('outgoing')) === 0n;
 
     // Paid out: nothing is left to refund from, although the treasury holds other money.
     const first = await pay(30);
     await schedule.unpause();
-    await eventually(available, (a) => a === 0n, 30_000, 'the first payment paid out');
+    await eventually(settledUp, (done) => done, 30_000, 'the first payment paid out');
     await eventually(
       () =>
         ctx.db
@@ -200,9 +203,55 @@ describe('batched settlement', () => {
     await schedule.unpause();
     expect(await ctx.temporal.workflow.getHandle(made.id).result()).toBe('refunded');
     // What is left of the balance is paid out.
-    await eventually(available, (a) => a === 0n, 30_000, 'the rest paid out');
+    await eventually(settledUp, (done) => done, 30_000, 'the rest paid out');
     await schedule.pause();
     // Nothing the merchant was not owed left the treasury, and the ledger equals the chain.
+    expect(await reconcile(ctx.db.db, ctx.config.chains, devTreasuryAddress())).toEqual([]);
+  }, 120_000);
+
+  it('sends an exception’s money back from its deposit address through the sweeper, the treasury paying the gas', async () => {
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    await schedule.unpause();
+    const m = await merchantWithWallet(randomAddress());
+    const usdc = chain.tokens.polygon.USDC;
+    const id = await openSession(ctx, m.apiKey, { amount: 12 });
+    await pressPay(ctx, id);
+    const { depositAddress } = await sessionRow(ctx, id);
+    // Canceled, then paid: late money, held at the deposit for the customer.
+    expect((await http('POST', `${ctx.baseUrl}/pay/${id}/cancel`)).status).toBe(303);
+    await waitForStatus(ctx, id, 'canceled');
+    await payFromWallet(chain, usdc, depositAddress, 2_000_000n);
+    const [late] = await eventually(
+      () => exceptionsOf(ctx, id),
+      (list) => list.length === 1,
+      20_000,
+      'the late exception',
+    );
+    expect(late).toMatchObject({ kind: 'late', amount: 2_000_000n, status: 'open' });
+    const customer = randomAddress();
+    const refund = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/exceptions/${late!.id}/refund`,
+      headers: adminHeaders,
+      payload: { address: customer },
+    });
+    expect(refund.json()).toMatchObject({ ok: true });
+    expect(refund.statusCode).toBe(200);
+    await eventually(
+      async () => (await exceptionsOf(ctx, id))[0]!.status,
+      (status) => status === 'refunded',
+      30_000,
+      'the exception refunded',
+    );
+    expect(await balanceOf(chain, usdc, customer)).toBe(2_000_000n);
+    const [row] = await ctx.db.sql`select from_address, to_address from payouts where exception_id = ${late!.id}`;
+    expect(row).toEqual({ from_address: devTreasuryAddress(), to_address: chain.sweepers.polygon });
+    // The deposit ends empty, and never held gas.
+    expect(await chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [depositAddress] })).toBe(
+      0n,
+    );
+    expect(await chain.publicClient.getBalance({ address: depositAddress })).toBe(0n);
+    await schedule.pause();
     expect(await reconcile(ctx.db.db, ctx.config.chains, devTreasuryAddress())).toEqual([]);
   }, 120_000);
 });

@@ -115,6 +115,22 @@ export async function insertSettlementPayout(tx: DatabaseOrTransaction, row: New
   return inserted!;
 }
 
+/** Items of a payout already written (a forwarded refund's deposit), unless written before. */
+export async function insertPayoutItemsOnce(tx: DatabaseOrTransaction, payoutId: string, items: PayoutItem[]): Promise<void> {
+  await tx
+    .insert(payoutItems)
+    .values(
+      items.map((i) => ({
+        payoutId,
+        paymentId: i.paymentId,
+        depositAddress: i.depositAddress ?? null,
+        depositIndex: i.depositIndex ?? null,
+        amount: i.amountMicro.toString(),
+      })),
+    )
+    .onConflictDoNothing();
+}
+
 /** What a batched payout settles. */
 export async function listPayoutItems(db: DatabaseOrTransaction, payoutId: string): Promise<PayoutItem[]> {
   const rows = await db.execute<{ payment_id: string; deposit_address: string | null; deposit_index: number | null; amount: string }>(
