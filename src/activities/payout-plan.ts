@@ -1,5 +1,9 @@
 import { erc20Abi, type Address } from 'viem';
 import { feeQuote, gasLimitFor, maxCostOf, nativeTransferTerms, termsUnder, type GasTerms, type TransferOrder } from '../chains/payouts';
+import { depositSalt, encodeForward } from '../chains/sweeper';
+import type { ChainSettings } from '../config';
+import { findDepositAddresses } from '../db/queries/deposit-addresses';
+import { insertPayoutItemsOnce } from '../db/queries/settlement';
 import type { ChainClient } from '../chains/clients';
 import type { Database } from '../db/client';
 import { parseEvmAddress } from '../domain/evm-address';
@@ -102,12 +106,30 @@ class PlannedElsewhere extends Error {}
  * treasury back for the gas), with the gas for those transfers from the treasury when the deposit
  * address lacks it. Planned once, like a session's; gas first.
  */
-export async function planOrderPayouts(db: Database, chains: PayoutChains, code: string): Promise<PayoutRow[]> {
+export async function planOrderPayouts(
+  db: Database,
+  chains: PayoutChains,
+  code: string,
+  settings: Pick<ChainSettings, 'networks' | 'settlement'>,
+): Promise<PayoutRow[]> {
   const planned = await listPayouts(db, code);
-  return readyToSign(db, chains, code, planned.length > 0 ? planned : await writeOrderTransfer(db, chains, code));
+  // Batched settlement: one call of the sweeper, priced when planned; the deposit never needs gas.
+  if (planned.some((r) => r.callData)) return planned;
+  if (planned.length === 0 && settings.settlement.mode === 'batched') return writeOrderTransfer(db, chains, code, settings);
+  return readyToSign(db, chains, code, planned.length > 0 ? planned : await writeOrderTransfer(db, chains, code, null));
 }
 
-async function writeOrderTransfer(db: Database, chains: PayoutChains, code: string): Promise<PayoutRow[]> {
+/**
+ * The order's payout rows. Batched settlement (`settings` given): the treasury has the network's
+ * sweeper forward the customer's part from the deposit in one call, and the network fee stays there
+ * until a sweep; per payment, two transfers out of the deposit (the customer's, the fee).
+ */
+async function writeOrderTransfer(
+  db: Database,
+  chains: PayoutChains,
+  code: string,
+  settings: Pick<ChainSettings, 'networks' | 'settlement'> | null,
+): Promise<PayoutRow[]> {
   const order = await findSimpleOrder(db, code);
   if (!order || order.status !== 'settled' || order.verification !== 'chain' || order.receivedMicro === null)
     throw payoutImpossible(`${code} is not a settled chain-verified order`);
@@ -125,13 +147,30 @@ async function writeOrderTransfer(db: Database, chains: PayoutChains, code: stri
     token,
     fromAddress: order.chainDepositAddress,
   };
-  const transfers: NewPayout[] = [
-    { ...base, id: newPayoutId(), kind: 'customer' as const, toAddress: to, amount: String(split.customerMicro) },
-    { ...base, id: newPayoutId(), kind: 'network_fee' as const, toAddress: chains.treasury(), amount: String(split.feeMicro) },
-  ].filter((t) => BigInt(t.amount) > 0n);
+  const sweeper = settings?.networks.find((n) => n.network === order.walletNetwork)?.sweeper;
+  const index = settings ? (await findDepositAddresses(db, [order.chainDepositAddress]))[0]?.derivationIndex : undefined;
+  const forwarded = sweeper && index !== undefined ? { sweeper, index } : null;
+  if (settings && !forwarded) throw payoutImpossible(`${order.chainDepositAddress} is not a forwarder of ${order.walletNetwork}'s sweeper`);
+  const transfers: NewPayout[] = forwarded
+    ? split.customerMicro > 0n
+      ? await forwardedRow(
+          chains.client(order.walletNetwork),
+          { paymentId: code, network: order.walletNetwork, kind: 'customer' },
+          { ...forwarded, treasury: chains.treasury(), asset: order.walletCurrency, token, to, amount: split.customerMicro },
+        )
+      : []
+    : [
+        { ...base, id: newPayoutId(), kind: 'customer' as const, toAddress: to, amount: String(split.customerMicro) },
+        { ...base, id: newPayoutId(), kind: 'network_fee' as const, toAddress: chains.treasury(), amount: String(split.feeMicro) },
+      ].filter((t) => BigInt(t.amount) > 0n);
   // The fee becomes revenue in the plan's own transaction: planned once, posted once.
   return db.transaction(async (tx) => {
     const planned = await insertPayoutsOnce(tx, transfers);
+    if (forwarded)
+      for (const row of planned)
+        await insertPayoutItemsOnce(tx, row.id, [
+          { paymentId: code, depositAddress: order.chainDepositAddress, depositIndex: forwarded.index, amountMicro: BigInt(row.amount) },
+        ]);
     if (split.feeMicro > 0n)
       await writePosting(
         tx,
@@ -245,4 +284,34 @@ export async function rowsFromDeposit(
       ),
     );
   return rows;
+}
+
+/**
+ * A payout as one call of the network's sweeper by the treasury (batched settlement): `forward` of
+ * `amount` from a deposit to its payee, priced now. Nothing is ever sent to the deposit for gas.
+ */
+export async function forwardedRow(
+  client: ChainClient,
+  base: Pick<NewPayout, 'paymentId' | 'network' | 'exceptionId' | 'attempt' | 'kind'>,
+  input: { sweeper: Address; index: number; treasury: Address; asset: string; token: Address; to: Address; amount: bigint },
+): Promise<NewPayout[]> {
+  const callData = encodeForward({ token: input.token, salt: depositSalt(BigInt(input.index)), to: input.to, amount: input.amount });
+  const order = { token: input.token, to: input.sweeper, amount: input.amount, data: callData };
+  const [quote, gasLimit] = await Promise.all([feeQuote(client), gasLimitFor(client, input.treasury, order)]);
+  const terms = termsUnder(quote, gasLimit);
+  return [
+    {
+      ...base,
+      id: newPayoutId(),
+      asset: input.asset,
+      token: input.token,
+      fromAddress: input.treasury,
+      toAddress: input.sweeper,
+      callData,
+      amount: input.amount.toString(),
+      gasLimit: terms.gasLimit.toString(),
+      maxFeePerGas: terms.maxFeePerGas.toString(),
+      maxPriorityFeePerGas: terms.maxPriorityFeePerGas.toString(),
+    },
+  ];
 }

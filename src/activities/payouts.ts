@@ -28,9 +28,7 @@ import {
 import { setPayoutReference, setPayoutReferenceUnlessSet } from '../db/queries/transactions';
 import { explorerUrlFor } from '../domain/explorers';
 import {
-  balanced,
   isSettlementPayout,
-  ledgerAccount,
   payoutConfirmed,
   payoutFee,
   payoutRevertedFee,
@@ -248,6 +246,8 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
       return outcome.row;
     }
     const merchantId = await lookups.merchantOf(row.paymentId);
+    // A call of the sweeper's `forward` (an order's payout, an exception's refund): the money left the deposit it names.
+    const forwardedFrom = row.callData ? ((await listPayoutItems(db, row.id))[0]?.depositAddress ?? null) : null;
     // Issue 32: a transfer between two accounts in one statement (confirmPayoutAndPost), the postings
     // made from the row as this attempt holds it (what they name never changes for its transaction,
     // `txHash`). Refunds and repayments resolve or update other rows too: one transaction below.
@@ -260,7 +260,7 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
         txHash,
         changes,
         postings: payoutConfirmed(
-          { ...confirmed, merchantId, amount: BigInt(row.amount), txHash, feeWei: receipt.feeWei },
+          { ...confirmed, merchantId, amount: BigInt(row.amount), txHash, feeWei: receipt.feeWei, forwardedFrom },
           chains.treasury(),
         ),
         reference:
@@ -286,15 +286,15 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
         if (!current) throw missing(row.id);
         return current;
       }
-      const confirmed = { ...updated, merchantId, amount: BigInt(updated.amount), txHash: updated.txHash!, feeWei: receipt.feeWei };
-      // A refund the sweeper forwarded: the money left the deposit address, the treasury paid the gas.
-      const forwardedFrom = updated.callData ? ((await listPayoutItems(tx, updated.id))[0]?.depositAddress ?? null) : null;
-      await writePostings(
-        tx,
-        forwardedFrom
-          ? forwardedRefundPostings(confirmed, forwardedFrom)
-          : confirmedPostings(confirmed, chains.treasury(), settings.settlement.mode === 'batched'),
-      );
+      const confirmed = {
+        ...updated,
+        merchantId,
+        amount: BigInt(updated.amount),
+        txHash: updated.txHash!,
+        feeWei: receipt.feeWei,
+        forwardedFrom,
+      };
+      await writePostings(tx, confirmedPostings(confirmed, chains.treasury(), settings.settlement.mode === 'batched'));
       // Issue 29 item 3: a completed payment's refund is done with its transfer, in the same transaction.
       if (row.kind === 'payment_refund' && updated.refundId)
         await updatePaymentRefund(tx, updated.refundId, {
@@ -351,23 +351,6 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
 
 /** Kinds whose confirmation changes another row (the exception, the refund) or posts to the debt. */
 const OTHER_ROWS_AT_CONFIRMATION: ReadonlySet<PayoutRow['kind']> = new Set(['refund', 'payment_refund', 'repayment']);
-
-/** An exception's refund the sweeper forwarded from its deposit address, the treasury paying the gas. */
-function forwardedRefundPostings(p: ConfirmedPayout, depositAddress: string): Posting[] {
-  if (!p.exceptionId) throw payoutImpossible(`refund payout ${p.id} names no exception`);
-  const moved = balanced({
-    postingId: `payout:${p.id}`,
-    asset: p.asset,
-    network: p.network,
-    paymentId: p.paymentId,
-    txHash: p.txHash,
-    lines: [
-      { account: ledgerAccount.exceptionHeld(p.exceptionId), amount: p.amount },
-      { account: ledgerAccount.deposit(depositAddress), amount: -p.amount },
-    ],
-  });
-  return [moved, payoutFee(p)].filter((posting) => posting.lines.length > 0);
-}
 
 /**
  * A confirmed payout's postings: most move money between two accounts (domain/ledger.ts); a completed
@@ -504,7 +487,7 @@ export function createPayoutActivities({
       lookups.learn({ ...plan, paymentId: batch.session });
       return plan.rows;
     }
-    if ('order' in batch) return planOrderPayouts(db, chains, batch.order);
+    if ('order' in batch) return planOrderPayouts(db, chains, batch.order, settings);
     const rows = await findPayouts(db, batch.planned);
     const absent = batch.planned.find((id) => !rows.some((r) => r.id === id));
     if (absent) throw missing(absent);

@@ -9,12 +9,9 @@ import { findSession } from '../db/queries/checkout-sessions';
 import { findDepositAddresses } from '../db/queries/deposit-addresses';
 import { findPaymentException, lockPaymentException, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
 import { findSimpleOrder } from '../db/queries/simple-orders';
-import { insertPayoutsOnce, listRefundPayouts, outgoingUnconfirmed, type NewPayout, type PayoutRow } from '../db/queries/payouts';
+import { insertPayoutsOnce, listRefundPayouts, outgoingUnconfirmed, type PayoutRow } from '../db/queries/payouts';
 import { insertPayoutItemsOnce } from '../db/queries/settlement';
-import { depositSalt, encodeForward, payeeOf } from '../chains/sweeper';
-import { feeQuote, gasLimitFor, termsUnder } from '../chains/payouts';
-import { newPayoutId } from '../domain/ids';
-import type { ChainClient } from '../chains/clients';
+import { payeeOf } from '../chains/sweeper';
 import { accountBalance } from '../db/queries/ledger';
 import { isRefundable } from '../domain/exceptions';
 import { ledgerAccount } from '../domain/ledger';
@@ -22,7 +19,7 @@ import { formatCrypto } from '../domain/money';
 import { sameAddress } from '../domain/evm-address';
 import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../domain/refund-address';
 import type { PayoutChains } from './payout-chains';
-import { rowsFromDeposit } from './payout-plan';
+import { forwardedRow, rowsFromDeposit } from './payout-plan';
 
 // Decisions §12 "refund": an exception's money sent back on chain from the deposit address it
 // arrived at, through the payout machinery (rows before signing, the signed bytes before broadcast,
@@ -150,7 +147,11 @@ export async function planExceptionRefund(
   const forwarded = settings.settlement.mode === 'batched' && sweeper && index !== undefined ? { sweeper, index } : null;
   const rows = await (
     forwarded
-      ? forwardedRow(client, base, { ...forwarded, treasury: chains.treasury(), asset, token, to, amount: exception.amountMicro })
+      ? forwardedRow(
+          client,
+          { ...base, kind: 'refund' },
+          { ...forwarded, treasury: chains.treasury(), asset, token, to, amount: exception.amountMicro },
+        )
       : rowsFromDeposit(client, base, { deposit, treasury: chains.treasury(), asset }, [
           { kind: 'refund', order: { token, to, amount: exception.amountMicro } },
         ])
@@ -179,32 +180,4 @@ export async function planExceptionRefund(
         ]);
     return planOf(exceptionId, locked.paymentId, inserted);
   });
-}
-
-/** The refund as one call of the sweeper by the treasury: `forward` from the deposit, priced now. */
-async function forwardedRow(
-  client: ChainClient,
-  base: Pick<NewPayout, 'paymentId' | 'network' | 'exceptionId' | 'attempt'>,
-  input: { sweeper: Address; index: number; treasury: Address; asset: string; token: Address; to: Address; amount: bigint },
-): Promise<NewPayout[]> {
-  const callData = encodeForward({ token: input.token, salt: depositSalt(BigInt(input.index)), to: input.to, amount: input.amount });
-  const order = { token: input.token, to: input.sweeper, amount: input.amount, data: callData };
-  const [quote, gasLimit] = await Promise.all([feeQuote(client), gasLimitFor(client, input.treasury, order)]);
-  const terms = termsUnder(quote, gasLimit);
-  return [
-    {
-      ...base,
-      id: newPayoutId(),
-      kind: 'refund',
-      asset: input.asset,
-      token: input.token,
-      fromAddress: input.treasury,
-      toAddress: input.sweeper,
-      callData,
-      amount: input.amount.toString(),
-      gasLimit: terms.gasLimit.toString(),
-      maxFeePerGas: terms.maxFeePerGas.toString(),
-      maxPriorityFeePerGas: terms.maxPriorityFeePerGas.toString(),
-    },
-  ];
 }

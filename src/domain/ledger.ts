@@ -238,6 +238,8 @@ export interface ConfirmedPayout {
   exceptionId?: string | null;
   /** A contract call's calldata (the treasury calls the network's sweeper); absent for a plain transfer. */
   callData?: string | null;
+  /** The deposit address whose money a call of the sweeper's `forward` moved (the treasury paid the gas). */
+  forwardedFrom?: string | null;
   asset: string;
   network: string;
   fromAddress: string;
@@ -305,7 +307,7 @@ export function payoutFee(p: ConfirmedPayout): Posting {
  */
 export function payoutConfirmed(p: ConfirmedPayout, treasury: string): Posting[] {
   const debit = debitOf(p, treasury);
-  const credit = payerOf(p);
+  const credit = p.forwardedFrom ? ledgerAccount.deposit(p.forwardedFrom) : payerOf(p);
   const base = { network: p.network, paymentId: p.paymentId, txHash: p.txHash };
   const moved = balanced({
     ...base,

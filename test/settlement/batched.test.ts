@@ -10,6 +10,7 @@ import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/har
 import { eventually, http } from '../support/http';
 import { exceptionsOf, openSession, pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { replayRuns } from '../temporal/histories';
+import { orderRow, waitForOrder } from '../proof/order-support';
 
 // Batched settlement (docs/settlement.md) end to end, on a private anvil so that every transaction
 // the treasury sends can be counted: payments of two merchants complete into their balances, one
@@ -252,6 +253,43 @@ describe('batched settlement', () => {
     );
     expect(await chain.publicClient.getBalance({ address: depositAddress })).toBe(0n);
     await schedule.pause();
+    expect(await reconcile(ctx.db.db, ctx.config.chains, devTreasuryAddress())).toEqual([]);
+  }, 120_000);
+
+  it('pays a simple order’s customer by one call of the sweeper, the network fee left at the deposit', async () => {
+    const wallet = randomAddress();
+    const usdc = chain.tokens.polygon.USDC;
+    const opened = await http('POST', `${ctx.baseUrl}/api/checkout`, {
+      body: {
+        fiat_amount: 25,
+        fiat_currency: 'USD',
+        customer: { wallet_address: wallet, crypto_currency: 'USDC', crypto_currency_network: 'POLYGON' },
+      },
+    });
+    expect(opened.status).toBe(201);
+    const code = opened.json.data.transaction_code as string;
+    const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
+      body: { reference: code, outcome: 'succeeded' },
+    });
+    expect(paid.status).toBe(200);
+    await waitForOrder(ctx, code, 'settled');
+    const { received, depositAddress } = await orderRow(ctx, code);
+    const fee = 50_000n;
+    await eventually(
+      () => balanceOf(chain, usdc, wallet),
+      (b) => b === received! - fee,
+      30_000,
+      'the customer paid',
+    );
+    const rows = await eventually(
+      () => ctx.db.sql`select kind, status, from_address, to_address from payouts where payment_id = ${code}`,
+      (r) => r.length === 1 && r[0]!.status === 'confirmed',
+      30_000,
+      'the payout confirmed',
+    );
+    expect(rows[0]).toMatchObject({ kind: 'customer', from_address: devTreasuryAddress(), to_address: chain.sweepers.polygon });
+    expect(await balanceOf(chain, usdc, depositAddress)).toBe(fee);
+    expect(await chain.publicClient.getBalance({ address: depositAddress })).toBe(0n);
     expect(await reconcile(ctx.db.db, ctx.config.chains, devTreasuryAddress())).toEqual([]);
   }, 120_000);
 });
