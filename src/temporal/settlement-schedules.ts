@@ -16,7 +16,8 @@ function scheduleOf(taskQueue: string, network: string, intervalSeconds: number)
     action: {
       type: 'startWorkflow',
       workflowType: SETTLEMENT_WORKFLOW,
-      workflowId: `settlement-${network}`,
+      // The server appends each run's time; the schedule's id keeps two task queues' runs apart.
+      workflowId: settlementScheduleId(taskQueue, network),
       taskQueue,
       args: [{ network }],
     },
