@@ -54,6 +54,8 @@ export async function depositAddressFor(ctx: PaymentContext, paymentId: string, 
     paymentReference: paymentId,
     network,
     derive: depositDeriver(ctx.config, network),
+    // A forwarder of batched settlement is never taken from the pool, whose addresses are derived keys.
+    pooled: ctx.config.chains.settlement.mode === 'per_payment',
   });
   return row.address;
 }

@@ -13,22 +13,23 @@ export type DepositAddressRow = typeof depositAddresses.$inferSelect;
  */
 export async function allocateDepositAddress(
   db: DatabaseOrTransaction,
-  input: { paymentReference: string; network: string; derive: (index: number) => string },
+  input: { paymentReference: string; network: string; derive: (index: number) => string; pooled: boolean },
 ): Promise<{ row: DepositAddressRow; created: boolean }> {
   const existing = await findDepositAddressForPayment(db, input.paymentReference);
   if (existing) return { row: existing, created: false };
   // A pooled one first (derived ahead by the worker); the pool empty, one derived here.
-  try {
-    await db.execute(sql`select ${takePooledDepositAddress(input.network, input.paymentReference)}`);
-    const taken = await findDepositAddressForPayment(db, input.paymentReference);
-    if (taken) return { row: taken, created: true };
-  } catch (err) {
-    if (postgresCode(err) === '23505') {
-      const winner = await findDepositAddressForPayment(db, input.paymentReference);
-      if (winner) return { row: winner, created: false };
+  if (input.pooled)
+    try {
+      await db.execute(sql`select ${takePooledDepositAddress(input.network, input.paymentReference)}`);
+      const taken = await findDepositAddressForPayment(db, input.paymentReference);
+      if (taken) return { row: taken, created: true };
+    } catch (err) {
+      if (postgresCode(err) === '23505') {
+        const winner = await findDepositAddressForPayment(db, input.paymentReference);
+        if (winner) return { row: winner, created: false };
+      }
+      if (!isPoolEmpty(err)) throw err;
     }
-    if (!isPoolEmpty(err)) throw err;
-  }
   const [next] = await db.execute<{ index: string }>(sql`select nextval('deposit_address_index') as index`);
   const derivationIndex = Number(next!.index);
   const [row] = await db
