@@ -15,7 +15,7 @@ import { replayRuns } from '../temporal/histories';
 // closed, not a credit nobody owns. The worker reaches the chain through a proxy that holds the
 // payout's broadcast, so the run is provably still open when the second payment arrives.
 const own = ownTreasury();
-const ctx = useTestApp({ ...own.overrides }, { listen: true, sandbox: true });
+const ctx = useTestApp(own.overrides, { listen: true, sandbox: true });
 const chain = own.chain;
 const usdc = chain.tokens.polygon.USDC;
 let proxy: Awaited<ReturnType<typeof startRpcTrapProxy>>;

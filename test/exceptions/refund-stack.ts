@@ -15,11 +15,8 @@ import { merchantWithFreshWallet, openSession, ownTreasury, startWorkerVia } fro
  * the chain through a JSON-RPC proxy able to act at an exact call; workers are killed after each test.
  */
 export function useRefundStack() {
-  const own = ownTreasury();
-  const ctx = useTestApp(
-    { ...own.overrides, SESSION_TTL_SECONDS: '6', WEBHOOK_RETRY_BASE_SECONDS: '0.5' },
-    { listen: true, sandbox: true },
-  );
+  const own = ownTreasury({ SESSION_TTL_SECONDS: '6', WEBHOOK_RETRY_BASE_SECONDS: '0.5' });
+  const ctx = useTestApp(own.overrides, { listen: true, sandbox: true });
   const stack = {
     ctx,
     /** The file's own treasury. */

@@ -10,10 +10,10 @@ import { merchantWithFreshWallet, openSession, ownTreasury, unbalancedPostings }
 // treasury: the next free nonce (read, signed, and stored only if no other payout of the sender
 // stored it first) gives 50 distinct, gap-free nonces, every payout is
 // confirmed, and the chain saw exactly 50 transactions from the treasury.
-const own = ownTreasury();
 const N = 50;
+const own = ownTreasury({ PAYOUT_CONCURRENCY: String(N) });
 // All 50 sent at once (the worker's payout slots, PAYOUT_CONCURRENCY, as many as the payments).
-const ctx = useTestApp({ ...own.overrides, PAYOUT_CONCURRENCY: String(N) }, { listen: true, sandbox: true, worker: true });
+const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
 const chain = own.chain;
 const token = chain.tokens.polygon.USDC;
 

@@ -15,11 +15,8 @@ import { merchantWithFreshWallet, openSession, ownTreasury, payoutsOf } from './
 // anvil meanwhile: with a few confirmations they confirmed the payout before a second heartbeat came;
 // a thousand, mined in one call, took anvil over 10 s under the full suite.
 const CONFIRMATIONS = 100;
-const own = ownTreasury();
-const ctx = useTestApp(
-  { ...own.overrides, CHAIN_POLYGON_CONFIRMATIONS: String(CONFIRMATIONS) },
-  { listen: true, sandbox: true, worker: true },
-);
+const own = ownTreasury({ CHAIN_POLYGON_CONFIRMATIONS: String(CONFIRMATIONS) });
+const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
 const chain = own.chain;
 
 /** Enough blocks at once to confirm what is mined so far. */

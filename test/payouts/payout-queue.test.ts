@@ -8,9 +8,9 @@ import { merchantWithFreshWallet, openSession, ownTreasury, waitForPayouts } fro
 // Payouts run on their own task queue (domain/task-queues.ts), PAYOUT_CONCURRENCY at a time per
 // worker: payments paid at once are each paid out, the others' sendPayouts waiting on the queue
 // (scheduled, not started) while the slots are taken.
-const own = ownTreasury();
 const SLOTS = 2;
-const ctx = useTestApp({ ...own.overrides, PAYOUT_CONCURRENCY: String(SLOTS) }, { listen: true, sandbox: true, worker: true });
+const own = ownTreasury({ PAYOUT_CONCURRENCY: String(SLOTS) });
+const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
 const token = own.chain.tokens.polygon.USDC;
 const N = 6;
 

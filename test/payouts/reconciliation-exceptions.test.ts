@@ -18,8 +18,8 @@ import {
 // deposit address and is not the payment's money (a duplicate, another token, a token nobody
 // configured, dust, the credits of an underpaid payment) is on the ledger from the moment it arrives,
 // held for its owner, and stays reconciled when an operator refunds or accepts it.
-const own = ownTreasury();
-const ctx = useTestApp({ ...own.overrides, SESSION_TTL_SECONDS: '8' }, { listen: true, sandbox: true, worker: true });
+const own = ownTreasury({ SESSION_TTL_SECONDS: '8' });
+const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
 const chain = own.chain;
 const usdc = chain.tokens.polygon.USDC;
 

@@ -10,8 +10,8 @@ import { merchantWithFreshWallet, openSession, ownTreasury } from './support';
 // heartbeat timeout (5 s, and the SDK may send the last heartbeat up to 4 s late), within the webhook
 // timeout (20 s here), must not cost the attempt: it stays alive meanwhile, so the payout completes in
 // its first attempt, not in one the server starts after timing the first out.
-const own = ownTreasury();
-const ctx = useTestApp({ ...own.overrides, WEBHOOK_TIMEOUT_MS: '20000' }, { listen: true, sandbox: true, worker: true });
+const own = ownTreasury({ WEBHOOK_TIMEOUT_MS: '20000' });
+const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
 const chain = own.chain;
 const SLOW_MS = 12_000;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;

@@ -1,4 +1,6 @@
-import { parseEther, type Address } from 'viem';
+import { createWalletClient, http as viemHttp, parseEther, type Address } from 'viem';
+import { devChain } from '../../tools/dev/dev-accounts';
+import { deploySweepers } from '../../tools/dev/dev-sweepers';
 import { english, generateMnemonic } from 'viem/accounts';
 import { beforeAll, expect } from 'vitest';
 import { settlementKeys } from '../../src/chains/derivation';
@@ -11,14 +13,21 @@ import { eventually, http } from '../support/http';
 // Payout tests run against the run's shared anvil with a mnemonic of their own: their treasury's
 // nonces and balances are theirs alone, so exact balance checks hold while other files pay out too.
 
-export function ownTreasury() {
+export function ownTreasury(extra: Record<string, string> = {}) {
   const mnemonic = generateMnemonic(english);
-  const treasury = settlementKeys(mnemonic).treasury.address;
+  const account = settlementKeys(mnemonic).treasury;
+  const treasury = account.address;
   const chain = sharedChain();
+  // Filled in before the file's app starts (pass the same object to useTestApp): batched settlement
+  // needs sweepers this treasury owns, which it deploys itself (its nonces are its own).
+  const overrides: Record<string, string> = { ...extra, SETTLEMENT_MNEMONIC: mnemonic };
   beforeAll(async () => {
     await chain.control.setBalance({ address: treasury, value: parseEther('100') });
+    const deployer = createWalletClient({ account, chain: devChain(chain.rpcUrl), transport: viemHttp(chain.rpcUrl) });
+    const sweepers = await deploySweepers(deployer, chain.publicClient, treasury);
+    for (const [network, address] of Object.entries(sweepers)) overrides[`CHAIN_${network.toUpperCase()}_SWEEPER`] = address;
   });
-  return { mnemonic, treasury, chain, overrides: { SETTLEMENT_MNEMONIC: mnemonic } };
+  return { mnemonic, treasury, chain, overrides };
 }
 
 /** A merchant whose settlement wallet is a fresh address (its balance is what the payouts sent). */

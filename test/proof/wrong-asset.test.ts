@@ -13,8 +13,8 @@ import { creditsOf, exceptionsOf, merchantOnEveryNetwork, openSession, sessionRo
 // it. Another listed stablecoin, or a token contract this deployment does not know, reaching a
 // deposit address is a `wrong_asset` exception (contract, amount, transaction), never part of G.
 // A treasury of the file's own: the refund below pays gas from it, and its nonces are nobody else's.
-const own = ownTreasury();
-const ctx = useTestApp({ ...own.overrides, WEBHOOK_RETRY_BASE_SECONDS: '0.5' }, { listen: true, sandbox: true, worker: true });
+const own = ownTreasury({ WEBHOOK_RETRY_BASE_SECONDS: '0.5' });
+const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
 const chain = own.chain;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
