@@ -308,6 +308,7 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
         await setPayoutReference(tx, row.paymentId, {
           transactionHash: updated.txHash!,
           explorerUrl: explorerUrlFor(row.network, updated.txHash!),
+          payoutId: updated.id,
         });
       // The whole net withheld (no merchant transfer in the plan): the repayment carried it, and is
       // the payment's reference (`payment.settled`'s transactionHash); a merchant payout's prevails.

@@ -99,7 +99,7 @@ export async function confirmSettlementPayout(
         amountMicro,
       });
       await writePostings(tx, [confirmed, fee]);
-      const reference = { transactionHash: txHash, explorerUrl: explorerUrlFor(row.network, txHash) };
+      const reference = { transactionHash: txHash, explorerUrl: explorerUrlFor(row.network, txHash), payoutId: row.id };
       for (const item of items) await setPayoutReference(tx, item.paymentId, reference);
     }
     return { row: updated, confirmedNow: true };

@@ -110,7 +110,7 @@ describe('batched settlement', () => {
         headers: { authorization: `Bearer ${merchants[p.merchant]!.apiKey}` },
       });
       expect(res.status).toBe(200);
-      expect(JSON.stringify(res.json)).toContain(payout.tx_hash);
+      expect(res.json.transaction).toMatchObject({ transactionHash: payout.tx_hash, payoutId: payout.payout_id });
     }
     const settled = () =>
       ctx.db.sql`select payment_id from events where type = 'payment.settled' and payment_id in ${ctx.db.sql(ids)}`.then((r) =>

@@ -167,6 +167,11 @@ export const transactionSchema = z.object({
   /** Decisions §11: the merchant payout's hash and explorer link, null until that payout is confirmed. */
   transactionHash: z.string().nullable(),
   explorerUrl: z.string().nullable(),
+  /** The merchant payout that carried this payment's share (GET /api/v1/settlements/{id}), null until one does. */
+  payoutId: z
+    .string()
+    .nullable()
+    .meta({ examples: ['po_3Gh8Jk2Lz5Xc7Vb1Nm4Qw9Er'] }),
   /** The inbound transfer into the deposit address that proved the payment (chain-verified payments). */
   depositTransactionHash: z.string().nullable(),
   failureReason: z.string().nullable(),
@@ -199,6 +204,7 @@ export function transactionView(s: CheckoutSessionRow, t: TransactionRow | undef
     providerEventId: t?.providerEventId ?? null,
     transactionHash: t?.transactionHash ?? null,
     explorerUrl: t?.explorerUrl ?? null,
+    payoutId: t?.payoutId ?? null,
     depositTransactionHash: t?.depositTransactionHash ?? null,
     failureReason: t?.failureReason ?? null,
     completedAt: t?.completedAt?.toISOString() ?? null,

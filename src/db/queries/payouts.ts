@@ -184,7 +184,8 @@ export async function confirmPayoutAndPost(
       on conflict (posting_id, line) do nothing
       returning 1
     ), referenced as (
-      update ${transactions} set transaction_hash = ${reference?.transactionHash ?? null}, explorer_url = ${reference?.explorerUrl ?? null}
+      update ${transactions} set transaction_hash = ${reference?.transactionHash ?? null}, explorer_url = ${reference?.explorerUrl ?? null},
+        payout_id = ${input.id}
       where payment_id = ${reference?.paymentId ?? null} and exists (select 1 from confirmed)
       returning 1
     )

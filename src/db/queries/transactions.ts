@@ -27,7 +27,7 @@ export async function findTransaction(db: DatabaseOrTransaction, paymentId: stri
 export async function setPayoutReference(
   db: DatabaseOrTransaction,
   paymentId: string,
-  ref: { transactionHash: string; explorerUrl: string | null },
+  ref: { transactionHash: string; explorerUrl: string | null; payoutId: string },
 ): Promise<void> {
   await db.update(transactions).set(ref).where(eq(transactions.paymentId, paymentId));
 }

@@ -30,6 +30,8 @@ export const transactions = pgTable(
     providerEventId: text('provider_event_id').notNull(),
     transactionHash: text('transaction_hash'),
     explorerUrl: text('explorer_url'),
+    // The merchant payout that carried this payment's share (its transaction is transaction_hash).
+    payoutId: text('payout_id'),
     // The inbound transfer into the deposit address that proved the payment (chain-verified payments).
     depositTransactionHash: text('deposit_transaction_hash'),
     failureReason: text('failure_reason'),
