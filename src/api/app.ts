@@ -34,6 +34,8 @@ import adminPayoutRoutes from './routes/admin/payouts';
 import { adminAuth } from './plugins/admin-auth';
 import idempotency from './plugins/idempotency';
 import checkoutSessionRoutes from './routes/checkout-sessions';
+import balanceRoutes from './routes/balance';
+import settlementRoutes from './routes/settlements';
 import checkoutEventRoutes from './routes/checkout-events';
 import { createStatusStreams, type LiveStatusSettings } from './live-status';
 import paymentLookupRoutes from './routes/payment-lookups';
@@ -153,7 +155,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
         version: '1.0.0',
         description:
           'Merchant API v1, simple API and operator admin API. Money amounts are decimal strings. ' +
-          'GET /api/v1/payments and GET /api/v1/settlements/{id} are not implemented (404 NotImplemented): look up each payment with GET /api/v1/transactions/{id}.',
+          'GET /api/v1/payments is not implemented (404 NotImplemented): look up each payment with GET /api/v1/transactions/{id}.',
         // The service is self-hosted under the project's own terms (package.json: UNLICENSED).
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         contact: { name: 'The operator of this deployment', url: config.http.publicBaseUrl },
@@ -217,6 +219,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await v1.register(pluginRoutes, checkoutDeps);
       await v1.register(paymentLinkRoutes, checkoutDeps);
       await v1.register(paymentLookupRoutes, { config });
+      await v1.register(balanceRoutes);
+      await v1.register(settlementRoutes);
       await v1.register(merchantEventRoutes, { stream: deps.eventStream });
       await v1.register(notImplementedRoutes);
     },

@@ -257,6 +257,8 @@ export function exampleOf(schema: Schema | undefined, key = '', parent = '', mis
 export interface ErrorContext {
   simple: boolean;
   admin: boolean;
+  /** What the operation's 404 says is not found (`Payment not found.`). */
+  notFound: string;
   pluginConnect: boolean;
   hasBody: boolean;
   hasPathId: boolean;
@@ -297,7 +299,7 @@ function samplesFor(status: string, c: ErrorContext): Sample[] {
         ...(c.creates ? [{ code: 'PaymentsDisabled' as const, message: 'New payments are disabled on this platform for now.' }] : []),
       ];
     case '404':
-      return [{ code: 'NotFound', message: c.admin ? 'Merchant not found.' : 'Payment not found.' }];
+      return [{ code: 'NotFound', message: `${c.notFound} not found.` }];
     case '409':
       return [
         {

@@ -34,6 +34,7 @@ export const OPENAPI_TAGS = [
   { name: 'checkout', description: 'Hosted checkout sessions (merchant API v1), and their public status and deposit instructions.' },
   { name: 'payments', description: 'Your payments: sessions and transactions with their settlement split.' },
   { name: 'payment links', description: 'Shareable links, paid at most once.' },
+  { name: 'settlement', description: 'Your balance, and the payouts of it to your settlement wallets.' },
   { name: 'plugin', description: 'E-commerce plugins: the connection handshake and the snake_case checkout.' },
   { name: 'simple', description: 'The simple API: no key, snake_case, the { status, data } envelope.' },
   { name: 'admin', description: 'The operator surface (ADMIN_TOKEN).' },
@@ -186,13 +187,16 @@ export function completeDocument(doc: OpenApiDocument, webhooks: Record<string, 
           content: { 'application/json': { schema: { $ref: `#/components/schemas/${simple ? 'SimpleError' : 'Error'}` } } },
         };
       }
+      // A settlement is looked up by a payout's id or a payment's: a malformed id is 404 like an unknown one, never 400 InvalidId.
+      const settlement = path.startsWith('/api/v1/settlements/');
       const context = {
         simple,
         admin,
+        notFound: admin ? 'Merchant' : settlement ? 'Settlement' : 'Payment',
         pluginConnect: path === '/api/v1/plugin/connect',
         stream: isStream(op),
         hasBody: Boolean(op.requestBody),
-        hasPathId: path.includes('{'),
+        hasPathId: path.includes('{') && !settlement,
         transactionCode: (op.parameters ?? []).some((p) => p.name === 'transaction_code'),
         paged: (op.parameters ?? []).some((p) => p.in === 'query' && p.name === 'limit'),
         idempotent: (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'idempotency-key'),

@@ -3,6 +3,7 @@ import type { PaymentContext } from './context';
 import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, lastDecline, startCheckoutPayment } from './checkout-actions';
 import { openCheckoutSession, type CheckoutRequest, type PayingMerchant } from './checkout-sessions';
 import { listCheckoutSessions, type CheckoutSessionListQuery } from './checkout-session-list';
+import { findSettlement, listSettlements, merchantBalances } from './merchant-settlements';
 import { openDirectDeposit } from './direct-deposit';
 import { ensurePaymentsEnabled, killSwitch } from './kill-switch';
 import { findLink, linkStatus, openPaymentLink, payLink, type LinkVisitor, type PaymentLinkRequest } from './payment-links';
@@ -70,6 +71,11 @@ export function createPaymentService(ctx: PaymentContext) {
     cancelCheckoutSession: (id: string) => cancelCheckoutSession(ctx, id),
     expireCheckoutSession: (merchantId: string, id: string) => expireCheckoutSession(ctx, merchantId, id),
     listCheckoutSessions: (merchantId: string, query: CheckoutSessionListQuery) => listCheckoutSessions(ctx, merchantId, query),
+    /** The merchant API's reads of settlement: balances, and the payouts to the merchant's wallets (docs/settlement.md). */
+    merchantBalances: (merchantId: string) => merchantBalances(ctx, merchantId),
+    listSettlements: (merchantId: string, query: { cursor?: string | undefined; limit?: number | undefined }) =>
+      listSettlements(ctx, merchantId, query),
+    findSettlement: (merchantId: string, id: string) => findSettlement(ctx, merchantId, id),
     openDirectDeposit: (id: string) => openDirectDeposit(ctx, id),
     openPaymentLink: (merchant: PayingMerchant, request: PaymentLinkRequest) => openPaymentLink(ctx, merchant, request),
     findLink: (id: string) => findLink(ctx, id),

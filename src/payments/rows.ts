@@ -6,6 +6,7 @@ export type { MerchantRow, WalletRow } from '../db/queries/merchants';
 export type { PaymentExceptionRow } from '../db/queries/payment-exceptions';
 export type { PaymentLinkRow } from '../db/queries/payment-links';
 export type { PayoutRow } from '../db/queries/payouts';
+export type { SettlementRow } from '../db/queries/merchant-settlements';
 export type { SimpleOrderRow } from '../db/queries/simple-orders';
 export type { TransactionRow } from '../db/queries/transactions';
 export type { DeliveryRow, DeliveryWithAttempts, EndpointRow } from '../db/queries/webhooks';

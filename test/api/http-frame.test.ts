@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adminHeaders, useTestApp } from '../support/harness';
+import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 
 const ctx = useTestApp(
   {},
@@ -92,13 +92,17 @@ describe('the HTTP frame (decisions §3)', () => {
     expect(body).not.toHaveProperty('stack');
   });
 
-  it.each(['/api/v1/payments', '/api/v1/settlements/SV_abc'])(
-    'answers %s with 404 NotImplemented pointing to /transactions/{id}',
-    async (url) => {
-      const body = expectEnvelope(await ctx.app.inject({ method: 'GET', url }), 404, 'NotImplemented');
-      expect(body.message).toContain('/transactions/{id}');
-    },
-  );
+  it('answers /api/v1/payments with 404 NotImplemented pointing to /transactions/{id}', async () => {
+    const body = expectEnvelope(await ctx.app.inject({ method: 'GET', url: '/api/v1/payments' }), 404, 'NotImplemented');
+    expect(body.message).toContain('/transactions/{id}');
+  });
+
+  it('answers a settlement, no longer NotImplemented, only with a key', async () => {
+    expectEnvelope(await ctx.app.inject({ method: 'GET', url: '/api/v1/settlements/SV_abc' }), 401, 'Unauthorized');
+    const m = await createApprovedMerchant(ctx.app);
+    const headers = { authorization: `Bearer ${m.apiKey}` };
+    expectEnvelope(await ctx.app.inject({ method: 'GET', url: '/api/v1/settlements/SV_abc', headers }), 404, 'NotFound');
+  });
 
   it('serves /healthz and /readyz with both dependencies up', async () => {
     expect((await ctx.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ ok: true });

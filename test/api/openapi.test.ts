@@ -57,14 +57,28 @@ describe('the OpenAPI document', () => {
       if (path.startsWith('/admin/')) expect(op.security, path).toEqual([{ adminToken: [] }]);
     }
     expect(doc.paths['/api/v1/checkout/sessions']!.post!.security).toEqual([{ apiKey: [] }]);
+    for (const path of ['/api/v1/balance', '/api/v1/settlements', '/api/v1/settlements/{id}']) {
+      expect(doc.paths[path]!.get!.security, path).toEqual([{ apiKey: [] }]);
+    }
   });
 
-  it('documents the statuses the routes answer: the routes not implemented only in the description, 201 for the simple checkout', async () => {
+  it('documents the settlement reads: an id of neither shape is the 404 of an unknown one, never 400 InvalidId', () => {
+    const ids = ['/api/v1/balance', '/api/v1/settlements', '/api/v1/settlements/{id}'].map((path) => doc.paths[path]!.get!.operationId);
+    expect(ids).toEqual(['getBalance', 'listSettlements', 'getSettlement']);
+    type Examples = Record<string, { value: { error: string; message: string } }>;
+    const examples = (path: string, status: string) =>
+      (doc.paths[path]!.get!.responses[status]!.content!['application/json'] as unknown as { examples: Examples }).examples;
+    expect(Object.values(examples('/api/v1/settlements/{id}', '404')).map((e) => e.value.message)).toEqual(['Settlement not found.']);
+    expect(Object.keys(examples('/api/v1/settlements/{id}', '400'))).not.toContain('InvalidId');
+    expect(Object.keys(examples('/api/v1/transactions/{id}', '400'))).toContain('InvalidId');
+    expect(doc.paths['/api/v1/settlements']!.get!.responses['404']).toBeUndefined();
+  });
+
+  it('documents the statuses the routes answer: the route not implemented only in the description, 201 for the simple checkout', async () => {
     expect(doc.paths['/api/v1/payments']).toBeUndefined();
-    expect(doc.paths['/api/v1/settlements/{id}']).toBeUndefined();
-    expect((doc as unknown as { info: { description: string } }).info.description).toContain(
-      'GET /api/v1/payments and GET /api/v1/settlements/{id} are not implemented (404 NotImplemented)',
-    );
+    const description = (doc as unknown as { info: { description: string } }).info.description;
+    expect(description).toContain('GET /api/v1/payments is not implemented (404 NotImplemented)');
+    expect(description).not.toContain('settlements');
     const m = await createApprovedMerchant(ctx.app);
     const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/payments', headers: { authorization: `Bearer ${m.apiKey}` } });
     expect(res.statusCode).toBe(404);
