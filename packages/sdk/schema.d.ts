@@ -244,6 +244,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your balance, per network and asset
+         * @description What the platform owes you, one entry per network and asset you have been paid in (none before your first completed payment), in decimal strings with 6 decimals. A completed payment’s share is `pending` until its hold ends, then `available` (or `reserved`, kept back for refunds); a settlement run pays `available` to your wallet (GET /api/v1/settlements). A payout on its way is in none of the three.
+         */
+        get: operations["getBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the payouts to your wallets, newest first
+         * @description Each payout of your balance to your settlement wallet (one transfer per run, network and asset), with the payments it pays, newest first, in pages: pass a page’s `nextCursor` as `cursor` for the next one (null on the last page). Paging through returns every settlement once, whatever is paid meanwhile. A refused parameter or cursor is 422 `ValidationError`, with `details` naming it.
+         */
+        get: operations["listSettlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settlements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One payout to your wallet, by its id or by a payment it pays
+         * @description By a payout id (po_…), that payout; by a payment id (SV_…), the payout that pays the payment (planned, on its way or confirmed). A payment not paid out yet, another merchant’s id and any id of neither shape are all 404 `NotFound`.
+         */
+        get: operations["getSettlement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events/stream": {
         parameters: {
             query?: never;
@@ -1025,7 +1085,7 @@ export interface components {
             /** @constant */
             ok: false;
             /** @enum {string} */
-            error: "BadRequest" | "InvalidId" | "Unauthorized" | "Forbidden" | "AccountNotApproved" | "InsufficientScope" | "PaymentsDisabled" | "NotFound" | "NotImplemented" | "Conflict" | "IdempotencyConflict" | "PayloadTooLarge" | "ValidationError" | "IdempotencyKeyReused" | "RateLimited" | "InternalError" | "Unavailable";
+            error: "BadRequest" | "InvalidId" | "Unauthorized" | "Forbidden" | "AccountNotApproved" | "InsufficientScope" | "PaymentsDisabled" | "NotFound" | "NotImplemented" | "Conflict" | "InsufficientBalance" | "IdempotencyConflict" | "PayloadTooLarge" | "ValidationError" | "IdempotencyKeyReused" | "RateLimited" | "InternalError" | "Unavailable";
             message: string;
             /** @description Equal to the x-request-id header. */
             requestId: string;
@@ -1038,7 +1098,7 @@ export interface components {
             /** @constant */
             status: "error";
             /** @enum {string} */
-            error: "BadRequest" | "InvalidId" | "Unauthorized" | "Forbidden" | "AccountNotApproved" | "InsufficientScope" | "PaymentsDisabled" | "NotFound" | "NotImplemented" | "Conflict" | "IdempotencyConflict" | "PayloadTooLarge" | "ValidationError" | "IdempotencyKeyReused" | "RateLimited" | "InternalError" | "Unavailable";
+            error: "BadRequest" | "InvalidId" | "Unauthorized" | "Forbidden" | "AccountNotApproved" | "InsufficientScope" | "PaymentsDisabled" | "NotFound" | "NotImplemented" | "Conflict" | "InsufficientBalance" | "IdempotencyConflict" | "PayloadTooLarge" | "ValidationError" | "IdempotencyKeyReused" | "RateLimited" | "InternalError" | "Unavailable";
             message: string;
         };
     };
@@ -2798,6 +2858,7 @@ export interface operations {
                      *         "providerEventId": "sbx_evt_2b8d4e",
                      *         "transactionHash": "0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c",
                      *         "explorerUrl": "https://polygonscan.com/tx/0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c",
+                     *         "payoutId": "po_3Gh8Jk2Lz5Xc7Vb1Nm4Qw9Er",
                      *         "depositTransactionHash": "0x9f3c2a8e4b1d7c6f5a4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a",
                      *         "failureReason": null,
                      *         "completedAt": "2026-01-15T10:34:12.000Z",
@@ -2844,11 +2905,464 @@ export interface operations {
                             providerEventId: string | null;
                             transactionHash: string | null;
                             explorerUrl: string | null;
+                            /** @example po_3Gh8Jk2Lz5Xc7Vb1Nm4Qw9Er */
+                            payoutId: string | null;
                             depositTransactionHash: string | null;
                             failureReason: string | null;
                             completedAt: string | null;
                             /** @enum {string} */
                             verification: "chain" | "provider";
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or retired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Account not approved, key lacks the scope, or payments are disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or another merchant’s), or not implemented. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal unreachable: nothing was done, retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "balances": [
+                     *         {
+                     *           "network": "polygon",
+                     *           "asset": "USDC",
+                     *           "pending": "0.000000",
+                     *           "available": "24.132500",
+                     *           "reserved": "0.000000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        balances: {
+                            /**
+                             * @example polygon
+                             * @enum {string}
+                             */
+                            network: "polygon" | "ethereum" | "base" | "arbitrum" | "solana" | "tron";
+                            /**
+                             * @example USDC
+                             * @enum {string}
+                             */
+                            asset: "USDC" | "USDT";
+                            /**
+                             * @description Your share of completed payments still on hold, not yet available.
+                             * @example 0.000000
+                             */
+                            pending: string;
+                            /**
+                             * @description What the next payout pays (and what refunds draw on first).
+                             * @example 24.132500
+                             */
+                            available: string;
+                            /**
+                             * @description Kept back for refunds; payouts leave it.
+                             * @example 0.000000
+                             */
+                            reserved: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or retired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Account not approved, key lacks the scope, or payments are disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal unreachable: nothing was done, retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSettlements: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Settlements per page, 1 to 100.
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The `nextCursor` of the page before; without it, the newest settlements. Only cursors handed to you are accepted.
+                 * @example WyIyMDI2LTAxLTE1VDEwOjM1OjAyLjAwMDAwMFoiLCJwb18zR2g4SmsyTHo1WGM3VmIxTm00UXc5RXIiXQ
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "settlements": [
+                     *         {
+                     *           "id": "po_3Gh8Jk2Lz5Xc7Vb1Nm4Qw9Er",
+                     *           "status": "confirmed",
+                     *           "network": "polygon",
+                     *           "asset": "USDC",
+                     *           "amount": "24.132500",
+                     *           "walletAddress": "0x52908400098527886E0F7030069857D2E4169EE7",
+                     *           "transactionHash": "0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c",
+                     *           "explorerUrl": "https://polygonscan.com/tx/0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c",
+                     *           "createdAt": "2026-01-15T10:35:02.000Z",
+                     *           "confirmedAt": "2026-01-15T10:36:40.000Z",
+                     *           "payments": [
+                     *             {
+                     *               "paymentId": "SV_4f9a1c2b7d8e6f5a4b3c2d1e",
+                     *               "amount": "24.132500"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "hasMore": true,
+                     *       "nextCursor": "WyIyMDI2LTAxLTE1VDEwOjM1OjAyLjAwMDAwMFoiLCJwb18zR2g4SmsyTHo1WGM3VmIxTm00UXc5RXIiXQ"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        settlements: {
+                            /**
+                             * @description The payout (po_…).
+                             * @example po_3Gh8Jk2Lz5Xc7Vb1Nm4Qw9Er
+                             */
+                            id: string;
+                            /**
+                             * @description planned → signed → broadcast → confirmed (on chain: the money is in your wallet); failed when the transfer could not be made, its amount back in your available balance.
+                             * @example confirmed
+                             * @enum {string}
+                             */
+                            status: "planned" | "signed" | "broadcast" | "confirmed" | "failed";
+                            /**
+                             * @example polygon
+                             * @enum {string}
+                             */
+                            network: "polygon" | "ethereum" | "base" | "arbitrum" | "solana" | "tron";
+                            /**
+                             * @example USDC
+                             * @enum {string}
+                             */
+                            asset: "USDC" | "USDT";
+                            /**
+                             * @description What the transfer pays you: the sum of its payments’ amounts.
+                             * @example 24.132500
+                             */
+                            amount: string;
+                            /**
+                             * @description Your settlement wallet it pays to.
+                             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+                             */
+                            walletAddress: string;
+                            /**
+                             * @description The transfer’s hash once it is signed (null before); final when the status is confirmed.
+                             * @example 0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c
+                             */
+                            transactionHash: string | null;
+                            /**
+                             * @description The transfer on the network’s explorer, with its hash.
+                             * @example https://polygonscan.com/tx/0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c
+                             */
+                            explorerUrl: string | null;
+                            /**
+                             * @description When the payout was planned.
+                             * @example 2026-01-15T10:35:02.000Z
+                             */
+                            createdAt: string;
+                            /**
+                             * @description When its receipt confirmed it.
+                             * @example 2026-01-15T10:36:40.000Z
+                             */
+                            confirmedAt: string | null;
+                            /** @description The payments it pays, by id. */
+                            payments: {
+                                /**
+                                 * @description A payment it pays (SV_…).
+                                 * @example SV_4f9a1c2b7d8e6f5a4b3c2d1e
+                                 */
+                                paymentId: string;
+                                /**
+                                 * @description Your share of that payment it pays.
+                                 * @example 24.132500
+                                 */
+                                amount: string;
+                            }[];
+                        }[];
+                        /**
+                         * @description Whether another page follows (nextCursor is not null).
+                         * @example true
+                         */
+                        hasMore: boolean;
+                        /**
+                         * @description Pass as `cursor` for the next page; null on the last page.
+                         * @example WyIyMDI2LTAxLTE1VDEwOjM1OjAyLjAwMDAwMFoiLCJwb18zR2g4SmsyTHo1WGM3VmIxTm00UXc5RXIiXQ
+                         */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or retired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Account not approved, key lacks the scope, or payments are disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal unreachable: nothing was done, retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSettlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A payout id (po_…) or a payment id (SV_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "settlement": {
+                     *         "id": "po_3Gh8Jk2Lz5Xc7Vb1Nm4Qw9Er",
+                     *         "status": "confirmed",
+                     *         "network": "polygon",
+                     *         "asset": "USDC",
+                     *         "amount": "24.132500",
+                     *         "walletAddress": "0x52908400098527886E0F7030069857D2E4169EE7",
+                     *         "transactionHash": "0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c",
+                     *         "explorerUrl": "https://polygonscan.com/tx/0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c",
+                     *         "createdAt": "2026-01-15T10:35:02.000Z",
+                     *         "confirmedAt": "2026-01-15T10:36:40.000Z",
+                     *         "payments": [
+                     *           {
+                     *             "paymentId": "SV_4f9a1c2b7d8e6f5a4b3c2d1e",
+                     *             "amount": "24.132500"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        settlement: {
+                            /**
+                             * @description The payout (po_…).
+                             * @example po_3Gh8Jk2Lz5Xc7Vb1Nm4Qw9Er
+                             */
+                            id: string;
+                            /**
+                             * @description planned → signed → broadcast → confirmed (on chain: the money is in your wallet); failed when the transfer could not be made, its amount back in your available balance.
+                             * @example confirmed
+                             * @enum {string}
+                             */
+                            status: "planned" | "signed" | "broadcast" | "confirmed" | "failed";
+                            /**
+                             * @example polygon
+                             * @enum {string}
+                             */
+                            network: "polygon" | "ethereum" | "base" | "arbitrum" | "solana" | "tron";
+                            /**
+                             * @example USDC
+                             * @enum {string}
+                             */
+                            asset: "USDC" | "USDT";
+                            /**
+                             * @description What the transfer pays you: the sum of its payments’ amounts.
+                             * @example 24.132500
+                             */
+                            amount: string;
+                            /**
+                             * @description Your settlement wallet it pays to.
+                             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+                             */
+                            walletAddress: string;
+                            /**
+                             * @description The transfer’s hash once it is signed (null before); final when the status is confirmed.
+                             * @example 0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c
+                             */
+                            transactionHash: string | null;
+                            /**
+                             * @description The transfer on the network’s explorer, with its hash.
+                             * @example https://polygonscan.com/tx/0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c
+                             */
+                            explorerUrl: string | null;
+                            /**
+                             * @description When the payout was planned.
+                             * @example 2026-01-15T10:35:02.000Z
+                             */
+                            createdAt: string;
+                            /**
+                             * @description When its receipt confirmed it.
+                             * @example 2026-01-15T10:36:40.000Z
+                             */
+                            confirmedAt: string | null;
+                            /** @description The payments it pays, by id. */
+                            payments: {
+                                /**
+                                 * @description A payment it pays (SV_…).
+                                 * @example SV_4f9a1c2b7d8e6f5a4b3c2d1e
+                                 */
+                                paymentId: string;
+                                /**
+                                 * @description Your share of that payment it pays.
+                                 * @example 24.132500
+                                 */
+                                amount: string;
+                            }[];
                         };
                     };
                 };
