@@ -27,14 +27,7 @@ import {
 } from '../db/queries/payouts';
 import { setPayoutReference, setPayoutReferenceUnlessSet } from '../db/queries/transactions';
 import { explorerUrlFor } from '../domain/explorers';
-import {
-  isSettlementPayout,
-  payoutConfirmed,
-  payoutFee,
-  payoutRevertedFee,
-  type ConfirmedPayout,
-  type Posting,
-} from '../domain/ledger';
+import { isSettlementPayout, payoutConfirmed, payoutFee, payoutRevertedFee, type ConfirmedPayout, type Posting } from '../domain/ledger';
 import { completedPaymentRefunded, refundDebtRepaid } from '../domain/payment-refund';
 import { outgoingConfirmed } from '../domain/balances';
 import { updatePaymentRefund } from '../db/queries/payment-refunds';

@@ -10,6 +10,7 @@ import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/har
 import { eventually, http } from '../support/http';
 import { exceptionsOf, openSession, pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { replayRuns } from '../temporal/histories';
+import { startReceiver } from '../support/receiver';
 import { orderRow, waitForOrder } from '../proof/order-support';
 
 // Batched settlement (docs/settlement.md) end to end, on a private anvil so that every transaction
@@ -291,5 +292,45 @@ describe('batched settlement', () => {
     expect(await balanceOf(chain, usdc, depositAddress)).toBe(fee);
     expect(await chain.publicClient.getBalance({ address: depositAddress })).toBe(0n);
     expect(await reconcile(ctx.db.db, ctx.config.chains, devTreasuryAddress())).toEqual([]);
+  }, 120_000);
+
+  it('hands a payment.settled the merchant’s endpoint refused to a delivery run of its own, and the settlement run ends', async () => {
+    const receiver = await startReceiver((_delivery, index) => ({ status: index === 0 ? 500 : 200 }));
+    try {
+      const m = await merchantWithWallet(randomAddress());
+      const endpoint = await ctx.app.inject({
+        method: 'POST',
+        url: `/admin/v1/merchants/${m.id}/webhook-endpoints`,
+        headers: adminHeaders,
+        payload: { url: `${receiver.url}/hooks`, eventTypes: ['payment.settled'] },
+      });
+      expect(endpoint.statusCode).toBe(201);
+      const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+      await schedule.pause();
+      const id = await openSession(ctx, m.apiKey, { amount: 7 });
+      const gross = await pressPay(ctx, id);
+      await payFromWallet(chain, chain.tokens.polygon.USDC, (await sessionRow(ctx, id)).depositAddress, gross);
+      await waitForStatus(ctx, id, 'completed');
+      await schedule.unpause();
+      const [delivery] = await eventually(
+        () => ctx.db.sql`select d.id, d.status from webhook_deliveries d join events e on e.id = d.event_id
+                           where e.payment_id = ${id} and e.type = 'payment.settled'`,
+        (rows) => rows.length === 1 && rows[0]!.status === 'succeeded',
+        60_000,
+        'payment.settled delivered on its second attempt',
+      );
+      await schedule.pause();
+      // The second attempt came from the delivery's own run; the settlement run that paid had ended.
+      const handedOff = ctx.temporal.workflow.getHandle(`${delivery!.id as string}-settled`);
+      expect(await handedOff.result()).toBe('succeeded');
+      const parent = (await handedOff.describe()).parentExecution;
+      expect(parent).toBeDefined();
+      expect((await ctx.temporal.workflow.getHandle(parent!.workflowId!, parent!.runId ?? undefined).describe()).status.name).toBe(
+        'COMPLETED',
+      );
+      expect(receiver.received.filter((d) => JSON.stringify(d.body).includes(id))).toHaveLength(2);
+    } finally {
+      await receiver.close();
+    }
   }, 120_000);
 });

@@ -1,9 +1,9 @@
-import { condition, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import type { SettlementActivities } from '../../activities/settlement';
-import type { WebhookActivities } from '../../activities/webhooks';
-import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
+import type { EmittedEvent } from '../../activities/webhooks';
+import { DATABASE_ACTIVITY } from '../activity-options';
 import { sendPayouts } from '../checkout-session/payout';
-import { inRunDeliveries } from '../webhook-delivery/start';
+import { webhookDelivery } from '../webhook-delivery/workflow';
 
 export interface SettlementRunInput {
   network: string;
@@ -16,17 +16,35 @@ export interface SettlementRunOutcome {
 }
 
 const settlement = proxyActivities<SettlementActivities>(DATABASE_ACTIVITY);
-const events = proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY);
+
+/**
+ * The deliveries whose first attempt (made by the activity that wrote the event) failed go on in runs
+ * of their own, which outlive this one: a merchant's endpoint that is down for hours must not hold
+ * the network's next settlement runs back.
+ */
+async function handOff(emitted: EmittedEvent): Promise<void> {
+  for (const deliveryId of emitted.toRetry ?? emitted.deliveryIds) {
+    try {
+      await startChild(webhookDelivery, {
+        workflowId: `${deliveryId}-settled`,
+        args: [{ deliveryId, retry: emitted.retry, afterFirstAttempt: emitted.toRetry !== undefined }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+    } catch (err) {
+      // Handed off already (the event announced again after a retry): that run owns it.
+      if (!(err instanceof Error && err.name === 'WorkflowExecutionAlreadyStartedError')) throw err;
+    }
+  }
+}
 
 /**
  * One settlement run of a network (docs/settlement.md), started by the network's schedule every
  * PAYOUT_INTERVAL_SECONDS, one at a time: the deposits of completed payments swept into the treasury,
  * then each merchant paid what those payments owe them, `payment.settled` for each payment once its
- * payout is confirmed. What a run leaves unfinished (a worker lost, Temporal down) the next one
+ * payout is confirmed (its first attempts made at once, the retries handed off). What a run leaves unfinished (a worker lost, Temporal down) the next one
  * finishes before it plans more; a payout that failed for good is the merchant's balance again.
  */
 export async function settlementRun(input: SettlementRunInput): Promise<SettlementRunOutcome> {
-  const deliveries = inRunDeliveries(events.markDeliveryFailed);
   let failed = 0;
   const sweeps = await settlement.planSweeps(input.network);
   if (sweeps.length > 0 && !(await sendPayouts({ planned: sweeps })).settled) failed++;
@@ -35,13 +53,12 @@ export async function settlementRun(input: SettlementRunInput): Promise<Settleme
   await Promise.all(
     payouts.map(async (id) => {
       if ((await sendPayouts({ planned: [id] })).settled) {
-        for (const emitted of await settlement.announcePayoutSettled(id)) deliveries.start(emitted);
+        for (const emitted of await settlement.announcePayoutSettled(id)) await handOff(emitted);
       } else {
         failed++;
         await settlement.settlementPayoutFailed(id);
       }
     }),
   );
-  await condition(() => deliveries.done());
   return { sweeps: sweeps.length, payouts: payouts.length, failed };
 }

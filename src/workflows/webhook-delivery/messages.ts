@@ -7,4 +7,6 @@ export interface WebhookDeliveryInput {
   retry: { baseSeconds: number; maxIntervalSeconds: number; windowHours: number };
   /** An operator's resend during backoff: one attempt now, beside the schedule, never marking the delivery failed. */
   once?: boolean;
+  /** The emitting activity made the first attempt, which failed: the schedule goes on from its first interval. */
+  afterFirstAttempt?: boolean;
 }

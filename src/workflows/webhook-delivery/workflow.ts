@@ -98,5 +98,6 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'suc
       return 'failed';
     }
   }
+  if (input.afterFirstAttempt) return retryAfterFirstAttempt(input, { markFailed: records.markDeliveryFailed });
   return deliverWithRetries(input, { markFailed: records.markDeliveryFailed });
 }
