@@ -1,3 +1,5 @@
+import type { Address } from 'viem';
+import { tokenBalance } from '../chains/clients';
 import { depositSalt, encodeSweep } from '../chains/sweeper';
 import type { ChainSettings } from '../config';
 import type { Database } from '../db/client';
@@ -132,8 +134,14 @@ export function createSettlementActivities({
         const deposits = await sweepableDeposits(tx, network, batchSize);
         const byAsset = groupBy(deposits, (d) => d.asset);
         const ids: string[] = [];
-        for (const [asset, list] of byAsset) {
+        for (const [asset, listed] of byAsset) {
           const { sweeper, token, treasury } = networkOf(chains, settings, network, asset);
+          // A deposit short of its amount on chain (a reorg took its transfer back) would revert the
+          // whole sweep: it waits, and the others go.
+          const client = chains.client(network);
+          const held = await Promise.all(listed.map((d) => tokenBalance(client, token, d.depositAddress as Address)));
+          const list = listed.filter((d, i) => held[i]! >= d.amountMicro);
+          if (list.length === 0) continue;
           const id = newPayoutId();
           const total = list.reduce((sum, d) => sum + d.amountMicro, 0n);
           const callData = encodeSweep({

@@ -333,4 +333,29 @@ describe('batched settlement', () => {
       await receiver.close();
     }
   }, 120_000);
+
+  it('leaves a deposit short of its amount on chain out of the sweep, and sweeps the others', async () => {
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    await schedule.pause();
+    const m = await merchantWithWallet(randomAddress());
+    const usdc = chain.tokens.polygon.USDC;
+    // The books say a payment completed at a deposit that holds nothing (as after a reorg took its transfer).
+    const ghost = await openSession(ctx, m.apiKey, { amount: 9 });
+    await pressPay(ctx, ghost);
+    const { depositAddress: empty } = await sessionRow(ctx, ghost);
+    await ctx.db.sql`insert into ledger_entries (posting_id, line, account, asset, network, amount, payment_id) values
+      (${`completion:${ghost}`}, 1, ${`deposit:${empty}`}, 'USDC', 'polygon', 5000000, ${ghost}),
+      (${`completion:${ghost}`}, 2, ${`merchant:${m.id}:pending`}, 'USDC', 'polygon', -5000000, ${ghost})`;
+    const id = await openSession(ctx, m.apiKey, { amount: 8 });
+    const gross = await pressPay(ctx, id);
+    await payFromWallet(chain, usdc, (await sessionRow(ctx, id)).depositAddress, gross);
+    await waitForStatus(ctx, id, 'completed');
+    await schedule.unpause();
+    const swept = () =>
+      ctx.db.sql`select i.payment_id, p.status from payout_items i join payouts p on p.id = i.payout_id
+                  where p.kind = 'sweep' and i.payment_id in ${ctx.db.sql([id, ghost])}`;
+    await eventually(swept, (rows) => rows.some((r) => r.payment_id === id && r.status === 'confirmed'), 30_000, 'the real deposit swept');
+    await schedule.pause();
+    expect((await swept()).map((r) => r.payment_id)).toEqual([id]);
+  }, 120_000);
 });

@@ -7,13 +7,14 @@ import { envFor, killHard, startEntryPoint } from '../support/processes';
 import { startReceiver } from '../support/receiver';
 import { merchantWithFreshWallet, openSession, ownTreasury, unbalancedPostings } from '../payouts/support';
 
-// Issue 12 item 8, the reliability game day with payouts: 200 payments opened and paid through the
-// sandbox (a real token transfer each) while worker processes (worker.ts) are SIGKILLed 20 times,
-// the oldest every couple of seconds and a fresh one started in its place (two run otherwise). The
-// kills go on while the payments complete and pay out, so they land anywhere: in a completion, a
-// payout's plan, signature, broadcast or confirmation, a delivery.
-// Afterwards every payment is completed once, every merchant share and commission was paid exactly
-// once (the wallets' balances are the exact sums), payment.settled was written once per payment,
+// The reliability game day with batched settlement (docs/settlement.md): 200 payments opened and paid
+// through the sandbox (a real token transfer each) while worker processes (worker.ts) are SIGKILLed
+// 20 times, the oldest every couple of seconds and a fresh one started in its place (two run
+// otherwise). Settlement runs sweep and pay every second meanwhile, so the kills land anywhere: in a
+// completion, a sweep's or a payout's plan, signature, broadcast or confirmation, a delivery.
+// Afterwards every payment is completed once, swept once and paid out once (the merchant's wallet
+// holds the exact sum of the shares, the treasury gained exactly the commission, no deposit holds
+// money or native coin), a few chain transactions served them all, payment.settled was written once per payment,
 // the ledger balances, and reconciliation finds nothing. Every event reached the merchant's endpoint
 // and every delivery ended succeeded or failed, none left pending by a kill mid-attempt. None may fail: the sandbox's transfers
 // failed under this load once (its sender lost nonce races to another file's sandbox, now retried);
@@ -24,7 +25,7 @@ const KILLS = 20;
 const KILL_PAUSE_MS = 2_000;
 const CONCURRENCY = 8;
 
-const own = ownTreasury({ WEBHOOK_RETRY_BASE_SECONDS: '1' });
+const own = ownTreasury({ WEBHOOK_RETRY_BASE_SECONDS: '1', SETTLEMENT_MODE: 'batched', PAYOUT_INTERVAL_SECONDS: '1' });
 // Retries a second apart: a delivery a kill interrupted is attempted again within the run's minutes.
 const ctx = useTestApp(own.overrides, { listen: true, sandbox: true });
 const chain = own.chain;
@@ -55,6 +56,7 @@ describe('game day: payments and payouts while workers die', () => {
     });
     expect(endpoint.statusCode).toBe(201);
     const treasuryBefore = await balanceOf(chain, token, own.treasury);
+    const nonceBefore = await chain.publicClient.getTransactionCount({ address: own.treasury });
     const started = performance.now();
     const ids: string[] = [];
     let killed = 0;
@@ -131,18 +133,28 @@ describe('game day: payments and payouts while workers die', () => {
     const completedIds = ids.filter((id) => !failed.some((f) => f.id === id));
     const done = completedIds.length;
     const inIds = ctx.db.sql(completedIds);
+    // Each payment in exactly one confirmed sweep and one confirmed payout; none in a live one besides.
+    const settlementOf = (kind: 'sweep' | 'merchant') =>
+      ctx.db
+        .sql`select p.status, count(distinct i.payment_id)::int as payments, count(*)::int as items, count(distinct p.id)::int as transactions
+        from payout_items i join payouts p on p.id = i.payout_id
+        where i.payment_id in ${inIds} and p.kind = ${kind} and p.status <> 'failed' group by p.status`;
     const payouts = await eventually(
-      () =>
-        ctx.db
-          .sql`select status, count(*)::int as n from payouts where payment_id in ${inIds} and kind in ('merchant', 'commission') group by status`,
-      (rows) => rows.length === 1 && rows[0]!.status === 'confirmed' && rows[0]!.n === 2 * done,
+      () => settlementOf('merchant'),
+      (rows) => rows.length === 1 && rows[0]!.status === 'confirmed' && rows[0]!.payments === done && rows[0]!.items === done,
       600_000,
-      'every merchant share and commission paid out',
+      'every payment swept and paid out',
     );
+    const sweeps = await settlementOf('sweep');
+    expect(sweeps).toEqual([{ status: 'confirmed', payments: done, items: done, transactions: expect.any(Number) }]);
     const seconds = (performance.now() - started) / 1000;
     console.log(
-      `game day: ${done} payments completed and paid out, ${failed.length} failed by the provider, in ${seconds.toFixed(1)} s through ${killed} worker kills (${JSON.stringify(payouts)})`,
+      `game day: ${done} payments completed and paid out, ${failed.length} failed by the provider, in ${seconds.toFixed(1)} s through ${killed} worker kills: ${sweeps[0]!.transactions} sweeps, ${payouts[0]!.transactions} payouts`,
     );
+    // Batched: far fewer chain transactions than payments, every one the treasury's.
+    const sent = (await chain.publicClient.getTransactionCount({ address: own.treasury })) - nonceBefore;
+    expect(sent).toBeGreaterThanOrEqual(sweeps[0]!.transactions + payouts[0]!.transactions);
+    expect(sent).toBeLessThan(done);
 
     // Exactly once, measured where it matters: the wallets hold the exact sums of the splits.
     const [sums] = await ctx.db
@@ -154,6 +166,12 @@ describe('game day: payments and payouts while workers die', () => {
     expect(BigInt(sums!.merchant as string) + BigInt(sums!.commission as string)).toBe(BigInt(gross!.g as string));
     expect(await balanceOf(chain, token, m.wallet)).toBe(BigInt(sums!.merchant as string));
     expect((await balanceOf(chain, token, own.treasury)) - treasuryBefore).toBe(BigInt(sums!.commission as string));
+    const deposits = await ctx.db.sql`select deposit_address from checkout_sessions where id in ${inIds}`;
+    for (const d of deposits) {
+      const address = d.deposit_address as `0x${string}`;
+      expect(await balanceOf(chain, token, address), address).toBe(0n);
+      expect(await chain.publicClient.getBalance({ address }), address).toBe(0n);
+    }
     const settled = await eventually(
       () =>
         ctx.db
