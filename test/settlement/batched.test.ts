@@ -2,6 +2,7 @@ import { erc20Abi, type Address } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { commissionSplit } from '../../src/domain/money';
 import { reconcile } from '../../src/payments/reconciliation';
+import { listMerchantPayouts } from '../../src/db/queries/merchant-money';
 import type { SettlementRunOutcome } from '../../src/workflows/settlement/workflow';
 import { settlementScheduleId } from '../../src/temporal/settlement-schedules';
 import { devTreasuryAddress } from '../../tools/dev/dev-sweepers';
@@ -119,6 +120,14 @@ describe('batched settlement', () => {
       );
     await eventually(settled, (s) => s.length === ids.length, 10_000, 'payment.settled for every payment');
     expect(await settled()).toEqual([...ids].sort());
+
+    // The dashboard's payout list shows each merchant its batch, linked to one of its payments.
+    for (const [i, merchant] of merchants.entries()) {
+      const listed = await listMerchantPayouts(ctx.db.db, merchant.id, { limit: 10 });
+      const batch = rows.find((r) => r.kind === 'merchant' && payments.find((p) => p.id === r.payment_id)!.merchant === i)!;
+      expect(listed.map((l) => [l.id, l.status])).toEqual([[batch.payout_id, 'confirmed']]);
+      expect(payments.filter((p) => p.merchant === i).map((p) => p.id)).toContain(listed[0]!.paymentId);
+    }
 
     // The ledger equals the chain.
     expect(await reconcile(ctx.db.db, ctx.config.chains, treasury)).toEqual([]);

@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { PaymentListPosition } from '../../domain/payment-list';
 import type { DatabaseOrTransaction } from '../client';
+import { ownedBy } from './merchant-settlements';
 import { checkoutSessions, payouts } from '../schema';
 
 // Issue 29 item 5: what a merchant reads of their money: the payouts to their wallets and the home
@@ -31,12 +32,14 @@ export async function listMerchantPayouts(
   merchantId: string,
   page: { after?: PaymentListPosition | undefined; limit: number },
 ): Promise<MerchantPayoutRow[]> {
-  const where = [eq(checkoutSessions.merchantId, merchantId), eq(payouts.kind, 'merchant')];
+  // Both shapes of payout (docs/settlement.md): one per payment, or a batch whose payments are its items.
+  const where = [ownedBy(merchantId), eq(payouts.kind, 'merchant')];
   if (page.after) where.push(sql`(${payouts.createdAt}, ${payouts.id}) < (${page.after.at}::timestamptz, ${page.after.id})`);
   const rows = await db
     .select({
       id: payouts.id,
-      paymentId: payouts.paymentId,
+      // A batch's first payment: the page links one payment per payout.
+      paymentId: sql<string>`coalesce((select min(i.payment_id) from payout_items i where i.payout_id = ${payouts.id}), ${payouts.paymentId})`,
       status: payouts.status,
       asset: payouts.asset,
       network: payouts.network,
@@ -49,7 +52,6 @@ export async function listMerchantPayouts(
       position: sql<string>`to_char(${payouts.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
     })
     .from(payouts)
-    .innerJoin(checkoutSessions, eq(checkoutSessions.id, payouts.paymentId))
     .where(and(...where))
     .orderBy(desc(payouts.createdAt), desc(payouts.id))
     .limit(page.limit);

@@ -62,7 +62,7 @@ export interface SettlementRow {
  * payment (payment_id is the session's) and batched (payment_id is the row's own id, the payments in
  * payout_items). Read from checkout_sessions_merchant_idx, then the payouts' and items' payment indexes.
  */
-const ownedBy = (merchantId: string): SQL => sql`${payouts.id} in (
+export const ownedBy = (merchantId: string): SQL => sql`${payouts.id} in (
   select p.id from checkout_sessions s join payouts p on p.payment_id = s.id and p.kind = 'merchant'
    where s.merchant_id = ${merchantId}
   union

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { payoutItems, payouts } from '../schema';
-import { merchantBalance, outgoingPlanned, refundDraw, type MerchantBalance } from '../../domain/balances';
+import { balanceAccount, merchantBalance, outgoingPlanned, refundDraw, type MerchantBalance } from '../../domain/balances';
 import { AppError } from '../../domain/errors';
 import { writePostings } from './ledger';
 import type { NewPayout, PayoutRow } from './payouts';
@@ -162,9 +162,17 @@ export async function merchantBalanceOf(
   network: string,
   asset: string,
 ): Promise<MerchantBalance> {
+  // Exact account names: a LIKE pattern's underscore would match any character of the id.
+  const accounts = Object.values(balanceAccount)
+    .filter((account) => typeof account === 'function')
+    .map((account) => account(merchantId));
   const rows = await tx.execute<{ account: string; total: string }>(sql`
     select account, sum(amount)::text as total from ledger_entries
-     where account like ${`merchant:${merchantId}:%`} and network = ${network} and asset = ${asset}
+     where account in (${sql.join(
+       accounts.map((a) => sql`${a}`),
+       sql`, `,
+     )})
+       and network = ${network} and asset = ${asset}
      group by account`);
   const totals = new Map(rows.map((r) => [r.account, BigInt(r.total)]));
   return merchantBalance(merchantId, (account) => totals.get(account) ?? 0n);
