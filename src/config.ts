@@ -183,6 +183,9 @@ const envSchema = z.object({
   PAYOUT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
   // Deposits one sweep transaction takes at most: its gas grows with each, and a block has a limit.
   SWEEP_BATCH_SIZE: z.coerce.number().int().min(1).max(200).default(50),
+  // How long a completed payment's share stays pending before it can be paid out (batched mode): a
+  // window for chargebacks of the fiat leg or disputes. 0: available at completion. At most 90 days.
+  PAYOUT_HOLD_SECONDS: z.coerce.number().int().min(0).max(7_776_000).default(0),
   // Decisions §12: how long the deposit address of an ended session stays watched, so money that
   // still arrives becomes a late (or duplicate) exception. 7 days: longer than a slow bank transfer
   // behind an on-ramp or a customer's retry from their wallet history.
@@ -313,6 +316,8 @@ export interface SettlementSettings {
   intervalSeconds: number;
   /** SWEEP_BATCH_SIZE: deposits per sweep transaction. */
   sweepBatchSize: number;
+  /** PAYOUT_HOLD_SECONDS: a completed payment's share is pending this long. */
+  holdSeconds: number;
 }
 
 export interface ChainNetworkConfig {
@@ -435,7 +440,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       lateDepositWatchHours: e.LATE_DEPOSIT_WATCH_HOURS,
       reorgWatchHours: e.REORG_WATCH_HOURS,
       dustThresholdMicro: e.DUST_THRESHOLD_MICRO,
-      settlement: { mode: e.SETTLEMENT_MODE, intervalSeconds: e.PAYOUT_INTERVAL_SECONDS, sweepBatchSize: e.SWEEP_BATCH_SIZE },
+      settlement: {
+        mode: e.SETTLEMENT_MODE,
+        intervalSeconds: e.PAYOUT_INTERVAL_SECONDS,
+        sweepBatchSize: e.SWEEP_BATCH_SIZE,
+        holdSeconds: e.PAYOUT_HOLD_SECONDS,
+      },
     },
     logLevel: e.LOG_LEVEL,
     logPretty: e.LOG_FORMAT === 'pretty',

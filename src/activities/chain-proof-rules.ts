@@ -54,7 +54,7 @@ export interface ProvenKind<Row, Done> {
     tx: DatabaseOrTransaction,
     row: Row,
     proof: ChainProof,
-    settlement: SettlementSettings['mode'],
+    settlement: SettlementSettings,
   ): Promise<{ completed: boolean; result: Done }>;
 }
 
@@ -173,7 +173,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
         providerPaymentId: providerPaymentId ?? payment.providerPaymentId,
         completedAt: new Date(),
       },
-      deps.chains.settlement.mode,
+      deps.chains.settlement,
     );
     if (!outcome.completed || excess <= 0n) return outcome.result as Completion;
     const overpaid = await recordPaymentException(tx, {

@@ -129,7 +129,7 @@ export function createExceptionActivities({
             amountMicro: exception.amountMicro,
           };
           await writePosting(tx, exceptionAccepted(release));
-          await postCompletion(tx, session, { grossMicro: exception.amountMicro, depositAddress, txHash: hash }, chains.settlement.mode);
+          await postCompletion(tx, session, { grossMicro: exception.amountMicro, depositAddress, txHash: hash }, chains.settlement);
         }
         await completeAcceptedSession(tx, session.id, completedAt);
         await resolvePaymentException(tx, exception.id, 'accepted');

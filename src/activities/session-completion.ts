@@ -109,13 +109,14 @@ export async function insertCompletedTransaction(
  * Decisions §11 "Ledger": the money a completion proved on chain, in the completion's database
  * transaction: the deposit address holds the gross, the merchant is owed its share, the commission
  * is earned. In batched settlement (docs/settlement.md) the share goes to the merchant's balance,
- * pending and at once available (no hold yet); per payment, to what that payment's payout pays.
+ * pending, and available at once unless PAYOUT_HOLD_SECONDS holds it (a settlement run releases it
+ * then); per payment, to what that payment's payout pays.
  */
 export async function postCompletion(
   tx: DatabaseOrTransaction,
   session: CheckoutSessionRow,
   input: { grossMicro: bigint; depositAddress: string; txHash: string | null },
-  settlement: SettlementSettings['mode'],
+  settlement: SettlementSettings,
 ): Promise<void> {
   const split = commissionSplit(input.grossMicro, session.commissionBps);
   const completion = {
@@ -129,12 +130,14 @@ export async function postCompletion(
     merchantMicro: split.merchant,
     commissionMicro: split.commission,
   };
-  if (settlement === 'per_payment') {
+  if (settlement.mode === 'per_payment') {
     await writePosting(tx, depositCredited(completion));
     return;
   }
   await writePostings(tx, [
     paymentCompleted(completion),
-    holdReleased({ ...completion, amountMicro: split.merchant, reservedMicro: 0n, reserveTargetMicro: 0n }),
+    ...(settlement.holdSeconds === 0
+      ? [holdReleased({ ...completion, amountMicro: split.merchant, reservedMicro: 0n, reserveTargetMicro: 0n })]
+      : []),
   ]);
 }

@@ -8,6 +8,7 @@ import { writePostings } from '../db/queries/ledger';
 import { confirmPayoutOnce, findPayout, type PayoutRow } from '../db/queries/payouts';
 import {
   accountBalance,
+  heldShares,
   insertSettlementPayout,
   listPayoutItems,
   lockSettlement,
@@ -18,7 +19,7 @@ import {
 } from '../db/queries/settlement';
 import { setPayoutReference } from '../db/queries/transactions';
 import { lockMerchant } from '../db/queries/merchants';
-import { balanceAccount, outgoingFailed, outgoingConfirmed, outgoingPlanned, sweepConfirmed } from '../domain/balances';
+import { balanceAccount, holdReleased, outgoingFailed, outgoingConfirmed, outgoingPlanned, sweepConfirmed } from '../domain/balances';
 import { explorerUrlFor } from '../domain/explorers';
 import { newPayoutId } from '../domain/ids';
 import { payoutFee } from '../domain/ledger';
@@ -121,6 +122,25 @@ export function createSettlementActivities({
   const batchSize = settings.settlement.sweepBatchSize;
 
   return {
+    /**
+     * Shares whose hold (PAYOUT_HOLD_SECONDS) has passed: pending → available, each under its
+     * merchant's lock (a refund's draw reads the same balance). Returns how many were released.
+     */
+    async releaseHolds(network: string): Promise<number> {
+      if (settings.settlement.holdSeconds === 0) return 0;
+      return db.transaction(async (tx) => {
+        await lockSettlement(tx, network);
+        const held = await heldShares(tx, network, new Date(Date.now() - settings.settlement.holdSeconds * 1000));
+        for (const share of held) {
+          await lockMerchant(tx, share.merchantId);
+          await writePostings(tx, [
+            holdReleased({ ...share, network, amountMicro: share.amountMicro, reservedMicro: 0n, reserveTargetMicro: 0n }),
+          ]);
+        }
+        return held.length;
+      });
+    },
+
     /**
      * The network's sweeps to send: those a run left unfinished, else new ones, one per asset, each
      * of at most SWEEP_BATCH_SIZE deposits of completed payments (their gross: the commission stays in

@@ -49,6 +49,7 @@ export function envFor(config: Config): Record<string, string> {
     SETTLEMENT_MODE: config.chains.settlement.mode,
     PAYOUT_INTERVAL_SECONDS: String(config.chains.settlement.intervalSeconds),
     SWEEP_BATCH_SIZE: String(config.chains.settlement.sweepBatchSize),
+    PAYOUT_HOLD_SECONDS: String(config.chains.settlement.holdSeconds),
   };
 }
 

@@ -136,7 +136,7 @@ describe('config: chains (decisions §11)', () => {
       lateDepositWatchHours: 168,
       reorgWatchHours: 24,
       dustThresholdMicro: 10_000n,
-      settlement: { mode: 'per_payment', intervalSeconds: 30, sweepBatchSize: 50 },
+      settlement: { mode: 'per_payment', intervalSeconds: 30, sweepBatchSize: 50, holdSeconds: 0 },
     });
   });
 
@@ -171,7 +171,8 @@ describe('config: chains (decisions §11)', () => {
     const polygon = { ...withMnemonic, CHAIN_POLYGON_RPC_URL: 'https://polygon.example.com', CHAIN_POLYGON_USDC: USDC };
     expect(() => loadConfig({ ...polygon, SETTLEMENT_MODE: 'batched' })).toThrow(/CHAIN_POLYGON_SWEEPER/);
     const batched = loadConfig({ ...polygon, CHAIN_POLYGON_SWEEPER: USDT, SETTLEMENT_MODE: 'batched', PAYOUT_INTERVAL_SECONDS: '5' });
-    expect(batched.chains.settlement).toEqual({ mode: 'batched', intervalSeconds: 5, sweepBatchSize: 50 });
+    expect(batched.chains.settlement).toEqual({ mode: 'batched', intervalSeconds: 5, sweepBatchSize: 50, holdSeconds: 0 });
+    expect(() => loadConfig({ ...base, PAYOUT_HOLD_SECONDS: '-1' })).toThrow(/PAYOUT_HOLD_SECONDS/);
     expect(() => loadConfig({ ...base, SETTLEMENT_MODE: 'weekly' })).toThrow(/SETTLEMENT_MODE/);
     expect(() => loadConfig({ ...base, PAYOUT_INTERVAL_SECONDS: '0' })).toThrow(/PAYOUT_INTERVAL_SECONDS/);
     expect(() => loadConfig({ ...base, SWEEP_BATCH_SIZE: '201' })).toThrow(/SWEEP_BATCH_SIZE/);

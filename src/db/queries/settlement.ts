@@ -58,6 +58,28 @@ export async function sweepableDeposits(tx: DatabaseOrTransaction, network: stri
   }));
 }
 
+export interface HeldShare {
+  paymentId: string;
+  merchantId: string;
+  asset: string;
+  amountMicro: bigint;
+}
+
+/** Shares of `network`'s payments still pending whose payment completed at or before `completedBy`. */
+export async function heldShares(tx: DatabaseOrTransaction, network: string, completedBy: Date): Promise<HeldShare[]> {
+  const rows = await tx.execute<{ payment_id: string; merchant_id: string; asset: string; amount: string }>(sql`
+    select m.payment_id, t.merchant_id, m.asset, (-m.amount)::text as amount
+      from ledger_entries m join transactions t on t.payment_id = m.payment_id
+     where m.network = ${network}
+       and m.posting_id = 'completion:' || m.payment_id
+       and m.account = 'merchant:' || t.merchant_id || ':pending'
+       and t.completed_at <= ${completedBy.toISOString()}::timestamptz
+       and not exists (select 1 from ledger_entries r where r.posting_id = 'released:' || m.payment_id)
+     order by m.id
+     limit 500`);
+  return rows.map((r) => ({ paymentId: r.payment_id, merchantId: r.merchant_id, asset: r.asset, amountMicro: BigInt(r.amount) }));
+}
+
 export interface PayablePayment {
   paymentId: string;
   merchantId: string;
@@ -66,7 +88,7 @@ export interface PayablePayment {
   shareMicro: bigint;
 }
 
-/** Payments of `network` whose sweep is confirmed (the treasury holds their money) and that no live payout pays yet. */
+/** Payments of `network` whose sweep is confirmed (the treasury holds their money), whose share is released, and that no live payout pays yet. */
 export async function payablePayments(tx: DatabaseOrTransaction, network: string): Promise<PayablePayment[]> {
   const rows = await tx.execute<{ payment_id: string; merchant_id: string; asset: string; wallet_address: string; share: string }>(sql`
     select t.payment_id, t.merchant_id, t.destination_asset as asset, t.wallet_address, t.merchant_settlement_micro as share
@@ -75,6 +97,8 @@ export async function payablePayments(tx: DatabaseOrTransaction, network: string
       join transactions t on t.payment_id = si.payment_id
      where not exists (select 1 from payout_items i join payouts p on p.id = i.payout_id
                         where i.payment_id = si.payment_id and p.kind = 'merchant' and p.status <> 'failed')
+       -- Its hold has passed: a held share is not the merchant's to be paid yet.
+       and exists (select 1 from ledger_entries r where r.posting_id = 'released:' || si.payment_id)
      order by t.merchant_id, si.payment_id`);
   return rows.map((r) => ({
     paymentId: r.payment_id,

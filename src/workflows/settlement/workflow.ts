@@ -39,13 +39,15 @@ async function handOff(emitted: EmittedEvent): Promise<void> {
 
 /**
  * One settlement run of a network (docs/settlement.md), started by the network's schedule every
- * PAYOUT_INTERVAL_SECONDS, one at a time: the deposits of completed payments swept into the treasury,
+ * PAYOUT_INTERVAL_SECONDS, one at a time: the shares whose hold has passed made available, the
+ * deposits of completed payments swept into the treasury,
  * then each merchant paid what those payments owe them, `payment.settled` for each payment once its
  * payout is confirmed (its first attempts made at once, the retries handed off). What a run leaves unfinished (a worker lost, Temporal down) the next one
  * finishes before it plans more; a payout that failed for good is the merchant's balance again.
  */
 export async function settlementRun(input: SettlementRunInput): Promise<SettlementRunOutcome> {
   let failed = 0;
+  await settlement.releaseHolds(input.network);
   const sweeps = await settlement.planSweeps(input.network);
   if (sweeps.length > 0 && !(await sendPayouts({ planned: sweeps })).settled) failed++;
   const payouts = await settlement.planMerchantPayouts(input.network);
