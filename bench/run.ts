@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import postgres from 'postgres';
+import type { Address } from 'viem';
 import { backlogFigures, type BacklogSide } from './figures/backlog';
 import { chainWatchFigures } from './figures/chain-watch';
 import { creationFigures } from './figures/creation';
@@ -11,18 +12,20 @@ import { lookupFigures } from './figures/lookups';
 import { paymentFigures } from './figures/payments';
 import { paymentListFigures } from './figures/payment-list';
 import { topologyFigures } from './figures/topology';
-import { createMinimalTables } from './minimal/activities';
+import { createMinimalTables, minimalTreasury } from './minimal/activities';
 import { parseOptions } from './options';
 import { renderTable, type Figure } from './support/figures';
-import { freePort, killStrays, ROOT } from './support/processes';
+import { freePort, killStrays, ROOT, type Child } from './support/processes';
+import { chainReader } from './support/chain-spend';
 import { startReceiver } from './support/receiver';
 import { createMerchant, startBareLookup, startMinimalWorker, startOurServer, startOurWorker, startSandbox } from './support/services';
-import { minimalSide, oursSide } from './support/sides';
+import { minimalSide, oursSide, type PaymentSide } from './support/sides';
 import { startStack } from './support/stack';
 import { settleDepositPool } from './support/deposit-pool';
 import { stackCpuMeter } from './support/stack-cpu';
 import { createDb } from '../src/db/client';
 import { refillDepositAddressPool } from '../src/payments/deposit-address-pool';
+import { devTreasuryAddress } from '../tools/dev/dev-sweepers';
 
 // `npm run bench`: issue 14's figures, each against a baseline measured in the same run.
 
@@ -33,7 +36,12 @@ const QUEUES = {
   pay: 'bench-pay',
   minimal: 'bench-minimal',
   minimalPayouts: 'bench-minimal-payouts',
+  batched: 'bench-batched',
 };
+// Ours under batched settlement, in the backlog: a run every second, so the drain's payments are
+// settled while it goes on, as a busy merchant's would be.
+const BATCHED_ENV = { SETTLEMENT_MODE: 'batched', PAYOUT_INTERVAL_SECONDS: '1' };
+const BATCHED_MERCHANTS = 5;
 
 async function main() {
   // Whatever ends this process, nothing it started outlives it (a clean run has stopped everything already).
@@ -133,9 +141,10 @@ async function main() {
         ours: await startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl }),
         minimal: await startMinimalWorker(stack, { taskQueue: QUEUES.minimal, webhookSecret: 'whsec_bench' }),
         // The like-for-like baseline of the payout figures: the minimal implementation paying out as ours does.
-        minimalPayouts: has('payments')
-          ? await startMinimalWorker(stack, { taskQueue: QUEUES.minimalPayouts, webhookSecret: 'whsec_bench', payOut: true })
-          : null,
+        minimalPayouts:
+          has('payments') || has('backlog')
+            ? await startMinimalWorker(stack, { taskQueue: QUEUES.minimalPayouts, webhookSecret: 'whsec_bench', payOut: true })
+            : null,
       };
       stops.push(
         () => workers.ours.stop(),
@@ -208,9 +217,16 @@ async function main() {
         }
       }
       if (has('backlog')) {
+        const chain = chainReader(stack.rpcUrl);
+        const oursDeposits = async (ids: readonly string[]) =>
+          (await sql<{ address: Address }[]>`select deposit_address as address from checkout_sessions where id in ${sql(ids)}`).map(
+            (r) => r.address,
+          );
+        const oursSpend = { treasury: devTreasuryAddress(), deposits: oursDeposits };
         const oursBacklog: BacklogSide = {
           ...oursPayments,
           settles: true,
+          spend: oursSpend,
           stopWorker: () => workers.ours.stop(),
           startWorker: async () =>
             void (workers.ours = await startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl })),
@@ -221,12 +237,75 @@ async function main() {
           startWorker: async () =>
             void (workers.minimal = await startMinimalWorker(stack, { taskQueue: QUEUES.minimal, webhookSecret: 'whsec_bench' })),
         };
+        const minimalPayingBacklog: BacklogSide = {
+          ...minimalPayingPayments,
+          settles: true,
+          spend: {
+            treasury: minimalTreasury().address,
+            deposits: async (ids) =>
+              (await sql<{ address: Address }[]>`select deposit_address as address from bench_min_payments where id in ${sql(ids)}`).map(
+                (r) => r.address,
+              ),
+          },
+          stopWorker: async () => workers.minimalPayouts?.stop(),
+          startWorker: async () =>
+            void (workers.minimalPayouts = await startMinimalWorker(stack, {
+              taskQueue: QUEUES.minimalPayouts,
+              webhookSecret: 'whsec_bench',
+              payOut: true,
+            })),
+        };
+        // Its own API (sessions get the sweeper's forwarders), sandbox (its callbacks go to that API)
+        // and worker (started by the drain), idle until its drain.
+        const batchedSandboxPort = await freePort();
+        const batchedSandboxUrl = `http://127.0.0.1:${batchedSandboxPort}`;
+        const batchedServer = await startOurServer(stack, {
+          taskQueue: QUEUES.batched,
+          sandboxUrl: batchedSandboxUrl,
+          logLevel: options.logLevel,
+          env: BATCHED_ENV,
+        });
+        stops.push(() => batchedServer.stop());
+        const batchedSandbox = await startSandbox(stack, batchedServer.baseUrl, batchedSandboxPort);
+        stops.push(() => batchedSandbox.stop());
+        let batchedWorker: Child | null = null;
+        stops.push(async () => batchedWorker?.stop());
+        children.push(
+          { name: 'batched-server', output: () => batchedServer.output() },
+          { name: 'batched-sandbox', output: () => batchedSandbox.output() },
+          { name: 'batched-worker', output: () => batchedWorker?.output() ?? '' },
+        );
+        const batchedSides: PaymentSide[] = [];
+        for (let i = 0; i < BATCHED_MERCHANTS; i++) {
+          const m = await createMerchant(batchedServer.baseUrl, receiver.url);
+          batchedSides.push(oursSide({ apiUrl: batchedServer.baseUrl, sandboxUrl: batchedSandboxUrl, apiKey: m.apiKey }));
+        }
+        let opened = 0;
+        const batchedBacklog: BacklogSide = {
+          name: 'ours, batched',
+          open: () => batchedSides[opened++ % batchedSides.length]!.open(),
+          pay: (id) => batchedSides[0]!.pay(id),
+          settles: true,
+          spend: oursSpend,
+          stopWorker: async () => batchedWorker?.stop(),
+          startWorker: async () =>
+            void (batchedWorker = await startOurWorker(stack, {
+              taskQueue: QUEUES.batched,
+              publicBaseUrl: batchedServer.baseUrl,
+              sandboxUrl: batchedSandboxUrl,
+              env: BATCHED_ENV,
+            })),
+        };
         figures.push(
           ...(await backlogFigures({
             options,
             receiver,
             ours: oursBacklog,
             minimal: minimalBacklog,
+            batched: batchedBacklog,
+            minimalPaying: minimalPayingBacklog,
+            batchedMerchants: BATCHED_MERCHANTS,
+            chain,
             temporalServer: options.temporal,
             meter,
             log,

@@ -1,11 +1,13 @@
 import type { BenchOptions } from '../options';
 import os from 'node:os';
+import type { Address, PublicClient } from 'viem';
+import { chainSpend } from '../support/chain-spend';
 import { figureFrom, type Figure } from '../support/figures';
 import { machineBusyMs } from '../support/processes';
 import { stackDelta, type stackCpuMeter } from '../support/stack-cpu';
 import type { Receiver } from '../support/receiver';
 import { pool, type PaymentSide } from '../support/sides';
-import { interleaved } from '../support/stats';
+import { interleaved, type Rounds } from '../support/stats';
 
 /** A side whose worker the figure can take away and bring back. */
 export interface BacklogSide extends PaymentSide {
@@ -13,6 +15,8 @@ export interface BacklogSide extends PaymentSide {
   startWorker(): Promise<void>;
   /** It pays out (ours): the drain's CPU lasts until its last payment.settled, so its payouts are its own, not the next drain's. */
   settles?: boolean;
+  /** Who sends its payouts' transactions: what the drain's chain figures count. */
+  spend?: { treasury: Address; deposits(ids: readonly string[]): Promise<Address[]> };
 }
 
 // Draining is where a backlog's size shows: give each payment its share of a slow machine.
@@ -29,7 +33,12 @@ async function drain(
   count: number,
   ids: string[],
   meter: ReturnType<typeof stackCpuMeter>,
-): Promise<{ perSecond: number; firstSeconds: number; stackCpuMs: number; busyShare: number }> {
+  chain: PublicClient,
+): Promise<Record<string, number>> {
+  // Read before the payments exist, so every transaction of theirs is in a later block.
+  const chainBefore = side.spend
+    ? { block: await chain.getBlockNumber(), nonce: await chain.getTransactionCount({ address: side.spend.treasury, blockTag: 'latest' }) }
+    : null;
   await side.stopWorker();
   const mine: string[] = [];
   await pool(count, 8, async () => {
@@ -52,30 +61,96 @@ async function drain(
     console.error(`[bench] ${side.name}: ${count - completed.length} of ${count} backlog payments not completed (not counted)`);
   const last = Math.max(...mine.map((id) => receiver.finishedAt(id)!));
   const first = Math.min(...completed.map((id) => receiver.completedAt(id)!));
+  const spent =
+    side.spend && chainBefore
+      ? await chainSpend(chain, {
+          afterBlock: chainBefore.block,
+          treasury: side.spend.treasury,
+          treasuryNonceBefore: chainBefore.nonce,
+          deposits: await side.spend.deposits(mine),
+        })
+      : null;
+  if (spent)
+    console.error(
+      `[bench] ${side.name} backlog on chain: ${spent.transactions} transactions (${spent.fromTreasury} from the treasury), ${spent.gasUsed} gas, ${spent.depositWei} wei left at ${mine.length} deposit addresses, for ${completed.length} payments`,
+    );
   return {
     perSecond: completed.length / ((last - start) / 1000),
     firstSeconds: (first - start) / 1000,
     stackCpuMs: stackCpu / completed.length,
     // How much of every core the drain kept busy: near 1, the machine, not the code's waiting, sets the rate.
     busyShare: busy / (elapsed * os.cpus().length),
+    ...(spent
+      ? {
+          transactionsPerPayment: spent.transactions / completed.length,
+          gasPerPayment: Number(spent.gasUsed) / completed.length,
+          depositGwei: Number(spent.depositWei) / 1e9,
+        }
+      : {}),
   };
 }
+
+/** The chain figures of one side paying out against the minimal implementation paying out per payment. */
+function chainFigures(rounds: Rounds, side: { id: string; title: string; is: string; targets?: Record<ChainKey, string> }, count: number) {
+  const baselineIs =
+    "the minimal implementation paying out per payment (bench/minimal, minimalPayouts): three transactions per payment (the deposit address's gas from its treasury, anvil's account 8, then the merchant's share and the commission from the deposit address), its worker stopped and started the same way, the same backlog, to its last payment.settled.";
+  const counted = `From the block before the backlog's first payment to the last payment.settled, every block on anvil: the transactions sent by the side's treasury or by one of the round's ${count} deposit addresses (the customers' transfers and the test tokens' mints are sent by others), over the payments completed.`;
+  const target = (key: ChainKey) => (side.targets ? ` Target: ${side.targets[key]}.` : '');
+  return [
+    figureFrom(rounds, 'transactionsPerPayment', {
+      id: `backlog_chain_transactions_per_payment_${side.id}`,
+      title: `${count}-payment backlog: chain transactions per payment, ${side.title} vs minimal with payouts`,
+      unit: 'transactions',
+      better: 'lower',
+      includes: `${side.is} ${counted}${target('transactionsPerPayment')}`,
+      baselineIs,
+    }),
+    figureFrom(rounds, 'gasPerPayment', {
+      id: `backlog_gas_per_payment_${side.id}`,
+      title: `${count}-payment backlog: gas per payment, ${side.title} vs minimal with payouts`,
+      unit: 'gas',
+      better: 'lower',
+      includes: `${side.is} The sum of gasUsed from the receipts of those transactions, over the payments completed.${target('gasPerPayment')}`,
+      baselineIs,
+    }),
+    figureFrom(rounds, 'depositGwei', {
+      id: `backlog_deposit_native_left_gwei_${side.id}`,
+      title: `${count}-payment backlog: native coin left at deposit addresses, ${side.title} vs minimal with payouts`,
+      unit: 'gwei',
+      better: 'lower',
+      includes: `${side.is} The sum of getBalance over the round's ${count} deposit addresses once its last payment.settled arrived (gas topped up and not spent stays there for good).${target('depositGwei')}`,
+      baselineIs,
+    }),
+  ];
+}
+
+type ChainKey = 'transactionsPerPayment' | 'gasPerPayment' | 'depositGwei';
 
 export async function backlogFigures(input: {
   options: BenchOptions;
   receiver: Receiver;
   ours: BacklogSide;
   minimal: BacklogSide;
+  /**
+   * With both, the same backlog drained by ours under batched settlement and by the minimal
+   * implementation paying out per payment: the chain figures of ours (per payment, and batched)
+   * against the latter.
+   */
+  batched?: BacklogSide;
+  minimalPaying?: BacklogSide;
+  /** Batched: how many merchants its payments are spread over (round-robin). */
+  batchedMerchants?: number;
+  chain: PublicClient;
   temporalServer: string;
   meter: ReturnType<typeof stackCpuMeter>;
   log: (line: string) => void;
 }): Promise<Figure[]> {
   const { options, receiver, ours, minimal } = input;
-  const ids = { ours: [] as string[], minimal: [] as string[] };
+  const ids = { ours: [] as string[], minimal: [] as string[], batched: [] as string[], minimalPaying: [] as string[] };
   const rounds = await interleaved(
     options.backlogRounds,
-    () => drain(ours, receiver, options.backlog, ids.ours, input.meter),
-    () => drain(minimal, receiver, options.backlog, ids.minimal, input.meter),
+    () => drain(ours, receiver, options.backlog, ids.ours, input.meter, input.chain),
+    () => drain(minimal, receiver, options.backlog, ids.minimal, input.meter, input.chain),
   );
   const figure = figureFrom(rounds, 'perSecond', {
     id: 'backlog_drain_per_second',
@@ -114,5 +189,47 @@ export async function backlogFigures(input: {
     `backlog drain: ours ${figure.ours.toFixed(2)}/s vs minimal ${figure.baseline.toFixed(2)}/s; first webhook after ${first.ours.toFixed(1)} s vs ${first.baseline.toFixed(1)} s; ` +
       `stack CPU ${cpu.ours.toFixed(0)} vs ${cpu.baseline.toFixed(0)} ms per payment, cores busy ${(share.ours * 100).toFixed(0)} % vs ${(share.baseline * 100).toFixed(0)} %`,
   );
-  return [figure, first, cpu, share];
+  const { batched, minimalPaying } = input;
+  if (!batched || !minimalPaying) return [figure, first, cpu, share];
+  // After the drains above, so theirs are as they always were; batched, then the minimal paying out.
+  const paying = await interleaved(
+    options.backlogRounds,
+    () => drain(batched, receiver, options.backlog, ids.batched, input.meter, input.chain),
+    () => drain(minimalPaying, receiver, options.backlog, ids.minimalPaying, input.meter, input.chain),
+  );
+  const perPayment = chainFigures(
+    { ours: rounds.ours, baseline: paying.baseline },
+    {
+      id: 'per_payment_vs_paying_minimal',
+      title: 'ours per payment',
+      is: "Ours as deployed by default (SETTLEMENT_MODE=per_payment), the drain above (one merchant): each payment's own payout, the deposit address's gas from the treasury, then the share and the commission from the deposit address.",
+    },
+    options.backlog,
+  );
+  const merchants = input.batchedMerchants ?? 1;
+  const batchedFigures = chainFigures(
+    { ours: paying.ours, baseline: paying.baseline },
+    {
+      id: 'batched_vs_paying_minimal',
+      title: 'ours batched',
+      is: `Ours under batched settlement (SETTLEMENT_MODE=batched, PAYOUT_INTERVAL_SECONDS=1, its own API, sandbox and worker on a task queue of their own; deposit addresses are the sweeper's forwarders): the same drain, the payments spread over ${merchants} merchants round-robin; each settlement run sweeps the deposits of the payments completed since the last one in one transaction from the treasury and pays each merchant once, while the drain goes on.`,
+      targets: {
+        transactionsPerPayment: 'at most 0.25',
+        gasPerPayment: "at most 0.75x the minimal's",
+        depositGwei: '0',
+      },
+    },
+    options.backlog,
+  );
+  const byKey = (list: Figure[], part: string) => list.find((f) => f.id.includes(part))!;
+  for (const [part, label] of [
+    ['transactions', 'transactions/payment'],
+    ['gas_per', 'gas/payment'],
+    ['native_left', 'gwei left at deposits'],
+  ] as const) {
+    input.log(
+      `backlog ${label}: ours per payment ${byKey(perPayment, part).ours.toFixed(2)}, ours batched ${byKey(batchedFigures, part).ours.toFixed(2)}, minimal with payouts ${byKey(batchedFigures, part).baseline.toFixed(2)}`,
+    );
+  }
+  return [figure, first, cpu, share, ...perPayment, ...batchedFigures];
 }

@@ -41,6 +41,9 @@ const CHAIN_ID = 31337;
 const NATIVE_GAS = 21_000n;
 const COMMISSION_PERCENT = 1n;
 
+/** Anvil's funded account 8 of the dev mnemonic: not ours' treasury (0) nor the token minter (9). */
+export const minimalTreasury = () => mnemonicToAccount(DEV_SETTLEMENT_MNEMONIC, { addressIndex: 8 });
+
 /**
  * The minimal payout, for the like-for-like figures: the same three transfers as ours (decisions
  * §11: the deposit address's gas from a treasury, then the merchant's share and the commission from
@@ -52,8 +55,7 @@ const COMMISSION_PERCENT = 1n;
  */
 function minimalPayouts(sql: postgres.Sql, secret: string, chain: { rpcUrl: string; usdc: Address }) {
   const client = createPublicClient({ transport: http(chain.rpcUrl, { batch: true }) });
-  // Anvil's funded account 8 of the dev mnemonic: not ours' treasury (0) nor the token minter (9).
-  const treasury = mnemonicToAccount(DEV_SETTLEMENT_MNEMONIC, { addressIndex: 8 });
+  const treasury = minimalTreasury();
   let treasuryNonce: number | null = null;
   let treasuryTurn: Promise<unknown> = Promise.resolve();
   type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };

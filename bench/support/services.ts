@@ -10,7 +10,7 @@ export interface Service extends Child {
 /** Our HTTP service (server.ts) as deployed: its own process, its own pool, LOG_LEVEL of the run. */
 export async function startOurServer(
   stack: Stack,
-  input: { taskQueue: string; sandboxUrl?: string; logLevel: string; cpuProfileDir?: string },
+  input: { taskQueue: string; sandboxUrl?: string; logLevel: string; cpuProfileDir?: string; env?: Record<string, string> },
 ): Promise<Service> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -21,6 +21,7 @@ export async function startOurServer(
     TEMPORAL_TASK_QUEUE: input.taskQueue,
     LOG_LEVEL: input.logLevel,
     ...(input.sandboxUrl ? { SANDBOX_URL: input.sandboxUrl, SANDBOX_PORT: new URL(input.sandboxUrl).port } : {}),
+    ...input.env,
   };
   // cpuProfileDir, or BENCH_SERVER_CPU_PROF=<dir> for every server of the run: the server writes a V8
   // CPU profile there when it stops (the creation figure's breakdown).
@@ -54,7 +55,7 @@ export async function startSandbox(stack: Stack, serviceUrl: string, port: numbe
 /** Our worker (worker.ts): workflows, activities and the chain watchers, on `taskQueue`. */
 export async function startOurWorker(
   stack: Stack,
-  input: { taskQueue: string; publicBaseUrl: string; sandboxUrl: string },
+  input: { taskQueue: string; publicBaseUrl: string; sandboxUrl: string; env?: Record<string, string> },
 ): Promise<Child> {
   const env = {
     ...stack.env,
@@ -62,6 +63,7 @@ export async function startOurWorker(
     PUBLIC_BASE_URL: input.publicBaseUrl,
     SANDBOX_URL: input.sandboxUrl,
     SANDBOX_PORT: new URL(input.sandboxUrl).port,
+    ...input.env,
   };
   // BENCH_WORKER_CPU_PROF=<dir>: the same for the worker (where a payment's worker CPU goes).
   const profile = process.env.BENCH_WORKER_CPU_PROF;

@@ -9,7 +9,7 @@ import type { Stack } from './stack';
 
 /** One side of the payment figures: opens a payment, then pays it as the customer and provider would. */
 export interface PaymentSide {
-  name: 'ours' | 'minimal' | 'minimal with payouts';
+  name: 'ours' | 'ours, batched' | 'minimal' | 'minimal with payouts';
   open(): Promise<string>;
   pay(id: string): Promise<void>;
 }
