@@ -10,6 +10,7 @@ import {
   accountBalance,
   heldShares,
   insertSettlementPayout,
+  lastSettlementPayoutAt,
   listPayoutItems,
   lockSettlement,
   payablePayments,
@@ -19,7 +20,15 @@ import {
 } from '../db/queries/settlement';
 import { setPayoutReference } from '../db/queries/transactions';
 import { lockMerchant } from '../db/queries/merchants';
-import { balanceAccount, holdReleased, outgoingFailed, outgoingConfirmed, outgoingPlanned, sweepConfirmed } from '../domain/balances';
+import {
+  balanceAccount,
+  holdReleased,
+  payoutDue,
+  outgoingFailed,
+  outgoingConfirmed,
+  outgoingPlanned,
+  sweepConfirmed,
+} from '../domain/balances';
 import { explorerUrlFor } from '../domain/explorers';
 import { newPayoutId } from '../domain/ids';
 import { payoutFee } from '../domain/ledger';
@@ -200,7 +209,9 @@ export function createSettlementActivities({
      * The network's merchant payouts to send: those a run left unfinished, else one per merchant,
      * asset and wallet for the payments whose sweep is confirmed (the treasury holds their money),
      * drawn from the merchant's available balance in the same transaction: their shares, or less
-     * when refunds have drawn on the balance meanwhile; a merchant with nothing available waits.
+     * when refunds have drawn on the balance meanwhile; a merchant with nothing available waits, and
+     * so does one whose schedule is not due (daily, weekly, manual) or whose minimum is not reached,
+     * unless they asked for a payout since their last one.
      */
     async planMerchantPayouts(network: string): Promise<string[]> {
       return db.transaction(async (tx) => {
@@ -215,11 +226,16 @@ export function createSettlementActivities({
           const { token, treasury } = networkOf(chains, settings, network, asset);
           const swept = list.reduce((sum, p) => sum + p.shareMicro, 0n);
           // The merchant's lock, as a refund's draw takes it: the two never spend the same balance.
-          await lockMerchant(tx, merchantId);
+          const merchant = await lockMerchant(tx, merchantId);
+          if (!merchant) continue;
+          // Their schedule (a payout they asked for goes now), then their minimum.
+          const last = await lastSettlementPayoutAt(tx, { merchantId, network, asset });
+          const requested = merchant.payoutRequestedAt !== null && (last === null || merchant.payoutRequestedAt > last);
+          if (!payoutDue({ schedule: merchant.payoutSchedule, lastPayoutAt: last, now: new Date(), requested })) continue;
           const available = -(await accountBalance(tx, balanceAccount.available(merchantId), network, asset));
           // What the sweeps brought in, less what refunds have drawn meanwhile; nothing to pay, it waits.
           const amount = available < swept ? available : swept;
-          if (amount <= 0n) continue;
+          if (amount <= 0n || (!requested && amount < merchant.payoutMinimumMicro)) continue;
           const id = newPayoutId();
           await insertSettlementPayout(
             tx,

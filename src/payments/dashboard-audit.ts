@@ -44,7 +44,9 @@ export type AuditAction =
   | 'invitation.sent'
   | 'invitation.withdrawn'
   | 'invitation.accepted'
-  | 'refund.requested';
+  | 'refund.requested'
+  | 'payout_settings.changed'
+  | 'payout.requested';
 
 export async function recordAudit(
   tx: DatabaseOrTransaction,

@@ -8,7 +8,11 @@ import {
   paymentsByStatus,
   type MerchantPayoutRow,
 } from '../db/queries/merchant-money';
-import { findMerchant, listWallets, lockMerchant, upsertWallet, type WalletRow } from '../db/queries/merchants';
+import { findMerchant, listWallets, lockMerchant, updatePayoutSettings, upsertWallet, type WalletRow } from '../db/queries/merchants';
+import type { PayoutSchedule } from '../domain/balances';
+import { formatCrypto } from '../domain/money';
+import { recordAudit, type DashboardActor } from './dashboard-audit';
+import { merchantBalances, type NetworkBalance } from './merchant-settlements';
 import { settledTransactions } from '../db/queries/settlements';
 import { NETWORK_NAMES, type Network } from '../domain/assets';
 import { AppError, notFound } from '../domain/errors';
@@ -35,7 +39,27 @@ export interface PayoutListPage {
   nextCursor: string | null;
 }
 
+/** When a merchant's available balance is paid out, and what it is (batched settlement, docs/settlement.md). */
+export interface PayoutSettings {
+  schedule: PayoutSchedule;
+  minimumMicro: bigint;
+  requestedAt: Date | null;
+  balances: NetworkBalance[];
+}
+
 export function merchantMoney(ctx: Pick<PaymentContext, 'db' | 'now' | 'config'>, mailer: Mailer) {
+  /** The merchant's balances per network and asset, and when and how much their payouts pay (batched settlement). */
+  async function payoutSettings(merchantId: string): Promise<PayoutSettings> {
+    const merchant = await findMerchant(ctx.db, merchantId);
+    if (!merchant) throw notFound('Merchant');
+    return {
+      schedule: merchant.payoutSchedule,
+      minimumMicro: merchant.payoutMinimumMicro,
+      requestedAt: merchant.payoutRequestedAt,
+      balances: await merchantBalances(ctx, merchantId),
+    };
+  }
+
   return {
     wallets: (merchantId: string) => listWallets(ctx.db, merchantId),
 
@@ -71,6 +95,32 @@ export function merchantMoney(ctx: Pick<PaymentContext, 'db' | 'now' | 'config'>
         }
         return row;
       });
+    },
+
+    payoutSettings,
+
+    /** Sets when payouts go and the least one pays; audited. */
+    async setPayoutSettings(actor: DashboardActor, settings: { schedule: PayoutSchedule; minimumMicro: bigint }): Promise<PayoutSettings> {
+      await ctx.db.transaction(async (tx) => {
+        const merchant = await lockMerchant(tx, actor.merchantId);
+        if (!merchant) throw notFound('Merchant');
+        await updatePayoutSettings(tx, actor.merchantId, { payoutSchedule: settings.schedule, payoutMinimumMicro: settings.minimumMicro });
+        await recordAudit(tx, actor, 'payout_settings.changed', null, {
+          schedule: settings.schedule,
+          minimum: formatCrypto(settings.minimumMicro),
+          was: { schedule: merchant.payoutSchedule, minimum: formatCrypto(merchant.payoutMinimumMicro) },
+        });
+      });
+      return payoutSettings(actor.merchantId);
+    },
+
+    /** Pays what is available at the next run, whatever the schedule and the minimum; audited. */
+    async requestPayout(actor: DashboardActor): Promise<PayoutSettings> {
+      await ctx.db.transaction(async (tx) => {
+        await updatePayoutSettings(tx, actor.merchantId, { payoutRequestedAt: ctx.now() });
+        await recordAudit(tx, actor, 'payout.requested');
+      });
+      return payoutSettings(actor.merchantId);
     },
 
     /** One page of the merchant's payouts, newest first, paged by the cursor the previous page handed out. */

@@ -2,12 +2,13 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { validationError } from '../../domain/errors';
-import { formatCrypto } from '../../domain/money';
+import { formatCrypto, parseCrypto } from '../../domain/money';
+import { PAYOUT_SCHEDULES } from '../../domain/balances';
 import { settlementsCsv } from '../../domain/settlements-csv';
-import { PAYOUT_LIST_MAX_LIMIT, type MerchantMoney } from '../../payments/merchant-money';
+import { PAYOUT_LIST_MAX_LIMIT, type MerchantMoney, type PayoutSettings } from '../../payments/merchant-money';
 import { checkWallets, walletInput, walletView } from '../routes/admin/merchant-views';
 import { rolesFor } from '../../domain/dashboard-roles';
-import { hide, ok, type SignedIn } from './guard';
+import { actorOf, hide, ok, type SignedIn } from './guard';
 
 // Issue 29 item 5: the merchant's money. Every role reads wallets, payouts, settlements and the home
 // figures; only owners and admins change a wallet, and only after a step-up inside the session
@@ -51,6 +52,8 @@ const asTotal = (t: { byAsset: Record<string, bigint>; payments: number }) => ({
 });
 
 const csv = 'text/csv; charset=utf-8';
+/** A payout minimum above a billion is a typing mistake, not a policy. */
+const MAX_MINIMUM_MICRO = 1_000_000_000_000_000n;
 
 export interface MoneyRoutesOptions {
   money: MerchantMoney;
@@ -80,6 +83,74 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
       return { ok: true as const, wallet: viewWallet(await money.setWallet(s.merchantId, wallet!, s.email)) };
     },
   );
+
+  // Batched settlement (docs/settlement.md): the balance, and when and how much payouts pay. Every
+  // role reads them; owners and admins change them after a step-up, and may ask for a payout now.
+  const payoutSettingsView = z.object({
+    ok,
+    schedule: z.enum(PAYOUT_SCHEDULES),
+    minimum: z.string(),
+    requestedAt: z.string().nullable(),
+    balances: z.array(
+      z.object({
+        network: z.string(),
+        asset: z.string(),
+        pending: z.string(),
+        available: z.string(),
+        reserved: z.string(),
+        outgoing: z.string(),
+      }),
+    ),
+  });
+  const viewPayoutSettings = (p: PayoutSettings) => ({
+    ok: true as const,
+    schedule: p.schedule,
+    minimum: formatCrypto(p.minimumMicro),
+    requestedAt: p.requestedAt?.toISOString() ?? null,
+    balances: p.balances.map((b) => ({
+      network: b.network,
+      asset: b.asset,
+      pending: formatCrypto(b.pending),
+      available: formatCrypto(b.available),
+      reserved: formatCrypto(b.reserved),
+      outgoing: formatCrypto(b.outgoing),
+    })),
+  });
+
+  app.get('/payout-settings', { schema: { hide, response: { 200: payoutSettingsView } } }, async (request) => {
+    const s = await signedIn(request, rolesFor('payments.read'));
+    return viewPayoutSettings(await money.payoutSettings(s.merchantId));
+  });
+
+  app.post(
+    '/payout-settings',
+    {
+      schema: {
+        hide,
+        body: z.strictObject({ schedule: z.enum(PAYOUT_SCHEDULES), minimum: z.string().max(40) }),
+        response: { 200: payoutSettingsView },
+      },
+    },
+    async (request) => {
+      const s = await signedIn(request, rolesFor('wallets.manage'), { stepUp: true });
+      let minimumMicro: bigint;
+      try {
+        minimumMicro = parseCrypto(request.body.minimum);
+        if (minimumMicro < 0n || minimumMicro > MAX_MINIMUM_MICRO) throw new RangeError('out of range');
+      } catch {
+        throw validationError(
+          [{ path: 'minimum', message: 'The minimum must be an amount from 0 to 1000000000 with at most 6 decimals, like 50 or 12.5.' }],
+          'The minimum is not an amount.',
+        );
+      }
+      return viewPayoutSettings(await money.setPayoutSettings(actorOf(request, s), { schedule: request.body.schedule, minimumMicro }));
+    },
+  );
+
+  app.post('/payout-settings/request', { schema: { hide, response: { 200: payoutSettingsView } } }, async (request) => {
+    const s = await signedIn(request, rolesFor('wallets.manage'));
+    return viewPayoutSettings(await money.requestPayout(actorOf(request, s)));
+  });
 
   const payoutPage = z.strictObject({
     cursor: z.string().max(300).optional(),

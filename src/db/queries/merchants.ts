@@ -79,3 +79,17 @@ export async function upsertWallet(
 export async function listMerchants(db: DatabaseOrTransaction, limit: number): Promise<MerchantRow[]> {
   return db.select().from(merchants).orderBy(desc(merchants.createdAt)).limit(limit);
 }
+
+/** A merchant's payout schedule and minimum (batched settlement), and a payout asked for now. */
+export async function updatePayoutSettings(
+  db: DatabaseOrTransaction,
+  id: string,
+  changes: Partial<Pick<MerchantRow, 'payoutSchedule' | 'payoutMinimumMicro' | 'payoutRequestedAt'>>,
+): Promise<MerchantRow | undefined> {
+  const [row] = await db
+    .update(merchants)
+    .set({ ...changes, updatedAt: new Date() })
+    .where(eq(merchants.id, id))
+    .returning();
+  return row;
+}

@@ -250,3 +250,17 @@ export async function drawForRefund(
   const outgoingId = await nextRefundDrawId(tx, input.refundId);
   await writePostings(tx, [outgoingPlanned({ ...input, outgoingId, fromAvailable: draw.fromAvailable, fromReserved: draw.fromReserved })]);
 }
+
+/** When the merchant's latest live batched payout of `network` and `asset` was planned (null: never). */
+export async function lastSettlementPayoutAt(
+  tx: DatabaseOrTransaction,
+  input: { merchantId: string; network: string; asset: string },
+): Promise<Date | null> {
+  const [row] = await tx.execute<{ at: string | null }>(sql`
+    select max(p.created_at)::text as at from payouts p
+     where p.kind = 'merchant' and p.payment_id = p.id and p.status <> 'failed'
+       and p.network = ${input.network} and p.asset = ${input.asset}
+       and exists (select 1 from payout_items i join checkout_sessions s on s.id = i.payment_id
+                    where i.payout_id = p.id and s.merchant_id = ${input.merchantId})`);
+  return row?.at ? new Date(row.at) : null;
+}

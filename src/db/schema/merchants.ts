@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { check, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, check, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { PAYOUT_SCHEDULES } from '../../domain/balances';
 
 export const MERCHANT_STATUSES = ['pending_review', 'approved', 'suspended'] as const;
 export type MerchantStatus = (typeof MERCHANT_STATUSES)[number];
@@ -21,9 +22,16 @@ export const merchants = pgTable(
     // Decisions §14: the live key issued at approval, encrypted with SECRETS_KEY, until the dashboard
     // has shown it to the merchant once (then null). Only merchants who signed up have it.
     liveKeyToRevealEncrypted: text('live_key_to_reveal_encrypted'),
+    // Batched settlement (docs/settlement.md): when the merchant's available balance is paid out
+    // (instant, daily, weekly, manual), the least a payout pays, and a payout asked for now.
+    payoutSchedule: text('payout_schedule', { enum: PAYOUT_SCHEDULES }).notNull().default('instant'),
+    payoutMinimumMicro: bigint('payout_minimum_micro', { mode: 'bigint' }).notNull().default(sql`0`),
+    payoutRequestedAt: timestamp('payout_requested_at', { withTimezone: true }),
   },
   (t) => [
     check('merchants_status_check', sql`${t.status} in ('pending_review', 'approved', 'suspended')`),
     check('merchants_commission_check', sql`${t.commissionBps} between 0 and 10000`),
+    check('merchants_payout_schedule_check', sql`${t.payoutSchedule} in ('instant', 'daily', 'weekly', 'manual')`),
+    check('merchants_payout_minimum_check', sql`${t.payoutMinimumMicro} >= 0`),
   ],
 );
