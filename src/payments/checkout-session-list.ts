@@ -1,6 +1,7 @@
+import { startAfter, type MerchantListPage } from './merchant-list-cursor';
 import { findMerchantSessionPosition, listMerchantCheckoutSessions, type ListedCheckoutSession } from '../db/queries/checkout-sessions';
 import { validationError } from '../domain/errors';
-import { decodeListCursor, encodeListCursor, type PaymentListPosition } from '../domain/payment-list';
+import { encodeListCursor } from '../domain/payment-list';
 import type { PaymentStatus } from '../domain/payment-status';
 import type { PaymentContext } from './context';
 
@@ -20,35 +21,7 @@ export interface CheckoutSessionListQuery {
   limit?: number | undefined;
 }
 
-export interface CheckoutSessionPage {
-  items: ListedCheckoutSession[];
-  /** Hand back for the next page; null on the last one. */
-  nextCursor: string | null;
-}
-
-// Paths as the request validation names query fields, so every refusal of this list reads alike.
-const refusedCursor = () =>
-  validationError(
-    [{ path: 'querystring.cursor', message: 'Not a cursor this list handed out to this merchant.' }],
-    'The request is not valid.',
-  );
-
-/**
- * The page's starting point. A cursor names the last session of the page before and where it
- * stands; it is taken only when both are exactly those of one of this merchant's sessions. Anything
- * else (another merchant's session, none, a time edited into it) is refused alike, so a cursor
- * cannot be used to learn whether a session id exists, and no forged time reaches the query.
- */
-async function startAfter(ctx: Pick<PaymentContext, 'db'>, merchantId: string, cursor: string): Promise<PaymentListPosition> {
-  let position: PaymentListPosition;
-  try {
-    position = decodeListCursor(cursor);
-  } catch {
-    throw refusedCursor();
-  }
-  if ((await findMerchantSessionPosition(ctx.db, merchantId, position.id)) !== position.at) throw refusedCursor();
-  return position;
-}
+export type CheckoutSessionPage = MerchantListPage<ListedCheckoutSession>;
 
 export async function listCheckoutSessions(
   ctx: Pick<PaymentContext, 'db'>,
@@ -60,7 +33,7 @@ export async function listCheckoutSessions(
     throw validationError([{ path: 'querystring.createdFrom', message: 'Must be before createdTo.' }], 'The request is not valid.');
   }
   const limit = Math.min(Math.max(query.limit ?? CHECKOUT_SESSION_LIST_DEFAULT_LIMIT, 1), CHECKOUT_SESSION_LIST_MAX_LIMIT);
-  const after = query.cursor ? await startAfter(ctx, merchantId, query.cursor) : undefined;
+  const after = query.cursor ? await startAfter(query.cursor, (id) => findMerchantSessionPosition(ctx.db, merchantId, id)) : undefined;
   // One row more than asked says whether there is a next page without a count.
   const rows = await listMerchantCheckoutSessions(ctx.db, {
     merchantId,

@@ -1,3 +1,4 @@
+import { startAfter, type MerchantListPage } from './merchant-list-cursor';
 import {
   findMerchantSettlement,
   findMerchantSettlementPosition,
@@ -7,9 +8,9 @@ import {
   type SettlementRow,
 } from '../db/queries/merchant-settlements';
 import { merchantBalance, type MerchantBalance } from '../domain/balances';
-import { notFound, validationError } from '../domain/errors';
+import { notFound } from '../domain/errors';
 import { isCanonicalPaymentId, isPayoutId } from '../domain/ids';
-import { decodeListCursor, encodeListCursor, type PaymentListPosition } from '../domain/payment-list';
+import { encodeListCursor } from '../domain/payment-list';
 import type { PaymentContext } from './context';
 
 // The merchant API's reads of settlement (docs/settlement.md): the calling merchant's balances and the
@@ -37,33 +38,7 @@ export async function merchantBalances(ctx: Pick<PaymentContext, 'db'>, merchant
   }));
 }
 
-export interface SettlementPage {
-  items: SettlementRow[];
-  /** Hand back for the next page; null on the last one. */
-  nextCursor: string | null;
-}
-
-const refusedCursor = () =>
-  validationError(
-    [{ path: 'querystring.cursor', message: 'Not a cursor this list handed out to this merchant.' }],
-    'The request is not valid.',
-  );
-
-/**
- * The page's starting point, taken only when the cursor names one of this merchant's settlements at
- * exactly its position: anything else is refused alike, so a cursor cannot tell whether a payout
- * exists, and no forged time reaches the query.
- */
-async function startAfter(ctx: Pick<PaymentContext, 'db'>, merchantId: string, cursor: string): Promise<PaymentListPosition> {
-  let position: PaymentListPosition;
-  try {
-    position = decodeListCursor(cursor, isPayoutId);
-  } catch {
-    throw refusedCursor();
-  }
-  if ((await findMerchantSettlementPosition(ctx.db, merchantId, position.id)) !== position.at) throw refusedCursor();
-  return position;
-}
+export type SettlementPage = MerchantListPage<SettlementRow>;
 
 export async function listSettlements(
   ctx: Pick<PaymentContext, 'db'>,
@@ -71,7 +46,9 @@ export async function listSettlements(
   query: { cursor?: string | undefined; limit?: number | undefined },
 ): Promise<SettlementPage> {
   const limit = Math.min(Math.max(query.limit ?? SETTLEMENT_LIST_DEFAULT_LIMIT, 1), SETTLEMENT_LIST_MAX_LIMIT);
-  const after = query.cursor ? await startAfter(ctx, merchantId, query.cursor) : undefined;
+  const after = query.cursor
+    ? await startAfter(query.cursor, (id) => findMerchantSettlementPosition(ctx.db, merchantId, id), isPayoutId)
+    : undefined;
   // One row more than asked says whether there is a next page without a count.
   const rows = await listMerchantSettlements(ctx.db, { merchantId, after, limit: limit + 1 });
   const items = rows.slice(0, limit);
