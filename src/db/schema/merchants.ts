@@ -25,7 +25,9 @@ export const merchants = pgTable(
     // Batched settlement (docs/settlement.md): when the merchant's available balance is paid out
     // (instant, daily, weekly, manual), the least a payout pays, and a payout asked for now.
     payoutSchedule: text('payout_schedule', { enum: PAYOUT_SCHEDULES }).notNull().default('instant'),
-    payoutMinimumMicro: bigint('payout_minimum_micro', { mode: 'bigint' }).notNull().default(sql`0`),
+    payoutMinimumMicro: bigint('payout_minimum_micro', { mode: 'bigint' })
+      .notNull()
+      .default(sql`0`),
     payoutRequestedAt: timestamp('payout_requested_at', { withTimezone: true }),
   },
   (t) => [
