@@ -367,4 +367,36 @@ describe('batched settlement', () => {
     await schedule.pause();
     expect((await swept()).map((r) => r.payment_id)).toEqual([id]);
   }, 120_000);
+
+  it('stops planning payouts of a payment whose payouts failed three times, and pays the others', async () => {
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    await schedule.pause();
+    const m = await merchantWithWallet(randomAddress());
+    const usdc = chain.tokens.polygon.USDC;
+    const pay = async (amount: number) => {
+      const id = await openSession(ctx, m.apiKey, { amount });
+      const gross = await pressPay(ctx, id);
+      await payFromWallet(chain, usdc, (await sessionRow(ctx, id)).depositAddress, gross);
+      await waitForStatus(ctx, id, 'completed');
+      return id;
+    };
+    const [refused, fine] = [await pay(6), await pay(7)];
+    // Three payouts of the first already failed for good (as to a wallet the token blocks).
+    for (const n of [1, 2, 3]) {
+      const id = `po_FAILED${n}${refused.slice(3, 19)}`;
+      await ctx.db
+        .sql`insert into payouts (id, payment_id, kind, network, asset, token, from_address, to_address, amount, status, failure_reason)
+        values (${id}, ${id}, 'merchant', 'polygon', 'USDC', ${usdc}, ${devTreasuryAddress()}, ${randomAddress()}, 1, 'failed', 'the token refused the transfer')`;
+      await ctx.db.sql`insert into payout_items (payout_id, payment_id, amount) values (${id}, ${refused}, 1)`;
+    }
+    const outcome = await ctx.temporal.workflow.execute('settlementRun', {
+      workflowId: `settlement-bound-${refused}`,
+      taskQueue: ctx.config.temporal.taskQueue,
+      args: [{ network: 'polygon' }],
+    });
+    expect(outcome).toMatchObject({ sweeps: 1, payouts: 1, failed: 0 });
+    const live = await ctx.db.sql`select i.payment_id from payout_items i join payouts p on p.id = i.payout_id
+      where p.kind = 'merchant' and p.status = 'confirmed' and i.payment_id in ${ctx.db.sql([refused, fine])}`;
+    expect(live.map((r) => r.payment_id)).toEqual([fine]);
+  }, 120_000);
 });

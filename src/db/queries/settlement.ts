@@ -80,6 +80,12 @@ export async function heldShares(tx: DatabaseOrTransaction, network: string, com
   return rows.map((r) => ({ paymentId: r.payment_id, merchantId: r.merchant_id, asset: r.asset, amountMicro: BigInt(r.amount) }));
 }
 
+/**
+ * Payouts a payment may fail in before runs leave it to an operator: a transfer the chain refuses for
+ * good (a wallet the token blocks) is not planned again every run, nor its gas spent again.
+ */
+export const PAYOUT_ATTEMPTS = 3;
+
 export interface PayablePayment {
   paymentId: string;
   merchantId: string;
@@ -88,7 +94,10 @@ export interface PayablePayment {
   shareMicro: bigint;
 }
 
-/** Payments of `network` whose sweep is confirmed (the treasury holds their money), whose share is released, and that no live payout pays yet. */
+/**
+ * Payments of `network` whose sweep is confirmed (the treasury holds their money), whose share is
+ * released, that no live payout pays yet, and that fewer than PAYOUT_ATTEMPTS payouts failed to pay.
+ */
 export async function payablePayments(tx: DatabaseOrTransaction, network: string): Promise<PayablePayment[]> {
   const rows = await tx.execute<{ payment_id: string; merchant_id: string; asset: string; wallet_address: string; share: string }>(sql`
     select t.payment_id, t.merchant_id, t.destination_asset as asset, t.wallet_address, t.merchant_settlement_micro as share
@@ -99,6 +108,8 @@ export async function payablePayments(tx: DatabaseOrTransaction, network: string
                         where i.payment_id = si.payment_id and p.kind = 'merchant' and p.status <> 'failed')
        -- Its hold has passed: a held share is not the merchant's to be paid yet.
        and exists (select 1 from ledger_entries r where r.posting_id = 'released:' || si.payment_id)
+       and (select count(*) from payout_items i join payouts p on p.id = i.payout_id
+             where i.payment_id = si.payment_id and p.kind = 'merchant' and p.status = 'failed') < ${PAYOUT_ATTEMPTS}
      order by t.merchant_id, si.payment_id`);
   return rows.map((r) => ({
     paymentId: r.payment_id,
