@@ -32,6 +32,15 @@ async function merchantWithWallet(wallet: Address) {
   });
 }
 
+/** A session of `apiKey`'s merchant, paid in full from a wallet on polygon and completed: its id and gross. */
+async function paidSession(apiKey: string, amount: number): Promise<{ id: string; gross: bigint }> {
+  const id = await openSession(ctx, apiKey, { amount });
+  const gross = await pressPay(ctx, id);
+  await payFromWallet(chain, chain.tokens.polygon.USDC, (await sessionRow(ctx, id)).depositAddress, gross);
+  await waitForStatus(ctx, id, 'completed');
+  return { id, gross };
+}
+
 async function settlementRows(paymentIds: string[]) {
   return ctx.db.sql<{ payment_id: string; payout_id: string; kind: string; status: string; amount: string; tx_hash: string }[]>`
     select i.payment_id, p.id as payout_id, p.kind, p.status, i.amount, p.tx_hash
@@ -148,18 +157,16 @@ describe('batched settlement', () => {
     });
     expect(nothing).toEqual({ sweeps: 0, payouts: 0, failed: 0 });
     await replayRuns(ctx.temporal, 'settlement-run', { 'swept-and-paid': paid!, idle });
+    // A batched session's run ends at its completion: the settlement runs pay it.
+    await replayRuns(ctx.temporal, 'checkout-session', { 'batched-completed': payments[0]!.id });
   }, 120_000);
 
   it('refunds a completed payment from its merchant’s balance only: 409 beyond it, concurrent refunds never overdraw', async () => {
     const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
     await schedule.pause();
     const m = await merchantWithWallet(randomAddress());
-    const usdc = chain.tokens.polygon.USDC;
     const pay = async (amount: number) => {
-      const id = await openSession(ctx, m.apiKey, { amount });
-      const gross = await pressPay(ctx, id);
-      await payFromWallet(chain, usdc, (await sessionRow(ctx, id)).depositAddress, gross);
-      await waitForStatus(ctx, id, 'completed');
+      const { id, gross } = await paidSession(m.apiKey, amount);
       return { id, share: commissionSplit(gross, 100).merchant };
     };
     const refund = (paymentId: string, amount: string) =>
@@ -316,10 +323,7 @@ describe('batched settlement', () => {
       expect(endpoint.statusCode).toBe(201);
       const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
       await schedule.pause();
-      const id = await openSession(ctx, m.apiKey, { amount: 7 });
-      const gross = await pressPay(ctx, id);
-      await payFromWallet(chain, chain.tokens.polygon.USDC, (await sessionRow(ctx, id)).depositAddress, gross);
-      await waitForStatus(ctx, id, 'completed');
+      const { id } = await paidSession(m.apiKey, 7);
       await schedule.unpause();
       const [delivery] = await eventually(
         () => ctx.db.sql`select d.id, d.status from webhook_deliveries d join events e on e.id = d.event_id
@@ -332,6 +336,7 @@ describe('batched settlement', () => {
       // The second attempt came from the delivery's own run; the settlement run that paid had ended.
       const handedOff = ctx.temporal.workflow.getHandle(`${delivery!.id as string}-settled`);
       expect(await handedOff.result()).toBe('succeeded');
+      await replayRuns(ctx.temporal, 'webhook-delivery', { 'settled-after-first-attempt': `${delivery!.id as string}-settled` });
       const parent = (await handedOff.describe()).parentExecution;
       expect(parent).toBeDefined();
       expect((await ctx.temporal.workflow.getHandle(parent!.workflowId!, parent!.runId ?? undefined).describe()).status.name).toBe(
@@ -347,7 +352,6 @@ describe('batched settlement', () => {
     const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
     await schedule.pause();
     const m = await merchantWithWallet(randomAddress());
-    const usdc = chain.tokens.polygon.USDC;
     // The books say a payment completed at a deposit that holds nothing (as after a reorg took its transfer).
     const ghost = await openSession(ctx, m.apiKey, { amount: 9 });
     await pressPay(ctx, ghost);
@@ -355,10 +359,7 @@ describe('batched settlement', () => {
     await ctx.db.sql`insert into ledger_entries (posting_id, line, account, asset, network, amount, payment_id) values
       (${`completion:${ghost}`}, 1, ${`deposit:${empty}`}, 'USDC', 'polygon', 5000000, ${ghost}),
       (${`completion:${ghost}`}, 2, ${`merchant:${m.id}:pending`}, 'USDC', 'polygon', -5000000, ${ghost})`;
-    const id = await openSession(ctx, m.apiKey, { amount: 8 });
-    const gross = await pressPay(ctx, id);
-    await payFromWallet(chain, usdc, (await sessionRow(ctx, id)).depositAddress, gross);
-    await waitForStatus(ctx, id, 'completed');
+    const { id } = await paidSession(m.apiKey, 8);
     await schedule.unpause();
     const swept = () =>
       ctx.db.sql`select i.payment_id, p.status from payout_items i join payouts p on p.id = i.payout_id
@@ -373,14 +374,7 @@ describe('batched settlement', () => {
     await schedule.pause();
     const m = await merchantWithWallet(randomAddress());
     const usdc = chain.tokens.polygon.USDC;
-    const pay = async (amount: number) => {
-      const id = await openSession(ctx, m.apiKey, { amount });
-      const gross = await pressPay(ctx, id);
-      await payFromWallet(chain, usdc, (await sessionRow(ctx, id)).depositAddress, gross);
-      await waitForStatus(ctx, id, 'completed');
-      return id;
-    };
-    const [refused, fine] = [await pay(6), await pay(7)];
+    const [refused, fine] = [(await paidSession(m.apiKey, 6)).id, (await paidSession(m.apiKey, 7)).id];
     // Three payouts of the first already failed for good (as to a wallet the token blocks).
     for (const n of [1, 2, 3]) {
       const id = `po_FAILED${n}${refused.slice(3, 19)}`;
