@@ -5,8 +5,6 @@ import { REDACTED_PATHS } from './src/api/app';
 import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
 import { businessLog, createLogger } from './src/logging';
-import { isUnavailable } from './src/domain/errors';
-import { startDepositAddressPool } from './src/payments/deposit-address-pool';
 import { createProviders } from './src/providers';
 import { startChainWatchers } from './src/watchers/chain-watch';
 import { createTemporalClient } from './src/temporal/client';
@@ -66,21 +64,12 @@ async function main() {
     },
     reorgs: { windowHours: config.chains.reorgWatchHours, chains: config.chains, taskQueue: config.temporal.taskQueue },
   });
-  // Batched settlement's runs (docs/settlement.md): the server's schedules, brought to this config.
+  // Settlement runs (docs/settlement.md): the server's schedules, brought to this config.
   await ensureSettlementSchedules(temporal.client, {
     taskQueue: config.temporal.taskQueue,
     networks: config.chains.networks,
     settlement: config.chains.settlement,
   });
-  // Deposit addresses derived ahead for the API (payments/deposit-address-pool.ts), by every worker;
-  // batched settlement's are forwarders, one hash of their index each, so it needs none.
-  const mnemonic = config.chains.settlement.mode === 'per_payment' ? config.chains.settlementMnemonic : null;
-  const stopPool = mnemonic
-    ? startDepositAddressPool(db.db, mnemonic, (err) => {
-        // Postgres down is waited out (the API derives inline meanwhile); anything else is worth a line.
-        if (!isUnavailable(err)) logger.warn({ err }, 'worker: the deposit address pool could not be refilled');
-      })
-    : () => {};
   // Customers' receipts and refund notices (issue 30), when mail is configured; any worker may send.
   const mailer = config.mail.smtpUrl ? createMailer(config.mail) : null;
   const mails = mailer
@@ -108,7 +97,6 @@ async function main() {
   try {
     await worker.run();
   } finally {
-    stopPool();
     await watchers.stop();
     mails?.stop();
     mailer?.close();

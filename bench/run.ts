@@ -21,10 +21,7 @@ import { startReceiver } from './support/receiver';
 import { createMerchant, startBareLookup, startMinimalWorker, startOurServer, startOurWorker, startSandbox } from './support/services';
 import { minimalSide, oursSide, type PaymentSide } from './support/sides';
 import { startStack } from './support/stack';
-import { settleDepositPool } from './support/deposit-pool';
 import { stackCpuMeter } from './support/stack-cpu';
-import { createDb } from '../src/db/client';
-import { refillDepositAddressPool } from '../src/payments/deposit-address-pool';
 import { devTreasuryAddress } from '../tools/dev/dev-sweepers';
 
 // `npm run bench`: issue 14's figures, each against a baseline measured in the same run.
@@ -90,15 +87,12 @@ async function main() {
         await bare.stop();
       }
       if (has('creation')) {
-        const idleDb = createDb(stack.databaseUrl, { max: 2 });
-        stops.push(() => idleDb.close());
         const ours = oursSide({ apiUrl: idle.baseUrl, sandboxUrl: '', apiKey: merchant.apiKey });
         const created = await creationFigures({
           options,
           ours,
           meter: stackCpuMeter(stack, sql, () => [idle.child.pid!]),
           serverPid: idle.child.pid!,
-          refillPool: () => refillDepositAddressPool(idleDb.db, stack.env.SETTLEMENT_MNEMONIC!),
           sql,
           temporal: temporal!,
           merchantId: merchant.id,
@@ -190,9 +184,6 @@ async function main() {
       );
       log(`stack CPU: Temporal server pid ${meter.temporalPid}, anvil pid ${meter.chainPid}, databases ${stack.databases.join(', ')}`);
       if (has('payments')) {
-        const poolDb = createDb(stack.databaseUrl, { max: 2 });
-        stops.push(() => poolDb.close());
-        log(`deposit address pool settled at ${await settleDepositPool(poolDb.db, stack.env.SETTLEMENT_MNEMONIC!)}`);
         const result = await paymentFigures({
           options,
           receiver,

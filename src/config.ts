@@ -175,15 +175,13 @@ const envSchema = z.object({
   // for an operator (activities/payout-failures.ts says why a minute). At least 5 s: a node's lagging
   // view passes within seconds.
   PAYOUT_REFUSAL_WINDOW_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
-  // How money reaches merchants (docs/settlement.md): `batched` credits balances and settles them in
-  // runs (deposits swept by the network's sweeper, one payout per merchant and asset); `per_payment`
-  // pays each payment out on its own. Batched needs every network's CHAIN_<NETWORK>_SWEEPER.
-  SETTLEMENT_MODE: z.enum(['per_payment', 'batched']).default('per_payment'),
-  // A settlement run per network this often (batched mode): it sweeps, then pays what is available.
+  // Money reaches merchants in settlement runs (docs/settlement.md): completions credit balances,
+  // deposits are swept by the network's sweeper, one payout per merchant and asset. A run per
+  // network this often: it sweeps, then pays what is available.
   PAYOUT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
   // Deposits one sweep transaction takes at most: its gas grows with each, and a block has a limit.
   SWEEP_BATCH_SIZE: z.coerce.number().int().min(1).max(200).default(50),
-  // How long a completed payment's share stays pending before it can be paid out (batched mode): a
+  // How long a completed payment's share stays pending before it can be paid out: a
   // window for chargebacks of the fiat leg or disputes. 0: available at completion. At most 90 days.
   PAYOUT_HOLD_SECONDS: z.coerce.number().int().min(0).max(7_776_000).default(0),
   // Decisions §12: how long the deposit address of an ended session stays watched, so money that
@@ -230,8 +228,8 @@ const chainSchema = z.object({
   CHAIN_ID: z.coerce.number().int().min(1).optional(),
   USDC: evmAddress.optional(),
   USDT: evmAddress.optional(),
-  // The network's deposit sweeper (contracts/DepositSweeper.sol, docs/settlement.md); optional until
-  // sweeps are what move the money on.
+  // The network's deposit sweeper (contracts/DepositSweeper.sol, docs/settlement.md): every deposit
+  // address is one of its forwarders, and only it moves their money. Required with RPC_URL.
   SWEEPER: evmAddress.optional(),
   CONFIRMATIONS: z.coerce.number().int().min(1).max(10_000).optional(),
 });
@@ -310,8 +308,6 @@ export interface ChainSettings {
 }
 
 export interface SettlementSettings {
-  /** SETTLEMENT_MODE. */
-  mode: 'per_payment' | 'batched';
   /** PAYOUT_INTERVAL_SECONDS: a settlement run per network this often. */
   intervalSeconds: number;
   /** SWEEP_BATCH_SIZE: deposits per sweep transaction. */
@@ -327,7 +323,7 @@ export interface ChainNetworkConfig {
   confirmations: number;
   tokens: { USDC: Address | null; USDT: Address | null };
   /** CHAIN_<NETWORK>_SWEEPER: the factory and owner-only mover of this network's deposit forwarders. */
-  sweeper?: Address | null;
+  sweeper: Address;
   /**
    * Decisions §4: where this network's transaction pages are (`<base>/<hash>`) when it is not the
    * public explorer: on the local dev chain (chain id 31337) the sandbox's own page, or null (no
@@ -365,12 +361,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const mnemonic = e.SETTLEMENT_MNEMONIC ?? null;
   if (chainNetworks.networks.length > 0 && !mnemonic) {
     throw new ConfigError([{ variable: 'SETTLEMENT_MNEMONIC', message: 'is required when a CHAIN_<NETWORK>_RPC_URL is set' }]);
-  }
-  const unswept = chainNetworks.networks.filter((n) => !n.sweeper);
-  if (e.SETTLEMENT_MODE === 'batched' && unswept.length > 0) {
-    throw new ConfigError(
-      unswept.map((n) => ({ variable: `${chainPrefix(n.network)}SWEEPER`, message: 'is required with SETTLEMENT_MODE=batched' })),
-    );
   }
   // The mnemonic is compared as parsed (normalised words), so spacing cannot smuggle the dev phrase in.
   const refusals = productionIssues(e.NODE_ENV, { ...present, SETTLEMENT_MNEMONIC: mnemonic ?? undefined }, e.SANDBOX_ENABLED);
@@ -441,7 +431,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       reorgWatchHours: e.REORG_WATCH_HOURS,
       dustThresholdMicro: e.DUST_THRESHOLD_MICRO,
       settlement: {
-        mode: e.SETTLEMENT_MODE,
         intervalSeconds: e.PAYOUT_INTERVAL_SECONDS,
         sweepBatchSize: e.SWEEP_BATCH_SIZE,
         holdSeconds: e.PAYOUT_HOLD_SECONDS,
@@ -490,6 +479,13 @@ function parseChainNetworks(env: Record<string, string | undefined>): { networks
       issues.push({ variable: `${prefix}RPC_URL`, message: `is set, but neither ${prefix}USDC nor ${prefix}USDT is` });
       continue;
     }
+    if (!c.SWEEPER) {
+      issues.push({
+        variable: `${prefix}SWEEPER`,
+        message: `is required with ${prefix}RPC_URL: the deposit sweeper the treasury owns (docs/settlement.md)`,
+      });
+      continue;
+    }
     const chainId = c.CHAIN_ID ?? MAINNET_CHAIN_IDS[network];
     networks.push({
       network,
@@ -497,7 +493,7 @@ function parseChainNetworks(env: Record<string, string | undefined>): { networks
       chainId,
       confirmations: c.CONFIRMATIONS ?? (chainId === DEV_CHAIN_ID ? 1 : DEFAULT_CONFIRMATIONS[network]),
       tokens: { USDC: c.USDC ?? null, USDT: c.USDT ?? null },
-      sweeper: c.SWEEPER ?? null,
+      sweeper: c.SWEEPER,
     });
   }
   return { networks, issues };

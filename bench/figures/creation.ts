@@ -24,8 +24,6 @@ export async function creationFigures(input: {
   ours: PaymentSide;
   /** The API server's process group: its CPU per created session. */
   serverPid: number;
-  /** What the worker does in a deployment, run here (no worker runs in this figure): the deposit address pool's refill. */
-  refillPool: () => Promise<unknown>;
   sql: postgres.Sql;
   temporal: Client;
   merchantId: string;
@@ -57,8 +55,6 @@ export async function creationFigures(input: {
     return (u.user + u.system) / 1000;
   };
   const rate = async (create: () => Promise<unknown>, cpuMs: () => number) => {
-    // The worker keeps the pool above its low-water mark; here it is topped up between rounds.
-    await input.refillPool();
     const stack0 = await input.meter.read();
     const backends = input.meter.watchPostgres();
     const cpu0 = cpuMs();
@@ -94,7 +90,7 @@ export async function creationFigures(input: {
     includes: '',
     baselineIs: "the raw loop's CPU in the bench process (its insert and workflow.start), per session.",
   });
-  if (input.profiled) cpu.breakdown = await profiledBreakdown(input.profiled, options.creations, input.refillPool, cpu.ours);
+  if (input.profiled) cpu.breakdown = await profiledBreakdown(input.profiled, options.creations, cpu.ours);
   const includes = `${options.creations} sessions a round, ${CONCURRENCY} at once: POST /api/v1/checkout/sessions on server.ts (its own process), 201 once the workflow started and then the row was stored; chain-verified (a deposit address each, from the pool the worker refills, topped up here between rounds).`;
   // Where a creation's cost to the whole machine goes, on both sides: on two cores both loops are
   // bound by it, so the rate follows the stack's CPU per creation, not the API's alone.
@@ -152,17 +148,14 @@ export async function creationFigures(input: {
 async function profiledBreakdown(
   start: NonNullable<Parameters<typeof creationFigures>[0]['profiled']>,
   creations: number,
-  refillPool: () => Promise<unknown>,
   measuredMs: number,
 ): Promise<Figure['breakdown']> {
-  await refillPool();
   const server = await start();
   const nowUs = () => Number(process.hrtime.bigint() / 1000n);
   const window = { fromUs: 0, toUs: 0 };
   let file: string | null = null;
   try {
     await pool(creations, CONCURRENCY, async () => void (await server.open()));
-    await refillPool();
     window.fromUs = nowUs();
     await pool(creations, CONCURRENCY, async () => void (await server.open()));
     window.toUs = nowUs();

@@ -26,8 +26,6 @@ export function createExceptionActivities({
   now: () => Date;
   chains: Pick<ChainSettings, 'settlement'>;
 }) {
-  // In batched settlement an accepted payment's money joins the merchant's balance; the runs pay it.
-  const perPayment = chains.settlement.mode === 'per_payment';
   return {
     /** The exception's status, and its payment's merchant and status (the run's search attributes). */
     async exceptionStatus(
@@ -66,7 +64,6 @@ export function createExceptionActivities({
             paymentId: session.id,
             paymentStatus: session.status,
             completedNow: false,
-            payout: session.verification === 'chain' && perPayment,
             paidLinkId,
           };
         if (link === 'duplicate') {
@@ -94,7 +91,7 @@ export function createExceptionActivities({
         const hash = typeof refs.transactionHash === 'string' ? refs.transactionHash : null;
         // Decisions §11: a chain-verified payment is never paid without its money on chain. The
         // accepted amount must be what the ledger holds for this exception, posted when its logs
-        // were confirmed at the deposit address; it is then paid out as usual.
+        // were confirmed at the deposit address; it then joins the merchant's balance as any completion.
         const onChain = session.verification === 'chain' && session.depositAddress !== null;
         const held = () =>
           accountBalance(tx, {
@@ -111,7 +108,7 @@ export function createExceptionActivities({
           providerPaymentId: session.providerPaymentId,
           // The proof is the operator's acceptance of this exception.
           providerEventId: `exception:${exception.id}`,
-          // On chain, the transaction's hash is the merchant payout's, set when it is confirmed.
+          // On chain, the transaction's hash is the merchant's payout's, set when a settlement run confirms it.
           transactionHash: onChain ? null : hash,
           depositTransactionHash: hash,
           explorerUrl: null,
@@ -133,7 +130,7 @@ export function createExceptionActivities({
         }
         await completeAcceptedSession(tx, session.id, completedAt);
         await resolvePaymentException(tx, exception.id, 'accepted');
-        return { paymentId: session.id, paymentStatus: 'completed', completedNow: true, payout: onChain && perPayment, paidLinkId };
+        return { paymentId: session.id, paymentStatus: 'completed', completedNow: true, paidLinkId };
       });
     },
 

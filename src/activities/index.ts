@@ -53,10 +53,7 @@ export function createActivities(deps: ActivityDeps) {
     createProviderClosingActivities(deps),
     createExceptionActivities(deps),
     createSimpleOrderActivities(deps),
-    createPayoutActivities({
-      ...deps,
-      announceSettled,
-    }),
+    createPayoutActivities(deps),
     createPaymentRefundActivities(deps),
     createSettlementActivities({
       ...deps,

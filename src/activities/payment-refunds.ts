@@ -4,17 +4,11 @@ import type { Database } from '../db/client';
 import { lockSession } from '../db/queries/checkout-sessions';
 import { findDepositAddresses } from '../db/queries/deposit-addresses';
 import { lockMerchant } from '../db/queries/merchants';
-import {
-  findPaymentRefund,
-  lockPaymentRefund,
-  refundDebtStanding,
-  refundedOfPayment,
-  updatePaymentRefund,
-} from '../db/queries/payment-refunds';
+import { findPaymentRefund, lockPaymentRefund, refundedOfPayment, updatePaymentRefund } from '../db/queries/payment-refunds';
 import { insertPayoutsOnce, reopenFailedSettlement } from '../db/queries/payouts';
 import { findTransaction } from '../db/queries/transactions';
 import { newPayoutId } from '../domain/ids';
-import { checkRefundAmount, checkRefundDebt } from '../domain/payment-refund';
+import { checkRefundAmount } from '../domain/payment-refund';
 import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../domain/refund-address';
 import { payoutChains, payoutImpossible } from './payout-chains';
 import { writePostings } from '../db/queries/ledger';
@@ -31,7 +25,6 @@ export const REFUND_NOT_SENDABLE = 'RefundNotSendable';
 
 export function createPaymentRefundActivities({ db, chains: settings }: { db: Database; chains: ChainSettings }) {
   const chains = payoutChains(settings);
-  const batched = settings.settlement.mode === 'batched';
   return {
     /** The refund's payout (written once), as ids in sending order. Its address is checked again against what the platform owns. */
     async planPaymentRefund(refundId: string): Promise<{ payoutIds: string[] }> {
@@ -72,8 +65,8 @@ export function createPaymentRefundActivities({ db, chains: settings }: { db: Da
         const refund = await lockPaymentRefund(tx, refundId);
         if (!refund || refund.status !== 'requested') return;
         await updatePaymentRefund(tx, refundId, { status: 'failed', failureReason: reason });
-        // Batched settlement: what the refund drew is the merchant's balance again.
-        const draw = batched ? await refundDrawOf(tx, refundId) : null;
+        // What the refund drew is the merchant's balance again.
+        const draw = await refundDrawOf(tx, refundId);
         if (draw)
           await writePostings(tx, [
             outgoingFailed({
@@ -91,8 +84,7 @@ export function createPaymentRefundActivities({ db, chains: settings }: { db: Da
      * An operator's retry of a failed refund: asked for again only if it still passes the checks it
      * passed when it was asked for (the use case's, under the same locks in the same order): the
      * payment's refundable rest still holds it (another refund may have taken it meanwhile), and the
-     * merchant's debt with it stays within what will repay it (their debt may have grown, their
-     * recent payouts aged out of the window). Then its failed payout is reopened. A refusal is the
+     * merchant's balance holds it again (it is drawn again). Then its failed payout is reopened. A refusal is the
      * operator's answer (409 with the reason); the refund stays failed and the run keeps waiting.
      */
     async reopenRefund(refundId: string): Promise<void> {
@@ -111,19 +103,14 @@ export function createPaymentRefundActivities({ db, chains: settings }: { db: Da
           });
           if (!amount.ok) throw ApplicationFailure.nonRetryable(amount.message, REFUND_NOT_SENDABLE);
           const owner = { merchantId: refund.merchantId, asset: refund.asset, network: refund.network, except: refund.id };
-          if (batched) {
-            await drawForRefund(tx, {
-              ...owner,
-              refundId: refund.id,
-              paymentId: refund.paymentId,
-              requestedMicro: refund.amountMicro,
-            }).catch((err: unknown) => {
-              throw err instanceof AppError ? ApplicationFailure.nonRetryable(err.message, REFUND_NOT_SENDABLE) : err;
-            });
-          } else {
-            const debt = checkRefundDebt({ ...(await refundDebtStanding(tx, owner, new Date())), requestedMicro: refund.amountMicro });
-            if (!debt.ok) throw ApplicationFailure.nonRetryable(debt.message, REFUND_NOT_SENDABLE);
-          }
+          await drawForRefund(tx, {
+            ...owner,
+            refundId: refund.id,
+            paymentId: refund.paymentId,
+            requestedMicro: refund.amountMicro,
+          }).catch((err: unknown) => {
+            throw err instanceof AppError ? ApplicationFailure.nonRetryable(err.message, REFUND_NOT_SENDABLE) : err;
+          });
           await updatePaymentRefund(tx, refundId, { status: 'requested', failureReason: null });
         }
         await reopenFailedSettlement(tx, refund.paymentId, refund.id);

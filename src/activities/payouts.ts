@@ -25,16 +25,13 @@ import {
   updatePayout,
   type PayoutRow,
 } from '../db/queries/payouts';
-import { setPayoutReference, setPayoutReferenceUnlessSet } from '../db/queries/transactions';
 import { explorerUrlFor } from '../domain/explorers';
 import { isSettlementPayout, payoutConfirmed, payoutFee, payoutRevertedFee, type ConfirmedPayout, type Posting } from '../domain/ledger';
-import { completedPaymentRefunded, refundDebtRepaid } from '../domain/payment-refund';
 import { outgoingConfirmed } from '../domain/balances';
 import { updatePaymentRefund } from '../db/queries/payment-refunds';
 import { payoutChains, payoutImpossible } from './payout-chains';
-import type { EmittedEvent } from './webhooks';
 import { givenUp, PAYOUT_FAILED, refusalBoundReached, refusalOf, refusedForNow } from './payout-failures';
-import { planOrderPayouts, planSessionPayouts, type SessionPlan } from './payout-plan';
+import { planOrderPayouts } from './payout-plan';
 import { planExceptionRefund, type RefundPlan } from './refund-plan';
 import { confirmSettlementPayout } from './settlement';
 import { listPayoutItems } from '../db/queries/settlement';
@@ -43,7 +40,7 @@ import { listPayoutItems } from '../db/queries/settlement';
 // broadcast (the stored bytes, again on every retry) -> confirm (the receipt decides; ledger and
 // lookup in one transaction). Each step stores its outcome in Postgres before the next, so any step
 // can be retried from what is stored: sendPayouts runs them all in one activity (each attempt resumes
-// where the rows say), the step-per-activity entry points stay for runs recorded before it.
+// where the rows say).
 
 /** How long one confirm attempt watches for the receipt before it lets Temporal retry it. */
 const CONFIRM_WATCH_MS = 8_000;
@@ -51,9 +48,9 @@ const POLL_MS = 250;
 /** Nonces a signature may lose to other payouts of its sender before the attempt is retried. */
 const NONCE_ATTEMPTS = 20;
 
-/** Which payouts a sendPayouts call sends: a session's or an order's (planned on first use), or rows already planned (a refund). */
-export type PayoutBatch = { session: string } | { order: string } | { planned: string[] };
-/** How far the batch's last payout is taken; every earlier one is confirmed first (the gas before the transfer that spends it). */
+/** Which payouts a sendPayouts call sends: an order's (planned on first use), or rows already planned (a settlement run's, a refund). */
+export type PayoutBatch = { order: string } | { planned: string[] };
+/** How far the batch's last payout is taken; every earlier one is confirmed first. */
 export type PayoutGoal = 'broadcast' | 'confirmed';
 
 export interface PayoutResult {
@@ -84,14 +81,11 @@ const termsOf = (p: PayoutRow): GasTerms | null =>
 
 /**
  * What a batch's payouts share, looked up once per batch: the merchant their postings name (none
- * for a simple order's), and the signer of their sender (the merchant's and the commission's
- * transfers leave the same deposit address).
+ * for a simple order's or a settlement run's), and the signer of their sender (the treasury).
  */
 interface BatchLookups {
   merchantOf(paymentId: string): Promise<string>;
   signerOf(payout: PayoutRow): Promise<LocalAccount>;
-  /** What a settlement's plan read of its session (issue 32): neither is read again. */
-  learn(plan: Pick<SessionPlan, 'merchantId' | 'deposit'> & { paymentId: string }): void;
 }
 
 /**
@@ -111,8 +105,7 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
       kind: row.kind,
       network: row.network,
       asset: row.asset,
-      // Gas is the native coin, in wei; every other payout is a 6-decimal token.
-      amount: row.kind === 'gas' ? `${row.amount} wei` : formatCrypto(BigInt(row.amount)),
+      amount: formatCrypto(BigInt(row.amount)),
       to: row.toAddress,
       transactionHash: row.txHash,
       ...extra,
@@ -122,7 +115,6 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
   function batchLookups(): BatchLookups {
     const merchants = new Map<string, Promise<string>>();
     const signers = new Map<string, Promise<LocalAccount>>();
-    let deposit: SessionPlan['deposit'] = null;
     const once = <T>(known: Map<string, Promise<T>>, key: string, find: () => Promise<T>) => {
       let found = known.get(key);
       if (!found) known.set(key, (found = find()));
@@ -130,11 +122,7 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
     };
     return {
       merchantOf: (paymentId) => once(merchants, paymentId, () => findSession(db, paymentId).then((session) => session?.merchantId ?? '')),
-      signerOf: (payout) => once(signers, payout.fromAddress, () => chains.signerOf(db, payout, deposit)),
-      learn(plan) {
-        if (!merchants.has(plan.paymentId)) merchants.set(plan.paymentId, Promise.resolve(plan.merchantId));
-        deposit = plan.deposit;
-      },
+      signerOf: (payout) => once(signers, payout.fromAddress, async () => chains.signerOf(payout)),
     };
   }
 
@@ -241,9 +229,9 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
     const merchantId = await lookups.merchantOf(row.paymentId);
     // A call of the sweeper's `forward` (an order's payout, an exception's refund): the money left the deposit it names.
     const forwardedFrom = row.callData ? ((await listPayoutItems(db, row.id))[0]?.depositAddress ?? null) : null;
-    // Issue 32: a transfer between two accounts in one statement (confirmPayoutAndPost), the postings
-    // made from the row as this attempt holds it (what they name never changes for its transaction,
-    // `txHash`). Refunds and repayments resolve or update other rows too: one transaction below.
+    // A transfer between two accounts in one statement (confirmPayoutAndPost), the postings made from
+    // the row as this attempt holds it (what they name never changes for its transaction, `txHash`).
+    // Refunds resolve or update other rows too: one transaction below.
     if (!OTHER_ROWS_AT_CONFIRMATION.has(row.kind)) {
       const changes = { blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() };
       const confirmed: PayoutRow = { ...row, ...changes, status: 'confirmed' };
@@ -256,10 +244,6 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
           { ...confirmed, merchantId, amount: BigInt(row.amount), txHash, feeWei: receipt.feeWei, forwardedFrom },
           chains.treasury(),
         ),
-        reference:
-          row.kind === 'merchant'
-            ? { paymentId: row.paymentId, transactionHash: txHash, explorerUrl: explorerUrlFor(row.network, txHash) }
-            : null,
       });
       if (!confirmedNow) {
         // Confirmed by another attempt, or its transaction replaced: the row as it stands.
@@ -287,8 +271,8 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
         feeWei: receipt.feeWei,
         forwardedFrom,
       };
-      await writePostings(tx, confirmedPostings(confirmed, chains.treasury(), settings.settlement.mode === 'batched'));
-      // Issue 29 item 3: a completed payment's refund is done with its transfer, in the same transaction.
+      await writePostings(tx, confirmedPostings(confirmed, chains.treasury()));
+      // A completed payment's refund is done with its transfer, in the same transaction.
       if (row.kind === 'payment_refund' && updated.refundId)
         await updatePaymentRefund(tx, updated.refundId, {
           status: 'refunded',
@@ -296,19 +280,6 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
           txHash: updated.txHash,
           failureReason: null,
           refundedAt: new Date(),
-        });
-      if (row.kind === 'merchant')
-        await setPayoutReference(tx, row.paymentId, {
-          transactionHash: updated.txHash!,
-          explorerUrl: explorerUrlFor(row.network, updated.txHash!),
-          payoutId: updated.id,
-        });
-      // The whole net withheld (no merchant transfer in the plan): the repayment carried it, and is
-      // the payment's reference (`payment.settled`'s transactionHash); a merchant payout's prevails.
-      if (row.kind === 'repayment')
-        await setPayoutReferenceUnlessSet(tx, row.paymentId, {
-          transactionHash: updated.txHash!,
-          explorerUrl: explorerUrlFor(row.network, updated.txHash!),
         });
       // The money is back with the customer: the exception is resolved with the transfer that did it.
       if (row.kind === 'refund' && updated.exceptionId) await resolvePaymentException(tx, updated.exceptionId, 'refunded');
@@ -343,52 +314,24 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
   return { chains, batchLookups, sign, broadcast, confirm, markReverted, logPayout };
 }
 
-/** Kinds whose confirmation changes another row (the exception, the refund) or posts to the debt. */
-const OTHER_ROWS_AT_CONFIRMATION: ReadonlySet<PayoutRow['kind']> = new Set(['refund', 'payment_refund', 'repayment']);
+/** Kinds whose confirmation changes another row (the exception, the refund). */
+const OTHER_ROWS_AT_CONFIRMATION: ReadonlySet<PayoutRow['kind']> = new Set(['refund', 'payment_refund']);
 
 /**
  * A confirmed payout's postings: most move money between two accounts (domain/ledger.ts); a completed
- * payment's refund makes the merchant's debt, and a withheld part of their payout repays it
- * (domain/payment-refund.ts). Each with the gas its sender paid.
+ * payment's refund was drawn from the merchant's balance into `outgoing` when it was asked for, and
+ * leaves it now. Each with the gas its sender paid.
  */
-function confirmedPostings(p: ConfirmedPayout & { refundId: string | null }, treasury: string, batched: boolean): Posting[] {
+function confirmedPostings(p: ConfirmedPayout & { refundId: string | null }, treasury: string): Posting[] {
+  if (p.kind !== 'payment_refund') return payoutConfirmed(p, treasury);
+  if (!p.refundId) throw payoutImpossible(`payout ${p.id} names no refund`);
   const common = { paymentId: p.paymentId, merchantId: p.merchantId, asset: p.asset, network: p.network, txHash: p.txHash };
-  if (p.kind === 'payment_refund') {
-    if (!p.refundId) throw payoutImpossible(`payout ${p.id} names no refund`);
-    // Batched settlement: the merchant's balance paid it (drawn into `outgoing` when it was asked for).
-    if (batched)
-      return [
-        outgoingConfirmed({ ...common, outgoingId: p.refundId, treasury: p.fromAddress, amountMicro: p.amount }),
-        payoutFee(p),
-      ].filter((posting) => posting.lines.length > 0);
-    const refunded = completedPaymentRefunded({ ...common, refundId: p.refundId, treasury: p.fromAddress, amountMicro: p.amount });
-    return [refunded, payoutFee(p)].filter((posting) => posting.lines.length > 0);
-  }
-  if (p.kind === 'repayment') {
-    const repaid = refundDebtRepaid({
-      ...common,
-      payoutId: p.id,
-      depositAddress: p.fromAddress,
-      treasury: p.toAddress,
-      amountMicro: p.amount,
-    });
-    return [repaid, payoutFee(p)].filter((posting) => posting.lines.length > 0);
-  }
-  return payoutConfirmed(p, treasury);
+  return [outgoingConfirmed({ ...common, outgoingId: p.refundId, treasury: p.fromAddress, amountMicro: p.amount }), payoutFee(p)].filter(
+    (posting) => posting.lines.length > 0,
+  );
 }
 
-export function createPayoutActivities({
-  db,
-  chains: settings,
-  log: events,
-  announceSettled,
-}: {
-  db: Database;
-  chains: ChainSettings;
-  log?: BusinessLog;
-  /** `payment.settled` of a session whose payouts are all confirmed, with its deliveries' first attempts. */
-  announceSettled: (paymentId: string) => Promise<EmittedEvent>;
-}) {
+export function createPayoutActivities({ db, chains: settings, log: events }: { db: Database; chains: ChainSettings; log?: BusinessLog }) {
   const { chains, batchLookups, sign, broadcast, confirm, markReverted, logPayout } = payoutSteps({ db, chains: settings, log: events });
 
   /**
@@ -398,12 +341,7 @@ export function createPayoutActivities({
    * again (a node may have dropped them; not when `justSent`) and, past the deadline, Temporal
    * retries the watch.
    */
-  async function watchConfirmation(
-    start: PayoutRow,
-    deadline: number,
-    justSent: boolean,
-    lookups: BatchLookups = batchLookups(),
-  ): Promise<PayoutResult> {
+  async function watchConfirmation(start: PayoutRow, deadline: number, justSent: boolean, lookups: BatchLookups): Promise<PayoutResult> {
     let row = start;
     if (!row.txHash) throw missing(row.id);
     if (row.status === 'failed') throw ApplicationFailure.nonRetryable(`payout ${row.id} failed: ${row.failureReason}`, 'PayoutReverted');
@@ -431,7 +369,6 @@ export function createPayoutActivities({
 
   /** The batch's rows as they stand (none when its plan failed before writing any). */
   async function batchRows(batch: PayoutBatch): Promise<PayoutRow[]> {
-    if ('session' in batch) return listPayouts(db, batch.session);
     if ('order' in batch) return listPayouts(db, batch.order);
     return findPayouts(db, batch.planned);
   }
@@ -459,7 +396,7 @@ export function createPayoutActivities({
       broadcasting,
     );
     if (reverted?.marked || failed.length > 0 || rows.length === 0) {
-      const paymentId = 'session' in batch ? batch.session : 'order' in batch ? batch.order : (rows[0]?.paymentId ?? null);
+      const paymentId = 'order' in batch ? batch.order : (rows[0]?.paymentId ?? null);
       log.error('payout failed', {
         payoutId: reverted?.payoutId ?? rows.find((r) => failed.includes(r.id))?.id ?? null,
         failedPayoutIds: failed,
@@ -475,12 +412,7 @@ export function createPayoutActivities({
     return impossible ?? givenUp(reason);
   }
 
-  async function planBatch(batch: PayoutBatch, lookups: BatchLookups): Promise<PayoutRow[]> {
-    if ('session' in batch) {
-      const plan = await planSessionPayouts(db, chains, batch.session);
-      lookups.learn({ ...plan, paymentId: batch.session });
-      return plan.rows;
-    }
+  async function planBatch(batch: PayoutBatch): Promise<PayoutRow[]> {
     if ('order' in batch) return planOrderPayouts(db, chains, batch.order, settings);
     const rows = await findPayouts(db, batch.planned);
     const absent = batch.planned.find((id) => !rows.some((r) => r.id === id));
@@ -508,18 +440,14 @@ export function createPayoutActivities({
      * broadcast and confirmed in order, every step skipped when its row says it is done. An attempt
      * watches for receipts until its deadline, then lets Temporal retry; the retry resumes from the
      * rows, so a worker killed anywhere re-sends the same signed bytes and never pays twice.
-     * A session's batch confirmed is its payment settled: `payment.settled` is written here (with its
-     * first attempts) and returned for the run to deliver, in the attempt that saw the last receipt,
-     * not in a local activity of the run's own (issue 32: one marker and one activation less per
-     * payment). A retry after that finds every row confirmed and writes the same event once.
      */
-    async sendPayouts(batch: PayoutBatch, goal: PayoutGoal): Promise<EmittedEvent | null> {
+    async sendPayouts(batch: PayoutBatch, goal: PayoutGoal): Promise<void> {
       const deadline = Date.now() + CONFIRM_WATCH_MS;
       const lookups = batchLookups();
       // The signed row whose broadcast is under way: a refusal of that broadcast fails it too.
       let broadcasting: string | null = null;
       try {
-        const rows = await planBatch(batch, lookups);
+        const rows = await planBatch(batch);
         for (const [i, row] of rows.entries()) {
           heartbeat();
           if (row.status === 'failed') throw givenUp(`${row.id} is failed: ${row.failureReason}`);
@@ -528,19 +456,11 @@ export function createPayoutActivities({
           broadcasting = signed.id;
           const sent = fresh ? await broadcast(signed, lookups) : signed;
           broadcasting = null;
-          if (goal === 'broadcast' && i === rows.length - 1) return null;
+          if (goal === 'broadcast' && i === rows.length - 1) return;
           await watchConfirmation(sent, deadline, fresh, lookups);
         }
       } catch (err) {
         throw await settleFailure(batch, err, broadcasting);
-      }
-      if (!('session' in batch) || goal !== 'confirmed') return null;
-      // The first attempts' POSTs may take up to the webhook timeout: alive meanwhile.
-      const beating = setInterval(() => heartbeat(), 1_000);
-      try {
-        return await announceSettled(batch.session);
-      } finally {
-        clearInterval(beating);
       }
     },
   };

@@ -19,7 +19,7 @@ import { formatCrypto } from '../domain/money';
 import { sameAddress } from '../domain/evm-address';
 import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../domain/refund-address';
 import type { PayoutChains } from './payout-chains';
-import { forwardedRow, rowsFromDeposit } from './payout-plan';
+import { forwardedRow } from './payout-plan';
 
 // Decisions §12 "refund": an exception's money sent back on chain from the deposit address it
 // arrived at, through the payout machinery (rows before signing, the signed bytes before broadcast,
@@ -141,20 +141,15 @@ export async function planExceptionRefund(
   // A later attempt after a failed one: its rows are the next attempt's (the failed ones stay for operators).
   const attempt = (planned[0]?.attempt ?? 0) + 1;
   const base = { paymentId: exception.paymentId, network: payment.network, exceptionId, attempt };
+  // The deposit is the sweeper's forwarder of its index: the treasury has the sweeper send the money back.
   const index = (await findDepositAddresses(db, [deposit]))[0]?.derivationIndex;
   const sweeper = settings.networks.find((n) => n.network === payment.network)?.sweeper;
-  // Batched settlement: the deposit is the sweeper's forwarder, and the treasury has it send the money back.
-  const forwarded = settings.settlement.mode === 'batched' && sweeper && index !== undefined ? { sweeper, index } : null;
-  const rows = await (
-    forwarded
-      ? forwardedRow(
-          client,
-          { ...base, kind: 'refund' },
-          { ...forwarded, treasury: chains.treasury(), asset, token, to, amount: exception.amountMicro },
-        )
-      : rowsFromDeposit(client, base, { deposit, treasury: chains.treasury(), asset }, [
-          { kind: 'refund', order: { token, to, amount: exception.amountMicro } },
-        ])
+  if (index === undefined || !sweeper) throw refused(`${deposit} is not a deposit address of ${payment.network}'s sweeper`);
+  const forwarded = { sweeper, index };
+  const rows = await forwardedRow(
+    client,
+    { ...base, kind: 'refund' },
+    { ...forwarded, treasury: chains.treasury(), asset, token, to, amount: exception.amountMicro },
   ).catch((err: unknown) => {
     // The gas estimate ran the transfer and the token refused it: no retry changes that.
     const reason = revertReason(err);
@@ -173,11 +168,10 @@ export async function planExceptionRefund(
       return planOf(exceptionId, locked.paymentId, existing);
     if (locked.status !== 'open') throw refused(`the exception is ${locked.status}`);
     const inserted = await insertPayoutsOnce(tx, rows);
-    if (forwarded)
-      for (const row of inserted.filter((r) => r.callData))
-        await insertPayoutItemsOnce(tx, row.id, [
-          { paymentId: exception.paymentId, depositAddress: deposit, depositIndex: forwarded.index, amountMicro: exception.amountMicro },
-        ]);
+    for (const row of inserted.filter((r) => r.callData))
+      await insertPayoutItemsOnce(tx, row.id, [
+        { paymentId: exception.paymentId, depositAddress: deposit, depositIndex: forwarded.index, amountMicro: exception.amountMicro },
+      ]);
     return planOf(exceptionId, locked.paymentId, inserted);
   });
 }

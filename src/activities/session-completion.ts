@@ -1,10 +1,9 @@
 import type { DatabaseOrTransaction } from '../db/client';
 import { setSessionRail, transitionSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import type { SettlementSettings } from '../config';
-import { writePosting, writePostings } from '../db/queries/ledger';
+import { writePostings } from '../db/queries/ledger';
 import { holdReleased, paymentCompleted } from '../domain/balances';
 import { insertTransactionOnce } from '../db/queries/transactions';
-import { depositCredited } from '../domain/ledger';
 import { recordPaymentException } from '../db/queries/payment-exceptions';
 import { arrivalKeyOf } from '../domain/exceptions';
 import { newExceptionId } from '../domain/ids';
@@ -108,9 +107,8 @@ export async function insertCompletedTransaction(
 /**
  * Decisions §11 "Ledger": the money a completion proved on chain, in the completion's database
  * transaction: the deposit address holds the gross, the merchant is owed its share, the commission
- * is earned. In batched settlement (docs/settlement.md) the share goes to the merchant's balance,
- * pending, and available at once unless PAYOUT_HOLD_SECONDS holds it (a settlement run releases it
- * then); per payment, to what that payment's payout pays.
+ * is earned (docs/settlement.md). The share goes to the merchant's balance, pending, and available
+ * at once unless PAYOUT_HOLD_SECONDS holds it (a settlement run releases it then).
  */
 export async function postCompletion(
   tx: DatabaseOrTransaction,
@@ -130,10 +128,6 @@ export async function postCompletion(
     merchantMicro: split.merchant,
     commissionMicro: split.commission,
   };
-  if (settlement.mode === 'per_payment') {
-    await writePosting(tx, depositCredited(completion));
-    return;
-  }
   await writePostings(tx, [
     paymentCompleted(completion),
     ...(settlement.holdSeconds === 0

@@ -79,9 +79,6 @@ export const termsUnder = (quote: FeeQuote, gasLimit: bigint): GasTerms => ({
   maxPriorityFeePerGas: quote.maxPriorityFeePerGas,
 });
 
-/** A native coin transfer's terms (its gas is fixed). */
-export const nativeTransferTerms = (quote: FeeQuote) => termsUnder(quote, NATIVE_TRANSFER_GAS);
-
 /** The node's gas estimate for a token transfer, with a margin; a native transfer's fixed gas. */
 export async function gasLimitFor(client: ChainClient, from: Address, order: TransferOrder): Promise<bigint> {
   if (!order.token && !order.data) return NATIVE_TRANSFER_GAS;
@@ -95,9 +92,6 @@ export async function gasTermsFor(client: ChainClient, from: Address, order: Tra
   const [gasLimit, quote] = await Promise.all([gasLimitFor(client, from, order), feeQuote(client)]);
   return termsUnder(quote, gasLimit);
 }
-
-/** The most a transfer with these terms can cost its sender, in wei. */
-export const maxCostOf = (terms: GasTerms) => terms.gasLimit * terms.maxFeePerGas;
 
 /** The count of the sender's transactions the node knows, mined or pending: the next free nonce. */
 export const pendingNonce = (client: ChainClient, sender: Address) =>

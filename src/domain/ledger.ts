@@ -10,10 +10,6 @@ export const NATIVE_ASSET = 'native';
 export const ledgerAccount = {
   deposit: (address: string) => `deposit:${address}`,
   treasury: (address: string) => `treasury:${address}`,
-  merchantPayable: (merchantId: string) => `merchant_payable:${merchantId}`,
-  // What a merchant owes the platform for refunds of their completed payments that the treasury paid
-  // (domain/payment-refund.ts): a debit balance, repaid from their later payouts.
-  merchantDebt: (merchantId: string) => `merchant_debt:${merchantId}`,
   // A simple order's customer (decisions §11): the stablecoin bought is owed to their wallet.
   customerPayable: (transactionCode: string) => `customer_payable:${transactionCode}`,
   // Money of an exception (decisions §12) while the platform holds it for the customer: owed back.
@@ -50,32 +46,6 @@ export function balanced(posting: Posting): Posting {
   const total = posting.lines.reduce((sum, l) => sum + l.amount, 0n);
   if (total !== 0n) throw new UnbalancedPostingError(`posting ${posting.postingId} sums to ${total}`);
   return { ...posting, lines: posting.lines.filter((l) => l.amount !== 0n) };
-}
-
-/** A completion proven on chain: the deposit address holds G, of which net is owed to the merchant and C is earned. */
-export function depositCredited(input: {
-  paymentId: string;
-  merchantId: string;
-  depositAddress: string;
-  asset: string;
-  network: string;
-  txHash: string | null;
-  grossMicro: bigint;
-  merchantMicro: bigint;
-  commissionMicro: bigint;
-}): Posting {
-  return balanced({
-    postingId: `completion:${input.paymentId}`,
-    asset: input.asset,
-    network: input.network,
-    paymentId: input.paymentId,
-    txHash: input.txHash,
-    lines: [
-      { account: ledgerAccount.deposit(input.depositAddress), amount: input.grossMicro },
-      { account: ledgerAccount.merchantPayable(input.merchantId), amount: -input.merchantMicro },
-      { account: ledgerAccount.commissionRevenue, amount: -input.commissionMicro },
-    ],
-  });
 }
 
 /** A simple order proven on chain: the deposit address holds G, all of it owed to the customer's wallet. */
@@ -233,7 +203,7 @@ export interface ConfirmedPayout {
   id: string;
   paymentId: string;
   merchantId: string;
-  kind: 'merchant' | 'commission' | 'gas' | 'refund' | 'customer' | 'network_fee' | 'payment_refund' | 'repayment' | 'sweep';
+  kind: 'merchant' | 'refund' | 'customer' | 'payment_refund' | 'sweep';
   /** The refunded exception (kind refund). */
   exceptionId?: string | null;
   /** A contract call's calldata (the treasury calls the network's sweeper); absent for a plain transfer. */
@@ -249,42 +219,26 @@ export interface ConfirmedPayout {
   feeWei: bigint;
 }
 
-/** A batched settlement's row (docs/settlement.md): a sweep, or a merchant's payout of many payments, named by its own id. */
-export const isSettlementPayout = (p: { id: string; paymentId: string; kind: string }) => p.kind === 'sweep' || p.paymentId === p.id;
+/** A settlement run's row (docs/settlement.md): a sweep, or a merchant's payout of many payments, named by its own id. */
+export const isSettlementPayout = (p: { kind: string }) => p.kind === 'sweep' || p.kind === 'merchant';
 
 function debitOf(p: ConfirmedPayout, treasury: string): string {
   switch (p.kind) {
     case 'merchant':
-      return p.paymentId === p.id ? balanceAccount.outgoing(p.merchantId) : ledgerAccount.merchantPayable(p.merchantId);
+    case 'payment_refund':
+      return balanceAccount.outgoing(p.merchantId);
     case 'sweep':
       return ledgerAccount.treasury(treasury);
-    case 'commission':
-    case 'network_fee':
-      return ledgerAccount.treasury(treasury);
-    case 'gas':
-      return ledgerAccount.deposit(p.toAddress);
     case 'customer':
       return ledgerAccount.customerPayable(p.paymentId);
     case 'refund':
       if (!p.exceptionId) throw new Error(`refund payout ${p.id} names no exception`);
       return ledgerAccount.exceptionHeld(p.exceptionId);
-    // A completed payment's refund and a debt's repayment are posted by domain/payment-refund.ts
-    // (refund: and repaid: postings); these accounts serve a reorg's undoing of the transfer.
-    case 'payment_refund':
-      return ledgerAccount.merchantDebt(p.merchantId);
-    case 'repayment':
-      return ledgerAccount.treasury(treasury);
   }
 }
 
-/**
- * Who paid a payout's gas: the treasury for what it sends itself (gas, a completed payment's refund,
- * batched settlement, a call of the sweeper), else the deposit address.
- */
-const payerOf = (p: { id: string; paymentId: string; kind: ConfirmedPayout['kind']; fromAddress: string; callData?: string | null }) =>
-  p.kind === 'gas' || p.kind === 'payment_refund' || isSettlementPayout(p) || Boolean(p.callData)
-    ? ledgerAccount.treasury(p.fromAddress)
-    : ledgerAccount.deposit(p.fromAddress);
+/** Who paid a payout's gas: the treasury, which sends every payout (a deposit address never sends). */
+const payerOf = (p: { fromAddress: string }) => ledgerAccount.treasury(p.fromAddress);
 
 /** The gas a confirmed payout's sender paid, in the native coin. */
 export function payoutFee(p: ConfirmedPayout): Posting {

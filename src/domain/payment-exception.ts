@@ -1,5 +1,6 @@
 // Decisions §12 for one exception (money outside the happy path), as a pure function of its state and
-// the next event: open until an operator accepts it (the payment is completed with it and paid out)
+// the next event: open until an operator accepts it (the payment is completed with it and its money
+// joins the merchant's balance)
 // or refunds it (the money goes back on chain); a refund whose transfer failed leaves it open for
 // another decision. What may be accepted or refunded, and how much, is decided under the exception's
 // lock by the activities (domain/refund-address.ts, domain/ledger.ts).
@@ -8,8 +9,6 @@ export type ExceptionOutcome = 'open' | 'accepted' | 'refunded';
 
 export interface ExceptionState {
   outcome: ExceptionOutcome;
-  /** An acceptance whose money is on chain: paid out by the run, not inside the operator's call. */
-  payoutDue: boolean;
   /** The payouts of a planned refund, sent by the run. */
   refundDue: string[] | null;
   /** The payment link an acceptance paid, whose other sessions the run ends (not inside the operator's call). */
@@ -22,8 +21,6 @@ export interface AcceptReport {
   paymentStatus: string;
   /** The acceptance completed the payment now. */
   completedNow: boolean;
-  /** The payment's money is on chain and must be paid out. */
-  payout: boolean;
   /** The payment link the acceptance paid: its other sessions end, as when a session of it completes. */
   paidLinkId: string | null;
 }
@@ -36,7 +33,6 @@ export type ExceptionEvent =
   /** The run's turn to do what is due (after the operator's call has answered). */
   | { kind: 'resume' }
   // Reported by effects:
-  | { kind: 'paidOut' }
   | { kind: 'refundSent'; settled: true }
   | { kind: 'refundSent'; settled: false; reason: string };
 
@@ -45,8 +41,6 @@ export type ExceptionEffect =
   | { kind: 'markPaymentStatus'; status: string }
   /** `payment.completed`, idempotent per payment. */
   | { kind: 'announceCompleted'; paymentId: string }
-  /** The accepted payment's payout, as usual (and `payment.settled`); reports `paidOut`. */
-  | { kind: 'payOut' }
   /** The refund's transfers; reports `refundSent`. */
   | { kind: 'sendRefund'; payoutIds: string[] }
   /** The transfer back failed: recorded on its payouts; the exception stays open. */
@@ -54,10 +48,10 @@ export type ExceptionEffect =
   /** The accepted payment paid its link: the link's other sessions end (canceled, `link_paid`) and its run is told. */
   | { kind: 'linkPaid'; paymentId: string; linkId: string };
 
-export const initialException = (): ExceptionState => ({ outcome: 'open', payoutDue: false, refundDue: null, linkDue: null });
+export const initialException = (): ExceptionState => ({ outcome: 'open', refundDue: null, linkDue: null });
 
 /** Nothing is left for the run to do but wait for an operator (open) or end (resolved). */
-export const nothingDue = (s: ExceptionState): boolean => !s.payoutDue && s.refundDue === null && s.linkDue === null;
+export const nothingDue = (s: ExceptionState): boolean => s.refundDue === null && s.linkDue === null;
 
 export function decideException(current: ExceptionState, event: ExceptionEvent): { state: ExceptionState; effects: ExceptionEffect[] } {
   const s: ExceptionState = { ...current };
@@ -69,7 +63,6 @@ export function decideException(current: ExceptionState, event: ExceptionEvent):
       if (s.outcome !== 'open') return { state: s, effects: [] };
       const { accepted } = event;
       s.outcome = 'accepted';
-      s.payoutDue = accepted.payout;
       const effects: ExceptionEffect[] = [];
       if (accepted.completedNow) effects.push({ kind: 'markPaymentStatus', status: accepted.paymentStatus });
       if (accepted.completedNow || accepted.paymentStatus === 'completed')
@@ -82,16 +75,11 @@ export function decideException(current: ExceptionState, event: ExceptionEvent):
       return { state: s, effects: [] };
     case 'resume':
       if (s.linkDue) {
-        // The link first: its other sessions end before this payment's money moves on.
         const linkPaid: ExceptionEffect = { kind: 'linkPaid', ...s.linkDue };
         s.linkDue = null;
-        return { state: s, effects: s.payoutDue ? [linkPaid, { kind: 'payOut' }] : [linkPaid] };
+        return { state: s, effects: [linkPaid] };
       }
-      if (s.payoutDue) return { state: s, effects: [{ kind: 'payOut' }] };
       if (s.refundDue) return { state: s, effects: [{ kind: 'sendRefund', payoutIds: s.refundDue }] };
-      return { state: s, effects: [] };
-    case 'paidOut':
-      s.payoutDue = false;
       return { state: s, effects: [] };
     case 'refundSent': {
       const payoutIds = s.refundDue ?? [];

@@ -1,6 +1,5 @@
 import { insertNewCheckoutSession, type CheckoutSessionRow, type NewSessionValues } from '../db/queries/checkout-sessions';
 import type { Database } from '../db/client';
-import { isPoolEmpty } from '../db/queries/deposit-addresses';
 import { listWallets } from '../db/queries/merchants';
 import { DEFAULT_ASSET, DEFAULT_NETWORK, isSupportedPair } from '../domain/assets';
 import { isFiatCurrency } from '../domain/currencies';
@@ -127,7 +126,6 @@ export async function openCheckoutSession(
     expiresAt: expiresAt.toISOString(),
     verification,
     providerProofTimeoutMs: config.chains.providerProofTimeoutSeconds * 1000,
-    ...(config.chains.settlement.mode === 'batched' ? { batched: true as const } : {}),
   };
   const row = await openPayment(ctx, {
     workflowType: CHECKOUT_SESSION_WORKFLOW,
@@ -170,16 +168,8 @@ export async function openCheckoutSession(
         expiresAt,
       };
       // Allocated with the row, so a visible chain-verified session always has one.
-      if (verification !== 'chain') return insertNewCheckoutSession(db, values, { address: null });
-      // A forwarder's address is one hash of its index (no pool needed, and the pool's are derived keys).
-      if (ctx.config.chains.settlement.mode === 'batched')
-        return insertNewCheckoutSession(db, values, { address: await depositAddressFor(ctx, id, wallet.network) });
-      try {
-        return await insertNewCheckoutSession(db, values, { pooled: true });
-      } catch (err) {
-        if (!isPoolEmpty(err)) throw err;
-        return insertNewCheckoutSession(db, values, { address: await depositAddressFor(ctx, id, wallet.network) });
-      }
+      if (verification !== 'chain') return insertNewCheckoutSession(db, values, null);
+      return insertNewCheckoutSession(db, values, await depositAddressFor(ctx, id, wallet.network));
     },
   });
   ctx.log?.('session.created', {

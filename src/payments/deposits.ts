@@ -1,4 +1,3 @@
-import { settlementKeys, type SettlementKeys } from '../chains/derivation';
 import { depositSalt, forwarderAddress } from '../chains/sweeper';
 import type { ChainNetworkConfig, Config } from '../config';
 import { allocateDepositAddress } from '../db/queries/deposit-addresses';
@@ -34,18 +33,9 @@ export function verificationOf(config: Config, network: string, asset: string, d
   return 'provider';
 }
 
-// Deriving the seed costs 2048 PBKDF2 rounds: once per process, not once per payment.
-const keysByMnemonic = new Map<string, SettlementKeys>();
-export function keysFor(mnemonic: string): SettlementKeys {
-  let keys = keysByMnemonic.get(mnemonic);
-  if (!keys) keysByMnemonic.set(mnemonic, (keys = settlementKeys(mnemonic)));
-  return keys;
-}
-
 /**
- * The payment's own deposit address (idempotent per payment id), for a chain-verified payment: in
- * batched settlement the network's sweeper forwarder of its index (docs/settlement.md), else the
- * derived key of its index.
+ * The payment's own deposit address (idempotent per payment id), for a chain-verified payment: the
+ * network's sweeper forwarder of its index (docs/settlement.md), one hash, no key behind it.
  */
 export async function depositAddressFor(ctx: PaymentContext, paymentId: string, network: string): Promise<string> {
   const mnemonic = ctx.config.chains.settlementMnemonic;
@@ -54,14 +44,11 @@ export async function depositAddressFor(ctx: PaymentContext, paymentId: string, 
     paymentReference: paymentId,
     network,
     derive: depositDeriver(ctx.config, network),
-    // A forwarder of batched settlement is never taken from the pool, whose addresses are derived keys.
-    pooled: ctx.config.chains.settlement.mode === 'per_payment',
   });
   return row.address;
 }
 
 function depositDeriver(config: Config, network: string): (index: number) => string {
-  if (config.chains.settlement.mode !== 'batched') return keysFor(config.chains.settlementMnemonic!).depositAddress;
   const sweeper = config.chains.networks.find((n) => n.network === network)?.sweeper;
   if (!sweeper) throw new Error(`${network} has no sweeper`);
   return (index) => forwarderAddress(sweeper, depositSalt(BigInt(index)));

@@ -7,7 +7,6 @@ import {
   insertPaymentRefund,
   listPaymentRefunds,
   listUnstartedRefunds,
-  refundDebtStanding,
   refundedOfPayment,
   type PaymentRefundRow,
 } from '../db/queries/payment-refunds';
@@ -17,7 +16,7 @@ import { AppError, notFound } from '../domain/errors';
 import { explorerUrlFor } from '../domain/explorers';
 import { isCanonicalPaymentId, newRefundId } from '../domain/ids';
 import { AmountError, formatCrypto, parseCrypto } from '../domain/money';
-import { checkRefundAmount, checkRefundDebt, refundableMicro } from '../domain/payment-refund';
+import { checkRefundAmount, refundableMicro } from '../domain/payment-refund';
 import { PAYMENT_REFUND_WORKFLOW, type PaymentRefundInput } from '../workflows/payment-refund/messages';
 import { MerchantIdKey } from '../workflows/search-attributes';
 import type { PaymentContext } from './context';
@@ -127,7 +126,6 @@ export async function refundPayment(
   const given = input.address ?? found.refundAddress;
   if (!given) throw invalid('address', 'Give the address to send the money back to: the customer left none on the checkout page.');
   const address = await checkedRefundAddress(ctx, given);
-  const batched = ctx.config.chains.settlement.mode === 'batched';
 
   const made = await ctx.db.transaction(async (tx) => {
     const session = (await lockSession(tx, found.id))!;
@@ -147,15 +145,9 @@ export async function refundPayment(
     if (!amount.ok) throw invalid('amount', amount.message);
     const owner = { merchantId: session.merchantId, asset: session.destinationAsset, network: session.network };
     const id = newRefundId();
-    if (batched) {
-      // Batched settlement (docs/settlement.md): the merchant's own balance pays, drawn now under
-      // the merchant's lock, so refunds asked at once never take more than it holds.
-      await drawForRefund(tx, { ...owner, refundId: id, paymentId: session.id, requestedMicro: amount.amountMicro });
-    } else {
-      // Refunds asked for and not confirmed are debt the ledger does not hold yet (refundDebtStanding counts them).
-      const debt = checkRefundDebt({ ...(await refundDebtStanding(tx, owner, ctx.now())), requestedMicro: amount.amountMicro });
-      if (!debt.ok) throw new AppError('Conflict', debt.message);
-    }
+    // The merchant's own balance pays (docs/settlement.md), drawn now under the merchant's lock, so
+    // refunds asked at once never take more than it holds.
+    await drawForRefund(tx, { ...owner, refundId: id, paymentId: session.id, requestedMicro: amount.amountMicro });
     const row = await insertPaymentRefund(tx, {
       id,
       paymentId: session.id,

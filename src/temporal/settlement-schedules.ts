@@ -34,7 +34,6 @@ export async function ensureSettlementSchedules(
   client: Client,
   input: { taskQueue: string; networks: readonly Pick<ChainNetworkConfig, 'network'>[]; settlement: SettlementSettings },
 ): Promise<() => Promise<void>> {
-  if (input.settlement.mode !== 'batched') return async () => {};
   const ids: string[] = [];
   for (const { network } of input.networks) {
     const options = scheduleOf(input.taskQueue, network, input.settlement.intervalSeconds);

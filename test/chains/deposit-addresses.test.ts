@@ -10,7 +10,7 @@ describe('deposit address allocation (Postgres sequence)', () => {
   const handle = useTestDatabase(10);
 
   const allocate = (paymentReference: string, network = 'polygon') =>
-    allocateDepositAddress(handle.db, { paymentReference, network, derive: keys.depositAddress, pooled: true });
+    allocateDepositAddress(handle.db, { paymentReference, network, derive: keys.depositAddress });
 
   it('gives the first payment index 0 and its derived, checksummed address', async () => {
     const { row, created } = await allocate('SV_first');

@@ -179,7 +179,7 @@ describe('dashboard payment links and money', () => {
       .insert(payouts)
       .values([
         payoutRow(paid, 'merchant', { status: 'confirmed', txHash: `0x${'cd'.repeat(32)}`, confirmedAt }),
-        payoutRow(paid, 'commission', { status: 'confirmed', txHash: `0x${'ef'.repeat(32)}`, confirmedAt }),
+        payoutRow(paid, 'sweep', { status: 'confirmed', txHash: `0x${'ef'.repeat(32)}`, confirmedAt }),
       ]);
 
     const list = (await client.call('GET', '/payouts')).json().payouts;
@@ -358,7 +358,7 @@ function eqId(id: string) {
 
 function payoutRow(
   paymentId: string,
-  kind: 'merchant' | 'commission',
+  kind: 'merchant' | 'sweep',
   extra: Partial<typeof payouts.$inferInsert>,
 ): typeof payouts.$inferInsert {
   return {

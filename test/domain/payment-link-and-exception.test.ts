@@ -62,25 +62,24 @@ const excRun = (state: ExceptionState, ...events: ExceptionEvent[]) => {
 };
 const acceptance = (over: Partial<AcceptReport> = {}): ExceptionEvent => ({
   kind: 'accepted',
-  accepted: { paymentId: 'SV_a', paymentStatus: 'completed', completedNow: true, payout: true, paidLinkId: null, ...over },
+  accepted: { paymentId: 'SV_a', paymentStatus: 'completed', completedNow: true, paidLinkId: null, ...over },
 });
 
 describe('an exception (decisions §12)', () => {
-  it('accepted: the payment is completed and announced, then paid out by the run, once', () => {
+  it('accepted: the payment is completed and announced, once; its money joins the balance, nothing else is due', () => {
     const accepted = excRun(initialException(), acceptance());
-    expect(accepted.state).toMatchObject({ outcome: 'accepted', payoutDue: true });
+    expect(accepted.state).toMatchObject({ outcome: 'accepted' });
     expect(accepted.effects).toEqual([
       { kind: 'markPaymentStatus', status: 'completed' },
       { kind: 'announceCompleted', paymentId: 'SV_a' },
     ]);
-    expect(excRun(accepted.state, { kind: 'resume' }).effects).toEqual([{ kind: 'payOut' }]);
-    const paid = excRun(accepted.state, { kind: 'paidOut' }).state;
-    expect(nothingDue(paid)).toBe(true);
+    expect(nothingDue(accepted.state)).toBe(true);
+    expect(excRun(accepted.state, { kind: 'resume' }).effects).toEqual([]);
     // A second acceptance (a retried call) decides nothing new.
-    expect(excRun(paid, acceptance()).effects).toEqual([]);
+    expect(excRun(accepted.state, acceptance()).effects).toEqual([]);
   });
 
-  it('accepted for a session of a payment link: the run, not the operator’s call, ends the link’s other sessions, then pays out', () => {
+  it('accepted for a session of a payment link: the run, not the operator’s call, ends the link’s other sessions', () => {
     const accepted = excRun(initialException(), acceptance({ paidLinkId: 'plink_a' }));
     expect(accepted.effects).toEqual([
       { kind: 'markPaymentStatus', status: 'completed' },
@@ -88,19 +87,9 @@ describe('an exception (decisions §12)', () => {
     ]);
     expect(nothingDue(accepted.state)).toBe(false);
     const resumed = excRun(accepted.state, { kind: 'resume' });
-    expect(resumed.effects).toEqual([{ kind: 'linkPaid', paymentId: 'SV_a', linkId: 'plink_a' }, { kind: 'payOut' }]);
-    expect(excRun(resumed.state, { kind: 'paidOut' }).state).toMatchObject({ linkDue: null, payoutDue: false });
-    // Provider-verified: the link alone is due.
-    const provider = excRun(initialException(), acceptance({ paidLinkId: 'plink_a', payout: false }));
-    const done = excRun(provider.state, { kind: 'resume' });
-    expect(done.effects).toEqual([{ kind: 'linkPaid', paymentId: 'SV_a', linkId: 'plink_a' }]);
-    expect(nothingDue(done.state)).toBe(true);
-  });
-
-  it('accepted without money on chain (provider-verified): nothing to pay out', () => {
-    const { state } = excRun(initialException(), acceptance({ payout: false }));
-    expect(nothingDue(state)).toBe(true);
-    expect(excRun(state, { kind: 'resume' }).effects).toEqual([]);
+    expect(resumed.effects).toEqual([{ kind: 'linkPaid', paymentId: 'SV_a', linkId: 'plink_a' }]);
+    expect(resumed.state).toMatchObject({ linkDue: null });
+    expect(nothingDue(resumed.state)).toBe(true);
   });
 
   it('refunded: the planned transfers are sent by the run, and the exception is refunded once they settle', () => {

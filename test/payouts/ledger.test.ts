@@ -3,23 +3,28 @@ import {
   accountBalance,
   depositAddressBalances,
   ledgerBalances,
-  merchantPayables,
   readPosting,
-  refundDebtCover,
   treasuryBalances,
   writePosting,
 } from '../../src/db/queries/ledger';
 import {
   balanced,
-  depositCredited,
   exceptionAccepted,
   exceptionArrived,
   payoutConfirmed,
+  payoutFee,
   postingLeft,
   UnbalancedPostingError,
   type Posting,
 } from '../../src/domain/ledger';
-import { completedPaymentRefunded, refundDebtRepaid } from '../../src/domain/payment-refund';
+import {
+  balanceAccount,
+  holdReleased,
+  outgoingConfirmed,
+  outgoingPlanned,
+  paymentCompleted,
+  sweepConfirmed,
+} from '../../src/domain/balances';
 import { useTestApp } from '../support/harness';
 
 // Decisions §11 "Ledger": every posting balances, refused by the database otherwise (a deferred
@@ -39,7 +44,7 @@ const unbalanced = (postingId: string): Posting => ({
   txHash: null,
   lines: [
     { account: `deposit:${DEPOSIT}`, amount: 25_000_000n },
-    { account: 'merchant_payable:MER_x', amount: -24_000_000n },
+    { account: 'merchant:MER_x:pending', amount: -24_000_000n },
   ],
 });
 
@@ -72,65 +77,68 @@ describe('the ledger', () => {
     await expect(ctx.db.sql`delete from ledger_entries where posting_id = 'test:fixed'`).rejects.toThrow(/append-only/);
   });
 
-  it('posts a completion and its payouts once, with balances per account', async () => {
-    const completion = depositCredited({
+  it('posts a completion, its sweep and its payout once, with balances per account', async () => {
+    const place = { asset: 'USDC', network: 'polygon' };
+    const completion = {
+      ...place,
       paymentId: 'SV_ledger1',
       merchantId: 'MER_ledger',
       depositAddress: DEPOSIT,
-      asset: 'USDC',
-      network: 'polygon',
       txHash: '0xaa',
       grossMicro: 25_000_000n,
       merchantMicro: 24_625_000n,
       commissionMicro: 375_000n,
-    });
-    const common = {
-      paymentId: 'SV_ledger1',
+    };
+    const draw = { fromAvailable: 24_625_000n, fromReserved: 0n };
+    const payout = {
+      id: 'po_m',
+      paymentId: 'po_m',
       merchantId: 'MER_ledger',
-      asset: 'USDC',
-      network: 'polygon',
-      fromAddress: DEPOSIT,
+      ...place,
+      kind: 'merchant' as const,
+      fromAddress: TREASURY,
+      toAddress: MERCHANT_WALLET,
+      amount: 24_625_000n,
+      txHash: '0xm',
       feeWei: 50_000n,
     };
     const postings = [
-      completion,
-      ...payoutConfirmed(
-        {
-          ...common,
-          id: 'po_gas',
-          kind: 'gas',
-          asset: 'native',
-          fromAddress: TREASURY,
-          toAddress: DEPOSIT,
-          amount: 200_000n,
-          txHash: '0xg',
-          feeWei: 21_000n,
-        },
-        TREASURY,
-      ),
-      ...payoutConfirmed(
-        { ...common, id: 'po_m', kind: 'merchant', toAddress: MERCHANT_WALLET, amount: 24_625_000n, txHash: '0xm' },
-        TREASURY,
-      ),
-      ...payoutConfirmed({ ...common, id: 'po_c', kind: 'commission', toAddress: TREASURY, amount: 375_000n, txHash: '0xc' }, TREASURY),
+      paymentCompleted(completion),
+      holdReleased({ ...completion, amountMicro: 24_625_000n, reservedMicro: 0n, reserveTargetMicro: 0n }),
+      sweepConfirmed({
+        ...place,
+        sweepId: 'po_sweep',
+        treasury: TREASURY,
+        txHash: '0xs',
+        deposits: [{ address: DEPOSIT, amountMicro: 25_000_000n }],
+      }),
+      payoutFee({ ...payout, id: 'po_sweep', paymentId: 'po_sweep', kind: 'sweep', toAddress: TREASURY, txHash: '0xs', feeWei: 71_000n }),
+      outgoingPlanned({ ...place, outgoingId: 'po_m', merchantId: 'MER_ledger', paymentId: null, ...draw }),
+      outgoingConfirmed({
+        ...place,
+        outgoingId: 'po_m',
+        merchantId: 'MER_ledger',
+        paymentId: null,
+        treasury: TREASURY,
+        txHash: '0xm',
+        amountMicro: 24_625_000n,
+      }),
+      payoutFee(payout),
     ];
     // Written twice (a retried activity): the second time changes nothing.
     for (let i = 0; i < 2; i++) await ctx.db.db.transaction(async (tx) => Promise.all(postings.map((p) => writePosting(tx, p))));
 
-    const byAsset = (rows: { asset: string }[]) => [...rows].sort((a, b) => (a.asset < b.asset ? -1 : 1));
     const deposit = (await depositAddressBalances(ctx.db.db)).filter((b) => b.account === `deposit:${DEPOSIT}`);
-    expect(byAsset(deposit)).toEqual([
-      { account: `deposit:${DEPOSIT}`, asset: 'USDC', network: 'polygon', balance: 0n },
-      { account: `deposit:${DEPOSIT}`, asset: 'native', network: 'polygon', balance: 200_000n - 100_000n },
-    ]);
+    expect(deposit).toEqual([{ account: `deposit:${DEPOSIT}`, asset: 'USDC', network: 'polygon', balance: 0n }]);
+    // The commission never moved on chain: it is the treasury's from the sweep on.
+    const byAsset = (rows: { asset: string }[]) => [...rows].sort((a, b) => (a.asset < b.asset ? -1 : 1));
     expect(byAsset(await treasuryBalances(ctx.db.db))).toEqual([
       { account: `treasury:${TREASURY}`, asset: 'USDC', network: 'polygon', balance: 375_000n },
-      { account: `treasury:${TREASURY}`, asset: 'native', network: 'polygon', balance: -221_000n },
+      { account: `treasury:${TREASURY}`, asset: 'native', network: 'polygon', balance: -121_000n },
     ]);
-    expect(await merchantPayables(ctx.db.db)).toEqual([
-      { account: 'merchant_payable:MER_ledger', asset: 'USDC', network: 'polygon', balance: 0n },
-    ]);
-    expect(await accountBalance(ctx.db.db, { account: 'commission_revenue', asset: 'USDC', network: 'polygon' })).toBe(-375_000n);
+    for (const account of ['pending', 'available', 'reserved', 'outgoing'] as const)
+      expect(await accountBalance(ctx.db.db, { account: balanceAccount[account]('MER_ledger'), ...place }), account).toBe(0n);
+    expect(await accountBalance(ctx.db.db, { account: 'commission_revenue', ...place })).toBe(-375_000n);
     expect(await accountBalance(ctx.db.db, { account: 'gas_expense', asset: 'native', network: 'polygon' })).toBe(121_000n);
     // Every account together: the whole ledger sums to zero per asset and network.
     const totals = new Map<string, bigint>();
@@ -244,7 +252,7 @@ describe('the ledger', () => {
         network: 'polygon',
         amountMicro: 24_000_000n,
       }),
-      depositCredited({
+      paymentCompleted({
         paymentId: 'SV_ledger3',
         merchantId: 'MER_ledger3',
         depositAddress: DEP,
@@ -258,7 +266,7 @@ describe('the ledger', () => {
     ]);
     expect(await balance('exception:exc_accepted')).toBe(0n);
     expect(await balance(`deposit:${DEP}`)).toBe(24_000_000n);
-    expect(await balance('merchant_payable:MER_ledger3')).toBe(-23_640_000n);
+    expect(await balance(balanceAccount.pending('MER_ledger3'))).toBe(-23_640_000n);
 
     // A block that leaves the chain takes its arrival with it: the posting reversed, nothing held.
     const gone = exceptionArrived({ ...arrival, postingId: 'arrival:polygon:0xe:1@0xf', exceptionId: 'exc_gone', amountMicro: 7_000_000n });
@@ -268,79 +276,5 @@ describe('the ledger', () => {
     await write([postingLeft(read!)]);
     expect(await balance('exception:exc_gone')).toBe(0n);
     expect(await balance(`deposit:${DEP}`)).toBe(24_000_000n);
-  });
-
-  it('takes a completed payment’s refund as the merchant’s debt, repaid from a later payout, and reads what bounds it', async () => {
-    const merchantId = 'MER_refund_debt';
-    const where = { asset: 'USDC', network: 'polygon' };
-    const credit = (paymentId: string, gross: bigint, net: bigint) =>
-      depositCredited({
-        paymentId,
-        merchantId,
-        depositAddress: DEPOSIT,
-        ...where,
-        txHash: null,
-        grossMicro: gross,
-        merchantMicro: net,
-        commissionMicro: gross - net,
-      });
-    const paid = (paymentId: string, id: string, amount: bigint) =>
-      payoutConfirmed(
-        {
-          id,
-          paymentId,
-          merchantId,
-          ...where,
-          kind: 'merchant',
-          fromAddress: DEPOSIT,
-          toAddress: MERCHANT_WALLET,
-          amount,
-          txHash: '0xm',
-          feeWei: 0n,
-        },
-        TREASURY,
-      );
-    const write = (postings: Posting[]) => ctx.db.db.transaction(async (tx) => Promise.all(postings.map((p) => writePosting(tx, p))));
-    const cover = (since: Date) => refundDebtCover(ctx.db.db, { merchantId, ...where, since });
-    const monthAgo = new Date(Date.now() - 30 * 24 * 3600 * 1000);
-
-    await write([
-      credit('SV_rd1', 10_000_000n, 9_900_000n),
-      ...paid('SV_rd1', 'po_rd1', 9_900_000n),
-      credit('SV_rd2', 5_000_000n, 4_950_000n),
-    ]);
-    expect(await cover(monthAgo)).toEqual({ debtMicro: 0n, paidOutRecentlyMicro: 9_900_000n, unpaidMicro: 4_950_000n });
-    // Payouts before the window do not count.
-    expect((await cover(new Date(Date.now() + 60_000))).paidOutRecentlyMicro).toBe(0n);
-
-    // The treasury refunds 6 of the first payment: the merchant owes it (the database takes the posting as balanced).
-    await write([
-      completedPaymentRefunded({
-        refundId: 'rf_rd1',
-        paymentId: 'SV_rd1',
-        merchantId,
-        treasury: TREASURY,
-        ...where,
-        txHash: '0xr',
-        amountMicro: 6_000_000n,
-      }),
-    ]);
-    expect((await cover(monthAgo)).debtMicro).toBe(6_000_000n);
-
-    // The second payment's payout repays 4.95 of it: nothing reaches the merchant, the rest stays owed.
-    await write([
-      refundDebtRepaid({
-        payoutId: 'po_rd2w',
-        paymentId: 'SV_rd2',
-        merchantId,
-        depositAddress: DEPOSIT,
-        treasury: TREASURY,
-        ...where,
-        txHash: '0xw',
-        amountMicro: 4_950_000n,
-      }),
-    ]);
-    expect(await cover(monthAgo)).toEqual({ debtMicro: 1_050_000n, paidOutRecentlyMicro: 9_900_000n, unpaidMicro: 0n });
-    expect(await accountBalance(ctx.db.db, { account: `merchant_debt:${merchantId}`, ...where })).toBe(1_050_000n);
   });
 });

@@ -305,7 +305,7 @@ describe('the next free nonce after a reorg', () => {
       db.insert(payoutsTable).values({
         id,
         paymentId: 'SV_nonce',
-        kind: fields.status === 'planned' ? 'merchant' : 'gas',
+        kind: fields.status === 'planned' ? 'merchant' : 'sweep',
         attempt: Number(id.slice(-2)),
         network: 'polygon',
         asset: 'native',

@@ -41,12 +41,11 @@ export function envFor(config: Config): Record<string, string> {
           [`${p}CONFIRMATIONS`, String(n.confirmations)],
           ...(n.tokens.USDC ? [[`${p}USDC`, n.tokens.USDC]] : []),
           ...(n.tokens.USDT ? [[`${p}USDT`, n.tokens.USDT]] : []),
-          ...(n.sweeper ? [[`${p}SWEEPER`, n.sweeper]] : []),
+          [`${p}SWEEPER`, n.sweeper],
         ];
       }),
     ),
     ...(config.chains.settlementMnemonic ? { SETTLEMENT_MNEMONIC: config.chains.settlementMnemonic } : {}),
-    SETTLEMENT_MODE: config.chains.settlement.mode,
     PAYOUT_INTERVAL_SECONDS: String(config.chains.settlement.intervalSeconds),
     SWEEP_BATCH_SIZE: String(config.chains.settlement.sweepBatchSize),
     PAYOUT_HOLD_SECONDS: String(config.chains.settlement.holdSeconds),

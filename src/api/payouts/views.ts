@@ -9,15 +9,19 @@ export const PAYOUT_STATUSES = ['planned', 'signed', 'broadcast', 'confirmed', '
 
 export const payoutView = z.object({
   id: z.string(),
-  paymentId: z.string().describe('The checkout session (SV_…) or simple order (transaction code) whose money it moves'),
-  kind: z.enum(['merchant', 'commission', 'gas', 'refund', 'customer', 'network_fee', 'payment_refund', 'repayment', 'sweep']),
-  exceptionId: z.string().nullable().describe('The refunded exception (a refund and its gas); null for the settlement'),
+  paymentId: z
+    .string()
+    .describe(
+      'The checkout session (SV_…) or simple order (transaction code) whose money it moves; a sweep or merchant payout of a settlement run: its own id',
+    ),
+  kind: z.enum(['merchant', 'refund', 'customer', 'payment_refund', 'sweep']),
+  exceptionId: z.string().nullable().describe('The refunded exception (a refund); null otherwise'),
   status: z.enum(PAYOUT_STATUSES),
   network: z.string(),
   asset: z.string(),
   from: z.string(),
   to: z.string(),
-  amount: z.string().describe('Token micro units as a decimal (6 places), or wei for gas'),
+  amount: z.string().describe('Token amount as a decimal (6 places)'),
   nonce: z.number().int().nullable(),
   txHash: z.string().nullable(),
   replacedHashes: z.array(z.string()),
@@ -42,7 +46,7 @@ export function viewPayout(p: PayoutRow): z.infer<typeof payoutView> {
     asset: p.asset,
     from: p.fromAddress,
     to: p.toAddress,
-    amount: p.kind === 'gas' ? p.amount : formatCrypto(BigInt(p.amount)),
+    amount: formatCrypto(BigInt(p.amount)),
     nonce: p.nonce,
     txHash: p.txHash,
     replacedHashes: p.replacedHashes,

@@ -8,7 +8,7 @@ import type { PaymentListPosition } from '../../domain/payment-list';
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 export type NewCheckoutSession = typeof checkoutSessions.$inferInsert;
-/** A new row whose values may be SQL expressions evaluated by the insert itself (a pooled deposit address, the wallet as stored). */
+/** A new row whose values may be SQL expressions evaluated by the insert itself (the wallet as stored). */
 export type NewCheckoutSessionValues = PgInsertValue<typeof checkoutSessions>;
 
 export async function insertCheckoutSession(db: DatabaseOrTransaction, row: NewCheckoutSessionValues): Promise<CheckoutSessionRow> {
@@ -51,26 +51,21 @@ const NEW_SESSION_FIELDS = [
 ] as const satisfies readonly (keyof NewSessionValues)[];
 
 /**
- * A checkout session's insert, the one statement of a creation (issue 32): the row, its settlement
- * wallet's address as stored now (never one kept from an earlier read), and its deposit address, either taken from the
- * pool with its deposit_addresses row written by the same statement (`pooled`: take_deposit_address,
- * failing with isPoolEmpty when the pool is empty) or the one given (null for a provider-verified
- * session). Built once per database handle and sent as a prepared statement: no SQL building per
+ * A checkout session's insert, the one statement of a creation: the row, its settlement wallet's
+ * address as stored now (never one kept from an earlier read), and its deposit address (null for a
+ * provider-verified session). Built once per database handle and sent as a prepared statement: no SQL building per
  * creation. The wallet's NULL when none is set is refused by the column.
  */
 export async function insertNewCheckoutSession(
   db: DatabaseOrTransaction,
   values: NewSessionValues,
-  deposit: { pooled: true } | { address: string | null },
+  depositAddress: string | null,
 ): Promise<CheckoutSessionRow> {
-  const pooled = 'pooled' in deposit;
-  const name = pooled ? 'insert_checkout_session_pooled' : 'insert_checkout_session';
+  const name = 'insert_checkout_session';
   const query = preparedFor(db, name, () => {
     const row: Record<string, unknown> = {
       walletAddress: sql`(select ${merchantWallets.address} from ${merchantWallets} where ${merchantWallets.merchantId} = ${sql.placeholder('merchantId')} and ${merchantWallets.asset} = ${sql.placeholder('destinationAsset')} and ${merchantWallets.network} = ${sql.placeholder('network')})`,
-      depositAddress: pooled
-        ? sql`take_deposit_address(${sql.placeholder('network')}, ${sql.placeholder('id')})`
-        : sql.placeholder('depositAddress'),
+      depositAddress: sql.placeholder('depositAddress'),
     };
     for (const field of NEW_SESSION_FIELDS) row[field] = sql.placeholder(field);
     return db
@@ -79,7 +74,7 @@ export async function insertNewCheckoutSession(
       .returning()
       .prepare(name);
   });
-  const params: Record<string, unknown> = { depositAddress: pooled ? null : deposit.address };
+  const params: Record<string, unknown> = { depositAddress };
   for (const field of NEW_SESSION_FIELDS) params[field] = values[field] ?? null;
   const [inserted] = await query.execute(params);
   return inserted!;

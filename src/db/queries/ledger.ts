@@ -1,5 +1,5 @@
-import { and, asc, eq, inArray, like, sql } from 'drizzle-orm';
-import { ledgerAccount, postingLeft, type Posting } from '../../domain/ledger';
+import { and, asc, eq, like, sql } from 'drizzle-orm';
+import { postingLeft, type Posting } from '../../domain/ledger';
 import type { DatabaseOrTransaction } from '../client';
 import { ledgerEntries } from '../schema';
 import { placeholderRows, preparedFor } from './prepared';
@@ -97,7 +97,7 @@ const balanceColumns = {
 const toBalances = (rows: { account: string; asset: string; network: string; balance: string }[]): AccountBalance[] =>
   rows.map((r) => ({ ...r, balance: BigInt(r.balance) }));
 
-/** Every account's balance per asset and network; `prefix` narrows to one kind (`deposit:`, `treasury:`, `merchant_payable:`). */
+/** Every account's balance per asset and network; `prefix` narrows to one kind (`deposit:`, `treasury:`, `merchant:`). */
 export async function ledgerBalances(db: DatabaseOrTransaction, prefix?: string): Promise<AccountBalance[]> {
   const rows = await db
     .select(balanceColumns)
@@ -122,42 +122,3 @@ export async function accountBalance(
 
 export const treasuryBalances = (db: DatabaseOrTransaction) => ledgerBalances(db, 'treasury:');
 export const depositAddressBalances = (db: DatabaseOrTransaction) => ledgerBalances(db, 'deposit:');
-export const merchantPayables = (db: DatabaseOrTransaction) => ledgerBalances(db, 'merchant_payable:');
-
-/**
- * What bounds the debt a refund of a completed payment may create (domain/payment-refund.ts), in one
- * asset and network, from the ledger alone: the merchant's outstanding refund debt (their
- * `merchant_debt` balance), what reached them by payouts posted since `since` (the debits of their
- * payable by `payout:` postings; the parts withheld to repay a debt are `repaid:` postings and do not
- * count), and what is credited to them and not yet paid out (their payable's credit balance).
- */
-export async function refundDebtCover(
-  db: DatabaseOrTransaction,
-  input: { merchantId: string; asset: string; network: string; since: Date },
-): Promise<{ debtMicro: bigint; paidOutRecentlyMicro: bigint; unpaidMicro: bigint }> {
-  const payable = ledgerAccount.merchantPayable(input.merchantId);
-  const [row] = await db
-    .select({
-      debt: sql<
-        string | null
-      >`sum(${ledgerEntries.amount}) filter (where ${ledgerEntries.account} = ${ledgerAccount.merchantDebt(input.merchantId)})`,
-      paid: sql<
-        string | null
-      >`sum(${ledgerEntries.amount}) filter (where ${ledgerEntries.account} = ${payable} and ${ledgerEntries.postingId} like 'payout:%' and ${ledgerEntries.createdAt} >= ${input.since.toISOString()})`,
-      payable: sql<string | null>`sum(${ledgerEntries.amount}) filter (where ${ledgerEntries.account} = ${payable})`,
-    })
-    .from(ledgerEntries)
-    .where(
-      and(
-        inArray(ledgerEntries.account, [payable, ledgerAccount.merchantDebt(input.merchantId)]),
-        eq(ledgerEntries.asset, input.asset),
-        eq(ledgerEntries.network, input.network),
-      ),
-    );
-  const payableBalance = BigInt(row?.payable ?? '0');
-  return {
-    debtMicro: BigInt(row?.debt ?? '0'),
-    paidOutRecentlyMicro: BigInt(row?.paid ?? '0'),
-    unpaidMicro: payableBalance < 0n ? -payableBalance : 0n,
-  };
-}

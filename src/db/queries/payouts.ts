@@ -2,25 +2,20 @@ import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, or, sql } from 'driz
 import type { Posting } from '../../domain/ledger';
 import { violatedUniqueConstraint } from '../../domain/sql-errors';
 import type { DatabaseOrTransaction } from '../client';
-import { ledgerEntries, payouts, transactions } from '../schema';
+import { ledgerEntries, payouts } from '../schema';
 import { placeholderRows, placeholderValue, preparedFor } from './prepared';
 
 export type PayoutRow = typeof payouts.$inferSelect;
 export type NewPayout = typeof payouts.$inferInsert;
 
-// Kinds in the order a payment's payouts are sent: gas first, then the deposit address's transfers.
+// Kinds in the order a plan's payouts are sent: a sweep before the payouts that spend what it moved.
 // One table for both the queries' ORDER BY and rows already in hand (a plan's insert).
 const SENDING_RANK: Record<PayoutRow['kind'], number> = {
-  gas: 0,
+  sweep: 0,
   merchant: 1,
   customer: 1,
   payment_refund: 1,
-  commission: 2,
-  refund: 2,
-  network_fee: 2,
-  repayment: 2,
-  // A batched settlement's sweep goes before its payouts (they spend what it moved).
-  sweep: 0,
+  refund: 1,
 };
 const KIND_ORDER = sql.join(
   [
@@ -140,9 +135,8 @@ export async function confirmPayoutOnce(
 }
 
 /**
- * Issue 32: confirmPayoutOnce, its ledger postings and (a merchant's payout) the transaction's
- * reference in one statement, which commits or fails whole like the transaction it replaces: the
- * postings and the reference are written only if this call confirmed the row (still unconfirmed,
+ * confirmPayoutOnce and its ledger postings in one statement, which commits or fails whole like the
+ * transaction it replaces: the postings are written only if this call confirmed the row (still unconfirmed,
  * still carrying `txHash`), so one caller posts and the others change nothing. The ledger's balance
  * check runs at its commit as at any other. Returns whether this call confirmed it.
  */
@@ -153,7 +147,6 @@ export async function confirmPayoutAndPost(
     txHash: string;
     changes: { blockNumber: string; feeWei: string; confirmedAt: Date };
     postings: Posting[];
-    reference: { paymentId: string; transactionHash: string; explorerUrl: string | null } | null;
   },
 ): Promise<boolean> {
   const lines = input.postings.flatMap((posting) =>
@@ -168,7 +161,7 @@ export async function confirmPayoutAndPost(
       tx_hash: posting.txHash,
     })),
   );
-  const { changes, reference } = input;
+  const { changes } = input;
   const rows = await db.execute<{ id: string }>(sql`
     with confirmed as (
       update ${payouts} set status = 'confirmed', block_number = ${changes.blockNumber}::numeric, fee_wei = ${changes.feeWei}::numeric,
@@ -182,11 +175,6 @@ export async function confirmPayoutAndPost(
         as e(posting_id text, line int, account text, asset text, network text, amount numeric, payment_id text, tx_hash text)
       where exists (select 1 from confirmed)
       on conflict (posting_id, line) do nothing
-      returning 1
-    ), referenced as (
-      update ${transactions} set transaction_hash = ${reference?.transactionHash ?? null}, explorer_url = ${reference?.explorerUrl ?? null},
-        payout_id = ${input.id}
-      where payment_id = ${reference?.paymentId ?? null} and exists (select 1 from confirmed)
       returning 1
     )
     select id from confirmed`);

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { transactions } from '../schema';
 import { placeholderRows, preparedFor } from './prepared';
@@ -30,20 +30,4 @@ export async function setPayoutReference(
   ref: { transactionHash: string; explorerUrl: string | null; payoutId: string },
 ): Promise<void> {
   await db.update(transactions).set(ref).where(eq(transactions.paymentId, paymentId));
-}
-
-/**
- * Issue 29 item 3: a payout whose merchant's net was withheld whole (their refund debt took it all)
- * has no merchant transfer; the transfer that carried that net, the repayment to the treasury, is
- * then the transaction's reference. Set only where no merchant payout set one.
- */
-export async function setPayoutReferenceUnlessSet(
-  db: DatabaseOrTransaction,
-  paymentId: string,
-  ref: { transactionHash: string; explorerUrl: string | null },
-): Promise<void> {
-  await db
-    .update(transactions)
-    .set(ref)
-    .where(and(eq(transactions.paymentId, paymentId), isNull(transactions.transactionHash)));
 }

@@ -1,7 +1,7 @@
 import { integer, pgSequence, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-// Decisions §11: every payment gets its own deposit address, derived from SETTLEMENT_MNEMONIC at
-// m/44'/60'/1'/0/<derivation_index>. The index comes from a sequence: nextval never hands out the
+// Decisions §11: every payment gets its own deposit address: the network's sweeper forwarder of its
+// index (a CREATE2 address, docs/settlement.md). The index comes from a sequence: nextval never hands out the
 // same value twice, even to transactions that roll back, so two payments can never share an address,
 // and allocation takes no lock. A rolled-back allocation leaves a gap, which costs nothing: every
 // index in use is in this table, so recovery never has to scan for a wallet's gap limit.
@@ -21,16 +21,5 @@ export const depositAddresses = pgTable('deposit_addresses', {
   network: text('network').notNull(),
   // The payment it belongs to (SV_… session id or a simple order's transaction code).
   paymentReference: text('payment_reference').notNull().unique(),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
-
-// Issue 32: addresses derived ahead of need, in batches, by the worker (payments/deposit-address-pool.ts):
-// the API takes one per chain-verified payment inside the payment's own insert (take_deposit_address,
-// a function of the migration that made this table: it deletes the pool row with SKIP LOCKED and
-// writes its deposit_addresses row), so a creation does no elliptic-curve work and no extra round
-// trip. A pool row is an index of the same sequence: deleted by exactly one taker, never reused.
-export const depositAddressPool = pgTable('deposit_address_pool', {
-  derivationIndex: integer('derivation_index').primaryKey(),
-  address: text('address').notNull().unique(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });

@@ -10,19 +10,18 @@ export const payouts = pgTable(
     // po_ + 24 base62.
     id: text('id').primaryKey(),
     paymentId: text('payment_id').notNull(),
-    // merchant: net to the merchant's wallet; commission: to the treasury; gas: native coin from the
-    // treasury to the deposit address for the token transfers; refund: an exception's money back to
-    // the address an operator gave (decisions §12); customer: a simple order's stablecoin to the
-    // customer's wallet (payment_id is then its transaction code); payment_refund: a completed
-    // payment's refund, from the treasury (refund_id names it); repayment: the part of a merchant's
-    // payout withheld to repay their refund debt, from the deposit address to the treasury.
-    // In batched settlement (docs/settlement.md): sweep, the treasury's call of the network's sweeper
-    // that moves many deposits' money to the treasury; a `merchant` payout is then one transfer from
-    // the treasury for many payments (payout_items names them), and payment_id is the row's own id.
+    // Every payout is sent by the treasury (docs/settlement.md). sweep: a call of the network's
+    // sweeper that moves many deposits' money to the treasury; merchant: one transfer of a merchant's
+    // balance for many payments; for both, payout_items names the payments and payment_id is the
+    // row's own id. refund: an exception's money back from its deposit (the sweeper's `forward`) to
+    // the address an operator gave (decisions §12); customer: a simple order's stablecoin forwarded
+    // from its deposit to the customer's wallet (payment_id is its transaction code);
+    // payment_refund: a completed payment's refund from the treasury, drawn from the merchant's
+    // balance (refund_id names it).
     kind: text('kind', {
-      enum: ['merchant', 'commission', 'gas', 'refund', 'customer', 'network_fee', 'payment_refund', 'repayment', 'sweep'],
+      enum: ['merchant', 'refund', 'customer', 'payment_refund', 'sweep'],
     }).notNull(),
-    // Set on a refund and on the gas for it: the exception whose money moves. Null for the payment's
+    // Set on a refund: the exception whose money moves. Null for the payment's
     // own payouts, so a payment's settlement and each of its refunds are planned once each.
     exceptionId: text('exception_id'),
     // Set on a completed payment's refund (payment_refunds.id): part of the plan's key, so each refund
@@ -33,17 +32,17 @@ export const payouts = pgTable(
     // next refund of the same money is planned as attempt + 1: only the latest attempt is live.
     attempt: integer('attempt').notNull().default(1),
     network: text('network').notNull(),
-    // USDC | USDT, or the network's native coin for gas.
+    // USDC | USDT.
     asset: text('asset').notNull(),
-    // The token contract (checksummed); null for a native transfer.
+    // The token contract (checksummed).
     token: text('token'),
     fromAddress: text('from_address').notNull(),
     toAddress: text('to_address').notNull(),
     // A contract call's calldata (a sweep: to_address is the sweeper); null for a plain transfer of `token`.
     callData: text('call_data'),
-    // Token micro units, or wei for gas: numeric, as wei outgrows bigint.
+    // Token micro units.
     amount: numeric('amount', { precision: 78, scale: 0 }).notNull(),
-    // Fixed when planned for the deposit address's transfers (the gas funding is sized from them).
+    // Fixed when planned (a forward's), or at its first signing: every retry signs with these.
     gasLimit: numeric('gas_limit', { precision: 78, scale: 0 }),
     maxFeePerGas: numeric('max_fee_per_gas', { precision: 78, scale: 0 }),
     maxPriorityFeePerGas: numeric('max_priority_fee_per_gas', { precision: 78, scale: 0 }),

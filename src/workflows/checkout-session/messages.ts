@@ -19,8 +19,6 @@ export interface CheckoutSessionInput {
   verification: 'chain' | 'provider';
   /** Chain-verified runs: how long a provider's success may wait for its transfer before it is `unverified`. */
   providerProofTimeoutMs: number;
-  /** Batched settlement (docs/settlement.md): completion credits the merchant's balance and the run ends; a settlement run pays it. */
-  batched?: true;
 }
 
 export interface PaymentStart {

@@ -12,23 +12,22 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { PayoutActivities, PayoutBatch } from '../../activities/payouts';
-import type { EmittedEvent, WebhookActivities } from '../../activities/webhooks';
+import type { WebhookActivities } from '../../activities/webhooks';
 import { payoutTaskQueue } from '../../domain/task-queues';
 import { LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { emitAndDeliver, type InRunDeliveries } from '../webhook-delivery/start';
 import { retryPayoutUpdate } from './messages';
 
-// Decisions §11 "Payout", the orchestration: after a chain-verified completion, one activity takes
-// the batch's payouts through their steps (planned, then each signed, broadcast and confirmed in
-// order: the deposit address needs its gas before it can send). Every step stores its outcome before
-// the next, so a worker killed anywhere resumes from Postgres and the same signed transaction, and
-// never pays twice.
+// Decisions §11 "Payout", the orchestration: one activity takes a batch's payouts (a settlement
+// run's, a refund's, a simple order's) through their steps (planned, then each signed, broadcast and
+// confirmed in order). Every step stores its outcome before the next, so a worker killed anywhere
+// resumes from Postgres and the same signed transaction, and never pays twice.
 
 export const PAYOUT_ACTIVITY: ActivityOptions = {
   // Short attempts: a worker that dies holding one is replaced within seconds, not minutes: the
   // attempt heartbeats at each step and each poll for a receipt, so a lost worker is noticed after
   // the heartbeat timeout, well before the attempt's own. The attempt's own covers its receipt watch
-  // (8 s) and a settled session's payment.settled with its first POSTs (the webhook timeout, 10 s).
+  // (8 s) with room to spare.
   startToCloseTimeout: '30 seconds',
   heartbeatTimeout: '5 seconds',
   retry: {
@@ -41,8 +40,7 @@ export const PAYOUT_ACTIVITY: ActivityOptions = {
 const reopening = proxyLocalActivities<PayoutActivities>(LOCAL_DATABASE_ACTIVITY);
 const events = proxyLocalActivities<WebhookActivities>(LOCAL_DATABASE_ACTIVITY);
 
-/** `emitted`: a settled session's payment.settled, written by the payout activity, for the run to deliver. */
-export type PayoutOutcome = { settled: true; emitted: EmittedEvent | null } | { settled: false; reason: string };
+export type PayoutOutcome = { settled: true } | { settled: false; reason: string };
 
 /**
  * Sends a batch's payouts in order, each signed, broadcast and confirmed. A reverted or impossible
@@ -57,7 +55,8 @@ export async function sendPayouts(batch: PayoutBatch, afterLastBroadcast?: () =>
       await sender.sendPayouts(batch, 'broadcast');
       await afterLastBroadcast();
     }
-    return { settled: true, emitted: await sender.sendPayouts(batch, 'confirmed') };
+    await sender.sendPayouts(batch, 'confirmed');
+    return { settled: true };
   } catch (err) {
     if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return { settled: false, reason: err.cause.message };
     throw err;
@@ -71,22 +70,15 @@ export async function sendPayouts(batch: PayoutBatch, afterLastBroadcast?: () =>
  */
 const RETRY_WINDOW_MS = 30 * 24 * 3600 * 1000;
 
-/** What the run does while it waits for a retry: the facts it receives meanwhile (late money) are handled. */
-export interface WhileWaiting {
-  pending(): boolean;
-  handle(): Promise<void>;
-}
-
 /**
  * After a failed payout: waits, within the window, for POST /admin/v1/payouts/{id}/retry. The retry is
  * an update this run accepts only while it waits; its handler reopens the failed rows (a local
  * activity) before it answers, so the operator's call returns once the run has taken the retry on.
  * Returns whether a retry came. A run that is not waiting has no handler: the update is refused.
- * `reopen` is what the retry reopens: by default the payment's settlement.
+ * `reopen` is what the retry reopens: by default the payment's failed payouts.
  */
 export async function retryRequested(
   paymentId: string,
-  whileWaiting?: WhileWaiting,
   reopen: () => Promise<unknown> = () => reopening.reopenPayouts(paymentId),
 ): Promise<boolean> {
   let retried = false;
@@ -104,29 +96,10 @@ export async function retryRequested(
         if (!isCancellation(err)) throw err;
       },
     );
-  while (!retried && !lapsed) {
-    await condition(() => retried || lapsed || (whileWaiting?.pending() ?? false));
-    if (!retried && !lapsed && whileWaiting?.pending()) await whileWaiting.handle();
-  }
+  await condition(() => retried || lapsed);
   setHandler(retryPayoutUpdate, undefined);
   if (!lapsed) window.cancel();
   return retried;
-}
-
-/**
- * Pays out a completed session; `payment.settled` once the merchant's payout is confirmed. A failed
- * payout waits for an operator's retry (retryRequested) instead of ending the run or retrying
- * forever; the payment's other money is untouched meanwhile.
- */
-export async function payOutSession(paymentId: string, deliveries: InRunDeliveries, whileWaiting?: WhileWaiting): Promise<PayoutOutcome> {
-  for (;;) {
-    const outcome = await sendPayouts({ session: paymentId });
-    if (outcome.settled) {
-      if (outcome.emitted) deliveries.start(outcome.emitted);
-      return outcome;
-    }
-    if (!(await retryRequested(paymentId, whileWaiting))) return outcome;
-  }
 }
 
 /** An exception's planned refund sent back on chain; `payment.refunded` once it is confirmed. */

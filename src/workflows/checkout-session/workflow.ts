@@ -13,13 +13,12 @@ import {
   type CheckoutSessionInput,
   type CheckoutSessionState,
 } from './messages';
-import { payOutSession } from './payout';
 import { closeProviderPayments } from '../closing';
 import { sessionPorts, sessionRecords } from './ports';
 import { handleSessionEvent } from './session-loop';
 
 /**
- * One checkout session, from creation to a terminal state, then its payout (decisions §6, §11). The
+ * One checkout session, from creation to a terminal state (decisions §6). The
  * rules are domain/checkout-session.ts; this loop takes messages and deadlines to them and runs what
  * they decide through activities, every write idempotent, so a crash anywhere replays to the same result.
  */
@@ -79,12 +78,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   if (session.status !== 'completed') await closeProviderPayments(id, null);
   // Facts that arrived while the last transition was written are handled too (late money is an exception).
   await drain();
-  // Decisions §11: the money a chain-verified completion proved is paid out from this run; a failed
-  // payout waits for an operator's retry, handling facts as they come meanwhile. In batched
-  // settlement the completion credited the merchant's balance, and a settlement run pays it.
-  if (session.status === 'completed' && session.chainVerified && !input.batched) {
-    await payOutSession(id, deliveries, { pending: () => inbox.size > 0, handle: drain });
-  }
+  // The completion credited the merchant's balance; a settlement run pays it (docs/settlement.md).
   // The run ends once its deliveries are done; facts arriving meanwhile are handled as above.
   while (!deliveries.done() || inbox.size > 0) {
     await condition(() => deliveries.done() || inbox.size > 0);

@@ -13,7 +13,7 @@ import type { WebhookActivities } from '../../activities/webhooks';
 import { decideException, initialException, nothingDue, type ExceptionEffect, type ExceptionEvent } from '../../domain/payment-exception';
 import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../../domain/refund-address';
 import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
-import { payOutSession, refundOnChain } from '../checkout-session/payout';
+import { refundOnChain } from '../checkout-session/payout';
 import { announceLinkPaid } from '../closing';
 import { handleEvent } from '../decision-loop';
 import { MerchantIdKey, PaymentStatusKey } from '../search-attributes';
@@ -67,9 +67,6 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
       case 'announceCompleted':
         await emitAndDeliver(() => events.emitPaymentEvent(effect.paymentId, 'completed', null), deliveries);
         return null;
-      case 'payOut':
-        await payOutSession(input.paymentId, deliveries);
-        return { kind: 'paidOut' };
       case 'sendRefund':
         return { kind: 'refundSent', ...(await refundOnChain(input.exceptionId, effect.payoutIds, deliveries)) };
       case 'refundNotSent':

@@ -42,7 +42,7 @@ export async function paymentRefund(input: PaymentRefundInput): Promise<PaymentR
     }
     if (outcome.settled) break;
     await records.paymentRefundNotSent(input.refundId, outcome.reason);
-    if (!(await retryRequested(input.paymentId, undefined, () => records.reopenRefund(input.refundId)))) break;
+    if (!(await retryRequested(input.paymentId, () => records.reopenRefund(input.refundId)))) break;
   }
   if (outcome.settled) await emitAndDeliver(() => events.emitRefundEvent(input.refundId), deliveries);
   await condition(() => deliveries.done());
