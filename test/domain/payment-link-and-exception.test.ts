@@ -96,7 +96,7 @@ describe('an exception (decisions §12)', () => {
     const planned = excRun(initialException(), { kind: 'refundPlanned', payoutIds: ['po_1'] }).state;
     expect(excRun(planned, { kind: 'resume' }).effects).toEqual([{ kind: 'sendRefund', payoutIds: ['po_1'] }]);
     const done = excRun(planned, { kind: 'refundSent', settled: true }).state;
-    expect(done).toEqual({ outcome: 'refunded', payoutDue: false, refundDue: null, linkDue: null });
+    expect(done).toEqual({ outcome: 'refunded', refundDue: null, linkDue: null });
     // Nothing can be accepted or refunded after that.
     expect(excRun(done, acceptance()).state.outcome).toBe('refunded');
     expect(excRun(done, { kind: 'refundPlanned', payoutIds: ['po_2'] }).state.refundDue).toBeNull();
@@ -106,7 +106,7 @@ describe('an exception (decisions §12)', () => {
     const planned = excRun(initialException(), { kind: 'refundPlanned', payoutIds: ['po_1'] }).state;
     const { state, effects } = excRun(planned, { kind: 'refundSent', settled: false, reason: 'reverted' });
     expect(effects).toEqual([{ kind: 'refundNotSent', payoutIds: ['po_1'], reason: 'reverted' }]);
-    expect(state).toEqual({ outcome: 'open', payoutDue: false, refundDue: null, linkDue: null });
+    expect(state).toEqual({ outcome: 'open', refundDue: null, linkDue: null });
   });
 
   it('a run started again for a resolved exception takes the outcome Postgres holds', () => {

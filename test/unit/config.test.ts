@@ -124,6 +124,7 @@ describe('config: chains (decisions §11)', () => {
   const USDT = '0xc2132D05D31c914a87C6611C10748AEb04B58e8F';
   const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
   const withMnemonic = { ...base, SETTLEMENT_MNEMONIC: MNEMONIC };
+  const SWEEPER = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 
   it('has no chain verifier by default, and the documented defaults', () => {
     expect(loadConfig(base).chains).toEqual({
@@ -136,7 +137,7 @@ describe('config: chains (decisions §11)', () => {
       lateDepositWatchHours: 168,
       reorgWatchHours: 24,
       dustThresholdMicro: 10_000n,
-      settlement: { mode: 'per_payment', intervalSeconds: 30, sweepBatchSize: 50, holdSeconds: 0 },
+      settlement: { intervalSeconds: 30, sweepBatchSize: 50, holdSeconds: 0 },
     });
   });
 
@@ -153,27 +154,20 @@ describe('config: chains (decisions §11)', () => {
       CHAIN_POLYGON_RPC_URL: 'https://polygon.example.com',
       CHAIN_POLYGON_USDC: USDC,
       CHAIN_POLYGON_USDT: USDT,
+      CHAIN_POLYGON_SWEEPER: SWEEPER,
     });
     expect(c.chains.networks).toEqual([
-      { network: 'polygon', rpcUrl: 'https://polygon.example.com', chainId: 137, confirmations: 30, tokens: { USDC, USDT }, sweeper: null },
+      { network: 'polygon', rpcUrl: 'https://polygon.example.com', chainId: 137, confirmations: 30, tokens: { USDC, USDT }, sweeper: SWEEPER },
     ]);
-    const withSweeper = {
-      ...withMnemonic,
-      CHAIN_POLYGON_RPC_URL: 'https://polygon.example.com',
-      CHAIN_POLYGON_USDC: USDC,
-      CHAIN_POLYGON_SWEEPER: USDT,
-    };
-    expect(loadConfig(withSweeper).chains.networks[0]!.sweeper).toBe(USDT);
     expect(c.chains.settlementMnemonic).toBe(MNEMONIC);
   });
 
-  it('settles in batches only where every network has its sweeper, with the interval and batch size in bounds', () => {
+  it('takes a network only with its sweeper, and settlement runs with the interval and batch size in bounds', () => {
     const polygon = { ...withMnemonic, CHAIN_POLYGON_RPC_URL: 'https://polygon.example.com', CHAIN_POLYGON_USDC: USDC };
-    expect(() => loadConfig({ ...polygon, SETTLEMENT_MODE: 'batched' })).toThrow(/CHAIN_POLYGON_SWEEPER/);
-    const batched = loadConfig({ ...polygon, CHAIN_POLYGON_SWEEPER: USDT, SETTLEMENT_MODE: 'batched', PAYOUT_INTERVAL_SECONDS: '5' });
-    expect(batched.chains.settlement).toEqual({ mode: 'batched', intervalSeconds: 5, sweepBatchSize: 50, holdSeconds: 0 });
+    expect(() => loadConfig(polygon)).toThrow(/CHAIN_POLYGON_SWEEPER/);
+    const settled = loadConfig({ ...polygon, CHAIN_POLYGON_SWEEPER: USDT, PAYOUT_INTERVAL_SECONDS: '5' });
+    expect(settled.chains.settlement).toEqual({ intervalSeconds: 5, sweepBatchSize: 50, holdSeconds: 0 });
     expect(() => loadConfig({ ...base, PAYOUT_HOLD_SECONDS: '-1' })).toThrow(/PAYOUT_HOLD_SECONDS/);
-    expect(() => loadConfig({ ...base, SETTLEMENT_MODE: 'weekly' })).toThrow(/SETTLEMENT_MODE/);
     expect(() => loadConfig({ ...base, PAYOUT_INTERVAL_SECONDS: '0' })).toThrow(/PAYOUT_INTERVAL_SECONDS/);
     expect(() => loadConfig({ ...base, SWEEP_BATCH_SIZE: '201' })).toThrow(/SWEEP_BATCH_SIZE/);
   });
@@ -183,12 +177,12 @@ describe('config: chains (decisions §11)', () => {
     ['BASE', 8453, 10],
     ['ARBITRUM', 42161, 10],
   ])('defaults %s to chain id %i and %i confirmations', (n, chainId, confirmations) => {
-    const c = loadConfig({ ...withMnemonic, [`CHAIN_${n}_RPC_URL`]: 'https://rpc.example.com', [`CHAIN_${n}_USDC`]: USDC });
+    const c = loadConfig({ ...withMnemonic, [`CHAIN_${n}_RPC_URL`]: 'https://rpc.example.com', [`CHAIN_${n}_USDC`]: USDC, [`CHAIN_${n}_SWEEPER`]: SWEEPER });
     expect(c.chains.networks[0]).toMatchObject({ chainId, confirmations, tokens: { USDC, USDT: null } });
   });
 
   it('needs one confirmation on the dev chain (31337) unless told otherwise', () => {
-    const dev = { ...withMnemonic, CHAIN_BASE_RPC_URL: 'http://127.0.0.1:8545', CHAIN_BASE_CHAIN_ID: '31337', CHAIN_BASE_USDC: USDC };
+    const dev = { ...withMnemonic, CHAIN_BASE_RPC_URL: 'http://127.0.0.1:8545', CHAIN_BASE_CHAIN_ID: '31337', CHAIN_BASE_USDC: USDC, CHAIN_BASE_SWEEPER: SWEEPER };
     expect(loadConfig(dev).chains.networks[0]!.confirmations).toBe(1);
     expect(loadConfig({ ...dev, CHAIN_BASE_CONFIRMATIONS: '4' }).chains.networks[0]!.confirmations).toBe(4);
   });
@@ -220,7 +214,12 @@ describe('config: chains (decisions §11)', () => {
   });
 
   it('needs SETTLEMENT_MNEMONIC once a network is configured', () => {
-    const err = configError({ ...base, CHAIN_POLYGON_RPC_URL: 'https://p.example.com', CHAIN_POLYGON_USDC: USDC });
+    const err = configError({
+      ...base,
+      CHAIN_POLYGON_RPC_URL: 'https://p.example.com',
+      CHAIN_POLYGON_USDC: USDC,
+      CHAIN_POLYGON_SWEEPER: SWEEPER,
+    });
     expect(err.issues).toEqual([{ variable: 'SETTLEMENT_MNEMONIC', message: expect.stringContaining('required') }]);
   });
 
