@@ -1,13 +1,16 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
+import { EVM_NETWORKS, type EvmNetwork } from '../domain/assets';
 import { AdminApiError, ConnectionError, createAdminClient } from './admin-client';
 import { COMMANDS, GROUPS } from './commands';
 import { WaitTimeoutError } from './commands/payments';
+import { deploySweeper, DeployRefused } from './deploy-sweeper';
 import { buildProgram } from './program';
 import { listen, StreamRefused } from './listen';
 import { clearTextWarning, resolveApiKey, resolveApiUrl, resolveSettings, SettingsError, tokenFilePath, type Env } from './settings';
 
-// The operators' CLI: `npm run ops -- <command>`. An HTTP client of the admin API (decisions §10).
+// The operators' CLI: `npm run ops -- <command>`. An HTTP client of the admin API (decisions §10),
+// but for deploy-sweeper, which runs before there is a service to ask (deploy-sweeper.ts).
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -29,7 +32,8 @@ function epilogue(env: Env): string {
   return [
     `Token: ADMIN_TOKEN, else --token-file or ADMIN_TOKEN_FILE, else ${tokenFilePath(env)} (its directory is SVC_DATA_DIR; \`npm start\` writes it).`,
     "listen (a merchant's command, not an operator's): API key from SVC_API_KEY, else --api-key-file or SVC_API_KEY_FILE; never the admin token.",
-    'Exit status: 0 done; 1 the API refused, could not be reached, or a wait timed out; 2 bad usage or settings.',
+    'deploy-sweeper needs no service and no token: SETTLEMENT_MNEMONIC and CHAIN_<NETWORK>_RPC_URL from the environment; the treasury signs and pays.',
+    'Exit status: 0 done; 1 the API or the chain refused, could not be reached, or a wait timed out; 2 bad usage or settings.',
   ].join('\n');
 }
 
@@ -99,6 +103,20 @@ export async function run(argv: string[], io: Io): Promise<number> {
       }
     });
 
+  program
+    .command('deploy-sweeper')
+    .usage('--network <network>')
+    .summary("deploy a network's deposit sweeper, owned by the treasury, and print its CHAIN_<NETWORK>_SWEEPER line (no service needed)")
+    .description(
+      "Deploys contracts/DepositSweeper.sol on one network: sent, paid for and owned by the treasury of SETTLEMENT_MNEMONIC, through CHAIN_<NETWORK>_RPC_URL (and CHAIN_<NETWORK>_CHAIN_ID when not the network's mainnet), read from the environment as the service reads them. Waits for the receipt, checks owner(), and prints CHAIN_<NETWORK>_SWEEPER=0x… for the service's environment. With CHAIN_<NETWORK>_SWEEPER already set it checks that sweeper instead and deploys nothing.",
+    )
+    .addOption(new Option('--network <network>', 'the EVM network to deploy on').choices(EVM_NETWORKS))
+    .action(async (_options: unknown, self: Command) => {
+      const { network } = self.opts<{ network?: EvmNetwork }>();
+      if (network === undefined) self.error("error: required option '--network <network>' not specified", { exitCode: 2 });
+      await deploySweeper({ network, env: io.env, print: out });
+    });
+
   try {
     await program.parseAsync(argv, { from: 'user' });
     return answered;
@@ -114,7 +132,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       for (const d of e.details) err(`  ${d.path || '(body)'}: ${d.message}`);
       return EXIT_FAILED;
     }
-    if (e instanceof ConnectionError || e instanceof WaitTimeoutError || e instanceof StreamRefused) {
+    if (e instanceof ConnectionError || e instanceof WaitTimeoutError || e instanceof StreamRefused || e instanceof DeployRefused) {
       err(`error: ${e.message}`);
       return EXIT_FAILED;
     }
