@@ -1,4 +1,5 @@
 import { activityInfo, ApplicationFailure } from '@temporalio/activity';
+import { inWords } from '../chains/reverts';
 import { BaseError, ContractFunctionRevertedError, ExecutionRevertedError, InsufficientFundsError, IntrinsicGasTooLowError } from 'viem';
 
 // Decisions §14 "Payout failures": which failures of a payout a retry can fix. Transport trouble
@@ -53,7 +54,7 @@ export function refusalOf(err: unknown): string | null {
       : null;
   if (refused instanceof InsufficientFundsError) return 'the sender lacks the native coin for the transfer and its gas';
   if (refused instanceof IntrinsicGasTooLowError) return 'the stored gas limit is below what the transfer needs';
-  return `the transfer reverts: ${refused.shortMessage}`;
+  return `the transfer reverts: ${inWords(refused.shortMessage)}`;
 }
 
 /** Whether this attempt has used up the refusal bound (outside an activity, as in a script: at once). */

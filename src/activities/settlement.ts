@@ -3,12 +3,13 @@ import { tokenBalance } from '../chains/clients';
 import { depositSalt, encodeSweep } from '../chains/sweeper';
 import type { ChainSettings } from '../config';
 import type { Database } from '../db/client';
-import { findSession } from '../db/queries/checkout-sessions';
 import { writePostings } from '../db/queries/ledger';
 import { confirmPayoutOnce, findPayout, type PayoutRow } from '../db/queries/payouts';
 import {
   accountBalance,
   heldShares,
+  clearFailedSettlementRows,
+  merchantPaidBy,
   insertSettlementPayout,
   lastSettlementPayoutAt,
   listPayoutItems,
@@ -66,10 +67,9 @@ function groupBy<T>(list: readonly T[], key: (item: T) => string): Map<string, T
 
 /** The merchant a batched payout pays: its payments' merchant. */
 async function merchantOfPayout(db: Database, payoutId: string): Promise<string> {
-  const [first] = await listPayoutItems(db, payoutId);
-  const session = first ? await findSession(db, first.paymentId) : undefined;
-  if (!session) throw payoutImpossible(`payout ${payoutId} pays no known payment`);
-  return session.merchantId;
+  const merchantId = await merchantPaidBy(db, payoutId);
+  if (!merchantId) throw payoutImpossible(`payout ${payoutId} pays no known payment`);
+  return merchantId;
 }
 
 /**
@@ -94,6 +94,8 @@ export async function confirmSettlementPayout(
       return { row: current, confirmedNow: false };
     }
     const txHash = updated.txHash!;
+    // Earlier failed rows of these payments were carried by this one: nothing waits for an operator.
+    await clearFailedSettlementRows(tx, row.id, row.kind === 'sweep' ? 'sweep' : 'merchant');
     const place = { network: row.network, asset: row.asset };
     const fee = payoutFee({ ...updated, merchantId, amount: BigInt(updated.amount), txHash, feeWei: receipt.feeWei });
     if (row.kind === 'sweep') {

@@ -1,4 +1,7 @@
 import { findPayout, listPayoutsByStatus, type PayoutRow } from '../db/queries/payouts';
+import { clearFailedSettlementRows, merchantPaidBy } from '../db/queries/settlement';
+import { updatePayoutSettings } from '../db/queries/merchants';
+import { isSettlementPayout } from '../domain/ledger';
 import { listPaymentExceptions } from '../db/queries/payment-exceptions';
 import { AppError, notFound } from '../domain/errors';
 import { isPayoutId } from '../domain/ids';
@@ -6,8 +9,9 @@ import { retryPayoutUpdate } from '../workflows/checkout-session/messages';
 import type { PaymentContext } from './context';
 import { callTemporal, WorkflowClosedError, WorkflowRefusedError } from './temporal-call';
 
-// Decisions §14 "Payout failures": the operators' side. A failed payout is retried by the workflow
-// that owns the payment's settlement, never signed from here: the API only asks that run to try again.
+// Decisions §14 "Payout failures": the operators' side. A failed payout is never signed from here: a
+// refund's or a simple order's run, waiting after the failure, is asked to try again; a settlement
+// run's sweep or payout is planned anew by the next run once the operator clears it.
 
 export async function listPayouts(ctx: PaymentContext, status: PayoutRow['status'] | undefined, limit: number): Promise<PayoutRow[]> {
   return listPayoutsByStatus(ctx.db, status, limit);
@@ -36,6 +40,7 @@ export async function retryPayout(ctx: PaymentContext, id: string): Promise<Payo
   if (payout.status !== 'failed') throw new AppError('Conflict', `This payout is ${payout.status}; only a failed payout can be retried.`);
   if (payout.exceptionId)
     throw new AppError('Conflict', `This payout refunds exception ${payout.exceptionId}; a refund is retried through its exception.`);
+  if (isSettlementPayout(payout)) return retrySettlementPayout(ctx, payout);
   // A completed payment's refund is sent, and retried, by its own run (id = refund id).
   const runs = payout.refundId ? [payout.refundId] : await settlementRuns(ctx, payout.paymentId);
   for (const workflowId of runs) {
@@ -62,4 +67,23 @@ export async function retryPayout(ctx: PaymentContext, id: string): Promise<Payo
       ? 'The run of this refund does not wait to retry its payout (its retry window has passed).'
       : 'No run of this payment waits to retry its payout (its retry window has passed).',
   );
+}
+
+/**
+ * A settlement run's failed sweep or payout: its money never left (a failed payout's amount went back
+ * to the merchant's available balance when it failed). The retry clears it and the failed rows of the
+ * same payments, so the next run plans them again whatever the attempts bound; for a payout, the
+ * merchant's next run pays whatever their schedule, as if they had asked. The row stays failed: it is
+ * what happened on chain. 409 once cleared (retried, or carried by a later row).
+ */
+async function retrySettlementPayout(ctx: PaymentContext, payout: PayoutRow): Promise<PayoutRow> {
+  const kind = payout.kind === 'sweep' ? 'sweep' : 'merchant';
+  await ctx.db.transaction(async (tx) => {
+    const cleared = await clearFailedSettlementRows(tx, payout.id, kind);
+    if (!cleared.includes(payout.id))
+      throw new AppError('Conflict', 'This payout was retried already, or a later payout carried its payments.');
+    const merchantId = kind === 'merchant' ? await merchantPaidBy(tx, payout.id) : null;
+    if (merchantId) await updatePayoutSettings(tx, merchantId, { payoutRequestedAt: ctx.now() });
+  });
+  return (await findPayout(ctx.db, payout.id))!;
 }

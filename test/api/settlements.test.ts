@@ -11,7 +11,7 @@ import { openSession, pressPay, sessionRow, waitForStatus } from '../proof/suppo
 // The merchant API's reads of batched settlement (docs/settlement.md): GET /api/v1/balance,
 // GET /api/v1/settlements and GET /api/v1/settlements/{id}, over payments paid on the run's shared
 // chain and settled by the file's settlement runs. Each merchant reads their own only.
-const ctx = useTestApp({ SETTLEMENT_MODE: 'batched', PAYOUT_INTERVAL_SECONDS: '1' }, { listen: true, sandbox: true, worker: true });
+const ctx = useTestApp({ PAYOUT_INTERVAL_SECONDS: '1' }, { listen: true, sandbox: true, worker: true });
 
 type Settlement = {
   id: string;

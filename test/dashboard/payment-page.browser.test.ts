@@ -19,9 +19,8 @@ import { exceptionsOf, openSession, pressPay, sessionRow } from '../proof/suppor
 // on anvil receives it exactly once. axe-core finds nothing, light or dark.
 const own = ownTreasury();
 const token = own.chain.tokens.polygon.USDC;
-const mailbox = useMailSink();
-Object.assign(mailbox.env, own.overrides);
-const ctx = useTestApp(mailbox.env, { listen: true, worker: true, sandbox: true });
+const mailbox = useMailSink(own.overrides);
+const ctx = useTestApp(own.overrides, { listen: true, worker: true, sandbox: true });
 const chrome = useBrowser();
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {

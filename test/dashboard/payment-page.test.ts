@@ -15,11 +15,10 @@ import { exceptionsOf, openSession, pressPay, sessionRow, waitForStatus } from '
 // money paid to it again (a duplicate exception) refunded by an owner from the payment's page: once,
 // on chain, whoever asks twice at once; not by a viewer or developer, not without a step-up, never
 // to a refused address, and never on another merchant's payment (404).
-const own = ownTreasury();
+const own = ownTreasury({ WEBHOOK_RETRY_BASE_SECONDS: '0.5' });
 const token = own.chain.tokens.polygon.USDC;
-const mailbox = useMailSink();
-Object.assign(mailbox.env, own.overrides, { WEBHOOK_RETRY_BASE_SECONDS: '0.5' });
-const ctx = useTestApp(mailbox.env, { listen: true, worker: true, sandbox: true });
+const mailbox = useMailSink(own.overrides);
+const ctx = useTestApp(own.overrides, { listen: true, worker: true, sandbox: true });
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
   receiver = await startReceiver();

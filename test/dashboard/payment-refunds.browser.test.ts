@@ -17,9 +17,8 @@ import { openSession, pressPay, waitForStatus } from '../proof/support';
 // axe-core finds nothing.
 const own = ownTreasury();
 const token = own.chain.tokens.polygon.USDC;
-const mailbox = useMailSink();
-Object.assign(mailbox.env, own.overrides);
-const ctx = useTestApp(mailbox.env, { listen: true, worker: true, sandbox: true });
+const mailbox = useMailSink(own.overrides);
+const ctx = useTestApp(own.overrides, { listen: true, worker: true, sandbox: true });
 const chrome = useBrowser();
 let context: Awaited<ReturnType<typeof chrome.browser.newContext>> | undefined;
 beforeAll(() => undefined);

@@ -16,11 +16,10 @@ import { openSession, pressPay, waitForStatus } from '../proof/support';
 // what was refunded, once per refund; a third refund is refused in the envelope; two
 // payment.refunded events; the merchant owes the refunds (merchant_debt) and their next payment's
 // payout is reduced by exactly that, the withheld part going to the treasury; the ledger balances.
-const own = ownTreasury();
+const own = ownTreasury({ WEBHOOK_RETRY_BASE_SECONDS: '0.5' });
 const token = own.chain.tokens.polygon.USDC;
-const mailbox = useMailSink();
-Object.assign(mailbox.env, own.overrides, { WEBHOOK_RETRY_BASE_SECONDS: '0.5' });
-const ctx = useTestApp(mailbox.env, { listen: true, worker: true, sandbox: true });
+const mailbox = useMailSink(own.overrides);
+const ctx = useTestApp(own.overrides, { listen: true, worker: true, sandbox: true });
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
   receiver = await startReceiver();

@@ -5,17 +5,18 @@ import { balanceOf, payFromWallet } from '../support/chain';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
+import { settlementScheduleId } from '../../src/temporal/settlement-schedules';
 import { merchantWithFreshWallet, openSession, ownTreasury, payoutsOf } from './support';
 
-// Issue 32: a payout attempt heartbeats while it waits for the chain, under a heartbeat timeout of a
+// A payout attempt heartbeats while it waits for the chain, under a heartbeat timeout of a
 // few seconds, so a worker lost mid-payout is noticed within seconds (not at the attempt's 30 s).
 // A hundred confirmations on the run's shared anvil, which mines a block per transaction: the
-// payout's transfers wait for blocks this test mines, and while they wait the activity's heartbeats
+// settlement run's transactions wait for blocks this test mines, and while they wait the activity's heartbeats
 // reach the server (describe's pending activity). Other files' transactions mine blocks on the same
 // anvil meanwhile: with a few confirmations they confirmed the payout before a second heartbeat came;
 // a thousand, mined in one call, took anvil over 10 s under the full suite.
 const CONFIRMATIONS = 100;
-const own = ownTreasury({ CHAIN_POLYGON_CONFIRMATIONS: String(CONFIRMATIONS) });
+const own = ownTreasury({ CHAIN_POLYGON_CONFIRMATIONS: String(CONFIRMATIONS), PAYOUT_INTERVAL_SECONDS: '1' });
 const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
 const chain = own.chain;
 
@@ -38,9 +39,16 @@ describe('a payout waiting for its confirmations', () => {
       'the deposit to be confirmed',
     );
 
-    // The first transfer (the deposit address's gas) is broadcast and mined in one block: the
-    // attempt now polls for its receipt's confirmations, which no block brings until this test mines.
-    const handle = ctx.temporal.workflow.getHandle(id);
+    // A settlement run's sweep is broadcast and mined in one block: its attempt now polls for the
+    // receipt's confirmations, which no block brings until this test mines.
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    const running = await eventually(
+      async () => (await schedule.describe()).info.runningActions[0]?.workflow.workflowId,
+      (workflowId) => workflowId !== undefined,
+      60_000,
+      'a settlement run',
+    );
+    const handle = ctx.temporal.workflow.getHandle(running!);
     const pending = await eventually(
       async () => {
         const { raw } = await handle.describe();
@@ -56,12 +64,12 @@ describe('a payout waiting for its confirmations', () => {
     )!.activityTaskScheduledEventAttributes!;
     expect(Number(scheduled.heartbeatTimeout?.seconds ?? 0)).toBe(5);
     expect(Number(scheduled.startToCloseTimeout?.seconds ?? 0)).toBe(30);
-    // Its first heartbeat can come before the gas transfer's row reads broadcast (a loaded machine).
+    // Its first heartbeat can come before the sweep's row reads broadcast (a loaded machine).
     await eventually(
       async () => (await payoutsOf(ctx, id)).map((p) => p.status),
       (statuses) => statuses.includes('broadcast'),
       30_000,
-      'the gas transfer broadcast',
+      'the sweep broadcast',
     );
     // It goes on heartbeating while it waits: a later heartbeat than the first one seen (the SDK sends
     // one every 4 s at most, 80 % of the timeout; an attempt watches for 8 s, then the next takes over).
@@ -81,11 +89,11 @@ describe('a payout waiting for its confirmations', () => {
     // The blocks come: every payout is confirmed, once.
     const payouts = await eventually(
       async () => (await mine(), await payoutsOf(ctx, id)),
-      (ps) => ps.length === 3 && ps.every((p) => p.status === 'confirmed'),
+      (ps) => ps.length === 2 && ps.every((p) => p.status === 'confirmed'),
       90_000,
-      'the payouts to be confirmed',
+      'the sweep and the payout to be confirmed',
     );
-    expect(payouts.map((p) => p.kind)).toEqual(['gas', 'merchant', 'commission']);
+    expect(payouts.map((p) => p.kind)).toEqual(['sweep', 'merchant']);
     expect(await balanceOf(chain, token, m.wallet)).toBe(commissionSplit(g, 150).merchant);
     await waitForStatus(ctx, id, 'completed');
   }, 180_000);

@@ -35,6 +35,7 @@ const ctx = useTestApp();
 const DEPOSIT = '0x1111111111111111111111111111111111111111';
 const TREASURY = '0x2222222222222222222222222222222222222222';
 const MERCHANT_WALLET = '0x3333333333333333333333333333333333333333';
+const SWEEPER = '0x4444444444444444444444444444444444444444';
 
 const unbalanced = (postingId: string): Posting => ({
   postingId,
@@ -158,8 +159,10 @@ describe('the ledger', () => {
         exceptionId: 'exc_r',
         asset: 'USDC',
         network: 'polygon',
-        fromAddress: DEP,
-        toAddress: MERCHANT_WALLET,
+        // The treasury calls the sweeper, whose forwarder at the deposit sends the money back.
+        fromAddress: TREASURY,
+        toAddress: SWEEPER,
+        forwardedFrom: DEP,
         amount: 2_000_000n,
         txHash: '0xr',
         feeWei: 30_000n,
@@ -180,7 +183,12 @@ describe('the ledger', () => {
     await ctx.db.db.transaction(async (tx) => Promise.all([arrival, ...refund].map((p) => writePosting(tx, p))));
     expect(await accountBalance(ctx.db.db, { account: 'exception:exc_r', asset: 'USDC', network: 'polygon' })).toBe(0n);
     expect(await accountBalance(ctx.db.db, { account: `deposit:${DEP}`, asset: 'USDC', network: 'polygon' })).toBe(0n);
-    expect(await accountBalance(ctx.db.db, { account: `deposit:${DEP}`, asset: 'native', network: 'polygon' })).toBe(-30_000n);
+    // The gas is the treasury's: nothing native ever moves at a deposit address.
+    expect(await accountBalance(ctx.db.db, { account: `deposit:${DEP}`, asset: 'native', network: 'polygon' })).toBe(0n);
+    expect(refund[1]!.lines).toEqual([
+      { account: 'gas_expense', amount: 30_000n },
+      { account: `treasury:${TREASURY}`, amount: -30_000n },
+    ]);
     // A refund that names no exception has no account to pay from: refused before any write.
     expect(() =>
       payoutConfirmed(
@@ -228,8 +236,9 @@ describe('the ledger', () => {
           exceptionId: 'exc_refunded',
           asset: 'USDC',
           network: 'polygon',
-          fromAddress: DEP,
-          toAddress: MERCHANT_WALLET,
+          fromAddress: TREASURY,
+          toAddress: SWEEPER,
+          forwardedFrom: DEP,
           amount: 2_000_000n,
           txHash: '0xr3',
           feeWei: 0n,

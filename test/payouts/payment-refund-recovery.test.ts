@@ -1,4 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { sql } from 'drizzle-orm';
+import { encodeAbiParameters, keccak256, numberToHex, type Address } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { commissionSplit, formatCrypto } from '../../src/domain/money';
 import { sweepUnstartedRefunds } from '../../src/payments/payment-refunds';
@@ -9,41 +11,57 @@ import { activitiesFor, adminHeaders, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { useMailSink } from '../support/mail';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
-import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, payoutsOf, unbalancedPostings, waitForPayouts } from './support';
+import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, payoutsOf, unbalancedPostings } from './support';
+import { drawForRefund } from '../../src/db/queries/settlement';
 
-// Issue 29 item 3, the paths off the happy one, on the run's anvil with a treasury of this file's own
-// (100 ETH for gas, no USDC but the commissions it earns):
-// - a refund the treasury cannot send fails after the payouts' refusal bound and waits; the
-//   operator's retry (POST /admin/v1/payouts/{id}/retry, routed to the refund's run) is refused while
-//   the refund would take the merchant's debt past what repays it, and sends it exactly once after;
-// - a payout whose whole net is withheld names the repayment's transaction in payment.settled;
+// A completed payment's refund off the happy path, on the run's anvil with a treasury of this file's
+// own, whose merchant is paid out manually (their balance stays with the platform after the sweep):
+// - a refund the treasury cannot send (its token taken away) fails after the payouts' refusal bound
+//   with its reason in words, gives its draw back to the balance, and waits; the operator's retry
+//   (POST /admin/v1/payouts/{id}/retry, routed to the refund's run) is refused while the balance no
+//   longer holds it, and sends it exactly once after a payment fills the balance again;
 // - the customer who left an email gets one refund notice per refund;
 // - a refund whose run never started (the API died after writing it) is started by the sweep;
 // - every refund run carries its merchant's MerchantId.
-const own = ownTreasury();
+// A refund the treasury cannot fund fails after the refusal bound: its window shortened from the minute of production.
+const own = ownTreasury({ PAYOUT_INTERVAL_SECONDS: '1', PAYOUT_REFUSAL_WINDOW_SECONDS: '15' });
 const chain = own.chain;
 const token = chain.tokens.polygon.USDC;
-const mail = useMailSink();
-Object.assign(mail.env, own.overrides);
-// A refund the treasury cannot fund fails after the refusal bound: its window shortened from the minute of production.
-mail.env.PAYOUT_REFUSAL_WINDOW_SECONDS = '15';
-const ctx = useTestApp(mail.env, { listen: true, sandbox: true, worker: true });
+const mail = useMailSink(own.overrides);
+const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
+
+// The token's balances sit in its `balanceOf` mapping (storage slot 3, contracts/TestToken.sol): the
+// test takes the treasury's tokens aside and puts them back by writing that slot, which no transfer
+// log records (a Transfer would be money arriving or leaving for the ledger).
+const balanceSlot = (owner: Address) => keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [owner, 3n]));
+async function setTokenBalance(owner: Address, amount: bigint) {
+  await chain.control.setStorageAt({ address: token, index: balanceSlot(owner), value: numberToHex(amount, { size: 32 }) });
+  expect(await balanceOf(chain, token, owner)).toBe(amount);
+}
 
 type Merchant = Awaited<ReturnType<typeof merchantWithFreshWallet>>;
 let merchant: Merchant;
-/** The third payment, paid out to the treasury whole (repayment): the sweep's test refunds it. */
+/** The third payment: the sweep's test refunds part of it. */
 let third: { id: string; g: bigint };
 
-/** A session of the merchant paid from a wallet, completed and paid out. */
-async function paidAndSettled(m: Merchant) {
+/** A session of the merchant paid from a wallet, completed, and its deposit swept into the treasury. */
+async function paidAndSwept(m: Merchant) {
   const id = await openSession(ctx, m.apiKey);
   const g = await pressPay(ctx, id);
   const { depositAddress } = await sessionRow(ctx, id);
   await payFromWallet(chain, token, depositAddress, g);
   await waitForStatus(ctx, id, 'completed', 60_000);
-  await waitForPayouts(ctx, id, 90_000);
+  await eventually(
+    async () => (await payoutsOf(ctx, id)).map((p) => `${p.kind}:${p.status}`),
+    (ps) => ps.includes('sweep:confirmed'),
+    90_000,
+    `the deposit of ${id} swept`,
+  );
   return { id, g };
 }
+const available = async () =>
+  -(await ledgerBalance(ctx, `merchant:${merchant.id}:available`, 'USDC')) -
+  (await ledgerBalance(ctx, `merchant:${merchant.id}:reserved`, 'USDC'));
 
 const refund = (paymentId: string, amount: bigint, address: string) =>
   ctx.app.inject({
@@ -67,82 +85,67 @@ const merchantIdOfRun = async (workflowId: string) =>
   (await ctx.temporal.workflow.getHandle(workflowId).describe()).typedSearchAttributes.get(MerchantIdKey);
 
 describe('a completed payment’s refund off the happy path', () => {
-  it('fails without funds, is refused by the debt rule on retry, then is sent once; a whole net withheld names the repayment', async () => {
+  it('fails without funds with its reason in words, is refused on retry while the balance lacks it, then is sent once', async () => {
     merchant = await merchantWithFreshWallet(ctx, 150);
-    const a = await paidAndSettled(merchant);
-    const b = await paidAndSettled(merchant);
+    await ctx.db.sql`update merchants set payout_schedule = 'manual' where id = ${merchant.id}`;
+    const a = await paidAndSwept(merchant);
+    const b = await paidAndSwept(merchant);
     const net = (g: bigint) => commissionSplit(g, 150).merchant;
+    expect(await available()).toBe(net(a.g) + net(b.g));
     // The customer of A left an email on the checkout page (kept on the session as the page keeps it).
     const email = `refunded-${a.id.slice(3, 11).toLowerCase()}@example.com`;
     await ctx.db.sql`update checkout_sessions set receipt_email = ${email}, receipt_locale = 'en' where id = ${a.id}`;
 
-    // R1: 1 USDC of A, more than the treasury holds (two commissions): the transfer is refused.
+    // R1: 1 USDC of A while the treasury's tokens are away: the transfer is refused, then failed.
+    const held = await balanceOf(chain, token, own.treasury);
+    await setTokenBalance(own.treasury, 500_000n);
     const r1Address = randomAddress();
     const asked = await refund(a.id, 1_000_000n, r1Address);
     expect(asked.statusCode).toBe(201);
     const r1 = asked.json().refund.id as string;
     expect(await merchantIdOfRun(r1)).toBe(merchant.id);
     const failed = await waitForRefund(r1, 'failed', 150_000);
-    expect(failed.failure_reason).toMatch(/reverts|lacks/);
+    expect(failed.failure_reason).toMatch(/holds less of the token than the transfer sends/);
+    expect(failed.failure_reason).not.toMatch(/custom error|0x[0-9a-f]{8}\b/);
     const [r1Payout] = await refundPayouts(r1);
     expect(r1Payout).toMatchObject({ status: 'failed', tx_hash: null });
     expect((await ctx.temporal.workflow.getHandle(r1).describe()).status.name).toBe('RUNNING');
+    // What it drew is the merchant's again.
+    expect(await available()).toBe(net(a.g) + net(b.g));
 
-    // The treasury is funded; B refunded whole (R2) and A all but R1's part (R3): the merchant's debt
-    // now leaves no room for R1 within their recent payouts.
-    await payFromWallet(chain, token, own.treasury, 100_000_000n);
+    // The tokens are back; B refunded whole (R2) and A all but R1's part (R3) leave less than R1.
+    await setTokenBalance(own.treasury, held);
     const r2Answer = await refund(b.id, b.g, randomAddress());
     expect(r2Answer.statusCode).toBe(201);
     const r2 = r2Answer.json().refund.id as string;
     await waitForRefund(r2, 'refunded');
-    const cover = net(a.g) + net(b.g);
     const r3Amount = a.g - 1_000_000n;
-    expect(b.g + r3Amount).toBeLessThanOrEqual(cover);
-    expect(b.g + r3Amount + 1_000_000n).toBeGreaterThan(cover);
     const r3Address = randomAddress();
     const r3Answer = await refund(a.id, r3Amount, r3Address);
     expect(r3Answer.statusCode).toBe(201);
     const r3 = r3Answer.json().refund.id as string;
     await waitForRefund(r3, 'refunded');
-    expect(await ledgerBalance(ctx, `merchant_debt:${merchant.id}`, 'USDC')).toBe(b.g + r3Amount);
+    const left = net(a.g) + net(b.g) - b.g - r3Amount;
+    expect(left).toBeLessThan(1_000_000n);
+    expect(await available()).toBe(left);
 
-    // The operator's retry: R1 still fits A's rest (1 USDC left) but not the debt rule: 409 with the
-    // rule's reason, nothing reopened, the run still waiting.
+    // The operator's retry: R1 still fits A's rest (1 USDC left) but not the balance: 409 with the
+    // balance's words, nothing reopened, the run still waiting.
     const retry = () => ctx.app.inject({ method: 'POST', url: `/admin/v1/payouts/${r1Payout!.id}/retry`, headers: adminHeaders });
     const refused = await retry();
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toMatchObject({ ok: false, error: 'Conflict', message: expect.stringContaining("merchant's refund debt") });
+    expect(refused.json()).toMatchObject({
+      ok: false,
+      error: 'Conflict',
+      message: expect.stringMatching(/^The balance available for refunds is 0\.\d+ USDC; the refund needs 1\.00 USDC\./),
+    });
     expect(await refundRow(r1)).toMatchObject({ status: 'failed' });
     expect((await refundPayouts(r1))[0]).toMatchObject({ status: 'failed' });
     expect((await ctx.temporal.workflow.getHandle(r1).describe()).status.name).toBe('RUNNING');
 
-    // C's payout repays the debt: its whole net is withheld (no merchant transfer), and the repayment's
-    // transaction is the payment's reference, in payment.settled as in its transaction.
-    const c = await paidAndSettled(merchant);
+    // C fills the balance: the retry draws again and R1 is sent exactly once.
+    const c = await paidAndSwept(merchant);
     third = c;
-    const cPayouts = await payoutsOf(ctx, c.id);
-    expect(
-      cPayouts
-        .map((p) => p.kind)
-        .filter((k) => k !== 'gas')
-        .sort(),
-    ).toEqual(['commission', 'repayment']);
-    const repayment = cPayouts.find((p) => p.kind === 'repayment')!;
-    expect(repayment).toMatchObject({ to: own.treasury, amount: net(c.g), status: 'confirmed' });
-    expect(await balanceOf(chain, token, merchant.wallet)).toBe(net(a.g) + net(b.g));
-    const [transaction] = await ctx.db.sql`select transaction_hash, explorer_url from transactions where payment_id = ${c.id}`;
-    expect(transaction!.transaction_hash).toBe(repayment.txHash);
-    expect(transaction!.explorer_url).toContain(repayment.txHash!);
-    const settled = await eventually(
-      () => ctx.db.sql`select body from events where payment_id = ${c.id} and type = 'payment.settled'`,
-      (rows) => rows.length === 1,
-      30_000,
-      'payment.settled of C',
-    );
-    const settledBody = JSON.parse(settled[0]!.body as string);
-    expect(settledBody).toMatchObject({ transactionHash: repayment.txHash, merchantSettlementAmount: formatCrypto(net(c.g)) });
-
-    // The debt is now within what repays it: the retry reopens R1, which is sent exactly once.
     const retried = await retry();
     expect(retried.statusCode).toBe(200);
     // Reopened (the run may already be sending it again).
@@ -156,7 +159,9 @@ describe('a completed payment’s refund off the happy path', () => {
     expect(r1Payouts[0]).toMatchObject({ id: r1Payout!.id, status: 'confirmed' });
     const [events] = await ctx.db.sql`select count(*)::int as n from events where type = 'payment.refunded' and subject = ${r1}`;
     expect(events!.n).toBe(1);
-    expect(await ledgerBalance(ctx, `merchant_debt:${merchant.id}`, 'USDC')).toBe(b.g + r3Amount + 1_000_000n - net(c.g));
+    expect(await available()).toBe(left + net(c.g) - 1_000_000n);
+    // Nothing of the merchant's ever reached their wallet (manual payouts), and the ledger balances.
+    expect(await balanceOf(chain, token, merchant.wallet)).toBe(0n);
     expect(await unbalancedPostings(ctx)).toEqual([]);
 
     // A's customer: one notice per refund of A (R3, then R1), each once, with its amount, address and transaction.
@@ -195,10 +200,15 @@ describe('a completed payment’s refund off the happy path', () => {
     // What refundPayment writes before it starts the run, as a process that died right after left it.
     const [old, young] = ['rf_' + 'S'.repeat(24), 'rf_' + 'Y'.repeat(24)];
     const to = randomAddress();
+    // The row and its draw on the balance, written in one transaction as the use case writes them.
     const insert = (id: string, amount: bigint, secondsAgo: number) =>
-      ctx.db.sql`insert into payment_refunds (id, payment_id, merchant_id, asset, network, amount_micro, address, requested_by, created_at)
-        values (${id}, ${third.id}, ${merchant.id}, 'USDC', 'polygon', ${amount.toString()}, ${to}, 'admin',
-          now() - make_interval(secs => ${secondsAgo}))`;
+      ctx.db.db.transaction(async (tx) => {
+        const where = { merchantId: merchant.id, asset: 'USDC', network: 'polygon', paymentId: third.id };
+        await drawForRefund(tx, { ...where, refundId: id, requestedMicro: amount });
+        await tx.execute(sql`insert into payment_refunds (id, payment_id, merchant_id, asset, network, amount_micro, address, requested_by, created_at)
+          values (${id}, ${third.id}, ${merchant.id}, 'USDC', 'polygon', ${amount.toString()}, ${to}, 'admin',
+            now() - make_interval(secs => ${secondsAgo}))`);
+      });
     await insert(old, 2_000_000n, UNSTARTED_AFTER_SECONDS + 30);
     await insert(young, 1_000_000n, 1);
     const sweep = () => sweepUnstartedRefunds(ctx.app.payments.context, UNSTARTED_AFTER_SECONDS);
@@ -214,6 +224,8 @@ describe('a completed payment’s refund off the happy path', () => {
     expect(await refundPayouts(old)).toHaveLength(1);
     // Refunded: nothing is left for the sweep.
     expect(await sweep()).toEqual({ started: 0 });
-    await ctx.db.sql`delete from payment_refunds where id = ${young}`;
+    // The young one's run was never started: a refund asked for and abandoned gives its draw back.
+    await activitiesFor(ctx).paymentRefundNotSent(young, 'abandoned by the test');
+    expect(await refundRow(young)).toMatchObject({ status: 'failed' });
   }, 120_000);
 });

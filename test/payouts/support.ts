@@ -66,9 +66,14 @@ export interface PayoutView {
   maxFeePerGas: bigint | null;
 }
 
+/**
+ * A payment's payouts: its own rows (a refund, a simple order's payout) and the settlement run's rows
+ * that carry its money (the sweep of its deposit, the merchant's payout), sweep first.
+ */
 export async function payoutsOf(ctx: TestContext, paymentId: string): Promise<PayoutView[]> {
-  const rows = await ctx.db.sql`select * from payouts where payment_id = ${paymentId}
-    order by case kind when 'gas' then 0 when 'merchant' then 1 else 2 end`;
+  const rows = await ctx.db.sql`select p.* from payouts p
+    where p.payment_id = ${paymentId} or p.id in (select payout_id from payout_items where payment_id = ${paymentId})
+    order by case p.kind when 'sweep' then 0 when 'merchant' then 1 else 2 end, p.created_at`;
   return rows.map((r) => ({
     id: r.id,
     kind: r.kind,
@@ -85,6 +90,7 @@ export async function payoutsOf(ctx: TestContext, paymentId: string): Promise<Pa
   }));
 }
 
+/** Waits for a completed payment's settlement: its sweep and its merchant's payout confirmed. */
 export async function waitForPayouts(ctx: TestContext, paymentId: string, timeoutMs = 60_000): Promise<PayoutView[]> {
   await eventually(
     async () => (await payoutsOf(ctx, paymentId)).map((p) => `${p.kind}:${p.status}`),

@@ -19,7 +19,7 @@ import { orderRow, waitForOrder } from '../proof/order-support';
 // sweep moves every deposit to the treasury through the sweeper (no native coin ever sent to a
 // deposit), then one payout per merchant pays exactly their shares; the commission stays in the
 // treasury, each payment is settled once, and the ledger equals the chain.
-const overrides: Record<string, string> = { SETTLEMENT_MODE: 'batched', PAYOUT_INTERVAL_SECONDS: '1' };
+const overrides: Record<string, string> = { PAYOUT_INTERVAL_SECONDS: '1' };
 let chain: TestChain;
 usePrivateChain(overrides, 1, (started) => (chain = started));
 const ctx = useTestApp(overrides, { listen: true, sandbox: true, worker: true });

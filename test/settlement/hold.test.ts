@@ -10,7 +10,7 @@ import { openSession, pressPay, sessionRow, waitForStatus } from '../proof/suppo
 // out of reach of payouts and refunds, then a settlement run makes it available and pays it.
 const HOLD_SECONDS = 4;
 const ctx = useTestApp(
-  { SETTLEMENT_MODE: 'batched', PAYOUT_INTERVAL_SECONDS: '1', PAYOUT_HOLD_SECONDS: String(HOLD_SECONDS) },
+  { PAYOUT_INTERVAL_SECONDS: '1', PAYOUT_HOLD_SECONDS: String(HOLD_SECONDS) },
   { listen: true, sandbox: true, worker: true },
 );
 const chain = sharedChain();

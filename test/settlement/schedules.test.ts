@@ -12,7 +12,7 @@ import { openSession, pressPay, sessionRow, waitForStatus } from '../proof/suppo
 describe('payout schedules and minimums', () => {
   const mailbox = useMailSink();
   // The sink's settings are filled in before the app starts: the same object, with the file's own.
-  const ctx = useTestApp(Object.assign(mailbox.env, { SETTLEMENT_MODE: 'batched', PAYOUT_INTERVAL_SECONDS: '1' }), {
+  const ctx = useTestApp(Object.assign(mailbox.env, { PAYOUT_INTERVAL_SECONDS: '1' }), {
     listen: true,
     sandbox: true,
     worker: true,

@@ -14,9 +14,9 @@ export interface TestMailbox {
 }
 
 /** A local SMTP sink (the one `npm start` runs) for one test file, in a folder of its own. */
-export function useMailSink(): TestMailbox {
+/** `env`: the overrides object to fill (the one given to useTestApp, which other helpers may fill too). */
+export function useMailSink(env: Record<string, string> = {}): TestMailbox {
   let sink: MailSink | undefined;
-  const env: Record<string, string> = {};
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-mail-'));
   beforeAll(async () => {
     sink = await startMailSink({ dir });

@@ -25,7 +25,7 @@ const KILLS = 20;
 const KILL_PAUSE_MS = 2_000;
 const CONCURRENCY = 8;
 
-const own = ownTreasury({ WEBHOOK_RETRY_BASE_SECONDS: '1', SETTLEMENT_MODE: 'batched', PAYOUT_INTERVAL_SECONDS: '1' });
+const own = ownTreasury({ WEBHOOK_RETRY_BASE_SECONDS: '1', PAYOUT_INTERVAL_SECONDS: '1' });
 // Retries a second apart: a delivery a kill interrupted is attempted again within the run's minutes.
 const ctx = useTestApp(own.overrides, { listen: true, sandbox: true });
 const chain = own.chain;

@@ -355,12 +355,17 @@ export async function listPayoutsByStatus(
   status: PayoutRow['status'] | undefined,
   limit: number,
 ): Promise<PayoutRow[]> {
-  return db
-    .select()
-    .from(payouts)
-    .where(status ? eq(payouts.status, status) : undefined)
-    .orderBy(asc(payouts.createdAt), asc(payouts.id))
-    .limit(limit);
+  return (
+    db
+      .select()
+      .from(payouts)
+      // A cleared failed row waits for nobody (schema/payouts.ts): not in the failed queue.
+      .where(
+        status === 'failed' ? and(eq(payouts.status, status), isNull(payouts.clearedAt)) : status ? eq(payouts.status, status) : undefined,
+      )
+      .orderBy(asc(payouts.createdAt), asc(payouts.id))
+      .limit(limit)
+  );
 }
 
 /**

@@ -32,7 +32,7 @@ export interface SweepableDeposit {
 /**
  * Completed payments of `network` whose money is still at their deposit address: their completion
  * credited a merchant's balance (a `merchant:…:pending` line), no live sweep took them, and fewer than
- * SWEEP_ATTEMPTS sweeps of them failed. Oldest first.
+ * SWEEP_ATTEMPTS sweeps of them failed since an operator's retry. Oldest first.
  */
 export async function sweepableDeposits(tx: DatabaseOrTransaction, network: string, limit: number): Promise<SweepableDeposit[]> {
   const rows = await tx.execute<{ payment_id: string; asset: string; address: string; derivation_index: number; amount: string }>(sql`
@@ -46,7 +46,7 @@ export async function sweepableDeposits(tx: DatabaseOrTransaction, network: stri
        and not exists (select 1 from payout_items i join payouts p on p.id = i.payout_id
                         where i.payment_id = e.payment_id and p.kind = 'sweep' and p.status <> 'failed')
        and (select count(*) from payout_items i join payouts p on p.id = i.payout_id
-             where i.payment_id = e.payment_id and p.kind = 'sweep' and p.status = 'failed') < ${SWEEP_ATTEMPTS}
+             where i.payment_id = e.payment_id and p.kind = 'sweep' and p.status = 'failed' and p.cleared_at is null) < ${SWEEP_ATTEMPTS}
      order by e.id
      limit ${limit}`);
   return rows.map((r) => ({
@@ -96,7 +96,8 @@ export interface PayablePayment {
 
 /**
  * Payments of `network` whose sweep is confirmed (the treasury holds their money), whose share is
- * released, that no live payout pays yet, and that fewer than PAYOUT_ATTEMPTS payouts failed to pay.
+ * released, that no live payout pays yet, and that fewer than PAYOUT_ATTEMPTS payouts failed to pay
+ * since an operator's retry.
  */
 export async function payablePayments(tx: DatabaseOrTransaction, network: string): Promise<PayablePayment[]> {
   const rows = await tx.execute<{ payment_id: string; merchant_id: string; asset: string; wallet_address: string; share: string }>(sql`
@@ -109,7 +110,7 @@ export async function payablePayments(tx: DatabaseOrTransaction, network: string
        -- Its hold has passed: a held share is not the merchant's to be paid yet.
        and exists (select 1 from ledger_entries r where r.posting_id = 'released:' || si.payment_id)
        and (select count(*) from payout_items i join payouts p on p.id = i.payout_id
-             where i.payment_id = si.payment_id and p.kind = 'merchant' and p.status = 'failed') < ${PAYOUT_ATTEMPTS}
+             where i.payment_id = si.payment_id and p.kind = 'merchant' and p.status = 'failed' and p.cleared_at is null) < ${PAYOUT_ATTEMPTS}
      order by t.merchant_id, si.payment_id`);
   return rows.map((r) => ({
     paymentId: r.payment_id,
@@ -274,4 +275,31 @@ export async function lastSettlementPayoutAt(
        and exists (select 1 from payout_items i join checkout_sessions s on s.id = i.payment_id
                     where i.payout_id = p.id and s.merchant_id = ${input.merchantId})`);
   return row?.at ? new Date(row.at) : null;
+}
+
+/**
+ * Failed settlement rows of `kind` that carried any payment `payoutId` carries, no longer waiting for
+ * an operator: a later row carried the payments (`payoutId` confirmed), or the operator retried. They
+ * stay failed (what happened on chain); the attempts bound and the failed queue skip them. Returns
+ * the rows cleared now.
+ */
+export async function clearFailedSettlementRows(
+  tx: DatabaseOrTransaction,
+  payoutId: string,
+  kind: 'sweep' | 'merchant',
+): Promise<string[]> {
+  const rows = await tx.execute<{ id: string }>(sql`
+    update payouts set cleared_at = now()
+     where kind = ${kind} and status = 'failed' and cleared_at is null
+       and id in (select o.payout_id from payout_items o
+                   where o.payment_id in (select payment_id from payout_items where payout_id = ${payoutId}))
+    returning id`);
+  return rows.map((r) => r.id);
+}
+
+/** The merchant a settlement payout pays (its payments' merchant), or null for a row that pays no known payment. */
+export async function merchantPaidBy(db: DatabaseOrTransaction, payoutId: string): Promise<string | null> {
+  const [row] = await db.execute<{ merchant_id: string }>(sql`
+    select s.merchant_id from payout_items i join checkout_sessions s on s.id = i.payment_id where i.payout_id = ${payoutId} limit 1`);
+  return row?.merchant_id ?? null;
 }

@@ -59,6 +59,9 @@ export const payouts = pgTable(
     // Wei the transaction cost its sender (receipt's gasUsed × effectiveGasPrice).
     feeWei: numeric('fee_wei', { precision: 78, scale: 0 }),
     failureReason: text('failure_reason'),
+    // A failed settlement row (sweep, merchant) that no longer waits for an operator: one retried it
+    // (the next run plans its payments again), or a later row of the same kind carried its payments.
+    clearedAt: timestamp('cleared_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     signedAt: timestamp('signed_at', { withTimezone: true }),
     broadcastAt: timestamp('broadcast_at', { withTimezone: true }),

@@ -15,7 +15,8 @@ const adminPayoutRoutes: FastifyPluginAsyncZod = async (app) => {
         security,
         summary:
           'Payouts across payments, oldest first; `status=failed` is the queue of payouts waiting for an operator (each with its reason)',
-        description: 'A failed payout stays failed until POST /admin/v1/payouts/{id}/retry; the svc_payouts_failed metric counts them.',
+        description:
+          'A failed payout waits here until POST /admin/v1/payouts/{id}/retry, or until a later settlement run carries its payments; the svc_payouts_failed metric counts them.',
         querystring: z.object({ status: z.enum(PAYOUT_STATUSES).optional(), limit: z.coerce.number().int().min(1).max(500).default(100) }),
         response: { 200: z.object({ ok: z.literal(true), payouts: z.array(payoutView) }) },
       },
@@ -33,8 +34,8 @@ const adminPayoutRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         security,
         summary:
-          'Try a failed payout again once its cause is fixed: the payment’s workflow reopens it (a transfer that may be on chain is sent again as signed, never signed anew) and sends it. 409 unless it is failed',
-        description: 'Answers the payout as the workflow reopened it; follow it with GET /admin/v1/payments/{id}.',
+          'Try a failed payout again once its cause is fixed: a refund’s or a simple order’s run reopens it (a transfer that may be on chain is sent again as signed, never signed anew) and sends it; a settlement run’s sweep or payout is planned anew by the next run (the failed row stays, as history). 409 unless it is failed and waiting',
+        description: 'Answers the payout as it now stands; follow it with GET /admin/v1/payments/{id} or GET /admin/v1/payouts.',
         params: z.object({ id: z.string() }),
         response: { 200: z.object({ ok: z.literal(true), payout: payoutView }) },
       },

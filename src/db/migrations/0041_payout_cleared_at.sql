@@ -1,0 +1,1 @@
+ALTER TABLE "payouts" ADD COLUMN "cleared_at" timestamp with time zone;
