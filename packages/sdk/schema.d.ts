@@ -885,7 +885,7 @@ export interface paths {
         };
         /**
          * Payouts across payments, oldest first; `status=failed` is the queue of payouts waiting for an operator (each with its reason)
-         * @description A failed payout stays failed until POST /admin/v1/payouts/{id}/retry; the svc_payouts_failed metric counts them.
+         * @description A failed payout waits here until POST /admin/v1/payouts/{id}/retry, or until a later settlement run carries its payments; the svc_payouts_failed metric counts them.
          */
         get: operations["getAdminPayouts"];
         put?: never;
@@ -906,8 +906,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Try a failed payout again once its cause is fixed: the payment’s workflow reopens it (a transfer that may be on chain is sent again as signed, never signed anew) and sends it. 409 unless it is failed
-         * @description Answers the payout as the workflow reopened it; follow it with GET /admin/v1/payments/{id}.
+         * Try a failed payout again once its cause is fixed: a refund’s or a simple order’s run reopens it (a transfer that may be on chain is sent again as signed, never signed anew) and sends it; a settlement run’s sweep or payout is planned anew by the next run (the failed row stays, as history). 409 unless it is failed and waiting
+         * @description Answers the payout as it now stands; follow it with GET /admin/v1/payments/{id} or GET /admin/v1/payouts.
          */
         post: operations["postAdminPayoutsByIdRetry"];
         delete?: never;
@@ -6445,11 +6445,11 @@ export interface operations {
                         } | null;
                         payouts: {
                             id: string;
-                            /** @description The checkout session (SV_…) or simple order (transaction code) whose money it moves */
+                            /** @description The checkout session (SV_…) or simple order (transaction code) whose money it moves; a sweep or merchant payout of a settlement run: its own id */
                             paymentId: string;
                             /** @enum {string} */
-                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee" | "payment_refund" | "repayment" | "sweep";
-                            /** @description The refunded exception (a refund and its gas); null for the settlement */
+                            kind: "merchant" | "refund" | "customer" | "payment_refund" | "sweep";
+                            /** @description The refunded exception (a refund); null otherwise */
                             exceptionId: string | null;
                             /** @enum {string} */
                             status: "planned" | "signed" | "broadcast" | "confirmed" | "failed";
@@ -6457,7 +6457,7 @@ export interface operations {
                             asset: string;
                             from: string;
                             to: string;
-                            /** @description Token micro units as a decimal (6 places), or wei for gas */
+                            /** @description Token amount as a decimal (6 places) */
                             amount: string;
                             nonce: number | null;
                             txHash: string | null;
@@ -7481,11 +7481,11 @@ export interface operations {
                         ok: true;
                         payouts: {
                             id: string;
-                            /** @description The checkout session (SV_…) or simple order (transaction code) whose money it moves */
+                            /** @description The checkout session (SV_…) or simple order (transaction code) whose money it moves; a sweep or merchant payout of a settlement run: its own id */
                             paymentId: string;
                             /** @enum {string} */
-                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee" | "payment_refund" | "repayment" | "sweep";
-                            /** @description The refunded exception (a refund and its gas); null for the settlement */
+                            kind: "merchant" | "refund" | "customer" | "payment_refund" | "sweep";
+                            /** @description The refunded exception (a refund); null otherwise */
                             exceptionId: string | null;
                             /** @enum {string} */
                             status: "planned" | "signed" | "broadcast" | "confirmed" | "failed";
@@ -7493,7 +7493,7 @@ export interface operations {
                             asset: string;
                             from: string;
                             to: string;
-                            /** @description Token micro units as a decimal (6 places), or wei for gas */
+                            /** @description Token amount as a decimal (6 places) */
                             amount: string;
                             nonce: number | null;
                             txHash: string | null;
@@ -7604,11 +7604,11 @@ export interface operations {
                         ok: true;
                         payout: {
                             id: string;
-                            /** @description The checkout session (SV_…) or simple order (transaction code) whose money it moves */
+                            /** @description The checkout session (SV_…) or simple order (transaction code) whose money it moves; a sweep or merchant payout of a settlement run: its own id */
                             paymentId: string;
                             /** @enum {string} */
-                            kind: "merchant" | "commission" | "gas" | "refund" | "customer" | "network_fee" | "payment_refund" | "repayment" | "sweep";
-                            /** @description The refunded exception (a refund and its gas); null for the settlement */
+                            kind: "merchant" | "refund" | "customer" | "payment_refund" | "sweep";
+                            /** @description The refunded exception (a refund); null otherwise */
                             exceptionId: string | null;
                             /** @enum {string} */
                             status: "planned" | "signed" | "broadcast" | "confirmed" | "failed";
@@ -7616,7 +7616,7 @@ export interface operations {
                             asset: string;
                             from: string;
                             to: string;
-                            /** @description Token micro units as a decimal (6 places), or wei for gas */
+                            /** @description Token amount as a decimal (6 places) */
                             amount: string;
                             nonce: number | null;
                             txHash: string | null;
