@@ -56,7 +56,8 @@ async function paySessionUntilTrap(arm: (wallet: string, worker: () => ChildProc
   await eventually(
     async () => ({ armed: proxy.armed(), status: (await sessionRow(ctx, id)).status }),
     (now) => !now.armed,
-    60_000,
+    // A sweep's confirmation, then the payout's plan: longer than a payout alone under a loaded run.
+    120_000,
     'the trap to spring',
   );
   expect(worker.exitCode !== null || worker.signalCode !== null).toBe(true);

@@ -157,8 +157,6 @@ describe('batched settlement', () => {
     });
     expect(nothing).toEqual({ sweeps: 0, payouts: 0, failed: 0 });
     await replayRuns(ctx.temporal, 'settlement-run', { 'swept-and-paid': paid!, idle });
-    // A batched session's run ends at its completion: the settlement runs pay it.
-    await replayRuns(ctx.temporal, 'checkout-session', { 'batched-completed': payments[0]!.id });
   }, 120_000);
 
   it('refunds a completed payment from its merchant’s balance only: 409 beyond it, concurrent refunds never overdraw', async () => {
