@@ -96,20 +96,32 @@ interface BatchLookups {
 export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: { db: Database; chains: ChainSettings; log?: BusinessLog }) {
   const chains = payoutChains(settings);
 
-  /** A payout's business event; a simple order's has no merchant (merchantOf answers ''). */
+  /**
+   * A payout's business event; a simple order's has no merchant (merchantOf answers ''). A settlement
+   * run's sweep or payout tells each payment's story: a line per payment it carries, with that
+   * payment's part, so that an operator following one payment finds its sweep and its payout.
+   */
   async function logPayout(event: BusinessEventName, row: PayoutRow, lookups: BatchLookups, extra: Record<string, unknown> = {}) {
-    log(event, {
-      paymentId: row.paymentId,
-      merchantId: (await lookups.merchantOf(row.paymentId)) || null,
+    const common = {
       payoutId: row.id,
       kind: row.kind,
       network: row.network,
       asset: row.asset,
-      amount: formatCrypto(BigInt(row.amount)),
       to: row.toAddress,
       transactionHash: row.txHash,
       ...extra,
-    });
+    };
+    const parts = isSettlementPayout(row)
+      ? (await listPayoutItems(db, row.id)).map((i) => ({ paymentId: i.paymentId, amount: i.amountMicro, payoutAmount: BigInt(row.amount) }))
+      : [{ paymentId: row.paymentId, amount: BigInt(row.amount), payoutAmount: null }];
+    for (const part of parts)
+      log(event, {
+        paymentId: part.paymentId,
+        merchantId: (await lookups.merchantOf(part.paymentId)) || null,
+        amount: formatCrypto(part.amount),
+        ...(part.payoutAmount === null ? {} : { payoutAmount: formatCrypto(part.payoutAmount) }),
+        ...common,
+      });
   }
 
   function batchLookups(): BatchLookups {

@@ -34,8 +34,8 @@ const EXPECTED = [
   'backlog_first_webhook_seconds',
   'backlog_cpu_ms_per_payment_stack',
   'backlog_machine_busy_share',
-  ...['per_payment', 'batched'].flatMap((side) =>
-    ['chain_transactions_per_payment', 'gas_per_payment', 'deposit_native_left_gwei'].map((f) => `backlog_${f}_${side}_vs_paying_minimal`),
+  ...['chain_transactions_per_payment', 'gas_per_payment', 'deposit_native_left_gwei', 'sql_statements_per_payment'].map(
+    (f) => `backlog_${f}_vs_paying_minimal`,
   ),
   ...[10, 100, 1000, 10_000, 100_000].flatMap((n) =>
     ['ms', 'us_per_open', 'rpc_calls', 'get_logs', 'heap_mib'].map((f) => `chain_watch_${f}_${n}`),
@@ -62,8 +62,8 @@ describe('npm run bench --quick', () => {
     for (const figure of report.figures) {
       expect(figure, figure.id).toMatchObject({ unit: expect.any(String), includes: expect.any(String), baselineIs: expect.any(String) });
       expect(['higher', 'lower']).toContain(figure.better);
-      // Batched settlement never sends native coin to a deposit address: there, nothing is the figure.
-      const none = figure.id === 'backlog_deposit_native_left_gwei_batched_vs_paying_minimal';
+      // Settlement runs never send native coin to a deposit address: there, nothing is the figure.
+      const none = figure.id === 'backlog_deposit_native_left_gwei_vs_paying_minimal';
       if (none) expect([figure.ours, figure.ratio], figure.id).toEqual([0, 0]);
       for (const value of none ? [figure.baseline] : [figure.ours, figure.baseline, figure.ratio])
         expect(Number.isFinite(value) && value > 0, `${figure.id}: ${value}`).toBe(true);

@@ -51,7 +51,9 @@ describe('a custom error in words', () => {
   it("names our contracts' and the tokens' errors, keeps any other message, and never shows a bare selector", () => {
     expect(inWords('Execution reverted with reason: custom error 0x30cd7471.')).toMatch(/sweeper is owned by another address/);
     expect(inWords('execution reverted: custom error 0xf4d678b8')).toBe('the sender holds less of the token than the transfer sends');
-    expect(inWords('execution reverted: custom error 0x523c3aaa:000000…')).toBe('the token refused the transfer out of the deposit address');
+    expect(inWords('execution reverted: custom error 0x523c3aaa:000000…')).toBe(
+      'the token refused the transfer out of the deposit address',
+    );
     expect(inWords('execution reverted: paused')).toBe('execution reverted: paused');
     expect(inWords('custom error 0xdeadbeef')).toMatch(/^the contract refused the call with an error this service does not know/);
   });

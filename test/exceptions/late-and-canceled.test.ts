@@ -116,18 +116,20 @@ describe('paid after expiry', () => {
       20_000,
       'payment.completed delivered',
     );
-    // Paid out as usual: the merchant's share and the commission leave the deposit address once, the
-    // transaction's hash becomes the merchant payout's, and payment.settled fires once.
+    // Settled as usual: a run sweeps the deposit and pays the merchant's share once, the transaction's
+    // hash becomes that payout's, and payment.settled fires once; the commission stays in the treasury.
     const payouts = await eventually(
-      () => ctx.db.sql`select kind, status, amount::text as amount, tx_hash from payouts where payment_id = ${id} order by kind`,
-      (rows) => rows.length === 3 && rows.every((r) => r.status === 'confirmed'),
+      () => ctx.db.sql`select p.kind, p.status, i.amount::text as amount, p.tx_hash from payout_items i join payouts p on p.id = i.payout_id
+        where i.payment_id = ${id} order by p.kind desc`,
+      (rows) => rows.length === 2 && rows.every((r) => r.status === 'confirmed'),
       60_000,
-      'the accepted payment paid out',
+      'the accepted payment swept and paid out',
     );
     const [split] = await ctx.db
-      .sql`select merchant_settlement_micro::text as merchant, platform_commission_micro::text as commission, transaction_hash from transactions where payment_id = ${id}`;
+      .sql`select merchant_settlement_micro::text as merchant, transaction_hash from transactions where payment_id = ${id}`;
+    expect(payouts.map((p) => p.kind)).toEqual(['sweep', 'merchant']);
     expect(payouts.find((p) => p.kind === 'merchant')).toMatchObject({ amount: split!.merchant, tx_hash: split!.transaction_hash });
-    expect(payouts.find((p) => p.kind === 'commission')).toMatchObject({ amount: split!.commission });
+    expect(payouts.find((p) => p.kind === 'sweep')).toMatchObject({ amount: expected.toString() });
     await eventually(
       () => Promise.resolve(eventsFor(id, 'payment.settled').length),
       (n) => n === 1,

@@ -62,12 +62,12 @@ export async function exceptionRows(ctx: Pick<TestContext, 'db'>, code: string) 
   }));
 }
 
-/** Once every payout of a settled order is confirmed (the customer's, then its network fee to the treasury): its rows. */
+/** Once the payout of a settled order is confirmed (the customer's, forwarded from its deposit; the fee stays there): its rows. */
 export async function waitForOrderPayouts(ctx: Pick<TestContext, 'db'>, code: string, timeoutMs = 60_000) {
   const rows = await eventually(
     () =>
       ctx.db
-        .sql`select kind, status, amount::text as amount, tx_hash, to_address from payouts where payment_id = ${code} and kind <> 'gas' order by kind`,
+        .sql`select kind, status, amount::text as amount, tx_hash, to_address, from_address from payouts where payment_id = ${code} order by kind`,
     (r) => r.length > 0 && r.every((p) => p.status === 'confirmed') && r.some((p) => p.kind === 'customer'),
     timeoutMs,
     `the payouts of ${code} confirmed`,
@@ -77,5 +77,6 @@ export async function waitForOrderPayouts(ctx: Pick<TestContext, 'db'>, code: st
     amount: BigInt(r.amount as string),
     txHash: r.tx_hash as string,
     to: r.to_address as string,
+    from: r.from_address as string,
   }));
 }

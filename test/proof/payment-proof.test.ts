@@ -21,12 +21,14 @@ describe('a payment’s proof', () => {
     const { depositAddress } = await sessionRow(ctx, id);
     const receipt = await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, g);
     await waitForStatus(ctx, id, 'completed');
-    // Read once the session's payouts have run, as for the order below: the deposit address is empty again.
+    // Read once the session's deposit is swept, as for the order below: the deposit address is empty again.
     await eventually(
-      () => ctx.db.sql`select status from payouts where payment_id = ${id} and kind in ('merchant', 'commission')`,
-      (rows) => rows.length === 2 && rows.every((r) => r.status === 'confirmed'),
+      () =>
+        ctx.db
+          .sql`select p.status from payout_items i join payouts p on p.id = i.payout_id where i.payment_id = ${id} and p.kind = 'sweep'`,
+      (rows) => rows.length === 1 && rows.every((r) => r.status === 'confirmed'),
       30_000,
-      'the payouts confirmed',
+      'the deposit swept',
     );
 
     const res = await proofOf(id);

@@ -38,16 +38,13 @@ describe('simple orders proven on chain', () => {
         { network, hash: settled.depositTransactionHash, logIndex: expect.any(Number), amount: 25_000_000n, state: 'credited' },
       ]);
 
-      // Decisions §11: what was received goes on to the customer's wallet, once, less the network's fee
-      // (issue 26 item 12), which goes to the treasury; payout_dispatched once it is broadcast, and
-      // the order's transaction is then the payout's.
+      // Decisions §11: what was received goes on to the customer's wallet, once, less the network's fee,
+      // which stays at the deposit address (the platform's); payout_dispatched once it is broadcast,
+      // and the order's transaction is then the payout's.
       const fee = ctx.config.simpleOrders.networkFeeMicro[network];
       expect(fee).toBeGreaterThan(0n);
       const payouts = await waitForOrderPayouts(ctx, code);
-      expect(payouts.map((p) => [p.kind, p.amount])).toEqual([
-        ['customer', 25_000_000n - fee],
-        ['network_fee', fee],
-      ]);
+      expect(payouts.map((p) => [p.kind, p.amount])).toEqual([['customer', 25_000_000n - fee]]);
       expect(await balanceOf(chain, chain.tokens[network].USDC, wallet)).toBe(25_000_000n - fee);
       const payout = payouts.find((p) => p.kind === 'customer')!;
       const paid = await orderRow(ctx, code);
@@ -78,13 +75,10 @@ describe('simple orders proven on chain', () => {
     await waitForOrder(ctx, code, 'settled');
     const { depositAddress, received } = await orderRow(ctx, code);
     expect(received).toBe(40_000_000n);
-    // Paid on to the customer's wallet less the network fee, which goes to the treasury; the deposit address ends empty.
+    // Paid on to the customer's wallet less the network fee, which stays at the deposit address.
     const fee = ctx.config.simpleOrders.networkFeeMicro.polygon;
-    expect((await waitForOrderPayouts(ctx, code)).map((p) => [p.kind, p.amount])).toEqual([
-      ['customer', 40_000_000n - fee],
-      ['network_fee', fee],
-    ]);
-    expect(await balanceOf(chain, chain.tokens.polygon.USDC, depositAddress)).toBe(0n);
+    expect((await waitForOrderPayouts(ctx, code)).map((p) => [p.kind, p.amount])).toEqual([['customer', 40_000_000n - fee]]);
+    expect(await balanceOf(chain, chain.tokens.polygon.USDC, depositAddress)).toBe(fee);
   });
 
   it('moves to processing only on a forged success with a valid signature and no transfer', async () => {

@@ -42,6 +42,9 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
     // The run's dev chain: the four EVM networks share it, each with its own token contracts.
     ...devChainVariables(inject('chainRpcUrl'), DEV_CHAIN_ID, inject('chainTokens'), inject('chainSweepers')),
     SETTLEMENT_MNEMONIC: DEV_SETTLEMENT_MNEMONIC,
+    // A settlement run every 2 s instead of production's half minute: a test waits for a payout in
+    // seconds, and an idle file's runs stay few.
+    PAYOUT_INTERVAL_SECONDS: '2',
     ...overrides,
   });
 }

@@ -83,10 +83,11 @@ async function runScenarios(): Promise<Record<string, string>> {
   await payOnChain(overpaid, 26_000_000n);
   ids.overpaid = overpaid.id;
 
-  // Paid exactly from a wallet: completed, then paid out (gas, merchant, commission) and settled.
-  const settled = await open();
-  await payOnChain(settled, 25_000_000n);
-  ids.settled = settled.id;
+  // Paid exactly from a wallet: completed on chain, into the merchant's balance; the run ends there
+  // (a settlement run sweeps and pays it).
+  const onChain = await open();
+  await payOnChain(onChain, 25_000_000n);
+  ids.completedOnChain = onChain.id;
 
   const underpaid = await open();
   await payOnChain(underpaid, 10_000_000n);
@@ -115,7 +116,7 @@ async function runScenarios(): Promise<Record<string, string>> {
 }
 
 describe('checkoutSession histories', () => {
-  it('replays the current code’s own runs: completed, declined then failed at the expiry, the same with its delivery given up, canceled, expired on demand, overpaid, settled, underpaid, unverified, expired then late', async () => {
+  it('replays the current code’s own runs: completed, declined then failed at the expiry, the same with its delivery given up, canceled, expired on demand, overpaid, completed on chain, underpaid, unverified, expired then late', async () => {
     const ids = await runScenarios();
     const kinds = await ctx.db.sql`select payment_id, kind from payment_exceptions`;
     expect(Object.fromEntries(kinds.map((k) => [k.payment_id, k.kind]))).toEqual({
@@ -130,10 +131,12 @@ describe('checkoutSession histories', () => {
       .sql`select e.id, s.merchant_id from payment_exceptions e join checkout_sessions s on s.id = e.payment_id where e.payment_id = ${ids.overpaid!}`;
     const described = await ctx.temporal.workflow.getHandle(overpaid!.id as string).describe();
     expect(described.typedSearchAttributes.get(MerchantIdKey)).toBe(overpaid!.merchant_id);
-    const [settled] = await ctx.db.sql`select
-      (select count(*)::int from events where payment_id = ${ids.settled!} and type = 'payment.settled') as events,
-      (select count(*)::int from payouts where payment_id = ${ids.settled!} and status = 'confirmed') as payouts`;
-    expect(settled).toEqual({ events: 1, payouts: 3 });
+    // Completed on chain: its share is the merchant's balance, and its run sent nothing on chain.
+    const [onChain] = await ctx.db.sql`select
+      (select count(*)::int from events where payment_id = ${ids.completedOnChain!} and type = 'payment.completed') as events,
+      (select count(*)::int from payouts where payment_id = ${ids.completedOnChain!}) as payouts,
+      (select count(*)::int from ledger_entries where posting_id = ${`completion:${ids.completedOnChain!}`}) as completion_lines`;
+    expect(onChain).toEqual({ events: 1, payouts: 0, completion_lines: 3 });
     const closed = await http('GET', `${ctx.config.providers.sandbox.url}/test-helpers/payments/${ids.canceled}`);
     expect(closed.json.payment.status).toBe('canceled');
     const [declined] = await ctx.db.sql`select s.status, t.failure_reason,

@@ -5,14 +5,15 @@ import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/har
 import { eventually } from '../support/http';
 import { replayRuns } from './histories';
 
-// Runs of the paymentException workflow: one accepted by an operator (an update) and paid out, one
+// Runs of the paymentException workflow: one accepted by an operator (an update), its money joining
+// the merchant's balance, one
 // refunded on chain (an update, then the transfer), one still open. The money of each arrives on
 // chain after the session expired.
 const ctx = useTestApp({ SESSION_TTL_SECONDS: '2' }, { sandbox: true, worker: true });
 const chain = sharedChain();
 
 describe('paymentException histories', () => {
-  it('replays the current code’s own runs: accepted (and paid out), refunded, open', async () => {
+  it('replays the current code’s own runs: accepted (into the balance), refunded, open', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const res = await ctx.app.inject({
       method: 'POST',
@@ -39,10 +40,10 @@ describe('paymentException histories', () => {
     const refunded = rows.find((r) => r.amount_micro === '2000000')!.id as string;
     const answer = await ctx.app.inject({ method: 'POST', url: `/admin/v1/exceptions/${accepted}/accept`, headers: adminHeaders });
     expect(answer.statusCode).toBe(200);
-    // The run ends once the accepted money is paid out.
+    // The run ends once the completion is announced: the money is the merchant's balance, which a settlement run pays.
     expect(await ctx.temporal.workflow.getHandle(accepted).result()).toBe('accepted');
-    const [paid] = await ctx.db.sql`select count(*)::int as n from payouts where payment_id = ${id} and status = 'confirmed'`;
-    expect(paid!.n).toBe(3);
+    const [completion] = await ctx.db.sql`select count(*)::int as n from ledger_entries where posting_id = ${`completion:${id}`}`;
+    expect(completion!.n).toBe(3);
     const back = await ctx.app.inject({
       method: 'POST',
       url: `/admin/v1/exceptions/${refunded}/refund`,

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { payFromWallet, randomAddress } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
-import { merchantWithFreshWallet, openSession, ownTreasury, waitForPayouts } from '../payouts/support';
+import { merchantWithFreshWallet, openSession, ownTreasury, payoutsOf } from '../payouts/support';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { replayRuns } from './histories';
 
-// Runs of the paymentRefund workflow (issue 29 item 3): one refunded (planned, sent from the
-// treasury, confirmed, payment.refunded), one whose plan was refused (the treasury as its address:
+// Runs of the paymentRefund workflow: one refunded (drawn from the merchant's balance, planned, sent
+// from the treasury, confirmed, payment.refunded), one whose plan was refused (the treasury as its address:
 // written past the API's checks, as a workflow may be started directly) and now waits, failed, for
 // an operator's retry.
 const own = ownTreasury();
@@ -18,13 +18,19 @@ describe('paymentRefund histories', () => {
   it('replays the current code’s own runs: refunded, failed', async () => {
     const token = chain.tokens.polygon.USDC;
     const m = await merchantWithFreshWallet(ctx);
+    // Paid out manually: the balance holds the payment's share after its sweep.
+    await ctx.db.sql`update merchants set payout_schedule = 'manual' where id = ${m.id}`;
     const id = await openSession(ctx, m.apiKey);
     const g = await pressPay(ctx, id);
     const { depositAddress } = await sessionRow(ctx, id);
     await payFromWallet(chain, token, depositAddress, g);
     await waitForStatus(ctx, id, 'completed');
-    await waitForPayouts(ctx, id);
-    await payFromWallet(chain, token, own.treasury, 10_000_000n);
+    await eventually(
+      async () => (await payoutsOf(ctx, id)).map((p) => `${p.kind}:${p.status}`),
+      (ps) => ps.includes('sweep:confirmed'),
+      60_000,
+      'the deposit swept into the treasury',
+    );
 
     const answer = await ctx.app.inject({
       method: 'POST',

@@ -157,7 +157,14 @@ describe('config: chains (decisions §11)', () => {
       CHAIN_POLYGON_SWEEPER: SWEEPER,
     });
     expect(c.chains.networks).toEqual([
-      { network: 'polygon', rpcUrl: 'https://polygon.example.com', chainId: 137, confirmations: 30, tokens: { USDC, USDT }, sweeper: SWEEPER },
+      {
+        network: 'polygon',
+        rpcUrl: 'https://polygon.example.com',
+        chainId: 137,
+        confirmations: 30,
+        tokens: { USDC, USDT },
+        sweeper: SWEEPER,
+      },
     ]);
     expect(c.chains.settlementMnemonic).toBe(MNEMONIC);
   });
@@ -177,12 +184,23 @@ describe('config: chains (decisions §11)', () => {
     ['BASE', 8453, 10],
     ['ARBITRUM', 42161, 10],
   ])('defaults %s to chain id %i and %i confirmations', (n, chainId, confirmations) => {
-    const c = loadConfig({ ...withMnemonic, [`CHAIN_${n}_RPC_URL`]: 'https://rpc.example.com', [`CHAIN_${n}_USDC`]: USDC, [`CHAIN_${n}_SWEEPER`]: SWEEPER });
+    const c = loadConfig({
+      ...withMnemonic,
+      [`CHAIN_${n}_RPC_URL`]: 'https://rpc.example.com',
+      [`CHAIN_${n}_USDC`]: USDC,
+      [`CHAIN_${n}_SWEEPER`]: SWEEPER,
+    });
     expect(c.chains.networks[0]).toMatchObject({ chainId, confirmations, tokens: { USDC, USDT: null } });
   });
 
   it('needs one confirmation on the dev chain (31337) unless told otherwise', () => {
-    const dev = { ...withMnemonic, CHAIN_BASE_RPC_URL: 'http://127.0.0.1:8545', CHAIN_BASE_CHAIN_ID: '31337', CHAIN_BASE_USDC: USDC, CHAIN_BASE_SWEEPER: SWEEPER };
+    const dev = {
+      ...withMnemonic,
+      CHAIN_BASE_RPC_URL: 'http://127.0.0.1:8545',
+      CHAIN_BASE_CHAIN_ID: '31337',
+      CHAIN_BASE_USDC: USDC,
+      CHAIN_BASE_SWEEPER: SWEEPER,
+    };
     expect(loadConfig(dev).chains.networks[0]!.confirmations).toBe(1);
     expect(loadConfig({ ...dev, CHAIN_BASE_CONFIRMATIONS: '4' }).chains.networks[0]!.confirmations).toBe(4);
   });
