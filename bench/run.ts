@@ -15,11 +15,13 @@ import { topologyFigures } from './figures/topology';
 import { createMinimalTables, minimalTreasury } from './minimal/activities';
 import { parseOptions } from './options';
 import { renderTable, type Figure } from './support/figures';
-import { freePort, killStrays, ROOT, type Child } from './support/processes';
+import { freePort, killStrays, ROOT } from './support/processes';
 import { chainReader } from './support/chain-spend';
 import { startReceiver } from './support/receiver';
 import { createMerchant, startBareLookup, startMinimalWorker, startOurServer, startOurWorker, startSandbox } from './support/services';
 import { minimalSide, oursSide, type PaymentSide } from './support/sides';
+import { settlementClock } from './support/settlement-clock';
+import { statementCountDir } from './support/sql-count';
 import { startStack } from './support/stack';
 import { stackCpuMeter } from './support/stack-cpu';
 import { devTreasuryAddress } from '../tools/dev/dev-sweepers';
@@ -33,14 +35,10 @@ const QUEUES = {
   pay: 'bench-pay',
   minimal: 'bench-minimal',
   minimalPayouts: 'bench-minimal-payouts',
-  batched: 'bench-batched',
 };
-// Ours under batched settlement, in the backlog: a run every second, so the drain's payments are
-// settled while it goes on, as a busy merchant's would be. Its figures are counts read from the
-// chain, not speeds: small connection pools keep its server and worker within Postgres's 100
-// connections beside the other sides' processes (and a test file running beside the bench).
-const BATCHED_ENV = { SETTLEMENT_MODE: 'batched', PAYOUT_INTERVAL_SECONDS: '1', DATABASE_POOL_MAX: '3' };
-const BATCHED_MERCHANTS = 5;
+// A settlement run pays each merchant one transfer: a backlog of one merchant's payments would make
+// that one transfer for the whole run, fewer than a service with several merchants sends.
+const BACKLOG_MERCHANTS = 5;
 
 async function main() {
   // Whatever ends this process, nothing it started outlives it (a clean run has stopped everything already).
@@ -126,26 +124,46 @@ async function main() {
     }
 
     if (has('payments') || has('backlog')) {
+      // Each side's SQL statements, counted in its own processes (the backlog's figure).
+      const counts = { ours: statementCountDir(), minimal: statementCountDir(), minimalPaying: statementCountDir() };
+      for (const c of Object.values(counts)) stops.push(async () => c.remove());
+      const inBench = { minimal: { statements: 0 }, minimalPaying: { statements: 0 } };
       const sandboxPort = await freePort();
       const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
-      const server = await startOurServer(stack, { taskQueue: QUEUES.pay, sandboxUrl, logLevel: options.logLevel });
+      const server = await startOurServer(stack, {
+        taskQueue: QUEUES.pay,
+        sandboxUrl,
+        logLevel: options.logLevel,
+        sqlCountDir: counts.ours.dir,
+      });
       stops.push(() => server.stop());
       const sandbox = await startSandbox(stack, server.baseUrl, sandboxPort);
       stops.push(() => sandbox.stop());
+      const startOursWorker = () =>
+        startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl, sqlCountDir: counts.ours.dir });
+      const startMinimal = () =>
+        startMinimalWorker(stack, { taskQueue: QUEUES.minimal, webhookSecret: 'whsec_bench', sqlCountDir: counts.minimal.dir });
+      const startMinimalPaying = () =>
+        startMinimalWorker(stack, {
+          taskQueue: QUEUES.minimalPayouts,
+          webhookSecret: 'whsec_bench',
+          payOut: true,
+          sqlCountDir: counts.minimalPaying.dir,
+        });
       // Workers come and go (the backlog figure stops and restarts them): stops reach the current one.
       const workers = {
-        ours: await startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl }),
-        minimal: await startMinimalWorker(stack, { taskQueue: QUEUES.minimal, webhookSecret: 'whsec_bench' }),
-        // The like-for-like baseline of the payout figures: the minimal implementation paying out as ours does.
-        minimalPayouts:
-          has('payments') || has('backlog')
-            ? await startMinimalWorker(stack, { taskQueue: QUEUES.minimalPayouts, webhookSecret: 'whsec_bench', payOut: true })
-            : null,
+        ours: await startOursWorker(),
+        minimal: await startMinimal(),
+        // The baseline of the payout figures: the minimal implementation paying each payment out on its own.
+        minimalPayouts: await startMinimalPaying(),
       };
+      // Created by ours' worker as it started: from now on they run during ours' turns only.
+      const clock = settlementClock(temporal!, QUEUES.pay);
+      await clock.pause();
       stops.push(
         () => workers.ours.stop(),
         () => workers.minimal.stop(),
-        async () => workers.minimalPayouts?.stop(),
+        () => workers.minimalPayouts.stop(),
       );
       const merchant = await createMerchant(server.baseUrl, receiver.url);
       children.push(
@@ -153,12 +171,19 @@ async function main() {
         sandbox,
         { name: 'worker', output: () => workers.ours.output() },
         { name: 'minimal-worker', output: () => workers.minimal.output() },
-        { name: 'minimal-payouts-worker', output: () => workers.minimalPayouts?.output() ?? '' },
+        { name: 'minimal-payouts-worker', output: () => workers.minimalPayouts.output() },
       );
-      const minimal = minimalSide({ stack, temporal: temporal!, taskQueue: QUEUES.minimal, webhookUrl: receiver.url });
+      const minimal = minimalSide({
+        stack,
+        temporal: temporal!,
+        taskQueue: QUEUES.minimal,
+        webhookUrl: receiver.url,
+        statements: inBench.minimal,
+      });
       stops.push(() => minimal.close());
       const oursPayments = {
         ...oursSide({ apiUrl: server.baseUrl, sandboxUrl, apiKey: merchant.apiKey }),
+        clock,
         taskQueue: QUEUES.pay,
         workerPid: () => workers.ours.child.pid!,
       };
@@ -169,16 +194,17 @@ async function main() {
         taskQueue: QUEUES.minimalPayouts,
         webhookUrl: receiver.url,
         payOut: true,
+        statements: inBench.minimalPaying,
       });
       stops.push(() => minimalPaying.close());
       const minimalPayingPayments = {
         ...minimalPaying.side,
         taskQueue: QUEUES.minimalPayouts,
-        workerPid: () => workers.minimalPayouts!.child.pid!,
+        workerPid: () => workers.minimalPayouts.child.pid!,
       };
       // The stack under test only (not other Temporal servers, databases or anvils on the machine); the workers' pids as they are now.
       const meter = stackCpuMeter(stack, sql, () =>
-        [server.child.pid, sandbox.child.pid, workers.ours.child.pid, workers.minimal.child.pid, workers.minimalPayouts?.child.pid].filter(
+        [server.child.pid, sandbox.child.pid, workers.ours.child.pid, workers.minimal.child.pid, workers.minimalPayouts.child.pid].filter(
           (p): p is number => p !== undefined,
         ),
       );
@@ -215,20 +241,27 @@ async function main() {
           (await sql<{ address: Address }[]>`select deposit_address as address from checkout_sessions where id in ${sql(ids)}`).map(
             (r) => r.address,
           );
-        const oursSpend = { treasury: devTreasuryAddress(), deposits: oursDeposits };
+        // The backlog's payments go to BACKLOG_MERCHANTS merchants in turn (the first is the payment figures').
+        const merchants: PaymentSide[] = [oursPayments];
+        while (merchants.length < BACKLOG_MERCHANTS) {
+          const m = await createMerchant(server.baseUrl, receiver.url);
+          merchants.push(oursSide({ apiUrl: server.baseUrl, sandboxUrl, apiKey: m.apiKey }));
+        }
+        let opened = 0;
         const oursBacklog: BacklogSide = {
           ...oursPayments,
+          open: () => merchants[opened++ % merchants.length]!.open(),
           settles: true,
-          spend: oursSpend,
+          spend: { treasury: devTreasuryAddress(), deposits: oursDeposits },
+          statements: () => counts.ours.read(),
           stopWorker: () => workers.ours.stop(),
-          startWorker: async () =>
-            void (workers.ours = await startOurWorker(stack, { taskQueue: QUEUES.pay, publicBaseUrl: server.baseUrl, sandboxUrl })),
+          startWorker: async () => void (workers.ours = await startOursWorker()),
         };
         const minimalBacklog: BacklogSide = {
           ...minimalPayments,
+          statements: () => counts.minimal.read() + inBench.minimal.statements,
           stopWorker: () => workers.minimal.stop(),
-          startWorker: async () =>
-            void (workers.minimal = await startMinimalWorker(stack, { taskQueue: QUEUES.minimal, webhookSecret: 'whsec_bench' })),
+          startWorker: async () => void (workers.minimal = await startMinimal()),
         };
         const minimalPayingBacklog: BacklogSide = {
           ...minimalPayingPayments,
@@ -240,54 +273,9 @@ async function main() {
                 (r) => r.address,
               ),
           },
-          stopWorker: async () => workers.minimalPayouts?.stop(),
-          startWorker: async () =>
-            void (workers.minimalPayouts = await startMinimalWorker(stack, {
-              taskQueue: QUEUES.minimalPayouts,
-              webhookSecret: 'whsec_bench',
-              payOut: true,
-            })),
-        };
-        // Its own API (sessions get the sweeper's forwarders), sandbox (its callbacks go to that API)
-        // and worker (started by the drain), idle until its drain.
-        const batchedSandboxPort = await freePort();
-        const batchedSandboxUrl = `http://127.0.0.1:${batchedSandboxPort}`;
-        const batchedServer = await startOurServer(stack, {
-          taskQueue: QUEUES.batched,
-          sandboxUrl: batchedSandboxUrl,
-          logLevel: options.logLevel,
-          env: BATCHED_ENV,
-        });
-        stops.push(() => batchedServer.stop());
-        const batchedSandbox = await startSandbox(stack, batchedServer.baseUrl, batchedSandboxPort);
-        stops.push(() => batchedSandbox.stop());
-        let batchedWorker: Child | null = null;
-        stops.push(async () => batchedWorker?.stop());
-        children.push(
-          { name: 'batched-server', output: () => batchedServer.output() },
-          { name: 'batched-sandbox', output: () => batchedSandbox.output() },
-          { name: 'batched-worker', output: () => batchedWorker?.output() ?? '' },
-        );
-        const batchedSides: PaymentSide[] = [];
-        for (let i = 0; i < BATCHED_MERCHANTS; i++) {
-          const m = await createMerchant(batchedServer.baseUrl, receiver.url);
-          batchedSides.push(oursSide({ apiUrl: batchedServer.baseUrl, sandboxUrl: batchedSandboxUrl, apiKey: m.apiKey }));
-        }
-        let opened = 0;
-        const batchedBacklog: BacklogSide = {
-          name: 'ours, batched',
-          open: () => batchedSides[opened++ % batchedSides.length]!.open(),
-          pay: (id) => batchedSides[0]!.pay(id),
-          settles: true,
-          spend: oursSpend,
-          stopWorker: async () => batchedWorker?.stop(),
-          startWorker: async () =>
-            void (batchedWorker = await startOurWorker(stack, {
-              taskQueue: QUEUES.batched,
-              publicBaseUrl: batchedServer.baseUrl,
-              sandboxUrl: batchedSandboxUrl,
-              env: BATCHED_ENV,
-            })),
+          statements: () => counts.minimalPaying.read() + inBench.minimalPaying.statements,
+          stopWorker: () => workers.minimalPayouts.stop(),
+          startWorker: async () => void (workers.minimalPayouts = await startMinimalPaying()),
         };
         figures.push(
           ...(await backlogFigures({
@@ -295,9 +283,8 @@ async function main() {
             receiver,
             ours: oursBacklog,
             minimal: minimalBacklog,
-            batched: batchedBacklog,
             minimalPaying: minimalPayingBacklog,
-            batchedMerchants: BATCHED_MERCHANTS,
+            merchants: BACKLOG_MERCHANTS,
             chain,
             temporalServer: options.temporal,
             meter,

@@ -4,10 +4,11 @@ import type { Address, PublicClient } from 'viem';
 import { chainSpend } from '../support/chain-spend';
 import { figureFrom, type Figure } from '../support/figures';
 import { machineBusyMs } from '../support/processes';
+import { COUNT_FLUSH_MS } from '../support/sql-count';
 import { stackDelta, type stackCpuMeter } from '../support/stack-cpu';
 import type { Receiver } from '../support/receiver';
 import { pool, type PaymentSide } from '../support/sides';
-import { interleaved, type Rounds } from '../support/stats';
+import { interleaved, medianOf, type Metrics, type Rounds } from '../support/stats';
 
 /** A side whose worker the figure can take away and bring back. */
 export interface BacklogSide extends PaymentSide {
@@ -17,7 +18,16 @@ export interface BacklogSide extends PaymentSide {
   settles?: boolean;
   /** Who sends its payouts' transactions: what the drain's chain figures count. */
   spend?: { treasury: Address; deposits(ids: readonly string[]): Promise<Address[]> };
+  /** The SQL statements its processes have sent so far (bench/support/sql-count.ts). */
+  statements?: () => number;
 }
+
+// The counting processes write their counts every COUNT_FLUSH_MS: wait for two writes before a reading.
+const statementsNow = async (side: BacklogSide) => {
+  if (!side.statements) return null;
+  await new Promise((r) => setTimeout(r, 2 * COUNT_FLUSH_MS));
+  return side.statements();
+};
 
 // Draining is where a backlog's size shows: give each payment its share of a slow machine.
 const drainTimeoutMs = (count: number) => Number(process.env.BENCH_COMPLETION_TIMEOUT_MS ?? 120_000 + 2_000 * count);
@@ -39,6 +49,7 @@ async function drain(
   const chainBefore = side.spend
     ? { block: await chain.getBlockNumber(), nonce: await chain.getTransactionCount({ address: side.spend.treasury, blockTag: 'latest' }) }
     : null;
+  const statementsBefore = await statementsNow(side);
   await side.stopWorker();
   const mine: string[] = [];
   await pool(count, 8, async () => {
@@ -49,12 +60,15 @@ async function drain(
   const start = performance.now();
   const busyBefore = machineBusyMs();
   const stackBefore = await meter.read();
+  await side.clock?.resume();
   await side.startWorker();
   await receiver.completions(mine, drainTimeoutMs(count));
   if (side.settles) await receiver.settlements(mine, drainTimeoutMs(count));
   const busy = machineBusyMs() - busyBefore;
   const stackCpu = stackDelta(stackBefore, await meter.read());
   const elapsed = performance.now() - start;
+  await side.clock?.pause();
+  const statementsAfter = await statementsNow(side);
   ids.push(...mine);
   const completed = mine.filter((id) => receiver.completedAt(id) !== undefined);
   if (completed.length < count)
@@ -74,6 +88,8 @@ async function drain(
     console.error(
       `[bench] ${side.name} backlog on chain: ${spent.transactions} transactions (${spent.fromTreasury} from the treasury), ${spent.gasUsed} gas, ${spent.depositWei} wei left at ${mine.length} deposit addresses, for ${completed.length} payments`,
     );
+  const statements = statementsBefore !== null && statementsAfter !== null ? statementsAfter - statementsBefore : null;
+  if (statements !== null) console.error(`[bench] ${side.name} backlog: ${statements} SQL statements for ${completed.length} payments`);
   return {
     perSecond: completed.length / ((last - start) / 1000),
     firstSeconds: (first - start) / 1000,
@@ -87,77 +103,87 @@ async function drain(
           depositGwei: Number(spent.depositWei) / 1e9,
         }
       : {}),
+    ...(statements !== null ? { statementsPerPayment: statements / completed.length } : {}),
   };
 }
 
-/** The chain figures of one side paying out against the minimal implementation paying out per payment. */
-function chainFigures(rounds: Rounds, side: { id: string; title: string; is: string; targets?: Record<ChainKey, string> }, count: number) {
-  const baselineIs =
-    "the minimal implementation paying out per payment (bench/minimal, minimalPayouts): three transactions per payment (the deposit address's gas from its treasury, anvil's account 8, then the merchant's share and the commission from the deposit address), its worker stopped and started the same way, the same backlog, to its last payment.settled.";
+const PAYING_MINIMAL_IS =
+  "the minimal implementation paying out per payment (bench/minimal, minimalPayouts): three transactions per payment (the deposit address's gas from its treasury, anvil's account 8, then the merchant's share and the commission from the deposit address), its worker stopped and started the same way, the same backlog, to its last payment.settled.";
+
+/** What ours' settlement costs on chain and in SQL, against the minimal implementation paying out per payment. */
+function payoutFigures(rounds: Rounds, count: number, merchants: number): Figure[] {
+  const ours = `Ours, the drain above (worker.ts with PAYOUT_INTERVAL_SECONDS=1, its settlement schedules running from the worker's start to the last payment.settled; deposit addresses are the sweeper's forwarders), the payments spread over ${merchants} merchants round-robin: each settlement run sweeps the deposits of the payments completed since the last one in one transaction from the treasury and pays each merchant one transfer, while the drain goes on.`;
   const counted = `From the block before the backlog's first payment to the last payment.settled, every block on anvil: the transactions sent by the side's treasury or by one of the round's ${count} deposit addresses (the customers' transfers and the test tokens' mints are sent by others), over the payments completed.`;
-  const target = (key: ChainKey) => (side.targets ? ` Target: ${side.targets[key]}.` : '');
   return [
     figureFrom(rounds, 'transactionsPerPayment', {
-      id: `backlog_chain_transactions_per_payment_${side.id}`,
-      title: `${count}-payment backlog: chain transactions per payment, ${side.title} vs minimal with payouts`,
+      id: 'backlog_chain_transactions_per_payment_vs_paying_minimal',
+      title: `${count}-payment backlog: chain transactions per payment, vs minimal with payouts`,
       unit: 'transactions',
       better: 'lower',
-      includes: `${side.is} ${counted}${target('transactionsPerPayment')}`,
-      baselineIs,
+      includes: `${ours} ${counted} Target: at most 0.25.`,
+      baselineIs: PAYING_MINIMAL_IS,
     }),
     figureFrom(rounds, 'gasPerPayment', {
-      id: `backlog_gas_per_payment_${side.id}`,
-      title: `${count}-payment backlog: gas per payment, ${side.title} vs minimal with payouts`,
+      id: 'backlog_gas_per_payment_vs_paying_minimal',
+      title: `${count}-payment backlog: gas per payment, vs minimal with payouts`,
       unit: 'gas',
       better: 'lower',
-      includes: `${side.is} The sum of gasUsed from the receipts of those transactions, over the payments completed.${target('gasPerPayment')}`,
-      baselineIs,
+      includes: `${ours} The sum of gasUsed from the receipts of the transactions the chain transactions figure counts, over the payments completed. Target: at most 0.75x the minimal's.`,
+      baselineIs: PAYING_MINIMAL_IS,
     }),
     figureFrom(rounds, 'depositGwei', {
-      id: `backlog_deposit_native_left_gwei_${side.id}`,
-      title: `${count}-payment backlog: native coin left at deposit addresses, ${side.title} vs minimal with payouts`,
+      id: 'backlog_deposit_native_left_gwei_vs_paying_minimal',
+      title: `${count}-payment backlog: native coin left at deposit addresses, vs minimal with payouts`,
       unit: 'gwei',
       better: 'lower',
-      includes: `${side.is} The sum of getBalance over the round's ${count} deposit addresses once its last payment.settled arrived (gas topped up and not spent stays there for good).${target('depositGwei')}`,
-      baselineIs,
+      includes: `${ours} The sum of getBalance over the round's ${count} deposit addresses once its last payment.settled arrived (gas topped up and not spent stays there for good). Target: 0.`,
+      baselineIs: PAYING_MINIMAL_IS,
+    }),
+    figureFrom(rounds, 'statementsPerPayment', {
+      id: 'backlog_sql_statements_per_payment_vs_paying_minimal',
+      title: `${count}-payment backlog: SQL statements per payment, vs minimal with payouts`,
+      unit: 'statements',
+      better: 'lower',
+      includes: `${ours} Every statement the side's own processes sent to Postgres from before the backlog's first payment to its last payment.settled (ours: server.ts and worker.ts, the settlement runs of every network included; the minimal's: its worker and the bench's insert of each payment's row), counted at the wire in those processes (bench/support/sql-count.ts: each Execute and simple Query message a postgres.js connection writes, BEGIN and COMMIT included, and a new connection's type lookup), over the payments completed. Not the Temporal server's own SQL.`,
+      baselineIs: PAYING_MINIMAL_IS,
     }),
   ];
 }
-
-type ChainKey = 'transactionsPerPayment' | 'gasPerPayment' | 'depositGwei';
 
 export async function backlogFigures(input: {
   options: BenchOptions;
   receiver: Receiver;
   ours: BacklogSide;
   minimal: BacklogSide;
-  /**
-   * With both, the same backlog drained by ours under batched settlement and by the minimal
-   * implementation paying out per payment: the chain figures of ours (per payment, and batched)
-   * against the latter.
-   */
-  batched?: BacklogSide;
-  minimalPaying?: BacklogSide;
-  /** Batched: how many merchants its payments are spread over (round-robin). */
-  batchedMerchants?: number;
+  /** The minimal implementation paying out per payment: the baseline of what ours' settlement costs on chain and in SQL. */
+  minimalPaying: BacklogSide;
+  /** How many merchants ours' payments are spread over (round-robin). */
+  merchants: number;
   chain: PublicClient;
   temporalServer: string;
   meter: ReturnType<typeof stackCpuMeter>;
   log: (line: string) => void;
 }): Promise<Figure[]> {
-  const { options, receiver, ours, minimal } = input;
-  const ids = { ours: [] as string[], minimal: [] as string[], batched: [] as string[], minimalPaying: [] as string[] };
+  const { options, receiver, ours, minimal, minimalPaying } = input;
+  const ids = { ours: [] as string[], minimal: [] as string[], minimalPaying: [] as string[] };
+  const drained = (side: BacklogSide, sideIds: string[]) => drain(side, receiver, options.backlog, sideIds, input.meter, input.chain);
+  // Ours, the minimal, the minimal paying out: each drain alone on the machine.
+  const paying: Metrics[] = [];
   const rounds = await interleaved(
     options.backlogRounds,
-    () => drain(ours, receiver, options.backlog, ids.ours, input.meter, input.chain),
-    () => drain(minimal, receiver, options.backlog, ids.minimal, input.meter, input.chain),
+    () => drained(ours, ids.ours),
+    async () => {
+      const plain = await drained(minimal, ids.minimal);
+      paying.push(await drained(minimalPaying, ids.minimalPaying));
+      return plain;
+    },
   );
   const figure = figureFrom(rounds, 'perSecond', {
     id: 'backlog_drain_per_second',
     title: `${options.backlog}-payment backlog drained/s`,
     unit: 'payments/s',
     better: 'higher',
-    includes: `The worker stopped; ${options.backlog} payments opened and paid (the provider's callbacks and the token transfers land while no worker runs); then the worker starts: payments completed per second from its start to the last payment.completed at the merchant. Ours: worker.ts (its watchers catch up from their cursors; payouts of the completed payments run alongside). Temporal: the ${input.temporalServer} server.`,
+    includes: `The worker stopped; ${options.backlog} payments opened and paid (the provider's callbacks and the token transfers land while no worker runs); then the worker starts: payments completed per second from its start to the last payment.completed at the merchant. Ours: worker.ts (its watchers catch up from their cursors; settlement runs every second, PAYOUT_INTERVAL_SECONDS=1, pay the completed payments out alongside). Temporal: the ${input.temporalServer} server.`,
     baselineIs: 'the minimal Temporal implementation in bench/minimal, its worker stopped and started the same way, the same backlog.',
   });
   // Issue 14: deliveries must not wait behind the backlog (they once went out only after 63 s).
@@ -174,7 +200,7 @@ export async function backlogFigures(input: {
     title: `${options.backlog}-payment backlog: stack CPU per payment`,
     unit: 'ms',
     better: 'lower',
-    includes: `The same drain: CPU (user + system) of the stack under test only (bench/support/stack-cpu.ts: the run's Temporal server, the backends of its databases, its anvil, our processes and the bench's) from the worker's start to the last payment.completed (ours: to its last payment.settled, its payouts included), over the payments completed; the worker's start-up included.`,
+    includes: `The same drain: CPU (user + system) of the stack under test only (bench/support/stack-cpu.ts: the run's Temporal server, the backends of its databases, its anvil, our processes and the bench's) from the worker's start to the last payment.completed (ours: to its last payment.settled, its settlement runs included), over the payments completed; the worker's start-up included.`,
     baselineIs: figure.baselineIs,
   });
   const share = figureFrom(rounds, 'busyShare', {
@@ -189,47 +215,12 @@ export async function backlogFigures(input: {
     `backlog drain: ours ${figure.ours.toFixed(2)}/s vs minimal ${figure.baseline.toFixed(2)}/s; first webhook after ${first.ours.toFixed(1)} s vs ${first.baseline.toFixed(1)} s; ` +
       `stack CPU ${cpu.ours.toFixed(0)} vs ${cpu.baseline.toFixed(0)} ms per payment, cores busy ${(share.ours * 100).toFixed(0)} % vs ${(share.baseline * 100).toFixed(0)} %`,
   );
-  const { batched, minimalPaying } = input;
-  if (!batched || !minimalPaying) return [figure, first, cpu, share];
-  // After the drains above, so theirs are as they always were; batched, then the minimal paying out.
-  const paying = await interleaved(
-    options.backlogRounds,
-    () => drain(batched, receiver, options.backlog, ids.batched, input.meter, input.chain),
-    () => drain(minimalPaying, receiver, options.backlog, ids.minimalPaying, input.meter, input.chain),
-  );
-  const perPayment = chainFigures(
-    { ours: rounds.ours, baseline: paying.baseline },
-    {
-      id: 'per_payment_vs_paying_minimal',
-      title: 'ours per payment',
-      is: "Ours as deployed by default (SETTLEMENT_MODE=per_payment), the drain above (one merchant): each payment's own payout, the deposit address's gas from the treasury, then the share and the commission from the deposit address.",
-    },
-    options.backlog,
-  );
-  const merchants = input.batchedMerchants ?? 1;
-  const batchedFigures = chainFigures(
-    { ours: paying.ours, baseline: paying.baseline },
-    {
-      id: 'batched_vs_paying_minimal',
-      title: 'ours batched',
-      is: `Ours under batched settlement (SETTLEMENT_MODE=batched, PAYOUT_INTERVAL_SECONDS=1, its own API, sandbox and worker on a task queue of their own; deposit addresses are the sweeper's forwarders): the same drain, the payments spread over ${merchants} merchants round-robin; each settlement run sweeps the deposits of the payments completed since the last one in one transaction from the treasury and pays each merchant once, while the drain goes on.`,
-      targets: {
-        transactionsPerPayment: 'at most 0.25',
-        gasPerPayment: "at most 0.75x the minimal's",
-        depositGwei: '0',
-      },
-    },
-    options.backlog,
-  );
-  const byKey = (list: Figure[], part: string) => list.find((f) => f.id.includes(part))!;
-  for (const [part, label] of [
-    ['transactions', 'transactions/payment'],
-    ['gas_per', 'gas/payment'],
-    ['native_left', 'gwei left at deposits'],
-  ] as const) {
+  const paid = payoutFigures({ ours: rounds.ours, baseline: paying }, options.backlog, input.merchants);
+  const plainStatements = medianOf(rounds.baseline, 'statementsPerPayment');
+  for (const f of paid)
     input.log(
-      `backlog ${label}: ours per payment ${byKey(perPayment, part).ours.toFixed(2)}, ours batched ${byKey(batchedFigures, part).ours.toFixed(2)}, minimal with payouts ${byKey(batchedFigures, part).baseline.toFixed(2)}`,
+      `${f.title}: ours ${f.ours.toFixed(2)}, minimal with payouts ${f.baseline.toFixed(2)}` +
+        (f.unit === 'statements' ? ` (the minimal without payouts ${plainStatements.toFixed(1)})` : ''),
     );
-  }
-  return [figure, first, cpu, share, ...perPayment, ...batchedFigures];
+  return [figure, first, cpu, share, ...paid];
 }

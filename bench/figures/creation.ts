@@ -91,7 +91,7 @@ export async function creationFigures(input: {
     baselineIs: "the raw loop's CPU in the bench process (its insert and workflow.start), per session.",
   });
   if (input.profiled) cpu.breakdown = await profiledBreakdown(input.profiled, options.creations, cpu.ours);
-  const includes = `${options.creations} sessions a round, ${CONCURRENCY} at once: POST /api/v1/checkout/sessions on server.ts (its own process), 201 once the workflow started and then the row was stored; chain-verified (a deposit address each, from the pool the worker refills, topped up here between rounds).`;
+  const includes = `${options.creations} sessions a round, ${CONCURRENCY} at once: POST /api/v1/checkout/sessions on server.ts (its own process), 201 once the workflow started and then the row was stored; chain-verified (a deposit address each: the next index from a sequence and the network's sweeper forwarder for it, one hash, stored as a row).`;
   // Where a creation's cost to the whole machine goes, on both sides: on two cores both loops are
   // bound by it, so the rate follows the stack's CPU per creation, not the API's alone.
   const parts = (

@@ -1,5 +1,8 @@
 import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal as proto } from '@temporalio/proto';
+import { SETTLEMENT_WORKFLOW } from '../../src/temporal/settlement-schedules';
+import type { SettlementRunOutcome } from '../../src/workflows/settlement/workflow';
 import type { BenchOptions } from '../options';
 import { figureFrom, type Figure } from '../support/figures';
 import type { Receiver } from '../support/receiver';
@@ -15,6 +18,9 @@ type MeasuredSide = PaymentSide & { taskQueue: string; workerPid: () => number }
 const completionTimeoutMs = (count: number) => Number(process.env.BENCH_COMPLETION_TIMEOUT_MS ?? 60_000 + 5_000 * count);
 const E2E =
   'Each payment: opened, then paid by the customer: the provider hint, the token transfer on anvil (mint + transfer, 1 confirmation), the watcher credit at its 1 s poll, the completion, the signed payment.completed POST at the bench receiver.';
+// Ours' payouts, as the figures that wait for payment.settled see them.
+const SETTLEMENT =
+  "Ours pays out in settlement runs: a completion credits the merchant's balance; a run per network every PAYOUT_INTERVAL_SECONDS, here 1 s (the default is 30 s, which a round waiting for payment.settled would mostly spend waiting), sweeps the completed payments' deposits through the network's sweeper in one transaction and pays each merchant one transfer, then sends payment.settled. Its schedules run during ours' rounds only (paused between them, so their runs, empty or not, never land in the baseline's rounds).";
 
 // Only the stack under test (bench/support/stack-cpu.ts): other work on the machine lands in none of these.
 const CPU_PARTS = [
@@ -57,6 +63,7 @@ export async function throughput(
   /** A side that pays out: the round also waits for every payment.settled, so its CPU is the whole payment's. */
   settles = false,
 ): Promise<number> {
+  await side.clock?.resume();
   const start = performance.now();
   const mine: string[] = [];
   await pool(count, concurrency, async () => {
@@ -71,6 +78,7 @@ export async function throughput(
     console.error(`[bench] ${side.name}: ${count - completed.length} of ${count} payments failed (not counted)`);
   const last = Math.max(...mine.map((id) => receiver.finishedAt(id)!));
   if (settles) await receiver.settlements(mine, completionTimeoutMs(count));
+  await side.clock?.pause();
   return completed.length / ((last - start) / 1000);
 }
 
@@ -81,7 +89,11 @@ async function latency(
   count: number,
   rate: number,
   ids: string[],
+  /** Its payments' payment.settled ends the round (not the samples), so no payout is left for the next side's. */
+  settles = false,
 ): Promise<{ p50: number; p99: number }> {
+  await side.clock?.resume();
+  const mine: string[] = [];
   const samples: number[] = [];
   const gap = 1000 / rate;
   const runs: Promise<void>[] = [];
@@ -91,6 +103,7 @@ async function latency(
       (async () => {
         const id = await side.open();
         ids.push(id);
+        mine.push(id);
         const t0 = performance.now();
         await side.pay(id);
         await receiver.completions([id], completionTimeoutMs(1));
@@ -101,14 +114,26 @@ async function latency(
     await new Promise((r) => setTimeout(r, Math.max(0, gap - (performance.now() - began))));
   }
   await Promise.all(runs);
+  if (settles) await receiver.settlements(mine, completionTimeoutMs(count));
+  await side.clock?.pause();
   return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) };
+}
+
+/** A settlement run that swept nothing and paid nothing: the 1 s interval's cost, not a payment's. */
+function emptySettlementRun(history: proto.api.history.v1.IHistory): boolean {
+  const completed = history.events?.find((e) => e.workflowExecutionCompletedEventAttributes)?.workflowExecutionCompletedEventAttributes;
+  const payload = completed?.result?.payloads?.[0];
+  if (!payload) return false;
+  const outcome = defaultPayloadConverter.fromPayload<SettlementRunOutcome>(payload);
+  return outcome.sweeps === 0 && outcome.payouts === 0 && outcome.failed === 0;
 }
 
 /**
  * Temporal history events per payment: every workflow the side ran on its task queue (children and
- * any delivery workflows included), over its payments, each counted once it has closed (ours: after
- * its payout; waited for up to `settleMs`), so the figure is whole runs, not where each run was when
- * counted. Also what they are: events per payment by workflow type and event type (the bench log).
+ * any delivery workflows included; ours' settlement runs that swept or paid), over its payments,
+ * each counted once it has closed (waited for up to `settleMs`), so the figure is whole runs, not
+ * where each run was when counted. Also what they are: events per payment by workflow type and event
+ * type, and ours' empty settlement runs apart (the bench log).
  */
 async function historyEventsPerPayment(
   temporal: Client,
@@ -122,10 +147,16 @@ async function historyEventsPerPayment(
   while ((await open()) > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 500));
   let events = 0;
   let stillOpen = 0;
+  const empty = { runs: 0, events: 0 };
   const byKind = new Map<string, number>();
   for await (const run of temporal.workflow.list({ query: `TaskQueue = "${taskQueue}"` })) {
     if (run.status.name === 'RUNNING') stillOpen++;
     const history = await temporal.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+    if (run.type === SETTLEMENT_WORKFLOW && emptySettlementRun(history)) {
+      empty.runs++;
+      empty.events += history.events?.length ?? 0;
+      continue;
+    }
     events += history.events?.length ?? 0;
     for (const e of history.events ?? []) {
       const key = `${run.type} ${(proto.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType)).replace(/^EVENT_TYPE_/, '')}`;
@@ -137,6 +168,8 @@ async function historyEventsPerPayment(
     .map(([k, n]) => `${(n / payments).toFixed(2)} ${k}`)
     .join('; ');
   log(`history events of ${taskQueue} per payment (${stillOpen} runs still open when counted): ${breakdown}`);
+  if (empty.runs > 0)
+    log(`${taskQueue}: ${empty.runs} settlement runs that swept and paid nothing, ${empty.events} history events, not counted per payment`);
   return events / payments;
 }
 
@@ -199,7 +232,7 @@ export async function paymentFigures(input: {
     title: 'completed payments/s end to end',
     unit: 'payments/s',
     better: 'higher',
-    includes: `${options.payments} payments a round, ${concurrency} customers at once, from the first open to the last payment.completed. ${E2E} Ours: POST /api/v1/checkout/sessions, the sandbox's /test-helpers/pay (Pay on our hosted page, the provider payment, its signed callbacks), worker.ts with its 4 network watchers.`,
+    includes: `${options.payments} payments a round, ${concurrency} customers at once, from the first open to the last payment.completed. ${E2E} Ours: POST /api/v1/checkout/sessions, the sandbox's /test-helpers/pay (Pay on our hosted page, the provider payment, its signed callbacks), worker.ts with its 4 network watchers. ${SETTLEMENT}`,
     baselineIs:
       'the minimal Temporal implementation in bench/minimal: a row + workflow.start, the provider hint as a signal, the same transfer, one watcher signalling the credit, one local activity per transition writing the state and its event, one activity posting the signed webhook.',
   });
@@ -220,25 +253,25 @@ export async function paymentFigures(input: {
       title,
       unit: 'ms',
       better: 'lower',
-      includes: `${includes} CPU (user + system) during the throughput rounds, over the payments of the round; ours' round lasts until its last payment.settled, so the payouts it started count in it (the minimal's has none). The deposit address pool is full when the rounds start (bench/support/deposit-pool.ts): neither the worker's start-up fill (2,000 addresses) nor the refill of the addresses the rounds take (one derivation per payment, ~1 ms of worker CPU, in batches of 250 once below 1,000) is in them.`,
+      includes: `${includes} CPU (user + system) during the throughput rounds, over the payments of the round; ours' round lasts until its last payment.settled, so the settlement runs that paid its payments count in it, and so do its empty runs, one a second per network (4 networks; the minimal's has no payout). ${SETTLEMENT}`,
       baselineIs: tput.baselineIs,
     }),
   );
   input.log(
     `CPU per payment: ${cpuFigures.map((f) => `${f.id.replace(/^cpu_ms_per_payment_/, '')} ${f.ours.toFixed(0)} vs ${f.baseline.toFixed(0)} ms`).join(', ')}`,
   );
-  // The same rounds of ours against the minimal implementation doing the same payout: what ours'
-  // payout costs beyond the fewest steps that make the same three transfers.
+  // The same rounds of ours against the minimal implementation that also pays out, each payment on
+  // its own: what ours' settlement costs against the fewest steps that get the money to the merchant.
   const likeForLike = { ours: rates.ours, baseline: paying };
   const payingIs =
-    "the minimal implementation of the figures above, paying out as ours does (bench/minimal/activities.ts, minimalPayouts): after payment.completed one activity tops up the deposit address's gas from a treasury, sends the merchant's share and the commission from it (each signed locally, sent, its receipt awaited), then writes the payouts, the status and payment.settled in one transaction and posts it signed; none of ours' crash safety (nothing is stored before a transfer is sent). Its rounds take turns with ours and the minimal's, and end at the last payment.settled like ours'.";
+    "the minimal implementation of the figures above, paying each payment out on its own (bench/minimal/activities.ts, minimalPayouts): after payment.completed one activity tops up the deposit address's gas from a treasury, sends the merchant's share and the commission from it (three transactions, each signed locally, sent, its receipt awaited), then writes the payouts, the status and payment.settled in one transaction and posts it signed; none of ours' crash safety (nothing is stored before a transfer is sent). Its rounds take turns with ours and the minimal's, and end at the last payment.settled like ours'.";
   const payoutFigures = [
     figureFrom(likeForLike, 'perSecond', {
       id: 'payments_per_second_vs_paying_minimal',
       title: 'completed payments/s, vs minimal with payouts',
       unit: 'payments/s',
       better: 'higher',
-      includes: `The same rounds as completed payments/s (to the last payment.completed; both sides pay out meanwhile).`,
+      includes: `The same rounds as completed payments/s (to the last payment.completed; both sides pay out meanwhile). ${SETTLEMENT}`,
       baselineIs: payingIs,
     }),
     ...(['workerCpuMs', 'postgresCpuMs', 'stackCpuMs'] as const).map((key) => {
@@ -261,13 +294,13 @@ export async function paymentFigures(input: {
   const rate = Math.max(0.2, Math.min(tput.ours, tput.baseline) / 10);
   const lat = await interleaved(
     options.latencyRounds,
-    async () => latency(ours, receiver, options.latencyPayments, rate, ids.ours),
+    async () => latency(ours, receiver, options.latencyPayments, rate, ids.ours, settles(ours)),
     async () => latency(minimal, receiver, options.latencyPayments, rate, ids.minimal),
   );
   const latencyMeta = {
     unit: 'ms',
     better: 'lower' as const,
-    includes: `${options.latencyPayments} payments a round at ${rate.toFixed(2)}/s (10 % of the lower throughput), from the moment the customer pays (ours: /test-helpers/pay, which presses Pay, transfers and sends the provider callbacks) to payment.completed at the merchant. ${E2E} With few payments a round, p99 is the slowest.`,
+    includes: `${options.latencyPayments} payments a round at ${rate.toFixed(2)}/s (10 % of the lower throughput), from the moment the customer pays (ours: /test-helpers/pay, which presses Pay, transfers and sends the provider callbacks) to payment.completed at the merchant. ${E2E} With few payments a round, p99 is the slowest. ${SETTLEMENT}`,
     baselineIs: tput.baselineIs,
   };
   const p50 = figureFrom(lat, 'p50', { id: 'pay_to_webhook_p50', title: 'pay -> signed webhook p50 at 10% load', ...latencyMeta });
@@ -287,7 +320,7 @@ export async function paymentFigures(input: {
     baseline: minimalEvents,
     ratio: oursEvents / minimalEvents,
     rounds: { ours: [oursEvents], baseline: [minimalEvents] },
-    includes: `Every workflow on the side's task queue after the payment figures (the payment's own workflow; webhook delivery workflows where a payment has any), history length when counted (each counted once closed: ours after its payout and payment.settled; a run still open after two minutes is counted as it is, and the bench log says how many), over the ${ids.ours.length + concurrency} payments.`,
+    includes: `Every workflow on the side's task queue after the payment figures (the payment's own workflow; webhook delivery workflows where a payment has any; ours' settlement runs that swept or paid something, whole, however many payments each settled), history length when counted (each counted once closed; a run still open after two minutes is counted as it is, and the bench log says how many), over the ${ids.ours.length + concurrency} payments. Ours' empty settlement runs (one a second per network at PAYOUT_INTERVAL_SECONDS=1 while its rounds go on, whatever the load) are a cost per second, not per payment: the bench log counts them apart.`,
     baselineIs: tput.baselineIs,
   };
   input.log(`history events per payment: ours ${oursEvents.toFixed(1)} vs minimal ${minimalEvents.toFixed(1)}`);

@@ -1,7 +1,9 @@
+import { Client, Connection } from '@temporalio/client';
 import type { BenchOptions } from '../options';
 import { figureFrom, type Figure } from '../support/figures';
 import type { Receiver } from '../support/receiver';
 import { createMerchant, startOurServer, startOurWorker, startSandbox, type Service } from '../support/services';
+import { settlementClock, type SettlementClock } from '../support/settlement-clock';
 import { oursSide, type PaymentSide } from '../support/sides';
 import { throughput } from './payments';
 import type { Child } from '../support/processes';
@@ -12,7 +14,8 @@ import { interleaved } from '../support/stats';
 // Issue 32 item 4: past one process of each kind. The production Temporal server on Postgres, two API
 // processes and two workers on one task queue, against one API process and one worker on another, in
 // the same run and on the same server, database and chain. Both sets run the whole time (the idle
-// one costs little), so a round changes nothing but which set the customers use.
+// one costs little: its settlement schedules are paused), so a round changes nothing but which set
+// the customers use.
 
 interface Topology {
   apis: Service[];
@@ -20,11 +23,12 @@ interface Topology {
 }
 
 /** Customers spread over the set's API processes in turn, as a round-robin balancer would send them. */
-function spreadSide(sides: readonly PaymentSide[]): PaymentSide {
+function spreadSide(sides: readonly PaymentSide[], clock: SettlementClock): PaymentSide {
   let next = 0;
   const owner = new Map<string, PaymentSide>();
   return {
     name: 'ours',
+    clock,
     async open() {
       const side = sides[next++ % sides.length]!;
       const id = await side.open();
@@ -69,6 +73,7 @@ export async function topologyFigures(input: {
   const sandboxPort = await freePort();
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   const children: Child[] = [];
+  const temporal = new Client({ connection: await Connection.connect({ address: stack.temporalAddress }), namespace: 'default' });
   try {
     const one = await startTopology({ stack, size: 1, taskQueue: 'bench-topology-1', sandboxUrl, logLevel: options.logLevel });
     children.push(...one.apis, ...one.workers);
@@ -78,8 +83,20 @@ export async function topologyFigures(input: {
     const { apiKey } = await createMerchant(one.apis[0]!.baseUrl, receiver.url);
     const two = await startTopology({ stack, size: 2, taskQueue: 'bench-topology-2', sandboxUrl, logLevel: options.logLevel });
     children.push(...two.apis, ...two.workers);
-    const sideOf = (t: Topology) => spreadSide(t.apis.map((api) => oursSide({ apiUrl: api.baseUrl, sandboxUrl, apiKey })));
-    const sides = { one: sideOf(one), two: sideOf(two) };
+    const sideOf = (t: Topology, taskQueue: string) => {
+      const clock = settlementClock(temporal, taskQueue);
+      return {
+        clock,
+        side: spreadSide(
+          t.apis.map((api) => oursSide({ apiUrl: api.baseUrl, sandboxUrl, apiKey })),
+          clock,
+        ),
+      };
+    };
+    const sets = { one: sideOf(one, 'bench-topology-1'), two: sideOf(two, 'bench-topology-2') };
+    // Each set's settlement schedules run in its own rounds only: the other set's empty runs would cost this one CPU.
+    for (const set of Object.values(sets)) await set.clock.pause();
+    const sides = { one: sets.one.side, two: sets.two.side };
     // Each round waits for its payouts (payment.settled): they would run in the other side's round and slow it.
     const rounds = await interleaved(
       options.rounds,
@@ -91,7 +108,7 @@ export async function topologyFigures(input: {
       title: 'completed payments/s, 2 API + 2 workers',
       unit: 'payments/s',
       better: 'higher',
-      includes: `${options.payments} payments per round, 8 customers at a time, spread in turn over two API processes (server.ts), run by two workers (worker.ts) on one task queue, on the production Temporal server on Postgres; each paid through the sandbox and counted at its signed payment.completed (the round then waits for its payouts' payment.settled, so they do not run in the other side's round). On a machine of few cores the processes share them, so the ratio shows what the second pair costs or gains here; the README's capacity model says what it gains on cores of its own.`,
+      includes: `${options.payments} payments per round, 8 customers at a time, spread in turn over two API processes (server.ts), run by two workers (worker.ts) on one task queue, on the production Temporal server on Postgres; each paid through the sandbox and counted at its signed payment.completed (the round then waits for their payment.settled: payouts go in settlement runs every second, PAYOUT_INTERVAL_SECONDS=1, and each set's settlement schedules are paused outside its rounds, so neither a payout nor an empty run lands in the other set's round). On a machine of few cores the processes share them, so the ratio shows what the second pair costs or gains here; the README's capacity model says what it gains on cores of its own.`,
       baselineIs:
         'one API process and one worker on a task queue of their own, on the same Temporal server, database, chain and sandbox, in the same run (rounds interleaved).',
     });
@@ -103,5 +120,6 @@ export async function topologyFigures(input: {
     throw err;
   } finally {
     for (const c of children.reverse()) await c.stop().catch(() => {});
+    await temporal.connection.close();
   }
 }

@@ -2,16 +2,22 @@ import type { Stack } from './stack';
 import { BENCH_ADMIN_TOKEN } from './stack';
 import { answers, freePort, startEntry, type Child } from './processes';
 import { BENCH_MERCHANT_WALLET } from '../minimal/messages';
+import { countingFlags } from './sql-count';
 
 export interface Service extends Child {
   baseUrl: string;
 }
 
+/** With a directory, the process counts the SQL statements it sends there (bench/support/sql-count.ts). */
+const counting = (sqlCountDir: string | undefined): { env: Record<string, string>; flags: string[] } =>
+  sqlCountDir ? { env: { BENCH_SQL_COUNT_DIR: sqlCountDir }, flags: countingFlags() } : { env: {}, flags: [] };
+
 /** Our HTTP service (server.ts) as deployed: its own process, its own pool, LOG_LEVEL of the run. */
 export async function startOurServer(
   stack: Stack,
-  input: { taskQueue: string; sandboxUrl?: string; logLevel: string; cpuProfileDir?: string; env?: Record<string, string> },
+  input: { taskQueue: string; sandboxUrl?: string; logLevel: string; cpuProfileDir?: string; sqlCountDir?: string },
 ): Promise<Service> {
+  const count = counting(input.sqlCountDir);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env = {
@@ -21,13 +27,13 @@ export async function startOurServer(
     TEMPORAL_TASK_QUEUE: input.taskQueue,
     LOG_LEVEL: input.logLevel,
     ...(input.sandboxUrl ? { SANDBOX_URL: input.sandboxUrl, SANDBOX_PORT: new URL(input.sandboxUrl).port } : {}),
-    ...input.env,
+    ...count.env,
   };
   // cpuProfileDir, or BENCH_SERVER_CPU_PROF=<dir> for every server of the run: the server writes a V8
   // CPU profile there when it stops (the creation figure's breakdown).
   const profile = input.cpuProfileDir ?? process.env.BENCH_SERVER_CPU_PROF;
   // A sample every 250 µs (V8's default is 1 ms): a round of creations gives a few thousand.
-  const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, '--cpu-prof-interval=250'] : [];
+  const flags = [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, '--cpu-prof-interval=250'] : []), ...count.flags];
   return { ...(await startEntry('server', 'server.ts', env, answers(`${baseUrl}/healthz`), undefined, flags)), baseUrl };
 }
 
@@ -55,19 +61,20 @@ export async function startSandbox(stack: Stack, serviceUrl: string, port: numbe
 /** Our worker (worker.ts): workflows, activities and the chain watchers, on `taskQueue`. */
 export async function startOurWorker(
   stack: Stack,
-  input: { taskQueue: string; publicBaseUrl: string; sandboxUrl: string; env?: Record<string, string> },
+  input: { taskQueue: string; publicBaseUrl: string; sandboxUrl: string; sqlCountDir?: string },
 ): Promise<Child> {
+  const count = counting(input.sqlCountDir);
   const env = {
     ...stack.env,
     TEMPORAL_TASK_QUEUE: input.taskQueue,
     PUBLIC_BASE_URL: input.publicBaseUrl,
     SANDBOX_URL: input.sandboxUrl,
     SANDBOX_PORT: new URL(input.sandboxUrl).port,
-    ...input.env,
+    ...count.env,
   };
   // BENCH_WORKER_CPU_PROF=<dir>: the same for the worker (where a payment's worker CPU goes).
   const profile = process.env.BENCH_WORKER_CPU_PROF;
-  const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+  const flags = [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), ...count.flags];
   return startEntry('worker', 'worker.ts', env, /polling task queue/, undefined, flags);
 }
 
@@ -108,8 +115,9 @@ export async function createMerchant(baseUrl: string, webhookUrl?: string): Prom
 /** The minimal implementation's worker (bench/minimal/worker.ts). */
 export async function startMinimalWorker(
   stack: Stack,
-  input: { taskQueue: string; webhookSecret: string; payOut?: boolean },
+  input: { taskQueue: string; webhookSecret: string; payOut?: boolean; sqlCountDir?: string },
 ): Promise<Child> {
+  const count = counting(input.sqlCountDir);
   const env = {
     PAY_OUT: input.payOut ? '1' : '0',
     DATABASE_URL: stack.databaseUrl,
@@ -118,6 +126,7 @@ export async function startMinimalWorker(
     WEBHOOK_SECRET: input.webhookSecret,
     RPC_URL: stack.rpcUrl,
     USDC: stack.tokens.polygon.USDC,
+    ...count.env,
   };
-  return startEntry('minimal-worker', 'bench/minimal/worker.ts', env, /polling task queue/);
+  return startEntry('minimal-worker', 'bench/minimal/worker.ts', env, /polling task queue/, undefined, count.flags);
 }

@@ -5,13 +5,17 @@ import { createSandboxChains } from '../../sandbox/chain';
 import { newPaymentId } from '../../src/domain/ids';
 import { MINIMAL_PAYMENT_WORKFLOW, providerFact, type MinimalPaymentInput } from '../minimal/messages';
 import { postJson } from './http-client';
+import type { SettlementClock } from './settlement-clock';
+import { countingSocket } from './sql-count';
 import type { Stack } from './stack';
 
 /** One side of the payment figures: opens a payment, then pays it as the customer and provider would. */
 export interface PaymentSide {
-  name: 'ours' | 'ours, batched' | 'minimal' | 'minimal with payouts';
+  name: 'ours' | 'minimal' | 'minimal with payouts';
   open(): Promise<string>;
   pay(id: string): Promise<void>;
+  /** Ours: its settlement schedules, which a round resumes as it starts and pauses once its payments have settled. */
+  clock?: SettlementClock;
 }
 
 const AMOUNT = '25.000000';
@@ -43,8 +47,20 @@ export function oursSide(input: { apiUrl: string; sandboxUrl: string; apiKey: st
  * signal and the same on-chain transfer the sandbox makes (its own delivery code), which the
  * minimal worker's watcher credits.
  */
-export function minimalSide(input: { stack: Stack; temporal: Client; taskQueue: string; webhookUrl: string; payOut?: boolean }) {
-  const sql = postgres(input.stack.databaseUrl, { max: 10, onnotice: () => {} });
+export function minimalSide(input: {
+  stack: Stack;
+  temporal: Client;
+  taskQueue: string;
+  webhookUrl: string;
+  payOut?: boolean;
+  /** Counts the statements of its inserts, the side's share of the SQL sent from the bench process. */
+  statements?: { statements: number };
+}) {
+  const sql = postgres(input.stack.databaseUrl, {
+    max: 10,
+    onnotice: () => {},
+    ...(input.statements ? { socket: countingSocket(input.statements) } : {}),
+  });
   const { deliver } = createSandboxChains([
     { network: 'polygon', rpcUrl: input.stack.rpcUrl, chainId: 31337, confirmations: 1, tokens: input.stack.tokens.polygon },
   ]);

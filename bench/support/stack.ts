@@ -77,6 +77,10 @@ export async function startStack(
       LOG_LEVEL: 'warn',
       ...devChainVariables(chain.rpcUrl, DEV_CHAIN_ID, chain.tokens, chain.sweepers),
       SETTLEMENT_MNEMONIC: DEV_SETTLEMENT_MNEMONIC,
+      // Payouts go in settlement runs: at the default 30 s, a round waiting for its payment.settled
+      // would mostly wait for the next run. The bench pauses the schedules outside ours' turns
+      // (support/settlement-clock.ts).
+      PAYOUT_INTERVAL_SECONDS: '1',
     };
     const databases = [database, ...(options.temporal === 'production' ? [`${database}_temporal`, `${database}_temporal_visibility`] : [])];
     return { databaseUrl, temporalAddress: server.address, rpcUrl: chain.rpcUrl, tokens: chain.tokens, databases, env, stop };
