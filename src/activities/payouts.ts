@@ -86,6 +86,8 @@ const termsOf = (p: PayoutRow): GasTerms | null =>
 interface BatchLookups {
   merchantOf(paymentId: string): Promise<string>;
   signerOf(payout: PayoutRow): Promise<LocalAccount>;
+  /** The payments a settlement row carries (payout_items), with their merchants: read once per row. */
+  itemsOf(payout: PayoutRow): ReturnType<typeof listPayoutItems>;
 }
 
 /**
@@ -112,12 +114,24 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
       ...extra,
     };
     const parts = isSettlementPayout(row)
-      ? (await listPayoutItems(db, row.id)).map((i) => ({ paymentId: i.paymentId, amount: i.amountMicro, payoutAmount: BigInt(row.amount) }))
-      : [{ paymentId: row.paymentId, amount: BigInt(row.amount), payoutAmount: null }];
+      ? (await lookups.itemsOf(row)).map((i) => ({
+          paymentId: i.paymentId,
+          merchantId: i.merchantId,
+          amount: i.amountMicro,
+          payoutAmount: BigInt(row.amount),
+        }))
+      : [
+          {
+            paymentId: row.paymentId,
+            merchantId: (await lookups.merchantOf(row.paymentId)) || null,
+            amount: BigInt(row.amount),
+            payoutAmount: null,
+          },
+        ];
     for (const part of parts)
       log(event, {
         paymentId: part.paymentId,
-        merchantId: (await lookups.merchantOf(part.paymentId)) || null,
+        merchantId: part.merchantId,
         amount: formatCrypto(part.amount),
         ...(part.payoutAmount === null ? {} : { payoutAmount: formatCrypto(part.payoutAmount) }),
         ...common,
@@ -127,6 +141,7 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
   function batchLookups(): BatchLookups {
     const merchants = new Map<string, Promise<string>>();
     const signers = new Map<string, Promise<LocalAccount>>();
+    const items = new Map<string, ReturnType<typeof listPayoutItems>>();
     const once = <T>(known: Map<string, Promise<T>>, key: string, find: () => Promise<T>) => {
       let found = known.get(key);
       if (!found) known.set(key, (found = find()));
@@ -135,6 +150,7 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
     return {
       merchantOf: (paymentId) => once(merchants, paymentId, () => findSession(db, paymentId).then((session) => session?.merchantId ?? '')),
       signerOf: (payout) => once(signers, payout.fromAddress, async () => chains.signerOf(payout)),
+      itemsOf: (payout) => once(items, payout.id, () => listPayoutItems(db, payout.id)),
     };
   }
 
@@ -234,13 +250,13 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
   /** Records the confirmation once; returns the row as it now stands (another attempt may have confirmed it, or replaced its transaction). */
   async function confirm(row: PayoutRow, receipt: { blockNumber: bigint; feeWei: bigint }, lookups: BatchLookups): Promise<PayoutRow> {
     if (isSettlementPayout(row)) {
-      const outcome = await confirmSettlementPayout(db, row, receipt);
+      const outcome = await confirmSettlementPayout(db, row, receipt, await lookups.itemsOf(row));
       if (outcome.confirmedNow) await logPayout('payout.confirmed', outcome.row, lookups, { blockNumber: receipt.blockNumber.toString() });
       return outcome.row;
     }
     const merchantId = await lookups.merchantOf(row.paymentId);
     // A call of the sweeper's `forward` (an order's payout, an exception's refund): the money left the deposit it names.
-    const forwardedFrom = row.callData ? ((await listPayoutItems(db, row.id))[0]?.depositAddress ?? null) : null;
+    const forwardedFrom = row.callData ? ((await lookups.itemsOf(row))[0]?.depositAddress ?? null) : null;
     // A transfer between two accounts in one statement (confirmPayoutAndPost), the postings made from
     // the row as this attempt holds it (what they name never changes for its transaction, `txHash`).
     // Refunds resolve or update other rows too: one transaction below.

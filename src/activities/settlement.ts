@@ -72,19 +72,22 @@ async function merchantOfPayout(db: Database, payoutId: string): Promise<string>
   return merchantId;
 }
 
+type Items = Awaited<ReturnType<typeof listPayoutItems>>;
+
 /**
  * A confirmed sweep or batched payout, booked once in one database transaction: a sweep moves each
  * deposit's money to the treasury; a payout's money left the treasury for the merchant, and each of
  * its payments now names the payout's transaction. Returns the row as it stands, and whether this
- * call confirmed it (another attempt may have first).
+ * call confirmed it (another attempt may have first). `known`: its items, when the caller read them.
  */
 export async function confirmSettlementPayout(
   db: Database,
   row: PayoutRow,
   receipt: { blockNumber: bigint; feeWei: bigint },
+  known?: Items,
 ): Promise<{ row: PayoutRow; confirmedNow: boolean }> {
-  const items = await listPayoutItems(db, row.id);
-  const merchantId = row.kind === 'merchant' ? await merchantOfPayout(db, row.id) : '';
+  const items = known ?? (await listPayoutItems(db, row.id));
+  const merchantId = row.kind === 'merchant' ? (items[0]?.merchantId ?? (await merchantOfPayout(db, row.id))) : '';
   return db.transaction(async (tx) => {
     const changes = { blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() };
     const updated = await confirmPayoutOnce(tx, row.id, row.txHash!, changes);
@@ -114,7 +117,11 @@ export async function confirmSettlementPayout(
       });
       await writePostings(tx, [confirmed, fee]);
       const reference = { transactionHash: txHash, explorerUrl: explorerUrlFor(row.network, txHash), payoutId: row.id };
-      for (const item of items) await setPayoutReference(tx, item.paymentId, reference);
+      await setPayoutReference(
+        tx,
+        items.map((i) => i.paymentId),
+        reference,
+      );
     }
     return { row: updated, confirmedNow: true };
   });

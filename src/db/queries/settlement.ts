@@ -168,15 +168,27 @@ export async function insertPayoutItemsOnce(tx: DatabaseOrTransaction, payoutId:
 }
 
 /** What a batched payout settles. */
-export async function listPayoutItems(db: DatabaseOrTransaction, payoutId: string): Promise<PayoutItem[]> {
-  const rows = await db.execute<{ payment_id: string; deposit_address: string | null; deposit_index: number | null; amount: string }>(
-    sql`select payment_id, deposit_address, deposit_index, amount from payout_items where payout_id = ${payoutId} order by payment_id`,
+export async function listPayoutItems(
+  db: DatabaseOrTransaction,
+  payoutId: string,
+): Promise<(PayoutItem & { merchantId: string | null })[]> {
+  const rows = await db.execute<{
+    payment_id: string;
+    deposit_address: string | null;
+    deposit_index: number | null;
+    amount: string;
+    merchant_id: string | null;
+  }>(
+    sql`select i.payment_id, i.deposit_address, i.deposit_index, i.amount, s.merchant_id
+          from payout_items i left join checkout_sessions s on s.id = i.payment_id
+         where i.payout_id = ${payoutId} order by i.payment_id`,
   );
   return rows.map((r) => ({
     paymentId: r.payment_id,
     depositAddress: r.deposit_address,
     depositIndex: r.deposit_index,
     amountMicro: BigInt(r.amount),
+    merchantId: r.merchant_id,
   }));
 }
 

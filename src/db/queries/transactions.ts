@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { transactions } from '../schema';
 import { placeholderRows, preparedFor } from './prepared';
@@ -23,11 +23,11 @@ export async function findTransaction(db: DatabaseOrTransaction, paymentId: stri
   return row;
 }
 
-/** Decisions §11: the transaction's hash and explorer link become the merchant payout's once it is confirmed. */
+/** Decisions §11: the transactions' hash and explorer link become the merchant payout's once it is confirmed, in one statement. */
 export async function setPayoutReference(
   db: DatabaseOrTransaction,
-  paymentId: string,
+  paymentIds: string[],
   ref: { transactionHash: string; explorerUrl: string | null; payoutId: string },
 ): Promise<void> {
-  await db.update(transactions).set(ref).where(eq(transactions.paymentId, paymentId));
+  if (paymentIds.length > 0) await db.update(transactions).set(ref).where(inArray(transactions.paymentId, paymentIds));
 }
