@@ -1,3 +1,4 @@
+import { payeeOf } from '../chains/sweeper';
 import { findSession } from '../db/queries/checkout-sessions';
 import { claimDueMails, markMailSent, markMailUnsent, type CustomerMailRow } from '../db/queries/customer-mails';
 import { findMerchant } from '../db/queries/merchants';
@@ -83,7 +84,8 @@ export function createCustomerMailSender(deps: CustomerMailSenderDeps) {
     const refund = await findPaymentRefund(db, subject);
     if (refund) return refund.status === 'refunded' && refund.txHash ? { ...refund, txHash: refund.txHash } : null;
     const sent = (await listRefundPayouts(db, subject)).find((p) => p.kind === 'refund' && p.status === 'confirmed');
-    return sent?.txHash ? { amountMicro: BigInt(sent.amount), address: sent.toAddress, txHash: sent.txHash } : null;
+    // The payee: a refund is a call of the sweeper, whose `forward` names where the money went.
+    return sent?.txHash ? { amountMicro: BigInt(sent.amount), address: payeeOf(sent), txHash: sent.txHash } : null;
   }
 
   async function sendOne(mail: CustomerMailRow): Promise<'sent' | 'retry' | 'failed'> {

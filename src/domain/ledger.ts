@@ -305,48 +305,42 @@ export function payoutRevertedFee(p: {
 }
 
 /**
- * Issue 26 item 10: a confirmed payout whose block left the chain (a reorg deeper than the
- * confirmations) keeps its postings, as the same signed transaction is sent again; once that
- * transaction is mined again, what differs is posted beside them. Its fee may differ (the new block's
- * base fee): the difference, under the new block's hash. Reverted in its new block, it moved nothing
- * after all: the transfer's posting is undone (its sender still holds the money), and the fee is what
- * the reverted transaction cost.
+ * A confirmed payout whose block left the chain (a reorg deeper than the confirmations) keeps its
+ * postings, as the same signed transaction is sent again; once that transaction is mined again, its
+ * fee may differ (the new block's base fee): the difference, under the new block's hash. Mined
+ * reverted, it moved nothing after all: what its confirmation posted is undone (payoutUndone).
  */
-export function payoutMinedAgain(
-  p: ConfirmedPayout & { postedFeeWei: bigint; blockHash: string; status: 'success' | 'reverted' },
-  treasury: string,
-): Posting[] {
-  const base = { network: p.network, paymentId: p.paymentId, txHash: p.txHash };
-  const payer = payerOf(p);
-  const postings: Posting[] = [];
-  if (p.status === 'reverted') {
-    const debit = debitOf(p, treasury);
-    const credit = payer;
-    postings.push(
-      balanced({
-        ...base,
-        postingId: `payout:${p.id}:undone`,
-        asset: p.asset,
-        lines: [
-          { account: credit, amount: p.amount },
-          { account: debit, amount: -p.amount },
-        ],
-      }),
-    );
-  }
+export function payoutFeeMinedAgain(p: ConfirmedPayout & { postedFeeWei: bigint; blockHash: string }): Posting[] {
   const delta = p.feeWei - p.postedFeeWei;
-  if (delta !== 0n) {
-    postings.push(
-      balanced({
-        ...base,
-        postingId: `fee:${p.id}:${p.blockHash.toLowerCase()}`,
-        asset: NATIVE_ASSET,
-        lines: [
-          { account: ledgerAccount.gasExpense, amount: delta },
-          { account: payer, amount: -delta },
-        ],
-      }),
-    );
-  }
-  return postings;
+  if (delta === 0n) return [];
+  return [
+    balanced({
+      network: p.network,
+      paymentId: p.paymentId,
+      txHash: p.txHash,
+      postingId: `fee:${p.id}:${p.blockHash.toLowerCase()}`,
+      asset: NATIVE_ASSET,
+      lines: [
+        { account: ledgerAccount.gasExpense, amount: delta },
+        { account: payerOf(p), amount: -delta },
+      ],
+    }),
+  ];
+}
+
+/** The posting a payout's confirmation wrote for the money it moved (its fee apart). */
+export function movedPostingOf(p: { id: string; kind: ConfirmedPayout['kind']; refundId?: string | null }): string {
+  if (p.kind === 'sweep') return `sweep:${p.id}`;
+  if (p.kind === 'merchant') return `outgoing:${p.id}:confirmed`;
+  if (p.kind === 'payment_refund' && p.refundId) return `outgoing:${p.refundId}:confirmed`;
+  return `payout:${p.id}`;
+}
+
+/** What a payout's confirmation posted, undone: its transaction, mined again after a reorg, reverted. */
+export function payoutUndone(moved: Posting): Posting {
+  return balanced({
+    ...moved,
+    postingId: `${moved.postingId}:undone`,
+    lines: moved.lines.map((l) => ({ account: l.account, amount: -l.amount })),
+  });
 }

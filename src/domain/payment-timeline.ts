@@ -96,12 +96,10 @@ const STATUS_EVENTS: Record<string, string> = {
 };
 
 const PAYOUT_KINDS: Record<string, string> = {
+  sweep: 'Swept to the platform’s treasury',
   merchant: 'Payout to your wallet',
-  commission: 'Platform commission',
-  gas: 'Gas for the deposit address',
   refund: 'Refund to the customer',
   payment_refund: 'Refund to the customer',
-  repayment: 'Withheld to repay refunds',
 };
 
 export function paymentTimeline(input: TimelineInput): TimelineEntry[] {
@@ -131,7 +129,7 @@ export function paymentTimeline(input: TimelineInput): TimelineEntry[] {
   }
   for (const p of input.payouts) {
     const amount = formatCrypto(BigInt(p.amount));
-    const name = p.kind === 'gas' ? PAYOUT_KINDS.gas! : `${PAYOUT_KINDS[p.kind] ?? p.kind}: ${amount} ${session.asset}`;
+    const name = `${PAYOUT_KINDS[p.kind] ?? p.kind}: ${amount} ${session.asset}`;
     const hash = p.status === 'confirmed' ? p.txHash : null;
     const detail =
       p.status === 'failed'

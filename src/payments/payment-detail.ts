@@ -1,3 +1,4 @@
+import { payeeOf } from '../chains/sweeper';
 import { listCreditHistory, loadWatchedHead } from '../db/queries/chain-credits';
 import { findSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { findPaymentException, listPaymentExceptions, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
@@ -84,7 +85,8 @@ export function merchantPaymentDetail(ctx: PaymentContext) {
         providerFacts: facts,
         credits,
         events,
-        payouts,
+        // The payment's part of a settlement run's payout, and the payee of a call of the sweeper.
+        payouts: payouts.map((p) => ({ ...p, amount: p.part ?? p.amount, toAddress: payeeOf(p) })),
         exceptions,
         deliveries: deliveries.map((d) => ({
           id: d.delivery.id,

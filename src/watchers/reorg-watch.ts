@@ -9,14 +9,14 @@ import type { ChainSettings } from '../config';
 import type { Database } from '../db/client';
 import { listRecentCredits, moveCredit, uncreditLog, type ChainCreditRow } from '../db/queries/chain-credits';
 import { findSession } from '../db/queries/checkout-sessions';
-import { writePostings } from '../db/queries/ledger';
+import { readPosting, writePostings } from '../db/queries/ledger';
 import { findExceptionByArrival, findOpenExceptionHoldingLog, recordPaymentException } from '../db/queries/payment-exceptions';
 import { listRecentlyConfirmedPayouts, lockReopenedPayout, reopenReorgedPayout, updatePayout, type PayoutRow } from '../db/queries/payouts';
 import { findSimpleOrder } from '../db/queries/simple-orders';
 import { depositLogKey, type DepositFact } from '../domain/deposit-fact';
 import { logArrivalKey } from '../domain/exceptions';
 import { newExceptionId } from '../domain/ids';
-import { payoutMinedAgain } from '../domain/ledger';
+import { movedPostingOf, payoutFeeMinedAgain, payoutUndone } from '../domain/ledger';
 import { depositSignal } from '../workflows/checkout-session/messages';
 import { recordException } from '../payments/exception-runs';
 
@@ -32,7 +32,7 @@ import { recordException } from '../payments/exception-runs';
 //   nonce, one hash: it is mined once at most, which also fills the sender's nonce gap); a nonce
 //   another transaction took is settled by the payout's own broadcast (a new signature only when its
 //   hash has no receipt); once mined again it is confirmed again, its postings kept (see
-//   domain/ledger.ts payoutMinedAgain for what is posted beside them).
+//   domain/ledger.ts payoutFeeMinedAgain and payoutUndone for what is posted beside them).
 
 export interface ReorgWatchSettings {
   /** REORG_WATCH_HOURS: how long after it was recorded a credit or a confirmed payout is re-checked; 0 turns the re-check off. */
@@ -188,7 +188,7 @@ export function createReorgCheck(deps: {
     return lowestChanged;
   }
 
-  /** A reopened payout's transaction mined again: confirmed again, or failed if it reverted; what differs posted (payoutMinedAgain). */
+  /** A reopened payout's transaction mined again: confirmed again, or failed if it reverted; what differs posted (payoutFeeMinedAgain, payoutUndone). */
   async function settleMinedAgain(
     row: PayoutRow,
     receipt: { status: 'success' | 'reverted'; blockNumber: bigint; blockHash: string; feeWei: bigint },
@@ -210,22 +210,20 @@ export function createReorgCheck(deps: {
           : { confirmedAt: new Date() }),
       });
       const postedFeeWei = BigInt(before.feeWei ?? 0);
-      await writePostings(
-        tx,
-        payoutMinedAgain(
-          {
-            ...before,
-            merchantId,
-            amount: BigInt(before.amount),
-            txHash: before.txHash!,
-            feeWei: receipt.feeWei,
-            postedFeeWei,
-            blockHash: receipt.blockHash,
-            status: receipt.status,
-          },
-          steps.chains.treasury(),
-        ),
-      );
+      // Reverted: what its confirmation moved (a sweep, a payout, a forward) is taken back as posted.
+      const moved = reverted ? await readPosting(tx, movedPostingOf(before)) : undefined;
+      await writePostings(tx, [
+        ...(moved ? [payoutUndone(moved)] : []),
+        ...payoutFeeMinedAgain({
+          ...before,
+          merchantId,
+          amount: BigInt(before.amount),
+          txHash: before.txHash!,
+          feeWei: receipt.feeWei,
+          postedFeeWei,
+          blockHash: receipt.blockHash,
+        }),
+      ]);
       log(`chain watcher ${network}: payout ${row.id} (${row.kind}) mined again in block ${receipt.blockNumber}: ${receipt.status}`);
       return true;
     });

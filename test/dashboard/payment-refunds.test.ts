@@ -1,21 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completedPaymentRefundedEventSchema } from '../../src/api/webhook-schemas';
 import { formatCrypto } from '../../src/domain/money';
-import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
+import { balanceOf, randomAddress } from '../support/chain';
 import { approve, PASSWORD, secureOwner, signedUpOwner } from '../support/dashboard';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { useMailSink } from '../support/mail';
 import { startReceiver } from '../support/receiver';
-import { ledgerBalance, ownTreasury, payoutsOf, unbalancedPostings, waitForPayouts } from '../payouts/support';
+import { ledgerBalance, ownTreasury, payoutsOf, reconciliationDifferences, unbalancedPostings } from '../payouts/support';
 import { openSession, pressPay, waitForStatus } from '../proof/support';
 
-// Issue 29 item 3 end to end on the run's anvil: a completed, paid-out payment refunded from the
-// treasury, part from the dashboard (an admin after a step-up; never a viewer or developer, never
-// another merchant), the rest through the operators' API; the customer's balance rises by exactly
-// what was refunded, once per refund; a third refund is refused in the envelope; two
-// payment.refunded events; the merchant owes the refunds (merchant_debt) and their next payment's
-// payout is reduced by exactly that, the withheld part going to the treasury; the ledger balances.
+// A completed payment refunded end to end on the run's anvil, drawn from its merchant's balance (the
+// merchant is paid out manually, so their balance holds two payments' shares after the sweep) and
+// sent from the treasury: part from the dashboard (an admin after a step-up; never a viewer or
+// developer, never another merchant), the rest through the operators' API; the customer's balance
+// rises by exactly what was refunded, once per refund; a third refund is refused in the envelope;
+// two payment.refunded events; the merchant's payout asked for then pays exactly what the refunds
+// left of their balance; the ledger balances and reconciles.
 const own = ownTreasury({ WEBHOOK_RETRY_BASE_SECONDS: '0.5' });
 const token = own.chain.tokens.polygon.USDC;
 const mailbox = useMailSink(own.overrides);
@@ -28,8 +29,8 @@ afterAll(() => receiver.close());
 
 const setRole = (email: string, role: string) => ctx.db.sql`update dashboard_users set role = ${role} where email = ${email}`;
 
-/** A session of the merchant paid through the sandbox, completed and paid out. */
-async function paidAndSettled(apiKey: string, amount: number) {
+/** A session of the merchant paid through the sandbox, completed, and its deposit swept into the treasury. */
+async function paidAndSwept(apiKey: string, amount: number) {
   const id = await openSession(ctx, apiKey, { amount, webhookUrl: `${receiver.url}/hooks` });
   const g = await pressPay(ctx, id);
   const paid = await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, {
@@ -37,7 +38,12 @@ async function paidAndSettled(apiKey: string, amount: number) {
   });
   expect(paid.status).toBe(200);
   await waitForStatus(ctx, id, 'completed', 60_000);
-  await waitForPayouts(ctx, id, 90_000);
+  await eventually(
+    async () => (await payoutsOf(ctx, id)).map((p) => `${p.kind}:${p.status}`),
+    (ps) => ps.includes('sweep:confirmed'),
+    90_000,
+    `the deposit of ${id} swept`,
+  );
   return { id, g };
 }
 
@@ -46,7 +52,7 @@ const refundsOf = (paymentId: string) =>
     .sql`select id, status, amount_micro, address, tx_hash, requested_by from payment_refunds where payment_id = ${paymentId} order by created_at`;
 
 describe('refunds of a completed payment', () => {
-  it('refunds part then the rest on chain, once each; refuses a third; withholds the debt from the next payout', async () => {
+  it('refunds part then the rest on chain from the balance, once each; refuses a third; pays out what is left', async () => {
     const email = 'refunds@example.com';
     const owner = await signedUpOwner(ctx.app, mailbox, email, 'Refund Shop');
     const apiKey = await approve(ctx.app, owner.merchantId);
@@ -58,12 +64,10 @@ describe('refunds of a completed payment', () => {
       payload: { asset: 'USDC', network: 'polygon', address: wallet },
     });
     expect(put.statusCode).toBe(200);
-    // Two payments paid out: the second one's payout is what lets the first be refunded whole (the
-    // debt a refund makes may not exceed the merchant's recent payouts).
-    const a = await paidAndSettled(apiKey, 25);
-    await paidAndSettled(apiKey, 25);
-    // The treasury sends refunds: it holds more than the commissions it earned.
-    await payFromWallet(own.chain, token, own.treasury, 100_000_000n);
+    await ctx.db.sql`update merchants set payout_schedule = 'manual' where id = ${owner.merchantId}`;
+    // Two payments in the balance: together their shares cover a refund of the first one whole.
+    const a = await paidAndSwept(apiKey, 25);
+    const b = await paidAndSwept(apiKey, 25);
     const customer = randomAddress();
     // The checkout collects a refund address only while money of an exception is owed (refund-addresses.ts):
     // kept on the session as the page would keep it.
@@ -178,19 +182,23 @@ describe('refunds of a completed payment', () => {
     expect(after.refunds).toMatchObject({ refundable: false, refundableAmount: '0.000000' });
     expect(after.timeline.filter((e: { kind: string }) => e.kind === 'refund')).toHaveLength(2);
 
-    // The merchant owes the platform what the treasury sent; their next payout repays it.
-    expect(await ledgerBalance(ctx, `merchant_debt:${owner.merchantId}`, 'USDC')).toBe(a.g);
+    // The refunds came out of the balance; the merchant asks for their payout: exactly the rest is paid.
+    const [shares] = await ctx.db
+      .sql`select sum(merchant_settlement_micro)::text as s from transactions where payment_id in ${ctx.db.sql([a.id, b.id])}`;
+    const left = BigInt(shares!.s as string) - a.g;
+    expect(await ledgerBalance(ctx, `merchant:${owner.merchantId}:available`, 'USDC')).toBe(-left);
     const walletBefore = await balanceOf(own.chain, token, wallet);
-    const c = await paidAndSettled(apiKey, 100);
-    const payouts = await payoutsOf(ctx, c.id);
-    const merchant = payouts.find((p) => p.kind === 'merchant')!;
-    const repayment = payouts.find((p) => p.kind === 'repayment')!;
-    const commission = payouts.find((p) => p.kind === 'commission')!;
-    expect(repayment).toMatchObject({ to: own.treasury, amount: a.g, status: 'confirmed' });
-    expect(merchant.amount + repayment.amount + commission.amount).toBe(c.g);
-    expect((await balanceOf(own.chain, token, wallet)) - walletBefore).toBe(merchant.amount);
-    expect(await ledgerBalance(ctx, `merchant_debt:${owner.merchantId}`, 'USDC')).toBe(0n);
-    expect(await ledgerBalance(ctx, `merchant_payable:${owner.merchantId}`, 'USDC')).toBe(0n);
+    const asked = await owner.client.call('POST', '/payout-settings/request');
+    expect(asked.statusCode).toBe(200);
+    await eventually(
+      () => balanceOf(own.chain, token, wallet),
+      (w) => w - walletBefore === left,
+      60_000,
+      'the rest paid out',
+    );
+    for (const account of ['available', 'reserved', 'outgoing'])
+      expect(await ledgerBalance(ctx, `merchant:${owner.merchantId}:${account}`, 'USDC'), account).toBe(0n);
     expect(await unbalancedPostings(ctx)).toEqual([]);
+    expect(await reconciliationDifferences(ctx)).toEqual([]);
   }, 400_000);
 });

@@ -1,5 +1,6 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { encodeAbiParameters, keccak256, numberToHex, type Address } from 'viem';
+import { payeeOf } from '../../src/chains/sweeper';
 import { describe, expect, it } from 'vitest';
 import { ZERO_ADDRESS } from '../../src/domain/evm-address';
 import { temporalCallError } from '../../src/payments/temporal-call';
@@ -18,9 +19,13 @@ const { ctx, chain, token, startWorker, refund, lateException } = stack;
 const refundedEvents = (id: string) =>
   stack.receiver.received.filter((d) => d.body.sessionId === id && d.body.event === 'payment.refunded');
 
+/** The exception's refund rows; `to_address` is who gets the money (the payee of the sweeper's `forward`). */
 async function refundRows(exceptionId: string) {
-  return ctx.db
-    .sql`select attempt, kind, status, to_address, tx_hash, failure_reason from payouts where exception_id = ${exceptionId} order by attempt, kind`;
+  const rows = await ctx.db
+    .sql`select attempt, kind, status, to_address, tx_hash, failure_reason, call_data from payouts where exception_id = ${exceptionId} order by attempt, kind`;
+  return rows.map((r) =>
+    Object.assign(r, { to_address: payeeOf({ toAddress: r.to_address as string, callData: r.call_data as string | null }) }),
+  );
 }
 
 async function exceptionStatus(exceptionId: string): Promise<string> {

@@ -1,3 +1,4 @@
+import { payeeOf } from '../../src/chains/sweeper';
 import { describe, expect, it } from 'vitest';
 import { paymentRefundedEventSchema } from '../../src/api/webhook-schemas';
 import { ledgerAccount } from '../../src/domain/ledger';
@@ -18,9 +19,13 @@ const stack = useRefundStack();
 const { ctx, chain, token, startWorker, refund, lateException } = stack;
 const eventsFor = (id: string, type: string) => stack.receiver.received.filter((d) => d.body.sessionId === id && d.body.event === type);
 
+/** The exception's refund rows; `to_address` is who gets the money (the payee of the sweeper's `forward`). */
 async function refundRows(exceptionId: string) {
-  return ctx.db
-    .sql`select kind, status, amount::text as amount, to_address, tx_hash from payouts where exception_id = ${exceptionId} order by kind`;
+  const rows = await ctx.db
+    .sql`select kind, status, amount::text as amount, to_address, tx_hash, call_data from payouts where exception_id = ${exceptionId} order by kind`;
+  return rows.map((r) =>
+    Object.assign(r, { to_address: payeeOf({ toAddress: r.to_address as string, callData: r.call_data as string | null }) }),
+  );
 }
 
 describe('refunding an exception on chain', () => {

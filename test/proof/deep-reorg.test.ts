@@ -89,7 +89,7 @@ describe('a reorg deeper than the confirmations', () => {
     const deposit = await pay(chain, payer, token, depositAddress, g);
     await waitForStatus(ctx, id, 'completed');
     const paid = await waitForPayouts(ctx, id);
-    expect(paid.map((p) => p.kind)).toEqual(['gas', 'merchant', 'commission']);
+    expect(paid.map((p) => p.kind)).toEqual(['sweep', 'merchant']);
     expect(await balanceOf(chain, token, m.wallet)).toBeGreaterThan(0n);
     const headBefore = await chain.publicClient.getBlockNumber();
 
@@ -125,37 +125,35 @@ describe('a reorg deeper than the confirmations', () => {
     );
     expect(announced[0]!.body).toMatchObject({ kind: 'reorged', amount: expect.any(String), sessionId: id });
 
-    // The payouts' own transactions are sent again, as they were signed. The treasury's gas goes out
-    // again; the deposit address's transfers are mined reverted: the deposit left with the reorg, so
-    // there is nothing to send. Nothing is planned or signed anew.
+    // The settlement run's own transactions are sent again, as they were signed, and are mined
+    // reverted: the deposit left with the reorg, so the sweep has nothing to move, and the treasury
+    // (this file's own) holds nothing to pay the merchant with. Nothing is planned or signed anew.
     const after = await settledAfterReorg(id, paid.length);
     expect(after.map((p) => [p.kind, p.txHash, p.nonce])).toEqual(paid.map((p) => [p.kind, p.txHash, p.nonce]));
-    expect(after.map((p) => `${p.kind}:${p.status}`)).toEqual(['gas:confirmed', 'merchant:failed', 'commission:failed']);
-    for (const p of after) {
-      const receipt = await chain.publicClient.getTransactionReceipt({ hash: p.txHash as Hash });
-      expect(receipt.status).toBe(p.kind === 'gas' ? 'success' : 'reverted');
-    }
+    expect(after.map((p) => `${p.kind}:${p.status}`)).toEqual(['sweep:failed', 'merchant:failed']);
+    for (const p of after) expect((await chain.publicClient.getTransactionReceipt({ hash: p.txHash as Hash })).status).toBe('reverted');
     expect(await balanceOf(chain, token, m.wallet)).toBe(0n);
     expect((await sessionRow(ctx, id)).status).toBe('completed');
-    const undone = await ctx.db
-      .sql`select posting_id from ledger_entries where payment_id = ${id} and posting_id like '%:undone' group by posting_id order by posting_id`;
-    expect(undone.map((r) => r.posting_id)).toEqual([`payout:${after[1]!.id}:undone`, `payout:${after[2]!.id}:undone`].sort());
+    // What their confirmations posted is undone, as posted: the sweep's move to the treasury, the payout's leaving it.
+    const undone = await ctx.db.sql`select posting_id from ledger_entries where posting_id like '%:undone'
+      and (posting_id like ${`sweep:${after[0]!.id}%`} or posting_id like ${`outgoing:${after[1]!.id}%`}) group by posting_id order by posting_id`;
+    expect(undone.map((r) => r.posting_id)).toEqual([`outgoing:${after[1]!.id}:confirmed:undone`, `sweep:${after[0]!.id}:undone`]);
     expect(await unbalancedPostings(ctx)).toEqual([]);
     // Each payout sent again, and its outcome, is a business event of the payment, as first time round.
     expect(afterReorg(id, 'payout.sent')).toEqual(after.map((p) => p.id).sort());
-    expect(afterReorg(id, 'payout.confirmed')).toEqual([after[0]!.id]);
+    expect(afterReorg(id, 'payout.confirmed')).toEqual([]);
     expect(
       business
         .filter((b) => b.event === 'payout.failed' && b.fields.paymentId === id)
         .map((b) => b.fields.payoutId)
         .sort(),
-    ).toEqual([after[1]!.id, after[2]!.id].sort());
+    ).toEqual(after.map((p) => p.id).sort());
 
     // Later passes change nothing: one exception, one event.
     await settle(1500);
     expect((await exceptionsOf(ctx, id)).length).toBe(1);
     expect(receiver.received.filter((d) => d.body.event === 'payment.exception').length).toBe(1);
-    expect(await statusesOf(id)).toEqual(['gas:confirmed', 'merchant:failed', 'commission:failed']);
+    expect(await statusesOf(id)).toEqual(['sweep:failed', 'merchant:failed']);
   }, 120_000);
 
   it('sends the same payouts again when their blocks leave the chain, and a later payout of the treasury goes out behind the gap', async () => {
@@ -189,7 +187,7 @@ describe('a reorg deeper than the confirmations', () => {
     expect(again.blockHash).not.toBe(first.blockHash);
     expect(await chain.publicClient.getTransactionCount({ address: treasury })).toBeLessThan(treasuryNonce);
 
-    // B is paid now: its gas comes from the treasury, behind A's gas whose block left the chain.
+    // B is settled now: its sweep comes from the treasury, behind A's payout whose block left the chain.
     const b = await openSession(ctx, m.apiKey);
     const gb = await pressPay(ctx, b);
     const { depositAddress: bAddress } = await sessionRow(ctx, b);
@@ -211,9 +209,9 @@ describe('a reorg deeper than the confirmations', () => {
     expect(aAfter.map((p) => [p.kind, p.txHash, p.nonce])).toEqual(paid.map((p) => [p.kind, p.txHash, p.nonce]));
     for (const p of aAfter) expect((await chain.publicClient.getTransactionReceipt({ hash: p.txHash as Hash })).status).toBe('success');
     expect(await balanceOf(chain, token, m.wallet)).toBe(aAfter[1]!.amount + bPaid[1]!.amount);
-    // B's gas took the nonce after A's: nobody re-signed anything.
-    const [aGas, bGas] = [aAfter[0]!, bPaid[0]!];
-    expect(bGas.nonce).toBe(aGas.nonce! + 1);
+    // B's sweep took the nonce after A's payout: nobody re-signed anything.
+    const [aLast, bFirst] = [aAfter.at(-1)!, bPaid[0]!];
+    expect(bFirst.nonce).toBe(aLast.nonce! + 1);
     expect([...aAfter, ...bPaid].every((p) => p.replaced.length === 0)).toBe(true);
     expect(await unbalancedPostings(ctx)).toEqual([]);
   }, 120_000);

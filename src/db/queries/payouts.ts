@@ -1,8 +1,8 @@
-import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gte, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Posting } from '../../domain/ledger';
 import { violatedUniqueConstraint } from '../../domain/sql-errors';
 import type { DatabaseOrTransaction } from '../client';
-import { ledgerEntries, payouts } from '../schema';
+import { ledgerEntries, payoutItems, payouts } from '../schema';
 import { placeholderRows, placeholderValue, preparedFor } from './prepared';
 
 export type PayoutRow = typeof payouts.$inferSelect;
@@ -66,12 +66,22 @@ export async function listPayouts(db: DatabaseOrTransaction, paymentId: string):
 }
 
 /** Every payout of a payment: its settlement, then the refunds of its exceptions (operators' view). */
-export async function listAllPayouts(db: DatabaseOrTransaction, paymentId: string): Promise<PayoutRow[]> {
+/**
+ * Every payout of a payment, for operators and the merchant's timeline: its own (a refund, a simple
+ * order's payout) and the settlement runs' rows that carried its money (a sweep of its deposit, the
+ * merchant's payout of its share), those first, each with the payment's part of it (`part`, null for
+ * the payment's own rows).
+ */
+export async function listAllPayouts(db: DatabaseOrTransaction, paymentId: string): Promise<(PayoutRow & { part: string | null })[]> {
   return db
-    .select()
+    .select({ ...getTableColumns(payouts), part: payoutItems.amount })
     .from(payouts)
-    .where(eq(payouts.paymentId, paymentId))
-    .orderBy(sql`${payouts.exceptionId} asc nulls first`, asc(payouts.attempt), KIND_ORDER);
+    .leftJoin(
+      payoutItems,
+      and(eq(payoutItems.payoutId, payouts.id), eq(payoutItems.paymentId, paymentId), ne(payouts.paymentId, paymentId)),
+    )
+    .where(or(eq(payouts.paymentId, paymentId), isNotNull(payoutItems.paymentId)))
+    .orderBy(sql`${payouts.exceptionId} asc nulls first`, asc(payouts.attempt), KIND_ORDER, asc(payouts.createdAt));
 }
 
 /**
