@@ -7,8 +7,8 @@ import type { DatabaseOrTransaction } from '../client';
 const ISO_MS = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
 
 /**
- * A merchant's settled transactions (decisions §11: the merchant payout confirmed) whose payout was
- * confirmed in [from, to), oldest first.
+ * A merchant's settled transactions (decisions §11: the settlement run's payout that carried the
+ * payment's share confirmed) whose payout was confirmed in [from, to), oldest first.
  */
 export async function settledTransactions(
   db: DatabaseOrTransaction,
@@ -21,7 +21,8 @@ export async function settledTransactions(
       s.rail_type, s.provider, coalesce(s.order_id, s.merchant_order_id) as order_id
     from transactions t
     join checkout_sessions s on s.id = t.payment_id
-    join payouts p on p.payment_id = t.payment_id and p.kind = 'merchant' and p.status = 'confirmed'
+    join payout_items i on i.payment_id = t.payment_id
+    join payouts p on p.id = i.payout_id and p.kind = 'merchant' and p.status = 'confirmed'
     where t.merchant_id = ${input.merchantId} and t.status = 'completed'
       and p.confirmed_at >= ${input.from.toISOString()} and p.confirmed_at < ${input.to.toISOString()}
     order by p.confirmed_at, t.payment_id`);
