@@ -146,7 +146,7 @@ describe('README examples, run as written', () => {
     values.transactionHash = settled.transaction.transactionHash as string;
 
     // The admin step with ADMIN_TOKEN set (no token file here), and with only the file `npm start` writes.
-    // Read once every payout is confirmed (the sweep of its deposit, then the merchant.s payout),
+    // Read once every payout is confirmed (the sweep of its deposit, then the merchant’s payout),
     // so the second read below has nothing left to change.
     const byEnv = await eventually(
       async () => JSON.parse(await bash(fill(admin), { ADMIN_TOKEN })) as { ok: boolean; payouts?: { status: string }[] },

@@ -5,7 +5,7 @@ import { useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { killHard } from '../support/processes';
 import { startRpcTrapProxy } from '../support/rpc-trap-proxy';
-import { exceptionRows, openOrder, orderRow, waitForOrder } from '../proof/order-support';
+import { exceptionRows, openOrder, orderRow, waitForOrder, waitForOrderFeeSwept } from '../proof/order-support';
 import { ownTreasury, startWorkerVia } from '../payouts/support';
 import { replayRuns } from '../temporal/histories';
 
@@ -92,6 +92,8 @@ describe('a simple order paid twice while its payout runs', () => {
       'payout_dispatched',
     );
     await ctx.temporal.workflow.getHandle(code).result();
+    // The duplicate stays, held for a refund; a settlement run sweeps the order's network fee.
+    await waitForOrderFeeSwept(ctx, code);
     expect(await balanceOf(chain, usdc, depositAddress)).toBe(5_000_000n);
     expect(await exceptionRows(ctx, code)).toHaveLength(1);
     // Replayed here, and recorded under RECORD_HISTORIES=<label> into the committed histories CI replays.

@@ -137,7 +137,9 @@ describe('a completed payment’s refund off the happy path', () => {
     expect(refused.json()).toMatchObject({
       ok: false,
       error: 'Conflict',
-      message: expect.stringMatching(/^This payout cannot be retried: The balance available for refunds is 0\.\d+ USDC; the refund needs 1\.00 USDC\./),
+      message: expect.stringMatching(
+        /^This payout cannot be retried: The balance available for refunds is 0\.\d+ USDC; the refund needs 1\.00 USDC\./,
+      ),
     });
     expect(await refundRow(r1)).toMatchObject({ status: 'failed' });
     expect((await refundPayouts(r1))[0]).toMatchObject({ status: 'failed' });

@@ -1,3 +1,4 @@
+import { encodeAbiParameters, keccak256, numberToHex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { mint, payFromWallet } from '../support/chain';
 import { ADMIN_TOKEN, useTestApp } from '../support/harness';
@@ -37,8 +38,8 @@ describe('reconciliation', () => {
     expect(clean).toMatchObject({ code: 0, stdout: '0 differences\n', stderr: '' });
 
     // Tokens that reach a paid address are a duplicate exception, on the ledger from their arrival:
-    // still no difference. The native coin set behind the ledger's back, and a transaction row
-    // edited by hand, are each named.
+    // still no difference. The token balance set behind the ledger's back (no transfer log: written
+    // into the token's storage), and a transaction row edited by hand, are each named.
     const { depositAddress } = await sessionRow(ctx, ids[0]!);
     await mint(chain, token, depositAddress, 1_234_567n);
     await eventually(
@@ -48,16 +49,19 @@ describe('reconciliation', () => {
       'the duplicate exception',
     );
     expect(await differences()).toEqual([]);
-    const gasLeft = await ledgerBalance(ctx, `deposit:${depositAddress}`, 'native');
-    await chain.control.setBalance({ address: depositAddress, value: gasLeft + 1_234_567n });
+    const held = await ledgerBalance(ctx, `deposit:${depositAddress}`, 'USDC');
+    expect(held).toBe(1_234_567n);
+    // TestToken's `balanceOf` mapping is storage slot 3 (contracts/TestToken.sol).
+    const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [depositAddress, 3n]));
+    await chain.control.setStorageAt({ address: token, index: slot, value: numberToHex(held + 1n, { size: 32 }) });
     await ctx.db.sql`update transactions set transaction_hash = ${'0x' + 'ee'.repeat(32)} where payment_id = ${ids[1]!}`;
     const found = await differences();
     expect(found).toEqual([
       {
         account: `deposit:${depositAddress}`,
-        expected: gasLeft.toString(),
-        actual: (gasLeft + 1_234_567n).toString(),
-        note: 'native on polygon: the ledger and the chain disagree',
+        expected: held.toString(),
+        actual: (held + 1n).toString(),
+        note: 'USDC on polygon: the ledger and the chain disagree',
       },
       {
         account: `transaction:${ids[1]}`,
@@ -70,7 +74,7 @@ describe('reconciliation', () => {
     const dirty = await spawnOps(['reconcile'], env);
     expect(dirty.code).toBe(1);
     expect(dirty.stdout).toContain(
-      `deposit:${depositAddress}: expected ${gasLeft}, actual ${gasLeft + 1_234_567n} (native on polygon: the ledger and the chain disagree)`,
+      `deposit:${depositAddress}: expected ${held}, actual ${held + 1n} (USDC on polygon: the ledger and the chain disagree)`,
     );
     expect(dirty.stdout).toContain(`transaction:${ids[1]}: expected 0x`);
     expect(dirty.stdout).toMatch(/2 differences\n$/);

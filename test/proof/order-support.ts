@@ -80,3 +80,15 @@ export async function waitForOrderPayouts(ctx: Pick<TestContext, 'db'>, code: st
     from: r.from_address as string,
   }));
 }
+
+/** Once a settlement run has swept the order's network fee from its deposit address into the treasury. */
+export async function waitForOrderFeeSwept(ctx: Pick<TestContext, 'db'>, code: string, timeoutMs = 60_000) {
+  await eventually(
+    () =>
+      ctx.db
+        .sql`select p.status from payout_items i join payouts p on p.id = i.payout_id where i.payment_id = ${code} and p.kind = 'sweep'`,
+    (rows) => rows.some((r) => r.status === 'confirmed'),
+    timeoutMs,
+    `the network fee of ${code} swept`,
+  );
+}

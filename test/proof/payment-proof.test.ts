@@ -3,7 +3,7 @@ import { expectOk, spawnOps } from '../cli/run-ops';
 import { sharedChain } from '../support/chain';
 import { adminHeaders, ADMIN_TOKEN, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
-import { openOrder, orderRow, waitForOrder, waitForOrderPayouts } from './order-support';
+import { openOrder, orderRow, waitForOrder, waitForOrderFeeSwept, waitForOrderPayouts } from './order-support';
 import { merchantOnEveryNetwork, openSession, payFromWallet, pressPay, sessionRow, waitForStatus } from './support';
 
 // The operator's view of a payment's proof (GET /admin/v1/payments/{id}/proof and `ops payments
@@ -78,6 +78,7 @@ describe('a payment’s proof', () => {
       'the payout dispatched',
     );
     await waitForOrderPayouts(ctx, code, 30_000);
+    await waitForOrderFeeSwept(ctx, code);
     const { depositAddress, depositTransactionHash } = await orderRow(ctx, code);
     const run = expectOk(await spawnOps(['payments', 'proof', code], { SVC_URL: ctx.baseUrl, ADMIN_TOKEN, SVC_DATA_DIR: '/nonexistent' }));
     const lines = run.stdout.split('\n');

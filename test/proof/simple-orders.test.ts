@@ -3,7 +3,16 @@ import { balanceOf, randomAddress, sharedChain } from '../support/chain';
 import { useTestApp } from '../support/harness';
 import { http } from '../support/http';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
-import { chooseRail, CUSTOMER_WALLET, exceptionRows, openOrder, orderRow, waitForOrder, waitForOrderPayouts } from './order-support';
+import {
+  chooseRail,
+  CUSTOMER_WALLET,
+  exceptionRows,
+  openOrder,
+  orderRow,
+  waitForOrder,
+  waitForOrderFeeSwept,
+  waitForOrderPayouts,
+} from './order-support';
 import { creditsOf, payFromWallet, settle } from './support';
 
 // Decisions §11 for the simple API: an order on a network with a verifier gets its own deposit
@@ -39,8 +48,8 @@ describe('simple orders proven on chain', () => {
       ]);
 
       // Decisions §11: what was received goes on to the customer's wallet, once, less the network's fee,
-      // which stays at the deposit address (the platform's); payout_dispatched once it is broadcast,
-      // and the order's transaction is then the payout's.
+      // which a settlement run sweeps into the treasury; payout_dispatched once it is broadcast, and the
+      // order's transaction is then the payout's.
       const fee = ctx.config.simpleOrders.networkFeeMicro[network];
       expect(fee).toBeGreaterThan(0n);
       const payouts = await waitForOrderPayouts(ctx, code);
@@ -54,6 +63,7 @@ describe('simple orders proven on chain', () => {
         transactionHash: payout.txHash,
         depositTransactionHash: settled.depositTransactionHash,
       });
+      await waitForOrderFeeSwept(ctx, code);
       expect(await balanceOf(chain, chain.tokens[network].USDC, opened.depositAddress)).toBe(0n);
       const [ledger] = await ctx.db
         .sql`select coalesce(sum(amount), 0)::text as owed from ledger_entries where account = ${`customer_payable:${code}`}`;
@@ -75,10 +85,11 @@ describe('simple orders proven on chain', () => {
     await waitForOrder(ctx, code, 'settled');
     const { depositAddress, received } = await orderRow(ctx, code);
     expect(received).toBe(40_000_000n);
-    // Paid on to the customer's wallet less the network fee, which stays at the deposit address.
+    // Paid on to the customer's wallet less the network fee, which a run sweeps: the deposit address ends empty.
     const fee = ctx.config.simpleOrders.networkFeeMicro.polygon;
     expect((await waitForOrderPayouts(ctx, code)).map((p) => [p.kind, p.amount])).toEqual([['customer', 40_000_000n - fee]]);
-    expect(await balanceOf(chain, chain.tokens.polygon.USDC, depositAddress)).toBe(fee);
+    await waitForOrderFeeSwept(ctx, code);
+    expect(await balanceOf(chain, chain.tokens.polygon.USDC, depositAddress)).toBe(0n);
   });
 
   it('moves to processing only on a forged success with a valid signature and no transfer', async () => {

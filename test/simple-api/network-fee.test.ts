@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config';
 import { balanceOf, randomAddress } from '../support/chain';
 import { adminHeaders, testConfig, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
-import { orderRow, waitForOrder, waitForOrderPayouts } from '../proof/order-support';
+import { orderRow, waitForOrder, waitForOrderFeeSwept, waitForOrderPayouts } from '../proof/order-support';
 import { ledgerBalance, ownTreasury, unbalancedPostings } from '../payouts/support';
 
 // Issue 26 item 12: a simple order's payout costs the treasury gas, so the order pays a flat network
@@ -69,22 +69,23 @@ describe('simple orders pay their own payout’s gas', () => {
     expect(received).toBe(25_000_000n);
 
     const payouts = await waitForOrderPayouts(ctx, code);
-    // One call of the sweeper by the treasury forwards the customer's part; the fee stays at the deposit.
+    // One call of the sweeper by the treasury forwards the customer's part; a settlement run sweeps the fee.
     expect(payouts.map((p) => [p.kind, p.from.toLowerCase(), p.amount])).toEqual([
       ['customer', own.treasury.toLowerCase(), received! - fee],
     ]);
     expect(await balanceOf(chain, token, wallet)).toBe(received! - fee);
-    expect(await balanceOf(chain, token, own.treasury)).toBe(treasuryBefore);
-    expect(await balanceOf(chain, token, depositAddress)).toBe(fee);
+    await waitForOrderFeeSwept(ctx, code);
+    expect((await balanceOf(chain, token, own.treasury)) - treasuryBefore).toBe(fee);
+    expect(await balanceOf(chain, token, depositAddress)).toBe(0n);
 
     // The ledger: every posting balances, the customer is owed nothing more, the fee is revenue of
-    // its own (not commission), and the deposit address holds it.
+    // its own (not commission), and the treasury holds it.
     expect(await unbalancedPostings(ctx)).toEqual([]);
     expect(await ledgerBalance(ctx, `customer_payable:${code}`, 'USDC')).toBe(0n);
     expect(await ledgerBalance(ctx, 'network_fee_revenue', 'USDC')).toBe(-fee);
     expect(await ledgerBalance(ctx, 'commission_revenue', 'USDC')).toBe(0n);
-    expect(await ledgerBalance(ctx, `treasury:${own.treasury}`, 'USDC')).toBe(0n);
-    expect(await ledgerBalance(ctx, `deposit:${depositAddress}`, 'USDC')).toBe(fee);
+    expect(await ledgerBalance(ctx, `treasury:${own.treasury}`, 'USDC')).toBe(fee);
+    expect(await ledgerBalance(ctx, `deposit:${depositAddress}`, 'USDC')).toBe(0n);
     const reconciliation = await eventually(
       async () => (await ctx.app.inject({ method: 'GET', url: '/admin/v1/reconciliation', headers: adminHeaders })).json(),
       (r) => r.ok === true,

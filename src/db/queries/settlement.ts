@@ -30,20 +30,35 @@ export interface SweepableDeposit {
 }
 
 /**
- * Completed payments of `network` whose money is still at their deposit address: their completion
- * credited a merchant's balance (a `merchant:…:pending` line), no live sweep took them, and fewer than
- * SWEEP_ATTEMPTS sweeps of them failed since an operator's retry. Oldest first.
+ * The money of `network` still at deposit addresses that is the platform's to move: a completed
+ * payment's gross (its completion credited a merchant's balance: a `merchant:…:pending` line), and a
+ * settled simple order's network fee once the customer's payout is confirmed (the rest of its money
+ * went to the customer). Each not taken by a live sweep, and with fewer than SWEEP_ATTEMPTS failed
+ * sweeps since an operator's retry. Oldest first. Money held for an exception stays where it is.
  */
 export async function sweepableDeposits(tx: DatabaseOrTransaction, network: string, limit: number): Promise<SweepableDeposit[]> {
   const rows = await tx.execute<{ payment_id: string; asset: string; address: string; derivation_index: number; amount: string }>(sql`
+    with due as (
+      select e.id, e.payment_id, e.asset, e.account, e.amount
+        from ledger_entries e
+       where e.network = ${network}
+         and e.posting_id = 'completion:' || e.payment_id
+         and e.account like 'deposit:%'
+         and exists (select 1 from ledger_entries m
+                      where m.posting_id = e.posting_id and m.account like 'merchant:%:pending')
+      union all
+      select f.id, f.payment_id, f.asset, 'deposit:' || o.chain_deposit_address, -f.amount
+        from ledger_entries f
+        join simple_orders o on o.transaction_code = f.payment_id
+       where f.network = ${network}
+         and f.posting_id = 'network_fee:' || f.payment_id
+         and f.account = 'network_fee_revenue'
+         and exists (select 1 from payouts c where c.payment_id = f.payment_id and c.kind = 'customer' and c.status = 'confirmed')
+    )
     select e.payment_id, e.asset, d.address, d.derivation_index, e.amount
-      from ledger_entries e
+      from due e
       join deposit_addresses d on e.account = 'deposit:' || d.address
-     where e.network = ${network}
-       and e.posting_id = 'completion:' || e.payment_id
-       and exists (select 1 from ledger_entries m
-                    where m.posting_id = e.posting_id and m.account like 'merchant:%:pending')
-       and not exists (select 1 from payout_items i join payouts p on p.id = i.payout_id
+     where not exists (select 1 from payout_items i join payouts p on p.id = i.payout_id
                         where i.payment_id = e.payment_id and p.kind = 'sweep' and p.status <> 'failed')
        and (select count(*) from payout_items i join payouts p on p.id = i.payout_id
              where i.payment_id = e.payment_id and p.kind = 'sweep' and p.status = 'failed' and p.cleared_at is null) < ${SWEEP_ATTEMPTS}
