@@ -1,3 +1,4 @@
+import { ensureSettlementSchedules } from '../../src/temporal/settlement-schedules';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -44,7 +45,16 @@ beforeAll(async () => {
   });
   void worker.run();
   const watchers = startTestWatchers(ctx);
-  stopWatchers = () => watchers.stop();
+  // The settlement runs that sweep and pay, as every worker has them.
+  const removeSchedules = await ensureSettlementSchedules(ctx.temporal, {
+    taskQueue: ctx.config.temporal.taskQueue,
+    networks: ctx.config.chains.networks,
+    settlement: ctx.config.chains.settlement,
+  });
+  stopWatchers = async () => {
+    await removeSchedules();
+    await watchers.stop();
+  };
 });
 afterAll(async () => {
   await stopWatchers?.();
