@@ -163,7 +163,11 @@ describe('payments, links and money in Chromium', { timeout: 180_000 }, () => {
     // Money: the paid link's payout and settlement; 60 more payouts (two failed attempts for each
     // pending payment, written directly) make two pages of payouts; the settlements read by date.
     await eventually(
-      async () => (await ctx.db.sql`select status from payouts where payment_id = ${sessionId} and kind = 'merchant'`)[0]?.status,
+      async () =>
+        (
+          await ctx.db
+            .sql`select p.status from payout_items i join payouts p on p.id = i.payout_id where i.payment_id = ${sessionId} and p.kind = 'merchant'`
+        )[0]?.status,
       (s) => s === 'confirmed',
       60_000,
     );

@@ -32,7 +32,7 @@ export async function listMerchantPayouts(
   merchantId: string,
   page: { after?: PaymentListPosition | undefined; limit: number },
 ): Promise<MerchantPayoutRow[]> {
-  // Both shapes of payout (docs/settlement.md): one per payment, or a batch whose payments are its items.
+  // A settlement run's payout pays a batch of payments, its items (docs/settlement.md).
   const where = [ownedBy(merchantId), eq(payouts.kind, 'merchant')];
   if (page.after) where.push(sql`(${payouts.createdAt}, ${payouts.id}) < (${page.after.at}::timestamptz, ${page.after.id})`);
   const rows = await db
