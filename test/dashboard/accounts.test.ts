@@ -1,3 +1,4 @@
+import { eventually } from '../support/http';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { cookieOptions } from '../../src/api/dashboard/cookies';
@@ -249,7 +250,13 @@ describe('dashboard accounts', () => {
     expect(mail.text).toContain(`Sign in at ${ctx.config.http.publicBaseUrl}/dashboard/ and reveal it`);
     // The key itself is never in a mail, nor in the outbox's row.
     expect(mail.text).not.toContain(key);
-    const rows = await ctx.db.sql`select status, kind, body from customer_mails where merchant_id = ${merchantId}`;
+    // Marked sent once the SMTP server has answered, which may be a moment after the sink has the mail.
+    const rows = await eventually(
+      () => ctx.db.sql`select status, kind, body from customer_mails where merchant_id = ${merchantId}`,
+      (r) => r.length === 1 && r[0]!.status === 'sent',
+      10_000,
+      'the notice marked sent',
+    );
     expect(rows).toEqual([{ status: 'sent', kind: 'notice', body: expect.stringContaining('Approved Shop is approved') as unknown }]);
     expect(rows[0]!.body).not.toContain(key);
   });
