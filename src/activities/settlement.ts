@@ -1,3 +1,4 @@
+import { heartbeat } from '@temporalio/activity';
 import type { Address } from 'viem';
 import { tokenBalance } from '../chains/clients';
 import { depositSalt, encodeSweep } from '../chains/sweeper';
@@ -71,6 +72,9 @@ async function merchantOfPayout(db: Database, payoutId: string): Promise<string>
   if (!merchantId) throw payoutImpossible(`payout ${payoutId} pays no known payment`);
   return merchantId;
 }
+
+/** Payments whose payment.settled (and its first POSTs) one announcement makes at once. */
+const ANNOUNCE_AT_ONCE = 10;
 
 type Items = Awaited<ReturnType<typeof listPayoutItems>>;
 
@@ -292,12 +296,23 @@ export function createSettlementActivities({
       });
     },
 
-    /** `payment.settled` for each payment a confirmed payout paid, with its deliveries' first attempts. */
+    /**
+     * `payment.settled` for each payment a confirmed payout paid, with its deliveries' first attempts:
+     * a few payments at a time (a batch's POSTs to one endpoint, each bounded by the webhook timeout,
+     * are never a queue of them), alive meanwhile. A retry writes each event once.
+     */
     async announcePayoutSettled(payoutId: string): Promise<EmittedEvent[]> {
       const row = await findPayout(db, payoutId);
       if (!row || row.kind !== 'merchant' || row.status !== 'confirmed') return [];
+      const items = await listPayoutItems(db, payoutId);
       const emitted: EmittedEvent[] = [];
-      for (const item of await listPayoutItems(db, payoutId)) emitted.push(await announceSettled(item.paymentId));
+      const beating = setInterval(() => heartbeat(), 1_000);
+      try {
+        for (let i = 0; i < items.length; i += ANNOUNCE_AT_ONCE)
+          emitted.push(...(await Promise.all(items.slice(i, i + ANNOUNCE_AT_ONCE).map((item) => announceSettled(item.paymentId)))));
+      } finally {
+        clearInterval(beating);
+      }
       return emitted;
     },
   };

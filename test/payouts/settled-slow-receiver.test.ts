@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payFromWallet } from '../support/chain';
 import { useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
+import { settlementScheduleId } from '../../src/temporal/settlement-schedules';
 import { startReceiver } from '../support/receiver';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { merchantWithFreshWallet, openSession, ownTreasury } from './support';
 
-// Issue 32: the payout attempt that sees a session's last receipt writes payment.settled and makes
-// its first delivery attempts itself. A receiver that takes longer to answer than the attempt's
-// heartbeat timeout (5 s, and the SDK may send the last heartbeat up to 4 s late), within the webhook
-// timeout (20 s here), must not cost the attempt: it stays alive meanwhile, so the payout completes in
-// its first attempt, not in one the server starts after timing the first out.
+// The settlement run's announcement of a confirmed payout writes each payment's payment.settled
+// and makes its first delivery attempts itself. A receiver that takes longer to answer than the
+// activity's heartbeat timeout (10 s), within the webhook timeout (20 s here), must not cost the
+// attempt: it stays alive meanwhile, so the announcement completes in its first attempt, not in one
+// the server starts after timing the first out.
 const own = ownTreasury({ WEBHOOK_TIMEOUT_MS: '20000' });
 const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
 const chain = own.chain;
@@ -21,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 describe('payment.settled to a slow receiver', () => {
-  it('is posted from the payout attempt, which stays alive while the receiver answers', async () => {
+  it('is posted from the settlement run’s announcement, which stays alive while the receiver answers', async () => {
     const m = await merchantWithFreshWallet(ctx, 150);
     const id = await openSession(ctx, m.apiKey, { webhookUrl: `${receiver.url}/hooks` });
     const g = await pressPay(ctx, id);
@@ -29,17 +31,33 @@ describe('payment.settled to a slow receiver', () => {
     await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, g);
     await waitForStatus(ctx, id, 'completed');
 
-    const handle = ctx.temporal.workflow.getHandle(id);
-    expect((await handle.result()).status).toBe('completed');
-    const settled = receiver.received.filter((d) => d.body.event === 'payment.settled');
-    expect(settled).toHaveLength(1);
-    const deliveries = await ctx.db.sql`select d.status, count(a.*)::int as attempts
-      from webhook_deliveries d join events e on e.id = d.event_id left join webhook_attempts a on a.delivery_id = d.id
-      where e.payment_id = ${id} and e.type = 'payment.settled' group by d.id, d.status`;
+    const deliveries = await eventually(
+      () => ctx.db.sql`select d.status, count(a.*)::int as attempts
+        from webhook_deliveries d join events e on e.id = d.event_id left join webhook_attempts a on a.delivery_id = d.id
+        where e.payment_id = ${id} and e.type = 'payment.settled' group by d.id, d.status`,
+      (rows) => rows.length === 1 && rows[0]!.status === 'succeeded',
+      60_000,
+      'payment.settled delivered',
+    );
     expect(deliveries).toEqual([{ status: 'succeeded', attempts: 1 }]);
-    // The payout's activity: scheduled once, completed in its first attempt.
-    const events = (await handle.fetchHistory()).events ?? [];
-    const started = events.filter((e) => e.activityTaskStartedEventAttributes);
+    expect(receiver.received.filter((d) => d.body.event === 'payment.settled')).toHaveLength(1);
+    // The run that paid it: its announcement scheduled once, completed in its first attempt.
+    const [payout] = await ctx.db.sql`select p.id from payout_items i join payouts p on p.id = i.payout_id
+      where i.payment_id = ${id} and p.kind = 'merchant' and p.status = 'confirmed'`;
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    const runs = (await schedule.describe()).info.recentActions.map((a) => a.action.workflow.workflowId);
+    const histories = await Promise.all(runs.map(async (run) => (await ctx.temporal.workflow.getHandle(run).fetchHistory()).events ?? []));
+    const events = histories.find((h) =>
+      h.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'announcePayoutSettled'),
+    );
+    expect(events, `the run that paid ${payout!.id as string}`).toBeDefined();
+    const announced = events!.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'announcePayoutSettled');
+    expect(announced).toHaveLength(1);
+    const started = events!.filter(
+      (e) =>
+        e.activityTaskStartedEventAttributes &&
+        Number(e.activityTaskStartedEventAttributes.scheduledEventId) === Number(announced[0]!.eventId),
+    );
     expect(started.map((e) => e.activityTaskStartedEventAttributes!.attempt)).toEqual([1]);
   }, 90_000);
 });

@@ -16,6 +16,13 @@ export interface SettlementRunOutcome {
 }
 
 const settlement = proxyActivities<SettlementActivities>(DATABASE_ACTIVITY);
+// Its first POSTs may each take the webhook timeout (up to a minute, ANNOUNCE_AT_ONCE at a time):
+// alive by its heartbeats, bounded by a timeout no batch of them reaches.
+const announcing = proxyActivities<Pick<SettlementActivities, 'announcePayoutSettled'>>({
+  ...DATABASE_ACTIVITY,
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '10 seconds',
+});
 
 /**
  * The deliveries whose first attempt (made by the activity that wrote the event) failed go on in runs
@@ -55,7 +62,7 @@ export async function settlementRun(input: SettlementRunInput): Promise<Settleme
   await Promise.all(
     payouts.map(async (id) => {
       if ((await sendPayouts({ planned: [id] })).settled) {
-        for (const emitted of await settlement.announcePayoutSettled(id)) await handOff(emitted);
+        for (const emitted of await announcing.announcePayoutSettled(id)) await handOff(emitted);
       } else {
         failed++;
         await settlement.settlementPayoutFailed(id);
