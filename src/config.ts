@@ -208,10 +208,12 @@ const envSchema = z.object({
   // 6-decimal stablecoin: less than any supported network charges in gas to send it back, and the
   // size of the address-poisoning transfers anyone can send to any address for free.
   DUST_THRESHOLD_MICRO: z.coerce.bigint().min(0n).default(10_000n),
-  // Issue 26 item 12: a simple order's payout to the customer's wallet is the treasury's gas (a top-up
-  // of the deposit address and two token transfers, about 130k gas); the order pays it back as a flat
-  // fee per network, in the stablecoin, deducted from the payout and sent to the treasury. Defaults
-  // cover that gas with room for a tenfold fee spike: cents on the L2s and Polygon, dollars on Ethereum.
+  // A simple order's payout costs the treasury gas: it has the network's sweeper forward the
+  // customer's part from the order's deposit address, and a settlement run later sweeps what is left
+  // there into the treasury (nothing is ever sent to a deposit for gas). The order pays it back as a
+  // flat fee per network, in the stablecoin, deducted from its payout: the fee stays at the deposit
+  // until that sweep takes it to the treasury. Defaults cover the gas with room for a tenfold fee
+  // spike: cents on the L2s and Polygon, dollars on Ethereum.
   SIMPLE_ORDER_NETWORK_FEES: networkFees.prefault(DEFAULT_NETWORK_FEES),
   // The smallest simple order taken, in USD; an order must also be worth twice its network's fee, so
   // the fee never takes more than half of what the customer bought.

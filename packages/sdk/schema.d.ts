@@ -766,7 +766,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Refund a completed payment, wholly or partly: `amount` of its stablecoin sent from the treasury to `address`, once. The amount must be more than 0 and at most what is left to refund (422 otherwise); the merchant owes it to the platform and their later payouts in that asset and network are reduced until it is repaid, so the debt may not exceed their payouts of the last 30 days and unpaid credits (409). Answers once the refund is written and its run started; payment.refunded fires when the transfer is confirmed
+         * Refund a completed payment, wholly or partly: `amount` of its stablecoin sent from the treasury to `address`, once. The amount must be more than 0 and at most what is left to refund (422 otherwise); it is drawn at once from the merchant’s balance in that asset and network (available, then reserved), and more than that balance holds is 409 InsufficientBalance. Answers once the refund is written and its run started; payment.refunded fires when the transfer is confirmed
          * @description A refused address (zero, malformed or mistyped, the treasury, a token contract, a deposit address of ours) is 422 and changes nothing. Each call is a new refund unless it repeats a requestKey; a failed transfer is retried with POST /admin/v1/payouts/{id}/retry.
          */
         post: operations["postAdminPaymentsByIdRefunds"];
@@ -3151,7 +3151,7 @@ export interface operations {
                              */
                             asset: "USDC" | "USDT";
                             /**
-                             * @description What the transfer pays you: the sum of its payments’ amounts.
+                             * @description What the transfer pays you: the sum of its payments’ amounts, or less when refunds drew on your balance meanwhile: then your whole available balance when the payout was planned.
                              * @example 24.132500
                              */
                             amount: string;
@@ -3321,7 +3321,7 @@ export interface operations {
                              */
                             asset: "USDC" | "USDT";
                             /**
-                             * @description What the transfer pays you: the sum of its payments’ amounts.
+                             * @description What the transfer pays you: the sum of its payments’ amounts, or less when refunds drew on your balance meanwhile: then your whole available balance when the payout was planned.
                              * @example 24.132500
                              */
                             amount: string;

@@ -44,7 +44,7 @@ export interface RefundPlan {
   /** Where the money goes; a retried or repeated refund answers the first plan's. */
   address: string;
   amountMicro: string;
-  /** In sending order: the gas for the deposit address (when it lacks it), then the refund. */
+  /** The refund's payout (the sweeper forwards it from the deposit address: the treasury pays the gas). */
   payoutIds: string[];
 }
 

@@ -59,7 +59,7 @@ export const FAILURE_CODES: Readonly<Record<string, ErrorCode>> = {
   NotAcceptable: 'Conflict',
   NotPayable: 'Conflict',
   ExceptionMissing: 'Conflict',
-  // A completed payment's refund no longer passes its checks (its payment's rest, its merchant's debt): not reopened.
+  // A completed payment's refund no longer passes its checks (its payment's rest, its merchant's balance): not reopened.
   RefundNotSendable: 'Conflict',
 };
 

@@ -137,9 +137,9 @@ export async function openCheckoutSession(
       { key: ProviderKey, value: provider.name },
       ...(orderRef ? [{ key: OrderIdKey, value: orderRef }] : []),
     ],
-    // One statement (issue 32), prepared: the row, its settlement wallet's address as stored now, and
-    // for a chain-verified session a pooled deposit address with its own row (take_deposit_address).
-    // With the pool empty, the address is derived here first and the insert runs again with it.
+    // One prepared statement: the row with its settlement wallet's address as stored now; a
+    // chain-verified session's deposit address (the network sweeper's forwarder for the next index,
+    // with its own row) is allocated just before it.
     insert: async () => {
       const values: NewSessionValues = {
         id,

@@ -104,7 +104,6 @@ function refundState(rows: PayoutRow[]): RefundState | null {
   return {
     address: payeeOf(refund),
     amount: formatCrypto(BigInt(refund.amount)),
-    // The gas for the deposit address comes first: until it is confirmed, the refund waits for it.
     status: refund.status,
     failureReason: refund.status === 'failed' ? refund.failureReason : null,
     transactionHash: hash,

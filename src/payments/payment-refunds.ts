@@ -26,10 +26,10 @@ import { callTemporal, WorkflowAlreadyStartedError } from './temporal-call';
 
 // Issue 29 item 3: the refund of a completed payment, wholly or partly, the one use case behind the
 // operators' route and CLI and the merchant's dashboard. Everything is checked before anything is
-// written (the amount within what is left to refund, the debt it makes within what will repay it,
-// the address like an exception's refund's), under the payment's and the merchant's row locks so two
-// refunds asked at once cannot both take the same rest; then the refund's own workflow (id = refund
-// id) sends it from the treasury, exactly once (domain/payment-refund.ts says why the treasury).
+// written (the amount within what is left to refund, the merchant's balance holding it, the address
+// like an exception's refund's), under the payment's and the merchant's row locks so two refunds
+// asked at once cannot both take the same rest or the same balance; then the refund's own workflow
+// (id = refund id) sends it from the treasury, exactly once (domain/payment-refund.ts says why the treasury).
 
 /** A refund as its faces show it. */
 export interface RefundView {
@@ -218,7 +218,7 @@ async function startRefundRun(ctx: PaymentContext, refund: Pick<PaymentRefundRow
  * `requested`, no payout planned, older than `olderThanSeconds`. Each one's run is started with its
  * deterministic id; one that exists already is left as it is, so several API processes may sweep at
  * once and a run merely slow to plan is never doubled. Without this such a refund would stay
- * `requested` with no run, counting against its payment's refundable rest and its merchant's debt.
+ * `requested` with no run, counting against its payment's refundable rest, its amount drawn from its merchant's balance.
  */
 export async function sweepUnstartedRefunds(ctx: PaymentContext, olderThanSeconds: number): Promise<{ started: number }> {
   let started = 0;

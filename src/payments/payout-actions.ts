@@ -32,7 +32,7 @@ async function settlementRuns(ctx: PaymentContext, paymentId: string): Promise<s
  * failure, takes the retryPayout update, reopens the failed rows and sends them once more. 404 for an
  * unknown payout; 409 unless it is failed, for an exception's refund (retried through its exception),
  * when no run waits any more (its retry window has passed), or when the run refuses the retry with its
- * reason (a completed payment's refund that no longer passes its amount or debt checks).
+ * reason (a completed payment's refund whose amount its payment's rest or its merchant's balance no longer holds).
  */
 export async function retryPayout(ctx: PaymentContext, id: string): Promise<PayoutRow> {
   const payout = isPayoutId(id) ? await findPayout(ctx.db, id) : undefined;

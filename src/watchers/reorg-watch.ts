@@ -252,7 +252,7 @@ export function createReorgCheck(deps: {
     const blocks = await Promise.all(heights.map(blockAt));
     const blockOf = new Map(heights.map((n, i) => [n, blocks[i] ?? null]));
     const lookups = steps.batchLookups();
-    // In sending order (gas before the deposit address's transfers, then by nonce): each send may need the one before it mined.
+    // In sending order (a sweep before the payouts that spend what it moved, then by nonce): each send may need the one before it mined.
     for (const [i, row] of sent.entries()) {
       const receipt = receipts[i] ?? null;
       try {
@@ -276,7 +276,7 @@ export function createReorgCheck(deps: {
           await settleMinedAgain(row, receipt, lookups);
         }
       } catch (err) {
-        // Sent again on the next pass (a deposit address waiting for its gas, a node refusing for now).
+        // Sent again on the next pass (a payout waiting for its sweep, a node refusing for now).
         log(`chain watcher ${network}: payout ${row.id} after a reorg: ${err instanceof Error ? err.message : String(err)}`);
       }
     }

@@ -18,7 +18,11 @@ const settlementSchema = z.object({
   }),
   network: networkName,
   asset: assetName,
-  amount: z.string().meta({ description: 'What the transfer pays you: the sum of its payments’ amounts.', examples: ['24.132500'] }),
+  amount: z.string().meta({
+    description:
+      'What the transfer pays you: the sum of its payments’ amounts, or less when refunds drew on your balance meanwhile: then your whole available balance when the payout was planned.',
+    examples: ['24.132500'],
+  }),
   walletAddress: z
     .string()
     .meta({ description: 'Your settlement wallet it pays to.', examples: ['0x52908400098527886E0F7030069857D2E4169EE7'] }),

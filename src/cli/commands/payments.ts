@@ -98,7 +98,7 @@ export const PAYMENT_COMMANDS: readonly OpsCommand[] = [
       },
     ],
     summary:
-      'Refund a completed payment, wholly or partly, from the treasury; the merchant owes it and their later payouts are reduced until it is repaid. payment.refunded fires when the transfer is confirmed.',
+      'Refund a completed payment, wholly or partly, from the treasury, drawn from the merchant’s balance in its asset and network (refused when that balance holds less). payment.refunded fires when the transfer is confirmed.',
     request: (input) => {
       const address = text(input, 'address');
       return {

@@ -58,9 +58,9 @@ export interface SettlementRow {
 }
 
 /**
- * The merchant payouts that pay `merchantId`'s payments, in both shapes the table holds: one per
- * payment (payment_id is the session's) and batched (payment_id is the row's own id, the payments in
- * payout_items). Read from checkout_sessions_merchant_idx, then the payouts' and items' payment indexes.
+ * The merchant payouts that pay `merchantId`'s payments, in both shapes the table holds: a settlement
+ * run's (payment_id is the row's own id, the payments in payout_items) and, from before settlement
+ * runs, one per payment (payment_id is the session's). Read from checkout_sessions_merchant_idx, then the payouts' and items' payment indexes.
  */
 export const ownedBy = (merchantId: string): SQL => sql`${payouts.id} in (
   select p.id from checkout_sessions s join payouts p on p.payment_id = s.id and p.kind = 'merchant'
@@ -88,7 +88,7 @@ const settlementColumns = {
 /** A selected payout before its payments are read: `amount` is numeric's text. */
 type SelectedPayout = Omit<SettlementRow, 'amountMicro' | 'payments'> & { paymentId: string; amount: string };
 
-/** The payments of each payout, only the merchant's: a batched payout's items, or a per-payment payout's one payment. */
+/** The payments of each payout, only the merchant's: a settlement run's payout's items, or the one payment of a payout made before settlement runs. */
 async function withPayments(db: DatabaseOrTransaction, merchantId: string, rows: SelectedPayout[]): Promise<SettlementRow[]> {
   const batched = rows.filter((r) => r.paymentId === r.id).map((r) => r.id);
   const items = batched.length

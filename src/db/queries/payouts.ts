@@ -85,8 +85,8 @@ export async function listAllPayouts(db: DatabaseOrTransaction, paymentId: strin
 }
 
 /**
- * An exception's refund: the latest attempt's rows, its gas (when the deposit address needed some),
- * then the transfer back. Earlier attempts failed; they stay in listAllPayouts for operators.
+ * An exception's refund: the latest attempt's rows (its transfer back, forwarded from the deposit
+ * address by the sweeper). Earlier attempts failed; they stay in listAllPayouts for operators.
  */
 export async function listRefundPayouts(db: DatabaseOrTransaction, exceptionId: string): Promise<PayoutRow[]> {
   const latest = db
@@ -420,7 +420,7 @@ export async function reopenFailedSettlement(
 /**
  * Issue 26 item 10: the network's payouts confirmed within the last `hours` (still `confirmed`, or
  * set back to `broadcast` after their block left the chain: `confirmed_at` stays set, as their ledger
- * postings do), in sending order per sender (gas first, then by nonce), at most `limit`.
+ * postings do), in sending order per sender (sweeps first, then by nonce), at most `limit`.
  */
 export async function listRecentlyConfirmedPayouts(
   db: DatabaseOrTransaction,

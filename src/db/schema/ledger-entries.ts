@@ -13,8 +13,8 @@ export const ledgerEntries = pgTable(
     // retried activity cannot post twice.
     postingId: text('posting_id').notNull(),
     line: integer('line').notNull(),
-    // `deposit:<address>`, `treasury:<address>`, `merchant_payable:<merchant id>`,
-    // `commission_revenue`, `gas_expense` (src/domain/ledger.ts).
+    // `deposit:<address>`, `treasury:<address>`, `merchant:<merchant id>:<pending|available|reserved|outgoing>`,
+    // `commission_revenue`, `gas_expense` and the rest of src/domain/ledger.ts and src/domain/balances.ts.
     account: text('account').notNull(),
     asset: text('asset').notNull(),
     network: text('network').notNull(),
