@@ -6,7 +6,7 @@ import type { Database } from '../db/client';
 import { silentBusinessLog, type BusinessEventName, type BusinessLog } from '../logging';
 import { formatCrypto } from '../domain/money';
 import { findSession } from '../db/queries/checkout-sessions';
-import { writePostings } from '../db/queries/ledger';
+import { readPosting, writePostings } from '../db/queries/ledger';
 import { resolvePaymentException } from '../db/queries/payment-exceptions';
 import { updateSimpleOrder } from '../db/queries/simple-orders';
 import {
@@ -26,7 +26,17 @@ import {
   type PayoutRow,
 } from '../db/queries/payouts';
 import { explorerUrlFor } from '../domain/explorers';
-import { isSettlementPayout, payoutConfirmed, payoutFee, payoutRevertedFee, type ConfirmedPayout, type Posting } from '../domain/ledger';
+import {
+  isSettlementPayout,
+  movedPostingOf,
+  payoutConfirmed,
+  payoutFee,
+  payoutFeeMinedAgain,
+  payoutRevertedFee,
+  payoutUndone,
+  type ConfirmedPayout,
+  type Posting,
+} from '../domain/ledger';
 import { outgoingConfirmed } from '../domain/balances';
 import { updatePaymentRefund } from '../db/queries/payment-refunds';
 import { payoutChains, payoutImpossible } from './payout-chains';
@@ -322,7 +332,10 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
    * A reverted transaction moved nothing but cost its sender the gas: the row is failed with its block
    * and fee (so a retry may sign it anew: its nonce is used up), and the fee posted, once.
    */
-  async function markReverted(row: PayoutRow, receipt: { blockNumber: bigint; feeWei: bigint }): Promise<RevertedPayout> {
+  async function markReverted(
+    row: PayoutRow,
+    receipt: { blockNumber: bigint; blockHash: string; feeWei: bigint },
+  ): Promise<RevertedPayout> {
     const reason = `its transaction ${row.txHash} reverted in block ${receipt.blockNumber}`;
     const marked = await db.transaction(async (tx) => {
       const locked = await lockPayout(tx, row.id);
@@ -333,7 +346,26 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
         blockNumber: receipt.blockNumber.toString(),
         feeWei: receipt.feeWei.toString(),
       });
-      await writePostings(tx, [payoutRevertedFee({ ...locked, txHash: locked.txHash!, feeWei: receipt.feeWei })]);
+      // A payout confirmed once, whose block a reorg took, mined again reverted: what its confirmation
+      // posted is undone, and its fee is what the posted one differs by (its transaction was mined once).
+      const posted = locked.confirmedAt ? await readPosting(tx, movedPostingOf(locked)) : undefined;
+      await writePostings(
+        tx,
+        locked.confirmedAt
+          ? [
+              ...(posted ? [payoutUndone(posted)] : []),
+              ...payoutFeeMinedAgain({
+                ...locked,
+                merchantId: '',
+                amount: BigInt(locked.amount),
+                txHash: locked.txHash!,
+                feeWei: receipt.feeWei,
+                postedFeeWei: BigInt(locked.feeWei ?? 0),
+                blockHash: receipt.blockHash,
+              }),
+            ]
+          : [payoutRevertedFee({ ...locked, txHash: locked.txHash!, feeWei: receipt.feeWei })],
+      );
       return true;
     });
     return new RevertedPayout(row.id, reason, marked);

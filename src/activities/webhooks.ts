@@ -1,3 +1,4 @@
+import { payeeOf } from '../chains/sweeper';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
@@ -406,7 +407,8 @@ export function createWebhookEvents({
         const sent = (await listRefundPayouts(db, exceptionId)).find((p) => p.kind === 'refund' && p.status === 'confirmed');
         if (!sent?.txHash) throw ApplicationFailure.nonRetryable(`exception ${exceptionId} has no confirmed refund`, 'RefundMissing');
         const refund = {
-          address: sent.toAddress,
+          // The payee: the refund is a call of the sweeper, whose `forward` names where the money went.
+          address: payeeOf(sent),
           amount: formatCrypto(BigInt(sent.amount)),
           transactionHash: sent.txHash,
           explorerUrl: explorerUrlFor(sent.network, sent.txHash),

@@ -9,6 +9,7 @@ import { readmeOpsLines, readmeText, shellBlocks, type OpsLine } from './readme-
 import { balanceOf, mint, payFromWallet, randomAddress, sharedChain } from '../support/chain';
 import { expectOk, spawnOps, type Run } from './run-ops';
 import { ownTreasury } from '../payouts/support';
+import { settlementScheduleId } from '../../src/temporal/settlement-schedules';
 
 // Each command runs as its own tsx process (a second or two each, more on a loaded 2-core machine).
 vi.setConfig({ testTimeout: 120_000 });
@@ -47,6 +48,14 @@ const state: Partial<
     string
   >
 > = {};
+
+/** The statuses of the sweeps that took a payment's deposit. */
+const sweepsOf = (paymentId: string) =>
+  ctx.db
+    .sql`select p.status from payout_items i join payouts p on p.id = i.payout_id where i.payment_id = ${paymentId} and p.kind = 'sweep'`.then(
+    (rows) => rows.map((r) => r.status as string),
+  );
+const settlementSchedule = () => ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
 
 function fill(args: string[]): string[] {
   const need = (key: keyof typeof state) => state[key] ?? expect.fail(`no earlier step provided ${key}`);
@@ -161,15 +170,26 @@ const steps: Record<
     },
   },
   'payments refund': {
-    // Issue 29 item 3: the README's completed payment, paid out, refunded in part from the treasury.
+    // The README's completed payment, paid out, refunded in part from its merchant's balance: a later
+    // payment's share, kept there by a manual payout schedule (the treasury holds it, swept).
     before: async () => {
       await eventually(
-        () => ctx.db.sql`select status from payouts where payment_id = ${state.paymentId!} and refund_id is null`,
-        (rows) => rows.length >= 2 && rows.every((r) => r.status === 'confirmed'),
+        () => ctx.db.sql`select p.status from payout_items i join payouts p on p.id = i.payout_id where i.payment_id = ${state.paymentId!}`,
+        (rows) => rows.length === 2 && rows.every((r) => r.status === 'confirmed'),
         60_000,
-        'the README payment paid out',
+        'the README payment swept and paid out',
       );
-      await payFromWallet(chain, chain.tokens.polygon.USDC, own.treasury, 5_000_000n);
+      await ctx.db.sql`update merchants set payout_schedule = 'manual' where id = ${state.merchantId!}`;
+      const created = await api('POST', 'checkout/sessions', { amount: 5, currency: 'USD', countryCode: 'US' });
+      const id = created.json.checkoutSession.id as string;
+      const { deposit } = (await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${id}/deposit`)).json;
+      await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.address, BigInt(Math.round(Number(deposit.amount) * 1e6)));
+      await eventually(
+        () => ctx.db.sql`select p.status from payout_items i join payouts p on p.id = i.payout_id where i.payment_id = ${id}`,
+        (rows) => rows.length === 1 && rows[0]!.status === 'confirmed',
+        60_000,
+        'the second payment swept, its share kept in the balance',
+      );
       state.refundAddress = randomAddress();
     },
     check: async (run) => {
@@ -274,8 +294,9 @@ const steps: Record<
     },
   },
   'payouts list': {
-    // A payout the chain refuses: the treasury has no native coin left to send the deposit address
-    // its gas, so the payout is given up after its bounded attempts (a minute and more).
+    // A sweep the chain refuses: the treasury has no native coin left for its gas, so the sweep is
+    // given up after its bounded attempts (a minute and more). The network's runs then wait (the
+    // schedule paused), so that no later attempt settles it before the operator's retry.
     timeoutMs: 240_000,
     before: async () => {
       await own.chain.control.setBalance({ address: own.treasury, value: 0n });
@@ -283,12 +304,16 @@ const steps: Record<
       const id = (state.failedPaymentId = created.json.checkoutSession.id as string);
       const { deposit } = (await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${id}/deposit`)).json;
       await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.address, BigInt(Math.round(Number(deposit.amount) * 1e6)));
-      const statuses = () =>
-        ctx.db.sql`select status from payouts where payment_id = ${id}`.then((rows) => rows.map((r) => r.status as string));
-      await eventually(statuses, (s) => s.length === 3 && s.every((x) => x === 'failed'), 180_000, 'the refused payout to fail');
+      await eventually(
+        () => sweepsOf(id),
+        (s) => s.includes('failed'),
+        180_000,
+        'the refused sweep to fail',
+      );
+      await settlementSchedule().pause();
     },
     check: (run) => {
-      state.payoutId = capture(run, new RegExp(`^(po_\\w+) +failed +merchant .* ${state.failedPaymentId} `, 'm'));
+      state.payoutId = capture(run, /^(po_\w+) +failed +sweep /m);
       expect(run.stdout).toContain('the sender lacks the native coin for the transfer and its gas');
     },
   },
@@ -297,12 +322,15 @@ const steps: Record<
       await own.chain.control.setBalance({ address: own.treasury, value: 10n ** 20n });
     },
     check: async (run) => {
-      expect(run.stdout).toMatch(new RegExp(`^retrying ${state.payoutId} +planned +merchant `));
-      const statuses = () =>
-        ctx.db.sql`select status from payouts where payment_id = ${state.failedPaymentId!}`.then((rows) =>
-          rows.map((r) => r.status as string),
-        );
-      await eventually(statuses, (s) => s.length === 3 && s.every((x) => x === 'confirmed'), 60_000, 'the retried payout to be confirmed');
+      // Cleared: the row stays failed (what happened), and the next run sweeps the payment's deposit anew.
+      expect(run.stdout).toMatch(new RegExp(`^retrying ${state.payoutId} +failed +sweep `));
+      await settlementSchedule().unpause();
+      await eventually(
+        () => sweepsOf(state.failedPaymentId!),
+        (s) => s.includes('confirmed'),
+        60_000,
+        'the retried sweep to be confirmed',
+      );
     },
   },
   'treasury fund': {

@@ -20,12 +20,14 @@ const refundedEvents = (id: string) =>
   stack.receiver.received.filter((d) => d.body.sessionId === id && d.body.event === 'payment.refunded');
 
 /** The exception's refund rows; `to_address` is who gets the money (the payee of the sweeper's `forward`). */
-async function refundRows(exceptionId: string) {
-  const rows = await ctx.db
-    .sql`select attempt, kind, status, to_address, tx_hash, failure_reason, call_data from payouts where exception_id = ${exceptionId} order by attempt, kind`;
-  return rows.map((r) =>
-    Object.assign(r, { to_address: payeeOf({ toAddress: r.to_address as string, callData: r.call_data as string | null }) }),
-  );
+async function refundRows(exceptionId: string): Promise<Record<string, any>[]> {
+  const rows = await ctx.db.sql<
+    Record<string, any>[]
+  >`select attempt, kind, status, to_address, tx_hash, failure_reason, call_data from payouts where exception_id = ${exceptionId} order by attempt, kind`;
+  return rows.map(({ call_data: callData, ...r }) => ({
+    ...r,
+    to_address: payeeOf({ toAddress: r.to_address as string, callData: callData as string | null }),
+  }));
 }
 
 async function exceptionStatus(exceptionId: string): Promise<string> {

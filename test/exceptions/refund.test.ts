@@ -20,12 +20,14 @@ const { ctx, chain, token, startWorker, refund, lateException } = stack;
 const eventsFor = (id: string, type: string) => stack.receiver.received.filter((d) => d.body.sessionId === id && d.body.event === type);
 
 /** The exception's refund rows; `to_address` is who gets the money (the payee of the sweeper's `forward`). */
-async function refundRows(exceptionId: string) {
-  const rows = await ctx.db
-    .sql`select kind, status, amount::text as amount, to_address, tx_hash, call_data from payouts where exception_id = ${exceptionId} order by kind`;
-  return rows.map((r) =>
-    Object.assign(r, { to_address: payeeOf({ toAddress: r.to_address as string, callData: r.call_data as string | null }) }),
-  );
+async function refundRows(exceptionId: string): Promise<Record<string, any>[]> {
+  const rows = await ctx.db.sql<
+    Record<string, any>[]
+  >`select kind, status, amount::text as amount, to_address, tx_hash, call_data from payouts where exception_id = ${exceptionId} order by kind`;
+  return rows.map(({ call_data: callData, ...r }) => ({
+    ...r,
+    to_address: payeeOf({ toAddress: r.to_address as string, callData: callData as string | null }),
+  }));
 }
 
 describe('refunding an exception on chain', () => {

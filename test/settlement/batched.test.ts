@@ -304,6 +304,7 @@ describe('batched settlement', () => {
     );
     expect(rows[0]).toMatchObject({ kind: 'customer', from_address: devTreasuryAddress(), to_address: chain.sweepers.polygon });
     // The network fee, the treasury's, is swept by the next run: the deposit ends empty, never any native coin there.
+    await ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon')).unpause();
     await waitForOrderFeeSwept(ctx, code);
     expect(await balanceOf(chain, usdc, depositAddress)).toBe(0n);
     expect(await chain.publicClient.getBalance({ address: depositAddress })).toBe(0n);
