@@ -114,7 +114,9 @@ async function payAsTheReadmeDoes(): Promise<void> {
   expect(paid.status).toBe(200);
 }
 
-const completedDeliveries = () => receiver.received.filter((d) => d.headers['svc-event-type'] === 'payment.completed');
+/** The README payment's payment.completed deliveries (a later payment of the merchant has its own). */
+const completedDeliveries = () =>
+  receiver.received.filter((d) => d.headers['svc-event-type'] === 'payment.completed' && d.body.sessionId === state.paymentId);
 
 // In running order; each checks what the line printed and keeps what later lines need.
 const steps: Record<
@@ -295,22 +297,29 @@ const steps: Record<
   },
   'payouts list': {
     // A sweep the chain refuses: the treasury has no native coin left for its gas, so the sweep is
-    // given up after its bounded attempts (a minute and more). The network's runs then wait (the
-    // schedule paused), so that no later attempt settles it before the operator's retry.
+    // given up after its bounded attempts (a minute and more). One run only (the schedule paused, the
+    // run triggered), so that no later attempt settles it before the operator's retry.
     timeoutMs: 240_000,
     before: async () => {
+      await settlementSchedule().pause();
       await own.chain.control.setBalance({ address: own.treasury, value: 0n });
       const created = await api('POST', 'checkout/sessions', { amount: 9, currency: 'USD', countryCode: 'US' });
       const id = (state.failedPaymentId = created.json.checkoutSession.id as string);
       const { deposit } = (await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${id}/deposit`)).json;
       await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.address, BigInt(Math.round(Number(deposit.amount) * 1e6)));
       await eventually(
+        () => ctx.db.sql`select status from checkout_sessions where id = ${id}`.then((r) => r[0]!.status as string),
+        (status) => status === 'completed',
+        60_000,
+        'the payment completed',
+      );
+      await settlementSchedule().trigger();
+      await eventually(
         () => sweepsOf(id),
         (s) => s.includes('failed'),
         180_000,
         'the refused sweep to fail',
       );
-      await settlementSchedule().pause();
     },
     check: (run) => {
       state.payoutId = capture(run, /^(po_\w+) +failed +sweep /m);
