@@ -327,6 +327,8 @@ const steps: Record<
     },
   },
   'payouts retry': {
+    // The next run after the retry sweeps it: a run's steps on a loaded machine, not a timer.
+    timeoutMs: 150_000,
     before: async () => {
       await own.chain.control.setBalance({ address: own.treasury, value: 10n ** 20n });
     },
@@ -337,7 +339,7 @@ const steps: Record<
       await eventually(
         () => sweepsOf(state.failedPaymentId!),
         (s) => s.includes('confirmed'),
-        60_000,
+        120_000,
         'the retried sweep to be confirmed',
       );
     },
