@@ -1,7 +1,7 @@
-import { ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
+import { ParentClosePolicy, proxyActivities, proxyLocalActivities, startChild } from '@temporalio/workflow';
 import type { SettlementActivities } from '../../activities/settlement';
 import type { EmittedEvent } from '../../activities/webhooks';
-import { DATABASE_ACTIVITY } from '../activity-options';
+import { DATABASE_ACTIVITY, LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { sendPayouts } from '../checkout-session/payout';
 import { webhookDelivery } from '../webhook-delivery/workflow';
 
@@ -16,6 +16,7 @@ export interface SettlementRunOutcome {
 }
 
 const settlement = proxyActivities<SettlementActivities>(DATABASE_ACTIVITY);
+const reads = proxyLocalActivities<Pick<SettlementActivities, 'settlementDue'>>(LOCAL_DATABASE_ACTIVITY);
 // Its first POSTs may each take the webhook timeout (up to a minute, ANNOUNCE_AT_ONCE at a time):
 // alive by its heartbeats, bounded by a timeout no batch of them reaches.
 const announcing = proxyActivities<Pick<SettlementActivities, 'announcePayoutSettled'>>({
@@ -53,6 +54,8 @@ async function handOff(emitted: EmittedEvent): Promise<void> {
  * finishes before it plans more; a payout that failed for good is the merchant's balance again.
  */
 export async function settlementRun(input: SettlementRunInput): Promise<SettlementRunOutcome> {
+  // Most runs find nothing: one local read, and the run ends.
+  if (!(await reads.settlementDue(input.network))) return { sweeps: 0, payouts: 0, failed: 0 };
   let failed = 0;
   await settlement.releaseHolds(input.network);
   const sweeps = await settlement.planSweeps(input.network);
