@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { checkoutSessions, payouts } from '../../src/db/schema';
+import { checkoutSessions, payoutItems, payouts } from '../../src/db/schema';
+import type { Database } from '../../src/db/client';
 import { settlementsCsv } from '../../src/domain/settlements-csv';
 import type { Mailer } from '../../src/mail/mailer';
 import { merchantMoney } from '../../src/payments/merchant-money';
@@ -175,12 +176,10 @@ describe('dashboard payment links and money', () => {
     const paid = await seedPayment(ctx.db.db, merchantId, 'completed');
     await seedPayment(ctx.db.db, merchantId, 'pending');
     const confirmedAt = new Date();
-    await ctx.db.db
-      .insert(payouts)
-      .values([
-        payoutRow(paid, 'merchant', { status: 'confirmed', txHash: `0x${'cd'.repeat(32)}`, confirmedAt }),
-        payoutRow(paid, 'sweep', { status: 'confirmed', txHash: `0x${'ef'.repeat(32)}`, confirmedAt }),
-      ]);
+    await insertSettlementRows(ctx.db.db, [
+      payoutRow(paid, 'merchant', { status: 'confirmed', txHash: `0x${'cd'.repeat(32)}`, confirmedAt }),
+      payoutRow(paid, 'sweep', { status: 'confirmed', txHash: `0x${'ef'.repeat(32)}`, confirmedAt }),
+    ]);
 
     const list = (await client.call('GET', '/payouts')).json().payouts;
     expect(list).toEqual([
@@ -223,12 +222,13 @@ describe('dashboard payment links and money', () => {
     for (let i = 0; i < 7; i++) {
       const paid = await seedPayment(ctx.db.db, merchantId, 'completed');
       const row = payoutRow(paid, 'merchant', { status: 'confirmed', txHash: `0x${String(i).repeat(64)}`, confirmedAt: new Date() });
-      await ctx.db.db.insert(payouts).values({ ...row, createdAt: new Date(Date.parse('2026-11-01T00:00:00Z') + i * 1000) });
+      await insertSettlementRows(ctx.db.db, [{ ...row, createdAt: new Date(Date.parse('2026-11-01T00:00:00Z') + i * 1000) }]);
       if (i < at.length) await ctx.db.sql`update payouts set created_at = ${at[i]!}::timestamptz where id = ${row.id}`;
       ids.push(row.id);
     }
     const expected = (
-      await ctx.db.sql<{ id: string }[]>`select p.id from payouts p join checkout_sessions s on s.id = p.payment_id
+      await ctx.db.sql<{ id: string }[]>`select p.id from payouts p join payout_items i on i.payout_id = p.id
+      join checkout_sessions s on s.id = i.payment_id
       where s.merchant_id = ${merchantId} and p.kind = 'merchant' order by p.created_at desc, p.id desc`
     ).map((r) => r.id);
     expect([...expected].sort()).toEqual([...ids].sort());
@@ -273,9 +273,9 @@ describe('dashboard payment links and money', () => {
     const paid: string[] = [];
     for (const day of days) {
       const id = await seedPayment(ctx.db.db, merchantId, 'completed');
-      await ctx.db.db
-        .insert(payouts)
-        .values(payoutRow(id, 'merchant', { status: 'confirmed', txHash: `0x${id.slice(-2).repeat(32)}`, confirmedAt: new Date(day) }));
+      await insertSettlementRows(ctx.db.db, [
+        payoutRow(id, 'merchant', { status: 'confirmed', txHash: `0x${id.slice(-2).repeat(32)}`, confirmedAt: new Date(day) }),
+      ]);
       paid.push(id);
     }
     const listed = async (query: string) =>
@@ -314,9 +314,9 @@ describe('dashboard payment links and money', () => {
     const b = await approvedOwner('money-b@example.com', 'Shop B');
     const linkB = (await b.client.call('POST', '/payment-links', { amount: 10, currency: 'USD' })).json().link;
     const paidB = await seedPayment(ctx.db.db, b.merchantId, 'completed');
-    await ctx.db.db
-      .insert(payouts)
-      .values(payoutRow(paidB, 'merchant', { status: 'confirmed', txHash: `0x${'aa'.repeat(32)}`, confirmedAt: new Date() }));
+    await insertSettlementRows(ctx.db.db, [
+      payoutRow(paidB, 'merchant', { status: 'confirmed', txHash: `0x${'aa'.repeat(32)}`, confirmedAt: new Date() }),
+    ]);
 
     for (const [method, url] of [
       ['GET', `/payment-links/${linkB.id}`],
@@ -354,6 +354,12 @@ describe('dashboard payment links and money', () => {
 
 function eqId(id: string) {
   return sql`${checkoutSessions.id} = ${id}`;
+}
+
+/** Settlement rows as a run writes them: each names its own id as payment_id, its payment in payout_items. */
+async function insertSettlementRows(db: Database, rows: (typeof payouts.$inferInsert)[]) {
+  await db.insert(payouts).values(rows.map((r) => ({ ...r, paymentId: r.id! })));
+  await db.insert(payoutItems).values(rows.map((r) => ({ payoutId: r.id!, paymentId: r.paymentId as string, amount: r.amount })));
 }
 
 function payoutRow(
