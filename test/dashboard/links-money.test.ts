@@ -358,8 +358,8 @@ function eqId(id: string) {
 
 /** Settlement rows as a run writes them: each names its own id as payment_id, its payment in payout_items. */
 async function insertSettlementRows(db: Database, rows: (typeof payouts.$inferInsert)[]) {
-  await db.insert(payouts).values(rows.map((r) => ({ ...r, paymentId: r.id! })));
-  await db.insert(payoutItems).values(rows.map((r) => ({ payoutId: r.id!, paymentId: r.paymentId as string, amount: r.amount })));
+  await db.insert(payouts).values(rows.map((r) => ({ ...r, paymentId: r.id })));
+  await db.insert(payoutItems).values(rows.map((r) => ({ payoutId: r.id, paymentId: r.paymentId, amount: r.amount })));
 }
 
 function payoutRow(
