@@ -1,3 +1,5 @@
+import { ScheduleNotFoundError } from '@temporalio/client';
+import { settlementScheduleId } from '../../src/temporal/settlement-schedules';
 import { randomBytes, randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
@@ -116,6 +118,18 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
     const temporal = createTemporalClient(ctx.config.temporal);
     ctx.temporal = temporal.client;
     cleanups.push(temporal.close);
+    // The file's settlement schedules, whoever made them (a worker.ts process the file spawned makes
+    // its own and leaves them, as a deployment's worker must): left on the run's shared server, each
+    // would start a run every interval for the rest of the run, on a task queue nobody polls.
+    cleanups.push(async () => {
+      for (const { network } of ctx.config.chains.networks)
+        await temporal.client.schedule
+          .getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, network))
+          .delete()
+          .catch((err: unknown) => {
+            if (!(err instanceof ScheduleNotFoundError)) throw err;
+          });
+    });
     ctx.providers = createProviders(ctx.config);
 
     if (options.sandbox) {
