@@ -339,7 +339,9 @@ export async function outgoingUnconfirmed(
 /**
  * Marks payouts failed with a reason, but only those no transaction of which can be under way: a
  * planned row (nothing signed), and `refusedSigned` if it is still signed (its broadcast was refused
- * just now). A broadcast row is left alone: only its receipt decides. Returns the rows it changed.
+ * just now). A broadcast row is left alone: only its receipt decides. The refused transaction's
+ * nonce is given back (its hash kept in replaced_hashes): the node never took it, and a nonce held by
+ * a failed row would leave every later transaction of the sender behind a gap. Returns the rows it changed.
  */
 export async function failPayouts(
   db: DatabaseOrTransaction,
@@ -353,7 +355,15 @@ export async function failPayouts(
     : sql`${payouts.status} = 'planned'`;
   const rows = await db
     .update(payouts)
-    .set({ status: 'failed', failureReason: reason })
+    .set({
+      status: 'failed',
+      failureReason: reason,
+      nonce: null,
+      signedTx: null,
+      txHash: null,
+      signedAt: null,
+      replacedHashes: sql`case when ${payouts.txHash} is null then ${payouts.replacedHashes} else array_append(${payouts.replacedHashes}, ${payouts.txHash}) end`,
+    })
     .where(and(inArray(payouts.id, ids), failable))
     .returning({ id: payouts.id });
   return rows.map((r) => r.id);
