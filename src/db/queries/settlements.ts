@@ -7,7 +7,7 @@ import type { DatabaseOrTransaction } from '../client';
 const ISO_MS = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
 
 /**
- * A merchant's settled transactions (decisions §11: the settlement run's payout that carried the
+ * A merchant’s settled transactions (docs/settlement.md: the settlement run’s payout that carried the
  * payment's share confirmed) whose payout was confirmed in [from, to), oldest first.
  */
 export async function settledTransactions(

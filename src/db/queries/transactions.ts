@@ -23,7 +23,7 @@ export async function findTransaction(db: DatabaseOrTransaction, paymentId: stri
   return row;
 }
 
-/** Decisions §11: the transactions' hash and explorer link become the merchant payout's once it is confirmed, in one statement. */
+/** The transactions' hash and explorer link become the merchant payout's once it is confirmed (docs/settlement.md), in one statement. */
 export async function setPayoutReference(
   db: DatabaseOrTransaction,
   paymentIds: string[],

@@ -1,6 +1,6 @@
 import { integer, pgSequence, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-// Decisions §11: every payment gets its own deposit address: the network's sweeper forwarder of its
+// Every payment gets its own deposit address (docs/settlement.md): the network’s sweeper forwarder of its
 // index (a CREATE2 address, docs/settlement.md). The index comes from a sequence: nextval never hands out the
 // same value twice, even to transactions that roll back, so two payments can never share an address,
 // and allocation takes no lock. A rolled-back allocation leaves a gap, which costs nothing: every
