@@ -9,7 +9,7 @@ import { retryPayoutUpdate } from '../workflows/checkout-session/messages';
 import type { PaymentContext } from './context';
 import { callTemporal, WorkflowClosedError, WorkflowRefusedError } from './temporal-call';
 
-// Decisions §14 "Payout failures": the operators' side. A failed payout is never signed from here: a
+// Payout failures, the operators' side (docs/settlement.md, "Failures"). A failed payout is never signed from here: a
 // refund's or a simple order's run, waiting after the failure, is asked to try again; a settlement
 // run's sweep or payout is planned anew by the next run once the operator clears it.
 

@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { commissionSplit } from '../../src/domain/money';
-import { formatCrypto } from '../../src/domain/money';
 import { balanceOf, mint, randomAddress } from '../support/chain';
-import { adminHeaders, useTestApp } from '../support/harness';
+import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
-import { merchantWithFreshWallet, openSession, ownTreasury, reconciliationDifferences, unbalancedPostings } from './support';
+import {
+  merchantWithFreshWallet,
+  openSession,
+  ownTreasury,
+  reconciliationDifferences,
+  unbalancedPostings,
+  refundAllAtOnce,
+} from './support';
 
-// Decisions §11: many transfers signed by the one treasury at once. A merchant paid out manually
+// Many transfers signed by the one treasury at once (docs/settlement.md). A merchant paid out manually
 // (its balance stays after the sweep) refunds N payments at the same moment: N refund runs sign
 // from the treasury side by side, and the next free nonce (read, signed, and stored only if no other
 // payout of the sender stored it first) gives N distinct, gap-free nonces; every refund is confirmed
@@ -54,15 +60,9 @@ describe('concurrent payouts from one treasury', () => {
 
     const customers = sessions.map(() => randomAddress());
     const shares = sessions.map((s) => commissionSplit(s.g, 100).merchant);
-    const answers = await Promise.all(
-      sessions.map((s, i) =>
-        ctx.app.inject({
-          method: 'POST',
-          url: `/admin/v1/payments/${s.id}/refunds`,
-          headers: adminHeaders,
-          payload: { amount: formatCrypto(shares[i]!), address: customers[i] },
-        }),
-      ),
+    const answers = await refundAllAtOnce(
+      ctx,
+      sessions.map((s, i) => ({ paymentId: s.id, amount: shares[i]!, address: customers[i]! })),
     );
     expect(answers.map((a) => a.statusCode)).toEqual(sessions.map(() => 201));
     await eventually(

@@ -1,11 +1,10 @@
 import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import { formatCrypto } from '../../src/domain/money';
 import { balanceOf, mint, randomAddress } from '../support/chain';
-import { adminHeaders, useTestApp } from '../support/harness';
+import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
-import { merchantWithFreshWallet, openSession, ownTreasury, payoutsOf } from './support';
+import { merchantWithFreshWallet, openSession, ownTreasury, payoutsOf, refundAllAtOnce } from './support';
 
 // Payouts run on their own task queue (domain/task-queues.ts), PAYOUT_CONCURRENCY at a time per
 // worker: refunds asked at once are each sent, the others' sendPayouts waiting on the queue
@@ -81,15 +80,9 @@ describe('the payouts task queue', () => {
       );
     }
     const customers = sessions.map(() => randomAddress());
-    const answers = await Promise.all(
-      sessions.map((s, i) =>
-        ctx.app.inject({
-          method: 'POST',
-          url: `/admin/v1/payments/${s.id}/refunds`,
-          headers: adminHeaders,
-          payload: { amount: formatCrypto(s.g / 2n), address: customers[i] },
-        }),
-      ),
+    const answers = await refundAllAtOnce(
+      ctx,
+      sessions.map((s, i) => ({ paymentId: s.id, amount: s.g / 2n, address: customers[i]! })),
     );
     expect(answers.map((a) => a.statusCode)).toEqual(sessions.map(() => 201));
     const ids = answers.map((a) => a.json().refund.id as string);

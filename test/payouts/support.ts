@@ -1,3 +1,4 @@
+import { formatCrypto } from '../../src/domain/money';
 import { createWalletClient, http as viemHttp, parseEther, type Address } from 'viem';
 import { devChain } from '../../tools/dev/dev-accounts';
 import { deploySweepers } from '../../tools/dev/dev-sweepers';
@@ -131,3 +132,17 @@ export async function startWorkerVia(ctx: Pick<TestContext, 'config'>, rpcUrl: s
 }
 
 export type { TestChain };
+
+/** Refunds of completed payments asked through the operators' API all at once: each answer, in order. */
+export function refundAllAtOnce(ctx: TestContext, refunds: { paymentId: string; amount: bigint; address: string }[]) {
+  return Promise.all(
+    refunds.map((r) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: `/admin/v1/payments/${r.paymentId}/refunds`,
+        headers: adminHeaders,
+        payload: { amount: formatCrypto(r.amount), address: r.address },
+      }),
+    ),
+  );
+}

@@ -47,7 +47,7 @@ describe('simple orders proven on chain', () => {
         { network, hash: settled.depositTransactionHash, logIndex: expect.any(Number), amount: 25_000_000n, state: 'credited' },
       ]);
 
-      // Decisions §11: what was received goes on to the customer's wallet, once, less the network's fee,
+      // What was received goes on to the customer's wallet, once, less the network's fee,
       // which a settlement run sweeps into the treasury; payout_dispatched once it is broadcast, and the
       // order's transaction is then the payout's.
       const fee = ctx.config.simpleOrders.networkFeeMicro[network];

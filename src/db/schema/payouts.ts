@@ -14,7 +14,7 @@ export const payouts = pgTable(
     // sweeper that moves many deposits' money to the treasury; merchant: one transfer of a merchant's
     // balance for many payments; for both, payout_items names the payments and payment_id is the
     // row's own id. refund: an exception's money back from its deposit (the sweeper's `forward`) to
-    // the address an operator gave (decisions §12); customer: a simple order's stablecoin forwarded
+    // the address an operator gave (docs/settlement.md); customer: a simple order's stablecoin forwarded
     // from its deposit to the customer's wallet (payment_id is its transaction code);
     // payment_refund: a completed payment's refund from the treasury, drawn from the merchant's
     // balance (refund_id names it).

@@ -18,7 +18,7 @@ import { LOCAL_DATABASE_ACTIVITY } from '../activity-options';
 import { emitAndDeliver, type InRunDeliveries } from '../webhook-delivery/start';
 import { retryPayoutUpdate } from './messages';
 
-// Decisions §11 "Payout", the orchestration: one activity takes a batch's payouts (a settlement
+// Payouts, the orchestration (docs/settlement.md): one activity takes a batch's payouts (a settlement
 // run's, a refund's, a simple order's) through their steps (planned, then each signed, broadcast and
 // confirmed in order). Every step stores its outcome before the next, so a worker killed anywhere
 // resumes from Postgres and the same signed transaction, and never pays twice.

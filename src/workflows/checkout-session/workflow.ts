@@ -18,7 +18,7 @@ import { sessionPorts, sessionRecords } from './ports';
 import { handleSessionEvent } from './session-loop';
 
 /**
- * One checkout session, from creation to a terminal state (decisions §6). The
+ * One checkout session, from creation to a terminal state. The
  * rules are domain/checkout-session.ts; this loop takes messages and deadlines to them and runs what
  * they decide through activities, every write idempotent, so a crash anywhere replays to the same result.
  */
