@@ -212,15 +212,32 @@ export function outgoingFailed(input: Place & { outgoingId: string; merchantId: 
   });
 }
 
-/** Money a merchant sent to their own top-up address, confirmed: theirs to refund from or be paid out. */
+/**
+ * A merchant's top-up address on one network: a deposit address like a payment's (the sweeper's
+ * forwarder of its index), whose reference names its merchant instead of a payment. Money sent to it
+ * is the merchant's balance.
+ */
+export const topUpReference = (merchantId: string, network: string) => `topup:${merchantId}:${network}`;
+
+/** The merchant whose top-up address a deposit reference is, or null for a payment's. */
+export function topUpMerchant(reference: string): string | null {
+  const match = /^topup:([^:]+):[^:]+$/.exec(reference);
+  return match ? match[1]! : null;
+}
+
+/**
+ * Money a merchant sent to their own top-up address, confirmed: available at once, to refund from.
+ * `postingId` is its log's arrival posting (`arrivalPostingPrefix`), so a reorg that takes the log
+ * reverses it as it reverses any arrival; `reference` is the address's (`topUpReference`).
+ */
 export function topUpArrived(
-  input: Place & { logKey: string; merchantId: string; topUpAddress: string; txHash: string; amountMicro: bigint },
+  input: Place & { postingId: string; reference: string; merchantId: string; topUpAddress: string; txHash: string; amountMicro: bigint },
 ): Posting {
   return balanced({
-    postingId: `topup:${input.logKey}`,
+    postingId: input.postingId,
     network: input.network,
     asset: input.asset,
-    paymentId: null,
+    paymentId: input.reference,
     txHash: input.txHash,
     lines: [
       { account: ledgerAccount.deposit(input.topUpAddress), amount: input.amountMicro },

@@ -48,7 +48,7 @@ export async function depositAddressFor(ctx: PaymentContext, paymentId: string, 
   return row.address;
 }
 
-function depositDeriver(config: Config, network: string): (index: number) => string {
+export function depositDeriver(config: Config, network: string): (index: number) => string {
   const sweeper = config.chains.networks.find((n) => n.network === network)?.sweeper;
   if (!sweeper) throw new Error(`${network} has no sweeper`);
   return (index) => forwarderAddress(sweeper, depositSalt(BigInt(index)));

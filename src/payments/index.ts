@@ -4,6 +4,7 @@ import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, last
 import { openCheckoutSession, type CheckoutRequest, type PayingMerchant } from './checkout-sessions';
 import { listCheckoutSessions, type CheckoutSessionListQuery } from './checkout-session-list';
 import { findSettlement, listSettlements, merchantBalances } from './merchant-settlements';
+import { merchantTopUpAddresses } from './top-ups';
 import { openDirectDeposit } from './direct-deposit';
 import { ensurePaymentsEnabled, killSwitch } from './kill-switch';
 import { findLink, linkStatus, openPaymentLink, payLink, type LinkVisitor, type PaymentLinkRequest } from './payment-links';
@@ -73,6 +74,7 @@ export function createPaymentService(ctx: PaymentContext) {
     listCheckoutSessions: (merchantId: string, query: CheckoutSessionListQuery) => listCheckoutSessions(ctx, merchantId, query),
     /** The merchant API's reads of settlement: balances, and the payouts to the merchant's wallets (docs/settlement.md). */
     merchantBalances: (merchantId: string) => merchantBalances(ctx, merchantId),
+    merchantTopUpAddresses: (merchantId: string) => merchantTopUpAddresses(ctx, merchantId),
     listSettlements: (merchantId: string, query: { cursor?: string | undefined; limit?: number | undefined }) =>
       listSettlements(ctx, merchantId, query),
     findSettlement: (merchantId: string, id: string) => findSettlement(ctx, merchantId, id),

@@ -13,6 +13,7 @@ import type { PayoutSchedule } from '../domain/balances';
 import { formatCrypto } from '../domain/money';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { merchantBalances, type NetworkBalance } from './merchant-settlements';
+import { merchantTopUpAddresses, type TopUpAddress } from './top-ups';
 import { settledTransactions } from '../db/queries/settlements';
 import { NETWORK_NAMES, type Network } from '../domain/assets';
 import { AppError, notFound } from '../domain/errors';
@@ -45,6 +46,7 @@ export interface PayoutSettings {
   minimumMicro: bigint;
   requestedAt: Date | null;
   balances: NetworkBalance[];
+  topUpAddresses: TopUpAddress[];
 }
 
 export function merchantMoney(ctx: Pick<PaymentContext, 'db' | 'now' | 'config'>, mailer: Mailer) {
@@ -57,6 +59,7 @@ export function merchantMoney(ctx: Pick<PaymentContext, 'db' | 'now' | 'config'>
       minimumMicro: merchant.payoutMinimumMicro,
       requestedAt: merchant.payoutRequestedAt,
       balances: await merchantBalances(ctx, merchantId),
+      topUpAddresses: await merchantTopUpAddresses(ctx, merchantId),
     };
   }
 

@@ -12,6 +12,7 @@ import {
   refundDraw,
   sweepConfirmed,
   topUpArrived,
+  topUpReference,
   treasuryFunded,
   type Draw,
 } from '../../src/domain/balances';
@@ -237,7 +238,9 @@ class World {
   private topUp(merchantId: string, amountMicro: bigint) {
     const topUpAddress = `0xtopup_${merchantId}`;
     this.move(null, topUpAddress, amountMicro);
-    this.post(topUpArrived({ ...place, logKey: this.id('log'), merchantId, topUpAddress, txHash: '0xtop', amountMicro }));
+    const postingId = `arrival:polygon:0xtop:${this.id('log')}#0`;
+    const reference = topUpReference(merchantId, 'polygon');
+    this.post(topUpArrived({ ...place, postingId, reference, merchantId, topUpAddress, txHash: '0xtop', amountMicro }));
     this.add(this.credited, merchantId, amountMicro);
   }
 

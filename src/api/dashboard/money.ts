@@ -101,6 +101,8 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
         outgoing: z.string(),
       }),
     ),
+    // Where the merchant sends money to its own balance, one per network (docs/settlement.md).
+    topUpAddresses: z.array(z.object({ network: z.string(), address: z.string() })),
   });
   const viewPayoutSettings = (p: PayoutSettings) => ({
     ok: true as const,
@@ -115,6 +117,7 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
       reserved: formatCrypto(b.reserved),
       outgoing: formatCrypto(b.outgoing),
     })),
+    topUpAddresses: p.topUpAddresses,
   });
 
   app.get('/payout-settings', { schema: { hide, response: { 200: payoutSettingsView } } }, async (request) => {

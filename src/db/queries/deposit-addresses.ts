@@ -1,4 +1,4 @@
-import { eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { depositAddresses } from '../schema';
 
@@ -44,4 +44,34 @@ export async function findDepositAddresses(db: DatabaseOrTransaction, addresses:
     .select()
     .from(depositAddresses)
     .where(inArray(depositAddresses.address, [...addresses]));
+}
+
+/** The deposit addresses of these references that exist (a merchant's top-up addresses, say). */
+export async function findDepositAddressesByReference(
+  db: DatabaseOrTransaction,
+  references: readonly string[],
+): Promise<DepositAddressRow[]> {
+  if (references.length === 0) return [];
+  return db
+    .select()
+    .from(depositAddresses)
+    .where(inArray(depositAddresses.paymentReference, [...references]));
+}
+
+/**
+ * The network's merchant top-up addresses (docs/settlement.md), all of them or those made after
+ * `since`: the watcher reads transfers to them whatever the merchant's payments do. The partial index
+ * `deposit_addresses_top_up_idx` keeps this off the payments' rows.
+ */
+export function listTopUpAddresses(db: DatabaseOrTransaction, network: string, since?: Date): Promise<DepositAddressRow[]> {
+  return db
+    .select()
+    .from(depositAddresses)
+    .where(
+      and(
+        eq(depositAddresses.network, network),
+        sql`${depositAddresses.paymentReference} like 'topup:%'`,
+        since ? gt(depositAddresses.createdAt, since) : undefined,
+      ),
+    );
 }

@@ -1,0 +1,1 @@
+CREATE INDEX "deposit_addresses_top_up_idx" ON "deposit_addresses" USING btree ("network","created_at") WHERE "deposit_addresses"."payment_reference" like 'topup:%';
