@@ -6,10 +6,14 @@ import {
   listMerchantPayouts,
   openExceptionCount,
   paymentsByStatus,
+  payoutPayments,
   type MerchantPayoutRow,
+  type PayoutPayment,
 } from '../db/queries/merchant-money';
+import { lastSettlementPayoutAt } from '../db/queries/settlement';
 import { findMerchant, listWallets, lockMerchant, updatePayoutSettings, upsertWallet, type WalletRow } from '../db/queries/merchants';
-import type { PayoutSchedule } from '../domain/balances';
+import { payoutDue, type PayoutSchedule } from '../domain/balances';
+import { nextPayoutAt, payoutRequested } from '../domain/next-payout';
 import { formatCrypto } from '../domain/money';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { merchantBalances, type NetworkBalance } from './merchant-settlements';
@@ -34,18 +38,36 @@ export const PAYOUT_LIST_MAX_LIMIT = 100;
 /** Rows read per query while exporting: the file streams out as it is read, whatever its length. */
 const PAYOUT_EXPORT_PAGE = 1000;
 
+/** A payout with the payments it paid (their shares). */
+export type MerchantPayout = MerchantPayoutRow & { payments: PayoutPayment[] };
+
 export interface PayoutListPage {
-  items: MerchantPayoutRow[];
+  items: MerchantPayout[];
   /** Hand back for the next page; null on the last one. */
   nextCursor: string | null;
 }
+
+/** When a settlement run may pay a balance next (domain/next-payout.ts). */
+export interface NextPayout {
+  /** The next run may pay (the schedule is due, or a payout was asked for): `at` is the time of this read. */
+  due: boolean;
+  /** null: only when asked for (manual). */
+  at: Date | null;
+}
+
+/** A balance in one network and asset, and when a settlement run may pay it next. */
+export type PayoutBalance = NetworkBalance & { nextPayout: NextPayout };
 
 /** When a merchant's available balance is paid out, and what it is (batched settlement, docs/settlement.md). */
 export interface PayoutSettings {
   schedule: PayoutSchedule;
   minimumMicro: bigint;
   requestedAt: Date | null;
-  balances: NetworkBalance[];
+  balances: PayoutBalance[];
+  /** The earliest of the balances' next payouts; with no balance yet, the schedule's own. */
+  nextPayout: NextPayout;
+  /** PAYOUT_INTERVAL_SECONDS: the next run comes within this. */
+  payoutIntervalSeconds: number;
   topUpAddresses: TopUpAddress[];
 }
 
@@ -54,11 +76,35 @@ export function merchantMoney(ctx: Pick<PaymentContext, 'db' | 'now' | 'config'>
   async function payoutSettings(merchantId: string): Promise<PayoutSettings> {
     const merchant = await findMerchant(ctx.db, merchantId);
     if (!merchant) throw notFound('Merchant');
+    const now = ctx.now();
+    // Each balance is paid on its own, its schedule counted from its own last payout, as the runs' planner counts it.
+    const next = (lastPayoutAt: Date | null): NextPayout => {
+      const input = {
+        schedule: merchant.payoutSchedule,
+        lastPayoutAt,
+        now,
+        requested: payoutRequested(merchant.payoutRequestedAt, lastPayoutAt),
+      };
+      return { due: payoutDue(input), at: nextPayoutAt(input) };
+    };
+    const balances = await Promise.all(
+      (await merchantBalances(ctx, merchantId)).map(async (b) => ({
+        ...b,
+        nextPayout: next(await lastSettlementPayoutAt(ctx.db, { merchantId, network: b.network, asset: b.asset })),
+      })),
+    );
+    // The soonest (a due balance's is now); none has one under a manual schedule with nothing asked for.
+    const [soonest] = balances
+      .map((b) => b.nextPayout)
+      .filter((n) => n.at !== null)
+      .sort((x, y) => x.at!.getTime() - y.at!.getTime());
     return {
       schedule: merchant.payoutSchedule,
       minimumMicro: merchant.payoutMinimumMicro,
       requestedAt: merchant.payoutRequestedAt,
-      balances: await merchantBalances(ctx, merchantId),
+      balances,
+      nextPayout: balances.length === 0 ? next(null) : (soonest ?? { due: false, at: null }),
+      payoutIntervalSeconds: ctx.config.chains.settlement.intervalSeconds,
       topUpAddresses: await merchantTopUpAddresses(ctx, merchantId),
     };
   }
@@ -132,7 +178,14 @@ export function merchantMoney(ctx: Pick<PaymentContext, 'db' | 'now' | 'config'>
       const after = page.cursor ? decodeListCursor(page.cursor, isPayoutId) : undefined;
       // One row more than asked says whether there is a next page without a count.
       const rows = await listMerchantPayouts(ctx.db, merchantId, { after, limit: limit + 1 });
-      const items = rows.slice(0, limit);
+      const shown = rows.slice(0, limit);
+      const paid = await payoutPayments(
+        ctx.db,
+        merchantId,
+        shown.map((p) => p.id),
+      );
+      // A payout from before settlement runs has no items: it paid its own payment alone.
+      const items = shown.map((p) => ({ ...p, payments: paid.get(p.id) ?? [{ paymentId: p.paymentId, amountMicro: p.amountMicro }] }));
       const last = items.at(-1);
       return { items, nextCursor: rows.length > limit && last ? encodeListCursor({ at: last.position, id: last.id }) : null };
     },

@@ -6,6 +6,8 @@ import { settlementsCsv } from '../../src/domain/settlements-csv';
 import type { Mailer } from '../../src/mail/mailer';
 import { merchantMoney } from '../../src/payments/merchant-money';
 import { settledTransactions } from '../../src/db/queries/settlements';
+import { writePostings } from '../../src/db/queries/ledger';
+import { holdReleased, outgoingPlanned, paymentCompleted } from '../../src/domain/balances';
 import { approve, secureOwner, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
@@ -16,6 +18,7 @@ import { seedPayment } from '../support/seed-payment';
 // their CSV; the home figures). Roles, and nothing of another merchant's shown or changed.
 const WALLET = '0x52908400098527886e0f7030069857d2e4169ee7';
 const CHECKSUMMED = '0x52908400098527886E0F7030069857D2E4169EE7';
+const USDC_POLYGON = { network: 'polygon', asset: 'USDC' };
 
 describe('dashboard payment links and money', () => {
   const mailbox = useMailSink();
@@ -183,7 +186,14 @@ describe('dashboard payment links and money', () => {
 
     const list = (await client.call('GET', '/payouts')).json().payouts;
     expect(list).toEqual([
-      expect.objectContaining({ paymentId: paid, status: 'confirmed', amount: '24.625000', asset: 'USDC', txHash: `0x${'cd'.repeat(32)}` }),
+      expect.objectContaining({
+        paymentId: paid,
+        status: 'confirmed',
+        amount: '24.625000',
+        asset: 'USDC',
+        txHash: `0x${'cd'.repeat(32)}`,
+        payments: [{ paymentId: paid, amount: '24.625000' }],
+      }),
     ]);
     const payoutCsv = await client.call('GET', '/payouts.csv');
     expect(payoutCsv.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -212,6 +222,141 @@ describe('dashboard payment links and money', () => {
     expect(home.days.at(-1)).toEqual({ day: new Date().toISOString().slice(0, 10), byAsset: { USDC: '25.000000' }, payments: 1 });
     expect(home.byStatus).toEqual({ completed: 1, pending: 1 });
     expect(home.openExceptions).toBe(0);
+  });
+
+  it('reads the balances with when each is paid next, as the schedule and the last payout say, and each payout with its payments', async () => {
+    const { client, merchantId } = await approvedOwner('next-payout@example.com');
+    const interval = ctx.config.chains.settlement.intervalSeconds;
+    const read = async () => {
+      const before = ctx.clock.now().getTime();
+      const res = await client.call('GET', '/payout-settings');
+      expect(res.statusCode, res.body).toBe(200);
+      return { body: res.json(), before, after: ctx.clock.now().getTime() };
+    };
+    /** The answer's next payout is the read's own time: the next run pays. */
+    const atNextRun = (r: { before: number; after: number }) => (iso: string | null) =>
+      iso !== null && Date.parse(iso) >= r.before && Date.parse(iso) <= r.after;
+
+    // Nothing yet: instant, the next run; a top-up address per network the service sweeps.
+    const fresh = await read();
+    expect(fresh.body).toMatchObject({
+      schedule: 'instant',
+      minimum: '0.000000',
+      balances: [],
+      payoutDue: true,
+      payoutIntervalSeconds: interval,
+    });
+    expect(atNextRun(fresh)(fresh.body.nextPayoutAt)).toBe(true);
+    const swept = ctx.config.chains.networks.filter((n) => n.sweeper).map((n) => n.network);
+    expect(swept).toContain('polygon');
+    expect(fresh.body.topUpAddresses.map((t: { network: string }) => t.network)).toEqual(swept);
+    for (const t of fresh.body.topUpAddresses) expect(t.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+
+    // Two payments paid by one payout planned early this UTC day; a third's share still available.
+    const [a, b, c] = [
+      await seedPayment(ctx.db.db, merchantId, 'completed'),
+      await seedPayment(ctx.db.db, merchantId, 'completed'),
+      await seedPayment(ctx.db.db, merchantId, 'completed'),
+    ];
+    const share = 24_625_000n;
+    await writePostings(
+      ctx.db.db,
+      [a, b, c].flatMap((paymentId, i) => [
+        paymentCompleted({
+          ...USDC_POLYGON,
+          paymentId,
+          merchantId,
+          depositAddress: `0xdeposit${i}`,
+          txHash: null,
+          grossMicro: 25_000_000n,
+          merchantMicro: share,
+          commissionMicro: 375_000n,
+        }),
+        holdReleased({ ...USDC_POLYGON, paymentId, merchantId, amountMicro: share, reservedMicro: 0n, reserveTargetMicro: 0n }),
+      ]),
+    );
+    const payoutId = `po_batch${merchantId.slice(4, 20)}`;
+    await ctx.db.db.insert(payouts).values({
+      ...payoutRow(payoutId, 'merchant', { status: 'broadcast', amount: String(2n * share) }),
+      id: payoutId,
+      paymentId: payoutId,
+    });
+    await ctx.db.db.insert(payoutItems).values([a, b].map((paymentId) => ({ payoutId, paymentId, amount: String(share) })));
+    await ctx.db.sql`update payouts set created_at = date_trunc('day', now() at time zone 'UTC') at time zone 'UTC' + interval '1 second'
+      where id = ${payoutId}`;
+    await writePostings(ctx.db.db, [
+      outgoingPlanned({ ...USDC_POLYGON, outgoingId: payoutId, merchantId, paymentId: null, fromAvailable: 2n * share, fromReserved: 0n }),
+    ]);
+    // A payout from before settlement runs: one payment, its own payment_id, no items.
+    const legacy = await seedPayment(ctx.db.db, merchantId, 'completed');
+    await ctx.db.db
+      .insert(payouts)
+      .values(payoutRow(legacy, 'merchant', { status: 'confirmed', createdAt: new Date('2026-01-01T00:00:00Z') }));
+
+    const withBalance = await read();
+    expect(withBalance.body.balances).toEqual([
+      {
+        network: 'polygon',
+        asset: 'USDC',
+        pending: '0.000000',
+        available: '24.625000',
+        reserved: '0.000000',
+        outgoing: '49.250000',
+        nextPayoutAt: expect.any(String),
+        payoutDue: true,
+      },
+    ]);
+    expect(atNextRun(withBalance)(withBalance.body.balances[0].nextPayoutAt)).toBe(true);
+    expect(atNextRun(withBalance)(withBalance.body.nextPayoutAt)).toBe(true);
+
+    const payoutList = (await client.call('GET', '/payouts')).json().payouts;
+    // In the database's order of ids, which need not be JavaScript's: compared as sets.
+    const byId = (x: { paymentId: string }, y: { paymentId: string }) => (x.paymentId < y.paymentId ? -1 : 1);
+    expect(payoutList.map((p: { id: string; payments: { paymentId: string }[] }) => [p.id, [...p.payments].sort(byId)])).toEqual([
+      [payoutId, [a, b].sort().map((paymentId) => ({ paymentId, amount: '24.625000' }))],
+      [payoutRow(legacy, 'merchant', {}).id, [{ paymentId: legacy, amount: '24.625000' }]],
+    ]);
+
+    // Daily: paid today already, so the next UTC midnight; the minimum is the merchant's.
+    const today = Math.floor(ctx.clock.now().getTime() / 86_400_000) * 86_400_000;
+    const midnight = new Date(today + 86_400_000).toISOString();
+    const daily = await client.call('POST', '/payout-settings', { schedule: 'daily', minimum: '25' });
+    expect(daily.statusCode, daily.body).toBe(200);
+    expect(daily.json()).toMatchObject({
+      schedule: 'daily',
+      minimum: '25.000000',
+      nextPayoutAt: midnight,
+      payoutDue: false,
+      balances: [{ nextPayoutAt: midnight, payoutDue: false }],
+    });
+    expect((await read()).body.nextPayoutAt).toBe(midnight);
+
+    // Weekly: paid this ISO week already, so the next Monday 00:00 UTC.
+    const monday = new Date(today + (7 - ((new Date(today).getUTCDay() + 6) % 7)) * 86_400_000).toISOString();
+    const weekly = await client.call('POST', '/payout-settings', { schedule: 'weekly', minimum: '25' });
+    expect(weekly.json()).toMatchObject({
+      nextPayoutAt: monday,
+      payoutDue: false,
+      balances: [{ nextPayoutAt: monday, payoutDue: false }],
+    });
+
+    // Manual: none by itself; asked for, the next run again, whatever the schedule.
+    const manual = await client.call('POST', '/payout-settings', { schedule: 'manual', minimum: '0' });
+    expect(manual.json()).toMatchObject({ nextPayoutAt: null, payoutDue: false, balances: [{ nextPayoutAt: null, payoutDue: false }] });
+    const before = ctx.clock.now().getTime();
+    const asked = await client.call('POST', '/payout-settings/request');
+    expect(asked.statusCode, asked.body).toBe(200);
+    const after = ctx.clock.now().getTime();
+    expect(atNextRun({ before, after })(asked.json().nextPayoutAt)).toBe(true);
+    expect(atNextRun({ before, after })(asked.json().balances[0].nextPayoutAt)).toBe(true);
+    expect([asked.json().payoutDue, asked.json().balances[0].payoutDue]).toEqual([true, true]);
+
+    // Other roles read the same, and change nothing.
+    await ctx.db.sql`update dashboard_users set role = 'viewer' where email = 'next-payout@example.com'`;
+    const viewed = await read();
+    expect(viewed.body).toMatchObject({ schedule: 'manual', balances: [{ available: '24.625000' }] });
+    const refused = await client.call('POST', '/payout-settings', { schedule: 'instant', minimum: '0' });
+    expect([refused.statusCode, refused.json().error]).toEqual([403, 'Forbidden']);
   });
 
   it('pages payouts by cursor (none skipped or repeated, ties on time broken by id) and exports every one', async () => {

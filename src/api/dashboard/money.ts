@@ -29,6 +29,8 @@ const payoutView = z.object({
   failureReason: z.string().nullable(),
   createdAt: z.string(),
   confirmedAt: z.string().nullable(),
+  // What the payout paid: each payment and the merchant's share of it the payout carried.
+  payments: z.array(z.object({ paymentId: z.string(), amount: z.string() })),
 });
 
 const settlementView = z.object({
@@ -99,8 +101,16 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
         available: z.string(),
         reserved: z.string(),
         outgoing: z.string(),
+        nextPayoutAt: z.string().nullable(),
+        payoutDue: z.boolean(),
       }),
     ),
+    // When a run may pay next (domain/next-payout.ts): payoutDue, the next run may (within
+    // payoutIntervalSeconds; nextPayoutAt is then this answer's time); else a UTC midnight, or null
+    // (manual: only when asked). The earliest of the balances'.
+    nextPayoutAt: z.string().nullable(),
+    payoutDue: z.boolean(),
+    payoutIntervalSeconds: z.number().int(),
     // Where the merchant sends money to its own balance, one per network (docs/settlement.md).
     topUpAddresses: z.array(z.object({ network: z.string(), address: z.string() })),
   });
@@ -116,7 +126,12 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
       available: formatCrypto(b.available),
       reserved: formatCrypto(b.reserved),
       outgoing: formatCrypto(b.outgoing),
+      nextPayoutAt: b.nextPayout.at?.toISOString() ?? null,
+      payoutDue: b.nextPayout.due,
     })),
+    nextPayoutAt: p.nextPayout.at?.toISOString() ?? null,
+    payoutDue: p.nextPayout.due,
+    payoutIntervalSeconds: p.payoutIntervalSeconds,
     topUpAddresses: p.topUpAddresses,
   });
 
@@ -186,6 +201,7 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
           failureReason: p.failureReason,
           createdAt: p.createdAt.toISOString(),
           confirmedAt: p.confirmedAt?.toISOString() ?? null,
+          payments: p.payments.map((i) => ({ paymentId: i.paymentId, amount: formatCrypto(i.amountMicro) })),
         })),
         nextCursor: page.nextCursor,
       };

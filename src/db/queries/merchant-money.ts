@@ -1,8 +1,8 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { PaymentListPosition } from '../../domain/payment-list';
 import type { DatabaseOrTransaction } from '../client';
 import { ownedBy } from './merchant-settlements';
-import { checkoutSessions, payouts } from '../schema';
+import { checkoutSessions, payoutItems, payouts } from '../schema';
 
 // Issue 29 item 5: what a merchant reads of their money: the payouts to their wallets and the home
 // page's figures. Every query is bound to one merchant id.
@@ -56,6 +56,38 @@ export async function listMerchantPayouts(
     .orderBy(desc(payouts.createdAt), desc(payouts.id))
     .limit(page.limit);
   return rows.map(({ amount, ...r }) => ({ ...r, amountMicro: BigInt(amount) }));
+}
+
+/** One payment a payout paid: the merchant's share of it the payout carried. */
+export interface PayoutPayment {
+  paymentId: string;
+  amountMicro: bigint;
+}
+
+/**
+ * The payments each of these payouts paid, only the merchant's, in payment id order: a settlement
+ * run's payout names them in payout_items (docs/settlement.md). A payout made before settlement runs
+ * has no items (it paid its own payment_id alone) and is absent from the map.
+ */
+export async function payoutPayments(
+  db: DatabaseOrTransaction,
+  merchantId: string,
+  payoutIds: string[],
+): Promise<Map<string, PayoutPayment[]>> {
+  const byPayout = new Map<string, PayoutPayment[]>();
+  if (payoutIds.length === 0) return byPayout;
+  const rows = await db
+    .select({ payoutId: payoutItems.payoutId, paymentId: payoutItems.paymentId, amount: payoutItems.amount })
+    .from(payoutItems)
+    .innerJoin(checkoutSessions, eq(checkoutSessions.id, payoutItems.paymentId))
+    .where(and(inArray(payoutItems.payoutId, payoutIds), eq(checkoutSessions.merchantId, merchantId)))
+    .orderBy(payoutItems.payoutId, payoutItems.paymentId);
+  for (const r of rows) {
+    const list = byPayout.get(r.payoutId) ?? [];
+    list.push({ paymentId: r.paymentId, amountMicro: BigInt(r.amount) });
+    byPayout.set(r.payoutId, list);
+  }
+  return byPayout;
 }
 
 /** Completed volume per UTC day and asset since `from` (gross stablecoin micro units, and payments). */
