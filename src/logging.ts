@@ -42,6 +42,7 @@ export type BusinessEventName =
   | 'payout.sent'
   | 'payout.confirmed'
   | 'payout.failed'
+  | 'topup.credited'
   | 'webhook.delivered'
   | 'webhook.attempt_failed'
   | 'webhook.failed';

@@ -9,6 +9,8 @@ import { freePort } from './support/free-port';
 import { ADMIN_TOKEN, adminHeaders, createApprovedMerchant, useTestApp } from './support/harness';
 import { eventually, http } from './support/http';
 import { ownTreasury } from './payouts/support';
+import { balanceOf } from './support/chain';
+import type { Address } from 'viem';
 
 // Issue 31 item 4: the README's code examples run as written. Blocks marked `<!-- example: name -->`
 // are taken from README.md as they stand: the Express webhook receiver runs as its own process
@@ -62,8 +64,9 @@ function fill(command: string): string {
     .replaceAll('http://127.0.0.1:8545', chainUrl)
     .replaceAll('svc_live_…', values.liveKey ?? 'svc_live_…')
     .replaceAll('SV_…', values.paymentId ?? 'SV_…')
-    .replaceAll('<transactionHash>', values.transactionHash ?? '<transactionHash>');
-  expect(filled, 'a placeholder no earlier step filled').not.toMatch(/…|<transactionHash>/);
+    .replaceAll('<transactionHash>', values.transactionHash ?? '<transactionHash>')
+    .replaceAll('<topUpAddress>', values.topUpAddress ?? '<topUpAddress>');
+  expect(filled, 'a placeholder no earlier step filled').not.toMatch(/…|<transactionHash>|<topUpAddress>/);
   return filled;
 }
 
@@ -108,9 +111,18 @@ describe('README examples, run as written', () => {
     expect(await unsigned!.text()).toBe('missing_signature');
   });
 
-  it('the first payment’s curl lines: create, pay, read the transaction, the admin view and the receipt', async () => {
-    expect(firstPayment).toHaveLength(5);
-    const [create, pay, transaction, admin, receipt] = firstPayment as [string, string, string, string, string];
+  it('the first payment’s curl lines: create, pay, read the transaction, the admin view, the receipt, a top-up and a refund', async () => {
+    expect(firstPayment).toHaveLength(8);
+    const [create, pay, transaction, admin, receipt, balance, faucet, refund] = firstPayment as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
 
     const created = JSON.parse(await bash(fill(create)));
     expect(created).toMatchObject({ ok: true, checkoutSession: { id: expect.stringMatching(/^SV_/), orderId: '1001' } });
@@ -162,6 +174,29 @@ describe('README examples, run as written', () => {
 
     const onChain = JSON.parse(await bash(fill(receipt)));
     expect(onChain.result).toMatchObject({ transactionHash: values.transactionHash, status: '0x1' });
+
+    // Paid out to zero, the merchant tops up its own address and the refund draws on that.
+    const paidOut = JSON.parse(await bash(fill(balance)));
+    expect(paidOut.balances).toContainEqual(expect.objectContaining({ network: 'polygon', asset: 'USDC', available: '0.000000' }));
+    values.topUpAddress = paidOut.topUpAddresses.find((t: { network: string }) => t.network === 'polygon').address as string;
+    expect(JSON.parse(await bash(fill(faucet)))).toMatchObject({ ok: true, address: values.topUpAddress, amount: '5.000000' });
+    await eventually(
+      async () => JSON.parse(await bash(fill(balance))).balances as { network: string; asset: string; available: string }[],
+      (lines) => lines.some((l) => l.network === 'polygon' && l.asset === 'USDC' && l.available === '5.000000'),
+      30_000,
+      'the top-up available',
+    );
+    const customer = /"address": "(0x[0-9a-fA-F]{40})"/.exec(refund)![1] as Address;
+    const usdc = own.chain.tokens.polygon.USDC;
+    const before = await balanceOf(own.chain, usdc, customer);
+    const refunded = JSON.parse(await bash(fill(refund)));
+    expect(refunded).toMatchObject({ ok: true, refund: { amount: '1.000000', status: expect.stringMatching(/^(requested|refunded)$/) } });
+    await eventually(
+      () => balanceOf(own.chain, usdc, customer),
+      (b) => b === before + 1_000_000n,
+      60_000,
+      'the refund on chain',
+    );
   });
 
   it('the Express receiver verified the service’s real deliveries, and refuses a tampered one', async () => {

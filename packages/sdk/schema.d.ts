@@ -252,8 +252,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Your balance, per network and asset
-         * @description What the platform owes you, one entry per network and asset you have been paid in (none before your first completed payment), in decimal strings with 6 decimals. A completed payment’s share is `pending` until its hold ends, then `available` (or `reserved`, kept back for refunds); a settlement run pays `available` to your wallet (GET /api/v1/settlements). A payout on its way is in none of the three.
+         * Your balance, per network and asset, and your top-up addresses
+         * @description What the platform owes you, one entry per network and asset you have been paid in (none before your first completed payment), in decimal strings with 6 decimals. A completed payment’s share is `pending` until its hold ends, then `available` (or `reserved`, kept back for refunds); a settlement run pays `available` to your wallet (GET /api/v1/settlements). A payout on its way is in none of the three. `topUpAddresses` are where you top up `available` for refunds.
          */
         get: operations["getBalance"];
         put?: never;
@@ -988,6 +988,26 @@ export interface paths {
          * @description Transactions whose merchant payout was confirmed in [from, to) (default: all until now), one line each, for accounting; `order_id` (last) is the session’s orderId, or merchantOrderId.
          */
         get: operations["getAdminMerchantsByIdSettlementsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/merchants/{id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A merchant’s balance per network and asset, and its top-up addresses
+         * @description What the merchant’s own GET /api/v1/balance answers, for support: pending, available and reserved per network and asset, and where it tops up.
+         */
+        get: operations["getAdminMerchantsByIdBalance"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2998,6 +3018,12 @@ export interface operations {
                      *           "available": "24.132500",
                      *           "reserved": "0.000000"
                      *         }
+                     *       ],
+                     *       "topUpAddresses": [
+                     *         {
+                     *           "network": "polygon",
+                     *           "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+                     *         }
                      *       ]
                      *     }
                      */
@@ -3030,6 +3056,19 @@ export interface operations {
                              * @example 0.000000
                              */
                             reserved: string;
+                        }[];
+                        /** @description Where you top up your balance: USDC or USDT sent to your address on a network is credited to your `available` balance there once confirmed, for refunds of completed payments. One address per network, made on first read and never changed. */
+                        topUpAddresses: {
+                            /**
+                             * @example polygon
+                             * @enum {string}
+                             */
+                            network: "polygon" | "ethereum" | "base" | "arbitrum" | "solana" | "tron";
+                            /**
+                             * @description Your own deposit address on this network.
+                             * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                             */
+                            address: string;
                         }[];
                     };
                 };
@@ -8071,6 +8110,145 @@ export interface operations {
                      *     SV_4f9a1c2b7d8e6f5a4b3c2d1e,USDC,polygon,24.500000,0.367500,24.132500,0x9f3c2a8e4b1d7c6f5a4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a,0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c,2026-01-15T10:34:12.000Z,2026-01-15T10:36:40.000Z,fiat_to_crypto,sandbox,order-1042
                      */
                     "text/csv": string;
+                };
+            };
+            /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or retired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or another merchant’s), or not implemented. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal unreachable: nothing was done, retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminMerchantsByIdBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "balances": [
+                     *         {
+                     *           "network": "polygon",
+                     *           "asset": "USDC",
+                     *           "pending": "0.000000",
+                     *           "available": "24.132500",
+                     *           "reserved": "0.000000"
+                     *         }
+                     *       ],
+                     *       "topUpAddresses": [
+                     *         {
+                     *           "network": "polygon",
+                     *           "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        balances: {
+                            /**
+                             * @example polygon
+                             * @enum {string}
+                             */
+                            network: "polygon" | "ethereum" | "base" | "arbitrum" | "solana" | "tron";
+                            /**
+                             * @example USDC
+                             * @enum {string}
+                             */
+                            asset: "USDC" | "USDT";
+                            /**
+                             * @description Your share of completed payments still on hold, not yet available.
+                             * @example 0.000000
+                             */
+                            pending: string;
+                            /**
+                             * @description What the next payout pays (and what refunds draw on first).
+                             * @example 24.132500
+                             */
+                            available: string;
+                            /**
+                             * @description Kept back for refunds; payouts leave it.
+                             * @example 0.000000
+                             */
+                            reserved: string;
+                        }[];
+                        /** @description Where you top up your balance: USDC or USDT sent to your address on a network is credited to your `available` balance there once confirmed, for refunds of completed payments. One address per network, made on first read and never changed. */
+                        topUpAddresses: {
+                            /**
+                             * @example polygon
+                             * @enum {string}
+                             */
+                            network: "polygon" | "ethereum" | "base" | "arbitrum" | "solana" | "tron";
+                            /**
+                             * @description Your own deposit address on this network.
+                             * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                             */
+                            address: string;
+                        }[];
+                    };
                 };
             };
             /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */

@@ -197,8 +197,13 @@ export function createSettlementActivities({
           // A deposit short of its amount on chain (a reorg took its transfer back) would revert the
           // whole sweep: it waits, and the others go.
           const client = chains.client(network);
-          const held = await Promise.all(listed.map((d) => tokenBalance(client, token, d.depositAddress as Address)));
-          const list = listed.filter((d, i) => held[i]! >= d.amountMicro);
+          // A top-up address may have several logs in one sweep: what it holds must cover them all.
+          const owed = new Map<string, bigint>();
+          for (const d of listed) owed.set(d.depositAddress, (owed.get(d.depositAddress) ?? 0n) + d.amountMicro);
+          const addresses = [...owed.keys()];
+          const held = await Promise.all(addresses.map((a) => tokenBalance(client, token, a as Address)));
+          const covered = new Set(addresses.filter((a, i) => held[i]! >= owed.get(a)!));
+          const list = listed.filter((d) => covered.has(d.depositAddress));
           if (list.length === 0) continue;
           const id = newPayoutId();
           const total = list.reduce((sum, d) => sum + d.amountMicro, 0n);

@@ -20,6 +20,9 @@ import { recordClosedRunDeposit, type LateDepositSettings } from './late-deposit
 import { createReorgCheck, type ReorgWatchSettings } from './reorg-watch';
 import type { DepositFact } from '../domain/deposit-fact';
 import { depositSignal } from '../workflows/checkout-session/messages';
+import { listTopUpAddresses } from '../db/queries/deposit-addresses';
+import { topUpMerchant } from '../domain/balances';
+import { topUpFact } from './top-ups';
 
 // Decisions §11 and the architecture: one watcher per configured network, in the worker process. Each
 // scan reads the Transfer logs to every open deposit address of the network in a few batched RPC calls
@@ -180,15 +183,15 @@ const WATCHED_FULL_READ_MS = 60_000;
 const WATCHED_OVERLAP_MS = 5 * 60_000;
 
 /**
- * Issue 32: the addresses a network's watcher reads transfers to, kept between scans. Read whole at
- * start and every WATCHED_FULL_READ_MS (open sessions' addresses, and those of sessions ended within
- * the late-deposit window); in between, each scan adds the payments whose row changed since the
- * previous read (an index range on updated_at, whatever the number of open payments): the open ones,
- * and with late deposits watched the ended ones too, so a payment opened and ended between two reads
- * is watched all the same. A payment that
- * ended stays watched until the next full read, which is harmless: its money is an exception either
- * way. A read that fails leaves the set as it was, and the next one reaches back to the last that
- * succeeded, so no payment that opened meanwhile is missed.
+ * The addresses a network's watcher reads transfers to, kept between scans. Read whole at start and
+ * every WATCHED_FULL_READ_MS (open sessions' addresses, those of sessions ended within the late-deposit
+ * window, and every merchant's top-up address); in between, each scan adds the payments whose row
+ * changed since the previous read (an index range on updated_at, whatever the number of open
+ * payments) and the top-up addresses made since: the open ones, and with late deposits watched the
+ * ended ones too, so a payment opened and ended between two reads is watched all the same. A payment
+ * that ended stays watched until the next full read, which is harmless: its money is an exception
+ * either way. A read that fails leaves the set as it was, and the next one reaches back to the last
+ * that succeeded, so no payment that opened meanwhile is missed.
  */
 function watchedAddresses(deps: ChainWatchDeps, network: string, now = () => Date.now()) {
   let set = new Set<string>();
@@ -204,11 +207,13 @@ function watchedAddresses(deps: ChainWatchDeps, network: string, now = () => Dat
       if (started - lastFull >= WATCHED_FULL_READ_MS) {
         const open = await listOpenDepositAddresses(deps.db, network);
         const ended = deps.lateDeposits ? await listRecentlyEndedDepositAddresses(deps.db, network, deps.lateDeposits.watchHours) : [];
-        set = add(ended, add(open, new Set()));
+        const topUps = await listTopUpAddresses(deps.db, network);
+        set = add(topUps, add(ended, add(open, new Set())));
         lastFull = started;
       } else {
         const since = new Date(lastRead - WATCHED_OVERLAP_MS);
         add(await listDepositAddressesChangedSince(deps.db, network, since, { ended: !!deps.lateDeposits }), set);
+        add(await listTopUpAddresses(deps.db, network, since), set);
       }
       lastRead = started;
       return set;
@@ -219,12 +224,18 @@ function watchedAddresses(deps: ChainWatchDeps, network: string, now = () => Dat
 async function signalAll(deps: ChainWatchDeps, facts: DepositFact[], log: (m: string) => void): Promise<void> {
   const { db, temporal } = deps;
   if (facts.length === 0) return;
-  // Checkout sessions and simple orders alike: the address's payment reference is its workflow's id.
+  // Checkout sessions and simple orders alike: the address's payment reference is its workflow's id;
+  // a merchant's top-up address has no workflow, and the watcher books its money itself.
   const owners = new Map(
     (await findDepositOwners(db, [...new Set(facts.map((f) => f.to))])).map((o) => [o.address.toLowerCase(), o.paymentId]),
   );
   for (const fact of facts) {
     const paymentId = owners.get(fact.to.toLowerCase());
+    const topUpOf = paymentId ? topUpMerchant(paymentId) : null;
+    if (paymentId && topUpOf) {
+      await topUpFact(db, paymentId, topUpOf, fact, deps.businessLog);
+      continue;
+    }
     if (!paymentId) {
       // Every watched address is a payment's: a transfer to one with no owner is a fault to see.
       log(`chain watcher: ${fact.network} log ${fact.transactionHash}:${fact.logIndex} to ${fact.to}: no payment owns this address`);

@@ -68,8 +68,11 @@ describe('the merchant API’s balance and settlements', () => {
     const shop = await merchantWithWallet();
     const other = await merchantWithWallet();
 
-    // Nothing yet: no balance, no settlement.
-    expect((await get(shop.apiKey, '/balance')).json).toEqual({ ok: true, balances: [] });
+    // Nothing yet: no balance, no settlement; a top-up address on every network, the merchant's own.
+    const fresh = (await get(shop.apiKey, '/balance')).json;
+    expect(fresh).toMatchObject({ ok: true, balances: [] });
+    const topUps = fresh.topUpAddresses as { network: string; address: string }[];
+    expect(topUps.map((t) => t.network).sort()).toEqual(ctx.config.chains.networks.map((n) => n.network).sort());
     expect((await get(shop.apiKey, '/settlements')).json).toEqual({ ok: true, settlements: [], hasMore: false, nextCursor: null });
 
     const pay = async (amount: number) => {
@@ -86,8 +89,11 @@ describe('the merchant API’s balance and settlements', () => {
     expect((await get(shop.apiKey, '/balance')).json).toEqual({
       ok: true,
       balances: [{ network: 'polygon', asset: 'USDC', pending: '0.000000', available: formatCrypto(owed), reserved: '0.000000' }],
+      topUpAddresses: topUps,
     });
-    expect((await get(other.apiKey, '/balance')).json).toEqual({ ok: true, balances: [] });
+    const others = (await get(other.apiKey, '/balance')).json;
+    expect(others).toMatchObject({ ok: true, balances: [] });
+    expect(others.topUpAddresses.map((t: { address: string }) => t.address)).not.toContain(topUps[0]!.address);
     // No settlement pays them yet.
     for (const p of first) expect((await get(shop.apiKey, `/settlements/${p.id}`)).json).toMatchObject({ ok: false, error: 'NotFound' });
 

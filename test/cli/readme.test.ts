@@ -42,6 +42,7 @@ const state: Partial<
     | 'exceptionId'
     | 'latePaymentId'
     | 'refundAddress'
+    | 'topUpAddress'
     | 'failedPaymentId'
     | 'payoutId'
     | 'fundingHash',
@@ -171,9 +172,8 @@ const steps: Record<
       );
     },
   },
-  'payments refund': {
-    // The README's completed payment, paid out, refunded in part from its merchant's balance: a later
-    // payment's share, kept there by a manual payout schedule (the treasury holds it, swept).
+  'merchants balance': {
+    // Read once the README payment is swept and paid out: the balance the refund below draws on is empty.
     before: async () => {
       await eventually(
         () => ctx.db.sql`select p.status from payout_items i join payouts p on p.id = i.payout_id where i.payment_id = ${state.paymentId!}`,
@@ -181,16 +181,22 @@ const steps: Record<
         60_000,
         'the README payment swept and paid out',
       );
-      await ctx.db.sql`update merchants set payout_schedule = 'manual' where id = ${state.merchantId!}`;
-      const created = await api('POST', 'checkout/sessions', { amount: 5, currency: 'USD', countryCode: 'US' });
-      const id = created.json.checkoutSession.id as string;
-      const { deposit } = (await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${id}/deposit`)).json;
-      await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.address, BigInt(Math.round(Number(deposit.amount) * 1e6)));
+    },
+    check: (run) => {
+      expect(run.stdout).toContain('USDC on polygon: available 0.000000, reserved 0.000000, pending 0.000000\n');
+      state.topUpAddress = capture(run, /^top-up address on polygon: (0x[0-9a-fA-F]{40})$/m);
+    },
+  },
+  'payments refund': {
+    // The README's completed payment, paid out, refunded in part from its merchant's balance, which
+    // the merchant topped up at its own address (the README's faucet line stands in for its wallet).
+    before: async () => {
+      await mint(chain, chain.tokens.polygon.USDC, state.topUpAddress as Address, 5_000_000n);
       await eventually(
-        () => ctx.db.sql`select p.status from payout_items i join payouts p on p.id = i.payout_id where i.payment_id = ${id}`,
-        (rows) => rows.length === 1 && rows[0]!.status === 'confirmed',
-        60_000,
-        'the second payment swept, its share kept in the balance',
+        async () => (await api('GET', 'balance')).json.balances as { network: string; asset: string; available: string }[],
+        (lines) => lines.some((l) => l.network === 'polygon' && l.asset === 'USDC' && l.available === '5.000000'),
+        30_000,
+        'the top-up available',
       );
       state.refundAddress = randomAddress();
     },

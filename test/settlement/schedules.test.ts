@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { balanceOf, payFromWallet, randomAddress, sharedChain } from '../support/chain';
 import { approve, secureOwner, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
-import { eventually } from '../support/http';
+import { eventually, http } from '../support/http';
 import { useMailSink } from '../support/mail';
 import { openSession, pressPay, sessionRow, waitForStatus } from '../proof/support';
 
@@ -26,13 +26,13 @@ describe('payout schedules and minimums', () => {
     await secureOwner(owner.client);
     const wallet = randomAddress();
     expect((await owner.client.call('POST', '/wallets', { asset: 'USDC', network: 'polygon', address: wallet })).statusCode).toBe(200);
-    expect((await owner.client.call('GET', '/payout-settings')).json()).toEqual({
-      ok: true,
-      schedule: 'instant',
-      minimum: '0.000000',
-      requestedAt: null,
-      balances: [],
-    });
+    const fresh = (await owner.client.call('GET', '/payout-settings')).json();
+    expect(fresh).toMatchObject({ ok: true, schedule: 'instant', minimum: '0.000000', requestedAt: null, balances: [] });
+    // The merchant's top-up address on each network, the one the merchant API shows.
+    expect(fresh.topUpAddresses).toEqual(
+      (await http('GET', `${ctx.baseUrl}/api/v1/balance`, { headers: { authorization: `Bearer ${apiKey}` } })).json.topUpAddresses,
+    );
+    expect(fresh.topUpAddresses.length).toBe(ctx.config.chains.networks.length);
     for (const [body, path] of [
       [{ schedule: 'hourly', minimum: '0' }, 'schedule'],
       [{ schedule: 'manual', minimum: 'ten' }, 'minimum'],

@@ -1,17 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { formatCrypto } from '../../domain/money';
-import { assetName, networkName } from '../closed-values';
-
-const amount = (description: string, example: string) => z.string().meta({ description, examples: [example] });
-
-const balanceSchema = z.object({
-  network: networkName,
-  asset: assetName,
-  pending: amount('Your share of completed payments still on hold, not yet available.', '0.000000'),
-  available: amount('What the next payout pays (and what refunds draw on first).', '24.132500'),
-  reserved: amount('Kept back for refunds; payouts leave it.', '0.000000'),
-});
+import { balanceView, topUpAddressesView, viewBalance } from '../balance-view';
 
 // What the merchant is owed, per network and asset, from the ledger's merchant accounts (docs/settlement.md).
 const balanceRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -22,7 +11,7 @@ const balanceRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'getBalance',
         tags: ['settlement'],
-        summary: 'Your balance, per network and asset',
+        summary: 'Your balance, per network and asset, and your top-up addresses',
         description:
           'What the platform owes you, one entry per network and asset you have been paid in (none before your first completed payment), ' +
           'in decimal strings with 6 decimals. A completed payment’s share is `pending` until its hold ends, then `available` (or `reserved`, ' +
@@ -30,27 +19,7 @@ const balanceRoutes: FastifyPluginAsyncZod = async (app) => {
           '`topUpAddresses` are where you top up `available` for refunds.',
         security: [{ apiKey: [] }],
         response: {
-          200: z.object({
-            ok: z.literal(true),
-            balances: z.array(balanceSchema),
-            topUpAddresses: z
-              .array(
-                z.object({
-                  network: networkName,
-                  address: z
-                    .string()
-                    .meta({
-                      description: 'Your own deposit address on this network.',
-                      examples: ['0x5FbDB2315678afecb367f032d93F642f64180aa3'],
-                    }),
-                }),
-              )
-              .meta({
-                description:
-                  'Where you top up your balance: USDC or USDT sent to your address on a network is credited to your `available` balance there once confirmed, ' +
-                  'for refunds of completed payments. One address per network, made on first read and never changed.',
-              }),
-          }),
+          200: z.object({ ok: z.literal(true), balances: z.array(balanceView), topUpAddresses: topUpAddressesView }),
         },
       },
     },
@@ -60,17 +29,7 @@ const balanceRoutes: FastifyPluginAsyncZod = async (app) => {
         app.payments.merchantBalances(merchantId),
         app.payments.merchantTopUpAddresses(merchantId),
       ]);
-      return {
-        ok: true as const,
-        balances: balances.map((b) => ({
-          network: b.network,
-          asset: b.asset,
-          pending: formatCrypto(b.pending),
-          available: formatCrypto(b.available),
-          reserved: formatCrypto(b.reserved),
-        })),
-        topUpAddresses,
-      };
+      return { ok: true as const, balances: balances.map(viewBalance), topUpAddresses };
     },
   );
 };

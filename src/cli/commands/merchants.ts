@@ -135,6 +135,24 @@ export const MERCHANT_COMMANDS: readonly OpsCommand[] = [
     render: (b) => [`wallet set: ${formatWallet(b.wallet)}`, ...formatMerchant(b.merchant)],
   }),
   defineCommand({
+    name: 'merchants balance',
+    args: [merchantId],
+    summary: 'What the platform owes a merchant per network and asset, and its top-up addresses.',
+    request: (input) => ({ method: 'GET', path: merchantPath(input, '/balance') }),
+    response: z.object({
+      balances: z.array(
+        z.object({ network: z.string(), asset: z.string(), pending: z.string(), available: z.string(), reserved: z.string() }),
+      ),
+      topUpAddresses: z.array(z.object({ network: z.string(), address: z.string() })),
+    }),
+    render: (b) => [
+      ...(b.balances.length
+        ? b.balances.map((l) => `${l.asset} on ${l.network}: available ${l.available}, reserved ${l.reserved}, pending ${l.pending}`)
+        : ['no balance yet']),
+      ...b.topUpAddresses.map((t) => `top-up address on ${t.network}: ${t.address}`),
+    ],
+  }),
+  defineCommand({
     name: 'merchants settlements',
     args: [merchantId],
     options: [

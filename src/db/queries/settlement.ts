@@ -31,9 +31,9 @@ export interface SweepableDeposit {
 
 /**
  * The money of `network` still at deposit addresses that is the platform's to move: a completed
- * payment's gross (its completion credited a merchant's balance: a `merchant:…:pending` line), and a
+ * payment's gross (its completion credited a merchant's balance: a `merchant:…:pending` line), a
  * settled simple order's network fee once the customer's payout is confirmed (the rest of its money
- * went to the customer). Each not taken by a live sweep, and with fewer than SWEEP_ATTEMPTS failed
+ * went to the customer), and a merchant's top-up (credited to its balance when it was confirmed). Each not taken by a live sweep, and with fewer than SWEEP_ATTEMPTS failed
  * sweeps since an operator's retry. Oldest first. Money held for an exception stays where it is.
  */
 export async function sweepableDeposits(tx: DatabaseOrTransaction, network: string, limit: number): Promise<SweepableDeposit[]> {
@@ -54,6 +54,17 @@ export async function sweepableDeposits(tx: DatabaseOrTransaction, network: stri
          and f.posting_id = 'network_fee:' || f.payment_id
          and f.account = 'network_fee_revenue'
          and exists (select 1 from payouts c where c.payment_id = f.payment_id and c.kind = 'customer' and c.status = 'confirmed')
+      union all
+      -- A merchant's top-up, each confirmed log on its own (its arrival posting's id is the item's key).
+      select e.id, e.posting_id, e.asset, e.account, e.amount
+        from deposit_addresses t
+        join ledger_entries e on e.account = 'deposit:' || t.address and e.payment_id = t.payment_reference
+       where t.network = ${network}
+         and t.payment_reference like 'topup:%'
+         and e.network = ${network}
+         and e.posting_id like 'arrival:%'
+         and e.amount > 0
+         and not exists (select 1 from ledger_entries l where l.posting_id = e.posting_id || ':left')
     )
     select e.payment_id, e.asset, d.address, d.derivation_index, e.amount
       from due e

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { validationError } from '../../../domain/errors';
 import { settlementsCsv } from '../../../domain/settlements-csv';
+import { balanceView, topUpAddressesView, viewBalance } from '../../balance-view';
 
 const TX = '0x9f3c2a8e4b1d7c6f5a4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a';
 // The documented example is what settlementsCsv writes for one settled payment.
@@ -25,7 +26,7 @@ const EXAMPLE_CSV = settlementsCsv([
 
 const instant = z.string().datetime({ offset: true }).or(z.string().date()).describe('ISO 8601 date or timestamp');
 
-/** Operators: a merchant's settled transactions (merchant payout confirmed in [from, to)) as CSV (decisions §11). */
+/** Operators: a merchant's settled transactions (merchant payout confirmed in [from, to)) as CSV, and its balance (docs/settlement.md). */
 const adminSettlementRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now }) => {
   app.get(
     '/merchants/:id/settlements.csv',
@@ -57,6 +58,29 @@ const adminSettlementRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async 
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="settlements-${merchant.id}.csv"`);
       return csv;
+    },
+  );
+
+  app.get(
+    '/merchants/:id/balance',
+    {
+      schema: {
+        tags: ['admin'],
+        security: [{ adminToken: [] }],
+        summary: 'A merchant’s balance per network and asset, and its top-up addresses',
+        description:
+          'What the merchant’s own GET /api/v1/balance answers, for support: pending, available and reserved per network and asset, and where it tops up.',
+        params: z.object({ id: z.string() }),
+        response: { 200: z.object({ ok: z.literal(true), balances: z.array(balanceView), topUpAddresses: topUpAddressesView }) },
+      },
+    },
+    async (request) => {
+      const merchant = await app.payments.merchants.requireMerchant(request.params.id);
+      const [balances, topUpAddresses] = await Promise.all([
+        app.payments.merchantBalances(merchant.id),
+        app.payments.merchantTopUpAddresses(merchant.id),
+      ]);
+      return { ok: true as const, balances: balances.map(viewBalance), topUpAddresses };
     },
   );
 };
