@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { formatCrypto } from '../domain/money';
 import type { NetworkBalance } from '../payments/merchant-settlements';
-import type { TopUpAddress } from '../payments/top-ups';
 import { assetName, networkName } from './closed-values';
 
 // A merchant's balance as the merchant API and the operators' API show it (docs/settlement.md): what
