@@ -9,7 +9,7 @@ import { createProviders } from './src/providers';
 import { startChainWatchers } from './src/watchers/chain-watch';
 import { createTemporalClient } from './src/temporal/client';
 import { createSessionCanceller } from './src/temporal/session-cancel';
-import { ensureSettlementSchedules } from './src/temporal/settlement-schedules';
+import { ensureSettlementSchedule } from './src/temporal/settlement-schedules';
 import { installWorkerRuntime } from './src/worker/runtime';
 import { createWorker, WORKFLOWS_ENTRY } from './src/worker/worker';
 import { cachedWorkflowBundle, WORKER_BUNDLE_CACHE } from './src/worker/workflow-bundle';
@@ -65,7 +65,7 @@ async function main() {
     reorgs: { windowHours: config.chains.reorgWatchHours, chains: config.chains, taskQueue: config.temporal.taskQueue },
   });
   // Settlement runs (docs/settlement.md): the server's schedules, brought to this config.
-  await ensureSettlementSchedules(temporal.client, {
+  await ensureSettlementSchedule(temporal.client, {
     taskQueue: config.temporal.taskQueue,
     networks: config.chains.networks,
     settlement: config.chains.settlement,

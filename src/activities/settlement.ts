@@ -16,6 +16,7 @@ import {
   listPayoutItems,
   lockSettlement,
   payablePayments,
+  settlementDueNetworks,
   sweepableDeposits,
   unfinishedSettlementPayouts,
   type PayablePayment,
@@ -145,25 +146,19 @@ export function createSettlementActivities({
 
   return {
     /**
+     * The networks of `networks` where a run has something to do: a share whose hold has passed, a
+     * sweep or payout a run left unfinished, a deposit to sweep, a payment to pay. Most runs find
+     * nothing, and end after this one read (one statement) instead of three activities a network.
+     */
+    async settlementDue(networks: string[]): Promise<string[]> {
+      const { holdSeconds } = settings.settlement;
+      return settlementDueNetworks(db, networks, holdSeconds === 0 ? null : new Date(Date.now() - holdSeconds * 1000));
+    },
+
+    /**
      * Shares whose hold (PAYOUT_HOLD_SECONDS) has passed: pending → available, each under its
      * merchant's lock (a refund's draw reads the same balance). Returns how many were released.
      */
-    /**
-     * Whether a run of `network` has anything to do: a share whose hold has passed, a sweep or payout
-     * a run left unfinished, a deposit to sweep, a payment to pay. Most runs find nothing, and end
-     * after this one read (four statements at once) instead of three activities.
-     */
-    async settlementDue(network: string): Promise<boolean> {
-      const { holdSeconds } = settings.settlement;
-      const found = await Promise.all([
-        holdSeconds === 0 ? [] : heldShares(db, network, new Date(Date.now() - holdSeconds * 1000)),
-        unfinishedSettlementPayouts(db, network),
-        sweepableDeposits(db, network, 1),
-        payablePayments(db, network),
-      ]);
-      return found.some((rows) => rows.length > 0);
-    },
-
     async releaseHolds(network: string): Promise<number> {
       if (settings.settlement.holdSeconds === 0) return 0;
       return db.transaction(async (tx) => {

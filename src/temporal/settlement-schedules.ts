@@ -1,25 +1,27 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
 import type { ChainNetworkConfig, SettlementSettings } from '../config';
 
-// Batched settlement's clock (docs/settlement.md): a Temporal schedule per network and task queue
-// starts a settlement run every PAYOUT_INTERVAL_SECONDS. The server keeps the schedule, so runs go
-// on while workers come and go; one at a time (overlap: skip), so a slow run is never doubled.
+// Batched settlement's clock (docs/settlement.md): a Temporal schedule per task queue starts a
+// settlement run of every configured network every PAYOUT_INTERVAL_SECONDS. The server keeps the
+// schedule, so runs go on while workers come and go; one at a time (overlap: skip), so a slow run is
+// never doubled. One schedule for all networks, not one each: most runs find nothing to do, and an
+// idle run costs a workflow start and a read, whatever the number of networks it reads for.
 
 export const SETTLEMENT_WORKFLOW = 'settlementRun';
 
-export const settlementScheduleId = (taskQueue: string, network: string) => `settlement:${taskQueue}:${network}`;
+export const settlementScheduleId = (taskQueue: string) => `settlement:${taskQueue}`;
 
-function scheduleOf(taskQueue: string, network: string, intervalSeconds: number): ScheduleOptions {
+function scheduleOf(taskQueue: string, networks: string[], intervalSeconds: number): ScheduleOptions {
   return {
-    scheduleId: settlementScheduleId(taskQueue, network),
+    scheduleId: settlementScheduleId(taskQueue),
     spec: { intervals: [{ every: `${intervalSeconds}s` }] },
     action: {
       type: 'startWorkflow',
       workflowType: SETTLEMENT_WORKFLOW,
       // The server appends each run's time; the schedule's id keeps two task queues' runs apart.
-      workflowId: settlementScheduleId(taskQueue, network),
+      workflowId: settlementScheduleId(taskQueue),
       taskQueue,
-      args: [{ network }],
+      args: [{ networks }],
     },
     // A missed run is no debt: the next one takes everything.
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
@@ -27,30 +29,32 @@ function scheduleOf(taskQueue: string, network: string, intervalSeconds: number)
 }
 
 /**
- * Creates each network's schedule, or brings an existing one to the configured interval. Idempotent:
- * every worker calls it at start. Returns a function that deletes them (tests end their task queue).
+ * Creates the task queue's schedule, or brings an existing one to the configured interval and
+ * networks. Idempotent: every worker calls it at start. Returns a function that deletes it (tests
+ * end their task queue). No networks: no schedule.
  */
-export async function ensureSettlementSchedules(
+export async function ensureSettlementSchedule(
   client: Client,
   input: { taskQueue: string; networks: readonly Pick<ChainNetworkConfig, 'network'>[]; settlement: SettlementSettings },
 ): Promise<() => Promise<void>> {
-  const ids: string[] = [];
-  for (const { network } of input.networks) {
-    const options = scheduleOf(input.taskQueue, network, input.settlement.intervalSeconds);
-    ids.push(options.scheduleId);
-    try {
-      await client.schedule.create(options);
-    } catch (err) {
-      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-      await client.schedule.getHandle(options.scheduleId).update((previous) => ({
-        ...previous,
-        spec: options.spec,
-        action: { ...previous.action, ...options.action },
-        policies: options.policies!,
-      }));
-    }
+  if (input.networks.length === 0) return async () => undefined;
+  const options = scheduleOf(
+    input.taskQueue,
+    input.networks.map((n) => n.network),
+    input.settlement.intervalSeconds,
+  );
+  try {
+    await client.schedule.create(options);
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    await client.schedule.getHandle(options.scheduleId).update((previous) => ({
+      ...previous,
+      spec: options.spec,
+      action: { ...previous.action, ...options.action },
+      policies: options.policies!,
+    }));
   }
   return async () => {
-    for (const id of ids) await client.schedule.getHandle(id).delete();
+    await client.schedule.getHandle(options.scheduleId).delete();
   };
 }

@@ -62,7 +62,7 @@ describe('the merchant API’s balance and settlements', () => {
   it('shows the balance, then the payout that paid it, to its merchant only', async () => {
     const chain = sharedChain();
     const usdc = chain.tokens.polygon.USDC;
-    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue));
     // Held while the payments complete, so that their shares stay in the balance, to be read there.
     await schedule.pause();
     const shop = await merchantWithWallet();

@@ -56,7 +56,7 @@ const sweepsOf = (paymentId: string) =>
     .sql`select p.status from payout_items i join payouts p on p.id = i.payout_id where i.payment_id = ${paymentId} and p.kind = 'sweep'`.then(
     (rows) => rows.map((r) => r.status as string),
   );
-const settlementSchedule = () => ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+const settlementSchedule = () => ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue));
 
 function fill(args: string[]): string[] {
   const need = (key: keyof typeof state) => state[key] ?? expect.fail(`no earlier step provided ${key}`);

@@ -1,4 +1,4 @@
-import { ensureSettlementSchedules } from '../../src/temporal/settlement-schedules';
+import { ensureSettlementSchedule } from '../../src/temporal/settlement-schedules';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -46,7 +46,7 @@ beforeAll(async () => {
   void worker.run();
   const watchers = startTestWatchers(ctx);
   // The settlement runs that sweep and pay, as every worker has them.
-  const removeSchedules = await ensureSettlementSchedules(ctx.temporal, {
+  const removeSchedules = await ensureSettlementSchedule(ctx.temporal, {
     taskQueue: ctx.config.temporal.taskQueue,
     networks: ctx.config.chains.networks,
     settlement: ctx.config.chains.settlement,

@@ -12,7 +12,7 @@ import { useTestApp, startTestWatchers } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { merchantWithFreshWallet, openSession, ownTreasury, payoutsOf, waitForPayouts } from '../payouts/support';
-import { ensureSettlementSchedules, settlementScheduleId } from '../../src/temporal/settlement-schedules';
+import { ensureSettlementSchedule, settlementScheduleId } from '../../src/temporal/settlement-schedules';
 
 // The SQL statements the worker sends for chain-verified payments, from the provider's hint to
 // payment.settled, counted per activity (postgres.js's debug hook, on a pool of the worker's own):
@@ -30,7 +30,7 @@ const PAYMENTS = 5;
 const BUDGET = 20;
 /** Statements of the settlement run (activities of settlementRun), shared by the payments it settles: about 40 for one sweep and one payout. */
 const RUN_BUDGET = 48;
-const RUN_ACTIVITIES = new Set(['releaseHolds', 'planSweeps', 'sendPayouts', 'planMerchantPayouts', 'settlementPayoutFailed']);
+const RUN_ACTIVITIES = new Set(['settlementDue', 'releaseHolds', 'planSweeps', 'sendPayouts', 'planMerchantPayouts', 'settlementPayoutFailed']);
 
 const own = ownTreasury();
 const ctx = useTestApp(own.overrides, { listen: true, sandbox: true });
@@ -76,15 +76,14 @@ beforeAll(async () => {
   const watchers = startTestWatchers({ ...ctx, db: workerDb });
   // The settlement runs: paused, so that only the run this test triggers is counted (an idle run's
   // statements are per interval, not per payment).
-  const removeSchedules = await ensureSettlementSchedules(ctx.temporal, {
+  const removeSchedule = await ensureSettlementSchedule(ctx.temporal, {
     taskQueue: ctx.config.temporal.taskQueue,
     networks: ctx.config.chains.networks,
     settlement: ctx.config.chains.settlement,
   });
-  for (const { network } of ctx.config.chains.networks)
-    await ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, network)).pause();
+  await ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue)).pause();
   stop = async () => {
-    await removeSchedules();
+    await removeSchedule();
     await watchers.stop();
     await worker.shutdown();
     await workerDb.close();
@@ -109,7 +108,7 @@ describe('SQL statements per payment', () => {
       await ctx.temporal.workflow.getHandle(id).result();
     }
     // One run settles them all: a sweep, then the merchant's payout.
-    await ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon')).trigger();
+    await ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue)).trigger();
     for (const id of ids) {
       await waitForPayouts(ctx, id);
       await eventually(

@@ -75,7 +75,7 @@ async function paidSession(onEstimate: () => Promise<void>) {
     60_000,
     'the payout to be estimated',
   );
-  const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+  const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue));
   const run = (await schedule.describe()).info.runningActions[0]!.workflow.workflowId;
   return { id, g, m, deposit: depositAddress, run };
 }

@@ -41,7 +41,7 @@ describe('a payout waiting for its confirmations', () => {
 
     // A settlement run's sweep is broadcast and mined in one block: its attempt now polls for the
     // receipt's confirmations, which no block brings until this test mines.
-    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue));
     const running = await eventually(
       async () => (await schedule.describe()).info.runningActions[0]?.workflow.workflowId,
       (workflowId) => workflowId !== undefined,

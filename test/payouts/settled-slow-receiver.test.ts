@@ -44,7 +44,7 @@ describe('payment.settled to a slow receiver', () => {
     // The run that paid it: its announcement scheduled once, completed in its first attempt.
     const [payout] = await ctx.db.sql`select p.id from payout_items i join payouts p on p.id = i.payout_id
       where i.payment_id = ${id} and p.kind = 'merchant' and p.status = 'confirmed'`;
-    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue));
     const runs = (await schedule.describe()).info.recentActions.map((a) => a.action.workflow.workflowId);
     const histories = await Promise.all(runs.map(async (run) => (await ctx.temporal.workflow.getHandle(run).fetchHistory()).events ?? []));
     const events = histories.find((h) =>

@@ -50,7 +50,7 @@ async function settlementRows(paymentIds: string[]) {
 
 describe('batched settlement', () => {
   it('sweeps many deposits in one transaction and pays each merchant once, from the treasury, without gas at any deposit', async () => {
-    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue));
     // Held while the payments complete, so that one run finds them all.
     await schedule.pause();
     const wallets = [randomAddress(), randomAddress()];
@@ -153,14 +153,14 @@ describe('batched settlement', () => {
     const nothing = await ctx.temporal.workflow.execute('settlementRun', {
       workflowId: idle,
       taskQueue: ctx.config.temporal.taskQueue,
-      args: [{ network: 'polygon' }],
+      args: [{ networks: ctx.config.chains.networks.map((n) => n.network) }],
     });
     expect(nothing).toEqual({ sweeps: 0, payouts: 0, failed: 0 });
     await replayRuns(ctx.temporal, 'settlement-run', { 'swept-and-paid': paid!, idle });
   }, 120_000);
 
   it('refunds a completed payment from its merchant’s balance only: 409 beyond it, concurrent refunds never overdraw', async () => {
-    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue));
     await schedule.pause();
     const m = await merchantWithWallet(randomAddress());
     const pay = async (amount: number) => {
@@ -226,7 +226,7 @@ describe('batched settlement', () => {
   }, 120_000);
 
   it('sends an exception’s money back from its deposit address through the sweeper, the treasury paying the gas', async () => {
-    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue));
     await schedule.unpause();
     const m = await merchantWithWallet(randomAddress());
     const usdc = chain.tokens.polygon.USDC;
@@ -304,7 +304,7 @@ describe('batched settlement', () => {
     );
     expect(rows[0]).toMatchObject({ kind: 'customer', from_address: devTreasuryAddress(), to_address: chain.sweepers.polygon });
     // The network fee, the treasury's, is swept by the next run: the deposit ends empty, never any native coin there.
-    await ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon')).unpause();
+    await ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue)).unpause();
     await waitForOrderFeeSwept(ctx, code);
     expect(await balanceOf(chain, usdc, depositAddress)).toBe(0n);
     expect(await chain.publicClient.getBalance({ address: depositAddress })).toBe(0n);
@@ -322,7 +322,7 @@ describe('batched settlement', () => {
         payload: { url: `${receiver.url}/hooks`, eventTypes: ['payment.settled'] },
       });
       expect(endpoint.statusCode).toBe(201);
-      const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+      const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue));
       await schedule.pause();
       const { id } = await paidSession(m.apiKey, 7);
       await schedule.unpause();
@@ -350,7 +350,7 @@ describe('batched settlement', () => {
   }, 120_000);
 
   it('leaves a deposit short of its amount on chain out of the sweep, and sweeps the others', async () => {
-    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue));
     await schedule.pause();
     const m = await merchantWithWallet(randomAddress());
     // The books say a payment completed at a deposit that holds nothing (as after a reorg took its transfer).
@@ -371,7 +371,7 @@ describe('batched settlement', () => {
   }, 120_000);
 
   it('stops planning payouts of a payment whose payouts failed three times, and pays the others', async () => {
-    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon'));
+    const schedule = ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue));
     await schedule.pause();
     const m = await merchantWithWallet(randomAddress());
     const usdc = chain.tokens.polygon.USDC;
@@ -387,7 +387,7 @@ describe('batched settlement', () => {
     const outcome = await ctx.temporal.workflow.execute('settlementRun', {
       workflowId: `settlement-bound-${refused}`,
       taskQueue: ctx.config.temporal.taskQueue,
-      args: [{ network: 'polygon' }],
+      args: [{ networks: ['polygon'] }],
     });
     expect(outcome).toMatchObject({ sweeps: 1, payouts: 1, failed: 0 });
     const live = await ctx.db.sql`select i.payment_id from payout_items i join payouts p on p.id = i.payout_id

@@ -54,6 +54,6 @@ describe('a payout hold', () => {
     const [released] = await ctx.db.sql`select min(created_at) as at from ledger_entries where posting_id = ${`released:${id}`}`;
     expect(new Date(released!.at as string).getTime()).toBeGreaterThanOrEqual(completedAt + (HOLD_SECONDS - 1) * 1000);
     expect(await balance()).toEqual([expect.objectContaining({ pending: '0.000000', available: '0.000000' })]);
-    await ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, 'polygon')).pause();
+    await ctx.temporal.schedule.getHandle(settlementScheduleId(ctx.config.temporal.taskQueue)).pause();
   }, 90_000);
 });

@@ -21,7 +21,7 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { createSessionCanceller } from '../../src/temporal/session-cancel';
 import { startChainWatchers, type ChainWatchDeps, type ChainWatchers } from '../../src/watchers/chain-watch';
 import { createWorker, type CheckoutWorker } from '../../src/worker/worker';
-import { ensureSettlementSchedules } from '../../src/temporal/settlement-schedules';
+import { ensureSettlementSchedule } from '../../src/temporal/settlement-schedules';
 import { startCustomerMailSender } from '../../src/activities/customer-mails';
 import { createMailer } from '../../src/mail/mailer';
 import { createTestDatabase } from './databases';
@@ -118,17 +118,16 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
     const temporal = createTemporalClient(ctx.config.temporal);
     ctx.temporal = temporal.client;
     cleanups.push(temporal.close);
-    // The file's settlement schedules, whoever made them (a worker.ts process the file spawned makes
-    // its own and leaves them, as a deployment's worker must): left on the run's shared server, each
-    // would start a run every interval for the rest of the run, on a task queue nobody polls.
+    // The file's settlement schedule, whoever made it (a worker.ts process the file spawned makes its
+    // own and leaves it, as a deployment's worker must): left on the run's shared server, it would
+    // start a run every interval for the rest of the run, on a task queue nobody polls.
     cleanups.push(async () => {
-      for (const { network } of ctx.config.chains.networks)
-        await temporal.client.schedule
-          .getHandle(settlementScheduleId(ctx.config.temporal.taskQueue, network))
-          .delete()
-          .catch((err: unknown) => {
-            if (!(err instanceof ScheduleNotFoundError)) throw err;
-          });
+      await temporal.client.schedule
+        .getHandle(settlementScheduleId(ctx.config.temporal.taskQueue))
+        .delete()
+        .catch((err: unknown) => {
+          if (!(err instanceof ScheduleNotFoundError)) throw err;
+        });
     });
     ctx.providers = createProviders(ctx.config);
 
@@ -200,7 +199,7 @@ export async function startTestWorker(
   });
   void worker.run();
   // Batched settlement's runs, as worker.ts schedules them, removed with the file's task queue.
-  const unschedule = await ensureSettlementSchedules(ctx.temporal, {
+  const unschedule = await ensureSettlementSchedule(ctx.temporal, {
     taskQueue: ctx.config.temporal.taskQueue,
     networks: ctx.config.chains.networks,
     settlement: ctx.config.chains.settlement,

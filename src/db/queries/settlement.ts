@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { payoutItems, payouts } from '../schema';
 import { balanceAccount, merchantBalance, outgoingPlanned, refundDraw, type MerchantBalance } from '../../domain/balances';
@@ -29,16 +29,10 @@ export interface SweepableDeposit {
   amountMicro: bigint;
 }
 
-/**
- * The money of `network` still at deposit addresses that is the platform's to move: a completed
- * payment's gross (its completion credited a merchant's balance: a `merchant:…:pending` line), a
- * settled simple order's network fee once the customer's payout is confirmed (the rest of its money
- * went to the customer), and a merchant's top-up (credited to its balance when it was confirmed). Each not taken by a live sweep, and with fewer than SWEEP_ATTEMPTS failed
- * sweeps since an operator's retry. Oldest first. Money held for an exception stays where it is.
- */
-export async function sweepableDeposits(tx: DatabaseOrTransaction, network: string, limit: number): Promise<SweepableDeposit[]> {
-  const rows = await tx.execute<{ payment_id: string; asset: string; address: string; derivation_index: number; amount: string }>(sql`
-    with due as (
+/** The query of sweepableDeposits, for `network` (a parameter, or a column of an outer query). */
+const sweepableSql = (network: SQL) => sql`
+    select e.payment_id, e.asset, d.address, d.derivation_index, e.amount
+      from (
       select e.id, e.payment_id, e.asset, e.account, e.amount
         from ledger_entries e
        where e.network = ${network}
@@ -65,16 +59,26 @@ export async function sweepableDeposits(tx: DatabaseOrTransaction, network: stri
          and e.posting_id like 'arrival:%'
          and e.amount > 0
          and not exists (select 1 from ledger_entries l where l.posting_id = e.posting_id || ':left')
-    )
-    select e.payment_id, e.asset, d.address, d.derivation_index, e.amount
-      from due e
+      ) e
       join deposit_addresses d on e.account = 'deposit:' || d.address
      where not exists (select 1 from payout_items i join payouts p on p.id = i.payout_id
                         where i.payment_id = e.payment_id and p.kind = 'sweep' and p.status <> 'failed')
        and (select count(*) from payout_items i join payouts p on p.id = i.payout_id
              where i.payment_id = e.payment_id and p.kind = 'sweep' and p.status = 'failed' and p.cleared_at is null) < ${SWEEP_ATTEMPTS}
      order by e.id
-     limit ${limit}`);
+`;
+
+/**
+ * The money of `network` still at deposit addresses that is the platform's to move: a completed
+ * payment's gross (its completion credited a merchant's balance: a `merchant:…:pending` line), a
+ * settled simple order's network fee once the customer's payout is confirmed (the rest of its money
+ * went to the customer), and a merchant's top-up (credited to its balance when it was confirmed). Each not taken by a live sweep, and with fewer than SWEEP_ATTEMPTS failed
+ * sweeps since an operator's retry. Oldest first. Money held for an exception stays where it is.
+ */
+export async function sweepableDeposits(tx: DatabaseOrTransaction, network: string, limit: number): Promise<SweepableDeposit[]> {
+  const rows = await tx.execute<{ payment_id: string; asset: string; address: string; derivation_index: number; amount: string }>(
+    sql`${sweepableSql(sql`${network}`)} limit ${limit}`,
+  );
   return rows.map((r) => ({
     paymentId: r.payment_id,
     asset: r.asset,
@@ -91,9 +95,8 @@ export interface HeldShare {
   amountMicro: bigint;
 }
 
-/** Shares of `network`'s payments still pending whose payment completed at or before `completedBy`. */
-export async function heldShares(tx: DatabaseOrTransaction, network: string, completedBy: Date): Promise<HeldShare[]> {
-  const rows = await tx.execute<{ payment_id: string; merchant_id: string; asset: string; amount: string }>(sql`
+/** The query of heldShares, for `network` (a parameter, or a column of an outer query). */
+const heldSql = (network: SQL, completedBy: Date) => sql`
     select m.payment_id, t.merchant_id, m.asset, (-m.amount)::text as amount
       from ledger_entries m join transactions t on t.payment_id = m.payment_id
      where m.network = ${network}
@@ -101,8 +104,13 @@ export async function heldShares(tx: DatabaseOrTransaction, network: string, com
        and m.account = 'merchant:' || t.merchant_id || ':pending'
        and t.completed_at <= ${completedBy.toISOString()}::timestamptz
        and not exists (select 1 from ledger_entries r where r.posting_id = 'released:' || m.payment_id)
-     order by m.id
-     limit 500`);
+     order by m.id`;
+
+/** Shares of `network`'s payments still pending whose payment completed at or before `completedBy`. */
+export async function heldShares(tx: DatabaseOrTransaction, network: string, completedBy: Date): Promise<HeldShare[]> {
+  const rows = await tx.execute<{ payment_id: string; merchant_id: string; asset: string; amount: string }>(
+    sql`${heldSql(sql`${network}`, completedBy)} limit 500`,
+  );
   return rows.map((r) => ({ paymentId: r.payment_id, merchantId: r.merchant_id, asset: r.asset, amountMicro: BigInt(r.amount) }));
 }
 
@@ -120,13 +128,8 @@ export interface PayablePayment {
   shareMicro: bigint;
 }
 
-/**
- * Payments of `network` whose sweep is confirmed (the treasury holds their money), whose share is
- * released, that no live payout pays yet, and that fewer than PAYOUT_ATTEMPTS payouts failed to pay
- * since an operator's retry.
- */
-export async function payablePayments(tx: DatabaseOrTransaction, network: string): Promise<PayablePayment[]> {
-  const rows = await tx.execute<{ payment_id: string; merchant_id: string; asset: string; wallet_address: string; share: string }>(sql`
+/** The query of payablePayments, for `network` (a parameter, or a column of an outer query). */
+const payableSql = (network: SQL) => sql`
     select t.payment_id, t.merchant_id, t.destination_asset as asset, t.wallet_address, t.merchant_settlement_micro as share
       from payout_items si
       join payouts s on s.id = si.payout_id and s.kind = 'sweep' and s.status = 'confirmed' and s.network = ${network}
@@ -137,7 +140,17 @@ export async function payablePayments(tx: DatabaseOrTransaction, network: string
        and exists (select 1 from ledger_entries r where r.posting_id = 'released:' || si.payment_id)
        and (select count(*) from payout_items i join payouts p on p.id = i.payout_id
              where i.payment_id = si.payment_id and p.kind = 'merchant' and p.status = 'failed' and p.cleared_at is null) < ${PAYOUT_ATTEMPTS}
-     order by t.merchant_id, si.payment_id`);
+     order by t.merchant_id, si.payment_id`;
+
+/**
+ * Payments of `network` whose sweep is confirmed (the treasury holds their money), whose share is
+ * released, that no live payout pays yet, and that fewer than PAYOUT_ATTEMPTS payouts failed to pay
+ * since an operator's retry.
+ */
+export async function payablePayments(tx: DatabaseOrTransaction, network: string): Promise<PayablePayment[]> {
+  const rows = await tx.execute<{ payment_id: string; merchant_id: string; asset: string; wallet_address: string; share: string }>(
+    payableSql(sql`${network}`),
+  );
   return rows.map((r) => ({
     paymentId: r.payment_id,
     merchantId: r.merchant_id,
@@ -216,6 +229,25 @@ export async function listPayoutItems(
     amountMicro: BigInt(r.amount),
     merchantId: r.merchant_id,
   }));
+}
+
+/**
+ * Of `networks`, those where a settlement run has something to do (one statement, whatever their
+ * number): a sweep or payout a run left unfinished, a deposit to sweep, a payment to pay, and with
+ * `completedBy` a share whose hold has passed. The same queries as the run's own, asked whether they
+ * find anything.
+ */
+export async function settlementDueNetworks(db: DatabaseOrTransaction, networks: string[], completedBy: Date | null): Promise<string[]> {
+  if (networks.length === 0) return [];
+  const network = sql`n.network`;
+  const rows = await db.execute<{ network: string }>(sql`
+    select n.network from unnest(${`{${networks.join(',')}}`}::text[]) as n(network)
+     where exists (select 1 from payouts p
+                    where p.network = n.network and p.payment_id = p.id and p.status in ('planned', 'signed', 'broadcast'))
+        or exists (${sweepableSql(network)})
+        or exists (${payableSql(network)})
+        ${completedBy ? sql`or exists (${heldSql(network, completedBy)})` : sql``}`);
+  return rows.map((r) => r.network);
 }
 
 /** The batched payouts of `network` not yet confirmed nor failed: a run finishes them before it plans more. */

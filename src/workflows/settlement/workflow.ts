@@ -6,7 +6,7 @@ import { sendPayouts } from '../checkout-session/payout';
 import { webhookDelivery } from '../webhook-delivery/workflow';
 
 export interface SettlementRunInput {
-  network: string;
+  networks: string[];
 }
 
 export interface SettlementRunOutcome {
@@ -46,21 +46,32 @@ async function handOff(emitted: EmittedEvent): Promise<void> {
 }
 
 /**
- * One settlement run of a network (docs/settlement.md), started by the network's schedule every
- * PAYOUT_INTERVAL_SECONDS, one at a time: the shares whose hold has passed made available, the
- * deposits of completed payments swept into the treasury,
- * then each merchant paid what those payments owe them, `payment.settled` for each payment once its
- * payout is confirmed (its first attempts made at once, the retries handed off). What a run leaves unfinished (a worker lost, Temporal down) the next one
- * finishes before it plans more; a payout that failed for good is the merchant's balance again.
+ * One settlement run (docs/settlement.md), started by the task queue's schedule every
+ * PAYOUT_INTERVAL_SECONDS, one at a time: in each network that has something to do, the shares whose
+ * hold has passed made available, the deposits of completed payments and top-ups swept into the
+ * treasury, then each merchant paid what those payments owe them, `payment.settled` for each payment
+ * once its payout is confirmed (its first attempts made at once, the retries handed off). Networks go
+ * side by side: one chain's slow receipt never holds another's payouts. What a run leaves unfinished
+ * (a worker lost, Temporal down) the next one finishes before it plans more; a payout that failed for
+ * good is the merchant's balance again.
  */
 export async function settlementRun(input: SettlementRunInput): Promise<SettlementRunOutcome> {
   // Most runs find nothing: one local read, and the run ends.
-  if (!(await reads.settlementDue(input.network))) return { sweeps: 0, payouts: 0, failed: 0 };
+  const due = await reads.settlementDue(input.networks);
+  const outcomes = await Promise.all(due.map(settleNetwork));
+  return outcomes.reduce((sum, o) => ({ sweeps: sum.sweeps + o.sweeps, payouts: sum.payouts + o.payouts, failed: sum.failed + o.failed }), {
+    sweeps: 0,
+    payouts: 0,
+    failed: 0,
+  });
+}
+
+async function settleNetwork(network: string): Promise<SettlementRunOutcome> {
   let failed = 0;
-  await settlement.releaseHolds(input.network);
-  const sweeps = await settlement.planSweeps(input.network);
+  await settlement.releaseHolds(network);
+  const sweeps = await settlement.planSweeps(network);
   if (sweeps.length > 0 && !(await sendPayouts({ planned: sweeps })).settled) failed++;
-  const payouts = await settlement.planMerchantPayouts(input.network);
+  const payouts = await settlement.planMerchantPayouts(network);
   // Each payout on its own: one merchant's refusal never holds another's money.
   await Promise.all(
     payouts.map(async (id) => {
