@@ -30,7 +30,14 @@ const PAYMENTS = 5;
 const BUDGET = 20;
 /** Statements of the settlement run (activities of settlementRun), shared by the payments it settles: about 40 for one sweep and one payout. */
 const RUN_BUDGET = 48;
-const RUN_ACTIVITIES = new Set(['settlementDue', 'releaseHolds', 'planSweeps', 'sendPayouts', 'planMerchantPayouts', 'settlementPayoutFailed']);
+const RUN_ACTIVITIES = new Set([
+  'settlementDue',
+  'releaseHolds',
+  'planSweeps',
+  'sendPayouts',
+  'planMerchantPayouts',
+  'settlementPayoutFailed',
+]);
 
 const own = ownTreasury();
 const ctx = useTestApp(own.overrides, { listen: true, sandbox: true });
