@@ -53,6 +53,8 @@ export interface NextPayout {
   due: boolean;
   /** null: only when asked for (manual). */
   at: Date | null;
+  /** A payout was asked for since the last one: the next run pays it, whatever the schedule and the minimum. */
+  requested: boolean;
 }
 
 /** A balance in one network and asset, and when a settlement run may pay it next. */
@@ -79,13 +81,9 @@ export function merchantMoney(ctx: Pick<PaymentContext, 'db' | 'now' | 'config'>
     const now = ctx.now();
     // Each balance is paid on its own, its schedule counted from its own last payout, as the runs' planner counts it.
     const next = (lastPayoutAt: Date | null): NextPayout => {
-      const input = {
-        schedule: merchant.payoutSchedule,
-        lastPayoutAt,
-        now,
-        requested: payoutRequested(merchant.payoutRequestedAt, lastPayoutAt),
-      };
-      return { due: payoutDue(input), at: nextPayoutAt(input) };
+      const requested = payoutRequested(merchant.payoutRequestedAt, lastPayoutAt);
+      const input = { schedule: merchant.payoutSchedule, lastPayoutAt, now, requested };
+      return { due: payoutDue(input), at: nextPayoutAt(input), requested };
     };
     const balances = await Promise.all(
       (await merchantBalances(ctx, merchantId)).map(async (b) => ({
@@ -103,7 +101,7 @@ export function merchantMoney(ctx: Pick<PaymentContext, 'db' | 'now' | 'config'>
       minimumMicro: merchant.payoutMinimumMicro,
       requestedAt: merchant.payoutRequestedAt,
       balances,
-      nextPayout: balances.length === 0 ? next(null) : (soonest ?? { due: false, at: null }),
+      nextPayout: balances.length === 0 ? next(null) : (soonest ?? { due: false, at: null, requested: false }),
       payoutIntervalSeconds: ctx.config.chains.settlement.intervalSeconds,
       topUpAddresses: await merchantTopUpAddresses(ctx, merchantId),
     };

@@ -6,11 +6,10 @@ import { settlementsCsv } from '../../src/domain/settlements-csv';
 import type { Mailer } from '../../src/mail/mailer';
 import { merchantMoney } from '../../src/payments/merchant-money';
 import { settledTransactions } from '../../src/db/queries/settlements';
-import { writePostings } from '../../src/db/queries/ledger';
-import { holdReleased, outgoingPlanned, paymentCompleted } from '../../src/domain/balances';
 import { approve, secureOwner, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
+import { seedBalance } from '../support/seed-balance';
 import { seedPayment } from '../support/seed-payment';
 
 // Issue 29 items 4 and 5 over HTTP: payment links (made by the v1 API's use case) and the merchant's
@@ -18,7 +17,6 @@ import { seedPayment } from '../support/seed-payment';
 // their CSV; the home figures). Roles, and nothing of another merchant's shown or changed.
 const WALLET = '0x52908400098527886e0f7030069857d2e4169ee7';
 const CHECKSUMMED = '0x52908400098527886E0F7030069857D2E4169EE7';
-const USDC_POLYGON = { network: 'polygon', asset: 'USDC' };
 
 describe('dashboard payment links and money', () => {
   const mailbox = useMailSink();
@@ -252,41 +250,9 @@ describe('dashboard payment links and money', () => {
     expect(fresh.body.topUpAddresses.map((t: { network: string }) => t.network)).toEqual(swept);
     for (const t of fresh.body.topUpAddresses) expect(t.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
 
-    // Two payments paid by one payout planned early this UTC day; a third's share still available.
-    const [a, b, c] = [
-      await seedPayment(ctx.db.db, merchantId, 'completed'),
-      await seedPayment(ctx.db.db, merchantId, 'completed'),
-      await seedPayment(ctx.db.db, merchantId, 'completed'),
-    ];
-    const share = 24_625_000n;
-    await writePostings(
-      ctx.db.db,
-      [a, b, c].flatMap((paymentId, i) => [
-        paymentCompleted({
-          ...USDC_POLYGON,
-          paymentId,
-          merchantId,
-          depositAddress: `0xdeposit${i}`,
-          txHash: null,
-          grossMicro: 25_000_000n,
-          merchantMicro: share,
-          commissionMicro: 375_000n,
-        }),
-        holdReleased({ ...USDC_POLYGON, paymentId, merchantId, amountMicro: share, reservedMicro: 0n, reserveTargetMicro: 0n }),
-      ]),
-    );
-    const payoutId = `po_batch${merchantId.slice(4, 20)}`;
-    await ctx.db.db.insert(payouts).values({
-      ...payoutRow(payoutId, 'merchant', { status: 'broadcast', amount: String(2n * share) }),
-      id: payoutId,
-      paymentId: payoutId,
-    });
-    await ctx.db.db.insert(payoutItems).values([a, b].map((paymentId) => ({ payoutId, paymentId, amount: String(share) })));
-    await ctx.db.sql`update payouts set created_at = date_trunc('day', now() at time zone 'UTC') at time zone 'UTC' + interval '1 second'
-      where id = ${payoutId}`;
-    await writePostings(ctx.db.db, [
-      outgoingPlanned({ ...USDC_POLYGON, outgoingId: payoutId, merchantId, paymentId: null, fromAvailable: 2n * share, fromReserved: 0n }),
-    ]);
+    // Two payments paid by one payout planned early this UTC day, still on its way; a third's share available.
+    const today = Math.floor(ctx.clock.now().getTime() / 86_400_000) * 86_400_000;
+    const seeded = await seedBalance(ctx.db.db, merchantId, { paid: 2, available: 1, payoutAt: new Date(today + 1000), onItsWay: true });
     // A payout from before settlement runs: one payment, its own payment_id, no items.
     const legacy = await seedPayment(ctx.db.db, merchantId, 'completed');
     await ctx.db.db
@@ -304,6 +270,7 @@ describe('dashboard payment links and money', () => {
         outgoing: '49.250000',
         nextPayoutAt: expect.any(String),
         payoutDue: true,
+        payoutRequested: false,
       },
     ]);
     expect(atNextRun(withBalance)(withBalance.body.balances[0].nextPayoutAt)).toBe(true);
@@ -313,12 +280,11 @@ describe('dashboard payment links and money', () => {
     // In the database's order of ids, which need not be JavaScript's: compared as sets.
     const byId = (x: { paymentId: string }, y: { paymentId: string }) => (x.paymentId < y.paymentId ? -1 : 1);
     expect(payoutList.map((p: { id: string; payments: { paymentId: string }[] }) => [p.id, [...p.payments].sort(byId)])).toEqual([
-      [payoutId, [a, b].sort().map((paymentId) => ({ paymentId, amount: '24.625000' }))],
+      [seeded.payoutId, [...seeded.paid].sort().map((paymentId) => ({ paymentId, amount: '24.625000' }))],
       [payoutRow(legacy, 'merchant', {}).id, [{ paymentId: legacy, amount: '24.625000' }]],
     ]);
 
     // Daily: paid today already, so the next UTC midnight; the minimum is the merchant's.
-    const today = Math.floor(ctx.clock.now().getTime() / 86_400_000) * 86_400_000;
     const midnight = new Date(today + 86_400_000).toISOString();
     const daily = await client.call('POST', '/payout-settings', { schedule: 'daily', minimum: '25' });
     expect(daily.statusCode, daily.body).toBe(200);
@@ -327,7 +293,8 @@ describe('dashboard payment links and money', () => {
       minimum: '25.000000',
       nextPayoutAt: midnight,
       payoutDue: false,
-      balances: [{ nextPayoutAt: midnight, payoutDue: false }],
+      payoutRequested: false,
+      balances: [{ nextPayoutAt: midnight, payoutDue: false, payoutRequested: false }],
     });
     expect((await read()).body.nextPayoutAt).toBe(midnight);
 
@@ -349,7 +316,7 @@ describe('dashboard payment links and money', () => {
     const after = ctx.clock.now().getTime();
     expect(atNextRun({ before, after })(asked.json().nextPayoutAt)).toBe(true);
     expect(atNextRun({ before, after })(asked.json().balances[0].nextPayoutAt)).toBe(true);
-    expect([asked.json().payoutDue, asked.json().balances[0].payoutDue]).toEqual([true, true]);
+    expect(asked.json()).toMatchObject({ payoutDue: true, payoutRequested: true, balances: [{ payoutDue: true, payoutRequested: true }] });
 
     // Other roles read the same, and change nothing.
     await ctx.db.sql`update dashboard_users set role = 'viewer' where email = 'next-payout@example.com'`;

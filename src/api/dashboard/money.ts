@@ -103,13 +103,16 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
         outgoing: z.string(),
         nextPayoutAt: z.string().nullable(),
         payoutDue: z.boolean(),
+        payoutRequested: z.boolean(),
       }),
     ),
     // When a run may pay next (domain/next-payout.ts): payoutDue, the next run may (within
     // payoutIntervalSeconds; nextPayoutAt is then this answer's time); else a UTC midnight, or null
-    // (manual: only when asked). The earliest of the balances'.
+    // (manual: only when asked). payoutRequested: asked for since the last payout, so whatever the
+    // minimum. The earliest of the balances'.
     nextPayoutAt: z.string().nullable(),
     payoutDue: z.boolean(),
+    payoutRequested: z.boolean(),
     payoutIntervalSeconds: z.number().int(),
     // Where the merchant sends money to its own balance, one per network (docs/settlement.md).
     topUpAddresses: z.array(z.object({ network: z.string(), address: z.string() })),
@@ -128,9 +131,11 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
       outgoing: formatCrypto(b.outgoing),
       nextPayoutAt: b.nextPayout.at?.toISOString() ?? null,
       payoutDue: b.nextPayout.due,
+      payoutRequested: b.nextPayout.requested,
     })),
     nextPayoutAt: p.nextPayout.at?.toISOString() ?? null,
     payoutDue: p.nextPayout.due,
+    payoutRequested: p.nextPayout.requested,
     payoutIntervalSeconds: p.payoutIntervalSeconds,
     topUpAddresses: p.topUpAddresses,
   });
