@@ -1,3 +1,5 @@
+import { formatCryptoAmount, parseCrypto } from '../../src/domain/money';
+
 // The dashboard's one way to its internal API (/dashboard/api/, cookie session): JSON both ways, and
 // the CSRF token (a cookie the server sets, readable here) repeated in a header on every write.
 
@@ -255,6 +257,30 @@ export interface Payout {
   failureReason: string | null;
   createdAt: string;
   confirmedAt: string | null;
+  /** The payments it paid, each with the share of it the payout carried. */
+  payments: { paymentId: string; amount: string }[];
+}
+
+export type PayoutSchedule = 'instant' | 'daily' | 'weekly' | 'manual';
+
+/**
+ * When a settlement run may pay next: `payoutDue`, the next run may; else at `nextPayoutAt`, or only
+ * when asked (null). `payoutRequested`: asked for since the last payout, so whatever the minimum.
+ */
+export interface NextPayout {
+  nextPayoutAt: string | null;
+  payoutDue: boolean;
+  payoutRequested: boolean;
+}
+
+/** GET /payout-settings: the balances, when and how much payouts pay, where to top up. */
+export interface PayoutSettings extends NextPayout {
+  schedule: PayoutSchedule;
+  minimum: string;
+  requestedAt: string | null;
+  balances: ({ network: string; asset: string; pending: string; available: string; reserved: string; outgoing: string } & NextPayout)[];
+  payoutIntervalSeconds: number;
+  topUpAddresses: { network: string; address: string }[];
 }
 
 export interface Settlement {
@@ -289,6 +315,20 @@ export { FIAT_CURRENCIES } from '../../src/domain/currencies';
 // pair and address (422), these only fill the choices.
 export const ASSETS = ['USDC', 'USDT'] as const;
 export const NETWORKS = ['polygon', 'ethereum', 'base', 'arbitrum', 'solana', 'tron'] as const;
+const NETWORK_NAMES: Record<string, string> = {
+  polygon: 'Polygon',
+  ethereum: 'Ethereum',
+  base: 'Base',
+  arbitrum: 'Arbitrum',
+  solana: 'Solana',
+  tron: 'Tron',
+};
+/** A network as a sentence names it ("Polygon"); one this list does not know, as the API spells it. */
+export const networkName = (network: string) => NETWORK_NAMES[network] ?? network;
+// Amounts are exact decimal strings from the API: summed as integer micro units, never as floats.
+export { formatCryptoAmount, parseCrypto };
+/** An API amount as a sentence shows it: at least two decimals, exact beyond ("12.50", "24.625"). */
+export const amountText = (text: string) => formatCryptoAmount(parseCrypto(text));
 
 export type Role = Me['user']['role'];
 export const ROLES: readonly Role[] = ['owner', 'admin', 'developer', 'viewer'];

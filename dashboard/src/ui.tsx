@@ -244,3 +244,25 @@ export function StepUp({ me, what }: { me: Me; what: string }) {
     </form>
   );
 }
+
+/** Copies a value a person hands on (a link's URL, an address) and says whether the browser let it. */
+export function CopyButton({ value, what }: { value: string; what: string }) {
+  const [note, setNote] = useState('');
+  const copy = () =>
+    navigator.clipboard.writeText(value).then(
+      () => setNote('Copied.'),
+      () => setNote(`Copying was refused by the browser: select ${what} and copy it.`),
+    );
+  return (
+    <>
+      <button type="button" className="secondary" onClick={() => void copy()}>
+        Copy
+        <span className="visually-hidden">
+          {' '}
+          {what} {value}
+        </span>
+      </button>
+      <span role="status">{note}</span>
+    </>
+  );
+}

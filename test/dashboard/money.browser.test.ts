@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { parseCrypto } from '../../src/domain/money';
 import { expectNoAxeViolations } from '../support/axe';
 import { screenshotsOnFailure, useBrowser, watchProblems } from '../support/browser';
-import { payFromWallet, sharedChain } from '../support/chain';
-import { approve, PASSWORD, signedUpOwner } from '../support/dashboard';
+import { payFromWallet, randomAddress, sharedChain } from '../support/chain';
+import { approve, enrolTwoFactor, PASSWORD, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { useMailSink } from '../support/mail';
+import { seedBalance } from '../support/seed-balance';
 import { seedPayment } from '../support/seed-payment';
 
 // Issue 29 items 1, 4 and 5 in real Chromium, on a phone and a wide screen, light and dark: a
@@ -238,6 +239,145 @@ describe('payments, links and money in Chromium', { timeout: 180_000 }, () => {
     }
     // The one failed request is the empty date range the walk asked for on purpose (422, shown on the page).
     expect(problems).toEqual([expect.stringMatching(/status of 422/)]);
+    await context.close();
+  });
+
+  it('balance, top-up address and the payouts’ payments → schedule and minimum after the step-up → pay now → a viewer reads → the refund form’s balance', async () => {
+    const email = 'balance-walk@example.com';
+    const owner = await signedUpOwner(ctx.app, mailbox, email, 'Balance Walk');
+    await approve(ctx.app, owner.merchantId);
+    // An owner's step-up asks for their second factor too.
+    const { app: authenticator } = await enrolTwoFactor(owner.client, ctx.clock);
+    // Two payments paid out early this UTC day, a third's share available: a daily schedule then waits for tomorrow.
+    const today = Math.floor(ctx.clock.now().getTime() / 86_400_000) * 86_400_000;
+    const seeded = await seedBalance(ctx.db.db, owner.merchantId, { paid: 2, available: 1, payoutAt: new Date(today + 1000) });
+    const refundable = seeded.available[0]!;
+    // Proven on chain at its deposit address, as a refund of a completed payment needs.
+    await ctx.db.sql`update checkout_sessions set verification = 'chain', deposit_address = ${randomAddress()} where id = ${refundable}`;
+    const settings = (await owner.client.call('GET', '/payout-settings')).json();
+    const polygonTopUp = (settings.topUpAddresses as { network: string; address: string }[]).find((t) => t.network === 'polygon')!.address;
+
+    const context = screenshotsOnFailure(await chrome.browser.newContext({ viewport: { width: 390, height: 844 } }), 'dashboard-balance');
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    const base = `${ctx.baseUrl}/dashboard`;
+    await page.goto(`${base}/sign-in`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Code from your authenticator app').fill(await authenticator.code());
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Balance Walk' }).waitFor();
+
+    // The balance per network and asset, each figure as a sentence writes it; instant: the next run.
+    await page.getByRole('link', { name: /^Money/ }).click();
+    await page.getByRole('heading', { name: 'Balance', exact: true }).waitFor();
+    await expect
+      .poll(() => page.getByTestId('balance').locator('td').allTextContents())
+      .toEqual(['Polygon', 'USDC', '0.00', '24.625', '0.00', '0.00', 'Next run']);
+    expect(await page.getByTestId('payout-schedule').textContent()).toBe('Every settlement run');
+    expect(await page.getByTestId('payout-minimum').textContent()).toBe('0.00 (USDC or USDT)');
+    expect(await page.getByTestId('next-payout').textContent()).toBe(
+      'At the next settlement run, within 2 seconds: what is available in each asset goes to your wallet.',
+    );
+
+    // The top-up address of each network, what it does, and a copy button.
+    await page.getByText('USDC or USDT sent here is credited to your available balance once confirmed, for refunds.').waitFor();
+    expect(await page.getByTestId('top-up').count()).toBe(settings.topUpAddresses.length);
+    const polygon = page.getByTestId('top-up').filter({ hasText: 'Polygon' });
+    expect(await polygon.locator('code').textContent()).toBe(polygonTopUp);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.baseUrl });
+    await polygon.getByRole('button', { name: `Copy the Polygon top-up address ${polygonTopUp}` }).click();
+    await polygon.getByRole('status').filter({ hasText: 'Copied.' }).waitFor();
+    expect(
+      await page.evaluate(() =>
+        (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText(),
+      ),
+    ).toBe(polygonTopUp);
+
+    // The payout, with the two payments it paid under their count.
+    const payout = page.getByTestId('payout');
+    await expect.poll(() => payout.count()).toBe(1);
+    await payout.getByText('2 payments').click();
+    for (const paymentId of seeded.paid)
+      expect(await payout.getByRole('link', { name: paymentId }).getAttribute('href')).toBe(`/dashboard/payments/${paymentId}`);
+    await expectNoAxeViolations(page, 'money, balance, step-up asked');
+
+    // No change before the step-up; after it (the password and a code), daily with a minimum.
+    expect(await page.getByRole('button', { name: 'Save the schedule' }).count()).toBe(0);
+    const confirmIt = page.getByRole('form', { name: 'Confirm it is you' });
+    await confirmIt.getByLabel('Your password').fill(PASSWORD);
+    await confirmIt.getByLabel('Code from your authenticator app').fill(await authenticator.code());
+    await confirmIt.getByRole('button', { name: 'Confirm it is you' }).click();
+    await confirmIt.waitFor({ state: 'detached' });
+    const scheduleForm = page.getByRole('form', { name: 'Change when payouts go' });
+    await scheduleForm.getByLabel('Payout schedule').selectOption('daily');
+    await scheduleForm.getByLabel('Minimum payout').fill('25');
+    await scheduleForm.getByRole('button', { name: 'Save the schedule' }).click();
+    await page.getByTestId('payout-schedule').filter({ hasText: 'Daily, from 00:00 UTC' }).waitFor();
+    // Paid today already: the next payout is the first run of tomorrow, UTC.
+    const tomorrow = new Date(today + 86_400_000);
+    const nextPayout = page.getByTestId('next-payout');
+    expect(await nextPayout.locator('time').getAttribute('datetime')).toBe(tomorrow.toISOString());
+    const weekday = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'][tomorrow.getUTCDay()]!;
+    const month = tomorrow.toLocaleString('en', { month: 'long', timeZone: 'UTC' });
+    expect(await nextPayout.textContent()).toBe(
+      `On ${weekday}, ${tomorrow.getUTCDate()} ${month} ${tomorrow.getUTCFullYear()} at 00:00 UTC, the first settlement run of that day: ` +
+        'what is available in each asset goes to your wallet, once it reaches your minimum of 25.00.',
+    );
+    expect(await page.getByTestId('payout-minimum').textContent()).toBe('25.00 (USDC or USDT)');
+    expect(await page.getByTestId('balance').locator('td time').getAttribute('datetime')).toBe(tomorrow.toISOString());
+    // What the API keeps, not only what the page shows.
+    expect(
+      (await ctx.db.sql`select payout_schedule, payout_minimum_micro::text as m from merchants where id = ${owner.merchantId}`)[0],
+    ).toEqual({
+      payout_schedule: 'daily',
+      m: '25000000',
+    });
+    await page.reload();
+    await expect.poll(async () => nextPayout.locator('time').getAttribute('datetime')).toBe(tomorrow.toISOString());
+    await expectNoAxeViolations(page, 'money, daily with a minimum');
+
+    // Pay now: the next run pays, whatever the schedule and the minimum.
+    await page.getByRole('button', { name: 'Pay out now' }).click();
+    await page.getByRole('status').filter({ hasText: 'Asked for: the next settlement run pays what is available' }).waitFor();
+    await nextPayout
+      .filter({
+        hasText:
+          'At the next settlement run, within 2 seconds: a payout was asked for, so what is available in each asset goes to your wallet, whatever the schedule and the minimum.',
+      })
+      .waitFor();
+    expect(await page.getByTestId('balance').locator('td').last().textContent()).toBe('Next run');
+
+    // The refund form on a payment's page: what the balance holds for refunds, before anything is typed.
+    await page.goto(`${base}/payments/${refundable}`);
+    const refundForm = page.getByRole('form', { name: 'Refund this payment' });
+    await refundForm.getByTestId('refund-available').waitFor();
+    expect(await refundForm.getByTestId('refund-available').textContent()).toBe(
+      'Available for refunds: 24.625 USDC on Polygon. Less than this payment’s rest: top up your balance or wait for more payments.',
+    );
+    expect(await refundForm.getByLabel('Amount (USDC)').inputValue()).toBe('25.000000');
+    expect(await refundForm.getByRole('link', { name: 'top up your balance' }).getAttribute('href')).toBe('/dashboard/money');
+    await expectNoAxeViolations(page, 'refund form with the balance');
+
+    // A viewer reads the same, and is offered no change.
+    await ctx.db.sql`update dashboard_users set role = 'viewer' where email = ${email}`;
+    await page.goto(`${base}/money`);
+    await page.getByText('Owners and admins change the schedule and ask for a payout.').waitFor();
+    expect(await page.getByTestId('payout-schedule').textContent()).toBe('Daily, from 00:00 UTC');
+    expect(await page.getByTestId('balance').locator('td').nth(3).textContent()).toBe('24.625');
+    expect(await page.getByTestId('top-up').filter({ hasText: polygonTopUp }).count()).toBe(1);
+    for (const name of ['Pay out now', 'Save the schedule', 'Confirm it is you', 'Set the wallet'])
+      expect(await page.getByRole('button', { name }).count(), name).toBe(0);
+    expect(await page.getByRole('form', { name: 'Confirm it is you' }).count()).toBe(0);
+    await expectNoAxeViolations(page, 'money, a viewer');
+
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.reload();
+    await page.getByTestId('balance').waitFor();
+    await expectNoAxeViolations(page, 'money with a balance, desktop');
+    // The one console line: the sign-in's first answer (403, a code is needed) as a failed load.
+    expect(problems).toEqual([expect.stringMatching(/status of 403/)]);
     await context.close();
   });
 });

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useId, useState, type FormEvent } from 'react';
 import { api, can, FIAT_CURRENCIES, type PaymentLink, type Wallet } from '../api';
-import { Confirm, ErrorText, Page, ScrollTable } from '../ui';
+import { Confirm, CopyButton, ErrorText, Page, ScrollTable } from '../ui';
 
 // Issue 29 item 4: payment links. Owners, admins and developers make and deactivate them; a viewer
 // reads. Each link's sessions are the payment list filtered by the link.
@@ -107,23 +107,6 @@ function CreateLink() {
   );
 }
 
-function CopyButton({ url }: { url: string }) {
-  const [note, setNote] = useState('');
-  const copy = () =>
-    navigator.clipboard.writeText(url).then(
-      () => setNote('Copied.'),
-      () => setNote('Copying was refused by the browser: select the URL and copy it.'),
-    );
-  return (
-    <>
-      <button type="button" className="secondary" onClick={() => void copy()}>
-        Copy<span className="visually-hidden"> the URL {url}</span>
-      </button>
-      <span role="status">{note}</span>
-    </>
-  );
-}
-
 function LinkList({ canChange }: { canChange: boolean }) {
   const queryClient = useQueryClient();
   const links = useQuery({ queryKey: ['payment-links'], queryFn: () => api<{ links: PaymentLink[] }>('GET', '/payment-links') });
@@ -140,7 +123,7 @@ function LinkList({ canChange }: { canChange: boolean }) {
         {links.data?.links.map((l) => (
           <tr key={l.id} data-testid="link">
             <td>
-              <code>{l.url}</code> <CopyButton url={l.url} />
+              <code>{l.url}</code> <CopyButton value={l.url} what="the URL" />
               {l.description && (
                 <>
                   <br />

@@ -1,12 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useId, type FormEvent } from 'react';
-import { api, can, ASSETS, NETWORKS, type Me, type Payout, type Settlement, type Wallet } from '../api';
-import { ErrorText, Page, ScrollTable } from '../ui';
+import { amountText, api, can, ASSETS, NETWORKS, type Me, type Payout, type Settlement, type Wallet } from '../api';
+import { ErrorText, Page, ScrollTable, StepUp } from '../ui';
+import { Balance } from './money-balance';
 
-// Issue 29 item 5: where the merchant's money goes and what has gone there. Owners and admins change
-// a settlement wallet, after confirming their password in this session; every owner gets a mail.
-// The settlements' dates and the payouts' page live in the URL, as the payments list's filters do.
+// The merchant's money (docs/settlement.md): the balance per network and asset, when it is paid out
+// and the least a payout pays, where to top it up, where payouts go, and what was paid. Every role
+// reads; owners and admins change a wallet or the schedule after confirming it is them in this
+// session (every owner is mailed of a wallet change), and ask for a payout now. The settlements'
+// dates and the payouts' page live in the URL, as the payments list's filters do.
 
 export type MoneySearch = Partial<Record<'from' | 'to' | 'payouts' | 'payoutsTrail', string>>;
 
@@ -24,35 +27,6 @@ export function moneySearch(raw: Record<string, unknown>): MoneySearch {
 const FIRST = '~';
 
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
-
-function StepUp() {
-  const queryClient = useQueryClient();
-  const id = useId();
-  const stepUp = useMutation({
-    mutationFn: (password: string) => api('POST', '/step-up', { password }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['me'] }),
-  });
-  return (
-    <form
-      aria-labelledby={`${id}-title`}
-      onSubmit={(e: FormEvent<HTMLFormElement>) => {
-        e.preventDefault();
-        const password = new FormData(e.currentTarget).get('password');
-        stepUp.mutate(typeof password === 'string' ? password : '');
-      }}
-    >
-      <p id={`${id}-title`}>Changing where your money goes asks for your password again.</p>
-      <div className="field">
-        <label htmlFor={id}>Your password</label>
-        <input id={id} name="password" type="password" autoComplete="current-password" required />
-      </div>
-      <ErrorText error={stepUp.error} />
-      <button type="submit" disabled={stepUp.isPending}>
-        Confirm
-      </button>
-    </form>
-  );
-}
 
 function ChangeWallet() {
   const queryClient = useQueryClient();
@@ -126,8 +100,42 @@ function Wallets({ me }: { me: Me }) {
           </tr>
         ))}
       </ScrollTable>
-      {!mayChange ? <p>Owners and admins change wallets.</p> : me.steppedUp ? <ChangeWallet /> : <StepUp />}
+      {!mayChange ? (
+        <p>Owners and admins change wallets.</p>
+      ) : me.steppedUp ? (
+        <ChangeWallet />
+      ) : (
+        <p>Confirm it is you (above) to change a wallet.</p>
+      )}
     </section>
+  );
+}
+
+function PaymentLink({ paymentId }: { paymentId: string }) {
+  return (
+    <a href={`/dashboard/payments/${paymentId}`}>
+      <code>{paymentId}</code>
+    </a>
+  );
+}
+
+/** The payments a payout paid: one is linked as it is; several fold under their count. */
+function PaidPayments({ payout }: { payout: Payout }) {
+  const [only] = payout.payments;
+  if (payout.payments.length === 1 && only) return <PaymentLink paymentId={only.paymentId} />;
+  return (
+    <details data-testid="payout-payments">
+      <summary>
+        {payout.payments.length} payments<span className="visually-hidden"> of payout {payout.id}</span>
+      </summary>
+      <ul className="plain">
+        {payout.payments.map((i) => (
+          <li key={i.paymentId}>
+            <PaymentLink paymentId={i.paymentId} />: {amountText(i.amount)} {payout.asset}
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }
 
@@ -144,17 +152,16 @@ function Payouts({ search }: { search: MoneySearch }) {
     <section aria-labelledby="payouts">
       <h2 id="payouts">Payouts</h2>
       <p>
-        Each payment’s net, sent to your wallet on chain. <a href="/dashboard/api/payouts.csv">Download payouts as CSV</a>
+        What each settlement run sent to your wallet on chain, and the payments it paid.{' '}
+        <a href="/dashboard/api/payouts.csv">Download payouts as CSV</a>
       </p>
       <ErrorText error={payouts.error} />
       {payouts.data?.payouts.length === 0 && <p>No payout yet.</p>}
-      <ScrollTable label="Payouts, scrollable" head={['Payment', 'Amount', 'Status', 'To', 'Transaction', 'Confirmed']}>
+      <ScrollTable label="Payouts, scrollable" head={['Payments', 'Amount', 'Status', 'To', 'Transaction', 'Confirmed']}>
         {payouts.data?.payouts.map((p) => (
           <tr key={p.id} data-testid="payout">
             <td>
-              <a href={`/dashboard/payments/${p.paymentId}`}>
-                <code>{p.paymentId}</code>
-              </a>
+              <PaidPayments payout={p} />
             </td>
             <td>
               {p.amount} {p.asset} on {p.network}
@@ -302,6 +309,8 @@ export function Money() {
     <Page title="Money">
       {(me) => (
         <>
+          {can(me.user.role, 'wallets.manage') && <StepUp me={me} what="change where and when your money goes" />}
+          <Balance me={me} />
           <Wallets me={me} />
           <Payouts search={search} />
           <Settlements search={search} />

@@ -81,7 +81,7 @@ export function Overview() {
                 <Link to="/links">Payment links</Link>
               </li>
               <li>
-                <Link to="/money">Money: settlement wallets, payouts, settlements</Link>
+                <Link to="/money">Money: balance, payouts, wallets, settlements</Link>
               </li>
               <li>
                 <Link to="/developers">Developers: API keys, webhooks, Security Code</Link>

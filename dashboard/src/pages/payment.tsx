@@ -5,10 +5,14 @@ import {
   api,
   ApiError,
   can,
+  formatCryptoAmount,
+  networkName,
+  parseCrypto,
   type Me,
   type PaymentDetail,
   type PaymentException,
   type PaymentProof,
+  type PayoutSettings,
   type TimelineEntry,
   type WebhookDelivery,
 } from '../api';
@@ -254,6 +258,30 @@ function Exceptions({ detail, me }: { detail: PaymentDetail; me: Me }) {
 const newRequestKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 
 /**
+ * What the merchant's balance holds for refunds in the payment's network and asset (available and
+ * reserved: what a refund may draw, docs/settlement.md), before they type an amount.
+ */
+function RefundBalance({ detail, id }: { detail: PaymentDetail; id: string }) {
+  const settings = useQuery({ queryKey: ['payout-settings'], queryFn: () => api<PayoutSettings>('GET', '/payout-settings') });
+  const { asset, network } = detail.payment;
+  if (settings.error) return <ErrorText error={settings.error} />;
+  if (!settings.data) return <p id={id}>Reading your balance…</p>;
+  const balance = settings.data.balances.find((b) => b.network === network && b.asset === asset);
+  const micro = balance ? parseCrypto(balance.available) + parseCrypto(balance.reserved) : 0n;
+  return (
+    <p id={id} data-testid="refund-available">
+      Available for refunds: {formatCryptoAmount(micro)} {asset} on {networkName(network)}.
+      {micro < parseCrypto(detail.refunds.refundableAmount) && (
+        <>
+          {' '}
+          Less than this payment’s rest: <Link to="/money">top up your balance</Link> or wait for more payments.
+        </>
+      )}
+    </p>
+  );
+}
+
+/**
  * Issue 29 item 3: the completed payment refunded, wholly or partly, from the platform's treasury:
  * the amount prefilled with what is left to refund, the address with the customer's (when the
  * checkout collected one), the password asked first.
@@ -274,6 +302,7 @@ function PaymentRefundForm({ detail, me }: { detail: PaymentDetail; me: Me }) {
     onSettled: () => {
       void queryClient.invalidateQueries({ queryKey: ['me'] });
       void queryClient.invalidateQueries({ queryKey: ['payment'] });
+      void queryClient.invalidateQueries({ queryKey: ['payout-settings'] });
     },
   });
   const needsPassword = !me.steppedUp || (refund.error instanceof ApiError && refund.error.status === 403);
@@ -292,12 +321,13 @@ function PaymentRefundForm({ detail, me }: { detail: PaymentDetail; me: Me }) {
           defaultValue={detail.refunds.refundableAmount}
           required
           autoComplete="off"
-          aria-describedby={`${amountId}-hint`}
+          aria-describedby={`${amountId}-hint ${amountId}-balance`}
         />
         <p className="hint" id={`${amountId}-hint`}>
-          At most {detail.refunds.refundableAmount}. The refund is sent from the platform and taken from your next payouts in{' '}
-          {detail.payment.asset} on {detail.payment.network}.
+          At most {detail.refunds.refundableAmount}. The refund is drawn from your balance in {detail.payment.asset} on{' '}
+          {networkName(detail.payment.network)}: what is available first, then what is reserved.
         </p>
+        <RefundBalance detail={detail} id={`${amountId}-balance`} />
       </div>
       <div className="field">
         <label htmlFor={addressId}>Refund address</label>
