@@ -508,6 +508,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/merchants/{id}/reserve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set what settlement runs keep back in a merchant’s reserve
+         * @description Per network and asset, before each payout, runs fill the merchant’s `reserved` balance up to this amount from what is available (refunds draw on it after `available`); lowered, the excess is paid out with the next payout. 0 keeps nothing back.
+         */
+        put: operations["putAdminMerchantsByIdReserve"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/merchants/{id}/payouts/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a merchant’s payout now
+         * @description The next settlement run pays what is available to the merchant’s wallets, whatever its schedule and minimum, as the dashboard’s “pay out now” does.
+         */
+        post: operations["postAdminMerchantsByIdPayoutsRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/merchants/{id}/wallets": {
         parameters: {
             query?: never;
@@ -4104,7 +4144,13 @@ export interface operations {
                      *               "revokedAt": null,
                      *               "lastUsedAt": "2026-01-15T10:30:00.000Z"
                      *             }
-                     *           ]
+                     *           ],
+                     *           "payouts": {
+                     *             "schedule": "instant",
+                     *             "minimum": "0.000000",
+                     *             "reserveTarget": "0.000000",
+                     *             "requestedAt": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -4139,6 +4185,22 @@ export interface operations {
                                 revokedAt: string | null;
                                 lastUsedAt: string | null;
                             }[];
+                            payouts: {
+                                /** @enum {string} */
+                                schedule: "instant" | "daily" | "weekly" | "manual";
+                                /**
+                                 * @description The least a payout pays, unless asked for.
+                                 * @example 0.000000
+                                 */
+                                minimum: string;
+                                /**
+                                 * @description What runs keep back for refunds per network and asset.
+                                 * @example 0.000000
+                                 */
+                                reserveTarget: string;
+                                /** @description A payout asked for outside the schedule, paid by the next run. */
+                                requestedAt: string | null;
+                            };
                         }[];
                     };
                 };
@@ -4263,7 +4325,13 @@ export interface operations {
                      *             "revokedAt": null,
                      *             "lastUsedAt": "2026-01-15T10:30:00.000Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "payouts": {
+                     *           "schedule": "instant",
+                     *           "minimum": "0.000000",
+                     *           "reserveTarget": "0.000000",
+                     *           "requestedAt": null
+                     *         }
                      *       },
                      *       "securityCode": "AB12CD-EF34GH-JK56LM-NP78QR",
                      *       "webhookSecret": "whsec_3Kd8Lq2Zx7Cv1Bn6Mw4Rt9Yu5Io0Pa"
@@ -4299,6 +4367,22 @@ export interface operations {
                                 revokedAt: string | null;
                                 lastUsedAt: string | null;
                             }[];
+                            payouts: {
+                                /** @enum {string} */
+                                schedule: "instant" | "daily" | "weekly" | "manual";
+                                /**
+                                 * @description The least a payout pays, unless asked for.
+                                 * @example 0.000000
+                                 */
+                                minimum: string;
+                                /**
+                                 * @description What runs keep back for refunds per network and asset.
+                                 * @example 0.000000
+                                 */
+                                reserveTarget: string;
+                                /** @description A payout asked for outside the schedule, paid by the next run. */
+                                requestedAt: string | null;
+                            };
                         };
                         securityCode: string;
                         webhookSecret: string;
@@ -4539,7 +4623,13 @@ export interface operations {
                      *             "revokedAt": null,
                      *             "lastUsedAt": "2026-01-15T10:30:00.000Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "payouts": {
+                     *           "schedule": "instant",
+                     *           "minimum": "0.000000",
+                     *           "reserveTarget": "0.000000",
+                     *           "requestedAt": null
+                     *         }
                      *       }
                      *     }
                      */
@@ -4573,6 +4663,22 @@ export interface operations {
                                 revokedAt: string | null;
                                 lastUsedAt: string | null;
                             }[];
+                            payouts: {
+                                /** @enum {string} */
+                                schedule: "instant" | "daily" | "weekly" | "manual";
+                                /**
+                                 * @description The least a payout pays, unless asked for.
+                                 * @example 0.000000
+                                 */
+                                minimum: string;
+                                /**
+                                 * @description What runs keep back for refunds per network and asset.
+                                 * @example 0.000000
+                                 */
+                                reserveTarget: string;
+                                /** @description A payout asked for outside the schedule, paid by the next run. */
+                                requestedAt: string | null;
+                            };
                         };
                     };
                 };
@@ -4683,7 +4789,13 @@ export interface operations {
                      *             "revokedAt": null,
                      *             "lastUsedAt": "2026-01-15T10:30:00.000Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "payouts": {
+                     *           "schedule": "instant",
+                     *           "minimum": "0.000000",
+                     *           "reserveTarget": "0.000000",
+                     *           "requestedAt": null
+                     *         }
                      *       },
                      *       "apiKey": "svc_live_4Ab7Cd0Ef3Gh6Ij9Kl2Mn5Op8Qr1St4Uv"
                      *     }
@@ -4718,6 +4830,22 @@ export interface operations {
                                 revokedAt: string | null;
                                 lastUsedAt: string | null;
                             }[];
+                            payouts: {
+                                /** @enum {string} */
+                                schedule: "instant" | "daily" | "weekly" | "manual";
+                                /**
+                                 * @description The least a payout pays, unless asked for.
+                                 * @example 0.000000
+                                 */
+                                minimum: string;
+                                /**
+                                 * @description What runs keep back for refunds per network and asset.
+                                 * @example 0.000000
+                                 */
+                                reserveTarget: string;
+                                /** @description A payout asked for outside the schedule, paid by the next run. */
+                                requestedAt: string | null;
+                            };
                         };
                         apiKey: string | null;
                     };
@@ -4838,7 +4966,13 @@ export interface operations {
                      *             "revokedAt": null,
                      *             "lastUsedAt": "2026-01-15T10:30:00.000Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "payouts": {
+                     *           "schedule": "instant",
+                     *           "minimum": "0.000000",
+                     *           "reserveTarget": "0.000000",
+                     *           "requestedAt": null
+                     *         }
                      *       }
                      *     }
                      */
@@ -4872,6 +5006,387 @@ export interface operations {
                                 revokedAt: string | null;
                                 lastUsedAt: string | null;
                             }[];
+                            payouts: {
+                                /** @enum {string} */
+                                schedule: "instant" | "daily" | "weekly" | "manual";
+                                /**
+                                 * @description The least a payout pays, unless asked for.
+                                 * @example 0.000000
+                                 */
+                                minimum: string;
+                                /**
+                                 * @description What runs keep back for refunds per network and asset.
+                                 * @example 0.000000
+                                 */
+                                reserveTarget: string;
+                                /** @description A payout asked for outside the schedule, paid by the next run. */
+                                requestedAt: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or retired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or another merchant’s), or not implemented. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The state does not allow it, or an Idempotency-Key conflict. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal unreachable: nothing was done, retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putAdminMerchantsByIdReserve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "50"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description In the stablecoin, 6 decimals at most.
+                     * @example 50
+                     */
+                    amount: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "merchant": {
+                     *         "id": "MER_7Kq2Lm9Xc4Vb8Nz1",
+                     *         "name": "Example Shop",
+                     *         "status": "pending_review",
+                     *         "commissionBps": 150,
+                     *         "createdAt": "2026-01-15T10:30:00.000Z",
+                     *         "approvedAt": "2026-01-15T10:30:00.000Z",
+                     *         "securityCodeRotatedAt": "2026-01-15T10:30:00.000Z",
+                     *         "wallets": [
+                     *           {
+                     *             "asset": "USDC",
+                     *             "network": "polygon",
+                     *             "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                     *             "updatedAt": "2026-01-15T10:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "apiKeys": [
+                     *           {
+                     *             "id": "key_5Tr8Yu1Io4Pa7Sd",
+                     *             "kind": "live",
+                     *             "prefix": "svc_live_4Ab",
+                     *             "last4": "x9Qz",
+                     *             "scopes": [
+                     *               "transactions:read"
+                     *             ],
+                     *             "createdAt": "2026-01-15T10:30:00.000Z",
+                     *             "expiresAt": "2026-01-15T11:30:00.000Z",
+                     *             "revokedAt": null,
+                     *             "lastUsedAt": "2026-01-15T10:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "payouts": {
+                     *           "schedule": "instant",
+                     *           "minimum": "0.000000",
+                     *           "reserveTarget": "0.000000",
+                     *           "requestedAt": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        merchant: {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "pending_review" | "approved" | "suspended";
+                            commissionBps: number;
+                            createdAt: string;
+                            approvedAt: string | null;
+                            securityCodeRotatedAt: string;
+                            wallets: {
+                                asset: string;
+                                network: string;
+                                address: string;
+                                updatedAt: string;
+                            }[];
+                            apiKeys: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "live" | "restricted";
+                                prefix: string;
+                                last4: string;
+                                scopes: string[];
+                                createdAt: string;
+                                expiresAt: string | null;
+                                revokedAt: string | null;
+                                lastUsedAt: string | null;
+                            }[];
+                            payouts: {
+                                /** @enum {string} */
+                                schedule: "instant" | "daily" | "weekly" | "manual";
+                                /**
+                                 * @description The least a payout pays, unless asked for.
+                                 * @example 0.000000
+                                 */
+                                minimum: string;
+                                /**
+                                 * @description What runs keep back for refunds per network and asset.
+                                 * @example 0.000000
+                                 */
+                                reserveTarget: string;
+                                /** @description A payout asked for outside the schedule, paid by the next run. */
+                                requestedAt: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or retired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or another merchant’s), or not implemented. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit (64 KiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Postgres or Temporal unreachable: nothing was done, retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminMerchantsByIdPayoutsRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "merchant": {
+                     *         "id": "MER_7Kq2Lm9Xc4Vb8Nz1",
+                     *         "name": "Example Shop",
+                     *         "status": "pending_review",
+                     *         "commissionBps": 150,
+                     *         "createdAt": "2026-01-15T10:30:00.000Z",
+                     *         "approvedAt": "2026-01-15T10:30:00.000Z",
+                     *         "securityCodeRotatedAt": "2026-01-15T10:30:00.000Z",
+                     *         "wallets": [
+                     *           {
+                     *             "asset": "USDC",
+                     *             "network": "polygon",
+                     *             "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                     *             "updatedAt": "2026-01-15T10:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "apiKeys": [
+                     *           {
+                     *             "id": "key_5Tr8Yu1Io4Pa7Sd",
+                     *             "kind": "live",
+                     *             "prefix": "svc_live_4Ab",
+                     *             "last4": "x9Qz",
+                     *             "scopes": [
+                     *               "transactions:read"
+                     *             ],
+                     *             "createdAt": "2026-01-15T10:30:00.000Z",
+                     *             "expiresAt": "2026-01-15T11:30:00.000Z",
+                     *             "revokedAt": null,
+                     *             "lastUsedAt": "2026-01-15T10:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "payouts": {
+                     *           "schedule": "instant",
+                     *           "minimum": "0.000000",
+                     *           "reserveTarget": "0.000000",
+                     *           "requestedAt": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        merchant: {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "pending_review" | "approved" | "suspended";
+                            commissionBps: number;
+                            createdAt: string;
+                            approvedAt: string | null;
+                            securityCodeRotatedAt: string;
+                            wallets: {
+                                asset: string;
+                                network: string;
+                                address: string;
+                                updatedAt: string;
+                            }[];
+                            apiKeys: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "live" | "restricted";
+                                prefix: string;
+                                last4: string;
+                                scopes: string[];
+                                createdAt: string;
+                                expiresAt: string | null;
+                                revokedAt: string | null;
+                                lastUsedAt: string | null;
+                            }[];
+                            payouts: {
+                                /** @enum {string} */
+                                schedule: "instant" | "daily" | "weekly" | "manual";
+                                /**
+                                 * @description The least a payout pays, unless asked for.
+                                 * @example 0.000000
+                                 */
+                                minimum: string;
+                                /**
+                                 * @description What runs keep back for refunds per network and asset.
+                                 * @example 0.000000
+                                 */
+                                reserveTarget: string;
+                                /** @description A payout asked for outside the schedule, paid by the next run. */
+                                requestedAt: string | null;
+                            };
                         };
                     };
                 };
@@ -5012,7 +5527,13 @@ export interface operations {
                      *             "revokedAt": null,
                      *             "lastUsedAt": "2026-01-15T10:30:00.000Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "payouts": {
+                     *           "schedule": "instant",
+                     *           "minimum": "0.000000",
+                     *           "reserveTarget": "0.000000",
+                     *           "requestedAt": null
+                     *         }
                      *       }
                      *     }
                      */
@@ -5052,6 +5573,22 @@ export interface operations {
                                 revokedAt: string | null;
                                 lastUsedAt: string | null;
                             }[];
+                            payouts: {
+                                /** @enum {string} */
+                                schedule: "instant" | "daily" | "weekly" | "manual";
+                                /**
+                                 * @description The least a payout pays, unless asked for.
+                                 * @example 0.000000
+                                 */
+                                minimum: string;
+                                /**
+                                 * @description What runs keep back for refunds per network and asset.
+                                 * @example 0.000000
+                                 */
+                                reserveTarget: string;
+                                /** @description A payout asked for outside the schedule, paid by the next run. */
+                                requestedAt: string | null;
+                            };
                         };
                     };
                 };

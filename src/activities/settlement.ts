@@ -30,9 +30,12 @@ import {
   outgoingFailed,
   outgoingConfirmed,
   outgoingPlanned,
+  reserveAdjusted,
+  reserveMove,
   sweepConfirmed,
 } from '../domain/balances';
 import { explorerUrlFor } from '../domain/explorers';
+import { payoutRequested } from '../domain/next-payout';
 import { newPayoutId } from '../domain/ids';
 import { payoutFee } from '../domain/ledger';
 import { postgresCode } from '../domain/sql-errors';
@@ -165,10 +168,12 @@ export function createSettlementActivities({
         await lockSettlement(tx, network);
         const held = await heldShares(tx, network, new Date(Date.now() - settings.settlement.holdSeconds * 1000));
         for (const share of held) {
-          await lockMerchant(tx, share.merchantId);
-          await writePostings(tx, [
-            holdReleased({ ...share, network, amountMicro: share.amountMicro, reservedMicro: 0n, reserveTargetMicro: 0n }),
-          ]);
+          const merchant = await lockMerchant(tx, share.merchantId);
+          const reserveTargetMicro = merchant?.reserveTargetMicro ?? 0n;
+          // The reserve is filled first, up to the merchant's target (docs/settlement.md).
+          const reservedMicro =
+            reserveTargetMicro === 0n ? 0n : -(await accountBalance(tx, balanceAccount.reserved(share.merchantId), network, share.asset));
+          await writePostings(tx, [holdReleased({ ...share, network, amountMicro: share.amountMicro, reservedMicro, reserveTargetMicro })]);
         }
         return held.length;
       });
@@ -259,11 +264,30 @@ export function createSettlementActivities({
           if (!merchant) continue;
           // Their schedule (a payout they asked for goes now), then their minimum.
           const last = await lastSettlementPayoutAt(tx, { merchantId, network, asset });
-          const requested = merchant.payoutRequestedAt !== null && (last === null || merchant.payoutRequestedAt > last);
+          const requested = payoutRequested(merchant.payoutRequestedAt, last);
           if (!payoutDue({ schedule: merchant.payoutSchedule, lastPayoutAt: last, now: new Date(), requested })) continue;
-          const available = -(await accountBalance(tx, balanceAccount.available(merchantId), network, asset));
-          // What the sweeps brought in, less what refunds have drawn meanwhile; nothing to pay, it waits.
-          const amount = available < swept ? available : swept;
+          let available = -(await accountBalance(tx, balanceAccount.available(merchantId), network, asset));
+          // The reserve first: brought to the merchant's target from what is available (or its excess
+          // made available again, the target lowered); payouts never pay it.
+          const reservedMicro = -(await accountBalance(tx, balanceAccount.reserved(merchantId), network, asset));
+          const reserve = reserveAdjusted({
+            network,
+            asset,
+            adjustmentId: newPayoutId(),
+            merchantId,
+            availableMicro: available,
+            reservedMicro,
+            reserveTargetMicro: merchant.reserveTargetMicro,
+          });
+          const moved = reserve
+            ? reserveMove({ availableMicro: available, reservedMicro, reserveTargetMicro: merchant.reserveTargetMicro })
+            : 0n;
+          if (reserve) await writePostings(tx, [reserve]);
+          available -= moved;
+          // What the sweeps brought in (and a reserve's excess, in the treasury since its own sweep),
+          // less what refunds have drawn meanwhile; nothing to pay, it waits.
+          const due = swept + (moved < 0n ? -moved : 0n);
+          const amount = available < due ? available : due;
           if (amount <= 0n || (!requested && amount < merchant.payoutMinimumMicro)) continue;
           const id = newPayoutId();
           await insertSettlementPayout(

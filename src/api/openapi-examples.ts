@@ -80,6 +80,7 @@ const VALUES: Record<string, unknown> = {
   confirmedAt: '2026-01-15T10:36:40.000Z',
   broadcastAt: '2026-01-15T10:35:02.000Z',
   resolvedAt: null,
+  requestedAt: null,
   revokedAt: null,
   lastUsedAt: '2026-01-15T10:30:00.000Z',
   securityCodeRotatedAt: AT,

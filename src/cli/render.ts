@@ -26,6 +26,9 @@ export const merchantView = z.object({
   securityCodeRotatedAt: z.string().optional(),
   wallets: z.array(walletView),
   apiKeys: z.array(apiKeyView),
+  payouts: z
+    .object({ schedule: z.string(), minimum: z.string(), reserveTarget: z.string(), requestedAt: z.string().nullable() })
+    .optional(),
 });
 
 export const paymentsView = z.object({ enabled: z.boolean(), updatedAt: z.string().nullable() });
@@ -57,6 +60,14 @@ export function formatMerchant(m: z.infer<typeof merchantView>): string[] {
     ...(m.securityCodeRotatedAt ? [field('security code', `set ${m.securityCodeRotatedAt}`)] : []),
     ...(m.wallets.length ? m.wallets.map((w, i) => field(i ? '' : 'wallets', formatWallet(w))) : [field('wallets', 'none')]),
     ...(m.apiKeys.length ? m.apiKeys.map((k, i) => field(i ? '' : 'api keys', formatKey(k))) : [field('api keys', 'none')]),
+    ...(m.payouts
+      ? [
+          field(
+            'payouts',
+            `${m.payouts.schedule}, minimum ${m.payouts.minimum}, reserve ${m.payouts.reserveTarget}${m.payouts.requestedAt ? `, asked for ${m.payouts.requestedAt}` : ''}`,
+          ),
+        ]
+      : []),
   ];
 }
 

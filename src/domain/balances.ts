@@ -127,6 +127,37 @@ export function sweepConfirmed(
 }
 
 /** What an outgoing transfer takes from each of the merchant's balances. */
+/**
+ * How far a settlement run moves the merchant's reserve towards its target before a payout: filled
+ * from `available` (as far as it goes) when below, the excess made available again when above (the
+ * operator lowered the target). Positive: available → reserved; negative: back. Pure.
+ */
+export function reserveMove(input: { availableMicro: bigint; reservedMicro: bigint; reserveTargetMicro: bigint }): bigint {
+  const gap = input.reserveTargetMicro - input.reservedMicro;
+  if (gap <= 0n) return gap;
+  const spare = input.availableMicro > 0n ? input.availableMicro : 0n;
+  return gap < spare ? gap : spare;
+}
+
+/** The reserve brought towards its target (reserveMove), or null when nothing moves. */
+export function reserveAdjusted(
+  input: Place & { adjustmentId: string; merchantId: string; availableMicro: bigint; reservedMicro: bigint; reserveTargetMicro: bigint },
+): Posting | null {
+  const move = reserveMove(input);
+  if (move === 0n) return null;
+  return balanced({
+    postingId: `reserve:${input.adjustmentId}`,
+    network: input.network,
+    asset: input.asset,
+    paymentId: null,
+    txHash: null,
+    lines: [
+      { account: balanceAccount.available(input.merchantId), amount: move },
+      { account: balanceAccount.reserved(input.merchantId), amount: -move },
+    ],
+  });
+}
+
 export interface Draw {
   fromAvailable: bigint;
   fromReserved: bigint;

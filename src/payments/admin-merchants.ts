@@ -6,6 +6,7 @@ import {
   listWallets,
   lockMerchant,
   setMerchantStatus,
+  updatePayoutSettings,
   upsertWallet,
   type MerchantRow,
 } from '../db/queries/merchants';
@@ -108,6 +109,21 @@ export function adminMerchants(ctx: PaymentContext) {
         const m = await requireMerchant(tx, id, true);
         const w = await upsertWallet(tx, { merchantId: m.id, ...wallet });
         return { wallet: w, merchant: await detail(tx, m) };
+      }),
+    /**
+     * What settlement runs keep back in the merchant's reserve (per network and asset) before paying
+     * out: filled at its next payouts, its excess paid out when lowered (docs/settlement.md).
+     */
+    setReserveTarget: (id: string, reserveTargetMicro: bigint) =>
+      db.transaction(async (tx) => {
+        const m = await requireMerchant(tx, id, true);
+        return detail(tx, (await updatePayoutSettings(tx, m.id, { reserveTargetMicro }))!);
+      }),
+    /** The merchant's available balance paid out by the next run, whatever its schedule and minimum. */
+    requestPayout: (id: string) =>
+      db.transaction(async (tx) => {
+        const m = await requireMerchant(tx, id, true);
+        return detail(tx, (await updatePayoutSettings(tx, m.id, { payoutRequestedAt: ctx.now() }))!);
       }),
     /** Revokes one key at once; a key of another merchant (or none) is 404. */
     async revokeKey(id: string, keyId: string) {

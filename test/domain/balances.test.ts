@@ -9,6 +9,8 @@ import {
   payoutDue,
   refundDraw,
   releaseSplit,
+  reserveAdjusted,
+  reserveMove,
   sweepConfirmed,
 } from '../../src/domain/balances';
 import { ledgerAccount } from '../../src/domain/ledger';
@@ -49,6 +51,25 @@ describe('completion', () => {
         commissionMicro: 2n,
       }),
     ).toThrow(/sums to/);
+  });
+});
+
+describe('the reserve before a payout', () => {
+  it('is filled from what is available, as far as it goes; its excess goes back when the target is lower', () => {
+    expect(reserveMove({ availableMicro: 100n, reservedMicro: 30n, reserveTargetMicro: 50n })).toBe(20n);
+    expect(reserveMove({ availableMicro: 5n, reservedMicro: 30n, reserveTargetMicro: 50n })).toBe(5n);
+    expect(reserveMove({ availableMicro: -5n, reservedMicro: 30n, reserveTargetMicro: 50n })).toBe(0n);
+    expect(reserveMove({ availableMicro: 100n, reservedMicro: 30n, reserveTargetMicro: 10n })).toBe(-20n);
+    expect(reserveMove({ availableMicro: 0n, reservedMicro: 0n, reserveTargetMicro: 0n })).toBe(0n);
+  });
+
+  it('posts the move between the merchant’s own accounts only, or nothing', () => {
+    const input = { ...place, adjustmentId: 'po_1', merchantId: 'MER_1', availableMicro: 100n, reservedMicro: 0n, reserveTargetMicro: 40n };
+    expect(reserveAdjusted(input)?.lines).toEqual([
+      { account: 'merchant:MER_1:available', amount: 40n },
+      { account: 'merchant:MER_1:reserved', amount: -40n },
+    ]);
+    expect(reserveAdjusted({ ...input, reservedMicro: 40n })).toBeNull();
   });
 });
 

@@ -65,7 +65,7 @@ describe('payout schedules and minimums', () => {
       ctx.temporal.workflow.execute('settlementRun', {
         workflowId: `settlement-now-${owner.merchantId}-${++runs}`,
         taskQueue: ctx.config.temporal.taskQueue,
-        args: [{ network: 'polygon' }],
+        args: [{ networks: ['polygon'] }],
       });
     const paidOut = (id: string) =>
       ctx.db.sql`select 1 from payout_items i join payouts p on p.id = i.payout_id where i.payment_id = ${id} and p.kind = 'merchant'`;

@@ -153,6 +153,25 @@ export const MERCHANT_COMMANDS: readonly OpsCommand[] = [
     ],
   }),
   defineCommand({
+    name: 'merchants reserve',
+    args: [
+      merchantId,
+      { name: 'amount', description: 'what runs keep back per network and asset before paying out, e.g. 50 (0: nothing)' },
+    ],
+    summary: 'Set what settlement runs keep back in a merchant’s reserve for refunds.',
+    request: (input) => ({ method: 'PUT', path: merchantPath(input, '/reserve'), body: { amount: arg(input, 'amount') } }),
+    response: merchantAnswer,
+    render: (b) => formatMerchant(b.merchant),
+  }),
+  defineCommand({
+    name: 'merchants payout',
+    args: [merchantId],
+    summary: 'Ask for a merchant’s payout now: the next settlement run pays what is available, whatever its schedule and minimum.',
+    request: (input) => ({ method: 'POST', path: merchantPath(input, '/payouts/request') }),
+    response: merchantAnswer,
+    render: (b) => formatMerchant(b.merchant),
+  }),
+  defineCommand({
     name: 'merchants settlements',
     args: [merchantId],
     options: [

@@ -80,11 +80,11 @@ export async function listMerchants(db: DatabaseOrTransaction, limit: number): P
   return db.select().from(merchants).orderBy(desc(merchants.createdAt)).limit(limit);
 }
 
-/** A merchant's payout schedule and minimum (batched settlement), and a payout asked for now. */
+/** A merchant's payout schedule, minimum and reserve target (batched settlement), and a payout asked for now. */
 export async function updatePayoutSettings(
   db: DatabaseOrTransaction,
   id: string,
-  changes: Partial<Pick<MerchantRow, 'payoutSchedule' | 'payoutMinimumMicro' | 'payoutRequestedAt'>>,
+  changes: Partial<Pick<MerchantRow, 'payoutSchedule' | 'payoutMinimumMicro' | 'payoutRequestedAt' | 'reserveTargetMicro'>>,
 ): Promise<MerchantRow | undefined> {
   const [row] = await db
     .update(merchants)

@@ -29,11 +29,17 @@ export const merchants = pgTable(
       .notNull()
       .default(sql`0`),
     payoutRequestedAt: timestamp('payout_requested_at', { withTimezone: true }),
+    // What a settlement run keeps back in the merchant's reserve, per network and asset, before it
+    // pays out: money for refunds, set by an operator (a merchant that refunds often, or a new one).
+    reserveTargetMicro: bigint('reserve_target_micro', { mode: 'bigint' })
+      .notNull()
+      .default(sql`0`),
   },
   (t) => [
     check('merchants_status_check', sql`${t.status} in ('pending_review', 'approved', 'suspended')`),
     check('merchants_commission_check', sql`${t.commissionBps} between 0 and 10000`),
     check('merchants_payout_schedule_check', sql`${t.payoutSchedule} in ('instant', 'daily', 'weekly', 'manual')`),
     check('merchants_payout_minimum_check', sql`${t.payoutMinimumMicro} >= 0`),
+    check('merchants_reserve_target_check', sql`${t.reserveTargetMicro} >= 0`),
   ],
 );

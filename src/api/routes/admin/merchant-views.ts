@@ -1,3 +1,5 @@
+import { PAYOUT_SCHEDULES } from '../../../domain/balances';
+import { formatCrypto } from '../../../domain/money';
 import { z } from 'zod';
 import type { MerchantDetail } from '../../../payments/admin-merchants';
 import type { ApiKeyRow, DeliveryWithAttempts, EndpointRow } from '../../../payments/rows';
@@ -85,6 +87,13 @@ export const merchantView = z.object({
   securityCodeRotatedAt: z.string(),
   wallets: z.array(walletView),
   apiKeys: z.array(apiKeyView),
+  // Batched settlement (docs/settlement.md): when its balance is paid out, and what is kept back.
+  payouts: z.object({
+    schedule: z.enum(PAYOUT_SCHEDULES),
+    minimum: z.string().meta({ description: 'The least a payout pays, unless asked for.', examples: ['0.000000'] }),
+    reserveTarget: z.string().meta({ description: 'What runs keep back for refunds per network and asset.', examples: ['0.000000'] }),
+    requestedAt: z.string().nullable().meta({ description: 'A payout asked for outside the schedule, paid by the next run.' }),
+  }),
 });
 
 export const merchantParams = z.object({ id: z.string() });
@@ -117,6 +126,12 @@ export function viewMerchant({ merchant: m, wallets, apiKeys: keys }: MerchantDe
     securityCodeRotatedAt: m.securityCodeRotatedAt.toISOString(),
     wallets: wallets.map((w) => ({ asset: w.asset, network: w.network, address: w.address, updatedAt: w.updatedAt.toISOString() })),
     apiKeys: keys.map(viewKey),
+    payouts: {
+      schedule: m.payoutSchedule,
+      minimum: formatCrypto(m.payoutMinimumMicro),
+      reserveTarget: formatCrypto(m.reserveTargetMicro),
+      requestedAt: iso(m.payoutRequestedAt),
+    },
   };
 }
 

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { validationError } from '../../../domain/errors';
+import { parseCrypto } from '../../../domain/money';
 import {
   apiKeyView,
   checkWallets,
@@ -11,6 +13,20 @@ import {
   walletInput,
   walletView,
 } from './merchant-views';
+
+/** A reserve target: a stablecoin amount from 0 to a billion, or 422 on `amount`. */
+function reserveAmount(text: string): bigint {
+  try {
+    const micro = parseCrypto(text);
+    if (micro >= 0n && micro <= 1_000_000_000n * 1_000_000n) return micro;
+  } catch {
+    // Not an amount: the same answer as one out of range.
+  }
+  throw validationError(
+    [{ path: 'amount', message: 'Must be an amount from 0 to 1000000000 with at most 6 decimals, like 50 or 12.5.' }],
+    'The reserve is not an amount.',
+  );
+}
 
 const adminMerchantRoutes: FastifyPluginAsyncZod = async (app) => {
   const merchants = app.payments.merchants;
@@ -131,6 +147,47 @@ const adminMerchantRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       return { ok: true as const, merchant: viewMerchant(await merchants.suspend(request.params.id)) };
     },
+  );
+
+  app.put(
+    '/merchants/:id/reserve',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Set what settlement runs keep back in a merchant’s reserve',
+        description:
+          'Per network and asset, before each payout, runs fill the merchant’s `reserved` balance up to this amount from what is available (refunds draw on it after `available`); lowered, the excess is paid out with the next payout. 0 keeps nothing back.',
+        params: merchantParams,
+        body: z.strictObject({
+          amount: z
+            .string()
+            .max(40)
+            .meta({ description: 'In the stablecoin, 6 decimals at most.', examples: ['50'] }),
+        }),
+        response: { 200: z.object({ ok, merchant: merchantView }) },
+      },
+    },
+    async (request) => {
+      const micro = reserveAmount(request.body.amount);
+      return { ok: true as const, merchant: viewMerchant(await merchants.setReserveTarget(request.params.id, micro)) };
+    },
+  );
+
+  app.post(
+    '/merchants/:id/payouts/request',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Ask for a merchant’s payout now',
+        description:
+          'The next settlement run pays what is available to the merchant’s wallets, whatever its schedule and minimum, as the dashboard’s “pay out now” does.',
+        params: merchantParams,
+        response: { 200: z.object({ ok, merchant: merchantView }) },
+      },
+    },
+    async (request) => ({ ok: true as const, merchant: viewMerchant(await merchants.requestPayout(request.params.id)) }),
   );
 
   app.put(

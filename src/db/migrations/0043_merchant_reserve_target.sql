@@ -1,0 +1,2 @@
+ALTER TABLE "merchants" ADD COLUMN "reserve_target_micro" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "merchants" ADD CONSTRAINT "merchants_reserve_target_check" CHECK ("merchants"."reserve_target_micro" >= 0);
