@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { approve, DashboardClient, signedUpOwner } from '../support/dashboard';
+import { approve, DashboardClient, secureOwner, signedInMember, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 
@@ -40,6 +40,8 @@ const FORMS = [
   '/dashboard/./api',
   '/dashboard/api/.',
 ];
+/** The forms the router decodes to the canonical path: they reach the route, so the guard answers. */
+const DECODED = new Set(['/dashboard/%61pi', '/dashboard/ap%69', '/%64ashboard/api']);
 
 describe('dashboard CSRF guard, whatever the form of the path', () => {
   const mailbox = useMailSink();
@@ -84,6 +86,61 @@ describe('dashboard CSRF guard, whatever the form of the path', () => {
     expect(keys.find((k) => k.id === keyId)).toMatchObject({ revokedAt: null });
     const enrolments = await ctx.db.sql`select count(*)::int as n from dashboard_users where totp_secret_encrypted is not null`;
     expect(enrolments[0]!.n).toBe(0);
+  });
+
+  it('refuses them for an owner who just stepped up too, where only the token stands in the way', async () => {
+    const { client, merchantId } = await signedUpOwner(ctx.app, mailbox, 'stepped-up@example.com');
+    await approve(ctx.app, merchantId);
+    // A second factor and a fresh step-up: every step-up action below would pass its own checks.
+    await secureOwner(client);
+    const endpoint = await client.call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/kept' });
+    expect(endpoint.statusCode, endpoint.body).toBe(201);
+    const endpointId: string = endpoint.json().endpoint.id;
+    const { userId: viewerId } = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'kept-viewer@example.com', 'viewer');
+    const cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const foreign = { cookie, origin: 'https://evil.example' };
+
+    // Everything a cross-site write could change, read straight from the tables.
+    const state = async () => ({
+      audit: await ctx.db.sql`select id, action from dashboard_audit_log where merchant_id = ${merchantId} order by id`,
+      merchant: await ctx.db.sql`select security_code_hash, payout_requested_at from merchants where id = ${merchantId}`,
+      keys: await ctx.db.sql`select id, key_hash, revoked_at, expires_at from api_keys where merchant_id = ${merchantId} order by id`,
+      endpoints: await ctx.db
+        .sql`select id, enabled, secret_encrypted from webhook_endpoints where merchant_id = ${merchantId} order by id`,
+      members: await ctx.db.sql`select id, role from dashboard_users where merchant_id = ${merchantId} order by id`,
+      invitations: await ctx.db.sql`select id from dashboard_invitations where merchant_id = ${merchantId}`,
+      sessions: await ctx.db.sql`select s.token_hash from dashboard_sessions s join dashboard_users u on u.id = s.user_id
+        where u.merchant_id = ${merchantId} order by s.token_hash`,
+    });
+    const before = await state();
+
+    const every = ['checkout_sessions:create', 'payment_links:create', 'transactions:read', 'plugin:connect'];
+    const writes: { method: string; path: string; body?: unknown }[] = [
+      { method: 'POST', path: `/webhook-endpoints/${endpointId}/disable` },
+      { method: 'POST', path: `/webhook-endpoints/${endpointId}/roll-secret` },
+      { method: 'DELETE', path: `/webhook-endpoints/${endpointId}` },
+      { method: 'POST', path: '/webhook-endpoints', body: { url: 'http://127.0.0.1:9/intruder' } },
+      { method: 'POST', path: '/api-keys', body: { scopes: every } },
+      { method: 'POST', path: '/api-keys/live/rotate' },
+      { method: 'POST', path: '/security-code/rotate' },
+      { method: 'POST', path: '/payout-settings/request' },
+      { method: 'POST', path: `/team/${viewerId}/role`, body: { role: 'admin' } },
+      { method: 'DELETE', path: `/team/${viewerId}` },
+      { method: 'POST', path: '/team/invitations', body: { email: 'intruder@example.com', role: 'admin' } },
+      { method: 'POST', path: '/sign-out-everywhere' },
+    ];
+    for (const write of writes) {
+      for (const form of ['/dashboard/api', ...FORMS]) {
+        const path = `${form}${write.path}`;
+        const res = await raw(ctx.baseUrl, write.method, path, foreign, write.body);
+        const label = `${write.method} ${path}: ${res.status} ${res.body}`;
+        if (form === '/dashboard/api' || DECODED.has(form)) expect(res.status, label).toBe(403);
+        else expect([403, 404], label).toContain(res.status);
+        expect(res.body, label).not.toMatch(/whsec_|sk_live_|svc_live_|securityCode/);
+      }
+    }
+
+    expect(await state()).toEqual(before);
   });
 
   it('still accepts a same-site write with the token, on the canonical path', async () => {
