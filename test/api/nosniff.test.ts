@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { signedInMember } from '../support/dashboard';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 
 // X-Content-Type-Options: nosniff on every answer of the service, whichever face or layer wrote it:
@@ -37,6 +38,27 @@ describe('X-Content-Type-Options on every response', () => {
       const res = await ctx.app.inject(request);
       expect(res.headers['x-content-type-options'], `${request.method} ${request.url} (${res.statusCode})`).toBe(NOSNIFF);
     }
+  });
+
+  it('is on a JSON, an HTML and a CSV answer, of the dashboard and of the admin API', async () => {
+    const { id } = await createApprovedMerchant(ctx.app);
+    const { client } = await signedInMember(ctx.app, ctx.db.sql, id, 'nosniff-owner@example.com', 'owner');
+    const answers = [
+      { what: 'dashboard JSON', type: /^application\/json/, res: await client.call('GET', '/me') },
+      { what: 'dashboard CSV', type: /^text\/csv/, res: await client.call('GET', '/audit-log.csv') },
+      { what: 'dashboard HTML', type: /^text\/html/, res: await ctx.app.inject({ method: 'GET', url: '/dashboard/' }) },
+      {
+        what: 'admin CSV',
+        type: /^text\/csv/,
+        res: await ctx.app.inject({ method: 'GET', url: `/admin/v1/merchants/${id}/settlements.csv`, headers: adminHeaders }),
+      },
+    ];
+    for (const { what, type, res } of answers) {
+      expect(res.headers['content-type'], what).toMatch(type);
+      expect(res.headers['x-content-type-options'], `${what} (${res.statusCode})`).toBe(NOSNIFF);
+    }
+    // The signed-in answers are the routes' own, not an error's (errors set it by hand).
+    expect(answers.filter((a) => a.what !== 'dashboard HTML').map((a) => a.res.statusCode)).toEqual([200, 200, 200]);
   });
 
   it('is on a server-sent event stream', async () => {
