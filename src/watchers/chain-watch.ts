@@ -20,7 +20,6 @@ import { recordClosedRunDeposit, type LateDepositSettings } from './late-deposit
 import { createReorgCheck, type ReorgWatchSettings } from './reorg-watch';
 import type { DepositFact } from '../domain/deposit-fact';
 import { depositSignal } from '../workflows/checkout-session/messages';
-import { listTopUpAddresses } from '../db/queries/deposit-addresses';
 import { topUpMerchant } from '../domain/balances';
 import { topUpFact } from './top-ups';
 
@@ -207,13 +206,11 @@ function watchedAddresses(deps: ChainWatchDeps, network: string, now = () => Dat
       if (started - lastFull >= WATCHED_FULL_READ_MS) {
         const open = await listOpenDepositAddresses(deps.db, network);
         const ended = deps.lateDeposits ? await listRecentlyEndedDepositAddresses(deps.db, network, deps.lateDeposits.watchHours) : [];
-        const topUps = await listTopUpAddresses(deps.db, network);
-        set = add(topUps, add(ended, add(open, new Set())));
+        set = add(ended, add(open, new Set()));
         lastFull = started;
       } else {
         const since = new Date(lastRead - WATCHED_OVERLAP_MS);
         add(await listDepositAddressesChangedSince(deps.db, network, since, { ended: !!deps.lateDeposits }), set);
-        add(await listTopUpAddresses(deps.db, network, since), set);
       }
       lastRead = started;
       return set;

@@ -16,7 +16,7 @@ const own = ownTreasury();
 const { chain } = own;
 const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
 
-const admin = (method: 'PUT' | 'POST', url: string, payload?: unknown) =>
+const admin = (method: 'PUT' | 'POST', url: string, payload?: Record<string, string>) =>
   ctx.app.inject({ method, url: `/admin/v1${url}`, headers: adminHeaders, ...(payload === undefined ? {} : { payload }) });
 
 /** One settlement run of polygon, to its end. */

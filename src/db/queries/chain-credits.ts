@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, isNotNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { chainCredits, chainCursors, checkoutSessions, simpleOrders } from '../schema';
+import { chainCredits, chainCursors, checkoutSessions, depositAddresses, simpleOrders } from '../schema';
 import { placeholderRows, preparedFor } from './prepared';
 import { depositLogKey } from '../../domain/deposit-fact';
 import { arrivalPostingPrefix, exceptionLogLeft } from '../../domain/ledger';
@@ -171,7 +171,8 @@ export const totalOf = (credits: readonly ChainCreditRow[]) => credits.reduce((s
 /**
  * Deposit addresses of the network's chain-verified checkout sessions and simple orders in the given
  * statuses (and, with `hours`, whose last change, their end, lies within that many hours), with the
- * payment each belongs to.
+ * payment each belongs to; with `topUps`, the merchants' top-up addresses too (made after
+ * `changedSince`, when given), with their reference.
  */
 function depositAddressesOf(
   db: DatabaseOrTransaction,
@@ -179,6 +180,7 @@ function depositAddressesOf(
   statuses: { sessions: (typeof checkoutSessions.status.enumValues)[number][]; orders: (typeof simpleOrders.status.enumValues)[number][] },
   hours?: number,
   changedSince?: Date,
+  topUps = false,
 ): Promise<{ paymentId: string; address: string }[]> {
   const within = (updatedAt: typeof checkoutSessions.updatedAt | typeof simpleOrders.updatedAt) =>
     changedSince
@@ -210,17 +212,39 @@ function depositAddressesOf(
         within(simpleOrders.updatedAt),
       ),
     );
-  return sessions.unionAll(orders);
+  // Every merchant's top-up address is watched for good (docs/settlement.md): with the open payments'
+  // in a full read, and those made since in a read of what changed. The partial index
+  // deposit_addresses_top_up_idx keeps this off the payments' rows.
+  if (!topUps) return sessions.unionAll(orders);
+  const topUpAddresses = db
+    .select({ paymentId: depositAddresses.paymentReference, address: depositAddresses.address })
+    .from(depositAddresses)
+    .where(
+      and(
+        eq(depositAddresses.network, network),
+        sql`${depositAddresses.paymentReference} like 'topup:%'`,
+        changedSince ? sql`${depositAddresses.createdAt} > ${changedSince.toISOString()}::timestamptz` : undefined,
+      ),
+    );
+  return sessions.unionAll(orders).unionAll(topUpAddresses);
 }
 
-/** Deposit addresses of the network's open payments: what the network's watcher reads transfers to. */
+/** Deposit addresses of the network's open payments and its top-up addresses: what the network's watcher reads transfers to. */
 export function listOpenDepositAddresses(db: DatabaseOrTransaction, network: string): Promise<{ paymentId: string; address: string }[]> {
-  return depositAddressesOf(db, network, { sessions: ['pending', 'processing'], orders: ['pending', 'processing'] });
+  return depositAddressesOf(
+    db,
+    network,
+    { sessions: ['pending', 'processing'], orders: ['pending', 'processing'] },
+    undefined,
+    undefined,
+    true,
+  );
 }
 
 /**
  * The deposit addresses of the network's payments whose row changed after `since` (an index range on
- * updated_at, whatever the number of open payments): what the watcher adds between full reads. Open
+ * updated_at, whatever the number of open payments), and the top-up addresses made since: what the
+ * watcher adds between full reads. Open
  * payments, and with `ended` the ones that ended (a payment opened and ended between two reads is
  * still watched for late money). A payment gets its address in the insert that creates it, and every
  * write of these rows sets updated_at = now().
@@ -237,7 +261,7 @@ export function listDepositAddressesChangedSince(
         orders: ['pending', 'processing', 'settled', 'failed', 'expired'] as const,
       }
     : { sessions: ['pending', 'processing'] as const, orders: ['pending', 'processing'] as const };
-  return depositAddressesOf(db, network, { sessions: [...statuses.sessions], orders: [...statuses.orders] }, undefined, since);
+  return depositAddressesOf(db, network, { sessions: [...statuses.sessions], orders: [...statuses.orders] }, undefined, since, true);
 }
 
 /**

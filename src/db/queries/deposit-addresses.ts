@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { depositAddresses } from '../schema';
 
@@ -56,22 +56,4 @@ export async function findDepositAddressesByReference(
     .select()
     .from(depositAddresses)
     .where(inArray(depositAddresses.paymentReference, [...references]));
-}
-
-/**
- * The network's merchant top-up addresses (docs/settlement.md), all of them or those made after
- * `since`: the watcher reads transfers to them whatever the merchant's payments do. The partial index
- * `deposit_addresses_top_up_idx` keeps this off the payments' rows.
- */
-export function listTopUpAddresses(db: DatabaseOrTransaction, network: string, since?: Date): Promise<DepositAddressRow[]> {
-  return db
-    .select()
-    .from(depositAddresses)
-    .where(
-      and(
-        eq(depositAddresses.network, network),
-        sql`${depositAddresses.paymentReference} like 'topup:%'`,
-        since ? gt(depositAddresses.createdAt, since) : undefined,
-      ),
-    );
 }
