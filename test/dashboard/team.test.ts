@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DashboardClient, PASSWORD, signedInMember, signedUpOwner } from '../support/dashboard';
+import { DashboardClient, PASSWORD, secureOwner, signedInMember, signedUpOwner, stepUp } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 import type { Mailer } from '../../src/mail/mailer';
 import { createDashboardTeam } from '../../src/payments/dashboard-team';
 
 // The team page's API: members and roles; owners are touched by owners only; a merchant always
-// keeps an owner; a removed member's sessions end with them.
+// keeps an owner; a removed member's sessions end with them; a role changes only after a step-up.
 describe('dashboard team', () => {
   const mailbox = useMailSink();
   const ctx = useTestApp(mailbox.env);
@@ -19,6 +19,11 @@ describe('dashboard team', () => {
       ['team-owner@example.com', 'owner'],
       ['team-dev@example.com', 'developer'],
     ]);
+    // Giving a role asks who the person is again, as moving money does.
+    const unconfirmed = await owner.call('POST', `/team/${dev.userId}/role`, { role: 'viewer' });
+    expect(unconfirmed.statusCode).toBe(403);
+    expect(unconfirmed.json().message).toMatch(/two-factor/);
+    await secureOwner(owner);
     const changed = await owner.call('POST', `/team/${dev.userId}/role`, { role: 'viewer' });
     expect(changed.statusCode).toBe(200);
     expect(changed.json().member).toMatchObject({ id: dev.userId, role: 'viewer' });
@@ -42,6 +47,7 @@ describe('dashboard team', () => {
   it('never removes or demotes the last owner; a second owner may', async () => {
     const { client: owner, merchantId } = await signedUpOwner(ctx.app, mailbox, 'last-owner@example.com');
     const ownerId = (await owner.call('GET', '/me')).json().user.id;
+    await secureOwner(owner);
     for (const res of [
       await owner.call('POST', `/team/${ownerId}/role`, { role: 'admin' }),
       await owner.call('DELETE', `/team/${ownerId}`),
@@ -50,6 +56,7 @@ describe('dashboard team', () => {
       expect(res.json()).toMatchObject({ ok: false, error: 'Conflict', message: expect.stringContaining('last owner') });
     }
     const second = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'second-owner@example.com', 'owner');
+    await secureOwner(second.client);
     expect((await second.client.call('POST', `/team/${ownerId}/role`, { role: 'admin' })).statusCode).toBe(200);
     // Now the second is the last.
     expect((await second.client.call('DELETE', `/team/${second.userId}`)).statusCode).toBe(409);
@@ -62,6 +69,11 @@ describe('dashboard team', () => {
     const ownerId = (await owner.call('GET', '/me')).json().user.id;
     const admin = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'adm-admin@example.com', 'admin');
     const viewer = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'adm-viewer@example.com', 'viewer');
+    // An admin without a second factor: the password is their step-up.
+    const unconfirmed = await admin.client.call('POST', `/team/${viewer.userId}/role`, { role: 'developer' });
+    expect(unconfirmed.statusCode).toBe(403);
+    expect(unconfirmed.json().message).toMatch(/Confirm your password/);
+    await stepUp(admin.client);
     expect((await admin.client.call('POST', `/team/${viewer.userId}/role`, { role: 'developer' })).statusCode).toBe(200);
     for (const res of [
       await admin.client.call('POST', `/team/${viewer.userId}/role`, { role: 'owner' }),
@@ -86,6 +98,7 @@ describe('dashboard team', () => {
     const b = await signedUpOwner(ctx.app, mailbox, 'team-b@example.com', 'Shop B');
     const memberB = await signedInMember(ctx.app, ctx.db.sql, b.merchantId, 'team-b-dev@example.com', 'developer');
     expect((await a.client.call('GET', '/team')).body).not.toContain('team-b');
+    await secureOwner(a.client);
     expect((await a.client.call('POST', `/team/${memberB.userId}/role`, { role: 'viewer' })).statusCode).toBe(404);
     expect((await a.client.call('DELETE', `/team/${memberB.userId}`)).statusCode).toBe(404);
     expect((await b.client.call('GET', '/team')).json().members).toHaveLength(2);

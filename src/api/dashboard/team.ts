@@ -4,8 +4,8 @@ import { DASHBOARD_ROLES, rolesFor } from '../../domain/dashboard-roles';
 import type { DashboardTeam, InvitationRow, MemberRow } from '../../payments/dashboard-team';
 import { actorOf, hide, ok, type SignedIn } from './guard';
 
-// The team page: the merchant's members and their roles. Owners and admins read and change it;
-// only owners touch owners (domain/dashboard-roles.ts), and the last owner stays.
+// The team page: the merchant's members and their roles. Owners and admins read and change it (a
+// role after a step-up); only owners touch owners (domain/dashboard-roles.ts), and the last owner stays.
 
 const memberView = z.object({
   id: z.string(),
@@ -63,7 +63,9 @@ const teamRoutes: FastifyPluginAsyncZod<TeamRoutesOptions> = async (app, { team,
       },
     },
     async (request) => {
-      const s = await signedIn(request, rolesFor('team.manage'));
+      // A role decides who may move money and read secrets: giving one asks who you are again, as
+      // those actions do.
+      const s = await signedIn(request, rolesFor('team.manage'), { stepUp: true });
       return {
         ok: true as const,
         member: viewMember(await team.changeRole(actorOf(request, s), request.params.userId, request.body.role)),
