@@ -39,6 +39,30 @@ describe('dashboard sign-up limits', () => {
     expect(mailsTo('target@example.com', /tried to sign up/)).toHaveLength(1);
   });
 
+  it('counts every address of one IPv6 /64 as one client address', async () => {
+    for (let i = 0; i < MAX_SIGN_UPS_PER_IP; i++)
+      expect((await signUp(`2001:db8:5:6::${(i + 1).toString(16)}`, `six${i}@example.com`)).statusCode).toBe(201);
+    const refused = await signUp('2001:db8:5:6:abcd:ef01:2345:6789', 'six-more@example.com');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().error).toBe('RateLimited');
+    // The next /64 is another client.
+    expect((await signUp('2001:db8:5:7::1', 'next-block@example.com')).statusCode).toBe(201);
+  });
+
+  it('counts name+tag@ as the inbox it reaches, name@', async () => {
+    for (let i = 0; i < MAX_SIGN_UPS_PER_EMAIL; i++)
+      expect((await signUp(`198.51.103.${i + 1}`, `inbox+${i}@example.com`)).statusCode).toBe(201);
+    for (const [ip, email] of [
+      ['198.51.103.98', 'inbox+another@example.com'],
+      ['198.51.103.99', 'inbox@example.com'],
+    ] as const) {
+      const refused = await signUp(ip, email);
+      expect(refused.statusCode, email).toBe(429);
+    }
+    await settle();
+    expect(mailbox.messages().filter((m) => m.to.some((to) => /^inbox[+@]/.test(to)))).toHaveLength(MAX_SIGN_UPS_PER_EMAIL);
+  });
+
   it('mails an existing account at most one notice a window, and answers each repeat alike', async () => {
     await signedUpOwner(ctx.app, mailbox, 'existing@example.com');
     for (const ip of ['198.51.102.1', '198.51.102.2']) {

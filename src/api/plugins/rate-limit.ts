@@ -2,6 +2,7 @@ import type { Database, DatabaseOrTransaction } from '../../db/client';
 import { failureRetryAfter, lockFailureSubjects, recordFailures, type FailureLimit } from '../../db/queries/auth-failures';
 import { constantTimeEqual } from '../../domain/credentials';
 import { AppError } from '../../domain/errors';
+import { clientAddressBlock, mailboxAddress } from '../../domain/limit-subjects';
 
 // Decisions §2: failed credential attempts on plugin connect are limited to 5 in 15 minutes per
 // merchant_id and 20 per client IP; decisions §13: failed admin tokens to 20 a minute per client
@@ -44,8 +45,10 @@ export async function withCredentialLimits<T>(
 // someone guessing from elsewhere cannot lock a person out of their own account; but a guesser with
 // many addresses would never meet them. So failures for one account are also counted whatever the
 // address, to a higher bound: past it, sign-in to that account is refused from everywhere for the
-// rest of the window (the price of stopping a spread-out guesser; "forgot password" still works), and
-// the account's person is mailed a notice, once a window.
+// rest of the window (the price of stopping a spread-out guesser; a password reset through the mailed
+// link lifts it, see clearSignInFailures), and the account's person is mailed a notice, once a window.
+// Here and below, one client address is an IPv4 address or an IPv6 /64 (clientAddressBlock): a single
+// IPv6 host may use every address of its /64.
 export const MAX_SIGN_IN_FAILURES_PER_ACCOUNT = 5;
 export const MAX_SIGN_IN_FAILURES_PER_IP = 20;
 export const MAX_SIGN_IN_FAILURES_PER_ACCOUNT_ANYWHERE = 10;
@@ -61,7 +64,7 @@ export async function withSignInLimits<T>(
   attempt: (tx: DatabaseOrTransaction) => Promise<T>,
   warnAccount?: (tx: DatabaseOrTransaction) => Promise<void>,
 ): Promise<T> {
-  const ip = subjects.ip.slice(0, SUBJECT_MAX);
+  const ip = clientAddressBlock(subjects.ip).slice(0, SUBJECT_MAX);
   const email = subjects.email.slice(0, 254);
   const account: FailureLimit = { dimension: 'dashboard_account_any', subject: email, max: MAX_SIGN_IN_FAILURES_PER_ACCOUNT_ANYWHERE };
   const limits: FailureLimit[] = [
@@ -87,7 +90,7 @@ export async function withResetRequestLimits<T>(
   subjects: { email: string; ip: string },
   attempt: (tx: DatabaseOrTransaction) => Promise<T>,
 ): Promise<T> {
-  const ip = subjects.ip.slice(0, SUBJECT_MAX);
+  const ip = clientAddressBlock(subjects.ip).slice(0, SUBJECT_MAX);
   const limits: FailureLimit[] = [
     { dimension: 'dashboard_reset_account', subject: `${subjects.email.slice(0, 254)} ${ip}`, max: MAX_SIGN_IN_FAILURES_PER_ACCOUNT },
     { dimension: 'dashboard_reset_ip', subject: ip, max: MAX_SIGN_IN_FAILURES_PER_IP },
@@ -96,8 +99,8 @@ export async function withResetRequestLimits<T>(
 }
 
 // Dashboard sign-up: every request counts (each mails someone, at an address the caller chose, and may
-// open a merchant): 10 an hour from one client address, and 3 an hour for one email address, found
-// or not, so the 429 says nothing about who has an account.
+// open a merchant): 10 an hour from one client address, and 3 an hour for one inbox (name+tag@ counts
+// as name@, where it is delivered), found or not, so the 429 says nothing about who has an account.
 export const SIGN_UP_WINDOW_SECONDS = 3600;
 export const MAX_SIGN_UPS_PER_IP = 10;
 export const MAX_SIGN_UPS_PER_EMAIL = 3;
@@ -105,8 +108,8 @@ export const MAX_SIGN_UPS_PER_EMAIL = 3;
 /** Counts one sign-up request, or refuses it with 429 RateLimited while either subject is at its limit. */
 export async function countSignUp(db: Database, subjects: { email: string; ip: string }): Promise<void> {
   const limits: FailureLimit[] = [
-    { dimension: 'dashboard_signup_ip', subject: subjects.ip.slice(0, SUBJECT_MAX), max: MAX_SIGN_UPS_PER_IP },
-    { dimension: 'dashboard_signup_email', subject: subjects.email.slice(0, 254), max: MAX_SIGN_UPS_PER_EMAIL },
+    { dimension: 'dashboard_signup_ip', subject: clientAddressBlock(subjects.ip).slice(0, SUBJECT_MAX), max: MAX_SIGN_UPS_PER_IP },
+    { dimension: 'dashboard_signup_email', subject: mailboxAddress(subjects.email).slice(0, 254), max: MAX_SIGN_UPS_PER_EMAIL },
   ];
   await withFailureLimits(db, limits, SIGN_UP_WINDOW_SECONDS, async () => undefined, { countEvery: true });
 }
