@@ -18,6 +18,7 @@ export interface DashboardActor {
 
 export type AuditAction =
   | 'session.signed_in'
+  | 'sign_in.paused'
   | 'session.signed_out'
   | 'session.stepped_up'
   | 'sessions.ended_everywhere'

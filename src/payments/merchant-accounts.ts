@@ -20,7 +20,13 @@ import {
   spendEmailTokens,
   useEmailToken,
 } from '../db/queries/dashboard';
-import { failureRetryAfter, lockFailureSubjects, recordFailures, type FailureLimit } from '../db/queries/auth-failures';
+import {
+  clearSignInFailures,
+  failureRetryAfter,
+  lockFailureSubjects,
+  recordFailures,
+  type FailureLimit,
+} from '../db/queries/auth-failures';
 import { AppError } from '../domain/errors';
 import { randomBase62 } from '../domain/ids';
 import { violatedUniqueConstraint } from '../domain/sql-errors';
@@ -259,9 +265,10 @@ export function createMerchantAccounts({ db, config, mailer, now }: AccountDeps)
 
     /**
      * Spends a reset link: the new password (argon2id) in force, every session of the person ended,
-     * the person's other reset links spent, the address confirmed (the mail proved it), and the
-     * security notice written to the mail outbox with it. A second factor stays in force: the next
-     * sign-in still asks for its code.
+     * the person's other reset links spent, the address confirmed (the mail proved it), the failed
+     * sign-ins counted against the account forgotten (someone else's guesses no longer keep its person
+     * out), and the security notice written to the mail outbox with it. A second factor stays in
+     * force: the next sign-in still asks for its code.
      */
     async resetPassword(input: { token: string; password: string; ip: string }): Promise<void> {
       const passwordHash = await argon2Hash(input.password);
@@ -274,6 +281,7 @@ export function createMerchantAccounts({ db, config, mailer, now }: AccountDeps)
         await spendEmailTokens(tx, userId, 'reset_password');
         await markEmailVerified(tx, userId);
         const ended = await deleteUserSessions(tx, userId);
+        await clearSignInFailures(tx, person.email);
         await recordAudit(
           tx,
           actor({ userId, email: person.email, role: person.role, merchantId: person.merchantId }, input.ip),
@@ -314,13 +322,21 @@ export function createMerchantAccounts({ db, config, mailer, now }: AccountDeps)
     },
 
     /**
-     * The notice to a person whose account has met the sign-in limit counted across addresses:
-     * written to the mail outbox in the failed attempt's transaction (the limit decides how often).
-     * An address without an account is mailed nothing.
+     * The notice to a person whose account has met the sign-in limit counted across addresses, and
+     * its line in the audit log: written (the notice to the mail outbox) in the failed attempt's
+     * transaction (the limit decides how often). An address without an account is mailed nothing.
      */
     async warnOfSignInGuessing(tx: DatabaseOrTransaction, email: string, ip: string): Promise<void> {
       const user = await findDashboardUserByEmail(tx, normalizeEmail(email));
       if (!user) return;
+      // The owners' record of it: the account's person is named, the address is the latest guesser's.
+      await recordAudit(
+        tx,
+        actor({ userId: user.id, email: user.email, role: user.role, merchantId: user.merchantId }, ip),
+        'sign_in.paused',
+        null,
+        { reason: 'failed_sign_ins' },
+      );
       await queueNotice(tx, user.merchantId, [user.email], {
         subject: 'Someone is trying to sign in to your dashboard account',
         text:

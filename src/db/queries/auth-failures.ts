@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, lte, or, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { authFailures } from '../schema';
 
@@ -44,4 +44,21 @@ export async function failureRetryAfter(tx: DatabaseOrTransaction, limit: Failur
 export async function recordFailures(tx: DatabaseOrTransaction, limits: FailureLimit[]): Promise<void> {
   if (limits.length === 0) return;
   await tx.insert(authFailures).values(limits.map((l) => ({ dimension: l.dimension, subject: l.subject })));
+}
+
+/**
+ * Forgets the failed sign-ins counted against one dashboard account, under the subjects
+ * withSignInLimits (src/api/plugins/rate-limit.ts) gives them: the address alone, and the address
+ * with each client address. For a password reset: its person proved they hold the inbox, and the
+ * new password is theirs, so someone else's guesses must no longer keep them out.
+ */
+export async function clearSignInFailures(tx: DatabaseOrTransaction, email: string): Promise<void> {
+  await tx
+    .delete(authFailures)
+    .where(
+      or(
+        and(eq(authFailures.dimension, 'dashboard_account_any'), eq(authFailures.subject, email)),
+        and(eq(authFailures.dimension, 'dashboard_account'), sql`starts_with(${authFailures.subject}, ${`${email} `})`),
+      ),
+    );
 }
