@@ -17,7 +17,7 @@ import {
   type InvitationRow,
   type MemberRow,
 } from '../db/queries/dashboard-team';
-import { mayChangeMember, type DashboardRole } from '../domain/dashboard-roles';
+import { DASHBOARD_ROLES, mayChangeMember, type DashboardRole } from '../domain/dashboard-roles';
 import { AppError, notFound } from '../domain/errors';
 import { randomBase62 } from '../domain/ids';
 import { violatedUniqueConstraint } from '../domain/sql-errors';
@@ -65,6 +65,23 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
     return member;
   }
 
+  /**
+   * Whether the invitation's inviter could still send it: a member of its merchant whose role may
+   * invite to its role. Invitations are withdrawn when that stops being so; this also refuses one
+   * left from before, or whose inviter changed by another path than the team page.
+   */
+  async function inviterMayStillInvite(tx: DatabaseOrTransaction, invitation: InvitationRow): Promise<boolean> {
+    const inviter = await findDashboardUserByEmail(tx, invitation.invitedByEmail);
+    return inviter?.merchantId === invitation.merchantId && mayChangeMember(inviter.role, null, invitation.role);
+  }
+
+  /** An invitation the service withdrew with its inviter's removal or new role: a line each. */
+  async function auditWithdrawals(tx: DatabaseOrTransaction, actor: DashboardActor, withdrawn: InvitationRow[], reason: string) {
+    for (const invitation of withdrawn) {
+      await recordAudit(tx, actor, 'invitation.withdrawn', invitation.id, { email: invitation.email, role: invitation.role, reason });
+    }
+  }
+
   return {
     list: (merchantId: string): Promise<MemberRow[]> => listMembers(db, merchantId),
 
@@ -72,7 +89,17 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
       db.transaction(async (tx) => {
         const member = await changing(tx, actor, userId, role);
         await setMemberRole(tx, actor.merchantId, userId, role);
-        await recordAudit(tx, actor, 'member.role_changed', userId, { email: member.email, from: member.role, to: role });
+        // An invitation speaks for its inviter's role: those the new role could not send are withdrawn
+        // (an admin made a viewer takes back the admins they invited).
+        const unsendable = DASHBOARD_ROLES.filter((invited) => !mayChangeMember(role, null, invited));
+        const withdrawn = await deleteInvitationsBy(tx, actor.merchantId, member.email, unsendable);
+        await recordAudit(tx, actor, 'member.role_changed', userId, {
+          email: member.email,
+          from: member.role,
+          to: role,
+          invitationsWithdrawn: withdrawn.length,
+        });
+        await auditWithdrawals(tx, actor, withdrawn, 'inviter_role_changed');
         return { ...member, role };
       }),
 
@@ -88,13 +115,7 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
           role: member.role,
           invitationsWithdrawn: withdrawn.length,
         });
-        for (const invitation of withdrawn) {
-          await recordAudit(tx, actor, 'invitation.withdrawn', invitation.id, {
-            email: invitation.email,
-            role: invitation.role,
-            reason: 'inviter_removed',
-          });
-        }
+        await auditWithdrawals(tx, actor, withdrawn, 'inviter_removed');
         return member;
       }),
 
@@ -152,7 +173,7 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
     /** What the link invites to, for the page that accepts it. */
     async previewInvitation(token: string): Promise<{ merchantName: string; email: string; role: DashboardRole }> {
       const found = await findInvitationByToken(db, tokenHash(token));
-      if (!found) throw new AppError('ValidationError', INVITATION_GONE);
+      if (!found || !(await inviterMayStillInvite(db, found.invitation))) throw new AppError('ValidationError', INVITATION_GONE);
       return { merchantName: found.merchantName, email: found.invitation.email, role: found.invitation.role };
     },
 
@@ -165,7 +186,8 @@ export function createDashboardTeam({ db, mailer, publicBaseUrl }: TeamDeps) {
       const passwordHash = await argon2Hash(input.password);
       const invitation = await db.transaction(async (tx) => {
         const accepted = await acceptInvitation(tx, tokenHash(input.token));
-        if (!accepted) throw new AppError('ValidationError', INVITATION_GONE);
+        // Thrown, the acceptance rolls back with the transaction.
+        if (!accepted || !(await inviterMayStillInvite(tx, accepted))) throw new AppError('ValidationError', INVITATION_GONE);
         if (await findDashboardUserByEmail(tx, accepted.email)) throw new AppError('Conflict', ALREADY_HAS_ACCOUNT);
         // Two merchants' invitations to one address, accepted at once: both find no account above,
         // and the unique address index lets one insert through; the other is the same Conflict.

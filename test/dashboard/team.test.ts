@@ -211,6 +211,53 @@ describe('dashboard team', () => {
     expect((await guest.call('POST', '/invitations/accept', { token: lateToken, password: PASSWORD })).statusCode).toBe(422);
   });
 
+  it('withdraws the invitations a member’s new role could not send, in the audit log; an older one is refused too', async () => {
+    const { client: owner, merchantId } = await signedUpOwner(ctx.app, mailbox, 'inv5-owner@example.com', 'Fifth Shop');
+    await secureOwner(owner);
+    const second = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'inv5-second@example.com', 'owner');
+    const asOwner = await second.client.call('POST', '/team/invitations', { email: 'inv5-co-owner@example.com', role: 'owner' });
+    const asViewer = await second.client.call('POST', '/team/invitations', { email: 'inv5-viewer@example.com', role: 'viewer' });
+    expect([asOwner.statusCode, asViewer.statusCode]).toEqual([201, 201]);
+    const ownerToken = linkToken((await mailbox.waitFor('inv5-co-owner@example.com', /invited/)).text);
+    const viewerToken = linkToken((await mailbox.waitFor('inv5-viewer@example.com', /invited/)).text);
+
+    // An owner made an admin no longer speaks for a new owner; their viewer's invitation stays.
+    expect((await owner.call('POST', `/team/${second.userId}/role`, { role: 'admin' })).statusCode).toBe(200);
+    const guest = new DashboardClient(ctx.app, '198.51.100.34');
+    expect((await guest.call('POST', '/invitations/preview', { token: ownerToken })).statusCode).toBe(422);
+    expect((await guest.call('POST', '/invitations/accept', { token: ownerToken, password: PASSWORD })).statusCode).toBe(422);
+    expect((await guest.call('POST', '/invitations/preview', { token: viewerToken })).json()).toMatchObject({ role: 'viewer' });
+    const pending = (await owner.call('GET', '/team/invitations')).json().invitations as { id: string }[];
+    expect(pending.map((i) => i.id)).toEqual([asViewer.json().invitation.id]);
+    const log = (await owner.call('GET', '/audit-log')).json().entries as { action: string; target: string | null; details: unknown }[];
+    expect(log.find((e) => e.action === 'invitation.withdrawn')).toMatchObject({
+      target: asOwner.json().invitation.id,
+      details: { email: 'inv5-co-owner@example.com', role: 'owner', reason: 'inviter_role_changed' },
+    });
+    expect(log.find((e) => e.action === 'member.role_changed')).toMatchObject({ details: { to: 'admin', invitationsWithdrawn: 1 } });
+
+    // Made a viewer, they invite no one: the rest goes too.
+    expect((await owner.call('POST', `/team/${second.userId}/role`, { role: 'viewer' })).statusCode).toBe(200);
+    expect((await guest.call('POST', '/invitations/preview', { token: viewerToken })).statusCode).toBe(422);
+    expect((await owner.call('GET', '/team/invitations')).json().invitations).toEqual([]);
+
+    // A role changed by another path (here, straight in the table) leaves an invitation that is refused all the same.
+    const admin = await signedInMember(ctx.app, ctx.db.sql, merchantId, 'inv5-admin@example.com', 'admin');
+    expect((await admin.client.call('POST', '/team/invitations', { email: 'inv5-late@example.com', role: 'developer' })).statusCode).toBe(
+      201,
+    );
+    const lateToken = linkToken((await mailbox.waitFor('inv5-late@example.com', /invited/)).text);
+    await ctx.db.sql`update dashboard_users set role = 'developer' where id = ${admin.userId}`;
+    expect((await guest.call('POST', '/invitations/preview', { token: lateToken })).statusCode).toBe(422);
+    expect((await guest.call('POST', '/invitations/accept', { token: lateToken, password: PASSWORD })).statusCode).toBe(422);
+    const joined = await ctx.db.sql`select email from dashboard_users where email like 'inv5-%' and email <> all(${[
+      'inv5-owner@example.com',
+      'inv5-second@example.com',
+      'inv5-admin@example.com',
+    ]})`;
+    expect(joined).toEqual([]);
+  });
+
   it('makes no invitation when its mail cannot be sent: 503 to retry, nothing stored, nothing audited', async () => {
     const { client: owner, merchantId } = await signedUpOwner(ctx.app, mailbox, 'inv-nomail@example.com');
     const me = (await owner.call('GET', '/me')).json().user;

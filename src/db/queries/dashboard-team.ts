@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { DashboardRole } from '../../domain/dashboard-roles';
 import type { DatabaseOrTransaction } from '../client';
 import { dashboardInvitations, dashboardUsers, merchants } from '../schema';
@@ -96,8 +96,14 @@ export async function deleteInvitation(db: DatabaseOrTransaction, id: string): P
   await db.delete(dashboardInvitations).where(eq(dashboardInvitations.id, id));
 }
 
-/** Withdraws the pending invitations this member of the merchant made; answers them. */
-export async function deleteInvitationsBy(db: DatabaseOrTransaction, merchantId: string, inviterEmail: string): Promise<InvitationRow[]> {
+/** Withdraws the pending invitations this member of the merchant made (to `roles` only, if given); answers them. */
+export async function deleteInvitationsBy(
+  db: DatabaseOrTransaction,
+  merchantId: string,
+  inviterEmail: string,
+  roles?: readonly DashboardRole[],
+): Promise<InvitationRow[]> {
+  if (roles?.length === 0) return [];
   return db
     .delete(dashboardInvitations)
     .where(
@@ -105,6 +111,7 @@ export async function deleteInvitationsBy(db: DatabaseOrTransaction, merchantId:
         eq(dashboardInvitations.merchantId, merchantId),
         eq(dashboardInvitations.invitedByEmail, inviterEmail),
         isNull(dashboardInvitations.acceptedAt),
+        roles ? inArray(dashboardInvitations.role, [...roles]) : undefined,
       ),
     )
     .returning();
