@@ -15,6 +15,7 @@ import { SignIn } from './pages/sign-in';
 import { SignUp } from './pages/sign-up';
 import { Team } from './pages/team';
 import { VerifyEmail } from './pages/verify-email';
+import { StepUpProvider } from './step-up';
 
 function Layout() {
   return (
@@ -28,7 +29,9 @@ function Layout() {
         </Link>
       </header>
       <main id="main" tabIndex={-1}>
-        <Outlet />
+        <StepUpProvider>
+          <Outlet />
+        </StepUpProvider>
       </main>
     </>
   );

@@ -1,5 +1,5 @@
 import * as Dialog from '@radix-ui/react-dialog';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { Link, Navigate } from '@tanstack/react-router';
 import { useEffect, useId, useState, type ReactNode } from 'react';
 import { api, can, ApiError, type Me } from './api';
@@ -85,8 +85,15 @@ export function Field(props: { label: string; name: string; type?: string; autoC
   );
 }
 
+/** An action the person called off (a dialog cancelled): nothing was done, so nothing is said. */
+export class CalledOff extends Error {
+  constructor() {
+    super('Called off.');
+  }
+}
+
 export function ErrorText({ error }: { error: unknown }) {
-  if (!error) return null;
+  if (!error || error instanceof CalledOff) return null;
   return (
     <p className="error" role="alert">
       {error instanceof Error ? error.message : 'Something went wrong.'}
@@ -108,9 +115,12 @@ export function ShownOnce(props: { title: string; value: string | null; onClose:
               {props.value}
             </code>
           </p>
-          <Dialog.Close asChild>
-            <button type="button">I have saved it</button>
-          </Dialog.Close>
+          <div className="actions">
+            <CopyButton value={props.value ?? ''} what="the secret" unnamed />
+            <Dialog.Close asChild>
+              <button type="button">I have saved it</button>
+            </Dialog.Close>
+          </div>
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>
@@ -207,46 +217,11 @@ export function ScrollTable({ label, head, children }: { label: string; head: st
 }
 
 /**
- * Asks who the person is again (password, and their authenticator's code when they have one) before
- * an action that reveals a secret or moves money; an owner without a second factor is sent to turn
- * it on first. Renders nothing while a step-up counts.
+ * Copies a value a person hands on (a link's URL, an address, a secret) and says whether the browser
+ * let it. The button's name carries the value, to tell several apart, unless `unnamed`: a secret or a
+ * list of codes is not read out again with its button.
  */
-export function StepUp({ me, what }: { me: Me; what: string }) {
-  const queryClient = useQueryClient();
-  const stepUp = useMutation({
-    mutationFn: (body: Record<string, string>) => api('POST', '/step-up', body),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['me'] }),
-  });
-  if (me.user.role === 'owner' && !me.twoFactor) {
-    return (
-      <p className="notice">
-        Owners turn on two-factor authentication before they {what}. <Link to="/security">Turn it on</Link>
-      </p>
-    );
-  }
-  if (me.steppedUp) return null;
-  return (
-    <form
-      className="notice"
-      aria-label="Confirm it is you"
-      onSubmit={(e) => {
-        e.preventDefault();
-        stepUp.mutate(formValues(e.currentTarget));
-      }}
-    >
-      <p>To {what}, confirm it is you (this counts for 10 minutes).</p>
-      <Field label="Your password" name="password" type="password" autoComplete="current-password" />
-      {me.twoFactor && <Field label="Code from your authenticator app" name="code" autoComplete="one-time-code" />}
-      <ErrorText error={stepUp.error} />
-      <button type="submit" disabled={stepUp.isPending}>
-        Confirm it is you
-      </button>
-    </form>
-  );
-}
-
-/** Copies a value a person hands on (a link's URL, an address) and says whether the browser let it. */
-export function CopyButton({ value, what }: { value: string; what: string }) {
+export function CopyButton({ value, what, unnamed }: { value: string; what: string; unnamed?: boolean }) {
   const [note, setNote] = useState('');
   const copy = () =>
     navigator.clipboard.writeText(value).then(
@@ -259,7 +234,8 @@ export function CopyButton({ value, what }: { value: string; what: string }) {
         Copy
         <span className="visually-hidden">
           {' '}
-          {what} {value}
+          {what}
+          {unnamed ? '' : ` ${value}`}
         </span>
       </button>
       <span role="status">{note}</span>

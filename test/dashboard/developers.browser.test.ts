@@ -66,13 +66,14 @@ describe('the developers area in Chromium', { timeout: 150_000 }, () => {
     });
     expect(create.status).toBe(403);
 
-    // The live key rotated, after the step-up: the old one's 24 h overlap is counted down.
-    const confirmIt = page.getByRole('form', { name: 'Confirm it is you' });
+    // The live key rotated, after its dialog (what happens, and the step-up): the old one's 24 h
+    // overlap is counted down.
+    await page.getByRole('button', { name: 'Rotate the live key' }).click();
+    const confirmIt = page.getByRole('dialog', { name: 'Rotate the live key?' });
     await confirmIt.getByLabel('Your password').fill(PASSWORD);
     await confirmIt.getByLabel('Code from your authenticator app').fill(await app.code());
-    await confirmIt.getByRole('button', { name: 'Confirm it is you' }).click();
+    await confirmIt.getByRole('button', { name: 'Rotate the live key' }).click();
     await confirmIt.waitFor({ state: 'detached' });
-    await page.getByRole('button', { name: 'Rotate the live key' }).click();
     const rotated = page.getByRole('dialog', { name: 'New live API key' });
     await rotated.getByRole('button', { name: 'I have saved it' }).click();
     await expect

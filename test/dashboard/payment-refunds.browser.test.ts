@@ -11,10 +11,10 @@ import { ownTreasury, payoutsOf } from '../payouts/support';
 import { openSession, pressPay, waitForStatus } from '../proof/support';
 
 // In real Chromium, on a phone: a completed payment refunded from its page, drawn from the balance,
-// by an admin, in part (the password asked first, the amount pre-filled to the whole and changed,
-// the customer's address pre-filled, the button pressed twice: one refund), then the rest (the form
-// pre-filled to it); the customer's wallet on anvil receives exactly the gross, and the form is gone.
-// axe-core finds nothing.
+// by an admin, in part (the amount pre-filled to the whole and changed, the customer's address
+// pre-filled, the password asked by the step-up dialog), then the rest (the form pre-filled to it,
+// the button pressed twice: one refund); the customer's wallet on anvil receives exactly the gross,
+// and the form is gone. axe-core finds nothing.
 const own = ownTreasury();
 const token = own.chain.tokens.polygon.USDC;
 const mailbox = useMailSink(own.overrides);
@@ -68,7 +68,7 @@ describe('refunding a completed payment in Chromium', () => {
     const page = await context.newPage();
     const problems = watchProblems(page);
     const base = `${ctx.baseUrl}/dashboard`;
-    // An admin's walk: their step-up is the password, asked in the form.
+    // An admin's walk: their step-up is the password, asked in the step-up dialog.
     await ctx.db.sql`update dashboard_users set role = 'admin' where email = ${email}`;
     await page.goto(`${base}/sign-in`);
     await page.getByLabel('Email').fill(email);
@@ -85,15 +85,19 @@ describe('refunding a completed payment in Chromium', () => {
 
     const part = a.g / 4n;
     await form.getByLabel(/^Amount/).fill(formatCrypto(part));
-    await form.getByLabel('Your password').fill(PASSWORD);
-    // Pressed twice: the second press finds the button disabled while the first is under way.
-    await form.getByRole('button', { name: 'Refund' }).dblclick();
+    await form.getByRole('button', { name: 'Refund' }).click();
+    const confirmIt = page.getByRole('dialog', { name: 'Confirm it is you' });
+    await confirmIt.getByText(`To refund ${formatCrypto(part)} USDC to ${customer}, confirm it is you.`, { exact: false }).waitFor();
+    await expectNoAxeViolations(page, 'the refund’s step-up');
+    await confirmIt.getByLabel('Your password').fill(PASSWORD);
+    await confirmIt.getByRole('button', { name: 'Confirm it is you' }).click();
     await expect.poll(() => page.getByTestId('payment-refund-status').allTextContents(), { timeout: 90_000 }).toEqual(['refunded']);
     expect(await balanceOf(own.chain, token, customer)).toBe(part);
 
-    // The rest: the form now says what is left.
+    // The rest: the form now says what is left; the step-up still counts, so nothing is asked.
+    // Pressed twice: the second press finds the button disabled while the first is under way.
     await expect.poll(() => form.getByLabel(/^Amount/).inputValue(), { timeout: 10_000 }).toBe(formatCrypto(a.g - part));
-    await form.getByRole('button', { name: 'Refund' }).click();
+    await form.getByRole('button', { name: 'Refund' }).dblclick();
     await expect
       .poll(() => page.getByTestId('payment-refund-status').allTextContents(), { timeout: 90_000 })
       .toEqual(['refunded', 'refunded']);

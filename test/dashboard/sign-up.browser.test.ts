@@ -63,9 +63,14 @@ describe('the merchant dashboard in Chromium', { timeout: 180_000 }, () => {
     expect(await page.getByTestId('status').textContent()).toMatch(/^Approved/);
     await expectNoAxeViolations(page, 'overview, key waiting');
 
-    // An owner reveals a key only with a second factor: enrol one, with a code computed from the key
-    // the page shows, as an authenticator app would.
-    await page.getByRole('link', { name: 'Turn it on' }).click();
+    // An owner reveals a key only with a second factor: the step-up dialog says so and leads to
+    // Account security; enrol one there, with a code computed from the key the page shows, as an
+    // authenticator app would.
+    await page.getByRole('button', { name: 'Reveal the live key' }).click();
+    const confirmIt = page.getByRole('dialog', { name: 'Confirm it is you' });
+    await confirmIt.getByText('Owners turn on two-factor authentication before they reveal the live key.').waitFor();
+    await expectNoAxeViolations(page, 'step-up, two-factor first');
+    await confirmIt.getByRole('link', { name: 'Turn it on' }).click();
     await page.getByRole('heading', { name: 'Account security' }).waitFor();
     await expectNoAxeViolations(page, 'account security, off');
     await page.getByRole('button', { name: 'Turn on two-factor authentication' }).click();
@@ -80,15 +85,14 @@ describe('the merchant dashboard in Chromium', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Turn off two-factor authentication' }).waitFor();
     await page.getByRole('link', { name: 'Back to the overview' }).click();
 
-    // The step-up: the password and a fresh code.
-    const confirmIt = page.getByRole('form', { name: 'Confirm it is you' });
-    await confirmIt.waitFor();
+    // The step-up: the password and a fresh code, in the dialog the button opens.
+    await page.getByRole('button', { name: 'Reveal the live key' }).click();
+    await confirmIt.getByLabel('Your password').waitFor();
     await expectNoAxeViolations(page, 'step-up');
     await confirmIt.getByLabel('Your password').fill('a long enough password');
     await confirmIt.getByLabel('Code from your authenticator app').fill(await app.code());
     await confirmIt.getByRole('button', { name: 'Confirm it is you' }).click();
     await confirmIt.waitFor({ state: 'detached' });
-    await page.getByRole('button', { name: 'Reveal the live key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Live API key' });
     await dialog.waitFor();
     expect(await dialog.getByTestId('secret').textContent()).toBe(approval.json.apiKey);
@@ -106,7 +110,8 @@ describe('the merchant dashboard in Chromium', { timeout: 180_000 }, () => {
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
     await expectNoAxeViolations(page, 'developers');
-    // A webhook endpoint, its signing secret shown once, then rolled (shown once again).
+    // A webhook endpoint (the step-up still counts), its signing secret shown once, then rolled after
+    // a confirmation (shown once again).
     await page.getByLabel('Endpoint URL').fill('http://127.0.0.1:9/hooks');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const secret = page.getByRole('dialog', { name: 'Signing secret' });
@@ -114,6 +119,7 @@ describe('the merchant dashboard in Chromium', { timeout: 180_000 }, () => {
     await secret.getByRole('button', { name: 'I have saved it' }).click();
     await secret.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Roll the signing secret of http://127.0.0.1:9/hooks' }).click();
+    await page.getByRole('dialog', { name: 'Roll the signing secret?' }).getByRole('button', { name: 'Roll the signing secret' }).click();
     expect(await secret.getByTestId('secret').textContent()).toMatch(/^whsec_[A-Za-z0-9]{32}$/);
     await expectNoAxeViolations(page, 'signing secret dialog');
     await secret.getByRole('button', { name: 'I have saved it' }).click();

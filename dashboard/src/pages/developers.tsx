@@ -2,24 +2,40 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, can, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint } from '../api';
-import { Confirm, Countdown, ErrorText, Field, formValues, ScrollTable, ShownOnce, SignedIn, StepUp, usePageTitle } from '../ui';
+import { useStepUp } from '../step-up';
+import { Confirm, Countdown, ErrorText, Field, formValues, ScrollTable, ShownOnce, SignedIn, usePageTitle } from '../ui';
 
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 function ApiKeys() {
   const queryClient = useQueryClient();
+  const stepUp = useStepUp();
   const [shown, setShown] = useState<{ title: string; value: string } | null>(null);
   const keys = useQuery({ queryKey: ['api-keys'], queryFn: () => api<{ keys: ApiKey[] }>('GET', '/api-keys') });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
   const rotate = useMutation({
-    mutationFn: () => api<{ apiKey: string; previousKeyExpiresAt: string }>('POST', '/api-keys/live/rotate'),
+    mutationFn: () =>
+      stepUp(() => api<{ apiKey: string; previousKeyExpiresAt: string }>('POST', '/api-keys/live/rotate'), {
+        what: 'rotate the live key',
+        confirm: {
+          title: 'Rotate the live key?',
+          description:
+            'A new live key is made and shown once. The current one keeps working for 24 hours, then stops for good: put the new one wherever the current one is used before then.',
+          label: 'Rotate the live key',
+        },
+      }),
     onSuccess: (r) => {
       setShown({ title: 'New live API key', value: r.apiKey });
       refresh();
     },
   });
   const create = useMutation({
-    mutationFn: (scopes: string[]) => api<{ apiKey: string }>('POST', '/api-keys', { scopes }),
+    mutationFn: (scopes: string[]) =>
+      stepUp(() => api<{ apiKey: string }>('POST', '/api-keys', { scopes }), {
+        what: 'create a key with every scope',
+        // A key with every scope can do what the live key does: only that one asks who you are.
+        stepUp: SCOPES.every((scope) => scopes.includes(scope)),
+      }),
     onSuccess: (r) => {
       setShown({ title: 'New restricted API key', value: r.apiKey });
       refresh();
@@ -92,9 +108,19 @@ function ApiKeys() {
 }
 
 function SecurityCode() {
+  const stepUp = useStepUp();
   const [shown, setShown] = useState<string | null>(null);
   const rotate = useMutation({
-    mutationFn: () => api<{ securityCode: string }>('POST', '/security-code/rotate'),
+    mutationFn: () =>
+      stepUp(() => api<{ securityCode: string }>('POST', '/security-code/rotate'), {
+        what: 'rotate the Security Code',
+        confirm: {
+          title: 'Rotate the Security Code?',
+          description:
+            'A new code is made and shown once, and the current one stops working at once: a website that connects the plugin from now on needs the new one. Websites already connected keep working.',
+          label: 'Rotate the Security Code',
+        },
+      }),
     onSuccess: (r) => setShown(r.securityCode),
   });
   return (
@@ -116,6 +142,7 @@ function eventTypesText(e: WebhookEndpoint) {
 
 function Webhooks() {
   const queryClient = useQueryClient();
+  const stepUp = useStepUp();
   const [shown, setShown] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['webhook-endpoints'] });
@@ -124,14 +151,23 @@ function Webhooks() {
     queryFn: () => api<{ endpoints: WebhookEndpoint[] }>('GET', '/webhook-endpoints'),
   });
   const add = useMutation({
-    mutationFn: (body: { url: string; eventTypes?: string[] }) => api<{ secret: string }>('POST', '/webhook-endpoints', body),
+    mutationFn: (body: { url: string; eventTypes?: string[] }) =>
+      stepUp(() => api<{ secret: string }>('POST', '/webhook-endpoints', body), { what: 'add a webhook endpoint' }),
     onSuccess: (r) => {
       setShown(r.secret);
       refresh();
     },
   });
   const roll = useMutation({
-    mutationFn: (id: string) => api<{ secret: string }>('POST', `/webhook-endpoints/${id}/roll-secret`),
+    mutationFn: (e: WebhookEndpoint) =>
+      stepUp(() => api<{ secret: string }>('POST', `/webhook-endpoints/${e.id}/roll-secret`), {
+        what: `roll the signing secret of ${e.url}`,
+        confirm: {
+          title: 'Roll the signing secret?',
+          description: `A new secret for ${e.url} is made and shown once, and the current one stops at once: every delivery from the next attempt on is signed with the new one, so the receiver must check signatures with it.`,
+          label: 'Roll the signing secret',
+        },
+      }),
     onSuccess: (r) => setShown(r.secret),
   });
   const change = useMutation({
@@ -171,7 +207,7 @@ function Webhooks() {
                 {e.enabled ? 'Disable' : 'Enable'}
                 <span className="visually-hidden"> {e.url}</span>
               </button>
-              <button type="button" className="secondary" onClick={() => roll.mutate(e.id)} disabled={roll.isPending}>
+              <button type="button" className="secondary" onClick={() => roll.mutate(e)} disabled={roll.isPending}>
                 Roll the signing secret<span className="visually-hidden"> of {e.url}</span>
               </button>
               <Confirm
@@ -261,10 +297,6 @@ function DeveloperArea({ me }: { me: Me }) {
   if (me.merchant.status !== 'approved') return <p>Keys, webhooks and the Security Code are available once your account is approved.</p>;
   return (
     <>
-      <StepUp
-        me={me}
-        what="rotate the live key or the Security Code, add a webhook endpoint, roll its signing secret or create a key with every scope"
-      />
       <ApiKeys />
       <Webhooks />
       <SecurityCode />

@@ -1,12 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, type FormEvent, type ReactNode } from 'react';
 import { amountText, api, can, networkName, parseCrypto, type Me, type NextPayout, type PayoutSchedule, type PayoutSettings } from '../api';
+import { useStepUp } from '../step-up';
 import { CopyButton, ErrorText, formValues, ScrollTable } from '../ui';
 
 // The Money page's balance (docs/settlement.md): what the merchant is owed per network and asset,
 // when it is paid out and the least a payout pays, and where to top it up for refunds. Every role
-// reads; owners and admins change the schedule and minimum after confirming it is them (the page's
-// step-up), and ask for a payout now. When the next payout goes is the API's (src/domain/next-payout.ts).
+// reads; owners and admins change the schedule and minimum after confirming it is them (the step-up
+// dialog), and ask for a payout now. When the next payout goes is the API's (src/domain/next-payout.ts).
 
 // Settlement runs keep UTC days and weeks (docs/settlement.md): their times are shown in UTC, whatever the browser's zone.
 const utcLong = new Intl.DateTimeFormat('en-GB', {
@@ -113,12 +114,12 @@ function Balances({ settings }: { settings: PayoutSettings }) {
 
 function ChangeSchedule({ settings }: { settings: PayoutSettings }) {
   const queryClient = useQueryClient();
+  const stepUp = useStepUp();
   const ids = { schedule: useId(), minimum: useId() };
   const change = useMutation({
-    mutationFn: (body: Record<string, string>) => api<PayoutSettings>('POST', '/payout-settings', body),
+    mutationFn: (body: Record<string, string>) =>
+      stepUp(() => api<PayoutSettings>('POST', '/payout-settings', body), { what: 'change when payouts go' }),
     onSuccess: (data) => queryClient.setQueryData(['payout-settings'], data),
-    // A step-up that ran out meanwhile: the page asks for it again.
-    onError: () => void queryClient.invalidateQueries({ queryKey: ['me'] }),
   });
   return (
     // A new key per saved setting: the uncontrolled fields show what is saved after each change.
@@ -204,7 +205,7 @@ function Schedule({ me, settings }: { me: Me; settings: PayoutSettings }) {
       ) : (
         <>
           <PayOutNow />
-          {me.steppedUp ? <ChangeSchedule settings={settings} /> : <p>Confirm it is you (above) to change the schedule.</p>}
+          <ChangeSchedule settings={settings} />
         </>
       )}
     </section>

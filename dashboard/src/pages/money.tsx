@@ -2,13 +2,14 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useId, type FormEvent } from 'react';
 import { amountText, api, can, ASSETS, NETWORKS, type Me, type Payout, type Settlement, type Wallet } from '../api';
-import { ErrorText, Page, ScrollTable, StepUp } from '../ui';
+import { useStepUp } from '../step-up';
+import { ErrorText, Page, ScrollTable } from '../ui';
 import { Balance } from './money-balance';
 
 // The merchant's money (docs/settlement.md): the balance per network and asset, when it is paid out
 // and the least a payout pays, where to top it up, where payouts go, and what was paid. Every role
-// reads; owners and admins change a wallet or the schedule after confirming it is them in this
-// session (every owner is mailed of a wallet change), and ask for a payout now. The settlements'
+// reads; owners and admins change a wallet or the schedule after confirming it is them (the step-up
+// dialog; every owner is mailed of a wallet change), and ask for a payout now. The settlements'
 // dates and the payouts' page live in the URL, as the payments list's filters do.
 
 export type MoneySearch = Partial<Record<'from' | 'to' | 'payouts' | 'payoutsTrail', string>>;
@@ -30,9 +31,10 @@ const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'â€
 
 function ChangeWallet() {
   const queryClient = useQueryClient();
+  const stepUp = useStepUp();
   const ids = { asset: useId(), network: useId(), address: useId() };
   const change = useMutation({
-    mutationFn: (body: object) => api<{ wallet: Wallet }>('POST', '/wallets', body),
+    mutationFn: (body: object) => stepUp(() => api<{ wallet: Wallet }>('POST', '/wallets', body), { what: 'change a settlement wallet' }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['wallets'] }),
   });
   return (
@@ -100,13 +102,7 @@ function Wallets({ me }: { me: Me }) {
           </tr>
         ))}
       </ScrollTable>
-      {!mayChange ? (
-        <p>Owners and admins change wallets.</p>
-      ) : me.steppedUp ? (
-        <ChangeWallet />
-      ) : (
-        <p>Confirm it is you (above) to change a wallet.</p>
-      )}
+      {mayChange ? <ChangeWallet /> : <p>Owners and admins change wallets.</p>}
     </section>
   );
 }
@@ -309,7 +305,6 @@ export function Money() {
     <Page title="Money">
       {(me) => (
         <>
-          {can(me.user.role, 'wallets.manage') && <StepUp me={me} what="change where and when your money goes" />}
           <Balance me={me} />
           <Wallets me={me} />
           <Payouts search={search} />

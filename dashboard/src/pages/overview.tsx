@@ -2,7 +2,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, can, type Me } from '../api';
-import { ErrorText, ShownOnce, SignedIn, StepUp, usePageTitle } from '../ui';
+import { useStepUp } from '../step-up';
+import { ErrorText, ShownOnce, SignedIn, usePageTitle } from '../ui';
 import { HomeFigures } from './home';
 
 const STATUS_TEXT: Record<Me['merchant']['status'], string> = {
@@ -13,9 +14,10 @@ const STATUS_TEXT: Record<Me['merchant']['status'], string> = {
 
 function LiveKey({ me }: { me: Me }) {
   const queryClient = useQueryClient();
+  const stepUp = useStepUp();
   const [shown, setShown] = useState<string | null>(null);
   const reveal = useMutation({
-    mutationFn: () => api<{ ok: true; apiKey: string }>('POST', '/api-keys/live/reveal'),
+    mutationFn: () => stepUp(() => api<{ ok: true; apiKey: string }>('POST', '/api-keys/live/reveal'), { what: 'reveal the live key' }),
     onSuccess: (r) => setShown(r.apiKey),
   });
   if (!me.liveKeyWaiting && shown === null) return null;
@@ -23,7 +25,6 @@ function LiveKey({ me }: { me: Me }) {
     <section aria-labelledby="live-key">
       <h2 id="live-key">Your live API key</h2>
       <p>Your account was approved and its live key issued. It can be shown once.</p>
-      <StepUp me={me} what="reveal the live key" />
       <ErrorText error={reveal.error} />
       <button type="button" onClick={() => reveal.mutate()} disabled={reveal.isPending || shown !== null}>
         Reveal the live key

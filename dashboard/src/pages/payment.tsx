@@ -16,12 +16,13 @@ import {
   type TimelineEntry,
   type WebhookDelivery,
 } from '../api';
+import { useStepUp } from '../step-up';
 import { ErrorText, formValues, ScrollTable, SignedIn, usePageTitle } from '../ui';
 
-// Issue 29 item 2: one payment, as it happens. The page reads it every 3 s while it is open (the
-// timeline, exceptions and deliveries come from Postgres alone), and the chain proof, which reads the
-// chain, every 15 s. Every role reads; resends are for the roles that manage webhooks; refunds (of
-// an exception, or of the completed payment itself, item 3) for owners and admins, after the password again.
+// One payment, as it happens. The page reads it every 3 s while it is open (the timeline, exceptions
+// and deliveries come from Postgres alone), and the chain proof, which reads the chain, every 15 s.
+// Every role reads; resends are for the roles that manage webhooks; refunds (of an exception, or of
+// the completed payment itself) for owners and admins, after the step-up dialog.
 
 const when = (iso: string) => <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
 
@@ -157,35 +158,21 @@ function Proof({ id }: { id: string }) {
   );
 }
 
-function RefundForm({
-  paymentId,
-  exception,
-  me,
-  prefill,
-}: {
-  paymentId: string;
-  exception: PaymentException;
-  me: Me;
-  prefill: string | null;
-}) {
+function RefundForm(props: { paymentId: string; exception: PaymentException; asset: string; prefill: string | null }) {
+  const { paymentId, exception, asset, prefill } = props;
   const queryClient = useQueryClient();
+  const stepUp = useStepUp();
   const addressId = useId();
-  const passwordId = useId();
   const refund = useMutation({
-    mutationFn: async (values: Record<string, string>) => {
-      // Moving money asks who you are again (a step-up inside this session).
-      if (values.password) await api('POST', '/step-up', { password: values.password });
-      return api('POST', `/payments/${paymentId}/exceptions/${exception.id}/refund`, { address: values.address });
-    },
-    onSettled: () => {
-      void queryClient.invalidateQueries({ queryKey: ['me'] });
-      void queryClient.invalidateQueries({ queryKey: ['payment'] });
-    },
+    mutationFn: (address: string) =>
+      stepUp(() => api('POST', `/payments/${paymentId}/exceptions/${exception.id}/refund`, { address }), {
+        what: `send ${exception.amount} ${asset} back to ${address}`,
+      }),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: ['payment'] }),
   });
-  const needsPassword = !me.steppedUp || (refund.error instanceof ApiError && refund.error.status === 403);
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    refund.mutate(formValues(e.currentTarget));
+    refund.mutate(formValues(e.currentTarget).address ?? '');
   };
   return (
     <form onSubmit={submit} aria-label={`Refund ${exception.amount}`}>
@@ -204,15 +191,9 @@ function RefundForm({
           {prefill ? 'The address the customer gave on the checkout page.' : 'The customer’s address, checksummed (0x…).'}
         </p>
       </div>
-      {needsPassword && (
-        <div className="field">
-          <label htmlFor={passwordId}>Your password</label>
-          <input id={passwordId} name="password" type="password" autoComplete="current-password" required />
-        </div>
-      )}
       <ErrorText error={refund.error} />
       <button type="submit" disabled={refund.isPending}>
-        Refund {exception.amount} {exception.asset ?? ''}
+        Refund {exception.amount} {asset}
       </button>
     </form>
   );
@@ -245,7 +226,12 @@ function Exceptions({ detail, me }: { detail: PaymentDetail; me: Me }) {
               </p>
             )}
             {x.refundable && can(me.user.role, 'refunds.create') && (
-              <RefundForm paymentId={detail.payment.id} exception={x} me={me} prefill={detail.payment.refundAddress} />
+              <RefundForm
+                paymentId={detail.payment.id}
+                exception={x}
+                asset={x.asset ?? detail.payment.asset}
+                prefill={detail.payment.refundAddress}
+              />
             )}
           </li>
         ))}
@@ -282,30 +268,28 @@ function RefundBalance({ detail, id }: { detail: PaymentDetail; id: string }) {
 }
 
 /**
- * Issue 29 item 3: the completed payment refunded, wholly or partly, from the platform's treasury:
- * the amount prefilled with what is left to refund, the address with the customer's (when the
- * checkout collected one), the password asked first.
+ * The completed payment refunded, wholly or partly, from the merchant's balance: the amount prefilled
+ * with what is left to refund, the address with the customer's (when the checkout collected one), the
+ * step-up asked first.
  */
-function PaymentRefundForm({ detail, me }: { detail: PaymentDetail; me: Me }) {
+function PaymentRefundForm({ detail }: { detail: PaymentDetail }) {
   const queryClient = useQueryClient();
+  const stepUp = useStepUp();
   const amountId = useId();
   const addressId = useId();
-  const passwordId = useId();
   const prefill = detail.payment.refundAddress;
   // One key per refund this form shows: a double click (or a retry after a lost answer) is one refund.
   const [requestKey] = useState(newRequestKey);
   const refund = useMutation({
-    mutationFn: async (values: Record<string, string>) => {
-      if (values.password) await api('POST', '/step-up', { password: values.password });
-      return api('POST', `/payments/${detail.payment.id}/refunds`, { amount: values.amount, address: values.address, requestKey });
-    },
+    mutationFn: (values: Record<string, string>) =>
+      stepUp(() => api('POST', `/payments/${detail.payment.id}/refunds`, { amount: values.amount, address: values.address, requestKey }), {
+        what: `refund ${values.amount ?? ''} ${detail.payment.asset} to ${values.address ?? ''}`,
+      }),
     onSettled: () => {
-      void queryClient.invalidateQueries({ queryKey: ['me'] });
       void queryClient.invalidateQueries({ queryKey: ['payment'] });
       void queryClient.invalidateQueries({ queryKey: ['payout-settings'] });
     },
   });
-  const needsPassword = !me.steppedUp || (refund.error instanceof ApiError && refund.error.status === 403);
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     refund.mutate(formValues(e.currentTarget));
@@ -344,12 +328,6 @@ function PaymentRefundForm({ detail, me }: { detail: PaymentDetail; me: Me }) {
           {prefill ? 'The address the customer gave on the checkout page.' : 'The customer’s address, checksummed (0x…).'}
         </p>
       </div>
-      {needsPassword && (
-        <div className="field">
-          <label htmlFor={passwordId}>Your password</label>
-          <input id={passwordId} name="password" type="password" autoComplete="current-password" required />
-        </div>
-      )}
       <ErrorText error={refund.error} />
       {refund.isSuccess && <p role="status">Refund requested; it is sent on chain in a moment.</p>}
       <button type="submit" disabled={refund.isPending}>
@@ -383,7 +361,7 @@ function PaymentRefunds({ detail, me }: { detail: PaymentDetail; me: Me }) {
         </ul>
       )}
       {/* A new form (and request key) for each refundable rest: after a refund, the next is another. */}
-      {mayRefund && <PaymentRefundForm key={detail.refunds.refundableAmount} detail={detail} me={me} />}
+      {mayRefund && <PaymentRefundForm key={detail.refunds.refundableAmount} detail={detail} />}
     </section>
   );
 }

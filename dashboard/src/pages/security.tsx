@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api } from '../api';
-import { Confirm, ErrorText, Field, formValues, Page } from '../ui';
+import { Confirm, CopyButton, ErrorText, Field, formValues, Page } from '../ui';
 
 // The person's own second factor: TOTP enrolment (a QR code of the otpauth:// URI, and the secret to
 // type instead), its confirmation with a first code, the recovery codes shown once, turning it off.
@@ -28,9 +28,12 @@ function Enrol() {
             </li>
           ))}
         </ul>
-        <button type="button" onClick={() => void queryClient.invalidateQueries({ queryKey: ['me'] })}>
-          I have saved them
-        </button>
+        <div className="actions">
+          <CopyButton value={confirm.data.recoveryCodes.join('\n')} what="the recovery codes" unnamed />
+          <button type="button" onClick={() => void queryClient.invalidateQueries({ queryKey: ['me'] })}>
+            I have saved them
+          </button>
+        </div>
       </section>
     );
   }

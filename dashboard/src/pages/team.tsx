@@ -1,17 +1,21 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { api, can, ROLES, type Invitation, type Me, type Member, type Role } from '../api';
+import { useStepUp } from '../step-up';
 import { Confirm, ErrorText, Field, formValues, Page, ScrollTable } from '../ui';
 
 // The team: members and their roles (README "Dashboard roles"). Owners and admins see it; only an
-// owner changes an owner; the server has the last word on every rule.
+// owner changes an owner; the server has the last word on every rule. A role changes after the
+// step-up dialog has said what the new role may do.
 
-const ROLE_TEXT: Record<Role, string> = {
-  owner: 'Owner: everything, including owners and the audit log',
-  admin: 'Admin: everything but owners and the audit log',
-  developer: 'Developer: keys, webhooks, plugin sites; not wallets, refunds or the team',
-  viewer: 'Viewer: the account and its payments; never keys or secrets',
+const ROLE_POWERS: Record<Role, string> = {
+  owner: 'everything, including owners and the audit log',
+  admin: 'everything but owners and the audit log',
+  developer: 'keys, webhooks, plugin sites; not wallets, refunds or the team',
+  viewer: 'the account and its payments; never keys or secrets',
 };
+const ROLE_NAMES: Record<Role, string> = { owner: 'Owner', admin: 'Admin', developer: 'Developer', viewer: 'Viewer' };
+const aRole = (role: Role) => `${role === 'owner' || role === 'admin' ? 'an' : 'a'} ${role}`;
 
 function RoleSelect({ member, me, onChange, disabled }: { member: Member; me: Me; onChange: (role: Role) => void; disabled: boolean }) {
   const id = useId();
@@ -36,10 +40,19 @@ function RoleSelect({ member, me, onChange, disabled }: { member: Member; me: Me
 
 function Members({ me }: { me: Me }) {
   const queryClient = useQueryClient();
+  const stepUp = useStepUp();
   const members = useQuery({ queryKey: ['team'], queryFn: () => api<{ members: Member[] }>('GET', '/team') });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['team'] });
   const change = useMutation({
-    mutationFn: ({ id, role }: { id: string; role: Role }) => api('POST', `/team/${id}/role`, { role }),
+    mutationFn: ({ member, role }: { member: Member; role: Role }) =>
+      stepUp(() => api('POST', `/team/${member.id}/role`, { role }), {
+        what: `change the role of ${member.email}`,
+        confirm: {
+          title: `Make ${member.email} ${aRole(role)}?`,
+          description: `${member.email} is ${aRole(member.role)} now. From their next request, as ${aRole(role)}: ${ROLE_POWERS[role]}.`,
+          label: `Make them ${aRole(role)}`,
+        },
+      }),
     onSettled: refresh,
   });
   const remove = useMutation({ mutationFn: (id: string) => api('DELETE', `/team/${id}`), onSuccess: refresh });
@@ -55,7 +68,7 @@ function Members({ me }: { me: Me }) {
               {m.id === me.user.id && ' (you)'}
             </td>
             <td>
-              <RoleSelect member={m} me={me} disabled={change.isPending} onChange={(role) => change.mutate({ id: m.id, role })} />
+              <RoleSelect member={m} me={me} disabled={change.isPending} onChange={(role) => change.mutate({ member: m, role })} />
             </td>
             <td>{m.emailVerified ? 'yes' : 'no'}</td>
             <td>
@@ -67,7 +80,7 @@ function Members({ me }: { me: Me }) {
                     </>
                   }
                   title={`Remove ${m.email}?`}
-                  description="They are signed out at once and can no longer sign in to this merchant."
+                  description="They are signed out at once and can no longer sign in to this merchant; the invitations they sent that nobody accepted yet stop working. Only a new invitation brings them back."
                   confirmLabel="Remove the member"
                   onConfirm={() => remove.mutate(m.id)}
                   disabled={remove.isPending}
@@ -80,7 +93,9 @@ function Members({ me }: { me: Me }) {
       <h3>What each role may do</h3>
       <ul>
         {ROLES.map((r) => (
-          <li key={r}>{ROLE_TEXT[r]}</li>
+          <li key={r}>
+            {ROLE_NAMES[r]}: {ROLE_POWERS[r]}
+          </li>
         ))}
       </ul>
     </section>
