@@ -1,9 +1,8 @@
-import { mnemonicToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { isEvmAddress, parseEvmAddress } from '../../src/domain/evm-address';
 import { microToTokenUnits, parseMicro, formatMicro, tokenUnitsToMicro } from '../../src/chains/amounts';
 import { DEV_MINTER_ADDRESS } from '../../tools/dev/dev-accounts';
-import { depositPath, settlementKeys, TREASURY_PATH } from '../../src/chains/derivation';
+import { settlementKeys, TREASURY_PATH } from '../../src/chains/derivation';
 import { DEV_SETTLEMENT_MNEMONIC, isValidMnemonic } from '../../src/domain/mnemonic';
 import { AmountError } from '../../src/domain/money';
 import { redactRpcUrl } from '../../src/domain/rpc-url';
@@ -44,34 +43,6 @@ describe('settlement keys (BIP-32/44 from SETTLEMENT_MNEMONIC)', () => {
     // Published vectors: anvil's account 0, and the usual "abandon … about" test phrase.
     expect(settlementKeys(DEV_SETTLEMENT_MNEMONIC).treasury.address).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
     expect(settlementKeys(ABANDON).treasury.address).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
-  });
-
-  it('derives deposit addresses on their own branch, deterministically', () => {
-    const keys = settlementKeys(DEV_SETTLEMENT_MNEMONIC);
-    expect(depositPath(7)).toBe("m/44'/60'/1'/0/7");
-    expect([0, 1, 2].map(keys.depositAddress)).toEqual([
-      '0x8C8d35429F74ec245F8Ef2f4Fd1e551cFF97d650',
-      '0x40FBBE484b8Ee6139Af08446950B088e10b2306A',
-      '0x2b382887D362cCae885a421C978c7e998D3c95a6',
-    ]);
-    // The same as viem's own mnemonic path (which recomputes the seed), for indices far apart.
-    for (const i of [0, 41, 2 ** 31 - 1]) {
-      expect(keys.depositAddress(i)).toBe(mnemonicToAccount(DEV_SETTLEMENT_MNEMONIC, { accountIndex: 1, addressIndex: i }).address);
-    }
-    expect(settlementKeys(ABANDON).depositAddress(0)).toBe('0x78839F6054d7ed13918bAe0473BA31b1Ca9D7265');
-    expect(keys.depositAddress(0)).not.toBe(keys.treasury.address);
-  });
-
-  it('gives the signing account of a deposit address, for payouts', async () => {
-    const account = settlementKeys(DEV_SETTLEMENT_MNEMONIC).depositAccount(3);
-    const signature = await account.signMessage({ message: 'payout' });
-    const { verifyMessage } = await import('viem');
-    expect(await verifyMessage({ address: account.address, message: 'payout', signature })).toBe(true);
-  });
-
-  it('refuses indices outside non-hardened BIP-32', () => {
-    const keys = settlementKeys(DEV_SETTLEMENT_MNEMONIC);
-    for (const bad of [-1, 2 ** 31, 1.5]) expect(() => keys.depositAddress(bad)).toThrow(RangeError);
   });
 
   it('names the dev minter: anvil account 9, apart from the treasury', () => {

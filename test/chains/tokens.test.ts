@@ -1,9 +1,6 @@
-import { parseEther } from 'viem';
-import { english, generateMnemonic } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { parseMicro } from '../../src/chains/amounts';
-import { assertChainId, ChainMismatchError, createChainClient, walletClientFor } from '../../src/chains/clients';
-import { settlementKeys } from '../../src/chains/derivation';
+import { assertChainId, ChainMismatchError, createChainClient } from '../../src/chains/clients';
 import { DEV_MINTER_ADDRESS } from '../../tools/dev/dev-accounts';
 import { testTokenAbi } from '../../tools/dev/test-token-artifact';
 import { readTransfers } from '../../src/chains/transfer-logs';
@@ -88,29 +85,6 @@ describe('test tokens on the dev chain', () => {
     expect(await readTransfers(base.publicClient, { network: 'base', tokens: base.tokens, ...range })).toEqual([
       expect.objectContaining({ network: 'base', asset: 'USDC', token: chain.tokens.base.USDC, amount: 5_000_000n }),
     ]);
-  });
-
-  it('lets a derived deposit account sign: its money can be paid out (gas from elsewhere)', async () => {
-    const keys = settlementKeys(generateMnemonic(english));
-    const deposit = keys.depositAccount(5);
-    const merchant = randomAddress();
-    const token = chain.tokens.ethereum.USDC;
-    await mint(chain, token, deposit.address, 30_000_000n);
-    await chain.control.setBalance({ address: deposit.address, value: parseEther('0.1') });
-    const client = clientFor(chain, 'ethereum');
-    const wallet = walletClientFor(client, deposit);
-    const hash = await wallet.writeContract({
-      account: deposit,
-      chain: client.chain,
-      address: token,
-      abi: testTokenAbi,
-      functionName: 'transfer',
-      args: [merchant, 29_000_000n],
-    });
-    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-    expect(receipt.from).toBe(deposit.address.toLowerCase());
-    expect(await balanceOf(chain, token, merchant)).toBe(29_000_000n);
-    expect(await balanceOf(chain, token, deposit.address)).toBe(1_000_000n);
   });
 
   it('checks that the RPC answers the configured chain id', async () => {
