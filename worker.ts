@@ -30,7 +30,7 @@ async function main() {
   const db = createDb(config.databaseUrl, { max: config.databasePoolMax });
   // The chain watchers signal workflows, and the event activities start delivery workflows, through this client.
   const temporal = createTemporalClient(config.temporal);
-  // Business events (issue 31 item 6): the activities' and the reorg re-checks' payouts alike.
+  // Business events: the activities' and the reorg re-checks' payouts alike.
   const events = businessLog(logger);
   const worker = await createWorker({
     temporal: config.temporal,
@@ -70,7 +70,7 @@ async function main() {
     networks: config.chains.networks,
     settlement: config.chains.settlement,
   });
-  // Customers' receipts and refund notices (issue 30), when mail is configured; any worker may send.
+  // Customers' receipts and refund notices, when mail is configured; any worker may send.
   const mailer = config.mail.smtpUrl ? createMailer(config.mail) : null;
   const mails = mailer
     ? startCustomerMailSender({

@@ -26,7 +26,7 @@ import { startStack } from './support/stack';
 import { stackCpuMeter } from './support/stack-cpu';
 import { devTreasuryAddress } from '../tools/dev/dev-sweepers';
 
-// `npm run bench`: issue 14's figures, each against a baseline measured in the same run.
+// `npm run bench`: its figures, each against a baseline measured in the same run.
 
 const log = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const QUEUES = {

@@ -13,7 +13,7 @@ import { localUrl, portInUse, spawnEntryPoint, waitForHttpOk, type ChildHandle }
 import { ensureTemporalBinary, PROJECT_ROOT } from '../tools/temporal/cli-binary';
 import { startDevServer, type DevServer } from '../tools/temporal/dev-server';
 
-// `npm start`: the whole service on one machine with no setup (decisions §10). Being an entry point
+// `npm start`: the whole service on one machine with no setup. Being an entry point
 // it reads the environment itself, fills in the local defaults, checks the result with the service's
 // own config parser, and hands it to the child processes, which parse it again.
 
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   let chainPort: number | null = null;
   let mailPort: number | null = null;
   try {
-    // Decisions §14: without an SMTP server of the user's own, mail goes to a local sink whose
+    // Without an SMTP server of the user's own, mail goes to a local sink whose
     // messages the development mailbox page (/dashboard/dev/mail) shows.
     if (!env.SMTP_URL) mailPort = portVariable(env, 'MAIL_SINK_PORT', 2525);
     // Any network pointed at a node of the user's own means no local chain, as TEMPORAL_ADDRESS does.
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
       NODE_ENV: 'development',
       ALLOW_PRIVATE_URLS: 'true',
       ALLOW_UNVERIFIED_NETWORKS: 'true',
-      // The local stack pays through the sandbox provider (decisions §13: only when asked for).
+      // The local stack pays through the sandbox provider (only when asked for).
       SANDBOX_ENABLED: 'true',
       DATABASE_URL: DEFAULT_DATABASE_URL,
       SETTLEMENT_MNEMONIC: DEV_SETTLEMENT_MNEMONIC,

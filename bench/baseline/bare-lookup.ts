@@ -6,7 +6,7 @@ import type { CheckoutSessionRow } from '../../src/db/queries/checkout-sessions'
 import type { PaymentExceptionRow } from '../../src/db/queries/payment-exceptions';
 import { exceptionView } from '../../src/domain/exceptions';
 
-// The lookup baseline of issue 14: a bare Fastify + postgres.js endpoint running the same key and
+// The lookup baseline: a bare Fastify + postgres.js endpoint running the same key and
 // session queries as ours (the key joined to its merchant by hash, the visible session by id with
 // whether it has exceptions, their list only then; the public lookup: the session, then its merchant's name), with postgres.js's prepared statements and the
 // same rendering function, and nothing else: no hooks, no logging, no schema validation.

@@ -33,7 +33,7 @@ const statementsNow = async (side: BacklogSide) => {
 const drainTimeoutMs = (count: number) => Number(process.env.BENCH_COMPLETION_TIMEOUT_MS ?? 120_000 + 2_000 * count);
 
 /**
- * Issue 14's backlog: the worker is gone while `count` customers open and pay (the provider's
+ * The backlog: the worker is gone while `count` customers open and pay (the provider's
  * callbacks and the token transfers land, the signals wait in Temporal), then it comes back.
  * Payments completed per second from the worker's start to the last payment.completed.
  */
@@ -186,7 +186,7 @@ export async function backlogFigures(input: {
     includes: `The worker stopped; ${options.backlog} payments opened and paid (the provider's callbacks and the token transfers land while no worker runs); then the worker starts: payments completed per second from its start to the last payment.completed at the merchant. Ours: worker.ts (its watchers catch up from their cursors; settlement runs every second, PAYOUT_INTERVAL_SECONDS=1, pay the completed payments out alongside). Temporal: the ${input.temporalServer} server.`,
     baselineIs: 'the minimal Temporal implementation in bench/minimal, its worker stopped and started the same way, the same backlog.',
   });
-  // Issue 14: deliveries must not wait behind the backlog (they once went out only after 63 s).
+  // Deliveries must not wait behind the backlog (they once went out only after 63 s).
   const first = figureFrom(rounds, 'firstSeconds', {
     id: 'backlog_first_webhook_seconds',
     title: `${options.backlog}-payment backlog: first payment.completed after`,

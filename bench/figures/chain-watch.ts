@@ -103,7 +103,7 @@ export async function chainWatchFigures(input: { options: BenchOptions; stack: S
         id: 'get_logs',
         title: 'eth_getLogs/scan',
         unit: 'calls',
-        more: ' The eth_getLogs calls alone: one per scan at any number of open addresses (issue 32).',
+        more: ' The eth_getLogs calls alone: one per scan at any number of open addresses.',
       },
       {
         key: 'heapMiB',

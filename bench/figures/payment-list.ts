@@ -6,7 +6,7 @@ import type { BenchOptions } from '../options';
 import { figureFrom, type Figure } from '../support/figures';
 import { interleaved, median } from '../support/stats';
 
-// Issue 29 item 1: the merchant's payment list on 100,000 payments of one merchant (and 20,000 of
+// The merchant's payment list on 100,000 payments of one merchant (and 20,000 of
 // another, in the same table), through the use case the dashboard's route calls (drizzle, the
 // keyset page, the cursor), against the same query written by hand in postgres.js.
 

@@ -179,7 +179,7 @@ export async function paymentFigures(input: {
   temporal: Client;
   ours: MeasuredSide;
   minimal: MeasuredSide;
-  /** The minimal implementation paying out as ours does (decisions §11): the payout figures' baseline. */
+  /** The minimal implementation paying out as ours does: the payout figures' baseline. */
   minimalPaying: MeasuredSide;
   meter: ReturnType<typeof stackCpuMeter>;
   log: (line: string) => void;

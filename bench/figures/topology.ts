@@ -11,7 +11,7 @@ import { freePort } from '../support/processes';
 import type { Stack } from '../support/stack';
 import { interleaved } from '../support/stats';
 
-// Issue 32 item 4: past one process of each kind. The production Temporal server on Postgres, two API
+// Past one process of each kind. The production Temporal server on Postgres, two API
 // processes and two workers on one task queue, against one API process and one worker on another, in
 // the same run and on the same server, database and chain. Both sets run the whole time (the idle
 // one costs little: its settlement schedules are paused), so a round changes nothing but which set

@@ -1,6 +1,6 @@
 import { defineSignal } from '@temporalio/workflow';
 
-// The minimal implementation of issue 14: the same business (a payment that completes from a
+// The minimal implementation: the same business (a payment that completes from a
 // confirmed on-chain credit and tells the merchant with a signed webhook) in the fewest Temporal
 // actions we can think of. Its numbers are the floor ours is measured against.
 
@@ -15,7 +15,7 @@ export interface MinimalPaymentInput {
   expectedMicro: string;
   webhookUrl: string;
   /**
-   * Pays the money out once completed, as ours does (decisions §11): the like-for-like baseline of
+   * Pays the money out once completed, as ours does: the like-for-like baseline of
    * the payout figures. Without it, the payment ends at payment.completed.
    */
   payOut?: boolean;

@@ -12,7 +12,7 @@ export interface LoadResult {
 
 /**
  * Drives `paths` (cycled) on `baseUrl` with autocannon: at full speed, or at `rate` requests per
- * second in total (the "half load" of issue 14). A run with non-2xx answers or errors is not a
+ * second in total (the "half load"). A run with non-2xx answers or errors is not a
  * measurement of the lookup, so it throws.
  */
 export async function drive(input: {

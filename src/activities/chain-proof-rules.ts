@@ -16,7 +16,7 @@ import { positiveMicro } from '../domain/money';
 import { creditCovers, type CreditReport, type ProviderClaim } from '../domain/checkout-session';
 import type { ProviderRegistry } from '../providers/registry';
 
-// The rules of decisions §11, written once for every kind of payment that has a deposit address
+// The rules of proof on chain, written once for every kind of payment that has a deposit address
 // (checkout sessions, simple orders): credits from confirmed logs, the completion they prove, and
 // the exceptions recorded when they do not. Each kind says only how to read, lock and complete its
 // row (a ProvenKind). Every step is idempotent: the log key is a primary key, a completion is a
@@ -88,7 +88,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
     payment: ReturnType<ProvenKind<Row, Done>['view']>,
     fact: DepositFact,
   ): Promise<{ report: CreditReport; credits: ChainCreditRow[] }> {
-    // What the run is told, read under the same lock (issue 32: not the row read again after commit).
+    // What the run is told, read under the same lock (not the row read again after commit).
     const standing = async (held: boolean, exceptionId: string | null) => {
       const credits = await listCredits(tx, id);
       const report = {
@@ -208,7 +208,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
 
     /**
      * The credit, and when it covers G (creditCovers) the completion it proves, in one database
-     * transaction under one lock (issue 32: one step of the run instead of two). `completion` is there
+     * transaction under one lock (one step of the run instead of two). `completion` is there
      * only when the credit covered G; null when the kind declined it.
      */
     creditAndComplete: async (

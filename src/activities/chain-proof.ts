@@ -10,17 +10,17 @@ import { completeSession, postCompletion } from './session-completion';
 import { writePosting } from '../db/queries/ledger';
 import { exceptionArrived, orderCredited } from '../domain/ledger';
 
-// The chain-verified side of both payment kinds (decisions §11): one set of rules
+// The chain-verified side of both payment kinds: one set of rules
 // (chain-proof-rules.ts), and for each kind how its row is read and what its completion writes.
 // Activity names are part of workflow histories: the session's stay as they were.
 
 type SessionCompletion = { paidLinkId: string | null; duplicateExceptionId?: string };
-/** A session with whether its merchant takes money (approved): a suspended merchant's open session takes none (issue 26 item 4). */
+/** A session with whether its merchant takes money (approved): a suspended merchant's open session takes none. */
 type ProvenSession = SessionWithMerchant;
 
 const sessions: ProvenKind<ProvenSession, SessionCompletion> = {
   kind: 'checkout_session',
-  // The session and its merchant's standing in one statement (issue 32).
+  // The session and its merchant's standing in one statement.
   find: (db, id) => findSessionWithMerchant(db, id),
   lock: (db, id) => findSessionWithMerchant(db, id, { lock: true }),
   view: (s) => ({
@@ -39,7 +39,7 @@ const sessions: ProvenKind<ProvenSession, SessionCompletion> = {
       providerPaymentId: proof.providerPaymentId,
       // The proof is the log, not a provider event.
       providerEventId: `chain:${depositLogKey(proof.last)}`,
-      // Decisions §11: the transaction's hash and link are the merchant payout's, null until it is
+      // The transaction's hash and link are the merchant payout's, null until it is
       // confirmed; the inbound transfer is the deposit's.
       transactionHash: null,
       depositTransactionHash: hash,
@@ -84,7 +84,7 @@ const orders: ProvenKind<SimpleOrderRow, { settled: true }> = {
   async complete(tx, order, proof) {
     const hash = proof.last.transactionHash;
     // Settled = the money is ours, proven; the payout to the customer's wallet is a step of its own
-    // (decisions §11), so nothing is dispatched yet. What a payout needs stays on the row: the
+    // (docs/settlement.md), so nothing is dispatched yet. What a payout needs stays on the row: the
     // gross received and the deposit transaction.
     await transitionSimpleOrder(tx, order.transactionCode, 'settled', {
       ...(proof.providerPaymentId ? { providerPaymentId: proof.providerPaymentId } : {}),
@@ -145,7 +145,7 @@ export function createChainProofActivities(deps: ChainProofDeps) {
     recordShortfall: (paymentId: string, claim: ProviderClaim | null, at: 'claim' | 'expiry') => session.shortfall(paymentId, claim, at),
     /**
      * A credit after the payment (a session or a simple order) ended: a `late`, `duplicate` or
-     * `wrong_asset` exception (decisions §12, §14); its id, or null (dust, or already the payment's).
+     * `wrong_asset` exception; its id, or null (dust, or already the payment's).
      */
     recordLateDeposit: (paymentId: string, fact: DepositFact): Promise<string | null> => recordClosedRunArrival(deps, paymentId, fact),
 

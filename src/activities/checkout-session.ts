@@ -41,7 +41,7 @@ export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
     },
 
     /**
-     * Commission split, transaction row and session status in one database transaction (decisions §7).
+     * Commission split, transaction row and session status in one database transaction.
      * Returns the payment link this completion paid, for the workflow to tell, or the `duplicate`
      * exception when another session of the link paid it first (the session then does not complete).
      */
@@ -92,7 +92,7 @@ export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
     },
 
     /**
-     * Money after the session ended (decisions §12): a `late` exception, one per arrival. Returns the
+     * Money after the session ended: a `late` exception, one per arrival. Returns the
      * exception's id for the workflow to announce, or null when the fact was no money (not a success).
      */
     async flagLateSuccess(paymentId: string, fact: ProviderFact, status: PaymentStatus): Promise<string | null> {

@@ -12,14 +12,14 @@ import { isFiatCurrency } from '../domain/currencies';
 import type { Mailer } from '../mail/mailer';
 import { receiptMail, refundMail } from '../mail/customer-mail';
 
-// Issue 30: the worker's sender of customers' receipts and refund notices. The activity that records
+// The worker's sender of customers' receipts and refund notices. The activity that records
 // a completion or a confirmed refund records its mail in the same step (queueCustomerMail, once per
 // payment, kind and subject, whatever the retries); this sender takes due mails, sends each through
 // the mailer, and marks it sent. A mail is sent again only when its sender died between the SMTP
 // server's acceptance and the mark (a lease later, with the same Message-ID); an SMTP server that
 // keeps refusing is tried a bounded number of times, then the mail is failed with its error, for an
 // operator to read. A mail never holds up a payment: it is not part of any payment's run.
-// Issue 28: the same outbox carries the dashboard's notices to merchants' people (kind 'notice',
+// The same outbox carries the dashboard's notices to merchants' people (kind 'notice',
 // written by their use cases through payments/merchant-notices.ts with their words); they are sent here
 // as written, with the same retries.
 
@@ -45,7 +45,7 @@ export function createCustomerMailSender(deps: CustomerMailSenderDeps) {
 
   /** The mail's words, or null when what it tells is no longer there to tell (it is then failed, not sent). */
   async function compose(mail: CustomerMailRow): Promise<{ subject: string; text: string } | null> {
-    // A merchant notice (issue 28) carries its words from the change it tells of.
+    // A merchant notice carries its words from the change it tells of.
     if (mail.kind === 'notice') return mail.title !== null && mail.body !== null ? { subject: mail.title, text: mail.body } : null;
     if (mail.paymentId === null) return null;
     const session = await findSession(db, mail.paymentId);

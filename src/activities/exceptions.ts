@@ -13,7 +13,7 @@ import { recordLinkPayment } from './payment-links';
 import { insertCompletedTransaction, postCompletion } from './session-completion';
 import type { AcceptReport } from '../domain/payment-exception';
 
-// The exception workflow's side effects (decisions §12), each idempotent.
+// The exception workflow's side effects, each idempotent.
 
 export const NOT_ACCEPTABLE = 'NotAcceptable';
 
@@ -45,7 +45,7 @@ export function createExceptionActivities({
      * A late or underpaid payment accepted as the payment: gross = the money that arrived, the
      * commission split, the transaction row, the session completed, its payment link paid and the
      * exception accepted, in one database transaction. A retry finds the exception accepted and
-     * changes nothing. A link is paid once (decisions §14): when another session of the link paid
+     * changes nothing. A link is paid once: when another session of the link paid
      * it, this money is a second payment, refunded, never accepted.
      */
     async acceptException(exceptionId: string): Promise<AcceptReport> {
@@ -89,7 +89,7 @@ export function createExceptionActivities({
         }
         const refs = (exception.references ?? {}) as Record<string, unknown>;
         const hash = typeof refs.transactionHash === 'string' ? refs.transactionHash : null;
-        // Decisions §11: a chain-verified payment is never paid without its money on chain. The
+        // A chain-verified payment is never paid without its money on chain. The
         // accepted amount must be what the ledger holds for this exception, posted when its logs
         // were confirmed at the deposit address; it then joins the merchant's balance as any completion.
         const onChain = session.verification === 'chain' && session.depositAddress !== null;

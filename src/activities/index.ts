@@ -28,7 +28,7 @@ export interface ActivityDeps {
   /** Cancels a checkout session through its run's Cancel, with a reason (a paid link's other sessions). */
   cancelSession: SessionCanceller;
   now: () => Date;
-  /** Business events (issue 31 item 6): one line per transition an activity stores; silent when absent. */
+  /** Business events: one line per transition an activity stores; silent when absent. */
   log?: BusinessLog;
 }
 

@@ -16,7 +16,7 @@ import { drawForRefund, refundDrawOf } from '../db/queries/settlement';
 import { outgoingFailed } from '../domain/balances';
 import { AppError } from '../domain/errors';
 
-// Issue 29 item 3: the side effects of a completed payment's refund workflow, each idempotent. The
+// The side effects of a completed payment's refund workflow, each idempotent. The
 // refund row was written by the use case (src/payments/payment-refunds.ts) with its amount checked;
 // the plan here writes its one payout (from the treasury, kind payment_refund, keyed by the refund's
 // id so a retried plan finds it), and the payout machinery sends it exactly once.

@@ -2,7 +2,7 @@ import { activityInfo, ApplicationFailure } from '@temporalio/activity';
 import { inWords } from '../chains/reverts';
 import { BaseError, ContractFunctionRevertedError, ExecutionRevertedError, InsufficientFundsError, IntrinsicGasTooLowError } from 'viem';
 
-// Decisions §14 "Payout failures": which failures of a payout a retry can fix. Transport trouble
+// Which failures of a payout a retry can fix. Transport trouble
 // (RPC down, timeouts, rate limits, a nonce still pending) is transient: Temporal retries it with
 // backoff for as long as it lasts, so a chain briefly down loses nothing. A refusal (the transfer
 // reverts when the node estimates it, the sender lacks the token or the gas, the recipient is

@@ -16,7 +16,7 @@ import { writePosting } from '../db/queries/ledger';
 import { payoutImpossible, type PayoutChains } from './payout-chains';
 
 /**
- * Decisions §11 for the simple API: a settled chain-verified order pays what it received to the
+ * For the simple API: a settled chain-verified order pays what it received to the
  * customer's wallet less its network fee (the simple API takes no commission; the fee pays the
  * treasury back for the gas). The treasury has the network's sweeper forward the customer's part
  * from the deposit in one call, priced when planned; the fee stays at the deposit until a sweep

@@ -46,7 +46,7 @@ import { planExceptionRefund, type RefundPlan } from './refund-plan';
 import { confirmSettlementPayout } from './settlement';
 import { listPayoutItems } from '../db/queries/settlement';
 
-// Decisions §11 "Payout": plan (rows) -> sign (the next free nonce, the raw tx stored with it in one statement) ->
+// Plan (rows) -> sign (the next free nonce, the raw tx stored with it in one statement) ->
 // broadcast (the stored bytes, again on every retry) -> confirm (the receipt decides; ledger and
 // lookup in one transaction). Each step stores its outcome in Postgres before the next, so any step
 // can be retried from what is stored: sendPayouts runs them all in one activity (each attempt resumes
@@ -183,7 +183,7 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
     };
     const terms = termsOf(before) ?? (await gasTermsFor(client, account.address, order));
     const chainNext = await pendingNonce(client, account.address);
-    // Issue 32: the next free nonce read, the transfer signed with it, and the row stored with it only
+    // The next free nonce read, the transfer signed with it, and the row stored with it only
     // if it still needs a signature (storeSignedPayout). Another payout of the sender that stored the
     // same nonce first wins it; this one reads the next and signs again. Each loss is another
     // payout's success, so the bound is reached only under a crowd of concurrent signers, and the
@@ -245,7 +245,7 @@ export function payoutSteps({ db, chains: settings, log = silentBusinessLog }: {
       current = { ...current, status: 'broadcast' };
       await logPayout('payout.sent', current, lookups, { nonce: current.nonce });
     }
-    // Decisions §11: a simple order's payout is dispatched once its transfer is broadcast; the order
+    // A simple order's payout is dispatched once its transfer is broadcast; the order
     // then names the payout's transaction (a retry after a re-signing names the new one).
     if (current.kind === 'customer') {
       await updateSimpleOrder(db, current.paymentId, {

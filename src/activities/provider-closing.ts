@@ -5,7 +5,7 @@ import type { ProviderRegistry } from '../providers/registry';
 import type { SessionCanceller } from '../temporal/session-cancel';
 import { asActivityFailure } from './provider-failure';
 
-// Decisions §12: when a session ends, its open provider payment is closed so the customer can no
+// When a session ends, its open provider payment is closed so the customer can no
 // longer be charged for it. A provider that already took the money answers `closed: false`: its
 // success still comes and is recorded as an exception, so nothing here decides about money.
 
@@ -42,7 +42,7 @@ export function createProviderClosingActivities({
     },
 
     /**
-     * A link paid through one session (decisions §14): its other open sessions end now, canceled with
+     * A link paid through one session: its other open sessions end now, canceled with
      * reason `link_paid` through their runs' Cancel (which announces payment.canceled and closes
      * their provider payments too), and the provider payments of all its other sessions are closed.
      * Run by the paying session's workflow, so it happens whether or not the link's own run is still

@@ -21,7 +21,7 @@ import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../domain/refund-add
 import type { PayoutChains } from './payout-chains';
 import { forwardedRow } from './payout-plan';
 
-// Decisions §12 "refund": an exception's money sent back on chain from the deposit address it
+// An exception's money sent back on chain from the deposit address it
 // arrived at, through the payout machinery (rows before signing, the signed bytes before broadcast,
 // the receipt decides). Planned once per exception, under the exception's row lock, so an
 // acceptance and a refund of the same money can never both go ahead. A refund whose transfer
@@ -115,7 +115,7 @@ export async function planExceptionRefund(
   const to = await refundDestination(db, chains, settings, address, payment.depositAddress);
 
   const client = chains.client(payment.network);
-  // Decisions §14: a wrong asset goes back in the token that arrived, the payment's own otherwise.
+  // A wrong asset goes back in the token that arrived, the payment's own otherwise.
   const asset = exception.token ? (exception.asset ?? unlistedTokenAsset(exception.token)) : payment.asset;
   const token = (exception.token as Address | null) ?? client.tokens.find((t) => t.asset === payment.asset)?.address;
   if (!token) throw refused(`${payment.asset} is not configured on ${payment.network}`);

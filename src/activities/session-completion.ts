@@ -28,10 +28,10 @@ export interface CompletionProof {
 export type CompletionOutcome = { completed: true; paidLinkId: string | null } | { completed: false; duplicateExceptionId: string };
 
 /**
- * A session's completion, inside the caller's database transaction with the session locked
- * (decisions §7): the commission split, the transaction row (once per payment), the status, and the
+ * A session's completion, inside the caller's database transaction with the session locked: the
+ * commission split, the transaction row (once per payment), the status, and the
  * payment link paid at most once. A link another session paid first is not paid twice: this money
- * is a `duplicate` exception (decisions §12) and the session does not complete.
+ * is a `duplicate` exception and the session does not complete.
  */
 export async function completeSession(
   tx: DatabaseOrTransaction,
@@ -69,8 +69,8 @@ export async function completeSession(
 }
 
 /**
- * The transaction row of a completion (decisions §7): the commission split of the gross and its proof,
- * once per payment; and the rail the completion proved (decisions §14), stored on the session, which
+ * The transaction row of a completion: the commission split of the gross and its proof,
+ * once per payment; and the rail the completion proved, stored on the session, which
  * every surface reads its labels from. Every completion (provider, chain, an accepted exception) comes here.
  */
 export async function insertCompletedTransaction(
@@ -105,7 +105,7 @@ export async function insertCompletedTransaction(
 }
 
 /**
- * Decisions §11 "Ledger": the money a completion proved on chain, in the completion's database
+ * The money a completion proved on chain, in the completion's database
  * transaction: the deposit address holds the gross, the merchant is owed its share, the commission
  * is earned (docs/settlement.md). The share goes to the merchant's balance, pending, and available
  * at once unless PAYOUT_HOLD_SECONDS holds it (a settlement run releases it then).

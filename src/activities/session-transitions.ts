@@ -8,7 +8,7 @@ import type { CheckoutActivities } from './checkout-session';
 import type { EmittedEvent, WebhookEvents } from './webhooks';
 
 /**
- * `provider`: the completed session's provider label (decisions §14), null for a wallet payment, for
+ * `provider`: the completed session's provider label, null for a wallet payment, for
  * the run's `Provider` search attribute; absent from results recorded before it was returned.
  */
 export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivities['creditDeposit']>>['completion']> & {
@@ -16,10 +16,10 @@ export type ChainCompletion = NonNullable<Awaited<ReturnType<ChainProofActivitie
 };
 
 /**
- * Issue 14: a transition's write and its event in one activity, so a session's run records one local
+ * A transition's write and its event in one activity, so a session's run records one local
  * activity per transition rather than two (a marker, an activation and a round trip through the
  * worker's core less each). Not one database transaction: both halves are idempotent, so a retry
- * after the write finds it done and writes the event (the same one, if it got that far). Issue 32:
+ * after the write finds it done and writes the event (the same one, if it got that far).
  * the event's first delivery attempts are made here too (withFirstAttempts), not in a local activity
  * of their own.
  */
@@ -29,7 +29,7 @@ export function createSessionTransitionActivities(parts: {
   webhooks: WebhookEvents;
 }) {
   const { checkout, proof, webhooks } = parts;
-  // The event, and its deliveries' first attempts on the rows its write holds (issue 32: nothing read twice).
+  // The event, and its deliveries' first attempts on the rows its write holds (nothing read twice).
   const emit = async (paymentId: string, status: PaymentStatus) => webhooks.emitPaymentEventWithFirstAttempts(paymentId, status);
   return {
     async moveSession(paymentId: string, move: SessionMove): Promise<EmittedEvent> {
@@ -42,7 +42,7 @@ export function createSessionTransitionActivities(parts: {
     /**
      * A confirmed log credited, and when the credits cover G the completion it proves (creditDeposit),
      * with `payment.completed` when it completed the session (not when it declined, nor for a
-     * duplicate, which is an exception's to announce): one local activity for both (issue 32).
+     * duplicate, which is an exception's to announce): one local activity for both.
      */
     async creditSession(
       paymentId: string,

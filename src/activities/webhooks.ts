@@ -57,7 +57,7 @@ export interface WebhookActivityDeps {
 export interface EmittedEvent {
   eventId: string;
   deliveryIds: string[];
-  /** The retry schedule in force, carried into the delivery workflows (decisions §8). */
+  /** The retry schedule in force, carried into the delivery workflows. */
   retry: { baseSeconds: number; maxIntervalSeconds: number; windowHours: number };
   /**
    * Set when the emitting activity made each delivery's first attempt itself (withFirstAttempts):
@@ -93,7 +93,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 }
 
 /**
- * The activities, and what the session's transitions call inside their own activity (issue 32): the
+ * The activities, and what the session's transitions call inside their own activity: the
  * payment event with the session it was made from, and the first attempts with the rows the event's
  * write already holds, so neither is read again.
  */
@@ -134,7 +134,7 @@ export function createWebhookEvents({
   });
 
   /**
-   * Decisions §8: every enabled endpoint that chose this event type (or made no choice), plus the session's webhookUrl (merchant's default secret),
+   * Every enabled endpoint that chose this event type (or made no choice), plus the session's webhookUrl (merchant's default secret),
    * plus the site endpoint for plugin sessions; one delivery per distinct URL. A plugin knows only its
    * site's webhook_secret, so that secret signs the site's callback_url (winning a tie) and any
    * per-order callback URL the plugin sent; otherwise an endpoint's own secret wins.
@@ -236,7 +236,7 @@ export function createWebhookEvents({
     if (!found) throw ApplicationFailure.nonRetryable(`no checkout session ${paymentId}`, 'SessionMissing');
     const { session } = found;
     if (!isFiatCurrency(session.currency)) throw ApplicationFailure.nonRetryable('bad currency', 'SessionMissing');
-    // payment.settled (decisions §11): the completed payment's body, sent when its payout is confirmed.
+    // payment.settled: the completed payment's body, sent when its payout is confirmed.
     const tx = status === 'completed' ? (found.transaction ?? undefined) : undefined;
     const eventId = newEventId();
     const body = paymentEventBody({
@@ -281,7 +281,7 @@ export function createWebhookEvents({
     const { deliveries, fresh, begun } = together
       ? { ...together, fresh: freshDeliveries(planned.rows, together.deliveries, found.endpoints), begun: together.attempts }
       : await deliveriesWithEndpoints(session, found.endpoints, event.id, event.type, merchantSecret);
-    // Issue 30: the customer's receipt, when they asked for one on the page; recorded once whatever
+    // The customer's receipt, when they asked for one on the page; recorded once whatever
     // the retries, and sent by the worker's mail sender (customer-mails.ts), never from this run.
     // Only asked for when the session just read has an address (the common case has none: no statement).
     if (status === 'completed' && !type && session.receiptEmail) {
@@ -372,7 +372,7 @@ export function createWebhookEvents({
 
   const activities = {
     /**
-     * The event of a status transition (decisions §6), stored once per (payment, type), with one
+     * The event of a status transition, stored once per (payment, type), with one
      * delivery per distinct target URL. Idempotent: a retry returns the same event and deliveries.
      */
     async emitPaymentEvent(paymentId: string, status: PaymentStatus, type?: 'payment.settled' | null): Promise<EmittedEvent> {
@@ -380,7 +380,7 @@ export function createWebhookEvents({
     },
 
     /**
-     * Decisions §12: the merchant's `payment.exception` event, one per exception (its id is the
+     * The merchant's `payment.exception` event, one per exception (its id is the
      * event's subject), delivered like every other event; `payment.refunded` once its refund is
      * confirmed, with the transfer. Idempotent like emitPaymentEvent.
      */
@@ -414,7 +414,7 @@ export function createWebhookEvents({
           explorerUrl: explorerUrlFor(sent.network, sent.txHash),
         };
         body = refundEventBody({ ...input, refund });
-        // Issue 30: the customer's refund notice, as the receipt above.
+        // The customer's refund notice, as the receipt above.
         await queueCustomerMail(db, { id: newCustomerMailId(), paymentId: session.id, kind: 'refund', subject: exception.id });
       }
       const event = await insertEventOnce(db, {
@@ -444,7 +444,7 @@ export function createWebhookEvents({
     },
 
     /**
-     * Issue 29 item 3: `payment.refunded` for one refund of a completed payment, once its transfer
+     * `payment.refunded` for one refund of a completed payment, once its transfer
      * is confirmed; the refund's id is the event's subject, so two partial refunds are two events.
      * Idempotent like emitPaymentEvent.
      */
@@ -482,7 +482,7 @@ export function createWebhookEvents({
         },
         createdAt: now(),
       });
-      // Issue 30: the customer's refund notice, as an exception's refund's (subject: the refund's id).
+      // The customer's refund notice, as an exception's refund's (subject: the refund's id).
       await queueCustomerMail(db, { id: newCustomerMailId(), paymentId: session.id, kind: 'refund', subject: refund.id });
       const event = await insertEventOnce(db, {
         id: eventId,
@@ -521,7 +521,7 @@ export function createWebhookEvents({
     },
 
     /**
-     * Issue 32: the first attempt of each of an event's deliveries, made by the activity that wrote
+     * The first attempt of each of an event's deliveries, made by the activity that wrote
      * the event rather than by a local activity of its own (one marker and one worker round trip
      * less per event in the run's history). Attempts run at once, each logged before its POST like
      * any other; a refused target is marked failed here; the rest that failed are left to the

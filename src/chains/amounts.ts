@@ -1,7 +1,7 @@
 import { AmountError, formatCrypto, parseCrypto } from '../domain/money';
 
 // Token amounts on chain are integers in the token's own units. Ours are micro units (6 decimals,
-// decisions §4), which USDC and USDT use on every network we settle on; a token with other
+// as every amount of the API), which USDC and USDT use on every network we settle on; a token with other
 // decimals is converted exactly or refused, never rounded.
 
 export const STABLECOIN_DECIMALS = 6;

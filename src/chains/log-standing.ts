@@ -1,4 +1,4 @@
-// Issue 26 item 10, decisions §14: a credited log is re-checked for a while after it was confirmed,
+// A credited log is re-checked for a while after it was confirmed,
 // because a reorg deeper than the confirmations takes it back. Pure: what the node says now about the
 // log's transaction (its receipt, and which block it holds at the log's old height) against what was
 // stored when the log was credited.

@@ -10,7 +10,7 @@ import {
 } from 'viem';
 import type { ChainClient } from './clients';
 
-// Decisions §11 "Payout", the chain side (no database): a transfer is signed locally with fixed
+// Payouts, the chain side (no database): a transfer is signed locally with fixed
 // nonce, gas and fees, so the exact bytes can be stored before they are sent and sent again after a
 // crash; the node's answer to a resend ("already known", "nonce too low") is settled by the hash's
 // receipt, never by sending something new.

@@ -39,10 +39,10 @@ export function confirmationsOf(head: bigint, blockNumber: bigint): bigint {
 
 /**
  * Transfers to any of `recipients` in [fromBlock, toBlock], in one eth_getLogs per block span however
- * many recipients there are (issue 32):
+ * many recipients there are:
  * - up to `addressesPerCall` recipients (providers cap a topic list): the `to` topic as an array,
  *   ORed by the node, over every contract, not only the configured ones: money of another token
- *   reaching a deposit address must be seen to be owned (decisions §14, `wrong_asset`);
+ *   reaching a deposit address must be seen to be owned (a `wrong_asset` exception);
  * - more: every Transfer log of the span, whatever its contract, kept in memory when its recipient is
  *   one of ours. The read then grows with the chain's transfer traffic, not with the open payments,
  *   and a contract this deployment does not configure is still seen at a deposit address (a

@@ -2,7 +2,7 @@ import type { Address } from 'viem';
 import type { ChainClient } from './clients';
 import { confirmationsOf, lowercaseSet, readTransfers, transferKey, type LogReadLimits, type TokenTransfer } from './transfer-logs';
 
-// The chain watcher's core (decisions §11), one per network: no Temporal, no database. The caller
+// The chain watcher's core, one per network: no Temporal, no database. The caller
 // owns the cursor (it can live in Postgres), calls `scan` on a timer, and turns the result into
 // signals: credit `confirmed`, forget `removed`. Every scan re-reads the blocks that are not yet
 // confirmed, so a reorg within the confirmation depth is seen whether it removes, moves or adds a
@@ -47,7 +47,7 @@ export interface TransferWatcherDeps {
   /**
    * The open deposit addresses of this network, asked on every scan: a list in any case, or a Set of
    * lowercase addresses the caller keeps between scans, used as it is (at 100,000 open addresses,
-   * folding a list into a set again on every scan was most of the scan's time: issue 32).
+   * folding a list into a set again on every scan was most of the scan's time).
    */
   addresses: () => WatchedAddresses | Promise<WatchedAddresses>;
   limits?: LogReadLimits;

@@ -14,7 +14,7 @@ export interface DbHandle {
   close(): Promise<void>;
 }
 
-/** The API's bound on one query (issue 14: a request answers 503 within ~5 s when Postgres hangs). */
+/** The API's bound on one query (a request answers 503 within ~5 s when Postgres hangs). */
 export const API_QUERY_DEADLINE_MS = 4000;
 /** The API's statement_timeout: a customer or a merchant's server is waiting. */
 export const API_STATEMENT_TIMEOUT_MS = 5000;

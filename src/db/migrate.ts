@@ -5,7 +5,7 @@ import postgres from 'postgres';
 
 export const MIGRATIONS_FOLDER = path.join(__dirname, 'migrations');
 
-/** Creates the database named in the URL when it does not exist (decisions §10). */
+/** Creates the database named in the URL when it does not exist. */
 export async function ensureDatabase(url: string): Promise<void> {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.replace(/^\//, ''));

@@ -1,7 +1,7 @@
 import type postgres from 'postgres';
 
 /**
- * Why this exists (issue 14): drizzle runs every query it did not name with `prepare: false`, and
+ * Why this exists: drizzle runs every query it did not name with `prepare: false`, and
  * postgres.js then sends an unnamed statement with parameters as Parse + Describe, waits for the
  * parameter types, and only then sends Bind + Execute: two round trips, and Postgres parses and plans
  * the statement each time. Named statements are parsed once per connection (postgres.js keys them by

@@ -24,7 +24,7 @@ function race<T>(promise: PromiseLike<T>, ms: number): Promise<T> {
  * Why this exists: Postgres's statement_timeout is enforced by the server, and connect_timeout only
  * covers the handshake. A Postgres host that hangs after the pool connected (a paused VM, a network
  * partition without a reset) answers nothing, and a query waits for TCP keepalive to give up: the
- * 46–60 s requests of issue 14. This puts a client-side deadline on every query drizzle sends
+ * 46–60 s requests. This puts a client-side deadline on every query drizzle sends
  * (drizzle calls `unsafe`, then maybe `.values()`, then awaits) and on every transaction.
  */
 export function withQueryDeadline(sql: postgres.Sql, ms: number): postgres.Sql {

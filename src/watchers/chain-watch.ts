@@ -23,7 +23,7 @@ import { depositSignal } from '../workflows/checkout-session/messages';
 import { topUpMerchant } from '../domain/balances';
 import { topUpFact } from './top-ups';
 
-// Decisions §11 and the architecture: one watcher per configured network, in the worker process. Each
+// One watcher per configured network, in the worker process. Each
 // scan reads the Transfer logs to every open deposit address of the network in a few batched RPC calls
 // (TransferWatcher), signals the owning workflow of each confirmed log (credit) and of each log whose
 // block left the chain (uncredit), and only then stores the cursor in Postgres. A crash between the
@@ -44,9 +44,9 @@ export interface ChainWatchDeps {
   log?: (message: string) => void;
   /** Business events of the payouts a reorg sends again (reorg-watch.ts), as the worker's activities write theirs. */
   businessLog?: BusinessLog;
-  /** Decisions §12: ended sessions' addresses stay watched this long; without it only open ones are. */
+  /** Ended sessions' addresses stay watched this long; without it only open ones are. */
   lateDeposits?: LateDepositSettings;
-  /** Issue 26 item 10: credits and payouts re-checked after confirmation (reorg-watch.ts); without it they never are. */
+  /** Credits and payouts re-checked after confirmation (reorg-watch.ts); without it they never are. */
   reorgs?: ReorgWatchSettings;
   /** After each scan: where the network's head and the watcher's confirmed cursor stand (watcher lag = head − confirmedThrough). */
   onScan?: (network: string, position: { head: bigint; confirmedThrough: bigint }) => void;

@@ -15,7 +15,7 @@ export interface LateDepositSettings {
 }
 
 /**
- * Decisions §12: a log to the deposit address of a session whose run has closed. Rather than keep
+ * A log to the deposit address of a session whose run has closed. Rather than keep
  * every payment's run open for days in case money comes, the money gets its own small run: the
  * exception is recorded (keyed by the transfer, so a re-sent log or the provider's callback for the
  * same transfer finds it) and its workflow, id = exception id, tells the merchant and waits for an

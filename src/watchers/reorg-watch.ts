@@ -20,7 +20,7 @@ import { movedPostingOf, payoutFeeMinedAgain, payoutUndone } from '../domain/led
 import { depositSignal } from '../workflows/checkout-session/messages';
 import { recordException } from '../payments/exception-runs';
 
-// Issue 26 item 10, decisions §14: a reorg deeper than the confirmations takes back blocks the
+// A reorg deeper than the confirmations takes back blocks the
 // watcher has already credited (it never reads a confirmed block again) and payouts already
 // confirmed. So each network's watcher re-checks, every `intervalMs`, what it credited and what we
 // paid out within the last REORG_WATCH_HOURS, in a few batched RPC requests:
@@ -243,7 +243,7 @@ export function createReorgCheck(deps: {
     if (sent.length === 0) return;
     const receipts = await Promise.all(sent.map((p) => receiptOf(client, p.txHash as Hash)));
     // A receipt says mined (transactionStanding): the block at the recorded height is read only for a
-    // confirmed payout the node has no receipt of, not for every payout of every pass (issue 32).
+    // confirmed payout the node has no receipt of, not for every payout of every pass.
     const heights = [
       ...new Set(
         sent.filter((p, i) => p.status === 'confirmed' && p.blockNumber !== null && !receipts[i]).map((p) => BigInt(p.blockNumber!)),

@@ -68,7 +68,7 @@ export function installWorkerRuntime(options: { logger: Pino; metrics: { host: s
     telemetryOptions: {
       logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
       // Counters named `…_total`, as the exposition format wants them (`promtool check metrics` flags
-      // the SDK's default names otherwise, issue 31 item 5).
+      // the SDK's default names otherwise).
       ...(options.metrics
         ? { metrics: { prometheus: { bindAddress: `${options.metrics.host}:${options.metrics.port}`, countersTotalSuffix: true } } }
         : {}),

@@ -15,7 +15,7 @@ export interface CheckoutWorker {
 }
 
 /**
- * Decisions §13: an activity's failure is logged by the worker and stored in the workflow history
+ * An activity's failure is logged by the worker and stored in the workflow history
  * (the Temporal UI shows it), so a failed statement's values are cut before either sees them.
  */
 export const sqlValuesOutOfFailures: ActivityInboundCallsInterceptor = {
@@ -29,7 +29,7 @@ export const sqlValuesOutOfFailures: ActivityInboundCallsInterceptor = {
 };
 
 /**
- * A delivery attempt's log lines name the delivery (`deliveryId`, issue 14: one line per failed
+ * A delivery attempt's log lines name the delivery (`deliveryId`: one line per failed
  * attempt, naming the delivery), however it runs: the durable activity's id is the delivery's, but a
  * first attempt made as a local activity has the SDK's sequence number for an id, so the name comes
  * from the activity's argument.

@@ -2,7 +2,7 @@ import { getExternalWorkflowHandle, log, proxyActivities } from '@temporalio/wor
 import type { ProviderClosingActivities } from '../activities/provider-closing';
 import { linkPaidSignal } from './payment-link/messages';
 
-// Closing a provider payment (decisions §12) is worth retrying for a while, never worth failing the
+// Closing a provider payment is worth retrying for a while, never worth failing the
 // session for: a payment the provider still takes arrives as money and becomes an exception.
 const closing = proxyActivities<ProviderClosingActivities>({
   startToCloseTimeout: '20 seconds',
@@ -15,7 +15,7 @@ const closing = proxyActivities<ProviderClosingActivities>({
   },
 });
 
-/** Decisions §12: once the session ended unpaid, or its link was paid, nobody may pay what it opened. */
+/** Once the session ended unpaid, or its link was paid, nobody may pay what it opened. */
 export async function closeProviderPayments(paymentId: string, linkId: string | null): Promise<void> {
   try {
     if (linkId) await closing.closeLinkSiblings(linkId, paymentId);

@@ -10,7 +10,7 @@ export const ProviderKey = defineSearchAttributeKey('Provider', SearchAttributeT
 export const SEARCH_ATTRIBUTE_KEYS = [MerchantIdKey, OrderIdKey, PaymentStatusKey, ProviderKey];
 
 /**
- * A completed session's attributes: its status and, for a wallet payment (decisions §14: no provider
+ * A completed session's attributes: its status and, for a wallet payment (no provider
  * took part), no `Provider`, which the start set to the on-ramp the session was routed to. A
  * completion that does not say (`provider` undefined, results recorded before) leaves it as it is.
  */

@@ -13,7 +13,7 @@ export function ensureChromium(log: (line: string) => void = console.log): strin
   return ensureDebianPackage({ pkg: 'chromium', find: findChromium, purpose: 'the browser tests' }, log);
 }
 
-// The README's PHP webhook check runs in a test against a real delivery (issue 31 item 2), with
+// The README's PHP webhook check runs in a test against a real delivery, with
 // Debian's PHP command line, installed like Chromium.
 export const PHP_CANDIDATES = ['/usr/bin/php'];
 

@@ -7,7 +7,7 @@ import { startDevChain, type DevChain } from './dev-chain';
 import { deploySweepers, sweepersDeployed, type SweeperAddresses } from './dev-sweepers';
 import { deployTestTokens, devChainVariables, testTokensDeployed, type TestTokenAddresses } from './test-tokens';
 
-// `npm start`'s local chain (decisions §11): anvil with its state in the data directory, and the
+// `npm start`'s local chain: anvil with its state in the data directory, and the
 // project's test tokens and deposit sweepers deployed once. Their addresses are remembered beside the
 // state; a state that was lost (file deleted, anvil upgraded) no longer has their code, and they are
 // deployed again. The sweepers are remembered apart from the tokens: a data directory from before

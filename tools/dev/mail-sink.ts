@@ -6,7 +6,7 @@ import { simpleParser, type AddressObject } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { devMailFileName, type DevMail } from '../../src/mail/dev-mailbox';
 
-// Decisions §14: under `npm start` and in tests the project runs its own SMTP server, which keeps
+// Under `npm start` and in tests the project runs its own SMTP server, which keeps
 // every message it is given (nothing is relayed) as a file the development mailbox page shows. Real
 // SMTP, so the mailer is the production code path, never a stub.
 

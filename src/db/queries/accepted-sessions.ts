@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { checkoutSessions } from '../schema';
 
-/** Statuses from which an operator may accept money that arrived late or short (decisions §12). */
+/** Statuses from which an operator may accept money that arrived late or short. */
 export const ACCEPTABLE_FROM = ['pending', 'processing', 'expired', 'canceled'] as const;
 
 /**

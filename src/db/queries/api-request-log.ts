@@ -7,7 +7,7 @@ export type RequestLogRow = typeof apiRequestLog.$inferSelect;
 /**
  * One statement of fixed text whatever the batch's size: six array parameters, unnested. A
  * multi-row VALUES of up to 500 rows was 3,000 parameters for drizzle to build on the API's event
- * loop (a lookup waiting behind it: issue 32's p99 at half load), and a statement text, prepared
+ * loop (a lookup waiting behind it: the bench's p99 at half load), and a statement text, prepared
  * anew, per batch size.
  */
 export async function insertRequestLog(db: DatabaseOrTransaction, rows: (typeof apiRequestLog.$inferInsert)[]): Promise<void> {

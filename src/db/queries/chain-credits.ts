@@ -295,7 +295,7 @@ export async function oldestWatchedPaymentOpenedAt(
 }
 
 /**
- * Decisions §12: deposit addresses of the network's payments that ended within the last `hours`, so
+ * Deposit addresses of the network's payments that ended within the last `hours`, so
  * money that still arrives is seen and owned.
  */
 export async function listRecentlyEndedDepositAddresses(
@@ -350,7 +350,7 @@ export async function saveCursor(
 }
 
 /**
- * Issue 26 item 10: the network's logs that count (credited, or an exception's wrong asset) recorded
+ * The network's logs that count (credited, or an exception's wrong asset) recorded
  * within the last `hours`, highest block first (the freshest are the likeliest to be taken back), at
  * most `limit`: what the watcher re-checks against the chain after their confirmation.
  */

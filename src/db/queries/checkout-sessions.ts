@@ -123,13 +123,13 @@ export async function lockSession(db: DatabaseOrTransaction, id: string): Promis
 }
 
 /**
- * A session with whether its merchant takes money (status approved, issue 26 item 4), and the session
+ * A session with whether its merchant takes money (status approved), and the session
  * that paid its payment link (`linkPaidBy`), if it has one and it is paid.
  */
 export type SessionWithMerchant = CheckoutSessionRow & { merchantTakesMoney: boolean; linkPaidBy: string | null };
 
 /**
- * The session, its merchant's standing and its link's payer in one round trip (issue 32); with
+ * The session, its merchant's standing and its link's payer in one round trip; with
  * `lock`, the session's row is locked (FOR UPDATE OF the session only: the merchant's and the link's
  * rows are read, never locked).
  */
@@ -166,7 +166,7 @@ export interface EnabledEndpoint {
 /**
  * A session, its transaction row (none before a completion or failure), its merchant's enabled
  * webhook endpoints, oldest first, and the merchant's default signing secret (sealed; null until
- * made), in one round trip (issue 32): what an event's body, deliveries and first attempts are made of.
+ * made), in one round trip: what an event's body, deliveries and first attempts are made of.
  */
 export async function findSessionForEvent(
   db: DatabaseOrTransaction,
@@ -227,7 +227,7 @@ export async function transitionSession(
   return rows.length > 0;
 }
 
-/** Decisions §14: the rail a completion proved (payment-labels.ts), written in the completion's transaction. */
+/** The rail a completion proved (payment-labels.ts), written in the completion's transaction. */
 export async function setSessionRail(db: DatabaseOrTransaction, id: string, railType: string): Promise<void> {
   await db
     .update(checkoutSessions)
@@ -249,7 +249,7 @@ export async function setProviderPaymentId(
   return row;
 }
 
-/** The customer's refund address (issue 30), checked before it is written. */
+/** The customer's refund address, checked before it is written. */
 export async function setRefundAddress(db: DatabaseOrTransaction, id: string, refundAddress: string): Promise<void> {
   await db
     .update(checkoutSessions)

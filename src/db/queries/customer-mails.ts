@@ -30,7 +30,7 @@ export async function queueCustomerMail(
 }
 
 /**
- * Issue 28: a notice to merchants' people, one row per address, in the caller's transaction (the one
+ * A notice to merchants' people, one row per address, in the caller's transaction (the one
  * that makes the change the notice tells of), so that the change and its notice stand or fall together;
  * the worker's mail sender sends it. Nothing is written for no address.
  */

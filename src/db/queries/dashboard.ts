@@ -2,7 +2,7 @@ import { and, eq, gt, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-or
 import type { DatabaseOrTransaction } from '../client';
 import { dashboardAuditLog, dashboardEmailTokens, dashboardInvitations, dashboardSessions, dashboardUsers, merchants } from '../schema';
 
-// The dashboard's people, sessions and email tokens (decisions §14). Tokens are looked up by their
+// The dashboard's people, sessions and email tokens. Tokens are looked up by their
 // SHA-256 hash; expiry is decided by Postgres's clock, so every API process agrees.
 
 export type DashboardUserRow = typeof dashboardUsers.$inferSelect;

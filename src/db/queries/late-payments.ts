@@ -25,7 +25,7 @@ export interface LateFact {
 }
 
 /**
- * Writes a fact reported after the payment ended (decisions §6, §12) as domain/arrivals.ts
+ * Writes a fact reported after the payment ended as domain/arrivals.ts
  * `lateMoneyOf` decided it: money is an exception, one per arrival, never overwriting an earlier
  * one; any late event is marked late on its provider event. Written by the workflows' activities
  * and, when the workflow has closed, by the callback path. Returns the exception, with `inserted`

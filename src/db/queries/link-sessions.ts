@@ -23,7 +23,7 @@ export async function listLinkSiblingPayments(
 }
 
 /**
- * The link's other sessions still open to a payment (decisions §14: they end once the link is paid).
+ * The link's other sessions still open to a payment (they end once the link is paid).
  * Not those already processing, nor a pending one holding credits of its deposit address: money is
  * on its way there, and its own run records it (completion becomes a `duplicate`, a shortfall
  * `underpaid`), which a cancel now would skip.

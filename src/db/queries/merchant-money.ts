@@ -4,7 +4,7 @@ import type { DatabaseOrTransaction } from '../client';
 import { ownedBy } from './merchant-settlements';
 import { checkoutSessions, payoutItems, payouts } from '../schema';
 
-// Issue 29 item 5: what a merchant reads of their money: the payouts to their wallets and the home
+// What a merchant reads of their money: the payouts to their wallets and the home
 // page's figures. Every query is bound to one merchant id.
 
 export interface MerchantPayoutRow {

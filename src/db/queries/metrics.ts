@@ -44,7 +44,7 @@ export async function paymentExceptionCounts(db: DatabaseOrTransaction): Promise
   );
 }
 
-/** Decisions §14: payouts given up and waiting for an operator's retry, by network and kind (alert on any). */
+/** Payouts given up and waiting for an operator's retry, by network and kind (alert on any). */
 export async function failedPayoutCounts(db: DatabaseOrTransaction): Promise<{ network: string; kind: string; count: number }[]> {
   return db.execute<{ network: string; kind: string; count: number }>(
     sql`select network, kind, count(*)::int as count from payouts where status = 'failed' and cleared_at is null group by network, kind`,

@@ -8,7 +8,7 @@ export type NewPaymentException = Omit<typeof paymentExceptions.$inferInsert, 's
 export type ExceptionStatus = PaymentExceptionRow['status'];
 
 /**
- * Records an arrival of money once (decisions §12): the first record of (payment, kind, arrival)
+ * Records an arrival of money once: the first record of (payment, kind, arrival)
  * stands, and a retry or a second report of the same arrival finds it; `inserted` says whether
  * this call wrote it (so its event is announced once). One arrival, one exception: a provider's word
  * for a transfer (`tx:<network>:<hash>`) and the chain's log of it (`tx:<network>:<hash>:<index>`)
@@ -172,7 +172,7 @@ export async function lockPaymentException(db: DatabaseOrTransaction, id: string
   return row;
 }
 
-/** Who and what an exception concerns, for the operators' queue (issue 31 item 7). */
+/** Who and what an exception concerns, for the operators' queue. */
 export interface ExceptionParties {
   /** The checkout session's merchant; null for a simple order (it has no merchant account). */
   merchantId: string | null;

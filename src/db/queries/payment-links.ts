@@ -39,7 +39,7 @@ export async function lockPaymentLink(
 }
 
 /**
- * Marks the link paid by `sessionId`, at most once (decisions §5). An expired link still becomes
+ * Marks the link paid by `sessionId`, at most once. An expired link still becomes
  * paid: its session was opened while the link was open, and the customer's money did arrive.
  * 'duplicate' means another session paid it first; a retry by the same session is 'paid' again.
  * The row lock of the update serialises two completions of one link.
@@ -73,7 +73,7 @@ const sessionCounts = {
   completed: sql<number>`(select count(*)::int from checkout_sessions s where s.payment_link_id = payment_links.id and s.status = 'completed')`,
 };
 
-/** A merchant's links, newest first (issue 29 item 4). */
+/** A merchant's links, newest first. */
 export async function listMerchantLinks(db: DatabaseOrTransaction, merchantId: string, limit: number): Promise<MerchantLinkRow[]> {
   return db
     .select({ ...getTableColumns(paymentLinks), ...sessionCounts })

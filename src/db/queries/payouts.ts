@@ -214,15 +214,15 @@ export async function markPayoutBroadcast(db: DatabaseOrTransaction, id: string,
 }
 
 /**
- * The sender's next free nonce (decisions §11). `chainNext` is the chain's pending count: a nonce the
+ * The sender's next free nonce. `chainNext` is the chain's pending count: a nonce the
  * chain has already used (another wallet sending from the same key) is never handed out. Above it, a
  * nonce is held only by a signed payout of ours (mined nowhere yet, to be sent or re-sent with its
- * bytes; after a reorg deeper than the confirmations, issue 26 item 10, mined payouts come back to
+ * bytes; after a reorg deeper than the confirmations, mined payouts come back to
  * this), and one past the highest such nonce is free: never one in between, which would be taken
  * twice, nor one further, which would wait behind a gap forever.
  *
  * Read without a lock: two signers may read the same nonce, and the payouts' unique (network,
- * sender, nonce) lets only one of them store it (storeSignedPayout); the other reads again. Issue 32:
+ * sender, nonce) lets only one of them store it (storeSignedPayout); the other reads again.
  * a signature is two statements, where a transaction holding an allocator row's lock while the worker
  * signed was four.
  */
@@ -428,7 +428,7 @@ export async function reopenFailedSettlement(
 }
 
 /**
- * Issue 26 item 10: the network's payouts confirmed within the last `hours` (still `confirmed`, or
+ * The network's payouts confirmed within the last `hours` (still `confirmed`, or
  * set back to `broadcast` after their block left the chain: `confirmed_at` stays set, as their ledger
  * postings do), in sending order per sender (sweeps first, then by nonce), at most `limit`.
  */

@@ -170,7 +170,7 @@ export async function insertDeliveriesOnce(
 
 /**
  * insertDeliveriesOnce, with the first attempt of each new row among `begin` begun (beginAttempt) in
- * the same statement, for the activity that posts them at once (issue 32: one round trip less per
+ * the same statement, for the activity that posts them at once (one round trip less per
  * event). A repeat (a row written before) begins nothing: its attempt begins as any other does.
  * Returns the deliveries, oldest first, and each begun attempt's id by delivery.
  */
@@ -204,7 +204,7 @@ export async function insertDeliveriesBegun(
 }
 
 /**
- * insertEventOnce and insertDeliveriesBegun in one statement (issue 32: one round trip less per
+ * insertEventOnce and insertDeliveriesBegun in one statement (one round trip less per
  * event): the event with its seq, the deliveries of it (`rows`, whose eventId is `event.id`), and the
  * first attempt of each among `begin` begun. Null when the event was written before (a retried
  * activity): nothing is written then, and the caller takes the two-statement path, which finds the
@@ -332,7 +332,7 @@ export const INTERRUPTED_ATTEMPT = 'interrupted: the attempt was started, no out
  */
 export async function beginAttempt(db: DatabaseOrTransaction, deliveryId: string): Promise<number> {
   // One statement (the count in a data-modifying CTE): as atomic as a transaction, one round trip
-  // instead of four, and no pooled connection held between them while deliveries queue (issue 14).
+  // instead of four, and no pooled connection held between them while deliveries queue.
   const counted = db.$with('counted').as(
     db
       .update(webhookDeliveries)

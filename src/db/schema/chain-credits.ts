@@ -1,6 +1,6 @@
 import { bigint, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
-// Decisions §11: a confirmed ERC-20 Transfer log into a deposit address credits one payment only.
+// A confirmed ERC-20 Transfer log into a deposit address credits one payment only.
 // The key (network, transaction hash, log index) is the primary key, so a log offered to a second
 // payment (or twice to the same one) is refused by Postgres whatever the callers do. A log whose
 // block leaves the canonical chain is marked `removed`, never deleted; mined again it is re-credited
@@ -23,7 +23,7 @@ export const chainCredits = pgTable(
     blockHash: text('block_hash').notNull(),
     // credited: counts for its payment; held: the payment's token, but an exception's money (late,
     // duplicate); wrong_asset and dust: recorded at the address, never part of any payment's money
-    // (decisions §14, domain/arrivals.ts); removed: its block left the canonical chain.
+    // (domain/arrivals.ts); removed: its block left the canonical chain.
     state: text('state', { enum: ['credited', 'held', 'wrong_asset', 'dust', 'removed'] })
       .notNull()
       .default('credited'),
@@ -32,7 +32,7 @@ export const chainCredits = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.network, t.transactionHash, t.logIndex] }),
-    // A merchant searching their payments by a deposit's hash (issue 29).
+    // A merchant searching their payments by a deposit's hash.
     index('chain_credits_transaction_hash_idx').on(t.transactionHash),
   ],
 );

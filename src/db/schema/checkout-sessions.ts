@@ -27,7 +27,7 @@ export const checkoutSessions = pgTable(
     network: text('network').notNull(),
     // The merchant's settlement wallet (payouts go there later); the customer's money arrives at depositAddress.
     walletAddress: text('wallet_address').notNull(),
-    // Decisions §11: 'chain' when the network has a verifier (completion needs a confirmed credit of
+    // 'chain' when the network has a verifier (completion needs a confirmed credit of
     // depositAddress), 'provider' when only the provider's word is available (solana, tron, no RPC).
     verification: text('verification', { enum: ['chain', 'provider'] })
       .notNull()
@@ -40,7 +40,7 @@ export const checkoutSessions = pgTable(
     commissionBps: integer('commission_bps').notNull(),
     // The on-ramp the session is routed to (its quotes, its Pay button, whose callbacks it owns).
     provider: text('provider').notNull(),
-    // Decisions §14: fiat_to_crypto until a completion proves otherwise; crypto_transfer once money
+    // Fiat_to_crypto until a completion proves otherwise; crypto_transfer once money
     // from the customer's own wallet completed it. Labels everywhere derive from it (payment-labels.ts).
     railType: text('rail_type').notNull(),
     customerEmail: text('customer_email'),
@@ -61,13 +61,13 @@ export const checkoutSessions = pgTable(
     // When the direct rail's deposit instructions were first handed out: from then on money may
     // arrive at any moment until the session ends, so a link's session holds its link until then.
     depositShownAt: timestamp('deposit_shown_at', { withTimezone: true }),
-    // Why a canceled session ended (decisions §14): the customer's Cancel, or another session of its
+    // Why a canceled session ended: the customer's Cancel, or another session of its
     // payment link paid the link. Null for a session never canceled; kept if late money of a canceled one is accepted.
     cancelReason: text('cancel_reason', { enum: CANCEL_REASONS }),
-    // Issue 30: where the customer asked money off the happy path (over, under, late) to go back, given
+    // Where the customer asked money off the happy path (over, under, late) to go back, given
     // on the page (EIP-55, checked as an operator's refund address is); the refund's default.
     refundAddress: text('refund_address'),
-    // Issue 30: where the customer asked, on the page, for a receipt and refund notices (optional; the
+    // Where the customer asked, on the page, for a receipt and refund notices (optional; the
     // merchant's customerEmail above is the merchant's to use, and is only the form's first value).
     receiptEmail: text('receipt_email'),
     // The language of the page it was given on: the mails' language.
@@ -86,7 +86,7 @@ export const checkoutSessions = pgTable(
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
   (t) => [
-    // The merchant's payment list (issue 29): newest first, paged by (created_at, id); by status; the
+    // The merchant's payment list: newest first, paged by (created_at, id); by status; the
     // search box's order ids and email (db/queries/merchant-payments.ts). The status and email indexes
     // end in (created_at, id), the list's order: a page of one status or one email is read from them
     // in order and stops when full, whatever the planner guessed of how many rows match.
@@ -101,7 +101,7 @@ export const checkoutSessions = pgTable(
     index('checkout_sessions_merchant_email_idx')
       .on(t.merchantId, sql`lower(${t.customerEmail})`, t.createdAt, t.id)
       .where(sql`${t.customerEmail} is not null`),
-    // A payment link's sessions (the dashboard's link page and its counts, issue 29 item 4).
+    // A payment link's sessions (the dashboard's link page and its counts).
     index('checkout_sessions_payment_link_idx')
       .on(t.paymentLinkId, t.createdAt)
       .where(sql`${t.paymentLinkId} is not null`),

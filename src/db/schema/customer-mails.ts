@@ -1,10 +1,10 @@
 import { index, integer, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
-// Issue 30: a customer's receipt and refund notices, one row per mail, written by the activity that
+// A customer's receipt and refund notices, one row per mail, written by the activity that
 // records what the mail tells (idempotently: one per payment, kind and subject), then sent by the
 // worker's mail sender. The row is the record that the mail exists and whether it went out, so a
 // retried activity or a second sender never sends it twice.
-// Issue 28: the same outbox carries the dashboard's notices to merchants' people (the approval, a
+// The same outbox carries the dashboard's notices to merchants' people (the approval, a
 // password changed, a member joined, two-factor turned on or off): written in the transaction of the
 // change they tell of, with their words (`title`, `body`) fixed then, and no payment (`merchantId`
 // instead). Mails with a link that signs someone in or resets a password are not written here: the

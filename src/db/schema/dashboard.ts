@@ -3,7 +3,7 @@ import { bigint, bigserial, check, index, jsonb, pgTable, text, timestamp, uniqu
 import { DASHBOARD_ROLES } from '../../domain/dashboard-roles';
 import { merchants } from './merchants';
 
-// The merchant dashboard's people and their sign-ins (decisions §14). Passwords are argon2id
+// The merchant dashboard's people and their sign-ins. Passwords are argon2id
 // hashes; session and email tokens are stored as SHA-256 hashes only (a copy of the table signs no
 // one in).
 

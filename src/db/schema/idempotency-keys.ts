@@ -1,13 +1,13 @@
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
-// Stored responses of POST requests sent with an Idempotency-Key (decisions §9), 24 h.
+// Stored responses of POST requests sent with an Idempotency-Key, 24 h.
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
     merchantId: text('merchant_id').notNull(),
     key: text('key').notNull(),
     // The method and path with its ids (`POST /api/v1/checkout/sessions/SV_…/expire`): a key used
-    // here is refused elsewhere (decisions §14).
+    // here is refused elsewhere.
     route: text('route').notNull(),
     requestHash: text('request_hash').notNull(),
     state: text('state', { enum: ['in_progress', 'completed'] }).notNull(),

@@ -1,6 +1,6 @@
 import { bigserial, index, integer, numeric, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
-// Decisions §11 "Ledger": every movement of money is a posting of several lines whose amounts sum to
+// Every movement of money is a posting of several lines whose amounts sum to
 // zero per (asset, network): debits positive, credits negative. Stablecoins in micro units, native
 // coin in wei (numeric: wei outgrows bigint). The balance rule is enforced by a deferred constraint
 // trigger (custom migration), checked at commit, so a posting is written line by line inside one

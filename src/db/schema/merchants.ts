@@ -13,13 +13,13 @@ export const merchants = pgTable(
     status: text('status', { enum: MERCHANT_STATUSES }).notNull().default('pending_review'),
     commissionBps: integer('commission_bps').notNull().default(100),
     securityCodeHash: text('security_code_hash').notNull(),
-    // Signs deliveries to a session's own webhookUrl (decisions §8); encrypted with SECRETS_KEY.
+    // Signs deliveries to a session's own webhookUrl; encrypted with SECRETS_KEY.
     webhookSecretEncrypted: text('webhook_secret_encrypted'),
     securityCodeRotatedAt: timestamp('security_code_rotated_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     approvedAt: timestamp('approved_at', { withTimezone: true }),
-    // Decisions §14: the live key issued at approval, encrypted with SECRETS_KEY, until the dashboard
+    // The live key issued at approval, encrypted with SECRETS_KEY, until the dashboard
     // has shown it to the merchant once (then null). Only merchants who signed up have it.
     liveKeyToRevealEncrypted: text('live_key_to_reveal_encrypted'),
     // Batched settlement (docs/settlement.md): when the merchant's available balance is paid out

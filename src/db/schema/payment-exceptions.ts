@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, check, index, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { EXCEPTION_KINDS } from '../../domain/exceptions';
 
-// Decisions §12: money off the happy path has an owner. One row per arrival of money, never
+// Money off the happy path has an owner. One row per arrival of money, never
 // overwritten: a later arrival is another row, and an operator's resolution changes only the status.
 export const paymentExceptions = pgTable(
   'payment_exceptions',

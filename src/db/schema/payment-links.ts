@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants';
 
-// Shareable payment links (decisions §5): paid at most once, expired by their workflow.
+// Shareable payment links: paid at most once, expired by their workflow.
 export const paymentLinks = pgTable(
   'payment_links',
   {

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
-// Issue 29 item 3: refunds of a completed payment, wholly or partly (domain/payment-refund.ts). One
+// Refunds of a completed payment, wholly or partly (domain/payment-refund.ts). One
 // row per refund asked for, written (with the amount checked under the payment's and merchant's
 // locks) before anything is sent; its payout (kind payment_refund, from the treasury) carries the
 // refund's id, so a retried plan finds it and the transfer is sent once. A refund counts against the

@@ -1,6 +1,6 @@
 import { index, integer, numeric, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
-// Decisions §11: a payout is recorded before it is signed, and its signed transaction (nonce, raw
+// A payout is recorded before it is signed, and its signed transaction (nonce, raw
 // bytes, hash) before it is broadcast, so a worker that crashes anywhere finds the same transaction
 // and sends it again rather than a second one. One row per (payment, kind, exception, attempt): a
 // retried plan writes nothing twice. The receipt decides the status; nothing is assumed from a broadcast.
@@ -74,7 +74,7 @@ export const payouts = pgTable(
     // Two signed transactions of one sender never share a nonce: what makes nextFreeNonce's choice without a lock safe.
     unique('payouts_sender_nonce_unique').on(t.network, t.fromAddress, t.nonce),
     index('payouts_status_idx').on(t.status),
-    // A merchant searching their payments by a payout's hash (issue 29).
+    // A merchant searching their payments by a payout's hash.
     index('payouts_tx_hash_idx').on(t.txHash),
   ],
 );

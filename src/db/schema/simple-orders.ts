@@ -16,7 +16,7 @@ export const simpleOrders = pgTable(
     amountUsdMicro: bigint('amount_usd_micro', { mode: 'bigint' }).notNull(),
     walletAddress: text('wallet_address').notNull(),
     walletCurrency: text('wallet_currency').notNull(),
-    // Lowercase internally (decisions §4); the simple API shows it uppercase.
+    // Lowercase internally; the simple API shows it uppercase.
     walletNetwork: text('wallet_network').notNull(),
     externalReference: text('external_reference'),
     webhookUrl: text('webhook_url'),
@@ -26,9 +26,9 @@ export const simpleOrders = pgTable(
     paymentMethod: text('payment_method'),
     provider: text('provider'),
     providerPaymentId: text('provider_payment_id'),
-    // Decisions §11: 'chain' when the customer's network has a verifier. The provider then delivers
+    // 'chain' when the customer's network has a verifier. The provider then delivers
     // to the order's own address (chainDepositAddress), and the order settles only from confirmed
-    // credits of it of at least expectedGrossMicro; the customer's wallet gets the payout (issue 12).
+    // credits of it of at least expectedGrossMicro; the customer's wallet gets the payout.
     verification: text('verification', { enum: ['chain', 'provider'] })
       .notNull()
       .default('provider'),
@@ -36,7 +36,7 @@ export const simpleOrders = pgTable(
     // G: the provider's quote (fiat rail) or the amount it forwards (crypto rail) when the customer
     // chose the rail; the first one taken stands.
     expectedGrossMicro: bigint('expected_gross_micro', { mode: 'bigint' }),
-    // Issue 26 item 12: the network fee this order's payout is charged (SIMPLE_ORDER_NETWORK_FEES when
+    // The network fee this order's payout is charged (SIMPLE_ORDER_NETWORK_FEES when
     // it was opened; 0 when nothing is paid out by us), deducted from the payout and sent to the treasury.
     networkFeeMicro: bigint('network_fee_micro', { mode: 'bigint' })
       .notNull()
@@ -56,7 +56,7 @@ export const simpleOrders = pgTable(
     // Set for an operator when money arrived that the order could not accept (e.g. after it ended).
     reviewFlag: text('review_flag'),
     reviewNote: text('review_note'),
-    // The one transaction.settled delivery (decisions §8: one attempt, 8 s, no retry, logged).
+    // The one transaction.settled delivery (one attempt, 8 s, no retry, logged).
     webhookStatus: text('webhook_status', { enum: ['none', 'pending', 'delivered', 'failed'] })
       .notNull()
       .default('none'),

@@ -24,7 +24,7 @@ export const transactions = pgTable(
     merchantSettlementMicro: bigint('merchant_settlement_micro', { mode: 'bigint' }),
     platformCommissionMicro: bigint('platform_commission_micro', { mode: 'bigint' }),
     commissionBps: integer('commission_bps').notNull(),
-    // The on-ramp that took the payment; null for a wallet payment (decisions §14, payment-labels.ts).
+    // The on-ramp that took the payment; null for a wallet payment (domain/payment-labels.ts).
     provider: text('provider'),
     providerPaymentId: text('provider_payment_id'),
     providerEventId: text('provider_event_id').notNull(),
@@ -39,11 +39,11 @@ export const transactions = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    // A merchant's volume by day (the dashboard's home, issue 29 item 5).
+    // A merchant's volume by day (the dashboard's home).
     index('transactions_merchant_completed_idx')
       .on(t.merchantId, t.completedAt)
       .where(sql`${t.status} = 'completed'`),
-    // Decisions §7: the split adds up to the gross amount, to the last digit, for every row.
+    // The split adds up to the gross amount, to the last digit, for every row.
     check(
       'transactions_split_check',
       sql`${t.status} <> 'completed' or (${t.grossMicro} is not null and ${t.merchantSettlementMicro} + ${t.platformCommissionMicro} = ${t.grossMicro} and ${t.platformCommissionMicro} >= 0 and ${t.merchantSettlementMicro} >= 0)`,

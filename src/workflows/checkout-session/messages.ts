@@ -15,7 +15,7 @@ export interface CheckoutSessionInput {
   provider: string;
   /** ISO timestamp; the session expires then unless it reached a terminal state. */
   expiresAt: string;
-  /** `chain`: only a confirmed credit of the deposit address completes it (decisions §11). */
+  /** `chain`: only a confirmed credit of the deposit address completes it. */
   verification: 'chain' | 'provider';
   /** Chain-verified runs: how long a provider's success may wait for its transfer before it is `unverified`. */
   providerProofTimeoutMs: number;
@@ -39,7 +39,7 @@ export interface CancelRequest {
 }
 /**
  * The hosted page's Cancel button, and a paid link ending its other open sessions (reason
- * `link_paid`, decisions §14); answers the status the session ended in.
+ * `link_paid`); answers the status the session ended in.
  */
 export const cancelUpdate = defineUpdate<PaymentStatus, [CancelRequest]>('cancel');
 /** The merchant's expire (POST …/expire, as Stripe's); answers the status the session ended in. */
@@ -48,7 +48,7 @@ export const expireUpdate = defineUpdate<PaymentStatus>('expire');
 export const depositSignal = defineSignal<[DepositFact]>('deposit');
 export const stateQuery = defineQuery<CheckoutSessionState>('state');
 /**
- * Decisions §14: an operator's retry of a failed payout (POST /admin/v1/payouts/{id}/retry), sent to
+ * An operator's retry of a failed payout (POST /admin/v1/payouts/{id}/retry), sent to
  * the run that owns the payment's settlement (the session's, the simple order's, or the exception's
  * that accepted it). Only a run waiting after a failed payout has a handler; any other refuses it.
  */

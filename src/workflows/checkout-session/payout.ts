@@ -64,7 +64,7 @@ export async function sendPayouts(batch: PayoutBatch, afterLastBroadcast?: () =>
 }
 
 /**
- * Decisions §14: how long a run whose payout failed waits for an operator's retry. Long, as fixing
+ * How long a run whose payout failed waits for an operator's retry. Long, as fixing
  * the cause (funding an address, a token's freeze lifted) may take days; bounded, so a run nobody
  * attends to ends. The failed rows stay failed and listed after it (GET /admin/v1/payouts?status=failed).
  */
@@ -110,7 +110,7 @@ export async function refundOnChain(exceptionId: string, payoutIds: string[], de
 }
 
 /**
- * A settled chain-verified simple order's payout to the customer's wallet (decisions §11).
+ * A settled chain-verified simple order's payout to the customer's wallet.
  * `dispatched` runs once the transfer is broadcast (the order says payout_dispatched then), or once
  * the payout failed, so transaction.settled is sent exactly once either way. A failed payout waits
  * for an operator's retry, as a session's does.

@@ -55,7 +55,7 @@ export function sessionPorts(run: SessionRun): SessionPorts {
 }
 
 /**
- * Decisions §12: the exception's own workflow tells the merchant and waits for an operator; it
+ * The exception's own workflow tells the merchant and waits for an operator; it
  * outlives this run (money may be resolved long after the session ended). The one start of an
  * exception's run outside `recordException` (payments/exception-runs.ts): inside a workflow a start
  * must be a workflow command. Same id (the exception's) and reuse policy, so either start finds the other's run.

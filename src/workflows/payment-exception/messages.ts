@@ -1,7 +1,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 
 // Definitions shared by the exception workflow, the payment workflows that start it, and the
-// operators' routes that send it updates (decisions §12).
+// operators' routes that send it updates.
 
 export const PAYMENT_EXCEPTION_WORKFLOW = 'paymentException';
 
@@ -22,7 +22,7 @@ export interface AcceptResult {
   paymentStatus: string;
 }
 
-/** An operator accepts a late or underpaid payment as the payment (decisions §12). */
+/** An operator accepts a late or underpaid payment as the payment. */
 export const acceptUpdate = defineUpdate<AcceptResult>('accept');
 /** The refund an operator asked for: planned (payout rows written), sent by the exception's run. */
 export interface RefundResult {
@@ -33,6 +33,6 @@ export interface RefundResult {
   amountMicro: string;
 }
 
-/** An operator sends the money back on chain to `address` (decisions §12). */
+/** An operator sends the money back on chain to `address`. */
 export const refundUpdate = defineUpdate<RefundResult, [{ address: string }]>('refund');
 export const exceptionStateQuery = defineQuery<ExceptionOutcome>('exceptionState');

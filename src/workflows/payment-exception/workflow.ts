@@ -48,7 +48,7 @@ const refunds = proxyActivities<PayoutActivities>({
 const OPERATOR_WINDOW = '90 days';
 
 /**
- * One exception (decisions §12), workflow id = exception id: tells the merchant (`payment.exception`),
+ * One exception, workflow id = exception id: tells the merchant (`payment.exception`),
  * then waits for an operator. Accept runs here as an update, so it survives a worker crash between
  * its database write and its event: the write is one transaction, the event is idempotent per
  * (payment, type), and a replay continues where it stopped. Its own run rather than the payment's:
@@ -97,7 +97,7 @@ export async function paymentException(input: PaymentExceptionInput): Promise<Ex
     return accepting;
   });
 
-  // Decisions §12: the money back on chain. The update plans it (payout rows written under the
+  // The money back on chain. The update plans it (payout rows written under the
   // exception's lock, so an acceptance can no longer take the same money) and answers; this run then
   // sends it, so the operator's call returns at once and the transfer survives crashes here. The
   // exception becomes `refunded` with the confirmed transfer, then `payment.refunded` fires.

@@ -9,7 +9,7 @@ import { linkDeactivatedSignal, linkPaidSignal, linkStateQuery, type PaymentLink
 const records = proxyLocalActivities<PaymentLinkActivities>(LOCAL_DATABASE_ACTIVITY);
 
 /**
- * One payment link (decisions §5), workflow id = link id: open until a session pays it (the
+ * One payment link, workflow id = link id: open until a session pays it (the
  * completion signals here) or until expiresAt. The rules are domain/payment-link.ts.
  */
 export async function paymentLink(input: PaymentLinkInput): Promise<PaymentLinkOutcome> {

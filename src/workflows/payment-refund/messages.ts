@@ -1,5 +1,5 @@
 // Definitions shared by the completed-payment refund workflow and the use case that starts it
-// (issue 29 item 3). An operator's retry of its failed transfer is the payouts' retryPayout update
+// (docs/settlement.md). An operator's retry of its failed transfer is the payouts' retryPayout update
 // (checkout-session/messages.ts), as for any failed payout.
 
 export const PAYMENT_REFUND_WORKFLOW = 'paymentRefund';

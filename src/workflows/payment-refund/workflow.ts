@@ -23,7 +23,7 @@ const planning = proxyActivities<PaymentRefundActivities>({
 });
 
 /**
- * One refund of a completed payment (issue 29 item 3), workflow id = refund id: its payout planned
+ * One refund of a completed payment, workflow id = refund id: its payout planned
  * (one row, keyed by the refund) and sent from the treasury by the payout machinery, exactly once;
  * `payment.refunded` once its transfer is confirmed (the ledger and the refund's row were written
  * with the confirmation). A transfer that fails for good makes the refund `failed` with the reason

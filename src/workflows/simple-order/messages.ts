@@ -2,7 +2,7 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { SimpleOrderStatus } from '../../domain/payment-status';
 import type { ProviderFact } from '../../domain/provider-fact';
 
-// Signal, update and query definitions of the simple API's order workflow (decisions §6).
+// Signal, update and query definitions of the simple API's order workflow.
 
 export const SIMPLE_ORDER_WORKFLOW = 'simpleOrder';
 
@@ -16,7 +16,7 @@ export interface SimpleOrderInput {
   hasWebhook: boolean;
   /** How long a `processing` order waits for the provider's outcome before it fails (default PROCESSING_TIMEOUT_MS). */
   processingTimeoutMs?: number;
-  /** `chain`: only confirmed credits of its deposit address settle it (decisions §11). */
+  /** `chain`: only confirmed credits of its deposit address settle it. */
   verification: 'chain' | 'provider';
   /** Chain-verified runs: how long a provider's success may wait for its transfer before it is `unverified`. */
   providerProofTimeoutMs: number;

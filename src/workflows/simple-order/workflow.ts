@@ -18,14 +18,14 @@ import { depositSignal, simpleProviderSignal, simpleStateQuery, type SimpleOrder
 
 const records = proxyLocalActivities<SimpleOrderActivities>(LOCAL_DATABASE_ACTIVITY);
 const proof = proxyLocalActivities<ChainProofActivities>(LOCAL_DATABASE_ACTIVITY);
-// Spec 6.4 / decisions §8: one attempt, no retry (the activity itself times the POST out at 8 s).
+// The simple API's callback: one attempt, no retry (the activity itself times the POST out at 8 s).
 const webhook = proxyActivities<SimpleOrderActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
 
 /** A provider that said `processing` and then nothing for this long has failed the order (unless the input says otherwise). */
 export const PROCESSING_TIMEOUT_MS = 24 * 3_600_000;
 
 /**
- * One simple-API order, from creation to its end, then its payout (decisions §6, §11). The rules are
+ * One simple-API order, from creation to its end, then its payout. The rules are
  * domain/simple-order.ts; this loop takes messages and deadlines to them and runs what they decide
  * through idempotent activities, so a crash anywhere replays to the same result.
  */
@@ -91,7 +91,7 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
   while (isOrderOpen(order.status)) await handle(await inbox.next(nextOrderDeadline(order), (nowMs) => ({ kind: 'deadline', nowMs })));
   // Facts that arrived while the last transition was written are late money too.
   while (inbox.size > 0) await handle(inbox.shift()!);
-  // Decisions §11: the money the chain proved goes on to the customer's wallet; transaction.settled
+  // The money the chain proved goes on to the customer's wallet; transaction.settled
   // follows its broadcast (payout_dispatched true).
   if (order.status === 'settled' && order.chainVerified) await payOutOrder(code, announceSettled);
   while (inbox.size > 0) await handle(inbox.shift()!);

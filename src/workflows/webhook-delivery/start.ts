@@ -2,7 +2,7 @@ import type { EmittedEvent } from '../../activities/webhooks';
 import { deliverFirstLocally, retryAfterFirstAttempt } from './workflow';
 
 /**
- * The one way a payment's events reach their targets (decisions §8): the run that emitted the event
+ * The one way a payment's events reach their targets: the run that emitted the event
  * delivers it itself, one delivery per target, started without waiting so the run moves on while the
  * POST goes out. A receiver that answers the first attempt costs the run one local activity's marker,
  * or nothing where the activity that wrote the event made the attempt (a session's transitions);

@@ -8,7 +8,7 @@ const records = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
 
 /**
  * One delivery's attempts: a single activity whose Temporal retry policy is the retry schedule of
- * decisions §8, so attempts survive worker restarts and keep their delivery and event ids, and
+ * the webhook rules (README, "Webhooks"), so attempts survive worker restarts and keep their delivery and event ids, and
  * retries add nothing to the calling run's history. Its activity id is the delivery id (logs and the
  * Temporal UI name the delivery). Past the window the delivery is marked failed by `markFailed` (the
  * caller's kind of database write). With `afterFirstAttempt` the first attempt was made elsewhere
@@ -47,7 +47,7 @@ export async function deliverWithRetries(
 const firstAttempt = proxyLocalActivities<WebhookActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
 
 /**
- * A delivery whose first attempt is a local activity (issue 14):
+ * A delivery whose first attempt is a local activity:
  * a receiver that answers 2xx costs the run one marker instead of an activity's three events and the
  * workflow task that carries its result back. The attempt is logged like any other (beginAttempt
  * before the POST), so a worker dying mid-POST leaves it in the delivery log and the next worker's
