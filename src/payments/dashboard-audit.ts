@@ -46,6 +46,10 @@ export type AuditAction =
   | 'invitation.withdrawn'
   | 'invitation.accepted'
   | 'refund.requested'
+  | 'exception_refund.requested'
+  | 'payment_link.created'
+  | 'payment_link.deactivated'
+  | 'wallet.changed'
   | 'payout_settings.changed'
   | 'payout.requested';
 

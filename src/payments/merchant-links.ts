@@ -5,6 +5,8 @@ import { isPaymentLinkId } from '../domain/ids';
 import type { PaymentContext } from './context';
 import { openPaymentLink, type PaymentLinkRequest } from './payment-links';
 import { callTemporal } from './temporal-call';
+import { recordAudit, type DashboardActor } from './dashboard-audit';
+import { formatFiatText } from '../domain/money';
 import { linkDeactivatedSignal } from '../workflows/payment-link/messages';
 
 // Issue 29 item 4: a merchant's payment links in the dashboard. A link is made by the same use case
@@ -25,12 +27,20 @@ export function merchantLinks(ctx: PaymentContext) {
     list: (merchantId: string) => listMerchantLinks(ctx.db, merchantId, LINK_LIST_LIMIT),
     find: own,
 
-    /** A new link, as the v1 API makes one; a merchant not yet approved cannot be paid, so makes none. */
-    async create(merchantId: string, request: PaymentLinkRequest): Promise<MerchantLinkRow> {
-      const merchant = await findMerchant(ctx.db, merchantId);
+    /** A new link, as the v1 API makes one, audited; a merchant not yet approved cannot be paid, so makes none. */
+    async create(actor: DashboardActor, request: PaymentLinkRequest): Promise<MerchantLinkRow> {
+      const merchant = await findMerchant(ctx.db, actor.merchantId);
       if (!merchant) throw notFound('Merchant');
       if (merchant.status !== 'approved') throw new AppError('Conflict', 'Your account is not approved yet: its links could not be paid.');
-      const link = await openPaymentLink(ctx, merchant, request);
+      const link = await openPaymentLink(ctx, merchant, request, (tx, row) =>
+        recordAudit(tx, actor, 'payment_link.created', row.id, {
+          amount: formatFiatText(row.amountMinor, row.currency),
+          currency: row.currency,
+          asset: row.destinationAsset,
+          network: row.network,
+          expiresAt: row.expiresAt.toISOString(),
+        }),
+      );
       return { ...link, sessions: 0, completed: 0 };
     },
 
@@ -41,10 +51,17 @@ export function merchantLinks(ctx: PaymentContext) {
      * its search attribute says so). When Temporal cannot be reached the run still ends at the
      * original expiry, finding the link expired, so the deactivation stands either way.
      */
-    async deactivate(merchantId: string, id: string): Promise<MerchantLinkRow> {
+    async deactivate(actor: DashboardActor, id: string): Promise<MerchantLinkRow> {
+      const { merchantId } = actor;
       const link = await own(merchantId, id);
       if (link.status === 'paid') throw new AppError('Conflict', 'This link was paid already.');
-      if (await deactivatePaymentLink(ctx.db, merchantId, link.id)) {
+      // Audited only when this call ended it: a link already expired changes nothing.
+      const ended = await ctx.db.transaction(async (tx) => {
+        if (!(await deactivatePaymentLink(tx, merchantId, link.id))) return false;
+        await recordAudit(tx, actor, 'payment_link.deactivated', link.id, { from: 'active', to: 'expired' });
+        return true;
+      });
+      if (ended) {
         // Not an error for the merchant: the link is deactivated, only its run ends later (above).
         await callTemporal(ctx.temporal, link.id, () => ctx.temporal.workflow.getHandle(link.id).signal(linkDeactivatedSignal)).catch(
           () => undefined,

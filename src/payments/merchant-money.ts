@@ -111,24 +111,32 @@ export function merchantMoney(ctx: Pick<PaymentContext, 'db' | 'now' | 'config'>
     wallets: (merchantId: string) => listWallets(ctx.db, merchantId),
 
     /**
-     * Sets the wallet for a pair (the address already checked for its network) and tells every owner.
-     * The mail goes out inside the change's transaction: when it cannot be sent, nothing changes
-     * (a change nobody is told of is what this mail is there to prevent).
+     * Sets the wallet for a pair (the address already checked for its network), audited with the
+     * address before and after, and tells every owner. The mail goes out inside the change's
+     * transaction: when it cannot be sent, nothing changes, its audit line neither (a change nobody is
+     * told of is what this mail is there to prevent).
      */
-    async setWallet(merchantId: string, wallet: WalletChoice, changedBy: string): Promise<WalletRow> {
+    async setWallet(actor: DashboardActor, wallet: WalletChoice): Promise<WalletRow> {
+      const { merchantId } = actor;
       return ctx.db.transaction(async (tx) => {
         const merchant = await lockMerchant(tx, merchantId);
         if (!merchant) throw notFound('Merchant');
         const previous = (await listWallets(tx, merchantId)).find((w) => w.asset === wallet.asset && w.network === wallet.network);
         const row = await upsertWallet(tx, { merchantId, ...wallet });
         if (previous?.address === row.address) return row;
+        await recordAudit(tx, actor, 'wallet.changed', null, {
+          asset: row.asset,
+          network: row.network,
+          from: previous?.address ?? null,
+          to: row.address,
+        });
         const mail = walletChangeMail({
           merchant: merchant.name,
           asset: wallet.asset,
           network: NETWORK_NAMES[wallet.network as Network] ?? wallet.network,
           previous: previous?.address ?? null,
           address: row.address,
-          changedBy,
+          changedBy: actor.email,
           at: row.updatedAt,
           dashboardUrl: `${ctx.config.http.publicBaseUrl}/dashboard`,
         });

@@ -16,6 +16,7 @@ import { countLinkSession } from './link-session-limits';
 import { findCheckoutSession } from './checkout-actions';
 import { openPayment } from './open-payment';
 import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import type { DatabaseOrTransaction } from '../db/client';
 
 export interface PaymentLinkRequest {
   amount: number;
@@ -27,8 +28,17 @@ export interface PaymentLinkRequest {
   expiresInMinutes: number;
 }
 
-/** A shareable link (spec §4.4): the same rules its sessions will meet, so a link that exists can be paid. */
-export async function openPaymentLink(ctx: PaymentContext, merchant: PayingMerchant, request: PaymentLinkRequest): Promise<PaymentLinkRow> {
+/**
+ * A shareable link (spec §4.4): the same rules its sessions will meet, so a link that exists can be
+ * paid. `alongside` writes in the row's own transaction (the dashboard's audit line), so a link
+ * never exists without it.
+ */
+export async function openPaymentLink(
+  ctx: PaymentContext,
+  merchant: PayingMerchant,
+  request: PaymentLinkRequest,
+  alongside?: (tx: DatabaseOrTransaction, link: PaymentLinkRow) => Promise<void>,
+): Promise<PaymentLinkRow> {
   const details: ErrorDetail[] = [];
   const fiat = parseFiat(ctx.config.checkout, request.amount, request.currency, details);
   const wallet = await settlementWallet(ctx, merchant.id, request.destinationAsset, request.network, details);
@@ -48,16 +58,20 @@ export async function openPaymentLink(ctx: PaymentContext, merchant: PayingMerch
       ...(request.merchantOrderId ? [{ key: OrderIdKey, value: request.merchantOrderId }] : []),
     ],
     insert: () =>
-      insertPaymentLink(ctx.db, {
-        id,
-        merchantId: merchant.id,
-        amountMinor: fiat.minor,
-        currency: fiat.currency,
-        destinationAsset: wallet.asset,
-        network: wallet.network,
-        description: request.description ?? null,
-        merchantOrderId: request.merchantOrderId ?? null,
-        expiresAt,
+      ctx.db.transaction(async (tx) => {
+        const link = await insertPaymentLink(tx, {
+          id,
+          merchantId: merchant.id,
+          amountMinor: fiat.minor,
+          currency: fiat.currency,
+          destinationAsset: wallet.asset,
+          network: wallet.network,
+          description: request.description ?? null,
+          merchantOrderId: request.merchantOrderId ?? null,
+          expiresAt,
+        });
+        await alongside?.(tx, link);
+        return link;
       }),
   });
 }

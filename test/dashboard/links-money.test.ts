@@ -88,13 +88,16 @@ describe('dashboard payment links and money', () => {
     const owner = await approvedOwner('no-mail@example.com');
     const failing: Mailer = { send: () => Promise.reject(new Error('SMTP is down')), close: () => {} };
     const money = merchantMoney(ctx.app.payments.context, failing);
-    const change = money.setWallet(
-      owner.merchantId,
-      { asset: 'USDC', network: 'polygon', address: '0x' + '3'.repeat(40) },
-      'no-mail@example.com',
-    );
+    const me = (await owner.client.call('GET', '/me')).json().user;
+    const actor = { userId: me.id, email: me.email, role: me.role, merchantId: owner.merchantId, ip: owner.client.ip };
+    const change = money.setWallet(actor, { asset: 'USDC', network: 'polygon', address: '0x' + '3'.repeat(40) });
     await expect(change).rejects.toMatchObject({ code: 'Unavailable' });
     expect((await owner.client.call('GET', '/wallets')).json().wallets).toEqual([expect.objectContaining({ address: CHECKSUMMED })]);
+    // Nor its audit line: the one there is the wallet's first setting.
+    const lines = (await owner.client.call('GET', '/audit-log'))
+      .json()
+      .entries.filter((e: { action: string }) => e.action === 'wallet.changed');
+    expect(lines.map((e: { details: unknown }) => e.details)).toEqual([{ asset: 'USDC', network: 'polygon', from: null, to: CHECKSUMMED }]);
   });
 
   it('creates a link as the v1 API does, lists it with its sessions, and deactivates it; viewers only read', async () => {

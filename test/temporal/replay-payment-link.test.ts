@@ -59,7 +59,14 @@ describe('paymentLink histories', () => {
     // Deactivated by the merchant long before its expiry: the signal ends the run now, and its
     // expiry write finds the link already expired by the deactivation.
     const deactivated = await create();
-    const link = await ctx.app.payments.merchantLinks.deactivate(m.id, deactivated);
+    const owner = {
+      userId: 'usr_replayowner00001',
+      email: 'replay@example.com',
+      role: 'owner' as const,
+      merchantId: m.id,
+      ip: '192.0.2.1',
+    };
+    const link = await ctx.app.payments.merchantLinks.deactivate(owner, deactivated);
     expect(link.status).toBe('expired');
     expect(await ctx.temporal.workflow.getHandle(deactivated).result()).toEqual({ status: 'expired', paidSessionId: null });
 

@@ -4,7 +4,7 @@ import type { PaymentService } from '../../payments';
 import type { MerchantLinkRow } from '../../payments/rows';
 import { createPaymentLinkBody, paymentLinkSchema, paymentLinkView } from '../routes/payment-links';
 import { rolesFor } from '../../domain/dashboard-roles';
-import { hide, ok, type SignedIn } from './guard';
+import { actorOf, hide, ok, type SignedIn } from './guard';
 import { paymentRowView, viewPaymentRow } from './payments';
 
 // Issue 29 item 4: payment links. Owners, admins and developers create and deactivate them (a link
@@ -44,7 +44,9 @@ const linkRoutes: FastifyPluginAsyncZod<LinkRoutesOptions> = async (app, { payme
     { schema: { hide, body: createPaymentLinkBody, response: { 201: z.object({ ok, link: linkView }) } } },
     async (request, reply) => {
       const s = await signedIn(request, rolesFor('links.manage'));
-      return reply.status(201).send({ ok: true as const, link: view(await payments.merchantLinks.create(s.merchantId, request.body)) });
+      return reply
+        .status(201)
+        .send({ ok: true as const, link: view(await payments.merchantLinks.create(actorOf(request, s), request.body)) });
     },
   );
 
@@ -71,7 +73,7 @@ const linkRoutes: FastifyPluginAsyncZod<LinkRoutesOptions> = async (app, { payme
     { schema: { hide, params: linkParams, response: { 200: z.object({ ok, link: linkView }) } } },
     async (request) => {
       const s = await signedIn(request, rolesFor('links.manage'));
-      return { ok: true as const, link: view(await payments.merchantLinks.deactivate(s.merchantId, request.params.linkId)) };
+      return { ok: true as const, link: view(await payments.merchantLinks.deactivate(actorOf(request, s), request.params.linkId)) };
     },
   );
 };

@@ -82,7 +82,7 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
     async (request) => {
       const s = await signedIn(request, rolesFor('wallets.manage'), { stepUp: true });
       const [wallet] = checkWallets([request.body]);
-      return { ok: true as const, wallet: viewWallet(await money.setWallet(s.merchantId, wallet!, s.email)) };
+      return { ok: true as const, wallet: viewWallet(await money.setWallet(actorOf(request, s), wallet!)) };
     },
   );
 
