@@ -3,7 +3,7 @@ import { createChainClient, type ChainClient, type ChainEndpoint } from '../src/
 import type { Asset, EvmNetwork } from '../src/domain/assets';
 import { formatCrypto } from '../src/domain/money';
 
-// Decisions §4: in sandbox mode the service's explorer links point at the sandbox's own transaction
+// In sandbox mode the service's explorer links point at the sandbox's own transaction
 // page. Any transaction of the local chain can be linked (a payout, a customer's wallet transfer),
 // not only the sandbox's own deliveries, so the page reads the receipt from the chain itself.
 

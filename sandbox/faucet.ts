@@ -6,7 +6,7 @@ import { mintTestTokens } from '../tools/dev/test-tokens';
 import { ASSETS, EVM_NETWORKS, type Asset, type EvmNetwork } from '../src/domain/assets';
 import { AmountError, formatCrypto, parseCrypto } from '../src/domain/money';
 
-// The dev faucet (decisions §11): mints the project's test tokens to any address, so that a developer
+// The dev faucet: mints the project's test tokens to any address, so that a developer
 // or a test can pay a deposit address from a wallet of their own. It signs as the dev chain's minter,
 // an account anvil itself holds, so it only works against the local chain, which is the point.
 

@@ -67,7 +67,7 @@ export function createPaymentLifecycle(deps: {
 
   return {
     /**
-     * The merchant platform closes a payment its customer can no longer pay for (decisions §12). Only a
+     * The merchant platform closes a payment its customer can no longer pay for. Only a
      * payment still waiting for the customer closes; one already charged answers with its status, as
      * the money is on its way and the platform must treat it as arrived.
      */

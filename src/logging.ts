@@ -25,7 +25,7 @@ export function createLogger(settings: LogSettings, extra: { name: string; redac
   return pino(pinoOptions(settings, extra));
 }
 
-/** The transitions a payment's story is told by (issue 31 item 6): one log line each. */
+/** The transitions a payment's story is told by: one log line each. */
 export type BusinessEventName =
   | 'session.created'
   | 'payment.pending'

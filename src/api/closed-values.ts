@@ -3,10 +3,10 @@ import { ASSETS, NETWORKS } from '../domain/assets';
 import { PAYMENT_STATUSES, SIMPLE_ORDER_STATUSES } from '../domain/payment-status';
 import { RAIL_CRYPTO_TRANSFER, RAIL_FIAT_TO_CRYPTO } from '../domain/payment-labels';
 
-// The closed value sets of the API (issue 31: enums for statuses, rails, assets, networks, event
+// The closed value sets of the API (enums for statuses, rails, assets, networks, event
 // types), one schema each, so every route that shows one documents the same set. Statuses and rails
 // are typed in the code, so their schemas check what is sent. Assets and networks are text in
-// Postgres, written only after the checks of decisions §4, and are accepted in any case on input
+// Postgres, written only after the checks, and are accepted in any case on input
 // (`usdc`, `Polygon`): their set is documented here for clients without being re-checked on output.
 
 export const paymentStatus = z

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppError } from '../domain/errors';
 
-// Two public faces, two envelopes (decisions §3): the merchant API v1 (and everything that is not
+// Two public faces, two envelopes: the merchant API v1 (and everything that is not
 // the simple API) answers { ok:false, error, message, requestId }; the simple API under /api
 // (not /api/v1) answers { status:"error", error, message }. Routes know their face (the simple
 // API's plugin sets its own error handler); the URL decides only where no route was matched.

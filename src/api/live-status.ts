@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { AppError } from '../domain/errors';
 import { startEventStream } from './event-stream';
 
-// Live status for the customers' pages (decisions §14, issue 30 item 2). One poller per API process
+// Live status for the customers' pages. One poller per API process
 // and kind of thing watched reads, once a tick, every session (link, order) some open stream watches, in one batch of reads from Postgres,
 // and hands each stream the status only when it changed. Status lives in Postgres, written by the
 // workers; polling it here needs no trigger, no migration and no connection of its own, and its cost

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { withoutSqlParams } from '../domain/sql-errors';
 
-// Decisions §13: logs never carry query strings of credentialed routes, nor the values of a failed
+// Logs never carry query strings of credentialed routes, nor the values of a failed
 // SQL query. Both reach the log through pino's serializers, so both are cut there, once.
 
 /**

@@ -1,6 +1,6 @@
 import { ERROR_STATUS, type ErrorCode } from '../domain/errors';
 
-// Examples for the OpenAPI document (issue 31): every request body and every answer shows one, as
+// Examples for the OpenAPI document: every request body and every answer shows one, as
 // generated clients, mock servers and the docs page show it. A schema's own example wins; otherwise
 // the example is composed from its fields' examples, then from the values below, which name one
 // coherent payment (the same session, merchant, amounts and addresses everywhere). A field that none
@@ -253,7 +253,7 @@ export function exampleOf(schema: Schema | undefined, key = '', parent = '', mis
   return undefined;
 }
 
-// The error answers, by status: each `error` value that status carries (decisions §3), with the
+// The error answers, by status: each `error` value that status carries, with the
 // message the code really sends, for the operations it applies to.
 export interface ErrorContext {
   simple: boolean;

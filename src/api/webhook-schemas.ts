@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { EXCEPTION_KINDS } from '../domain/exceptions';
 import { assetName, networkName, paymentStatus, railType } from './closed-values';
 
-// The bodies we POST to merchants, as documented in the OpenAPI `webhooks` section (spec §2.8 and
-// §6.4). Built by src/domain/webhook-event.ts; a test checks a real delivery against these.
+// The bodies we POST to merchants, as documented in the OpenAPI `webhooks` section. Built by src/domain/webhook-event.ts; a test checks a real delivery against these.
 
 const decimal = z
   .string()
@@ -39,7 +38,7 @@ export const paymentEventSchema = z.object({
   createdAt: z.string().describe('ISO 8601 UTC'),
 });
 
-/** Decisions §12: one per exception (money that arrived late or wrong), delivered like the events above. */
+/** One per exception (money that arrived late or wrong), delivered like the events above. */
 export const paymentExceptionEventSchema = z.object({
   event: z.literal('payment.exception'),
   eventId: z.string().describe('evt_…; process each event once'),
@@ -58,7 +57,7 @@ export const paymentExceptionEventSchema = z.object({
   createdAt: z.string().describe('ISO 8601 UTC'),
 });
 
-/** Decisions §12: an exception's money sent back on chain; once per exception, when the transfer is confirmed. */
+/** An exception's money sent back on chain; once per exception, when the transfer is confirmed. */
 export const paymentRefundedEventSchema = paymentExceptionEventSchema.extend({
   event: z.literal('payment.refunded'),
   status: z.literal('refunded'),
@@ -71,7 +70,7 @@ export const paymentRefundedEventSchema = paymentExceptionEventSchema.extend({
 });
 
 /**
- * Issue 29 item 3: a refund of a completed payment (wholly or partly, sent from the platform's
+ * A refund of a completed payment (wholly or partly, sent from the platform's
  * treasury), once per refund when its transfer is confirmed: two partial refunds are two events.
  */
 export const completedPaymentRefundedEventSchema = z.object({

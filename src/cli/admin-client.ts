@@ -17,7 +17,7 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** The API answered, and refused: the envelope of decisions §3, or what a proxy put in its place. */
+/** The API answered, and refused: the envelope, or what a proxy put in its place. */
 export class AdminApiError extends Error {
   constructor(
     readonly status: number,
@@ -108,7 +108,7 @@ export function parseJson(text: string): unknown {
   }
 }
 
-/** An error answer as the CLI reports it: the envelope of decisions §3, or what a proxy put in its place. */
+/** An error answer as the CLI reports it: the envelope, or what a proxy put in its place. */
 export function toApiError(res: Response, body: unknown, text: string): AdminApiError {
   const envelope = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const details = Array.isArray(envelope.details)

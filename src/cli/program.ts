@@ -28,7 +28,7 @@ export type Dispatch = (command: OpsCommand, input: CommandInput, globals: Globa
 // operator's old habit gets pointed at the new name rather than a bare "unknown option".
 const URL_HINT = "(the service address is --api-url or SVC_URL; --url is for 'webhooks add')";
 
-// Issue 31 item 7: the admin token is never a flag (`npm run` prints the whole command line in its
+// The admin token is never a flag (`npm run` prints the whole command line in its
 // banner, the shell keeps it in its history, the process list shows it). A `--token` is refused, and
 // the refusal never repeats what followed it (`--token=…` would carry the token into the message).
 const TOKEN_FLAG_REFUSED =

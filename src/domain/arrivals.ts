@@ -1,6 +1,6 @@
 import { positiveMicro } from './money';
 
-// Decisions §11, §12 and §14: what a confirmed transfer to a payment's deposit address is. Written
+// What a confirmed transfer to a payment's deposit address is. Written
 // once, pure, and called by every path that records one (the payment's own run, and the watcher once
 // the run has closed), so no path can credit what another would refuse.
 
@@ -41,8 +41,7 @@ export type ArrivalDecision =
 
 /**
  * A session whose link another of its sessions paid was paid, through its sibling, however it ended
- * or before it did: money after that is a second payment for the link, a duplicate (decisions §12,
- * §14). An open session whose merchant takes no money is, for what arrives, ended: that money is an
+ * or before it did: money after that is a second payment for the link, a duplicate. An open session whose merchant takes no money is, for what arrives, ended: that money is an
  * exception (late), never the payment's.
  */
 export function sessionPhase(s: {
@@ -82,7 +81,7 @@ export type Settlement =
 
 /**
  * Credits ≥ G completes with gross = everything credited; the excess over G is an `overpaid`
- * exception (decisions §11). Without G (nobody has chosen how to pay yet) nothing completes.
+ * exception. Without G (nobody has chosen how to pay yet) nothing completes.
  */
 export function settlementOf(expectedMicro: bigint | null, creditedMicro: bigint): Settlement {
   if (expectedMicro === null) return { kind: 'unpriced' };
@@ -92,7 +91,7 @@ export function settlementOf(expectedMicro: bigint | null, creditedMicro: bigint
 }
 
 /**
- * Money that did not prove the payment (decisions §11, §12), as its run sees it at a deadline:
+ * Money that did not prove the payment, as its run sees it at a deadline:
  * at the end (`expiry`), credits short of G (or with no G at all) are `underpaid`, the credited
  * amount held for the customer; at either deadline, a provider's success with nothing credited is
  * `unverified` for the amount it claimed. A claim of no money (`claimedMicro` ≤ 0) is nothing to
@@ -112,7 +111,7 @@ export function shortfallOf(input: {
   return null;
 }
 
-/** A provider's fact about a payment whose run has ended (decisions §6, §12). */
+/** A provider's fact about a payment whose run has ended. */
 interface LateProviderFact {
   succeeded: boolean;
   /** The provider payment the fact is about. */
@@ -122,9 +121,9 @@ interface LateProviderFact {
   paid: boolean;
   /** The provider payment that paid it, if one did. */
   paidBy: string | null;
-  /** Another session of its payment link paid the link (decisions §14): any success is a second payment. */
+  /** Another session of its payment link paid the link: any success is a second payment. */
   linkPaidElsewhere: boolean;
-  /** How the payment is proven (decisions §11). */
+  /** How the payment is proven. */
   verification: 'chain' | 'provider';
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { base58, createBase58check } from '@scure/base';
 import { parseEvmAddress } from './evm-address';
 
-// Destination assets and networks that settle (decisions §4). A pair outside this table is 422.
+// Destination assets and networks that settle. A pair outside this table is 422.
 
 export const NETWORKS = ['polygon', 'ethereum', 'base', 'arbitrum', 'solana', 'tron'] as const;
 export type Network = (typeof NETWORKS)[number];
@@ -65,7 +65,7 @@ function decodesTo(decode: () => Uint8Array, length: number, version?: number): 
   }
 }
 
-/** The networks whose settlement is verified on chain (decisions §11): EVM chains, read through viem. */
+/** The networks whose settlement is verified on chain: EVM chains, read through viem. */
 export const EVM_NETWORKS = ['ethereum', 'polygon', 'base', 'arbitrum'] as const satisfies readonly Network[];
 export type EvmNetwork = (typeof EVM_NETWORKS)[number];
 

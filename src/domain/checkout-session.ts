@@ -3,14 +3,14 @@ import { canTransition, checkoutSourcesOf, isTerminal, type CancelReason, type P
 import type { ProviderFact } from './provider-fact';
 import type { SessionMove } from './session-move';
 
-// Decisions §6, §11, §12 and §14 for one checkout session, as a pure function of its state and the
+// One checkout session, as a pure function of its state and the
 // next event: what changes and what must be done (effects). The workflow feeds it messages and timers
 // and runs the effects through activities (workflows/checkout-session); an effect that learns
 // something (a credit's standing, a completion's outcome) reports it back as the next event. What the
 // database decides under the session's lock (which token credits, whether the credits cover G, the
 // link paid once) is domain/arrivals.ts, called by those activities.
 
-/** A provider's success on a chain-verified session: a claim its transfer must prove (decisions §11). */
+/** A provider's success on a chain-verified session: a claim its transfer must prove. */
 export interface ProviderClaim {
   eventId: string;
   providerPaymentId: string;
@@ -19,7 +19,7 @@ export interface ProviderClaim {
 }
 
 /**
- * Decisions §11: the first provider success on a chain-verified payment is a claim, with a deadline
+ * The first provider success on a chain-verified payment is a claim, with a deadline
  * for the transfer it announces; later successes leave it as it is.
  */
 export function claimed(
@@ -69,7 +69,7 @@ export interface CreditReport {
 
 /**
  * Whether a credit's standing covers G, so the same step completes the session (activities: the
- * credit and the completion it proves are one local activity, issue 32).
+ * credit and the completion it proves are one local activity).
  */
 export const creditCovers = (credit: CreditReport): boolean =>
   credit.held && credit.expectedMicro !== null && BigInt(credit.creditedMicro) >= BigInt(credit.expectedMicro);
@@ -80,7 +80,7 @@ export interface ChainCompletionReport {
   /** The link was paid by another session: this money is a duplicate exception, the session stays open. */
   duplicateExceptionId?: string;
   overpaidExceptionId?: string;
-  /** The completed session's provider label, null for a wallet payment (decisions §14). */
+  /** The completed session's provider label, null for a wallet payment. */
   provider?: string | null;
 }
 
@@ -202,7 +202,7 @@ function decideInto(s: SessionState, event: SessionEvent): SessionEffect[] {
     case 'credited': {
       const { credit, completion } = event;
       s.creditedMicro = BigInt(credit.creditedMicro);
-      // Not this payment's money (another token, decisions §14): the merchant is told, nothing credits.
+      // Not this payment's money (another token): the merchant is told, nothing credits.
       const told: SessionEffect[] = credit.exceptionId ? [{ kind: 'announceException', exceptionId: credit.exceptionId }] : [];
       // Only a credit that covered G brings a completion (the activity re-checked it under the lock and
       // may have declined: null); only one this session could ask for counts: chain-verified, still open.
@@ -221,7 +221,7 @@ function decideInto(s: SessionState, event: SessionEvent): SessionEffect[] {
       return [];
     case 'providerCompleted': {
       const { completion } = event;
-      // Never on a chain-verified session: only the chain completes it (decisions §11).
+      // Never on a chain-verified session: only the chain completes it.
       if (s.chainVerified || isTerminal(s.status)) return [];
       if (completion.duplicateExceptionId) return [{ kind: 'announceException', exceptionId: completion.duplicateExceptionId }];
       return [
@@ -253,7 +253,7 @@ function onProviderFact(s: SessionState, fact: ProviderFact, nowMs: number): Ses
   if (fact.type === 'succeeded') return [{ kind: 'completeFromProvider', fact }];
   if (s.status === 'pending') {
     // A decline before anything was under way took no money: the customer may try again, with the
-    // provider or from a wallet, on this session (issue 30). Nothing is written; the page reads the
+    // provider or from a wallet, on this session. Nothing is written; the page reads the
     // decline from the provider's recorded event, and the expiry ends the session as failed.
     s.declined = fact;
     return [];

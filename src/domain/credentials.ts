@@ -1,7 +1,7 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from './ids';
 
-// Merchant credentials of decisions §1–§2: live keys and security codes are shown once and
+// Merchant credentials–§2: live keys and security codes are shown once and
 // stored only as SHA-256 hashes. Keys are high-entropy, so an unsalted fast hash is the
 // standard choice (as Stripe and Unkey do): lookup by hash needs it to be deterministic.
 
@@ -63,5 +63,5 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ab, bb);
 }
 
-/** A webhook signing secret (decisions §1): shown to the merchant, stored encrypted. */
+/** A webhook signing secret: shown to the merchant, stored encrypted. */
 export const issueWebhookSecret = () => `whsec_${randomBase62(32)}`;

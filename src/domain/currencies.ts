@@ -1,4 +1,4 @@
-// Fiat currencies accepted for checkout (decisions §4), with their minor-unit exponent.
+// Fiat currencies accepted for checkout, with their minor-unit exponent.
 export const FIAT_DECIMALS = {
   USD: 2,
   EUR: 2,

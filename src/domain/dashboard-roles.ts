@@ -1,4 +1,4 @@
-// Who may do what in the merchant dashboard (decisions §14, least privilege). The one table every
+// Who may do what in the merchant dashboard (least privilege). The one table every
 // dashboard route asks through `rolesFor(action)`; the README's roles table is this table in words.
 //
 // - viewer: sees the account and (part 2) its payments, never keys, secrets or what webhooks send;

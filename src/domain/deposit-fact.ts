@@ -1,4 +1,4 @@
-// What a chain watcher tells a payment's workflow about its deposit address (decisions §11): a
+// What a chain watcher tells a payment's workflow about its deposit address: a
 // confirmed Transfer to credit, or one whose block left the canonical chain. JSON-safe (amounts and
 // block numbers as decimal strings) because it travels as a Temporal signal.
 

@@ -1,5 +1,5 @@
 // Typed errors: routes and plugins throw these, and the one error handler maps them to the
-// envelope of decisions §3. `retryable` tells the client whether the same request may succeed later.
+// envelope. `retryable` tells the client whether the same request may succeed later.
 
 export type ErrorCode =
   | 'BadRequest'
@@ -49,7 +49,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
  * the same request cannot get past.
  */
 export const FAILURE_CODES: Readonly<Record<string, ErrorCode>> = {
-  // The refund's address: the zero address, ours, a token contract, malformed (decisions §12).
+  // The refund's address: the zero address, ours, a token contract, malformed.
   RefundAddressRefused: 'ValidationError',
   // The exception's state: not open, not refundable, its money no longer at the deposit address.
   NotRefundable: 'Conflict',

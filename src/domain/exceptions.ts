@@ -1,16 +1,16 @@
 import { depositLogKey, type DepositFact } from './deposit-fact';
 import { formatCrypto } from './money';
 
-// Decisions §12: money off the happy path, as the merchant and the operator see it. Pure.
+// Money off the happy path, as the merchant and the operator see it. Pure.
 
-// wrong_asset: a token other than the payment's own reached its deposit address (decisions §14).
+// wrong_asset: a token other than the payment's own reached its deposit address.
 // reorged: a credited log whose block left the chain after the payment completed on it.
 export const EXCEPTION_KINDS = ['late', 'duplicate', 'overpaid', 'underpaid', 'unverified', 'wrong_asset', 'reorged'] as const;
 export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
 export const EXCEPTION_STATUSES = ['open', 'accepted', 'refunded'] as const;
 export type ExceptionStatus = (typeof EXCEPTION_STATUSES)[number];
 
-/** exc_ + 24 base62 (decisions §1). */
+/** exc_ + 24 base62. */
 export const EXCEPTION_ID = /^exc_[A-Za-z0-9]{24}$/;
 export const isExceptionId = (id: string) => EXCEPTION_ID.test(id);
 
@@ -43,7 +43,7 @@ export function transferKeyOf(arrivalKey: string): string | null {
 }
 
 /**
- * An exception is an amount of money that arrived, or that a provider says it sent (decisions §12).
+ * An exception is an amount of money that arrived, or that a provider says it sent.
  * Nothing, or less than nothing, is no money: an operator could accept or refund it, and a merchant
  * would be told of it. Whatever writes an exception asks this first; Postgres holds the same rule
  * (payment_exceptions_amount_check).
@@ -60,7 +60,7 @@ export function requirePositiveExceptionAmount(amountMicro: bigint): bigint {
   return amountMicro;
 }
 
-/** Only money that arrived after the end, or short, can be accepted as the payment (decisions §12). */
+/** Only money that arrived after the end, or short, can be accepted as the payment. */
 export const isAcceptable = (kind: ExceptionKind) => kind === 'late' || kind === 'underpaid';
 
 /**
@@ -143,7 +143,7 @@ export interface RefundView {
   explorerUrl: string | null;
 }
 
-/** `payment.refunded` (decisions §12): the exception's body, refunded, with the transfer that returned the money. */
+/** `payment.refunded`: the exception's body, refunded, with the transfer that returned the money. */
 export function refundEventBody(e: ExceptionEventInput & { refund: RefundView }): Record<string, unknown> {
   return { ...exceptionEventBody(e), event: 'payment.refunded', refund: e.refund };
 }

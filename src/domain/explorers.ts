@@ -9,7 +9,7 @@ export function registerExplorers(networks: readonly { network: string; explorer
   for (const n of networks) if (n.explorerTxBase !== undefined) explorerBases.set(n.network, n.explorerTxBase);
 }
 
-/** Decisions §4: `https://<explorer>/tx/<hash>`; in sandbox mode the sandbox's own transaction page. */
+/** `https://<explorer>/tx/<hash>`; in sandbox mode the sandbox's own transaction page. */
 export const explorerUrlFor = (network: string, hash: string): string | null => {
   if (explorerBases.has(network)) {
     const base = explorerBases.get(network);

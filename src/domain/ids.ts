@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 
-// Identifier formats of decisions §1. Bodies come from the CSPRNG with rejection-free sampling
+// Identifier formats. Bodies come from the CSPRNG with rejection-free sampling
 // (randomInt is uniform), so ids are unguessable and carry no modulo bias.
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -20,12 +20,12 @@ export const newPaymentLinkId = () => `plink_${randomBase62(24)}`;
 export const newExceptionId = () => `exc_${randomBase62(24)}`;
 export const newSiteId = () => `site_${randomBase62(16)}`;
 
-/** A lookup id must have this shape before any query runs (decisions §1: else 400 InvalidId). */
+/** A lookup id must have this shape before any query runs (else 400 InvalidId). */
 export const CANONICAL_PAYMENT_ID = /^SV_[A-Za-z0-9]{1,64}$/;
 export const MERCHANT_ID = /^MER_[A-Za-z0-9]{16}$/;
 
 export const PAYMENT_LINK_ID = /^plink_[A-Za-z0-9]{24}$/;
-/** A simple-API transaction code: a UUID v4 (decisions §1). */
+/** A simple-API transaction code: a UUID v4. */
 export const TRANSACTION_CODE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 export const isCanonicalPaymentId = (id: string) => CANONICAL_PAYMENT_ID.test(id);

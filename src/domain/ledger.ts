@@ -1,4 +1,4 @@
-// Decisions §11 "Ledger": double entry, debits positive and credits negative, each posting summing to
+// Double entry, debits positive and credits negative, each posting summing to
 // zero per (asset, network). Asset accounts (a deposit address, the treasury, gas spent) carry debit
 // balances; what the platform owes or earned (a merchant's payable, commission revenue) credit
 // balances. Pure: the database writes what these build, in the transaction of the state change.
@@ -10,15 +10,15 @@ export const NATIVE_ASSET = 'native';
 export const ledgerAccount = {
   deposit: (address: string) => `deposit:${address}`,
   treasury: (address: string) => `treasury:${address}`,
-  // A simple order's customer (decisions §11): the stablecoin bought is owed to their wallet.
+  // A simple order's customer: the stablecoin bought is owed to their wallet.
   customerPayable: (transactionCode: string) => `customer_payable:${transactionCode}`,
-  // Money of an exception (decisions §12) while the platform holds it for the customer: owed back.
+  // Money of an exception while the platform holds it for the customer: owed back.
   exceptionHeld: (exceptionId: string) => `exception:${exceptionId}`,
-  // Transfers below the dust threshold to an ended payment (decisions §14): at the deposit address,
+  // Transfers below the dust threshold to an ended payment: at the deposit address,
   // owed to nobody, never an exception. Posted so that reconciliation expects them there.
   unclaimedDust: 'unclaimed_dust',
   commissionRevenue: 'commission_revenue',
-  // Simple orders' network fees (issue 26 item 12): what pays the treasury's gas for their payouts,
+  // Simple orders' network fees: what pays the treasury's gas for their payouts,
   // apart from merchants' commission so that neither pays for the other.
   networkFeeRevenue: 'network_fee_revenue',
   gasExpense: 'gas_expense',
@@ -87,7 +87,7 @@ export function postingLeft(posting: Posting): Posting {
   });
 }
 
-/** Money of an arrival at a deposit address that is not the payment's money (decisions §12, §14). */
+/** Money of an arrival at a deposit address that is not the payment's money. */
 export interface HeldArrival {
   /** Its log's arrival posting (`arrivalPostingPrefix` and its count), or, for money that is not one log's (an underpaid payment's credits), `exception:<id>`. */
   postingId: string;

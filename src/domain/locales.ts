@@ -1,4 +1,4 @@
-// The languages of the hosted pages (issue 15 item 5), and which one a customer gets: the session's
+// The languages of the hosted pages, and which one a customer gets: the session's
 // own `locale` when the merchant set one, else the best match of the browser's Accept-Language.
 
 export const PAGE_LOCALES = ['en', 'de', 'fr', 'es', 'pt'] as const;

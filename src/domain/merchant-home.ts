@@ -1,4 +1,4 @@
-// Issue 29 item 5: the dashboard's home figures. Days and months are UTC, as every time the
+// The dashboard's home figures. Days and months are UTC, as every time the
 // dashboard shows: a merchant in another zone sees the same totals as their accountant's CSV.
 
 /** Days the home page's chart shows, today included. */

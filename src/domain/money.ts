@@ -61,7 +61,7 @@ export const parseCrypto = (value: string) => toUnits(value, CRYPTO_DECIMALS);
 export const formatCryptoAmount = (micro: bigint) => formatCrypto(micro).replace(/(\.\d\d\d*?)0+$/, '$1');
 
 /**
- * Platform commission of decisions §7: `bps` of the gross G, rounded half up to the micro-unit;
+ * Platform commission: `bps` of the gross G, rounded half up to the micro-unit;
  * the merchant gets exactly the rest, so the two always add up to G.
  */
 export function commissionSplit(grossMicro: bigint, bps: number): { commission: bigint; merchant: bigint } {

@@ -1,6 +1,6 @@
 import { isEvmNetwork, type EvmNetwork } from './assets';
 
-// Issue 26 item 12: a simple order pays its own payout's gas. The operator sets a flat fee per
+// A simple order pays its own payout's gas. The operator sets a flat fee per
 // network (SIMPLE_ORDER_NETWORK_FEES) and a minimum order (SIMPLE_ORDER_MIN_USD); the fee is fixed on
 // the order when it is opened and deducted from its payout, so the treasury's gas is never paid by
 // merchants' commission. Pure: the use case, the payout plan and payment_options all decide with it.

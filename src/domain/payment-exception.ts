@@ -1,4 +1,4 @@
-// Decisions §12 for one exception (money outside the happy path), as a pure function of its state and
+// One exception (money outside the happy path), as a pure function of its state and
 // the next event: open until an operator accepts it (the payment is completed with it and its money
 // joins the merchant's balance)
 // or refunds it (the money goes back on chain); a refund whose transfer failed leaves it open for

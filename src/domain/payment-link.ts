@@ -1,4 +1,4 @@
-// Decisions §5 and §14 for one payment link, as a pure function of its state and the next event: open
+// One payment link, as a pure function of its state and the next event: open
 // until a session pays it or until its expiry. Postgres decides under the link's lock which session
 // paid it (domain/arrivals.ts, through the completing session's activity); the link's run only learns it.
 

@@ -3,7 +3,7 @@ import { AppError, validationError, type ErrorDetail } from './errors';
 import { fiatDecimals, toUnits } from './money';
 import { isCanonicalPaymentId } from './ids';
 
-// Issue 29 item 1: a merchant's own payments, newest first, as a list to page through, filter,
+// A merchant's own payments, newest first, as a list to page through, filter,
 // search and export. What a filter or a search means is decided here; the query only runs it.
 
 export interface PaymentListFilter {
@@ -21,7 +21,7 @@ export interface PaymentListFilter {
   rail?: string;
   /** Only payments with an exception still open (money an operator or the merchant must resolve). */
   openExceptions?: boolean;
-  /** Only the sessions customers opened of this payment link (issue 29 item 4). */
+  /** Only the sessions customers opened of this payment link. */
   paymentLinkId?: string;
   search?: PaymentSearch;
 }

@@ -1,10 +1,10 @@
-// The two payment state machines of decisions §6, as tables. Pure: the workflows decide with them
+// The two payment state machines, as tables. Pure: the workflows decide with them
 // and the conditional SQL of the repositories writes with them, so both always agree.
 
 export const PAYMENT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-/** Why a checkout session was canceled: the customer's Cancel, or another session paid its payment link (decisions §14). */
+/** Why a checkout session was canceled: the customer's Cancel, or another session paid its payment link. */
 export const CANCEL_REASONS = ['customer', 'link_paid'] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
 

@@ -1,7 +1,7 @@
 import { isEvmNetwork } from './assets';
 import { parseCrypto } from './money';
 
-// What a wallet app reads from a QR code to prepare the transfer itself (issue 15 item 2): the
+// What a wallet app reads from a QR code to prepare the transfer itself: the
 // token, the amount and the recipient, in the URI scheme of the network's wallets.
 
 /** `ethereum:<token>@<chainId>/transfer?address=<to>&uint256=<units>` (EIP-681, ERC-20 transfer). */

@@ -1,6 +1,6 @@
 import { formatCrypto } from './money';
 
-// Issue 29 item 5: a merchant's payouts as CSV, escaped by the same csv.ts as the settlements CSV
+// A merchant's payouts as CSV, escaped by the same csv.ts as the settlements CSV
 // (payments/merchant-money.ts writes the lines, a page of rows at a time).
 // Amounts are decimal strings with 6 places, as everywhere in the API.
 

@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import { readEvmAddress, sameAddress, ZERO_ADDRESS } from './evm-address';
 
-// Decisions §12, refund: where an exception's money may go back. A transfer on chain cannot be
+// Where an exception's money may go back. A transfer on chain cannot be
 // taken back, so an address where the money would be burnt, or would land with the platform
 // instead of the customer, is refused before anything is planned: by the service (422, before any
 // workflow is touched), again by the refund update's validator (what it can know without I/O) and

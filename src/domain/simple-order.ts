@@ -3,7 +3,7 @@ import type { DepositFact } from './deposit-fact';
 import { canTransitionOrder, isOrderOpen, type SimpleOrderStatus } from './payment-status';
 import type { ProviderFact } from './provider-fact';
 
-// Decisions §6, §11 and §12 for one simple-API order, as a pure function of its state and the next
+// One simple-API order, as a pure function of its state and the next
 // event, like a checkout session's (checkout-session.ts): pending → processing → settled | failed;
 // pending → expired. On a network with a verifier only confirmed credits of the order's deposit
 // address settle it and the provider's success is a claim; elsewhere the provider's word settles it.

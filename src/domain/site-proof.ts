@@ -1,6 +1,6 @@
 import { randomBase62 } from './ids';
 
-// Proof of control of a website before a plugin connection becomes active (issue 10): the plugin
+// Proof of control of a website before a plugin connection becomes active: the plugin
 // serves its claim's token at a fixed path of the site's origin. Only someone who controls the site
 // can put a file there, so a merchant cannot connect a website that is not theirs.
 

@@ -1,4 +1,4 @@
-// Decisions §13: the values of a failed SQL statement never reach a log or a workflow history. They
+// The values of a failed SQL statement never reach a log or a workflow history. They
 // travel in drizzle's DrizzleQueryError message ("Failed query: <sql>\nparams: <values>"), in its
 // `params`, and in the postgres.js error it wraps (`parameters`, and `detail`, which repeats a
 // failing row or key). These helpers cut them; the SQL text itself has placeholders only.

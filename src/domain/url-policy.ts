@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { getDomain, getHostname } from 'tldts';
 
-// Where we may send requests (decisions §8): https to hosts whose every address is public. Anything
+// Where we may send requests: https to hosts whose every address is public. Anything
 // that reaches the service's own network (loopback, private, link-local, CGNAT, cloud metadata,
 // and the IPv6 forms of all of them, every IPv4-embedding form included) is refused, at registration and again
 // after DNS resolution at delivery time. ALLOW_PRIVATE_URLS lifts both rules for development.
@@ -59,7 +59,7 @@ export function checkResolvedAddresses(addresses: string[], options: { allowPriv
   return bad ? { ok: false, reason: `resolves to a non-public address (${bad})` } : null;
 }
 
-/** Decisions §8: a plugin's callback_url must be on the site's host or share its registrable domain. */
+/** A plugin's callback_url must be on the site's host or share its registrable domain. */
 export function isRelatedHost(callbackUrl: string, siteUrl: string): boolean {
   const a = getHostname(callbackUrl);
   const b = getHostname(siteUrl);

@@ -1,7 +1,7 @@
 // The event types of merchant webhooks, in a module of their own with no imports: the dashboard's
 // bundle uses the same list as the service (the endpoint form's choices).
 
-/** The v1 webhook event names (decisions §6, §11, §12): what a merchant's endpoint may choose to receive. */
+/** The v1 webhook event names: what a merchant's endpoint may choose to receive. */
 export const WEBHOOK_EVENT_TYPES = [
   'payment.processing',
   'payment.completed',

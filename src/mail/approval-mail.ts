@@ -1,4 +1,4 @@
-// Issue 28: a merchant's owners hear that the operator approved the account, and that its live key
+// A merchant's owners hear that the operator approved the account, and that its live key
 // waits for them in the dashboard (shown there once; never in a mail).
 
 export interface ApprovalFacts {

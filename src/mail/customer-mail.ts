@@ -1,6 +1,6 @@
 import { DEFAULT_LOCALE, isPageLocale, type PageLocale } from '../domain/locales';
 
-// Issue 30: the customer's receipt and refund notice, in the language of the page the address was
+// The customer's receipt and refund notice, in the language of the page the address was
 // given on (the hosted pages' five). Plain text: what was paid or sent back, to whom, and the
 // reference to quote; amounts and dates as that language writes them.
 

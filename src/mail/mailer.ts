@@ -1,6 +1,6 @@
 import { createTransport } from 'nodemailer';
 
-// Decisions §14: mail goes out through SMTP_URL from MAIL_FROM. One small interface for every kind
+// Mail goes out through SMTP_URL from MAIL_FROM. One small interface for every kind
 // of mail (the dashboard's verification and notices now, customers' receipts later): who, subject,
 // plain text, and an HTML part when there is one.
 

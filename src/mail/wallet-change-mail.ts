@@ -1,4 +1,4 @@
-// Issue 29 item 5: every owner is told when a settlement wallet changes, whoever changed it: a
+// Every owner is told when a settlement wallet changes, whoever changed it: a
 // stolen session that redirects the merchant's money must not go unnoticed.
 
 export interface WalletChangeFacts {

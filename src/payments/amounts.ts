@@ -3,7 +3,7 @@ import { isFiatCurrency, type FiatCurrency } from '../domain/currencies';
 import type { ErrorDetail } from '../domain/errors';
 import { AmountError, fiatDecimals, toUnits } from '../domain/money';
 
-/** A fiat amount in minor units within the configured bounds (decisions §4), or a detail saying why not. */
+/** A fiat amount in minor units within the configured bounds, or a detail saying why not. */
 export function parseAmount(
   amount: number | string,
   currency: FiatCurrency,

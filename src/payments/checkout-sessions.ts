@@ -65,7 +65,7 @@ export async function settlementWallet(
   return { asset, network, address };
 }
 
-// Issue 32: a merchant's settlement wallets, kept per process once found. A wallet is set or replaced,
+// A merchant's settlement wallets, kept per process once found. A wallet is set or replaced,
 // never removed, so a kept one can only be out of date in its address, which a checkout session never
 // takes from here: its insert reads the address itself (insertNewCheckoutSession). A miss is never kept.
 const knownWallets = new WeakMap<Database, Map<string, string>>();
@@ -87,7 +87,7 @@ async function walletAddress(db: Database, merchantId: string, asset: string, ne
 
 /**
  * The one way a checkout session comes to exist (v1 create, plugin create and payment links all call
- * it): rules of decisions §4–§5, the kill switch, provider routing, the settlement wallet, then the
+ * it): rules–§5, the kill switch, provider routing, the settlement wallet, then the
  * session row and its workflow together or not at all.
  */
 export async function openCheckoutSession(

@@ -13,6 +13,6 @@ export interface PaymentContext {
   now: () => Date;
   /** Derived from SETTLEMENT_MNEMONIC by the entry point (the API never holds the keys); null or absent without one. */
   treasuryAddress?: string | null;
-  /** Business events (issue 31 item 6): one line per transition a use case makes; silent when absent. */
+  /** Business events: one line per transition a use case makes; silent when absent. */
   log?: BusinessLog;
 }

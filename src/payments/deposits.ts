@@ -11,7 +11,7 @@ import { formatFiat, parseCrypto } from '../domain/money';
 import type { ErrorDetail } from '../domain/errors';
 import type { PaymentContext } from './context';
 
-// Decisions §11: where a payment's money must arrive and how much of it, for the networks that have
+// Where a payment's money must arrive and how much of it, for the networks that have
 // a chain verifier. Networks without one keep the provider's word, and production refuses them
 // unless the operator allowed it.
 

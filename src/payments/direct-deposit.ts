@@ -8,7 +8,7 @@ import { ensurePaymentsEnabled } from './kill-switch';
 import { claimLink, releaseLinkClaim } from './link-tabs';
 import { ensureSessionTakesMoney } from './session-standing';
 
-/** The direct stablecoin rail's instructions (decisions §11): where to send exactly how much. */
+/** The direct stablecoin rail's instructions: where to send exactly how much. */
 export interface DirectDeposit {
   address: string;
   asset: string;

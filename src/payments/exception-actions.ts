@@ -26,7 +26,7 @@ import {
 import type { PaymentContext } from './context';
 import { callTemporal } from './temporal-call';
 
-// Decisions §12: the operators' side of exceptions. Every action runs in the exception's workflow
+// The operators' side of exceptions. Every action runs in the exception's workflow
 // (id = exception id) as an update, so it survives a worker crash like the rest of the payment.
 
 /** The queue, each exception with whom it concerns (merchant, sender, token), so an operator can act on the list alone. */
@@ -123,7 +123,7 @@ export async function findRefund(ctx: PaymentContext, exceptionId: string): Prom
 }
 
 /**
- * Where the money may go (decisions §12): checked before any workflow is touched, so a refused
+ * Where the money may go: checked before any workflow is touched, so a refused
  * address changes nothing (422). The zero address, a malformed or mistyped one, the treasury, a
  * token contract, any of our deposit addresses. The workflow's validator and the planning
  * activity check again.
@@ -145,7 +145,7 @@ export async function checkedRefundAddress(ctx: PaymentContext, address: string)
 
 /**
  * Send an exception's money back on chain to `address`, by default the one the customer gave on the
- * checkout page (issue 30) (decisions §12): late, duplicate or
+ * checkout page: late, duplicate or
  * underpaid money that arrived at a checkout session's or simple order's deposit address. Runs in the exception's
  * workflow as an update that plans the transfer (payout rows, once) and answers; the run sends it,
  * and the exception becomes `refunded` with `payment.refunded` once the transfer is confirmed.

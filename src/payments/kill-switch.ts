@@ -3,7 +3,7 @@ import { getPaymentsSetting, setPaymentsEnabled } from '../db/queries/platform-s
 import { AppError } from '../domain/errors';
 
 /**
- * How long an API process acts on the kill switch as it last read it (issue 32: one read less per
+ * How long an API process acts on the kill switch as it last read it (one read less per
  * creation). The bound of a flip: at once in the process that made it (set() below forgets what it
  * read), within this in every other process of the deployment.
  */

@@ -36,7 +36,7 @@ import { openMerchant } from './merchant-credentials';
 import { queueNotice } from './merchant-notices';
 import { checkSecondFactor } from './two-factor';
 
-// Decisions §14: merchants sign up in the dashboard (a merchant pending review and its owner), confirm
+// Merchants sign up in the dashboard (a merchant pending review and its owner), confirm
 // their email address, and sign in to a server-side session. Passwords are argon2id hashes
 // (@node-rs/argon2's defaults: 19 MiB, 2 passes, OWASP's recommended minimum); session and email
 // tokens are 256-bit random values stored as SHA-256 hashes.

@@ -21,11 +21,11 @@ import { decryptSecret, encryptSecret } from '../domain/secretbox';
 import { checkWebhookTarget } from '../webhooks/target-policy';
 import { merchantRequestLog } from './request-log';
 
-// A merchant's credentials (decisions §1–§2), one set of rules for every face that hands them out:
+// A merchant's credentials, one set of rules for every face that hands them out:
 // the operators' admin API and the merchant's own dashboard. Each plaintext is returned once, by
 // the call that made it, and stored only as a hash (keys, codes) or encrypted (secrets).
 
-/** Decisions §2: a rotated live key keeps working this long beside the new one. */
+/** A rotated live key keeps working this long beside the new one. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 const newKeyId = () => `key_${randomBase62(16)}`;
@@ -77,7 +77,7 @@ export async function rotateSecurityCode(tx: DatabaseOrTransaction, merchantId: 
 }
 
 /**
- * Decisions §14: a merchant who signed up in the dashboard sees its live key there, once. The key
+ * A merchant who signed up in the dashboard sees its live key there, once. The key
  * the approval issued is kept encrypted until then; operator-made merchants have no dashboard user
  * and keep only the operator's copy of the answer.
  */
@@ -105,7 +105,7 @@ export interface EndpointInput {
   eventTypes?: WebhookEventType[] | undefined;
 }
 
-/** Registers a webhook endpoint (https on a public address, decisions §8); its signing secret is answered once. */
+/** Registers a webhook endpoint (https on a public address); its signing secret is answered once. */
 export async function addWebhookEndpoint(
   db: DatabaseOrTransaction,
   settings: { secretsKey: Buffer; allowPrivateUrls: boolean },
@@ -146,7 +146,7 @@ export async function changeEndpoint(
   return row;
 }
 
-/** A restricted key with a subset of scopes (decisions §2), shown once; only approved merchants get keys. */
+/** A restricted key with a subset of scopes, shown once; only approved merchants get keys. */
 export async function issueRestrictedKey(tx: DatabaseOrTransaction, merchantId: string, scopes: Scope[]) {
   const m = await lockMerchant(tx, merchantId);
   if (!m) throw notFound('Merchant');

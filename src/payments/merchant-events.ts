@@ -10,7 +10,7 @@ export interface MerchantEvent {
 }
 
 /**
- * The merchant's own events in the order they were stored (decisions §14, the events stream): the
+ * The merchant's own events in the order they were stored (the events stream): the
  * `events` table, numbered per merchant (`seq`), is the durable source every webhook is made from.
  */
 export function merchantEvents(ctx: Pick<PaymentContext, 'db'>) {

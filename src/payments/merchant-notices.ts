@@ -2,7 +2,7 @@ import type { DatabaseOrTransaction } from '../db/client';
 import { queueNotices } from '../db/queries/customer-mails';
 import { newCustomerMailId } from '../domain/ids';
 
-// Issue 28: the dashboard's notices to merchants' people (the approval, a password changed, two-factor
+// The dashboard's notices to merchants' people (the approval, a password changed, two-factor
 // on or off, a member joined) go through the mail outbox customers' mails use: written here, in the
 // transaction of the change they tell of, and sent by the worker's mail sender
 // (activities/customer-mails.ts) with bounded retries. A request never waits for SMTP, and a notice

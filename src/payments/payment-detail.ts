@@ -14,7 +14,7 @@ import { paymentTimeline, type TimelineEntry } from '../domain/payment-timeline'
 import type { PaymentContext } from './context';
 import { findRefund, refundException, type RefundState } from './exception-actions';
 import { paymentProof, type PaymentProof } from './payment-proof';
-import type { DashboardActor } from './dashboard-audit';
+import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { paymentRefunds, refundPayment, type PaymentRefunds } from './payment-refunds';
 
 // Issue 29 items 2 and 3: one payment as its merchant reads it in the dashboard (its timeline, its
@@ -119,13 +119,26 @@ export function merchantPaymentDetail(ctx: PaymentContext) {
     /**
      * An exception of the merchant's own payment sent back on chain: the operator's refund path
      * itself (the exception's workflow, once, `payment.refunded`, ledger rows). Without an address,
-     * the one the customer left on the checkout page.
+     * the one the customer left on the checkout page. Audited once the run has planned the refund:
+     * the change is the workflow's, not a transaction of this call's, so the line follows it, and
+     * only when no refund was under way before (asking again changes nothing; two asks at the same
+     * moment may both find none and write a line each).
      */
-    async refundException(merchantId: string, paymentId: string, exceptionId: string, address: string | undefined) {
-      const session = await ownSession(ctx, merchantId, paymentId);
+    async refundException(actor: DashboardActor, paymentId: string, exceptionId: string, address: string | undefined) {
+      const session = await ownSession(ctx, actor.merchantId, paymentId);
       const exception = isExceptionId(exceptionId) ? await findPaymentException(ctx.db, exceptionId) : undefined;
       if (!exception || exception.paymentId !== session.id) throw notFound('Exception');
-      return refundException(ctx, exception.id, address);
+      const before = await findRefund(ctx, exception.id);
+      const refunded = await refundException(ctx, exception.id, address);
+      if (!before || before.status === 'failed') {
+        await recordAudit(ctx.db, actor, 'exception_refund.requested', exception.id, {
+          paymentId: session.id,
+          kind: exception.kind,
+          amount: refunded.refund.amount,
+          address: refunded.refund.address,
+        });
+      }
+      return refunded;
     },
 
     /**

@@ -25,7 +25,7 @@ export interface PaymentOwner {
   linkPaidElsewhere: boolean;
   /** Where its money arrives (an arrival's key names it). */
   network: string;
-  /** Whether only the chain proves its money (decisions §11): the provider's word is then a claim. */
+  /** Whether only the chain proves its money: the provider's word is then a claim. */
   verification: 'chain' | 'provider';
   signal: SignalDefinition<[ProviderFact]>;
   /** The terms the provider must be paying for this owner (for the rail the event names). */

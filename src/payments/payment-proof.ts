@@ -11,7 +11,7 @@ import { formatCrypto } from '../domain/money';
 import type { PaymentContext } from './context';
 import { verifierFor } from './deposits';
 
-// An operator's look at what proves a payment (decisions §11): its deposit address, the token's
+// An operator's look at what proves a payment: its deposit address, the token's
 // balance there on chain now, and every log credited to it with its confirmations at today's head.
 // Read from Postgres and the chain, never from a workflow, so it answers whatever the workers do.
 

@@ -24,7 +24,7 @@ import { checkedRefundAddress } from './exception-actions';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { callTemporal, WorkflowAlreadyStartedError } from './temporal-call';
 
-// Issue 29 item 3: the refund of a completed payment, wholly or partly, the one use case behind the
+// The refund of a completed payment, wholly or partly, the one use case behind the
 // operators' route and CLI and the merchant's dashboard. Everything is checked before anything is
 // written (the amount within what is left to refund, the merchant's balance holding it, the address
 // like an exception's refund's), under the payment's and the merchant's row locks so two refunds

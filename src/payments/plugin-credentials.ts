@@ -11,15 +11,15 @@ import type { PaymentContext } from './context';
 // normalize a store URL exactly as the sites table keys it, without importing the data layer.
 export { siteOrigin } from '../db/queries/sites';
 
-/** Every credential failure looks the same (decisions §2): no hint which of the three was wrong. */
+/** Every credential failure looks the same: no hint which of the three was wrong. */
 const denied = () => new AppError('Unauthorized', 'The merchant ID, API key or security code is not valid.');
 
 // Compared against when the merchant does not exist, so that case costs the same work.
 const ABSENT_HASH = sha256Hex('no such merchant');
 
 /**
- * The three credentials of spec §4.5 together. Only after all three match does the account state
- * matter: a suspended merchant's owner learns that, nobody else does.
+ * The plugin's three credentials (merchant id, live key, security code) together. Only after all
+ * three match does the account state matter: a suspended merchant's owner learns that, nobody else does.
  */
 export async function verifyPluginCredentials(
   tx: DatabaseOrTransaction,
@@ -30,7 +30,7 @@ export async function verifyPluginCredentials(
   // Codes are shown in capitals; one pasted padded or in lower case is still the same code.
   const codeMatches = constantTimeEqual(merchant?.securityCodeHash ?? ABSENT_HASH, sha256Hex(body.security_code.trim().toUpperCase()));
 
-  // Test and legacy keys never authenticate (spec §5.2), and are never looked up.
+  // Test and legacy keys never authenticate, and are never looked up.
   const presented = classifyApiKey(body.api_key);
   const keyHash = sha256Hex(body.api_key);
   const found = presented.kind === 'live' ? await findKeyByHash(tx, keyHash) : undefined;

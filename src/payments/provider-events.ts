@@ -48,7 +48,7 @@ export async function ingestProviderEvent(
   // Every refusal comes before anything is written: a refused callback records no event, no
   // exception and signals nothing (its provider retries, and is refused the same). A success for
   // other terms is a provider's word, not money: money that does reach the deposit address is seen
-  // on chain and has its own record there (decisions §11, §12).
+  // on chain and has its own record there.
   const mismatch = termsMismatch(event, owner.expectedTerms(event));
   if (mismatch) throw new CallbackTermsMismatch(mismatch);
 
@@ -77,7 +77,7 @@ export async function ingestProviderEvent(
 }
 
 /**
- * A fact for a payment whose run has ended (decisions §12): a success is a `late` exception, or a
+ * A fact for a payment whose run has ended: a success is a `late` exception, or a
  * `duplicate` when another provider payment already paid it (a second rail or tab); the
  * exception's own workflow tells the merchant. The provider event is marked late last, so a crash
  * before that leaves it `received` and the provider's retry records (idempotently) again.

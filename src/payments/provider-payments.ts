@@ -33,14 +33,14 @@ export async function createSessionPayment(ctx: PaymentContext, session: Checkou
   return adapter.createPayment(request).catch(providerFailure);
 }
 
-/** Closes a provider payment the customer may no longer pay (decisions §12); a provider that already took it says so. */
+/** Closes a provider payment the customer may no longer pay; a provider that already took it says so. */
 export async function closeSessionPayment(ctx: PaymentContext, provider: string, providerPaymentId: string): Promise<{ closed: boolean }> {
   const adapter = ctx.providers.get(provider);
   if (!adapter) return { closed: false };
   return adapter.cancelPayment(providerPaymentId).catch(providerFailure);
 }
 
-/** Closes a provider deposit the customer abandoned for another rail (decisions §12); like closeSessionPayment. */
+/** Closes a provider deposit the customer abandoned for another rail; like closeSessionPayment. */
 export async function closeOrderDeposit(ctx: PaymentContext, provider: string, depositId: string): Promise<{ closed: boolean }> {
   const adapter = ctx.providers.get(provider);
   if (!adapter?.cancelDeposit) return { closed: false };
@@ -58,7 +58,7 @@ export async function createOrderPayment(ctx: PaymentContext, order: SimpleOrder
   if (!adapter) throw new AppError('Conflict', `No payment provider takes ${fiatCurrency}.`);
   const base = ctx.config.http.publicBaseUrl;
   const callbackUrl = ctx.providers.callbackUrl(base, adapter.name);
-  // The provider delivers to the order's own deposit address when it has one (decisions §11).
+  // The provider delivers to the order's own deposit address when it has one.
   const terms = { ...order, fiatCurrency, walletAddress: orderDeliveryAddress(order) };
   if (rail.type === 'fiat') {
     const payment = await adapter

@@ -7,7 +7,7 @@ import type { PaymentContext } from './context';
 import { findCheckoutSession } from './checkout-actions';
 import { refundAddressAsk } from './refund-addresses';
 
-// Issue 30: the customer may leave an email address on the page for a receipt and refund notices
+// The customer may leave an email address on the page for a receipt and refund notices
 // (optional). Kept on the session with the page's language; the mails themselves are recorded by the
 // activities that complete the payment or confirm its refund, and sent by the worker
 // (activities/customer-mails.ts).

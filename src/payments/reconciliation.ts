@@ -7,7 +7,7 @@ import { ledgerBalances, type AccountBalance } from '../db/queries/ledger';
 import { transactionsBesideLedger } from '../db/queries/reconciliation';
 import { ledgerAccount, NATIVE_ASSET } from '../domain/ledger';
 
-// Decisions §11: the ledger compared with the chain (the balance of every deposit address and of the
+// The ledger compared with the chain (the balance of every deposit address and of the
 // treasury the ledger has postings for) and with the transactions table. Every difference is named;
 // none is the healthy answer. The treasury's native coin is left out: operators fund it from outside
 // the platform, so the ledger holds only what payouts spent of it.

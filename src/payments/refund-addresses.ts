@@ -7,7 +7,7 @@ import type { PaymentContext } from './context';
 import { findCheckoutSession } from './checkout-actions';
 import { checkedRefundAddress } from './exception-actions';
 
-// Issue 30: money over, under or late is the customer's to get back (decisions §12). The page asks
+// Money over, under or late is the customer's to get back. The page asks
 // the customer where to, pre-filled with the address that sent it; the operator's refund then sends
 // it there unless told otherwise (exception-actions.ts).
 

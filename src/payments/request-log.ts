@@ -29,7 +29,7 @@ const rowOf = (call: ApiCall) => ({
 /**
  * The request log's writer, off the request path and batched: calls wait in memory and go to
  * Postgres in one insert at most every `intervalMs` (or at `maxBatch` calls), so a lookup costs no
- * write of its own (issue 32: one insert a call halved the merchant lookup's throughput). A log, not
+ * write of its own (one insert a call halved the merchant lookup's throughput). A log, not
  * money: a crashed process loses its last second of lines, and while Postgres is down at most
  * `maxPending` lines wait, the rest are dropped, never a request.
  */

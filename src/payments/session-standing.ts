@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors';
 import type { PaymentContext } from './context';
 
 // Whether an open session may still take money, from Postgres alone, so Pay and the deposit
-// instructions refuse at once without waiting for any workflow (decisions §14, spec §5 rule 3).
+// instructions refuse at once without waiting for any workflow (a link is paid once).
 
 export interface SessionStanding {
   /** Another session of the session's payment link paid it: this one must not take a second payment. */

@@ -94,7 +94,7 @@ export async function openSimpleOrder(ctx: PaymentContext, body: SimpleCheckoutB
   if (details.length > 0 || !fiat || !provider || !walletAddress) throw invalid(details);
   await ensurePaymentsEnabled(db);
   const amountUsdMicro = await usdValue(provider, fiat.minor, fiat.currency);
-  // Issue 26 item 12: the payout's network fee is fixed now; an order too small to carry it is refused.
+  // The payout's network fee is fixed now; an order too small to carry it is refused.
   const terms = orderPayoutTerms(config.simpleOrders, network, verification);
   if (amountUsdMicro < terms.minimumUsdMicro) throw belowMinimum(amountUsdMicro, terms, asset, network);
 
@@ -179,7 +179,7 @@ export async function chooseRail(ctx: PaymentContext, order: SimpleOrderRow, slu
 }
 
 /**
- * Decisions §12: the customer switched rail, so the previous rail's provider payment is closed and
+ * The customer switched rail, so the previous rail's provider payment is closed and
  * cannot be paid too. Best effort: a provider that cannot be asked (or already took the money) lets
  * that payment through, and its success becomes a `duplicate` exception of the order.
  */

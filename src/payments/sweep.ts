@@ -23,7 +23,7 @@ export const purgeDashboard = (ctx: Pick<PaymentContext, 'db' | 'config'>) =>
  * The API's periodic sweep, every `intervalMs` until stopped: completed payments' refunds whose run
  * never started (payment-refunds.ts, after UNSTARTED_AFTER_SECONDS),
  * deliveries nothing will attempt (never attempted, or an attempt cut short that no run took up again: webhook-deliveries.ts), merchants' request log past its retention (request-log.ts), the dashboard's expired sessions,
- * tokens, invitations and old audit rows (purgeDashboard), Idempotency-Keys past their 24 h (decisions §9), which nothing else removes (a claim takes an
+ * tokens, invitations and old audit rows (purgeDashboard), Idempotency-Keys past their 24 h, which nothing else removes (a claim takes an
  * expired row over only when its own key comes back). The two are independent, so a Temporal outage
  * does not stop the purge; a task that cannot reach Temporal or Postgres waits for the next round.
  */

@@ -53,7 +53,7 @@ export class WorkflowAlreadyStartedError extends AppError {
 
 /**
  * The one way the API calls Temporal (start, signal, update, describe): one deadline and one mapping
- * of everything that can go wrong into the envelope (decisions §3), so no Temporal error reaches a
+ * of everything that can go wrong into the envelope, so no Temporal error reaches a
  * route as a 500. Unreachable or too slow is `Unavailable` (retry); an update the workflow refused
  * with a typed failure is that failure's code (FAILURE_CODES) and message; any other refusal is
  * `Conflict` with the caller's `refused` sentence; a closed workflow or a duplicate start are typed

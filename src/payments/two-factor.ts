@@ -18,7 +18,7 @@ import { decryptSecret, encryptSecret } from '../domain/secretbox';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { queueNotice } from './merchant-notices';
 
-// The dashboard's second factor (issue 28): TOTP (RFC 6238: SHA-1, 6 digits, 30 s, as every
+// The dashboard's second factor: TOTP (RFC 6238: SHA-1, 6 digits, 30 s, as every
 // authenticator app reads an otpauth:// URI) through `otpauth`. The secret is sealed with SECRETS_KEY
 // like the live key held for the dashboard; a code works once (the step of the last one used is
 // kept); ten recovery codes, hashed, stand in for a lost phone, each once.

@@ -36,7 +36,7 @@ const deliveryInput = (ctx: PaymentContext, deliveryId: string, once = false): W
 };
 
 /**
- * Issue 31 item 7: every run carries its merchant's `MerchantId`, so an operator finds a merchant's
+ * Every run carries its merchant's `MerchantId`, so an operator finds a merchant's
  * delivery runs in the Temporal UI as their payments' (an event always has its merchant; none: none).
  */
 const merchantAttributes = (merchantId: string | null | undefined) => (merchantId ? [{ key: MerchantIdKey, value: merchantId }] : []);
@@ -53,7 +53,7 @@ export interface RetrySchedule {
 const ATTEMPT_LIMIT_MS = 30_000;
 
 /**
- * When a pending delivery's retry schedule (decisions §8) makes its next attempt: the interval after
+ * When a pending delivery's retry schedule makes its next attempt: the interval after
  * the n-th attempt is base·2^(n−1), at most the maximum, counted from the n-th attempt's end (Temporal
  * schedules a retry from the failure; an attempt cut short by a dying worker ends at its 30 s limit).
  * Read from the delivery log, so after an operator's resend (a fresh schedule over an older log) it is
@@ -72,7 +72,7 @@ export function nextAttemptAt(
   return new Date(endedAt + retryIntervalSeconds(attempts.length, schedule) * 1000);
 }
 
-/** The wait after the n-th attempt (decisions §8): base·2^(n−1), at most the maximum. */
+/** The wait after the n-th attempt: base·2^(n−1), at most the maximum. */
 const retryIntervalSeconds = (n: number, schedule: RetrySchedule) =>
   Math.min(schedule.baseSeconds * 2 ** (n - 1), schedule.maxIntervalSeconds);
 

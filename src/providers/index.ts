@@ -10,7 +10,7 @@ export const API_PROVIDER_TIMEOUT_MS = 3000;
  * passes a short per-request timeout (a customer waits on it); the worker keeps the adapters' own.
  */
 export function createProviders(config: Config, options: { timeoutMs?: number } = {}): ProviderRegistry {
-  // Decisions §13: the sandbox settles nothing real, so it is a provider only where it is asked for.
+  // The sandbox settles nothing real, so it is a provider only where it is asked for.
   return createProviderRegistry(
     config.providers.sandbox.enabled
       ? [

@@ -89,7 +89,7 @@ export interface ProviderAdapter {
   /** Idempotent per reference: asking twice returns the same provider payment. Throws ProviderError. */
   createPayment(request: ProviderPaymentRequest): Promise<ProviderPayment>;
   /**
-   * Decisions §12: closes a payment the customer may no longer pay (its session ended). Idempotent.
+   * Closes a payment the customer may no longer pay (its session ended). Idempotent.
    * `closed: false` when the provider had already taken the money (the payment is processing or
    * succeeded): its success still comes, and the engine records it as an exception. Throws
    * ProviderError (retryable or not) when the provider could not be asked.
@@ -97,9 +97,9 @@ export interface ProviderAdapter {
   cancelPayment(providerPaymentId: string): Promise<{ closed: boolean; status: string }>;
   /** Crypto rails, where the provider offers them: a deposit address, idempotent per reference and terms. */
   createDeposit?(request: ProviderDepositRequest): Promise<ProviderDeposit>;
-  /** Decisions §12: closes a deposit the customer abandoned for another rail; like cancelPayment. */
+  /** Closes a deposit the customer abandoned for another rail; like cancelPayment. */
   cancelDeposit?(depositId: string): Promise<{ closed: boolean; status: string }>;
-  /** Decisions §4: a sandbox's explorer links point at its own transaction page; real providers leave this out. */
+  /** A sandbox's explorer links point at its own transaction page; real providers leave this out. */
   explorerUrl?(hash: string): string;
   /** Checks the signature and timestamp of a callback on its raw body, then parses it. */
   verifyCallback(rawBody: string, headers: Record<string, string | string[] | undefined>, now: Date): CallbackVerification;

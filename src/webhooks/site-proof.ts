@@ -8,7 +8,7 @@ export type ProofFetch = { ok: true; body: string } | { ok: false; reason: strin
 const MAX_BYTES = 4096;
 
 /**
- * GETs a website's proof-of-control file (decisions, issue 10: the plugin serves its token at
+ * GETs a website's proof-of-control file (the plugin serves its token at
  * /.well-known/svc-checkout.txt). The same URL policy as webhook deliveries: https to public
  * addresses (unless ALLOW_PRIVATE_URLS), the checked address pinned, no redirects followed (a
  * redirect would let another host answer for the site), a short deadline and a small body.

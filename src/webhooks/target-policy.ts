@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { checkResolvedAddresses, checkUrlShape } from '../domain/url-policy';
 
 /**
- * The URL policy at registration (decisions §8): shape first, then every address the host resolves
+ * The URL policy at registration: shape first, then every address the host resolves
  * to. Delivery checks again (src/webhooks/post.ts), since DNS answers change.
  */
 export async function checkWebhookTarget(url: string, allowPrivate: boolean): Promise<string | null> {

@@ -7,7 +7,7 @@ import { CANCEL_REASONS } from '../../domain/payment-status';
 import { paymentLabels } from '../../domain/payment-labels';
 import { assetName, mode, networkName, paymentStatus, railType } from '../closed-values';
 
-// Response shapes of spec §2.2–2.5, one function each, so every route that returns a session or a
+// Response shapes, one function each, so every route that returns a session or a
 // transaction returns the same fields. Amounts are decimal strings.
 
 export const checkoutUrlFor = (publicBaseUrl: string, id: string) => `${publicBaseUrl}/pay/${id}`;
@@ -164,7 +164,7 @@ export const transactionSchema = z.object({
   railType,
   providerPaymentId: z.string().nullable(),
   providerEventId: z.string().nullable(),
-  /** Decisions §11: the merchant payout's hash and explorer link, null until that payout is confirmed. */
+  /** The merchant payout's hash and explorer link, null until that payout is confirmed. */
   transactionHash: z.string().nullable(),
   explorerUrl: z.string().nullable(),
   /** The merchant payout that carried this payment's share (GET /api/v1/settlements/{id}), null until one does. */
@@ -176,12 +176,12 @@ export const transactionSchema = z.object({
   depositTransactionHash: z.string().nullable(),
   failureReason: z.string().nullable(),
   completedAt: z.string().nullable(),
-  /** Decisions §11: 'chain' when completion is proven on chain, 'provider' on networks without a verifier. */
+  /** 'chain' when completion is proven on chain, 'provider' on networks without a verifier. */
   verification: z.enum(['chain', 'provider']),
 });
 
 /**
- * The latest transaction for a payment (spec §2.5). Before the provider has reported an outcome
+ * The latest transaction for a payment. Before the provider has reported an outcome
  * there is no row yet; the session's own state stands in, with the settlement fields null.
  */
 export function transactionView(s: CheckoutSessionRow, t: TransactionRow | undefined): z.infer<typeof transactionSchema> {

@@ -17,7 +17,7 @@ import moneyRoutes from './money';
 import paymentListRoutes from './payments';
 import type { MerchantMoney } from '../../payments/merchant-money';
 
-// The dashboard's internal API (decisions §14): cookie session, CSRF-checked writes (cookies.ts),
+// The dashboard's internal API: cookie session, CSRF-checked writes (cookies.ts),
 // zod schemas and the v1 error envelope; not part of the public v1 API (hidden from its OpenAPI
 // document). One route module per resource. Every route acts on the signed-in person's own
 // merchant only: no route takes a merchant id, so there is no other merchant's data to name.

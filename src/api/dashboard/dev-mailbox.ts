@@ -4,7 +4,7 @@ import { html, raw, type Raw } from '../../domain/html';
 import { readDevMailbox } from '../../mail/dev-mailbox';
 import { securityHeaders } from './headers';
 
-// Decisions §14: the development mailbox at /dashboard/dev/mail shows what the local SMTP sink
+// The development mailbox at /dashboard/dev/mail shows what the local SMTP sink
 // received (verification links included), newest first. Registered only outside production, with a
 // mailbox folder; anywhere else the path is the app's own "not found".
 

@@ -36,7 +36,7 @@ export function dashboardGuard(accounts: MerchantAccounts): SignedIn {
     const session = token ? await accounts.session(token) : undefined;
     if (!session) throw new AppError('Unauthorized', 'Sign in to the dashboard first.');
     if (roles && !roles.includes(session.role)) throw new AppError('Forbidden', 'Your role does not allow this.');
-    // Issue 28: an owner holds the keys to everything, so their step-up must include a second factor.
+    // An owner holds the keys to everything, so their step-up must include a second factor.
     if (options?.stepUp && session.role === 'owner' && !session.twoFactorEnabled) {
       throw new AppError('Forbidden', 'Owners turn on two-factor authentication (Account security) before this action.');
     }

@@ -244,7 +244,7 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
     async (request) => {
       const s = await signedIn(request, rolesFor('refunds.create'), { stepUp: true });
       const { exception, refund } = await payments.paymentDetail.refundException(
-        s.merchantId,
+        actorOf(request, s),
         request.params.id,
         request.params.exceptionId,
         request.body.address,

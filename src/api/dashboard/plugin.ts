@@ -21,7 +21,7 @@ import { PROJECT_ROOT } from '../../project-root';
 import { countSignUp, withResetRequestLimits, withSignInLimits } from '../plugins/rate-limit';
 import { merchantMoney } from '../../payments/merchant-money';
 
-// The merchant dashboard (decisions §14) at /dashboard/: the files Vite built from dashboard/
+// The merchant dashboard at /dashboard/: the files Vite built from dashboard/
 // (tools/dev/dashboard-build.ts), every other path under /dashboard/ answered with the app's page
 // so that a reload of any of its URLs works, and its internal API under /dashboard/api/.
 

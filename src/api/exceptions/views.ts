@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EXCEPTION_KINDS, EXCEPTION_STATUSES } from '../../domain/exceptions';
 
-// Decisions §12: an exception as merchants (the session lookup) and operators (the admin queue) see it.
+// An exception as merchants (the session lookup) and operators (the admin queue) see it.
 
 export const exceptionSchema = z.object({
   id: z.string(),

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-// Post/redirect/get for the customer pages (decisions §14: every page is a GET that reloads). A form
+// Post/redirect/get for the customer pages (every page is a GET that reloads). A form
 // post answers a browser with 303 to the page's GET URL, whatever happened, so the address bar never
 // holds a form's result: a reload, a meta refresh, a bookmark or a restored tab reads the page as it
 // now stands instead of posting again (or GETting an action URL). What the action could not do

@@ -10,7 +10,7 @@ export interface LinkPageModel {
   amount: string;
   merchantName: string;
   paymentsEnabled: boolean;
-  /** The merchant is approved; otherwise the link starts no payment (spec §5 rule 3). */
+  /** The merchant is approved; otherwise the link starts no payment. */
   merchantAccepting: boolean;
   /** Countries a provider serves for the link's currency, sorted by name. */
   countries: { code: string; name: string }[];
@@ -20,7 +20,7 @@ export interface LinkPageModel {
 }
 
 /**
- * A payment link's page (decisions §5), server-rendered and complete without a script: the customer
+ * A payment link's page, server-rendered and complete without a script: the customer
  * picks a country (it routes the payment to a provider that serves it) and is sent to a checkout
  * session. While the link can be paid, the page follows it live (paid by someone else, expired):
  * live.js on its stream, or a slow meta refresh without JavaScript.

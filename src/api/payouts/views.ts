@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { PayoutRow } from '../../payments/rows';
 import { formatCrypto } from '../../domain/money';
 
-// Decisions §11 and §14: a payout as operators see it (the admin payment view, the failed-payouts
+// A payout as operators see it (the admin payment view, the failed-payouts
 // queue): what they need to follow it to the chain, and why it failed. Never the signed bytes.
 
 export const PAYOUT_STATUSES = ['planned', 'signed', 'broadcast', 'confirmed', 'failed'] as const;

@@ -10,7 +10,7 @@ const denied = () => new AppError('Unauthorized', 'The admin token is invalid or
  * onRequest hook of /admin/v1: the operator's ADMIN_TOKEN, never a merchant key. It runs before the
  * body is parsed and before any route's validation, so a request without the right token is 401
  * whatever it carries: an unauthenticated caller learns nothing about a route's schema. Wrong
- * tokens are limited per client address (decisions §13); the right one always passes.
+ * tokens are limited per client address; the right one always passes.
  */
 export function adminAuth(db: Database, adminToken: string) {
   return async (request: FastifyRequest) => {

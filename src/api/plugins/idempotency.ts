@@ -5,7 +5,7 @@ import type { Database } from '../../db/client';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../db/queries/idempotency-keys';
 import { AppError } from '../../domain/errors';
 
-// Decisions §9 and §14: a key binds to the whole request, its method, its path with the ids in it,
+// A key binds to the whole request, its method, its path with the ids in it,
 // and its body. The same Idempotency-Key from the same merchant on the same request returns the
 // first response for 24 h; on another method, path or id it is 422 IdempotencyKeyReused (replaying
 // would answer for another resource); with another body, 409 IdempotencyConflict; while the first

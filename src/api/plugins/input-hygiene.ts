@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, validationError, type ErrorDetail } from '../../domain/errors';
 
-// Decisions §13: a NUL character or invalid UTF-8 anywhere in input is refused here, once, for every
+// A NUL character or invalid UTF-8 anywhere in input is refused here, once, for every
 // route, before any route code runs. Postgres cannot store a NUL in text or jsonb, and a lone UTF-16
 // surrogate (what invalid UTF-8 becomes once it is a JS string) is not text either; either one
 // reaching a query was a 500.

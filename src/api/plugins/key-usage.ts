@@ -4,7 +4,7 @@ export const KEY_USE_PRECISION_MS = 60_000;
 const MAX_TRACKED_KEYS = 10_000;
 
 /**
- * Records that a key was used, off the request path (issue 14: a read must not write). A lookup
+ * Records that a key was used, off the request path (a read must not write). A lookup
  * answers without waiting for the write, and a key used a thousand times a minute is written once
  * a minute per process; the SQL's own condition keeps several processes to about the same. A failed
  * write loses one "last used" mark, never a request.

@@ -134,7 +134,7 @@ export default fp<MetricsOptions>(
       async () => [{ count: (await getPaymentsSetting(db)).enabled ? 1 : 0 }],
     );
 
-    // Decisions §14: a payout that failed for a reason a retry cannot fix waits for an operator
+    // A payout that failed for a reason a retry cannot fix waits for an operator
     // (POST /admin/v1/payouts/{id}/retry); any series above 0 is worth an alert.
     gaugeFromRows(
       registry,
@@ -144,7 +144,7 @@ export default fp<MetricsOptions>(
       () => failedPayoutCounts(db),
     );
 
-    // Issue 14: a watcher falling behind (lag) or stopped (the last scan's age grows) delays every
+    // A watcher falling behind (lag) or stopped (the last scan's age grows) delays every
     // chain-proven payment of its network. Written by whichever worker holds the network's lease.
     const positions = () => chainWatcherPositions(db);
     gaugeFromRows(
@@ -167,7 +167,7 @@ export default fp<MetricsOptions>(
     app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
       if (options.token === null && options.production) throw new AppError('NotFound', 'Not found.');
       if (options.token !== null) {
-        // Limited as the admin token is (decisions §13), on a count of its own.
+        // Limited as the admin token is, on a count of its own.
         await checkOperatorToken(
           db,
           'metrics',

@@ -1,5 +1,5 @@
 /**
- * What an API process may reuse for a few seconds instead of reading it on every request (issue 14):
+ * What an API process may reuse for a few seconds instead of reading it on every request:
  * keys that authenticated, with their merchant (merchant-auth.ts), and merchants' names for the
  * public lookup. Only rows that were found are kept, never misses, so a caller guessing keys or ids
  * cannot fill it. Expiry and revocation stored in a key's entry are checked again on every use.

@@ -24,7 +24,7 @@ const httpUrl = z
 
 const metadataValue = z.union([z.string().max(500), z.number(), z.boolean(), z.null()]);
 
-// Decisions §5: required amount, currency, countryCode; unknown fields are 422. Descriptions and
+// Required amount, currency, countryCode; unknown fields are 422. Descriptions and
 // examples go into the OpenAPI document (and so into generated clients).
 export const createCheckoutSessionBody = z
   .strictObject({
@@ -266,7 +266,7 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNa
     },
   );
 
-  // Public (spec §4.2): the hosted page and status pages poll it. Customer-facing fields only.
+  // Public: the hosted page and status pages poll it. Customer-facing fields only.
   app.get(
     '/checkout/sessions/:id',
     {
@@ -291,7 +291,7 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNa
     },
   );
 
-  // Public like the lookup above (decisions §11): the hosted page's "pay from your wallet" as JSON.
+  // Public like the lookup above: the hosted page's "pay from your wallet" as JSON.
   app.post(
     '/checkout/sessions/:id/deposit',
     {

@@ -8,7 +8,7 @@ import { createCheckoutSessionBody } from './checkout-sessions';
 
 const v1 = createCheckoutSessionBody.shape;
 
-// Decisions §5: required amount and currency; expiresInMinutes 5..43,200, default 7 days.
+// Required amount and currency; expiresInMinutes 5..43,200, default 7 days.
 export const createPaymentLinkBody = z.strictObject({
   amount: v1.amount,
   currency: v1.currency,
@@ -52,7 +52,7 @@ export function paymentLinkView(link: PaymentLinkRow, publicBaseUrl: string): z.
   };
 }
 
-/** Shareable payment links (spec §4.4): a row, and the workflow that expires it. */
+/** Shareable payment links: a row, and the workflow that expires it. */
 const paymentLinkRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, { config }) => {
   app.post(
     '/payment-links',

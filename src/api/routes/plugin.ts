@@ -14,7 +14,7 @@ import { checkoutUrlFor } from '../checkout/views';
 import { withCredentialLimits } from '../plugins/rate-limit';
 import { createCheckoutSessionBody } from './checkout-sessions';
 
-// The plugin surface (spec §4.3, §4.5): snake_case bodies, a handshake that authenticates by body
+// The plugin surface: snake_case bodies, a handshake that authenticates by body
 // fields, and a checkout create that reuses the one checkout implementation.
 
 export const PLATFORMS = [
@@ -76,7 +76,7 @@ const PROOF_TIMEOUT_MS = 5_000;
 
 const v1 = createCheckoutSessionBody.shape;
 
-// Decisions §5: required order_id, amount, currency, country_code, store_url; the rest optional.
+// Required order_id, amount, currency, country_code, store_url; the rest optional.
 const pluginCheckoutBody = z.strictObject({
   order_id: v1.orderId.unwrap(),
   order_key: z.string().min(1).max(200).optional(),

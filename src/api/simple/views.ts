@@ -16,14 +16,14 @@ export function transactionView(o: SimpleOrderRow) {
     fiat_currency: o.fiatCurrency,
     amount_in_usd: Number(formatCrypto(o.amountUsdMicro)),
     received_usd: o.receivedMicro === null ? null : Number(formatCrypto(o.receivedMicro)),
-    // Issue 26 item 12: deducted from the payout to wallet_address, for the gas it costs.
+    // Deducted from the payout to wallet_address, for the gas it costs.
     network_fee: Number(formatCrypto(o.networkFeeMicro)),
     wallet_address: o.walletAddress,
     wallet_currency: o.walletCurrency,
     wallet_network: o.walletNetwork.toUpperCase(),
     payment_method: o.paymentMethod,
     payout_dispatched: o.payoutDispatched,
-    // Decisions §11: "chain" when the order settles only from a confirmed transfer to its own deposit address.
+    // "chain" when the order settles only from a confirmed transfer to its own deposit address.
     verification: o.verification,
     transaction_hash: o.transactionHash,
     explorer_url: o.explorerUrl,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { arg, defineCommand, text, type ArgDef, type OpsCommand } from '../command';
 
-// Decisions §12: the exception queue, money off the happy path that an operator resolves.
+// The exception queue, money off the happy path that an operator resolves.
 
 const exceptionView = z.object({
   id: z.string(),

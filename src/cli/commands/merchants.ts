@@ -3,7 +3,7 @@ import { arg, defineCommand, text, value, type ArgDef, type CommandInput, type O
 import { apiKeyView, formatKey, formatMerchant, formatSecret, formatWallet, merchantView, walletView } from '../render';
 import { scopes, wallets, wholeNumber, type WalletValue } from '../values';
 
-// Merchants and their credentials: one row per admin API call of decisions §10.
+// Merchants and their credentials: one row per admin API call.
 
 const merchantId: ArgDef = { name: 'merchantId', description: 'the merchant, MER_…' };
 const merchantPath = (input: CommandInput, suffix = '') => `/merchants/${encodeURIComponent(arg(input, 'merchantId'))}${suffix}`;

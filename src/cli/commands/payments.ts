@@ -4,7 +4,7 @@ import { formatPayment, formatPayments, formatProof, paymentAnswer, paymentsView
 import { positiveSeconds } from '../values';
 
 // Payments: the platform-wide kill switch (spec rule 1.2), waiting for one payment to finish, its proof on chain, and
-// the refund of a completed payment (issue 29 item 3).
+// the refund of a completed payment.
 
 const POLL_INTERVAL_MS = 1000;
 const DEFAULT_WAIT_SECONDS = 60;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { arg, defineCommand, text, type ArgDef, type OpsCommand } from '../command';
 
-// Decisions §14: payouts that failed for a reason a retry cannot fix, and the operator's retry once
+// Payouts that failed for a reason a retry cannot fix, and the operator's retry once
 // the cause is fixed (the payment's own workflow sends it again).
 
 const payoutView = z.object({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { arg, defineCommand, text, type ArgDef, type CommandInput, type OpsCommand } from '../command';
 import { deliveryView, endpointView, formatDelivery, formatEndpoint, formatSecret } from '../render';
 
-// A merchant's webhook endpoints and the delivery log (decisions §8, §10).
+// A merchant's webhook endpoints and the delivery log.
 
 const merchantId: ArgDef = { name: 'merchantId', description: 'the merchant, MER_…' };
 const endpointId: ArgDef = { name: 'endpointId', description: 'the endpoint, we_… (see webhooks list)' };

@@ -13,7 +13,7 @@ const chainView = z.object({
   sweeper: z.string().nullable(),
 });
 
-// Decisions §11: what the chain verifiers watch, for an operator checking a deployment. The RPC URL of
+// What the chain verifiers watch, for an operator checking a deployment. The RPC URL of
 // a hosted node carries its API key, so only its host and shape are shown; the mnemonic never is,
 // only the treasury address derived from it (the entry point derives it and hands it in).
 const adminChainRoutes: FastifyPluginAsyncZod<{ chains: ChainSettings; treasuryAddress: string | null }> = async (

@@ -23,7 +23,7 @@ const view = (row: PaymentExceptionRow): z.infer<typeof adminExceptionSchema> =>
   arrivalKey: row.arrivalKey,
 });
 
-/** Operators: the exception queue (decisions §12) and its resolutions, each run in the exception's workflow. */
+/** Operators: the exception queue and its resolutions, each run in the exception's workflow. */
 const adminExceptionRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['admin'];
   const security = [{ adminToken: [] }];

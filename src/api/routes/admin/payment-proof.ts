@@ -36,7 +36,7 @@ export const proofView = z.object({
   credits: z.array(proofCreditView),
 });
 
-/** Operators: what proves a payment on chain (decisions §11), for a checkout session or a simple order. */
+/** Operators: what proves a payment on chain, for a checkout session or a simple order. */
 const adminPaymentProofRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/payments/:id/proof',

@@ -8,7 +8,7 @@ import { isTerminal, PAYMENT_STATUSES } from '../../../domain/payment-status';
 import { requireCanonicalId } from '../lookup-id';
 import { viewRefund } from '../../../payments/payment-refunds';
 
-/** A completed payment's refund (issue 29 item 3). */
+/** A completed payment's refund. */
 export const refundView = z
   .object({
     id: z.string().describe('rf_…; also the id of the run that sends it'),

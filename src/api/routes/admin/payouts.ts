@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { PAYOUT_STATUSES, payoutView, viewPayout } from '../../payouts/views';
 
-/** Operators (decisions §14): payouts across payments, failed ones first of all, and their retry. */
+/** Operators: payouts across payments, failed ones first of all, and their retry. */
 const adminPayoutRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['admin'];
   const security = [{ adminToken: [] }];

@@ -8,7 +8,7 @@ const difference = z.object({
   note: z.string(),
 });
 
-/** Operators: the ledger against the chain and the transactions table (decisions §11); no differences is healthy. */
+/** Operators: the ledger against the chain and the transactions table; no differences is healthy. */
 const adminReconciliationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/reconciliation',

@@ -17,7 +17,7 @@ export const eventTypesInput = z
   .max(WEBHOOK_EVENT_TYPES.length * 2)
   .optional();
 
-/** Operators: a merchant's webhook endpoints (decisions §8, §10): register, list, enable/disable, delete. */
+/** Operators: a merchant's webhook endpoints: register, list, enable/disable, delete. */
 const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app) => {
   const tags = ['admin'];
   const security = [{ adminToken: [] }];
