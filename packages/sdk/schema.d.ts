@@ -133,7 +133,7 @@ export interface paths {
         };
         /**
          * Live status of a checkout session as server-sent events (no authentication)
-         * @description text/event-stream: a `status` event now and at every change, its data the JSON of { id, status, received, remaining, confirmations, requiredConfirmations, exception }; a comment line every 15 s. At most 8 open streams per client address (429 beyond).
+         * @description text/event-stream: a `status` event now and at every change, its data the JSON of { id, status, received, remaining, confirmations, requiredConfirmations, exception, declined }; a comment line every 15 s. At most 8 open streams per client address (429 beyond).
          */
         get: operations["streamCheckoutSessionEvents"];
         put?: never;
@@ -2143,7 +2143,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The stream: `status` events whose data is the JSON of { id, status, received, remaining, confirmations, requiredConfirmations, exception }, and a comment line every 15 s. */
+            /** @description The stream: `status` events whose data is the JSON of { id, status, received, remaining, confirmations, requiredConfirmations, exception, declined }, and a comment line every 15 s. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2153,7 +2153,7 @@ export interface operations {
                      * @example retry: 2000
                      *
                      *     event: status
-                     *     data: {"id":"SV_8mQ2vX4kT9pL3nR7wY1cZ5bH","status":"pending","received":"10.00","remaining":"15.00","confirmations":1,"requiredConfirmations":3,"exception":null}
+                     *     data: {"id":"SV_8mQ2vX4kT9pL3nR7wY1cZ5bH","status":"pending","received":"10.00","remaining":"15.00","confirmations":1,"requiredConfirmations":3,"exception":null,"declined":false}
                      */
                     "text/event-stream": string;
                 };

@@ -1,5 +1,4 @@
 import { findSession, setProviderPaymentId, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
-import { latestProviderEvent } from '../db/queries/provider-events';
 import { isTerminal } from '../domain/payment-status';
 import { AppError, notFound } from '../domain/errors';
 import { isCanonicalPaymentId } from '../domain/ids';
@@ -52,19 +51,6 @@ export async function startCheckoutPayment(ctx: PaymentContext, id: string): Pro
     throw new AppError('Conflict', 'This checkout can no longer be paid.');
   }
   return { redirectUrl: payment.redirectUrl };
-}
-
-/**
- * Issue 30: the provider declined the last attempt and the session is still open (a decline takes no
- * money and does not end it, domain/checkout-session.ts): the page says so and offers another
- * attempt, or the wallet. Read from the provider's recorded events, the record the decline left.
- */
-export async function lastDecline(ctx: PaymentContext, session: CheckoutSessionRow): Promise<{ reason: string | null } | null> {
-  if (session.status !== 'pending') return null;
-  const last = await latestProviderEvent(ctx.db, session.id);
-  if (last?.type !== 'payment.failed') return null;
-  const reason = (last.payload as { failureReason?: unknown }).failureReason;
-  return { reason: typeof reason === 'string' ? reason : null };
 }
 
 /** Cancel, decided by the session's workflow (a provider fact may win the race); answers the status it ended in. */

@@ -23,6 +23,12 @@ export interface CustomerStatus {
   requiredConfirmations: number | null;
   /** The latest money that arrived off the happy path and is not the payment (late, duplicate, underpaid, overpaid…), with where it stands. */
   exception: { kind: string; status: string; amount: string } | null;
+  /**
+   * Open and the provider declined the last attempt: the page offers "Try again". A decline leaves the
+   * status `pending`, so without this a tab drawn just before the decline was recorded would go on
+   * saying the payment is being confirmed.
+   */
+  declined: boolean;
 }
 
 interface PendingTransfer {
@@ -76,6 +82,7 @@ export async function customerStatuses(
       confirmations: confirmations === null ? null : Math.min(confirmations, chain!.confirmations),
       requiredConfirmations: confirmations === null ? null : chain!.confirmations,
       exception: last ? { kind: last.kind, status: last.status, amount: formatCrypto(last.amountMicro) } : null,
+      declined: s.status === 'pending' && rows.lastProviderEvent.get(s.id) === 'payment.failed',
     });
   }
   return out;

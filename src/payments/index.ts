@@ -1,6 +1,6 @@
 import type { PageLocale } from '../domain/locales';
 import type { PaymentContext } from './context';
-import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, lastDecline, startCheckoutPayment } from './checkout-actions';
+import { cancelCheckoutSession, expireCheckoutSession, findCheckoutSession, startCheckoutPayment } from './checkout-actions';
 import { openCheckoutSession, type CheckoutRequest, type PayingMerchant } from './checkout-sessions';
 import { listCheckoutSessions, type CheckoutSessionListQuery } from './checkout-session-list';
 import { findSettlement, listSettlements, merchantBalances } from './merchant-settlements';
@@ -63,7 +63,6 @@ export function createPaymentService(ctx: PaymentContext) {
     findCheckoutSession: (id: string) => findCheckoutSession(ctx, id),
     startCheckoutPayment: (id: string) => startCheckoutPayment(ctx, id),
     sessionStanding: (session: CheckoutSessionRow) => sessionStanding(ctx, session),
-    lastDecline: (session: CheckoutSessionRow) => lastDecline(ctx, session),
     refundAddressAsk: (session: CheckoutSessionRow) => refundAddressAsk(ctx, session),
     saveRefundAddress: (id: string, address: string) => saveRefundAddress(ctx, id, address),
     receiptEmailAsk: (session: CheckoutSessionRow) => receiptEmailAsk(ctx, session),

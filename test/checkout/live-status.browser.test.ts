@@ -30,6 +30,7 @@ interface Status {
   confirmations: number | null;
   requiredConfirmations: number | null;
   exception: { kind: string; status: string; amount: string } | null;
+  declined: boolean;
 }
 
 async function openSession(body: Record<string, unknown> = {}) {
@@ -85,6 +86,7 @@ describe('the live status stream', () => {
       confirmations: null,
       requiredConfirmations: null,
       exception: null,
+      declined: false,
     });
 
     const wallet = await walletWith(g);
@@ -104,6 +106,7 @@ describe('the live status stream', () => {
       confirmations: null,
       requiredConfirmations: null,
       exception: null,
+      declined: false,
     });
 
     stream.close();
@@ -136,6 +139,61 @@ describe('the live status stream', () => {
     );
     for (const s of streams) s.close();
   });
+});
+
+// A decline leaves the session pending: only the stream's `declined` tells an open tab of it.
+describe('a decline reaches the tab that was waiting for the provider', () => {
+  const declineInSandbox = async (id: string) =>
+    expect(
+      (await http('POST', `${ctx.config.providers.sandbox.url}/test-helpers/pay`, { body: { reference: id, outcome: 'declined' } })).status,
+    ).toBe(200);
+
+  it('streams the decline, and the page drawn before it offers "Try again" by itself', async () => {
+    const session = await openSession();
+    // Pay pressed: the provider's page is open, the checkout page says the payment is being confirmed.
+    expect((await http('POST', `${ctx.baseUrl}/pay/${session.id}/start`)).status).toBe(303);
+    const stream = await openEventStream(`${ctx.baseUrl}/api/v1/checkout/sessions/${session.id}/events`);
+    expect(await stream.next<Status>(() => true, 5000, 'the first event')).toMatchObject({ status: 'pending', declined: false });
+    const page = await screenshotsOnFailure(await chrome.browser.newContext({ viewport: PHONE }), 'live-declined').newPage();
+    await page.goto(session.checkoutUrl);
+    expect(await text(page, '#status-title')).toBe('Confirming your payment');
+
+    await declineInSandbox(session.id);
+    expect(await stream.next<Status>((s) => s.declined, 10_000, 'the decline')).toMatchObject({ status: 'pending', declined: true });
+    await expect.poll(() => text(page, '#status-title'), { timeout: REACHES_TAB_MS + 2000 }).toBe('Payment declined');
+    expect(await text(page, '#pay-button')).toBe('Try again');
+    expect(await page.locator('#wallet-button').isVisible()).toBe(true);
+    await expectAccessible(page, 'declined after the page was drawn');
+    stream.close();
+    await page.context().close();
+  }, 60_000);
+
+  it('without JavaScript, the wallet view chosen after a decline says so and refreshes quickly until the money is seen', async () => {
+    const session = await openSession();
+    expect((await http('POST', `${ctx.baseUrl}/pay/${session.id}/start`)).status).toBe(303);
+    await declineInSandbox(session.id);
+    await eventually(
+      () => http('GET', session.checkoutUrl).then((r) => r.text),
+      (html) => html.includes('Payment declined'),
+      20_000,
+      'the decline on the page',
+    );
+    const context = screenshotsOnFailure(await chrome.browser.newContext({ viewport: PHONE, javaScriptEnabled: false }), 'live-declined');
+    const page = await context.newPage();
+    await page.goto(session.checkoutUrl);
+    await page.click('#wallet-button');
+    await page.waitForURL(`${session.checkoutUrl}/wallet`);
+    // The customer chose the wallet: that is what the view says, and it watches for the transfer.
+    expect(await text(page, '#status-title')).toBe('Pay from your wallet');
+    expect(await page.locator('meta[http-equiv="refresh"]').getAttribute('content')).toBe('5');
+    const deposit = await depositOf(session.id);
+    const wallet = await walletWith(parseCrypto(deposit.amount));
+    await wallet.send(deposit.address, 5_000_000n);
+    // Only the meta refresh can bring the news, well within a minute.
+    await expect.poll(() => text(page, '#status-title'), { timeout: 12_000 }).toBe('Confirming your transfer');
+    expect(await page.locator('meta[http-equiv="refresh"]').getAttribute('content')).toBe('5');
+    await context.close();
+  }, 60_000);
 });
 
 // Completions come last: their payouts mine blocks of their own, which would count other tests' confirmations.

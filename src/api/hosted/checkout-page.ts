@@ -145,10 +145,10 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
               ? 'partlyPaid'
               : awaiting
                 ? 'awaiting'
-                : retry || declined
-                  ? 'failedRetry'
-                  : session.status === 'pending' && m.wallet
-                    ? 'walletOpen'
+                : session.status === 'pending' && m.wallet
+                  ? 'walletOpen'
+                  : retry || declined
+                    ? 'failedRetry'
                     : session.status;
   const exception = readOnly ? null : exceptionText(text, m.exceptions ?? [], session.destinationAsset, asksRefund);
   const network = NETWORK_NAMES[session.network as Network] ?? session.network;
@@ -199,9 +199,10 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
 
   // Without JavaScript: quick while money is on its way, slow while the customer reads, and slow still
   // once the session ended (late money and its refund are news too); never on a paid page. The wallet
-  // page counts as on its way: the customer is sending, and a transfer confirmed but not yet credited
-  // shows this state again for a moment, which a slow refresh would hold for a minute.
-  const waiting = awaiting || confirming || partly || session.status === 'processing' || stateKey === 'walletOpen';
+  // view counts as on its way whatever its state says (an earlier card decline, say): the customer is
+  // sending, and a transfer confirmed but not yet credited shows no change for a moment, which a slow
+  // refresh would hold for a minute.
+  const waiting = awaiting || confirming || partly || session.status === 'processing' || (open && m.wallet !== undefined);
   const refresh = successUrl
     ? { seconds: SUCCESS_REDIRECT_S, url: successUrl }
     : open
@@ -222,7 +223,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   return hostedDocument(
     { title: t('checkout.title', { merchant }), scripts: ['/pay/assets/live.js', '/pay/assets/checkout.js'], lang: text.locale, refresh },
     html`
-  <main class="card" id="checkout" data-session-id="${session.id}" data-status="${session.status}" data-received="${live?.received ?? ''}" data-remaining="${live?.remaining ?? ''}" data-confirming="${live?.confirmations != null ? '1' : '0'}" data-exception="${lastException}"${successUrl ? html` data-redirect-url="${successUrl}" data-redirect-after="${SUCCESS_REDIRECT_S}"` : ''}${readOnly ? '' : html` data-events="/api/v1/checkout/sessions/${session.id}/events"`}>
+  <main class="card" id="checkout" data-session-id="${session.id}" data-status="${session.status}" data-received="${live?.received ?? ''}" data-remaining="${live?.remaining ?? ''}" data-confirming="${live?.confirmations != null ? '1' : '0'}" data-exception="${lastException}" data-declined="${live?.declined ? '1' : '0'}"${successUrl ? html` data-redirect-url="${successUrl}" data-redirect-after="${SUCCESS_REDIRECT_S}"` : ''}${readOnly ? '' : html` data-events="/api/v1/checkout/sessions/${session.id}/events"`}>
     <header>
       <p class="merchant">${merchant}</p>
       <h1 class="amount"><span id="amount">${text.amount(m.amount, session.currency)}</span> <span id="currency">${session.currency}</span></h1>

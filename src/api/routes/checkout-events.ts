@@ -11,7 +11,7 @@ const STREAM_EXAMPLE = [
   'retry: 2000',
   '',
   'event: status',
-  'data: {"id":"SV_8mQ2vX4kT9pL3nR7wY1cZ5bH","status":"pending","received":"10.00","remaining":"15.00","confirmations":1,"requiredConfirmations":3,"exception":null}',
+  'data: {"id":"SV_8mQ2vX4kT9pL3nR7wY1cZ5bH","status":"pending","received":"10.00","remaining":"15.00","confirmations":1,"requiredConfirmations":3,"exception":null,"declined":false}',
   '',
   '',
 ].join('\n');
@@ -36,12 +36,12 @@ const checkoutEventRoutes: FastifyPluginAsyncZod<Pick<PaymentContext, 'db' | 'co
         tags: ['checkout'],
         summary: 'Live status of a checkout session as server-sent events (no authentication)',
         description:
-          'text/event-stream: a `status` event now and at every change, its data the JSON of { id, status, received, remaining, confirmations, requiredConfirmations, exception }; a comment line every 15 s. At most 8 open streams per client address (429 beyond).',
+          'text/event-stream: a `status` event now and at every change, its data the JSON of { id, status, received, remaining, confirmations, requiredConfirmations, exception, declined }; a comment line every 15 s. At most 8 open streams per client address (429 beyond).',
         params: z.object({ id: z.string() }),
         response: {
           200: z.string().meta({
             description:
-              'The stream: `status` events whose data is the JSON of { id, status, received, remaining, confirmations, requiredConfirmations, exception }, and a comment line every 15 s.',
+              'The stream: `status` events whose data is the JSON of { id, status, received, remaining, confirmations, requiredConfirmations, exception, declined }, and a comment line every 15 s.',
             contentMediaType: 'text/event-stream',
             examples: [STREAM_EXAMPLE],
           }),

@@ -50,13 +50,12 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     notice?: string,
     deposit?: DirectDeposit,
   ) {
-    const [merchantName, paymentsEnabled, exceptions, standing, live, declined, refund, receipt] = await Promise.all([
+    const [merchantName, paymentsEnabled, exceptions, standing, live, refund, receipt] = await Promise.all([
       payments.pages.merchantName(session.merchantId),
       payments.pages.paymentsEnabled(),
       payments.pages.paymentExceptions(session.id),
       payments.sessionStanding(session),
       customerStatus({ db, config }, session.id),
-      payments.lastDecline(session),
       payments.refundAddressAsk(session),
       payments.receiptEmailAsk(session),
     ]);
@@ -90,7 +89,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
       text,
       now: now(),
       retryUrl,
-      declined: declined !== null,
+      declined: live?.declined === true,
       refund,
       receipt,
       // Resolved ones are told by the status itself (an accepted payment is completed).

@@ -1,8 +1,8 @@
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { chainCredits, chainCursors, checkoutSessions, paymentExceptions } from '../schema';
+import { chainCredits, chainCursors, checkoutSessions, paymentExceptions, providerEvents } from '../schema';
 
-// What a customer's page shows of a batch of checkout sessions, in four reads whatever the batch's
+// What a customer's page shows of a batch of checkout sessions, in five reads whatever the batch's
 // size: the live status streams ask for every watched session at once (api/live-status.ts).
 
 export interface CustomerStatusRows {
@@ -21,12 +21,14 @@ export interface CustomerStatusRows {
   exceptions: { paymentId: string; kind: string; status: string; amountMicro: bigint }[];
   /** Each network's watcher cursor as stored (its unconfirmed transfers) and the head it last read. */
   cursors: Map<string, { cursor: string; head: bigint | null }>;
+  /** The type of each session's latest recorded provider event (`payment.failed`: the last attempt was declined). */
+  lastProviderEvent: Map<string, string>;
 }
 
 export async function readCustomerStatusRows(db: DatabaseOrTransaction, ids: readonly string[]): Promise<CustomerStatusRows> {
-  if (ids.length === 0) return { sessions: [], credited: new Map(), exceptions: [], cursors: new Map() };
+  if (ids.length === 0) return { sessions: [], credited: new Map(), exceptions: [], cursors: new Map(), lastProviderEvent: new Map() };
   const list = [...ids];
-  const [sessions, credits, exceptions] = await Promise.all([
+  const [sessions, credits, exceptions, providerFacts] = await Promise.all([
     db
       .select({
         id: checkoutSessions.id,
@@ -54,6 +56,12 @@ export async function readCustomerStatusRows(db: DatabaseOrTransaction, ids: rea
       .from(paymentExceptions)
       .where(and(inArray(paymentExceptions.paymentId, list), ne(paymentExceptions.status, 'accepted')))
       .orderBy(asc(paymentExceptions.createdAt), asc(paymentExceptions.id)),
+    // Each session's latest provider event by arrival: a `payment.failed` there is a decline the page offers to retry.
+    db
+      .selectDistinctOn([providerEvents.paymentId], { paymentId: providerEvents.paymentId, type: providerEvents.type })
+      .from(providerEvents)
+      .where(inArray(providerEvents.paymentId, list))
+      .orderBy(providerEvents.paymentId, desc(providerEvents.receivedAt)),
   ]);
   const networks = [...new Set(sessions.filter((s) => s.depositAddress !== null).map((s) => s.network))];
   const cursors =
@@ -68,5 +76,6 @@ export async function readCustomerStatusRows(db: DatabaseOrTransaction, ids: rea
     credited: new Map(credits.map((c) => [c.paymentId, BigInt(c.total)])),
     exceptions,
     cursors: new Map(cursors.map((c) => [c.network, { cursor: c.cursor, head: c.head }])),
+    lastProviderEvent: new Map(providerFacts.map((e) => [e.paymentId, e.type])),
   };
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { providerEvents } from '../schema';
 
@@ -37,15 +37,4 @@ export async function setProviderEventState(
 
 export async function listProviderEvents(db: DatabaseOrTransaction, paymentId: string): Promise<ProviderEventRow[]> {
   return db.select().from(providerEvents).where(eq(providerEvents.paymentId, paymentId)).orderBy(providerEvents.receivedAt);
-}
-
-/** The payment's last provider event as received, if any. */
-export async function latestProviderEvent(db: DatabaseOrTransaction, paymentId: string): Promise<ProviderEventRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(providerEvents)
-    .where(eq(providerEvents.paymentId, paymentId))
-    .orderBy(desc(providerEvents.receivedAt))
-    .limit(1);
-  return row;
 }

@@ -128,6 +128,7 @@
     remaining: root.getAttribute('data-remaining') || null,
     confirming: root.getAttribute('data-confirming') === '1',
     exception: root.getAttribute('data-exception') || null,
+    declined: root.getAttribute('data-declined') === '1',
   };
   var numbers = new Intl.NumberFormat(document.documentElement.lang || undefined);
   var reload = window.svcLive.reload;
@@ -139,7 +140,8 @@
       s.received !== rendered.received ||
       s.remaining !== rendered.remaining ||
       confirming !== rendered.confirming ||
-      exception !== rendered.exception
+      exception !== rendered.exception ||
+      s.declined !== rendered.declined
     ) {
       reload();
       return;
