@@ -197,6 +197,22 @@ describe('a payment’s page and its refunds', () => {
     expect(b.json().refund.address).toBe(customer);
     // Another address while it is under way is a conflict.
     expect((await m.client.call('POST', refundUrl, { address: randomAddress() })).statusCode).toBe(409);
+    // Audited as the admin who asked: both clicks found no refund under way, so one line or two, never more.
+    const adminId = (await m.client.call('GET', '/me')).json().user.id;
+    await setRole('timeline@example.com', 'owner');
+    const audited = (await m.client.call('GET', '/audit-log'))
+      .json()
+      .entries.filter((e: { action: string }) => e.action === 'exception_refund.requested');
+    expect(audited.length).toBeGreaterThanOrEqual(1);
+    expect(audited.length).toBeLessThanOrEqual(2);
+    for (const line of audited) {
+      expect(line).toMatchObject({
+        actor: { id: adminId, email: 'timeline@example.com' },
+        target: exception!.id,
+        details: { paymentId: m.id, kind: 'duplicate', amount: '3.000000', address: customer },
+      });
+    }
+    await setRole('timeline@example.com', 'admin');
 
     await eventually(
       () => balanceOf(own.chain, token, customer),
