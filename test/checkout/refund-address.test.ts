@@ -100,7 +100,7 @@ describe('the customer’s refund address', () => {
     const asked = await page(session.id);
     expect(asked).toContain('Where should money be sent back?');
     // The sender's address, EIP-55, as the field's value.
-    expect(asked).toContain(`id="refund-address" name="address" value="${payer.address}"`);
+    expect(asked).toMatch(new RegExp(`<textarea [^>]*id="refund-address" name="address"[^>]*>${payer.address}</textarea>`));
 
     // Refused: a lowercase address (no checksum), this session's own deposit address; nothing kept.
     for (const bad of [payer.address.toLowerCase(), session.address, 'not an address']) {

@@ -253,7 +253,8 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
 
 /**
  * Issue 30: where money owed back goes. Pre-filled with the address the transfer came from (or the
- * one given before); checked by the server as an operator's refund address is.
+ * one given before); checked by the server as an operator's refund address is. A wrapping field, as
+ * the deposit address's: all 42 characters stay in view on a phone, so the customer can check them.
  */
 function refundAddressForm(id: string, ask: RefundAddressAsk, network: string, text: PageText): Raw {
   const { t } = text;
@@ -261,9 +262,9 @@ function refundAddressForm(id: string, ask: RefundAddressAsk, network: string, t
       <h3 id="refund-heading">${t('checkout.refund.title')}</h3>
       <p class="small">${t('checkout.refund.explain', { network })}</p>
       ${ask.saved ? html`<p id="refund-address-saved">${t('checkout.refund.saved', { address: ask.saved })}</p>` : ''}
-      <form method="post" action="/pay/${id}/refund-address" class="copy-field">
+      <form method="post" action="/pay/${id}/refund-address" class="copy-field entry">
         <label for="refund-address">${t('checkout.refund.label')}</label>
-        <input class="mono" id="refund-address" name="address" value="${ask.saved ?? ask.suggested ?? ''}" required maxlength="128" autocomplete="off" spellcheck="false">
+        <textarea class="mono wrap" id="refund-address" name="address" rows="2" required maxlength="128" autocomplete="off" autocapitalize="off" spellcheck="false" data-submit-on-enter>${ask.saved ?? ask.suggested ?? ''}</textarea>
         <button type="submit" class="secondary" id="refund-address-button">${ask.saved ? t('checkout.refund.change') : t('checkout.refund.save')}</button>
       </form>
     </section>`;
@@ -279,7 +280,7 @@ function receiptEmailForm(id: string, ask: ReceiptEmailAsk, wallet: boolean, tex
       <h3 id="receipt-heading">${t('checkout.email.title')}</h3>
       <p class="small">${t('checkout.email.explain')}</p>
       ${ask.saved ? html`<p id="receipt-email-saved">${t('checkout.email.saved', { email: ask.saved })}</p>` : ''}
-      <form method="post" action="/pay/${id}/email" class="copy-field">
+      <form method="post" action="/pay/${id}/email" class="copy-field entry">
         ${wallet ? html`<input type="hidden" name="view" value="wallet">` : ''}
         <label for="receipt-email">${t('checkout.email.label')}</label>
         <input type="email" id="receipt-email" name="email" value="${ask.saved ?? ask.suggested ?? ''}" required maxlength="254" autocomplete="email" spellcheck="false">

@@ -67,6 +67,15 @@
     });
   });
 
+  // A wrapping field still sends its form on Enter, as a one-line field would (an address has no line breaks).
+  Array.prototype.forEach.call(document.querySelectorAll('textarea[data-submit-on-enter]'), function (field) {
+    field.addEventListener('keydown', function (e) {
+      if (e.key !== 'Enter' || e.shiftKey || e.isComposing || !field.form) return;
+      e.preventDefault();
+      field.form.requestSubmit();
+    });
+  });
+
   // One tap from a browser wallet (EIP-1193: an injected window.ethereum): accounts, the deposit's
   // chain, then the ERC-20 transfer(address,uint256) the QR code describes. Its calldata is written
   // here (selector a9059cbb, then the address and the amount as 32-byte words) rather than with a
