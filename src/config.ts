@@ -161,6 +161,12 @@ const envSchema = z.object({
     .default(64 * 1024),
   // How long an API process trusts a key it authenticated (ttl-cache.ts); 0 reads it on every request.
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
+  // Requests one API key may make per second (each API process counts its own); Stripe's live mode allows 100.
+  API_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).max(10_000).default(100),
+  // Orders the key-less simple API opens per client address a minute, counted in Postgres across processes.
+  SIMPLE_API_ORDERS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(60),
+  // An event stream ends after this long; its client reconnects with Last-Event-ID and misses nothing.
+  EVENT_STREAM_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
   // Decisions §11: the platform's keys (treasury, deposit addresses). Never logged.
   SETTLEMENT_MNEMONIC: z
     .string()
@@ -258,6 +264,12 @@ export interface Config {
     trustProxy: string[];
     /** Authenticated keys are kept this long per process (0: off); admin writes empty the cache at once. */
     apiKeyCacheMs: number;
+    /** Requests per second one API key may make, per API process. */
+    rateLimitPerSecond: number;
+    /** Simple-API orders one client address may open a minute. */
+    simpleOrdersPerMinute: number;
+    /** How long a merchant's event stream stays open at most. */
+    eventStreamMaxSeconds: number;
   };
   /** token: null means /metrics is open outside production and absent in production. */
   metrics: { token: string | null; workerPort: number | null };
@@ -384,6 +396,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       trustProxy: e.TRUST_PROXY,
       apiKeyCacheMs: e.API_KEY_CACHE_SECONDS * 1000,
+      rateLimitPerSecond: e.API_RATE_LIMIT_PER_SECOND,
+      simpleOrdersPerMinute: e.SIMPLE_API_ORDERS_PER_MINUTE,
+      eventStreamMaxSeconds: e.EVENT_STREAM_MAX_SECONDS,
     },
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,

@@ -13,6 +13,7 @@ import { completeDocument, type OpenApiDocument } from './openapi';
 import { WEBHOOK_SCHEMAS } from './webhook-schemas';
 import inputHygiene from './plugins/input-hygiene';
 import merchantAuth, { type FoundKey } from './plugins/merchant-auth';
+import { createKeyRateLimiter } from './plugins/rate-limit';
 import { createTtlCache } from './plugins/ttl-cache';
 import metrics from './plugins/metrics';
 import healthRoutes from './routes/health';
@@ -195,7 +196,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       merchantNames.clear();
     }
   });
-  await app.register(merchantAuth, { db, now, keyCache });
+  await app.register(merchantAuth, { db, now, keyCache, rateLimiter: createKeyRateLimiter(config.http.rateLimitPerSecond) });
   await app.register(idempotency, { db });
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
 
@@ -221,7 +222,14 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await v1.register(paymentLookupRoutes, { config });
       await v1.register(balanceRoutes);
       await v1.register(settlementRoutes);
-      await v1.register(merchantEventRoutes, { stream: deps.eventStream });
+      await v1.register(merchantEventRoutes, {
+        // A stream's key is checked again as often as a cached key is: within the window a revocation takes everywhere.
+        stream: {
+          recheckMs: config.http.apiKeyCacheMs > 0 ? config.http.apiKeyCacheMs : undefined,
+          maxLifetimeMs: config.http.eventStreamMaxSeconds * 1000,
+          ...deps.eventStream,
+        },
+      });
       await v1.register(notImplementedRoutes);
     },
     { prefix: '/api/v1' },
@@ -230,7 +238,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(hostedPages, { ...checkoutDeps, providerOrigins: deps.providers.pageOrigins(), streams });
   // The merchant dashboard (decisions §14): its pages and its internal API under /dashboard/.
   await app.register(dashboard, { config, db, now, dir: deps.dashboardDir });
-  // The simple API (spec 4.9): no key, no rate limit, the { status } envelope.
+  // The simple API (spec 4.9): no key, orders limited per client address, the { status } envelope.
   await app.register(simpleApiRoutes, { ...checkoutDeps, prefix: '/api' });
   await app.register(
     async (admin) => {

@@ -15,6 +15,7 @@ export async function openEventStream(url: string, headers: Record<string, strin
   const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
   const events: StreamEvent[] = [];
   let comments = 0;
+  const commentText: string[] = [];
   let taken = 0;
   let buffer = '';
   let ended = false;
@@ -33,7 +34,10 @@ export async function openEventStream(url: string, headers: Record<string, strin
             const block = buffer.slice(0, cut);
             buffer = buffer.slice(cut + 2);
             const lines = block.split('\n');
-            if (lines.every((l) => l.startsWith(':'))) comments++;
+            if (lines.every((l) => l.startsWith(':'))) {
+              comments++;
+              commentText.push(...lines.map((l) => l.slice(1).trim()));
+            }
             const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
             const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
             if (data.length > 0) events.push({ event, data: data.join('\n') });
@@ -74,7 +78,26 @@ export async function openEventStream(url: string, headers: Record<string, strin
       }
     },
     comments: () => comments,
+    /** The text of every comment line so far, in order. */
+    commentLines: () => [...commentText],
     ended: () => ended,
+    /** Waits until the server ends the stream, within `timeoutMs`; the milliseconds that took. */
+    async untilEnded(timeoutMs: number): Promise<number> {
+      const start = Date.now();
+      while (!ended) {
+        if (Date.now() - start > timeoutMs) expect.fail(`the stream was still open after ${timeoutMs} ms`);
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            waiters.delete(done);
+            resolve();
+          };
+          const timer = setTimeout(done, 50);
+          waiters.add(done);
+        });
+      }
+      return Date.now() - start;
+    },
     /** Waits until the stream has delivered at least `n` comment lines (heartbeats). */
     async commentsReach(n: number, timeoutMs = 5000): Promise<void> {
       const deadline = Date.now() + timeoutMs;

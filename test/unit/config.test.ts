@@ -25,6 +25,9 @@ describe('config (decisions §10)', () => {
       bodyLimitBytes: 65536,
       trustProxy: [],
       apiKeyCacheMs: 5000,
+      rateLimitPerSecond: 100,
+      simpleOrdersPerMinute: 60,
+      eventStreamMaxSeconds: 3600,
     });
     expect(c.metrics).toEqual({ token: null, workerPort: null });
     expect(c.logPretty).toBe(false);
@@ -50,6 +53,19 @@ describe('config (decisions §10)', () => {
 
   it('turns the key cache off with API_KEY_CACHE_SECONDS=0', () => {
     expect(loadConfig({ ...base, API_KEY_CACHE_SECONDS: '0' }).http.apiKeyCacheMs).toBe(0);
+  });
+
+  it('refuses request limits and stream lifetimes of zero, fractions or absurd sizes', () => {
+    for (const [variable, value] of [
+      ['API_RATE_LIMIT_PER_SECOND', '0'],
+      ['API_RATE_LIMIT_PER_SECOND', '2.5'],
+      ['API_RATE_LIMIT_PER_SECOND', '1000000'],
+      ['SIMPLE_API_ORDERS_PER_MINUTE', '-1'],
+      ['EVENT_STREAM_MAX_SECONDS', '0'],
+      ['EVENT_STREAM_MAX_SECONDS', 'forever'],
+    ] as const) {
+      expect(() => loadConfig({ ...base, NODE_ENV: 'production', [variable]: value }), `${variable}=${value}`).toThrow(variable);
+    }
   });
 
   it('accepts a base64 secrets key and boolean spellings', () => {

@@ -90,10 +90,11 @@ export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest
 
 /**
  * The HTTP parser's refusals (malformed request, headers over the limit, a request too slow): no
- * request exists yet, so the answer is written to the socket by hand, still in the v1 envelope and
- * with an x-request-id. Passed to Fastify as its `clientErrorHandler` option.
+ * request exists yet, so the answer is written to the socket by hand, with an x-request-id, in the
+ * envelope of the path on the request line when the parser kept it (the simple API's under /api/),
+ * else in the v1 envelope. Passed to Fastify as its `clientErrorHandler` option.
  */
-export function clientErrorHandler(err: Error & { code?: string }, socket: Duplex): void {
+export function clientErrorHandler(err: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
   // A reset connection has nobody left to answer.
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, message] =
@@ -103,7 +104,14 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Duple
         ? [408, 'The request took too long to arrive.']
         : [400, 'The request is not valid HTTP.'];
   const requestId = `req_${randomBase62(20)}`;
-  const body = JSON.stringify({ ok: false, error: 'BadRequest', message, requestId });
+  // Node's parser hands over the bytes it read (typed otherwise by Fastify, hence the check).
+  const packet = Buffer.isBuffer(err.rawPacket) ? err.rawPacket : null;
+  const target = packet ? /^[A-Z]+ (\S+) HTTP\//.exec(packet.subarray(0, 2048).toString('latin1'))?.[1] : undefined;
+  const body = JSON.stringify(
+    target !== undefined && faceOfUrl(target) === 'simple'
+      ? { status: 'error', error: 'BadRequest', message }
+      : { ok: false, error: 'BadRequest', message, requestId },
+  );
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +

@@ -6,6 +6,7 @@ import { classifyApiKey, constantTimeEqual, sha256Hex } from '../../domain/crede
 import { AppError } from '../../domain/errors';
 import { keyUsageRecorder } from './key-usage';
 import type { TtlCache } from './ttl-cache';
+import { rateLimitHeaders, type KeyRateLimiter } from './rate-limit';
 import type { Scope } from '../../domain/scopes';
 import { requestLogWriter } from '../../payments/request-log';
 
@@ -26,6 +27,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** preHandler that authenticates a live key (decisions §2) and requires `scope`. */
     requireScope(scope: Scope): preHandlerAsyncHookHandler;
+    /**
+     * The key `presented` authenticated again from Postgres, past the cache, with its merchant: for
+     * what stays open longer than the cache window (an event stream). Throws as authentication does.
+     */
+    authenticateAgain(presented: string | null): Promise<AuthenticatedMerchant>;
   }
 }
 
@@ -73,7 +79,10 @@ export async function authenticateKey(
   };
 }
 
-async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; now?: () => Date; keyCache: TtlCache<FoundKey> }) {
+async function merchantAuthPlugin(
+  app: FastifyInstance,
+  opts: { db: Database; now?: () => Date; keyCache: TtlCache<FoundKey>; rateLimiter: KeyRateLimiter },
+) {
   const now = opts.now ?? (() => new Date());
   // The key by hash through the cache: a hit decides without Postgres; revocation and expiry are still checked on every use.
   const find = (hash: string) => opts.keyCache.through(hash, () => findKeyByHash(opts.db, hash));
@@ -92,10 +101,26 @@ async function merchantAuthPlugin(app: FastifyInstance, opts: { db: Database; no
     if (!caller) return;
     requestLog.record({ ...caller, method: request.method, url: request.url, statusCode: reply.statusCode, requestId: request.id });
   });
+  app.decorate('authenticateAgain', (presented: string | null) =>
+    authenticateKey(
+      (hash) => findKeyByHash(opts.db, hash),
+      presented,
+      now(),
+      () => undefined,
+    ),
+  );
   app.decorate('requireScope', (scope: Scope): preHandlerAsyncHookHandler => {
-    return async (request) => {
+    return async (request, reply) => {
       const merchant = await authenticateKey(find, bearerToken(request), now(), used);
       request.apiCaller = { merchantId: merchant.id, keyId: merchant.keyId };
+      // Per key, whatever the scope: a key without it still costs a request. On every answer, 429 too.
+      const allowance = opts.rateLimiter.take(merchant.keyId);
+      void reply.headers(rateLimitHeaders(allowance));
+      if (!allowance.allowed) {
+        throw new AppError('RateLimited', `This API key is over its limit of ${allowance.limit} requests a second.`, {
+          retryAfterSeconds: allowance.reset,
+        });
+      }
       if (!merchant.scopes.includes(scope)) {
         throw new AppError('InsufficientScope', `This API key lacks the scope ${scope}.`);
       }

@@ -114,6 +114,27 @@ export async function countSignUp(db: Database, subjects: { email: string; ip: s
   await withFailureLimits(db, limits, SIGN_UP_WINDOW_SECONDS, async () => undefined, { countEvery: true });
 }
 
+// The simple API has no key, so what it can limit is the client address: each order costs a
+// workflow, a deposit address watched until it ends, and rows. A shop's server opens its customers'
+// orders from one address, so the default is generous; a script opening thousands meets it.
+export const SIMPLE_ORDER_WINDOW_SECONDS = 60;
+
+/** Counts one simple-API order for the client address, or refuses it with 429 RateLimited at `perMinute`. */
+export async function countSimpleOrder(db: Database, ip: string, perMinute: number): Promise<void> {
+  const limit: FailureLimit = { dimension: 'simple_order_ip', subject: clientAddressBlock(ip).slice(0, SUBJECT_MAX), max: perMinute };
+  const retryAfter = await db.transaction(async (tx) => {
+    await lockFailureSubjects(tx, [limit]);
+    const wait = await failureRetryAfter(tx, limit, SIMPLE_ORDER_WINDOW_SECONDS);
+    if (wait === null) await recordFailures(tx, [limit]);
+    return wait;
+  });
+  if (retryAfter !== null) {
+    throw new AppError('RateLimited', `At most ${perMinute} orders a minute may be opened from one address. Try again later.`, {
+      retryAfterSeconds: retryAfter,
+    });
+  }
+}
+
 /** The operator's bearer tokens, each limited on its own count of failures per client address. */
 export type OperatorToken = 'admin' | 'metrics';
 const OPERATOR_DIMENSION = { admin: 'admin_ip', metrics: 'metrics_ip' } as const satisfies Record<OperatorToken, FailureLimit['dimension']>;
@@ -188,4 +209,54 @@ async function withFailureLimits<T>(
     throw new AppError('RateLimited', 'Too many failed attempts. Try again later.', { retryAfterSeconds: outcome.retryAfter });
   }
   throw outcome.error;
+}
+
+/** What a request's key has left in its window, as the RateLimit headers say it. */
+export interface KeyAllowance {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window starts over (at least 1). */
+  reset: number;
+}
+
+/**
+ * Requests per API key per second, in fixed one-second windows. Counted in memory by each API
+ * process, not in Postgres: a write per request would cost more than the requests it limits, and
+ * the limit is there to keep one key from taking a process's whole capacity. Behind a balancer of
+ * N processes a key may therefore make up to N times the limit.
+ */
+export function createKeyRateLimiter(perSecond: number, now: () => number = Date.now) {
+  let window = -1;
+  // Only the keys seen in the current second: the map starts over with each window.
+  let counts = new Map<string, number>();
+  return {
+    /** Counts one request of `keyId`; `allowed` is false, and nothing counted, once the window is full. */
+    take(keyId: string): KeyAllowance & { allowed: boolean } {
+      const at = now();
+      const current = Math.floor(at / 1000);
+      if (current !== window) {
+        window = current;
+        counts = new Map();
+      }
+      const reset = Math.max(1, Math.ceil(((current + 1) * 1000 - at) / 1000));
+      const used = counts.get(keyId) ?? 0;
+      if (used >= perSecond) return { allowed: false, limit: perSecond, remaining: 0, reset };
+      counts.set(keyId, used + 1);
+      return { allowed: true, limit: perSecond, remaining: perSecond - used - 1, reset };
+    },
+  };
+}
+
+export type KeyRateLimiter = ReturnType<typeof createKeyRateLimiter>;
+
+/**
+ * The rate limit headers of draft-ietf-httpapi-ratelimit-headers-07: the policy (`100;w=1`, a
+ * hundred requests a one-second window) and where the key stands in it (`limit=100, remaining=42,
+ * reset=1`).
+ */
+export function rateLimitHeaders(allowance: KeyAllowance): Record<string, string> {
+  return {
+    'ratelimit-policy': `${allowance.limit};w=1`,
+    ratelimit: `limit=${allowance.limit}, remaining=${allowance.remaining}, reset=${allowance.reset}`,
+  };
 }

@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors';
 import { startEventStream } from '../event-stream';
+import { bearerToken } from '../plugins/merchant-auth';
 
 export interface EventStreamSettings {
   /** How often an open stream reads the merchant's new events from Postgres (default 1000 ms). */
@@ -12,6 +13,10 @@ export interface EventStreamSettings {
   heartbeatMs?: number;
   /** Open streams one merchant may hold (default 5: a forwarder or two per developer, not a fleet). */
   maxStreamsPerMerchant?: number;
+  /** How often an open stream authenticates its key again (default: the key cache window, else intervalMs). */
+  recheckMs?: number;
+  /** How long a stream stays open at most (default EVENT_STREAM_MAX_SECONDS). */
+  maxLifetimeMs?: number;
 }
 
 // Events read per query: a stream resuming far behind catches up in pages rather than one huge read.
@@ -41,11 +46,19 @@ const STREAM_EXAMPLE = [
  * index: no connection held for LISTEN, nothing lost when a notification would have been (the
  * table is the truth either way, and a resume needs this same read), and any API process serves
  * any stream. A stream costs one indexed read a second, and a merchant holds only a few.
+ *
+ * A stream outlives the request that authenticated it, so it authenticates its key again from
+ * Postgres once every key cache window: a revoked or expired key, a lost scope or a merchant no
+ * longer approved ends it within the time any other request of that key would still pass. And it
+ * ends after its maximum lifetime whatever happens, so no connection is held for ever; the client
+ * reconnects with Last-Event-ID and misses nothing. Each ending writes a comment saying why.
  */
 const merchantEventRoutes: FastifyPluginAsyncZod<{ stream?: EventStreamSettings }> = async (app, { stream = {} }) => {
   const intervalMs = stream.intervalMs ?? 1000;
   const heartbeatMs = stream.heartbeatMs ?? 15_000;
   const perMerchant = stream.maxStreamsPerMerchant ?? 5;
+  const recheckMs = stream.recheckMs ?? intervalMs;
+  const maxLifetimeMs = stream.maxLifetimeMs ?? 3_600_000;
   const byMerchant = new Map<string, number>();
   const open = new Set<ServerResponse>();
 
@@ -64,7 +77,9 @@ const merchantEventRoutes: FastifyPluginAsyncZod<{ stream?: EventStreamSettings 
         description:
           'text/event-stream of the events your webhooks carry, in the order they were stored: each with `id` (its sequence number among your events), `event` (its type) and `data` (the webhook body, byte for byte; not signed: the stream itself is authenticated). ' +
           'Without `Last-Event-ID` the stream starts with the next new event; with it, every event after that id comes first, so a client that reconnects misses nothing. A comment line every 15 s keeps it open. ' +
-          `At most ${perMerchant} streams per merchant (429 beyond). Errors come in the JSON envelope before the stream starts.`,
+          `At most ${perMerchant} streams per merchant (429 beyond). Errors come in the JSON envelope before the stream starts. ` +
+          'The stream ends when its key is revoked or expires or the account is suspended (within the key cache window, API_KEY_CACHE_SECONDS), ' +
+          'and after EVENT_STREAM_MAX_SECONDS (default an hour) in any case: reconnect with `Last-Event-ID` to resume.',
         security: [{ apiKey: [] }],
         headers: z.object({
           'last-event-id': z
@@ -84,6 +99,7 @@ const merchantEventRoutes: FastifyPluginAsyncZod<{ stream?: EventStreamSettings 
     },
     async (request, reply) => {
       const merchantId = request.merchant!.id;
+      const presented = bearerToken(request);
       const resumeAfter = request.headers['last-event-id'];
       if ((byMerchant.get(merchantId) ?? 0) >= perMerchant) {
         throw new AppError('RateLimited', `At most ${perMerchant} event streams may be open at once for one merchant.`, {
@@ -123,11 +139,29 @@ const merchantEventRoutes: FastifyPluginAsyncZod<{ stream?: EventStreamSettings 
           reading = false;
         }
       };
+      // The last line before the server ends a stream: a comment (clients skip it) saying why.
+      const endWith = (why: string) => {
+        if (ended) return;
+        if (!res.writableEnded) res.write(`: ${why}\n\n`);
+        end();
+      };
+      const recheck = async () => {
+        try {
+          const merchant = await app.authenticateAgain(presented);
+          if (!merchant.scopes.includes('transactions:read')) endWith('the API key lost the scope transactions:read');
+        } catch (err) {
+          if (err instanceof AppError) endWith('the API key is no longer valid, or the account is not approved');
+          // Postgres briefly away: the key is checked again at the next tick.
+          else request.log.warn({ err }, 'event stream key check failed');
+        }
+      };
       const end = () => {
         if (ended) return;
         ended = true;
         clearInterval(poll);
         clearInterval(heartbeat);
+        clearInterval(keyCheck);
+        clearTimeout(lifetime);
         open.delete(res);
         const left = (byMerchant.get(merchantId) ?? 1) - 1;
         if (left > 0) byMerchant.set(merchantId, left);
@@ -137,6 +171,8 @@ const merchantEventRoutes: FastifyPluginAsyncZod<{ stream?: EventStreamSettings 
       };
       const poll = setInterval(() => void pump(), intervalMs);
       const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
+      const keyCheck = setInterval(() => void recheck(), recheckMs);
+      const lifetime = setTimeout(() => endWith('the stream reached its maximum lifetime; reconnect with Last-Event-ID'), maxLifetimeMs);
       request.raw.on('close', end);
       res.on('close', end);
       res.on('error', end);

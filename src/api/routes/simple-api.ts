@@ -8,11 +8,13 @@ import { formatCrypto } from '../../domain/money';
 import type { PaymentContext } from '../../payments';
 import { parseFiat } from '../../payments/amounts';
 import { simpleErrorHandler } from '../plugins/errors';
+import { countSimpleOrder } from '../plugins/rate-limit';
 import { transactionView } from '../simple/views';
 import { assetName, networkName, simpleOrderStatus } from '../closed-values';
 
-// The simple API (spec 4.9), under /api: no API key, no rate limit, the { status } envelope of
-// decisions §3 (its own error handler, set on this plugin: every route here answers in that envelope).
+// The simple API (spec 4.9), under /api: no API key, orders limited per client address, the
+// { status } envelope (its own error handler, set on this plugin: every route here answers in that
+// envelope, transport errors included).
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }).max(2048);
 
@@ -176,7 +178,7 @@ const checkoutAnswer = z.looseObject({
   }),
 });
 
-const simpleApiRoutes: FastifyPluginAsync<PaymentContext> = async (plain, { config }) => {
+const simpleApiRoutes: FastifyPluginAsync<PaymentContext> = async (plain, { config, db }) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   app.setErrorHandler(simpleErrorHandler);
   const payments = app.payments;
@@ -221,12 +223,14 @@ const simpleApiRoutes: FastifyPluginAsync<PaymentContext> = async (plain, { conf
         summary: 'Create a pending order',
         description:
           'Opens an order (a simpleOrder workflow) and answers its transaction_code, its hosted page and the rails it can be paid with. ' +
-          'With webhook_url, transaction.settled is POSTed there once when the order settles (8 s, no retry).',
+          'With webhook_url, transaction.settled is POSTed there once when the order settles (8 s, no retry). ' +
+          'One client address opens at most SIMPLE_API_ORDERS_PER_MINUTE orders a minute (default 60; 429 with Retry-After beyond).',
         body: checkoutBody,
         response: { 201: checkoutAnswer },
       },
     },
     async (request, reply) => {
+      await countSimpleOrder(db, request.ip, config.http.simpleOrdersPerMinute);
       const order = await payments.openSimpleOrder(request.body);
       const currency = order.fiatCurrency;
       const options = isFiatCurrency(currency)

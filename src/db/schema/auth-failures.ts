@@ -15,7 +15,8 @@ export const authFailures = pgTable(
     // 'dashboard_reset_ip' and 'dashboard_reset_account' (every "forgot password" request, counted the
     // same way); 'dashboard_signup_ip' and 'dashboard_signup_email' (every sign-up request; subject =
     // client address, email) and 'dashboard_signup_notice' (the notice to an address that already has
-    // an account; subject = email).
+    // an account; subject = email); 'simple_order_ip' (every order the simple API opens; subject =
+    // client address).
     dimension: text('dimension', {
       enum: [
         'merchant',
@@ -33,6 +34,7 @@ export const authFailures = pgTable(
         'dashboard_signup_ip',
         'dashboard_signup_email',
         'dashboard_signup_notice',
+        'simple_order_ip',
       ],
     }).notNull(),
     subject: text('subject').notNull(),
