@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { pageText } from '../../src/api/hosted/i18n';
-import { parseCrypto } from '../../src/domain/money';
-import { expectAccessible } from '../support/axe';
+import { formatCrypto, parseCrypto } from '../../src/domain/money';
+import { expectAccessible, expectTargetSize } from '../support/axe';
 import { screenshotsOnFailure, useBrowser } from '../support/browser';
 import { mint, newPayer, pay, payFromWallet, usePrivateChain, type TestChain } from '../support/chain';
 import { openEventStream } from '../support/event-stream';
@@ -256,4 +256,92 @@ describe('the wallet view', () => {
     await phone.close();
     await desk.close();
   }, 60_000);
+
+  it('asks before a cancel once part of the money arrived and says what happens to it; then asks where it goes back, in fields a phone shows whole (English with JavaScript, German without)', async () => {
+    const m = await createApprovedMerchant(ctx.app, { name: 'Wallet Shop' });
+    const res = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, {
+      headers: { authorization: `Bearer ${m.apiKey}` },
+      body: { amount: 25, currency: 'USD', countryCode: 'US', cancelUrl: 'https://shop.example/cart' },
+    });
+    expect(res.status).toBe(201);
+    const session = res.json.checkoutSession as { id: string; checkoutUrl: string };
+    const deposit = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${session.id}/deposit`);
+    expect(deposit.status).toBe(200);
+    const rest = pageText('en').crypto(formatCrypto(parseCrypto(deposit.json.deposit.amount as string) - 10_000_000n));
+    await payFromWallet(chain, chain.tokens.polygon.USDC, deposit.json.deposit.address, 10_000_000n);
+    await chain.control.mine({ blocks: 3 });
+    await eventually(
+      () => http('GET', `${session.checkoutUrl}/wallet`).then((r) => r.text),
+      (html) => html.includes(t('en', 'checkout.states.partlyPaid.title')),
+      20_000,
+      'partly paid',
+    );
+    const status = async () => (await http('GET', `${ctx.baseUrl}/api/v1/checkout/sessions/${session.id}`)).json.status as string;
+
+    // Cancel is a question now: what arrived, what becomes of it, and the way to pay the rest instead.
+    const phone = await tab(chrome.browser, 'en', { phone: true });
+    await phone.page.goto(`${session.checkoutUrl}/wallet`);
+    await phone.page.click('#cancel-button');
+    await phone.page.waitForURL(`${session.checkoutUrl}/cancel`);
+    expect(await title(phone.page)).toBe('Cancel this checkout?');
+    expect(await phone.page.locator('#money-sent').textContent()).toBe('We have already received 10.00 USDC from you for this checkout.');
+    expect(await phone.page.locator('#what-happens').textContent()).toContain(
+      'it is kept safe, Wallet Shop is told, and they will refund it to you',
+    );
+    expect(await phone.page.locator('#pay-rest').textContent()).toBe(
+      `To pay instead, send the remaining ${rest} USDC to the same address.`,
+    );
+    await expectAccessible(phone.page, 'cancel confirmation (en, phone)');
+    await phone.page.click('#keep-paying');
+    await phone.page.waitForURL(`${session.checkoutUrl}/wallet`);
+    expect(await title(phone.page)).toBe(t('en', 'checkout.states.partlyPaid.title'));
+    expect(await status()).toBe('pending');
+
+    // A page drawn before the money came posts no confirmation, or one of less than arrived: asked again.
+    for (const body of [undefined, { confirm: '5.000000' }]) {
+      const stale = await http('POST', `${session.checkoutUrl}/cancel`, body ? { body } : {});
+      expect(stale.status).toBe(303);
+      expect(stale.headers.get('location')).toBe(`/pay/${session.id}/cancel`);
+    }
+    expect(await status()).toBe('pending');
+
+    // Without JavaScript, in German: the same question, then the cancel; the customer stays to say where the money goes back.
+    const plain = await tab(chrome.browser, 'de', { javaScript: false, phone: true });
+    await plain.page.goto(`${session.checkoutUrl}/wallet`);
+    await plain.page.click('#cancel-button');
+    await plain.page.waitForURL(`${session.checkoutUrl}/cancel`);
+    expect(await title(plain.page)).toBe(t('de', 'checkout.cancelConfirm.title'));
+    await plain.page.click('#confirm-cancel');
+    await plain.page.waitForURL(session.checkoutUrl);
+    expect(await status()).toBe('canceled');
+    expect(await title(plain.page)).toBe(t('de', 'checkout.exceptions.title'));
+    expect(await plain.page.locator('#refund-address').count()).toBe(1);
+
+    // The fields the customer fills: as wide as the card, a finger high, the address's 42 characters in view.
+    await phone.page.goto(session.checkoutUrl);
+    const address = phone.page.locator('#refund-address');
+    expect(await address.inputValue()).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(
+      await address.evaluate((el: { scrollWidth: number; clientWidth: number; scrollHeight: number; clientHeight: number }) => [
+        el.scrollWidth <= el.clientWidth,
+        el.scrollHeight <= el.clientHeight,
+      ]),
+    ).toEqual([true, true]);
+    const card = (await phone.page.locator('#checkout').boundingBox())!;
+    for (const field of ['#refund-address', '#receipt-email']) {
+      const box = (await phone.page.locator(field).boundingBox())!;
+      expect(box.height, field).toBeGreaterThanOrEqual(44);
+      expect(box.width, field).toBeGreaterThan(card.width * 0.8);
+    }
+    expect(await phone.page.locator('#back-link').getAttribute('href')).toBe('https://shop.example/cart');
+    await expectAccessible(phone.page, 'canceled with money owed back (en, phone)');
+    await expectTargetSize(phone.page, 'canceled with money owed back (en, phone)');
+    // The wrapping field still sends its form on Enter; the address it was filled with is kept.
+    const filled = await address.inputValue();
+    await Promise.all([phone.page.waitForEvent('framenavigated'), address.press('Enter')]);
+    expect(await phone.page.locator('#refund-address-saved').textContent()).toBe(`Refunds go to ${filled}.`);
+    expect([...phone.problems, ...plain.problems]).toEqual([]);
+    await phone.close();
+    await plain.close();
+  }, 90_000);
 });

@@ -55,3 +55,18 @@ export async function expectNoAxeViolations(page: Page, what: string): Promise<v
   expect(findings, `${what}: axe-core findings`).toEqual([]);
   await page.emulateMedia({ colorScheme: 'light' });
 }
+
+/**
+ * axe-core's target-size (WCAG 2.2, 2.5.8: every control at least 24 by 24 px, or spaced as if), which
+ * axe leaves off by default: none of its findings on the page as it is now.
+ */
+export async function expectTargetSize(page: Page, what: string): Promise<void> {
+  type PageGlobals = { axe: { run: (ctx: unknown, options: object) => Promise<{ violations: AxeViolation[] }> }; document: unknown };
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const g = globalThis as unknown as PageGlobals;
+    return (await g.axe.run(g.document, { runOnly: { type: 'rule', values: ['target-size'] }, resultTypes: ['violations'] })).violations;
+  });
+  const findings = violations.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  expect(findings, `${what}: axe-core target-size findings`).toEqual([]);
+}

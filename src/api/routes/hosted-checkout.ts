@@ -9,6 +9,7 @@ import { eip681TransferUri } from '../../domain/payment-uri';
 import { customerStatus } from '../../payments/customer-status';
 import { verifierFor } from '../../payments/deposits';
 import { LinkAlreadyPaid, LinkPaymentInProgress, MerchantNotAccepting, type DirectDeposit, type PaymentContext } from '../../payments';
+import { moneySent, renderCancelConfirmation } from '../hosted/cancel-page';
 import { renderCheckoutPage, renderMessagePage, withSessionId } from '../hosted/checkout-page';
 import { pageText, type PageText } from '../hosted/i18n';
 import { originOf } from '../hosted/origin';
@@ -151,8 +152,28 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     return renderFor(request, reply, (await payments.findCheckoutSession(session.id)) ?? session, 200, notice, deposit);
   });
 
+  // Cancel once money was sent: what happens to it, and the question (the cancel form leads here).
+  // Otherwise, as the other actions' URLs, the page it belongs to.
+  app.get<{ Params: { id: string } }>('/pay/:id/cancel', { schema: { hide: true } }, async (request, reply) => {
+    const session = await payments.findCheckoutSession(request.params.id);
+    if (!session) return notFoundPage(request, reply);
+    const live = session.mode === 'test' ? undefined : await customerStatus({ db, config }, session.id);
+    const sent = moneySent(live);
+    if (!live || sent === null) return reply.redirect(`/pay/${encodeURIComponent(session.id)}`, 303);
+    const merchantName = await payments.pages.merchantName(session.merchantId);
+    const page = renderCancelConfirmation({
+      session,
+      amount: isFiatCurrency(session.currency) ? formatFiat(session.amountMinor, session.currency) : String(session.amountMinor),
+      merchantName: merchantName ?? null,
+      live,
+      sent,
+      text: textFor(request, session),
+    });
+    return reply.header('vary', 'accept-language').page(200, page, { formTargets: [originOf(session.cancelUrl)] });
+  });
+
   // The actions' URLs as a restored tab or an old history entry may GET them: the page they belong to.
-  for (const action of ['start', 'cancel', 'refund-address', 'email'] as const) {
+  for (const action of ['start', 'refund-address', 'email'] as const) {
     app.get<{ Params: { id: string } }>(`/pay/:id/${action}`, { schema: { hide: true } }, async (request, reply) =>
       reply.redirect(`/pay/${encodeURIComponent(request.params.id)}`, 303),
     );
@@ -248,22 +269,34 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     },
   );
 
-  app.post<{ Params: { id: string } }>('/pay/:id/cancel', { schema: { hide: true } }, async (request, reply) => {
-    try {
-      const { status, session } = await payments.cancelCheckoutSession(request.params.id);
-      if (status === 'canceled' && session.cancelUrl) return reply.redirect(withSessionId(session.cancelUrl, session.id), 303);
-      return reply.redirect(`/pay/${session.id}`, 303);
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(request, reply);
-      return actionFailed(
-        request,
-        reply,
-        request.params.id,
-        err,
-        err instanceof AppError && err.code === 'Conflict' ? 'checkout.cannotCancel' : 'checkout.couldNotCancel',
-      );
-    }
-  });
+  app.post<{ Params: { id: string }; Body: { confirm?: unknown } | undefined }>(
+    '/pay/:id/cancel',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      try {
+        // Money sent is not given back by the cancel: the customer is told what happens to it and asked,
+        // and asked again when more arrived than they were told of (a page drawn before it came).
+        const found = await payments.findCheckoutSession(request.params.id);
+        const sent = found && found.mode !== 'test' ? moneySent(await customerStatus({ db, config }, found.id)) : null;
+        if (found && sent !== null && request.body?.confirm !== sent)
+          return reply.redirect(`/pay/${encodeURIComponent(found.id)}/cancel`, 303);
+        const { status, session } = await payments.cancelCheckoutSession(request.params.id);
+        // Having sent money, the customer stays: the page says where it went and asks where it goes back.
+        if (status === 'canceled' && session.cancelUrl && sent === null)
+          return reply.redirect(withSessionId(session.cancelUrl, session.id), 303);
+        return reply.redirect(`/pay/${session.id}`, 303);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'NotFound') return notFoundPage(request, reply);
+        return actionFailed(
+          request,
+          reply,
+          request.params.id,
+          err,
+          err instanceof AppError && err.code === 'Conflict' ? 'checkout.cannotCancel' : 'checkout.couldNotCancel',
+        );
+      }
+    },
+  );
 };
 
 export default hostedCheckoutRoutes;

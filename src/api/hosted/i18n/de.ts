@@ -39,6 +39,16 @@ export const de: Catalogue = {
     couldNotStart: 'Die Zahlung konnte nicht gestartet werden.',
     couldNotPrepareWallet: 'Die Wallet-Zahlung konnte nicht vorbereitet werden.',
     couldNotCancel: 'Der Bezahlvorgang konnte nicht abgebrochen werden.',
+    cancelConfirm: {
+      title: 'Diesen Bezahlvorgang abbrechen?',
+      received: 'Wir haben für diesen Bezahlvorgang bereits {{received}} {{asset}} von Ihnen erhalten.',
+      onItsWay: 'Eine Überweisung von Ihnen wird noch auf der Chain bestätigt.',
+      whatHappens:
+        'Wenn Sie abbrechen, bezahlt dieses Geld Ihre Bestellung nicht, und es geht nicht verloren: Es wird sicher verwahrt und {{merchant}} wird informiert und erstattet es Ihnen (oder schließt Ihre Bestellung damit ab). Auf der nächsten Seite können Sie die Adresse angeben, an die es zurückgeht.',
+      payRest: 'Um stattdessen zu bezahlen, senden Sie die restlichen {{remaining}} {{asset}} an dieselbe Adresse.',
+      keep: 'Weiter bezahlen',
+      confirm: 'Bezahlvorgang abbrechen',
+    },
     states: {
       pending: {
         title: 'Bereit zum Bezahlen',

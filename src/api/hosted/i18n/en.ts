@@ -39,6 +39,17 @@ export const en = {
     couldNotStart: 'The payment could not be started.',
     couldNotPrepareWallet: 'The wallet payment could not be prepared.',
     couldNotCancel: 'The checkout could not be canceled.',
+    // Cancel once money was sent: the cancel does not send it back by itself, so the customer is asked.
+    cancelConfirm: {
+      title: 'Cancel this checkout?',
+      received: 'We have already received {{received}} {{asset}} from you for this checkout.',
+      onItsWay: 'A transfer you sent is still being confirmed on the chain.',
+      whatHappens:
+        'If you cancel, this money does not pay for your order, and it is not lost: it is kept safe, {{merchant}} is told, and they will refund it to you (or complete your order with it). On the next page you can give the address it goes back to.',
+      payRest: 'To pay instead, send the remaining {{remaining}} {{asset}} to the same address.',
+      keep: 'Keep paying',
+      confirm: 'Cancel the checkout',
+    },
     states: {
       pending: { title: 'Ready to pay', body: 'You will be taken to our payment partner to pay by card or bank.' },
       awaiting: {

@@ -39,6 +39,16 @@ export const es: Catalogue = {
     couldNotStart: 'No se pudo iniciar el pago.',
     couldNotPrepareWallet: 'No se pudo preparar el pago desde el monedero.',
     couldNotCancel: 'No se pudo cancelar el pago.',
+    cancelConfirm: {
+      title: '¿Cancelar este pago?',
+      received: 'Ya hemos recibido {{received}} {{asset}} de usted para este pago.',
+      onItsWay: 'Una transferencia que envió aún se está confirmando en la cadena.',
+      whatHappens:
+        'Si cancela, este dinero no paga su pedido, pero no se pierde: se guarda de forma segura y se avisa a {{merchant}}, que se lo reembolsará (o completará su pedido con él). En la página siguiente puede indicar la dirección a la que se le devolverá.',
+      payRest: 'Para pagar en su lugar, envíe los {{remaining}} {{asset}} restantes a la misma dirección.',
+      keep: 'Seguir pagando',
+      confirm: 'Cancelar el pago',
+    },
     states: {
       pending: { title: 'Listo para pagar', body: 'Le llevaremos a nuestro socio de pago para pagar con tarjeta o transferencia.' },
       awaiting: {

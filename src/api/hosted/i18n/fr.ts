@@ -39,6 +39,16 @@ export const fr: Catalogue = {
     couldNotStart: 'Le paiement n’a pas pu être lancé.',
     couldNotPrepareWallet: 'Le paiement par portefeuille n’a pas pu être préparé.',
     couldNotCancel: 'Le paiement n’a pas pu être annulé.',
+    cancelConfirm: {
+      title: 'Annuler ce paiement ?',
+      received: 'Nous avons déjà reçu {{received}} {{asset}} de votre part pour ce paiement.',
+      onItsWay: 'Un virement que vous avez envoyé est encore en cours de confirmation sur la chaîne.',
+      whatHappens:
+        'Si vous annulez, cet argent ne paie pas votre commande, mais il n’est pas perdu : il est conservé en sécurité et {{merchant}} en est informé, qui vous le remboursera (ou finalisera votre commande avec). À la page suivante, vous pourrez indiquer l’adresse à laquelle il vous sera renvoyé.',
+      payRest: 'Pour payer plutôt, envoyez les {{remaining}} {{asset}} restants à la même adresse.',
+      keep: 'Continuer le paiement',
+      confirm: 'Annuler le paiement',
+    },
     states: {
       pending: {
         title: 'Prêt à payer',

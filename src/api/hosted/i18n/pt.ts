@@ -39,6 +39,16 @@ export const pt: Catalogue = {
     couldNotStart: 'Não foi possível iniciar o pagamento.',
     couldNotPrepareWallet: 'Não foi possível preparar o pagamento pela carteira.',
     couldNotCancel: 'Não foi possível cancelar o pagamento.',
+    cancelConfirm: {
+      title: 'Cancelar este pagamento?',
+      received: 'Já recebemos {{received}} {{asset}} seus para este pagamento.',
+      onItsWay: 'Uma transferência que enviou ainda está a ser confirmada na cadeia.',
+      whatHappens:
+        'Se cancelar, este dinheiro não paga a sua encomenda, mas não se perde: fica guardado em segurança, {{merchant}} é informado e irá reembolsá-lo (ou concluir a sua encomenda com ele). Na página seguinte pode indicar o endereço para onde é devolvido.',
+      payRest: 'Para pagar em vez disso, envie os {{remaining}} {{asset}} restantes para o mesmo endereço.',
+      keep: 'Continuar a pagar',
+      confirm: 'Cancelar o pagamento',
+    },
     states: {
       pending: { title: 'Pronto para pagar', body: 'Será levado ao nosso parceiro de pagamento para pagar com cartão ou transferência.' },
       awaiting: {
