@@ -167,7 +167,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('refuses, through the config, the sandbox’s published development values (decisions §13)', () => {
+  it('refuses, through the config, the sandbox’s published development values', () => {
     for (const [name, value] of [
       ['SANDBOX_API_KEY', 'sbx_sk_local_development'],
       ['SANDBOX_CALLBACK_SECRET', 'sbx_whsec_local_development'],
@@ -193,7 +193,7 @@ describe('docker-compose.yml', () => {
     expect(serviceConfig.http.trustProxy).toEqual([]);
   });
 
-  it('separates the URLs customers use from the ones the processes use on the compose network (issue 14 item 7)', () => {
+  it('separates the URLs customers use from the ones the processes use on the compose network', () => {
     const service = loadConfig(envOf(serviceOf(compose, 'service')));
     const sandbox = loadConfig(envOf(serviceOf(compose, 'sandbox')));
     // Public: what the operator sets, for browsers and merchants.

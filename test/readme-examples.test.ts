@@ -12,7 +12,7 @@ import { ownTreasury } from './payouts/support';
 import { balanceOf } from './support/chain';
 import type { Address } from 'viem';
 
-// Issue 31 item 4: the README's code examples run as written. Blocks marked `<!-- example: name -->`
+// The README's code examples run as written. Blocks marked `<!-- example: name -->`
 // are taken from README.md as they stand: the Express webhook receiver runs as its own process
 // (with the verifier file copied beside it, as the README says) and verifies the service's real
 // deliveries; the first payment's curl lines run in bash against the whole stack, with only the

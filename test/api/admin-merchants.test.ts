@@ -7,7 +7,7 @@ const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
 const admin = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) =>
   ctx.app.inject({ method, url, headers: adminHeaders, ...(payload === undefined ? {} : { payload: payload as object }) });
 
-describe('admin API: merchants (decisions §10)', () => {
+describe('admin API: merchants', () => {
   it('creates a merchant pending review, with a security code shown once', async () => {
     const res = await admin('POST', '/admin/v1/merchants', {
       name: 'Corner Shop',

@@ -7,7 +7,7 @@ import { ADMIN_TOKEN, useTestApp } from '../support/harness';
 import { freePort } from '../support/free-port';
 import { http } from '../support/http';
 
-// Decisions §13: the per-address limits (plugin connect, admin token) key on the client address that
+// The per-address limits (plugin connect, admin token) key on the client address that
 // TRUST_PROXY allows: the socket's peer unless that peer is a trusted proxy. Real sockets, since the
 // peer address is the point; two API processes on one database share the limits (Postgres).
 

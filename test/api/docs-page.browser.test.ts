@@ -3,7 +3,7 @@ import { expectAccessible } from '../support/axe';
 import { useBrowser } from '../support/browser';
 import { useTestApp } from '../support/harness';
 
-// Issue 15: /docs (Swagger UI on our OpenAPI document) as a merchant's developer opens it in
+// /docs (Swagger UI on our OpenAPI document) as a merchant's developer opens it in
 // Chromium: every operation listed, and axe-core finds nothing serious or critical in light or dark
 // mode (it found 3 critical and 98 serious with the stock top bar and colours).
 const ctx = useTestApp({}, { listen: true });

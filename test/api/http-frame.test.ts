@@ -20,7 +20,7 @@ function expectEnvelope(res: { statusCode: number; headers: Record<string, unkno
   return body;
 }
 
-describe('the HTTP frame (decisions §3)', () => {
+describe('the HTTP frame', () => {
   it('puts x-request-id on every response, echoing a safe incoming one', async () => {
     const plain = await ctx.app.inject({ method: 'GET', url: '/healthz' });
     expect(plain.headers['x-request-id']).toMatch(/^req_[0-9A-Za-z]{20}$/);

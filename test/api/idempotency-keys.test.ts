@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 
-// Decisions §9 and §14: an Idempotency-Key binds to the whole request, its method, its path with
+// An Idempotency-Key binds to the whole request, its method, its path with
 // the ids in it, and its body. Reused on another path or id it is refused (422
 // IdempotencyKeyReused) and changes nothing, rather than answering with another resource's reply.
 const ctx = useTestApp({}, { worker: true });

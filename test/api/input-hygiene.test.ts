@@ -2,7 +2,7 @@ import { connect as netConnect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 
-// Decisions §13: NUL and invalid UTF-8 anywhere in input are a 400/422 in the envelope, never a 500;
+// NUL and invalid UTF-8 anywhere in input are a 400/422 in the envelope, never a 500;
 // Fastify's own refusals are in the envelope with x-request-id too. The cases are those of the attack run.
 
 const ctx = useTestApp({}, { listen: true });

@@ -5,7 +5,7 @@ import { apiKeys } from '../../src/db/schema';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { seedPayment } from '../support/seed-payment';
 
-describe("recording a key's last use (issue 14: no write on a read path)", () => {
+describe("recording a key's last use: no write on a read path", () => {
   it('writes at most once a minute per key, never waits for the write, and survives a failed one', async () => {
     const writes: string[] = [];
     let clock = 1_000_000;

@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { sql } from 'drizzle-orm';
 import { adminHeaders, ADMIN_TOKEN, createApprovedMerchant, testConfig, useTestApp } from '../support/harness';
 
-// Decisions §13: a run with planted secrets, its whole log captured and searched. Query strings of
+// A run with planted secrets, its whole log captured and searched. Query strings of
 // credentialed routes and the values of a failed SQL statement must not be in it.
 
 const ctx = useTestApp();

@@ -6,7 +6,7 @@ import { adminHeaders, createApprovedMerchant, createMerchant, useTestApp } from
 import { eventually } from '../support/http';
 
 // A probe route behind the real auth plugin: the merchant routes of later issues use the same
-// preHandler, so every outcome of decisions §2 is proven here once.
+// preHandler, so every outcome is proven here once.
 // Keys are cached for 1 s here (5 s by default), so a change made behind the API's back shows quickly.
 const ctx = useTestApp(
   { API_KEY_CACHE_SECONDS: '1' },
@@ -31,7 +31,7 @@ function expectError(res: Awaited<ReturnType<typeof probe>>, status: number, err
   return body as { message: string };
 }
 
-describe('bearer-key authentication (decisions §2)', () => {
+describe('bearer-key authentication', () => {
   it('accepts an approved merchant’s live key', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const res = await probe(`Bearer ${m.apiKey}`);

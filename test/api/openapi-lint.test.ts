@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_STATUS, type ErrorCode } from '../../src/domain/errors';
 import { useTestApp } from '../support/harness';
 
-// Issue 31 item 1: the served document passes the ecosystem's own linters, as a merchant's CI or a
+// The served document passes the ecosystem's own linters, as a merchant's CI or a
 // portal would run them: Redocly's `recommended` and Spectral's `spectral:oas`, with no rule turned off.
 const ctx = useTestApp();
 const run = promisify(execFile);
@@ -85,7 +85,7 @@ describe('the OpenAPI document under the ecosystem linters', () => {
   }, 120_000);
 });
 
-// What the linters do not ask for but integrators read (issue 31): an example on every body and every
+// What the linters do not ask for but integrators read: an example on every body and every
 // answer, each error example with the `error` value its status really carries, closed sets as enums.
 type Media = {
   example?: unknown;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, useTestApp } from '../support/harness';
 
-// Decisions §10 and §13: the operator's tokens (ADMIN_TOKEN, METRICS_TOKEN). Authentication comes
+// The operator's tokens (ADMIN_TOKEN, METRICS_TOKEN). Authentication comes
 // before anything else a route does, so without the right token every admin route answers 401
 // whatever the request carries; wrong tokens are limited per client address, and the right token is
 // never locked out by someone else's failures at the same address.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTtlCache } from '../../src/api/plugins/ttl-cache';
 
-describe("the API process's short-lived cache of keys and merchant names (issue 14)", () => {
+describe("the API process's short-lived cache of keys and merchant names", () => {
   it('keeps an entry for its TTL, then reads again', () => {
     let clock = 1_000;
     const cache = createTtlCache<string>({ ttlMs: 5_000, maxEntries: 10, now: () => clock });

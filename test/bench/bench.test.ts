@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 const ROOT = path.resolve(__dirname, '../..');
 const TSX_CLI = require.resolve('tsx/cli');
 
-// Issue 14: every figure of `npm run bench` comes with a baseline measured in the same run. This runs
+// Every figure of `npm run bench` comes with a baseline measured in the same run. This runs
 // the bench's smoke mode end to end (its own Temporal dev server, anvil, database, processes) and
 // checks the report's shape, never the numbers: speed targets live in the bench, not in unit tests.
 const EXPECTED = [

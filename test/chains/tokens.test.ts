@@ -78,7 +78,7 @@ describe('test tokens on the dev chain', () => {
     const range = { recipients: [deposit], fromBlock: receipt.blockNumber, toBlock: receipt.blockNumber };
     const polygon = clientFor(chain, 'polygon');
     const base = clientFor(chain, 'base');
-    // Every contract's transfers to the address are read (decisions §14: a wrong asset must be seen to be owned).
+    // Every contract's transfers to the address are read (a wrong asset must be seen to be owned).
     expect(await readTransfers(polygon.publicClient, { network: 'polygon', tokens: polygon.tokens, ...range })).toEqual([
       expect.objectContaining({ network: 'polygon', asset: null, token: chain.tokens.base.USDC, amount: 5_000_000n }),
     ]);

@@ -92,7 +92,7 @@ describe('TransferWatcher', () => {
     for (const [i, to] of paid.entries()) await pay(chain, payer, chain.tokens.ethereum.USDT, to, BigInt(i + 1) * 1_000_000n);
     // A transfer to an address nobody watches is not ours.
     await pay(chain, payer, chain.tokens.ethereum.USDT, randomAddress(), 7n);
-    // A contract this network does not configure, at a watched address: still seen (decisions §14, wrong_asset).
+    // A contract this network does not configure, at a watched address: still seen.
     const unlisted = chain.tokens.polygon.USDC;
     await mint(chain, unlisted, payer.address, 1_000_000n);
     await pay(chain, payer, unlisted, deposits[17]!, 5n);
@@ -105,7 +105,7 @@ describe('TransferWatcher', () => {
     ]);
     expect(scan.confirmed.at(-1)?.token).toBe(unlisted);
     // 25 addresses, more than a topic list holds here (10): one eth_getLogs of every Transfer log of
-    // the span, kept in memory when the recipient is watched (issue 32: not one per 10 addresses).
+    // the span, kept in memory when the recipient is watched (not one per 10 addresses).
     expect(calls.filter((m) => m === 'eth_getLogs')).toHaveLength(1);
     expect(calls.filter((m) => m !== 'eth_blockNumber' && m !== 'eth_getLogs')).toEqual([]);
 

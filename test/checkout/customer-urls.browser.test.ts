@@ -3,7 +3,7 @@ import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/har
 import { useBrowser } from '../support/browser';
 import { http } from '../support/http';
 
-// Decisions §14, issue 30 item 1: every customer URL is a GET that reloads. A form post answers a
+// Every customer URL is a GET that reloads. A form post answers a
 // browser with 303 to a GET, so a reload, a bookmark, a restored tab or a meta refresh reads the page
 // as it stands; what an action could not do is said once, on that page.
 const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });

@@ -59,7 +59,7 @@ describe('session expiry', () => {
     expect((await row(s.id)).status).toBe('expired');
     const exceptions = await ctx.db.sql`select kind, status, "references" from payment_exceptions where payment_id = ${s.id}`;
     expect(exceptions).toHaveLength(1);
-    // Only the chain proves money (decisions §11): the provider's word is a claim until its transfer's
+    // Only the chain proves money: the provider's word is a claim until its transfer's
     // log takes the record over as late (test/proof/money-rules.property.test.ts).
     expect(exceptions[0]).toMatchObject({
       kind: 'unverified',

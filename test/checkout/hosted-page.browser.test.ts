@@ -54,7 +54,7 @@ describe('the hosted checkout page in Chromium', () => {
 
     await page.click('#pay-button');
     await page.waitForURL((url) => url.toString().startsWith(ctx.config.providers.sandbox.url));
-    // The sandbox provider's own page is held to the same standard (issue 30 item 7).
+    // The sandbox provider's own page is held to the same standard.
     await expectAccessible(page, 'the sandbox provider’s payment page');
     // The first document our server sends back after the provider's page: never "Ready to pay".
     const back = page.waitForResponse((r) => r.url() === session.checkoutUrl && r.request().method() === 'GET');
@@ -176,7 +176,7 @@ describe('the hosted checkout page in Chromium', () => {
         })
       ).status,
     ).toBe(200);
-    // A decline ends nothing (issue 30): the same page offers another attempt and the wallet.
+    // A decline ends nothing: the same page offers another attempt and the wallet.
     await eventually(
       async () => {
         await page.goto(declined.checkoutUrl);

@@ -7,9 +7,9 @@ import { startReceiver, type ReceivedDelivery } from '../support/receiver';
 import { payFromWallet, pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { merchantWithFreshWallet, openSession, ownTreasury, waitForPayouts } from '../payouts/support';
 
-// Decisions §14 "Labels": a session paid from the customer's own wallet (no provider) says
+// A session paid from the customer's own wallet (no provider) says
 // crypto_transfer, no provider and eventSource chain on every surface; one paid through the
-// provider keeps fiat_to_crypto, its provider and provider_webhook. And decisions §4: on the dev
+// provider keeps fiat_to_crypto, its provider and provider_webhook. And on the dev
 // chain the explorer link is the sandbox's own transaction page, which answers.
 const own = ownTreasury();
 const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
@@ -96,7 +96,7 @@ describe('labels of how a session was paid', () => {
     expect(seen.csv).toEqual({ railType: 'crypto_transfer', provider: '' });
     expect(seen.stored).toEqual({ transactionProvider: null, railType: 'crypto_transfer' });
 
-    // Decisions §4: the payout's explorer link is the sandbox's page for it, read from the chain.
+    // The payout's explorer link is the sandbox's page for it, read from the chain.
     expect(seen.transaction.explorerUrl).toBe(`${ctx.config.providers.sandbox.publicUrl}/explorer/tx/${seen.transaction.transactionHash}`);
     const payoutPage = await http('GET', seen.transaction.explorerUrl);
     expect(payoutPage.status).toBe(200);

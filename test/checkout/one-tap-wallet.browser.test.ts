@@ -9,7 +9,7 @@ import { ARTIFACTS, screenshotsOnFailure, useBrowser } from '../support/browser'
 import { mint, newPayer, sharedChain } from '../support/chain';
 import { eventually, http } from '../support/http';
 
-// Issue 30 item 4: paying in one tap. A phone gets an "Open in wallet" link with the EIP-681 URI; a
+// Paying in one tap. A phone gets an "Open in wallet" link with the EIP-681 URI; a
 // browser with an EIP-1193 wallet gets "Pay with browser wallet". The wallet here is injected into
 // Chromium as window.ethereum and answers through Node: it holds a local key, switches chains, and
 // signs and sends the page's transaction to the local anvil, where the watcher sees it like any

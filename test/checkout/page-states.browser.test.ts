@@ -11,7 +11,7 @@ import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/har
 import { eventually, http } from '../support/http';
 import { depositAddressOf } from '../support/proof';
 
-// Issue 30 items 6 and 7: each state of the checkout page in two languages, with and without
+// Each state of the checkout page in two languages, with and without
 // JavaScript, on a phone, with 0 serious axe findings; words a customer reads (never "payout"), and
 // numbers in the page's language. A failing case leaves a screenshot in test/.artifacts.
 // Each walk opens four phones (two languages, with and without JavaScript) and runs axe: minutes on a

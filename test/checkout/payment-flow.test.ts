@@ -63,7 +63,7 @@ describe('a checkout paid end to end', () => {
     expect(tx.platformCommissionAmount).toBe('0.375000');
     expect(tx.depositTransactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(tx.completedAt).not.toBeNull();
-    // Decisions §11: the transaction's hash and link become the merchant payout's once it is confirmed.
+    // The transaction's hash and link become the merchant payout's once it is confirmed.
     const paidOut = await eventually(
       async () => (await lookup(m.apiKey, `transactions/${session.id}`)).json.transaction,
       (t) => t.transactionHash !== null,
@@ -72,7 +72,7 @@ describe('a checkout paid end to end', () => {
     );
     expect(paidOut.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(paidOut.transactionHash).not.toBe(tx.depositTransactionHash);
-    // Decisions §4: on the dev chain the link is the sandbox's own transaction page, which exists.
+    // On the dev chain the link is the sandbox's own transaction page, which exists.
     expect(paidOut.explorerUrl).toBe(`${ctx.config.providers.sandbox.publicUrl}/explorer/tx/${paidOut.transactionHash}`);
     const explorer = await http('GET', paidOut.explorerUrl);
     expect(explorer.status).toBe(200);

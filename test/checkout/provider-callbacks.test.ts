@@ -5,8 +5,8 @@ import { postCallback, sandboxEvent, type CallbackSession } from '../support/san
 
 // Callbacks are posted as the sandbox would post them, to prove what the service accepts and what
 // it refuses. The workflow runs on the dev server through an in-process worker. The sessions settle
-// on solana, a network without a chain verifier, where the provider's word still completes a payment
-// (decisions §11); on verified networks a success is only a hint (test/proof).
+// on solana, a network without a chain verifier, where the provider's word still completes a payment;
+// on verified networks a success is only a hint (test/proof).
 const ctx = useTestApp({}, { worker: true });
 const WALLET = '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV';
 

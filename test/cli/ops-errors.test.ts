@@ -74,7 +74,7 @@ describe('ops CLI: the API refuses (exit 1)', () => {
   });
 });
 
-describe('ops CLI: the admin token stays off the command line (issue 31 item 7)', () => {
+describe('ops CLI: the admin token stays off the command line', () => {
   it('reads it from --token-file or ADMIN_TOKEN_FILE, and names a named file it cannot read', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'ops-cli-token-file-'));
     try {
@@ -120,7 +120,7 @@ describe('ops CLI: the admin token stays off the command line (issue 31 item 7)'
     expect(quiet.stdout).toContain('payments: enabled');
     expect(quiet.stdout + quiet.stderr).not.toContain(ADMIN_TOKEN);
 
-    // Issue 31 item 7: there is no --token flag to put the token in npm's banner. One given anyway
+    // There is no --token flag to put the token in npm's banner. One given anyway
     // (an old habit, or `--token=…`) is refused before any request, and the refusal never repeats it.
     for (const flag of [['--token', 'typed-token-0123456789abcdef'], ['--token=typed-token-0123456789abcdef']]) {
       const flagged = await npm(['payments', 'status', ...flag]);

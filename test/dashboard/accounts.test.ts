@@ -7,7 +7,7 @@ import { approve, DashboardClient, PASSWORD, secureOwner, signedUpOwner } from '
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 
-// Decisions §14: sign-up → pending merchant, email verification, sign-in to a server-side session,
+// Sign-up → pending merchant, email verification, sign-in to a server-side session,
 // CSRF on every write, sign-in limits, and the live key shown once after the operator's approval.
 describe('dashboard accounts', () => {
   const mailbox = useMailSink();

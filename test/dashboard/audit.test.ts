@@ -42,7 +42,7 @@ interface Entry {
   ip: string;
 }
 
-// Issue 28: every action a person takes in the dashboard is in the audit log (who, what, when, from
+// Every action a person takes in the dashboard is in the audit log (who, what, when, from
 // where; never a secret), written with the change itself; owners read it and export it as CSV.
 describe('dashboard audit log', () => {
   const mailbox = useMailSink();

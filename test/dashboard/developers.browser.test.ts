@@ -8,7 +8,7 @@ import { eventually, http } from '../support/http';
 import { useMailSink } from '../support/mail';
 import { startReceiver } from '../support/receiver';
 
-// Issue 28 item 4 in real Chromium, on a phone: a restricted key (shown once) → the live key rotated
+// A restricted key (shown once) → the live key rotated
 // (its overlap counted down) → a webhook endpoint for chosen events → a test event that arrives
 // signed with the endpoint's secret → the delivery log → resend; the request log. axe-core finds
 // nothing on any page or dialog, light or dark, on the phone and on a wide screen.

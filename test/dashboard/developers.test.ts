@@ -3,7 +3,7 @@ import { approve, secureOwner, signedInMember, signedUpOwner, stepUp } from '../
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 
-// The developers area (issue 28, part 1): keys, webhook endpoints, the Security Code; each secret
+// The developers area: keys, webhook endpoints, the Security Code; each secret
 // shown once; roles; and no route shows or changes another merchant's data.
 describe('dashboard developers area', () => {
   const mailbox = useMailSink();

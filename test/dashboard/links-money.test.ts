@@ -12,7 +12,7 @@ import { useMailSink } from '../support/mail';
 import { seedBalance } from '../support/seed-balance';
 import { seedPayment } from '../support/seed-payment';
 
-// Issue 29 items 4 and 5 over HTTP: payment links (made by the v1 API's use case) and the merchant's
+// Payment links (made by the v1 API's use case) and the merchant's
 // money (settlement wallets behind a step-up and a mail to the owners; payouts, settlements and
 // their CSV; the home figures). Roles, and nothing of another merchant's shown or changed.
 const WALLET = '0x52908400098527886e0f7030069857d2e4169ee7';

@@ -10,7 +10,7 @@ import { useMailSink } from '../support/mail';
 import { seedBalance } from '../support/seed-balance';
 import { seedPayment } from '../support/seed-payment';
 
-// Issue 29 items 1, 4 and 5 in real Chromium, on a phone and a wide screen, light and dark: a
+// The dashboard's money pages in real Chromium, on a phone and a wide screen, light and dark: a
 // settlement wallet set after the step-up dialog asks for the password again (and the owner told by
 // mail), a payment link made in the dashboard and paid from a wallet on chain showing among its
 // sessions, the payment list searched, filtered and paged, the home page's figures and chart.

@@ -8,7 +8,7 @@ import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { useMailSink } from '../support/mail';
 
-// Issue 28: the dashboard's notices (here the approval's) are written to the mail outbox in the
+// The dashboard's notices (here the approval's) are written to the mail outbox in the
 // change's transaction and sent by the worker's mail sender: the operator's answer never waits for
 // SMTP, a refused mail is retried and then kept as failed, and a mail is sent once across senders.
 describe('dashboard notices through the mail outbox', () => {

@@ -5,7 +5,7 @@ import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 import { signedUpOwner } from '../support/dashboard';
 
-// Issue 28 in real headless Chromium: a person who forgot their password asks on the sign-in page,
+// In real headless Chromium: a person who forgot their password asks on the sign-in page,
 // opens the link from the development mailbox, chooses a new password and signs in with it; then
 // changes it again on the account security page and signs in with that one.
 const mailbox = useMailSink();

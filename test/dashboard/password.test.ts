@@ -3,7 +3,7 @@ import { DashboardClient, enrolTwoFactor, PASSWORD, signedUpOwner } from '../sup
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 
-// Issue 28: a forgotten password reset by a one-time mailed link (hashed at rest, expiring, spent by
+// A forgotten password reset by a one-time mailed link (hashed at rest, expiring, spent by
 // a POST), the signed-in person's password change, and what both leave behind: the person's other
 // sessions ended and a security notice in their mailbox.
 describe('dashboard passwords', () => {

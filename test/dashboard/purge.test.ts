@@ -5,7 +5,7 @@ import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { useMailSink } from '../support/mail';
 
-// Issue 28: the API's periodic sweep (the one that purges expired Idempotency-Keys) removes the
+// The API's periodic sweep (the one that purges expired Idempotency-Keys) removes the
 // dashboard's rows past their use, and only those: expired sessions, spent or expired email tokens,
 // expired invitations, audit rows older than DASHBOARD_AUDIT_RETENTION_DAYS.
 describe('dashboard purge', () => {

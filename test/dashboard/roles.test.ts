@@ -7,7 +7,7 @@ import { approve, DashboardClient, secureOwner, signedInMember, signedUpOwner, s
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 
-// Least privilege (decisions §14, README "Dashboard roles"): every dashboard route, called by each
+// Least privilege: every dashboard route, called by each
 // role and by no one, answers as the roles table says. The expectations are written out here rather
 // than read from src/domain/dashboard-roles.ts, so a change of the table has to change this test too.
 

@@ -7,7 +7,7 @@ import { http } from '../support/http';
 import { useMailSink } from '../support/mail';
 import { Authenticator } from '../support/dashboard';
 
-// A new merchant in real headless Chromium (decisions §14): sign-up → the verification mail, read in
+// A new merchant in real headless Chromium: sign-up → the verification mail, read in
 // the development mailbox the local SMTP sink fills → the operator's approval → the live key, shown
 // once. axe-core finds nothing at all on any page, light or dark; the strict CSP logs no refusal.
 const mailbox = useMailSink();

@@ -6,7 +6,7 @@ import { eventually } from '../support/http';
 import { useMailSink } from '../support/mail';
 import { connectBody, markSiteVerified, pluginConnect } from '../support/plugin-sites';
 
-// Issue 28 item 4: the merchant's connected plugin websites (list, disconnect) and the request log of
+// The merchant's connected plugin websites (list, disconnect) and the request log of
 // its own recent API calls (method, path, status, request id, key; never bodies or secrets), purged
 // past its retention; neither shows or changes another merchant's.
 const mailbox = useMailSink();

@@ -3,7 +3,7 @@ import { approve, Authenticator, DashboardClient, PASSWORD, enrolTwoFactor, sign
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 
-// Issue 28: a second factor (TOTP) for sign-in and step-up, required of owners before the actions
+// A second factor (TOTP) for sign-in and step-up, required of owners before the actions
 // that reveal keys or secrets; codes work once; recovery codes stand in for a lost phone.
 // A code works once, and the server accepts one 30 s step either side of now: a test that needs more
 // codes than that moves the API's clock on to the next step (Authenticator.code with ctx.clock).

@@ -8,7 +8,7 @@ import { useMailSink } from '../support/mail';
 import { startReceiver } from '../support/receiver';
 import { seedPayment } from '../support/seed-payment';
 
-// Issue 28 item 4, in the dashboard: webhook endpoints with the event types they receive, enable,
+// Webhook endpoints with the event types they receive, enable,
 // disable, delete, a signed test event, the delivery log with its filters and every attempt, resend;
 // restricted keys with scopes the public API enforces, and their revocation. Short retries (0.5 s).
 const mailbox = useMailSink();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { insertEventOnce, insertEventWithDeliveries } from '../../src/db/queries/webhooks';
 import { useTestDatabase } from '../support/test-database';
 
-// Issue 32: a payment event and its deliveries in one statement (insertEventWithDeliveries). Written
+// A payment event and its deliveries in one statement (insertEventWithDeliveries). Written
 // once: a repeat (a retried activity) writes nothing and answers null, for the two-statement path
 // (insertEventOnce, insertDeliveriesOnce) to find what the first call wrote.
 describe('insertEventWithDeliveries', () => {

@@ -3,7 +3,7 @@ import { insertEventOnce, lastMerchantEventSeq, listMerchantEventsAfter } from '
 import { useTestDatabase } from '../support/test-database';
 import { eventually } from '../support/http';
 
-// The merchant's event numbers (decisions §14, issue 32): one statement takes the next number and
+// The merchant's event numbers: one statement takes the next number and
 // writes the event; the counter row's lock, held until commit, makes number order commit order, so
 // a stream reader past N never misses a late commit.
 describe('merchant event numbering', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { API_QUERY_DEADLINE_MS, createDb, type DbOptions } from '../../src/db/client';
 import { adminDatabaseUrl } from '../support/databases';
 
-// Issue 14: drizzle's queries are named statements, parsed once per connection, so a repeated query
+// Drizzle's queries are named statements, parsed once per connection, so a repeated query
 // costs Postgres no parse and the client one round trip (src/db/prepared-statements.ts).
 
 /** The statements this connection has prepared (max: 1, so every query shares it). */

@@ -3,7 +3,7 @@ import { listDepositAddressesChangedSince, listOpenDepositAddresses } from '../.
 import { seedPayment } from '../support/seed-payment';
 import { useTestDatabase } from '../support/test-database';
 
-// Issue 32: between its full reads, a chain watcher adds only the open payments whose row changed
+// Between its full reads, a chain watcher adds only the open payments whose row changed
 // since its previous read (src/watchers/chain-watch.ts), so what it reads does not grow with the
 // number of open payments.
 describe('the open deposit addresses changed since a time', () => {

@@ -3,7 +3,7 @@ import { lateMoneyOf, sessionPhase, shortfallOf } from '../../src/domain/arrival
 import { depositLogKey } from '../../src/domain/deposit-fact';
 import { arrivalKeyOf, logArrivalKey, transferKeyOf } from '../../src/domain/exceptions';
 
-// Decisions §11 and §12: money that did not prove the payment, read from its pure decision
+// Money that did not prove the payment, read from its pure decision
 // (src/domain/arrivals.ts): what the run records at the end, or when a claim's deadline passes.
 
 const G = 25_000_000n;

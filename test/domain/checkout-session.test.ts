@@ -14,7 +14,7 @@ import type { DepositFact } from '../../src/domain/deposit-fact';
 import { isTerminal } from '../../src/domain/payment-status';
 import type { ProviderFact } from '../../src/domain/provider-fact';
 
-// Decisions §6, §11 and §12 for one checkout session, read from its pure decisions
+// One checkout session, read from its pure decisions
 // (src/domain/checkout-session.ts): no database, no Temporal.
 
 const HOUR = 3_600_000;
@@ -62,7 +62,7 @@ function run(state: SessionState, ...events: SessionEvent[]) {
   return { state, effects };
 }
 
-describe('a chain-verified checkout session (decisions §11)', () => {
+describe('a chain-verified checkout session', () => {
   it('takes a provider success as a claim: processing, and a window for its transfer, never a completion', () => {
     const { state, effects } = run(chainSession(), { kind: 'provider', fact: fact('succeeded'), nowMs: T0 });
     expect(state.status).toBe('processing');
@@ -147,7 +147,7 @@ describe('a chain-verified checkout session (decisions §11)', () => {
   });
 });
 
-describe('a decline is not the end (issue 30)', () => {
+describe('a decline is not the end', () => {
   for (const [name, session] of [
     ['chain-verified', chainSession],
     ['provider-verified', providerSession],

@@ -10,7 +10,7 @@ import {
   type ExceptionState,
 } from '../../src/domain/payment-exception';
 
-// Decisions §5 (a link is paid once) and §12 (an exception is accepted or refunded, once), read from
+// A link is paid once, and an exception is accepted or refunded once, read from
 // their pure decisions: no database, no Temporal.
 
 const linkRun = (state: LinkState, ...events: LinkEvent[]) => {
@@ -23,7 +23,7 @@ const linkRun = (state: LinkState, ...events: LinkEvent[]) => {
   return { state, effects };
 };
 
-describe('a payment link (decisions §5)', () => {
+describe('a payment link', () => {
   it('is paid by the first session Postgres names, and a later one changes nothing', () => {
     const { state, effects } = linkRun(initialLink(1000), { kind: 'paid', sessionId: 'SV_a' }, { kind: 'paid', sessionId: 'SV_b' });
     expect(state).toMatchObject({ status: 'paid', paidSessionId: 'SV_a' });
@@ -65,7 +65,7 @@ const acceptance = (over: Partial<AcceptReport> = {}): ExceptionEvent => ({
   accepted: { paymentId: 'SV_a', paymentStatus: 'completed', completedNow: true, paidLinkId: null, ...over },
 });
 
-describe('an exception (decisions §12)', () => {
+describe('an exception', () => {
   it('accepted: the payment is completed and announced, once; its money joins the balance, nothing else is due', () => {
     const accepted = excRun(initialException(), acceptance());
     expect(accepted.state).toMatchObject({ outcome: 'accepted' });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readEvmAddress, ZERO_ADDRESS } from '../../src/domain/evm-address';
 import { checkRefundAddress, type PlatformAddresses } from '../../src/domain/refund-address';
 
-// Decisions §12, refund: where an exception's money may go back, decided before anything is planned.
+// Where an exception's money may go back, decided before anything is planned.
 const CUSTOMER = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TREASURY = getAddress('0x8617e340b3d01fa5f11f306f4090fd50e238070d');
 // As configuration may list it: the comparison ignores case.

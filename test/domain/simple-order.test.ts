@@ -10,7 +10,7 @@ import {
   type OrderState,
 } from '../../src/domain/simple-order';
 
-// Decisions §6, §11 and §12 for one simple-API order, read from its pure decisions
+// One simple-API order, read from its pure decisions
 // (src/domain/simple-order.ts): no database, no Temporal.
 
 const HOUR = 3_600_000;
@@ -56,7 +56,7 @@ function run(state: OrderState, ...events: OrderEvent[]) {
   return { state, effects };
 }
 
-describe('a provider-verified simple order (decisions §6)', () => {
+describe('a provider-verified simple order', () => {
   it('goes pending → processing → settled on the provider’s word, and announces transaction.settled once', () => {
     const { state, effects } = run(providerOrder(), provider('processing'), provider('succeeded'));
     expect(state.status).toBe('settled');
@@ -101,7 +101,7 @@ describe('a provider-verified simple order (decisions §6)', () => {
   });
 });
 
-describe('a chain-verified simple order (decisions §11)', () => {
+describe('a chain-verified simple order', () => {
   it('takes the provider’s success as a claim: processing, with a proof deadline, never settled by it', () => {
     const { state, effects } = run(chainOrder(), provider('succeeded', T0));
     expect(state.status).toBe('processing');

@@ -7,7 +7,7 @@ import { newExceptionId } from '../../src/domain/ids';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { seedPayment } from '../support/seed-payment';
 
-// Decisions §12: an exception is money that arrived or was claimed, so its amount is positive. The
+// An exception is money that arrived or was claimed, so its amount is positive. The
 // function that records exceptions refuses anything else before writing, and Postgres refuses it
 // too (payment_exceptions_amount_check), whoever writes.
 const ctx = useTestApp();
@@ -101,12 +101,12 @@ describe('an exception’s amount is positive', () => {
     expect(await exceptionsOf(paymentId)).toEqual([]);
     expect(await fact('positive', '24.750000')).toMatchObject({ kind: 'late', amountMicro: 24_750_000n, inserted: true });
     expect(await exceptionsOf(paymentId)).toEqual([{ kind: 'late', amount: '24750000' }]);
-    // Where only the chain proves money (decisions §11), the provider's word is a claim, not money seen.
+    // Where only the chain proves money, the provider's word is a claim, not money seen.
     expect(await fact('claimed', '5.000000', 'chain')).toMatchObject({ kind: 'unverified', amountMicro: 5_000_000n, inserted: true });
   });
 });
 
-// Decisions §12, one arrival, one exception: a provider's word for a transfer (its callback, in an
+// One arrival, one exception: a provider's word for a transfer (its callback, in an
 // API process) and the chain's log of it (the watcher or the run, in a worker) may be recorded at
 // the same moment. Each looked for the other's record and, finding none, wrote its own: two open
 // exceptions for one arrival of money (seen in a loaded run of test/exceptions/late-and-canceled).

@@ -16,7 +16,7 @@ import {
   waitForStatus,
 } from '../proof/support';
 
-// Issue 13, end to end on the real stack (sandbox over HTTP, Temporal, anvil, Postgres): money that
+// Exceptions, end to end on the real stack (sandbox over HTTP, Temporal, anvil, Postgres): money that
 // arrives after a session ended has an owner, and a canceled checkout can no longer be paid.
 const ctx = useTestApp({ SESSION_TTL_SECONDS: '8', WEBHOOK_RETRY_BASE_SECONDS: '0.5' }, { listen: true, sandbox: true, worker: true });
 const chain = sharedChain();

@@ -6,7 +6,7 @@ import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { exceptionRows, openOrder, orderRow, waitForOrder } from '../proof/order-support';
 
-// Decisions §12 for the simple API: an order's deposit address stays watched after the order ended
+// Exceptions of the simple API: an order's deposit address stays watched after the order ended
 // (LATE_DEPOSIT_WATCH_HOURS), so money sent there later is credited to it and becomes an exception
 // an operator sees, `late` after expiry and `duplicate` after it was paid, instead of nothing, and
 // that an operator can send back on chain like a checkout session's.

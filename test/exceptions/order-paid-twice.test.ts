@@ -9,7 +9,7 @@ import { exceptionRows, openOrder, orderRow, waitForOrder, waitForOrderFeeSwept 
 import { ownTreasury, startWorkerVia } from '../payouts/support';
 import { replayRuns } from '../temporal/histories';
 
-// Decisions §12 for the simple API, at the edge the watcher cannot cover: money that reaches a
+// Exceptions of the simple API, at the edge the watcher cannot cover: money that reaches a
 // simple order's run after the order ended but before the run closed (here: the customer pays again
 // while the order's payout is still on its way) is a `duplicate` exception, as it is once the run has
 // closed, not a credit nobody owns. The worker reaches the chain through a proxy that holds the

@@ -11,7 +11,7 @@ import { eventually } from '../support/http';
 import { killHard } from '../support/processes';
 import { useRefundStack } from './refund-stack';
 
-// Issue 26 (items 6 and 8): a refused or failed refund never blocks a later valid one, and every
+// A refused or failed refund never blocks a later valid one, and every
 // answer is in the envelope (never a 500). Real chain (the run's anvil), real Temporal, a worker
 // process (worker.ts) reaching the chain through a JSON-RPC proxy that can act at an exact call.
 const stack = useRefundStack();

@@ -11,7 +11,7 @@ import { useRefundStack } from './refund-stack';
 import { sessionRow } from '../proof/support';
 import { ledgerBalance, unbalancedPostings } from '../payouts/support';
 
-// Decisions §12, refund: money that arrived after the checkout ended goes back on chain to the
+// An exception's refund: money that arrived after the checkout ended goes back on chain to the
 // address an operator gives, exactly once, through the payout machinery; the exception becomes
 // `refunded`, `payment.refunded` fires once, the ledger posts it and reconciles. A worker (worker.ts)
 // reaches the chain through a JSON-RPC proxy that can SIGKILL it in the middle of the refund.

@@ -6,7 +6,7 @@ import { orderDepositAddressOf } from '../support/proof';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 import { creditsOf, exceptionsOf, payFromWallet, sessionRow } from '../proof/support';
 
-// Issue 13, end to end: two tabs of one payment link, and a simple order paid on two rails. The
+// Exceptions, end to end: two tabs of one payment link, and a simple order paid on two rails. The
 // second payment is refused where it can be, and is an open exception where it cannot, never nowhere.
 const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
 const chain = sharedChain();

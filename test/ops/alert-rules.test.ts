@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { promtool } from '../support/prometheus';
 
-// Issue 31 item 5: the alerting rules in the repo, checked and unit-tested by Prometheus's own tool
+// The alerting rules in the repo, checked and unit-tested by Prometheus's own tool
 // (series in, alerts out: ops/prometheus/alerts.test.yml).
 const RULES_DIR = path.resolve(__dirname, '..', '..', 'ops', 'prometheus');
 const scratch = mkdtempSync(path.join(tmpdir(), 'svc-alerts-'));

@@ -14,7 +14,7 @@ import { depositAddressOf, payDirect } from '../support/proof';
 import { startReceiver } from '../support/receiver';
 import { merchantWithFreshWallet, ownTreasury } from '../payouts/support';
 
-// Issue 31 item 6: one structured line per business transition, written by the use cases (the API)
+// One structured line per business transition, written by the use cases (the API)
 // and the activities (the worker), never by workflow code; each names the payment and its merchant,
 // so `grep SV_…` tells a payment's story. The app and worker here write into `lines`.
 const own = ownTreasury();

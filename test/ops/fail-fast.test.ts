@@ -7,7 +7,7 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { adminHeaders, testConfig, useTestApp } from '../support/harness';
 import { startFreezableProxy, startSilentServer } from '../support/tcp-proxy';
 
-// Issue 14 item 4: a Postgres that accepts connections and never answers (a hung host, a silent
+// A Postgres that accepts connections and never answers (a hung host, a silent
 // partition) must cost a request seconds, not the 46–60 s it took before.
 
 const ctx = useTestApp();

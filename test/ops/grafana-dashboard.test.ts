@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { exposedSeriesNames, metricNamesIn, promtool } from '../support/prometheus';
 import { useTestApp } from '../support/harness';
 
-// Issue 31 item 5: the dashboard (and the alerting rules) use only metrics the service exposes: every
+// The dashboard (and the alerting rules) use only metrics the service exposes: every
 // expression is parsed by promtool and every metric it names is in a real scrape of the app.
 const OPS = path.resolve(__dirname, '..', '..', 'ops');
 const ctx = useTestApp();

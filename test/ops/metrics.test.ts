@@ -5,7 +5,7 @@ import metrics from '../../src/api/plugins/metrics';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { seedPayment } from '../support/seed-payment';
 
-// Issue 14 item 5: /metrics in Prometheus format, behind METRICS_TOKEN.
+// /metrics in Prometheus format, behind METRICS_TOKEN.
 const METRICS_TOKEN = 'metrics-token-0123456789abcdefghij';
 const ctx = useTestApp({ METRICS_TOKEN });
 

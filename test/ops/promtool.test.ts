@@ -4,7 +4,7 @@ import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { promtool } from '../support/prometheus';
 import { seedPayment } from '../support/seed-payment';
 
-// Issue 31 item 5: /metrics as Prometheus's own linter reads it (`promtool check metrics`), with a
+// /metrics as Prometheus's own linter reads it (`promtool check metrics`), with a
 // series in every family the service computes from Postgres.
 const METRICS_TOKEN = 'metrics-token-0123456789abcdefghij';
 const ctx = useTestApp({ METRICS_TOKEN });
@@ -19,7 +19,7 @@ describe('/metrics under promtool check metrics', () => {
     await sql`insert into events (id, payment_id, merchant_id, seq, type, body) values (${`evt_${id}`}, ${id}, ${m.id}, 1, 'payment.completed', '{}')`;
     await sql`insert into webhook_deliveries (id, event_id, payment_id, url, secret_source, secret_ref) values (${`dlv_${id}`}, ${`evt_${id}`}, ${id}, 'https://shop.example/hooks', 'merchant', ${m.id})`;
     await sql`insert into webhook_attempts (delivery_id, status_code, duration_ms) values (${`dlv_${id}`}, 200, 250)`;
-    // A merchant payout confirmed on chain 40 s after it was planned (payout latency, issue 31 item 5).
+    // A merchant payout confirmed on chain 40 s after it was planned (payout latency).
     const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
     await sql`insert into payouts (id, payment_id, kind, network, asset, from_address, to_address, amount, status, created_at, confirmed_at)
       values (${`po_${id.slice(3, 27)}`}, ${id}, 'merchant', 'polygon', 'USDC', ${EVM}, ${EVM}, 24625000, 'confirmed', now() - interval '40 seconds', now())`;

@@ -7,7 +7,7 @@ import { eventually, http } from '../support/http';
 import { envFor, killHard, startEntryPoint } from '../support/processes';
 import { startReceiver } from '../support/receiver';
 
-// Issue 14 item 6, end to end: worker.ts as a real process, a merchant endpoint that answers 500
+// Worker.ts as a real process, a merchant endpoint that answers 500
 // twice. Every line the worker writes is pino JSON; each failed delivery attempt is one line that
 // names the delivery and the payment, without a stack: the business event `webhook.attempt_failed`,
 // written by the attempt itself, whichever part of the run makes it (the emitting activity makes

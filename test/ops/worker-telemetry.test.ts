@@ -8,7 +8,7 @@ import { useTestApp } from '../support/harness';
 import { promtool } from '../support/prometheus';
 import { envFor, killHard, startEntryPoint } from '../support/processes';
 
-// Issue 14 items 5 and 6: the worker process serves the Temporal SDK's Prometheus metrics on its own
+// The worker process serves the Temporal SDK's Prometheus metrics on its own
 // port, and writes the SDK's lines through pino, one JSON object a line.
 const ctx = useTestApp();
 const stops: (() => Promise<void>)[] = [];
@@ -98,7 +98,7 @@ describe('worker.ts', () => {
     }
     expect(body).toMatch(/^temporal_\w+/m);
     expect(body).toContain(`task_queue="${ctx.config.temporal.taskQueue}"`);
-    // Issue 31 item 5: the worker's exposition passes Prometheus's own linter, as the API's does.
+    // The worker's exposition passes Prometheus's own linter, as the API's does.
     const checked = await promtool(['check', 'metrics'], { input: body });
     expect(checked.output.trim()).toBe('');
     expect(checked.code).toBe(0);

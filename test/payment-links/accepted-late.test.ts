@@ -6,8 +6,8 @@ import { eventually, http } from '../support/http';
 import { exceptionsOf, payFromWallet, sessionRow, waitForStatus } from '../proof/support';
 import { openLinkTab } from './support';
 
-// A link is paid once (decisions §14), also when the money that pays it is a late payment an operator
-// accepts (decisions §12): the acceptance pays the link like a completion, ending its other sessions;
+// A link is paid once, also when the money that pays it is a late payment an operator
+// accepts: the acceptance pays the link like a completion, ending its other sessions;
 // and money a session of an already paid link received is refunded, never accepted as a second payment.
 const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
 const chain = sharedChain();

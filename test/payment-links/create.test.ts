@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MerchantIdKey, PaymentStatusKey } from '../../src/workflows/search-attributes';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 
-// POST /api/v1/payment-links (spec §4.4, decisions §5) and the link's page as a customer first sees it.
+// POST /api/v1/payment-links and the link's page as a customer first sees it.
 const ctx = useTestApp();
 
 const create = (apiKey: string, payload: unknown, headers: Record<string, string> = {}) =>
@@ -16,7 +16,7 @@ const create = (apiKey: string, payload: unknown, headers: Record<string, string
 const linkCount = async () => (await ctx.db.sql`select count(*)::int as n from payment_links`)[0]!.n as number;
 
 describe('POST /api/v1/payment-links', () => {
-  it('creates a link with every field of decisions §5, and its workflow', async () => {
+  it('creates a link with every field, and its workflow', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const res = await create(m.apiKey, { amount: 49.9, currency: 'eur', description: 'Invoice 2026-114', merchantOrderId: 'INV-114' });
     expect(res.statusCode).toBe(201);

@@ -8,7 +8,7 @@ import { startReceiver } from '../support/receiver';
 import { exceptionsOf, payFromWallet, sessionRow, waitForStatus } from '../proof/support';
 import { openLinkTab } from './support';
 
-// Issue 26, items 3 and 4, end to end over real sockets with the sandbox provider and the worker:
+// A link paid once, end to end over real sockets with the sandbox provider and the worker:
 // two tabs of one link after one has paid, and Pay and the deposit instructions of a suspended
 // merchant's open session.
 const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });

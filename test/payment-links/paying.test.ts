@@ -184,7 +184,7 @@ describe('paying a payment link', () => {
       15_000,
       'link paid',
     );
-    // Decisions §14: the link's other session ends, and hands out no instructions any more.
+    // The link's other session ends, and hands out no instructions any more.
     await eventually(
       () => sessionStatus(second),
       (s) => s === 'canceled',
@@ -200,8 +200,8 @@ describe('paying a payment link', () => {
       15_000,
       'exception recorded',
     );
-    // Arriving after the link was paid through the other session, the money is a duplicate
-    // (decisions §12): the merchant's to resolve and refund, never lost.
+    // Arriving after the link was paid through the other session, the money is a duplicate: the
+    // merchant's to resolve and refund, never lost.
     expect(exceptions).toEqual([{ kind: 'duplicate', status: 'open', amount_micro: String(parseCrypto(thirdDeposit.amount)) }]);
     // Paid at most once: the third session does not complete, the link stays the first's.
     expect(await sessionStatus(third)).toBe('canceled');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LINK_SESSION_WINDOW_SECONDS, MAX_LINK_SESSIONS_PER_ADDRESS, MAX_SESSIONS_PER_LINK } from '../../src/payments/link-session-limits';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 
-// Issue 26, item 3: Pay on a link's page again from the same browser goes back to its open session
+// Pay on a link's page again from the same browser goes back to its open session
 // (a cookie), and new sessions are limited per link and per client address, counted in Postgres.
 // Sessions are opened for real (row and workflow start); no worker is needed to open them.
 const ctx = useTestApp();

@@ -8,7 +8,7 @@ import { paymentSearch, type PaymentListFilter } from '../../src/domain/payment-
 import { merchantPayments, PAYMENT_EXPORT_COLUMNS } from '../../src/payments/merchant-payments';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 
-// Issue 29 item 1: a merchant's payment list. Random payments of two merchants and random filters
+// A merchant's payment list. Random payments of two merchants and random filters
 // against a model written in plain code: every page walk returns exactly the model's rows, in order,
 // each once; the CSV holds exactly the same rows; the other merchant's rows never appear.
 const ctx = useTestApp();

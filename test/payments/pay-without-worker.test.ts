@@ -75,7 +75,7 @@ describe('Pay with every worker down', () => {
     expect(res.body).toContain('can no longer be paid');
   });
 
-  it('closes the provider payment when the session ended while the provider made it (decisions §12)', async () => {
+  it('closes the provider payment when the session ended while the provider made it', async () => {
     // The provider reached through a proxy that ends the session (as its run does at the expiry)
     // while the payment is being made: the session ends between Pay's check and its write.
     const sandboxUrl = ctx.config.providers.sandbox.url;

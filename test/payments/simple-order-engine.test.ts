@@ -66,7 +66,7 @@ describe('a simple order on the payment engine', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true, late: true });
     expect(await row(code)).toEqual({ status: 'expired', failure_reason: null });
-    // Polygon has a verifier: the provider's word is a claim until the transfer is seen (decisions §11).
+    // Polygon has a verifier: the provider's word is a claim until the transfer is seen.
     expect(await exceptionKinds(code)).toEqual(['unverified']);
     const [stored] = await ctx.db.sql`select state from provider_events where event_id = ${event.id}`;
     expect(stored!.state).toBe('late');

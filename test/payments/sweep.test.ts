@@ -28,7 +28,7 @@ describe('a create whose process died before it answered', () => {
   });
 });
 
-describe('the purge of expired Idempotency-Keys (issue 27)', () => {
+describe('the purge of expired Idempotency-Keys', () => {
   const keys = async (merchantId: string) =>
     (await ctx.db.sql`select key from idempotency_keys where merchant_id = ${merchantId} order by key`).map((r) => r.key as string);
 

@@ -12,7 +12,7 @@ import { pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { settlementScheduleId } from '../../src/temporal/settlement-schedules';
 import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, payoutsOf, unbalancedPostings, waitForPayouts } from './support';
 
-// Decisions §14 "Payout failures", end to end on the run's anvil: a worker process (worker.ts)
+// Payout failures, end to end on the run's anvil: a worker process (worker.ts)
 // reaches the chain through a JSON-RPC proxy. A settlement run's payout the treasury cannot fund (its
 // tokens taken away as the payout is estimated) is refused, given up after the bound (not retried
 // forever), failed with its reason in words, listed for operators and counted by the metric, logged

@@ -27,7 +27,7 @@ import {
 } from '../../src/domain/balances';
 import { useTestApp } from '../support/harness';
 
-// Decisions §11 "Ledger": every posting balances, refused by the database otherwise (a deferred
+// Every posting balances, refused by the database otherwise (a deferred
 // constraint trigger checked at commit), lines are append-only, and the balance queries that the
 // reconciliation reads add up per account, asset and network.
 const ctx = useTestApp();

@@ -14,7 +14,7 @@ import {
   waitForPayouts,
 } from './support';
 
-// Issue 26's bar: reconciliation finds 0 differences after money arrives wrong. Whatever reaches a
+// Reconciliation finds 0 differences after money arrives wrong. Whatever reaches a
 // deposit address and is not the payment's money (a duplicate, another token, a token nobody
 // configured, dust, the credits of an underpaid payment) is on the ledger from the moment it arrives,
 // held for its owner, and stays reconciled when an operator refunds or accepts it.

@@ -7,7 +7,7 @@ import { exceptionsOf, pressPay, sessionRow, waitForStatus } from '../proof/supp
 import { eventually } from '../support/http';
 import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, reconciliationDifferences, waitForPayouts } from './support';
 
-// Decisions §11: GET /admin/v1/reconciliation compares the ledger with the chain and with the
+// GET /admin/v1/reconciliation compares the ledger with the chain and with the
 // transactions table. After real payouts it finds nothing; a balance changed behind the ledger's back
 // and a transaction row edited by hand are each named.
 const own = ownTreasury();

@@ -7,7 +7,7 @@ import { useTestApp } from '../support/harness';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { merchantWithFreshWallet, openSession, ownTreasury, waitForPayouts } from './support';
 
-// Issue 32: the reorg re-check (src/watchers/reorg-watch.ts) reads, every pass, the receipt of each
+// The reorg re-check (src/watchers/reorg-watch.ts) reads, every pass, the receipt of each
 // payout confirmed within the window; a receipt says the transaction is mined, so the block at its
 // recorded height is read only for a payout the node has no receipt of (the proof that it is gone).
 // A settled payment's pass reads the credit's block and no payout's.

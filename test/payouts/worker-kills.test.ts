@@ -17,7 +17,7 @@ import {
   waitForPayouts,
 } from './support';
 
-// Decisions §11, exactly once whatever crashes: a worker process (worker.ts) reaches the chain through
+// Payouts exactly once whatever crashes: a worker process (worker.ts) reaches the chain through
 // a JSON-RPC proxy that SIGKILLs it at one step of a settlement run (the sweep's signing, the
 // merchant's payout's broadcast); the next worker's runs finish it, and the merchant's wallet holds
 // exactly their share.

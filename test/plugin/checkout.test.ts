@@ -7,7 +7,7 @@ import { startReceiver } from '../support/receiver';
 import { depositAddressOf, payDirect } from '../support/proof';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 
-// POST /api/v1/checkout-sessions (spec §4.3): the plugin's create, through the one checkout
+// POST /api/v1/checkout-sessions: the plugin's create, through the one checkout
 // implementation, with deliveries to the connected site's endpoint signed with its secret.
 // The sandbox runs as the price source of the direct rail, through which a session is paid on chain.
 const ctx = useTestApp(

@@ -3,7 +3,7 @@ import { buildApp } from '../../src/api/app';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { connectBody, freshIp, pluginConnect, type PluginMerchant as Merchant } from '../support/plugin-sites';
 
-// POST /api/v1/plugin/connect, decisions §2: failed credential attempts are limited per merchant id
+// POST /api/v1/plugin/connect: failed credential attempts are limited per merchant id
 // and per client address, in Postgres, so the limits hold across API processes.
 const ctx = useTestApp();
 
@@ -12,7 +12,7 @@ const connect = (
   options: { ip?: string; headers?: Record<string, string>; app?: Parameters<typeof pluginConnect>[0] } = {},
 ) => pluginConnect(options.app ?? ctx.app, body, options);
 
-describe('rate limiting of failed attempts (decisions §2)', () => {
+describe('rate limiting of failed attempts', () => {
   it('refuses a merchant id after 5 failures, right credentials included, with 429 and Retry-After, across two API processes', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const other = await createApprovedMerchant(ctx.app);

@@ -5,7 +5,7 @@ import { adminHeaders, createApprovedMerchant, createMerchant, testConfig, useTe
 import { randomBase62 } from '../../src/domain/ids';
 import { connectBody, freshSite, markSiteVerified, pluginConnect } from '../support/plugin-sites';
 
-// POST /api/v1/plugin/connect (spec §4.5, decisions §2): every outcome of the handshake. Private URLs
+// POST /api/v1/plugin/connect: every outcome of the handshake. Private URLs
 // are allowed here (the harness default), so sites need no DNS; a strict app covers the URL policy.
 // Rate limits: connect-limits.test.ts; proof of site control: site-proof.test.ts.
 const ctx = useTestApp();
@@ -16,7 +16,7 @@ const connect = (body: unknown, options: { ip?: string; headers?: Record<string,
 const siteCount = async () => (await ctx.db.sql`select count(*)::int as n from sites`)[0]!.n as number;
 
 describe('connecting a website', () => {
-  it('connects on first use, with every field of spec §2.7, and stores the secret encrypted', async () => {
+  it('connects on first use, with every field of a connection, and stores the secret encrypted', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const body = connectBody(m);
     const res = await connect(body);
@@ -157,7 +157,7 @@ describe('credential failures', () => {
   it('refuses a rotated-out key after its grace period, and a revoked key', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const rotated = await ctx.app.inject({ method: 'POST', url: `/admin/v1/merchants/${m.id}/api-keys/rotate`, headers: adminHeaders });
-    // Within the 24 h grace the old key still works (spec §5.7)...
+    // Within the 24 h grace the old key still works...
     expect((await connect(connectBody(m))).statusCode).toBe(202);
     await ctx.db.sql`update api_keys set expires_at = now() - interval '1 second' where merchant_id = ${m.id} and expires_at is not null`;
     expect((await connect(connectBody(m))).statusCode).toBe(401);
@@ -265,7 +265,7 @@ describe('request validation (422)', () => {
   });
 });
 
-describe('security code rotation (spec §5.7)', () => {
+describe('security code rotation', () => {
   it('invalidates the old code at once, while connected sites and their sessions keep working', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const site = freshSite();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareSemVer, isAtLeastVersion, parseSemVer } from '../../src/domain/semver';
 
-describe('plugin versions (spec §9.2: the handshake from 1.1.0 on)', () => {
+describe('plugin versions', () => {
   it.each(['1.1.0', '1.1.1', '1.2.0', '1.10.0', '2.0.0', '1.1.0+build.5', '1.1.1-rc.1', '10.0.0'])('accepts %s', (v) =>
     expect(isAtLeastVersion(v, '1.1.0')).toBe(true),
   );

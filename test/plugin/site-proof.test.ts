@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 
-// Issue 10, item 6: a plugin connection becomes active only once its website proves control, by
+// A plugin connection becomes active only once its website proves control, by
 // serving the connection's token at /.well-known/svc-checkout.txt. Each test's website is a real
 // HTTP server on its own port (so its own origin); ALLOW_PRIVATE_URLS lets the service reach it.
 

@@ -17,7 +17,7 @@ import {
   waitForStatus,
 } from './support';
 
-// Decisions §11 against the run's real anvil: a session completes only when its own deposit
+// Proof on chain against the run's real anvil: a session completes only when its own deposit
 // address is credited at least G on chain, confirmed; the provider's word is a hint.
 const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
 const chain = sharedChain();

@@ -15,7 +15,7 @@ import { startReceiver } from '../support/receiver';
 import { merchantWithFreshWallet, openSession, payoutsOf, unbalancedPostings, waitForPayouts } from '../payouts/support';
 import { creditsOf, exceptionsOf, pressPay, sessionRow, settle, waitForStatus } from './support';
 
-// Issue 26 item 10: a reorg deeper than the confirmations (1 on the dev chain), on a private anvil
+// A reorg deeper than the confirmations (1 on the dev chain), on a private anvil
 // rewound with snapshot and revert. The watcher's re-check takes the credit back (a `reorged`
 // exception, announced), pays nothing twice (the payouts' same signed bytes are sent again), and
 // a sender's nonce gap is filled without anyone's help.

@@ -4,7 +4,7 @@ import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { http } from '../support/http';
 import { EVM_WALLETS, openSession, payFromWallet, sessionRow, waitForStatus } from './support';
 
-// The direct stablecoin rail (decisions §11): the customer pays the deposit address from a wallet
+// The direct stablecoin rail: the customer pays the deposit address from a wallet
 // of their own; no provider takes part and the chain alone completes the session.
 // The sandbox runs only as the price source (its quote is G); it delivers nothing here.
 const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });

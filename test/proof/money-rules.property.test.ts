@@ -14,7 +14,7 @@ import { insertCheckoutSession } from '../../src/db/queries/checkout-sessions';
 import { randomAddress } from '../support/chain';
 import { activitiesFor, createApprovedMerchant, useTestApp } from '../support/harness';
 
-// Issue 26, item 14: the money rules under random sequences of events against one payment, with the
+// The money rules under random sequences of events against one payment, with the
 // invariants checked after each step. Two levels: the pure rules (thousands of cases a second), and
 // the same rules as the worker runs them — its activities over real Postgres, in the order the
 // session's run calls them — with the invariants read back from the rows merchants and operators see.
@@ -82,7 +82,7 @@ type Step =
   | { kind: 'remove'; index: number }
   | { kind: 'expire' }
   | { kind: 'cancel' }
-  /** An operator suspends the merchant, or approves it again (issue 26 item 4). */
+  /** An operator suspends the merchant, or approves it again. */
   | { kind: 'suspend' }
   | { kind: 'approve' }
   /**
@@ -208,7 +208,7 @@ const KEPT: { name: string; steps: Step[] }[] = [
       { kind: 'provider', type: 'failed', transfer: null, amountMicro: 1n, resendOf: null },
     ],
   },
-  // Issue 30: a decline leaves the session open; the wallet then pays it, once, and the expiry changes nothing.
+  // A decline leaves the session open; the wallet then pays it, once, and the expiry changes nothing.
   {
     name: 'declined, then G from the wallet, then the expiry',
     steps: [
@@ -217,7 +217,7 @@ const KEPT: { name: string; steps: Step[] }[] = [
       { kind: 'expire' },
     ],
   },
-  // A suspended merchant's open session took money as its own (issue 26 item 4); approved again, only later money counts.
+  // A suspended merchant's open session took money as its own; approved again, only later money counts.
   {
     name: 'G while the merchant is suspended, then G once approved again',
     steps: [

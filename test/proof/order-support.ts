@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { TestContext } from '../support/harness';
 import { eventually, http } from '../support/http';
 
-// Simple-API orders on the chain rail (decisions §11): open one, choose its rail, read its row.
+// Simple-API orders on the chain rail: open one, choose its rail, read its row.
 
 export const CUSTOMER_WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
 

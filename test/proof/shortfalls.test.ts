@@ -4,7 +4,7 @@ import { useTestApp } from '../support/harness';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 import { exceptionsOf, merchantOnEveryNetwork, openSession, payFromWallet, pressPay, sessionRow, waitForStatus } from './support';
 
-// Money that does not prove the payment (decisions §11): recorded once, never completed. Short
+// Money that does not prove the payment: recorded once, never completed. Short
 // timers so expiry and the provider-proof deadline come within the test.
 const ctx = useTestApp({ SESSION_TTL_SECONDS: '12', PROVIDER_PROOF_TIMEOUT_SECONDS: '3' }, { listen: true, sandbox: true, worker: true });
 const chain = sharedChain();

@@ -6,7 +6,7 @@ import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 import { chooseRail, exceptionRows, openOrder, orderRow, waitForOrder } from './order-support';
 import { payFromWallet } from './support';
 
-// Money that does not prove a simple order (decisions §11), recorded as for sessions with
+// Money that does not prove a simple order, recorded as for sessions with
 // payment_kind 'simple_order', never settled. Short timers bring the deadlines within the test.
 const ctx = useTestApp(
   { SESSION_TTL_SECONDS: '10', PROVIDER_PROOF_TIMEOUT_SECONDS: '3', PROCESSING_TIMEOUT_SECONDS: '8' },

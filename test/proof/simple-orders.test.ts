@@ -15,7 +15,7 @@ import {
 } from './order-support';
 import { creditsOf, payFromWallet, settle } from './support';
 
-// Decisions §11 for the simple API: an order on a network with a verifier gets its own deposit
+// Proof on chain for the simple API: an order on a network with a verifier gets its own deposit
 // address, the provider delivers there, and only confirmed credits of at least G settle it.
 const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
 const chain = sharedChain();

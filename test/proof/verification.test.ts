@@ -5,7 +5,7 @@ import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { http } from '../support/http';
 import { EVM_WALLETS, openSession } from './support';
 
-// Decisions §11: which payments are proven on chain, and networks without a verifier in production.
+// Which payments are proven on chain, and networks without a verifier in production.
 const ctx = useTestApp({}, { listen: true });
 const SOLANA = { asset: 'USDC', network: 'solana', address: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV' };
 const TRON = { asset: 'USDT', network: 'tron', address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf' };

@@ -3,7 +3,7 @@ import { saveCursor } from '../../src/db/queries/chain-credits';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 
-// Issue 14 item 5: the chain watchers' lag (head − confirmedThrough) and the age of their last scan,
+// The chain watchers' lag (head − confirmedThrough) and the age of their last scan,
 // per network, on /metrics (read from Postgres, as the worker that holds the lease wrote them).
 const METRICS_TOKEN = 'metrics-token-0123456789abcdefghij';
 const ctx = useTestApp({ METRICS_TOKEN }, { worker: true });

@@ -9,7 +9,7 @@ import { startReceiver } from '../support/receiver';
 import { chooseRail, exceptionRows, openOrder, orderRow } from './order-support';
 import { creditsOf, exceptionsOf, merchantOnEveryNetwork, openSession, sessionRow, waitForStatus } from './support';
 
-// Issue 26, item 1 (decisions §14): only the payment's own token contract on its own network credits
+// Only the payment's own token contract on its own network credits
 // it. Another listed stablecoin, or a token contract this deployment does not know, reaching a
 // deposit address is a `wrong_asset` exception (contract, amount, transaction), never part of G.
 // A treasury of the file's own: the refund below pays gas from it, and its nonces are nobody else's.

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildSandboxApp } from '../../sandbox/app';
 import { callbackTargetRefusal } from '../../sandbox/callbacks';
 
-// Issue 10, item 8: the sandbox posts its signed callbacks only to the merchant platform it was
+// The sandbox posts its signed callbacks only to the merchant platform it was
 // configured with (origin match), and refuses any other target when the payment is created.
 
 const SERVICE_URL = 'http://127.0.0.1:39111';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { createProviders } from '../../src/providers';
 
-// Decisions §13: the sandbox provider, whose test helper pays any payment, exists only with
+// The sandbox provider, whose test helper pays any payment, exists only with
 // SANDBOX_ENABLED=true: as an adapter of the service and as a process.
 
 const ROOT = path.resolve(__dirname, '../..');

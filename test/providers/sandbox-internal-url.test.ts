@@ -3,7 +3,7 @@ import { buildSandboxApp } from '../../sandbox/app';
 import { loadConfig } from '../../src/config';
 import { createProviders } from '../../src/providers';
 
-// Issue 14 item 7: customers and the service's own processes reach each other on different URLs in
+// Customers and the service's own processes reach each other on different URLs in
 // compose. The sandbox accepts callback URLs written on the service's public URL and posts them to
 // its internal URL; it sends customers to its own public URL.
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 
-// pending → expired when nobody pays (decisions §6), with a 3-second order lifetime. The sandbox
+// pending → expired when nobody pays, with a 3-second order lifetime. The sandbox
 // provider runs because an order is valued by the provider's quote when it is created.
 const ctx = useTestApp({ SESSION_TTL_SECONDS: '3' }, { worker: true, sandbox: true });
 

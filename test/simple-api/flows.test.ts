@@ -92,7 +92,7 @@ describe('the fiat rail', () => {
       wallet_address: WALLET,
       wallet_currency: 'USDC',
       wallet_network: 'POLYGON',
-      // Decisions §11: sent once the payout to the customer's wallet is broadcast.
+      // Sent once the payout to the customer's wallet is broadcast.
       payout_dispatched: true,
     });
     expect(delivery.rawBody).toContain('"fiat_amount":25,');

@@ -6,7 +6,7 @@ import { eventually, http } from '../support/http';
 import { orderRow, waitForOrder, waitForOrderFeeSwept, waitForOrderPayouts } from '../proof/order-support';
 import { ledgerBalance, ownTreasury, unbalancedPostings } from '../payouts/support';
 
-// Issue 26 item 12: a simple order's payout costs the treasury gas, so the order pays a flat network
+// A simple order's payout costs the treasury gas, so the order pays a flat network
 // fee (SIMPLE_ORDER_NETWORK_FEES), fixed when it is opened, deducted from its payout and sent to the
 // treasury as revenue of its own; an order too small to carry it is refused.
 const own = ownTreasury();

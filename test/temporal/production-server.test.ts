@@ -5,7 +5,7 @@ import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { useProductionTemporal } from '../support/production-temporal';
 
-// Issue 14 item 3: the production server (temporal-server 1.29.1 on Postgres, as `npm run
+// The production server (temporal-server 1.29.1 on Postgres, as `npm run
 // temporal:server` runs it) on random ports and fresh databases, with a payment paid through it.
 // The go build is cached after the first run; setting up the schemas takes seconds.
 

@@ -51,7 +51,7 @@ async function runScenarios(): Promise<Record<string, string>> {
   ).toBe(200);
   ids.completed = paid.id;
 
-  // A decline leaves the session open for another attempt (issue 30); nothing came after it, so the
+  // A decline leaves the session open for another attempt; nothing came after it, so the
   // expiry ends it failed.
   const failed = await open();
   await postCallback(ctx.app, sandboxEvent(failed, 'payment.failed'), { secret });
@@ -63,7 +63,7 @@ async function runScenarios(): Promise<Record<string, string>> {
   await postCallback(ctx.app, sandboxEvent(undelivered, 'payment.failed'), { secret });
   ids.failedUndelivered = undelivered.id;
 
-  // Pay pressed, then canceled: the workflow closes the provider payment (decisions §12).
+  // Pay pressed, then canceled: the workflow closes the provider payment.
   const canceled = await open();
   expect((await http('POST', `${ctx.baseUrl}/pay/${canceled.id}/start`)).status).toBe(303);
   expect((await http('POST', `${ctx.baseUrl}/pay/${canceled.id}/cancel`)).status).toBe(303);
@@ -77,7 +77,7 @@ async function runScenarios(): Promise<Record<string, string>> {
   expect(expired.status).toBe(200);
   ids.expiredOnDemand = expiredNow.id;
 
-  // Chain-verified paths (decisions §11): over-delivery completes, under-delivery and an unproven
+  // Chain-verified paths: over-delivery completes, under-delivery and an unproven
   // provider success expire with their records.
   const overpaid = await open();
   await payOnChain(overpaid, 26_000_000n);
@@ -123,7 +123,7 @@ describe('checkoutSession histories', () => {
       [ids.overpaid!]: 'overpaid',
       [ids.underpaidExpired!]: 'underpaid',
       [ids.unverifiedExpired!]: 'unverified',
-      // A provider's success after the end, with no transfer seen: a claim (decisions §11).
+      // A provider's success after the end, with no transfer seen: a claim.
       [ids.expiredThenLate!]: 'unverified',
     });
     // An exception's run carries its merchant, for an operator's search (started from the session's run).

@@ -12,7 +12,7 @@ import { startReceiver } from '../support/receiver';
 import { balanceOf, sharedChain } from '../support/chain';
 import type { Address, Hash } from 'viem';
 
-// Issue 14 item 3: the production topology on one host. Two API processes behind a round-robin
+// The production topology on one host. Two API processes behind a round-robin
 // balancer, two workers, both run as production runs them: compiled JavaScript (`npm run build`, run
 // here into a folder of its own), by Node without tsx; the production Temporal server on Postgres, the
 // sandbox provider and the dev chain. 100 payments are opened and paid while one worker and one API

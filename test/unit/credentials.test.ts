@@ -9,7 +9,7 @@ import {
   sha256Hex,
 } from '../../src/domain/credentials';
 
-describe('API keys (decisions §1–§2)', () => {
+describe('API keys', () => {
   it('issues svc_live_ keys with a hash, display prefix and last 4', () => {
     const key = issueLiveKey();
     expect(key.plaintext).toMatch(/^svc_live_[0-9A-Za-z]{32}$/);

@@ -10,7 +10,7 @@ import {
   newSiteId,
 } from '../../src/domain/ids';
 
-describe('identifiers (decisions §1)', () => {
+describe('identifiers', () => {
   it.each([
     ['payment', newPaymentId, /^SV_[0-9A-Za-z]{24}$/],
     ['merchant', newMerchantId, /^MER_[0-9A-Za-z]{16}$/],

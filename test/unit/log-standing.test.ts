@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { logStanding, receiptHolds, transactionStanding, type ReceiptLog, type StoredLog } from '../../src/chains/log-standing';
 
-// Issue 26 item 10: where a credited log stands after the chain changed under it (pure).
+// Where a credited log stands after the chain changed under it (pure).
 
 const token = '0x1111111111111111111111111111111111111111';
 const to = '0x2222222222222222222222222222222222222222';

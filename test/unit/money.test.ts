@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { AmountError, commissionSplit, formatCrypto, formatFiat, formatUnits, parseCrypto, toUnits } from '../../src/domain/money';
 
-describe('amounts in integer units (decisions §4)', () => {
+describe('amounts in integer units', () => {
   it.each([
     [25, 2, 2500n],
     [19.99, 2, 1999n],
@@ -55,7 +55,7 @@ describe('amounts in integer units (decisions §4)', () => {
   });
 });
 
-describe('commission split (decisions §7)', () => {
+describe('commission split', () => {
   it('takes bps of the gross, rounded half up to the micro-unit', () => {
     expect(commissionSplit(parseCrypto('24.750000'), 100)).toEqual({ commission: 247500n, merchant: 24502500n });
     // 0.000050 × 1% = 0.0000005 → rounds half up to 0.000001.

@@ -14,7 +14,7 @@ import {
 import { checkSignature, parseSignatureHeader, signatureHeader } from '../../src/domain/signatures';
 import fc from 'fast-check';
 
-describe('payment states (decisions §6)', () => {
+describe('payment states', () => {
   it('has exactly four terminal states, none of which moves again', () => {
     expect([...TERMINAL_STATUSES].sort()).toEqual(['canceled', 'completed', 'expired', 'failed']);
     for (const from of TERMINAL_STATUSES) for (const to of PAYMENT_STATUSES) expect(canTransition(from, to)).toBe(false);
@@ -45,7 +45,7 @@ describe('payment states (decisions §6)', () => {
   });
 });
 
-describe('simple order states (decisions §6)', () => {
+describe('simple order states', () => {
   it('pending → processing → settled | failed; pending → expired; nothing leaves an end', () => {
     expect(SIMPLE_ORDER_STATUSES.filter((s) => !isOrderOpen(s)).sort()).toEqual(['expired', 'failed', 'settled']);
     expect(canTransitionOrder('pending', 'expired')).toBe(true);
@@ -58,7 +58,7 @@ describe('simple order states (decisions §6)', () => {
   });
 });
 
-describe('t=,v1= signatures (spec §6.2)', () => {
+describe('t=,v1= signatures', () => {
   const now = new Date('2026-11-22T12:00:00Z');
   const t = Math.floor(now.getTime() / 1000);
 

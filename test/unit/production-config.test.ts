@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEVELOPMENT_VALUES, loadConfig } from '../../src/config';
 
-// Decisions §13: NODE_ENV=production refuses every development default, one variable at a time.
+// NODE_ENV=production refuses every development default, one variable at a time.
 
 const secrets = { ADMIN_TOKEN: 'prod-admin-token-7f3a9c1e5b2d8f4a', SECRETS_KEY: 'cd'.repeat(32) };
 const sandboxSecrets = { SANDBOX_API_KEY: 'sbx_sk_operator_chosen_1', SANDBOX_CALLBACK_SECRET: 'sbx_whsec_operator_chosen_1' };

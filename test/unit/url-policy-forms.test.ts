@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkResolvedAddresses, checkUrlShape, isPublicAddress } from '../../src/domain/url-policy';
 import { checkWebhookTarget } from '../../src/webhooks/target-policy';
 
-// Decisions §8 and §13: every way of writing an address that reaches our own network is refused, on
+// Every way of writing an address that reaches our own network is refused, on
 // each path a target takes: the URL literal at registration, the registration check with DNS, and the
 // resolved answers at delivery. One row per form; the kind names the range it falls in.
 

@@ -63,7 +63,7 @@ describe('checkResolvedAddresses', () => {
   });
 });
 
-describe('isRelatedHost (decisions §8)', () => {
+describe('isRelatedHost', () => {
   it('relates the same host and hosts of one registrable domain, by the public suffix list', () => {
     expect(isRelatedHost('https://api.shop.example.com/cb', 'https://www.shop.example.com')).toBe(true);
     expect(isRelatedHost('https://shop.example.com/cb', 'https://shop.example.com')).toBe(true);

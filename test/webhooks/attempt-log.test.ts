@@ -7,7 +7,7 @@ import { envFor, killHard, startEntryPoint } from '../support/processes';
 import { startReceiver } from '../support/receiver';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 
-// Issue 14 item 2: every POST a receiver sees is in the delivery log, also when the worker dies in
+// Every POST a receiver sees is in the delivery log, also when the worker dies in
 // the middle of an attempt. The receiver holds the first request; the worker is SIGKILLed while it
 // waits; the next worker retries. The receiver saw two POSTs, and the log has two attempts.
 const ctx = useTestApp({ WEBHOOK_RETRY_BASE_SECONDS: '1' }, { listen: true, sandbox: true });

@@ -75,7 +75,7 @@ const pay = async (s: Awaited<ReturnType<typeof openSession>>, type: 'payment.pr
 
 /**
  * One transition that ends the session, and so one event: the merchant's expire (a provider's decline
- * no longer ends a session, issue 30).
+ * no longer ends a session).
  */
 const endSession = async (apiKey: string, s: { id: string }) => {
   const res = await ctx.app.inject({
@@ -107,8 +107,8 @@ describe('signed webhook deliveries', () => {
       15_000,
       'two deliveries',
     );
-    // The transitions' events, once each; payment.settled follows once the payout is confirmed
-    // (decisions §11), and may already be here.
+    // The transitions' events, once each; payment.settled follows once the payout is confirmed, and
+    // may already be here.
     const transitions = r.received.filter((d) => d.body.event !== 'payment.settled');
     const byType = Object.fromEntries(transitions.map((d) => [d.body.event, d]));
     expect(Object.keys(byType).sort()).toEqual(['payment.completed', 'payment.processing']);
@@ -247,7 +247,7 @@ describe('signed webhook deliveries', () => {
     expect(scheduled.map((a) => [a.activityType?.name, a.activityId]).filter(([name]) => name !== 'closeSessionProviderPayment')).toEqual([
       ['deliverWebhook', delivery.id],
     ]);
-    // Its first attempt was made by the local activity that wrote the event (issue 32), the retries
+    // Its first attempt was made by the local activity that wrote the event, the retries
     // that activity, after the schedule's first interval (a timer).
     expect(localActivityTypes(history.events).filter((a) => a === 'deliverWebhook')).toEqual([]);
     expect(localActivityTypes(history.events)).toContain('moveSession');

@@ -11,7 +11,7 @@ import { payDirect } from '../support/proof';
 import { startReceiver } from '../support/receiver';
 import { startFreezableProxy } from '../support/tcp-proxy';
 
-// Decisions §14 and issue 31 item 3: the merchant's events as server-sent events, and the local
+// The merchant's events as server-sent events, and the local
 // forwarder (`npm run ops -- listen`) that re-signs and POSTs them. Everything over real sockets: the
 // API listens on a port, the forwarder reaches it through a TCP proxy the test can cut, and the
 // forwarded events land on a receiver on another port. Streams poll every 200 ms here.

@@ -3,7 +3,7 @@ import { activitiesFor, createApprovedMerchant, useTestApp } from '../support/ha
 import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
 
-// Issue 26 item 11: every stored event is delivered or visibly failed. The game day found deliveries
+// Every stored event is delivered or visibly failed. The game day found deliveries
 // written as pending that nothing ever attempted (a worker killed after a transition wrote its event;
 // the retried task took another path). Here the event and its delivery are written as that worker
 // wrote them, with nothing started to post them, and the API's sweep picks them up.

@@ -8,7 +8,7 @@ import { startReceiver } from '../support/receiver';
 import { depositAddressOf } from '../support/proof';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 
-// Issue 31 item 7: an operator's resend of a delivery that is still backing off is attempted at once
+// An operator's resend of a delivery that is still backing off is attempted at once
 // (beside its schedule, which then sends nothing more); only while an attempt is under way does it
 // answer 409 with when the next attempt is due. Retries: 4 s base, doubling, at most 8 s apart.
 const ctx = useTestApp(

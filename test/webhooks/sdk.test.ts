@@ -11,7 +11,7 @@ import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/har
 import { eventually } from '../support/http';
 import { startReceiver, type ReceivedDelivery } from '../support/receiver';
 
-// Issue 31 item 2: the Node SDK (packages/sdk) is what `npm run build:sdk` makes of the document the
+// The Node SDK (packages/sdk) is what `npm run build:sdk` makes of the document the
 // service serves, and it creates, reads and verifies against the real service; the README's Python
 // and PHP checks, run as written by their interpreters, accept a real delivery and refuse a tampered one.
 const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
