@@ -5,7 +5,7 @@ import { buildSandboxApp } from './sandbox/app';
 // The sandbox provider as its own process, on its own port, as a real provider would be.
 async function main() {
   const config = loadConfig(process.env);
-  // Decisions §13: its test helper pays any payment, so it never starts by accident.
+  // Its test helper pays any payment, so it never starts by accident.
   if (!config.providers.sandbox.enabled) {
     throw new Error('The sandbox provider runs only with SANDBOX_ENABLED=true (it simulates payments; never expose it).');
   }
