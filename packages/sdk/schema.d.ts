@@ -313,7 +313,7 @@ export interface paths {
         };
         /**
          * Your events as server-sent events (for a local forwarder)
-         * @description text/event-stream of the events your webhooks carry, in the order they were stored: each with `id` (its sequence number among your events), `event` (its type) and `data` (the webhook body, byte for byte; not signed: the stream itself is authenticated). Without `Last-Event-ID` the stream starts with the next new event; with it, every event after that id comes first, so a client that reconnects misses nothing. A comment line every 15 s keeps it open. At most 5 streams per merchant (429 beyond). Errors come in the JSON envelope before the stream starts.
+         * @description text/event-stream of the events your webhooks carry, in the order they were stored: each with `id` (its sequence number among your events), `event` (its type) and `data` (the webhook body, byte for byte; not signed: the stream itself is authenticated). Without `Last-Event-ID` the stream starts with the next new event; with it, every event after that id comes first, so a client that reconnects misses nothing. A comment line every 15 s keeps it open. At most 5 streams per merchant (429 beyond). Errors come in the JSON envelope before the stream starts. The stream ends when its key is revoked or expires or the account is suspended (within the key cache window, API_KEY_CACHE_SECONDS), and after EVENT_STREAM_MAX_SECONDS (default an hour) in any case: reconnect with `Last-Event-ID` to resume.
          */
         get: operations["streamMerchantEvents"];
         put?: never;
@@ -355,7 +355,7 @@ export interface paths {
         put?: never;
         /**
          * Create a pending order
-         * @description Opens an order (a simpleOrder workflow) and answers its transaction_code, its hosted page and the rails it can be paid with. With webhook_url, transaction.settled is POSTed there once when the order settles (8 s, no retry).
+         * @description Opens an order (a simpleOrder workflow) and answers its transaction_code, its hosted page and the rails it can be paid with. With webhook_url, transaction.settled is POSTed there once when the order settles (8 s, no retry). One client address opens at most SIMPLE_API_ORDERS_PER_MINUTE orders a minute (default 60; 429 with Retry-After beyond).
          */
         post: operations["postSimpleCheckout"];
         delete?: never;
@@ -1322,6 +1322,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1442,6 +1446,10 @@ export interface operations {
             /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
             400: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1451,6 +1459,10 @@ export interface operations {
             /** @description Missing, unknown, revoked or retired credentials. */
             401: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1460,6 +1472,10 @@ export interface operations {
             /** @description Account not approved, key lacks the scope, or payments are disabled. */
             403: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1469,6 +1485,25 @@ export interface operations {
             /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
             422: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1478,6 +1513,10 @@ export interface operations {
             /** @description Postgres or Temporal unreachable: nothing was done, retry. */
             503: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1589,6 +1628,10 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1696,6 +1739,10 @@ export interface operations {
             /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
             400: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1705,6 +1752,10 @@ export interface operations {
             /** @description Missing, unknown, revoked or retired credentials. */
             401: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1714,6 +1765,10 @@ export interface operations {
             /** @description Account not approved, key lacks the scope, or payments are disabled. */
             403: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1723,6 +1778,10 @@ export interface operations {
             /** @description The state does not allow it, or an Idempotency-Key conflict. */
             409: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1732,6 +1791,10 @@ export interface operations {
             /** @description Body over the limit (64 KiB). */
             413: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1741,6 +1804,25 @@ export interface operations {
             /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
             422: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1750,6 +1832,10 @@ export interface operations {
             /** @description Postgres or Temporal unreachable: nothing was done, retry. */
             503: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1775,6 +1861,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1882,6 +1972,10 @@ export interface operations {
             /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
             400: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1891,6 +1985,10 @@ export interface operations {
             /** @description Missing, unknown, revoked or retired credentials. */
             401: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1900,6 +1998,10 @@ export interface operations {
             /** @description Account not approved, key lacks the scope, or payments are disabled. */
             403: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1909,6 +2011,10 @@ export interface operations {
             /** @description Not found (or another merchant’s), or not implemented. */
             404: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1918,6 +2024,10 @@ export interface operations {
             /** @description The state does not allow it, or an Idempotency-Key conflict. */
             409: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1927,6 +2037,25 @@ export interface operations {
             /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
             422: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1936,6 +2065,10 @@ export interface operations {
             /** @description Postgres or Temporal unreachable: nothing was done, retry. */
             503: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2353,9 +2486,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2447,6 +2582,10 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2470,6 +2609,10 @@ export interface operations {
             /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
             400: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2479,6 +2622,10 @@ export interface operations {
             /** @description Missing, unknown, revoked or retired credentials. */
             401: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2488,6 +2635,10 @@ export interface operations {
             /** @description Account not approved, key lacks the scope, or payments are disabled. */
             403: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2497,6 +2648,10 @@ export interface operations {
             /** @description The state does not allow it, or an Idempotency-Key conflict. */
             409: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2506,6 +2661,10 @@ export interface operations {
             /** @description Body over the limit (64 KiB). */
             413: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2515,6 +2674,25 @@ export interface operations {
             /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
             422: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2524,6 +2702,10 @@ export interface operations {
             /** @description Postgres or Temporal unreachable: nothing was done, retry. */
             503: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2592,6 +2774,10 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2638,6 +2824,10 @@ export interface operations {
             /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
             400: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2647,6 +2837,10 @@ export interface operations {
             /** @description Missing, unknown, revoked or retired credentials. */
             401: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2656,6 +2850,10 @@ export interface operations {
             /** @description Account not approved, key lacks the scope, or payments are disabled. */
             403: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2665,6 +2863,10 @@ export interface operations {
             /** @description The state does not allow it, or an Idempotency-Key conflict. */
             409: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2674,6 +2876,10 @@ export interface operations {
             /** @description Body over the limit (64 KiB). */
             413: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2683,6 +2889,25 @@ export interface operations {
             /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
             422: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2692,6 +2917,10 @@ export interface operations {
             /** @description Postgres or Temporal unreachable: nothing was done, retry. */
             503: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2714,6 +2943,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2826,6 +3059,10 @@ export interface operations {
             /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
             400: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2835,6 +3072,10 @@ export interface operations {
             /** @description Missing, unknown, revoked or retired credentials. */
             401: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2844,6 +3085,10 @@ export interface operations {
             /** @description Account not approved, key lacks the scope, or payments are disabled. */
             403: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2853,6 +3098,10 @@ export interface operations {
             /** @description Not found (or another merchant’s), or not implemented. */
             404: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2862,6 +3111,25 @@ export interface operations {
             /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
             422: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2871,6 +3139,10 @@ export interface operations {
             /** @description Postgres or Temporal unreachable: nothing was done, retry. */
             503: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2893,6 +3165,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2979,6 +3255,10 @@ export interface operations {
             /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
             400: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2988,6 +3268,10 @@ export interface operations {
             /** @description Missing, unknown, revoked or retired credentials. */
             401: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2997,6 +3281,10 @@ export interface operations {
             /** @description Account not approved, key lacks the scope, or payments are disabled. */
             403: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3006,6 +3294,10 @@ export interface operations {
             /** @description Not found (or another merchant’s), or not implemented. */
             404: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3015,6 +3307,25 @@ export interface operations {
             /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
             422: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3024,6 +3335,10 @@ export interface operations {
             /** @description Postgres or Temporal unreachable: nothing was done, retry. */
             503: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3044,6 +3359,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3116,6 +3435,10 @@ export interface operations {
             /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
             400: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3125,6 +3448,10 @@ export interface operations {
             /** @description Missing, unknown, revoked or retired credentials. */
             401: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3134,6 +3461,25 @@ export interface operations {
             /** @description Account not approved, key lacks the scope, or payments are disabled. */
             403: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3143,6 +3489,10 @@ export interface operations {
             /** @description Postgres or Temporal unreachable: nothing was done, retry. */
             503: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3174,6 +3524,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3289,6 +3643,10 @@ export interface operations {
             /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
             400: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3298,6 +3656,10 @@ export interface operations {
             /** @description Missing, unknown, revoked or retired credentials. */
             401: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3307,6 +3669,10 @@ export interface operations {
             /** @description Account not approved, key lacks the scope, or payments are disabled. */
             403: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3316,6 +3682,25 @@ export interface operations {
             /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
             422: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3325,6 +3710,10 @@ export interface operations {
             /** @description Postgres or Temporal unreachable: nothing was done, retry. */
             503: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3348,6 +3737,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3449,6 +3842,10 @@ export interface operations {
             /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
             400: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3458,6 +3855,10 @@ export interface operations {
             /** @description Missing, unknown, revoked or retired credentials. */
             401: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3467,6 +3868,10 @@ export interface operations {
             /** @description Account not approved, key lacks the scope, or payments are disabled. */
             403: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3476,6 +3881,10 @@ export interface operations {
             /** @description Not found (or another merchant’s), or not implemented. */
             404: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3485,6 +3894,25 @@ export interface operations {
             /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
             422: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3494,6 +3922,10 @@ export interface operations {
             /** @description Postgres or Temporal unreachable: nothing was done, retry. */
             503: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3535,6 +3967,10 @@ export interface operations {
             /** @description Malformed request (bad JSON, wrong content type, a malformed id, or HTTP the parser refuses). */
             400: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3544,6 +3980,10 @@ export interface operations {
             /** @description Missing, unknown, revoked or retired credentials. */
             401: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3553,6 +3993,10 @@ export interface operations {
             /** @description Account not approved, key lacks the scope, or payments are disabled. */
             403: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3562,15 +4006,25 @@ export interface operations {
             /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
             422: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3580,6 +4034,10 @@ export interface operations {
             /** @description Postgres or Temporal unreachable: nothing was done, retry. */
             503: {
                 headers: {
+                    /** @description The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: its limit, requests left in this window, seconds until the next. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3844,6 +4302,17 @@ export interface operations {
             /** @description A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id. */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimpleError"];
+                };
+            };
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4232,9 +4701,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4434,9 +4905,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4553,9 +5026,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4719,9 +5194,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4896,9 +5373,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5071,9 +5550,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5261,9 +5742,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5436,9 +5919,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5638,9 +6123,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5780,9 +6267,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5877,9 +6366,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5972,9 +6463,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6040,9 +6533,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6137,9 +6632,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6238,9 +6735,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6372,9 +6871,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6481,9 +6982,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6590,9 +7093,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6690,9 +7195,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6798,9 +7305,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6899,9 +7408,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7085,9 +7596,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7257,9 +7770,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7408,9 +7923,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7564,9 +8081,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7690,9 +8209,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7817,9 +8338,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7986,9 +8509,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8112,9 +8637,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8253,9 +8780,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8343,9 +8872,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8424,9 +8955,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8600,9 +9133,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8643,8 +9178,8 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id
-                     *     SV_4f9a1c2b7d8e6f5a4b3c2d1e,USDC,polygon,24.500000,0.367500,24.132500,0x9f3c2a8e4b1d7c6f5a4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a,0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c,2026-01-15T10:34:12.000Z,2026-01-15T10:36:40.000Z,fiat_to_crypto,sandbox,order-1042
+                     * @example payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id,paid_with
+                     *     SV_4f9a1c2b7d8e6f5a4b3c2d1e,USDC,polygon,24.500000,0.367500,24.132500,0x9f3c2a8e4b1d7c6f5a4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a,0x1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c,2026-01-15T10:34:12.000Z,2026-01-15T10:36:40.000Z,fiat_to_crypto,sandbox,order-1042,Through sandbox
                      */
                     "text/csv": string;
                 };
@@ -8685,9 +9220,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8824,9 +9361,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed attempts; see Retry-After. */
+            /** @description Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

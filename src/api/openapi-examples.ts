@@ -273,6 +273,8 @@ export interface ErrorContext {
   scope: string;
   /** A server-sent events stream: its 429 is about open streams, its 422 about `Last-Event-ID`. */
   stream: boolean;
+  /** Called with an API key, which has its limit of requests a second. */
+  keyed: boolean;
 }
 
 type Sample = { code: ErrorCode; message: string; details?: { path: string; message: string }[] };
@@ -342,7 +344,11 @@ function samplesFor(status: string, c: ErrorContext): Sample[] {
           code: 'RateLimited',
           message: c.stream
             ? 'At most 5 event streams may be open at once for one merchant.'
-            : 'Too many failed attempts. Try again later.',
+            : c.keyed
+              ? 'This API key is over its limit of 100 requests a second.'
+              : c.simple
+                ? 'At most 60 orders a minute may be opened from one address. Try again later.'
+                : 'Too many failed attempts. Try again later.',
         },
       ];
     case '503':

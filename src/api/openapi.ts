@@ -19,7 +19,7 @@ type Operation = {
   security?: unknown[];
   parameters?: { in: string; name: string }[];
   requestBody?: { content?: Record<string, Media> };
-  responses?: Record<string, { description?: string; content?: Record<string, Media> }>;
+  responses?: Record<string, { description?: string; content?: Record<string, Media>; headers?: Record<string, unknown> }>;
 };
 export type OpenApiDocument = {
   openapi: string;
@@ -71,9 +71,23 @@ const DESCRIPTIONS: Record<string, string> = {
   '409': 'The state does not allow it, or an Idempotency-Key conflict.',
   '413': 'Body over the limit (64 KiB).',
   '422': 'A field is not valid (`details` names it), or an Idempotency-Key already used for another method, path or id.',
-  '429': 'Too many failed attempts; see Retry-After.',
+  '429':
+    'Too many requests (over the API key’s limit a second, orders from one address, open streams) or failed attempts; see Retry-After.',
   '503': 'Postgres or Temporal unreachable: nothing was done, retry.',
 };
+
+// draft-ietf-httpapi-ratelimit-headers-07, on every answer to a request with an API key.
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': {
+    description: 'The key’s limit: requests per window of w seconds (API_RATE_LIMIT_PER_SECOND).',
+    schema: { type: 'string', examples: ['100;w=1'] },
+  },
+  RateLimit: {
+    description: 'Where the key stands: its limit, requests left in this window, seconds until the next.',
+    schema: { type: 'string', examples: ['limit=100, remaining=42, reset=1'] },
+  },
+};
+const RETRY_AFTER = { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1, examples: [1] } };
 
 /** The statuses an operation can answer besides its own, from what it takes and who may call it. */
 /** An authenticated server-sent events route (its 200 declares text/event-stream, see completeDocument). */
@@ -93,9 +107,11 @@ function errorStatuses(path: string, method: string, op: Operation): string[] {
   if (op.requestBody) statuses.add('413');
   if ((op.parameters ?? []).some((p) => p.in === 'path')) statuses.add('404');
   if (path.startsWith('/admin/')) statuses.add('401').add('429');
-  else if (op.security?.length) statuses.add('401').add('403');
+  // Every keyed request counts against its key's limit a second.
+  else if (op.security?.length) statuses.add('401').add('403').add('429');
   if (method === 'post' && op.security?.length) statuses.add('409');
   if (path === '/api/v1/plugin/connect') statuses.add('401').add('429');
+  if (path === '/api/checkout' && method === 'post') statuses.add('429');
   // The merchant's event stream refuses a stream beyond its per-merchant limit.
   if (isStream(op)) statuses.add('429');
   if (path === '/readyz') statuses.delete('422');
@@ -195,6 +211,7 @@ export function completeDocument(doc: OpenApiDocument, webhooks: Record<string, 
         notFound: admin ? 'Merchant' : settlement ? 'Settlement' : 'Payment',
         pluginConnect: path === '/api/v1/plugin/connect',
         stream: isStream(op),
+        keyed: !admin && (op.security?.length ?? 0) > 0,
         hasBody: Boolean(op.requestBody),
         hasPathId: path.includes('{') && !settlement,
         transactionCode: (op.parameters ?? []).some((p) => p.name === 'transaction_code'),
@@ -207,7 +224,11 @@ export function completeDocument(doc: OpenApiDocument, webhooks: Record<string, 
             ? 'transactions:read'
             : 'checkout_sessions:create',
       };
+      const keyed = !admin && (op.security?.length ?? 0) > 0;
       for (const [status, response] of Object.entries(op.responses)) {
+        // A stream's 200 is written by hand, past the headers a keyed answer carries.
+        if (keyed && !(context.stream && status === '200')) response.headers = { ...response.headers, ...RATE_LIMIT_HEADERS };
+        if (status === '429') response.headers = { ...response.headers, 'Retry-After': RETRY_AFTER };
         // A body that is not JSON (the settlements CSV) says its media type in its schema.
         const declared = response.content?.['application/json']?.schema?.contentMediaType;
         if (typeof declared === 'string' && response.content) response.content = { [declared]: response.content['application/json']! };

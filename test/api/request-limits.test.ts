@@ -80,6 +80,23 @@ describe('requests per API key', () => {
     expect(other.status).toBe(200);
     expect(other.headers.get('ratelimit')).toMatch(/^limit=3, remaining=2, reset=1$/);
   });
+
+  it('is in the OpenAPI document: a 429 on every keyed operation, the headers on its answers, Retry-After on the 429', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json<{
+      paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+    }>();
+    const keyed = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith('/api/v1/'))
+      .flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ name: `${method} ${path}`, op })))
+      .filter(({ op }) => (op.security?.length ?? 0) > 0);
+    expect(keyed.length).toBeGreaterThan(10);
+    for (const { name, op } of keyed) {
+      expect(Object.keys(op.responses['429']?.headers ?? {}), name).toEqual(['RateLimit-Policy', 'RateLimit', 'Retry-After']);
+      const ordinary = Object.entries(op.responses).find(([status]) => status.startsWith('2'))!;
+      if (!name.endsWith('/events/stream')) expect(Object.keys(ordinary[1].headers ?? {}), name).toContain('RateLimit');
+    }
+    expect(Object.keys(doc.paths['/api/checkout']!.post!.responses)).toContain('429');
+  });
 });
 
 describe('simple-API orders per client address', () => {
