@@ -81,6 +81,10 @@ export async function startStack(
       // would mostly wait for the next run. The bench pauses the schedules outside ours' turns
       // (support/settlement-clock.ts).
       PAYOUT_INTERVAL_SECONDS: '1',
+      // The bench measures what one process can serve, with one key and one address: the per-key and
+      // per-address limits would cap its figures at theirs.
+      API_RATE_LIMIT_PER_SECOND: '10000',
+      SIMPLE_API_ORDERS_PER_MINUTE: '10000',
     };
     const databases = [database, ...(options.temporal === 'production' ? [`${database}_temporal`, `${database}_temporal_visibility`] : [])];
     return { databaseUrl, temporalAddress: server.address, rpcUrl: chain.rpcUrl, tokens: chain.tokens, databases, env, stop };

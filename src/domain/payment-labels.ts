@@ -49,3 +49,48 @@ export function eventSourceOf(status: PaymentStatus, railType: string, event?: '
   if (status === 'completed' && railType === RAIL_CRYPTO_TRANSFER) return 'chain';
   return EVENT_SOURCE[status];
 }
+
+/**
+ * How the money came, as a merchant reads it: `wallet` for a wallet payment (and for money that
+ * arrived at the deposit address with no provider payment asked for: nothing else sends it there),
+ * `provider` once the customer pressed Pay or the on-ramp completed it, `none` while neither happened.
+ */
+export type PaidWith = 'wallet' | 'provider' | 'none';
+
+export function paidWithOf(s: { status: string; railType: string; providerPaymentId: string | null; arrivedMicro: bigint }): PaidWith {
+  if (s.railType === RAIL_CRYPTO_TRANSFER) return 'wallet';
+  if (s.providerPaymentId || s.status === 'completed') return 'provider';
+  return s.arrivedMicro > 0n ? 'wallet' : 'none';
+}
+
+/** The words every page and CSV uses; a wallet payment never carries the provider's name. */
+const WALLET_WORDS = "From the customer's wallet";
+
+export function paidWithText(paidWith: PaidWith, provider: string | null): string {
+  if (paidWith === 'wallet') return WALLET_WORDS;
+  if (paidWith === 'provider') return `Through ${provider ?? 'the on-ramp'}`;
+  return 'Not paid';
+}
+
+/**
+ * An open payment some of whose money arrived but not all (the hosted page's "remaining"): only a
+ * chain-verified payment knows what arrived, and only once its expected gross is fixed what remains.
+ */
+export function partPayment(
+  s: { status: string; verification: string; depositAddress: string | null; expectedGrossMicro: bigint | null },
+  arrivedMicro: bigint,
+): { arrivedMicro: bigint; expectedMicro: bigint } | null {
+  const open = s.status === 'pending' || s.status === 'processing';
+  const expected = s.expectedGrossMicro;
+  if (!open || s.verification !== 'chain' || s.depositAddress === null || expected === null) return null;
+  return arrivedMicro > 0n && arrivedMicro < expected ? { arrivedMicro, expectedMicro: expected } : null;
+}
+
+/** How a payment reads to its merchant: the way it was paid, and the provider only when it took part. */
+export function merchantPaymentLabels(
+  s: { status: string; railType: string; provider: string; providerPaymentId: string | null },
+  arrivedMicro: bigint,
+): { paidWith: PaidWith; provider: string | null } {
+  const paidWith = paidWithOf({ ...s, arrivedMicro });
+  return { paidWith, provider: paidWith === 'provider' ? s.provider : null };
+}

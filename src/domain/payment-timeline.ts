@@ -2,7 +2,8 @@
 // the service reads the rows (session, provider facts, chain credits, events, payouts, exceptions,
 // webhook deliveries) and this orders and words them, so what the page says is tested without I/O.
 
-import { formatCrypto } from './money';
+// Amounts as a sentence reads them, exact: at least two decimals, every significant one beyond.
+import { formatCryptoAmount } from './money';
 
 export type TimelineKind =
   'created' | 'pay_pressed' | 'provider' | 'credit' | 'status' | 'payout' | 'exception' | 'exception_resolved' | 'refund' | 'webhook';
@@ -115,7 +116,7 @@ export function paymentTimeline(input: TimelineInput): TimelineEntry[] {
     // As the watcher counts them: the log's own block is the first confirmation.
     const confirmations = input.head !== null && input.head >= c.blockNumber ? (input.head - c.blockNumber + 1n).toString() : null;
     entries.push(
-      entry(c.createdAt, 'credit', `Transfer of ${formatCrypto(c.amountMicro)} ${c.asset ?? 'of an unknown token'} arrived`, {
+      entry(c.createdAt, 'credit', `Transfer of ${formatCryptoAmount(c.amountMicro)} ${c.asset ?? 'of an unknown token'} arrived`, {
         detail: `from ${c.fromAddress}: ${CREDIT_STATES[c.state] ?? c.state}`,
         transactionHash: c.transactionHash,
         explorerUrl: input.explorer(c.transactionHash),
@@ -128,7 +129,7 @@ export function paymentTimeline(input: TimelineInput): TimelineEntry[] {
     if (title) entries.push(entry(e.createdAt, 'status', title));
   }
   for (const p of input.payouts) {
-    const amount = formatCrypto(BigInt(p.amount));
+    const amount = formatCryptoAmount(BigInt(p.amount));
     const name = `${PAYOUT_KINDS[p.kind] ?? p.kind}: ${amount} ${session.asset}`;
     const hash = p.status === 'confirmed' ? p.txHash : null;
     const detail =
@@ -148,7 +149,7 @@ export function paymentTimeline(input: TimelineInput): TimelineEntry[] {
   }
   for (const x of input.exceptions) {
     entries.push(
-      entry(x.createdAt, 'exception', `Exception (${x.kind}): ${formatCrypto(x.amountMicro)}`, {
+      entry(x.createdAt, 'exception', `Exception (${x.kind}): ${formatCryptoAmount(x.amountMicro)}`, {
         ref: x.id,
         detail: `status: ${x.status}`,
       }),

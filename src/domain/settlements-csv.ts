@@ -1,5 +1,6 @@
 import { csvLine } from './csv';
 import { formatCrypto } from './money';
+import { paidWithText, RAIL_CRYPTO_TRANSFER } from './payment-labels';
 
 // Decisions §11: a merchant's settled transactions as CSV (RFC 4180, CRLF line ends). Amounts are
 // decimal strings with 6 places, as everywhere in the API; cells are escaped by csv.ts.
@@ -37,6 +38,7 @@ export const SETTLEMENT_COLUMNS = [
   'rail_type',
   'provider',
   'order_id',
+  'paid_with',
 ] as const;
 
 export function settlementsCsv(lines: readonly SettlementLine[]): string {
@@ -54,6 +56,8 @@ export function settlementsCsv(lines: readonly SettlementLine[]): string {
     l.railType,
     l.provider ?? '',
     l.orderId ?? '',
+    // A settled payment completed, so its rail alone says how it was paid.
+    paidWithText(l.railType === RAIL_CRYPTO_TRANSFER ? 'wallet' : 'provider', l.provider),
   ]);
   return [[...SETTLEMENT_COLUMNS], ...rows].map(csvLine).join('');
 }

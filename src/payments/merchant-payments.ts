@@ -1,6 +1,7 @@
 import { listMerchantPayments, type MerchantPaymentRow } from '../db/queries/merchant-payments';
 import { csvLine } from '../domain/csv';
 import { formatFiatText } from '../domain/money';
+import { merchantPaymentLabels, paidWithText } from '../domain/payment-labels';
 import {
   checkPaymentListFilter,
   decodeListCursor,
@@ -36,9 +37,12 @@ export const PAYMENT_EXPORT_COLUMNS = [
   'payment_link_id',
   'completed_at',
   'open_exceptions',
+  // Added last, so that a reader of the earlier columns by position is not broken.
+  'paid_with',
 ] as const;
 
 function exportCells(r: MerchantPaymentRow): string[] {
+  const { paidWith, provider } = merchantPaymentLabels(r, r.arrivedMicro);
   return [
     r.id,
     r.createdAt.toISOString(),
@@ -48,13 +52,14 @@ function exportCells(r: MerchantPaymentRow): string[] {
     r.destinationAsset,
     r.network,
     r.railType,
-    r.provider,
+    provider ?? '',
     r.source,
     r.orderId ?? r.merchantOrderId ?? '',
     r.customerEmail ?? '',
     r.paymentLinkId ?? '',
     r.completedAt?.toISOString() ?? '',
     String(r.openExceptions),
+    paidWithText(paidWith, provider),
   ];
 }
 

@@ -37,6 +37,8 @@ export interface PaymentDetail {
   timeline: TimelineEntry[];
   /** Refunds of the completed payment itself (issue 29 item 3), and what is left to refund. */
   refunds: PaymentRefunds;
+  /** The payment's own money confirmed at its deposit address (credited logs only). */
+  arrivedMicro: bigint;
 }
 
 async function ownSession(ctx: PaymentContext, merchantId: string, id: string): Promise<CheckoutSessionRow> {
@@ -107,6 +109,7 @@ export function merchantPaymentDetail(ctx: PaymentContext) {
         deliveries,
         timeline,
         refunds: await paymentRefunds(ctx, session),
+        arrivedMicro: credits.filter((c) => c.state === 'credited').reduce((sum, c) => sum + c.amountMicro, 0n),
       };
     },
 

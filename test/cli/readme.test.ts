@@ -361,11 +361,11 @@ const steps: Record<
     check: (run) => {
       const [header, ...rows] = run.stdout.trimEnd().split(/\r?\n/);
       expect(header).toBe(
-        'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id',
+        'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id,paid_with',
       );
       for (const row of rows) expect(row).toMatch(/^SV_\w+,USDC,polygon,\d+\.\d{6},/);
       // The first payment's order, as the README's checkout request names it ("orderId": "1001").
-      expect(rows.find((r) => r.startsWith(`${state.paymentId},`))).toMatch(/,1001$/);
+      expect(rows.find((r) => r.startsWith(`${state.paymentId},`))).toMatch(/,1001,[^,]+$/);
     },
   },
   'merchants suspend': { check: (run) => expect(run.stdout).toMatch(/status\s+suspended/) },

@@ -1,5 +1,6 @@
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { ledgerAccount } from '../../src/domain/ledger';
+import { formatCryptoAmount } from '../../src/domain/money';
 import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
 import { approve, PASSWORD, secureOwner, signedUpOwner, type DashboardClient } from '../support/dashboard';
 import { adminHeaders, useTestApp } from '../support/harness';
@@ -77,7 +78,9 @@ describe('a payment’s page and its refunds', () => {
       asset: 'USDC',
       network: 'polygon',
       railType: 'fiat_to_crypto',
+      paidWith: 'provider',
       provider: 'sandbox',
+      partlyPaid: null,
       orderId: 'order-77',
       metadata: { cart: 'c-1' },
       settlement: { gross: (Number(m.g) / 1e6).toFixed(6), transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
@@ -90,7 +93,7 @@ describe('a payment’s page and its refunds', () => {
     expect([...times].sort()).toEqual(times);
     const credit = detail.timeline.find((e: { kind: string }) => e.kind === 'credit');
     expect(credit).toMatchObject({
-      title: `Transfer of ${(Number(m.g) / 1e6).toFixed(6)} USDC arrived`,
+      title: `Transfer of ${formatCryptoAmount(m.g)} USDC arrived`,
       transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       explorerUrl: expect.stringContaining(`/explorer/tx/${credit.transactionHash}`),
       confirmations: expect.stringMatching(/^[1-9]\d*$/),

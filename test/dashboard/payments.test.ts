@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkoutSessions, paymentExceptions } from '../../src/db/schema';
+import { chainCredits, checkoutSessions, paymentExceptions } from '../../src/db/schema';
 import { newExceptionId } from '../../src/domain/ids';
 import { DashboardClient, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
@@ -122,6 +122,73 @@ describe('dashboard payments', () => {
     expect(lines.at(-1)).toBe('');
     // A formula is defused and a comma or a quote inside a cell is quoted (RFC 4180).
     expect(csv.body).toContain(`"'=HYPERLINK(""http://x"",""y""),z"`);
+  });
+
+  it('says how each payment was paid, never naming the provider for a wallet, and what arrived of a partly paid one', async () => {
+    const { client, merchantId } = await signedUpOwner(ctx.app, mailbox, 'labels@example.com');
+    const chain = {
+      verification: 'chain' as const,
+      depositAddress: '0x00000000000000000000000000000000000000d1',
+      expectedGrossMicro: 25_000_000n,
+    };
+    // 0: a wallet payment that completed; 1: open, 10 of 25 USDC arrived from a wallet; 2: Pay pressed, nothing arrived;
+    // 3: open, nothing arrived, nothing chosen; 4: partly paid once, then expired (nothing remains to show).
+    const ids = await seed(
+      merchantId,
+      5,
+      (i) =>
+        [
+          { status: 'completed' as const, railType: 'crypto_transfer', completedAt: new Date(BASE), ...chain },
+          { ...chain },
+          { providerPaymentId: 'sbx_pay_1', ...chain },
+          {},
+          { status: 'expired' as const, ...chain },
+        ][i]!,
+    );
+    for (const [i, amountMicro, state] of [
+      [1, 10_000_000n, 'credited'],
+      [1, 1_000_000n, 'wrong_asset'],
+      [4, 10_000_000n, 'credited'],
+    ] as const) {
+      await ctx.db.db.insert(chainCredits).values({
+        network: 'polygon',
+        transactionHash: `0x${String(i).repeat(2)}${String(amountMicro).padStart(62, '0')}`,
+        logIndex: 0,
+        paymentId: ids[i]!,
+        asset: state === 'credited' ? 'USDC' : 'USDT',
+        token: '0x0000000000000000000000000000000000000001',
+        fromAddress: '0x0000000000000000000000000000000000000002',
+        toAddress: chain.depositAddress,
+        amountMicro,
+        blockNumber: 1n,
+        blockHash: `0x${'0'.repeat(64)}`,
+        state,
+      });
+    }
+    const list: { id: string; partlyPaid: unknown }[] = (await client.call('GET', '/payments')).json().payments;
+    const rows = new Map(list.map((p) => [p.id, p]));
+    expect(rows.get(ids[0]!)).toMatchObject({ railType: 'crypto_transfer', paidWith: 'wallet', provider: null, partlyPaid: null });
+    expect(rows.get(ids[1]!)).toMatchObject({
+      paidWith: 'wallet',
+      provider: null,
+      partlyPaid: { arrived: '10.000000', expected: '25.000000', remaining: '15.000000' },
+    });
+    expect(rows.get(ids[2]!)).toMatchObject({ paidWith: 'provider', provider: 'sandbox', partlyPaid: null });
+    expect(rows.get(ids[3]!)).toMatchObject({ paidWith: 'none', provider: null, partlyPaid: null });
+    expect(rows.get(ids[4]!)).toMatchObject({ partlyPaid: null });
+
+    const detail = (await client.call('GET', `/payments/${ids[1]}`)).json().payment;
+    expect(detail).toMatchObject({ paidWith: 'wallet', provider: null, partlyPaid: rows.get(ids[1]!)!.partlyPaid });
+    expect((await client.call('GET', `/payments/${ids[0]}`)).json().payment).toMatchObject({ paidWith: 'wallet', provider: null });
+
+    const [header, ...lines] = (await client.call('GET', '/payments.csv')).body.split('\r\n');
+    const columns = header!.split(',');
+    expect(columns.at(-1)).toBe('paid_with');
+    const cell = (id: string, column: string) => lines.find((l) => l.startsWith(`${id},`))!.split(',')[columns.indexOf(column)];
+    expect([cell(ids[0]!, 'provider'), cell(ids[0]!, 'paid_with')]).toEqual(['', "From the customer's wallet"]);
+    expect([cell(ids[1]!, 'provider'), cell(ids[1]!, 'paid_with')]).toEqual(['', "From the customer's wallet"]);
+    expect([cell(ids[2]!, 'provider'), cell(ids[2]!, 'paid_with')]).toEqual(['sandbox', 'Through sandbox']);
+    expect(cell(ids[3]!, 'paid_with')).toBe('Not paid');
   });
 
   it('lets every role read, and never shows another merchant’s payments', async () => {

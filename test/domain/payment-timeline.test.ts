@@ -74,12 +74,12 @@ describe('paymentTimeline', () => {
       ['created', 'Checkout session created'],
       ['pay_pressed', 'The customer pressed Pay'],
       ['provider', 'Provider: payment.processing'],
-      ['credit', 'Transfer of 25.000000 USDC arrived'],
+      ['credit', 'Transfer of 25.00 USDC arrived'],
       ['status', 'Completed: the money is proven on chain'],
       ['webhook', 'Webhook payment.completed'],
-      ['payout', 'Payout to your wallet: 24.625000 USDC'],
-      ['exception', 'Exception (duplicate): 3.000000'],
-      ['refund', 'Refund to the customer: 3.000000 USDC'],
+      ['payout', 'Payout to your wallet: 24.625 USDC'],
+      ['exception', 'Exception (duplicate): 3.00'],
+      ['refund', 'Refund to the customer: 3.00 USDC'],
     ]);
   });
 

@@ -34,7 +34,7 @@ describe('settlements CSV', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.body.split('\r\n')).toEqual([
-      'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id',
+      'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id,paid_with',
       [
         id,
         'USDC',
@@ -49,6 +49,7 @@ describe('settlements CSV', () => {
         'fiat_to_crypto',
         'sandbox',
         `"'=1042,b"`,
+        'Through sandbox',
       ].join(','),
       '',
     ]);
@@ -65,7 +66,7 @@ describe('settlements CSV', () => {
     expect(refused.stderr).toContain('ValidationError');
     // A range that ends before the payout, and another merchant: only the header.
     expect((await csvOf(m.id, '?from=2020-01-01&to=2020-02-01')).body).toBe(
-      'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id\r\n',
+      'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id,paid_with\r\n',
     );
     const other = await createApprovedMerchant(ctx.app);
     expect((await csvOf(other.id)).body.split('\r\n')).toHaveLength(2);
@@ -102,10 +103,10 @@ describe('settlements CSV', () => {
         { ...line, orderId: 'a "b"\nc' },
       ]).split('\r\n'),
     ).toEqual([
-      'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id',
-      "SV_1,USDC,polygon,0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,,'@SUM(A1)",
-      'SV_1,USDC,polygon,0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,,',
-      'SV_1,USDC,polygon,0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,,"a ""b""\nc"',
+      'payment_id,asset,network,gross,commission,net,deposit_tx,payout_tx,completed_at,settled_at,rail_type,provider,order_id,paid_with',
+      "SV_1,USDC,polygon,0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,,'@SUM(A1),From the customer's wallet",
+      "SV_1,USDC,polygon,0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,,,From the customer's wallet",
+      `SV_1,USDC,polygon,0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,,"a ""b""\nc",From the customer's wallet`,
       '',
     ]);
   });
@@ -129,7 +130,7 @@ describe('settlements CSV', () => {
       },
     ]);
     expect(csv.split('\r\n')[1]).toBe(
-      `"'=HYPERLINK(""x"")",USDC,"a,b",0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,,`,
+      `"'=HYPERLINK(""x"")",USDC,"a,b",0.000001,0.000000,0.000001,,0x1,,1970-01-01T00:00:00.000Z,crypto_transfer,,,From the customer's wallet`,
     );
   });
 });

@@ -8,7 +8,9 @@ import type { ExceptionDetail, PaymentDetail } from '../../payments/payment-deta
 import { viewRefund } from '../../payments/payment-refunds';
 import { deliveryView, viewDelivery } from '../routes/admin/merchant-views';
 import { rolesFor } from '../../domain/dashboard-roles';
+import { merchantPaymentLabels } from '../../domain/payment-labels';
 import { actorOf, hide, ok, type SignedIn } from './guard';
+import { paidWithView, partlyPaidView, viewPartlyPaid } from './payments';
 import { refundView as paymentRefundView } from '../routes/admin/payments';
 
 // Issue 29 items 2 and 3: one payment's page (every role reads it) and the refund of its exceptions
@@ -72,7 +74,9 @@ const paymentView = z.object({
   asset: z.string(),
   network: z.string(),
   railType: z.string(),
+  paidWith: paidWithView,
   provider: z.string().nullable(),
+  partlyPaid: partlyPaidView,
   source: z.string(),
   verification: z.string(),
   orderId: z.string().nullable(),
@@ -101,9 +105,7 @@ const paymentView = z.object({
 
 const money = (micro: bigint | null) => (micro === null ? null : formatCrypto(micro));
 
-function viewPayment({ session: s, transaction: t }: PaymentDetail): z.infer<typeof paymentView> {
-  // The same labels as every other surface (decisions §14): a wallet payment has no provider.
-  const wallet = s.railType === 'crypto_transfer';
+function viewPayment({ session: s, transaction: t, arrivedMicro }: PaymentDetail): z.infer<typeof paymentView> {
   return {
     id: s.id,
     status: s.status,
@@ -112,7 +114,9 @@ function viewPayment({ session: s, transaction: t }: PaymentDetail): z.infer<typ
     asset: s.destinationAsset,
     network: s.network,
     railType: s.railType,
-    provider: wallet ? null : s.provider,
+    // The same labels as the list and its CSV: a wallet payment never names the provider.
+    ...merchantPaymentLabels(s, arrivedMicro),
+    partlyPaid: viewPartlyPaid(s, arrivedMicro),
     source: s.source,
     verification: s.verification,
     orderId: s.orderId ?? s.merchantOrderId,

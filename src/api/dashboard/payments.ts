@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ASSETS, NETWORKS } from '../../domain/assets';
-import { formatFiatText } from '../../domain/money';
+import { formatCrypto, formatFiatText } from '../../domain/money';
+import { merchantPaymentLabels, partPayment } from '../../domain/payment-labels';
 import { paymentListFilter, PAYMENT_LIST_MAX_LIMIT } from '../../domain/payment-list';
 import type { PaymentService } from '../../payments';
 import type { MerchantPaymentRow } from '../../payments/rows';
@@ -14,6 +15,22 @@ import { hide, ok, type SignedIn } from './guard';
 
 const STATUSES = ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'] as const;
 const RAILS = ['fiat_to_crypto', 'crypto_transfer'] as const;
+/** An open payment partly paid: what arrived, of what is expected, and what remains (6 decimals). */
+export const partlyPaidView = z.object({ arrived: z.string(), expected: z.string(), remaining: z.string() }).nullable();
+
+export function viewPartlyPaid(s: Parameters<typeof partPayment>[0], arrivedMicro: bigint): z.infer<typeof partlyPaidView> {
+  const part = partPayment(s, arrivedMicro);
+  return part
+    ? {
+        arrived: formatCrypto(part.arrivedMicro),
+        expected: formatCrypto(part.expectedMicro),
+        remaining: formatCrypto(part.expectedMicro - part.arrivedMicro),
+      }
+    : null;
+}
+
+export const paidWithView = z.enum(['wallet', 'provider', 'none']);
+
 const instant = z.string().datetime({ offset: true }).or(z.string().date());
 
 export const paymentListQuery = z.strictObject({
@@ -51,7 +68,10 @@ export const paymentRowView = z.object({
   asset: z.string(),
   network: z.string(),
   railType: z.string(),
+  /** How the money came (wallet, provider) or none yet; provider is null unless it took part. */
+  paidWith: paidWithView,
   provider: z.string().nullable(),
+  partlyPaid: partlyPaidView,
   orderId: z.string().nullable(),
   customerEmail: z.string().nullable(),
   paymentLinkId: z.string().nullable(),
@@ -69,7 +89,8 @@ export const viewPaymentRow = (r: MerchantPaymentRow): z.infer<typeof paymentRow
   asset: r.destinationAsset,
   network: r.network,
   railType: r.railType,
-  provider: r.provider,
+  ...merchantPaymentLabels(r, r.arrivedMicro),
+  partlyPaid: viewPartlyPaid(r, r.arrivedMicro),
   orderId: r.orderId ?? r.merchantOrderId,
   customerEmail: r.customerEmail,
   paymentLinkId: r.paymentLinkId,

@@ -91,8 +91,14 @@ export type MerchantPaymentRow = Pick<
   | 'paymentLinkId'
   | 'createdAt'
   | 'completedAt'
+  | 'providerPaymentId'
+  | 'verification'
+  | 'depositAddress'
+  | 'expectedGrossMicro'
 > & {
   openExceptions: number;
+  /** The payment's own money confirmed at its deposit address while it is open; 0 once it ended (nothing remains to show). */
+  arrivedMicro: bigint;
   /** created_at to the microsecond, as the next page's cursor needs it (domain/payment-list.ts). */
   position: string;
 };
@@ -113,6 +119,14 @@ const columns = {
   paymentLinkId: s.paymentLinkId,
   createdAt: s.createdAt,
   completedAt: s.completedAt,
+  providerPaymentId: s.providerPaymentId,
+  verification: s.verification,
+  depositAddress: s.depositAddress,
+  expectedGrossMicro: s.expectedGrossMicro,
+  // Read for open chain-verified rows only: the few a page holds that may be partly paid.
+  arrivedMicro: sql<bigint>`(case when checkout_sessions.status in ('pending', 'processing') and checkout_sessions.verification = 'chain'
+    then (select coalesce(sum(c.amount_micro), 0) from chain_credits c where c.payment_id = checkout_sessions.id and c.state = 'credited')
+    else 0 end)`.mapWith((v: string | number) => BigInt(v)),
   openExceptions: sql<number>`(select count(*)::int from payment_exceptions e where e.payment_id = checkout_sessions.id and e.status = 'open')`,
   position: sql<string>`to_char(${s.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
 };
