@@ -11,7 +11,8 @@ import { ADMIN_TOKEN, createApprovedMerchant, useTestApp } from '../support/harn
 
 // The sandbox provider runs: a valid simple checkout is priced by its quote, and a provider that is
 // not there is an honest 503, not what this test looks for.
-const ctx = useTestApp({}, { sandbox: true });
+// The per-key and per-address limits raised out of the way: a 429 would answer for the code behind it.
+const ctx = useTestApp({ API_RATE_LIMIT_PER_SECOND: '10000', SIMPLE_API_ORDERS_PER_MINUTE: '10000' }, { sandbox: true });
 
 const RUNS_PER_ROUTE = 90;
 const TIME_PER_ROUTE_MS = 5_000;

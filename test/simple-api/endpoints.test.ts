@@ -138,7 +138,7 @@ describe('POST /api/checkout', () => {
     expectError({ status: big.status, json: await big.json() }, 413, 'PayloadTooLarge');
   });
 
-  it('needs no API key and is not rate limited', async () => {
+  it('needs no API key, and reading is not rate limited', async () => {
     const results = await Promise.all(
       Array.from({ length: 30 }, () => http('GET', api('/payment_options?fiat_amount=5&fiat_currency=USD'))),
     );
