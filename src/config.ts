@@ -7,7 +7,7 @@ import { DEV_SETTLEMENT_MNEMONIC, isValidMnemonic } from './domain/mnemonic';
 import { parseCrypto } from './domain/money';
 
 // The only module that reads environment variables: everything else receives the parsed Config.
-// Names are the runtime contract of decisions §10; docker-compose.yml and the README use them verbatim.
+// Names are the runtime contract; docker-compose.yml and the README use them verbatim.
 
 const booleanFlag = z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' }).transform((v) => v === 'true' || v === '1');
 
@@ -22,7 +22,7 @@ const secretsKey = z
 
 /**
  * Values published in this repository (defaults, examples): fine on a laptop, no secret anywhere
- * else. Decisions §13: NODE_ENV=production refuses to start with any of them. A new development
+ * else. NODE_ENV=production refuses to start with any of them. A new development
  * default (a dev mnemonic, a test key) is one more entry here.
  */
 export const DEVELOPMENT_VALUES: Readonly<Record<string, readonly string[]>> = {
@@ -140,7 +140,7 @@ const envSchema = z.object({
   // pretty: pino-pretty's lines for a terminal (`npm start` sets it); json: one JSON object a line.
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  // Decisions §14: mail (the dashboard's verification and notices) goes out through this SMTP server
+  // Mail (the dashboard's verification and notices) goes out through this SMTP server
   // (smtp:// or smtps://, user and password in the URL). `npm start` and the tests run a local sink.
   SMTP_URL: z.url({ protocol: /^smtps?$/, message: 'must be an smtp:// or smtps:// URL' }).optional(),
   MAIL_FROM: z.string().trim().min(3).max(200).default('svc checkout <no-reply@localhost>'),
@@ -149,7 +149,7 @@ const envSchema = z.object({
   // How long the dashboard's audit log keeps a row (who did what, when, from where); the API's sweep
   // removes older ones. 400 days: a year of history, with a month to spare for a yearly review.
   DASHBOARD_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
-  // Decisions §8: first retry after 30 s, doubling, at most 1 h apart, for 72 h. Tests shorten them.
+  // First retry after 30 s, doubling, at most 1 h apart, for 72 h. Tests shorten them.
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.1).default(30),
   WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(3600),
   WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().min(0.001).default(72),
@@ -167,7 +167,7 @@ const envSchema = z.object({
   SIMPLE_API_ORDERS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(60),
   // An event stream ends after this long; its client reconnects with Last-Event-ID and misses nothing.
   EVENT_STREAM_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
-  // Decisions §11: the platform's keys (treasury, deposit addresses). Never logged.
+  // The platform's keys (treasury, deposit addresses). Never logged.
   SETTLEMENT_MNEMONIC: z
     .string()
     .transform((v) => v.normalize('NFKD').trim().split(/\s+/).join(' '))
@@ -177,7 +177,7 @@ const envSchema = z.object({
   CHAIN_DEV_PORT: port.default(8545),
   ALLOW_UNVERIFIED_NETWORKS: booleanFlag.default(false),
   PROVIDER_PROOF_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(3600),
-  // Decisions §14 "Payout failures": how long a payout the chain refuses is retried before it fails
+  // How long a payout the chain refuses is retried before it fails
   // for an operator (activities/payout-failures.ts says why a minute). At least 5 s: a node's lagging
   // view passes within seconds.
   PAYOUT_REFUSAL_WINDOW_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
@@ -190,7 +190,7 @@ const envSchema = z.object({
   // How long a completed payment's share stays pending before it can be paid out: a
   // window for chargebacks of the fiat leg or disputes. 0: available at completion. At most 90 days.
   PAYOUT_HOLD_SECONDS: z.coerce.number().int().min(0).max(7_776_000).default(0),
-  // Decisions §12: how long the deposit address of an ended session stays watched, so money that
+  // How long the deposit address of an ended session stays watched, so money that
   // still arrives becomes a late (or duplicate) exception. 7 days: longer than a slow bank transfer
   // behind an on-ramp or a customer's retry from their wallet history.
   LATE_DEPOSIT_WATCH_HOURS: z.coerce
@@ -198,7 +198,7 @@ const envSchema = z.object({
     .min(0)
     .max(24 * 365)
     .default(168),
-  // Issue 26 item 10: how long after it was credited a log (and after it was confirmed a payout) is
+  // How long after it was credited a log (and after it was confirmed a payout) is
   // re-checked against the chain, for a reorg deeper than the confirmations. By time, not blocks, so
   // one value fits every network. 24 hours: far past the deepest reorgs seen on the supported
   // networks (minutes on Polygon, Ethereum final after about 13 minutes) and past the hours an L2's
@@ -209,7 +209,7 @@ const envSchema = z.object({
     .min(0)
     .max(24 * 30)
     .default(24),
-  // Decisions §14: below this (micro units of the token that arrived) a transfer to an ended
+  // Below this (micro units of the token that arrived) a transfer to an ended
   // payment, or of a token other than the payment's, is recorded and nothing more. 10,000 = 0.01 of a
   // 6-decimal stablecoin: less than any supported network charges in gas to send it back, and the
   // size of the address-poisoning transfers anyone can send to any address for free.
@@ -339,7 +339,7 @@ export interface ChainNetworkConfig {
   /** CHAIN_<NETWORK>_SWEEPER: the factory and owner-only mover of this network's deposit forwarders. */
   sweeper: Address;
   /**
-   * Decisions §4: where this network's transaction pages are (`<base>/<hash>`) when it is not the
+   * Where this network's transaction pages are (`<base>/<hash>`) when it is not the
    * public explorer: on the local dev chain (chain id 31337) the sandbox's own page, or null (no
    * explorer) without the sandbox. Unset: the network's public explorer.
    */
@@ -564,7 +564,7 @@ export function loadSweeperDeploymentConfig(env: Record<string, string | undefin
 }
 
 /**
- * Decisions §13: production never runs on a published value. The sandbox's credentials have no
+ * Production never runs on a published value. The sandbox's credentials have no
  * default there, so an enabled sandbox needs its own; lengths of ADMIN_TOKEN and SECRETS_KEY are
  * checked by the schema in every mode.
  */

@@ -126,12 +126,12 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(20)}`;
     },
-    // Decisions §13: X-Forwarded-For is believed only from the proxies named in TRUST_PROXY; from
+    // X-Forwarded-For is believed only from the proxies named in TRUST_PROXY; from
     // anyone else it is a header the client wrote, and the per-IP limits would key on a lie.
     trustProxy: config.http.trustProxy.length > 0 ? config.http.trustProxy : false,
   }).withTypeProvider<ZodTypeProvider>();
 
-  // JSON only: Fastify's default text/plain parser would hand strings to JSON routes (decisions §3: 400).
+  // JSON only: Fastify's default text/plain parser would hand strings to JSON routes (400).
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -236,7 +236,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   );
   await app.register(providerCallbackRoutes);
   await app.register(hostedPages, { ...checkoutDeps, providerOrigins: deps.providers.pageOrigins(), streams });
-  // The merchant dashboard (decisions §14): its pages and its internal API under /dashboard/.
+  // The merchant dashboard: its pages and its internal API under /dashboard/.
   await app.register(dashboard, { config, db, now, dir: deps.dashboardDir });
   // The simple API (spec 4.9): no key, orders limited per client address, the { status } envelope.
   await app.register(simpleApiRoutes, { ...checkoutDeps, prefix: '/api' });

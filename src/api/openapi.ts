@@ -135,7 +135,7 @@ function operationIdFor(method: string, path: string): string {
   return camel([method, ...words]);
 }
 
-/** The headers of every v1 delivery (spec §6.1), as the receiver reads them. */
+/** The headers of every v1 delivery, as the receiver reads them. */
 const DELIVERY_HEADERS = [
   { name: 'svc-delivery-id', description: 'The delivery (dlv_…): the same on every retry of it.', example: 'dlv_2Wd5Fg8Hj1Kl4Zx7Cv0Bn3Mq' },
   {

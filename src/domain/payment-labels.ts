@@ -1,6 +1,6 @@
 import type { PaymentStatus } from './payment-status';
 
-// Decisions §14 "Labels": how a checkout session was paid, told the same way on the hosted page, in
+// How a checkout session was paid, told the same way on the hosted page, in
 // the lookups, the webhooks, the Temporal search attributes and the settlements CSV. The rail is
 // stored once, on the session row (`rail_type`), when the payment completes; every surface derives
 // the provider and the event source from it here, so none can say "sandbox" for a wallet payment.

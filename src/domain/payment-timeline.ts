@@ -1,4 +1,4 @@
-// Issue 29 item 2: a payment's story as its merchant reads it, one entry per fact, oldest first. Pure:
+// A payment's story as its merchant reads it, one entry per fact, oldest first. Pure:
 // the service reads the rows (session, provider facts, chain credits, events, payouts, exceptions,
 // webhook deliveries) and this orders and words them, so what the page says is tested without I/O.
 

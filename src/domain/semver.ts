@@ -1,4 +1,4 @@
-// Plugin versions (spec §9.2: the handshake exists from plugin 1.1.0 on). Strict semver 2.0.0 text,
+// Plugin versions (the handshake exists from plugin 1.1.0 on). Strict semver 2.0.0 text,
 // compared by its precedence rules; build metadata is ignored and a pre-release ranks below its release,
 // so 1.1.0-beta.1 is older than 1.1.0.
 

@@ -2,7 +2,7 @@ import { csvLine } from './csv';
 import { formatCrypto } from './money';
 import { paidWithText, RAIL_CRYPTO_TRANSFER } from './payment-labels';
 
-// Decisions §11: a merchant's settled transactions as CSV (RFC 4180, CRLF line ends). Amounts are
+// A merchant's settled transactions as CSV (RFC 4180, CRLF line ends). Amounts are
 // decimal strings with 6 places, as everywhere in the API; cells are escaped by csv.ts.
 
 export interface SettlementLine {
@@ -16,7 +16,7 @@ export interface SettlementLine {
   payoutTransactionHash: string;
   completedAt: Date | null;
   settledAt: Date;
-  /** Decisions §14: fiat_to_crypto or crypto_transfer, and the provider (empty for a wallet payment). */
+  /** Fiat_to_crypto or crypto_transfer, and the provider (empty for a wallet payment). */
   railType: string;
   provider: string | null;
   /** `orderId ?? merchantOrderId` of the session, so an accountant matches a line to the shop's order; null when none was given. */

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-// The `t=<unix>,v1=<hex>` scheme over `<t>.<raw body>` (spec §6.2). Our webhooks and the sandbox
+// The `t=<unix>,v1=<hex>` scheme over `<t>.<raw body>`. Our webhooks and the sandbox
 // provider's callbacks both use it, each with its own secret and header name.
 
 export function signBody(secret: string, timestamp: number, rawBody: string): string {
@@ -63,7 +63,7 @@ export function standardWebhookSignature(secret: string, messageId: string, time
 }
 
 /**
- * Every signature header of one delivery attempt, signed at `timestamp`: ours (spec §6.1) and, when
+ * Every signature header of one delivery attempt, signed at `timestamp`: ours and, when
  * the secret has the standard shape, the Standard Webhooks trio with the event id as `webhook-id`
  * (the same across retries and resends, as that standard asks, and what receivers deduplicate on).
  */

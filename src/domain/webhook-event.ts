@@ -3,7 +3,7 @@ import { eventSourceOf } from './payment-labels';
 import type { PaymentStatus } from './payment-status';
 import { TEST_EVENT_TYPE } from './webhook-event-types';
 
-// The v1 event body of spec §2.8. Built once per event and stored serialised, so every delivery and
+// The v1 event body Built once per event and stored serialised, so every delivery and
 // every retry sends the same bytes; amounts are decimal strings.
 
 /** The body of a dashboard test event (TEST_EVENT_TYPE): no payment, the endpoint it tests. */

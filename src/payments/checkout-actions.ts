@@ -42,7 +42,7 @@ export async function startCheckoutPayment(ctx: PaymentContext, id: string): Pro
     await releaseLinkClaim(ctx, claim);
     throw err;
   }
-  // Decisions §12: the session may have ended while the provider answered. Its workflow closes the
+  // The session may have ended while the provider answered. Its workflow closes the
   // provider payment it finds on the row after ending; the status this write returns (the row as the
   // write left it) covers the payment written after that, so one of the two always closes it.
   const now = await setProviderPaymentId(ctx.db, session.id, payment.providerPaymentId);

@@ -8,7 +8,7 @@ import { linkStatus } from './payment-links';
 import type { SimpleOrderRow } from './rows';
 
 /**
- * What the customer's page says of a checkout session (decisions §14: customer-facing fields only),
+ * What the customer's page says of a checkout session (customer-facing fields only),
  * from Postgres: the first render and every server-sent event are this one reading.
  */
 export interface CustomerStatus {

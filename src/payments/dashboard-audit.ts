@@ -3,7 +3,7 @@ import { insertAuditRow, listAuditRows, type AuditRow } from '../db/queries/dash
 import { csvLine } from '../domain/csv';
 import type { DashboardRole } from '../domain/dashboard-roles';
 
-// The audit log of what people do in the dashboard (issue 28): who, what, when, from which address.
+// The audit log of what people do in the dashboard: who, what, when, from which address.
 // Use cases write it in the transaction of the change they make (`recordAudit(tx, …)`), so a change
 // is never without its line nor a line without its change. Details name things, never secrets.
 

@@ -96,7 +96,7 @@ export function createPaymentService(ctx: PaymentContext) {
     listExceptions: (status: ExceptionStatus | undefined, limit: number) => listExceptions(ctx, status, limit),
     acceptException: (id: string) => acceptException(ctx, id),
     refundException: (id: string, address?: string) => refundException(ctx, id, address),
-    /** Issue 29 item 3: a completed payment refunded, wholly or partly, from the treasury (operators; the dashboard's goes through paymentDetail). */
+    /** A completed payment refunded, wholly or partly, from the treasury (operators; the dashboard's goes through paymentDetail). */
     refundPayment: (input: { paymentId: string; amount: string; address?: string; requestedBy: string; requestKey?: string }) =>
       refundPayment(ctx, input),
     paymentProof: (id: string) => paymentProof(ctx, id),
@@ -111,11 +111,11 @@ export function createPaymentService(ctx: PaymentContext) {
     /** An operator's funding of a treasury from outside, recorded from its transaction (docs/settlement.md). */
     recordTreasuryFunding: (input: { network: string; transactionHash: string }) => recordTreasuryFunding(ctx, input),
     deliveries: deliveryReads(ctx),
-    /** A merchant's own payments: the dashboard's list and its CSV (issue 29). */
+    /** A merchant's own payments: the dashboard's list and its CSV. */
     merchantPayments: merchantPayments(ctx),
-    /** One payment of a merchant: its page (timeline, proof) and the refund of its exceptions (issue 29). */
+    /** One payment of a merchant: its page (timeline, proof) and the refund of its exceptions. */
     paymentDetail: merchantPaymentDetail(ctx),
-    /** A merchant's payment links in the dashboard (issue 29 item 4). */
+    /** A merchant's payment links in the dashboard. */
     merchantLinks: merchantLinks(ctx),
     events: merchantEvents(ctx),
     findOwnSite: (origin: string, merchantId: string) => findOwnSite(ctx, origin, merchantId),

@@ -9,7 +9,7 @@ import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { formatFiatText } from '../domain/money';
 import { linkDeactivatedSignal } from '../workflows/payment-link/messages';
 
-// Issue 29 item 4: a merchant's payment links in the dashboard. A link is made by the same use case
+// A merchant's payment links in the dashboard. A link is made by the same use case
 // as the v1 API's POST /payment-links (the same rules of amount, currency, asset and network), and
 // the merchant id is always the signed-in person's, so no id names another merchant's link.
 

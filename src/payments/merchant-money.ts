@@ -29,7 +29,7 @@ import { homePeriods, homeVolume } from '../domain/merchant-home';
 import type { PaymentContext } from './context';
 import type { WalletChoice } from './admin-merchants';
 
-// Issue 29 item 5: a merchant's money in the dashboard: settlement wallets, payouts, settlements and
+// A merchant's money in the dashboard: settlement wallets, payouts, settlements and
 // the home page's figures. The merchant id is the signed-in person's; nothing here takes another.
 
 /** A page of payouts: what was asked for, within the bounds of the payment list's pages. */

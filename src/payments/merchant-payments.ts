@@ -12,7 +12,7 @@ import {
 } from '../domain/payment-list';
 import type { PaymentContext } from './context';
 
-// Issue 29 item 1: a merchant reads their own payments (every source: the API, plugins, links). The
+// A merchant reads their own payments (every source: the API, plugins, links). The
 // merchant id comes from who is signed in, never from the request, so no filter reaches another's rows.
 
 export interface PaymentListPage {

@@ -17,7 +17,7 @@ import { paymentProof, type PaymentProof } from './payment-proof';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { paymentRefunds, refundPayment, type PaymentRefunds } from './payment-refunds';
 
-// Issue 29 items 2 and 3: one payment as its merchant reads it in the dashboard (its timeline, its
+// One payment as its merchant reads it in the dashboard (its timeline, its
 // exceptions and their refunds, its webhook deliveries), its proof on chain, and the refund of an
 // exception. The merchant id always comes from who is signed in: another merchant's payment, like
 // one that does not exist, is 404, so the answer says nothing about other tenants.
@@ -35,7 +35,7 @@ export interface PaymentDetail {
   exceptions: ExceptionDetail[];
   deliveries: DeliveryWithAttempts[];
   timeline: TimelineEntry[];
-  /** Refunds of the completed payment itself (issue 29 item 3), and what is left to refund. */
+  /** Refunds of the completed payment itself, and what is left to refund. */
   refunds: PaymentRefunds;
   /** The payment's own money confirmed at its deposit address (credited logs only). */
   arrivedMicro: bigint;
@@ -145,7 +145,7 @@ export function merchantPaymentDetail(ctx: PaymentContext) {
     },
 
     /**
-     * Issue 29 item 3: the merchant's own completed payment refunded, wholly or partly: the
+     * The merchant's own completed payment refunded, wholly or partly: the
      * operators' use case itself (refundPayment), scoped to the merchant (another's payment is 404).
      */
     async refundPayment(actor: DashboardActor, paymentId: string, input: { amount: string; address?: string; requestKey?: string }) {

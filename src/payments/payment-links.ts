@@ -29,7 +29,7 @@ export interface PaymentLinkRequest {
 }
 
 /**
- * A shareable link (spec §4.4): the same rules its sessions will meet, so a link that exists can be
+ * A shareable link: the same rules its sessions will meet, so a link that exists can be
  * paid. `alongside` writes in the row's own transaction (the dashboard's audit line), so a link
  * never exists without it.
  */

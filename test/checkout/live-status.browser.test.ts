@@ -11,7 +11,7 @@ import { buildApp } from '../../src/api/app';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 
-// Issue 30 item 2: every state change reaches an open tab within about 2 s, through the server-sent
+// Every state change reaches an open tab within about 2 s, through the server-sent
 // events of GET /api/v1/checkout/sessions/{id}/events (and, without JavaScript, the page's own meta
 // refresh). A private anvil with 3 confirmations, so "n of 3" can be watched block by block.
 const overrides: Record<string, string> = {};

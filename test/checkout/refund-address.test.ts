@@ -9,7 +9,7 @@ import { useMailSink } from '../support/mail';
 import { depositAddressOf } from '../support/proof';
 import { spawnOps } from '../cli/run-ops';
 
-// Issue 30 item 5: money over, under or late is the customer's to get back. The checkout page asks
+// Money over, under or late is the customer's to get back. The checkout page asks
 // where to, pre-filled with the address the money came from; the address is checked as an
 // operator's refund address is, kept, and is then the operator's refund's default (the admin API's
 // and `ops exceptions refund` without --address). The customer may also leave an email address for a

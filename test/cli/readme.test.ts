@@ -251,7 +251,7 @@ const steps: Record<
     },
     check: async (run) => {
       state.exceptionId = capture(run, new RegExp(`^(exc_\\w+) +open +late +12\\.000000  ${state.latePaymentId} `, 'm'));
-      // Issue 31 item 7: whom it concerns, on the next line: the merchant, the token and its sender as the chain has them.
+      // Whom it concerns, on the next line: the merchant, the token and its sender as the chain has them.
       const [credit] = await ctx.db.sql`select from_address, token from chain_credits where payment_id = ${state.latePaymentId!}`;
       expect(run.stdout).toMatch(
         new RegExp(

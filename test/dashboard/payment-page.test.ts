@@ -10,7 +10,7 @@ import { startReceiver } from '../support/receiver';
 import { ledgerBalance, ownTreasury, unbalancedPostings } from '../payouts/support';
 import { exceptionsOf, openSession, pressPay, sessionRow, waitForStatus } from '../proof/support';
 
-// Issue 29 items 2 and 3 over the dashboard's internal API: a payment paid through the sandbox, its
+// A payment's page over the dashboard's internal API: a payment paid through the sandbox, its
 // timeline (created, Pay, the provider's facts, the credit with confirmations and explorer link,
 // completion, payout, settlement, each webhook delivery with its attempts), its chain proof; then
 // money paid to it again (a duplicate exception) refunded by an owner from the payment's page: once,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { paymentTimeline, type TimelineInput } from '../../src/domain/payment-timeline';
 
-// Issue 29 item 2: the words and order of a payment's timeline, without I/O.
+// The words and order of a payment's timeline, without I/O.
 const t = (s: number) => new Date(Date.UTC(2026, 10, 26, 12, 0, s));
 const HASH = `0x${'ab'.repeat(32)}`;
 const REFUND_HASH = `0x${'cd'.repeat(32)}`;

@@ -10,7 +10,7 @@ import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { useMailSink } from '../support/mail';
 
-// Issue 30: the payment link's page and the simple API's page follow what they show without a reload,
+// The payment link's page and the simple API's page follow what they show without a reload,
 // through their own server-sent event streams (live.js) and, without JavaScript, their meta refresh.
 // And the simple page's crypto rail in development: the sandbox's deposit address is one a transfer
 // on the local chain reaches, and paying it completes the order. A private anvil with 3

@@ -9,7 +9,7 @@ import { ADMIN_TOKEN, adminHeaders, createApprovedMerchant, useTestApp } from '.
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { merchantWithFreshWallet, openSession, ownTreasury, waitForPayouts } from './support';
 
-// Decisions §11: GET /admin/v1/merchants/{id}/settlements.csv?from&to, a merchant's settled
+// GET /admin/v1/merchants/{id}/settlements.csv?from&to, a merchant's settled
 // transactions (merchant payout confirmed) with gross, commission, net and both transactions.
 const own = ownTreasury();
 const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });

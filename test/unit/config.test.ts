@@ -13,7 +13,7 @@ function configError(env: Record<string, string>): ConfigError {
   throw new Error('expected a ConfigError');
 }
 
-describe('config (decisions §10)', () => {
+describe('config', () => {
   it('applies the documented defaults', () => {
     const c = loadConfig({ ...base, NODE_ENV: 'development' });
     expect(c.nodeEnv).toBe('development');
@@ -135,7 +135,7 @@ describe('config (decisions §10)', () => {
   });
 });
 
-describe('config: chains (decisions §11)', () => {
+describe('config: chains', () => {
   const USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
   const USDT = '0xc2132D05D31c914a87C6611C10748AEb04B58e8F';
   const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';

@@ -3,7 +3,7 @@ import { Link } from '@tanstack/react-router';
 import { api } from '../api';
 import { ErrorText, Field, formValues, usePageTitle } from '../ui';
 
-// A forgotten password (issue 28): the address to mail a one-time link to, and the page that link
+// A forgotten password: the address to mail a one-time link to, and the page that link
 // opens. The answer to the first never says whether the address has an account; the link only opens
 // the second page, whose button spends it, so a mail scanner that follows links cannot use it up.
 

@@ -7,7 +7,7 @@ import { rolesFor } from '../../domain/dashboard-roles';
 import { actorOf, hide, ok, type SignedIn } from './guard';
 import { paymentRowView, viewPaymentRow } from './payments';
 
-// Issue 29 item 4: payment links. Owners, admins and developers create and deactivate them (a link
+// Payment links. Owners, admins and developers create and deactivate them (a link
 // takes money into wallets an owner or admin chose, and developers make links through the v1 API
 // already); every role reads them and their sessions.
 

@@ -10,7 +10,7 @@ import { checkWallets, walletInput, walletView } from '../routes/admin/merchant-
 import { rolesFor } from '../../domain/dashboard-roles';
 import { actorOf, hide, ok, type SignedIn } from './guard';
 
-// Issue 29 item 5: the merchant's money. Every role reads wallets, payouts, settlements and the home
+// The merchant's money. Every role reads wallets, payouts, settlements and the home
 // figures; only owners and admins change a wallet, and only after a step-up inside the session
 // (where money goes is the one setting a stolen session would want).
 

@@ -13,7 +13,7 @@ import { actorOf, hide, ok, type SignedIn } from './guard';
 import { paidWithView, partlyPaidView, viewPartlyPaid } from './payments';
 import { refundView as paymentRefundView } from '../routes/admin/payments';
 
-// Issue 29 items 2 and 3: one payment's page (every role reads it) and the refund of its exceptions
+// One payment's page (every role reads it) and the refund of its exceptions
 // (owners and admins, after a step-up: it moves money). Webhook resends go through the developers
 // area's route, whose roles they share.
 
@@ -166,7 +166,7 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
             timeline: z.array(timelineView),
             exceptions: z.array(exceptionView),
             deliveries: z.array(deliveryView),
-            // Refunds of the completed payment itself (issue 29 item 3); the form's default is refundableAmount.
+            // Refunds of the completed payment itself; the form's default is refundableAmount.
             refunds: z.object({ refundable: z.boolean(), refundableAmount: z.string(), refunds: z.array(paymentRefundView) }),
           }),
         },
@@ -205,7 +205,7 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
     };
   });
 
-  // Issue 29 item 3: the completed payment itself refunded, wholly or partly, from the treasury: the
+  // The completed payment itself refunded, wholly or partly, from the treasury: the
   // operators' use case (refundPayment), scoped to the merchant, by owners and admins after a step-up.
   app.post(
     '/payments/:id/refunds',

@@ -10,7 +10,7 @@ import type { MerchantPaymentRow } from '../../payments/rows';
 import { rolesFor } from '../../domain/dashboard-roles';
 import { hide, ok, type SignedIn } from './guard';
 
-// Issue 29 item 1: the merchant's payments (every source: API, plugins, links), filtered, searched,
+// The merchant's payments (every source: API, plugins, links), filtered, searched,
 // paged by cursor, and the same filtered rows as CSV. Every role reads them.
 
 const STATUSES = ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'] as const;

@@ -36,11 +36,11 @@ export interface CheckoutPageModel {
   text: PageText;
   now: Date;
   notice?: string | undefined;
-  /** Money that arrived off the happy path (decisions §12), oldest first. */
+  /** Money that arrived off the happy path, oldest first. */
   exceptions?: readonly { kind: string; amount: string; status?: string }[] | undefined;
   /** A failed link session: where a fresh attempt starts (the payment link's page, the country kept). */
   retryUrl?: string | null | undefined;
-  /** The provider declined the last attempt and the session is still open: Pay tries again, or the wallet (issue 30). */
+  /** The provider declined the last attempt and the session is still open: Pay tries again, or the wallet. */
   declined?: boolean | undefined;
   /**
    * The direct rail's instructions once the customer chose "pay from your wallet", with the QR of its
@@ -66,7 +66,7 @@ export const READING_REFRESH_S = 60;
 const SUCCESS_REDIRECT_S = 3;
 
 /**
- * Decisions §12: money that arrived but could not pay the checkout as it stood. The customer is told
+ * Money that arrived but could not pay the checkout as it stood. The customer is told
  * plainly that it arrived and that the merchant was told, never to start again (they would pay twice).
  */
 function exceptionText(
@@ -109,7 +109,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const { t } = text;
   const merchant = m.merchantName ?? t('common.theMerchant');
   const readOnly = session.mode === 'test';
-  // Money is owed back and the page asks where to (issue 30): the customer stays to answer, so no
+  // Money is owed back and the page asks where to: the customer stays to answer, so no
   // redirect takes the form away; the way back to the merchant is a link they follow when done.
   const asksRefund = m.refund != null && !readOnly;
   // Back from the provider's page before its callback: the payment is with the provider, so the
@@ -117,12 +117,12 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const declined = session.status === 'pending' && m.declined === true;
   const awaiting = session.status === 'pending' && session.providerPaymentId !== null && !declined;
   const retry = session.status === 'failed' && m.retryUrl ? m.retryUrl : null;
-  // Decisions §14: another session paid the link. Said at once from Postgres, before (and after) this
+  // Another session paid the link. Said at once from Postgres, before (and after) this
   // session's run has ended it, so a second tab is never offered a second payment.
   const linkPaid =
     (session.status === 'pending' && m.standing?.linkPaid === true) ||
     (session.status === 'canceled' && session.cancelReason === 'link_paid');
-  // A merchant pending review or suspended takes no new money (spec §5 rule 3).
+  // A merchant pending review or suspended takes no new money.
   const merchantPaused = session.status === 'pending' && !linkPaid && m.standing?.merchantApproved === false;
   const open = !readOnly && !linkPaid && (session.status === 'pending' || session.status === 'processing');
   const payable = !readOnly && session.status === 'pending' && !linkPaid && !merchantPaused;
@@ -153,7 +153,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   const exception = readOnly ? null : exceptionText(text, m.exceptions ?? [], session.destinationAsset, asksRefund);
   const network = NETWORK_NAMES[session.network as Network] ?? session.network;
   const price = text.money(m.amount, session.currency);
-  // Decisions §14: a wallet payment names no provider.
+  // A wallet payment names no provider.
   const labels = paymentLabels(session);
   const returnUrl = session.status === 'completed' && session.successUrl ? withSessionId(session.successUrl, session.id) : null;
   const successUrl = asksRefund ? null : returnUrl;
@@ -252,7 +252,7 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
 }
 
 /**
- * Issue 30: where money owed back goes. Pre-filled with the address the transfer came from (or the
+ * Where money owed back goes. Pre-filled with the address the transfer came from (or the
  * one given before); checked by the server as an operator's refund address is. A wrapping field, as
  * the deposit address's: all 42 characters stay in view on a phone, so the customer can check them.
  */
@@ -271,7 +271,7 @@ function refundAddressForm(id: string, ask: RefundAddressAsk, network: string, t
 }
 
 /**
- * Issue 30: an email address for the receipt and refund notices, optional, checked by the server.
+ * An email address for the receipt and refund notices, optional, checked by the server.
  * `wallet`: the form was on the wallet view, and the answer comes back there.
  */
 function receiptEmailForm(id: string, ask: ReceiptEmailAsk, wallet: boolean, text: PageText): Raw {
@@ -317,7 +317,7 @@ function walletInstructions(w: NonNullable<CheckoutPageModel['wallet']>, network
 }
 
 /**
- * Paying in one tap (issue 30): on a phone, the EIP-681 URI as a link a wallet app opens (shown to
+ * Paying in one tap: on a phone, the EIP-681 URI as a link a wallet app opens (shown to
  * coarse pointers only, by the stylesheet); in a browser with an EIP-1193 wallet, a button the script
  * reveals, which asks the wallet for the token transfer the QR code describes (assets/checkout.js).
  */

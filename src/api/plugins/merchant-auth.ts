@@ -25,7 +25,7 @@ declare module 'fastify' {
     apiCaller?: { merchantId: string; keyId: string };
   }
   interface FastifyInstance {
-    /** preHandler that authenticates a live key (decisions §2) and requires `scope`. */
+    /** preHandler that authenticates a live key and requires `scope`. */
     requireScope(scope: Scope): preHandlerAsyncHookHandler;
     /**
      * The key `presented` authenticated again from Postgres, past the cache, with its merchant: for
@@ -47,7 +47,7 @@ export function bearerToken(request: FastifyRequest): string | null {
 /** A key's row with its merchant's, as authentication reads them. */
 export type FoundKey = NonNullable<Awaited<ReturnType<typeof findKeyByHash>>>;
 
-/** Authenticates a live key (decisions §2); `used` records its use, which the caller need not await. */
+/** Authenticates a live key; `used` records its use, which the caller need not await. */
 export async function authenticateKey(
   find: (hash: string) => Promise<FoundKey | undefined>,
   presented: string | null,

@@ -4,8 +4,8 @@ import { constantTimeEqual } from '../../domain/credentials';
 import { AppError } from '../../domain/errors';
 import { clientAddressBlock, mailboxAddress } from '../../domain/limit-subjects';
 
-// Decisions §2: failed credential attempts on plugin connect are limited to 5 in 15 minutes per
-// merchant_id and 20 per client IP; decisions §13: failed admin tokens to 20 a minute per client
+// Failed credential attempts on plugin connect are limited to 5 in 15 minutes per
+// merchant_id and 20 per client IP; failed admin tokens to 20 a minute per client
 // address, and failed metrics tokens the same, counted apart. Beyond that, 429 RateLimited with
 // Retry-After. The counts live in Postgres (auth_failures) so every API process enforces the same
 // limit. The client address is request.ip, which believes X-Forwarded-For only from the proxies in
@@ -40,7 +40,7 @@ export async function withCredentialLimits<T>(
   return withFailureLimits(db, limits, FAILURE_WINDOW_SECONDS, attempt);
 }
 
-// Dashboard sign-in (decisions §14): 5 failures in 15 minutes for one account from one address, and
+// Dashboard sign-in: 5 failures in 15 minutes for one account from one address, and
 // 20 from one address whatever the account. Those two count only failures from that address, so
 // someone guessing from elsewhere cannot lock a person out of their own account; but a guesser with
 // many addresses would never meet them. So failures for one account are also counted whatever the
@@ -80,7 +80,7 @@ export async function withSignInLimits<T>(
   return withFailureLimits(db, limits, FAILURE_WINDOW_SECONDS, attempt, { notice });
 }
 
-// "Forgot password" (issue 28): every request counts, found address or not (each may mail someone),
+// "Forgot password": every request counts, found address or not (each may mail someone),
 // under the same numbers as sign-in, counted apart from it: 5 in 15 minutes for one address from one
 // client address, 20 from one client address.
 
@@ -140,7 +140,7 @@ export type OperatorToken = 'admin' | 'metrics';
 const OPERATOR_DIMENSION = { admin: 'admin_ip', metrics: 'metrics_ip' } as const satisfies Record<OperatorToken, FailureLimit['dimension']>;
 
 /**
- * Checks an operator token (ADMIN_TOKEN, METRICS_TOKEN) under the per-address limit of decisions §13.
+ * Checks an operator token (ADMIN_TOKEN, METRICS_TOKEN) under the per-address limit.
  * The right token is checked first and always passes, without touching Postgres: a client address
  * can be shared (a NAT, an office, a proxy not in TRUST_PROXY), and someone else's wrong guesses
  * there must not lock the operator out. Only a wrong token counts, and only a wrong token is refused

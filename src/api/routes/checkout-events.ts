@@ -17,7 +17,7 @@ const STREAM_EXAMPLE = [
 ].join('\n');
 
 /**
- * Decisions §14: `GET /api/v1/checkout/sessions/{id}/events`, public like the customer lookup, as
+ * `GET /api/v1/checkout/sessions/{id}/events`, public like the customer lookup, as
  * server-sent events. The first event is the status now; then one `status` event per change, from
  * the process's one poller (api/live-status.ts). The stream stays open after the session ends: late
  * money and its refund are changes a customer's open tab must see too.

@@ -30,7 +30,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     pageText(session?.locale ?? negotiateLocale(request.headers['accept-language']));
 
   /**
-   * A decline leaves the session open for another attempt on this page (issue 30). Once a declined
+   * A decline leaves the session open for another attempt on this page. Once a declined
    * session of a payment link has ended failed (its expiry came first), the still-open link makes a
    * new one, with the country chosen before. A failed delivery or a session made by the merchant's
    * API is final here.
@@ -219,7 +219,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     }
   });
 
-  // Issue 30: the customer's refund address for money owed back; a browser comes back to the page.
+  // The customer's refund address for money owed back; a browser comes back to the page.
   app.post<{ Params: { id: string }; Body: { address?: unknown } | undefined }>(
     '/pay/:id/refund-address',
     { schema: { hide: true } },
@@ -244,7 +244,7 @@ const hostedCheckoutRoutes: FastifyPluginAsync<PaymentContext & { providerOrigin
     },
   );
 
-  // Issue 30: an email address for the receipt and refund notices; a browser comes back to the view it was on.
+  // An email address for the receipt and refund notices; a browser comes back to the view it was on.
   app.post<{ Params: { id: string }; Body: { email?: unknown; view?: unknown } | undefined }>(
     '/pay/:id/email',
     { schema: { hide: true } },

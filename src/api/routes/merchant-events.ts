@@ -37,7 +37,7 @@ const STREAM_EXAMPLE = [
 ].join('\n');
 
 /**
- * Decisions §14: `GET /api/v1/events/stream`, the merchant's own events as server-sent events, for
+ * `GET /api/v1/events/stream`, the merchant's own events as server-sent events, for
  * the local forwarder (`npm run ops -- listen`). Each event's `id` is its place in the merchant's
  * order (`seq`), its `event` the type, its `data` the webhook body byte for byte. A stream starts
  * after the merchant's latest event, or after `Last-Event-ID` when the client resumes.

@@ -6,7 +6,7 @@ import { exceptionSchema } from '../exceptions/views';
 import { paymentSessionSchema, paymentSessionView, transactionSchema, transactionView } from '../checkout/views';
 import { requireCanonicalId } from './lookup-id';
 
-// Merchant lookups (spec §4.6, §4.7), read from Postgres. Another merchant's payment is 404, never
+// Merchant lookups, read from Postgres. Another merchant's payment is 404, never
 // 403: its existence is not revealed.
 const paymentLookupRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
   const params = z.object({ id: z.string() });

@@ -205,7 +205,7 @@ const simpleApiRoutes: FastifyPluginAsync<PaymentContext> = async (plain, { conf
       if (!fiat)
         throw new AppError('ValidationError', details[0] ? `${details[0].path}: ${details[0].message}` : 'Invalid amount.', { details });
       const options = await payments.paymentOptions(fiat, { asset: DEFAULT_ASSET, network: DEFAULT_NETWORK }, quoteError);
-      // Issue 26 item 12: what the payout to the customer's wallet costs, and the smallest order taken.
+      // What the payout to the customer's wallet costs, and the smallest order taken.
       return ok({
         fiat_amount: request.query.fiat_amount,
         fiat_currency: fiat.currency,
@@ -246,7 +246,7 @@ const simpleApiRoutes: FastifyPluginAsync<PaymentContext> = async (plain, { conf
           amount_in_usd: Number(formatCrypto(order.amountUsdMicro)),
           checkout_url: `${config.http.publicBaseUrl}/pay/${order.transactionCode}`,
           payment_options: options,
-          // Deducted from the payout to the customer's wallet (issue 26 item 12).
+          // Deducted from the payout to the customer's wallet.
           network_fee: formatCrypto(order.networkFeeMicro),
         }),
       );

@@ -6,7 +6,7 @@ export type SiteRow = typeof sites.$inferSelect;
 export type SitePlatform = SiteRow['platform'];
 
 /**
- * A website's origin as the connection key (spec §2.7: one connection per website): scheme, host and
+ * A website's origin as the connection key (one connection per website): scheme, host and
  * port, lowercased, default port dropped. Paths, queries and a trailing slash do not make another site.
  */
 export function siteOrigin(url: string): string | null {

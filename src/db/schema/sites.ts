@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants';
 
-// Plugin connections (spec §2.7): one per website, keyed by its normalised origin. A merchant's
+// Plugin connections: one per website, keyed by its normalised origin. A merchant's
 // claim on a website stays pending_verification until the site serves the claim's token (proof of
 // control); only then is it connected. Several merchants may hold pending claims on one origin, so
 // a claim reveals nothing about others; at most one claim per origin is ever connected.

@@ -88,11 +88,11 @@ export const en = {
       },
       test: { title: 'Test-mode record', body: 'This checkout was created in test mode and is read-only. It cannot be paid.' },
     },
-    // Decisions §12: money that arrived but could not pay the checkout as it stood; never "start again".
+    // Money that arrived but could not pay the checkout as it stood; never "start again".
     exceptions: {
       title: 'We received your payment',
       overpaidTitle: 'Payment received',
-      // Issue 30: the extra goes back to the address the refund form holds (no channel is promised that does not exist).
+      // The extra goes back to the address the refund form holds (no channel is promised that does not exist).
       overpaid:
         'Thank you. You sent {{amount}} {{asset}} more than the amount due. The extra will be sent back to the refund address below: check it (we filled in the address your transfer came from), or give another address of your own.',
       overpaidRefunded: 'Thank you. You sent {{amount}} {{asset}} more than the amount due; the extra was sent back to your wallet.',
