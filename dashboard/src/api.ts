@@ -1,4 +1,6 @@
 import { formatCryptoAmount, parseCrypto } from '../../src/domain/money';
+import type { PaidWith } from '../../src/domain/payment-labels';
+import { formatDecimal } from './format';
 
 // The dashboard's one way to its internal API (/dashboard/api/, cookie session): JSON both ways, and
 // the CSRF token (a cookie the server sets, readable here) repeated in a header on every write.
@@ -78,6 +80,10 @@ export { SCOPES } from '../../src/domain/scopes';
 // The roles table is the server's own (pure): the pages show what the API lets a role do.
 export { can } from '../../src/domain/dashboard-roles';
 export { WEBHOOK_EVENT_TYPES as EVENT_TYPES, TEST_EVENT_TYPE } from '../../src/domain/webhook-event-types';
+// How a payment was paid, in the words of its CSVs (a wallet payment never names the provider).
+export { paidWithText } from '../../src/domain/payment-labels';
+/** An open payment partly paid (6 decimals each). */
+export type PartlyPaid = { arrived: string; expected: string; remaining: string } | null;
 
 export interface Site {
   id: string;
@@ -137,7 +143,9 @@ export interface PaymentDetail {
     asset: string;
     network: string;
     railType: string;
+    paidWith: PaidWith;
     provider: string | null;
+    partlyPaid: PartlyPaid;
     source: string;
     verification: string;
     orderId: string | null;
@@ -213,7 +221,9 @@ export interface PaymentRow {
   asset: string;
   network: string;
   railType: string;
+  paidWith: PaidWith;
   provider: string | null;
+  partlyPaid: PartlyPaid;
   orderId: string | null;
   customerEmail: string | null;
   paymentLinkId: string | null;
@@ -327,8 +337,8 @@ const NETWORK_NAMES: Record<string, string> = {
 export const networkName = (network: string) => NETWORK_NAMES[network] ?? network;
 // Amounts are exact decimal strings from the API: summed as integer micro units, never as floats.
 export { formatCryptoAmount, parseCrypto };
-/** An API amount as a sentence shows it: at least two decimals, exact beyond ("12.50", "24.625"). */
-export const amountText = (text: string) => formatCryptoAmount(parseCrypto(text));
+/** An API amount as a sentence or a balance shows it: every digit, at least two decimals ("12.50", "24.625"), in the browser's locale. */
+export const amountText = (text: string) => formatDecimal(text, { exact: true });
 
 export type Role = Me['user']['role'];
 export const ROLES: readonly Role[] = ['owner', 'admin', 'developer', 'viewer'];

@@ -3,6 +3,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, Navigate } from '@tanstack/react-router';
 import { useEffect, useId, useState, type ReactNode } from 'react';
 import { api, can, ApiError, type Me } from './api';
+import { fieldError } from './field-errors';
+import { formatAmount, formatDate } from './format';
 
 /** Each page names itself in the tab as well as in its heading. */
 export function usePageTitle(title: string): void {
@@ -62,8 +64,18 @@ export function DeveloperPage(props: { title: string; intro?: string; forbidden:
   );
 }
 
-export function Field(props: { label: string; name: string; type?: string; autoComplete?: string; hint?: string; minLength?: number }) {
+export function Field(props: {
+  label: string;
+  name: string;
+  type?: string;
+  autoComplete?: string;
+  hint?: string;
+  minLength?: number;
+  /** The form's last error: the server's word on this field, if any, is shown beside it. */
+  error?: unknown;
+}) {
   const id = useId();
+  const invalid = fieldError(props.error, props.name);
   return (
     <div className="field">
       <label htmlFor={id}>{props.label}</label>
@@ -73,7 +85,7 @@ export function Field(props: { label: string; name: string; type?: string; autoC
         type={props.type ?? 'text'}
         autoComplete={props.autoComplete}
         minLength={props.minLength}
-        aria-describedby={props.hint ? `${id}-hint` : undefined}
+        {...invalidProps(id, invalid, props.hint ? `${id}-hint` : undefined)}
         required
       />
       {props.hint && (
@@ -81,7 +93,24 @@ export function Field(props: { label: string; name: string; type?: string; autoC
           {props.hint}
         </p>
       )}
+      <FieldError id={id} message={invalid} />
     </div>
+  );
+}
+
+/** An input's link to its error: marked invalid, described by its hint and then the error. */
+export function invalidProps(id: string, message: string | undefined, hintId?: string) {
+  const describedBy = [hintId, message ? `${id}-error` : undefined].filter(Boolean).join(' ');
+  return { 'aria-invalid': message ? true : undefined, 'aria-describedby': describedBy || undefined };
+}
+
+/** The server's word on a field, beside it; `id` is the input's (its text is `${id}-error`). */
+export function FieldError({ id, message }: { id: string; message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <p className="error field-error" id={`${id}-error`} data-testid="field-error">
+      {message}
+    </p>
   );
 }
 
@@ -185,9 +214,9 @@ export function Countdown({ until }: { until: string }) {
     return () => clearInterval(timer);
   }, []);
   const end = new Date(until);
-  if (end <= now) return <>stopped {end.toLocaleString()}</>;
+  if (end <= now) return <>stopped {formatDate(until)}</>;
   return (
-    <time dateTime={until} title={end.toLocaleString()}>
+    <time dateTime={until} title={formatDate(until, { seconds: true })}>
       stops in {remaining(end, now)}
     </time>
   );
@@ -240,5 +269,21 @@ export function CopyButton({ value, what, unnamed }: { value: string; what: stri
       </button>
       <span role="status">{note}</span>
     </>
+  );
+}
+
+/** An amount in a list: two decimals, and every digit on hover when some were cut. */
+export function Amount({ value, unit }: { value: string; unit: string }) {
+  const shown = formatAmount(value, unit);
+  const whole = formatAmount(value, unit, { exact: true });
+  return <span title={whole === shown ? undefined : whole}>{shown}</span>;
+}
+
+/** A moment as a <time>: readable, machine-readable, and to the second on hover. */
+export function When({ at }: { at: string }) {
+  return (
+    <time dateTime={at} title={formatDate(at, { seconds: true })}>
+      {formatDate(at)}
+    </time>
   );
 }

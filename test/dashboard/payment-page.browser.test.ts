@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
-import { parseCrypto } from '../../src/domain/money';
+import { formatCryptoAmount, parseCrypto } from '../../src/domain/money';
 import { expectNoAxeViolations } from '../support/axe';
 import { screenshotsOnFailure, useBrowser, watchProblems } from '../support/browser';
 import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
@@ -12,7 +12,7 @@ import { startReceiver } from '../support/receiver';
 import { ownTreasury } from '../payouts/support';
 import { exceptionsOf, openSession, pressPay, sessionRow } from '../proof/support';
 
-// Issue 29 items 2, 3 and 6 in real Chromium, on a phone: a payment's page opened before it is paid
+// A payment's page opened before it is paid
 // follows it live (the sandbox's payment completes and settles without a reload), a payment from a
 // wallet shows its own timeline, and a duplicate payment is refunded from the page by an owner with
 // two-factor on (the customer's address pre-filled; the step-up dialog, cancelled once, asks for the
@@ -76,7 +76,7 @@ describe('a payment’s page in Chromium', () => {
     await page.getByText('Webhook payment.completed').waitFor();
     expect(await page.getByRole('button', { name: /^Resend payment\.completed/ }).count()).toBe(1);
     const { depositAddress } = await sessionRow(ctx, id);
-    await expect.poll(() => page.getByTestId('proof-balance').textContent(), { timeout: 30_000 }).toBe('0.000000');
+    await expect.poll(() => page.getByTestId('proof-balance').textContent(), { timeout: 30_000 }).toBe('0.00 USDC');
     await expectNoAxeViolations(page, 'a settled payment');
 
     // Paid again from a wallet: a duplicate, the customer leaves a refund address on the checkout page.
@@ -94,26 +94,26 @@ describe('a payment’s page in Chromium', () => {
       20_000,
       'the refund address saved',
     );
-    const form = page.getByRole('form', { name: 'Refund 2.000000' });
+    const form = page.getByRole('form', { name: 'Refund 2.00 USDC' });
     await form.waitFor({ timeout: 30_000 });
     await expect.poll(() => form.getByLabel('Refund address').inputValue(), { timeout: 10_000 }).toBe(customer);
     await expectNoAxeViolations(page, 'the refund form');
     // The step-up dialog says what the refund does; cancelled, nothing is sent.
-    await form.getByRole('button', { name: /^Refund 2\.000000/ }).click();
+    await form.getByRole('button', { name: /^Refund 2\.00 USDC/ }).click();
     const confirmIt = page.getByRole('dialog', { name: 'Confirm it is you' });
-    await confirmIt.getByText(`To send 2.000000 USDC back to ${customer}, confirm it is you.`, { exact: false }).waitFor();
+    await confirmIt.getByText(`To send 2.00 USDC back to ${customer}, confirm it is you.`, { exact: false }).waitFor();
     await confirmIt.getByRole('button', { name: 'Cancel' }).click();
     await confirmIt.waitFor({ state: 'detached' });
     expect(await ctx.db.sql`select id from payouts where payment_id = ${id} and kind = 'refund'`).toEqual([]);
     expect(await page.getByTestId('exception-status').textContent()).toBe('open');
-    await form.getByRole('button', { name: /^Refund 2\.000000/ }).click();
+    await form.getByRole('button', { name: /^Refund 2\.00 USDC/ }).click();
     await expectNoAxeViolations(page, 'the refund’s step-up');
     await confirmIt.getByLabel('Your password').fill(PASSWORD);
     await confirmIt.getByLabel('Code from your authenticator app').fill(await app.code());
     await confirmIt.getByRole('button', { name: 'Confirm it is you' }).click();
     await expect
       .poll(() => page.getByTestId('refund-state').textContent(), { timeout: 90_000 })
-      .toMatch(new RegExp(`^Refund of 2\\.000000 to ${customer}: confirmed in`));
+      .toMatch(new RegExp(`^Refund of 2\\.00 USDC to ${customer}: confirmed in`));
     expect(await balanceOf(own.chain, token, customer)).toBe(2_000_000n);
     // The exception is resolved by its run after the payout's receipt: the page shows it on a later read.
     await expect.poll(() => page.getByTestId('exception-status').textContent(), { timeout: 30_000 }).toBe('refunded');
@@ -121,21 +121,52 @@ describe('a payment’s page in Chromium', () => {
     expect(refunds).toEqual([{ status: 'confirmed' }]);
     await expectNoAxeViolations(page, 'a refunded exception');
 
-    // A session paid from the customer's own wallet: its page says so, with the credited transfer.
+    // A session paid from the customer's own wallet, first in part: its page and the list say what
+    // arrived of what, and that it comes from the customer's wallet (never the provider's name).
     const walletId = await openSession(ctx, apiKey, { orderId: 'walk-2' });
     const deposit = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions/${walletId}/deposit`);
     expect(deposit.status).toBe(200);
     const { address, amount } = deposit.json.deposit as { address: Address; amount: string };
-    await payFromWallet(own.chain, token, address, parseCrypto(amount));
+    const expected = `${formatCryptoAmount(parseCrypto(amount))} USDC`;
+    await payFromWallet(own.chain, token, address, 10_000_000n);
+    await page.goto(`${base}/payments/${walletId}`);
+    await expect
+      .poll(
+        () =>
+          page
+            .getByTestId('partly-paid')
+            .textContent()
+            .catch(() => null),
+        { timeout: 60_000 },
+      )
+      .toMatch(new RegExp(`^Partly paid: 10\\.00 of ${expected.replace('.', '\\.')} arrived;`));
+    expect(await page.getByTestId('payment-status').textContent()).toBe('pending');
+    expect(await page.getByTestId('paid-with').textContent()).toBe("From the customer's wallet");
+    expect(await page.getByTestId('payment-amount').textContent()).toBe('25.00 USD, paid in USDC on Polygon');
+    await page.goto(`${base}/payments?q=walk-2`);
+    const row = page.getByTestId('payment').filter({ hasText: walletId });
+    await expect.poll(() => row.getByTestId('payment-status').textContent()).toBe(`Partly paid: 10.00 of ${expected} arrived`);
+    expect(await row.getByTestId('paid-with').textContent()).toBe("From the customer's wallet");
+    await expectNoAxeViolations(page, 'a partly paid payment in the list');
+    await payFromWallet(own.chain, token, address, parseCrypto(amount) - 10_000_000n);
     await page.goto(`${base}/payments/${walletId}`);
     await expect.poll(() => page.getByTestId('payment-status').textContent(), { timeout: 60_000 }).toBe('completed');
-    await page.getByText('Paid from the customer’s own wallet').waitFor();
-    await expect.poll(() => page.locator('[data-kind="credit"]').count()).toBe(1);
+    expect(await page.getByTestId('paid-with').textContent()).toBe("From the customer's wallet");
+    expect(await page.getByTestId('partly-paid').count()).toBe(0);
+    await expect.poll(() => page.locator('[data-kind="credit"]').count()).toBe(2);
     expect(await page.locator('[data-kind="pay_pressed"]').count()).toBe(0);
     await expectNoAxeViolations(page, 'a wallet payment');
 
-    // The one console line: the sign-in's first answer (403, a code is needed) as a failed load.
-    expect(problems).toEqual([expect.stringMatching(/status of 403/)]);
+    // The server's word on a filter shows beside the field it names (a 422's details), in words.
+    await page.goto(`${base}/payments?minAmount=5`);
+    const minimum = page.locator('.field').filter({ has: page.getByLabel('Amount at least') });
+    await expect.poll(() => minimum.getByTestId('field-error').textContent()).toBe('An amount filter needs a currency.');
+    expect(await page.getByLabel('Amount at least').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByTestId('field-error').count()).toBe(1);
+    await expectNoAxeViolations(page, 'a filter the server refused');
+
+    // The console's lines: the sign-in's first answer (403, a code is needed) and the refused filter (422), as failed loads.
+    expect(problems).toEqual([expect.stringMatching(/status of 403/), expect.stringMatching(/status of 422/)]);
     await context.close();
   }, 300_000);
 });

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { api, EVENT_TYPES, TEST_EVENT_TYPE, type WebhookDelivery } from '../api';
-import { DeveloperPage, ErrorText, ScrollTable } from '../ui';
+import { DeveloperPage, ErrorText, ScrollTable, When } from '../ui';
 
 const STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
@@ -28,7 +28,7 @@ function Attempts({ delivery }: { delivery: WebhookDelivery }) {
     <ol>
       {delivery.attempts.map((a, i) => (
         <li key={i}>
-          <time dateTime={a.at}>{new Date(a.at).toLocaleString()}</time>: {a.statusCode ?? 'no answer'} in {a.durationMs} ms
+          <When at={a.at} />: {a.statusCode ?? 'no answer'} in {a.durationMs} ms
           {a.error ? ` (${a.error})` : ''}
         </li>
       ))}

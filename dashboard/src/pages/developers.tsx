@@ -3,9 +3,9 @@ import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, can, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint } from '../api';
 import { useStepUp } from '../step-up';
-import { Confirm, Countdown, ErrorText, Field, formValues, ScrollTable, ShownOnce, SignedIn, usePageTitle } from '../ui';
+import { Confirm, Countdown, ErrorText, Field, formValues, ScrollTable, ShownOnce, SignedIn, usePageTitle, When } from '../ui';
 
-const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+const date = (iso: string | null) => (iso ? <When at={iso} /> : '—');
 
 function ApiKeys() {
   const queryClient = useQueryClient();
@@ -57,7 +57,7 @@ function ApiKeys() {
             <td>{k.kind}</td>
             <td>{k.scopes.join(', ')}</td>
             <td>{date(k.createdAt)}</td>
-            <td>{k.revokedAt ? `revoked ${date(k.revokedAt)}` : k.expiresAt ? <Countdown until={k.expiresAt} /> : '—'}</td>
+            <td>{k.revokedAt ? <>revoked {date(k.revokedAt)}</> : k.expiresAt ? <Countdown until={k.expiresAt} /> : '—'}</td>
             <td>
               {!k.revokedAt && (
                 <Confirm
@@ -234,7 +234,7 @@ function Webhooks() {
           add.mutate({ url: formValues(e.currentTarget).url ?? '', ...(eventTypes.length ? { eventTypes } : {}) });
         }}
       >
-        <Field label="Endpoint URL" name="url" type="url" hint="https, on a public address." />
+        <Field label="Endpoint URL" name="url" type="url" hint="https, on a public address." error={add.error} />
         <fieldset>
           <legend>Events to send (none ticked: every event)</legend>
           {EVENT_TYPES.map((type) => (
@@ -271,7 +271,7 @@ function Sites() {
           <li key={site.id}>
             <p>
               <code>{site.siteUrl}</code> — {site.platform} plugin {site.pluginVersion},{' '}
-              {site.status === 'connected' ? `connected ${date(site.verifiedAt)}` : 'waiting for proof of control'}
+              {site.status === 'connected' ? <>connected {date(site.verifiedAt)}</> : 'waiting for proof of control'}
             </p>
             <Confirm
               label={

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { api, type Home, type VolumeTotal } from '../api';
 import { ErrorText } from '../ui';
+import { formatAmount } from '../format';
 
 // Issue 29 item 5: the home page's figures. The chart is a plain SVG (no chart library: 30 bars do
 // not need one) described for screen readers, with the same numbers as a table beside it.
@@ -9,7 +10,7 @@ import { ErrorText } from '../ui';
 const STATUS_ORDER = ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'];
 
 function amounts(t: VolumeTotal): string {
-  const parts = Object.entries(t.byAsset).map(([asset, amount]) => `${amount} ${asset}`);
+  const parts = Object.entries(t.byAsset).map(([asset, amount]) => formatAmount(amount, asset));
   return parts.length ? parts.join(' + ') : '0';
 }
 

@@ -2,7 +2,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useId, useState, type FormEvent } from 'react';
 import { api, can, FIAT_CURRENCIES, type PaymentLink, type Wallet } from '../api';
-import { Confirm, CopyButton, ErrorText, Page, ScrollTable } from '../ui';
+import { Amount, Confirm, CopyButton, ErrorText, Page, ScrollTable, When, FieldError, invalidProps } from '../ui';
+import { fieldError } from '../field-errors';
 
 // Issue 29 item 4: payment links. Owners, admins and developers make and deactivate them; a viewer
 // reads. Each link's sessions are the payment list filtered by the link.
@@ -55,7 +56,15 @@ function CreateLink() {
       <form onSubmit={submit}>
         <div className="field">
           <label htmlFor={ids.amount}>Amount</label>
-          <input id={ids.amount} name="amount" inputMode="decimal" required pattern="\d+(\.\d+)?" />
+          <input
+            id={ids.amount}
+            name="amount"
+            inputMode="decimal"
+            required
+            pattern="\d+(\.\d+)?"
+            {...invalidProps(ids.amount, fieldError(create.error, 'amount'))}
+          />
+          <FieldError id={ids.amount} message={fieldError(create.error, 'amount')} />
         </div>
         <div className="field">
           <label htmlFor={ids.currency}>Currency</label>
@@ -132,7 +141,7 @@ function LinkList({ canChange }: { canChange: boolean }) {
               )}
             </td>
             <td>
-              {l.amount} {l.currency}
+              <Amount value={l.amount} unit={l.currency} />
               <br />
               <small>
                 {l.destinationAsset} on {l.network}
@@ -145,7 +154,7 @@ function LinkList({ canChange }: { canChange: boolean }) {
               </Link>
             </td>
             <td>
-              <time dateTime={l.expiresAt}>{new Date(l.expiresAt).toLocaleString()}</time>
+              <When at={l.expiresAt} />
             </td>
             <td>
               {canChange && l.status === 'active' && (

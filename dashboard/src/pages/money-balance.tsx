@@ -1,6 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, type FormEvent, type ReactNode } from 'react';
-import { amountText, api, can, networkName, parseCrypto, type Me, type NextPayout, type PayoutSchedule, type PayoutSettings } from '../api';
+import {
+  amountText,
+  api,
+  can,
+  formatCryptoAmount,
+  networkName,
+  parseCrypto,
+  type Me,
+  type NextPayout,
+  type PayoutSchedule,
+  type PayoutSettings,
+} from '../api';
 import { useStepUp } from '../step-up';
 import { CopyButton, ErrorText, formValues, ScrollTable } from '../ui';
 
@@ -149,7 +160,7 @@ function ChangeSchedule({ settings }: { settings: PayoutSettings }) {
           inputMode="decimal"
           required
           autoComplete="off"
-          defaultValue={amountText(settings.minimum)}
+          defaultValue={formatCryptoAmount(parseCrypto(settings.minimum))}
           aria-describedby={`${ids.minimum}-hint`}
         />
         <p className="hint" id={`${ids.minimum}-hint`}>

@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useId, type FormEvent } from 'react';
-import { amountText, api, can, ASSETS, NETWORKS, type Me, type Payout, type Settlement, type Wallet } from '../api';
+import { api, can, ASSETS, NETWORKS, type Me, type Payout, type Settlement, type Wallet } from '../api';
 import { useStepUp } from '../step-up';
-import { ErrorText, Page, ScrollTable } from '../ui';
+import { Amount, ErrorText, FieldError, invalidProps, Page, ScrollTable, When } from '../ui';
+import { fieldError } from '../field-errors';
 import { Balance } from './money-balance';
 
 // The merchant's money (docs/settlement.md): the balance per network and asset, when it is paid out
@@ -27,7 +28,7 @@ export function moneySearch(raw: Record<string, unknown>): MoneySearch {
 // The first page of payouts has no cursor; the trail marks it so.
 const FIRST = '~';
 
-const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+const date = (iso: string | null) => (iso ? <When at={iso} /> : '—');
 
 function ChangeWallet() {
   const queryClient = useQueryClient();
@@ -37,6 +38,7 @@ function ChangeWallet() {
     mutationFn: (body: object) => stepUp(() => api<{ wallet: Wallet }>('POST', '/wallets', body), { what: 'change a settlement wallet' }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['wallets'] }),
   });
+  const addressError = fieldError(change.error, 'address');
   return (
     <form
       aria-label="Set a settlement wallet"
@@ -63,10 +65,18 @@ function ChangeWallet() {
       </div>
       <div className="field">
         <label htmlFor={ids.address}>Address</label>
-        <input id={ids.address} name="address" required autoComplete="off" spellCheck={false} aria-describedby={`${ids.address}-hint`} />
+        <input
+          id={ids.address}
+          name="address"
+          required
+          autoComplete="off"
+          spellCheck={false}
+          {...invalidProps(ids.address, addressError, `${ids.address}-hint`)}
+        />
         <p className="hint" id={`${ids.address}-hint`}>
           Mixed-case EVM addresses must carry their checksum (EIP-55): a mistyped address is refused, not paid.
         </p>
+        <FieldError id={ids.address} message={addressError} />
       </div>
       <ErrorText error={change.error} />
       {change.data && (
@@ -127,7 +137,7 @@ function PaidPayments({ payout }: { payout: Payout }) {
       <ul className="plain">
         {payout.payments.map((i) => (
           <li key={i.paymentId}>
-            <PaymentLink paymentId={i.paymentId} />: {amountText(i.amount)} {payout.asset}
+            <PaymentLink paymentId={i.paymentId} />: <Amount value={i.amount} unit={payout.asset} />
           </li>
         ))}
       </ul>
@@ -160,7 +170,7 @@ function Payouts({ search }: { search: MoneySearch }) {
               <PaidPayments payout={p} />
             </td>
             <td>
-              {p.amount} {p.asset} on {p.network}
+              <Amount value={p.amount} unit={p.asset} /> on {p.network}
             </td>
             <td>
               {p.status}
@@ -286,10 +296,14 @@ function Settlements({ search }: { search: MoneySearch }) {
               )}
             </td>
             <td>
-              {s.gross} {s.asset}
+              <Amount value={s.gross} unit={s.asset} />
             </td>
-            <td>{s.commission}</td>
-            <td>{s.net}</td>
+            <td>
+              <Amount value={s.commission} unit={s.asset} />
+            </td>
+            <td>
+              <Amount value={s.net} unit={s.asset} />
+            </td>
             <td>{date(s.settledAt)}</td>
           </tr>
         ))}

@@ -7,6 +7,7 @@ import {
   can,
   formatCryptoAmount,
   networkName,
+  paidWithText,
   parseCrypto,
   type Me,
   type PaymentDetail,
@@ -17,14 +18,18 @@ import {
   type WebhookDelivery,
 } from '../api';
 import { useStepUp } from '../step-up';
-import { ErrorText, formValues, ScrollTable, SignedIn, usePageTitle } from '../ui';
+import { formatAmount, partlyPaidText } from '../format';
+import { ErrorText, FieldError, formValues, invalidProps, ScrollTable, SignedIn, usePageTitle, When } from '../ui';
+import { fieldError } from '../field-errors';
 
 // One payment, as it happens. The page reads it every 3 s while it is open (the timeline, exceptions
 // and deliveries come from Postgres alone), and the chain proof, which reads the chain, every 15 s.
 // Every role reads; resends are for the roles that manage webhooks; refunds (of an exception, or of
 // the completed payment itself) for owners and admins, after the step-up dialog.
 
-const when = (iso: string) => <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
+const when = (iso: string) => <When at={iso} />;
+// This page shows every decimal of the stablecoin: it is where a merchant checks an amount to the unit.
+const exact = (value: string, unit: string) => formatAmount(value, unit, { exact: true });
 
 function Hash({ hash, url }: { hash: string; url: string | null }) {
   const short = `${hash.slice(0, 10)}…${hash.slice(-8)}`;
@@ -127,10 +132,10 @@ function Proof({ id }: { id: string }) {
             <dt>
               {p.asset} balance there now ({p.network})
             </dt>
-            <dd data-testid="proof-balance">{p.chain ? p.chain.balance : (p.chainError ?? 'not read')}</dd>
+            <dd data-testid="proof-balance">{p.chain ? exact(p.chain.balance, p.asset) : (p.chainError ?? 'not read')}</dd>
             <dt>Credited</dt>
             <dd>
-              {p.credited} of {p.expectedGross ?? 'not fixed yet'}
+              {exact(p.credited, p.asset)} of {p.expectedGross ? exact(p.expectedGross, p.asset) : 'not fixed yet'}
             </dd>
           </dl>
           {p.credits.length === 0 ? (
@@ -142,9 +147,7 @@ function Proof({ id }: { id: string }) {
                   <td>
                     <Hash hash={c.transactionHash} url={c.explorerUrl} />
                   </td>
-                  <td>
-                    {c.amount} {c.asset ?? c.token}
-                  </td>
+                  <td>{exact(c.amount, c.asset ?? c.token)}</td>
                   <td>{c.blockNumber}</td>
                   <td>{c.confirmations ?? 'unknown'}</td>
                   <td>{c.state}</td>
@@ -166,7 +169,7 @@ function RefundForm(props: { paymentId: string; exception: PaymentException; ass
   const refund = useMutation({
     mutationFn: (address: string) =>
       stepUp(() => api('POST', `/payments/${paymentId}/exceptions/${exception.id}/refund`, { address }), {
-        what: `send ${exception.amount} ${asset} back to ${address}`,
+        what: `send ${exact(exception.amount, asset)} back to ${address}`,
       }),
     onSettled: () => void queryClient.invalidateQueries({ queryKey: ['payment'] }),
   });
@@ -174,8 +177,9 @@ function RefundForm(props: { paymentId: string; exception: PaymentException; ass
     e.preventDefault();
     refund.mutate(formValues(e.currentTarget).address ?? '');
   };
+  const addressError = fieldError(refund.error, 'address');
   return (
-    <form onSubmit={submit} aria-label={`Refund ${exception.amount}`}>
+    <form onSubmit={submit} aria-label={`Refund ${exact(exception.amount, asset)}`}>
       <div className="field">
         <label htmlFor={addressId}>Refund address</label>
         <input
@@ -185,15 +189,16 @@ function RefundForm(props: { paymentId: string; exception: PaymentException; ass
           required
           autoComplete="off"
           spellCheck={false}
-          aria-describedby={`${addressId}-hint`}
+          {...invalidProps(addressId, addressError, `${addressId}-hint`)}
         />
         <p className="hint" id={`${addressId}-hint`}>
           {prefill ? 'The address the customer gave on the checkout page.' : 'The customer’s address, checksummed (0x…).'}
         </p>
+        <FieldError id={addressId} message={addressError} />
       </div>
       <ErrorText error={refund.error} />
       <button type="submit" disabled={refund.isPending}>
-        Refund {exception.amount} {asset}
+        Refund {exact(exception.amount, asset)}
       </button>
     </form>
   );
@@ -208,14 +213,15 @@ function Exceptions({ detail, me }: { detail: PaymentDetail; me: Me }) {
         {detail.exceptions.map((x) => (
           <li key={x.id} data-testid="exception">
             <h3>
-              {x.kind}: {x.amount} {x.asset ?? detail.payment.asset}
+              {x.kind}: {exact(x.amount, x.asset ?? detail.payment.asset)}
             </h3>
             <p>
               <code>{x.id}</code> · <span data-testid="exception-status">{x.status}</span>
             </p>
             {x.refund && (
               <p data-testid="refund-state">
-                Refund of {x.refund.amount} to <code className="wrap">{x.refund.address}</code>: {x.refund.status}
+                Refund of {exact(x.refund.amount, x.asset ?? detail.payment.asset)} to <code className="wrap">{x.refund.address}</code>:{' '}
+                {x.refund.status}
                 {x.refund.failureReason && ` (${x.refund.failureReason})`}
                 {x.refund.transactionHash && (
                   <>
@@ -256,7 +262,7 @@ function RefundBalance({ detail, id }: { detail: PaymentDetail; id: string }) {
   const micro = balance ? parseCrypto(balance.available) + parseCrypto(balance.reserved) : 0n;
   return (
     <p id={id} data-testid="refund-available">
-      Available for refunds: {formatCryptoAmount(micro)} {asset} on {networkName(network)}.
+      Available for refunds: {exact(formatCryptoAmount(micro), asset)} on {networkName(network)}.
       {micro < parseCrypto(detail.refunds.refundableAmount) && (
         <>
           {' '}
@@ -283,7 +289,7 @@ function PaymentRefundForm({ detail }: { detail: PaymentDetail }) {
   const refund = useMutation({
     mutationFn: (values: Record<string, string>) =>
       stepUp(() => api('POST', `/payments/${detail.payment.id}/refunds`, { amount: values.amount, address: values.address, requestKey }), {
-        what: `refund ${values.amount ?? ''} ${detail.payment.asset} to ${values.address ?? ''}`,
+        what: `refund ${exact(values.amount ?? '', detail.payment.asset)} to ${values.address ?? ''}`,
       }),
     onSettled: () => {
       void queryClient.invalidateQueries({ queryKey: ['payment'] });
@@ -294,6 +300,8 @@ function PaymentRefundForm({ detail }: { detail: PaymentDetail }) {
     e.preventDefault();
     refund.mutate(formValues(e.currentTarget));
   };
+  const amountError = fieldError(refund.error, 'amount');
+  const addressError = fieldError(refund.error, 'address');
   return (
     <form onSubmit={submit} aria-label="Refund this payment">
       <div className="field">
@@ -305,11 +313,12 @@ function PaymentRefundForm({ detail }: { detail: PaymentDetail }) {
           defaultValue={detail.refunds.refundableAmount}
           required
           autoComplete="off"
-          aria-describedby={`${amountId}-hint ${amountId}-balance`}
+          {...invalidProps(amountId, amountError, `${amountId}-hint ${amountId}-balance`)}
         />
+        <FieldError id={amountId} message={amountError} />
         <p className="hint" id={`${amountId}-hint`}>
-          At most {detail.refunds.refundableAmount}. The refund is drawn from your balance in {detail.payment.asset} on{' '}
-          {networkName(detail.payment.network)}: what is available first, then what is reserved.
+          At most {exact(detail.refunds.refundableAmount, detail.payment.asset)}. The refund is drawn from your balance in{' '}
+          {detail.payment.asset} on {networkName(detail.payment.network)}: what is available first, then what is reserved.
         </p>
         <RefundBalance detail={detail} id={`${amountId}-balance`} />
       </div>
@@ -322,11 +331,12 @@ function PaymentRefundForm({ detail }: { detail: PaymentDetail }) {
           required
           autoComplete="off"
           spellCheck={false}
-          aria-describedby={`${addressId}-hint`}
+          {...invalidProps(addressId, addressError, `${addressId}-hint`)}
         />
         <p className="hint" id={`${addressId}-hint`}>
           {prefill ? 'The address the customer gave on the checkout page.' : 'The customer’s address, checksummed (0x…).'}
         </p>
+        <FieldError id={addressId} message={addressError} />
       </div>
       <ErrorText error={refund.error} />
       {refund.isSuccess && <p role="status">Refund requested; it is sent on chain in a moment.</p>}
@@ -348,7 +358,8 @@ function PaymentRefunds({ detail, me }: { detail: PaymentDetail; me: Me }) {
         <ul className="plain">
           {refunds.map((r) => (
             <li key={r.id} data-testid="payment-refund">
-              {r.amount} {r.asset} to <code className="wrap">{r.address}</code>: <span data-testid="payment-refund-status">{r.status}</span>
+              {exact(r.amount, r.asset)} to <code className="wrap">{r.address}</code>:{' '}
+              <span data-testid="payment-refund-status">{r.status}</span>
               {r.failureReason && ` (${r.failureReason})`}
               {r.transactionHash && (
                 <>
@@ -375,12 +386,20 @@ function Summary({ detail }: { detail: PaymentDetail }) {
       <dl>
         <dt>Status</dt>
         <dd data-testid="payment-status">{p.status}</dd>
+        {p.partlyPaid && (
+          <>
+            <dt>Arrived</dt>
+            <dd data-testid="partly-paid">
+              {partlyPaidText(p.partlyPaid, p.asset, { exact: true })}; {exact(p.partlyPaid.remaining, p.asset)} remains to send.
+            </dd>
+          </>
+        )}
         <dt>Amount</dt>
-        <dd>
-          {p.amount} {p.currency}, paid in {p.asset} on {p.network}
+        <dd data-testid="payment-amount">
+          {exact(p.amount, p.currency)}, paid in {p.asset} on {networkName(p.network)}
         </dd>
-        <dt>Rail</dt>
-        <dd>{p.railType === 'crypto_transfer' ? 'Paid from the customer’s own wallet' : `Through ${p.provider ?? 'the provider'}`}</dd>
+        <dt>Paid with</dt>
+        <dd data-testid="paid-with">{paidWithText(p.paidWith, p.provider)}</dd>
         {p.orderId && (
           <>
             <dt>Order</dt>
@@ -405,7 +424,9 @@ function Summary({ detail }: { detail: PaymentDetail }) {
           <>
             <dt>Gross, your share, commission</dt>
             <dd>
-              {p.settlement.gross ?? '–'} · {p.settlement.merchantSettlement ?? '–'} · {p.settlement.platformCommission ?? '–'} {p.asset}
+              {[p.settlement.gross, p.settlement.merchantSettlement, p.settlement.platformCommission]
+                .map((v) => (v === null ? '–' : exact(v, p.asset)))
+                .join(' · ')}
             </dd>
           </>
         )}

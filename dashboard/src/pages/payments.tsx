@@ -1,8 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useId, type FormEvent } from 'react';
-import { api, ASSETS, FIAT_CURRENCIES, NETWORKS, type PaymentRow } from '../api';
-import { ErrorText, Page, ScrollTable } from '../ui';
+import { api, ASSETS, FIAT_CURRENCIES, NETWORKS, paidWithText, type PaymentRow } from '../api';
+import { partlyPaidText } from '../format';
+import { Amount, ErrorText, FieldError, invalidProps, Page, ScrollTable, When } from '../ui';
+import { fieldError } from '../field-errors';
 
 // Issue 29 item 1: the merchant's payments. The filters live in the URL (a reload or a shared link
 // shows the same list); pages are walked by the server's cursor, with the cursors of earlier pages
@@ -54,12 +56,23 @@ function apiQuery(s: PaymentSearch): URLSearchParams {
   return new URLSearchParams(f);
 }
 
-function Choice(props: { label: string; name: string; value: string | undefined; options: [string, string][] }) {
+/** The list's answer for these filters: read by the table, and by the filters for the server's word on each field. */
+function usePaymentList(search: PaymentSearch) {
+  const query = apiQuery(search);
+  if (search.cursor) query.set('cursor', search.cursor);
+  return useQuery({
+    queryKey: ['payments', query.toString()],
+    queryFn: () => api<{ payments: PaymentRow[]; nextCursor: string | null }>('GET', `/payments?${query.toString()}`),
+  });
+}
+
+function Choice(props: { label: string; name: string; value: string | undefined; options: [string, string][]; error?: unknown }) {
   const id = useId();
+  const invalid = fieldError(props.error, props.name);
   return (
     <div className="field">
       <label htmlFor={id}>{props.label}</label>
-      <select id={id} name={props.name} defaultValue={props.value ?? ''}>
+      <select id={id} name={props.name} defaultValue={props.value ?? ''} {...invalidProps(id, invalid)}>
         <option value="">All</option>
         {props.options.map(([value, text]) => (
           <option key={value} value={value}>
@@ -67,12 +80,22 @@ function Choice(props: { label: string; name: string; value: string | undefined;
           </option>
         ))}
       </select>
+      <FieldError id={id} message={invalid} />
     </div>
   );
 }
 
-function Input(props: { label: string; name: string; value: string | undefined; type?: string; hint?: string; inputMode?: 'decimal' }) {
+function Input(props: {
+  label: string;
+  name: string;
+  value: string | undefined;
+  type?: string;
+  hint?: string;
+  inputMode?: 'decimal';
+  error?: unknown;
+}) {
   const id = useId();
+  const invalid = fieldError(props.error, props.name);
   return (
     <div className="field">
       <label htmlFor={id}>{props.label}</label>
@@ -82,19 +105,21 @@ function Input(props: { label: string; name: string; value: string | undefined; 
         type={props.type ?? 'text'}
         inputMode={props.inputMode}
         defaultValue={props.value ?? ''}
-        aria-describedby={props.hint ? `${id}-hint` : undefined}
+        {...invalidProps(id, invalid, props.hint ? `${id}-hint` : undefined)}
       />
       {props.hint && (
         <p className="hint" id={`${id}-hint`}>
           {props.hint}
         </p>
       )}
+      <FieldError id={id} message={invalid} />
     </div>
   );
 }
 
 function Filters({ search }: { search: PaymentSearch }) {
   const navigate = useNavigate();
+  const error = usePaymentList(search).error;
   const apply = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const data = new FormData(e.currentTarget);
@@ -109,6 +134,7 @@ function Filters({ search }: { search: PaymentSearch }) {
     // A new key per search: the uncontrolled fields take the URL's values again after Back or Clear.
     <form aria-label="Filters" onSubmit={apply} key={JSON.stringify(filtersOnly(search))}>
       <Input
+        error={error}
         label="Search"
         name="q"
         value={search.q}
@@ -118,15 +144,29 @@ function Filters({ search }: { search: PaymentSearch }) {
       <details open={Object.keys(filtersOnly(search)).some((k) => k !== 'q')}>
         <summary>More filters</summary>
         <div className="filters">
-          <Choice label="Status" name="status" value={search.status} options={STATUSES.map((s) => [s, s])} />
-          <Input label="Created from (UTC)" name="from" value={search.from} type="date" />
-          <Input label="Created until (UTC, inclusive)" name="to" value={search.to} type="date" />
-          <Choice label="Currency" name="currency" value={search.currency} options={FIAT_CURRENCIES.map((c) => [c, c])} />
-          <Input label="Amount at least" name="minAmount" value={search.minAmount} inputMode="decimal" hint="Needs a currency." />
-          <Input label="Amount at most" name="maxAmount" value={search.maxAmount} inputMode="decimal" hint="Needs a currency." />
-          <Choice label="Asset" name="asset" value={search.asset} options={ASSETS.map((a) => [a, a])} />
-          <Choice label="Network" name="network" value={search.network} options={NETWORKS.map((n) => [n, n])} />
-          <Choice label="How it was paid" name="rail" value={search.rail} options={RAILS} />
+          <Choice error={error} label="Status" name="status" value={search.status} options={STATUSES.map((s) => [s, s])} />
+          <Input error={error} label="Created from (UTC)" name="from" value={search.from} type="date" />
+          <Input error={error} label="Created until (UTC, inclusive)" name="to" value={search.to} type="date" />
+          <Choice error={error} label="Currency" name="currency" value={search.currency} options={FIAT_CURRENCIES.map((c) => [c, c])} />
+          <Input
+            error={error}
+            label="Amount at least"
+            name="minAmount"
+            value={search.minAmount}
+            inputMode="decimal"
+            hint="Needs a currency."
+          />
+          <Input
+            error={error}
+            label="Amount at most"
+            name="maxAmount"
+            value={search.maxAmount}
+            inputMode="decimal"
+            hint="Needs a currency."
+          />
+          <Choice error={error} label="Asset" name="asset" value={search.asset} options={ASSETS.map((a) => [a, a])} />
+          <Choice error={error} label="Network" name="network" value={search.network} options={NETWORKS.map((n) => [n, n])} />
+          <Choice error={error} label="How it was paid" name="rail" value={search.rail} options={RAILS} />
           <div className="field">
             <label>
               <input type="checkbox" name="openExceptions" value="true" defaultChecked={search.openExceptions === 'true'} />
@@ -147,12 +187,7 @@ function Filters({ search }: { search: PaymentSearch }) {
 }
 
 function List({ search }: { search: PaymentSearch }) {
-  const query = apiQuery(search);
-  if (search.cursor) query.set('cursor', search.cursor);
-  const list = useQuery({
-    queryKey: ['payments', query.toString()],
-    queryFn: () => api<{ payments: PaymentRow[]; nextCursor: string | null }>('GET', `/payments?${query.toString()}`),
-  });
+  const list = usePaymentList(search);
   const trail = search.trail ? search.trail.split('.') : [];
   const previous = trail.at(-1);
   const filters = filtersOnly(search);
@@ -186,16 +221,16 @@ function List({ search }: { search: PaymentSearch }) {
               </a>
             </td>
             <td>
-              <time dateTime={p.createdAt}>{new Date(p.createdAt).toLocaleString()}</time>
+              <When at={p.createdAt} />
             </td>
-            <td data-testid="payment-status">{p.status}</td>
+            <td data-testid="payment-status">{p.partlyPaid ? partlyPaidText(p.partlyPaid, p.asset) : p.status}</td>
             <td>
-              {p.amount} {p.currency}
+              <Amount value={p.amount} unit={p.currency} />
             </td>
             <td>
               {p.asset} on {p.network}
               <br />
-              <small>{p.railType === 'crypto_transfer' ? 'from a wallet' : (p.provider ?? 'on-ramp')}</small>
+              <small data-testid="paid-with">{paidWithText(p.paidWith, p.provider)}</small>
             </td>
             <td>{p.orderId ?? '—'}</td>
             <td>{p.customerEmail ?? '—'}</td>

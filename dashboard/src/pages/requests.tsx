@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, type ApiRequest } from '../api';
-import { DeveloperPage, ErrorText, ScrollTable } from '../ui';
+import { DeveloperPage, ErrorText, ScrollTable, When } from '../ui';
 
 function RequestLog() {
   const log = useQuery({
@@ -16,7 +16,7 @@ function RequestLog() {
         {log.data?.requests.map((r) => (
           <tr key={r.requestId + r.at} data-testid="request">
             <td>
-              <time dateTime={r.at}>{new Date(r.at).toLocaleString()}</time>
+              <When at={r.at} />
             </td>
             <td>
               <code>

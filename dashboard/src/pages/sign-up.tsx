@@ -25,9 +25,17 @@ export function SignUp() {
           signUp.mutate(formValues(e.currentTarget));
         }}
       >
-        <Field label="Business name" name="businessName" autoComplete="organization" />
-        <Field label="Email" name="email" type="email" autoComplete="email" />
-        <Field label="Password" name="password" type="password" autoComplete="new-password" minLength={12} hint="At least 12 characters." />
+        <Field label="Business name" name="businessName" autoComplete="organization" error={signUp.error} />
+        <Field label="Email" name="email" type="email" autoComplete="email" error={signUp.error} />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          minLength={12}
+          hint="At least 12 characters."
+          error={signUp.error}
+        />
         <ErrorText error={signUp.error} />
         <button type="submit" disabled={signUp.isPending}>
           Create account

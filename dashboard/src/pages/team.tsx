@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { api, can, ROLES, type Invitation, type Me, type Member, type Role } from '../api';
 import { useStepUp } from '../step-up';
-import { Confirm, ErrorText, Field, formValues, Page, ScrollTable } from '../ui';
+import { Confirm, ErrorText, Field, formValues, Page, ScrollTable, When } from '../ui';
 
 // The team: members and their roles (README "Dashboard roles"). Owners and admins see it; only an
 // owner changes an owner; the server has the last word on every rule. A role changes after the
@@ -156,7 +156,9 @@ function Invitations({ me }: { me: Me }) {
               <td>{i.email}</td>
               <td>{i.role}</td>
               <td>{i.invitedBy}</td>
-              <td>{new Date(i.expiresAt).toLocaleString()}</td>
+              <td>
+                <When at={i.expiresAt} />
+              </td>
               <td>
                 {(me.user.role === 'owner' || i.role !== 'owner') && (
                   <Confirm
