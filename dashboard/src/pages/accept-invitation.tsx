@@ -38,6 +38,7 @@ export function AcceptInvitation() {
             You are invited to <strong>{preview.data.merchantName}</strong> as {preview.data.role}, with the address {preview.data.email}.
           </p>
           <Field
+            error={accept.error}
             label="Choose a password"
             name="password"
             type="password"

@@ -1,6 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { api, can, type AuditEntry } from '../api';
-import { ErrorText, Page, ScrollTable } from '../ui';
+import { ErrorText, Page, ScrollTable, When } from '../ui';
 
 // Who did what in the dashboard, newest first, 100 at a time; the whole log as CSV. Owners only.
 
@@ -26,7 +26,7 @@ function Entries() {
           .map((e) => (
             <tr key={e.id}>
               <td>
-                <time dateTime={e.at}>{new Date(e.at).toLocaleString()}</time>
+                <When at={e.at} />
               </td>
               <td>{e.actor.email}</td>
               <td>

@@ -25,7 +25,7 @@ export function ForgotPassword() {
           }}
         >
           <p>Give the email address you sign in with, and we mail you a link to choose a new password.</p>
-          <Field label="Email" name="email" type="email" autoComplete="username" />
+          <Field error={forgot.error} label="Email" name="email" type="email" autoComplete="username" />
           <ErrorText error={forgot.error} />
           <button type="submit" disabled={forgot.isPending}>
             Mail me a link
@@ -60,6 +60,7 @@ export function ResetPassword() {
           }}
         >
           <Field
+            error={reset.error}
             label="New password"
             name="password"
             type="password"

@@ -68,7 +68,7 @@ function Enrol() {
       <p>
         Key: <code data-testid="totp-secret">{enrol.data.secret}</code>
       </p>
-      <Field label="The 6-digit code your app shows" name="code" autoComplete="one-time-code" />
+      <Field error={confirm.error} label="The 6-digit code your app shows" name="code" autoComplete="one-time-code" />
       <ErrorText error={confirm.error} />
       <button type="submit" disabled={confirm.isPending}>
         Confirm and turn on
@@ -96,8 +96,8 @@ function Disable() {
       }}
     >
       <p>Two-factor authentication is on.</p>
-      <Field label="Your password" name="password" type="password" autoComplete="current-password" />
-      <Field label="Code from your authenticator app" name="code" autoComplete="one-time-code" />
+      <Field error={disable.error} label="Your password" name="password" type="password" autoComplete="current-password" />
+      <Field error={disable.error} label="Code from your authenticator app" name="code" autoComplete="one-time-code" />
       <ErrorText error={disable.error} />
       <button type="submit" className="secondary" disabled={disable.isPending}>
         Turn off two-factor authentication
@@ -127,8 +127,9 @@ function ChangePassword() {
             change.mutate(formValues(e.currentTarget));
           }}
         >
-          <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" />
+          <Field error={change.error} label="Current password" name="currentPassword" type="password" autoComplete="current-password" />
           <Field
+            error={change.error}
             label="New password"
             name="newPassword"
             type="password"

@@ -29,10 +29,11 @@ export function SignIn() {
           signIn.mutate(formValues(e.currentTarget));
         }}
       >
-        <Field label="Email" name="email" type="email" autoComplete="username" />
-        <Field label="Password" name="password" type="password" autoComplete="current-password" />
+        <Field error={signIn.error} label="Email" name="email" type="email" autoComplete="username" />
+        <Field error={signIn.error} label="Password" name="password" type="password" autoComplete="current-password" />
         {askCode && (
           <Field
+            error={signIn.error}
             label="Code from your authenticator app"
             name="code"
             autoComplete="one-time-code"
