@@ -171,7 +171,7 @@ export interface PaymentDetail {
   timeline: TimelineEntry[];
   exceptions: PaymentException[];
   deliveries: WebhookDelivery[];
-  /** Refunds of the completed payment itself (issue 29 item 3); refundableAmount is the form's default. */
+  /** Refunds of the completed payment itself; refundableAmount is the form's default. */
   refunds: { refundable: boolean; refundableAmount: string; refunds: PaymentRefund[] };
 }
 

@@ -4,8 +4,8 @@ import { api, type Home, type VolumeTotal } from '../api';
 import { ErrorText } from '../ui';
 import { formatAmount } from '../format';
 
-// Issue 29 item 5: the home page's figures. The chart is a plain SVG (no chart library: 30 bars do
-// not need one) described for screen readers, with the same numbers as a table beside it.
+// The home page's figures. The chart is a plain SVG (no chart library: 30 bars do not need one)
+// described for screen readers, with the same numbers as a table beside it.
 
 const STATUS_ORDER = ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'];
 

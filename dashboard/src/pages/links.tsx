@@ -5,7 +5,7 @@ import { api, can, FIAT_CURRENCIES, type PaymentLink, type Wallet } from '../api
 import { Amount, Confirm, CopyButton, ErrorText, Page, ScrollTable, When, FieldError, invalidProps } from '../ui';
 import { fieldError } from '../field-errors';
 
-// Issue 29 item 4: payment links. Owners, admins and developers make and deactivate them; a viewer
+// Payment links. Owners, admins and developers make and deactivate them; a viewer
 // reads. Each link's sessions are the payment list filtered by the link.
 
 const EXPIRIES: [number, string][] = [

@@ -6,7 +6,7 @@ import { partlyPaidText } from '../format';
 import { Amount, ErrorText, FieldError, invalidProps, Page, ScrollTable, When } from '../ui';
 import { fieldError } from '../field-errors';
 
-// Issue 29 item 1: the merchant's payments. The filters live in the URL (a reload or a shared link
+// The merchant's payments. The filters live in the URL (a reload or a shared link
 // shows the same list); pages are walked by the server's cursor, with the cursors of earlier pages
 // kept in the URL too, so Previous works after a reload.
 
