@@ -44,6 +44,35 @@ const layer = (files, message, group) => [
   },
 ];
 
+/**
+ * Comments say why in place, or cite the project's own docs/ and README: a ticket number or a
+ * section of a document outside the repository means nothing to someone who has only the repository.
+ * @type {import('eslint').ESLint.Plugin}
+ */
+const citations = {
+  rules: {
+    'no-outside-references': {
+      meta: {
+        type: 'suggestion',
+        docs: { description: 'comments cite docs/ or the README, never a ticket or an outside document' },
+        messages: { outside: '"{{text}}" names a ticket or a section of a document outside the repository: say why here, or cite docs/.' },
+        schema: [],
+      },
+      /** @param {import('eslint').Rule.RuleContext} context */
+      create(context) {
+        return {
+          Program() {
+            for (const comment of context.sourceCode.getAllComments()) {
+              const found = /\b[Ii]ssue \d+|\b[Dd]ecisions §|\b[Ss]pec §|service-spec\.md|decisions\.md/.exec(comment.value);
+              if (found) context.report({ loc: comment.loc ?? { line: 1, column: 0 }, messageId: 'outside', data: { text: found[0] } });
+            }
+          },
+        };
+      },
+    },
+  },
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', '.tools/', 'dist/', 'coverage/', 'src/db/migrations/', 'packages/*/index.js'] },
   js.configs.recommended,
@@ -55,7 +84,9 @@ export default tseslint.config(
         tsconfigRootDir: import.meta.dirname,
       },
     },
+    plugins: { citations },
     rules: {
+      'citations/no-outside-references': 'error',
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

@@ -5,7 +5,7 @@ import { DashboardClient, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 
-// Issue 29 item 1 over HTTP: the dashboard's payment list and its CSV. The use case's own property
+// The dashboard's payment list and its CSV. The use case's own property
 // test covers the filter semantics; here: the query string, the envelope, the cursor, the CSV's
 // escaping, every role reading, and nothing of another merchant's.
 describe('dashboard payments', () => {

@@ -4,7 +4,7 @@ import type { DatabaseOrTransaction } from '../client';
 import { checkoutSessions } from '../schema';
 import type { CheckoutSessionRow } from './checkout-sessions';
 
-// Issue 29 item 1: one merchant's visible sessions, newest first, paged by position (keyset: the
+// One merchant's visible sessions, newest first, paged by position (keyset: the
 // next page starts strictly after the last row's (created_at, id)), so a page costs the same at
 // row 25 and at row 100,000, and rows created while the merchant pages never shift or repeat one.
 // Subqueries name their tables outright: drizzle writes a column of the outer table unqualified,

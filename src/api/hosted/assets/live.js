@@ -1,4 +1,4 @@
-// Live status for every customer page (decisions §14), the pages being complete without it (their
+// Live status for every customer page, the pages being complete without it (their
 // <noscript> meta refresh reloads them). The element with data-events names the page's stream of
 // server-sent events; data-live, when present, holds the fields the page was drawn with, and the page
 // is read again (a GET: every page is one) when one of them changes. A page with more to do in place
