@@ -304,7 +304,7 @@ const steps: Record<
   'payouts list': {
     // A sweep the chain refuses: the treasury has no native coin left for its gas, so the sweep is
     // given up after its bounded attempts (a minute and more). One run only (the schedule paused, the
-    // run triggered), so that no later attempt settles it before the operator's retry.
+    // run started by the test), so that no later attempt settles it before the operator's retry.
     timeoutMs: 240_000,
     before: async () => {
       await settlementSchedule().pause();
@@ -319,7 +319,12 @@ const steps: Record<
         60_000,
         'the payment completed',
       );
-      await settlementSchedule().trigger();
+      // Started here rather than by the schedule's trigger, which a run still in flight would skip.
+      await ctx.temporal.workflow.start('settlementRun', {
+        workflowId: `readme-refused-sweep-${id}`,
+        taskQueue: ctx.config.temporal.taskQueue,
+        args: [{ networks: ['polygon'] }],
+      });
       await eventually(
         () => sweepsOf(id),
         (s) => s.includes('failed'),

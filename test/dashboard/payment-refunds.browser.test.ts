@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatCrypto } from '../../src/domain/money';
+import { formatAmount } from '../../dashboard/src/format';
 import { expectNoAxeViolations } from '../support/axe';
 import { screenshotsOnFailure, useBrowser, watchProblems } from '../support/browser';
 import { balanceOf, randomAddress } from '../support/chain';
@@ -87,7 +88,12 @@ describe('refunding a completed payment in Chromium', () => {
     await form.getByLabel(/^Amount/).fill(formatCrypto(part));
     await form.getByRole('button', { name: 'Refund' }).click();
     const confirmIt = page.getByRole('dialog', { name: 'Confirm it is you' });
-    await confirmIt.getByText(`To refund ${formatCrypto(part)} USDC to ${customer}, confirm it is you.`, { exact: false }).waitFor();
+    await confirmIt
+      .getByText(
+        `To refund ${formatAmount(formatCrypto(part), 'USDC', { exact: true, locale: 'en-US' })} to ${customer}, confirm it is you.`,
+        { exact: false },
+      )
+      .waitFor();
     await expectNoAxeViolations(page, 'the refund’s step-up');
     await confirmIt.getByLabel('Your password').fill(PASSWORD);
     await confirmIt.getByRole('button', { name: 'Confirm it is you' }).click();

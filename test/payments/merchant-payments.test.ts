@@ -207,7 +207,8 @@ describe("a merchant's payment list", () => {
     });
     let csv = '';
     for await (const chunk of ctx.app.payments.merchantPayments.exportCsv(m.id, {})) csv += chunk;
-    expect(csv.split('\r\n')[1]).toContain(`,12.50,USD,USDC,polygon,fiat_to_crypto,sandbox,api,"'=HYPERLINK(""x"")",,,,0`);
+    // Never paid: no provider took part, and the last column says so.
+    expect(csv.split('\r\n')[1]).toContain(`,12.50,USD,USDC,polygon,fiat_to_crypto,,api,"'=HYPERLINK(""x"")",,,,0,Not paid`);
 
     for (const bad of ['nope', Buffer.from('["2026-01-01T00:00:00.000Z","not-an-id"]').toString('base64url')]) {
       await expect(ctx.app.payments.merchantPayments.list(m.id, {}, { cursor: bad })).rejects.toMatchObject({ code: 'BadRequest' });
