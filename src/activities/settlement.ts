@@ -10,6 +10,7 @@ import {
   accountBalance,
   heldShares,
   clearFailedSettlementRows,
+  merchantBalanceOf,
   merchantPaidBy,
   insertSettlementPayout,
   lastSettlementPayoutAt,
@@ -31,7 +32,6 @@ import {
   outgoingConfirmed,
   outgoingPlanned,
   reserveAdjusted,
-  reserveMove,
   sweepConfirmed,
 } from '../domain/balances';
 import { explorerUrlFor } from '../domain/explorers';
@@ -266,24 +266,21 @@ export function createSettlementActivities({
           const last = await lastSettlementPayoutAt(tx, { merchantId, network, asset });
           const requested = payoutRequested(merchant.payoutRequestedAt, last);
           if (!payoutDue({ schedule: merchant.payoutSchedule, lastPayoutAt: last, now: new Date(), requested })) continue;
-          let available = -(await accountBalance(tx, balanceAccount.available(merchantId), network, asset));
-          // The reserve first: brought to the merchant's target from what is available (or its excess
-          // made available again, the target lowered); payouts never pay it.
-          const reservedMicro = -(await accountBalance(tx, balanceAccount.reserved(merchantId), network, asset));
-          const reserve = reserveAdjusted({
+          // One read of the merchant's accounts here; the reserve first: brought to the merchant's
+          // target from what is available (or its excess made available again, the target lowered);
+          // payouts never pay it.
+          const balance = await merchantBalanceOf(tx, merchantId, network, asset);
+          const { moveMicro: moved, posting: reserve } = reserveAdjusted({
             network,
             asset,
             adjustmentId: newPayoutId(),
             merchantId,
-            availableMicro: available,
-            reservedMicro,
+            availableMicro: balance.available,
+            reservedMicro: balance.reserved,
             reserveTargetMicro: merchant.reserveTargetMicro,
           });
-          const moved = reserve
-            ? reserveMove({ availableMicro: available, reservedMicro, reserveTargetMicro: merchant.reserveTargetMicro })
-            : 0n;
           if (reserve) await writePostings(tx, [reserve]);
-          available -= moved;
+          const available = balance.available - moved;
           // What the sweeps brought in (and a reserve's excess, in the treasury since its own sweep),
           // less what refunds have drawn meanwhile; nothing to pay, it waits.
           const due = swept + (moved < 0n ? -moved : 0n);

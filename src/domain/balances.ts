@@ -139,23 +139,24 @@ export function reserveMove(input: { availableMicro: bigint; reservedMicro: bigi
   return gap < spare ? gap : spare;
 }
 
-/** The reserve brought towards its target (reserveMove), or null when nothing moves. */
+/** The reserve brought towards its target: how far it moves (reserveMove), and its posting, or null when nothing moves. */
 export function reserveAdjusted(
   input: Place & { adjustmentId: string; merchantId: string; availableMicro: bigint; reservedMicro: bigint; reserveTargetMicro: bigint },
-): Posting | null {
-  const move = reserveMove(input);
-  if (move === 0n) return null;
-  return balanced({
+): { moveMicro: bigint; posting: Posting | null } {
+  const moveMicro = reserveMove(input);
+  if (moveMicro === 0n) return { moveMicro, posting: null };
+  const posting = balanced({
     postingId: `reserve:${input.adjustmentId}`,
     network: input.network,
     asset: input.asset,
     paymentId: null,
     txHash: null,
     lines: [
-      { account: balanceAccount.available(input.merchantId), amount: move },
-      { account: balanceAccount.reserved(input.merchantId), amount: -move },
+      { account: balanceAccount.available(input.merchantId), amount: moveMicro },
+      { account: balanceAccount.reserved(input.merchantId), amount: -moveMicro },
     ],
   });
+  return { moveMicro, posting };
 }
 
 export interface Draw {

@@ -65,11 +65,12 @@ describe('the reserve before a payout', () => {
 
   it('posts the move between the merchant’s own accounts only, or nothing', () => {
     const input = { ...place, adjustmentId: 'po_1', merchantId: 'MER_1', availableMicro: 100n, reservedMicro: 0n, reserveTargetMicro: 40n };
-    expect(reserveAdjusted(input)?.lines).toEqual([
+    expect(reserveAdjusted(input).moveMicro).toBe(40n);
+    expect(reserveAdjusted(input).posting?.lines).toEqual([
       { account: 'merchant:MER_1:available', amount: 40n },
       { account: 'merchant:MER_1:reserved', amount: -40n },
     ]);
-    expect(reserveAdjusted({ ...input, reservedMicro: 40n })).toBeNull();
+    expect(reserveAdjusted({ ...input, reservedMicro: 40n })).toEqual({ moveMicro: 0n, posting: null });
   });
 });
 
