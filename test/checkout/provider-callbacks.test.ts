@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { runsAtRest } from '../support/at-rest';
 import { eventually } from '../support/http';
 import { postCallback, sandboxEvent, type CallbackSession } from '../support/sandbox-callbacks';
 
@@ -65,7 +66,8 @@ describe('provider callbacks', () => {
     const res = await postCallback(ctx.app, sandboxEvent(s, 'payment.succeeded'), { secret: secret(), ...options });
     expect(res.statusCode).toBe(401);
     expect(res.json().error).toBe('Unauthorized');
-    await new Promise((r) => setTimeout(r, 300));
+    // Whatever the API handed the run before answering, the run has done with it.
+    await runsAtRest(ctx.temporal, [s.id]);
     expect((await status(s.id)).status).toBe('pending');
     expect(await txCount(s.id)).toBe(0);
     expect((await ctx.db.sql`select count(*)::int as n from provider_events where payment_id = ${s.id}`)[0]!.n).toBe(0);
@@ -148,7 +150,7 @@ describe('provider callbacks', () => {
     for (const type of ['payment.processing', 'payment.failed'] as const) {
       expect((await postCallback(ctx.app, sandboxEvent(s, type), { secret: secret() })).statusCode).toBe(200);
     }
-    await new Promise((r) => setTimeout(r, 500));
+    await runsAtRest(ctx.temporal, [s.id]);
     expect(await status(s.id)).toMatchObject({ status: 'completed', review_flag: null });
     const [tx] = await ctx.db.sql`select status from transactions where payment_id = ${s.id}`;
     expect(tx!.status).toBe('completed');

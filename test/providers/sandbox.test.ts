@@ -51,6 +51,14 @@ let counter = 0;
 const newReference = () => `SV_sandboxtest${Date.now().toString(36)}${counter++}`;
 const auth = { authorization: `Bearer ${API_KEY}` };
 const callbacksFor = (reference: string) => callbacks.filter((c) => c.body.data.reference === reference);
+/** The sandbox's own record of a payment's callbacks, once none is still being sent. */
+const sentCallbacks = (reference: string) =>
+  eventually(
+    async () => (await http('GET', `${sandboxUrl}/test-helpers/payments/${reference}`)).json.events as { state: string }[],
+    (events) => events.every((e) => e.state !== 'pending'),
+    5000,
+    `the callbacks of ${reference} sent`,
+  );
 const confirm = (checkoutUrl: string, outcome: string) =>
   fetch(`${checkoutUrl}/confirm`, {
     method: 'POST',
@@ -268,7 +276,8 @@ describe('sandbox payment page and callbacks', () => {
     // A second confirmation (either outcome) changes nothing and sends nothing.
     expect((await confirm(payment.redirectUrl, 'declined')).status).toBe(303);
     expect((await confirm(payment.redirectUrl, 'succeeded')).status).toBe(303);
-    await new Promise((r) => setTimeout(r, 300));
+    // A confirmation decides what it sends before it answers: nothing was added, and nothing is on its way.
+    expect(await sentCallbacks(reference)).toHaveLength(2);
     expect(callbacksFor(reference)).toHaveLength(2);
     expect((await http('GET', `${sandboxUrl}/v1/payments/${payment.providerPaymentId}`, { headers: auth })).json.status).toBe('succeeded');
   });
@@ -285,7 +294,7 @@ describe('sandbox payment page and callbacks', () => {
     );
     const verified = adapter.verifyCallback(failed!.rawBody, failed!.headers, new Date());
     expect(verified.ok && verified.event).toMatchObject({ type: 'payment.failed', failureReason: 'card_declined', reference });
-    await new Promise((r) => setTimeout(r, 200));
+    expect(await sentCallbacks(reference)).toHaveLength(1);
     expect(callbacksFor(reference)).toHaveLength(1);
 
     // Asked again for the same terms (the customer's Try again), the declined payment takes a new
