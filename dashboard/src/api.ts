@@ -137,7 +137,7 @@ export interface PaymentException {
 export interface PaymentDetail {
   payment: {
     id: string;
-    status: string;
+    status: PaymentRow['status'];
     amount: string;
     currency: string;
     asset: string;

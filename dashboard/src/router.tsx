@@ -1,41 +1,10 @@
-import { createRootRoute, createRoute, createRouter, Link, Outlet } from '@tanstack/react-router';
-import { AcceptInvitation } from './pages/accept-invitation';
-import { AuditLog } from './pages/audit-log';
-import { Deliveries } from './pages/deliveries';
-import { Developers } from './pages/developers';
-import { Links } from './pages/links';
-import { Money, moneySearch } from './pages/money';
-import { Payments, paymentSearch } from './pages/payments';
-import { Overview } from './pages/overview';
-import { Payment } from './pages/payment';
-import { ForgotPassword, ResetPassword } from './pages/password-reset';
-import { Requests } from './pages/requests';
-import { Security } from './pages/security';
-import { SignIn } from './pages/sign-in';
-import { SignUp } from './pages/sign-up';
-import { Team } from './pages/team';
-import { VerifyEmail } from './pages/verify-email';
-import { StepUpProvider } from './step-up';
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Link } from '@tanstack/react-router';
+import { Layout } from './layout';
+import { PagePending } from './ui';
+import { moneySearch, paymentSearch } from './search-params';
 
-function Layout() {
-  return (
-    <>
-      <a className="skip" href="#main">
-        Skip to content
-      </a>
-      <header className="top">
-        <Link to="/" className="brand">
-          Merchant dashboard
-        </Link>
-      </header>
-      <main id="main" tabIndex={-1}>
-        <StepUpProvider>
-          <Outlet />
-        </StepUpProvider>
-      </main>
-    </>
-  );
-}
+// Each page is its own chunk, loaded when it is first opened: the sign-in page does not wait for the
+// charts, nor the payments list for the Money page's forms.
 
 function NotFound() {
   return (
@@ -49,27 +18,88 @@ function NotFound() {
 }
 
 const root = createRootRoute({ component: Layout, notFoundComponent: NotFound });
+const page = (path: string, component: ReturnType<typeof lazyRouteComponent>) =>
+  createRoute({ getParentRoute: () => root, path, component });
 const routeTree = root.addChildren([
-  createRoute({ getParentRoute: () => root, path: '/', component: Overview }),
-  createRoute({ getParentRoute: () => root, path: '/developers', component: Developers }),
-  createRoute({ getParentRoute: () => root, path: '/developers/deliveries', component: Deliveries }),
-  createRoute({ getParentRoute: () => root, path: '/developers/requests', component: Requests }),
-  createRoute({ getParentRoute: () => root, path: '/payments/$id', component: Payment }),
-  createRoute({ getParentRoute: () => root, path: '/payments', component: Payments, validateSearch: paymentSearch }),
-  createRoute({ getParentRoute: () => root, path: '/links', component: Links }),
-  createRoute({ getParentRoute: () => root, path: '/money', component: Money, validateSearch: moneySearch }),
-  createRoute({ getParentRoute: () => root, path: '/team', component: Team }),
-  createRoute({ getParentRoute: () => root, path: '/audit-log', component: AuditLog }),
-  createRoute({ getParentRoute: () => root, path: '/security', component: Security }),
-  createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignIn }),
-  createRoute({ getParentRoute: () => root, path: '/sign-up', component: SignUp }),
-  createRoute({ getParentRoute: () => root, path: '/verify-email', component: VerifyEmail }),
-  createRoute({ getParentRoute: () => root, path: '/forgot-password', component: ForgotPassword }),
-  createRoute({ getParentRoute: () => root, path: '/reset-password', component: ResetPassword }),
-  createRoute({ getParentRoute: () => root, path: '/accept-invitation', component: AcceptInvitation }),
+  page(
+    '/',
+    lazyRouteComponent(() => import('./pages/overview'), 'Overview'),
+  ),
+  page(
+    '/developers',
+    lazyRouteComponent(() => import('./pages/developers'), 'Developers'),
+  ),
+  page(
+    '/developers/deliveries',
+    lazyRouteComponent(() => import('./pages/deliveries'), 'Deliveries'),
+  ),
+  page(
+    '/developers/requests',
+    lazyRouteComponent(() => import('./pages/requests'), 'Requests'),
+  ),
+  page(
+    '/payments/$id',
+    lazyRouteComponent(() => import('./pages/payment'), 'Payment'),
+  ),
+  createRoute({
+    getParentRoute: () => root,
+    path: '/payments',
+    component: lazyRouteComponent(() => import('./pages/payments'), 'Payments'),
+    validateSearch: paymentSearch,
+  }),
+  page(
+    '/links',
+    lazyRouteComponent(() => import('./pages/links'), 'Links'),
+  ),
+  createRoute({
+    getParentRoute: () => root,
+    path: '/money',
+    component: lazyRouteComponent(() => import('./pages/money'), 'Money'),
+    validateSearch: moneySearch,
+  }),
+  page(
+    '/team',
+    lazyRouteComponent(() => import('./pages/team'), 'Team'),
+  ),
+  page(
+    '/audit-log',
+    lazyRouteComponent(() => import('./pages/audit-log'), 'AuditLog'),
+  ),
+  page(
+    '/security',
+    lazyRouteComponent(() => import('./pages/security'), 'Security'),
+  ),
+  page(
+    '/quickstart',
+    lazyRouteComponent(() => import('./pages/quickstart'), 'Quickstart'),
+  ),
+  page(
+    '/sign-in',
+    lazyRouteComponent(() => import('./pages/sign-in'), 'SignIn'),
+  ),
+  page(
+    '/sign-up',
+    lazyRouteComponent(() => import('./pages/sign-up'), 'SignUp'),
+  ),
+  page(
+    '/verify-email',
+    lazyRouteComponent(() => import('./pages/verify-email'), 'VerifyEmail'),
+  ),
+  page(
+    '/forgot-password',
+    lazyRouteComponent(() => import('./pages/password-reset'), 'ForgotPassword'),
+  ),
+  page(
+    '/reset-password',
+    lazyRouteComponent(() => import('./pages/password-reset'), 'ResetPassword'),
+  ),
+  page(
+    '/accept-invitation',
+    lazyRouteComponent(() => import('./pages/accept-invitation'), 'AcceptInvitation'),
+  ),
 ]);
 
-export const router = createRouter({ routeTree, basepath: '/dashboard' });
+export const router = createRouter({ routeTree, basepath: '/dashboard', defaultPendingComponent: PagePending, defaultPendingMs: 200 });
 
 declare module '@tanstack/react-router' {
   interface Register {

@@ -1,7 +1,9 @@
 import * as Dialog from '@radix-ui/react-dialog';
+import { Badge, Skeleton } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { Link, Navigate } from '@tanstack/react-router';
-import { useEffect, useId, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useId, useState, type ComponentProps, type ReactNode } from 'react';
+import type { DayChart as DayChartShape } from './chart';
 import { api, can, ApiError, type Me } from './api';
 import { fieldError } from './field-errors';
 import { formatAmount, formatDate } from './format';
@@ -20,25 +22,44 @@ export function useMe() {
 /** The signed-in merchant's pages: without a session (401) the visitor is sent to sign in. */
 export function SignedIn({ children }: { children: (me: Me) => ReactNode }) {
   const me = useMe();
-  if (me.isPending) return <p role="status">Loading…</p>;
+  if (me.isPending) return <PagePending />;
   if (me.error instanceof ApiError && me.error.status === 401) return <Navigate to="/sign-in" />;
   if (me.error) return <ErrorText error={me.error} />;
   return <>{children(me.data)}</>;
 }
 
+/** Where a page sits under its section: the section's link, then the page itself (current). */
+export interface Crumb {
+  to: '/developers' | '/payments' | '/links' | '/money';
+  label: string;
+}
+
+export function Breadcrumbs({ trail, current }: { trail: Crumb[]; current: ReactNode }) {
+  return (
+    <nav aria-label="Breadcrumb" className="breadcrumbs">
+      <ol>
+        {trail.map((c) => (
+          <li key={c.to}>
+            <Link to={c.to}>{c.label}</Link>
+          </li>
+        ))}
+        <li aria-current="page">{current}</li>
+      </ol>
+    </nav>
+  );
+}
+
 /**
- * A signed-in page: its name in the tab and as its heading, under a way back (to the overview
- * unless `back` says where); its content may read who is signed in.
+ * A signed-in page: its name in the tab and as its heading, under breadcrumbs when it sits inside a
+ * section (`parent`); its content may read who is signed in.
  */
-export function Page(props: { title: string; back?: { to: '/developers'; label: string }; children: ReactNode | ((me: Me) => ReactNode) }) {
+export function Page(props: { title: string; parent?: Crumb; children: ReactNode | ((me: Me) => ReactNode) }) {
   usePageTitle(props.title);
   return (
     <SignedIn>
       {(me) => (
         <>
-          <p>
-            <Link to={props.back?.to ?? '/'}>{props.back?.label ?? 'Back to the overview'}</Link>
-          </p>
+          {props.parent && <Breadcrumbs trail={[props.parent]} current={props.title} />}
           <h1>{props.title}</h1>
           {typeof props.children === 'function' ? props.children(me) : props.children}
         </>
@@ -53,7 +74,7 @@ export function Page(props: { title: string; back?: { to: '/developers'; label: 
  */
 export function DeveloperPage(props: { title: string; intro?: string; forbidden: string; children: ReactNode }) {
   return (
-    <Page title={props.title} back={{ to: '/developers', label: 'Back to Developers' }}>
+    <Page title={props.title} parent={{ to: '/developers', label: 'Developers' }}>
       {(me) => (
         <>
           {props.intro && <p>{props.intro}</p>}
@@ -285,5 +306,57 @@ export function When({ at }: { at: string }) {
     <time dateTime={at} title={formatDate(at, { seconds: true })}>
       {formatDate(at)}
     </time>
+  );
+}
+
+const STATUS_COLOR = {
+  pending: 'amber',
+  processing: 'blue',
+  completed: 'green',
+  failed: 'red',
+  expired: 'gray',
+  canceled: 'gray',
+} as const;
+
+/** A payment's status as a coloured badge; the word is always there, the colour only repeats it. */
+export function StatusBadge({ status, label }: { status: keyof typeof STATUS_COLOR; label?: string }) {
+  return (
+    <Badge color={STATUS_COLOR[status]} highContrast variant="soft" data-status={status}>
+      {label ?? status}
+    </Badge>
+  );
+}
+
+/** What a page shows while its code or its first answer is on the way. */
+export function PagePending() {
+  return (
+    <div role="status" aria-label="Loading" className="pending">
+      <Skeleton height="2rem" width="60%" mb="4" />
+      <Skeleton height="1rem" mb="2" />
+      <Skeleton height="1rem" mb="2" />
+      <Skeleton height="1rem" width="80%" />
+    </div>
+  );
+}
+
+/** A list with nothing in it yet: what it will hold, and the way to the first one. */
+export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="empty" data-testid="empty">
+      <p className="empty-title">{title}</p>
+      {children && <p>{children}</p>}
+    </div>
+  );
+}
+
+// The chart library is the heaviest code of the dashboard: fetched only where a chart is drawn, after
+// the page's own figures are on screen.
+const LazyDayChart = lazy(() => import('./chart').then((m) => ({ default: m.DayChart })));
+
+export function DayChart(props: ComponentProps<typeof DayChartShape>) {
+  return (
+    <Suspense fallback={<Skeleton height="200px" my="4" />}>
+      <LazyDayChart {...props} />
+    </Suspense>
   );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCrypto } from '../../src/domain/money';
 import { expectNoAxeViolations } from '../support/axe';
-import { screenshotsOnFailure, useBrowser, watchProblems } from '../support/browser';
+import { openSection, screenshotsOnFailure, useBrowser, watchProblems } from '../support/browser';
 import { payFromWallet, randomAddress, sharedChain } from '../support/chain';
 import { approve, enrolTwoFactor, PASSWORD, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
@@ -47,7 +47,7 @@ describe('payments, links and money in Chromium', { timeout: 180_000 }, () => {
 
     // The wallet: the address, checksummed, then the password the step-up dialog asks for (an
     // admin without a second factor: no code); the owner gets a mail.
-    await page.getByRole('link', { name: /^Money/ }).click();
+    await openSection(page, 'Money');
     await page.getByRole('heading', { name: 'Settlement wallets' }).waitFor();
     await page.getByLabel('Address').fill(WALLET);
     await page.getByRole('button', { name: 'Set the wallet' }).click();
@@ -229,7 +229,7 @@ describe('payments, links and money in Chromium', { timeout: 180_000 }, () => {
     await page.getByTestId('today').filter({ hasText: '(1 payments)' }).waitFor();
     expect(await page.getByTestId('status-pending').textContent()).toBe('30');
     expect(await page.getByTestId('status-completed').textContent()).toBe('1');
-    expect(await page.locator('#chart-desc').textContent()).toContain('1 payments completed');
+    expect(await page.getByTestId('volume-chart').locator('figcaption').textContent()).toContain('1 payments completed');
     await page.getByText('The chart’s numbers as a table').click();
     await expectNoAxeViolations(page, 'home with a payment');
 
@@ -273,7 +273,7 @@ describe('payments, links and money in Chromium', { timeout: 180_000 }, () => {
     await page.getByRole('heading', { name: 'Balance Walk' }).waitFor();
 
     // The balance per network and asset, each figure as a sentence writes it; instant: the next run.
-    await page.getByRole('link', { name: /^Money/ }).click();
+    await openSection(page, 'Money');
     await page.getByRole('heading', { name: 'Balance', exact: true }).waitFor();
     await expect
       .poll(() => page.getByTestId('balance').locator('td').allTextContents())

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectNoAxeViolations } from '../support/axe';
-import { ARTIFACTS, screenshotsOnFailure, watchProblems, useBrowser } from '../support/browser';
+import { ARTIFACTS, openSection, screenshotsOnFailure, watchProblems, useBrowser } from '../support/browser';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { http } from '../support/http';
 import { useMailSink } from '../support/mail';
@@ -83,7 +83,7 @@ describe('the merchant dashboard in Chromium', { timeout: 180_000 }, () => {
     await expectNoAxeViolations(page, 'recovery codes');
     await page.getByRole('button', { name: 'I have saved them' }).click();
     await page.getByRole('button', { name: 'Turn off two-factor authentication' }).waitFor();
-    await page.getByRole('link', { name: 'Back to the overview' }).click();
+    await openSection(page, 'Overview');
 
     // The step-up: the password and a fresh code, in the dialog the button opens.
     await page.getByRole('button', { name: 'Reveal the live key' }).click();
@@ -106,7 +106,7 @@ describe('the merchant dashboard in Chromium', { timeout: 180_000 }, () => {
     await page.getByRole('heading', { name: 'Browser Bakery' }).waitFor();
     expect(await page.getByRole('heading', { name: 'Your live API key' }).count()).toBe(0);
 
-    await page.getByRole('link', { name: /^Developers/ }).click();
+    await openSection(page, 'Developers');
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
     await expectNoAxeViolations(page, 'developers');

@@ -41,3 +41,10 @@ export function watchProblems(page: Page): string[] {
   page.on('pageerror', (err) => problems.push(err.message));
   return problems;
 }
+
+/** A section of the dashboard from its sidebar, opened first with the Menu button on a phone's width. */
+export async function openSection(page: Page, name: string): Promise<void> {
+  const menu = page.getByRole('button', { name: 'Menu' });
+  if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true }).click();
+}

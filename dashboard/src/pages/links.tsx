@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useId, useState, type FormEvent } from 'react';
 import { api, can, FIAT_CURRENCIES, type PaymentLink, type Wallet } from '../api';
-import { Amount, Confirm, CopyButton, ErrorText, Page, ScrollTable, When, FieldError, invalidProps } from '../ui';
+import { Amount, Confirm, CopyButton, EmptyState, ErrorText, Page, ScrollTable, When, FieldError, invalidProps } from '../ui';
 import { fieldError } from '../field-errors';
 
 // Payment links. Owners, admins and developers make and deactivate them; a viewer
@@ -127,7 +127,11 @@ function LinkList({ canChange }: { canChange: boolean }) {
     <section aria-labelledby="your-links">
       <h2 id="your-links">Your links</h2>
       <ErrorText error={links.error ?? deactivate.error} />
-      {links.data?.links.length === 0 && <p>No link yet.</p>}
+      {links.data?.links.length === 0 && (
+        <EmptyState title="No link yet">
+          A link is a checkout page to share by mail or chat: create one above, and its sessions are counted here.
+        </EmptyState>
+      )}
       <ScrollTable label="Payment links, scrollable" head={['Link', 'Amount', 'Status', 'Sessions', 'Expires', '']}>
         {links.data?.links.map((l) => (
           <tr key={l.id} data-testid="link">

@@ -3,27 +3,19 @@ import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useId, type FormEvent } from 'react';
 import { api, can, ASSETS, NETWORKS, type Me, type Payout, type Settlement, type Wallet } from '../api';
 import { useStepUp } from '../step-up';
-import { Amount, ErrorText, FieldError, invalidProps, Page, ScrollTable, When } from '../ui';
+import { formatCrypto, parseCrypto } from '../../../src/domain/money';
+import type { ChartDay } from '../chart';
+import { formatAmount } from '../format';
+import { Amount, DayChart, EmptyState, ErrorText, FieldError, invalidProps, Page, PagePending, ScrollTable, When } from '../ui';
 import { fieldError } from '../field-errors';
 import { Balance } from './money-balance';
+import { moneySearch, type MoneySearch } from '../search-params';
 
 // The merchant's money (docs/settlement.md): the balance per network and asset, when it is paid out
 // and the least a payout pays, where to top it up, where payouts go, and what was paid. Every role
 // reads; owners and admins change a wallet or the schedule after confirming it is them (the step-up
 // dialog; every owner is mailed of a wallet change), and ask for a payout now. The settlements'
 // dates and the payouts' page live in the URL, as the payments list's filters do.
-
-export type MoneySearch = Partial<Record<'from' | 'to' | 'payouts' | 'payoutsTrail', string>>;
-
-/** The URL's search params as plain strings, every unknown key dropped. */
-export function moneySearch(raw: Record<string, unknown>): MoneySearch {
-  const out: MoneySearch = {};
-  for (const key of ['from', 'to', 'payouts', 'payoutsTrail'] as const) {
-    const v = raw[key];
-    if (typeof v === 'string' && v !== '') out[key] = v;
-  }
-  return out;
-}
 
 // The first page of payouts has no cursor; the trail marks it so.
 const FIRST = '~';
@@ -145,6 +137,31 @@ function PaidPayments({ payout }: { payout: Payout }) {
   );
 }
 
+const DAYS = 30;
+
+/**
+ * The payouts listed on this page, confirmed in the last 30 days (UTC), per day: each asset's sum
+ * exact (in micro-units), the bar's height the dollar tokens together.
+ */
+function payoutDays(payouts: Payout[], now: Date): ChartDay[] {
+  const today = Math.floor(now.getTime() / 86_400_000);
+  const days = Array.from({ length: DAYS }, (_, i) => new Date((today - DAYS + 1 + i) * 86_400_000).toISOString().slice(0, 10));
+  const sums = new Map(days.map((d) => [d, { byAsset: new Map<string, bigint>(), count: 0 }]));
+  for (const p of payouts) {
+    const day = p.confirmedAt?.slice(0, 10);
+    const sum = day ? sums.get(day) : undefined;
+    if (!sum) continue;
+    sum.byAsset.set(p.asset, (sum.byAsset.get(p.asset) ?? 0n) + parseCrypto(p.amount));
+    sum.count += 1;
+  }
+  return days.map((day) => {
+    const sum = sums.get(day)!;
+    const parts = [...sum.byAsset].map(([asset, micro]) => formatAmount(formatCrypto(micro), asset));
+    const value = [...sum.byAsset.values()].reduce((n, micro) => n + Number(micro) / 1e6, 0);
+    return { day, value, amount: parts.length ? parts.join(' + ') : '0', count: sum.count };
+  });
+}
+
 function Payouts({ search }: { search: MoneySearch }) {
   const query = new URLSearchParams(search.payouts ? { cursor: search.payouts } : {}).toString();
   const payouts = useQuery({
@@ -162,7 +179,22 @@ function Payouts({ search }: { search: MoneySearch }) {
         <a href="/dashboard/api/payouts.csv">Download payouts as CSV</a>
       </p>
       <ErrorText error={payouts.error} />
-      {payouts.data?.payouts.length === 0 && <p>No payout yet.</p>}
+      {!payouts.data && !payouts.error && <PagePending />}
+      {payouts.data?.payouts.some((p) => p.confirmedAt) && (
+        <DayChart
+          testId="payouts-chart"
+          title="Paid out per day, last 30 days (UTC)"
+          caption="Paid out per day over the last 30 days (UTC), of the payouts listed below, by the day each was confirmed."
+          amountLabel="Paid out"
+          countLabel="payouts"
+          days={payoutDays(payouts.data.payouts, new Date())}
+        />
+      )}
+      {payouts.data?.payouts.length === 0 && (
+        <EmptyState title="No payout yet">
+          Each settlement run pays what your balance holds to your settlement wallet; its payouts are listed here.
+        </EmptyState>
+      )}
       <ScrollTable label="Payouts, scrollable" head={['Payments', 'Amount', 'Status', 'To', 'Transaction', 'Confirmed']}>
         {payouts.data?.payouts.map((p) => (
           <tr key={p.id} data-testid="payout">

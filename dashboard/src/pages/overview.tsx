@@ -1,7 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
-import { api, can, type Me } from '../api';
+import { api, type Me } from '../api';
 import { useStepUp } from '../step-up';
 import { ErrorText, ShownOnce, SignedIn, usePageTitle } from '../ui';
 import { HomeFigures } from './home';
@@ -43,15 +42,6 @@ function LiveKey({ me }: { me: Me }) {
 
 export function Overview() {
   usePageTitle('Overview');
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const signOut = useMutation({
-    mutationFn: () => api('POST', '/sign-out'),
-    onSuccess: async () => {
-      queryClient.clear();
-      await navigate({ to: '/sign-in' });
-    },
-  });
   return (
     <SignedIn>
       {(me) => (
@@ -73,38 +63,6 @@ export function Overview() {
           </section>
           <LiveKey me={me} />
           <HomeFigures />
-          <nav aria-label="Sections">
-            <ul>
-              <li>
-                <Link to="/payments">Payments: search, filter, export</Link>
-              </li>
-              <li>
-                <Link to="/links">Payment links</Link>
-              </li>
-              <li>
-                <Link to="/money">Money: balance, payouts, wallets, settlements</Link>
-              </li>
-              <li>
-                <Link to="/developers">Developers: API keys, webhooks, Security Code</Link>
-              </li>
-              <li>
-                <Link to="/security">Account security: two-factor authentication</Link>
-              </li>
-              {can(me.user.role, 'team.read') && (
-                <li>
-                  <Link to="/team">Team: members, roles, invitations</Link>
-                </li>
-              )}
-              {can(me.user.role, 'audit.read') && (
-                <li>
-                  <Link to="/audit-log">Audit log: who did what</Link>
-                </li>
-              )}
-            </ul>
-          </nav>
-          <button type="button" className="secondary" onClick={() => signOut.mutate()}>
-            Sign out
-          </button>
         </>
       )}
     </SignedIn>

@@ -19,7 +19,18 @@ import {
 } from '../api';
 import { useStepUp } from '../step-up';
 import { formatAmount, partlyPaidText } from '../format';
-import { ErrorText, FieldError, formValues, invalidProps, ScrollTable, SignedIn, usePageTitle, When } from '../ui';
+import {
+  Breadcrumbs,
+  StatusBadge,
+  ErrorText,
+  FieldError,
+  formValues,
+  invalidProps,
+  ScrollTable,
+  SignedIn,
+  usePageTitle,
+  When,
+} from '../ui';
 import { fieldError } from '../field-errors';
 
 // One payment, as it happens. The page reads it every 3 s while it is open (the timeline, exceptions
@@ -385,7 +396,11 @@ function Summary({ detail }: { detail: PaymentDetail }) {
       <h2 id="summary">Payment</h2>
       <dl>
         <dt>Status</dt>
-        <dd data-testid="payment-status">{p.status}</dd>
+        <dd>
+          <span data-testid="payment-status">
+            <StatusBadge status={p.status} />
+          </span>
+        </dd>
         {p.partlyPaid && (
           <>
             <dt>Arrived</dt>
@@ -485,9 +500,7 @@ export function Payment() {
     <SignedIn>
       {(me) => (
         <>
-          <p>
-            <Link to="/">Back to the dashboard</Link>
-          </p>
+          <Breadcrumbs trail={[{ to: '/payments', label: 'Payments' }]} current={`Payment ${id}`} />
           <h1>
             Payment <code>{id}</code>
           </h1>

@@ -3,39 +3,13 @@ import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useId, type FormEvent } from 'react';
 import { api, ASSETS, FIAT_CURRENCIES, NETWORKS, paidWithText, type PaymentRow } from '../api';
 import { partlyPaidText } from '../format';
-import { Amount, ErrorText, FieldError, invalidProps, Page, ScrollTable, When } from '../ui';
+import { Amount, EmptyState, ErrorText, FieldError, invalidProps, Page, PagePending, ScrollTable, StatusBadge, When } from '../ui';
 import { fieldError } from '../field-errors';
+import { FILTERS, paymentSearch, type PaymentSearch } from '../search-params';
 
 // The merchant's payments. The filters live in the URL (a reload or a shared link
 // shows the same list); pages are walked by the server's cursor, with the cursors of earlier pages
 // kept in the URL too, so Previous works after a reload.
-
-export const FILTERS = [
-  'q',
-  'status',
-  'from',
-  'to',
-  'currency',
-  'minAmount',
-  'maxAmount',
-  'asset',
-  'network',
-  'rail',
-  'openExceptions',
-  'link',
-] as const;
-export type PaymentSearch = Partial<Record<(typeof FILTERS)[number] | 'cursor' | 'trail', string>>;
-
-/** The URL's search params as plain strings, every unknown key dropped. */
-export function paymentSearch(raw: Record<string, unknown>): PaymentSearch {
-  const out: PaymentSearch = {};
-  for (const key of [...FILTERS, 'cursor', 'trail'] as const) {
-    const v = raw[key];
-    if (typeof v === 'string' && v !== '') out[key] = v;
-    else if (typeof v === 'number' || typeof v === 'boolean') out[key] = String(v);
-  }
-  return out;
-}
 
 const STATUSES = ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'];
 const RAILS: [string, string][] = [
@@ -201,7 +175,13 @@ function List({ search }: { search: PaymentSearch }) {
         (every page of them)
       </p>
       <ErrorText error={list.error} />
-      {list.isPending && <p role="status">Loading…</p>}
+      {list.isPending && <PagePending />}
+      {list.data?.payments.length === 0 && Object.keys(filters).length === 0 && (
+        <EmptyState title="No payments yet">
+          Payments appear here as customers pay: share a <Link to="/links">payment link</Link>, or take one through the API with the{' '}
+          <Link to="/quickstart">quickstart</Link>.
+        </EmptyState>
+      )}
       {list.data && (
         <p role="status">
           {list.data.payments.length === 0
@@ -223,7 +203,11 @@ function List({ search }: { search: PaymentSearch }) {
             <td>
               <When at={p.createdAt} />
             </td>
-            <td data-testid="payment-status">{p.partlyPaid ? partlyPaidText(p.partlyPaid, p.asset) : p.status}</td>
+            <td>
+              <span data-testid="payment-status">
+                <StatusBadge status={p.status} label={p.partlyPaid ? partlyPaidText(p.partlyPaid, p.asset) : undefined} />
+              </span>
+            </td>
             <td>
               <Amount value={p.amount} unit={p.currency} />
             </td>

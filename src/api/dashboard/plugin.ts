@@ -41,12 +41,34 @@ function readBuild(dir: string) {
   if (!existsSync(indexFile)) return null;
   const assetsDir = path.join(dir, 'assets');
   // A Map of the built files, read once: no request path reaches the file system.
+  const read = (f: string) => {
+    const file = path.join(assetsDir, f);
+    return existsSync(file) ? readFileSync(file) : undefined;
+  };
   const assets = new Map(
     (existsSync(assetsDir) ? readdirSync(assetsDir) : [])
       .filter((f) => TYPES[path.extname(f)])
-      .map((f) => [f, { body: readFileSync(path.join(assetsDir, f)), type: TYPES[path.extname(f)]! }]),
+      .map((f) => [f, { body: read(f)!, br: read(`${f}.br`), gzip: read(`${f}.gz`), type: TYPES[path.extname(f)]! }]),
   );
   return { index: readFileSync(indexFile, 'utf8'), assets };
+}
+
+/**
+ * The encoding to send a built file in: brotli, else gzip, when the request's Accept-Encoding takes
+ * it (a q of 0 refuses it, as `*` without either named accepts both) and a copy in it was built.
+ */
+export function pickEncoding(header: string | string[] | undefined, built: { br: boolean; gzip: boolean }): 'br' | 'gzip' | 'identity' {
+  const q = new Map<string, number>();
+  for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const weight = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find(Boolean);
+    q.set(name, weight === undefined ? 1 : Number(weight));
+  }
+  const accepts = (coding: string) => (q.get(coding) ?? q.get('*') ?? 0) > 0;
+  if (built.br && accepts('br')) return 'br';
+  if (built.gzip && accepts('gzip')) return 'gzip';
+  return 'identity';
 }
 
 const NOT_BUILT = html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Dashboard not built</title></head>
@@ -103,12 +125,17 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
   app.get<{ Params: { file: string } }>('/dashboard/assets/:file', { schema: { hide: true } }, async (request, reply) => {
     const asset = build?.assets.get(request.params.file);
     if (!asset) return reply.status(404).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('Not found');
-    // File names carry a hash of their content: they never change.
-    return reply
+    // File names carry a hash of their content: they never change. The build compressed each once
+    // (tools/dev/dashboard-build.ts); the copy the browser takes is sent as it is.
+    const encoding = pickEncoding(request.headers['accept-encoding'], { br: Boolean(asset.br), gzip: Boolean(asset.gzip) });
+    reply
       .type(asset.type)
       .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('x-content-type-options', 'nosniff')
-      .send(asset.body);
+      .header('vary', 'accept-encoding')
+      .header('x-content-type-options', 'nosniff');
+    if (encoding === 'br') return reply.header('content-encoding', 'br').send(asset.br);
+    if (encoding === 'gzip') return reply.header('content-encoding', 'gzip').send(asset.gzip);
+    return reply.send(asset.body);
   });
 
   const page = async (_request: unknown, reply: FastifyReply) => {
