@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { unlistedTokenAsset } from '../../src/chains/balances';
 import { formatCrypto } from '../../src/domain/money';
 import type { ProviderFact } from '../../src/domain/provider-fact';
@@ -11,6 +11,7 @@ import type { DepositFact } from '../../src/domain/deposit-fact';
 import { newPaymentId } from '../../src/domain/ids';
 import { uncreditLog } from '../../src/db/queries/chain-credits';
 import { insertCheckoutSession } from '../../src/db/queries/checkout-sessions';
+import type { Config } from '../../src/config';
 import { randomAddress } from '../support/chain';
 import { activitiesFor, createApprovedMerchant, useTestApp } from '../support/harness';
 
@@ -230,173 +231,187 @@ const KEPT: { name: string; steps: Step[] }[] = [
   },
 ];
 
+// How many random sequences the property runs: PROPERTY_RUNS, 60 by default (docs/testing.md).
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 60);
+
 describe('the rules as the worker runs them, over Postgres', () => {
-  let runSequence: (steps: Step[]) => Promise<void>;
+  // Each test stands alone: a kept sequence run by itself (`-t`) sets up what it needs, as the
+  // property does; nothing is carried from one test to the next.
+  let activities: ReturnType<typeof activitiesFor>;
+  let tokens: Config['chains']['networks'][number]['tokens'];
+  const stranger = randomAddress();
+  beforeAll(() => {
+    activities = activitiesFor(ctx);
+    tokens = ctx.config.chains.networks.find((n) => n.network === 'polygon')!.tokens;
+  });
 
-  it('keeps every unit that arrives owned, never completes on another token, and balances the ledger', async () => {
-    const activities = activitiesFor(ctx);
-    const tokens = ctx.config.chains.networks.find((n) => n.network === 'polygon')!.tokens;
-    const stranger = randomAddress();
-
-    runSequence = async (steps) => {
-      // A merchant of its own: a sequence may suspend it.
-      const merchant = await createApprovedMerchant(ctx.app, {
-        wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }],
-      });
-      const id = newPaymentId();
-      const depositAddress = randomAddress();
-      await seedChainSession(id, merchant.id, depositAddress);
-      const sent: DepositFact[] = [];
-      const callbacks: ProviderFact[] = [];
-      // The run's own handler takes each provider event once (checkout-session/workflow.ts).
-      const seenEvents = new Set<string>();
-      // The session's run, as the worker runs it: its decisions (domain/checkout-session.ts) and the
-      // same loop over its effects, with the activities called directly.
-      let session = initialSession({ chainVerified: true, expiresAtMs: Date.now() + 3_600_000, proofTimeoutMs: 3_600_000 });
-      const handle = async (event: SessionEvent) => {
-        session = await handleSessionEvent(session, event, portsFor(id));
-      };
-      const open = () => session.status === 'pending' || session.status === 'processing';
-      for (const [n, s] of steps.entries()) {
-        if (s.kind === 'deposit') {
-          const fact: DepositFact = {
-            kind: 'credited',
-            network: 'polygon',
-            transactionHash: `0x${randomBytes(32).toString('hex')}`,
-            logIndex: n,
-            asset: s.asset,
-            token: s.asset === null ? stranger : tokens[s.asset]!,
-            from: stranger,
-            to: depositAddress,
-            amountMicro: s.amountMicro.toString(),
-            blockNumber: String(100 + n),
-            blockHash: `0x${n.toString(16).padStart(64, '0')}`,
-          };
-          sent.push(fact);
-          await handle({ kind: 'deposit', fact });
-        } else if (s.kind === 'resend' && sent.length > 0) {
-          await handle({ kind: 'deposit', fact: sent[s.index % sent.length]! });
-        } else if (s.kind === 'remove' && sent.length > 0) {
-          const fact: DepositFact = { ...sent[s.index % sent.length]!, kind: 'removed' };
-          if (open()) await handle({ kind: 'deposit', fact });
-          // After the run's end the reorg watch takes the log back (reorg-watch.ts takeBack); after a
-          // completion that is a reorged exception with the gross kept, outside these invariants.
-          else if (session.status !== 'completed') await uncreditLog(ctx.db.db, id, fact);
-        } else if (s.kind === 'expire') {
-          await handle({ kind: 'deadline', nowMs: session.expiresAtMs });
-        } else if (s.kind === 'provider') {
-          const earlier = s.resendOf !== null && callbacks.length > 0 ? callbacks[s.resendOf % callbacks.length]! : null;
-          const named = s.transfer !== null && sent.length > 0 ? sent[s.transfer % sent.length]! : null;
-          const fact: ProviderFact = earlier ?? {
-            eventId: `evt_${randomBytes(8).toString('hex')}`,
-            type: s.type,
-            providerPaymentId: `pp_${id}`,
-            destinationAmount: formatCrypto(s.amountMicro),
-            transactionHash: named?.transactionHash,
-            occurredAt: new Date().toISOString(),
-          };
-          if (!earlier) callbacks.push(fact);
-          if (!seenEvents.has(fact.eventId)) await handle({ kind: 'provider', fact, nowMs: Date.now() });
-          seenEvents.add(fact.eventId);
-        } else if (s.kind === 'claimDue' && session.claimDueMs !== null) {
-          // The claim's deadline passes before expiry.
-          await handle({ kind: 'deadline', nowMs: Math.min(session.claimDueMs, session.expiresAtMs - 1) });
-        } else if (s.kind === 'suspend' || s.kind === 'approve') {
-          await ctx.db.sql`update merchants set status = ${s.kind === 'suspend' ? 'suspended' : 'approved'} where id = ${merchant.id}`;
-        } else if (s.kind === 'cancel') {
-          await handle({ kind: 'cancel' });
-        }
-        await checkInvariants(id, session.status);
-      }
+  /** One sequence against a payment of its own (and a merchant of its own), the invariants checked after each step. */
+  async function runSequence(steps: Step[]): Promise<void> {
+    // A merchant of its own: a sequence may suspend it.
+    const merchant = await createApprovedMerchant(ctx.app, {
+      wallets: [{ asset: 'USDC', network: 'polygon', address: '0x52908400098527886E0F7030069857D2E4169EE7' }],
+    });
+    const id = newPaymentId();
+    const depositAddress = randomAddress();
+    await seedChainSession(id, merchant.id, depositAddress);
+    const sent: DepositFact[] = [];
+    const callbacks: ProviderFact[] = [];
+    // The run's own handler takes each provider event once (checkout-session/workflow.ts).
+    const seenEvents = new Set<string>();
+    // The session's run, as the worker runs it: its decisions (domain/checkout-session.ts) and the
+    // same loop over its effects, with the activities called directly.
+    let session = initialSession({ chainVerified: true, expiresAtMs: Date.now() + 3_600_000, proofTimeoutMs: 3_600_000 });
+    const handle = async (event: SessionEvent) => {
+      session = await handleSessionEvent(session, event, portsFor(id));
     };
-    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), runSequence), { numRuns: 60 });
-
-    /** The workflow's ports (checkout-session/workflow.ts) with the activities called directly; Temporal's own commands do nothing here. */
-    function portsFor(id: string): SessionPorts {
-      return {
-        move: async ({ move }) => void (await activities.moveSession(id, move)),
-        recordShortfall: async ({ claim, at }) => (await activities.recordShortfall(id, claim, at))?.exceptionId ?? null,
-        credit: ({ fact, providerPaymentId }) => activities.creditSession(id, fact, providerPaymentId),
-        uncredit: async ({ fact }) => (await activities.uncreditDeposit(id, fact)).creditedMicro,
-        recordLateDeposit: ({ fact }) => activities.recordLateDeposit(id, fact),
-        recordLateSuccess: ({ fact, status }) => activities.flagLateSuccess(id, fact, status),
-        completeFromProvider: ({ fact }) => activities.recordCompletion(id, fact),
-        announceException: async () => undefined,
-        markCompleted: async () => undefined,
-        linkPaid: async () => undefined,
-      };
-    }
-
-    async function checkInvariants(id: string, status: string) {
-      const [session] = await ctx.db.sql`select status, deposit_address from checkout_sessions where id = ${id}`;
-      expect(session!.status).toBe(status);
-      const credits = await ctx.db
-        .sql`select transaction_hash, log_index, asset, amount_micro::text as amount, state from chain_credits where payment_id = ${id}`;
-      const exceptions = await ctx.db
-        .sql`select id, kind, amount_micro::text as amount, arrival_key from payment_exceptions where payment_id = ${id}`;
-      const [tx] = await ctx.db
-        .sql`select gross_micro::text as gross, merchant_settlement_micro::text as net, platform_commission_micro::text as fee, deposit_transaction_hash from transactions where payment_id = ${id} and status = 'completed'`;
-      const sum = (rows: readonly Record<string, unknown>[]) => rows.reduce((t, r) => t + BigInt(r.amount as string), 0n);
-      const own = credits.filter((c) => c.asset === 'USDC');
-      const kinds = (...k: string[]) => exceptions.filter((e) => k.includes(e.kind as string));
-
-      // No exception for nothing.
-      for (const e of exceptions) expect(BigInt(e.amount as string)).toBeGreaterThan(0n);
-      // Nothing completes on another token: the gross is own-token credits only, and the deposit transaction is one of them.
-      if (tx) {
-        expect(status).toBe('completed');
-        const gross = BigInt(tx.gross as string);
-        expect(gross).toBeGreaterThanOrEqual(G);
-        expect(BigInt(tx.net as string) + BigInt(tx.fee as string)).toBe(gross);
-        expect(own.map((c) => c.transaction_hash)).toContain(tx.deposit_transaction_hash);
-        // The excess over G is one overpaid exception.
-        expect(sum(kinds('overpaid'))).toBe(gross - G);
+    const open = () => session.status === 'pending' || session.status === 'processing';
+    for (const [n, s] of steps.entries()) {
+      if (s.kind === 'deposit') {
+        const fact: DepositFact = {
+          kind: 'credited',
+          network: 'polygon',
+          transactionHash: `0x${randomBytes(32).toString('hex')}`,
+          logIndex: n,
+          asset: s.asset,
+          token: s.asset === null ? stranger : tokens[s.asset]!,
+          from: stranger,
+          to: depositAddress,
+          amountMicro: s.amountMicro.toString(),
+          blockNumber: String(100 + n),
+          blockHash: `0x${n.toString(16).padStart(64, '0')}`,
+        };
+        sent.push(fact);
+        await handle({ kind: 'deposit', fact });
+      } else if (s.kind === 'resend' && sent.length > 0) {
+        await handle({ kind: 'deposit', fact: sent[s.index % sent.length]! });
+      } else if (s.kind === 'remove' && sent.length > 0) {
+        const fact: DepositFact = { ...sent[s.index % sent.length]!, kind: 'removed' };
+        if (open()) await handle({ kind: 'deposit', fact });
+        // After the run's end the reorg watch takes the log back (reorg-watch.ts takeBack); after a
+        // completion that is a reorged exception with the gross kept, outside these invariants.
+        else if (session.status !== 'completed') await uncreditLog(ctx.db.db, id, fact);
+      } else if (s.kind === 'expire') {
+        await handle({ kind: 'deadline', nowMs: session.expiresAtMs });
+      } else if (s.kind === 'provider') {
+        const earlier = s.resendOf !== null && callbacks.length > 0 ? callbacks[s.resendOf % callbacks.length]! : null;
+        const named = s.transfer !== null && sent.length > 0 ? sent[s.transfer % sent.length]! : null;
+        const fact: ProviderFact = earlier ?? {
+          eventId: `evt_${randomBytes(8).toString('hex')}`,
+          type: s.type,
+          providerPaymentId: `pp_${id}`,
+          destinationAmount: formatCrypto(s.amountMicro),
+          transactionHash: named?.transactionHash,
+          occurredAt: new Date().toISOString(),
+        };
+        if (!earlier) callbacks.push(fact);
+        if (!seenEvents.has(fact.eventId)) await handle({ kind: 'provider', fact, nowMs: Date.now() });
+        seenEvents.add(fact.eventId);
+      } else if (s.kind === 'claimDue' && session.claimDueMs !== null) {
+        // The claim's deadline passes before expiry.
+        await handle({ kind: 'deadline', nowMs: Math.min(session.claimDueMs, session.expiresAtMs - 1) });
+      } else if (s.kind === 'suspend' || s.kind === 'approve') {
+        await ctx.db.sql`update merchants set status = ${s.kind === 'suspend' ? 'suspended' : 'approved'} where id = ${merchant.id}`;
+      } else if (s.kind === 'cancel') {
+        await handle({ kind: 'cancel' });
       }
-      // Every unit of another token is a wrong_asset exception of the same log and amount, or dust; an
-      // exception stays when its log's block is removed (an operator was told of that money), holding
-      // nothing (below).
-      const foreign = credits.filter((c) => c.asset !== 'USDC' && BigInt(c.amount as string) > 0n);
-      expect(foreign.every((c) => c.state === 'wrong_asset' || c.state === 'dust' || c.state === 'removed')).toBe(true);
-      const exceptionOf = new Map(kinds('wrong_asset').map((e) => [e.arrival_key as string, BigInt(e.amount as string)]));
-      for (const c of foreign.filter((f) => f.state === 'wrong_asset'))
-        expect(exceptionOf.get(`tx:polygon:${c.transaction_hash as string}:${c.log_index as number}`)).toBe(BigInt(c.amount as string));
-      // Every unit of the own token is in exactly one place: the completed gross, a late or duplicate
-      // exception (its log `held`), the underpaid record at the end, dust, or still counting towards G
-      // while open. What an exception holds is what the ledger holds for it: money whose block left
-      // the chain is held by nobody (the exception stays, so an operator was told of it).
-      const ownIn = (state: string) => sum(own.filter((c) => c.state === state));
-      const open = status === 'pending' || status === 'processing';
-      const gross = tx ? BigInt(tx.gross as string) : 0n;
-      const heldFor = async (asset: string, ...k: string[]) => {
-        const ids = kinds(...k).map((e) => `exception:${e.id as string}`);
-        const [row] = await ctx.db
-          .sql`select coalesce(-sum(amount), 0)::text as held from ledger_entries where account in ${ctx.db.sql(ids.length ? ids : [''])} and asset = ${asset}`;
-        return BigInt(row!.held as string);
-      };
-      expect(ownIn('held')).toBe(await heldFor('USDC', 'late', 'duplicate'));
-      if (open) expect(sum(kinds('underpaid'))).toBe(0n);
-      else expect(gross + (await heldFor('USDC', 'underpaid'))).toBe(ownIn('credited'));
-      // What may leave the deposit address (the merchant's and commission's payouts of the gross, and
-      // the refunds of what exceptions hold) never exceeds what arrived there of the token.
-      expect(gross + (await heldFor('USDC', 'late', 'duplicate', 'underpaid'))).toBeLessThanOrEqual(ownIn('credited') + ownIn('held'));
-      // The ledger's deposit address holds, per token, what is at the address and owed from it: the
-      // payment's money once it ended (completed or underpaid, not before), every exception's, and
-      // the dust; nothing of a log whose block left the chain.
-      const ledger = await ctx.db
-        .sql`select asset, sum(amount)::text as amount from ledger_entries where account = ${`deposit:${session!.deposit_address as string}`} group by asset`;
-      const onLedger = (asset: string) => BigInt((ledger.find((l) => l.asset === asset)?.amount as string | undefined) ?? '0');
-      expect(onLedger('USDC')).toBe(ownIn('held') + ownIn('dust') + (open ? 0n : ownIn('credited')));
-      for (const asset of ['USDT', unlistedTokenAsset(stranger)]) {
-        const of = (state: string) => foreign.filter((c) => c.state === state && (c.asset ?? unlistedTokenAsset(stranger)) === asset);
-        expect(onLedger(asset)).toBe(sum(of('wrong_asset')) + sum(of('dust')));
-        expect(await heldFor(asset, 'wrong_asset')).toBe(sum(of('wrong_asset')));
-      }
-      // The ledger balances, posting by posting.
-      const unbalanced = await ctx.db
-        .sql`select posting_id from ledger_entries where payment_id = ${id} group by posting_id, asset having sum(amount) <> 0`;
-      expect(unbalanced).toEqual([]);
+      await checkInvariants(id, session.status);
     }
-  }, 240_000);
+  }
+
+  it(
+    'keeps every unit that arrives owned, never completes on another token, and balances the ledger',
+    async () => {
+      await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), runSequence), { numRuns: RUNS });
+    },
+    // About a second a sequence on a loaded machine, with room.
+    Math.max(240_000, RUNS * 4_000),
+  );
+
+  /** The workflow's ports (checkout-session/workflow.ts) with the activities called directly; Temporal's own commands do nothing here. */
+  function portsFor(id: string): SessionPorts {
+    return {
+      move: async ({ move }) => void (await activities.moveSession(id, move)),
+      recordShortfall: async ({ claim, at }) => (await activities.recordShortfall(id, claim, at))?.exceptionId ?? null,
+      credit: ({ fact, providerPaymentId }) => activities.creditSession(id, fact, providerPaymentId),
+      uncredit: async ({ fact }) => (await activities.uncreditDeposit(id, fact)).creditedMicro,
+      recordLateDeposit: ({ fact }) => activities.recordLateDeposit(id, fact),
+      recordLateSuccess: ({ fact, status }) => activities.flagLateSuccess(id, fact, status),
+      completeFromProvider: ({ fact }) => activities.recordCompletion(id, fact),
+      announceException: async () => undefined,
+      markCompleted: async () => undefined,
+      linkPaid: async () => undefined,
+    };
+  }
+
+  async function checkInvariants(id: string, status: string) {
+    const [session] = await ctx.db.sql`select status, deposit_address from checkout_sessions where id = ${id}`;
+    expect(session!.status).toBe(status);
+    const credits = await ctx.db
+      .sql`select transaction_hash, log_index, asset, amount_micro::text as amount, state from chain_credits where payment_id = ${id}`;
+    const exceptions = await ctx.db
+      .sql`select id, kind, amount_micro::text as amount, arrival_key from payment_exceptions where payment_id = ${id}`;
+    const [tx] = await ctx.db
+      .sql`select gross_micro::text as gross, merchant_settlement_micro::text as net, platform_commission_micro::text as fee, deposit_transaction_hash from transactions where payment_id = ${id} and status = 'completed'`;
+    const sum = (rows: readonly Record<string, unknown>[]) => rows.reduce((t, r) => t + BigInt(r.amount as string), 0n);
+    const own = credits.filter((c) => c.asset === 'USDC');
+    const kinds = (...k: string[]) => exceptions.filter((e) => k.includes(e.kind as string));
+
+    // No exception for nothing.
+    for (const e of exceptions) expect(BigInt(e.amount as string)).toBeGreaterThan(0n);
+    // Nothing completes on another token: the gross is own-token credits only, and the deposit transaction is one of them.
+    if (tx) {
+      expect(status).toBe('completed');
+      const gross = BigInt(tx.gross as string);
+      expect(gross).toBeGreaterThanOrEqual(G);
+      expect(BigInt(tx.net as string) + BigInt(tx.fee as string)).toBe(gross);
+      expect(own.map((c) => c.transaction_hash)).toContain(tx.deposit_transaction_hash);
+      // The excess over G is one overpaid exception.
+      expect(sum(kinds('overpaid'))).toBe(gross - G);
+    }
+    // Every unit of another token is a wrong_asset exception of the same log and amount, or dust; an
+    // exception stays when its log's block is removed (an operator was told of that money), holding
+    // nothing (below).
+    const foreign = credits.filter((c) => c.asset !== 'USDC' && BigInt(c.amount as string) > 0n);
+    expect(foreign.every((c) => c.state === 'wrong_asset' || c.state === 'dust' || c.state === 'removed')).toBe(true);
+    const exceptionOf = new Map(kinds('wrong_asset').map((e) => [e.arrival_key as string, BigInt(e.amount as string)]));
+    for (const c of foreign.filter((f) => f.state === 'wrong_asset'))
+      expect(exceptionOf.get(`tx:polygon:${c.transaction_hash as string}:${c.log_index as number}`)).toBe(BigInt(c.amount as string));
+    // Every unit of the own token is in exactly one place: the completed gross, a late or duplicate
+    // exception (its log `held`), the underpaid record at the end, dust, or still counting towards G
+    // while open. What an exception holds is what the ledger holds for it: money whose block left
+    // the chain is held by nobody (the exception stays, so an operator was told of it).
+    const ownIn = (state: string) => sum(own.filter((c) => c.state === state));
+    const open = status === 'pending' || status === 'processing';
+    const gross = tx ? BigInt(tx.gross as string) : 0n;
+    const heldFor = async (asset: string, ...k: string[]) => {
+      const ids = kinds(...k).map((e) => `exception:${e.id as string}`);
+      const [row] = await ctx.db
+        .sql`select coalesce(-sum(amount), 0)::text as held from ledger_entries where account in ${ctx.db.sql(ids.length ? ids : [''])} and asset = ${asset}`;
+      return BigInt(row!.held as string);
+    };
+    expect(ownIn('held')).toBe(await heldFor('USDC', 'late', 'duplicate'));
+    if (open) expect(sum(kinds('underpaid'))).toBe(0n);
+    else expect(gross + (await heldFor('USDC', 'underpaid'))).toBe(ownIn('credited'));
+    // What may leave the deposit address (the merchant's and commission's payouts of the gross, and
+    // the refunds of what exceptions hold) never exceeds what arrived there of the token.
+    expect(gross + (await heldFor('USDC', 'late', 'duplicate', 'underpaid'))).toBeLessThanOrEqual(ownIn('credited') + ownIn('held'));
+    // The ledger's deposit address holds, per token, what is at the address and owed from it: the
+    // payment's money once it ended (completed or underpaid, not before), every exception's, and
+    // the dust; nothing of a log whose block left the chain.
+    const ledger = await ctx.db
+      .sql`select asset, sum(amount)::text as amount from ledger_entries where account = ${`deposit:${session!.deposit_address as string}`} group by asset`;
+    const onLedger = (asset: string) => BigInt((ledger.find((l) => l.asset === asset)?.amount as string | undefined) ?? '0');
+    expect(onLedger('USDC')).toBe(ownIn('held') + ownIn('dust') + (open ? 0n : ownIn('credited')));
+    for (const asset of ['USDT', unlistedTokenAsset(stranger)]) {
+      const of = (state: string) => foreign.filter((c) => c.state === state && (c.asset ?? unlistedTokenAsset(stranger)) === asset);
+      expect(onLedger(asset)).toBe(sum(of('wrong_asset')) + sum(of('dust')));
+      expect(await heldFor(asset, 'wrong_asset')).toBe(sum(of('wrong_asset')));
+    }
+    // The ledger balances, posting by posting.
+    const unbalanced = await ctx.db
+      .sql`select posting_id from ledger_entries where payment_id = ${id} group by posting_id, asset having sum(amount) <> 0`;
+    expect(unbalanced).toEqual([]);
+  }
 
   for (const kept of KEPT) it(`keeps the money owned: ${kept.name}`, () => runSequence(kept.steps));
 
