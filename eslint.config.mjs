@@ -117,7 +117,7 @@ export default tseslint.config(
   // The service's own code, every folder: tools/ (launchers, installers, the local chain and mail sink)
   // is never part of it, and the sandbox provider is another service. Each layer below repeats both.
   ...layer('src/**/*.ts', 'The service never imports test code.', ['**/test/**', '**/bench/**']),
-  // Layers of ../shared/design/architecture.md: a file imports its own layer and the layers below it.
+  // Layers of docs/architecture.md: a file imports its own layer and the layers below it.
   ...layer('src/domain/**/*.ts', 'Domain code is pure and imports nothing of ours.', [...OURS, ...IO]),
   ...layer('src/db/**/*.ts', 'The data layer uses domain types only.', without(OURS, '**/db/**')),
   ...layer('src/providers/**/*.ts', 'Provider adapters use domain code only.', without(OURS, '**/providers/**', '**/config')),
@@ -152,7 +152,7 @@ export default tseslint.config(
     '**/db/**',
   ]),
   {
-    // Wiring below the use cases, allowed the data layer (README, "How it is built"): app.ts builds the
+    // Wiring below the use cases, allowed the data layer (docs/architecture.md, "Layers"): app.ts builds the
     // db-backed PaymentContext; health.ts pings the pool for /readyz; the request plugins (merchant and
     // admin authentication, idempotency keys, rate limits of failed credentials, metrics gauges) keep
     // their state in Postgres so that several API processes share it, and run before any use case;

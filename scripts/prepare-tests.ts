@@ -7,7 +7,7 @@ import { ensureServerBinaries } from '../tools/temporal/server/binaries';
 
 // Runs before `npm test` (pretest): a bare machine gets the pinned Temporal CLI, the production
 // Temporal server (built once, ~9 min of CPU here; cached after), Chromium, PHP's command line (the
-// README's PHP webhook check) and promtool (the metrics
+// PHP webhook check of docs/webhooks.md) and promtool (the metrics
 // and alert rules' checks); anvil comes with
 // `npm install` and is only checked. The merchant dashboard is built when its sources changed.
 async function main() {

@@ -7,7 +7,7 @@ import { DEV_SETTLEMENT_MNEMONIC, isValidMnemonic } from './domain/mnemonic';
 import { parseCrypto } from './domain/money';
 
 // The only module that reads environment variables: everything else receives the parsed Config.
-// Names are the runtime contract; docker-compose.yml and the README use them verbatim.
+// Names are the runtime contract; docker-compose.yml and docs/configuration.md use them verbatim.
 
 const booleanFlag = z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' }).transform((v) => v === 'true' || v === '1');
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { deliverySignatureHeaders } from '../src/domain/signatures';
-import { readmeText } from './cli/readme-lines';
+import { exampleBlock } from './support/guides';
 import { freePort } from './support/free-port';
 import { ADMIN_TOKEN, adminHeaders, createApprovedMerchant, useTestApp } from './support/harness';
 import { eventually, http } from './support/http';
@@ -12,11 +12,12 @@ import { ownTreasury } from './payouts/support';
 import { balanceOf } from './support/chain';
 import type { Address } from 'viem';
 
-// The README's code examples run as written. Blocks marked `<!-- example: name -->`
-// are taken from README.md as they stand: the Express webhook receiver runs as its own process
-// (with the verifier file copied beside it, as the README says) and verifies the service's real
-// deliveries; the first payment's curl lines run in bash against the whole stack, with only the
-// README's placeholders (ids, the key, ports) filled in.
+// The guides' code examples run as written. Blocks marked `<!-- example: name -->` are taken as
+// they stand from whichever guide holds them (README.md or a file under docs/): the Express webhook
+// receiver (docs/webhooks.md) runs as its own process (with the verifier file copied beside it, as
+// the guide says) and verifies the service's real deliveries; the first payment's curl lines (the
+// README) run in bash against the whole stack, with only the placeholders (ids, the key, ports)
+// filled in.
 vi.setConfig({ testTimeout: 120_000 });
 const own = ownTreasury();
 const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
@@ -31,15 +32,6 @@ afterAll(() => {
   for (const child of children) child.kill();
   rmSync(workDir, { recursive: true, force: true });
 });
-
-/** The fenced block after `<!-- example: <name>` in the README. */
-function example(name: string): { lang: string; code: string } {
-  const text = readmeText();
-  const at = text.indexOf(`<!-- example: ${name}`);
-  expect(at, `README example ${name}`).toBeGreaterThanOrEqual(0);
-  const block = /```(\w+)\n([\s\S]*?)```/.exec(text.slice(at))!;
-  return { lang: block[1]!, code: block[2]! };
-}
 
 /** The curl commands of a shell block, continuation lines joined. */
 function curlCommands(code: string): string[] {
@@ -70,13 +62,13 @@ function fill(command: string): string {
   return filled;
 }
 
-describe('README examples, run as written', () => {
-  const firstPayment = curlCommands(example('first-payment').code);
+describe('the guides’ examples, run as written', () => {
+  const firstPayment = curlCommands(exampleBlock('first-payment').code);
   let webhookUrl = '';
   let secret = '';
 
   it('the Express webhook receiver starts as written', async () => {
-    const express = example('express-webhook');
+    const express = exampleBlock('express-webhook');
     expect(express.lang).toBe('ts');
     const merchant = await createApprovedMerchant(ctx.app);
     values.liveKey = merchant.apiKey;
@@ -130,7 +122,7 @@ describe('README examples, run as written', () => {
 
     const paid = JSON.parse(await bash(fill(pay)));
     expect(paid).toMatchObject({ ok: true });
-    // `npm run ops -- payments wait` in the README (its own test runs it); here the admin view, polled.
+    // `npm run ops -- payments wait` in the first payment (test/cli/readme.test.ts runs it); here the admin view, polled.
     const adminView = () => ctx.app.inject({ method: 'GET', url: `/admin/v1/payments/${values.paymentId}`, headers: adminHeaders });
     await eventually(
       async () => (await adminView()).json(),
@@ -143,7 +135,7 @@ describe('README examples, run as written', () => {
     expect(tx).toMatchObject({ ok: true, transaction: { status: 'completed' } });
     expect(JSON.stringify(tx)).toContain(values.paymentId);
 
-    // The payout's transaction, once confirmed, is what the README reads from the node.
+    // The payout's transaction, once confirmed, is what the first payment reads from the node.
     const settled = await eventually(
       async () =>
         (

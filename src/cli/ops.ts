@@ -9,7 +9,7 @@ import { buildProgram } from './program';
 import { listen, StreamRefused } from './listen';
 import { clearTextWarning, resolveApiKey, resolveApiUrl, resolveSettings, SettingsError, tokenFilePath, type Env } from './settings';
 
-// The operators' CLI: `npm run ops -- <command>`. An HTTP client of the admin API (README, "Operating it"),
+// The operators' CLI: `npm run ops -- <command>`. An HTTP client of the admin API (docs/operations.md),
 // but for deploy-sweeper, which runs before there is a service to ask (deploy-sweeper.ts).
 
 export const EXIT_OK = 0;

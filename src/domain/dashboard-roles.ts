@@ -1,5 +1,5 @@
 // Who may do what in the merchant dashboard (least privilege). The one table every
-// dashboard route asks through `rolesFor(action)`; the README's roles table is this table in words.
+// dashboard route asks through `rolesFor(action)`; the roles table of docs/dashboard.md is this table in words.
 //
 // - viewer: sees the account and (part 2) its payments, never keys, secrets or what webhooks send;
 // - developer: keys, webhook endpoints, the Security Code, plugin sites, the request log; not

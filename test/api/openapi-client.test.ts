@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/harness';
 
 // A merchant's typed client, generated from the served document by openapi-typescript, compiles
-// against code that uses it the way the README does; and the same types refuse a wrong request, so
+// against code that uses it the way docs/sdk.md does; and the same types refuse a wrong request, so
 // the compile is a check that can fail.
 const ctx = useTestApp();
 

@@ -1,19 +1,19 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { guidesText } from '../support/guides';
 
-// The README as a test fixture: its shell code blocks, the `npm run ops -- …` lines in them, and
-// those lines split into words the way a shell would (quotes, trailing comments).
+// The guides (README.md and docs/) as a test fixture: their shell code blocks, the
+// `npm run ops -- …` lines in them, and those lines split into words the way a shell would (quotes,
+// trailing comments). The first payment is in the README, every other ops command in
+// docs/operations.md: both are read, so a line runs wherever a guide moves it.
 
-const README = path.resolve(__dirname, '../../README.md');
-
-export const readmeText = () => readFileSync(README, 'utf8');
+/** README.md, then every guide under docs/, as one text. */
+export const readmeText = guidesText;
 
 export function shellBlocks(text = readmeText()): string[] {
   return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
 }
 
 export interface OpsLine {
-  /** The line as the README writes it, comment included. */
+  /** The line as the guide writes it, comment included. */
   line: string;
   /** The words after `npm run ops --`. */
   args: string[];
@@ -31,7 +31,7 @@ export function readmeOpsLines(text = readmeText()): OpsLine[] {
     });
 }
 
-/** Splits like POSIX sh for what the README uses: single and double quotes, `#` comments. */
+/** Splits like POSIX sh for what the guides use: single and double quotes, `#` comments. */
 export function shellWords(line: string): string[] {
   const words: string[] = [];
   let word: string | null = null;

@@ -5,7 +5,8 @@ import { ADMIN_TOKEN, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { verifyWithCopiedFile, verifyWithPackage, verifyWithShellRecipe } from '../support/verifier-copies';
-import { readmeOpsLines, readmeText, shellBlocks, type OpsLine } from './readme-lines';
+import { readmeOpsLines, type OpsLine } from './readme-lines';
+import { exampleBlock } from '../support/guides';
 import { balanceOf, mint, payFromWallet, randomAddress, sharedChain } from '../support/chain';
 import { expectOk, spawnOps, type Run } from './run-ops';
 import { ownTreasury } from '../payouts/support';
@@ -14,10 +15,11 @@ import { settlementScheduleId } from '../../src/temporal/settlement-schedules';
 // Each command runs as its own tsx process (a second or two each, more on a loaded 2-core machine).
 vi.setConfig({ testTimeout: 120_000 });
 
-// Every `npm run ops -- …` line of the README, run as written (`tsx src/cli/ops.ts`, which is what
-// `npm run ops` runs) against the whole stack on real sockets: API, sandbox provider, worker. Only
-// the README's placeholders are filled in (MER_…, SV_…, key_…, we_…, dlv_…, and the example webhook
-// URL, which becomes a local receiver). A README line with no step below fails the test.
+// Every `npm run ops -- …` line of the guides' shell blocks (the README's first payment and
+// docs/operations.md), run as written (`tsx src/cli/ops.ts`, which is what `npm run ops` runs)
+// against the whole stack on real sockets: API, sandbox provider, worker. Only the placeholders are
+// filled in (MER_…, SV_…, key_…, we_…, dlv_…, and the example webhook URL, which becomes a local
+// receiver). A line with no step below fails the test.
 
 // A treasury of this file's own: the payouts step takes its native coin away for a while.
 const own = ownTreasury();
@@ -73,7 +75,7 @@ function fill(args: string[]): string[] {
     [EXAMPLE_WEBHOOK_URL]: () => `${receiver.url}/webhooks/svc`,
   };
   const filled = args.map((a) => placeholders[a]?.() ?? a);
-  for (const a of filled) expect(a, 'an unknown README placeholder').not.toContain('…');
+  for (const a of filled) expect(a, 'an unknown placeholder in the guides').not.toContain('…');
   return filled;
 }
 
@@ -103,9 +105,9 @@ async function lateTransfer(micro: bigint): Promise<string> {
   return id;
 }
 
-/** The README's checkout request body and the sandbox's pay helper, as the first payment does them. */
+/** The first payment's checkout request body and the sandbox's pay helper, as the README does them. */
 async function payAsTheReadmeDoes(): Promise<void> {
-  const body = /checkout\/sessions[\s\S]*?-d '([^']+)'/.exec(readmeText())![1]!;
+  const body = /checkout\/sessions[\s\S]*?-d '([^']+)'/.exec(exampleBlock('first-payment').code)![1]!;
   const created = await api('POST', 'checkout/sessions', JSON.parse(body));
   expect(created.status).toBe(201);
   state.paymentId = created.json.checkoutSession.id;
@@ -380,10 +382,10 @@ const lines = readmeOpsLines();
 const order = Object.keys(steps);
 const ordered = [...lines].sort((a, b) => order.indexOf(a.command) - order.indexOf(b.command));
 
-describe('README: every ops command, as written', () => {
-  it('the README has ops lines, and each has a step here', () => {
+describe('the guides: every ops command, as written', () => {
+  it('the guides have ops lines, and each has a step here', () => {
     expect(lines.length).toBeGreaterThan(15);
-    for (const l of lines) expect(order, `no step for the README line: ${l.line}`).toContain(l.command);
+    for (const l of lines) expect(order, `no step for the guides' line: ${l.line}`).toContain(l.command);
   });
 
   for (const l of ordered.filter((x) => order.includes(x.command))) {
@@ -397,7 +399,7 @@ describe('README: every ops command, as written', () => {
 
 describe('README: a first payment by hand', () => {
   it('waits for completion between paying and reading the transaction', () => {
-    const block = shellBlocks().find((b) => b.includes('test-helpers/pay'))!;
+    const block = exampleBlock('first-payment').code;
     const pay = block.indexOf('test-helpers/pay');
     const wait = block.indexOf('npm run ops -- payments wait SV_…');
     const read = block.indexOf('/api/v1/transactions/SV_…');
@@ -407,7 +409,7 @@ describe('README: a first payment by hand', () => {
   });
 });
 
-describe('README: the real payment.completed delivery, verified as merchants are told to', () => {
+describe('README: the first payment’s real payment.completed delivery, verified as docs/webhooks.md tells merchants to', () => {
   const delivery = () => completedDeliveries()[0] ?? expect.fail('no payment.completed delivery was received');
 
   it('by the copied file and the installed package; tampered or re-keyed, refused', async () => {

@@ -3,8 +3,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { guidesText } from './guides';
 
-// The merchants' verifiers, used the way the README tells merchants to: the file copied into a
+// The merchants' verifiers, used the way docs/webhooks.md tells merchants to: the file copied into a
 // directory of their own, the package folder installed into a node_modules, the shell recipe pasted
 // into bash. Each runs in its own process, outside the repository (no tsconfig, no node_modules).
 
@@ -25,21 +26,19 @@ export interface VerifyCase {
 
 export type Verdicts = Record<string, { ok: boolean; reason?: string }>;
 
-const readme = () => readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-
-/** The README's Node snippet: its import line, and the repository file its comment says to copy. */
+/** The guides' Node snippet: its import line, and the repository file its comment says to copy. */
 export function readmeVerifierSnippet(): { importLine: string; source: string } {
-  const match = /^(import \{ verifyWebhook \} from '[^']+';) \/\/ (\S+), copied as is$/m.exec(readme());
-  if (!match) throw new Error('README: no `import { verifyWebhook } … // <file>, copied as is` line');
+  const match = /^(import \{ verifyWebhook \} from '[^']+';) \/\/ (\S+), copied as is$/m.exec(guidesText());
+  if (!match) throw new Error('the guides: no `import { verifyWebhook } … // <file>, copied as is` line');
   return { importLine: match[1]!, source: match[2]! };
 }
 
-/** The README's bash recipe: the code block after "With plain shell and openssl". */
+/** The guides' bash recipe: the code block after "With plain shell and openssl". */
 export function readmeShellRecipe(): string {
-  const text = readme();
+  const text = guidesText();
   const at = text.indexOf('With plain shell and openssl');
   const block = /```sh\n([\s\S]*?)```/.exec(text.slice(at));
-  if (at < 0 || !block) throw new Error('README: no shell recipe after "With plain shell and openssl"');
+  if (at < 0 || !block) throw new Error('the guides: no shell recipe after "With plain shell and openssl"');
   return block[1]!;
 }
 

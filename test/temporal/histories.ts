@@ -10,7 +10,7 @@ import { WORKFLOWS_ENTRY } from '../../src/worker/worker';
 // committed history per scenario of each workflow type (test/fixtures/histories), so a change that
 // would break running workflows fails CI. `npm run histories:record` records them again from the
 // current code. Before the first release there is one version of each workflow, and a change that
-// alters the commands re-records them; after it, see the versioning policy in the README.
+// alters the commands re-records them; after it, see the versioning policy in docs/decisions/0008-one-workflow-version.md.
 export const HISTORIES_DIR = path.resolve(__dirname, '../fixtures/histories');
 const RECORD = process.env.RECORD_HISTORIES;
 // protobufjs' own object form (64-bit ints and bytes as strings) round-trips exactly.

@@ -56,7 +56,7 @@ describe('verifyWebhook (the merchants’ helper)', () => {
     );
   });
 
-  it('agrees with plain openssl, as the README shows merchants', () => {
+  it('agrees with plain openssl, as docs/webhooks.md shows merchants', () => {
     const body = '{"event":"payment.completed","amount":"25.00"}';
     const expected = execFileSync('sh', ['-c', `printf '%s' "${t}.$BODY" | openssl dgst -sha256 -hmac "$SECRET" -hex | sed 's/^.*= //'`], {
       env: { ...process.env, BODY: body, SECRET: 'whsec_shell' },

@@ -13,7 +13,7 @@ export function ensureChromium(log: (line: string) => void = console.log): strin
   return ensureDebianPackage({ pkg: 'chromium', find: findChromium, purpose: 'the browser tests' }, log);
 }
 
-// The README's PHP webhook check runs in a test against a real delivery, with
+// The PHP webhook check of docs/webhooks.md runs in a test against a real delivery, with
 // Debian's PHP command line, installed like Chromium.
 export const PHP_CANDIDATES = ['/usr/bin/php'];
 
@@ -22,7 +22,7 @@ export function findPhp(): string | null {
 }
 
 export function ensurePhp(log: (line: string) => void = console.log): string {
-  return ensureDebianPackage({ pkg: 'php-cli', find: findPhp, purpose: 'the README’s PHP webhook check' }, log);
+  return ensureDebianPackage({ pkg: 'php-cli', find: findPhp, purpose: 'the PHP webhook check of docs/webhooks.md' }, log);
 }
 
 /** A Debian package's binary: found, or installed with apt-get (as root, or through sudo). */

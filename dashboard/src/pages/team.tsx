@@ -4,7 +4,7 @@ import { api, can, ROLES, type Invitation, type Me, type Member, type Role } fro
 import { useStepUp } from '../step-up';
 import { Confirm, ErrorText, Field, formValues, Page, ScrollTable, When } from '../ui';
 
-// The team: members and their roles (README "Dashboard roles"). Owners and admins see it; only an
+// The team: members and their roles (docs/dashboard.md, "Roles"). Owners and admins see it; only an
 // owner changes an owner; the server has the last word on every rule. A role changes after the
 // step-up dialog has said what the new role may do.
 

@@ -8,7 +8,7 @@ const records = proxyActivities<WebhookActivities>(DATABASE_ACTIVITY);
 
 /**
  * One delivery's attempts: a single activity whose Temporal retry policy is the retry schedule of
- * the webhook rules (README, "Webhooks"), so attempts survive worker restarts and keep their delivery and event ids, and
+ * the webhook rules (docs/webhooks.md), so attempts survive worker restarts and keep their delivery and event ids, and
  * retries add nothing to the calling run's history. Its activity id is the delivery id (logs and the
  * Temporal UI name the delivery). Past the window the delivery is marked failed by `markFailed` (the
  * caller's kind of database write). With `afterFirstAttempt` the first attempt was made elsewhere
