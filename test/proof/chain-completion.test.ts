@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { runsAtRest, watcherPast } from '../support/at-rest';
 import { formatCrypto } from '../../src/domain/money';
 import { depositSignal } from '../../src/workflows/checkout-session/messages';
 import { balanceOf, sharedChain } from '../support/chain';
@@ -13,7 +14,6 @@ import {
   payFromWallet,
   pressPay,
   sessionRow,
-  settle,
   waitForStatus,
 } from './support';
 
@@ -69,7 +69,7 @@ describe('completion proven on chain', () => {
     const res = await postCallback(ctx.app, forged, { secret: ctx.config.providers.sandbox.callbackSecret });
     expect(res.statusCode).toBe(200);
     await waitForStatus(ctx, id, 'processing');
-    await settle();
+    await runsAtRest(ctx.temporal, [id]);
     expect((await sessionRow(ctx, id)).status).toBe('processing');
     const [tx] = await ctx.db.sql`select count(*)::int as n from transactions where payment_id = ${id}`;
     expect(tx!.n).toBe(0);
@@ -82,7 +82,9 @@ describe('completion proven on chain', () => {
     expect(g).toBe(25_000_000n);
     const { depositAddress } = await sessionRow(ctx, id);
     const receipt = await payFromWallet(chain, chain.tokens.polygon.USDC, depositAddress, g - 1n);
-    await settle();
+    // The watcher has confirmed the transfer's block and handed it to the run, and the run has done with it.
+    await watcherPast(ctx, 'polygon', receipt.blockNumber, { confirmed: true });
+    await runsAtRest(ctx.temporal, [id]);
     expect((await creditsOf(ctx, id)).map((c) => c.hash)).toEqual([receipt.transactionHash]);
     expect((await sessionRow(ctx, id)).status).toBe('pending');
   });
@@ -125,7 +127,7 @@ describe('completion proven on chain', () => {
       blockNumber: receipt.blockNumber.toString(),
       blockHash: receipt.blockHash,
     });
-    await settle(1500);
+    await runsAtRest(ctx.temporal, [second]);
     expect((await sessionRow(ctx, second)).status).toBe('pending');
     expect(await creditsOf(ctx, second)).toEqual([]);
     expect(formatCrypto((await creditsOf(ctx, first))[0]!.amount)).toBe(formatCrypto(g));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { runsAtRest } from '../support/at-rest';
 import { balanceOf, randomAddress, sharedChain } from '../support/chain';
 import { useTestApp } from '../support/harness';
 import { http } from '../support/http';
@@ -13,7 +14,7 @@ import {
   waitForOrderFeeSwept,
   waitForOrderPayouts,
 } from './order-support';
-import { creditsOf, payFromWallet, settle } from './support';
+import { creditsOf, payFromWallet } from './support';
 
 // Proof on chain for the simple API: an order on a network with a verifier gets its own deposit
 // address, the provider delivers there, and only confirmed credits of at least G settle it.
@@ -103,7 +104,7 @@ describe('simple orders proven on chain', () => {
     );
     expect((await postCallback(ctx.app, forged, { secret: ctx.config.providers.sandbox.callbackSecret })).statusCode).toBe(200);
     await waitForOrder(ctx, code, 'processing');
-    await settle();
+    await runsAtRest(ctx.temporal, [code]);
     const row = await orderRow(ctx, code);
     expect(row).toMatchObject({ status: 'processing', received: null, payoutDispatched: false, transactionHash: null });
   });
