@@ -175,6 +175,13 @@ const WEBHOOK_TEXT: Record<string, { operationId: string; summary: string; descr
       'Sent once per exception, when the refund transfer is confirmed: the exception’s body plus the refund; or once per refund of a completed payment (whole or part, `refundId`), when its transfer from the treasury is confirmed.',
     headers: true,
   },
+  'webhook.test': {
+    operationId: 'webhookTestWebhook',
+    summary: 'A test event, sent from the dashboard to one endpoint',
+    description:
+      'Sent only when you press "Send a test event" on an endpoint in the dashboard, to that endpoint; signed like the payment events. It names the endpoint and no payment.',
+    headers: true,
+  },
   'transaction.settled': {
     operationId: 'transactionSettledWebhook',
     summary: 'A simple-API order settled',

@@ -111,10 +111,20 @@ export const transactionSettledSchema = z.object({
   timestamp: z.number().int().describe('Unix seconds'),
 });
 
+/** The test event a merchant sends to one endpoint from the dashboard: no payment, the endpoint it tests. */
+export const webhookTestEventSchema = z.object({
+  event: z.literal('webhook.test'),
+  eventId: z.string().describe('evt_…; process each event once'),
+  merchantId: z.string(),
+  endpointId: z.string().describe('The endpoint the test was sent to'),
+  createdAt: z.string().describe('ISO 8601 UTC'),
+});
+
 export const WEBHOOK_SCHEMAS = {
   'payment.event': paymentEventSchema,
   'payment.exception': paymentExceptionEventSchema,
   // An exception's money sent back (exceptionId), or a completed payment's refund (refundId).
   'payment.refunded': z.union([paymentRefundedEventSchema, completedPaymentRefundedEventSchema]),
+  'webhook.test': webhookTestEventSchema,
   'transaction.settled': transactionSettledSchema,
 };

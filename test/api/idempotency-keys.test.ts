@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 
@@ -88,6 +89,21 @@ describe('an Idempotency-Key binds to the method, the path with its ids, and the
     expect(replay.statusCode).toBe(201);
     expect(replay.json()).toEqual(created.json());
     expect(await count('checkout_sessions', m.id)).toBe(1);
+  });
+
+  it('answers the twin of a request still running 409 Conflict with Retry-After, so a retrying client comes back', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    // The first request's claim, as it stands while that request runs: same route, same body.
+    const hash = createHash('sha256')
+      .update('POST /api/v1/checkout/sessions\n{"amount":25,"countryCode":"US","currency":"USD"}')
+      .digest('hex');
+    await ctx.db.sql`insert into idempotency_keys (merchant_id, key, route, request_hash, state, expires_at)
+      values (${m.id}, 'running', 'POST /api/v1/checkout/sessions', ${hash}, 'in_progress', now() + interval '24 hours')`;
+    const twin = await post(m, '/api/v1/checkout/sessions', 'running', { amount: 25, currency: 'USD', countryCode: 'US' });
+    expect(twin.statusCode, twin.body).toBe(409);
+    expect(twin.json()).toMatchObject({ ok: false, error: 'Conflict', message: expect.stringContaining('still being processed') });
+    expect(twin.headers['retry-after']).toBe('1');
+    expect(await count('checkout_sessions', m.id)).toBe(0);
   });
 
   it('keeps 409 IdempotencyConflict for the same path with another body, and creates nothing', async () => {

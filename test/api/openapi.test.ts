@@ -88,7 +88,13 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes the webhook payloads, and what we send matches them', () => {
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['payment.event', 'payment.exception', 'payment.refunded', 'transaction.settled']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual([
+      'payment.event',
+      'payment.exception',
+      'payment.refunded',
+      'transaction.settled',
+      'webhook.test',
+    ]);
     const input = {
       eventId: 'evt_2',
       merchantId: 'MER_1',

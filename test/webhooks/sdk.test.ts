@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSvcClient, parseWebhook } from '../../packages/sdk';
-import { renderSdkIndex, renderSdkSchema, SDK_DIR } from '../../scripts/build-sdk';
+import { CheckoutApiError, createSvcClient, parseWebhook } from '../../packages/sdk/src/index';
+import { committedLib, renderSdk, SDK_DIR } from '../../scripts/build-sdk';
 import { findPhp } from '../../tools/dev/debian-packages';
 import { readmeText } from '../cli/readme-lines';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
@@ -42,17 +42,22 @@ async function verdict(command: string, args: string[], d: ReceivedDelivery, sec
 }
 
 describe('the Node SDK', () => {
-  it('is generated from the served OpenAPI document: the committed files match a fresh generation', async () => {
+  it('is generated from the served OpenAPI document: the committed files match a fresh generation and build', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
-    const schema = await renderSdkSchema(res.json(), ctx.config.http.publicBaseUrl);
-    expect(schema).toContain('streamMerchantEvents');
-    expect(readFileSync(path.join(SDK_DIR, 'schema.d.ts'), 'utf8')).toBe(schema);
-    const { js, dts } = renderSdkIndex(readFileSync(path.join(SDK_DIR, 'sdk.ts'), 'utf8'));
-    expect(readFileSync(path.join(SDK_DIR, 'index.js'), 'utf8')).toBe(js);
-    expect(readFileSync(path.join(SDK_DIR, 'index.d.ts'), 'utf8')).toBe(dts);
-    // What the package says it ships is there (its README among them).
-    const manifest = JSON.parse(readFileSync(path.join(SDK_DIR, 'package.json'), 'utf8')) as { files: string[] };
+    const files = await renderSdk(res.json(), ctx.config.http.publicBaseUrl);
+    expect(files.get('src/schema.d.ts')).toContain('streamMerchantEvents');
+    for (const [file, text] of files) expect(readFileSync(path.join(SDK_DIR, file), 'utf8'), file).toBe(text);
+    // Nothing built is left over from a file since removed.
+    expect([...committedLib().keys()].filter((f) => !files.has(f))).toEqual([]);
+    // What the package says it ships is there (its README among them), and its entry points are built.
+    const manifest = JSON.parse(readFileSync(path.join(SDK_DIR, 'package.json'), 'utf8')) as {
+      files: string[];
+      exports: Record<string, Record<string, Record<string, string>>>;
+      bin: Record<string, string>;
+    };
     expect(manifest.files.filter((f) => !existsSync(path.join(SDK_DIR, f)))).toEqual([]);
+    const targets = [...Object.values(manifest.exports['.']!).flatMap((c) => Object.values(c)), ...Object.values(manifest.bin)];
+    expect(targets.filter((t) => !files.has(path.normalize(t)))).toEqual([]);
   });
 
   it('creates a session, reads it and verifies its real delivery; the README’s Python and PHP checks agree', async () => {
@@ -70,12 +75,15 @@ describe('the Node SDK', () => {
     const svc = createSvcClient({ baseUrl: `${ctx.baseUrl}/`, apiKey: m.apiKey });
     const created = await svc.POST('/api/v1/checkout/sessions', { body: { amount: 25, currency: 'USD', countryCode: 'US' } });
     expect(created.response.status).toBe(201);
-    const id = created.data!.checkoutSession.id;
+    const id = created.data.checkoutSession.id;
     const found = await svc.GET('/api/v1/payment-sessions/{id}', { params: { path: { id } } });
-    expect(found.data!.paymentSession).toMatchObject({ id, status: 'pending', amount: '25.00' });
-    // Errors come typed in the envelope.
-    const missing = await svc.GET('/api/v1/payment-sessions/{id}', { params: { path: { id: 'SV_000000000000000000000000' } } });
-    expect(missing.error).toMatchObject({ ok: false, error: 'NotFound' });
+    expect(found.data.paymentSession).toMatchObject({ id, status: 'pending', amount: '25.00' });
+    // Errors are thrown, one class whatever failed, with the service's code and request id.
+    const missing = await svc
+      .GET('/api/v1/payment-sessions/{id}', { params: { path: { id: 'SV_000000000000000000000000' } } })
+      .catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(CheckoutApiError);
+    expect(missing).toMatchObject({ status: 404, code: 'NotFound', requestId: expect.any(String) });
 
     expect((await svc.POST('/api/v1/checkout/sessions/{id}/expire', { params: { path: { id } } })).response.status).toBe(200);
     const [delivery] = await eventually(
@@ -114,7 +122,10 @@ describe('the Node SDK', () => {
 
   it('runs the README’s SDK example as written, against the service', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    const code = example('sdk-session').replace("from 'svc-checkout-sdk'", `from ${JSON.stringify(path.join(SDK_DIR, 'index.js'))}`);
+    const code = example('sdk-session').replace(
+      "from 'svc-checkout-sdk'",
+      `from ${JSON.stringify(path.join(SDK_DIR, 'lib', 'esm', 'index.js'))}`,
+    );
     const file = path.join(workDir, 'sdk-session.mts');
     writeFileSync(file, code);
     const { stdout } = await run(process.execPath, [require.resolve('tsx/cli'), file], {

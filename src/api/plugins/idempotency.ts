@@ -78,7 +78,10 @@ async function idempotencyPlugin(app: FastifyInstance, { db }: { db: Database })
       throw new AppError('IdempotencyConflict', 'This Idempotency-Key was used with a different request.');
     }
     if (existing.state === 'in_progress') {
-      throw new AppError('Conflict', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+      // Retry-After tells a client that retries (the SDK does) that this 409 is "not yet", not "never".
+      throw new AppError('Conflict', 'A request with this Idempotency-Key is still being processed; retry shortly.', {
+        retryAfterSeconds: 1,
+      });
     }
     await reply
       .status(existing.responseStatus!)

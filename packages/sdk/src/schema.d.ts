@@ -1118,6 +1118,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event, sent from the dashboard to one endpoint
+         * @description Sent only when you press "Send a test event" on an endpoint in the dashboard, to that endpoint; signed like the payment events. It names the endpoint and no payment.
+         */
+        post: operations["webhookTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "transaction.settled": {
         parameters: {
             query?: never;
@@ -9786,6 +9806,71 @@ export interface operations {
                         transactionHash: string;
                         explorerUrl: string | null;
                     };
+                    /** @description ISO 8601 UTC */
+                    createdAt: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is a failed attempt; v1 deliveries are retried, transaction.settled is not. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery (dlv_…): the same on every retry of it.
+                 * @example dlv_2Wd5Fg8Hj1Kl4Zx7Cv0Bn3Mq
+                 */
+                "svc-delivery-id": string;
+                /**
+                 * @description The event (evt_…), equal to the body’s eventId: process each once.
+                 * @example evt_9Lk2Jh5Gf8Ds1Az4Xc7Vb0Nm
+                 */
+                "svc-event-id": string;
+                /**
+                 * @description The event name, equal to the body’s event.
+                 * @example payment.completed
+                 */
+                "svc-event-type": string;
+                /**
+                 * @description Unix seconds of this attempt; reject one more than 300 s away.
+                 * @example 1768473252
+                 */
+                "svc-timestamp": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret of the endpoint (or your default secret for a session’s webhookUrl).
+                 * @example t=1768473252,v1=5d2f8c1e9a7b3d4f6e8a0c2b4d6f8e0a1c3e5f7b9d1f3a5c7e9b1d3f5a7c9e1b
+                 */
+                "svc-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "webhook.test";
+                    /** @description evt_…; process each event once */
+                    eventId: string;
+                    merchantId: string;
+                    /** @description The endpoint the test was sent to */
+                    endpointId: string;
                     /** @description ISO 8601 UTC */
                     createdAt: string;
                 };

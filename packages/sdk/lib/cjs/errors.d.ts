@@ -1,0 +1,41 @@
+/** A field the service refused, as its envelope's `details` names it. */
+export interface CheckoutApiErrorDetail {
+    path: string;
+    message: string;
+}
+/** The SDK's own codes, for failures with no answer from the service. */
+export type ClientErrorCode = 
+/** No connection, or it broke before an answer (DNS, refused, reset). */
+'network_error'
+/** No answer within the request's timeout. */
+ | 'timeout'
+/** The caller's own AbortSignal stopped the request. */
+ | 'aborted'
+/** An answer that is not the service's envelope (a proxy's error page, say). */
+ | 'unexpected_response';
+export interface CheckoutApiErrorInit {
+    status: number | null;
+    code: string;
+    message: string;
+    requestId?: string | null;
+    details?: CheckoutApiErrorDetail[];
+    retryAfterSeconds?: number | null;
+    attempts?: number;
+    cause?: unknown;
+}
+export declare class CheckoutApiError extends Error {
+    /** The HTTP status; null when no answer came (`network_error`, `timeout`, `aborted`). */
+    readonly status: number | null;
+    /** The envelope's `error` (`NotFound`, `RateLimited`, …) or one of the SDK's ClientErrorCode. */
+    readonly code: string;
+    /** The service's `requestId` (also its x-request-id header): quote it to support. */
+    readonly requestId: string | null;
+    readonly details: CheckoutApiErrorDetail[];
+    /** The answer's Retry-After, in seconds, when it had one. */
+    readonly retryAfterSeconds: number | null;
+    /** How many times the request was sent, retries included. */
+    readonly attempts: number;
+    constructor(init: CheckoutApiErrorInit);
+}
+/** True for every CheckoutApiError, also one made by another copy of the SDK (class identity does not cross copies). */
+export declare function isCheckoutApiError(err: unknown): err is CheckoutApiError;

@@ -1,0 +1,21 @@
+"use strict";
+// svc-checkout-sdk: the merchants' Node client of the svc checkout API v1 and its webhooks.
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.ListenRefused = exports.listen = exports.DEFAULT_TOLERANCE_SECONDS = exports.verifyWebhook = exports.parseWebhook = exports.WEBHOOK_EVENT_TYPES = exports.LIST_ITEMS = exports.isCheckoutApiError = exports.CheckoutApiError = exports.createSvcClient = void 0;
+var client_js_1 = require("./client.js");
+Object.defineProperty(exports, "createSvcClient", { enumerable: true, get: function () { return client_js_1.createSvcClient; } });
+var errors_js_1 = require("./errors.js");
+Object.defineProperty(exports, "CheckoutApiError", { enumerable: true, get: function () { return errors_js_1.CheckoutApiError; } });
+Object.defineProperty(exports, "isCheckoutApiError", { enumerable: true, get: function () { return errors_js_1.isCheckoutApiError; } });
+var lists_js_1 = require("./lists.js");
+Object.defineProperty(exports, "LIST_ITEMS", { enumerable: true, get: function () { return lists_js_1.LIST_ITEMS; } });
+var events_js_1 = require("./events.js");
+Object.defineProperty(exports, "WEBHOOK_EVENT_TYPES", { enumerable: true, get: function () { return events_js_1.WEBHOOK_EVENT_TYPES; } });
+var webhooks_js_1 = require("./webhooks.js");
+Object.defineProperty(exports, "parseWebhook", { enumerable: true, get: function () { return webhooks_js_1.parseWebhook; } });
+var verify_webhook_js_1 = require("./verify-webhook.js");
+Object.defineProperty(exports, "verifyWebhook", { enumerable: true, get: function () { return verify_webhook_js_1.verifyWebhook; } });
+Object.defineProperty(exports, "DEFAULT_TOLERANCE_SECONDS", { enumerable: true, get: function () { return verify_webhook_js_1.DEFAULT_TOLERANCE_SECONDS; } });
+var listen_js_1 = require("./listen.js");
+Object.defineProperty(exports, "listen", { enumerable: true, get: function () { return listen_js_1.listen; } });
+Object.defineProperty(exports, "ListenRefused", { enumerable: true, get: function () { return listen_js_1.ListenRefused; } });
