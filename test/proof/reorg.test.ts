@@ -4,8 +4,9 @@ import { devChain } from '../../tools/dev/dev-accounts';
 import { testTokenAbi } from '../../tools/dev/test-token-artifact';
 import { mint, newPayer, usePrivateChain, type TestChain } from '../support/chain';
 import { useTestApp } from '../support/harness';
+import { runsAtRest, watcherPast } from '../support/at-rest';
 import { eventually } from '../support/http';
-import { creditsOf, merchantOnEveryNetwork, openSession, pressPay, sessionRow, settle, waitForStatus } from './support';
+import { creditsOf, merchantOnEveryNetwork, openSession, pressPay, sessionRow, waitForStatus } from './support';
 
 // A reorganisation before confirmation, on a private anvil (it rewinds the chain) with 3
 // confirmations: the transfer's first block leaves the chain and credits nothing; mined again and
@@ -43,7 +44,10 @@ describe('a reorg before confirmation', () => {
     await chain.control.revert({ id: snapshot });
     await chain.control.mine({ blocks: 4 });
     await eventually(cursorText, (c) => !c.includes(hash), 10_000, 'the watcher to drop the orphaned transfer');
-    await settle(1000);
+    // Every block of the new chain read and, but for the last two, confirmed: what the watcher had to say, it said.
+    const head = await chain.publicClient.getBlockNumber();
+    await watcherPast(ctx, 'polygon', head - 2n, { confirmed: true });
+    await runsAtRest(ctx.temporal, [id]);
     expect(await creditsOf(ctx, id)).toEqual([]);
     expect((await sessionRow(ctx, id)).status).toBe('pending');
 
@@ -51,7 +55,10 @@ describe('a reorg before confirmation', () => {
     await chain.publicClient.request({ method: 'eth_sendRawTransaction', params: [signed] });
     const again = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     expect(again.blockHash).not.toBe(first.blockHash);
-    await settle(1000);
+    // Read by the watcher (1 of 3 confirmations), so nothing handed to the run yet.
+    await watcherPast(ctx, 'polygon', again.blockNumber);
+    await eventually(cursorText, (c) => c.includes(hash), 10_000, 'the watcher to see the transfer again');
+    await runsAtRest(ctx.temporal, [id]);
     expect((await sessionRow(ctx, id)).status).toBe('pending');
     await chain.control.mine({ blocks: 2 });
     await waitForStatus(ctx, id, 'completed');

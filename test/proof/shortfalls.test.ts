@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sharedChain } from '../support/chain';
 import { useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
 import { postCallback, sandboxEvent } from '../support/sandbox-callbacks';
 import { exceptionsOf, merchantOnEveryNetwork, openSession, payFromWallet, pressPay, sessionRow, waitForStatus } from './support';
 
@@ -23,9 +24,12 @@ describe('shortfalls on chain-verified sessions', () => {
     expect((await postCallback(ctx.app, forged, { secret: ctx.config.providers.sandbox.callbackSecret })).statusCode).toBe(200);
     const before = await waitForStatus(ctx, id, 'processing');
     expect(before).toBe('processing');
-    const deadline = Date.now() + 10_000;
-    while ((await exceptionsOf(ctx, id)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    const [unverified] = await exceptionsOf(ctx, id);
+    const [unverified] = await eventually(
+      () => exceptionsOf(ctx, id),
+      (rows) => rows.length > 0,
+      10_000,
+      'the unverified exception',
+    );
     expect(unverified).toMatchObject({ kind: 'unverified', amount: 25_000_000n, status: 'open' });
     expect(unverified!.references).toMatchObject({ eventId: forged.id, depositAddress });
     expect((await sessionRow(ctx, id)).status).toBe('processing');
