@@ -186,7 +186,7 @@ describe('the packed SDK, installed outside the repository', () => {
       expect(out.tampered).toBe('bad_signature');
     }
     expect(cjs.listed).toContain(esm.created);
-  });
+  }, 150_000);
 
   it('listens through its bin: the scope checked before any secret, one stable secret per forwarder, only the chosen events', async () => {
     const m = await createApprovedMerchant(ctx.app);
@@ -279,5 +279,5 @@ describe('the packed SDK, installed outside the repository', () => {
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-  });
+  }, 150_000);
 });
