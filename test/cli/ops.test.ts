@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_TOKEN, adminHeaders, useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
 import { seedPayment } from '../support/seed-payment';
 import { expectOk, spawnOps, type Env } from './run-ops';
 
@@ -17,7 +18,15 @@ const LIVE_KEY = /svc_live_[A-Za-z0-9]{32}/;
 const SECURITY_CODE = /[A-HJ-NP-Z2-9]{6}(-[A-HJ-NP-Z2-9]{6}){3}/;
 const SHOWN_ONCE = 'shown once, store it now';
 
-const ctx = useTestApp({}, { listen: true });
+// What the API has answered (method and path), so a test can wait for the CLI's own request.
+const answered: string[] = [];
+const ctx = useTestApp(
+  {},
+  {
+    listen: true,
+    extend: (app) => app.addHook('onResponse', async (req, reply) => void answered.push(`${req.method} ${req.url} ${reply.statusCode}`)),
+  },
+);
 // An empty data dir, so that no developer's .data/admin-token can leak into a run.
 let dataDir = '';
 beforeAll(() => {
@@ -232,7 +241,13 @@ describe('ops CLI: payments wait', () => {
   it('waits while the payment is pending and returns when it completes', async () => {
     const id = await seedPayment(ctx.db.db, await merchant(), 'pending');
     const waiting = ops(['payments', 'wait', id, '--timeout', '30']);
-    await new Promise((r) => setTimeout(r, 1500));
+    // The CLI has read the payment once, as pending, before it changes.
+    await eventually(
+      async () => answered.filter((a) => a.startsWith('GET ') && a.includes(`/payments/${id} 200`)).length,
+      (n) => n > 0,
+      20_000,
+      'the CLI to read the payment',
+    );
     await ctx.db.sql`update checkout_sessions set status = 'canceled' where id = ${id}`;
     const run = expectOk(await waiting);
     expect(run.stdout.split('\n')[0]).toBe(`payment ${id} canceled`);
