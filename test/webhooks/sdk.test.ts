@@ -58,7 +58,8 @@ describe('the Node SDK', () => {
     expect(manifest.files.filter((f) => !existsSync(path.join(SDK_DIR, f)))).toEqual([]);
     const targets = [...Object.values(manifest.exports['.']!).flatMap((c) => Object.values(c)), ...Object.values(manifest.bin)];
     expect(targets.filter((t) => !files.has(path.normalize(t)))).toEqual([]);
-  });
+    // Two full compilations of a 10,000-line schema: slow on a loaded machine.
+  }, 180_000);
 
   it('creates a session, reads it and verifies its real delivery; the README’s Python and PHP checks agree', async () => {
     const receiver = await startReceiver();
