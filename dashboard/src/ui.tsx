@@ -40,7 +40,10 @@ export function Breadcrumbs({ trail, current }: { trail: Crumb[]; current: React
       <ol>
         {trail.map((c) => (
           <li key={c.to}>
-            <Link to={c.to}>{c.label}</Link>
+            {/* Exact: a crumb above the page is not the page (the router would mark it, being the path's start). */}
+            <Link to={c.to} activeOptions={{ exact: true }}>
+              {c.label}
+            </Link>
           </li>
         ))}
         <li aria-current="page">{current}</li>

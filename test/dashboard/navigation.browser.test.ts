@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { expectNoAxeViolations } from '../support/axe';
+import { expectNoAxeViolations, showColorScheme } from '../support/axe';
 import { ARTIFACTS, screenshotsOnFailure, useBrowser, watchProblems } from '../support/browser';
 import { approve, PASSWORD, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
@@ -75,9 +75,9 @@ describe('the dashboard’s navigation in Chromium', { timeout: 180_000 }, () =>
     await page.getByTestId('volume-chart').waitFor();
     await expectNoAxeViolations(page, 'overview with the sidebar');
     await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-desktop-light.png'), fullPage: true });
-    await page.emulateMedia({ colorScheme: 'dark' });
+    await showColorScheme(page, 'dark');
     await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-desktop-dark.png'), fullPage: true });
-    await page.emulateMedia({ colorScheme: 'light' });
+    await showColorScheme(page, 'light');
 
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Payments' }).click();
     await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
@@ -141,7 +141,7 @@ describe('the dashboard’s navigation in Chromium', { timeout: 180_000 }, () =>
     await menu.click();
     expect(await menu.getAttribute('aria-expanded')).toBe('true');
     await expectNoAxeViolations(page, 'phone, menu open');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-phone-menu-dark.png') });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-phone-menu-light.png') });
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Money' }).click();
     await page.getByRole('heading', { name: 'Money', level: 1 }).waitFor();
     expect(await menu.getAttribute('aria-expanded')).toBe('false');
@@ -159,7 +159,7 @@ describe('the dashboard’s navigation in Chromium', { timeout: 180_000 }, () =>
     expect(Object.entries(widths).filter(([, w]) => w > 390)).toEqual([]);
     await page.goto(`${base}/`);
     await page.getByTestId('volume-chart').waitFor();
-    await page.emulateMedia({ colorScheme: 'dark' });
+    await showColorScheme(page, 'dark');
     await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-phone-dark.png'), fullPage: true });
 
     expect(problems).toEqual([]);

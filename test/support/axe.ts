@@ -15,9 +15,23 @@ interface AxeViolation {
   nodes: { target: string[] }[];
 }
 
+/**
+ * Emulates a colour scheme and waits until the page follows it: the dashboard's components (Radix
+ * Themes) take light or dark as a class its script sets when the media query changes, a render later
+ * than the page's own CSS; pages without them follow at once.
+ */
+export async function showColorScheme(page: Page, colorScheme: 'light' | 'dark'): Promise<void> {
+  await page.emulateMedia({ colorScheme });
+  type PageGlobals = { document: { querySelector(s: string): { classList: { contains(c: string): boolean } } | null } };
+  await page.waitForFunction((scheme) => {
+    const theme = (globalThis as unknown as PageGlobals).document.querySelector('.radix-themes');
+    return !theme || theme.classList.contains(scheme);
+  }, colorScheme);
+}
+
 /** The serious and critical findings on the page as it is now, in the colour scheme asked for. */
 export async function seriousFindings(page: Page, colorScheme: 'light' | 'dark'): Promise<string[]> {
-  await page.emulateMedia({ colorScheme });
+  await showColorScheme(page, colorScheme);
   // The callbacks run in the page, where axe is a global; this file is compiled without the DOM's types.
   type PageGlobals = { axe?: { run: (ctx: unknown, options: object) => Promise<{ violations: AxeViolation[] }> }; document: unknown };
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
@@ -34,14 +48,14 @@ export async function seriousFindings(page: Page, colorScheme: 'light' | 'dark')
 export async function expectAccessible(page: Page, what: string): Promise<void> {
   const findings = [...(await seriousFindings(page, 'light')), ...(await seriousFindings(page, 'dark'))];
   expect(findings, `${what}: axe-core findings`).toEqual([]);
-  await page.emulateMedia({ colorScheme: 'light' });
+  await showColorScheme(page, 'light');
 }
 
 /** Every axe-core finding, whatever its impact, in light and in dark: the dashboard's bar is none at all. */
 export async function expectNoAxeViolations(page: Page, what: string): Promise<void> {
   const findings: string[] = [];
   for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
+    await showColorScheme(page, colorScheme);
     if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
     type PageGlobals = { axe: { run: (ctx: unknown, options: object) => Promise<{ violations: AxeViolation[] }> }; document: unknown };
     const violations = await page.evaluate(async () => {
@@ -53,7 +67,7 @@ export async function expectNoAxeViolations(page: Page, what: string): Promise<v
     );
   }
   expect(findings, `${what}: axe-core findings`).toEqual([]);
-  await page.emulateMedia({ colorScheme: 'light' });
+  await showColorScheme(page, 'light');
 }
 
 /**
