@@ -69,6 +69,8 @@ async function main(): Promise<void> {
   void wrong;
   const listed: string[] = [];
   for await (const session of svc.list('/api/v1/checkout/sessions', { limit: 2 })) listed.push(session.id);
+  let settlements = 0;
+  for await (const settlement of svc.list('/api/v1/settlements', { limit: 10 })) settlements += settlement.id ? 1 : 0;
   let error = '';
   try {
     await svc.GET('/api/v1/payment-sessions/{id}', { params: { path: { id: 'SV_000000000000000000000000' } } });
@@ -83,6 +85,7 @@ async function main(): Promise<void> {
       created: created.data.checkoutSession.id,
       status: created.response.status,
       listed,
+      settlements,
       error,
       webhook: parsed.ok ? about(parsed.event) : parsed.reason,
       tampered: tampered.ok ? 'accepted' : tampered.reason,
@@ -167,7 +170,15 @@ describe('the packed SDK, installed outside the repository', () => {
     for (const file of ['esm.mjs', 'cjs.cjs']) {
       const { stdout } = await run(process.execPath, [path.join(consumer, 'out', file)], { cwd: consumer, env });
       outputs.push(
-        JSON.parse(stdout) as { created: string; status: number; listed: string[]; error: string; webhook: string; tampered: string },
+        JSON.parse(stdout) as {
+          created: string;
+          status: number;
+          listed: string[];
+          settlements: number;
+          error: string;
+          webhook: string;
+          tampered: string;
+        },
       );
     }
     const [esm, cjs] = outputs as [(typeof outputs)[0], (typeof outputs)[0]];
@@ -181,6 +192,8 @@ describe('the packed SDK, installed outside the repository', () => {
       expect(out.listed).toHaveLength(sessionsBefore + 1);
       expect(out.listed[0]).toBe(out.created);
       expect(new Set(out.listed).size).toBe(out.listed.length);
+      // Nothing paid yet, so no settlement: the list answers, empty.
+      expect(out.settlements).toBe(0);
       expect(out.error).toBe('404 NotFound with request id');
       expect(out.webhook).toBe(`expired ${first} 25.00`);
       expect(out.tampered).toBe('bad_signature');

@@ -122,6 +122,7 @@ export async function runCli(argv, io) {
             ...(values.after !== undefined ? { after: Number(values.after) } : {}),
             print: io.stdout,
             signal: io.signal,
+            // Not an option of the command: tests shorten the pauses between retries and reconnects with it.
             ...(io.env.SVC_LISTEN_BACKOFF_MS ? { backoffMs: Number(io.env.SVC_LISTEN_BACKOFF_MS) } : {}),
         });
         return EXIT_OK;
