@@ -6,6 +6,7 @@ import { checkWebhookTarget } from '../../src/webhooks/target-policy';
 import { verifyWebhook } from '../../src/webhooks/verify';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { localActivityTypes } from '../support/history-events';
+import { paymentAtRest } from '../support/at-rest';
 import { eventually } from '../support/http';
 import { startReceiver, type ReceivedDelivery } from '../support/receiver';
 import { depositAddressOf, payDirect } from '../support/proof';
@@ -179,7 +180,8 @@ describe('signed webhook deliveries', () => {
       15_000,
       'three deliveries',
     );
-    await new Promise((res) => setTimeout(res, 500));
+    await paymentAtRest(ctx, s.id);
+    await paymentAtRest(ctx, s2.id);
     expect(r.received).toHaveLength(3);
     const toSession = r.received.find((d) => d.path === '/session')!;
     expect(toSession.body.sessionId).toBe(s.id);
@@ -289,7 +291,7 @@ describe('signed webhook deliveries', () => {
     const sent = r.received.length;
     // The attempt after the delete read no endpoint: refused before signing, logged as no attempt.
     expect(delivery.attempts).toHaveLength(sent);
-    await new Promise((done) => setTimeout(done, 2_000));
+    await paymentAtRest(ctx, s.id);
     expect(r.received).toHaveLength(sent);
   });
 
@@ -325,7 +327,14 @@ describe('signed webhook deliveries', () => {
       15_000,
       'first delivery',
     );
-    await new Promise((res) => setTimeout(res, 1100));
+    // A signature's timestamp is in whole seconds: the resend is signed anew once the second has turned.
+    const signedAt = Number(r.received[0]!.headers['svc-timestamp']);
+    await eventually(
+      async () => Math.floor(Date.now() / 1000),
+      (second) => second > signedAt,
+      2_000,
+      'the next second',
+    );
     const res = await ctx.app.inject({ method: 'POST', url: `/admin/v1/webhook-deliveries/${delivery.id}/resend`, headers: adminHeaders });
     expect(res.statusCode).toBe(202);
     await eventually(
