@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminHeaders, useTestApp } from '../support/harness';
+import { paymentAtRest } from '../support/at-rest';
 import { eventually, http } from '../support/http';
 import { freePort } from '../support/free-port';
 import { startReceiver } from '../support/receiver';
@@ -171,7 +172,7 @@ describe('the transaction.settled webhook has no retry', () => {
       { at: expect.any(String), statusCode: 500, durationMs: expect.any(Number), error: 'HTTP 500' },
     ]);
     await ctx.temporal.workflow.getHandle(code).result();
-    await new Promise((r) => setTimeout(r, 1500));
+    await paymentAtRest(ctx, code);
     expect(failing.received.filter((d) => d.body.transaction_code === code)).toHaveLength(1);
   });
 
