@@ -116,7 +116,7 @@ export const webhookTestEventSchema = z.object({
   event: z.literal('webhook.test'),
   eventId: z.string().describe('evt_…; process each event once'),
   merchantId: z.string(),
-  endpointId: z.string().describe('The endpoint the test was sent to'),
+  endpointId: z.string().meta({ description: 'The endpoint (whe_…) the test was sent to', example: 'whe_6Nb9Vc2Xz5Lk8Jh' }),
   createdAt: z.string().describe('ISO 8601 UTC'),
 });
 

@@ -9863,13 +9863,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "webhook.test",
+                 *       "eventId": "evt_9Lk2Jh5Gf8Ds1Az4Xc7Vb0Nm",
+                 *       "merchantId": "MER_7Kq2Lm9Xc4Vb8Nz1",
+                 *       "endpointId": "whe_6Nb9Vc2Xz5Lk8Jh",
+                 *       "createdAt": "2026-01-15T10:30:00.000Z"
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "webhook.test";
                     /** @description evt_…; process each event once */
                     eventId: string;
                     merchantId: string;
-                    /** @description The endpoint the test was sent to */
+                    /**
+                     * @description The endpoint (whe_…) the test was sent to
+                     * @example whe_6Nb9Vc2Xz5Lk8Jh
+                     */
                     endpointId: string;
                     /** @description ISO 8601 UTC */
                     createdAt: string;
