@@ -81,9 +81,15 @@ describe('the node account sender', () => {
       const { token, to, mined, executing } = await pendingMint(nodeAccountSender(proxy.url, DEV_MINTER_ADDRESS), 7_000_000n);
       // The sender's node is away for much longer than a transaction may be unseen before it counts
       // as replaced (1 s; viem's own retries of each look take about 1 s more); every look fails
-      // meanwhile, which says nothing about the transaction.
+      // meanwhile, which says nothing about the transaction. Waited for in the sender's own looks:
+      // its calls kept failing over three times that window.
       proxy.setDown(true);
-      await new Promise((r) => setTimeout(r, 8_000));
+      await eventually(
+        async () => proxy.dropped(),
+        (calls) => calls.length > 1 && calls.at(-1)! - calls[0]! >= 3_000,
+        20_000,
+        'the sender looking while its node is away',
+      );
       await chain.control.mine({ blocks: 1 });
       proxy.setDown(false);
       await chain.control.setAutomine(true);

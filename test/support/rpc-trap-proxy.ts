@@ -21,6 +21,8 @@ export async function startRpcTrapProxy(target: string) {
   let trap: RpcTrap | null = null;
   // An outage: while down, every call is dropped unanswered (the node unreachable for a while).
   let down = false;
+  // When each call dropped by an outage arrived: what the caller went through while the node was away.
+  const dropped: number[] = [];
   // Until the trap's spring has run (the caller is dead), it still counts as armed.
   let springing = false;
   const sprung: string[] = [];
@@ -30,7 +32,10 @@ export async function startRpcTrapProxy(target: string) {
     req.on('end', () => {
       void (async () => {
         const body = Buffer.concat(chunks).toString();
-        if (down) return res.destroy();
+        if (down) {
+          dropped.push(Date.now());
+          return res.destroy();
+        }
         const calls = parseCalls(body);
         const armed = trap && calls.some((c) => c.method === trap!.method && (trap!.matches?.(c.params) ?? true)) ? trap : null;
         if (armed) {
@@ -68,6 +73,8 @@ export async function startRpcTrapProxy(target: string) {
     setDown: (value: boolean) => void (down = value),
     armed: () => trap !== null || springing,
     sprung: () => [...sprung],
+    /** The arrival times of the calls dropped while down. */
+    dropped: () => [...dropped],
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
