@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhooks/verify';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { markSiteVerified } from '../support/plugin-sites';
+import { paymentAtRest } from '../support/at-rest';
 import { eventually } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { depositAddressOf, payDirect } from '../support/proof';
@@ -185,7 +186,8 @@ describe('plugin checkout end to end', () => {
     });
     expect(v1.statusCode).toBe(201);
     // One transition each, so one event each: the merchant's expire.
-    for (const id of [plugin.json().session_id, v1.json().checkoutSession.id]) {
+    const sessions: string[] = [plugin.json().session_id, v1.json().checkoutSession.id];
+    for (const id of sessions) {
       const expired = await ctx.app.inject({
         method: 'POST',
         url: `/api/v1/checkout/sessions/${id}/expire`,
@@ -199,7 +201,7 @@ describe('plugin checkout end to end', () => {
       15_000,
       'two deliveries',
     );
-    await new Promise((res) => setTimeout(res, 800));
+    for (const id of sessions) await paymentAtRest(ctx, id);
     expect(r.received.map((d) => d.path).sort()).toEqual(['/order-hook?order=2002', '/site-hook']);
     for (const d of r.received) {
       expect(d.body.sessionId).toBe(plugin.json().session_id);
