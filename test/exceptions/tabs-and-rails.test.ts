@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { paymentAtRest } from '../support/at-rest';
 import { sharedChain } from '../support/chain';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
@@ -195,7 +196,7 @@ describe('a simple order paid on two rails', () => {
       20_000,
       'settled',
     );
-    await new Promise((r) => setTimeout(r, 1000));
+    await paymentAtRest(ctx, code);
     expect(await exceptionsOf(ctx, code)).toEqual([]);
     expect((await creditsOf(ctx, code)).length).toBe(1);
   }, 60_000);
