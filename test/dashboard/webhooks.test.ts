@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWebhookActivities } from '../../src/activities/webhooks';
+import { webhookTestEventSchema } from '../../src/api/webhook-schemas';
 import { verifyWebhook } from '../../src/webhooks/verify';
 import { approve, secureOwner, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
@@ -131,6 +132,8 @@ describe('dashboard webhooks and restricted keys', () => {
     expect(verifyWebhook(d.rawBody, d.headers['svc-signature'], added.secret)).toEqual({ ok: true });
     expect(d.headers['svc-event-type']).toBe('webhook.test');
     expect(d.body).toMatchObject({ eventId, event: 'webhook.test', endpointId: added.endpoint.id });
+    // The OpenAPI document (and the SDK's WebhookTestEvent made from it) describes this body, field for field.
+    expect(webhookTestEventSchema.strict().parse(d.body)).toEqual(d.body);
 
     const resent = await client.call('POST', `/webhook-deliveries/${deliveryId}/resend`);
     expect(resent.statusCode).toBe(202);
