@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../packages/verify-webhook';
 import { run } from '../../src/cli/ops';
-import { readmeText } from '../cli/readme-lines';
+import { exampleBlock } from '../support/guides';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { openEventStream } from '../support/event-stream';
 import { eventually, http } from '../support/http';
@@ -192,12 +192,10 @@ describe('npm run ops -- listen', () => {
   });
 });
 
-describe('the README’s listen line', () => {
+describe('the listen line of docs/webhooks.md', () => {
   it('runs as written through npm: it connects, forwards the merchant’s event signed with the secret it printed, and never prints the key', async () => {
-    const at = readmeText().indexOf('<!-- example: listen');
-    expect(at, 'the README marks its listen block as an example').toBeGreaterThanOrEqual(0);
-    const block = /```(\w+)\n([\s\S]*?)```/.exec(readmeText().slice(at))!;
-    const lines = block[2]!.trim().split('\n');
+    // The block marked `<!-- example: listen` in the guides (docs/webhooks.md).
+    const lines = exampleBlock('listen').code.trim().split('\n');
     expect(lines).toHaveLength(1);
     const m = await createApprovedMerchant(ctx.app);
     const receiver = await startReceiver();

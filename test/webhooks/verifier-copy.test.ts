@@ -13,7 +13,7 @@ import {
   type VerifyCase,
 } from '../support/verifier-copies';
 
-// The merchants' verifiers as merchants get them (README "Webhooks"), against signatures made by the
+// The merchants' verifiers as merchants get them (docs/webhooks.md), against signatures made by the
 // service's own signer (src/domain/signatures.ts, what the delivery activity sends).
 
 const secret = issueWebhookSecret();
@@ -61,8 +61,8 @@ const expected = {
   'receiver clock 10 min behind': { ok: false, reason: 'future_timestamp' },
 };
 
-describe('the verifier file, copied as the README says', () => {
-  it('the README names the self-contained file, which imports nothing but node:crypto', () => {
+describe('the verifier file, copied as docs/webhooks.md says', () => {
+  it('docs/webhooks.md names the self-contained file, which imports nothing but node:crypto', () => {
     const { importLine, source } = readmeVerifierSnippet();
     expect(source).toBe('packages/verify-webhook/verify.ts');
     expect(importLine).toBe("import { verifyWebhook } from './verify';");
@@ -91,7 +91,7 @@ describe('the package folder, installed', () => {
   });
 });
 
-describe('the README shell recipe (bash + openssl)', () => {
+describe('the shell recipe of docs/webhooks.md (bash + openssl)', () => {
   // The recipe reads the clock itself: margins of 100 s keep a slow run on the right side of 300 s.
   const header = (skew: number) => signatureHeader(secret, Math.floor(Date.now() / 1000) + skew, body);
 
