@@ -15,8 +15,9 @@ import { startReceiver } from '../support/receiver';
 // by the TypeScript compiler against the installed declarations and run by node as an ES module and as
 // CommonJS, against the running service: it creates a session, pages through the sessions and
 // verifies a real delivery. Then the package's bin, `svc-checkout-sdk listen`, forwards the
-// merchant's events to a local receiver with its one stable secret.
-const ctx = useTestApp({}, { listen: true, worker: true, eventStream: { intervalMs: 200, heartbeatMs: 1000 } });
+// merchant's events to a local receiver with its one stable secret, resuming when a stream reaches its
+// lifetime (4 s here).
+const ctx = useTestApp({}, { listen: true, worker: true, eventStream: { intervalMs: 200, heartbeatMs: 1000, maxLifetimeMs: 4000 } });
 const ROOT = path.resolve(__dirname, '..', '..');
 const SDK_DIR = path.join(ROOT, 'packages', 'sdk');
 const run = promisify(execFile);
@@ -201,7 +202,7 @@ describe('the packed SDK, installed outside the repository', () => {
     expect(cjs.listed).toContain(esm.created);
   }, 150_000);
 
-  it('listens through its bin: the scope checked before any secret, one stable secret per forwarder, only the chosen events', async () => {
+  it('listens through its bin: the scope checked before any secret, one stable secret per forwarder, only the chosen events, resumed after a stream’s lifetime', async () => {
     const m = await createApprovedMerchant(ctx.app);
     const narrow = await ctx.app.inject({
       method: 'POST',
@@ -289,6 +290,24 @@ describe('the packed SDK, installed outside the repository', () => {
     const stored = (await ctx.db.sql`select type from events where merchant_id = ${m.id} order by seq`) as unknown as { type: string }[];
     expect(stored.map((e) => e.type)).toEqual(['payment.canceled', 'payment.expired']);
     expect(receiver.received.filter((d) => d.path === '/hooks').map((d) => d.body.event)).toEqual(['payment.expired']);
+
+    // The stream reaches its lifetime; the forwarder resumes after the last event, missing none and repeating none.
+    await eventually(
+      async () => lines,
+      (l) => l.some((x) => /^Connected; resuming after event \d+\.$/.test(x)),
+      15_000,
+      'the forwarder to resume after the stream’s lifetime',
+    );
+    const later = await openSession(m.apiKey);
+    await expire(m.apiKey, later);
+    await eventually(
+      async () => receiver.received.filter((d) => d.path === '/hooks').map((d) => d.body.sessionId as string),
+      (ids) => ids.includes(later),
+      20_000,
+      'the event after the resume',
+    );
+    expect(receiver.received.filter((d) => d.path === '/hooks').map((d) => d.body.sessionId)).toEqual([expired, later]);
+    expect(lines.filter((l) => l.includes(secret))).toHaveLength(1);
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
