@@ -146,7 +146,12 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
 
   await app.register(errors);
   // Before every route, so its latency hook sees them all.
-  await app.register(metrics, { db, token: config.metrics.token, production: config.nodeEnv === 'production' });
+  await app.register(metrics, {
+    db,
+    token: config.metrics.token,
+    production: config.nodeEnv === 'production',
+    temporal: { client: deps.temporal, taskQueue: config.temporal.taskQueue },
+  });
   await app.register(inputHygiene);
   await app.register(swagger, {
     openapi: {

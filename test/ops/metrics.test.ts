@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import errors from '../../src/api/plugins/errors';
 import metrics from '../../src/api/plugins/metrics';
+import { freePort } from '../support/free-port';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
 import { seedPayment } from '../support/seed-payment';
 
 // /metrics in Prometheus format, behind METRICS_TOKEN.
@@ -84,6 +88,51 @@ describe('/metrics about the payment engine', () => {
     expect(text).toMatch(/svc_webhook_attempt_duration_seconds_count\{outcome="succeeded"\} 2\n/);
     expect(text).toMatch(/svc_webhook_attempt_duration_seconds_sum\{outcome="succeeded"\} 0.6\n/);
     expect(text).not.toContain('quantile=');
+  });
+});
+
+describe('/metrics about the workers’ task queues', () => {
+  const backlogOf = (text: string, taskQueue: string, taskType: string, family = 'svc_task_queue_backlog') =>
+    Number(new RegExp(`^${family}\\{task_queue="${taskQueue}",task_type="${taskType}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+
+  it('reports the tasks waiting on each queue the workers poll, from the Temporal server, and how long the oldest has waited', async () => {
+    // No worker polls this file's task queue: workflows started on it wait there.
+    const taskQueue = ctx.config.temporal.taskQueue;
+    const runs = await Promise.all(
+      [1, 2].map(() => ctx.temporal.workflow.start('noSuchWorkflow', { taskQueue, workflowId: `backlog-${randomUUID()}` })),
+    );
+    try {
+      const text = await eventually(
+        async () => (await scrape(METRICS_TOKEN)).body,
+        (body) => backlogOf(body, taskQueue, 'workflow') === 2,
+        20_000,
+        'two workflow tasks waiting',
+      );
+      expect(backlogOf(text, taskQueue, 'workflow', 'svc_task_queue_backlog_age_seconds')).toBeGreaterThan(0);
+      expect(backlogOf(text, taskQueue, 'activity')).toBe(0);
+      expect(backlogOf(text, `${taskQueue}-payouts`, 'activity')).toBe(0);
+      expect(backlogOf(text, `${taskQueue}-payouts`, 'activity', 'svc_task_queue_backlog_age_seconds')).toBe(0);
+    } finally {
+      await Promise.all(runs.map((run) => run.terminate()));
+    }
+  });
+
+  it('leaves the backlog out, and still answers, while the Temporal server cannot be reached', async () => {
+    // Without the client's retry interceptor, whose timers would outlive the connection closed below.
+    const unreachable = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}`, interceptors: [] }) });
+    const app = Fastify();
+    await app.register(errors);
+    await app.register(metrics, { db: ctx.db.db, token: null, production: false, temporal: { client: unreachable, taskQueue: 'nobody' } });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/metrics' });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('# TYPE svc_task_queue_backlog gauge');
+      expect(res.body).not.toMatch(/^svc_task_queue_backlog\{/m);
+      expect(res.body).toMatch(/^svc_payments_enabled 1$/m);
+    } finally {
+      await app.close();
+      await unreachable.connection.close();
+    }
   });
 });
 

@@ -1,3 +1,5 @@
+import type { Client } from '@temporalio/client';
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValueWithName } from 'prom-client';
 import type { Database } from '../../db/client';
@@ -20,6 +22,7 @@ import {
 } from '../../db/queries/metrics';
 import { getPaymentsSetting } from '../../db/queries/platform-settings';
 import { AppError } from '../../domain/errors';
+import { payoutTaskQueue } from '../../domain/task-queues';
 import { bearerToken } from './merchant-auth';
 import { checkOperatorToken } from './rate-limit';
 
@@ -31,6 +34,8 @@ export interface MetricsOptions {
   production: boolean;
   /** One registry per app (tests build several apps in one process). */
   registry?: Registry;
+  /** The Temporal server and the workers' task queue (TEMPORAL_TASK_QUEUE), whose backlog is reported. */
+  temporal?: { client: Client; taskQueue: string };
 }
 
 /**
@@ -41,12 +46,7 @@ export interface MetricsOptions {
  */
 export default fp<MetricsOptions>(
   async (app, options) => {
-    const registry = options.registry ?? new Registry();
-    collectDefaultMetrics({ register: registry });
-    // prom-client's process counts are gauges named *_total, which the exposition format reserves for
-    // counters (promtool check metrics refuses them); the same counts by type stay, without the suffix.
-    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
-      registry.removeSingleMetric(name);
+    const registry = processMetrics(options.registry ?? new Registry());
     const duration = new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request latency by route pattern',
@@ -158,6 +158,24 @@ export default fp<MetricsOptions>(
       positions().then((rows) => rows.map((r) => ({ network: r.network, count: r.age }))),
     );
 
+    if (options.temporal) {
+      const backlog = taskQueueBacklog(options.temporal.client, options.temporal.taskQueue);
+      gaugeFromRows(
+        registry,
+        'svc_task_queue_backlog',
+        'Tasks waiting in a Temporal task queue for a worker (the server’s approximate count), by queue and kind of task',
+        ['task_queue', 'task_type'],
+        () => backlog().then((rows) => rows.map((r) => ({ task_queue: r.taskQueue, task_type: r.taskType, count: r.count }))),
+      );
+      gaugeFromRows(
+        registry,
+        'svc_task_queue_backlog_age_seconds',
+        'How long the oldest task waiting in a Temporal task queue has waited (0 with none), by queue and kind of task',
+        ['task_queue', 'task_type'],
+        () => backlog().then((rows) => rows.map((r) => ({ task_queue: r.taskQueue, task_type: r.taskType, count: r.ageSeconds }))),
+      );
+    }
+
     app.addHook('onResponse', async (request, reply) => {
       // Unmatched URLs (404s) share one label, so a scanner cannot grow the series without bound.
       const route = request.routeOptions.url ? routeLabel(request.routeOptions.url) : 'unmatched';
@@ -165,23 +183,46 @@ export default fp<MetricsOptions>(
     });
 
     app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-      if (options.token === null && options.production) throw new AppError('NotFound', 'Not found.');
-      if (options.token !== null) {
-        // Limited as the admin token is, on a count of its own.
-        await checkOperatorToken(
-          db,
-          'metrics',
-          { ip: request.ip, presented: bearerToken(request) },
-          options.token,
-          () => new AppError('Unauthorized', 'The metrics token is invalid or missing.'),
-        );
-      }
+      await checkMetricsAccess(db, request, options);
       const body = await registry.metrics();
       return reply.type(registry.contentType).send(body);
     });
   },
   { name: 'metrics' },
 );
+
+/** The process's own metrics (CPU, memory, event loop, heap) in `registry`: the API's and a worker's. */
+export function processMetrics(registry: Registry): Registry {
+  collectDefaultMetrics({ register: registry });
+  // prom-client's process counts are gauges named *_total, which the exposition format reserves for
+  // counters (promtool check metrics refuses them); the same counts by type stay, without the suffix.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+    registry.removeSingleMetric(name);
+  return registry;
+}
+
+/**
+ * Who may read a /metrics, the API's or a worker's (src/worker/metrics-server.ts): with METRICS_TOKEN,
+ * its bearer only, limited as the admin token is, on a count of its own; without one, anyone outside
+ * production, and nobody in production (404, as if there were no such page).
+ */
+export async function checkMetricsAccess(
+  db: Database,
+  request: FastifyRequest,
+  options: Pick<MetricsOptions, 'token' | 'production'>,
+): Promise<void> {
+  if (options.token === null) {
+    if (options.production) throw new AppError('NotFound', 'Not found.');
+    return;
+  }
+  await checkOperatorToken(
+    db,
+    'metrics',
+    { ip: request.ip, presented: bearerToken(request) },
+    options.token,
+    () => new AppError('Unauthorized', 'The metrics token is invalid or missing.'),
+  );
+}
 
 /** A gauge whose series are rows of a query: each row's label columns name the series, `count` is its value. */
 function gaugeFromRows<L extends string>(
@@ -207,6 +248,65 @@ function gaugeFromRows<L extends string>(
       }
     },
   });
+}
+
+// The kinds of task a worker polls for, as the Temporal API numbers them (TaskQueueType). The
+// workflows' queue carries both; the payouts' queue (domain/task-queues.ts) activities only.
+const WORKFLOW_TASKS = 1;
+const ACTIVITY_TASKS = 2;
+/** TaskQueueKind NORMAL: the queue by its name, not a worker's sticky queue. */
+const NORMAL_QUEUE = 1;
+/** A scrape waits this long for the Temporal server, then reports no backlog rather than failing. */
+const BACKLOG_TIMEOUT_MS = 3000;
+
+interface TaskQueueBacklog {
+  taskQueue: string;
+  taskType: 'workflow' | 'activity';
+  count: number;
+  ageSeconds: number;
+}
+
+/**
+ * The backlog of the queues the workers poll, read from the Temporal server's own statistics
+ * (DescribeTaskQueue with reportStats) at scrape time. The SDK's worker metrics cannot say it: a
+ * task is measured only once a worker takes it, so with every worker down or stuck they go quiet
+ * while the queue grows. Read by the API, the queue stays visible when no worker runs. The count
+ * is approximate (the server's own estimate), which is what an alert on growth needs. With the
+ * server unreachable the series are left out of the scrape instead of failing it: a failed scrape
+ * would page as the API being down, and /readyz already says that Temporal is. Both gauges of a
+ * scrape share one round of requests.
+ */
+function taskQueueBacklog(client: Client, taskQueue: string): () => Promise<TaskQueueBacklog[]> {
+  const queues = [
+    { taskQueue, taskType: 'workflow', type: WORKFLOW_TASKS },
+    { taskQueue, taskType: 'activity', type: ACTIVITY_TASKS },
+    { taskQueue: payoutTaskQueue(taskQueue), taskType: 'activity', type: ACTIVITY_TASKS },
+  ] as const;
+  let last: { at: number; rows: Promise<TaskQueueBacklog[]> } | null = null;
+  const read = () =>
+    client.withDeadline(Date.now() + BACKLOG_TIMEOUT_MS, () =>
+      Promise.all(
+        queues.map(async (q) => {
+          const { stats } = await client.workflowService.describeTaskQueue({
+            namespace: client.options.namespace,
+            taskQueue: { name: q.taskQueue, kind: NORMAL_QUEUE },
+            taskQueueType: q.type,
+            reportStats: true,
+          });
+          const age = stats?.approximateBacklogAge;
+          return {
+            taskQueue: q.taskQueue,
+            taskType: q.taskType,
+            count: Number(stats?.approximateBacklogCount ?? 0),
+            ageSeconds: age ? Number(age.seconds ?? 0) + (age.nanos ?? 0) / 1e9 : 0,
+          };
+        }),
+      ),
+    );
+  return () => {
+    if (!last || Date.now() - last.at > 1000) last = { at: Date.now(), rows: read().catch(() => []) };
+    return last.rows;
+  };
 }
 
 /** Seconds: webhook attempts (10 s is the delivery timeout). */
