@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentExceptionEventSchema } from '../../src/api/webhook-schemas';
 import { PaymentStatusKey } from '../../src/workflows/search-attributes';
+import { paymentAtRest } from '../support/at-rest';
 import { sharedChain } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
@@ -147,7 +148,7 @@ describe('paid after expiry', () => {
     });
     expect(refund.statusCode).toBe(409);
     expect(refund.json()).toMatchObject({ ok: false, error: 'Conflict', message: expect.stringContaining('accepted') });
-    await new Promise((r) => setTimeout(r, 1500));
+    await paymentAtRest(ctx, id);
     expect(eventsFor(id, 'payment.exception')).toHaveLength(1);
     expect(eventsFor(id, 'payment.completed')).toHaveLength(1);
   }, 90_000);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ledgerAccount } from '../../src/domain/ledger';
 import { ledgerBalance, unbalancedPostings } from '../payouts/support';
+import { paymentAtRest } from '../support/at-rest';
 import { balanceOf, payFromWallet, randomAddress, sharedChain } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
@@ -43,7 +44,7 @@ describe('money to a simple order that has ended', () => {
     ]);
     // The order stays as it ended.
     expect((await orderRow(ctx, code)).status).toBe('expired');
-    await new Promise((r) => setTimeout(r, 1500));
+    await paymentAtRest(ctx, code);
     expect(await exceptionRows(ctx, code)).toHaveLength(1);
 
     // An operator sends it back on chain: the customer's wallet gets exactly the late amount, once.
@@ -80,7 +81,7 @@ describe('money to a simple order that has ended', () => {
     expect(await ledgerBalance(ctx, ledgerAccount.exceptionHeld(exception!.id), 'USDC')).toBe(0n);
     expect(await ledgerBalance(ctx, ledgerAccount.deposit(depositAddress), 'USDC')).toBe(0n);
     expect(await unbalancedPostings(ctx)).toEqual([]);
-    await new Promise((r) => setTimeout(r, 1000));
+    await paymentAtRest(ctx, code);
     expect(await balanceOf(chain, usdc, customer)).toBe(3_000_000n);
   }, 120_000);
 
