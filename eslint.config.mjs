@@ -74,7 +74,9 @@ const citations = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', '.tools/', 'dist/', 'coverage/', 'src/db/migrations/', 'packages/*/index.js', 'packages/sdk/lib/'] },
+  {
+    ignores: ['node_modules/', '.data/', '.tools/', 'dist/', 'coverage/', 'src/db/migrations/', 'packages/*/index.js', 'packages/sdk/lib/'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
