@@ -66,8 +66,7 @@ export async function listen(options: ListenOptions): Promise<void> {
   let lastId = options.after;
   let failures = 0;
 
-  print(`Your local webhook signing secret is ${secret} (verify the forwarded events with it)`);
-  print(`Forwarding your events to ${options.forwardTo}; Ctrl-C to stop.`);
+  let announced = false;
 
   async function forward(event: { id: string; type: string; body: string }): Promise<void> {
     const eventId = (parseJson(event.body) as { eventId?: unknown } | undefined)?.eventId;
@@ -126,6 +125,12 @@ export async function listen(options: ListenOptions): Promise<void> {
     }
     if (res.ok && res.body) {
       failures = 0;
+      // Only once the service has accepted the key and its scope: a refused key is shown no secret.
+      if (!announced) {
+        announced = true;
+        print(`Your local webhook signing secret is ${secret} (verify the forwarded events with it)`);
+        print(`Forwarding your events to ${options.forwardTo}; Ctrl-C to stop.`);
+      }
       print(lastId === undefined ? 'Connected; waiting for events.' : `Connected; resuming after event ${lastId}.`);
       const queue: { id: string; type: string; body: string }[] = [];
       const parser = createParser({ onEvent: (e) => queue.push({ id: e.id ?? '', type: e.event ?? 'message', body: e.data }) });

@@ -35,6 +35,28 @@ async function storeEvent(merchantId: string): Promise<string> {
 }
 
 describe('an open event stream', () => {
+  it('is refused to a key without transactions:read, and `listen` then stops without printing a secret', async () => {
+    const m = await createApprovedMerchant(ctx.app);
+    const issued = await ctx.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.id}/api-keys`,
+      headers: adminHeaders,
+      payload: { scopes: ['checkout_sessions:create'] },
+    });
+    const printed: string[] = [];
+    const refused = await listen({
+      apiUrl: ctx.baseUrl,
+      apiKey: issued.json().apiKey as string,
+      forwardTo: 'http://127.0.0.1:9/unused',
+      print: (line) => printed.push(line),
+      signal: new AbortController().signal,
+      backoffMs: 100,
+    }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(StreamRefused);
+    expect(String(refused)).toContain('403 InsufficientScope');
+    expect(printed.join('\n')).not.toContain('whsec_');
+  });
+
   it("ends within the key cache window once its key is revoked, and `listen` then stops on the key's refusal", async () => {
     const m = await createApprovedMerchant(ctx.app);
     const stream = await openEventStream(streamUrl(), bearer(m.apiKey));
