@@ -10,6 +10,7 @@ import { killHard } from '../support/processes';
 import { useRefundStack } from './refund-stack';
 import { sessionRow } from '../proof/support';
 import { ledgerBalance, unbalancedPostings } from '../payouts/support';
+import { paymentAtRest } from '../support/at-rest';
 
 // An exception's refund: money that arrived after the checkout ended goes back on chain to the
 // address an operator gives, exactly once, through the payout machinery; the exception becomes
@@ -109,7 +110,7 @@ describe('refunding an exception on chain', () => {
     const cli = await spawnOps(['exceptions', 'refund', late.exceptionId, '--address', customer], { SVC_URL: ctx.baseUrl, ADMIN_TOKEN });
     expect(cli.code).toBe(0);
     expect(cli.stdout).toContain(`refund confirmed: ${(Number(late.g) / 1e6).toFixed(6)} to ${customer} in ${sent}`);
-    await new Promise((r) => setTimeout(r, 1500));
+    await paymentAtRest(ctx, late.id);
     expect(await balanceOf(chain, token, customer)).toBe(late.g);
     expect(eventsFor(late.id, 'payment.refunded')).toHaveLength(1);
     expect(eventsFor(late.id, 'payment.exception')).toHaveLength(1);
