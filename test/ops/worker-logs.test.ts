@@ -52,8 +52,16 @@ describe('the worker’s log', () => {
       30_000,
       'a delivery after two failed attempts',
     );
-    // The SDK's log lines are forwarded with a short buffer.
-    await new Promise((r) => setTimeout(r, 500));
+    // The SDK's log lines are forwarded with a short buffer: wait for the two failed attempts' lines.
+    await eventually(
+      async () =>
+        output()
+          .split('\n')
+          .filter((l) => l.includes('"webhook.attempt_failed"') && l.includes(id)).length,
+      (n) => n >= 2,
+      10_000,
+      'the failed attempts logged',
+    );
 
     const lines = output()
       .split('\n')
@@ -85,5 +93,7 @@ describe('the worker’s log', () => {
       );
     }
     expect(output()).not.toMatch(/\n\s+at /);
-  });
+    // A worker process of its own (its start bundles the workflows), three attempts a second apart
+    // and their lines: about 30 s on a loaded 2-core machine, too near the default timeout.
+  }, 90_000);
 });
