@@ -13,7 +13,8 @@ import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { merchantWithFreshWallet, openSession, payoutsOf, unbalancedPostings, waitForPayouts } from '../payouts/support';
-import { creditsOf, exceptionsOf, pressPay, sessionRow, settle, waitForStatus } from './support';
+import { paymentAtRest } from '../support/at-rest';
+import { creditsOf, exceptionsOf, pressPay, sessionRow, waitForStatus } from './support';
 
 // A reorg deeper than the confirmations (1 on the dev chain), on a private anvil
 // rewound with snapshot and revert. The watcher's re-check takes the credit back (a `reorged`
@@ -149,8 +150,10 @@ describe('a reorg deeper than the confirmations', () => {
         .sort(),
     ).toEqual(after.map((p) => p.id).sort());
 
-    // Later passes change nothing: one exception, one event.
-    await settle(1500);
+    // Later passes change nothing: one exception, one event. A pass of the reorg watch that finds
+    // nothing writes nothing, so there is no outcome to wait on: three passes' time (500 ms apart here).
+    await new Promise((r) => setTimeout(r, 1500));
+    await paymentAtRest(ctx, id);
     expect((await exceptionsOf(ctx, id)).length).toBe(1);
     expect(receiver.received.filter((d) => d.body.event === 'payment.exception').length).toBe(1);
     expect(await statusesOf(id)).toEqual(['sweep:failed', 'merchant:failed']);

@@ -76,6 +76,3 @@ export async function creditsOf(ctx: TestContext, id: string) {
     state: r.state as string,
   }));
 }
-
-/** Lets the watchers scan a few times (200 ms each in tests), for assertions that nothing happened. */
-export const settle = (ms = 2500) => new Promise((r) => setTimeout(r, ms));
