@@ -7,9 +7,10 @@ import { COMMANDS } from '../../src/cli/commands';
 import { synopsis } from '../../src/cli/command';
 import { freePort } from '../support/free-port';
 import { ADMIN_TOKEN, useTestApp } from '../support/harness';
-import { expectOk, expectUsageError, ROOT, spawnOps, type Env } from './run-ops';
+import { expectOk, expectUsageError, ROOT, runOpsHere, type Env } from './run-ops';
 
-// Each command runs as its own tsx process (a second or two each, more on a loaded 2-core machine).
+// A spawned command is its own tsx process (a second or two, more on a loaded 2-core machine); the
+// others run the same program in this process (runOpsHere), with an environment of their own.
 vi.setConfig({ testTimeout: 120_000 });
 
 // The ops CLI when things go wrong: refused requests (exit 1), bad command lines (exit 2, with
@@ -22,7 +23,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const ops = (args: string[], env: Env = {}) => spawnOps(args, { SVC_URL: ctx.baseUrl, ADMIN_TOKEN, SVC_DATA_DIR: dataDir, ...env });
+const ops = (args: string[], env: Env = {}) => runOpsHere(args, { SVC_URL: ctx.baseUrl, ADMIN_TOKEN, SVC_DATA_DIR: dataDir, ...env });
 
 describe('ops CLI: the API refuses (exit 1)', () => {
   it('a wrong token: the error envelope on stderr', async () => {

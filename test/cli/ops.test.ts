@@ -5,16 +5,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_TOKEN, adminHeaders, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 import { seedPayment } from '../support/seed-payment';
-import { run as runOps } from '../../src/cli/ops';
-import { expectOk, spawnOps, type Env, type Run } from './run-ops';
+import { expectOk, runOpsHere, spawnOps, type Env } from './run-ops';
 
 // The first command starts its own tsx process (a second or two, more on a loaded 2-core machine).
 vi.setConfig({ testTimeout: 120_000 });
 
 // The ops CLI as operators run it, speaking HTTP to a real listening service. The first command is
 // a real process, as `npm run ops` starts it (its environment, output and exit status); the others
-// run the same program (`run` of src/cli/ops.ts) in this process with an environment of their own,
-// which is all a process adds to a command, without a tsx start per command.
+// run the same program in this process with an environment of their own (runOpsHere).
 
 const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TRON = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf';
@@ -40,17 +38,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const envOf = (env: Env): Env => ({ SVC_URL: ctx.baseUrl, ADMIN_TOKEN, SVC_DATA_DIR: dataDir, ...env });
 const spawned = (args: string[], env: Env = {}) => spawnOps(args, envOf(env));
-async function ops(args: string[], env: Env = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  // As spawnOps builds a process's environment: PATH, then the command's own.
-  const code = await runOps(args, {
-    env: { PATH: process.env.PATH ?? '', ...envOf(env) },
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-  });
-  return { code, stdout, stderr };
-}
+const ops = (args: string[], env: Env = {}) => runOpsHere(args, envOf(env));
 
 const admin = async (method: 'GET' | 'PUT', url: string) => (await ctx.app.inject({ method, url, headers: adminHeaders })).json();
 const getMerchant = async (id: string) => (await admin('GET', `/admin/v1/merchants/${id}`)).merchant;

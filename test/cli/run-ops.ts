@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'vitest';
+import { run } from '../../src/cli/ops';
 
 // The ops CLI as operators run it (`npm run ops --` is `tsx src/cli/ops.ts`): a real process, its own
 // environment, speaking HTTP to a real listening service.
@@ -33,6 +34,23 @@ export function spawnOps(args: string[], env: Env): Promise<Run> {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * The same program in this process (`run` of src/cli/ops.ts): its command line, its environment as
+ * spawnOps builds a process's (PATH, then `env`), its output and exit status, without a tsx start
+ * per command. What only a process adds (`npm run ops`, the exit code set on exit) is left to the
+ * spawned runs.
+ */
+export async function runOpsHere(args: string[], env: Env): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(args, {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+  });
+  return { code, stdout, stderr };
 }
 
 export function expectOk(run: Run): Run {
