@@ -1,6 +1,6 @@
 import { Theme } from '@radix-ui/themes';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
+import { useMutation } from '@tanstack/react-query';
+import { Link, Outlet, useRouterState } from '@tanstack/react-router';
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { api, can, type Me } from './api';
 import { PaymentSearchBox } from './search';
@@ -29,14 +29,11 @@ function useColorScheme(): 'light' | 'dark' {
 }
 
 function Sections({ me, open }: { me: Me; open: boolean }) {
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const signOut = useMutation({
     mutationFn: () => api('POST', '/sign-out'),
-    onSuccess: async () => {
-      queryClient.clear();
-      await navigate({ to: '/sign-in' });
-    },
+    // A fresh load of the sign-in page: nothing of the session stays in memory, and the pages still
+    // shown meanwhile do not ask again for what the ended session read (a 401 each).
+    onSuccess: () => window.location.assign('/dashboard/sign-in'),
   });
   return (
     <nav aria-label="Sections" id="sections" className="sidebar" data-open={open}>

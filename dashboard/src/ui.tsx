@@ -334,10 +334,10 @@ export function StatusBadge({ status, label }: { status: keyof typeof STATUS_COL
 export function PagePending() {
   return (
     <div role="status" aria-label="Loading" className="pending">
-      <Skeleton height="2rem" width="60%" mb="4" />
-      <Skeleton height="1rem" mb="2" />
-      <Skeleton height="1rem" mb="2" />
-      <Skeleton height="1rem" width="80%" />
+      <Skeleton className="skeleton-heading" />
+      <Skeleton className="skeleton-line" />
+      <Skeleton className="skeleton-line" />
+      <Skeleton className="skeleton-line short" />
     </div>
   );
 }
@@ -358,7 +358,7 @@ const LazyDayChart = lazy(() => import('./chart').then((m) => ({ default: m.DayC
 
 export function DayChart(props: ComponentProps<typeof DayChartShape>) {
   return (
-    <Suspense fallback={<Skeleton height="200px" my="4" />}>
+    <Suspense fallback={<Skeleton className="skeleton-chart" />}>
       <LazyDayChart {...props} />
     </Suspense>
   );

@@ -51,7 +51,7 @@ describe('the dashboard’s navigation in Chromium', { timeout: 180_000 }, () =>
     const ordered = await seedPayment(ctx.db.db, owner.merchantId, 'completed');
     await ctx.db.sql`update checkout_sessions set order_id = 'ORDER-NAV-7' where id = ${ordered}`;
     await seedPayment(ctx.db.db, owner.merchantId, 'pending');
-    const [{ tx_hash: txHash }] = await ctx.db.sql<{ tx_hash: string }[]>`select tx_hash from payouts where id = ${payoutId}`;
+    const txHash = (await ctx.db.sql<{ tx_hash: string }[]>`select tx_hash from payouts where id = ${payoutId}`)[0]!.tx_hash;
 
     const context = screenshotsOnFailure(
       await chrome.browser.newContext({ viewport: { width: 1280, height: 800 } }),
