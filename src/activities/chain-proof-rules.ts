@@ -89,8 +89,8 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
     fact: DepositFact,
   ): Promise<{ report: CreditReport; credits: ChainCreditRow[] }> {
     // What the run is told, read under the same lock (not the row read again after commit).
-    const standing = async (held: boolean, exceptionId: string | null) => {
-      const credits = await listCredits(tx, id);
+    const standing = async (held: boolean, exceptionId: string | null, known?: ChainCreditRow[]) => {
+      const credits = known ?? (await listCredits(tx, id));
       const report = {
         held,
         creditedMicro: totalOf(credits).toString(),
@@ -106,7 +106,7 @@ export function chainProofRules<Row, Done>(deps: ChainProofDeps, subject: Proven
     const arrivalKey = logArrivalKey(fact);
     if (!recorded.fresh) return standing(true, (await findExceptionByArrival(tx, id, arrivalKey))?.id ?? null);
     // The payment's own money (the common case): nothing is posted at arrival.
-    if (decision.credit !== 'dust' && !decision.exception) return standing(true, null);
+    if (decision.credit !== 'dust' && !decision.exception) return standing(true, null, recorded.credits);
     // What is not the payment's money stays at its deposit address: the ledger holds it there
     // for its owner (the customer, through the exception) or for nobody (dust).
     const arrived = {

@@ -1,5 +1,5 @@
 import { holdCredits } from '../db/queries/chain-credits';
-import { findSession, findSessionWithMerchant, type SessionWithMerchant } from '../db/queries/checkout-sessions';
+import { findSession, findSessionWithMerchant, type SessionEventContext, type SessionWithMerchant } from '../db/queries/checkout-sessions';
 import { findSimpleOrder, lockSimpleOrder, transitionSimpleOrder, type SimpleOrderRow } from '../db/queries/simple-orders';
 import { depositLogKey } from '../domain/deposit-fact';
 import type { DepositFact } from '../domain/deposit-fact';
@@ -14,7 +14,8 @@ import { exceptionArrived, orderCredited } from '../domain/ledger';
 // (chain-proof-rules.ts), and for each kind how its row is read and what its completion writes.
 // Activity names are part of workflow histories: the session's stay as they were.
 
-type SessionCompletion = { paidLinkId: string | null; duplicateExceptionId?: string };
+/** `event`: what the completion's writes returned for its `payment.completed`; never part of an activity's result. */
+type SessionCompletion = { paidLinkId: string | null; duplicateExceptionId?: string; event?: SessionEventContext };
 /** A session with whether its merchant takes money (approved): a suspended merchant's open session takes none. */
 type ProvenSession = SessionWithMerchant;
 
@@ -64,7 +65,7 @@ const sessions: ProvenKind<ProvenSession, SessionCompletion> = {
       return { completed: false, result: { paidLinkId: null, duplicateExceptionId: outcome.duplicateExceptionId } };
     }
     await postCompletion(tx, session, { grossMicro: proof.grossMicro, depositAddress, txHash: hash }, settlement);
-    return { completed: true, result: { paidLinkId: outcome.paidLinkId } };
+    return { completed: true, result: { paidLinkId: outcome.paidLinkId, ...(outcome.event ? { event: outcome.event } : {}) } };
   },
 };
 

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
-import { findSessionWithMerchant, lockSession, transitionSession } from '../db/queries/checkout-sessions';
+import { findSessionWithMerchant, lockSession, transitionSession, type SessionEventContext } from '../db/queries/checkout-sessions';
 import { recordLateFact } from '../db/queries/late-payments';
 import { lateMoneyOf } from '../domain/arrivals';
 import { insertTransactionOnce } from '../db/queries/transactions';
@@ -13,6 +13,9 @@ export interface CheckoutActivityDeps {
   db: Database;
   now: () => Date;
 }
+
+/** The moved row with its event's context (transitionSession), or null when the move was made before. */
+type MovedSession = Omit<SessionEventContext, 'transaction'> | null;
 
 const missing = (paymentId: string) => ApplicationFailure.nonRetryable(`no checkout session ${paymentId}`, 'SessionMissing');
 
@@ -32,11 +35,11 @@ export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
       _from: readonly PaymentStatus[],
       to: PaymentStatus,
       reason?: CancelReason,
-    ): Promise<boolean> {
+    ): Promise<MovedSession> {
       return transitionSession(db, paymentId, to, to === 'canceled' ? { cancelReason: reason ?? 'customer' } : {});
     },
 
-    async recordProcessing(paymentId: string, fact: ProviderFact): Promise<boolean> {
+    async recordProcessing(paymentId: string, fact: ProviderFact): Promise<MovedSession> {
       return transitionSession(db, paymentId, 'processing', { providerPaymentId: fact.providerPaymentId });
     },
 
@@ -68,8 +71,8 @@ export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
         : { paidLinkId: null, duplicateExceptionId: outcome.duplicateExceptionId };
     },
 
-    async recordFailure(paymentId: string, fact: ProviderFact): Promise<void> {
-      await db.transaction(async (tx) => {
+    async recordFailure(paymentId: string, fact: ProviderFact): Promise<MovedSession> {
+      return db.transaction(async (tx) => {
         const session = await lockSession(tx, paymentId);
         if (!session) throw missing(paymentId);
         await insertTransactionOnce(tx, {
@@ -87,7 +90,7 @@ export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
           providerEventId: fact.eventId,
           failureReason: fact.failureReason ?? 'declined',
         });
-        await transitionSession(tx, paymentId, 'failed');
+        return transitionSession(tx, paymentId, 'failed');
       });
     },
 

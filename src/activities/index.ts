@@ -41,9 +41,6 @@ export function createActivities(deps: ActivityDeps) {
   const checkout = createCheckoutActivities(deps);
   const proof = createChainProofActivities(deps);
   const webhooks = createWebhookEvents(deps);
-  // `payment.settled` of a payment whose payout confirmed, with its deliveries' first attempts.
-  const announceSettled = async (paymentId: string) =>
-    (await webhooks.emitPaymentEventWithFirstAttempts(paymentId, 'completed', 'payment.settled')).emitted;
   return mergeActivityGroups(
     checkout,
     proof,
@@ -57,7 +54,8 @@ export function createActivities(deps: ActivityDeps) {
     createPaymentRefundActivities(deps),
     createSettlementActivities({
       ...deps,
-      announceSettled,
+      // `payment.settled` of the payments whose payout confirmed, with their deliveries' first attempts.
+      announceSettled: (paymentIds) => webhooks.emitSettledEvents(paymentIds),
     }),
   );
 }

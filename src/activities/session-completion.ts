@@ -1,9 +1,9 @@
 import type { DatabaseOrTransaction } from '../db/client';
-import { setSessionRail, transitionSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { setSessionRail, transitionSession, type CheckoutSessionRow, type SessionEventContext } from '../db/queries/checkout-sessions';
 import type { SettlementSettings } from '../config';
 import { writePostings } from '../db/queries/ledger';
 import { holdReleased, paymentCompleted } from '../domain/balances';
-import { insertTransactionOnce } from '../db/queries/transactions';
+import { insertTransactionOnce, type TransactionRow } from '../db/queries/transactions';
 import { recordPaymentException } from '../db/queries/payment-exceptions';
 import { arrivalKeyOf } from '../domain/exceptions';
 import { newExceptionId } from '../domain/ids';
@@ -24,8 +24,13 @@ export interface CompletionProof {
   completedAt: Date;
 }
 
-/** What a completion did: completed (and maybe paid a link), or found the link paid by another session. */
-export type CompletionOutcome = { completed: true; paidLinkId: string | null } | { completed: false; duplicateExceptionId: string };
+/**
+ * What a completion did: completed (and maybe paid a link), or found the link paid by another session.
+ * `event`: the completed row and its transaction as the completion's writes returned them, for its
+ * `payment.completed` (absent when this call did not make the move).
+ */
+export type CompletionOutcome =
+  { completed: true; paidLinkId: string | null; event?: SessionEventContext } | { completed: false; duplicateExceptionId: string };
 
 /**
  * A session's completion, inside the caller's database transaction with the session locked: the
@@ -60,12 +65,16 @@ export async function completeSession(
     });
     return { completed: false, duplicateExceptionId: exception.id };
   }
-  await insertCompletedTransaction(tx, session, proof);
-  await transitionSession(tx, session.id, 'completed', {
+  const transaction = await insertCompletedTransaction(tx, session, proof);
+  const moved = await transitionSession(tx, session.id, 'completed', {
     completedAt: proof.completedAt,
     ...(proof.providerPaymentId ? { providerPaymentId: proof.providerPaymentId } : {}),
   });
-  return { completed: true, paidLinkId: link === 'paid' ? session.paymentLinkId : null };
+  return {
+    completed: true,
+    paidLinkId: link === 'paid' ? session.paymentLinkId : null,
+    ...(moved ? { event: { ...moved, transaction } } : {}),
+  };
 }
 
 /**
@@ -77,11 +86,11 @@ export async function insertCompletedTransaction(
   tx: DatabaseOrTransaction,
   session: CheckoutSessionRow,
   proof: CompletionProof,
-): Promise<void> {
+): Promise<TransactionRow> {
   const split = commissionSplit(proof.grossMicro, session.commissionBps);
   const labels = paymentLabels({ railType: railOfCompletion(proof.providerPaymentId), provider: session.provider });
   if (labels.railType !== session.railType) await setSessionRail(tx, session.id, labels.railType);
-  await insertTransactionOnce(tx, {
+  return insertTransactionOnce(tx, {
     paymentId: session.id,
     merchantId: session.merchantId,
     status: 'completed',

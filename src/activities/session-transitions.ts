@@ -1,6 +1,7 @@
 import { paymentLabels } from '../domain/payment-labels';
 import type { PaymentStatus } from '../domain/payment-status';
 import type { CreditReport } from '../domain/checkout-session';
+import type { SessionEventContext } from '../db/queries/checkout-sessions';
 import type { DepositFact } from '../domain/deposit-fact';
 import { statusAfter, type SessionMove } from '../domain/session-move';
 import type { ChainProofActivities } from './chain-proof';
@@ -30,13 +31,21 @@ export function createSessionTransitionActivities(parts: {
 }) {
   const { checkout, proof, webhooks } = parts;
   // The event, and its deliveries' first attempts on the rows its write holds (nothing read twice).
-  const emit = async (paymentId: string, status: PaymentStatus) => webhooks.emitPaymentEventWithFirstAttempts(paymentId, status);
+  // `context`: the session as its move's write returned it; read again when absent (a retry, whose write found the move made).
+  const emit = async (paymentId: string, status: PaymentStatus, context?: SessionEventContext | null) =>
+    webhooks.emitPaymentEventWithFirstAttempts(paymentId, status, null, context ?? undefined);
+  const withoutTransaction = (moved: Omit<SessionEventContext, 'transaction'> | null) => moved && { ...moved, transaction: null };
   return {
     async moveSession(paymentId: string, move: SessionMove): Promise<EmittedEvent> {
-      if (move.kind === 'status') await checkout.recordStatusChange(paymentId, move.from, move.to, move.reason);
-      else if (move.kind === 'processing') await checkout.recordProcessing(paymentId, move.fact);
-      else if (move.kind === 'failed') await checkout.recordFailure(paymentId, move.fact);
-      return (await emit(paymentId, statusAfter(move))).emitted;
+      const moved =
+        move.kind === 'status'
+          ? await checkout.recordStatusChange(paymentId, move.from, move.to, move.reason)
+          : move.kind === 'processing'
+            ? await checkout.recordProcessing(paymentId, move.fact)
+            : move.kind === 'failed'
+              ? await checkout.recordFailure(paymentId, move.fact)
+              : null;
+      return (await emit(paymentId, statusAfter(move), withoutTransaction(moved))).emitted;
     },
 
     /**
@@ -49,10 +58,13 @@ export function createSessionTransitionActivities(parts: {
       fact: DepositFact,
       providerPaymentId: string | null,
     ): Promise<{ credit: CreditReport; completion?: (ChainCompletion & { emitted?: EmittedEvent }) | null }> {
-      const { credit, completion } = await proof.creditDeposit(paymentId, fact, providerPaymentId);
-      if (!completion || completion.duplicateExceptionId) return { credit, completion };
-      // The event's session, read after the completion, names the provider label.
-      const { emitted, session } = await emit(paymentId, 'completed');
+      const { credit, completion: done } = await proof.creditDeposit(paymentId, fact, providerPaymentId);
+      if (!done) return { credit, completion: done };
+      // The completion's rows go to its event, never into the run's history.
+      const { event, ...completion } = done;
+      if (completion.duplicateExceptionId) return { credit, completion };
+      // The event's session, as the completion wrote it, names the provider label.
+      const { emitted, session } = await emit(paymentId, 'completed', event);
       return { credit, completion: { ...completion, emitted, provider: paymentLabels(session).provider } };
     },
   };

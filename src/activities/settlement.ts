@@ -142,7 +142,7 @@ export function createSettlementActivities({
 }: {
   db: Database;
   chains: ChainSettings;
-  announceSettled: (paymentId: string) => Promise<EmittedEvent>;
+  announceSettled: (paymentIds: string[]) => Promise<EmittedEvent[]>;
 }) {
   const chains = payoutChains(settings);
   const batchSize = settings.settlement.sweepBatchSize;
@@ -346,7 +346,7 @@ export function createSettlementActivities({
       const beating = setInterval(() => heartbeat(), 1_000);
       try {
         for (let i = 0; i < items.length; i += ANNOUNCE_AT_ONCE)
-          emitted.push(...(await Promise.all(items.slice(i, i + ANNOUNCE_AT_ONCE).map((item) => announceSettled(item.paymentId)))));
+          emitted.push(...(await announceSettled(items.slice(i, i + ANNOUNCE_AT_ONCE).map((item) => item.paymentId))));
       } finally {
         clearInterval(beating);
       }

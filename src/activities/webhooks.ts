@@ -3,7 +3,14 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import { silentBusinessLog, type BusinessLog } from '../logging';
-import { findSession, findSessionForEvent, type CheckoutSessionRow, type EnabledEndpoint } from '../db/queries/checkout-sessions';
+import {
+  findSession,
+  findSessionForEvent,
+  findSessionsForEvent,
+  type CheckoutSessionRow,
+  type EnabledEndpoint,
+  type SessionEventContext,
+} from '../db/queries/checkout-sessions';
 import { queueCustomerMail } from '../db/queries/customer-mails';
 import { findPaymentException } from '../db/queries/payment-exceptions';
 import { listRefundPayouts } from '../db/queries/payouts';
@@ -231,8 +238,9 @@ export function createWebhookEvents({
     status: PaymentStatus,
     type: 'payment.settled' | null | undefined,
     postsAtOnce: boolean,
+    known?: SessionEventContext,
   ): Promise<{ emitted: EmittedEvent; session: CheckoutSessionRow; attempts: Map<string, AttemptSubject> }> {
-    const found = await findSessionForEvent(db, paymentId);
+    const found = known ?? (await findSessionForEvent(db, paymentId));
     if (!found) throw ApplicationFailure.nonRetryable(`no checkout session ${paymentId}`, 'SessionMissing');
     const { session } = found;
     if (!isFiatCurrency(session.currency)) throw ApplicationFailure.nonRetryable('bad currency', 'SessionMissing');
@@ -575,9 +583,21 @@ export function createWebhookEvents({
       paymentId: string,
       status: PaymentStatus,
       type?: 'payment.settled' | null,
+      /** The session as the caller's own statement returned it (a move's write, a payout's read): not read again. */
+      known?: SessionEventContext,
     ): Promise<{ emitted: EmittedEvent; session: CheckoutSessionRow }> {
-      const { emitted, session, attempts } = await emitPaymentEventOf(paymentId, status, type, true);
+      const { emitted, session, attempts } = await emitPaymentEventOf(paymentId, status, type, true, known);
       return { emitted: await activities.withFirstAttempts(emitted, attempts), session };
+    },
+
+    /** `payment.settled` of each of `paymentIds` (a confirmed payout's), their sessions read in one statement. */
+    async emitSettledEvents(paymentIds: string[]): Promise<EmittedEvent[]> {
+      const known = await findSessionsForEvent(db, paymentIds);
+      const emitOne = async (id: string) => {
+        const { emitted, attempts } = await emitPaymentEventOf(id, 'completed', 'payment.settled', true, known.get(id));
+        return activities.withFirstAttempts(emitted, attempts);
+      };
+      return Promise.all(paymentIds.map(emitOne));
     },
   };
 }

@@ -1,13 +1,13 @@
-import { findSession, setProviderPaymentId, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { findSession, findSessionWithMerchant, setProviderPaymentId, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { isTerminal } from '../domain/payment-status';
 import { AppError, notFound } from '../domain/errors';
 import { isCanonicalPaymentId } from '../domain/ids';
 import { cancelUpdate, expireUpdate } from '../workflows/checkout-session/messages';
 import type { PaymentContext } from './context';
-import { fixExpectedGross } from './deposits';
+import { quoteExpectedGross } from './deposits';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { claimLink, releaseLinkClaim } from './link-tabs';
-import { ensureSessionTakesMoney } from './session-standing';
+import { ensureStandingTakesMoney, standingOfRow } from './session-standing';
 import { closeSessionPayment, createSessionPayment } from './provider-payments';
 import { callTemporal, WorkflowClosedError } from './temporal-call';
 
@@ -26,17 +26,20 @@ const payable = (session: CheckoutSessionRow) => session.mode !== 'test' && sess
  * the workers do. The workflow learns of the payment from the provider's callbacks.
  */
 export async function startCheckoutPayment(ctx: PaymentContext, id: string): Promise<{ redirectUrl: string }> {
-  const session = await findCheckoutSession(ctx, id);
+  // The session with its merchant's standing and its link's payer: one read.
+  const session = isCanonicalPaymentId(id) ? await findSessionWithMerchant(ctx.db, id) : undefined;
   if (!session) throw notFound('Checkout session');
   if (!payable(session)) throw new AppError('Conflict', 'This checkout can no longer be paid.');
-  await ensureSessionTakesMoney(ctx, session);
+  ensureStandingTakesMoney(standingOfRow(session));
   await ensurePaymentsEnabled(ctx.db);
   // A link's session takes money only while no other session of the link does (link-tabs.ts).
   const claim = session.paymentLinkId ? await claimLink(ctx, session.paymentLinkId, session.id, 'provider') : null;
   let payment: Awaited<ReturnType<typeof createSessionPayment>>;
+  let expectedGrossMicro: bigint | null;
   try {
-    // G is the quote at the moment the customer pressed Pay: the amount the provider is asked to deliver.
-    await fixExpectedGross(ctx, session);
+    // G is the quote at the moment the customer pressed Pay: the amount the provider is asked to
+    // deliver, stored with the provider payment by the write below (the first G fixed stands).
+    expectedGrossMicro = await quoteExpectedGross(ctx, session);
     payment = await createSessionPayment(ctx, session);
   } catch (err) {
     await releaseLinkClaim(ctx, claim);
@@ -45,7 +48,7 @@ export async function startCheckoutPayment(ctx: PaymentContext, id: string): Pro
   // The session may have ended while the provider answered. Its workflow closes the
   // provider payment it finds on the row after ending; the status this write returns (the row as the
   // write left it) covers the payment written after that, so one of the two always closes it.
-  const now = await setProviderPaymentId(ctx.db, session.id, payment.providerPaymentId);
+  const now = await setProviderPaymentId(ctx.db, session.id, payment.providerPaymentId, expectedGrossMicro);
   if (now && isTerminal(now.status)) {
     await closeSessionPayment(ctx, now.provider, payment.providerPaymentId);
     throw new AppError('Conflict', 'This checkout can no longer be paid.');

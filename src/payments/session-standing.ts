@@ -1,4 +1,4 @@
-import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import type { CheckoutSessionRow, SessionWithMerchant } from '../db/queries/checkout-sessions';
 import { findMerchant } from '../db/queries/merchants';
 import { findPaymentLink } from '../db/queries/payment-links';
 import { AppError } from '../domain/errors';
@@ -35,7 +35,17 @@ export async function ensureSessionTakesMoney(
   ctx: PaymentContext,
   session: Pick<CheckoutSessionRow, 'id' | 'merchantId' | 'paymentLinkId'>,
 ): Promise<void> {
-  const standing = await sessionStanding(ctx, session);
+  ensureStandingTakesMoney(await sessionStanding(ctx, session));
+}
+
+/** The standing a session read with its merchant and its link (findSessionWithMerchant) holds already: no read of its own. */
+export const standingOfRow = (s: SessionWithMerchant): SessionStanding => ({
+  linkPaid: s.linkPaidBy !== null && s.linkPaidBy !== s.id,
+  merchantApproved: s.merchantTakesMoney,
+});
+
+/** ensureSessionTakesMoney's refusals, of a standing already known. */
+export function ensureStandingTakesMoney(standing: SessionStanding): void {
   if (standing.linkPaid) throw new LinkAlreadyPaid();
   if (!standing.merchantApproved) throw new MerchantNotAccepting();
 }

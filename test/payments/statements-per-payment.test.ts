@@ -26,7 +26,8 @@ const PAYMENTS = 5;
 /**
  * Statements the activities may send for each payment on its own (its completion, its
  * payment.settled): 34 when each payment was also paid out on its own (a gas top-up, its share, the
- * commission), about 18 since.
+ * commission), about 18 once settlement runs paid them, about 15 since a move's write returns what
+ * its event needs and a credit's insert returns the payment's credits.
  */
 const BUDGET = 20;
 /** Statements of the settlement run (activities of settlementRun), shared by the payments it settles: about 40 for one sweep and one payout. */

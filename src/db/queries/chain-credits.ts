@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { chainCredits, chainCursors, checkoutSessions, depositAddresses, simpleOrders } from '../schema';
-import { placeholderRows, preparedFor } from './prepared';
+import { preparedFor } from './prepared';
 import { depositLogKey } from '../../domain/deposit-fact';
 import { arrivalPostingPrefix, exceptionLogLeft } from '../../domain/ledger';
 import { findDepositAddresses } from './deposit-addresses';
@@ -32,7 +32,43 @@ export interface CreditOutcome {
   held: boolean;
   fresh: boolean;
   state: CreditRowState;
+  /** A log new to the table: the payment's credited logs with it (listCredits), read by the insert's statement. */
+  credits?: ChainCreditRow[];
 }
+
+interface RawCredit extends Record<string, unknown> {
+  network: string;
+  transaction_hash: string;
+  log_index: number;
+  payment_id: string;
+  asset: string | null;
+  token: string;
+  from_address: string;
+  to_address: string;
+  amount_micro: string | bigint;
+  block_number: string | bigint;
+  block_hash: string;
+  state: CreditRowState;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const creditOf = (r: RawCredit): ChainCreditRow => ({
+  network: r.network,
+  transactionHash: r.transaction_hash,
+  logIndex: Number(r.log_index),
+  paymentId: r.payment_id,
+  asset: r.asset,
+  token: r.token,
+  fromAddress: r.from_address,
+  toAddress: r.to_address,
+  amountMicro: BigInt(r.amount_micro),
+  blockNumber: BigInt(r.block_number),
+  blockHash: r.block_hash,
+  state: r.state,
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at),
+});
 
 /**
  * Records `log` for `paymentId` as `state` unless another payment holds it. A log seen again in the
@@ -67,14 +103,30 @@ export async function creditLog(
     blockHash: log.blockHash,
     state,
   };
-  // Once per credit: built once per process (prepared.ts).
-  const { shape, placeholders, values: params } = placeholderRows([values]);
-  const name = `insert_chain_credit ${shape}`;
-  const insert = preparedFor(db, name, () =>
-    db.insert(chainCredits).values(placeholders).onConflictDoNothing().returning({ paymentId: chainCredits.paymentId }).prepare(name),
-  );
-  const rows = await insert.execute(params);
-  if (rows.length > 0) return { held: true, fresh: true, state };
+  // A new log (the common case), and with it the payment's credits as they now stand, in one statement:
+  // the caller decides on them under the payment's lock without reading them again. The statement's
+  // own read does not see its insert, so the new row comes from the insert's RETURNING.
+  const written = await db.execute<RawCredit & { fresh: boolean }>(sql`
+    with ins as (
+      insert into ${chainCredits} (network, transaction_hash, log_index, payment_id, asset, token, from_address, to_address,
+        amount_micro, block_number, block_hash, state)
+      values (${values.network}, ${values.transactionHash}, ${values.logIndex}, ${paymentId}, ${values.asset}, ${values.token},
+        ${values.fromAddress}, ${values.toAddress}, ${values.amountMicro.toString()}, ${values.blockNumber.toString()},
+        ${values.blockHash}, ${state})
+      on conflict do nothing
+      returning *
+    )
+    select ins.*, true as fresh from ins
+    union all
+    select c.*, false as fresh from ${chainCredits} c
+    where c.payment_id = ${paymentId} and c.state = 'credited' and exists (select 1 from ins)`);
+  if (written.some((r) => r.fresh)) {
+    const credits = written
+      .map(creditOf)
+      .filter((c) => c.state === 'credited')
+      .sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
+    return { held: true, fresh: true, state, credits };
+  }
   // Recorded before (a re-sent log, one back after a reorg), or meanwhile by a concurrent call.
   const [existing] = await db
     .select({ paymentId: chainCredits.paymentId, state: chainCredits.state, blockHash: chainCredits.blockHash })

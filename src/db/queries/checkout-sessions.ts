@@ -164,37 +164,55 @@ export interface EnabledEndpoint {
 }
 
 /**
- * A session, its transaction row (none before a completion or failure), its merchant's enabled
- * webhook endpoints, oldest first, and the merchant's default signing secret (sealed; null until
- * made), in one round trip: what an event's body, deliveries and first attempts are made of.
+ * What an event's body, deliveries and first attempts are made of: a session, its transaction row
+ * (none before a completion or failure), its merchant's enabled webhook endpoints, oldest first, and
+ * the merchant's default signing secret (sealed; null until made).
  */
-export async function findSessionForEvent(
-  db: DatabaseOrTransaction,
-  id: string,
-): Promise<
-  | {
-      session: CheckoutSessionRow;
-      transaction: TransactionRowOfSession | null;
-      endpoints: EnabledEndpoint[];
-      merchantSecret: string | null;
-    }
-  | undefined
-> {
-  // Three times a payment, a select of every column of two tables: built once per handle (prepared.ts).
+export interface SessionEventContext {
+  session: CheckoutSessionRow;
+  transaction: TransactionRowOfSession | null;
+  endpoints: EnabledEndpoint[];
+  merchantSecret: string | null;
+}
+
+// The merchant's side of an event's context, as columns of a statement on the session's row.
+const enabledEndpointsOfSession = sql<EnabledEndpoint[]>`coalesce((
+  select json_agg(json_build_object('id', e.id, 'url', e.url, 'secretEncrypted', e.secret_encrypted, 'eventTypes', e.event_types)
+    order by e.created_at)
+  from ${webhookEndpoints} e where e.merchant_id = ${checkoutSessions.merchantId} and e.enabled), '[]'::json)`;
+const merchantSecretOfSession = sql<
+  string | null
+>`(select m.webhook_secret_encrypted from ${merchants} m where m.id = ${checkoutSessions.merchantId})`;
+
+/** SessionEventContext of each of `ids` that exists, in one round trip (every payment of a payout). */
+export async function findSessionsForEvent(db: DatabaseOrTransaction, ids: readonly string[]): Promise<Map<string, SessionEventContext>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({
+      session: checkoutSessions,
+      transaction: transactions,
+      endpoints: enabledEndpointsOfSession,
+      merchantSecret: merchantSecretOfSession,
+    })
+    .from(checkoutSessions)
+    .leftJoin(transactions, eq(transactions.paymentId, checkoutSessions.id))
+    .where(inArray(checkoutSessions.id, [...ids]));
+  return new Map(rows.map((row) => [row.session.id, row]));
+}
+
+/** SessionEventContext of one session, in one round trip. */
+export async function findSessionForEvent(db: DatabaseOrTransaction, id: string): Promise<SessionEventContext | undefined> {
+  // Every event of every payment, a select of every column of two tables: built once per handle (prepared.ts).
   const query = preparedFor(db, 'find_session_for_event', () =>
     db
       .select({
         session: checkoutSessions,
         transaction: transactions,
-        endpoints: sql<EnabledEndpoint[]>`coalesce((
-        select json_agg(json_build_object('id', e.id, 'url', e.url, 'secretEncrypted', e.secret_encrypted, 'eventTypes', e.event_types)
-          order by e.created_at)
-        from ${webhookEndpoints} e where e.merchant_id = ${checkoutSessions.merchantId} and e.enabled), '[]'::json)`,
-        merchantSecret: merchants.webhookSecretEncrypted,
+        endpoints: enabledEndpointsOfSession,
+        merchantSecret: merchantSecretOfSession,
       })
       .from(checkoutSessions)
       .leftJoin(transactions, eq(transactions.paymentId, checkoutSessions.id))
-      .leftJoin(merchants, eq(merchants.id, checkoutSessions.merchantId))
       .where(eq(checkoutSessions.id, sql.placeholder('id')))
       .prepare('find_session_for_event'),
   );
@@ -203,15 +221,17 @@ export async function findSessionForEvent(
 }
 
 /**
- * Moves a session to `to` only from a status the domain's table allows it from; returns whether this
- * call made the change. The condition makes retried activities harmless.
+ * Moves a session to `to` only from a status the domain's table allows it from. Returns the moved
+ * row with the merchant's side of its event (SessionEventContext, without a transaction row), so the
+ * event that announces the move needs no read of its own; null when this call did not make the
+ * change. The condition makes retried activities harmless.
  */
 export async function transitionSession(
   db: DatabaseOrTransaction,
   id: string,
   to: PaymentStatus,
   extra: Partial<Pick<CheckoutSessionRow, 'providerPaymentId' | 'completedAt' | 'cancelReason'>> = {},
-): Promise<boolean> {
+): Promise<Omit<SessionEventContext, 'transaction'> | null> {
   // Every transition of every session: built once per target and set of extra columns (prepared.ts).
   const fields = (Object.keys(extra) as (keyof typeof extra)[]).filter((k) => extra[k] !== undefined).sort();
   const name = `transition_session_${to}${fields.map((f) => `_${f}`).join('')}`;
@@ -220,11 +240,13 @@ export async function transitionSession(
       .update(checkoutSessions)
       .set({ status: to, updatedAt: sql`now()`, ...Object.fromEntries(fields.map((f) => [f, placeholderValue(f)])) })
       .where(and(eq(checkoutSessions.id, sql.placeholder('id')), inArray(checkoutSessions.status, checkoutSourcesOf(to))))
-      .returning({ id: checkoutSessions.id })
+      .returning({ ...getTableColumns(checkoutSessions), endpoints: enabledEndpointsOfSession, merchantSecret: merchantSecretOfSession })
       .prepare(name),
   );
-  const rows = await query.execute({ id, ...Object.fromEntries(fields.map((f) => [f, extra[f]])) });
-  return rows.length > 0;
+  const [row] = await query.execute({ id, ...Object.fromEntries(fields.map((f) => [f, extra[f]])) });
+  if (!row) return null;
+  const { endpoints, merchantSecret, ...session } = row;
+  return { session, endpoints, merchantSecret };
 }
 
 /** The rail a completion proved (payment-labels.ts), written in the completion's transaction. */
@@ -235,15 +257,26 @@ export async function setSessionRail(db: DatabaseOrTransaction, id: string, rail
     .where(eq(checkoutSessions.id, id));
 }
 
-/** Keeps the provider payment on the row; returns the session's status and provider as of that write. */
+/**
+ * Keeps the provider payment on the row, and G when `expectedGrossMicro` is given (the first one
+ * fixed stands); returns the session's status and provider as of that write.
+ */
 export async function setProviderPaymentId(
   db: DatabaseOrTransaction,
   id: string,
   providerPaymentId: string,
+  expectedGrossMicro: bigint | null = null,
 ): Promise<Pick<CheckoutSessionRow, 'status' | 'provider'> | undefined> {
   const [row] = await db
     .update(checkoutSessions)
-    .set({ providerPaymentId, payPressedAt: sql`coalesce(${checkoutSessions.payPressedAt}, now())`, updatedAt: sql`now()` })
+    .set({
+      providerPaymentId,
+      payPressedAt: sql`coalesce(${checkoutSessions.payPressedAt}, now())`,
+      ...(expectedGrossMicro === null
+        ? {}
+        : { expectedGrossMicro: sql`coalesce(${checkoutSessions.expectedGrossMicro}, ${expectedGrossMicro.toString()}::bigint)` }),
+      updatedAt: sql`now()`,
+    })
     .where(eq(checkoutSessions.id, id))
     .returning({ status: checkoutSessions.status, provider: checkoutSessions.provider });
   return row;

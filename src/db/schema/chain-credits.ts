@@ -34,6 +34,8 @@ export const chainCredits = pgTable(
     primaryKey({ columns: [t.network, t.transactionHash, t.logIndex] }),
     // A merchant searching their payments by a deposit's hash.
     index('chain_credits_transaction_hash_idx').on(t.transactionHash),
+    // Every credit reads its payment's credits under the payment's lock: without it, a scan of them all.
+    index('chain_credits_payment_idx').on(t.paymentId),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "chain_credits_payment_idx" ON "chain_credits" USING btree ("payment_id");
