@@ -10,6 +10,7 @@ import { startChainWatchers } from './src/watchers/chain-watch';
 import { createTemporalClient } from './src/temporal/client';
 import { createSessionCanceller } from './src/temporal/session-cancel';
 import { ensureSettlementSchedule } from './src/temporal/settlement-schedules';
+import { loopbackPort, startWorkerMetrics } from './src/worker/metrics-server';
 import { installWorkerRuntime } from './src/worker/runtime';
 import { createWorker, WORKFLOWS_ENTRY } from './src/worker/worker';
 import { cachedWorkflowBundle, WORKER_BUNDLE_CACHE } from './src/worker/workflow-bundle';
@@ -19,7 +20,15 @@ async function main() {
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.logLevel, pretty: config.logPretty }, { name: 'worker', redact: REDACTED_PATHS });
   const metricsPort = config.metrics.workerPort;
-  installWorkerRuntime({ logger, metrics: metricsPort ? { host: config.http.host, port: metricsPort } : null });
+  const production = config.nodeEnv === 'production';
+  // The SDK's exporter, on loopback; served on WORKER_METRICS_PORT by startWorkerMetrics below. In
+  // production without METRICS_TOKEN the worker's /metrics answers 404, as the API's does, so no
+  // exporter runs.
+  const exporterPort = metricsPort && (config.metrics.token || !production) ? await loopbackPort() : null;
+  installWorkerRuntime({ logger, metrics: exporterPort ? { port: exporterPort } : null });
+  if (metricsPort && !exporterPort) {
+    logger.warn('worker: WORKER_METRICS_PORT is set without METRICS_TOKEN; production serves no metrics without a token');
+  }
   // Bundled before anything else is opened, in a child process, or taken from the cache when the
   // sources are what it was made from: see workflow-bundle.ts.
   const { cached: bundleCached, ...workflowBundle } = await cachedWorkflowBundle(WORKFLOWS_ENTRY, {
@@ -28,6 +37,17 @@ async function main() {
       logger.warn({ err, dir: WORKER_BUNDLE_CACHE.dir }, 'worker: the workflow bundle could not be cached; the next start bundles again'),
   });
   const db = createDb(config.databaseUrl, { max: config.databasePoolMax });
+  const metrics = metricsPort
+    ? await startWorkerMetrics({
+        host: config.http.host,
+        port: metricsPort,
+        token: config.metrics.token,
+        production,
+        db: db.db,
+        exporterUrl: exporterPort ? `http://127.0.0.1:${exporterPort}/metrics` : null,
+        logger,
+      })
+    : null;
   // The chain watchers signal workflows, and the event activities start delivery workflows, through this client.
   const temporal = createTemporalClient(config.temporal);
   // Business events: the activities' and the reorg re-checks' payouts alike.
@@ -90,7 +110,7 @@ async function main() {
       taskQueue: config.temporal.taskQueue,
       address: config.temporal.address,
       workflowBundle: bundleCached ? 'cached' : 'bundled',
-      metrics: metricsPort ? `http://${config.http.host}:${metricsPort}/metrics` : null,
+      metrics: metrics?.url ?? null,
     },
     `worker: polling task queue "${config.temporal.taskQueue}"`,
   );
@@ -98,6 +118,7 @@ async function main() {
     await worker.run();
   } finally {
     await watchers.stop();
+    await metrics?.close();
     mails?.stop();
     mailer?.close();
     await temporal.close();

@@ -58,19 +58,40 @@ function subjectOf(workflowId: string): Record<string, string> {
 }
 
 /**
- * Installs the worker process's Temporal runtime: its logs into pino (the native core's too), and,
- * with a port, the SDK's Prometheus metrics (task latencies, slots, polls, activity outcomes) on
- * http://host:port/metrics. Once per process, before any connection is made.
+ * Seconds a task waits for a worker: the SDK's default buckets jump from 10 s to 100 s, where the
+ * slow-start alert's thresholds are (ops/prometheus/alerts.yml), so quantiles there would be guesses.
  */
-export function installWorkerRuntime(options: { logger: Pino; metrics: { host: string; port: number } | null }): void {
+const START_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
+
+/**
+ * Installs the worker process's Temporal runtime: its logs into pino (the native core's too), and,
+ * with a port, the SDK's Prometheus exporter (task latencies, slots, polls, activity outcomes) on
+ * http://127.0.0.1:port/metrics, loopback only: it has no access control of its own, and the
+ * worker's metrics server (metrics-server.ts) serves it to Prometheus behind METRICS_TOKEN. Once per
+ * process, before any connection is made.
+ */
+export function installWorkerRuntime(options: { logger: Pino; metrics: { port: number } | null }): void {
   Runtime.install({
     logger: new PinoTemporalLogger(options.logger),
     telemetryOptions: {
       logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
-      // Counters named `…_total`, as the exposition format wants them (`promtool check metrics` flags
-      // the SDK's default names otherwise).
       ...(options.metrics
-        ? { metrics: { prometheus: { bindAddress: `${options.metrics.host}:${options.metrics.port}`, countersTotalSuffix: true } } }
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: `127.0.0.1:${options.metrics.port}`,
+                // Counters named `…_total`, as the exposition format wants them (`promtool check
+                // metrics` flags the SDK's default names otherwise).
+                countersTotalSuffix: true,
+                // Durations in seconds, Prometheus's unit and the API's (the SDK's default is milliseconds).
+                useSecondsForDurations: true,
+                histogramBucketOverrides: {
+                  workflow_task_schedule_to_start_latency: START_BUCKETS,
+                  activity_schedule_to_start_latency: START_BUCKETS,
+                },
+              },
+            },
+          }
         : {}),
     },
   });

@@ -13,7 +13,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 describe('ops/prometheus/alerts.yml', () => {
   it('passes promtool check rules, with no lint finding', async () => {
     const checked = await promtool(['check', 'rules', '--lint=all', '--lint-fatal', 'alerts.yml'], { cwd: RULES_DIR });
-    expect(checked.output).toMatch(/SUCCESS: 10 rules found/);
+    expect(checked.output).toMatch(/SUCCESS: 13 rules found/);
     expect(checked.code).toBe(0);
   });
 
@@ -27,22 +27,31 @@ describe('ops/prometheus/alerts.yml', () => {
     const rules = readFileSync(path.join(RULES_DIR, 'alerts.yml'), 'utf8');
     const tests = readFileSync(path.join(RULES_DIR, 'alerts.test.yml'), 'utf8');
     const alerts = [...rules.matchAll(/^\s+- alert: (\w+)/gm)].map((m) => m[1]!);
-    expect(alerts).toHaveLength(10);
+    expect(alerts).toHaveLength(13);
     for (const alert of alerts) expect(tests, alert).toMatch(new RegExp(`alertname: ${alert}\\n\\s+exp_alerts:\\n\\s+- exp_labels`));
   });
 
   it('fails the unit tests when a rule changes what it fires on, so the tests above can fail', async () => {
     cpSync(path.join(RULES_DIR, 'alerts.test.yml'), path.join(scratch, 'alerts.test.yml'));
     const rules = readFileSync(path.join(RULES_DIR, 'alerts.yml'), 'utf8');
-    // A stuck payout alerted after two hours instead of 30 minutes, and payouts summed across processes.
+    // A stuck payout alerted after two hours instead of 30 minutes, payouts summed across processes, a
+    // deployment with no worker scraped taken for a healthy one, and the backlog summed across
+    // the API processes that each report all of it.
     const weakened = rules
       .replace('(svc_payout_oldest_open_age_seconds) > 1800', '(svc_payout_oldest_open_age_seconds) > 7200')
-      .replace('max by (network, kind) (svc_payouts_failed)', 'sum by (network, kind) (svc_payouts_failed)');
+      .replace('max by (network, kind) (svc_payouts_failed)', 'sum by (network, kind) (svc_payouts_failed)')
+      .replace(' or absent(up{job="svc-checkout-worker"})', '')
+      .replace(
+        'max by (task_queue, task_type) (svc_task_queue_backlog) > 50',
+        'sum by (task_queue, task_type) (svc_task_queue_backlog) > 50',
+      );
     expect(weakened).not.toBe(rules);
     writeFileSync(path.join(scratch, 'alerts.yml'), weakened);
     const tested = await promtool(['test', 'rules', 'alerts.test.yml'], { cwd: scratch });
     expect(tested.code).not.toBe(0);
     expect(tested.output).toContain('SvcPayoutStuck');
     expect(tested.output).toContain('SvcPayoutFailed');
+    expect(tested.output).toContain('SvcWorkerDown');
+    expect(tested.output).toContain('SvcWorkerBacklogGrowing');
   });
 });

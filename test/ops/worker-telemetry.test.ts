@@ -2,14 +2,17 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PinoTemporalLogger } from '../../src/worker/runtime';
+import { startWorkerMetrics } from '../../src/worker/metrics-server';
 import { deliveryInLogs } from '../../src/worker/worker';
 import { freePort } from '../support/free-port';
 import { useTestApp } from '../support/harness';
+import { eventually } from '../support/http';
 import { promtool } from '../support/prometheus';
 import { envFor, killHard, startEntryPoint } from '../support/processes';
 
 // The worker process serves the Temporal SDK's Prometheus metrics on its own
-// port, and writes the SDK's lines through pino, one JSON object a line.
+// port, behind the API's METRICS_TOKEN, and writes the SDK's lines through pino, one JSON object a line.
+const METRICS_TOKEN = 'metrics-token-0123456789abcdefghij';
 const ctx = useTestApp();
 const stops: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -72,11 +75,11 @@ describe('the Temporal SDK logger in pino', () => {
 });
 
 describe('worker.ts', () => {
-  it('serves the SDK metrics on WORKER_METRICS_PORT and logs its start as JSON', async () => {
+  it('serves the SDK metrics on WORKER_METRICS_PORT behind METRICS_TOKEN, logs its start as JSON, and stops answering when killed', async () => {
     const port = await freePort();
     const { child, output } = await startEntryPoint(
       'worker.ts',
-      { ...envFor(ctx.config), WORKER_METRICS_PORT: String(port), LOG_LEVEL: 'warn' },
+      { ...envFor(ctx.config), WORKER_METRICS_PORT: String(port), METRICS_TOKEN, LOG_LEVEL: 'warn' },
       /worker: polling/,
     );
     stops.push(() => killHard(child));
@@ -90,18 +93,53 @@ describe('worker.ts', () => {
       taskQueue: ctx.config.temporal.taskQueue,
       metrics: `http://127.0.0.1:${port}/metrics`,
     });
-    let body = '';
-    // The exporter reports a metric once the worker has recorded it (its first polls).
-    for (let i = 0; i < 40 && !/temporal_/.test(body); i++) {
-      body = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
-      if (!/temporal_/.test(body)) await new Promise((r) => setTimeout(r, 250));
+    const url = `http://127.0.0.1:${port}/metrics`;
+    // The API's token and the API's answers: none or a wrong one is 401 in the error envelope.
+    for (const token of [undefined, 'wrong-token-0123456789abcdefghij', ctx.config.adminToken]) {
+      const res = await fetch(url, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+      expect(res.status, String(token)).toBe(401);
+      expect(await res.json()).toMatchObject({ ok: false, error: 'Unauthorized', requestId: expect.stringMatching(/^req_/) });
     }
-    expect(body).toMatch(/^temporal_\w+/m);
+    // The exporter reports a metric once the worker has recorded it: its first polls, and the first
+    // workflow task it starts (the settlement schedule's runs, every 2 s here).
+    const body = await eventually(
+      () => fetch(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) => r.text()),
+      (text) => /^temporal_workflow_task_schedule_to_start_latency_bucket\{/m.test(text),
+      30_000,
+      'the SDK’s first workflow task',
+    );
     expect(body).toContain(`task_queue="${ctx.config.temporal.taskQueue}"`);
+    // The process's own, as the API reports its: what the dashboard's worker CPU and memory read.
+    expect(body).toMatch(/^process_cpu_seconds_total \d/m);
+    expect(body).toMatch(/^process_resident_memory_bytes \d/m);
+    // Durations in seconds, with buckets around the slow-start alert's thresholds.
+    expect(body).toMatch(/^temporal_workflow_task_schedule_to_start_latency_bucket\{[^}]*le="30"\} \d/m);
     // The worker's exposition passes Prometheus's own linter, as the API's does.
     const checked = await promtool(['check', 'metrics'], { input: body });
     expect(checked.output.trim()).toBe('');
     expect(checked.code).toBe(0);
+    // A killed worker answers nothing: Prometheus records up 0, and SvcWorkerDown fires.
+    await killHard(child);
+    await expect(fetch(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).rejects.toThrow();
+  }, 120_000);
+
+  it('serves no worker metrics in production without METRICS_TOKEN, as the API does not', async () => {
+    const metrics = await startWorkerMetrics({
+      host: '127.0.0.1',
+      port: await freePort(),
+      token: null,
+      production: true,
+      db: ctx.db.db,
+      exporterUrl: null,
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      const res = await fetch(metrics.url);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ ok: false, error: 'NotFound' });
+    } finally {
+      await metrics.close();
+    }
   });
 
   it('serves no metrics without WORKER_METRICS_PORT', async () => {
