@@ -8,15 +8,17 @@ import { verifyWithCopiedFile, verifyWithPackage, verifyWithShellRecipe } from '
 import { readmeOpsLines, type OpsLine } from './readme-lines';
 import { exampleBlock } from '../support/guides';
 import { balanceOf, mint, payFromWallet, randomAddress, sharedChain } from '../support/chain';
-import { expectOk, spawnOps, type Run } from './run-ops';
+import { expectOk, runOpsHere, type Run } from './run-ops';
 import { ownTreasury } from '../payouts/support';
 import { settlementScheduleId } from '../../src/temporal/settlement-schedules';
 
-// Each command runs as its own tsx process (a second or two each, more on a loaded 2-core machine).
+// Each command runs the CLI's program in this process (runOpsHere: its argv, its own environment, its
+// output and exit status); starting a tsx process per line took most of the file's time. The
+// `npm run ops` wrapper itself is run by test/cli/ops-errors.test.ts.
 vi.setConfig({ testTimeout: 120_000 });
 
 // Every `npm run ops -- …` line of the guides' shell blocks (the README's first payment and
-// docs/operations.md), run as written (`tsx src/cli/ops.ts`, which is what `npm run ops` runs)
+// docs/operations.md), run as written (the program `npm run ops` runs)
 // against the whole stack on real sockets: API, sandbox provider, worker. Only the placeholders are
 // filled in (MER_…, SV_…, key_…, we_…, dlv_…, and the example webhook URL, which becomes a local
 // receiver). A line with no step below fails the test.
@@ -79,7 +81,7 @@ function fill(args: string[]): string[] {
   return filled;
 }
 
-const ops = (args: string[]) => spawnOps(args, { SVC_URL: ctx.baseUrl, ADMIN_TOKEN, SVC_DATA_DIR: '/nonexistent' });
+const ops = (args: string[]) => runOpsHere(args, { SVC_URL: ctx.baseUrl, ADMIN_TOKEN, SVC_DATA_DIR: '/nonexistent' });
 const capture = (run: Run, pattern: RegExp) => pattern.exec(run.stdout)?.[1] ?? expect.fail(`${pattern} not in:\n${run.stdout}`);
 const api = (method: 'GET' | 'POST', path: string, body?: unknown) =>
   http(method, `${ctx.baseUrl}/api/v1/${path}`, {
