@@ -175,14 +175,17 @@ export interface SessionEventContext {
   merchantSecret: string | null;
 }
 
-// The merchant's side of an event's context, as columns of a statement on the session's row.
+// The merchant's side of an event's context, as columns of a statement on the session's row. The
+// session's column is named with its table: in an update's RETURNING drizzle writes a column bare,
+// and a bare merchant_id inside the subquery would be the endpoint's own (every merchant's endpoints).
+const sessionMerchantId = sql.raw('"checkout_sessions"."merchant_id"');
 const enabledEndpointsOfSession = sql<EnabledEndpoint[]>`coalesce((
   select json_agg(json_build_object('id', e.id, 'url', e.url, 'secretEncrypted', e.secret_encrypted, 'eventTypes', e.event_types)
     order by e.created_at)
-  from ${webhookEndpoints} e where e.merchant_id = ${checkoutSessions.merchantId} and e.enabled), '[]'::json)`;
+  from ${webhookEndpoints} e where e.merchant_id = ${sessionMerchantId} and e.enabled), '[]'::json)`;
 const merchantSecretOfSession = sql<
   string | null
->`(select m.webhook_secret_encrypted from ${merchants} m where m.id = ${checkoutSessions.merchantId})`;
+>`(select m.webhook_secret_encrypted from ${merchants} m where m.id = ${sessionMerchantId})`;
 
 /** SessionEventContext of each of `ids` that exists, in one round trip (every payment of a payout). */
 export async function findSessionsForEvent(db: DatabaseOrTransaction, ids: readonly string[]): Promise<Map<string, SessionEventContext>> {
