@@ -5,6 +5,7 @@ import { useEffect, useState, useSyncExternalStore } from 'react';
 import { api, can, type Me } from './api';
 import { PaymentSearchBox } from './search';
 import { StepUpProvider } from './step-up';
+import { ToastProvider } from './toast';
 import { useMe } from './ui';
 
 // The frame every signed-in page shares, as merchants know it from other payment dashboards: the
@@ -122,9 +123,11 @@ function SignedInFrame() {
       </header>
       {me.data && <Sections me={me.data} open={menuOpen} />}
       <main id="main" tabIndex={-1}>
-        <StepUpProvider>
-          <Outlet />
-        </StepUpProvider>
+        <ToastProvider>
+          <StepUpProvider>
+            <Outlet />
+          </StepUpProvider>
+        </ToastProvider>
       </main>
     </div>
   );

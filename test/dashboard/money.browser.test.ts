@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { parseCrypto } from '../../src/domain/money';
 import { expectNoAxeViolations } from '../support/axe';
@@ -21,6 +22,29 @@ const chrome = useBrowser();
 const chain = sharedChain();
 const WALLET = '0x8ba1f109551bd432803012645ac136ddd64dba72';
 const CHECKSUMMED = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
+
+/**
+ * From now on, every text a role=status region holds, as a screen reader is given it: a toast's
+ * announcement stays in the page about a second, too short to look for after the fact.
+ */
+async function recordAnnouncements(page: Page): Promise<() => Promise<string[]>> {
+  type PageGlobals = {
+    announced: string[];
+    MutationObserver: new (cb: () => void) => { observe(node: unknown, options: object): void };
+    document: { body: unknown; querySelectorAll(s: string): Iterable<{ textContent: string | null }> };
+  };
+  await page.evaluate(() => {
+    const g = globalThis as unknown as PageGlobals;
+    g.announced = [];
+    new g.MutationObserver(() => {
+      for (const region of g.document.querySelectorAll('[role="status"]')) {
+        const text = region.textContent?.trim();
+        if (text && !g.announced.includes(text)) g.announced.push(text);
+      }
+    }).observe(g.document.body, { subtree: true, childList: true, characterData: true });
+  });
+  return () => page.evaluate(() => (globalThis as unknown as PageGlobals).announced);
+}
 
 // A long walk (a link paid on chain, its payout confirmed): its own time bound, as the other long walks.
 describe('payments, links and money in Chromium', { timeout: 180_000 }, () => {
@@ -69,8 +93,19 @@ describe('payments, links and money in Chromium', { timeout: 180_000 }, () => {
     await page.goto(`${base}/links`);
     await page.getByLabel('Amount').fill('12.5');
     await page.getByLabel('Description (shown to the customer)').fill('A walk print');
+    const announced = await recordAnnouncements(page);
     await page.getByRole('button', { name: 'Create the link' }).click();
     const url = (await page.getByTestId('new-link-url').textContent())!;
+    // The change says so in a toast, announced politely (role=status); hovered, it stays while axe reads the page.
+    await expect.poll(announced).toContain('Notification Payment link created.');
+    const toast = page
+      .getByRole('region', { name: /^Notifications/ })
+      .getByRole('listitem')
+      .filter({ hasText: 'Payment link created.' });
+    await toast.hover();
+    await expectNoAxeViolations(page, 'links, a toast showing');
+    await toast.getByRole('button', { name: 'Dismiss' }).click();
+    await toast.waitFor({ state: 'detached' });
     const linkId = /\/link\/(plink_[0-9A-Za-z]+)$/.exec(url)![1]!;
     await expect.poll(() => page.getByTestId('link').count()).toBe(1);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.baseUrl });

@@ -3,6 +3,7 @@ import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, can, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint } from '../api';
 import { useStepUp } from '../step-up';
+import { useToast } from '../toast';
 import { Confirm, Countdown, ErrorText, Field, formValues, ScrollTable, ShownOnce, SignedIn, usePageTitle, When } from '../ui';
 
 const date = (iso: string | null) => (iso ? <When at={iso} /> : '—');
@@ -145,6 +146,7 @@ function Webhooks() {
   const stepUp = useStepUp();
   const [shown, setShown] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
+  const toast = useToast();
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['webhook-endpoints'] });
   const endpoints = useQuery({
     queryKey: ['webhook-endpoints'],
@@ -153,8 +155,9 @@ function Webhooks() {
   const add = useMutation({
     mutationFn: (body: { url: string; eventTypes?: string[] }) =>
       stepUp(() => api<{ secret: string }>('POST', '/webhook-endpoints', body), { what: 'add a webhook endpoint' }),
-    onSuccess: (r) => {
+    onSuccess: (r, body) => {
       setShown(r.secret);
+      toast(`Webhook endpoint ${body.url} added.`);
       refresh();
     },
   });
@@ -173,7 +176,10 @@ function Webhooks() {
   const change = useMutation({
     mutationFn: ({ id, action }: { id: string; action: 'enable' | 'disable' | 'delete' }) =>
       action === 'delete' ? api('DELETE', `/webhook-endpoints/${id}`) : api('POST', `/webhook-endpoints/${id}/${action}`),
-    onSuccess: refresh,
+    onSuccess: (_r, { action }) => {
+      toast(`Webhook endpoint ${action === 'delete' ? 'removed' : `${action}d`}.`);
+      refresh();
+    },
   });
   const test = useMutation({
     mutationFn: (e: WebhookEndpoint) => api<{ deliveryId: string }>('POST', `/webhook-endpoints/${e.id}/test`).then(() => e),

@@ -4,6 +4,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { api, can, FIAT_CURRENCIES, type PaymentLink, type Wallet } from '../api';
 import { Amount, Confirm, CopyButton, EmptyState, ErrorText, Page, ScrollTable, When, FieldError, invalidProps } from '../ui';
 import { fieldError } from '../field-errors';
+import { useToast } from '../toast';
 
 // Payment links. Owners, admins and developers make and deactivate them; a viewer
 // reads. Each link's sessions are the payment list filtered by the link.
@@ -20,10 +21,12 @@ function CreateLink() {
   const ids = { amount: useId(), currency: useId(), wallet: useId(), description: useId(), order: useId(), expires: useId() };
   const wallets = useQuery({ queryKey: ['wallets'], queryFn: () => api<{ wallets: Wallet[] }>('GET', '/wallets') });
   const [made, setMade] = useState<PaymentLink | null>(null);
+  const toast = useToast();
   const create = useMutation({
     mutationFn: (body: object) => api<{ link: PaymentLink }>('POST', '/payment-links', body),
     onSuccess: (r) => {
       setMade(r.link);
+      toast('Payment link created.');
       void queryClient.invalidateQueries({ queryKey: ['payment-links'] });
     },
   });
@@ -118,10 +121,14 @@ function CreateLink() {
 
 function LinkList({ canChange }: { canChange: boolean }) {
   const queryClient = useQueryClient();
+  const toast = useToast();
   const links = useQuery({ queryKey: ['payment-links'], queryFn: () => api<{ links: PaymentLink[] }>('GET', '/payment-links') });
   const deactivate = useMutation({
     mutationFn: (id: string) => api('POST', `/payment-links/${id}/deactivate`),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['payment-links'] }),
+    onSuccess: () => {
+      toast('Payment link deactivated: it takes no new payments.');
+      void queryClient.invalidateQueries({ queryKey: ['payment-links'] });
+    },
   });
   return (
     <section aria-labelledby="your-links">

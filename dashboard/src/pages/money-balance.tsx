@@ -13,6 +13,7 @@ import {
   type PayoutSettings,
 } from '../api';
 import { useStepUp } from '../step-up';
+import { useToast } from '../toast';
 import { CopyButton, ErrorText, formValues, ScrollTable } from '../ui';
 
 // The Money page's balance (docs/settlement.md): what the merchant is owed per network and asset,
@@ -126,11 +127,15 @@ function Balances({ settings }: { settings: PayoutSettings }) {
 function ChangeSchedule({ settings }: { settings: PayoutSettings }) {
   const queryClient = useQueryClient();
   const stepUp = useStepUp();
+  const toast = useToast();
   const ids = { schedule: useId(), minimum: useId() };
   const change = useMutation({
     mutationFn: (body: Record<string, string>) =>
       stepUp(() => api<PayoutSettings>('POST', '/payout-settings', body), { what: 'change when payouts go' }),
-    onSuccess: (data) => queryClient.setQueryData(['payout-settings'], data),
+    onSuccess: (data) => {
+      queryClient.setQueryData(['payout-settings'], data);
+      toast('Payout schedule saved.');
+    },
   });
   return (
     // A new key per saved setting: the uncontrolled fields show what is saved after each change.
@@ -179,9 +184,13 @@ function ChangeSchedule({ settings }: { settings: PayoutSettings }) {
 
 function PayOutNow() {
   const queryClient = useQueryClient();
+  const toast = useToast();
   const request = useMutation({
     mutationFn: () => api<PayoutSettings>('POST', '/payout-settings/request'),
-    onSuccess: (data) => queryClient.setQueryData(['payout-settings'], data),
+    onSuccess: (data) => {
+      queryClient.setQueryData(['payout-settings'], data);
+      toast('Payout asked for.');
+    },
   });
   return (
     <div>

@@ -3,6 +3,7 @@ import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useId, type FormEvent } from 'react';
 import { api, can, ASSETS, NETWORKS, type Me, type Payout, type Settlement, type Wallet } from '../api';
 import { useStepUp } from '../step-up';
+import { useToast } from '../toast';
 import { formatCrypto, parseCrypto } from '../../../src/domain/money';
 import type { ChartDay } from '../chart';
 import { formatAmount } from '../format';
@@ -26,9 +27,13 @@ function ChangeWallet() {
   const queryClient = useQueryClient();
   const stepUp = useStepUp();
   const ids = { asset: useId(), network: useId(), address: useId() };
+  const toast = useToast();
   const change = useMutation({
     mutationFn: (body: object) => stepUp(() => api<{ wallet: Wallet }>('POST', '/wallets', body), { what: 'change a settlement wallet' }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['wallets'] }),
+    onSuccess: (r) => {
+      toast(`Settlement wallet for ${r.wallet.asset} on ${r.wallet.network} saved.`);
+      void queryClient.invalidateQueries({ queryKey: ['wallets'] });
+    },
   });
   const addressError = fieldError(change.error, 'address');
   return (
