@@ -1,5 +1,7 @@
 import { formatCryptoAmount, parseCrypto } from '../../src/domain/money';
 import type { PaidWith } from '../../src/domain/payment-labels';
+import type { z } from 'zod';
+import type { refundInput, signInInput, signUpInput, teamInviteInput } from '../../src/domain/dashboard-inputs';
 import { formatDecimal } from './format';
 
 // The dashboard's one way to its internal API (/dashboard/api/, cookie session): JSON both ways, and
@@ -35,6 +37,14 @@ export async function api<T>(method: 'GET' | 'POST' | 'DELETE', path: string, bo
   if (!res.ok) throw new ApiError(res.status, json.error ?? 'Error', json.message ?? `The request failed (${res.status}).`, json.details);
   return json as T;
 }
+
+// The forms' bodies are the server's own schemas (zod and pure lists only, so the bundle takes them):
+// their input types here, and each form checks its values with the same schema before sending.
+export { refundInput, signInInput, signUpInput, teamInviteInput } from '../../src/domain/dashboard-inputs';
+export type SignUpRequest = z.input<typeof signUpInput>;
+export type SignInRequest = z.input<typeof signInInput>;
+export type RefundRequest = z.input<typeof refundInput>;
+export type TeamInviteRequest = z.input<typeof teamInviteInput>;
 
 export interface Me {
   ok: true;

@@ -1,7 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
-import { api, ApiError } from '../api';
+import { api, ApiError, signInInput, type SignInRequest } from '../api';
+import { checkForm } from '../field-errors';
 import { ErrorText, Field, formValues, usePageTitle } from '../ui';
 
 export function SignIn() {
@@ -11,7 +12,10 @@ export function SignIn() {
   // Asked for once the password is known right and the account has a second factor.
   const [askCode, setAskCode] = useState(false);
   const signIn = useMutation({
-    mutationFn: (body: Record<string, string>) => api<{ ok: true }>('POST', '/sign-in', body),
+    mutationFn: (values: Record<string, string>) => {
+      const body: SignInRequest = checkForm(signInInput, values);
+      return api<{ ok: true }>('POST', '/sign-in', body);
+    },
     onError: (e) => {
       if (e instanceof ApiError && e.details.some((d) => d.path === 'code')) setAskCode(true);
     },

@@ -1,12 +1,16 @@
 import { useMutation } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
-import { api } from '../api';
+import { api, signUpInput, type SignUpRequest } from '../api';
+import { checkForm } from '../field-errors';
 import { ErrorText, Field, formValues, usePageTitle } from '../ui';
 
 export function SignUp() {
   usePageTitle('Create an account');
   const signUp = useMutation({
-    mutationFn: (body: Record<string, string>) => api<{ ok: true }>('POST', '/sign-up', body),
+    mutationFn: (values: Record<string, string>) => {
+      const body: SignUpRequest = checkForm(signUpInput, values);
+      return api<{ ok: true }>('POST', '/sign-up', body);
+    },
   });
   if (signUp.isSuccess) {
     return (

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { normalizeEmail, type MerchantAccounts } from '../../payments/merchant-accounts';
 import { SESSION_COOKIE, cookieOptions, issueCsrfCookie } from './cookies';
 import { can, rolesFor } from '../../domain/dashboard-roles';
+import { newPasswordInput, signInInput, signUpInput } from '../../domain/dashboard-inputs';
 import { actorOf, hide, ok, type SignedIn } from './guard';
 
 // The dashboard's account routes: sign-up, e-mail verification, sign-in and out, who is signed in,
@@ -49,11 +50,7 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (
     {
       schema: {
         hide,
-        body: z.strictObject({
-          businessName: z.string().trim().min(1).max(200),
-          email: z.email().max(254),
-          password: z.string().min(12, 'must be at least 12 characters').max(256),
-        }),
+        body: signUpInput,
         response: { 201: z.object({ ok }) },
       },
     },
@@ -79,12 +76,7 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (
     {
       schema: {
         hide,
-        body: z.strictObject({
-          email: z.string().trim().min(1).max(254),
-          password: z.string().min(1).max(256),
-          /** The authenticator's code or a recovery code, for a person with a second factor. */
-          code: z.string().max(20).optional(),
-        }),
+        body: signInInput,
         response: { 200: z.object({ ok }) },
       },
     },
@@ -100,7 +92,7 @@ const accountRoutes: FastifyPluginAsyncZod<AccountRoutesOptions> = async (
     },
   );
 
-  const newPassword = z.string().min(12, 'must be at least 12 characters').max(256);
+  const newPassword = newPasswordInput;
 
   app.post(
     '/forgot-password',

@@ -8,7 +8,7 @@ import type { SiteRow } from '../../payments/rows';
 import { SCOPES } from '../../domain/scopes';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhook-event-types';
 import { apiKeyView, deliveryView, endpointView, viewDelivery, viewEndpoint, viewKey } from '../routes/admin/merchant-views';
-import { eventTypesInput } from '../routes/admin/webhook-endpoints';
+import { webhookEndpointInput } from '../../domain/dashboard-inputs';
 import { rolesFor } from '../../domain/dashboard-roles';
 import { actorOf, hide, ok, type SignedIn } from './guard';
 
@@ -69,7 +69,7 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     {
       schema: {
         hide,
-        body: z.strictObject({ url: z.string().trim().min(1).max(2048), eventTypes: eventTypesInput }),
+        body: webhookEndpointInput,
         response: { 201: z.object({ ok, endpoint: endpointView, secret: z.string() }) },
       },
     },

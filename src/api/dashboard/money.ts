@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { validationError } from '../../domain/errors';
 import { formatCrypto, parseCrypto } from '../../domain/money';
 import { PAYOUT_SCHEDULES } from '../../domain/balances';
+import { payoutSettingsInput } from '../../domain/dashboard-inputs';
 import { settlementsCsv } from '../../domain/settlements-csv';
 import { PAYOUT_LIST_MAX_LIMIT, type MerchantMoney, type PayoutSettings } from '../../payments/merchant-money';
 import { checkWallets, walletInput, walletView } from '../routes/admin/merchant-views';
@@ -150,7 +151,7 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
     {
       schema: {
         hide,
-        body: z.strictObject({ schedule: z.enum(PAYOUT_SCHEDULES), minimum: z.string().max(40) }),
+        body: payoutSettingsInput,
         response: { 200: payoutSettingsView },
       },
     },

@@ -8,6 +8,7 @@ import type { ExceptionDetail, PaymentDetail } from '../../payments/payment-deta
 import { viewRefund } from '../../payments/payment-refunds';
 import { deliveryView, viewDelivery } from '../routes/admin/merchant-views';
 import { rolesFor } from '../../domain/dashboard-roles';
+import { refundInput } from '../../domain/dashboard-inputs';
 import { merchantPaymentLabels } from '../../domain/payment-labels';
 import { actorOf, hide, ok, type SignedIn } from './guard';
 import { paidWithView, partlyPaidView, viewPartlyPaid } from './payments';
@@ -213,13 +214,7 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
       schema: {
         hide,
         params,
-        // No address: the one the customer left on the checkout page.
-        // requestKey: the form's key for this refund (a double click sends it twice: one refund).
-        body: z.strictObject({
-          amount: z.string().trim().min(1).max(40),
-          address: z.string().trim().min(1).max(100).optional(),
-          requestKey: z.string().trim().min(8).max(100).optional(),
-        }),
+        body: refundInput,
         response: { 201: z.object({ ok, refund: paymentRefundView }) },
       },
     },

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DASHBOARD_ROLES, rolesFor } from '../../domain/dashboard-roles';
+import { newPasswordInput, teamInviteInput } from '../../domain/dashboard-inputs';
 import type { DashboardTeam, InvitationRow, MemberRow } from '../../payments/dashboard-team';
 import { actorOf, hide, ok, type SignedIn } from './guard';
 
@@ -96,7 +97,7 @@ const teamRoutes: FastifyPluginAsyncZod<TeamRoutesOptions> = async (app, { team,
     {
       schema: {
         hide,
-        body: z.strictObject({ email: z.email().max(254), role: z.enum(DASHBOARD_ROLES) }),
+        body: teamInviteInput,
         response: { 201: z.object({ ok, invitation: invitationView }) },
       },
     },
@@ -144,7 +145,7 @@ const teamRoutes: FastifyPluginAsyncZod<TeamRoutesOptions> = async (app, { team,
     {
       schema: {
         hide,
-        body: z.strictObject({ token: invitationToken, password: z.string().min(12, 'must be at least 12 characters').max(256) }),
+        body: z.strictObject({ token: invitationToken, password: newPasswordInput }),
         response: { 201: z.object({ ok, email: z.string() }) },
       },
     },

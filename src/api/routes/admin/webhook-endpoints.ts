@@ -2,20 +2,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../../config';
 import type { EndpointChange } from '../../../payments/merchant-credentials';
-import { WEBHOOK_EVENT_TYPES } from '../../../domain/webhook-event-types';
+import { eventTypesInput } from '../../../domain/dashboard-inputs';
 import { endpointView, viewEndpoint as view } from './merchant-views';
 
 // The secret is shown once, at registration; no other answer carries it, in any form.
 const endpointAnswer = z.object({ ok: z.literal(true), endpoint: endpointView });
 const merchantParams = z.object({ id: z.string() });
 const endpointParams = z.object({ id: z.string(), endpointId: z.string() });
-
-/** The event types an endpoint receives (absent: every event); shared by the admin API and the dashboard. */
-export const eventTypesInput = z
-  .array(z.enum(WEBHOOK_EVENT_TYPES))
-  .min(1)
-  .max(WEBHOOK_EVENT_TYPES.length * 2)
-  .optional();
 
 /** Operators: a merchant's webhook endpoints: register, list, enable/disable, delete. */
 const adminWebhookEndpointRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app) => {
