@@ -12,7 +12,8 @@ import { seedPayment } from '../support/seed-payment';
 // The dashboard's frame in real Chromium: the sections in a sidebar with the current one marked (and
 // behind a Menu button on a phone), breadcrumbs on the pages inside a section, and the search that
 // ⌘K / Ctrl+K or / opens, finding a payment by its id, its order id and a transaction hash. No section
-// is wider than a 390 px phone; axe-core finds nothing, light or dark.
+// is wider than a 390 px phone; axe-core finds nothing in any section, on a wide screen and on a phone,
+// light and dark.
 const mailbox = useMailSink();
 const ctx = useTestApp(mailbox.env, { listen: true });
 const chrome = useBrowser();
@@ -30,6 +31,16 @@ const SECTIONS = [
   '/security',
   '/quickstart',
 ];
+
+/** Each section in turn (and a payment's page), loaded and settled, with axe-core run on it light and dark. */
+async function walkWithAxe(page: Page, base: string, sections: string[], width: string): Promise<void> {
+  for (const section of sections) {
+    await page.goto(`${base}${section}`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await page.waitForLoadState('networkidle');
+    await expectNoAxeViolations(page, `${section} at ${width}`);
+  }
+}
 
 /** The link of the sidebar marked as the current section (aria-current="page"). */
 const current = (page: Page) => page.getByRole('navigation', { name: 'Sections' }).locator('a[aria-current="page"]');
@@ -131,6 +142,9 @@ describe('the dashboard’s navigation in Chromium', { timeout: 180_000 }, () =>
     expect(await page.getByLabel('Search').inputValue()).toBe('a/b');
     expect(await page.getByRole('dialog').count()).toBe(0);
 
+    // Every section on a wide screen, light and dark.
+    await walkWithAxe(page, base, [...SECTIONS, `/payments/${paidOut}`], '1280 px');
+
     // A phone: the sections behind Menu, closed again once one is chosen; no section wider than the screen.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base}/`);
@@ -157,6 +171,8 @@ describe('the dashboard’s navigation in Chromium', { timeout: 180_000 }, () =>
       );
     }
     expect(Object.entries(widths).filter(([, w]) => w > 390)).toEqual([]);
+    // Every section on the phone, light and dark.
+    await walkWithAxe(page, base, [...SECTIONS, `/payments/${paidOut}`], '390 px');
     await page.goto(`${base}/`);
     await page.getByTestId('volume-chart').waitFor();
     await showColorScheme(page, 'dark');
