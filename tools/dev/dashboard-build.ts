@@ -20,10 +20,14 @@ function filesUnder(dir: string): string[] {
     .sort();
 }
 
-/** One hash of everything the build reads: the dashboard's files, the lockfile and this file (how it builds). */
+/**
+ * One hash of everything the build reads: the dashboard's files, the pure domain modules it imports
+ * (its form schemas, lists and formats), the lockfile and this file (how it builds).
+ */
 export function dashboardSourceHash(): string {
   const hash = createHash('sha256');
-  for (const file of [...filesUnder(DASHBOARD_SOURCE), path.join(PROJECT_ROOT, 'package-lock.json'), __filename]) {
+  const domain = path.join(PROJECT_ROOT, 'src', 'domain');
+  for (const file of [...filesUnder(DASHBOARD_SOURCE), ...filesUnder(domain), path.join(PROJECT_ROOT, 'package-lock.json'), __filename]) {
     hash.update(path.relative(PROJECT_ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   return hash.digest('hex');
