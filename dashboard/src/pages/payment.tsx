@@ -9,15 +9,18 @@ import {
   networkName,
   paidWithText,
   parseCrypto,
+  refundInput,
   type Me,
   type PaymentDetail,
   type PaymentException,
   type PaymentProof,
   type PayoutSettings,
+  type RefundRequest,
   type TimelineEntry,
   type WebhookDelivery,
 } from '../api';
 import { useStepUp } from '../step-up';
+import { useToast } from '../toast';
 import { formatAmount, partlyPaidText } from '../format';
 import {
   Breadcrumbs,
@@ -31,7 +34,7 @@ import {
   usePageTitle,
   When,
 } from '../ui';
-import { fieldError } from '../field-errors';
+import { checkForm, fieldError } from '../field-errors';
 
 // One payment, as it happens. The page reads it every 3 s while it is open (the timeline, exceptions
 // and deliveries come from Postgres alone), and the chain proof, which reads the chain, every 15 s.
@@ -177,11 +180,13 @@ function RefundForm(props: { paymentId: string; exception: PaymentException; ass
   const queryClient = useQueryClient();
   const stepUp = useStepUp();
   const addressId = useId();
+  const toast = useToast();
   const refund = useMutation({
     mutationFn: (address: string) =>
       stepUp(() => api('POST', `/payments/${paymentId}/exceptions/${exception.id}/refund`, { address }), {
         what: `send ${exact(exception.amount, asset)} back to ${address}`,
       }),
+    onSuccess: () => toast(`Refund of ${exact(exception.amount, asset)} asked for.`),
     onSettled: () => void queryClient.invalidateQueries({ queryKey: ['payment'] }),
   });
   const submit = (e: FormEvent<HTMLFormElement>) => {
@@ -297,11 +302,16 @@ function PaymentRefundForm({ detail }: { detail: PaymentDetail }) {
   const prefill = detail.payment.refundAddress;
   // One key per refund this form shows: a double click (or a retry after a lost answer) is one refund.
   const [requestKey] = useState(newRequestKey);
+  const toast = useToast();
   const refund = useMutation({
-    mutationFn: (values: Record<string, string>) =>
-      stepUp(() => api('POST', `/payments/${detail.payment.id}/refunds`, { amount: values.amount, address: values.address, requestKey }), {
+    mutationFn: (values: Record<string, string>) => {
+      // Checked before the step-up: a refused amount or address asks for no password.
+      const body: RefundRequest = checkForm(refundInput, { amount: values.amount, address: values.address, requestKey });
+      return stepUp(() => api('POST', `/payments/${detail.payment.id}/refunds`, body), {
         what: `refund ${exact(values.amount ?? '', detail.payment.asset)} to ${values.address ?? ''}`,
-      }),
+      });
+    },
+    onSuccess: (_r, values) => toast(`Refund of ${exact(values.amount ?? '', detail.payment.asset)} asked for.`),
     onSettled: () => {
       void queryClient.invalidateQueries({ queryKey: ['payment'] });
       void queryClient.invalidateQueries({ queryKey: ['payout-settings'] });

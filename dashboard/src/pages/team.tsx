@@ -1,7 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
-import { api, can, ROLES, type Invitation, type Me, type Member, type Role } from '../api';
+import { api, can, ROLES, teamInviteInput, type Invitation, type Me, type Member, type Role, type TeamInviteRequest } from '../api';
+import { checkForm } from '../field-errors';
 import { useStepUp } from '../step-up';
+import { useToast } from '../toast';
 import { Confirm, ErrorText, Field, formValues, Page, ScrollTable, When } from '../ui';
 
 // The team: members and their roles (docs/dashboard.md, "Roles"). Owners and admins see it; only an
@@ -42,6 +44,7 @@ function Members({ me }: { me: Me }) {
   const queryClient = useQueryClient();
   const stepUp = useStepUp();
   const members = useQuery({ queryKey: ['team'], queryFn: () => api<{ members: Member[] }>('GET', '/team') });
+  const toast = useToast();
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['team'] });
   const change = useMutation({
     mutationFn: ({ member, role }: { member: Member; role: Role }) =>
@@ -53,9 +56,16 @@ function Members({ me }: { me: Me }) {
           label: `Make them ${aRole(role)}`,
         },
       }),
+    onSuccess: (_r, { member, role }) => toast(`${member.email} is now ${aRole(role)}.`),
     onSettled: refresh,
   });
-  const remove = useMutation({ mutationFn: (id: string) => api('DELETE', `/team/${id}`), onSuccess: refresh });
+  const remove = useMutation({
+    mutationFn: (member: Member) => api('DELETE', `/team/${member.id}`),
+    onSuccess: (_r, member) => {
+      toast(`${member.email} was removed from the team.`);
+      refresh();
+    },
+  });
   return (
     <section aria-labelledby="members">
       <h2 id="members">Members</h2>
@@ -82,7 +92,7 @@ function Members({ me }: { me: Me }) {
                   title={`Remove ${m.email}?`}
                   description="They are signed out at once and can no longer sign in to this merchant; the invitations they sent that nobody accepted yet stop working. Only a new invitation brings them back."
                   confirmLabel="Remove the member"
-                  onConfirm={() => remove.mutate(m.id)}
+                  onConfirm={() => remove.mutate(m)}
                   disabled={remove.isPending}
                 />
               )}
@@ -110,9 +120,16 @@ function Invitations({ me }: { me: Me }) {
     queryFn: () => api<{ invitations: Invitation[] }>('GET', '/team/invitations'),
   });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['invitations'] });
+  const toast = useToast();
   const invite = useMutation({
-    mutationFn: (body: Record<string, string>) => api<{ invitation: Invitation }>('POST', '/team/invitations', body),
-    onSuccess: refresh,
+    mutationFn: (values: Record<string, string>) => {
+      const body: TeamInviteRequest = checkForm(teamInviteInput, values);
+      return api<{ invitation: Invitation }>('POST', '/team/invitations', body);
+    },
+    onSuccess: (r) => {
+      toast(`Invitation sent to ${r.invitation.email}.`);
+      refresh();
+    },
   });
   const withdraw = useMutation({ mutationFn: (id: string) => api('DELETE', `/team/invitations/${id}`), onSuccess: refresh });
   return (
@@ -131,6 +148,7 @@ function Invitations({ me }: { me: Me }) {
           type="email"
           autoComplete="off"
           hint="They get a link that works once, for 7 days."
+          error={invite.error}
         />
         <div className="field">
           <label htmlFor={roleId}>Role</label>
