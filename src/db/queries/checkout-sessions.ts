@@ -187,10 +187,9 @@ const merchantSecretOfSession = sql<
   string | null
 >`(select m.webhook_secret_encrypted from ${merchants} m where m.id = ${sessionMerchantId})`;
 
-/** SessionEventContext of each of `ids` that exists, in one round trip (every payment of a payout). */
-export async function findSessionsForEvent(db: DatabaseOrTransaction, ids: readonly string[]): Promise<Map<string, SessionEventContext>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
+/** The select of SessionEventContext, for the caller's WHERE. */
+const selectEventContext = (db: DatabaseOrTransaction) =>
+  db
     .select({
       session: checkoutSessions,
       transaction: transactions,
@@ -198,8 +197,12 @@ export async function findSessionsForEvent(db: DatabaseOrTransaction, ids: reado
       merchantSecret: merchantSecretOfSession,
     })
     .from(checkoutSessions)
-    .leftJoin(transactions, eq(transactions.paymentId, checkoutSessions.id))
-    .where(inArray(checkoutSessions.id, [...ids]));
+    .leftJoin(transactions, eq(transactions.paymentId, checkoutSessions.id));
+
+/** SessionEventContext of each of `ids` that exists, in one round trip (every payment of a payout). */
+export async function findSessionsForEvent(db: DatabaseOrTransaction, ids: readonly string[]): Promise<Map<string, SessionEventContext>> {
+  if (ids.length === 0) return new Map();
+  const rows = await selectEventContext(db).where(inArray(checkoutSessions.id, [...ids]));
   return new Map(rows.map((row) => [row.session.id, row]));
 }
 
@@ -207,15 +210,7 @@ export async function findSessionsForEvent(db: DatabaseOrTransaction, ids: reado
 export async function findSessionForEvent(db: DatabaseOrTransaction, id: string): Promise<SessionEventContext | undefined> {
   // Every event of every payment, a select of every column of two tables: built once per handle (prepared.ts).
   const query = preparedFor(db, 'find_session_for_event', () =>
-    db
-      .select({
-        session: checkoutSessions,
-        transaction: transactions,
-        endpoints: enabledEndpointsOfSession,
-        merchantSecret: merchantSecretOfSession,
-      })
-      .from(checkoutSessions)
-      .leftJoin(transactions, eq(transactions.paymentId, checkoutSessions.id))
+    selectEventContext(db)
       .where(eq(checkoutSessions.id, sql.placeholder('id')))
       .prepare('find_session_for_event'),
   );
