@@ -312,6 +312,17 @@ const steps: Record<
     timeoutMs: 240_000,
     before: async () => {
       await settlementSchedule().pause();
+      // A transfer still under way (an earlier run's) is finished first by the next run, which then plans
+      // nothing new: wait for none, so that the run below plans this payment's sweep.
+      await eventually(
+        () =>
+          ctx.db.sql`select count(*)::int as n from payouts where status in ('planned', 'signed', 'broadcast')`.then(
+            (r) => r[0]!.n as number,
+          ),
+        (n) => n === 0,
+        120_000,
+        'no transfer under way',
+      );
       await own.chain.control.setBalance({ address: own.treasury, value: 0n });
       const created = await api('POST', 'checkout/sessions', { amount: 9, currency: 'USD', countryCode: 'US' });
       const id = (state.failedPaymentId = created.json.checkoutSession.id as string);

@@ -160,7 +160,7 @@ describe('the developers area in Chromium', { timeout: 150_000 }, () => {
     await page.getByLabel('Email address to invite').fill('walk-dev@example.com');
     await page.getByLabel('Role', { exact: true }).selectOption('developer');
     await page.getByRole('button', { name: 'Send the invitation' }).click();
-    await page.getByText('Invitation sent to walk-dev@example.com.').waitFor();
+    await page.getByRole('region', { name: 'Invitations', exact: true }).getByText('Invitation sent to walk-dev@example.com.').waitFor();
     await expect.poll(() => page.getByRole('region', { name: 'Pending invitations, scrollable' }).locator('tbody tr').count()).toBe(1);
     await expectNoAxeViolations(page, 'team');
     await page.goto(`${base}/audit-log`);
