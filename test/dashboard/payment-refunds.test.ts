@@ -196,8 +196,14 @@ describe('refunds of a completed payment', () => {
       60_000,
       'the rest paid out',
     );
-    for (const account of ['available', 'reserved', 'outgoing'])
-      expect(await ledgerBalance(ctx, `merchant:${owner.merchantId}:${account}`, 'USDC'), account).toBe(0n);
+    // The transfer lands before the run writes its confirmation: wait for the ledger, not the chain.
+    const accounts = ['available', 'reserved', 'outgoing'] as const;
+    await eventually(
+      () => Promise.all(accounts.map((a) => ledgerBalance(ctx, `merchant:${owner.merchantId}:${a}`, 'USDC'))),
+      (balances) => balances.every((b) => b === 0n),
+      60_000,
+      'the payout confirmed in the ledger',
+    );
     expect(await unbalancedPostings(ctx)).toEqual([]);
     expect(await reconciliationDifferences(ctx)).toEqual([]);
   }, 400_000);
