@@ -27,7 +27,7 @@ export interface BenchOptions {
   payments: number;
   /** Payments per round at 10 % load (latency figure). */
   latencyPayments: number;
-  /** At 10 % load a round is slow (a payment every few seconds): fewer rounds. */
+  /** Rounds of the latency figure (at 10 % load a round is slow: a payment every few seconds). */
   latencyRounds: number;
   deliveries: number;
   /** Open deposit addresses per chain-watch case. */
@@ -47,8 +47,9 @@ export interface BenchOptions {
 const USAGE = `npm run bench -- [--quick] [--out FILE] [--only ${FIGURE_GROUPS.join(',')}] [--temporal dev|production] [--log-level warn]`;
 
 /**
- * The default run takes about 10 minutes on a 2-core machine; --quick is a smoke test (about 2
- * minutes) whose numbers are too short to trust, only their presence.
+ * The default run takes tens of minutes on a 2-core machine (three rounds of every figure, the
+ * backlog's each minutes long); --quick is a smoke test (a few minutes, one round each) whose
+ * numbers are too short to trust, only their presence.
  */
 export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -81,14 +82,15 @@ export function parseOptions(argv: string[]): BenchOptions {
     creations: quick ? 20 : 150,
     payments: quick ? 6 : 40,
     latencyPayments: quick ? 3 : 8,
-    latencyRounds: quick ? 1 : 2,
+    // Three rounds at least for every figure, so each reports a min, a median and a max.
+    latencyRounds: quick ? 1 : 3,
     deliveries: quick ? 10 : 100,
     watchSizes: [10, 100, 1000, 10_000, 100_000],
     watchScans: quick ? 3 : 10,
     logLevel: values['log-level'],
     temporal: temporal as BenchOptions['temporal'],
     backlog: quick ? 20 : 200,
-    backlogRounds: 1,
+    backlogRounds: quick ? 1 : 3,
     listCalls: quick ? 20 : 200,
   };
 }
