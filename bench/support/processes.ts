@@ -64,17 +64,36 @@ export async function startEntry(
     output: () => output,
     // A process writing a CPU profile (--cpu-prof) writes it only as it exits: a worker's graceful
     // stop (its pollers and activities) may outlast 5 s, and a kill loses the profile.
-    stop: (graceMs = nodeFlags.includes('--cpu-prof') ? 60_000 : 5000) =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), graceMs);
-        child.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        process.kill(-child.pid!, 'SIGTERM');
-      }),
+    // Done once every process of the group has exited, not only tsx's launcher: the node process it
+    // started may still be writing its CPU profile after the launcher has gone (a profile read then
+    // was missing in two quick runs of five).
+    stop: async (graceMs = nodeFlags.includes('--cpu-prof') ? 60_000 : 5000) => {
+      const pgid = child.pid!;
+      if (!groupAlive(pgid)) return;
+      const deadline = Date.now() + graceMs;
+      signalGroup(pgid, 'SIGTERM');
+      while (groupAlive(pgid)) {
+        if (Date.now() > deadline) {
+          signalGroup(pgid, 'SIGKILL');
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
   };
+}
+
+/** Whether any process of group `pgid` is still running (a zombie waiting for its parent is not). */
+function groupAlive(pgid: number): boolean {
+  return processCpu().some((p) => p.pgid === pgid && p.state !== 'Z');
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // Gone meanwhile.
+  }
 }
 
 /** Process groups this process started (startEntry): killStrays ends whatever is left of them. */
@@ -236,7 +255,7 @@ const TICKS_PER_MS = 100 / 1000; // USER_HZ is 100 on Linux
  * figure came out 0 when another test file's connections closed at the same time); the postmaster
  * reaps every backend, so with them the totals only grow.
  */
-function processCpu(): { pid: number; ppid: number; command: string; pgid: number; cpuMs: number }[] {
+function processCpu(): { pid: number; ppid: number; command: string; state: string; pgid: number; cpuMs: number }[] {
   const found = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -252,6 +271,7 @@ function processCpu(): { pid: number; ppid: number; command: string; pgid: numbe
       pid: Number(entry),
       ppid: Number(fields[1]),
       command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      state: fields[0]!,
       pgid: Number(fields[2]),
       cpuMs: (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_MS,
     });
