@@ -1,12 +1,8 @@
 import { writeFileSync } from 'node:fs';
-import type { Client } from '@temporalio/client';
-import type postgres from 'postgres';
-import { newPaymentId } from '../../src/domain/ids';
-import { MINIMAL_PAYMENT_WORKFLOW } from '../minimal/messages';
 import type { BenchOptions } from '../options';
 import { cpuProfileShares } from '../support/cpu-profile';
 import { figureFrom, type Figure } from '../support/figures';
-import { groupCpuMs } from '../support/processes';
+import { treeCpuMs } from '../support/processes';
 import { pool, type PaymentSide } from '../support/sides';
 import { postgresDelta, stackDelta, type stackCpuMeter } from '../support/stack-cpu';
 import { interleaved } from '../support/stats';
@@ -14,22 +10,20 @@ import { interleaved } from '../support/stats';
 const CONCURRENCY = 8;
 
 /**
- * Session creation: ours over HTTP (POST /api/v1/checkout/sessions: auth, validation, quote of the
- * rail, workflow start, then the row) against a raw loop in the bench process: the same
- * row inserted with postgres.js, then workflow.start. No worker polls either task queue, so the
- * workflows only start.
+ * Session creation over HTTP, ours against a bare peer doing what a creation must
+ * (bench/baseline/bare-create.ts), each its own process, driven alike from the bench process. No
+ * worker polls either task queue, so the workflows only start.
  */
 export async function creationFigures(input: {
   options: BenchOptions;
+  /** POST /api/v1/checkout/sessions on our server.ts. */
   ours: PaymentSide;
-  /** The API server's process group: its CPU per created session. */
+  /** The same request on the bare peer. */
+  bare: PaymentSide;
+  /** Each server's process (tsx's launcher): its tree's CPU per created session. */
   serverPid: number;
-  sql: postgres.Sql;
-  temporal: Client;
-  merchantId: string;
-  idleQueue: string;
-  webhookUrl: string;
-  /** The stack under test's CPU by part (the API server among its services, the bench process with it). */
+  barePid: number;
+  /** The stack under test's CPU by part (both servers among its services, the bench process with them). */
   meter: ReturnType<typeof stackCpuMeter>;
   /**
    * Another API server like the measured one, run with V8's CPU profiler after the measured rounds:
@@ -37,31 +31,15 @@ export async function creationFigures(input: {
    */
   profiled?: () => Promise<{ open: () => Promise<unknown>; stop: () => Promise<string | null> }>;
 }): Promise<Figure[]> {
-  const { options, sql, temporal } = input;
-  const raw = async () => {
-    const id = newPaymentId();
-    await sql`insert into checkout_sessions (id, merchant_id, status, amount_minor, currency, country_code, destination_asset, network, wallet_address, commission_bps, provider, rail_type, expires_at)
-      values (${id}, ${input.merchantId}, 'pending', 2500, 'USD', 'US', 'USDC', 'polygon', '0x52908400098527886E0F7030069857D2E4169EE7', 100, 'sandbox', 'fiat_to_crypto', now() + interval '1 day')`;
-    await temporal.workflow.start(MINIMAL_PAYMENT_WORKFLOW, {
-      taskQueue: input.idleQueue,
-      workflowId: id,
-      args: [{ paymentId: id, expectedMicro: '25000000', webhookUrl: input.webhookUrl }],
-    });
-  };
-  // CPU per created session: ours, the API server's process group; the raw loop, the bench process
-  // itself (its insert and workflow.start; nothing else runs in it meanwhile).
-  const ownCpuMs = () => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  };
-  const rate = async (create: () => Promise<unknown>, cpuMs: () => number) => {
+  const { options } = input;
+  const rate = async (side: PaymentSide, pid: number) => {
     const stack0 = await input.meter.read();
     const backends = input.meter.watchPostgres();
-    const cpu0 = cpuMs();
+    const cpu0 = treeCpuMs([pid]);
     const start = performance.now();
-    await pool(options.creations, CONCURRENCY, async () => void (await create()));
+    await pool(options.creations, CONCURRENCY, async () => void (await side.open()));
     const seconds = (performance.now() - start) / 1000;
-    const cpu1 = cpuMs();
+    const cpu1 = treeCpuMs([pid]);
     const read = await input.meter.read();
     const stack1 = { ...read, postgres: await backends.stop() };
     const per = (ms: number) => ms / options.creations;
@@ -73,27 +51,26 @@ export async function creationFigures(input: {
       stackCpuMs: per(stackDelta(stack0, stack1)),
     };
   };
-  const ours = () =>
-    rate(
-      () => input.ours.open(),
-      () => groupCpuMs(input.serverPid),
-    );
-  const baseline = () => rate(raw, ownCpuMs);
+  const ours = () => rate(input.ours, input.serverPid);
+  const bare = () => rate(input.bare, input.barePid);
+  // Warm both (JIT, pools, prepared statements, the Temporal connection) before anything counts.
   await ours();
-  await baseline();
-  const rounds = await interleaved(options.rounds, ours, baseline);
+  await bare();
+  const rounds = await interleaved(options.rounds, ours, bare);
+  const includes = `${options.creations} sessions a round, ${CONCURRENCY} at once from the bench process: POST /api/v1/checkout/sessions with the merchant's key and { amount: 25, currency: USD, countryCode: US }, 201 once the workflow started and then the row was stored; chain-verified (a deposit address each: the next index from a sequence and the network's sweeper forwarder for it, one hash, stored as a row). Ours: server.ts (its own process, its pool of 10, the run's LOG_LEVEL, API_KEY_CACHE_SECONDS 5).`;
+  const baselineIs =
+    "a bare Fastify + postgres.js + Temporal client process (bench/baseline/bare-create.ts) doing what a creation must: the key joined to its merchant by its hash on every request, the body checked with the API's own zod schema and amount rules, the same workflow started with the same input, id policies and search attributes, then the row inserted with its wallet's address and its deposit address (nextval, then one statement for both rows); no hooks, logging, idempotency, request log or response schema. Rounds interleaved with ours'.";
   const cpu = figureFrom(rounds, 'cpuMs', {
     id: 'session_creation_cpu_ms',
     title: 'API CPU per created session',
     unit: 'ms',
     better: 'lower',
-    includes: '',
-    baselineIs: "the raw loop's CPU in the bench process (its insert and workflow.start), per session.",
+    includes: `${includes} CPU (user + system) of the server's process tree (tsx's launcher and the node process it starts) over the round, per session.`,
+    baselineIs,
   });
   if (input.profiled) cpu.breakdown = await profiledBreakdown(input.profiled, options.creations, cpu.ours);
-  const includes = `${options.creations} sessions a round, ${CONCURRENCY} at once: POST /api/v1/checkout/sessions on server.ts (its own process), 201 once the workflow started and then the row was stored; chain-verified (a deposit address each: the next index from a sequence and the network's sweeper forwarder for it, one hash, stored as a row).`;
-  // Where a creation's cost to the whole machine goes, on both sides: on two cores both loops are
-  // bound by it, so the rate follows the stack's CPU per creation, not the API's alone.
+  // Where a creation's cost to the whole machine goes, on both sides: on two cores both are bound
+  // by it, so the rate follows the stack's CPU per creation, not the API's alone.
   const parts = (
     [
       [
@@ -112,7 +89,7 @@ export async function creationFigures(input: {
         'stackCpuMs',
         'session_creation_stack_cpu_ms',
         'stack CPU per created session',
-        'the Temporal server, Postgres, the API server and the bench process (its HTTP client for ours, the loop itself for the raw loop)',
+        'the Temporal server, Postgres, both servers (one idle while the other is measured) and the bench process (its HTTP client)',
       ],
     ] as const
   ).map(([key, id, title, what]) =>
@@ -122,19 +99,19 @@ export async function creationFigures(input: {
       unit: 'ms',
       better: 'lower',
       includes: `${includes} CPU (user + system) of ${what} over the round, per session.`,
-      baselineIs: 'the raw loop of session creation/s, its round measured the same way.',
+      baselineIs,
     }),
   );
   return [
-    { ...cpu, includes: `${includes} CPU (user + system) of the API server's process group over the round, per session.` },
     figureFrom(rounds, 'perSecond', {
       id: 'session_creation_per_second',
       title: 'session creation/s',
       unit: 'sessions/s',
       better: 'higher',
       includes,
-      baselineIs: 'a raw loop in the bench process: one postgres.js insert of the same row, then workflow.start, same concurrency.',
+      baselineIs,
     }),
+    cpu,
     ...parts,
   ];
 }

@@ -51,6 +51,17 @@ export async function startBareLookup(stack: Stack): Promise<Service> {
   };
 }
 
+/**
+ * The creation baseline (bench/baseline/bare-create.ts): the stack's variables as our server gets
+ * them, its workflows started on `taskQueue` (an idle one: no worker polls it).
+ */
+export async function startBareCreate(stack: Stack, taskQueue: string): Promise<Service> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = { ...stack.env, PORT: String(port), PUBLIC_BASE_URL: baseUrl, BENCH_TASK_QUEUE: taskQueue };
+  return { ...(await startEntry('bare-create', 'bench/baseline/bare-create.ts', env, answers(`${baseUrl}/healthz`))), baseUrl };
+}
+
 /** The sandbox provider (sandbox.ts); `serviceUrl` is where it posts callbacks and presses Pay. */
 export async function startSandbox(stack: Stack, serviceUrl: string, port: number): Promise<Service> {
   const baseUrl = `http://127.0.0.1:${port}`;
