@@ -1,6 +1,6 @@
 import { markFactLate, recordLateFact } from '../db/queries/late-payments';
 import { lateMoneyOf } from '../domain/arrivals';
-import { recordProviderEvent, setProviderEventState } from '../db/queries/provider-events';
+import { recordProviderEvent, recordSignaledEvent, type ProviderEventRecord } from '../db/queries/provider-events';
 import { AppError, notFound } from '../domain/errors';
 import { providerFact, termsMismatch, type ProviderFact } from '../domain/provider-fact';
 import type { PaymentContext } from './context';
@@ -26,10 +26,10 @@ export class CallbackTermsMismatch extends AppError {
 
 /**
  * The one path from a provider's callback to the payment it concerns, whatever owns it: verify the
- * signature on the raw body, find the owner by provider and reference, check the terms, record the
- * event once (the dedupe of retried callbacks), then hand the fact to the owner's workflow, or to
- * the late-money policy when the payment has ended. A refusal (401, 404, 422) writes nothing; any
- * other non-2xx leaves the event `received`, so the provider's retry is safe.
+ * signature on the raw body, find the owner by provider and reference, check the terms, then hand
+ * the fact to the owner's workflow and record the event, or to the late-money policy when the
+ * payment has ended. A repeated event answers `duplicate`. A refusal (401, 404, 422) writes nothing;
+ * any other non-2xx leaves the event unrecorded or `received`, so the provider's retry is safe.
  */
 export async function ingestProviderEvent(
   ctx: PaymentContext,
@@ -52,28 +52,20 @@ export async function ingestProviderEvent(
   const mismatch = termsMismatch(event, owner.expectedTerms(event));
   if (mismatch) throw new CallbackTermsMismatch(mismatch);
 
-  const { row } = await recordProviderEvent(ctx.db, {
-    provider: adapter.name,
-    eventId: event.eventId,
-    paymentId: owner.id,
-    type: event.type,
-    payload: event,
-    state: 'received',
-  });
-  if (row.state !== 'received') return { ok: true, duplicate: true };
-
+  const record = { provider: adapter.name, eventId: event.eventId, paymentId: owner.id, type: event.type, payload: event };
   const fact = providerFact(event);
-  if (owner.ended) return lateFact(ctx, owner, adapter.name, fact);
+  if (owner.ended) return lateFact(ctx, owner, record, fact);
+  // Signalled first, then recorded `signaled` in one write: a crash between the two leaves nothing
+  // recorded and the provider's retry signals again, which the workflow drops as a fact it has seen.
   try {
     await callTemporal(ctx.temporal, owner.id, () => ctx.temporal.workflow.getHandle(owner.id).signal(owner.signal, fact));
   } catch (err) {
     if (!(err instanceof WorkflowClosedError)) throw err;
     // The workflow closed between our read and the signal: the payment has ended now.
     const current = (await findPaymentOwner(ctx, adapter.name, event.reference)) ?? owner;
-    return lateFact(ctx, current, adapter.name, fact);
+    return lateFact(ctx, current, record, fact);
   }
-  await setProviderEventState(ctx.db, { provider: adapter.name, eventId: event.eventId }, 'signaled');
-  return { ok: true };
+  return (await recordSignaledEvent(ctx.db, record)) ? { ok: true } : { ok: true, duplicate: true };
 }
 
 /**
@@ -82,7 +74,10 @@ export async function ingestProviderEvent(
  * exception's own workflow tells the merchant. The provider event is marked late last, so a crash
  * before that leaves it `received` and the provider's retry records (idempotently) again.
  */
-async function lateFact(ctx: PaymentContext, owner: PaymentOwner, provider: string, fact: ProviderFact): Promise<IngestOutcome> {
+async function lateFact(ctx: PaymentContext, owner: PaymentOwner, record: ProviderEventRecord, fact: ProviderFact): Promise<IngestOutcome> {
+  const { row } = await recordProviderEvent(ctx.db, { ...record, state: 'received' });
+  if (row.state !== 'received') return { ok: true, duplicate: true };
+  const provider = record.provider;
   const runs = { temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue };
   // A simple order has no merchant account to tell (activities/exceptions.ts): this path records its
   // exception for the operator and starts a run only for a checkout session's, as it always has.

@@ -4,6 +4,8 @@ import { settlementKeys } from '../../src/chains/derivation';
 import { depositSalt, forwarderAddress } from '../../src/chains/sweeper';
 import { allocateDepositAddress, findDepositAddresses, findDepositAddressForPayment } from '../../src/db/queries/deposit-addresses';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import * as schema from '../../src/db/schema';
 import { useTestDatabase } from '../support/test-database';
 
 describe('deposit address allocation (Postgres sequence)', () => {
@@ -43,6 +45,21 @@ describe('deposit address allocation (Postgres sequence)', () => {
     const results = await Promise.all(Array.from({ length: 8 }, () => allocate('SV_same')));
     expect(new Set(results.map((r) => r.row.address)).size).toBe(1);
     expect(results.filter((r) => r.created)).toHaveLength(1);
+  });
+
+  it('takes indexes from the sequence a batch at a time; another handle takes the next batch, never the same', async () => {
+    const [before] = await handle.sql`select last_value::int as v from deposit_address_index`;
+    const mine = await Promise.all(Array.from({ length: 3 }, (_, i) => allocate(`SV_batch_${i}`)));
+    // Another process's handle: its own reserve over the same sequence.
+    const other = drizzle(handle.sql, { schema });
+    const theirs = await allocateDepositAddress(other, { paymentReference: 'SV_batch_other', network: 'polygon', derive: depositAddress });
+    const [after] = await handle.sql`select last_value::int as v from deposit_address_index`;
+    const indices = [...mine.map((r) => r.row.derivationIndex), theirs.row.derivationIndex];
+    expect(new Set(indices).size).toBe(4);
+    // This handle's three came from the batch it had taken already; the other handle took the next batch.
+    expect(mine.every((r) => r.row.derivationIndex <= (before!.v as number))).toBe(true);
+    expect((after!.v as number) - (before!.v as number)).toBe(16);
+    expect(theirs.row.derivationIndex).toBe((before!.v as number) + 1);
   });
 
   it('finds the rows of the addresses a watcher reports', async () => {

@@ -142,6 +142,25 @@ describe('provider callbacks', () => {
     expect((await ctx.db.sql`select count(*)::int as n from provider_events where payment_id = ${s.id}`)[0]!.n).toBe(1);
   });
 
+  it('signals an event an earlier delivery recorded but did not hand over, and answers a repeat as a duplicate', async () => {
+    const s = await openSession();
+    const processing = sandboxEvent(s, 'payment.processing');
+    // An earlier delivery stopped after recording the event, before its signal.
+    await ctx.db.sql`insert into provider_events (provider, event_id, payment_id, type, payload, state)
+      values ('sandbox', ${processing.id}, ${s.id}, 'payment.processing', ${JSON.stringify(processing)}::jsonb, 'received')`;
+    const retried = await postCallback(ctx.app, processing, { secret: secret() });
+    expect(retried.json()).toEqual({ ok: true });
+    await waitFor(s.id, 'processing');
+    const again = await postCallback(ctx.app, processing, { secret: secret() });
+    expect(again.json()).toMatchObject({ ok: true, duplicate: true });
+    const rows = await ctx.db.sql`select state from provider_events where payment_id = ${s.id}`;
+    expect(rows.map((r) => r.state)).toEqual(['signaled']);
+    // The repeat reached the run too, which applied the fact once.
+    await runsAtRest(ctx.temporal, [s.id]);
+    expect(await signalsOf(s.id)).toBe(2);
+    expect(await ctx.db.sql`select type from events where payment_id = ${s.id}`).toEqual([{ type: 'payment.processing' }]);
+  });
+
   it('ignores out-of-order facts after a terminal state', async () => {
     const s = await openSession();
     expect((await postCallback(ctx.app, sandboxEvent(s, 'payment.succeeded'), { secret: secret() })).statusCode).toBe(200);

@@ -4,29 +4,55 @@ import { depositAddresses } from '../schema';
 
 export type DepositAddressRow = typeof depositAddresses.$inferSelect;
 
+/** Indexes a handle takes from the sequence at once: one round trip serves this many payments. */
+const INDEX_BATCH = 16;
+
 /**
- * The payment's deposit address, allocated on first call: the next derivation index from the
- * sequence, the address `derive` computes for it (the sweeper's forwarder of the index), one row.
+ * Derivation indexes taken from the sequence a batch at a time, per database handle (as prepared
+ * statements are), handed out in order. An index a process took and never used (it stopped, or the
+ * payment already had its address) is a gap, which costs nothing (src/db/schema/deposit-addresses.ts).
+ */
+const reserves = new WeakMap<object, { free: number[]; refill?: Promise<void> }>();
+
+async function takeIndex(db: DatabaseOrTransaction): Promise<number> {
+  let reserve = reserves.get(db);
+  if (!reserve) reserves.set(db, (reserve = { free: [] }));
+  const r = reserve;
+  while (r.free.length === 0) {
+    r.refill ??= db
+      .execute<{ index: string }>(sql`select nextval('deposit_address_index') as index from generate_series(1, ${INDEX_BATCH})`)
+      .then((rows) => {
+        r.free.push(...rows.map((row) => Number(row.index)).sort((a, b) => a - b));
+      })
+      .finally(() => {
+        r.refill = undefined;
+      });
+    await r.refill;
+  }
+  return r.free.shift()!;
+}
+
+/**
+ * The payment's deposit address, allocated on first call: the next derivation index, the address
+ * `derive` computes for it (the sweeper's forwarder of the index), one row, one statement.
  * Idempotent per payment reference: a retried activity, or two requests racing for the same payment,
- * get the same row (the loser's index is simply never used). The row keeps the network first asked for.
+ * get the same row (the loser's index goes back to be used next). The row keeps the network first asked for.
  */
 export async function allocateDepositAddress(
   db: DatabaseOrTransaction,
   input: { paymentReference: string; network: string; derive: (index: number) => string },
 ): Promise<{ row: DepositAddressRow; created: boolean }> {
-  const existing = await findDepositAddressForPayment(db, input.paymentReference);
-  if (existing) return { row: existing, created: false };
-  const [next] = await db.execute<{ index: string }>(sql`select nextval('deposit_address_index') as index`);
-  const derivationIndex = Number(next!.index);
+  const derivationIndex = await takeIndex(db);
   const [row] = await db
     .insert(depositAddresses)
     .values({ derivationIndex, address: input.derive(derivationIndex), network: input.network, paymentReference: input.paymentReference })
     .onConflictDoNothing({ target: depositAddresses.paymentReference })
     .returning();
   if (row) return { row, created: true };
-  const winner = await findDepositAddressForPayment(db, input.paymentReference);
-  if (!winner) throw new Error(`deposit address of ${input.paymentReference} vanished during allocation`);
-  return { row: winner, created: false };
+  reserves.get(db)?.free.unshift(derivationIndex);
+  const existing = await findDepositAddressForPayment(db, input.paymentReference);
+  if (!existing) throw new Error(`deposit address of ${input.paymentReference} vanished during allocation`);
+  return { row: existing, created: false };
 }
 
 export async function findDepositAddressForPayment(

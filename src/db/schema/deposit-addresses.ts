@@ -4,8 +4,9 @@ import { index, integer, pgSequence, pgTable, text, timestamp } from 'drizzle-or
 // Every payment gets its own deposit address (docs/settlement.md): the network’s sweeper forwarder of its
 // index (a CREATE2 address, docs/settlement.md). The index comes from a sequence: nextval never hands out the
 // same value twice, even to transactions that roll back, so two payments can never share an address,
-// and allocation takes no lock. A rolled-back allocation leaves a gap, which costs nothing: every
-// index in use is in this table, so recovery never has to scan for a wallet's gap limit.
+// and allocation takes no lock. A process takes its indexes a batch at a time; one it never used
+// (rolled back, or it stopped) leaves a gap, which costs nothing: every index in use is in this
+// table, so recovery never has to scan for a wallet's gap limit.
 export const depositAddressIndex = pgSequence('deposit_address_index', {
   startWith: 0,
   minValue: 0,
