@@ -13,7 +13,7 @@ import { paymentFigures } from './figures/payments';
 import { paymentListFigures } from './figures/payment-list';
 import { topologyFigures } from './figures/topology';
 import { createMinimalTables, minimalTreasury } from './minimal/activities';
-import { parseOptions } from './options';
+import { FIGURE_GROUPS, parseOptions } from './options';
 import { renderTable, spreadOf } from './support/figures';
 import { groupRunner, reasonOf, renderGroups } from './support/groups';
 import { freePort, killStrays, ROOT } from './support/processes';
@@ -127,7 +127,9 @@ async function main() {
     }
   });
 
-  const { figures, reports } = runner;
+  const { figures } = runner;
+  // In the groups' own order, whenever each was reported (one whose prerequisite failed, before any ran).
+  const reports = [...runner.reports].sort((a, b) => FIGURE_GROUPS.indexOf(a.group) - FIGURE_GROUPS.indexOf(b.group));
   const failed = reports.filter((r) => r.status === 'failed');
   const report = {
     startedAt: new Date(started).toISOString(),
