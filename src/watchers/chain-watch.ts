@@ -103,7 +103,16 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
   const interval = deps.pollIntervalMs ?? 1000;
   const client = createChainClient(endpoint);
   const watched = watchedAddresses(deps, endpoint.network);
-  const watcher = new TransferWatcher({ client, addresses: () => watched.read() });
+  let watching = 0;
+  const watcher = new TransferWatcher({
+    client,
+    addresses: async () => {
+      const set = await watched.read();
+      watching = set.size;
+      return set;
+    },
+  });
+  let savedAt = -Infinity;
 
   const reorgs = deps.reorgs && deps.reorgs.windowHours > 0 ? deps.reorgs : null;
   const checkReorgs = reorgs
@@ -133,7 +142,14 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
       );
       cursor = result.cursor;
       const position = { head: result.head, confirmedThrough: cursor.confirmedThrough };
-      await saveCursor(db, endpoint.network, JSON.stringify(cursorToJson(cursor)), position);
+      // A network with nothing to watch writes its cursor every CURSOR_IDLE_SAVE_MS, not every scan:
+      // after a crash the next watcher reads those blocks again, and finds nothing in them it has
+      // not credited. Watched addresses' customers see the head move (customer-status), so it is
+      // written every scan then.
+      if (watching > 0 || result.confirmed.length + result.removed.length > 0 || Date.now() - savedAt >= CURSOR_IDLE_SAVE_MS) {
+        await saveCursor(db, endpoint.network, JSON.stringify(cursorToJson(cursor)), position);
+        savedAt = Date.now();
+      }
       deps.onScan?.(endpoint.network, position);
       caughtUp = result.caughtUp;
     } catch (err) {
@@ -171,6 +187,9 @@ async function firstBlockToRead(deps: ChainWatchDeps, client: ChainClient, netwo
   return oldest ? firstBlockSince(client.publicClient, new Date(oldest.getTime() - FIRST_READ_CLOCK_MARGIN_MS)) : undefined;
 }
 const FIRST_READ_CLOCK_MARGIN_MS = 10 * 60_000;
+
+/** How often a network with no address to watch writes its cursor: well inside the scan-age alert's 5 minutes. */
+const CURSOR_IDLE_SAVE_MS = 30_000;
 
 /** How often the watched set is read whole, which also drops the addresses no longer watched. */
 const WATCHED_FULL_READ_MS = 60_000;
