@@ -6,7 +6,7 @@ import type { DepositFact } from '../domain/deposit-fact';
 import { chainProofRules, type ChainProofDeps, type ProvenKind } from './chain-proof-rules';
 import type { ProviderClaim } from '../domain/checkout-session';
 import { sessionPhase } from '../domain/arrivals';
-import { completeSession, postCompletion } from './session-completion';
+import { completeSession, completionPostings } from './session-completion';
 import { writePosting } from '../db/queries/ledger';
 import { exceptionArrived, orderCredited } from '../domain/ledger';
 
@@ -35,6 +35,7 @@ const sessions: ProvenKind<ProvenSession, SessionCompletion> = {
   }),
   async complete(tx, session, proof, settlement) {
     const hash = proof.last.transactionHash;
+    const depositAddress = session.depositAddress ?? proof.last.toAddress;
     const outcome = await completeSession(tx, session, {
       grossMicro: proof.grossMicro,
       providerPaymentId: proof.providerPaymentId,
@@ -46,8 +47,8 @@ const sessions: ProvenKind<ProvenSession, SessionCompletion> = {
       depositTransactionHash: hash,
       explorerUrl: null,
       completedAt: proof.completedAt,
+      postings: completionPostings(session, { grossMicro: proof.grossMicro, depositAddress, txHash: hash }, settlement),
     });
-    const depositAddress = session.depositAddress ?? proof.last.toAddress;
     if (!outcome.completed) {
       // The credits were this session's money; its link was paid by another, so they are held for
       // the customer, and no longer count towards this session's G.
@@ -64,7 +65,6 @@ const sessions: ProvenKind<ProvenSession, SessionCompletion> = {
       await writePosting(tx, exceptionArrived({ ...held, exceptionId: outcome.duplicateExceptionId }));
       return { completed: false, result: { paidLinkId: null, duplicateExceptionId: outcome.duplicateExceptionId } };
     }
-    await postCompletion(tx, session, { grossMicro: proof.grossMicro, depositAddress, txHash: hash }, settlement);
     return { completed: true, result: { paidLinkId: outcome.paidLinkId, ...(outcome.event ? { event: outcome.event } : {}) } };
   },
 };

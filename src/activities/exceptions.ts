@@ -8,9 +8,9 @@ import { findPaymentException, lockPaymentException, resolvePaymentException } f
 import { failUnsentPayouts, listRefundPayouts } from '../db/queries/payouts';
 import { isAcceptable, type ExceptionStatus } from '../domain/exceptions';
 import { exceptionAccepted, ledgerAccount } from '../domain/ledger';
-import { accountBalance, writePosting } from '../db/queries/ledger';
+import { accountBalance } from '../db/queries/ledger';
 import { recordLinkPayment } from './payment-links';
-import { insertCompletedTransaction, postCompletion } from './session-completion';
+import { completionPostings, insertCompletedTransaction } from './session-completion';
 import type { AcceptReport } from '../domain/payment-exception';
 
 // The exception workflow's side effects, each idempotent.
@@ -113,21 +113,26 @@ export function createExceptionActivities({
           depositTransactionHash: hash,
           explorerUrl: null,
           completedAt,
+          // On chain: the exception's money released to the payment, then the completion's own postings.
+          postings: onChain
+            ? [
+                exceptionAccepted({
+                  exceptionId: exception.id,
+                  paymentId: session.id,
+                  depositAddress: session.depositAddress!,
+                  asset: session.destinationAsset,
+                  network: session.network,
+                  amountMicro: exception.amountMicro,
+                }),
+                ...completionPostings(
+                  session,
+                  { grossMicro: exception.amountMicro, depositAddress: session.depositAddress!, txHash: hash },
+                  chains.settlement,
+                ),
+              ]
+            : [],
         };
         await insertCompletedTransaction(tx, session, proof);
-        if (onChain) {
-          const depositAddress = session.depositAddress!;
-          const release = {
-            exceptionId: exception.id,
-            paymentId: session.id,
-            depositAddress,
-            asset: session.destinationAsset,
-            network: session.network,
-            amountMicro: exception.amountMicro,
-          };
-          await writePosting(tx, exceptionAccepted(release));
-          await postCompletion(tx, session, { grossMicro: exception.amountMicro, depositAddress, txHash: hash }, chains.settlement);
-        }
         await completeAcceptedSession(tx, session.id, completedAt);
         await resolvePaymentException(tx, exception.id, 'accepted');
         return { paymentId: session.id, paymentStatus: 'completed', completedNow: true, paidLinkId };

@@ -1,7 +1,7 @@
 import type { DatabaseOrTransaction } from '../db/client';
 import { setSessionRail, transitionSession, type CheckoutSessionRow, type SessionEventContext } from '../db/queries/checkout-sessions';
 import type { SettlementSettings } from '../config';
-import { writePostings } from '../db/queries/ledger';
+import type { Posting } from '../domain/ledger';
 import { holdReleased, paymentCompleted } from '../domain/balances';
 import { insertTransactionOnce, type TransactionRow } from '../db/queries/transactions';
 import { recordPaymentException } from '../db/queries/payment-exceptions';
@@ -22,6 +22,8 @@ export interface CompletionProof {
   depositTransactionHash?: string | null;
   explorerUrl: string | null;
   completedAt: Date;
+  /** What the completion posts to the ledger (completionPostings), written with its transaction row. */
+  postings?: Posting[];
 }
 
 /**
@@ -79,7 +81,7 @@ export async function completeSession(
 
 /**
  * The transaction row of a completion: the commission split of the gross and its proof,
- * once per payment; and the rail the completion proved, stored on the session, which
+ * once per payment, with the proof's postings; and the rail the completion proved, stored on the session, which
  * every surface reads its labels from. Every completion (provider, chain, an accepted exception) comes here.
  */
 export async function insertCompletedTransaction(
@@ -90,41 +92,44 @@ export async function insertCompletedTransaction(
   const split = commissionSplit(proof.grossMicro, session.commissionBps);
   const labels = paymentLabels({ railType: railOfCompletion(proof.providerPaymentId), provider: session.provider });
   if (labels.railType !== session.railType) await setSessionRail(tx, session.id, labels.railType);
-  return insertTransactionOnce(tx, {
-    paymentId: session.id,
-    merchantId: session.merchantId,
-    status: 'completed',
-    sourceAmountMinor: session.amountMinor,
-    sourceCurrency: session.currency,
-    destinationAsset: session.destinationAsset,
-    network: session.network,
-    walletAddress: session.walletAddress,
-    grossMicro: proof.grossMicro,
-    merchantSettlementMicro: split.merchant,
-    platformCommissionMicro: split.commission,
-    commissionBps: session.commissionBps,
-    provider: labels.provider,
-    providerPaymentId: proof.providerPaymentId,
-    providerEventId: proof.providerEventId,
-    transactionHash: proof.transactionHash,
-    depositTransactionHash: proof.depositTransactionHash ?? null,
-    explorerUrl: proof.explorerUrl,
-    completedAt: proof.completedAt,
-  });
+  return insertTransactionOnce(
+    tx,
+    {
+      paymentId: session.id,
+      merchantId: session.merchantId,
+      status: 'completed',
+      sourceAmountMinor: session.amountMinor,
+      sourceCurrency: session.currency,
+      destinationAsset: session.destinationAsset,
+      network: session.network,
+      walletAddress: session.walletAddress,
+      grossMicro: proof.grossMicro,
+      merchantSettlementMicro: split.merchant,
+      platformCommissionMicro: split.commission,
+      commissionBps: session.commissionBps,
+      provider: labels.provider,
+      providerPaymentId: proof.providerPaymentId,
+      providerEventId: proof.providerEventId,
+      transactionHash: proof.transactionHash,
+      depositTransactionHash: proof.depositTransactionHash ?? null,
+      explorerUrl: proof.explorerUrl,
+      completedAt: proof.completedAt,
+    },
+    proof.postings,
+  );
 }
 
 /**
- * The money a completion proved on chain, in the completion's database
- * transaction: the deposit address holds the gross, the merchant is owed its share, the commission
+ * The postings of the money a completion proved on chain, written with its transaction row
+ * (insertCompletedTransaction): the deposit address holds the gross, the merchant is owed its share, the commission
  * is earned (docs/settlement.md). The share goes to the merchant's balance, pending, and available
  * at once unless PAYOUT_HOLD_SECONDS holds it (a settlement run releases it then).
  */
-export async function postCompletion(
-  tx: DatabaseOrTransaction,
+export function completionPostings(
   session: CheckoutSessionRow,
   input: { grossMicro: bigint; depositAddress: string; txHash: string | null },
   settlement: SettlementSettings,
-): Promise<void> {
+): Posting[] {
   const split = commissionSplit(input.grossMicro, session.commissionBps);
   const completion = {
     paymentId: session.id,
@@ -137,10 +142,10 @@ export async function postCompletion(
     merchantMicro: split.merchant,
     commissionMicro: split.commission,
   };
-  await writePostings(tx, [
+  return [
     paymentCompleted(completion),
     ...(settlement.holdSeconds === 0
       ? [holdReleased({ ...completion, amountMicro: split.merchant, reservedMicro: 0n, reserveTargetMicro: 0n })]
       : []),
-  ]);
+  ];
 }

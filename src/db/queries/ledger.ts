@@ -12,18 +12,7 @@ const escapeLike = (text: string) => text.replace(/[%_\\]/g, '\\$&');
  * statement. A posting id already written is left as it is, so a retried activity posts nothing twice.
  */
 export async function writePostings(tx: DatabaseOrTransaction, postings: Posting[]): Promise<void> {
-  const rows = postings.flatMap((posting) =>
-    posting.lines.map((l, i) => ({
-      postingId: posting.postingId,
-      line: i + 1,
-      account: l.account,
-      asset: posting.asset,
-      network: posting.network,
-      amount: l.amount.toString(),
-      paymentId: posting.paymentId,
-      txHash: posting.txHash,
-    })),
-  );
+  const rows = ledgerRows(postings);
   if (rows.length === 0) return;
   // A completion's posting, a refund's, an exception's: built once per process for each shape (prepared.ts).
   const { shape, placeholders, values } = placeholderRows(rows);
@@ -36,6 +25,22 @@ export async function writePostings(tx: DatabaseOrTransaction, postings: Posting
       .prepare(name),
   );
   await query.execute(values);
+}
+
+/** The ledger lines of postings, as inserted: one per line, numbered within its posting. */
+export function ledgerRows(postings: Posting[]): (typeof ledgerEntries.$inferInsert)[] {
+  return postings.flatMap((posting) =>
+    posting.lines.map((l, i) => ({
+      postingId: posting.postingId,
+      line: i + 1,
+      account: l.account,
+      asset: posting.asset,
+      network: posting.network,
+      amount: l.amount.toString(),
+      paymentId: posting.paymentId,
+      txHash: posting.txHash,
+    })),
+  );
 }
 
 export const writePosting = (tx: DatabaseOrTransaction, posting: Posting) => writePostings(tx, [posting]);

@@ -49,7 +49,11 @@ export const placeholderValue = (name: string): never => sql.placeholder(name) a
  * the rows' shape (which columns each gives; an undefined one is left to its default) to name the
  * statement by, and the values to run it with.
  */
-export function placeholderRows<R extends object>(rows: R[]): { shape: string; placeholders: R[]; values: Record<string, unknown> } {
+export function placeholderRows<R extends object>(
+  rows: R[],
+  /** Put before every placeholder's name, for two inserts in one statement. */
+  prefix = '',
+): { shape: string; placeholders: R[]; values: Record<string, unknown> } {
   const columns = rows.map((row) =>
     Object.entries(row)
       .filter(([, value]) => value !== undefined)
@@ -58,7 +62,9 @@ export function placeholderRows<R extends object>(rows: R[]): { shape: string; p
   );
   return {
     shape: columns.map((names) => names.join(',')).join(';'),
-    placeholders: columns.map((names, i) => Object.fromEntries(names.map((c) => [c, sql.placeholder(`${c}_${i}`)])) as R),
-    values: Object.fromEntries(rows.flatMap((row, i) => columns[i]!.map((c) => [`${c}_${i}`, (row as Record<string, unknown>)[c]]))),
+    placeholders: columns.map((names, i) => Object.fromEntries(names.map((c) => [c, sql.placeholder(`${prefix}${c}_${i}`)])) as R),
+    values: Object.fromEntries(
+      rows.flatMap((row, i) => columns[i]!.map((c) => [`${prefix}${c}_${i}`, (row as Record<string, unknown>)[c]])),
+    ),
   };
 }

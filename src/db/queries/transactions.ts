@@ -1,20 +1,41 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { transactions } from '../schema';
+import type { Posting } from '../../domain/ledger';
+import { ledgerEntries, transactions } from '../schema';
+import { ledgerRows } from './ledger';
 import { placeholderRows, preparedFor } from './prepared';
 
 export type TransactionRow = typeof transactions.$inferSelect;
 
-/** Inserts the payment's transaction once; a second call (retry, replay) returns the first row. */
-export async function insertTransactionOnce(db: DatabaseOrTransaction, row: typeof transactions.$inferInsert): Promise<TransactionRow> {
+/**
+ * Inserts the payment's transaction once; a second call (retry, replay) returns the first row.
+ * `postings` (the completion's) are written by the same statement, each once like writePostings'.
+ */
+export async function insertTransactionOnce(
+  db: DatabaseOrTransaction,
+  row: typeof transactions.$inferInsert,
+  postings: Posting[] = [],
+): Promise<TransactionRow> {
   // New (the common case): one round trip. A repeat reads the row the first call wrote.
   // Once per completion, with every column: built once per process for each shape (prepared.ts).
   const { shape, placeholders, values } = placeholderRows([row]);
-  const name = `insert_transaction ${shape}`;
-  const query = preparedFor(db, name, () =>
-    db.insert(transactions).values(placeholders).onConflictDoNothing({ target: transactions.paymentId }).returning().prepare(name),
-  );
-  const [inserted] = await query.execute(values);
+  const lines = placeholderRows(ledgerRows(postings), 'line_');
+  const name = `insert_transaction ${shape}${lines.shape ? ` with ${lines.shape}` : ''}`;
+  const query = preparedFor(db, name, () => {
+    const insert = (on: Pick<typeof db, 'insert'>) =>
+      on.insert(transactions).values(placeholders).onConflictDoNothing({ target: transactions.paymentId }).returning();
+    if (!lines.shape) return insert(db).prepare(name);
+    // Postgres runs a data-modifying WITH to its end whether or not the statement reads from it.
+    const posted = db.$with('posted').as(
+      db
+        .insert(ledgerEntries)
+        .values(lines.placeholders)
+        .onConflictDoNothing({ target: [ledgerEntries.postingId, ledgerEntries.line] })
+        .returning({ id: ledgerEntries.id }),
+    );
+    return insert(db.with(posted)).prepare(name);
+  });
+  const [inserted] = await query.execute({ ...values, ...lines.values });
   return inserted ?? (await findTransaction(db, row.paymentId))!;
 }
 
