@@ -1,6 +1,7 @@
 import { insertNewCheckoutSession, type CheckoutSessionRow, type NewSessionValues } from '../db/queries/checkout-sessions';
 import type { Database } from '../db/client';
 import { listWallets } from '../db/queries/merchants';
+import { nextDepositAddress } from '../db/queries/deposit-addresses';
 import { DEFAULT_ASSET, DEFAULT_NETWORK, isSupportedPair } from '../domain/assets';
 import { isFiatCurrency } from '../domain/currencies';
 import { AppError, type ErrorDetail } from '../domain/errors';
@@ -12,7 +13,7 @@ import { CHECKOUT_SESSION_WORKFLOW, type CheckoutSessionInput } from '../workflo
 import { MerchantIdKey, OrderIdKey, PaymentStatusKey, ProviderKey } from '../workflows/search-attributes';
 import { parseFiat } from './amounts';
 import type { PaymentContext } from './context';
-import { depositAddressFor, verificationOf } from './deposits';
+import { depositDeriver, verificationOf } from './deposits';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { openPayment } from './open-payment';
 
@@ -137,9 +138,9 @@ export async function openCheckoutSession(
       { key: ProviderKey, value: provider.name },
       ...(orderRef ? [{ key: OrderIdKey, value: orderRef }] : []),
     ],
-    // One prepared statement: the row with its settlement wallet's address as stored now; a
-    // chain-verified session's deposit address (the network sweeper's forwarder for the next index,
-    // with its own row) is allocated just before it.
+    // One prepared statement: the row with its settlement wallet's address as stored now and, for a
+    // chain-verified session, its deposit address (the network sweeper's forwarder for the next
+    // index) with the address's own row.
     insert: async () => {
       const values: NewSessionValues = {
         id,
@@ -167,9 +168,9 @@ export async function openCheckoutSession(
         paymentLinkId: request.paymentLinkId ?? null,
         expiresAt,
       };
-      // Allocated with the row, so a visible chain-verified session always has one.
+      // Written with the row, so a visible chain-verified session always has one.
       if (verification !== 'chain') return insertNewCheckoutSession(db, values, null);
-      return insertNewCheckoutSession(db, values, await depositAddressFor(ctx, id, wallet.network));
+      return insertNewCheckoutSession(db, values, await nextDepositAddress(db, depositDeriver(config, wallet.network)));
     },
   });
   ctx.log?.('session.created', {

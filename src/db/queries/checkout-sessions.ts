@@ -1,7 +1,7 @@
 import { and, desc, eq, getTableColumns, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { DatabaseOrTransaction } from '../client';
-import { checkoutSessions, merchants, merchantWallets, paymentLinks, transactions, webhookEndpoints } from '../schema';
+import { checkoutSessions, depositAddresses, merchants, merchantWallets, paymentLinks, transactions, webhookEndpoints } from '../schema';
 import { placeholderValue, preparedFor } from './prepared';
 import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-status';
 import type { PaymentListPosition } from '../../domain/payment-list';
@@ -53,28 +53,46 @@ const NEW_SESSION_FIELDS = [
 /**
  * A checkout session's insert, the one statement of a creation: the row, its settlement wallet's
  * address as stored now (never one kept from an earlier read), and its deposit address (null for a
- * provider-verified session). Built once per database handle and sent as a prepared statement: no SQL building per
- * creation. The wallet's NULL when none is set is refused by the column.
+ * provider-verified session) with that address's own row, written by the same statement. Built once
+ * per database handle and sent as a prepared statement: no SQL building per creation. The wallet's
+ * NULL when none is set is refused by the column.
  */
 export async function insertNewCheckoutSession(
   db: DatabaseOrTransaction,
   values: NewSessionValues,
-  depositAddress: string | null,
+  deposit: { derivationIndex: number; address: string } | null,
 ): Promise<CheckoutSessionRow> {
-  const name = 'insert_checkout_session';
+  const name = deposit ? 'insert_checkout_session_with_deposit' : 'insert_checkout_session';
   const query = preparedFor(db, name, () => {
     const row: Record<string, unknown> = {
       walletAddress: sql`(select ${merchantWallets.address} from ${merchantWallets} where ${merchantWallets.merchantId} = ${sql.placeholder('merchantId')} and ${merchantWallets.asset} = ${sql.placeholder('destinationAsset')} and ${merchantWallets.network} = ${sql.placeholder('network')})`,
       depositAddress: sql.placeholder('depositAddress'),
     };
     for (const field of NEW_SESSION_FIELDS) row[field] = sql.placeholder(field);
-    return db
-      .insert(checkoutSessions)
-      .values(row as NewCheckoutSessionValues)
-      .returning()
-      .prepare(name);
+    const insert = (on: Pick<typeof db, 'insert'>) =>
+      on
+        .insert(checkoutSessions)
+        .values(row as NewCheckoutSessionValues)
+        .returning();
+    if (!deposit) return insert(db).prepare(name);
+    // Postgres runs a data-modifying WITH to its end whether or not the statement reads from it.
+    const allocated = db.$with('allocated').as(
+      db
+        .insert(depositAddresses)
+        .values({
+          derivationIndex: placeholderValue('depositIndex'),
+          address: placeholderValue('depositAddress'),
+          network: placeholderValue('network'),
+          paymentReference: placeholderValue('id'),
+        })
+        .returning({ address: depositAddresses.address }),
+    );
+    return insert(db.with(allocated)).prepare(name);
   });
-  const params: Record<string, unknown> = { depositAddress };
+  const params: Record<string, unknown> = {
+    depositAddress: deposit?.address ?? null,
+    ...(deposit ? { depositIndex: deposit.derivationIndex } : {}),
+  };
   for (const field of NEW_SESSION_FIELDS) params[field] = values[field] ?? null;
   const [inserted] = await query.execute(params);
   return inserted!;

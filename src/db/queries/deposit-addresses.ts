@@ -32,6 +32,15 @@ async function takeIndex(db: DatabaseOrTransaction): Promise<number> {
   return r.free.shift()!;
 }
 
+/** A new payment's deposit address before its row is written: the next index and the address `derive` computes for it. */
+export async function nextDepositAddress(
+  db: DatabaseOrTransaction,
+  derive: (index: number) => string,
+): Promise<{ derivationIndex: number; address: string }> {
+  const derivationIndex = await takeIndex(db);
+  return { derivationIndex, address: derive(derivationIndex) };
+}
+
 /**
  * The payment's deposit address, allocated on first call: the next derivation index, the address
  * `derive` computes for it (the sweeper's forwarder of the index), one row, one statement.
