@@ -28,6 +28,7 @@ import {
   merchantWebhookSecret,
   beginAttempt,
   finishAttempt,
+  finishAttempts,
   setDeliveryStatus,
   type DeliveryRow,
   type EndpointRow,
@@ -330,9 +331,19 @@ export function createWebhookEvents({
     return { emitted: emittedOf(deliveries, event.id), session, attempts };
   }
 
-  /** One attempt of a delivery as read (deliverWebhook) or as just written (withFirstAttempts' known rows). */
-  async function attempt({ delivery, event, endpoint, merchantSecret, attemptId: begun }: AttemptSubject): Promise<void> {
-    if (delivery.status === 'succeeded') return;
+  /** An attempt's POST made, its outcome not yet written. */
+  type Sent = {
+    subject: AttemptSubject;
+    attemptId: number;
+    result: Awaited<ReturnType<typeof post>>;
+    succeeded: boolean;
+    error: string | null;
+  };
+
+  /** The POST of one attempt, logged as begun before it is sent; undefined for a delivery already delivered. */
+  async function send(subject: AttemptSubject): Promise<Sent | undefined> {
+    const { delivery, event, endpoint, merchantSecret, attemptId: begun } = subject;
+    if (delivery.status === 'succeeded') return undefined;
     if (!event) throw ApplicationFailure.nonRetryable(`no event ${delivery.eventId}`, 'DeliveryRefused');
     const secret = await secretFor(delivery, endpoint, merchantSecret);
     const t = Math.floor(now().getTime() / 1000);
@@ -352,22 +363,27 @@ export function createWebhookEvents({
       },
     });
     const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-    const error = succeeded ? null : (result.error ?? `HTTP ${result.statusCode}`);
-    await finishAttempt(db, {
-      attemptId,
-      deliveryId: delivery.id,
-      statusCode: result.statusCode,
-      durationMs: result.durationMs,
-      error,
-      succeeded,
-    });
+    return { subject, attemptId, result, succeeded, error: succeeded ? null : (result.error ?? `HTTP ${result.statusCode}`) };
+  }
+
+  const outcomeOf = ({ attemptId, subject, result, error, succeeded }: Sent) => ({
+    attemptId,
+    deliveryId: subject.delivery.id,
+    statusCode: result.statusCode,
+    durationMs: result.durationMs,
+    error,
+    succeeded,
+  });
+
+  /** After its outcome is written: the attempt logged, and a failure thrown for the retry schedule. */
+  function concluded({ subject: { delivery, event }, result, succeeded, error }: Sent): void {
     // The target's host only: a merchant's URL may carry a token in its path or query.
     log(succeeded ? 'webhook.delivered' : 'webhook.attempt_failed', {
       paymentId: delivery.paymentId,
-      merchantId: event.merchantId,
+      merchantId: event!.merchantId,
       deliveryId: delivery.id,
-      eventId: event.id,
-      eventType: event.type,
+      eventId: event!.id,
+      eventType: event!.type,
       target: hostOf(delivery.url),
       statusCode: result.statusCode,
       durationMs: result.durationMs,
@@ -376,6 +392,74 @@ export function createWebhookEvents({
     if (succeeded) return;
     if (result.refused) throw ApplicationFailure.nonRetryable(error, 'DeliveryRefused');
     throw ApplicationFailure.retryable(error, 'DeliveryFailed');
+  }
+
+  /** One attempt of a delivery as read (deliverWebhook) or as just written (withFirstAttempts' known rows). */
+  async function attempt(subject: AttemptSubject): Promise<void> {
+    const sent = await send(subject);
+    if (!sent) return;
+    await finishAttempt(db, outcomeOf(sent));
+    concluded(sent);
+  }
+
+  /**
+   * withFirstAttempts for several events at once: every POST at once, then their outcomes in one
+   * statement (finishAttempts), each then logged and judged as attempt() does. A delivery without
+   * its rows at hand (a retried activity's) is attempted on its own (deliverWebhook).
+   */
+  async function firstAttempts(
+    events: readonly { emitted: EmittedEvent; known?: ReadonlyMap<string, AttemptSubject> }[],
+  ): Promise<EmittedEvent[]> {
+    const failed = new Map<string, unknown>();
+    const sent: Sent[] = [];
+    await Promise.all(
+      events.flatMap(({ emitted, known }) =>
+        emitted.deliveryIds.map(async (deliveryId) => {
+          try {
+            const subject = known?.get(deliveryId);
+            if (!subject) return await activities.deliverWebhook(deliveryId);
+            const made = await send(subject);
+            if (made) sent.push(made);
+          } catch (err) {
+            failed.set(deliveryId, err);
+          }
+        }),
+      ),
+    );
+    let written = true;
+    try {
+      await finishAttempts(db, sent.map(outcomeOf));
+    } catch (err) {
+      // The attempts stay `interrupted`; the schedule's next attempt of each is a new one.
+      written = false;
+      for (const made of sent) failed.set(made.subject.delivery.id, err);
+    }
+    if (written) {
+      for (const made of sent) {
+        try {
+          concluded(made);
+        } catch (err) {
+          failed.set(made.subject.delivery.id, err);
+        }
+      }
+    }
+    const toRetry = async (deliveryId: string): Promise<boolean> => {
+      if (!failed.has(deliveryId)) return false;
+      const err = failed.get(deliveryId);
+      // Marked failed here; if that write fails, the schedule's attempt is refused too and marks it.
+      if (err instanceof ApplicationFailure && err.type === 'DeliveryRefused')
+        return activities.markDeliveryFailed(deliveryId).then(
+          () => false,
+          () => true,
+        );
+      return true;
+    };
+    return Promise.all(
+      events.map(async ({ emitted }) => {
+        const retry = await Promise.all(emitted.deliveryIds.map(toRetry));
+        return { ...emitted, toRetry: emitted.deliveryIds.filter((_, i) => retry[i]) };
+      }),
+    );
   }
 
   const activities = {
@@ -537,27 +621,7 @@ export function createWebhookEvents({
      * would write nothing twice, but the schedule already owns a failed delivery.
      */
     async withFirstAttempts(emitted: EmittedEvent, known?: ReadonlyMap<string, AttemptSubject>): Promise<EmittedEvent> {
-      const outcomes = await Promise.all(
-        emitted.deliveryIds.map(async (deliveryId) => {
-          try {
-            const subject = known?.get(deliveryId);
-            await (subject ? attempt(subject) : activities.deliverWebhook(deliveryId));
-            return null;
-          } catch (err) {
-            if (err instanceof ApplicationFailure && err.type === 'DeliveryRefused') {
-              // Marked failed here; if that write fails, the schedule's attempt is refused too and marks it.
-              return (await activities.markDeliveryFailed(deliveryId).then(
-                () => true,
-                () => false,
-              ))
-                ? null
-                : deliveryId;
-            }
-            return deliveryId;
-          }
-        }),
-      );
-      return { ...emitted, toRetry: outcomes.filter((id): id is string => id !== null) };
+      return (await firstAttempts([{ emitted, known }]))[0]!;
     },
 
     async markDeliveryFailed(deliveryId: string): Promise<void> {
@@ -590,14 +654,12 @@ export function createWebhookEvents({
       return { emitted: await activities.withFirstAttempts(emitted, attempts), session };
     },
 
-    /** `payment.settled` of each of `paymentIds` (a confirmed payout's), their sessions read in one statement. */
+    /** `payment.settled` of each of `paymentIds` (a confirmed payout's), their sessions read in one statement, their attempts' outcomes written in one. */
     async emitSettledEvents(paymentIds: string[]): Promise<EmittedEvent[]> {
       const known = await findSessionsForEvent(db, paymentIds);
-      const emitOne = async (id: string) => {
-        const { emitted, attempts } = await emitPaymentEventOf(id, 'completed', 'payment.settled', true, known.get(id));
-        return activities.withFirstAttempts(emitted, attempts);
-      };
-      return Promise.all(paymentIds.map(emitOne));
+      const made = await Promise.all(paymentIds.map((id) => emitPaymentEventOf(id, 'completed', 'payment.settled', true, known.get(id))));
+      // Their first attempts together: one statement writes every outcome.
+      return firstAttempts(made.map(({ emitted, attempts }) => ({ emitted, known: attempts })));
     },
   };
 }

@@ -27,7 +27,8 @@ const PAYMENTS = 5;
  * Statements the activities may send for each payment on its own (its completion, its
  * payment.settled): 34 when each payment was also paid out on its own (a gas top-up, its share, the
  * commission), about 18 once settlement runs paid them, about 15 since a move's write returns what
- * its event needs and a credit's insert returns the payment's credits.
+ * its event needs and a credit's insert returns the payment's credits, about 13 since a completion's
+ * postings go with its transaction row and a payout's payment.settled outcomes are written together.
  */
 const BUDGET = 20;
 /** Statements of the settlement run (activities of settlementRun), shared by the payments it settles: about 40 for one sweep and one payout. */
@@ -141,6 +142,11 @@ describe('SQL statements per payment', () => {
     }
     expect(new Set((await Promise.all(ids.map((id) => payoutsOf(ctx, id)))).flat().map((p) => p.id)).size).toBe(2);
     counting = false;
+    // The payout's payment.settled attempts had their outcomes written together: each delivered, one attempt each.
+    const settled = await ctx.db.sql`select d.status, d.last_status_code, count(a.id)::int as attempts, max(a.status_code) as code
+      from webhook_deliveries d join events e on e.id = d.event_id left join webhook_attempts a on a.delivery_id = d.id
+      where e.type = 'payment.settled' and d.payment_id in ${ctx.db.sql(ids)} group by d.id`;
+    expect(settled).toEqual(ids.map(() => ({ status: 'succeeded', last_status_code: 200, attempts: 1, code: 200 })));
     const perPayment = [...counts].map(([name, n]) => [name, n / PAYMENTS] as const).sort((a, b) => b[1] - a[1]);
     const inActivities = perPayment.filter(([name]) => name !== '(watchers)' && name !== RETRIES).reduce((sum, [, n]) => sum + n, 0);
     const ofRun = [...counts].filter(([name]) => RUN_ACTIVITIES.has(name)).reduce((sum, [, n]) => sum + n, 0);

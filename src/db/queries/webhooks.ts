@@ -384,6 +384,37 @@ export async function finishAttempt(
   });
 }
 
+/** Attempts' outcomes (finishAttempt's) written together: a payout's `payment.settled` attempts, one statement for all. */
+export async function finishAttempts(
+  db: DatabaseOrTransaction,
+  outcomes: readonly {
+    attemptId: number;
+    deliveryId: string;
+    statusCode: number | null;
+    durationMs: number;
+    error: string | null;
+    succeeded: boolean;
+  }[],
+): Promise<void> {
+  if (outcomes.length === 0) return;
+  if (outcomes.length === 1) return finishAttempt(db, outcomes[0]!);
+  const column = (values: unknown[]) => sql.param(values);
+  await db.execute(sql`
+    with outcome as (
+      select * from unnest(${column(outcomes.map((o) => o.attemptId))}::bigint[], ${column(outcomes.map((o) => o.deliveryId))}::text[],
+        ${column(outcomes.map((o) => o.statusCode))}::int[], ${column(outcomes.map((o) => o.durationMs))}::int[],
+        ${column(outcomes.map((o) => o.error))}::text[], ${column(outcomes.map((o) => (o.succeeded ? 1 : 0)))}::int[])
+        as o(attempt_id, delivery_id, status_code, duration_ms, error, succeeded)
+    ), finished as (
+      update ${webhookAttempts} a set status_code = o.status_code, duration_ms = o.duration_ms, error = o.error
+      from outcome o where a.id = o.attempt_id
+      returning a.id
+    )
+    update ${webhookDeliveries} d set last_status_code = o.status_code, last_error = o.error, updated_at = now(),
+      status = case when o.succeeded = 1 then 'succeeded' else d.status end
+    from outcome o where d.id = o.delivery_id`);
+}
+
 /**
  * Pending deliveries nothing is going to attempt, oldest first: whatever was to post them (the
  * payment's run, a delivery workflow) died and no run took them up again. Two kinds:
