@@ -34,10 +34,10 @@ const sweepableSql = (network: SQL) => sql`
     select e.payment_id, e.asset, d.address, d.derivation_index, e.amount
       from (
       select e.id, e.payment_id, e.asset, e.account, e.amount
-        from ledger_entries e
-       where e.network = ${network}
-         and e.posting_id = 'completion:' || e.payment_id
-         and e.account like 'deposit:%'
+        from transactions t
+        join ledger_entries e on e.posting_id = 'completion:' || t.payment_id and e.account like 'deposit:%'
+       where t.network = ${network}
+         and t.status = 'completed' and t.payout_id is null
          and exists (select 1 from ledger_entries m
                       where m.posting_id = e.posting_id and m.account like 'merchant:%:pending')
       union all
@@ -98,10 +98,10 @@ export interface HeldShare {
 /** The query of heldShares, for `network` (a parameter, or a column of an outer query). */
 const heldSql = (network: SQL, completedBy: Date) => sql`
     select m.payment_id, t.merchant_id, m.asset, (-m.amount)::text as amount
-      from ledger_entries m join transactions t on t.payment_id = m.payment_id
-     where m.network = ${network}
-       and m.posting_id = 'completion:' || m.payment_id
-       and m.account = 'merchant:' || t.merchant_id || ':pending'
+      from transactions t
+      join ledger_entries m on m.posting_id = 'completion:' || t.payment_id and m.account = 'merchant:' || t.merchant_id || ':pending'
+     where t.network = ${network}
+       and t.status = 'completed' and t.payout_id is null
        and t.completed_at <= ${completedBy.toISOString()}::timestamptz
        and not exists (select 1 from ledger_entries r where r.posting_id = 'released:' || m.payment_id)
      order by m.id`;
@@ -131,10 +131,12 @@ export interface PayablePayment {
 /** The query of payablePayments, for `network` (a parameter, or a column of an outer query). */
 const payableSql = (network: SQL) => sql`
     select t.payment_id, t.merchant_id, t.destination_asset as asset, t.wallet_address, t.merchant_settlement_micro as share
-      from payout_items si
+      from transactions t
+      join payout_items si on si.payment_id = t.payment_id
       join payouts s on s.id = si.payout_id and s.kind = 'sweep' and s.status = 'confirmed' and s.network = ${network}
-      join transactions t on t.payment_id = si.payment_id
-     where not exists (select 1 from payout_items i join payouts p on p.id = i.payout_id
+     where t.network = ${network}
+       and t.status = 'completed' and t.payout_id is null
+       and not exists (select 1 from payout_items i join payouts p on p.id = i.payout_id
                         where i.payment_id = si.payment_id and p.kind = 'merchant' and p.status <> 'failed')
        -- Its hold has passed: a held share is not the merchant's to be paid yet.
        and exists (select 1 from ledger_entries r where r.posting_id = 'released:' || si.payment_id)

@@ -43,6 +43,12 @@ export const transactions = pgTable(
     index('transactions_merchant_completed_idx')
       .on(t.merchantId, t.completedAt)
       .where(sql`${t.status} = 'completed'`),
+    // The completed payments a settlement run may still have to hold, sweep or pay (no merchant
+    // payout carried them yet): its queries start here, so a run reads the payments in flight, not
+    // every one ever.
+    index('transactions_unsettled_idx')
+      .on(t.network)
+      .where(sql`${t.status} = 'completed' and ${t.payoutId} is null`),
     // The split adds up to the gross amount, to the last digit, for every row.
     check(
       'transactions_split_check',

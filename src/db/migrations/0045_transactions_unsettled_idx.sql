@@ -1,0 +1,1 @@
+CREATE INDEX "transactions_unsettled_idx" ON "transactions" USING btree ("network") WHERE "transactions"."status" = 'completed' and "transactions"."payout_id" is null;
