@@ -15,8 +15,13 @@ export interface SettlementRunOutcome {
   failed: number;
 }
 
-const settlement = proxyActivities<SettlementActivities>(DATABASE_ACTIVITY);
-const reads = proxyLocalActivities<Pick<SettlementActivities, 'settlementDue'>>(LOCAL_DATABASE_ACTIVITY);
+const settlement = proxyActivities<Pick<SettlementActivities, 'settlementPayoutFailed'>>(DATABASE_ACTIVITY);
+// The due check and the plans are short transactions in Postgres: local activities, one marker
+// each in the run's history and no activity task through the server.
+const local =
+  proxyLocalActivities<Pick<SettlementActivities, 'settlementDue' | 'releaseHolds' | 'planSweeps' | 'planMerchantPayouts'>>(
+    LOCAL_DATABASE_ACTIVITY,
+  );
 // Its first POSTs may each take the webhook timeout (up to a minute, ANNOUNCE_AT_ONCE at a time):
 // alive by its heartbeats, bounded by a timeout no batch of them reaches.
 const announcing = proxyActivities<Pick<SettlementActivities, 'announcePayoutSettled'>>({
@@ -57,7 +62,7 @@ async function handOff(emitted: EmittedEvent): Promise<void> {
  */
 export async function settlementRun(input: SettlementRunInput): Promise<SettlementRunOutcome> {
   // Most runs find nothing: one local read, and the run ends.
-  const due = await reads.settlementDue(input.networks);
+  const due = await local.settlementDue(input.networks);
   const outcomes = await Promise.all(due.map(settleNetwork));
   return outcomes.reduce((sum, o) => ({ sweeps: sum.sweeps + o.sweeps, payouts: sum.payouts + o.payouts, failed: sum.failed + o.failed }), {
     sweeps: 0,
@@ -68,10 +73,10 @@ export async function settlementRun(input: SettlementRunInput): Promise<Settleme
 
 async function settleNetwork(network: string): Promise<SettlementRunOutcome> {
   let failed = 0;
-  await settlement.releaseHolds(network);
-  const sweeps = await settlement.planSweeps(network);
+  await local.releaseHolds(network);
+  const sweeps = await local.planSweeps(network);
   if (sweeps.length > 0 && !(await sendPayouts({ planned: sweeps })).settled) failed++;
-  const payouts = await settlement.planMerchantPayouts(network);
+  const payouts = await local.planMerchantPayouts(network);
   // Each payout on its own: one merchant's refusal never holds another's money.
   await Promise.all(
     payouts.map(async (id) => {
