@@ -317,6 +317,14 @@ describe('the wallet view', () => {
     expect(await title(plain.page)).toBe(t('de', 'checkout.exceptions.title'));
     expect(await plain.page.locator('#refund-address').count()).toBe(1);
 
+    // The phone's tab follows the cancel by itself (its live status reloads the page): once it has,
+    // it opens the checkout page; a goto during that reload would be cut short by it.
+    await eventually(
+      () => title(phone.page).catch(() => null),
+      (shown) => shown !== null && shown !== t('en', 'checkout.states.partlyPaid.title'),
+      20_000,
+      "the phone's tab following the cancel",
+    );
     // The fields the customer fills: as wide as the card, a finger high, the address's 42 characters in view.
     await phone.page.goto(session.checkoutUrl);
     const address = phone.page.locator('#refund-address');
