@@ -39,6 +39,12 @@ export interface ChainWatchDeps {
   temporal: Client;
   networks: readonly ChainNetworkConfig[];
   pollIntervalMs?: number;
+  /**
+   * Between scans of a network with no address to watch (default 5 × pollIntervalMs): a payment
+   * opened there is watched from the next scan, which reads every block since the last one, so the
+   * longer wait only delays noticing a transfer sent within it.
+   */
+  idlePollIntervalMs?: number;
   /** How often a stand-by tries to take a network's lease, and how often the holder checks it (default 5 s each). */
   lease?: { retryMs?: number; heartbeatMs?: number };
   log?: (message: string) => void;
@@ -101,6 +107,7 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
   const { db } = deps;
   const log = deps.log ?? ((m: string) => console.error(m));
   const interval = deps.pollIntervalMs ?? 1000;
+  const idleInterval = deps.idlePollIntervalMs ?? 5 * interval;
   const client = createChainClient(endpoint);
   const watched = watchedAddresses(deps, endpoint.network);
   let watching = 0;
@@ -171,7 +178,7 @@ async function watchNetwork(deps: ChainWatchDeps, endpoint: ChainNetworkConfig, 
         log(`chain watcher ${endpoint.network}: reorg check: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    if (caughtUp) await sleep(interval, signal);
+    if (caughtUp) await sleep(watching > 0 ? interval : idleInterval, signal);
   }
 }
 

@@ -6,9 +6,9 @@ import { mint, randomAddress, sharedChain } from '../support/chain';
 import { startTestWatchers, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 
-// A network with nothing to watch writes its cursor now and then, not on every scan (a second
-// each, per network, for nothing); once an address is watched, every scan writes it, since its
-// customer's page shows the head moving.
+// A network with nothing to watch scans less often and writes its cursor now and then, not on every
+// scan (a read and a write a second, per network, for nothing); once an address is watched, it scans
+// at the poll interval and every scan writes the cursor, since its customer's page shows the head moving.
 const ctx = useTestApp();
 const chain = sharedChain();
 let watchers: ChainWatchers | undefined;
@@ -22,9 +22,15 @@ const cursorWrittenAt = async () =>
 describe('the chain cursor of a network', () => {
   it('is written when first made, not on every idle scan, and on every scan once an address is watched', async () => {
     let scans = 0;
+    const scannedAt: number[] = [];
     watchers = startTestWatchers(ctx, {
       networks: ctx.config.chains.networks.filter((n) => n.network === 'polygon'),
-      onScan: () => scans++,
+      pollIntervalMs: 200,
+      idlePollIntervalMs: 600,
+      onScan: () => {
+        scans++;
+        scannedAt.push(Date.now());
+      },
       log: () => {},
     });
     const scansMore = async (count: number, label: string) => {
@@ -41,8 +47,12 @@ describe('the chain cursor of a network', () => {
     expect(first).not.toBeNull();
     // The head moves (a transfer to nobody watched); the idle network scans on without writing.
     await mint(chain, chain.tokens.polygon.USDC, randomAddress(), 1n);
-    await scansMore(5, 'five idle scans');
+    const idleFrom = scannedAt.length;
+    await scansMore(3, 'three idle scans');
     expect(await cursorWrittenAt()).toBe(first);
+    // Idle scans wait the idle interval between them.
+    const idle = scannedAt.slice(idleFrom - 1);
+    for (let i = 1; i < idle.length; i++) expect(idle[i]! - idle[i - 1]!).toBeGreaterThanOrEqual(550);
 
     // An address to watch (a merchant's top-up address): every scan writes the cursor from now on.
     await allocateDepositAddress(ctx.db.db, {
