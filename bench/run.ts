@@ -326,6 +326,7 @@ async function stackGroups(options: ReturnType<typeof parseOptions>, runner: Ret
         clock,
         taskQueue: QUEUES.pay,
         workerPid: () => workers.ours.child.pid!,
+        apiPid: () => server.child.pid!,
       };
       const minimalPayments = { ...minimal.side, taskQueue: QUEUES.minimal, workerPid: () => workers.minimal.child.pid! };
       const minimalPaying = minimalSide({
