@@ -3,6 +3,9 @@ import type { DatabaseOrTransaction } from '../client';
 import { events, merchantEventSeqs, merchants, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema';
 import { placeholderValue, preparedFor } from './prepared';
 
+/** One column of an `unnest(...)` row set: the values as one array parameter. */
+const column = (values: unknown[]) => sql.param(values);
+
 export type EventRow = typeof events.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -180,7 +183,6 @@ export async function insertDeliveriesBegun(
   begin: ReadonlySet<string>,
 ): Promise<{ deliveries: DeliveryRow[]; attempts: Map<string, number> }> {
   if (rows.length === 0) return { deliveries: [], attempts: new Map() };
-  const column = (values: unknown[]) => sql.param(values);
   const inserted = await db.execute<RawDeliveryRow & { attempt_id: string | number | null }>(sql`
     with fresh as (
       insert into ${webhookDeliveries} (id, event_id, payment_id, url, secret_source, secret_ref, attempt_count)
@@ -217,7 +219,6 @@ export async function insertEventWithDeliveries(
   begin: ReadonlySet<string>,
 ): Promise<{ event: EventRow; deliveries: DeliveryRow[]; attempts: Map<string, number> } | null> {
   const subject = event.subject ?? '';
-  const column = (values: unknown[]) => sql.param(values);
   const written = await db.execute<
     Partial<RawDeliveryRow> & { event_seq: string | number; event_created_at: Date | string; attempt_id: string | number | null }
   >(sql`
@@ -348,10 +349,17 @@ export async function beginAttempt(db: DatabaseOrTransaction, deliveryId: string
   return row!.id;
 }
 
-export async function finishAttempt(
-  db: DatabaseOrTransaction,
-  input: { attemptId: number; deliveryId: string; statusCode: number | null; durationMs: number; error: string | null; succeeded: boolean },
-): Promise<void> {
+/** What an attempt came to, written by finishAttempt (one) or finishAttempts (a payout's together). */
+export interface AttemptOutcome {
+  attemptId: number;
+  deliveryId: string;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  succeeded: boolean;
+}
+
+export async function finishAttempt(db: DatabaseOrTransaction, input: AttemptOutcome): Promise<void> {
   // The attempt's outcome and the delivery's status in one statement, like beginAttempt. Once per
   // attempt, three a payment: built once per process (prepared.ts).
   const name = input.succeeded ? 'finish_attempt_succeeded' : 'finish_attempt';
@@ -385,20 +393,9 @@ export async function finishAttempt(
 }
 
 /** Attempts' outcomes (finishAttempt's) written together: a payout's `payment.settled` attempts, one statement for all. */
-export async function finishAttempts(
-  db: DatabaseOrTransaction,
-  outcomes: readonly {
-    attemptId: number;
-    deliveryId: string;
-    statusCode: number | null;
-    durationMs: number;
-    error: string | null;
-    succeeded: boolean;
-  }[],
-): Promise<void> {
+export async function finishAttempts(db: DatabaseOrTransaction, outcomes: readonly AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
   if (outcomes.length === 1) return finishAttempt(db, outcomes[0]!);
-  const column = (values: unknown[]) => sql.param(values);
   await db.execute(sql`
     with outcome as (
       select * from unnest(${column(outcomes.map((o) => o.attemptId))}::bigint[], ${column(outcomes.map((o) => o.deliveryId))}::text[],
