@@ -13,8 +13,8 @@ import type { Mailer } from '../mail/mailer';
 import { receiptMail, refundMail } from '../mail/customer-mail';
 
 // The worker's sender of customers' receipts and refund notices. The activity that records
-// a completion or a confirmed refund records its mail in the same step (queueCustomerMail, once per
-// payment, kind and subject, whatever the retries); this sender takes due mails, sends each through
+// a completion or a confirmed refund records its mail in the same step (customer-mail-queue.ts, once
+// per payment, kind and subject, whatever the retries); this sender takes due mails, sends each through
 // the mailer, and marks it sent. A mail is sent again only when its sender died between the SMTP
 // server's acceptance and the mark (a lease later, with the same Message-ID); an SMTP server that
 // keeps refusing is tried a bounded number of times, then the mail is failed with its error, for an

@@ -7,7 +7,7 @@ import { parseCrypto } from '../domain/money';
 import type { ProviderFact } from '../domain/provider-fact';
 import { settledWebhookBody } from '../domain/webhook-event';
 import { postWebhook } from '../webhooks/post';
-import { USER_AGENT } from './webhooks';
+import { USER_AGENT } from './webhook-attempts';
 
 export interface SimpleOrderActivityDeps {
   db: Database;
