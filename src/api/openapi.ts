@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../domain/errors';
-import { errorExamples, exampleOf } from './openapi-examples';
+import { errorExamples } from './openapi-error-examples';
+import { exampleOf } from './openapi-examples';
 
 // The OpenAPI document as merchants, client generators and linters read it. Routes describe their
 // own operations (zod, one schema per route: summary, description, bodies); this completes what is
 // the same across routes, in one place: an operationId for every operation, `security: []` on the
-// public ones, the error answers each can give in its envelope with an example per `error` value,
-// the admin token on every admin route, the tags, examples composed from the fields' own
-// (openapi-examples.ts), and the webhooks we send (OpenAPI 3.1 `webhooks`) with their headers.
+// public ones, the error answers each can give in its envelope with an example per `error` value
+// (openapi-error-examples.ts), the admin token on every admin route, the tags, examples composed
+// from the fields' own (openapi-examples.ts), and the webhooks we send (OpenAPI 3.1 `webhooks`)
+// with their headers.
 // test/api/openapi-lint.test.ts holds the result to Redocly's and Spectral's rulesets.
 
 type Media = { schema?: Record<string, unknown>; example?: unknown; examples?: Record<string, unknown> };
