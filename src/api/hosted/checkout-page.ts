@@ -1,13 +1,14 @@
 import type { CheckoutSessionRow } from '../../payments/rows';
 import { NETWORK_NAMES, type Network } from '../../domain/assets';
 import { escapeHtml, html, raw, type Raw } from '../../domain/html';
-import { parseCrypto } from '../../domain/money';
 import { paymentLabels } from '../../domain/payment-labels';
-import type { DirectDeposit, ReceiptEmailAsk, RefundAddressAsk, SessionStanding } from '../../payments';
+import type { ReceiptEmailAsk, RefundAddressAsk, SessionStanding } from '../../payments';
 import type { CustomerStatus } from '../../payments/customer-status';
 import { hostedDocument } from './document';
 import type { PageText } from './i18n';
 import { countdown } from './countdown';
+import { receiptEmailForm, refundAddressForm } from './customer-forms';
+import { walletInstructions, type WalletView } from './wallet-instructions';
 
 export interface CheckoutPageModel {
   session: Pick<
@@ -42,12 +43,8 @@ export interface CheckoutPageModel {
   retryUrl?: string | null | undefined;
   /** The provider declined the last attempt and the session is still open: Pay tries again, or the wallet. */
   declined?: boolean | undefined;
-  /**
-   * The direct rail's instructions once the customer chose "pay from your wallet", with the QR of its
-   * EIP-681 URI (`uri`): of the whole amount, or of what remains once part of it arrived. `token`:
-   * the EVM token contract, for the browser wallet's transfer (absent: no such button).
-   */
-  wallet?: { deposit: DirectDeposit; qrSvg: string; uri: string; token?: string | undefined } | undefined;
+  /** The wallet view's instructions, once the customer chose "pay from your wallet". */
+  wallet?: WalletView | undefined;
   /** Money over, under or late is owed back: the refund address asked for (payments/refund-addresses.ts). */
   refund?: RefundAddressAsk | null | undefined;
   /** The receipt email form (payments/receipt-emails.ts); null: not offered. */
@@ -251,110 +248,12 @@ export function renderCheckoutPage(m: CheckoutPageModel): string {
   );
 }
 
-/**
- * Where money owed back goes. Pre-filled with the address the transfer came from (or the
- * one given before); checked by the server as an operator's refund address is. A wrapping field, as
- * the deposit address's: all 42 characters stay in view on a phone, so the customer can check them.
- */
-function refundAddressForm(id: string, ask: RefundAddressAsk, network: string, text: PageText): Raw {
-  const { t } = text;
-  return html`<section class="refund" id="refund" aria-labelledby="refund-heading">
-      <h3 id="refund-heading">${t('checkout.refund.title')}</h3>
-      <p class="small">${t('checkout.refund.explain', { network })}</p>
-      ${ask.saved ? html`<p id="refund-address-saved">${t('checkout.refund.saved', { address: ask.saved })}</p>` : ''}
-      <form method="post" action="/pay/${id}/refund-address" class="copy-field entry">
-        <label for="refund-address">${t('checkout.refund.label')}</label>
-        <textarea class="mono wrap" id="refund-address" name="address" rows="2" required maxlength="128" autocomplete="off" autocapitalize="off" spellcheck="false" data-submit-on-enter>${ask.saved ?? ask.suggested ?? ''}</textarea>
-        <button type="submit" class="secondary" id="refund-address-button">${ask.saved ? t('checkout.refund.change') : t('checkout.refund.save')}</button>
-      </form>
-    </section>`;
-}
-
-/**
- * An email address for the receipt and refund notices, optional, checked by the server.
- * `wallet`: the form was on the wallet view, and the answer comes back there.
- */
-function receiptEmailForm(id: string, ask: ReceiptEmailAsk, wallet: boolean, text: PageText): Raw {
-  const { t } = text;
-  return html`<section class="receipt" id="receipt" aria-labelledby="receipt-heading">
-      <h3 id="receipt-heading">${t('checkout.email.title')}</h3>
-      <p class="small">${t('checkout.email.explain')}</p>
-      ${ask.saved ? html`<p id="receipt-email-saved">${t('checkout.email.saved', { email: ask.saved })}</p>` : ''}
-      <form method="post" action="/pay/${id}/email" class="copy-field entry">
-        ${wallet ? html`<input type="hidden" name="view" value="wallet">` : ''}
-        <label for="receipt-email">${t('checkout.email.label')}</label>
-        <input type="email" id="receipt-email" name="email" value="${ask.saved ?? ask.suggested ?? ''}" required maxlength="254" autocomplete="email" spellcheck="false">
-        <button type="submit" class="secondary" id="receipt-email-button">${ask.saved ? t('checkout.email.change') : t('checkout.email.save')}</button>
-      </form>
-    </section>`;
-}
-
 /** "n of N confirmations", the numbers in elements the page's script updates in place between reloads. */
 function confirmingText(text: PageText, live: CustomerStatus): Raw {
   return withMarkup(text.t, 'checkout.states.confirming.body', {
     n: html`<span id="confirmations">${text.amount(String(live.confirmations))}</span>`,
     required: html`<span id="required-confirmations">${text.amount(String(live.requiredConfirmations))}</span>`,
   });
-}
-
-/**
- * Where and what to send; read-only fields a customer can select, with copy buttons for
- * script-enabled browsers. Partly paid: the same address, the QR and the amount of what remains.
- */
-function walletInstructions(w: NonNullable<CheckoutPageModel['wallet']>, network: string, text: PageText, remaining?: string): Raw {
-  const { t } = text;
-  const d = w.deposit;
-  const due = remaining ?? d.amount;
-  const amount = text.crypto(due);
-  return html`<section class="instructions" id="wallet-instructions" aria-labelledby="wallet-heading">
-      <h3 id="wallet-heading">${t('checkout.wallet.sendExactly', { amount, asset: d.asset, network })}</h3>
-      <div class="qr" id="deposit-qr" role="img" aria-label="${t('checkout.wallet.qr', { amount, asset: d.asset })}" data-uri="${w.uri}">${raw(w.qrSvg)}</div>
-      ${oneTap(w, due, text)}
-      ${copyField('deposit-address', t('checkout.wallet.address'), d.address, t('checkout.wallet.copyAddress'), text, { wrap: true })}
-      ${copyField('deposit-amount-copy', t('checkout.wallet.amount'), due, t('checkout.wallet.copyAmount'), text)}
-      <p class="small">${t('checkout.wallet.sendOnly', { asset: d.asset, network, chainId: d.chainId, date: text.dateTime(new Date(d.expiresAt)) })}</p>
-    </section>`;
-}
-
-/**
- * Paying in one tap: on a phone, the EIP-681 URI as a link a wallet app opens (shown to
- * coarse pointers only, by the stylesheet); in a browser with an EIP-1193 wallet, a button the script
- * reveals, which asks the wallet for the token transfer the QR code describes (assets/checkout.js).
- */
-function oneTap(w: NonNullable<CheckoutPageModel['wallet']>, due: string, text: PageText): Raw {
-  const { t } = text;
-  if (!w.uri.startsWith('ethereum:')) return html``;
-  return html`<div class="one-tap">
-        <a class="primary button open-in-wallet" id="open-in-wallet" href="${w.uri}">${t('checkout.wallet.openInWallet')}</a>
-        ${
-          w.token
-            ? html`<button type="button" class="primary" id="browser-wallet-button" hidden data-token="${w.token}" data-chain-id="${w.deposit.chainId}" data-to="${w.deposit.address}" data-amount="${parseCrypto(due).toString()}" data-working="${t('checkout.wallet.browserWorking')}" data-sent="${t('checkout.wallet.browserSent')}" data-rejected="${t('checkout.wallet.browserRejected')}" data-failed="${t('checkout.wallet.browserFailed')}">${t('checkout.wallet.payWithBrowser')}</button>
-        <p class="small" id="browser-wallet-status" role="status"></p>`
-            : ''
-        }
-      </div>`;
-}
-
-/** A read-only field and its copy button; the button is hidden until the script can make it work. */
-export function copyField(
-  id: string,
-  label: string,
-  value: string,
-  copyLabel: string,
-  text: PageText,
-  options: { wrap?: boolean } = {},
-): Raw {
-  // An address is shown whole, wrapped over lines, never cut off by its field's width.
-  const field = options.wrap
-    ? html`<textarea class="mono wrap" id="${id}" readonly rows="2" spellcheck="false">${value}</textarea>`
-    : html`<input class="mono" id="${id}" readonly value="${value}">`;
-  return html`<div class="copy-field">
-        <label for="${id}" id="${id}-label">${label}</label>
-        <div class="copy-row">
-          ${field}
-          <button type="button" class="copy" data-copy="${id}" data-copied="${text.t('common.copied')}" title="${copyLabel}" aria-describedby="${id}-label" hidden>${text.t('common.copy')}</button>
-        </div>
-      </div>`;
 }
 
 /**
