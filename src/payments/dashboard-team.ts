@@ -23,7 +23,7 @@ import { randomBase62 } from '../domain/ids';
 import { violatedUniqueConstraint } from '../domain/sql-errors';
 import type { Mailer } from '../mail/mailer';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
-import { normalizeEmail, tokenHash } from './merchant-accounts';
+import { normalizeEmail, tokenHash } from './dashboard-identity';
 import { queueNotice } from './merchant-notices';
 
 // A merchant's team in the dashboard: its members, their roles, removal. Who may change whom is the
