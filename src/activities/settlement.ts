@@ -154,8 +154,7 @@ export function createSettlementActivities({
      * nothing, and end after this one read (one statement) instead of three activities a network.
      */
     async settlementDue(networks: string[]): Promise<string[]> {
-      const { holdSeconds } = settings.settlement;
-      return settlementDueNetworks(db, networks, holdSeconds === 0 ? null : new Date(Date.now() - holdSeconds * 1000));
+      return settlementDueNetworks(db, networks, settings.settlement.holdSeconds);
     },
 
     /**
@@ -166,7 +165,7 @@ export function createSettlementActivities({
       if (settings.settlement.holdSeconds === 0) return 0;
       return db.transaction(async (tx) => {
         await lockSettlement(tx, network);
-        const held = await heldShares(tx, network, new Date(Date.now() - settings.settlement.holdSeconds * 1000));
+        const held = await heldShares(tx, network, settings.settlement.holdSeconds);
         for (const share of held) {
           const merchant = await lockMerchant(tx, share.merchantId);
           const reserveTargetMicro = merchant?.reserveTargetMicro ?? 0n;

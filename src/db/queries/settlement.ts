@@ -2,6 +2,7 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { payoutItems, payouts } from '../schema';
 import { balanceAccount, merchantBalance, outgoingPlanned, refundDraw, type MerchantBalance } from '../../domain/balances';
+import { NETWORKS } from '../../domain/assets';
 import { AppError } from '../../domain/errors';
 import { writePostings } from './ledger';
 import type { NewPayout, PayoutRow } from './payouts';
@@ -9,6 +10,23 @@ import type { NewPayout, PayoutRow } from './payouts';
 // Batched settlement's reads and writes (docs/settlement.md): which deposits a sweep takes, which
 // payments a merchant's payout pays. Planned under the network's settlement lock, so two runs (or two
 // attempts of one) never put a payment in two live sweeps or two live payouts.
+
+/**
+ * A network's name or a whole number written into a settlement statement instead of sent as a
+ * parameter. These statements are large (unions, joins, correlated counts): given a parameter,
+ * Postgres finds its custom plan cheaper than the generic one every time and plans them again on each
+ * call, milliseconds of CPU, and the due check runs every payout interval. A prepared statement without
+ * parameters is planned once per connection. Only a known network's name or an integer goes in,
+ * checked here, so each statement has a few shapes (one per network).
+ */
+function literal(value: string | number): SQL {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new Error(`settlement statements take whole numbers, not ${value}`);
+    return sql.raw(String(value));
+  }
+  if (!(NETWORKS as readonly string[]).includes(value)) throw new Error(`unknown network ${JSON.stringify(value)}`);
+  return sql.raw(`'${value}'`);
+}
 
 /** Serialises the planning of a network's sweeps and payouts until the caller's transaction ends. */
 export async function lockSettlement(tx: DatabaseOrTransaction, network: string): Promise<void> {
@@ -64,7 +82,7 @@ const sweepableSql = (network: SQL) => sql`
      where not exists (select 1 from payout_items i join payouts p on p.id = i.payout_id
                         where i.payment_id = e.payment_id and p.kind = 'sweep' and p.status <> 'failed')
        and (select count(*) from payout_items i join payouts p on p.id = i.payout_id
-             where i.payment_id = e.payment_id and p.kind = 'sweep' and p.status = 'failed' and p.cleared_at is null) < ${SWEEP_ATTEMPTS}
+             where i.payment_id = e.payment_id and p.kind = 'sweep' and p.status = 'failed' and p.cleared_at is null) < ${literal(SWEEP_ATTEMPTS)}
      order by e.id
 `;
 
@@ -77,7 +95,7 @@ const sweepableSql = (network: SQL) => sql`
  */
 export async function sweepableDeposits(tx: DatabaseOrTransaction, network: string, limit: number): Promise<SweepableDeposit[]> {
   const rows = await tx.execute<{ payment_id: string; asset: string; address: string; derivation_index: number; amount: string }>(
-    sql`${sweepableSql(sql`${network}`)} limit ${limit}`,
+    sql`${sweepableSql(literal(network))} limit ${literal(limit)}`,
   );
   return rows.map((r) => ({
     paymentId: r.payment_id,
@@ -96,20 +114,20 @@ export interface HeldShare {
 }
 
 /** The query of heldShares, for `network` (a parameter, or a column of an outer query). */
-const heldSql = (network: SQL, completedBy: Date) => sql`
+const heldSql = (network: SQL, holdSeconds: number) => sql`
     select m.payment_id, t.merchant_id, m.asset, (-m.amount)::text as amount
       from transactions t
       join ledger_entries m on m.posting_id = 'completion:' || t.payment_id and m.account = 'merchant:' || t.merchant_id || ':pending'
      where t.network = ${network}
        and t.status = 'completed' and t.payout_id is null
-       and t.completed_at <= ${completedBy.toISOString()}::timestamptz
+       and t.completed_at <= now() - make_interval(secs => ${literal(holdSeconds)})
        and not exists (select 1 from ledger_entries r where r.posting_id = 'released:' || m.payment_id)
      order by m.id`;
 
-/** Shares of `network`'s payments still pending whose payment completed at or before `completedBy`. */
-export async function heldShares(tx: DatabaseOrTransaction, network: string, completedBy: Date): Promise<HeldShare[]> {
+/** Shares of `network`'s payments still pending whose payment completed `holdSeconds` ago or earlier. */
+export async function heldShares(tx: DatabaseOrTransaction, network: string, holdSeconds: number): Promise<HeldShare[]> {
   const rows = await tx.execute<{ payment_id: string; merchant_id: string; asset: string; amount: string }>(
-    sql`${heldSql(sql`${network}`, completedBy)} limit 500`,
+    sql`${heldSql(literal(network), holdSeconds)} limit 500`,
   );
   return rows.map((r) => ({ paymentId: r.payment_id, merchantId: r.merchant_id, asset: r.asset, amountMicro: BigInt(r.amount) }));
 }
@@ -141,7 +159,7 @@ const payableSql = (network: SQL) => sql`
        -- Its hold has passed: a held share is not the merchant's to be paid yet.
        and exists (select 1 from ledger_entries r where r.posting_id = 'released:' || si.payment_id)
        and (select count(*) from payout_items i join payouts p on p.id = i.payout_id
-             where i.payment_id = si.payment_id and p.kind = 'merchant' and p.status = 'failed' and p.cleared_at is null) < ${PAYOUT_ATTEMPTS}
+             where i.payment_id = si.payment_id and p.kind = 'merchant' and p.status = 'failed' and p.cleared_at is null) < ${literal(PAYOUT_ATTEMPTS)}
      order by t.merchant_id, si.payment_id`;
 
 /**
@@ -151,7 +169,7 @@ const payableSql = (network: SQL) => sql`
  */
 export async function payablePayments(tx: DatabaseOrTransaction, network: string): Promise<PayablePayment[]> {
   const rows = await tx.execute<{ payment_id: string; merchant_id: string; asset: string; wallet_address: string; share: string }>(
-    payableSql(sql`${network}`),
+    payableSql(literal(network)),
   );
   return rows.map((r) => ({
     paymentId: r.payment_id,
@@ -235,20 +253,23 @@ export async function listPayoutItems(
 
 /**
  * Of `networks`, those where a settlement run has something to do (one statement, whatever their
- * number): a sweep or payout a run left unfinished, a deposit to sweep, a payment to pay, and with
- * `completedBy` a share whose hold has passed. The same queries as the run's own, asked whether they
- * find anything.
+ * number): a sweep or payout a run left unfinished, a deposit to sweep, a payment to pay, and with a
+ * hold (`holdSeconds` above 0) a share whose hold has passed. The same queries as the run's own, asked
+ * whether they find anything; without parameters, so a connection plans it once (see `literal`).
  */
-export async function settlementDueNetworks(db: DatabaseOrTransaction, networks: string[], completedBy: Date | null): Promise<string[]> {
+export async function settlementDueNetworks(db: DatabaseOrTransaction, networks: string[], holdSeconds: number): Promise<string[]> {
   if (networks.length === 0) return [];
   const network = sql`n.network`;
   const rows = await db.execute<{ network: string }>(sql`
-    select n.network from unnest(${`{${networks.join(',')}}`}::text[]) as n(network)
+    select n.network from (values ${sql.join(
+      networks.map((name) => sql`(${literal(name)})`),
+      sql`, `,
+    )}) as n(network)
      where exists (select 1 from payouts p
                     where p.network = n.network and p.payment_id = p.id and p.status in ('planned', 'signed', 'broadcast'))
         or exists (${sweepableSql(network)})
         or exists (${payableSql(network)})
-        ${completedBy ? sql`or exists (${heldSql(network, completedBy)})` : sql``}`);
+        ${holdSeconds > 0 ? sql`or exists (${heldSql(network, holdSeconds)})` : sql``}`);
   return rows.map((r) => r.network);
 }
 
