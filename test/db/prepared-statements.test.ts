@@ -31,9 +31,16 @@ describe.each<[string, DbOptions]>([
       expect(answers).toEqual([2, 3, 4]);
       expect(inTransaction).toBe(42);
 
+      // A statement with its constants in its text (no parameters) is prepared too, so it is
+      // planned once; a text of several statements still runs, as the simple protocol runs it.
+      for (let i = 0; i < 2; i++) await handle.db.execute(sql`select 'polygon' as network`);
+      const [several] = await handle.db.execute<{ two: number }>(sql.raw('select 1; select 2 as two'));
+
       const prepared = await preparedOn(handle.db);
       expect(prepared.filter((s) => s === 'select $1::int + 1 as next')).toHaveLength(1);
       expect(prepared).toContain('select $1::int * 2 as doubled');
+      expect(prepared.filter((s) => s === "select 'polygon' as network")).toHaveLength(1);
+      expect(several).toBeDefined();
     } finally {
       await handle.close();
     }
