@@ -2,6 +2,7 @@ import { formatCryptoAmount, parseCrypto } from '../../src/domain/money';
 import type { PaidWith } from '../../src/domain/payment-labels';
 import type { z } from 'zod';
 import type { refundInput, signInInput, signUpInput, teamInviteInput } from '../../src/domain/dashboard-inputs';
+import type { partlyPaidView, paymentRowView } from '../../src/api/dashboard/payments';
 import { formatDecimal } from './format';
 
 // The dashboard's one way to its internal API (/dashboard/api/, cookie session): JSON both ways, and
@@ -38,9 +39,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'DELETE', path: string, bo
   return json as T;
 }
 
-// The forms' bodies are the server's own schemas (zod and pure lists only, so the bundle takes them):
-// their input types here, and each form checks its values with the same schema before sending.
-export { refundInput, signInInput, signUpInput, teamInviteInput } from '../../src/domain/dashboard-inputs';
+// The forms' bodies are the server's own schemas: their input types here, the schemas in forms.ts.
 export type SignUpRequest = z.input<typeof signUpInput>;
 export type SignInRequest = z.input<typeof signInInput>;
 export type RefundRequest = z.input<typeof refundInput>;
@@ -93,7 +92,7 @@ export { WEBHOOK_EVENT_TYPES as EVENT_TYPES, TEST_EVENT_TYPE } from '../../src/d
 // How a payment was paid, in the words of its CSVs (a wallet payment never names the provider).
 export { paidWithText } from '../../src/domain/payment-labels';
 /** An open payment partly paid (6 decimals each). */
-export type PartlyPaid = { arrived: string; expected: string; remaining: string } | null;
+export type PartlyPaid = z.output<typeof partlyPaidView>;
 
 export interface Site {
   id: string;
@@ -221,26 +220,12 @@ export interface PaymentProof {
   }[];
 }
 
-/** A row of the payment list (GET /payments). */
-export interface PaymentRow {
-  id: string;
-  status: 'pending' | 'processing' | 'completed' | 'failed' | 'expired' | 'canceled';
-  source: string;
-  amount: string;
-  currency: string;
-  asset: string;
-  network: string;
-  railType: string;
-  paidWith: PaidWith;
-  provider: string | null;
-  partlyPaid: PartlyPaid;
-  orderId: string | null;
-  customerEmail: string | null;
-  paymentLinkId: string | null;
-  createdAt: string;
-  completedAt: string | null;
-  openExceptions: number;
-}
+/**
+ * A row of the payment list (GET /payments): the type of the server's own response schema, which it
+ * serialises every row through, so a field it adds, renames or drops is a type error here. A type
+ * only: nothing of the server's module reaches the bundle.
+ */
+export type PaymentRow = z.output<typeof paymentRowView>;
 
 export interface PaymentLink {
   id: string;

@@ -1,3 +1,4 @@
+import { Table } from '@radix-ui/themes';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 
 // Bar charts of money over days (the home page's volume, the Money page's payouts), drawn by
@@ -76,25 +77,33 @@ export function DayChart(props: {
       <figcaption>{props.caption}</figcaption>
       <details>
         <summary>The chart’s numbers as a table</summary>
-        <div className="table-scroll" role="region" aria-label={`${props.title}, scrollable`} tabIndex={0}>
-          <table>
+        {/* Radix Themes' table parts in our own focusable region: ui.tsx's ScrollTable says why. */}
+        <div
+          className="table-scroll rt-TableRoot rt-r-size-1 rt-variant-ghost"
+          role="region"
+          aria-label={`${props.title}, scrollable`}
+          tabIndex={0}
+        >
+          <table className="rt-TableRootTable">
             <caption className="visually-hidden">{props.title}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Day (UTC)</th>
-                <th scope="col">{props.amountLabel}</th>
-                <th scope="col">{props.countLabel[0]!.toUpperCase() + props.countLabel.slice(1)}</th>
-              </tr>
-            </thead>
-            <tbody>
+            <Table.Header>
+              <Table.Row>
+                <Table.ColumnHeaderCell scope="col">Day (UTC)</Table.ColumnHeaderCell>
+                <Table.ColumnHeaderCell scope="col">{props.amountLabel}</Table.ColumnHeaderCell>
+                <Table.ColumnHeaderCell scope="col">
+                  {props.countLabel[0]!.toUpperCase() + props.countLabel.slice(1)}
+                </Table.ColumnHeaderCell>
+              </Table.Row>
+            </Table.Header>
+            <Table.Body>
               {props.days.map((d) => (
-                <tr key={d.day}>
-                  <th scope="row">{d.day}</th>
-                  <td>{d.amount}</td>
-                  <td>{d.count}</td>
-                </tr>
+                <Table.Row key={d.day}>
+                  <Table.RowHeaderCell>{d.day}</Table.RowHeaderCell>
+                  <Table.Cell>{d.amount}</Table.Cell>
+                  <Table.Cell>{d.count}</Table.Cell>
+                </Table.Row>
               ))}
-            </tbody>
+            </Table.Body>
           </table>
         </div>
       </details>

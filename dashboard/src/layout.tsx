@@ -1,4 +1,4 @@
-import { Theme } from '@radix-ui/themes';
+import { Button, Theme } from '@radix-ui/themes';
 import { useMutation } from '@tanstack/react-query';
 import { Link, Outlet, useRouterState } from '@tanstack/react-router';
 import { useEffect, useState, useSyncExternalStore } from 'react';
@@ -88,9 +88,9 @@ function Sections({ me, open }: { me: Me; open: boolean }) {
           <br />
           <small>{me.user.role}</small>
         </p>
-        <button type="button" className="secondary" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+        <Button type="button" variant="soft" color="gray" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
           Sign out
-        </button>
+        </Button>
       </div>
     </nav>
   );
@@ -110,15 +110,16 @@ function SignedInFrame() {
         </Link>
         {me.data && <PaymentSearchBox />}
         {me.data && (
-          <button
+          <Button
             type="button"
-            className="secondary menu-button"
+            variant="soft"
+            className="menu-button"
             aria-expanded={menuOpen}
             aria-controls="sections"
             onClick={() => setMenuOpen((o) => !o)}
           >
             Menu
-          </button>
+          </Button>
         )}
       </header>
       {me.data && <Sections me={me.data} open={menuOpen} />}

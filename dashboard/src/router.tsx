@@ -1,10 +1,13 @@
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Link } from '@tanstack/react-router';
 import { Layout } from './layout';
 import { PagePending } from './ui';
+import { SignIn } from './pages/sign-in';
+import { SignUp } from './pages/sign-up';
 import { moneySearch, paymentSearch } from './search-params';
 
 // Each page is its own chunk, loaded when it is first opened: the sign-in page does not wait for the
-// charts, nor the payments list for the Money page's forms.
+// charts, nor the payments list for the Money page's forms. Sign-in and sign-up, the pages a visitor
+// without a session starts on, come with the frame (2 KiB): one round trip less before they show.
 
 function NotFound() {
   return (
@@ -73,14 +76,8 @@ const routeTree = root.addChildren([
     '/quickstart',
     lazyRouteComponent(() => import('./pages/quickstart'), 'Quickstart'),
   ),
-  page(
-    '/sign-in',
-    lazyRouteComponent(() => import('./pages/sign-in'), 'SignIn'),
-  ),
-  page(
-    '/sign-up',
-    lazyRouteComponent(() => import('./pages/sign-up'), 'SignUp'),
-  ),
+  createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignIn }),
+  createRoute({ getParentRoute: () => root, path: '/sign-up', component: SignUp }),
   page(
     '/verify-email',
     lazyRouteComponent(() => import('./pages/verify-email'), 'VerifyEmail'),

@@ -1,5 +1,4 @@
-import * as Dialog from '@radix-ui/react-dialog';
-import { Kbd } from '@radix-ui/themes';
+import { Button, Dialog, Kbd, TextField } from '@radix-ui/themes';
 import { useMutation } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useEffect, useId, useState, type FormEvent } from 'react';
@@ -50,91 +49,86 @@ export function PaymentSearchBox() {
   const submitted = search.variables ?? '';
   return (
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
-      <Dialog.Trigger asChild>
-        <button type="button" className="secondary search-button" aria-keyshortcuts="Control+K Meta+K /">
+      <Dialog.Trigger>
+        <Button type="button" variant="soft" className="search-button" aria-keyshortcuts="Control+K Meta+K /">
           Search<span className="wide-only"> payments</span>{' '}
           <Kbd size="1" aria-hidden="true" className="wide-only">
             /
           </Kbd>
-        </button>
+        </Button>
       </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog" aria-describedby={`${inputId}-hint`}>
-          <Dialog.Title>Find a payment</Dialog.Title>
-          <form
-            role="search"
-            onSubmit={(e: FormEvent<HTMLFormElement>) => {
-              e.preventDefault();
-              const q = formValues(e.currentTarget).q?.trim() ?? '';
-              if (q) search.mutate(q);
-            }}
-          >
-            <div className="field">
-              <label htmlFor={inputId}>Payment id, order id or transaction hash</label>
-              <input
-                id={inputId}
-                name="q"
-                type="search"
-                autoComplete="off"
-                spellCheck={false}
-                required
-                aria-describedby={`${inputId}-hint`}
-              />
-              <p className="hint" id={`${inputId}-hint`}>
-                A customer’s email finds their payments too.
+      <Dialog.Content maxWidth="32rem" aria-describedby={`${inputId}-hint`}>
+        <Dialog.Title>Find a payment</Dialog.Title>
+        <form
+          role="search"
+          onSubmit={(e: FormEvent<HTMLFormElement>) => {
+            e.preventDefault();
+            const q = formValues(e.currentTarget).q?.trim() ?? '';
+            if (q) search.mutate(q);
+          }}
+        >
+          <div className="field">
+            <label htmlFor={inputId}>Payment id, order id or transaction hash</label>
+            <TextField.Root
+              id={inputId}
+              name="q"
+              type="search"
+              autoComplete="off"
+              spellCheck={false}
+              required
+              aria-describedby={`${inputId}-hint`}
+            />
+            <p className="hint" id={`${inputId}-hint`}>
+              A customer’s email finds their payments too.
+            </p>
+          </div>
+          <div className="actions">
+            <Button type="submit" disabled={search.isPending}>
+              Search
+            </Button>
+            <Dialog.Close>
+              <Button type="button" variant="soft" color="gray">
+                Close
+              </Button>
+            </Dialog.Close>
+          </div>
+        </form>
+        <ErrorText error={search.error} />
+        {search.data && search.data.payments.length !== 1 && (
+          <div role="status" className="search-results">
+            {search.data.payments.length === 0 ? (
+              <p>
+                No payment matches <q>{submitted}</q>. Check the id, or look through{' '}
+                <Link to="/payments" onClick={() => setOpen(false)}>
+                  every payment
+                </Link>
+                .
               </p>
-            </div>
-            <div className="actions">
-              <button type="submit" disabled={search.isPending}>
-                Search
-              </button>
-              <Dialog.Close asChild>
-                <button type="button" className="secondary">
-                  Close
-                </button>
-              </Dialog.Close>
-            </div>
-          </form>
-          <ErrorText error={search.error} />
-          {search.data && search.data.payments.length !== 1 && (
-            <div role="status" className="search-results">
-              {search.data.payments.length === 0 ? (
+            ) : (
+              <>
+                <p>{search.data.payments.length === SHOWN ? `The ${SHOWN} newest matches:` : `${search.data.payments.length} matches:`}</p>
+                <ul className="plain">
+                  {search.data.payments.map((p) => (
+                    <li key={p.id}>
+                      <Link to="/payments/$id" params={{ id: p.id }} onClick={() => setOpen(false)}>
+                        <code>{p.id}</code>
+                      </Link>{' '}
+                      <StatusBadge status={p.status} label={p.partlyPaid ? 'partly paid' : undefined} />{' '}
+                      <Amount value={p.amount} unit={p.currency} />
+                      {p.orderId ? ` · order ${p.orderId}` : ''}
+                    </li>
+                  ))}
+                </ul>
                 <p>
-                  No payment matches <q>{submitted}</q>. Check the id, or look through{' '}
-                  <Link to="/payments" onClick={() => setOpen(false)}>
-                    every payment
+                  <Link to="/payments" search={{ q: submitted }} onClick={() => setOpen(false)}>
+                    All matches in Payments
                   </Link>
-                  .
                 </p>
-              ) : (
-                <>
-                  <p>
-                    {search.data.payments.length === SHOWN ? `The ${SHOWN} newest matches:` : `${search.data.payments.length} matches:`}
-                  </p>
-                  <ul className="plain">
-                    {search.data.payments.map((p) => (
-                      <li key={p.id}>
-                        <Link to="/payments/$id" params={{ id: p.id }} onClick={() => setOpen(false)}>
-                          <code>{p.id}</code>
-                        </Link>{' '}
-                        <StatusBadge status={p.status} label={p.partlyPaid ? 'partly paid' : undefined} />{' '}
-                        <Amount value={p.amount} unit={p.currency} />
-                        {p.orderId ? ` · order ${p.orderId}` : ''}
-                      </li>
-                    ))}
-                  </ul>
-                  <p>
-                    <Link to="/payments" search={{ q: submitted }} onClick={() => setOpen(false)}>
-                      All matches in Payments
-                    </Link>
-                  </p>
-                </>
-              )}
-            </div>
-          )}
-        </Dialog.Content>
-      </Dialog.Portal>
+              </>
+            )}
+          </div>
+        )}
+      </Dialog.Content>
     </Dialog.Root>
   );
 }

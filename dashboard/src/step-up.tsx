@@ -1,9 +1,9 @@
-import * as Dialog from '@radix-ui/react-dialog';
+import { Button, Dialog } from '@radix-ui/themes';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { createContext, useCallback, useContext, useState, type ReactNode } from 'react';
 import { api, ApiError, type Me } from './api';
-import { CalledOff, ErrorText, Field, formValues } from './ui';
+import { CalledOff, ErrorText, Field, formValues, Notice } from './ui';
 
 // Actions that move money, reveal a secret or change who may act ask who the person is again: the
 // server's step-up (the password, and the authenticator's code when two-factor is on; an owner must
@@ -105,10 +105,7 @@ export function StepUpProvider({ children }: { children: ReactNode }) {
     <StepUpContext.Provider value={run}>
       {children}
       <Dialog.Root open={asking !== null} onOpenChange={(open) => !open && asking?.cancel()}>
-        <Dialog.Portal>
-          <Dialog.Overlay className="overlay" />
-          {asking && <StepUpDialog asking={asking} />}
-        </Dialog.Portal>
+        {asking && <StepUpDialog asking={asking} />}
       </Dialog.Root>
     </StepUpContext.Provider>
   );
@@ -129,7 +126,7 @@ function StepUpDialog({ asking }: { asking: Asking }) {
     : `To ${what}, confirm it is you. It then counts for 10 minutes.`;
   return (
     <Dialog.Content
-      className="dialog"
+      maxWidth="32rem"
       onCloseAutoFocus={(e) => {
         e.preventDefault();
         giveFocusBack(asking.returnTo);
@@ -139,16 +136,16 @@ function StepUpDialog({ asking }: { asking: Asking }) {
       <Dialog.Description>{confirm?.description ?? intro}</Dialog.Description>
       {asking.stepUpNow && mustTurnOnTwoFactor(me) ? (
         <>
-          <p className="notice">
+          <Notice>
             Owners turn on two-factor authentication before they {what}.{' '}
             <Link to="/security" onClick={asking.cancel}>
               Turn it on
             </Link>
-          </p>
+          </Notice>
           <div className="actions">
-            <button type="button" className="secondary" onClick={asking.cancel}>
+            <Button type="button" variant="soft" color="gray" onClick={asking.cancel}>
               Cancel
-            </button>
+            </Button>
           </div>
         </>
       ) : (
@@ -168,12 +165,12 @@ function StepUpDialog({ asking }: { asking: Asking }) {
           )}
           <ErrorText error={stepUp.error} />
           <div className="actions">
-            <button type="submit" disabled={stepUp.isPending}>
+            <Button type="submit" loading={stepUp.isPending}>
               {confirm?.label ?? 'Confirm it is you'}
-            </button>
-            <button type="button" className="secondary" onClick={asking.cancel}>
+            </Button>
+            <Button type="button" variant="soft" color="gray" onClick={asking.cancel}>
               Cancel
-            </button>
+            </Button>
           </div>
         </form>
       )}

@@ -1,7 +1,8 @@
 import * as Toast from '@radix-ui/react-toast';
+import { IconButton } from '@radix-ui/themes';
 import { createContext, useCallback, useContext, useState, type ReactNode } from 'react';
 
-// A change that worked says so in a toast, which Radix announces politely to screen readers (its
+// A change that worked says so in a toast (Radix's toast primitive: Radix Themes has none), which Radix announces politely to screen readers (its
 // toasts sit in a role=status region) and keeps while hovered or focused. One provider in the frame,
 // so a toast outlives the page that asked for it (a dialog closing, a list refetching).
 
@@ -30,8 +31,10 @@ export function ToastProvider({ children }: { children: ReactNode }) {
         // Background: announced politely (role=status), after what the screen reader is saying.
         <Toast.Root key={t.id} type="background" className="toast" onOpenChange={(open) => open || close(t.id)}>
           <Toast.Description>{t.text}</Toast.Description>
-          <Toast.Close className="secondary" aria-label="Dismiss">
-            <span aria-hidden>×</span>
+          <Toast.Close asChild>
+            <IconButton type="button" variant="ghost" color="gray" aria-label="Dismiss">
+              <span aria-hidden>×</span>
+            </IconButton>
           </Toast.Close>
         </Toast.Root>
       ))}

@@ -1,5 +1,4 @@
-import * as Dialog from '@radix-ui/react-dialog';
-import { Badge, Skeleton } from '@radix-ui/themes';
+import { AlertDialog, Badge, Button, Callout, Card, Dialog, Skeleton, TextField } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { Link, Navigate } from '@tanstack/react-router';
 import { lazy, Suspense, useEffect, useId, useState, type ComponentProps, type ReactNode } from 'react';
@@ -54,15 +53,15 @@ export function Breadcrumbs({ trail, current }: { trail: Crumb[]; current: React
 
 /**
  * A signed-in page: its name in the tab and as its heading, under breadcrumbs when it sits inside a
- * section (`parent`); its content may read who is signed in.
+ * section (`parent`, the last crumb `crumb` or else the title); its content may read who is signed in.
  */
-export function Page(props: { title: string; parent?: Crumb; children: ReactNode | ((me: Me) => ReactNode) }) {
+export function Page(props: { title: string; parent?: Crumb | undefined; crumb?: string; children: ReactNode | ((me: Me) => ReactNode) }) {
   usePageTitle(props.title);
   return (
     <SignedIn>
       {(me) => (
         <>
-          {props.parent && <Breadcrumbs trail={[props.parent]} current={props.title} />}
+          {props.parent && <Breadcrumbs trail={[props.parent]} current={props.crumb ?? props.title} />}
           <h1>{props.title}</h1>
           {typeof props.children === 'function' ? props.children(me) : props.children}
         </>
@@ -91,7 +90,7 @@ export function DeveloperPage(props: { title: string; intro?: string; forbidden:
 export function Field(props: {
   label: string;
   name: string;
-  type?: string;
+  type?: 'text' | 'email' | 'password' | 'url';
   autoComplete?: string;
   hint?: string;
   minLength?: number;
@@ -103,7 +102,7 @@ export function Field(props: {
   return (
     <div className="field">
       <label htmlFor={id}>{props.label}</label>
-      <input
+      <TextField.Root
         id={id}
         name={props.name}
         type={props.type ?? 'text'}
@@ -148,9 +147,18 @@ export class CalledOff extends Error {
 export function ErrorText({ error }: { error: unknown }) {
   if (!error || error instanceof CalledOff) return null;
   return (
-    <p className="error" role="alert">
-      {error instanceof Error ? error.message : 'Something went wrong.'}
-    </p>
+    <Callout.Root color="red" highContrast role="alert" className="callout">
+      <Callout.Text>{error instanceof Error ? error.message : 'Something went wrong.'}</Callout.Text>
+    </Callout.Root>
+  );
+}
+
+/** Something the person should know before acting (a role's limits, a missing second factor). */
+export function Notice({ children, testId }: { children: ReactNode; testId?: string }) {
+  return (
+    <Callout.Root color="gray" highContrast variant="surface" className="callout" data-testid={testId}>
+      <Callout.Text>{children}</Callout.Text>
+    </Callout.Root>
   );
 }
 
@@ -158,24 +166,21 @@ export function ErrorText({ error }: { error: unknown }) {
 export function ShownOnce(props: { title: string; value: string | null; onClose: () => void }) {
   return (
     <Dialog.Root open={props.value !== null} onOpenChange={(open) => !open && props.onClose()}>
-      <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog">
-          <Dialog.Title>{props.title}</Dialog.Title>
-          <Dialog.Description>Copy it now and keep it somewhere safe: it is shown only this once.</Dialog.Description>
-          <p>
-            <code className="secret" data-testid="secret">
-              {props.value}
-            </code>
-          </p>
-          <div className="actions">
-            <CopyButton value={props.value ?? ''} what="the secret" unnamed />
-            <Dialog.Close asChild>
-              <button type="button">I have saved it</button>
-            </Dialog.Close>
-          </div>
-        </Dialog.Content>
-      </Dialog.Portal>
+      <Dialog.Content maxWidth="32rem">
+        <Dialog.Title>{props.title}</Dialog.Title>
+        <Dialog.Description>Copy it now and keep it somewhere safe: it is shown only this once.</Dialog.Description>
+        <p>
+          <code className="secret" data-testid="secret">
+            {props.value}
+          </code>
+        </p>
+        <div className="actions">
+          <CopyButton value={props.value ?? ''} what="the secret" unnamed />
+          <Dialog.Close>
+            <Button type="button">I have saved it</Button>
+          </Dialog.Close>
+        </div>
+      </Dialog.Content>
     </Dialog.Root>
   );
 }
@@ -183,8 +188,8 @@ export function ShownOnce(props: { title: string; value: string | null; onClose:
 export const formValues = (form: HTMLFormElement) => Object.fromEntries(new FormData(form).entries()) as Record<string, string>;
 
 /**
- * A button that asks before an action that cannot be undone (delete, revoke): Radix's dialog keeps
- * focus inside it and gives it back to the button when it closes.
+ * A button that asks before an action that cannot be undone (delete, revoke): an alert dialog, which
+ * keeps focus inside it, starts on Cancel, and gives focus back to the button when it closes.
  */
 export function Confirm(props: {
   label: ReactNode;
@@ -195,32 +200,29 @@ export function Confirm(props: {
   disabled?: boolean;
 }) {
   return (
-    <Dialog.Root>
-      <Dialog.Trigger asChild>
-        <button type="button" className="secondary" disabled={props.disabled}>
+    <AlertDialog.Root>
+      <AlertDialog.Trigger>
+        <Button type="button" variant="soft" disabled={props.disabled}>
           {props.label}
-        </button>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog">
-          <Dialog.Title>{props.title}</Dialog.Title>
-          <Dialog.Description>{props.description}</Dialog.Description>
-          <div className="actions">
-            <Dialog.Close asChild>
-              <button type="button" onClick={props.onConfirm}>
-                {props.confirmLabel}
-              </button>
-            </Dialog.Close>
-            <Dialog.Close asChild>
-              <button type="button" className="secondary">
-                Cancel
-              </button>
-            </Dialog.Close>
-          </div>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+        </Button>
+      </AlertDialog.Trigger>
+      <AlertDialog.Content maxWidth="32rem">
+        <AlertDialog.Title>{props.title}</AlertDialog.Title>
+        <AlertDialog.Description>{props.description}</AlertDialog.Description>
+        <div className="actions">
+          <AlertDialog.Action>
+            <Button type="button" color="red" highContrast onClick={props.onConfirm}>
+              {props.confirmLabel}
+            </Button>
+          </AlertDialog.Action>
+          <AlertDialog.Cancel>
+            <Button type="button" variant="soft" color="gray">
+              Cancel
+            </Button>
+          </AlertDialog.Cancel>
+        </div>
+      </AlertDialog.Content>
+    </AlertDialog.Root>
   );
 }
 
@@ -247,29 +249,6 @@ export function Countdown({ until }: { until: string }) {
 }
 
 /**
- * A table that scrolls sideways on a narrow screen: the scrolling region is named and takes focus,
- * so a keyboard can scroll it too (axe: scrollable-region-focusable).
- */
-export function ScrollTable({ label, head, children }: { label: string; head: string[]; children: ReactNode }) {
-  return (
-    <div className="table-scroll" role="region" aria-label={label} tabIndex={0}>
-      <table>
-        <thead>
-          <tr>
-            {head.map((h, i) => (
-              <th scope="col" key={i}>
-                {h || <span className="visually-hidden">Actions</span>}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>{children}</tbody>
-      </table>
-    </div>
-  );
-}
-
-/**
  * Copies a value a person hands on (a link's URL, an address, a secret) and says whether the browser
  * let it. The button's name carries the value, to tell several apart, unless `unnamed`: a secret or a
  * list of codes is not read out again with its button.
@@ -283,14 +262,14 @@ export function CopyButton({ value, what, unnamed }: { value: string; what: stri
     );
   return (
     <>
-      <button type="button" className="secondary" onClick={() => void copy()}>
+      <Button type="button" variant="soft" size="1" onClick={() => void copy()}>
         Copy
         <span className="visually-hidden">
           {' '}
           {what}
           {unnamed ? '' : ` ${value}`}
         </span>
-      </button>
+      </Button>
       <span role="status">{note}</span>
     </>
   );
@@ -321,11 +300,32 @@ const STATUS_COLOR = {
   canceled: 'gray',
 } as const;
 
+/** The other states the pages list (links, deliveries, payouts, refunds, exceptions): waiting, on its way, done, failed. */
+const STATE_COLOR: Record<string, 'amber' | 'blue' | 'green' | 'red' | 'gray'> = {
+  ...STATUS_COLOR,
+  active: 'blue',
+  paid: 'green',
+  succeeded: 'green',
+  planned: 'amber',
+  signed: 'blue',
+  broadcast: 'blue',
+  confirmed: 'green',
+  requested: 'amber',
+  refunded: 'green',
+  open: 'amber',
+  accepted: 'blue',
+};
+
 /** A payment's status as a coloured badge; the word is always there, the colour only repeats it. */
 export function StatusBadge({ status, label }: { status: keyof typeof STATUS_COLOR; label?: string }) {
+  return <StateBadge state={status} label={label} />;
+}
+
+/** Any listed state as a badge, grey for a word without a colour of its own. */
+export function StateBadge({ state, label }: { state: string; label?: string | undefined }) {
   return (
-    <Badge color={STATUS_COLOR[status]} highContrast variant="soft" data-status={status}>
-      {label ?? status}
+    <Badge color={STATE_COLOR[state] ?? 'gray'} highContrast variant="soft" data-status={state}>
+      {label ?? state}
     </Badge>
   );
 }
@@ -345,10 +345,10 @@ export function PagePending() {
 /** A list with nothing in it yet: what it will hold, and the way to the first one. */
 export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
   return (
-    <div className="empty" data-testid="empty">
+    <Card className="empty" data-testid="empty">
       <p className="empty-title">{title}</p>
       {children && <p>{children}</p>}
-    </div>
+    </Card>
   );
 }
 

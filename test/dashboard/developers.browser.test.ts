@@ -141,7 +141,7 @@ describe('the developers area in Chromium', { timeout: 150_000 }, () => {
     // Revoking asks first (a dialog), then the key is refused at once.
     await page.goto(`${base}/developers`);
     await page.getByRole('button', { name: `Revoke the key ending ${restricted.slice(-4)}` }).click();
-    const confirm = page.getByRole('dialog', { name: 'Revoke this key?' });
+    const confirm = page.getByRole('alertdialog', { name: 'Revoke this key?' });
     await expectNoAxeViolations(page, 'revoke dialog');
     await confirm.getByRole('button', { name: 'Revoke the key' }).click();
     await page.getByText(/^revoked /).waitFor();
@@ -160,7 +160,7 @@ describe('the developers area in Chromium', { timeout: 150_000 }, () => {
     await page.getByLabel('Email address to invite').fill('walk-dev@example.com');
     await page.getByLabel('Role', { exact: true }).selectOption('developer');
     await page.getByRole('button', { name: 'Send the invitation' }).click();
-    await page.getByRole('region', { name: 'Invitations', exact: true }).getByText('Invitation sent to walk-dev@example.com.').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Invitation sent to walk-dev@example.com.' }).waitFor();
     await expect.poll(() => page.getByRole('region', { name: 'Pending invitations, scrollable' }).locator('tbody tr').count()).toBe(1);
     await expectNoAxeViolations(page, 'team');
     await page.goto(`${base}/audit-log`);

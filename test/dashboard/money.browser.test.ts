@@ -153,7 +153,7 @@ describe('payments, links and money in Chromium', { timeout: 180_000 }, () => {
     const second = (await page.getByTestId('new-link-url').textContent())!;
     const secondId = /\/link\/(plink_[0-9A-Za-z]+)$/.exec(second)![1]!;
     await page.getByRole('button', { name: `Deactivate ${second}` }).click();
-    const confirm = page.getByRole('dialog', { name: 'Deactivate this link?' });
+    const confirm = page.getByRole('alertdialog', { name: 'Deactivate this link?' });
     await expectNoAxeViolations(page, 'deactivate dialog');
     await confirm.getByRole('button', { name: 'Deactivate the link' }).click();
     await expect.poll(() => page.getByTestId('link-status').allTextContents()).toEqual(['expired', 'paid']);
@@ -377,7 +377,7 @@ describe('payments, links and money in Chromium', { timeout: 180_000 }, () => {
 
     // Pay now: the next run pays, whatever the schedule and the minimum.
     await page.getByRole('button', { name: 'Pay out now' }).click();
-    await page.getByRole('status').filter({ hasText: 'Asked for: the next settlement run pays what is available' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Payout asked for: the next settlement run pays what is available' }).waitFor();
     await nextPayout
       .filter({
         hasText:

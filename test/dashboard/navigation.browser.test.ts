@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -32,13 +33,24 @@ const SECTIONS = [
   '/quickstart',
 ];
 
+/** With DASH_SHOTS=<folder>: a screenshot of every section walked, light and dark, to look at. */
+const SHOTS = process.env.DASH_SHOTS;
+
 /** Each section in turn (and a payment's page), loaded and settled, with axe-core run on it light and dark. */
 async function walkWithAxe(page: Page, base: string, sections: string[], width: string): Promise<void> {
+  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   for (const section of sections) {
     await page.goto(`${base}${section}`);
     await page.getByRole('heading', { level: 1 }).waitFor();
     await page.waitForLoadState('networkidle');
     await expectNoAxeViolations(page, `${section} at ${width}`);
+    if (!SHOTS) continue;
+    const name = (section.replace(/^\//, '').replace(/[/$]/g, '-') || 'overview').replace(/-SV_.*/, '-payment');
+    for (const scheme of ['light', 'dark'] as const) {
+      await showColorScheme(page, scheme);
+      await page.screenshot({ path: path.join(SHOTS, `${name}-${width.replace(' ', '')}-${scheme}.png`), fullPage: true });
+    }
+    await showColorScheme(page, 'light');
   }
 }
 
@@ -111,6 +123,11 @@ describe('the dashboard’s navigation in Chromium', { timeout: 180_000 }, () =>
     await expect.poll(() => current(page).allTextContents()).toEqual(['Developers']);
     await crumbs.getByRole('link', { name: 'Developers' }).click();
     await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();
+    // One link's payments: its breadcrumbs lead back to the links.
+    await page.goto(`${base}/payments?link=plink_nav7`);
+    expect(await crumbs.locator('[aria-current="page"]').textContent()).toBe('Payments of link plink_nav7');
+    await crumbs.getByRole('link', { name: 'Payment links' }).click();
+    await page.getByRole('heading', { name: 'Payment links', level: 1 }).waitFor();
 
     // The search, from any page: Ctrl+K then a payment id; / then an order id; the button then the
     // payout's transaction hash. One match opens the payment.

@@ -107,8 +107,10 @@ describe('the step-up dialog in Chromium', { timeout: 180_000 }, () => {
     await page.getByRole('checkbox', { name: 'transactions:read' }).check();
     await page.getByRole('button', { name: 'Create restricted key' }).click();
     await copyShownOnce('New restricted API key');
-    for (const scope of await page.getByRole('group', { name: 'A restricted key with only these scopes' }).getByRole('checkbox').all())
-      await scope.check();
+    // The page is out from under the closed dialog (no longer aria-hidden) before its boxes are listed.
+    const scopes = page.getByRole('group', { name: 'A restricted key with only these scopes' });
+    await scopes.waitFor();
+    for (const scope of await scopes.getByRole('checkbox').all()) await scope.check();
     await page.getByRole('button', { name: 'Create restricted key' }).click();
     await stepUpDialog.getByText('To create a key with every scope, confirm it is you.', { exact: false }).waitFor();
     await confirmIt(stepUpDialog);
@@ -245,7 +247,7 @@ describe('the step-up dialog in Chromium', { timeout: 180_000 }, () => {
     expect(await roleOf()).toBe('admin');
 
     await page.getByRole('button', { name: 'Remove step-up-dev@example.com' }).click();
-    const removeDialog = page.getByRole('dialog', { name: 'Remove step-up-dev@example.com?' });
+    const removeDialog = page.getByRole('alertdialog', { name: 'Remove step-up-dev@example.com?' });
     await removeDialog.getByText('They are signed out at once', { exact: false }).waitFor();
     await removeDialog.getByRole('button', { name: 'Cancel' }).click();
     await removeDialog.waitFor({ state: 'detached' });

@@ -51,11 +51,28 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
   await showColorScheme(page, 'light');
 }
 
+/**
+ * Until the page's finite animations are over: axe reads colours as they are, and a dialog fading in
+ * (Radix Themes' open animation) has a translucent button whose contrast is not the one people read.
+ * Endless ones (a skeleton's shimmer, a spinner) are no transition and are not waited for.
+ */
+async function animationsSettled(page: Page): Promise<void> {
+  type PageGlobals = {
+    document: { getAnimations(): { playState: string; effect: { getTiming(): { iterations?: number } } | null }[] };
+  };
+  await page.waitForFunction(() =>
+    (globalThis as unknown as PageGlobals).document
+      .getAnimations()
+      .every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity),
+  );
+}
+
 /** Every axe-core finding, whatever its impact, in light and in dark: the dashboard's bar is none at all. */
 export async function expectNoAxeViolations(page: Page, what: string): Promise<void> {
   const findings: string[] = [];
   for (const colorScheme of ['light', 'dark'] as const) {
     await showColorScheme(page, colorScheme);
+    await animationsSettled(page);
     if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
     type PageGlobals = { axe: { run: (ctx: unknown, options: object) => Promise<{ violations: AxeViolation[] }> }; document: unknown };
     const violations = await page.evaluate(async () => {

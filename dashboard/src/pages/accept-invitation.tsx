@@ -1,3 +1,4 @@
+import { Button } from '@radix-ui/themes';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { api } from '../api';
@@ -47,9 +48,9 @@ export function AcceptInvitation() {
             hint="At least 12 characters."
           />
           <ErrorText error={accept.error} />
-          <button type="submit" disabled={accept.isPending}>
+          <Button type="submit" disabled={accept.isPending}>
             Join {preview.data.merchantName}
-          </button>
+          </Button>
         </form>
       )}
     </>

@@ -1,6 +1,8 @@
+import { Button, Table } from '@radix-ui/themes';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { api, can, type AuditEntry } from '../api';
-import { ErrorText, Page, ScrollTable, When } from '../ui';
+import { ErrorText, Page, When } from '../ui';
+import { ScrollTable } from '../table';
 
 // Who did what in the dashboard, newest first, 100 at a time; the whole log as CSV. Owners only.
 
@@ -24,24 +26,24 @@ function Entries() {
         {log.data?.pages
           .flatMap((p) => p.entries)
           .map((e) => (
-            <tr key={e.id}>
-              <td>
+            <Table.Row key={e.id}>
+              <Table.Cell>
                 <When at={e.at} />
-              </td>
-              <td>{e.actor.email}</td>
-              <td>
+              </Table.Cell>
+              <Table.Cell>{e.actor.email}</Table.Cell>
+              <Table.Cell>
                 <code>{e.action}</code>
-              </td>
-              <td>{e.target ? <code>{e.target}</code> : '—'}</td>
-              <td>{e.details ? <code>{JSON.stringify(e.details)}</code> : '—'}</td>
-              <td>{e.ip}</td>
-            </tr>
+              </Table.Cell>
+              <Table.Cell>{e.target ? <code>{e.target}</code> : '—'}</Table.Cell>
+              <Table.Cell>{e.details ? <code>{JSON.stringify(e.details)}</code> : '—'}</Table.Cell>
+              <Table.Cell>{e.ip}</Table.Cell>
+            </Table.Row>
           ))}
       </ScrollTable>
       {log.hasNextPage && (
-        <button type="button" className="secondary" onClick={() => void log.fetchNextPage()} disabled={log.isFetchingNextPage}>
+        <Button type="button" variant="soft" onClick={() => void log.fetchNextPage()} disabled={log.isFetchingNextPage}>
           Older entries
-        </button>
+        </Button>
       )}
     </>
   );

@@ -1,7 +1,10 @@
+import { Button, Table } from '@radix-ui/themes';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
+import { useToast } from '../toast';
 import { api, EVENT_TYPES, TEST_EVENT_TYPE, type WebhookDelivery } from '../api';
-import { DeveloperPage, ErrorText, ScrollTable, When } from '../ui';
+import { DeveloperPage, ErrorText, StateBadge, When } from '../ui';
+import { ScrollTable } from '../table';
 
 const STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
@@ -40,7 +43,7 @@ function DeliveryLog() {
   const queryClient = useQueryClient();
   const [status, setStatus] = useState('');
   const [eventType, setEventType] = useState('');
-  const [note, setNote] = useState<string | null>(null);
+  const toast = useToast();
   const query = new URLSearchParams({ ...(status ? { status } : {}), ...(eventType ? { eventType } : {}) }).toString();
   const deliveries = useQuery({
     queryKey: ['webhook-deliveries', query],
@@ -52,7 +55,7 @@ function DeliveryLog() {
   const resend = useMutation({
     mutationFn: (d: WebhookDelivery) => api('POST', `/webhook-deliveries/${d.id}/resend`).then(() => d),
     onSuccess: (d) => {
-      setNote(`${d.eventType} is sent again to ${d.url}.`);
+      toast(`${d.eventType} is sent again to ${d.url}.`);
       void queryClient.invalidateQueries({ queryKey: ['webhook-deliveries'] });
     },
   });
@@ -63,35 +66,36 @@ function DeliveryLog() {
         <Select label="Event type" value={eventType} options={[...EVENT_TYPES, TEST_EVENT_TYPE]} onChange={setEventType} />
       </form>
       <ErrorText error={deliveries.error ?? resend.error} />
-      {note && <p role="status">{note}</p>}
       {deliveries.data && deliveries.data.deliveries.length === 0 && <p>No delivery matches.</p>}
       <ScrollTable label="Deliveries" head={['Event', 'Endpoint', 'Status', 'Attempts (status code, time)', '']}>
         {deliveries.data?.deliveries.map((d) => (
-          <tr key={d.id} data-testid="delivery">
-            <td>
+          <Table.Row key={d.id} data-testid="delivery">
+            <Table.Cell>
               <code>{d.eventType}</code>
               <br />
               <small>
                 <code>{d.eventId}</code>
               </small>
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <code>{d.url}</code>
-            </td>
-            <td data-testid="delivery-status">{d.status}</td>
-            <td>
+            </Table.Cell>
+            <Table.Cell data-testid="delivery-status">
+              <StateBadge state={d.status} />
+            </Table.Cell>
+            <Table.Cell>
               <Attempts delivery={d} />
-            </td>
-            <td>
-              <button type="button" className="secondary" onClick={() => resend.mutate(d)} disabled={resend.isPending}>
+            </Table.Cell>
+            <Table.Cell>
+              <Button type="button" variant="soft" onClick={() => resend.mutate(d)} disabled={resend.isPending}>
                 Resend
                 <span className="visually-hidden">
                   {' '}
                   {d.eventType} to {d.url}
                 </span>
-              </button>
-            </td>
-          </tr>
+              </Button>
+            </Table.Cell>
+          </Table.Row>
         ))}
       </ScrollTable>
     </>

@@ -1,10 +1,12 @@
+import { Button, Table } from '@radix-ui/themes';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, can, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint } from '../api';
 import { useStepUp } from '../step-up';
 import { useToast } from '../toast';
-import { Confirm, Countdown, ErrorText, Field, formValues, ScrollTable, ShownOnce, SignedIn, usePageTitle, When } from '../ui';
+import { Confirm, Countdown, ErrorText, Field, formValues, ShownOnce, SignedIn, usePageTitle, When } from '../ui';
+import { ScrollTable } from '../table';
 
 const date = (iso: string | null) => (iso ? <When at={iso} /> : '—');
 
@@ -49,17 +51,19 @@ function ApiKeys() {
       <ErrorText error={keys.error ?? revoke.error} />
       <ScrollTable label="Your keys, scrollable" head={['Key', 'Kind', 'Scopes', 'Created', 'Stops working', '']}>
         {keys.data?.keys.map((k) => (
-          <tr key={k.id}>
-            <td>
+          <Table.Row key={k.id}>
+            <Table.Cell>
               <code>
                 {k.prefix}…{k.last4}
               </code>
-            </td>
-            <td>{k.kind}</td>
-            <td>{k.scopes.join(', ')}</td>
-            <td>{date(k.createdAt)}</td>
-            <td>{k.revokedAt ? <>revoked {date(k.revokedAt)}</> : k.expiresAt ? <Countdown until={k.expiresAt} /> : '—'}</td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>{k.kind}</Table.Cell>
+            <Table.Cell>{k.scopes.join(', ')}</Table.Cell>
+            <Table.Cell>{date(k.createdAt)}</Table.Cell>
+            <Table.Cell>
+              {k.revokedAt ? <>revoked {date(k.revokedAt)}</> : k.expiresAt ? <Countdown until={k.expiresAt} /> : '—'}
+            </Table.Cell>
+            <Table.Cell>
               {!k.revokedAt && (
                 <Confirm
                   label={
@@ -74,15 +78,15 @@ function ApiKeys() {
                   disabled={revoke.isPending}
                 />
               )}
-            </td>
-          </tr>
+            </Table.Cell>
+          </Table.Row>
         ))}
       </ScrollTable>
       <p>Rotating issues a new live key; the current one keeps working for 24 hours.</p>
       <ErrorText error={rotate.error} />
-      <button type="button" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
+      <Button type="button" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
         Rotate the live key
-      </button>
+      </Button>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -99,9 +103,9 @@ function ApiKeys() {
           ))}
         </fieldset>
         <ErrorText error={create.error} />
-        <button type="submit" disabled={create.isPending}>
+        <Button type="submit" disabled={create.isPending}>
           Create restricted key
-        </button>
+        </Button>
       </form>
       <ShownOnce title={shown?.title ?? 'API key'} value={shown?.value ?? null} onClose={() => setShown(null)} />
     </section>
@@ -129,9 +133,9 @@ function SecurityCode() {
       <h2 id="code">Security Code</h2>
       <p>The plugin asks for it when a website connects. A new code replaces the old one at once; connected websites keep working.</p>
       <ErrorText error={rotate.error} />
-      <button type="button" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
+      <Button type="button" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
         Rotate the Security Code
-      </button>
+      </Button>
       <ShownOnce title="New Security Code" value={shown} onClose={() => setShown(null)} />
     </section>
   );
@@ -145,7 +149,6 @@ function Webhooks() {
   const queryClient = useQueryClient();
   const stepUp = useStepUp();
   const [shown, setShown] = useState<string | null>(null);
-  const [note, setNote] = useState<string | null>(null);
   const toast = useToast();
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['webhook-endpoints'] });
   const endpoints = useQuery({
@@ -183,7 +186,7 @@ function Webhooks() {
   });
   const test = useMutation({
     mutationFn: (e: WebhookEndpoint) => api<{ deliveryId: string }>('POST', `/webhook-endpoints/${e.id}/test`).then(() => e),
-    onSuccess: (e) => setNote(`A test event is on its way to ${e.url}: follow it in the delivery log.`),
+    onSuccess: (e) => toast(`A test event is on its way to ${e.url}: follow it in the delivery log.`),
   });
   return (
     <section aria-labelledby="webhooks">
@@ -192,7 +195,6 @@ function Webhooks() {
         <Link to="/developers/deliveries">Delivery log: every event sent, every attempt, resend</Link>
       </p>
       <ErrorText error={endpoints.error ?? roll.error ?? change.error ?? test.error} />
-      {note && <p role="status">{note}</p>}
       {endpoints.data && endpoints.data.endpoints.length === 0 && <p>No endpoint yet.</p>}
       <ul>
         {endpoints.data?.endpoints.map((e) => (
@@ -201,21 +203,21 @@ function Webhooks() {
               <code>{e.url}</code> — {e.enabled ? 'enabled' : 'disabled'}, added {date(e.createdAt)}. Sends {eventTypesText(e)}.
             </p>
             <div className="actions">
-              <button type="button" className="secondary" onClick={() => test.mutate(e)} disabled={test.isPending}>
+              <Button type="button" variant="soft" onClick={() => test.mutate(e)} disabled={test.isPending}>
                 Send a test event<span className="visually-hidden"> to {e.url}</span>
-              </button>
-              <button
+              </Button>
+              <Button
                 type="button"
-                className="secondary"
+                variant="soft"
                 onClick={() => change.mutate({ id: e.id, action: e.enabled ? 'disable' : 'enable' })}
                 disabled={change.isPending}
               >
                 {e.enabled ? 'Disable' : 'Enable'}
                 <span className="visually-hidden"> {e.url}</span>
-              </button>
-              <button type="button" className="secondary" onClick={() => roll.mutate(e)} disabled={roll.isPending}>
+              </Button>
+              <Button type="button" variant="soft" onClick={() => roll.mutate(e)} disabled={roll.isPending}>
                 Roll the signing secret<span className="visually-hidden"> of {e.url}</span>
-              </button>
+              </Button>
               <Confirm
                 label={
                   <>
@@ -251,9 +253,9 @@ function Webhooks() {
           ))}
         </fieldset>
         <ErrorText error={add.error} />
-        <button type="submit" disabled={add.isPending}>
+        <Button type="submit" disabled={add.isPending}>
           Add endpoint
-        </button>
+        </Button>
       </form>
       <ShownOnce title="Signing secret" value={shown} onClose={() => setShown(null)} />
     </section>

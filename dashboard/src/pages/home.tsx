@@ -1,3 +1,4 @@
+import { Card } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { api, type Home, type VolumeTotal } from '../api';
@@ -46,19 +47,19 @@ export function HomeFigures() {
       <section aria-labelledby="volume">
         <h2 id="volume">Volume</h2>
         <dl className="figures">
-          <div>
+          <Card>
             <dt>Today (UTC)</dt>
             <dd data-testid="today">
               {amounts(h.today)} <small>({h.today.payments} payments)</small>
             </dd>
-          </div>
-          <div>
+          </Card>
+          <Card>
             <dt>This month</dt>
             <dd data-testid="month">
               {amounts(h.month)} <small>({h.month.payments} payments)</small>
             </dd>
-          </div>
-          <div>
+          </Card>
+          <Card>
             <dt>Open exceptions</dt>
             <dd data-testid="open-exceptions">
               {h.openExceptions > 0 ? (
@@ -69,7 +70,7 @@ export function HomeFigures() {
                 'none'
               )}
             </dd>
-          </div>
+          </Card>
         </dl>
         <VolumeChart days={h.days} />
       </section>

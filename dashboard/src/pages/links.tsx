@@ -1,8 +1,10 @@
+import { Button, Callout, Table, TextField } from '@radix-ui/themes';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useId, useState, type FormEvent } from 'react';
 import { api, can, FIAT_CURRENCIES, type PaymentLink, type Wallet } from '../api';
-import { Amount, Confirm, CopyButton, EmptyState, ErrorText, Page, ScrollTable, When, FieldError, invalidProps } from '../ui';
+import { Amount, Confirm, CopyButton, EmptyState, ErrorText, FieldError, invalidProps, Page, StateBadge, When } from '../ui';
+import { ScrollTable } from '../table';
 import { fieldError } from '../field-errors';
 import { useToast } from '../toast';
 
@@ -59,7 +61,7 @@ function CreateLink() {
       <form onSubmit={submit}>
         <div className="field">
           <label htmlFor={ids.amount}>Amount</label>
-          <input
+          <TextField.Root
             id={ids.amount}
             name="amount"
             inputMode="decimal"
@@ -89,11 +91,11 @@ function CreateLink() {
         </div>
         <div className="field">
           <label htmlFor={ids.description}>Description (shown to the customer)</label>
-          <input id={ids.description} name="description" maxLength={500} />
+          <TextField.Root id={ids.description} name="description" maxLength={500} />
         </div>
         <div className="field">
           <label htmlFor={ids.order}>Your order id (optional)</label>
-          <input id={ids.order} name="merchantOrderId" maxLength={255} />
+          <TextField.Root id={ids.order} name="merchantOrderId" maxLength={255} />
         </div>
         <div className="field">
           <label htmlFor={ids.expires}>Expires after</label>
@@ -106,14 +108,16 @@ function CreateLink() {
           </select>
         </div>
         <ErrorText error={create.error} />
-        <button type="submit" disabled={create.isPending}>
+        <Button type="submit" disabled={create.isPending}>
           Create the link
-        </button>
+        </Button>
       </form>
       {made && (
-        <p role="status">
-          Link created: <code data-testid="new-link-url">{made.url}</code>
-        </p>
+        <Callout.Root color="green" highContrast role="status" className="callout">
+          <Callout.Text>
+            Link created: <code data-testid="new-link-url">{made.url}</code>
+          </Callout.Text>
+        </Callout.Root>
       )}
     </section>
   );
@@ -141,8 +145,8 @@ function LinkList({ canChange }: { canChange: boolean }) {
       )}
       <ScrollTable label="Payment links, scrollable" head={['Link', 'Amount', 'Status', 'Sessions', 'Expires', '']}>
         {links.data?.links.map((l) => (
-          <tr key={l.id} data-testid="link">
-            <td>
+          <Table.Row key={l.id} data-testid="link">
+            <Table.Cell>
               <code>{l.url}</code> <CopyButton value={l.url} what="the URL" />
               {l.description && (
                 <>
@@ -150,24 +154,26 @@ function LinkList({ canChange }: { canChange: boolean }) {
                   <small>{l.description}</small>
                 </>
               )}
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <Amount value={l.amount} unit={l.currency} />
               <br />
               <small>
                 {l.destinationAsset} on {l.network}
               </small>
-            </td>
-            <td data-testid="link-status">{l.status}</td>
-            <td>
+            </Table.Cell>
+            <Table.Cell data-testid="link-status">
+              <StateBadge state={l.status} />
+            </Table.Cell>
+            <Table.Cell>
               <Link to="/payments" search={{ link: l.id }}>
                 {l.sessions} sessions, {l.completed} paid<span className="visually-hidden"> of {l.url}</span>
               </Link>
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <When at={l.expiresAt} />
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               {canChange && l.status === 'active' && (
                 <Confirm
                   label={
@@ -182,8 +188,8 @@ function LinkList({ canChange }: { canChange: boolean }) {
                   disabled={deactivate.isPending}
                 />
               )}
-            </td>
-          </tr>
+            </Table.Cell>
+          </Table.Row>
         ))}
       </ScrollTable>
     </section>

@@ -1,3 +1,4 @@
+import { Button, Table, TextField } from '@radix-ui/themes';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, type FormEvent, type ReactNode } from 'react';
 import {
@@ -14,7 +15,8 @@ import {
 } from '../api';
 import { useStepUp } from '../step-up';
 import { useToast } from '../toast';
-import { CopyButton, ErrorText, formValues, ScrollTable } from '../ui';
+import { CopyButton, ErrorText, formValues, PagePending } from '../ui';
+import { ScrollTable } from '../table';
 
 // The Money page's balance (docs/settlement.md): what the merchant is owed per network and asset,
 // when it is paid out and the least a payout pays, and where to top it up for refunds. Every role
@@ -104,15 +106,15 @@ function Balances({ settings }: { settings: PayoutSettings }) {
           head={['Network', 'Asset', 'Pending', 'Available', 'Reserved', 'On its way', 'Next payout']}
         >
           {settings.balances.map((b) => (
-            <tr key={`${b.network}-${b.asset}`} data-testid="balance">
-              <td>{networkName(b.network)}</td>
-              <td>{b.asset}</td>
-              <td>{amountText(b.pending)}</td>
-              <td>{amountText(b.available)}</td>
-              <td>{amountText(b.reserved)}</td>
-              <td>{amountText(b.outgoing)}</td>
-              <td>{nextPayoutCell(b)}</td>
-            </tr>
+            <Table.Row key={`${b.network}-${b.asset}`} data-testid="balance">
+              <Table.Cell>{networkName(b.network)}</Table.Cell>
+              <Table.Cell>{b.asset}</Table.Cell>
+              <Table.Cell>{amountText(b.pending)}</Table.Cell>
+              <Table.Cell>{amountText(b.available)}</Table.Cell>
+              <Table.Cell>{amountText(b.reserved)}</Table.Cell>
+              <Table.Cell>{amountText(b.outgoing)}</Table.Cell>
+              <Table.Cell>{nextPayoutCell(b)}</Table.Cell>
+            </Table.Row>
           ))}
         </ScrollTable>
       )}
@@ -159,7 +161,7 @@ function ChangeSchedule({ settings }: { settings: PayoutSettings }) {
       </div>
       <div className="field">
         <label htmlFor={ids.minimum}>Minimum payout</label>
-        <input
+        <TextField.Root
           id={ids.minimum}
           name="minimum"
           inputMode="decimal"
@@ -174,10 +176,9 @@ function ChangeSchedule({ settings }: { settings: PayoutSettings }) {
         </p>
       </div>
       <ErrorText error={change.error} />
-      {change.isSuccess && <p role="status">Saved.</p>}
-      <button type="submit" disabled={change.isPending}>
+      <Button type="submit" disabled={change.isPending}>
         Save the schedule
-      </button>
+      </Button>
     </form>
   );
 }
@@ -189,18 +190,15 @@ function PayOutNow() {
     mutationFn: () => api<PayoutSettings>('POST', '/payout-settings/request'),
     onSuccess: (data) => {
       queryClient.setQueryData(['payout-settings'], data);
-      toast('Payout asked for.');
+      toast('Payout asked for: the next settlement run pays what is available, whatever the schedule and the minimum.');
     },
   });
   return (
     <div>
-      <button type="button" className="secondary" onClick={() => request.mutate()} disabled={request.isPending}>
+      <Button type="button" variant="soft" onClick={() => request.mutate()} disabled={request.isPending}>
         Pay out now
-      </button>
+      </Button>
       <ErrorText error={request.error} />
-      {request.isSuccess && (
-        <p role="status">Asked for: the next settlement run pays what is available, whatever the schedule and the minimum.</p>
-      )}
     </div>
   );
 }
@@ -260,7 +258,7 @@ function TopUps({ settings }: { settings: PayoutSettings }) {
 export function Balance({ me }: { me: Me }) {
   const settings = useQuery({ queryKey: ['payout-settings'], queryFn: () => api<PayoutSettings>('GET', '/payout-settings') });
   if (settings.error) return <ErrorText error={settings.error} />;
-  if (!settings.data) return <p role="status">Reading your balance…</p>;
+  if (!settings.data) return <PagePending />;
   return (
     <>
       <Balances settings={settings.data} />

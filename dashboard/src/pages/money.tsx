@@ -1,3 +1,4 @@
+import { Button, Callout, Table, TextField } from '@radix-ui/themes';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useId, type FormEvent } from 'react';
@@ -7,7 +8,8 @@ import { useToast } from '../toast';
 import { formatCrypto, parseCrypto } from '../../../src/domain/money';
 import type { ChartDay } from '../chart';
 import { formatAmount } from '../format';
-import { Amount, DayChart, EmptyState, ErrorText, FieldError, invalidProps, Page, PagePending, ScrollTable, When } from '../ui';
+import { Amount, DayChart, EmptyState, ErrorText, FieldError, invalidProps, Page, PagePending, StateBadge, When } from '../ui';
+import { ScrollTable } from '../table';
 import { fieldError } from '../field-errors';
 import { Balance } from './money-balance';
 import { moneySearch, type MoneySearch } from '../search-params';
@@ -62,7 +64,7 @@ function ChangeWallet() {
       </div>
       <div className="field">
         <label htmlFor={ids.address}>Address</label>
-        <input
+        <TextField.Root
           id={ids.address}
           name="address"
           required
@@ -77,14 +79,16 @@ function ChangeWallet() {
       </div>
       <ErrorText error={change.error} />
       {change.data && (
-        <p role="status">
-          {change.data.wallet.asset} on {change.data.wallet.network} now settles to <code>{change.data.wallet.address}</code>. The owners
-          were told by mail.
-        </p>
+        <Callout.Root color="green" highContrast role="status" className="callout">
+          <Callout.Text>
+            {change.data.wallet.asset} on {change.data.wallet.network} now settles to <code>{change.data.wallet.address}</code>. The owners
+            were told by mail.
+          </Callout.Text>
+        </Callout.Root>
       )}
-      <button type="submit" disabled={change.isPending}>
+      <Button type="submit" disabled={change.isPending}>
         Set the wallet
-      </button>
+      </Button>
     </form>
   );
 }
@@ -99,14 +103,14 @@ function Wallets({ me }: { me: Me }) {
       {wallets.data?.wallets.length === 0 && <p>No wallet yet: payments need one for their asset and network.</p>}
       <ScrollTable label="Settlement wallets, scrollable" head={['Asset', 'Network', 'Address', 'Changed']}>
         {wallets.data?.wallets.map((w) => (
-          <tr key={`${w.asset}-${w.network}`} data-testid="wallet">
-            <td>{w.asset}</td>
-            <td>{w.network}</td>
-            <td>
+          <Table.Row key={`${w.asset}-${w.network}`} data-testid="wallet">
+            <Table.Cell>{w.asset}</Table.Cell>
+            <Table.Cell>{w.network}</Table.Cell>
+            <Table.Cell>
               <code>{w.address}</code>
-            </td>
-            <td>{date(w.updatedAt)}</td>
-          </tr>
+            </Table.Cell>
+            <Table.Cell>{date(w.updatedAt)}</Table.Cell>
+          </Table.Row>
         ))}
       </ScrollTable>
       {mayChange ? <ChangeWallet /> : <p>Owners and admins change wallets.</p>}
@@ -202,23 +206,23 @@ function Payouts({ search }: { search: MoneySearch }) {
       )}
       <ScrollTable label="Payouts, scrollable" head={['Payments', 'Amount', 'Status', 'To', 'Transaction', 'Confirmed']}>
         {payouts.data?.payouts.map((p) => (
-          <tr key={p.id} data-testid="payout">
-            <td>
+          <Table.Row key={p.id} data-testid="payout">
+            <Table.Cell>
               <PaidPayments payout={p} />
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <Amount value={p.amount} unit={p.asset} /> on {p.network}
-            </td>
-            <td>
-              {p.status}
+            </Table.Cell>
+            <Table.Cell>
+              <StateBadge state={p.status} />
               {p.failureReason ? ` (${p.failureReason})` : ''}
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <code>{p.toAddress}</code>
-            </td>
-            <td>{p.txHash ? <code>{p.txHash}</code> : '—'}</td>
-            <td>{date(p.confirmedAt)}</td>
-          </tr>
+            </Table.Cell>
+            <Table.Cell>{p.txHash ? <code>{p.txHash}</code> : '—'}</Table.Cell>
+            <Table.Cell>{date(p.confirmedAt)}</Table.Cell>
+          </Table.Row>
         ))}
       </ScrollTable>
       <nav aria-label="Payout pages" className="actions">
@@ -280,15 +284,15 @@ function SettlementDates({ search }: { search: MoneySearch }) {
       <div className="filters">
         <div className="field">
           <label htmlFor={ids.from}>Settled from (UTC)</label>
-          <input id={ids.from} name="from" type="date" defaultValue={search.from ?? ''} />
+          <TextField.Root id={ids.from} name="from" type="date" defaultValue={search.from ?? ''} />
         </div>
         <div className="field">
           <label htmlFor={ids.to}>Settled until (UTC, inclusive)</label>
-          <input id={ids.to} name="to" type="date" defaultValue={search.to ?? ''} />
+          <TextField.Root id={ids.to} name="to" type="date" defaultValue={search.to ?? ''} />
         </div>
       </div>
       <div className="actions">
-        <button type="submit">Show these dates</button>
+        <Button type="submit">Show these dates</Button>
         <Link
           to="/money"
           search={search.payouts ? { payouts: search.payouts, ...(search.payoutsTrail ? { payoutsTrail: search.payoutsTrail } : {}) } : {}}
@@ -322,8 +326,8 @@ function Settlements({ search }: { search: MoneySearch }) {
       )}
       <ScrollTable label="Settlements, scrollable" head={['Payment', 'Gross', 'Commission', 'Net', 'Settled']}>
         {settlements.data?.settlements.map((s) => (
-          <tr key={s.paymentId} data-testid="settlement">
-            <td>
+          <Table.Row key={s.paymentId} data-testid="settlement">
+            <Table.Cell>
               <code>{s.paymentId}</code>
               {s.orderId && (
                 <>
@@ -331,18 +335,18 @@ function Settlements({ search }: { search: MoneySearch }) {
                   <small>order {s.orderId}</small>
                 </>
               )}
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <Amount value={s.gross} unit={s.asset} />
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <Amount value={s.commission} unit={s.asset} />
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <Amount value={s.net} unit={s.asset} />
-            </td>
-            <td>{date(s.settledAt)}</td>
-          </tr>
+            </Table.Cell>
+            <Table.Cell>{date(s.settledAt)}</Table.Cell>
+          </Table.Row>
         ))}
       </ScrollTable>
     </section>

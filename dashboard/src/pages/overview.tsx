@@ -1,3 +1,4 @@
+import { Button } from '@radix-ui/themes';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, type Me } from '../api';
@@ -25,9 +26,9 @@ function LiveKey({ me }: { me: Me }) {
       <h2 id="live-key">Your live API key</h2>
       <p>Your account was approved and its live key issued. It can be shown once.</p>
       <ErrorText error={reveal.error} />
-      <button type="button" onClick={() => reveal.mutate()} disabled={reveal.isPending || shown !== null}>
+      <Button type="button" onClick={() => reveal.mutate()} disabled={reveal.isPending || shown !== null}>
         Reveal the live key
-      </button>
+      </Button>
       <ShownOnce
         title="Live API key"
         value={shown}

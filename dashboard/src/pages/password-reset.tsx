@@ -1,3 +1,4 @@
+import { Button } from '@radix-ui/themes';
 import { useMutation } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { api } from '../api';
@@ -27,9 +28,9 @@ export function ForgotPassword() {
           <p>Give the email address you sign in with, and we mail you a link to choose a new password.</p>
           <Field error={forgot.error} label="Email" name="email" type="email" autoComplete="username" />
           <ErrorText error={forgot.error} />
-          <button type="submit" disabled={forgot.isPending}>
+          <Button type="submit" disabled={forgot.isPending}>
             Mail me a link
-          </button>
+          </Button>
         </form>
       )}
       <p>
@@ -69,9 +70,9 @@ export function ResetPassword() {
             hint="At least 12 characters."
           />
           <ErrorText error={reset.error} />
-          <button type="submit" disabled={reset.isPending || !token}>
+          <Button type="submit" disabled={reset.isPending || !token}>
             Set the new password
-          </button>
+          </Button>
         </form>
       )}
     </>

@@ -1,3 +1,4 @@
+import { Button, Table, TextField } from '@radix-ui/themes';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
 import { useId, useState, type FormEvent } from 'react';
@@ -9,7 +10,6 @@ import {
   networkName,
   paidWithText,
   parseCrypto,
-  refundInput,
   type Me,
   type PaymentDetail,
   type PaymentException,
@@ -24,17 +24,20 @@ import { useToast } from '../toast';
 import { formatAmount, partlyPaidText } from '../format';
 import {
   Breadcrumbs,
-  StatusBadge,
   ErrorText,
   FieldError,
   formValues,
   invalidProps,
-  ScrollTable,
+  PagePending,
   SignedIn,
+  StateBadge,
+  StatusBadge,
   usePageTitle,
   When,
 } from '../ui';
-import { checkForm, fieldError } from '../field-errors';
+import { ScrollTable } from '../table';
+import { fieldError } from '../field-errors';
+import { checkForm, refundInput } from '../forms';
 
 // One payment, as it happens. The page reads it every 3 s while it is open (the timeline, exceptions
 // and deliveries come from Postgres alone), and the chain proof, which reads the chain, every 15 s.
@@ -72,25 +75,24 @@ function Attempts({ delivery }: { delivery: WebhookDelivery }) {
 
 function Resend({ delivery }: { delivery: WebhookDelivery }) {
   const queryClient = useQueryClient();
-  const [done, setDone] = useState(false);
+  const toast = useToast();
   const resend = useMutation({
     mutationFn: () => api('POST', `/webhook-deliveries/${delivery.id}/resend`),
     onSuccess: () => {
-      setDone(true);
+      toast(`${delivery.eventType} is sent again to ${delivery.url}.`);
       void queryClient.invalidateQueries({ queryKey: ['payment'] });
     },
   });
   return (
     <>
-      <button type="button" className="secondary" onClick={() => resend.mutate()} disabled={resend.isPending}>
+      <Button type="button" variant="soft" onClick={() => resend.mutate()} disabled={resend.isPending}>
         Resend
         <span className="visually-hidden">
           {' '}
           {delivery.eventType} to {delivery.url}
         </span>
-      </button>
+      </Button>
       <ErrorText error={resend.error} />
-      {done && <p role="status">Sent again.</p>}
     </>
   );
 }
@@ -157,15 +159,15 @@ function Proof({ id }: { id: string }) {
           ) : (
             <ScrollTable label="Transfers to the deposit address" head={['Transaction', 'Amount', 'Block', 'Confirmations', 'State']}>
               {p.credits.map((c) => (
-                <tr key={`${c.transactionHash}:${c.logIndex}`}>
-                  <td>
+                <Table.Row key={`${c.transactionHash}:${c.logIndex}`}>
+                  <Table.Cell>
                     <Hash hash={c.transactionHash} url={c.explorerUrl} />
-                  </td>
-                  <td>{exact(c.amount, c.asset ?? c.token)}</td>
-                  <td>{c.blockNumber}</td>
-                  <td>{c.confirmations ?? 'unknown'}</td>
-                  <td>{c.state}</td>
-                </tr>
+                  </Table.Cell>
+                  <Table.Cell>{exact(c.amount, c.asset ?? c.token)}</Table.Cell>
+                  <Table.Cell>{c.blockNumber}</Table.Cell>
+                  <Table.Cell>{c.confirmations ?? 'unknown'}</Table.Cell>
+                  <Table.Cell>{c.state}</Table.Cell>
+                </Table.Row>
               ))}
             </ScrollTable>
           )}
@@ -198,7 +200,7 @@ function RefundForm(props: { paymentId: string; exception: PaymentException; ass
     <form onSubmit={submit} aria-label={`Refund ${exact(exception.amount, asset)}`}>
       <div className="field">
         <label htmlFor={addressId}>Refund address</label>
-        <input
+        <TextField.Root
           id={addressId}
           name="address"
           defaultValue={prefill ?? ''}
@@ -213,9 +215,9 @@ function RefundForm(props: { paymentId: string; exception: PaymentException; ass
         <FieldError id={addressId} message={addressError} />
       </div>
       <ErrorText error={refund.error} />
-      <button type="submit" disabled={refund.isPending}>
+      <Button type="submit" disabled={refund.isPending}>
         Refund {exact(exception.amount, asset)}
-      </button>
+      </Button>
     </form>
   );
 }
@@ -232,7 +234,10 @@ function Exceptions({ detail, me }: { detail: PaymentDetail; me: Me }) {
               {x.kind}: {exact(x.amount, x.asset ?? detail.payment.asset)}
             </h3>
             <p>
-              <code>{x.id}</code> · <span data-testid="exception-status">{x.status}</span>
+              <code>{x.id}</code> ·{' '}
+              <span data-testid="exception-status">
+                <StateBadge state={x.status} />
+              </span>
             </p>
             {x.refund && (
               <p data-testid="refund-state">
@@ -327,7 +332,7 @@ function PaymentRefundForm({ detail }: { detail: PaymentDetail }) {
     <form onSubmit={submit} aria-label="Refund this payment">
       <div className="field">
         <label htmlFor={amountId}>Amount ({detail.payment.asset})</label>
-        <input
+        <TextField.Root
           id={amountId}
           name="amount"
           inputMode="decimal"
@@ -345,7 +350,7 @@ function PaymentRefundForm({ detail }: { detail: PaymentDetail }) {
       </div>
       <div className="field">
         <label htmlFor={addressId}>Refund address</label>
-        <input
+        <TextField.Root
           id={addressId}
           name="address"
           defaultValue={prefill ?? ''}
@@ -360,10 +365,9 @@ function PaymentRefundForm({ detail }: { detail: PaymentDetail }) {
         <FieldError id={addressId} message={addressError} />
       </div>
       <ErrorText error={refund.error} />
-      {refund.isSuccess && <p role="status">Refund requested; it is sent on chain in a moment.</p>}
-      <button type="submit" disabled={refund.isPending}>
+      <Button type="submit" disabled={refund.isPending}>
         Refund
-      </button>
+      </Button>
     </form>
   );
 }
@@ -380,7 +384,9 @@ function PaymentRefunds({ detail, me }: { detail: PaymentDetail; me: Me }) {
           {refunds.map((r) => (
             <li key={r.id} data-testid="payment-refund">
               {exact(r.amount, r.asset)} to <code className="wrap">{r.address}</code>:{' '}
-              <span data-testid="payment-refund-status">{r.status}</span>
+              <span data-testid="payment-refund-status">
+                <StateBadge state={r.status} />
+              </span>
               {r.failureReason && ` (${r.failureReason})`}
               {r.transactionHash && (
                 <>
@@ -486,7 +492,7 @@ function PaymentView({ id, me }: { id: string; me: Me }) {
     return <p>There is no payment {id} in your account.</p>;
   }
   if (detail.error) return <ErrorText error={detail.error} />;
-  if (!detail.data) return <p role="status">Loading…</p>;
+  if (!detail.data) return <PagePending />;
   return (
     <>
       <Summary detail={detail.data} />

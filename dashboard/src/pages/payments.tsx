@@ -1,9 +1,11 @@
+import { Button, Table, TextField } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useId, type FormEvent } from 'react';
 import { api, ASSETS, FIAT_CURRENCIES, NETWORKS, paidWithText, type PaymentRow } from '../api';
 import { partlyPaidText } from '../format';
-import { Amount, EmptyState, ErrorText, FieldError, invalidProps, Page, PagePending, ScrollTable, StatusBadge, When } from '../ui';
+import { Amount, EmptyState, ErrorText, FieldError, invalidProps, Page, PagePending, StatusBadge, When } from '../ui';
+import { ScrollTable } from '../table';
 import { fieldError } from '../field-errors';
 import { FILTERS, paymentSearch, type PaymentSearch } from '../search-params';
 
@@ -63,7 +65,7 @@ function Input(props: {
   label: string;
   name: string;
   value: string | undefined;
-  type?: string;
+  type?: 'text' | 'search' | 'date';
   hint?: string;
   inputMode?: 'decimal';
   error?: unknown;
@@ -73,7 +75,7 @@ function Input(props: {
   return (
     <div className="field">
       <label htmlFor={id}>{props.label}</label>
-      <input
+      <TextField.Root
         id={id}
         name={props.name}
         type={props.type ?? 'text'}
@@ -151,7 +153,7 @@ function Filters({ search }: { search: PaymentSearch }) {
         </div>
       </details>
       <div className="actions">
-        <button type="submit">Apply</button>
+        <Button type="submit">Apply</Button>
         <Link to="/payments" search={{}}>
           Clear filters
         </Link>
@@ -194,32 +196,32 @@ function List({ search }: { search: PaymentSearch }) {
         head={['Payment', 'Created', 'Status', 'Amount', 'Paid in', 'Order', 'Customer', 'Exceptions']}
       >
         {list.data?.payments.map((p) => (
-          <tr key={p.id} data-testid="payment">
-            <td>
+          <Table.Row key={p.id} data-testid="payment">
+            <Table.Cell>
               <a href={`/dashboard/payments/${p.id}`}>
                 <code>{p.id}</code>
               </a>
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <When at={p.createdAt} />
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <span data-testid="payment-status">
                 <StatusBadge status={p.status} label={p.partlyPaid ? partlyPaidText(p.partlyPaid, p.asset) : undefined} />
               </span>
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <Amount value={p.amount} unit={p.currency} />
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               {p.asset} on {p.network}
               <br />
               <small data-testid="paid-with">{paidWithText(p.paidWith, p.provider)}</small>
-            </td>
-            <td>{p.orderId ?? '—'}</td>
-            <td>{p.customerEmail ?? '—'}</td>
-            <td>{p.openExceptions > 0 ? `${p.openExceptions} open` : '—'}</td>
-          </tr>
+            </Table.Cell>
+            <Table.Cell>{p.orderId ?? '—'}</Table.Cell>
+            <Table.Cell>{p.customerEmail ?? '—'}</Table.Cell>
+            <Table.Cell>{p.openExceptions > 0 ? `${p.openExceptions} open` : '—'}</Table.Cell>
+          </Table.Row>
         ))}
       </ScrollTable>
       <nav aria-label="Pages" className="actions">
@@ -249,7 +251,12 @@ export function Payments() {
   // The route's validateSearch made these strings (paymentSearch); read loosely, as this module is the router's import.
   const search = paymentSearch(useSearch({ strict: false }));
   return (
-    <Page title="Payments">
+    // A link's payments are that link's page: its breadcrumbs lead back to the links.
+    <Page
+      title="Payments"
+      parent={search.link ? { to: '/links', label: 'Payment links' } : undefined}
+      crumb={search.link ? `Payments of link ${search.link}` : undefined}
+    >
       <>
         {search.link && (
           <p>

@@ -1,6 +1,8 @@
+import { Table } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { api, type ApiRequest } from '../api';
-import { DeveloperPage, ErrorText, ScrollTable, When } from '../ui';
+import { DeveloperPage, ErrorText, When } from '../ui';
+import { ScrollTable } from '../table';
 
 function RequestLog() {
   const log = useQuery({
@@ -14,23 +16,23 @@ function RequestLog() {
       {log.data && log.data.requests.length === 0 && <p>No API call yet.</p>}
       <ScrollTable label="API calls" head={['Time', 'Request', 'Status', 'Request id', 'Key']}>
         {log.data?.requests.map((r) => (
-          <tr key={r.requestId + r.at} data-testid="request">
-            <td>
+          <Table.Row key={r.requestId + r.at} data-testid="request">
+            <Table.Cell>
               <When at={r.at} />
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <code>
                 {r.method} {r.path}
               </code>
-            </td>
-            <td>{r.statusCode}</td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>{r.statusCode}</Table.Cell>
+            <Table.Cell>
               <code>{r.requestId}</code>
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <code>{r.key.shown ?? r.key.id}</code>
-            </td>
-          </tr>
+            </Table.Cell>
+          </Table.Row>
         ))}
       </ScrollTable>
     </>

@@ -1,3 +1,4 @@
+import { Button } from '@radix-ui/themes';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
@@ -30,9 +31,9 @@ function Enrol() {
         </ul>
         <div className="actions">
           <CopyButton value={confirm.data.recoveryCodes.join('\n')} what="the recovery codes" unnamed />
-          <button type="button" onClick={() => void queryClient.invalidateQueries({ queryKey: ['me'] })}>
+          <Button type="button" onClick={() => void queryClient.invalidateQueries({ queryKey: ['me'] })}>
             I have saved them
-          </button>
+          </Button>
         </div>
       </section>
     );
@@ -44,9 +45,9 @@ function Enrol() {
           Two-factor authentication is off. With it on, signing in and confirming who you are also ask for a code from an app on your phone.
         </p>
         <ErrorText error={enrol.error} />
-        <button type="button" onClick={() => enrol.mutate()} disabled={enrol.isPending}>
+        <Button type="button" onClick={() => enrol.mutate()} disabled={enrol.isPending}>
           Turn on two-factor authentication
-        </button>
+        </Button>
       </>
     );
   }
@@ -70,9 +71,9 @@ function Enrol() {
       </p>
       <Field error={confirm.error} label="The 6-digit code your app shows" name="code" autoComplete="one-time-code" />
       <ErrorText error={confirm.error} />
-      <button type="submit" disabled={confirm.isPending}>
+      <Button type="submit" disabled={confirm.isPending}>
         Confirm and turn on
-      </button>
+      </Button>
     </form>
   );
 }
@@ -99,9 +100,9 @@ function Disable() {
       <Field error={disable.error} label="Your password" name="password" type="password" autoComplete="current-password" />
       <Field error={disable.error} label="Code from your authenticator app" name="code" autoComplete="one-time-code" />
       <ErrorText error={disable.error} />
-      <button type="submit" className="secondary" disabled={disable.isPending}>
+      <Button type="submit" variant="soft" disabled={disable.isPending}>
         Turn off two-factor authentication
-      </button>
+      </Button>
     </form>
   );
 }
@@ -138,9 +139,9 @@ function ChangePassword() {
             hint="At least 12 characters. Your other sessions are signed out, and you are told by mail."
           />
           <ErrorText error={change.error} />
-          <button type="submit" disabled={change.isPending}>
+          <Button type="submit" disabled={change.isPending}>
             Change the password
-          </button>
+          </Button>
         </form>
       )}
     </section>

@@ -1,8 +1,8 @@
+import { Button } from '@radix-ui/themes';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
-import { useState } from 'react';
-import { api, ApiError, signInInput, type SignInRequest } from '../api';
-import { checkForm } from '../field-errors';
+import { useEffect, useState } from 'react';
+import { api, ApiError, type SignInRequest } from '../api';
 import { ErrorText, Field, formValues, usePageTitle } from '../ui';
 
 export function SignIn() {
@@ -11,8 +11,11 @@ export function SignIn() {
   const queryClient = useQueryClient();
   // Asked for once the password is known right and the account has a second factor.
   const [askCode, setAskCode] = useState(false);
+  useEffect(() => void import('../forms'), []);
   const signIn = useMutation({
-    mutationFn: (values: Record<string, string>) => {
+    mutationFn: async (values: Record<string, string>) => {
+      // The form's check (forms.ts), fetched once the page is painted: not on its first paint's way.
+      const { checkForm, signInInput } = await import('../forms');
       const body: SignInRequest = checkForm(signInInput, values);
       return api<{ ok: true }>('POST', '/sign-in', body);
     },
@@ -45,9 +48,9 @@ export function SignIn() {
           />
         )}
         <ErrorText error={signIn.error} />
-        <button type="submit" disabled={signIn.isPending}>
+        <Button type="submit" disabled={signIn.isPending}>
           Sign in
-        </button>
+        </Button>
       </form>
       <p>
         <Link to="/forgot-password">Forgot your password?</Link>

@@ -1,13 +1,17 @@
+import { Button } from '@radix-ui/themes';
 import { useMutation } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
-import { api, signUpInput, type SignUpRequest } from '../api';
-import { checkForm } from '../field-errors';
+import { useEffect } from 'react';
+import { api, type SignUpRequest } from '../api';
 import { ErrorText, Field, formValues, usePageTitle } from '../ui';
 
 export function SignUp() {
   usePageTitle('Create an account');
+  useEffect(() => void import('../forms'), []);
   const signUp = useMutation({
-    mutationFn: (values: Record<string, string>) => {
+    mutationFn: async (values: Record<string, string>) => {
+      // The form's check (forms.ts), fetched once the page is painted: not on its first paint's way.
+      const { checkForm, signUpInput } = await import('../forms');
       const body: SignUpRequest = checkForm(signUpInput, values);
       return api<{ ok: true }>('POST', '/sign-up', body);
     },
@@ -41,9 +45,9 @@ export function SignUp() {
           error={signUp.error}
         />
         <ErrorText error={signUp.error} />
-        <button type="submit" disabled={signUp.isPending}>
+        <Button type="submit" disabled={signUp.isPending}>
           Create account
-        </button>
+        </Button>
       </form>
       <p>
         Already have an account? <Link to="/sign-in">Sign in</Link>

@@ -1,10 +1,12 @@
+import { Button, Table } from '@radix-ui/themes';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
-import { api, can, ROLES, teamInviteInput, type Invitation, type Me, type Member, type Role, type TeamInviteRequest } from '../api';
-import { checkForm } from '../field-errors';
+import { checkForm, teamInviteInput } from '../forms';
+import { api, can, ROLES, type Invitation, type Me, type Member, type Role, type TeamInviteRequest } from '../api';
 import { useStepUp } from '../step-up';
 import { useToast } from '../toast';
-import { Confirm, ErrorText, Field, formValues, Page, ScrollTable, When } from '../ui';
+import { Confirm, ErrorText, Field, formValues, Page, When } from '../ui';
+import { ScrollTable } from '../table';
 
 // The team: members and their roles (docs/dashboard.md, "Roles"). Owners and admins see it; only an
 // owner changes an owner; the server has the last word on every rule. A role changes after the
@@ -72,16 +74,16 @@ function Members({ me }: { me: Me }) {
       <ErrorText error={members.error ?? change.error ?? remove.error} />
       <ScrollTable label="Members, scrollable" head={['Email', 'Role', 'Email confirmed', '']}>
         {members.data?.members.map((m) => (
-          <tr key={m.id}>
-            <td>
+          <Table.Row key={m.id}>
+            <Table.Cell>
               {m.email}
               {m.id === me.user.id && ' (you)'}
-            </td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>
               <RoleSelect member={m} me={me} disabled={change.isPending} onChange={(role) => change.mutate({ member: m, role })} />
-            </td>
-            <td>{m.emailVerified ? 'yes' : 'no'}</td>
-            <td>
+            </Table.Cell>
+            <Table.Cell>{m.emailVerified ? 'yes' : 'no'}</Table.Cell>
+            <Table.Cell>
               {(me.user.role === 'owner' || m.role !== 'owner') && (
                 <Confirm
                   label={
@@ -96,8 +98,8 @@ function Members({ me }: { me: Me }) {
                   disabled={remove.isPending}
                 />
               )}
-            </td>
-          </tr>
+            </Table.Cell>
+          </Table.Row>
         ))}
       </ScrollTable>
       <h3>What each role may do</h3>
@@ -161,23 +163,22 @@ function Invitations({ me }: { me: Me }) {
           </select>
         </div>
         <ErrorText error={invite.error} />
-        {invite.isSuccess && <p role="status">Invitation sent to {invite.data.invitation.email}.</p>}
-        <button type="submit" disabled={invite.isPending}>
+        <Button type="submit" disabled={invite.isPending}>
           Send the invitation
-        </button>
+        </Button>
       </form>
       <ErrorText error={invitations.error ?? withdraw.error} />
       {invitations.data && invitations.data.invitations.length > 0 && (
         <ScrollTable label="Pending invitations, scrollable" head={['Email', 'Role', 'Invited by', 'Link works until', '']}>
           {invitations.data.invitations.map((i) => (
-            <tr key={i.id}>
-              <td>{i.email}</td>
-              <td>{i.role}</td>
-              <td>{i.invitedBy}</td>
-              <td>
+            <Table.Row key={i.id}>
+              <Table.Cell>{i.email}</Table.Cell>
+              <Table.Cell>{i.role}</Table.Cell>
+              <Table.Cell>{i.invitedBy}</Table.Cell>
+              <Table.Cell>
                 <When at={i.expiresAt} />
-              </td>
-              <td>
+              </Table.Cell>
+              <Table.Cell>
                 {(me.user.role === 'owner' || i.role !== 'owner') && (
                   <Confirm
                     label={
@@ -192,8 +193,8 @@ function Invitations({ me }: { me: Me }) {
                     disabled={withdraw.isPending}
                   />
                 )}
-              </td>
-            </tr>
+              </Table.Cell>
+            </Table.Row>
           ))}
         </ScrollTable>
       )}

@@ -1,3 +1,4 @@
+import { Button } from '@radix-ui/themes';
 import { useMutation } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { api } from '../api';
@@ -19,9 +20,9 @@ export function VerifyEmail() {
       ) : (
         <>
           <ErrorText error={verify.error} />
-          <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending || !token}>
+          <Button type="button" onClick={() => verify.mutate()} disabled={verify.isPending || !token}>
             Confirm my email address
-          </button>
+          </Button>
         </>
       )}
     </>
