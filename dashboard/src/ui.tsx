@@ -80,7 +80,7 @@ export function DeveloperPage(props: { title: string; intro?: string; forbidden:
       {(me) => (
         <>
           {props.intro && <p>{props.intro}</p>}
-          {can(me.user.role, 'developers.read') ? props.children : <p>{props.forbidden}</p>}
+          {can(me.user.role, 'developers.read') ? props.children : <Notice>{props.forbidden}</Notice>}
         </>
       )}
     </Page>

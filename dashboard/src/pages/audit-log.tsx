@@ -1,7 +1,7 @@
 import { Button, Table } from '@radix-ui/themes';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { api, can, type AuditEntry } from '../api';
-import { ErrorText, Page, When } from '../ui';
+import { ErrorText, Notice, Page, When } from '../ui';
 import { ScrollTable } from '../table';
 
 // Who did what in the dashboard, newest first, 100 at a time; the whole log as CSV. Owners only.
@@ -55,7 +55,7 @@ export function AuditLog() {
       {(me) => (
         <>
           <p>Every action a person took in this dashboard: who, what, when and from which address. Never a key or a secret.</p>
-          {can(me.user.role, 'audit.read') ? <Entries /> : <p>Only owners read the audit log.</p>}
+          {can(me.user.role, 'audit.read') ? <Entries /> : <Notice>Only owners read the audit log.</Notice>}
         </>
       )}
     </Page>

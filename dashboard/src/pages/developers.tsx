@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { api, can, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint } from '../api';
 import { useStepUp } from '../step-up';
 import { useToast } from '../toast';
-import { Confirm, Countdown, ErrorText, Field, formValues, ShownOnce, SignedIn, usePageTitle, When } from '../ui';
+import { Confirm, Countdown, ErrorText, Field, formValues, Notice, ShownOnce, SignedIn, usePageTitle, When } from '../ui';
 import { ScrollTable } from '../table';
 
 const date = (iso: string | null) => (iso ? <When at={iso} /> : '—');
@@ -302,7 +302,8 @@ function Sites() {
 
 function DeveloperArea({ me }: { me: Me }) {
   if (!can(me.user.role, 'developers.read')) return <p>Your role does not give access to keys and secrets.</p>;
-  if (me.merchant.status !== 'approved') return <p>Keys, webhooks and the Security Code are available once your account is approved.</p>;
+  if (me.merchant.status !== 'approved')
+    return <Notice>Keys, webhooks and the Security Code are available once your account is approved.</Notice>;
   return (
     <>
       <ApiKeys />

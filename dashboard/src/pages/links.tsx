@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useId, useState, type FormEvent } from 'react';
 import { api, can, FIAT_CURRENCIES, type PaymentLink, type Wallet } from '../api';
-import { Amount, Confirm, CopyButton, EmptyState, ErrorText, FieldError, invalidProps, Page, StateBadge, When } from '../ui';
+import { Amount, Confirm, Notice, CopyButton, EmptyState, ErrorText, FieldError, invalidProps, Page, StateBadge, When } from '../ui';
 import { ScrollTable } from '../table';
 import { fieldError } from '../field-errors';
 import { useToast } from '../toast';
@@ -54,9 +54,9 @@ function CreateLink() {
     <section aria-labelledby="new-link">
       <h2 id="new-link">New payment link</h2>
       {wallets.data?.wallets.length === 0 && (
-        <p>
+        <Notice>
           Set a settlement wallet first: <Link to="/money">Money</Link>.
-        </p>
+        </Notice>
       )}
       <form onSubmit={submit}>
         <div className="field">

@@ -15,7 +15,7 @@ import {
 } from '../api';
 import { useStepUp } from '../step-up';
 import { useToast } from '../toast';
-import { CopyButton, ErrorText, formValues, PagePending } from '../ui';
+import { CopyButton, ErrorText, formValues, Notice, PagePending } from '../ui';
 import { ScrollTable } from '../table';
 
 // The Money page's balance (docs/settlement.md): what the merchant is owed per network and asset,
@@ -194,7 +194,7 @@ function PayOutNow() {
     },
   });
   return (
-    <div>
+    <div className="field">
       <Button type="button" variant="soft" onClick={() => request.mutate()} disabled={request.isPending}>
         Pay out now
       </Button>
@@ -219,7 +219,7 @@ function Schedule({ me, settings }: { me: Me; settings: PayoutSettings }) {
         </dd>
       </dl>
       {!mayChange ? (
-        <p>Owners and admins change the schedule and ask for a payout.</p>
+        <Notice>Owners and admins change the schedule and ask for a payout.</Notice>
       ) : (
         <>
           <PayOutNow />

@@ -8,7 +8,7 @@ import { useToast } from '../toast';
 import { formatCrypto, parseCrypto } from '../../../src/domain/money';
 import type { ChartDay } from '../chart';
 import { formatAmount } from '../format';
-import { Amount, DayChart, EmptyState, ErrorText, FieldError, invalidProps, Page, PagePending, StateBadge, When } from '../ui';
+import { Amount, DayChart, EmptyState, ErrorText, FieldError, invalidProps, Notice, Page, PagePending, StateBadge, When } from '../ui';
 import { ScrollTable } from '../table';
 import { fieldError } from '../field-errors';
 import { Balance } from './money-balance';
@@ -113,7 +113,7 @@ function Wallets({ me }: { me: Me }) {
           </Table.Row>
         ))}
       </ScrollTable>
-      {mayChange ? <ChangeWallet /> : <p>Owners and admins change wallets.</p>}
+      {mayChange ? <ChangeWallet /> : <Notice>Owners and admins change wallets.</Notice>}
     </section>
   );
 }

@@ -5,7 +5,7 @@ import { checkForm, teamInviteInput } from '../forms';
 import { api, can, ROLES, type Invitation, type Me, type Member, type Role, type TeamInviteRequest } from '../api';
 import { useStepUp } from '../step-up';
 import { useToast } from '../toast';
-import { Confirm, ErrorText, Field, formValues, Page, When } from '../ui';
+import { Confirm, ErrorText, Field, formValues, Notice, Page, When } from '../ui';
 import { ScrollTable } from '../table';
 
 // The team: members and their roles (docs/dashboard.md, "Roles"). Owners and admins see it; only an
@@ -213,7 +213,7 @@ export function Team() {
               <Invitations me={me} />
             </>
           ) : (
-            <p>Only owners and admins manage the team. Ask one of them to change your role.</p>
+            <Notice>Only owners and admins manage the team. Ask one of them to change your role.</Notice>
           )}
         </>
       )}
