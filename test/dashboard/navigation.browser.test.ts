@@ -36,6 +36,9 @@ const SECTIONS = [
 /** With DASH_SHOTS=<folder>: a screenshot of every section walked, light and dark, to look at. */
 const SHOTS = process.env.DASH_SHOTS;
 
+/** The pages a visitor without a session sees (a link's token is only sent when its button is pressed). */
+const PUBLIC_PAGES = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password?token=walk', '/verify-email?token=walk'];
+
 /** Each section in turn (and a payment's page), loaded and settled, with axe-core run on it light and dark. */
 async function walkWithAxe(page: Page, base: string, sections: string[], width: string): Promise<void> {
   if (SHOTS) mkdirSync(SHOTS, { recursive: true });
@@ -45,7 +48,7 @@ async function walkWithAxe(page: Page, base: string, sections: string[], width: 
     await page.waitForLoadState('networkidle');
     await expectNoAxeViolations(page, `${section} at ${width}`);
     if (!SHOTS) continue;
-    const name = (section.replace(/^\//, '').replace(/[/$]/g, '-') || 'overview').replace(/-SV_.*/, '-payment');
+    const name = (section.replace(/^\//, '').replace(/\?.*/, '').replace(/[/$]/g, '-') || 'overview').replace(/-SV_.*/, '-payment');
     for (const scheme of ['light', 'dark'] as const) {
       await showColorScheme(page, scheme);
       await page.screenshot({ path: path.join(SHOTS, `${name}-${width.replace(' ', '')}-${scheme}.png`), fullPage: true });
@@ -83,6 +86,8 @@ describe('the dashboard’s navigation in Chromium', { timeout: 180_000 }, () =>
     const page = await context.newPage();
     const problems = watchProblems(page);
     const base = `${ctx.baseUrl}/dashboard`;
+    // The pages before a session, on a wide screen (the sign-up and password walks take them on a phone).
+    await walkWithAxe(page, base, PUBLIC_PAGES, '1280 px');
     await page.goto(`${base}/sign-in`);
     // The pages before a session have no sections to show.
     expect(await page.getByRole('navigation', { name: 'Sections' }).count()).toBe(0);
