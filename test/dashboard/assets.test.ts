@@ -1,6 +1,8 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { pickEncoding } from '../../src/api/dashboard/plugin';
+import { DASHBOARD_DIST, pickEncoding } from '../../src/api/dashboard/plugin';
 import { useTestApp } from '../support/harness';
 
 // The dashboard's built files as a browser receives them: one chunk per page besides the entry, each
@@ -54,16 +56,21 @@ describe('the dashboard’s files', () => {
     const code = await get(entry);
     // The entry names each page's chunk, for the router to load when that page is opened.
     const chunks = [...code.matchAll(/"assets\/([\w-]+\.js)"/g)].map((m) => m[1]!);
-    for (const name of ['overview', 'payments', 'payment', 'money', 'developers', 'sign-in', 'quickstart']) {
+    for (const name of ['overview', 'payments', 'payment', 'money', 'developers', 'security', 'quickstart', 'forms']) {
       expect(
         chunks.some((c) => new RegExp(`^${name}-[\\w-]+\\.js$`).test(c)),
         name,
       ).toBe(true);
     }
-    // What loads with the entry (it and its static imports) holds none of recharts (its class names).
+    // What loads with the entry (it and its static imports) holds none of recharts (its class names)
+    // nor zod (the forms' checks, fetched once a form's page is painted), but the sign-in page itself.
     const statics = [...code.matchAll(/from"\.\/([\w-]+\.js)"/g)].map((m) => m[1]!);
     expect(statics.length).toBeGreaterThan(0);
-    for (const file of [entry, ...statics]) expect((await get(file)).includes('recharts-'), file).toBe(false);
+    for (const file of [entry, ...statics]) {
+      expect((await get(file)).includes('recharts-'), file).toBe(false);
+      expect((await get(file)).includes('ZodError'), file).toBe(false);
+    }
+    expect(code).toContain('Forgot your password?');
   });
 
   it('chooses brotli, then gzip, by the q-values of Accept-Encoding', () => {
@@ -77,5 +84,28 @@ describe('the dashboard’s files', () => {
     expect(pickEncoding('identity', both)).toBe('identity');
     expect(pickEncoding('br', { br: false, gzip: true })).toBe('identity');
     expect(pickEncoding(['gzip', 'br'], { br: false, gzip: true })).toBe('gzip');
+  });
+});
+
+describe('the Radix Themes styles the build keeps', () => {
+  it('styles every Radix Themes class the dashboard’s code names, and none of the components it does not use', async () => {
+    const page = await ctx.app.inject({ method: 'GET', url: '/dashboard/' });
+    const cssFile = scriptsOf(page.body).find((f) => f.endsWith('.css'))!;
+    const css = (await ctx.app.inject({ method: 'GET', url: `/dashboard/assets/${cssFile}`, headers: { 'accept-encoding': 'identity' } }))
+      .body;
+    const files = readdirSync(path.join(DASHBOARD_DIST, 'assets')).filter((f) => f.endsWith('.js'));
+    const named = new Set(
+      files.flatMap((f) => [...readFileSync(path.join(DASHBOARD_DIST, 'assets', f), 'utf8').matchAll(/\brt-[A-Z]\w+/g)].map((m) => m[0])),
+    );
+    // The classes Radix Themes styles at all (some only name a part), but its table root's scroll area:
+    // in the code with its table module, never drawn (dashboard/src/table.tsx).
+    const full = readFileSync(require.resolve('@radix-ui/themes/components.css'), 'utf8');
+    const styledIn = (sheet: string, c: string) => new RegExp(`\\.${c}(?![\\w-])`).test(sheet);
+    const styled = [...named].filter((c) => styledIn(full, c) && !c.startsWith('rt-ScrollArea'));
+    expect(styled.length).toBeGreaterThan(10);
+    expect(styled.filter((c) => !styledIn(css, c))).toEqual([]);
+    expect(css).not.toContain('.rt-SelectTrigger');
+    // No copy of a size for a screen width: the dashboard gives no responsive props.
+    expect(css).not.toMatch(/\.(xs|sm|md|lg|xl)\\:rt-/);
   });
 });
