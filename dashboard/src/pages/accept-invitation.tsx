@@ -2,7 +2,7 @@ import { Button } from '@radix-ui/themes';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { api } from '../api';
-import { ErrorText, Field, formValues, usePageTitle } from '../ui';
+import { ErrorText, Field, formValues, PagePending, usePageTitle } from '../ui';
 
 // The invitation mail's link: who invites to what, and a password to join with. The token is sent
 // in a POST body, never as part of an API URL.
@@ -25,7 +25,7 @@ export function AcceptInvitation() {
           You have joined. <Link to="/sign-in">Sign in</Link> as {accept.data.email}.
         </p>
       ) : preview.isPending ? (
-        <p role="status">Loading…</p>
+        <PagePending />
       ) : preview.error ? (
         <ErrorText error={preview.error} />
       ) : (
