@@ -29,8 +29,15 @@ export function withPreparedStatements(sql: postgres.Sql): postgres.Sql {
     get(target, prop) {
       const value = Reflect.get(target, prop, target) as unknown;
       if (prop === 'unsafe') {
-        return (query: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
-          target.unsafe(query, parameters, { simple: isSimple(query, parameters), ...options, prepare: true });
+        return (query: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) => {
+          // `simple` is an option of postgres.js's unsafe() its types leave out.
+          const named: postgres.UnsafeQueryOptions & { simple: boolean } = {
+            simple: isSimple(query, parameters),
+            ...options,
+            prepare: true,
+          };
+          return target.unsafe(query, parameters, named);
+        };
       }
       if (prop === 'begin' || prop === 'savepoint') {
         // The transaction's own connection: its statements named the same way.
