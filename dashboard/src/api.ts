@@ -2,7 +2,11 @@ import { formatCryptoAmount, parseCrypto } from '../../src/domain/money';
 import type { PaidWith } from '../../src/domain/payment-labels';
 import type { z } from 'zod';
 import type { refundInput, signInInput, signUpInput, teamInviteInput } from '../../src/domain/dashboard-inputs';
+// The answers' types are those of the server's own response schemas, which it serialises every answer
+// through, so a field it adds, renames or drops is a type error here. Types only: nothing of the
+// server's modules reaches the bundle.
 import type { partlyPaidView, paymentRowView } from '../../src/api/dashboard/payments';
+import type { apiKeyView, deliveryView, endpointView, walletView } from '../../src/api/routes/admin/merchant-views';
 import { formatDecimal } from './format';
 
 // The dashboard's one way to its internal API (/dashboard/api/, cookie session): JSON both ways, and
@@ -54,35 +58,12 @@ export interface Me {
   twoFactor: boolean;
 }
 
-export interface ApiKey {
-  id: string;
-  kind: 'live' | 'restricted';
-  prefix: string;
-  last4: string;
-  scopes: string[];
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
+export type ApiKey = z.output<typeof apiKeyView>;
 
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  enabled: boolean;
-  /** null: every event. */
-  eventTypes: string[] | null;
-  createdAt: string;
-}
+/** eventTypes null: every event. */
+export type WebhookEndpoint = z.output<typeof endpointView>;
 
-export interface WebhookDelivery {
-  id: string;
-  eventId: string;
-  eventType: string;
-  url: string;
-  status: 'pending' | 'succeeded' | 'failed';
-  createdAt: string;
-  attempts: { at: string; statusCode: number | null; durationMs: number; error: string | null }[];
-}
+export type WebhookDelivery = z.output<typeof deliveryView>;
 
 // The same lists the server checks against: these modules import nothing, so the bundle takes them as they are.
 export { SCOPES } from '../../src/domain/scopes';
@@ -220,11 +201,7 @@ export interface PaymentProof {
   }[];
 }
 
-/**
- * A row of the payment list (GET /payments): the type of the server's own response schema, which it
- * serialises every row through, so a field it adds, renames or drops is a type error here. A type
- * only: nothing of the server's module reaches the bundle.
- */
+/** A row of the payment list (GET /payments). */
 export type PaymentRow = z.output<typeof paymentRowView>;
 
 export interface PaymentLink {
@@ -243,12 +220,7 @@ export interface PaymentLink {
   completed: number;
 }
 
-export interface Wallet {
-  asset: string;
-  network: string;
-  address: string;
-  updatedAt: string;
-}
+export type Wallet = z.output<typeof walletView>;
 
 export interface Payout {
   id: string;
