@@ -1,9 +1,10 @@
 import type { Plugin } from 'vite';
 
-// Radix Themes ships one stylesheet for all its components (components.css: 420 KiB), every size and
-// variant rule repeated for five screen widths. The dashboard uses a dozen of its components and never
-// a size that changes with the screen's width, so the build keeps only what it can use: the rules of
-// the components below, without the per-width copies. The stylesheet blocks the first paint, and a
+// Radix Themes ships one stylesheet for all its components (components.css: 420 KiB) and one for its
+// layout props (utilities.css: margins, widths; 250 KiB), every rule repeated for five screen widths.
+// The dashboard uses a dozen of its components and never a prop that changes with the screen's width,
+// so the build keeps only what it can use: the rules of the components below and the layout props,
+// without the per-width copies. The stylesheet blocks the first paint, and a
 // throttled phone parses every byte of it before it shows anything (docs/dashboard.md).
 
 /**
@@ -131,7 +132,7 @@ export function radixThemesCss(): Plugin {
     name: 'radix-themes-css',
     enforce: 'pre',
     transform(code, id) {
-      if (!/@radix-ui[\\/]themes[\\/]components\.css$/.test(id.split('?')[0]!)) return null;
+      if (!/@radix-ui[\\/]themes[\\/](components|utilities)\.css$/.test(id.split('?')[0]!)) return null;
       return { code: trimThemesCss(code), map: null };
     },
   };

@@ -5,8 +5,9 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { router } from './router';
 // Radix Themes' pieces this dashboard uses: its base tokens, the colours named in the theme and the
-// status badges, and its components; not its layout utilities (a quarter of a megabyte of CSS for a
-// phone to parse), as the dashboard's own rules, after them, place everything.
+// status badges, its components and their layout props (a dialog's width, a title's margin), the last
+// two cut down by the build to what can apply (dashboard/radix-themes-css.mts); the dashboard's own
+// rules, after them, place the rest.
 import '@radix-ui/themes/tokens/base.css';
 import '@radix-ui/themes/tokens/colors/indigo.css';
 import '@radix-ui/themes/tokens/colors/slate.css';
@@ -16,6 +17,7 @@ import '@radix-ui/themes/tokens/colors/blue.css';
 import '@radix-ui/themes/tokens/colors/green.css';
 import '@radix-ui/themes/tokens/colors/red.css';
 import '@radix-ui/themes/components.css';
+import '@radix-ui/themes/utilities.css';
 import './styles.css';
 
 // Radix's scroll lock writes one <style> element; the page's CSP allows it only with this nonce.

@@ -156,6 +156,14 @@ describe('the dashboard’s navigation in Chromium', { timeout: 180_000 }, () =>
     const dialog = page.getByRole('dialog', { name: 'Find a payment' });
     await dialog.getByText('No payment matches').waitFor();
     await expectNoAxeViolations(page, 'the search, nothing found');
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      for (const scheme of ['light', 'dark'] as const) {
+        await showColorScheme(page, scheme);
+        await page.screenshot({ path: path.join(SHOTS, `search-dialog-1280px-${scheme}.png`) });
+      }
+      await showColorScheme(page, 'light');
+    }
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     // Typed into a field, / is a character and opens nothing.
