@@ -31,9 +31,15 @@ export async function findMerchantName(db: DatabaseOrTransaction, id: string): P
   return row?.name;
 }
 
-/** Locks the merchant row for the rest of the transaction, so status changes serialise. */
+/**
+ * Locks the merchant row for the rest of the transaction, so status changes and balance moves
+ * serialise. FOR NO KEY UPDATE, as an UPDATE of the row itself takes: it waits for other lockers and
+ * writers of the row, but not for the foreign-key checks of rows that name the merchant (a checkout
+ * session being opened), which FOR UPDATE would hold up for as long as a settlement run plans its
+ * payouts.
+ */
 export async function lockMerchant(db: DatabaseOrTransaction, id: string): Promise<MerchantRow | undefined> {
-  const [row] = await db.select().from(merchants).where(eq(merchants.id, id)).for('update');
+  const [row] = await db.select().from(merchants).where(eq(merchants.id, id)).for('no key update');
   return row;
 }
 
