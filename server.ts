@@ -17,6 +17,7 @@ async function main() {
     max: config.databasePoolMax,
     queryDeadlineMs: API_QUERY_DEADLINE_MS,
     statementTimeoutMs: API_STATEMENT_TIMEOUT_MS,
+    applicationName: 'svc-api',
   });
   const temporal = createTemporalClient(config.temporal);
   const treasuryAddress = config.chains.settlementMnemonic ? settlementKeys(config.chains.settlementMnemonic).treasury.address : null;

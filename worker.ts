@@ -36,7 +36,7 @@ async function main() {
     onWriteError: (err) =>
       logger.warn({ err, dir: WORKER_BUNDLE_CACHE.dir }, 'worker: the workflow bundle could not be cached; the next start bundles again'),
   });
-  const db = createDb(config.databaseUrl, { max: config.databasePoolMax });
+  const db = createDb(config.databaseUrl, { max: config.databasePoolMax, applicationName: 'svc-worker' });
   const metrics = metricsPort
     ? await startWorkerMetrics({
         host: config.http.host,

@@ -25,6 +25,8 @@ export interface DbOptions {
   statementTimeoutMs?: number;
   /** Client-side cap on one query or transaction; the API sets it, the worker relies on Temporal's activity timeouts. */
   queryDeadlineMs?: number;
+  /** What pg_stat_activity shows for these connections, so an operator tells the API's from the worker's. */
+  applicationName?: string;
 }
 
 export function createDb(url: string, options: DbOptions = {}): DbHandle {
@@ -36,7 +38,10 @@ export function createDb(url: string, options: DbOptions = {}): DbHandle {
     connect_timeout: 3,
     // Idle connections are dropped, so a pool does not keep sockets to a Postgres that went away.
     idle_timeout: 30,
-    connection: { statement_timeout: options.statementTimeoutMs ?? 30_000 },
+    connection: {
+      statement_timeout: options.statementTimeoutMs ?? 30_000,
+      ...(options.applicationName ? { application_name: options.applicationName } : {}),
+    },
   });
   const sql = options.queryDeadlineMs ? withQueryDeadline(raw, options.queryDeadlineMs) : raw;
   const db = drizzle(withPreparedStatements(sql), { schema });
