@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 import { seedBalance } from '../support/seed-balance';
 import { seedPayment } from '../support/seed-payment';
+import { screenshotBothSchemes } from './shots';
 
 // The dashboard's frame in real Chromium: the sections in a sidebar with the current one marked (and
 // behind a Menu button on a phone), breadcrumbs on the pages inside a section, and the search that
@@ -33,27 +33,18 @@ const SECTIONS = [
   '/quickstart',
 ];
 
-/** With DASH_SHOTS=<folder>: a screenshot of every section walked, light and dark, to look at. */
-const SHOTS = process.env.DASH_SHOTS;
-
 /** The pages a visitor without a session sees (a link's token is only sent when its button is pressed). */
 const PUBLIC_PAGES = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password?token=walk', '/verify-email?token=walk'];
 
 /** Each section in turn (and a payment's page), loaded and settled, with axe-core run on it light and dark. */
 async function walkWithAxe(page: Page, base: string, sections: string[], width: string): Promise<void> {
-  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   for (const section of sections) {
     await page.goto(`${base}${section}`);
     await page.getByRole('heading', { level: 1 }).waitFor();
     await page.waitForLoadState('networkidle');
     await expectNoAxeViolations(page, `${section} at ${width}`);
-    if (!SHOTS) continue;
     const name = (section.replace(/^\//, '').replace(/\?.*/, '').replace(/[/$]/g, '-') || 'overview').replace(/-SV_.*/, '-payment');
-    for (const scheme of ['light', 'dark'] as const) {
-      await showColorScheme(page, scheme);
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width.replace(' ', '')}-${scheme}.png`), fullPage: true });
-    }
-    await showColorScheme(page, 'light');
+    await screenshotBothSchemes(page, `${name}-${width.replace(' ', '')}`, { fullPage: true });
   }
 }
 
@@ -156,14 +147,7 @@ describe('the dashboard’s navigation in Chromium', { timeout: 180_000 }, () =>
     const dialog = page.getByRole('dialog', { name: 'Find a payment' });
     await dialog.getByText('No payment matches').waitFor();
     await expectNoAxeViolations(page, 'the search, nothing found');
-    if (SHOTS) {
-      mkdirSync(SHOTS, { recursive: true });
-      for (const scheme of ['light', 'dark'] as const) {
-        await showColorScheme(page, scheme);
-        await page.screenshot({ path: path.join(SHOTS, `search-dialog-1280px-${scheme}.png`) });
-      }
-      await showColorScheme(page, 'light');
-    }
+    await screenshotBothSchemes(page, 'search-dialog-1280px');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     // Typed into a field, / is a character and opens nothing.

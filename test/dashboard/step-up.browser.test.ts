@@ -7,6 +7,7 @@ import { approve, Authenticator, PASSWORD, signedInMember, signedUpOwner } from 
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 import { seedBalance } from '../support/seed-balance';
+import { screenshotBothSchemes } from './shots';
 
 // Every sensitive action of the dashboard, in real Chromium on a phone, by an owner with two-factor
 // on, from its own page: the one step-up dialog asks for the password and a code together, the
@@ -126,6 +127,7 @@ describe('the step-up dialog in Chromium', { timeout: 180_000 }, () => {
     await rotateDialog.getByText('The current one keeps working for 24 hours, then stops for good', { exact: false }).waitFor();
     await rotateDialog.getByText('To rotate the live key, confirm it is you.', { exact: false }).waitFor();
     await expectNoAxeViolations(page, 'the rotation dialog with its step-up');
+    await screenshotBothSchemes(page, 'step-up-rotate-dialog-phone');
     await rotateDialog.getByRole('button', { name: 'Cancel' }).click();
     await rotateDialog.waitFor({ state: 'detached' });
     await expect.poll(() => focused(page)).toBe('Rotate the live key');
@@ -249,6 +251,7 @@ describe('the step-up dialog in Chromium', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Remove step-up-dev@example.com' }).click();
     const removeDialog = page.getByRole('alertdialog', { name: 'Remove step-up-dev@example.com?' });
     await removeDialog.getByText('They are signed out at once', { exact: false }).waitFor();
+    await screenshotBothSchemes(page, 'team-remove-alertdialog-phone');
     await removeDialog.getByRole('button', { name: 'Cancel' }).click();
     await removeDialog.waitFor({ state: 'detached' });
     expect(await roleOf()).toBe('admin');

@@ -56,7 +56,7 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
  * (Radix Themes' open animation) has a translucent button whose contrast is not the one people read.
  * Endless ones (a skeleton's shimmer, a spinner) are no transition and are not waited for.
  */
-async function animationsSettled(page: Page): Promise<void> {
+export async function animationsSettled(page: Page): Promise<void> {
   type PageGlobals = {
     document: { getAnimations(): { playState: string; effect: { getTiming(): { iterations?: number } } | null }[] };
   };
