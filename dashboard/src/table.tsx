@@ -1,5 +1,5 @@
 import { Table } from '@radix-ui/themes';
-import type { ReactNode } from 'react';
+import { Children, type ReactNode } from 'react';
 
 /**
  * A table that scrolls sideways on a narrow screen: the scrolling region is named and takes focus,
@@ -10,6 +10,8 @@ import type { ReactNode } from 'react';
  * table (sign-in first) do not fetch.
  */
 export function ScrollTable({ label, head, children }: { label: string; head: string[]; children: ReactNode }) {
+  // No rows (none yet, or not read yet): no table, whose headings alone say nothing; the page says why.
+  if (Children.count(children) === 0) return null;
   return (
     <div className="table-scroll rt-TableRoot rt-r-size-1 rt-variant-ghost" role="region" aria-label={label} tabIndex={0}>
       <table className="rt-TableRootTable">

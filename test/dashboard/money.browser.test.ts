@@ -247,7 +247,7 @@ describe('payments, links and money in Chromium', { timeout: 180_000 }, () => {
     await page.getByLabel('Settled from (UTC)').fill('');
     await page.getByLabel('Settled until (UTC, inclusive)').fill(yesterday);
     await page.getByRole('button', { name: 'Show these dates' }).click();
-    await page.getByText('Nothing settled between these dates.').waitFor();
+    await page.getByText('Nothing settled between these dates').waitFor();
     const empty = await page.evaluate(async (href) => (await fetch(href)).text(), `/dashboard/api/settlements.csv?to=${today}`);
     expect(empty.split('\r\n').filter(Boolean)).toHaveLength(1);
     // A range that ends before it starts: the API's message, on the page.

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useToast } from '../toast';
 import { api, EVENT_TYPES, TEST_EVENT_TYPE, type WebhookDelivery } from '../api';
-import { DeveloperPage, ErrorText, StateBadge, When } from '../ui';
+import { DeveloperPage, EmptyState, ErrorText, StateBadge, When } from '../ui';
 import { ScrollTable } from '../table';
 
 const STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -66,7 +66,11 @@ function DeliveryLog() {
         <Select label="Event type" value={eventType} options={[...EVENT_TYPES, TEST_EVENT_TYPE]} onChange={setEventType} />
       </form>
       <ErrorText error={deliveries.error ?? resend.error} />
-      {deliveries.data && deliveries.data.deliveries.length === 0 && <p>No delivery matches.</p>}
+      {deliveries.data && deliveries.data.deliveries.length === 0 && (
+        <EmptyState title="No delivery matches.">
+          Every event sent to your webhook endpoints is listed here, with each attempt; send one a test event from Developers.
+        </EmptyState>
+      )}
       <ScrollTable label="Deliveries" head={['Event', 'Endpoint', 'Status', 'Attempts (status code, time)', '']}>
         {deliveries.data?.deliveries.map((d) => (
           <Table.Row key={d.id} data-testid="delivery">

@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { api, can, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint } from '../api';
 import { useStepUp } from '../step-up';
 import { useToast } from '../toast';
-import { Confirm, Countdown, ErrorText, Field, formValues, Notice, ShownOnce, SignedIn, usePageTitle, When } from '../ui';
+import { Confirm, Countdown, EmptyState, ErrorText, Field, formValues, Notice, ShownOnce, SignedIn, usePageTitle, When } from '../ui';
 import { ScrollTable } from '../table';
 
 const date = (iso: string | null) => (iso ? <When at={iso} /> : '—');
@@ -195,7 +195,11 @@ function Webhooks() {
         <Link to="/developers/deliveries">Delivery log: every event sent, every attempt, resend</Link>
       </p>
       <ErrorText error={endpoints.error ?? roll.error ?? change.error ?? test.error} />
-      {endpoints.data && endpoints.data.endpoints.length === 0 && <p>No endpoint yet.</p>}
+      {endpoints.data && endpoints.data.endpoints.length === 0 && (
+        <EmptyState title="No endpoint yet">
+          Add the URL that should hear of your payments: each event is signed and retried until it answers.
+        </EmptyState>
+      )}
       <ul>
         {endpoints.data?.endpoints.map((e) => (
           <li key={e.id}>
@@ -273,7 +277,9 @@ function Sites() {
     <section aria-labelledby="sites">
       <h2 id="sites">Connected websites</h2>
       <ErrorText error={sites.error ?? disconnect.error} />
-      {sites.data && sites.data.sites.length === 0 && <p>No website has connected the plugin yet.</p>}
+      {sites.data && sites.data.sites.length === 0 && (
+        <EmptyState title="No website has connected the plugin yet">A shop connects with the plugin and your Security Code.</EmptyState>
+      )}
       <ul>
         {sites.data?.sites.map((site) => (
           <li key={site.id}>

@@ -100,7 +100,9 @@ function Wallets({ me }: { me: Me }) {
     <section aria-labelledby="wallets">
       <h2 id="wallets">Settlement wallets</h2>
       <ErrorText error={wallets.error} />
-      {wallets.data?.wallets.length === 0 && <p>No wallet yet: payments need one for their asset and network.</p>}
+      {wallets.data?.wallets.length === 0 && (
+        <EmptyState title="No wallet yet">Payments need one for their asset and network: set it below.</EmptyState>
+      )}
       <ScrollTable label="Settlement wallets, scrollable" head={['Asset', 'Network', 'Address', 'Changed']}>
         {wallets.data?.wallets.map((w) => (
           <Table.Row key={`${w.asset}-${w.network}`} data-testid="wallet">
@@ -322,7 +324,9 @@ function Settlements({ search }: { search: MoneySearch }) {
       <SettlementDates search={search} />
       <ErrorText error={settlements.error} />
       {settlements.data?.settlements.length === 0 && (
-        <p>{search.from || search.to ? 'Nothing settled between these dates.' : 'Nothing settled yet.'}</p>
+        <EmptyState title={search.from || search.to ? 'Nothing settled between these dates' : 'Nothing settled yet'}>
+          A payment is listed here once the payout that paid it is confirmed on chain.
+        </EmptyState>
       )}
       <ScrollTable label="Settlements, scrollable" head={['Payment', 'Gross', 'Commission', 'Net', 'Settled']}>
         {settlements.data?.settlements.map((s) => (

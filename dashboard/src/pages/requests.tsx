@@ -1,7 +1,7 @@
 import { Table } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { api, type ApiRequest } from '../api';
-import { DeveloperPage, ErrorText, When } from '../ui';
+import { DeveloperPage, EmptyState, ErrorText, When } from '../ui';
 import { ScrollTable } from '../table';
 
 function RequestLog() {
@@ -13,7 +13,9 @@ function RequestLog() {
     <>
       {log.data && <p>The newest 100 calls your API keys made, kept {log.data.retentionDays} days. Never a body, a query or a secret.</p>}
       <ErrorText error={log.error} />
-      {log.data && log.data.requests.length === 0 && <p>No API call yet.</p>}
+      {log.data && log.data.requests.length === 0 && (
+        <EmptyState title="No API call yet">Each call your keys make to the v1 API is listed here, about a second after it.</EmptyState>
+      )}
       <ScrollTable label="API calls" head={['Time', 'Request', 'Status', 'Request id', 'Key']}>
         {log.data?.requests.map((r) => (
           <Table.Row key={r.requestId + r.at} data-testid="request">
