@@ -176,7 +176,7 @@ describe('the dashboard’s navigation in Chromium', { timeout: 180_000 }, () =>
     expect(await page.getByRole('navigation', { name: 'Sections' }).isVisible()).toBe(false);
 
     const widths: Record<string, number> = {};
-    for (const section of [...SECTIONS, `/payments/${paidOut}`]) {
+    for (const section of [...SECTIONS, `/payments/${paidOut}`, ...PUBLIC_PAGES]) {
       await page.goto(`${base}${section}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
