@@ -1,7 +1,14 @@
 import { formatCryptoAmount, parseCrypto } from '../../src/domain/money';
 import type { PaidWith } from '../../src/domain/payment-labels';
 import type { z } from 'zod';
-import type { refundInput, signInInput, signUpInput, teamInviteInput } from '../../src/domain/dashboard-inputs';
+import type {
+  payoutSettingsInput,
+  refundInput,
+  signInInput,
+  signUpInput,
+  teamInviteInput,
+  webhookEndpointInput,
+} from '../../src/domain/dashboard-inputs';
 // The answers' types are those of the server's own response schemas, which it serialises every answer
 // through, so a field it adds, renames or drops is a type error here. Types only: nothing of the
 // server's modules reaches the bundle.
@@ -48,6 +55,8 @@ export type SignUpRequest = z.input<typeof signUpInput>;
 export type SignInRequest = z.input<typeof signInInput>;
 export type RefundRequest = z.input<typeof refundInput>;
 export type TeamInviteRequest = z.input<typeof teamInviteInput>;
+export type WebhookEndpointRequest = z.input<typeof webhookEndpointInput>;
+export type PayoutSettingsRequest = z.input<typeof payoutSettingsInput>;
 
 export interface Me {
   ok: true;

@@ -3,5 +3,12 @@
 // the same fields. A module of its own, so that zod comes with the pages whose forms use it; the
 // sign-in and sign-up pages fetch it when their form is first sent (useFormCheck), never before their
 // first paint.
-export { refundInput, signInInput, signUpInput, teamInviteInput } from '../../src/domain/dashboard-inputs';
+export {
+  payoutSettingsInput,
+  refundInput,
+  signInInput,
+  signUpInput,
+  teamInviteInput,
+  webhookEndpointInput,
+} from '../../src/domain/dashboard-inputs';
 export { checkForm } from './field-errors';

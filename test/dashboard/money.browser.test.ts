@@ -343,6 +343,12 @@ describe('payments, links and money in Chromium', { timeout: 180_000 }, () => {
 
     // Daily with a minimum, saved after the step-up its dialog asks for (the password and a code).
     const scheduleForm = page.getByRole('form', { name: 'Change when payouts go' });
+    // A minimum the route's schema refuses is said beside its field, before any step-up is asked.
+    await scheduleForm.getByLabel('Minimum payout').fill('1'.repeat(41));
+    await scheduleForm.getByRole('button', { name: 'Save the schedule' }).click();
+    await scheduleForm.getByTestId('field-error').filter({ hasText: 'Too long' }).waitFor();
+    expect(await scheduleForm.getByLabel('Minimum payout').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByRole('dialog').count()).toBe(0);
     await scheduleForm.getByLabel('Payout schedule').selectOption('daily');
     await scheduleForm.getByLabel('Minimum payout').fill('25');
     await scheduleForm.getByRole('button', { name: 'Save the schedule' }).click();

@@ -2,7 +2,8 @@ import { Button, Table } from '@radix-ui/themes';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
-import { api, can, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint } from '../api';
+import { api, can, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type WebhookEndpoint, type WebhookEndpointRequest } from '../api';
+import { checkForm, webhookEndpointInput } from '../forms';
 import { useStepUp } from '../step-up';
 import { useToast } from '../toast';
 import { Confirm, Countdown, EmptyState, ErrorText, Field, formValues, Notice, ShownOnce, SignedIn, usePageTitle, When } from '../ui';
@@ -156,8 +157,11 @@ function Webhooks() {
     queryFn: () => api<{ endpoints: WebhookEndpoint[] }>('GET', '/webhook-endpoints'),
   });
   const add = useMutation({
-    mutationFn: (body: { url: string; eventTypes?: string[] }) =>
-      stepUp(() => api<{ secret: string }>('POST', '/webhook-endpoints', body), { what: 'add a webhook endpoint' }),
+    // Checked with the route's own schema first: a form it would refuse asks for no step-up.
+    mutationFn: (values: { url: string; eventTypes?: string[] }) => {
+      const body: WebhookEndpointRequest = checkForm(webhookEndpointInput, values);
+      return stepUp(() => api<{ secret: string }>('POST', '/webhook-endpoints', body), { what: 'add a webhook endpoint' });
+    },
     onSuccess: (r, body) => {
       setShown(r.secret);
       toast(`Webhook endpoint ${body.url} added.`);
