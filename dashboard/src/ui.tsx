@@ -154,9 +154,9 @@ export function ErrorText({ error }: { error: unknown }) {
 }
 
 /** Something the person should know before acting (a role's limits, a missing second factor). */
-export function Notice({ children, testId }: { children: ReactNode; testId?: string }) {
+export function Notice({ children }: { children: ReactNode }) {
   return (
-    <Callout.Root color="gray" highContrast variant="surface" className="callout" data-testid={testId}>
+    <Callout.Root color="gray" highContrast variant="surface" className="callout">
       <Callout.Text>{children}</Callout.Text>
     </Callout.Root>
   );
