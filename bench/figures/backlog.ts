@@ -3,9 +3,9 @@ import os from 'node:os';
 import type { Address, PublicClient } from 'viem';
 import { chainSpend } from '../support/chain-spend';
 import { figureFrom, type Figure } from '../support/figures';
-import { machineBusyMs } from '../support/processes';
+import { groupCpuMs, machineBusyMs } from '../support/processes';
 import { COUNT_FLUSH_MS } from '../support/sql-count';
-import { stackDelta, type stackCpuMeter } from '../support/stack-cpu';
+import { postgresDelta, stackDelta, type stackCpuMeter } from '../support/stack-cpu';
 import type { Receiver } from '../support/receiver';
 import { pool, type PaymentSide } from '../support/sides';
 import { interleaved, medianOf, type Metrics, type Rounds } from '../support/stats';
@@ -20,6 +20,8 @@ export interface BacklogSide extends PaymentSide {
   spend?: { treasury: Address; deposits(ids: readonly string[]): Promise<Address[]> };
   /** The SQL statements its processes have sent so far (bench/support/sql-count.ts). */
   statements?: () => number;
+  /** Its worker's process (group), once started. */
+  workerPid?: () => number;
 }
 
 // The counting processes write their counts every COUNT_FLUSH_MS: wait for two writes before a reading.
@@ -60,12 +62,19 @@ async function drain(
   const start = performance.now();
   const busyBefore = machineBusyMs();
   const stackBefore = await meter.read();
+  const backends = meter.watchPostgres();
   await side.clock?.resume();
   await side.startWorker();
+  // From the worker's readiness: its start-up (ours reads its workflow bundle from a cache, the
+  // minimal's bundles it again) is not a cost of the payments.
+  const workerBefore = side.workerPid ? groupCpuMs(side.workerPid()) : Number.NaN;
   await receiver.completions(mine, drainTimeoutMs(count));
   if (side.settles) await receiver.settlements(mine, drainTimeoutMs(count));
   const busy = machineBusyMs() - busyBefore;
-  const stackCpu = stackDelta(stackBefore, await meter.read());
+  const workerCpu = side.workerPid ? groupCpuMs(side.workerPid()) - workerBefore : Number.NaN;
+  const stackAfter = await meter.read();
+  const postgresCpu = postgresDelta(stackBefore.postgres, await backends.stop());
+  const stackCpu = stackDelta(stackBefore, stackAfter);
   const elapsed = performance.now() - start;
   await side.clock?.pause();
   const statementsAfter = await statementsNow(side);
@@ -94,6 +103,8 @@ async function drain(
     perSecond: completed.length / ((last - start) / 1000),
     firstSeconds: (first - start) / 1000,
     stackCpuMs: stackCpu / completed.length,
+    workerCpuMs: workerCpu / completed.length,
+    postgresCpuMs: postgresCpu / completed.length,
     // How much of every core the drain kept busy: near 1, the machine, not the code's waiting, sets the rate.
     busyShare: busy / (elapsed * os.cpus().length),
     ...(spent
@@ -115,6 +126,30 @@ function payoutFigures(rounds: Rounds, count: number, merchants: number): Figure
   const ours = `Ours, the drain above (worker.ts with PAYOUT_INTERVAL_SECONDS=1, its settlement schedules running from the worker's start to the last payment.settled; deposit addresses are the sweeper's forwarders), the payments spread over ${merchants} merchants round-robin: each settlement run sweeps the deposits of the payments completed since the last one in one transaction from the treasury and pays each merchant one transfer, while the drain goes on.`;
   const counted = `From the block before the backlog's first payment to the last payment.settled, every block on anvil: the transactions sent by the side's treasury or by one of the round's ${count} deposit addresses (the customers' transfers and the test tokens' mints are sent by others), over the payments completed.`;
   return [
+    figureFrom(rounds, 'perSecond', {
+      id: 'backlog_drain_per_second_vs_paying_minimal',
+      title: `${count}-payment backlog drained/s, vs minimal with payouts`,
+      unit: 'payments/s',
+      better: 'higher',
+      includes: `${ours} Payments completed per second from the worker's start to the last payment.completed, both sides paying out meanwhile. Target: at least 1.0x the minimal's.`,
+      baselineIs: PAYING_MINIMAL_IS,
+    }),
+    figureFrom(rounds, 'workerCpuMs', {
+      id: 'backlog_cpu_ms_per_payment_worker_vs_paying_minimal',
+      title: `${count}-payment backlog: worker CPU per payment, vs minimal with payouts`,
+      unit: 'ms',
+      better: 'lower',
+      includes: `${ours} CPU (user + system) of the worker's process group (workflows, activities, chain watchers, settlement runs) from its readiness to the last payment.settled, over the payments completed. Target: at most 1.0x the minimal's.`,
+      baselineIs: PAYING_MINIMAL_IS,
+    }),
+    figureFrom(rounds, 'postgresCpuMs', {
+      id: 'backlog_cpu_ms_per_payment_postgres_vs_paying_minimal',
+      title: `${count}-payment backlog: Postgres CPU per payment, vs minimal with payouts`,
+      unit: 'ms',
+      better: 'lower',
+      includes: `${ours} CPU of the Postgres backends serving the run's databases (bench/support/stack-cpu.ts, sampled through the drain so a backend that closes is still counted; a new one counted whole) from the worker's start to the last payment.settled, over the payments completed. Target: at most 2.0x the minimal's.`,
+      baselineIs: PAYING_MINIMAL_IS,
+    }),
     figureFrom(rounds, 'transactionsPerPayment', {
       id: 'backlog_chain_transactions_per_payment_vs_paying_minimal',
       title: `${count}-payment backlog: chain transactions per payment, vs minimal with payouts`,
