@@ -34,9 +34,15 @@ const EXPECTED = [
   'backlog_first_webhook_seconds',
   'backlog_cpu_ms_per_payment_stack',
   'backlog_machine_busy_share',
-  ...['chain_transactions_per_payment', 'gas_per_payment', 'deposit_native_left_gwei', 'sql_statements_per_payment'].map(
-    (f) => `backlog_${f}_vs_paying_minimal`,
-  ),
+  ...[
+    'drain_per_second',
+    'cpu_ms_per_payment_worker',
+    'cpu_ms_per_payment_postgres',
+    'chain_transactions_per_payment',
+    'gas_per_payment',
+    'deposit_native_left_gwei',
+    'sql_statements_per_payment',
+  ].map((f) => `backlog_${f}_vs_paying_minimal`),
   ...[10, 100, 1000, 10_000, 100_000].flatMap((n) =>
     ['ms', 'us_per_open', 'rpc_calls', 'get_logs', 'heap_mib'].map((f) => `chain_watch_${f}_${n}`),
   ),
