@@ -56,7 +56,7 @@ async function setTokenBalance(owner: Address, amount: bigint) {
  * wallet, from the treasury) springs `onEstimate` before it is answered (the call itself is dropped:
  * a transient failure the attempt retries). Returns once it has sprung, with the settlement run then.
  */
-async function paidSession(onEstimate: () => Promise<void>) {
+async function paidSession(onEstimate: (merchantId: string) => Promise<void>) {
   const m = await merchantWithFreshWallet(ctx, 150);
   const id = await openSession(ctx, m.apiKey, { webhookUrl: `${receiver.url}/hooks/${Math.random()}` });
   const g = await pressPay(ctx, id);
@@ -65,7 +65,7 @@ async function paidSession(onEstimate: () => Promise<void>) {
     method: 'eth_estimateGas',
     matches: (params) => params.includes(m.wallet.slice(2).toLowerCase()),
     when: 'before',
-    spring: onEstimate,
+    spring: () => onEstimate(m.id),
   });
   await payFromWallet(chain, token, depositAddress, g);
   await waitForStatus(ctx, id, 'completed', 60_000);
@@ -101,16 +101,15 @@ const available = async (merchantId: string) => -(await ledgerBalance(ctx, `merc
 describe('a payout the chain refuses', () => {
   it('fails after the bound with its reason, is shown to operators, and is paid once after a retry', async () => {
     let held = 0n;
-    let merchantId = '';
-    const { id, g, m, run } = await paidSession(async () => {
+    const { id, g, m, run } = await paidSession(async (merchantId) => {
       // No second payout while this one is refused: the merchant's schedule keeps the balance for now.
-      await ctx.db.sql`update merchants set payout_schedule = 'manual' where id = ${merchantId}`;
+      const [manual] = await ctx.db.sql`update merchants set payout_schedule = 'manual' where id = ${merchantId} returning id`;
+      if (!manual) throw new Error(`no merchant ${merchantId} to put on a manual schedule`);
       held = await balanceOf(chain, token, own.treasury);
       await setTokenBalance(own.treasury, 0n);
     }).catch((err: unknown) => {
       throw err;
     });
-    merchantId = m.id;
     expect(proxy.sprung()).toEqual(['eth_estimateGas:before']);
     const split = commissionSplit(g, 150);
 
