@@ -2,7 +2,8 @@ import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import type { CheckoutSessionRow, EnabledEndpoint } from '../db/queries/checkout-sessions';
 import { findSite } from '../db/queries/sites';
-import { insertDeliveriesBegun, insertDeliveriesOnce, listEnabledEndpoints, type DeliveryRow } from '../db/queries/webhooks';
+import { listEnabledEndpoints } from '../db/queries/webhook-endpoints';
+import { insertDeliveriesBegun, insertDeliveriesOnce, type DeliveryRow } from '../db/queries/webhooks';
 import { newDeliveryId } from '../domain/ids';
 import { endpointWants } from '../domain/webhook-event-types';
 

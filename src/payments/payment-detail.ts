@@ -5,7 +5,8 @@ import { findPaymentException, listPaymentExceptions, type PaymentExceptionRow }
 import { listAllPayouts } from '../db/queries/payouts';
 import { listProviderEvents } from '../db/queries/provider-events';
 import { findTransaction, type TransactionRow } from '../db/queries/transactions';
-import { listDeliveriesForPayment, listPaymentEvents, type DeliveryWithAttempts } from '../db/queries/webhooks';
+import { listPaymentEvents } from '../db/queries/events';
+import { listDeliveriesForPayment, type DeliveryWithAttempts } from '../db/queries/webhook-delivery-log';
 import { notFound } from '../domain/errors';
 import { isExceptionId, isRefundable } from '../domain/exceptions';
 import { explorerUrlFor } from '../domain/explorers';
