@@ -9,19 +9,15 @@ import { findSession } from '../db/queries/checkout-sessions';
 import { readPosting, writePostings } from '../db/queries/ledger';
 import { resolvePaymentException } from '../db/queries/payment-exceptions';
 import { updateSimpleOrder } from '../db/queries/simple-orders';
+import { confirmPayoutAndPost, confirmPayoutOnce } from '../db/queries/payout-confirmations';
+import { markPayoutBroadcast, nextFreeNonce, NonceTaken, storeSignedPayout } from '../db/queries/payout-signing';
 import {
-  confirmPayoutAndPost,
-  confirmPayoutOnce,
   failPayouts,
   findPayout,
   findPayouts,
   listPayouts,
   lockPayout,
-  markPayoutBroadcast,
   reopenFailedSettlement,
-  nextFreeNonce,
-  NonceTaken,
-  storeSignedPayout,
   updatePayout,
   type PayoutRow,
 } from '../db/queries/payouts';

@@ -5,7 +5,8 @@ import { depositSalt, encodeSweep } from '../chains/sweeper';
 import type { ChainSettings } from '../config';
 import type { Database } from '../db/client';
 import { writePostings } from '../db/queries/ledger';
-import { confirmPayoutOnce, findPayout, type PayoutRow } from '../db/queries/payouts';
+import { confirmPayoutOnce } from '../db/queries/payout-confirmations';
+import { findPayout, type PayoutRow } from '../db/queries/payouts';
 import {
   accountBalance,
   heldShares,
