@@ -1,5 +1,6 @@
 import { payeeOf } from '../chains/sweeper';
-import { listCreditHistory, loadWatchedHead } from '../db/queries/chain-credits';
+import { listCreditHistory } from '../db/queries/chain-credits';
+import { loadWatchedHead } from '../db/queries/chain-cursors';
 import { findSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { findPaymentException, listPaymentExceptions, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
 import { listAllPayouts } from '../db/queries/payouts';
