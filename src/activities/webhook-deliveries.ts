@@ -1,6 +1,7 @@
 import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
-import type { CheckoutSessionRow, EnabledEndpoint } from '../db/queries/checkout-sessions';
+import type { EnabledEndpoint } from '../db/queries/checkout-session-events';
+import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { findSite } from '../db/queries/sites';
 import { listEnabledEndpoints } from '../db/queries/webhook-endpoints';
 import { insertDeliveriesBegun, insertDeliveriesOnce, type DeliveryRow } from '../db/queries/webhooks';
