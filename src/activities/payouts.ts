@@ -40,7 +40,7 @@ import { givenUp, PAYOUT_FAILED, refusalBoundReached, refusalOf, refusedForNow }
 import { planOrderPayouts } from './payout-plan';
 import { planExceptionRefund, type RefundPlan } from './refund-plan';
 import { confirmSettlementPayout } from './settlement';
-import { listPayoutItems } from '../db/queries/settlement';
+import { listPayoutItems } from '../db/queries/settlement-payouts';
 
 // Plan (rows) -> sign (the next free nonce, the raw tx stored with it in one statement) ->
 // broadcast (the stored bytes, again on every retry) -> confirm (the receipt decides; ledger and

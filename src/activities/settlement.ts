@@ -7,15 +7,9 @@ import type { Database } from '../db/client';
 import { writePostings } from '../db/queries/ledger';
 import { confirmPayoutOnce } from '../db/queries/payout-confirmations';
 import { findPayout, type PayoutRow } from '../db/queries/payouts';
+import { accountBalance, merchantBalanceOf } from '../db/queries/merchant-balances';
 import {
-  accountBalance,
   heldShares,
-  clearFailedSettlementRows,
-  merchantBalanceOf,
-  merchantPaidBy,
-  insertSettlementPayout,
-  lastSettlementPayoutAt,
-  listPayoutItems,
   lockSettlement,
   payablePayments,
   settlementDueNetworks,
@@ -23,6 +17,13 @@ import {
   unfinishedSettlementPayouts,
   type PayablePayment,
 } from '../db/queries/settlement';
+import {
+  clearFailedSettlementRows,
+  merchantPaidBy,
+  insertSettlementPayout,
+  lastSettlementPayoutAt,
+  listPayoutItems,
+} from '../db/queries/settlement-payouts';
 import { setPayoutReference } from '../db/queries/transactions';
 import { lockMerchant } from '../db/queries/merchants';
 import {
