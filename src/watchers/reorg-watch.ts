@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { BlockNotFoundError, TransactionReceiptNotFoundError, type Hash } from 'viem';
-import { payoutSteps } from '../activities/payouts';
+import { payoutSteps } from '../activities/payout-steps';
 import type { BusinessLog } from '../logging';
 import type { ChainClient } from '../chains/clients';
 import { logStanding, transactionStanding } from '../chains/log-standing';
