@@ -19,7 +19,7 @@ import {
 } from '../domain/ledger';
 import { payoutImpossible, type PayoutChains } from './payout-chains';
 import type { BatchLookups, PayoutLogger } from './payout-steps';
-import { confirmSettlementPayout } from './settlement';
+import { confirmSettlementPayout } from './settlement-confirmation';
 
 // The last step of a payout (payout-steps.ts): what its receipt decides, written once whatever
 // attempt gets there first. Confirmed: the row and its ledger postings (and the refund or exception
