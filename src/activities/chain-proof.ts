@@ -1,5 +1,6 @@
 import { holdCredits } from '../db/queries/chain-credits';
-import { findSession, findSessionWithMerchant, type SessionEventContext, type SessionWithMerchant } from '../db/queries/checkout-sessions';
+import type { SessionEventContext } from '../db/queries/checkout-session-events';
+import { findSession, findSessionWithMerchant, type SessionWithMerchant } from '../db/queries/checkout-sessions';
 import { findSimpleOrder, lockSimpleOrder, transitionSimpleOrder, type SimpleOrderRow } from '../db/queries/simple-orders';
 import { depositLogKey } from '../domain/deposit-fact';
 import type { DepositFact } from '../domain/deposit-fact';

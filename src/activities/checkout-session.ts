@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
-import { findSessionWithMerchant, lockSession, transitionSession, type SessionEventContext } from '../db/queries/checkout-sessions';
+import { transitionSession, type SessionEventContext } from '../db/queries/checkout-session-events';
+import { findSessionWithMerchant, lockSession } from '../db/queries/checkout-sessions';
 import { recordLateFact } from '../db/queries/late-payments';
 import { lateMoneyOf } from '../domain/arrivals';
 import { insertTransactionOnce } from '../db/queries/transactions';

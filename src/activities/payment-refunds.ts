@@ -12,7 +12,7 @@ import { checkRefundAmount } from '../domain/payment-refund';
 import { checkRefundAddress, REFUND_ADDRESS_REFUSED } from '../domain/refund-address';
 import { payoutChains, payoutImpossible } from './payout-chains';
 import { writePostings } from '../db/queries/ledger';
-import { drawForRefund, refundDrawOf } from '../db/queries/settlement';
+import { drawForRefund, refundDrawOf } from '../db/queries/merchant-balances';
 import { outgoingFailed } from '../domain/balances';
 import { AppError } from '../domain/errors';
 

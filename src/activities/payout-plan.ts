@@ -3,7 +3,7 @@ import { feeQuote, gasLimitFor, termsUnder } from '../chains/payouts';
 import { depositSalt, encodeForward } from '../chains/sweeper';
 import type { ChainSettings } from '../config';
 import { findDepositAddresses } from '../db/queries/deposit-addresses';
-import { insertPayoutItemsOnce } from '../db/queries/settlement';
+import { insertPayoutItemsOnce } from '../db/queries/settlement-payouts';
 import type { ChainClient } from '../chains/clients';
 import type { Database } from '../db/client';
 import { parseEvmAddress } from '../domain/evm-address';

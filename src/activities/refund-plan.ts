@@ -10,7 +10,7 @@ import { findDepositAddresses } from '../db/queries/deposit-addresses';
 import { findPaymentException, lockPaymentException, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
 import { findSimpleOrder } from '../db/queries/simple-orders';
 import { insertPayoutsOnce, listRefundPayouts, outgoingUnconfirmed, type PayoutRow } from '../db/queries/payouts';
-import { insertPayoutItemsOnce } from '../db/queries/settlement';
+import { insertPayoutItemsOnce } from '../db/queries/settlement-payouts';
 import { payeeOf } from '../chains/sweeper';
 import { accountBalance } from '../db/queries/ledger';
 import { isRefundable } from '../domain/exceptions';

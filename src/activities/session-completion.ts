@@ -1,5 +1,6 @@
 import type { DatabaseOrTransaction } from '../db/client';
-import { setSessionRail, transitionSession, type CheckoutSessionRow, type SessionEventContext } from '../db/queries/checkout-sessions';
+import { transitionSession, type SessionEventContext } from '../db/queries/checkout-session-events';
+import { setSessionRail, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import type { SettlementSettings } from '../config';
 import type { Posting } from '../domain/ledger';
 import { holdReleased, paymentCompleted } from '../domain/balances';

@@ -1,7 +1,7 @@
 import { paymentLabels } from '../domain/payment-labels';
 import type { PaymentStatus } from '../domain/payment-status';
 import type { CreditReport } from '../domain/checkout-session';
-import type { SessionEventContext } from '../db/queries/checkout-sessions';
+import type { SessionEventContext } from '../db/queries/checkout-session-events';
 import type { DepositFact } from '../domain/deposit-fact';
 import { statusAfter, type SessionMove } from '../domain/session-move';
 import type { ChainProofActivities } from './chain-proof';

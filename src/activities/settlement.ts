@@ -5,16 +5,10 @@ import { depositSalt, encodeSweep } from '../chains/sweeper';
 import type { ChainSettings } from '../config';
 import type { Database } from '../db/client';
 import { writePostings } from '../db/queries/ledger';
-import { confirmPayoutOnce, findPayout, type PayoutRow } from '../db/queries/payouts';
+import { findPayout } from '../db/queries/payouts';
+import { accountBalance, merchantBalanceOf } from '../db/queries/merchant-balances';
 import {
-  accountBalance,
   heldShares,
-  clearFailedSettlementRows,
-  merchantBalanceOf,
-  merchantPaidBy,
-  insertSettlementPayout,
-  lastSettlementPayoutAt,
-  listPayoutItems,
   lockSettlement,
   payablePayments,
   settlementDueNetworks,
@@ -22,31 +16,22 @@ import {
   unfinishedSettlementPayouts,
   type PayablePayment,
 } from '../db/queries/settlement';
-import { setPayoutReference } from '../db/queries/transactions';
+import { insertSettlementPayout, lastSettlementPayoutAt, listPayoutItems } from '../db/queries/settlement-payouts';
 import { lockMerchant } from '../db/queries/merchants';
-import {
-  balanceAccount,
-  holdReleased,
-  payoutDue,
-  outgoingFailed,
-  outgoingConfirmed,
-  outgoingPlanned,
-  reserveAdjusted,
-  sweepConfirmed,
-} from '../domain/balances';
-import { explorerUrlFor } from '../domain/explorers';
+import { balanceAccount, holdReleased, payoutDue, outgoingFailed, outgoingPlanned, reserveAdjusted } from '../domain/balances';
 import { payoutRequested } from '../domain/next-payout';
 import { newPayoutId } from '../domain/ids';
-import { payoutFee } from '../domain/ledger';
 import { postgresCode } from '../domain/sql-errors';
 import { payoutChains, payoutImpossible, type PayoutChains } from './payout-chains';
+import { merchantOfPayout } from './settlement-confirmation';
 import type { EmittedEvent } from './webhooks';
 
 // Batched settlement (docs/settlement.md), the planning and booking around the payout steps: a run
 // of a network sweeps the deposits of completed payments into the treasury (one sweeper call per
 // asset and batch), then pays each merchant what those payments owe them (one transfer per merchant,
 // asset and wallet). Sweeps and payouts are rows of `payouts`, sent by the same steps as every chain
-// transaction (sign, broadcast, the receipt decides): exactly once, whatever crashes.
+// transaction (sign, broadcast, the receipt decides): exactly once, whatever crashes. A confirmed one
+// is booked by settlement-confirmation.ts.
 
 /** What the treasury moves as a contract call or transfer: the network's client, token and sweeper. */
 function networkOf(chains: PayoutChains, settings: ChainSettings, network: string, asset: string) {
@@ -70,70 +55,8 @@ function groupBy<T>(list: readonly T[], key: (item: T) => string): Map<string, T
   return groups;
 }
 
-/** The merchant a batched payout pays: its payments' merchant. */
-async function merchantOfPayout(db: Database, payoutId: string): Promise<string> {
-  const merchantId = await merchantPaidBy(db, payoutId);
-  if (!merchantId) throw payoutImpossible(`payout ${payoutId} pays no known payment`);
-  return merchantId;
-}
-
 /** Payments whose payment.settled (and its first POSTs) one announcement makes at once. */
 const ANNOUNCE_AT_ONCE = 10;
-
-type Items = Awaited<ReturnType<typeof listPayoutItems>>;
-
-/**
- * A confirmed sweep or batched payout, booked once in one database transaction: a sweep moves each
- * deposit's money to the treasury; a payout's money left the treasury for the merchant, and each of
- * its payments now names the payout's transaction. Returns the row as it stands, and whether this
- * call confirmed it (another attempt may have first). `known`: its items, when the caller read them.
- */
-export async function confirmSettlementPayout(
-  db: Database,
-  row: PayoutRow,
-  receipt: { blockNumber: bigint; feeWei: bigint },
-  known?: Items,
-): Promise<{ row: PayoutRow; confirmedNow: boolean }> {
-  const items = known ?? (await listPayoutItems(db, row.id));
-  const merchantId = row.kind === 'merchant' ? (items[0]?.merchantId ?? (await merchantOfPayout(db, row.id))) : '';
-  return db.transaction(async (tx) => {
-    const changes = { blockNumber: receipt.blockNumber.toString(), feeWei: receipt.feeWei.toString(), confirmedAt: new Date() };
-    const updated = await confirmPayoutOnce(tx, row.id, row.txHash!, changes);
-    if (!updated) {
-      const current = await findPayout(tx, row.id);
-      if (!current) throw payoutImpossible(`no payout ${row.id}`);
-      return { row: current, confirmedNow: false };
-    }
-    const txHash = updated.txHash!;
-    // Earlier failed rows of these payments were carried by this one: nothing waits for an operator.
-    await clearFailedSettlementRows(tx, row.id, row.kind === 'sweep' ? 'sweep' : 'merchant');
-    const place = { network: row.network, asset: row.asset };
-    const fee = payoutFee({ ...updated, merchantId, amount: BigInt(updated.amount), txHash, feeWei: receipt.feeWei });
-    if (row.kind === 'sweep') {
-      const deposits = items.map((i) => ({ address: i.depositAddress!, amountMicro: i.amountMicro }));
-      await writePostings(tx, [sweepConfirmed({ ...place, sweepId: row.id, treasury: row.fromAddress, txHash, deposits }), fee]);
-    } else {
-      const amountMicro = BigInt(row.amount);
-      const confirmed = outgoingConfirmed({
-        ...place,
-        outgoingId: row.id,
-        merchantId,
-        paymentId: null,
-        treasury: row.fromAddress,
-        txHash,
-        amountMicro,
-      });
-      await writePostings(tx, [confirmed, fee]);
-      const reference = { transactionHash: txHash, explorerUrl: explorerUrlFor(row.network, txHash), payoutId: row.id };
-      await setPayoutReference(
-        tx,
-        items.map((i) => i.paymentId),
-        reference,
-      );
-    }
-    return { row: updated, confirmedNow: true };
-  });
-}
 
 export function createSettlementActivities({
   db,

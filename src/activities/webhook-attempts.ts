@@ -3,17 +3,10 @@ import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
 import type { BusinessLog } from '../logging';
 import { findSite } from '../db/queries/sites';
-import {
-  findDeliveryWithEvent,
-  merchantWebhookSecret,
-  beginAttempt,
-  finishAttempt,
-  finishAttempts,
-  setDeliveryStatus,
-  type DeliveryRow,
-  type EndpointRow,
-  type EventRow,
-} from '../db/queries/webhooks';
+import type { EventRow } from '../db/queries/events';
+import { beginAttempt, finishAttempt, finishAttempts } from '../db/queries/webhook-attempts';
+import { merchantWebhookSecret, type EndpointRow } from '../db/queries/webhook-endpoints';
+import { findDeliveryWithEvent, setDeliveryStatus, type DeliveryRow } from '../db/queries/webhooks';
 import { issueWebhookSecret } from '../domain/credentials';
 import { decryptSecret, encryptSecret } from '../domain/secretbox';
 import { deliverySignatureHeaders } from '../domain/signatures';

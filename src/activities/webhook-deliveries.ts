@@ -1,8 +1,10 @@
 import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
-import type { CheckoutSessionRow, EnabledEndpoint } from '../db/queries/checkout-sessions';
+import type { EnabledEndpoint } from '../db/queries/checkout-session-events';
+import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { findSite } from '../db/queries/sites';
-import { insertDeliveriesBegun, insertDeliveriesOnce, listEnabledEndpoints, type DeliveryRow } from '../db/queries/webhooks';
+import { listEnabledEndpoints } from '../db/queries/webhook-endpoints';
+import { insertDeliveriesBegun, insertDeliveriesOnce, type DeliveryRow } from '../db/queries/webhooks';
 import { newDeliveryId } from '../domain/ids';
 import { endpointWants } from '../domain/webhook-event-types';
 

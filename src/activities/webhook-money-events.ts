@@ -7,7 +7,7 @@ import { findPaymentException } from '../db/queries/payment-exceptions';
 import { listRefundPayouts } from '../db/queries/payouts';
 import { findPaymentRefund, listPaymentRefunds } from '../db/queries/payment-refunds';
 import { findTransaction } from '../db/queries/transactions';
-import { insertEventOnce } from '../db/queries/webhooks';
+import { insertEventOnce } from '../db/queries/events';
 import { exceptionEventBody, exceptionView, refundEventBody } from '../domain/exceptions';
 import { explorerUrlFor } from '../domain/explorers';
 import { newEventId } from '../domain/ids';

@@ -1,8 +1,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
 import type { BusinessLog } from '../logging';
-import { findSessionForEvent, type CheckoutSessionRow, type SessionEventContext } from '../db/queries/checkout-sessions';
-import { insertEventOnce, insertEventWithDeliveries } from '../db/queries/webhooks';
+import { findSessionForEvent, type SessionEventContext } from '../db/queries/checkout-session-events';
+import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { insertEventOnce } from '../db/queries/events';
+import { insertEventWithDeliveries } from '../db/queries/webhooks';
 import { isFiatCurrency } from '../domain/currencies';
 import { newEventId } from '../domain/ids';
 import { formatCrypto, formatFiat } from '../domain/money';

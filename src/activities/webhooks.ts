@@ -1,6 +1,7 @@
 import type { WebhookSettings } from '../config';
 import type { Database } from '../db/client';
-import { findSessionsForEvent, type CheckoutSessionRow, type SessionEventContext } from '../db/queries/checkout-sessions';
+import { findSessionsForEvent, type SessionEventContext } from '../db/queries/checkout-session-events';
+import type { CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { silentBusinessLog, type BusinessLog } from '../logging';
 import type { PaymentStatus } from '../domain/payment-status';
 import { postWebhook } from '../webhooks/post';

@@ -8,7 +8,7 @@ import { formatCrypto } from './money';
 // The commission stays earned: the merchant refunds their customer, the platform did its work.
 //
 // The amount: 0 < R ≤ G − already refunded (the gross the customer paid, less the refunds under
-// way or done). What the balance holds is checked where it is drawn (db/queries/settlement.ts).
+// way or done). What the balance holds is checked where it is drawn (db/queries/merchant-balances.ts).
 
 export type RefundAmountCheck = { ok: true; amountMicro: bigint } | { ok: false; message: string };
 

@@ -11,7 +11,7 @@ import {
   type MerchantRow,
 } from '../db/queries/merchants';
 import { settledTransactions } from '../db/queries/settlements';
-import { listEndpoints } from '../db/queries/webhooks';
+import { listEndpoints } from '../db/queries/webhook-endpoints';
 import { ownerEmails } from '../db/queries/dashboard';
 import { approvalMail } from '../mail/approval-mail';
 import { AppError, notFound } from '../domain/errors';

@@ -1,5 +1,9 @@
 import { startAfter, type MerchantListPage } from './merchant-list-cursor';
-import { findMerchantSessionPosition, listMerchantCheckoutSessions, type ListedCheckoutSession } from '../db/queries/checkout-sessions';
+import {
+  findMerchantSessionPosition,
+  listMerchantCheckoutSessions,
+  type ListedCheckoutSession,
+} from '../db/queries/merchant-checkout-sessions';
 import { validationError } from '../domain/errors';
 import { encodeListCursor } from '../domain/payment-list';
 import type { PaymentStatus } from '../domain/payment-status';

@@ -10,7 +10,7 @@ import {
   setEndpointEnabled,
   setEndpointSecret,
   type EndpointRow,
-} from '../db/queries/webhooks';
+} from '../db/queries/webhook-endpoints';
 import { issueLiveKey, issueSecurityCode, issueWebhookSecret } from '../domain/credentials';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
 import { AppError, notFound, validationError } from '../domain/errors';

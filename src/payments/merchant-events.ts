@@ -1,4 +1,4 @@
-import { lastMerchantEventSeq, listMerchantEventsAfter } from '../db/queries/webhooks';
+import { lastMerchantEventSeq, listMerchantEventsAfter } from '../db/queries/events';
 import type { PaymentContext } from './context';
 
 /** One of a merchant's events as its stream sends it: the webhook body, byte for byte, and its place in the merchant's order. */

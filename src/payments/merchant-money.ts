@@ -10,7 +10,7 @@ import {
   type MerchantPayoutRow,
   type PayoutPayment,
 } from '../db/queries/merchant-money';
-import { lastSettlementPayoutAt } from '../db/queries/settlement';
+import { lastSettlementPayoutAt } from '../db/queries/settlement-payouts';
 import { findMerchant, listWallets, lockMerchant, updatePayoutSettings, upsertWallet, type WalletRow } from '../db/queries/merchants';
 import { payoutDue, type PayoutSchedule } from '../domain/balances';
 import { nextPayoutAt, payoutRequested } from '../domain/next-payout';

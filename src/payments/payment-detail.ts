@@ -1,11 +1,13 @@
 import { payeeOf } from '../chains/sweeper';
-import { listCreditHistory, loadWatchedHead } from '../db/queries/chain-credits';
+import { listCreditHistory } from '../db/queries/chain-credits';
+import { loadWatchedHead } from '../db/queries/chain-cursors';
 import { findSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import { findPaymentException, listPaymentExceptions, type PaymentExceptionRow } from '../db/queries/payment-exceptions';
 import { listAllPayouts } from '../db/queries/payouts';
 import { listProviderEvents } from '../db/queries/provider-events';
 import { findTransaction, type TransactionRow } from '../db/queries/transactions';
-import { listDeliveriesForPayment, listPaymentEvents, type DeliveryWithAttempts } from '../db/queries/webhooks';
+import { listPaymentEvents } from '../db/queries/events';
+import { listDeliveriesForPayment, type DeliveryWithAttempts } from '../db/queries/webhook-delivery-log';
 import { notFound } from '../domain/errors';
 import { isExceptionId, isRefundable } from '../domain/exceptions';
 import { explorerUrlFor } from '../domain/explorers';

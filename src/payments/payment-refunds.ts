@@ -11,7 +11,7 @@ import {
   type PaymentRefundRow,
 } from '../db/queries/payment-refunds';
 import { findTransaction } from '../db/queries/transactions';
-import { drawForRefund } from '../db/queries/settlement';
+import { drawForRefund } from '../db/queries/merchant-balances';
 import { AppError, notFound } from '../domain/errors';
 import { explorerUrlFor } from '../domain/explorers';
 import { isCanonicalPaymentId, newRefundId } from '../domain/ids';

@@ -1,5 +1,5 @@
 import { findPayout, listPayoutsByStatus, type PayoutRow } from '../db/queries/payouts';
-import { clearFailedSettlementRows, merchantPaidBy } from '../db/queries/settlement';
+import { clearFailedSettlementRows, merchantPaidBy } from '../db/queries/settlement-payouts';
 import { updatePayoutSettings } from '../db/queries/merchants';
 import { isSettlementPayout } from '../domain/ledger';
 import { listPaymentExceptions } from '../db/queries/payment-exceptions';

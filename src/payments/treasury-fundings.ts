@@ -3,7 +3,7 @@ import { createChainClient } from '../chains/clients';
 import { readTreasuryInflows } from '../chains/treasury-funding';
 import { findDepositAddresses } from '../db/queries/deposit-addresses';
 import { readPosting, writePostings } from '../db/queries/ledger';
-import { isPayoutTransaction } from '../db/queries/payouts';
+import { isPayoutTransaction } from '../db/queries/payout-confirmations';
 import { treasuryFunded } from '../domain/balances';
 import { AppError, notFound, validationError } from '../domain/errors';
 import type { PaymentContext } from './context';

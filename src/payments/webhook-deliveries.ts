@@ -1,18 +1,8 @@
-import {
-  findDelivery,
-  findDeliveryWithEvent,
-  insertDeliveriesOnce,
-  insertEventOnce,
-  INTERRUPTED_ATTEMPT,
-  listAttempts,
-  listDeliveriesForMerchant,
-  listDeliveriesForPayment,
-  listOrphanedDeliveries,
-  listEndpoints,
-  setDeliveryStatus,
-  type AttemptRow,
-  type DeliveryRow,
-} from '../db/queries/webhooks';
+import { insertEventOnce } from '../db/queries/events';
+import { INTERRUPTED_ATTEMPT, listOrphanedDeliveries } from '../db/queries/webhook-attempts';
+import { listAttempts, listDeliveriesForMerchant, listDeliveriesForPayment, type AttemptRow } from '../db/queries/webhook-delivery-log';
+import { listEndpoints } from '../db/queries/webhook-endpoints';
+import { findDelivery, findDeliveryWithEvent, insertDeliveriesOnce, setDeliveryStatus, type DeliveryRow } from '../db/queries/webhooks';
 import { AppError, notFound } from '../domain/errors';
 import { newDeliveryId, newEventId } from '../domain/ids';
 import { testEventBody } from '../domain/webhook-event';

@@ -6,15 +6,14 @@ import { cursorFromJson, cursorToJson, TransferWatcher, type WatchCursor } from 
 import type { ChainNetworkConfig } from '../config';
 import type { Database } from '../db/client';
 import type { BusinessLog } from '../logging';
+import { loadCursor, saveCursor } from '../db/queries/chain-cursors';
 import {
   findDepositOwners,
   listOpenDepositAddresses,
   listDepositAddressesChangedSince,
   listRecentlyEndedDepositAddresses,
-  loadCursor,
   oldestWatchedPaymentOpenedAt,
-  saveCursor,
-} from '../db/queries/chain-credits';
+} from '../db/queries/watched-addresses';
 import { holdAdvisoryLease, sleep } from '../db/advisory-lease';
 import { recordClosedRunDeposit, type LateDepositSettings } from './late-deposits';
 import { createReorgCheck, type ReorgWatchSettings } from './reorg-watch';

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { BlockNotFoundError, TransactionReceiptNotFoundError, type Hash } from 'viem';
-import { payoutSteps } from '../activities/payouts';
+import { payoutSteps } from '../activities/payout-steps';
 import type { BusinessLog } from '../logging';
 import type { ChainClient } from '../chains/clients';
 import { logStanding, transactionStanding } from '../chains/log-standing';
@@ -11,7 +11,8 @@ import { listRecentCredits, moveCredit, uncreditLog, type ChainCreditRow } from 
 import { findSession } from '../db/queries/checkout-sessions';
 import { readPosting, writePostings } from '../db/queries/ledger';
 import { findExceptionByArrival, findOpenExceptionHoldingLog, recordPaymentException } from '../db/queries/payment-exceptions';
-import { listRecentlyConfirmedPayouts, lockReopenedPayout, reopenReorgedPayout, updatePayout, type PayoutRow } from '../db/queries/payouts';
+import { listRecentlyConfirmedPayouts, lockReopenedPayout, reopenReorgedPayout } from '../db/queries/payout-confirmations';
+import { updatePayout, type PayoutRow } from '../db/queries/payouts';
 import { findSimpleOrder } from '../db/queries/simple-orders';
 import { depositLogKey, type DepositFact } from '../domain/deposit-fact';
 import { logArrivalKey } from '../domain/exceptions';

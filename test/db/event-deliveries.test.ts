@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { insertEventOnce, insertEventWithDeliveries } from '../../src/db/queries/webhooks';
+import { insertEventOnce } from '../../src/db/queries/events';
+import { insertEventWithDeliveries } from '../../src/db/queries/webhooks';
 import { useTestDatabase } from '../support/test-database';
 
 // A payment event and its deliveries in one statement (insertEventWithDeliveries). Written

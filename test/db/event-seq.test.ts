@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { insertEventOnce, lastMerchantEventSeq, listMerchantEventsAfter } from '../../src/db/queries/webhooks';
+import { insertEventOnce, lastMerchantEventSeq, listMerchantEventsAfter } from '../../src/db/queries/events';
 import { useTestDatabase } from '../support/test-database';
 import { eventually } from '../support/http';
 

@@ -2,7 +2,7 @@ import { count, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { type DatabaseOrTransaction } from '../../src/db/client';
 import { preparedFor } from '../../src/db/queries/prepared';
-import { insertEventOnce } from '../../src/db/queries/webhooks';
+import { insertEventOnce } from '../../src/db/queries/events';
 import { events } from '../../src/db/schema';
 import { useTestDatabase } from '../support/test-database';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listDepositAddressesChangedSince, listOpenDepositAddresses } from '../../src/db/queries/chain-credits';
+import { listDepositAddressesChangedSince, listOpenDepositAddresses } from '../../src/db/queries/watched-addresses';
 import { seedPayment } from '../support/seed-payment';
 import { useTestDatabase } from '../support/test-database';
 

@@ -12,7 +12,7 @@ import { eventually } from '../support/http';
 import { useMailSink } from '../support/mail';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, payoutsOf, unbalancedPostings } from './support';
-import { drawForRefund } from '../../src/db/queries/settlement';
+import { drawForRefund } from '../../src/db/queries/merchant-balances';
 
 // A completed payment's refund off the happy path, on the run's anvil with a treasury of this file's
 // own, whose merchant is paid out manually (their balance stays with the platform after the sweep):

@@ -5,7 +5,7 @@ import { devChain } from '../../tools/dev/dev-accounts';
 import { DEV_CHAIN_ID } from '../../tools/dev/dev-chain';
 import { testTokenAbi } from '../../tools/dev/test-token-artifact';
 import { devChainVariables } from '../../tools/dev/test-tokens';
-import { nextFreeNonce, NonceTaken, storeSignedPayout } from '../../src/db/queries/payouts';
+import { nextFreeNonce, NonceTaken, storeSignedPayout } from '../../src/db/queries/payout-signing';
 import { payouts as payoutsTable } from '../../src/db/schema';
 import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { balanceOf, mint, newPayer, pay, privateChain, randomAddress, type TestChain } from '../support/chain';

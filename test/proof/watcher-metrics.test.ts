@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { saveCursor } from '../../src/db/queries/chain-credits';
+import { saveCursor } from '../../src/db/queries/chain-cursors';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 

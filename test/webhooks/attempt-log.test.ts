@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { INTERRUPTED_ATTEMPT } from '../../src/db/queries/webhooks';
+import { INTERRUPTED_ATTEMPT } from '../../src/db/queries/webhook-attempts';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { envFor, killHard, startEntryPoint } from '../support/processes';

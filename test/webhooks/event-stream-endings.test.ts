@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { listen, StreamRefused } from '../../src/cli/listen';
-import { insertEventOnce } from '../../src/db/queries/webhooks';
+import { insertEventOnce } from '../../src/db/queries/events';
 import { randomBase62 } from '../../src/domain/ids';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { openEventStream } from '../support/event-stream';

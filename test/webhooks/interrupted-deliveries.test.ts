@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookEvents } from '../../src/activities/webhooks';
-import { INTERRUPTED_ATTEMPT } from '../../src/db/queries/webhooks';
+import { INTERRUPTED_ATTEMPT } from '../../src/db/queries/webhook-attempts';
 import { ORPHANED_AFTER_SECONDS } from '../../src/payments/webhook-deliveries';
 import { postWebhook } from '../../src/webhooks/post';
 import { createApprovedMerchant, useTestApp } from '../support/harness';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { nextAttemptAt } from '../../src/payments/webhook-deliveries';
-import { INTERRUPTED_ATTEMPT } from '../../src/db/queries/webhooks';
+import { INTERRUPTED_ATTEMPT } from '../../src/db/queries/webhook-attempts';
 import { MerchantIdKey } from '../../src/workflows/search-attributes';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';

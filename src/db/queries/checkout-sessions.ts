@@ -1,10 +1,11 @@
-import { and, desc, eq, getTableColumns, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { DatabaseOrTransaction } from '../client';
-import { checkoutSessions, depositAddresses, merchants, merchantWallets, paymentLinks, transactions, webhookEndpoints } from '../schema';
+import { checkoutSessions, depositAddresses, merchants, merchantWallets, paymentLinks } from '../schema';
 import { placeholderValue, preparedFor } from './prepared';
-import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-status';
-import type { PaymentListPosition } from '../../domain/payment-list';
+
+// A checkout session's row: created, read, locked and its fields set. Its status moves and the
+// events announcing them are checkout-session-events.ts, the merchant's list merchant-checkout-sessions.ts.
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 export type NewCheckoutSession = typeof checkoutSessions.$inferInsert;
@@ -171,100 +172,6 @@ export async function findSessionWithMerchant(
   return row && { ...row.session, merchantTakesMoney: row.merchantStatus === 'approved', linkPaidBy: row.linkPaidBy ?? null };
 }
 
-export type TransactionRowOfSession = typeof transactions.$inferSelect;
-
-/** A merchant's enabled webhook endpoint, as an event's deliveries need it (webhooks.ts). */
-export interface EnabledEndpoint {
-  id: string;
-  url: string;
-  secretEncrypted: string;
-  eventTypes: string[] | null;
-}
-
-/**
- * What an event's body, deliveries and first attempts are made of: a session, its transaction row
- * (none before a completion or failure), its merchant's enabled webhook endpoints, oldest first, and
- * the merchant's default signing secret (sealed; null until made).
- */
-export interface SessionEventContext {
-  session: CheckoutSessionRow;
-  transaction: TransactionRowOfSession | null;
-  endpoints: EnabledEndpoint[];
-  merchantSecret: string | null;
-}
-
-// The merchant's side of an event's context, as columns of a statement on the session's row. The
-// session's column is named with its table: in an update's RETURNING drizzle writes a column bare,
-// and a bare merchant_id inside the subquery would be the endpoint's own (every merchant's endpoints).
-const sessionMerchantId = sql.raw('"checkout_sessions"."merchant_id"');
-const enabledEndpointsOfSession = sql<EnabledEndpoint[]>`coalesce((
-  select json_agg(json_build_object('id', e.id, 'url', e.url, 'secretEncrypted', e.secret_encrypted, 'eventTypes', e.event_types)
-    order by e.created_at)
-  from ${webhookEndpoints} e where e.merchant_id = ${sessionMerchantId} and e.enabled), '[]'::json)`;
-const merchantSecretOfSession = sql<
-  string | null
->`(select m.webhook_secret_encrypted from ${merchants} m where m.id = ${sessionMerchantId})`;
-
-/** The select of SessionEventContext, for the caller's WHERE. */
-const selectEventContext = (db: DatabaseOrTransaction) =>
-  db
-    .select({
-      session: checkoutSessions,
-      transaction: transactions,
-      endpoints: enabledEndpointsOfSession,
-      merchantSecret: merchantSecretOfSession,
-    })
-    .from(checkoutSessions)
-    .leftJoin(transactions, eq(transactions.paymentId, checkoutSessions.id));
-
-/** SessionEventContext of each of `ids` that exists, in one round trip (every payment of a payout). */
-export async function findSessionsForEvent(db: DatabaseOrTransaction, ids: readonly string[]): Promise<Map<string, SessionEventContext>> {
-  if (ids.length === 0) return new Map();
-  const rows = await selectEventContext(db).where(inArray(checkoutSessions.id, [...ids]));
-  return new Map(rows.map((row) => [row.session.id, row]));
-}
-
-/** SessionEventContext of one session, in one round trip. */
-export async function findSessionForEvent(db: DatabaseOrTransaction, id: string): Promise<SessionEventContext | undefined> {
-  // Every event of every payment, a select of every column of two tables: built once per handle (prepared.ts).
-  const query = preparedFor(db, 'find_session_for_event', () =>
-    selectEventContext(db)
-      .where(eq(checkoutSessions.id, sql.placeholder('id')))
-      .prepare('find_session_for_event'),
-  );
-  const [row] = await query.execute({ id });
-  return row;
-}
-
-/**
- * Moves a session to `to` only from a status the domain's table allows it from. Returns the moved
- * row with the merchant's side of its event (SessionEventContext, without a transaction row), so the
- * event that announces the move needs no read of its own; null when this call did not make the
- * change. The condition makes retried activities harmless.
- */
-export async function transitionSession(
-  db: DatabaseOrTransaction,
-  id: string,
-  to: PaymentStatus,
-  extra: Partial<Pick<CheckoutSessionRow, 'providerPaymentId' | 'completedAt' | 'cancelReason'>> = {},
-): Promise<Omit<SessionEventContext, 'transaction'> | null> {
-  // Every transition of every session: built once per target and set of extra columns (prepared.ts).
-  const fields = (Object.keys(extra) as (keyof typeof extra)[]).filter((k) => extra[k] !== undefined).sort();
-  const name = `transition_session_${to}${fields.map((f) => `_${f}`).join('')}`;
-  const query = preparedFor(db, name, () =>
-    db
-      .update(checkoutSessions)
-      .set({ status: to, updatedAt: sql`now()`, ...Object.fromEntries(fields.map((f) => [f, placeholderValue(f)])) })
-      .where(and(eq(checkoutSessions.id, sql.placeholder('id')), inArray(checkoutSessions.status, checkoutSourcesOf(to))))
-      .returning({ ...getTableColumns(checkoutSessions), endpoints: enabledEndpointsOfSession, merchantSecret: merchantSecretOfSession })
-      .prepare(name),
-  );
-  const [row] = await query.execute({ id, ...Object.fromEntries(fields.map((f) => [f, extra[f]])) });
-  if (!row) return null;
-  const { endpoints, merchantSecret, ...session } = row;
-  return { session, endpoints, merchantSecret };
-}
-
 /** The rail a completion proved (payment-labels.ts), written in the completion's transaction. */
 export async function setSessionRail(db: DatabaseOrTransaction, id: string, railType: string): Promise<void> {
   await db
@@ -317,75 +224,4 @@ export async function setExpectedGross(db: DatabaseOrTransaction, id: string, mi
   // Already set (a second Pay, the other rail): the first quote's G stands.
   const [row] = await db.select({ g: checkoutSessions.expectedGrossMicro }).from(checkoutSessions).where(eq(checkoutSessions.id, id));
   return row!.g!;
-}
-
-/** What the merchant API's session list asks for: one merchant's sessions, optionally narrowed. */
-export interface MerchantSessionListInput {
-  merchantId: string;
-  statuses?: readonly PaymentStatus[] | undefined;
-  /** Matches the merchant's orderId or merchantOrderId exactly (either is "your order reference"). */
-  orderId?: string | undefined;
-  /** Created at or after. */
-  createdFrom?: Date | undefined;
-  /** Created before. */
-  createdTo?: Date | undefined;
-  /** Rows strictly older than this position (none: from the newest). */
-  after?: PaymentListPosition | undefined;
-  limit: number;
-}
-
-/** Postgres's own text of created_at to the microsecond, as a list cursor holds it (domain/payment-list.ts). */
-const listPosition = sql<string>`to_char(${checkoutSessions.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-
-/** Where a merchant's session stands in the list; undefined when the session is not the merchant's. */
-export async function findMerchantSessionPosition(db: DatabaseOrTransaction, merchantId: string, id: string): Promise<string | undefined> {
-  const [row] = await db
-    .select({ position: listPosition })
-    .from(checkoutSessions)
-    .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.merchantId, merchantId)));
-  return row?.position;
-}
-
-/** A listed session with its position to the microsecond, which the next page's cursor needs (domain/payment-list.ts). */
-export type ListedCheckoutSession = CheckoutSessionRow & { position: string };
-
-/**
- * One merchant's sessions, newest first, keyset-paged on (created_at, id) as the dashboard's payment
- * list is (merchant-payments.ts): a page costs the same at any depth and rows created while the
- * merchant pages never shift or repeat one. Read from checkout_sessions_merchant_idx (walked
- * backwards), or checkout_sessions_merchant_status_idx with statuses, or the order-id indexes.
- */
-export async function listMerchantCheckoutSessions(
-  db: DatabaseOrTransaction,
-  input: MerchantSessionListInput,
-): Promise<ListedCheckoutSession[]> {
-  const s = checkoutSessions;
-  const where: (SQL | undefined)[] = [
-    eq(s.merchantId, input.merchantId),
-    input.statuses?.length ? inArray(s.status, [...input.statuses]) : undefined,
-    input.orderId !== undefined ? or(eq(s.orderId, input.orderId), eq(s.merchantOrderId, input.orderId)) : undefined,
-    input.createdFrom ? gte(s.createdAt, input.createdFrom) : undefined,
-    input.createdTo ? lt(s.createdAt, input.createdTo) : undefined,
-    // A row comparison, which the index answers as one range (merchant-payments.ts has the figures).
-    input.after ? sql`(${s.createdAt}, ${s.id}) < (${input.after.at}::timestamptz, ${input.after.id})` : undefined,
-  ];
-  const query = (q: DatabaseOrTransaction) =>
-    q
-      .select({
-        ...getTableColumns(s),
-        position: listPosition,
-      })
-      .from(s)
-      .where(and(...where))
-      .orderBy(desc(s.createdAt), desc(s.id))
-      .limit(input.limit);
-  if (!input.statuses?.length && !input.createdFrom && !input.createdTo) return query(db);
-  // Every statement is prepared, and a generic plan (made without the values) misjudges statuses and
-  // ranges: it sorted every matching row instead of walking the index until the page is full. As
-  // the dashboard's list does (merchant-payments.ts): this call's values plan it, and SET LOCAL ends
-  // with the transaction; postgres.js pipelines both statements.
-  return db.transaction(async (tx) => {
-    const [, rows] = await Promise.all([tx.execute(sql`set local plan_cache_mode = force_custom_plan`), query(tx)]);
-    return rows;
-  });
 }

@@ -1,9 +1,10 @@
-import { and, asc, eq, getTableColumns, gte, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
-import type { Posting } from '../../domain/ledger';
-import { violatedUniqueConstraint } from '../../domain/sql-errors';
+import { and, asc, eq, getTableColumns, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { ledgerEntries, payoutItems, payouts } from '../schema';
-import { placeholderRows, placeholderValue, preparedFor } from './prepared';
+import { payoutItems, payouts } from '../schema';
+import { placeholderRows, preparedFor } from './prepared';
+
+// Payouts planned, read and failed. Signing and broadcast are payout-signing.ts; the chain's
+// confirmation and reorgs payout-confirmations.ts.
 
 export type PayoutRow = typeof payouts.$inferSelect;
 export type NewPayout = typeof payouts.$inferInsert;
@@ -17,7 +18,7 @@ const SENDING_RANK: Record<PayoutRow['kind'], number> = {
   payment_refund: 1,
   refund: 1,
 };
-const KIND_ORDER = sql.join(
+export const KIND_ORDER = sql.join(
   [
     sql`case ${payouts.kind}`,
     ...Object.entries(SENDING_RANK).map(([kind, rank]) => sql`when ${kind} then ${sql.raw(String(rank))}`),
@@ -125,72 +126,6 @@ export async function findPayouts(db: DatabaseOrTransaction, ids: string[]): Pro
   return ids.flatMap((id) => rows.filter((r) => r.id === id));
 }
 
-/**
- * The confirmation, written only if the row is not confirmed yet and still carries `txHash`: the
- * update takes the row's lock and re-checks both after any writer before it, so one caller confirms
- * (and posts) and the others get nothing back.
- */
-export async function confirmPayoutOnce(
-  tx: DatabaseOrTransaction,
-  id: string,
-  txHash: string,
-  changes: Partial<NewPayout>,
-): Promise<PayoutRow | undefined> {
-  const [row] = await tx
-    .update(payouts)
-    .set({ ...changes, status: 'confirmed' })
-    .where(and(eq(payouts.id, id), eq(payouts.txHash, txHash), ne(payouts.status, 'confirmed')))
-    .returning();
-  return row;
-}
-
-/**
- * confirmPayoutOnce and its ledger postings in one statement, which commits or fails whole like the
- * transaction it replaces: the postings are written only if this call confirmed the row (still unconfirmed,
- * still carrying `txHash`), so one caller posts and the others change nothing. The ledger's balance
- * check runs at its commit as at any other. Returns whether this call confirmed it.
- */
-export async function confirmPayoutAndPost(
-  db: DatabaseOrTransaction,
-  input: {
-    id: string;
-    txHash: string;
-    changes: { blockNumber: string; feeWei: string; confirmedAt: Date };
-    postings: Posting[];
-  },
-): Promise<boolean> {
-  const lines = input.postings.flatMap((posting) =>
-    posting.lines.map((l, i) => ({
-      posting_id: posting.postingId,
-      line: i + 1,
-      account: l.account,
-      asset: posting.asset,
-      network: posting.network,
-      amount: l.amount.toString(),
-      payment_id: posting.paymentId,
-      tx_hash: posting.txHash,
-    })),
-  );
-  const { changes } = input;
-  const rows = await db.execute<{ id: string }>(sql`
-    with confirmed as (
-      update ${payouts} set status = 'confirmed', block_number = ${changes.blockNumber}::numeric, fee_wei = ${changes.feeWei}::numeric,
-        confirmed_at = ${changes.confirmedAt.toISOString()}::timestamptz
-      where id = ${input.id} and tx_hash = ${input.txHash} and status <> 'confirmed'
-      returning id
-    ), posted as (
-      insert into ${ledgerEntries} (posting_id, line, account, asset, network, amount, payment_id, tx_hash)
-      select e.posting_id, e.line, e.account, e.asset, e.network, e.amount, e.payment_id, e.tx_hash
-      from jsonb_to_recordset(${JSON.stringify(lines)}::jsonb)
-        as e(posting_id text, line int, account text, asset text, network text, amount numeric, payment_id text, tx_hash text)
-      where exists (select 1 from confirmed)
-      on conflict (posting_id, line) do nothing
-      returning 1
-    )
-    select id from confirmed`);
-  return rows.length > 0;
-}
-
 /** The row under lock, so one signer at a time decides whether it still needs a signature. */
 export async function lockPayout(tx: DatabaseOrTransaction, id: string): Promise<PayoutRow | undefined> {
   const [row] = await tx.select().from(payouts).where(eq(payouts.id, id)).for('update');
@@ -199,113 +134,6 @@ export async function lockPayout(tx: DatabaseOrTransaction, id: string): Promise
 
 export async function updatePayout(db: DatabaseOrTransaction, id: string, changes: Partial<NewPayout>): Promise<void> {
   await db.update(payouts).set(changes).where(eq(payouts.id, id));
-}
-
-/** A signed payout's bytes were sent: three times a payment, built once per process (prepared.ts). */
-export async function markPayoutBroadcast(db: DatabaseOrTransaction, id: string, at: Date): Promise<void> {
-  const query = preparedFor(db, 'mark_payout_broadcast', () =>
-    db
-      .update(payouts)
-      .set({ status: 'broadcast', broadcastAt: placeholderValue('at') })
-      .where(eq(payouts.id, sql.placeholder('id')))
-      .prepare('mark_payout_broadcast'),
-  );
-  await query.execute({ id, at });
-}
-
-/**
- * The sender's next free nonce. `chainNext` is the chain's pending count: a nonce the
- * chain has already used (another wallet sending from the same key) is never handed out. Above it, a
- * nonce is held only by a signed payout of ours (mined nowhere yet, to be sent or re-sent with its
- * bytes; after a reorg deeper than the confirmations, mined payouts come back to
- * this), and one past the highest such nonce is free: never one in between, which would be taken
- * twice, nor one further, which would wait behind a gap forever.
- *
- * Read without a lock: two signers may read the same nonce, and the payouts' unique (network,
- * sender, nonce) lets only one of them store it (storeSignedPayout); the other reads again.
- * a signature is two statements, where a transaction holding an allocator row's lock while the worker
- * signed was four.
- */
-export async function nextFreeNonce(
-  db: DatabaseOrTransaction,
-  input: { network: string; sender: string; chainNext: number },
-): Promise<number> {
-  const query = preparedFor(db, 'next_free_nonce', () =>
-    db
-      .select({ highest: sql<number | null>`max(${payouts.nonce})` })
-      .from(payouts)
-      .where(
-        and(
-          eq(payouts.network, sql.placeholder('network')),
-          eq(payouts.fromAddress, sql.placeholder('sender')),
-          gte(payouts.nonce, sql.placeholder('chainNext')),
-        ),
-      )
-      .prepare('next_free_nonce'),
-  );
-  const [held] = await query.execute({ network: input.network, sender: input.sender, chainNext: input.chainNext });
-  return held?.highest === null || held?.highest === undefined ? input.chainNext : Number(held.highest) + 1;
-}
-
-/** Another payout of the sender stored this nonce first (storeSignedPayout): sign again with the next free one. */
-export class NonceTaken extends Error {
-  constructor(readonly nonce: number) {
-    super(`nonce ${nonce} was taken by another payout of its sender`);
-  }
-}
-
-/** What a signature stores on its payout (storeSignedPayout). */
-const SIGNED_FIELDS = ['signedTx', 'txHash', 'gasLimit', 'maxFeePerGas', 'maxPriorityFeePerGas', 'signedAt'] as const;
-
-/**
- * A signed payout stored with its nonce, in one statement, only if the row still needs this signature
- * (not failed; unsigned, or still carrying the transaction it replaces): otherwise nothing is returned.
- * Throws NonceTaken when another payout of the sender stored the nonce first (nextFreeNonce).
- */
-export async function storeSignedPayout(
-  db: DatabaseOrTransaction,
-  input: {
-    id: string;
-    replacing: string | null;
-    nonce: number;
-    changes: Pick<NewPayout, (typeof SIGNED_FIELDS)[number]>;
-  },
-): Promise<PayoutRow | undefined> {
-  // Once per signature: built once per process for a first signature and once for a replacement (prepared.ts).
-  const replacing = input.replacing !== null;
-  const name = replacing ? 'store_signed_payout_replacing' : 'store_signed_payout';
-  const query = preparedFor(db, name, () => {
-    const changes = Object.fromEntries(SIGNED_FIELDS.map((f) => [f, placeholderValue(f)]));
-    return db
-      .update(payouts)
-      .set({
-        ...changes,
-        nonce: placeholderValue('nonce'),
-        status: 'signed',
-        ...(replacing ? { replacedHashes: sql`array_append(${payouts.replacedHashes}, ${sql.placeholder('replacing')}::text)` } : {}),
-      })
-      .where(
-        and(
-          eq(payouts.id, sql.placeholder('id')),
-          ne(payouts.status, 'failed'),
-          replacing ? sql`(${payouts.signedTx} is null or ${payouts.txHash} = ${sql.placeholder('replacing')})` : isNull(payouts.signedTx),
-        ),
-      )
-      .returning()
-      .prepare(name);
-  });
-  try {
-    const [row] = await query.execute({
-      ...input.changes,
-      nonce: input.nonce,
-      id: input.id,
-      ...(replacing ? { replacing: input.replacing } : {}),
-    });
-    return row;
-  } catch (err) {
-    if (violatedUniqueConstraint(err) === 'payouts_sender_nonce_unique') throw new NonceTaken(input.nonce);
-    throw err;
-  }
 }
 
 /**
@@ -425,68 +253,4 @@ export async function reopenFailedSettlement(
       ),
     )
     .returning();
-}
-
-/**
- * The network's payouts confirmed within the last `hours` (still `confirmed`, or
- * set back to `broadcast` after their block left the chain: `confirmed_at` stays set, as their ledger
- * postings do), in sending order per sender (sweeps first, then by nonce), at most `limit`.
- */
-export async function listRecentlyConfirmedPayouts(
-  db: DatabaseOrTransaction,
-  network: string,
-  hours: number,
-  limit: number,
-): Promise<PayoutRow[]> {
-  if (hours <= 0) return [];
-  return db
-    .select()
-    .from(payouts)
-    .where(
-      and(
-        eq(payouts.network, network),
-        inArray(payouts.status, ['confirmed', 'broadcast']),
-        isNotNull(payouts.signedTx),
-        isNotNull(payouts.confirmedAt),
-        sql`${payouts.confirmedAt} > now() - make_interval(secs => ${hours * 3600})`,
-      ),
-    )
-    .orderBy(KIND_ORDER, asc(payouts.nonce))
-    .limit(limit);
-}
-
-/**
- * A confirmed payout whose transaction left the chain with its block: `broadcast` again, with the same
- * signed bytes (one nonce, one hash: it can be mined once at most). `confirmed_at` and the ledger
- * postings of its confirmation stay: the same transaction is what goes out. Only from `confirmed` with
- * this hash, so one caller reopens it.
- */
-export async function reopenReorgedPayout(db: DatabaseOrTransaction, id: string, txHash: string): Promise<PayoutRow | undefined> {
-  const [row] = await db
-    .update(payouts)
-    .set({ status: 'broadcast' })
-    .where(and(eq(payouts.id, id), eq(payouts.txHash, txHash), eq(payouts.status, 'confirmed')))
-    .returning();
-  return row;
-}
-
-/** A reopened payout (broadcast, confirmed before) still carrying `txHash`, under lock: one caller settles its transaction mined again. */
-export async function lockReopenedPayout(tx: DatabaseOrTransaction, id: string, txHash: string): Promise<PayoutRow | undefined> {
-  const [row] = await tx
-    .select()
-    .from(payouts)
-    .where(and(eq(payouts.id, id), eq(payouts.txHash, txHash), eq(payouts.status, 'broadcast'), isNotNull(payouts.confirmedAt)))
-    .for('update');
-  return row;
-}
-
-/** Whether `txHash` is a transaction the platform signed for a payout (any of its signatures). */
-export async function isPayoutTransaction(db: DatabaseOrTransaction, txHash: string): Promise<boolean> {
-  const hash = txHash.toLowerCase();
-  const [row] = await db
-    .select({ id: payouts.id })
-    .from(payouts)
-    .where(or(eq(payouts.txHash, hash), sql`${hash} = any(${payouts.replacedHashes})`))
-    .limit(1);
-  return row !== undefined;
 }

@@ -1,15 +1,14 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { payoutItems, payouts } from '../schema';
-import { balanceAccount, merchantBalance, outgoingPlanned, refundDraw, type MerchantBalance } from '../../domain/balances';
+import { payouts } from '../schema';
 import { NETWORKS } from '../../domain/assets';
-import { AppError } from '../../domain/errors';
-import { writePostings } from './ledger';
-import type { NewPayout, PayoutRow } from './payouts';
+import type { PayoutRow } from './payouts';
 
 // Batched settlement's reads and writes (docs/settlement.md): which deposits a sweep takes, which
 // payments a merchant's payout pays. Planned under the network's settlement lock, so two runs (or two
 // attempts of one) never put a payment in two live sweeps or two live payouts.
+// The rows a run writes and reads afterwards are settlement-payouts.ts; the merchant's balances
+// merchant-balances.ts.
 
 /**
  * A network's name or a whole number written into a settlement statement instead of sent as a
@@ -180,77 +179,6 @@ export async function payablePayments(tx: DatabaseOrTransaction, network: string
   }));
 }
 
-/** The ledger balance (debit positive) of `account` in one network and asset. */
-export async function accountBalance(tx: DatabaseOrTransaction, account: string, network: string, asset: string): Promise<bigint> {
-  const [row] = await tx.execute<{ total: string | null }>(
-    sql`select sum(amount) as total from ledger_entries where account = ${account} and network = ${network} and asset = ${asset}`,
-  );
-  return BigInt(row?.total ?? 0);
-}
-
-export interface PayoutItem {
-  paymentId: string;
-  depositAddress?: string | null;
-  depositIndex?: number | null;
-  amountMicro: bigint;
-}
-
-/** A batched payout (a sweep, a merchant's payout) and what it settles, in the caller's transaction. */
-export async function insertSettlementPayout(tx: DatabaseOrTransaction, row: NewPayout, items: PayoutItem[]): Promise<PayoutRow> {
-  const [inserted] = await tx.insert(payouts).values(row).returning();
-  await tx.insert(payoutItems).values(
-    items.map((i) => ({
-      payoutId: inserted!.id,
-      paymentId: i.paymentId,
-      depositAddress: i.depositAddress ?? null,
-      depositIndex: i.depositIndex ?? null,
-      amount: i.amountMicro.toString(),
-    })),
-  );
-  return inserted!;
-}
-
-/** Items of a payout already written (a forwarded refund's deposit), unless written before. */
-export async function insertPayoutItemsOnce(tx: DatabaseOrTransaction, payoutId: string, items: PayoutItem[]): Promise<void> {
-  await tx
-    .insert(payoutItems)
-    .values(
-      items.map((i) => ({
-        payoutId,
-        paymentId: i.paymentId,
-        depositAddress: i.depositAddress ?? null,
-        depositIndex: i.depositIndex ?? null,
-        amount: i.amountMicro.toString(),
-      })),
-    )
-    .onConflictDoNothing();
-}
-
-/** What a batched payout settles. */
-export async function listPayoutItems(
-  db: DatabaseOrTransaction,
-  payoutId: string,
-): Promise<(PayoutItem & { merchantId: string | null })[]> {
-  const rows = await db.execute<{
-    payment_id: string;
-    deposit_address: string | null;
-    deposit_index: number | null;
-    amount: string;
-    merchant_id: string | null;
-  }>(
-    sql`select i.payment_id, i.deposit_address, i.deposit_index, i.amount, s.merchant_id
-          from payout_items i left join checkout_sessions s on s.id = i.payment_id
-         where i.payout_id = ${payoutId} order by i.payment_id`,
-  );
-  return rows.map((r) => ({
-    paymentId: r.payment_id,
-    depositAddress: r.deposit_address,
-    depositIndex: r.deposit_index,
-    amountMicro: BigInt(r.amount),
-    merchantId: r.merchant_id,
-  }));
-}
-
 /**
  * Of `networks`, those where a settlement run has something to do (one statement, whatever their
  * number): a sweep or payout a run left unfinished, a deposit to sweep, a payment to pay, and with a
@@ -282,117 +210,4 @@ export async function unfinishedSettlementPayouts(db: DatabaseOrTransaction, net
       and(eq(payouts.network, network), eq(payouts.paymentId, payouts.id), inArray(payouts.status, ['planned', 'signed', 'broadcast'])),
     )
     .orderBy(payouts.createdAt);
-}
-
-/** A merchant's balance in one network and asset (domain/balances.ts), from the ledger. */
-export async function merchantBalanceOf(
-  tx: DatabaseOrTransaction,
-  merchantId: string,
-  network: string,
-  asset: string,
-): Promise<MerchantBalance> {
-  // Exact account names: a LIKE pattern's underscore would match any character of the id.
-  const accounts = Object.values(balanceAccount)
-    .filter((account) => typeof account === 'function')
-    .map((account) => account(merchantId));
-  const rows = await tx.execute<{ account: string; total: string }>(sql`
-    select account, sum(amount)::text as total from ledger_entries
-     where account in (${sql.join(
-       accounts.map((a) => sql`${a}`),
-       sql`, `,
-     )})
-       and network = ${network} and asset = ${asset}
-     group by account`);
-  const totals = new Map(rows.map((r) => [r.account, BigInt(r.total)]));
-  return merchantBalance(merchantId, (account) => totals.get(account) ?? 0n);
-}
-
-/** What a refund's live draw took (its latest `outgoing:` posting not failed back), and that draw's id. */
-export async function refundDrawOf(
-  tx: DatabaseOrTransaction,
-  refundId: string,
-): Promise<{ outgoingId: string; fromAvailable: bigint; fromReserved: bigint } | null> {
-  const rows = await tx.execute<{ posting_id: string; account: string; amount: string }>(sql`
-    select posting_id, account, amount::text from ledger_entries
-     where posting_id like ${`outgoing:${refundId}%`} order by id`);
-  const planned = [...new Set(rows.map((r) => r.posting_id))].filter((id) => !id.endsWith(':failed') && !id.endsWith(':confirmed'));
-  const live = planned.find((id) => !rows.some((r) => r.posting_id === `${id}:failed`));
-  if (!live) return null;
-  const line = (suffix: string) => rows.find((r) => r.posting_id === live && r.account.endsWith(suffix));
-  return {
-    outgoingId: live.slice('outgoing:'.length),
-    fromAvailable: BigInt(line(':available')?.amount ?? 0),
-    fromReserved: BigInt(line(':reserved')?.amount ?? 0),
-  };
-}
-
-/** The id of a refund's next draw: its own id first, then `#2`, `#3`… after each one failed back. */
-export async function nextRefundDrawId(tx: DatabaseOrTransaction, refundId: string): Promise<string> {
-  const [row] = await tx.execute<{ n: number }>(
-    sql`select count(distinct posting_id)::int as n from ledger_entries where posting_id like ${`outgoing:${refundId}%:failed`}`,
-  );
-  const failed = row?.n ?? 0;
-  return failed === 0 ? refundId : `${refundId}#${failed + 1}`;
-}
-
-/**
- * A refund drawn on the merchant's balance: `available` first, then `reserved`, into `outgoing`
- * (domain/balances.ts refundDraw). More than both hold is 409 InsufficientBalance, naming what they
- * hold: the platform's own money never pays a merchant's refund. The caller holds the merchant's lock.
- */
-export async function drawForRefund(
-  tx: DatabaseOrTransaction,
-  input: { merchantId: string; network: string; asset: string; refundId: string; paymentId: string; requestedMicro: bigint },
-): Promise<void> {
-  const balance = await merchantBalanceOf(tx, input.merchantId, input.network, input.asset);
-  const draw = refundDraw({
-    asset: input.asset,
-    availableMicro: balance.available,
-    reservedMicro: balance.reserved,
-    requestedMicro: input.requestedMicro,
-  });
-  if (!draw.ok) throw new AppError('InsufficientBalance', draw.message);
-  const outgoingId = await nextRefundDrawId(tx, input.refundId);
-  await writePostings(tx, [outgoingPlanned({ ...input, outgoingId, fromAvailable: draw.fromAvailable, fromReserved: draw.fromReserved })]);
-}
-
-/** When the merchant's latest live batched payout of `network` and `asset` was planned (null: never). */
-export async function lastSettlementPayoutAt(
-  tx: DatabaseOrTransaction,
-  input: { merchantId: string; network: string; asset: string },
-): Promise<Date | null> {
-  const [row] = await tx.execute<{ at: string | null }>(sql`
-    select max(p.created_at)::text as at from payouts p
-     where p.kind = 'merchant' and p.payment_id = p.id and p.status <> 'failed'
-       and p.network = ${input.network} and p.asset = ${input.asset}
-       and exists (select 1 from payout_items i join checkout_sessions s on s.id = i.payment_id
-                    where i.payout_id = p.id and s.merchant_id = ${input.merchantId})`);
-  return row?.at ? new Date(row.at) : null;
-}
-
-/**
- * Failed settlement rows of `kind` that carried any payment `payoutId` carries, no longer waiting for
- * an operator: a later row carried the payments (`payoutId` confirmed), or the operator retried. They
- * stay failed (what happened on chain); the attempts bound and the failed queue skip them. Returns
- * the rows cleared now.
- */
-export async function clearFailedSettlementRows(
-  tx: DatabaseOrTransaction,
-  payoutId: string,
-  kind: 'sweep' | 'merchant',
-): Promise<string[]> {
-  const rows = await tx.execute<{ id: string }>(sql`
-    update payouts set cleared_at = now()
-     where kind = ${kind} and status = 'failed' and cleared_at is null
-       and id in (select o.payout_id from payout_items o
-                   where o.payment_id in (select payment_id from payout_items where payout_id = ${payoutId}))
-    returning id`);
-  return rows.map((r) => r.id);
-}
-
-/** The merchant a settlement payout pays (its payments' merchant), or null for a row that pays no known payment. */
-export async function merchantPaidBy(db: DatabaseOrTransaction, payoutId: string): Promise<string | null> {
-  const [row] = await db.execute<{ merchant_id: string }>(sql`
-    select s.merchant_id from payout_items i join checkout_sessions s on s.id = i.payment_id where i.payout_id = ${payoutId} limit 1`);
-  return row?.merchant_id ?? null;
 }
