@@ -5,7 +5,8 @@ import { api, type Payout } from '../api';
 import { formatCrypto, parseCrypto } from '../../../src/domain/money';
 import type { ChartDay } from '../chart';
 import { formatAmount } from '../format';
-import { Amount, DayChart, EmptyState, ErrorText, PagePending, StateBadge, When } from '../ui';
+import { EmptyState, ErrorText, PagePending } from '../ui';
+import { Amount, DayChart, StateBadge, When } from '../values';
 import { ScrollTable } from '../table';
 import type { MoneySearch } from '../search-params';
 

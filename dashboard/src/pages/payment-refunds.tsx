@@ -16,7 +16,8 @@ import {
 } from '../api';
 import { useStepUp } from '../step-up';
 import { useToast } from '../toast';
-import { ErrorText, FieldError, formValues, invalidProps, StateBadge } from '../ui';
+import { ErrorText, FieldError, formValues, invalidProps } from '../ui';
+import { StateBadge } from '../values';
 import { fieldError } from '../field-errors';
 import { checkForm, refundInput } from '../forms';
 import { exact, Hash } from './payment-timeline';

@@ -3,7 +3,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, can, type Me, type PaymentDetail, type PaymentProof, type TimelineEntry, type WebhookDelivery } from '../api';
 import { useToast } from '../toast';
 import { formatAmount } from '../format';
-import { ErrorText, When } from '../ui';
+import { ErrorText } from '../ui';
+import { When } from '../values';
 import { ScrollTable } from '../table';
 
 // The payment page's record of what happened: its timeline (each webhook with its attempts, and a

@@ -2,7 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useParams } from '@tanstack/react-router';
 import { api, ApiError, networkName, paidWithText, type Me, type PaymentDetail } from '../api';
 import { partlyPaidText } from '../format';
-import { Breadcrumbs, ErrorText, PagePending, SignedIn, StatusBadge, usePageTitle } from '../ui';
+import { Breadcrumbs, ErrorText, PagePending, SignedIn, usePageTitle } from '../ui';
+import { StatusBadge } from '../values';
 import { Exceptions, PaymentRefunds } from './payment-refunds';
 import { exact, Proof, Timeline, when } from './payment-timeline';
 
