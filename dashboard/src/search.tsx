@@ -3,7 +3,8 @@ import { useMutation } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { api, type PaymentRow } from './api';
-import { Amount, ErrorText, formValues, StatusBadge } from './ui';
+import { ErrorText, formValues } from './ui';
+import { Amount, StatusBadge } from './values';
 
 // One search box for a payment from any page, opened with ⌘K / Ctrl+K or / as in other dashboards.
 // It asks the payments list's own search (GET /payments?q=): the server reads what was typed as a

@@ -1,7 +1,8 @@
 import { Button, Table } from '@radix-ui/themes';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { api, can, type AuditEntry } from '../api';
-import { ErrorText, Notice, Page, When } from '../ui';
+import { ErrorText, Notice, Page } from '../ui';
+import { When } from '../values';
 import { ScrollTable } from '../table';
 
 // Who did what in the dashboard, newest first, 100 at a time; the whole log as CSV. Owners only.

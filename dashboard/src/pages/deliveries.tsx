@@ -3,7 +3,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useToast } from '../toast';
 import { api, EVENT_TYPES, TEST_EVENT_TYPE, type WebhookDelivery } from '../api';
-import { DeveloperPage, EmptyState, ErrorText, StateBadge, When } from '../ui';
+import { DeveloperPage, EmptyState, ErrorText } from '../ui';
+import { StateBadge, When } from '../values';
 import { ScrollTable } from '../table';
 
 const STATUSES = ['pending', 'succeeded', 'failed'] as const;

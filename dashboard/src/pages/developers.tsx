@@ -6,7 +6,8 @@ import { api, can, EVENT_TYPES, SCOPES, type ApiKey, type Me, type Site, type We
 import { checkForm, webhookEndpointInput } from '../forms';
 import { useStepUp } from '../step-up';
 import { useToast } from '../toast';
-import { Confirm, Countdown, EmptyState, ErrorText, Field, formValues, Notice, ShownOnce, SignedIn, usePageTitle, When } from '../ui';
+import { Confirm, EmptyState, ErrorText, Field, formValues, Notice, ShownOnce, SignedIn, usePageTitle } from '../ui';
+import { Countdown, When } from '../values';
 import { ScrollTable } from '../table';
 
 const date = (iso: string | null) => (iso ? <When at={iso} /> : '—');

@@ -2,7 +2,8 @@ import { Card } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { api, type Home, type VolumeTotal } from '../api';
-import { DayChart, ErrorText, PagePending, StatusBadge } from '../ui';
+import { ErrorText, PagePending } from '../ui';
+import { DayChart, StatusBadge } from '../values';
 import { formatAmount } from '../format';
 
 // The home page's figures: today's and this month's volume, the open exceptions, a chart of the last

@@ -18,7 +18,8 @@ import { useStepUp } from '../step-up';
 import { useToast } from '../toast';
 import { fieldError } from '../field-errors';
 import { checkForm, payoutSettingsInput } from '../forms';
-import { CopyButton, ErrorText, FieldError, formValues, invalidProps, Notice, PagePending } from '../ui';
+import { ErrorText, FieldError, formValues, invalidProps, Notice, PagePending } from '../ui';
+import { CopyButton } from '../values';
 import { ScrollTable } from '../table';
 
 // The Money page's balance (docs/settlement.md): what the merchant is owed per network and asset,

@@ -1,5 +1,6 @@
 import { Link } from '@tanstack/react-router';
-import { CopyButton, Page } from '../ui';
+import { Page } from '../ui';
+import { CopyButton } from '../values';
 
 // A first payment through the API, from this dashboard: the steps of the README's "A first payment",
 // with this instance's own address in the commands, so it reads right on any self-hosted copy.

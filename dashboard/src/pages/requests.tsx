@@ -1,7 +1,8 @@
 import { Table } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { api, type ApiRequest } from '../api';
-import { DeveloperPage, EmptyState, ErrorText, When } from '../ui';
+import { DeveloperPage, EmptyState, ErrorText } from '../ui';
+import { When } from '../values';
 import { ScrollTable } from '../table';
 
 function RequestLog() {

@@ -3,7 +3,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api } from '../api';
-import { Confirm, CopyButton, ErrorText, Field, formValues, Page } from '../ui';
+import { Confirm, ErrorText, Field, formValues, Page } from '../ui';
+import { CopyButton } from '../values';
 
 // The person's own second factor: TOTP enrolment (a QR code of the otpauth:// URI, and the secret to
 // type instead), its confirmation with a first code, the recovery codes shown once, turning it off.

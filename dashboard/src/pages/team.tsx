@@ -5,7 +5,8 @@ import { checkForm, teamInviteInput } from '../forms';
 import { api, can, ROLES, type Invitation, type Me, type Member, type Role, type TeamInviteRequest } from '../api';
 import { useStepUp } from '../step-up';
 import { useToast } from '../toast';
-import { Confirm, ErrorText, Field, formValues, Notice, Page, When } from '../ui';
+import { Confirm, ErrorText, Field, formValues, Notice, Page } from '../ui';
+import { When } from '../values';
 import { ScrollTable } from '../table';
 
 // The team: members and their roles (docs/dashboard.md, "Roles"). Owners and admins see it; only an
