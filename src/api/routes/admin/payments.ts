@@ -12,7 +12,8 @@ import { refundView } from './payment-views';
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const crypto = (micro: bigint | null) => (micro === null ? null : formatCrypto(micro));
 
-const paymentView = z.object({
+// Exported for the ops CLI's compile-time check of what it reads (src/cli/render.ts).
+export const paymentView = z.object({
   id: z.string(),
   merchantId: z.string(),
   status: z.enum(PAYMENT_STATUSES),
@@ -26,7 +27,7 @@ const paymentView = z.object({
   expiresAt: z.string(),
   completedAt: z.string().nullable(),
 });
-const transactionSummary = z.object({
+export const transactionSummary = z.object({
   status: z.enum(['completed', 'failed']),
   grossAmount: z.string().nullable(),
   merchantSettlementAmount: z.string().nullable(),
