@@ -8,6 +8,7 @@ import type {
 } from '../api/routes/admin/merchant-views';
 import type { proofView as serverProofView } from '../api/routes/admin/payment-views';
 import type { paymentView as serverPaymentView, transactionSummary as serverTransactionSummary } from '../api/routes/admin/payments';
+import type { paymentsView as serverPaymentsView } from '../api/routes/admin/settings';
 
 // Just the fields the summaries print. Kept apart from the API's own schemas on purpose: the CLI
 // talks to deployments of other versions, so it reads leniently (plain strings, optional fields)
@@ -221,4 +222,5 @@ type _ServerViews = [
   Holds<ReadsServer<typeof proofAnswer.shape.proof, typeof serverProofView>>,
   Holds<ReadsServer<typeof paymentAnswer.shape.payment, typeof serverPaymentView>>,
   Holds<ReadsServer<typeof paymentAnswer.shape.transaction, typeof serverTransactionSummary>>,
+  Holds<ReadsServer<typeof paymentsView, typeof serverPaymentsView>>,
 ];
