@@ -1,5 +1,5 @@
+import { DASHBOARD_ROLES } from '../../src/domain/dashboard-roles';
 import { formatCryptoAmount, parseCrypto } from '../../src/domain/money';
-import type { PaidWith } from '../../src/domain/payment-labels';
 import type { z } from 'zod';
 import type {
   payoutSettingsInput,
@@ -11,8 +11,23 @@ import type {
 } from '../../src/domain/dashboard-inputs';
 // The answers' types are those of the server's own response schemas, which it serialises every answer
 // through, so a field it adds, renames or drops is a type error here. Types only: nothing of the
-// server's modules reaches the bundle.
-import type { partlyPaidView, paymentRowView } from '../../src/api/dashboard/payments';
+// server's modules reaches the bundle. The schemas live apart from their routes (src/api/dashboard/views/),
+// whose Fastify plugins this compiler does not see.
+import type { meView } from '../../src/api/dashboard/views/account';
+import type { auditEntryView } from '../../src/api/dashboard/views/audit';
+import type { apiRequestView, siteView } from '../../src/api/dashboard/views/developers';
+import type { linkView } from '../../src/api/dashboard/views/links';
+import type {
+  homeView,
+  merchantPayoutView,
+  payoutSettingsView,
+  settlementView,
+  volumeTotalView,
+} from '../../src/api/dashboard/views/money';
+import type { exceptionView, paymentDetailView, paymentProofView, timelineView } from '../../src/api/dashboard/views/payment-detail';
+import type { partlyPaidView, paymentRowView } from '../../src/api/dashboard/views/payments';
+import type { invitationView, memberView } from '../../src/api/dashboard/views/team';
+import type { refundView } from '../../src/api/routes/admin/payment-views';
 import type { apiKeyView, deliveryView, endpointView, walletView } from '../../src/api/routes/admin/merchant-views';
 import { formatDecimal } from './format';
 
@@ -58,14 +73,7 @@ export type TeamInviteRequest = z.input<typeof teamInviteInput>;
 export type WebhookEndpointRequest = z.input<typeof webhookEndpointInput>;
 export type PayoutSettingsRequest = z.input<typeof payoutSettingsInput>;
 
-export interface Me {
-  ok: true;
-  user: { id: string; email: string; role: 'owner' | 'admin' | 'developer' | 'viewer' };
-  merchant: { id: string; name: string; status: 'pending_review' | 'approved' | 'suspended' };
-  liveKeyWaiting: boolean;
-  steppedUp: boolean;
-  twoFactor: boolean;
-}
+export type Me = z.output<typeof meView>;
 
 export type ApiKey = z.output<typeof apiKeyView>;
 
@@ -84,217 +92,39 @@ export { paidWithText } from '../../src/domain/payment-labels';
 /** An open payment partly paid (6 decimals each). */
 export type PartlyPaid = z.output<typeof partlyPaidView>;
 
-export interface Site {
-  id: string;
-  siteUrl: string;
-  platform: string;
-  pluginVersion: string;
-  status: 'pending_verification' | 'connected';
-  verifiedAt: string | null;
-  createdAt: string;
-}
+export type Site = z.output<typeof siteView>;
+export type ApiRequest = z.output<typeof apiRequestView>;
 
-export interface ApiRequest {
-  at: string;
-  method: string;
-  path: string;
-  statusCode: number;
-  requestId: string;
-  key: { id: string; shown: string | null };
-}
-
-export interface TimelineEntry {
-  at: string;
-  kind: string;
-  title: string;
-  detail: string | null;
-  transactionHash: string | null;
-  explorerUrl: string | null;
-  confirmations: string | null;
-  ref: string | null;
-}
-
-export interface PaymentException {
-  id: string;
-  kind: string;
-  amount: string;
-  asset: string | null;
-  status: 'open' | 'accepted' | 'refunded';
-  createdAt: string;
-  resolvedAt: string | null;
-  refundable: boolean;
-  refund: {
-    address: string;
-    amount: string;
-    status: 'planned' | 'signed' | 'broadcast' | 'confirmed' | 'failed';
-    failureReason: string | null;
-    transactionHash: string | null;
-    explorerUrl: string | null;
-  } | null;
-}
-
-export interface PaymentDetail {
-  payment: {
-    id: string;
-    status: PaymentRow['status'];
-    amount: string;
-    currency: string;
-    asset: string;
-    network: string;
-    railType: string;
-    paidWith: PaidWith;
-    provider: string | null;
-    partlyPaid: PartlyPaid;
-    source: string;
-    verification: string;
-    orderId: string | null;
-    customerEmail: string | null;
-    paymentLinkId: string | null;
-    metadata: Record<string, unknown>;
-    depositAddress: string | null;
-    expectedGross: string | null;
-    refundAddress: string | null;
-    cancelReason: string | null;
-    createdAt: string;
-    expiresAt: string;
-    completedAt: string | null;
-    settlement: {
-      gross: string | null;
-      merchantSettlement: string | null;
-      platformCommission: string | null;
-      transactionHash: string | null;
-      explorerUrl: string | null;
-      depositTransactionHash: string | null;
-    } | null;
-  };
-  timeline: TimelineEntry[];
-  exceptions: PaymentException[];
-  deliveries: WebhookDelivery[];
-  /** Refunds of the completed payment itself; refundableAmount is the form's default. */
-  refunds: { refundable: boolean; refundableAmount: string; refunds: PaymentRefund[] };
-}
-
-export interface PaymentRefund {
-  id: string;
-  amount: string;
-  asset: string;
-  address: string;
-  status: 'requested' | 'refunded' | 'failed';
-  failureReason: string | null;
-  transactionHash: string | null;
-  explorerUrl: string | null;
-  requestedBy: string;
-  createdAt: string;
-  refundedAt: string | null;
-}
-
-export interface PaymentProof {
-  depositAddress: string | null;
-  verification: 'chain' | 'provider';
-  network: string;
-  asset: string;
-  expectedGross: string | null;
-  credited: string;
-  chain: { chainId: number; token: string; head: string; confirmationsRequired: number; balance: string } | null;
-  chainError: string | null;
-  credits: {
-    transactionHash: string;
-    logIndex: number;
-    token: string;
-    asset: string | null;
-    amount: string;
-    blockNumber: string;
-    confirmations: string | null;
-    state: string;
-    explorerUrl: string | null;
-  }[];
-}
+export type TimelineEntry = z.output<typeof timelineView>;
+export type PaymentException = z.output<typeof exceptionView>;
+/** GET /payments/:id. refunds: those of the completed payment itself; refundableAmount is the form's default. */
+export type PaymentDetail = z.output<typeof paymentDetailView>;
+export type PaymentRefund = z.output<typeof refundView>;
+export type PaymentProof = z.output<typeof paymentProofView>;
 
 /** A row of the payment list (GET /payments). */
 export type PaymentRow = z.output<typeof paymentRowView>;
 
-export interface PaymentLink {
-  id: string;
-  url: string;
-  status: 'active' | 'paid' | 'expired';
-  amount: string;
-  currency: string;
-  destinationAsset: string;
-  network: string;
-  description: string | null;
-  merchantOrderId: string | null;
-  expiresAt: string;
-  createdAt: string;
-  sessions: number;
-  completed: number;
-}
+export type PaymentLink = z.output<typeof linkView>;
 
 export type Wallet = z.output<typeof walletView>;
 
-export interface Payout {
-  id: string;
-  paymentId: string;
-  status: string;
-  asset: string;
-  network: string;
-  amount: string;
-  toAddress: string;
-  txHash: string | null;
-  failureReason: string | null;
-  createdAt: string;
-  confirmedAt: string | null;
-  /** The payments it paid, each with the share of it the payout carried. */
-  payments: { paymentId: string; amount: string }[];
-}
+/** A payout to the merchant (GET /payouts); `payments`: those it paid, each with the share of it the payout carried. */
+export type Payout = z.output<typeof merchantPayoutView>;
 
-export type PayoutSchedule = 'instant' | 'daily' | 'weekly' | 'manual';
+/** GET /payout-settings: the balances, when and how much payouts pay, where to top up. */
+export type PayoutSettings = z.output<typeof payoutSettingsView>;
+export type PayoutSchedule = PayoutSettings['schedule'];
 
 /**
  * When a settlement run may pay next: `payoutDue`, the next run may; else at `nextPayoutAt`, or only
  * when asked (null). `payoutRequested`: asked for since the last payout, so whatever the minimum.
  */
-export interface NextPayout {
-  nextPayoutAt: string | null;
-  payoutDue: boolean;
-  payoutRequested: boolean;
-}
+export type NextPayout = Pick<PayoutSettings, 'nextPayoutAt' | 'payoutDue' | 'payoutRequested'>;
 
-/** GET /payout-settings: the balances, when and how much payouts pay, where to top up. */
-export interface PayoutSettings extends NextPayout {
-  schedule: PayoutSchedule;
-  minimum: string;
-  requestedAt: string | null;
-  balances: ({ network: string; asset: string; pending: string; available: string; reserved: string; outgoing: string } & NextPayout)[];
-  payoutIntervalSeconds: number;
-  topUpAddresses: { network: string; address: string }[];
-}
-
-export interface Settlement {
-  paymentId: string;
-  asset: string;
-  network: string;
-  gross: string;
-  commission: string;
-  net: string;
-  depositTransactionHash: string | null;
-  payoutTransactionHash: string;
-  completedAt: string | null;
-  settledAt: string;
-  orderId: string | null;
-}
-
-export interface VolumeTotal {
-  byAsset: Record<string, string>;
-  payments: number;
-}
-
-export interface Home {
-  today: VolumeTotal;
-  month: VolumeTotal;
-  days: (VolumeTotal & { day: string })[];
-  byStatus: Record<string, number>;
-  openExceptions: number;
-}
+export type Settlement = z.output<typeof settlementView>;
+export type VolumeTotal = z.output<typeof volumeTotalView>;
+export type Home = z.output<typeof homeView>;
 
 export { FIAT_CURRENCIES } from '../../src/domain/currencies';
 // src/domain/assets.ts imports Node's crypto, so its lists are repeated here; the server checks every
@@ -317,31 +147,8 @@ export { formatCryptoAmount, parseCrypto };
 export const amountText = (text: string) => formatDecimal(text, { exact: true });
 
 export type Role = Me['user']['role'];
-export const ROLES: readonly Role[] = ['owner', 'admin', 'developer', 'viewer'];
+export const ROLES: readonly Role[] = DASHBOARD_ROLES;
 
-export interface Member {
-  id: string;
-  email: string;
-  role: Role;
-  emailVerified: boolean;
-  createdAt: string;
-}
-
-export interface Invitation {
-  id: string;
-  email: string;
-  role: Role;
-  invitedBy: string;
-  createdAt: string;
-  expiresAt: string;
-}
-
-export interface AuditEntry {
-  id: number;
-  at: string;
-  actor: { id: string; email: string };
-  action: string;
-  target: string | null;
-  details: Record<string, unknown> | null;
-  ip: string;
-}
+export type Member = z.output<typeof memberView>;
+export type Invitation = z.output<typeof invitationView>;
+export type AuditEntry = z.output<typeof auditEntryView>;

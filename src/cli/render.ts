@@ -1,7 +1,28 @@
 import { z } from 'zod';
+import type {
+  apiKeyView as serverApiKeyView,
+  deliveryView as serverDeliveryView,
+  endpointView as serverEndpointView,
+  merchantView as serverMerchantView,
+  walletView as serverWalletView,
+} from '../api/routes/admin/merchant-views';
+import type { proofView as serverProofView } from '../api/routes/admin/payment-views';
+import type { paymentView as serverPaymentView, transactionSummary as serverTransactionSummary } from '../api/routes/admin/payments';
+import type { paymentsView as serverPaymentsView } from '../api/routes/admin/settings';
 
 // Just the fields the summaries print. Kept apart from the API's own schemas on purpose: the CLI
-// talks to deployments of other versions, so it reads leniently instead of sharing server types.
+// talks to deployments of other versions, so it reads leniently (plain strings, optional fields)
+// instead of parsing with the server's schemas. What it reads is still checked against this
+// version's schemas when it compiles: see ReadsServer.
+
+/**
+ * True when every answer this version's server schema can send parses with the CLI's lenient one: a
+ * field a summary needs that the server renames, drops or retypes is a compile error here, not a
+ * summary replaced by raw JSON at run time.
+ */
+export type ReadsServer<Cli extends z.ZodType, Server extends z.ZodType> = [z.output<Server>] extends [z.input<Cli>] ? true : false;
+/** Compiles only for `true`: the checks below and beside the commands' own views. */
+export type Holds<T extends true> = T;
 
 export const walletView = z.object({ asset: z.string(), network: z.string(), address: z.string() });
 
@@ -190,3 +211,16 @@ export function formatProof({ proof: p }: z.infer<typeof proofAnswer>): string[]
       : [field('logs', 'none')]),
   ];
 }
+
+// This version's answers, read by the views above (lists and envelopes wrap the same views).
+type _ServerViews = [
+  Holds<ReadsServer<typeof walletView, typeof serverWalletView>>,
+  Holds<ReadsServer<typeof apiKeyView, typeof serverApiKeyView>>,
+  Holds<ReadsServer<typeof merchantView, typeof serverMerchantView>>,
+  Holds<ReadsServer<typeof endpointView, typeof serverEndpointView>>,
+  Holds<ReadsServer<typeof deliveryView, typeof serverDeliveryView>>,
+  Holds<ReadsServer<typeof proofAnswer.shape.proof, typeof serverProofView>>,
+  Holds<ReadsServer<typeof paymentAnswer.shape.payment, typeof serverPaymentView>>,
+  Holds<ReadsServer<typeof paymentAnswer.shape.transaction, typeof serverTransactionSummary>>,
+  Holds<ReadsServer<typeof paymentsView, typeof serverPaymentsView>>,
+];

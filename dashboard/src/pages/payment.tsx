@@ -3,7 +3,7 @@ import { useParams } from '@tanstack/react-router';
 import { api, ApiError, networkName, paidWithText, type Me, type PaymentDetail } from '../api';
 import { partlyPaidText } from '../format';
 import { Breadcrumbs, ErrorText, PagePending, SignedIn, usePageTitle } from '../ui';
-import { StatusBadge } from '../values';
+import { StateBadge } from '../values';
 import { Exceptions, PaymentRefunds } from './payment-refunds';
 import { exact, Proof, Timeline, when } from './payment-timeline';
 
@@ -22,7 +22,8 @@ function Summary({ detail }: { detail: PaymentDetail }) {
         <dt>Status</dt>
         <dd>
           <span data-testid="payment-status">
-            <StatusBadge status={p.status} />
+            {/* Its schema sends the status as any string (the list's, as one of six): a badge coloured by the word. */}
+            <StateBadge state={p.status} />
           </span>
         </dd>
         {p.partlyPaid && (

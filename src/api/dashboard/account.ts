@@ -6,21 +6,12 @@ import type { MerchantAccounts } from '../../payments/merchant-accounts';
 import { SESSION_COOKIE, cookieOptions, issueCsrfCookie } from './cookies';
 import { can, rolesFor } from '../../domain/dashboard-roles';
 import { newPasswordInput, signInInput, signUpInput } from '../../domain/dashboard-inputs';
-import { actorOf, hide, ok, type SignedIn } from './guard';
+import { actorOf, hide, type SignedIn } from './guard';
+import { meView } from './views/account';
+import { ok } from './views/ok';
 
 // The dashboard's account routes: sign-up, e-mail verification, sign-in and out, who is signed in,
 // a forgotten password reset by mail, and the signed-in person's password change.
-
-const meView = z.object({
-  ok,
-  user: z.object({ id: z.string(), email: z.string(), role: z.enum(['owner', 'admin', 'developer', 'viewer']) }),
-  merchant: z.object({ id: z.string(), name: z.string(), status: z.enum(['pending_review', 'approved', 'suspended']) }),
-  liveKeyWaiting: z.boolean(),
-  /** Whether a step-up made in this session still counts (actions that move money or reveal secrets ask for one). */
-  steppedUp: z.boolean(),
-  /** Whether the person has a second factor in force (owners need one before a step-up action). */
-  twoFactor: z.boolean(),
-});
 
 export interface AccountRoutesOptions {
   /** A sign-in under the per-account and per-address limits (plugins/rate-limit.ts), bound to the database by the plugin. */

@@ -2,21 +2,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { rolesFor } from '../../domain/dashboard-roles';
 import type { AuditRow, DashboardAudit } from '../../payments/dashboard-audit';
-import { hide, ok, type SignedIn } from './guard';
+import { hide, type SignedIn } from './guard';
+import { auditEntryView, auditPageView } from './views/audit';
 
 // The audit log: who did what in the dashboard, when, from where. Owners only (it names every
 // person and action); a page of it as JSON, all of it (up to AUDIT_CSV_MAX_ROWS) as CSV.
 
-const entryView = z.object({
-  id: z.number().int(),
-  at: z.string(),
-  actor: z.object({ id: z.string(), email: z.string() }),
-  action: z.string(),
-  target: z.string().nullable(),
-  details: z.record(z.string(), z.unknown()).nullable(),
-  ip: z.string(),
-});
-const viewEntry = (r: AuditRow): z.infer<typeof entryView> => ({
+const viewEntry = (r: AuditRow): z.infer<typeof auditEntryView> => ({
   id: r.id,
   at: r.createdAt.toISOString(),
   actor: { id: r.actorUserId, email: r.actorEmail },
@@ -40,7 +32,7 @@ const auditRoutes: FastifyPluginAsyncZod<AuditRoutesOptions> = async (app, { aud
       schema: {
         hide,
         querystring: z.strictObject({ before: z.coerce.number().int().positive().optional() }),
-        response: { 200: z.object({ ok, entries: z.array(entryView), nextBefore: z.number().int().nullable() }) },
+        response: { 200: auditPageView },
       },
     },
     async (request) => {

@@ -10,7 +10,9 @@ import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhook-event
 import { apiKeyView, deliveryView, endpointView, viewDelivery, viewEndpoint, viewKey } from '../routes/admin/merchant-views';
 import { webhookEndpointInput } from '../../domain/dashboard-inputs';
 import { rolesFor } from '../../domain/dashboard-roles';
-import { actorOf, hide, ok, type SignedIn } from './guard';
+import { actorOf, hide, type SignedIn } from './guard';
+import { requestLogView, siteView } from './views/developers';
+import { ok } from './views/ok';
 
 // The dashboard's developers area: API keys, the Security Code, webhook endpoints and their
 // deliveries, connected plugin sites and the request log. Owners, admins and developers only.
@@ -207,15 +209,6 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
   );
 
   // Connected plugin websites: never their webhook secret or verification token.
-  const siteView = z.object({
-    id: z.string(),
-    siteUrl: z.string(),
-    platform: z.string(),
-    pluginVersion: z.string(),
-    status: z.enum(['pending_verification', 'connected']),
-    verifiedAt: z.string().nullable(),
-    createdAt: z.string(),
-  });
   const viewSite = (site: SiteRow): z.infer<typeof siteView> => ({
     id: site.id,
     siteUrl: site.siteUrl,
@@ -240,34 +233,22 @@ const developerRoutes: FastifyPluginAsyncZod<DeveloperRoutesOptions> = async (ap
     },
   );
 
-  const requestView = z.object({
-    at: z.string(),
-    method: z.string(),
-    path: z.string(),
-    statusCode: z.number().int(),
-    requestId: z.string(),
-    key: z.object({ id: z.string(), shown: z.string().nullable() }),
+  app.get('/request-log', { schema: { hide, response: { 200: requestLogView } } }, async (request) => {
+    const s = await signedIn(request, rolesFor('developers.read'));
+    const rows = await credentials.requestLog(s.merchantId);
+    return {
+      ok: true as const,
+      retentionDays: REQUEST_LOG_RETENTION_DAYS,
+      requests: rows.map((r) => ({
+        at: r.entry.createdAt.toISOString(),
+        method: r.entry.method,
+        path: r.entry.path,
+        statusCode: r.entry.statusCode,
+        requestId: r.entry.requestId,
+        key: { id: r.entry.keyId, shown: r.keyPrefix ? `${r.keyPrefix}…${r.keyLast4}` : null },
+      })),
+    };
   });
-  app.get(
-    '/request-log',
-    { schema: { hide, response: { 200: z.object({ ok, retentionDays: z.number().int(), requests: z.array(requestView) }) } } },
-    async (request) => {
-      const s = await signedIn(request, rolesFor('developers.read'));
-      const rows = await credentials.requestLog(s.merchantId);
-      return {
-        ok: true as const,
-        retentionDays: REQUEST_LOG_RETENTION_DAYS,
-        requests: rows.map((r) => ({
-          at: r.entry.createdAt.toISOString(),
-          method: r.entry.method,
-          path: r.entry.path,
-          statusCode: r.entry.statusCode,
-          requestId: r.entry.requestId,
-          key: { id: r.entry.keyId, shown: r.keyPrefix ? `${r.keyPrefix}…${r.keyLast4}` : null },
-        })),
-      };
-    },
-  );
 };
 
 export default developerRoutes;

@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { AppError } from '../../domain/errors';
 import type { DashboardSession, MerchantAccounts } from '../../payments/merchant-accounts';
 import type { DashboardRole } from '../../domain/dashboard-roles';
@@ -7,9 +6,8 @@ import type { DashboardActor } from '../../payments/dashboard-audit';
 import { SESSION_COOKIE } from './cookies';
 
 // What every dashboard route module shares: who is signed in (401 in the envelope without a
-// session, 403 for a role that may not act) and the pieces of its schemas.
+// session, 403 for a role that may not act); its answers' schemas are in views/.
 
-export const ok = z.literal(true);
 /** Dashboard routes are internal: hidden from the v1 OpenAPI document. */
 export const hide = true;
 

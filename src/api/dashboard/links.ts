@@ -2,20 +2,18 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PaymentService } from '../../payments';
 import type { MerchantLinkRow } from '../../payments/rows';
-import { createPaymentLinkBody, paymentLinkSchema, paymentLinkView } from '../routes/payment-links';
+import { createPaymentLinkBody } from '../routes/payment-links';
+import { paymentLinkView } from '../routes/payment-link-view';
 import { rolesFor } from '../../domain/dashboard-roles';
-import { actorOf, hide, ok, type SignedIn } from './guard';
-import { paymentRowView, viewPaymentRow } from './payments';
+import { actorOf, hide, type SignedIn } from './guard';
+import { viewPaymentRow } from './payments';
+import { linkView } from './views/links';
+import { ok } from './views/ok';
+import { paymentRowView } from './views/payments';
 
 // Payment links. Owners, admins and developers create and deactivate them (a link
 // takes money into wallets an owner or admin chose, and developers make links through the v1 API
 // already); every role reads them and their sessions.
-
-const linkView = paymentLinkSchema.extend({
-  /** Sessions customers opened of the link, and how many completed (a link is paid at most once). */
-  sessions: z.number().int(),
-  completed: z.number().int(),
-});
 
 const linkParams = z.object({ linkId: z.string().max(100) });
 

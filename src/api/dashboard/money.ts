@@ -3,13 +3,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { validationError } from '../../domain/errors';
 import { formatCrypto, parseCrypto } from '../../domain/money';
-import { PAYOUT_SCHEDULES } from '../../domain/balances';
 import { payoutSettingsInput } from '../../domain/dashboard-inputs';
 import { settlementsCsv } from '../../domain/settlements-csv';
 import { PAYOUT_LIST_MAX_LIMIT, type MerchantMoney, type PayoutSettings } from '../../payments/merchant-money';
 import { checkWallets, walletInput, walletView } from '../routes/admin/merchant-views';
 import { rolesFor } from '../../domain/dashboard-roles';
-import { actorOf, hide, ok, type SignedIn } from './guard';
+import { actorOf, hide, type SignedIn } from './guard';
+import { homeView, merchantPayoutView, payoutSettingsView, settlementView } from './views/money';
+import { ok } from './views/ok';
 
 // The merchant's money. Every role reads wallets, payouts, settlements and the home
 // figures; only owners and admins change a wallet, and only after a step-up inside the session
@@ -18,37 +19,6 @@ import { actorOf, hide, ok, type SignedIn } from './guard';
 const instant = z.string().datetime({ offset: true }).or(z.string().date());
 const range = z.strictObject({ from: instant.optional(), to: instant.optional() });
 
-const payoutView = z.object({
-  id: z.string(),
-  paymentId: z.string(),
-  status: z.string(),
-  asset: z.string(),
-  network: z.string(),
-  amount: z.string(),
-  toAddress: z.string(),
-  txHash: z.string().nullable(),
-  failureReason: z.string().nullable(),
-  createdAt: z.string(),
-  confirmedAt: z.string().nullable(),
-  // What the payout paid: each payment and the merchant's share of it the payout carried.
-  payments: z.array(z.object({ paymentId: z.string(), amount: z.string() })),
-});
-
-const settlementView = z.object({
-  paymentId: z.string(),
-  asset: z.string(),
-  network: z.string(),
-  gross: z.string(),
-  commission: z.string(),
-  net: z.string(),
-  depositTransactionHash: z.string().nullable(),
-  payoutTransactionHash: z.string(),
-  completedAt: z.string().nullable(),
-  settledAt: z.string(),
-  orderId: z.string().nullable(),
-});
-
-const total = z.object({ byAsset: z.record(z.string(), z.string()), payments: z.number().int() });
 const asTotal = (t: { byAsset: Record<string, bigint>; payments: number }) => ({
   byAsset: Object.fromEntries(Object.entries(t.byAsset).map(([asset, micro]) => [asset, formatCrypto(micro)])),
   payments: t.payments,
@@ -89,35 +59,6 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
 
   // Batched settlement (docs/settlement.md): the balance, and when and how much payouts pay. Every
   // role reads them; owners and admins change them after a step-up, and may ask for a payout now.
-  const payoutSettingsView = z.object({
-    ok,
-    schedule: z.enum(PAYOUT_SCHEDULES),
-    minimum: z.string(),
-    requestedAt: z.string().nullable(),
-    balances: z.array(
-      z.object({
-        network: z.string(),
-        asset: z.string(),
-        pending: z.string(),
-        available: z.string(),
-        reserved: z.string(),
-        outgoing: z.string(),
-        nextPayoutAt: z.string().nullable(),
-        payoutDue: z.boolean(),
-        payoutRequested: z.boolean(),
-      }),
-    ),
-    // When a run may pay next (domain/next-payout.ts): payoutDue, the next run may (within
-    // payoutIntervalSeconds; nextPayoutAt is then this answer's time); else a UTC midnight, or null
-    // (manual: only when asked). payoutRequested: asked for since the last payout, so whatever the
-    // minimum. The earliest of the balances'.
-    nextPayoutAt: z.string().nullable(),
-    payoutDue: z.boolean(),
-    payoutRequested: z.boolean(),
-    payoutIntervalSeconds: z.number().int(),
-    // Where the merchant sends money to its own balance, one per network (docs/settlement.md).
-    topUpAddresses: z.array(z.object({ network: z.string(), address: z.string() })),
-  });
   const viewPayoutSettings = (p: PayoutSettings) => ({
     ok: true as const,
     schedule: p.schedule,
@@ -187,7 +128,7 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
       schema: {
         hide,
         querystring: payoutPage,
-        response: { 200: z.object({ ok, payouts: z.array(payoutView), nextCursor: z.string().nullable() }) },
+        response: { 200: z.object({ ok, payouts: z.array(merchantPayoutView), nextCursor: z.string().nullable() }) },
       },
     },
     async (request) => {
@@ -273,14 +214,7 @@ const moneyRoutes: FastifyPluginAsyncZod<MoneyRoutesOptions> = async (app, { mon
       schema: {
         hide,
         response: {
-          200: z.object({
-            ok,
-            today: total,
-            month: total,
-            days: z.array(total.extend({ day: z.string() })),
-            byStatus: z.record(z.string(), z.number().int()),
-            openExceptions: z.number().int(),
-          }),
+          200: homeView,
         },
       },
     },

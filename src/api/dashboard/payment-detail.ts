@@ -1,18 +1,19 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { proofCreditView, proofView as adminProofView } from '../routes/admin/payment-proof';
 import { explorerUrlFor } from '../../domain/explorers';
 import { formatCrypto, formatFiatText } from '../../domain/money';
 import type { PaymentService } from '../../payments';
 import type { ExceptionDetail, PaymentDetail } from '../../payments/payment-detail';
 import { viewRefund } from '../../payments/payment-refunds';
-import { deliveryView, viewDelivery } from '../routes/admin/merchant-views';
+import { viewDelivery } from '../routes/admin/merchant-views';
 import { rolesFor } from '../../domain/dashboard-roles';
 import { refundInput } from '../../domain/dashboard-inputs';
 import { merchantPaymentLabels } from '../../domain/payment-labels';
-import { actorOf, hide, ok, type SignedIn } from './guard';
-import { paidWithView, partlyPaidView, viewPartlyPaid } from './payments';
-import { refundView as paymentRefundView } from '../routes/admin/payments';
+import { actorOf, hide, type SignedIn } from './guard';
+import { viewPartlyPaid } from './payments';
+import { refundView as paymentRefundView } from '../routes/admin/payment-views';
+import { ok } from './views/ok';
+import { exceptionRefundView, exceptionView, paymentDetailView, paymentProofView, type paymentView } from './views/payment-detail';
 
 // One payment's page (every role reads it) and the refund of its exceptions
 // (owners and admins, after a step-up: it moves money). Webhook resends go through the developers
@@ -22,27 +23,6 @@ import { refundView as paymentRefundView } from '../routes/admin/payments';
 
 const params = z.object({ id: z.string().max(100) });
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-const refundView = z.object({
-  address: z.string(),
-  amount: z.string(),
-  status: z.enum(['planned', 'signed', 'broadcast', 'confirmed', 'failed']),
-  failureReason: z.string().nullable(),
-  transactionHash: z.string().nullable(),
-  explorerUrl: z.string().nullable(),
-});
-
-const exceptionView = z.object({
-  id: z.string(),
-  kind: z.string(),
-  amount: z.string(),
-  asset: z.string().nullable(),
-  status: z.enum(['open', 'accepted', 'refunded']),
-  createdAt: z.string(),
-  resolvedAt: z.string().nullable(),
-  refundable: z.boolean(),
-  refund: refundView.nullable(),
-});
 
 const viewException = ({ exception: x, refund, refundable }: ExceptionDetail): z.infer<typeof exceptionView> => ({
   id: x.id,
@@ -54,54 +34,6 @@ const viewException = ({ exception: x, refund, refundable }: ExceptionDetail): z
   resolvedAt: iso(x.resolvedAt),
   refundable,
   refund,
-});
-
-const timelineView = z.object({
-  at: z.string(),
-  kind: z.string(),
-  title: z.string(),
-  detail: z.string().nullable(),
-  transactionHash: z.string().nullable(),
-  explorerUrl: z.string().nullable(),
-  confirmations: z.string().nullable(),
-  ref: z.string().nullable(),
-});
-
-const paymentView = z.object({
-  id: z.string(),
-  status: z.string(),
-  amount: z.string(),
-  currency: z.string(),
-  asset: z.string(),
-  network: z.string(),
-  railType: z.string(),
-  paidWith: paidWithView,
-  provider: z.string().nullable(),
-  partlyPaid: partlyPaidView,
-  source: z.string(),
-  verification: z.string(),
-  orderId: z.string().nullable(),
-  customerEmail: z.string().nullable(),
-  paymentLinkId: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-  depositAddress: z.string().nullable(),
-  expectedGross: z.string().nullable(),
-  /** Where the customer asked money off the happy path to go back (the refund form's default). */
-  refundAddress: z.string().nullable(),
-  cancelReason: z.string().nullable(),
-  createdAt: z.string(),
-  expiresAt: z.string(),
-  completedAt: z.string().nullable(),
-  settlement: z
-    .object({
-      gross: z.string().nullable(),
-      merchantSettlement: z.string().nullable(),
-      platformCommission: z.string().nullable(),
-      transactionHash: z.string().nullable(),
-      explorerUrl: z.string().nullable(),
-      depositTransactionHash: z.string().nullable(),
-    })
-    .nullable(),
 });
 
 const money = (micro: bigint | null) => (micro === null ? null : formatCrypto(micro));
@@ -144,10 +76,6 @@ function viewPayment({ session: s, transaction: t, arrivedMicro }: PaymentDetail
   };
 }
 
-const proofView = adminProofView
-  .omit({ paymentId: true, kind: true, status: true })
-  .extend({ credits: z.array(proofCreditView.extend({ explorerUrl: z.string().nullable() })) });
-
 export interface PaymentDetailRoutesOptions {
   payments: PaymentService;
   signedIn: SignedIn;
@@ -161,15 +89,7 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
         hide,
         params,
         response: {
-          200: z.object({
-            ok,
-            payment: paymentView,
-            timeline: z.array(timelineView),
-            exceptions: z.array(exceptionView),
-            deliveries: z.array(deliveryView),
-            // Refunds of the completed payment itself; the form's default is refundableAmount.
-            refunds: z.object({ refundable: z.boolean(), refundableAmount: z.string(), refunds: z.array(paymentRefundView) }),
-          }),
+          200: paymentDetailView,
         },
       },
     },
@@ -187,24 +107,28 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
     },
   );
 
-  app.get('/payments/:id/proof', { schema: { hide, params, response: { 200: z.object({ ok, proof: proofView }) } } }, async (request) => {
-    const s = await signedIn(request, rolesFor('payments.read'));
-    const p = await payments.paymentDetail.proof(s.merchantId, request.params.id);
-    return {
-      ok: true as const,
-      proof: {
-        depositAddress: p.depositAddress,
-        verification: p.verification,
-        network: p.network,
-        asset: p.asset,
-        expectedGross: p.expectedGross,
-        credited: p.credited,
-        chain: p.chain,
-        chainError: p.chainError,
-        credits: p.credits.map((c) => ({ ...c, explorerUrl: explorerUrlFor(p.network, c.transactionHash) })),
-      },
-    };
-  });
+  app.get(
+    '/payments/:id/proof',
+    { schema: { hide, params, response: { 200: z.object({ ok, proof: paymentProofView }) } } },
+    async (request) => {
+      const s = await signedIn(request, rolesFor('payments.read'));
+      const p = await payments.paymentDetail.proof(s.merchantId, request.params.id);
+      return {
+        ok: true as const,
+        proof: {
+          depositAddress: p.depositAddress,
+          verification: p.verification,
+          network: p.network,
+          asset: p.asset,
+          expectedGross: p.expectedGross,
+          credited: p.credited,
+          chain: p.chain,
+          chainError: p.chainError,
+          credits: p.credits.map((c) => ({ ...c, explorerUrl: explorerUrlFor(p.network, c.transactionHash) })),
+        },
+      };
+    },
+  );
 
   // The completed payment itself refunded, wholly or partly, from the treasury: the
   // operators' use case (refundPayment), scoped to the merchant, by owners and admins after a step-up.
@@ -237,7 +161,7 @@ const paymentDetailRoutes: FastifyPluginAsyncZod<PaymentDetailRoutesOptions> = a
         params: params.extend({ exceptionId: z.string().max(100) }),
         // No address: the one the customer left on the checkout page.
         body: z.strictObject({ address: z.string().trim().min(1).max(100).optional() }),
-        response: { 200: z.object({ ok, exception: exceptionView, refund: refundView }) },
+        response: { 200: z.object({ ok, exception: exceptionView, refund: exceptionRefundView }) },
       },
     },
     async (request) => {

@@ -8,15 +8,14 @@ import { paymentListFilter, PAYMENT_LIST_MAX_LIMIT } from '../../domain/payment-
 import type { PaymentService } from '../../payments';
 import type { MerchantPaymentRow } from '../../payments/rows';
 import { rolesFor } from '../../domain/dashboard-roles';
-import { hide, ok, type SignedIn } from './guard';
+import { hide, type SignedIn } from './guard';
+import { ok } from './views/ok';
+import { PAYMENT_ROW_STATUSES, partlyPaidView, paymentRowView } from './views/payments';
 
 // The merchant's payments (every source: API, plugins, links), filtered, searched,
 // paged by cursor, and the same filtered rows as CSV. Every role reads them.
 
-const STATUSES = ['pending', 'processing', 'completed', 'failed', 'expired', 'canceled'] as const;
 const RAILS = ['fiat_to_crypto', 'crypto_transfer'] as const;
-/** An open payment partly paid: what arrived, of what is expected, and what remains (6 decimals). */
-export const partlyPaidView = z.object({ arrived: z.string(), expected: z.string(), remaining: z.string() }).nullable();
 
 export function viewPartlyPaid(s: Parameters<typeof partPayment>[0], arrivedMicro: bigint): z.infer<typeof partlyPaidView> {
   const part = partPayment(s, arrivedMicro);
@@ -29,16 +28,14 @@ export function viewPartlyPaid(s: Parameters<typeof partPayment>[0], arrivedMicr
     : null;
 }
 
-export const paidWithView = z.enum(['wallet', 'provider', 'none']);
-
 const instant = z.string().datetime({ offset: true }).or(z.string().date());
 
 export const paymentListQuery = z.strictObject({
   status: z
     .string()
     .max(200)
-    .refine((v) => v.split(',').every((s) => s === '' || (STATUSES as readonly string[]).includes(s)), {
-      message: `Comma-separated statuses among ${STATUSES.join(', ')}.`,
+    .refine((v) => v.split(',').every((s) => s === '' || (PAYMENT_ROW_STATUSES as readonly string[]).includes(s)), {
+      message: `Comma-separated statuses among ${PAYMENT_ROW_STATUSES.join(', ')}.`,
     })
     .optional(),
   from: instant.optional(),
@@ -57,27 +54,6 @@ export const paymentListQuery = z.strictObject({
 const listQuery = paymentListQuery.extend({
   cursor: z.string().max(300).optional(),
   limit: z.coerce.number().int().min(1).max(PAYMENT_LIST_MAX_LIMIT).optional(),
-});
-
-export const paymentRowView = z.object({
-  id: z.string(),
-  status: z.enum(STATUSES),
-  source: z.string(),
-  amount: z.string(),
-  currency: z.string(),
-  asset: z.string(),
-  network: z.string(),
-  railType: z.string(),
-  /** How the money came (wallet, provider) or none yet; provider is null unless it took part. */
-  paidWith: paidWithView,
-  provider: z.string().nullable(),
-  partlyPaid: partlyPaidView,
-  orderId: z.string().nullable(),
-  customerEmail: z.string().nullable(),
-  paymentLinkId: z.string().nullable(),
-  createdAt: z.string(),
-  completedAt: z.string().nullable(),
-  openExceptions: z.number().int(),
 });
 
 export const viewPaymentRow = (r: MerchantPaymentRow): z.infer<typeof paymentRowView> => ({

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { rolesFor } from '../../domain/dashboard-roles';
 import type { TwoFactor } from '../../payments/two-factor';
 import type { AccountRoutesOptions } from './account';
-import { actorOf, hide, ok, type SignedIn } from './guard';
+import { actorOf, hide, type SignedIn } from './guard';
+import { ok } from './views/ok';
 
 // The signed-in person's own security: their second factor (TOTP). Every role has one of its own.
 

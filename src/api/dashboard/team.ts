@@ -3,18 +3,13 @@ import { z } from 'zod';
 import { DASHBOARD_ROLES, rolesFor } from '../../domain/dashboard-roles';
 import { newPasswordInput, teamInviteInput } from '../../domain/dashboard-inputs';
 import type { DashboardTeam, InvitationRow, MemberRow } from '../../payments/dashboard-team';
-import { actorOf, hide, ok, type SignedIn } from './guard';
+import { actorOf, hide, type SignedIn } from './guard';
+import { ok } from './views/ok';
+import { invitationView, memberView } from './views/team';
 
 // The team page: the merchant's members and their roles. Owners and admins read and change it (a
 // role after a step-up); only owners touch owners (domain/dashboard-roles.ts), and the last owner stays.
 
-const memberView = z.object({
-  id: z.string(),
-  email: z.string(),
-  role: z.enum(DASHBOARD_ROLES),
-  emailVerified: z.boolean(),
-  createdAt: z.string(),
-});
 const viewMember = (m: MemberRow): z.infer<typeof memberView> => ({
   id: m.id,
   email: m.email,
@@ -24,14 +19,6 @@ const viewMember = (m: MemberRow): z.infer<typeof memberView> => ({
 });
 const memberParams = z.object({ userId: z.string().max(100) });
 
-const invitationView = z.object({
-  id: z.string(),
-  email: z.string(),
-  role: z.enum(DASHBOARD_ROLES),
-  invitedBy: z.string(),
-  createdAt: z.string(),
-  expiresAt: z.string(),
-});
 const viewInvitation = (i: InvitationRow): z.infer<typeof invitationView> => ({
   id: i.id,
   email: i.email,

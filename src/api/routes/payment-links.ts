@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { PaymentLinkRow } from '../../payments/rows';
-import { isFiatCurrency } from '../../domain/currencies';
-import { formatFiat } from '../../domain/money';
 import type { PaymentContext } from '../../payments';
 import { createCheckoutSessionBody } from './checkout-sessions';
+import { paymentLinkSchema, paymentLinkView } from './payment-link-view';
 
 const v1 = createCheckoutSessionBody.shape;
 
@@ -18,39 +16,6 @@ export const createPaymentLinkBody = z.strictObject({
   merchantOrderId: v1.merchantOrderId,
   expiresInMinutes: z.number().int().min(5).max(43_200).default(10_080),
 });
-
-export const paymentLinkSchema = z.object({
-  id: z.string(),
-  url: z.string(),
-  status: z.enum(['active', 'paid', 'expired']),
-  amount: z.string(),
-  currency: z.string(),
-  destinationAsset: z.string(),
-  network: z.string(),
-  description: z.string().nullable(),
-  merchantOrderId: z.string().nullable(),
-  expiresAt: z.string(),
-  createdAt: z.string(),
-});
-
-export const paymentLinkUrlFor = (publicBaseUrl: string, id: string) => `${publicBaseUrl}/link/${id}`;
-
-export function paymentLinkView(link: PaymentLinkRow, publicBaseUrl: string): z.infer<typeof paymentLinkSchema> {
-  if (!isFiatCurrency(link.currency)) throw new Error(`unknown currency ${link.currency}`);
-  return {
-    id: link.id,
-    url: paymentLinkUrlFor(publicBaseUrl, link.id),
-    status: link.status,
-    amount: formatFiat(link.amountMinor, link.currency),
-    currency: link.currency,
-    destinationAsset: link.destinationAsset,
-    network: link.network,
-    description: link.description,
-    merchantOrderId: link.merchantOrderId,
-    expiresAt: link.expiresAt.toISOString(),
-    createdAt: link.createdAt.toISOString(),
-  };
-}
 
 /** Shareable payment links: a row, and the workflow that expires it. */
 const paymentLinkRoutes: FastifyPluginAsyncZod<PaymentContext> = async (app, { config }) => {

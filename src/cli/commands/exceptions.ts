@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { adminExceptionListItemSchema, adminExceptionSchema } from '../../api/exceptions/views';
 import { arg, defineCommand, text, type ArgDef, type OpsCommand } from '../command';
+import type { Holds, ReadsServer } from '../render';
 
 // The exception queue, money off the happy path that an operator resolves.
 
@@ -20,6 +22,10 @@ const exceptionView = z.object({
   network: z.string().nullable().optional(),
   tokenContract: z.string().nullable().optional(),
 });
+type _ServerViews = [
+  Holds<ReadsServer<typeof exceptionView, typeof adminExceptionSchema>>,
+  Holds<ReadsServer<typeof exceptionView, typeof adminExceptionListItemSchema>>,
+];
 
 const formatException = (e: z.infer<typeof exceptionView>) =>
   `${e.id}  ${e.status.padEnd(8)} ${e.kind.padEnd(10)} ${e.amount.padStart(14)}  ${e.paymentId}  ${e.createdAt}`;

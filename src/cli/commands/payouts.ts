@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { payoutView as serverPayoutView } from '../../api/payouts/views';
 import { arg, defineCommand, text, type ArgDef, type OpsCommand } from '../command';
+import type { Holds, ReadsServer } from '../render';
 
 // Payouts that failed for a reason a retry cannot fix, and the operator's retry once
 // the cause is fixed (the payment's own workflow sends it again).
@@ -16,6 +18,7 @@ const payoutView = z.object({
   failureReason: z.string().nullable(),
   createdAt: z.string(),
 });
+type _ServerView = Holds<ReadsServer<typeof payoutView, typeof serverPayoutView>>;
 
 const formatPayout = (p: z.infer<typeof payoutView>) =>
   `${p.id}  ${p.status.padEnd(9)} ${p.kind.padEnd(10)} ${p.amount.padStart(14)} ${p.asset} on ${p.network}  ${p.paymentId}  ${p.createdAt}${p.failureReason ? `\n    ${p.failureReason}` : ''}`;

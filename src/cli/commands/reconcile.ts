@@ -1,13 +1,15 @@
 import { z } from 'zod';
+import type { difference as serverDifference } from '../../api/routes/admin/reconciliation';
 import { arg, defineCommand, type OpsCommand } from '../command';
+import type { Holds, ReadsServer } from '../render';
 
 // `npm run ops -- reconcile`, the ledger against the chain and the transactions table through
 // GET /admin/v1/reconciliation; each difference printed, exit 1 when there is any. `treasury fund`
 // records money an operator put into a treasury, so that it is not a difference (docs/settlement.md).
 
-const reconciliationView = z.object({
-  differences: z.array(z.object({ account: z.string(), expected: z.string(), actual: z.string(), note: z.string() })),
-});
+const differenceView = z.object({ account: z.string(), expected: z.string(), actual: z.string(), note: z.string() });
+type _ServerView = Holds<ReadsServer<typeof differenceView, typeof serverDifference>>;
+const reconciliationView = z.object({ differences: z.array(differenceView) });
 
 export const RECONCILE_COMMANDS: readonly OpsCommand[] = [
   defineCommand({

@@ -1,40 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { PAYMENT_STATUSES, SIMPLE_ORDER_STATUSES } from '../../../domain/payment-status';
-
-/** One log recorded at a payment's deposit address (the dashboard's proof adds its explorer link). */
-export const proofCreditView = z.object({
-  transactionHash: z.string(),
-  logIndex: z.number(),
-  token: z.string(),
-  asset: z.string().nullable(),
-  amount: z.string(),
-  blockNumber: z.string(),
-  confirmations: z.string().nullable(),
-  state: z.string(),
-});
-
-/** What proves a payment on chain: the operator's view; the dashboard shows it without the ids. */
-export const proofView = z.object({
-  paymentId: z.string(),
-  kind: z.enum(['checkout_session', 'simple_order']),
-  status: z.string().meta({
-    description: 'The checkout session’s or the simple order’s status.',
-    enum: [...new Set([...PAYMENT_STATUSES, ...SIMPLE_ORDER_STATUSES])],
-    examples: ['completed'],
-  }),
-  verification: z.enum(['chain', 'provider']),
-  network: z.string(),
-  asset: z.string(),
-  depositAddress: z.string().nullable(),
-  expectedGross: z.string().nullable(),
-  credited: z.string(),
-  chain: z
-    .object({ chainId: z.number(), token: z.string(), head: z.string(), confirmationsRequired: z.number(), balance: z.string() })
-    .nullable(),
-  chainError: z.string().nullable(),
-  credits: z.array(proofCreditView),
-});
+import { proofView } from './payment-views';
 
 /** Operators: what proves a payment on chain, for a checkout session or a simple order. */
 const adminPaymentProofRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -7,48 +7,13 @@ import { formatCrypto, formatFiat } from '../../../domain/money';
 import { isTerminal, PAYMENT_STATUSES } from '../../../domain/payment-status';
 import { requireCanonicalId } from '../lookup-id';
 import { viewRefund } from '../../../payments/payment-refunds';
-
-/** A completed payment's refund. */
-export const refundView = z
-  .object({
-    id: z.string().describe('rf_…; also the id of the run that sends it'),
-    paymentId: z.string(),
-    amount: z.string().describe('6 decimals'),
-    asset: z.string(),
-    network: z.string(),
-    address: z.string().describe('Where the money goes (EIP-55)'),
-    status: z.enum(['requested', 'refunded', 'failed']),
-    failureReason: z.string().nullable(),
-    transactionHash: z.string().nullable().describe('The confirmed transfer'),
-    explorerUrl: z.string().nullable(),
-    requestedBy: z.string().describe('admin, or dashboard:<user id>'),
-    createdAt: z.string(),
-    refundedAt: z.string().nullable(),
-  })
-  .meta({
-    examples: [
-      {
-        id: 'rf_5Kp8Wq2Zx7Cv1Bn4Mh9Jd3Ls',
-        paymentId: 'SV_4f9a1c2b7d8e6f5a4b3c2d1e',
-        amount: '10.000000',
-        asset: 'USDC',
-        network: 'polygon',
-        address: '0x8Ba1f109551bD432803012645Ac136ddd64DBA72',
-        status: 'requested',
-        failureReason: null,
-        transactionHash: null,
-        explorerUrl: null,
-        requestedBy: 'admin',
-        createdAt: '2026-01-16T09:12:00.000Z',
-        refundedAt: null,
-      },
-    ],
-  });
+import { refundView } from './payment-views';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const crypto = (micro: bigint | null) => (micro === null ? null : formatCrypto(micro));
 
-const paymentView = z.object({
+// Exported for the ops CLI's compile-time check of what it reads (src/cli/render.ts).
+export const paymentView = z.object({
   id: z.string(),
   merchantId: z.string(),
   status: z.enum(PAYMENT_STATUSES),
@@ -62,7 +27,7 @@ const paymentView = z.object({
   expiresAt: z.string(),
   completedAt: z.string().nullable(),
 });
-const transactionSummary = z.object({
+export const transactionSummary = z.object({
   status: z.enum(['completed', 'failed']),
   grossAmount: z.string().nullable(),
   merchantSettlementAmount: z.string().nullable(),

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 
-const difference = z.object({
+// Exported for the ops CLI's compile-time check of what it reads (src/cli/commands/reconcile.ts).
+export const difference = z.object({
   account: z.string().describe('`deposit:<address>`, `treasury:<address>` or `transaction:<payment id>`'),
   expected: z.string().describe('What the ledger (or the payouts) say: micro units, wei for the native coin, or a hash'),
   actual: z.string().describe('What the chain (or the transactions table) says'),

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 
-const paymentsView = z.object({ ok: z.literal(true), enabled: z.boolean(), updatedAt: z.string().nullable() });
+// Exported for the ops CLI's compile-time check of what it reads (src/cli/render.ts).
+export const paymentsView = z.object({ ok: z.literal(true), enabled: z.boolean(), updatedAt: z.string().nullable() });
 
 // The payment kill switch (spec rule 1.2): off blocks every new payment with 403 PaymentsDisabled,
 // without touching payments already under way.
