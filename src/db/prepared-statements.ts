@@ -1,6 +1,16 @@
 import type postgres from 'postgres';
 
 /**
+ * postgres.js sends a query without parameters as a simple Query, which Postgres parses and plans on
+ * every call: the statements that write their constants into the text to be planned once (the
+ * settlement runs') would be planned each time. One statement goes as a named one like the rest; a
+ * text with a `;` may hold several (a migration's), which only the simple protocol runs.
+ */
+function isSimple(query: string, parameters: readonly unknown[] | undefined): boolean {
+  return (parameters?.length ?? 0) === 0 && query.includes(';');
+}
+
+/**
  * Why this exists: drizzle runs every query it did not name with `prepare: false`, and
  * postgres.js then sends an unnamed statement with parameters as Parse + Describe, waits for the
  * parameter types, and only then sends Bind + Execute: two round trips, and Postgres parses and plans
@@ -14,16 +24,6 @@ import type postgres from 'postgres';
  * re-prepares a statement a migration invalidated. It would not be behind a transaction-mode pooler
  * (PgBouncer before 1.21), which this service does not use.
  */
-/**
- * postgres.js sends a query without parameters as a simple Query, which Postgres parses and plans on
- * every call: the statements that write their constants into the text to be planned once (the
- * settlement runs') would be planned each time. One statement goes as a named one like the rest; a
- * text with a `;` may hold several (a migration's), which only the simple protocol runs.
- */
-function isSimple(query: string, parameters: readonly unknown[] | undefined): boolean {
-  return (parameters?.length ?? 0) === 0 && query.includes(';');
-}
-
 export function withPreparedStatements(sql: postgres.Sql): postgres.Sql {
   return new Proxy(sql, {
     get(target, prop) {
