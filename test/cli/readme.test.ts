@@ -23,8 +23,9 @@ vi.setConfig({ testTimeout: 120_000 });
 // filled in (MER_…, SV_…, key_…, we_…, dlv_…, and the example webhook URL, which becomes a local
 // receiver). A line with no step below fails the test.
 
-// A treasury of this file's own: the payouts step takes its native coin away for a while.
-const own = ownTreasury();
+// A treasury of this file's own: the payouts step takes its native coin away for a while. A refusal
+// is given up after five attempts over the shortest window a deployment may set, not a minute.
+const own = ownTreasury({ PAYOUT_REFUSAL_WINDOW_SECONDS: '5' });
 const ctx = useTestApp(own.overrides, { listen: true, sandbox: true, worker: true });
 const chain = sharedChain();
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -307,9 +308,9 @@ const steps: Record<
   },
   'payouts list': {
     // A sweep the chain refuses: the treasury has no native coin left for its gas, so the sweep is
-    // given up after its bounded attempts (a minute and more). One run only (the schedule paused, the
-    // run started by the test), so that no later attempt settles it before the operator's retry.
-    timeoutMs: 240_000,
+    // given up after its bounded attempts (PAYOUT_REFUSAL_WINDOW_SECONDS above). The runs are the
+    // test's (the schedule paused), so that no later attempt settles it before the operator's retry.
+    timeoutMs: 180_000,
     before: async () => {
       await settlementSchedule().pause();
       // A transfer still under way (an earlier run's) is finished first by the next run, which then plans
