@@ -157,6 +157,30 @@ describe('a payment’s page in Chromium', () => {
     expect(await page.locator('[data-kind="pay_pressed"]').count()).toBe(0);
     await expectNoAxeViolations(page, 'a wallet payment');
 
+    // A network without a verifier here: the provider's word is the proof, and the page says so
+    // rather than a balance and credits it never reads.
+    const solana = await ctx.app.inject({
+      method: 'PUT',
+      url: `/admin/v1/merchants/${owner.merchantId}/wallets`,
+      headers: adminHeaders,
+      payload: { asset: 'USDC', network: 'solana', address: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV' },
+    });
+    expect(solana.statusCode).toBe(200);
+    const providerId = await openSession(ctx, apiKey, { orderId: 'walk-3', network: 'solana' });
+    expect(await sessionRow(ctx, providerId)).toMatchObject({ verification: 'provider', depositAddress: null });
+    await page.goto(`${base}/payments/${providerId}`);
+    await expect
+      .poll(() =>
+        page
+          .getByTestId('proof-none')
+          .textContent()
+          .catch(() => null),
+      )
+      .toBe(
+        "The provider's word proves this payment: Solana has no verifier here, so there is no deposit address and nothing on chain to read.",
+      );
+    expect(await page.getByTestId('proof-balance').count()).toBe(0);
+
     // The server's word on a filter shows beside the field it names (a 422's details), in words.
     await page.goto(`${base}/payments?minAmount=5`);
     const minimum = page.locator('.field').filter({ has: page.getByLabel('Amount at least') });

@@ -1,6 +1,6 @@
 import { Button, Table } from '@radix-ui/themes';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, can, type Me, type PaymentDetail, type PaymentProof, type TimelineEntry, type WebhookDelivery } from '../api';
+import { api, can, networkName, type Me, type PaymentDetail, type PaymentProof, type TimelineEntry, type WebhookDelivery } from '../api';
 import { useToast } from '../toast';
 import { formatAmount } from '../format';
 import { ErrorText } from '../ui';
@@ -106,11 +106,21 @@ export function Proof({ id }: { id: string }) {
       <h2 id="proof">Proof on chain</h2>
       <ErrorText error={proof.error} />
       {!p && !proof.error && <p role="status">Reading the chain…</p>}
-      {p && (
+      {p && !p.depositAddress && (
+        // Nothing was asked of the chain: no address, so no balance, credits or transfers to show.
+        <p data-testid="proof-none">
+          {p.verification === 'provider'
+            ? `The provider's word proves this payment: ${networkName(p.network)} has no verifier here, so there is no deposit address and nothing on chain to read.`
+            : 'No deposit address yet: the customer has not started paying.'}
+        </p>
+      )}
+      {p?.depositAddress && (
         <>
           <dl>
             <dt>Deposit address</dt>
-            <dd>{p.depositAddress ? <code className="wrap">{p.depositAddress}</code> : 'none (verified by the provider)'}</dd>
+            <dd>
+              <code className="wrap">{p.depositAddress}</code>
+            </dd>
             <dt>
               {p.asset} balance there now ({p.network})
             </dt>
