@@ -4,7 +4,7 @@ import { AppError, notFound } from '../domain/errors';
 import { isCanonicalPaymentId } from '../domain/ids';
 import { cancelUpdate, expireUpdate } from '../workflows/checkout-session/messages';
 import type { PaymentContext } from './context';
-import { quoteExpectedGross } from './deposits';
+import { fixExpectedGross } from './deposits';
 import { ensurePaymentsEnabled } from './kill-switch';
 import { claimLink, releaseLinkClaim } from './link-tabs';
 import { ensureStandingTakesMoney, standingOfRow } from './session-standing';
@@ -35,11 +35,12 @@ export async function startCheckoutPayment(ctx: PaymentContext, id: string): Pro
   // A link's session takes money only while no other session of the link does (link-tabs.ts).
   const claim = session.paymentLinkId ? await claimLink(ctx, session.paymentLinkId, session.id, 'provider') : null;
   let payment: Awaited<ReturnType<typeof createSessionPayment>>;
-  let expectedGrossMicro: bigint | null;
   try {
     // G is the quote at the moment the customer pressed Pay: the amount the provider is asked to
-    // deliver, stored with the provider payment by the write below (the first G fixed stands).
-    expectedGrossMicro = await quoteExpectedGross(ctx, session);
+    // deliver (the first G fixed stands). Stored before the provider is asked: a process that dies
+    // once the provider answered leaves a payment the customer may still pay, and its transfer
+    // must find the G it proves.
+    await fixExpectedGross(ctx, session);
     payment = await createSessionPayment(ctx, session);
   } catch (err) {
     await releaseLinkClaim(ctx, claim);
@@ -48,7 +49,7 @@ export async function startCheckoutPayment(ctx: PaymentContext, id: string): Pro
   // The session may have ended while the provider answered. Its workflow closes the
   // provider payment it finds on the row after ending; the status this write returns (the row as the
   // write left it) covers the payment written after that, so one of the two always closes it.
-  const now = await setProviderPaymentId(ctx.db, session.id, payment.providerPaymentId, expectedGrossMicro);
+  const now = await setProviderPaymentId(ctx.db, session.id, payment.providerPaymentId);
   if (now && isTerminal(now.status)) {
     await closeSessionPayment(ctx, now.provider, payment.providerPaymentId);
     throw new AppError('Conflict', 'This checkout can no longer be paid.');

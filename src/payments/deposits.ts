@@ -86,24 +86,17 @@ async function quotedGross(
 /**
  * G for a chain-verified session: the provider's quote for the session's terms, taken now (the
  * customer pressed Pay or asked for the direct rail) and kept; a later quote never replaces it.
+ * Null for a provider-verified session.
  */
 export async function fixExpectedGross(ctx: PaymentContext, session: CheckoutSessionRow): Promise<bigint | null> {
-  const micro = await quoteExpectedGross(ctx, session);
-  return micro === null ? session.expectedGrossMicro : setExpectedGross(ctx.db, session.id, micro);
-}
-
-/**
- * The quote that would fix G (fixExpectedGross), for a caller that stores it with its own write;
- * null when there is none to take (provider-verified, or G already fixed).
- */
-export async function quoteExpectedGross(ctx: PaymentContext, session: CheckoutSessionRow): Promise<bigint | null> {
-  if (session.verification !== 'chain' || session.expectedGrossMicro !== null) return null;
-  return quotedGross(ctx, session.provider, {
+  if (session.verification !== 'chain' || session.expectedGrossMicro !== null) return session.expectedGrossMicro;
+  const micro = await quotedGross(ctx, session.provider, {
     fiatMinor: session.amountMinor,
     currency: session.currency,
     asset: session.destinationAsset,
     network: session.network,
   });
+  return setExpectedGross(ctx.db, session.id, micro);
 }
 
 /**

@@ -180,24 +180,17 @@ export async function setSessionRail(db: DatabaseOrTransaction, id: string, rail
     .where(eq(checkoutSessions.id, id));
 }
 
-/**
- * Keeps the provider payment on the row, and G when `expectedGrossMicro` is given (the first one
- * fixed stands); returns the session's status and provider as of that write.
- */
+/** Keeps the provider payment on the row; returns the session's status and provider as of that write. */
 export async function setProviderPaymentId(
   db: DatabaseOrTransaction,
   id: string,
   providerPaymentId: string,
-  expectedGrossMicro: bigint | null = null,
 ): Promise<Pick<CheckoutSessionRow, 'status' | 'provider'> | undefined> {
   const [row] = await db
     .update(checkoutSessions)
     .set({
       providerPaymentId,
       payPressedAt: sql`coalesce(${checkoutSessions.payPressedAt}, now())`,
-      ...(expectedGrossMicro === null
-        ? {}
-        : { expectedGrossMicro: sql`coalesce(${checkoutSessions.expectedGrossMicro}, ${expectedGrossMicro.toString()}::bigint)` }),
       updatedAt: sql`now()`,
     })
     .where(eq(checkoutSessions.id, id))
