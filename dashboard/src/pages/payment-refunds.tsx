@@ -25,11 +25,33 @@ import { exact, Hash } from './payment-timeline';
 // The payment page's refunds, for owners and admins after the step-up dialog: of an exception's
 // amount (sent back to the customer), or of the completed payment itself from its merchant's balance.
 
+/** Where a refund goes: the address the customer gave on the checkout page, when they gave one. */
+function RefundAddressField({ prefill, error }: { prefill: string | null; error: string | undefined }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>Refund address</label>
+      <TextField.Root
+        id={id}
+        name="address"
+        defaultValue={prefill ?? ''}
+        required
+        autoComplete="off"
+        spellCheck={false}
+        {...invalidProps(id, error, `${id}-hint`)}
+      />
+      <p className="hint" id={`${id}-hint`}>
+        {prefill ? 'The address the customer gave on the checkout page.' : 'The customer’s address, checksummed (0x…).'}
+      </p>
+      <FieldError id={id} message={error} />
+    </div>
+  );
+}
+
 function RefundForm(props: { paymentId: string; exception: PaymentException; asset: string; prefill: string | null }) {
   const { paymentId, exception, asset, prefill } = props;
   const queryClient = useQueryClient();
   const stepUp = useStepUp();
-  const addressId = useId();
   const toast = useToast();
   const refund = useMutation({
     mutationFn: (address: string) =>
@@ -46,22 +68,7 @@ function RefundForm(props: { paymentId: string; exception: PaymentException; ass
   const addressError = fieldError(refund.error, 'address');
   return (
     <form onSubmit={submit} aria-label={`Refund ${exact(exception.amount, asset)}`}>
-      <div className="field">
-        <label htmlFor={addressId}>Refund address</label>
-        <TextField.Root
-          id={addressId}
-          name="address"
-          defaultValue={prefill ?? ''}
-          required
-          autoComplete="off"
-          spellCheck={false}
-          {...invalidProps(addressId, addressError, `${addressId}-hint`)}
-        />
-        <p className="hint" id={`${addressId}-hint`}>
-          {prefill ? 'The address the customer gave on the checkout page.' : 'The customer’s address, checksummed (0x…).'}
-        </p>
-        <FieldError id={addressId} message={addressError} />
-      </div>
+      <RefundAddressField prefill={prefill} error={addressError} />
       <ErrorText error={refund.error} />
       <Button type="submit" disabled={refund.isPending}>
         Refund {exact(exception.amount, asset)}
@@ -151,7 +158,6 @@ function PaymentRefundForm({ detail }: { detail: PaymentDetail }) {
   const queryClient = useQueryClient();
   const stepUp = useStepUp();
   const amountId = useId();
-  const addressId = useId();
   const prefill = detail.payment.refundAddress;
   // One key per refund this form shows: a double click (or a retry after a lost answer) is one refund.
   const [requestKey] = useState(newRequestKey);
@@ -196,22 +202,7 @@ function PaymentRefundForm({ detail }: { detail: PaymentDetail }) {
         </p>
         <RefundBalance detail={detail} id={`${amountId}-balance`} />
       </div>
-      <div className="field">
-        <label htmlFor={addressId}>Refund address</label>
-        <TextField.Root
-          id={addressId}
-          name="address"
-          defaultValue={prefill ?? ''}
-          required
-          autoComplete="off"
-          spellCheck={false}
-          {...invalidProps(addressId, addressError, `${addressId}-hint`)}
-        />
-        <p className="hint" id={`${addressId}-hint`}>
-          {prefill ? 'The address the customer gave on the checkout page.' : 'The customer’s address, checksummed (0x…).'}
-        </p>
-        <FieldError id={addressId} message={addressError} />
-      </div>
+      <RefundAddressField prefill={prefill} error={addressError} />
       <ErrorText error={refund.error} />
       <Button type="submit" disabled={refund.isPending}>
         Refund
