@@ -1,10 +1,10 @@
 import type { DatabaseOrTransaction } from '../db/client';
-import { transitionSession, type SessionEventContext } from '../db/queries/checkout-session-events';
+import { completeSessionRow, type SessionEventContext } from '../db/queries/checkout-session-events';
 import { setSessionRail, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
 import type { SettlementSettings } from '../config';
 import type { Posting } from '../domain/ledger';
 import { holdReleased, paymentCompleted } from '../domain/balances';
-import { insertTransactionOnce, type TransactionRow } from '../db/queries/transactions';
+import { insertTransactionOnce, type TransactionInsert, type TransactionRow } from '../db/queries/transactions';
 import { recordPaymentException } from '../db/queries/payment-exceptions';
 import { arrivalKeyOf } from '../domain/exceptions';
 import { newExceptionId } from '../domain/ids';
@@ -68,56 +68,59 @@ export async function completeSession(
     });
     return { completed: false, duplicateExceptionId: exception.id };
   }
-  const transaction = await insertCompletedTransaction(tx, session, proof);
-  const moved = await transitionSession(tx, session.id, 'completed', {
+  const { row, railType } = completedTransaction(session, proof);
+  const { moved } = await completeSessionRow(tx, row, proof.postings ?? [], {
+    railType,
     completedAt: proof.completedAt,
-    ...(proof.providerPaymentId ? { providerPaymentId: proof.providerPaymentId } : {}),
+    providerPaymentId: proof.providerPaymentId,
   });
-  return {
-    completed: true,
-    paidLinkId: link === 'paid' ? session.paymentLinkId : null,
-    ...(moved ? { event: { ...moved, transaction } } : {}),
-  };
+  return { completed: true, paidLinkId: link === 'paid' ? session.paymentLinkId : null, ...(moved ? { event: moved } : {}) };
 }
 
 /**
- * The transaction row of a completion: the commission split of the gross and its proof,
- * once per payment, with the proof's postings; and the rail the completion proved, stored on the session, which
- * every surface reads its labels from. Every completion (provider, chain, an accepted exception) comes here.
+ * The transaction row of a completion: the commission split of the gross and its proof, and the
+ * rail the completion proved, which is stored on the session and every surface reads its labels
+ * from. Every completion (provider, chain, an accepted exception) makes its row here.
+ */
+function completedTransaction(session: CheckoutSessionRow, proof: CompletionProof) {
+  const split = commissionSplit(proof.grossMicro, session.commissionBps);
+  const labels = paymentLabels({ railType: railOfCompletion(proof.providerPaymentId), provider: session.provider });
+  const row = {
+    paymentId: session.id,
+    merchantId: session.merchantId,
+    status: 'completed',
+    sourceAmountMinor: session.amountMinor,
+    sourceCurrency: session.currency,
+    destinationAsset: session.destinationAsset,
+    network: session.network,
+    walletAddress: session.walletAddress,
+    grossMicro: proof.grossMicro,
+    merchantSettlementMicro: split.merchant,
+    platformCommissionMicro: split.commission,
+    commissionBps: session.commissionBps,
+    provider: labels.provider,
+    providerPaymentId: proof.providerPaymentId,
+    providerEventId: proof.providerEventId,
+    transactionHash: proof.transactionHash,
+    depositTransactionHash: proof.depositTransactionHash ?? null,
+    explorerUrl: proof.explorerUrl,
+    completedAt: proof.completedAt,
+  } satisfies TransactionInsert;
+  return { row, railType: labels.railType };
+}
+
+/**
+ * A completion's transaction row (completedTransaction) once per payment, with the proof's
+ * postings, for a completion that moves its session by its own write (an accepted exception).
  */
 export async function insertCompletedTransaction(
   tx: DatabaseOrTransaction,
   session: CheckoutSessionRow,
   proof: CompletionProof,
 ): Promise<TransactionRow> {
-  const split = commissionSplit(proof.grossMicro, session.commissionBps);
-  const labels = paymentLabels({ railType: railOfCompletion(proof.providerPaymentId), provider: session.provider });
-  if (labels.railType !== session.railType) await setSessionRail(tx, session.id, labels.railType);
-  return insertTransactionOnce(
-    tx,
-    {
-      paymentId: session.id,
-      merchantId: session.merchantId,
-      status: 'completed',
-      sourceAmountMinor: session.amountMinor,
-      sourceCurrency: session.currency,
-      destinationAsset: session.destinationAsset,
-      network: session.network,
-      walletAddress: session.walletAddress,
-      grossMicro: proof.grossMicro,
-      merchantSettlementMicro: split.merchant,
-      platformCommissionMicro: split.commission,
-      commissionBps: session.commissionBps,
-      provider: labels.provider,
-      providerPaymentId: proof.providerPaymentId,
-      providerEventId: proof.providerEventId,
-      transactionHash: proof.transactionHash,
-      depositTransactionHash: proof.depositTransactionHash ?? null,
-      explorerUrl: proof.explorerUrl,
-      completedAt: proof.completedAt,
-    },
-    proof.postings,
-  );
+  const { row, railType } = completedTransaction(session, proof);
+  if (railType !== session.railType) await setSessionRail(tx, session.id, railType);
+  return insertTransactionOnce(tx, row, proof.postings);
 }
 
 /**

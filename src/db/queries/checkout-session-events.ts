@@ -1,7 +1,10 @@
 import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
-import { checkoutSessions, merchants, transactions, webhookEndpoints } from '../schema';
-import { placeholderValue, preparedFor } from './prepared';
+import { checkoutSessions, ledgerEntries, merchants, transactions, webhookEndpoints } from '../schema';
+import type { Posting } from '../../domain/ledger';
+import { ledgerRows } from './ledger';
+import { findTransaction, type TransactionInsert } from './transactions';
+import { placeholderRows, placeholderValue, preparedFor } from './prepared';
 import { checkoutSourcesOf, type PaymentStatus } from '../../domain/payment-status';
 import type { CheckoutSessionRow } from './checkout-sessions';
 
@@ -100,4 +103,95 @@ export async function transitionSession(
   if (!row) return null;
   const { endpoints, merchantSecret, ...session } = row;
   return { session, endpoints, merchantSecret };
+}
+
+/** How a completion moves its session (completeSessionRow). */
+export interface CompletionMove {
+  /** The rail the completion proved: a wallet's transfer pays a session opened for the provider too. */
+  railType: string;
+  completedAt: Date;
+  providerPaymentId?: string | null | undefined;
+}
+
+/**
+ * A completion's writes in one statement: its transaction row (once per payment) with the ledger
+ * lines of its postings, and the session moved to `completed` on the rail that proved it, returned
+ * with the merchant's side of its event, as transitionSession returns a move. The caller holds the
+ * session's lock. `moved` is null when this call did not make the move (a retry whose first attempt
+ * did); `transaction` is the row stored, by this call or the first.
+ */
+export async function completeSessionRow(
+  db: DatabaseOrTransaction,
+  row: TransactionInsert,
+  postings: Posting[],
+  move: CompletionMove,
+): Promise<{ transaction: TransactionRowOfSession; moved: SessionEventContext | null }> {
+  const { shape, placeholders, values } = placeholderRows([row]);
+  const lines = placeholderRows(ledgerRows(postings), 'line_');
+  const naming = move.providerPaymentId ? ' naming its provider payment' : '';
+  const name = `complete_session ${shape}${lines.shape ? ` with ${lines.shape}` : ''}${naming}`;
+  // Every completion, two tables' every column: built once per shape (prepared.ts). Postgres runs
+  // each data-modifying WITH to its end whether or not the statement reads from it.
+  const query = preparedFor(db, name, () => {
+    const posted = () =>
+      db.$with('posted').as(
+        db
+          .insert(ledgerEntries)
+          .values(lines.placeholders)
+          .onConflictDoNothing({ target: [ledgerEntries.postingId, ledgerEntries.line] })
+          .returning({ id: ledgerEntries.id }),
+      );
+    const inserted = db
+      .$with('inserted')
+      .as(db.insert(transactions).values(placeholders).onConflictDoNothing({ target: transactions.paymentId }).returning());
+    const moved = db.$with('moved').as(
+      db
+        .update(checkoutSessions)
+        .set({
+          status: 'completed',
+          updatedAt: sql`now()`,
+          railType: placeholderValue('railType'),
+          completedAt: placeholderValue('completedAt'),
+          ...(naming ? { providerPaymentId: placeholderValue('providerPaymentId') } : {}),
+        })
+        .where(and(eq(checkoutSessions.id, sql.placeholder('id')), inArray(checkoutSessions.status, checkoutSourcesOf('completed'))))
+        .returning({
+          ...getTableColumns(checkoutSessions),
+          endpoints: enabledEndpointsOfSession.as('endpoints'),
+          merchantSecret: merchantSecretOfSession.as('merchant_secret'),
+        }),
+    );
+    const fieldsOf = <T extends object>(cte: T, table: object) =>
+      Object.fromEntries(Object.keys(getTableColumns(table as never)).map((k) => [k, (cte as Record<string, unknown>)[k]]));
+    return db
+      .with(...(lines.shape ? [posted(), inserted, moved] : [inserted, moved]))
+      .select({
+        transaction: fieldsOf(inserted, transactions),
+        session: fieldsOf(moved, checkoutSessions),
+        endpoints: moved.endpoints,
+        merchantSecret: moved.merchantSecret,
+      } as never)
+      .from(inserted)
+      .fullJoin(moved, sql`true`)
+      .prepare(name);
+  });
+  const [result] = (await query.execute({
+    ...values,
+    ...lines.values,
+    id: row.paymentId,
+    railType: move.railType,
+    completedAt: move.completedAt,
+    ...(naming ? { providerPaymentId: move.providerPaymentId } : {}),
+  })) as {
+    transaction: TransactionRowOfSession | null;
+    session: CheckoutSessionRow | null;
+    endpoints: EnabledEndpoint[] | null;
+    merchantSecret: string | null;
+  }[];
+  const transaction = result?.transaction?.paymentId != null ? result.transaction : (await findTransaction(db, row.paymentId))!;
+  const session = result?.session?.id != null ? result.session : null;
+  return {
+    transaction,
+    moved: session ? { session, transaction, endpoints: result!.endpoints ?? [], merchantSecret: result!.merchantSecret } : null,
+  };
 }

@@ -6,6 +6,7 @@ import { ledgerRows } from './ledger';
 import { placeholderRows, preparedFor } from './prepared';
 
 export type TransactionRow = typeof transactions.$inferSelect;
+export type TransactionInsert = typeof transactions.$inferInsert;
 
 /**
  * Inserts the payment's transaction once; a second call (retry, replay) returns the first row.
@@ -13,7 +14,7 @@ export type TransactionRow = typeof transactions.$inferSelect;
  */
 export async function insertTransactionOnce(
   db: DatabaseOrTransaction,
-  row: typeof transactions.$inferInsert,
+  row: TransactionInsert,
   postings: Posting[] = [],
 ): Promise<TransactionRow> {
   // New (the common case): one round trip. A repeat reads the row the first call wrote.
