@@ -24,7 +24,8 @@ export async function startEntry(
   name: string,
   entry: string,
   env: Record<string, string>,
-  ready: RegExp | (() => Promise<boolean>),
+  /** A pattern of its output, or a check given its process group. */
+  ready: RegExp | ((pgid: number) => Promise<boolean>),
   timeoutMs = 90_000,
   /** More Node flags for the entry's process (tsx hands them to the node process it starts). */
   nodeFlags: string[] = [],
@@ -50,7 +51,7 @@ export async function startEntry(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (exited) throw new Error(`${name} exited before it was ready:\n${output}`);
-    const ok = ready instanceof RegExp ? ready.test(output) : await ready().catch(() => false);
+    const ok = ready instanceof RegExp ? ready.test(output) : await ready(child.pid!).catch(() => false);
     if (ok) break;
     if (Date.now() > deadline) {
       process.kill(-child.pid!, 'SIGKILL');
@@ -133,10 +134,15 @@ export function killStrays(): void {
   }
 }
 
-/** Ready when anything answers HTTP at `url`. */
-export const answers = (url: string) => async () => {
+/**
+ * Ready when HTTP at `url` answers from a process of the group started. The port came from
+ * freePort, free a moment before the process bound it: another process (a test's server, an anvil)
+ * may have taken it first, and would answer in its place while ours failed to bind.
+ */
+export const answers = (url: string) => async (pgid: number) => {
   await fetch(url, { signal: AbortSignal.timeout(1000) });
-  return true;
+  const pid = listeningPid(Number(new URL(url).port));
+  return pid !== null && processCpu().some((p) => p.pid === pid && p.pgid === pgid);
 };
 
 /**
