@@ -106,7 +106,7 @@ export async function transitionSession(
 }
 
 /** How a completion moves its session (completeSessionRow). */
-export interface CompletionMove {
+interface CompletionMove {
   /** The rail the completion proved: a wallet's transfer pays a session opened for the provider too. */
   railType: string;
   completedAt: Date;
