@@ -89,8 +89,9 @@ export const validationError = (details: ErrorDetail[], message = 'The request b
   new AppError('ValidationError', message, { details });
 
 /**
- * Connection failures of Postgres or Temporal, and queries cut by a deadline (ours, QUERY_DEADLINE, or
- * the server's statement_timeout, 57014): a retry may succeed.
+ * Connection failures of Postgres or Temporal, a Postgres refusing connections at its limit (53300),
+ * and queries cut by a deadline (ours, QUERY_DEADLINE, or the server's statement_timeout, 57014): a
+ * retry may succeed.
  */
 export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; name?: string; cause?: unknown };
@@ -108,6 +109,7 @@ export function isUnavailable(err: unknown): boolean {
       '57P01',
       '57P03',
       '57014',
+      '53300',
     ].includes(code)
   ) {
     return true;

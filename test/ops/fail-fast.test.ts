@@ -32,7 +32,7 @@ async function appOn(databaseUrl: string) {
   return { app, timed, close: () => app.close().then(() => Promise.all([db.close(), temporal.close()])) };
 }
 
-describe('a hung Postgres', () => {
+describe('a Postgres that does not serve', () => {
   it('that accepts connections and never answers: 503 Unavailable in under 6 s', async () => {
     const { timed, close } = await appOn(`postgres://postgres@127.0.0.1:${silent.port}/none`);
     try {
@@ -82,6 +82,31 @@ describe('a hung Postgres', () => {
       expect(isUnavailable(err)).toBe(true);
     } finally {
       await Promise.all([api.close(), short.close()]);
+    }
+  });
+
+  it('at its connection limit (53300, too many connections): 503 Unavailable, and answers again once a connection is free', async () => {
+    // A role allowed one connection, held by another client: the app's connection is refused as it
+    // is by a server at max_connections.
+    const role = `svc_limit_${process.pid}_${Date.now()}`;
+    await ctx.db.sql.unsafe(`create role ${role} login connection limit 1`);
+    await ctx.db.sql.unsafe(`grant select on all tables in schema public to ${role}`);
+    const url = new URL(ctx.config.databaseUrl);
+    url.username = role;
+    const holder = createDb(url.toString(), { max: 1 });
+    const { timed, close } = await appOn(url.toString());
+    try {
+      await holder.sql`select 1`;
+      const { res } = await timed('/admin/v1/settings/payments');
+      expect(res.statusCode, res.body).toBe(503);
+      expect(res.json()).toMatchObject({ ok: false, error: 'Unavailable' });
+      await holder.close();
+      expect((await timed('/admin/v1/settings/payments')).res.statusCode).toBe(200);
+    } finally {
+      await close();
+      await holder.close();
+      await ctx.db.sql.unsafe(`drop owned by ${role}`);
+      await ctx.db.sql.unsafe(`drop role ${role}`);
     }
   });
 });
