@@ -117,7 +117,18 @@ describe('two API processes and two workers on the production Temporal server', 
         headers: { authorization: `Bearer ${m.apiKey}`, 'idempotency-key': `topology-${i}` },
         body: { amount: 25, currency: 'USD', countryCode: 'US', orderId: `order-${i}` },
       });
-      expect(created.status, JSON.stringify(created.json)).toBe(201);
+      // A refusal names its cause in the API process's log, not in the answer: both logs' errors go with it.
+      const apiErrors = () =>
+        [api1!, api2!].map(
+          (api, i) =>
+            `api ${i + 1}: ${api
+              .output()
+              .split('\n')
+              .filter((l) => /"level":(50|60)/.test(l))
+              .slice(-3)
+              .join('\n')}`,
+        );
+      expect(created.status, [JSON.stringify(created.json), ...(created.status === 201 ? [] : apiErrors())].join('\n')).toBe(201);
       const id = created.json.checkoutSession.id as string;
       ids.push(id);
       if (ids.length === KILL_WORKER_AFTER) kills.push(killHard(worker1.child));
