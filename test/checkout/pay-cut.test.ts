@@ -23,11 +23,11 @@ describe('a Pay whose process dies once the provider answered', () => {
 
     // The provider answers; the process never returns from the call (as if killed right then).
     const adapter = ctx.providers.get('sandbox')!;
-    const createPayment = adapter.createPayment;
-    let created_ = 0;
+    const createPayment = adapter.createPayment.bind(adapter);
+    let providerPayments = 0;
     adapter.createPayment = async (request) => {
-      await createPayment.call(adapter, request);
-      created_++;
+      await createPayment(request);
+      providerPayments++;
       throw new Error('the process died here');
     };
     try {
@@ -36,7 +36,7 @@ describe('a Pay whose process dies once the provider answered', () => {
     } finally {
       adapter.createPayment = createPayment;
     }
-    expect(created_).toBe(1);
+    expect(providerPayments).toBe(1);
     const [cut] = await ctx.db.sql`select provider_payment_id, expected_gross_micro from checkout_sessions where id = ${id}`;
     expect(cut!.provider_payment_id).toBeNull();
     expect(cut!.expected_gross_micro).toBe('25000000');
