@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually, http } from '../support/http';
+import { openSession } from '../payouts/support';
 
 // Pay cut short: the provider created its payment, then the API process died before it wrote
 // anything after the provider's answer. The customer's browser saw an error, but the provider's
@@ -12,12 +13,7 @@ const ctx = useTestApp({}, { listen: true, sandbox: true, worker: true });
 describe('a Pay whose process dies once the provider answered', () => {
   it('leaves a session its transfer completes', async () => {
     const m = await createApprovedMerchant(ctx.app);
-    const created = await http('POST', `${ctx.baseUrl}/api/v1/checkout/sessions`, {
-      headers: { authorization: `Bearer ${m.apiKey}` },
-      body: { amount: 25, currency: 'USD', countryCode: 'US' },
-    });
-    expect(created.status).toBe(201);
-    const id = created.json.checkoutSession.id as string;
+    const id = await openSession(ctx, m.apiKey);
     const [before] = await ctx.db.sql`select verification, expected_gross_micro from checkout_sessions where id = ${id}`;
     expect(before).toEqual({ verification: 'chain', expected_gross_micro: null });
 
