@@ -36,6 +36,8 @@ export async function holdAdvisoryLease(options: LeaseOptions, job: (held: Abort
       idle_timeout: 0,
       connect_timeout: 3,
       onnotice: () => {},
+      // Its queries neither send nor read arrays: the array types' catalog read is saved.
+      fetch_types: false,
       connection: { application_name: `svc-lease:${options.name}` },
     });
     try {

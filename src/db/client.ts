@@ -43,7 +43,24 @@ export function createDb(url: string, options: DbOptions = {}): DbHandle {
       ...(options.applicationName ? { application_name: options.applicationName } : {}),
     },
   });
+  shareArrayTypes(raw);
   const sql = options.queryDeadlineMs ? withQueryDeadline(raw, options.queryDeadlineMs) : raw;
   const db = drizzle(withPreparedStatements(sql), { schema });
   return { db, sql, close: () => raw.end({ timeout: 5 }) };
+}
+
+/**
+ * postgres.js reads the database's array types on every connection it opens, into parsers and
+ * serializers its pool's connections share: a catalog query that costs a new backend about 10 ms of
+ * planning and running, paid again by each connection a pool opens, reopens after its idle timeout,
+ * or adds under load. The pool's first connection reads them; once it has, later connections skip
+ * the read. Should that first query fail (no database yet), every connection keeps reading them.
+ */
+function shareArrayTypes(raw: postgres.Sql): void {
+  raw`select 1`.then(
+    () => {
+      raw.options.fetch_types = false;
+    },
+    () => {},
+  );
 }

@@ -30,11 +30,6 @@ describe('merchant event numbering', () => {
     expect(await lastMerchantEventSeq(handle.db, 'MER_a')).toBe(3);
   });
 
-  it('continues after rows numbered without the counter (rows older than it)', async () => {
-    await handle.sql`insert into events (id, payment_id, merchant_id, seq, type, body) values ('evt_old', 'SV_old', 'MER_c', 7, 'payment.completed', '{}')`;
-    expect((await insertEventOnce(handle.db, event('MER_c', 'SV_new'))).seq).toBe(8);
-  });
-
   it('holds the next number back until the open transaction that took the last one commits', async () => {
     let committed!: () => void;
     const commit = new Promise<void>((resolve) => (committed = resolve));

@@ -12,8 +12,8 @@ export type EventRow = typeof events.$inferSelect;
  * A new event takes the merchant's next `seq` in the same statement, from its merchant_event_seqs
  * row, whose lock is held until commit, so seq N+1 is only ever written once N is visible: a stream
  * reader past N never misses a late commit. Under READ COMMITTED the upsert re-reads the row a
- * concurrent writer committed while it waited; the max() over events is only a floor, for rows
- * numbered before the counter existed. A repeat takes no number.
+ * concurrent writer committed while it waited. A merchant's first event creates its row with 1. A
+ * repeat takes no number.
  */
 export async function insertEventOnce(db: DatabaseOrTransaction, row: Omit<typeof events.$inferInsert, 'seq'>): Promise<EventRow> {
   const subject = row.subject ?? '';
@@ -37,9 +37,9 @@ export async function insertEventOnce(db: DatabaseOrTransaction, row: Omit<typeo
 /** The merchant's next seq for a new event (insertEventOnce says how), or no row when the event exists. */
 export const nextSeqOf = (event: { merchantId: string; paymentId: string; type: string }, subject: string) => sql`
   insert into ${merchantEventSeqs} as c (merchant_id, seq)
-  select ${event.merchantId}, (select coalesce(max(seq), 0) + 1 from ${events} where merchant_id = ${event.merchantId})
+  select ${event.merchantId}, 1
   where not exists (select 1 from ${events} where payment_id = ${event.paymentId} and type = ${event.type} and subject = ${subject})
-  on conflict (merchant_id) do update set seq = greatest(c.seq + 1, excluded.seq)
+  on conflict (merchant_id) do update set seq = c.seq + 1
   returning seq`;
 
 interface RawEventRow extends Record<string, unknown> {
