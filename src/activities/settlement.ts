@@ -6,7 +6,7 @@ import type { ChainSettings } from '../config';
 import type { Database } from '../db/client';
 import { writePostings } from '../db/queries/ledger';
 import { findPayout } from '../db/queries/payouts';
-import { accountBalance, merchantBalanceOf } from '../db/queries/merchant-balances';
+import { accountBalance } from '../db/queries/merchant-balances';
 import {
   heldShares,
   lockSettlement,
@@ -16,7 +16,7 @@ import {
   unfinishedSettlementPayouts,
   type PayablePayment,
 } from '../db/queries/settlement';
-import { insertSettlementPayout, lastSettlementPayoutAt, listPayoutItems } from '../db/queries/settlement-payouts';
+import { insertSettlementPayout, listPayoutItems, payoutStandingOf } from '../db/queries/settlement-payouts';
 import { lockMerchant } from '../db/queries/merchants';
 import { balanceAccount, holdReleased, payoutDue, outgoingFailed, outgoingPlanned, reserveAdjusted } from '../domain/balances';
 import { payoutRequested } from '../domain/next-payout';
@@ -184,14 +184,13 @@ export function createSettlementActivities({
           // The merchant's lock, as a refund's draw takes it: the two never spend the same balance.
           const merchant = await lockMerchant(tx, merchantId);
           if (!merchant) continue;
-          // Their schedule (a payout they asked for goes now), then their minimum.
-          const last = await lastSettlementPayoutAt(tx, { merchantId, network, asset });
+          // Their schedule (a payout they asked for goes now), then their minimum; their accounts
+          // read with it, once.
+          const { lastPayoutAt: last, balance } = await payoutStandingOf(tx, { merchantId, network, asset });
           const requested = payoutRequested(merchant.payoutRequestedAt, last);
           if (!payoutDue({ schedule: merchant.payoutSchedule, lastPayoutAt: last, now: new Date(), requested })) continue;
-          // One read of the merchant's accounts here; the reserve first: brought to the merchant's
-          // target from what is available (or its excess made available again, the target lowered);
-          // payouts never pay it.
-          const balance = await merchantBalanceOf(tx, merchantId, network, asset);
+          // The reserve first: brought to the merchant's target from what is available (or its
+          // excess made available again, the target lowered); payouts never pay it.
           const { moveMicro: moved, posting: reserve } = reserveAdjusted({
             network,
             asset,

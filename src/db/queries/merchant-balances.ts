@@ -21,19 +21,33 @@ export async function merchantBalanceOf(
   network: string,
   asset: string,
 ): Promise<MerchantBalance> {
+  return balanceFromTotals(merchantId, await tx.execute<AccountTotal>(merchantBalanceSql(merchantId, network, asset)));
+}
+
+/** One row per account of the merchant's that has lines in `network` and `asset`: its total. */
+export function merchantBalanceSql(merchantId: string, network: string, asset: string) {
   // Exact account names: a LIKE pattern's underscore would match any character of the id.
   const accounts = Object.values(balanceAccount)
     .filter((account) => typeof account === 'function')
     .map((account) => account(merchantId));
-  const rows = await tx.execute<{ account: string; total: string }>(sql`
+  return sql`
     select account, sum(amount)::text as total from ledger_entries
      where account in (${sql.join(
        accounts.map((a) => sql`${a}`),
        sql`, `,
      )})
        and network = ${network} and asset = ${asset}
-     group by account`);
-  const totals = new Map(rows.map((r) => [r.account, BigInt(r.total)]));
+     group by account`;
+}
+
+export interface AccountTotal extends Record<string, unknown> {
+  account: string | null;
+  total: string | null;
+}
+
+/** The balance from merchantBalanceSql's rows (an account without lines holds 0). */
+export function balanceFromTotals(merchantId: string, rows: readonly AccountTotal[]): MerchantBalance {
+  const totals = new Map(rows.flatMap((r) => (r.account && r.total !== null ? [[r.account, BigInt(r.total)] as const] : [])));
   return merchantBalance(merchantId, (account) => totals.get(account) ?? 0n);
 }
 

@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { payoutItems, payouts } from '../schema';
+import type { MerchantBalance } from '../../domain/balances';
+import { balanceFromTotals, merchantBalanceSql, type AccountTotal } from './merchant-balances';
 import type { NewPayout, PayoutRow } from './payouts';
 
 // A batched settlement payout's rows (docs/settlement.md): the sweep or merchant payout with the
@@ -13,18 +15,27 @@ export interface PayoutItem {
   amountMicro: bigint;
 }
 
-/** A batched payout (a sweep, a merchant's payout) and what it settles, in the caller's transaction. */
+/**
+ * A batched payout (a sweep, a merchant's payout) and what it settles, in one statement of the
+ * caller's transaction: Postgres runs the items' data-modifying WITH whether or not it is read, and
+ * checks their reference to the payout once the statement has written both.
+ */
 export async function insertSettlementPayout(tx: DatabaseOrTransaction, row: NewPayout, items: PayoutItem[]): Promise<PayoutRow> {
-  const [inserted] = await tx.insert(payouts).values(row).returning();
-  await tx.insert(payoutItems).values(
-    items.map((i) => ({
-      payoutId: inserted!.id,
-      paymentId: i.paymentId,
-      depositAddress: i.depositAddress ?? null,
-      depositIndex: i.depositIndex ?? null,
-      amount: i.amountMicro.toString(),
-    })),
+  const carried = tx.$with('carried').as(
+    tx
+      .insert(payoutItems)
+      .values(
+        items.map((i) => ({
+          payoutId: row.id,
+          paymentId: i.paymentId,
+          depositAddress: i.depositAddress ?? null,
+          depositIndex: i.depositIndex ?? null,
+          amount: i.amountMicro.toString(),
+        })),
+      )
+      .returning({ paymentId: payoutItems.paymentId }),
   );
+  const [inserted] = await tx.with(carried).insert(payouts).values(row).returning();
   return inserted!;
 }
 
@@ -70,17 +81,39 @@ export async function listPayoutItems(
 }
 
 /** When the merchant's latest live batched payout of `network` and `asset` was planned (null: never). */
-export async function lastSettlementPayoutAt(
-  tx: DatabaseOrTransaction,
-  input: { merchantId: string; network: string; asset: string },
-): Promise<Date | null> {
-  const [row] = await tx.execute<{ at: string | null }>(sql`
+export async function lastSettlementPayoutAt(tx: DatabaseOrTransaction, input: MerchantPlace): Promise<Date | null> {
+  const [row] = await tx.execute<{ at: string | null }>(lastSettlementPayoutSql(input));
+  return row?.at ? new Date(row.at) : null;
+}
+
+interface MerchantPlace {
+  merchantId: string;
+  network: string;
+  asset: string;
+}
+
+const lastSettlementPayoutSql = (input: MerchantPlace) => sql`
     select max(p.created_at)::text as at from payouts p
      where p.kind = 'merchant' and p.payment_id = p.id and p.status <> 'failed'
        and p.network = ${input.network} and p.asset = ${input.asset}
        and exists (select 1 from payout_items i join checkout_sessions s on s.id = i.payment_id
-                    where i.payout_id = p.id and s.merchant_id = ${input.merchantId})`);
-  return row?.at ? new Date(row.at) : null;
+                    where i.payout_id = p.id and s.merchant_id = ${input.merchantId})`;
+
+/**
+ * What a settlement run reads of a merchant, under the merchant's lock, before it plans their
+ * payout, in one statement: their balance, and when their latest live payout of the network and
+ * asset was planned (null: never).
+ */
+export async function payoutStandingOf(
+  tx: DatabaseOrTransaction,
+  input: MerchantPlace,
+): Promise<{ balance: MerchantBalance; lastPayoutAt: Date | null }> {
+  const rows = await tx.execute<AccountTotal & { last_at: string | null }>(sql`
+    with totals as (${merchantBalanceSql(input.merchantId, input.network, input.asset)})
+    select totals.account, totals.total, last.at as last_at
+      from (${lastSettlementPayoutSql(input)}) last left join totals on true`);
+  const at = rows[0]?.last_at;
+  return { balance: balanceFromTotals(input.merchantId, rows), lastPayoutAt: at ? new Date(at) : null };
 }
 
 /**
