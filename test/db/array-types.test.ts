@@ -1,22 +1,11 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDb, type DbHandle } from '../../src/db/client';
-import { createTestDatabase } from '../support/databases';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/http';
+import { useTestDatabase } from '../support/test-database';
 
 // A pool reads the database's array types once, on its first connection; the connections it opens
 // later send and read arrays with what that read found, without reading the catalog again.
 describe('a pool’s array types', () => {
-  let handle: DbHandle;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const database = await createTestDatabase(inject('templateDatabase'));
-    drop = database.drop;
-    handle = createDb(database.url, { max: 3, applicationName: 'array-types-test' });
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await drop?.();
-  });
+  const handle = useTestDatabase(3);
 
   it('are read by its first connection only, and serve the connections it opens later', async () => {
     await eventually(

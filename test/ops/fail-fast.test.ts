@@ -93,10 +93,11 @@ describe('a Postgres that does not serve', () => {
     await ctx.db.sql.unsafe(`grant select on all tables in schema public to ${role}`);
     const url = new URL(ctx.config.databaseUrl);
     url.username = role;
+    // The holder connects first: a pool opens a connection as soon as it is made.
     const holder = createDb(url.toString(), { max: 1 });
+    await holder.sql`select 1`;
     const { timed, close } = await appOn(url.toString());
     try {
-      await holder.sql`select 1`;
       const { res } = await timed('/admin/v1/settings/payments');
       expect(res.statusCode, res.body).toBe(503);
       expect(res.json()).toMatchObject({ ok: false, error: 'Unavailable' });
