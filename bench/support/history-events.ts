@@ -28,16 +28,20 @@ export async function historyEventsPerPayment(
   taskQueue: string,
   payments: number,
   log: (line: string) => void,
-  settleMs = 120_000,
+  options: { settleMs?: number; startedBefore?: Date; label?: string } = {},
 ): Promise<number> {
-  const until = Date.now() + settleMs;
-  const open = async () => (await temporal.workflow.count(`TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"`)).count;
+  const until = Date.now() + (options.settleMs ?? 120_000);
+  // Only the runs started before a moment: the rounds before it, when later rounds ran on the same queue.
+  const query = options.startedBefore
+    ? `TaskQueue = "${taskQueue}" AND StartTime < "${options.startedBefore.toISOString()}"`
+    : `TaskQueue = "${taskQueue}"`;
+  const open = async () => (await temporal.workflow.count(`${query} AND ExecutionStatus = "Running"`)).count;
   while ((await open()) > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 500));
   let events = 0;
   let stillOpen = 0;
   const empty = { runs: 0, events: 0 };
   const byKind = new Map<string, number>();
-  for await (const run of temporal.workflow.list({ query: `TaskQueue = "${taskQueue}"` })) {
+  for await (const run of temporal.workflow.list({ query })) {
     if (run.status.name === 'RUNNING') stillOpen++;
     const history = await temporal.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
     if (run.type === SETTLEMENT_WORKFLOW && emptySettlementRun(history)) {
@@ -55,8 +59,9 @@ export async function historyEventsPerPayment(
     .sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `${(n / payments).toFixed(2)} ${k}`)
     .join('; ');
-  log(`history events of ${taskQueue} per payment (${stillOpen} runs still open when counted): ${breakdown}`);
+  const of = options.label ? `${taskQueue} (${options.label})` : taskQueue;
+  log(`history events of ${of} per payment (${stillOpen} runs still open when counted): ${breakdown}`);
   if (empty.runs > 0)
-    log(`${taskQueue}: ${empty.runs} settlement runs that swept and paid nothing, ${empty.events} history events, not counted per payment`);
+    log(`${of}: ${empty.runs} settlement runs that swept and paid nothing, ${empty.events} history events, not counted per payment`);
   return events / payments;
 }
