@@ -7,6 +7,8 @@ const OURS = [
   '**/api/**',
   '**/payments/**',
   '**/payments',
+  '**/accounts/**',
+  '**/accounts',
   '**/db/**',
   '**/providers/**',
   '**/chains/**',
@@ -130,11 +132,15 @@ export default tseslint.config(
     '**/api/**',
     '**/payments/**',
     '**/payments',
+    '**/accounts/**',
+    '**/accounts',
   ]),
   ...layer('src/temporal/**/*.ts', 'The Temporal client wiring stands below every face and use case.', [
     '**/api/**',
     '**/payments/**',
     '**/payments',
+    '**/accounts/**',
+    '**/accounts',
     '**/activities/**',
     '**/activities',
     '**/worker/**',
@@ -149,6 +155,16 @@ export default tseslint.config(
     '**/activities/**',
     '**/activities',
   ]),
+  // Accounts sit beside the payment engine, which writes audit lines and notices through them.
+  ...layer('src/accounts/**/*.ts', 'Accounts are called by the API and the payment engine, and call neither.', [
+    '**/api/**',
+    '**/activities/**',
+    '**/activities',
+    '**/payments/**',
+    '**/payments',
+    '**/workflows/**',
+    '**/temporal/**',
+  ]),
   ...layer('src/api/**/*.ts', 'Routes call use cases (app.payments); the data layer, workflows and activities are not theirs to touch.', [
     ...API_BANS,
     '**/db/**',
@@ -158,7 +174,7 @@ export default tseslint.config(
     // db-backed PaymentContext; health.ts pings the pool for /readyz; the request plugins (merchant and
     // admin authentication, idempotency keys, rate limits of failed credentials, metrics gauges) keep
     // their state in Postgres so that several API processes share it, and run before any use case;
-    // the dashboard's plugin builds its services (accounts, credentials) on the pool, as app.ts does.
+    // the dashboard's plugin counts sign-in, reset and sign-up attempts there, as those plugins do.
     files: ['src/api/app.ts', 'src/api/routes/health.ts', 'src/api/plugins/*.ts', 'src/api/dashboard/plugin.ts'],
     rules: {
       'no-restricted-imports': [
@@ -209,6 +225,7 @@ export default tseslint.config(
                 '**/api/**',
                 '**/providers/**',
                 '**/payments/**',
+                '**/accounts/**',
                 '**/chains/**',
                 '**/webhooks/**',
                 '**/temporal/**',

@@ -20,7 +20,7 @@ import { receiptMail, refundMail } from '../mail/customer-mail';
 // keeps refusing is tried a bounded number of times, then the mail is failed with its error, for an
 // operator to read. A mail never holds up a payment: it is not part of any payment's run.
 // The same outbox carries the dashboard's notices to merchants' people (kind 'notice',
-// written by their use cases through payments/merchant-notices.ts with their words); they are sent here
+// written by their use cases through accounts/merchant-notices.ts with their words); they are sent here
 // as written, with the same retries.
 
 export interface CustomerMailSenderDeps {

@@ -49,6 +49,9 @@ import paymentLinkRoutes from './routes/payment-links';
 import simpleApiRoutes from './routes/simple-api';
 import type { ProviderRegistry } from '../providers/registry';
 import { createPaymentService, type PaymentService } from '../payments';
+import { merchantMoney } from '../payments/merchant-money';
+import { createAccountServices } from '../accounts';
+import { createMailer } from '../mail/mailer';
 import { businessLog, type BusinessLog } from '../logging';
 import { registerExplorers } from '../domain/explorers';
 
@@ -206,6 +209,10 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
 
   const checkoutDeps = { config, db, temporal: deps.temporal, providers: deps.providers, now };
+  // Every face's use cases, built here once: the payment engine, who acts for a merchant, and the
+  // mailer they share (verification, invitations, notices, payout mails).
+  const mailer = createMailer(config.mail);
+  app.addHook('onClose', async () => mailer.close());
   app.decorate(
     'payments',
     createPaymentService({
@@ -214,6 +221,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       log: deps.businessLog ?? businessLog(app.log),
     }),
   );
+  const accounts = createAccountServices({ db, config, mailer, now });
+  const money = merchantMoney(app.payments.context, mailer);
   // Every customer page's live status stream (sessions, links, simple orders), under one set of limits.
   const streams = createStatusStreams(deps.liveStatus ?? {}, (err) => app.log.warn({ err }, 'live status read failed'));
   // Before the server stops taking connections: end every stream, or closing would wait for them.
@@ -242,7 +251,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(providerCallbackRoutes);
   await app.register(hostedPages, { ...checkoutDeps, providerOrigins: deps.providers.pageOrigins(), streams });
   // The merchant dashboard: its pages and its internal API under /dashboard/.
-  await app.register(dashboard, { config, db, now, dir: deps.dashboardDir });
+  await app.register(dashboard, { config, db, now, dir: deps.dashboardDir, accounts, money });
   // The simple API (spec 4.9): no key, orders limited per client address, the { status } envelope.
   await app.register(simpleApiRoutes, { ...checkoutDeps, prefix: '/api' });
   await app.register(

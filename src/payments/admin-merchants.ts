@@ -18,7 +18,7 @@ import { AppError, notFound } from '../domain/errors';
 import { MERCHANT_ID } from '../domain/ids';
 import { SCOPES as SCOPES_ALL, type Scope } from '../domain/scopes';
 import type { PaymentContext } from './context';
-import { queueNotice } from './merchant-notices';
+import { queueNotice } from '../accounts/merchant-notices';
 import {
   addWebhookEndpoint,
   changeEndpoint,
@@ -31,7 +31,7 @@ import {
   rotateSecurityCode,
   type EndpointChange,
   type EndpointInput,
-} from './merchant-credentials';
+} from '../accounts/merchant-credentials';
 
 /** A merchant by id (locked for update when asked); a malformed or unknown id is 404 Merchant. */
 export async function requireMerchant(db: DatabaseOrTransaction, id: string, lock = false): Promise<MerchantRow> {
@@ -41,7 +41,7 @@ export async function requireMerchant(db: DatabaseOrTransaction, id: string, loc
   return m;
 }
 
-export { ROTATION_GRACE_MS } from './merchant-credentials';
+export { ROTATION_GRACE_MS } from '../accounts/merchant-credentials';
 
 /** A wallet already checked for its network (the route's checkWallets). */
 export interface WalletChoice {

@@ -5,7 +5,7 @@ import { isPaymentLinkId } from '../domain/ids';
 import type { PaymentContext } from './context';
 import { openPaymentLink, type PaymentLinkRequest } from './payment-links';
 import { callTemporal } from './temporal-call';
-import { recordAudit, type DashboardActor } from './dashboard-audit';
+import { recordAudit, type DashboardActor } from '../accounts/dashboard-audit';
 import { formatFiatText } from '../domain/money';
 import { linkDeactivatedSignal } from '../workflows/payment-link/messages';
 

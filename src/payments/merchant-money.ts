@@ -15,7 +15,7 @@ import { findMerchant, listWallets, lockMerchant, updatePayoutSettings, upsertWa
 import { payoutDue, type PayoutSchedule } from '../domain/balances';
 import { nextPayoutAt, payoutRequested } from '../domain/next-payout';
 import { formatCrypto } from '../domain/money';
-import { recordAudit, type DashboardActor } from './dashboard-audit';
+import { recordAudit, type DashboardActor } from '../accounts/dashboard-audit';
 import { merchantBalances, type NetworkBalance } from './merchant-settlements';
 import { merchantTopUpAddresses, type TopUpAddress } from './top-ups';
 import { settledTransactions } from '../db/queries/settlements';

@@ -16,7 +16,7 @@ import { paymentTimeline, type TimelineEntry } from '../domain/payment-timeline'
 import type { PaymentContext } from './context';
 import { findRefund, refundException, type RefundState } from './exception-actions';
 import { paymentProof, type PaymentProof } from './payment-proof';
-import { recordAudit, type DashboardActor } from './dashboard-audit';
+import { recordAudit, type DashboardActor } from '../accounts/dashboard-audit';
 import { paymentRefunds, refundPayment, type PaymentRefunds } from './payment-refunds';
 
 // One payment as its merchant reads it in the dashboard (its timeline, its

@@ -21,7 +21,7 @@ import { PAYMENT_REFUND_WORKFLOW, type PaymentRefundInput } from '../workflows/p
 import { MerchantIdKey } from '../workflows/search-attributes';
 import type { PaymentContext } from './context';
 import { checkedRefundAddress } from './exception-actions';
-import { recordAudit, type DashboardActor } from './dashboard-audit';
+import { recordAudit, type DashboardActor } from '../accounts/dashboard-audit';
 import { callTemporal, WorkflowAlreadyStartedError } from './temporal-call';
 
 // The refund of a completed payment, wholly or partly, the one use case behind the

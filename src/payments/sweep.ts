@@ -3,7 +3,7 @@ import { purgeExpiredIdempotencyKeys } from '../db/queries/idempotency-keys';
 import { AppError, isUnavailable } from '../domain/errors';
 import type { PaymentContext } from './context';
 import { sweepUnstartedRefunds } from './payment-refunds';
-import { purgeOldRequestLog } from './request-log';
+import { purgeOldRequestLog } from '../accounts/request-log';
 import { sweepOrphanedDeliveries } from './webhook-deliveries';
 
 /** A refund row older than this whose run never started was left by a process that died between the two. */

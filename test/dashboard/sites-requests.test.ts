@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { purgeOldRequestLog, REQUEST_LOG_RETENTION_DAYS, requestLogWriter } from '../../src/payments/request-log';
+import { purgeOldRequestLog, REQUEST_LOG_RETENTION_DAYS, requestLogWriter } from '../../src/accounts/request-log';
 import { approve, secureOwner, signedUpOwner } from '../support/dashboard';
 import { useTestApp } from '../support/harness';
 import { eventually } from '../support/http';

@@ -3,7 +3,7 @@ import { DashboardClient, PASSWORD, secureOwner, signedInMember, signedUpOwner, 
 import { useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 import type { Mailer } from '../../src/mail/mailer';
-import { createDashboardTeam } from '../../src/payments/dashboard-team';
+import { createDashboardTeam } from '../../src/accounts/dashboard-team';
 
 // The team page's API: members and roles; owners are touched by owners only; a merchant always
 // keeps an owner; a removed member's sessions end with them; a role changes only after a step-up.

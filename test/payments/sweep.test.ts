@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startSweeper, type SweepTask } from '../../src/payments/sweep';
-import { REQUEST_LOG_RETENTION_DAYS } from '../../src/payments/request-log';
+import { REQUEST_LOG_RETENTION_DAYS } from '../../src/accounts/request-log';
 import { createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
 

@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { normalizeEmail } from '../../payments/dashboard-identity';
-import type { MerchantAccounts } from '../../payments/merchant-accounts';
+import { normalizeEmail } from '../../accounts/dashboard-identity';
+import type { MerchantAccounts } from '../../accounts/merchant-accounts';
 import { SESSION_COOKIE, cookieOptions, issueCsrfCookie } from './cookies';
 import { can, rolesFor } from '../../domain/dashboard-roles';
 import { newPasswordInput, signInInput, signUpInput } from '../../domain/dashboard-inputs';

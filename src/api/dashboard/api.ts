@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { MerchantCredentials } from '../../payments/merchant-credentials';
+import type { MerchantCredentials } from '../../accounts/merchant-credentials';
 import type { PaymentService } from '../../payments';
-import type { DashboardAudit } from '../../payments/dashboard-audit';
-import type { DashboardTeam } from '../../payments/dashboard-team';
+import type { DashboardAudit } from '../../accounts/dashboard-audit';
+import type { DashboardTeam } from '../../accounts/dashboard-team';
 import auditRoutes from './audit';
 import securityRoutes from './security';
-import type { TwoFactor } from '../../payments/two-factor';
+import type { TwoFactor } from '../../accounts/two-factor';
 import accountRoutes, { type AccountRoutesOptions } from './account';
 import developerRoutes from './developers';
 import paymentDetailRoutes from './payment-detail';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { rolesFor } from '../../domain/dashboard-roles';
-import type { AuditRow, DashboardAudit } from '../../payments/dashboard-audit';
+import type { AuditRow, DashboardAudit } from '../../accounts/dashboard-audit';
 import { hide, type SignedIn } from './guard';
 import { auditEntryView, auditPageView } from './views/audit';
 

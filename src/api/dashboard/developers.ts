@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { MerchantCredentials } from '../../payments/merchant-credentials';
+import type { MerchantCredentials } from '../../accounts/merchant-credentials';
 import type { PaymentService } from '../../payments';
-import type { DashboardAudit } from '../../payments/dashboard-audit';
-import { REQUEST_LOG_RETENTION_DAYS } from '../../payments/request-log';
+import type { DashboardAudit } from '../../accounts/dashboard-audit';
+import { REQUEST_LOG_RETENTION_DAYS } from '../../accounts/request-log';
 import type { SiteRow } from '../../payments/rows';
 import { SCOPES } from '../../domain/scopes';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhook-event-types';

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors';
-import type { DashboardSession, MerchantAccounts } from '../../payments/merchant-accounts';
+import type { DashboardSession, MerchantAccounts } from '../../accounts/merchant-accounts';
 import type { DashboardRole } from '../../domain/dashboard-roles';
-import type { DashboardActor } from '../../payments/dashboard-audit';
+import type { DashboardActor } from '../../accounts/dashboard-audit';
 import { SESSION_COOKIE } from './cookies';
 
 // What every dashboard route module shares: who is signed in (401 in the envelope without a

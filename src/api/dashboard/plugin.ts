@@ -5,12 +5,8 @@ import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Config } from '../../config';
 import type { Database } from '../../db/client';
-import { createMailer } from '../../mail/mailer';
-import { createMerchantAccounts } from '../../payments/merchant-accounts';
-import { createMerchantCredentials } from '../../payments/merchant-credentials';
-import { createDashboardTeam } from '../../payments/dashboard-team';
-import { createDashboardAudit } from '../../payments/dashboard-audit';
-import { createTwoFactor } from '../../payments/two-factor';
+import type { AccountServices } from '../../accounts';
+import type { MerchantMoney } from '../../payments/merchant-money';
 import dashboardApi from './api';
 import { csrfCookieIssuer } from './cookies';
 import devMailboxPage from './dev-mailbox';
@@ -19,7 +15,6 @@ import { notFound } from '../../domain/errors';
 import { html } from '../../domain/html';
 import { PROJECT_ROOT } from '../../project-root';
 import { countSignUp, withResetRequestLimits, withSignInLimits } from '../plugins/rate-limit';
-import { merchantMoney } from '../../payments/merchant-money';
 
 // The merchant dashboard at /dashboard/: the files Vite built from dashboard/
 // (tools/dev/dashboard-build.ts), every other path under /dashboard/ answered with the app's page
@@ -81,20 +76,24 @@ export interface DashboardOptions {
   now: () => Date;
   /** The built files (default: dist/dashboard). */
   dir?: string | undefined;
+  /** Built by app.ts with the payment engine: who acts for a merchant, and a merchant's money. */
+  accounts: AccountServices;
+  money: MerchantMoney;
 }
 
-const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, db, now, dir = DASHBOARD_DIST }) => {
+const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (
+  app,
+  { config, db, now, dir = DASHBOARD_DIST, accounts: services, money },
+) => {
   const build = readBuild(dir);
   const devMailboxDir = config.mail.devMailboxDir;
   const secureCookies = config.nodeEnv === 'production';
-  const mailer = createMailer(config.mail);
-  app.addHook('onClose', async () => mailer.close());
 
   // Encapsulated: the cookie parser and the CSRF cookie apply to the dashboard's routes only (the
   // API's write guard is its own plugin's hook: api.ts).
   await app.register(cookie);
   app.addHook('onRequest', csrfCookieIssuer(secureCookies));
-  const accounts = createMerchantAccounts({ db, config, mailer, now });
+  const { accounts } = services;
   await app.register(dashboardApi, {
     prefix: '/dashboard/api',
     signInLimited: (subjects, attempt) =>
@@ -103,15 +102,15 @@ const dashboardPages: FastifyPluginAsync<DashboardOptions> = async (app, { confi
     signUpLimited: (subjects) => countSignUp(db, subjects),
     secureCookies,
     accounts,
-    credentials: createMerchantCredentials({ db, config, now }),
+    credentials: services.credentials,
     payments: app.payments,
-    money: merchantMoney(app.payments.context, mailer),
+    money,
     publicBaseUrl: config.http.publicBaseUrl,
     ownOrigin: new URL(config.http.publicBaseUrl).origin,
     now,
-    team: createDashboardTeam({ db, mailer, publicBaseUrl: config.http.publicBaseUrl }),
-    audit: createDashboardAudit({ db }),
-    twoFactor: createTwoFactor({ db, secretsKey: config.secretsKey, now }),
+    team: services.team,
+    audit: services.audit,
+    twoFactor: services.twoFactor,
   });
   if (devMailboxDir) {
     await app.register(devMailboxPage, { dir: devMailboxDir });

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { rolesFor } from '../../domain/dashboard-roles';
-import type { TwoFactor } from '../../payments/two-factor';
+import type { TwoFactor } from '../../accounts/two-factor';
 import type { AccountRoutesOptions } from './account';
 import { actorOf, hide, type SignedIn } from './guard';
 import { ok } from './views/ok';

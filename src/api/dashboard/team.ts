@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DASHBOARD_ROLES, rolesFor } from '../../domain/dashboard-roles';
 import { newPasswordInput, teamInviteInput } from '../../domain/dashboard-inputs';
-import type { DashboardTeam, InvitationRow, MemberRow } from '../../payments/dashboard-team';
+import type { DashboardTeam, InvitationRow, MemberRow } from '../../accounts/dashboard-team';
 import { actorOf, hide, type SignedIn } from './guard';
 import { ok } from './views/ok';
 import { invitationView, memberView } from './views/team';

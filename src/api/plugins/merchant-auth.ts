@@ -8,7 +8,7 @@ import { keyUsageRecorder } from './key-usage';
 import type { TtlCache } from './ttl-cache';
 import { rateLimitHeaders, type KeyRateLimiter } from './rate-limit';
 import type { Scope } from '../../domain/scopes';
-import { requestLogWriter } from '../../payments/request-log';
+import { requestLogWriter } from '../../accounts/request-log';
 
 export interface AuthenticatedMerchant {
   id: string;
@@ -93,7 +93,7 @@ async function merchantAuthPlugin(
   app.decorateRequest('merchant', undefined);
   app.decorateRequest('apiCaller', undefined);
   // The merchant's request log (dashboard): one row per call a valid key made, recorded after the
-  // answer has left and written in batches (payments/request-log.ts); a failed write loses log lines, never a request.
+  // answer has left and written in batches (accounts/request-log.ts); a failed write loses log lines, never a request.
   const requestLog = requestLogWriter(opts.db, (err) => app.log.warn({ err }, 'writing the request log failed'));
   app.addHook('onClose', async () => requestLog.close());
   app.addHook('onResponse', async (request, reply) => {

@@ -2,7 +2,7 @@ import { bigserial, index, integer, pgTable, text, timestamp } from 'drizzle-orm
 
 // A merchant's own recent calls to the v1 API, for the dashboard's request log: method, path (no
 // query), status, request id and the key used; never a body, a header or a secret. Kept
-// REQUEST_LOG_RETENTION_DAYS (src/payments/request-log.ts), purged by the API's sweep.
+// REQUEST_LOG_RETENTION_DAYS (src/accounts/request-log.ts), purged by the API's sweep.
 export const apiRequestLog = pgTable(
   'api_request_log',
   {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../../config';
-import type { EndpointChange } from '../../../payments/merchant-credentials';
+import type { EndpointChange } from '../../../accounts/merchant-credentials';
 import { eventTypesInput } from '../../../domain/dashboard-inputs';
 import { endpointView, viewEndpoint as view } from './merchant-views';
 
