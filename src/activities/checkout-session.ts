@@ -3,7 +3,6 @@ import type { Database } from '../db/client';
 import { transitionSession, type SessionEventContext } from '../db/queries/checkout-session-events';
 import { findSessionWithMerchant, lockSession } from '../db/queries/checkout-sessions';
 import { recordLateFact } from '../db/queries/late-payments';
-import { lateMoneyOf } from '../domain/arrivals';
 import { insertTransactionOnce } from '../db/queries/transactions';
 import { parseCrypto } from '../domain/money';
 import type { CancelReason, PaymentStatus } from '../domain/payment-status';
@@ -102,27 +101,22 @@ export function createCheckoutActivities({ db, now }: CheckoutActivityDeps) {
     async flagLateSuccess(paymentId: string, fact: ProviderFact, status: PaymentStatus): Promise<string | null> {
       const session = await findSessionWithMerchant(db, paymentId);
       if (!session) throw missing(paymentId);
-      const exception = await recordLateFact(db, {
-        kind: 'checkout_session',
-        paymentId,
-        provider: session.provider,
-        network: session.network,
-        eventId: fact.eventId,
-        money: lateMoneyOf({
-          succeeded: fact.type === 'succeeded',
-          providerPaymentId: fact.providerPaymentId,
-          destinationAmount: fact.destinationAmount,
+      const exception = await recordLateFact(
+        db,
+        {
+          kind: 'checkout_session',
+          id: paymentId,
+          provider: session.provider,
+          network: session.network,
+          status,
           paid: status === 'completed',
           paidBy: session.providerPaymentId,
           linkPaidElsewhere: session.linkPaidBy !== null && session.linkPaidBy !== session.id,
           verification: session.verification,
-        }),
-        status,
-        destinationAmount: fact.destinationAmount,
-        transactionHash: fact.transactionHash,
-        providerPaymentId: fact.providerPaymentId,
-        at: now(),
-      });
+        },
+        fact,
+        now(),
+      );
       return exception?.id ?? null;
     },
   };

@@ -1,7 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Database } from '../db/client';
 import { recordLateFact } from '../db/queries/late-payments';
-import { lateMoneyOf } from '../domain/arrivals';
 import { findSimpleOrder, transitionSimpleOrder, updateSimpleOrder } from '../db/queries/simple-orders';
 import { parseCrypto } from '../domain/money';
 import type { ProviderFact } from '../domain/provider-fact';
@@ -56,27 +55,22 @@ export function createSimpleOrderActivities({ db, allowPrivateUrls, now }: Simpl
     async flagLateOrderFact(code: string, fact: ProviderFact, status: string): Promise<void> {
       const order = await findSimpleOrder(db, code);
       if (!order) throw missing(code);
-      await recordLateFact(db, {
-        kind: 'simple_order',
-        paymentId: code,
-        provider: order.provider ?? 'unknown',
-        network: order.walletNetwork,
-        eventId: fact.eventId,
-        money: lateMoneyOf({
-          succeeded: fact.type === 'succeeded',
-          providerPaymentId: fact.providerPaymentId,
-          destinationAmount: fact.destinationAmount,
+      await recordLateFact(
+        db,
+        {
+          kind: 'simple_order',
+          id: code,
+          provider: order.provider ?? 'unknown',
+          network: order.walletNetwork,
+          status,
           paid: status === 'settled',
           paidBy: order.providerPaymentId,
           linkPaidElsewhere: false,
           verification: order.verification,
-        }),
-        status,
-        destinationAmount: fact.destinationAmount,
-        transactionHash: fact.transactionHash,
-        providerPaymentId: fact.providerPaymentId,
-        at: now(),
-      });
+        },
+        fact,
+        now(),
+      );
     },
 
     /**

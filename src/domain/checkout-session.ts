@@ -1,3 +1,4 @@
+import { settlementOf } from './arrivals';
 import type { DepositFact } from './deposit-fact';
 import { canTransition, checkoutSourcesOf, isTerminal, type CancelReason, type PaymentStatus } from './payment-status';
 import type { ProviderFact } from './provider-fact';
@@ -68,11 +69,13 @@ export interface CreditReport {
 }
 
 /**
- * Whether a credit's standing covers G, so the same step completes the session (activities: the
- * credit and the completion it proves are one local activity).
+ * Whether a credit's standing covers G (the rule is settlementOf's), so the same step completes the
+ * session (activities: the credit and the completion it proves are one local activity).
  */
 export const creditCovers = (credit: CreditReport): boolean =>
-  credit.held && credit.expectedMicro !== null && BigInt(credit.creditedMicro) >= BigInt(credit.expectedMicro);
+  credit.held &&
+  credit.expectedMicro !== null &&
+  settlementOf(BigInt(credit.expectedMicro), BigInt(credit.creditedMicro)).kind === 'covered';
 
 /** What a completion from the chain reports: null when the credits no longer cover G (a removal won). */
 export interface ChainCompletionReport {

@@ -1,5 +1,4 @@
 import { markFactLate, recordLateFact } from '../db/queries/late-payments';
-import { lateMoneyOf } from '../domain/arrivals';
 import { recordProviderEvent, recordSignaledEvent, type ProviderEventRecord } from '../db/queries/provider-events';
 import { AppError, notFound } from '../domain/errors';
 import { providerFact, termsMismatch, type ProviderFact } from '../domain/provider-fact';
@@ -83,28 +82,23 @@ async function lateFact(ctx: PaymentContext, owner: PaymentOwner, record: Provid
   // exception for the operator and starts a run only for a checkout session's, as it always has.
   const startRun = owner.kind === 'checkout_session';
   const lateMoney = () =>
-    recordLateFact(ctx.db, {
-      kind: owner.kind,
-      paymentId: owner.id,
-      provider,
-      network: owner.network,
-      eventId: fact.eventId,
-      money: lateMoneyOf({
-        succeeded: fact.type === 'succeeded',
-        providerPaymentId: fact.providerPaymentId,
-        destinationAmount: fact.destinationAmount,
+    recordLateFact(
+      ctx.db,
+      {
+        kind: owner.kind,
+        id: owner.id,
+        provider,
+        network: owner.network,
+        status: owner.status,
         paid: owner.status === 'completed' || owner.status === 'settled',
         paidBy: owner.providerPaymentId,
         linkPaidElsewhere: owner.linkPaidElsewhere,
         verification: owner.verification,
-      }),
-      status: owner.status,
-      destinationAmount: fact.destinationAmount,
-      transactionHash: fact.transactionHash,
-      providerPaymentId: fact.providerPaymentId,
-      at: ctx.now(),
-      markLate: false,
-    });
+      },
+      fact,
+      ctx.now(),
+      { markLate: false },
+    );
   await recordException(runs, owner.id, lateMoney, { startRun });
   await markFactLate(ctx.db, { provider, eventId: fact.eventId, status: owner.status });
   return { ok: true, late: true };

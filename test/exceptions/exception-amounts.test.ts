@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { recordLateFact } from '../../src/db/queries/late-payments';
-import { lateMoneyOf } from '../../src/domain/arrivals';
 import { recordPaymentException } from '../../src/db/queries/payment-exceptions';
 import { ExceptionAmountNotPositive, requirePositiveExceptionAmount } from '../../src/domain/exceptions';
 import { newExceptionId } from '../../src/domain/ids';
@@ -71,25 +70,22 @@ describe('an exception’s amount is positive', () => {
   it('makes a late success without a positive amount no exception, while a positive one is recorded', async () => {
     const paymentId = await endedPayment();
     const fact = (eventId: string, destinationAmount: string | undefined, verification: 'chain' | 'provider' = 'provider') =>
-      recordLateFact(ctx.db.db, {
-        kind: 'checkout_session',
-        paymentId,
-        provider: 'sandbox',
-        network: 'polygon',
-        eventId,
-        money: lateMoneyOf({
-          succeeded: true,
-          providerPaymentId: 'pp_1',
-          destinationAmount,
+      recordLateFact(
+        ctx.db.db,
+        {
+          kind: 'checkout_session',
+          id: paymentId,
+          provider: 'sandbox',
+          network: 'polygon',
+          status: 'expired',
           paid: false,
           paidBy: null,
           linkPaidElsewhere: false,
           verification,
-        }),
-        status: 'expired',
-        destinationAmount,
-        at: new Date(),
-      });
+        },
+        { eventId, type: 'succeeded', providerPaymentId: 'pp_1', destinationAmount, occurredAt: new Date().toISOString() },
+        new Date(),
+      );
     for (const [eventId, amount] of [
       ['zero', '0.000000'],
       ['negative', '-24.750000'],

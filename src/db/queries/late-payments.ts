@@ -1,5 +1,6 @@
 import type { DatabaseOrTransaction } from '../client';
-import type { LateMoney } from '../../domain/arrivals';
+import { lateMoneyOf } from '../../domain/arrivals';
+import type { ProviderFact } from '../../domain/provider-fact';
 import { arrivalKeyOf } from '../../domain/exceptions';
 import { newExceptionId } from '../../domain/ids';
 import { recordPaymentException, type PaymentExceptionRow } from './payment-exceptions';
@@ -7,58 +8,69 @@ import { setProviderEventState } from './provider-events';
 
 export type PaymentKind = 'checkout_session' | 'simple_order';
 
-export interface LateFact {
+/** A payment that has ended, as it stood when a provider's fact for it came: what the late-money policy reads. */
+export interface EndedPayment {
   kind: PaymentKind;
-  paymentId: string;
+  id: string;
   provider: string;
   network: string;
-  eventId: string;
-  /** What the fact is, decided by domain/arrivals.ts `lateMoneyOf`: null when it is no money. */
-  money: LateMoney;
   status: string;
-  destinationAmount?: string | undefined;
-  transactionHash?: string | undefined;
-  providerPaymentId?: string | undefined;
-  at: Date;
-  /** false: the caller marks the provider event late itself, once what follows the record is done. */
-  markLate?: boolean;
+  /** It was paid: a completed (or settled) session, a settled order. */
+  paid: boolean;
+  /** The provider payment that paid it, if one did. */
+  paidBy: string | null;
+  /** Another session of its payment link paid the link. */
+  linkPaidElsewhere: boolean;
+  verification: 'chain' | 'provider';
 }
 
 /**
- * Writes a fact reported after the payment ended as domain/arrivals.ts
- * `lateMoneyOf` decided it: money is an exception, one per arrival, never overwriting an earlier
- * one; any late event is marked late on its provider event. Written by the workflows' activities
- * and, when the workflow has closed, by the callback path. Returns the exception, with `inserted`
- * true the first time.
+ * The one recorder of a provider's fact for a payment that has ended, for the workflows' activities
+ * and, when the workflow has closed, the callback path: domain/arrivals.ts `lateMoneyOf` decides what
+ * it is, and money is an exception, one per arrival, never overwriting an earlier one; the provider
+ * event is marked late (`markLate: false`: the caller marks it itself, once what follows the record
+ * is done). Returns the exception, with `inserted` true the first time; null when it was no money.
  */
 export async function recordLateFact(
   db: DatabaseOrTransaction,
-  input: LateFact,
+  payment: EndedPayment,
+  fact: ProviderFact,
+  at: Date,
+  options: { markLate?: boolean } = {},
 ): Promise<(PaymentExceptionRow & { inserted: boolean }) | null> {
+  const money = lateMoneyOf({
+    succeeded: fact.type === 'succeeded',
+    providerPaymentId: fact.providerPaymentId,
+    destinationAmount: fact.destinationAmount,
+    paid: payment.paid,
+    paidBy: payment.paidBy,
+    linkPaidElsewhere: payment.linkPaidElsewhere,
+    verification: payment.verification,
+  });
   let exception: (PaymentExceptionRow & { inserted: boolean }) | null = null;
-  if (input.money) {
+  if (money) {
     exception = await recordPaymentException(db, {
       id: newExceptionId(),
-      paymentKind: input.kind,
-      paymentId: input.paymentId,
-      kind: input.money.kind,
-      arrivalKey: arrivalKeyOf(input),
-      amountMicro: input.money.amountMicro,
+      paymentKind: payment.kind,
+      paymentId: payment.id,
+      kind: money.kind,
+      arrivalKey: arrivalKeyOf({ network: payment.network, transactionHash: fact.transactionHash, eventId: fact.eventId }),
+      amountMicro: money.amountMicro,
       references: {
-        provider: input.provider,
-        providerEventId: input.eventId,
-        providerPaymentId: input.providerPaymentId ?? null,
-        transactionHash: input.transactionHash ?? null,
-        destinationAmount: input.destinationAmount ?? null,
-        paymentStatus: input.status,
-        reportedAt: input.at.toISOString(),
+        provider: payment.provider,
+        providerEventId: fact.eventId,
+        providerPaymentId: fact.providerPaymentId ?? null,
+        transactionHash: fact.transactionHash ?? null,
+        destinationAmount: fact.destinationAmount ?? null,
+        paymentStatus: payment.status,
+        reportedAt: at.toISOString(),
       },
     });
   }
-  if (input.markLate !== false) await markFactLate(db, input);
+  if (options.markLate !== false) await markFactLate(db, { provider: payment.provider, eventId: fact.eventId, status: payment.status });
   return exception;
 }
 
-export async function markFactLate(db: DatabaseOrTransaction, input: Pick<LateFact, 'provider' | 'eventId' | 'status'>): Promise<void> {
+export async function markFactLate(db: DatabaseOrTransaction, input: { provider: string; eventId: string; status: string }): Promise<void> {
   await setProviderEventState(db, { provider: input.provider, eventId: input.eventId }, 'late', `payment was ${input.status}`);
 }
