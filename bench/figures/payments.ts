@@ -55,6 +55,17 @@ const CPU_PARTS = [
   },
 ] as const;
 
+/** History events per payment: one count over the rounds, not a round's measurement. */
+const historyFigure = (ours: number, baseline: number, meta: Pick<Figure, 'id' | 'title' | 'includes' | 'baselineIs'>): Figure => ({
+  ...meta,
+  unit: 'events',
+  better: 'lower',
+  ours,
+  baseline,
+  ratio: ours / baseline,
+  rounds: { ours: [ours], baseline: [baseline] },
+});
+
 /** Opens and pays `count` payments, `concurrency` at a time; completions per second until the last payment.completed arrived. */
 export async function throughput(
   side: PaymentSide,
@@ -288,37 +299,32 @@ export async function paymentFigures(input: {
 
   const oursEvents = await historyEventsPerPayment(input.temporal, ours.taskQueue, ids.ours.length + concurrency, input.log);
   const minimalEvents = await historyEventsPerPayment(input.temporal, minimal.taskQueue, ids.minimal.length + concurrency, input.log);
-  const events: Figure = {
+  const events = historyFigure(oursEvents, minimalEvents, {
     id: 'history_events_per_payment',
     title: 'Temporal history events per payment',
-    unit: 'events',
-    better: 'lower',
-    ours: oursEvents,
-    baseline: minimalEvents,
-    ratio: oursEvents / minimalEvents,
-    rounds: { ours: [oursEvents], baseline: [minimalEvents] },
     includes: `Every workflow on the side's task queue after the payment figures (the payment's own workflow; webhook delivery workflows where a payment has any; ours' settlement runs that swept or paid something, whole, however many payments each settled), history length when counted (each counted once closed; a run still open after two minutes is counted as it is, and the bench log says how many), over the ${ids.ours.length + concurrency} payments. Ours' empty settlement runs (one a second per network at PAYOUT_INTERVAL_SECONDS=1 while its rounds go on, whatever the load) are a cost per second, not per payment: the bench log counts them apart.`,
     baselineIs: tput.baselineIs,
-  };
+  });
   input.log(`history events per payment: ours ${oursEvents.toFixed(1)} vs minimal ${minimalEvents.toFixed(1)}`);
   // Like for like: ours' throughput rounds against the minimal paying out, which ran those rounds only.
   const oursThroughputEvents = await historyEventsPerPayment(input.temporal, ours.taskQueue, throughputPayments, input.log, {
     startedBefore: throughputEnded,
     label: 'throughput rounds',
   });
-  const payingEvents = await historyEventsPerPayment(input.temporal, minimalPaying.taskQueue, ids.minimalPaying.length + concurrency, input.log);
-  const payingHistory: Figure = {
+  const payingEvents = await historyEventsPerPayment(
+    input.temporal,
+    minimalPaying.taskQueue,
+    ids.minimalPaying.length + concurrency,
+    input.log,
+  );
+  const payingHistory = historyFigure(oursThroughputEvents, payingEvents, {
     id: 'history_events_per_payment_vs_paying_minimal',
     title: 'Temporal history events per payment, vs minimal with payouts',
-    unit: 'events',
-    better: 'lower',
-    ours: oursThroughputEvents,
-    baseline: payingEvents,
-    ratio: oursThroughputEvents / payingEvents,
-    rounds: { ours: [oursThroughputEvents], baseline: [payingEvents] },
     includes: `As the history events per payment above, over ours' warm-up and throughput rounds only (${throughputPayments} payments; the workflows started before the latency rounds began, its settlement runs included: a round's payments share them as a loaded service's do, where at 10 % load and a run a second each run carries one or two payments).`,
     baselineIs: payingIs,
-  };
-  input.log(`history events per payment, throughput rounds: ours ${oursThroughputEvents.toFixed(1)} vs minimal with payouts ${payingEvents.toFixed(1)}`);
+  });
+  input.log(
+    `history events per payment, throughput rounds: ours ${oursThroughputEvents.toFixed(1)} vs minimal with payouts ${payingEvents.toFixed(1)}`,
+  );
   return { figures: [tput, rss, ...cpuFigures, p50, p99, events, ...payoutFigures, payingHistory], oursIds: ids.ours };
 }
