@@ -9,6 +9,8 @@ const OURS = [
   '**/payments',
   '**/accounts/**',
   '**/accounts',
+  // viem's own accounts module is not our folder.
+  '!viem/accounts',
   '**/db/**',
   '**/providers/**',
   '**/chains/**',
@@ -134,6 +136,7 @@ export default tseslint.config(
     '**/payments',
     '**/accounts/**',
     '**/accounts',
+    '!viem/accounts',
   ]),
   ...layer('src/temporal/**/*.ts', 'The Temporal client wiring stands below every face and use case.', [
     '**/api/**',
@@ -141,6 +144,7 @@ export default tseslint.config(
     '**/payments',
     '**/accounts/**',
     '**/accounts',
+    '!viem/accounts',
     '**/activities/**',
     '**/activities',
     '**/worker/**',
