@@ -33,8 +33,8 @@ const PAYMENTS = 5;
 const BUDGET = 20;
 /**
  * Statements of the settlement run (activities of settlementRun), shared by the payments it settles:
- * about 40 for one sweep and one payout, 37 since a payout's row and its items are one insert and a
- * merchant's balance is read with their last payout.
+ * about 37 for one sweep and one payout (a payout's row and its items are one insert; a merchant's
+ * balance is read with their last payout, under their lock).
  */
 const RUN_BUDGET = 42;
 /** Where the statements of activities' retries and repeated calls are counted, outside both budgets. */
