@@ -4,7 +4,7 @@ import { loadConfig } from './src/config';
 import { pinoOptions } from './src/logging';
 import { API_QUERY_DEADLINE_MS, API_STATEMENT_TIMEOUT_MS, createDb } from './src/db/client';
 import { runMigrations } from './src/db/migrate';
-import { startSweeper, UNSTARTED_AFTER_SECONDS } from './src/payments/sweep';
+import { startSweeper, SWEEP_INTERVAL_MS } from './src/payments/sweep';
 import { API_PROVIDER_TIMEOUT_MS, createProviders } from './src/providers';
 import { createTemporalClient } from './src/temporal/client';
 
@@ -28,7 +28,7 @@ async function main() {
   );
   // Payments whose opening a crashed process cut short are resolved within one interval; expired
   // Idempotency-Keys are purged in the same rounds.
-  const stopSweeper = startSweeper(app.payments.context, (UNSTARTED_AFTER_SECONDS * 1000) / 2, (err, task) =>
+  const stopSweeper = startSweeper(app.payments.context, SWEEP_INTERVAL_MS, (err, task) =>
     app.log.error({ err, task }, 'periodic sweep failed'),
   );
   app.addHook('onClose', async () => {

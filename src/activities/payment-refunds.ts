@@ -4,7 +4,14 @@ import type { Database } from '../db/client';
 import { lockSession } from '../db/queries/checkout-sessions';
 import { findDepositAddresses } from '../db/queries/deposit-addresses';
 import { lockMerchant } from '../db/queries/merchants';
-import { findPaymentRefund, lockPaymentRefund, refundedOfPayment, updatePaymentRefund } from '../db/queries/payment-refunds';
+import {
+  findPaymentRefund,
+  insertPaymentRefund,
+  lockPaymentRefund,
+  refundedOfPayment,
+  updatePaymentRefund,
+} from '../db/queries/payment-refunds';
+import { insertAuditRow } from '../db/queries/dashboard-audit';
 import { insertPayoutsOnce, reopenFailedSettlement } from '../db/queries/payouts';
 import { findTransaction } from '../db/queries/transactions';
 import { newPayoutId } from '../domain/ids';
@@ -15,10 +22,12 @@ import { writePostings } from '../db/queries/ledger';
 import { drawForRefund, refundDrawOf } from '../db/queries/merchant-balances';
 import { outgoingFailed } from '../domain/balances';
 import { AppError } from '../domain/errors';
+import { formatCrypto } from '../domain/money';
+import type { RecordedRefund, RefundRequest, RefundStanding } from '../workflows/payment-refund/messages';
 
-// The side effects of a completed payment's refund workflow, each idempotent. The
-// refund row was written by the use case (src/payments/payment-refunds.ts) with its amount checked;
-// the plan here writes its one payout (from the treasury, kind payment_refund, keyed by the refund's
+// The side effects of a completed payment's refund workflow, each idempotent. Its first writes the
+// refund's row, under the locks and checks of the use case that asked (src/payments/payment-refunds.ts);
+// the plan writes its one payout (from the treasury, kind payment_refund, keyed by the refund's
 // id so a retried plan finds it), and the payout machinery sends it exactly once.
 
 export const REFUND_NOT_SENDABLE = 'RefundNotSendable';
@@ -26,6 +35,77 @@ export const REFUND_NOT_SENDABLE = 'RefundNotSendable';
 export function createPaymentRefundActivities({ db, chains: settings }: { db: Database; chains: ChainSettings }) {
   const chains = payoutChains(settings);
   return {
+    /**
+     * The refund's row, written by its own run (id = the run's id) in one transaction: under the
+     * payment's and the merchant's locks, what is left to refund of the payment checked, the amount
+     * drawn from the merchant's balance (docs/settlement.md), the row, and the dashboard's audit line.
+     * The same request again (a retried attempt, a double click with the same key) finds its row and
+     * writes nothing; another request under the same id (a request key used for another amount or
+     * address) is refused. Every refusal is typed for the asker's answer (FAILURE_CODES) and writes nothing.
+     */
+    async recordPaymentRefund(refundId: string, request: RefundRequest): Promise<RecordedRefund> {
+      const requested = BigInt(request.amountMicro);
+      return db.transaction(async (tx) => {
+        const session = await lockSession(tx, request.paymentId);
+        if (!session) throw ApplicationFailure.nonRetryable(`no payment ${request.paymentId}`, REFUND_NOT_SENDABLE);
+        await lockMerchant(tx, session.merchantId);
+        const earlier = await findPaymentRefund(tx, refundId);
+        if (earlier) {
+          if (earlier.paymentId !== session.id || earlier.amountMicro !== requested || earlier.address !== request.address)
+            throw ApplicationFailure.nonRetryable('This request key was used for another refund of this payment.', 'Conflict');
+          return { standing: earlier.status, repeated: true };
+        }
+        // Answered already as not done in time: writing it now would make a refund the asker was told
+        // nothing about. The clock read here is the worker's; the API waits past `notAfter` before it answers.
+        if (Date.now() > request.notAfter)
+          throw ApplicationFailure.nonRetryable('The payment engine did not answer in time; nothing was refunded.', 'Unavailable');
+        const transaction = await findTransaction(tx, session.id);
+        const amount = checkRefundAmount({
+          grossMicro: transaction?.grossMicro ?? 0n,
+          refundedMicro: await refundedOfPayment(tx, session.id),
+          requestedMicro: requested,
+        });
+        if (!amount.ok)
+          throw ApplicationFailure.create({
+            message: amount.message,
+            type: 'ValidationError',
+            nonRetryable: true,
+            details: [{ details: [{ path: 'amount', message: amount.message }] }],
+          });
+        const owner = { merchantId: session.merchantId, asset: session.destinationAsset, network: session.network };
+        // The merchant's own balance pays, drawn under the merchant's lock, so refunds asked at once
+        // never take more than it holds.
+        await drawForRefund(tx, { ...owner, refundId, paymentId: session.id, requestedMicro: amount.amountMicro }).catch((err: unknown) => {
+          throw err instanceof AppError ? ApplicationFailure.nonRetryable(err.message, err.code) : err;
+        });
+        await insertPaymentRefund(tx, {
+          id: refundId,
+          paymentId: session.id,
+          ...owner,
+          amountMicro: amount.amountMicro,
+          address: request.address,
+          requestedBy: request.requestedBy,
+          requestKey: request.requestKey,
+        });
+        if (request.audit)
+          await insertAuditRow(tx, {
+            merchantId: request.audit.merchantId,
+            actorUserId: request.audit.userId,
+            actorEmail: request.audit.email,
+            action: 'refund.requested',
+            target: refundId,
+            details: { paymentId: session.id, amount: formatCrypto(amount.amountMicro), address: request.address },
+            ip: request.audit.ip,
+          });
+        return { standing: 'requested' as const, repeated: false };
+      });
+    },
+
+    /** Where the refund's row stands, null without one: a run whose request never reached it looks for itself. */
+    async refundStanding(refundId: string): Promise<RefundStanding | null> {
+      return (await findPaymentRefund(db, refundId))?.status ?? null;
+    },
+
     /** The refund's payout (written once), as ids in sending order. Its address is checked again against what the platform owns. */
     async planPaymentRefund(refundId: string): Promise<{ payoutIds: string[] }> {
       const refund = await findPaymentRefund(db, refundId);

@@ -61,6 +61,12 @@ export const FAILURE_CODES: Readonly<Record<string, ErrorCode>> = {
   ExceptionMissing: 'Conflict',
   // A completed payment's refund no longer passes its checks (its payment's rest, its merchant's balance): not reopened.
   RefundNotSendable: 'Conflict',
+  // A failure named by its envelope code says the asker's answer in its own words, with its details
+  // (a refund's run refusing what it was asked to record).
+  ValidationError: 'ValidationError',
+  InsufficientBalance: 'InsufficientBalance',
+  Conflict: 'Conflict',
+  Unavailable: 'Unavailable',
 };
 
 export interface ErrorDetail {

@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 
 // Identifier formats. Bodies come from the CSPRNG with rejection-free sampling
 // (randomInt is uniform), so ids are unguessable and carry no modulo bias.
@@ -36,3 +36,14 @@ export const newPayoutId = () => `po_${randomBase62(24)}`;
 export const PAYOUT_ID = /^po_[A-Za-z0-9]{24}$/;
 export const isPayoutId = (id: string) => PAYOUT_ID.test(id);
 export const newRefundId = () => `rf_${randomBase62(24)}`;
+
+/**
+ * A refund's id from the asker's key for its request: the same key on the same payment is the same
+ * refund. 24 base62 digits of SHA-256 (about 143 bits), shaped like a new one.
+ */
+export function keyedRefundId(paymentId: string, requestKey: string): string {
+  let n = BigInt(`0x${createHash('sha256').update(`${paymentId}\n${requestKey}`).digest('hex')}`);
+  let out = '';
+  for (let i = 0; i < 24; i++, n /= 62n) out += BASE62[Number(n % 62n)];
+  return `rf_${out}`;
+}

@@ -1,35 +1,34 @@
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
-import { findSession, lockSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
-import { lockMerchant } from '../db/queries/merchants';
-import {
-  findPaymentRefund,
-  findRefundByRequestKey,
-  insertPaymentRefund,
-  listPaymentRefunds,
-  listUnstartedRefunds,
-  refundedOfPayment,
-  type PaymentRefundRow,
-} from '../db/queries/payment-refunds';
+import { WithStartWorkflowOperation, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { findSession, type CheckoutSessionRow } from '../db/queries/checkout-sessions';
+import { findPaymentRefund, listPaymentRefunds, type PaymentRefundRow } from '../db/queries/payment-refunds';
 import { findTransaction } from '../db/queries/transactions';
-import { drawForRefund } from '../db/queries/merchant-balances';
 import { AppError, notFound } from '../domain/errors';
 import { explorerUrlFor } from '../domain/explorers';
-import { isCanonicalPaymentId, newRefundId } from '../domain/ids';
+import { isCanonicalPaymentId, keyedRefundId, newRefundId } from '../domain/ids';
 import { AmountError, formatCrypto, parseCrypto } from '../domain/money';
-import { checkRefundAmount, refundableMicro } from '../domain/payment-refund';
-import { PAYMENT_REFUND_WORKFLOW, type PaymentRefundInput } from '../workflows/payment-refund/messages';
+import { refundableMicro } from '../domain/payment-refund';
+import {
+  PAYMENT_REFUND_WORKFLOW,
+  requestRefundUpdate,
+  type PaymentRefundInput,
+  type RefundRequest,
+} from '../workflows/payment-refund/messages';
 import { MerchantIdKey } from '../workflows/search-attributes';
 import type { PaymentContext } from './context';
 import { checkedRefundAddress } from './exception-actions';
-import { recordAudit, type DashboardActor } from '../accounts/dashboard-audit';
-import { callTemporal, WorkflowAlreadyStartedError } from './temporal-call';
+import type { DashboardActor } from '../accounts/dashboard-audit';
+import { callTemporal, TEMPORAL_CALL_DEADLINE_MS } from './temporal-call';
 
 // The refund of a completed payment, wholly or partly, the one use case behind the
 // operators' route and CLI and the merchant's dashboard. Everything is checked before anything is
-// written (the amount within what is left to refund, the merchant's balance holding it, the address
-// like an exception's refund's), under the payment's and the merchant's row locks so two refunds
-// asked at once cannot both take the same rest or the same balance; then the refund's own workflow
-// (id = refund id) sends it from the treasury, exactly once (domain/payment-refund.ts says why the treasury).
+// written (the address like an exception's refund's, here; the amount within what is left to refund
+// and the merchant's balance holding it, by the refund's run under the payment's and the merchant's
+// row locks, so two refunds asked at once cannot both take the same rest or the same balance); the
+// refund's own workflow (id = refund id) records it and sends it from the treasury, exactly once
+// (domain/payment-refund.ts says why the treasury).
+
+/** Of the call's deadline, what is kept back for the run's commit and its answer to reach this process. */
+const RECORD_RESERVE_MS = 1000;
 
 /** A refund as its faces show it. */
 export interface RefundView {
@@ -95,9 +94,9 @@ export async function paymentRefunds(ctx: PaymentContext, session: CheckoutSessi
  * Refund `amount` (a decimal string of the payment's stablecoin) of a completed payment to `address`
  * (by default the refund address the customer left on the checkout page). `merchantId` scopes it to
  * the merchant's own payment (the dashboard; another merchant's is 404); absent for operators.
- * Answers once the refund is written and its workflow started (a process that dies between the two
- * leaves the start to the API's sweep: sweepUnstartedRefunds); `payment.refunded` fires when the
- * transfer is confirmed.
+ * What needs no lock is checked here; the refund's own run (id = refund id) is then started with the
+ * request and records it, or refuses it, before this answers (update-with-start: workflows/payment-refund),
+ * so a refund row never exists without its run. `payment.refunded` fires when the transfer is confirmed.
  */
 export async function refundPayment(
   ctx: PaymentContext,
@@ -127,49 +126,45 @@ export async function refundPayment(
   if (!given) throw invalid('address', 'Give the address to send the money back to: the customer left none on the checkout page.');
   const address = await checkedRefundAddress(ctx, given);
 
-  const made = await ctx.db.transaction(async (tx) => {
-    const session = (await lockSession(tx, found.id))!;
-    await lockMerchant(tx, session.merchantId);
-    if (input.requestKey) {
-      const earlier = await findRefundByRequestKey(tx, session.id, input.requestKey);
-      if (earlier && (earlier.amountMicro !== requested || earlier.address !== address))
-        throw new AppError('Conflict', 'This request key was used for another refund of this payment.');
-      if (earlier) return { row: earlier, repeated: true };
-    }
-    const transaction = await findTransaction(tx, session.id);
-    const amount = checkRefundAmount({
-      grossMicro: transaction?.grossMicro ?? 0n,
-      refundedMicro: await refundedOfPayment(tx, session.id),
-      requestedMicro: requested,
-    });
-    if (!amount.ok) throw invalid('amount', amount.message);
-    const owner = { merchantId: session.merchantId, asset: session.destinationAsset, network: session.network };
-    const id = newRefundId();
-    // The merchant's own balance pays (docs/settlement.md), drawn now under the merchant's lock, so
-    // refunds asked at once never take more than it holds.
-    await drawForRefund(tx, { ...owner, refundId: id, paymentId: session.id, requestedMicro: amount.amountMicro });
-    const row = await insertPaymentRefund(tx, {
-      id,
-      paymentId: session.id,
-      merchantId: session.merchantId,
-      asset: session.destinationAsset,
-      network: session.network,
-      amountMicro: amount.amountMicro,
-      address,
-      requestedBy: input.requestedBy,
-      requestKey: input.requestKey ?? null,
-    });
-    // From the dashboard: its audit line in the same transaction.
-    if (input.actor)
-      await recordAudit(tx, input.actor, 'refund.requested', row.id, {
-        paymentId: row.paymentId,
-        amount: formatCrypto(row.amountMicro),
-        address: row.address,
-      });
-    return { row, repeated: false };
-  });
-  const refund = made.row;
-  if (!made.repeated)
+  // The same key on the same payment is the same refund, and so the same run.
+  const refundId = input.requestKey === undefined ? newRefundId() : keyedRefundId(found.id, input.requestKey);
+  const deadline = Date.now() + TEMPORAL_CALL_DEADLINE_MS;
+  const run: PaymentRefundInput = { refundId, paymentId: found.id };
+  const request: RefundRequest = {
+    paymentId: found.id,
+    amountMicro: requested.toString(),
+    address,
+    requestedBy: input.requestedBy,
+    requestKey: input.requestKey ?? null,
+    audit: input.actor
+      ? { userId: input.actor.userId, email: input.actor.email, merchantId: input.actor.merchantId, ip: input.actor.ip }
+      : null,
+    // Kept back from the deadline by what a commit and its answer may take, so a request the run
+    // records is never one this call has answered as not done.
+    notAfter: deadline - RECORD_RESERVE_MS,
+  };
+  const recorded = await callTemporal(
+    ctx.temporal,
+    refundId,
+    () =>
+      ctx.temporal.workflow.executeUpdateWithStart(requestRefundUpdate, {
+        args: [request],
+        startWorkflowOperation: new WithStartWorkflowOperation(PAYMENT_REFUND_WORKFLOW, {
+          workflowId: refundId,
+          taskQueue: ctx.config.temporal.taskQueue,
+          args: [run],
+          // The same key while its run is open reaches that run; after it closed, a new run finds the
+          // row (or, after a refusal, records it anew).
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+          typedSearchAttributes: [{ key: MerchantIdKey, value: found.merchantId }],
+        }),
+      }),
+    'This refund cannot be made.',
+    deadline,
+  );
+  const refund = (await findPaymentRefund(ctx.db, refundId))!;
+  if (!recorded.repeated)
     ctx.log?.('refund.requested', {
       paymentId: refund.paymentId,
       merchantId: refund.merchantId,
@@ -179,51 +174,5 @@ export async function refundPayment(
       network: refund.network,
       requestedBy: refund.requestedBy,
     });
-  await startRefundRun(ctx, refund);
-  return (await findPaymentRefund(ctx.db, refund.id))!;
-}
-
-/**
- * The refund's run (id = refund id, with its merchant's `MerchantId` for the Temporal UI). A run that
- * exists already, running or closed, is left as it is, so a repeated start never sends twice; only
- * one that failed, was terminated or timed out is started again (its plan and its transfer are
- * idempotent: the payout is keyed by the refund). Returns whether this call started it.
- */
-async function startRefundRun(ctx: PaymentContext, refund: Pick<PaymentRefundRow, 'id' | 'paymentId' | 'merchantId'>): Promise<boolean> {
-  const input: PaymentRefundInput = { refundId: refund.id, paymentId: refund.paymentId };
-  try {
-    await callTemporal(
-      ctx.temporal,
-      refund.id,
-      () =>
-        ctx.temporal.workflow.start(PAYMENT_REFUND_WORKFLOW, {
-          workflowId: refund.id,
-          taskQueue: ctx.config.temporal.taskQueue,
-          args: [input],
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-          typedSearchAttributes: [{ key: MerchantIdKey, value: refund.merchantId }],
-        }),
-      'This refund cannot be sent.',
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowAlreadyStartedError) return false;
-    throw err;
-  }
-}
-
-/**
- * The refunds whose start was cut short (the API process died between the refund's row and its run):
- * `requested`, no payout planned, older than `olderThanSeconds`. Each one's run is started with its
- * deterministic id; one that exists already is left as it is, so several API processes may sweep at
- * once and a run merely slow to plan is never doubled. Without this such a refund would stay
- * `requested` with no run, counting against its payment's refundable rest, its amount drawn from its merchant's balance.
- */
-export async function sweepUnstartedRefunds(ctx: PaymentContext, olderThanSeconds: number): Promise<{ started: number }> {
-  let started = 0;
-  for (const refund of await listUnstartedRefunds(ctx.db, olderThanSeconds)) {
-    if (await startRefundRun(ctx, refund)) started++;
-  }
-  return { started };
+  return refund;
 }

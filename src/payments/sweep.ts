@@ -2,15 +2,13 @@ import { purgeDashboardLeftovers } from '../db/queries/dashboard';
 import { purgeExpiredIdempotencyKeys } from '../db/queries/idempotency-keys';
 import { AppError, isUnavailable } from '../domain/errors';
 import type { PaymentContext } from './context';
-import { sweepUnstartedRefunds } from './payment-refunds';
 import { purgeOldRequestLog } from '../accounts/request-log';
 import { sweepOrphanedDeliveries } from './webhook-deliveries';
 
-/** A refund row older than this whose run never started was left by a process that died between the two. */
-export const UNSTARTED_AFTER_SECONDS = 30;
+/** How often the API's sweep runs: orphaned deliveries wait at most this long to be taken up. */
+export const SWEEP_INTERVAL_MS = 15_000;
 
-export type SweepTask =
-  'unstarted refunds' | 'expired idempotency keys' | 'orphaned deliveries' | 'old request log' | 'dashboard leftovers';
+export type SweepTask = 'expired idempotency keys' | 'orphaned deliveries' | 'old request log' | 'dashboard leftovers';
 
 /**
  * The dashboard's rows past their use: expired sessions, spent or expired email tokens (verification
@@ -20,9 +18,7 @@ export const purgeDashboard = (ctx: Pick<PaymentContext, 'db' | 'config'>) =>
   purgeDashboardLeftovers(ctx.db, ctx.config.dashboard.auditRetentionDays);
 
 /**
- * The API's periodic sweep, every `intervalMs` until stopped: completed payments' refunds whose run
- * never started (payment-refunds.ts, after UNSTARTED_AFTER_SECONDS),
- * deliveries nothing will attempt (never attempted, or an attempt cut short that no run took up again: webhook-deliveries.ts), merchants' request log past its retention (request-log.ts), the dashboard's expired sessions,
+ * The API's periodic sweep, every `intervalMs` until stopped: deliveries nothing will attempt (never attempted, or an attempt cut short that no run took up again: webhook-deliveries.ts), merchants' request log past its retention (request-log.ts), the dashboard's expired sessions,
  * tokens, invitations and old audit rows (purgeDashboard), Idempotency-Keys past their 24 h, which nothing else removes (a claim takes an
  * expired row over only when its own key comes back). The two are independent, so a Temporal outage
  * does not stop the purge; a task that cannot reach Temporal or Postgres waits for the next round.
@@ -34,7 +30,6 @@ export function startSweeper(ctx: PaymentContext, intervalMs: number, log: (err:
     if (!down) log(err, task);
   };
   const round = async () => {
-    await sweepUnstartedRefunds(ctx, UNSTARTED_AFTER_SECONDS).catch(report('unstarted refunds'));
     await purgeExpiredIdempotencyKeys(ctx.db).catch(report('expired idempotency keys'));
     await sweepOrphanedDeliveries(ctx).catch(report('orphaned deliveries'));
     await purgeOldRequestLog(ctx.db).catch(report('old request log'));

@@ -10,7 +10,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { RetryState, type SearchAttributePair } from '@temporalio/common';
-import { AppError, FAILURE_CODES, isUnavailable, type ErrorCode } from '../domain/errors';
+import { AppError, FAILURE_CODES, isUnavailable, type ErrorCode, type ErrorDetail } from '../domain/errors';
 import type { PaymentContext } from './context';
 
 /** Every call from the API to Temporal gives up after this, so no request waits on Temporal for longer. */
@@ -37,8 +37,8 @@ export class WorkflowClosedError extends AppError {
  * the caller passes on rather than trying another run.
  */
 export class WorkflowRefusedError extends AppError {
-  constructor(code: ErrorCode, message: string) {
-    super(code, message);
+  constructor(code: ErrorCode, message: string, details?: ErrorDetail[]) {
+    super(code, message, details ? { details } : {});
     this.name = 'WorkflowRefusedError';
   }
 }
@@ -107,6 +107,16 @@ export function temporalCallError(err: unknown, workflowId: string, refused: str
   return err;
 }
 
+/** The envelope's details a typed failure carries (its first detail's `details`), if any. */
+function detailsOf(failure: ApplicationFailure): ErrorDetail[] | undefined {
+  const first: unknown = failure.details?.[0];
+  if (typeof first !== 'object' || first === null || !('details' in first) || !Array.isArray(first.details)) return undefined;
+  return (first.details as unknown[]).filter(
+    (d): d is ErrorDetail =>
+      typeof d === 'object' && d !== null && 'path' in d && typeof d.path === 'string' && 'message' in d && typeof d.message === 'string',
+  );
+}
+
 /** What the workflow refused, as the envelope says it: the typed failure's code and message, or the caller's Conflict. */
 function refusal(err: WorkflowUpdateFailedError, refused: string): AppError {
   const chain: Error[] = [];
@@ -116,10 +126,13 @@ function refusal(err: WorkflowUpdateFailedError, refused: string): AppError {
   );
   if (typed) {
     const code = FAILURE_CODES[typed.type!]!;
-    // A validation failure names the input in a sentence of its own; a conflict says what refused it.
+    // A validation failure names the input in a sentence of its own, as does a failure named by its
+    // code; any other says what refused it.
+    const asIs = code === 'ValidationError' || typed.type === code;
     return new WorkflowRefusedError(
       code,
-      code === 'ValidationError' ? typed.message : `${refused.replace(/\.$/, '')}: ${typed.message.replace(/\.$/, '')}.`,
+      asIs ? typed.message : `${refused.replace(/\.$/, '')}: ${typed.message.replace(/\.$/, '')}.`,
+      detailsOf(typed),
     );
   }
   // An activity that ran out of its bounded attempts on a reason a retry may get past (a node or a

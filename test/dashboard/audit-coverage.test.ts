@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { approve, enrolTwoFactor, PASSWORD, signedInMember, signedUpOwner, stepUp, type Authenticator } from '../support/dashboard';
-import { useTestApp } from '../support/harness';
+import { startTestWorker, useTestApp } from '../support/harness';
 import { useMailSink } from '../support/mail';
 import { connectBody, markSiteVerified, pluginConnect } from '../support/plugin-sites';
 import { seedBalance } from '../support/seed-balance';
@@ -208,9 +208,12 @@ describe('dashboard audit coverage', () => {
           // Proven on chain, as only such a payment is refunded on chain; the deposit address is nobody's.
           await ctx.db.sql`update checkout_sessions set verification = 'chain', deposit_address = ${'0x' + '7'.repeat(40)}
             where id = ${paymentId}`;
+          // The refund's run writes the row and its line: a worker for it alone, without the chain watchers.
+          const worker = await startTestWorker(ctx, { watch: false });
           const { refund } = await ok('POST', `/payments/${paymentId}/refunds`, { amount: '1', address: WALLET_A });
-          // No worker runs in this file: the refund's run is ended rather than left waiting on the shared server.
+          // Its transfer is not this file's subject: the run is ended rather than left on the shared server.
           await ctx.temporal.workflow.getHandle(refund.id).terminate('audit coverage: only the request is under test');
+          await worker.shutdown();
           return { action: 'refund.requested', target: refund.id, details: { paymentId, amount: '1.000000', address: WALLET_A } };
         },
       },

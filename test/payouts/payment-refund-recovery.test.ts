@@ -1,10 +1,7 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { sql } from 'drizzle-orm';
 import { encodeAbiParameters, keccak256, numberToHex, type Address } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { commissionSplit, formatCrypto } from '../../src/domain/money';
-import { sweepUnstartedRefunds } from '../../src/payments/payment-refunds';
-import { UNSTARTED_AFTER_SECONDS } from '../../src/payments/sweep';
+import type { RefundRequest } from '../../src/workflows/payment-refund/messages';
 import { MerchantIdKey } from '../../src/workflows/search-attributes';
 import { balanceOf, payFromWallet, randomAddress } from '../support/chain';
 import { activitiesFor, adminHeaders, useTestApp } from '../support/harness';
@@ -12,7 +9,6 @@ import { eventually } from '../support/http';
 import { useMailSink } from '../support/mail';
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { ledgerBalance, merchantWithFreshWallet, openSession, ownTreasury, payoutsOf, unbalancedPostings } from './support';
-import { drawForRefund } from '../../src/db/queries/merchant-balances';
 
 // A completed payment's refund off the happy path, on the run's anvil with a treasury of this file's
 // own, whose merchant is paid out manually (their balance stays with the platform after the sweep):
@@ -21,7 +17,9 @@ import { drawForRefund } from '../../src/db/queries/merchant-balances';
 //   (POST /admin/v1/payouts/{id}/retry, routed to the refund's run) is refused while the balance no
 //   longer holds it, and sends it exactly once after a payment fills the balance again;
 // - the customer who left an email gets one refund notice per refund;
-// - a refund whose run never started (the API died after writing it) is started by the sweep;
+// - a refund's run records it itself, once: the same request again writes nothing, a request under
+//   its id for another amount or one arriving after its asker was answered is refused, a run whose
+//   request was lost finds its row (or ends with nothing), and a refusal leaves no row;
 // - every refund run carries its merchant's MerchantId.
 // A refund the treasury cannot fund fails after the refusal bound: its window shortened from the minute of production.
 const own = ownTreasury({ PAYOUT_INTERVAL_SECONDS: '1', PAYOUT_REFUSAL_WINDOW_SECONDS: '15' });
@@ -197,37 +195,67 @@ describe('a completed payment’s refund off the happy path', () => {
     expect(await ctx.db.sql`select id from customer_mails where payment_id = ${b.id}`).toEqual([]);
   }, 400_000);
 
-  it('starts the run of a refund whose start was cut short, once, after the grace; a young one is left alone', async () => {
+  it('records a refund in its own run, once: a lost request, a repeated one, a late one and a refused one', async () => {
     expect(third).toBeDefined();
-    // What refundPayment writes before it starts the run, as a process that died right after left it.
-    const [old, young] = ['rf_' + 'S'.repeat(24), 'rf_' + 'Y'.repeat(24)];
+    const records = activitiesFor(ctx);
     const to = randomAddress();
-    // The row and its draw on the balance, written in one transaction as the use case writes them.
-    const insert = (id: string, amount: bigint, secondsAgo: number) =>
-      ctx.db.db.transaction(async (tx) => {
-        const where = { merchantId: merchant.id, asset: 'USDC', network: 'polygon', paymentId: third.id };
-        await drawForRefund(tx, { ...where, refundId: id, requestedMicro: amount });
-        await tx.execute(sql`insert into payment_refunds (id, payment_id, merchant_id, asset, network, amount_micro, address, requested_by, created_at)
-          values (${id}, ${third.id}, ${merchant.id}, 'USDC', 'polygon', ${amount.toString()}, ${to}, 'admin',
-            now() - make_interval(secs => ${secondsAgo}))`);
-      });
-    await insert(old, 2_000_000n, UNSTARTED_AFTER_SECONDS + 30);
-    await insert(young, 1_000_000n, 1);
-    const sweep = () => sweepUnstartedRefunds(ctx.app.payments.context, UNSTARTED_AFTER_SECONDS);
+    const request = (amount: bigint, notAfter = Date.now() + 60_000): RefundRequest => ({
+      paymentId: third.id,
+      amountMicro: amount.toString(),
+      address: to,
+      requestedBy: 'admin',
+      requestKey: null,
+      audit: null,
+      notAfter,
+    });
+    const draws = (refundId: string) =>
+      ctx.db.sql`select count(distinct posting_id)::int as n from ledger_entries where posting_id like ${`outgoing:${refundId}%`}`;
+    const before = await available();
 
-    expect(await sweep()).toEqual({ started: 1 });
-    expect(await merchantIdOfRun(old)).toBe(merchant.id);
-    await expect(ctx.temporal.workflow.getHandle(young).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
-    // Another sweep (or another API process) while it runs starts nothing more.
-    expect(await sweep()).toEqual({ started: 0 });
-    expect(await ctx.temporal.workflow.getHandle(old).result()).toBe('refunded');
-    expect(await refundRow(old)).toMatchObject({ status: 'refunded' });
-    expect(await balanceOf(chain, token, to)).toBe(2_000_000n);
-    expect(await refundPayouts(old)).toHaveLength(1);
-    // Refunded: nothing is left for the sweep.
-    expect(await sweep()).toEqual({ started: 0 });
-    // The young one's run was never started: a refund asked for and abandoned gives its draw back.
-    await activitiesFor(ctx).paymentRefundNotSent(young, 'abandoned by the test');
-    expect(await refundRow(young)).toMatchObject({ status: 'failed' });
+    // The same request twice (a retried attempt after a worker died mid-commit): one row, one draw.
+    const twice = 'rf_' + 'T'.repeat(24);
+    expect(await records.recordPaymentRefund(twice, request(1_000_000n))).toEqual({ standing: 'requested', repeated: false });
+    expect(await records.recordPaymentRefund(twice, request(1_000_000n))).toEqual({ standing: 'requested', repeated: true });
+    expect(await draws(twice)).toEqual([{ n: 1 }]);
+    expect(await available()).toBe(before - 1_000_000n);
+    // Another request under its id (a key reused for another amount): refused, nothing written.
+    await expect(records.recordPaymentRefund(twice, request(2_000_000n))).rejects.toMatchObject({
+      type: 'Conflict',
+      message: 'This request key was used for another refund of this payment.',
+    });
+    // A request arriving after its asker was answered "not in time": refused, nothing written.
+    const late = 'rf_' + 'L'.repeat(24);
+    await expect(records.recordPaymentRefund(late, request(1_000_000n, Date.now() - 1))).rejects.toMatchObject({ type: 'Unavailable' });
+    expect(await ctx.db.sql`select id from payment_refunds where id = ${late}`).toEqual([]);
+    expect(await available()).toBe(before - 1_000_000n);
+
+    // Its run, started without its request (lost after the start was admitted), finds the row after
+    // its wait and sends it, once.
+    const start = (refundId: string) =>
+      ctx.temporal.workflow.start('paymentRefund', {
+        workflowId: refundId,
+        taskQueue: ctx.config.temporal.taskQueue,
+        args: [{ refundId, paymentId: third.id, requestWaitMs: 500 }],
+      });
+    expect(await (await start(twice)).result()).toBe('refunded');
+    expect(await refundRow(twice)).toMatchObject({ status: 'refunded' });
+    expect(await balanceOf(chain, token, to)).toBe(1_000_000n);
+    expect(await refundPayouts(twice)).toHaveLength(1);
+    // A run whose request never came and whose row was never written ends with nothing to send.
+    const never = 'rf_' + 'N'.repeat(24);
+    expect(await (await start(never)).result()).toBe('refused');
+    expect(await ctx.db.sql`select id from payment_refunds where id = ${never}`).toEqual([]);
+
+    // Through the API: more than the balance holds is refused by the run with the balance's words;
+    // nothing is written, and the refused run is closed.
+    const tooMuch = await refund(third.id, (await available()) + 1n, randomAddress());
+    expect(tooMuch.statusCode).toBe(409);
+    expect(tooMuch.json()).toMatchObject({
+      ok: false,
+      error: 'InsufficientBalance',
+      message: expect.stringMatching(/^The balance available for refunds is /),
+    });
+    expect(await ctx.db.sql`select id from payment_refunds where payment_id = ${third.id} and id <> ${twice}`).toEqual([]);
+    expect(await unbalancedPostings(ctx)).toEqual([]);
   }, 120_000);
 });

@@ -1,4 +1,6 @@
+import { WithStartWorkflowOperation, WorkflowIdConflictPolicy, WorkflowUpdateFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
+import { PAYMENT_REFUND_WORKFLOW, requestRefundUpdate } from '../../src/workflows/payment-refund/messages';
 import { payFromWallet, randomAddress } from '../support/chain';
 import { adminHeaders, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
@@ -6,10 +8,10 @@ import { merchantWithFreshWallet, openSession, ownTreasury, payoutsOf } from '..
 import { pressPay, sessionRow, waitForStatus } from '../proof/support';
 import { replayRuns } from './histories';
 
-// Runs of the paymentRefund workflow: one refunded (drawn from the merchant's balance, planned, sent
-// from the treasury, confirmed, payment.refunded), one whose plan was refused (the treasury as its address:
-// written past the API's checks, as a workflow may be started directly) and now waits, failed, for
-// an operator's retry.
+// Runs of the paymentRefund workflow: one refunded (recorded by its run with its draw on the
+// merchant's balance, planned, sent from the treasury, confirmed, payment.refunded), one whose plan
+// was refused (the treasury as its address: asked of the run past the API's checks) and now waits,
+// failed, for an operator's retry, and one whose request the run refused (more than is left to refund).
 const own = ownTreasury();
 const ctx = useTestApp(own.overrides, { sandbox: true, worker: true, listen: true });
 const chain = own.chain;
@@ -42,20 +44,40 @@ describe('paymentRefund histories', () => {
     const refunded = answer.json().refund.id as string;
     expect(await ctx.temporal.workflow.getHandle(refunded).result()).toBe('refunded');
 
+    // Asked of the run directly, past the API's address check: recorded, then its plan refused.
+    const ask = (refundId: string, amountMicro: bigint, address: string) =>
+      ctx.temporal.workflow.executeUpdateWithStart(requestRefundUpdate, {
+        args: [
+          {
+            paymentId: id,
+            amountMicro: amountMicro.toString(),
+            address,
+            requestedBy: 'admin',
+            requestKey: null,
+            audit: null,
+            notAfter: Date.now() + 60_000,
+          },
+        ],
+        startWorkflowOperation: new WithStartWorkflowOperation(PAYMENT_REFUND_WORKFLOW, {
+          workflowId: refundId,
+          taskQueue: ctx.config.temporal.taskQueue,
+          args: [{ refundId, paymentId: id }],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        }),
+      });
     const failed = 'rf_' + 'F'.repeat(24);
-    await ctx.db.sql`insert into payment_refunds (id, payment_id, merchant_id, asset, network, amount_micro, address, requested_by)
-      values (${failed}, ${id}, ${m.id}, 'USDC', 'polygon', 1000000, ${own.treasury}, 'admin')`;
-    await ctx.temporal.workflow.start('paymentRefund', {
-      workflowId: failed,
-      taskQueue: ctx.config.temporal.taskQueue,
-      args: [{ refundId: failed, paymentId: id }],
-    });
+    expect(await ask(failed, 1_000_000n, own.treasury)).toEqual({ standing: 'requested', repeated: false });
     await eventually(
       () => ctx.db.sql`select status, failure_reason from payment_refunds where id = ${failed}`.then((r) => r[0]!),
       (r) => r.status === 'failed',
       30_000,
       'the refused refund failed',
     );
-    await replayRuns(ctx.temporal, 'payment-refund', { refunded, failed });
+    // More than is left to refund of the payment: refused by the run, which ends with nothing written.
+    const refused = 'rf_' + 'R'.repeat(24);
+    await expect(ask(refused, g, randomAddress())).rejects.toThrow(WorkflowUpdateFailedError);
+    expect(await ctx.temporal.workflow.getHandle(refused).result()).toBe('refused');
+    expect(await ctx.db.sql`select id from payment_refunds where id = ${refused}`).toEqual([]);
+    await replayRuns(ctx.temporal, 'payment-refund', { refunded, failed, refused });
   }, 180_000);
 });

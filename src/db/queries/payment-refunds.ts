@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { DatabaseOrTransaction } from '../client';
 import { paymentRefunds } from '../schema';
 
@@ -19,19 +19,6 @@ export async function findPaymentRefund(db: DatabaseOrTransaction, id: string): 
 
 export async function lockPaymentRefund(db: DatabaseOrTransaction, id: string): Promise<PaymentRefundRow | undefined> {
   const [row] = await db.select().from(paymentRefunds).where(eq(paymentRefunds.id, id)).for('update');
-  return row;
-}
-
-/** The refund a request key made on a payment, if any. */
-export async function findRefundByRequestKey(
-  db: DatabaseOrTransaction,
-  paymentId: string,
-  requestKey: string,
-): Promise<PaymentRefundRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(paymentRefunds)
-    .where(and(eq(paymentRefunds.paymentId, paymentId), eq(paymentRefunds.requestKey, requestKey)));
   return row;
 }
 
@@ -59,27 +46,3 @@ export async function refundedOfPayment(db: DatabaseOrTransaction, paymentId: st
   return BigInt(row?.total ?? 0);
 }
 
-/**
- * Refunds asked for more than `seconds` ago whose run never planned their payout (still `requested`,
- * no payout): left by an API process that died between the row's write and its run's start, or a run
- * not yet at its plan. The sweep starts their runs (an existing run is left as it is).
- */
-export async function listUnstartedRefunds(
-  db: DatabaseOrTransaction,
-  seconds: number,
-  limit = 100,
-): Promise<Pick<PaymentRefundRow, 'id' | 'paymentId' | 'merchantId'>[]> {
-  return db
-    .select({ id: paymentRefunds.id, paymentId: paymentRefunds.paymentId, merchantId: paymentRefunds.merchantId })
-    .from(paymentRefunds)
-    .where(
-      and(
-        // The partial index's own predicate, literally, so a prepared plan still uses it.
-        sql`${paymentRefunds.status} = 'requested'`,
-        isNull(paymentRefunds.payoutId),
-        sql`${paymentRefunds.createdAt} < now() - make_interval(secs => ${seconds})`,
-      ),
-    )
-    .orderBy(asc(paymentRefunds.createdAt))
-    .limit(limit);
-}

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 // Refunds of a completed payment, wholly or partly (domain/payment-refund.ts). One
-// row per refund asked for, written (with the amount checked under the payment's and merchant's
-// locks) before anything is sent; its payout (kind payment_refund, from the treasury) carries the
+// row per refund asked for, written by the refund's own run (with the amount checked under the
+// payment's and merchant's locks) before anything is sent; its payout (kind payment_refund, from the treasury) carries the
 // refund's id, so a retried plan finds it and the transfer is sent once. A refund counts against the
 // payment's refundable rest from the moment it is asked for until it has failed.
 export const paymentRefunds = pgTable(
@@ -38,11 +38,6 @@ export const paymentRefunds = pgTable(
     index('payment_refunds_payment_idx').on(t.paymentId),
     unique('payment_refunds_request_key_unique').on(t.paymentId, t.requestKey),
     index('payment_refunds_merchant_idx').on(t.merchantId, t.asset, t.network),
-    // The API's sweep of refunds whose run never started (payments/payment-refunds.ts): only those still
-    // without a payout, a handful at any time, whatever the table's size.
-    index('payment_refunds_unstarted_idx')
-      .on(t.createdAt)
-      .where(sql`${t.status} = 'requested' and ${t.payoutId} is null`),
     check('payment_refunds_amount_check', sql`${t.amountMicro} > 0`),
   ],
 );

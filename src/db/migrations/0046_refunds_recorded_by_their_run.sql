@@ -1,0 +1,1 @@
+DROP INDEX "payment_refunds_unstarted_idx";
