@@ -45,9 +45,9 @@ const COMMISSION_PERCENT = 1n;
 export const minimalTreasury = () => mnemonicToAccount(DEV_SETTLEMENT_MNEMONIC, { addressIndex: 8 });
 
 /**
- * The minimal payout, for the like-for-like figures: the same three transfers as ours (decisions
- * §11: the deposit address's gas from a treasury, then the merchant's share and the commission from
- * the deposit address), each signed locally with the chain's fees and the node's gas estimate, sent,
+ * The minimal payout, for the like-for-like figures: three transfers per payment, as one payout of
+ * its own needs (the deposit address's gas from a treasury, then the merchant's share and the
+ * commission from the deposit address), each signed locally with the chain's fees and the node's gas estimate, sent,
  * and its receipt awaited; then the rows, the status and payment.settled in one transaction, and its
  * signed POST. The fewest steps, and none of ours' safety: nothing is stored before a transfer is
  * sent (a crash may pay twice or lose track), the treasury's nonces are counted in this process, and

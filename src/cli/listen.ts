@@ -5,8 +5,8 @@ import { postWebhook } from '../webhooks/post';
 import { parseJson, toApiError } from './admin-client';
 
 // `npm run ops -- listen --forward-to <url>`: a merchant's webhooks on a developer's machine, as
-// `stripe listen` does. It reads the merchant's event stream (GET /api/v1/events/stream, decisions
-// §14) with the merchant's API key, signs each event again with a secret of its own, made here and
+// `stripe listen` does. It reads the merchant's event stream (GET /api/v1/events/stream, docs/webhooks.md)
+// with the merchant's API key, signs each event again with a secret of its own, made here and
 // printed once, exactly as the service signs its webhooks (svc-signature and the Standard Webhooks
 // headers), and POSTs it to the local URL. The local server verifies with that secret the way it
 // verifies real deliveries; the merchant's real webhook secrets never leave the service.

@@ -1,7 +1,7 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from './ids';
 
-// Merchant credentials–§2: live keys and security codes are shown once and
+// Merchant credentials (docs/decisions/0005-security-model.md): live keys and security codes are shown once and
 // stored only as SHA-256 hashes. Keys are high-entropy, so an unsalted fast hash is the
 // standard choice (as Stripe and Unkey do): lookup by hash needs it to be deterministic.
 

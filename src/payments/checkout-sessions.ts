@@ -88,7 +88,7 @@ async function walletAddress(db: Database, merchantId: string, asset: string, ne
 
 /**
  * The one way a checkout session comes to exist (v1 create, plugin create and payment links all call
- * it): rules–§5, the kill switch, provider routing, the settlement wallet, then the
+ * it): the amount and currency rules, the kill switch, provider routing, the settlement wallet, then the
  * session row and its workflow together or not at all.
  */
 export async function openCheckoutSession(

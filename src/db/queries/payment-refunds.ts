@@ -45,4 +45,3 @@ export async function refundedOfPayment(db: DatabaseOrTransaction, paymentId: st
     );
   return BigInt(row?.total ?? 0);
 }
-
