@@ -67,7 +67,7 @@ const citations = {
         return {
           Program() {
             for (const comment of context.sourceCode.getAllComments()) {
-              const found = /\b[Ii]ssue \d+|§|service-spec\.md|decisions\.md/.exec(comment.value);
+              const found = /\b[Ii]ssue \d+|§|\b[Ss]pec (rule )?\d|\bthe spec\b|service-spec\.md|decisions\.md/.exec(comment.value);
               if (found) context.report({ loc: comment.loc ?? { line: 1, column: 0 }, messageId: 'outside', data: { text: found[0] } });
             }
           },

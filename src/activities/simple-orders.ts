@@ -14,7 +14,7 @@ export interface SimpleOrderActivityDeps {
   now: () => Date;
 }
 
-/** Spec 6.4: the receiver answers within 8 seconds. */
+/** The simple API's receiver answers within 8 seconds (docs/api.md). */
 export const SIMPLE_WEBHOOK_TIMEOUT_MS = 8000;
 
 const missing = (code: string) => ApplicationFailure.nonRetryable(`no simple order ${code}`, 'OrderMissing');
@@ -74,7 +74,7 @@ export function createSimpleOrderActivities({ db, allowPrivateUrls, now }: Simpl
     },
 
     /**
-     * The one transaction.settled POST (spec 6.4): 8 s timeout, never a second attempt, the outcome
+     * The one transaction.settled POST (docs/api.md): 8 s timeout, never a second attempt, the outcome
      * stored on the order. It never throws for a receiver's answer, so nothing can retry it.
      */
     async sendSettledWebhook(code: string): Promise<void> {

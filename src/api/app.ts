@@ -252,7 +252,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(hostedPages, { ...checkoutDeps, providerOrigins: deps.providers.pageOrigins(), streams });
   // The merchant dashboard: its pages and its internal API under /dashboard/.
   await app.register(dashboard, { config, db, now, dir: deps.dashboardDir, accounts, money });
-  // The simple API (spec 4.9): no key, orders limited per client address, the { status } envelope.
+  // The simple API (docs/api.md): no key, orders limited per client address, the { status } envelope.
   await app.register(simpleApiRoutes, { ...checkoutDeps, prefix: '/api' });
   await app.register(
     async (admin) => {

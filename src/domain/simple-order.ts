@@ -50,7 +50,7 @@ export type OrderMove =
 export type OrderEffect =
   /** The transition's write (and the run's PaymentStatus). */
   | { kind: 'move'; move: OrderMove }
-  /** `transaction.settled`, once, when the order has a webhook (spec 6.4: one attempt). */
+  /** `transaction.settled`, once, when the order has a webhook (one attempt: docs/api.md). */
   | { kind: 'announceSettled' }
   /** Credits short of G, or a claim nothing proved, recorded as an exception. */
   | { kind: 'recordShortfall'; claim: ProviderClaim | null; at: 'claim' | 'expiry' }

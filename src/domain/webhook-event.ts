@@ -90,12 +90,12 @@ export interface SettledOrder {
   payoutDispatched: boolean;
 }
 
-/** Spec 6.4, field for field and type for type: the spec's numbers come from exact decimal text. */
+/** The simple API's transaction.settled body (docs/api.md), field for field and type for type: its numbers come from exact decimal text. */
 export function settledWebhookBody(o: SettledOrder, at: Date) {
   return {
     event: 'transaction.settled' as const,
     transaction_code: o.transactionCode,
-    // A string per spec 6.4: empty when the checkout named none.
+    // Always a string: empty when the checkout named none.
     external_reference: o.externalReference ?? '',
     fiat_amount: Number(formatFiatText(o.fiatAmountMinor, o.fiatCurrency)),
     fiat_currency: o.fiatCurrency,

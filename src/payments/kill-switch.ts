@@ -24,7 +24,7 @@ async function paymentsEnabled(db: Database): Promise<boolean> {
   return enabled;
 }
 
-/** Spec rule 1.2: while an operator has payments off, nothing that would start a payment may run. */
+/** While an operator has payments off (docs/operations.md), nothing that would start a payment may run. */
 export async function ensurePaymentsEnabled(db: Database): Promise<void> {
   if (!(await paymentsEnabled(db))) {
     throw new AppError('PaymentsDisabled', 'New payments are disabled on this platform for now.');

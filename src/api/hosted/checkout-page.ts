@@ -96,7 +96,7 @@ function exceptionText(
 }
 
 /**
- * The hosted checkout page (spec rule 1.7). Server-rendered and complete without JavaScript (it
+ * The hosted checkout page (docs/hosted-pages.md). Server-rendered and complete without JavaScript (it
  * reloads itself while the session is open); a small script polls, counts down, copies and
  * redirects. It never marks anything paid: only the workflow does, from a confirmed transfer into
  * the deposit address (or the provider's word on networks without a verifier).

@@ -12,7 +12,7 @@ import { countSimpleOrder } from '../plugins/rate-limit';
 import { transactionView } from '../simple/views';
 import { assetName, networkName, simpleOrderStatus } from '../closed-values';
 
-// The simple API (spec 4.9), under /api: no API key, orders limited per client address, the
+// The simple API (docs/api.md), under /api: no API key, orders limited per client address, the
 // { status } envelope (its own error handler, set on this plugin: every route here answers in that
 // envelope, transport errors included).
 
@@ -167,7 +167,7 @@ const transactionAnswer = z.looseObject({
   }),
 });
 
-// Spec 2.9: what POST /checkout answers (201). Loose objects: documented fields, nothing stripped.
+// What POST /checkout answers (201), as its clients read it. Loose objects: documented fields, nothing stripped.
 const checkoutAnswer = z.looseObject({
   status: z.literal('success'),
   data: z.looseObject({

@@ -1,7 +1,7 @@
 import type { SimpleOrderRow } from '../../payments/rows';
 import { formatCrypto, formatFiatText } from '../../domain/money';
 
-// Shapes of the simple API. Amounts are exact decimal strings inside; the spec's numeric fields
+// Shapes of the simple API. Amounts are exact decimal strings inside; the API's numeric fields
 // (fiat_amount, amount_in_usd, received_usd) are Number()-ed from those strings here, at the edge.
 
 const fiatText = (o: Pick<SimpleOrderRow, 'fiatAmountMinor' | 'fiatCurrency'>) => formatFiatText(o.fiatAmountMinor, o.fiatCurrency);

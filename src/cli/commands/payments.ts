@@ -3,7 +3,7 @@ import { arg, defineCommand, text, value, type CommandInput, type OpsCommand, ty
 import { formatPayment, formatPayments, formatProof, paymentAnswer, paymentsView, proofAnswer } from '../render';
 import { positiveSeconds } from '../values';
 
-// Payments: the platform-wide kill switch (spec rule 1.2), waiting for one payment to finish, its proof on chain, and
+// Payments: the platform-wide kill switch (docs/operations.md), waiting for one payment to finish, its proof on chain, and
 // the refund of a completed payment.
 
 const POLL_INTERVAL_MS = 1000;

@@ -4,7 +4,7 @@ import { platformSettings } from '../schema';
 
 const PAYMENTS = 'payments';
 
-/** The kill switch (spec rule 1.2): payments are enabled unless an operator turned them off. */
+/** The kill switch (docs/operations.md): payments are enabled unless an operator turned them off. */
 export async function getPaymentsSetting(db: DatabaseOrTransaction): Promise<{ enabled: boolean; updatedAt: Date | null }> {
   const [row] = await db.select().from(platformSettings).where(eq(platformSettings.key, PAYMENTS));
   if (!row) return { enabled: true, updatedAt: null };

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-// Orders of the simple API (spec 4.9): no merchant, no API key; the customer's own wallet is the
+// Orders of the simple API (docs/api.md): no merchant, no API key; the customer's own wallet is the
 // destination. Money is bigint: fiat in minor units, stablecoin/USD in micro-units.
 export const simpleOrders = pgTable(
   'simple_orders',

@@ -103,7 +103,7 @@ export async function simpleOrder(input: SimpleOrderInput): Promise<SimpleOrderS
     try {
       await webhook.sendSettledWebhook(code);
     } catch {
-      // Recorded on the order by the activity when it ran at all; never retried (spec 6.4).
+      // Recorded on the order by the activity when it ran at all; never retried: the receiver gets one attempt (docs/api.md).
     }
   }
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 // Exported for the ops CLI's compile-time check of what it reads (src/cli/render.ts).
 export const paymentsView = z.object({ ok: z.literal(true), enabled: z.boolean(), updatedAt: z.string().nullable() });
 
-// The payment kill switch (spec rule 1.2): off blocks every new payment with 403 PaymentsDisabled,
+// The payment kill switch (docs/operations.md, SvcPaymentsDisabled): off blocks every new payment with 403 PaymentsDisabled,
 // without touching payments already under way.
 const adminSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['admin'];
