@@ -6,7 +6,7 @@ import type { SweeperAddresses } from '../../tools/dev/dev-sweepers';
 import { prepareDatabase } from '../../src/db/migrate';
 import { ensureTemporalBinary } from '../../tools/temporal/cli-binary';
 import { startDevServer } from '../../tools/temporal/dev-server';
-import { TEMPLATE_DATABASE, adminDatabaseUrl, databaseUrlFor } from './databases';
+import { TEMPLATE_DATABASE, adminDatabaseUrl, databaseUrlFor, dropClones } from './databases';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -36,6 +36,7 @@ export default async function setup(project: TestProject) {
   project.provide('chainSweepers', chain.sweepers);
   return async () => {
     await Promise.all([server.stop(), chain.stop()]);
+    await dropClones(TEMPLATE_DATABASE);
     const sql = postgres(adminDatabaseUrl(), { max: 1, onnotice: () => {} });
     await sql.unsafe(`drop database if exists "${TEMPLATE_DATABASE}" with (force)`).finally(() => sql.end());
   };
