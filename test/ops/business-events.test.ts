@@ -8,7 +8,7 @@ import { businessLog, type BusinessEventFields, type BusinessEventName } from '.
 import { settlementKeys } from '../../src/chains/derivation';
 import { createWorker, type CheckoutWorker } from '../../src/worker/worker';
 import { payFromWallet } from '../support/chain';
-import { activitiesFor, adminHeaders, startTestWatchers, useTestApp } from '../support/harness';
+import { activitiesFor, adminHeaders, startTestWatchers, useTestApp, workflowBundle } from '../support/harness';
 import { eventually } from '../support/http';
 import { depositAddressOf, payDirect } from '../support/proof';
 import { startReceiver } from '../support/receiver';
@@ -42,6 +42,7 @@ beforeAll(async () => {
   worker = await createWorker({
     temporal: ctx.config.temporal,
     activities: activitiesFor(ctx, { log: capture }),
+    workflowBundle: await workflowBundle(),
   });
   void worker.run();
   const watchers = startTestWatchers(ctx);

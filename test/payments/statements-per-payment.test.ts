@@ -9,7 +9,7 @@ import { withPreparedStatements } from '../../src/db/prepared-statements';
 import * as schema from '../../src/db/schema';
 import { createSessionCanceller } from '../../src/temporal/session-cancel';
 import { createWorker } from '../../src/worker/worker';
-import { useTestApp, startTestWatchers } from '../support/harness';
+import { useTestApp, startTestWatchers, workflowBundle } from '../support/harness';
 import { eventually, http } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { merchantWithFreshWallet, openSession, ownTreasury, payoutsOf, waitForPayouts } from '../payouts/support';
@@ -97,7 +97,7 @@ beforeAll(async () => {
       },
     ]),
   ) as typeof activities;
-  const worker = await createWorker({ temporal: ctx.config.temporal, activities: named });
+  const worker = await createWorker({ temporal: ctx.config.temporal, activities: named, workflowBundle: await workflowBundle() });
   void worker.run();
   const watchers = startTestWatchers({ ...ctx, db: workerDb });
   // The settlement runs: paused, so that only the run this test triggers is counted (an idle run's

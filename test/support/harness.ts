@@ -20,7 +20,8 @@ import { DEV_SETTLEMENT_MNEMONIC } from '../../src/domain/mnemonic';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createSessionCanceller } from '../../src/temporal/session-cancel';
 import { startChainWatchers, type ChainWatchDeps, type ChainWatchers } from '../../src/watchers/chain-watch';
-import { createWorker, type CheckoutWorker } from '../../src/worker/worker';
+import { createWorker, WORKFLOWS_ENTRY, type CheckoutWorker } from '../../src/worker/worker';
+import { cachedWorkflowBundle, WORKER_BUNDLE_CACHE } from '../../src/worker/workflow-bundle';
 import { ensureSettlementSchedule } from '../../src/temporal/settlement-schedules';
 import { startCustomerMailSender } from '../../src/activities/customer-mails';
 import { createMailer } from '../../src/mail/mailer';
@@ -187,6 +188,18 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
   return ctx;
 }
 
+let bundled: Promise<{ code: string }> | undefined;
+
+/**
+ * The workflow code as worker.ts runs it: its bundle from the same cache (keyed by the sources'
+ * content; made in a child process on a miss), once per test process. Worker.create given a path
+ * would run webpack again for every file that starts a worker, a few seconds each.
+ */
+export function workflowBundle(): Promise<{ code: string }> {
+  bundled ??= cachedWorkflowBundle(WORKFLOWS_ENTRY, WORKER_BUNDLE_CACHE).then(({ code }) => ({ code }));
+  return bundled;
+}
+
 /** A worker in this process on the file's task queue, with the real activities (and, unless told not to, the chain watchers). */
 export async function startTestWorker(
   ctx: Pick<TestContext, 'config' | 'db' | 'providers' | 'temporal'>,
@@ -196,6 +209,7 @@ export async function startTestWorker(
   const worker = await createWorker({
     temporal: ctx.config.temporal,
     activities: activitiesFor(ctx, log),
+    workflowBundle: await workflowBundle(),
   });
   void worker.run();
   // Batched settlement's runs, as worker.ts schedules them, removed with the file's task queue.

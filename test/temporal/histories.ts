@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { expect } from 'vitest';
-import { WORKFLOWS_ENTRY } from '../../src/worker/worker';
+import { workflowBundle } from '../support/harness';
 
 // Determinism guard: histories of real runs are replayed against the current workflow code, one
 // committed history per scenario of each workflow type (test/fixtures/histories), so a change that
@@ -20,7 +20,7 @@ const HISTORY_JSON = { longs: String, enums: String, bytes: String };
 type History = temporal.api.history.v1.IHistory;
 
 async function replay(histories: { workflowId: string; history: History }[]): Promise<number> {
-  const results = Worker.runReplayHistories({ workflowsPath: WORKFLOWS_ENTRY }, histories);
+  const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories);
   let count = 0;
   for await (const result of results) {
     expect(result.error, `replay of ${result.workflowId}`).toBeUndefined();
