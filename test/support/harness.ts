@@ -188,16 +188,15 @@ export function useTestApp(overrides: Record<string, string> = {}, options: Stac
   return ctx;
 }
 
-let bundled: Promise<{ code: string }> | undefined;
-
 /**
- * The workflow code as worker.ts runs it: its bundle from the same cache (keyed by the sources'
- * content; made in a child process on a miss), once per test process. Worker.create given a path
- * would run webpack again for every file that starts a worker, a few seconds each.
+ * The workflow code as worker.ts runs it: its bundle from the same cache, keyed by the sources'
+ * content (read again at each call, so a watch run after an edit never gets an old bundle) and made
+ * in a child process on a miss. Worker.create given a path would run webpack again for every file
+ * that starts a worker, a few seconds each.
  */
-export function workflowBundle(): Promise<{ code: string }> {
-  bundled ??= cachedWorkflowBundle(WORKFLOWS_ENTRY, WORKER_BUNDLE_CACHE).then(({ code }) => ({ code }));
-  return bundled;
+export async function workflowBundle(): Promise<{ code: string }> {
+  const { code } = await cachedWorkflowBundle(WORKFLOWS_ENTRY, WORKER_BUNDLE_CACHE);
+  return { code };
 }
 
 /** A worker in this process on the file's task queue, with the real activities (and, unless told not to, the chain watchers). */
