@@ -1,4 +1,34 @@
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+// The files that take longest, longest first (measured on the 2-core machine; docs/testing.md).
+// Vitest orders by the durations it cached on an earlier run, and a clean checkout (CI) has none:
+// by file size alone, a two-minute file could start last and run alone at the end.
+const LONGEST = [
+  'test/temporal/game-day.test.ts',
+  'test/bench/bench.test.ts',
+  'test/hosted/customer-pages.browser.test.ts',
+  'test/dashboard/navigation.browser.test.ts',
+  'test/exceptions/refund-recovery.test.ts',
+  'test/payouts/worker-kills.test.ts',
+  'test/payouts/failures.test.ts',
+  'test/settlement/batched.test.ts',
+  'test/checkout/page-states.browser.test.ts',
+  'test/exceptions/refund.test.ts',
+  'test/temporal/topology.test.ts',
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const at = LONGEST.indexOf(path.relative(this.ctx.config.root, file.moduleId).split(path.sep).join('/'));
+      return at < 0 ? LONGEST.length : at;
+    };
+    // A stable sort: every other file keeps vitest's own order.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   test: {
@@ -14,6 +44,7 @@ export default defineConfig({
     isolate: false,
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    sequence: { sequencer: LongestFirst },
     teardownTimeout: 30_000,
   },
 });
