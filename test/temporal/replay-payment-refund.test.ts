@@ -11,7 +11,8 @@ import { replayRuns } from './histories';
 // Runs of the paymentRefund workflow: one refunded (recorded by its run with its draw on the
 // merchant's balance, planned, sent from the treasury, confirmed, payment.refunded), one whose plan
 // was refused (the treasury as its address: asked of the run past the API's checks) and now waits,
-// failed, for an operator's retry, and one whose request the run refused (more than is left to refund).
+// failed, for an operator's retry, one whose request the run refused (more than is left to refund),
+// and one whose request never reached it, which reads its row after its wait.
 const own = ownTreasury();
 const ctx = useTestApp(own.overrides, { sandbox: true, worker: true, listen: true });
 const chain = own.chain;
@@ -78,6 +79,17 @@ describe('paymentRefund histories', () => {
     await expect(ask(refused, g, randomAddress())).rejects.toThrow(WorkflowUpdateFailedError);
     expect(await ctx.temporal.workflow.getHandle(refused).result()).toBe('refused');
     expect(await ctx.db.sql`select id from payment_refunds where id = ${refused}`).toEqual([]);
-    await replayRuns(ctx.temporal, 'payment-refund', { refunded, failed, refused });
+    // A run whose request was lost after its start: after its wait it reads its row (already
+    // refunded here, as a run started again after one that finished) and ends with it.
+    const lost = 'rf_' + 'L'.repeat(24);
+    await ctx.db.sql`insert into payment_refunds (id, payment_id, merchant_id, asset, network, amount_micro, address, requested_by, status)
+      values (${lost}, ${id}, ${m.id}, 'USDC', 'polygon', 1000000, ${randomAddress()}, 'admin', 'refunded')`;
+    const started = await ctx.temporal.workflow.start(PAYMENT_REFUND_WORKFLOW, {
+      workflowId: lost,
+      taskQueue: ctx.config.temporal.taskQueue,
+      args: [{ refundId: lost, paymentId: id, requestWaitMs: 500 }],
+    });
+    expect(await started.result()).toBe('refunded');
+    await replayRuns(ctx.temporal, 'payment-refund', { refunded, failed, refused, lost });
   }, 180_000);
 });
