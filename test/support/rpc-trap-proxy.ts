@@ -15,7 +15,8 @@ export interface RpcTrap {
  * A JSON-RPC proxy in front of a node that springs a trap on one chosen call: the way a test kills
  * a worker process at an exact step of a payout without hooks in production code. One trap at a
  * time, sprung once; every other call (batched or not) is forwarded unchanged, unless the proxy is
- * set down (an outage: every call dropped until it is up again).
+ * set down (an outage: every call dropped until it is up again) or withholds receipts (every
+ * transaction answered as not mined yet, until told otherwise).
  */
 export async function startRpcTrapProxy(target: string) {
   let trap: RpcTrap | null = null;
@@ -23,6 +24,8 @@ export async function startRpcTrapProxy(target: string) {
   let down = false;
   // When each call dropped by an outage arrived: what the caller went through while the node was away.
   const dropped: number[] = [];
+  // A chain slow to confirm: every receipt asked is answered as not mined yet (the node's null).
+  let withholdReceipts = false;
   // Until the trap's spring has run (the caller is dead), it still counts as armed.
   let springing = false;
   const sprung: string[] = [];
@@ -58,7 +61,7 @@ export async function startRpcTrapProxy(target: string) {
             return res.destroy();
           }
           res.writeHead(upstream.status, { 'content-type': 'application/json' });
-          res.end(text);
+          res.end(withholdReceipts ? withoutReceipts(body, text) : text);
         } catch {
           res.destroy();
         }
@@ -71,6 +74,8 @@ export async function startRpcTrapProxy(target: string) {
     arm: (t: RpcTrap) => void (trap = t),
     /** Drops every call from now until `setDown(false)` (an RPC outage). */
     setDown: (value: boolean) => void (down = value),
+    /** While on, every transaction receipt is answered as not there yet (a chain slow to confirm). */
+    withholdReceipts: (value: boolean) => void (withholdReceipts = value),
     armed: () => trap !== null || springing,
     sprung: () => [...sprung],
     /** The arrival times of the calls dropped while down. */
@@ -81,6 +86,18 @@ export async function startRpcTrapProxy(target: string) {
         server.close(() => resolve());
       }),
   };
+}
+
+/** The node's answer with every `eth_getTransactionReceipt` result in it made null, batched or not. */
+function withoutReceipts(body: string, answer: string): string {
+  type Call = { id?: unknown; method?: string };
+  type Answer = { id?: unknown; result?: unknown };
+  const calls = JSON.parse(body) as Call | Call[];
+  const receiptIds = new Set((Array.isArray(calls) ? calls : [calls]).filter((c) => c.method === 'eth_getTransactionReceipt').map((c) => c.id));
+  if (receiptIds.size === 0) return answer;
+  const parsed = JSON.parse(answer) as Answer | Answer[];
+  const emptied = (a: Answer) => (receiptIds.has(a.id) && 'result' in a ? { ...a, result: null } : a);
+  return JSON.stringify(Array.isArray(parsed) ? parsed.map(emptied) : emptied(parsed));
 }
 
 function parseCalls(body: string): { method: string; params: string }[] {
