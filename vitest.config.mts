@@ -6,17 +6,20 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 // Vitest orders by the durations it cached on an earlier run, and a clean checkout (CI) has none:
 // by file size alone, a two-minute file could start last and run alone at the end.
 const LONGEST = [
-  'test/temporal/game-day.test.ts',
   'test/bench/bench.test.ts',
-  'test/hosted/customer-pages.browser.test.ts',
-  'test/dashboard/navigation.browser.test.ts',
+  'test/temporal/game-day.test.ts',
+  'test/temporal/topology.test.ts',
   'test/exceptions/refund-recovery.test.ts',
   'test/payouts/worker-kills.test.ts',
-  'test/payouts/failures.test.ts',
-  'test/settlement/batched.test.ts',
+  'test/dashboard/navigation.browser.test.ts',
   'test/checkout/page-states.browser.test.ts',
   'test/exceptions/refund.test.ts',
-  'test/temporal/topology.test.ts',
+  'test/payouts/failures.test.ts',
+  'test/dashboard/money.browser.test.ts',
+  'test/proof/settlement-runs.property.test.ts',
+  'test/checkout/live-status.browser.test.ts',
+  'test/hosted/customer-pages.browser.test.ts',
+  'test/settlement/batched.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {

@@ -19,7 +19,8 @@ import { orderRow, waitForOrder, waitForOrderFeeSwept } from '../proof/order-sup
 // sweep moves every deposit to the treasury through the sweeper (no native coin ever sent to a
 // deposit), then one payout per merchant pays exactly their shares; the commission stays in the
 // treasury, each payment is settled once, and the ledger equals the chain.
-const overrides: Record<string, string> = { PAYOUT_INTERVAL_SECONDS: '1' };
+// Webhook retries a second apart: a refused payment.settled is delivered again within the test.
+const overrides: Record<string, string> = { PAYOUT_INTERVAL_SECONDS: '1', WEBHOOK_RETRY_BASE_SECONDS: '1' };
 let chain: TestChain;
 usePrivateChain(overrides, 1, (started) => (chain = started));
 const ctx = useTestApp(overrides, { listen: true, sandbox: true, worker: true });
