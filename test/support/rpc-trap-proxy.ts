@@ -93,7 +93,9 @@ function withoutReceipts(body: string, answer: string): string {
   type Call = { id?: unknown; method?: string };
   type Answer = { id?: unknown; result?: unknown };
   const calls = JSON.parse(body) as Call | Call[];
-  const receiptIds = new Set((Array.isArray(calls) ? calls : [calls]).filter((c) => c.method === 'eth_getTransactionReceipt').map((c) => c.id));
+  const receiptIds = new Set(
+    (Array.isArray(calls) ? calls : [calls]).filter((c) => c.method === 'eth_getTransactionReceipt').map((c) => c.id),
+  );
   if (receiptIds.size === 0) return answer;
   const parsed = JSON.parse(answer) as Answer | Answer[];
   const emptied = (a: Answer) => (receiptIds.has(a.id) && 'result' in a ? { ...a, result: null } : a);
