@@ -61,7 +61,7 @@ export async function startRpcTrapProxy(target: string) {
             return res.destroy();
           }
           res.writeHead(upstream.status, { 'content-type': 'application/json' });
-          res.end(withholdReceipts ? withoutReceipts(body, text) : text);
+          res.end(withholdReceipts ? withoutReceipts(calls, text) : text);
         } catch {
           res.destroy();
         }
@@ -89,23 +89,24 @@ export async function startRpcTrapProxy(target: string) {
 }
 
 /** The node's answer with every `eth_getTransactionReceipt` result in it made null, batched or not. */
-function withoutReceipts(body: string, answer: string): string {
-  type Call = { id?: unknown; method?: string };
-  type Answer = { id?: unknown; result?: unknown };
-  const calls = JSON.parse(body) as Call | Call[];
-  const receiptIds = new Set(
-    (Array.isArray(calls) ? calls : [calls]).filter((c) => c.method === 'eth_getTransactionReceipt').map((c) => c.id),
-  );
+function withoutReceipts(calls: Call[], answer: string): string {
+  const receiptIds = new Set(calls.filter((c) => c.method === 'eth_getTransactionReceipt').map((c) => c.id));
   if (receiptIds.size === 0) return answer;
+  type Answer = { id?: unknown; result?: unknown };
   const parsed = JSON.parse(answer) as Answer | Answer[];
   const emptied = (a: Answer) => (receiptIds.has(a.id) && 'result' in a ? { ...a, result: null } : a);
   return JSON.stringify(Array.isArray(parsed) ? parsed.map(emptied) : emptied(parsed));
 }
 
-function parseCalls(body: string): { method: string; params: string }[] {
+/** A request's calls: each one's id, its method, and its params as lowercase JSON text. */
+type Call = { id: unknown; method: string; params: string };
+
+function parseCalls(body: string): Call[] {
   try {
-    const parsed = JSON.parse(body) as { method?: string; params?: unknown } | { method?: string; params?: unknown }[];
+    type Sent = { id?: unknown; method?: string; params?: unknown };
+    const parsed = JSON.parse(body) as Sent | Sent[];
     return (Array.isArray(parsed) ? parsed : [parsed]).map((c) => ({
+      id: c.id,
       method: String(c.method),
       params: JSON.stringify(c.params ?? null).toLowerCase(),
     }));
