@@ -1,10 +1,9 @@
 import { createActivities } from './src/activities';
 import { startCustomerMailSender } from './src/activities/customer-mails';
 import { createMailer } from './src/mail/mailer';
-import { REDACTED_PATHS } from './src/api/app';
 import { loadConfig } from './src/config';
 import { createDb } from './src/db/client';
-import { businessLog, createLogger } from './src/logging';
+import { businessLog, createLogger, REDACTED_PATHS } from './src/logging';
 import { createProviders } from './src/providers';
 import { startChainWatchers } from './src/watchers/chain-watch';
 import { createTemporalClient } from './src/temporal/client';

@@ -1,5 +1,21 @@
 import pino, { type Logger } from 'pino';
 
+/** What no log line of the API's or a worker's may show: credentials, secrets, the settlement mnemonic. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  '*.api_key',
+  '*.apiKey',
+  '*.security_code',
+  '*.securityCode',
+  '*.secret',
+  '*.webhook_secret',
+  '*.password',
+  '*.settlementMnemonic',
+  '*.mnemonic',
+];
+
 export interface LogSettings {
   level: string;
   /** pino-pretty for a person at a terminal (`npm start`); JSON lines everywhere else. */

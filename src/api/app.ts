@@ -52,7 +52,7 @@ import { createPaymentService, type PaymentService } from '../payments';
 import { merchantMoney } from '../payments/merchant-money';
 import { createAccountServices } from '../accounts';
 import { createMailer } from '../mail/mailer';
-import { businessLog, type BusinessLog } from '../logging';
+import { businessLog, REDACTED_PATHS, type BusinessLog } from '../logging';
 import { registerExplorers } from '../domain/explorers';
 
 declare module 'fastify' {
@@ -88,21 +88,6 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9_-]{8,64}$/;
 // The guards belong to routes, never to request.url, so they hold whichever spelling reaches one.
 // (A variable: find-my-way's types do not list useSemicolonDelimiter, which Fastify passes on.)
 const ROUTER_OPTIONS = { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, useSemicolonDelimiter: false };
-
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers.authorization',
-  '*.api_key',
-  '*.apiKey',
-  '*.security_code',
-  '*.securityCode',
-  '*.secret',
-  '*.webhook_secret',
-  '*.password',
-  '*.settlementMnemonic',
-  '*.mnemonic',
-];
 
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const { config } = deps;
