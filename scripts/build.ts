@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ensureDashboardBuild } from '../tools/dev/dashboard-build';
+import { RUNTIME_FILES } from '../tools/dev/entry-command';
 
 // `npm run build`: compiles the production code to JavaScript (tsconfig.build.json) and copies the
 // files it reads at run time beside it: the hosted pages' assets and the SQL migrations; and the
@@ -10,7 +11,6 @@ import { ensureDashboardBuild } from '../tools/dev/dashboard-build';
 // `--out-dir <dir>` builds elsewhere (the build's own test does).
 
 const ROOT = path.resolve(__dirname, '..');
-const RUNTIME_FILES = ['src/api/hosted/assets', 'src/db/migrations'];
 
 const at = process.argv.indexOf('--out-dir');
 const outDir = path.resolve(ROOT, at >= 0 && process.argv[at + 1] ? process.argv[at + 1]! : 'dist');

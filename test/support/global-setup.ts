@@ -6,6 +6,7 @@ import type { SweeperAddresses } from '../../tools/dev/dev-sweepers';
 import { prepareDatabase } from '../../src/db/migrate';
 import { ensureTemporalBinary } from '../../tools/temporal/cli-binary';
 import { startDevServer } from '../../tools/temporal/dev-server';
+import { compileEntries } from './compiled-entries';
 import { TEMPLATE_DATABASE, adminDatabaseUrl, databaseUrlFor, dropClones } from './databases';
 
 declare module 'vitest' {
@@ -21,13 +22,15 @@ declare module 'vitest' {
 }
 
 // One Temporal dev server and one dev chain for the whole run (random free ports, in memory), and
-// one migrated template database that each test file clones into a fresh database of its own.
+// one migrated template database that each test file clones into a fresh database of its own; and
+// the entry points the files start as processes, compiled (compiled-entries.ts).
 export default async function setup(project: TestProject) {
   const binary = ensureTemporalBinary();
   const [server, chain] = await Promise.all([
     startDevServer({ binary, namespace: 'default' }),
     startDevChainWithTokens(),
     prepareTemplate(),
+    compileEntries(),
   ]);
   project.provide('temporalAddress', server.address);
   project.provide('templateDatabase', TEMPLATE_DATABASE);

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import path from 'node:path';
 import type { Config } from '../../src/config';
 import { entryCommandArgs } from '../../tools/dev/entry-command';
+import { compiledTestEntry } from './compiled-entries';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -52,15 +53,19 @@ export function envFor(config: Config): Record<string, string> {
   };
 }
 
-/** Runs an entry point as a real process and resolves once it printed `ready`. */
+/**
+ * Runs an entry point as a real process and resolves once it printed `ready`. A root TypeScript one
+ * (`worker.ts`) runs compiled, as the run's global setup left it (compiled-entries.ts); a `.js` one as it is.
+ */
 export async function startEntryPoint(
   entry: string,
   env: Record<string, string>,
   ready: RegExp,
   timeoutMs = 60_000,
 ): Promise<{ child: ChildProcess; output: () => string }> {
-  // Its own process group: tsx runs the entry in a child process, and a kill must reach both.
-  const child = spawn(process.execPath, entryCommandArgs(entry), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // Its own process group: whatever the entry starts (a workflow bundler) goes with it on a kill.
+  const command = entryCommandArgs(entry.endsWith('.ts') ? compiledTestEntry(entry) : entry);
+  const child = spawn(process.execPath, command, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -24,5 +24,8 @@ export function entryCommandArgs(entry: string): string[] {
   return entry.endsWith('.js') ? [...flags, entry] : [TSX_CLI, ...flags, entry];
 }
 
+/** What compiled code reads beside it at run time, copied next to it by `npm run build`: the hosted pages' assets, the SQL migrations. */
+export const RUNTIME_FILES = ['src/api/hosted/assets', 'src/db/migrations'];
+
 /** The compiled entry point `npm run build` makes of a TypeScript one (`worker.ts` → `dist/worker.js`). */
 export const compiledEntry = (entry: string): string => path.join('dist', entry.replace(/\.ts$/, '.js'));
