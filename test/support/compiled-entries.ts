@@ -1,7 +1,7 @@
 import { cpSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { RUNTIME_FILES } from '../../tools/dev/entry-command';
+import { compiledEntry, RUNTIME_FILES } from '../../tools/dev/entry-command';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -42,8 +42,5 @@ export async function compileEntries(): Promise<void> {
   for (const dir of RUNTIME_FILES) cpSync(path.join(ROOT, dir), path.join(COMPILED_DIR, dir), { recursive: true });
 }
 
-/**
- * The compiled form of a root entry point (`worker.ts` → `.data/test-entries/worker.js`), as a
- * path from the project's root: what the suite's processes run, by Node itself, as production runs dist/.
- */
-export const compiledTestEntry = (entry: string): string => path.relative(ROOT, path.join(COMPILED_DIR, entry.replace(/\.ts$/, '.js')));
+/** The compiled form of a root entry point (`worker.ts` → `.data/test-entries/worker.js`): what the suite's processes run. */
+export const compiledTestEntry = (entry: string): string => compiledEntry(entry, path.relative(ROOT, COMPILED_DIR));

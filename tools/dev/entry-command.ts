@@ -27,5 +27,8 @@ export function entryCommandArgs(entry: string): string[] {
 /** What compiled code reads beside it at run time, copied next to it by `npm run build`: the hosted pages' assets, the SQL migrations. */
 export const RUNTIME_FILES = ['src/api/hosted/assets', 'src/db/migrations'];
 
-/** The compiled entry point `npm run build` makes of a TypeScript one (`worker.ts` → `dist/worker.js`). */
-export const compiledEntry = (entry: string): string => path.join('dist', entry.replace(/\.ts$/, '.js'));
+/**
+ * The compiled entry point made of a TypeScript one, as a path from the project's root: `npm run
+ * build`'s by default (`worker.ts` → `dist/worker.js`), or another build's folder (the test suite's).
+ */
+export const compiledEntry = (entry: string, outDir = 'dist'): string => path.join(outDir, entry.replace(/\.ts$/, '.js'));
