@@ -64,7 +64,8 @@ export function decideException(current: ExceptionState, event: ExceptionEvent):
       const { accepted } = event;
       s.outcome = 'accepted';
       const effects: ExceptionEffect[] = [];
-      if (accepted.completedNow) effects.push({ kind: 'markPaymentStatus', status: accepted.paymentStatus });
+      // Every run that accepts carries the status, the first or one started later (whose start set none).
+      effects.push({ kind: 'markPaymentStatus', status: accepted.paymentStatus });
       if (accepted.completedNow || accepted.paymentStatus === 'completed')
         effects.push({ kind: 'announceCompleted', paymentId: accepted.paymentId });
       if (accepted.paidLinkId) s.linkDue = { paymentId: accepted.paymentId, linkId: accepted.paidLinkId };

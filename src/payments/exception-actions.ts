@@ -76,6 +76,12 @@ export async function acceptException(ctx: PaymentContext, id: string): Promise<
     );
   }
   if (exception.status === 'refunded') throw new AppError('Conflict', 'This exception was refunded.');
+  // Accepted already: the run that accepted it carries the rest (its events, the link); a closed run
+  // is not started again only to find the acceptance done.
+  if (exception.status === 'accepted') {
+    const session = await findSession(ctx.db, exception.paymentId);
+    if (session) return { exception, result: { exceptionId: exception.id, paymentId: session.id, paymentStatus: session.status } };
+  }
   const result = await callTemporal(
     ctx.temporal,
     exception.id,

@@ -79,6 +79,13 @@ describe('an exception', () => {
     expect(excRun(accepted.state, acceptance()).effects).toEqual([]);
   });
 
+  it('accepted by a later run, after an earlier one completed the payment: that run still carries the status for a search', () => {
+    expect(excRun(initialException(), acceptance({ completedNow: false })).effects).toEqual([
+      { kind: 'markPaymentStatus', status: 'completed' },
+      { kind: 'announceCompleted', paymentId: 'SV_a' },
+    ]);
+  });
+
   it('accepted for a session of a payment link: the run, not the operator’s call, ends the link’s other sessions', () => {
     const accepted = excRun(initialException(), acceptance({ paidLinkId: 'plink_a' }));
     expect(accepted.effects).toEqual([

@@ -104,8 +104,15 @@ describe('paid after expiry', () => {
     expect((await accept()).json()).toMatchObject({ paymentStatus: 'completed', exception: { status: 'accepted' } });
     expect((await sessionRow(ctx, id)).status).toBe('completed');
     // The session's run closed at expiry; an operator searching for completed payments finds the exception's run.
-    const exceptionRun = await ctx.temporal.workflow.getHandle(event.exceptionId).describe();
-    expect(exceptionRun.typedSearchAttributes.get(PaymentStatusKey)).toBe('completed');
+    const exceptionHandle = ctx.temporal.workflow.getHandle(event.exceptionId);
+    expect((await exceptionHandle.describe()).typedSearchAttributes.get(PaymentStatusKey)).toBe('completed');
+    // Once that run has closed, accepting again answers the same and starts no second run.
+    expect(await exceptionHandle.result()).toBe('accepted');
+    const closed = await exceptionHandle.describe();
+    expect((await accept()).json()).toMatchObject({ paymentStatus: 'completed', exception: { status: 'accepted' } });
+    const after = await exceptionHandle.describe();
+    expect([after.runId, after.status.name]).toEqual([closed.runId, 'COMPLETED']);
+    expect(after.typedSearchAttributes.get(PaymentStatusKey)).toBe('completed');
     // Resolved: the customer's page now says what the status says.
     expect((await http('GET', `${ctx.baseUrl}/pay/${id}`)).text).toContain('Payment received');
     const [tx] = await ctx.db
