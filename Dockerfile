@@ -1,12 +1,13 @@
 # One image for the service, the workers and the sandbox; compose picks the entry point.
-# Built in two stages: the first compiles the TypeScript (`npm run build`, which needs the dev
-# dependencies), the second holds the compiled JavaScript and the production dependencies only.
+# Built in two stages: the first checks the TypeScript (`npm run typecheck`) and compiles it
+# (`npm run build`, which checks no types); both need the dev dependencies. The second holds the
+# compiled JavaScript and the production dependencies only.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY . .
-RUN npm run build
+RUN npm run typecheck && npm run build
 
 FROM node:20-bookworm-slim
 

@@ -317,6 +317,8 @@ describe('Dockerfile', () => {
     const runs = all('RUN');
     const build = runs.findIndex((r) => /\bnpm run build\b/.test(r));
     expect(build, 'npm run build in the build stage').toBeGreaterThanOrEqual(0);
+    // The build transpiles without checking types: the stage checks them first.
+    expect(runs[build], 'the build stage checks the types before it builds').toMatch(/\bnpm run typecheck && npm run build\b/);
     expect(
       runs.findIndex((r) => /^npm ci$/.test(r)),
       'the build stage installs the dev dependencies',

@@ -35,7 +35,7 @@ beforeAll(async () => {
   apiPorts.push(await freePort(), await freePort());
   balancer = await startBalancer(apiPorts);
   overrides.PUBLIC_BASE_URL = `http://127.0.0.1:${balancer.port}`;
-  // The build is ~40 s of CPU, longer when the machine is busy.
+  // The transpile takes seconds; the dashboard's build, only where no earlier one is kept, minutes.
 }, 300_000);
 const ctx = useTestApp(overrides, { sandbox: true });
 
