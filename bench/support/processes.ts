@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { entryCommandArgs } from '../../tools/dev/entry-command';
+import { entryCommandArgs, runsThroughTsx } from '../../tools/dev/entry-command';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -72,7 +72,7 @@ export async function startEntry(
       const pgid = child.pid!;
       if (!groupAlive(pgid)) return;
       const deadline = Date.now() + graceMs;
-      signalGroup(pgid, 'SIGTERM');
+      stopSignal(pgid, runsThroughTsx(entry));
       while (groupAlive(pgid)) {
         if (Date.now() > deadline) {
           signalGroup(pgid, 'SIGKILL');
@@ -87,6 +87,26 @@ export async function startEntry(
 /** Whether any process of group `pgid` is still running (a zombie waiting for its parent is not). */
 function groupAlive(pgid: number): boolean {
   return processCpu().some((p) => p.pgid === pgid && p.state !== 'Z');
+}
+
+/**
+ * SIGTERM to what a group runs. Through tsx the group is its launcher (the leader) and the node
+ * process it started, which gets the signal, and the launcher exits with it. Signalled itself, tsx
+ * relays the signal and, unless the child reports it within 30 ms, sends it again and then SIGKILLs
+ * the child (tsx's relaySignals): on a loaded machine that cut a graceful stop short, and lost a CPU
+ * profile the child writes as it exits. A compiled entry's group gets the signal whole.
+ */
+function stopSignal(pgid: number, throughTsx: boolean): void {
+  const launched = throughTsx ? processCpu().filter((p) => p.pgid === pgid && p.ppid === pgid && p.state !== 'Z') : [];
+  // Compiled, or a launcher whose child has gone already: the group.
+  if (launched.length === 0) return signalGroup(pgid, 'SIGTERM');
+  for (const p of launched) {
+    try {
+      process.kill(p.pid, 'SIGTERM');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

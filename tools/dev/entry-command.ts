@@ -21,8 +21,11 @@ const isWorker = (entry: string) => /^worker\.[jt]s$/.test(path.basename(entry))
  */
 export function entryCommandArgs(entry: string): string[] {
   const flags = isWorker(entry) ? WORKER_NODE_FLAGS : [];
-  return entry.endsWith('.js') ? [...flags, entry] : [TSX_CLI, ...flags, entry];
+  return runsThroughTsx(entry) ? [TSX_CLI, ...flags, entry] : [...flags, entry];
 }
+
+/** Whether entryCommandArgs starts the entry through tsx: a launcher process, then the node process that runs it. */
+export const runsThroughTsx = (entry: string): boolean => !entry.endsWith('.js');
 
 /** What compiled code reads beside it at run time, copied next to it by `npm run build`: the hosted pages' assets, the SQL migrations. */
 export const RUNTIME_FILES = ['src/api/hosted/assets', 'src/db/migrations'];
