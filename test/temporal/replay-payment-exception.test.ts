@@ -1,8 +1,11 @@
+import { WithStartWorkflowOperation, WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { Address } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { payFromWallet, randomAddress, sharedChain } from '../support/chain';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
+import { acceptUpdate, PAYMENT_EXCEPTION_WORKFLOW } from '../../src/workflows/payment-exception/messages';
+import { PaymentStatusKey } from '../../src/workflows/search-attributes';
 import { replayRuns } from './histories';
 
 // Runs of the paymentException workflow: one accepted by an operator (an update), its money joining
@@ -62,6 +65,28 @@ describe('paymentException histories', () => {
       'events',
     );
     await replayRuns(ctx.temporal, 'payment-exception', { accepted, refunded, open });
+
+    // A second accept that reached Temporal as the first run closed (the API answers one that comes
+    // later from the row): update-with-start gives it a run of its own, which finds the exception
+    // accepted, completes nothing again and still carries the payment's status.
+    const firstRun = (await ctx.temporal.workflow.getHandle(accepted).describe()).runId;
+    const again = await ctx.temporal.workflow.executeUpdateWithStart(acceptUpdate, {
+      startWorkflowOperation: new WithStartWorkflowOperation(PAYMENT_EXCEPTION_WORKFLOW, {
+        workflowId: accepted,
+        taskQueue: ctx.config.temporal.taskQueue,
+        args: [{ exceptionId: accepted, paymentId: id }],
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      }),
+    });
+    expect(again).toEqual({ exceptionId: accepted, paymentId: id, paymentStatus: 'completed' });
+    const second = ctx.temporal.workflow.getHandle(accepted);
+    expect(await second.result()).toBe('accepted');
+    const run = await second.describe();
+    expect(run.runId).not.toBe(firstRun);
+    expect(run.typedSearchAttributes.get(PaymentStatusKey)).toBe('completed');
+    const [postings] = await ctx.db.sql`select count(*)::int as n from ledger_entries where posting_id = ${`completion:${id}`}`;
+    expect(postings!.n).toBe(3);
+    await replayRuns(ctx.temporal, 'payment-exception', { acceptedAgain: accepted });
   }, 90_000);
 
   it('replays a run whose acceptance paid a payment link (its other sessions ended, its run told)', async () => {
