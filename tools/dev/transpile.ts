@@ -5,19 +5,31 @@ import { RUNTIME_FILES } from './entry-command';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** The TypeScript files of a folder (recursively) or the file itself, as paths from the project's root. */
-export const typeScriptUnder = (entry: string): string[] =>
-  entry.endsWith('.ts')
-    ? [entry]
-    : readdirSync(path.join(ROOT, entry), { recursive: true, encoding: 'utf8' })
-        .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
-        .map((f) => path.join(entry, f));
+/** The processes production starts, and the scripts its images run. */
+const ENTRIES = ['server.ts', 'worker.ts', 'sandbox.ts', 'scripts/bundle-workflows.ts', 'scripts/temporal-server.ts'];
+/** Transpiled whole (a path can load a file no import names: the workflow bundle's entry), with all they import. */
+const FOLDERS = ['src', 'sandbox'];
+
+/**
+ * What production runs, transpiled into `outDir`: the entry points, `src/` and `sandbox/`, and every
+ * file of the project they import, with the files compiled code reads beside it. `npm run build`
+ * makes dist/ of it, and the test suite the entry points its processes run.
+ */
+export async function transpileProduction(outDir: string, options: { sourcemap?: boolean } = {}): Promise<void> {
+  await transpile(await importedFiles([...ENTRIES, ...FOLDERS.flatMap(typeScriptUnder)]), outDir, options);
+}
+
+/** The TypeScript files of a folder, recursively, as paths from the project's root. */
+const typeScriptUnder = (folder: string): string[] =>
+  readdirSync(path.join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+    .map((f) => path.join(folder, f));
 
 /**
  * The project's own files that `entries` import, directly or through others (packages stay
  * outside): what a compiled entry point loads besides itself.
  */
-export async function importedFiles(entries: string[]): Promise<string[]> {
+async function importedFiles(entries: string[]): Promise<string[]> {
   const { metafile } = await build({
     entryPoints: entries.map((f) => path.join(ROOT, f)),
     bundle: true,
@@ -40,7 +52,7 @@ export async function importedFiles(entries: string[]): Promise<string[]> {
  * per-file transform, the one tsx applies at every start, in about a second; it checks no types
  * (`npm run typecheck` does, before any build CI runs).
  */
-export async function transpile(files: string[], outDir: string, options: { sourcemap?: boolean } = {}): Promise<void> {
+async function transpile(files: string[], outDir: string, options: { sourcemap?: boolean } = {}): Promise<void> {
   await build({
     entryPoints: [...new Set(files)].map((f) => path.join(ROOT, f)),
     outdir: outDir,
