@@ -51,7 +51,7 @@ async function loadException(ctx: PaymentContext, id: string): Promise<PaymentEx
 }
 
 /** The exception's run, started if it has none (closed, or recorded before runs existed). */
-function runOf(ctx: PaymentContext, exception: PaymentExceptionRow) {
+export function runOf(ctx: PaymentContext, exception: PaymentExceptionRow) {
   const input: PaymentExceptionInput = { exceptionId: exception.id, paymentId: exception.paymentId };
   return new WithStartWorkflowOperation(PAYMENT_EXCEPTION_WORKFLOW, {
     workflowId: exception.id,

@@ -1,10 +1,11 @@
-import { WithStartWorkflowOperation, WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { Address } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { payFromWallet, randomAddress, sharedChain } from '../support/chain';
 import { adminHeaders, createApprovedMerchant, useTestApp } from '../support/harness';
 import { eventually } from '../support/http';
-import { acceptUpdate, PAYMENT_EXCEPTION_WORKFLOW } from '../../src/workflows/payment-exception/messages';
+import { findPaymentException } from '../../src/db/queries/payment-exceptions';
+import { runOf } from '../../src/payments/exception-actions';
+import { acceptUpdate } from '../../src/workflows/payment-exception/messages';
 import { PaymentStatusKey } from '../../src/workflows/search-attributes';
 import { replayRuns } from './histories';
 
@@ -67,16 +68,12 @@ describe('paymentException histories', () => {
     await replayRuns(ctx.temporal, 'payment-exception', { accepted, refunded, open });
 
     // A second accept that reached Temporal as the first run closed (the API answers one that comes
-    // later from the row): update-with-start gives it a run of its own, which finds the exception
-    // accepted, completes nothing again and still carries the payment's status.
+    // later from the row): the API's update-with-start gives it a run of its own, which finds the
+    // exception accepted, completes nothing again and still carries the payment's status.
     const firstRun = (await ctx.temporal.workflow.getHandle(accepted).describe()).runId;
+    const row = (await findPaymentException(ctx.db.db, accepted))!;
     const again = await ctx.temporal.workflow.executeUpdateWithStart(acceptUpdate, {
-      startWorkflowOperation: new WithStartWorkflowOperation(PAYMENT_EXCEPTION_WORKFLOW, {
-        workflowId: accepted,
-        taskQueue: ctx.config.temporal.taskQueue,
-        args: [{ exceptionId: accepted, paymentId: id }],
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      }),
+      startWorkflowOperation: runOf(ctx.app.payments.context, row),
     });
     expect(again).toEqual({ exceptionId: accepted, paymentId: id, paymentStatus: 'completed' });
     const second = ctx.temporal.workflow.getHandle(accepted);
