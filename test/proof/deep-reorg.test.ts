@@ -143,12 +143,20 @@ describe('a reorg deeper than the confirmations', () => {
     // Each payout sent again, and its outcome, is a business event of the payment, as first time round.
     expect(afterReorg(id, 'payout.sent')).toEqual(after.map((p) => p.id).sort());
     expect(afterReorg(id, 'payout.confirmed')).toEqual([]);
-    expect(
-      business
-        .filter((b) => b.event === 'payout.failed' && b.fields.paymentId === id)
-        .map((b) => b.fields.payoutId)
-        .sort(),
-    ).toEqual(after.map((p) => p.id).sort());
+    // A payout's outcome is logged once its row is written: the rows read failed may come a moment before the entries.
+    const failed = await eventually(
+      () =>
+        Promise.resolve(
+          business
+            .filter((b) => b.event === 'payout.failed' && b.fields.paymentId === id)
+            .map((b) => b.fields.payoutId)
+            .sort(),
+        ),
+      (ids) => ids.length >= after.length,
+      10_000,
+      'both payouts logged failed',
+    );
+    expect(failed).toEqual(after.map((p) => p.id).sort());
 
     // Later passes change nothing: one exception, one event. A pass of the reorg watch that finds
     // nothing writes nothing, so there is no outcome to wait on: three passes' time (500 ms apart here).
