@@ -12,6 +12,14 @@ export interface Service extends Child {
 const counting = (sqlCountDir: string | undefined): { env: Record<string, string>; flags: string[] } =>
   sqlCountDir ? { env: { BENCH_SQL_COUNT_DIR: sqlCountDir }, flags: countingFlags() } : { env: {}, flags: [] };
 
+/**
+ * A V8 CPU profile written into `dir` when the process stops, a sample every 250 µs (V8's default is
+ * 1 ms: a round of creations gives a few thousand). Sampling costs CPU itself, so with
+ * BENCH_SERVER_CPU_PROF the bare peers are profiled too and the ratios stay like for like.
+ */
+const serverProfileFlags = (dir: string | undefined): string[] =>
+  dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=250'] : [];
+
 /** Our HTTP service (server.ts) as deployed: its own process, its own pool, LOG_LEVEL of the run. */
 export async function startOurServer(
   stack: Stack,
@@ -31,9 +39,7 @@ export async function startOurServer(
   };
   // cpuProfileDir, or BENCH_SERVER_CPU_PROF=<dir> for every server of the run: the server writes a V8
   // CPU profile there when it stops (the creation figure's breakdown).
-  const profile = input.cpuProfileDir ?? process.env.BENCH_SERVER_CPU_PROF;
-  // A sample every 250 µs (V8's default is 1 ms): a round of creations gives a few thousand.
-  const flags = [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, '--cpu-prof-interval=250'] : []), ...count.flags];
+  const flags = [...serverProfileFlags(input.cpuProfileDir ?? process.env.BENCH_SERVER_CPU_PROF), ...count.flags];
   return { ...(await startEntry('server', 'server.ts', env, answers(`${baseUrl}/healthz`), undefined, flags)), baseUrl };
 }
 
@@ -46,6 +52,8 @@ export async function startBareLookup(stack: Stack): Promise<Service> {
       'bench/baseline/bare-lookup.ts',
       { DATABASE_URL: stack.databaseUrl, PORT: String(port), PUBLIC_BASE_URL: baseUrl },
       answers(`${baseUrl}/healthz`),
+      90_000,
+      serverProfileFlags(process.env.BENCH_SERVER_CPU_PROF),
     )),
     baseUrl,
   };
@@ -59,7 +67,11 @@ export async function startBareCreate(stack: Stack, taskQueue: string): Promise<
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env = { ...stack.env, PORT: String(port), PUBLIC_BASE_URL: baseUrl, BENCH_TASK_QUEUE: taskQueue };
-  return { ...(await startEntry('bare-create', 'bench/baseline/bare-create.ts', env, answers(`${baseUrl}/healthz`))), baseUrl };
+  const flags = serverProfileFlags(process.env.BENCH_SERVER_CPU_PROF);
+  return {
+    ...(await startEntry('bare-create', 'bench/baseline/bare-create.ts', env, answers(`${baseUrl}/healthz`), 90_000, flags)),
+    baseUrl,
+  };
 }
 
 /** The sandbox provider (sandbox.ts); `serviceUrl` is where it posts callbacks and presses Pay. */
