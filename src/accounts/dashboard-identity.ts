@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../domain/credentials';
 import type { DashboardActor } from './dashboard-audit';
 
 // How the dashboard's accounts name a person and keep their tokens: an email address as it is
@@ -11,5 +11,5 @@ export const actor = (
   ip: string,
 ): DashboardActor => ({ ...person, ip });
 
-export const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+export const tokenHash = sha256Hex;
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { verify as argon2Verify } from '@node-rs/argon2';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
@@ -13,6 +13,7 @@ import {
   useRecoveryCode,
   useTotpStep,
 } from '../db/queries/dashboard-two-factor';
+import { sha256Hex } from '../domain/credentials';
 import { AppError } from '../domain/errors';
 import { decryptSecret, encryptSecret } from '../domain/secretbox';
 import { recordAudit, type DashboardActor } from './dashboard-audit';
@@ -33,7 +34,7 @@ const RECOVERY_FORMAT = /^[a-z2-7]{5}-[a-z2-7]{5}$/;
 const totpOf = (secretBase32: string, label = 'dashboard') =>
   new TOTP({ issuer: ISSUER, label, algorithm: 'SHA1', digits: 6, period: PERIOD, secret: Secret.fromBase32(secretBase32) });
 
-const hashCode = (code: string) => createHash('sha256').update(code, 'utf8').digest('hex');
+const hashCode = sha256Hex;
 
 function newRecoveryCode(): string {
   // 50 bits in base32 (a–z, 2–7), as two groups of five.
