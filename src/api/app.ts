@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { DOCS_THEME_CSS, DOCS_THEME_JS } from './docs-theme';
 import type { Client } from '@temporalio/client';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config';
 import type { DbHandle } from '../db/client';
 import { randomBase62 } from '../domain/ids';
@@ -54,6 +54,7 @@ import { createAccountServices } from '../accounts';
 import { createMailer } from '../mail/mailer';
 import { businessLog, REDACTED_PATHS, type BusinessLog } from '../logging';
 import { registerExplorers } from '../domain/explorers';
+import { createResponseSerializerCompiler } from './response-serializer';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -122,7 +123,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   // JSON only: Fastify's default text/plain parser would hand strings to JSON routes (400).
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(createResponseSerializerCompiler({ crossCheck: config.nodeEnv === 'test' }));
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
