@@ -21,7 +21,7 @@ const PARTS: [string, RegExp][] = [
   ],
   ['drizzle-orm (query building, result mapping)', /node_modules\/drizzle-orm\//],
   ['postgres.js (protocol, parsing, socket writes)', /node_modules\/postgres\//],
-  ['zod (request validation, response check)', /node_modules\/zod\//],
+  ['zod (request validation)', /node_modules\/zod\//],
   [
     'Fastify (routing, hooks, body parsing, reply)',
     /node_modules\/(fastify|@fastify|find-my-way|avvio|fast-json-stringify|fast-querystring|fastify-plugin|fastify-type-provider-zod|light-my-request|secure-json-parse|fast-content-type-parse|process-warning|toad-cache|rfdc|fast-uri|abstract-logging)\//,
@@ -29,7 +29,10 @@ const PARTS: [string, RegExp][] = [
   ['pino (logging)', /node_modules\/(pino|pino-std-serializers|sonic-boom|fast-redact|thread-stream|@pinojs)\//],
   ['prom-client (request latency histogram)', /node_modules\/(prom-client|tdigest|bintrees)\//],
   ['other packages', /node_modules\//],
-  ['our code (auth, validation, the use case, views, the Postgres deadline)', /^file:\/\/.*(\/src\/|\/server\.ts$)/],
+  [
+    'our code (auth, validation, the use case, views, the row mapping of prepared statements, the Postgres deadline)',
+    /^file:\/\/.*(\/src\/|\/server\.ts$)/,
+  ],
 ];
 const NODE = 'Node core, called by none of the above (HTTP parsing, the event loop, microtasks)';
 const GC = 'garbage collection';
