@@ -17,11 +17,16 @@ export interface ApiCall {
 
 const MAX_PATH = 300;
 
+const pathOf = (url: string) => {
+  const query = url.indexOf('?');
+  return (query < 0 ? url : url.slice(0, query)).slice(0, MAX_PATH);
+};
+
 const rowOf = (call: ApiCall) => ({
   merchantId: call.merchantId,
   keyId: call.keyId,
   method: call.method,
-  path: call.url.split('?', 1)[0]!.slice(0, MAX_PATH),
+  path: pathOf(call.url),
   statusCode: call.statusCode,
   requestId: call.requestId,
 });

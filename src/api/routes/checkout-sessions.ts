@@ -287,7 +287,8 @@ const checkoutSessionRoutes: FastifyPluginAsyncZod<PaymentContext & { merchantNa
       const session = await app.payments.lookups.publicSession(id);
       const merchantName = await merchantNameOf(session.merchantId);
       void reply.header('cache-control', 'no-store');
-      return { ok: true as const, ...publicSessionView(session, merchantName ?? '') };
+      // Added to the view, not spread into a copy (see payment-lookups.ts).
+      return Object.assign(publicSessionView(session, merchantName ?? ''), { ok: true as const });
     },
   );
 
