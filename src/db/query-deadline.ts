@@ -12,12 +12,25 @@ export class QueryDeadlineError extends Error {
   }
 }
 
+/**
+ * The query's outcome, or QueryDeadlineError after `ms`. Written out rather than as Promise.race of
+ * the query and a timer's promise with a `finally`: every query passes here, and those four promises
+ * cost about twice the time of this one.
+ */
 function race<T>(promise: PromiseLike<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new QueryDeadlineError(ms)), ms);
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new QueryDeadlineError(ms)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
   });
-  return Promise.race([Promise.resolve(promise), deadline]).finally(() => clearTimeout(timer));
 }
 
 /**
