@@ -25,7 +25,7 @@ function race<T>(promise: PromiseLike<T>, ms: number): Promise<T> {
         clearTimeout(timer);
         resolve(value);
       },
-      (err: unknown) => {
+      (err: Error) => {
         clearTimeout(timer);
         reject(err);
       },
