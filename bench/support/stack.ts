@@ -83,7 +83,7 @@ export async function startStack(
       PAYOUT_INTERVAL_SECONDS: '1',
       // The bench measures what one process can serve, with one key and one address: the per-key and
       // per-address limits would cap its figures at theirs.
-      API_RATE_LIMIT_PER_SECOND: '10000',
+      API_RATE_LIMIT_PER_SECOND: '100000',
       SIMPLE_API_ORDERS_PER_MINUTE: '10000',
     };
     const databases = [database, ...(options.temporal === 'production' ? [`${database}_temporal`, `${database}_temporal_visibility`] : [])];

@@ -33,7 +33,7 @@ export const httpVariables = {
   // How long an API process trusts a key it authenticated (ttl-cache.ts); 0 reads it on every request.
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
   // Requests one API key may make per second (each API process counts its own); Stripe's live mode allows 100.
-  API_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).max(10_000).default(100),
+  API_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).max(100_000).default(100),
   // Orders the key-less simple API opens per client address a minute, counted in Postgres across processes.
   SIMPLE_API_ORDERS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(60),
   // An event stream ends after this long; its client reconnects with Last-Event-ID and misses nothing.
