@@ -55,19 +55,33 @@ describe('/readyz', () => {
   });
 });
 
+/** An app logging every line (LOG_LEVEL trace) into `lines`. */
+async function loggingApp() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  const config = testConfig(ctx.config.databaseUrl, { LOG_LEVEL: 'trace' });
+  const db = createDb(config.databaseUrl, { max: 1 });
+  const temporal = createTemporalClient(config.temporal);
+  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) }, { logger: { stream } });
+  return {
+    app,
+    lines,
+    close: async () => {
+      await app.close();
+      await db.close();
+      await temporal.close();
+    },
+  };
+}
+
 describe('logs', () => {
   it('never contain the authorization header, keys or security codes', async () => {
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
-    const config = testConfig(ctx.config.databaseUrl, { LOG_LEVEL: 'trace' });
-    const db = createDb(config.databaseUrl, { max: 1 });
-    const temporal = createTemporalClient(config.temporal);
-    const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) }, { logger: { stream } });
+    const { app, lines, close } = await loggingApp();
     try {
       const created = await app.inject({
         method: 'POST',
@@ -86,9 +100,30 @@ describe('logs', () => {
       expect(all).toContain('[redacted]');
       for (const secret of [apiKey, securityCode, ADMIN_TOKEN]) expect(all).not.toContain(secret);
     } finally {
-      await app.close();
-      await db.close();
-      await temporal.close();
+      await close();
+    }
+  });
+
+  it("carry the request's id on every line a request writes, and on no other", async () => {
+    const { app, lines, close } = await loggingApp();
+    try {
+      const given = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'req_logprobe_0001' } });
+      const made = await app.inject({ method: 'GET', url: '/no-such-page' });
+      app.log.info({ probe: { apiKey: 'svc_live_probe' } }, 'outside any request');
+
+      const parsed = lines.map((line) => JSON.parse(line) as { reqId?: string; msg?: string; probe?: { apiKey: string } });
+      const ofGiven = parsed.filter((line) => line.reqId === 'req_logprobe_0001');
+      const ofMade = parsed.filter((line) => line.reqId === made.headers['x-request-id']);
+      expect(given.headers['x-request-id']).toBe('req_logprobe_0001');
+      // Fastify's own lines for each request: received, then answered (the 404 through its own handler).
+      expect(ofGiven.map((line) => line.msg)).toEqual(['incoming request', 'request completed']);
+      expect(ofMade.map((line) => line.msg)).toEqual(['incoming request', 'request completed']);
+      const outside = parsed.find((line) => line.msg === 'outside any request');
+      expect(outside).toBeDefined();
+      expect(outside).not.toHaveProperty('reqId');
+      expect(outside!.probe!.apiKey).toBe('[redacted]');
+    } finally {
+      await close();
     }
   });
 });
