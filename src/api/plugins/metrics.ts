@@ -41,9 +41,12 @@ export default fp<MetricsOptions>(
     registerPostgresMetrics(registry, db);
     if (options.temporal) registerTaskQueueBacklog(registry, options.temporal.client, options.temporal.taskQueue);
 
+    // A route's label, worked out once per route pattern (a handful) rather than on every request.
+    const labels = new Map<string, string>();
+    const labelOf = (url: string) => labels.get(url) ?? labels.set(url, routeLabel(url)).get(url)!;
     app.addHook('onResponse', async (request, reply) => {
       // Unmatched URLs (404s) share one label, so a scanner cannot grow the series without bound.
-      const route = request.routeOptions.url ? routeLabel(request.routeOptions.url) : 'unmatched';
+      const route = request.routeOptions.url ? labelOf(request.routeOptions.url) : 'unmatched';
       duration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
     });
 
