@@ -52,7 +52,7 @@ export async function startBareLookup(stack: Stack): Promise<Service> {
       'bench/baseline/bare-lookup.ts',
       { DATABASE_URL: stack.databaseUrl, PORT: String(port), PUBLIC_BASE_URL: baseUrl },
       answers(`${baseUrl}/healthz`),
-      90_000,
+      undefined,
       serverProfileFlags(process.env.BENCH_SERVER_CPU_PROF),
     )),
     baseUrl,
@@ -69,7 +69,7 @@ export async function startBareCreate(stack: Stack, taskQueue: string): Promise<
   const env = { ...stack.env, PORT: String(port), PUBLIC_BASE_URL: baseUrl, BENCH_TASK_QUEUE: taskQueue };
   const flags = serverProfileFlags(process.env.BENCH_SERVER_CPU_PROF);
   return {
-    ...(await startEntry('bare-create', 'bench/baseline/bare-create.ts', env, answers(`${baseUrl}/healthz`), 90_000, flags)),
+    ...(await startEntry('bare-create', 'bench/baseline/bare-create.ts', env, answers(`${baseUrl}/healthz`), undefined, flags)),
     baseUrl,
   };
 }

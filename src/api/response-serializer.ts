@@ -47,10 +47,10 @@ export function createResponseSerializerCompiler({ crossCheck }: { crossCheck: b
 }
 
 function compiled(input: CompilerInput, crossCheck: boolean): Serialize {
-  const checked = checkedSerializerCompiler(input);
   const fast = compileResponseSerializer(input.schema);
-  if (!fast) return checked;
+  if (!fast) return checkedSerializerCompiler(input);
   if (!crossCheck) return fast;
+  const checked = checkedSerializerCompiler(input);
   return (data) => {
     const expected = checked(data);
     const written = fast(data);
