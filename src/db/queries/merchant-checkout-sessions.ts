@@ -4,6 +4,7 @@ import { checkoutSessions } from '../schema';
 import type { PaymentStatus } from '../../domain/payment-status';
 import type { PaymentListPosition } from '../../domain/payment-list';
 import type { CheckoutSessionRow } from './checkout-sessions';
+import { plannedForValues } from './planned-for-values';
 
 // The merchant API's list of its checkout sessions, keyset-paged.
 
@@ -68,12 +69,5 @@ export async function listMerchantCheckoutSessions(
       .orderBy(desc(s.createdAt), desc(s.id))
       .limit(input.limit);
   if (!input.statuses?.length && !input.createdFrom && !input.createdTo) return query(db);
-  // Every statement is prepared, and a generic plan (made without the values) misjudges statuses and
-  // ranges: it sorted every matching row instead of walking the index until the page is full. As
-  // the dashboard's list does (merchant-payments.ts): this call's values plan it, and SET LOCAL ends
-  // with the transaction; postgres.js pipelines both statements.
-  return db.transaction(async (tx) => {
-    const [, rows] = await Promise.all([tx.execute(sql`set local plan_cache_mode = force_custom_plan`), query(tx)]);
-    return rows;
-  });
+  return plannedForValues(db, query);
 }

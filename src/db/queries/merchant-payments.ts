@@ -1,4 +1,5 @@
 import { and, desc, eq, exists, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { plannedForValues } from './planned-for-values';
 import type { PaymentListFilter, PaymentListPosition, PaymentSearch } from '../../domain/payment-list';
 import type { DatabaseOrTransaction } from '../client';
 import { checkoutSessions } from '../schema';
@@ -153,14 +154,5 @@ export async function listMerchantPayments(
       .orderBy(desc(s.createdAt), desc(s.id))
       .limit(page.limit);
   if (!filtersByValue(filter)) return query(db);
-  // Planned for this call's values. Statements are prepared (db/prepared-statements.ts), and after
-  // five calls Postgres may keep a generic plan, made without the values: with several filters its
-  // estimate falls to one row (a range between two unknown bounds is taken as 0.5 % of the rows), so
-  // it sorted every row of the statuses asked for (63 ms on 100,000 payments) instead of walking the
-  // (merchant, created_at, id) index until the page is full (4 ms). SET LOCAL ends with the transaction.
-  // Both statements go out together (postgres.js pipelines a transaction's queries, in call order).
-  return db.transaction(async (tx) => {
-    const [, rows] = await Promise.all([tx.execute(sql`set local plan_cache_mode = force_custom_plan`), query(tx)]);
-    return rows;
-  });
+  return plannedForValues(db, query);
 }
