@@ -7,7 +7,7 @@ import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fa
 import type { Config } from '../config';
 import type { DbHandle } from '../db/client';
 import { randomBase62 } from '../domain/ids';
-import { requestChildLogger, requestIdMixin, serializeError, serializeRequest } from './log-serializers';
+import { OneLinePerRequest, requestChildLogger, requestIdMixin, serializeError, serializeRequest } from './log-serializers';
 import errors, { clientErrorHandler, frameworkErrorHandler } from './plugins/errors';
 import { completeDocument, type OpenApiDocument } from './openapi';
 import { WEBHOOK_SCHEMAS } from './webhook-schemas';
@@ -106,7 +106,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
             mixin: requestIdMixin,
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
-    ...(options.logger === false ? {} : { childLoggerFactory: requestChildLogger }),
+    ...(options.logger === false ? {} : { childLoggerFactory: requestChildLogger, logController: new OneLinePerRequest() }),
     bodyLimit: config.http.bodyLimitBytes,
     routerOptions: ROUTER_OPTIONS,
     // Errors Fastify answers itself (before routing, or before a request exists) use our envelope too.

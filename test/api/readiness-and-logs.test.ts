@@ -55,8 +55,8 @@ describe('/readyz', () => {
   });
 });
 
-/** An app logging every line (LOG_LEVEL trace) into `lines`. */
-async function loggingApp() {
+/** An app logging into `lines`, every line unless a level is given. */
+async function loggingApp(level = 'trace') {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -64,7 +64,7 @@ async function loggingApp() {
       done();
     },
   });
-  const config = testConfig(ctx.config.databaseUrl, { LOG_LEVEL: 'trace' });
+  const config = testConfig(ctx.config.databaseUrl, { LOG_LEVEL: level });
   const db = createDb(config.databaseUrl, { max: 1 });
   const temporal = createTemporalClient(config.temporal);
   const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) }, { logger: { stream } });
@@ -111,11 +111,11 @@ describe('logs', () => {
       const made = await app.inject({ method: 'GET', url: '/no-such-page' });
       app.log.info({ probe: { apiKey: 'svc_live_probe' } }, 'outside any request');
 
-      const parsed = lines.map((line) => JSON.parse(line) as { reqId?: string; msg?: string; probe?: { apiKey: string } });
+      const parsed = lines.map((line) => JSON.parse(line) as LogLine);
       const ofGiven = parsed.filter((line) => line.reqId === 'req_logprobe_0001');
       const ofMade = parsed.filter((line) => line.reqId === made.headers['x-request-id']);
       expect(given.headers['x-request-id']).toBe('req_logprobe_0001');
-      // Fastify's own lines for each request: received, then answered (the 404 through its own handler).
+      // The lines about each request: received (debug), then answered (the 404 through its own handler).
       expect(ofGiven.map((line) => line.msg)).toEqual(['incoming request', 'request completed']);
       expect(ofMade.map((line) => line.msg)).toEqual(['incoming request', 'request completed']);
       const outside = parsed.find((line) => line.msg === 'outside any request');
@@ -126,4 +126,38 @@ describe('logs', () => {
       await close();
     }
   });
+
+  it('say each request once at info, when it is answered: what was asked and what was answered', async () => {
+    const { app, lines, close } = await loggingApp('info');
+    try {
+      await app.inject({ method: 'GET', url: '/healthz?api_key=svc_live_probe', headers: { 'x-request-id': 'req_logprobe_0002' } });
+      await app.inject({ method: 'GET', url: '/no-such-page', headers: { 'x-request-id': 'req_logprobe_0003' } });
+
+      const parsed = lines.map((line) => JSON.parse(line) as LogLine);
+      const healthz = parsed.filter((line) => line.reqId === 'req_logprobe_0002');
+      expect(healthz).toHaveLength(1);
+      expect(healthz[0]).toMatchObject({
+        level: 30,
+        msg: 'request completed',
+        req: { method: 'GET', url: '/healthz?[query not logged]' },
+        res: { statusCode: 200 },
+      });
+      expect(healthz[0]!.responseTime).toBeGreaterThan(0);
+      const missing = parsed.filter((line) => line.reqId === 'req_logprobe_0003');
+      expect(missing.map((line) => [line.msg, line.res?.statusCode])).toEqual([['request completed', 404]]);
+      expect(lines.join('')).not.toContain('svc_live_probe');
+    } finally {
+      await close();
+    }
+  });
 });
+
+interface LogLine {
+  level: number;
+  reqId?: string;
+  msg?: string;
+  req?: { method: string; url: string };
+  res?: { statusCode: number };
+  responseTime?: number;
+  probe?: { apiKey: string };
+}
