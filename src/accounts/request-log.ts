@@ -1,5 +1,6 @@
 import type { DatabaseOrTransaction } from '../db/client';
 import { insertRequestLog, listRequestLog, purgeRequestLog } from '../db/queries/api-request-log';
+import { pathOf } from '../domain/request-path';
 
 /** How long a merchant's request log keeps a call (purged by the API's sweep, sweep.ts). */
 export const REQUEST_LOG_RETENTION_DAYS = 30;
@@ -17,16 +18,11 @@ export interface ApiCall {
 
 const MAX_PATH = 300;
 
-const pathOf = (url: string) => {
-  const query = url.indexOf('?');
-  return (query < 0 ? url : url.slice(0, query)).slice(0, MAX_PATH);
-};
-
 const rowOf = (call: ApiCall) => ({
   merchantId: call.merchantId,
   keyId: call.keyId,
   method: call.method,
-  path: pathOf(call.url),
+  path: pathOf(call.url).slice(0, MAX_PATH),
   statusCode: call.statusCode,
   requestId: call.requestId,
 });

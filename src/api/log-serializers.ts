@@ -1,4 +1,5 @@
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+import { pathOf } from '../domain/request-path';
 import { withoutSqlParams } from '../domain/sql-errors';
 
 // Logs never carry query strings of credentialed routes, nor the values of a failed
@@ -22,8 +23,8 @@ export function serializeRequest(request: FastifyRequest) {
 }
 
 export function withoutQuery(url: string): string {
-  const q = url.indexOf('?');
-  return q < 0 ? url : `${url.slice(0, q)}?[query not logged]`;
+  const path = pathOf(url);
+  return path === url ? url : `${path}?[query not logged]`;
 }
 
 // Fields of postgres.js and drizzle errors that hold the query's values or a row's content: the

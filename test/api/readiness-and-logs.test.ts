@@ -8,11 +8,11 @@ import { ADMIN_TOKEN, adminHeaders, testConfig, useTestApp } from '../support/ha
 
 const ctx = useTestApp();
 
-async function appWith(overrides: Record<string, string>) {
+async function appWith(overrides: Record<string, string>, logger: false | object = false) {
   const config = testConfig(ctx.config.databaseUrl, overrides);
   const db = createDb(config.databaseUrl, { max: 1 });
   const temporal = createTemporalClient(config.temporal);
-  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) }, { logger: false });
+  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) }, { logger });
   return {
     app,
     close: async () => {
@@ -64,19 +64,7 @@ async function loggingApp(level = 'trace') {
       done();
     },
   });
-  const config = testConfig(ctx.config.databaseUrl, { LOG_LEVEL: level });
-  const db = createDb(config.databaseUrl, { max: 1 });
-  const temporal = createTemporalClient(config.temporal);
-  const app = await buildApp({ config, db, temporal: temporal.client, providers: createProviders(config) }, { logger: { stream } });
-  return {
-    app,
-    lines,
-    close: async () => {
-      await app.close();
-      await db.close();
-      await temporal.close();
-    },
-  };
+  return { lines, ...(await appWith({ LOG_LEVEL: level }, { stream })) };
 }
 
 describe('logs', () => {

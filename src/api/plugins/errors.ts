@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError, isUnavailable, type ErrorDetail } from '../../domain/errors';
 import { randomBase62 } from '../../domain/ids';
+import { pathOf } from '../../domain/request-path';
 import { errorBody, faceOfUrl, type Face } from '../envelope';
 
 // The one place that turns errors into HTTP responses. Everything a client sees is an AppError;
@@ -129,7 +130,7 @@ async function errorsPlugin(app: FastifyInstance) {
   );
 
   app.setNotFoundHandler((request, reply) => {
-    const err = new AppError('NotFound', `No route for ${request.method} ${request.url.split('?')[0]}.`);
+    const err = new AppError('NotFound', `No route for ${request.method} ${pathOf(request.url)}.`);
     return sendError(request, reply, err, faceOfUrl(request.url));
   });
 }

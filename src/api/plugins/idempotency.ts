@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/client';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../db/queries/idempotency-keys';
 import { AppError } from '../../domain/errors';
+import { pathOf } from '../../domain/request-path';
 
 // A key binds to the whole request, its method, its path with the ids in it,
 // and its body. The same Idempotency-Key from the same merchant on the same request returns the
@@ -41,7 +42,7 @@ function requestTarget(request: FastifyRequest): string {
   const params = (request.params ?? {}) as Record<string, string | undefined>;
   const path = pattern
     ? pattern.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => encodeURIComponent(params[name] ?? ''))
-    : request.url.split('?')[0]!;
+    : pathOf(request.url);
   return `${request.method} ${path}`;
 }
 
